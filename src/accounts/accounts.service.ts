@@ -1,0 +1,100 @@
+import { hashPassword } from '../auth/secrets.js';
+import type { Db, Queryable } from '../platform/db.js';
+import { isUniqueViolation } from '../platform/db.js';
+import { conflict, notFound, validation } from '../platform/errors.js';
+import { ensureMerchantLedger } from '../ledger/ledger.js';
+import { formatPercentE4, formatReais } from '../platform/money.js';
+
+export interface AccountRow {
+  id: number;
+  name: string;
+  email: string;
+  cashout_fee_fixed: number;
+  cashout_fee_percent_e4: number;
+  sale_fee_fixed: number;
+  sale_fee_percent_e4: number;
+  reserve_percent_e4: number;
+  api_cashout_enabled: boolean;
+  transfers_enabled: boolean;
+}
+
+export interface AccountUpdate {
+  cashoutFeeFixed?: number;
+  cashoutFeePercentE4?: number;
+  saleFeeFixed?: number;
+  saleFeePercentE4?: number;
+  reservePercentE4?: number;
+  apiCashout?: boolean;
+  transfers?: boolean;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export async function createAccount(
+  db: Db,
+  input: { name: string; email: string; password: string },
+): Promise<{ id: number; email: string; name: string }> {
+  const name = input.name.trim();
+  const email = input.email.trim().toLowerCase();
+  if (!name) throw validation('name must not be empty');
+  if (!EMAIL.test(email)) throw validation(`"${input.email}" is not an email address`);
+  if (input.password.length < 8) throw validation('password must have at least 8 characters');
+  const passwordHash = await hashPassword(input.password);
+  try {
+    return await db.tx(async (tx) => {
+      const [row] = await tx.query<{ id: number; email: string; name: string }>(
+        'INSERT INTO accounts (name, email, password_hash) VALUES ($1, $2, $3) RETURNING id, email, name',
+        [name, email, passwordHash],
+      );
+      await ensureMerchantLedger(tx, row!.id);
+      return row!;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(`an account with email ${email} already exists`);
+    throw err;
+  }
+}
+
+export async function getAccount(q: Queryable, id: number): Promise<AccountRow | null> {
+  const [row] = await q.query<AccountRow>('SELECT * FROM accounts WHERE id = $1', [id]);
+  return row ?? null;
+}
+
+export async function updateAccount(db: Db, id: number, update: AccountUpdate): Promise<AccountRow> {
+  const sets: string[] = [];
+  const values: unknown[] = [id];
+  const add = (column: string, value: unknown) => {
+    values.push(value);
+    sets.push(`${column} = $${values.length}`);
+  };
+  if (update.cashoutFeeFixed !== undefined) add('cashout_fee_fixed', update.cashoutFeeFixed);
+  if (update.cashoutFeePercentE4 !== undefined) add('cashout_fee_percent_e4', update.cashoutFeePercentE4);
+  if (update.saleFeeFixed !== undefined) add('sale_fee_fixed', update.saleFeeFixed);
+  if (update.saleFeePercentE4 !== undefined) add('sale_fee_percent_e4', update.saleFeePercentE4);
+  if (update.reservePercentE4 !== undefined) add('reserve_percent_e4', update.reservePercentE4);
+  if (update.apiCashout !== undefined) add('api_cashout_enabled', update.apiCashout);
+  if (update.transfers !== undefined) add('transfers_enabled', update.transfers);
+  if (sets.length === 0) throw validation('nothing to update: give at least one setting');
+  const [row] = await db.query<AccountRow>(
+    `UPDATE accounts SET ${sets.join(', ')}, updated_at = now() WHERE id = $1 RETURNING *`,
+    values,
+  );
+  if (!row) throw notFound(`no account with id ${id}`);
+  return row;
+}
+
+/** The operator-facing view of an account's settings (CLI output). */
+export function accountSettingsView(row: AccountRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    cashoutFeeFixed: formatReais(row.cashout_fee_fixed),
+    cashoutFeePercent: formatPercentE4(row.cashout_fee_percent_e4),
+    saleFeePercent: formatPercentE4(row.sale_fee_percent_e4),
+    saleFeeFixed: formatReais(row.sale_fee_fixed),
+    reservePercent: formatPercentE4(row.reserve_percent_e4),
+    apiCashout: row.api_cashout_enabled ? 'on' : 'off',
+    transfers: row.transfers_enabled ? 'on' : 'off',
+  };
+}

@@ -1,0 +1,83 @@
+import { type Command, onOffArg, required, UsageError } from '../cli/command.js';
+import { parsePercentE4, parseReais } from '../platform/money.js';
+import { accountSettingsView, createAccount, type AccountUpdate, updateAccount } from './accounts.service.js';
+import { setApiWithdrawals } from './settings.service.js';
+
+function reaisArg(value: string | boolean | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const cents = typeof value === 'string' ? parseReais(value) : null;
+  if (cents === null) throw new UsageError(`--${name} must be an amount in reais like 1.50, got "${value}"`);
+  return cents;
+}
+
+function percentArg(value: string | boolean | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const e4 = typeof value === 'string' ? parsePercentE4(value) : null;
+  if (e4 === null) throw new UsageError(`--${name} must be a percentage from 0 to 100 like 1.2, got "${value}"`);
+  return e4;
+}
+
+function switchArg(value: string | boolean | undefined, name: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  return onOffArg(String(value), `--${name}`);
+}
+
+export const accountCommands: Command[] = [
+  {
+    path: ['accounts', 'create'],
+    usage: 'gateway accounts create --name N --email E --password P [--json]',
+    options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
+    async run({ db }, values) {
+      const account = await createAccount(db, {
+        name: required(values, 'name'),
+        email: required(values, 'email'),
+        password: required(values, 'password'),
+      });
+      return { result: account, text: `created account ${account.id} (${account.email})` };
+    },
+  },
+  {
+    path: ['accounts', 'update'],
+    usage:
+      'gateway accounts update --id ID [--cashout-fee-fixed 1.50] [--cashout-fee-percent 1.2] [--sale-fee-percent 3.99] [--sale-fee-fixed 0.99] [--reserve-percent 0] [--api-cashout on|off] [--transfers on|off] [--json]',
+    options: {
+      id: { type: 'string' },
+      'cashout-fee-fixed': { type: 'string' },
+      'cashout-fee-percent': { type: 'string' },
+      'sale-fee-percent': { type: 'string' },
+      'sale-fee-fixed': { type: 'string' },
+      'reserve-percent': { type: 'string' },
+      'api-cashout': { type: 'string' },
+      transfers: { type: 'string' },
+    },
+    async run({ db }, values) {
+      const id = required(values, 'id');
+      if (!/^[1-9]\d{0,15}$/.test(id)) throw new UsageError(`--id must be a numeric account id, got "${id}"`);
+      const update: AccountUpdate = {
+        cashoutFeeFixed: reaisArg(values['cashout-fee-fixed'], 'cashout-fee-fixed'),
+        cashoutFeePercentE4: percentArg(values['cashout-fee-percent'], 'cashout-fee-percent'),
+        saleFeePercentE4: percentArg(values['sale-fee-percent'], 'sale-fee-percent'),
+        saleFeeFixed: reaisArg(values['sale-fee-fixed'], 'sale-fee-fixed'),
+        reservePercentE4: percentArg(values['reserve-percent'], 'reserve-percent'),
+        apiCashout: switchArg(values['api-cashout'], 'api-cashout'),
+        transfers: switchArg(values.transfers, 'transfers'),
+      };
+      const row = await updateAccount(db, Number(id), update);
+      const view = accountSettingsView(row);
+      return { result: view, text: `updated account ${row.id}: ${JSON.stringify(view)}` };
+    },
+  },
+  {
+    path: ['settings', 'set'],
+    usage: 'gateway settings set api-withdrawals on|off [--json]',
+    options: {},
+    positionals: 2,
+    async run({ db }, _values, positionals) {
+      const [name, value] = positionals;
+      if (name !== 'api-withdrawals') throw new UsageError(`unknown setting "${name ?? ''}" (known: api-withdrawals)`);
+      const on = onOffArg(value ?? '', 'api-withdrawals');
+      await setApiWithdrawals(db, on);
+      return { result: { setting: 'api-withdrawals', value: on ? 'on' : 'off' }, text: `api-withdrawals is ${on ? 'on' : 'off'}` };
+    },
+  },
+];

@@ -1,0 +1,32 @@
+import { Type } from 'typebox';
+import { sessionOf } from '../auth/panel-session.js';
+import { ShapeA } from '../auth/schemas.js';
+import type { Db } from '../platform/db.js';
+import type { AuthHook, Http } from '../platform/http.js';
+import { listAllowedIps, replaceAllowedIps } from './allowed-ips.service.js';
+
+const ShapeB = Type.Object({ message: Type.String(), code: Type.String() });
+const IpList = Type.Object({ ips: Type.Array(Type.String()) });
+// Items are validated by the service so that a malformed entry gets INVALID_IP naming it, not a schema error.
+const IpListBody = Type.Object({ ips: Type.Array(Type.Unknown(), { maxItems: 10000 }) });
+
+export async function accountRoutes(
+  app: Http,
+  deps: { db: Db; requireSession: AuthHook },
+): Promise<void> {
+  app.get(
+    '/api/settings/allowed-ips',
+    { config: { errorShape: 'A' }, onRequest: deps.requireSession, schema: { tags: ['panel'], response: { 200: IpList, 401: ShapeA } } },
+    async (request) => ({ ips: await listAllowedIps(deps.db, sessionOf(request).user.id) }),
+  );
+
+  app.put(
+    '/api/settings/allowed-ips',
+    {
+      config: { errorShape: 'A' },
+      onRequest: deps.requireSession,
+      schema: { tags: ['panel'], body: IpListBody, response: { 200: IpList, 400: Type.Union([ShapeB, ShapeA]), 401: ShapeA, 403: ShapeA } },
+    },
+    async (request) => ({ ips: await replaceAllowedIps(deps.db, sessionOf(request).user.id, request.body.ips) }),
+  );
+}

@@ -1,0 +1,54 @@
+import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+
+/** A private key or session token as the client holds it. Never stored; only its hash is. */
+export type PlainSecret = string & { readonly __plain: unique symbol };
+/** SHA-256 hex of a PlainSecret: what the database holds. */
+export type SecretHash = string & { readonly __hash: unique symbol };
+
+export function newToken(prefix: string, bytes: number): PlainSecret {
+  return `${prefix}${randomBytes(bytes).toString('base64url')}` as PlainSecret;
+}
+
+export function hashSecret(secret: PlainSecret | string): SecretHash {
+  return createHash('sha256').update(secret, 'utf8').digest('hex') as SecretHash;
+}
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a, 'utf8');
+  const bb = Buffer.from(b, 'utf8');
+  if (ab.length !== bb.length) {
+    timingSafeEqual(ab, ab); // spend comparable time on length mismatch too
+    return false;
+  }
+  return timingSafeEqual(ab, bb);
+}
+
+// scrypt, N=2^15 r=8 p=1 (32 MiB): OWASP's minimum-memory profile, ~50 ms here.
+const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
+const KEYLEN = 32;
+
+function scryptAsync(password: string, salt: Buffer, N: number, r: number, p: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(password, salt, KEYLEN, { N, r, p, maxmem: SCRYPT.maxmem }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    );
+  });
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scryptAsync(password, salt, SCRYPT.N, SCRYPT.r, SCRYPT.p);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [alg, n, r, p, salt, key] = stored.split('$');
+  if (alg !== 'scrypt' || !n || !r || !p || !salt || !key) return false;
+  const expected = Buffer.from(key, 'base64');
+  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** A hash to compare against when the email is unknown, so timing does not reveal which emails exist. */
+export const DUMMY_PASSWORD_HASH =
+  'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';

@@ -1,0 +1,17 @@
+import { accountCommands } from '../accounts/cli.js';
+import { ledgerCommands } from '../ledger/cli.js';
+import { migrate } from '../platform/migrate.js';
+import type { Command } from './command.js';
+
+const migrateCommand: Command = {
+  path: ['migrate'],
+  usage: 'gateway migrate [--json]',
+  options: {},
+  async run({ db }) {
+    const { applied } = await migrate(db);
+    return { result: { applied }, text: applied.length ? `applied ${applied.join(', ')}` : 'database is up to date' };
+  },
+};
+
+/** Every operator command except `serve` and `worker`, which start processes. */
+export const COMMANDS: Command[] = [migrateCommand, ...accountCommands, ...ledgerCommands];

@@ -1,0 +1,103 @@
+import type { Queryable } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+
+export type Bucket = 'available' | 'blocked';
+export type SystemAccount = 'processor' | 'payouts' | 'fees';
+
+/** Where a posting lands: a merchant's bucket, or a system account (money outside the gateway). */
+export type LedgerTarget = { accountId: number; bucket: Bucket } | { system: SystemAccount };
+
+export interface Posting {
+  target: LedgerTarget;
+  /** Signed cents: positive adds to what the target holds. */
+  amount: number;
+}
+
+export interface JournalEntry {
+  kind: string;
+  refType: string;
+  refId: number;
+  postings: Posting[];
+  /** Refuse (INSUFFICIENT_BALANCE) instead of letting a merchant's `available` go below zero. */
+  guardAvailable?: boolean;
+}
+
+export function codeOf(target: LedgerTarget): string {
+  return 'system' in target ? `system:${target.system}` : `merchant:${target.accountId}:${target.bucket}`;
+}
+
+export async function ensureMerchantLedger(q: Queryable, accountId: number): Promise<void> {
+  await q.query(
+    `INSERT INTO ledger_accounts (code, account_id, bucket) VALUES
+       ($2, $1, 'available'), ($3, $1, 'blocked')
+     ON CONFLICT DO NOTHING`,
+    [accountId, `merchant:${accountId}:available`, `merchant:${accountId}:blocked`],
+  );
+}
+
+/**
+ * Writes a balanced journal entry and updates the maintained merchant balances, inside the caller's
+ * transaction. Merchant rows are updated one by one in a fixed order (account, then bucket) so concurrent
+ * entries cannot deadlock; a guarded debit uses `balance >= amount` in the UPDATE itself. System accounts are
+ * not maintained (they would be a hot row every transaction serializes on): their balance is the sum of
+ * their postings, which `ledger verify` derives.
+ */
+export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<number> {
+  const postings = entry.postings.filter((p) => p.amount !== 0);
+  const sum = postings.reduce((acc, p) => acc + p.amount, 0);
+  if (sum !== 0) throw new Error(`unbalanced journal entry ${entry.kind}: postings sum to ${sum}`);
+  if (postings.some((p) => !Number.isSafeInteger(p.amount))) throw new Error('posting amounts must be integer cents');
+
+  const merchant = postings
+    .filter((p): p is Posting & { target: { accountId: number; bucket: Bucket } } => 'accountId' in p.target)
+    .sort((a, b) => a.target.accountId - b.target.accountId || a.target.bucket.localeCompare(b.target.bucket));
+  for (const p of merchant) {
+    const guarded = entry.guardAvailable && p.target.bucket === 'available' && p.amount < 0;
+    const rows = await tx.query(
+      `UPDATE ledger_accounts SET balance = balance + $1
+        WHERE account_id = $2 AND bucket = $3 ${guarded ? 'AND balance + $1 >= 0' : ''}
+        RETURNING id`,
+      [p.amount, p.target.accountId, p.target.bucket],
+    );
+    if (rows.length === 0) {
+      if (guarded) throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient available balance');
+      await ensureMerchantLedger(tx, p.target.accountId);
+      await tx.query('UPDATE ledger_accounts SET balance = balance + $1 WHERE account_id = $2 AND bucket = $3', [
+        p.amount,
+        p.target.accountId,
+        p.target.bucket,
+      ]);
+    }
+  }
+
+  const [row] = await tx.query<{ id: number }>(
+    `WITH e AS (INSERT INTO journal_entries (kind, ref_type, ref_id) VALUES ($1, $2, $3) RETURNING id),
+          p AS (INSERT INTO postings (entry_id, ledger_account_id, amount)
+                SELECT e.id, la.id, v.amount
+                  FROM e, unnest($4::text[], $5::bigint[]) AS v(code, amount)
+                  JOIN ledger_accounts la ON la.code = v.code)
+     SELECT id FROM e`,
+    [entry.kind, entry.refType, entry.refId, postings.map((p) => codeOf(p.target)), postings.map((p) => p.amount)],
+  );
+  return row!.id;
+}
+
+export interface Balance {
+  available: number;
+  blocked: number;
+  total: number;
+}
+
+export async function getBalance(q: Queryable, accountId: number): Promise<Balance> {
+  let rows = await q.query<{ bucket: Bucket; balance: number }>(
+    'SELECT bucket, balance FROM ledger_accounts WHERE account_id = $1',
+    [accountId],
+  );
+  if (rows.length < 2) {
+    await ensureMerchantLedger(q, accountId);
+    rows = await q.query('SELECT bucket, balance FROM ledger_accounts WHERE account_id = $1', [accountId]);
+  }
+  const available = rows.find((r) => r.bucket === 'available')?.balance ?? 0;
+  const blocked = rows.find((r) => r.bucket === 'blocked')?.balance ?? 0;
+  return { available, blocked, total: available + blocked };
+}

@@ -1,0 +1,45 @@
+import type { Queryable } from '../platform/db.js';
+
+export interface LedgerProblem {
+  kind: 'unbalanced_entry' | 'balance_mismatch';
+  entryId?: number;
+  account?: string;
+  expected?: number;
+  actual?: number;
+  sum?: number;
+}
+
+export interface LedgerReport {
+  ok: boolean;
+  entries: number;
+  accounts: number;
+  problems: LedgerProblem[];
+}
+
+/** Every entry sums to zero, and every maintained (merchant) balance equals the sum of its postings. */
+export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
+  const unbalanced = await q.query<{ entry_id: number; sum: number }>(
+    `SELECT entry_id, sum(amount)::bigint AS sum FROM postings GROUP BY entry_id HAVING sum(amount) <> 0 ORDER BY entry_id`,
+  );
+  const mismatched = await q.query<{ code: string; balance: number; derived: number }>(
+    `SELECT la.code, la.balance, COALESCE(sum(p.amount), 0)::bigint AS derived
+       FROM ledger_accounts la LEFT JOIN postings p ON p.ledger_account_id = la.id
+      WHERE la.account_id IS NOT NULL
+      GROUP BY la.id, la.code, la.balance
+     HAVING la.balance <> COALESCE(sum(p.amount), 0)
+      ORDER BY la.code`,
+  );
+  const [counts] = await q.query<{ entries: number; accounts: number }>(
+    `SELECT (SELECT count(*) FROM journal_entries)::bigint AS entries, (SELECT count(*) FROM ledger_accounts)::bigint AS accounts`,
+  );
+  const problems: LedgerProblem[] = [
+    ...unbalanced.map((r) => ({ kind: 'unbalanced_entry' as const, entryId: r.entry_id, sum: r.sum })),
+    ...mismatched.map((r) => ({
+      kind: 'balance_mismatch' as const,
+      account: r.code,
+      expected: r.derived,
+      actual: r.balance,
+    })),
+  ];
+  return { ok: problems.length === 0, entries: counts!.entries, accounts: counts!.accounts, problems };
+}

@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import ipaddr from 'ipaddr.js';
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  production: boolean;
+  sandbox: boolean;
+  trustProxy: string[];
+  postbackSecret: string;
+  secretsKey: Buffer;
+  metricsToken: string | undefined;
+  redisUrl: string | undefined;
+  webhookAllowPrivate: boolean;
+  webhookRetryDelaysMs: number[];
+  webhookTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = raw.toLowerCase();
+  if (['on', 'true', '1', 'yes'].includes(v)) return true;
+  if (['off', 'false', '0', 'no'].includes(v)) return false;
+  throw new ConfigError(`${name} must be on/off or true/false, got "${raw}"`);
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function retryDelays(env: Env): number[] {
+  const raw = env.WEBHOOK_RETRY_DELAYS_MS;
+  if (raw === undefined || raw === '') return [60000, 600000];
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length !== 2 || parts.some((p) => !/^\d+$/.test(p))) {
+    throw new ConfigError(
+      `WEBHOOK_RETRY_DELAYS_MS must be two comma-separated whole numbers of milliseconds (waits before the 2nd and 3rd attempt), got "${raw}"`,
+    );
+  }
+  return parts.map(Number);
+}
+
+function trustProxy(env: Env): string[] {
+  const raw = env.TRUST_PROXY;
+  if (raw === undefined || raw.trim() === '') return [];
+  const entries = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const ok = entry.includes('/') ? safe(() => ipaddr.parseCIDR(entry)) : ipaddr.isValid(entry);
+    if (!ok) throw new ConfigError(`TRUST_PROXY entry "${entry}" is not an IP address or CIDR range`);
+  }
+  return entries;
+}
+
+function safe(fn: () => unknown): boolean {
+  try {
+    fn();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A development secret generated once and kept in DATA_DIR, so restarts keep decrypting what was stored. */
+function devSecret(dataDir: string, file: string, bytes: number): string {
+  const p = path.join(dataDir, file);
+  if (existsSync(p)) return readFileSync(p, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const value = randomBytes(bytes).toString('base64');
+  writeFileSync(p, value, { mode: 0o600 });
+  return value;
+}
+
+function secretsKey(raw: string): Buffer {
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32 || key.toString('base64').replace(/=+$/, '') !== raw.trim().replace(/=+$/, '')) {
+    throw new ConfigError('SECRETS_KEY must be exactly 32 bytes encoded in base64 (e.g. `openssl rand -base64 32`)');
+  }
+  return key;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  if (!['production', 'development', 'test'].includes(nodeEnv)) {
+    throw new ConfigError(`NODE_ENV must be production, development or test, got "${nodeEnv}"`);
+  }
+  const production = nodeEnv === 'production';
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// connection string');
+  }
+  if (production && !env.POSTBACK_SECRET) throw new ConfigError('POSTBACK_SECRET is required in production');
+  if (production && !env.SECRETS_KEY) throw new ConfigError('SECRETS_KEY is required in production');
+  const host = env.HOST || '::';
+  if (env.HOST && env.HOST !== 'localhost' && !ipaddr.isValid(env.HOST)) {
+    throw new ConfigError(`HOST must be an IP address or localhost, got "${env.HOST}"`);
+  }
+  const allowPrivate = onOff(env, 'WEBHOOK_ALLOW_PRIVATE', !production);
+  if (production && allowPrivate) {
+    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE cannot be on in production');
+  }
+  const sandbox = onOff(env, 'SANDBOX', !production);
+  if (production && sandbox) throw new ConfigError('SANDBOX cannot be on in production');
+  return {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host,
+    databaseUrl,
+    dataDir,
+    production,
+    sandbox,
+    trustProxy: trustProxy(env),
+    postbackSecret: env.POSTBACK_SECRET || devSecret(dataDir, 'dev-postback-secret', 32),
+    secretsKey: secretsKey(env.SECRETS_KEY || devSecret(dataDir, 'dev-secrets-key', 32)),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    webhookAllowPrivate: allowPrivate,
+    webhookRetryDelaysMs: retryDelays(env),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10000, 1, 600000),
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Errors are values with a closed set of codes. Domain code throws AppError; the HTTP error handler
+ * (platform/http-errors.ts) renders it in the shape the route declares. Shapes (spec, Errors):
+ *   A {success:false, error:{code, message}}   generic auth errors, panel routes
+ *   B {message, code}                            IP allow-list errors, always
+ *   C {message, errorType}                       cashout business errors, always
+ *   D {message, error}                           cashout 400/401/500, all of /api/transactions/{id}
+ *   E {error, message}                           balance 401/500
+ */
+export type ErrorShape = 'A' | 'D' | 'E';
+
+export const ERROR_STATUS = {
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  VALIDATION_ERROR: 400,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+  // shape B, whatever the route
+  IP_NOT_ALLOWED: 403,
+  INVALID_IP: 400,
+  TOO_MANY_IPS: 400,
+  // shape C, whatever the route
+  INSUFFICIENT_BALANCE: 422,
+  MINIMUM_VALUE: 422,
+  MAXIMUM_VALUE: 422,
+  API_WITHDRAWAL_DISABLED_GLOBALLY: 403,
+  TRANSFER_NOT_ALLOWED: 403,
+  GENERAL_ERROR: 400,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+const SHAPE_B: ReadonlySet<ErrorCode> = new Set(['IP_NOT_ALLOWED', 'INVALID_IP', 'TOO_MANY_IPS']);
+const SHAPE_C: ReadonlySet<ErrorCode> = new Set([
+  'INSUFFICIENT_BALANCE',
+  'MINIMUM_VALUE',
+  'MAXIMUM_VALUE',
+  'API_WITHDRAWAL_DISABLED_GLOBALLY',
+  'TRANSFER_NOT_ALLOWED',
+  'GENERAL_ERROR',
+  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_KEY_IN_USE',
+]);
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export type ErrorBody =
+  | { success: false; error: { code: string; message: string } }
+  | { message: string; code: string }
+  | { message: string; errorType: string }
+  | { message: string; error: string }
+  | { error: string; message: string };
+
+/** The one place error bodies are built. */
+export function renderError(err: AppError, shape: ErrorShape): ErrorBody {
+  if (SHAPE_B.has(err.code)) return { message: err.message, code: err.code };
+  if (SHAPE_C.has(err.code)) return { message: err.message, errorType: err.code };
+  switch (shape) {
+    case 'A':
+      return { success: false, error: { code: err.code, message: err.message } };
+    case 'D':
+      return { message: err.message, error: err.code };
+    case 'E':
+      return { error: err.code, message: err.message };
+  }
+}
+
+export const unauthorized = (message = 'Missing or invalid API keys') => new AppError('UNAUTHORIZED', message);
+export const notFound = (message = 'Not found') => new AppError('NOT_FOUND', message);
+export const validation = (message: string) => new AppError('VALIDATION_ERROR', message);
+export const forbidden = (message = 'Operation not permitted') => new AppError('FORBIDDEN', message);
+export const conflict = (message: string) => new AppError('CONFLICT', message);

@@ -1,0 +1,88 @@
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { AppError, type ErrorShape, renderError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The error body family of this route (spec, Errors). Shape B and C codes override it. */
+    errorShape?: ErrorShape;
+  }
+}
+
+export type Http = FastifyInstance<
+  import('node:http').Server,
+  import('node:http').IncomingMessage,
+  import('node:http').ServerResponse,
+  Logger,
+  TypeBoxTypeProvider
+>;
+
+const BODY_LIMIT = 1024 * 1024;
+
+export async function createHttp(config: Config, log: Logger): Promise<Http> {
+  const app = Fastify({
+    loggerInstance: log,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Http;
+
+  await app.register(cookie);
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Payment gateway API', version: '1.0.0' },
+      components: {
+        securitySchemes: {
+          publicKey: { type: 'apiKey', in: 'header', name: 'X-Api-Public-Key' },
+          privateKey: { type: 'apiKey', in: 'header', name: 'X-Api-Private-Key' },
+          session: { type: 'apiKey', in: 'cookie', name: 'gw_session' },
+        },
+      },
+    },
+  });
+
+  app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+    const shape = request.routeOptions.config?.errorShape ?? 'A';
+    const appErr = toAppError(err);
+    if (appErr.status >= 500) request.log.error({ err }, 'request failed');
+    void reply
+      .code(appErr.status)
+      .headers(appErr.headers)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(renderError(appErr, shape));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send(renderError(new AppError('NOT_FOUND', `No route ${request.method} ${request.url}`), 'A'));
+  });
+
+  return app;
+}
+
+function toAppError(err: FastifyError | AppError): AppError {
+  if (err instanceof AppError) return err;
+  const fe = err as FastifyError;
+  if (fe.validation) {
+    const first = fe.validation[0];
+    const where = first?.instancePath ? `${fe.validationContext ?? 'body'}${first.instancePath}` : (fe.validationContext ?? 'request');
+    return new AppError('VALIDATION_ERROR', `Invalid ${where}: ${first?.message ?? fe.message}`);
+  }
+  if (fe.statusCode === 413) return new AppError('PAYLOAD_TOO_LARGE', 'Request body larger than 1 MiB');
+  if (fe.statusCode === 415) return new AppError('VALIDATION_ERROR', 'Content-Type must be application/json');
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new AppError('VALIDATION_ERROR', fe.message || 'Bad request');
+  }
+  return new AppError('INTERNAL_ERROR', 'Internal server error');
+}
+
+/** An onRequest hook that authenticates (API key or panel session) or throws an AppError. */
+export type AuthHook = (
+  request: import('fastify').FastifyRequest,
+  reply: import('fastify').FastifyReply,
+) => Promise<void>;

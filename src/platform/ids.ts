@@ -1,0 +1,18 @@
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NUMERIC = /^[1-9]\d{0,15}$/;
+
+export type PublicId = { kind: 'uuid'; uuid: string } | { kind: 'numeric'; id: number };
+
+/** A path id is either a uuid (recommended) or the legacy numeric id. Anything else → null. */
+export function parsePublicId(raw: string): PublicId | null {
+  if (UUID.test(raw)) return { kind: 'uuid', uuid: raw.toLowerCase() };
+  if (NUMERIC.test(raw)) {
+    const id = Number(raw);
+    if (Number.isSafeInteger(id)) return { kind: 'numeric', id };
+  }
+  return null;
+}
+
+export function isUuid(raw: string): boolean {
+  return UUID.test(raw);
+}

@@ -1,0 +1,21 @@
+/**
+ * The job catalogue: every background job, its payload and its queue policy, in one place.
+ * Domains add their jobs here; workers register handlers by these names.
+ */
+export interface JobPayloads {
+  'payouts.submit': { withdrawalId: number };
+}
+
+export type JobName = keyof JobPayloads;
+
+export interface JobPolicy {
+  retryLimit: number;
+  retryDelaySeconds: number;
+  retryBackoff: boolean;
+  expireInSeconds: number;
+}
+
+export const JOB_POLICIES: Record<JobName, JobPolicy> = {
+  // A provider outage must not lose a payout: keep retrying with backoff for hours.
+  'payouts.submit': { retryLimit: 50, retryDelaySeconds: 2, retryBackoff: true, expireInSeconds: 120 },
+};

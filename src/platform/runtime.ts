@@ -1,0 +1,98 @@
+import { buildApp } from '../app.js';
+import { AuthCache } from '../auth/auth-cache.js';
+import { internalCliRoutes } from '../cli/remote.js';
+import { startWorkers } from '../workers.js';
+import type { Config } from './config.js';
+import type { Platform } from './context.js';
+import { DataDirLock } from './datadir-lock.js';
+import { openDb } from './db.js';
+import type { Http } from './http.js';
+import { createLogger } from './logger.js';
+import { migrate } from './migrate.js';
+import { Queue } from './queue.js';
+
+export interface Runtime {
+  platform: Platform;
+  app?: Http;
+  /** The address the HTTP server listens on, e.g. http://127.0.0.1:3000. */
+  url?: string;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  http: boolean;
+  workers: boolean;
+}
+
+export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
+  const log = createLogger();
+  const lock = config.databaseUrl ? null : await DataDirLock.acquire(config.dataDir, 'server', 0);
+  try {
+    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    await migrate(db);
+    const queue = await Queue.start(db, log);
+    const authCache = await AuthCache.start(db);
+    const platform: Platform = { config, db, queue, log, authCache };
+    if (options.workers) {
+      await startWorkers(platform);
+      log.info('workers started');
+    }
+
+    let app: Http | undefined;
+    let url: string | undefined;
+    if (options.http) {
+      app = await buildApp(platform);
+      let token = '';
+      if (lock) await app.register(internalCliRoutes, { platform, token: () => token });
+      const address = await listen(app, config);
+      url = address;
+      if (lock) token = lock.publish(address);
+      log.info({ url }, 'gateway listening');
+    }
+
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      closing ??= (async () => {
+        await app?.close(); // stops accepting, lets in-flight requests finish
+        await queue.stop();
+        await db.close();
+        lock?.release();
+      })();
+      return closing;
+    };
+    return { platform, app, url, close };
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+}
+
+async function listen(app: Http, config: Config): Promise<string> {
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (config.host !== '::' || (code !== 'EAFNOSUPPORT' && code !== 'EADDRNOTAVAIL')) throw err;
+    await app.listen({ port: config.port, host: '0.0.0.0' }); // no IPv6 on this machine
+  }
+  const addr = app.server.address();
+  if (!addr || typeof addr === 'string') throw new Error('server has no TCP address');
+  const host = addr.address === '::' || addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
+}
+
+/** Drains in-flight requests and closes the database on SIGTERM/SIGINT. */
+export function closeOnSignals(runtime: Runtime): void {
+  const stop = (signal: string) => {
+    runtime.platform.log.info({ signal }, 'shutting down');
+    runtime
+      .close()
+      .then(() => process.exit(0))
+      .catch((err: unknown) => {
+        runtime.platform.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let merchant: TestMerchant;
+
+beforeAll(async () => {
+  server = await startServer();
+  merchant = await createMerchant(server);
+});
+afterAll(() => server?.close());
+
+describe('GET /api/public/balance', () => {
+  it('answers zeros in cents for a new account', async () => {
+    const res = await call('GET', `${server.url}/api/public/balance`, { headers: merchant.keys });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ available: 0, blocked: 0, total: 0 });
+  });
+
+  it('creates the missing balance record under concurrent first requests', async () => {
+    const { db } = server.runtime.platform;
+    await db.query('DELETE FROM ledger_accounts WHERE account_id = $1', [merchant.accountId]);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => call('GET', `${server.url}/api/public/balance`, { headers: merchant.keys })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
+    for (const r of results) expect(r.body).toEqual({ available: 0, blocked: 0, total: 0 });
+    const rows = await db.query('SELECT bucket FROM ledger_accounts WHERE account_id = $1', [merchant.accountId]);
+    expect(rows).toHaveLength(2);
+  });
+
+  it('reports total = available + blocked from the maintained ledger balances', async () => {
+    const { db } = server.runtime.platform;
+    await db.query(`UPDATE ledger_accounts SET balance = 12345 WHERE account_id = $1 AND bucket = 'available'`, [
+      merchant.accountId,
+    ]);
+    await db.query(`UPDATE ledger_accounts SET balance = 55 WHERE account_id = $1 AND bucket = 'blocked'`, [
+      merchant.accountId,
+    ]);
+    const res = await call('GET', `${server.url}/api/public/balance`, { headers: merchant.keys });
+    expect(res.body).toEqual({ available: 12345, blocked: 55, total: 12400 });
+  });
+
+  it('answers 401 in shape E without keys', async () => {
+    const res = await call('GET', `${server.url}/api/public/balance`);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: 'UNAUTHORIZED', message: expect.any(String) });
+  });
+});

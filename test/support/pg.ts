@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** The server tests run against: DATABASE_URL if set, else the local PostgreSQL (trust auth, user postgres). */
+export const BASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+export const TEMPLATE_DB = process.env.GW_TEST_TEMPLATE || 'gw_test_template';
+
+export function urlFor(database: string): string {
+  const u = new URL(BASE_URL);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+export async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: BASE_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh database cloned from the migrated template; dropped by the returned function. */
+export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `gw_t_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`));
+  return {
+    url: urlFor(name),
+    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
