@@ -1,8 +1,8 @@
 import { hashPassword } from '../auth/secrets.js';
+import { ensureMerchantLedger } from '../ledger/ledger.js';
 import type { Db, Queryable } from '../platform/db.js';
 import { isUniqueViolation } from '../platform/db.js';
 import { conflict, notFound, validation } from '../platform/errors.js';
-import { ensureMerchantLedger } from '../ledger/ledger.js';
 import { formatPercentE4, formatReais } from '../platform/money.js';
 
 export interface AccountRow {

@@ -22,12 +22,19 @@ export function normalizeIpList(raw: readonly unknown[]): string[] {
     if (!out.includes(ip)) out.push(ip);
   }
   if (out.length > MAX_ALLOWED_IPS) {
-    throw new AppError('TOO_MANY_IPS', `At most ${MAX_ALLOWED_IPS} IP addresses are allowed, got ${out.length}`);
+    throw new AppError(
+      'TOO_MANY_IPS',
+      `At most ${MAX_ALLOWED_IPS} IP addresses are allowed, got ${out.length}`,
+    );
   }
   return out;
 }
 
-export async function replaceAllowedIps(db: Db, accountId: number, raw: readonly unknown[]): Promise<string[]> {
+export async function replaceAllowedIps(
+  db: Db,
+  accountId: number,
+  raw: readonly unknown[],
+): Promise<string[]> {
   const ips = normalizeIpList(raw);
   await db.tx(async (tx) => {
     await tx.query('DELETE FROM allowed_ips WHERE account_id = $1', [accountId]);

@@ -1,6 +1,6 @@
 import { type Command, onOffArg, required, UsageError } from '../cli/command.js';
 import { parsePercentE4, parseReais } from '../platform/money.js';
-import { accountSettingsView, createAccount, type AccountUpdate, updateAccount } from './accounts.service.js';
+import { type AccountUpdate, accountSettingsView, createAccount, updateAccount } from './accounts.service.js';
 import { setApiWithdrawals } from './settings.service.js';
 
 function reaisArg(value: string | boolean | undefined, name: string): number | undefined {
@@ -13,7 +13,8 @@ function reaisArg(value: string | boolean | undefined, name: string): number | u
 function percentArg(value: string | boolean | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const e4 = typeof value === 'string' ? parsePercentE4(value) : null;
-  if (e4 === null) throw new UsageError(`--${name} must be a percentage from 0 to 100 like 1.2, got "${value}"`);
+  if (e4 === null)
+    throw new UsageError(`--${name} must be a percentage from 0 to 100 like 1.2, got "${value}"`);
   return e4;
 }
 
@@ -74,10 +75,14 @@ export const accountCommands: Command[] = [
     positionals: 2,
     async run({ db }, _values, positionals) {
       const [name, value] = positionals;
-      if (name !== 'api-withdrawals') throw new UsageError(`unknown setting "${name ?? ''}" (known: api-withdrawals)`);
+      if (name !== 'api-withdrawals')
+        throw new UsageError(`unknown setting "${name ?? ''}" (known: api-withdrawals)`);
       const on = onOffArg(value ?? '', 'api-withdrawals');
       await setApiWithdrawals(db, on);
-      return { result: { setting: 'api-withdrawals', value: on ? 'on' : 'off' }, text: `api-withdrawals is ${on ? 'on' : 'off'}` };
+      return {
+        result: { setting: 'api-withdrawals', value: on ? 'on' : 'off' },
+        text: `api-withdrawals is ${on ? 'on' : 'off'}`,
+      };
     },
   },
 ];

@@ -10,13 +10,14 @@ const IpList = Type.Object({ ips: Type.Array(Type.String()) });
 // Items are validated by the service so that a malformed entry gets INVALID_IP naming it, not a schema error.
 const IpListBody = Type.Object({ ips: Type.Array(Type.Unknown(), { maxItems: 10000 }) });
 
-export async function accountRoutes(
-  app: Http,
-  deps: { db: Db; requireSession: AuthHook },
-): Promise<void> {
+export async function accountRoutes(app: Http, deps: { db: Db; requireSession: AuthHook }): Promise<void> {
   app.get(
     '/api/settings/allowed-ips',
-    { config: { errorShape: 'A' }, onRequest: deps.requireSession, schema: { tags: ['panel'], response: { 200: IpList, 401: ShapeA } } },
+    {
+      config: { errorShape: 'A' },
+      onRequest: deps.requireSession,
+      schema: { tags: ['panel'], response: { 200: IpList, 401: ShapeA } },
+    },
     async (request) => ({ ips: await listAllowedIps(deps.db, sessionOf(request).user.id) }),
   );
 
@@ -25,8 +26,14 @@ export async function accountRoutes(
     {
       config: { errorShape: 'A' },
       onRequest: deps.requireSession,
-      schema: { tags: ['panel'], body: IpListBody, response: { 200: IpList, 400: Type.Union([ShapeB, ShapeA]), 401: ShapeA, 403: ShapeA } },
+      schema: {
+        tags: ['panel'],
+        body: IpListBody,
+        response: { 200: IpList, 400: Type.Union([ShapeB, ShapeA]), 401: ShapeA, 403: ShapeA },
+      },
     },
-    async (request) => ({ ips: await replaceAllowedIps(deps.db, sessionOf(request).user.id, request.body.ips) }),
+    async (request) => ({
+      ips: await replaceAllowedIps(deps.db, sessionOf(request).user.id, request.body.ips),
+    }),
   );
 }

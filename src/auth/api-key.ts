@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { canonicalIp } from '../platform/ip.js';
 import type { Db } from '../platform/db.js';
 import { AppError, unauthorized } from '../platform/errors.js';
+import { canonicalIp } from '../platform/ip.js';
 import type { AuthCache } from './auth-cache.js';
 import { touchLastUsed } from './credentials.data.js';
 import { constantTimeEqual, hashSecret } from './secrets.js';
@@ -29,7 +29,12 @@ export function apiKeyAuth(db: Db, cache: AuthCache) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const publicKey = request.headers['x-api-public-key'];
     const privateKey = request.headers['x-api-private-key'];
-    if (typeof publicKey !== 'string' || typeof privateKey !== 'string' || publicKey === '' || privateKey === '') {
+    if (
+      typeof publicKey !== 'string' ||
+      typeof privateKey !== 'string' ||
+      publicKey === '' ||
+      privateKey === ''
+    ) {
       throw unauthorized('Both X-Api-Public-Key and X-Api-Private-Key headers are required');
     }
     if (!KEY_SHAPE.test(publicKey) || !KEY_SHAPE.test(privateKey)) throw unauthorized('Invalid API keys');
@@ -45,7 +50,10 @@ export function apiKeyAuth(db: Db, cache: AuthCache) {
     if (allowed.size > 0) {
       const source = canonicalIp(request.ip);
       if (!source || !allowed.has(source)) {
-        throw new AppError('IP_NOT_ALLOWED', `Source IP ${source ?? request.ip} is not in this account's allow-list`);
+        throw new AppError(
+          'IP_NOT_ALLOWED',
+          `Source IP ${source ?? request.ip} is not in this account's allow-list`,
+        );
       }
     }
     request.merchant = { accountId: cred.accountId, credentialId: cred.credentialId };

@@ -70,6 +70,9 @@ export class AuthCache {
 }
 
 /** Call inside the transaction that changes credentials or IP lists; delivered to every process on commit. */
-export async function notifyAuthChange(tx: Queryable, payload: `key:${string}` | `ips:${number}`): Promise<void> {
+export async function notifyAuthChange(
+  tx: Queryable,
+  payload: `key:${string}` | `ips:${number}`,
+): Promise<void> {
   await tx.query('SELECT pg_notify($1, $2)', [AUTH_CHANNEL, payload]);
 }

@@ -26,7 +26,11 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     '/api/auth/login',
     {
       config: A,
-      schema: { tags: ['panel'], body: S.LoginBody, response: { 200: S.SessionResponse, 401: S.ShapeA, 429: S.ShapeA } },
+      schema: {
+        tags: ['panel'],
+        body: S.LoginBody,
+        response: { 200: S.SessionResponse, 401: S.ShapeA, 429: S.ShapeA },
+      },
     },
     async (request, reply) => {
       const session = await deps.sessions.login(request.body.email, request.body.password);
@@ -37,7 +41,11 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
 
   app.post(
     '/api/auth/logout',
-    { config: A, onRequest: deps.requireSession, schema: { tags: ['panel'], response: { 204: S.NoContent, 401: S.ShapeA, 403: S.ShapeA } } },
+    {
+      config: A,
+      onRequest: deps.requireSession,
+      schema: { tags: ['panel'], response: { 204: S.NoContent, 401: S.ShapeA, 403: S.ShapeA } },
+    },
     async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE];
       if (token) await deps.sessions.logout(token);
@@ -48,7 +56,11 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
 
   app.get(
     '/api/auth/me',
-    { config: A, onRequest: deps.requireSession, schema: { tags: ['panel'], response: { 200: S.SessionResponse, 401: S.ShapeA } } },
+    {
+      config: A,
+      onRequest: deps.requireSession,
+      schema: { tags: ['panel'], response: { 200: S.SessionResponse, 401: S.ShapeA } },
+    },
     async (request) => {
       const session = sessionOf(request);
       return { user: session.user, csrfToken: session.csrfToken };
@@ -83,7 +95,11 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     {
       config: A,
       onRequest: deps.requireSession,
-      schema: { tags: ['panel'], params: S.IdParam, response: { 204: S.NoContent, 401: S.ShapeA, 403: S.ShapeA, 404: S.ShapeA } },
+      schema: {
+        tags: ['panel'],
+        params: S.IdParam,
+        response: { 204: S.NoContent, 401: S.ShapeA, 403: S.ShapeA, 404: S.ShapeA },
+      },
     },
     async (request, reply) => {
       await deps.credentials.revoke(sessionOf(request).user.id, Number(request.params.id));

@@ -1,10 +1,13 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
+import type { Queue } from '../platform/queue.js';
 
 export interface CommandContext {
   db: Db;
   config: Config;
+  /** For commands whose state change enqueues jobs (e.g. a cancellation's notification). */
+  queue: Queue;
 }
 
 export interface CommandOutcome {
@@ -22,7 +25,11 @@ export interface Command {
   usage: string;
   options: NonNullable<ParseArgsConfig['options']>;
   positionals?: number;
-  run(ctx: CommandContext, values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<CommandOutcome>;
+  run(
+    ctx: CommandContext,
+    values: Record<string, string | boolean | undefined>,
+    positionals: string[],
+  ): Promise<CommandOutcome>;
 }
 
 /** A usage error (exit 2) as opposed to a failure of the operation (exit 1). */

@@ -21,7 +21,8 @@ export function usage(): string {
 /** Runs one operator command against `ctx`; used directly and inside a running server (embedded database). */
 export async function execute(argv: readonly string[], ctx: CommandContext): Promise<Execution> {
   const command = findCommand(argv);
-  if (!command) return { exitCode: 2, stdout: '', stderr: `unknown command: ${argv.join(' ')}\n${usage()}\n` };
+  if (!command)
+    return { exitCode: 2, stdout: '', stderr: `unknown command: ${argv.join(' ')}\n${usage()}\n` };
   let json = false;
   try {
     const parsed = parseArgs({
@@ -31,14 +32,24 @@ export async function execute(argv: readonly string[], ctx: CommandContext): Pro
       strict: true,
     });
     json = parsed.values.json === true;
-    if (parsed.positionals.length !== (command.positionals ?? 0)) throw new UsageError(`usage: ${command.usage}`);
-    const outcome = await command.run(ctx, parsed.values as Record<string, string | boolean | undefined>, parsed.positionals);
+    if (parsed.positionals.length !== (command.positionals ?? 0))
+      throw new UsageError(`usage: ${command.usage}`);
+    const outcome = await command.run(
+      ctx,
+      parsed.values as Record<string, string | boolean | undefined>,
+      parsed.positionals,
+    );
     const stdout = json ? `${JSON.stringify(outcome.result)}\n` : `${outcome.text}\n`;
-    if (outcome.exitCode) return { exitCode: outcome.exitCode, stdout, stderr: `${outcome.error ?? 'failed'}\n` };
+    if (outcome.exitCode)
+      return { exitCode: outcome.exitCode, stdout, stderr: `${outcome.error ?? 'failed'}\n` };
     return { exitCode: 0, stdout, stderr: '' };
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      return { exitCode: 2, stdout: '', stderr: `error: ${(err as Error).message}\nusage: ${command.usage}\n` };
+      return {
+        exitCode: 2,
+        stdout: '',
+        stderr: `error: ${(err as Error).message}\nusage: ${command.usage}\n`,
+      };
     }
     if (err instanceof AppError) return { exitCode: 1, stdout: '', stderr: `error: ${err.message}\n` };
     return { exitCode: 1, stdout: '', stderr: `error: ${oneLine(err)}\n` };

@@ -1,7 +1,9 @@
 import { ConfigError, loadConfig } from '../platform/config.js';
 import { DataDirLock } from '../platform/datadir-lock.js';
 import { openDb } from '../platform/db.js';
+import { createLogger } from '../platform/logger.js';
 import { migrate } from '../platform/migrate.js';
+import { Queue } from '../platform/queue.js';
 import { closeOnSignals, startRuntime } from '../platform/runtime.js';
 import { execute, findCommand, usage } from './execute.js';
 import { executeRemote } from './remote.js';
@@ -37,7 +39,8 @@ async function main(argv: string[]): Promise<number> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2 });
   try {
     if (argv[0] !== 'migrate') await migrate(db);
-    const out = await execute(argv, { db, config });
+    const queue = await Queue.start(db, createLogger('warn'));
+    const out = await execute(argv, { db, config, queue }).finally(() => queue.stop());
     process.stdout.write(out.stdout);
     process.stderr.write(out.stderr);
     return out.exitCode;
@@ -52,7 +55,8 @@ main(process.argv.slice(2))
     if (code >= 0) process.exitCode = code;
   })
   .catch((err: unknown) => {
-    const message = err instanceof ConfigError ? `configuration error: ${err.message}` : `error: ${(err as Error).message}`;
+    const message =
+      err instanceof ConfigError ? `configuration error: ${err.message}` : `error: ${(err as Error).message}`;
     process.stderr.write(`${message.split('\n')[0]}\n`);
     process.exitCode = 1;
   });

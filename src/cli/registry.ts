@@ -9,7 +9,10 @@ const migrateCommand: Command = {
   options: {},
   async run({ db }) {
     const { applied } = await migrate(db);
-    return { result: { applied }, text: applied.length ? `applied ${applied.join(', ')}` : 'database is up to date' };
+    return {
+      result: { applied },
+      text: applied.length ? `applied ${applied.join(', ')}` : 'database is up to date',
+    };
   },
 };
 

@@ -10,7 +10,10 @@ import { execute } from './execute.js';
  * With the embedded database only the server process may open the files, so the CLI sends its argv here.
  * Reachable only from loopback, with the token the server wrote to DATA_DIR/gateway.lock (mode 0600).
  */
-export async function internalCliRoutes(app: Http, opts: { platform: Platform; token: () => string }): Promise<void> {
+export async function internalCliRoutes(
+  app: Http,
+  opts: { platform: Platform; token: () => string },
+): Promise<void> {
   app.post(
     '/internal/cli',
     {
@@ -26,7 +29,8 @@ export async function internalCliRoutes(app: Http, opts: { platform: Platform; t
       if ((ip !== '127.0.0.1' && ip !== '::1') || !token || !constantTimeEqual(auth, `Bearer ${token}`)) {
         throw new AppError('NOT_FOUND', 'Not found');
       }
-      return execute(request.body.argv, { db: opts.platform.db, config: opts.platform.config });
+      const { db, config, queue } = opts.platform;
+      return execute(request.body.argv, { db, config, queue });
     },
   );
 }
@@ -38,6 +42,7 @@ export async function executeRemote(url: string, token: string, argv: readonly s
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ argv }),
   });
-  if (res.statusCode !== 200) throw new Error(`the running server refused the command (HTTP ${res.statusCode})`);
+  if (res.statusCode !== 200)
+    throw new Error(`the running server refused the command (HTTP ${res.statusCode})`);
   return (await res.body.json()) as { exitCode: number; stdout: string; stderr: string };
 }

@@ -46,11 +46,14 @@ export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<num
   const postings = entry.postings.filter((p) => p.amount !== 0);
   const sum = postings.reduce((acc, p) => acc + p.amount, 0);
   if (sum !== 0) throw new Error(`unbalanced journal entry ${entry.kind}: postings sum to ${sum}`);
-  if (postings.some((p) => !Number.isSafeInteger(p.amount))) throw new Error('posting amounts must be integer cents');
+  if (postings.some((p) => !Number.isSafeInteger(p.amount)))
+    throw new Error('posting amounts must be integer cents');
 
   const merchant = postings
     .filter((p): p is Posting & { target: { accountId: number; bucket: Bucket } } => 'accountId' in p.target)
-    .sort((a, b) => a.target.accountId - b.target.accountId || a.target.bucket.localeCompare(b.target.bucket));
+    .sort(
+      (a, b) => a.target.accountId - b.target.accountId || a.target.bucket.localeCompare(b.target.bucket),
+    );
   for (const p of merchant) {
     const guarded = entry.guardAvailable && p.target.bucket === 'available' && p.amount < 0;
     const rows = await tx.query(
@@ -62,11 +65,10 @@ export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<num
     if (rows.length === 0) {
       if (guarded) throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient available balance');
       await ensureMerchantLedger(tx, p.target.accountId);
-      await tx.query('UPDATE ledger_accounts SET balance = balance + $1 WHERE account_id = $2 AND bucket = $3', [
-        p.amount,
-        p.target.accountId,
-        p.target.bucket,
-      ]);
+      await tx.query(
+        'UPDATE ledger_accounts SET balance = balance + $1 WHERE account_id = $2 AND bucket = $3',
+        [p.amount, p.target.accountId, p.target.bucket],
+      );
     }
   }
 
@@ -77,7 +79,13 @@ export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<num
                   FROM e, unnest($4::text[], $5::bigint[]) AS v(code, amount)
                   JOIN ledger_accounts la ON la.code = v.code)
      SELECT id FROM e`,
-    [entry.kind, entry.refType, entry.refId, postings.map((p) => codeOf(p.target)), postings.map((p) => p.amount)],
+    [
+      entry.kind,
+      entry.refType,
+      entry.refId,
+      postings.map((p) => codeOf(p.target)),
+      postings.map((p) => p.amount),
+    ],
   );
   return row!.id;
 }

@@ -8,10 +8,7 @@ const Balance = Type.Object({ available: Type.Integer(), blocked: Type.Integer()
 const ShapeE = Type.Object({ error: Type.String(), message: Type.String() });
 const ShapeB = Type.Object({ message: Type.String(), code: Type.String() });
 
-export async function ledgerRoutes(
-  app: Http,
-  deps: { db: Db; apiKey: AuthHook },
-): Promise<void> {
+export async function ledgerRoutes(app: Http, deps: { db: Db; apiKey: AuthHook }): Promise<void> {
   app.get(
     '/api/public/balance',
     {

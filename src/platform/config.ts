@@ -90,7 +90,9 @@ function devSecret(dataDir: string, file: string, bytes: number): string {
 function secretsKey(raw: string): Buffer {
   const key = Buffer.from(raw, 'base64');
   if (key.length !== 32 || key.toString('base64').replace(/=+$/, '') !== raw.trim().replace(/=+$/, '')) {
-    throw new ConfigError('SECRETS_KEY must be exactly 32 bytes encoded in base64 (e.g. `openssl rand -base64 32`)');
+    throw new ConfigError(
+      'SECRETS_KEY must be exactly 32 bytes encoded in base64 (e.g. `openssl rand -base64 32`)',
+    );
   }
   return key;
 }

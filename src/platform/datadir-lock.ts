@@ -53,7 +53,9 @@ export class DataDirLock {
         continue;
       }
       if (holder.role === 'server' || Date.now() > deadline) {
-        throw new Error(`the embedded database in ${dataDir} is in use by process ${holder.pid} (${holder.role})`);
+        throw new Error(
+          `the embedded database in ${dataDir} is in use by process ${holder.pid} (${holder.role})`,
+        );
       }
       await new Promise((r) => setTimeout(r, 200));
     }

@@ -36,7 +36,10 @@ class PostgresDb implements Db {
   private listener: pg.Client | undefined;
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();
 
-  constructor(readonly connectionString: string, poolMax: number) {
+  constructor(
+    readonly connectionString: string,
+    poolMax: number,
+  ) {
     this.pool = new pg.Pool({ connectionString, max: poolMax, idleTimeoutMillis: 30000 });
     this.pool.on('error', () => {
       // an idle client died (server restart); the pool replaces it on next use

@@ -81,7 +81,8 @@ export function renderError(err: AppError, shape: ErrorShape): ErrorBody {
   }
 }
 
-export const unauthorized = (message = 'Missing or invalid API keys') => new AppError('UNAUTHORIZED', message);
+export const unauthorized = (message = 'Missing or invalid API keys') =>
+  new AppError('UNAUTHORIZED', message);
 export const notFound = (message = 'Not found') => new AppError('NOT_FOUND', message);
 export const validation = (message: string) => new AppError('VALIDATION_ERROR', message);
 export const forbidden = (message = 'Operation not permitted') => new AppError('FORBIDDEN', message);

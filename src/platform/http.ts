@@ -59,7 +59,9 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send(renderError(new AppError('NOT_FOUND', `No route ${request.method} ${request.url}`), 'A'));
+    void reply
+      .code(404)
+      .send(renderError(new AppError('NOT_FOUND', `No route ${request.method} ${request.url}`), 'A'));
   });
 
   return app;
@@ -70,7 +72,9 @@ function toAppError(err: FastifyError | AppError): AppError {
   const fe = err as FastifyError;
   if (fe.validation) {
     const first = fe.validation[0];
-    const where = first?.instancePath ? `${fe.validationContext ?? 'body'}${first.instancePath}` : (fe.validationContext ?? 'request');
+    const where = first?.instancePath
+      ? `${fe.validationContext ?? 'body'}${first.instancePath}`
+      : (fe.validationContext ?? 'request');
     return new AppError('VALIDATION_ERROR', `Invalid ${where}: ${first?.message ?? fe.message}`);
   }
   if (fe.statusCode === 413) return new AppError('PAYLOAD_TOO_LARGE', 'Request body larger than 1 MiB');

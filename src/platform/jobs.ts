@@ -4,6 +4,8 @@
  */
 export interface JobPayloads {
   'payouts.submit': { withdrawalId: number };
+  /** A notification fact was recorded: create its deliveries (webhooks, postback). */
+  'notifications.fanout': { eventId: string };
 }
 
 export type JobName = keyof JobPayloads;
@@ -18,4 +20,5 @@ export interface JobPolicy {
 export const JOB_POLICIES: Record<JobName, JobPolicy> = {
   // A provider outage must not lose a payout: keep retrying with backoff for hours.
   'payouts.submit': { retryLimit: 50, retryDelaySeconds: 2, retryBackoff: true, expireInSeconds: 120 },
+  'notifications.fanout': { retryLimit: 50, retryDelaySeconds: 1, retryBackoff: true, expireInSeconds: 60 },
 };

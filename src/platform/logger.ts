@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 
 /** Secrets never reach the logs: key headers, cookies, passwords and webhook secrets are redacted. */
 export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {

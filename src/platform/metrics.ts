@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { constantTimeEqual } from '../auth/secrets.js';
 import { AppError } from './errors.js';
 import type { Http } from './http.js';
@@ -31,7 +31,8 @@ export async function metricsPlugin(app: Http, opts: { token: string | undefined
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (!opts.token) throw new AppError('NOT_FOUND', 'Not found');
     const header = request.headers.authorization ?? '';
-    if (!constantTimeEqual(header, `Bearer ${opts.token}`)) throw new AppError('UNAUTHORIZED', 'Bearer token required');
+    if (!constantTimeEqual(header, `Bearer ${opts.token}`))
+      throw new AppError('UNAUTHORIZED', 'Bearer token required');
     return reply.header('content-type', registry.contentType).send(await registry.metrics());
   });
 }

@@ -56,7 +56,9 @@ export class Queue {
     options: SendOptions = {},
   ): Promise<void> {
     await this.boss.send(name, data as object, {
-      db: { executeSql: async (text: string, values?: unknown[]) => ({ rows: await tx.query(text, values) }) },
+      db: {
+        executeSql: async (text: string, values?: unknown[]) => ({ rows: await tx.query(text, values) }),
+      },
       ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
       ...(options.startAfterSeconds ? { startAfter: options.startAfterSeconds } : {}),
     });

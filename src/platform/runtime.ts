@@ -22,6 +22,8 @@ export interface Runtime {
 export interface RuntimeOptions {
   http: boolean;
   workers: boolean;
+  /** Extra routes registered before listening (benchmark baselines). */
+  beforeListen?: (app: Http, platform: Platform) => Promise<void>;
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
@@ -44,6 +46,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       app = await buildApp(platform);
       let token = '';
       if (lock) await app.register(internalCliRoutes, { platform, token: () => token });
+      await options.beforeListen?.(app, platform);
       const address = await listen(app, config);
       url = address;
       if (lock) token = lock.publish(address);

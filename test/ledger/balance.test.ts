@@ -23,19 +23,24 @@ describe('GET /api/public/balance', () => {
     const { db } = server.runtime.platform;
     await db.query('DELETE FROM ledger_accounts WHERE account_id = $1', [merchant.accountId]);
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => call('GET', `${server.url}/api/public/balance`, { headers: merchant.keys })),
+      Array.from({ length: 20 }, () =>
+        call('GET', `${server.url}/api/public/balance`, { headers: merchant.keys }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     for (const r of results) expect(r.body).toEqual({ available: 0, blocked: 0, total: 0 });
-    const rows = await db.query('SELECT bucket FROM ledger_accounts WHERE account_id = $1', [merchant.accountId]);
+    const rows = await db.query('SELECT bucket FROM ledger_accounts WHERE account_id = $1', [
+      merchant.accountId,
+    ]);
     expect(rows).toHaveLength(2);
   });
 
   it('reports total = available + blocked from the maintained ledger balances', async () => {
     const { db } = server.runtime.platform;
-    await db.query(`UPDATE ledger_accounts SET balance = 12345 WHERE account_id = $1 AND bucket = 'available'`, [
-      merchant.accountId,
-    ]);
+    await db.query(
+      `UPDATE ledger_accounts SET balance = 12345 WHERE account_id = $1 AND bucket = 'available'`,
+      [merchant.accountId],
+    );
     await db.query(`UPDATE ledger_accounts SET balance = 55 WHERE account_id = $1 AND bucket = 'blocked'`, [
       merchant.accountId,
     ]);

@@ -26,9 +26,13 @@ export async function createMerchant(server: TestServer, name = 'Test Merchant')
   const account = await createAccount(server.runtime.platform.db, { name, email, password });
   const { cookie, csrf } = await login(server, email, password);
   const panel = { cookie, 'x-csrf-token': csrf };
-  const cred = await call<{ id: number; publicKey: string; privateKey: string }>('POST', `${server.url}/api/credentials`, {
-    headers: panel,
-  });
+  const cred = await call<{ id: number; publicKey: string; privateKey: string }>(
+    'POST',
+    `${server.url}/api/credentials`,
+    {
+      headers: panel,
+    },
+  );
   if (cred.status !== 201) throw new Error(`credential creation failed: ${cred.status} ${cred.text}`);
   return {
     accountId: account.id,
@@ -46,7 +50,9 @@ export async function createMerchant(server: TestServer, name = 'Test Merchant')
 }
 
 export async function login(server: TestServer | { url: string }, email: string, password: string) {
-  const res = await call<{ csrfToken: string }>('POST', `${server.url}/api/auth/login`, { body: { email, password } });
+  const res = await call<{ csrfToken: string }>('POST', `${server.url}/api/auth/login`, {
+    body: { email, password },
+  });
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
   const setCookie = res.headers['set-cookie'];
   const raw = Array.isArray(setCookie) ? setCookie[0]! : setCookie!;

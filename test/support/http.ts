@@ -26,7 +26,11 @@ function agentFor(localAddress: string | undefined): Agent | undefined {
   return agent;
 }
 
-export async function call<T = unknown>(method: string, url: string, options: CallOptions = {}): Promise<Response<T>> {
+export async function call<T = unknown>(
+  method: string,
+  url: string,
+  options: CallOptions = {},
+): Promise<Response<T>> {
   const headers: Record<string, string> = { ...options.headers };
   let body: string | undefined;
   if (options.body !== undefined) {

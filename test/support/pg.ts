@@ -1,9 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 /** The server tests run against: DATABASE_URL if set, else the local PostgreSQL (trust auth, user postgres). */
 export const BASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-export const TEMPLATE_DB = process.env.GW_TEST_TEMPLATE || 'gw_test_template';
+// Each checkout gets its own namespace, so test runs of several work trees on one server never collide.
+export const NAMESPACE = createHash('sha256').update(process.cwd()).digest('hex').slice(0, 8);
+export const TEMPLATE_DB = `gw_tpl_${NAMESPACE}`;
+export const TEST_DB_PREFIX = `gw_t_${NAMESPACE}_`;
 
 export function urlFor(database: string): string {
   const u = new URL(BASE_URL);
@@ -23,7 +26,7 @@ export async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T
 
 /** A fresh database cloned from the migrated template; dropped by the returned function. */
 export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `gw_t_${randomBytes(6).toString('hex')}`;
+  const name = `${TEST_DB_PREFIX}${randomBytes(6).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`));
   return {
     url: urlFor(name),

@@ -72,7 +72,10 @@ export async function spawnGateway(args: string[], env: Record<string, string>):
     out += d;
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway ${args.join(' ')} did not start:\n${out}`)), 30000);
+    const timer = setTimeout(
+      () => reject(new Error(`gateway ${args.join(' ')} did not start:\n${out}`)),
+      30000,
+    );
     const check = () => {
       const m = /"url":"(http:\/\/[^"]+)","msg":"gateway listening"/.exec(out);
       if (m) {

@@ -1,0 +1,129 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { createAccount } from '../src/accounts/accounts.service.js';
+import { CredentialService } from '../src/auth/credentials.service.js';
+import { type Db, openDb } from '../src/platform/db.js';
+
+export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+export const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+export const CONNECTIONS = 50;
+const BASE = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface BenchServer {
+  url: string;
+  databaseUrl: string;
+  db: Db;
+  stop(): Promise<void>;
+}
+
+/** A fresh PostgreSQL database and the gateway (bench/server.ts) as a child process on it. */
+export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
+  const name = `gw_bench_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: BASE });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(BASE);
+  u.pathname = `/${name}`;
+  const databaseUrl = u.toString();
+
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'test',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /BENCH_SERVER (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`bench server exited with ${code}: ${out}`)));
+  });
+  const db = await openDb({ databaseUrl, dataDir: '/tmp', poolMax: 8 });
+  return {
+    url,
+    databaseUrl,
+    db,
+    stop: async () => {
+      await db.close();
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      const a = new pg.Client({ connectionString: BASE });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+export interface BenchMerchant {
+  accountId: number;
+  keys: Record<string, string>;
+}
+
+export async function benchMerchant(db: Db): Promise<BenchMerchant> {
+  const account = await createAccount(db, {
+    name: 'Bench Merchant',
+    email: `bench-${randomBytes(5).toString('hex')}@example.com`,
+    password: 'bench-password',
+  });
+  const cred = await new CredentialService(db).issue(account.id);
+  return {
+    accountId: account.id,
+    keys: { 'x-api-public-key': cred.publicKey, 'x-api-private-key': cred.privateKey },
+  };
+}
+
+export interface Measurement {
+  reqPerSec: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export type LoadOptions = Omit<autocannon.Options, 'url' | 'duration' | 'connections'> & { url: string };
+
+async function run(options: LoadOptions, duration: number): Promise<autocannon.Result> {
+  return autocannon({ ...options, connections: CONNECTIONS, duration });
+}
+
+/** Warm-up first (not measured), then DURATION seconds at 50 connections. */
+export async function measure(options: LoadOptions): Promise<Measurement> {
+  if (WARMUP > 0) await run(options, WARMUP);
+  const r = await run(options, DURATION);
+  return { reqPerSec: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+export interface CaseRow {
+  name: string;
+  target: Measurement;
+  baselineName: string;
+  baseline: Measurement;
+  goal: number;
+}
+
+export function printRow(row: CaseRow): void {
+  const ratio = row.target.reqPerSec / row.baseline.reqPerSec;
+  const fmt = (m: Measurement) =>
+    `${m.reqPerSec.toFixed(0).padStart(7)} req/s  p99 ${String(m.p99).padStart(4)} ms${m.non2xx || m.errors ? `  (non-2xx ${m.non2xx}, errors ${m.errors})` : ''}`;
+  console.log(`\n${row.name}`);
+  console.log(`  target   ${fmt(row.target)}`);
+  console.log(`  baseline ${fmt(row.baseline)}   [${row.baselineName}]`);
+  console.log(
+    `  ratio    ${ratio.toFixed(2)}  (goal >= ${row.goal})  ${ratio >= row.goal ? 'OK' : 'BELOW GOAL'}`,
+  );
+}
+
+/** A benchmark case: bench/cases/<name>.ts exports `run` with this signature. */
+export type BenchCase = (server: BenchServer) => Promise<void>;

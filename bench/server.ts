@@ -1,0 +1,41 @@
+/**
+ * The gateway as benchmarked: the real runtime (API + workers) plus baseline routes in the same process,
+ * on the same database pool, so each case can be compared with the cheapest work of its own shape.
+ */
+import { loadConfig } from '../src/platform/config.js';
+import type { Platform } from '../src/platform/context.js';
+import type { Http } from '../src/platform/http.js';
+import { closeOnSignals, startRuntime } from '../src/platform/runtime.js';
+
+async function baselines(app: Http, platform: Platform): Promise<void> {
+  const { db } = platform;
+  await db.query('CREATE TABLE IF NOT EXISTS bench_balance (id int PRIMARY KEY, balance bigint NOT NULL)');
+  await db.query(
+    'CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, amount bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now())',
+  );
+  await db.query(
+    'INSERT INTO bench_balance (id, balance) SELECT g, 1000000000000 FROM generate_series(1, 64) g ON CONFLICT DO NOTHING',
+  );
+
+  app.get('/bench/select1', async () => {
+    await db.query('SELECT 1');
+    return { ok: true };
+  });
+
+  // One raw transaction of a cashout's shape: update one balance row, insert one row.
+  app.post('/bench/tx', async () => {
+    const slot = 1 + Math.floor(Math.random() * 64);
+    await db.tx(async (tx) => {
+      await tx.query(
+        'UPDATE bench_balance SET balance = balance - 10000 WHERE id = $1 AND balance >= 10000',
+        [slot],
+      );
+      await tx.query('INSERT INTO bench_rows (amount) VALUES (10000)');
+    });
+    return { ok: true };
+  });
+}
+
+const runtime = await startRuntime(loadConfig(), { http: true, workers: true, beforeListen: baselines });
+closeOnSignals(runtime);
+process.stdout.write(`BENCH_SERVER ${runtime.url}\n`);

@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../platform/db.js';
+import type { Queue } from '../platform/queue.js';
+import type { EventName } from './events.js';
+
+/** One fact to notify, as it happened. Bodies are serialized here, once, and every attempt reuses the bytes. */
+export interface NotificationFact {
+  accountId: number;
+  event: EventName;
+  subjectType: 'sale' | 'withdrawal' | 'cart';
+  subjectId: number;
+  /** The body permanent webhooks receive (key order is the order sent). */
+  webhookBody: object;
+  /** The per-sale postback, when the sale has a postbackUrl and the status is final. */
+  postback?: { url: string; body: object };
+}
+
+/**
+ * Records a notification fact in the caller's transaction (outbox): the row and its fan-out job commit
+ * with the state change that caused them, or not at all. Returns the stable event id.
+ */
+export async function recordNotification(
+  tx: Queryable,
+  queue: Queue,
+  fact: NotificationFact,
+): Promise<string> {
+  const id = randomUUID();
+  await tx.query(
+    `INSERT INTO notification_events
+       (id, account_id, event_type, subject_type, subject_id, webhook_body, postback_url, postback_body)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      id,
+      fact.accountId,
+      fact.event,
+      fact.subjectType,
+      fact.subjectId,
+      JSON.stringify(fact.webhookBody),
+      fact.postback?.url ?? null,
+      fact.postback ? JSON.stringify(fact.postback.body) : null,
+    ],
+  );
+  await queue.send(tx, 'notifications.fanout', { eventId: id });
+  return id;
+}
