@@ -30,13 +30,13 @@ export async function buildApp(platform: Platform): Promise<Http> {
 
   // 2. authentication and services
   const sessions = new SessionService(db);
-  const credentials = new CredentialService(db);
+  const credentials = new CredentialService(db, authCache);
   const apiKey = apiKeyAuth(db, authCache);
   const requireSession = panelSession(sessions);
 
   // 3. routes, one domain each
   await app.register(authRoutes, { sessions, credentials, requireSession, secureCookies: config.production });
-  await app.register(accountRoutes, { db, requireSession });
+  await app.register(accountRoutes, { db, requireSession, authCache });
   await app.register(ledgerRoutes, { db, apiKey });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

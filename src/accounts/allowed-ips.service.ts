@@ -1,4 +1,4 @@
-import { notifyAuthChange } from '../auth/auth-cache.js';
+import { type AuthCache, notifyAuthChange } from '../auth/auth-cache.js';
 import type { Db, Queryable } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { canonicalIp } from '../platform/ip.js';
@@ -15,37 +15,44 @@ export async function listAllowedIps(q: Queryable, accountId: number): Promise<s
 
 /** Validates the whole list first: one bad entry refuses the request and the stored list stays as it was. */
 export function normalizeIpList(raw: readonly unknown[]): string[] {
-  const out: string[] = [];
+  const out = new Set<string>();
   for (const entry of raw) {
     const ip = typeof entry === 'string' ? canonicalIp(entry) : null;
     if (!ip) throw new AppError('INVALID_IP', `Invalid IP address: ${JSON.stringify(entry)}`);
-    if (!out.includes(ip)) out.push(ip);
+    out.add(ip);
   }
-  if (out.length > MAX_ALLOWED_IPS) {
+  if (out.size > MAX_ALLOWED_IPS) {
     throw new AppError(
       'TOO_MANY_IPS',
-      `At most ${MAX_ALLOWED_IPS} IP addresses are allowed, got ${out.length}`,
+      `At most ${MAX_ALLOWED_IPS} IP addresses are allowed, got ${out.size} after removing duplicates`,
     );
   }
-  return out;
+  return [...out];
 }
 
 export async function replaceAllowedIps(
   db: Db,
   accountId: number,
   raw: readonly unknown[],
+  cache?: AuthCache,
 ): Promise<string[]> {
   const ips = normalizeIpList(raw);
-  await db.tx(async (tx) => {
-    await tx.query('DELETE FROM allowed_ips WHERE account_id = $1', [accountId]);
-    if (ips.length > 0) {
-      await tx.query(
-        `INSERT INTO allowed_ips (account_id, ip, position)
+  const change = () =>
+    db.tx(async (tx) => {
+      // Serializes concurrent saves of one account's list (the last one wins whole, never a mix).
+      await tx.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+      await tx.query('DELETE FROM allowed_ips WHERE account_id = $1', [accountId]);
+      if (ips.length > 0) {
+        await tx.query(
+          `INSERT INTO allowed_ips (account_id, ip, position)
          SELECT $1, ip, ord::int FROM unnest($2::text[]) WITH ORDINALITY AS t(ip, ord)`,
-        [accountId, ips],
-      );
-    }
-    await notifyAuthChange(tx, `ips:${accountId}`);
-  });
+          [accountId, ips],
+        );
+      }
+      await notifyAuthChange(tx, `ips:${accountId}`);
+      return true;
+    });
+  if (cache) await cache.publish(`ips:${accountId}`, change);
+  else await change();
   return ips;
 }

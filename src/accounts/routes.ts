@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import type { AuthCache } from '../auth/auth-cache.js';
 import { sessionOf } from '../auth/panel-session.js';
 import { ShapeA } from '../auth/schemas.js';
 import type { Db } from '../platform/db.js';
@@ -8,9 +9,13 @@ import { listAllowedIps, replaceAllowedIps } from './allowed-ips.service.js';
 const ShapeB = Type.Object({ message: Type.String(), code: Type.String() });
 const IpList = Type.Object({ ips: Type.Array(Type.String()) });
 // Items are validated by the service so that a malformed entry gets INVALID_IP naming it, not a schema error.
-const IpListBody = Type.Object({ ips: Type.Array(Type.Unknown(), { maxItems: 10000 }) });
+// No maxItems: the service counts entries after normalization (TOO_MANY_IPS), and the body limit bounds it.
+const IpListBody = Type.Object({ ips: Type.Array(Type.Unknown()) });
 
-export async function accountRoutes(app: Http, deps: { db: Db; requireSession: AuthHook }): Promise<void> {
+export async function accountRoutes(
+  app: Http,
+  deps: { db: Db; requireSession: AuthHook; authCache?: AuthCache },
+): Promise<void> {
   app.get(
     '/api/settings/allowed-ips',
     {
@@ -33,7 +38,7 @@ export async function accountRoutes(app: Http, deps: { db: Db; requireSession: A
       },
     },
     async (request) => ({
-      ips: await replaceAllowedIps(deps.db, sessionOf(request).user.id, request.body.ips),
+      ips: await replaceAllowedIps(deps.db, sessionOf(request).user.id, request.body.ips, deps.authCache),
     }),
   );
 }

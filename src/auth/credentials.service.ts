@@ -1,6 +1,6 @@
 import type { Db } from '../platform/db.js';
 import { notFound } from '../platform/errors.js';
-import { notifyAuthChange } from './auth-cache.js';
+import { type AuthCache, notifyAuthChange } from './auth-cache.js';
 import { insertCredential, listActiveCredentials, revokeCredential } from './credentials.data.js';
 import { hashSecret, newToken } from './secrets.js';
 
@@ -19,7 +19,11 @@ export interface CredentialView {
 }
 
 export class CredentialService {
-  constructor(private readonly db: Db) {}
+  /** Without a cache (scripts, benchmarks) changes still notify every server process. */
+  constructor(
+    private readonly db: Db,
+    private readonly cache?: AuthCache,
+  ) {}
 
   /** 192 random bits in each key; the private key leaves only in this return value. */
   async issue(accountId: number): Promise<IssuedCredential> {
@@ -44,11 +48,18 @@ export class CredentialService {
   }
 
   async revoke(accountId: number, id: number): Promise<void> {
-    const revoked = await this.db.tx(async (tx) => {
-      const publicKey = await revokeCredential(tx, accountId, id);
-      if (publicKey) await notifyAuthChange(tx, `key:${publicKey}`);
-      return publicKey;
-    });
+    const [row] = await this.db.query<{ public_key: string }>(
+      'SELECT public_key FROM api_credentials WHERE id = $1 AND account_id = $2',
+      [id, accountId],
+    );
+    if (!row) throw notFound('No such active credential');
+    const change = () =>
+      this.db.tx(async (tx) => {
+        const publicKey = await revokeCredential(tx, accountId, id);
+        if (publicKey) await notifyAuthChange(tx, `key:${publicKey}`);
+        return publicKey;
+      });
+    const revoked = this.cache ? await this.cache.publish(`key:${row.public_key}`, change) : await change();
     if (!revoked) throw notFound('No such active credential');
   }
 }

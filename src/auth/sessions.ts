@@ -5,6 +5,7 @@ import { DUMMY_PASSWORD_HASH, hashSecret, newToken, type PlainSecret, verifyPass
 export const SESSION_TTL_HOURS = 12;
 const FREE_FAILURES = 5;
 const FAILURE_WINDOW_MINUTES = 15;
+const FIRST_LOCK_SECONDS = 30;
 const MAX_LOCK_SECONDS = 900;
 
 export interface PanelUser {
@@ -69,9 +70,9 @@ export class SessionService {
     );
     await this.db.query(
       `UPDATE login_failures
-          SET locked_until = now() + make_interval(secs => LEAST($2::int, power(2, failures - $3)::int))
+          SET locked_until = now() + make_interval(secs => LEAST($2::int, $4::int * power(2, LEAST(failures - $3, 10))::int))
         WHERE email = $1 AND failures >= $3`,
-      [email, MAX_LOCK_SECONDS, FREE_FAILURES],
+      [email, MAX_LOCK_SECONDS, FREE_FAILURES, FIRST_LOCK_SECONDS],
     );
   }
 

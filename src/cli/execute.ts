@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { AppError } from '../platform/errors.js';
 import type { Command, CommandContext } from './command.js';
 import { UsageError } from './command.js';
 import { COMMANDS } from './registry.js';
@@ -21,9 +20,8 @@ export function usage(): string {
 /** Runs one operator command against `ctx`; used directly and inside a running server (embedded database). */
 export async function execute(argv: readonly string[], ctx: CommandContext): Promise<Execution> {
   const command = findCommand(argv);
-  if (!command)
-    return { exitCode: 2, stdout: '', stderr: `unknown command: ${argv.join(' ')}\n${usage()}\n` };
-  let json = false;
+  const json = argv.includes('--json');
+  if (!command) return failure(2, `unknown command "${argv.join(' ')}" (run gateway --help)`, json);
   try {
     const parsed = parseArgs({
       args: argv.slice(command.path.length) as string[],
@@ -31,7 +29,6 @@ export async function execute(argv: readonly string[], ctx: CommandContext): Pro
       allowPositionals: (command.positionals ?? 0) > 0,
       strict: true,
     });
-    json = parsed.values.json === true;
     if (parsed.positionals.length !== (command.positionals ?? 0))
       throw new UsageError(`usage: ${command.usage}`);
     const outcome = await command.run(
@@ -41,21 +38,26 @@ export async function execute(argv: readonly string[], ctx: CommandContext): Pro
     );
     const stdout = json ? `${JSON.stringify(outcome.result)}\n` : `${outcome.text}\n`;
     if (outcome.exitCode)
-      return { exitCode: outcome.exitCode, stdout, stderr: `${outcome.error ?? 'failed'}\n` };
+      return { exitCode: outcome.exitCode, stdout, stderr: `error: ${oneLine(outcome.error ?? 'failed')}\n` };
     return { exitCode: 0, stdout, stderr: '' };
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      return {
-        exitCode: 2,
-        stdout: '',
-        stderr: `error: ${(err as Error).message}\nusage: ${command.usage}\n`,
-      };
+      return failure(2, `${oneLine(err)} (usage: ${command.usage})`, json);
     }
-    if (err instanceof AppError) return { exitCode: 1, stdout: '', stderr: `error: ${err.message}\n` };
-    return { exitCode: 1, stdout: '', stderr: `error: ${oneLine(err)}\n` };
+    return failure(1, oneLine(err), json);
   }
 }
 
+/**
+ * Exit 2 for bad usage, 1 for a failed operation; always one line on stderr. With --json, stdout still
+ * carries one JSON document (`{"error": {...}}`) so scripts can parse every outcome.
+ */
+export function failure(exitCode: number, message: string, json: boolean): Execution {
+  const stdout = json ? `${JSON.stringify({ error: { exitCode, message } })}\n` : '';
+  return { exitCode, stdout, stderr: `error: ${message}\n` };
+}
+
 function oneLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? 'failed';
+  const text = err instanceof Error ? err.message : String(err);
+  return text.split('\n')[0]?.trim() || 'failed';
 }

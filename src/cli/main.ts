@@ -5,18 +5,20 @@ import { createLogger } from '../platform/logger.js';
 import { migrate } from '../platform/migrate.js';
 import { Queue } from '../platform/queue.js';
 import { closeOnSignals, startRuntime } from '../platform/runtime.js';
-import { execute, findCommand, usage } from './execute.js';
+import { type Execution, execute, failure, findCommand, usage } from './execute.js';
 import { executeRemote } from './remote.js';
 
 async function main(argv: string[]): Promise<number> {
   const [first] = argv;
-  if (!first || first === '--help' || first === 'help') {
+  if (first === '--help' || first === 'help') {
     process.stdout.write(`${usage()}\n`);
-    return first ? 0 : 2;
+    return 0;
   }
+  if (!first) return print(failure(2, 'no command given (run gateway --help)', false));
   if (first !== 'serve' && first !== 'worker' && !findCommand(argv)) {
-    process.stderr.write(`unknown command: ${argv.join(' ')}\n${usage()}\n`);
-    return 2;
+    return print(
+      failure(2, `unknown command "${argv.join(' ')}" (run gateway --help)`, argv.includes('--json')),
+    );
   }
   const config = loadConfig();
 
@@ -29,10 +31,7 @@ async function main(argv: string[]): Promise<number> {
   if (!config.databaseUrl) {
     const server = DataDirLock.read(config.dataDir);
     if (server?.role === 'server' && server.url && server.token) {
-      const out = await executeRemote(server.url, server.token, argv);
-      process.stdout.write(out.stdout);
-      process.stderr.write(out.stderr);
-      return out.exitCode;
+      return print(await executeRemote(server.url, server.token, argv));
     }
   }
   const lock = config.databaseUrl ? null : await DataDirLock.acquire(config.dataDir, 'cli');
@@ -40,23 +39,29 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (argv[0] !== 'migrate') await migrate(db);
     const queue = await Queue.start(db, createLogger('warn'));
-    const out = await execute(argv, { db, config, queue }).finally(() => queue.stop());
-    process.stdout.write(out.stdout);
-    process.stderr.write(out.stderr);
-    return out.exitCode;
+    return print(await execute(argv, { db, config, queue }).finally(() => queue.stop()));
   } finally {
     await db.close();
     lock?.release();
   }
 }
 
-main(process.argv.slice(2))
+function print(out: Execution): number {
+  process.stdout.write(out.stdout);
+  process.stderr.write(out.stderr);
+  return out.exitCode;
+}
+
+const argv = process.argv.slice(2);
+main(argv)
   .then((code) => {
     if (code >= 0) process.exitCode = code;
   })
   .catch((err: unknown) => {
-    const message =
-      err instanceof ConfigError ? `configuration error: ${err.message}` : `error: ${(err as Error).message}`;
-    process.stderr.write(`${message.split('\n')[0]}\n`);
+    const text = err instanceof Error ? err.message : String(err);
+    const message = err instanceof ConfigError ? `configuration error: ${text}` : text;
+    const out = failure(1, message.split('\n')[0] ?? 'failed', argv.includes('--json'));
+    process.stdout.write(out.stdout);
+    process.stderr.write(out.stderr);
     process.exitCode = 1;
   });

@@ -118,6 +118,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (production && allowPrivate) {
     throw new ConfigError('WEBHOOK_ALLOW_PRIVATE cannot be on in production');
   }
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL');
+  }
   const sandbox = onOff(env, 'SANDBOX', !production);
   if (production && sandbox) throw new ConfigError('SANDBOX cannot be on in production');
   return {
@@ -131,7 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
     postbackSecret: env.POSTBACK_SECRET || devSecret(dataDir, 'dev-postback-secret', 32),
     secretsKey: secretsKey(env.SECRETS_KEY || devSecret(dataDir, 'dev-secrets-key', 32)),
     metricsToken: env.METRICS_TOKEN || undefined,
-    redisUrl: env.REDIS_URL || undefined,
+    redisUrl,
     webhookAllowPrivate: allowPrivate,
     webhookRetryDelaysMs: retryDelays(env),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10000, 1, 600000),

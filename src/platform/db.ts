@@ -10,9 +10,14 @@ export interface Queryable {
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
-  /** Subscribe to NOTIFY on a channel; returns an unsubscribe function. */
+  /**
+   * Subscribe to NOTIFY on a channel; returns an unsubscribe function. The handler receives `*` when
+   * notifications may have been missed (the listening connection was lost or re-established).
+   */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /** False while notifications cannot be received (the listening connection is down). */
+  readonly listening: boolean;
   /** The embedded instance, for adapters that need it (pg-boss). */
   readonly pglite?: PGlite;
   readonly connectionString?: string;
@@ -35,6 +40,8 @@ class PostgresDb implements Db {
   private readonly pool: pg.Pool;
   private listener: pg.Client | undefined;
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();
+  private closed = false;
+  private reconnecting = false;
 
   constructor(
     readonly connectionString: string,
@@ -70,40 +77,84 @@ class PostgresDb implements Db {
     }
   }
 
+  get listening(): boolean {
+    return this.listener !== undefined;
+  }
+
   async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
     if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel name ${channel}`);
-    if (!this.listener) {
-      const client = new pg.Client({ connectionString: this.connectionString });
-      client.on('notification', (msg) => {
-        for (const h of this.handlers.get(msg.channel) ?? []) h(msg.payload ?? '');
-      });
-      client.on('error', () => {
-        // the listener is re-established by the next listen(); callers keep polling as a fallback
-        this.listener = undefined;
-      });
-      await client.connect();
-      this.listener = client;
-    }
     let set = this.handlers.get(channel);
     if (!set) {
       set = new Set();
       this.handlers.set(channel, set);
-      await this.listener.query(`LISTEN ${channel}`);
     }
     set.add(onPayload);
+    if (this.listener) await this.listener.query(`LISTEN ${channel}`);
+    else if (!this.reconnecting) await this.connectListener(); // a reconnect LISTENs on every channel
     return async () => {
       set.delete(onPayload);
     };
   }
 
+  /**
+   * One connection LISTENs on every channel. When it breaks, notifications sent meanwhile are lost, so every
+   * handler is told `*` (forget everything derived from notifications) both when the connection drops and
+   * once it is back; it is re-established with backoff until close().
+   */
+  private async connectListener(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.connectionString });
+    client.on('notification', (msg) => {
+      for (const h of this.handlers.get(msg.channel) ?? []) h(msg.payload ?? '');
+    });
+    client.on('error', () => this.listenerLost(client));
+    client.on('end', () => this.listenerLost(client));
+    await client.connect();
+    for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
+    this.listener = client;
+  }
+
+  private listenerLost(client: pg.Client): void {
+    if (this.listener !== client) return;
+    this.listener = undefined;
+    this.broadcastReset();
+    client.end().catch(() => undefined);
+    if (!this.closed && !this.reconnecting) {
+      this.reconnecting = true;
+      void this.reconnectListener(100);
+    }
+  }
+
+  private async reconnectListener(delayMs: number): Promise<void> {
+    await new Promise((r) => setTimeout(r, delayMs));
+    if (this.closed || this.listener) {
+      this.reconnecting = false;
+      return;
+    }
+    try {
+      await this.connectListener();
+      this.reconnecting = false;
+      this.broadcastReset();
+    } catch {
+      void this.reconnectListener(Math.min(delayMs * 2, 5000));
+    }
+  }
+
+  private broadcastReset(): void {
+    for (const set of this.handlers.values()) for (const h of set) h('*');
+  }
+
   async close(): Promise<void> {
-    await this.listener?.end().catch(() => undefined);
+    this.closed = true;
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
     await this.pool.end();
   }
 }
 
 class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
+  readonly listening = true; // in-process: notifications cannot be lost
   constructor(readonly pglite: PGlite) {}
 
   async query<T>(text: string, params?: readonly unknown[]): Promise<T[]> {
