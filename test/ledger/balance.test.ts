@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeApiKeyAuth } from '../support/auth-checks.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -53,4 +54,20 @@ describe('GET /api/public/balance', () => {
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: 'UNAUTHORIZED', message: expect.any(String) });
   });
+
+  it('answers 500 in shape E without internals when the database fails', async () => {
+    const { db } = server.runtime.platform;
+    await call('GET', `${server.url}/api/public/balance`, { headers: merchant.keys }); // keys cached
+    await db.query('ALTER TABLE ledger_accounts RENAME TO ledger_accounts_away');
+    try {
+      const res = await call('GET', `${server.url}/api/public/balance`, { headers: merchant.keys });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ error: 'INTERNAL_ERROR', message: 'Internal server error' });
+      expect(res.text).not.toContain('ledger_accounts');
+    } finally {
+      await db.query('ALTER TABLE ledger_accounts_away RENAME TO ledger_accounts');
+    }
+  });
 });
+
+describeApiKeyAuth({ method: 'GET', path: '/api/public/balance', shape: 'E' }, () => server);
