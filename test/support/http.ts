@@ -20,7 +20,7 @@ function agentFor(localAddress: string | undefined): Agent | undefined {
   if (!localAddress) return undefined;
   let agent = agents.get(localAddress);
   if (!agent) {
-    agent = new Agent({ connect: { localAddress } });
+    agent = new Agent({ localAddress }); // a Client option; inside `connect` it is ignored
     agents.set(localAddress, agent);
   }
   return agent;
