@@ -59,7 +59,7 @@ main(argv)
   })
   .catch((err: unknown) => {
     const text = err instanceof Error ? err.message : String(err);
-    const message = err instanceof ConfigError ? `configuration error: ${text}` : text;
+    const message = err instanceof ConfigError ? `invalid configuration: ${text}` : text;
     const out = failure(1, message.split('\n')[0] ?? 'failed', argv.includes('--json'));
     process.stdout.write(out.stdout);
     process.stderr.write(out.stderr);

@@ -36,3 +36,6 @@ export async function metricsPlugin(app: Http, opts: { token: string | undefined
     return reply.header('content-type', registry.contentType).send(await registry.metrics());
   });
 }
+
+// Not encapsulated (what fastify-plugin does): the onResponse hook must see every route, not only /metrics.
+Object.assign(metricsPlugin, { [Symbol.for('skip-override')]: true });
