@@ -23,8 +23,9 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
 
   if (first === 'serve' || first === 'worker') {
-    const runtime = await startRuntime(config, { http: first === 'serve', workers: true });
+    const runtime = startRuntime(config, { http: first === 'serve', workers: true });
     closeOnSignals(runtime);
+    await runtime;
     return -1; // keep running
   }
 
@@ -63,5 +64,5 @@ main(argv)
     const out = failure(1, message.split('\n')[0] ?? 'failed', argv.includes('--json'));
     process.stdout.write(out.stdout);
     process.stderr.write(out.stderr);
-    process.exitCode = 1;
+    process.exit(1); // a half-started server may hold open handles; stdio to pipes is synchronous here
   });

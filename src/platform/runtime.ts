@@ -5,7 +5,7 @@ import { startWorkers } from '../workers.js';
 import type { Config } from './config.js';
 import type { Platform } from './context.js';
 import { DataDirLock } from './datadir-lock.js';
-import { openDb } from './db.js';
+import { type Db, openDb } from './db.js';
 import type { Http } from './http.js';
 import { createLogger } from './logger.js';
 import { migrate } from './migrate.js';
@@ -29,8 +29,10 @@ export interface RuntimeOptions {
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const log = createLogger();
   const lock = config.databaseUrl ? null : await DataDirLock.acquire(config.dataDir, 'server', 0);
+  let db: Db | undefined;
   try {
-    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    const opened = db;
     await migrate(db);
     const queue = await Queue.start(db, log);
     const authCache = await AuthCache.start(db);
@@ -58,13 +60,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       closing ??= (async () => {
         await app?.close(); // stops accepting, lets in-flight requests finish
         await queue.stop();
-        await db.close();
+        await opened.close();
         lock?.release();
       })();
       return closing;
     };
     return { platform, app, url, close };
   } catch (err) {
+    await db?.close().catch(() => undefined);
     lock?.release();
     throw err;
   }
@@ -84,15 +87,20 @@ async function listen(app: Http, config: Config): Promise<string> {
   return `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
 }
 
-/** Drains in-flight requests and closes the database on SIGTERM/SIGINT. */
-export function closeOnSignals(runtime: Runtime): void {
+/**
+ * Drains in-flight requests and closes the database on SIGTERM/SIGINT. Accepts the runtime still starting,
+ * so a signal that arrives during start-up (after "listening" was logged) is not lost to the default kill.
+ */
+export function closeOnSignals(runtime: Runtime | Promise<Runtime>): void {
   const stop = (signal: string) => {
-    runtime.platform.log.info({ signal }, 'shutting down');
-    runtime
-      .close()
-      .then(() => process.exit(0))
+    Promise.resolve(runtime)
+      .then(async (r) => {
+        r.platform.log.info({ signal }, 'shutting down');
+        await r.close();
+        process.exit(0);
+      })
       .catch((err: unknown) => {
-        runtime.platform.log.error({ err }, 'shutdown failed');
+        process.stderr.write(`error: shutdown failed: ${(err as Error).message}\n`);
         process.exit(1);
       });
   };

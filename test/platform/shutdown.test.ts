@@ -1,0 +1,97 @@
+import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../src/accounts/accounts.service.js';
+import { type Db, openDb } from '../../src/platform/db.js';
+import { freshDatabase } from '../support/pg.js';
+import { spawnGateway } from '../support/server.js';
+
+let database: { url: string; drop: () => Promise<void> };
+let db: Db;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  db = await openDb({ databaseUrl: database.url, dataDir: tmpdir() });
+});
+afterAll(async () => {
+  await db?.close();
+  await database?.drop();
+});
+
+async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('SIGTERM', () => {
+  it('drains a request still in flight, then closes the database and exits 0', async () => {
+    const account = await createAccount(db, {
+      name: 'Drain',
+      email: 'drain@example.com',
+      password: 'drain-password',
+    });
+    const backends = async () =>
+      (
+        await db.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`,
+        )
+      ).map((r) => r.pid);
+    const ours = await backends();
+    const gateway = await spawnGateway(['serve'], {
+      DATABASE_URL: database.url,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-drain-')),
+      NODE_ENV: 'test',
+    });
+    const exited = once(gateway.process, 'exit');
+
+    const body = JSON.stringify({ email: 'drain@example.com', password: 'drain-password' });
+    const { hostname, port } = new URL(gateway.url);
+    const req = http.request({
+      host: hostname,
+      port,
+      method: 'POST',
+      path: '/api/auth/login',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    });
+    const response = once(req, 'response') as Promise<[http.IncomingMessage]>;
+    req.write(body.slice(0, 10)); // headers and part of the body: the request is in flight
+    await until(
+      () => /"url":"\/api\/auth\/login"[^\n]*"msg":"incoming request"/.test(gateway.output()),
+      'request',
+    );
+
+    gateway.process.kill('SIGTERM');
+    await until(() => gateway.output().includes('"msg":"shutting down"'), 'shutdown to begin');
+    expect(gateway.process.exitCode).toBeNull(); // still waiting for our request
+
+    req.end(body.slice(10));
+    const [res] = await response;
+    let text = '';
+    for await (const chunk of res) text += chunk;
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(text)).toMatchObject({ user: { id: account.id, email: 'drain@example.com' } });
+
+    const [code] = await exited;
+    expect(code).toBe(0);
+    // the database connections were closed cleanly: none is left for this database
+    const left = async () => (await backends()).filter((pid) => !ours.includes(pid));
+    await expect.poll(left, { timeout: 10_000 }).toEqual([]);
+    expect(gateway.output()).not.toMatch(/"level":(50|60)/); // no error logged while shutting down
+  });
+
+  it('a stopped `gateway worker` exits 0 too', async () => {
+    const worker = await spawnGateway(['worker'], {
+      DATABASE_URL: database.url,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-worker-')),
+      NODE_ENV: 'test',
+    });
+    expect(worker.output()).toContain('"msg":"workers started"');
+    expect(await worker.stop('SIGTERM')).toBe(0);
+  });
+});
