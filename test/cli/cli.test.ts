@@ -1,0 +1,341 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Db, openDb } from '../../src/platform/db.js';
+import { type CliResult, lines, runGateway } from '../support/cli.js';
+import { admin, freshDatabase, urlFor } from '../support/pg.js';
+
+let database: { url: string; drop: () => Promise<void> };
+let db: Db;
+let env: Record<string, string>;
+
+const gateway = (...args: string[]) => runGateway(args, env);
+const ok = <T>(r: CliResult): T => {
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stderr).toBe('');
+  return JSON.parse(r.stdout) as T;
+};
+/** A failure: the exit code, exactly one line on stderr, and with --json one JSON document on stdout. */
+const fails = (r: CliResult, code: 1 | 2, pattern: RegExp) => {
+  expect(r.code, `${r.stdout}${r.stderr}`).toBe(code);
+  expect(lines(r.stderr)).toEqual([expect.stringMatching(pattern)]);
+  expect(r.stderr).toMatch(/^error: /);
+};
+let seq = 0;
+const email = () => `cli-${process.pid}-${++seq}@example.com`;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  db = await openDb({ databaseUrl: database.url, dataDir: tmpdir() });
+  env = { DATABASE_URL: database.url, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-cli-')) };
+});
+afterAll(async () => {
+  await db?.close();
+  await database?.drop();
+});
+
+describe('gateway migrate', () => {
+  it('applies every migration to an empty database, then nothing', async () => {
+    const name = `gw_cli_mig_${process.pid}`;
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    await admin((c) => c.query(`CREATE DATABASE ${name}`));
+    try {
+      const blank = { ...env, DATABASE_URL: urlFor(name) };
+      const first = ok<{ applied: string[] }>(await runGateway(['migrate', '--json'], blank));
+      expect(first.applied).toContain('001_foundation');
+      expect(ok<{ applied: string[] }>(await runGateway(['migrate', '--json'], blank))).toEqual({
+        applied: [],
+      });
+      const text = await runGateway(['migrate'], blank);
+      expect(text.code).toBe(0);
+      expect(text.stdout).toBe('database is up to date\n');
+    } finally {
+      await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    }
+  });
+});
+
+describe('gateway accounts create', () => {
+  it('creates an account with its panel user and prints {id, email, name}', async () => {
+    const e = email();
+    const out = ok<Record<string, unknown>>(
+      await gateway(
+        'accounts',
+        'create',
+        '--name',
+        'Loja CLI',
+        '--email',
+        e,
+        '--password',
+        'cli-password',
+        '--json',
+      ),
+    );
+    expect(out).toEqual({ id: expect.any(Number), email: e, name: 'Loja CLI' });
+    expect(Number.isInteger(out.id)).toBe(true);
+    const [row] = await db.query<Record<string, unknown>>('SELECT * FROM accounts WHERE id = $1', [out.id]);
+    expect(row).toMatchObject({
+      cashout_fee_fixed: 0,
+      cashout_fee_percent_e4: 0,
+      sale_fee_fixed: 0,
+      sale_fee_percent_e4: 0,
+      reserve_percent_e4: 0,
+      api_cashout_enabled: true,
+      transfers_enabled: true,
+    });
+    expect(String(row!.password_hash)).toMatch(/^scrypt\$/);
+    expect(String(row!.password_hash)).not.toContain('cli-password');
+    const text = await gateway(
+      'accounts',
+      'create',
+      '--name',
+      'Texto',
+      '--email',
+      email(),
+      '--password',
+      'cli-password',
+    );
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^created account \d+ /);
+  });
+
+  it('exit 1 with one line for a duplicate email (any case), with a JSON error document under --json', async () => {
+    const e = email();
+    ok(
+      await gateway(
+        'accounts',
+        'create',
+        '--name',
+        'A',
+        '--email',
+        e,
+        '--password',
+        'cli-password',
+        '--json',
+      ),
+    );
+    const dup = await gateway(
+      'accounts',
+      'create',
+      '--name',
+      'B',
+      '--email',
+      e.toUpperCase(),
+      '--password',
+      'cli-password',
+    );
+    fails(dup, 1, /already exists/);
+    expect(dup.stdout).toBe('');
+    const dupJson = await gateway(
+      'accounts',
+      'create',
+      '--name',
+      'B',
+      '--email',
+      e,
+      '--password',
+      'cli-password',
+      '--json',
+    );
+    fails(dupJson, 1, /already exists/);
+    expect(JSON.parse(dupJson.stdout)).toEqual({
+      error: { exitCode: 1, message: expect.stringMatching(/already exists/) },
+    });
+  });
+
+  it('exit 2 for bad usage', async () => {
+    fails(
+      await gateway('accounts', 'create', '--name', 'A', '--email', email()),
+      2,
+      /--password is required/,
+    );
+    fails(
+      await gateway('accounts', 'create', '--name', 'A', '--email', email(), '--password', 'p', '--bogus'),
+      2,
+      /bogus/,
+    );
+    fails(
+      await gateway(
+        'accounts',
+        'create',
+        'extra',
+        '--name',
+        'A',
+        '--email',
+        email(),
+        '--password',
+        'pwpwpwpw',
+      ),
+      2,
+      /usage/,
+    );
+  });
+
+  it('exit 1 for invalid values', async () => {
+    fails(
+      await gateway(
+        'accounts',
+        'create',
+        '--name',
+        'A',
+        '--email',
+        'not-an-email',
+        '--password',
+        'cli-password',
+      ),
+      1,
+      /email/,
+    );
+    fails(
+      await gateway('accounts', 'create', '--name', 'A', '--email', email(), '--password', 'short'),
+      1,
+      /password/,
+    );
+  });
+});
+
+describe('gateway accounts update', () => {
+  let id: number;
+  beforeAll(async () => {
+    id = ok<{ id: number }>(
+      await gateway(
+        'accounts',
+        'create',
+        '--name',
+        'Upd',
+        '--email',
+        email(),
+        '--password',
+        'cli-password',
+        '--json',
+      ),
+    ).id;
+  });
+
+  it('sets fees in integer cents and percentages, and the switches', async () => {
+    const out = ok<Record<string, unknown>>(
+      await gateway(
+        'accounts',
+        'update',
+        '--id',
+        String(id),
+        '--cashout-fee-fixed',
+        '1.50',
+        '--cashout-fee-percent',
+        '1.2',
+        '--sale-fee-percent',
+        '3.99',
+        '--sale-fee-fixed',
+        '0.99',
+        '--reserve-percent',
+        '10',
+        '--api-cashout',
+        'off',
+        '--transfers',
+        'off',
+        '--json',
+      ),
+    );
+    expect(out).toEqual({
+      id,
+      name: 'Upd',
+      email: expect.any(String),
+      cashoutFeeFixed: '1.50',
+      cashoutFeePercent: '1.2',
+      saleFeePercent: '3.99',
+      saleFeeFixed: '0.99',
+      reservePercent: '10',
+      apiCashout: 'off',
+      transfers: 'off',
+    });
+    const [row] = await db.query<Record<string, unknown>>('SELECT * FROM accounts WHERE id = $1', [id]);
+    expect(row).toMatchObject({
+      cashout_fee_fixed: 150,
+      cashout_fee_percent_e4: 12000,
+      sale_fee_percent_e4: 39900,
+      sale_fee_fixed: 99,
+      reserve_percent_e4: 100000,
+      api_cashout_enabled: false,
+      transfers_enabled: false,
+    });
+    const back = ok<Record<string, unknown>>(
+      await gateway('accounts', 'update', '--id', String(id), '--transfers', 'on', '--json'),
+    );
+    expect(back).toMatchObject({ transfers: 'on', apiCashout: 'off', cashoutFeeFixed: '1.50' });
+  });
+
+  it('exit 1 for an unknown account id, exit 2 for bad values, nothing changed', async () => {
+    fails(
+      await gateway('accounts', 'update', '--id', '987654321', '--transfers', 'on'),
+      1,
+      /no account with id 987654321/,
+    );
+    for (const args of [
+      ['--id', 'abc', '--transfers', 'on'],
+      ['--transfers', 'on'],
+      ['--id', String(id), '--transfers', 'maybe'],
+      ['--id', String(id), '--cashout-fee-fixed', '1.505'],
+      ['--id', String(id), '--cashout-fee-fixed', '-1'],
+      ['--id', String(id), '--cashout-fee-percent', '101'],
+      ['--id', String(id), '--sale-fee-percent', '1e2'],
+    ]) {
+      fails(await gateway('accounts', 'update', ...args), 2, /--/);
+    }
+    const [row] = await db.query<{ cashout_fee_fixed: number }>(
+      'SELECT cashout_fee_fixed FROM accounts WHERE id = $1',
+      [id],
+    );
+    expect(row!.cashout_fee_fixed).toBe(150);
+  });
+});
+
+describe('gateway settings set api-withdrawals', () => {
+  const stored = async () =>
+    (await db.query<{ value: string }>(`SELECT value FROM settings WHERE key = 'api_withdrawals'`))[0]?.value;
+
+  it('turns the global switch off and on', async () => {
+    expect(ok(await gateway('settings', 'set', 'api-withdrawals', 'off', '--json'))).toEqual({
+      setting: 'api-withdrawals',
+      value: 'off',
+    });
+    expect(await stored()).toBe('off');
+    const on = await gateway('settings', 'set', 'api-withdrawals', 'on');
+    expect(on.code).toBe(0);
+    expect(on.stdout).toBe('api-withdrawals is on\n');
+    expect(await stored()).toBe('on');
+  });
+
+  it('exit 2 for an unknown setting or value', async () => {
+    fails(await gateway('settings', 'set', 'api-withdrawals', 'maybe'), 2, /on or off/);
+    fails(await gateway('settings', 'set', 'everything', 'on'), 2, /unknown setting/);
+    fails(await gateway('settings', 'set', 'api-withdrawals'), 2, /usage/);
+    expect(await stored()).toBe('on');
+  });
+});
+
+describe('the command line itself', () => {
+  it('exit 2 with one line for no or an unknown command; --help prints the usage', async () => {
+    fails(await gateway(), 2, /no command/);
+    fails(await gateway('frobnicate'), 2, /unknown command/);
+    const unknownJson = await gateway('frobnicate', '--json');
+    expect(JSON.parse(unknownJson.stdout)).toMatchObject({ error: { exitCode: 2 } });
+    const help = await gateway('--help');
+    expect(help.code).toBe(0);
+    for (const cmd of ['serve', 'worker', 'migrate', 'accounts create', 'accounts update', 'settings set']) {
+      expect(help.stdout).toContain(`gateway ${cmd}`);
+    }
+  });
+
+  it('exit 1 with one line when the database is unreachable', async () => {
+    const r = await runGateway(
+      ['accounts', 'create', '--name', 'A', '--email', email(), '--password', 'cli-password'],
+      {
+        ...env,
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere',
+      },
+    );
+    expect(r.code).toBe(1);
+    expect(lines(r.stderr)).toHaveLength(1);
+  });
+});
