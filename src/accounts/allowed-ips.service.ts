@@ -37,22 +37,20 @@ export async function replaceAllowedIps(
   cache?: AuthCache,
 ): Promise<string[]> {
   const ips = normalizeIpList(raw);
-  const change = () =>
-    db.tx(async (tx) => {
-      // Serializes concurrent saves of one account's list (the last one wins whole, never a mix).
-      await tx.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
-      await tx.query('DELETE FROM allowed_ips WHERE account_id = $1', [accountId]);
-      if (ips.length > 0) {
-        await tx.query(
-          `INSERT INTO allowed_ips (account_id, ip, position)
+  let seq = 0;
+  await db.tx(async (tx) => {
+    // Serializes concurrent saves of one account's list (the last one wins whole, never a mix).
+    await tx.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+    await tx.query('DELETE FROM allowed_ips WHERE account_id = $1', [accountId]);
+    if (ips.length > 0) {
+      await tx.query(
+        `INSERT INTO allowed_ips (account_id, ip, position)
          SELECT $1, ip, ord::int FROM unnest($2::text[]) WITH ORDINALITY AS t(ip, ord)`,
-          [accountId, ips],
-        );
-      }
-      await notifyAuthChange(tx, `ips:${accountId}`);
-      return true;
-    });
-  if (cache) await cache.publish(`ips:${accountId}`, change);
-  else await change();
+        [accountId, ips],
+      );
+    }
+    seq = await notifyAuthChange(tx, `ips:${accountId}`);
+  });
+  await cache?.awaitPropagation(seq);
   return ips;
 }

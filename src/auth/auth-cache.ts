@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../platform/db.js';
 import { findActiveByPublicKey } from './credentials.data.js';
 import type { SecretHash } from './secrets.js';
@@ -7,7 +8,11 @@ const TTL_MS = 60_000;
 // Unknown public keys are cached too (so junk keys do not reach the database); the bound keeps a flood of
 // random keys from growing memory without limit.
 const MAX_ENTRIES = 10_000;
-const ECHO_WAIT_MS = 2_000;
+const HEARTBEAT_MS = 5_000;
+/** A process whose heartbeat is older than this is not waited for; it stops trusting its own cache first. */
+const NODE_LIVE_MS = 20_000;
+const SELF_TRUST_MS = 12_000;
+const PROPAGATION_WAIT_MS = 3_000;
 
 export interface CachedCredential {
   credentialId: number;
@@ -22,25 +27,71 @@ interface Entry<T> {
 
 export type AuthChange = `key:${string}` | `ips:${number}`;
 
+const CURRENT_SEQ = `(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM auth_change_seq)`;
+
 /**
  * Keeps API-key verification and IP allow-lists off the database once warm. Every change (key created or
- * revoked, IP list saved) sends NOTIFY on AUTH_CHANNEL in the changing transaction, and every process evicts
- * on receipt; the generation counter stops a load that raced with an eviction from caching stale data.
- * While the listening connection is down nothing is cached (every request reads the database), and `*`
- * clears everything when it drops and when it is back.
+ * revoked, IP list saved) sends a numbered NOTIFY on AUTH_CHANNEL in the changing transaction; every process
+ * evicts on receipt and records the number in auth_nodes, and the changing request waits until every live
+ * process has (awaitPropagation). A generation counter stops a load that raced with an eviction from caching
+ * stale data. While the listening connection is down, or this process's heartbeat is stale, nothing cached is
+ * trusted; `*` clears everything when the connection drops and when it is back.
  */
 export class AuthCache {
   private readonly credentials = new Map<string, Entry<CachedCredential | null>>();
   private readonly ips = new Map<number, Entry<ReadonlySet<string>>>();
-  private readonly echoWaiters = new Map<string, Set<() => void>>();
+  private readonly nodeId = randomUUID();
   private generation = 0;
+  private lastBeat = 0;
+  private timer: NodeJS.Timeout | undefined;
 
   private constructor(private readonly db: Db) {}
 
   static async start(db: Db): Promise<AuthCache> {
     const cache = new AuthCache(db);
-    await db.listen(AUTH_CHANNEL, (payload) => cache.evict(payload));
+    await db.listen(AUTH_CHANNEL, (payload) => cache.onNotify(payload));
+    // Registered after LISTEN: every change numbered above seen_seq reaches this process.
+    await db.query(`INSERT INTO auth_nodes (id, seen_seq) VALUES ($1, ${CURRENT_SEQ})`, [cache.nodeId]);
+    cache.lastBeat = Date.now();
+    cache.timer = setInterval(() => void cache.heartbeat(), HEARTBEAT_MS);
+    cache.timer.unref();
     return cache;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.db.query('DELETE FROM auth_nodes WHERE id = $1', [this.nodeId]).catch(() => undefined);
+  }
+
+  private async heartbeat(): Promise<void> {
+    try {
+      await this.db.query(
+        `INSERT INTO auth_nodes (id, seen_seq) VALUES ($1, ${CURRENT_SEQ})
+         ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
+        [this.nodeId],
+      );
+      this.lastBeat = Date.now();
+    } catch {
+      // the database is unreachable: the cache stops being trusted once lastBeat is too old
+    }
+  }
+
+  private onNotify(message: string): void {
+    const bar = message.indexOf('|');
+    const seq = bar > 0 ? Number(message.slice(0, bar)) : 0;
+    this.evict(bar > 0 ? message.slice(bar + 1) : message);
+    const ack =
+      message === '*'
+        ? this.db.query(`UPDATE auth_nodes SET seen_seq = GREATEST(seen_seq, ${CURRENT_SEQ}) WHERE id = $1`, [
+            this.nodeId,
+          ])
+        : seq > 0
+          ? this.db.query('UPDATE auth_nodes SET seen_seq = GREATEST(seen_seq, $2) WHERE id = $1', [
+              this.nodeId,
+              seq,
+            ])
+          : undefined;
+    ack?.catch(() => undefined);
   }
 
   evict(payload: string): void {
@@ -51,58 +102,51 @@ export class AuthCache {
       this.credentials.clear();
       this.ips.clear();
     }
-    for (const resolve of this.echoWaiters.get(payload) ?? []) resolve();
   }
 
   /**
-   * Runs `change` (a transaction that calls notifyAuthChange with `payload`) and, when it reports a change,
-   * waits until this process has received its own NOTIFY: PostgreSQL hands a notification to every listener
-   * at once, so by then the other processes have it too, and the caller's next request sees the change
-   * wherever it lands.
+   * Waits until every live process has applied change `seq` (bounded: a process that does not answer in
+   * time is not waited for longer; its listener is then down, so it does not trust its cache).
    */
-  async publish<T>(payload: AuthChange, change: () => Promise<T>): Promise<T> {
-    let resolve = () => {};
-    const echoed = new Promise<void>((r) => {
-      resolve = r;
-    });
-    const waiters = this.echoWaiters.get(payload) ?? new Set();
-    waiters.add(resolve);
-    this.echoWaiters.set(payload, waiters);
-    try {
-      const result = await change();
-      if (result && this.db.listening) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([echoed, new Promise((r) => (timer = setTimeout(r, ECHO_WAIT_MS)))]);
-        clearTimeout(timer);
-      }
-      return result;
-    } finally {
-      waiters.delete(resolve);
-      if (waiters.size === 0) this.echoWaiters.delete(payload);
+  async awaitPropagation(seq: number): Promise<void> {
+    if (seq <= 0) return;
+    const deadline = Date.now() + PROPAGATION_WAIT_MS;
+    for (let wait = 1; Date.now() < deadline; wait = Math.min(wait * 2, 50)) {
+      const [row] = await this.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM auth_nodes
+          WHERE seen_seq < $1 AND heartbeat_at > now() - make_interval(secs => $2)`,
+        [seq, NODE_LIVE_MS / 1000],
+      );
+      if (!row || row.n === 0) return;
+      await new Promise((r) => setTimeout(r, wait));
     }
+  }
+
+  private trusted(): boolean {
+    return this.db.listening && Date.now() - this.lastBeat < SELF_TRUST_MS;
   }
 
   async credential(publicKey: string): Promise<CachedCredential | null> {
     const hit = this.credentials.get(publicKey);
-    if (hit && hit.expiresAt > Date.now() && this.db.listening) return hit.value;
+    if (hit && hit.expiresAt > Date.now() && this.trusted()) return hit.value;
     const gen = this.generation;
     const row = await findActiveByPublicKey(this.db, publicKey);
     const value = row
       ? { credentialId: row.id, accountId: row.account_id, privateKeyHash: row.private_key_hash }
       : null;
-    if (gen === this.generation && this.db.listening) remember(this.credentials, publicKey, value);
+    if (gen === this.generation && this.trusted()) remember(this.credentials, publicKey, value);
     return value;
   }
 
   async allowedIps(accountId: number): Promise<ReadonlySet<string>> {
     const hit = this.ips.get(accountId);
-    if (hit && hit.expiresAt > Date.now() && this.db.listening) return hit.value;
+    if (hit && hit.expiresAt > Date.now() && this.trusted()) return hit.value;
     const gen = this.generation;
     const rows = await this.db.query<{ ip: string }>('SELECT ip FROM allowed_ips WHERE account_id = $1', [
       accountId,
     ]);
     const value = new Set(rows.map((r) => r.ip));
-    if (gen === this.generation && this.db.listening) remember(this.ips, accountId, value);
+    if (gen === this.generation && this.trusted()) remember(this.ips, accountId, value);
     return value;
   }
 }
@@ -116,7 +160,14 @@ function remember<K, V>(map: Map<K, Entry<V>>, key: K, value: V): void {
   map.set(key, { value, expiresAt: Date.now() + TTL_MS });
 }
 
-/** Call inside the transaction that changes credentials or IP lists; delivered to every process on commit. */
-export async function notifyAuthChange(tx: Queryable, payload: AuthChange): Promise<void> {
-  await tx.query('SELECT pg_notify($1, $2)', [AUTH_CHANNEL, payload]);
+/**
+ * Call inside the transaction that changes credentials or IP lists; delivered to every process on commit.
+ * Returns the change number to pass to AuthCache.awaitPropagation once the transaction has committed.
+ */
+export async function notifyAuthChange(tx: Queryable, payload: AuthChange): Promise<number> {
+  const [row] = await tx.query<{ seq: number }>(
+    `SELECT seq, pg_notify($1, seq || '|' || $2) FROM (SELECT nextval('auth_change_seq') AS seq) s`,
+    [AUTH_CHANNEL, payload],
+  );
+  return row!.seq;
 }

@@ -29,11 +29,13 @@ export class CredentialService {
   async issue(accountId: number): Promise<IssuedCredential> {
     const publicKey = newToken('pk_', 24);
     const privateKey = newToken('sk_', 24);
+    let seq = 0;
     const row = await this.db.tx(async (tx) => {
       const inserted = await insertCredential(tx, accountId, publicKey, hashSecret(privateKey));
-      await notifyAuthChange(tx, `key:${publicKey}`); // drops any cached "unknown key" answer
+      seq = await notifyAuthChange(tx, `key:${publicKey}`); // drops any cached "unknown key" answer
       return inserted;
     });
+    await this.cache?.awaitPropagation(seq);
     return { id: row.id, publicKey, privateKey, createdAt: row.created_at.toISOString() };
   }
 
@@ -48,18 +50,14 @@ export class CredentialService {
   }
 
   async revoke(accountId: number, id: number): Promise<void> {
-    const [row] = await this.db.query<{ public_key: string }>(
-      'SELECT public_key FROM api_credentials WHERE id = $1 AND account_id = $2',
-      [id, accountId],
-    );
-    if (!row) throw notFound('No such active credential');
-    const change = () =>
-      this.db.tx(async (tx) => {
-        const publicKey = await revokeCredential(tx, accountId, id);
-        if (publicKey) await notifyAuthChange(tx, `key:${publicKey}`);
-        return publicKey;
-      });
-    const revoked = this.cache ? await this.cache.publish(`key:${row.public_key}`, change) : await change();
+    let seq = 0;
+    const revoked = await this.db.tx(async (tx) => {
+      const publicKey = await revokeCredential(tx, accountId, id);
+      if (publicKey) seq = await notifyAuthChange(tx, `key:${publicKey}`);
+      return publicKey;
+    });
+    // answers only once every server process has dropped the key: the caller's next request fails anywhere
+    await this.cache?.awaitPropagation(seq);
     if (!revoked) throw notFound('No such active credential');
   }
 }

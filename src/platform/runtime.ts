@@ -60,6 +60,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       closing ??= (async () => {
         await app?.close(); // stops accepting, lets in-flight requests finish
         await queue.stop();
+        await authCache.stop();
         await opened.close();
         lock?.release();
       })();
