@@ -144,6 +144,7 @@ class PostgresDb implements Db {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     const listener = this.listener;
     this.listener = undefined;
@@ -176,7 +177,7 @@ class PgliteDb implements Db {
   }
 
   async close(): Promise<void> {
-    await this.pglite.close();
+    if (!this.pglite.closed) await this.pglite.close();
   }
 }
 

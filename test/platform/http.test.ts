@@ -26,6 +26,20 @@ describe('GET /health', () => {
   });
 });
 
+describe('GET /health when the database is gone', () => {
+  it('answers 503', async () => {
+    const doomed = await startServer();
+    try {
+      await doomed.runtime.platform.db.close();
+      const res = await call('GET', `${doomed.url}/health`);
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ status: 'unavailable' });
+    } finally {
+      await doomed.close();
+    }
+  });
+});
+
 describe('request bodies', () => {
   it('refuses bodies above 1 MiB with 413', async () => {
     const big = JSON.stringify({ ips: ['1.2.3.4'], pad: 'x'.repeat(1024 * 1024) });
