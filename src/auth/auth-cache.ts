@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../platform/db.js';
 import { findActiveByPublicKey } from './credentials.data.js';
 import type { SecretHash } from './secrets.js';
@@ -8,10 +7,6 @@ const TTL_MS = 60_000;
 // Unknown public keys are cached too (so junk keys do not reach the database); the bound keeps a flood of
 // random keys from growing memory without limit.
 const MAX_ENTRIES = 10_000;
-const HEARTBEAT_MS = 5_000;
-/** A process whose heartbeat is older than this is not waited for; it stops trusting its own cache first. */
-const NODE_LIVE_MS = 20_000;
-const SELF_TRUST_MS = 12_000;
 const PROPAGATION_WAIT_MS = 3_000;
 
 export interface CachedCredential {
@@ -28,52 +23,41 @@ interface Entry<T> {
 export type AuthChange = `key:${string}` | `ips:${number}`;
 
 const CURRENT_SEQ = `(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM auth_change_seq)`;
+/** The node's LISTEN connection (application_name = node id) is gone: it crashed or lost its listener. */
+const NOT_LISTENING = `NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = auth_nodes.id)`;
 
 /**
  * Keeps API-key verification and IP allow-lists off the database once warm. Every change (key created or
  * revoked, IP list saved) sends a numbered NOTIFY on AUTH_CHANNEL in the changing transaction; every process
  * evicts on receipt and records the number in auth_nodes, and the changing request waits until every live
  * process has (awaitPropagation). A generation counter stops a load that raced with an eviction from caching
- * stale data. While the listening connection is down, or this process's heartbeat is stale, nothing cached is
- * trusted; `*` clears everything when the connection drops and when it is back.
+ * stale data. While the listening connection is down nothing cached is trusted; `*` clears everything when
+ * the connection drops and when it is back.
  */
 export class AuthCache {
   private readonly credentials = new Map<string, Entry<CachedCredential | null>>();
   private readonly ips = new Map<number, Entry<ReadonlySet<string>>>();
-  private readonly nodeId = randomUUID();
   private generation = 0;
-  private lastBeat = 0;
-  private timer: NodeJS.Timeout | undefined;
 
   private constructor(private readonly db: Db) {}
+
+  private get nodeId(): string {
+    return this.db.listenerName;
+  }
 
   static async start(db: Db): Promise<AuthCache> {
     const cache = new AuthCache(db);
     await db.listen(AUTH_CHANNEL, (payload) => cache.onNotify(payload));
     // Registered after LISTEN: every change numbered above seen_seq reaches this process.
     await db.query(`INSERT INTO auth_nodes (id, seen_seq) VALUES ($1, ${CURRENT_SEQ})`, [cache.nodeId]);
-    cache.lastBeat = Date.now();
-    cache.timer = setInterval(() => void cache.heartbeat(), HEARTBEAT_MS);
-    cache.timer.unref();
+    if (db.kind === 'postgres') {
+      await db.query(`DELETE FROM auth_nodes WHERE id <> $1 AND ${NOT_LISTENING}`, [cache.nodeId]);
+    }
     return cache;
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
     await this.db.query('DELETE FROM auth_nodes WHERE id = $1', [this.nodeId]).catch(() => undefined);
-  }
-
-  private async heartbeat(): Promise<void> {
-    try {
-      await this.db.query(
-        `INSERT INTO auth_nodes (id, seen_seq) VALUES ($1, ${CURRENT_SEQ})
-         ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
-        [this.nodeId],
-      );
-      this.lastBeat = Date.now();
-    } catch {
-      // the database is unreachable: the cache stops being trusted once lastBeat is too old
-    }
   }
 
   private onNotify(message: string): void {
@@ -105,17 +89,17 @@ export class AuthCache {
   }
 
   /**
-   * Waits until every live process has applied change `seq` (bounded: a process that does not answer in
-   * time is not waited for longer; its listener is then down, so it does not trust its cache).
+   * Waits until every process whose LISTEN connection is alive has applied change `seq`. A process that
+   * crashed has no connection left, so it is not waited for; the wait is bounded in any case.
    */
   async awaitPropagation(seq: number): Promise<void> {
-    if (seq <= 0) return;
+    // PGlite: one process, which applied the change before its own commit returned
+    if (seq <= 0 || this.db.kind === 'pglite') return;
     const deadline = Date.now() + PROPAGATION_WAIT_MS;
     for (let wait = 1; Date.now() < deadline; wait = Math.min(wait * 2, 50)) {
       const [row] = await this.db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM auth_nodes
-          WHERE seen_seq < $1 AND heartbeat_at > now() - make_interval(secs => $2)`,
-        [seq, NODE_LIVE_MS / 1000],
+        `SELECT count(*)::int AS n FROM auth_nodes WHERE seen_seq < $1 AND NOT ${NOT_LISTENING}`,
+        [seq],
       );
       if (!row || row.n === 0) return;
       await new Promise((r) => setTimeout(r, wait));
@@ -123,7 +107,7 @@ export class AuthCache {
   }
 
   private trusted(): boolean {
-    return this.db.listening && Date.now() - this.lastBeat < SELF_TRUST_MS;
+    return this.db.listening;
   }
 
   async credential(publicKey: string): Promise<CachedCredential | null> {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
@@ -18,6 +19,11 @@ export interface Db extends Queryable {
   close(): Promise<void>;
   /** False while notifications cannot be received (the listening connection is down). */
   readonly listening: boolean;
+  /**
+   * The application_name of this handle's LISTEN connection (PostgreSQL): other processes can see in
+   * pg_stat_activity whether this process still receives notifications.
+   */
+  readonly listenerName: string;
   /** The embedded instance, for adapters that need it (pg-boss). */
   readonly pglite?: PGlite;
   readonly connectionString?: string;
@@ -37,6 +43,7 @@ pg.types.setTypeParser(INT8, parseInt8);
 
 class PostgresDb implements Db {
   readonly kind = 'postgres' as const;
+  readonly listenerName = `gateway-listener-${randomUUID()}`;
   private readonly pool: pg.Pool;
   private listener: pg.Client | undefined;
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();
@@ -102,7 +109,10 @@ class PostgresDb implements Db {
    * once it is back; it is re-established with backoff until close().
    */
   private async connectListener(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString });
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      application_name: this.listenerName,
+    });
     client.on('notification', (msg) => {
       for (const h of this.handlers.get(msg.channel) ?? []) h(msg.payload ?? '');
     });
@@ -156,6 +166,7 @@ class PostgresDb implements Db {
 class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
   readonly listening = true; // in-process: notifications cannot be lost
+  readonly listenerName = `gateway-listener-${randomUUID()}`;
   constructor(readonly pglite: PGlite) {}
 
   async query<T>(text: string, params?: readonly unknown[]): Promise<T[]> {
