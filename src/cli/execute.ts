@@ -17,20 +17,38 @@ export function usage(): string {
   return ['usage:', '  gateway serve', '  gateway worker', ...COMMANDS.map((c) => `  ${c.usage}`)].join('\n');
 }
 
+/** Bad usage found without touching the database (so it is exit 2 even when the database is down), or null. */
+export function checkUsage(argv: readonly string[]): Execution | null {
+  const command = findCommand(argv);
+  const json = argv.includes('--json');
+  if (!command) return failure(2, `unknown command "${argv.join(' ')}" (run gateway --help)`, json);
+  try {
+    parse(command, argv);
+    return null;
+  } catch (err) {
+    return failure(2, `${oneLine(err)} (usage: ${command.usage})`, json);
+  }
+}
+
+function parse(command: Command, argv: readonly string[]) {
+  const parsed = parseArgs({
+    args: argv.slice(command.path.length) as string[],
+    options: { ...command.options, json: { type: 'boolean' } },
+    allowPositionals: (command.positionals ?? 0) > 0,
+    strict: true,
+  });
+  if (parsed.positionals.length !== (command.positionals ?? 0))
+    throw new UsageError(`usage: ${command.usage}`);
+  return parsed;
+}
+
 /** Runs one operator command against `ctx`; used directly and inside a running server (embedded database). */
 export async function execute(argv: readonly string[], ctx: CommandContext): Promise<Execution> {
   const command = findCommand(argv);
   const json = argv.includes('--json');
   if (!command) return failure(2, `unknown command "${argv.join(' ')}" (run gateway --help)`, json);
   try {
-    const parsed = parseArgs({
-      args: argv.slice(command.path.length) as string[],
-      options: { ...command.options, json: { type: 'boolean' } },
-      allowPositionals: (command.positionals ?? 0) > 0,
-      strict: true,
-    });
-    if (parsed.positionals.length !== (command.positionals ?? 0))
-      throw new UsageError(`usage: ${command.usage}`);
+    const parsed = parse(command, argv);
     const outcome = await command.run(
       ctx,
       parsed.values as Record<string, string | boolean | undefined>,

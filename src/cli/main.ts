@@ -5,7 +5,7 @@ import { createLogger } from '../platform/logger.js';
 import { migrate } from '../platform/migrate.js';
 import { Queue } from '../platform/queue.js';
 import { closeOnSignals, startRuntime } from '../platform/runtime.js';
-import { type Execution, execute, failure, findCommand, usage } from './execute.js';
+import { checkUsage, type Execution, execute, failure, usage } from './execute.js';
 import { executeRemote } from './remote.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -15,10 +15,9 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (!first) return print(failure(2, 'no command given (run gateway --help)', false));
-  if (first !== 'serve' && first !== 'worker' && !findCommand(argv)) {
-    return print(
-      failure(2, `unknown command "${argv.join(' ')}" (run gateway --help)`, argv.includes('--json')),
-    );
+  if (first !== 'serve' && first !== 'worker') {
+    const bad = checkUsage(argv);
+    if (bad) return print(bad);
   }
   const config = loadConfig();
 
