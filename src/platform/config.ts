@@ -82,9 +82,12 @@ function devSecret(dataDir: string, file: string, bytes: number): string {
   const p = path.join(dataDir, file);
   if (existsSync(p)) return readFileSync(p, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
-  const value = randomBytes(bytes).toString('base64');
-  writeFileSync(p, value, { mode: 0o600 });
-  return value;
+  try {
+    writeFileSync(p, randomBytes(bytes).toString('base64'), { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err; // another process created it first
+  }
+  return readFileSync(p, 'utf8').trim();
 }
 
 function secretsKey(raw: string): Buffer {

@@ -186,6 +186,21 @@ describe('the allow-list on API-key requests', () => {
     expect((await balance(m, {}, proxied)).status).toBe(403);
   });
 
+  it('TRUST_PROXY takes CIDR ranges', async () => {
+    const ranged = await startServer({ env: { TRUST_PROXY: '127.0.0.0/30, ::1' } });
+    try {
+      const m = await createMerchant(ranged);
+      expect((await putIps(m, ['10.1.2.3'], ranged)).status).toBe(200);
+      const via = (localAddress: string) =>
+        balance(m, { headers: { 'x-forwarded-for': '10.1.2.3' }, localAddress }, ranged);
+      expect((await via('127.0.0.2')).status).toBe(200); // inside 127.0.0.0/30
+      expect((await via('127.0.0.3')).status).toBe(200);
+      expect((await via('127.0.0.4')).status).toBe(403); // outside
+    } finally {
+      await ranged.close();
+    }
+  });
+
   it('applies a saved list on the very next request', async () => {
     const m = await createMerchant(server);
     for (let i = 0; i < 5; i++) {

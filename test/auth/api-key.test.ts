@@ -93,6 +93,15 @@ describe('revocation', () => {
   });
 });
 
+describe('servers sharing a database', () => {
+  it('share the generated development secrets (same DATA_DIR per database in tests)', () => {
+    expect(second.runtime.platform.config.secretsKey.equals(server.runtime.platform.config.secretsKey)).toBe(
+      true,
+    );
+    expect(second.runtime.platform.config.postbackSecret).toBe(server.runtime.platform.config.postbackSecret);
+  });
+});
+
 describe('credential boundaries', () => {
   it('a panel session never opens /api/public/*, whatever else it carries', async () => {
     const res = await call('GET', `${server.url}/api/public/balance`, {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/platform/config.js';
@@ -31,7 +31,8 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     NODE_ENV: 'test',
     PORT: '0',
     HOST: '::',
-    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-test-')),
+    // One DATA_DIR per database: servers sharing a database share its generated dev secrets too.
+    DATA_DIR: dataDirFor(databaseUrl),
     DATABASE_URL: databaseUrl,
     ...options.env,
   };
@@ -47,6 +48,12 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
       await fresh?.drop();
     },
   };
+}
+
+function dataDirFor(databaseUrl: string): string {
+  const dir = path.join(tmpdir(), `gw-test-${new URL(databaseUrl).pathname.slice(1)}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }
 
 export interface ChildServer {
