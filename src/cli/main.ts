@@ -4,7 +4,6 @@ import { openDb } from '../platform/db.js';
 import { createLogger } from '../platform/logger.js';
 import { migrate } from '../platform/migrate.js';
 import { Queue } from '../platform/queue.js';
-import { closeOnSignals, startRuntime } from '../platform/runtime.js';
 import { checkUsage, type Execution, execute, failure, usage } from './execute.js';
 import { executeRemote } from './remote.js';
 
@@ -22,6 +21,8 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
 
   if (first === 'serve' || first === 'worker') {
+    // loaded only here: operator commands start faster without the HTTP stack
+    const { closeOnSignals, startRuntime } = await import('../platform/runtime.js');
     const runtime = startRuntime(config, { http: first === 'serve', workers: true });
     closeOnSignals(runtime);
     await runtime;
