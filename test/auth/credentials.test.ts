@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describePanelAuth } from '../support/auth-checks.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -163,3 +164,11 @@ describe('DELETE /api/credentials/{id}', () => {
     expect(bad.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
   });
 });
+
+describePanelAuth({ method: 'POST', path: '/api/credentials' }, () => server);
+describePanelAuth({ method: 'GET', path: '/api/credentials' }, () => server);
+describePanelAuth({ method: 'DELETE', path: (m) => `/api/credentials/${m.credentialId}` }, () => server);
+describePanelAuth({ method: 'GET', path: '/api/settings/allowed-ips' }, () => server);
+describePanelAuth({ method: 'PUT', path: '/api/settings/allowed-ips', body: { ips: [] } }, () => server);
+describePanelAuth({ method: 'POST', path: '/api/auth/logout' }, () => server);
+describePanelAuth({ method: 'GET', path: '/api/auth/me' }, () => server);

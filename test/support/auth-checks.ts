@@ -129,3 +129,68 @@ export function describeApiKeyAuth(route: ApiKeyRoute, server: () => TestServer)
     });
   });
 }
+
+export interface PanelRoute {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string | ((merchant: TestMerchant) => string);
+  body?: unknown;
+}
+
+const SHAPE_A = (code: string) => ({ success: false, error: { code, message: expect.any(String) } });
+
+/**
+ * Registers the checks every panel-session route must pass: no session, a forged session cookie and API
+ * keys alone → 401 UNAUTHORIZED (shape A); a state-changing request without X-CSRF-Token, or with another
+ * session's token → 403 FORBIDDEN (shape A).
+ */
+export function describePanelAuth(route: PanelRoute, server: () => TestServer): void {
+  describe(`${route.method} ${typeof route.path === 'string' ? route.path : '(path)'} needs a panel session`, () => {
+    let owner: TestMerchant;
+    let other: TestMerchant;
+    beforeAll(async () => {
+      owner = await createMerchant(server(), 'Panel Check Owner');
+      other = await createMerchant(server(), 'Panel Check Other');
+    });
+    const send = (headers: Record<string, string>) =>
+      call(
+        route.method,
+        `${server().url}${typeof route.path === 'string' ? route.path : route.path(owner)}`,
+        {
+          headers,
+          ...(route.body !== undefined ? { body: route.body } : {}),
+        },
+      );
+
+    it('401 without a session', async () => {
+      const res = await send({});
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(SHAPE_A('UNAUTHORIZED'));
+    });
+    it('401 with a forged session cookie', async () => {
+      const res = await send({
+        cookie: 'gw_session=forged-session-token-000000000000000000000',
+        'x-csrf-token': 'x',
+      });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(SHAPE_A('UNAUTHORIZED'));
+    });
+    it('401 with API keys alone', async () => {
+      const res = await send(owner.keys);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(SHAPE_A('UNAUTHORIZED'));
+    });
+    if (route.method !== 'GET') {
+      it('403 FORBIDDEN without X-CSRF-Token, or with another session’s token', async () => {
+        const variants: Record<string, string>[] = [
+          { cookie: owner.cookie },
+          { cookie: owner.cookie, 'x-csrf-token': other.csrf },
+        ];
+        for (const headers of variants) {
+          const res = await send(headers);
+          expect(res.status).toBe(403);
+          expect(res.body).toEqual(SHAPE_A('FORBIDDEN'));
+        }
+      });
+    }
+  });
+}
