@@ -48,7 +48,7 @@ export function apiKeyAuth(db: Db, cache: AuthCache) {
 
     const allowed = await cache.allowedIps(cred.accountId);
     if (allowed.size > 0) {
-      const source = canonicalIp(request.ip);
+      const source = canonicalIp(request.ip ?? '');
       if (!source || !allowed.has(source)) {
         throw new AppError(
           'IP_NOT_ALLOWED',
