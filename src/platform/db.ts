@@ -112,14 +112,22 @@ class PostgresDb implements Db {
     const client = new pg.Client({
       connectionString: this.connectionString,
       application_name: this.listenerName,
+      // a peer that vanished without closing the connection is noticed instead of silently missing NOTIFYs
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
     });
     client.on('notification', (msg) => {
       for (const h of this.handlers.get(msg.channel) ?? []) h(msg.payload ?? '');
     });
     client.on('error', () => this.listenerLost(client));
     client.on('end', () => this.listenerLost(client));
-    await client.connect();
-    for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
+    try {
+      await client.connect();
+      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
     this.listener = client;
   }
 
