@@ -1,0 +1,73 @@
+import type { Queryable } from '../platform/db.js';
+import { AppError, type ErrorCode } from '../platform/errors.js';
+
+export const IDEMPOTENCY_TTL_HOURS = 24;
+
+/** What a key already holds: a created withdrawal, or a business error, for one request hash. */
+export interface StoredOutcome {
+  requestHash: string;
+  withdrawalId: number | null;
+  error: { code: ErrorCode; message: string } | null;
+}
+
+/** Thrown when a concurrent request stored the key between our read and our write: run again, replay. */
+export class IdempotencyRace extends Error {}
+
+export function storedOutcome(row: {
+  request_hash: string | null;
+  withdrawal_id: number | null;
+  response_body: string | null;
+}): StoredOutcome | null {
+  if (!row.request_hash) return null;
+  return {
+    requestHash: row.request_hash,
+    withdrawalId: row.withdrawal_id,
+    error: row.response_body ? (JSON.parse(row.response_body) as StoredOutcome['error']) : null,
+  };
+}
+
+/** Stores the outcome in the caller's transaction; an expired record of the same key is replaced. */
+export async function storeOutcome(
+  tx: Queryable,
+  accountId: number,
+  key: string,
+  requestHash: string,
+  outcome: { withdrawalId: number } | { error: AppError },
+): Promise<void> {
+  const isError = 'error' in outcome;
+  const rows = await tx.query(
+    `INSERT INTO cashout_idempotency
+       (account_id, key, request_hash, status_code, withdrawal_id, response_body, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(hours => $7))
+     ON CONFLICT (account_id, key) DO UPDATE
+       SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
+           withdrawal_id = EXCLUDED.withdrawal_id, response_body = EXCLUDED.response_body,
+           expires_at = EXCLUDED.expires_at
+       WHERE cashout_idempotency.expires_at <= now()
+     RETURNING 1`,
+    [
+      accountId,
+      key,
+      requestHash,
+      isError ? outcome.error.status : 201,
+      isError ? null : outcome.withdrawalId,
+      isError ? JSON.stringify({ code: outcome.error.code, message: outcome.error.message }) : null,
+      IDEMPOTENCY_TTL_HOURS,
+    ],
+  );
+  if (rows.length === 0) throw new IdempotencyRace('idempotency key stored concurrently');
+}
+
+/** A different body under a key already used → 422; a stored error is answered again as it was. */
+export function replayCheck(stored: StoredOutcome, requestHash: string): void {
+  if (stored.requestHash !== requestHash) {
+    throw new AppError(
+      'IDEMPOTENCY_KEY_REUSED',
+      'This Idempotency-Key was already used with a different request body',
+    );
+  }
+  if (stored.error) throw new AppError(stored.error.code, stored.error.message);
+}
+
+export const inUse = () =>
+  new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed');
