@@ -4,6 +4,7 @@ import { CredentialService } from './auth/credentials.service.js';
 import { panelSession } from './auth/panel-session.js';
 import { authRoutes } from './auth/routes.js';
 import { SessionService } from './auth/sessions.js';
+import { CashoutCreator } from './cashouts/batcher.js';
 import { cashoutRoutes } from './cashouts/routes.js';
 import { ledgerRoutes } from './ledger/routes.js';
 import { payoutProviders } from './payouts/providers.js';
@@ -43,7 +44,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(authRoutes, { sessions, credentials, requireSession, secureCookies: config.production });
   await app.register(accountRoutes, { db, requireSession });
   await app.register(ledgerRoutes, { db, apiKey });
-  await app.register(cashoutRoutes, { db, queue, apiKey });
+  await app.register(cashoutRoutes, { db, apiKey, creator: new CashoutCreator(db, queue) });
   await app.register(payoutCallbackRoutes, { db, queue, providers });
   if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, queue, apiKey, providers });
 

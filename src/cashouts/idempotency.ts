@@ -1,4 +1,3 @@
-import type { Queryable } from '../platform/db.js';
 import { AppError, type ErrorCode } from '../platform/errors.js';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
@@ -24,38 +23,6 @@ export function storedOutcome(row: {
     withdrawalId: row.withdrawal_id,
     error: row.response_body ? (JSON.parse(row.response_body) as StoredOutcome['error']) : null,
   };
-}
-
-/** Stores the outcome in the caller's transaction; an expired record of the same key is replaced. */
-export async function storeOutcome(
-  tx: Queryable,
-  accountId: number,
-  key: string,
-  requestHash: string,
-  outcome: { withdrawalId: number } | { error: AppError },
-): Promise<void> {
-  const isError = 'error' in outcome;
-  const rows = await tx.query(
-    `INSERT INTO cashout_idempotency
-       (account_id, key, request_hash, status_code, withdrawal_id, response_body, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(hours => $7))
-     ON CONFLICT (account_id, key) DO UPDATE
-       SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
-           withdrawal_id = EXCLUDED.withdrawal_id, response_body = EXCLUDED.response_body,
-           expires_at = EXCLUDED.expires_at
-       WHERE cashout_idempotency.expires_at <= now()
-     RETURNING 1`,
-    [
-      accountId,
-      key,
-      requestHash,
-      isError ? outcome.error.status : 201,
-      isError ? null : outcome.withdrawalId,
-      isError ? JSON.stringify({ code: outcome.error.code, message: outcome.error.message }) : null,
-      IDEMPOTENCY_TTL_HOURS,
-    ],
-  );
-  if (rows.length === 0) throw new IdempotencyRace('idempotency key stored concurrently');
 }
 
 /** A different body under a key already used → 422; a stored error is answered again as it was. */

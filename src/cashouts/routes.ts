@@ -3,8 +3,8 @@ import { merchantOf } from '../auth/api-key.js';
 import type { Db } from '../platform/db.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
-import type { Queue } from '../platform/queue.js';
-import { createCashout, getCashout } from './cashouts.service.js';
+import type { CashoutCreator } from './batcher.js';
+import { getCashout } from './cashouts.service.js';
 import { keepRawJson } from './raw-json.js';
 import { parseCashoutRequest, parseIdempotencyKey } from './request.js';
 import * as S from './schemas.js';
@@ -12,7 +12,7 @@ import { creationView, lookupView } from './views.js';
 
 export interface CashoutRouteDeps {
   db: Db;
-  queue: Queue;
+  creator: CashoutCreator;
   apiKey: AuthHook;
 }
 
@@ -46,7 +46,7 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
       const { accountId } = merchantOf(request);
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const req = parseCashoutRequest(request.body, request.rawBody);
-      const { withdrawal, replayed } = await createCashout(deps.db, deps.queue, accountId, req, key);
+      const { withdrawal, replayed } = await deps.creator.create(accountId, req, key);
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send(creationView(withdrawal));
     },

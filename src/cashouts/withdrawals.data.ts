@@ -23,28 +23,6 @@ export interface WithdrawalRow {
   processed_at: Date | null;
 }
 
-export interface NewWithdrawal {
-  id: number;
-  uuid: string;
-  accountId: number;
-  amount: number;
-  feeFixed: number;
-  feeVariable: number;
-  netAmount: number;
-  pixKey: string;
-  pixKeyType: PixKeyType;
-}
-
-export async function insertWithdrawal(q: Queryable, w: NewWithdrawal): Promise<WithdrawalRow> {
-  const [row] = await q.query<WithdrawalRow>(
-    `INSERT INTO withdrawals
-       (id, uuid, account_id, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type, status)
-     VALUES ($9, $1, $2, $3, $4, $5, $6, $7, $8, 'PENDING') RETURNING *`,
-    [w.uuid, w.accountId, w.amount, w.feeFixed, w.feeVariable, w.netAmount, w.pixKey, w.pixKeyType, w.id],
-  );
-  return row!;
-}
-
 /** By uuid or numeric id; `accountId` scopes the lookup to one merchant (operator commands pass null). */
 export async function findWithdrawal(
   q: Queryable,
