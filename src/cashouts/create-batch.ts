@@ -78,14 +78,16 @@ export async function createBatch(
     const k = ctx.items[index]!;
     toStore.push(false);
     try {
-      if (item.key !== null && (!k.locked || seenKeys.has(item.key))) throw inUse();
-      if (item.key !== null) seenKeys.add(item.key);
+      if (item.key !== null && !k.locked) throw inUse();
       const stored = storedOutcome(k);
       if (stored) {
         replayCheck(stored, item.hash);
         outcomes.push({ replayOf: stored.withdrawalId! });
         return;
       }
+      // a fresh key used twice in one shared transaction: the first is still in flight
+      if (item.key !== null && seenKeys.has(item.key)) throw inUse();
+      if (item.key !== null) seenKeys.add(item.key);
       toStore[index] = item.key !== null;
       const fees = checkRules(ctx, item.req);
       if (item.req.amountCents > available) {
