@@ -24,6 +24,9 @@ export interface Created {
 
 export type ItemOutcome = Created | AppError;
 
+/** The optimistic read of the balance was overtaken by another transaction: run again with lockFirst. */
+export class StaleBalance extends Error {}
+
 interface AccountContext {
   cashout_fee_fixed: number;
   cashout_fee_percent_e4: number;
@@ -50,21 +53,26 @@ interface Accepted {
 }
 
 /**
- * Creates the cashouts of one account in ONE transaction (items are decided in order, as if sent one by
- * one). The merchant's available row is locked first (FOR UPDATE), so each item's balance check is exact;
- * the debit itself is still guarded in SQL. Order of checks per item: Idempotency-Key (in use 409, reused
- * 422, replay), switches (403), minimum/maximum (422), fees, balance (422).
+ * Creates the cashouts of one account in ONE transaction; items are decided in order, as if sent one by
+ * one. Order of checks per item: Idempotency-Key (in use 409, reused 422, replay), switches (403),
+ * minimum/maximum (422), fees, balance (422).
+ *
+ * Optimistic (default): the balance is read without a lock and the guarded debit is the last statement,
+ * so the hot balance row stays locked only for that statement and the commit. If the guard fails (another
+ * transaction spent the money meanwhile) the batch throws StaleBalance and is run again with
+ * `lockFirst`, which locks the balance row before deciding, so its decisions are exact.
  */
 export async function createBatch(
   tx: Queryable,
   queue: Queue,
   accountId: number,
   items: CashoutItem[],
+  lockFirst = false,
 ): Promise<ItemOutcome[]> {
-  let ctx = await loadContext(tx, accountId, items);
+  let ctx = await loadContext(tx, accountId, items, lockFirst);
   if (ctx && ctx.available === null) {
     await ensureMerchantLedger(tx, accountId);
-    ctx = await loadContext(tx, accountId, items);
+    ctx = await loadContext(tx, accountId, items, lockFirst);
   }
   if (!ctx) throw new AppError('UNAUTHORIZED', 'Unknown account');
 
@@ -116,20 +124,25 @@ export async function createBatch(
   });
 
   const rows = await insertWithdrawalsAndKeys(tx, accountId, items, outcomes, toStore, accepted);
-  await postBucketTransfers(tx, {
-    accountId,
-    from: 'available',
-    to: 'blocked',
-    kind: 'withdrawal.create',
-    refType: 'withdrawal',
-    items: accepted.map((a) => ({ refId: a.row.id, amount: a.row.amount })),
-    guardAvailable: true,
-  });
   await queue.sendMany(
     tx,
     'payouts.submit',
     accepted.map((a) => ({ withdrawalId: a.row.id })),
   );
+  try {
+    await postBucketTransfers(tx, {
+      accountId,
+      from: 'available',
+      to: 'blocked',
+      kind: 'withdrawal.create',
+      refType: 'withdrawal',
+      items: accepted.map((a) => ({ refId: a.row.id, amount: a.row.amount })),
+      guardAvailable: true,
+    });
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'INSUFFICIENT_BALANCE') throw new StaleBalance();
+    throw err;
+  }
 
   const byId = new Map(rows.map((r) => [r.id, r]));
   for (const a of accepted) outcomes[a.index] = { withdrawal: byId.get(a.row.id)!, replayed: false };
@@ -167,12 +180,12 @@ function checkRules(ctx: AccountContext, req: CashoutRequest) {
 
 /**
  * One round trip: the account's fees and switches, the global switch, the available balance (locked until
- * commit), and per item its key's lock and stored outcome plus the id its withdrawal will have.
+ * commit with `lock`), and per item its key's lock and stored outcome plus the id its withdrawal will have.
  */
-async function loadContext(tx: Queryable, accountId: number, items: CashoutItem[]) {
+async function loadContext(tx: Queryable, accountId: number, items: CashoutItem[], lock: boolean) {
   const [ctx] = await tx.query<AccountContext>(
     `WITH bal AS (
-       SELECT balance FROM ledger_accounts WHERE account_id = $1 AND bucket = 'available' FOR UPDATE),
+       SELECT balance FROM ledger_accounts WHERE account_id = $1 AND bucket = 'available' ${lock ? 'FOR UPDATE' : ''}),
      k AS (
        SELECT k.ord, k.key,
               CASE WHEN k.key IS NULL THEN true

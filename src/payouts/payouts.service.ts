@@ -6,43 +6,54 @@ import type { Queue } from '../platform/queue.js';
 import { type Headers, type PayoutProvider, ProviderUnavailable } from './provider.js';
 
 /**
- * Submits one PENDING withdrawal to the provider and moves it to PROCESSING. Safe to run again at any
- * point (job retries, a worker killed mid-way): the provider dedupes by reference (the withdrawal uuid),
- * and the move to PROCESSING is guarded. Errors propagate so the job is retried.
+ * Submits PENDING withdrawals to the provider and moves them to PROCESSING. Safe to run again at any point
+ * (job retries, a worker killed mid-way): the provider dedupes by reference (the withdrawal uuid), and the
+ * move to PROCESSING is guarded. Throws the first submission error after the others were handled, so the
+ * job is retried.
  */
-export async function submitPayout(
+export async function submitPayouts(
   db: Db,
   queue: Queue,
   provider: PayoutProvider,
-  withdrawalId: number,
+  withdrawalIds: number[],
 ): Promise<void> {
-  // Claim: from here the order may reach the provider, so a cancel is refused (state.ts checks this).
-  const [claimed] = await db.query<WithdrawalRow & { first_claim: boolean }>(
-    `WITH before AS (SELECT id, submitting_at FROM withdrawals WHERE id = $1 AND status = 'PENDING' FOR UPDATE)
+  // Claim: from here an order may reach the provider, so a cancel is refused (state.ts checks this).
+  const claimed = await db.query<WithdrawalRow & { first_claim: boolean }>(
+    `WITH before AS (
+       SELECT id, submitting_at FROM withdrawals WHERE id = ANY($1::bigint[]) AND status = 'PENDING'
+        ORDER BY id FOR UPDATE)
      UPDATE withdrawals w SET submitting_at = COALESCE(w.submitting_at, now())
        FROM before WHERE w.id = before.id
      RETURNING w.*, before.submitting_at IS NULL AS first_claim`,
-    [withdrawalId],
+    [withdrawalIds],
   );
-  if (!claimed) return; // already submitted, or cancelled
-  let externalId: string;
-  try {
-    ({ externalId } = await provider.submit({
-      reference: claimed.uuid,
-      amountCents: claimed.net_amount,
-      pixKey: claimed.pix_key,
-      pixKeyType: claimed.pix_key_type,
-    }));
-  } catch (err) {
-    // Certainly not received, and no earlier attempt may have reached it: cancellable again.
-    if (err instanceof ProviderUnavailable && claimed.first_claim) {
-      await db.query(`UPDATE withdrawals SET submitting_at = NULL WHERE id = $1 AND status = 'PENDING'`, [
-        withdrawalId,
-      ]);
+  const submitted: { id: number; externalId: string }[] = [];
+  let failure: unknown;
+  for (const w of claimed.sort((a, b) => a.id - b.id)) {
+    try {
+      const { externalId } = await provider.submit({
+        reference: w.uuid,
+        amountCents: w.net_amount,
+        pixKey: w.pix_key,
+        pixKeyType: w.pix_key_type,
+      });
+      submitted.push({ id: w.id, externalId });
+    } catch (err) {
+      failure ??= err;
+      // Certainly not received, and no earlier attempt may have reached it: cancellable again.
+      if (err instanceof ProviderUnavailable && w.first_claim) {
+        await db.query(`UPDATE withdrawals SET submitting_at = NULL WHERE id = $1 AND status = 'PENDING'`, [
+          w.id,
+        ]);
+      }
     }
-    throw err;
   }
-  await db.tx((tx) => transition(tx, queue, withdrawalId, 'submit', externalId));
+  if (submitted.length > 0) {
+    await db.tx(async (tx) => {
+      for (const s of submitted) await transition(tx, queue, s.id, 'submit', s.externalId);
+    });
+  }
+  if (failure) throw failure;
 }
 
 export interface CallbackOutcome {

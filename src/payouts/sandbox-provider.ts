@@ -23,13 +23,11 @@ export class SandboxPayoutProvider implements PayoutProvider {
   constructor(private readonly db: Db) {}
 
   async submit(order: PayoutOrder): Promise<{ externalId: string }> {
-    const [state] = await this.db.query<{ value: string }>(
-      `SELECT value FROM settings WHERE key = 'sandbox_payouts'`,
-    );
-    if (state?.value === 'down') throw new ProviderUnavailable('sandbox payout provider is unreachable');
+    // One round trip: record the payout (or count a repeat of its reference) unless the provider is down.
     const [row] = await this.db.query<{ external_id: string }>(
       `INSERT INTO sandbox_payouts (reference, external_id, amount, pix_key, pix_key_type)
-       VALUES ($1, $2, $3, $4, $5)
+       SELECT $1, $2, $3, $4, $5
+        WHERE (SELECT value FROM settings WHERE key = 'sandbox_payouts') IS DISTINCT FROM 'down'
        ON CONFLICT (reference) DO UPDATE SET submissions = sandbox_payouts.submissions + 1
        RETURNING external_id`,
       [
@@ -40,7 +38,8 @@ export class SandboxPayoutProvider implements PayoutProvider {
         order.pixKeyType,
       ],
     );
-    return { externalId: row!.external_id };
+    if (!row) throw new ProviderUnavailable('sandbox payout provider is unreachable');
+    return { externalId: row.external_id };
   }
 
   /** What the provider would POST to the callback URL for one of its payouts. */
