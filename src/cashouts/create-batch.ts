@@ -124,11 +124,11 @@ export async function createBatch(
   });
 
   const rows = await insertWithdrawalsAndKeys(tx, accountId, items, outcomes, toStore, accepted);
-  await queue.sendMany(
-    tx,
-    'payouts.submit',
-    accepted.map((a) => ({ withdrawalId: a.row.id })),
-  );
+  if (accepted.length > 0) {
+    // One payout job per shared transaction: the worker submits its withdrawals one by one.
+    const ids = accepted.map((a) => a.row.id);
+    await queue.send(tx, 'payouts.submit', { withdrawalId: ids[0]!, withdrawalIds: ids });
+  }
   try {
     await postBucketTransfers(tx, {
       accountId,

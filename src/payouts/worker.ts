@@ -9,8 +9,8 @@ import type { PayoutProvider } from './provider.js';
  */
 export async function startPayoutWorker(platform: Platform, provider: PayoutProvider): Promise<void> {
   const { db, queue, log } = platform;
-  await queue.work('payouts.submit', { batchSize: 16, localConcurrency: 1 }, async (jobs) => {
-    const ids = jobs.map((j) => j.data.withdrawalId);
+  await queue.work('payouts.submit', { batchSize: 4, localConcurrency: 1 }, async (jobs) => {
+    const ids = jobs.flatMap((j) => j.data.withdrawalIds ?? [j.data.withdrawalId]);
     try {
       await submitPayouts(db, queue, provider, ids);
     } catch (err) {

@@ -64,20 +64,6 @@ export class Queue {
     });
   }
 
-  /** Enqueue several jobs of one kind inside `tx`, in one statement. */
-  async sendMany<N extends JobName>(tx: Queryable, name: N, data: JobPayloads[N][]): Promise<void> {
-    if (data.length === 0) return;
-    await this.boss.insert(
-      name,
-      data.map((d) => ({ data: d as object })),
-      {
-        db: {
-          executeSql: async (text: string, values?: unknown[]) => ({ rows: await tx.query(text, values) }),
-        },
-      },
-    );
-  }
-
   async work<N extends JobName>(
     name: N,
     options: WorkOptions,

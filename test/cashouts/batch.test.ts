@@ -46,10 +46,11 @@ it('decides each cashout of a shared transaction on its own, in order', async ()
   ]);
   expect(await getBalance(db, m.accountId)).toEqual({ available: 0, blocked: 50_000, total: 50_000 });
   expect((await verifyLedger(db)).ok).toBe(true);
-  const jobs = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'payouts.submit'`,
+  const jobs = await db.query<{ data: { withdrawalIds: number[] } }>(
+    `SELECT data FROM pgboss.job WHERE name = 'payouts.submit'`,
   );
-  expect(jobs[0]!.n).toBe(3);
+  const created = outcomes.flatMap((o) => (o instanceof AppError ? [] : [o.withdrawal.id]));
+  expect(jobs.map((j) => j.data.withdrawalIds)).toEqual([created]); // one payout job per shared transaction
 
   // replays come back as stored, in a later shared transaction
   const again = await db.tx((tx) =>
