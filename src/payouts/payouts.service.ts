@@ -78,8 +78,15 @@ export async function handlePayoutCallback(
     [report.reference, provider.name],
   );
   if (!row) throw notFound(`No withdrawal with reference ${report.reference}`);
-  const result = await db.tx((tx) =>
-    transition(tx, queue, row.id, report.result === 'COMPLETED' ? 'complete' : 'reject', report.externalId),
-  );
+  const name = report.result === 'COMPLETED' ? 'complete' : 'reject';
+  const result = await db.tx(async (tx) => {
+    const first = await transition(tx, queue, row.id, name, report.externalId);
+    const current = first.withdrawal;
+    if (first.changed || current?.status !== 'PENDING' || !current.submitting_at) return first;
+    // The provider reports on an order whose submission we have not recorded yet (its callback overtook
+    // our commit): it did receive it, so record PROCESSING first, then the result.
+    await transition(tx, queue, row.id, 'submit', report.externalId);
+    return transition(tx, queue, row.id, name, report.externalId);
+  });
   return { withdrawal: result.withdrawal!, changed: result.changed };
 }
