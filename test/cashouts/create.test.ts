@@ -286,3 +286,27 @@ describe('GET /api/public/cashout/{id}', () => {
     }
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the cashout routes with every response status', async () => {
+    const res = await call<{ paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }>(
+      'GET',
+      `${server.url}/openapi.json`,
+    );
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.paths['/api/public/cashout']!.post!.responses).sort()).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '409',
+      '422',
+      '500',
+    ]);
+    expect(res.body.paths['/api/public/cashout/{id}']!.get!.responses).toHaveProperty('404');
+    expect(res.body.paths['/api/sandbox/cashouts/{id}/result']!.post!.responses).toHaveProperty('409');
+    expect(res.body.paths['/api/providers/{provider}/payouts/callback']!.post!.responses).toHaveProperty(
+      '401',
+    );
+  });
+});
