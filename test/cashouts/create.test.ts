@@ -71,6 +71,12 @@ describe('POST /api/public/cashout: success', () => {
         `{"amount": ${text}, "pixKey": "52998224725"}`,
       );
     expect((await raw('100.10')).body).toMatchObject({ amount: '100.10' });
+    const charset = await send(
+      url(),
+      { ...m.keys, 'content-type': 'application/json; charset=utf-8' },
+      '{"amount": 100.20, "pixKey": "52998224725"}',
+    );
+    expect(charset.body).toMatchObject({ amount: '100.20' });
     expect((await raw('100.120')).body).toMatchObject({ amount: '100.12' });
     expect((await raw('1.5e2')).body).toMatchObject({ amount: '150.00' });
     const tooPrecise = await raw('100.000000000000000001');
