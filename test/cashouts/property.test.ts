@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CashoutCreator } from '../../src/cashouts/batcher.js';
 import { createCashout } from '../../src/cashouts/cashouts.service.js';
 import { type Transition, transition } from '../../src/cashouts/state.js';
 import { getBalance } from '../../src/ledger/ledger.js';
@@ -42,6 +43,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 it('keeps the ledger balanced and total = available + blocked under random interleavings', async () => {
   const { db, queue } = server.runtime.platform;
+  const creator = new CashoutCreator(db, queue);
   await fc.assert(
     fc.asyncProperty(
       fc.array(fc.array(op, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 6 }),
@@ -54,13 +56,13 @@ it('keeps the ledger balanced and total = available + blocked under random inter
               if (o.kind === 'credit') return fundMerchant(db, merchants[o.merchant]!.accountId, o.cents);
               if (o.kind === 'cashout') {
                 try {
-                  const { withdrawal } = await createCashout(
-                    db,
-                    queue,
-                    merchants[o.merchant]!.accountId,
-                    { amountCents: o.cents, pixKey: '52998224725', pixKeyType: 'CPF' },
-                    null,
-                  );
+                  const req = { amountCents: o.cents, pixKey: '52998224725', pixKeyType: 'CPF' as const };
+                  const accountId = merchants[o.merchant]!.accountId;
+                  // merchant 0 through shared transactions (as HTTP does), merchant 1 one transaction each
+                  const { withdrawal } =
+                    o.merchant === 0
+                      ? await creator.create(accountId, req, null)
+                      : await createCashout(db, queue, accountId, req, null);
                   ids.push(withdrawal.id);
                 } catch (err) {
                   if (!(err instanceof AppError) || err.code !== 'INSUFFICIENT_BALANCE') throw err;
