@@ -1,3 +1,4 @@
+import type { Queryable } from '../platform/db.js';
 import { AppError, type ErrorCode } from '../platform/errors.js';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
@@ -38,3 +39,22 @@ export function replayCheck(stored: StoredOutcome, requestHash: string): void {
 
 export const inUse = () =>
   new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed');
+
+const CLEANUP_EVERY_MS = 15 * 60_000;
+
+/** Deletes up to 10,000 expired keys (an expired key is already ignored; this keeps the table small). */
+export async function deleteExpiredKeys(db: Queryable): Promise<number> {
+  const rows = await db.query(
+    `DELETE FROM cashout_idempotency WHERE ctid IN (
+       SELECT ctid FROM cashout_idempotency WHERE expires_at < now() LIMIT 10000)
+     RETURNING 1`,
+  );
+  return rows.length;
+}
+
+export function startIdempotencyCleanup(db: Queryable, onError: (err: unknown) => void): void {
+  const timer = setInterval(() => {
+    deleteExpiredKeys(db).catch(onError);
+  }, CLEANUP_EVERY_MS);
+  timer.unref();
+}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setApiWithdrawals } from '../../src/accounts/settings.service.js';
+import { deleteExpiredKeys } from '../../src/cashouts/idempotency.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { fundMerchant } from '../support/ledger.js';
@@ -138,6 +139,12 @@ describe('Idempotency-Key on POST /api/public/cashout', () => {
     const second = await post({ amount: 150, pixKey: '52998224725' }, key);
     expect(second.status).toBe(201);
     expect(second.body.uuid).not.toBe(first.body.uuid);
+    const { db } = server.runtime.platform;
+    await db.query(`UPDATE cashout_idempotency SET expires_at = now() - interval '1 second' WHERE key = $1`, [
+      key,
+    ]);
+    expect(await deleteExpiredKeys(db)).toBeGreaterThanOrEqual(1);
+    expect(await db.query('SELECT 1 FROM cashout_idempotency WHERE key = $1', [key])).toEqual([]);
   });
 });
 
