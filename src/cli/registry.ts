@@ -1,4 +1,5 @@
 import { accountCommands } from '../accounts/cli.js';
+import { cashoutCommands } from '../cashouts/cli.js';
 import { ledgerCommands } from '../ledger/cli.js';
 import { migrate } from '../platform/migrate.js';
 import type { Command } from './command.js';
@@ -17,4 +18,9 @@ const migrateCommand: Command = {
 };
 
 /** Every operator command except `serve` and `worker`, which start processes. */
-export const COMMANDS: Command[] = [migrateCommand, ...accountCommands, ...ledgerCommands];
+export const COMMANDS: Command[] = [
+  migrateCommand,
+  ...accountCommands,
+  ...ledgerCommands,
+  ...cashoutCommands,
+];

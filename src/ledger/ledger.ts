@@ -109,3 +109,68 @@ export async function getBalance(q: Queryable, accountId: number): Promise<Balan
   const blocked = rows.find((r) => r.bucket === 'blocked')?.balance ?? 0;
   return { available, blocked, total: available + blocked };
 }
+
+/**
+ * Many transfers between two buckets of one merchant (e.g. available → blocked for a batch of cashouts), in
+ * one statement: one balanced entry per item, both maintained balances moved by the total (a guarded
+ * debit when `guardAvailable`). Same effect as one postEntry per item; refuses with INSUFFICIENT_BALANCE
+ * as a whole if the guard fails, before anything is written.
+ */
+export async function postBucketTransfers(
+  tx: Queryable,
+  transfer: {
+    accountId: number;
+    from: Bucket;
+    to: Bucket;
+    kind: string;
+    refType: string;
+    items: { refId: number; amount: number }[];
+    guardAvailable?: boolean;
+  },
+): Promise<void> {
+  const items = transfer.items.filter((i) => i.amount !== 0);
+  if (items.length === 0) return;
+  if (items.some((i) => !Number.isSafeInteger(i.amount) || i.amount < 0)) {
+    throw new Error('transfer amounts must be positive integer cents');
+  }
+  const total = items.reduce((acc, i) => acc + i.amount, 0);
+  const guarded = transfer.guardAvailable && transfer.from === 'available';
+  // Balance rows are updated in the fixed order (bucket name) postEntry uses, so the two cannot deadlock.
+  const [first, second] = [transfer.from, transfer.to].sort();
+  const [row] = await tx.query<{ moved: boolean }>(
+    `WITH b1 AS (
+       UPDATE ledger_accounts SET balance = balance + CASE WHEN bucket = $3 THEN -$5::bigint ELSE $5::bigint END
+        WHERE account_id = $1 AND bucket = $8 ${guarded ? 'AND (bucket <> $3 OR balance >= $5::bigint)' : ''}
+        RETURNING id, bucket),
+     b2 AS (
+       UPDATE ledger_accounts SET balance = balance + CASE WHEN bucket = $3 THEN -$5::bigint ELSE $5::bigint END
+        WHERE account_id = $1 AND bucket = $9 AND EXISTS (SELECT 1 FROM b1)
+        RETURNING id, bucket),
+     moved AS (SELECT * FROM b1 UNION ALL SELECT * FROM b2),
+     e AS (
+       INSERT INTO journal_entries (kind, ref_type, ref_id)
+       SELECT $2, $4, r FROM unnest($6::bigint[]) AS r WHERE (SELECT count(*) FROM moved) = 2
+       RETURNING id, ref_id),
+     p AS (
+       INSERT INTO postings (entry_id, ledger_account_id, amount)
+       SELECT e.id, m.id, CASE WHEN m.bucket = $3 THEN -v.amount ELSE v.amount END
+         FROM e JOIN unnest($6::bigint[], $7::bigint[]) AS v(ref_id, amount) ON v.ref_id = e.ref_id
+        CROSS JOIN moved m)
+     SELECT (SELECT count(*) FROM moved) = 2 AS moved`,
+    [
+      transfer.accountId,
+      transfer.kind,
+      transfer.from,
+      transfer.refType,
+      total,
+      items.map((i) => i.refId),
+      items.map((i) => i.amount),
+      first,
+      second,
+    ],
+  );
+  if (!row?.moved) {
+    if (guarded) throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient available balance');
+    throw new Error(`merchant ${transfer.accountId} has no ${transfer.from}/${transfer.to} ledger accounts`);
+  }
+}

@@ -3,7 +3,8 @@
  * Domains add their jobs here; workers register handlers by these names.
  */
 export interface JobPayloads {
-  'payouts.submit': { withdrawalId: number };
+  /** withdrawalIds: every withdrawal created by one shared transaction (withdrawalId is the first). */
+  'payouts.submit': { withdrawalId: number; withdrawalIds?: number[] };
   /** A notification fact was recorded: create its deliveries (webhooks, postback). */
   'notifications.fanout': { eventId: string };
 }

@@ -44,6 +44,9 @@ export class Queue {
         retryBackoff: policy.retryBackoff,
         expireInSeconds: policy.expireInSeconds,
       });
+      // Warm pg-boss's queue cache now, outside any transaction: a cache miss inside send(tx, ...) reads
+      // through pg-boss's own connection, which on PGlite (one connection) waits for that very transaction.
+      await boss.getJobById(name, '00000000-0000-4000-8000-000000000000');
     }
     return new Queue(boss);
   }

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import { postEntry } from '../../src/ledger/ledger.js';
+import { type BenchServer, benchMerchant, measure, printRow } from '../lib.js';
+
+/**
+ * POST /api/public/cashout (distinct Idempotency-Key per request, a merchant with ample balance) vs one raw
+ * transaction of the same shape (update one balance row, insert one row) on the same pool.
+ */
+export async function run(server: BenchServer): Promise<void> {
+  const merchant = await benchMerchant(server.db);
+  await server.db.tx((tx) =>
+    postEntry(tx, {
+      kind: 'bench.fund',
+      refType: 'bench',
+      refId: merchant.accountId,
+      postings: [
+        { target: { system: 'processor' }, amount: -1_000_000_000_000 },
+        { target: { accountId: merchant.accountId, bucket: 'available' }, amount: 1_000_000_000_000 },
+      ],
+    }),
+  );
+  const baseline = await measure({ url: `${server.url}/bench/tx`, method: 'POST' });
+  const prefix = randomBytes(4).toString('hex');
+  let n = 0;
+  const target = await measure({
+    url: server.url,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/public/cashout',
+        headers: { ...merchant.keys, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: 100, pixKey: '52998224725' }),
+        setupRequest: (req) => ({
+          ...req,
+          headers: { ...req.headers, 'idempotency-key': `bench-${prefix}-${n++}` },
+        }),
+      },
+    ],
+  });
+  printRow({
+    name: 'POST /api/public/cashout (distinct Idempotency-Key each)',
+    target,
+    baselineName: 'POST /bench/tx (UPDATE one balance + INSERT one row)',
+    baseline,
+    goal: 0.6,
+  });
+}

@@ -1,0 +1,21 @@
+import type { Db } from '../platform/db.js';
+import { conflict, notFound } from '../platform/errors.js';
+import type { PublicId } from '../platform/ids.js';
+import type { Queue } from '../platform/queue.js';
+import { transition } from './state.js';
+import { findWithdrawal, type WithdrawalRow } from './withdrawals.data.js';
+
+/** Operator cancel of a PENDING withdrawal: funds back to available, CANCELLED, withdrawal.canceled. */
+export async function cancelCashout(db: Db, queue: Queue, id: PublicId): Promise<WithdrawalRow> {
+  const found = await findWithdrawal(db, id, null);
+  if (!found) throw notFound(`no withdrawal ${id.kind === 'uuid' ? id.uuid : id.id}`);
+  const result = await db.tx((tx) => transition(tx, queue, found.id, 'cancel'));
+  if (result.changed) return result.withdrawal;
+  const current = result.withdrawal ?? found;
+  if (current.status === 'PENDING') {
+    throw conflict(
+      `withdrawal ${current.id} is being submitted to the payout provider and can no longer be cancelled`,
+    );
+  }
+  throw conflict(`withdrawal ${current.id} is ${current.status}; only a PENDING withdrawal can be cancelled`);
+}

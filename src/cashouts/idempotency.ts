@@ -1,0 +1,60 @@
+import type { Queryable } from '../platform/db.js';
+import { AppError, type ErrorCode } from '../platform/errors.js';
+
+export const IDEMPOTENCY_TTL_HOURS = 24;
+
+/** What a key already holds: a created withdrawal, or a business error, for one request hash. */
+export interface StoredOutcome {
+  requestHash: string;
+  withdrawalId: number | null;
+  error: { code: ErrorCode; message: string } | null;
+}
+
+/** Thrown when a concurrent request stored the key between our read and our write: run again, replay. */
+export class IdempotencyRace extends Error {}
+
+export function storedOutcome(row: {
+  request_hash: string | null;
+  withdrawal_id: number | null;
+  response_body: string | null;
+}): StoredOutcome | null {
+  if (!row.request_hash) return null;
+  return {
+    requestHash: row.request_hash,
+    withdrawalId: row.withdrawal_id,
+    error: row.response_body ? (JSON.parse(row.response_body) as StoredOutcome['error']) : null,
+  };
+}
+
+/** A different body under a key already used → 422; a stored error is answered again as it was. */
+export function replayCheck(stored: StoredOutcome, requestHash: string): void {
+  if (stored.requestHash !== requestHash) {
+    throw new AppError(
+      'IDEMPOTENCY_KEY_REUSED',
+      'This Idempotency-Key was already used with a different request body',
+    );
+  }
+  if (stored.error) throw new AppError(stored.error.code, stored.error.message);
+}
+
+export const inUse = () =>
+  new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed');
+
+const CLEANUP_EVERY_MS = 15 * 60_000;
+
+/** Deletes up to 10,000 expired keys (an expired key is already ignored; this keeps the table small). */
+export async function deleteExpiredKeys(db: Queryable): Promise<number> {
+  const rows = await db.query(
+    `DELETE FROM cashout_idempotency WHERE ctid IN (
+       SELECT ctid FROM cashout_idempotency WHERE expires_at < now() LIMIT 10000)
+     RETURNING 1`,
+  );
+  return rows.length;
+}
+
+export function startIdempotencyCleanup(db: Queryable, onError: (err: unknown) => void): void {
+  const timer = setInterval(() => {
+    deleteExpiredKeys(db).catch(onError);
+  }, CLEANUP_EVERY_MS);
+  timer.unref();
+}

@@ -1,0 +1,70 @@
+import type { FastifyRequest } from 'fastify';
+import type { Http } from '../platform/http.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request body exactly as received (routes that need the bytes: amounts, signatures). */
+    rawBody?: string;
+  }
+}
+
+/**
+ * Replaces the JSON parser inside one encapsulated plugin with one that keeps the body text, so money is
+ * parsed from the decimal text the client sent (JSON.parse has already rounded it to a float) and
+ * signatures are checked over the exact bytes.
+ */
+export function keepRawJson(app: Http): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, value?: unknown) => void) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8');
+      request.rawBody = text;
+      if (text.trim() === '') return done(null, undefined);
+      try {
+        done(null, JSON.parse(text));
+      } catch {
+        const err = new Error('Body is not valid JSON') as Error & { statusCode: number };
+        err.statusCode = 400;
+        done(err);
+      }
+    },
+  );
+}
+
+/**
+ * The literal text of every number that is a direct member of the top-level object, e.g.
+ * `{"amount": 100.10}` → amount → "100.10". Runs on text JSON.parse already accepted.
+ */
+export function topLevelNumberTexts(json: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let depth = 0;
+  let key: string | undefined;
+  let inValue = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i]!;
+    if (c === '"') {
+      const end = stringEnd(json, i);
+      if (depth === 1 && !inValue) key = JSON.parse(json.slice(i, end + 1)) as string;
+      i = end;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+    else if (depth === 1 && c === ':') inValue = true;
+    else if (depth === 1 && c === ',') inValue = false;
+    else if (depth === 1 && inValue && key !== undefined && (c === '-' || (c >= '0' && c <= '9'))) {
+      const m = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(json.slice(i, i + 400));
+      if (m) {
+        out.set(key, m[0]);
+        i += m[0].length - 1;
+      }
+    }
+  }
+  return out;
+}
+
+function stringEnd(json: string, start: number): number {
+  let j = start + 1;
+  while (j < json.length && json[j] !== '"') j += json[j] === '\\' ? 2 : 1;
+  return j;
+}

@@ -1,0 +1,72 @@
+import { Type } from 'typebox';
+import { merchantOf } from '../auth/api-key.js';
+import type { Db } from '../platform/db.js';
+import type { AuthHook, Http } from '../platform/http.js';
+import { parsePublicId } from '../platform/ids.js';
+import type { CashoutCreator } from './batcher.js';
+import { getCashout } from './cashouts.service.js';
+import { keepRawJson } from './raw-json.js';
+import { parseCashoutRequest, parseIdempotencyKey } from './request.js';
+import * as S from './schemas.js';
+import { creationView, lookupView } from './views.js';
+
+export interface CashoutRouteDeps {
+  db: Db;
+  creator: CashoutCreator;
+  apiKey: AuthHook;
+}
+
+const security = [{ publicKey: [], privateKey: [] }];
+
+export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<void> {
+  keepRawJson(app);
+
+  app.post(
+    '/api/public/cashout',
+    {
+      config: { errorShape: 'D' },
+      onRequest: deps.apiKey,
+      schema: {
+        tags: ['public'],
+        security,
+        headers: S.IdempotencyHeaders,
+        body: S.CashoutBody,
+        response: {
+          201: S.WithdrawalCreated,
+          400: S.ShapeD,
+          401: S.ShapeD,
+          403: Type.Union([S.ShapeC, S.ShapeB]),
+          409: S.ShapeC,
+          422: S.ShapeC,
+          500: S.ShapeD,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { accountId } = merchantOf(request);
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const req = parseCashoutRequest(request.body, request.rawBody);
+      const { withdrawal, replayed } = await deps.creator.create(accountId, req, key);
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send(creationView(withdrawal));
+    },
+  );
+
+  app.get(
+    '/api/public/cashout/:id',
+    {
+      config: { errorShape: 'D' },
+      onRequest: deps.apiKey,
+      schema: {
+        tags: ['public'],
+        security,
+        params: S.IdParam,
+        response: { 200: S.WithdrawalLookup, 401: S.ShapeD, 403: S.ShapeB, 404: S.ShapeD, 500: S.ShapeD },
+      },
+    },
+    async (request) => {
+      const row = await getCashout(deps.db, merchantOf(request).accountId, parsePublicId(request.params.id));
+      return lookupView(row);
+    },
+  );
+}

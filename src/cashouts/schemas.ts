@@ -1,0 +1,43 @@
+import { Type } from 'typebox';
+import { PIX_KEY_TYPES } from './pix-key.js';
+
+const Reais = Type.String({ pattern: '^-?\\d+\\.\\d{2}$', description: 'Reais, two decimals' });
+const Fees = Type.Object({ fixed: Reais, variable: Reais, total: Reais });
+
+const withdrawalFields = {
+  id: Type.Integer(),
+  uuid: Type.String({ format: 'uuid' }),
+  amount: Reais,
+  netAmount: Reais,
+  pixKey: Type.String(),
+  pixKeyType: Type.String({ enum: [...PIX_KEY_TYPES] }),
+  status: Type.String({ enum: ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'] }),
+  createdAt: Type.String({ format: 'date-time' }),
+};
+
+/** Creation form: no updatedAt. Key order follows the spec's table. */
+export const WithdrawalCreated = Type.Object({ ...withdrawalFields, fees: Fees });
+export const WithdrawalLookup = Type.Object({
+  ...withdrawalFields,
+  updatedAt: Type.String({ format: 'date-time' }),
+  fees: Fees,
+});
+
+// amount is checked by the domain from the JSON text (no float rounding); the schema only admits the types.
+export const CashoutBody = Type.Object({
+  amount: Type.Union([Type.Number(), Type.String({ maxLength: 64 })], {
+    description: 'Reais, at most two decimals; 100.00 to 100000.00',
+  }),
+  pixKey: Type.String({ maxLength: 1000, description: '8 to 77 characters, valid for its type' }),
+  pixKeyType: Type.Optional(Type.String({ description: `${PIX_KEY_TYPES.join(', ')}; default CPF` })),
+});
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ description: '1–255 visible ASCII characters; kept 24 h' })),
+});
+
+export const IdParam = Type.Object({ id: Type.String({ description: 'Withdrawal uuid or numeric id' }) });
+
+export const ShapeB = Type.Object({ message: Type.String(), code: Type.String() });
+export const ShapeC = Type.Object({ message: Type.String(), errorType: Type.String() });
+export const ShapeD = Type.Object({ message: Type.String(), error: Type.String() });

@@ -1,0 +1,128 @@
+import { type Posting, postEntry } from '../ledger/ledger.js';
+import type { Queryable } from '../platform/db.js';
+import type { Queue } from '../platform/queue.js';
+import type { EventName } from '../webhooks/events.js';
+import { recordNotification } from '../webhooks/outbox.js';
+import { withdrawalNotificationBody } from './views.js';
+import type { WithdrawalRow, WithdrawalStatus } from './withdrawals.data.js';
+
+/**
+ * The withdrawal state machine, in one place. Creation (→ PENDING) is in cashouts.service; every later
+ * move goes through `transition`: a guarded UPDATE (the row must still be in `from`), its ledger entry
+ * and its notification fact, all in the caller's transaction.
+ *
+ *   PENDING    --submit-->   PROCESSING  (sent to the payout provider)       withdrawal.pending
+ *   PROCESSING --complete--> COMPLETED   (blocked leaves the account)        withdrawal.completed
+ *   PROCESSING --reject-->   FAILED      (blocked back to available)         withdrawal.rejected (REJECTED)
+ *   PENDING    --cancel-->   CANCELLED   (blocked back to available)         withdrawal.canceled
+ */
+export type Transition = 'submit' | 'complete' | 'reject' | 'cancel';
+
+interface Rule {
+  from: WithdrawalStatus;
+  to: WithdrawalStatus;
+  event: EventName;
+  /** The status the notification carries (a rejection reads REJECTED there, FAILED on the resource). */
+  notified: string;
+  processed: boolean;
+  postings: ((w: WithdrawalRow) => Posting[]) | null;
+}
+
+const release = (w: WithdrawalRow): Posting[] => [
+  { target: { accountId: w.account_id, bucket: 'blocked' }, amount: -w.amount },
+  { target: { accountId: w.account_id, bucket: 'available' }, amount: w.amount },
+];
+
+export const RULES: Record<Transition, Rule> = {
+  submit: {
+    from: 'PENDING',
+    to: 'PROCESSING',
+    event: 'withdrawal.pending',
+    notified: 'PROCESSING',
+    processed: false,
+    postings: null,
+  },
+  complete: {
+    from: 'PROCESSING',
+    to: 'COMPLETED',
+    event: 'withdrawal.completed',
+    notified: 'COMPLETED',
+    processed: true,
+    postings: (w) => [
+      { target: { accountId: w.account_id, bucket: 'blocked' }, amount: -w.amount },
+      { target: { system: 'payouts' }, amount: w.net_amount },
+      { target: { system: 'fees' }, amount: w.fee_fixed + w.fee_variable },
+    ],
+  },
+  reject: {
+    from: 'PROCESSING',
+    to: 'FAILED',
+    event: 'withdrawal.rejected',
+    notified: 'REJECTED',
+    processed: true,
+    postings: release,
+  },
+  cancel: {
+    from: 'PENDING',
+    to: 'CANCELLED',
+    event: 'withdrawal.canceled',
+    notified: 'CANCELLED',
+    processed: false,
+    postings: release,
+  },
+};
+
+export type TransitionResult =
+  | { changed: true; withdrawal: WithdrawalRow }
+  | { changed: false; withdrawal: WithdrawalRow | null };
+
+/**
+ * Applies `transition` to withdrawal `id` if it is still in the rule's `from` status; otherwise changes
+ * nothing (a repeated or late provider callback, a cancel that lost a race) and returns the current row.
+ * A cancel also requires that no provider submission is in flight (submitting_at unset).
+ */
+export async function transition(
+  tx: Queryable,
+  queue: Queue,
+  id: number,
+  name: Transition,
+  externalId: string | null = null,
+): Promise<TransitionResult> {
+  const rule = RULES[name];
+  const [row] = await tx.query<WithdrawalRow & { user_name: string; user_email: string }>(
+    `WITH w AS (
+       UPDATE withdrawals
+          SET status = $2, updated_at = now(),
+              processed_at = CASE WHEN $4 THEN now() ELSE processed_at END,
+              external_id = COALESCE($5, external_id)
+        WHERE id = $1 AND status = $3 ${name === 'cancel' ? 'AND submitting_at IS NULL' : ''}
+        RETURNING *)
+     SELECT w.*, a.name AS user_name, a.email AS user_email FROM w JOIN accounts a ON a.id = w.account_id`,
+    [id, rule.to, rule.from, rule.processed, externalId],
+  );
+  if (!row) {
+    const [current] = await tx.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE id = $1', [id]);
+    return { changed: false, withdrawal: current ?? null };
+  }
+  const { user_name, user_email, ...withdrawal } = row;
+  if (rule.postings) {
+    await postEntry(tx, {
+      kind: `withdrawal.${name}`,
+      refType: 'withdrawal',
+      refId: withdrawal.id,
+      postings: rule.postings(withdrawal),
+    });
+  }
+  await recordNotification(tx, queue, {
+    accountId: withdrawal.account_id,
+    event: rule.event,
+    subjectType: 'withdrawal',
+    subjectId: withdrawal.id,
+    webhookBody: withdrawalNotificationBody(withdrawal, rule.notified, {
+      id: withdrawal.account_id,
+      name: user_name,
+      email: user_email,
+    }),
+  });
+  return { changed: true, withdrawal };
+}

@@ -1,0 +1,92 @@
+import { transition } from '../cashouts/state.js';
+import type { WithdrawalRow } from '../cashouts/withdrawals.data.js';
+import type { Db } from '../platform/db.js';
+import { notFound } from '../platform/errors.js';
+import type { Queue } from '../platform/queue.js';
+import { type Headers, type PayoutProvider, ProviderUnavailable } from './provider.js';
+
+/**
+ * Submits PENDING withdrawals to the provider and moves them to PROCESSING. Safe to run again at any point
+ * (job retries, a worker killed mid-way): the provider dedupes by reference (the withdrawal uuid), and the
+ * move to PROCESSING is guarded. Throws the first submission error after the others were handled, so the
+ * job is retried.
+ */
+export async function submitPayouts(
+  db: Db,
+  queue: Queue,
+  provider: PayoutProvider,
+  withdrawalIds: number[],
+): Promise<void> {
+  // Claim: from here an order may reach the provider, so a cancel is refused (state.ts checks this).
+  const claimed = await db.query<WithdrawalRow & { first_claim: boolean }>(
+    `WITH before AS (
+       SELECT id, submitting_at FROM withdrawals WHERE id = ANY($1::bigint[]) AND status = 'PENDING'
+        ORDER BY id FOR UPDATE)
+     UPDATE withdrawals w SET submitting_at = COALESCE(w.submitting_at, now())
+       FROM before WHERE w.id = before.id
+     RETURNING w.*, before.submitting_at IS NULL AS first_claim`,
+    [withdrawalIds],
+  );
+  const submitted: { id: number; externalId: string }[] = [];
+  let failure: unknown;
+  for (const w of claimed.sort((a, b) => a.id - b.id)) {
+    try {
+      const { externalId } = await provider.submit({
+        reference: w.uuid,
+        amountCents: w.net_amount,
+        pixKey: w.pix_key,
+        pixKeyType: w.pix_key_type,
+      });
+      submitted.push({ id: w.id, externalId });
+    } catch (err) {
+      failure ??= err;
+      // Certainly not received, and no earlier attempt may have reached it: cancellable again.
+      if (err instanceof ProviderUnavailable && w.first_claim) {
+        await db.query(`UPDATE withdrawals SET submitting_at = NULL WHERE id = $1 AND status = 'PENDING'`, [
+          w.id,
+        ]);
+      }
+    }
+  }
+  if (submitted.length > 0) {
+    await db.tx(async (tx) => {
+      for (const s of submitted) await transition(tx, queue, s.id, 'submit', s.externalId);
+    });
+  }
+  if (failure) throw failure;
+}
+
+export interface CallbackOutcome {
+  withdrawal: WithdrawalRow;
+  changed: boolean;
+}
+
+/**
+ * The provider's callback, verified over its raw bytes, drives PROCESSING → COMPLETED or FAILED. A repeated
+ * or late callback (the withdrawal is no longer PROCESSING) changes nothing.
+ */
+export async function handlePayoutCallback(
+  db: Db,
+  queue: Queue,
+  provider: PayoutProvider,
+  rawBody: string,
+  headers: Headers,
+): Promise<CallbackOutcome> {
+  const report = await provider.verifyCallback(rawBody, headers);
+  const [row] = await db.query<{ id: number }>(
+    'SELECT id FROM withdrawals WHERE uuid = $1::uuid AND provider = $2',
+    [report.reference, provider.name],
+  );
+  if (!row) throw notFound(`No withdrawal with reference ${report.reference}`);
+  const name = report.result === 'COMPLETED' ? 'complete' : 'reject';
+  const result = await db.tx(async (tx) => {
+    const first = await transition(tx, queue, row.id, name, report.externalId);
+    const current = first.withdrawal;
+    if (first.changed || current?.status !== 'PENDING' || !current.submitting_at) return first;
+    // The provider reports on an order whose submission we have not recorded yet (its callback overtook
+    // our commit): it did receive it, so record PROCESSING first, then the result.
+    await transition(tx, queue, row.id, 'submit', report.externalId);
+    return transition(tx, queue, row.id, name, report.externalId);
+  });
+  return { withdrawal: result.withdrawal!, changed: result.changed };
+}

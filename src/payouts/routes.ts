@@ -1,0 +1,42 @@
+import { Type } from 'typebox';
+import { ShapeA } from '../auth/schemas.js';
+import { keepRawJson } from '../cashouts/raw-json.js';
+import type { Db } from '../platform/db.js';
+import { notFound } from '../platform/errors.js';
+import type { Http } from '../platform/http.js';
+import type { Queue } from '../platform/queue.js';
+import { handlePayoutCallback } from './payouts.service.js';
+import type { PayoutProviders } from './providers.js';
+
+const Ack = Type.Object({ received: Type.Boolean(), status: Type.String(), changed: Type.Boolean() });
+
+/** Provider callbacks, authenticated by each provider's signature over the raw body (not by API keys). */
+export async function payoutCallbackRoutes(
+  app: Http,
+  deps: { db: Db; queue: Queue; providers: PayoutProviders },
+): Promise<void> {
+  keepRawJson(app);
+  app.post(
+    '/api/providers/:provider/payouts/callback',
+    {
+      config: { errorShape: 'A' },
+      schema: {
+        tags: ['providers'],
+        params: Type.Object({ provider: Type.String() }),
+        response: { 200: Ack, 400: ShapeA, 401: ShapeA, 404: ShapeA },
+      },
+    },
+    async (request) => {
+      const provider = deps.providers.byName(request.params.provider);
+      if (!provider) throw notFound(`Unknown payout provider ${request.params.provider}`);
+      const outcome = await handlePayoutCallback(
+        deps.db,
+        deps.queue,
+        provider,
+        request.rawBody ?? '',
+        request.headers,
+      );
+      return { received: true, status: outcome.withdrawal.status, changed: outcome.changed };
+    },
+  );
+}

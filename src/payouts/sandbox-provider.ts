@@ -1,0 +1,113 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { constantTimeEqual } from '../auth/secrets.js';
+import type { Db } from '../platform/db.js';
+import { unauthorized, validation } from '../platform/errors.js';
+import type { Headers, PayoutOrder, PayoutProvider, PayoutResult } from './provider.js';
+import { ProviderUnavailable } from './provider.js';
+
+const SECRET_SETTING = 'sandbox_payouts_secret';
+const TOLERANCE_SECONDS = 300;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The sandbox payout provider: keeps its payouts in `sandbox_payouts` (one row per reference, however many
+ * times submitted), and signs its callbacks like a real provider would: header X-Sandbox-Signature =
+ * "sha256=" + hex HMAC-SHA256(secret, "<X-Sandbox-Timestamp>.<raw body>"). The secret is generated once
+ * into the settings table (shared by every process on the database). Setting `sandbox_payouts` = `down`
+ * simulates an outage.
+ */
+export class SandboxPayoutProvider implements PayoutProvider {
+  readonly name = 'sandbox';
+  private secret: string | undefined;
+
+  constructor(private readonly db: Db) {}
+
+  async submit(order: PayoutOrder): Promise<{ externalId: string }> {
+    // One round trip: record the payout (or count a repeat of its reference) unless the provider is down.
+    const [row] = await this.db.query<{ external_id: string }>(
+      `INSERT INTO sandbox_payouts (reference, external_id, amount, pix_key, pix_key_type)
+       SELECT $1, $2, $3, $4, $5
+        WHERE (SELECT value FROM settings WHERE key = 'sandbox_payouts') IS DISTINCT FROM 'down'
+       ON CONFLICT (reference) DO UPDATE SET submissions = sandbox_payouts.submissions + 1
+       RETURNING external_id`,
+      [
+        order.reference,
+        `sbx_${randomBytes(12).toString('hex')}`,
+        order.amountCents,
+        order.pixKey,
+        order.pixKeyType,
+      ],
+    );
+    if (!row) throw new ProviderUnavailable('sandbox payout provider is unreachable');
+    return { externalId: row.external_id };
+  }
+
+  /** What the provider would POST to the callback URL for one of its payouts. */
+  async signedCallback(
+    reference: string,
+    result: PayoutResult['result'],
+  ): Promise<{ body: string; headers: Record<string, string> }> {
+    const [payout] = await this.db.query<{ external_id: string }>(
+      'SELECT external_id FROM sandbox_payouts WHERE reference = $1',
+      [reference],
+    );
+    if (!payout) throw new Error(`the sandbox provider has no payout ${reference}`);
+    const body = JSON.stringify({ reference, externalId: payout.external_id, result });
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    return {
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-sandbox-timestamp': timestamp,
+        'x-sandbox-signature': await this.sign(timestamp, body),
+      },
+    };
+  }
+
+  async sign(timestamp: string, body: string): Promise<string> {
+    const secret = await this.loadSecret();
+    return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+  }
+
+  async verifyCallback(rawBody: string, headers: Headers): Promise<PayoutResult> {
+    const timestamp = headers['x-sandbox-timestamp'];
+    const signature = headers['x-sandbox-signature'];
+    if (typeof timestamp !== 'string' || typeof signature !== 'string' || !/^\d{1,12}$/.test(timestamp)) {
+      throw unauthorized('Missing provider signature');
+    }
+    const expected = await this.sign(timestamp, rawBody);
+    if (!constantTimeEqual(signature, expected)) throw unauthorized('Invalid provider signature');
+    if (Math.abs(Date.now() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) {
+      throw unauthorized('Provider signature timestamp is too old');
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(rawBody);
+    } catch {
+      throw validation('Callback body is not JSON');
+    }
+    const p = parsed as Partial<PayoutResult>;
+    if (
+      typeof p.reference !== 'string' ||
+      !UUID.test(p.reference) ||
+      typeof p.externalId !== 'string' ||
+      (p.result !== 'COMPLETED' && p.result !== 'REJECTED')
+    ) {
+      throw validation('Callback body must be {reference, externalId, result: COMPLETED|REJECTED}');
+    }
+    return { reference: p.reference.toLowerCase(), externalId: p.externalId, result: p.result };
+  }
+
+  private async loadSecret(): Promise<string> {
+    if (this.secret) return this.secret;
+    await this.db.query(`INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [
+      SECRET_SETTING,
+      randomBytes(32).toString('base64url'),
+    ]);
+    const [row] = await this.db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [
+      SECRET_SETTING,
+    ]);
+    this.secret = row!.value;
+    return this.secret;
+  }
+}

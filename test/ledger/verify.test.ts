@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postEntry } from '../../src/ledger/ledger.js';
+import { verifyLedger } from '../../src/ledger/verify.js';
+import { runCli } from '../support/cli.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { fundMerchant } from '../support/ledger.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let m: TestMerchant;
+
+beforeAll(async () => {
+  server = await startServer({ workers: false });
+  m = await createMerchant(server);
+  await fundMerchant(server.runtime.platform.db, m.accountId, 50_000);
+});
+afterAll(() => server?.close());
+
+describe('gateway ledger verify', () => {
+  it('passes on a consistent ledger', async () => {
+    const report = await verifyLedger(server.runtime.platform.db);
+    expect(report).toMatchObject({ ok: true, problems: [] });
+    const out = await runCli(['ledger', 'verify', '--json'], server.env);
+    expect(out.code).toBe(0);
+    expect(JSON.parse(out.stdout)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('refuses an unbalanced entry before writing anything', async () => {
+    const { db } = server.runtime.platform;
+    await expect(
+      db.tx((tx) =>
+        postEntry(tx, {
+          kind: 'test.bad',
+          refType: 'test',
+          refId: 1,
+          postings: [{ target: { accountId: m.accountId, bucket: 'available' }, amount: 5 }],
+        }),
+      ),
+    ).rejects.toThrow(/unbalanced/);
+    expect((await verifyLedger(db)).ok).toBe(true);
+  });
+
+  it('names a corrupted maintained balance and exits non-zero', async () => {
+    const { db } = server.runtime.platform;
+    await db.query(
+      `UPDATE ledger_accounts SET balance = balance + 1 WHERE account_id = $1 AND bucket = 'available'`,
+      [m.accountId],
+    );
+    try {
+      const report = await verifyLedger(db);
+      expect(report.ok).toBe(false);
+      expect(report.problems).toEqual([
+        {
+          kind: 'balance_mismatch',
+          account: `merchant:${m.accountId}:available`,
+          expected: 50_000,
+          actual: 50_001,
+        },
+      ]);
+      const out = await runCli(['ledger', 'verify'], server.env);
+      expect(out.code).toBe(1);
+      expect(out.stderr).toContain(`merchant:${m.accountId}:available`);
+      const json = await runCli(['ledger', 'verify', '--json'], server.env);
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stdout).ok).toBe(false);
+    } finally {
+      await db.query(
+        `UPDATE ledger_accounts SET balance = balance - 1 WHERE account_id = $1 AND bucket = 'available'`,
+        [m.accountId],
+      );
+    }
+  });
+
+  it('names an entry whose postings do not sum to zero', async () => {
+    const { db } = server.runtime.platform;
+    const [p] = await db.query<{ id: number; entry_id: number }>(
+      `SELECT p.id, p.entry_id FROM postings p JOIN ledger_accounts la ON la.id = p.ledger_account_id
+        WHERE la.code = 'system:processor' LIMIT 1`,
+    );
+    await db.query('UPDATE postings SET amount = amount - 7 WHERE id = $1', [p!.id]);
+    try {
+      const report = await verifyLedger(db);
+      expect(report.problems).toContainEqual({ kind: 'unbalanced_entry', entryId: p!.entry_id, sum: -7 });
+      expect((await runCli(['ledger', 'verify'], server.env)).code).toBe(1);
+    } finally {
+      await db.query('UPDATE postings SET amount = amount + 7 WHERE id = $1', [p!.id]);
+    }
+    expect((await verifyLedger(db)).ok).toBe(true);
+  });
+});
