@@ -8,6 +8,8 @@ import { ledgerRoutes } from './ledger/routes.js';
 import type { Platform } from './platform/context.js';
 import { createHttp, type Http } from './platform/http.js';
 import { metricsPlugin } from './platform/metrics.js';
+import { webhookRoutes } from './webhooks/routes.js';
+import { WebhookService } from './webhooks/service.js';
 
 /**
  * Boot order, readable in one place: infrastructure (http server, error shapes, metrics, health), then the
@@ -33,11 +35,13 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const credentials = new CredentialService(db);
   const apiKey = apiKeyAuth(db, authCache);
   const requireSession = panelSession(sessions);
+  const webhooks = new WebhookService(db, platform.queue, config);
 
   // 3. routes, one domain each
   await app.register(authRoutes, { sessions, credentials, requireSession, secureCookies: config.production });
   await app.register(accountRoutes, { db, requireSession });
   await app.register(ledgerRoutes, { db, apiKey });
+  await app.register(webhookRoutes, { webhooks, requireSession });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

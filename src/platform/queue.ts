@@ -13,11 +13,17 @@ export interface SendOptions {
   /** pg-boss singleton key: at most one queued job per key. */
   singletonKey?: string;
   startAfterSeconds?: number;
+  /** Absolute start time (sub-second precision), e.g. a retry wait in milliseconds. */
+  startAt?: Date;
+  /** pg-boss group id, for per-group concurrency limits (e.g. one target host). */
+  group?: string;
 }
 
 export interface WorkOptions {
   batchSize?: number;
   localConcurrency?: number;
+  /** At most this many active jobs per group in this process. */
+  localGroupConcurrency?: number;
 }
 
 /** A PostgreSQL-backed job queue (pg-boss). Jobs are sent inside the caller's transaction (outbox semantics). */
@@ -61,7 +67,37 @@ export class Queue {
       },
       ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
       ...(options.startAfterSeconds ? { startAfter: options.startAfterSeconds } : {}),
+      ...(options.startAt ? { startAfter: options.startAt } : {}),
+      ...(options.group ? { group: { id: options.group } } : {}),
     });
+  }
+
+  /** Enqueue many jobs of one name inside `tx`, in one statement. */
+  async sendMany<N extends JobName>(
+    tx: Queryable,
+    name: N,
+    jobs: { data: JobPayloads[N]; options?: SendOptions }[],
+  ): Promise<void> {
+    if (jobs.length === 0) return;
+    const policy = JOB_POLICIES[name];
+    await this.boss.insert(
+      name,
+      jobs.map(({ data, options = {} }) => ({
+        data: data as object,
+        retryLimit: policy.retryLimit,
+        retryDelay: policy.retryDelaySeconds,
+        retryBackoff: policy.retryBackoff,
+        expireInSeconds: policy.expireInSeconds,
+        ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
+        ...(options.startAt ? { startAfter: options.startAt } : {}),
+        ...(options.group ? { group: { id: options.group } } : {}),
+      })),
+      {
+        db: {
+          executeSql: async (text: string, values?: unknown[]) => ({ rows: await tx.query(text, values) }),
+        },
+      },
+    );
   }
 
   async work<N extends JobName>(
@@ -77,6 +113,7 @@ export class Queue {
         pollingIntervalSeconds: 1,
         notifyPollingIntervalSeconds: 5,
         burstWhenBatchFull: (options.batchSize ?? 1) > 1,
+        ...(options.localGroupConcurrency ? { localGroupConcurrency: options.localGroupConcurrency } : {}),
       },
       async (jobs) => handler(jobs as unknown as Job<N>[]),
     );
