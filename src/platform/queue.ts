@@ -104,8 +104,8 @@ export class Queue {
     name: N,
     options: WorkOptions,
     handler: (jobs: Job<N>[]) => Promise<void>,
-  ): Promise<void> {
-    await this.boss.work<JobPayloads[N]>(
+  ): Promise<string> {
+    return this.boss.work<JobPayloads[N]>(
       name,
       {
         batchSize: options.batchSize ?? 1,
@@ -117,6 +117,11 @@ export class Queue {
       },
       async (jobs) => handler(jobs as unknown as Job<N>[]),
     );
+  }
+
+  /** Makes a worker (the id `work` returned) fetch now, e.g. when a delayed job it scheduled falls due. */
+  wake(workerId: string): void {
+    this.boss.notifyWorker(workerId);
   }
 
   async stop(): Promise<void> {

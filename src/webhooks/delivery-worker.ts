@@ -27,6 +27,8 @@ export interface EngineDeps {
   config: Config;
   client: NotificationClient;
   log: Logger;
+  /** Wakes this process's delivery workers after `delayMs` (a retry falls due before the next poll). */
+  wake: (delayMs: number) => void;
 }
 
 /** Runs the attempts one pg-boss batch of `notifications.deliver` jobs holds, each recorded as soon as it ends. */
@@ -69,6 +71,7 @@ async function attempt(deps: EngineDeps, c: ClaimedAttempt): Promise<void> {
       { startAt: new Date(Date.now() + next.delayMs), group: targetGroup(request.url) },
     );
   });
+  deps.wake(next.delayMs);
 }
 
 function build(

@@ -36,7 +36,11 @@ export async function startNotificationWorkers(platform: Platform): Promise<void
       );
     },
   );
-  await queue.work(
+  let deliverWorker = '';
+  const wake = (delayMs: number) => {
+    setTimeout(() => queue.wake(deliverWorker), delayMs + 5).unref();
+  };
+  deliverWorker = await queue.work(
     'notifications.deliver',
     {
       batchSize: DELIVERY_LIMITS.batchSize,
@@ -45,7 +49,7 @@ export async function startNotificationWorkers(platform: Platform): Promise<void
     },
     async (jobs) => {
       await deliverBatch(
-        { db, queue, config, client, log },
+        { db, queue, config, client, log, wake },
         jobs.map((j) => j.data),
       );
     },
