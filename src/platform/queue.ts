@@ -119,6 +119,32 @@ export class Queue {
     );
   }
 
+  /**
+   * Claims up to `batchSize` due jobs for a caller that runs them itself and settles each with `complete` or
+   * `fail` (no head-of-line wait for a batch). Jobs of the groups in `ignoreGroups` are left for later;
+   * `groupConcurrency` caps the active jobs of any one group across every process (counted by the database).
+   */
+  async fetch<N extends JobName>(
+    name: N,
+    options: { batchSize: number; ignoreGroups?: string[]; groupConcurrency?: number },
+  ): Promise<(Job<N> & { group: string | null })[]> {
+    const jobs = await this.boss.fetch<JobPayloads[N]>(name, {
+      batchSize: options.batchSize,
+      includeMetadata: true,
+      ...(options.ignoreGroups?.length ? { ignoreGroups: options.ignoreGroups } : {}),
+      ...(options.groupConcurrency ? { groupConcurrency: options.groupConcurrency } : {}),
+    });
+    return jobs.map((j) => ({ id: j.id, name, data: j.data, group: j.groupId ?? null }));
+  }
+
+  async complete(name: JobName, ids: string[]): Promise<void> {
+    if (ids.length > 0) await this.boss.complete(name, ids);
+  }
+
+  async fail(name: JobName, ids: string[]): Promise<void> {
+    if (ids.length > 0) await this.boss.fail(name, ids);
+  }
+
   /** Makes a worker (the id `work` returned) fetch now, e.g. when a delayed job it scheduled falls due. */
   wake(workerId: string): void {
     this.boss.notifyWorker(workerId);

@@ -14,6 +14,8 @@ export interface ClaimedAttempt {
   webhookUrl: string | null;
   secretEnc: string | null;
   webhookDeleted: boolean;
+  /** targetGroup of the URL this attempt goes to. */
+  group: string;
 }
 
 /** pg-boss group of a target: its host and port, so concurrency is bounded per receiving server. */
@@ -35,7 +37,7 @@ export async function claimAttempts(
   leaseMs: number,
 ): Promise<ClaimedAttempt[]> {
   if (jobs.length === 0) return [];
-  return db.query<ClaimedAttempt>(
+  const rows = await db.query<Omit<ClaimedAttempt, 'group'>>(
     `WITH c AS (
        UPDATE notification_deliveries d
           SET ticket = NULL, attempts = d.attempts + 1, last_attempt_at = now(),
@@ -50,6 +52,11 @@ export async function claimAttempts(
        LEFT JOIN webhooks w ON w.id = c.webhook_id`,
     [jobs.map((j) => j.deliveryId), jobs.map((j) => j.ticket), leaseMs],
   );
+  return rows.map((r) => ({
+    ...r,
+    id: Number(r.id),
+    group: targetGroup((r.kind === 'webhook' ? r.webhookUrl : r.postbackUrl) ?? ''),
+  }));
 }
 
 export interface AttemptRecord {
@@ -67,30 +74,43 @@ export type NextStep =
   | { status: 'DELIVERED' | 'FAILED' }
   | { status: 'PENDING'; ticket: string; delayMs: number };
 
-/** Logs the attempt and moves the delivery to its next state, in one statement. */
-export async function recordAttempt(db: Queryable, a: AttemptRecord, next: NextStep): Promise<void> {
+/**
+ * Logs attempts and moves their deliveries to the next state, many in one statement. A delivery whose ticket
+ * was set meanwhile (a manual resend) or whose attempt count moved on is left to that newer attempt.
+ */
+export async function recordAttempts(
+  db: Queryable,
+  items: readonly { record: AttemptRecord; next: NextStep }[],
+): Promise<void> {
+  if (items.length === 0) return;
+  const col = <T>(f: (i: { record: AttemptRecord; next: NextStep }) => T) => items.map(f);
   await db.query(
-    `WITH logged AS (
+    `WITH input AS (
+       SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::boolean[], $6::int[], $7::text[],
+                            $8::int[], $9::text[], $10::uuid[], $11::int[])
+         AS t(delivery_id, attempt, event_type, url, redelivery, status_code, error, duration_ms, status, ticket, delay_ms)),
+     logged AS (
        INSERT INTO notification_attempts
          (delivery_id, attempt, event_type, url, redelivery, status_code, error, duration_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8))
-     UPDATE notification_deliveries
-        SET status = $9, status_code = $6, error = $7, lease_until = NULL, ticket = $10,
-            next_attempt_at = CASE WHEN $10::uuid IS NULL THEN NULL
-                                   ELSE now() + make_interval(secs => $11::double precision / 1000) END
-      WHERE id = $1 AND attempts = $2 AND ticket IS NULL`,
+       SELECT delivery_id, attempt, event_type, url, redelivery, status_code, error, duration_ms FROM input)
+     UPDATE notification_deliveries d
+        SET status = i.status, status_code = i.status_code, error = i.error, lease_until = NULL, ticket = i.ticket,
+            next_attempt_at = CASE WHEN i.ticket IS NULL THEN NULL
+                                   ELSE now() + make_interval(secs => i.delay_ms::double precision / 1000) END
+       FROM input i
+      WHERE d.id = i.delivery_id AND d.attempts = i.attempt AND d.ticket IS NULL`,
     [
-      a.deliveryId,
-      a.attempt,
-      a.eventType,
-      a.url,
-      a.redelivery,
-      a.statusCode,
-      a.error,
-      a.durationMs,
-      next.status,
-      next.status === 'PENDING' ? next.ticket : null,
-      next.status === 'PENDING' ? next.delayMs : 0,
+      col((i) => i.record.deliveryId),
+      col((i) => i.record.attempt),
+      col((i) => i.record.eventType),
+      col((i) => i.record.url),
+      col((i) => i.record.redelivery),
+      col((i) => i.record.statusCode),
+      col((i) => i.record.error),
+      col((i) => i.record.durationMs),
+      col((i) => i.next.status),
+      col((i) => (i.next.status === 'PENDING' ? i.next.ticket : null)),
+      col((i) => (i.next.status === 'PENDING' ? i.next.delayMs : 0)),
     ],
   );
 }

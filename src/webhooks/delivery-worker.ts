@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import type { Queue } from '../platform/queue.js';
 import { postbackHeaders } from '../postbacks/signing.js';
+import { Batcher } from './batcher.js';
 import { decryptSecret } from './crypto.js';
 import {
+  type AttemptRecord,
   abandonDeleted,
   type ClaimedAttempt,
-  claimAttempts,
   type NextStep,
-  recordAttempt,
+  recordAttempts,
   targetGroup,
 } from './deliveries.data.js';
 import type { AttemptResult, NotificationClient } from './http-client.js';
@@ -26,52 +26,72 @@ export interface EngineDeps {
   queue: Queue;
   config: Config;
   client: NotificationClient;
-  log: Logger;
-  /** Wakes this process's delivery workers after `delayMs` (a retry falls due before the next poll). */
+  /** Wakes this process's delivery dispatcher after `delayMs` (a retry falls due). */
   wake: (delayMs: number) => void;
 }
 
-/** Runs the attempts one pg-boss batch of `notifications.deliver` jobs holds, each recorded as soon as it ends. */
-export async function deliverBatch(
-  deps: EngineDeps,
-  jobs: readonly { deliveryId: number; ticket: string }[],
-): Promise<void> {
-  const claimed = await claimAttempts(deps.db, jobs, deps.config.webhookTimeoutMs + LEASE_MARGIN_MS);
-  await Promise.all(claimed.map((c) => attempt(deps, c)));
+interface Outcome {
+  record: AttemptRecord;
+  next: NextStep;
 }
 
-async function attempt(deps: EngineDeps, c: ClaimedAttempt): Promise<void> {
-  if (c.kind === 'webhook' && c.webhookDeleted) {
-    await abandonDeleted(deps.db, c.id);
-    return;
+/**
+ * Makes claimed attempts and records their outcomes. Outcomes that end close together are written in one
+ * transaction (attempt rows, delivery states and retry jobs together), so the database cost per delivery
+ * falls as load rises.
+ */
+export class AttemptRunner {
+  private readonly recorder: Batcher<Outcome>;
+
+  constructor(private readonly deps: EngineDeps) {
+    this.recorder = new Batcher((items) => this.write(items), 200);
   }
-  const request = build(deps.config, c);
-  const result = await deps.client.post(request.url, request.body, request.headers);
-  const next = nextStep(deps.config, c, result);
-  const record = {
-    deliveryId: c.id,
-    attempt: c.attempt,
-    eventType: c.eventType,
-    url: request.url,
-    redelivery: c.redelivery,
-    statusCode: result.statusCode,
-    error: result.error,
-    durationMs: result.durationMs,
-  };
-  if (next.status !== 'PENDING') {
-    await recordAttempt(deps.db, record, next);
-    return;
+
+  async run(c: ClaimedAttempt): Promise<void> {
+    const { deps } = this;
+    if (c.kind === 'webhook' && c.webhookDeleted) {
+      await abandonDeleted(deps.db, c.id);
+      return;
+    }
+    const request = build(deps.config, c);
+    const result = await deps.client.post(request.url, request.body, request.headers);
+    await this.recorder.add({
+      record: {
+        deliveryId: c.id,
+        attempt: c.attempt,
+        eventType: c.eventType,
+        url: request.url,
+        redelivery: c.redelivery,
+        statusCode: result.statusCode,
+        error: result.error,
+        durationMs: result.durationMs,
+      },
+      next: nextStep(deps.config, c, result),
+    });
   }
-  await deps.db.tx(async (tx) => {
-    await recordAttempt(tx, record, next);
-    await deps.queue.send(
-      tx,
-      'notifications.deliver',
-      { deliveryId: c.id, ticket: next.ticket },
-      { startAt: new Date(Date.now() + next.delayMs), group: targetGroup(request.url) },
-    );
-  });
-  deps.wake(next.delayMs);
+
+  private async write(items: Outcome[]): Promise<void> {
+    const retries = items.filter((i) => i.next.status === 'PENDING');
+    if (retries.length === 0) {
+      await recordAttempts(this.deps.db, items);
+      return;
+    }
+    await this.deps.db.tx(async (tx) => {
+      await recordAttempts(tx, items);
+      await this.deps.queue.sendMany(
+        tx,
+        'notifications.deliver',
+        retries.map(({ record, next }) => {
+          const delayMs = next.status === 'PENDING' ? next.delayMs : 0;
+          return {
+            data: { deliveryId: record.deliveryId, ticket: next.status === 'PENDING' ? next.ticket : '' },
+            options: { startAt: new Date(Date.now() + delayMs), group: targetGroup(record.url) },
+          };
+        }),
+      );
+    });
+    for (const r of retries) this.deps.wake(r.next.status === 'PENDING' ? r.next.delayMs : 0);
+  }
 }
 
 function build(

@@ -1,20 +1,23 @@
 import type { Platform } from '../platform/context.js';
-import { deliverBatch } from './delivery-worker.js';
+import { AttemptRunner } from './delivery-worker.js';
+import { DeliveryDispatcher } from './dispatcher.js';
 import { fanOut } from './fanout.js';
 import { NotificationClient } from './http-client.js';
 import { startSweeper } from './sweeper.js';
 
-/**
- * Concurrency of the delivery engine, per worker process. A batch's jobs run concurrently and each is recorded
- * when it ends; a job holds its worker slot until its batch ends, so one target host may occupy at most
- * PER_HOST slots' worth of jobs (pg-boss localGroupConcurrency) and a dead receiver cannot starve the others.
- */
+/** Concurrency of the delivery engine (see docs/decisions.md, Notifications). */
 export const DELIVERY_LIMITS = {
-  batchSize: 4,
-  workers: 32,
+  /** Jobs held per process (in flight + claimed and waiting for their host). */
+  maxHeld: 512,
+  /** Attempts in flight per target host (host:port) per process. */
   perHost: 8,
+  /** Jobs of one target host held at once, across all processes. */
+  heldPerHost: 32,
   connectionsPerOrigin: 8,
-  fanoutBatchSize: 100,
+  fetchBatch: 128,
+  idleMs: 250,
+  settleMs: 10,
+  fanoutBatchSize: 200,
   fanoutWorkers: 2,
 } as const;
 
@@ -25,34 +28,30 @@ export async function startNotificationWorkers(platform: Platform): Promise<void
     timeoutMs: config.webhookTimeoutMs,
     connectionsPerOrigin: DELIVERY_LIMITS.connectionsPerOrigin,
   });
+  let dispatcher: DeliveryDispatcher | undefined;
+  const wake = (delayMs: number) => {
+    if (delayMs <= 0) dispatcher?.wake();
+    else setTimeout(() => dispatcher?.wake(), delayMs + 5).unref();
+  };
+  const runner = new AttemptRunner({ db, queue, config, client, wake });
+  dispatcher = new DeliveryDispatcher(
+    { db, queue, log, timeoutMs: config.webhookTimeoutMs },
+    runner,
+    DELIVERY_LIMITS,
+  );
+
   await queue.work(
     'notifications.fanout',
     { batchSize: DELIVERY_LIMITS.fanoutBatchSize, localConcurrency: DELIVERY_LIMITS.fanoutWorkers },
     async (jobs) => {
-      await fanOut(
+      const created = await fanOut(
         db,
         queue,
         jobs.map((j) => j.data.eventId),
       );
+      if (created > 0) dispatcher?.wake();
     },
   );
-  let deliverWorker = '';
-  const wake = (delayMs: number) => {
-    setTimeout(() => queue.wake(deliverWorker), delayMs + 5).unref();
-  };
-  deliverWorker = await queue.work(
-    'notifications.deliver',
-    {
-      batchSize: DELIVERY_LIMITS.batchSize,
-      localConcurrency: DELIVERY_LIMITS.workers,
-      localGroupConcurrency: DELIVERY_LIMITS.perHost,
-    },
-    async (jobs) => {
-      await deliverBatch(
-        { db, queue, config, client, log, wake },
-        jobs.map((j) => j.data),
-      );
-    },
-  );
+  dispatcher.start();
   startSweeper(db, queue, log);
 }
