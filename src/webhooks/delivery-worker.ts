@@ -44,17 +44,24 @@ export class AttemptRunner {
   private readonly recorder: Batcher<Outcome>;
 
   constructor(private readonly deps: EngineDeps) {
-    this.recorder = new Batcher((items) => this.write(items), 200);
+    this.recorder = new Batcher((items) => this.write(items), 200, 4);
   }
 
-  async run(c: ClaimedAttempt): Promise<void> {
+  /** Makes the attempt; `onSent` runs when the receiver is done with it, before the outcome is recorded. */
+  async run(c: ClaimedAttempt, onSent: () => void = () => undefined): Promise<void> {
     const { deps } = this;
     if (c.kind === 'webhook' && c.webhookDeleted) {
+      onSent();
       await abandonDeleted(deps.db, c.id);
       return;
     }
     const request = build(deps.config, c);
-    const result = await deps.client.post(request.url, request.body, request.headers);
+    let result: AttemptResult;
+    try {
+      result = await deps.client.post(request.url, request.body, request.headers);
+    } finally {
+      onSent();
+    }
     await this.recorder.add({
       record: {
         deliveryId: c.id,

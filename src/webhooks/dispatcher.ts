@@ -6,7 +6,7 @@ import { type ClaimedAttempt, claimAttempts } from './deliveries.data.js';
 import { type AttemptRunner, LEASE_MARGIN_MS } from './delivery-worker.js';
 
 export interface DispatchLimits {
-  /** Jobs held by this process (attempts in flight plus those waiting for their host). */
+  /** Jobs held by this process (attempts in flight, waiting for their host, or being recorded). */
   maxHeld: number;
   /** Attempts in flight per target host (host:port) in one process. */
   perHost: number;
@@ -21,7 +21,9 @@ export interface DispatchLimits {
 }
 
 interface Host {
+  key: string;
   running: number;
+  /** Claimed attempts waiting for a free slot of their host. */
   waiting: ClaimedAttempt[];
 }
 
@@ -30,8 +32,8 @@ type DeliverJob = { id: string; data: { deliveryId: number; ticket: string }; gr
 /**
  * Pulls `notifications.deliver` jobs in batches and runs every attempt on its own, so a slow receiver holds
  * only its own attempts. Per target host (the job's pg-boss group) a process runs at most `perHost` attempts
- * and holds at most `heldPerHost` (the rest wait in memory, already claimed); a host holding half of that is
- * left out of the next fetches (ignoreGroups), and jobs beyond it are given back to the queue. A dead receiver
+ * and holds at most `heldPerHost` (the rest wait in memory, already claimed); a host holding half of that
+ * sits out the next fetches (ignoreGroups), and jobs beyond it are given back to the queue. A dead receiver
  * thus holds at most heldPerHost jobs and cannot take the capacity of others.
  * A job is settled in pg-boss as soon as its attempt is claimed: from then on the delivery row (ticket
  * cleared, lease set) is the durable record, and the sweeper resumes an attempt whose process died.
@@ -49,7 +51,7 @@ export class DeliveryDispatcher {
     private readonly runner: AttemptRunner,
     private readonly limits: DispatchLimits,
   ) {
-    this.completer = new Batcher((ids) => deps.queue.complete('notifications.deliver', ids), 1000);
+    this.completer = new Batcher((ids) => deps.queue.complete('notifications.deliver', ids), 1000, 2);
     // a claimed attempt waits behind at most heldPerHost - perHost others of its host, each bounded by the
     // response timeout; its lease covers that before the sweeper may call it interrupted
     this.leaseMs = Math.ceil(limits.heldPerHost / limits.perHost) * deps.timeoutMs + LEASE_MARGIN_MS;
@@ -84,16 +86,13 @@ export class DeliveryDispatcher {
   private async loop(): Promise<void> {
     while (!this.stopped) {
       try {
-        const free = this.limits.maxHeld - this.held;
-        const busy = [...this.hosts].filter(
-          ([, h]) => h.running + h.waiting.length >= this.limits.heldPerHost / 2,
-        );
+        const batchSize = Math.min(this.limits.maxHeld - this.held, this.limits.fetchBatch, this.room());
         const jobs =
-          free <= 0
+          batchSize <= 0
             ? []
             : await this.deps.queue.fetch('notifications.deliver', {
-                batchSize: Math.min(free, this.limits.fetchBatch),
-                ignoreGroups: busy.map(([group]) => group),
+                batchSize,
+                ignoreGroups: this.busyHosts(),
               });
         if (jobs.length === 0) {
           await this.sleep(this.limits.idleMs, true);
@@ -107,6 +106,27 @@ export class DeliveryDispatcher {
         await this.sleep(1000, false);
       }
     }
+  }
+
+  private busy(h: Host): boolean {
+    return h.running + h.waiting.length >= this.limits.heldPerHost / 2;
+  }
+
+  /** Hosts holding half their share or more sit out the next fetch. */
+  private busyHosts(): string[] {
+    return [...this.hosts.values()].filter((h) => this.busy(h)).map((h) => h.key);
+  }
+
+  /**
+   * Size of the next fetch: the room left by the known hosts that take part, or one host's share when none
+   * does (jobs of hosts not held yet). Sizing to the room keeps give-backs rare.
+   */
+  private room(): number {
+    let room = 0;
+    for (const h of this.hosts.values()) {
+      if (!this.busy(h)) room += this.limits.heldPerHost - h.running - h.waiting.length;
+    }
+    return room > 0 ? room : this.limits.heldPerHost;
   }
 
   /** Claims the attempts each host has room for (one statement), starts or queues them, gives back the rest. */
@@ -143,31 +163,33 @@ export class DeliveryDispatcher {
     }
   }
 
-  private host(group: string): Host {
-    let h = this.hosts.get(group);
+  private host(key: string): Host {
+    let h = this.hosts.get(key);
     if (!h) {
-      h = { running: 0, waiting: [] };
-      this.hosts.set(group, h);
+      h = { key, running: 0, waiting: [] };
+      this.hosts.set(key, h);
     }
     return h;
   }
 
+  /** The host slot frees when the receiver is done; the held count when the outcome is recorded. */
   private run(h: Host, attempt: ClaimedAttempt): void {
     h.running++;
+    const sent = () => {
+      h.running--;
+      const next = h.waiting.shift();
+      if (next && !this.stopped) this.run(h, next);
+      else if (h.running === 0 && h.waiting.length === 0 && this.hosts.get(h.key) === h)
+        this.hosts.delete(h.key);
+    };
     this.runner
-      .run(attempt)
+      .run(attempt, sent)
       .catch((err: unknown) => {
         // the lease stays: the sweeper records the attempt as interrupted and schedules the next one
         this.deps.log.error({ err, deliveryId: attempt.id }, 'delivery attempt could not be recorded');
       })
       .finally(() => {
-        h.running--;
         this.held--;
-        const next = h.waiting.shift();
-        if (next && !this.stopped) this.run(h, next);
-        else if (h.running === 0 && h.waiting.length === 0) {
-          for (const [key, value] of this.hosts) if (value === h) this.hosts.delete(key);
-        }
         this.wake();
       });
   }

@@ -11,7 +11,7 @@ export const DELIVERY_LIMITS = {
   maxHeld: 512,
   /** Attempts in flight per target host (host:port) per process. */
   perHost: 8,
-  /** Jobs of one target host held at once, across all processes. */
+  /** Jobs of one target host held at once per process (running + claimed and waiting). */
   heldPerHost: 32,
   connectionsPerOrigin: 8,
   fetchBatch: 128,
