@@ -35,7 +35,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const credentials = new CredentialService(db);
   const apiKey = apiKeyAuth(db, authCache);
   const requireSession = panelSession(sessions);
-  const webhooks = new WebhookService(db, platform.queue, config);
+  const webhooks = new WebhookService(db, config);
 
   // 3. routes, one domain each
   await app.register(authRoutes, { sessions, credentials, requireSession, secureCookies: config.production });

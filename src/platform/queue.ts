@@ -13,17 +13,11 @@ export interface SendOptions {
   /** pg-boss singleton key: at most one queued job per key. */
   singletonKey?: string;
   startAfterSeconds?: number;
-  /** Absolute start time (sub-second precision), e.g. a retry wait in milliseconds. */
-  startAt?: Date;
-  /** pg-boss group id, for per-group concurrency limits (e.g. one target host). */
-  group?: string;
 }
 
 export interface WorkOptions {
   batchSize?: number;
   localConcurrency?: number;
-  /** At most this many active jobs per group in this process. */
-  localGroupConcurrency?: number;
 }
 
 /** A PostgreSQL-backed job queue (pg-boss). Jobs are sent inside the caller's transaction (outbox semantics). */
@@ -67,30 +61,21 @@ export class Queue {
       },
       ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
       ...(options.startAfterSeconds ? { startAfter: options.startAfterSeconds } : {}),
-      ...(options.startAt ? { startAfter: options.startAt } : {}),
-      ...(options.group ? { group: { id: options.group } } : {}),
     });
   }
 
-  /** Enqueue many jobs of one name inside `tx`, in one statement. */
-  async sendMany<N extends JobName>(
-    tx: Queryable,
-    name: N,
-    jobs: { data: JobPayloads[N]; options?: SendOptions }[],
-  ): Promise<void> {
+  /** Enqueue many jobs of one name inside `tx`, in one statement (e.g. a bulk import of facts). */
+  async sendMany<N extends JobName>(tx: Queryable, name: N, jobs: { data: JobPayloads[N] }[]): Promise<void> {
     if (jobs.length === 0) return;
     const policy = JOB_POLICIES[name];
     await this.boss.insert(
       name,
-      jobs.map(({ data, options = {} }) => ({
+      jobs.map(({ data }) => ({
         data: data as object,
         retryLimit: policy.retryLimit,
         retryDelay: policy.retryDelaySeconds,
         retryBackoff: policy.retryBackoff,
         expireInSeconds: policy.expireInSeconds,
-        ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
-        ...(options.startAt ? { startAfter: options.startAt } : {}),
-        ...(options.group ? { group: { id: options.group } } : {}),
       })),
       {
         db: {
@@ -104,8 +89,8 @@ export class Queue {
     name: N,
     options: WorkOptions,
     handler: (jobs: Job<N>[]) => Promise<void>,
-  ): Promise<string> {
-    return this.boss.work<JobPayloads[N]>(
+  ): Promise<void> {
+    await this.boss.work<JobPayloads[N]>(
       name,
       {
         batchSize: options.batchSize ?? 1,
@@ -113,41 +98,9 @@ export class Queue {
         pollingIntervalSeconds: 1,
         notifyPollingIntervalSeconds: 5,
         burstWhenBatchFull: (options.batchSize ?? 1) > 1,
-        ...(options.localGroupConcurrency ? { localGroupConcurrency: options.localGroupConcurrency } : {}),
       },
       async (jobs) => handler(jobs as unknown as Job<N>[]),
     );
-  }
-
-  /**
-   * Claims up to `batchSize` due jobs for a caller that runs them itself and settles each with `complete` or
-   * `fail` (no head-of-line wait for a batch). Jobs of the groups in `ignoreGroups` are left for later;
-   * `groupConcurrency` caps the active jobs of any one group across every process (counted by the database).
-   */
-  async fetch<N extends JobName>(
-    name: N,
-    options: { batchSize: number; ignoreGroups?: string[]; groupConcurrency?: number },
-  ): Promise<(Job<N> & { group: string | null })[]> {
-    const jobs = await this.boss.fetch<JobPayloads[N]>(name, {
-      batchSize: options.batchSize,
-      includeMetadata: true,
-      ...(options.ignoreGroups?.length ? { ignoreGroups: options.ignoreGroups } : {}),
-      ...(options.groupConcurrency ? { groupConcurrency: options.groupConcurrency } : {}),
-    });
-    return jobs.map((j) => ({ id: j.id, name, data: j.data, group: j.groupId ?? null }));
-  }
-
-  async complete(name: JobName, ids: string[]): Promise<void> {
-    if (ids.length > 0) await this.boss.complete(name, ids);
-  }
-
-  async fail(name: JobName, ids: string[]): Promise<void> {
-    if (ids.length > 0) await this.boss.fail(name, ids);
-  }
-
-  /** Makes a worker (the id `work` returned) fetch now, e.g. when a delayed job it scheduled falls due. */
-  wake(workerId: string): void {
-    this.boss.notifyWorker(workerId);
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Queryable } from '../platform/db.js';
 import type { EncryptedSecret } from './crypto.js';
+import { targetGroup } from './deliveries.data.js';
 
 export interface WebhookRow {
   id: number;
@@ -31,8 +32,9 @@ export async function insertWebhook(
   secret: EncryptedSecret,
 ): Promise<WebhookRow> {
   const [row] = await db.query<WebhookRow>(
-    `INSERT INTO webhooks (account_id, url, events, secret_enc) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
-    [accountId, url, events, secret],
+    `INSERT INTO webhooks (account_id, url, target_host, events, secret_enc) VALUES ($1, $2, $3, $4, $5)
+     RETURNING ${COLUMNS}`,
+    [accountId, url, targetGroup(url), events, secret],
   );
   return row!;
 }
@@ -59,10 +61,17 @@ export async function updateWebhook(
   changes: { url?: string; events?: string[] },
 ): Promise<WebhookRow | null> {
   const [row] = await db.query<WebhookRow>(
-    `UPDATE webhooks SET url = coalesce($3, url), events = coalesce($4, events), updated_at = now()
+    `UPDATE webhooks SET url = coalesce($3, url), target_host = coalesce($5, target_host),
+            events = coalesce($4, events), updated_at = now()
       WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
       RETURNING ${COLUMNS}`,
-    [id, accountId, changes.url ?? null, changes.events ?? null],
+    [
+      id,
+      accountId,
+      changes.url ?? null,
+      changes.events ?? null,
+      changes.url ? targetGroup(changes.url) : null,
+    ],
   );
   return row ?? null;
 }
@@ -92,24 +101,25 @@ export async function listDeliveries(
 }
 
 /**
- * Schedules a manual redelivery of an account's webhook delivery: a new ticket supersedes any scheduled retry,
- * and an attempt still in flight no longer moves the delivery when it ends (recordAttempt needs a null ticket).
+ * Schedules a manual redelivery of an account's webhook delivery, due at once: a new ticket supersedes any
+ * scheduled retry, and an attempt still in flight no longer moves the delivery when it ends (recordAttempts
+ * needs a null ticket). Null when the delivery is not the account's.
  */
 export async function markForResend(
   db: Queryable,
   accountId: number,
   deliveryId: number,
-  ticket: string,
-): Promise<{ row: DeliveryRow; url: string } | null> {
-  const [row] = await db.query<DeliveryRow & { url: string }>(
+): Promise<DeliveryRow | null> {
+  const [row] = await db.query<DeliveryRow>(
     `WITH u AS (
        UPDATE notification_deliveries d
-          SET status = 'PENDING', redelivery = true, ticket = $3, next_attempt_at = now(), lease_until = NULL
+          SET status = 'PENDING', redelivery = true, ticket = gen_random_uuid(), next_attempt_at = now(),
+              lease_until = NULL
          FROM webhooks w
         WHERE d.id = $1 AND w.id = d.webhook_id AND w.account_id = $2 AND w.deleted_at IS NULL
-        RETURNING d.*, w.url)
-     SELECT ${DELIVERY_COLUMNS}, d.url FROM u d JOIN notification_events e ON e.id = d.event_id`,
-    [deliveryId, accountId, ticket],
+        RETURNING d.*)
+     SELECT ${DELIVERY_COLUMNS} FROM u d JOIN notification_events e ON e.id = d.event_id`,
+    [deliveryId, accountId],
   );
-  return row ? { row, url: row.url } : null;
+  return row ?? null;
 }

@@ -14,11 +14,11 @@ export interface ClaimedAttempt {
   webhookUrl: string | null;
   secretEnc: string | null;
   webhookDeleted: boolean;
-  /** targetGroup of the URL this attempt goes to. */
-  group: string;
+  /** host:port the attempt goes to (per-host limits). */
+  targetHost: string;
 }
 
-/** pg-boss group of a target: its host and port, so concurrency is bounded per receiving server. */
+/** The host:port of a target as the URL parser normalizes it: the unit of per-host concurrency limits. */
 export function targetGroup(url: string): string {
   try {
     return new URL(url).host || 'invalid';
@@ -27,36 +27,53 @@ export function targetGroup(url: string): string {
   }
 }
 
+export interface ClaimRequest {
+  /** Most attempts to claim. */
+  limit: number;
+  /** Hosts that take nothing now. */
+  skipHosts: string[];
+  /** Hosts that take at most so many now; other hosts take up to `defaultRoom`. */
+  rooms: Map<string, number>;
+  defaultRoom: number;
+  leaseMs: number;
+}
+
 /**
- * Claims the next attempt of each (delivery, ticket): clears the ticket, counts the attempt and sets a lease.
- * A ticket that no longer matches (already claimed by another worker, superseded by a resend) claims nothing.
+ * Claims due attempts, oldest first, at most each host's room: clears each ticket, counts the attempt and sets
+ * a lease, in one statement. SKIP LOCKED and the ticket check make a row claimable by one worker only.
  */
-export async function claimAttempts(
-  db: Queryable,
-  jobs: readonly { deliveryId: number; ticket: string }[],
-  leaseMs: number,
-): Promise<ClaimedAttempt[]> {
-  if (jobs.length === 0) return [];
-  const rows = await db.query<Omit<ClaimedAttempt, 'group'>>(
-    `WITH c AS (
+export async function claimDue(db: Queryable, r: ClaimRequest): Promise<ClaimedAttempt[]> {
+  const rows = await db.query<ClaimedAttempt>(
+    `WITH cand AS (
+       SELECT id, target_host, next_attempt_at FROM notification_deliveries
+        WHERE status = 'PENDING' AND ticket IS NOT NULL AND next_attempt_at <= now()
+          AND target_host <> ALL ($2::text[])
+        ORDER BY next_attempt_at LIMIT $1 * 4),
+     ranked AS (
+       SELECT c.id, c.next_attempt_at, coalesce(r.room, $5) AS room,
+              row_number() OVER (PARTITION BY c.target_host ORDER BY c.next_attempt_at, c.id) AS rn
+         FROM cand c LEFT JOIN unnest($3::text[], $4::int[]) AS r(host, room) ON r.host = c.target_host),
+     pick AS (SELECT id FROM ranked WHERE rn <= room ORDER BY next_attempt_at LIMIT $1),
+     locked AS (
+       SELECT d.id FROM notification_deliveries d
+        WHERE d.id IN (SELECT id FROM pick) AND d.status = 'PENDING' AND d.ticket IS NOT NULL
+        FOR UPDATE SKIP LOCKED),
+     c AS (
        UPDATE notification_deliveries d
           SET ticket = NULL, attempts = d.attempts + 1, last_attempt_at = now(),
-              lease_until = now() + make_interval(secs => $3::double precision / 1000)
-        WHERE (d.id, d.ticket) IN (SELECT * FROM unnest($1::bigint[], $2::uuid[]))
-        RETURNING d.id, d.kind, d.attempts, d.redelivery, d.event_id, d.webhook_id)
-     SELECT c.id, c.kind, c.attempts AS attempt, c.redelivery, e.id AS "eventId", e.event_type AS "eventType",
-            e.webhook_body AS "webhookBody", e.postback_url AS "postbackUrl", e.postback_body AS "postbackBody",
+              lease_until = now() + make_interval(secs => $6::double precision / 1000)
+         FROM locked WHERE d.id = locked.id
+        RETURNING d.id, d.kind, d.attempts, d.redelivery, d.event_id, d.webhook_id, d.target_host)
+     SELECT c.id, c.kind, c.attempts AS attempt, c.redelivery, c.target_host AS "targetHost",
+            e.id AS "eventId", e.event_type AS "eventType", e.webhook_body AS "webhookBody",
+            e.postback_url AS "postbackUrl", e.postback_body AS "postbackBody",
             w.url AS "webhookUrl", w.secret_enc AS "secretEnc", (w.deleted_at IS NOT NULL) AS "webhookDeleted"
        FROM c
        JOIN notification_events e ON e.id = c.event_id
        LEFT JOIN webhooks w ON w.id = c.webhook_id`,
-    [jobs.map((j) => j.deliveryId), jobs.map((j) => j.ticket), leaseMs],
+    [r.limit, r.skipHosts, [...r.rooms.keys()], [...r.rooms.values()], r.defaultRoom, r.leaseMs],
   );
-  return rows.map((r) => ({
-    ...r,
-    id: Number(r.id),
-    group: targetGroup((r.kind === 'webhook' ? r.webhookUrl : r.postbackUrl) ?? ''),
-  }));
+  return rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 
 export interface AttemptRecord {

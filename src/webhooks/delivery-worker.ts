@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
-import type { Queue } from '../platform/queue.js';
 import { postbackHeaders } from '../postbacks/signing.js';
 import { Batcher } from './batcher.js';
 import { decryptSecret } from './crypto.js';
@@ -11,7 +10,6 @@ import {
   type ClaimedAttempt,
   type NextStep,
   recordAttempts,
-  targetGroup,
 } from './deliveries.data.js';
 import type { AttemptResult, NotificationClient } from './http-client.js';
 import { signWebhook } from './signing.js';
@@ -23,7 +21,6 @@ export const LEASE_MARGIN_MS = 5000;
 
 export interface EngineDeps {
   db: Db;
-  queue: Queue;
   config: Config;
   client: NotificationClient;
   /** Wakes this process's delivery dispatcher after `delayMs` (a retry falls due). */
@@ -36,9 +33,9 @@ interface Outcome {
 }
 
 /**
- * Makes claimed attempts and records their outcomes. Outcomes that end close together are written in one
- * transaction (attempt rows, delivery states and retry jobs together), so the database cost per delivery
- * falls as load rises.
+ * Makes claimed attempts and records their outcomes. Outcomes that end close together are written by one
+ * statement (attempt rows and delivery states; a retry is its new ticket and due time), so the database cost
+ * per delivery falls as load rises.
  */
 export class AttemptRunner {
   private readonly recorder: Batcher<Outcome>;
@@ -78,26 +75,8 @@ export class AttemptRunner {
   }
 
   private async write(items: Outcome[]): Promise<void> {
-    const retries = items.filter((i) => i.next.status === 'PENDING');
-    if (retries.length === 0) {
-      await recordAttempts(this.deps.db, items);
-      return;
-    }
-    await this.deps.db.tx(async (tx) => {
-      await recordAttempts(tx, items);
-      await this.deps.queue.sendMany(
-        tx,
-        'notifications.deliver',
-        retries.map(({ record, next }) => {
-          const delayMs = next.status === 'PENDING' ? next.delayMs : 0;
-          return {
-            data: { deliveryId: record.deliveryId, ticket: next.status === 'PENDING' ? next.ticket : '' },
-            options: { startAt: new Date(Date.now() + delayMs), group: targetGroup(record.url) },
-          };
-        }),
-      );
-    });
-    for (const r of retries) this.deps.wake(r.next.status === 'PENDING' ? r.next.delayMs : 0);
+    await recordAttempts(this.deps.db, items);
+    for (const { next } of items) if (next.status === 'PENDING') this.deps.wake(next.delayMs);
   }
 }
 

@@ -1,22 +1,20 @@
 import type { Logger } from 'pino';
 import type { Db } from '../platform/db.js';
-import type { Queue } from '../platform/queue.js';
-import { Batcher } from './batcher.js';
-import { type ClaimedAttempt, claimAttempts } from './deliveries.data.js';
+import { type ClaimedAttempt, claimDue } from './deliveries.data.js';
 import { type AttemptRunner, LEASE_MARGIN_MS } from './delivery-worker.js';
 
 export interface DispatchLimits {
-  /** Jobs held by this process (attempts in flight, waiting for their host, or being recorded). */
+  /** Attempts held by this process (in flight, waiting for their host, or being recorded). */
   maxHeld: number;
   /** Attempts in flight per target host (host:port) in one process. */
   perHost: number;
-  /** Jobs of one host held at once by one process (running + waiting); a multiple of perHost. */
+  /** Attempts of one host held at once by one process (running + waiting); a multiple of perHost. */
   heldPerHost: number;
-  /** Most jobs claimed per fetch. */
-  fetchBatch: number;
-  /** Poll interval when there is nothing to do (new work in this process wakes it at once). */
+  /** Most attempts claimed per statement. */
+  claimBatch: number;
+  /** Poll interval when nothing is due (work created in this process wakes it at once). */
   idleMs: number;
-  /** Pause after a fetch that brought jobs, so the next one brings a useful batch. */
+  /** Pause after a claim that brought attempts, so the next one brings a useful batch. */
   settleMs: number;
 }
 
@@ -27,31 +25,26 @@ interface Host {
   waiting: ClaimedAttempt[];
 }
 
-type DeliverJob = { id: string; data: { deliveryId: number; ticket: string }; group: string | null };
-
 /**
- * Pulls `notifications.deliver` jobs in batches and runs every attempt on its own, so a slow receiver holds
- * only its own attempts. Per target host (the job's pg-boss group) a process runs at most `perHost` attempts
- * and holds at most `heldPerHost` (the rest wait in memory, already claimed); a host holding half of that
- * sits out the next fetches (ignoreGroups), and jobs beyond it are given back to the queue. A dead receiver
- * thus holds at most heldPerHost jobs and cannot take the capacity of others.
- * A job is settled in pg-boss as soon as its attempt is claimed: from then on the delivery row (ticket
- * cleared, lease set) is the durable record, and the sweeper resumes an attempt whose process died.
+ * Claims due attempts from notification_deliveries in batches and runs each on its own, so a slow receiver
+ * holds only its own attempts. Per target host a process runs at most `perHost` attempts and holds at most
+ * `heldPerHost` (the rest wait in memory, already claimed): the claim statement gives each host only its
+ * room, and a host holding half its share sits out. A dead receiver thus holds at most heldPerHost attempts
+ * and cannot take the capacity of others. The claim (ticket cleared, lease set) is the durable record of an
+ * attempt in flight; the sweeper resumes one whose process died.
  */
 export class DeliveryDispatcher {
   private held = 0;
   private readonly hosts = new Map<string, Host>();
   private stopped = false;
   private wakeUp: (() => void) | undefined;
-  private readonly completer: Batcher<string>;
   private readonly leaseMs: number;
 
   constructor(
-    private readonly deps: { db: Db; queue: Queue; log: Logger; timeoutMs: number },
+    private readonly deps: { db: Db; log: Logger; timeoutMs: number },
     private readonly runner: AttemptRunner,
     private readonly limits: DispatchLimits,
   ) {
-    this.completer = new Batcher((ids) => deps.queue.complete('notifications.deliver', ids), 1000, 2);
     // a claimed attempt waits behind at most heldPerHost - perHost others of its host, each bounded by the
     // response timeout; its lease covers that before the sweeper may call it interrupted
     this.leaseMs = Math.ceil(limits.heldPerHost / limits.perHost) * deps.timeoutMs + LEASE_MARGIN_MS;
@@ -86,19 +79,18 @@ export class DeliveryDispatcher {
   private async loop(): Promise<void> {
     while (!this.stopped) {
       try {
-        const batchSize = Math.min(this.limits.maxHeld - this.held, this.limits.fetchBatch, this.room());
-        const jobs =
-          batchSize <= 0
-            ? []
-            : await this.deps.queue.fetch('notifications.deliver', {
-                batchSize,
-                ignoreGroups: this.busyHosts(),
-              });
-        if (jobs.length === 0) {
+        const limit = Math.min(this.limits.maxHeld - this.held, this.limits.claimBatch);
+        const claimed = limit <= 0 ? [] : await this.claim(limit);
+        if (claimed.length === 0) {
           await this.sleep(this.limits.idleMs, true);
           continue;
         }
-        await this.take(jobs);
+        for (const attempt of claimed) {
+          const h = this.host(attempt.targetHost);
+          this.held++;
+          if (h.running < this.limits.perHost) this.run(h, attempt);
+          else h.waiting.push(attempt);
+        }
         await this.sleep(this.limits.settleMs, false);
       } catch (err) {
         if (this.stopped) return;
@@ -108,59 +100,22 @@ export class DeliveryDispatcher {
     }
   }
 
-  private busy(h: Host): boolean {
-    return h.running + h.waiting.length >= this.limits.heldPerHost / 2;
-  }
-
-  /** Hosts holding half their share or more sit out the next fetch. */
-  private busyHosts(): string[] {
-    return [...this.hosts.values()].filter((h) => this.busy(h)).map((h) => h.key);
-  }
-
-  /**
-   * Size of the next fetch: the room left by the known hosts that take part, or one host's share when none
-   * does (jobs of hosts not held yet). Sizing to the room keeps give-backs rare.
-   */
-  private room(): number {
-    let room = 0;
+  /** Hosts holding half their share or more sit out; the others may take what their share has left. */
+  private claim(limit: number): Promise<ClaimedAttempt[]> {
+    const skipHosts: string[] = [];
+    const rooms = new Map<string, number>();
     for (const h of this.hosts.values()) {
-      if (!this.busy(h)) room += this.limits.heldPerHost - h.running - h.waiting.length;
+      const holding = h.running + h.waiting.length;
+      if (holding >= this.limits.heldPerHost / 2) skipHosts.push(h.key);
+      else rooms.set(h.key, this.limits.heldPerHost - holding);
     }
-    return room > 0 ? room : this.limits.heldPerHost;
-  }
-
-  /** Claims the attempts each host has room for (one statement), starts or queues them, gives back the rest. */
-  private async take(jobs: DeliverJob[]): Promise<void> {
-    const keep: DeliverJob[] = [];
-    const giveBack: DeliverJob[] = [];
-    const room = new Map<string, number>();
-    for (const job of jobs) {
-      const key = job.group ?? '';
-      const h = this.hosts.get(key);
-      const left = room.get(key) ?? this.limits.heldPerHost - (h ? h.running + h.waiting.length : 0);
-      room.set(key, left - 1);
-      (left > 0 ? keep : giveBack).push(job);
-    }
-    if (giveBack.length > 0) {
-      await this.deps.queue.sendMany(
-        this.deps.db,
-        'notifications.deliver',
-        giveBack.map((j) => ({ data: j.data, options: j.group ? { group: j.group } : {} })),
-      );
-    }
-    const claimed = await claimAttempts(
-      this.deps.db,
-      keep.map((j) => j.data),
-      this.leaseMs,
-    );
-    for (const job of jobs) this.settle(job.id);
-    const groupOf = new Map(keep.map((j) => [j.data.deliveryId, j.group ?? '']));
-    for (const attempt of claimed) {
-      const h = this.host(groupOf.get(attempt.id) ?? '');
-      this.held++;
-      if (h.running < this.limits.perHost) this.run(h, attempt);
-      else h.waiting.push(attempt);
-    }
+    return claimDue(this.deps.db, {
+      limit,
+      skipHosts,
+      rooms,
+      defaultRoom: this.limits.heldPerHost,
+      leaseMs: this.leaseMs,
+    });
   }
 
   private host(key: string): Host {
@@ -192,9 +147,5 @@ export class DeliveryDispatcher {
         this.held--;
         this.wake();
       });
-  }
-
-  private settle(jobId: string): void {
-    this.completer.add(jobId).catch((err: unknown) => this.deps.log.warn({ err }, 'could not settle a job'));
   }
 }

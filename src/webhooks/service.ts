@@ -1,11 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import { notFound, validation } from '../platform/errors.js';
-import type { Queue } from '../platform/queue.js';
 import { encryptSecret, newWebhookSecret } from './crypto.js';
 import * as data from './data.js';
-import { targetGroup } from './deliveries.data.js';
 import { EVENT_NAMES, isEventName } from './events.js';
 import { addressProblem, urlProblem } from './ssrf.js';
 
@@ -34,7 +31,6 @@ const MAX_URL_LENGTH = 2048;
 export class WebhookService {
   constructor(
     private readonly db: Db,
-    private readonly queue: Queue,
     private readonly config: Config,
   ) {}
 
@@ -81,18 +77,9 @@ export class WebhookService {
 
   /** Manual redelivery: same bytes and event id, fresh signature, `X-Service-Redelivery: true`; one attempt. */
   async resend(accountId: number, deliveryId: number): Promise<DeliveryView> {
-    const ticket = randomUUID();
-    return this.db.tx(async (tx) => {
-      const marked = await data.markForResend(tx, accountId, deliveryId, ticket);
-      if (!marked) throw notFound('Delivery not found');
-      await this.queue.send(
-        tx,
-        'notifications.deliver',
-        { deliveryId, ticket },
-        { group: targetGroup(marked.url) },
-      );
-      return deliveryView(marked.row);
-    });
+    const row = await data.markForResend(this.db, accountId, deliveryId);
+    if (!row) throw notFound('Delivery not found');
+    return deliveryView(row);
   }
 
   private async checkUrl(raw: unknown): Promise<string> {

@@ -7,14 +7,14 @@ import { startSweeper } from './sweeper.js';
 
 /** Concurrency of the delivery engine (see docs/decisions.md, Notifications). */
 export const DELIVERY_LIMITS = {
-  /** Jobs held per process (in flight + claimed and waiting for their host). */
+  /** Attempts held per process (in flight, claimed and waiting for their host, or being recorded). */
   maxHeld: 512,
   /** Attempts in flight per target host (host:port) per process. */
   perHost: 8,
-  /** Jobs of one target host held at once per process (running + claimed and waiting). */
+  /** Attempts of one target host held at once per process (running + claimed and waiting). */
   heldPerHost: 32,
   connectionsPerOrigin: 8,
-  fetchBatch: 128,
+  claimBatch: 128,
   idleMs: 250,
   settleMs: 10,
   fanoutBatchSize: 200,
@@ -33,9 +33,9 @@ export async function startNotificationWorkers(platform: Platform): Promise<void
     if (delayMs <= 0) dispatcher?.wake();
     else setTimeout(() => dispatcher?.wake(), delayMs + 5).unref();
   };
-  const runner = new AttemptRunner({ db, queue, config, client, wake });
+  const runner = new AttemptRunner({ db, config, client, wake });
   dispatcher = new DeliveryDispatcher(
-    { db, queue, log, timeoutMs: config.webhookTimeoutMs },
+    { db, log, timeoutMs: config.webhookTimeoutMs },
     runner,
     DELIVERY_LIMITS,
   );
@@ -46,12 +46,11 @@ export async function startNotificationWorkers(platform: Platform): Promise<void
     async (jobs) => {
       const created = await fanOut(
         db,
-        queue,
         jobs.map((j) => j.data.eventId),
       );
       if (created > 0) dispatcher?.wake();
     },
   );
   dispatcher.start();
-  startSweeper(db, queue, log);
+  startSweeper(db, log, () => dispatcher?.wake());
 }
