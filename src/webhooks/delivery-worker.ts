@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
-import { postbackHeaders } from '../postbacks/signing.js';
+import { type OutboundRequest, postbackRequest } from '../postbacks/postback.js';
 import { Batcher } from './batcher.js';
 import { decryptSecret } from './crypto.js';
 import {
@@ -80,14 +80,9 @@ export class AttemptRunner {
   }
 }
 
-function build(
-  config: Config,
-  c: ClaimedAttempt,
-): { url: string; body: string; headers: Record<string, string> } {
-  if (c.kind === 'postback') {
-    const body = c.postbackBody ?? '';
-    return { url: c.postbackUrl ?? '', body, headers: postbackHeaders(config.postbackSecret, body) };
-  }
+function build(config: Config, c: ClaimedAttempt): OutboundRequest {
+  if (c.kind === 'postback')
+    return postbackRequest(config.postbackSecret, c.postbackUrl ?? '', c.postbackBody ?? '');
   const secret = decryptSecret(config.secretsKey, c.secretEnc ?? '');
   const signed = signWebhook(secret, c.eventId, c.eventType, c.webhookBody, c.redelivery);
   return { url: c.webhookUrl ?? '', body: c.webhookBody, headers: signed.headers };
