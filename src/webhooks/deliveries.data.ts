@@ -43,6 +43,8 @@ export interface ClaimRequest {
  * a lease, in one statement. SKIP LOCKED and the ticket check make a row claimable by one worker only.
  */
 export async function claimDue(db: Queryable, r: ClaimRequest): Promise<ClaimedAttempt[]> {
+  // ARRAY(...) makes the picked ids a one-time input, so the lock step is a primary-key lookup rather than a
+  // join against every due row (a backlog of thousands)
   const rows = await db.query<ClaimedAttempt>(
     `WITH cand AS (
        SELECT id, target_host, next_attempt_at FROM notification_deliveries
@@ -56,7 +58,7 @@ export async function claimDue(db: Queryable, r: ClaimRequest): Promise<ClaimedA
      pick AS (SELECT id FROM ranked WHERE rn <= room ORDER BY next_attempt_at LIMIT $1),
      locked AS (
        SELECT d.id FROM notification_deliveries d
-        WHERE d.id IN (SELECT id FROM pick) AND d.status = 'PENDING' AND d.ticket IS NOT NULL
+        WHERE d.id = ANY (ARRAY(SELECT id FROM pick)) AND d.status = 'PENDING' AND d.ticket IS NOT NULL
         FOR UPDATE SKIP LOCKED),
      c AS (
        UPDATE notification_deliveries d
