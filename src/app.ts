@@ -13,6 +13,8 @@ import type { Platform } from './platform/context.js';
 import { createHttp, type Http } from './platform/http.js';
 import { metricsPlugin } from './platform/metrics.js';
 import { sandboxCashoutRoutes } from './sandbox/cashouts.routes.js';
+import { webhookRoutes } from './webhooks/routes.js';
+import { WebhookService } from './webhooks/service.js';
 
 /**
  * Boot order, readable in one place: infrastructure (http server, error shapes, metrics, health), then the
@@ -39,6 +41,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const apiKey = apiKeyAuth(db, authCache);
   const requireSession = panelSession(sessions);
   const providers = payoutProviders(db);
+  const webhooks = new WebhookService(db, config);
 
   // 3. routes, one domain each
   await app.register(authRoutes, { sessions, credentials, requireSession, secureCookies: config.production });
@@ -47,6 +50,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(cashoutRoutes, { db, apiKey, creator: new CashoutCreator(db, queue) });
   await app.register(payoutCallbackRoutes, { db, queue, providers });
   if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, queue, apiKey, providers });
+  await app.register(webhookRoutes, { webhooks, requireSession });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

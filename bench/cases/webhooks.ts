@@ -1,0 +1,245 @@
+/**
+ * Webhook fan-out and delivery: FACTS facts recorded through the outbox (bulk-inserted, as many transactions
+ * would), each delivered to one of RECEIVERS local receivers (distinct loopback addresses) that answer 200 at
+ * once. Baseline: the same signed bodies POSTed straight from undici to the same receivers with the same
+ * concurrency the engine allows (per-host limit × receivers).
+ */
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'undici';
+import { createLogger } from '../../src/platform/logger.js';
+import { Queue } from '../../src/platform/queue.js';
+import type { WebhookSecret } from '../../src/webhooks/crypto.js';
+import { signWebhook } from '../../src/webhooks/signing.js';
+import { DELIVERY_LIMITS } from '../../src/webhooks/workers.js';
+import { type BenchServer, benchMerchant } from '../lib.js';
+
+const FACTS = Number(process.env.BENCH_FACTS ?? 20000);
+const WARMUP_FACTS = Number(process.env.BENCH_WARMUP_FACTS ?? 1000);
+const RECEIVERS = 4;
+const INSERT_BATCH = 500;
+
+interface Receiver {
+  url: string;
+  server: Server;
+  firstSeen: Map<string, number>;
+  count: number;
+}
+
+async function receiver(host: string): Promise<Receiver> {
+  const r: Receiver = { url: '', server: createServer(), firstSeen: new Map(), count: 0 };
+  r.server.on('request', (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const id = req.headers['x-service-event-id'] as string;
+      if (!r.firstSeen.has(id)) r.firstSeen.set(id, performance.timeOrigin + performance.now());
+      r.count++;
+      res.writeHead(200).end();
+    });
+  });
+  r.server.listen(0, host);
+  await once(r.server, 'listening');
+  r.url = `http://${host}:${(r.server.address() as AddressInfo).port}/hook`;
+  return r;
+}
+
+function saleBody(userId: number, id: number) {
+  const uuid = randomUUID();
+  return {
+    id,
+    uuid,
+    userId,
+    amount: '15000',
+    date: new Date().toISOString(),
+    status: 'PAGO',
+    paymentMethod: 'PIX',
+    customerDocument: '52998224725',
+    customerEmail: 'cliente@example.com',
+    customerName: 'Cliente Exemplo',
+    customerPhone: '11987654321',
+    pixKey: '00020126580014br.gov.bcb.pix0136123e4567-e89b-12d3-a456-426614174000',
+    boletoCode: null,
+    shipping: null,
+    saleItems: [
+      { id: 1, saleId: id, saleUuid: uuid, title: 'Curso', unitPrice: '15000', quantity: 1, tangible: false },
+    ],
+    fee: 450,
+    transactionId: id,
+    type: 'TRANSACTION',
+  };
+}
+
+interface Target {
+  accountId: number;
+  secret: WebhookSecret;
+  receiver: Receiver;
+}
+
+async function setupTargets(server: BenchServer, receivers: Receiver[]): Promise<Target[]> {
+  const targets: Target[] = [];
+  for (const r of receivers) {
+    const merchant = await benchMerchant(server.db);
+    const [acc] = await server.db.query<{ email: string }>('SELECT email FROM accounts WHERE id = $1', [
+      merchant.accountId,
+    ]);
+    const login = await request(`${server.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: acc!.email, password: 'bench-password' }),
+    });
+    const { csrfToken } = (await login.body.json()) as { csrfToken: string };
+    const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+    const created = await request(`${server.url}/api/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie, 'x-csrf-token': csrfToken },
+      body: JSON.stringify({ webhookUrl: r.url, events: ['*'] }),
+    });
+    const hook = (await created.body.json()) as { secret: WebhookSecret };
+    targets.push({ accountId: merchant.accountId, secret: hook.secret, receiver: r });
+  }
+  return targets;
+}
+
+/** Records `n` facts in transactions of INSERT_BATCH (fact rows and fan-out jobs together); returns their ids. */
+async function recordFacts(
+  server: BenchServer,
+  queue: Queue,
+  targets: Target[],
+  n: number,
+  created: Map<string, number>,
+) {
+  let next = 1;
+  for (let done = 0; done < n; done += INSERT_BATCH) {
+    const size = Math.min(INSERT_BATCH, n - done);
+    const ids: string[] = [];
+    const accounts: number[] = [];
+    const bodies: string[] = [];
+    for (let i = 0; i < size; i++) {
+      const t = targets[(done + i) % targets.length]!;
+      const id = next++;
+      ids.push(randomUUID());
+      accounts.push(t.accountId);
+      bodies.push(JSON.stringify(saleBody(t.accountId, id)));
+    }
+    await server.db.tx(async (tx) => {
+      await tx.query(
+        `INSERT INTO notification_events (id, account_id, event_type, subject_type, subject_id, webhook_body)
+         SELECT u.id, u.account_id, 'sale.paid', 'sale', u.ord, u.body
+           FROM unnest($1::uuid[], $2::bigint[], $3::text[]) WITH ORDINALITY AS u(id, account_id, body, ord)`,
+        [ids, accounts, bodies],
+      );
+      await queue.sendMany(
+        tx,
+        'notifications.fanout',
+        ids.map((eventId) => ({ data: { eventId } })),
+      );
+    });
+    const at = performance.timeOrigin + performance.now();
+    for (const id of ids) created.set(id, at);
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+async function gatewayRun(server: BenchServer, queue: Queue, targets: Target[], n: number) {
+  for (const t of targets) t.receiver.firstSeen.clear();
+  const created = new Map<string, number>();
+  const start = performance.timeOrigin + performance.now();
+  await recordFacts(server, queue, targets, n, created);
+  const total = () => targets.reduce((s, t) => s + t.receiver.firstSeen.size, 0);
+  const progress = process.env.BENCH_DEBUG
+    ? setInterval(() => {
+        void server.db
+          .query<{ fanned: number; delivered: number; pending: number }>(
+            `SELECT (SELECT count(*)::int FROM notification_events WHERE fanned_out_at IS NOT NULL) AS fanned,
+                    (SELECT count(*)::int FROM notification_deliveries WHERE status = 'DELIVERED') AS delivered,
+                    (SELECT count(*)::int FROM notification_deliveries WHERE status = 'PENDING') AS pending`,
+          )
+          .then(([r]) =>
+            console.log(
+              `  … received ${total()}, fanned ${r!.fanned}, delivered ${r!.delivered}, pending ${r!.pending}`,
+            ),
+          );
+      }, 1000)
+    : undefined;
+  while (total() < n) await new Promise((r) => setTimeout(r, 20));
+  clearInterval(progress);
+  const seen = new Map<string, number>();
+  for (const t of targets) for (const [id, at] of t.receiver.firstSeen) seen.set(id, at);
+  const end = Math.max(...seen.values());
+  const latencies = [...created].map(([id, at]) => (seen.get(id) ?? end) - at).sort((a, b) => a - b);
+  return {
+    perSec: n / ((end - start) / 1000),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+async function baselineRun(targets: Target[], n: number) {
+  const agent = new Agent({ connections: DELIVERY_LIMITS.connectionsPerOrigin });
+  const concurrency = DELIVERY_LIMITS.perHost;
+  const work = targets.map((t, ti) => {
+    const jobs: { id: string; body: string }[] = [];
+    for (let i = ti; i < n; i += targets.length)
+      jobs.push({ id: randomUUID(), body: JSON.stringify(saleBody(t.accountId, i)) });
+    return { t, jobs };
+  });
+  const latencies: number[] = [];
+  const start = performance.now();
+  await Promise.all(
+    work.flatMap(({ t, jobs }) =>
+      Array.from({ length: concurrency }, async () => {
+        for (let job = jobs.pop(); job; job = jobs.pop()) {
+          const sent = performance.now();
+          const signed = signWebhook(t.secret, job.id, 'sale.paid', job.body, false);
+          const res = await request(t.receiver.url, {
+            method: 'POST',
+            body: job.body,
+            headers: signed.headers,
+            dispatcher: agent,
+          });
+          await res.body.dump();
+          latencies.push(performance.now() - sent);
+        }
+      }),
+    ),
+  );
+  const elapsed = performance.now() - start;
+  await agent.close();
+  latencies.sort((a, b) => a - b);
+  return { perSec: n / (elapsed / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+export async function run(server: BenchServer): Promise<void> {
+  const receivers = await Promise.all(
+    Array.from({ length: RECEIVERS }, (_, i) => receiver(`127.0.0.${i + 1}`)),
+  );
+  const queue = await Queue.start(server.db, createLogger('warn'));
+  try {
+    const targets = await setupTargets(server, receivers);
+    if (WARMUP_FACTS > 0) {
+      await gatewayRun(server, queue, targets, WARMUP_FACTS);
+      await baselineRun(targets, WARMUP_FACTS);
+    }
+    const baseline = await baselineRun(targets, FACTS);
+    const target = await gatewayRun(server, queue, targets, FACTS);
+    const ratio = target.perSec / baseline.perSec;
+    const fmt = (m: { perSec: number; p50: number; p99: number }) =>
+      `${m.perSec.toFixed(0).padStart(7)} deliveries/s  p50 ${m.p50.toFixed(0).padStart(5)} ms  p99 ${m.p99.toFixed(0).padStart(5)} ms`;
+    console.log(
+      `\nwebhooks: ${FACTS} facts → ${RECEIVERS} receivers (concurrency ${DELIVERY_LIMITS.perHost}/host)`,
+    );
+    console.log(`  target   ${fmt(target)}   [fact committed → first attempt received]`);
+    console.log(
+      `  baseline ${fmt(baseline)}   [undici POST of the same signed bodies; latency = request time]`,
+    );
+    console.log(`  ratio    ${ratio.toFixed(2)}  (goal >= 0.5)  ${ratio >= 0.5 ? 'OK' : 'BELOW GOAL'}`);
+  } finally {
+    await queue.stop();
+    for (const r of receivers) r.server.close();
+  }
+}

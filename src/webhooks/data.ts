@@ -1,0 +1,125 @@
+import type { Queryable } from '../platform/db.js';
+import type { EncryptedSecret } from './crypto.js';
+import { targetGroup } from './deliveries.data.js';
+
+export interface WebhookRow {
+  id: number;
+  url: string;
+  events: string[];
+  created_at: Date;
+}
+
+export interface DeliveryRow {
+  id: number;
+  event_id: string;
+  event_type: string;
+  webhook_body: string;
+  status_code: number | null;
+  attempts: number;
+  error: string | null;
+  status: 'PENDING' | 'DELIVERED' | 'FAILED';
+  created_at: Date;
+  last_attempt_at: Date | null;
+}
+
+const COLUMNS = 'id, url, events, created_at';
+
+export async function insertWebhook(
+  db: Queryable,
+  accountId: number,
+  url: string,
+  events: string[],
+  secret: EncryptedSecret,
+): Promise<WebhookRow> {
+  const [row] = await db.query<WebhookRow>(
+    `INSERT INTO webhooks (account_id, url, target_host, events, secret_enc) VALUES ($1, $2, $3, $4, $5)
+     RETURNING ${COLUMNS}`,
+    [accountId, url, targetGroup(url), events, secret],
+  );
+  return row!;
+}
+
+export async function listWebhooks(db: Queryable, accountId: number): Promise<WebhookRow[]> {
+  return db.query<WebhookRow>(
+    `SELECT ${COLUMNS} FROM webhooks WHERE account_id = $1 AND deleted_at IS NULL ORDER BY id DESC`,
+    [accountId],
+  );
+}
+
+export async function findWebhook(db: Queryable, accountId: number, id: number): Promise<WebhookRow | null> {
+  const [row] = await db.query<WebhookRow>(
+    `SELECT ${COLUMNS} FROM webhooks WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
+    [id, accountId],
+  );
+  return row ?? null;
+}
+
+export async function updateWebhook(
+  db: Queryable,
+  accountId: number,
+  id: number,
+  changes: { url?: string; events?: string[] },
+): Promise<WebhookRow | null> {
+  const [row] = await db.query<WebhookRow>(
+    `UPDATE webhooks SET url = coalesce($3, url), target_host = coalesce($5, target_host),
+            events = coalesce($4, events), updated_at = now()
+      WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
+      RETURNING ${COLUMNS}`,
+    [
+      id,
+      accountId,
+      changes.url ?? null,
+      changes.events ?? null,
+      changes.url ? targetGroup(changes.url) : null,
+    ],
+  );
+  return row ?? null;
+}
+
+export async function deleteWebhook(db: Queryable, accountId: number, id: number): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE webhooks SET deleted_at = now() WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL RETURNING id`,
+    [id, accountId],
+  );
+  return rows.length > 0;
+}
+
+const DELIVERY_COLUMNS = `d.id, d.event_id, e.event_type, e.webhook_body, d.status_code, d.attempts, d.error,
+  d.status, d.created_at, d.last_attempt_at`;
+
+export async function listDeliveries(
+  db: Queryable,
+  webhookId: number,
+  limit: number,
+): Promise<DeliveryRow[]> {
+  return db.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS}
+       FROM notification_deliveries d JOIN notification_events e ON e.id = d.event_id
+      WHERE d.webhook_id = $1 ORDER BY d.id DESC LIMIT $2`,
+    [webhookId, limit],
+  );
+}
+
+/**
+ * Schedules a manual redelivery of an account's webhook delivery, due at once: a new ticket supersedes any
+ * scheduled retry, and an attempt still in flight no longer moves the delivery when it ends (recordAttempts
+ * needs a null ticket). Null when the delivery is not the account's.
+ */
+export async function markForResend(
+  db: Queryable,
+  accountId: number,
+  deliveryId: number,
+): Promise<DeliveryRow | null> {
+  const [row] = await db.query<DeliveryRow>(
+    `WITH u AS (
+       UPDATE notification_deliveries d
+          SET status = 'PENDING', redelivery = true, ticket = gen_random_uuid(), next_attempt_at = now(),
+              lease_until = NULL
+         FROM webhooks w
+        WHERE d.id = $1 AND w.id = d.webhook_id AND w.account_id = $2 AND w.deleted_at IS NULL
+        RETURNING d.*)
+     SELECT ${DELIVERY_COLUMNS} FROM u d JOIN notification_events e ON e.id = d.event_id`,
+    [deliveryId, accountId],
+  );
+  return row ?? null;
+}

@@ -1,0 +1,146 @@
+import type { Queryable } from '../platform/db.js';
+
+/** One claimed attempt: everything needed to send it. */
+export interface ClaimedAttempt {
+  id: number;
+  kind: 'webhook' | 'postback';
+  attempt: number;
+  redelivery: boolean;
+  eventId: string;
+  eventType: string;
+  webhookBody: string;
+  postbackUrl: string | null;
+  postbackBody: string | null;
+  webhookUrl: string | null;
+  secretEnc: string | null;
+  webhookDeleted: boolean;
+  /** host:port the attempt goes to (per-host limits). */
+  targetHost: string;
+}
+
+/** The host:port of a target as the URL parser normalizes it: the unit of per-host concurrency limits. */
+export function targetGroup(url: string): string {
+  try {
+    return new URL(url).host || 'invalid';
+  } catch {
+    return 'invalid';
+  }
+}
+
+export interface ClaimRequest {
+  /** Most attempts to claim. */
+  limit: number;
+  /** Hosts that take nothing now. */
+  skipHosts: string[];
+  /** Hosts that take at most so many now; other hosts take up to `defaultRoom`. */
+  rooms: Map<string, number>;
+  defaultRoom: number;
+  leaseMs: number;
+}
+
+/**
+ * Claims due attempts, oldest first, at most each host's room: clears each ticket, counts the attempt and sets
+ * a lease, in one statement. SKIP LOCKED and the ticket check make a row claimable by one worker only.
+ */
+export async function claimDue(db: Queryable, r: ClaimRequest): Promise<ClaimedAttempt[]> {
+  // ARRAY(...) makes the picked ids a one-time input, so the lock step is a primary-key lookup rather than a
+  // join against every due row (a backlog of thousands)
+  const rows = await db.query<ClaimedAttempt>(
+    `WITH cand AS (
+       SELECT id, target_host, next_attempt_at FROM notification_deliveries
+        WHERE status = 'PENDING' AND ticket IS NOT NULL AND next_attempt_at <= now()
+          AND target_host <> ALL ($2::text[])
+        ORDER BY next_attempt_at LIMIT $1 * 4),
+     ranked AS (
+       SELECT c.id, c.next_attempt_at, coalesce(r.room, $5) AS room,
+              row_number() OVER (PARTITION BY c.target_host ORDER BY c.next_attempt_at, c.id) AS rn
+         FROM cand c LEFT JOIN unnest($3::text[], $4::int[]) AS r(host, room) ON r.host = c.target_host),
+     pick AS (SELECT id FROM ranked WHERE rn <= room ORDER BY next_attempt_at LIMIT $1),
+     locked AS (
+       SELECT d.id FROM notification_deliveries d
+        WHERE d.id = ANY (ARRAY(SELECT id FROM pick)) AND d.status = 'PENDING' AND d.ticket IS NOT NULL
+        FOR UPDATE SKIP LOCKED),
+     c AS (
+       UPDATE notification_deliveries d
+          SET ticket = NULL, attempts = d.attempts + 1, last_attempt_at = now(),
+              lease_until = now() + make_interval(secs => $6::double precision / 1000)
+         FROM locked WHERE d.id = locked.id
+        RETURNING d.id, d.kind, d.attempts, d.redelivery, d.event_id, d.webhook_id, d.target_host)
+     SELECT c.id, c.kind, c.attempts AS attempt, c.redelivery, c.target_host AS "targetHost",
+            e.id AS "eventId", e.event_type AS "eventType", e.webhook_body AS "webhookBody",
+            e.postback_url AS "postbackUrl", e.postback_body AS "postbackBody",
+            w.url AS "webhookUrl", w.secret_enc AS "secretEnc", (w.deleted_at IS NOT NULL) AS "webhookDeleted"
+       FROM c
+       JOIN notification_events e ON e.id = c.event_id
+       LEFT JOIN webhooks w ON w.id = c.webhook_id`,
+    [r.limit, r.skipHosts, [...r.rooms.keys()], [...r.rooms.values()], r.defaultRoom, r.leaseMs],
+  );
+  return rows.map((row) => ({ ...row, id: Number(row.id) }));
+}
+
+export interface AttemptRecord {
+  deliveryId: number;
+  attempt: number;
+  eventType: string;
+  url: string;
+  redelivery: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export type NextStep =
+  | { status: 'DELIVERED' | 'FAILED' }
+  | { status: 'PENDING'; ticket: string; delayMs: number };
+
+/**
+ * Logs attempts and moves their deliveries to the next state, many in one statement. A delivery whose ticket
+ * was set meanwhile (a manual resend) or whose attempt count moved on is left to that newer attempt.
+ */
+export async function recordAttempts(
+  db: Queryable,
+  items: readonly { record: AttemptRecord; next: NextStep }[],
+): Promise<void> {
+  if (items.length === 0) return;
+  const col = <T>(f: (i: { record: AttemptRecord; next: NextStep }) => T) => items.map(f);
+  await db.query(
+    `WITH input AS (
+       SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::boolean[], $6::int[], $7::text[],
+                            $8::int[], $9::text[], $10::uuid[], $11::int[])
+         AS t(delivery_id, attempt, event_type, url, redelivery, status_code, error, duration_ms, status, ticket, delay_ms)),
+     logged AS (
+       INSERT INTO notification_attempts
+         (delivery_id, attempt, event_type, url, redelivery, status_code, error, duration_ms)
+       SELECT delivery_id, attempt, event_type, url, redelivery, status_code, error, duration_ms FROM input)
+     UPDATE notification_deliveries d
+        SET status = i.status, status_code = i.status_code, error = i.error, lease_until = NULL, ticket = i.ticket,
+            next_attempt_at = CASE WHEN i.ticket IS NULL THEN NULL
+                                   ELSE now() + make_interval(secs => i.delay_ms::double precision / 1000) END
+       FROM input i
+      WHERE d.id = i.delivery_id AND d.attempts = i.attempt AND d.ticket IS NULL`,
+    [
+      col((i) => i.record.deliveryId),
+      col((i) => i.record.attempt),
+      col((i) => i.record.eventType),
+      col((i) => i.record.url),
+      col((i) => i.record.redelivery),
+      col((i) => i.record.statusCode),
+      col((i) => i.record.error),
+      col((i) => i.record.durationMs),
+      col((i) => i.next.status),
+      col((i) => (i.next.status === 'PENDING' ? i.next.ticket : null)),
+      col((i) => (i.next.status === 'PENDING' ? i.next.delayMs : 0)),
+    ],
+  );
+}
+
+/** A delivery whose webhook was deleted before the attempt: nothing is sent, the claim is undone. */
+export async function abandonDeleted(db: Queryable, deliveryId: number): Promise<void> {
+  await db.query(
+    `UPDATE notification_deliveries
+        SET status = 'FAILED', attempts = attempts - 1, lease_until = NULL, ticket = NULL,
+            error = 'webhook deleted before delivery; nothing sent'
+      WHERE id = $1`,
+    [deliveryId],
+  );
+}

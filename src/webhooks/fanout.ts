@@ -1,0 +1,40 @@
+import type { Db } from '../platform/db.js';
+import { targetGroup } from './deliveries.data.js';
+
+/**
+ * Turns recorded facts into deliveries, due at once: one per (fact, subscribed live webhook) and one for the
+ * fact's postback, in one transaction. Claiming the facts by setting fanned_out_at makes a repeated or
+ * concurrent fan-out of the same fact a no-op; the unique indexes back it up. Returns the deliveries created.
+ */
+export async function fanOut(db: Db, eventIds: readonly string[]): Promise<number> {
+  if (eventIds.length === 0) return 0;
+  return db.tx(async (tx) => {
+    const claimed = await tx.query<{ id: string; postback_url: string | null }>(
+      `UPDATE notification_events SET fanned_out_at = now()
+        WHERE id = ANY($1::uuid[]) AND fanned_out_at IS NULL
+        RETURNING id, postback_url`,
+      [eventIds],
+    );
+    if (claimed.length === 0) return 0;
+    const postbacks = claimed.filter((c) => c.postback_url !== null);
+    const rows = await tx.query<{ id: number }>(
+      `INSERT INTO notification_deliveries (event_id, webhook_id, kind, target_host, ticket, next_attempt_at)
+       SELECT e.id, w.id, 'webhook', w.target_host, gen_random_uuid(), now()
+         FROM notification_events e
+         JOIN webhooks w ON w.account_id = e.account_id AND w.deleted_at IS NULL
+        WHERE e.id = ANY($1::uuid[])
+          AND (e.event_type = ANY (w.events) OR ('*' = ANY (w.events) AND e.event_type NOT LIKE 'cart.%'))
+       UNION ALL
+       SELECT p.id, NULL, 'postback', p.host, gen_random_uuid(), now()
+         FROM unnest($2::uuid[], $3::text[]) AS p(id, host)
+       ON CONFLICT DO NOTHING
+       RETURNING id`,
+      [
+        claimed.map((c) => c.id),
+        postbacks.map((p) => p.id),
+        postbacks.map((p) => targetGroup(p.postback_url ?? '')),
+      ],
+    );
+    return rows.length;
+  });
+}

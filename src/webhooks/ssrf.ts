@@ -1,0 +1,91 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/** Thrown (and classified as not retryable) when a target address is refused by the production rules. */
+export const TARGET_REFUSED = 'ETARGETREFUSED';
+
+export function refusedError(message: string): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(message);
+  err.code = TARGET_REFUSED;
+  return err;
+}
+
+/**
+ * Only globally routable unicast addresses may be notified in production. ipaddr.js names every special range
+ * (loopback, private, linkLocal, carrierGradeNat, multicast, unspecified, broadcast, reserved, uniqueLocal,
+ * 6to4, teredo, ...); anything but plain `unicast` is refused. IPv4-mapped IPv6 is judged as its IPv4 address.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) {
+    ip = (ip as ipaddr.IPv6).toIPv4Address();
+  }
+  return ip.range() === 'unicast';
+}
+
+/** The URL's host as an address when it is an IP literal (brackets of IPv6 removed), else null. */
+export function literalAddress(url: URL): string | null {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) ? host : null;
+}
+
+/** Syntax rules for any notification target: absolute http(s), a host, no credentials. Returns an error text or null. */
+export function urlProblem(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'webhookUrl must be an absolute http(s) URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'webhookUrl must use http or https';
+  if (!url.hostname) return 'webhookUrl must name a host';
+  if (url.username || url.password) return 'webhookUrl must not carry credentials';
+  return null;
+}
+
+/** Save-time check in production: the host (literal or every address it resolves to) must be public. */
+export async function addressProblem(raw: string): Promise<string | null> {
+  const url = new URL(raw);
+  const literal = literalAddress(url);
+  if (literal)
+    return isPublicAddress(literal) ? null : `webhookUrl points to a non-public address (${literal})`;
+  let addresses: LookupAddress[];
+  try {
+    addresses = await new Promise((resolve, reject) =>
+      dnsLookup(url.hostname, { all: true }, (err, list) => (err ? reject(err) : resolve(list))),
+    );
+  } catch {
+    return `webhookUrl host ${url.hostname} cannot be resolved`;
+  }
+  const bad = addresses.find((a) => !isPublicAddress(a.address));
+  return bad ? `webhookUrl host ${url.hostname} resolves to a non-public address (${bad.address})` : null;
+}
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * A `lookup` for the socket connect options: resolves, then refuses any non-public address, so a name that
+ * was public when saved but resolves to an internal address now (DNS rebinding) is still refused.
+ */
+export function guardedLookup(
+  hostname: string,
+  options: { all?: boolean; family?: number | string },
+  callback: LookupCallback,
+): void {
+  dnsLookup(hostname, { ...options, all: true } as { all: true }, (err, list) => {
+    if (err) return callback(err, []);
+    const bad = list.find((a) => !isPublicAddress(a.address));
+    if (bad)
+      return callback(refusedError(`${hostname} resolves to a non-public address (${bad.address})`), []);
+    if (list.length === 0) return callback(refusedError(`${hostname} has no address`), []);
+    if (options.all) return callback(null, list);
+    const first = list[0]!;
+    callback(null, first.address, first.family);
+  });
+}

@@ -1,0 +1,83 @@
+import type { Logger } from 'pino';
+import type { Db } from '../platform/db.js';
+import { MAX_ATTEMPTS } from './delivery-worker.js';
+import { fanOut } from './fanout.js';
+
+/** How often each worker process looks for work a crashed process left behind. */
+export const SWEEP_INTERVAL_MS = 2000;
+/** A fact whose fan-out job has not run for this long is fanned out by the sweeper. */
+const STALE_FACT_MS = 10000;
+const LIMIT = 500;
+
+/**
+ * Recovery for process crashes. pg-boss retries an interrupted fan-out job only after its expiry; the sweeper
+ * finds the fact sooner. An attempt whose lease ran out was cut off by its process dying: it is logged as
+ * interrupted and the next one made due (or the delivery fails when it was the last). Both paths are
+ * idempotent (fan-out claims facts; the lease check and row lock claim attempts), so several sweeping
+ * processes cannot duplicate anything. Returns the number of deliveries made due.
+ */
+export async function sweep(db: Db): Promise<number> {
+  const facts = await db.query<{ id: string }>(
+    `SELECT id FROM notification_events
+      WHERE fanned_out_at IS NULL AND created_at < now() - make_interval(secs => $1::double precision / 1000)
+      ORDER BY created_at LIMIT $2`,
+    [STALE_FACT_MS, LIMIT],
+  );
+  const created =
+    facts.length > 0
+      ? await fanOut(
+          db,
+          facts.map((f) => f.id),
+        )
+      : 0;
+  const resumed = await db.query<{ id: number; status: string }>(
+    `WITH dead AS (
+       SELECT d.id, d.attempts, d.redelivery, e.event_type, coalesce(w.url, e.postback_url) AS url
+         FROM notification_deliveries d
+         JOIN notification_events e ON e.id = d.event_id
+         LEFT JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.status = 'PENDING' AND d.ticket IS NULL AND d.lease_until < now()
+        ORDER BY d.lease_until LIMIT $1
+        FOR UPDATE OF d SKIP LOCKED),
+     logged AS (
+       INSERT INTO notification_attempts (delivery_id, attempt, event_type, url, redelivery, error, duration_ms)
+       SELECT id, attempts, event_type, url, redelivery, $2, 0 FROM dead
+       ON CONFLICT DO NOTHING)
+     UPDATE notification_deliveries d
+        SET status = CASE WHEN NOT dead.redelivery AND dead.attempts < $3 THEN 'PENDING' ELSE 'FAILED' END,
+            ticket = CASE WHEN NOT dead.redelivery AND dead.attempts < $3 THEN gen_random_uuid() END,
+            next_attempt_at = CASE WHEN NOT dead.redelivery AND dead.attempts < $3 THEN now() END,
+            error = $2, status_code = NULL, lease_until = NULL
+       FROM dead WHERE d.id = dead.id
+     RETURNING d.id, d.status`,
+    [LIMIT, 'interrupted: the worker stopped before the outcome was known', MAX_ATTEMPTS],
+  );
+  return created + resumed.filter((r) => r.status === 'PENDING').length;
+}
+
+/** Runs the sweeper now and every SWEEP_INTERVAL_MS (the timer does not hold the process open). */
+export function startSweeper(db: Db, log: Logger, onWork: () => void): () => void {
+  let running = false;
+  let stopped = false;
+  const tick = () => {
+    if (running || stopped) return;
+    running = true;
+    sweep(db)
+      .then((n) => {
+        if (n > 0) onWork();
+      })
+      .catch((err: unknown) => {
+        if (!stopped) log.warn({ err }, 'notification sweep failed');
+      })
+      .finally(() => {
+        running = false;
+      });
+  };
+  const timer = setInterval(tick, SWEEP_INTERVAL_MS);
+  timer.unref();
+  tick();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}

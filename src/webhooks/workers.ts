@@ -1,0 +1,56 @@
+import type { Platform } from '../platform/context.js';
+import { AttemptRunner } from './delivery-worker.js';
+import { DeliveryDispatcher } from './dispatcher.js';
+import { fanOut } from './fanout.js';
+import { NotificationClient } from './http-client.js';
+import { startSweeper } from './sweeper.js';
+
+/** Concurrency of the delivery engine (see docs/decisions.md, Notifications). */
+export const DELIVERY_LIMITS = {
+  /** Attempts held per process (in flight, claimed and waiting for their host, or being recorded). */
+  maxHeld: 512,
+  /** Attempts in flight per target host (host:port) per process. */
+  perHost: 8,
+  /** Attempts of one target host held at once per process (running + claimed and waiting). */
+  heldPerHost: 32,
+  connectionsPerOrigin: 8,
+  claimBatch: 128,
+  idleMs: 250,
+  settleMs: 10,
+  fanoutBatchSize: 200,
+  fanoutWorkers: 2,
+} as const;
+
+export async function startNotificationWorkers(platform: Platform): Promise<void> {
+  const { db, queue, config, log } = platform;
+  const client = new NotificationClient({
+    allowPrivate: config.webhookAllowPrivate,
+    timeoutMs: config.webhookTimeoutMs,
+    connectionsPerOrigin: DELIVERY_LIMITS.connectionsPerOrigin,
+  });
+  let dispatcher: DeliveryDispatcher | undefined;
+  const wake = (delayMs: number) => {
+    if (delayMs <= 0) dispatcher?.wake();
+    else setTimeout(() => dispatcher?.wake(), delayMs + 5).unref();
+  };
+  const runner = new AttemptRunner({ db, config, client, wake });
+  dispatcher = new DeliveryDispatcher(
+    { db, log, timeoutMs: config.webhookTimeoutMs },
+    runner,
+    DELIVERY_LIMITS,
+  );
+
+  await queue.work(
+    'notifications.fanout',
+    { batchSize: DELIVERY_LIMITS.fanoutBatchSize, localConcurrency: DELIVERY_LIMITS.fanoutWorkers },
+    async (jobs) => {
+      const created = await fanOut(
+        db,
+        jobs.map((j) => j.data.eventId),
+      );
+      if (created > 0) dispatcher?.wake();
+    },
+  );
+  dispatcher.start();
+  startSweeper(db, log, () => dispatcher?.wake());
+}

@@ -1,0 +1,101 @@
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface Received {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The raw body bytes as they arrived. */
+  body: Buffer;
+  at: number;
+}
+
+/** What the receiver does with one request: answer a status, never answer, or drop the connection. */
+export type Behaviour = { status: number; body?: string } | 'hang' | 'close';
+
+export interface Receiver {
+  url: string;
+  port: number;
+  received: Received[];
+  /** Behaviours for the next requests, in order; afterwards `fallback` applies (default 200). */
+  queue(...behaviours: Behaviour[]): void;
+  setFallback(behaviour: Behaviour): void;
+  waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
+  close(): Promise<void>;
+}
+
+/** A real HTTP server on a free port that records every request's raw bytes and headers. */
+export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
+  const received: Received[] = [];
+  const pending: Behaviour[] = [];
+  let fallback: Behaviour = { status: 200 };
+  const sockets = new Set<Socket>();
+  const hung = new Set<ServerResponse>();
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        at: Date.now(),
+      });
+      const b = pending.shift() ?? fallback;
+      if (b === 'hang') {
+        hung.add(res);
+        return;
+      }
+      if (b === 'close') {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(b.status, { 'content-type': 'text/plain' }).end(b.body ?? 'ok');
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.listen(0, host);
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    received,
+    queue: (...b) => pending.push(...b),
+    setFallback: (b) => {
+      fallback = b;
+    },
+    waitFor: (count, timeoutMs = 30000) =>
+      waitUntil(
+        () => (received.length >= count ? received : undefined),
+        timeoutMs,
+        () => `receiver got ${received.length} of ${count} requests`,
+      ),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
+/** Polls `probe` until it returns a value (not undefined/false), or fails after `timeoutMs`. */
+export async function waitUntil<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 30000,
+  describe: () => string = () => 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting: ${describe()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant } from '../support/factories.js';
+import { recordFact } from '../support/notifications.js';
+import { type Receiver, startReceiver, waitUntil } from '../support/receiver.js';
+import { type ChildServer, spawnGateway, startServer, type TestServer } from '../support/server.js';
+import { createWebhook } from '../support/webhooks.js';
+
+const SECRETS_KEY = randomBytes(32).toString('base64');
+const SETTINGS = { SECRETS_KEY, WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_RETRY_DELAYS_MS: '200,200' };
+
+/** The API in this process without workers; deliveries are made by child `gateway worker` processes. */
+let api: TestServer;
+const children: ChildServer[] = [];
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  api = await startServer({ workers: false, env: SETTINGS });
+});
+afterAll(async () => {
+  // a child that already exited (stopped by a test) has nothing left to stop
+  for (const c of children)
+    if (c.process.exitCode === null && c.process.signalCode === null) await c.stop('SIGKILL');
+  for (const r of receivers) await r.close();
+  await api?.close();
+});
+
+function worker(extra: Record<string, string> = {}): Promise<ChildServer> {
+  return spawnGateway(['worker'], {
+    ...SETTINGS,
+    ...extra,
+    NODE_ENV: 'test',
+    DATABASE_URL: api.databaseUrl,
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-worker-')),
+  }).then((c) => {
+    children.push(c);
+    return c;
+  });
+}
+
+async function statuses(accountId: number) {
+  return api.runtime.platform.db.query<{ event_id: string; status: string; attempts: number }>(
+    `SELECT d.event_id, d.status, d.attempts FROM notification_deliveries d
+       JOIN webhooks w ON w.id = d.webhook_id WHERE w.account_id = $1`,
+    [accountId],
+  );
+}
+
+describe('durability', () => {
+  it('delivers everything after the worker process is SIGKILLed with attempts in flight and facts pending', async () => {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    receiver.setFallback('hang');
+    const m = await createMerchant(api);
+    await createWebhook(api, m, receiver.url, ['*']);
+    const first = await worker();
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) ids.push(await recordFact(api, m.accountId, 'sale.paid'));
+    await receiver.waitFor(1);
+    expect(await first.stop('SIGKILL')).toBeNull();
+    receiver.setFallback({ status: 200 });
+    for (let i = 0; i < 10; i++) ids.push(await recordFact(api, m.accountId, 'withdrawal.completed'));
+
+    const second = await worker();
+    const rows = await waitUntil(
+      async () => {
+        const r = await statuses(m.accountId);
+        return r.length === ids.length && r.every((x) => x.status === 'DELIVERED') ? r : undefined;
+      },
+      60000,
+      () => 'every delivery DELIVERED after restart',
+    );
+    expect(new Set(rows.map((r) => r.event_id))).toEqual(new Set(ids));
+    const delivered = new Set(
+      receiver.received.slice(-1000).map((r) => r.headers['x-service-event-id'] as string),
+    );
+    for (const id of ids) expect(delivered.has(id), id).toBe(true);
+    const [interrupted] = await api.runtime.platform.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM notification_attempts WHERE error LIKE 'interrupted%'`,
+    );
+    expect(interrupted!.n).toBeGreaterThan(0);
+    await second.stop();
+  });
+
+  it('two worker processes on one database never make the same attempt twice', async () => {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    // some first attempts fail with 500, so retries are scheduled and claimed across both processes
+    receiver.queue(...Array.from({ length: 15 }, () => ({ status: 500 })));
+    const m = await createMerchant(api);
+    const hook = await createWebhook(api, m, receiver.url, ['sale.paid']);
+    // a generous timeout: on a loaded machine a timed-out attempt is legitimate, but not what this test is about
+    await Promise.all([worker({ WEBHOOK_TIMEOUT_MS: '10000' }), worker({ WEBHOOK_TIMEOUT_MS: '10000' })]);
+    const ids: string[] = [];
+    for (let i = 0; i < 120; i++) ids.push(await recordFact(api, m.accountId, 'sale.paid'));
+    const rows = await waitUntil(
+      async () => {
+        const r = await statuses(m.accountId);
+        return r.length === ids.length && r.every((x) => x.status === 'DELIVERED') ? r : undefined;
+      },
+      60000,
+      () => 'every delivery DELIVERED',
+    );
+    const perEvent = new Map<string, number>();
+    for (const r of receiver.received) {
+      const id = r.headers['x-service-event-id'] as string;
+      perEvent.set(id, (perEvent.get(id) ?? 0) + 1);
+    }
+    for (const r of rows) expect(perEvent.get(r.event_id), r.event_id).toBe(r.attempts);
+    expect(receiver.received).toHaveLength(rows.reduce((n, r) => n + r.attempts, 0));
+    // no attempt was taken for dead while its process was alive (which would make the next one early)
+    const interrupted = await api.runtime.platform.db.query(
+      `SELECT a.delivery_id, a.attempt FROM notification_attempts a
+         JOIN notification_deliveries d ON d.id = a.delivery_id
+        WHERE d.webhook_id = $1 AND a.error LIKE 'interrupted%'`,
+      [hook.id],
+    );
+    expect(interrupted).toEqual([]);
+  });
+});

@@ -1,0 +1,254 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decryptSecret } from '../../src/webhooks/crypto.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { recordFact } from '../support/notifications.js';
+import { startReceiver, waitUntil } from '../support/receiver.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { createWebhook, deliveries } from '../support/webhooks.js';
+
+let server: TestServer;
+let merchant: TestMerchant;
+let other: TestMerchant;
+const url = (path: string) => `${server.url}${path}`;
+
+beforeAll(async () => {
+  server = await startServer();
+  merchant = await createMerchant(server);
+  other = await createMerchant(server, 'Other Merchant');
+});
+afterAll(() => server?.close());
+
+const shapeA = (code: string) => ({ success: false, error: { code, message: expect.any(String) } });
+
+describe('POST /api/webhook', () => {
+  it('creates a webhook and shows its whsec_ secret once', async () => {
+    const res = await call<Record<string, unknown>>('POST', url('/api/webhook'), {
+      headers: merchant.panel,
+      body: {
+        webhookUrl: 'https://merchant.example.com/hooks',
+        events: ['sale.paid', 'withdrawal.completed'],
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      webhookUrl: 'https://merchant.example.com/hooks',
+      events: ['sale.paid', 'withdrawal.completed'],
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      createdAt: expect.any(String),
+    });
+    expect(Buffer.from((res.body.secret as string).slice(6), 'base64')).toHaveLength(32);
+  });
+
+  it('stores the secret only encrypted, and never returns it from a read', async () => {
+    const hook = await createWebhook(server, merchant, 'https://merchant.example.com/enc', ['*']);
+    const [row] = await server.runtime.platform.db.query<{ secret_enc: string }>(
+      'SELECT secret_enc FROM webhooks WHERE id = $1',
+      [hook.id],
+    );
+    const dump = JSON.stringify(
+      await server.runtime.platform.db.query('SELECT * FROM webhooks WHERE id = $1', [hook.id]),
+    );
+    expect(dump).not.toContain(hook.secret);
+    expect(dump).not.toContain(hook.secret.slice(6));
+    expect(decryptSecret(server.runtime.platform.config.secretsKey, row!.secret_enc)).toBe(hook.secret);
+
+    const list = await call<Record<string, unknown>[]>('GET', url('/api/webhook'), {
+      headers: merchant.panel,
+    });
+    expect(list.status).toBe(200);
+    expect(list.text).not.toContain(hook.secret.slice(6));
+    expect(list.body[0]).toEqual({
+      id: hook.id,
+      webhookUrl: 'https://merchant.example.com/enc',
+      events: ['*'],
+      createdAt: hook.createdAt,
+    });
+    const put = await call('PUT', url(`/api/webhook/${hook.id}`), {
+      headers: merchant.panel,
+      body: { events: ['sale.paid'] },
+    });
+    expect(put.text).not.toContain('secret');
+  });
+
+  it('refuses bad URLs and event lists with 400 VALIDATION_ERROR', async () => {
+    const bad: unknown[] = [
+      { webhookUrl: 'not a url', events: ['*'] },
+      { webhookUrl: '/relative/path', events: ['*'] },
+      { webhookUrl: 'ftp://example.com/x', events: ['*'] },
+      { webhookUrl: 'javascript:alert(1)', events: ['*'] },
+      { webhookUrl: 'https://user:pw@example.com/', events: ['*'] },
+      { webhookUrl: 42, events: ['*'] },
+      { webhookUrl: 'https://example.com/', events: [] },
+      { webhookUrl: 'https://example.com/', events: ['sale.paid', 'sale.exploded'] },
+      { webhookUrl: 'https://example.com/', events: 'sale.paid' },
+      { webhookUrl: 'https://example.com/', events: [7] },
+      { webhookUrl: 'https://example.com/' },
+      { events: ['*'] },
+    ];
+    for (const body of bad) {
+      const res = await call('POST', url('/api/webhook'), { headers: merchant.panel, body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body).toEqual(shapeA('VALIDATION_ERROR'));
+    }
+    const res = await call<{ error: { message: string } }>('POST', url('/api/webhook'), {
+      headers: merchant.panel,
+      body: { webhookUrl: 'https://example.com/', events: ['sale.exploded'] },
+    });
+    expect(res.body.error.message).toContain('sale.exploded');
+  });
+
+  it('requires a session (401) and the CSRF token (403)', async () => {
+    const body = { webhookUrl: 'https://example.com/', events: ['*'] };
+    const anon = await call('POST', url('/api/webhook'), { body });
+    expect(anon.status).toBe(401);
+    expect(anon.body).toEqual(shapeA('UNAUTHORIZED'));
+    const noCsrf = await call('POST', url('/api/webhook'), { headers: { cookie: merchant.cookie }, body });
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.body).toEqual(shapeA('FORBIDDEN'));
+    const keys = await call('GET', url('/api/webhook'), { headers: merchant.keys });
+    expect(keys.status).toBe(401);
+  });
+});
+
+describe('GET/PUT/DELETE /api/webhook', () => {
+  it('lists own webhooks newest first, never another account’s', async () => {
+    const m = await createMerchant(server);
+    const a = await createWebhook(server, m, 'https://a.example.com/', ['*']);
+    const b = await createWebhook(server, m, 'https://b.example.com/', ['sale.paid']);
+    await createWebhook(server, other, 'https://other.example.com/', ['*']);
+    const res = await call<{ id: number }[]>('GET', url('/api/webhook'), { headers: m.panel });
+    expect(res.body.map((w) => w.id)).toEqual([b.id, a.id]);
+  });
+
+  it('updates the URL and/or events and answers 200 with the record', async () => {
+    const hook = await createWebhook(server, merchant, 'https://before.example.com/', ['sale.paid']);
+    const res = await call('PUT', url(`/api/webhook/${hook.id}`), {
+      headers: merchant.panel,
+      body: { webhookUrl: 'https://after.example.com/x' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      id: hook.id,
+      webhookUrl: 'https://after.example.com/x',
+      events: ['sale.paid'],
+      createdAt: hook.createdAt,
+    });
+    const both = await call('PUT', url(`/api/webhook/${hook.id}`), {
+      headers: merchant.panel,
+      body: { events: ['cart.recovered'] },
+    });
+    expect(both.body).toMatchObject({
+      webhookUrl: 'https://after.example.com/x',
+      events: ['cart.recovered'],
+    });
+    for (const body of [{}, { events: [] }, { webhookUrl: 'nope' }, { events: ['x'] }]) {
+      const bad = await call('PUT', url(`/api/webhook/${hook.id}`), { headers: merchant.panel, body });
+      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect(bad.body).toEqual(shapeA('VALIDATION_ERROR'));
+    }
+  });
+
+  it('answers 404 for another account’s webhook on every route, and changes nothing', async () => {
+    const theirs = await createWebhook(server, other, 'https://theirs.example.com/', ['*']);
+    const put = await call('PUT', url(`/api/webhook/${theirs.id}`), {
+      headers: merchant.panel,
+      body: { webhookUrl: 'https://evil.example.com/' },
+    });
+    expect(put.status).toBe(404);
+    expect(put.body).toEqual(shapeA('NOT_FOUND'));
+    expect((await call('DELETE', url(`/api/webhook/${theirs.id}`), { headers: merchant.panel })).status).toBe(
+      404,
+    );
+    expect(
+      (await call('GET', url(`/api/webhook/${theirs.id}/deliveries`), { headers: merchant.panel })).status,
+    ).toBe(404);
+    expect(
+      (await call('GET', url('/api/webhook/999999999/deliveries'), { headers: merchant.panel })).status,
+    ).toBe(404);
+    const list = await call<{ id: number; webhookUrl: string }[]>('GET', url('/api/webhook'), {
+      headers: other.panel,
+    });
+    expect(list.body.find((w) => w.id === theirs.id)?.webhookUrl).toBe('https://theirs.example.com/');
+  });
+
+  it('deletes with 204, then the webhook is gone (404)', async () => {
+    const hook = await createWebhook(server, merchant, 'https://del.example.com/', ['*']);
+    const del = await call('DELETE', url(`/api/webhook/${hook.id}`), { headers: merchant.panel });
+    expect(del.status).toBe(204);
+    expect(del.text).toBe('');
+    expect((await call('DELETE', url(`/api/webhook/${hook.id}`), { headers: merchant.panel })).status).toBe(
+      404,
+    );
+    const list = await call<{ id: number }[]>('GET', url('/api/webhook'), { headers: merchant.panel });
+    expect(list.body.some((w) => w.id === hook.id)).toBe(false);
+  });
+});
+
+describe('deliveries and resend', () => {
+  it('validates limit (1..100, default 20) and lists newest first', async () => {
+    const receiver = await startReceiver();
+    try {
+      const m = await createMerchant(server);
+      const hook = await createWebhook(server, m, receiver.url, ['sale.paid']);
+      for (let i = 0; i < 22; i++) await recordFact(server, m.accountId, 'sale.paid');
+      await receiver.waitFor(22);
+      const all = await waitUntil(async () => {
+        const l = await deliveries(server, m, hook.id, 100);
+        return l.length === 22 && l.every((d) => d.status === 'DELIVERED') ? l : undefined;
+      });
+      const ids = all.map((d) => d.id);
+      expect(ids).toEqual([...ids].sort((a, b) => b - a));
+      const dflt = await call<unknown[]>('GET', url(`/api/webhook/${hook.id}/deliveries`), {
+        headers: m.panel,
+      });
+      expect(dflt.body).toHaveLength(20);
+      const two = await call<unknown[]>('GET', url(`/api/webhook/${hook.id}/deliveries?limit=2`), {
+        headers: m.panel,
+      });
+      expect(two.body).toEqual(all.slice(0, 2));
+      for (const bad of ['0', '101', '-1', 'abc', '1.5', '']) {
+        const res = await call('GET', url(`/api/webhook/${hook.id}/deliveries?limit=${bad}`), {
+          headers: m.panel,
+        });
+        expect(res.status, bad).toBe(400);
+        expect(res.body).toEqual(shapeA('VALIDATION_ERROR'));
+      }
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('resend answers 202 for own deliveries and 404 for another account’s', async () => {
+    const receiver = await startReceiver();
+    try {
+      const hook = await createWebhook(server, other, receiver.url, ['sale.canceled']);
+      await recordFact(server, other.accountId, 'sale.canceled');
+      const [d] = await waitUntil(async () => {
+        const l = await deliveries(server, other, hook.id);
+        return l[0]?.status === 'DELIVERED' ? l : undefined;
+      });
+      const theirs = await call('POST', url(`/api/webhook/deliveries/${d!.id}/resend`), {
+        headers: merchant.panel,
+      });
+      expect(theirs.status).toBe(404);
+      expect(theirs.body).toEqual(shapeA('NOT_FOUND'));
+      expect(
+        (await call('POST', url('/api/webhook/deliveries/99999999/resend'), { headers: merchant.panel }))
+          .status,
+      ).toBe(404);
+      const noCsrf = await call('POST', url(`/api/webhook/deliveries/${d!.id}/resend`), {
+        headers: { cookie: other.cookie },
+      });
+      expect(noCsrf.status).toBe(403);
+      const own = await call('POST', url(`/api/webhook/deliveries/${d!.id}/resend`), {
+        headers: other.panel,
+      });
+      expect(own.status).toBe(202);
+      await receiver.waitFor(2);
+    } finally {
+      await receiver.close();
+    }
+  });
+});

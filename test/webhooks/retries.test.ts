@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant } from '../support/factories.js';
+import { recordFact } from '../support/notifications.js';
+import { type Receiver, startReceiver, waitUntil } from '../support/receiver.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { createWebhook, type DeliveryEntry, deliveries } from '../support/webhooks.js';
+
+const DELAYS = [300, 1200];
+const TIMEOUT_MS = 1500;
+let server: TestServer;
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  server = await startServer({
+    env: { WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(','), WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) },
+  });
+});
+afterAll(async () => {
+  for (const r of receivers) await r.close();
+  await server?.close();
+});
+
+/** A merchant with one webhook on a fresh receiver, one sale.paid fact; waits for the delivery to settle. */
+async function scenario(setup: (r: Receiver) => void, url?: (r: Receiver) => string) {
+  const receiver = await startReceiver();
+  receivers.push(receiver);
+  setup(receiver);
+  const merchant = await createMerchant(server);
+  const hook = await createWebhook(server, merchant, url ? url(receiver) : `${receiver.url}/hook`, [
+    'sale.paid',
+  ]);
+  const eventId = await recordFact(server, merchant.accountId, 'sale.paid');
+  const settled = await waitUntil(
+    async () => {
+      const [d] = await deliveries(server, merchant, hook.id);
+      return d && d.status !== 'PENDING' ? d : undefined;
+    },
+    60000,
+    () => 'delivery to settle',
+  );
+  const attempts = await server.runtime.platform.db.query<{
+    attempt: number;
+    status_code: number | null;
+    error: string | null;
+    duration_ms: number;
+    event_type: string;
+  }>(
+    'SELECT attempt, status_code, error, duration_ms, event_type FROM notification_attempts WHERE delivery_id = $1 ORDER BY attempt',
+    [settled.id],
+  );
+  return { receiver, eventId, settled, attempts };
+}
+
+function expectSettled(d: DeliveryEntry, status: string, attempts: number, statusCode: number | null) {
+  expect(d.status).toBe(status);
+  expect(d.attempts).toBe(attempts);
+  expect(d.statusCode).toBe(statusCode);
+}
+
+describe('retry rules', () => {
+  it('retries a 500 up to 3 attempts in all, waiting the configured, growing delays, then FAILED', async () => {
+    const { receiver, eventId, settled, attempts } = await scenario((r) => r.setFallback({ status: 500 }));
+    expectSettled(settled, 'FAILED', 3, 500);
+    expect(settled.error).toBe('HTTP 500');
+    expect(receiver.received).toHaveLength(3);
+    const [a, b, c] = receiver.received;
+    expect(b!.at - a!.at).toBeGreaterThanOrEqual(DELAYS[0]!);
+    expect(c!.at - b!.at).toBeGreaterThanOrEqual(DELAYS[1]!);
+    for (const r of receiver.received) {
+      expect(r.headers['x-service-event-id']).toBe(eventId);
+      expect(r.body.equals(a!.body)).toBe(true);
+    }
+    expect(attempts.map((x) => [x.attempt, x.status_code, x.event_type])).toEqual([
+      [1, 500, 'sale.paid'],
+      [2, 500, 'sale.paid'],
+      [3, 500, 'sale.paid'],
+    ]);
+  });
+
+  it('does not retry a 4xx (410 once → FAILED)', async () => {
+    const { receiver, settled, attempts } = await scenario((r) => r.setFallback({ status: 410 }));
+    expectSettled(settled, 'FAILED', 1, 410);
+    expect(receiver.received).toHaveLength(1);
+    expect(attempts).toHaveLength(1);
+  });
+
+  it('aborts an attempt that gets no response within the timeout and retries it', async () => {
+    const { receiver, settled, attempts } = await scenario((r) => r.queue('hang'));
+    expectSettled(settled, 'DELIVERED', 2, 200);
+    expect(receiver.received).toHaveLength(2);
+    expect(attempts[0]!.error).toBe(`no response within ${TIMEOUT_MS} ms`);
+    expect(attempts[0]!.status_code).toBeNull();
+    expect(attempts[0]!.duration_ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+  });
+
+  it('retries when the receiver drops the connection', async () => {
+    const { settled, attempts } = await scenario((r) => r.queue('close'));
+    expectSettled(settled, 'DELIVERED', 2, 200);
+    expect(attempts[0]!.error).toMatch(/socket|closed|ECONNRESET/i);
+  });
+
+  it('retries a refused connection, and marks the delivery FAILED after the third attempt', async () => {
+    const closed = await startReceiver();
+    const deadUrl = `${closed.url}/gone`;
+    await closed.close();
+    const { settled, attempts } = await scenario(
+      () => undefined,
+      () => deadUrl,
+    );
+    expectSettled(settled, 'FAILED', 3, null);
+    expect(attempts).toHaveLength(3);
+    for (const a of attempts) expect(a.error).toMatch(/ECONNREFUSED/);
+  });
+
+  it('does not retry a redirect (3xx is not followed)', async () => {
+    const { receiver, settled } = await scenario((r) => r.setFallback({ status: 302 }));
+    expectSettled(settled, 'FAILED', 1, 302);
+    expect(receiver.received).toHaveLength(1);
+  });
+});
