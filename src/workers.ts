@@ -3,8 +3,12 @@ import { startPayoutWorker } from './payouts/worker.js';
 import type { Platform } from './platform/context.js';
 import { startNotificationWorkers } from './webhooks/workers.js';
 
-/** Every background worker of every domain, started by `gateway serve` and `gateway worker`. */
-export async function startWorkers(platform: Platform): Promise<void> {
+/**
+ * Every background worker of every domain, started by `gateway serve` and `gateway worker`. Returns a stop
+ * function for the loops that are not pg-boss handlers (pg-boss handlers stop with the queue).
+ */
+export async function startWorkers(platform: Platform): Promise<() => Promise<void>> {
   await startPayoutWorker(platform, payoutProviders(platform.db).sandbox);
-  await startNotificationWorkers(platform);
+  const stopNotifications = await startNotificationWorkers(platform);
+  return stopNotifications;
 }

@@ -37,8 +37,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const queue = await Queue.start(db, log);
     const authCache = await AuthCache.start(db);
     const platform: Platform = { config, db, queue, log, authCache };
+    let stopWorkers: (() => Promise<void>) | undefined;
     if (options.workers) {
-      await startWorkers(platform);
+      stopWorkers = await startWorkers(platform);
       log.info('workers started');
     }
 
@@ -59,6 +60,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const close = () => {
       closing ??= (async () => {
         await app?.close(); // stops accepting, lets in-flight requests finish
+        await stopWorkers?.();
         await queue.stop();
         await authCache.stop();
         await opened.close();

@@ -21,7 +21,8 @@ export const DELIVERY_LIMITS = {
   fanoutWorkers: 2,
 } as const;
 
-export async function startNotificationWorkers(platform: Platform): Promise<void> {
+/** Starts the fan-out job handler, the delivery dispatcher and the sweeper; returns their stop function. */
+export async function startNotificationWorkers(platform: Platform): Promise<() => Promise<void>> {
   const { db, queue, config, log } = platform;
   const client = new NotificationClient({
     allowPrivate: config.webhookAllowPrivate,
@@ -52,5 +53,10 @@ export async function startNotificationWorkers(platform: Platform): Promise<void
     },
   );
   dispatcher.start();
-  startSweeper(db, log, () => dispatcher?.wake());
+  const stopSweeper = startSweeper(db, log, () => dispatcher?.wake());
+  return async () => {
+    stopSweeper();
+    dispatcher?.stop();
+    await client.close(); // lets requests in flight finish; an attempt cut short is recovered by the sweeper
+  };
 }

@@ -104,7 +104,7 @@ export async function spawnGateway(args: string[], env: Record<string, string>):
     process: child,
     output: () => out,
     stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode !== null) return child.exitCode;
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
       const [code] = await once(child, 'exit');
       return code as number | null;
