@@ -8,6 +8,13 @@ import { ledgerRoutes } from './ledger/routes.js';
 import type { Platform } from './platform/context.js';
 import { createHttp, type Http } from './platform/http.js';
 import { metricsPlugin } from './platform/metrics.js';
+import { processorCallbackRoutes } from './sales/processors/callback.routes.js';
+import type { SaleProcessor } from './sales/processors/processor.js';
+import { SandboxProcessor } from './sales/processors/sandbox.js';
+import { salesRoutes } from './sales/routes.js';
+import { sandboxCartRoutes } from './sandbox/carts.routes.js';
+import { sandboxRecurrenceRoutes } from './sandbox/recurrences.routes.js';
+import { sandboxSalesRoutes } from './sandbox/sales.routes.js';
 
 /**
  * Boot order, readable in one place: infrastructure (http server, error shapes, metrics, health), then the
@@ -33,11 +40,24 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const credentials = new CredentialService(db);
   const apiKey = apiKeyAuth(db, authCache);
   const requireSession = panelSession(sessions);
+  // Payment processors whose callbacks we accept; the sandbox one exists only with SANDBOX on.
+  const sandboxProcessor = config.sandbox ? new SandboxProcessor(config.secretsKey) : null;
+  const processors = new Map<string, SaleProcessor>(
+    sandboxProcessor ? [[sandboxProcessor.name, sandboxProcessor]] : [],
+  );
 
   // 3. routes, one domain each
   await app.register(authRoutes, { sessions, credentials, requireSession, secureCookies: config.production });
   await app.register(accountRoutes, { db, requireSession });
   await app.register(ledgerRoutes, { db, apiKey });
+  await app.register(salesRoutes, { db, apiKey });
+  await app.register(processorCallbackRoutes, { db, queue: platform.queue, processors });
+  if (sandboxProcessor) {
+    const sandbox = { db, queue: platform.queue, apiKey, processor: sandboxProcessor };
+    await app.register(sandboxSalesRoutes, sandbox);
+    await app.register(sandboxRecurrenceRoutes, sandbox);
+    await app.register(sandboxCartRoutes, sandbox);
+  }
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
