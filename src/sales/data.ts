@@ -32,7 +32,15 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
     `SELECT nextval('sale_item_id_seq')::bigint AS id FROM generate_series(1, $1::int)`,
     [s.items.length],
   );
-  const items: SaleItem[] = s.items.map((item, i) => ({ id: ids[i]!.id, ...item }));
+  // Built key by key: the json columns keep this text, and the lookup emits it verbatim.
+  const items: SaleItem[] = s.items.map((item, i) => ({
+    id: ids[i]!.id,
+    title: item.title,
+    unitPrice: item.unitPrice,
+    quantity: item.quantity,
+    tangible: item.tangible,
+  }));
+  const { name, email, document, phone } = s.customer;
   const [row] = await tx.query<SaleRow>(
     `INSERT INTO sales (uuid, account_id, status, amount, system_fee, net_amount, reserve_amount,
         payment_method, customer, items, shipping, pix_key, card_last_four, card_brand, boleto_code,
@@ -48,7 +56,7 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
       s.netAmount,
       s.reserveAmount,
       s.paymentMethod,
-      JSON.stringify(s.customer),
+      JSON.stringify({ name, email, document, phone }),
       JSON.stringify(items),
       s.shipping === null ? null : JSON.stringify(s.shipping),
       s.pixKey,
@@ -66,6 +74,27 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
     ],
   );
   return row!;
+}
+
+/**
+ * The spec's Sale object as JSON text (column public_json, rebuilt by a trigger on every write: see
+ * migrations/020_sales.sql), with the owning account. One indexed read; the route sends the bytes as they are.
+ */
+export async function findSaleJson(
+  q: Queryable,
+  id: PublicId,
+): Promise<{ account_id: number; body: string } | null> {
+  const [row] =
+    id.kind === 'uuid'
+      ? await q.query<{ account_id: number; body: string }>(
+          'SELECT account_id, public_json AS body FROM sales WHERE uuid = $1',
+          [id.uuid],
+        )
+      : await q.query<{ account_id: number; body: string }>(
+          'SELECT account_id, public_json AS body FROM sales WHERE id = $1',
+          [id.id],
+        );
+  return row ?? null;
 }
 
 /** One indexed read by uuid or numeric id, whatever the account (the caller decides 403 vs 404). */
@@ -102,7 +131,8 @@ export async function updateSaleStatus(
 ): Promise<SaleRow> {
   const [row] = await tx.query<SaleRow>(
     `UPDATE sales SET status = $2, reserve_held = $3, updated_at = now(),
-        completed_at = CASE WHEN $2 = 'PAGO' THEN COALESCE(completed_at, now()) ELSE completed_at END
+        completed_at = CASE WHEN $2 = 'PAGO' THEN COALESCE(completed_at, date_trunc('milliseconds', now()))
+                            ELSE completed_at END
       WHERE id = $1 RETURNING *`,
     [id, status, reserveHeld],
   );

@@ -4,9 +4,9 @@ import type { Db } from '../platform/db.js';
 import { validation } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
+import { sendJsonText } from './json-reply.js';
 import { IdPath, Sale, ShapeB, ShapeD } from './schemas.js';
 import { saleForAccount } from './service.js';
-import { saleView } from './view.js';
 
 export async function salesRoutes(app: Http, deps: { db: Db; apiKey: AuthHook }): Promise<void> {
   app.get(
@@ -28,10 +28,12 @@ export async function salesRoutes(app: Http, deps: { db: Db; apiKey: AuthHook })
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const id = parsePublicId(request.params.id);
       if (!id) throw validation('id must be a sale uuid or a numeric id');
-      return saleView(await saleForAccount(deps.db, merchantOf(request).accountId, id));
+      const body = await saleForAccount(deps.db, merchantOf(request).accountId, id);
+      // Already the Sale object in the schema's key order (sales.public_json, see sales/data.ts).
+      return sendJsonText(reply, 200, body);
     },
   );
 }

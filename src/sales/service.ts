@@ -4,7 +4,7 @@ import { AppError, notFound, validation } from '../platform/errors.js';
 import type { PublicId } from '../platform/ids.js';
 import { percentOf } from '../platform/money.js';
 import type { Queue } from '../platform/queue.js';
-import { findByProcessorRef, findSale, insertSale, type NewSaleRow } from './data.js';
+import { findByProcessorRef, findSaleJson, insertSale, type NewSaleRow } from './data.js';
 import type { SaleStatus } from './status-machine.js';
 import { moveSale, notifySaleStatus, type TransitionResult } from './transition.js';
 import type { SaleRow } from './types.js';
@@ -55,12 +55,19 @@ export async function createSale(
   return sale;
 }
 
-/** GET /api/transactions/{id}: another account's sale is 403 (spec), an unknown one 404. */
-export async function saleForAccount(q: Queryable, accountId: number, id: PublicId): Promise<SaleRow> {
-  const sale = await findSale(q, id);
+/** GET /api/transactions/{id} (Sale JSON text): another account's sale is 403 (spec), an unknown one 404. */
+export async function saleForAccount(q: Queryable, accountId: number, id: PublicId): Promise<string> {
+  const sale = await findSaleJson(q, id);
   if (!sale) throw notFound('Sale not found');
   if (sale.account_id !== accountId) throw new AppError('FORBIDDEN', 'Sale belongs to another account');
-  return sale;
+  return sale.body;
+}
+
+/** The Sale object (JSON text) of a sale the caller already holds. */
+export async function saleJson(q: Queryable, saleId: number): Promise<string> {
+  const sale = await findSaleJson(q, { kind: 'numeric', id: saleId });
+  if (!sale) throw notFound('Sale not found');
+  return sale.body;
 }
 
 /**

@@ -2,9 +2,10 @@ import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
 import type { Http } from '../platform/http.js';
 import { createRecurrence, debitCycle } from '../recurrences/service.js';
+import { sendJsonText } from '../sales/json-reply.js';
 import { Sale, ShapeA, ShapeB } from '../sales/schemas.js';
+import { saleJson } from '../sales/service.js';
 import type { Customer } from '../sales/types.js';
-import { saleView } from '../sales/view.js';
 import type { SandboxDeps } from './sales.routes.js';
 import { IdRecPath, RecurrenceBody } from './schemas.js';
 
@@ -36,7 +37,7 @@ export async function sandboxRecurrenceRoutes(app: Http, deps: SandboxDeps): Pro
         idRec: recurrence.id_rec,
         contrato: recurrence.contrato,
         journey: recurrence.journey,
-        sale: sale ? saleView(sale) : null,
+        sale: sale ? JSON.parse(await saleJson(deps.db, sale.id)) : null,
       });
     },
   );
@@ -56,7 +57,7 @@ export async function sandboxRecurrenceRoutes(app: Http, deps: SandboxDeps): Pro
         merchantOf(request).accountId,
         request.params.idRec,
       );
-      return reply.code(201).send(saleView(sale));
+      return sendJsonText(reply, 201, await saleJson(deps.db, sale.id));
     },
   );
 }

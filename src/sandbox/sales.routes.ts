@@ -4,13 +4,13 @@ import { notFound } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import type { Queue } from '../platform/queue.js';
 import { findSale } from '../sales/data.js';
+import { sendJsonText } from '../sales/json-reply.js';
 import type { SaleProcessor } from '../sales/processors/processor.js';
 import type { SandboxSaleInput } from '../sales/sandbox-sales.js';
 import { createSandboxSale } from '../sales/sandbox-sales.js';
 import { IdPath, Sale, ShapeA, ShapeB } from '../sales/schemas.js';
-import { applyProcessorStatus } from '../sales/service.js';
+import { applyProcessorStatus, saleJson } from '../sales/service.js';
 import type { SaleStatus } from '../sales/status-machine.js';
-import { saleView } from '../sales/view.js';
 import { sandboxId } from './ids.js';
 import { SandboxSaleBody, StatusBody } from './schemas.js';
 
@@ -40,7 +40,7 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
         merchantOf(request).accountId,
         input,
       );
-      return reply.code(201).send(saleView(sale));
+      return sendJsonText(reply, 201, await saleJson(deps.db, sale.id));
     },
   );
 
@@ -51,7 +51,7 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
       onRequest: deps.apiKey,
       schema: { tags: ['sandbox'], params: IdPath, body: StatusBody, response: { 200: Sale, ...errors } },
     },
-    async (request) => {
+    async (request, reply) => {
       const found = await findSale(deps.db, sandboxId(request.params.id));
       if (!found || found.account_id !== merchantOf(request).accountId) throw notFound('Sale not found');
       // Exactly what a processor callback runs, keyed by the processor's own reference.
@@ -62,7 +62,7 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
         found.external_transaction_id,
         request.body.status as SaleStatus,
       );
-      return saleView(sale);
+      return sendJsonText(reply, 200, await saleJson(deps.db, sale.id));
     },
   );
 }
