@@ -45,6 +45,12 @@ export class Queue {
         expireInSeconds: policy.expireInSeconds,
       });
     }
+    // createQueue evicts pg-boss's queue cache. Refill it now: otherwise the first send of each job inside a
+    // transaction looks its queue up on pg-boss's own connection, which on PGlite (one connection) waits
+    // forever for that very transaction. findJobs loads the cache entry (then finds no job with a nil id).
+    for (const name of Object.keys(JOB_POLICIES)) {
+      await boss.findJobs(name, { id: '00000000-0000-0000-0000-000000000000' });
+    }
     return new Queue(boss);
   }
 
