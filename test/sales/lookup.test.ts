@@ -305,3 +305,26 @@ describe('completedAt', () => {
     expect(back.body.completedAt).toBe(paid.body.completedAt);
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the lookup, the callback and the sandbox routes', async () => {
+    const res = await call<{ paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }>(
+      'GET',
+      `${server.url}/openapi.json`,
+    );
+    expect(res.status).toBe(200);
+    const lookup = res.body.paths['/api/transactions/{id}']!.get!;
+    expect(Object.keys(lookup.responses).sort()).toEqual(['200', '400', '401', '403', '404', '500']);
+    for (const path of [
+      '/api/providers/{processor}/sales/callback',
+      '/api/sandbox/sales',
+      '/api/sandbox/sales/{id}/status',
+      '/api/sandbox/recurrences',
+      '/api/sandbox/recurrences/{idRec}/cycles',
+      '/api/sandbox/carts',
+      '/api/sandbox/carts/{id}/abandon',
+    ]) {
+      expect(res.body.paths[path], path).toBeDefined();
+    }
+  });
+});
