@@ -15,7 +15,7 @@ const NullableInteger = () => Type.Unsafe<number | null>({ type: ['integer', 'nu
 const NullableObject = () =>
   Type.Unsafe<Record<string, unknown> | null>({ type: ['object', 'null'], additionalProperties: true });
 
-export const SaleStatusSchema = Type.Union(SALE_STATUSES.map((s) => Type.Literal(s)));
+export const SaleStatusSchema = Type.Enum([...SALE_STATUSES]);
 
 export const CustomerOut = Type.Object({
   name: Type.String(),

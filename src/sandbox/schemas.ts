@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { CustomerOut } from '../sales/schemas.js';
+import { CustomerOut, SaleStatusSchema } from '../sales/schemas.js';
 
 const MAX_CENTS = 100_000_000_000; // 1 billion reais: far above any real charge, far below 2^53
 
@@ -38,21 +38,7 @@ export const SandboxSaleBody = Type.Object({
   ),
 });
 
-export const StatusBody = Type.Object({
-  status: Type.Union(
-    [
-      'PENDENTE',
-      'EM_PROCESSAMENTO',
-      'PAGO',
-      'CANCELADO',
-      'RECUSADO',
-      'ESTORNADO',
-      'FALHA',
-      'CHARGEBACK',
-      'MED',
-    ].map((s) => Type.Literal(s)),
-  ),
-});
+export const StatusBody = Type.Object({ status: SaleStatusSchema });
 
 export const RecurrenceBody = Type.Object({
   contrato: Type.String({ minLength: 1, maxLength: 35, pattern: '^[\\x21-\\x7e]+$' }),

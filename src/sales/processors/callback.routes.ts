@@ -6,6 +6,7 @@ import type { Http } from '../../platform/http.js';
 import type { Queue } from '../../platform/queue.js';
 import { SaleStatusSchema, ShapeA } from '../schemas.js';
 import { applyProcessorStatus } from '../service.js';
+import type { SaleStatus } from '../status-machine.js';
 import type { ProcessorRegistry } from './processor.js';
 
 declare module 'fastify' {
@@ -64,7 +65,9 @@ export async function processorCallbackRoutes(
       },
     },
     async (request) => {
-      const { externalTransactionId, status } = request.body;
+      const { externalTransactionId } = request.body;
+      const status = request.body.status as SaleStatus; // validated by the enum schema
+
       const result = await applyProcessorStatus(
         deps.db,
         deps.queue,
