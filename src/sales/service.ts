@@ -4,7 +4,7 @@ import { AppError, notFound, validation } from '../platform/errors.js';
 import type { PublicId } from '../platform/ids.js';
 import { percentOf } from '../platform/money.js';
 import type { Queue } from '../platform/queue.js';
-import { findByProcessorRef, findSaleJson, insertSale, type NewSaleRow } from './data.js';
+import { findByProcessorRef, findSaleJson, insertSale, lockSale, type NewSaleRow } from './data.js';
 import type { SaleStatus } from './status-machine.js';
 import { moveSale, notifySaleStatus, type TransitionResult } from './transition.js';
 import type { SaleRow } from './types.js';
@@ -80,8 +80,26 @@ export async function applyProcessorStatus(
   processor: string,
   externalTransactionId: string,
   status: SaleStatus,
+  /** The callback's signature, when it came signed: a replay of an applied one changes nothing. */
+  signature?: string,
 ): Promise<TransitionResult> {
   const sale = await findByProcessorRef(db, processor, externalTransactionId);
   if (!sale) throw notFound(`no ${processor} sale with externalTransactionId ${externalTransactionId}`);
-  return db.tx((tx) => moveSale(tx, queue, sale.id, status));
+  return db.tx(async (tx) => {
+    if (signature !== undefined && !(await firstUse(tx, processor, signature))) {
+      const current = await lockSale(tx, sale.id);
+      return { outcome: 'unchanged', sale: current! };
+    }
+    return moveSale(tx, queue, sale.id, status);
+  });
+}
+
+/** Records a callback signature; false when it was already used inside the freshness window. */
+async function firstUse(tx: Queryable, processor: string, signature: string): Promise<boolean> {
+  await tx.query(`DELETE FROM processor_callbacks WHERE received_at < now() - interval '10 minutes'`);
+  const rows = await tx.query(
+    `INSERT INTO processor_callbacks (processor, signature) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`,
+    [processor, signature],
+  );
+  return rows.length === 1;
 }

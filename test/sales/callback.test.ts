@@ -95,6 +95,34 @@ describe('POST /api/providers/sandbox/sales/callback', () => {
     expect(await state(sale)).toEqual(before);
   });
 
+  it('a replayed callback (same signature) changes nothing, even after the sale moved on', async () => {
+    const sale = await sandboxSale(server, merchant, { amount: 3000 });
+    const pay = JSON.stringify({ externalTransactionId: sale.externalTransactionId, status: 'PAGO' });
+    await callback(pay, signed(pay));
+    const med = JSON.stringify({ externalTransactionId: sale.externalTransactionId, status: 'MED' });
+    const medHeaders = signed(med);
+    expect((await callback(med, medHeaders)).body).toMatchObject({ status: 'MED', changed: true });
+    const back = JSON.stringify({ externalTransactionId: sale.externalTransactionId, status: 'PAGO' });
+    expect(
+      (await callback(back, signed(back, { timestamp: Math.floor(Date.now() / 1000) - 1 }))).body,
+    ).toMatchObject({
+      status: 'PAGO',
+      changed: true,
+    });
+    const before = await state(sale);
+    const replay = await callback(med, medHeaders);
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual({ id: sale.id, uuid: sale.uuid, status: 'PAGO', changed: false });
+    expect(await state(sale)).toEqual(before);
+    // a fresh signature of the same move is a new callback
+    expect(
+      (await callback(med, signed(med, { timestamp: Math.floor(Date.now() / 1000) + 1 }))).body,
+    ).toMatchObject({
+      status: 'MED',
+      changed: true,
+    });
+  });
+
   it('answers 409 for a refused transition, 404 for unknown references and processors', async () => {
     const sale = await sandboxSale(server, merchant);
     const body = JSON.stringify({ externalTransactionId: sale.externalTransactionId, status: 'ESTORNADO' });

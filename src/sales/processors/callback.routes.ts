@@ -67,13 +67,15 @@ export async function processorCallbackRoutes(
     async (request) => {
       const { externalTransactionId } = request.body;
       const status = request.body.status as SaleStatus; // validated by the enum schema
-
+      const { processor } = request.params;
+      const replayKey = deps.processors.get(processor)!.replayKey(request.headers);
       const result = await applyProcessorStatus(
         deps.db,
         deps.queue,
-        request.params.processor,
+        processor,
         externalTransactionId,
         status,
+        replayKey,
       );
       return {
         id: result.sale.id,

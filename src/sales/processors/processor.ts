@@ -17,6 +17,8 @@ export interface ChargeDetails {
 export interface SaleProcessor {
   readonly name: string;
   verifyCallback(rawBody: Buffer, headers: IncomingHttpHeaders, nowMs: number): boolean;
+  /** What identifies one verified callback (e.g. its signature): a second use is a replay. */
+  replayKey(headers: IncomingHttpHeaders): string;
   /** Generates the processor-side details of a charge (the sandbox plays the processor here). */
   charge(input: {
     paymentMethod: PaymentMethod;

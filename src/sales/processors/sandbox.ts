@@ -39,6 +39,10 @@ export class SandboxProcessor implements SaleProcessor {
     return constantTimeEqual(signature, expected) && fresh;
   }
 
+  replayKey(headers: IncomingHttpHeaders): string {
+    return String(headers['x-processor-signature']);
+  }
+
   charge(input: Parameters<SaleProcessor['charge']>[0]): ChargeDetails {
     const m = input.paymentMethod;
     const card = m === 'CREDIT_CARD' || m === 'DEBIT_CARD';
