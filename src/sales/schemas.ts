@@ -57,4 +57,5 @@ export const Sale = Type.Object({
   contrato: Type.Optional(Type.String()),
 });
 
-export const IdPath = Type.Object({ id: Type.String({ maxLength: 100 }) });
+// Any text: the handler answers every malformed id with the same documented 400.
+export const IdPath = Type.Object({ id: Type.String() });
