@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateAccount } from '../../src/accounts/accounts.service.js';
+import { SandboxProcessor } from '../../src/sales/processors/sandbox.js';
+import { createSandboxSale } from '../../src/sales/sandbox-sales.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -121,7 +123,15 @@ describe('GET /api/transactions/{id}', () => {
 
   it('answers IP_NOT_ALLOWED in shape B when the source IP is not listed', async () => {
     const m = await createMerchant(server, 'IP Merchant');
-    const s = await sandboxSale(server, m);
+    // The sale is made without the keys, so no process has cached this account's (empty) list before the
+    // new one is saved (eviction by NOTIFY is asynchronous).
+    const { db, queue, config } = server.runtime.platform;
+    const s = await createSandboxSale(db, queue, new SandboxProcessor(config.secretsKey), m.accountId, {
+      amount: 1000,
+      paymentMethod: 'PIX',
+      customer: CUSTOMER,
+      items: [{ title: 'x', unitPrice: 1000, quantity: 1, tangible: false }],
+    });
     const put = await call('PUT', `${server.url}/api/settings/allowed-ips`, {
       headers: m.panel,
       body: { ips: ['203.0.113.9'] },
