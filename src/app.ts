@@ -12,7 +12,14 @@ import { payoutCallbackRoutes } from './payouts/routes.js';
 import type { Platform } from './platform/context.js';
 import { createHttp, type Http } from './platform/http.js';
 import { metricsPlugin } from './platform/metrics.js';
+import { processorCallbackRoutes } from './sales/processors/callback.routes.js';
+import type { SaleProcessor } from './sales/processors/processor.js';
+import { SandboxProcessor } from './sales/processors/sandbox.js';
+import { salesRoutes } from './sales/routes.js';
+import { sandboxCartRoutes } from './sandbox/carts.routes.js';
 import { sandboxCashoutRoutes } from './sandbox/cashouts.routes.js';
+import { sandboxRecurrenceRoutes } from './sandbox/recurrences.routes.js';
+import { sandboxSalesRoutes } from './sandbox/sales.routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { WebhookService } from './webhooks/service.js';
 
@@ -42,6 +49,11 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const requireSession = panelSession(sessions);
   const providers = payoutProviders(db);
   const webhooks = new WebhookService(db, config);
+  // Payment processors whose callbacks we accept; the sandbox one exists only with SANDBOX on.
+  const sandboxProcessor = config.sandbox ? new SandboxProcessor(config.secretsKey) : null;
+  const processors = new Map<string, SaleProcessor>(
+    sandboxProcessor ? [[sandboxProcessor.name, sandboxProcessor]] : [],
+  );
 
   // 3. routes, one domain each
   await app.register(authRoutes, { sessions, credentials, requireSession, secureCookies: config.production });
@@ -51,6 +63,14 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(payoutCallbackRoutes, { db, queue, providers });
   if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, queue, apiKey, providers });
   await app.register(webhookRoutes, { webhooks, requireSession });
+  await app.register(salesRoutes, { db, apiKey });
+  await app.register(processorCallbackRoutes, { db, queue: platform.queue, processors });
+  if (sandboxProcessor) {
+    const sandbox = { db, queue: platform.queue, apiKey, processor: sandboxProcessor };
+    await app.register(sandboxSalesRoutes, sandbox);
+    await app.register(sandboxRecurrenceRoutes, sandbox);
+    await app.register(sandboxCartRoutes, sandbox);
+  }
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -1,6 +1,7 @@
 import { payoutProviders } from './payouts/providers.js';
 import { startPayoutWorker } from './payouts/worker.js';
 import type { Platform } from './platform/context.js';
+import { startReserveWorker } from './sales/reserve.js';
 import { startNotificationWorkers } from './webhooks/workers.js';
 
 /**
@@ -9,6 +10,7 @@ import { startNotificationWorkers } from './webhooks/workers.js';
  */
 export async function startWorkers(platform: Platform): Promise<() => Promise<void>> {
   await startPayoutWorker(platform, payoutProviders(platform.db).sandbox);
+  await startReserveWorker(platform.db, platform.queue);
   const stopNotifications = await startNotificationWorkers(platform);
   return stopNotifications;
 }

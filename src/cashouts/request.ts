@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { AppError, validation } from '../platform/errors.js';
 import { parseCashoutAmount } from './amount.js';
+import { topLevelNumberTexts } from './number-text.js';
 import { PIX_KEY_TYPES, type PixKeyType, pixKeyProblem } from './pix-key.js';
-import { topLevelNumberTexts } from './raw-json.js';
 
 export interface CashoutRequest {
   amountCents: number;

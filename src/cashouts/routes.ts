@@ -3,9 +3,9 @@ import { merchantOf } from '../auth/api-key.js';
 import type { Db } from '../platform/db.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
+import { keepRawJson } from '../platform/raw-body.js';
 import type { CashoutCreator } from './batcher.js';
 import { getCashout } from './cashouts.service.js';
-import { keepRawJson } from './raw-json.js';
 import { parseCashoutRequest, parseIdempotencyKey } from './request.js';
 import * as S from './schemas.js';
 import { creationView, lookupView } from './views.js';
@@ -45,7 +45,7 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
     async (request, reply) => {
       const { accountId } = merchantOf(request);
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      const req = parseCashoutRequest(request.body, request.rawBody);
+      const req = parseCashoutRequest(request.body, request.rawBody?.toString('utf8'));
       const { withdrawal, replayed } = await deps.creator.create(accountId, req, key);
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send(creationView(withdrawal));

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import { ShapeA } from '../auth/schemas.js';
-import { keepRawJson } from '../cashouts/raw-json.js';
 import type { Db } from '../platform/db.js';
 import { notFound } from '../platform/errors.js';
 import type { Http } from '../platform/http.js';
 import type { Queue } from '../platform/queue.js';
+import { keepRawJson } from '../platform/raw-body.js';
 import { handlePayoutCallback } from './payouts.service.js';
 import type { PayoutProviders } from './providers.js';
 
@@ -33,7 +33,7 @@ export async function payoutCallbackRoutes(
         deps.db,
         deps.queue,
         provider,
-        request.rawBody ?? '',
+        request.rawBody?.toString('utf8') ?? '',
         request.headers,
       );
       return { received: true, status: outcome.withdrawal.status, changed: outcome.changed };

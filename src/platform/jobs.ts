@@ -7,6 +7,8 @@ export interface JobPayloads {
   'payouts.submit': { withdrawalId: number; withdrawalIds?: number[] };
   /** A notification fact was recorded: create its deliveries (webhooks, postback). */
   'notifications.fanout': { eventId: string };
+  /** A paid sale's reserve hold ended: move it from blocked to available. */
+  'sales.release-reserve': { saleId: number };
 }
 
 export type JobName = keyof JobPayloads;
@@ -22,4 +24,5 @@ export const JOB_POLICIES: Record<JobName, JobPolicy> = {
   // A provider outage must not lose a payout: keep retrying with backoff for hours.
   'payouts.submit': { retryLimit: 50, retryDelaySeconds: 2, retryBackoff: true, expireInSeconds: 120 },
   'notifications.fanout': { retryLimit: 50, retryDelaySeconds: 1, retryBackoff: true, expireInSeconds: 60 },
+  'sales.release-reserve': { retryLimit: 50, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 60 },
 };

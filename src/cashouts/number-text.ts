@@ -1,38 +1,3 @@
-import type { FastifyRequest } from 'fastify';
-import type { Http } from '../platform/http.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The request body exactly as received (routes that need the bytes: amounts, signatures). */
-    rawBody?: string;
-  }
-}
-
-/**
- * Replaces the JSON parser inside one encapsulated plugin with one that keeps the body text, so money is
- * parsed from the decimal text the client sent (JSON.parse has already rounded it to a float) and
- * signatures are checked over the exact bytes.
- */
-export function keepRawJson(app: Http): void {
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string' },
-    (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, value?: unknown) => void) => {
-      const text = typeof body === 'string' ? body : body.toString('utf8');
-      request.rawBody = text;
-      if (text.trim() === '') return done(null, undefined);
-      try {
-        done(null, JSON.parse(text));
-      } catch {
-        const err = new Error('Body is not valid JSON') as Error & { statusCode: number };
-        err.statusCode = 400;
-        done(err);
-      }
-    },
-  );
-}
-
 /**
  * The literal text of every number that is a direct member of the top-level object, e.g.
  * `{"amount": 100.10}` → amount → "100.10". Runs on text JSON.parse already accepted.

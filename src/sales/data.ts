@@ -1,0 +1,144 @@
+import type { Queryable } from '../platform/db.js';
+import type { PublicId } from '../platform/ids.js';
+import type { SaleStatus } from './status-machine.js';
+import type { Customer, PaymentMethod, SaleItem, SaleRow } from './types.js';
+
+export interface NewSaleRow {
+  uuid: string;
+  accountId: number;
+  amount: number;
+  systemFee: number;
+  netAmount: number;
+  reserveAmount: number;
+  paymentMethod: PaymentMethod;
+  customer: Customer;
+  items: Omit<SaleItem, 'id'>[];
+  shipping: Record<string, unknown> | null;
+  pixKey: string | null;
+  cardLastFour: string | null;
+  cardBrand: string | null;
+  boletoCode: string | null;
+  installments: number | null;
+  processor: string;
+  externalTransactionId: string;
+  postbackUrl: string | null;
+  cartId: number | null;
+  recurrence: { id: number; idRec: string; contrato: string } | null;
+}
+
+/** Inserts a PENDENTE sale; item ids come from their own sequence, in the order given. */
+export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow> {
+  const ids = await tx.query<{ id: number }>(
+    `SELECT nextval('sale_item_id_seq')::bigint AS id FROM generate_series(1, $1::int)`,
+    [s.items.length],
+  );
+  // Built key by key: the json columns keep this text, and the lookup emits it verbatim.
+  const items: SaleItem[] = s.items.map((item, i) => ({
+    id: ids[i]!.id,
+    title: item.title,
+    unitPrice: item.unitPrice,
+    quantity: item.quantity,
+    tangible: item.tangible,
+  }));
+  const { name, email, document, phone } = s.customer;
+  const [row] = await tx.query<SaleRow>(
+    `INSERT INTO sales (uuid, account_id, status, amount, system_fee, net_amount, reserve_amount,
+        payment_method, customer, items, shipping, pix_key, card_last_four, card_brand, boleto_code,
+        installments, processor, external_transaction_id, postback_url, cart_id, recurrence_id, id_rec, contrato)
+     VALUES ($1, $2, 'PENDENTE', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
+        $20, $21, $22)
+     RETURNING *`,
+    [
+      s.uuid,
+      s.accountId,
+      s.amount,
+      s.systemFee,
+      s.netAmount,
+      s.reserveAmount,
+      s.paymentMethod,
+      JSON.stringify({ name, email, document, phone }),
+      JSON.stringify(items),
+      s.shipping === null ? null : JSON.stringify(s.shipping),
+      s.pixKey,
+      s.cardLastFour,
+      s.cardBrand,
+      s.boletoCode,
+      s.installments,
+      s.processor,
+      s.externalTransactionId,
+      s.postbackUrl,
+      s.cartId,
+      s.recurrence?.id ?? null,
+      s.recurrence?.idRec ?? null,
+      s.recurrence?.contrato ?? null,
+    ],
+  );
+  return row!;
+}
+
+/**
+ * The spec's Sale object as JSON text (column public_json, rebuilt by a trigger on every write: see
+ * migrations/020_sales.sql), with the owning account. One indexed read; the route sends the bytes as they are.
+ */
+export async function findSaleJson(
+  q: Queryable,
+  id: PublicId,
+): Promise<{ account_id: number; body: string } | null> {
+  const [row] =
+    id.kind === 'uuid'
+      ? await q.query<{ account_id: number; body: string }>(
+          'SELECT account_id, public_json AS body FROM sales WHERE uuid = $1',
+          [id.uuid],
+        )
+      : await q.query<{ account_id: number; body: string }>(
+          'SELECT account_id, public_json AS body FROM sales WHERE id = $1',
+          [id.id],
+        );
+  return row ?? null;
+}
+
+/** One indexed read by uuid or numeric id, whatever the account (the caller decides 403 vs 404). */
+export async function findSale(q: Queryable, id: PublicId): Promise<SaleRow | null> {
+  const [row] =
+    id.kind === 'uuid'
+      ? await q.query<SaleRow>('SELECT * FROM sales WHERE uuid = $1', [id.uuid])
+      : await q.query<SaleRow>('SELECT * FROM sales WHERE id = $1', [id.id]);
+  return row ?? null;
+}
+
+export async function lockSale(tx: Queryable, id: number): Promise<SaleRow | null> {
+  const [row] = await tx.query<SaleRow>('SELECT * FROM sales WHERE id = $1 FOR UPDATE', [id]);
+  return row ?? null;
+}
+
+export async function findByProcessorRef(
+  q: Queryable,
+  processor: string,
+  externalTransactionId: string,
+): Promise<SaleRow | null> {
+  const [row] = await q.query<SaleRow>(
+    'SELECT * FROM sales WHERE processor = $1 AND external_transaction_id = $2',
+    [processor, externalTransactionId],
+  );
+  return row ?? null;
+}
+
+export async function updateSaleStatus(
+  tx: Queryable,
+  id: number,
+  status: SaleStatus,
+  reserveHeld: boolean,
+): Promise<SaleRow> {
+  const [row] = await tx.query<SaleRow>(
+    `UPDATE sales SET status = $2, reserve_held = $3, updated_at = now(),
+        completed_at = CASE WHEN $2 = 'PAGO' THEN COALESCE(completed_at, date_trunc('milliseconds', now()))
+                            ELSE completed_at END
+      WHERE id = $1 RETURNING *`,
+    [id, status, reserveHeld],
+  );
+  return row!;
+}
+
+export async function setReserveHeld(tx: Queryable, id: number, reserveHeld: boolean): Promise<void> {
+  await tx.query('UPDATE sales SET reserve_held = $2, updated_at = now() WHERE id = $1', [id, reserveHeld]);
+}

@@ -1,0 +1,42 @@
+import { validation } from '../platform/errors.js';
+import type { Customer } from './types.js';
+
+/** Buyer data as given: document and phone are stored as digits only (notifications say "digits only"). */
+export function normalizeCustomer(c: Customer): Customer {
+  const name = c.name.trim();
+  if (!name) throw validation('customer.name must not be empty');
+  const email = c.email.trim();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
+    throw validation(`customer.email "${c.email}" is not an email address`);
+  const document = c.document.replace(/[.\-/\s]/g, '');
+  if (!/^(\d{11}|\d{14})$/.test(document)) {
+    throw validation('customer.document must be a CPF (11 digits) or CNPJ (14 digits)');
+  }
+  const phone = c.phone.replace(/[\s()+-]/g, '');
+  if (!/^\d{10,13}$/.test(phone)) throw validation('customer.phone must have 10 to 13 digits');
+  return { name, email, document, phone };
+}
+
+/** A postback target must be an absolute http(s) URL. */
+export function normalizePostbackUrl(raw: string | undefined | null): string | null {
+  if (raw === undefined || raw === null) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw validation('postbackUrl must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw validation('postbackUrl must be an absolute http(s) URL');
+  }
+  return raw;
+}
+
+/** YYYY-MM-DD that names a real calendar day. */
+export function parseDate(raw: string, field: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
+  const d = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : null;
+  if (!m || !d || d.toISOString().slice(0, 10) !== raw)
+    throw validation(`${field} must be a date YYYY-MM-DD`);
+  return raw;
+}

@@ -1,0 +1,121 @@
+import type { Posting } from '../ledger/ledger.js';
+import { isDispute, type SaleStatus } from './status-machine.js';
+import type { SaleRow } from './types.js';
+
+/** What of a sale the ledger needs: its money and whether its reserve still sits in blocked. */
+export interface SaleMoney {
+  accountId: number;
+  amount: number;
+  systemFee: number;
+  netAmount: number;
+  reserveAmount: number;
+  reserveHeld: boolean;
+}
+
+export function moneyOf(s: SaleRow): SaleMoney {
+  return {
+    accountId: s.account_id,
+    amount: s.amount,
+    systemFee: s.system_fee,
+    netAmount: s.net_amount,
+    reserveAmount: s.reserve_amount,
+    reserveHeld: s.reserve_held,
+  };
+}
+
+export interface LedgerEffect {
+  kind: string;
+  postings: Posting[];
+  /** The sale's reserve_held after the entry. */
+  reserveHeld: boolean;
+}
+
+/**
+ * The balance effect of one allowed transition (decisions.md, "Balance effects"). Invariants per sale:
+ * PAGO → net − heldReserve in available, heldReserve in blocked; open dispute (MED/CHARGEBACK) → the whole
+ * net in blocked; ESTORNADO → nothing of the net left in the account (the fee stays with the gateway).
+ * No guard: a refund or dispute the available balance cannot cover drives it negative (merchant debt),
+ * which then blocks cashouts until sales cover it.
+ */
+export function ledgerEffect(sale: SaleMoney, from: SaleStatus, to: SaleStatus): LedgerEffect | null {
+  const available = { accountId: sale.accountId, bucket: 'available' as const };
+  const blocked = { accountId: sale.accountId, bucket: 'blocked' as const };
+  const processor = { system: 'processor' as const };
+  const held = sale.reserveHeld ? sale.reserveAmount : 0;
+  const inAvailable = sale.netAmount - held;
+
+  if (to === 'PAGO' && (from === 'PENDENTE' || from === 'EM_PROCESSAMENTO')) {
+    return {
+      kind: 'sale.paid',
+      reserveHeld: sale.reserveAmount > 0,
+      postings: [
+        { target: processor, amount: -sale.amount },
+        { target: { system: 'fees' }, amount: sale.systemFee },
+        { target: available, amount: sale.netAmount - sale.reserveAmount },
+        { target: blocked, amount: sale.reserveAmount },
+      ],
+    };
+  }
+  if (to === 'PAGO' && isDispute(from)) {
+    return {
+      kind: 'sale.dispute_won',
+      reserveHeld: sale.reserveHeld,
+      postings: [
+        { target: blocked, amount: -inAvailable },
+        { target: available, amount: inAvailable },
+      ],
+    };
+  }
+  if (isDispute(to) && from === 'PAGO') {
+    return {
+      kind: 'sale.dispute_opened',
+      reserveHeld: sale.reserveHeld,
+      postings: [
+        { target: available, amount: -inAvailable },
+        { target: blocked, amount: inAvailable },
+      ],
+    };
+  }
+  if (to === 'ESTORNADO' && from === 'PAGO') {
+    return {
+      kind: 'sale.refunded',
+      reserveHeld: false,
+      postings: [
+        { target: available, amount: -inAvailable },
+        { target: blocked, amount: -held },
+        { target: processor, amount: sale.netAmount },
+      ],
+    };
+  }
+  if (to === 'ESTORNADO' && isDispute(from)) {
+    return {
+      kind: 'sale.dispute_lost',
+      reserveHeld: false,
+      postings: [
+        { target: blocked, amount: -sale.netAmount },
+        { target: processor, amount: sale.netAmount },
+      ],
+    };
+  }
+  return null;
+}
+
+/**
+ * Releasing a held reserve: in PAGO it moves blocked → available; during an open dispute the whole net is
+ * already blocked by the dispute, so only the flag changes (the dispute's end then moves or takes it all).
+ */
+export function reserveRelease(sale: SaleMoney, status: SaleStatus): LedgerEffect | null {
+  if (!sale.reserveHeld) return null;
+  if (status === 'PAGO') {
+    return {
+      kind: 'sale.reserve_released',
+      reserveHeld: false,
+      postings: [
+        { target: { accountId: sale.accountId, bucket: 'blocked' }, amount: -sale.reserveAmount },
+        { target: { accountId: sale.accountId, bucket: 'available' }, amount: sale.reserveAmount },
+      ],
+    };
+  }
+  if (isDispute(status)) return { kind: 'sale.reserve_released', reserveHeld: false, postings: [] };
+  return null;
+}

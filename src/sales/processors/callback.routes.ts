@@ -1,0 +1,73 @@
+import { Type } from 'typebox';
+import type { Db } from '../../platform/db.js';
+import { notFound, unauthorized } from '../../platform/errors.js';
+import type { Http } from '../../platform/http.js';
+import type { Queue } from '../../platform/queue.js';
+import { keepRawJson } from '../../platform/raw-body.js';
+import { SaleStatusSchema, ShapeA } from '../schemas.js';
+import { applyProcessorStatus } from '../service.js';
+import type { SaleStatus } from '../status-machine.js';
+import type { ProcessorRegistry } from './processor.js';
+
+const CallbackBody = Type.Object({
+  externalTransactionId: Type.String({ minLength: 1, maxLength: 200 }),
+  status: SaleStatusSchema,
+});
+const CallbackResult = Type.Object({
+  id: Type.Integer(),
+  uuid: Type.String(),
+  status: Type.String(),
+  changed: Type.Boolean(),
+});
+
+/**
+ * POST /api/providers/{processor}/sales/callback: a processor reports a sale's new status. The signature is
+ * checked over the raw bytes before the body is believed (signature checks run before body validation); a bad one changes nothing (401).
+ */
+export async function processorCallbackRoutes(
+  app: Http,
+  deps: { db: Db; queue: Queue; processors: ProcessorRegistry },
+): Promise<void> {
+  keepRawJson(app); // encapsulated: only this plugin's routes keep the raw bytes the signature covers
+
+  app.post(
+    '/api/providers/:processor/sales/callback',
+    {
+      config: { errorShape: 'A' },
+      schema: {
+        tags: ['processors'],
+        params: Type.Object({ processor: Type.String({ maxLength: 50 }) }),
+        body: CallbackBody,
+        response: { 200: CallbackResult, 400: ShapeA, 401: ShapeA, 404: ShapeA, 409: ShapeA },
+      },
+      preValidation: async (request) => {
+        const { processor } = request.params as { processor: string };
+        const adapter = deps.processors.get(processor);
+        if (!adapter) throw notFound(`unknown processor ${processor}`);
+        if (!request.rawBody || !adapter.verifyCallback(request.rawBody, request.headers, Date.now())) {
+          throw unauthorized('Invalid processor signature');
+        }
+      },
+    },
+    async (request) => {
+      const { externalTransactionId } = request.body;
+      const status = request.body.status as SaleStatus; // validated by the enum schema
+      const { processor } = request.params;
+      const replayKey = deps.processors.get(processor)!.replayKey(request.headers);
+      const result = await applyProcessorStatus(
+        deps.db,
+        deps.queue,
+        processor,
+        externalTransactionId,
+        status,
+        replayKey,
+      );
+      return {
+        id: result.sale.id,
+        uuid: result.sale.uuid,
+        status: result.sale.status,
+        changed: result.outcome === 'applied',
+      };
+    },
+  );
+}

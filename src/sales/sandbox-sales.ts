@@ -1,0 +1,72 @@
+import { findCart } from '../carts/service.js';
+import type { Db } from '../platform/db.js';
+import { validation } from '../platform/errors.js';
+import { parsePublicId } from '../platform/ids.js';
+import type { Queue } from '../platform/queue.js';
+import { normalizeCustomer, normalizePostbackUrl } from './input.js';
+import type { SaleProcessor } from './processors/processor.js';
+import { createSale } from './service.js';
+import type { Customer, PaymentMethod, SaleItem, SaleRow } from './types.js';
+
+export interface SandboxSaleInput {
+  amount: number;
+  paymentMethod: Exclude<PaymentMethod, 'PIX_AUTOMATICO'>;
+  customer: Customer;
+  items: Omit<SaleItem, 'id'>[];
+  shipping?: Record<string, unknown> | null;
+  postbackUrl?: string;
+  installments?: number;
+  cartId?: number | string;
+  card?: { brand: string; lastFour: string };
+}
+
+/** The sandbox processor opens a charge: a PENDENTE sale, notified as sale.pending. */
+export async function createSandboxSale(
+  db: Db,
+  queue: Queue,
+  processor: SaleProcessor,
+  accountId: number,
+  input: SandboxSaleInput,
+): Promise<SaleRow> {
+  const method = input.paymentMethod;
+  const isCard = method === 'CREDIT_CARD' || method === 'DEBIT_CARD';
+  if (input.installments !== undefined && method !== 'CREDIT_CARD') {
+    throw validation('installments apply to CREDIT_CARD sales only');
+  }
+  if (input.card !== undefined && !isCard) throw validation('card applies to card sales only');
+  const customer = normalizeCustomer(input.customer);
+  const postbackUrl = normalizePostbackUrl(input.postbackUrl);
+  return db.tx(async (tx) => {
+    let cartId: number | null = null;
+    if (input.cartId !== undefined) {
+      const ref = parsePublicId(String(input.cartId));
+      const cart = ref ? await findCart(tx, accountId, ref) : null;
+      if (!cart) throw validation(`cartId ${input.cartId} is not a cart of this account`);
+      cartId = cart.id;
+    }
+    const details = processor.charge({
+      paymentMethod: method,
+      amount: input.amount,
+      ...(input.card ? { card: input.card } : {}),
+    });
+    return createSale(
+      tx,
+      queue,
+      {
+        accountId,
+        amount: input.amount,
+        paymentMethod: method,
+        customer,
+        items: input.items,
+        shipping: input.shipping ?? null,
+        installments: method === 'CREDIT_CARD' ? (input.installments ?? 1) : null,
+        processor: processor.name,
+        postbackUrl,
+        cartId,
+        recurrence: null,
+        ...details,
+      },
+      { notifyPending: true },
+    );
+  });
+}

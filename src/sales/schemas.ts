@@ -1,0 +1,61 @@
+import { Type } from 'typebox';
+import { SALE_STATUSES } from './status-machine.js';
+
+export const ShapeA = Type.Object({
+  success: Type.Literal(false),
+  error: Type.Object({ code: Type.String(), message: Type.String() }),
+});
+export const ShapeB = Type.Object({ message: Type.String(), code: Type.String() });
+export const ShapeD = Type.Object({ message: Type.String(), error: Type.String() });
+
+// `type: [x, 'null']` rather than anyOf: the response serializer handles it without trying each branch.
+const NullableString = (options: Record<string, unknown> = {}) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+const NullableInteger = () => Type.Unsafe<number | null>({ type: ['integer', 'null'] });
+const NullableObject = () =>
+  Type.Unsafe<Record<string, unknown> | null>({ type: ['object', 'null'], additionalProperties: true });
+
+export const SaleStatusSchema = Type.Enum([...SALE_STATUSES]);
+
+export const CustomerOut = Type.Object({
+  name: Type.String(),
+  email: Type.String(),
+  document: Type.String(),
+  phone: Type.String(),
+});
+
+/** The spec's Sale object, in its table order; idRec/contrato only on PIX_AUTOMATICO sales. */
+export const Sale = Type.Object({
+  id: Type.Integer(),
+  uuid: Type.String({ format: 'uuid' }),
+  status: Type.String(),
+  amount: Type.Integer(),
+  netAmount: Type.Integer(),
+  systemFee: Type.Integer(),
+  reserveAmount: Type.Integer(),
+  paymentMethod: Type.String(),
+  date: Type.String({ format: 'date-time' }),
+  completedAt: NullableString({ format: 'date-time' }),
+  customer: CustomerOut,
+  items: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      title: Type.String(),
+      unitPrice: Type.Integer(),
+      quantity: Type.Integer(),
+      tangible: Type.Boolean(),
+    }),
+  ),
+  pixKey: NullableString(),
+  cardLastFour: NullableString(),
+  cardBrand: NullableString(),
+  boletoCode: NullableString(),
+  externalTransactionId: Type.String(),
+  installments: NullableInteger(),
+  shipping: NullableObject(),
+  idRec: Type.Optional(Type.String()),
+  contrato: Type.Optional(Type.String()),
+});
+
+// Any text: the handler answers every malformed id with the same documented 400.
+export const IdPath = Type.Object({ id: Type.String() });

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import type { Db, Queryable } from '../platform/db.js';
+import { AppError, notFound, validation } from '../platform/errors.js';
+import type { PublicId } from '../platform/ids.js';
+import { percentOf } from '../platform/money.js';
+import type { Queue } from '../platform/queue.js';
+import { findByProcessorRef, findSaleJson, insertSale, lockSale, type NewSaleRow } from './data.js';
+import type { SaleStatus } from './status-machine.js';
+import { moveSale, notifySaleStatus, type TransitionResult } from './transition.js';
+import type { SaleRow } from './types.js';
+
+export interface SaleFees {
+  systemFee: number;
+  netAmount: number;
+  reserveAmount: number;
+}
+
+/**
+ * systemFee = amount × sale_fee_percent (half-up) + sale_fee_fixed; netAmount = amount − systemFee;
+ * reserveAmount = amount × reserve_percent (half-up), never more than the net.
+ */
+export async function saleFees(q: Queryable, accountId: number, amount: number): Promise<SaleFees> {
+  const [acc] = await q.query<{
+    sale_fee_percent_e4: number;
+    sale_fee_fixed: number;
+    reserve_percent_e4: number;
+  }>('SELECT sale_fee_percent_e4, sale_fee_fixed, reserve_percent_e4 FROM accounts WHERE id = $1', [
+    accountId,
+  ]);
+  if (!acc) throw notFound(`account ${accountId} not found`);
+  const systemFee = percentOf(amount, acc.sale_fee_percent_e4) + acc.sale_fee_fixed;
+  if (systemFee > amount) {
+    throw validation(`amount ${amount} does not cover this account's sale fee of ${systemFee} cents`);
+  }
+  const netAmount = amount - systemFee;
+  const reserveAmount = Math.min(percentOf(amount, acc.reserve_percent_e4), netAmount);
+  return { systemFee, netAmount, reserveAmount };
+}
+
+export type NewSale = Omit<NewSaleRow, 'uuid' | keyof SaleFees>;
+
+/**
+ * A processor reported a new sale: stored as PENDENTE, with fees from the account's settings. `notifyPending`
+ * records sale.pending (a charge awaiting payment); a recurring debit that is already paid skips it.
+ */
+export async function createSale(
+  tx: Queryable,
+  queue: Queue,
+  input: NewSale,
+  options: { notifyPending: boolean },
+): Promise<SaleRow> {
+  const fees = await saleFees(tx, input.accountId, input.amount);
+  const sale = await insertSale(tx, { ...input, ...fees, uuid: randomUUID() });
+  if (options.notifyPending) await notifySaleStatus(tx, queue, sale);
+  return sale;
+}
+
+/** GET /api/transactions/{id} (Sale JSON text): another account's sale is 403 (spec), an unknown one 404. */
+export async function saleForAccount(q: Queryable, accountId: number, id: PublicId): Promise<string> {
+  const sale = await findSaleJson(q, id);
+  if (!sale) throw notFound('Sale not found');
+  if (sale.account_id !== accountId) throw new AppError('FORBIDDEN', 'Sale belongs to another account');
+  return sale.body;
+}
+
+/** The Sale object (JSON text) of a sale the caller already holds. */
+export async function saleJson(q: Queryable, saleId: number): Promise<string> {
+  const sale = await findSaleJson(q, { kind: 'numeric', id: saleId });
+  if (!sale) throw notFound('Sale not found');
+  return sale.body;
+}
+
+/**
+ * What every processor callback (and every sandbox move) runs: find the sale by the processor's own
+ * reference and move it through the status machine in one transaction.
+ */
+export async function applyProcessorStatus(
+  db: Db,
+  queue: Queue,
+  processor: string,
+  externalTransactionId: string,
+  status: SaleStatus,
+  /** The callback's signature, when it came signed: a replay of an applied one changes nothing. */
+  signature?: string,
+): Promise<TransitionResult> {
+  const sale = await findByProcessorRef(db, processor, externalTransactionId);
+  if (!sale) throw notFound(`no ${processor} sale with externalTransactionId ${externalTransactionId}`);
+  return db.tx(async (tx) => {
+    if (signature !== undefined && !(await firstUse(tx, processor, signature))) {
+      const current = await lockSale(tx, sale.id);
+      return { outcome: 'unchanged', sale: current! };
+    }
+    return moveSale(tx, queue, sale.id, status);
+  });
+}
+
+/** Records a callback signature; false when it was already used inside the freshness window. */
+async function firstUse(tx: Queryable, processor: string, signature: string): Promise<boolean> {
+  await tx.query(`DELETE FROM processor_callbacks WHERE received_at < now() - interval '10 minutes'`);
+  const rows = await tx.query(
+    `INSERT INTO processor_callbacks (processor, signature) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`,
+    [processor, signature],
+  );
+  return rows.length === 1;
+}

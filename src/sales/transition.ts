@@ -1,0 +1,71 @@
+import { onSalePaid } from '../carts/service.js';
+import { postEntry } from '../ledger/ledger.js';
+import type { Queryable } from '../platform/db.js';
+import { conflict, notFound } from '../platform/errors.js';
+import type { Queue } from '../platform/queue.js';
+import { recordNotification } from '../webhooks/outbox.js';
+import { lockSale, updateSaleStatus } from './data.js';
+import { ledgerEffect, moneyOf } from './ledger-effects.js';
+import { salePostbackBody, saleWebhookBody } from './notifications.js';
+import { scheduleReserveRelease } from './reserve.js';
+import { checkTransition, eventFor, FINAL_STATUSES, type SaleStatus } from './status-machine.js';
+import type { SaleRow } from './types.js';
+
+export interface TransitionResult {
+  outcome: 'applied' | 'unchanged';
+  sale: SaleRow;
+}
+
+/**
+ * The one place a sale changes status. Inside the caller's transaction: lock the row, check the
+ * transition, post its ledger entry, store the status, record its notifications (outbox). A repeated status
+ * changes and notifies nothing; a refused one throws CONFLICT and writes nothing.
+ */
+export async function moveSale(
+  tx: Queryable,
+  queue: Queue,
+  saleId: number,
+  to: SaleStatus,
+): Promise<TransitionResult> {
+  const before = await lockSale(tx, saleId);
+  if (!before) throw notFound(`sale ${saleId} not found`);
+  const check = checkTransition(before.status, to);
+  if (check === 'same') return { outcome: 'unchanged', sale: before };
+  if (check === 'refused') throw conflict(`a sale in status ${before.status} cannot become ${to}`);
+
+  const effect = ledgerEffect(moneyOf(before), before.status, to);
+  if (effect?.postings.some((p) => p.amount !== 0)) {
+    await postEntry(tx, { kind: effect.kind, refType: 'sale', refId: before.id, postings: effect.postings });
+  }
+  const sale = await updateSaleStatus(tx, before.id, to, effect?.reserveHeld ?? before.reserve_held);
+  await notifySaleStatus(tx, queue, sale);
+
+  if (to === 'PAGO' && !isPaidBefore(before)) {
+    if (sale.reserve_held) await scheduleReserveRelease(tx, queue, sale.id);
+    if (sale.cart_id !== null) await onSalePaid(tx, queue, sale);
+  }
+  return { outcome: 'applied', sale };
+}
+
+/** A sale coming back to PAGO from a dispute was already paid once. */
+function isPaidBefore(s: SaleRow): boolean {
+  return s.status !== 'PENDENTE' && s.status !== 'EM_PROCESSAMENTO';
+}
+
+/** sale.pending (webhooks only) for PENDENTE; both channels for final statuses; nothing otherwise. */
+export async function notifySaleStatus(tx: Queryable, queue: Queue, sale: SaleRow): Promise<void> {
+  const event = eventFor(sale.status);
+  if (!event) return;
+  const postback =
+    FINAL_STATUSES.has(sale.status) && sale.postback_url
+      ? { url: sale.postback_url, body: salePostbackBody(sale) }
+      : undefined;
+  await recordNotification(tx, queue, {
+    accountId: sale.account_id,
+    event,
+    subjectType: 'sale',
+    subjectId: sale.id,
+    webhookBody: saleWebhookBody(sale),
+    ...(postback ? { postback } : {}),
+  });
+}

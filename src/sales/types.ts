@@ -1,0 +1,58 @@
+import type { SaleStatus } from './status-machine.js';
+
+export const PAYMENT_METHODS = [
+  'PIX',
+  'CREDIT_CARD',
+  'DEBIT_CARD',
+  'BOLETO',
+  'TRANSFER',
+  'PIX_AUTOMATICO',
+] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+
+export interface Customer {
+  name: string;
+  email: string;
+  document: string;
+  phone: string;
+}
+
+export interface SaleItem {
+  id: number;
+  title: string;
+  unitPrice: number;
+  quantity: number;
+  tangible: boolean;
+}
+
+/** A row of `sales` as the database returns it. */
+export interface SaleRow {
+  id: number;
+  uuid: string;
+  account_id: number;
+  status: SaleStatus;
+  amount: number;
+  system_fee: number;
+  net_amount: number;
+  reserve_amount: number;
+  reserve_held: boolean;
+  payment_method: PaymentMethod;
+  customer: Customer;
+  items: SaleItem[];
+  shipping: Record<string, unknown> | null;
+  pix_key: string | null;
+  card_last_four: string | null;
+  card_brand: string | null;
+  boleto_code: string | null;
+  installments: number | null;
+  processor: string;
+  external_transaction_id: string;
+  postback_url: string | null;
+  cart_id: number | null;
+  recurrence_id: number | null;
+  id_rec: string | null;
+  contrato: string | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}

@@ -1,0 +1,46 @@
+import { merchantOf } from '../auth/api-key.js';
+import { abandonCart, cartView, createCart } from '../carts/service.js';
+import type { Http } from '../platform/http.js';
+import { normalizeCustomer } from '../sales/input.js';
+import { IdPath, ShapeA, ShapeB } from '../sales/schemas.js';
+import { sandboxId } from './ids.js';
+import type { SandboxDeps } from './sales.routes.js';
+import { Cart, CartBody } from './schemas.js';
+
+const errors = { 400: ShapeA, 401: ShapeA, 403: ShapeB, 404: ShapeA, 409: ShapeA };
+
+export async function sandboxCartRoutes(app: Http, deps: SandboxDeps): Promise<void> {
+  app.post(
+    '/api/sandbox/carts',
+    {
+      config: { errorShape: 'A' },
+      onRequest: deps.apiKey,
+      schema: { tags: ['sandbox'], body: CartBody, response: { 201: Cart, ...errors } },
+    },
+    async (request, reply) => {
+      const cart = await createCart(deps.db, merchantOf(request).accountId, {
+        customer: normalizeCustomer(request.body.customer),
+        items: request.body.items,
+      });
+      return reply.code(201).send(cartView(cart));
+    },
+  );
+
+  app.post(
+    '/api/sandbox/carts/:id/abandon',
+    {
+      config: { errorShape: 'A' },
+      onRequest: deps.apiKey,
+      schema: { tags: ['sandbox'], params: IdPath, response: { 200: Cart, ...errors } },
+    },
+    async (request) => {
+      const cart = await abandonCart(
+        deps.db,
+        deps.queue,
+        merchantOf(request).accountId,
+        sandboxId(request.params.id),
+      );
+      return cartView(cart);
+    },
+  );
+}

@@ -1,0 +1,9 @@
+import { validation } from '../platform/errors.js';
+import { type PublicId, parsePublicId } from '../platform/ids.js';
+
+/** `{id}` in every sandbox route: the uuid or the numeric id; anything else → 400. */
+export function sandboxId(raw: string): PublicId {
+  const id = parsePublicId(raw);
+  if (!id) throw validation('id must be a uuid or a numeric id');
+  return id;
+}

@@ -1,0 +1,63 @@
+import { Type } from 'typebox';
+import { merchantOf } from '../auth/api-key.js';
+import type { Http } from '../platform/http.js';
+import { createRecurrence, debitCycle } from '../recurrences/service.js';
+import { sendJsonText } from '../sales/json-reply.js';
+import { Sale, ShapeA, ShapeB } from '../sales/schemas.js';
+import { saleJson } from '../sales/service.js';
+import type { Customer } from '../sales/types.js';
+import type { SandboxDeps } from './sales.routes.js';
+import { IdRecPath, RecurrenceBody } from './schemas.js';
+
+const Recurrence = Type.Object({
+  idRec: Type.String(),
+  contrato: Type.String(),
+  journey: Type.Integer(),
+  sale: Type.Union([Sale, Type.Null()]),
+});
+const errors = { 400: ShapeA, 401: ShapeA, 403: ShapeB, 404: ShapeA };
+
+export async function sandboxRecurrenceRoutes(app: Http, deps: SandboxDeps): Promise<void> {
+  app.post(
+    '/api/sandbox/recurrences',
+    {
+      config: { errorShape: 'A' },
+      onRequest: deps.apiKey,
+      schema: { tags: ['sandbox'], body: RecurrenceBody, response: { 201: Recurrence, ...errors } },
+    },
+    async (request, reply) => {
+      const { recurrence, sale } = await createRecurrence(
+        deps.db,
+        deps.queue,
+        deps.processor,
+        merchantOf(request).accountId,
+        { ...request.body, customer: request.body.customer as Customer },
+      );
+      return reply.code(201).send({
+        idRec: recurrence.id_rec,
+        contrato: recurrence.contrato,
+        journey: recurrence.journey,
+        sale: sale ? JSON.parse(await saleJson(deps.db, sale.id)) : null,
+      });
+    },
+  );
+
+  app.post(
+    '/api/sandbox/recurrences/:idRec/cycles',
+    {
+      config: { errorShape: 'A' },
+      onRequest: deps.apiKey,
+      schema: { tags: ['sandbox'], params: IdRecPath, response: { 201: Sale, ...errors } },
+    },
+    async (request, reply) => {
+      const sale = await debitCycle(
+        deps.db,
+        deps.queue,
+        deps.processor,
+        merchantOf(request).accountId,
+        request.params.idRec,
+      );
+      return sendJsonText(reply, 201, await saleJson(deps.db, sale.id));
+    },
+  );
+}

@@ -1,0 +1,63 @@
+import { merchantOf } from '../auth/api-key.js';
+import type { Db } from '../platform/db.js';
+import { notFound } from '../platform/errors.js';
+import type { AuthHook, Http } from '../platform/http.js';
+import type { Queue } from '../platform/queue.js';
+import { findSale } from '../sales/data.js';
+import { sendJsonText } from '../sales/json-reply.js';
+import type { SaleProcessor } from '../sales/processors/processor.js';
+import { createSandboxSale, type SandboxSaleInput } from '../sales/sandbox-sales.js';
+import { IdPath, Sale, ShapeA, ShapeB } from '../sales/schemas.js';
+import { applyProcessorStatus, saleJson } from '../sales/service.js';
+import type { SaleStatus } from '../sales/status-machine.js';
+import { sandboxId } from './ids.js';
+import { SandboxSaleBody, StatusBody } from './schemas.js';
+
+export interface SandboxDeps {
+  db: Db;
+  queue: Queue;
+  apiKey: AuthHook;
+  processor: SaleProcessor;
+}
+
+const errors = { 400: ShapeA, 401: ShapeA, 403: ShapeB, 404: ShapeA, 409: ShapeA };
+
+export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<void> {
+  app.post(
+    '/api/sandbox/sales',
+    {
+      config: { errorShape: 'A' },
+      onRequest: deps.apiKey,
+      schema: { tags: ['sandbox'], body: SandboxSaleBody, response: { 201: Sale, ...errors } },
+    },
+    async (request, reply) => {
+      const accountId = merchantOf(request).accountId;
+      // The type provider does not narrow enum schemas; the schema has validated the body.
+      const input = request.body as unknown as SandboxSaleInput;
+      const sale = await createSandboxSale(deps.db, deps.queue, deps.processor, accountId, input);
+      return sendJsonText(reply, 201, await saleJson(deps.db, sale.id));
+    },
+  );
+
+  app.post(
+    '/api/sandbox/sales/:id/status',
+    {
+      config: { errorShape: 'A' },
+      onRequest: deps.apiKey,
+      schema: { tags: ['sandbox'], params: IdPath, body: StatusBody, response: { 200: Sale, ...errors } },
+    },
+    async (request, reply) => {
+      const found = await findSale(deps.db, sandboxId(request.params.id));
+      if (!found || found.account_id !== merchantOf(request).accountId) throw notFound('Sale not found');
+      // Exactly what a processor callback runs, keyed by the processor's own reference.
+      const { sale } = await applyProcessorStatus(
+        deps.db,
+        deps.queue,
+        found.processor,
+        found.external_transaction_id,
+        request.body.status as SaleStatus,
+      );
+      return sendJsonText(reply, 200, await saleJson(deps.db, sale.id));
+    },
+  );
+}

@@ -1,0 +1,69 @@
+import { Type } from 'typebox';
+import { CustomerOut, SaleStatusSchema } from '../sales/schemas.js';
+
+const MAX_CENTS = 100_000_000_000; // 1 billion reais: far above any real charge, far below 2^53
+
+export const CustomerIn = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  email: Type.String({ minLength: 3, maxLength: 320 }),
+  document: Type.String({ minLength: 11, maxLength: 20 }),
+  phone: Type.String({ minLength: 10, maxLength: 20 }),
+});
+
+export const ItemIn = Type.Object({
+  title: Type.String({ minLength: 1, maxLength: 200 }),
+  unitPrice: Type.Integer({ minimum: 0, maximum: MAX_CENTS }),
+  quantity: Type.Integer({ minimum: 1, maximum: 100000 }),
+  tangible: Type.Boolean(),
+});
+
+export const SandboxSaleBody = Type.Object({
+  amount: Type.Integer({ minimum: 1, maximum: MAX_CENTS }),
+  paymentMethod: Type.Union(
+    ['PIX', 'CREDIT_CARD', 'DEBIT_CARD', 'BOLETO', 'TRANSFER'].map((m) => Type.Literal(m)),
+  ),
+  customer: CustomerIn,
+  items: Type.Array(ItemIn, { minItems: 1, maxItems: 100 }),
+  shipping: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
+  postbackUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12 })),
+  cartId: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: 36 })]),
+  ),
+  card: Type.Optional(
+    Type.Object({
+      brand: Type.String({ minLength: 1, maxLength: 20 }),
+      lastFour: Type.String({ pattern: '^[0-9]{4}$' }),
+    }),
+  ),
+});
+
+export const StatusBody = Type.Object({ status: SaleStatusSchema });
+
+export const RecurrenceBody = Type.Object({
+  contrato: Type.String({ minLength: 1, maxLength: 35, pattern: '^[\\x21-\\x7e]+$' }),
+  journey: Type.Integer({ minimum: 1, maximum: 4 }),
+  amount: Type.Integer({ minimum: 1, maximum: MAX_CENTS }),
+  dataInicial: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' }),
+  customer: CustomerIn,
+  postbackUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+});
+
+export const CartBody = Type.Object({
+  customer: CustomerIn,
+  items: Type.Array(ItemIn, { minItems: 1, maxItems: 100 }),
+});
+
+export const Cart = Type.Object({
+  id: Type.Integer(),
+  uuid: Type.String({ format: 'uuid' }),
+  userId: Type.Integer(),
+  status: Type.String(),
+  customer: CustomerOut,
+  items: Type.Array(ItemIn),
+  amount: Type.Integer(),
+  saleId: Type.Union([Type.Integer(), Type.Null()]),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+export const IdRecPath = Type.Object({ idRec: Type.String({ minLength: 1, maxLength: 64 }) });

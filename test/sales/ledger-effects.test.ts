@@ -1,0 +1,89 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ledgerEffect, reserveRelease, type SaleMoney } from '../../src/sales/ledger-effects.js';
+import { checkTransition, SALE_STATUSES, type SaleStatus } from '../../src/sales/status-machine.js';
+
+/** What a sale holds in the merchant's buckets in a status (the documented per-sale invariant). */
+function holdings(s: SaleMoney, status: SaleStatus): { available: number; blocked: number } {
+  const held = s.reserveHeld ? s.reserveAmount : 0;
+  if (status === 'PAGO') return { available: s.netAmount - held, blocked: held };
+  if (status === 'MED' || status === 'CHARGEBACK') return { available: 0, blocked: s.netAmount };
+  return { available: 0, blocked: 0 };
+}
+
+const money = fc
+  .record({
+    amount: fc.integer({ min: 1, max: 10_000_000 }),
+    fee: fc.nat(),
+    reserve: fc.nat(),
+    held: fc.boolean(),
+  })
+  .map(({ amount, fee, reserve, held }) => {
+    const systemFee = fee % (amount + 1);
+    const netAmount = amount - systemFee;
+    const reserveAmount = reserve % (netAmount + 1);
+    return {
+      accountId: 7,
+      amount,
+      systemFee,
+      netAmount,
+      reserveAmount,
+      reserveHeld: held && reserveAmount > 0,
+    } satisfies SaleMoney;
+  });
+
+function sums(postings: { target: object; amount: number }[]) {
+  let available = 0;
+  let blocked = 0;
+  for (const p of postings) {
+    if ('bucket' in p.target && p.target.bucket === 'available') available += p.amount;
+    if ('bucket' in p.target && p.target.bucket === 'blocked') blocked += p.amount;
+  }
+  return { available, blocked };
+}
+
+describe('ledgerEffect', () => {
+  it('every allowed transition balances and moves the buckets from one status holding to the next', () => {
+    fc.assert(
+      fc.property(
+        money,
+        fc.constantFrom(...SALE_STATUSES),
+        fc.constantFrom(...SALE_STATUSES),
+        (sale, from, to) => {
+          if (checkTransition(from, to) !== 'apply') return;
+          // a sale that was never paid holds no reserve
+          const s =
+            from === 'PENDENTE' || from === 'EM_PROCESSAMENTO' ? { ...sale, reserveHeld: false } : sale;
+          const effect = ledgerEffect(s, from, to);
+          const postings = effect?.postings ?? [];
+          expect(postings.reduce((a, p) => a + p.amount, 0)).toBe(0);
+          const after = { ...s, reserveHeld: effect?.reserveHeld ?? s.reserveHeld };
+          const before = holdings(s, from);
+          const target = holdings(after, to);
+          expect(sums(postings)).toEqual({
+            available: target.available - before.available,
+            blocked: target.blocked - before.blocked,
+          });
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reserve release keeps the holdings invariant', () => {
+    fc.assert(
+      fc.property(money, fc.constantFrom(...SALE_STATUSES), (sale, status) => {
+        const effect = reserveRelease(sale, status);
+        if (!effect) return;
+        const postings = effect.postings;
+        expect(postings.reduce((a, p) => a + p.amount, 0)).toBe(0);
+        const before = holdings(sale, status);
+        const after = holdings({ ...sale, reserveHeld: effect.reserveHeld }, status);
+        expect(sums(postings)).toEqual({
+          available: after.available - before.available,
+          blocked: after.blocked - before.blocked,
+        });
+      }),
+    );
+  });
+});
