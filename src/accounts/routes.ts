@@ -1,12 +1,11 @@
 import { Type } from 'typebox';
 import type { AuthCache } from '../auth/auth-cache.js';
 import { sessionOf } from '../auth/panel-session.js';
-import { ShapeA } from '../auth/schemas.js';
 import type { Db } from '../platform/db.js';
+import { ShapeA, ShapeB } from '../platform/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { listAllowedIps, replaceAllowedIps } from './allowed-ips.service.js';
 
-const ShapeB = Type.Object({ message: Type.String(), code: Type.String() });
 const IpList = Type.Object({ ips: Type.Array(Type.String()) });
 // Items are validated by the service so that a malformed entry gets INVALID_IP naming it, not a schema error.
 // No maxItems: the service counts entries after normalization (TOO_MANY_IPS), and the body limit bounds it.

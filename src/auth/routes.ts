@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ShapeA } from '../platform/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import type { CredentialService } from './credentials.service.js';
 import { SESSION_COOKIE, sessionOf } from './panel-session.js';
@@ -29,7 +30,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       schema: {
         tags: ['panel'],
         body: S.LoginBody,
-        response: { 200: S.SessionResponse, 401: S.ShapeA, 429: S.ShapeA },
+        response: { 200: S.SessionResponse, 401: ShapeA, 429: ShapeA },
       },
     },
     async (request, reply) => {
@@ -44,7 +45,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     {
       config: A,
       onRequest: deps.requireSession,
-      schema: { tags: ['panel'], response: { 204: S.NoContent, 401: S.ShapeA, 403: S.ShapeA } },
+      schema: { tags: ['panel'], response: { 204: S.NoContent, 401: ShapeA, 403: ShapeA } },
     },
     async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE];
@@ -59,7 +60,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     {
       config: A,
       onRequest: deps.requireSession,
-      schema: { tags: ['panel'], response: { 200: S.SessionResponse, 401: S.ShapeA } },
+      schema: { tags: ['panel'], response: { 200: S.SessionResponse, 401: ShapeA } },
     },
     async (request) => {
       const session = sessionOf(request);
@@ -72,7 +73,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     {
       config: A,
       onRequest: deps.requireSession,
-      schema: { tags: ['panel'], response: { 201: S.IssuedCredential, 401: S.ShapeA, 403: S.ShapeA } },
+      schema: { tags: ['panel'], response: { 201: S.IssuedCredential, 401: ShapeA, 403: ShapeA } },
     },
     async (request, reply) => {
       const issued = await deps.credentials.issue(sessionOf(request).user.id);
@@ -85,7 +86,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     {
       config: A,
       onRequest: deps.requireSession,
-      schema: { tags: ['panel'], response: { 200: Type.Array(S.CredentialView), 401: S.ShapeA } },
+      schema: { tags: ['panel'], response: { 200: Type.Array(S.CredentialView), 401: ShapeA } },
     },
     async (request) => deps.credentials.list(sessionOf(request).user.id),
   );
@@ -98,7 +99,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       schema: {
         tags: ['panel'],
         params: S.IdParam,
-        response: { 204: S.NoContent, 401: S.ShapeA, 403: S.ShapeA, 404: S.ShapeA },
+        response: { 204: S.NoContent, 401: ShapeA, 403: ShapeA, 404: ShapeA },
       },
     },
     async (request, reply) => {

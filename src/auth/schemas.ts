@@ -1,9 +1,7 @@
 import { Type } from 'typebox';
 
-export const ShapeA = Type.Object({
-  success: Type.Literal(false),
-  error: Type.Object({ code: Type.String(), message: Type.String() }),
-});
+// Panel routes' error shape, re-exported for the panel domains (webhooks) that import their schemas from here.
+export { ShapeA } from '../platform/error-schemas.js';
 
 export const PanelUser = Type.Object({ id: Type.Integer(), name: Type.String(), email: Type.String() });
 

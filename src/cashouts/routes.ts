@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
 import type { Db } from '../platform/db.js';
+import { ShapeB, ShapeC, ShapeD } from '../platform/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
 import { keepRawJson } from '../platform/raw-body.js';
@@ -33,12 +34,12 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
         body: S.CashoutBody,
         response: {
           201: S.WithdrawalCreated,
-          400: S.ShapeD,
-          401: S.ShapeD,
-          403: Type.Union([S.ShapeC, S.ShapeB]),
-          409: S.ShapeC,
-          422: S.ShapeC,
-          500: S.ShapeD,
+          400: ShapeD,
+          401: ShapeD,
+          403: Type.Union([ShapeC, ShapeB]),
+          409: ShapeC,
+          422: ShapeC,
+          500: ShapeD,
         },
       },
     },
@@ -61,7 +62,7 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
         tags: ['public'],
         security,
         params: S.IdParam,
-        response: { 200: S.WithdrawalLookup, 401: S.ShapeD, 403: S.ShapeB, 404: S.ShapeD, 500: S.ShapeD },
+        response: { 200: S.WithdrawalLookup, 401: ShapeD, 403: ShapeB, 404: ShapeD, 500: ShapeD },
       },
     },
     async (request) => {

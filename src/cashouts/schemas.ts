@@ -37,7 +37,3 @@ export const IdempotencyHeaders = Type.Object({
 });
 
 export const IdParam = Type.Object({ id: Type.String({ description: 'Withdrawal uuid or numeric id' }) });
-
-export const ShapeB = Type.Object({ message: Type.String(), code: Type.String() });
-export const ShapeC = Type.Object({ message: Type.String(), errorType: Type.String() });
-export const ShapeD = Type.Object({ message: Type.String(), error: Type.String() });

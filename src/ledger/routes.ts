@@ -1,12 +1,11 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
 import type { Db } from '../platform/db.js';
+import { ShapeB, ShapeE } from '../platform/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { getBalance } from './ledger.js';
 
 const Balance = Type.Object({ available: Type.Integer(), blocked: Type.Integer(), total: Type.Integer() });
-const ShapeE = Type.Object({ error: Type.String(), message: Type.String() });
-const ShapeB = Type.Object({ message: Type.String(), code: Type.String() });
 
 export async function ledgerRoutes(app: Http, deps: { db: Db; apiKey: AuthHook }): Promise<void> {
   app.get(

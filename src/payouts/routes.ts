@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { ShapeA } from '../auth/schemas.js';
 import type { Db } from '../platform/db.js';
+import { ShapeA } from '../platform/error-schemas.js';
 import { notFound } from '../platform/errors.js';
 import type { Http } from '../platform/http.js';
 import type { Queue } from '../platform/queue.js';

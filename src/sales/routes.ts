@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
 import type { Db } from '../platform/db.js';
+import { ShapeB, ShapeD } from '../platform/error-schemas.js';
 import { validation } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
 import { sendJsonText } from './json-reply.js';
-import { IdPath, Sale, ShapeB, ShapeD } from './schemas.js';
+import { IdPath, Sale } from './schemas.js';
 import { saleForAccount } from './service.js';
 
 export async function salesRoutes(app: Http, deps: { db: Db; apiKey: AuthHook }): Promise<void> {

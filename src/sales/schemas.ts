@@ -1,13 +1,6 @@
 import { Type } from 'typebox';
 import { SALE_STATUSES } from './status-machine.js';
 
-export const ShapeA = Type.Object({
-  success: Type.Literal(false),
-  error: Type.Object({ code: Type.String(), message: Type.String() }),
-});
-export const ShapeB = Type.Object({ message: Type.String(), code: Type.String() });
-export const ShapeD = Type.Object({ message: Type.String(), error: Type.String() });
-
 // `type: [x, 'null']` rather than anyOf: the response serializer handles it without trying each branch.
 const NullableString = (options: Record<string, unknown> = {}) =>
   Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });

@@ -1,8 +1,9 @@
 import { merchantOf } from '../auth/api-key.js';
 import { abandonCart, cartView, createCart } from '../carts/service.js';
+import { ShapeA, ShapeB } from '../platform/error-schemas.js';
 import type { Http } from '../platform/http.js';
 import { normalizeCustomer } from '../sales/input.js';
-import { IdPath, ShapeA, ShapeB } from '../sales/schemas.js';
+import { IdPath } from '../sales/schemas.js';
 import { sandboxId } from './ids.js';
 import type { SandboxDeps } from './sales.routes.js';
 import { Cart, CartBody } from './schemas.js';

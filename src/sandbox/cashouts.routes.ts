@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
-import { ShapeA } from '../auth/schemas.js';
 import { getCashout } from '../cashouts/cashouts.service.js';
 import { WithdrawalLookup } from '../cashouts/schemas.js';
 import { lookupView } from '../cashouts/views.js';
 import { handlePayoutCallback } from '../payouts/payouts.service.js';
 import type { PayoutProviders } from '../payouts/providers.js';
 import type { Db } from '../platform/db.js';
+import { ShapeA } from '../platform/error-schemas.js';
 import { conflict } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';

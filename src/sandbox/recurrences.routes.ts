@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
+import { ShapeA, ShapeB } from '../platform/error-schemas.js';
 import type { Http } from '../platform/http.js';
 import { createRecurrence, debitCycle } from '../recurrences/service.js';
 import { sendJsonText } from '../sales/json-reply.js';
-import { Sale, ShapeA, ShapeB } from '../sales/schemas.js';
+import { Sale } from '../sales/schemas.js';
 import { saleJson } from '../sales/service.js';
 import type { Customer } from '../sales/types.js';
 import type { SandboxDeps } from './sales.routes.js';

@@ -1,5 +1,6 @@
 import { merchantOf } from '../auth/api-key.js';
 import type { Db } from '../platform/db.js';
+import { ShapeA, ShapeB } from '../platform/error-schemas.js';
 import { notFound } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import type { Queue } from '../platform/queue.js';
@@ -7,7 +8,7 @@ import { findSale } from '../sales/data.js';
 import { sendJsonText } from '../sales/json-reply.js';
 import type { SaleProcessor } from '../sales/processors/processor.js';
 import { createSandboxSale, type SandboxSaleInput } from '../sales/sandbox-sales.js';
-import { IdPath, Sale, ShapeA, ShapeB } from '../sales/schemas.js';
+import { IdPath, Sale } from '../sales/schemas.js';
 import { applyProcessorStatus, saleJson } from '../sales/service.js';
 import type { SaleStatus } from '../sales/status-machine.js';
 import { sandboxId } from './ids.js';

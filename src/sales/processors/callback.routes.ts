@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import type { Db } from '../../platform/db.js';
+import { ShapeA } from '../../platform/error-schemas.js';
 import { notFound, unauthorized } from '../../platform/errors.js';
 import type { Http } from '../../platform/http.js';
 import type { Queue } from '../../platform/queue.js';
 import { keepRawJson } from '../../platform/raw-body.js';
-import { SaleStatusSchema, ShapeA } from '../schemas.js';
+import { SaleStatusSchema } from '../schemas.js';
 import { applyProcessorStatus } from '../service.js';
 import type { SaleStatus } from '../status-machine.js';
 import type { ProcessorRegistry } from './processor.js';
