@@ -22,7 +22,8 @@ export interface JobPolicy {
 
 export const JOB_POLICIES: Record<JobName, JobPolicy> = {
   // A provider outage must not lose a payout: keep retrying with backoff for hours.
-  'payouts.submit': { retryLimit: 50, retryDelaySeconds: 2, retryBackoff: true, expireInSeconds: 120 },
+  // A worker killed mid-submission is retried once the job expires; submission is idempotent by reference.
+  'payouts.submit': { retryLimit: 50, retryDelaySeconds: 2, retryBackoff: true, expireInSeconds: 30 },
   'notifications.fanout': { retryLimit: 50, retryDelaySeconds: 1, retryBackoff: true, expireInSeconds: 60 },
   'sales.release-reserve': { retryLimit: 50, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 60 },
 };

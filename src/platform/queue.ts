@@ -37,13 +37,15 @@ export class Queue {
     boss.on('error', (err: Error) => log.error({ err }, 'queue error'));
     await boss.start();
     for (const [name, policy] of Object.entries(JOB_POLICIES)) {
-      await boss.createQueue(name, {
+      const options = {
         notify: true,
         retryLimit: policy.retryLimit,
         retryDelay: policy.retryDelaySeconds,
         retryBackoff: policy.retryBackoff,
         expireInSeconds: policy.expireInSeconds,
-      });
+      };
+      await boss.createQueue(name, options);
+      await boss.updateQueue(name, options); // a policy changed in jobs.ts applies to existing databases too
       // Warm pg-boss's queue cache now, outside any transaction: a cache miss inside send(tx, ...) reads
       // through pg-boss's own connection, which on PGlite (one connection) waits for that very transaction.
       await boss.getJobById(name, '00000000-0000-4000-8000-000000000000');
