@@ -8,15 +8,15 @@ import { startSweeper } from './sweeper.js';
 /** Concurrency of the delivery engine (see docs/decisions.md, Notifications). */
 export const DELIVERY_LIMITS = {
   /** Attempts held per process (in flight, claimed and waiting for their host, or being recorded). */
-  maxHeld: 512,
+  maxHeld: 2048,
   /** Attempts in flight per target host (host:port) per process. */
   perHost: 8,
   /** Attempts of one target host held at once per process (running + claimed and waiting). */
-  heldPerHost: 32,
+  heldPerHost: 256,
   connectionsPerOrigin: 8,
-  claimBatch: 128,
+  claimBatch: 512,
   idleMs: 250,
-  settleMs: 10,
+  settleMs: 2,
   fanoutBatchSize: 200,
   fanoutWorkers: 2,
 } as const;
