@@ -29,7 +29,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   u.pathname = `/${name}`;
   const databaseUrl = u.toString();
 
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_CHILD_ARGS?.split(' ') ?? []), '--import', 'tsx', 'bench/server.ts'], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
@@ -61,7 +61,8 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
       await new Promise((r) => child.once('exit', r));
       const a = new pg.Client({ connectionString: BASE });
       await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      if (!process.env.BENCH_KEEP_DB) await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      else console.log("kept", name);
       await a.end();
     },
   };

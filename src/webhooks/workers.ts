@@ -12,7 +12,7 @@ export const DELIVERY_LIMITS = {
   /** Attempts in flight per target host (host:port) per process. */
   perHost: 8,
   /** Attempts of one target host held at once per process (running + claimed and waiting). */
-  heldPerHost: 256,
+  heldPerHost: 128,
   connectionsPerOrigin: 8,
   claimBatch: 512,
   idleMs: 250,
