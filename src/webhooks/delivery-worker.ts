@@ -45,7 +45,7 @@ export class AttemptRunner {
   private readonly secrets = new Map<string, WebhookSecret>();
 
   constructor(private readonly deps: EngineDeps) {
-    this.recorder = new Batcher((items) => this.write(items), 200, 4);
+    this.recorder = new Batcher((items) => this.write(items), 500, 2);
   }
 
   /** Makes the attempt; `onSent` runs when the receiver is done with it, before the outcome is recorded. */
