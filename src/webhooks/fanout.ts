@@ -9,9 +9,12 @@ import { targetGroup } from './deliveries.data.js';
 export async function fanOut(db: Db, eventIds: readonly string[]): Promise<number> {
   if (eventIds.length === 0) return 0;
   return db.tx(async (tx) => {
+    // "(… IS NULL) IS TRUE" rather than "… IS NULL": the plain form matches the pending-facts index's
+    // predicate, and the planner then walked that whole index (every fact not yet fanned out, plus the dead
+    // entries of those that were) instead of looking the ids up by primary key
     const claimed = await tx.query<{ id: string; postback_url: string | null }>(
       `UPDATE notification_events SET fanned_out_at = now()
-        WHERE id = ANY($1::uuid[]) AND fanned_out_at IS NULL
+        WHERE id = ANY($1::uuid[]) AND (fanned_out_at IS NULL) IS TRUE
         RETURNING id, postback_url`,
       [eventIds],
     );
