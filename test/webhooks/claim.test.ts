@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDue } from '../../src/webhooks/deliveries.data.js';
-import { fanOut } from '../../src/webhooks/fanout.js';
+import { fanOut, fanOutPending } from '../../src/webhooks/fanout.js';
 import { createMerchant } from '../support/factories.js';
 import { recordFact } from '../support/notifications.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -66,5 +66,25 @@ describe('claiming due attempts', () => {
       `SELECT count(*)::int AS n FROM notification_deliveries WHERE ticket IS NOT NULL AND status = 'PENDING'`,
     );
     expect(due!.n).toBe(7);
+  });
+
+  it('fans out pending facts oldest first, each once, when several fan-outs run at once', async () => {
+    const m = await createMerchant(server);
+    await createWebhook(server, m, 'http://127.0.0.1:9/pending', ['sale.paid']);
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) ids.push(await recordFact(server, m.accountId, 'sale.paid'));
+    const { db } = server.runtime.platform;
+    const runs = await Promise.all([1, 2, 3].map(() => fanOutPending(db, 10)));
+    const rest = await fanOutPending(db, 100);
+    const all = [...runs, rest];
+    expect(all.reduce((n, r) => n + r.facts, 0)).toBe(30);
+    expect(all.reduce((n, r) => n + r.deliveries, 0)).toBe(30);
+    expect(await fanOutPending(db, 100)).toEqual({ facts: 0, deliveries: 0 });
+    const rows = await db.query<{ event_id: string }>(
+      `SELECT d.event_id FROM notification_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE w.account_id = $1`,
+      [m.accountId],
+    );
+    expect(rows.map((r) => r.event_id).sort()).toEqual([...ids].sort());
   });
 });
