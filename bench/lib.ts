@@ -24,12 +24,21 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   const admin = new pg.Client({ connectionString: BASE });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
+  // diagnostics: BENCH_EXPLAIN=<ms> logs the plans of statements slower than that to PostgreSQL's log
+  if (process.env.BENCH_EXPLAIN) {
+    await admin.query(`ALTER DATABASE ${name} SET session_preload_libraries = 'auto_explain'`);
+    await admin.query(
+      `ALTER DATABASE ${name} SET auto_explain.log_min_duration = ${Math.trunc(Number(process.env.BENCH_EXPLAIN))}`,
+    );
+  }
   await admin.end();
   const u = new URL(BASE);
   u.pathname = `/${name}`;
   const databaseUrl = u.toString();
 
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
+  // diagnostics: BENCH_CHILD_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the gateway process
+  const childArgs = process.env.BENCH_CHILD_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child: ChildProcess = spawn(process.execPath, [...childArgs, '--import', 'tsx', 'bench/server.ts'], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
@@ -61,7 +70,9 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
       await new Promise((r) => child.once('exit', r));
       const a = new pg.Client({ connectionString: BASE });
       await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      // diagnostics: BENCH_KEEP_DB=1 keeps the database for pg_stat_* and EXPLAIN after the run
+      if (process.env.BENCH_KEEP_DB) console.log(`kept database ${name}`);
+      else await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await a.end();
     },
   };

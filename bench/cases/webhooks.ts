@@ -9,8 +9,6 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
-import { createLogger } from '../../src/platform/logger.js';
-import { Queue } from '../../src/platform/queue.js';
 import type { WebhookSecret } from '../../src/webhooks/crypto.js';
 import { signWebhook } from '../../src/webhooks/signing.js';
 import { DELIVERY_LIMITS } from '../../src/webhooks/workers.js';
@@ -102,14 +100,8 @@ async function setupTargets(server: BenchServer, receivers: Receiver[]): Promise
   return targets;
 }
 
-/** Records `n` facts in transactions of INSERT_BATCH (fact rows and fan-out jobs together); returns their ids. */
-async function recordFacts(
-  server: BenchServer,
-  queue: Queue,
-  targets: Target[],
-  n: number,
-  created: Map<string, number>,
-) {
+/** Records `n` facts in transactions of INSERT_BATCH, as recordNotification writes them (the fact row is the outbox). */
+async function recordFacts(server: BenchServer, targets: Target[], n: number, created: Map<string, number>) {
   let next = 1;
   for (let done = 0; done < n; done += INSERT_BATCH) {
     const size = Math.min(INSERT_BATCH, n - done);
@@ -123,19 +115,12 @@ async function recordFacts(
       accounts.push(t.accountId);
       bodies.push(JSON.stringify(saleBody(t.accountId, id)));
     }
-    await server.db.tx(async (tx) => {
-      await tx.query(
-        `INSERT INTO notification_events (id, account_id, event_type, subject_type, subject_id, webhook_body)
-         SELECT u.id, u.account_id, 'sale.paid', 'sale', u.ord, u.body
-           FROM unnest($1::uuid[], $2::bigint[], $3::text[]) WITH ORDINALITY AS u(id, account_id, body, ord)`,
-        [ids, accounts, bodies],
-      );
-      await queue.sendMany(
-        tx,
-        'notifications.fanout',
-        ids.map((eventId) => ({ data: { eventId } })),
-      );
-    });
+    await server.db.query(
+      `INSERT INTO notification_events (id, account_id, event_type, subject_type, subject_id, webhook_body)
+       SELECT u.id, u.account_id, 'sale.paid', 'sale', u.ord, u.body
+         FROM unnest($1::uuid[], $2::bigint[], $3::text[]) WITH ORDINALITY AS u(id, account_id, body, ord)`,
+      [ids, accounts, bodies],
+    );
     const at = performance.timeOrigin + performance.now();
     for (const id of ids) created.set(id, at);
   }
@@ -145,11 +130,11 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-async function gatewayRun(server: BenchServer, queue: Queue, targets: Target[], n: number) {
+async function gatewayRun(server: BenchServer, targets: Target[], n: number) {
   for (const t of targets) t.receiver.firstSeen.clear();
   const created = new Map<string, number>();
   const start = performance.timeOrigin + performance.now();
-  await recordFacts(server, queue, targets, n, created);
+  await recordFacts(server, targets, n, created);
   const total = () => targets.reduce((s, t) => s + t.receiver.firstSeen.size, 0);
   const progress = process.env.BENCH_DEBUG
     ? setInterval(() => {
@@ -218,15 +203,14 @@ export async function run(server: BenchServer): Promise<void> {
   const receivers = await Promise.all(
     Array.from({ length: RECEIVERS }, (_, i) => receiver(`127.0.0.${i + 1}`)),
   );
-  const queue = await Queue.start(server.db, createLogger('warn'));
   try {
     const targets = await setupTargets(server, receivers);
     if (WARMUP_FACTS > 0) {
-      await gatewayRun(server, queue, targets, WARMUP_FACTS);
+      await gatewayRun(server, targets, WARMUP_FACTS);
       await baselineRun(targets, WARMUP_FACTS);
     }
     const baseline = await baselineRun(targets, FACTS);
-    const target = await gatewayRun(server, queue, targets, FACTS);
+    const target = await gatewayRun(server, targets, FACTS);
     const ratio = target.perSec / baseline.perSec;
     const fmt = (m: { perSec: number; p50: number; p99: number }) =>
       `${m.perSec.toFixed(0).padStart(7)} deliveries/s  p50 ${m.p50.toFixed(0).padStart(5)} ms  p99 ${m.p99.toFixed(0).padStart(5)} ms`;
@@ -239,7 +223,6 @@ export async function run(server: BenchServer): Promise<void> {
     );
     console.log(`  ratio    ${ratio.toFixed(2)}  (goal >= 0.5)  ${ratio >= 0.5 ? 'OK' : 'BELOW GOAL'}`);
   } finally {
-    await queue.stop();
     for (const r of receivers) r.server.close();
   }
 }

@@ -32,23 +32,26 @@ interface Host {
  * room, and a host holding half its share sits out. A dead receiver thus holds at most heldPerHost attempts
  * and cannot take the capacity of others. The claim (ticket cleared, lease set) is the durable record of an
  * attempt in flight; the sweeper resumes one whose process died.
+ *
+ * Claims run back to back while they bring work. A finished attempt wakes the loop only when it brings its
+ * host back under the sit-out mark (or frees the process's last room): waking on every outcome made most
+ * claims find nothing but full hosts, each a scan of their backlog.
  */
 export class DeliveryDispatcher {
   private held = 0;
   private readonly hosts = new Map<string, Host>();
   private stopped = false;
   private wakeUp: (() => void) | undefined;
-  private readonly leaseMs: number;
+  /** The last claim was skipped or cut short because the process held maxHeld attempts. */
+  private full = false;
+  /** A wake-up came while no sleep was waiting for one (e.g. during a claim): the next sleep is skipped. */
+  private woken = false;
 
   constructor(
     private readonly deps: { db: Db; log: Logger; timeoutMs: number },
     private readonly runner: AttemptRunner,
     private readonly limits: DispatchLimits,
-  ) {
-    // a claimed attempt waits behind at most heldPerHost - perHost others of its host, each bounded by the
-    // response timeout; its lease covers that before the sweeper may call it interrupted
-    this.leaseMs = Math.ceil(limits.heldPerHost / limits.perHost) * deps.timeoutMs + LEASE_MARGIN_MS;
-  }
+  ) {}
 
   start(): void {
     void this.loop();
@@ -60,10 +63,15 @@ export class DeliveryDispatcher {
   }
 
   wake(): void {
-    this.wakeUp?.();
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
   }
 
   private sleep(ms: number, wakeable: boolean): Promise<void> {
+    if (wakeable && this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -80,6 +88,8 @@ export class DeliveryDispatcher {
     while (!this.stopped) {
       try {
         const limit = Math.min(this.limits.maxHeld - this.held, this.limits.claimBatch);
+        this.full = limit <= 0;
+        this.woken = false;
         const claimed = limit <= 0 ? [] : await this.claim(limit);
         if (claimed.length === 0) {
           await this.sleep(this.limits.idleMs, true);
@@ -103,19 +113,25 @@ export class DeliveryDispatcher {
   /** Hosts holding half their share or more sit out; the others may take what their share has left. */
   private claim(limit: number): Promise<ClaimedAttempt[]> {
     const skipHosts: string[] = [];
-    const rooms = new Map<string, number>();
+    const holding = new Map<string, number>();
     for (const h of this.hosts.values()) {
-      const holding = h.running + h.waiting.length;
-      if (holding >= this.limits.heldPerHost / 2) skipHosts.push(h.key);
-      else rooms.set(h.key, this.limits.heldPerHost - holding);
+      const n = h.running + h.waiting.length;
+      if (n >= this.sitOut()) skipHosts.push(h.key);
+      else holding.set(h.key, n);
     }
     return claimDue(this.deps.db, {
       limit,
       skipHosts,
-      rooms,
-      defaultRoom: this.limits.heldPerHost,
-      leaseMs: this.leaseMs,
+      holding,
+      heldPerHost: this.limits.heldPerHost,
+      perHost: this.limits.perHost,
+      roundMs: this.deps.timeoutMs,
+      marginMs: LEASE_MARGIN_MS,
     });
+  }
+
+  private sitOut(): number {
+    return Math.ceil(this.limits.heldPerHost / 2);
   }
 
   private host(key: string): Host {
@@ -132,6 +148,7 @@ export class DeliveryDispatcher {
     h.running++;
     const sent = () => {
       h.running--;
+      if (h.running + h.waiting.length === this.sitOut() - 1) this.wake();
       const next = h.waiting.shift();
       if (next && !this.stopped) this.run(h, next);
       else if (h.running === 0 && h.waiting.length === 0 && this.hosts.get(h.key) === h)
@@ -145,7 +162,7 @@ export class DeliveryDispatcher {
       })
       .finally(() => {
         this.held--;
-        this.wake();
+        if (this.full) this.wake();
       });
   }
 }

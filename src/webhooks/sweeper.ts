@@ -5,13 +5,13 @@ import { fanOut } from './fanout.js';
 
 /** How often each worker process looks for work a crashed process left behind. */
 export const SWEEP_INTERVAL_MS = 2000;
-/** A fact whose fan-out job has not run for this long is fanned out by the sweeper. */
+/** A fact not fanned out for this long is fanned out by the sweeper (a backstop for the fan-out loop). */
 const STALE_FACT_MS = 10000;
 const LIMIT = 500;
 
 /**
- * Recovery for process crashes. pg-boss retries an interrupted fan-out job only after its expiry; the sweeper
- * finds the fact sooner. An attempt whose lease ran out was cut off by its process dying: it is logged as
+ * Recovery for process crashes. Facts are normally fanned out by the fan-out loop (fanout-loop.ts); the sweeper
+ * takes any left behind for STALE_FACT_MS as a backstop. An attempt whose lease ran out was cut off by its process dying: it is logged as
  * interrupted and the next one made due (or the delivery fails when it was the last). Both paths are
  * idempotent (fan-out claims facts; the lease check and row lock claim attempts), so several sweeping
  * processes cannot duplicate anything. Returns the number of deliveries made due.

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateAccount } from '../../src/accounts/accounts.service.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
+import { waitUntil } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { CUSTOMER, eventsOf, moveTo, type SaleBody, sandboxSale } from './fixtures.js';
 
@@ -52,12 +53,19 @@ const webhookForm = (s: SaleBody, status: string) =>
 const postbackForm = (s: SaleBody, status: string) =>
   JSON.stringify({ ...common(s, status), externalTransactionId: s.externalTransactionId });
 
-async function fanoutJobs(eventId: string): Promise<number> {
-  const [row] = await server.runtime.platform.db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'notifications.fanout' AND data->>'eventId' = $1`,
-    [eventId],
+/** The fact reaches the notifications engine (fanned out from the outbox table by the worker). */
+async function fannedOut(eventId: string): Promise<boolean> {
+  return waitUntil(
+    async () => {
+      const [row] = await server.runtime.platform.db.query<{ done: boolean }>(
+        'SELECT fanned_out_at IS NOT NULL AS done FROM notification_events WHERE id = $1',
+        [eventId],
+      );
+      return row?.done ? true : undefined;
+    },
+    30000,
+    () => `fact ${eventId} fanned out`,
   );
-  return row!.n;
 }
 
 describe('sale notification facts (outbox rows)', () => {
@@ -76,7 +84,7 @@ describe('sale notification facts (outbox rows)', () => {
     expect(events[0]).toMatchObject({ event_type: 'sale.pending', postback_url: null, postback_body: null });
     expect(events[0]!.webhook_body).toBe(webhookForm(s, 'PENDENTE'));
     expect(JSON.parse(events[0]!.webhook_body).shipping).toBe(JSON.stringify(SHIPPING));
-    expect(await fanoutJobs(events[0]!.id)).toBe(1);
+    expect(await fannedOut(events[0]!.id)).toBe(true);
   });
 
   it('PAGO records sale.paid with the webhook body and the postback body, exact bytes', async () => {
@@ -93,7 +101,7 @@ describe('sale notification facts (outbox rows)', () => {
     expect(typeof body.amount).toBe('string');
     expect(JSON.parse(paid!.postback_body!)).not.toHaveProperty('fee');
     expect(JSON.parse(paid!.postback_body!)).not.toHaveProperty('type');
-    expect(await fanoutJobs(paid!.id)).toBe(1);
+    expect(await fannedOut(paid!.id)).toBe(true);
   });
 
   it('a sale without postbackUrl records no postback, even on final statuses', async () => {
