@@ -100,6 +100,7 @@ export async function getBalance(q: Queryable, accountId: number): Promise<Balan
   let rows = await q.query<{ bucket: Bucket; balance: number }>(
     'SELECT bucket, balance FROM ledger_accounts WHERE account_id = $1',
     [accountId],
+    { prepare: 'ledger_balance' },
   );
   if (rows.length < 2) {
     await ensureMerchantLedger(q, accountId);

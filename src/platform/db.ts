@@ -5,7 +5,19 @@ import pg from 'pg';
 
 /** Anything that runs SQL: the pool, or one transaction. Services take this, so callers choose the transaction. */
 export interface Queryable {
-  query<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(
+    text: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<T[]>;
+}
+
+export interface QueryOptions {
+  /**
+   * Run as a named prepared statement (PostgreSQL parses and plans it once per connection). For the hottest
+   * fixed-text queries only: one name must always carry the same text.
+   */
+  prepare?: string;
 }
 
 export interface Db extends Queryable {
@@ -60,8 +72,11 @@ class PostgresDb implements Db {
     });
   }
 
-  async query<T>(text: string, params?: readonly unknown[]): Promise<T[]> {
-    const res = await this.pool.query(text, params as unknown[] | undefined);
+  async query<T>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<T[]> {
+    const values = params as unknown[] | undefined;
+    const res = options?.prepare
+      ? await this.pool.query({ name: options.prepare, text, values })
+      : await this.pool.query(text, values);
     return res.rows as T[];
   }
 

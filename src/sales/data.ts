@@ -89,10 +89,12 @@ export async function findSaleJson(
       ? await q.query<{ account_id: number; body: string }>(
           'SELECT account_id, public_json AS body FROM sales WHERE uuid = $1',
           [id.uuid],
+          { prepare: 'sale_json_by_uuid' },
         )
       : await q.query<{ account_id: number; body: string }>(
           'SELECT account_id, public_json AS body FROM sales WHERE id = $1',
           [id.id],
+          { prepare: 'sale_json_by_id' },
         );
   return row ?? null;
 }
