@@ -1,3 +1,4 @@
+import type { DeliveryView } from '../../src/webhooks/service.js';
 import type { TestMerchant } from './factories.js';
 import { call } from './http.js';
 import type { TestServer } from './server.js';
@@ -24,18 +25,8 @@ export async function createWebhook(
   return res.body;
 }
 
-export interface DeliveryEntry {
-  id: number;
-  eventId: string;
-  event: string;
-  payload: unknown;
-  statusCode: number | null;
-  attempts: number;
-  error: string | null;
-  status: 'PENDING' | 'DELIVERED' | 'FAILED';
-  createdAt: string;
-  lastAttemptAt: string | null;
-}
+/** A delivery log entry as GET /api/webhook/{id}/deliveries answers it. */
+export type DeliveryEntry = DeliveryView;
 
 export async function deliveries(
   server: TestServer,
