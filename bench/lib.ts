@@ -116,6 +116,28 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
   return { reqPerSec: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
+/**
+ * A baseline measured before and after the target and averaged: on a shared machine the load drifts during a
+ * run, and a baseline taken only first (or only last) would credit or charge the target with that drift.
+ */
+export async function measureAround(
+  baseline: LoadOptions,
+  target: LoadOptions,
+): Promise<{ target: Measurement; baseline: Measurement }> {
+  const before = await measure(baseline);
+  const measured = await measure(target);
+  const after = await measure(baseline);
+  return {
+    target: measured,
+    baseline: {
+      reqPerSec: (before.reqPerSec + after.reqPerSec) / 2,
+      p99: Math.max(before.p99, after.p99),
+      non2xx: before.non2xx + after.non2xx,
+      errors: before.errors + after.errors,
+    },
+  };
+}
+
 export interface CaseRow {
   name: string;
   target: Measurement;

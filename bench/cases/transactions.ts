@@ -1,4 +1,4 @@
-import { type BenchServer, benchMerchant, type Measurement, measure, printRow } from '../lib.js';
+import { type BenchServer, benchMerchant, measureAround, printRow } from '../lib.js';
 
 const SALES = 100_000;
 const LOOKUP_SET = 2_000;
@@ -27,22 +27,16 @@ export async function run(server: BenchServer): Promise<void> {
     await server.db.query<{ uuid: string }>('SELECT uuid FROM sales ORDER BY random() LIMIT $1', [LOOKUP_SET])
   ).map((r) => r.uuid);
 
-  // Baseline before and after the target, averaged: on a shared machine the load drifts during a run.
-  const before = await measure({ url: `${server.url}/bench/select1` });
-  const target = await measure({
-    url: `${server.url}/api/transactions/${uuids[0]}`,
-    headers: merchant.keys,
-    // A fixed set of random uuids, cycled by every connection: prebuilt requests cost the load generator
-    // (which shares these cores) far less than a setupRequest per request.
-    requests: uuids.map((uuid) => ({ method: 'GET' as const, path: `/api/transactions/${uuid}` })),
-  });
-  const after = await measure({ url: `${server.url}/bench/select1` });
-  const baseline: Measurement = {
-    reqPerSec: (before.reqPerSec + after.reqPerSec) / 2,
-    p99: Math.max(before.p99, after.p99),
-    non2xx: before.non2xx + after.non2xx,
-    errors: before.errors + after.errors,
-  };
+  const { target, baseline } = await measureAround(
+    { url: `${server.url}/bench/select1` },
+    {
+      url: `${server.url}/api/transactions/${uuids[0]}`,
+      headers: merchant.keys,
+      // A fixed set of random uuids, cycled by every connection: prebuilt requests cost the load generator
+      // (which shares these cores) far less than a setupRequest per request.
+      requests: uuids.map((uuid) => ({ method: 'GET' as const, path: `/api/transactions/${uuid}` })),
+    },
+  );
   printRow({
     name: `GET /api/transactions/{uuid} (${SALES.toLocaleString('en')} sales)`,
     target,
