@@ -5,6 +5,7 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { AppError, type ErrorShape, renderError } from './errors.js';
+import { installJsonParser } from './raw-body.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -35,6 +36,7 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     routerOptions: { maxParamLength: 2048 },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Http;
 
+  installJsonParser(app);
   await app.register(cookie);
   await app.register(swagger, {
     openapi: {

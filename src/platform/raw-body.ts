@@ -9,26 +9,43 @@ declare module 'fastify' {
   }
 }
 
+type Done = (err: Error | null, value?: unknown) => void;
+
 /**
- * Replaces the JSON parser inside one encapsulated plugin with one that keeps the body bytes, so money is
- * parsed from the decimal text the client sent (JSON.parse has already rounded it to a float) and
+ * Fastify's own JSON parser (it refuses `__proto__` / `constructor.prototype` poisoning), except that an empty
+ * body is no body: clients commonly send `Content-Type: application/json` on bodiless POSTs (logout, key
+ * creation, resend), and those must not fail with 400.
+ */
+function jsonParser(app: Http) {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  return (request: FastifyRequest, text: string, done: Done) => {
+    if (text.trim() === '') return done(null, undefined);
+    void parse(request, text, (err, value) =>
+      err ? done(new AppError('VALIDATION_ERROR', 'Body is not valid JSON')) : done(null, value),
+    );
+  };
+}
+
+/** Installs the lenient-but-safe JSON parser for every route. */
+export function installJsonParser(app: Http): void {
+  const parse = jsonParser(app);
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    parse(request, body as string, done),
+  );
+}
+
+/**
+ * Replaces the JSON parser inside one encapsulated plugin with one that also keeps the body bytes, so money
+ * is parsed from the decimal text the client sent (JSON.parse has already rounded it to a float) and
  * signatures are checked over the exact bytes received.
  */
 export function keepRawJson(app: Http): void {
+  const parse = jsonParser(app);
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(
-    'application/json',
-    { parseAs: 'buffer' },
-    (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, value?: unknown) => void) => {
-      const raw = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-      request.rawBody = raw;
-      const text = raw.toString('utf8');
-      if (text.trim() === '') return done(null, undefined);
-      try {
-        done(null, JSON.parse(text));
-      } catch {
-        done(new AppError('VALIDATION_ERROR', 'Body is not valid JSON'));
-      }
-    },
-  );
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const raw = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    request.rawBody = raw;
+    parse(request, raw.toString('utf8'), done);
+  });
 }

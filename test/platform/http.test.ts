@@ -63,6 +63,25 @@ describe('request bodies', () => {
     expect(res.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
   });
 
+  it('takes an empty body sent as application/json as no body (bodiless POSTs)', async () => {
+    const res = await call('POST', `${server.url}/api/credentials`, {
+      headers: { ...merchant.panel, 'content-type': 'application/json' },
+    });
+    expect(res.status, res.text).toBe(201);
+  });
+
+  it('refuses prototype-poisoning JSON with 400, on default and raw-body routes alike', async () => {
+    const poisoned = '{"amount":150,"pixKey":"52998224725","__proto__":{"admin":true}}';
+    for (const path of ['/api/public/cashout', '/api/settings/allowed-ips']) {
+      const headers = path.includes('public') ? merchant.keys : merchant.panel;
+      const res = await call(path.includes('public') ? 'POST' : 'PUT', `${server.url}${path}`, {
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: poisoned,
+      });
+      expect(res.status, res.text).toBe(400);
+    }
+  });
+
   it('answers 404 shape A for unknown routes', async () => {
     const res = await call('GET', `${server.url}/api/nothing-here`);
     expect(res.status).toBe(404);
