@@ -60,13 +60,13 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(accountRoutes, { db, requireSession, authCache });
   await app.register(ledgerRoutes, { db, apiKey });
   await app.register(cashoutRoutes, { db, apiKey, creator: new CashoutCreator(db, queue) });
-  await app.register(payoutCallbackRoutes, { db, queue, providers });
-  if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, queue, apiKey, providers });
+  await app.register(payoutCallbackRoutes, { db, providers });
+  if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, apiKey, providers });
   await app.register(webhookRoutes, { webhooks, requireSession });
   await app.register(salesRoutes, { db, apiKey });
-  await app.register(processorCallbackRoutes, { db, queue: platform.queue, processors });
+  await app.register(processorCallbackRoutes, { db, queue, processors });
   if (sandboxProcessor) {
-    const sandbox = { db, queue: platform.queue, apiKey, processor: sandboxProcessor };
+    const sandbox = { db, queue, apiKey, processor: sandboxProcessor };
     await app.register(sandboxSalesRoutes, sandbox);
     await app.register(sandboxRecurrenceRoutes, sandbox);
     await app.register(sandboxCartRoutes, sandbox);

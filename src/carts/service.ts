@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../platform/db.js';
 import { conflict, notFound, validation } from '../platform/errors.js';
 import type { PublicId } from '../platform/ids.js';
-import type { Queue } from '../platform/queue.js';
 import type { Customer, SaleRow } from '../sales/types.js';
 import { recordNotification } from '../webhooks/outbox.js';
 
@@ -108,7 +107,7 @@ export async function findCart(q: Queryable, accountId: number, id: PublicId): P
 }
 
 /** OPEN → ABANDONED fires cart.abandoned; abandoning it again changes nothing; a closed cart → CONFLICT. */
-export async function abandonCart(db: Db, queue: Queue, accountId: number, id: PublicId): Promise<CartRow> {
+export async function abandonCart(db: Db, accountId: number, id: PublicId): Promise<CartRow> {
   return db.tx(async (tx) => {
     const found = await findCart(tx, accountId, id);
     if (!found) throw notFound('cart not found');
@@ -119,7 +118,7 @@ export async function abandonCart(db: Db, queue: Queue, accountId: number, id: P
       `UPDATE carts SET status = 'ABANDONED', abandoned_at = now() WHERE id = $1 RETURNING *`,
       [cart!.id],
     );
-    await recordNotification(tx, queue, {
+    await recordNotification(tx, {
       accountId,
       event: 'cart.abandoned',
       subjectType: 'cart',
@@ -134,7 +133,7 @@ export async function abandonCart(db: Db, queue: Queue, accountId: number, id: P
  * A sale created from a cart reached PAGO for the first time (called inside the sale's transition): an
  * abandoned cart becomes RECOVERED and fires cart.recovered; an open one becomes CONVERTED silently.
  */
-export async function onSalePaid(tx: Queryable, queue: Queue, sale: SaleRow): Promise<void> {
+export async function onSalePaid(tx: Queryable, sale: SaleRow): Promise<void> {
   const [cart] = await tx.query<CartRow>('SELECT * FROM carts WHERE id = $1 FOR UPDATE', [sale.cart_id]);
   if (!cart || (cart.status !== 'OPEN' && cart.status !== 'ABANDONED')) return;
   const status: CartStatus = cart.status === 'ABANDONED' ? 'RECOVERED' : 'CONVERTED';
@@ -143,7 +142,7 @@ export async function onSalePaid(tx: Queryable, queue: Queue, sale: SaleRow): Pr
     [cart.id, status, sale.id],
   );
   if (status !== 'RECOVERED') return;
-  await recordNotification(tx, queue, {
+  await recordNotification(tx, {
     accountId: sale.account_id,
     event: 'cart.recovered',
     subjectType: 'cart',

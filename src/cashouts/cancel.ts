@@ -1,15 +1,14 @@
 import type { Db } from '../platform/db.js';
 import { conflict, notFound } from '../platform/errors.js';
 import type { PublicId } from '../platform/ids.js';
-import type { Queue } from '../platform/queue.js';
 import { transition } from './state.js';
 import { findWithdrawal, type WithdrawalRow } from './withdrawals.data.js';
 
 /** Operator cancel of a PENDING withdrawal: funds back to available, CANCELLED, withdrawal.canceled. */
-export async function cancelCashout(db: Db, queue: Queue, id: PublicId): Promise<WithdrawalRow> {
+export async function cancelCashout(db: Db, id: PublicId): Promise<WithdrawalRow> {
   const found = await findWithdrawal(db, id, null);
   if (!found) throw notFound(`no withdrawal ${id.kind === 'uuid' ? id.uuid : id.id}`);
-  const result = await db.tx((tx) => transition(tx, queue, found.id, 'cancel'));
+  const result = await db.tx((tx) => transition(tx, found.id, 'cancel'));
   if (result.changed) return result.withdrawal;
   const current = result.withdrawal ?? found;
   if (current.status === 'PENDING') {

@@ -1,6 +1,5 @@
 import { type Posting, postEntry } from '../ledger/ledger.js';
 import type { Queryable } from '../platform/db.js';
-import type { Queue } from '../platform/queue.js';
 import type { EventName } from '../webhooks/events.js';
 import { recordNotification } from '../webhooks/outbox.js';
 import { withdrawalNotificationBody } from './views.js';
@@ -83,7 +82,6 @@ export type TransitionResult =
  */
 export async function transition(
   tx: Queryable,
-  queue: Queue,
   id: number,
   name: Transition,
   externalId: string | null = null,
@@ -113,7 +111,7 @@ export async function transition(
       postings: rule.postings(withdrawal),
     });
   }
-  await recordNotification(tx, queue, {
+  await recordNotification(tx, {
     accountId: withdrawal.account_id,
     event: rule.event,
     subjectType: 'withdrawal',

@@ -1,13 +1,10 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
-import type { Queue } from '../platform/queue.js';
 
 export interface CommandContext {
   db: Db;
   config: Config;
-  /** For commands whose state change enqueues jobs (e.g. a cancellation's notification). */
-  queue: Queue;
 }
 
 export interface CommandOutcome {

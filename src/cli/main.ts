@@ -1,9 +1,7 @@
 import { ConfigError, loadConfig } from '../platform/config.js';
 import { DataDirLock } from '../platform/datadir-lock.js';
 import { openDb } from '../platform/db.js';
-import { createLogger } from '../platform/logger.js';
 import { migrate } from '../platform/migrate.js';
-import { Queue } from '../platform/queue.js';
 import { checkUsage, type Execution, execute, failure, usage } from './execute.js';
 import { executeRemote } from './remote.js';
 
@@ -39,8 +37,7 @@ async function main(argv: string[]): Promise<number> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2 });
   try {
     if (argv[0] !== 'migrate') await migrate(db);
-    const queue = await Queue.start(db, createLogger('warn'));
-    return print(await execute(argv, { db, config, queue }).finally(() => queue.stop()));
+    return print(await execute(argv, { db, config }));
   } finally {
     await db.close();
     lock?.release();

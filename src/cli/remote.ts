@@ -29,8 +29,8 @@ export async function internalCliRoutes(
       if ((ip !== '127.0.0.1' && ip !== '::1') || !token || !constantTimeEqual(auth, `Bearer ${token}`)) {
         throw new AppError('NOT_FOUND', 'Not found');
       }
-      const { db, config, queue } = opts.platform;
-      return execute(request.body.argv, { db, config, queue });
+      const { db, config } = opts.platform;
+      return execute(request.body.argv, { db, config });
     },
   );
 }

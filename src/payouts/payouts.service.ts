@@ -2,7 +2,6 @@ import { transition } from '../cashouts/state.js';
 import type { WithdrawalRow } from '../cashouts/withdrawals.data.js';
 import type { Db } from '../platform/db.js';
 import { notFound } from '../platform/errors.js';
-import type { Queue } from '../platform/queue.js';
 import { type Headers, type PayoutProvider, ProviderUnavailable } from './provider.js';
 
 /**
@@ -13,7 +12,6 @@ import { type Headers, type PayoutProvider, ProviderUnavailable } from './provid
  */
 export async function submitPayouts(
   db: Db,
-  queue: Queue,
   provider: PayoutProvider,
   withdrawalIds: number[],
 ): Promise<void> {
@@ -50,7 +48,7 @@ export async function submitPayouts(
   }
   if (submitted.length > 0) {
     await db.tx(async (tx) => {
-      for (const s of submitted) await transition(tx, queue, s.id, 'submit', s.externalId);
+      for (const s of submitted) await transition(tx, s.id, 'submit', s.externalId);
     });
   }
   if (failure) throw failure;
@@ -67,7 +65,6 @@ export interface CallbackOutcome {
  */
 export async function handlePayoutCallback(
   db: Db,
-  queue: Queue,
   provider: PayoutProvider,
   rawBody: string,
   headers: Headers,
@@ -80,13 +77,13 @@ export async function handlePayoutCallback(
   if (!row) throw notFound(`No withdrawal with reference ${report.reference}`);
   const name = report.result === 'COMPLETED' ? 'complete' : 'reject';
   const result = await db.tx(async (tx) => {
-    const first = await transition(tx, queue, row.id, name, report.externalId);
+    const first = await transition(tx, row.id, name, report.externalId);
     const current = first.withdrawal;
     if (first.changed || current?.status !== 'PENDING' || !current.submitting_at) return first;
     // The provider reports on an order whose submission we have not recorded yet (its callback overtook
     // our commit): it did receive it, so record PROCESSING first, then the result.
-    await transition(tx, queue, row.id, 'submit', report.externalId);
-    return transition(tx, queue, row.id, name, report.externalId);
+    await transition(tx, row.id, 'submit', report.externalId);
+    return transition(tx, row.id, name, report.externalId);
   });
   return { withdrawal: result.withdrawal!, changed: result.changed };
 }

@@ -3,7 +3,6 @@ import type { Db } from '../platform/db.js';
 import { ShapeA } from '../platform/error-schemas.js';
 import { notFound } from '../platform/errors.js';
 import type { Http } from '../platform/http.js';
-import type { Queue } from '../platform/queue.js';
 import { keepRawJson } from '../platform/raw-body.js';
 import { handlePayoutCallback } from './payouts.service.js';
 import type { PayoutProviders } from './providers.js';
@@ -13,7 +12,7 @@ const Ack = Type.Object({ received: Type.Boolean(), status: Type.String(), chang
 /** Provider callbacks, authenticated by each provider's signature over the raw body (not by API keys). */
 export async function payoutCallbackRoutes(
   app: Http,
-  deps: { db: Db; queue: Queue; providers: PayoutProviders },
+  deps: { db: Db; providers: PayoutProviders },
 ): Promise<void> {
   keepRawJson(app);
   app.post(
@@ -31,7 +30,6 @@ export async function payoutCallbackRoutes(
       if (!provider) throw notFound(`Unknown payout provider ${request.params.provider}`);
       const outcome = await handlePayoutCallback(
         deps.db,
-        deps.queue,
         provider,
         request.rawBody?.toString('utf8') ?? '',
         request.headers,

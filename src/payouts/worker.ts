@@ -12,7 +12,7 @@ export async function startPayoutWorker(platform: Platform, provider: PayoutProv
   await queue.work('payouts.submit', { batchSize: 4, localConcurrency: 1 }, async (jobs) => {
     const ids = jobs.flatMap((j) => j.data.withdrawalIds ?? [j.data.withdrawalId]);
     try {
-      await submitPayouts(db, queue, provider, ids);
+      await submitPayouts(db, provider, ids);
     } catch (err) {
       log.warn({ err, withdrawalIds: ids }, 'payout submission failed; will retry');
       throw err;

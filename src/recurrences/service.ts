@@ -103,7 +103,6 @@ async function chargeCycle(
   const details = processor.charge({ paymentMethod: 'PIX_AUTOMATICO', amount: rec.amount });
   const pending = await createSale(
     tx,
-    queue,
     {
       accountId: rec.account_id,
       amount: rec.amount,

@@ -2,7 +2,6 @@ import { findCart } from '../carts/service.js';
 import type { Db } from '../platform/db.js';
 import { validation } from '../platform/errors.js';
 import { parsePublicId } from '../platform/ids.js';
-import type { Queue } from '../platform/queue.js';
 import { normalizeCustomer, normalizePostbackUrl } from './input.js';
 import type { SaleProcessor } from './processors/processor.js';
 import { createSale } from './service.js';
@@ -23,7 +22,6 @@ export interface SandboxSaleInput {
 /** The sandbox processor opens a charge: a PENDENTE sale, notified as sale.pending. */
 export async function createSandboxSale(
   db: Db,
-  queue: Queue,
   processor: SaleProcessor,
   accountId: number,
   input: SandboxSaleInput,
@@ -51,7 +49,6 @@ export async function createSandboxSale(
     });
     return createSale(
       tx,
-      queue,
       {
         accountId,
         amount: input.amount,

@@ -45,13 +45,12 @@ export type NewSale = Omit<NewSaleRow, 'uuid' | keyof SaleFees>;
  */
 export async function createSale(
   tx: Queryable,
-  queue: Queue,
   input: NewSale,
   options: { notifyPending: boolean },
 ): Promise<SaleRow> {
   const fees = await saleFees(tx, input.accountId, input.amount);
   const sale = await insertSale(tx, { ...input, ...fees, uuid: randomUUID() });
-  if (options.notifyPending) await notifySaleStatus(tx, queue, sale);
+  if (options.notifyPending) await notifySaleStatus(tx, sale);
   return sale;
 }
 

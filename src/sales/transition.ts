@@ -38,11 +38,11 @@ export async function moveSale(
     await postEntry(tx, { kind: effect.kind, refType: 'sale', refId: before.id, postings: effect.postings });
   }
   const sale = await updateSaleStatus(tx, before.id, to, effect?.reserveHeld ?? before.reserve_held);
-  await notifySaleStatus(tx, queue, sale);
+  await notifySaleStatus(tx, sale);
 
   if (to === 'PAGO' && !isPaidBefore(before)) {
     if (sale.reserve_held) await scheduleReserveRelease(tx, queue, sale.id);
-    if (sale.cart_id !== null) await onSalePaid(tx, queue, sale);
+    if (sale.cart_id !== null) await onSalePaid(tx, sale);
   }
   return { outcome: 'applied', sale };
 }
@@ -53,14 +53,14 @@ function isPaidBefore(s: SaleRow): boolean {
 }
 
 /** sale.pending (webhooks only) for PENDENTE; both channels for final statuses; nothing otherwise. */
-export async function notifySaleStatus(tx: Queryable, queue: Queue, sale: SaleRow): Promise<void> {
+export async function notifySaleStatus(tx: Queryable, sale: SaleRow): Promise<void> {
   const event = eventFor(sale.status);
   if (!event) return;
   const postback =
     FINAL_STATUSES.has(sale.status) && sale.postback_url
       ? { url: sale.postback_url, body: salePostbackBody(sale) }
       : undefined;
-  await recordNotification(tx, queue, {
+  await recordNotification(tx, {
     accountId: sale.account_id,
     event,
     subjectType: 'sale',

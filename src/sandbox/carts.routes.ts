@@ -35,12 +35,7 @@ export async function sandboxCartRoutes(app: Http, deps: SandboxDeps): Promise<v
       schema: { tags: ['sandbox'], params: IdPath, response: { 200: Cart, ...errors } },
     },
     async (request) => {
-      const cart = await abandonCart(
-        deps.db,
-        deps.queue,
-        merchantOf(request).accountId,
-        sandboxId(request.params.id),
-      );
+      const cart = await abandonCart(deps.db, merchantOf(request).accountId, sandboxId(request.params.id));
       return cartView(cart);
     },
   );

@@ -10,7 +10,6 @@ import { ShapeA } from '../platform/error-schemas.js';
 import { conflict } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
-import type { Queue } from '../platform/queue.js';
 
 /**
  * The sandbox payout provider's result: it signs a callback exactly as the provider would and hands it to
@@ -18,7 +17,7 @@ import type { Queue } from '../platform/queue.js';
  */
 export async function sandboxCashoutRoutes(
   app: Http,
-  deps: { db: Db; queue: Queue; apiKey: AuthHook; providers: PayoutProviders },
+  deps: { db: Db; apiKey: AuthHook; providers: PayoutProviders },
 ): Promise<void> {
   app.post(
     '/api/sandbox/cashouts/:id/result',
@@ -48,7 +47,6 @@ export async function sandboxCashoutRoutes(
       const callback = await deps.providers.sandbox.signedCallback(row.uuid, request.body.result);
       const outcome = await handlePayoutCallback(
         deps.db,
-        deps.queue,
         deps.providers.sandbox,
         callback.body,
         callback.headers,

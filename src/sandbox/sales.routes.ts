@@ -35,7 +35,7 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
       const accountId = merchantOf(request).accountId;
       // The type provider does not narrow enum schemas; the schema has validated the body.
       const input = request.body as unknown as SandboxSaleInput;
-      const sale = await createSandboxSale(deps.db, deps.queue, deps.processor, accountId, input);
+      const sale = await createSandboxSale(deps.db, deps.processor, accountId, input);
       return sendJsonText(reply, 201, await saleJson(deps.db, sale.id));
     },
   );

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../platform/db.js';
-import type { Queue } from '../platform/queue.js';
 import type { EventName } from './events.js';
 
 /** One fact to notify, as it happened. Bodies are serialized here, once, and every attempt reuses the bytes. */
@@ -18,14 +17,10 @@ export interface NotificationFact {
 /**
  * Records a notification fact in the caller's transaction (outbox): the row commits with the state change
  * that caused it, or not at all. Every worker process fans out committed facts from this table (see
- * fanout-loop.ts). Returns the stable event id. The queue is no longer used (a pg-boss job per fact cost
- * ~30 % of the database's work in the webhooks benchmark); it stays in the signature its callers use.
+ * fanout-loop.ts; a pg-boss job per fact cost ~30 % of the database's work in the webhooks benchmark, see
+ * docs/decisions.md). Returns the stable event id.
  */
-export async function recordNotification(
-  tx: Queryable,
-  _queue: Queue,
-  fact: NotificationFact,
-): Promise<string> {
+export async function recordNotification(tx: Queryable, fact: NotificationFact): Promise<string> {
   const id = randomUUID();
   await tx.query(
     `INSERT INTO notification_events

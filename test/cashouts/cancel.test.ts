@@ -49,13 +49,13 @@ describe('gateway cashouts cancel', () => {
   });
 
   it('refuses any other status, and a withdrawal whose submission may have reached the provider', async () => {
-    const { db, queue } = server.runtime.platform;
+    const { db } = server.runtime.platform;
     const created = await createCashout(server.url, m, 100);
     await db.query('UPDATE withdrawals SET submitting_at = now() WHERE id = $1', [created.id]);
     const submitting = await cli('cashouts', 'cancel', '--id', created.uuid);
     expect(submitting.code).toBe(1);
     expect(submitting.stderr).toContain('being submitted to the payout provider');
-    await db.tx((tx) => transition(tx, queue, created.id, 'submit', 'ext-1'));
+    await db.tx((tx) => transition(tx, created.id, 'submit', 'ext-1'));
     const processing = await cli('cashouts', 'cancel', '--id', created.uuid, '--json');
     expect(processing.code).toBe(1);
     expect(processing.stderr).toContain('PROCESSING');

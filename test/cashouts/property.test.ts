@@ -71,9 +71,7 @@ it('keeps the ledger balanced and total = available + blocked under random inter
               }
               if (ids.length === 0) return;
               const id = ids[o.pick % ids.length]!;
-              await db.tx((tx) =>
-                transition(tx, queue, id, o.kind, o.kind === 'submit' ? `ext-${id}` : null),
-              );
+              await db.tx((tx) => transition(tx, id, o.kind, o.kind === 'submit' ? `ext-${id}` : null));
             }),
           );
         }

@@ -37,7 +37,7 @@ async function merchant(fees: { percent?: number; fixed?: number; reserve?: numb
 }
 
 async function sale(accountId: number, amount: number): Promise<SaleRow> {
-  return createSandboxSale(db(), queue(), processor, accountId, {
+  return createSandboxSale(db(), processor, accountId, {
     amount,
     paymentMethod: 'PIX',
     customer: CUSTOMER,

@@ -125,8 +125,8 @@ describe('GET /api/transactions/{id}', () => {
     const m = await createMerchant(server, 'IP Merchant');
     // The sale is made without the keys, so no process has cached this account's (empty) list before the
     // new one is saved (eviction by NOTIFY is asynchronous).
-    const { db, queue, config } = server.runtime.platform;
-    const s = await createSandboxSale(db, queue, new SandboxProcessor(config.secretsKey), m.accountId, {
+    const { db, config } = server.runtime.platform;
+    const s = await createSandboxSale(db, new SandboxProcessor(config.secretsKey), m.accountId, {
       amount: 1000,
       paymentMethod: 'PIX',
       customer: CUSTOMER,

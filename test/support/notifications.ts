@@ -71,7 +71,7 @@ export async function recordFact(
   event: EventName,
   options: { body?: object; postback?: { url: string; body: object } } = {},
 ): Promise<string> {
-  const { db, queue } = server.runtime.platform;
+  const { db } = server.runtime.platform;
   const subjectType = event.startsWith('sale.')
     ? 'sale'
     : event.startsWith('withdrawal.')
@@ -90,7 +90,7 @@ export async function recordFact(
             type: 'CART',
           });
   return db.tx((tx) =>
-    recordNotification(tx, queue, {
+    recordNotification(tx, {
       accountId,
       event,
       subjectType,
