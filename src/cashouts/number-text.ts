@@ -2,6 +2,8 @@
  * The literal text of every number that is a direct member of the top-level object, e.g.
  * `{"amount": 100.10}` → amount → "100.10". Runs on text JSON.parse already accepted.
  */
+const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
 export function topLevelNumberTexts(json: string): Map<string, string> {
   const out = new Map<string, string>();
   let depth = 0;
@@ -18,7 +20,8 @@ export function topLevelNumberTexts(json: string): Map<string, string> {
     else if (depth === 1 && c === ':') inValue = true;
     else if (depth === 1 && c === ',') inValue = false;
     else if (depth === 1 && inValue && key !== undefined && (c === '-' || (c >= '0' && c <= '9'))) {
-      const m = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(json.slice(i, i + 400));
+      NUMBER.lastIndex = i; // sticky: the whole literal from here, however long, never a tail of it
+      const m = NUMBER.exec(json);
       if (m) {
         out.set(key, m[0]);
         i += m[0].length - 1;

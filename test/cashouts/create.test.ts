@@ -63,13 +63,14 @@ describe('POST /api/public/cashout: success', () => {
     expect(res.body).toMatchObject({ amount: '100.50', pixKey: '52998224725', pixKeyType: 'CPF' });
   });
 
+  const raw = (text: string) =>
+    send(
+      url(),
+      { ...m.keys, 'content-type': 'application/json' },
+      `{"amount": ${text}, "pixKey": "52998224725"}`,
+    );
+
   it('reads the amount from the JSON text, never through a float', async () => {
-    const raw = (text: string) =>
-      send(
-        url(),
-        { ...m.keys, 'content-type': 'application/json' },
-        `{"amount": ${text}, "pixKey": "52998224725"}`,
-      );
     expect((await raw('100.10')).body).toMatchObject({ amount: '100.10' });
     const charset = await send(
       url(),
@@ -90,6 +91,14 @@ describe('POST /api/public/cashout: success', () => {
       message: 'The maximum cashout amount is 100000.00',
       errorType: 'MAXIMUM_VALUE',
     });
+  });
+
+  it('reads a very long number literal whole (zero stays zero, not its tail)', async () => {
+    const zero = await raw(`0.${'0'.repeat(500)}15000`);
+    expect(zero.status, zero.text).toBe(400);
+    expect(zero.body).toMatchObject({ error: 'VALIDATION_ERROR' });
+    const longExponent = await raw(`1e+${'0'.repeat(500)}4`);
+    expect(longExponent.body).toMatchObject({ amount: '10000.00' });
   });
 });
 
