@@ -81,6 +81,11 @@ function toAppError(err: FastifyError | AppError): AppError {
       : (fe.validationContext ?? 'request');
     return new AppError('VALIDATION_ERROR', `Invalid ${where}: ${first?.message ?? fe.message}`);
   }
+  const pgCode = (err as { code?: unknown }).code;
+  if (pgCode === '22021' || pgCode === '22P05') {
+    // PostgreSQL refused a character (NUL in text or JSON): bad input, and the failed statement wrote nothing
+    return new AppError('VALIDATION_ERROR', 'Text fields must not contain NUL characters');
+  }
   if (fe.statusCode === 413) return new AppError('PAYLOAD_TOO_LARGE', 'Request body larger than 1 MiB');
   if (fe.statusCode === 415) return new AppError('VALIDATION_ERROR', 'Content-Type must be application/json');
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {

@@ -1,4 +1,5 @@
 import { validation } from '../platform/errors.js';
+import { urlProblem } from '../webhooks/ssrf.js';
 import type { Customer } from './types.js';
 
 /** Buyer data as given: document and phone are stored as digits only (notifications say "digits only"). */
@@ -17,18 +18,11 @@ export function normalizeCustomer(c: Customer): Customer {
   return { name, email, document, phone };
 }
 
-/** A postback target must be an absolute http(s) URL. */
+/** A postback target follows the same syntax rules as a webhook URL (the delivery engine checks addresses). */
 export function normalizePostbackUrl(raw: string | undefined | null): string | null {
   if (raw === undefined || raw === null) return null;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw validation('postbackUrl must be an absolute http(s) URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw validation('postbackUrl must be an absolute http(s) URL');
-  }
+  const problem = urlProblem(raw, 'postbackUrl');
+  if (problem) throw validation(problem);
   return raw;
 }
 

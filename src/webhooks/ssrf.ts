@@ -31,17 +31,22 @@ export function literalAddress(url: URL): string | null {
   return isIP(host) ? host : null;
 }
 
-/** Syntax rules for any notification target: absolute http(s), a host, no credentials. Returns an error text or null. */
-export function urlProblem(raw: string): string | null {
+/**
+ * Syntax rules for any notification target (webhook or postback): absolute http(s), a host, no credentials,
+ * no control characters (URL parsing would silently drop them from what is sent). Returns an error or null.
+ */
+export function urlProblem(raw: string, field = 'webhookUrl'): string | null {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  if (/[\u0000-\u001f\u007f]/.test(raw)) return `${field} must not contain control characters`;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return 'webhookUrl must be an absolute http(s) URL';
+    return `${field} must be an absolute http(s) URL`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'webhookUrl must use http or https';
-  if (!url.hostname) return 'webhookUrl must name a host';
-  if (url.username || url.password) return 'webhookUrl must not carry credentials';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${field} must use http or https`;
+  if (!url.hostname) return `${field} must name a host`;
+  if (url.username || url.password) return `${field} must not carry credentials`;
   return null;
 }
 

@@ -147,3 +147,43 @@ describe('sandbox carts', () => {
     }
   });
 });
+
+describe('text with a NUL character', () => {
+  it('is a 400 in shape A and writes no cart', async () => {
+    const { db } = server.runtime.platform;
+    const count = async () =>
+      (
+        await db.query<{ n: number }>('SELECT count(*)::int AS n FROM carts WHERE account_id = $1', [
+          merchant.accountId,
+        ])
+      )[0]!.n;
+    const before = await count();
+    const res = await call('POST', `${server.url}/api/sandbox/carts`, {
+      headers: merchant.keys,
+      body: { customer: { ...CUSTOMER, name: 'Ana\u0000Souza' }, items: ITEMS },
+    });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body).toEqual({
+      success: false,
+      error: { code: 'VALIDATION_ERROR', message: expect.any(String) },
+    });
+    expect(await count()).toBe(before);
+  });
+});
+
+describe('postbackUrl', () => {
+  it('follows the webhook URL rules: no credentials, no control characters', async () => {
+    for (const postbackUrl of [
+      'http://user:pass@example.com/pb',
+      'http://example.com/a\u0000b',
+      'ftp://example.com/x',
+    ]) {
+      const res = await call('POST', `${server.url}/api/sandbox/sales`, {
+        headers: merchant.keys,
+        body: { amount: 1000, paymentMethod: 'PIX', customer: CUSTOMER, items: ITEMS.slice(1), postbackUrl },
+      });
+      expect(res.status, postbackUrl).toBe(400);
+      expect(res.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+    }
+  });
+});

@@ -79,6 +79,7 @@ describe('POST /api/webhook', () => {
       { webhookUrl: 'ftp://example.com/x', events: ['*'] },
       { webhookUrl: 'javascript:alert(1)', events: ['*'] },
       { webhookUrl: 'https://user:pw@example.com/', events: ['*'] },
+      { webhookUrl: 'https://example.com/a\u0000b', events: ['*'] },
       { webhookUrl: 42, events: ['*'] },
       { webhookUrl: 'https://example.com/', events: [] },
       { webhookUrl: 'https://example.com/', events: ['sale.paid', 'sale.exploded'] },
