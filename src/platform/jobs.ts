@@ -5,8 +5,6 @@
 export interface JobPayloads {
   /** withdrawalIds: every withdrawal created by one shared transaction (withdrawalId is the first). */
   'payouts.submit': { withdrawalId: number; withdrawalIds?: number[] };
-  /** A notification fact was recorded: create its deliveries (webhooks, postback). */
-  'notifications.fanout': { eventId: string };
   /** A paid sale's reserve hold ended: move it from blocked to available. */
   'sales.release-reserve': { saleId: number };
 }
@@ -24,6 +22,5 @@ export const JOB_POLICIES: Record<JobName, JobPolicy> = {
   // A provider outage must not lose a payout: keep retrying with backoff for hours.
   // A worker killed mid-submission is retried once the job expires; submission is idempotent by reference.
   'payouts.submit': { retryLimit: 50, retryDelaySeconds: 2, retryBackoff: true, expireInSeconds: 30 },
-  'notifications.fanout': { retryLimit: 50, retryDelaySeconds: 1, retryBackoff: true, expireInSeconds: 60 },
   'sales.release-reserve': { retryLimit: 50, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 60 },
 };

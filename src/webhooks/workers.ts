@@ -1,7 +1,6 @@
 import type { Platform } from '../platform/context.js';
 import { AttemptRunner } from './delivery-worker.js';
 import { DeliveryDispatcher } from './dispatcher.js';
-import { fanOut } from './fanout.js';
 import { startFanOutLoop } from './fanout-loop.js';
 import { NotificationClient } from './http-client.js';
 import { startSweeper } from './sweeper.js';
@@ -18,16 +17,14 @@ export const DELIVERY_LIMITS = {
   claimBatch: 512,
   idleMs: 250,
   settleMs: 2,
-  fanoutBatchSize: 200,
-  fanoutWorkers: 2,
   /** Facts per fan-out transaction of the outbox loop, and its pause when none is waiting. */
   fanoutLoopBatch: 500,
   fanoutLoopIdleMs: 50,
 } as const;
 
-/** Starts the fan-out loop (and the handler of older fan-out jobs), the delivery dispatcher and the sweeper; returns their stop function. */
+/** Starts the fan-out loop, the delivery dispatcher and the sweeper; returns their stop function. */
 export async function startNotificationWorkers(platform: Platform): Promise<() => Promise<void>> {
-  const { db, queue, config, log } = platform;
+  const { db, config, log } = platform;
   const client = new NotificationClient({
     allowPrivate: config.webhookAllowPrivate,
     timeoutMs: config.webhookTimeoutMs,
@@ -45,19 +42,6 @@ export async function startNotificationWorkers(platform: Platform): Promise<() =
     DELIVERY_LIMITS,
   );
 
-  // facts recorded by an earlier version enqueued a fan-out job each; they are still honoured (a no-op when
-  // the loop below got there first)
-  await queue.work(
-    'notifications.fanout',
-    { batchSize: DELIVERY_LIMITS.fanoutBatchSize, localConcurrency: DELIVERY_LIMITS.fanoutWorkers },
-    async (jobs) => {
-      const created = await fanOut(
-        db,
-        jobs.map((j) => j.data.eventId),
-      );
-      if (created > 0) dispatcher?.wake();
-    },
-  );
   dispatcher.start();
   const stopFanOut = startFanOutLoop(
     db,
