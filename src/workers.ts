@@ -1,3 +1,4 @@
+import { startIdempotencyCleanup } from './cashouts/idempotency.js';
 import { payoutProviders } from './payouts/providers.js';
 import { startPayoutWorker } from './payouts/worker.js';
 import type { Platform } from './platform/context.js';
@@ -11,6 +12,12 @@ import { startNotificationWorkers } from './webhooks/workers.js';
 export async function startWorkers(platform: Platform): Promise<() => Promise<void>> {
   await startPayoutWorker(platform, payoutProviders(platform.db).sandbox);
   await startReserveWorker(platform.db, platform.queue);
+  const stopKeyCleanup = startIdempotencyCleanup(platform.db, (err) =>
+    platform.log.warn({ err }, 'idempotency key cleanup failed'),
+  );
   const stopNotifications = await startNotificationWorkers(platform);
-  return stopNotifications;
+  return async () => {
+    stopKeyCleanup();
+    await stopNotifications();
+  };
 }

@@ -52,9 +52,11 @@ export async function deleteExpiredKeys(db: Queryable): Promise<number> {
   return rows.length;
 }
 
-export function startIdempotencyCleanup(db: Queryable, onError: (err: unknown) => void): void {
+/** Deletes expired keys every 15 minutes (started with the workers); returns the stop function. */
+export function startIdempotencyCleanup(db: Queryable, onError: (err: unknown) => void): () => void {
   const timer = setInterval(() => {
     deleteExpiredKeys(db).catch(onError);
   }, CLEANUP_EVERY_MS);
   timer.unref();
+  return () => clearInterval(timer);
 }
