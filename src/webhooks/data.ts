@@ -76,9 +76,20 @@ export async function updateWebhook(
   return row ?? null;
 }
 
+/**
+ * Deletes a webhook and settles its queued deliveries in the same statement: nothing more is sent to it. An
+ * attempt already claimed (in flight) is left to the worker, which checks the webhook before sending.
+ */
 export async function deleteWebhook(db: Queryable, accountId: number, id: number): Promise<boolean> {
   const rows = await db.query(
-    `UPDATE webhooks SET deleted_at = now() WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL RETURNING id`,
+    `WITH w AS (
+       UPDATE webhooks SET deleted_at = now() WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL RETURNING id),
+     d AS (
+       UPDATE notification_deliveries
+          SET status = 'FAILED', ticket = NULL, next_attempt_at = NULL,
+              error = 'webhook deleted before delivery; nothing sent'
+        WHERE webhook_id IN (SELECT id FROM w) AND status = 'PENDING' AND ticket IS NOT NULL)
+     SELECT id FROM w`,
     [id, accountId],
   );
   return rows.length > 0;

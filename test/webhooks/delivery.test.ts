@@ -199,6 +199,41 @@ describe('webhook delivery', () => {
     }
   });
 
+  it('settles a deleted webhook’s queued retries at once, as FAILED, without sending them', async () => {
+    const failing = await startReceiver();
+    failing.setFallback({ status: 500 });
+    try {
+      const m = await createMerchant(server);
+      const hook = await createWebhook(server, m, failing.url, ['*']);
+      await recordFact(server, m.accountId, 'sale.paid');
+      await failing.waitFor(1);
+      const { db } = server.runtime.platform;
+      // hold the retry back so the delete surely finds it queued
+      await waitUntil(async () => {
+        const rows = await db.query(
+          `UPDATE notification_deliveries SET next_attempt_at = now() + interval '1 hour'
+            WHERE webhook_id = $1 AND status = 'PENDING' AND ticket IS NOT NULL AND attempts = 1 RETURNING id`,
+          [hook.id],
+        );
+        return rows.length > 0 || undefined;
+      });
+      const del = await call('DELETE', `${server.url}/api/webhook/${hook.id}`, { headers: m.panel });
+      expect(del.status).toBe(204);
+      const [row] = await db.query<{ status: string; attempts: number; error: string }>(
+        'SELECT status, attempts, error FROM notification_deliveries WHERE webhook_id = $1',
+        [hook.id],
+      );
+      expect(row).toEqual({
+        status: 'FAILED',
+        attempts: 1,
+        error: 'webhook deleted before delivery; nothing sent',
+      });
+      expect(failing.received).toHaveLength(1);
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('carries Standard Webhooks headers that the standardwebhooks library verifies', async () => {
     const r = await startReceiver();
     try {
