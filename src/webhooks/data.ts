@@ -60,11 +60,17 @@ export async function updateWebhook(
   id: number,
   changes: { url?: string; events?: string[] },
 ): Promise<WebhookRow | null> {
+  // Pending deliveries follow the new URL (the claim reads it), so their per-host accounting follows too.
   const [row] = await db.query<WebhookRow>(
-    `UPDATE webhooks SET url = coalesce($3, url), target_host = coalesce($5, target_host),
-            events = coalesce($4, events), updated_at = now()
-      WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
-      RETURNING ${COLUMNS}`,
+    `WITH w AS (
+       UPDATE webhooks SET url = coalesce($3, url), target_host = coalesce($5, target_host),
+              events = coalesce($4, events), updated_at = now()
+        WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
+        RETURNING ${COLUMNS}),
+     d AS (
+       UPDATE notification_deliveries SET target_host = $5
+        WHERE $5::text IS NOT NULL AND webhook_id IN (SELECT id FROM w) AND status = 'PENDING')
+     SELECT * FROM w`,
     [
       id,
       accountId,

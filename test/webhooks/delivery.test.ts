@@ -234,6 +234,45 @@ describe('webhook delivery', () => {
     }
   });
 
+  it('sends a queued retry to the webhook’s new URL, counted against the new host', async () => {
+    const before = await startReceiver();
+    const after = await startReceiver();
+    before.setFallback({ status: 500 });
+    try {
+      const m = await createMerchant(server);
+      const hook = await createWebhook(server, m, before.url, ['*']);
+      await recordFact(server, m.accountId, 'sale.paid');
+      await before.waitFor(1);
+      const { db } = server.runtime.platform;
+      await waitUntil(async () => {
+        const rows = await db.query(
+          `UPDATE notification_deliveries SET next_attempt_at = now() + interval '1 hour'
+            WHERE webhook_id = $1 AND status = 'PENDING' AND ticket IS NOT NULL AND attempts = 1 RETURNING id`,
+          [hook.id],
+        );
+        return rows.length > 0 || undefined;
+      });
+      const put = await call('PUT', `${server.url}/api/webhook/${hook.id}`, {
+        headers: m.panel,
+        body: { webhookUrl: after.url },
+      });
+      expect(put.status).toBe(200);
+      const [row] = await db.query<{ target_host: string }>(
+        'SELECT target_host FROM notification_deliveries WHERE webhook_id = $1',
+        [hook.id],
+      );
+      expect(row!.target_host).toBe(`127.0.0.1:${after.port}`);
+      await db.query('UPDATE notification_deliveries SET next_attempt_at = now() WHERE webhook_id = $1', [
+        hook.id,
+      ]);
+      await after.waitFor(1);
+      expect(before.received).toHaveLength(1);
+    } finally {
+      await before.close();
+      await after.close();
+    }
+  });
+
   it('carries Standard Webhooks headers that the standardwebhooks library verifies', async () => {
     const r = await startReceiver();
     try {
