@@ -1,3 +1,5 @@
+import { isUuid } from '../platform/ids.js';
+
 /** PIX key rules of decisions.md (Money and statuses): length 8–77, then per type. */
 export const PIX_KEY_TYPES = ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'RANDOM'] as const;
 export type PixKeyType = (typeof PIX_KEY_TYPES)[number];
@@ -5,7 +7,6 @@ export type PixKeyType = (typeof PIX_KEY_TYPES)[number];
 const EMAIL =
   /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 const PHONE = /^\+55\d{10,11}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Returns why the key is invalid, or null when it is valid for its type. */
 export function pixKeyProblem(key: string, type: PixKeyType): string | null {
@@ -20,7 +21,7 @@ export function pixKeyProblem(key: string, type: PixKeyType): string | null {
     case 'PHONE':
       return PHONE.test(key) ? null : 'pixKey must be a phone number as +55 followed by 10 or 11 digits';
     case 'RANDOM':
-      return UUID.test(key) ? null : 'pixKey of type RANDOM must be a UUID';
+      return isUuid(key) ? null : 'pixKey of type RANDOM must be a UUID';
   }
 }
 

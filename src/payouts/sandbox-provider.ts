@@ -2,12 +2,12 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { constantTimeEqual } from '../auth/secrets.js';
 import type { Db } from '../platform/db.js';
 import { unauthorized, validation } from '../platform/errors.js';
+import { isUuid } from '../platform/ids.js';
 import type { Headers, PayoutOrder, PayoutProvider, PayoutResult } from './provider.js';
 import { ProviderUnavailable } from './provider.js';
 
 const SECRET_SETTING = 'sandbox_payouts_secret';
 const TOLERANCE_SECONDS = 300;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The sandbox payout provider: keeps its payouts in `sandbox_payouts` (one row per reference, however many
@@ -89,7 +89,7 @@ export class SandboxPayoutProvider implements PayoutProvider {
     const p = parsed as Partial<PayoutResult>;
     if (
       typeof p.reference !== 'string' ||
-      !UUID.test(p.reference) ||
+      !isUuid(p.reference) ||
       typeof p.externalId !== 'string' ||
       (p.result !== 'COMPLETED' && p.result !== 'REJECTED')
     ) {

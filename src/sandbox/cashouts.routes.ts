@@ -6,7 +6,7 @@ import { lookupView } from '../cashouts/views.js';
 import { handlePayoutCallback } from '../payouts/payouts.service.js';
 import type { PayoutProviders } from '../payouts/providers.js';
 import type { Db } from '../platform/db.js';
-import { ShapeA } from '../platform/error-schemas.js';
+import { ShapeA, ShapeB } from '../platform/error-schemas.js';
 import { conflict } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
@@ -33,7 +33,7 @@ export async function sandboxCashoutRoutes(
           200: WithdrawalLookup,
           400: ShapeA,
           401: ShapeA,
-          403: Type.Union([Type.Object({ message: Type.String(), code: Type.String() }), ShapeA]),
+          403: Type.Union([ShapeB, ShapeA]),
           404: ShapeA,
           409: ShapeA,
         },

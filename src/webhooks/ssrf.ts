@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { canonicalIp } from '../platform/ip.js';
 
 /** Thrown (and classified as not retryable) when a target address is refused by the production rules. */
 export const TARGET_REFUSED = 'ETARGETREFUSED';
@@ -17,12 +18,8 @@ export function refusedError(message: string): NodeJS.ErrnoException {
  * 6to4, teredo, ...); anything but plain `unicast` is refused. IPv4-mapped IPv6 is judged as its IPv4 address.
  */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) {
-    ip = (ip as ipaddr.IPv6).toIPv4Address();
-  }
-  return ip.range() === 'unicast';
+  const canonical = canonicalIp(address); // IPv4-mapped IPv6 becomes IPv4; anything not one address is null
+  return canonical !== null && ipaddr.parse(canonical).range() === 'unicast';
 }
 
 /** The URL's host as an address when it is an IP literal (brackets of IPv6 removed), else null. */

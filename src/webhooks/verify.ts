@@ -1,9 +1,10 @@
 /**
  * Receiver-side verification of this gateway's notifications, for merchants (`import … from
- * 'payment-gateway/verify'`). No dependencies beyond node:crypto. Always pass the raw request body bytes as
+ * 'payment-gateway/verify'`). No dependencies beyond node:crypto (and this package's own secrets module). Always pass the raw request body bytes as
  * received: re-serialized JSON does not verify.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '../auth/secrets.js';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
@@ -36,13 +37,6 @@ function bytes(body: Uint8Array | string): Buffer {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
 }
 
-function safeEqual(a: string, b: string): boolean {
-  const ab = Buffer.from(a, 'utf8');
-  const bb = Buffer.from(b, 'utf8');
-  if (ab.length !== bb.length) return false;
-  return timingSafeEqual(ab, bb);
-}
-
 function freshTimestamp(raw: string | undefined, tolerance: number, now: number): number | string {
   if (!raw || !/^\d{1,12}$/.test(raw)) return 'missing or malformed timestamp';
   const ts = Number(raw);
@@ -65,7 +59,7 @@ export function verifyWebhook(options: VerifyOptions): VerifyResult {
     .update(`${ts}.`, 'utf8')
     .update(bytes(options.body))
     .digest('hex')}`;
-  if (!safeEqual(given, expected)) return { ok: false, reason: 'signature mismatch' };
+  if (!constantTimeEqual(given, expected)) return { ok: false, reason: 'signature mismatch' };
   const eventId = header(options.headers, 'x-service-event-id');
   if (!eventId) return { ok: false, reason: 'missing X-Service-Event-Id' };
   return {
@@ -99,7 +93,7 @@ export function verifyStandardWebhook(options: VerifyOptions): VerifyResult {
     .digest('base64');
   const match = list.split(' ').some((entry) => {
     const [version, signature] = entry.split(',');
-    return version === 'v1' && signature !== undefined && safeEqual(signature, expected);
+    return version === 'v1' && signature !== undefined && constantTimeEqual(signature, expected);
   });
   if (!match) return { ok: false, reason: 'signature mismatch' };
   return {
@@ -119,7 +113,7 @@ export function verifyPostback(options: {
 }): boolean {
   if (!options.signature) return false;
   const expected = createHmac('sha256', options.postbackSecret).update(bytes(options.body)).digest('hex');
-  return safeEqual(options.signature.toLowerCase(), expected);
+  return constantTimeEqual(options.signature.toLowerCase(), expected);
 }
 
 /**
