@@ -66,7 +66,7 @@ export interface CallbackOutcome {
 export async function handlePayoutCallback(
   db: Db,
   provider: PayoutProvider,
-  rawBody: string,
+  rawBody: Buffer,
   headers: Headers,
 ): Promise<CallbackOutcome> {
   const report = await provider.verifyCallback(rawBody, headers);

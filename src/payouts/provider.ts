@@ -25,7 +25,7 @@ export type Headers = Record<string, string | string[] | undefined>;
 export interface PayoutProvider {
   readonly name: string;
   submit(order: PayoutOrder): Promise<{ externalId: string }>;
-  verifyCallback(rawBody: string, headers: Headers): Promise<PayoutResult>;
+  verifyCallback(rawBody: Buffer, headers: Headers): Promise<PayoutResult>;
 }
 
 /**

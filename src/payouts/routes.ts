@@ -31,7 +31,7 @@ export async function payoutCallbackRoutes(
       const outcome = await handlePayoutCallback(
         deps.db,
         provider,
-        request.rawBody?.toString('utf8') ?? '',
+        request.rawBody ?? Buffer.alloc(0),
         request.headers,
       );
       return { received: true, status: outcome.withdrawal.status, changed: outcome.changed };

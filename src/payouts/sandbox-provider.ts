@@ -64,12 +64,12 @@ export class SandboxPayoutProvider implements PayoutProvider {
     };
   }
 
-  async sign(timestamp: string, body: string): Promise<string> {
+  async sign(timestamp: string, body: string | Buffer): Promise<string> {
     const secret = await this.loadSecret();
-    return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+    return `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`;
   }
 
-  async verifyCallback(rawBody: string, headers: Headers): Promise<PayoutResult> {
+  async verifyCallback(rawBody: Buffer, headers: Headers): Promise<PayoutResult> {
     const timestamp = headers['x-sandbox-timestamp'];
     const signature = headers['x-sandbox-signature'];
     if (typeof timestamp !== 'string' || typeof signature !== 'string' || !/^\d{1,12}$/.test(timestamp)) {
@@ -82,7 +82,7 @@ export class SandboxPayoutProvider implements PayoutProvider {
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(rawBody);
+      parsed = JSON.parse(rawBody.toString('utf8'));
     } catch {
       throw validation('Callback body is not JSON');
     }

@@ -48,7 +48,7 @@ export async function sandboxCashoutRoutes(
       const outcome = await handlePayoutCallback(
         deps.db,
         deps.providers.sandbox,
-        callback.body,
+        Buffer.from(callback.body, 'utf8'),
         callback.headers,
       );
       if (!outcome.changed) {
