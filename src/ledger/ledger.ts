@@ -40,12 +40,14 @@ export async function ensureMerchantLedger(q: Queryable, accountId: number): Pro
  * transaction. Merchant rows are updated one by one in a fixed order (account, then bucket) so concurrent
  * entries cannot deadlock; a guarded debit uses `balance >= amount` in the UPDATE itself. System accounts are
  * not maintained (they would be a hot row every transaction serializes on): their balance is the sum of
- * their postings, which `ledger verify` derives.
+ * their postings, which `ledger verify` derives. An entry that moves nothing (every amount zero) is not
+ * written: null.
  */
-export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<number> {
+export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<number | null> {
   const postings = entry.postings.filter((p) => p.amount !== 0);
   const sum = postings.reduce((acc, p) => acc + p.amount, 0);
   if (sum !== 0) throw new Error(`unbalanced journal entry ${entry.kind}: postings sum to ${sum}`);
+  if (postings.length === 0) return null;
   if (postings.some((p) => !Number.isSafeInteger(p.amount)))
     throw new Error('posting amounts must be integer cents');
 

@@ -21,9 +21,7 @@ export async function releaseReserve(db: Db, saleId: number): Promise<boolean> {
     if (!sale) return false;
     const effect = reserveRelease(moneyOf(sale), sale.status);
     if (!effect) return false;
-    if (effect.postings.length > 0) {
-      await postEntry(tx, { kind: effect.kind, refType: 'sale', refId: sale.id, postings: effect.postings });
-    }
+    await postEntry(tx, { kind: effect.kind, refType: 'sale', refId: sale.id, postings: effect.postings });
     await setReserveHeld(tx, sale.id, effect.reserveHeld);
     return true;
   });

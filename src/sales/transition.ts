@@ -34,7 +34,7 @@ export async function moveSale(
   if (check === 'refused') throw conflict(`a sale in status ${before.status} cannot become ${to}`);
 
   const effect = ledgerEffect(moneyOf(before), before.status, to);
-  if (effect?.postings.some((p) => p.amount !== 0)) {
+  if (effect) {
     await postEntry(tx, { kind: effect.kind, refType: 'sale', refId: before.id, postings: effect.postings });
   }
   const sale = await updateSaleStatus(tx, before.id, to, effect?.reserveHeld ?? before.reserve_held);
