@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transition } from '../../src/cashouts/state.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { createCashout, lookup, withdrawalEvents } from '../support/cashouts.js';
-import { runCli } from '../support/cli.js';
+import { runGateway } from '../support/cli.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { fundMerchant } from '../support/ledger.js';
@@ -10,7 +10,7 @@ import { startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
 let m: TestMerchant;
-const cli = (...args: string[]) => runCli(args, server.env);
+const cli = (...args: string[]) => runGateway(args, server.env);
 const balance = async () =>
   (await call<Record<string, number>>('GET', `${server.url}/api/public/balance`, { headers: m.keys })).body;
 

@@ -11,7 +11,7 @@ afterAll(() => server?.close());
 const s = () => server;
 
 const uuid = '123e4567-e89b-42d3-a456-426614174000';
-describeApiKeyAuth({ method: 'GET', path: '/api/public/balance', shape: 'E' }, s);
+// GET /api/public/balance: test/ledger/balance.test.ts
 describeApiKeyAuth(
   { method: 'POST', path: '/api/public/cashout', body: { amount: 150, pixKey: '52998224725' }, shape: 'D' },
   s,

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
-import { waitFor } from '../support/ledger.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 
 const POSTBACK_SECRET = 'e2e-postback-secret';
 let server: TestServer;
@@ -183,7 +183,7 @@ describe('a sale, then a cashout, end to end', () => {
     expect(afterCreate.available).toBe(before.available - 25050);
     expect(afterCreate.blocked).toBe(before.blocked + 25050);
 
-    await waitFor(async () => {
+    await waitUntil(async () => {
       const w = await call<{ status: string }>(
         'GET',
         `${server.url}/api/public/cashout/${created.body.uuid}`,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postEntry } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
-import { runCli } from '../support/cli.js';
+import { runGateway } from '../support/cli.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { fundMerchant } from '../support/ledger.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -20,7 +20,7 @@ describe('gateway ledger verify', () => {
   it('passes on a consistent ledger', async () => {
     const report = await verifyLedger(server.runtime.platform.db);
     expect(report).toMatchObject({ ok: true, problems: [] });
-    const out = await runCli(['ledger', 'verify', '--json'], server.env);
+    const out = await runGateway(['ledger', 'verify', '--json'], server.env);
     expect(out.code).toBe(0);
     expect(JSON.parse(out.stdout)).toMatchObject({ ok: true, problems: [] });
   });
@@ -57,10 +57,10 @@ describe('gateway ledger verify', () => {
           actual: 50_001,
         },
       ]);
-      const out = await runCli(['ledger', 'verify'], server.env);
+      const out = await runGateway(['ledger', 'verify'], server.env);
       expect(out.code).toBe(1);
       expect(out.stderr).toContain(`merchant:${m.accountId}:available`);
-      const json = await runCli(['ledger', 'verify', '--json'], server.env);
+      const json = await runGateway(['ledger', 'verify', '--json'], server.env);
       expect(json.code).toBe(1);
       expect(JSON.parse(json.stdout).ok).toBe(false);
     } finally {
@@ -81,7 +81,7 @@ describe('gateway ledger verify', () => {
     try {
       const report = await verifyLedger(db);
       expect(report.problems).toContainEqual({ kind: 'unbalanced_entry', entryId: p!.entry_id, sum: -7 });
-      expect((await runCli(['ledger', 'verify'], server.env)).code).toBe(1);
+      expect((await runGateway(['ledger', 'verify'], server.env)).code).toBe(1);
     } finally {
       await db.query('UPDATE postings SET amount = amount + 7 WHERE id = $1', [p!.id]);
     }

@@ -6,9 +6,10 @@ import { type Db, openDb } from '../../src/platform/db.js';
 import { setSandboxProvider, withdrawalEvents } from '../support/cashouts.js';
 import { createMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
-import { fundMerchant, waitFor } from '../support/ledger.js';
+import { fundMerchant } from '../support/ledger.js';
 import { freshDatabase } from '../support/pg.js';
 import { type ChildServer, spawnGateway, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 
 let database: { url: string; drop: () => Promise<void> };
 let db: Db;
@@ -50,7 +51,7 @@ it('a payout worker killed between acceptance and submission submits exactly onc
   });
   expect(res.status).toBe(201);
   const { id, uuid } = res.body;
-  await waitFor(async () => {
+  await waitUntil(async () => {
     const [job] = await db.query<{ state: string }>(
       `SELECT state FROM pgboss.job WHERE name = 'payouts.submit' AND (data->>'withdrawalId')::bigint = $1`,
       [id],
@@ -61,7 +62,7 @@ it('a payout worker killed between acceptance and submission submits exactly onc
 
   await setSandboxProvider(db, 'up');
   const second = await serve();
-  const processing = await waitFor(async () => {
+  const processing = await waitUntil(async () => {
     const r = await call<{ status: string }>('GET', `${second.url}/api/public/cashout/${uuid}`, {
       headers: merchant.keys,
     });

@@ -8,6 +8,7 @@ import { createAccount } from '../../src/accounts/accounts.service.js';
 import { type Db, openDb } from '../../src/platform/db.js';
 import { freshDatabase } from '../support/pg.js';
 import { spawnGateway } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 
 let database: { url: string; drop: () => Promise<void> };
 let db: Db;
@@ -21,13 +22,12 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (condition: () => boolean, what: string) =>
+  waitUntil(
+    () => condition() || undefined,
+    20_000,
+    () => what,
+  );
 
 describe('SIGTERM', () => {
   it('drains a request still in flight, then closes the database and exits 0', async () => {

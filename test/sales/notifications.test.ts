@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateAccount } from '../../src/accounts/accounts.service.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
-import { waitUntil } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 import { CUSTOMER, eventsOf, moveTo, type SaleBody, sandboxSale } from './fixtures.js';
 
 let server: TestServer;

@@ -3,6 +3,7 @@ import { updateAccount } from '../../src/accounts/accounts.service.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 import { moveTo, sandboxSale } from './fixtures.js';
 
 let server: TestServer;
@@ -14,15 +15,6 @@ beforeAll(async () => {
   await updateAccount(server.runtime.platform.db, merchant.accountId, { reservePercentE4: 200000 });
 });
 afterAll(() => server?.close());
-
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 it('the release job, once due, moves the reserve from blocked to available (worker path)', async () => {
   const { db } = server.runtime.platform;
@@ -36,9 +28,9 @@ it('the release job, once due, moves the reserve from blocked to available (work
     [sale.id],
   );
   expect(moved).toHaveLength(1);
-  const after = await until(
-    () => getBalance(db, merchant.accountId),
-    (b) => b.blocked === 0,
-  );
+  const after = await waitUntil(async () => {
+    const b = await getBalance(db, merchant.accountId);
+    return b.blocked === 0 && b;
+  });
   expect(after).toEqual({ available: 10000, blocked: 0, total: 10000 });
 });

@@ -1,7 +1,7 @@
 import type { Db } from '../../src/platform/db.js';
 import type { TestMerchant } from './factories.js';
 import { call } from './http.js';
-import { waitFor } from './ledger.js';
+import { waitUntil } from './wait.js';
 
 export interface Withdrawal {
   id: number;
@@ -30,7 +30,7 @@ export async function lookup(url: string, merchant: TestMerchant, id: string | n
 }
 
 export function waitForStatus(url: string, merchant: TestMerchant, id: string | number, status: string) {
-  return waitFor(async () => {
+  return waitUntil(async () => {
     const w = await lookup(url, merchant, id);
     return w.status === status && w;
   });

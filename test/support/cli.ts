@@ -39,12 +39,3 @@ export function runGateway(
 
 /** The non-empty lines of a stream. */
 export const lines = (text: string): string[] => text.split('\n').filter((l) => l.trim() !== '');
-
-/** `runGateway` with a numeric exit code (1 when the process was killed or timed out). */
-export async function runCli(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const r = await runGateway(args, env);
-  return { ...r, code: r.code ?? 1 };
-}

@@ -15,14 +15,3 @@ export async function fundMerchant(db: Db, accountId: number, cents: number): Pr
     }),
   );
 }
-
-/** Polls `check` until it returns a value other than undefined/false (no timing thresholds in assertions). */
-export async function waitFor<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { recordFact, saleWebhookBody, withdrawalBody } from '../support/notifications.js';
-import { type Receiver, startReceiver, waitUntil } from '../support/receiver.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 import { createWebhook, deliveries } from '../support/webhooks.js';
 
 let server: TestServer;

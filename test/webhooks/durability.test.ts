@@ -5,8 +5,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../support/factories.js';
 import { recordFact } from '../support/notifications.js';
-import { type Receiver, startReceiver, waitUntil } from '../support/receiver.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
 import { type ChildServer, spawnGateway, startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 import { createWebhook } from '../support/webhooks.js';
 
 const SECRETS_KEY = randomBytes(32).toString('base64');

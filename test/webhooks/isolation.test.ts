@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DELIVERY_LIMITS } from '../../src/webhooks/workers.js';
 import { createMerchant } from '../support/factories.js';
 import { recordFact } from '../support/notifications.js';
-import { type Receiver, startReceiver, waitUntil } from '../support/receiver.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 import { createWebhook } from '../support/webhooks.js';
 
 let server: TestServer;

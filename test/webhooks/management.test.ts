@@ -3,8 +3,9 @@ import { decryptSecret } from '../../src/webhooks/crypto.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { recordFact } from '../support/notifications.js';
-import { startReceiver, waitUntil } from '../support/receiver.js';
+import { startReceiver } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 import { createWebhook, deliveries } from '../support/webhooks.js';
 
 let server: TestServer;

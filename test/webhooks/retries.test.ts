@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../support/factories.js';
 import { recordFact } from '../support/notifications.js';
-import { type Receiver, startReceiver, waitUntil } from '../support/receiver.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 import { createWebhook, type DeliveryEntry, deliveries } from '../support/webhooks.js';
 
 const DELAYS = [300, 1200];

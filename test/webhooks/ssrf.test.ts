@@ -4,8 +4,9 @@ import { isPublicAddress } from '../../src/webhooks/ssrf.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { recordFact, salePostbackBody, saleWebhookBody } from '../support/notifications.js';
-import { type Receiver, startReceiver, waitUntil } from '../support/receiver.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 import { createWebhook } from '../support/webhooks.js';
 
 describe('isPublicAddress', () => {
