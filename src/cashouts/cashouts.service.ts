@@ -8,7 +8,6 @@ import { type CashoutRequest, requestHash } from './request.js';
 import { findWithdrawal, type WithdrawalRow } from './withdrawals.data.js';
 
 export type { Created } from './create-batch.js';
-export { MAX_CASHOUT_CENTS, MIN_CASHOUT_CENTS } from './create-batch.js';
 
 /**
  * One cashout in its own transaction (the HTTP route shares transactions through CashoutCreator; both run

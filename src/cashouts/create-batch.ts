@@ -108,7 +108,7 @@ export async function createBatch(
   if (accepted.length > 0) {
     // One payout job per shared transaction: the worker submits its withdrawals one by one.
     const ids = accepted.map((a) => a.row.id);
-    await queue.send(tx, 'payouts.submit', { withdrawalId: ids[0]!, withdrawalIds: ids });
+    await queue.send(tx, 'payouts.submit', { withdrawalIds: ids });
   }
   try {
     await postBucketTransfers(tx, {

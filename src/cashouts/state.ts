@@ -4,6 +4,7 @@ import type { EventName } from '../webhooks/events.js';
 import { recordNotification } from '../webhooks/outbox.js';
 import { withdrawalNotificationBody } from './views.js';
 import type { WithdrawalRow, WithdrawalStatus } from './withdrawals.data.js';
+import { findWithdrawalById } from './withdrawals.data.js';
 
 /**
  * The withdrawal state machine, in one place. Creation (→ PENDING) is in cashouts.service; every later
@@ -25,6 +26,8 @@ interface Rule {
   notified: string;
   processed: boolean;
   postings: ((w: WithdrawalRow) => Posting[]) | null;
+  /** Only while no provider submission is in flight (submitting_at unset): a cancel must not race a payout. */
+  requiresUnsubmitted?: boolean;
 }
 
 const release = (w: WithdrawalRow): Posting[] => [
@@ -68,6 +71,7 @@ export const RULES: Record<Transition, Rule> = {
     notified: 'CANCELLED',
     processed: false,
     postings: release,
+    requiresUnsubmitted: true,
   },
 };
 
@@ -93,14 +97,13 @@ export async function transition(
           SET status = $2, updated_at = now(),
               processed_at = CASE WHEN $4 THEN now() ELSE processed_at END,
               external_id = COALESCE($5, external_id)
-        WHERE id = $1 AND status = $3 ${name === 'cancel' ? 'AND submitting_at IS NULL' : ''}
+        WHERE id = $1 AND status = $3 ${rule.requiresUnsubmitted ? 'AND submitting_at IS NULL' : ''}
         RETURNING *)
      SELECT w.*, a.name AS user_name, a.email AS user_email FROM w JOIN accounts a ON a.id = w.account_id`,
     [id, rule.to, rule.from, rule.processed, externalId],
   );
   if (!row) {
-    const [current] = await tx.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE id = $1', [id]);
-    return { changed: false, withdrawal: current ?? null };
+    return { changed: false, withdrawal: await findWithdrawalById(tx, id) };
   }
   const { user_name, user_email, ...withdrawal } = row;
   if (rule.postings) {

@@ -45,7 +45,7 @@ export function creationView(row: WithdrawalRow): WithdrawalView {
 }
 
 export function lookupView(row: WithdrawalRow): WithdrawalView & { updatedAt: string } {
-  return { ...view(row, row.status, iso(row.updated_at)), updatedAt: iso(row.updated_at) };
+  return view(row, row.status, iso(row.updated_at)) as WithdrawalView & { updatedAt: string };
 }
 
 /** The withdrawal notification body (spec, "Withdrawal notification"), keys in the table's order. */

@@ -10,7 +10,7 @@ import type { PayoutProvider } from './provider.js';
 export async function startPayoutWorker(platform: Platform, provider: PayoutProvider): Promise<void> {
   const { db, queue, log } = platform;
   await queue.work('payouts.submit', { batchSize: 4, localConcurrency: 1 }, async (jobs) => {
-    const ids = jobs.flatMap((j) => j.data.withdrawalIds ?? [j.data.withdrawalId]);
+    const ids = jobs.flatMap((j) => j.data.withdrawalIds);
     try {
       await submitPayouts(db, provider, ids);
     } catch (err) {

@@ -3,8 +3,8 @@
  * Domains add their jobs here; workers register handlers by these names.
  */
 export interface JobPayloads {
-  /** withdrawalIds: every withdrawal created by one shared transaction (withdrawalId is the first). */
-  'payouts.submit': { withdrawalId: number; withdrawalIds?: number[] };
+  /** Every withdrawal created by one shared transaction. */
+  'payouts.submit': { withdrawalIds: number[] };
   /** A paid sale's reserve hold ended: move it from blocked to available. */
   'sales.release-reserve': { saleId: number };
 }

@@ -53,7 +53,7 @@ it('a payout worker killed between acceptance and submission submits exactly onc
   const { id, uuid } = res.body;
   await waitUntil(async () => {
     const [job] = await db.query<{ state: string }>(
-      `SELECT state FROM pgboss.job WHERE name = 'payouts.submit' AND (data->>'withdrawalId')::bigint = $1`,
+      `SELECT state FROM pgboss.job WHERE name = 'payouts.submit' AND data->'withdrawalIds' @> to_jsonb($1::bigint)`,
       [id],
     );
     return job?.state === 'retry';
