@@ -28,7 +28,8 @@ export interface AccountUpdate {
   transfers?: boolean;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** A plausible email address (one @, a dot in the domain, no spaces). */
+export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export async function createAccount(
   db: Db,

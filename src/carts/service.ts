@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../platform/db.js';
 import { conflict, notFound, validation } from '../platform/errors.js';
 import type { PublicId } from '../platform/ids.js';
+import { MAX_CHARGE_CENTS } from '../platform/money.js';
 import type { Customer, SaleRow } from '../sales/types.js';
 import { recordNotification } from '../webhooks/outbox.js';
-
-const MAX_CART_CENTS = 100_000_000_000;
 
 export type CartStatus = 'OPEN' | 'ABANDONED' | 'RECOVERED' | 'CONVERTED';
 
@@ -86,7 +85,7 @@ export async function createCart(
   input: { customer: Customer; items: CartItem[] },
 ): Promise<CartRow> {
   const amount = input.items.reduce((sum, i) => sum + i.unitPrice * i.quantity, 0);
-  if (amount > MAX_CART_CENTS) throw validation('the items add up to more than 1,000,000,000.00');
+  if (amount > MAX_CHARGE_CENTS) throw validation('the items add up to more than 1,000,000,000.00');
   const [row] = await db.query<CartRow>(
     `INSERT INTO carts (uuid, account_id, status, customer, items, amount)
      VALUES ($1, $2, 'OPEN', $3, $4, $5) RETURNING *`,

@@ -1,5 +1,8 @@
 /** Money is integer cents everywhere; reais strings are formatting only. */
 
+/** The largest sale or cart: 1 billion reais, far above any real charge, far below 2^53 cents. */
+export const MAX_CHARGE_CENTS = 100_000_000_000;
+
 export function formatReais(cents: number): string {
   const sign = cents < 0 ? '-' : '';
   const abs = Math.abs(cents);

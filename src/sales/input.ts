@@ -1,3 +1,4 @@
+import { EMAIL } from '../accounts/accounts.service.js';
 import { validation } from '../platform/errors.js';
 import { urlProblem } from '../webhooks/ssrf.js';
 import type { Customer } from './types.js';
@@ -7,8 +8,7 @@ export function normalizeCustomer(c: Customer): Customer {
   const name = c.name.trim();
   if (!name) throw validation('customer.name must not be empty');
   const email = c.email.trim();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
-    throw validation(`customer.email "${c.email}" is not an email address`);
+  if (!EMAIL.test(email)) throw validation(`customer.email "${c.email}" is not an email address`);
   const document = c.document.replace(/[.\-/\s]/g, '');
   if (!/^(\d{11}|\d{14})$/.test(document)) {
     throw validation('customer.document must be a CPF (11 digits) or CNPJ (14 digits)');

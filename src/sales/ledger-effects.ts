@@ -1,5 +1,5 @@
 import type { Posting } from '../ledger/ledger.js';
-import { isDispute, type SaleStatus } from './status-machine.js';
+import { isDispute, isOpen, type SaleStatus } from './status-machine.js';
 import type { SaleRow } from './types.js';
 
 /** What of a sale the ledger needs: its money and whether its reserve still sits in blocked. */
@@ -44,7 +44,7 @@ export function ledgerEffect(sale: SaleMoney, from: SaleStatus, to: SaleStatus):
   const held = sale.reserveHeld ? sale.reserveAmount : 0;
   const inAvailable = sale.netAmount - held;
 
-  if (to === 'PAGO' && (from === 'PENDENTE' || from === 'EM_PROCESSAMENTO')) {
+  if (to === 'PAGO' && isOpen(from)) {
     return {
       kind: 'sale.paid',
       reserveHeld: sale.reserveAmount > 0,

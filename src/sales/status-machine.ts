@@ -26,16 +26,13 @@ export const TRANSITIONS: Record<SaleStatus, readonly SaleStatus[]> = {
   FALHA: [],
 };
 
-/** Statuses whose arrival notifies both channels (spec, "Sale status triggers"). */
-export const FINAL_STATUSES: ReadonlySet<SaleStatus> = new Set([
-  'PAGO',
-  'CANCELADO',
-  'RECUSADO',
-  'ESTORNADO',
-  'FALHA',
-  'CHARGEBACK',
-  'MED',
-]);
+/** Statuses of a sale not yet paid, refused or cancelled: they notify no postback. */
+export function isOpen(status: SaleStatus): boolean {
+  return status === 'PENDENTE' || status === 'EM_PROCESSAMENTO';
+}
+
+/** Statuses whose arrival notifies both channels (spec, "Sale status triggers"): every status but the open ones. */
+export const FINAL_STATUSES: ReadonlySet<SaleStatus> = new Set(SALE_STATUSES.filter((s) => !isOpen(s)));
 
 const EVENTS: Partial<Record<SaleStatus, EventName>> = {
   PENDENTE: 'sale.pending',

@@ -8,7 +8,7 @@ import { lockSale, updateSaleStatus } from './data.js';
 import { ledgerEffect, moneyOf } from './ledger-effects.js';
 import { salePostbackBody, saleWebhookBody } from './notifications.js';
 import { scheduleReserveRelease } from './reserve.js';
-import { checkTransition, eventFor, FINAL_STATUSES, type SaleStatus } from './status-machine.js';
+import { checkTransition, eventFor, FINAL_STATUSES, isOpen, type SaleStatus } from './status-machine.js';
 import type { SaleRow } from './types.js';
 
 export interface TransitionResult {
@@ -40,16 +40,11 @@ export async function moveSale(
   const sale = await updateSaleStatus(tx, before.id, to, effect?.reserveHeld ?? before.reserve_held);
   await notifySaleStatus(tx, sale);
 
-  if (to === 'PAGO' && !isPaidBefore(before)) {
+  if (to === 'PAGO' && isOpen(before.status)) {
     if (sale.reserve_held) await scheduleReserveRelease(tx, queue, sale.id);
     if (sale.cart_id !== null) await onSalePaid(tx, sale);
   }
   return { outcome: 'applied', sale };
-}
-
-/** A sale coming back to PAGO from a dispute was already paid once. */
-function isPaidBefore(s: SaleRow): boolean {
-  return s.status !== 'PENDENTE' && s.status !== 'EM_PROCESSAMENTO';
 }
 
 /** sale.pending (webhooks only) for PENDENTE; both channels for final statuses; nothing otherwise. */

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
+import { MAX_CHARGE_CENTS } from '../platform/money.js';
 import { CustomerOut, SaleStatusSchema } from '../sales/schemas.js';
-
-const MAX_CENTS = 100_000_000_000; // 1 billion reais: far above any real charge, far below 2^53
+import { PAYMENT_METHODS } from '../sales/types.js';
 
 export const CustomerIn = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -12,15 +12,15 @@ export const CustomerIn = Type.Object({
 
 export const ItemIn = Type.Object({
   title: Type.String({ minLength: 1, maxLength: 200 }),
-  unitPrice: Type.Integer({ minimum: 0, maximum: MAX_CENTS }),
+  unitPrice: Type.Integer({ minimum: 0, maximum: MAX_CHARGE_CENTS }),
   quantity: Type.Integer({ minimum: 1, maximum: 100000 }),
   tangible: Type.Boolean(),
 });
 
 export const SandboxSaleBody = Type.Object({
-  amount: Type.Integer({ minimum: 1, maximum: MAX_CENTS }),
+  amount: Type.Integer({ minimum: 1, maximum: MAX_CHARGE_CENTS }),
   paymentMethod: Type.Union(
-    ['PIX', 'CREDIT_CARD', 'DEBIT_CARD', 'BOLETO', 'TRANSFER'].map((m) => Type.Literal(m)),
+    PAYMENT_METHODS.filter((m) => m !== 'PIX_AUTOMATICO').map((m) => Type.Literal(m)), // recurring: own route
   ),
   customer: CustomerIn,
   items: Type.Array(ItemIn, { minItems: 1, maxItems: 100 }),
@@ -43,7 +43,7 @@ export const StatusBody = Type.Object({ status: SaleStatusSchema });
 export const RecurrenceBody = Type.Object({
   contrato: Type.String({ minLength: 1, maxLength: 35, pattern: '^[\\x21-\\x7e]+$' }),
   journey: Type.Integer({ minimum: 1, maximum: 4 }),
-  amount: Type.Integer({ minimum: 1, maximum: MAX_CENTS }),
+  amount: Type.Integer({ minimum: 1, maximum: MAX_CHARGE_CENTS }),
   dataInicial: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' }),
   customer: CustomerIn,
   postbackUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
