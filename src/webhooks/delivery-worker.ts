@@ -105,7 +105,9 @@ export class AttemptRunner {
 
   private async write(items: Outcome[]): Promise<void> {
     await recordAttempts(this.deps.db, items);
-    for (const { next } of items) if (next.status === 'PENDING') this.deps.wake(next.delayMs);
+    // one wake-up per distinct delay, not one timer per retried attempt
+    const delays = new Set(items.flatMap(({ next }) => (next.status === 'PENDING' ? [next.delayMs] : [])));
+    for (const delayMs of delays) this.deps.wake(delayMs);
   }
 }
 

@@ -12,13 +12,14 @@ export async function webhookRoutes(
   deps: { webhooks: WebhookService; requireSession: AuthHook },
 ): Promise<void> {
   const { webhooks, requireSession } = deps;
+  // every route of this (encapsulated) plugin is a panel route: session, and CSRF on state changes
+  app.addHook('onRequest', requireSession);
   const account = (request: Parameters<typeof sessionOf>[0]) => sessionOf(request).user.id;
 
   app.post(
     '/api/webhook',
     {
       config: A,
-      onRequest: requireSession,
       schema: {
         tags: ['webhooks'],
         body: S.CreateBody,
@@ -35,7 +36,6 @@ export async function webhookRoutes(
     '/api/webhook',
     {
       config: A,
-      onRequest: requireSession,
       schema: { tags: ['webhooks'], response: { 200: Type.Array(S.Webhook), 401: S.ShapeA } },
     },
     async (request) => webhooks.list(account(request)),
@@ -45,7 +45,6 @@ export async function webhookRoutes(
     '/api/webhook/:id',
     {
       config: A,
-      onRequest: requireSession,
       schema: {
         tags: ['webhooks'],
         params: S.IdParam,
@@ -60,7 +59,6 @@ export async function webhookRoutes(
     '/api/webhook/:id',
     {
       config: A,
-      onRequest: requireSession,
       schema: {
         tags: ['webhooks'],
         params: S.IdParam,
@@ -77,7 +75,6 @@ export async function webhookRoutes(
     '/api/webhook/:id/deliveries',
     {
       config: A,
-      onRequest: requireSession,
       schema: {
         tags: ['webhooks'],
         params: S.IdParam,
@@ -97,7 +94,6 @@ export async function webhookRoutes(
     '/api/webhook/deliveries/:id/resend',
     {
       config: A,
-      onRequest: requireSession,
       schema: {
         tags: ['webhooks'],
         params: S.IdParam,
