@@ -151,7 +151,12 @@ async function gatewayRun(server: BenchServer, targets: Target[], n: number) {
           );
       }, 1000)
     : undefined;
-  while (total() < n) await new Promise((r) => setTimeout(r, 20));
+  // bounded: a run whose deliveries stop arriving fails instead of hanging
+  const deadline = Date.now() + Math.max(120_000, n * 10);
+  while (total() < n) {
+    if (Date.now() > deadline) throw new Error(`only ${total()} of ${n} deliveries arrived`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
   clearInterval(progress);
   const seen = new Map<string, number>();
   for (const t of targets) for (const [id, at] of t.receiver.firstSeen) seen.set(id, at);
