@@ -78,7 +78,8 @@ export class NotificationClient {
       return done('fail', s, `HTTP ${s}`);
     } catch (err) {
       if (isRefused(err)) return done('fail', null, `refused: ${(err as Error).message}`);
-      if (controller.signal.aborted) return done('retry', null, `no response within ${this.options.timeoutMs} ms`);
+      if (controller.signal.aborted)
+        return done('retry', null, `no response within ${this.options.timeoutMs} ms`);
       return done('retry', null, describe(err));
     } finally {
       clearTimeout(timer);
