@@ -46,3 +46,13 @@ async function baselines(app: Http, platform: Platform): Promise<void> {
 const runtime = await startRuntime(loadConfig(), { http: true, workers: true, beforeListen: baselines });
 closeOnSignals(runtime);
 process.stdout.write(`BENCH_SERVER ${runtime.url}\n`);
+// diagnostics: BENCH_ELU=1 prints the gateway's event-loop utilization every 250 ms (near 1: the process is the
+// bottleneck)
+if (process.env.BENCH_ELU) {
+  let last = performance.eventLoopUtilization();
+  setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    process.stderr.write(`ELU ${performance.eventLoopUtilization(now, last).utilization.toFixed(2)}\n`);
+    last = now;
+  }, 250).unref();
+}

@@ -36,6 +36,13 @@ export interface Db extends Queryable {
    * pg_stat_activity whether this process still receives notifications.
    */
   readonly listenerName: string;
+  /**
+   * A handle whose statements each run alone (autocommit) under fixed session settings, e.g. planner
+   * settings for queue tables, whose statistics are always stale. On PostgreSQL it is a pool of its own
+   * (`poolMax` connections, settings given at connect, so a statement is one round trip); on PGlite each
+   * statement runs in a transaction that sets them. Closed with this Db.
+   */
+  withSettings(settings: Readonly<Record<string, string>>, poolMax: number): Queryable;
   /** The embedded instance, for adapters that need it (pg-boss). */
   readonly pglite?: PGlite;
   readonly connectionString?: string;
@@ -53,6 +60,32 @@ function parseInt8(text: string): number {
 
 pg.types.setTypeParser(INT8, parseInt8);
 
+function newPool(connectionString: string, max: number, options?: string): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    idleTimeoutMillis: 30000,
+    ...(options ? { options } : {}),
+  });
+  pool.on('error', () => {
+    // an idle client died (server restart); the pool replaces it on next use
+  });
+  return pool;
+}
+
+async function poolQuery<T>(
+  pool: pg.Pool,
+  text: string,
+  params?: readonly unknown[],
+  options?: QueryOptions,
+): Promise<T[]> {
+  const values = params as unknown[] | undefined;
+  const res = options?.prepare
+    ? await pool.query({ name: options.prepare, text, values })
+    : await pool.query(text, values);
+  return res.rows as T[];
+}
+
 class PostgresDb implements Db {
   readonly kind = 'postgres' as const;
   readonly listenerName = `gateway-listener-${randomUUID()}`;
@@ -61,23 +94,26 @@ class PostgresDb implements Db {
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();
   private closed = false;
   private reconnecting = false;
+  private readonly settingsPools: pg.Pool[] = [];
 
   constructor(
     readonly connectionString: string,
     poolMax: number,
   ) {
-    this.pool = new pg.Pool({ connectionString, max: poolMax, idleTimeoutMillis: 30000 });
-    this.pool.on('error', () => {
-      // an idle client died (server restart); the pool replaces it on next use
-    });
+    this.pool = newPool(connectionString, poolMax);
   }
 
-  async query<T>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<T[]> {
-    const values = params as unknown[] | undefined;
-    const res = options?.prepare
-      ? await this.pool.query({ name: options.prepare, text, values })
-      : await this.pool.query(text, values);
-    return res.rows as T[];
+  query<T>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<T[]> {
+    return poolQuery<T>(this.pool, text, params, options);
+  }
+
+  withSettings(settings: Readonly<Record<string, string>>, poolMax: number): Queryable {
+    const options = Object.entries(settings)
+      .map(([name, value]) => `-c ${name}=${value}`)
+      .join(' ');
+    const pool = newPool(this.connectionString, poolMax, options);
+    this.settingsPools.push(pool);
+    return { query: (text, params, opts) => poolQuery(pool, text, params, opts) };
   }
 
   async tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -182,6 +218,7 @@ class PostgresDb implements Db {
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
+    await Promise.all(this.settingsPools.map((p) => p.end()));
     await this.pool.end();
   }
 }
@@ -204,6 +241,19 @@ class PgliteDb implements Db {
           (await t.query<R>(text, params as unknown[] | undefined)).rows,
       }),
     );
+  }
+
+  withSettings(settings: Readonly<Record<string, string>>): Queryable {
+    const names = Object.keys(settings);
+    const set = `SELECT ${names.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(', ')}`;
+    const setParams = Object.entries(settings).flat();
+    return {
+      query: <T>(text: string, params?: readonly unknown[]) =>
+        this.tx(async (tx) => {
+          await tx.query(set, setParams);
+          return tx.query<T>(text, params);
+        }),
+    };
   }
 
   async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {

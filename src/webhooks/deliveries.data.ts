@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../platform/db.js';
+import type { Queryable } from '../platform/db.js';
 
 /** One claimed attempt: everything needed to send it. */
 export interface ClaimedAttempt {
@@ -43,27 +43,28 @@ export interface ClaimRequest {
 }
 
 /**
+ * Session settings for the delivery queue's statements (run through `Db.withSettings`, so each statement is
+ * one round trip rather than a transaction that sets them first). The due index is a queue: claimed rows
+ * leave dead entries at its head until vacuum. An ordered index scan marks them dead once and later scans skip
+ * them; a bitmap scan (what the planner picks on a young or churning table, whose statistics say "few rows")
+ * read every one of them on every claim (measured: ~12,000 index entries per claim during the benchmark).
+ * Outcome writes join their batch to deliveries by primary key; on a young table the planner hashed the batch
+ * against a sequential scan of every delivery. Hence no bitmap or sequential scans and no hash joins.
+ */
+export const QUEUE_SETTINGS = {
+  enable_bitmapscan: 'off',
+  enable_seqscan: 'off',
+  enable_hashjoin: 'off',
+} as const;
+
+/**
  * Claims due attempts, oldest first, at most each host's room: clears each ticket, counts the attempt and sets
  * a lease, in one statement. SKIP LOCKED and the ticket check make a row claimable by one worker only. The
  * lease covers the rounds of its host the attempt waits behind in this process (its position among the
  * host's held attempts over perHost, each round bounded by the timeout), so a deep queue of claimed work does
- * not make the front of it slow to recover after a crash.
+ * not make the front of it slow to recover after a crash. `queue` should carry QUEUE_SETTINGS.
  */
-export function claimDue(db: Db, r: ClaimRequest): Promise<ClaimedAttempt[]> {
-  // The due index is a queue: claimed rows leave dead entries at its head until vacuum. An ordered index scan
-  // marks them dead once and later scans skip them; a bitmap scan (what the planner picks on a young or
-  // churning table, whose statistics say "few rows") reads every one of them on every claim, and did so twice
-  // per claim (the lock step ANDed the due index with the primary key). Measured: ~12,000 index entries read
-  // per claim during the benchmark. Bitmap and sequential scans are therefore off for this one statement.
-  return db.tx(async (tx) => {
-    await tx.query(
-      `SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)`,
-    );
-    return claimIn(tx, r);
-  });
-}
-
-async function claimIn(db: Queryable, r: ClaimRequest): Promise<ClaimedAttempt[]> {
+export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<ClaimedAttempt[]> {
   // rows come back in each host's queue order (the order positions, hence leases, were given in).
   // The lock step looks the picked ids up by primary key and carries their positions, so the update joins
   // one small input: joining the picked rows to the locked ones there ran as a nested loop of the two CTEs
@@ -71,12 +72,12 @@ async function claimIn(db: Queryable, r: ClaimRequest): Promise<ClaimedAttempt[]
   // The lock step rechecks the ticket on the row version it locks (a concurrent claim cleared it: skipped);
   // the status is checked in the update, on that same locked version, and not in the lock step, whose
   // predicate would otherwise match the due index's and let the planner walk that whole index.
-  const rows = await db.query<ClaimedAttempt>(
+  const rows = await queue.query<ClaimedAttempt>(
     `WITH cand AS (
        SELECT id, target_host, next_attempt_at FROM notification_deliveries
         WHERE status = 'PENDING' AND ticket IS NOT NULL AND next_attempt_at <= now()
           AND target_host <> ALL ($2::text[])
-        ORDER BY next_attempt_at LIMIT $1 * 4),
+        ORDER BY next_attempt_at LIMIT $1),
      ranked AS (
        SELECT c.id, c.next_attempt_at, coalesce(r.holding, 0) AS holding,
               row_number() OVER (PARTITION BY c.target_host ORDER BY c.next_attempt_at, c.id) AS rn
@@ -110,6 +111,7 @@ async function claimIn(db: Queryable, r: ClaimRequest): Promise<ClaimedAttempt[]
       r.roundMs,
       r.marginMs,
     ],
+    { prepare: 'webhooks_claim_due' },
   );
   return rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
@@ -132,28 +134,15 @@ export type NextStep =
 /**
  * Logs attempts and moves their deliveries to the next state, many in one statement. A delivery whose ticket
  * was set meanwhile (a manual resend) or whose attempt count moved on is left to that newer attempt.
+ * `queue` should carry QUEUE_SETTINGS.
  */
 export async function recordAttempts(
-  db: Db,
+  queue: Queryable,
   items: readonly { record: AttemptRecord; next: NextStep }[],
 ): Promise<void> {
   if (items.length === 0) return;
-  // by primary key, whatever the table's statistics say: on a young table the planner hashed the batch
-  // against a sequential scan of every delivery
-  await db.tx(async (tx) => {
-    await tx.query(
-      `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true)`,
-    );
-    await recordIn(tx, items);
-  });
-}
-
-async function recordIn(
-  db: Queryable,
-  items: readonly { record: AttemptRecord; next: NextStep }[],
-): Promise<void> {
   const col = <T>(f: (i: { record: AttemptRecord; next: NextStep }) => T) => items.map(f);
-  await db.query(
+  await queue.query(
     `WITH input AS (
        SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::boolean[], $6::int[], $7::text[],
                             $8::int[], $9::text[], $10::uuid[], $11::int[])
@@ -181,6 +170,7 @@ async function recordIn(
       col((i) => (i.next.status === 'PENDING' ? i.next.ticket : null)),
       col((i) => (i.next.status === 'PENDING' ? i.next.delayMs : 0)),
     ],
+    { prepare: 'webhooks_record_attempts' },
   );
 }
 

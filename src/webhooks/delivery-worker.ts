@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../platform/config.js';
-import type { Db } from '../platform/db.js';
+import type { Db, Queryable } from '../platform/db.js';
 import { type OutboundRequest, postbackRequest } from '../postbacks/postback.js';
 import { Batcher } from './batcher.js';
 import { decryptSecret, type WebhookSecret } from './crypto.js';
@@ -23,6 +23,8 @@ const SECRET_CACHE_SIZE = 1024;
 
 export interface EngineDeps {
   db: Db;
+  /** The delivery queue's own connections (QUEUE_SETTINGS). */
+  queue: Queryable;
   config: Config;
   client: NotificationClient;
   /** Wakes this process's delivery dispatcher after `delayMs` (a retry falls due). */
@@ -104,7 +106,7 @@ export class AttemptRunner {
   }
 
   private async write(items: Outcome[]): Promise<void> {
-    await recordAttempts(this.deps.db, items);
+    await recordAttempts(this.deps.queue, items);
     // one wake-up per distinct delay, not one timer per retried attempt
     const delays = new Set(items.flatMap(({ next }) => (next.status === 'PENDING' ? [next.delayMs] : [])));
     for (const delayMs of delays) this.deps.wake(delayMs);

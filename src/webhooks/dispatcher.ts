@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db } from '../platform/db.js';
+import type { Queryable } from '../platform/db.js';
 import { type ClaimedAttempt, claimDue } from './deliveries.data.js';
 import { type AttemptRunner, LEASE_MARGIN_MS } from './delivery-worker.js';
 
@@ -48,7 +48,7 @@ export class DeliveryDispatcher {
   private woken = false;
 
   constructor(
-    private readonly deps: { db: Db; log: Logger; timeoutMs: number },
+    private readonly deps: { queue: Queryable; log: Logger; timeoutMs: number },
     private readonly runner: AttemptRunner,
     private readonly limits: DispatchLimits,
   ) {}
@@ -119,7 +119,7 @@ export class DeliveryDispatcher {
       if (n >= this.sitOut()) skipHosts.push(h.key);
       else holding.set(h.key, n);
     }
-    return claimDue(this.deps.db, {
+    return claimDue(this.deps.queue, {
       limit,
       skipHosts,
       holding,

@@ -1,4 +1,5 @@
 import type { Platform } from '../platform/context.js';
+import { QUEUE_SETTINGS } from './deliveries.data.js';
 import { AttemptRunner } from './delivery-worker.js';
 import { DeliveryDispatcher } from './dispatcher.js';
 import { startFanOutLoop } from './fanout-loop.js';
@@ -25,6 +26,8 @@ export const DELIVERY_LIMITS = {
 /** Starts the fan-out loop, the delivery dispatcher and the sweeper; returns their stop function. */
 export async function startNotificationWorkers(platform: Platform): Promise<() => Promise<void>> {
   const { db, config, log } = platform;
+  // claims (one at a time) and outcome writes (up to 2 at once) run on their own connections
+  const queue = db.withSettings(QUEUE_SETTINGS, 3);
   const client = new NotificationClient({
     allowPrivate: config.webhookAllowPrivate,
     timeoutMs: config.webhookTimeoutMs,
@@ -35,9 +38,9 @@ export async function startNotificationWorkers(platform: Platform): Promise<() =
     if (delayMs <= 0) dispatcher?.wake();
     else setTimeout(() => dispatcher?.wake(), delayMs + 5).unref();
   };
-  const runner = new AttemptRunner({ db, config, client, wake });
+  const runner = new AttemptRunner({ db, queue, config, client, wake });
   dispatcher = new DeliveryDispatcher(
-    { db, log, timeoutMs: config.webhookTimeoutMs },
+    { queue, log, timeoutMs: config.webhookTimeoutMs },
     runner,
     DELIVERY_LIMITS,
   );
