@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Queryable } from '../platform/db.js';
 import { type ClaimedAttempt, claimDue } from './deliveries.data.js';
 import { type AttemptRunner, LEASE_MARGIN_MS } from './delivery-worker.js';
+import { type FirstAttemptRoom, fanOutPending, NO_ROOM } from './fanout.js';
 
 export interface DispatchLimits {
   /** Attempts held by this process (in flight, waiting for their host, or being recorded). */
@@ -12,9 +13,15 @@ export interface DispatchLimits {
   heldPerHost: number;
   /** Most attempts claimed per statement. */
   claimBatch: number;
-  /** Poll interval when nothing is due (work created in this process wakes it at once). */
-  idleMs: number;
-  /** Pause after a claim that brought attempts, so the next one brings a useful batch. */
+  /** Most facts fanned out per statement. */
+  fanOutBatch: number;
+  /** Fan-out claims first attempts once this much room is free (fewer, fuller statements). */
+  minFanOutRoom: number;
+  /** Pause when no fact is waiting: the most a fact recorded by another process waits to be fanned out. */
+  fanOutIdleMs: number;
+  /** Poll interval for due attempts when none is known (work due in this process wakes it at once). */
+  claimIdleMs: number;
+  /** Pause after a round that brought work, so the next one brings a useful batch. */
   settleMs: number;
 }
 
@@ -26,16 +33,21 @@ interface Host {
 }
 
 /**
- * Claims due attempts from notification_deliveries in batches and runs each on its own, so a slow receiver
+ * The delivery engine of one process. Each round fans out facts not fanned out yet, claiming their first
+ * attempts for this process within its room, then claims due attempts (retries, resends, first attempts a
+ * host had no room for, work other processes left), and runs every attempt on its own, so a slow receiver
  * holds only its own attempts. Per target host a process runs at most `perHost` attempts and holds at most
- * `heldPerHost` (the rest wait in memory, already claimed): the claim statement gives each host only its
- * room, and a host holding half its share sits out. A dead receiver thus holds at most heldPerHost attempts
- * and cannot take the capacity of others. The claim (ticket cleared, lease set) is the durable record of an
- * attempt in flight; the sweeper resumes one whose process died.
+ * `heldPerHost` (the rest wait in memory, already claimed); fan-out and claims give each host only its room,
+ * and for claims a host holding half its share sits out. A dead receiver thus holds at most heldPerHost
+ * attempts and cannot take the capacity of others. A claim (no ticket, lease set) is the durable record of
+ * an attempt in flight; the sweeper resumes one whose process died.
  *
- * Claims run back to back while they bring work. A finished attempt wakes the loop only when it brings its
- * host back under the sit-out mark (or frees the process's last room): waking on every outcome made most
- * claims find nothing but full hosts, each a scan of their backlog.
+ * Fan-out is paced by room: it takes facts as attempts finish (a backlog waits as facts, not as due
+ * deliveries that would each need a claim), and when there is no room at all it still fans out every
+ * fanOutIdleMs, leaving the deliveries due, so facts for other hosts are never held back by full ones.
+ * Claims run back to back while they bring work; a finished attempt wakes them only when it brings its host
+ * back under the sit-out mark (or frees the process's last room): waking on every outcome made most claims
+ * find nothing but full hosts, each a scan of their backlog.
  */
 export class DeliveryDispatcher {
   private held = 0;
@@ -46,6 +58,8 @@ export class DeliveryDispatcher {
   private full = false;
   /** A wake-up came while no sleep was waiting for one (e.g. during a claim): the next sleep is skipped. */
   private woken = false;
+  /** The last round skipped fan-out for want of room: a finished attempt ends the pause. */
+  private waitingForRoom = false;
 
   constructor(
     private readonly deps: { queue: Queryable; log: Logger; timeoutMs: number },
@@ -53,15 +67,20 @@ export class DeliveryDispatcher {
     private readonly limits: DispatchLimits,
   ) {}
 
+  private done: Promise<void> = Promise.resolve();
+
   start(): void {
-    void this.loop();
+    this.done = this.loop();
   }
 
-  stop(): void {
+  /** Ends the loop after its current round (attempts that round claimed still run). */
+  async stop(): Promise<void> {
     this.stopped = true;
     this.wake();
+    await this.done;
   }
 
+  /** Work may be due (a retry, a resend, a sweep): claim at once. */
   wake(): void {
     if (this.wakeUp) this.wakeUp();
     else this.woken = true;
@@ -85,28 +104,70 @@ export class DeliveryDispatcher {
   }
 
   private async loop(): Promise<void> {
+    let lastFanOut = 0;
+    let lastClaim = 0;
+    let dueLeft = false;
     while (!this.stopped) {
       try {
-        const limit = Math.min(this.limits.maxHeld - this.held, this.limits.claimBatch);
-        this.full = limit <= 0;
+        const woken = this.woken;
         this.woken = false;
-        const claimed = limit <= 0 ? [] : await this.claim(limit);
-        if (claimed.length === 0) {
-          await this.sleep(this.limits.idleMs, true);
-          continue;
+        this.waitingForRoom = false;
+        let more = false;
+        const now = Date.now();
+        const room = this.firstAttemptRoom();
+        const claimFirst = room.free >= this.limits.minFanOutRoom;
+        if (claimFirst || now - lastFanOut >= this.limits.fanOutIdleMs) {
+          lastFanOut = now;
+          const limit = claimFirst ? Math.min(this.limits.fanOutBatch, room.free) : this.limits.fanOutBatch;
+          const out = await fanOutPending(this.deps.queue, limit, claimFirst ? room : NO_ROOM);
+          this.accept(out.claimed);
+          more = out.facts === limit;
+          dueLeft ||= out.deliveries > out.claimed.length;
+        } else this.waitingForRoom = true;
+
+        const claimLimit = Math.min(this.limits.maxHeld - this.held, this.limits.claimBatch);
+        this.full = claimLimit <= 0;
+        if (!this.full && (woken || dueLeft || now - lastClaim >= this.limits.claimIdleMs)) {
+          lastClaim = now;
+          dueLeft = false;
+          const claimed = await this.claim(claimLimit);
+          this.accept(claimed);
+          more ||= claimed.length > 0;
         }
-        for (const attempt of claimed) {
-          const h = this.host(attempt.targetHost);
-          this.held++;
-          if (h.running < this.limits.perHost) this.run(h, attempt);
-          else h.waiting.push(attempt);
-        }
-        await this.sleep(this.limits.settleMs, false);
+        await this.sleep(more ? this.limits.settleMs : this.limits.fanOutIdleMs, !more);
       } catch (err) {
         if (this.stopped) return;
         this.deps.log.warn({ err }, 'delivery dispatch failed; retrying');
         await this.sleep(1000, false);
       }
+    }
+  }
+
+  /** Room for first attempts: what each host this process holds attempts of may still take. */
+  private firstAttemptRoom(): FirstAttemptRoom & { free: number } {
+    const holding = new Map<string, number>();
+    let free = this.hosts.size === 0 ? this.limits.fanOutBatch : 0;
+    for (const h of this.hosts.values()) {
+      const n = h.running + h.waiting.length;
+      holding.set(h.key, n);
+      free += Math.max(0, this.limits.heldPerHost - n);
+    }
+    return {
+      free: Math.min(free, this.limits.maxHeld - this.held),
+      holding,
+      heldPerHost: this.limits.heldPerHost,
+      perHost: this.limits.perHost,
+      roundMs: this.deps.timeoutMs,
+      marginMs: LEASE_MARGIN_MS,
+    };
+  }
+
+  private accept(claimed: readonly ClaimedAttempt[]): void {
+    for (const attempt of claimed) {
+      const h = this.host(attempt.targetHost);
+      this.held++;
+      if (h.running < this.limits.perHost) this.run(h, attempt);
+      else h.waiting.push(attempt);
     }
   }
 
@@ -149,6 +210,7 @@ export class DeliveryDispatcher {
     const sent = () => {
       h.running--;
       if (h.running + h.waiting.length === this.sitOut() - 1) this.wake();
+      else if (this.waitingForRoom) this.wakeUp?.();
       const next = h.waiting.shift();
       if (next && !this.stopped) this.run(h, next);
       else if (h.running === 0 && h.waiting.length === 0 && this.hosts.get(h.key) === h)

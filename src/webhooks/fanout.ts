@@ -1,74 +1,120 @@
-import type { Db, Queryable } from '../platform/db.js';
-import { targetGroup } from './deliveries.data.js';
+import type { Queryable } from '../platform/db.js';
+import type { ClaimedAttempt } from './deliveries.data.js';
 
 /**
- * Turns recorded facts into deliveries, due at once: one per (fact, subscribed live webhook) and one for the
- * fact's postback, in one transaction. Claiming the facts by setting fanned_out_at makes a repeated or
- * concurrent fan-out of the same fact a no-op; the unique indexes back it up. Returns the deliveries created.
+ * A process's room for first attempts: how many attempts it holds per target host and how many it may hold.
+ * Fan-out claims a delivery's first attempt for the process when its host has room (its position in the
+ * host's queue within heldPerHost), exactly as a claim would, so most first attempts need no claim at all.
  */
-export async function fanOut(db: Db, eventIds: readonly string[]): Promise<number> {
-  if (eventIds.length === 0) return 0;
-  return db.tx(async (tx) => {
-    // "(… IS NULL) IS TRUE" rather than "… IS NULL": the plain form matches the pending-facts index's
-    // predicate, and the planner then walked that whole index (every fact not yet fanned out, plus the dead
-    // entries of those that were) instead of looking the ids up by primary key
-    const claimed = await tx.query<Claimed>(
-      `UPDATE notification_events SET fanned_out_at = now()
-        WHERE id = ANY($1::uuid[]) AND (fanned_out_at IS NULL) IS TRUE
-        RETURNING id, postback_url`,
-      [eventIds],
-    );
-    return createDeliveries(tx, claimed);
-  });
+export interface FirstAttemptRoom {
+  holding: Map<string, number>;
+  /** 0 claims nothing: every delivery is left due for any process to claim. */
+  heldPerHost: number;
+  /** Attempts in flight per host: an attempt waits behind ceil(position / perHost) rounds of its host. */
+  perHost: number;
+  roundMs: number;
+  marginMs: number;
 }
 
+export const NO_ROOM: FirstAttemptRoom = {
+  holding: new Map(),
+  heldPerHost: 0,
+  perHost: 1,
+  roundMs: 0,
+  marginMs: 0,
+};
+
+export interface FanOutResult {
+  facts: number;
+  deliveries: number;
+  /** First attempts claimed for the caller (in each host's queue order), to be run at once. */
+  claimed: ClaimedAttempt[];
+}
+
+type Row = ClaimedAttempt & { facts: number | null; deliveries: number | null };
+
 /**
- * Fans out the oldest facts not fanned out yet, at most `limit`, in one transaction; facts another process is
- * fanning out right now are skipped (their rows are locked), never waited for. Returns how many facts it took.
+ * Turns the oldest facts not fanned out yet (at most `limit`, recorded at least `minAgeMs` ago) into
+ * deliveries, in one statement: one per (fact, subscribed live webhook) and one for the fact's postback.
+ * Within `room` a delivery's first attempt is claimed for the caller (no ticket, attempt 1, leased like a
+ * claim); the others are due at once, for any process. Claiming a fact sets fanned_out_at on its locked row
+ * (facts another process is fanning out are skipped, never waited for), so a fact is fanned out once; the
+ * unique indexes back that up. `queue` should carry QUEUE_SETTINGS: the oldest facts are then an ordered
+ * walk of the pending-facts index that stops after `limit` (a bitmap scan read and sorted the whole backlog).
  */
-export async function fanOutPending(db: Db, limit: number): Promise<{ facts: number; deliveries: number }> {
-  return db.tx(async (tx) => {
-    // an ordered walk of the pending-facts index that stops after `limit`; the bitmap scan the planner picks
-    // on a young table read and sorted the whole backlog (18,000 facts for 500) on every batch
-    await tx.query(`SELECT set_config('enable_bitmapscan', 'off', true)`);
-    const claimed = await tx.query<Claimed>(
-      `UPDATE notification_events SET fanned_out_at = now()
+export async function fanOutPending(
+  queue: Queryable,
+  limit: number,
+  room: FirstAttemptRoom = NO_ROOM,
+  minAgeMs = 0,
+): Promise<FanOutResult> {
+  // "(… IS NULL) IS TRUE" in the update: the plain form matches the pending-facts index's predicate, and the
+  // planner then walked that whole index instead of looking the ids up by primary key. Claimed rows are
+  // looked up by primary key too (joining two CTEs ran as a nested loop of both, n × n).
+  const rows = await queue.query<Row>(
+    `WITH f AS (
+       UPDATE notification_events SET fanned_out_at = now()
         WHERE id = ANY (ARRAY(
-                SELECT id FROM notification_events WHERE fanned_out_at IS NULL
+                SELECT id FROM notification_events
+                 WHERE fanned_out_at IS NULL
+                   AND created_at <= now() - make_interval(secs => $8::double precision / 1000)
                  ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED))
           AND (fanned_out_at IS NULL) IS TRUE
-        RETURNING id, postback_url`,
-      [limit],
-    );
-    return { facts: claimed.length, deliveries: await createDeliveries(tx, claimed) };
-  });
-}
-
-interface Claimed {
-  id: string;
-  postback_url: string | null;
-}
-
-async function createDeliveries(tx: Queryable, claimed: Claimed[]): Promise<number> {
-  if (claimed.length === 0) return 0;
-  const postbacks = claimed.filter((c) => c.postback_url !== null);
-  const rows = await tx.query<{ id: number }>(
-    `INSERT INTO notification_deliveries (event_id, webhook_id, kind, target_host, ticket, next_attempt_at)
-       SELECT e.id, w.id, 'webhook', w.target_host, gen_random_uuid(), now()
-         FROM notification_events e
-         JOIN webhooks w ON w.account_id = e.account_id AND w.deleted_at IS NULL
-        WHERE e.id = ANY($1::uuid[])
-          AND (e.event_type = ANY (w.events) OR ('*' = ANY (w.events) AND e.event_type NOT LIKE 'cart.%'))
+        RETURNING id, account_id, event_type, created_at, postback_url, postback_host),
+     targets AS (
+       SELECT f.id AS event_id, w.id AS webhook_id, 'webhook' AS kind, w.target_host, f.created_at
+         FROM f JOIN webhooks w ON w.account_id = f.account_id AND w.deleted_at IS NULL
+        WHERE f.event_type = ANY (w.events) OR ('*' = ANY (w.events) AND f.event_type NOT LIKE 'cart.%')
        UNION ALL
-       SELECT p.id, NULL, 'postback', p.host, gen_random_uuid(), now()
-         FROM unnest($2::uuid[], $3::text[]) AS p(id, host)
+       SELECT f.id, NULL, 'postback', coalesce(f.postback_host, 'invalid'), f.created_at
+         FROM f WHERE f.postback_url IS NOT NULL),
+     placed AS (
+       SELECT t.*, coalesce(r.holding, 0)
+                   + row_number() OVER (PARTITION BY t.target_host ORDER BY t.created_at, t.event_id, t.webhook_id)
+                   AS pos
+         FROM targets t LEFT JOIN unnest($2::text[], $3::int[]) AS r(host, holding) ON r.host = t.target_host),
+     ins AS (
+       INSERT INTO notification_deliveries
+         (event_id, webhook_id, kind, target_host, ticket, next_attempt_at, attempts, last_attempt_at, lease_until)
+       SELECT event_id, webhook_id, kind, target_host,
+              CASE WHEN pos > $4 THEN gen_random_uuid() END, now(),
+              CASE WHEN pos > $4 THEN 0 ELSE 1 END,
+              CASE WHEN pos <= $4 THEN now() END,
+              CASE WHEN pos <= $4
+                   THEN now() + make_interval(secs => (ceil(pos::numeric / $5) * $6 + $7)::double precision / 1000)
+              END
+         FROM placed ORDER BY created_at, event_id, webhook_id
        ON CONFLICT DO NOTHING
-       RETURNING id`,
+       RETURNING id, kind, attempts, event_id, webhook_id, target_host)
+     SELECT ins.id, ins.kind, 1 AS attempt, false AS redelivery, ins.target_host AS "targetHost",
+            e.id AS "eventId", e.event_type AS "eventType", e.webhook_body AS "webhookBody",
+            e.postback_url AS "postbackUrl", e.postback_body AS "postbackBody",
+            w.url AS "webhookUrl", w.secret_enc AS "secretEnc", false AS "webhookDeleted",
+            NULL::int AS facts, NULL::int AS deliveries
+       FROM ins
+       JOIN notification_events e ON e.id = ins.event_id
+       LEFT JOIN webhooks w ON w.id = ins.webhook_id
+      WHERE ins.attempts = 1
+     UNION ALL
+     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+            (SELECT count(*)::int FROM f), (SELECT count(*)::int FROM ins)
+     ORDER BY 1`,
     [
-      claimed.map((c) => c.id),
-      postbacks.map((p) => p.id),
-      postbacks.map((p) => targetGroup(p.postback_url ?? '')),
+      limit,
+      [...room.holding.keys()],
+      [...room.holding.values()],
+      room.heldPerHost,
+      room.perHost,
+      room.roundMs,
+      room.marginMs,
+      minAgeMs,
     ],
+    { prepare: 'webhooks_fan_out' },
   );
-  return rows.length;
+  const summary = rows.pop();
+  return {
+    facts: summary?.facts ?? 0,
+    deliveries: summary?.deliveries ?? 0,
+    claimed: rows.map((row) => ({ ...row, id: Number(row.id) })),
+  };
 }

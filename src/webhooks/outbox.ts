@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../platform/db.js';
+import { targetGroup } from './deliveries.data.js';
 import type { EventName } from './events.js';
 
 /** One fact to notify, as it happened. Bodies are serialized here, once, and every attempt reuses the bytes. */
@@ -16,16 +17,17 @@ export interface NotificationFact {
 
 /**
  * Records a notification fact in the caller's transaction (outbox): the row commits with the state change
- * that caused it, or not at all. Every worker process fans out committed facts from this table (see
- * fanout-loop.ts; a pg-boss job per fact cost ~30 % of the database's work in the webhooks benchmark, see
- * docs/decisions.md). Returns the stable event id.
+ * that caused it, or not at all. Every worker process's delivery dispatcher fans out committed facts from this
+ * table (see fanout.ts; a pg-boss job per fact cost ~30 % of the database's work in the webhooks benchmark,
+ * see docs/decisions.md). Returns the stable event id.
  */
 export async function recordNotification(tx: Queryable, fact: NotificationFact): Promise<string> {
   const id = randomUUID();
   await tx.query(
     `INSERT INTO notification_events
-       (id, account_id, event_type, subject_type, subject_id, webhook_body, postback_url, postback_body)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+       (id, account_id, event_type, subject_type, subject_id, webhook_body, postback_url, postback_body,
+        postback_host)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [
       id,
       fact.accountId,
@@ -35,6 +37,7 @@ export async function recordNotification(tx: Queryable, fact: NotificationFact):
       JSON.stringify(fact.webhookBody),
       fact.postback?.url ?? null,
       fact.postback ? JSON.stringify(fact.postback.body) : null,
+      fact.postback ? targetGroup(fact.postback.url) : null,
     ],
   );
   return id;

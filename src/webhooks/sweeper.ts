@@ -1,35 +1,23 @@
 import type { Logger } from 'pino';
-import type { Db } from '../platform/db.js';
+import type { Db, Queryable } from '../platform/db.js';
 import { MAX_ATTEMPTS } from './delivery-worker.js';
-import { fanOut } from './fanout.js';
+import { fanOutPending, NO_ROOM } from './fanout.js';
 
 /** How often each worker process looks for work a crashed process left behind. */
 export const SWEEP_INTERVAL_MS = 2000;
-/** A fact not fanned out for this long is fanned out by the sweeper (a backstop for the fan-out loop). */
+/** A fact not fanned out for this long is fanned out by the sweeper (a backstop for the dispatchers). */
 const STALE_FACT_MS = 10000;
 const LIMIT = 500;
 
 /**
- * Recovery for process crashes. Facts are normally fanned out by the fan-out loop (fanout-loop.ts); the sweeper
- * takes any left behind for STALE_FACT_MS as a backstop. An attempt whose lease ran out was cut off by its process dying: it is logged as
+ * Recovery for process crashes. Facts are normally fanned out by the dispatchers (dispatcher.ts); the sweeper
+ * takes any left behind for STALE_FACT_MS as a backstop, leaving their deliveries due. An attempt whose lease ran out was cut off by its process dying: it is logged as
  * interrupted and the next one made due (or the delivery fails when it was the last). Both paths are
  * idempotent (fan-out claims facts; the lease check and row lock claim attempts), so several sweeping
  * processes cannot duplicate anything. Returns the number of deliveries made due.
  */
-export async function sweep(db: Db): Promise<number> {
-  const facts = await db.query<{ id: string }>(
-    `SELECT id FROM notification_events
-      WHERE fanned_out_at IS NULL AND created_at < now() - make_interval(secs => $1::double precision / 1000)
-      ORDER BY created_at LIMIT $2`,
-    [STALE_FACT_MS, LIMIT],
-  );
-  const created =
-    facts.length > 0
-      ? await fanOut(
-          db,
-          facts.map((f) => f.id),
-        )
-      : 0;
+export async function sweep(db: Db, queue: Queryable): Promise<number> {
+  const { deliveries: created } = await fanOutPending(queue, LIMIT, NO_ROOM, STALE_FACT_MS);
   const resumed = await db.query<{ id: number; status: string }>(
     `WITH dead AS (
        SELECT d.id, d.attempts, d.redelivery, e.event_type, coalesce(w.url, e.postback_url) AS url
@@ -56,13 +44,13 @@ export async function sweep(db: Db): Promise<number> {
 }
 
 /** Runs the sweeper now and every SWEEP_INTERVAL_MS (the timer does not hold the process open). */
-export function startSweeper(db: Db, log: Logger, onWork: () => void): () => void {
+export function startSweeper(db: Db, queue: Queryable, log: Logger, onWork: () => void): () => void {
   let running = false;
   let stopped = false;
   const tick = () => {
     if (running || stopped) return;
     running = true;
-    sweep(db)
+    sweep(db, queue)
       .then((n) => {
         if (n > 0) onWork();
       })

@@ -2,7 +2,6 @@ import type { Platform } from '../platform/context.js';
 import { QUEUE_SETTINGS } from './deliveries.data.js';
 import { AttemptRunner } from './delivery-worker.js';
 import { DeliveryDispatcher } from './dispatcher.js';
-import { startFanOutLoop } from './fanout-loop.js';
 import { NotificationClient } from './http-client.js';
 import { startSweeper } from './sweeper.js';
 
@@ -16,18 +15,19 @@ export const DELIVERY_LIMITS = {
   heldPerHost: 128,
   connectionsPerOrigin: 8,
   claimBatch: 512,
-  idleMs: 250,
+  fanOutBatch: 500,
+  minFanOutRoom: 32,
+  fanOutIdleMs: 50,
+  claimIdleMs: 250,
   settleMs: 2,
-  /** Facts per fan-out transaction of the outbox loop, and its pause when none is waiting. */
-  fanoutLoopBatch: 500,
-  fanoutLoopIdleMs: 50,
 } as const;
 
-/** Starts the fan-out loop, the delivery dispatcher and the sweeper; returns their stop function. */
+/** Starts the delivery dispatcher (fan-out and claims) and the sweeper; returns their stop function. */
 export async function startNotificationWorkers(platform: Platform): Promise<() => Promise<void>> {
   const { db, config, log } = platform;
-  // claims (one at a time) and outcome writes (up to 2 at once) run on their own connections
-  const queue = db.withSettings(QUEUE_SETTINGS, 3);
+  // fan-out and claims (one at a time), outcome writes (up to 2 at once) and the sweeper's backstop run on
+  // the queue's own connections
+  const queue = db.withSettings(QUEUE_SETTINGS, 4);
   const client = new NotificationClient({
     allowPrivate: config.webhookAllowPrivate,
     timeoutMs: config.webhookTimeoutMs,
@@ -46,17 +46,10 @@ export async function startNotificationWorkers(platform: Platform): Promise<() =
   );
 
   dispatcher.start();
-  const stopFanOut = startFanOutLoop(
-    db,
-    log,
-    { batch: DELIVERY_LIMITS.fanoutLoopBatch, idleMs: DELIVERY_LIMITS.fanoutLoopIdleMs },
-    () => dispatcher?.wake(),
-  );
-  const stopSweeper = startSweeper(db, log, () => dispatcher?.wake());
+  const stopSweeper = startSweeper(db, queue, log, () => dispatcher?.wake());
   return async () => {
     stopSweeper();
-    await stopFanOut();
-    dispatcher?.stop();
+    await dispatcher?.stop();
     await client.close(); // lets requests in flight finish; an attempt cut short is recovered by the sweeper
   };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDue } from '../../src/webhooks/deliveries.data.js';
-import { fanOut, fanOutPending } from '../../src/webhooks/fanout.js';
+import { fanOutPending } from '../../src/webhooks/fanout.js';
 import { createMerchant } from '../support/factories.js';
 import { recordFact } from '../support/notifications.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -21,10 +21,9 @@ describe('claiming due attempts', () => {
     const m = await createMerchant(server);
     // nothing listens there: this test never sends
     await createWebhook(server, m, 'http://127.0.0.1:9/claim', ['sale.paid']);
-    const ids: string[] = [];
-    for (let i = 0; i < 20; i++) ids.push(await recordFact(server, m.accountId, 'sale.paid'));
+    for (let i = 0; i < 20; i++) await recordFact(server, m.accountId, 'sale.paid');
     const { db } = server.runtime.platform;
-    expect(await fanOut(db, ids)).toBe(20);
+    expect(await fanOutPending(db, 100)).toEqual({ facts: 20, deliveries: 20, claimed: [] });
 
     const claimed = await claimDue(db, {
       limit: 100,
@@ -79,12 +78,62 @@ describe('claiming due attempts', () => {
     const all = [...runs, rest];
     expect(all.reduce((n, r) => n + r.facts, 0)).toBe(30);
     expect(all.reduce((n, r) => n + r.deliveries, 0)).toBe(30);
-    expect(await fanOutPending(db, 100)).toEqual({ facts: 0, deliveries: 0 });
+    expect(await fanOutPending(db, 100)).toEqual({ facts: 0, deliveries: 0, claimed: [] });
     const rows = await db.query<{ event_id: string }>(
       `SELECT d.event_id FROM notification_deliveries d JOIN webhooks w ON w.id = d.webhook_id
         WHERE w.account_id = $1`,
       [m.accountId],
     );
     expect(rows.map((r) => r.event_id).sort()).toEqual([...ids].sort());
+  });
+
+  it("claims first attempts within each host's room as it fans out, and leaves the rest due", async () => {
+    const m = await createMerchant(server);
+    await createWebhook(server, m, 'http://127.0.0.1:9/first', ['sale.paid']);
+    const other = await createMerchant(server);
+    await createWebhook(server, other, 'http://127.0.0.2:9/first', ['*']);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await recordFact(server, m.accountId, 'sale.paid'));
+    for (let i = 0; i < 3; i++) await recordFact(server, other.accountId, 'sale.paid');
+    const { db } = server.runtime.platform;
+    const out = await fanOutPending(db, 100, {
+      // 127.0.0.1:9 already holds 2 of its 4; 127.0.0.2:9 holds none
+      holding: new Map([['127.0.0.1:9', 2]]),
+      heldPerHost: 4,
+      perHost: 2,
+      roundMs: 1000,
+      marginMs: 500,
+    });
+    expect(out.facts).toBe(9);
+    expect(out.deliveries).toBe(9);
+    const byHost = (host: string) => out.claimed.filter((c) => c.targetHost === host);
+    // room for 2 of the first merchant's 6, the oldest; all 3 of the other's
+    expect(byHost('127.0.0.1:9').map((c) => c.eventId)).toEqual(ids.slice(0, 2));
+    expect(byHost('127.0.0.2:9')).toHaveLength(3);
+    for (const c of out.claimed) {
+      expect(c).toMatchObject({ kind: 'webhook', attempt: 1, redelivery: false, webhookDeleted: false });
+      expect(JSON.parse(c.webhookBody)).toBeTypeOf('object');
+      expect(c.webhookUrl).toMatch(/^http:\/\/127\.0\.0\.[12]:9\/first$/);
+    }
+    const rows = await db.query<{ host: string; attempts: number; ticket: string | null; ms: number | null }>(
+      `SELECT target_host AS host, attempts, ticket,
+              (extract(epoch FROM lease_until - last_attempt_at) * 1000)::int AS ms
+         FROM notification_deliveries WHERE target_host IN ('127.0.0.1:9', '127.0.0.2:9')
+          AND event_id = ANY (SELECT id FROM notification_events WHERE account_id IN ($1, $2))
+        ORDER BY target_host, id`,
+      [m.accountId, other.accountId],
+    );
+    // claimed: positions 3 and 4 of 127.0.0.1:9 (round 2), 1..3 of 127.0.0.2:9 (rounds 1, 1, 2)
+    expect(rows.map((r) => [r.host, r.attempts, r.ticket === null, r.ms])).toEqual([
+      ['127.0.0.1:9', 1, true, 2500],
+      ['127.0.0.1:9', 1, true, 2500],
+      ['127.0.0.1:9', 0, false, null],
+      ['127.0.0.1:9', 0, false, null],
+      ['127.0.0.1:9', 0, false, null],
+      ['127.0.0.1:9', 0, false, null],
+      ['127.0.0.2:9', 1, true, 1500],
+      ['127.0.0.2:9', 1, true, 1500],
+      ['127.0.0.2:9', 1, true, 2500],
+    ]);
   });
 });
