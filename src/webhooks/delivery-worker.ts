@@ -47,7 +47,9 @@ export class AttemptRunner {
   private readonly secrets = new Map<string, WebhookSecret>();
 
   constructor(private readonly deps: EngineDeps) {
-    this.recorder = new Batcher((items) => this.write(items), 500, 2);
+    // one write at a time: outcomes ending during a write make the next one (measured ~10 % more deliveries/s
+    // than 2 writes at once, whose statements carried ~20 rows each)
+    this.recorder = new Batcher((items) => this.write(items), 500, 1);
   }
 
   /** Makes the attempt; `onSent` runs when the receiver is done with it, before the outcome is recorded. */

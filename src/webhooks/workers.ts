@@ -25,9 +25,9 @@ export const DELIVERY_LIMITS = {
 /** Starts the delivery dispatcher (fan-out and claims) and the sweeper; returns their stop function. */
 export async function startNotificationWorkers(platform: Platform): Promise<() => Promise<void>> {
   const { db, config, log } = platform;
-  // fan-out and claims (one at a time), outcome writes (up to 2 at once) and the sweeper's backstop run on
-  // the queue's own connections
-  const queue = db.withSettings(QUEUE_SETTINGS, 4);
+  // fan-out and claims, outcome writes and the sweeper's backstop (one of each at a time) run on the queue's
+  // own connections
+  const queue = db.withSettings(QUEUE_SETTINGS, 3);
   const client = new NotificationClient({
     allowPrivate: config.webhookAllowPrivate,
     timeoutMs: config.webhookTimeoutMs,
