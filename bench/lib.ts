@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { createAccount } from '../src/accounts/accounts.service.js';
@@ -13,6 +14,8 @@ const BASE = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/pos
 
 export interface BenchServer {
   url: string;
+  /** The gateway process. */
+  pid: number;
   databaseUrl: string;
   db: Db;
   stop(): Promise<void>;
@@ -62,6 +65,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   const db = await openDb({ databaseUrl, dataDir: '/tmp', poolMax: 8 });
   return {
     url,
+    pid: child.pid!,
     databaseUrl,
     db,
     stop: async () => {
@@ -160,3 +164,21 @@ export function printRow(row: CaseRow): void {
 
 /** A benchmark case: bench/cases/<name>.ts exports `run` with this signature. */
 export type BenchCase = (server: BenchServer) => Promise<void>;
+
+/** CPU seconds used so far by the gateway, this process and every PostgreSQL process (Linux /proc). */
+export function cpuSnapshot(gatewayPid: number): Record<'gateway' | 'bench' | 'postgres', number> {
+  const ticks = (pid: string) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, USER_HZ = 100
+  };
+  let postgres = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('postgres')) postgres += ticks(pid);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return { gateway: ticks(String(gatewayPid)), bench: ticks(String(process.pid)), postgres };
+}

@@ -12,10 +12,12 @@ import { Agent, request } from 'undici';
 import type { WebhookSecret } from '../../src/webhooks/crypto.js';
 import { signWebhook } from '../../src/webhooks/signing.js';
 import { DELIVERY_LIMITS } from '../../src/webhooks/workers.js';
-import { type BenchServer, benchMerchant } from '../lib.js';
+import { type BenchServer, benchMerchant, cpuSnapshot } from '../lib.js';
 
 const FACTS = Number(process.env.BENCH_FACTS ?? 20000);
 const WARMUP_FACTS = Number(process.env.BENCH_WARMUP_FACTS ?? 1000);
+// diagnostics: BENCH_CPU=1 prints the CPU time of the gateway, PostgreSQL and the bench process per target run
+const CPU = Boolean(process.env.BENCH_CPU);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const RECEIVERS = 4;
 const INSERT_BATCH = 500;
@@ -130,9 +132,12 @@ function prepareFacts(targets: Target[], n: number): FactBatch[] {
 async function recordFacts(server: BenchServer, batches: FactBatch[], created: Map<string, number>) {
   for (const { ids, accounts, bodies } of batches) {
     await server.db.query(
-      `INSERT INTO notification_events (id, account_id, event_type, subject_type, subject_id, webhook_body)
-       SELECT u.id, u.account_id, 'sale.paid', 'sale', u.ord, u.body
-         FROM unnest($1::uuid[], $2::bigint[], $3::text[]) WITH ORDINALITY AS u(id, account_id, body, ord)`,
+      `WITH e AS (
+         INSERT INTO notification_events (id, account_id, event_type, subject_type, subject_id, webhook_body)
+         SELECT u.id, u.account_id, 'sale.paid', 'sale', u.ord, u.body
+           FROM unnest($1::uuid[], $2::bigint[], $3::text[]) WITH ORDINALITY AS u(id, account_id, body, ord)
+         RETURNING id, created_at)
+       INSERT INTO notification_outbox (event_id, created_at) SELECT id, created_at FROM e`,
       [ids, accounts, bodies],
     );
     const at = performance.timeOrigin + performance.now();
@@ -154,6 +159,7 @@ async function gatewayRun(server: BenchServer, targets: Target[], n: number) {
   for (const t of targets) t.receiver.firstSeen.clear();
   const created = new Map<string, number>();
   const batches = prepareFacts(targets, n);
+  const cpuBefore = CPU ? cpuSnapshot(server.pid) : undefined;
   const start = performance.timeOrigin + performance.now();
   await recordFacts(server, batches, created);
   const total = () => targets.reduce((s, t) => s + t.receiver.firstSeen.size, 0);
@@ -161,7 +167,7 @@ async function gatewayRun(server: BenchServer, targets: Target[], n: number) {
     ? setInterval(() => {
         void server.db
           .query<{ fanned: number; delivered: number; pending: number }>(
-            `SELECT (SELECT count(*)::int FROM notification_events WHERE fanned_out_at IS NOT NULL) AS fanned,
+            `SELECT (SELECT count(*)::int FROM notification_events) - (SELECT count(*)::int FROM notification_outbox) AS fanned,
                     (SELECT count(*)::int FROM notification_deliveries WHERE status = 'DELIVERED') AS delivered,
                     (SELECT count(*)::int FROM notification_deliveries WHERE status = 'PENDING') AS pending`,
           )
@@ -183,6 +189,14 @@ async function gatewayRun(server: BenchServer, targets: Target[], n: number) {
   for (const t of targets) for (const [id, at] of t.receiver.firstSeen) seen.set(id, at);
   const end = Math.max(...seen.values());
   const latencies = [...created].map(([id, at]) => (seen.get(id) ?? end) - at).sort((a, b) => a - b);
+  if (cpuBefore) {
+    // processes that ended meanwhile (PostgreSQL backends) make the postgres figure a lower bound
+    const after = cpuSnapshot(server.pid);
+    const per1000 = (k: keyof typeof after) => (((after[k] - cpuBefore[k]) * 1000) / n).toFixed(3);
+    console.log(
+      `  cpu s per 1,000 deliveries: gateway ${per1000('gateway')}  postgres ${per1000('postgres')}  bench ${per1000('bench')} (receivers, fact inserts)`,
+    );
+  }
   return {
     perSec: n / ((end - start) / 1000),
     p50: percentile(latencies, 50),

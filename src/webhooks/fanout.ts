@@ -34,13 +34,12 @@ export interface FanOutResult {
 type Row = ClaimedAttempt & { facts: number | null; deliveries: number | null };
 
 /**
- * Turns the oldest facts not fanned out yet (at most `limit`, recorded at least `minAgeMs` ago) into
- * deliveries, in one statement: one per (fact, subscribed live webhook) and one for the fact's postback.
+ * Turns the oldest facts waiting in notification_outbox (at most `limit`, recorded at least `minAgeMs` ago)
+ * into deliveries, in one statement: one per (fact, subscribed live webhook) and one for the fact's postback.
  * Within `room` a delivery's first attempt is claimed for the caller (no ticket, attempt 1, leased like a
- * claim); the others are due at once, for any process. Claiming a fact sets fanned_out_at on its locked row
- * (facts another process is fanning out are skipped, never waited for), so a fact is fanned out once; the
- * unique indexes back that up. `queue` should carry QUEUE_SETTINGS: the oldest facts are then an ordered
- * walk of the pending-facts index that stops after `limit` (a bitmap scan read and sorted the whole backlog).
+ * claim); the others are due at once, for any process. The statement deletes the facts' outbox rows, locked
+ * first (rows another process is fanning out are skipped, never waited for), so a fact is fanned out once;
+ * the unique indexes back that up. `queue` should carry QUEUE_SETTINGS (index walks, no bitmap scans).
  */
 export async function fanOutPending(
   queue: Queryable,
@@ -48,19 +47,18 @@ export async function fanOutPending(
   room: FirstAttemptRoom = NO_ROOM,
   minAgeMs = 0,
 ): Promise<FanOutResult> {
-  // "(… IS NULL) IS TRUE" in the update: the plain form matches the pending-facts index's predicate, and the
-  // planner then walked that whole index instead of looking the ids up by primary key. Claimed rows are
-  // looked up by primary key too (joining two CTEs ran as a nested loop of both, n × n).
+  // facts and the rows claimed are looked up by primary key (joining two CTEs ran as a nested loop of both)
   const rows = await queue.query<Row>(
-    `WITH f AS (
-       UPDATE notification_events SET fanned_out_at = now()
-        WHERE id = ANY (ARRAY(
-                SELECT id FROM notification_events
-                 WHERE fanned_out_at IS NULL
-                   AND created_at <= now() - make_interval(secs => $8::double precision / 1000)
-                 ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED))
-          AND (fanned_out_at IS NULL) IS TRUE
-        RETURNING id, account_id, event_type, created_at, postback_url, postback_host),
+    `WITH o AS (
+       DELETE FROM notification_outbox
+        WHERE seq = ANY (ARRAY(
+                SELECT seq FROM notification_outbox
+                 WHERE created_at <= now() - make_interval(secs => $8::double precision / 1000)
+                 ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED))
+        RETURNING event_id),
+     f AS (
+       SELECT id, account_id, event_type, created_at, postback_url, postback_host FROM notification_events
+        WHERE id = ANY (ARRAY(SELECT event_id FROM o))),
      targets AS (
        SELECT f.id AS event_id, w.id AS webhook_id, 'webhook' AS kind, w.target_host, f.created_at
          FROM f JOIN webhooks w ON w.account_id = f.account_id AND w.deleted_at IS NULL
@@ -97,7 +95,7 @@ export async function fanOutPending(
       WHERE ins.attempts = 1
      UNION ALL
      SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-            (SELECT count(*)::int FROM f), (SELECT count(*)::int FROM ins)
+            (SELECT count(*)::int FROM o), (SELECT count(*)::int FROM ins)
      ORDER BY 1`,
     [
       limit,

@@ -16,18 +16,22 @@ export interface NotificationFact {
 }
 
 /**
- * Records a notification fact in the caller's transaction (outbox): the row commits with the state change
- * that caused it, or not at all. Every worker process's delivery dispatcher fans out committed facts from this
+ * Records a notification fact in the caller's transaction (outbox): the fact row and its notification_outbox
+ * entry commit with the state change that caused them, or not at all. Every worker process's delivery dispatcher fans out committed facts from this
  * table (see fanout.ts; a pg-boss job per fact cost ~30 % of the database's work in the webhooks benchmark,
  * see docs/decisions.md). Returns the stable event id.
  */
 export async function recordNotification(tx: Queryable, fact: NotificationFact): Promise<string> {
   const id = randomUUID();
+  // the fact and its place in the outbox queue, in one statement
   await tx.query(
-    `INSERT INTO notification_events
-       (id, account_id, event_type, subject_type, subject_id, webhook_body, postback_url, postback_body,
-        postback_host)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    `WITH e AS (
+       INSERT INTO notification_events
+         (id, account_id, event_type, subject_type, subject_id, webhook_body, postback_url, postback_body,
+          postback_host)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       RETURNING id, created_at)
+     INSERT INTO notification_outbox (event_id, created_at) SELECT id, created_at FROM e`,
     [
       id,
       fact.accountId,

@@ -58,7 +58,7 @@ async function fannedOut(eventId: string): Promise<boolean> {
   return waitUntil(
     async () => {
       const [row] = await server.runtime.platform.db.query<{ done: boolean }>(
-        'SELECT fanned_out_at IS NOT NULL AS done FROM notification_events WHERE id = $1',
+        'SELECT NOT EXISTS (SELECT 1 FROM notification_outbox WHERE event_id = $1) AS done',
         [eventId],
       );
       return row?.done ? true : undefined;
