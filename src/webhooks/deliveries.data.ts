@@ -113,7 +113,8 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
     ],
     { prepare: 'webhooks_claim_due' },
   );
-  return rows.map((row) => ({ ...row, id: Number(row.id) }));
+  for (const row of rows) row.id = Number(row.id);
+  return rows;
 }
 
 export interface AttemptRecord {

@@ -110,9 +110,6 @@ export async function fanOutPending(
     { prepare: 'webhooks_fan_out' },
   );
   const summary = rows.pop();
-  return {
-    facts: summary?.facts ?? 0,
-    deliveries: summary?.deliveries ?? 0,
-    claimed: rows.map((row) => ({ ...row, id: Number(row.id) })),
-  };
+  for (const row of rows) row.id = Number(row.id);
+  return { facts: summary?.facts ?? 0, deliveries: summary?.deliveries ?? 0, claimed: rows };
 }
