@@ -6,8 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { Agent, request } from 'undici';
 import type { WebhookSecret } from '../../src/webhooks/crypto.js';
 import { signWebhook } from '../../src/webhooks/signing.js';
@@ -22,28 +21,39 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const RECEIVERS = 4;
 const INSERT_BATCH = 500;
 
-interface Receiver {
-  url: string;
-  server: Server;
-  firstSeen: Map<string, number>;
-  count: number;
+/** The receivers' thread (receivers-worker.mjs): their URLs, how many distinct events they got, when. */
+interface Receivers {
+  urls: string[];
+  received(): number;
+  reset(): Promise<void>;
+  firstSeen(): Promise<Map<string, number>>;
+  close(): Promise<void>;
 }
 
-async function receiver(host: string): Promise<Receiver> {
-  const r: Receiver = { url: '', server: createServer(), firstSeen: new Map(), count: 0 };
-  r.server.on('request', (req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const id = req.headers['x-service-event-id'] as string;
-      if (!r.firstSeen.has(id)) r.firstSeen.set(id, performance.timeOrigin + performance.now());
-      r.count++;
-      res.writeHead(200).end();
-    });
+async function startReceivers(hosts: string[]): Promise<Receivers> {
+  const counter = new SharedArrayBuffer(4);
+  const received = new Int32Array(counter);
+  const worker = new Worker(new URL('./receivers-worker.mjs', import.meta.url), {
+    workerData: { hosts, counter },
   });
-  r.server.listen(0, host);
-  await once(r.server, 'listening');
-  r.url = `http://${host}:${(r.server.address() as AddressInfo).port}/hook`;
-  return r;
+  const next = () => once(worker, 'message').then(([msg]) => msg);
+  const urls = (await next()) as string[];
+  return {
+    urls,
+    received: () => Atomics.load(received, 0),
+    reset: async () => {
+      worker.postMessage('reset');
+      await next();
+    },
+    firstSeen: async () => {
+      worker.postMessage('collect');
+      return new Map((await next()) as [string, number][]);
+    },
+    close: async () => {
+      worker.postMessage('close');
+      await worker.terminate();
+    },
+  };
 }
 
 function saleBody(userId: number, id: number) {
@@ -75,12 +85,12 @@ function saleBody(userId: number, id: number) {
 interface Target {
   accountId: number;
   secret: WebhookSecret;
-  receiver: Receiver;
+  url: string;
 }
 
-async function setupTargets(server: BenchServer, receivers: Receiver[]): Promise<Target[]> {
+async function setupTargets(server: BenchServer, urls: string[]): Promise<Target[]> {
   const targets: Target[] = [];
-  for (const r of receivers) {
+  for (const url of urls) {
     const merchant = await benchMerchant(server.db);
     const [acc] = await server.db.query<{ email: string }>('SELECT email FROM accounts WHERE id = $1', [
       merchant.accountId,
@@ -95,10 +105,10 @@ async function setupTargets(server: BenchServer, receivers: Receiver[]): Promise
     const created = await request(`${server.url}/api/webhook`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', cookie, 'x-csrf-token': csrfToken },
-      body: JSON.stringify({ webhookUrl: r.url, events: ['*'] }),
+      body: JSON.stringify({ webhookUrl: url, events: ['*'] }),
     });
     const hook = (await created.body.json()) as { secret: WebhookSecret };
-    targets.push({ accountId: merchant.accountId, secret: hook.secret, receiver: r });
+    targets.push({ accountId: merchant.accountId, secret: hook.secret, url });
   }
   return targets;
 }
@@ -107,6 +117,13 @@ interface FactBatch {
   ids: string[];
   accounts: number[];
   bodies: string[];
+  /** The parameters as PostgreSQL array literals, built before the clock starts. */
+  params: [string, string, string];
+}
+
+/** A text[] literal (pg would build the same, element by element, while the clock runs). */
+function arrayLiteral(items: readonly (string | number)[]): string {
+  return `{${items.map((v) => `"${String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 }
 
 /**
@@ -116,13 +133,14 @@ interface FactBatch {
 function prepareFacts(targets: Target[], n: number): FactBatch[] {
   const batches: FactBatch[] = [];
   for (let done = 0; done < n; done += INSERT_BATCH) {
-    const batch: FactBatch = { ids: [], accounts: [], bodies: [] };
+    const batch: FactBatch = { ids: [], accounts: [], bodies: [], params: ['', '', ''] };
     for (let i = done; i < Math.min(n, done + INSERT_BATCH); i++) {
       const t = targets[i % targets.length]!;
       batch.ids.push(randomUUID());
       batch.accounts.push(t.accountId);
       batch.bodies.push(JSON.stringify(saleBody(t.accountId, i + 1)));
     }
+    batch.params = [arrayLiteral(batch.ids), arrayLiteral(batch.accounts), arrayLiteral(batch.bodies)];
     batches.push(batch);
   }
   return batches;
@@ -130,7 +148,7 @@ function prepareFacts(targets: Target[], n: number): FactBatch[] {
 
 /** Records the facts in transactions of INSERT_BATCH, as recordNotification writes them (the fact row is the outbox). */
 async function recordFacts(server: BenchServer, batches: FactBatch[], created: Map<string, number>) {
-  for (const { ids, accounts, bodies } of batches) {
+  for (const { ids, params } of batches) {
     await server.db.query(
       `WITH e AS (
          INSERT INTO notification_events (id, account_id, event_type, subject_type, subject_id, webhook_body)
@@ -138,7 +156,7 @@ async function recordFacts(server: BenchServer, batches: FactBatch[], created: M
            FROM unnest($1::uuid[], $2::bigint[], $3::text[]) WITH ORDINALITY AS u(id, account_id, body, ord)
          RETURNING id, created_at)
        INSERT INTO notification_outbox (event_id, created_at) SELECT id, created_at FROM e`,
-      [ids, accounts, bodies],
+      params,
     );
     const at = performance.timeOrigin + performance.now();
     for (const id of ids) created.set(id, at);
@@ -155,14 +173,14 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-async function gatewayRun(server: BenchServer, targets: Target[], n: number) {
-  for (const t of targets) t.receiver.firstSeen.clear();
+async function gatewayRun(server: BenchServer, receivers: Receivers, targets: Target[], n: number) {
+  await receivers.reset();
   const created = new Map<string, number>();
   const batches = prepareFacts(targets, n);
   const cpuBefore = CPU ? cpuSnapshot(server.pid) : undefined;
   const start = performance.timeOrigin + performance.now();
   await recordFacts(server, batches, created);
-  const total = () => targets.reduce((s, t) => s + t.receiver.firstSeen.size, 0);
+  const total = () => receivers.received();
   const progress = process.env.BENCH_DEBUG
     ? setInterval(() => {
         void server.db
@@ -185,8 +203,7 @@ async function gatewayRun(server: BenchServer, targets: Target[], n: number) {
     await new Promise((r) => setTimeout(r, 20));
   }
   clearInterval(progress);
-  const seen = new Map<string, number>();
-  for (const t of targets) for (const [id, at] of t.receiver.firstSeen) seen.set(id, at);
+  const seen = await receivers.firstSeen();
   const end = Math.max(...seen.values());
   const latencies = [...created].map(([id, at]) => (seen.get(id) ?? end) - at).sort((a, b) => a - b);
   if (cpuBefore) {
@@ -221,7 +238,7 @@ async function baselineRun(targets: Target[], n: number) {
         for (let job = jobs.pop(); job; job = jobs.pop()) {
           const sent = performance.now();
           const signed = signWebhook(t.secret, job.id, 'sale.paid', job.body, false);
-          const res = await request(t.receiver.url, {
+          const res = await request(t.url, {
             method: 'POST',
             body: job.body,
             headers: signed.headers,
@@ -240,13 +257,11 @@ async function baselineRun(targets: Target[], n: number) {
 }
 
 export async function run(server: BenchServer): Promise<void> {
-  const receivers = await Promise.all(
-    Array.from({ length: RECEIVERS }, (_, i) => receiver(`127.0.0.${i + 1}`)),
-  );
+  const receivers = await startReceivers(Array.from({ length: RECEIVERS }, (_, i) => `127.0.0.${i + 1}`));
   try {
-    const targets = await setupTargets(server, receivers);
+    const targets = await setupTargets(server, receivers.urls);
     if (WARMUP_FACTS > 0) {
-      await gatewayRun(server, targets, WARMUP_FACTS);
+      await gatewayRun(server, receivers, targets, WARMUP_FACTS);
       await baselineRun(targets, WARMUP_FACTS);
     }
     // the machines are shared and noisy: ROUNDS alternating pairs, each ratio from a baseline measured just
@@ -254,7 +269,7 @@ export async function run(server: BenchServer): Promise<void> {
     const pairs: { baseline: Measured; target: Measured; ratio: number }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const baseline = await baselineRun(targets, FACTS);
-      const target = await gatewayRun(server, targets, FACTS);
+      const target = await gatewayRun(server, receivers, targets, FACTS);
       pairs.push({ baseline, target, ratio: target.perSec / baseline.perSec });
     }
     const fmt = (m: Measured) =>
@@ -277,6 +292,6 @@ export async function run(server: BenchServer): Promise<void> {
       `  ratio    ${ratio.toFixed(2)}${ROUNDS > 1 ? ' (median round)' : ''}  (goal >= 0.5)  ${ratio >= 0.5 ? 'OK' : 'BELOW GOAL'}`,
     );
   } finally {
-    for (const r of receivers) r.server.close();
+    await receivers.close();
   }
 }
