@@ -33,8 +33,12 @@ describe.each([
     expect(await db().query(setting)).toEqual([{ seq: 'on', hash: 'on' }]);
 
     await db().query('CREATE TABLE IF NOT EXISTS settings_probe (n int)');
-    await queue.query('INSERT INTO settings_probe (n) VALUES ($1)', [7], { prepare: 'settings_probe_insert' });
-    await queue.query('INSERT INTO settings_probe (n) VALUES ($1)', [8], { prepare: 'settings_probe_insert' });
+    await queue.query('INSERT INTO settings_probe (n) VALUES ($1)', [7], {
+      prepare: 'settings_probe_insert',
+    });
+    await queue.query('INSERT INTO settings_probe (n) VALUES ($1)', [8], {
+      prepare: 'settings_probe_insert',
+    });
     // committed: another connection sees the rows
     expect(await db().query('SELECT n FROM settings_probe ORDER BY n')).toEqual([{ n: 7 }, { n: 8 }]);
   });
