@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDue } from '../../src/webhooks/deliveries.data.js';
 import { fanOutPending } from '../../src/webhooks/fanout.js';
+import { sweep } from '../../src/webhooks/sweeper.js';
 import { createMerchant } from '../support/factories.js';
 import { recordFact } from '../support/notifications.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -135,5 +136,33 @@ describe('claiming due attempts', () => {
       ['127.0.0.2:9', 1, true, 1500],
       ['127.0.0.2:9', 1, true, 2500],
     ]);
+  });
+
+  it('the sweeper fans out facts left in the outbox for 10 s (none of their attempts claimed), and no newer ones', async () => {
+    const m = await createMerchant(server);
+    await createWebhook(server, m, 'http://127.0.0.1:9/sweep', ['sale.paid']);
+    const old = await recordFact(server, m.accountId, 'sale.paid');
+    const recent = await recordFact(server, m.accountId, 'sale.paid');
+    const { db } = server.runtime.platform;
+    await db.query(
+      `UPDATE notification_outbox SET created_at = now() - interval '11 seconds' WHERE event_id = $1`,
+      [old],
+    );
+    // only these two facts wait (earlier tests here fanned out theirs)
+    expect(
+      (await db.query<{ event_id: string }>('SELECT event_id FROM notification_outbox'))
+        .map((r) => r.event_id)
+        .sort(),
+    ).toEqual([old, recent].sort());
+
+    expect(await sweep(db, db)).toBe(1);
+    const rows = await db.query<{ event_id: string; attempts: number; due: boolean }>(
+      `SELECT event_id, attempts, ticket IS NOT NULL AND next_attempt_at <= now() AS due
+         FROM notification_deliveries WHERE event_id IN ($1, $2)`,
+      [old, recent],
+    );
+    expect(rows).toEqual([{ event_id: old, attempts: 0, due: true }]);
+    const waiting = await db.query<{ event_id: string }>('SELECT event_id FROM notification_outbox');
+    expect(waiting).toEqual([{ event_id: recent }]);
   });
 });
