@@ -27,19 +27,27 @@ export function targetGroup(url: string): string {
   }
 }
 
-export interface ClaimRequest {
-  /** Most attempts to claim. */
-  limit: number;
-  /** Hosts that take nothing now. */
-  skipHosts: string[];
+/**
+ * A process's room per target host, and how an attempt's lease follows from its place in its host's queue.
+ * Claims and fan-out both place attempts with it.
+ */
+export interface HostRoom {
   /** Attempts this process already holds per host (others hold none); a host takes heldPerHost minus that. */
   holding: Map<string, number>;
+  /** 0 takes nothing. */
   heldPerHost: number;
   /** Attempts in flight per host: an attempt waits behind ceil(position / perHost) rounds of its host. */
   perHost: number;
   /** Bound of one round (the response timeout), and the margin added to every lease. */
   roundMs: number;
   marginMs: number;
+}
+
+export interface ClaimRequest extends HostRoom {
+  /** Most attempts to claim. */
+  limit: number;
+  /** Hosts that take nothing now. */
+  skipHosts: string[];
 }
 
 /**

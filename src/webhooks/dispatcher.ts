@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Queryable } from '../platform/db.js';
-import { type ClaimedAttempt, claimDue } from './deliveries.data.js';
+import { type ClaimedAttempt, claimDue, type HostRoom } from './deliveries.data.js';
 import { type AttemptRunner, LEASE_MARGIN_MS } from './delivery-worker.js';
-import { type FirstAttemptRoom, fanOutPending, NO_ROOM } from './fanout.js';
+import { fanOutPending, NO_ROOM } from './fanout.js';
 
 export interface DispatchLimits {
   /** Attempts held by this process (in flight, waiting for their host, or being recorded). */
@@ -114,7 +114,7 @@ export class DeliveryDispatcher {
         this.waitingForRoom = false;
         let more = false;
         const now = Date.now();
-        const room = this.firstAttemptRoom();
+        const room = this.room();
         const claimFirst = room.free >= this.limits.minFanOutRoom;
         if (claimFirst || now - lastFanOut >= this.limits.fanOutIdleMs) {
           lastFanOut = now;
@@ -143,18 +143,27 @@ export class DeliveryDispatcher {
     }
   }
 
-  /** Room for first attempts: what each host this process holds attempts of may still take. */
-  private firstAttemptRoom(): FirstAttemptRoom & { free: number } {
+  /**
+   * What this process holds per host. For first attempts (fan-out) every host may fill its share, and `free`
+   * is the room left over all of them; for claims a host holding half its share or more sits out.
+   */
+  private room(): HostRoom & { free: number; sittingOut: string[]; belowSitOut: Map<string, number> } {
     const holding = new Map<string, number>();
+    const belowSitOut = new Map<string, number>();
+    const sittingOut: string[] = [];
     let free = this.hosts.size === 0 ? this.limits.fanOutBatch : 0;
     for (const h of this.hosts.values()) {
       const n = h.running + h.waiting.length;
       holding.set(h.key, n);
       free += Math.max(0, this.limits.heldPerHost - n);
+      if (n >= this.sitOut()) sittingOut.push(h.key);
+      else belowSitOut.set(h.key, n);
     }
     return {
       free: Math.min(free, this.limits.maxHeld - this.held),
       holding,
+      sittingOut,
+      belowSitOut,
       heldPerHost: this.limits.heldPerHost,
       perHost: this.limits.perHost,
       roundMs: this.deps.timeoutMs,
@@ -173,21 +182,12 @@ export class DeliveryDispatcher {
 
   /** Hosts holding half their share or more sit out; the others may take what their share has left. */
   private claim(limit: number): Promise<ClaimedAttempt[]> {
-    const skipHosts: string[] = [];
-    const holding = new Map<string, number>();
-    for (const h of this.hosts.values()) {
-      const n = h.running + h.waiting.length;
-      if (n >= this.sitOut()) skipHosts.push(h.key);
-      else holding.set(h.key, n);
-    }
+    const room = this.room();
     return claimDue(this.deps.queue, {
+      ...room,
       limit,
-      skipHosts,
-      holding,
-      heldPerHost: this.limits.heldPerHost,
-      perHost: this.limits.perHost,
-      roundMs: this.deps.timeoutMs,
-      marginMs: LEASE_MARGIN_MS,
+      skipHosts: room.sittingOut,
+      holding: room.belowSitOut,
     });
   }
 

@@ -1,22 +1,8 @@
 import type { Queryable } from '../platform/db.js';
-import type { ClaimedAttempt } from './deliveries.data.js';
+import type { ClaimedAttempt, HostRoom } from './deliveries.data.js';
 
-/**
- * A process's room for first attempts: how many attempts it holds per target host and how many it may hold.
- * Fan-out claims a delivery's first attempt for the process when its host has room (its position in the
- * host's queue within heldPerHost), exactly as a claim would, so most first attempts need no claim at all.
- */
-export interface FirstAttemptRoom {
-  holding: Map<string, number>;
-  /** 0 claims nothing: every delivery is left due for any process to claim. */
-  heldPerHost: number;
-  /** Attempts in flight per host: an attempt waits behind ceil(position / perHost) rounds of its host. */
-  perHost: number;
-  roundMs: number;
-  marginMs: number;
-}
-
-export const NO_ROOM: FirstAttemptRoom = {
+/** Fan-out that claims no first attempt: every delivery is left due, for any process. */
+export const NO_ROOM: HostRoom = {
   holding: new Map(),
   heldPerHost: 0,
   perHost: 1,
@@ -44,7 +30,7 @@ type Row = ClaimedAttempt & { facts: number | null; deliveries: number | null };
 export async function fanOutPending(
   queue: Queryable,
   limit: number,
-  room: FirstAttemptRoom = NO_ROOM,
+  room: HostRoom = NO_ROOM,
   minAgeMs = 0,
 ): Promise<FanOutResult> {
   // facts and the rows claimed are looked up by primary key (joining two CTEs ran as a nested loop of both)

@@ -17,9 +17,9 @@ export interface NotificationFact {
 
 /**
  * Records a notification fact in the caller's transaction (outbox): the fact row and its notification_outbox
- * entry commit with the state change that caused them, or not at all. Every worker process's delivery dispatcher fans out committed facts from this
- * table (see fanout.ts; a pg-boss job per fact cost ~30 % of the database's work in the webhooks benchmark,
- * see docs/decisions.md). Returns the stable event id.
+ * entry commit with the state change that caused them, or not at all. Every worker process's dispatcher fans
+ * out committed facts from the outbox (fanout.ts; docs/decisions.md says why not a pg-boss job per fact).
+ * Returns the stable event id.
  */
 export async function recordNotification(tx: Queryable, fact: NotificationFact): Promise<string> {
   const id = randomUUID();

@@ -11,10 +11,11 @@ const LIMIT = 500;
 
 /**
  * Recovery for process crashes. Facts are normally fanned out by the dispatchers (dispatcher.ts); the sweeper
- * takes any left behind for STALE_FACT_MS as a backstop, leaving their deliveries due. An attempt whose lease ran out was cut off by its process dying: it is logged as
- * interrupted and the next one made due (or the delivery fails when it was the last). Both paths are
- * idempotent (fan-out claims facts; the lease check and row lock claim attempts), so several sweeping
- * processes cannot duplicate anything. Returns the number of deliveries made due.
+ * takes any left behind for STALE_FACT_MS as a backstop, leaving their deliveries due. An attempt whose lease
+ * ran out was cut off by its process dying: it is logged as interrupted and the next one made due (or the
+ * delivery fails when it was the last). Both paths are idempotent (fan-out takes outbox rows under lock; the
+ * lease check and row lock claim attempts), so several sweeping processes cannot duplicate anything. Returns
+ * the number of deliveries made due.
  */
 export async function sweep(db: Db, queue: Queryable): Promise<number> {
   const { deliveries: created } = await fanOutPending(queue, LIMIT, NO_ROOM, STALE_FACT_MS);
