@@ -231,6 +231,7 @@ async function baselineRun(targets: Target[], n: number) {
     return { t, jobs };
   });
   const latencies: number[] = [];
+  const cpuBefore = CPU ? process.cpuUsage() : undefined;
   const start = performance.now();
   await Promise.all(
     work.flatMap(({ t, jobs }) =>
@@ -251,6 +252,10 @@ async function baselineRun(targets: Target[], n: number) {
     ),
   );
   const elapsed = performance.now() - start;
+  if (cpuBefore) {
+    const { user, system } = process.cpuUsage(cpuBefore);
+    console.log(`  cpu s per 1,000 baseline requests: bench ${((user + system) / 1000 / n).toFixed(3)} (client, receivers)`);
+  }
   await agent.close();
   latencies.sort((a, b) => a - b);
   return { perSec: n / (elapsed / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
