@@ -254,7 +254,9 @@ async function baselineRun(targets: Target[], n: number) {
   const elapsed = performance.now() - start;
   if (cpuBefore) {
     const { user, system } = process.cpuUsage(cpuBefore);
-    console.log(`  cpu s per 1,000 baseline requests: bench ${((user + system) / 1000 / n).toFixed(3)} (client, receivers)`);
+    console.log(
+      `  cpu s per 1,000 baseline requests: bench ${((user + system) / 1000 / n).toFixed(3)} (client, receivers)`,
+    );
   }
   await agent.close();
   latencies.sort((a, b) => a - b);
