@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { Agent, request } from 'undici';
 import type { WebhookSecret } from '../../src/webhooks/crypto.js';
 import { NotificationClient } from '../../src/webhooks/http-client.js';
+import { newEventId } from '../../src/webhooks/outbox.js';
 import { signWebhook } from '../../src/webhooks/signing.js';
 import { DELIVERY_LIMITS } from '../../src/webhooks/workers.js';
 import { type BenchServer, benchMerchant, cpuSnapshot } from '../lib.js';
@@ -137,7 +138,7 @@ function prepareFacts(targets: Target[], n: number): FactBatch[] {
     const batch: FactBatch = { ids: [], accounts: [], bodies: [], params: ['', '', ''] };
     for (let i = done; i < Math.min(n, done + INSERT_BATCH); i++) {
       const t = targets[i % targets.length]!;
-      batch.ids.push(randomUUID());
+      batch.ids.push(newEventId());
       batch.accounts.push(t.accountId);
       batch.bodies.push(JSON.stringify(saleBody(t.accountId, i + 1)));
     }

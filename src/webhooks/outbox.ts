@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../platform/db.js';
 import { targetGroup } from './deliveries.data.js';
 import type { EventName } from './events.js';
@@ -16,13 +16,22 @@ export interface NotificationFact {
 }
 
 /**
+ * A fact's event id (`X-Service-Event-Id`, `webhook-id`): a UUIDv7, whose leading bits are its creation time,
+ * so the facts' primary key and the deliveries' (fact, webhook) index grow at their right edge instead of
+ * at random pages (random v4 ids: ~30 % more time in fan-out and in recording facts, webhooks benchmark).
+ */
+export function newEventId(): string {
+  return uuidv7();
+}
+
+/**
  * Records a notification fact in the caller's transaction (outbox): the fact row and its notification_outbox
  * entry commit with the state change that caused them, or not at all. Every worker process's dispatcher fans
  * out committed facts from the outbox (fanout.ts; docs/decisions.md says why not a pg-boss job per fact).
  * Returns the stable event id.
  */
 export async function recordNotification(tx: Queryable, fact: NotificationFact): Promise<string> {
-  const id = randomUUID();
+  const id = newEventId();
   // the fact and its place in the outbox queue, in one statement
   await tx.query(
     `WITH e AS (

@@ -109,6 +109,10 @@ describe('webhook delivery', () => {
       const a = await recordFact(server, m.accountId, 'sale.pending', { body });
       const b = await recordFact(server, m.accountId, 'sale.paid', { body: { ...body, status: 'PAGO' } });
       expect(a).not.toBe(b);
+      // UUIDv7: version 7, and a later fact's id sorts after an earlier one's (time-ordered keys)
+      for (const id of [a, b])
+        expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(a < b).toBe(true);
       const got = await r.waitFor(2);
       expect(new Set(got.map((g) => g.headers['x-service-event-id']))).toEqual(new Set([a, b]));
     } finally {
