@@ -49,7 +49,9 @@ export async function createSale(
   options: { notifyPending: boolean },
 ): Promise<SaleRow> {
   const fees = await saleFees(tx, input.accountId, input.amount);
-  const sale = await insertSale(tx, { ...input, ...fees, uuid: randomUUID() });
+  // spec: shipping is for physical products only, null for digital ones (Sale object and notifications)
+  const shipping = input.items.some((item) => item.tangible) ? input.shipping : null;
+  const sale = await insertSale(tx, { ...input, shipping, ...fees, uuid: randomUUID() });
   if (options.notifyPending) await notifySaleStatus(tx, sale);
   return sale;
 }

@@ -270,6 +270,19 @@ describe('Sale fields per payment method', () => {
     expect(Object.keys(res.body.shipping as object)).toEqual(Object.keys(shipping));
   });
 
+  it('a sale of digital products only has no shipping (spec: physical products only)', async () => {
+    const s = await sandboxSale(server, merchant, {
+      items: [{ title: 'Curso', unitPrice: 10000, quantity: 1, tangible: false }],
+      shipping: { zipCode: '01310100', street: 'Av. Paulista' },
+    });
+    expect((await get(s.uuid)).body.shipping).toBeNull();
+    const [fact] = await server.runtime.platform.db.query<{ webhook_body: string }>(
+      `SELECT webhook_body FROM notification_events WHERE subject_type = 'sale' AND subject_id = $1`,
+      [s.id],
+    );
+    expect(JSON.parse(fact!.webhook_body).shipping).toBeNull();
+  });
+
   it('fees and reserve come from the account settings, half-up', async () => {
     const m = await createMerchant(server, 'Fee Merchant');
     // 3.99 % + 0.99; reserve 10 %

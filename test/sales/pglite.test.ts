@@ -20,6 +20,7 @@ it('creates, pays, disputes and looks up sales on PGlite', async () => {
   const sale = await sandboxSale(server, merchant, {
     paymentMethod: 'CREDIT_CARD',
     installments: 2,
+    items: [{ title: 'Livro', unitPrice: 10000, quantity: 1, tangible: true }],
     shipping: { zip: '01001000', city: 'São Paulo' },
     postbackUrl: 'https://merchant.example/pb',
   });
