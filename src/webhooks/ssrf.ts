@@ -47,7 +47,11 @@ export function urlProblem(raw: string, field = 'webhookUrl'): string | null {
   return null;
 }
 
-/** Save-time check in production: the host (literal or every address it resolves to) must be public. */
+/**
+ * Save-time check in production: the host (literal or every address it resolves to now) must be public. A
+ * name that does not resolve now is accepted: it cannot reach anything yet, DNS may not have propagated, and
+ * the connect-time lookup guard checks whatever it resolves to at every attempt.
+ */
 export async function addressProblem(raw: string): Promise<string | null> {
   const url = new URL(raw);
   const literal = literalAddress(url);
@@ -59,7 +63,7 @@ export async function addressProblem(raw: string): Promise<string | null> {
       dnsLookup(url.hostname, { all: true }, (err, list) => (err ? reject(err) : resolve(list))),
     );
   } catch {
-    return `webhookUrl host ${url.hostname} cannot be resolved`;
+    return null;
   }
   const bad = addresses.find((a) => !isPublicAddress(a.address));
   return bad ? `webhookUrl host ${url.hostname} resolves to a non-public address (${bad.address})` : null;

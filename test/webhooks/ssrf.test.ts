@@ -104,6 +104,9 @@ describe('production rules (NODE_ENV=production)', () => {
         error: { code: 'VALIDATION_ERROR', message: expect.any(String) },
       });
     }
+    // a name that does not resolve (yet) is accepted: the connect-time guard checks it at every attempt
+    const unresolved = await createWebhook(server, merchant, 'https://hooks.merchant.invalid/hook', ['*']);
+    await call('DELETE', `${server.url}/api/webhook/${unresolved.id}`, { headers: merchant.panel });
     const ok = await createWebhook(server, merchant, 'https://93.184.216.34/hook', ['*']);
     const put = await call('PUT', `${server.url}/api/webhook/${ok.id}`, {
       headers: merchant.panel,
