@@ -1,8 +1,10 @@
-import { startIdempotencyCleanup } from './cashouts/idempotency.js';
+import { deleteExpiredKeys, KEY_CLEANUP_EVERY_MS } from './cashouts/idempotency.js';
 import { payoutProviders } from './payouts/providers.js';
 import { startPayoutWorker } from './payouts/worker.js';
 import type { Platform } from './platform/context.js';
+import { startPeriodic } from './platform/periodic.js';
 import { startReserveWorker } from './sales/reserve.js';
+import { CALLBACK_CLEANUP_EVERY_MS, deleteStaleCallbacks } from './sales/service.js';
 import { startNotificationWorkers } from './webhooks/workers.js';
 
 /**
@@ -12,12 +14,21 @@ import { startNotificationWorkers } from './webhooks/workers.js';
 export async function startWorkers(platform: Platform): Promise<() => Promise<void>> {
   await startPayoutWorker(platform, payoutProviders(platform.db).sandbox);
   await startReserveWorker(platform.db, platform.queue);
-  const stopKeyCleanup = startIdempotencyCleanup(platform.db, (err) =>
-    platform.log.warn({ err }, 'idempotency key cleanup failed'),
+  const { db, log } = platform;
+  const stopKeyCleanup = startPeriodic(
+    KEY_CLEANUP_EVERY_MS,
+    () => deleteExpiredKeys(db),
+    (err) => log.warn({ err }, 'idempotency key cleanup failed'),
+  );
+  const stopCallbackCleanup = startPeriodic(
+    CALLBACK_CLEANUP_EVERY_MS,
+    () => deleteStaleCallbacks(db),
+    (err) => log.warn({ err }, 'processor callback cleanup failed'),
   );
   const stopNotifications = await startNotificationWorkers(platform);
   return async () => {
     stopKeyCleanup();
+    stopCallbackCleanup();
     await stopNotifications();
   };
 }

@@ -40,7 +40,8 @@ export function replayCheck(stored: StoredOutcome, requestHash: string): void {
 export const inUse = () =>
   new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed');
 
-const CLEANUP_EVERY_MS = 15 * 60_000;
+/** How often expired keys are deleted (started with the workers). */
+export const KEY_CLEANUP_EVERY_MS = 15 * 60_000;
 
 /** Deletes up to 10,000 expired keys (an expired key is already ignored; this keeps the table small). */
 export async function deleteExpiredKeys(db: Queryable): Promise<number> {
@@ -50,13 +51,4 @@ export async function deleteExpiredKeys(db: Queryable): Promise<number> {
      RETURNING 1`,
   );
   return rows.length;
-}
-
-/** Deletes expired keys every 15 minutes (started with the workers); returns the stop function. */
-export function startIdempotencyCleanup(db: Queryable, onError: (err: unknown) => void): () => void {
-  const timer = setInterval(() => {
-    deleteExpiredKeys(db).catch(onError);
-  }, CLEANUP_EVERY_MS);
-  timer.unref();
-  return () => clearInterval(timer);
 }

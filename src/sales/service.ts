@@ -95,12 +95,26 @@ export async function applyProcessorStatus(
   });
 }
 
-/** Records a callback signature; false when it was already used inside the freshness window. */
+/**
+ * Records a callback signature; false when it was already used. Rows past the signatures' freshness window
+ * are deleted by a periodic cleanup (deleteStaleCallbacks), not here: deleting them inside every callback made
+ * overlapping callbacks wait on each other's whole transaction.
+ */
 async function firstUse(tx: Queryable, processor: string, signature: string): Promise<boolean> {
-  await tx.query(`DELETE FROM processor_callbacks WHERE received_at < now() - interval '10 minutes'`);
   const rows = await tx.query(
     `INSERT INTO processor_callbacks (processor, signature) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`,
     [processor, signature],
   );
   return rows.length === 1;
+}
+
+/** How often applied callbacks past their signatures' freshness window are deleted (started with the workers). */
+export const CALLBACK_CLEANUP_EVERY_MS = 60_000;
+
+/** Deletes recorded callbacks older than 10 minutes: a replay that old already fails its timestamp check. */
+export async function deleteStaleCallbacks(db: Queryable): Promise<number> {
+  const rows = await db.query(
+    `DELETE FROM processor_callbacks WHERE received_at < now() - interval '10 minutes' RETURNING 1`,
+  );
+  return rows.length;
 }
