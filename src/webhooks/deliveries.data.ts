@@ -78,8 +78,9 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
   // one small input: joining the picked rows to the locked ones there ran as a nested loop of the two CTEs
   // (their estimates say "a few rows"), 512 × 512 comparisons per claim, 75 % of its time (auto_explain).
   // The lock step rechecks the ticket on the row version it locks (a concurrent claim cleared it: skipped);
-  // the status is checked in the update, on that same locked version, and not in the lock step, whose
-  // predicate would otherwise match the due index's and let the planner walk that whole index.
+  // the status and due time are checked in the update, on that same locked version (another process may have
+  // claimed it and written a retry meanwhile), and not in the lock step, whose predicate would otherwise
+  // match the due index's and let the planner walk that whole index.
   const rows = await queue.query<ClaimedAttempt>(
     `WITH cand AS (
        SELECT id, target_host, next_attempt_at FROM notification_deliveries
@@ -99,7 +100,7 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
        UPDATE notification_deliveries d
           SET ticket = NULL, attempts = d.attempts + 1, last_attempt_at = now(),
               lease_until = now() + make_interval(secs => (ceil(locked.pos::numeric / $6) * $7 + $8)::double precision / 1000)
-         FROM locked WHERE d.id = locked.id AND d.status = 'PENDING'
+         FROM locked WHERE d.id = locked.id AND d.status = 'PENDING' AND d.next_attempt_at <= now()
         RETURNING d.id, d.kind, d.attempts, d.redelivery, d.event_id, d.webhook_id, d.target_host, d.next_attempt_at)
      SELECT c.id, c.kind, c.attempts AS attempt, c.redelivery, c.target_host AS "targetHost",
             e.id AS "eventId", e.event_type AS "eventType", e.webhook_body AS "webhookBody",
@@ -159,7 +160,10 @@ export async function recordAttempts(
      logged AS (
        INSERT INTO notification_attempts
          (delivery_id, attempt, event_type, url, redelivery, status_code, error, duration_ms)
-       SELECT delivery_id, attempt, event_type, url, redelivery, status_code, error, duration_ms FROM input)
+       SELECT delivery_id, attempt, event_type, url, redelivery, status_code, error, duration_ms FROM input
+       -- the sweeper logged this attempt as interrupted (its lease ran out first): keep that, and the rest of
+       -- the batch (the update below already leaves such a delivery to its newer attempt)
+       ON CONFLICT DO NOTHING)
      UPDATE notification_deliveries d
         SET status = i.status, status_code = i.status_code, error = i.error, lease_until = NULL, ticket = i.ticket,
             next_attempt_at = CASE WHEN i.ticket IS NULL THEN NULL

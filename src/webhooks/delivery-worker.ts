@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import type { Config } from '../platform/config.js';
 import type { Db, Queryable } from '../platform/db.js';
 import { type OutboundRequest, postbackRequest } from '../postbacks/postback.js';
@@ -29,6 +30,7 @@ export interface EngineDeps {
   client: NotificationClient;
   /** Wakes this process's delivery dispatcher after `delayMs` (a retry falls due). */
   wake: (delayMs: number) => void;
+  log: Logger;
 }
 
 interface Outcome {
@@ -60,10 +62,22 @@ export class AttemptRunner {
       await abandonDeleted(deps.db, c.id);
       return;
     }
-    const request = this.build(c);
+    let url = (c.kind === 'webhook' ? c.webhookUrl : c.postbackUrl) ?? '';
     let result: AttemptResult;
     try {
+      const request = this.build(c);
+      url = request.url;
       result = await deps.client.post(request.url, request.body, request.headers);
+    } catch (err) {
+      // nothing was sent (e.g. the secret cannot be decrypted under this process's SECRETS_KEY): the attempt
+      // counts and is retried like a network error, and the host's slot is freed below all the same
+      deps.log.error({ err, deliveryId: c.id }, 'notification attempt could not be prepared');
+      result = {
+        outcome: 'retry',
+        statusCode: null,
+        error: 'not sent: the attempt could not be prepared',
+        durationMs: 0,
+      };
     } finally {
       onSent();
     }
@@ -72,7 +86,7 @@ export class AttemptRunner {
         deliveryId: c.id,
         attempt: c.attempt,
         eventType: c.eventType,
-        url: request.url,
+        url,
         redelivery: c.redelivery,
         statusCode: result.statusCode,
         error: result.error,

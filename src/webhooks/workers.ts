@@ -38,7 +38,7 @@ export async function startNotificationWorkers(platform: Platform): Promise<() =
     if (delayMs <= 0) dispatcher?.wake();
     else setTimeout(() => dispatcher?.wake(), delayMs + 5).unref();
   };
-  const runner = new AttemptRunner({ db, queue, config, client, wake });
+  const runner = new AttemptRunner({ db, queue, config, client, wake, log });
   dispatcher = new DeliveryDispatcher(
     { queue, log, timeoutMs: config.webhookTimeoutMs },
     runner,

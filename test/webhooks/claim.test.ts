@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimDue } from '../../src/webhooks/deliveries.data.js';
+import { claimDue, recordAttempts } from '../../src/webhooks/deliveries.data.js';
 import { fanOutPending } from '../../src/webhooks/fanout.js';
 import { sweep } from '../../src/webhooks/sweeper.js';
 import { createMerchant } from '../support/factories.js';
@@ -136,6 +136,56 @@ describe('claiming due attempts', () => {
       ['127.0.0.2:9', 1, true, 1500],
       ['127.0.0.2:9', 1, true, 2500],
     ]);
+  });
+
+  it('an outcome written after the sweeper logged its attempt as interrupted leaves the rest of its batch intact', async () => {
+    const m = await createMerchant(server);
+    await createWebhook(server, m, 'http://127.0.0.1:9/late', ['sale.paid']);
+    await recordFact(server, m.accountId, 'sale.paid');
+    await recordFact(server, m.accountId, 'sale.paid');
+    const { db } = server.runtime.platform;
+    await fanOutPending(db, 100);
+    const [late, onTime] = await claimDue(db, {
+      limit: 2,
+      skipHosts: [],
+      holding: new Map(),
+      heldPerHost: 16,
+      perHost: 8,
+      roundMs: 1000,
+      marginMs: 500,
+    });
+    // what the sweeper does when the first attempt's lease runs out before its outcome is written
+    await db.query(
+      `INSERT INTO notification_attempts (delivery_id, attempt, event_type, url, redelivery, error, duration_ms)
+       VALUES ($1, 1, 'sale.paid', 'http://127.0.0.1:9/late', false, 'interrupted', 0)`,
+      [late!.id],
+    );
+    await db.query(
+      `UPDATE notification_deliveries SET ticket = gen_random_uuid(), lease_until = NULL WHERE id = $1`,
+      [late!.id],
+    );
+    const outcome = (id: number) => ({
+      record: {
+        deliveryId: id,
+        attempt: 1,
+        eventType: 'sale.paid',
+        url: 'http://127.0.0.1:9/late',
+        redelivery: false,
+        statusCode: 200,
+        error: null,
+        durationMs: 5,
+      },
+      next: { status: 'DELIVERED' as const },
+    });
+    await recordAttempts(db, [outcome(late!.id), outcome(onTime!.id)]);
+    const rows = await db.query<{ id: string; status: string }>(
+      'SELECT id, status FROM notification_deliveries WHERE id = ANY($1::bigint[]) ORDER BY id',
+      [[late!.id, onTime!.id]],
+    );
+    expect(Object.fromEntries(rows.map((r) => [Number(r.id), r.status]))).toEqual({
+      [late!.id]: 'PENDING',
+      [onTime!.id]: 'DELIVERED',
+    });
   });
 
   it('the sweeper fans out facts left in the outbox for 10 s (none of their attempts claimed), and no newer ones', async () => {

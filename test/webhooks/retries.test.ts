@@ -113,6 +113,27 @@ describe('retry rules', () => {
     for (const a of attempts) expect(a.error).toMatch(/ECONNREFUSED/);
   });
 
+  it('counts an attempt that could not be prepared (undecryptable secret) as a retry, sending nothing', async () => {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const merchant = await createMerchant(server);
+    const hook = await createWebhook(server, merchant, `${receiver.url}/hook`, ['sale.paid']);
+    const { db } = server.runtime.platform;
+    await db.query(`UPDATE webhooks SET secret_enc = 'not-a-ciphertext' WHERE id = $1`, [hook.id]);
+    await recordFact(server, merchant.accountId, 'sale.paid');
+    const settled = await waitUntil(
+      async () => {
+        const [d] = await deliveries(server, merchant, hook.id);
+        return d && d.status !== 'PENDING' ? d : undefined;
+      },
+      60000,
+      () => 'delivery to settle',
+    );
+    expectSettled(settled, 'FAILED', 3, null);
+    expect(settled.error).toBe('not sent: the attempt could not be prepared');
+    expect(receiver.received).toHaveLength(0);
+  });
+
   it('does not retry a redirect (3xx is not followed)', async () => {
     const { receiver, settled } = await scenario((r) => r.setFallback({ status: 302 }));
     expectSettled(settled, 'FAILED', 1, 302);
