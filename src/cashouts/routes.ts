@@ -34,7 +34,8 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
         body: S.CashoutBody,
         response: {
           201: S.WithdrawalCreated,
-          400: ShapeD,
+          // D for invalid input, C for GENERAL_ERROR (fees that take the whole amount)
+          400: Type.Union([ShapeD, ShapeC]),
           401: ShapeD,
           403: Type.Union([ShapeC, ShapeB]),
           409: ShapeC,

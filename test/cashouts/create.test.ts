@@ -235,6 +235,23 @@ describe('POST /api/public/cashout: 401, 403, 422', () => {
     }
   });
 
+  it('400 GENERAL_ERROR in shape C when the fees take the whole amount, and nothing is written', async () => {
+    const other = await createMerchant(server);
+    const { db } = server.runtime.platform;
+    await updateAccount(db, other.accountId, { cashoutFeeFixed: 20000 });
+    const res = await post({ amount: 150, pixKey: '52998224725' }, other.keys);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      message: 'The amount does not cover the cashout fees',
+      errorType: 'GENERAL_ERROR',
+    });
+    const [{ n }] = (await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM withdrawals WHERE account_id = $1',
+      [other.accountId],
+    )) as [{ n: number }];
+    expect(n).toBe(0);
+  });
+
   it('422 MINIMUM_VALUE, MAXIMUM_VALUE and INSUFFICIENT_BALANCE in shape C', async () => {
     expect((await post({ amount: 99.99, pixKey: '52998224725' })).body).toEqual({
       message: 'The minimum cashout amount is 100.00',
