@@ -28,25 +28,13 @@ export class SessionService {
 
   async login(emailRaw: string, password: string): Promise<NewSession> {
     const email = emailRaw.trim().toLowerCase();
-    const [lock] = await this.db.query<{ retry_after: number }>(
-      `SELECT ceil(extract(epoch FROM locked_until - now()))::int AS retry_after
-         FROM login_failures WHERE email = $1 AND locked_until > now()`,
-      [email],
-    );
-    if (lock) {
-      throw new AppError('TOO_MANY_REQUESTS', 'Too many failed logins; try again later', {
-        'retry-after': String(Math.max(1, lock.retry_after)),
-      });
-    }
+    await this.countAttempt(email);
     const [account] = await this.db.query<PanelUser & { password_hash: string }>(
       'SELECT id, name, email, password_hash FROM accounts WHERE email = $1',
       [email],
     );
     const ok = await verifyPassword(password, account?.password_hash ?? DUMMY_PASSWORD_HASH);
-    if (!account || !ok) {
-      await this.recordFailure(email);
-      throw unauthorized('Invalid email or password');
-    }
+    if (!account || !ok) throw unauthorized('Invalid email or password');
     await this.db.query('DELETE FROM login_failures WHERE email = $1', [email]);
     const token = newToken('', 32);
     const csrfToken = newToken('', 32);
@@ -58,22 +46,38 @@ export class SessionService {
     return { token, csrfToken, user: { id: account.id, name: account.name, email: account.email } };
   }
 
-  private async recordFailure(email: string): Promise<void> {
-    await this.db.query(
+  /**
+   * Counts a login attempt as a failure before its password is checked (a success then clears the count), in
+   * one statement under the row's lock, and refuses it (429) while the email is locked. The attempt that
+   * reaches FREE_FAILURES sets the lock itself, so attempts sent at once cannot all pass the check before
+   * any failure is counted: at most FREE_FAILURES passwords are checked per lock period, however many arrive.
+   */
+  private async countAttempt(email: string): Promise<void> {
+    const [counted] = await this.db.query<{ failures: number }>(
       `INSERT INTO login_failures (email, failures, window_started_at) VALUES ($1, 1, now())
        ON CONFLICT (email) DO UPDATE SET
          failures = CASE WHEN login_failures.window_started_at < now() - make_interval(mins => $2)
                          THEN 1 ELSE login_failures.failures + 1 END,
          window_started_at = CASE WHEN login_failures.window_started_at < now() - make_interval(mins => $2)
-                         THEN now() ELSE login_failures.window_started_at END`,
-      [email, FAILURE_WINDOW_MINUTES],
+                                  THEN now() ELSE login_failures.window_started_at END,
+         locked_until = CASE WHEN login_failures.window_started_at >= now() - make_interval(mins => $2)
+                                  AND login_failures.failures + 1 >= $3
+           THEN now() + make_interval(secs =>
+                  LEAST($4::int, $5::int * power(2, LEAST(login_failures.failures + 1 - $3, 10))::int))
+         END
+       WHERE login_failures.locked_until IS NULL OR login_failures.locked_until <= now()
+       RETURNING failures`,
+      [email, FAILURE_WINDOW_MINUTES, FREE_FAILURES, MAX_LOCK_SECONDS, FIRST_LOCK_SECONDS],
     );
-    await this.db.query(
-      `UPDATE login_failures
-          SET locked_until = now() + make_interval(secs => LEAST($2::int, $4::int * power(2, LEAST(failures - $3, 10))::int))
-        WHERE email = $1 AND failures >= $3`,
-      [email, MAX_LOCK_SECONDS, FREE_FAILURES, FIRST_LOCK_SECONDS],
+    if (counted) return;
+    const [lock] = await this.db.query<{ retry_after: number }>(
+      `SELECT ceil(extract(epoch FROM locked_until - now()))::int AS retry_after
+         FROM login_failures WHERE email = $1`,
+      [email],
     );
+    throw new AppError('TOO_MANY_REQUESTS', 'Too many failed logins; try again later', {
+      'retry-after': String(Math.max(1, lock?.retry_after ?? 1)),
+    });
   }
 
   async find(token: string): Promise<Session | null> {

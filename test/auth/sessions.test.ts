@@ -84,6 +84,17 @@ describe('POST /api/auth/login', () => {
     expect(locked.headers['set-cookie']).toBeUndefined();
     await login(server, b.email, b.password); // another email still logs in
   });
+
+  it('checks at most 5 passwords of guesses sent at once: the rest get 429', async () => {
+    const a = await newAccount();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call('POST', `${server.url}/api/auth/login`, { body: { email: a.email, password: `guess-${i}` } }),
+      ),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(15).fill(429)]);
+  });
 });
 
 describe('GET /api/auth/me and POST /api/auth/logout', () => {
