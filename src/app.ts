@@ -1,5 +1,6 @@
 import { accountRoutes } from './accounts/routes.js';
 import { apiKeyAuth } from './auth/api-key.js';
+import { AuthCache } from './auth/auth-cache.js';
 import { CredentialService } from './auth/credentials.service.js';
 import { panelSession } from './auth/panel-session.js';
 import { authRoutes } from './auth/routes.js';
@@ -28,7 +29,7 @@ import { WebhookService } from './webhooks/service.js';
  * authentication hooks and domain services, then the routes of each domain.
  */
 export async function buildApp(platform: Platform): Promise<Http> {
-  const { config, db, log, authCache, queue } = platform;
+  const { config, db, log, queue } = platform;
 
   // 1. infrastructure
   const app = await createHttp(config, log);
@@ -42,7 +43,10 @@ export async function buildApp(platform: Platform): Promise<Http> {
     }
   });
 
-  // 2. authentication and services
+  // 2. authentication and services. The key cache lives with the API (worker-only processes check no key,
+  // so they neither register nor make key and IP-list changes wait for them).
+  const authCache = await AuthCache.start(db, log);
+  app.addHook('onClose', () => authCache.stop());
   const sessions = new SessionService(db);
   const credentials = new CredentialService(db, authCache);
   const apiKey = apiKeyAuth(db, authCache);

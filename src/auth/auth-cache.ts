@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Db, Queryable } from '../platform/db.js';
 import { findActiveByPublicKey } from './credentials.data.js';
 import type { SecretHash } from './secrets.js';
@@ -39,14 +40,17 @@ export class AuthCache {
   private readonly ips = new Map<number, Entry<ReadonlySet<string>>>();
   private generation = 0;
 
-  private constructor(private readonly db: Db) {}
+  private constructor(
+    private readonly db: Db,
+    private readonly log: Logger,
+  ) {}
 
   private get nodeId(): string {
     return this.db.listenerName;
   }
 
-  static async start(db: Db): Promise<AuthCache> {
-    const cache = new AuthCache(db);
+  static async start(db: Db, log: Logger): Promise<AuthCache> {
+    const cache = new AuthCache(db, log);
     await db.listen(AUTH_CHANNEL, (payload) => cache.onNotify(payload));
     // Registered after LISTEN: every change numbered above seen_seq reaches this process.
     await db.query(`INSERT INTO auth_nodes (id, seen_seq) VALUES ($1, ${CURRENT_SEQ})`, [cache.nodeId]);
@@ -90,19 +94,25 @@ export class AuthCache {
 
   /**
    * Waits until every process whose LISTEN connection is alive has applied change `seq`. A process that
-   * crashed has no connection left, so it is not waited for; the wait is bounded in any case.
+   * crashed has no connection left, so it is not waited for; the wait is bounded in any case. Best effort:
+   * the change is committed already, so a failed or timed-out wait is logged, never turned into an error.
    */
   async awaitPropagation(seq: number): Promise<void> {
     // PGlite: one process, which applied the change before its own commit returned
     if (seq <= 0 || this.db.kind === 'pglite') return;
     const deadline = Date.now() + PROPAGATION_WAIT_MS;
-    for (let wait = 1; Date.now() < deadline; wait = Math.min(wait * 2, 50)) {
-      const [row] = await this.db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM auth_nodes WHERE seen_seq < $1 AND NOT ${NOT_LISTENING}`,
-        [seq],
-      );
-      if (!row || row.n === 0) return;
-      await new Promise((r) => setTimeout(r, wait));
+    try {
+      for (let wait = 1; Date.now() < deadline; wait = Math.min(wait * 2, 50)) {
+        const [row] = await this.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM auth_nodes WHERE seen_seq < $1 AND NOT ${NOT_LISTENING}`,
+          [seq],
+        );
+        if (!row || row.n === 0) return;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+      this.log.warn({ seq }, 'auth change not acknowledged by every process within the wait');
+    } catch (err) {
+      this.log.warn({ err, seq }, 'could not wait for an auth change to reach every process');
     }
   }
 

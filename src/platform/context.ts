@@ -1,14 +1,12 @@
 import type { Logger } from 'pino';
-import type { AuthCache } from '../auth/auth-cache.js';
 import type { Config } from './config.js';
 import type { Db } from './db.js';
 import type { Queue } from './queue.js';
 
-/** Infrastructure every domain receives: configuration, database, job queue, logger, auth cache. */
+/** Infrastructure every domain receives: configuration, database, job queue, logger. */
 export interface Platform {
   config: Config;
   db: Db;
   queue: Queue;
   log: Logger;
-  authCache: AuthCache;
 }

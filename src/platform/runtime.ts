@@ -1,5 +1,4 @@
 import { buildApp } from '../app.js';
-import { AuthCache } from '../auth/auth-cache.js';
 import { internalCliRoutes } from '../cli/remote.js';
 import { startWorkers } from '../workers.js';
 import type { Config } from './config.js';
@@ -35,8 +34,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const opened = db;
     await migrate(db);
     const queue = await Queue.start(db, log);
-    const authCache = await AuthCache.start(db);
-    const platform: Platform = { config, db, queue, log, authCache };
+    const platform: Platform = { config, db, queue, log };
     let stopWorkers: (() => Promise<void>) | undefined;
     if (options.workers) {
       stopWorkers = await startWorkers(platform);
@@ -62,7 +60,6 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         await app?.close(); // stops accepting, lets in-flight requests finish
         await stopWorkers?.();
         await queue.stop();
-        await authCache.stop();
         await opened.close();
         lock?.release();
       })();
