@@ -187,6 +187,21 @@ export async function recordAttempts(
   );
 }
 
+/**
+ * Hands claimed attempts that were never started back to the queue (a process stopping): each is due at once
+ * again, for any process, with its attempt uncounted. A row whose claim moved on meanwhile is left alone.
+ */
+export async function releaseClaims(queue: Queryable, attempts: readonly ClaimedAttempt[]): Promise<void> {
+  await queue.query(
+    `UPDATE notification_deliveries d
+        SET ticket = gen_random_uuid(), attempts = d.attempts - 1, lease_until = NULL, next_attempt_at = now(),
+            last_attempt_at = CASE WHEN d.attempts = 1 THEN NULL ELSE d.last_attempt_at END
+       FROM unnest($1::bigint[], $2::int[]) AS r(id, attempt)
+      WHERE d.id = r.id AND d.attempts = r.attempt AND d.ticket IS NULL AND d.status = 'PENDING'`,
+    [attempts.map((a) => a.id), attempts.map((a) => a.attempt)],
+  );
+}
+
 /** A delivery whose webhook was deleted before the attempt: nothing is sent, the claim is undone. */
 export async function abandonDeleted(db: Queryable, deliveryId: number): Promise<void> {
   await db.query(

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Queryable } from '../platform/db.js';
-import { type ClaimedAttempt, claimDue, type HostRoom } from './deliveries.data.js';
+import { type ClaimedAttempt, claimDue, type HostRoom, releaseClaims } from './deliveries.data.js';
 import { type AttemptRunner, LEASE_MARGIN_MS } from './delivery-worker.js';
 import { fanOutPending, NO_ROOM } from './fanout.js';
 
@@ -52,6 +52,8 @@ interface Host {
 export class DeliveryDispatcher {
   private held = 0;
   private readonly hosts = new Map<string, Host>();
+  /** Attempts running (sending, or writing their outcome). */
+  private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
   private wakeUp: (() => void) | undefined;
   /** The last claim was skipped or cut short because the process held maxHeld attempts. */
@@ -73,11 +75,22 @@ export class DeliveryDispatcher {
     this.done = this.loop();
   }
 
-  /** Ends the loop after its current round (attempts that round claimed still run). */
+  /**
+   * Ends the loop after its current round. Claimed attempts still waiting for their host are handed back
+   * (due at once, for any process) rather than left to run out their leases and be logged as interrupted;
+   * attempts in flight finish and their outcomes are written.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake();
     await this.done;
+    const waiting = [...this.hosts.values()].flatMap((h) => h.waiting.splice(0));
+    this.held -= waiting.length;
+    if (waiting.length > 0)
+      await releaseClaims(this.deps.queue, waiting).catch((err: unknown) =>
+        this.deps.log.warn({ err }, 'could not hand back claimed attempts; their leases will run out'),
+      );
+    await Promise.allSettled(this.inFlight);
   }
 
   /** Work may be due (a retry, a resend, a sweep): claim at once. */
@@ -216,7 +229,7 @@ export class DeliveryDispatcher {
       else if (h.running === 0 && h.waiting.length === 0 && this.hosts.get(h.key) === h)
         this.hosts.delete(h.key);
     };
-    this.runner
+    const running = this.runner
       .run(attempt, sent)
       .catch((err: unknown) => {
         // the lease stays: the sweeper records the attempt as interrupted and schedules the next one
@@ -224,7 +237,9 @@ export class DeliveryDispatcher {
       })
       .finally(() => {
         this.held--;
+        this.inFlight.delete(running);
         if (this.full) this.wake();
       });
+    this.inFlight.add(running);
   }
 }

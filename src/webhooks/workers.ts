@@ -49,7 +49,7 @@ export async function startNotificationWorkers(platform: Platform): Promise<() =
   const stopSweeper = startSweeper(db, queue, log, () => dispatcher?.wake());
   return async () => {
     stopSweeper();
-    await dispatcher?.stop();
-    await client.close(); // lets requests in flight finish; an attempt cut short is recovered by the sweeper
+    await dispatcher?.stop(); // waits for attempts in flight and their outcomes
+    await client.close();
   };
 }
