@@ -4,7 +4,7 @@ import { notFound } from '../platform/errors.js';
 import type { Queue } from '../platform/queue.js';
 import { normalizeCustomer, normalizePostbackUrl, parseDate } from '../sales/input.js';
 import type { SaleProcessor } from '../sales/processors/processor.js';
-import { createSale } from '../sales/service.js';
+import { createSale, saleFees } from '../sales/service.js';
 import { moveSale } from '../sales/transition.js';
 import type { Customer, SaleRow } from '../sales/types.js';
 
@@ -55,6 +55,8 @@ export async function createRecurrence(
   const dataInicial = parseDate(input.dataInicial, 'dataInicial');
   const postbackUrl = normalizePostbackUrl(input.postbackUrl);
   return db.tx(async (tx) => {
+    // every cycle is a sale of this amount: one the sale fee does not fit could never be charged
+    await saleFees(tx, accountId, input.amount);
     const [recurrence] = await tx.query<RecurrenceRow>(
       `INSERT INTO recurrences (id_rec, account_id, contrato, journey, amount, data_inicial, customer, postback_url)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)

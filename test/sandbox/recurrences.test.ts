@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateAccount } from '../../src/accounts/accounts.service.js';
 import { CUSTOMER, eventsOf, type SaleBody } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -119,6 +120,25 @@ describe('POST /api/sandbox/recurrences', () => {
     const bal = await call('GET', `${server.url}/api/public/balance`, { headers: m.keys });
     expect(bal.body).toEqual({ available: 3000, blocked: 0, total: 3000 });
   });
+
+  it.each([1, 3])(
+    'journey %i: an amount the sale fee does not fit → 400, nothing written',
+    async (journey) => {
+      const m = await createMerchant(server, 'Fee Merchant');
+      await updateAccount(server.runtime.platform.db, m.accountId, { saleFeeFixed: 1000 });
+      const res = await create({ journey, amount: 500 }, m);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        success: false,
+        error: { code: 'VALIDATION_ERROR', message: expect.any(String) },
+      });
+      const [n] = await server.runtime.platform.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM recurrences WHERE account_id = $1`,
+        [m.accountId],
+      );
+      expect(n!.n).toBe(0);
+    },
+  );
 
   it("answers 404 for an unknown idRec or another account's", async () => {
     const rec = await create({ journey: 1 });
