@@ -132,7 +132,10 @@ export class DeliveryDispatcher {
         if (claimFirst || now - lastFanOut >= this.limits.fanOutIdleMs) {
           lastFanOut = now;
           const limit = claimFirst ? Math.min(this.limits.fanOutBatch, room.free) : this.limits.fanOutBatch;
-          const out = await fanOutPending(this.deps.queue, limit, claimFirst ? room : NO_ROOM);
+          // room.free bounds the claims too: a fact may have several targets
+          const out = claimFirst
+            ? await fanOutPending(this.deps.queue, limit, room, 0, room.free)
+            : await fanOutPending(this.deps.queue, limit, NO_ROOM);
           this.accept(out.claimed);
           more = out.facts === limit;
           dueLeft ||= out.deliveries > out.claimed.length;

@@ -22,16 +22,17 @@ type Row = ClaimedAttempt & { facts: number | null; deliveries: number | null };
 /**
  * Turns the oldest facts waiting in notification_outbox (at most `limit`, recorded at least `minAgeMs` ago)
  * into deliveries, in one statement: one per (fact, subscribed live webhook) and one for the fact's postback.
- * Within `room` a delivery's first attempt is claimed for the caller (no ticket, attempt 1, leased like a
- * claim); the others are due at once, for any process. The statement deletes the facts' outbox rows, locked
- * first (rows another process is fanning out are skipped, never waited for), so a fact is fanned out once;
- * the unique indexes back that up. `queue` should carry QUEUE_SETTINGS (index walks, no bitmap scans).
+ * Within `room`, and at most `maxClaims` in all (a fact may have several targets), a delivery's first attempt
+ * is claimed for the caller (no ticket, attempt 1, leased like a claim); the others are due at once, for any
+ * process. The statement deletes the facts' outbox rows, locked first (rows another process is fanning out
+ * are skipped, never waited for), so a fact is fanned out once; the unique indexes back that up. `queue` should carry QUEUE_SETTINGS (index walks, no bitmap scans).
  */
 export async function fanOutPending(
   queue: Queryable,
   limit: number,
   room: HostRoom = NO_ROOM,
   minAgeMs = 0,
+  maxClaims = Number.MAX_SAFE_INTEGER,
 ): Promise<FanOutResult> {
   // facts and the rows claimed are looked up by primary key (joining two CTEs ran as a nested loop of both)
   const rows = await queue.query<Row>(
@@ -57,17 +58,21 @@ export async function fanOutPending(
                    + row_number() OVER (PARTITION BY t.target_host ORDER BY t.created_at, t.event_id, t.webhook_id)
                    AS pos
          FROM targets t LEFT JOIN unnest($2::text[], $3::int[]) AS r(host, holding) ON r.host = t.target_host),
+     capped AS (
+       SELECT p.*, p.pos <= $4 AND count(*) FILTER (WHERE p.pos <= $4)
+                     OVER (ORDER BY p.created_at, p.event_id, p.webhook_id) <= $9 AS claim
+         FROM placed p),
      ins AS (
        INSERT INTO notification_deliveries
          (event_id, webhook_id, kind, target_host, ticket, next_attempt_at, attempts, last_attempt_at, lease_until)
        SELECT event_id, webhook_id, kind, target_host,
-              CASE WHEN pos > $4 THEN gen_random_uuid() END, now(),
-              CASE WHEN pos > $4 THEN 0 ELSE 1 END,
-              CASE WHEN pos <= $4 THEN now() END,
-              CASE WHEN pos <= $4
+              CASE WHEN NOT claim THEN gen_random_uuid() END, now(),
+              CASE WHEN claim THEN 1 ELSE 0 END,
+              CASE WHEN claim THEN now() END,
+              CASE WHEN claim
                    THEN now() + make_interval(secs => (ceil(pos::numeric / $5) * $6 + $7)::double precision / 1000)
               END
-         FROM placed ORDER BY created_at, event_id, webhook_id
+         FROM capped ORDER BY created_at, event_id, webhook_id
        ON CONFLICT DO NOTHING
        RETURNING id, kind, attempts, event_id, webhook_id, target_host)
      SELECT ins.id, ins.kind, 1 AS attempt, false AS redelivery, ins.target_host AS "targetHost",
@@ -92,6 +97,7 @@ export async function fanOutPending(
       room.roundMs,
       room.marginMs,
       minAgeMs,
+      maxClaims,
     ],
     { prepare: 'webhooks_fan_out' },
   );

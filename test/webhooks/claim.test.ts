@@ -138,6 +138,19 @@ describe('claiming due attempts', () => {
     ]);
   });
 
+  it('fan-out claims at most maxClaims first attempts in all, oldest first, when facts have several targets', async () => {
+    const m = await createMerchant(server);
+    await createWebhook(server, m, 'http://127.0.0.3:9/a', ['sale.paid']);
+    await createWebhook(server, m, 'http://127.0.0.4:9/b', ['sale.paid']);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await recordFact(server, m.accountId, 'sale.paid'));
+    const room = { holding: new Map(), heldPerHost: 16, perHost: 8, roundMs: 1000, marginMs: 500 };
+    const out = await fanOutPending(server.runtime.platform.db, 100, room, 0, 3);
+    expect(out).toMatchObject({ facts: 3, deliveries: 6 });
+    expect(out.claimed).toHaveLength(3);
+    expect(new Set(out.claimed.map((c) => c.eventId))).toEqual(new Set(ids.slice(0, 2)));
+  });
+
   it('an outcome written after the sweeper logged its attempt as interrupted leaves the rest of its batch intact', async () => {
     const m = await createMerchant(server);
     await createWebhook(server, m, 'http://127.0.0.1:9/late', ['sale.paid']);
