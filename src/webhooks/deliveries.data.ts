@@ -11,6 +11,7 @@ export interface ClaimedAttempt {
   webhookBody: string;
   postbackUrl: string | null;
   postbackBody: string | null;
+  webhookId: number | null;
   webhookUrl: string | null;
   secretEnc: string | null;
   webhookDeleted: boolean;
@@ -105,7 +106,8 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
      SELECT c.id, c.kind, c.attempts AS attempt, c.redelivery, c.target_host AS "targetHost",
             e.id AS "eventId", e.event_type AS "eventType", e.webhook_body AS "webhookBody",
             e.postback_url AS "postbackUrl", e.postback_body AS "postbackBody",
-            w.url AS "webhookUrl", w.secret_enc AS "secretEnc", (w.deleted_at IS NOT NULL) AS "webhookDeleted"
+            c.webhook_id AS "webhookId", w.url AS "webhookUrl", w.secret_enc AS "secretEnc",
+            (w.deleted_at IS NOT NULL) AS "webhookDeleted"
        FROM c
        JOIN notification_events e ON e.id = c.event_id
        LEFT JOIN webhooks w ON w.id = c.webhook_id
@@ -122,7 +124,10 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
     ],
     { prepare: 'webhooks_claim_due' },
   );
-  for (const row of rows) row.id = Number(row.id);
+  for (const row of rows) {
+    row.id = Number(row.id);
+    if (row.webhookId !== null) row.webhookId = Number(row.webhookId);
+  }
   return rows;
 }
 
@@ -200,6 +205,18 @@ export async function releaseClaims(queue: Queryable, attempts: readonly Claimed
       WHERE d.id = r.id AND d.attempts = r.attempt AND d.ticket IS NULL AND d.status = 'PENDING'`,
     [attempts.map((a) => a.id), attempts.map((a) => a.attempt)],
   );
+}
+
+/** A webhook's target as it is now: where attempts go, the secret they are signed with, and whether it is live. */
+export async function webhookTarget(
+  db: Queryable,
+  webhookId: number,
+): Promise<{ url: string; secretEnc: string; deleted: boolean } | undefined> {
+  const [row] = await db.query<{ url: string; secretEnc: string; deleted: boolean }>(
+    `SELECT url, secret_enc AS "secretEnc", deleted_at IS NOT NULL AS deleted FROM webhooks WHERE id = $1`,
+    [webhookId],
+  );
+  return row;
 }
 
 /** A delivery whose webhook was deleted before the attempt: nothing is sent, the claim is undone. */

@@ -11,6 +11,7 @@ import {
   type ClaimedAttempt,
   type NextStep,
   recordAttempts,
+  webhookTarget,
 } from './deliveries.data.js';
 import type { AttemptResult, NotificationClient } from './http-client.js';
 import { signWebhook } from './signing.js';
@@ -21,6 +22,8 @@ export const MAX_ATTEMPTS = 3;
 export const LEASE_MARGIN_MS = 5000;
 /** Webhook secrets kept decrypted in memory per process (the cache starts over when full). */
 const SECRET_CACHE_SIZE = 1024;
+/** How stale a webhook's target may be for an attempt that waited for its host's slot. */
+const TARGET_REFRESH_MS = 1000;
 
 export interface EngineDeps {
   db: Db;
@@ -45,6 +48,8 @@ interface Outcome {
  */
 export class AttemptRunner {
   private readonly recorder: Batcher<Outcome>;
+  /** Webhook targets read for attempts that waited, by webhook id, reused for TARGET_REFRESH_MS. */
+  private readonly targets = new Map<number, { at: number; target: ReturnType<typeof webhookTarget> }>();
   /** Decrypted secrets by their stored ciphertext (a new or rotated secret has a new one, with its own IV). */
   private readonly secrets = new Map<string, WebhookSecret>();
 
@@ -54,9 +59,21 @@ export class AttemptRunner {
     this.recorder = new Batcher((items) => this.write(items), 500, 1);
   }
 
-  /** Makes the attempt; `onSent` runs when the receiver is done with it, before the outcome is recorded. */
-  async run(c: ClaimedAttempt, onSent: () => void = () => undefined): Promise<void> {
+  /**
+   * Makes the attempt; `onSent` runs when the receiver is done with it, before the outcome is recorded. An
+   * attempt that `waited` in memory for its host's slot is sent to its webhook as it is now (deleted: nothing
+   * is sent; URL or secret changed: the new ones), read at most once a second per webhook.
+   */
+  async run(c: ClaimedAttempt, onSent: () => void = () => undefined, waited = false): Promise<void> {
     const { deps } = this;
+    if (waited && c.kind === 'webhook' && c.webhookId !== null) {
+      try {
+        c = await this.current(c, c.webhookId);
+      } catch (err) {
+        onSent();
+        throw err;
+      }
+    }
     if (c.kind === 'webhook' && c.webhookDeleted) {
       onSent();
       await abandonDeleted(deps.db, c.id);
@@ -108,6 +125,20 @@ export class AttemptRunner {
       c.redelivery,
     );
     return { url: c.webhookUrl ?? '', body: c.webhookBody, headers: signed.headers };
+  }
+
+  private async current(c: ClaimedAttempt, webhookId: number): Promise<ClaimedAttempt> {
+    const now = Date.now();
+    let entry = this.targets.get(webhookId);
+    if (!entry || now - entry.at > TARGET_REFRESH_MS) {
+      entry = { at: now, target: webhookTarget(this.deps.db, webhookId) };
+      entry.target.catch(() => this.targets.delete(webhookId));
+      if (this.targets.size >= SECRET_CACHE_SIZE) this.targets.clear();
+      this.targets.set(webhookId, entry);
+    }
+    const target = await entry.target;
+    if (!target) return { ...c, webhookDeleted: true };
+    return { ...c, webhookUrl: target.url, secretEnc: target.secretEnc, webhookDeleted: target.deleted };
   }
 
   /** AES-GCM decryption once per webhook secret rather than once per attempt (measured ~4% of the CPU). */

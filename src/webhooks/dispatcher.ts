@@ -221,19 +221,19 @@ export class DeliveryDispatcher {
   }
 
   /** The host slot frees when the receiver is done; the held count when the outcome is recorded. */
-  private run(h: Host, attempt: ClaimedAttempt): void {
+  private run(h: Host, attempt: ClaimedAttempt, waited = false): void {
     h.running++;
     const sent = () => {
       h.running--;
       if (h.running + h.waiting.length === this.sitOut() - 1) this.wake();
       else if (this.waitingForRoom) this.wakeUp?.();
       const next = h.waiting.shift();
-      if (next && !this.stopped) this.run(h, next);
+      if (next && !this.stopped) this.run(h, next, true);
       else if (h.running === 0 && h.waiting.length === 0 && this.hosts.get(h.key) === h)
         this.hosts.delete(h.key);
     };
     const running = this.runner
-      .run(attempt, sent)
+      .run(attempt, sent, waited)
       .catch((err: unknown) => {
         // the lease stays: the sweeper records the attempt as interrupted and schedules the next one
         this.deps.log.error({ err, deliveryId: attempt.id }, 'delivery attempt could not be recorded');

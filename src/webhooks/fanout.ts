@@ -78,14 +78,15 @@ export async function fanOutPending(
      SELECT ins.id, ins.kind, 1 AS attempt, false AS redelivery, ins.target_host AS "targetHost",
             e.id AS "eventId", e.event_type AS "eventType", e.webhook_body AS "webhookBody",
             e.postback_url AS "postbackUrl", e.postback_body AS "postbackBody",
-            w.url AS "webhookUrl", w.secret_enc AS "secretEnc", false AS "webhookDeleted",
+            ins.webhook_id AS "webhookId", w.url AS "webhookUrl", w.secret_enc AS "secretEnc",
+            false AS "webhookDeleted",
             NULL::int AS facts, NULL::int AS deliveries
        FROM ins
        JOIN notification_events e ON e.id = ins.event_id
        LEFT JOIN webhooks w ON w.id = ins.webhook_id
       WHERE ins.attempts = 1
      UNION ALL
-     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
             (SELECT count(*)::int FROM o), (SELECT count(*)::int FROM ins)
      ORDER BY 1`,
     [
@@ -102,6 +103,9 @@ export async function fanOutPending(
     { prepare: 'webhooks_fan_out' },
   );
   const summary = rows.pop();
-  for (const row of rows) row.id = Number(row.id);
+  for (const row of rows) {
+    row.id = Number(row.id);
+    if (row.webhookId !== null) row.webhookId = Number(row.webhookId);
+  }
   return { facts: summary?.facts ?? 0, deliveries: summary?.deliveries ?? 0, claimed: rows };
 }

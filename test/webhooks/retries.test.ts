@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
 import { recordFact } from '../support/notifications.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -132,6 +133,33 @@ describe('retry rules', () => {
     expectSettled(settled, 'FAILED', 3, null);
     expect(settled.error).toBe('not sent: the attempt could not be prepared');
     expect(receiver.received).toHaveLength(0);
+  });
+
+  it('sends nothing more once the webhook is deleted, not even attempts already claimed and waiting for a slot', async () => {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    receiver.setFallback('hang');
+    const merchant = await createMerchant(server);
+    const hook = await createWebhook(server, merchant, `${receiver.url}/hook`, ['sale.paid']);
+    for (let i = 0; i < 12; i++) await recordFact(server, merchant.accountId, 'sale.paid');
+    // 8 in flight (the host's limit, hanging), 4 claimed and waiting in the process
+    await receiver.waitFor(8);
+    const del = await call('DELETE', `${server.url}/api/webhook/${hook.id}`, { headers: merchant.panel });
+    expect(del.status).toBe(204);
+    const { db } = server.runtime.platform;
+    const rows = await waitUntil(
+      async () => {
+        const r = await db.query<{ status: string; error: string }>(
+          'SELECT status, error FROM notification_deliveries WHERE webhook_id = $1',
+          [hook.id],
+        );
+        return r.length === 12 && r.every((x) => x.status !== 'PENDING') ? r : undefined;
+      },
+      60000,
+      () => 'deliveries to settle',
+    );
+    expect(rows.every((r) => r.status === 'FAILED')).toBe(true);
+    expect(receiver.received).toHaveLength(8);
   });
 
   it('does not retry a redirect (3xx is not followed)', async () => {
