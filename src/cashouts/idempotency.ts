@@ -43,12 +43,19 @@ export const inUse = () =>
 /** How often expired keys are deleted (started with the workers). */
 export const KEY_CLEANUP_EVERY_MS = 15 * 60_000;
 
-/** Deletes up to 10,000 expired keys (an expired key is already ignored; this keeps the table small). */
+/**
+ * Deletes expired keys in chunks of 10,000 until none is left (an expired key is already ignored; this keeps
+ * the table small). Returns how many went.
+ */
 export async function deleteExpiredKeys(db: Queryable): Promise<number> {
-  const rows = await db.query(
-    `DELETE FROM cashout_idempotency WHERE ctid IN (
-       SELECT ctid FROM cashout_idempotency WHERE expires_at < now() LIMIT 10000)
-     RETURNING 1`,
-  );
-  return rows.length;
+  let total = 0;
+  for (;;) {
+    const rows = await db.query(
+      `DELETE FROM cashout_idempotency WHERE ctid IN (
+         SELECT ctid FROM cashout_idempotency WHERE expires_at < now() LIMIT 10000)
+       RETURNING 1`,
+    );
+    total += rows.length;
+    if (rows.length < 10000) return total;
+  }
 }
