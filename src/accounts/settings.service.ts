@@ -11,8 +11,3 @@ export async function setApiWithdrawals(q: Queryable, on: boolean): Promise<void
     [on ? 'on' : 'off'],
   );
 }
-
-export async function apiWithdrawalsEnabled(q: Queryable): Promise<boolean> {
-  const [row] = await q.query<{ value: string }>(`SELECT value FROM settings WHERE key = 'api_withdrawals'`);
-  return row?.value !== 'off';
-}

@@ -1,8 +1,5 @@
 import { Type } from 'typebox';
 
-// Panel routes' error shape, re-exported for the panel domains (webhooks) that import their schemas from here.
-export { ShapeA } from '../platform/error-schemas.js';
-
 export const PanelUser = Type.Object({ id: Type.Integer(), name: Type.String(), email: Type.String() });
 
 export const LoginBody = Type.Object({

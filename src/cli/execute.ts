@@ -9,7 +9,7 @@ export interface Execution {
   stderr: string;
 }
 
-export function findCommand(argv: readonly string[]): Command | undefined {
+function findCommand(argv: readonly string[]): Command | undefined {
   return COMMANDS.find((c) => c.path.every((word, i) => argv[i] === word));
 }
 

@@ -69,27 +69,6 @@ export class Queue {
     });
   }
 
-  /** Enqueue many jobs of one name inside `tx`, in one statement (e.g. a bulk import of facts). */
-  async sendMany<N extends JobName>(tx: Queryable, name: N, jobs: { data: JobPayloads[N] }[]): Promise<void> {
-    if (jobs.length === 0) return;
-    const policy = JOB_POLICIES[name];
-    await this.boss.insert(
-      name,
-      jobs.map(({ data }) => ({
-        data: data as object,
-        retryLimit: policy.retryLimit,
-        retryDelay: policy.retryDelaySeconds,
-        retryBackoff: policy.retryBackoff,
-        expireInSeconds: policy.expireInSeconds,
-      })),
-      {
-        db: {
-          executeSql: async (text: string, values?: unknown[]) => ({ rows: await tx.query(text, values) }),
-        },
-      },
-    );
-  }
-
   async work<N extends JobName>(
     name: N,
     options: WorkOptions,

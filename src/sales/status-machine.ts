@@ -57,8 +57,4 @@ export function checkTransition(from: SaleStatus, to: SaleStatus): TransitionChe
   return TRANSITIONS[from].includes(to) ? 'apply' : 'refused';
 }
 
-export function isSaleStatus(value: unknown): value is SaleStatus {
-  return typeof value === 'string' && (SALE_STATUSES as readonly string[]).includes(value);
-}
-
 export const isDispute = (s: SaleStatus) => s === 'MED' || s === 'CHARGEBACK';

@@ -160,7 +160,7 @@ export class AttemptRunner {
   }
 }
 
-export function nextStep(config: Config, c: ClaimedAttempt, result: AttemptResult): NextStep {
+function nextStep(config: Config, c: ClaimedAttempt, result: AttemptResult): NextStep {
   if (result.outcome === 'delivered') return { status: 'DELIVERED' };
   if (result.outcome === 'fail' || c.redelivery || c.attempt >= MAX_ATTEMPTS) return { status: 'FAILED' };
   const delayMs = config.webhookRetryDelaysMs[c.attempt - 1] ?? config.webhookRetryDelaysMs.at(-1) ?? 0;

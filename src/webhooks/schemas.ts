@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 
-export { IdParam, NoContent, ShapeA } from '../auth/schemas.js';
+export { IdParam, NoContent } from '../auth/schemas.js';
+export { ShapeA } from '../platform/error-schemas.js';
 
 // Values are checked by the service, so that a bad URL or event name gets a message naming it.
 export const CreateBody = Type.Object({

@@ -94,7 +94,7 @@ export class WebhookService {
 }
 
 /** A non-empty list of the spec's event names, or "*" (every event but cart.*), optionally with cart names. */
-export function checkEvents(raw: unknown): string[] {
+function checkEvents(raw: unknown): string[] {
   if (!Array.isArray(raw) || raw.length === 0) {
     throw validation('events must be a non-empty list of event names, or ["*"]');
   }

@@ -6,7 +6,7 @@ import { canonicalIp } from '../platform/ip.js';
 /** Thrown (and classified as not retryable) when a target address is refused by the production rules. */
 export const TARGET_REFUSED = 'ETARGETREFUSED';
 
-export function refusedError(message: string): NodeJS.ErrnoException {
+function refusedError(message: string): NodeJS.ErrnoException {
   const err: NodeJS.ErrnoException = new Error(message);
   err.code = TARGET_REFUSED;
   return err;

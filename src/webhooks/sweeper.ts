@@ -4,7 +4,7 @@ import { MAX_ATTEMPTS } from './delivery-worker.js';
 import { fanOutPending, NO_ROOM } from './fanout.js';
 
 /** How often each worker process looks for work a crashed process left behind. */
-export const SWEEP_INTERVAL_MS = 2000;
+const SWEEP_INTERVAL_MS = 2000;
 /** A fact not fanned out for this long is fanned out by the sweeper (a backstop for the dispatchers). */
 const STALE_FACT_MS = 10000;
 const LIMIT = 500;
