@@ -157,9 +157,10 @@ export function printRow(row: CaseRow): void {
   console.log(`\n${row.name}`);
   console.log(`  target   ${fmt(row.target)}`);
   console.log(`  baseline ${fmt(row.baseline)}   [${row.baselineName}]`);
-  console.log(
-    `  ratio    ${ratio.toFixed(2)}  (goal >= ${row.goal})  ${ratio >= row.goal ? 'OK' : 'BELOW GOAL'}`,
-  );
+  // a target that answered anything but 2xx did not do the work being measured
+  const failed = row.target.non2xx > 0 || row.target.errors > 0;
+  const verdict = failed ? 'FAILED (non-2xx answers or errors)' : ratio >= row.goal ? 'OK' : 'BELOW GOAL';
+  console.log(`  ratio    ${ratio.toFixed(2)}  (goal >= ${row.goal})  ${verdict}`);
 }
 
 /** A benchmark case: bench/cases/<name>.ts exports `run` with this signature. */

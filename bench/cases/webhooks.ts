@@ -148,7 +148,11 @@ function prepareFacts(targets: Target[], n: number): FactBatch[] {
   return batches;
 }
 
-/** Records the facts in transactions of INSERT_BATCH, as recordNotification writes them (the fact row is the outbox). */
+/**
+ * Records the facts INSERT_BATCH to a statement: the rows recordNotification writes (a fact and its outbox
+ * row), with no postback, many per statement where the gateway writes one per business transaction — the
+ * business transactions themselves are not what this case measures.
+ */
 async function recordFacts(server: BenchServer, batches: FactBatch[], created: Map<string, number>) {
   for (const { ids, params } of batches) {
     await server.db.query(
