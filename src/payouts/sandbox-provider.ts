@@ -1,13 +1,12 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import { constantTimeEqual } from '../auth/secrets.js';
+import { randomBytes } from 'node:crypto';
 import type { Db } from '../platform/db.js';
 import { unauthorized, validation } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
+import { checkTimestamped, signTimestamped } from '../platform/timestamped-signature.js';
 import type { Headers, PayoutOrder, PayoutProvider, PayoutResult } from './provider.js';
 import { ProviderUnavailable } from './provider.js';
 
 const SECRET_SETTING = 'sandbox_payouts_secret';
-const TOLERANCE_SECONDS = 300;
 
 /**
  * The sandbox payout provider: keeps its payouts in `sandbox_payouts` (one row per reference, however many
@@ -65,21 +64,16 @@ export class SandboxPayoutProvider implements PayoutProvider {
   }
 
   async sign(timestamp: string, body: string | Buffer): Promise<string> {
-    const secret = await this.loadSecret();
-    return `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`;
+    return signTimestamped(await this.loadSecret(), timestamp, body);
   }
 
   async verifyCallback(rawBody: Buffer, headers: Headers): Promise<PayoutResult> {
-    const timestamp = headers['x-sandbox-timestamp'];
-    const signature = headers['x-sandbox-signature'];
-    if (typeof timestamp !== 'string' || typeof signature !== 'string' || !/^\d{1,12}$/.test(timestamp)) {
-      throw unauthorized('Missing provider signature');
-    }
-    const expected = await this.sign(timestamp, rawBody);
-    if (!constantTimeEqual(signature, expected)) throw unauthorized('Invalid provider signature');
-    if (Math.abs(Date.now() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) {
-      throw unauthorized('Provider signature timestamp is too old');
-    }
+    const secret = await this.loadSecret();
+    const { 'x-sandbox-timestamp': timestamp, 'x-sandbox-signature': signature } = headers;
+    const check = checkTimestamped(secret, timestamp, signature, rawBody, Date.now());
+    if (check === 'missing') throw unauthorized('Missing provider signature');
+    if (check === 'invalid') throw unauthorized('Invalid provider signature');
+    if (check === 'stale') throw unauthorized('Provider signature timestamp is too old');
     let parsed: unknown;
     try {
       parsed = JSON.parse(rawBody.toString('utf8'));

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { signTimestamped } from '../platform/timestamped-signature.js';
 import type { WebhookSecret } from './crypto.js';
 
 export interface SignedWebhook {
@@ -8,7 +9,7 @@ export interface SignedWebhook {
 
 /** `sha256=` + hex HMAC-SHA256 of `<timestamp>.<body>`, keyed with the secret text exactly as shown. */
 export function serviceSignature(secret: string, timestamp: string, body: string): string {
-  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex')}`;
+  return signTimestamped(secret, timestamp, body);
 }
 
 /** Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`, keyed with the bytes after whsec_. */

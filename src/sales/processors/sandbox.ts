@@ -1,11 +1,10 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { constantTimeEqual } from '../../auth/secrets.js';
 import { formatReais } from '../../platform/money.js';
+import { checkTimestamped, signTimestamped } from '../../platform/timestamped-signature.js';
 import type { ChargeDetails, SaleProcessor } from './processor.js';
 
 export const SANDBOX_PROCESSOR = 'sandbox';
-const TOLERANCE_SECONDS = 300;
 
 /**
  * The sandbox processor's callback secret, derived from SECRETS_KEY (so every process sharing the
@@ -17,7 +16,7 @@ export function sandboxProcessorSecret(secretsKey: Buffer): string {
 
 /** X-Processor-Signature: sha256=<hex HMAC-SHA256(secret, "<X-Processor-Timestamp>.<raw body>")>. */
 export function signProcessorCallback(secret: string, timestamp: string, rawBody: Buffer | string): string {
-  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex')}`;
+  return signTimestamped(secret, timestamp, rawBody);
 }
 
 export class SandboxProcessor implements SaleProcessor {
@@ -29,14 +28,8 @@ export class SandboxProcessor implements SaleProcessor {
   }
 
   verifyCallback(rawBody: Buffer, headers: IncomingHttpHeaders, nowMs: number): boolean {
-    const timestamp = headers['x-processor-timestamp'];
-    const signature = headers['x-processor-signature'];
-    if (typeof timestamp !== 'string' || typeof signature !== 'string' || !/^\d{1,12}$/.test(timestamp)) {
-      return false;
-    }
-    const expected = signProcessorCallback(this.secret, timestamp, rawBody);
-    const fresh = Math.abs(nowMs / 1000 - Number(timestamp)) <= TOLERANCE_SECONDS;
-    return constantTimeEqual(signature, expected) && fresh;
+    const { 'x-processor-timestamp': timestamp, 'x-processor-signature': signature } = headers;
+    return checkTimestamped(this.secret, timestamp, signature, rawBody, nowMs) === 'ok';
   }
 
   replayKey(headers: IncomingHttpHeaders): string {
