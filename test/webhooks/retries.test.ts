@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant } from '../support/factories.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { recordFact } from '../support/notifications.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
@@ -22,6 +22,18 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** The webhook's (only) delivery, once it is no longer PENDING. */
+function settledDelivery(merchant: TestMerchant, hookId: number): Promise<DeliveryEntry> {
+  return waitUntil(
+    async () => {
+      const [d] = await deliveries(server, merchant, hookId);
+      return d && d.status !== 'PENDING' ? d : undefined;
+    },
+    60000,
+    () => 'delivery to settle',
+  );
+}
+
 /** A merchant with one webhook on a fresh receiver, one sale.paid fact; waits for the delivery to settle. */
 async function scenario(setup: (r: Receiver) => void, url?: (r: Receiver) => string) {
   const receiver = await startReceiver();
@@ -32,14 +44,7 @@ async function scenario(setup: (r: Receiver) => void, url?: (r: Receiver) => str
     'sale.paid',
   ]);
   const eventId = await recordFact(server, merchant.accountId, 'sale.paid');
-  const settled = await waitUntil(
-    async () => {
-      const [d] = await deliveries(server, merchant, hook.id);
-      return d && d.status !== 'PENDING' ? d : undefined;
-    },
-    60000,
-    () => 'delivery to settle',
-  );
+  const settled = await settledDelivery(merchant, hook.id);
   const attempts = await server.runtime.platform.db.query<{
     attempt: number;
     status_code: number | null;
@@ -122,14 +127,7 @@ describe('retry rules', () => {
     const { db } = server.runtime.platform;
     await db.query(`UPDATE webhooks SET secret_enc = 'not-a-ciphertext' WHERE id = $1`, [hook.id]);
     await recordFact(server, merchant.accountId, 'sale.paid');
-    const settled = await waitUntil(
-      async () => {
-        const [d] = await deliveries(server, merchant, hook.id);
-        return d && d.status !== 'PENDING' ? d : undefined;
-      },
-      60000,
-      () => 'delivery to settle',
-    );
+    const settled = await settledDelivery(merchant, hook.id);
     expectSettled(settled, 'FAILED', 3, null);
     expect(settled.error).toBe('not sent: the attempt could not be prepared');
     expect(receiver.received).toHaveLength(0);
