@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -44,6 +45,14 @@ describe('embedded database', () => {
     server = await serve();
     expect(server.output()).toMatch(/embedded PostgreSQL started on 127\.0\.0\.1:\d+/);
     expect(postmaster()).not.toBeNull();
+    if (process.getuid?.() === 0) {
+      // PostgreSQL refuses root: the database server runs as the postgres system user
+      expect(
+        execFileSync('stat', ['-c', '%U', path.join(dataDir, 'postgres')])
+          .toString()
+          .trim(),
+      ).toBe('postgres');
+    }
     worker = await spawnGateway(['worker'], env);
     expect((await call('GET', `${server.url}/health`)).body).toEqual({ status: 'ok' });
 
@@ -211,6 +220,67 @@ describe('embedded database', () => {
     expect(await server.stop()).toBe(0);
     server = undefined;
     expect(postmaster()).toBeNull();
+  });
+});
+
+/**
+ * Run as root, the tests above start the server as root (the database then runs as the postgres system
+ * user); this one runs the gateway itself as an ordinary user, where the machine lets us switch to one.
+ */
+const asOrdinaryUser = (() => {
+  if (process.getuid?.() !== 0) return null;
+  try {
+    execFileSync('runuser', ['-u', 'nobody', '--', 'test', '-r', path.resolve('dist/cli/main.js')]);
+    return 'nobody';
+  } catch {
+    return null; // no runuser, or the checkout is not readable by others
+  }
+})();
+
+describe.skipIf(asOrdinaryUser === null)('embedded database as an ordinary user', () => {
+  it('initialises, serves operator commands and stops as that user', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gw-embedded-user-'));
+    chownSync(dir, Number(execFileSync('id', ['-u', 'nobody']).toString()), -1);
+    try {
+      const run = (args: string[]) =>
+        execFileSync(
+          'runuser',
+          [
+            '-u',
+            'nobody',
+            '--',
+            'env',
+            `DATA_DIR=${dir}`,
+            'HOME=/tmp',
+            'NODE_ENV=test',
+            process.execPath,
+            path.resolve('dist/cli/main.js'),
+            ...args,
+          ],
+          { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } },
+        );
+      const made = JSON.parse(
+        run([
+          'accounts',
+          'create',
+          '--name',
+          'U',
+          '--email',
+          'u@example.com',
+          '--password',
+          'user-password',
+          '--json',
+        ]),
+      ) as { email: string };
+      expect(made.email).toBe('u@example.com');
+      expect(JSON.parse(run(['ledger', 'verify', '--json']))).toMatchObject({ ok: true });
+      const owner = execFileSync('stat', ['-c', '%U', path.join(dir, 'postgres')])
+        .toString()
+        .trim();
+      expect(owner).toBe('nobody');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
