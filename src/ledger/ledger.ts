@@ -43,7 +43,15 @@ export async function ensureMerchantLedger(q: Queryable, accountId: number): Pro
  * their postings, which `ledger verify` derives. An entry that moves nothing (every amount zero) is not
  * written: null.
  */
-export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<number | null> {
+export async function postEntry(
+  tx: Queryable,
+  entry: JournalEntry,
+  /**
+   * Collect the merchant balance changes here instead of updating the balance rows now; the caller applies
+   * them with applyBalanceDeltas before it commits, and must have ensured the merchant's ledger accounts.
+   */
+  deferred?: BalanceDeltas,
+): Promise<number | null> {
   const postings = entry.postings.filter((p) => p.amount !== 0);
   const sum = postings.reduce((acc, p) => acc + p.amount, 0);
   if (sum !== 0) throw new Error(`unbalanced journal entry ${entry.kind}: postings sum to ${sum}`);
@@ -56,7 +64,11 @@ export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<num
     .sort(
       (a, b) => a.target.accountId - b.target.accountId || a.target.bucket.localeCompare(b.target.bucket),
     );
-  for (const p of merchant) {
+  if (deferred) {
+    if (entry.guardAvailable) throw new Error('a guarded entry cannot defer its balance update');
+    for (const p of merchant) deferred.add(p.target.accountId, p.target.bucket, p.amount);
+  }
+  for (const p of deferred ? [] : merchant) {
     const guarded = entry.guardAvailable && p.target.bucket === 'available' && p.amount < 0;
     const rows = await tx.query(
       `UPDATE ledger_accounts SET balance = balance + $1
@@ -90,6 +102,39 @@ export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<num
     ],
   );
   return row!.id;
+}
+
+/** Merchant balance changes collected over many entries (postEntry's `deferred`), applied in one go. */
+export class BalanceDeltas {
+  private readonly deltas = new Map<string, { accountId: number; bucket: Bucket; amount: number }>();
+
+  add(accountId: number, bucket: Bucket, amount: number): void {
+    const key = `${accountId}:${bucket}`;
+    const d = this.deltas.get(key);
+    if (d) d.amount += amount;
+    else this.deltas.set(key, { accountId, bucket, amount });
+  }
+
+  /** The changes in postEntry's lock order (account, then bucket), zero ones left out. */
+  sorted() {
+    return [...this.deltas.values()]
+      .filter((d) => d.amount !== 0)
+      .sort((a, b) => a.accountId - b.accountId || a.bucket.localeCompare(b.bucket));
+  }
+}
+
+/**
+ * Applies collected balance changes, one row at a time in postEntry's order (so it cannot deadlock with
+ * it). Run it last before the commit: the balance row is then locked only for the commit itself.
+ */
+export async function applyBalanceDeltas(tx: Queryable, deltas: BalanceDeltas): Promise<void> {
+  for (const d of deltas.sorted()) {
+    const rows = await tx.query(
+      'UPDATE ledger_accounts SET balance = balance + $1 WHERE account_id = $2 AND bucket = $3 RETURNING id',
+      [d.amount, d.accountId, d.bucket],
+    );
+    if (rows.length === 0) throw new Error(`merchant ${d.accountId} has no ${d.bucket} ledger account`);
+  }
 }
 
 export interface Balance {

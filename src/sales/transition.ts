@@ -1,7 +1,7 @@
 import { onSalePaid } from '../carts/service.js';
-import { postEntry } from '../ledger/ledger.js';
+import { type BalanceDeltas, postEntry } from '../ledger/ledger.js';
 import type { Queryable } from '../platform/db.js';
-import { conflict, notFound } from '../platform/errors.js';
+import { type AppError, conflict, notFound } from '../platform/errors.js';
 import type { Queue } from '../platform/queue.js';
 import { recordNotification } from '../webhooks/outbox.js';
 import { lockSale, updateSaleStatus } from './data.js';
@@ -29,13 +29,31 @@ export async function moveSale(
 ): Promise<TransitionResult> {
   const before = await lockSale(tx, saleId);
   if (!before) throw notFound(`sale ${saleId} not found`);
+  return moveLockedSale(tx, queue, before, to);
+}
+
+/**
+ * moveSale for a sale row the caller has locked. With `deferred`, the merchant's balance change is collected
+ * there for the caller to apply just before its commit (the settlement batch, settle-batch.ts).
+ */
+export async function moveLockedSale(
+  tx: Queryable,
+  queue: Queue,
+  before: SaleRow,
+  to: SaleStatus,
+  deferred?: BalanceDeltas,
+): Promise<TransitionResult> {
   const check = checkTransition(before.status, to);
   if (check === 'same') return { outcome: 'unchanged', sale: before };
-  if (check === 'refused') throw conflict(`a sale in status ${before.status} cannot become ${to}`);
+  if (check === 'refused') throw refusal(before.status, to);
 
   const effect = ledgerEffect(moneyOf(before), before.status, to);
   if (effect) {
-    await postEntry(tx, { kind: effect.kind, refType: 'sale', refId: before.id, postings: effect.postings });
+    await postEntry(
+      tx,
+      { kind: effect.kind, refType: 'sale', refId: before.id, postings: effect.postings },
+      deferred,
+    );
   }
   const sale = await updateSaleStatus(tx, before.id, to, effect?.reserveHeld ?? before.reserve_held);
   await notifySaleStatus(tx, sale);
@@ -45,6 +63,10 @@ export async function moveSale(
     if (sale.cart_id !== null) await onSalePaid(tx, sale);
   }
   return { outcome: 'applied', sale };
+}
+
+export function refusal(from: SaleStatus, to: SaleStatus): AppError {
+  return conflict(`a sale in status ${from} cannot become ${to}`);
 }
 
 /** sale.pending (webhooks only) for PENDENTE; both channels for final statuses; nothing otherwise. */

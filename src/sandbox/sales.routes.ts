@@ -9,7 +9,8 @@ import { sendJsonText } from '../sales/json-reply.js';
 import type { SaleProcessor } from '../sales/processors/processor.js';
 import { createSandboxSale, type SandboxSaleInput } from '../sales/sandbox-sales.js';
 import { IdPath, Sale } from '../sales/schemas.js';
-import { applyProcessorStatus, saleJson } from '../sales/service.js';
+import { saleJson } from '../sales/service.js';
+import type { SaleSettler } from '../sales/settler.js';
 import type { SaleStatus } from '../sales/status-machine.js';
 import { sandboxId } from './ids.js';
 import { SandboxSaleBody, StatusBody } from './schemas.js';
@@ -19,6 +20,7 @@ export interface SandboxDeps {
   queue: Queue;
   apiKey: AuthHook;
   processor: SaleProcessor;
+  settler: SaleSettler;
 }
 
 const errors = { 400: ShapeA, 401: ShapeA, 403: ShapeB, 404: ShapeA, 409: ShapeA };
@@ -50,15 +52,12 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
     async (request, reply) => {
       const found = await findSale(deps.db, sandboxId(request.params.id));
       if (!found || found.account_id !== merchantOf(request).accountId) throw notFound('Sale not found');
-      // Exactly what a processor callback runs, keyed by the processor's own reference.
-      const { sale } = await applyProcessorStatus(
-        deps.db,
-        deps.queue,
-        found.processor,
-        found.external_transaction_id,
-        request.body.status as SaleStatus,
-      );
-      return sendJsonText(reply, 200, await saleJson(deps.db, sale.id));
+      // What a processor callback runs once it has found the sale (applyProcessorStatus)
+      const { sale } = await deps.settler.settle(found.account_id, {
+        saleId: found.id,
+        status: request.body.status as SaleStatus,
+      });
+      return sendJsonText(reply, 200, sale.public_json);
     },
   );
 }
