@@ -4,7 +4,7 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { type BenchCase, DURATION, startBenchServer } from './lib.js';
+import { type BenchCase, current, DURATION, startBenchServer } from './lib.js';
 
 const dir = path.join(import.meta.dirname, 'cases');
 const wanted = process.argv.slice(2);
@@ -18,6 +18,8 @@ console.log(`benchmarks: ${cases.join(', ')} (${DURATION}s per measurement, 50 c
 for (const name of cases) {
   const mod = (await import(path.join(dir, `${name}.ts`))) as { run: BenchCase };
   const server = await startBenchServer();
+  current.case = name;
+  current.pid = server.pid;
   try {
     await mod.run(server);
   } finally {

@@ -43,15 +43,7 @@ export async function ensureMerchantLedger(q: Queryable, accountId: number): Pro
  * their postings, which `ledger verify` derives. An entry that moves nothing (every amount zero) is not
  * written: null.
  */
-export async function postEntry(
-  tx: Queryable,
-  entry: JournalEntry,
-  /**
-   * Collect the merchant balance changes here instead of updating the balance rows now; the caller applies
-   * them with applyBalanceDeltas before it commits, and must have ensured the merchant's ledger accounts.
-   */
-  deferred?: BalanceDeltas,
-): Promise<number | null> {
+export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<number | null> {
   const postings = entry.postings.filter((p) => p.amount !== 0);
   const sum = postings.reduce((acc, p) => acc + p.amount, 0);
   if (sum !== 0) throw new Error(`unbalanced journal entry ${entry.kind}: postings sum to ${sum}`);
@@ -64,11 +56,7 @@ export async function postEntry(
     .sort(
       (a, b) => a.target.accountId - b.target.accountId || a.target.bucket.localeCompare(b.target.bucket),
     );
-  if (deferred) {
-    if (entry.guardAvailable) throw new Error('a guarded entry cannot defer its balance update');
-    for (const p of merchant) deferred.add(p.target.accountId, p.target.bucket, p.amount);
-  }
-  for (const p of deferred ? [] : merchant) {
+  for (const p of merchant) {
     const guarded = entry.guardAvailable && p.target.bucket === 'available' && p.amount < 0;
     const rows = await tx.query(
       `UPDATE ledger_accounts SET balance = balance + $1
@@ -104,36 +92,70 @@ export async function postEntry(
   return row!.id;
 }
 
-/** Merchant balance changes collected over many entries (postEntry's `deferred`), applied in one go. */
-export class BalanceDeltas {
-  private readonly deltas = new Map<string, { accountId: number; bucket: Bucket; amount: number }>();
-
-  add(accountId: number, bucket: Bucket, amount: number): void {
-    const key = `${accountId}:${bucket}`;
-    const d = this.deltas.get(key);
-    if (d) d.amount += amount;
-    else this.deltas.set(key, { accountId, bucket, amount });
-  }
-
-  /** The changes in postEntry's lock order (account, then bucket), zero ones left out. */
-  sorted() {
-    return [...this.deltas.values()]
-      .filter((d) => d.amount !== 0)
-      .sort((a, b) => a.accountId - b.accountId || a.bucket.localeCompare(b.bucket));
-  }
-}
-
 /**
- * Applies collected balance changes, one row at a time in postEntry's order (so it cannot deadlock with
- * it). Run it last before the commit: the balance row is then locked only for the commit itself.
+ * Many unguarded entries (postEntry's effect for each), in three statements whatever their number: every
+ * entry and posting in one, then each touched merchant balance row once, by the sum of its postings, in
+ * postEntry's order (account, then bucket; so it cannot deadlock with it). Balance rows go last: a caller
+ * that ends its transaction right after holds their row locks for its commit alone.
  */
-export async function applyBalanceDeltas(tx: Queryable, deltas: BalanceDeltas): Promise<void> {
-  for (const d of deltas.sorted()) {
-    const rows = await tx.query(
-      'UPDATE ledger_accounts SET balance = balance + $1 WHERE account_id = $2 AND bucket = $3 RETURNING id',
+export async function postEntries(tx: Queryable, entries: JournalEntry[]): Promise<void> {
+  const kept = entries
+    .map((e) => ({ ...e, postings: e.postings.filter((p) => p.amount !== 0) }))
+    .filter((e) => e.postings.length > 0);
+  if (kept.length === 0) return;
+  const deltas = new Map<string, { accountId: number; bucket: Bucket; amount: number }>();
+  for (const e of kept) {
+    if (e.guardAvailable) throw new Error('postEntries takes unguarded entries only');
+    if (e.postings.reduce((acc, p) => acc + p.amount, 0) !== 0) {
+      throw new Error(`unbalanced journal entry ${e.kind}`);
+    }
+    for (const p of e.postings) {
+      if (!Number.isSafeInteger(p.amount)) throw new Error('posting amounts must be integer cents');
+      if (!('accountId' in p.target)) continue;
+      const key = `${p.target.accountId}:${p.target.bucket}`;
+      const d = deltas.get(key) ?? { accountId: p.target.accountId, bucket: p.target.bucket, amount: 0 };
+      d.amount += p.amount;
+      deltas.set(key, d);
+    }
+  }
+  const merchants = [...new Set([...deltas.values()].map((d) => d.accountId))];
+  for (const accountId of merchants) await ensureMerchantLedger(tx, accountId);
+
+  const flat = kept.flatMap((e, i) =>
+    e.postings.map((p) => ({ i: i + 1, code: codeOf(p.target), amount: p.amount })),
+  );
+  // the entries' ids are drawn first (a CTE with nextval is evaluated once), so postings can name them
+  const [row] = await tx.query<{ postings: number }>(
+    `WITH v AS (
+       SELECT nextval('journal_entries_id_seq') AS id, kind, ref_type, ref_id, ord
+         FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS v(kind, ref_type, ref_id, ord)),
+     e AS (INSERT INTO journal_entries (id, kind, ref_type, ref_id) SELECT id, kind, ref_type, ref_id FROM v),
+     p AS (INSERT INTO postings (entry_id, ledger_account_id, amount)
+           SELECT v.id, la.id, q.amount
+             FROM unnest($4::bigint[], $5::text[], $6::bigint[]) AS q(ord, code, amount)
+             JOIN v ON v.ord = q.ord
+             JOIN ledger_accounts la ON la.code = q.code
+           RETURNING 1)
+     SELECT count(*)::int AS postings FROM p`,
+    [
+      kept.map((e) => e.kind),
+      kept.map((e) => e.refType),
+      kept.map((e) => e.refId),
+      flat.map((f) => f.i),
+      flat.map((f) => f.code),
+      flat.map((f) => f.amount),
+    ],
+  );
+  if (row!.postings !== flat.length) throw new Error('a posting names no ledger account');
+
+  const sorted = [...deltas.values()]
+    .filter((d) => d.amount !== 0)
+    .sort((a, b) => a.accountId - b.accountId || a.bucket.localeCompare(b.bucket));
+  for (const d of sorted) {
+    await tx.query(
+      'UPDATE ledger_accounts SET balance = balance + $1 WHERE account_id = $2 AND bucket = $3',
       [d.amount, d.accountId, d.bucket],
     );
-    if (rows.length === 0) throw new Error(`merchant ${d.accountId} has no ${d.bucket} ledger account`);
   }
 }
 

@@ -1,9 +1,8 @@
-import { applyBalanceDeltas, BalanceDeltas, ensureMerchantLedger } from '../ledger/ledger.js';
 import type { Queryable } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import type { Queue } from '../platform/queue.js';
 import { checkTransition, type SaleStatus } from './status-machine.js';
-import { moveLockedSale, refusal, type TransitionResult } from './transition.js';
+import { applyMoves, type Move, refusal, type TransitionResult } from './transition.js';
 import type { SaleRow } from './types.js';
 
 /** One reported status of one sale of the batch's merchant. */
@@ -18,11 +17,10 @@ export interface Settlement {
 export type SettlementOutcome = TransitionResult | AppError;
 
 /**
- * Many status reports of one merchant's sales in one transaction (the caller's). Each is decided on its own,
- * in arrival order, against the sale as the earlier ones left it: a refused one writes nothing and does not
- * stop the others. The sales are locked first, in id order (so two batches cannot deadlock); the merchant's
- * balance rows are updated once, by the sum of every entry, as the last statement, so they stay locked for
- * the commit alone: that row is what every settlement of one merchant waits on.
+ * Status reports of one merchant's distinct sales in one transaction (the caller's), in a fixed number of
+ * statements. Each is decided on its own against its sale as locked: a refused one writes nothing and does
+ * not stop the others. The sales are locked first, in id order (two batches cannot deadlock); applyMoves
+ * then updates the merchant's balance rows once, by the sum of every entry, as its last statement.
  */
 export async function settleBatch(
   tx: Queryable,
@@ -30,41 +28,27 @@ export async function settleBatch(
   accountId: number,
   items: Settlement[],
 ): Promise<SettlementOutcome[]> {
+  const ids = items.map((i) => i.saleId);
+  if (new Set(ids).size !== ids.length) throw new Error('a settlement batch takes one report per sale');
   const replays = await claimSignatures(tx, items);
   const rows = await tx.query<SaleRow>(
     'SELECT * FROM sales WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE',
-    [[...new Set(items.map((i) => i.saleId))]],
+    [ids],
   );
-  const current = new Map(rows.map((r) => [r.id, r]));
-  const deltas = new BalanceDeltas();
-  let ledgerEnsured = false;
-  const outcomes: SettlementOutcome[] = [];
-  for (const [i, item] of items.entries()) {
-    const before = current.get(item.saleId);
+  const locked = new Map(rows.map((r) => [r.id, r]));
+  const outcomes: (SettlementOutcome | Move)[] = items.map((item, i) => {
+    const before = locked.get(item.saleId);
     if (!before || before.account_id !== accountId) {
-      outcomes.push(new AppError('NOT_FOUND', `sale ${item.saleId} not found`));
-      continue;
+      return new AppError('NOT_FOUND', `sale ${item.saleId} not found`);
     }
-    if (replays.has(i)) {
-      outcomes.push({ outcome: 'unchanged', sale: before });
-      continue;
-    }
-    if (!ledgerEnsured) {
-      // the postings of the entries name these rows before their balances move (see applyBalanceDeltas)
-      await ensureMerchantLedger(tx, accountId);
-      ledgerEnsured = true;
-    }
-    if (checkTransition(before.status, item.status) === 'refused') {
-      outcomes.push(refusal(before.status, item.status));
-      continue;
-    }
-    // anything thrown from here on fails the whole batch (the caller then runs its items one by one)
-    const result = await moveLockedSale(tx, queue, before, item.status, deltas);
-    current.set(item.saleId, result.sale);
-    outcomes.push(result);
-  }
-  await applyBalanceDeltas(tx, deltas);
-  return outcomes;
+    const check = replays.has(i) ? 'same' : checkTransition(before.status, item.status);
+    if (check === 'same') return { outcome: 'unchanged', sale: before };
+    if (check === 'refused') return refusal(before.status, item.status);
+    return { before, to: item.status };
+  });
+  const moves = outcomes.filter((o): o is Move => 'before' in o);
+  const moved = await applyMoves(tx, queue, moves);
+  return outcomes.map((o) => ('before' in o ? { outcome: 'applied', sale: moved[moves.indexOf(o)]! } : o));
 }
 
 /**

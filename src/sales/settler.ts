@@ -47,7 +47,7 @@ export class SaleSettler {
 
   private pump(accountId: number, lane: Lane): void {
     while (lane.running < PARALLEL && lane.queue.length > 0) {
-      const batch = lane.queue.splice(0, MAX_BATCH);
+      const batch = takeBatch(lane);
       lane.running++;
       void this.execute(accountId, batch).finally(() => {
         lane.running--;
@@ -77,6 +77,24 @@ export class SaleSettler {
   private run(accountId: number, items: Settlement[]): Promise<SettlementOutcome[]> {
     return this.db.tx((tx) => settleBatch(tx, this.queue, accountId, items));
   }
+}
+
+/**
+ * Up to MAX_BATCH waiting reports, one per sale (a later report of a sale waits for the next batch, which then
+ * sees what the earlier one did); the others keep their order.
+ */
+function takeBatch(lane: Lane): Waiting[] {
+  const batch: Waiting[] = [];
+  const rest: Waiting[] = [];
+  const sales = new Set<number>();
+  for (const w of lane.queue) {
+    if (batch.length < MAX_BATCH && !sales.has(w.saleId)) {
+      batch.push(w);
+      sales.add(w.saleId);
+    } else rest.push(w);
+  }
+  lane.queue = rest;
+  return batch;
 }
 
 function deliver(batch: Waiting[], outcomes: SettlementOutcome[]): void {

@@ -1,10 +1,10 @@
 import { onSalePaid } from '../carts/service.js';
-import { type BalanceDeltas, postEntry } from '../ledger/ledger.js';
+import { type JournalEntry, postEntries } from '../ledger/ledger.js';
 import type { Queryable } from '../platform/db.js';
 import { type AppError, conflict, notFound } from '../platform/errors.js';
 import type { Queue } from '../platform/queue.js';
-import { recordNotification } from '../webhooks/outbox.js';
-import { lockSale, updateSaleStatus } from './data.js';
+import { type NotificationFact, recordNotification, recordNotifications } from '../webhooks/outbox.js';
+import { lockSale, updateSalesStatus } from './data.js';
 import { ledgerEffect, moneyOf } from './ledger-effects.js';
 import { salePostbackBody, saleWebhookBody } from './notifications.js';
 import { scheduleReserveRelease } from './reserve.js';
@@ -29,60 +29,81 @@ export async function moveSale(
 ): Promise<TransitionResult> {
   const before = await lockSale(tx, saleId);
   if (!before) throw notFound(`sale ${saleId} not found`);
-  return moveLockedSale(tx, queue, before, to);
-}
-
-/**
- * moveSale for a sale row the caller has locked. With `deferred`, the merchant's balance change is collected
- * there for the caller to apply just before its commit (the settlement batch, settle-batch.ts).
- */
-export async function moveLockedSale(
-  tx: Queryable,
-  queue: Queue,
-  before: SaleRow,
-  to: SaleStatus,
-  deferred?: BalanceDeltas,
-): Promise<TransitionResult> {
   const check = checkTransition(before.status, to);
   if (check === 'same') return { outcome: 'unchanged', sale: before };
   if (check === 'refused') throw refusal(before.status, to);
-
-  const effect = ledgerEffect(moneyOf(before), before.status, to);
-  if (effect) {
-    await postEntry(
-      tx,
-      { kind: effect.kind, refType: 'sale', refId: before.id, postings: effect.postings },
-      deferred,
-    );
-  }
-  const sale = await updateSaleStatus(tx, before.id, to, effect?.reserveHeld ?? before.reserve_held);
-  await notifySaleStatus(tx, sale);
-
-  if (to === 'PAGO' && isOpen(before.status)) {
-    if (sale.reserve_held) await scheduleReserveRelease(tx, queue, sale.id);
-    if (sale.cart_id !== null) await onSalePaid(tx, sale);
-  }
-  return { outcome: 'applied', sale };
+  const [sale] = await applyMoves(tx, queue, [{ before, to }]);
+  return { outcome: 'applied', sale: sale! };
 }
 
 export function refusal(from: SaleStatus, to: SaleStatus): AppError {
   return conflict(`a sale in status ${from} cannot become ${to}`);
 }
 
+/** A transition already checked ('apply') of a sale the caller has locked. */
+export interface Move {
+  before: SaleRow;
+  to: SaleStatus;
+}
+
+/**
+ * Writes checked moves of distinct locked sales, whatever their number in a fixed number of statements:
+ * the sales' new status, their notifications, the jobs and carts of first payments, and last their ledger
+ * entries with the merchants' balance rows (postEntries), so a transaction that commits right after holds
+ * those hot rows for the commit alone. Returns the sales as stored, in the order given.
+ */
+export async function applyMoves(tx: Queryable, queue: Queue, moves: Move[]): Promise<SaleRow[]> {
+  if (moves.length === 0) return [];
+  const effects = moves.map(({ before, to }) => ledgerEffect(moneyOf(before), before.status, to));
+  const sales = await updateSalesStatus(
+    tx,
+    moves.map(({ before, to }, i) => ({
+      id: before.id,
+      status: to,
+      reserveHeld: effects[i]?.reserveHeld ?? before.reserve_held,
+    })),
+  );
+  await recordNotifications(
+    tx,
+    sales.flatMap((sale) => saleFact(sale) ?? []),
+  );
+  for (const [i, { before, to }] of moves.entries()) {
+    const sale = sales[i]!;
+    if (to === 'PAGO' && isOpen(before.status)) {
+      if (sale.reserve_held) await scheduleReserveRelease(tx, queue, sale.id);
+      if (sale.cart_id !== null) await onSalePaid(tx, sale);
+    }
+  }
+  await postEntries(
+    tx,
+    effects.flatMap((effect, i): JournalEntry[] =>
+      effect
+        ? [{ kind: effect.kind, refType: 'sale', refId: moves[i]!.before.id, postings: effect.postings }]
+        : [],
+    ),
+  );
+  return sales;
+}
+
 /** sale.pending (webhooks only) for PENDENTE; both channels for final statuses; nothing otherwise. */
 export async function notifySaleStatus(tx: Queryable, sale: SaleRow): Promise<void> {
+  const fact = saleFact(sale);
+  if (fact) await recordNotification(tx, fact);
+}
+
+function saleFact(sale: SaleRow): NotificationFact | null {
   const event = eventFor(sale.status);
-  if (!event) return;
+  if (!event) return null;
   const postback =
     FINAL_STATUSES.has(sale.status) && sale.postback_url
       ? { url: sale.postback_url, body: salePostbackBody(sale) }
       : undefined;
-  await recordNotification(tx, {
+  return {
     accountId: sale.account_id,
     event,
     subjectType: 'sale',
     subjectId: sale.id,
     webhookBody: saleWebhookBody(sale),
     ...(postback ? { postback } : {}),
-  });
+  };
 }
