@@ -118,45 +118,75 @@ export async function postEntries(tx: Queryable, entries: JournalEntry[]): Promi
       deltas.set(key, d);
     }
   }
-  const merchants = [...new Set([...deltas.values()].map((d) => d.accountId))];
-  for (const accountId of merchants) await ensureMerchantLedger(tx, accountId);
-
   const flat = kept.flatMap((e, i) =>
     e.postings.map((p) => ({ i: i + 1, code: codeOf(p.target), amount: p.amount })),
   );
-  // the entries' ids are drawn first (a CTE with nextval is evaluated once), so postings can name them
-  const [row] = await tx.query<{ postings: number }>(
-    `WITH v AS (
+  if (!(await insertEntries(tx, kept, flat))) {
+    // a merchant without its ledger rows (accounts get them when created): create them, then write
+    for (const d of deltas.values()) await ensureMerchantLedger(tx, d.accountId);
+    if (!(await insertEntries(tx, kept, flat))) throw new Error('a posting names no ledger account');
+  }
+
+  // every touched balance row once: first locked in postEntry's order (account, then bucket: it cannot
+  // deadlock with it; a top-level ORDER BY is applied before the locking clause), then moved in one statement.
+  // NO KEY UPDATE is what an UPDATE takes: FOR UPDATE would also wait for the key-share locks other
+  // transactions' postings (foreign keys to these rows) hold until they commit.
+  const moved = [...deltas.values()].filter((d) => d.amount !== 0);
+  if (moved.length === 0) return;
+  const params = [moved.map((d) => d.accountId), moved.map((d) => d.bucket), moved.map((d) => d.amount)];
+  if (moved.length > 1) {
+    await tx.query(
+      `SELECT 1 FROM ledger_accounts la JOIN unnest($1::bigint[], $2::text[]) AS d(account_id, bucket)
+          USING (account_id, bucket)
+        ORDER BY la.account_id, la.bucket FOR NO KEY UPDATE OF la`,
+      params.slice(0, 2),
+    );
+  }
+  await tx.query(
+    `UPDATE ledger_accounts la SET balance = la.balance + d.amount
+       FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS d(account_id, bucket, amount)
+      WHERE la.account_id = d.account_id AND la.bucket = d.bucket`,
+    params,
+  );
+}
+
+/**
+ * The entries and their postings in one statement, written only if every posting's ledger account exists
+ * (false otherwise, nothing written). Existence is checked by reading: ensureMerchantLedger's INSERT … ON
+ * CONFLICT would wait for any transaction updating that balance row, i.e. serialize on the hot row.
+ */
+async function insertEntries(
+  tx: Queryable,
+  entries: JournalEntry[],
+  postings: { i: number; code: string; amount: number }[],
+): Promise<boolean> {
+  const codes = [...new Set(postings.map((p) => p.code))];
+  const [row] = await tx.query<{ ok: boolean }>(
+    `WITH la AS (SELECT id, code FROM ledger_accounts WHERE code = ANY($7::text[])),
+     ok AS (SELECT count(*) = cardinality($7::text[]) AS ok FROM la),
+     -- the entries' ids drawn first (a CTE calling nextval is evaluated once), so postings can name them
+     v AS (
        SELECT nextval('journal_entries_id_seq') AS id, kind, ref_type, ref_id, ord
-         FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS v(kind, ref_type, ref_id, ord)),
+         FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS v(kind, ref_type, ref_id, ord)
+        WHERE (SELECT ok FROM ok)),
      e AS (INSERT INTO journal_entries (id, kind, ref_type, ref_id) SELECT id, kind, ref_type, ref_id FROM v),
      p AS (INSERT INTO postings (entry_id, ledger_account_id, amount)
            SELECT v.id, la.id, q.amount
              FROM unnest($4::bigint[], $5::text[], $6::bigint[]) AS q(ord, code, amount)
              JOIN v ON v.ord = q.ord
-             JOIN ledger_accounts la ON la.code = q.code
-           RETURNING 1)
-     SELECT count(*)::int AS postings FROM p`,
+             JOIN la ON la.code = q.code)
+     SELECT ok FROM ok`,
     [
-      kept.map((e) => e.kind),
-      kept.map((e) => e.refType),
-      kept.map((e) => e.refId),
-      flat.map((f) => f.i),
-      flat.map((f) => f.code),
-      flat.map((f) => f.amount),
+      entries.map((e) => e.kind),
+      entries.map((e) => e.refType),
+      entries.map((e) => e.refId),
+      postings.map((p) => p.i),
+      postings.map((p) => p.code),
+      postings.map((p) => p.amount),
+      codes,
     ],
   );
-  if (row!.postings !== flat.length) throw new Error('a posting names no ledger account');
-
-  const sorted = [...deltas.values()]
-    .filter((d) => d.amount !== 0)
-    .sort((a, b) => a.accountId - b.accountId || a.bucket.localeCompare(b.bucket));
-  for (const d of sorted) {
-    await tx.query(
-      'UPDATE ledger_accounts SET balance = balance + $1 WHERE account_id = $2 AND bucket = $3',
-      [d.amount, d.accountId, d.bucket],
-    );
-  }
+  return row!.ok;
 }
 
 export interface Balance {

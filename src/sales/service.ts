@@ -73,7 +73,7 @@ export async function saleJson(q: Queryable, saleId: number): Promise<string> {
 
 /**
  * What every processor callback runs: find the sale by the processor's own reference and move it through
- * the status machine, in a transaction it may share with the merchant's other settlements (settler.ts).
+ * the status machine, in a transaction it may share with other settlements (settler.ts).
  */
 export async function applyProcessorStatus(
   db: Db,
@@ -86,7 +86,8 @@ export async function applyProcessorStatus(
 ): Promise<TransitionResult> {
   const sale = await findByProcessorRef(db, processor, externalTransactionId);
   if (!sale) throw notFound(`no ${processor} sale with externalTransactionId ${externalTransactionId}`);
-  return settler.settle(sale.account_id, {
+  return settler.settle({
+    accountId: sale.account_id,
     saleId: sale.id,
     status,
     ...(signature !== undefined ? { signed: { processor, signature } } : {}),

@@ -5,8 +5,10 @@ import { checkTransition, type SaleStatus } from './status-machine.js';
 import { applyMoves, type Move, refusal, type TransitionResult } from './transition.js';
 import type { SaleRow } from './types.js';
 
-/** One reported status of one sale of the batch's merchant. */
+/** One reported status of one sale. */
 export interface Settlement {
+  /** The merchant the caller found the sale under. */
+  accountId: number;
   saleId: number;
   status: SaleStatus;
   /** The callback's processor and signature, when it came signed: a replay of an applied one changes nothing. */
@@ -17,15 +19,14 @@ export interface Settlement {
 export type SettlementOutcome = TransitionResult | AppError;
 
 /**
- * Status reports of one merchant's distinct sales in one transaction (the caller's), in a fixed number of
+ * Status reports of distinct sales (of any merchants) in one transaction (the caller's), in a fixed number of
  * statements. Each is decided on its own against its sale as locked: a refused one writes nothing and does
  * not stop the others. The sales are locked first, in id order (two batches cannot deadlock); applyMoves
- * then updates the merchant's balance rows once, by the sum of every entry, as its last statement.
+ * then updates each merchant's balance rows once, by the sum of its entries, as its last statement.
  */
 export async function settleBatch(
   tx: Queryable,
   queue: Queue,
-  accountId: number,
   items: Settlement[],
 ): Promise<SettlementOutcome[]> {
   const ids = items.map((i) => i.saleId);
@@ -38,7 +39,7 @@ export async function settleBatch(
   const locked = new Map(rows.map((r) => [r.id, r]));
   const outcomes: (SettlementOutcome | Move)[] = items.map((item, i) => {
     const before = locked.get(item.saleId);
-    if (!before || before.account_id !== accountId) {
+    if (!before || before.account_id !== item.accountId) {
       return new AppError('NOT_FOUND', `sale ${item.saleId} not found`);
     }
     const check = replays.has(i) ? 'same' : checkTransition(before.status, item.status);

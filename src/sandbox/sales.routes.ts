@@ -53,7 +53,8 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
       const found = await findSale(deps.db, sandboxId(request.params.id));
       if (!found || found.account_id !== merchantOf(request).accountId) throw notFound('Sale not found');
       // What a processor callback runs once it has found the sale (applyProcessorStatus)
-      const { sale } = await deps.settler.settle(found.account_id, {
+      const { sale } = await deps.settler.settle({
+        accountId: found.account_id,
         saleId: found.id,
         status: request.body.status as SaleStatus,
       });
