@@ -1,6 +1,5 @@
 import type { Queryable } from '../platform/db.js';
 import type { PublicId } from '../platform/ids.js';
-import type { SaleStatus } from './status-machine.js';
 import type { Customer, PaymentMethod, SaleItem, SaleRow } from './types.js';
 
 export interface NewSaleRow {
@@ -123,32 +122,6 @@ export async function findByProcessorRef(
     [processor, externalTransactionId],
   );
   return row ?? null;
-}
-
-/**
- * A status change of many distinct sales in one statement; rows come back in the order given. A sale moved
- * to PAGO gets its completed_at (once: a dispute won keeps the first).
- */
-export async function updateSalesStatus(
-  tx: Queryable,
-  updates: { id: number; status: SaleStatus; reserveHeld: boolean }[],
-): Promise<SaleRow[]> {
-  const rows = await tx.query<SaleRow>(
-    `UPDATE sales s SET status = v.status, reserve_held = v.reserve_held, updated_at = now(),
-        completed_at = CASE WHEN v.status = 'PAGO'
-                            THEN COALESCE(s.completed_at, date_trunc('milliseconds', now()))
-                            ELSE s.completed_at END
-       FROM unnest($1::bigint[], $2::text[], $3::bool[]) AS v(id, status, reserve_held)
-      WHERE s.id = v.id
-     RETURNING s.*`,
-    [updates.map((u) => u.id), updates.map((u) => u.status), updates.map((u) => u.reserveHeld)],
-  );
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return updates.map((u) => {
-    const row = byId.get(u.id);
-    if (!row) throw new Error(`sale ${u.id} not found`);
-    return row;
-  });
 }
 
 export async function setReserveHeld(tx: Queryable, id: number, reserveHeld: boolean): Promise<void> {

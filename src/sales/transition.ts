@@ -1,15 +1,16 @@
 import { onSalePaid } from '../carts/service.js';
-import { type JournalEntry, postEntries } from '../ledger/ledger.js';
+import type { JournalEntry } from '../ledger/ledger.js';
 import type { Queryable } from '../platform/db.js';
 import { type AppError, conflict, notFound } from '../platform/errors.js';
 import type { Queue } from '../platform/queue.js';
-import { type NotificationFact, recordNotification, recordNotifications } from '../webhooks/outbox.js';
-import { lockSale, updateSalesStatus } from './data.js';
+import { type NotificationFact, recordNotification } from '../webhooks/outbox.js';
+import { lockSale } from './data.js';
 import { ledgerEffect, moneyOf } from './ledger-effects.js';
 import { salePostbackBody, saleWebhookBody } from './notifications.js';
 import { scheduleReserveRelease } from './reserve.js';
 import { checkTransition, eventFor, FINAL_STATUSES, isOpen, type SaleStatus } from './status-machine.js';
 import type { SaleRow } from './types.js';
+import { writeMoves } from './write-moves.js';
 
 export interface TransitionResult {
   outcome: 'applied' | 'unchanged';
@@ -47,26 +48,26 @@ export interface Move {
 }
 
 /**
- * Writes checked moves of distinct locked sales, whatever their number in a fixed number of statements:
- * the sales' new status, their notifications, the jobs and carts of first payments, and last their ledger
- * entries with the merchants' balance rows (postEntries), so a transaction that commits right after holds
- * those hot rows for the commit alone. Returns the sales as stored, in the order given.
+ * Writes checked moves of distinct locked sales in one statement (writeMoves: status, notifications,
+ * ledger entries, balance rows), then schedules what a first payment starts (reserve release, cart). Returns
+ * the sales as stored, in the order given.
  */
 export async function applyMoves(tx: Queryable, queue: Queue, moves: Move[]): Promise<SaleRow[]> {
   if (moves.length === 0) return [];
   const effects = moves.map(({ before, to }) => ledgerEffect(moneyOf(before), before.status, to));
-  const sales = await updateSalesStatus(
-    tx,
-    moves.map(({ before, to }, i) => ({
-      id: before.id,
-      status: to,
-      reserveHeld: effects[i]?.reserveHeld ?? before.reserve_held,
-    })),
+  const updates = moves.map(({ before, to }, i) => ({
+    id: before.id,
+    status: to,
+    reserveHeld: effects[i]?.reserveHeld ?? before.reserve_held,
+  }));
+  // the bodies read no column the move sets but status
+  const facts = moves.flatMap(({ before, to }) => saleFact({ ...before, status: to }) ?? []);
+  const entries = effects.flatMap((effect, i): JournalEntry[] =>
+    effect
+      ? [{ kind: effect.kind, refType: 'sale', refId: moves[i]!.before.id, postings: effect.postings }]
+      : [],
   );
-  await recordNotifications(
-    tx,
-    sales.flatMap((sale) => saleFact(sale) ?? []),
-  );
+  const sales = await writeMoves(tx, updates, facts, entries);
   for (const [i, { before, to }] of moves.entries()) {
     const sale = sales[i]!;
     if (to === 'PAGO' && isOpen(before.status)) {
@@ -74,14 +75,6 @@ export async function applyMoves(tx: Queryable, queue: Queue, moves: Move[]): Pr
       if (sale.cart_id !== null) await onSalePaid(tx, sale);
     }
   }
-  await postEntries(
-    tx,
-    effects.flatMap((effect, i): JournalEntry[] =>
-      effect
-        ? [{ kind: effect.kind, refType: 'sale', refId: moves[i]!.before.id, postings: effect.postings }]
-        : [],
-    ),
-  );
   return sales;
 }
 
