@@ -7,8 +7,9 @@ import { createAccount } from '../src/accounts/accounts.service.js';
 import { CredentialService } from '../src/auth/credentials.service.js';
 import { type Db, openDb } from '../src/platform/db.js';
 
-export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-export const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const QUICK = Boolean(process.env.BENCH_QUICK);
+export const DURATION = Number(process.env.BENCH_DURATION ?? (QUICK ? 2 : 10));
+export const WARMUP = Number(process.env.BENCH_WARMUP ?? (QUICK ? 1 : 3));
 export const CONNECTIONS = 50;
 const BASE = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 

@@ -77,6 +77,7 @@ export async function run(server: BenchServer): Promise<void> {
     goal: 2,
   });
 
+  // diagnostics: BENCH_SETTLE_ONE=1 measures the one-merchant row only (e.g. under --cpu-prof)
   if (process.env.BENCH_SETTLE_ONE) return;
   const spread = await measureAround(
     { url: `${server.url}/bench/tx-spread`, method: 'POST', connections: CONCURRENCY },
