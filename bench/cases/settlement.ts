@@ -10,7 +10,7 @@ const MERCHANTS = 64;
 const SALES_ONE = Number(process.env.BENCH_SETTLE_SALES ?? 60_000);
 const SALES_EACH = Math.ceil(SALES_ONE / 8);
 
-async function seedSales(db: Db, accountId: number, n: number): Promise<number[]> {
+export async function seedSales(db: Db, accountId: number, n: number): Promise<number[]> {
   const rows = await db.query<{ id: number }>(
     `INSERT INTO sales (uuid, account_id, status, amount, system_fee, net_amount, reserve_amount, payment_method,
         customer, items, pix_key, processor, external_transaction_id)
@@ -26,7 +26,7 @@ async function seedSales(db: Db, accountId: number, n: number): Promise<number[]
 }
 
 /** Requests that each move the next unused sale of the next merchant (round robin) to PAGO. */
-function settleRequests(merchants: { m: BenchMerchant; ids: number[] }[]): autocannon.Request[] {
+export function settleRequests(merchants: { m: BenchMerchant; ids: number[] }[]): autocannon.Request[] {
   let turn = 0;
   const next = merchants.map(() => 0);
   return [
