@@ -48,7 +48,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     NODE_ENV: 'test',
     ...env,
   });
-  const db = await openDb({ databaseUrl, dataDir: '/tmp', poolMax: 8 });
+  const db = await openDb({ databaseUrl, poolMax: 8 });
   return {
     url,
     pid: child.pid!,
