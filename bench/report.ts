@@ -85,6 +85,7 @@ function svg(rows: RecordedRow[], m: Machine, at: string): string {
     `<text x="${(x + Math.max(1, w) + 4).toFixed(1)}" y="${y + 12}" font-size="11">${esc(text)}</text>`;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">`,
+    `<title>Benchmark results: gateway beside baseline, throughput and p99 per case</title>`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="10" y="20" font-size="14" font-weight="bold">Gateway (blue) beside baseline (grey): throughput and p99 per case</text>`,
     `<text x="10" y="38" font-size="11">${esc(`${at} · ${m.cpu}, ${m.cores} cores · Node ${m.node} · ${m.postgres}`)}</text>`,
