@@ -70,7 +70,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(webhookRoutes, { webhooks, requireSession });
   await app.register(salesRoutes, { db, apiKey });
   const settler = new SaleSettler(db, queue);
-  await app.register(processorCallbackRoutes, { db, settler, processors });
+  await app.register(processorCallbackRoutes, { settler, processors });
   if (sandboxProcessor) {
     const sandbox = { db, queue, apiKey, processor: sandboxProcessor, settler };
     await app.register(sandboxSalesRoutes, sandbox);

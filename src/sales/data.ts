@@ -98,29 +98,8 @@ export async function findSaleJson(
   return row ?? null;
 }
 
-/** One indexed read by uuid or numeric id, whatever the account (the caller decides 403 vs 404). */
-export async function findSale(q: Queryable, id: PublicId): Promise<SaleRow | null> {
-  const [row] =
-    id.kind === 'uuid'
-      ? await q.query<SaleRow>('SELECT * FROM sales WHERE uuid = $1', [id.uuid])
-      : await q.query<SaleRow>('SELECT * FROM sales WHERE id = $1', [id.id]);
-  return row ?? null;
-}
-
 export async function lockSale(tx: Queryable, id: number): Promise<SaleRow | null> {
   const [row] = await tx.query<SaleRow>('SELECT * FROM sales WHERE id = $1 FOR UPDATE', [id]);
-  return row ?? null;
-}
-
-export async function findByProcessorRef(
-  q: Queryable,
-  processor: string,
-  externalTransactionId: string,
-): Promise<SaleRow | null> {
-  const [row] = await q.query<SaleRow>(
-    'SELECT * FROM sales WHERE processor = $1 AND external_transaction_id = $2',
-    [processor, externalTransactionId],
-  );
   return row ?? null;
 }
 

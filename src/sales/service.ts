@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, Queryable } from '../platform/db.js';
+import type { Queryable } from '../platform/db.js';
 import { AppError, notFound, validation } from '../platform/errors.js';
 import type { PublicId } from '../platform/ids.js';
 import { percentOf } from '../platform/money.js';
-import { findByProcessorRef, findSaleJson, insertSale, type NewSaleRow } from './data.js';
+import { findSaleJson, insertSale, type NewSaleRow } from './data.js';
 import type { SaleSettler } from './settler.js';
 import type { SaleStatus } from './status-machine.js';
 import { notifySaleStatus, type TransitionResult } from './transition.js';
@@ -72,11 +72,10 @@ export async function saleJson(q: Queryable, saleId: number): Promise<string> {
 }
 
 /**
- * What every processor callback runs: find the sale by the processor's own reference and move it through
- * the status machine, in a transaction it may share with other settlements (settler.ts).
+ * What every processor callback runs: the sale named by the processor's own reference moves through the
+ * status machine, in a transaction it may share with other settlements (settler.ts).
  */
-export async function applyProcessorStatus(
-  db: Db,
+export function applyProcessorStatus(
   settler: SaleSettler,
   processor: string,
   externalTransactionId: string,
@@ -84,13 +83,10 @@ export async function applyProcessorStatus(
   /** The callback's signature, when it came signed: a replay of an applied one changes nothing. */
   signature?: string,
 ): Promise<TransitionResult> {
-  const sale = await findByProcessorRef(db, processor, externalTransactionId);
-  if (!sale) throw notFound(`no ${processor} sale with externalTransactionId ${externalTransactionId}`);
   return settler.settle({
-    accountId: sale.account_id,
-    saleId: sale.id,
+    ref: { kind: 'processor', processor, externalTransactionId },
     status,
-    ...(signature !== undefined ? { signed: { processor, signature } } : {}),
+    ...(signature !== undefined ? { signature } : {}),
   });
 }
 

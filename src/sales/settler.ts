@@ -1,7 +1,7 @@
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import type { Queue } from '../platform/queue.js';
-import { type Settlement, type SettlementOutcome, settleBatch } from './settle-batch.js';
+import { refKey, type Settlement, type SettlementOutcome, settleBatch } from './settle-batch.js';
 import type { TransitionResult } from './transition.js';
 
 const MAX_BATCH = 64;
@@ -54,11 +54,12 @@ export class SaleSettler {
   private take(): Waiting[] {
     const batch: Waiting[] = [];
     const rest: Waiting[] = [];
-    const sales = new Set<number>();
+    const sales = new Set<string>();
     for (const w of this.waiting) {
-      if (batch.length < MAX_BATCH && !sales.has(w.saleId)) {
+      const key = refKey(w.ref);
+      if (batch.length < MAX_BATCH && !sales.has(key)) {
         batch.push(w);
-        sales.add(w.saleId);
+        sales.add(key);
       } else rest.push(w);
     }
     this.waiting = rest;
@@ -67,7 +68,8 @@ export class SaleSettler {
 
   private async execute(batch: Waiting[]): Promise<void> {
     try {
-      deliver(batch, await this.run(batch));
+      const again = deliver(batch, await this.run(batch));
+      this.waiting.unshift(...again);
     } catch (err) {
       if (batch.length === 1) {
         batch[0]!.reject(err);
@@ -76,7 +78,9 @@ export class SaleSettler {
       for (const item of batch) {
         await this.run([item]).then(
           (o) => deliver([item], o),
-          (e: unknown) => item.reject(e),
+          (e: unknown) => {
+            item.reject(e);
+          },
         );
       }
     }
@@ -87,10 +91,14 @@ export class SaleSettler {
   }
 }
 
-function deliver(batch: Waiting[], outcomes: SettlementOutcome[]): void {
+/** Settles each waiting report with its outcome; returns those to run again (in the next batch). */
+function deliver(batch: Waiting[], outcomes: SettlementOutcome[]): Waiting[] {
+  const again: Waiting[] = [];
   batch.forEach((item, i) => {
     const o = outcomes[i]!;
-    if (o instanceof AppError) item.reject(o);
+    if (o === 'again') again.push(item);
+    else if (o instanceof AppError) item.reject(o);
     else item.resolve(o);
   });
+  return again;
 }

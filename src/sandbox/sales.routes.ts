@@ -1,10 +1,8 @@
 import { merchantOf } from '../auth/api-key.js';
 import type { Db } from '../platform/db.js';
 import { ShapeA, ShapeB } from '../platform/error-schemas.js';
-import { notFound } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import type { Queue } from '../platform/queue.js';
-import { findSale } from '../sales/data.js';
 import { sendJsonText } from '../sales/json-reply.js';
 import type { SaleProcessor } from '../sales/processors/processor.js';
 import { createSandboxSale, type SandboxSaleInput } from '../sales/sandbox-sales.js';
@@ -50,12 +48,10 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
       schema: { tags: ['sandbox'], params: IdPath, body: StatusBody, response: { 200: Sale, ...errors } },
     },
     async (request, reply) => {
-      const found = await findSale(deps.db, sandboxId(request.params.id));
-      if (!found || found.account_id !== merchantOf(request).accountId) throw notFound('Sale not found');
-      // What a processor callback runs once it has found the sale (applyProcessorStatus)
+      // What a processor callback runs, the sale named by its id and limited to the caller's
       const { sale } = await deps.settler.settle({
-        accountId: found.account_id,
-        saleId: found.id,
+        ref: sandboxId(request.params.id),
+        accountId: merchantOf(request).accountId,
         status: request.body.status as SaleStatus,
       });
       return sendJsonText(reply, 200, sale.public_json);

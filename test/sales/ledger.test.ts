@@ -47,7 +47,7 @@ async function sale(accountId: number, amount: number): Promise<SaleRow> {
 }
 
 async function move(s: SaleRow, status: SaleStatus): Promise<SaleRow> {
-  return (await applyProcessorStatus(db(), settler(), 'sandbox', s.external_transaction_id, status)).sale;
+  return (await applyProcessorStatus(settler(), 'sandbox', s.external_transaction_id, status)).sale;
 }
 
 /** A cashout's shape: available → payouts, guarded. */

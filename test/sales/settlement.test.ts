@@ -195,6 +195,25 @@ describe('concurrent settlements of one merchant', () => {
     expect((await verifyLedger(db())).problems).toEqual([]);
   });
 
+  it('one sale named by uuid, by numeric id and by processor reference at once moves once', async () => {
+    const m = await merchant();
+    const list = await sales(m, 30);
+    const results = await Promise.all(
+      list.flatMap((s) => [
+        moveTo(server, m, s.uuid, 'PAGO'),
+        moveTo(server, m, s.id, 'PAGO'),
+        callback(s, 'PAGO'),
+      ]),
+    );
+    expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
+    const states = await stateOf(list.map((s) => s.id));
+    for (const s of list) {
+      expect(states.get(s.id)).toEqual({ status: 'PAGO', entries: ['sale.paid'], events: ['sale.paid'] });
+    }
+    expect(await getBalance(db(), m.accountId)).toEqual(await expectedBalance(m.accountId));
+    expect((await verifyLedger(db())).problems).toEqual([]);
+  });
+
   it('a refused report among concurrent ones fails only itself', async () => {
     const m = await merchant();
     const list = await sales(m, 30);

@@ -1,5 +1,4 @@
 import { Type } from 'typebox';
-import type { Db } from '../../platform/db.js';
 import { ShapeA } from '../../platform/error-schemas.js';
 import { notFound, unauthorized } from '../../platform/errors.js';
 import type { Http } from '../../platform/http.js';
@@ -27,7 +26,7 @@ const CallbackResult = Type.Object({
  */
 export async function processorCallbackRoutes(
   app: Http,
-  deps: { db: Db; settler: SaleSettler; processors: ProcessorRegistry },
+  deps: { settler: SaleSettler; processors: ProcessorRegistry },
 ): Promise<void> {
   keepRawJson(app); // encapsulated: only this plugin's routes keep the raw bytes the signature covers
 
@@ -56,7 +55,6 @@ export async function processorCallbackRoutes(
       const { processor } = request.params;
       const replayKey = deps.processors.get(processor)!.replayKey(request.headers);
       const result = await applyProcessorStatus(
-        deps.db,
         deps.settler,
         processor,
         externalTransactionId,
