@@ -31,34 +31,27 @@ export function newEventId(): string {
  * Returns the stable event id.
  */
 export async function recordNotification(tx: Queryable, fact: NotificationFact): Promise<string> {
-  return (await recordNotifications(tx, [fact]))[0]!;
-}
-
-/** recordNotification for many facts in one statement (their outbox order is the order given). */
-export async function recordNotifications(tx: Queryable, facts: NotificationFact[]): Promise<string[]> {
-  if (facts.length === 0) return [];
-  const ids = facts.map(() => newEventId());
-  // the facts and their places in the outbox queue, in one statement
+  const id = newEventId();
+  // the fact and its place in the outbox queue, in one statement
   await tx.query(
     `WITH e AS (
        INSERT INTO notification_events
          (id, account_id, event_type, subject_type, subject_id, webhook_body, postback_url, postback_body,
           postback_host)
-       SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[],
-                            $7::text[], $8::text[], $9::text[])
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        RETURNING id, created_at)
-     INSERT INTO notification_outbox (event_id, created_at) SELECT id, created_at FROM e ORDER BY id`,
+     INSERT INTO notification_outbox (event_id, created_at) SELECT id, created_at FROM e`,
     [
-      ids,
-      facts.map((f) => f.accountId),
-      facts.map((f) => f.event),
-      facts.map((f) => f.subjectType),
-      facts.map((f) => f.subjectId),
-      facts.map((f) => JSON.stringify(f.webhookBody)),
-      facts.map((f) => f.postback?.url ?? null),
-      facts.map((f) => (f.postback ? JSON.stringify(f.postback.body) : null)),
-      facts.map((f) => (f.postback ? targetGroup(f.postback.url) : null)),
+      id,
+      fact.accountId,
+      fact.event,
+      fact.subjectType,
+      fact.subjectId,
+      JSON.stringify(fact.webhookBody),
+      fact.postback?.url ?? null,
+      fact.postback ? JSON.stringify(fact.postback.body) : null,
+      fact.postback ? targetGroup(fact.postback.url) : null,
     ],
   );
-  return ids;
+  return id;
 }
