@@ -106,6 +106,7 @@ async function lockSales(tx: Queryable, refs: SaleRef[]): Promise<SaleRow[]> {
                    ON s.processor = r.processor AND s.external_transaction_id = r.external_transaction_id)
       ORDER BY id FOR UPDATE`,
     [ids, uuids, processors, externals],
+    { prepare: 'settle_lock_sales' },
   );
 }
 

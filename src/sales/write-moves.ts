@@ -101,6 +101,8 @@ export async function writeMoves(
       moved.map((d) => d.bucket),
       moved.map((d) => d.amount),
     ],
+    // planned once per connection: the text is fixed, and its planning cost about as much as its execution
+    { prepare: 'settle_write_moves' },
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const first = rows[0];
