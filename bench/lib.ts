@@ -46,6 +46,10 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     NODE_ENV: 'test',
+    // throughput cases send far more than the default 100 requests/s per key: limits off unless a case's
+    // `serverEnv` turns them on
+    RATE_LIMIT_PER_KEY: '0',
+    RATE_LIMIT_LOGIN_PER_IP: '0',
     ...env,
   });
   const db = await openDb({ databaseUrl, poolMax: 8 });
@@ -229,7 +233,10 @@ export function printRow(row: CaseRow): void {
   });
 }
 
-/** A benchmark case: bench/cases/<name>.ts exports `run` with this signature. */
+/**
+ * A benchmark case: bench/cases/<name>.ts exports `run` with this signature, and optionally `serverEnv`
+ * (settings for its gateway process, e.g. `{ RATE_LIMIT_PER_KEY: '100' }`).
+ */
 export type BenchCase = (server: BenchServer) => Promise<void>;
 
 /** CPU seconds used so far by the gateway, this process and every PostgreSQL process (Linux /proc). */

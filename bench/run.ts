@@ -20,8 +20,11 @@ const cases = readdirSync(dir)
 console.log(`benchmarks: ${cases.join(', ')} (${DURATION}s per measurement, ${CONNECTIONS} connections)`);
 let postgres = 'PostgreSQL';
 for (const name of cases) {
-  const mod = (await import(path.join(dir, `${name}.ts`))) as { run: BenchCase };
-  const server = await startBenchServer();
+  const mod = (await import(path.join(dir, `${name}.ts`))) as {
+    run: BenchCase;
+    serverEnv?: Record<string, string>;
+  };
+  const server = await startBenchServer(mod.serverEnv);
   current.case = name;
   current.pid = server.pid;
   try {
