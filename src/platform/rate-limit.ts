@@ -52,7 +52,8 @@ export async function installRateLimits(app: Http, config: Config, log: Logger):
       ? app.rateLimit({
           max: config.rateLimitPerKey,
           timeWindow: 1000,
-          keyGenerator: (request) => `key:${request.merchant?.credentialId ?? 'none'}`,
+          // the public key, checked by the authentication that ran first: unique across databases sharing one Redis
+          keyGenerator: (request) => `key:${String(request.headers["x-api-public-key"])}`,
         })
       : null;
   const loginPerIp =
