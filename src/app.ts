@@ -22,6 +22,7 @@ import { processorCallbackRoutes } from './sales/processors/callback.routes.js';
 import type { SaleProcessor } from './sales/processors/processor.js';
 import { SandboxProcessor } from './sales/processors/sandbox.js';
 import { salesRoutes } from './sales/routes.js';
+import { SaleSettler } from './sales/settler.js';
 import { sandboxCartRoutes } from './sandbox/carts.routes.js';
 import { sandboxCashoutRoutes } from './sandbox/cashouts.routes.js';
 import { sandboxRecurrenceRoutes } from './sandbox/recurrences.routes.js';
@@ -94,9 +95,10 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(webhookRoutes, { webhooks, requireSession });
   await app.register(salesRoutes, { db, apiKey });
   await app.register(salesPanelRoutes, { db, requireSession });
-  await app.register(processorCallbackRoutes, { db, queue, processors });
+  const settler = new SaleSettler(db, queue);
+  await app.register(processorCallbackRoutes, { settler, processors });
   if (sandboxProcessor) {
-    const sandbox = { db, queue, apiKey, processor: sandboxProcessor };
+    const sandbox = { db, queue, apiKey, processor: sandboxProcessor, settler };
     await app.register(sandboxSalesRoutes, sandbox);
     await app.register(sandboxRecurrenceRoutes, sandbox);
     await app.register(sandboxCartRoutes, sandbox);
