@@ -16,6 +16,7 @@ import { payoutCallbackRoutes } from './payouts/routes.js';
 import type { Platform } from './platform/context.js';
 import { createHttp, type Http } from './platform/http.js';
 import { metricsPlugin } from './platform/metrics.js';
+import { panelSite } from './platform/panel-site.js';
 import { installRateLimits, thenLimit } from './platform/rate-limit.js';
 import { salesPanelRoutes } from './sales/panel.routes.js';
 import { processorCallbackRoutes } from './sales/processors/callback.routes.js';
@@ -103,5 +104,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
     await app.register(sandboxRecurrenceRoutes, sandbox);
     await app.register(sandboxCartRoutes, sandbox);
   }
+
+  // 4. the merchant panel's page (its routes are the panel routes above)
+  await panelSite(app);
   return app;
 }

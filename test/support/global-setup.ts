@@ -5,9 +5,9 @@ import { migrate } from '../../src/platform/migrate.js';
 import { Queue } from '../../src/platform/queue.js';
 import { admin, TEMPLATE_DB, TEST_DB_PREFIX, urlFor } from './pg.js';
 
-/** Builds dist/ (tests also spawn real server processes) and prepares a migrated template database. */
+/** Builds dist/ (tests spawn real server processes and load the panel) and prepares a migrated template database. */
 export default async function setup(): Promise<() => Promise<void>> {
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' }); // the server and the panel
   await admin(async (c) => {
     const stale = await c.query<{ datname: string }>(
       `SELECT datname FROM pg_database WHERE starts_with(datname, $1) OR datname = $2`,

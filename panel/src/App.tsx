@@ -1,0 +1,84 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type User, whenSessionExpires } from './api';
+import { Integrations } from './pages/Integrations';
+import { Login } from './pages/Login';
+import { Overview } from './pages/Overview';
+import { Sales } from './pages/Sales';
+import { Statement } from './pages/Statement';
+import { Webhooks } from './pages/Webhooks';
+import { Withdrawals } from './pages/Withdrawals';
+
+const PAGES = [
+  { hash: '#/', label: 'Visão geral', Page: Overview },
+  { hash: '#/vendas', label: 'Vendas', Page: Sales },
+  { hash: '#/saques', label: 'Saques', Page: Withdrawals },
+  { hash: '#/extrato', label: 'Extrato', Page: Statement },
+  { hash: '#/integracoes', label: 'Integrações', Page: Integrations },
+  { hash: '#/webhooks', label: 'Webhooks', Page: Webhooks },
+];
+
+function useHash(): string {
+  const [hash, setHash] = useState(location.hash || '#/');
+  useEffect(() => {
+    const on = () => setHash(location.hash || '#/');
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return hash;
+}
+
+export function App() {
+  const [user, setUser] = useState<User | null | undefined>(undefined);
+  const [notice, setNotice] = useState('');
+  const hash = useHash();
+  useEffect(() => {
+    whenSessionExpires(() => {
+      setUser(null);
+      setNotice('Sua sessão expirou. Entre novamente.');
+    });
+    api.me().then(setUser, () => setUser(null));
+  }, []);
+  if (user === undefined) return <p class="muted">Carregando…</p>;
+  if (user === null) {
+    return (
+      <Login
+        notice={notice}
+        onLogin={(u) => {
+          setNotice('');
+          setUser(u);
+        }}
+      />
+    );
+  }
+  const current = PAGES.find((p) => p.hash === hash) ?? PAGES[0]!;
+  return (
+    <div class="shell">
+      <header>
+        <strong class="brand">Painel</strong>
+        <nav aria-label="Principal">
+          {PAGES.map((p) => (
+            <a key={p.hash} href={p.hash} aria-current={p === current ? 'page' : undefined}>
+              {p.label}
+            </a>
+          ))}
+          <a href="/docs/">API</a>
+        </nav>
+        <span class="who">{user.name}</span>
+        <button
+          type="button"
+          class="secondary"
+          onClick={async () => {
+            await api.logout().catch(() => undefined);
+            setNotice('Você saiu.');
+            setUser(null);
+          }}
+        >
+          Sair
+        </button>
+      </header>
+      <main>
+        <current.Page key={current.hash} />
+      </main>
+    </div>
+  );
+}

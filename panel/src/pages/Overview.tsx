@@ -1,0 +1,65 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Balance, type Sale, type Withdrawal } from '../api';
+import { date, METHODS, money, moneyText, SALE_STATUS, WITHDRAWAL_STATUS } from '../ui/format';
+import { Card, ErrorText, Table } from '../ui/kit';
+
+export function Overview() {
+  const [balance, setBalance] = useState<Balance | null>(null);
+  const [sales, setSales] = useState<Sale[]>([]);
+  const [withdrawals, setWithdrawals] = useState<Withdrawal[]>([]);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    Promise.all([api.balance(), api.sales({ limit: '5' }), api.withdrawals({ limit: '5' })])
+      .then(([b, s, w]) => {
+        setBalance(b);
+        setSales(s.data);
+        setWithdrawals(w.data);
+      })
+      .catch(setError);
+  }, []);
+  return (
+    <>
+      <h1>Visão geral</h1>
+      <ErrorText error={error} />
+      <div class="balances">
+        <div class="stat">
+          <span>Disponível</span>
+          <strong data-testid="balance-available">{balance ? money(balance.available) : '…'}</strong>
+        </div>
+        <div class="stat">
+          <span>Bloqueado</span>
+          <strong data-testid="balance-blocked">{balance ? money(balance.blocked) : '…'}</strong>
+        </div>
+        <div class="stat">
+          <span>Total</span>
+          <strong data-testid="balance-total">{balance ? money(balance.total) : '…'}</strong>
+        </div>
+      </div>
+      <Card title="Vendas recentes">
+        <Table label="Vendas recentes" head={['Data', 'Cliente', 'Forma', 'Valor', 'Status']}>
+          {sales.map((s) => (
+            <tr key={s.id}>
+              <td>{date(s.createdAt)}</td>
+              <td>{s.customer?.name}</td>
+              <td>{METHODS[s.paymentMethod] ?? s.paymentMethod}</td>
+              <td>{money(Number(s.amount))}</td>
+              <td>{SALE_STATUS[s.status] ?? s.status}</td>
+            </tr>
+          ))}
+        </Table>
+      </Card>
+      <Card title="Saques recentes">
+        <Table label="Saques recentes" head={['Data', 'Chave PIX', 'Valor', 'Status']}>
+          {withdrawals.map((w) => (
+            <tr key={w.id}>
+              <td>{date(w.createdAt)}</td>
+              <td>{w.pixKey}</td>
+              <td>{moneyText(w.amount)}</td>
+              <td>{WITHDRAWAL_STATUS[w.status] ?? w.status}</td>
+            </tr>
+          ))}
+        </Table>
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,140 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Sale } from '../api';
+import { date, METHODS, money, SALE_STATUS } from '../ui/format';
+import { Card, ErrorText, Table } from '../ui/kit';
+
+type Filters = { status: string; paymentMethod: string; from: string; to: string; q: string };
+const EMPTY: Filters = { status: '', paymentMethod: '', from: '', to: '', q: '' };
+
+export function Sales() {
+  const [filters, setFilters] = useState<Filters>(EMPTY);
+  const [applied, setApplied] = useState<Filters>(EMPTY);
+  const [rows, setRows] = useState<Sale[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [selected, setSelected] = useState<Sale | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  const load = (f: Filters, after?: string) =>
+    api
+      .sales({ ...f, cursor: after })
+      .then((page) => {
+        setRows((prev) => (after ? [...prev, ...page.data] : page.data));
+        setCursor(page.nextCursor);
+        setError(null);
+      })
+      .catch(setError);
+  useEffect(() => {
+    void load(applied);
+  }, [applied]);
+
+  const field = (name: keyof Filters) => ({
+    id: `f-${name}`,
+    value: filters[name],
+    onInput: (e: { currentTarget: { value: string } }) =>
+      setFilters({ ...filters, [name]: e.currentTarget.value }),
+  });
+  return (
+    <>
+      <h1>Vendas</h1>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied(filters);
+        }}
+      >
+        <div>
+          <label for="f-q">Buscar</label>
+          <input {...field('q')} type="search" placeholder="Nome, e-mail, CPF/CNPJ ou id" />
+        </div>
+        <div>
+          <label for="f-status">Status</label>
+          <select {...field('status')}>
+            <option value="">Todos</option>
+            {Object.entries(SALE_STATUS).map(([v, t]) => (
+              <option key={v} value={v}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="f-paymentMethod">Forma de pagamento</label>
+          <select {...field('paymentMethod')}>
+            <option value="">Todas</option>
+            {Object.entries(METHODS).map(([v, t]) => (
+              <option key={v} value={v}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="f-from">De</label>
+          <input {...field('from')} type="date" />
+        </div>
+        <div>
+          <label for="f-to">Até (exclusive)</label>
+          <input {...field('to')} type="date" />
+        </div>
+        <button type="submit">Filtrar</button>
+        <a class="button secondary" href={api.exportUrl('sales', applied)} download>
+          Exportar CSV
+        </a>
+      </form>
+      <ErrorText error={error} />
+      <Table label="Vendas" head={['Data', 'Cliente', 'Forma', 'Valor', 'Status', '']}>
+        {rows.map((s) => (
+          <tr key={s.id}>
+            <td>{date(s.createdAt)}</td>
+            <td>{s.customer?.name}</td>
+            <td>{METHODS[s.paymentMethod] ?? s.paymentMethod}</td>
+            <td>{money(Number(s.amount))}</td>
+            <td>{SALE_STATUS[s.status] ?? s.status}</td>
+            <td>
+              <button
+                type="button"
+                class="link"
+                onClick={() => setSelected(s)}
+                aria-label={`Detalhes da venda ${s.id}`}
+              >
+                Detalhes
+              </button>
+            </td>
+          </tr>
+        ))}
+      </Table>
+      {rows.length === 0 && !error && <p class="muted">Nenhuma venda encontrada.</p>}
+      {cursor && (
+        <button type="button" class="secondary" onClick={() => void load(applied, cursor)}>
+          Carregar mais
+        </button>
+      )}
+      {selected && (
+        <Card title={`Venda ${selected.id}`}>
+          <dl class="detail">
+            <dt>UUID</dt>
+            <dd>{selected.uuid}</dd>
+            <dt>Status</dt>
+            <dd>{SALE_STATUS[selected.status] ?? selected.status}</dd>
+            <dt>Valor</dt>
+            <dd>{money(Number(selected.amount))}</dd>
+            <dt>Taxa</dt>
+            <dd>{money(Number(selected.fee))}</dd>
+            <dt>Líquido</dt>
+            <dd>{money(Number(selected.netAmount))}</dd>
+            <dt>Cliente</dt>
+            <dd>
+              {selected.customer?.name} · {selected.customer?.email} · {selected.customer?.document}
+            </dd>
+            <dt>Criada em</dt>
+            <dd>{date(selected.createdAt)}</dd>
+          </dl>
+          <button type="button" class="secondary" onClick={() => setSelected(null)}>
+            Fechar
+          </button>
+        </Card>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,81 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type StatementLine } from '../api';
+import { date, money } from '../ui/format';
+import { ErrorText, Table } from '../ui/kit';
+
+export function Statement() {
+  const [rows, setRows] = useState<StatementLine[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [period, setPeriod] = useState({ from: '', to: '' });
+  const [applied, setApplied] = useState({ from: '', to: '' });
+  const [error, setError] = useState<unknown>(null);
+  const load = (after?: string) =>
+    api
+      .statement({ ...applied, cursor: after })
+      .then((p) => {
+        setRows((prev) => (after ? [...prev, ...p.data] : p.data));
+        setCursor(p.nextCursor);
+        setError(null);
+      })
+      .catch(setError);
+  useEffect(() => {
+    void load();
+  }, [applied]);
+  return (
+    <>
+      <h1>Extrato</h1>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied(period);
+        }}
+      >
+        <div>
+          <label for="s-from">De</label>
+          <input
+            id="s-from"
+            type="date"
+            value={period.from}
+            onInput={(e) => setPeriod({ ...period, from: e.currentTarget.value })}
+          />
+        </div>
+        <div>
+          <label for="s-to">Até (exclusive)</label>
+          <input
+            id="s-to"
+            type="date"
+            value={period.to}
+            onInput={(e) => setPeriod({ ...period, to: e.currentTarget.value })}
+          />
+        </div>
+        <button type="submit">Filtrar</button>
+        <a class="button secondary" href={api.exportUrl('statement', applied)} download>
+          Exportar CSV
+        </a>
+      </form>
+      <ErrorText error={error} />
+      <Table
+        label="Extrato"
+        head={['Data', 'Descrição', 'Disponível', 'Bloqueado', 'Saldo disponível', 'Saldo bloqueado']}
+      >
+        {rows.map((l) => (
+          <tr key={l.id}>
+            <td>{date(l.createdAt)}</td>
+            <td>{l.description}</td>
+            <td class={l.availableDelta < 0 ? 'neg' : ''}>{money(l.availableDelta)}</td>
+            <td class={l.blockedDelta < 0 ? 'neg' : ''}>{money(l.blockedDelta)}</td>
+            <td>{money(l.availableAfter)}</td>
+            <td>{money(l.blockedAfter)}</td>
+          </tr>
+        ))}
+      </Table>
+      {rows.length === 0 && !error && <p class="muted">Nenhum lançamento no período.</p>}
+      {cursor && (
+        <button type="button" class="secondary" onClick={() => void load(cursor)}>
+          Carregar mais
+        </button>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,223 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Delivery, type Webhook } from '../api';
+import { date } from '../ui/format';
+import { Card, ErrorText, SecretOnce, Table } from '../ui/kit';
+
+const MAIN_EVENTS = [
+  'sale.pending',
+  'sale.paid',
+  'sale.refused',
+  'sale.canceled',
+  'sale.refunded',
+  'sale.chargeback',
+  'withdrawal.pending',
+  'withdrawal.completed',
+  'withdrawal.rejected',
+  'withdrawal.canceled',
+];
+const CART_EVENTS = ['cart.abandoned', 'cart.recovered'];
+
+export function Webhooks() {
+  const [hooks, setHooks] = useState<Webhook[]>([]);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [open, setOpen] = useState<Webhook | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const refresh = () => api.webhooks().then(setHooks).catch(setError);
+  useEffect(() => {
+    void refresh();
+  }, []);
+  return (
+    <>
+      <h1>Webhooks</h1>
+      <WebhookForm
+        key="new"
+        title="Novo webhook"
+        onSave={async (url, events) => {
+          const created = await api.createWebhook(url, events);
+          setSecret(created.secret);
+          void refresh();
+        }}
+      />
+      {secret && <SecretOnce label="Segredo do webhook" value={secret} />}
+      <ErrorText error={error} />
+      <Table label="Webhooks" head={['URL', 'Eventos', 'Criado em', '']}>
+        {hooks.map((h) => (
+          <tr key={h.id}>
+            <td class="url">{h.webhookUrl}</td>
+            <td>{h.events.join(', ')}</td>
+            <td>{date(h.createdAt)}</td>
+            <td>
+              <button
+                type="button"
+                class="link"
+                onClick={() => setOpen(h)}
+                aria-label={`Abrir o webhook ${h.webhookUrl}`}
+              >
+                Abrir
+              </button>
+            </td>
+          </tr>
+        ))}
+      </Table>
+      {open && (
+        <WebhookDetail
+          key={open.id}
+          hook={open}
+          onChanged={() => {
+            setOpen(null);
+            void refresh();
+          }}
+        />
+      )}
+    </>
+  );
+}
+
+function WebhookForm(props: {
+  title: string;
+  initial?: Webhook;
+  onSave: (url: string, events: string[]) => Promise<void>;
+}) {
+  const [url, setUrl] = useState(props.initial?.webhookUrl ?? '');
+  const [events, setEvents] = useState<string[]>(props.initial?.events ?? MAIN_EVENTS);
+  const [error, setError] = useState<unknown>(null);
+  const box = (name: string) => (
+    <label key={name} class="check">
+      <input
+        type="checkbox"
+        checked={events.includes(name)}
+        onChange={(e) =>
+          setEvents(e.currentTarget.checked ? [...events, name] : events.filter((x) => x !== name))
+        }
+      />
+      {name}
+    </label>
+  );
+  const id = props.initial ? `url-${props.initial.id}` : 'url-new';
+  return (
+    <Card title={props.title}>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          try {
+            await props.onSave(url, events);
+            setError(null);
+          } catch (err) {
+            setError(err);
+          }
+        }}
+      >
+        <label for={id}>URL do webhook</label>
+        <input
+          id={id}
+          type="url"
+          required
+          value={url}
+          onInput={(e) => setUrl(e.currentTarget.value)}
+          placeholder="https://sualoja.com/webhooks"
+        />
+        <fieldset>
+          <legend>Eventos</legend>
+          <div class="checks">{MAIN_EVENTS.map(box)}</div>
+        </fieldset>
+        <fieldset>
+          <legend>Eventos de carrinho (opcionais)</legend>
+          <div class="checks">{CART_EVENTS.map(box)}</div>
+        </fieldset>
+        <ErrorText error={error} />
+        <button type="submit">Salvar webhook</button>
+      </form>
+    </Card>
+  );
+}
+
+function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: () => void }) {
+  const [deliveries, setDeliveries] = useState<Delivery[]>([]);
+  const [payload, setPayload] = useState<Delivery | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const load = () => api.deliveries(hook.id).then(setDeliveries).catch(setError);
+  useEffect(() => {
+    void load();
+  }, [hook.id]);
+  return (
+    <>
+      <WebhookForm
+        title={`Editar ${hook.webhookUrl}`}
+        initial={hook}
+        onSave={async (url, events) => {
+          await api.updateWebhook(hook.id, url, events);
+          onChanged();
+        }}
+      />
+      <Card title="Entregas">
+        <div class="filters">
+          <button type="button" class="secondary" onClick={() => void load()}>
+            Atualizar
+          </button>
+          <button
+            type="button"
+            class="danger"
+            onClick={async () => {
+              if (!window.confirm('Excluir este webhook?')) return;
+              try {
+                await api.deleteWebhook(hook.id);
+                onChanged();
+              } catch (err) {
+                setError(err);
+              }
+            }}
+          >
+            Excluir webhook
+          </button>
+        </div>
+        <ErrorText error={error} />
+        <Table label="Entregas" head={['Evento', 'Data', 'HTTP', 'Tentativas', 'Status', 'Erro', '']}>
+          {deliveries.map((d) => (
+            <tr key={d.id}>
+              <td>{d.event}</td>
+              <td>{date(d.createdAt)}</td>
+              <td>{d.statusCode ?? '—'}</td>
+              <td>{d.attempts}</td>
+              <td>{d.status}</td>
+              <td>{d.error ?? ''}</td>
+              <td class="actions">
+                <button
+                  type="button"
+                  class="link"
+                  onClick={() => setPayload(d)}
+                  aria-label={`Ver o conteúdo da entrega ${d.id}`}
+                >
+                  Conteúdo
+                </button>
+                <button
+                  type="button"
+                  class="link"
+                  aria-label={`Reenviar a entrega ${d.id}`}
+                  onClick={async () => {
+                    try {
+                      await api.resend(d.id);
+                      void load();
+                    } catch (err) {
+                      setError(err);
+                    }
+                  }}
+                >
+                  Reenviar
+                </button>
+              </td>
+            </tr>
+          ))}
+        </Table>
+        {payload && (
+          <div class="payload">
+            <h3>Conteúdo enviado ({payload.event})</h3>
+            <pre>{JSON.stringify(payload.payload, null, 2)}</pre>
+            <button type="button" class="secondary" onClick={() => setPayload(null)}>
+              Fechar
+            </button>
+          </div>
+        )}
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,187 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Withdrawal } from '../api';
+import { date, moneyText, WITHDRAWAL_STATUS } from '../ui/format';
+import { Card, ErrorText, Table } from '../ui/kit';
+
+const PIX_TYPES = ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'RANDOM'];
+
+export function Withdrawals() {
+  const [rows, setRows] = useState<Withdrawal[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [status, setStatus] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [selected, setSelected] = useState<Withdrawal | null>(null);
+  const load = (after?: string) =>
+    api
+      .withdrawals({ status, cursor: after })
+      .then((p) => {
+        setRows((prev) => (after ? [...prev, ...p.data] : p.data));
+        setCursor(p.nextCursor);
+      })
+      .catch(setError);
+  useEffect(() => {
+    void load();
+  }, [status]);
+  return (
+    <>
+      <h1>Saques</h1>
+      <NewWithdrawal onDone={() => void load()} />
+      <div class="filters">
+        <div>
+          <label for="w-status">Status</label>
+          <select id="w-status" value={status} onInput={(e) => setStatus(e.currentTarget.value)}>
+            <option value="">Todos</option>
+            {Object.entries(WITHDRAWAL_STATUS).map(([v, t]) => (
+              <option key={v} value={v}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </div>
+        <a class="button secondary" href={api.exportUrl('withdrawals', { status })} download>
+          Exportar CSV
+        </a>
+      </div>
+      <ErrorText error={error} />
+      <Table label="Saques" head={['Data', 'Chave PIX', 'Valor', 'Taxas', 'Status', '']}>
+        {rows.map((w) => (
+          <tr key={w.id}>
+            <td>{date(w.createdAt)}</td>
+            <td>{w.pixKey}</td>
+            <td>{moneyText(w.amount)}</td>
+            <td>{moneyText(w.fees.total)}</td>
+            <td>{WITHDRAWAL_STATUS[w.status] ?? w.status}</td>
+            <td>
+              <button
+                type="button"
+                class="link"
+                onClick={() => setSelected(w)}
+                aria-label={`Detalhes do saque ${w.id}`}
+              >
+                Detalhes
+              </button>
+            </td>
+          </tr>
+        ))}
+      </Table>
+      {cursor && (
+        <button type="button" class="secondary" onClick={() => void load(cursor)}>
+          Carregar mais
+        </button>
+      )}
+      {selected && (
+        <Card title={`Saque ${selected.id}`}>
+          <dl class="detail">
+            <dt>UUID</dt>
+            <dd>{selected.uuid}</dd>
+            <dt>Status</dt>
+            <dd>{WITHDRAWAL_STATUS[selected.status] ?? selected.status}</dd>
+            <dt>Valor</dt>
+            <dd>{moneyText(selected.amount)}</dd>
+            <dt>Taxas</dt>
+            <dd>{moneyText(selected.fees.total)}</dd>
+            <dt>Líquido</dt>
+            <dd>{moneyText(selected.netAmount)}</dd>
+            <dt>Chave PIX</dt>
+            <dd>
+              {selected.pixKey} ({selected.pixKeyType})
+            </dd>
+            <dt>Atualizado em</dt>
+            <dd>{date(selected.updatedAt)}</dd>
+          </dl>
+          <button type="button" class="secondary" onClick={() => setSelected(null)}>
+            Fechar
+          </button>
+        </Card>
+      )}
+    </>
+  );
+}
+
+/** The fee preview comes from a first step: the server's own answer is shown before the password is asked. */
+function NewWithdrawal({ onDone }: { onDone: () => void }) {
+  const [amount, setAmount] = useState('');
+  const [pixKey, setPixKey] = useState('');
+  const [pixKeyType, setPixKeyType] = useState('CPF');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState<Withdrawal | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [key, setKey] = useState(() => crypto.randomUUID());
+  return (
+    <Card title="Novo saque">
+      <form
+        class="filters"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setBusy(true);
+          setError(null);
+          try {
+            const w = await api.withdraw(
+              { amount: amount.replace(',', '.'), pixKey, pixKeyType, password },
+              key,
+            );
+            setDone(w);
+            setPassword('');
+            setKey(crypto.randomUUID());
+            onDone();
+          } catch (err) {
+            setError(err);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        <div>
+          <label for="n-amount">Valor (R$)</label>
+          <input
+            id="n-amount"
+            inputMode="decimal"
+            required
+            placeholder="100,00"
+            value={amount}
+            onInput={(e) => setAmount(e.currentTarget.value)}
+          />
+        </div>
+        <div>
+          <label for="n-type">Tipo de chave</label>
+          <select id="n-type" value={pixKeyType} onInput={(e) => setPixKeyType(e.currentTarget.value)}>
+            {PIX_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="n-key">Chave PIX</label>
+          <input id="n-key" required value={pixKey} onInput={(e) => setPixKey(e.currentTarget.value)} />
+        </div>
+        <div>
+          <label for="n-password">Confirme com sua senha</label>
+          <input
+            id="n-password"
+            type="password"
+            required
+            autocomplete="current-password"
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+        </div>
+        <button type="submit" disabled={busy}>
+          Solicitar saque
+        </button>
+      </form>
+      <p class="muted">
+        As taxas da sua conta são descontadas do valor; o valor líquido e as taxas aparecem ao concluir.
+      </p>
+      <ErrorText error={error} />
+      {done && (
+        <p class="ok" role="status">
+          Saque {done.id} solicitado: {moneyText(done.amount)}, taxas {moneyText(done.fees.total)}, líquido{' '}
+          {moneyText(done.netAmount)}.
+        </p>
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,72 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { ApiError } from '../api';
+
+/** An error from the API, in words (never raw JSON). */
+export function ErrorText({ error }: { error: unknown }) {
+  if (!error) return null;
+  const text =
+    error instanceof ApiError ? error.message : 'Não foi possível falar com o servidor. Tente de novo.';
+  return (
+    <p class="error" role="alert">
+      {text}
+    </p>
+  );
+}
+
+export function Card({ title, children }: { title: string; children: ComponentChildren }) {
+  return (
+    <section class="card" aria-label={title}>
+      <h2>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** A secret shown once: a copy button and a clear warning that it will not be shown again. */
+export function SecretOnce({ label, value }: { label: string; value: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div class="secret" role="status">
+      <p>
+        <strong>{label}</strong> — copie agora: você não verá esta chave novamente.
+      </p>
+      <code data-testid="secret-value">{value}</code>
+      <button
+        type="button"
+        onClick={() => {
+          void navigator.clipboard?.writeText(value).then(() => setCopied(true));
+        }}
+      >
+        {copied ? 'Copiado' : 'Copiar'}
+      </button>
+    </div>
+  );
+}
+
+export function Table({
+  head,
+  children,
+  label,
+}: {
+  head: string[];
+  children: ComponentChildren;
+  label: string;
+}) {
+  return (
+    <div class="table-wrap">
+      <table aria-label={label}>
+        <thead>
+          <tr>
+            {head.map((h) => (
+              <th key={h} scope="col">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}

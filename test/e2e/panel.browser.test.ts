@@ -1,0 +1,237 @@
+/**
+ * A merchant's day in the panel, in Debian's chromium, against a real server on a real database: every step
+ * through the page as a person would, screenshots of every page in test-output/screenshots.
+ */
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../src/accounts/accounts.service.js';
+import { launch, shot } from '../support/browser.js';
+import { call } from '../support/http.js';
+import { fundMerchant } from '../support/ledger.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+let hooks: Receiver;
+let accountId: number;
+let keys: Record<string, string>;
+const EMAIL = 'loja@example.com';
+const PASSWORD = 'senha-da-loja-1';
+
+beforeAll(async () => {
+  server = await startServer({ env: { WEBHOOK_RETRY_DELAYS_MS: '200,400' } });
+  accountId = (
+    await createAccount(server.runtime.platform.db, {
+      name: 'Loja Exemplo',
+      email: EMAIL,
+      password: PASSWORD,
+    })
+  ).id;
+  await fundMerchant(server.runtime.platform.db, accountId, 123_456);
+  hooks = await startReceiver();
+  browser = await launch();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await hooks?.close();
+  await server?.close();
+});
+
+const go = async (label: string) => {
+  await page.getByRole('navigation', { name: 'Principal' }).getByRole('link', { name: label }).click();
+  await page.getByRole('heading', { level: 1, name: label }).waitFor();
+};
+
+describe('the merchant panel', () => {
+  it('serves the page with its security headers', async () => {
+    const res = await call('GET', `${server.url}/`);
+    expect(res.status).toBe(200);
+    expect(String(res.headers['content-security-policy'])).toContain("script-src 'self'");
+    expect(String(res.headers['content-security-policy'])).not.toContain('unsafe-inline');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('refuses a wrong password in words, then logs in and shows the balance in reais', async () => {
+    await page.goto(`${server.url}/`);
+    await page.getByLabel('E-mail').fill(EMAIL);
+    await page.getByLabel('Senha').fill('senha-errada');
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Invalid email or password');
+    await shot(page, '01-login-error');
+    await page.getByLabel('Senha').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByRole('heading', { name: 'Visão geral' }).waitFor();
+    // Intl separates the currency sign with a no-break space
+    await expect
+      .poll(async () => (await page.getByTestId('balance-available').textContent())?.replace(/\s/g, ' '))
+      .toBe('R$ 1.234,56');
+    await shot(page, '02-overview');
+  });
+
+  it('generates a key shown once, that works on the public API', async () => {
+    await go('Integrações');
+    await page.getByRole('button', { name: 'Gerar credencial' }).click();
+    const secret = page.getByTestId('secret-value');
+    await secret.waitFor();
+    const privateKey = (await secret.textContent())!;
+    const publicKey = (await page.locator('.card p code').first().textContent())!;
+    expect(await page.getByText('você não verá esta chave novamente').count()).toBe(1);
+    await shot(page, '03-credential-issued');
+    keys = { 'x-api-public-key': publicKey, 'x-api-private-key': privateKey };
+    const balance = await call('GET', `${server.url}/api/public/balance`, { headers: keys });
+    expect(balance.status).toBe(200);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Integrações' }).waitFor();
+    await page.getByRole('button', { name: 'Gerar credencial' }).waitFor();
+    expect(await page.content()).not.toContain(privateKey);
+  });
+
+  it('saves a valid IP list, and shows the server’s message for an invalid one without saving it', async () => {
+    await page.getByLabel('Endereços IP (um por linha)').fill('127.0.0.1\n::1');
+    await page.getByRole('button', { name: 'Salvar IPs' }).click();
+    await page.getByText('Lista salva.').waitFor();
+    await page.getByLabel('Endereços IP (um por linha)').fill('127.0.0.1\n999.1.1.1');
+    await page.getByRole('button', { name: 'Salvar IPs' }).click();
+    await expect.poll(async () => page.locator('#ips-error').textContent()).toMatch(/999\.1\.1\.1/);
+    await shot(page, '04-allowed-ips-error');
+    const ips = await call<{ ips: string[] }>('GET', `${server.url}/api/public/balance`, { headers: keys });
+    expect(ips.status).toBe(200); // still the saved list (127.0.0.1 is in it)
+    expect(await page.getByText('Com a lista vazia').count()).toBe(1);
+  });
+
+  it('creates a webhook (secret once), sees a paid sale’s delivery in the log and resends it', async () => {
+    await go('Webhooks');
+    await page.getByLabel('URL do webhook').fill(`${hooks.url}/hooks`);
+    expect(await page.getByRole('checkbox', { name: 'cart.abandoned' }).isChecked()).toBe(false);
+    expect(await page.getByRole('checkbox', { name: 'sale.paid' }).isChecked()).toBe(true);
+    await page.getByRole('button', { name: 'Salvar webhook' }).click();
+    await page.getByTestId('secret-value').waitFor();
+    expect(await page.getByTestId('secret-value').textContent()).toMatch(/^whsec_/);
+    await shot(page, '05-webhook-created');
+
+    const sale = await call<{ uuid: string; id: number }>('POST', `${server.url}/api/sandbox/sales`, {
+      headers: keys,
+      body: {
+        amount: 25_000,
+        paymentMethod: 'PIX',
+        customer: {
+          name: 'Beatriz Nunes',
+          email: 'bia@example.com',
+          document: '52998224725',
+          phone: '11987654321',
+        },
+        items: [{ title: 'Plano anual', unitPrice: 25_000, quantity: 1, tangible: false }],
+      },
+    });
+    expect(sale.status).toBe(201);
+    await call('POST', `${server.url}/api/sandbox/sales/${sale.body.uuid}/status`, {
+      headers: keys,
+      body: { status: 'PAGO' },
+    });
+    await hooks.waitFor(2);
+
+    await page.getByRole('button', { name: `Abrir o webhook ${hooks.url}/hooks` }).click();
+    const log = page.getByRole('table', { name: 'Entregas' });
+    await expect
+      .poll(async () => (await log.textContent()) ?? '', { timeout: 15_000 })
+      .toContain('sale.paid');
+    const paidRow = log.getByRole('row').filter({ hasText: 'sale.paid' });
+    await paidRow.getByRole('button', { name: /Ver o conteúdo/ }).click();
+    await expect.poll(async () => page.locator('.payload pre').textContent()).toContain('"status": "PAGO"');
+    await shot(page, '06-webhook-deliveries');
+    const before = hooks.received.length;
+    await paidRow.getByRole('button', { name: /Reenviar/ }).click();
+    await hooks.waitFor(before + 1);
+    expect(hooks.received.at(-1)!.headers['x-service-redelivery']).toBe('true');
+  });
+
+  it('makes a withdrawal confirmed with the password', async () => {
+    await go('Saques');
+    await page.getByLabel('Valor (R$)').fill('150,00');
+    await page.getByLabel('Chave PIX').fill('52998224725');
+    await page.getByLabel('Confirme com sua senha').fill('senha-errada');
+    await page.getByRole('button', { name: 'Solicitar saque' }).click();
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toContain('Wrong password');
+    await page.getByLabel('Confirme com sua senha').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Solicitar saque' }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('solicitado');
+    await shot(page, '07-withdrawal');
+    const list = await call<{ data: { amount: string }[] }>('GET', `${server.url}/api/withdrawals`, {
+      headers: await sessionHeaders(),
+    });
+    expect(list.body.data.map((w) => w.amount)).toEqual(['150.00']);
+  });
+
+  it('finds the sale with a filter, and downloads the statement CSV', async () => {
+    await go('Vendas');
+    await page.getByLabel('Buscar').fill('beatriz');
+    await page.getByLabel('Status').selectOption('PAGO');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    const table = page.getByRole('table', { name: 'Vendas' });
+    await expect.poll(async () => table.getByRole('row').count()).toBe(2); // header + the sale
+    expect(await table.textContent()).toContain('Beatriz Nunes');
+    await shot(page, '08-sales-filtered');
+
+    await go('Extrato');
+    await expect
+      .poll(async () => page.getByRole('table', { name: 'Extrato' }).getByRole('row').count())
+      .toBeGreaterThan(2);
+    await shot(page, '09-statement');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Exportar CSV' }).click(),
+    ]);
+    const csv = readFileSync((await download.path())!, 'utf8');
+    expect(csv.charCodeAt(0)).toBe(0xfeff);
+    expect(csv).toContain('Saque solicitado');
+    expect(csv).toContain(';');
+  });
+
+  it('revokes the key after confirming, and the API refuses it; logs out', async () => {
+    await go('Integrações');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: `Revogar a credencial ${keys['x-api-public-key']}` }).click();
+    await expect
+      .poll(async () => (await call('GET', `${server.url}/api/public/balance`, { headers: keys })).status)
+      .toBe(401);
+    await page.getByRole('button', { name: 'Sair' }).click();
+    await page.getByRole('button', { name: 'Entrar' }).waitFor();
+    await shot(page, '10-logged-out');
+  });
+
+  it('fits a 390 px phone without sideways scrolling, and sends an expired session back to login', async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await phone.goto(`${server.url}/`);
+    await phone.getByLabel('E-mail').fill(EMAIL);
+    await phone.getByLabel('Senha').fill(PASSWORD);
+    await phone.getByRole('button', { name: 'Entrar' }).click();
+    for (const label of ['Visão geral', 'Vendas', 'Saques', 'Extrato', 'Integrações', 'Webhooks']) {
+      await phone.getByRole('navigation', { name: 'Principal' }).getByRole('link', { name: label }).click();
+      await phone.getByRole('heading', { level: 1, name: label }).waitFor();
+      const overflow = await phone.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
+      expect(overflow, label).toBeLessThanOrEqual(0);
+      await shot(phone, `phone-${label.normalize('NFD').replace(/[^a-zA-Z]/g, '')}`);
+    }
+    // the session ends on the server (as on expiry): the next call sends the user to login with a message
+    await server.runtime.platform.db.query(
+      "UPDATE panel_sessions SET expires_at = now() - interval '1 second'",
+    );
+    await phone.getByRole('navigation', { name: 'Principal' }).getByRole('link', { name: 'Vendas' }).click();
+    await phone.getByText('Sua sessão expirou. Entre novamente.').waitFor();
+    await shot(phone, 'phone-session-expired');
+    await phone.close();
+  });
+});
+
+async function sessionHeaders(): Promise<Record<string, string>> {
+  const cookies = await page.context().cookies();
+  return { cookie: cookies.map((c) => `${c.name}=${c.value}`).join('; ') };
+}
