@@ -54,7 +54,10 @@ export async function installOpenApi(app: Http): Promise<void> {
     staticCSP: true,
     // the page loads nothing from another origin: no online validator badge, no remote fonts or styles
     transformStaticCSP: (header) =>
-      header.replace(' validator.swagger.io', '').replace(/ https:(?= |;)/g, '').replace(' upgrade-insecure-requests;', ''),
+      header
+        .replace(' validator.swagger.io', '')
+        .replace(/ https:(?= |;)/g, '')
+        .replace(' upgrade-insecure-requests;', ''),
     uiConfig: { deepLinking: true, defaultModelsExpandDepth: 0 },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

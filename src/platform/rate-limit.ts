@@ -53,7 +53,7 @@ export async function installRateLimits(app: Http, config: Config, log: Logger):
           max: config.rateLimitPerKey,
           timeWindow: 1000,
           // the public key, checked by the authentication that ran first: unique across databases sharing one Redis
-          keyGenerator: (request) => `key:${String(request.headers["x-api-public-key"])}`,
+          keyGenerator: (request) => `key:${String(request.headers['x-api-public-key'])}`,
         })
       : null;
   const loginPerIp =

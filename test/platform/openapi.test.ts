@@ -6,7 +6,10 @@ import { startServer, type TestServer } from '../support/server.js';
 let server: TestServer;
 type Doc = {
   openapi: string;
-  paths: Record<string, Record<string, { security?: unknown; responses: Record<string, { content?: unknown }> }>>;
+  paths: Record<
+    string,
+    Record<string, { security?: unknown; responses: Record<string, { content?: unknown }> }>
+  >;
 };
 let doc: Doc;
 
