@@ -15,7 +15,8 @@ import {
  * Request ids are on in both: they cannot be turned off (decisions.md: every response carries one).
  */
 export async function run(on: BenchServer): Promise<void> {
-  const off = await startBenchServer({ RATE_LIMIT_PER_KEY: '0' });
+  // diagnostics: BENCH_LIMITS_AA=1 runs the limiter on both gateways (an A/A run: what the setup alone gives)
+  const off = await startBenchServer({ RATE_LIMIT_PER_KEY: process.env.BENCH_LIMITS_AA ? '1000000' : '0' });
   try {
     const [keysOn, keysOff] = [await funded(on), await funded(off)];
     const balance = (s: BenchServer, keys: Record<string, string>): LoadOptions => ({
