@@ -11,12 +11,12 @@ import {
 
 /**
  * Issue 12's number: the balance and cashout routes with the per-key rate limiter on (counting every request,
- * limit never reached) vs off (RATE_LIMIT_PER_KEY=0), two gateways on their own databases, in the same run.
+ * limit never reached) vs off (the suite's gateway, limits off), two gateways on their own databases, same run.
  * Request ids are on in both: they cannot be turned off (decisions.md: every response carries one).
  */
-export async function run(on: BenchServer): Promise<void> {
-  // diagnostics: BENCH_LIMITS_AA=1 runs the limiter on both gateways (an A/A run: what the setup alone gives)
-  const off = await startBenchServer({ RATE_LIMIT_PER_KEY: process.env.BENCH_LIMITS_AA ? '1000000' : '0' });
+export async function run(off: BenchServer): Promise<void> {
+  // diagnostics: BENCH_LIMITS_AA=1 leaves the limiter off on both gateways (an A/A run: what the setup gives)
+  const on = await startBenchServer({ RATE_LIMIT_PER_KEY: process.env.BENCH_LIMITS_AA ? '0' : '1000000' });
   try {
     const [keysOn, keysOff] = [await funded(on), await funded(off)];
     const balance = (s: BenchServer, keys: Record<string, string>): LoadOptions => ({
@@ -40,7 +40,7 @@ export async function run(on: BenchServer): Promise<void> {
       goal: 0.95,
     });
   } finally {
-    await off.stop();
+    await on.stop();
   }
 }
 
