@@ -1,5 +1,6 @@
 import type { Queryable } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
+import { cashouts } from '../platform/metrics.js';
 import type { CashoutItem, ItemOutcome } from './create-batch.js';
 import { IDEMPOTENCY_TTL_HOURS, IdempotencyRace } from './idempotency.js';
 import type { WithdrawalRow } from './withdrawals.data.js';
@@ -117,6 +118,8 @@ export async function insertWithdrawalsAndKeys(
     ],
   );
   if (result!.stored !== keyed.length) throw new IdempotencyRace('idempotency key stored concurrently');
+  // acceptance records no notification fact (facts report changes), so it is counted here
+  if (result!.rows?.length) cashouts.inc({ status: 'PENDING' }, result!.rows.length);
   // json_agg gives timestamps as text; the rest of the code expects Date like a direct SELECT.
   return (result!.rows ?? []).map((r) => ({
     ...r,

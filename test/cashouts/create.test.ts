@@ -333,6 +333,7 @@ describe('OpenAPI', () => {
       '403',
       '409',
       '422',
+      '429',
       '500',
     ]);
     expect(res.body.paths['/api/public/cashout/{id}']!.get!.responses).toHaveProperty('404');

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { postEntry } from '../../src/ledger/ledger.js';
+import {
+  type BenchServer,
+  benchMerchant,
+  type LoadOptions,
+  measureAround,
+  printRow,
+  startBenchServer,
+} from '../lib.js';
+
+/**
+ * Issue 12's number: the balance and cashout routes with the per-key rate limiter on (counting every request,
+ * limit never reached) vs off (the suite's gateway, limits off), two gateways on their own databases, same run.
+ * Request ids are on in both: they cannot be turned off (decisions.md: every response carries one).
+ */
+export async function run(off: BenchServer): Promise<void> {
+  // diagnostics: BENCH_LIMITS_AA=1 leaves the limiter off on both gateways (an A/A run: what the setup gives)
+  const on = await startBenchServer({ RATE_LIMIT_PER_KEY: process.env.BENCH_LIMITS_AA ? '0' : '1000000' });
+  try {
+    const [keysOn, keysOff] = [await funded(on), await funded(off)];
+    const balance = (s: BenchServer, keys: Record<string, string>): LoadOptions => ({
+      url: `${s.url}/api/public/balance`,
+      headers: keys,
+    });
+    const r1 = await measureAround(balance(off, keysOff), balance(on, keysOn));
+    printRow({
+      name: 'GET /api/public/balance, rate limiter on',
+      target: r1.target,
+      baselineName: 'the same with RATE_LIMIT_PER_KEY=0, mean of before and after',
+      baseline: r1.baseline,
+      goal: 0.95,
+    });
+    const r2 = await measureAround(cashout(off, keysOff), cashout(on, keysOn));
+    printRow({
+      name: 'POST /api/public/cashout, rate limiter on',
+      target: r2.target,
+      baselineName: 'the same with RATE_LIMIT_PER_KEY=0, mean of before and after',
+      baseline: r2.baseline,
+      goal: 0.95,
+    });
+  } finally {
+    await on.stop();
+  }
+}
+
+async function funded(server: BenchServer): Promise<Record<string, string>> {
+  const merchant = await benchMerchant(server.db);
+  await server.db.tx((tx) =>
+    postEntry(tx, {
+      kind: 'bench.fund',
+      refType: 'bench',
+      refId: merchant.accountId,
+      postings: [
+        { target: { system: 'processor' }, amount: -1_000_000_000_000 },
+        { target: { accountId: merchant.accountId, bucket: 'available' }, amount: 1_000_000_000_000 },
+      ],
+    }),
+  );
+  return merchant.keys;
+}
+
+function cashout(server: BenchServer, keys: Record<string, string>): LoadOptions {
+  const prefix = randomBytes(4).toString('hex');
+  let n = 0;
+  return {
+    url: server.url,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/public/cashout',
+        headers: { ...keys, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: 100, pixKey: '52998224725' }),
+        setupRequest: (req) => ({
+          ...req,
+          headers: { ...req.headers, 'idempotency-key': `bench-${prefix}-${n++}` },
+        }),
+      },
+    ],
+  };
+}
