@@ -15,6 +15,7 @@ import { createHttp, type Http } from './platform/http.js';
 import { metricsPlugin } from './platform/metrics.js';
 import { processorCallbackRoutes } from './sales/processors/callback.routes.js';
 import type { SaleProcessor } from './sales/processors/processor.js';
+import { pixProcessors } from './sales/processors/registry.js';
 import { SandboxProcessor } from './sales/processors/sandbox.js';
 import { salesRoutes } from './sales/routes.js';
 import { sandboxCartRoutes } from './sandbox/carts.routes.js';
@@ -67,7 +68,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(payoutCallbackRoutes, { db, providers });
   if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, apiKey, providers });
   await app.register(webhookRoutes, { webhooks, requireSession });
-  await app.register(salesRoutes, { db, apiKey });
+  await app.register(salesRoutes, { db, queue, apiKey, ...pixProcessors(config, sandboxProcessor) });
   await app.register(processorCallbackRoutes, { db, queue, processors });
   if (sandboxProcessor) {
     const sandbox = { db, queue, apiKey, processor: sandboxProcessor };

@@ -18,7 +18,12 @@ export interface Config {
   webhookAllowPrivate: boolean;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
+  /** Who opens PIX charges for POST /api/transactions (decisions.md, "Sales creation and real payment rails"). */
+  pixProcessor: PixProcessorName;
 }
+
+export const PIX_PROCESSORS = ['sandbox', 'none'] as const;
+export type PixProcessorName = (typeof PIX_PROCESSORS)[number];
 
 export class ConfigError extends Error {}
 
@@ -40,6 +45,15 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+function choice<T extends string>(env: Env, name: string, options: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(options as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${options.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
 }
 
 function retryDelays(env: Env): number[] {
@@ -127,7 +141,13 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const sandbox = onOff(env, 'SANDBOX', !production);
   if (production && sandbox) throw new ConfigError('SANDBOX cannot be on in production');
+  const pixProcessor = choice(env, 'PIX_PROCESSOR', PIX_PROCESSORS, sandbox ? 'sandbox' : 'none');
+  if (production && pixProcessor === 'sandbox') {
+    throw new ConfigError('PIX_PROCESSOR=sandbox cannot be chosen in production');
+  }
+  if (pixProcessor === 'sandbox' && !sandbox) throw new ConfigError('PIX_PROCESSOR=sandbox needs SANDBOX on');
   return {
+    pixProcessor,
     port: integer(env, 'PORT', 3000, 0, 65535),
     host,
     databaseUrl,
