@@ -13,6 +13,8 @@ import { payoutCallbackRoutes } from './payouts/routes.js';
 import type { Platform } from './platform/context.js';
 import { createHttp, type Http } from './platform/http.js';
 import { metricsPlugin } from './platform/metrics.js';
+import { startBcb } from './sales/processors/bcb/start.js';
+import { bcbWebhookRoutes } from './sales/processors/bcb/webhook.routes.js';
 import { processorCallbackRoutes } from './sales/processors/callback.routes.js';
 import type { SaleProcessor } from './sales/processors/processor.js';
 import { pixProcessors } from './sales/processors/registry.js';
@@ -59,6 +61,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const processors = new Map<string, SaleProcessor>(
     sandboxProcessor ? [[sandboxProcessor.name, sandboxProcessor]] : [],
   );
+  const bcb = await startBcb(config, db, log);
+  if (bcb) app.addHook('onClose', () => bcb.client.close());
 
   // 3. routes, one domain each
   await app.register(authRoutes, { sessions, credentials, requireSession, secureCookies: config.production });
@@ -68,7 +72,13 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(payoutCallbackRoutes, { db, providers });
   if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, apiKey, providers });
   await app.register(webhookRoutes, { webhooks, requireSession });
-  await app.register(salesRoutes, { db, queue, apiKey, ...pixProcessors(config, sandboxProcessor) });
+  await app.register(salesRoutes, {
+    db,
+    queue,
+    apiKey,
+    ...pixProcessors(config, sandboxProcessor, bcb?.processor ?? null),
+  });
+  if (bcb) await app.register(bcbWebhookRoutes, { db, queue, client: bcb.client });
   await app.register(processorCallbackRoutes, { db, queue, processors });
   if (sandboxProcessor) {
     const sandbox = { db, queue, apiKey, processor: sandboxProcessor };

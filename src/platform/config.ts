@@ -20,9 +20,25 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Who opens PIX charges for POST /api/transactions (decisions.md, "Sales creation and real payment rails"). */
   pixProcessor: PixProcessorName;
+  bcb: BcbSettings | null;
 }
 
-export const PIX_PROCESSORS = ['sandbox', 'none'] as const;
+export const PIX_PROCESSORS = ['sandbox', 'bcb', 'none'] as const;
+
+/** PIX_PROCESSOR=bcb: a PSP's standard API Pix over mutual TLS (PEM contents read from the file settings). */
+export interface BcbSettings {
+  apiUrl: string;
+  oauthUrl: string;
+  clientId: string;
+  clientSecret: string;
+  cert: string;
+  key: string;
+  ca: string;
+  receiverKey: string;
+  publicUrl: string;
+  merchantName: string;
+  merchantCity: string;
+}
 export type PixProcessorName = (typeof PIX_PROCESSORS)[number];
 
 export class ConfigError extends Error {}
@@ -54,6 +70,47 @@ function choice<T extends string>(env: Env, name: string, options: readonly T[],
     throw new ConfigError(`${name} must be one of ${options.join(', ')}, got "${raw}"`);
   }
   return raw as T;
+}
+
+function bcbSettings(env: Env): BcbSettings {
+  const names = [
+    'PIX_API_URL',
+    'PIX_OAUTH_URL',
+    'PIX_CLIENT_ID',
+    'PIX_CLIENT_SECRET',
+    'PIX_CERT',
+    'PIX_KEY',
+    'PIX_CA',
+    'PIX_KEY_RECEIVER',
+    'PUBLIC_URL',
+  ];
+  const missing = names.filter((n) => !env[n]);
+  if (missing.length > 0) throw new ConfigError(`PIX_PROCESSOR=bcb needs ${missing.join(', ')}`);
+  for (const n of ['PIX_API_URL', 'PIX_OAUTH_URL']) {
+    if (!/^https:\/\/\S+$/.test(env[n]!)) throw new ConfigError(`${n} must be an https:// URL`);
+  }
+  if (!/^https?:\/\/\S+$/.test(env.PUBLIC_URL!))
+    throw new ConfigError('PUBLIC_URL must be an http(s):// URL');
+  const pem = (n: string) => {
+    try {
+      return readFileSync(env[n]!, 'utf8');
+    } catch {
+      throw new ConfigError(`${n} must be the path of a readable PEM file, got "${env[n]}"`);
+    }
+  };
+  return {
+    apiUrl: env.PIX_API_URL!.replace(/\/+$/, ''),
+    oauthUrl: env.PIX_OAUTH_URL!,
+    clientId: env.PIX_CLIENT_ID!,
+    clientSecret: env.PIX_CLIENT_SECRET!,
+    cert: pem('PIX_CERT'),
+    key: pem('PIX_KEY'),
+    ca: pem('PIX_CA'),
+    receiverKey: env.PIX_KEY_RECEIVER!,
+    publicUrl: env.PUBLIC_URL!.replace(/\/+$/, ''),
+    merchantName: env.PIX_MERCHANT_NAME || 'GATEWAY',
+    merchantCity: env.PIX_MERCHANT_CITY || 'SAO PAULO',
+  };
 }
 
 function retryDelays(env: Env): number[] {
@@ -148,6 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (pixProcessor === 'sandbox' && !sandbox) throw new ConfigError('PIX_PROCESSOR=sandbox needs SANDBOX on');
   return {
     pixProcessor,
+    bcb: pixProcessor === 'bcb' ? bcbSettings(env) : null,
     port: integer(env, 'PORT', 3000, 0, 65535),
     host,
     databaseUrl,

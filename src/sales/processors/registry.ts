@@ -1,4 +1,5 @@
 import type { Config } from '../../platform/config.js';
+import type { BcbProcessor } from './bcb/adapter.js';
 import type { PixChargeProcessor } from './processor.js';
 import type { SandboxProcessor } from './sandbox.js';
 
@@ -9,10 +10,12 @@ import type { SandboxProcessor } from './sandbox.js';
 export function pixProcessors(
   config: Config,
   sandbox: SandboxProcessor | null,
+  bcb: BcbProcessor | null,
 ): { pixProcessor: PixChargeProcessor | null; refunders: ReadonlyMap<string, PixChargeProcessor> } {
-  const pixProcessor = config.pixProcessor === 'sandbox' ? sandbox : null;
+  const pixProcessor =
+    config.pixProcessor === 'sandbox' ? sandbox : config.pixProcessor === 'bcb' ? bcb : null;
   const refunders = new Map<string, PixChargeProcessor>();
   if (sandbox) refunders.set(sandbox.name, sandbox);
-  if (pixProcessor) refunders.set(pixProcessor.name, pixProcessor);
+  if (bcb) refunders.set(bcb.name, bcb);
   return { pixProcessor, refunders };
 }
