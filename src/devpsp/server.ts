@@ -135,7 +135,8 @@ export class DevPsp {
         if ('hang' in fault) return new Promise(() => {}); // never answers; the client gives up
         return reply.code(fault.status).send({ title: 'Erro simulado', status: fault.status });
       }
-      if (req.url !== '/oauth/token' && !this.authorized(req)) {
+      // the try-out control routes (/dev/…) need only the client certificate
+      if (req.url !== '/oauth/token' && !req.url.startsWith('/dev/') && !this.authorized(req)) {
         return reply.code(401).send({ title: 'Não autorizado', status: 401 });
       }
     });
@@ -147,7 +148,8 @@ export class DevPsp {
     });
     app.addHook('onSend', async (req, reply, payload) => {
       const route = req.routeOptions.url;
-      if (!route || route === '/oauth/token' || !handled.has(req)) return payload;
+      if (!route || route === '/oauth/token' || route.startsWith('/dev/') || !handled.has(req))
+        return payload;
       this.state.exchanges.push({
         method: req.method,
         path: route.replace(/:(\w+)/g, '{$1}'),
@@ -159,6 +161,12 @@ export class DevPsp {
       return payload;
     });
 
+    app.post('/dev/cob/:txid/pay', async (req, reply) => {
+      const { txid } = req.params as { txid: string };
+      if (!this.state.cobs.has(txid)) return reply.code(404).send(notFound);
+      const amount = (req.body as { amountCents?: number } | undefined)?.amountCents;
+      return this.pay(txid, amount === undefined ? {} : { amountCents: amount });
+    });
     app.post('/oauth/token', async (req, reply) => this.token(req, reply));
     app.put('/cob/:txid', async (req, reply) => {
       const { txid } = req.params as { txid: string };
