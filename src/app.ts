@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { accountRoutes } from './accounts/routes.js';
 import { apiKeyAuth } from './auth/api-key.js';
 import { AuthCache } from './auth/auth-cache.js';
@@ -13,6 +14,7 @@ import { payoutCallbackRoutes } from './payouts/routes.js';
 import type { Platform } from './platform/context.js';
 import { createHttp, type Http } from './platform/http.js';
 import { metricsPlugin } from './platform/metrics.js';
+import { installRateLimits, thenLimit } from './platform/rate-limit.js';
 import { startBcb } from './sales/processors/bcb/start.js';
 import { bcbWebhookRoutes } from './sales/processors/bcb/webhook.routes.js';
 import { processorCallbackRoutes } from './sales/processors/callback.routes.js';
@@ -27,6 +29,15 @@ import { sandboxSalesRoutes } from './sandbox/sales.routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { WebhookService } from './webhooks/service.js';
 
+const HEALTH_SCHEMA = {
+  tags: ['operations'],
+  summary: 'Liveness and database reachability (for load balancers)',
+  response: {
+    200: Type.Object({ status: Type.Literal('ok') }),
+    503: Type.Object({ status: Type.Literal('unavailable') }),
+  },
+};
+
 /**
  * Boot order, readable in one place: infrastructure (http server, error shapes, metrics, health), then the
  * authentication hooks and domain services, then the routes of each domain.
@@ -36,13 +47,15 @@ export async function buildApp(platform: Platform): Promise<Http> {
 
   // 1. infrastructure
   const app = await createHttp(config, log);
-  await app.register(metricsPlugin, { token: config.metricsToken });
-  app.get('/health', { schema: { hide: true } }, async (_request, reply) => {
+  await app.register(metricsPlugin, { token: config.metricsToken, db });
+  const limits = await installRateLimits(app, config, log);
+  app.addHook('onClose', () => limits.close());
+  app.get('/health', { schema: HEALTH_SCHEMA }, async (_request, reply) => {
     try {
       await db.query('SELECT 1');
-      return { status: 'ok' };
+      return { status: 'ok' as const };
     } catch {
-      return reply.code(503).send({ status: 'unavailable' });
+      return reply.code(503).send({ status: 'unavailable' as const });
     }
   });
 
@@ -52,7 +65,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   app.addHook('onClose', () => authCache.stop());
   const sessions = new SessionService(db);
   const credentials = new CredentialService(db, authCache);
-  const apiKey = apiKeyAuth(db, authCache);
+  const apiKey = thenLimit(apiKeyAuth(db, authCache), limits.perKey);
   const requireSession = panelSession(sessions);
   const providers = payoutProviders(db);
   const webhooks = new WebhookService(db, config);
@@ -65,7 +78,13 @@ export async function buildApp(platform: Platform): Promise<Http> {
   if (bcb) app.addHook('onClose', () => bcb.client.close());
 
   // 3. routes, one domain each
-  await app.register(authRoutes, { sessions, credentials, requireSession, secureCookies: config.production });
+  await app.register(authRoutes, {
+    sessions,
+    credentials,
+    requireSession,
+    secureCookies: config.production,
+    loginLimit: limits.loginPerIp,
+  });
   await app.register(accountRoutes, { db, requireSession, authCache });
   await app.register(ledgerRoutes, { db, apiKey });
   await app.register(cashoutRoutes, { db, apiKey, creator: new CashoutCreator(db, queue) });
@@ -86,7 +105,5 @@ export async function buildApp(platform: Platform): Promise<Http> {
     await app.register(sandboxRecurrenceRoutes, sandbox);
     await app.register(sandboxCartRoutes, sandbox);
   }
-
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

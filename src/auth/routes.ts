@@ -11,6 +11,8 @@ export interface AuthRouteDeps {
   credentials: CredentialService;
   requireSession: AuthHook;
   secureCookies: boolean;
+  /** Counts login attempts per source IP (null: off). */
+  loginLimit: AuthHook | null;
 }
 
 const A = { errorShape: 'A' as const };
@@ -27,6 +29,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     '/api/auth/login',
     {
       config: A,
+      ...(deps.loginLimit ? { onRequest: deps.loginLimit } : {}),
       schema: {
         tags: ['panel'],
         body: S.LoginBody,

@@ -2,6 +2,7 @@ import { transition } from '../cashouts/state.js';
 import type { WithdrawalRow } from '../cashouts/withdrawals.data.js';
 import type { Db } from '../platform/db.js';
 import { notFound } from '../platform/errors.js';
+import { payoutProviderSeconds } from '../platform/metrics.js';
 import { type Headers, type PayoutProvider, ProviderUnavailable } from './provider.js';
 
 /**
@@ -28,6 +29,7 @@ export async function submitPayouts(
   const submitted: { id: number; externalId: string }[] = [];
   let failure: unknown;
   for (const w of claimed.sort((a, b) => a.id - b.id)) {
+    const timer = payoutProviderSeconds.startTimer();
     try {
       const { externalId } = await provider.submit({
         reference: w.uuid,
@@ -35,8 +37,10 @@ export async function submitPayouts(
         pixKey: w.pix_key,
         pixKeyType: w.pix_key_type,
       });
+      timer({ outcome: 'ok' });
       submitted.push({ id: w.id, externalId });
     } catch (err) {
+      timer({ outcome: 'error' });
       failure ??= err;
       // Certainly not received, and no earlier attempt may have reached it: cancellable again.
       if (err instanceof ProviderUnavailable && w.first_claim) {

@@ -15,6 +15,10 @@ export interface Config {
   secretsKey: Buffer;
   metricsToken: string | undefined;
   redisUrl: string | undefined;
+  /** Requests per API key per second; 0: off. */
+  rateLimitPerKey: number;
+  /** Login attempts per source IP per minute; 0: off. */
+  rateLimitLoginPerIp: number;
   webhookAllowPrivate: boolean;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
@@ -217,6 +221,8 @@ export function loadConfig(env: Env = process.env): Config {
     secretsKey: secretsKey(env.SECRETS_KEY || devSecret(dataDir, 'dev-secrets-key', 32)),
     metricsToken: env.METRICS_TOKEN || undefined,
     redisUrl,
+    rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 100, 0, 1_000_000),
+    rateLimitLoginPerIp: integer(env, 'RATE_LIMIT_LOGIN_PER_IP', 20, 0, 1_000_000),
     webhookAllowPrivate: allowPrivate,
     webhookRetryDelaysMs: retryDelays(env),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10000, 1, 600000),

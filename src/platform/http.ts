@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
-import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { AppError, type ErrorShape, renderError } from './errors.js';
+import { installOpenApi } from './openapi.js';
 import { installJsonParser } from './raw-body.js';
 
 declare module 'fastify' {
@@ -12,7 +13,14 @@ declare module 'fastify' {
     /** The error body family of this route (spec, Errors). Shape B and C codes override it. */
     errorShape?: ErrorShape;
   }
+  interface FastifyInstance {
+    /** Every route registered, as registered (the OpenAPI and body-hardening tests walk it). */
+    routeList: { method: string; url: string; errorShape: ErrorShape }[];
+  }
 }
+
+/** A caller's X-Request-Id is echoed when it is 1–64 characters of this set; otherwise one is generated. */
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export type Http = FastifyInstance<
   import('node:http').Server,
@@ -34,22 +42,30 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     forceCloseConnections: 'idle',
     // Long path ids reach the route (and its documented 400) instead of the router's bare 414.
     routerOptions: { maxParamLength: 2048 },
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Http;
+
+  const routeList: Http['routeList'] = [];
+  app.decorate('routeList', routeList);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      routeList.push({ method, url: route.url, errorShape: route.config?.errorShape ?? 'A' });
+    }
+  });
+  // every response carries its request id, errors and 404s included; the logger puts it on every line
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
 
   installJsonParser(app);
   await app.register(cookie);
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'Payment gateway API', version: '1.0.0' },
-      components: {
-        securitySchemes: {
-          publicKey: { type: 'apiKey', in: 'header', name: 'X-Api-Public-Key' },
-          privateKey: { type: 'apiKey', in: 'header', name: 'X-Api-Private-Key' },
-          session: { type: 'apiKey', in: 'cookie', name: 'gw_session' },
-        },
-      },
-    },
-  });
+  await installOpenApi(app);
 
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
     const shape = request.routeOptions.config?.errorShape ?? 'A';

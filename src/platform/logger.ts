@@ -1,8 +1,12 @@
-import { type Logger, pino } from 'pino';
+import { type Logger, type LoggerOptions, pino, transport } from 'pino';
 
-/** Secrets never reach the logs: key headers, cookies, passwords and webhook secrets are redacted. */
+/**
+ * Secrets never reach the logs: key headers, cookies, CSRF tokens, passwords, TOTP codes and secrets are
+ * redacted wherever they appear. Lines are JSON (one per line, for collectors); in a terminal they are
+ * printed readably by pino-pretty.
+ */
 export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({
+  const options: LoggerOptions = {
     level,
     redact: {
       paths: [
@@ -10,12 +14,25 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
         'req.headers.cookie',
         'req.headers.authorization',
         'req.headers["x-csrf-token"]',
+        'res.headers["set-cookie"]',
         '*.password',
         '*.privateKey',
         '*.secret',
         '*.token',
+        '*.csrfToken',
+        '*.totpCode',
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  if (process.stdout.isTTY && level !== 'silent') {
+    return pino(
+      options,
+      transport({
+        target: 'pino-pretty',
+        options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },
+      }),
+    );
+  }
+  return pino(options);
 }

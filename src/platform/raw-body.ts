@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from './errors.js';
 import type { Http } from './http.js';
+import { exceedsDepth, MAX_JSON_DEPTH } from './json-depth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -13,13 +14,16 @@ type Done = (err: Error | null, value?: unknown) => void;
 
 /**
  * Fastify's own JSON parser (it refuses `__proto__` / `constructor.prototype` poisoning), except that an empty
- * body is no body: clients commonly send `Content-Type: application/json` on bodiless POSTs (logout, key
- * creation, resend), and those must not fail with 400.
+ * body is no body (clients commonly send `Content-Type: application/json` on bodiless POSTs: logout, key
+ * creation, resend, and those must not fail with 400), and that nesting is bounded before parsing.
  */
 function jsonParser(app: Http) {
   const parse = app.getDefaultJsonParser('error', 'error');
   return (request: FastifyRequest, text: string, done: Done) => {
     if (text.trim() === '') return done(null, undefined);
+    if (exceedsDepth(text)) {
+      return done(new AppError('VALIDATION_ERROR', `Body nests deeper than ${MAX_JSON_DEPTH} levels`));
+    }
     void parse(request, text, (err, value) =>
       err ? done(new AppError('VALIDATION_ERROR', 'Body is not valid JSON')) : done(null, value),
     );

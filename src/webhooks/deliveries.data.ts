@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db.js';
+import { deliveries } from '../platform/metrics.js';
 
 /** One claimed attempt: everything needed to send it. */
 export interface ClaimedAttempt {
@@ -190,6 +191,11 @@ export async function recordAttempts(
     ],
     { prepare: 'webhooks_record_attempts' },
   );
+  for (const { next } of items) {
+    deliveries.inc({
+      outcome: next.status === 'PENDING' ? 'retry' : next.status === 'DELIVERED' ? 'delivered' : 'failed',
+    });
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../platform/db.js';
+import { countFact } from '../platform/metrics.js';
 import { targetGroup } from './deliveries.data.js';
 import type { EventName } from './events.js';
 
@@ -53,5 +54,6 @@ export async function recordNotification(tx: Queryable, fact: NotificationFact):
       fact.postback ? targetGroup(fact.postback.url) : null,
     ],
   );
+  countFact(fact.subjectType, fact.webhookBody);
   return id;
 }

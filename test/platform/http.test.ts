@@ -107,7 +107,7 @@ describe('GET /metrics', () => {
     });
     expect(res.status).toBe(200);
     expect(String(res.headers['content-type'])).toContain('text/plain');
-    expect(res.text).toContain('http_requests_total');
+    expect(res.text).toContain('http_request_duration_seconds_count');
     expect(res.text).toContain('route="/health"');
   });
 });
@@ -126,6 +126,7 @@ describe('GET /openapi.json', () => {
       '200',
       '401',
       '403',
+      '429',
       '500',
     ]);
     expect(paths['/api/auth/login']!.post).toBeDefined();
@@ -137,6 +138,6 @@ describe('GET /openapi.json', () => {
     expect(paths['/api/settings/allowed-ips']!.get).toBeDefined();
     expect(paths['/api/settings/allowed-ips']!.put).toBeDefined();
     expect(paths['/internal/cli']).toBeUndefined();
-    expect(paths['/metrics']).toBeUndefined();
+    expect(paths['/metrics']!.get).toBeDefined();
   });
 });

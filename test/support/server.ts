@@ -34,6 +34,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     // One DATA_DIR per database: servers sharing a database share its generated dev secrets too.
     DATA_DIR: dataDirFor(databaseUrl),
     DATABASE_URL: databaseUrl,
+    ...TEST_LIMITS,
     ...options.env,
   };
   const runtime = await startRuntime(loadConfig(env), { http: true, workers: options.workers ?? true });
@@ -49,6 +50,12 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     },
   };
 }
+
+/**
+ * Tests log in and call one key far more often than a merchant: the limits are off unless a test sets them
+ * (test/platform/rate-limit.test.ts does, with the defaults of decisions.md).
+ */
+export const TEST_LIMITS = { RATE_LIMIT_PER_KEY: '0', RATE_LIMIT_LOGIN_PER_IP: '0' };
 
 function dataDirFor(databaseUrl: string): string {
   const dir = path.join(tmpdir(), `gw-test-${new URL(databaseUrl).pathname.slice(1)}`);
@@ -68,7 +75,7 @@ const MAIN = path.resolve(import.meta.dirname, '../../dist/cli/main.js');
 /** `gateway <command>` as a real child process (built dist/), e.g. to SIGKILL it or run several. */
 export async function spawnGateway(args: string[], env: Record<string, string>): Promise<ChildServer> {
   const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...TEST_LIMITS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

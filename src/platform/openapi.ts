@@ -1,0 +1,127 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifySchema, RouteOptions } from 'fastify';
+import { AppError, type ErrorCode, type ErrorShape, renderError } from './errors.js';
+import type { Http } from './http.js';
+
+/**
+ * The OpenAPI 3.1 document at GET /openapi.json, generated from the route schemas, and its reference page at
+ * GET /docs (Swagger UI, every asset served by the gateway). Each route's security scheme comes from the
+ * part of the API it belongs to; every error response gets an example body in the route's shape, and every
+ * rate-limited route documents its 429.
+ */
+export async function installOpenApi(app: Http): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Payment gateway API',
+        version: '1.0.0',
+        description: [
+          'Server-to-server API of the payment gateway: check the balance, send PIX cashouts, look up sales and',
+          'receive signed notifications. Money is in integer cents in responses; cashout amounts are sent in reais.',
+          'API-key routes take both `X-Api-Public-Key` and `X-Api-Private-Key` (generated in the panel, under',
+          'Integrations → API credentials). Panel routes take the session cookie set by `POST /api/auth/login`, and',
+          'changes also the `X-CSRF-Token` it returned. Every response carries `X-Request-Id`.',
+        ].join(' '),
+      },
+      tags: [
+        { name: 'public', description: 'Merchant API (API keys)' },
+        { name: 'panel', description: 'Panel session routes (session cookie; X-CSRF-Token on changes)' },
+        { name: 'webhooks', description: 'Permanent webhooks and their delivery log (panel session)' },
+        { name: 'sandbox', description: 'Test helpers (API keys; not available in production)' },
+        { name: 'processors', description: 'Payment processor callbacks (signed)' },
+        { name: 'providers', description: 'Payout provider callbacks (signed)' },
+        { name: 'operations', description: 'Health, metrics and this document' },
+      ],
+      components: {
+        securitySchemes: {
+          publicKey: { type: 'apiKey', in: 'header', name: 'X-Api-Public-Key' },
+          privateKey: { type: 'apiKey', in: 'header', name: 'X-Api-Private-Key' },
+          session: { type: 'apiKey', in: 'cookie', name: 'gw_session' },
+          csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token' },
+          metricsToken: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    },
+    transform: ({ schema, url, route }) => ({
+      schema: documented(schema as FastifySchema | undefined, url, route as RouteOptions),
+      url,
+    }),
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    // the page loads nothing from another origin: no online validator badge, no remote fonts or styles
+    transformStaticCSP: (header) =>
+      header
+        .replace(' validator.swagger.io', '')
+        .replace(/ https:(?= |;)/g, '')
+        .replace(' upgrade-insecure-requests;', ''),
+    uiConfig: { deepLinking: true, defaultModelsExpandDepth: 0 },
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+const API_KEY_PREFIXES = ['/api/public/', '/api/transactions', '/api/sandbox/'];
+
+function securityFor(url: string, method: string): Record<string, string[]>[] | undefined {
+  if (API_KEY_PREFIXES.some((p) => url.startsWith(p))) return [{ publicKey: [], privateKey: [] }];
+  if (url === '/metrics') return [{ metricsToken: [] }];
+  if (url.startsWith('/api/providers/') || url === '/api/auth/login' || !url.startsWith('/api/'))
+    return undefined;
+  return method === 'GET' ? [{ session: [] }] : [{ session: [], csrf: [] }];
+}
+
+/** A representative error per status, rendered in the route's shape exactly as the error handler would. */
+const EXAMPLE_BY_STATUS: Record<string, [ErrorCode, string]> = {
+  '400': ['VALIDATION_ERROR', 'Invalid body/amount: must be number'],
+  '401': ['UNAUTHORIZED', 'Missing or invalid API keys'],
+  '403': ['FORBIDDEN', 'Operation not permitted'],
+  '404': ['NOT_FOUND', 'Not found'],
+  '409': ['CONFLICT', 'The resource changed meanwhile'],
+  '413': ['PAYLOAD_TOO_LARGE', 'Request body larger than 1 MiB'],
+  '429': ['RATE_LIMITED', 'Too many requests: retry in 1 s'],
+  '500': ['INTERNAL_ERROR', 'Internal server error'],
+  '502': ['INTERNAL_ERROR', 'The processor failed'],
+  '503': ['SERVICE_UNAVAILABLE', 'Service unavailable'],
+};
+const SHAPES: Record<string, ErrorShape> = {
+  'Error shape A': 'A',
+  'Error shape D': 'D',
+  'Error shape E': 'E',
+};
+
+function documented(schema: FastifySchema | undefined, url: string, route: RouteOptions): FastifySchema {
+  const method = String([route.method].flat()[0]);
+  const security = securityFor(url, method);
+  const out: FastifySchema & { security?: unknown } = { ...(schema ?? {}) };
+  if (security) out.security = security;
+  const responses = { ...((schema?.response ?? {}) as Record<string, Record<string, unknown>>) };
+  const rateLimited = security?.[0]?.publicKey !== undefined || url === '/api/auth/login';
+  const shape: ErrorShape = route.config?.errorShape ?? 'A';
+  if (rateLimited && !responses['429']) responses['429'] = schemaOfShape(shape);
+  for (const [status, body] of Object.entries(responses)) {
+    const example = EXAMPLE_BY_STATUS[status];
+    const bodyShape = SHAPES[String(body.description)];
+    if (!example || !bodyShape || body.examples) continue;
+    responses[status] = { ...body, examples: [renderError(new AppError(example[0], example[1]), bodyShape)] };
+  }
+  if (Object.keys(responses).length > 0) out.response = responses;
+  return out;
+}
+
+function schemaOfShape(shape: ErrorShape): Record<string, unknown> {
+  const body = renderError(new AppError('RATE_LIMITED', 'x'), shape);
+  const properties = Object.fromEntries(
+    Object.entries(body).map(([k, v]) => [
+      k,
+      typeof v === 'object'
+        ? { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } }
+        : typeof v === 'boolean'
+          ? { type: 'boolean' }
+          : { type: 'string' },
+    ]),
+  );
+  return { type: 'object', properties, description: `Error shape ${shape}` };
+}

@@ -1,0 +1,80 @@
+/**
+ * Every registered route, authenticated as a merchant (API keys, session cookie and CSRF token at once, so
+ * each route gets past its own authentication to the body parser and validation), answers hostile JSON
+ * bodies with a 4xx in its own error shape: never a 500, never a hang.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let merchant: TestMerchant;
+
+beforeAll(async () => {
+  server = await startServer();
+  merchant = await createMerchant(server);
+});
+afterAll(() => server?.close());
+
+const deep = (n: number) => `{"ips": ${'['.repeat(n)}${']'.repeat(n)}}`;
+const wide = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`;
+const BODIES: [string, string][] = [
+  ['nested 50,000 levels deep', deep(50_000)],
+  ['nested 33 levels deep (just past the limit)', deep(33)],
+  ['with 100,000 keys', wide(100_000)],
+  ['with a 900 KB string', JSON.stringify({ amount: 100, pixKey: 'x'.repeat(900_000), name: 'y' })],
+  ['with duplicate keys', '{"amount": 100, "amount": "1e400", "pixKey": "52998224725", "pixKey": 7}'],
+];
+
+/** The route's shape family, recognised from the body (shapes B and C carry their own codes). */
+function shapeOf(body: unknown): string {
+  const b = body as Record<string, unknown>;
+  if (b && b.success === false && typeof (b.error as { code?: unknown })?.code === 'string') return 'A';
+  if (b && typeof b.message === 'string' && typeof b.code === 'string') return 'B';
+  if (b && typeof b.message === 'string' && typeof b.errorType === 'string') return 'C';
+  if (b && typeof b.message === 'string' && typeof b.error === 'string') return 'D/E';
+  return `not an error shape: ${JSON.stringify(body).slice(0, 200)}`;
+}
+
+describe('hostile JSON bodies on every route', () => {
+  it('refuses the deep body of the report with 400 VALIDATION_ERROR before parsing it', async () => {
+    const res = await call('PUT', `${server.url}/api/settings/allowed-ips`, {
+      headers: { ...merchant.panel, 'content-type': 'application/json' },
+      body: deep(50_000),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      success: false,
+      error: { code: 'VALIDATION_ERROR', message: 'Body nests deeper than 32 levels' },
+    });
+    const ips = await call('GET', `${server.url}/api/settings/allowed-ips`, { headers: merchant.panel });
+    expect(ips.body).toEqual({ ips: [] }); // nothing written
+  });
+  it('are answered with a 4xx in the route’s error shape', async () => {
+    // logout last: it ends the session the other routes use
+    const routes = server.runtime
+      .app!.routeList.filter((r) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method))
+      .filter((r) => !r.url.startsWith('/docs'))
+      .sort((a, b) => Number(a.url === '/api/auth/logout') - Number(b.url === '/api/auth/logout'));
+    expect(routes.length).toBeGreaterThan(15);
+    const failures: string[] = [];
+    for (const route of routes) {
+      const url = server.url + route.url.replace(/:[A-Za-z]+/g, '999999');
+      for (const [name, body] of BODIES) {
+        const res = await call(route.method, url, {
+          headers: { ...merchant.keys, ...merchant.panel, 'content-type': 'application/json' },
+          body,
+        });
+        const shape = shapeOf(res.body);
+        const expected = route.errorShape === 'A' ? ['A', 'B', 'C'] : ['D/E', 'B', 'C'];
+        // past authentication, the parser refuses the deep bodies first, on every route
+        const refusedDeep = !name.startsWith('nested') || res.status === 400;
+        if (res.status >= 500 || (res.status >= 400 && !expected.includes(shape)) || !refusedDeep) {
+          failures.push(`${route.method} ${route.url} ${name}: ${res.status} ${shape}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});
