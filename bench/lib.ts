@@ -7,8 +7,9 @@ import { createAccount } from '../src/accounts/accounts.service.js';
 import { CredentialService } from '../src/auth/credentials.service.js';
 import { type Db, openDb } from '../src/platform/db.js';
 
-export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-export const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const QUICK = Boolean(process.env.BENCH_QUICK);
+export const DURATION = Number(process.env.BENCH_DURATION ?? (QUICK ? 2 : 10));
+export const WARMUP = Number(process.env.BENCH_WARMUP ?? (QUICK ? 1 : 3));
 export const CONNECTIONS = 50;
 const BASE = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -39,28 +40,17 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   u.pathname = `/${name}`;
   const databaseUrl = u.toString();
 
-  // diagnostics: BENCH_CHILD_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the gateway process
-  const childArgs = process.env.BENCH_CHILD_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child: ChildProcess = spawn(process.execPath, [...childArgs, '--import', 'tsx', 'bench/server.ts'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'test',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /BENCH_SERVER (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`bench server exited with ${code}: ${out}`)));
+  const { url, child } = await spawnListening('bench/server.ts', 'BENCH_SERVER', {
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'test',
+    // throughput cases send far more than the default 100 requests/s per key: limits off unless a case's
+    // `serverEnv` turns them on
+    RATE_LIMIT_PER_KEY: '0',
+    RATE_LIMIT_LOGIN_PER_IP: '0',
+    ...env,
   });
   const db = await openDb({ databaseUrl, poolMax: 8 });
   return {
@@ -78,6 +68,47 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
       if (process.env.BENCH_KEEP_DB) console.log(`kept database ${name}`);
       else await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await a.end();
+    },
+  };
+}
+
+/** A child process that prints `<TAG> <url>` once it listens. */
+async function spawnListening(
+  script: string,
+  tag: string,
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcess }> {
+  // diagnostics: BENCH_CHILD_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the child processes
+  const childArgs = process.env.BENCH_CHILD_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...childArgs, '--import', 'tsx', script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = new RegExp(`${tag} (\\S+)`).exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}: ${out}`)));
+  });
+  return { url, child };
+}
+
+/**
+ * The bare read baseline (bench/bare-server.ts) in its own process on the gateway's database: the issue's
+ * "Fastify 5, logger off, one pg Pool of 10, GET /select1". Stop it with stop().
+ */
+export async function startBareServer(server: BenchServer): Promise<{ url: string; stop(): Promise<void> }> {
+  const { url, child } = await spawnListening('bench/bare-server.ts', 'BARE_SERVER', {
+    DATABASE_URL: server.databaseUrl,
+  });
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
     },
   };
 }
@@ -107,10 +138,14 @@ export interface Measurement {
   errors: number;
 }
 
-export type LoadOptions = Omit<autocannon.Options, 'url' | 'duration' | 'connections'> & { url: string };
+export type LoadOptions = Omit<autocannon.Options, 'url' | 'duration' | 'connections'> & {
+  url: string;
+  /** Concurrent connections; CONNECTIONS unless a case says otherwise. */
+  connections?: number;
+};
 
 async function run(options: LoadOptions, duration: number): Promise<autocannon.Result> {
-  return autocannon({ ...options, connections: CONNECTIONS, duration });
+  return autocannon({ ...options, connections: options.connections ?? CONNECTIONS, duration });
 }
 
 /** Warm-up first (not measured), then DURATION seconds at 50 connections. */
@@ -148,6 +183,31 @@ export interface CaseRow {
   baselineName: string;
   baseline: Measurement;
   goal: number;
+  /** What one "request" of the target is, when not an HTTP request (e.g. "settlements"). */
+  unit?: string;
+}
+
+/** A printed row as bench/results.json keeps it, with the gateway's peak resident memory so far. */
+export interface RecordedRow extends CaseRow {
+  case: string;
+  ratio: number;
+  verdict: 'OK' | 'BELOW GOAL' | 'FAILED';
+  rssMb: number | null;
+}
+
+/** Every row printed in this run, for run.ts to write out. */
+export const recorded: RecordedRow[] = [];
+/** Set by run.ts: the case running now and its gateway process (whose memory each row reports). */
+export const current = { case: '', pid: 0 };
+
+/** Peak resident memory (VmHWM) of a process in MB; each case runs on a fresh gateway, so it is that case's. */
+export function peakRssMb(pid: number): number | null {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
 }
 
 export function printRow(row: CaseRow): void {
@@ -160,10 +220,23 @@ export function printRow(row: CaseRow): void {
   // a target that answered anything but 2xx did not do the work being measured
   const failed = row.target.non2xx > 0 || row.target.errors > 0;
   const verdict = failed ? 'FAILED (non-2xx answers or errors)' : ratio >= row.goal ? 'OK' : 'BELOW GOAL';
-  console.log(`  ratio    ${ratio.toFixed(2)}  (goal >= ${row.goal})  ${verdict}`);
+  const rssMb = current.pid ? peakRssMb(current.pid) : null;
+  console.log(
+    `  ratio    ${ratio.toFixed(2)}  (goal >= ${row.goal})  ${verdict}   gateway peak RSS ${rssMb} MB`,
+  );
+  recorded.push({
+    ...row,
+    case: current.case,
+    ratio,
+    verdict: failed ? 'FAILED' : ratio >= row.goal ? 'OK' : 'BELOW GOAL',
+    rssMb,
+  });
 }
 
-/** A benchmark case: bench/cases/<name>.ts exports `run` with this signature. */
+/**
+ * A benchmark case: bench/cases/<name>.ts exports `run` with this signature, and optionally `serverEnv`
+ * (settings for its gateway process, e.g. `{ RATE_LIMIT_PER_KEY: '100' }`).
+ */
 export type BenchCase = (server: BenchServer) => Promise<void>;
 
 /** CPU seconds used so far by the gateway, this process and every PostgreSQL process (Linux /proc). */

@@ -1,10 +1,13 @@
 /**
- * `npm run bench [case ...]`: each case of bench/cases against a fresh gateway on PostgreSQL, printed beside
- * a baseline measured in the same run (these machines are shared and noisy; only ratios mean anything).
+ * `npm run bench [case ...]`: each case of bench/cases (a self-contained file exporting `run`) against a
+ * fresh gateway on PostgreSQL, printed beside a baseline measured in the same run (these machines are shared
+ * and noisy; only ratios mean anything), then written to bench/results.{json,md,svg}. BENCH_QUICK=1: short
+ * runs (2 s, 1 s warm-up) to smoke-test a case.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { type BenchCase, DURATION, startBenchServer } from './lib.js';
+import { type BenchCase, CONNECTIONS, current, DURATION, recorded, startBenchServer, WARMUP } from './lib.js';
+import { machine, writeReports } from './report.js';
 
 const dir = path.join(import.meta.dirname, 'cases');
 const wanted = process.argv.slice(2);
@@ -14,13 +17,23 @@ const cases = readdirSync(dir)
   .filter((name) => wanted.length === 0 || wanted.includes(name))
   .sort();
 
-console.log(`benchmarks: ${cases.join(', ')} (${DURATION}s per measurement, 50 connections)`);
+console.log(`benchmarks: ${cases.join(', ')} (${DURATION}s per measurement, ${CONNECTIONS} connections)`);
+let postgres = 'PostgreSQL';
 for (const name of cases) {
-  const mod = (await import(path.join(dir, `${name}.ts`))) as { run: BenchCase };
-  const server = await startBenchServer();
+  const mod = (await import(path.join(dir, `${name}.ts`))) as {
+    run: BenchCase;
+    serverEnv?: Record<string, string>;
+  };
+  const server = await startBenchServer(mod.serverEnv);
+  current.case = name;
+  current.pid = server.pid;
   try {
+    const [v] = await server.db.query<{ v: string }>("SELECT current_setting('server_version') AS v");
+    postgres = `PostgreSQL ${v!.v}`;
     await mod.run(server);
   } finally {
     await server.stop();
   }
 }
+writeReports(import.meta.dirname, recorded, machine(postgres), { duration: DURATION, warmup: WARMUP, cases });
+console.log('\nwrote bench/results.json, bench/results.md, bench/results.svg');

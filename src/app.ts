@@ -7,7 +7,9 @@ import { panelSession } from './auth/panel-session.js';
 import { authRoutes } from './auth/routes.js';
 import { SessionService } from './auth/sessions.js';
 import { CashoutCreator } from './cashouts/batcher.js';
+import { withdrawalPanelRoutes } from './cashouts/panel.routes.js';
 import { cashoutRoutes } from './cashouts/routes.js';
+import { ledgerPanelRoutes } from './ledger/panel.routes.js';
 import { ledgerRoutes } from './ledger/routes.js';
 import { payoutProviders } from './payouts/providers.js';
 import { payoutCallbackRoutes } from './payouts/routes.js';
@@ -15,6 +17,7 @@ import type { Platform } from './platform/context.js';
 import { createHttp, type Http } from './platform/http.js';
 import { metricsPlugin } from './platform/metrics.js';
 import { installRateLimits, thenLimit } from './platform/rate-limit.js';
+import { salesPanelRoutes } from './sales/panel.routes.js';
 import { startBcb } from './sales/processors/bcb/start.js';
 import { bcbWebhookRoutes } from './sales/processors/bcb/webhook.routes.js';
 import { processorCallbackRoutes } from './sales/processors/callback.routes.js';
@@ -22,6 +25,7 @@ import type { SaleProcessor } from './sales/processors/processor.js';
 import { pixProcessors } from './sales/processors/registry.js';
 import { SandboxProcessor } from './sales/processors/sandbox.js';
 import { salesRoutes } from './sales/routes.js';
+import { SaleSettler } from './sales/settler.js';
 import { sandboxCartRoutes } from './sandbox/carts.routes.js';
 import { sandboxCashoutRoutes } from './sandbox/cashouts.routes.js';
 import { sandboxRecurrenceRoutes } from './sandbox/recurrences.routes.js';
@@ -87,20 +91,25 @@ export async function buildApp(platform: Platform): Promise<Http> {
   });
   await app.register(accountRoutes, { db, requireSession, authCache });
   await app.register(ledgerRoutes, { db, apiKey });
-  await app.register(cashoutRoutes, { db, apiKey, creator: new CashoutCreator(db, queue) });
+  const creator = new CashoutCreator(db, queue);
+  await app.register(cashoutRoutes, { db, apiKey, creator });
+  await app.register(withdrawalPanelRoutes, { db, creator, sessions, requireSession });
+  await app.register(ledgerPanelRoutes, { db, requireSession, cursorKey: config.secretsKey });
   await app.register(payoutCallbackRoutes, { db, providers });
   if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, apiKey, providers });
   await app.register(webhookRoutes, { webhooks, requireSession });
+  const settler = new SaleSettler(db, queue);
   await app.register(salesRoutes, {
     db,
-    queue,
     apiKey,
+    settler,
     ...pixProcessors(config, sandboxProcessor, bcb?.processor ?? null),
   });
-  if (bcb) await app.register(bcbWebhookRoutes, { db, queue, client: bcb.client });
-  await app.register(processorCallbackRoutes, { db, queue, processors });
+  if (bcb) await app.register(bcbWebhookRoutes, { db, queue, settler, client: bcb.client });
+  await app.register(salesPanelRoutes, { db, requireSession });
+  await app.register(processorCallbackRoutes, { settler, processors });
   if (sandboxProcessor) {
-    const sandbox = { db, queue, apiKey, processor: sandboxProcessor };
+    const sandbox = { db, queue, apiKey, processor: sandboxProcessor, settler };
     await app.register(sandboxSalesRoutes, sandbox);
     await app.register(sandboxRecurrenceRoutes, sandbox);
     await app.register(sandboxCartRoutes, sandbox);

@@ -46,7 +46,7 @@ export async function run(server: BenchServer): Promise<void> {
     target,
     baselineName: 'POST /bench/tx (UPDATE the one balance row + INSERT one row), mean of before and after',
     baseline,
-    goal: 0.6,
+    goal: 2.5, // issue 13: no regression below what group commit reached
   });
   printRow({
     name: 'POST /api/public/cashout, against the spread baseline (for information)',

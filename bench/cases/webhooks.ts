@@ -24,7 +24,7 @@ const RECEIVERS = 4;
 const INSERT_BATCH = 500;
 
 /** The receivers' thread (receivers-worker.mjs): their URLs, how many distinct events they got, when. */
-interface Receivers {
+export interface Receivers {
   urls: string[];
   received(): number;
   reset(): Promise<void>;
@@ -32,7 +32,7 @@ interface Receivers {
   close(): Promise<void>;
 }
 
-async function startReceivers(hosts: string[]): Promise<Receivers> {
+export async function startReceivers(hosts: string[]): Promise<Receivers> {
   const counter = new SharedArrayBuffer(4);
   const received = new Int32Array(counter);
   const worker = new Worker(new URL('./receivers-worker.mjs', import.meta.url), {
@@ -90,7 +90,7 @@ interface Target {
   url: string;
 }
 
-async function setupTargets(server: BenchServer, urls: string[]): Promise<Target[]> {
+export async function setupTargets(server: BenchServer, urls: string[]): Promise<Target[]> {
   const targets: Target[] = [];
   for (const url of urls) {
     const merchant = await benchMerchant(server.db);

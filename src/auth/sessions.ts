@@ -26,6 +26,15 @@ export interface NewSession extends Session {
 export class SessionService {
   constructor(private readonly db: Db) {}
 
+  /** True when `password` is the logged-in user's (panel withdrawals are confirmed with it). */
+  async confirmPassword(accountId: number, password: string): Promise<boolean> {
+    const [account] = await this.db.query<{ password_hash: string }>(
+      'SELECT password_hash FROM accounts WHERE id = $1',
+      [accountId],
+    );
+    return verifyPassword(password, account?.password_hash ?? DUMMY_PASSWORD_HASH);
+  }
+
   async login(emailRaw: string, password: string): Promise<NewSession> {
     const email = emailRaw.trim().toLowerCase();
     await this.countAttempt(email);

@@ -68,7 +68,7 @@ function newPool(connectionString: string, max: number, options?: string): pg.Po
 }
 
 async function poolQuery<T>(
-  pool: pg.Pool,
+  pool: pg.Pool | pg.PoolClient,
   text: string,
   params?: readonly unknown[],
   options?: QueryOptions,
@@ -114,8 +114,8 @@ class PostgresDb implements Db {
     try {
       await client.query('BEGIN');
       const q: Queryable = {
-        query: async <R>(text: string, params?: readonly unknown[]) =>
-          (await client.query(text, params as unknown[] | undefined)).rows as R[],
+        query: <R>(text: string, params?: readonly unknown[], options?: QueryOptions) =>
+          poolQuery<R>(client, text, params, options),
       };
       const result = await fn(q);
       await client.query('COMMIT');

@@ -1,4 +1,6 @@
 import type { Queryable } from '../platform/db.js';
+import type { PublicId } from '../platform/ids.js';
+import type { SaleRow } from './types.js';
 
 export const SALE_KEY_TTL_HOURS = 24;
 
@@ -66,4 +68,25 @@ export async function lockExpiredCharges(tx: Queryable, limit: number): Promise<
 export async function deleteExpiredSaleKeys(q: Queryable): Promise<number> {
   const rows = await q.query('DELETE FROM sale_idempotency WHERE expires_at < now() RETURNING 1');
   return rows.length;
+}
+
+/** One indexed read by uuid or numeric id, whatever the account (the caller decides 403 vs 404). */
+export async function findSaleRow(q: Queryable, id: PublicId): Promise<SaleRow | null> {
+  const [row] =
+    id.kind === 'uuid'
+      ? await q.query<SaleRow>('SELECT * FROM sales WHERE uuid = $1', [id.uuid])
+      : await q.query<SaleRow>('SELECT * FROM sales WHERE id = $1', [id.id]);
+  return row ?? null;
+}
+
+export async function findSaleByProcessorRef(
+  q: Queryable,
+  processor: string,
+  externalTransactionId: string,
+): Promise<SaleRow | null> {
+  const [row] = await q.query<SaleRow>(
+    'SELECT * FROM sales WHERE processor = $1 AND external_transaction_id = $2',
+    [processor, externalTransactionId],
+  );
+  return row ?? null;
 }

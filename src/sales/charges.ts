@@ -4,11 +4,17 @@ import type { Db, Queryable } from '../platform/db.js';
 import { AppError, conflict } from '../platform/errors.js';
 import type { PublicId } from '../platform/ids.js';
 import type { Queue } from '../platform/queue.js';
-import { bindSaleKey, claimSaleKey, lockExpiredCharges, setChargeExpiry } from './charges.data.js';
-import { findSale } from './data.js';
+import {
+  bindSaleKey,
+  claimSaleKey,
+  findSaleRow,
+  lockExpiredCharges,
+  setChargeExpiry,
+} from './charges.data.js';
 import { normalizeCustomer, normalizePostbackUrl } from './input.js';
 import type { PixChargeProcessor } from './processors/processor.js';
 import { applyProcessorStatus, createSale, saleForAccount } from './service.js';
+import type { SaleSettler } from './settler.js';
 import { moveSale } from './transition.js';
 import type { Customer, SaleItem, SaleRow } from './types.js';
 
@@ -49,7 +55,7 @@ export async function createPixSale(
       const stored = await claimSaleKey(tx, accountId, key, hash);
       if (stored) {
         replayCheck({ requestHash: stored.requestHash, withdrawalId: stored.saleId, error: null }, hash);
-        const sale = await findSale(tx, { kind: 'numeric', id: stored.saleId });
+        const sale = await findSaleRow(tx, { kind: 'numeric', id: stored.saleId });
         return { sale: sale!, replayed: true };
       }
     }
@@ -101,13 +107,13 @@ function reason(err: unknown): string {
  */
 export async function refundSale(
   db: Db,
-  queue: Queue,
+  settler: SaleSettler,
   processors: ReadonlyMap<string, PixChargeProcessor>,
   accountId: number,
   id: PublicId,
 ): Promise<number> {
   await saleForAccount(db, accountId, id); // 404 / 403 as the lookup answers them
-  const sale = (await findSale(db, id))!;
+  const sale = (await findSaleRow(db, id))!;
   if (sale.status !== 'PAGO') throw conflict(`a sale in status ${sale.status} cannot be refunded`);
   const processor = processors.get(sale.processor);
   if (!processor) throw unavailable();
@@ -117,7 +123,7 @@ export async function refundSale(
       throw new AppError('PROCESSOR_ERROR', `The payment processor failed to refund: ${reason(err)}`);
     });
   if (outcome === 'done') {
-    await applyProcessorStatus(db, queue, sale.processor, sale.external_transaction_id, 'ESTORNADO');
+    await applyProcessorStatus(settler, sale.processor, sale.external_transaction_id, 'ESTORNADO');
   }
   return sale.id;
 }

@@ -1,6 +1,5 @@
 import type { Queryable } from '../platform/db.js';
 import type { PublicId } from '../platform/ids.js';
-import type { SaleStatus } from './status-machine.js';
 import type { Customer, PaymentMethod, SaleItem, SaleRow } from './types.js';
 
 export interface NewSaleRow {
@@ -99,46 +98,9 @@ export async function findSaleJson(
   return row ?? null;
 }
 
-/** One indexed read by uuid or numeric id, whatever the account (the caller decides 403 vs 404). */
-export async function findSale(q: Queryable, id: PublicId): Promise<SaleRow | null> {
-  const [row] =
-    id.kind === 'uuid'
-      ? await q.query<SaleRow>('SELECT * FROM sales WHERE uuid = $1', [id.uuid])
-      : await q.query<SaleRow>('SELECT * FROM sales WHERE id = $1', [id.id]);
-  return row ?? null;
-}
-
 export async function lockSale(tx: Queryable, id: number): Promise<SaleRow | null> {
   const [row] = await tx.query<SaleRow>('SELECT * FROM sales WHERE id = $1 FOR UPDATE', [id]);
   return row ?? null;
-}
-
-export async function findByProcessorRef(
-  q: Queryable,
-  processor: string,
-  externalTransactionId: string,
-): Promise<SaleRow | null> {
-  const [row] = await q.query<SaleRow>(
-    'SELECT * FROM sales WHERE processor = $1 AND external_transaction_id = $2',
-    [processor, externalTransactionId],
-  );
-  return row ?? null;
-}
-
-export async function updateSaleStatus(
-  tx: Queryable,
-  id: number,
-  status: SaleStatus,
-  reserveHeld: boolean,
-): Promise<SaleRow> {
-  const [row] = await tx.query<SaleRow>(
-    `UPDATE sales SET status = $2, reserve_held = $3, updated_at = now(),
-        completed_at = CASE WHEN $2 = 'PAGO' THEN COALESCE(completed_at, date_trunc('milliseconds', now()))
-                            ELSE completed_at END
-      WHERE id = $1 RETURNING *`,
-    [id, status, reserveHeld],
-  );
-  return row!;
 }
 
 export async function setReserveHeld(tx: Queryable, id: number, reserveHeld: boolean): Promise<void> {

@@ -6,7 +6,6 @@ import { ShapeB, ShapeC, ShapeD } from '../platform/error-schemas.js';
 import { validation } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
-import type { Queue } from '../platform/queue.js';
 import { type ChargeInput, createPixSale, refundSale } from './charges.js';
 import { ChargeBody, ChargeHeaders, CreatedSale } from './charges.schemas.js';
 import { sendJsonText } from './json-reply.js';
@@ -14,10 +13,11 @@ import { qrSvgDataUri } from './pix/qr.js';
 import type { PixChargeProcessor } from './processors/processor.js';
 import { IdPath, Sale } from './schemas.js';
 import { saleForAccount, saleJson } from './service.js';
+import type { SaleSettler } from './settler.js';
 
 export interface SalesRouteDeps {
   db: Db;
-  queue: Queue;
+  settler: SaleSettler;
   apiKey: AuthHook;
   /** Who opens new PIX charges; null when none is configured (503). */
   pixProcessor: PixChargeProcessor | null;
@@ -95,7 +95,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       const id = parsePublicId(request.params.id);
       if (!id) throw validation('id must be a sale uuid or a numeric id');
       const accountId = merchantOf(request).accountId;
-      const saleId = await refundSale(deps.db, deps.queue, deps.refunders, accountId, id);
+      const saleId = await refundSale(deps.db, deps.settler, deps.refunders, accountId, id);
       return sendJsonText(reply, 202, await saleJson(deps.db, saleId));
     },
   );

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, Queryable } from '../platform/db.js';
+import type { Queryable } from '../platform/db.js';
 import { AppError, notFound, validation } from '../platform/errors.js';
 import type { PublicId } from '../platform/ids.js';
 import { percentOf } from '../platform/money.js';
-import type { Queue } from '../platform/queue.js';
-import { findByProcessorRef, findSaleJson, insertSale, lockSale, type NewSaleRow } from './data.js';
+import { findSaleJson, insertSale, type NewSaleRow } from './data.js';
+import type { SaleSettler } from './settler.js';
 import type { SaleStatus } from './status-machine.js';
-import { moveSale, notifySaleStatus, type TransitionResult } from './transition.js';
+import { notifySaleStatus, type TransitionResult } from './transition.js';
 import type { SaleRow } from './types.js';
 
 export interface SaleFees {
@@ -72,40 +72,22 @@ export async function saleJson(q: Queryable, saleId: number): Promise<string> {
 }
 
 /**
- * What every processor callback (and every sandbox move) runs: find the sale by the processor's own
- * reference and move it through the status machine in one transaction.
+ * What every processor callback runs: the sale named by the processor's own reference moves through the
+ * status machine, in a transaction it may share with other settlements (settler.ts).
  */
-export async function applyProcessorStatus(
-  db: Db,
-  queue: Queue,
+export function applyProcessorStatus(
+  settler: SaleSettler,
   processor: string,
   externalTransactionId: string,
   status: SaleStatus,
   /** The callback's signature, when it came signed: a replay of an applied one changes nothing. */
   signature?: string,
 ): Promise<TransitionResult> {
-  const sale = await findByProcessorRef(db, processor, externalTransactionId);
-  if (!sale) throw notFound(`no ${processor} sale with externalTransactionId ${externalTransactionId}`);
-  return db.tx(async (tx) => {
-    if (signature !== undefined && !(await firstUse(tx, processor, signature))) {
-      const current = await lockSale(tx, sale.id);
-      return { outcome: 'unchanged', sale: current! };
-    }
-    return moveSale(tx, queue, sale.id, status);
+  return settler.settle({
+    ref: { kind: 'processor', processor, externalTransactionId },
+    status,
+    ...(signature !== undefined ? { signature } : {}),
   });
-}
-
-/**
- * Records a callback signature; false when it was already used. Rows past the signatures' freshness window
- * are deleted by a periodic cleanup (deleteStaleCallbacks), not here: deleting them inside every callback made
- * overlapping callbacks wait on each other's whole transaction.
- */
-async function firstUse(tx: Queryable, processor: string, signature: string): Promise<boolean> {
-  const rows = await tx.query(
-    `INSERT INTO processor_callbacks (processor, signature) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`,
-    [processor, signature],
-  );
-  return rows.length === 1;
 }
 
 /** How often applied callbacks past their signatures' freshness window are deleted (started with the workers). */

@@ -1,15 +1,16 @@
 import { onSalePaid } from '../carts/service.js';
-import { postEntry } from '../ledger/ledger.js';
+import type { JournalEntry } from '../ledger/ledger.js';
 import type { Queryable } from '../platform/db.js';
-import { conflict, notFound } from '../platform/errors.js';
+import { type AppError, conflict, notFound } from '../platform/errors.js';
 import type { Queue } from '../platform/queue.js';
-import { recordNotification } from '../webhooks/outbox.js';
-import { lockSale, updateSaleStatus } from './data.js';
+import { type NotificationFact, recordNotification } from '../webhooks/outbox.js';
+import { lockSale } from './data.js';
 import { ledgerEffect, moneyOf } from './ledger-effects.js';
 import { salePostbackBody, saleWebhookBody } from './notifications.js';
 import { scheduleReserveRelease } from './reserve.js';
 import { checkTransition, eventFor, FINAL_STATUSES, isOpen, type SaleStatus } from './status-machine.js';
 import type { SaleRow } from './types.js';
+import { writeMoves } from './write-moves.js';
 
 export interface TransitionResult {
   outcome: 'applied' | 'unchanged';
@@ -31,36 +32,71 @@ export async function moveSale(
   if (!before) throw notFound(`sale ${saleId} not found`);
   const check = checkTransition(before.status, to);
   if (check === 'same') return { outcome: 'unchanged', sale: before };
-  if (check === 'refused') throw conflict(`a sale in status ${before.status} cannot become ${to}`);
+  if (check === 'refused') throw refusal(before.status, to);
+  const [sale] = await applyMoves(tx, queue, [{ before, to }]);
+  return { outcome: 'applied', sale: sale! };
+}
 
-  const effect = ledgerEffect(moneyOf(before), before.status, to);
-  if (effect) {
-    await postEntry(tx, { kind: effect.kind, refType: 'sale', refId: before.id, postings: effect.postings });
-  }
-  const sale = await updateSaleStatus(tx, before.id, to, effect?.reserveHeld ?? before.reserve_held);
-  await notifySaleStatus(tx, sale);
+export function refusal(from: SaleStatus, to: SaleStatus): AppError {
+  return conflict(`a sale in status ${from} cannot become ${to}`);
+}
 
-  if (to === 'PAGO' && isOpen(before.status)) {
-    if (sale.reserve_held) await scheduleReserveRelease(tx, queue, sale.id);
-    if (sale.cart_id !== null) await onSalePaid(tx, sale);
+/** A transition already checked ('apply') of a sale the caller has locked. */
+export interface Move {
+  before: SaleRow;
+  to: SaleStatus;
+}
+
+/**
+ * Writes checked moves of distinct locked sales in one statement (writeMoves: status, notifications,
+ * ledger entries, balance rows), then schedules what a first payment starts (reserve release, cart). Returns
+ * the sales as stored, in the order given.
+ */
+export async function applyMoves(tx: Queryable, queue: Queue, moves: Move[]): Promise<SaleRow[]> {
+  if (moves.length === 0) return [];
+  const effects = moves.map(({ before, to }) => ledgerEffect(moneyOf(before), before.status, to));
+  const updates = moves.map(({ before, to }, i) => ({
+    id: before.id,
+    status: to,
+    reserveHeld: effects[i]?.reserveHeld ?? before.reserve_held,
+  }));
+  // the bodies read no column the move sets but status
+  const facts = moves.flatMap(({ before, to }) => saleFact({ ...before, status: to }) ?? []);
+  const entries = effects.flatMap((effect, i): JournalEntry[] =>
+    effect
+      ? [{ kind: effect.kind, refType: 'sale', refId: moves[i]!.before.id, postings: effect.postings }]
+      : [],
+  );
+  const sales = await writeMoves(tx, updates, facts, entries);
+  for (const [i, { before, to }] of moves.entries()) {
+    const sale = sales[i]!;
+    if (to === 'PAGO' && isOpen(before.status)) {
+      if (sale.reserve_held) await scheduleReserveRelease(tx, queue, sale.id);
+      if (sale.cart_id !== null) await onSalePaid(tx, sale);
+    }
   }
-  return { outcome: 'applied', sale };
+  return sales;
 }
 
 /** sale.pending (webhooks only) for PENDENTE; both channels for final statuses; nothing otherwise. */
 export async function notifySaleStatus(tx: Queryable, sale: SaleRow): Promise<void> {
+  const fact = saleFact(sale);
+  if (fact) await recordNotification(tx, fact);
+}
+
+function saleFact(sale: SaleRow): NotificationFact | null {
   const event = eventFor(sale.status);
-  if (!event) return;
+  if (!event) return null;
   const postback =
     FINAL_STATUSES.has(sale.status) && sale.postback_url
       ? { url: sale.postback_url, body: salePostbackBody(sale) }
       : undefined;
-  await recordNotification(tx, {
+  return {
     accountId: sale.account_id,
     event,
     subjectType: 'sale',
     subjectId: sale.id,
     webhookBody: saleWebhookBody(sale),
     ...(postback ? { postback } : {}),
-  });
+  };
 }

@@ -55,4 +55,6 @@ export interface SaleRow {
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+  /** The spec's Sale object as JSON text (kept by a trigger, migrations/020_sales.sql). */
+  public_json: string;
 }

@@ -1,15 +1,14 @@
 import { merchantOf } from '../auth/api-key.js';
 import type { Db } from '../platform/db.js';
 import { ShapeA, ShapeB } from '../platform/error-schemas.js';
-import { notFound } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import type { Queue } from '../platform/queue.js';
-import { findSale } from '../sales/data.js';
 import { sendJsonText } from '../sales/json-reply.js';
 import type { SaleProcessor } from '../sales/processors/processor.js';
 import { createSandboxSale, type SandboxSaleInput } from '../sales/sandbox-sales.js';
 import { IdPath, Sale } from '../sales/schemas.js';
-import { applyProcessorStatus, saleJson } from '../sales/service.js';
+import { saleJson } from '../sales/service.js';
+import type { SaleSettler } from '../sales/settler.js';
 import type { SaleStatus } from '../sales/status-machine.js';
 import { sandboxId } from './ids.js';
 import { SandboxSaleBody, StatusBody } from './schemas.js';
@@ -19,6 +18,7 @@ export interface SandboxDeps {
   queue: Queue;
   apiKey: AuthHook;
   processor: SaleProcessor;
+  settler: SaleSettler;
 }
 
 const errors = { 400: ShapeA, 401: ShapeA, 403: ShapeB, 404: ShapeA, 409: ShapeA };
@@ -48,17 +48,13 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
       schema: { tags: ['sandbox'], params: IdPath, body: StatusBody, response: { 200: Sale, ...errors } },
     },
     async (request, reply) => {
-      const found = await findSale(deps.db, sandboxId(request.params.id));
-      if (!found || found.account_id !== merchantOf(request).accountId) throw notFound('Sale not found');
-      // Exactly what a processor callback runs, keyed by the processor's own reference.
-      const { sale } = await applyProcessorStatus(
-        deps.db,
-        deps.queue,
-        found.processor,
-        found.external_transaction_id,
-        request.body.status as SaleStatus,
-      );
-      return sendJsonText(reply, 200, await saleJson(deps.db, sale.id));
+      // What a processor callback runs, the sale named by its id and limited to the caller's
+      const { sale } = await deps.settler.settle({
+        ref: sandboxId(request.params.id),
+        accountId: merchantOf(request).accountId,
+        status: request.body.status as SaleStatus,
+      });
+      return sendJsonText(reply, 200, sale.public_json);
     },
   );
 }

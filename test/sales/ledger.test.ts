@@ -8,6 +8,7 @@ import { SandboxProcessor } from '../../src/sales/processors/sandbox.js';
 import { releaseReserve } from '../../src/sales/reserve.js';
 import { createSandboxSale } from '../../src/sales/sandbox-sales.js';
 import { applyProcessorStatus } from '../../src/sales/service.js';
+import { SaleSettler } from '../../src/sales/settler.js';
 import { SALE_STATUSES, type SaleStatus } from '../../src/sales/status-machine.js';
 import type { SaleRow } from '../../src/sales/types.js';
 import { createMerchant } from '../support/factories.js';
@@ -24,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const db = () => server.runtime.platform.db;
-const queue = () => server.runtime.platform.queue;
+const settler = () => new SaleSettler(db(), server.runtime.platform.queue);
 
 async function merchant(fees: { percent?: number; fixed?: number; reserve?: number } = {}) {
   const m = await createMerchant(server);
@@ -46,7 +47,7 @@ async function sale(accountId: number, amount: number): Promise<SaleRow> {
 }
 
 async function move(s: SaleRow, status: SaleStatus): Promise<SaleRow> {
-  return (await applyProcessorStatus(db(), queue(), 'sandbox', s.external_transaction_id, status)).sale;
+  return (await applyProcessorStatus(settler(), 'sandbox', s.external_transaction_id, status)).sale;
 }
 
 /** A cashout's shape: available → payouts, guarded. */

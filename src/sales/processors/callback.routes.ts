@@ -1,12 +1,11 @@
 import { Type } from 'typebox';
-import type { Db } from '../../platform/db.js';
 import { ShapeA } from '../../platform/error-schemas.js';
 import { notFound, unauthorized } from '../../platform/errors.js';
 import type { Http } from '../../platform/http.js';
-import type { Queue } from '../../platform/queue.js';
 import { keepRawJson } from '../../platform/raw-body.js';
 import { SaleStatusSchema } from '../schemas.js';
 import { applyProcessorStatus } from '../service.js';
+import type { SaleSettler } from '../settler.js';
 import type { SaleStatus } from '../status-machine.js';
 import type { ProcessorRegistry } from './processor.js';
 
@@ -27,7 +26,7 @@ const CallbackResult = Type.Object({
  */
 export async function processorCallbackRoutes(
   app: Http,
-  deps: { db: Db; queue: Queue; processors: ProcessorRegistry },
+  deps: { settler: SaleSettler; processors: ProcessorRegistry },
 ): Promise<void> {
   keepRawJson(app); // encapsulated: only this plugin's routes keep the raw bytes the signature covers
 
@@ -56,8 +55,7 @@ export async function processorCallbackRoutes(
       const { processor } = request.params;
       const replayKey = deps.processors.get(processor)!.replayKey(request.headers);
       const result = await applyProcessorStatus(
-        deps.db,
-        deps.queue,
+        deps.settler,
         processor,
         externalTransactionId,
         status,

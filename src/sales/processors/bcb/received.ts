@@ -1,8 +1,10 @@
 import type { Db } from '../../../platform/db.js';
 import { parseReais } from '../../../platform/money.js';
 import type { Queue } from '../../../platform/queue.js';
-import { findByProcessorRef, lockSale } from '../../data.js';
+import { findSaleByProcessorRef } from '../../charges.data.js';
+import { lockSale } from '../../data.js';
 import { applyProcessorStatus } from '../../service.js';
+import type { SaleSettler } from '../../settler.js';
 import { checkTransition, isOpen } from '../../status-machine.js';
 import { moveSale } from '../../transition.js';
 import { BCB_PROCESSOR, devolucaoIdOf } from './adapter.js';
@@ -25,6 +27,7 @@ export type PixOutcome = 'credited' | 'duplicate' | 'not_confirmed' | 'not_credi
 export async function handleNotifiedPix(
   db: Db,
   queue: Queue,
+  settler: SaleSettler,
   client: BcbClient,
   notified: { endToEndId: string }[],
 ): Promise<PixOutcome[]> {
@@ -36,19 +39,19 @@ export async function handleNotifiedPix(
       continue;
     }
     if (res.status !== 200) throw new PspError(`GET /pix answered ${res.status}`, res.status);
-    outcomes.push((await settleRefunds(db, queue, res.body)) ?? (await creditPix(db, queue, res.body)));
+    outcomes.push((await settleRefunds(db, settler, res.body)) ?? (await creditPix(db, queue, res.body)));
   }
   return outcomes;
 }
 
 /** A refund of ours the PSP reports DEVOLVIDO moves its sale to ESTORNADO (once: a repeat changes nothing). */
-async function settleRefunds(db: Db, queue: Queue, pix: Pix): Promise<PixOutcome | null> {
+async function settleRefunds(db: Db, settler: SaleSettler, pix: Pix): Promise<PixOutcome | null> {
   if (!pix.txid || !pix.devolucoes?.length) return null;
-  const sale = await findByProcessorRef(db, BCB_PROCESSOR, pix.txid);
+  const sale = await findSaleByProcessorRef(db, BCB_PROCESSOR, pix.txid);
   if (!sale) return null;
   const done = pix.devolucoes.some((d) => d.id === devolucaoIdOf(sale.uuid) && d.status === 'DEVOLVIDO');
   if (!done) return null;
-  if (sale.status === 'PAGO') await applyProcessorStatus(db, queue, BCB_PROCESSOR, pix.txid, 'ESTORNADO');
+  if (sale.status === 'PAGO') await applyProcessorStatus(settler, BCB_PROCESSOR, pix.txid, 'ESTORNADO');
   return 'refund_seen';
 }
 
@@ -65,7 +68,7 @@ async function creditPix(db: Db, queue: Queue, pix: Pix): Promise<PixOutcome> {
       [pix.endToEndId, pix.txid ?? null, amount],
     );
     if (claimed.length === 0) return 'duplicate';
-    const found = pix.txid ? await findByProcessorRef(tx, BCB_PROCESSOR, pix.txid) : null;
+    const found = pix.txid ? await findSaleByProcessorRef(tx, BCB_PROCESSOR, pix.txid) : null;
     const sale = found ? await lockSale(tx, found.id) : null;
     let reason: string | null = null;
     if (!sale) reason = 'no sale has this txid';

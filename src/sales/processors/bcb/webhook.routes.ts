@@ -3,6 +3,7 @@ import type { Db } from '../../../platform/db.js';
 import { ShapeA } from '../../../platform/error-schemas.js';
 import type { Http } from '../../../platform/http.js';
 import type { Queue } from '../../../platform/queue.js';
+import type { SaleSettler } from '../../settler.js';
 import type { BcbClient } from './client.js';
 import { handleNotifiedPix } from './received.js';
 
@@ -18,7 +19,7 @@ const WebhookPixBody = Type.Object({
  */
 export async function bcbWebhookRoutes(
   app: Http,
-  deps: { db: Db; queue: Queue; client: BcbClient },
+  deps: { db: Db; queue: Queue; settler: SaleSettler; client: BcbClient },
 ): Promise<void> {
   app.post(
     '/api/providers/bcb/webhook/pix',
@@ -31,7 +32,7 @@ export async function bcbWebhookRoutes(
       },
     },
     async (request) => ({
-      outcomes: await handleNotifiedPix(deps.db, deps.queue, deps.client, request.body.pix),
+      outcomes: await handleNotifiedPix(deps.db, deps.queue, deps.settler, deps.client, request.body.pix),
     }),
   );
 }

@@ -1,0 +1,88 @@
+import { CredentialService } from '../../src/auth/credentials.service.js';
+import { type BenchServer, CONNECTIONS, DURATION, measure, printRow, WARMUP } from '../lib.js';
+import { seedSales, settleRequests } from './settlement.js';
+import { setupTargets, startReceivers } from './webhooks.js';
+
+const CONCURRENCY = 16;
+/** How long deliveries may trail the last fact before the case reports what arrived. */
+const DRAIN_MS = 30_000;
+
+const pct = (sorted: number[], p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+
+/**
+ * End to end: sale → PAGO (sandbox status route, concurrency 16, one merchant with a permanent webhook for
+ * every event) → the signed delivery arriving at a local receiver (its own thread, answers 200 at once).
+ * Reports facts/s (sale.paid facts committed, warm-up included, from the first to the last), deliveries/s (first arrivals, from the first fact to the
+ * last arrival) and fact → arrival p50/p99 (notification_events.created_at to the receiver's clock, one
+ * machine). The row's "baseline" is the fact rate: deliveries keep up when the ratio is ≥ 0.95.
+ */
+export async function run(server: BenchServer): Promise<void> {
+  const receivers = await startReceivers(['127.0.0.1']);
+  try {
+    const [target] = await setupTargets(server, receivers.urls);
+    const cred = await new CredentialService(server.db).issue(target!.accountId);
+    const m = {
+      accountId: target!.accountId,
+      keys: { 'x-api-public-key': cred.publicKey, 'x-api-private-key': cred.privateKey },
+    };
+    const ids = await seedSales(server.db, m.accountId, Math.max(20_000, (DURATION + WARMUP) * 4000));
+    await server.db.query('ANALYZE sales');
+
+    await receivers.reset();
+    const started = Date.now();
+    const load = await measure({
+      url: server.url,
+      requests: settleRequests([{ m, ids }]),
+      connections: CONCURRENCY,
+    });
+    // requests still in flight when the load stopped commit a little later: count after a short pause
+    await new Promise((r) => setTimeout(r, 500));
+    const [facts] = await server.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM notification_events WHERE event_type = 'sale.paid' AND account_id = $1`,
+      [m.accountId],
+    );
+    const deadline = Date.now() + DRAIN_MS;
+    while (receivers.received() < facts!.n && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    const seen = await receivers.firstSeen();
+    const created = await server.db.query<{ id: string; at: number }>(
+      `SELECT id::text AS id, (extract(epoch FROM created_at) * 1000)::float8 AS at FROM notification_events
+        WHERE event_type = 'sale.paid' AND account_id = $1`,
+      [m.accountId],
+    );
+    const lags: number[] = [];
+    let lastArrival = 0;
+    for (const { id, at } of created) {
+      const arrived = seen.get(id);
+      if (arrived === undefined) continue;
+      lags.push(arrived - at);
+      lastArrival = Math.max(lastArrival, arrived);
+    }
+    lags.sort((a, b) => a - b);
+    const first = Math.min(...created.map((c) => c.at));
+    const last = Math.max(...created.map((c) => c.at));
+    const factRate = created.length / Math.max(0.001, (last - first) / 1000);
+    const deliveryRate = lags.length / Math.max(0.001, (lastArrival - first) / 1000);
+    const p50 = Math.round(pct(lags, 50));
+    const p99 = Math.round(pct(lags, 99));
+    console.log(
+      `\ne2e: ${created.length} facts at ${factRate.toFixed(0)}/s, ${lags.length} delivered at ${deliveryRate.toFixed(0)}/s, fact → arrival p50 ${p50} ms p99 ${p99} ms (${((Date.now() - started) / 1000).toFixed(0)} s; PAGO requests ${load.reqPerSec.toFixed(0)}/s at ${CONCURRENCY} of ${CONNECTIONS} connections)`,
+    );
+    printRow({
+      name: 'end to end: sale → PAGO → webhook delivery (deliveries/s vs facts/s; p99 = fact → arrival)',
+      unit: 'deliveries',
+      target: {
+        reqPerSec: deliveryRate,
+        p99,
+        non2xx: facts!.n - lags.length,
+        errors: load.errors + load.non2xx,
+      },
+      baselineName: `sale.paid facts made per second (fact → arrival p50 ${p50} ms)`,
+      baseline: { reqPerSec: factRate, p99: Math.round(load.p99), non2xx: 0, errors: 0 },
+      goal: 0.95,
+    });
+  } finally {
+    await receivers.close();
+  }
+}

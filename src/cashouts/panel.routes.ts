@@ -1,0 +1,165 @@
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { sessionOf } from '../auth/panel-session.js';
+import type { SessionService } from '../auth/sessions.js';
+import { type CsvColumn, reais, saoPaulo, sendCsv } from '../platform/csv.js';
+import type { Db } from '../platform/db.js';
+import { ShapeA, ShapeB, ShapeC, ShapeD } from '../platform/error-schemas.js';
+import { AppError, renderError, unauthorized, validation } from '../platform/errors.js';
+import type { AuthHook, Http } from '../platform/http.js';
+import { parsePublicId } from '../platform/ids.js';
+import { pageOf, parsePage } from '../platform/pagination.js';
+import { keepRawJson } from '../platform/raw-body.js';
+import type { CashoutCreator } from './batcher.js';
+import { getCashout } from './cashouts.service.js';
+import { allWithdrawals, listWithdrawals, type WithdrawalFilters } from './panel.data.js';
+import { parseCashoutRequest, parseIdempotencyKey } from './request.js';
+import * as S from './schemas.js';
+import { creationView, lookupView } from './views.js';
+import type { WithdrawalRow } from './withdrawals.data.js';
+
+const STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'];
+const ListQuery = Type.Object({
+  status: Type.Optional(Type.String({ description: STATUSES.join(', ') })),
+  from: Type.Optional(Type.String({ description: 'Created at or after (ISO 8601)' })),
+  to: Type.Optional(Type.String({ description: 'Created before (ISO 8601)' })),
+  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+});
+const WithdrawalPage = Type.Object({
+  data: Type.Array(S.WithdrawalLookup),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+const PanelCashoutBody = Type.Object({
+  ...S.CashoutBody.properties,
+  password: Type.String({ maxLength: 200, description: 'The panel password, confirming the withdrawal' }),
+});
+
+function filters(q: Record<string, string | undefined>): WithdrawalFilters {
+  if (q.status && !STATUSES.includes(q.status))
+    throw validation(`status must be one of ${STATUSES.join(', ')}`);
+  return { ...parsePage(q), status: q.status || null };
+}
+
+const CSV: CsvColumn<WithdrawalRow>[] = [
+  { header: 'id', value: (r) => r.id },
+  { header: 'uuid', value: (r) => r.uuid },
+  { header: 'criado_em', value: (r) => saoPaulo(r.created_at) },
+  { header: 'status', value: (r) => r.status },
+  { header: 'valor', value: (r) => reais(r.amount) },
+  { header: 'taxas', value: (r) => reais(r.fee_fixed + r.fee_variable) },
+  { header: 'valor_liquido', value: (r) => reais(r.net_amount) },
+  { header: 'chave_pix', value: (r) => r.pix_key },
+  { header: 'tipo_chave', value: (r) => r.pix_key_type },
+  { header: 'atualizado_em', value: (r) => saoPaulo(r.updated_at) },
+];
+
+export interface WithdrawalPanelDeps {
+  db: Db;
+  creator: CashoutCreator;
+  sessions: SessionService;
+  requireSession: AuthHook;
+}
+
+/** The panel's withdrawals: list, detail, CSV export, and a withdrawal confirmed with the password. */
+export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps): Promise<void> {
+  keepRawJson(app);
+  const common = { config: { errorShape: 'A' as const }, onRequest: deps.requireSession };
+
+  app.get(
+    '/api/withdrawals',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary: 'Withdrawals, newest first',
+        querystring: ListQuery,
+        response: { 200: WithdrawalPage, 400: ShapeA, 401: ShapeA },
+      },
+    },
+    async (request) => {
+      const f = filters(request.query);
+      const { rows, nextCursor } = pageOf(
+        await listWithdrawals(deps.db, sessionOf(request).user.id, f),
+        f.limit,
+      );
+      return { data: rows.map(lookupView), nextCursor };
+    },
+  );
+
+  app.get(
+    '/api/withdrawals/export.csv',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary: 'Every withdrawal matching the filters, as CSV',
+        querystring: Type.Omit(ListQuery, ['limit', 'cursor']),
+        response: { 200: Type.String(), 400: ShapeA, 401: ShapeA },
+      },
+    },
+    async (request, reply) =>
+      sendCsv(
+        reply,
+        'saques.csv',
+        allWithdrawals(deps.db, sessionOf(request).user.id, filters(request.query)),
+        CSV,
+      ),
+  );
+
+  app.get(
+    '/api/withdrawals/:id',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary: 'One withdrawal (uuid or numeric id)',
+        params: S.IdParam,
+        response: { 200: S.WithdrawalLookup, 401: ShapeA, 404: ShapeA },
+      },
+    },
+    async (request) =>
+      lookupView(await getCashout(deps.db, sessionOf(request).user.id, parsePublicId(request.params.id))),
+  );
+
+  app.post(
+    '/api/withdrawals',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary:
+          'A PIX withdrawal from the panel, confirmed with the password (same rules as the API cashout)',
+        headers: S.IdempotencyHeaders,
+        body: PanelCashoutBody,
+        response: {
+          201: S.WithdrawalCreated,
+          400: Type.Union([ShapeD, ShapeC]),
+          401: ShapeA,
+          403: Type.Union([ShapeC, ShapeB, ShapeA]),
+          409: ShapeC,
+          422: ShapeC,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { user } = sessionOf(request);
+      const raw = reply as unknown as FastifyReply; // answers in shapes the typed reply cannot express
+      if (!(await deps.sessions.confirmPassword(user.id, request.body.password))) {
+        return raw.code(401).send(renderError(unauthorized('Wrong password'), 'A'));
+      }
+      try {
+        const key = parseIdempotencyKey(request.headers['idempotency-key']);
+        const req = parseCashoutRequest(request.body, request.rawBody?.toString('utf8'));
+        // the API cashout's own path: the same batcher, rules, fees, idempotency and notifications
+        const { withdrawal, replayed } = await deps.creator.create(user.id, req, key);
+        if (replayed) reply.header('idempotent-replayed', 'true');
+        return reply.code(201).send(creationView(withdrawal));
+      } catch (err) {
+        // the cashout's errors keep the API route's shapes (C, or D for invalid input)
+        if (!(err instanceof AppError) || err.status >= 500) throw err;
+        return raw.code(err.status).headers(err.headers).send(renderError(err, 'D'));
+      }
+    },
+  );
+}

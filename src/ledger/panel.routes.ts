@@ -1,0 +1,106 @@
+import { Type } from 'typebox';
+import { sessionOf } from '../auth/panel-session.js';
+import { type CsvColumn, reais, saoPaulo, sendCsv } from '../platform/csv.js';
+import type { Db } from '../platform/db.js';
+import { ShapeA } from '../platform/error-schemas.js';
+import type { AuthHook, Http } from '../platform/http.js';
+import { parsePage } from '../platform/pagination.js';
+import { getBalance } from './ledger.js';
+import { Statement, type StatementLine } from './statement.js';
+
+const Balance = Type.Object({ available: Type.Integer(), blocked: Type.Integer(), total: Type.Integer() });
+const Line = Type.Object({
+  id: Type.Integer(),
+  createdAt: Type.String({ format: 'date-time' }),
+  kind: Type.String(),
+  description: Type.String(),
+  refType: Type.String(),
+  refId: Type.Integer(),
+  availableDelta: Type.Integer({ description: 'cents' }),
+  blockedDelta: Type.Integer({ description: 'cents' }),
+  availableAfter: Type.Integer({ description: 'available balance right after this line, cents' }),
+  blockedAfter: Type.Integer({ description: 'blocked balance right after this line, cents' }),
+});
+const Query = Type.Object({
+  from: Type.Optional(Type.String({ description: 'At or after (ISO 8601)' })),
+  to: Type.Optional(Type.String({ description: 'Before (ISO 8601)' })),
+  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+});
+
+const CSV: CsvColumn<StatementLine>[] = [
+  { header: 'id', value: (r) => r.id },
+  { header: 'data', value: (r) => saoPaulo(new Date(r.createdAt)) },
+  { header: 'descricao', value: (r) => r.description },
+  { header: 'referencia', value: (r) => `${r.refType} ${r.refId}` },
+  { header: 'disponivel', value: (r) => reais(r.availableDelta) },
+  { header: 'bloqueado', value: (r) => reais(r.blockedDelta) },
+  { header: 'saldo_disponivel', value: (r) => reais(r.availableAfter) },
+  { header: 'saldo_bloqueado', value: (r) => reais(r.blockedAfter) },
+];
+
+/** The panel's balance and statement (extrato), with its CSV export. */
+export async function ledgerPanelRoutes(
+  app: Http,
+  deps: { db: Db; requireSession: AuthHook; cursorKey: Buffer },
+): Promise<void> {
+  const common = { config: { errorShape: 'A' as const }, onRequest: deps.requireSession };
+  const statement = new Statement(deps.cursorKey);
+
+  app.get(
+    '/api/balance',
+    {
+      ...common,
+      schema: { tags: ['panel'], summary: 'Balance in cents', response: { 200: Balance, 401: ShapeA } },
+    },
+    async (request) => getBalance(deps.db, sessionOf(request).user.id),
+  );
+
+  app.get(
+    '/api/statement',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary: 'Ledger lines, newest first, with the balances right after each',
+        querystring: Query,
+        response: {
+          200: Type.Object({ data: Type.Array(Line), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
+          400: ShapeA,
+          401: ShapeA,
+        },
+      },
+    },
+    async (request) => {
+      const { limit, from, to } = parsePage({ ...request.query, cursor: undefined });
+      return statement.page(deps.db, sessionOf(request).user.id, {
+        limit,
+        from,
+        to,
+        cursor: request.query.cursor,
+      });
+    },
+  );
+
+  app.get(
+    '/api/statement/export.csv',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary: 'Every statement line in the period, as CSV',
+        querystring: Type.Omit(Query, ['limit', 'cursor']),
+        response: { 200: Type.String(), 400: ShapeA, 401: ShapeA },
+      },
+    },
+    async (request, reply) => {
+      const { from, to } = parsePage({ ...request.query, cursor: undefined });
+      return sendCsv(
+        reply,
+        'extrato.csv',
+        statement.all(deps.db, sessionOf(request).user.id, { from, to }),
+        CSV,
+      );
+    },
+  );
+}

@@ -1,0 +1,45 @@
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import type { FastifyReply } from 'fastify';
+
+export interface CsvColumn<T> {
+  header: string;
+  value: (row: T) => string | number | null;
+}
+
+/**
+ * Streams rows as the panel's CSV (decisions.md): UTF-8 with BOM, `;` separator, one row at a time, so an
+ * export of any size runs in constant memory (rows come from an async generator reading in chunks).
+ */
+export function sendCsv<T>(
+  reply: FastifyReply,
+  filename: string,
+  rows: AsyncIterable<T>,
+  columns: CsvColumn<T>[],
+) {
+  const records = Readable.from(
+    (async function* () {
+      for await (const row of rows) yield columns.map((c) => c.value(row) ?? '');
+    })(),
+  );
+  const csv = records.pipe(
+    stringify({ bom: true, delimiter: ';', header: true, columns: columns.map((c) => c.header) }),
+  );
+  records.on('error', (err) => csv.destroy(err));
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .header('cache-control', 'no-store')
+    .send(csv);
+}
+
+/** Cents as reais with a decimal comma and no grouping (1234,56), for spreadsheets in pt-BR. */
+export function reais(cents: number): string {
+  const abs = Math.abs(cents);
+  return `${cents < 0 ? '-' : ''}${Math.trunc(abs / 100)},${String(abs % 100).padStart(2, '0')}`;
+}
+
+/** ISO 8601 in São Paulo time with its offset (Brazil keeps -03:00 all year since 2019). */
+export function saoPaulo(at: Date): string {
+  return `${new Date(at.getTime() - 3 * 3600_000).toISOString().slice(0, 23)}-03:00`;
+}

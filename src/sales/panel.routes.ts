@@ -1,0 +1,131 @@
+import { Type } from 'typebox';
+import { sessionOf } from '../auth/panel-session.js';
+import { type CsvColumn, reais, saoPaulo, sendCsv } from '../platform/csv.js';
+import type { Db } from '../platform/db.js';
+import { ShapeA } from '../platform/error-schemas.js';
+import { AppError, notFound, validation } from '../platform/errors.js';
+import type { AuthHook, Http } from '../platform/http.js';
+import { parsePublicId } from '../platform/ids.js';
+import { pageOf, parsePage } from '../platform/pagination.js';
+import { sendJsonText } from './json-reply.js';
+import { allSales, listSales, type SaleCsvRow, type SaleFilters } from './panel.data.js';
+import { IdPath, Sale } from './schemas.js';
+import { saleForAccount } from './service.js';
+import { SALE_STATUSES } from './status-machine.js';
+
+const PAYMENT_METHODS = ['PIX', 'CREDIT_CARD', 'DEBIT_CARD', 'BOLETO', 'TRANSFER', 'PIX_AUTOMATICO'];
+
+const SalesQuery = Type.Object({
+  status: Type.Optional(Type.String({ description: `One of ${SALE_STATUSES.join(', ')}` })),
+  paymentMethod: Type.Optional(Type.String({ description: `One of ${PAYMENT_METHODS.join(', ')}` })),
+  from: Type.Optional(
+    Type.String({ description: 'Created at or after (ISO 8601; a bare date is 00:00 in São Paulo)' }),
+  ),
+  to: Type.Optional(Type.String({ description: 'Created before (ISO 8601)' })),
+  q: Type.Optional(
+    Type.String({ maxLength: 200, description: 'uuid, numeric id, customer name, email or document' }),
+  ),
+  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+});
+const SalesPage = Type.Object({
+  data: Type.Array(Sale),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+function filters(q: Record<string, string | undefined>): SaleFilters {
+  if (q.status && !(SALE_STATUSES as readonly string[]).includes(q.status)) {
+    throw validation(`status must be one of ${SALE_STATUSES.join(', ')}`);
+  }
+  if (q.paymentMethod && !PAYMENT_METHODS.includes(q.paymentMethod)) {
+    throw validation(`paymentMethod must be one of ${PAYMENT_METHODS.join(', ')}`);
+  }
+  return {
+    ...parsePage(q),
+    status: q.status || null,
+    paymentMethod: q.paymentMethod || null,
+    q: q.q || null,
+  };
+}
+
+const CSV: CsvColumn<SaleCsvRow>[] = [
+  { header: 'id', value: (r) => r.id },
+  { header: 'uuid', value: (r) => r.uuid },
+  { header: 'criada_em', value: (r) => saoPaulo(r.created_at) },
+  { header: 'status', value: (r) => r.status },
+  { header: 'forma_de_pagamento', value: (r) => r.payment_method },
+  { header: 'valor', value: (r) => reais(r.amount) },
+  { header: 'taxa', value: (r) => reais(r.system_fee) },
+  { header: 'valor_liquido', value: (r) => reais(r.net_amount) },
+  { header: 'cliente', value: (r) => r.customer_name },
+  { header: 'email', value: (r) => r.customer_email },
+  { header: 'documento', value: (r) => r.customer_document },
+];
+
+/** The panel's sales: list with filters and search, detail, CSV export (session; shape A errors). */
+export async function salesPanelRoutes(app: Http, deps: { db: Db; requireSession: AuthHook }): Promise<void> {
+  const common = { config: { errorShape: 'A' as const }, onRequest: deps.requireSession };
+  const errors = { 400: ShapeA, 401: ShapeA };
+
+  app.get(
+    '/api/sales',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary: 'Sales, newest first',
+        querystring: SalesQuery,
+        response: { 200: SalesPage, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const f = filters(request.query);
+      const { rows, nextCursor } = pageOf(await listSales(deps.db, sessionOf(request).user.id, f), f.limit);
+      return sendJsonText(
+        reply,
+        200,
+        `{"data":[${rows.map((r) => r.body).join(',')}],"nextCursor":${JSON.stringify(nextCursor)}}`,
+      );
+    },
+  );
+
+  app.get(
+    '/api/sales/export.csv',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary:
+          'Every sale matching the filters, as CSV (UTF-8 with BOM, ";" separated, reais with a decimal comma)',
+        querystring: Type.Omit(SalesQuery, ['limit', 'cursor']),
+        response: { 200: Type.String(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const f = filters(request.query);
+      return sendCsv(reply, 'vendas.csv', allSales(deps.db, sessionOf(request).user.id, f), CSV);
+    },
+  );
+
+  app.get(
+    '/api/sales/:id',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary: 'One sale (uuid or numeric id)',
+        params: IdPath,
+        response: { 200: Sale, ...errors, 404: ShapeA },
+      },
+    },
+    async (request, reply) => {
+      const id = parsePublicId(request.params.id);
+      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const body = await saleForAccount(deps.db, sessionOf(request).user.id, id).catch((err: unknown) => {
+        // another account's sale is simply not found from the panel (decisions.md)
+        throw err instanceof AppError && err.code === 'FORBIDDEN' ? notFound('Sale not found') : err;
+      });
+      return sendJsonText(reply, 200, body);
+    },
+  );
+}

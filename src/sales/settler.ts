@@ -1,0 +1,104 @@
+import type { Db } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import type { Queue } from '../platform/queue.js';
+import { refKey, type Settlement, type SettlementOutcome, settleBatch } from './settle-batch.js';
+import type { TransitionResult } from './transition.js';
+
+const MAX_BATCH = 64;
+/** Shared transactions in flight at once: they overlap their sale work, and wait on each other only to commit. */
+const PARALLEL = 3;
+
+interface Waiting extends Settlement {
+  resolve(result: TransitionResult): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Every settlement ends on its merchant's balance rows, so one transaction per sale serializes on them (one
+ * commit per sale), and even spread over many merchants costs a transaction per sale. Reports that arrive
+ * while transactions run wait and share the next one (group commit, like cashouts/batcher.ts, but across
+ * merchants): one commit and one update per balance row for many sales, each still decided on its own. A
+ * failed shared transaction is retried item by item, so one bad report cannot fail another.
+ */
+export class SaleSettler {
+  private waiting: Waiting[] = [];
+  private running = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly queue: Queue,
+  ) {}
+
+  settle(settlement: Settlement): Promise<TransitionResult> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ ...settlement, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.running < PARALLEL && this.waiting.length > 0) {
+      const batch = this.take();
+      this.running++;
+      void this.execute(batch).finally(() => {
+        this.running--;
+        this.pump();
+      });
+    }
+  }
+
+  /**
+   * Up to MAX_BATCH waiting reports, one per sale (a later report of a sale waits for the next batch, which
+   * then sees what the earlier one did); the others keep their order.
+   */
+  private take(): Waiting[] {
+    const batch: Waiting[] = [];
+    const rest: Waiting[] = [];
+    const sales = new Set<string>();
+    for (const w of this.waiting) {
+      const key = refKey(w.ref);
+      if (batch.length < MAX_BATCH && !sales.has(key)) {
+        batch.push(w);
+        sales.add(key);
+      } else rest.push(w);
+    }
+    this.waiting = rest;
+    return batch;
+  }
+
+  private async execute(batch: Waiting[]): Promise<void> {
+    try {
+      const again = deliver(batch, await this.run(batch));
+      this.waiting.unshift(...again);
+    } catch (err) {
+      if (batch.length === 1) {
+        batch[0]!.reject(err);
+        return;
+      }
+      for (const item of batch) {
+        await this.run([item]).then(
+          (o) => deliver([item], o),
+          (e: unknown) => {
+            item.reject(e);
+          },
+        );
+      }
+    }
+  }
+
+  private run(items: Settlement[]): Promise<SettlementOutcome[]> {
+    return this.db.tx((tx) => settleBatch(tx, this.queue, items));
+  }
+}
+
+/** Settles each waiting report with its outcome; returns those to run again (in the next batch). */
+function deliver(batch: Waiting[], outcomes: SettlementOutcome[]): Waiting[] {
+  const again: Waiting[] = [];
+  batch.forEach((item, i) => {
+    const o = outcomes[i]!;
+    if (o === 'again') again.push(item);
+    else if (o instanceof AppError) item.reject(o);
+    else item.resolve(o);
+  });
+  return again;
+}

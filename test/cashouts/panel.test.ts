@@ -1,0 +1,166 @@
+import { parse } from 'csv-parse/sync';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { fundMerchant } from '../support/ledger.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let m: TestMerchant;
+let other: TestMerchant;
+
+beforeAll(async () => {
+  server = await startServer({ workers: false });
+  m = await createMerchant(server);
+  other = await createMerchant(server);
+  await fundMerchant(server.runtime.platform.db, m.accountId, 200_000);
+});
+afterAll(() => server?.close());
+
+const withdraw = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  call<{ uuid: string; id: number; status: string }>('POST', `${server.url}/api/withdrawals`, {
+    headers: { ...m.panel, ...headers },
+    body,
+  });
+const balance = async () =>
+  (
+    await call<{ available: number; blocked: number; total: number }>('GET', `${server.url}/api/balance`, {
+      headers: m.panel,
+    })
+  ).body;
+
+describe('POST /api/withdrawals (panel)', () => {
+  it('refuses a wrong password with 401 shape A and writes nothing', async () => {
+    const res = await withdraw({ amount: 150, pixKey: '52998224725', password: 'wrong-password' });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ success: false, error: { code: 'UNAUTHORIZED', message: 'Wrong password' } });
+    expect(await balance()).toEqual({ available: 200_000, blocked: 0, total: 200_000 });
+  });
+
+  it('makes the withdrawal with the API cashout’s rules, errors and idempotency', async () => {
+    const first = await withdraw(
+      { amount: 150, pixKey: '52998224725', password: m.password },
+      { 'idempotency-key': 'p-1' },
+    );
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.body.status).toBe('PENDING');
+    const replay = await withdraw(
+      { amount: 150, pixKey: '52998224725', password: m.password },
+      { 'idempotency-key': 'p-1' },
+    );
+    expect(replay.body.uuid).toBe(first.body.uuid);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(await balance()).toEqual({ available: 185_000, blocked: 15_000, total: 200_000 });
+    // the same refusals as the API route, in its shapes
+    const small = await withdraw({ amount: 10, pixKey: '52998224725', password: m.password });
+    expect(small.status).toBe(422);
+    expect(small.body).toEqual({ message: expect.any(String), errorType: 'MINIMUM_VALUE' });
+    const bad = await withdraw({ amount: 150, pixKey: '123', password: m.password });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ message: expect.any(String), error: 'VALIDATION_ERROR' });
+    const broke = await withdraw({ amount: 5000, pixKey: '52998224725', password: m.password });
+    expect(broke.status).toBe(422);
+    expect(broke.body).toEqual({ message: expect.any(String), errorType: 'INSUFFICIENT_BALANCE' });
+    const noCsrf = await call('POST', `${server.url}/api/withdrawals`, {
+      headers: { cookie: m.cookie },
+      body: { amount: 150, pixKey: '52998224725', password: m.password },
+    });
+    expect(noCsrf.status).toBe(403);
+  });
+});
+
+describe('GET /api/withdrawals', () => {
+  it('lists, pages and filters the account’s withdrawals only, and exports them', async () => {
+    for (let i = 0; i < 4; i++) {
+      expect((await withdraw({ amount: 100 + i, pixKey: '52998224725', password: m.password })).status).toBe(
+        201,
+      );
+    }
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: { body: { data: { id: number; status: string }[]; nextCursor: string | null } } = await call(
+        'GET',
+        `${server.url}/api/withdrawals?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        { headers: m.panel },
+      );
+      seen.push(...res.body.data.map((w) => w.id));
+      cursor = res.body.nextCursor;
+    } while (cursor);
+    expect(seen).toHaveLength(5);
+    expect([...seen].sort((a, b) => b - a)).toEqual(seen);
+    const pending = await call<{ data: unknown[] }>('GET', `${server.url}/api/withdrawals?status=PENDING`, {
+      headers: m.panel,
+    });
+    expect(pending.body.data).toHaveLength(5);
+    expect(
+      (await call<{ data: unknown[] }>('GET', `${server.url}/api/withdrawals`, { headers: other.panel })).body
+        .data,
+    ).toEqual([]);
+    expect(
+      (await call('GET', `${server.url}/api/withdrawals/${seen[0]}`, { headers: other.panel })).status,
+    ).toBe(404);
+    expect((await call('GET', `${server.url}/api/withdrawals/${seen[0]}`, { headers: m.panel })).status).toBe(
+      200,
+    );
+
+    const csv = await request(`${server.url}/api/withdrawals/export.csv`, { headers: m.panel });
+    const bytes = Buffer.from(await csv.body.arrayBuffer());
+    const rows = parse(bytes.subarray(3).toString('utf8'), { delimiter: ';', columns: true }) as Record<
+      string,
+      string
+    >[];
+    expect(rows.map((r) => Number(r.id))).toEqual(seen);
+    expect(rows.at(-1)!.valor).toBe('150,00');
+  });
+});
+
+describe('GET /api/statement', () => {
+  it('has every ledger line with the balances right after it, consistent across pages and with the balance', async () => {
+    const now = await balance();
+    const lines: {
+      availableDelta: number;
+      blockedDelta: number;
+      availableAfter: number;
+      blockedAfter: number;
+    }[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: { status: number; body: { data: typeof lines; nextCursor: string | null } } = await call(
+        'GET',
+        `${server.url}/api/statement?limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+        { headers: m.panel },
+      );
+      expect(res.status).toBe(200);
+      lines.push(...res.body.data);
+      cursor = res.body.nextCursor;
+    } while (cursor);
+    expect(lines).toHaveLength(6); // the funding and 5 withdrawals
+    expect(lines[0]).toMatchObject({ availableAfter: now.available, blockedAfter: now.blocked });
+    for (let i = 0; i + 1 < lines.length; i++) {
+      expect(lines[i + 1]!.availableAfter).toBe(lines[i]!.availableAfter - lines[i]!.availableDelta);
+      expect(lines[i + 1]!.blockedAfter).toBe(lines[i]!.blockedAfter - lines[i]!.blockedDelta);
+    }
+    const oldest = lines.at(-1)!;
+    expect(oldest.availableAfter - oldest.availableDelta).toBe(0);
+    // a forged cursor is refused
+    const forged = Buffer.from('999.1.0.AAAAAAAAAAAAAAAAAAAAAA').toString('base64url');
+    expect(
+      (await call('GET', `${server.url}/api/statement?cursor=${forged}`, { headers: m.panel })).status,
+    ).toBe(400);
+    // the CSV has the same lines
+    const csv = await request(`${server.url}/api/statement/export.csv`, { headers: m.panel });
+    const rows = parse(
+      Buffer.from(await csv.body.arrayBuffer())
+        .subarray(3)
+        .toString('utf8'),
+      {
+        delimiter: ';',
+        columns: true,
+      },
+    ) as Record<string, string>[];
+    expect(rows).toHaveLength(6);
+    expect(rows[0]!.saldo_disponivel).toBe(`${now.available / 100},00`);
+  });
+});

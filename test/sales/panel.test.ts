@@ -1,0 +1,167 @@
+import { parse } from 'csv-parse/sync';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let m: TestMerchant;
+let other: TestMerchant;
+interface Sale {
+  id: number;
+  uuid: string;
+  status: string;
+  paymentMethod: string;
+  amount: string;
+  customer: { name: string; email: string; document: string };
+}
+const created: Sale[] = [];
+const NAMES = ['Ana Souza', 'Bruno Lima', 'Carla Dias', 'Davi Rocha', 'Elisa Melo'];
+const DOCS = ['52998224725', '11144477735', '39053344705', '15350946056', '71428793860'];
+
+function sale(i: number) {
+  return {
+    amount: 10_000 + i * 100,
+    paymentMethod: i % 3 === 0 ? 'BOLETO' : 'PIX',
+    customer: {
+      name: NAMES[i % 5],
+      email: `cliente${i % 5}@example.com`,
+      document: DOCS[i % 5],
+      phone: '11987654321',
+    },
+    items: [{ title: 'Curso', unitPrice: 10_000 + i * 100, quantity: 1, tangible: false }],
+  };
+}
+
+beforeAll(async () => {
+  server = await startServer({ workers: false });
+  m = await createMerchant(server);
+  other = await createMerchant(server);
+  for (let i = 0; i < 23; i++) {
+    const res = await call<Sale>('POST', `${server.url}/api/sandbox/sales`, {
+      headers: m.keys,
+      body: sale(i),
+    });
+    expect(res.status, res.text).toBe(201);
+    created.push(res.body);
+  }
+  for (const s of created.filter((_, i) => i % 4 === 1)) {
+    const res = await call('POST', `${server.url}/api/sandbox/sales/${s.uuid}/status`, {
+      headers: m.keys,
+      body: { status: 'PAGO' },
+    });
+    expect(res.status).toBe(200);
+  }
+  await call('POST', `${server.url}/api/sandbox/sales`, { headers: other.keys, body: sale(0) });
+});
+afterAll(() => server?.close());
+
+type Page = { data: Sale[]; nextCursor: string | null };
+const list = (query: string, who = m) =>
+  call<Page>('GET', `${server.url}/api/sales?${query}`, { headers: who.panel });
+
+async function everyPage(query: string): Promise<Sale[]> {
+  const out: Sale[] = [];
+  let cursor: string | null = null;
+  do {
+    const res: Awaited<ReturnType<typeof list>> = await list(
+      `${query}&limit=7${cursor ? `&cursor=${cursor}` : ''}`,
+    );
+    expect(res.status, res.text).toBe(200);
+    out.push(...res.body.data);
+    cursor = res.body.nextCursor;
+  } while (cursor);
+  return out;
+}
+
+describe('GET /api/sales', () => {
+  it('pages newest first, visiting every sale of the account exactly once', async () => {
+    const all = await everyPage('');
+    expect(all.map((s) => s.id)).toEqual(created.map((s) => s.id).reverse());
+    const first = await list('');
+    expect(first.body.data).toHaveLength(20); // default limit
+  });
+
+  it('filters by status, payment method, period and search', async () => {
+    const paid = await everyPage('status=PAGO');
+    expect(paid.map((s) => s.id).sort()).toEqual(
+      created
+        .filter((_, i) => i % 4 === 1)
+        .map((s) => s.id)
+        .sort(),
+    );
+    expect(paid.every((s) => s.status === 'PAGO')).toBe(true);
+    const boleto = await everyPage('paymentMethod=BOLETO');
+    expect(boleto.map((s) => s.id).sort()).toEqual(
+      created
+        .filter((_, i) => i % 3 === 0)
+        .map((s) => s.id)
+        .sort(),
+    );
+    const byName = await everyPage(`q=${encodeURIComponent('carla')}`);
+    expect(byName.length).toBeGreaterThan(0);
+    expect(byName.every((s) => s.customer.name === 'Carla Dias')).toBe(true);
+    expect((await everyPage('q=CLIENTE3%40example.com')).every((s) => s.customer.name === 'Davi Rocha')).toBe(
+      true,
+    );
+    expect((await everyPage(`q=${DOCS[4]}`)).every((s) => s.customer.name === 'Elisa Melo')).toBe(true);
+    expect((await everyPage('q=529.982.247-25')).every((s) => s.customer.name === 'Ana Souza')).toBe(true);
+    expect((await everyPage(`q=${created[5]!.uuid}`)).map((s) => s.id)).toEqual([created[5]!.id]);
+    expect((await everyPage(`q=${created[6]!.id}`)).map((s) => s.id)).toEqual([created[6]!.id]);
+    expect(await everyPage('from=2001-01-01&to=2001-12-31')).toEqual([]);
+    expect(await everyPage('from=2001-01-01')).toHaveLength(created.length);
+  });
+
+  it('never shows another account’s sales', async () => {
+    const theirs = await everyPage('');
+    expect(theirs.some((s) => !created.some((c) => c.id === s.id))).toBe(false);
+    const detail = await call('GET', `${server.url}/api/sales/${created[0]!.uuid}`, { headers: other.panel });
+    expect(detail.status).toBe(404);
+    expect(detail.body).toEqual({ success: false, error: { code: 'NOT_FOUND', message: 'Sale not found' } });
+    const mine = await call<Sale>('GET', `${server.url}/api/sales/${created[0]!.id}`, { headers: m.panel });
+    expect(mine.body.uuid).toBe(created[0]!.uuid);
+  });
+
+  it('answers 400 VALIDATION_ERROR (shape A) for a bad filter, limit or cursor, and 401 without a session', async () => {
+    for (const q of [
+      'limit=0',
+      'limit=101',
+      'limit=x',
+      'status=PAID',
+      'paymentMethod=CASH',
+      'cursor=abc',
+      'from=ontem',
+    ]) {
+      const res = await list(q);
+      expect(res.status, q).toBe(400);
+      expect((res.body as unknown as { error: { code: string } }).error.code).toBe('VALIDATION_ERROR');
+    }
+    expect((await call('GET', `${server.url}/api/sales`)).status).toBe(401);
+    expect((await call('GET', `${server.url}/api/sales`, { headers: m.keys })).status).toBe(401);
+  });
+});
+
+describe('GET /api/sales/export.csv', () => {
+  it('streams every matching sale as the JSON list has them (BOM, ";", reais with a comma)', async () => {
+    const res = await request(`${server.url}/api/sales/export.csv?status=PAGO`, { headers: m.panel });
+    expect(res.statusCode).toBe(200);
+    expect(String(res.headers['content-type'])).toContain('text/csv');
+    const bytes = Buffer.from(await res.body.arrayBuffer());
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]); // UTF-8 BOM
+    const rows = parse(bytes.subarray(3).toString('utf8'), { delimiter: ';', columns: true }) as Record<
+      string,
+      string
+    >[];
+    const json = await everyPage('status=PAGO');
+    expect(rows.map((r) => Number(r.id))).toEqual(json.map((s) => s.id));
+    for (const [i, r] of rows.entries()) {
+      expect(r.status).toBe('PAGO');
+      expect(r.valor).toBe(
+        `${Math.trunc(Number(json[i]!.amount) / 100)},${String(Number(json[i]!.amount) % 100).padStart(2, '0')}`,
+      );
+      expect(r.criada_em).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}-03:00$/);
+      expect(r.cliente).toBe(json[i]!.customer.name);
+    }
+  });
+});
