@@ -19,8 +19,11 @@ import { metricsPlugin } from './platform/metrics.js';
 import { panelSite } from './platform/panel-site.js';
 import { installRateLimits, thenLimit } from './platform/rate-limit.js';
 import { salesPanelRoutes } from './sales/panel.routes.js';
+import { startBcb } from './sales/processors/bcb/start.js';
+import { bcbWebhookRoutes } from './sales/processors/bcb/webhook.routes.js';
 import { processorCallbackRoutes } from './sales/processors/callback.routes.js';
 import type { SaleProcessor } from './sales/processors/processor.js';
+import { pixProcessors } from './sales/processors/registry.js';
 import { SandboxProcessor } from './sales/processors/sandbox.js';
 import { salesRoutes } from './sales/routes.js';
 import { SaleSettler } from './sales/settler.js';
@@ -76,6 +79,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const processors = new Map<string, SaleProcessor>(
     sandboxProcessor ? [[sandboxProcessor.name, sandboxProcessor]] : [],
   );
+  const bcb = await startBcb(config, db, log);
+  if (bcb) app.addHook('onClose', () => bcb.client.close());
 
   // 3. routes, one domain each
   await app.register(authRoutes, {
@@ -94,9 +99,15 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(payoutCallbackRoutes, { db, providers });
   if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, apiKey, providers });
   await app.register(webhookRoutes, { webhooks, requireSession });
-  await app.register(salesRoutes, { db, apiKey });
-  await app.register(salesPanelRoutes, { db, requireSession });
   const settler = new SaleSettler(db, queue);
+  await app.register(salesRoutes, {
+    db,
+    apiKey,
+    settler,
+    ...pixProcessors(config, sandboxProcessor, bcb?.processor ?? null),
+  });
+  if (bcb) await app.register(bcbWebhookRoutes, { db, queue, settler, client: bcb.client });
+  await app.register(salesPanelRoutes, { db, requireSession });
   await app.register(processorCallbackRoutes, { settler, processors });
   if (sandboxProcessor) {
     const sandbox = { db, queue, apiKey, processor: sandboxProcessor, settler };

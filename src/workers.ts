@@ -3,6 +3,8 @@ import { payoutProviders } from './payouts/providers.js';
 import { startPayoutWorker } from './payouts/worker.js';
 import type { Platform } from './platform/context.js';
 import { startPeriodic } from './platform/periodic.js';
+import { deleteExpiredSaleKeys } from './sales/charges.data.js';
+import { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges } from './sales/charges.js';
 import { startReserveWorker } from './sales/reserve.js';
 import { CALLBACK_CLEANUP_EVERY_MS, deleteStaleCallbacks } from './sales/service.js';
 import { startNotificationWorkers } from './webhooks/workers.js';
@@ -17,7 +19,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
   const { db, log } = platform;
   const stopKeyCleanup = startPeriodic(
     KEY_CLEANUP_EVERY_MS,
-    () => deleteExpiredKeys(db),
+    () => Promise.all([deleteExpiredKeys(db), deleteExpiredSaleKeys(db)]),
     (err) => log.warn({ err }, 'idempotency key cleanup failed'),
   );
   const stopCallbackCleanup = startPeriodic(
@@ -25,8 +27,14 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     () => deleteStaleCallbacks(db),
     (err) => log.warn({ err }, 'processor callback cleanup failed'),
   );
+  const stopChargeExpiry = startPeriodic(
+    CHARGE_EXPIRY_EVERY_MS,
+    () => cancelExpiredCharges(db, platform.queue),
+    (err) => log.warn({ err }, 'charge expiry failed'),
+  );
   const stopNotifications = await startNotificationWorkers(platform);
   return async () => {
+    stopChargeExpiry();
     stopKeyCleanup();
     stopCallbackCleanup();
     await stopNotifications();

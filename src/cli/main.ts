@@ -10,6 +10,12 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (!first) return print(failure(2, 'no command given (run gateway --help)', false));
+  if (first === 'dev-psp') {
+    const { runDevPsp } = await import('../devpsp/cli.js');
+    const psp = await runDevPsp(argv, loadConfig().dataDir);
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void psp.close());
+    return -1; // keep running
+  }
   const bad = checkUsage(argv);
   if (bad) return print(bad);
   const config = loadConfig();

@@ -22,7 +22,28 @@ export interface Config {
   webhookAllowPrivate: boolean;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
+  /** Who opens PIX charges for POST /api/transactions (decisions.md, "Sales creation and real payment rails"). */
+  pixProcessor: PixProcessorName;
+  bcb: BcbSettings | null;
 }
+
+export const PIX_PROCESSORS = ['sandbox', 'bcb', 'none'] as const;
+
+/** PIX_PROCESSOR=bcb: a PSP's standard API Pix over mutual TLS (PEM contents read from the file settings). */
+export interface BcbSettings {
+  apiUrl: string;
+  oauthUrl: string;
+  clientId: string;
+  clientSecret: string;
+  cert: string;
+  key: string;
+  ca: string;
+  receiverKey: string;
+  publicUrl: string;
+  merchantName: string;
+  merchantCity: string;
+}
+export type PixProcessorName = (typeof PIX_PROCESSORS)[number];
 
 export class ConfigError extends Error {}
 
@@ -44,6 +65,56 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+function choice<T extends string>(env: Env, name: string, options: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(options as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${options.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function bcbSettings(env: Env): BcbSettings {
+  const names = [
+    'PIX_API_URL',
+    'PIX_OAUTH_URL',
+    'PIX_CLIENT_ID',
+    'PIX_CLIENT_SECRET',
+    'PIX_CERT',
+    'PIX_KEY',
+    'PIX_CA',
+    'PIX_KEY_RECEIVER',
+    'PUBLIC_URL',
+  ];
+  const missing = names.filter((n) => !env[n]);
+  if (missing.length > 0) throw new ConfigError(`PIX_PROCESSOR=bcb needs ${missing.join(', ')}`);
+  for (const n of ['PIX_API_URL', 'PIX_OAUTH_URL']) {
+    if (!/^https:\/\/\S+$/.test(env[n]!)) throw new ConfigError(`${n} must be an https:// URL`);
+  }
+  if (!/^https?:\/\/\S+$/.test(env.PUBLIC_URL!))
+    throw new ConfigError('PUBLIC_URL must be an http(s):// URL');
+  const pem = (n: string) => {
+    try {
+      return readFileSync(env[n]!, 'utf8');
+    } catch {
+      throw new ConfigError(`${n} must be the path of a readable PEM file, got "${env[n]}"`);
+    }
+  };
+  return {
+    apiUrl: env.PIX_API_URL!.replace(/\/+$/, ''),
+    oauthUrl: env.PIX_OAUTH_URL!,
+    clientId: env.PIX_CLIENT_ID!,
+    clientSecret: env.PIX_CLIENT_SECRET!,
+    cert: pem('PIX_CERT'),
+    key: pem('PIX_KEY'),
+    ca: pem('PIX_CA'),
+    receiverKey: env.PIX_KEY_RECEIVER!,
+    publicUrl: env.PUBLIC_URL!.replace(/\/+$/, ''),
+    merchantName: env.PIX_MERCHANT_NAME || 'GATEWAY',
+    merchantCity: env.PIX_MERCHANT_CITY || 'SAO PAULO',
+  };
 }
 
 function retryDelays(env: Env): number[] {
@@ -131,7 +202,14 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const sandbox = onOff(env, 'SANDBOX', !production);
   if (production && sandbox) throw new ConfigError('SANDBOX cannot be on in production');
+  const pixProcessor = choice(env, 'PIX_PROCESSOR', PIX_PROCESSORS, sandbox ? 'sandbox' : 'none');
+  if (production && pixProcessor === 'sandbox') {
+    throw new ConfigError('PIX_PROCESSOR=sandbox cannot be chosen in production');
+  }
+  if (pixProcessor === 'sandbox' && !sandbox) throw new ConfigError('PIX_PROCESSOR=sandbox needs SANDBOX on');
   return {
+    pixProcessor,
+    bcb: pixProcessor === 'bcb' ? bcbSettings(env) : null,
     port: integer(env, 'PORT', 3000, 0, 65535),
     host,
     databaseUrl,

@@ -26,6 +26,18 @@ const CASES: Array<[string, Record<string, string>, RegExp]> = [
     /SANDBOX/,
   ],
   [
+    'PIX_PROCESSOR=sandbox in production',
+    {
+      NODE_ENV: 'production',
+      POSTBACK_SECRET: 'p',
+      SECRETS_KEY: KEY,
+      SANDBOX: 'off',
+      PIX_PROCESSOR: 'sandbox',
+    },
+    /PIX_PROCESSOR/,
+  ],
+  ['PIX_PROCESSOR unknown', { PIX_PROCESSOR: 'acme' }, /PIX_PROCESSOR must be one of/],
+  [
     'WEBHOOK_ALLOW_PRIVATE on in production',
     { NODE_ENV: 'production', POSTBACK_SECRET: 'p', SECRETS_KEY: KEY, WEBHOOK_ALLOW_PRIVATE: 'true' },
     /WEBHOOK_ALLOW_PRIVATE/,

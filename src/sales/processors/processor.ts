@@ -28,3 +28,19 @@ export interface SaleProcessor {
 }
 
 export type ProcessorRegistry = ReadonlyMap<string, SaleProcessor>;
+
+/** A PIX charge a processor opened: its own reference and the copy-and-paste BR Code the buyer pays. */
+export interface PixCharge {
+  externalTransactionId: string;
+  brCode: string;
+}
+
+/**
+ * A processor that opens PIX charges for POST /api/transactions and refunds them. Failures throw (the route
+ * answers 502 PROCESSOR_ERROR and keeps no sale); `refund` answers 'done' when the money is already back.
+ */
+export interface PixChargeProcessor {
+  readonly name: string;
+  createPixCharge(input: { saleUuid: string; amount: number; expiresIn: number }): Promise<PixCharge>;
+  refund(sale: { uuid: string; amount: number; externalTransactionId: string }): Promise<'done' | 'pending'>;
+}

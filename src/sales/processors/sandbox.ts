@@ -1,10 +1,12 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { formatReais } from '../../platform/money.js';
 import { checkTimestamped, signTimestamped } from '../../platform/timestamped-signature.js';
-import type { ChargeDetails, SaleProcessor } from './processor.js';
+import { brCode } from '../pix/brcode.js';
+import type { ChargeDetails, PixCharge, PixChargeProcessor, SaleProcessor } from './processor.js';
 
 export const SANDBOX_PROCESSOR = 'sandbox';
+/** The sandbox's receiving key (a random EVP key of no real account). */
+const SANDBOX_PIX_KEY = '7d9f0335-8dcc-4054-9bf9-0dbd61d36906';
 
 /**
  * The sandbox processor's callback secret, derived from SECRETS_KEY (so every process sharing the
@@ -19,7 +21,7 @@ export function signProcessorCallback(secret: string, timestamp: string, rawBody
   return signTimestamped(secret, timestamp, rawBody);
 }
 
-export class SandboxProcessor implements SaleProcessor {
+export class SandboxProcessor implements SaleProcessor, PixChargeProcessor {
   readonly name = SANDBOX_PROCESSOR;
   private readonly secret: string;
 
@@ -34,6 +36,16 @@ export class SandboxProcessor implements SaleProcessor {
 
   replayKey(headers: IncomingHttpHeaders): string {
     return String(headers['x-processor-signature']);
+  }
+
+  async createPixCharge(input: { amount: number }): Promise<PixCharge> {
+    const ref = randomBytes(12).toString('hex');
+    return { externalTransactionId: `sbx_${ref}`, brCode: pixCopyPaste(input.amount, `sbx${ref}`) };
+  }
+
+  /** The sandbox returns the money at once. */
+  async refund(): Promise<'done'> {
+    return 'done';
   }
 
   charge(input: Parameters<SaleProcessor['charge']>[0]): ChargeDetails {
@@ -55,31 +67,14 @@ function digits(n: number): string {
   return out;
 }
 
-const tlv = (id: string, value: string) => `${id}${String(value.length).padStart(2, '0')}${value}`;
-
-/** A PIX "copia e cola" code (EMV BR Code) with a valid CRC16, as a processor would generate. */
-function pixCopyPaste(amount: number): string {
-  const account =
-    tlv('00', 'br.gov.bcb.pix') + tlv('25', `pix.sandbox.invalid/qr/${randomBytes(12).toString('hex')}`);
-  const payload =
-    tlv('00', '01') +
-    tlv('26', account) +
-    tlv('52', '0000') +
-    tlv('53', '986') +
-    tlv('54', formatReais(amount)) +
-    tlv('58', 'BR') +
-    tlv('59', 'SANDBOX') +
-    tlv('60', 'SAO PAULO') +
-    tlv('62', tlv('05', '***')) +
-    '6304';
-  return payload + crc16(payload);
-}
-
-function crc16(text: string): string {
-  let crc = 0xffff;
-  for (const byte of Buffer.from(text, 'utf8')) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc.toString(16).toUpperCase().padStart(4, '0');
+/** A static PIX "copia e cola" code with a valid CRC16, paid to a sandbox key. */
+function pixCopyPaste(amount: number, txid?: string): string {
+  return brCode({
+    kind: 'static',
+    pixKey: SANDBOX_PIX_KEY,
+    merchantName: 'SANDBOX',
+    merchantCity: 'SAO PAULO',
+    amountCents: amount,
+    ...(txid ? { txid } : {}),
+  });
 }

@@ -1,0 +1,45 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DevPsp } from './server.js';
+
+/**
+ * `gateway dev-psp [--port N]`: starts the local PSP, writes its generated certificates under
+ * DATA_DIR/dev-psp and prints the settings that point a gateway at it. Runs until stopped.
+ */
+export async function runDevPsp(argv: string[], dataDir: string): Promise<DevPsp> {
+  const portIndex = argv.indexOf('--port');
+  const port = portIndex >= 0 ? Number(argv[portIndex + 1]) : 8443;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be a port number');
+  const psp = new DevPsp({ port });
+  const url = await psp.start();
+  const dir = path.join(dataDir, 'dev-psp');
+  mkdirSync(dir, { recursive: true });
+  const file = (name: string, pem: string) => {
+    const p = path.join(dir, name);
+    writeFileSync(p, pem, { mode: 0o600 });
+    return p;
+  };
+  const settings = {
+    PIX_PROCESSOR: 'bcb',
+    PIX_API_URL: url,
+    PIX_OAUTH_URL: `${url}/oauth/token`,
+    PIX_CLIENT_ID: psp.clientId,
+    PIX_CLIENT_SECRET: psp.clientSecret,
+    PIX_CERT: file('client.crt', psp.certs.clientCert),
+    PIX_KEY: file('client.key', psp.certs.clientKey),
+    PIX_CA: file('ca.crt', psp.certs.ca),
+    PIX_KEY_RECEIVER: '7d9f0335-8dcc-4054-9bf9-0dbd61d36906',
+  };
+  const lines = Object.entries(settings).map(([k, v]) => `${k}=${v}`);
+  process.stdout.write(
+    [
+      `local PSP listening on ${url} (mutual TLS; certificates in ${dir})`,
+      'start the gateway with these settings (and PUBLIC_URL=http://127.0.0.1:<its port>):',
+      ...lines,
+      `pay a charge: curl --cert ${settings.PIX_CERT} --key ${settings.PIX_KEY} --cacert ${settings.PIX_CA} \\`,
+      `  -X POST ${url}/dev/cob/<externalTransactionId>/pay`,
+      '',
+    ].join('\n'),
+  );
+  return psp;
+}

@@ -1,0 +1,277 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { request as httpRequest } from 'undici';
+import { formatReais, parseReais } from '../platform/money.js';
+import { brCode } from '../sales/pix/brcode.js';
+import { type DevCertificates, generateCertificates } from './certs.js';
+import { type Cob, newEndToEndId, PspState, type ReceivedPix } from './state.js';
+
+export interface DevPspOptions {
+  clientId?: string;
+  clientSecret?: string;
+  /** Lifetime of issued tokens, seconds. */
+  tokenTtlSeconds?: number;
+  host?: string;
+  port?: number;
+}
+
+/** A fault the next matching request meets: a status answered, or no answer at all. */
+type Fault = { status: number } | { hang: true };
+
+/**
+ * A local PSP speaking the Central Bank's standard API Pix over mutual TLS (client certificate required),
+ * with an OAuth 2 client-credentials token endpoint. Test and try-out tool: `pay` settles a charge as a
+ * payer's bank would and calls the registered webhook.
+ */
+export class DevPsp {
+  readonly state = new PspState();
+  readonly certs: DevCertificates;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  url = '';
+  private readonly faults = new Map<string, Fault>();
+  private readonly app: FastifyInstance;
+  private readonly ttl: number;
+
+  constructor(private readonly options: DevPspOptions = {}) {
+    this.certs = generateCertificates();
+    this.clientId = options.clientId ?? 'gateway';
+    this.clientSecret = options.clientSecret ?? randomBytes(16).toString('hex');
+    this.ttl = options.tokenTtlSeconds ?? 3600;
+    this.app = Fastify({
+      https: {
+        key: this.certs.serverKey,
+        cert: this.certs.serverCert,
+        ca: this.certs.ca,
+        requestCert: true,
+        rejectUnauthorized: true,
+      },
+    });
+    this.routes();
+  }
+
+  async start(): Promise<string> {
+    await this.app.listen({ host: this.options.host ?? '127.0.0.1', port: this.options.port ?? 0 });
+    const address = this.app.server.address() as { port: number };
+    this.url = `https://${this.options.host ?? '127.0.0.1'}:${address.port}`;
+    return this.url;
+  }
+
+  async close(): Promise<void> {
+    await this.app.close();
+  }
+
+  /** The next request whose "METHOD /first-segment" matches (e.g. "PUT /cob") meets this fault. */
+  failNext(route: string, fault: Fault): void {
+    this.faults.set(route, fault);
+  }
+
+  /** Every token issued so far stops being accepted (as when it expires). */
+  expireTokens(): void {
+    this.state.tokens.clear();
+  }
+
+  /** A payer pays a charge (the charge's amount unless told otherwise); the webhook is called `times` times. */
+  async pay(txid: string, options: { amountCents?: number; times?: number } = {}): Promise<ReceivedPix> {
+    const cob = this.state.cobs.get(txid);
+    if (!cob) throw new Error(`no charge ${txid}`);
+    const pix: ReceivedPix = {
+      endToEndId: newEndToEndId('E'),
+      txid,
+      valor: options.amountCents === undefined ? cob.valor : formatReais(options.amountCents),
+      horario: new Date().toISOString(),
+      devolucoes: [],
+    };
+    this.state.pix.set(pix.endToEndId, pix);
+    cob.status = 'CONCLUIDA';
+    for (let i = 0; i < (options.times ?? 1); i++) await this.notify(cob.chave, [pix]);
+    return pix;
+  }
+
+  /** Pix for a txid this PSP never issued a charge for (webhook only: nothing to read back). */
+  async notifyUnknown(chave: string, txid: string): Promise<void> {
+    await this.notify(chave, [
+      {
+        endToEndId: newEndToEndId('E'),
+        txid,
+        valor: '1.00',
+        horario: new Date().toISOString(),
+        devolucoes: [],
+      },
+    ]);
+  }
+
+  /** A pending refund reaches its final status; the webhook is called with the Pix. */
+  async settleRefund(e2eid: string, id: string, status: 'DEVOLVIDO' | 'NAO_REALIZADO'): Promise<void> {
+    const pix = this.state.pix.get(e2eid)!;
+    const dev = pix.devolucoes.find((d) => d.id === id)!;
+    dev.status = status;
+    dev.horario.liquidacao = new Date().toISOString();
+    await this.notify(this.state.cobs.get(pix.txid)!.chave, [pix]);
+  }
+
+  private async notify(chave: string, pix: ReceivedPix[]): Promise<void> {
+    const url = this.state.webhooks.get(chave);
+    if (!url) return;
+    const res = await httpRequest(`${url}/pix`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pix: pix.map(pixView) }),
+    });
+    await res.body.dump();
+    if (res.statusCode >= 300) throw new Error(`webhook answered ${res.statusCode}`);
+  }
+
+  private routes(): void {
+    const app = this.app;
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
+      done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+    );
+    app.addHook('onRequest', async (req, reply) => {
+      this.state.log.push(`${req.method} ${req.url.split('?')[0]}`);
+      const fault = this.faults.get(`${req.method} /${req.url.split('/')[1]}`);
+      if (fault) {
+        this.faults.delete(`${req.method} /${req.url.split('/')[1]}`);
+        if ('hang' in fault) return new Promise(() => {}); // never answers; the client gives up
+        return reply.code(fault.status).send({ title: 'Erro simulado', status: fault.status });
+      }
+      // the try-out control routes (/dev/…) need only the client certificate
+      if (req.url !== '/oauth/token' && !req.url.startsWith('/dev/') && !this.authorized(req)) {
+        return reply.code(401).send({ title: 'Não autorizado', status: 401 });
+      }
+    });
+
+    // Only requests that reached a route: injected faults and refused tokens are not the standard's answers.
+    const handled = new WeakSet<FastifyRequest>();
+    app.addHook('preHandler', async (req) => {
+      handled.add(req);
+    });
+    app.addHook('onSend', async (req, reply, payload) => {
+      const route = req.routeOptions.url;
+      if (!route || route === '/oauth/token' || route.startsWith('/dev/') || !handled.has(req))
+        return payload;
+      this.state.exchanges.push({
+        method: req.method,
+        path: route.replace(/:(\w+)/g, '{$1}'),
+        params: req.params as Record<string, string>,
+        requestBody: req.body ?? null,
+        status: reply.statusCode,
+        responseBody: typeof payload === 'string' && payload ? JSON.parse(payload) : null,
+      });
+      return payload;
+    });
+
+    app.post('/dev/cob/:txid/pay', async (req, reply) => {
+      const { txid } = req.params as { txid: string };
+      if (!this.state.cobs.has(txid)) return reply.code(404).send(notFound);
+      const amount = (req.body as { amountCents?: number } | undefined)?.amountCents;
+      return this.pay(txid, amount === undefined ? {} : { amountCents: amount });
+    });
+    app.post('/oauth/token', async (req, reply) => this.token(req, reply));
+    app.put('/cob/:txid', async (req, reply) => {
+      const { txid } = req.params as { txid: string };
+      const body = req.body as {
+        calendario?: { expiracao?: number };
+        valor: { original: string };
+        chave: string;
+      };
+      const cob: Cob = {
+        txid,
+        valor: body.valor.original,
+        chave: body.chave,
+        expiracao: body.calendario?.expiracao ?? 86400,
+        criacao: new Date().toISOString(),
+        location: `${this.url.replace(/^https:\/\//, '')}/qr/v2/${randomBytes(16).toString('hex')}`,
+        status: 'ATIVA',
+      };
+      this.state.cobs.set(txid, cob);
+      return reply.code(201).send(cobView(cob));
+    });
+    app.get('/pix/:e2eid', async (req, reply) => {
+      const pix = this.state.pix.get((req.params as { e2eid: string }).e2eid);
+      if (!pix) return reply.code(404).send(notFound);
+      return pixView(pix);
+    });
+    app.put('/pix/:e2eid/devolucao/:id', async (req, reply) => {
+      const { e2eid, id } = req.params as { e2eid: string; id: string };
+      const pix = this.state.pix.get(e2eid);
+      if (!pix) return reply.code(404).send(notFound);
+      let dev = pix.devolucoes.find((d) => d.id === id);
+      if (!dev) {
+        dev = {
+          id,
+          rtrId: newEndToEndId('D'),
+          valor: (req.body as { valor: string }).valor,
+          horario: { solicitacao: new Date().toISOString() },
+          status: 'EM_PROCESSAMENTO',
+        };
+        pix.devolucoes.push(dev);
+      }
+      return reply.code(201).send(dev);
+    });
+    app.put('/webhook/:chave', async (req) => {
+      this.state.webhooks.set(
+        (req.params as { chave: string }).chave,
+        (req.body as { webhookUrl: string }).webhookUrl,
+      );
+      return '';
+    });
+  }
+
+  private authorized(req: FastifyRequest): boolean {
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const expiry = token ? this.state.tokens.get(token) : undefined;
+    return expiry !== undefined && expiry > Date.now();
+  }
+
+  private token(req: FastifyRequest, reply: FastifyReply) {
+    const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    const expected = Buffer.from(`${this.clientId}:${this.clientSecret}`).toString('base64');
+    const given = Buffer.from(basic);
+    const ok = given.length === expected.length && timingSafeEqual(given, Buffer.from(expected));
+    if (!ok || (req.body as { grant_type?: string })?.grant_type !== 'client_credentials') {
+      return reply.code(401).send({ error: 'invalid_client' });
+    }
+    const token = randomBytes(24).toString('hex');
+    this.state.tokens.set(token, Date.now() + this.ttl * 1000);
+    this.state.tokensIssued++;
+    return {
+      access_token: token,
+      token_type: 'Bearer',
+      expires_in: this.ttl,
+      scope: 'cob.write cob.read pix.read pix.write webhook.write',
+    };
+  }
+}
+
+const notFound = {
+  type: 'https://pix.bcb.gov.br/api/v2/error/NaoEncontrado',
+  title: 'Não Encontrado',
+  status: 404,
+  detail: 'Entidade não encontrada.',
+};
+
+function cobView(cob: Cob) {
+  return {
+    calendario: { criacao: cob.criacao, expiracao: cob.expiracao },
+    txid: cob.txid,
+    revisao: 0,
+    loc: { id: 1, txid: cob.txid, location: cob.location, tipoCob: 'cob', criacao: cob.criacao },
+    location: cob.location,
+    status: cob.status,
+    valor: { original: cob.valor },
+    chave: cob.chave,
+    pixCopiaECola: brCode({
+      kind: 'dynamic',
+      location: cob.location,
+      merchantName: 'PSP LOCAL',
+      merchantCity: 'SAO PAULO',
+      amountCents: parseReais(cob.valor) ?? 0,
+    }),
+  };
+}
+
+function pixView(pix: ReceivedPix) {
+  const { devolucoes, ...rest } = pix;
+  return devolucoes.length > 0 ? { ...rest, devolucoes } : rest;
+}

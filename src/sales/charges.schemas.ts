@@ -1,0 +1,21 @@
+import { Type } from 'typebox';
+import { MAX_CHARGE_CENTS } from '../platform/money.js';
+// Field limits live with the sandbox's sale body: one place to extend them.
+import { CustomerIn, ItemIn } from '../sandbox/schemas.js';
+import { EXPIRES_IN } from './charges.js';
+import { Sale } from './schemas.js';
+
+export const ChargeBody = Type.Object({
+  amount: Type.Integer({ minimum: 1, maximum: MAX_CHARGE_CENTS }),
+  paymentMethod: Type.Literal('PIX'),
+  customer: CustomerIn,
+  items: Type.Array(ItemIn, { minItems: 1, maxItems: 100 }),
+  shipping: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
+  postbackUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  expiresIn: Type.Optional(Type.Integer({ minimum: EXPIRES_IN.min, maximum: EXPIRES_IN.max })),
+});
+
+export { IdempotencyHeaders as ChargeHeaders } from '../cashouts/schemas.js';
+
+/** The Sale object plus the QR code of its BR Code (only in the creation answer). */
+export const CreatedSale = Type.Object({ ...Sale.properties, pixQrCode: Type.String() });

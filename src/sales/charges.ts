@@ -1,0 +1,146 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { replayCheck } from '../cashouts/idempotency.js';
+import type { Db, Queryable } from '../platform/db.js';
+import { AppError, conflict } from '../platform/errors.js';
+import type { PublicId } from '../platform/ids.js';
+import type { Queue } from '../platform/queue.js';
+import {
+  bindSaleKey,
+  claimSaleKey,
+  findSaleRow,
+  lockExpiredCharges,
+  setChargeExpiry,
+} from './charges.data.js';
+import { normalizeCustomer, normalizePostbackUrl } from './input.js';
+import type { PixChargeProcessor } from './processors/processor.js';
+import { applyProcessorStatus, createSale, saleForAccount } from './service.js';
+import type { SaleSettler } from './settler.js';
+import { moveSale } from './transition.js';
+import type { Customer, SaleItem, SaleRow } from './types.js';
+
+export const EXPIRES_IN = { min: 60, max: 86400, default: 3600 };
+
+export interface ChargeInput {
+  amount: number;
+  paymentMethod: 'PIX';
+  customer: Customer;
+  items: Omit<SaleItem, 'id'>[];
+  shipping?: Record<string, unknown> | null;
+  postbackUrl?: string | null;
+  expiresIn?: number;
+}
+
+const unavailable = () =>
+  new AppError('PROCESSOR_UNAVAILABLE', 'No payment processor is configured to open PIX charges');
+
+/**
+ * POST /api/transactions: claims the Idempotency-Key, opens the charge at the processor and stores the PENDENTE
+ * sale (notified sale.pending), all in one transaction: a processor failure leaves neither sale nor key behind.
+ */
+export async function createPixSale(
+  db: Db,
+  processor: PixChargeProcessor | null,
+  accountId: number,
+  input: ChargeInput,
+  key: string | null,
+): Promise<{ sale: SaleRow; replayed: boolean }> {
+  if (!processor) throw unavailable();
+  const customer = normalizeCustomer(input.customer);
+  const postbackUrl = normalizePostbackUrl(input.postbackUrl);
+  const expiresIn = input.expiresIn ?? EXPIRES_IN.default;
+  const normalized = { ...input, customer, postbackUrl, expiresIn, shipping: input.shipping ?? null };
+  const hash = createHash('sha256').update(JSON.stringify(normalized)).digest('hex');
+  return db.tx(async (tx) => {
+    if (key !== null) {
+      const stored = await claimSaleKey(tx, accountId, key, hash);
+      if (stored) {
+        replayCheck({ requestHash: stored.requestHash, withdrawalId: stored.saleId, error: null }, hash);
+        const sale = await findSaleRow(tx, { kind: 'numeric', id: stored.saleId });
+        return { sale: sale!, replayed: true };
+      }
+    }
+    const uuid = randomUUID();
+    const charge = await processor
+      .createPixCharge({ saleUuid: uuid, amount: input.amount, expiresIn })
+      .catch((err: unknown) => {
+        throw new AppError(
+          'PROCESSOR_ERROR',
+          `The payment processor failed to open the charge: ${reason(err)}`,
+        );
+      });
+    const sale = await createSale(
+      tx,
+      {
+        accountId,
+        amount: input.amount,
+        paymentMethod: 'PIX',
+        customer,
+        items: input.items,
+        shipping: normalized.shipping,
+        installments: null,
+        processor: processor.name,
+        postbackUrl,
+        cartId: null,
+        recurrence: null,
+        pixKey: charge.brCode,
+        externalTransactionId: charge.externalTransactionId,
+        cardLastFour: null,
+        cardBrand: null,
+        boletoCode: null,
+      },
+      { notifyPending: true, uuid },
+    );
+    await setChargeExpiry(tx, sale.id, expiresIn);
+    if (key !== null) await bindSaleKey(tx, accountId, key, sale.id);
+    return { sale, replayed: false };
+  });
+}
+
+/** What the merchant may read of a processor failure: its message, never a stack. */
+function reason(err: unknown): string {
+  return err instanceof Error ? err.message.slice(0, 200) : 'unknown error';
+}
+
+/**
+ * POST /api/transactions/{id}/refund: a PAGO sale is refunded in full at its processor; it becomes ESTORNADO
+ * (through the one transition path) when the processor reports the money returned.
+ */
+export async function refundSale(
+  db: Db,
+  settler: SaleSettler,
+  processors: ReadonlyMap<string, PixChargeProcessor>,
+  accountId: number,
+  id: PublicId,
+): Promise<number> {
+  await saleForAccount(db, accountId, id); // 404 / 403 as the lookup answers them
+  const sale = (await findSaleRow(db, id))!;
+  if (sale.status !== 'PAGO') throw conflict(`a sale in status ${sale.status} cannot be refunded`);
+  const processor = processors.get(sale.processor);
+  if (!processor) throw unavailable();
+  const outcome = await processor
+    .refund({ uuid: sale.uuid, amount: sale.amount, externalTransactionId: sale.external_transaction_id })
+    .catch((err: unknown) => {
+      throw new AppError('PROCESSOR_ERROR', `The payment processor failed to refund: ${reason(err)}`);
+    });
+  if (outcome === 'done') {
+    await applyProcessorStatus(settler, sale.processor, sale.external_transaction_id, 'ESTORNADO');
+  }
+  return sale.id;
+}
+
+/** How often pending charges are checked for expiry (started with the workers): well within a minute. */
+export const CHARGE_EXPIRY_EVERY_MS = 15_000;
+
+/** Moves every pending charge past its expiry to CANCELADO (sale.canceled), 100 per transaction. */
+export async function cancelExpiredCharges(db: Db, queue: Queue): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const moved = await db.tx(async (tx: Queryable) => {
+      const ids = await lockExpiredCharges(tx, 100);
+      for (const id of ids) await moveSale(tx, queue, id, 'CANCELADO');
+      return ids.length;
+    });
+    total += moved;
+    if (moved < 100) return total;
+  }
+}

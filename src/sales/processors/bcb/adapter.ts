@@ -1,0 +1,90 @@
+import type { BcbSettings } from '../../../platform/config.js';
+import type { Queryable } from '../../../platform/db.js';
+import { formatReais } from '../../../platform/money.js';
+import { brCode } from '../../pix/brcode.js';
+import type { PixCharge, PixChargeProcessor } from '../processor.js';
+import { type BcbClient, PspError } from './client.js';
+
+export const BCB_PROCESSOR = 'bcb';
+
+/** The standard's txid (26–35 of [a-zA-Z0-9]): the sale's uuid without dashes, 32 characters. */
+export const txidOf = (saleUuid: string) => saleUuid.replace(/-/g, '');
+/** One refund per sale (a full refund): its devolução id is derived from the sale too, so a retry is the same. */
+export const devolucaoIdOf = (saleUuid: string) => `D${txidOf(saleUuid)}`.slice(0, 35);
+
+interface CobGerada {
+  txid: string;
+  location?: string;
+  pixCopiaECola?: string;
+}
+
+interface Devolucao {
+  id: string;
+  status: 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
+}
+
+/** A charge is a `cob` at the PSP; money moves only when a Pix confirmed by reading it back arrives. */
+export class BcbProcessor implements PixChargeProcessor {
+  readonly name = BCB_PROCESSOR;
+
+  constructor(
+    private readonly client: BcbClient,
+    private readonly settings: BcbSettings,
+    private readonly db: Queryable,
+  ) {}
+
+  async createPixCharge(input: { saleUuid: string; amount: number; expiresIn: number }): Promise<PixCharge> {
+    const txid = txidOf(input.saleUuid);
+    const res = await this.client.call<CobGerada>('PUT', `/cob/${txid}`, {
+      calendario: { expiracao: input.expiresIn },
+      valor: { original: formatReais(input.amount) },
+      chave: this.settings.receiverKey,
+    });
+    if (res.status !== 201 && res.status !== 200)
+      throw new PspError(`PUT /cob answered ${res.status}`, res.status);
+    const code =
+      res.body.pixCopiaECola ??
+      (res.body.location
+        ? brCode({
+            kind: 'dynamic',
+            location: res.body.location,
+            merchantName: this.settings.merchantName,
+            merchantCity: this.settings.merchantCity,
+            amountCents: input.amount,
+          })
+        : null);
+    if (!code) throw new PspError('PUT /cob answered without a location or pixCopiaECola', res.status);
+    return { externalTransactionId: txid, brCode: code };
+  }
+
+  /** Full refund of the Pix that paid the sale; 'done' when the PSP already reports it DEVOLVIDO. */
+  async refund(sale: { uuid: string; amount: number }): Promise<'done' | 'pending'> {
+    const [paid] = await this.db.query<{ e2eid: string }>(
+      `SELECT e2eid FROM bcb_received_pix p JOIN sales s ON s.id = p.sale_id
+        WHERE s.uuid = $1 AND p.credited`,
+      [sale.uuid],
+    );
+    if (!paid) throw new PspError('no confirmed Pix paid this sale', null);
+    const id = devolucaoIdOf(sale.uuid);
+    const res = await this.client.call<Devolucao>('PUT', `/pix/${paid.e2eid}/devolucao/${id}`, {
+      valor: formatReais(sale.amount),
+    });
+    if (res.status !== 201 && res.status !== 200) {
+      throw new PspError(`PUT /pix/{e2eid}/devolucao answered ${res.status}`, res.status);
+    }
+    if (res.body.status === 'NAO_REALIZADO')
+      throw new PspError('the PSP did not perform the refund', res.status);
+    return res.body.status === 'DEVOLVIDO' ? 'done' : 'pending';
+  }
+
+  /** Registers the gateway's webhook for Pix received on the receiver key (PUT /webhook/{chave}). */
+  async registerWebhook(): Promise<void> {
+    const res = await this.client.call('PUT', `/webhook/${encodeURIComponent(this.settings.receiverKey)}`, {
+      webhookUrl: webhookUrl(this.settings),
+    });
+    if (res.status >= 300) throw new PspError(`PUT /webhook answered ${res.status}`, res.status);
+  }
+}
+
+/** The PSP appends "/pix" to the registered URL when it calls it. */
+export const webhookUrl = (s: BcbSettings) => `${s.publicUrl}/api/providers/bcb/webhook`;

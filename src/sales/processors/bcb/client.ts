@@ -1,0 +1,108 @@
+import { Agent, request } from 'undici';
+import type { BcbSettings } from '../../../platform/config.js';
+
+/** decisions.md: a PSP that does not answer within 30 s counts as failed. */
+export const PSP_TIMEOUT_MS = 30_000;
+/** A token is renewed this long before the PSP says it expires. */
+const RENEW_BEFORE_MS = 60_000;
+
+export class PspError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+  ) {
+    super(message);
+  }
+}
+
+export interface PspResponse<T> {
+  status: number;
+  body: T;
+}
+
+/**
+ * The standard API Pix over mutual TLS with OAuth 2 client credentials. The token is cached until shortly
+ * before it expires; a 401 (token revoked or expired early) renews it once and repeats the call, which is
+ * safe because every call the adapter makes is idempotent (PUT by our own ids, GET).
+ */
+export class BcbClient {
+  private readonly agent: Agent;
+  private token: { value: string; renewAt: number } | null = null;
+  private pending: Promise<string> | null = null;
+
+  constructor(
+    private readonly settings: BcbSettings,
+    private readonly timeoutMs = PSP_TIMEOUT_MS,
+  ) {
+    this.agent = new Agent({
+      connect: { cert: settings.cert, key: settings.key, ca: settings.ca },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+  }
+
+  async call<T>(method: 'GET' | 'PUT' | 'POST', path: string, body?: unknown): Promise<PspResponse<T>> {
+    let res = await this.send<T>(method, path, body, await this.accessToken());
+    if (res.status === 401) {
+      this.token = null;
+      res = await this.send<T>(method, path, body, await this.accessToken());
+    }
+    return res;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  private async send<T>(method: string, path: string, body: unknown, token: string): Promise<PspResponse<T>> {
+    const res = await request(`${this.settings.apiUrl}${path}`, {
+      method,
+      dispatcher: this.agent,
+      signal: AbortSignal.timeout(this.timeoutMs),
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }).catch((err: unknown) => {
+      throw new PspError(`PSP unreachable or too slow (${(err as Error).name})`, null);
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, body: (text ? JSON.parse(text) : null) as T };
+  }
+
+  private async accessToken(): Promise<string> {
+    if (this.token && Date.now() < this.token.renewAt) return this.token.value;
+    // one token request at a time, however many calls need it
+    this.pending ??= this.fetchToken().finally(() => {
+      this.pending = null;
+    });
+    return this.pending;
+  }
+
+  private async fetchToken(): Promise<string> {
+    const basic = Buffer.from(`${this.settings.clientId}:${this.settings.clientSecret}`).toString('base64');
+    const res = await request(this.settings.oauthUrl, {
+      method: 'POST',
+      dispatcher: this.agent,
+      signal: AbortSignal.timeout(this.timeoutMs),
+      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    }).catch((err: unknown) => {
+      throw new PspError(`PSP token endpoint unreachable (${(err as Error).name})`, null);
+    });
+    const json = (await res.body.json().catch(() => null)) as {
+      access_token?: string;
+      expires_in?: number;
+    } | null;
+    if (res.statusCode !== 200 || !json?.access_token) {
+      throw new PspError(`PSP refused the client credentials (${res.statusCode})`, res.statusCode);
+    }
+    const lifetimeMs = (json.expires_in ?? 0) * 1000;
+    this.token = {
+      value: json.access_token,
+      renewAt: Date.now() + Math.max(lifetimeMs / 2, lifetimeMs - RENEW_BEFORE_MS),
+    };
+    return json.access_token;
+  }
+}

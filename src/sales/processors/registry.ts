@@ -1,0 +1,21 @@
+import type { Config } from '../../platform/config.js';
+import type { BcbProcessor } from './bcb/adapter.js';
+import type { PixChargeProcessor } from './processor.js';
+import type { SandboxProcessor } from './sandbox.js';
+
+/**
+ * The processor that opens new PIX charges (PIX_PROCESSOR; none → 503), and every processor that can refund
+ * the sales it charged: sandbox sales stay refundable while SANDBOX is on, whatever opens new charges.
+ */
+export function pixProcessors(
+  config: Config,
+  sandbox: SandboxProcessor | null,
+  bcb: BcbProcessor | null,
+): { pixProcessor: PixChargeProcessor | null; refunders: ReadonlyMap<string, PixChargeProcessor> } {
+  const pixProcessor =
+    config.pixProcessor === 'sandbox' ? sandbox : config.pixProcessor === 'bcb' ? bcb : null;
+  const refunders = new Map<string, PixChargeProcessor>();
+  if (sandbox) refunders.set(sandbox.name, sandbox);
+  if (bcb) refunders.set(bcb.name, bcb);
+  return { pixProcessor, refunders };
+}

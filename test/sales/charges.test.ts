@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getBalance } from '../../src/ledger/ledger.js';
+import { cancelExpiredCharges } from '../../src/sales/charges.js';
+import { hasValidCrc } from '../../src/sales/pix/brcode.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { eventsOf, moveTo, type SaleBody, saleInput } from './fixtures.js';
+
+type Created = SaleBody & { pixQrCode: string };
+
+let server: TestServer;
+let merchant: TestMerchant;
+let other: TestMerchant;
+
+const db = () => server.runtime.platform.db;
+const charge = (body: unknown, headers: Record<string, string> = {}, who = merchant) =>
+  call<Created>('POST', `${server.url}/api/transactions`, { headers: { ...who.keys, ...headers }, body });
+const refund = (id: string | number, who = merchant) =>
+  call<SaleBody>('POST', `${server.url}/api/transactions/${id}/refund`, { headers: who.keys });
+
+beforeAll(async () => {
+  // workers off: the expiry watcher is driven by the test itself
+  server = await startServer({ workers: false });
+  merchant = await createMerchant(server);
+  other = await createMerchant(server, 'Other Merchant');
+});
+afterAll(() => server?.close());
+
+describe('POST /api/transactions', () => {
+  it('opens a PENDENTE PIX sale with a BR Code and an SVG QR code, notified as sale.pending', async () => {
+    const res = await charge(saleInput({ amount: 2550 }));
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.status).toBe('PENDENTE');
+    expect(res.body.paymentMethod).toBe('PIX');
+    expect(res.body.amount).toBe(2550);
+    expect(res.body.pixKey).toMatch(/^000201/);
+    expect(res.body.pixKey).toContain('540525.50');
+    expect(hasValidCrc(res.body.pixKey!)).toBe(true);
+    expect(res.body.pixQrCode).toMatch(/^data:image\/svg\+xml;base64,/);
+    const svg = Buffer.from(res.body.pixQrCode.split(',')[1]!, 'base64').toString('utf8');
+    expect(svg).toContain('<svg');
+    const lookup = await call<SaleBody>('GET', `${server.url}/api/transactions/${res.body.uuid}`, {
+      headers: merchant.keys,
+    });
+    expect({ ...res.body, pixQrCode: undefined }).toEqual({ ...lookup.body, pixQrCode: undefined });
+    expect((await eventsOf(server, 'sale', res.body.id)).map((e) => e.event_type)).toEqual(['sale.pending']);
+  });
+
+  it('answers shape D 400 for bad bodies and writes nothing', async () => {
+    const before = await db().query<{ n: number }>('SELECT count(*)::int AS n FROM sales');
+    for (const body of [
+      saleInput({ paymentMethod: 'BOLETO' }),
+      saleInput({ expiresIn: 59 }),
+      saleInput({ expiresIn: 86401 }),
+      saleInput({ amount: 0 }),
+      saleInput({ customer: { name: 'x', email: 'nope', document: '123', phone: '1' } }),
+    ]) {
+      const res = await charge(body);
+      expect(res.status, res.text).toBe(400);
+      expect(Object.keys(res.body as object).sort()).toEqual(['error', 'message']);
+    }
+    const after = await db().query<{ n: number }>('SELECT count(*)::int AS n FROM sales');
+    expect(after[0]!.n).toBe(before[0]!.n);
+  });
+
+  it('replays the same sale for a repeated Idempotency-Key, and refuses it with another body', async () => {
+    const key = `k-${Date.now()}`;
+    const [a, b] = await Promise.all([
+      charge(saleInput(), { 'idempotency-key': key }),
+      charge(saleInput(), { 'idempotency-key': key }),
+    ]);
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(201);
+    expect(a.body.uuid).toBe(b.body.uuid);
+    expect([a.headers['idempotent-replayed'], b.headers['idempotent-replayed']].filter(Boolean)).toEqual([
+      'true',
+    ]);
+    const reused = await charge(saleInput({ amount: 777 }), { 'idempotency-key': key });
+    expect(reused.status).toBe(422);
+    expect(reused.body).toMatchObject({ errorType: 'IDEMPOTENCY_KEY_REUSED' });
+    // another account's same key is its own
+    const theirs = await charge(saleInput(), { 'idempotency-key': key }, other);
+    expect(theirs.status).toBe(201);
+    expect(theirs.body.uuid).not.toBe(a.body.uuid);
+  });
+
+  it('turns an unpaid charge past its expiry into CANCELADO, notified as sale.canceled', async () => {
+    const res = await charge(saleInput({ expiresIn: 60 }));
+    const paid = await charge(saleInput({ expiresIn: 60 }));
+    await moveTo(server, merchant, paid.body.id, 'PAGO');
+    await db().query(`UPDATE sales SET charge_expires_at = now() - interval '1 second' WHERE id = ANY($1)`, [
+      [res.body.id, paid.body.id],
+    ]);
+    expect(await cancelExpiredCharges(db(), server.runtime.platform.queue)).toBe(1);
+    const [row] = await db().query<{ status: string }>('SELECT status FROM sales WHERE id = $1', [
+      res.body.id,
+    ]);
+    expect(row!.status).toBe('CANCELADO');
+    expect((await eventsOf(server, 'sale', res.body.id)).map((e) => e.event_type)).toEqual([
+      'sale.pending',
+      'sale.canceled',
+    ]);
+    const [kept] = await db().query<{ status: string }>('SELECT status FROM sales WHERE id = $1', [
+      paid.body.id,
+    ]);
+    expect(kept!.status).toBe('PAGO');
+    expect(await cancelExpiredCharges(db(), server.runtime.platform.queue)).toBe(0);
+  });
+});
+
+describe('POST /api/transactions/{id}/refund', () => {
+  it('refunds a PAGO sale to ESTORNADO through the ledger, notified as sale.refunded', async () => {
+    const res = await charge(saleInput({ amount: 10000 }));
+    await moveTo(server, merchant, res.body.id, 'PAGO');
+    const paidBalance = await getBalance(db(), merchant.accountId);
+    const out = await refund(res.body.uuid);
+    expect(out.status, out.text).toBe(202);
+    expect(out.body.status).toBe('ESTORNADO');
+    const after = await getBalance(db(), merchant.accountId);
+    expect(paidBalance.total - after.total).toBe(res.body.netAmount);
+    const events = (await eventsOf(server, 'sale', res.body.id)).map((e) => e.event_type);
+    expect(events).toEqual(['sale.pending', 'sale.paid', 'sale.refunded']);
+    expect((await refund(res.body.uuid)).status).toBe(409);
+  });
+
+  it('refuses a sale not PAGO (409), another account’s (403) and an unknown one (404), in shape D', async () => {
+    const res = await charge(saleInput());
+    const pending = await refund(res.body.id);
+    expect(pending.status).toBe(409);
+    expect(pending.body).toEqual({
+      message: 'a sale in status PENDENTE cannot be refunded',
+      error: 'CONFLICT',
+    });
+    expect((await refund(res.body.id, other)).status).toBe(403);
+    expect((await refund(99999999)).status).toBe(404);
+    expect((await refund('abc')).status).toBe(400);
+  });
+});
+
+describe('without a processor', () => {
+  it('answers 503 PROCESSOR_UNAVAILABLE and writes nothing', async () => {
+    const bare = await startServer({ workers: false, env: { PIX_PROCESSOR: 'none' } });
+    try {
+      const m = await createMerchant(bare);
+      const res = await call('POST', `${bare.url}/api/transactions`, { headers: m.keys, body: saleInput() });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({
+        message: 'No payment processor is configured to open PIX charges',
+        error: 'PROCESSOR_UNAVAILABLE',
+      });
+      const rows = await bare.runtime.platform.db.query('SELECT 1 FROM sales');
+      expect(rows).toHaveLength(0);
+    } finally {
+      await bare.close();
+    }
+  });
+});

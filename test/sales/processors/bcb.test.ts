@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DevPsp } from '../../../src/devpsp/server.js';
+import { getBalance } from '../../../src/ledger/ledger.js';
+import { hasValidCrc } from '../../../src/sales/pix/brcode.js';
+import { createMerchant, type TestMerchant } from '../../support/factories.js';
+import { call } from '../../support/http.js';
+import { pixApiProblems } from '../../support/pix-openapi.js';
+import { freePort, RECEIVER_KEY, startPsp } from '../../support/psp.js';
+import { startServer, type TestServer } from '../../support/server.js';
+import { eventsOf, type SaleBody, saleInput } from '../fixtures.js';
+
+let psp: DevPsp;
+let server: TestServer;
+let merchant: TestMerchant;
+
+const db = () => server.runtime.platform.db;
+const charge = (body = saleInput()) =>
+  call<SaleBody>('POST', `${server.url}/api/transactions`, { headers: merchant.keys, body });
+const statusOf = async (id: number) =>
+  (await db().query<{ status: string }>('SELECT status FROM sales WHERE id = $1', [id]))[0]!.status;
+const received = (e2eid: string) =>
+  db().query<{ credited: boolean; reason: string | null; sale_id: number | null }>(
+    'SELECT credited, reason, sale_id FROM bcb_received_pix WHERE e2eid = $1',
+    [e2eid],
+  );
+
+beforeAll(async () => {
+  const started = await startPsp();
+  psp = started.psp;
+  server = await startServer({ workers: false, env: started.env(await freePort()) });
+  merchant = await createMerchant(server);
+});
+afterAll(async () => {
+  // every request the adapter sent and every answer it read, against the Central Bank's yaml
+  const problems = psp?.state.exchanges.flatMap(pixApiProblems) ?? [];
+  await server?.close();
+  await psp?.close();
+  expect(problems).toEqual([]);
+});
+
+describe('PIX_PROCESSOR=bcb against a local PSP over mutual TLS', () => {
+  it('registers the webhook for the receiver key at start', () => {
+    expect(psp.state.webhooks.get(RECEIVER_KEY)).toBe(`${server.env.PUBLIC_URL}/api/providers/bcb/webhook`);
+  });
+
+  it('charge → BR Code → paid at the PSP → webhook → read back → PAGO, ledger and sale.paid', async () => {
+    const res = await charge(saleInput({ amount: 4321 }));
+    expect(res.status, res.text).toBe(201);
+    const sale = res.body;
+    expect(sale.externalTransactionId).toMatch(/^[a-zA-Z0-9]{26,35}$/);
+    const cob = psp.state.cobs.get(sale.externalTransactionId)!;
+    expect(cob.valor).toBe('43.21');
+    expect(cob.chave).toBe(RECEIVER_KEY);
+    expect(sale.pixKey).toContain(cob.location);
+    expect(hasValidCrc(sale.pixKey!)).toBe(true);
+
+    const pix = await psp.pay(sale.externalTransactionId);
+    expect(await statusOf(sale.id)).toBe('PAGO');
+    expect(psp.state.log).toContain(`GET /pix/${pix.endToEndId}`);
+    expect(await received(pix.endToEndId)).toEqual([{ credited: true, reason: null, sale_id: sale.id }]);
+    expect((await getBalance(db(), merchant.accountId)).total).toBe(sale.netAmount);
+    expect((await eventsOf(server, 'sale', sale.id)).map((e) => e.event_type)).toEqual([
+      'sale.pending',
+      'sale.paid',
+    ]);
+  });
+
+  it('a duplicated webhook credits once', async () => {
+    const sale = (await charge()).body;
+    const before = await getBalance(db(), merchant.accountId);
+    await psp.pay(sale.externalTransactionId, { times: 2 });
+    const after = await getBalance(db(), merchant.accountId);
+    expect(after.total - before.total).toBe(sale.netAmount);
+    expect((await eventsOf(server, 'sale', sale.id)).map((e) => e.event_type)).toEqual([
+      'sale.pending',
+      'sale.paid',
+    ]);
+  });
+
+  it('a paid amount that differs is recorded and credits nothing (the sale stays PENDENTE)', async () => {
+    const sale = (await charge(saleInput({ amount: 10000 }))).body;
+    const before = await getBalance(db(), merchant.accountId);
+    const pix = await psp.pay(sale.externalTransactionId, { amountCents: 9999 });
+    expect(await statusOf(sale.id)).toBe('PENDENTE');
+    expect(await received(pix.endToEndId)).toEqual([
+      { credited: false, reason: 'paid 99.99, the charge is 10000 cents', sale_id: sale.id },
+    ]);
+    expect(await getBalance(db(), merchant.accountId)).toEqual(before);
+  });
+
+  it('a webhook for an unknown txid, or for a Pix the PSP does not confirm, moves nothing', async () => {
+    await psp.notifyUnknown(RECEIVER_KEY, 'unknowntxid000000000000000000001');
+    const forged = await call<{ outcomes: string[] }>('POST', `${server.url}/api/providers/bcb/webhook/pix`, {
+      body: { pix: [{ endToEndId: 'E99999999202611221200aaaaaaaaaaa', txid: 'x', valor: '1.00' }] },
+    });
+    expect(forged.status).toBe(200);
+    expect(forged.body.outcomes).toEqual(['not_confirmed']);
+    const rows = await db().query('SELECT 1 FROM bcb_received_pix WHERE txid = $1', [
+      'unknowntxid000000000000000000001',
+    ]);
+    expect(rows).toHaveLength(0);
+  });
+
+  it('a PSP answering 500 or not answering on PUT /cob → 502 PROCESSOR_ERROR and no sale', async () => {
+    const count = async () => (await db().query<{ n: number }>('SELECT count(*)::int AS n FROM sales'))[0]!.n;
+    const before = await count();
+    psp.failNext('PUT /cob', { status: 500 });
+    const failed = await charge();
+    expect(failed.status).toBe(502);
+    expect(failed.body).toMatchObject({ error: 'PROCESSOR_ERROR' });
+    expect(await count()).toBe(before);
+  });
+
+  it('renews an expired token and repeats the call; caches it otherwise', async () => {
+    const issued = psp.state.tokensIssued;
+    await charge();
+    await charge();
+    expect(psp.state.tokensIssued).toBe(issued);
+    psp.expireTokens();
+    const res = await charge();
+    expect(res.status).toBe(201);
+    expect(psp.state.tokensIssued).toBe(issued + 1);
+  });
+
+  it('refunds: PUT devolucao, ESTORNADO when the PSP reports DEVOLVIDO (sale.refunded, once)', async () => {
+    const sale = (await charge()).body;
+    const pix = await psp.pay(sale.externalTransactionId);
+    const res = await call<SaleBody>('POST', `${server.url}/api/transactions/${sale.uuid}/refund`, {
+      headers: merchant.keys,
+    });
+    expect(res.status, res.text).toBe(202);
+    expect(res.body.status).toBe('PAGO'); // the PSP is still processing it
+    const dev = psp.state.pix.get(pix.endToEndId)!.devolucoes[0]!;
+    expect(dev.valor).toBe('100.00');
+    await psp.settleRefund(pix.endToEndId, dev.id, 'DEVOLVIDO');
+    await psp.settleRefund(pix.endToEndId, dev.id, 'DEVOLVIDO');
+    expect(await statusOf(sale.id)).toBe('ESTORNADO');
+    expect((await eventsOf(server, 'sale', sale.id)).map((e) => e.event_type)).toEqual([
+      'sale.pending',
+      'sale.paid',
+      'sale.refunded',
+    ]);
+  });
+});
+
+describe('BcbClient', () => {
+  it('gives up on a PSP that does not answer (PspError, no retry of the call)', async () => {
+    const { BcbClient } = await import('../../../src/sales/processors/bcb/client.js');
+    const config = server.runtime.platform.config.bcb!;
+    const client = new BcbClient(config, 300);
+    try {
+      await client.call('GET', '/pix/E99999999202611221200bbbbbbbbbbb'); // token fetched, then cached
+      psp.failNext('PUT /cob', { hang: true });
+      const before = psp.state.log.filter((l) => l.startsWith('PUT /cob/')).length;
+      await expect(client.call('PUT', '/cob/hangingtxid0000000000000000000001', {})).rejects.toThrow(
+        /unreachable or too slow/,
+      );
+      expect(psp.state.log.filter((l) => l.startsWith('PUT /cob/')).length).toBe(before + 1);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import RequestValidatorModule from 'openapi-request-validator';
+import ResponseValidatorModule from 'openapi-response-validator';
+import { parse } from 'yaml';
+import type { Exchange } from '../../src/devpsp/state.js';
+
+type Json = Record<string, unknown>;
+
+// CommonJS modules whose class is their `default` export: depending on the loader's interop it arrives as the
+// default import itself or one level down.
+const OpenAPIRequestValidator = (RequestValidatorModule.default ??
+  RequestValidatorModule) as unknown as typeof RequestValidatorModule.default;
+const OpenAPIResponseValidator = (ResponseValidatorModule.default ??
+  ResponseValidatorModule) as unknown as typeof ResponseValidatorModule.default;
+
+const doc = parse(readFileSync('/work/shared/spec/external/bcb-pix-api-2.9.0.yaml', 'utf8')) as Json;
+const components = doc.components as Json;
+
+/** Follows a local "#/components/…" $ref (request bodies, responses, parameters); schemas stay referenced. */
+function resolve<T>(node: T): T {
+  const ref = (node as { $ref?: string } | undefined)?.$ref;
+  if (!ref || ref.startsWith('#/components/schemas/')) return node;
+  let target: unknown = doc;
+  for (const part of ref.slice(2).split('/')) target = (target as Json)[part];
+  return resolve(target as T);
+}
+
+/**
+ * Problems of one exchange with the local PSP against the Central Bank's yaml: the request the adapter sent
+ * (path parameters and body) and the answer it received. Empty when both follow the standard.
+ */
+export function pixApiProblems(x: Exchange): string[] {
+  const pathItem = (doc.paths as Json)[x.path] as Json | undefined;
+  const operation = pathItem?.[x.method.toLowerCase()] as Json | undefined;
+  if (!operation) return [`${x.method} ${x.path} is not in the standard`];
+  const parameters = [
+    ...((pathItem!.parameters as unknown[]) ?? []),
+    ...((operation.parameters as unknown[]) ?? []),
+  ].map(resolve);
+  const requestBody = operation.requestBody ? resolve(operation.requestBody) : undefined;
+  const request = new OpenAPIRequestValidator({
+    parameters: parameters as never,
+    ...(requestBody ? { requestBody: requestBody as never } : {}),
+    componentSchemas: components.schemas as never,
+  });
+  const problems: string[] = [];
+  const reqErrors = request.validateRequest({
+    headers: { 'content-type': 'application/json' },
+    params: x.params,
+    body: x.requestBody ?? undefined,
+    query: {},
+  });
+  if (reqErrors) problems.push(`request: ${JSON.stringify(reqErrors.errors)}`);
+  const responses = Object.fromEntries(
+    Object.entries(operation.responses as Json).map(([status, r]) => [status, resolve(r)]),
+  );
+  const response = new OpenAPIResponseValidator({
+    responses: responses as never,
+    components: components as never,
+  });
+  const resErrors = response.validateResponse(x.status, x.responseBody ?? undefined);
+  if (resErrors) problems.push(`response ${x.status}: ${JSON.stringify(resErrors.errors)}`);
+  return problems.map((p) => `${x.method} ${x.path}: ${p}`);
+}
