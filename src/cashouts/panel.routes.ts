@@ -5,7 +5,7 @@ import type { SessionService } from '../auth/sessions.js';
 import { type CsvColumn, reais, saoPaulo, sendCsv } from '../platform/csv.js';
 import type { Db } from '../platform/db.js';
 import { ShapeA, ShapeB, ShapeC, ShapeD } from '../platform/error-schemas.js';
-import { AppError, renderError, unauthorized, validation } from '../platform/errors.js';
+import { renderError, unauthorized, validation } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
 import { pageOf, parsePage } from '../platform/pagination.js';
@@ -125,7 +125,9 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
   app.post(
     '/api/withdrawals',
     {
-      ...common,
+      // decisions.md: the API cashout's shapes (C, D for the rest), but a wrong confirmation is shape A
+      config: { errorShape: 'D' as const },
+      onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],
         summary:
@@ -135,8 +137,8 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
         response: {
           201: S.WithdrawalCreated,
           400: Type.Union([ShapeD, ShapeC]),
-          401: ShapeA,
-          403: Type.Union([ShapeC, ShapeB, ShapeA]),
+          401: Type.Union([ShapeA, ShapeD]),
+          403: Type.Union([ShapeC, ShapeB, ShapeD]),
           409: ShapeC,
           422: ShapeC,
         },
@@ -144,22 +146,16 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
     },
     async (request, reply) => {
       const { user } = sessionOf(request);
-      const raw = reply as unknown as FastifyReply; // answers in shapes the typed reply cannot express
       if (!(await deps.sessions.confirmPassword(user.id, request.body.password))) {
-        return raw.code(401).send(renderError(unauthorized('Wrong password'), 'A'));
+        const body = renderError(unauthorized('Wrong password'), 'A');
+        return (reply as unknown as FastifyReply).code(401).send(body);
       }
-      try {
-        const key = parseIdempotencyKey(request.headers['idempotency-key']);
-        const req = parseCashoutRequest(request.body, request.rawBody?.toString('utf8'));
-        // the API cashout's own path: the same batcher, rules, fees, idempotency and notifications
-        const { withdrawal, replayed } = await deps.creator.create(user.id, req, key);
-        if (replayed) reply.header('idempotent-replayed', 'true');
-        return reply.code(201).send(creationView(withdrawal));
-      } catch (err) {
-        // the cashout's errors keep the API route's shapes (C, or D for invalid input)
-        if (!(err instanceof AppError) || err.status >= 500) throw err;
-        return raw.code(err.status).headers(err.headers).send(renderError(err, 'D'));
-      }
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const req = parseCashoutRequest(request.body, request.rawBody?.toString('utf8'));
+      // the API cashout's own path: the same batcher, rules, fees, idempotency and notifications
+      const { withdrawal, replayed } = await deps.creator.create(user.id, req, key);
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send(creationView(withdrawal));
     },
   );
 }
