@@ -5,6 +5,7 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { AppError, type ErrorShape, renderError } from './errors.js';
+import { clientErrorHandler, frameworkErrorHandler, RouteShapes } from './framework-errors.js';
 import { installJsonParser } from './raw-body.js';
 
 declare module 'fastify' {
@@ -25,7 +26,10 @@ export type Http = FastifyInstance<
 const BODY_LIMIT = 1024 * 1024;
 
 export async function createHttp(config: Config, log: Logger): Promise<Http> {
+  const shapes = new RouteShapes();
   const app = Fastify({
+    frameworkErrors: frameworkErrorHandler(shapes),
+    clientErrorHandler: clientErrorHandler(shapes),
     loggerInstance: log,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
@@ -36,6 +40,7 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     routerOptions: { maxParamLength: 2048 },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Http;
 
+  app.addHook('onRoute', (route) => shapes.record(route));
   installJsonParser(app);
   await app.register(cookie);
   await app.register(swagger, {

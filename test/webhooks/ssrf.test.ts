@@ -56,7 +56,7 @@ describe('production rules (NODE_ENV=production)', () => {
     server = await startServer({
       env: {
         NODE_ENV: 'production',
-        POSTBACK_SECRET: 'prod-postback-secret',
+        POSTBACK_SECRET: randomBytes(32).toString('base64'),
         SECRETS_KEY: randomBytes(32).toString('base64'),
         SANDBOX: 'off',
         WEBHOOK_RETRY_DELAYS_MS: '100,100',
