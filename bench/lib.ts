@@ -62,7 +62,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     });
     child.on('exit', (code) => reject(new Error(`bench server exited with ${code}: ${out}`)));
   });
-  const db = await openDb({ databaseUrl, dataDir: '/tmp', poolMax: 8 });
+  const db = await openDb({ databaseUrl, poolMax: 8 });
   return {
     url,
     pid: child.pid!,

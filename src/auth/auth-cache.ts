@@ -54,9 +54,7 @@ export class AuthCache {
     await db.listen(AUTH_CHANNEL, (payload) => cache.onNotify(payload));
     // Registered after LISTEN: every change numbered above seen_seq reaches this process.
     await db.query(`INSERT INTO auth_nodes (id, seen_seq) VALUES ($1, ${CURRENT_SEQ})`, [cache.nodeId]);
-    if (db.kind === 'postgres') {
-      await db.query(`DELETE FROM auth_nodes WHERE id <> $1 AND ${NOT_LISTENING}`, [cache.nodeId]);
-    }
+    await db.query(`DELETE FROM auth_nodes WHERE id <> $1 AND ${NOT_LISTENING}`, [cache.nodeId]);
     return cache;
   }
 
@@ -98,8 +96,7 @@ export class AuthCache {
    * the change is committed already, so a failed or timed-out wait is logged, never turned into an error.
    */
   async awaitPropagation(seq: number): Promise<void> {
-    // PGlite: one process, which applied the change before its own commit returned
-    if (seq <= 0 || this.db.kind === 'pglite') return;
+    if (seq <= 0) return;
     const deadline = Date.now() + PROPAGATION_WAIT_MS;
     try {
       for (let wait = 1; Date.now() < deadline; wait = Math.min(wait * 2, 50)) {

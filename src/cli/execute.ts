@@ -9,18 +9,28 @@ export interface Execution {
   stderr: string;
 }
 
+/** The commands that start long-running processes, and the only flags they take. */
+const PROCESS_USAGE = ['gateway serve [--no-worker]', 'gateway worker'];
+const PROCESS_FLAGS: Record<string, readonly string[]> = { serve: ['--no-worker'], worker: [] };
+
 function findCommand(argv: readonly string[]): Command | undefined {
   return COMMANDS.find((c) => c.path.every((word, i) => argv[i] === word));
 }
 
 export function usage(): string {
-  return ['usage:', '  gateway serve', '  gateway worker', ...COMMANDS.map((c) => `  ${c.usage}`)].join('\n');
+  return ['usage:', ...PROCESS_USAGE.map((u) => `  ${u}`), ...COMMANDS.map((c) => `  ${c.usage}`)].join('\n');
 }
 
 /** Bad usage found without touching the database (so it is exit 2 even when the database is down), or null. */
 export function checkUsage(argv: readonly string[]): Execution | null {
-  const command = findCommand(argv);
   const json = argv.includes('--json');
+  const flags = PROCESS_FLAGS[argv[0] ?? ''];
+  if (flags) {
+    const bad = argv.slice(1).find((a) => !flags.includes(a));
+    const line = PROCESS_USAGE.find((u) => u.startsWith(`gateway ${argv[0]}`));
+    return bad === undefined ? null : failure(2, `unknown option "${bad}" (usage: ${line})`, json);
+  }
+  const command = findCommand(argv);
   if (!command) return failure(2, `unknown command "${argv.join(' ')}" (run gateway --help)`, json);
   try {
     parse(command, argv);
@@ -42,7 +52,7 @@ function parse(command: Command, argv: readonly string[]) {
   return parsed;
 }
 
-/** Runs one operator command against `ctx`; used directly and inside a running server (embedded database). */
+/** Runs one operator command against `ctx`. */
 export async function execute(argv: readonly string[], ctx: CommandContext): Promise<Execution> {
   const command = findCommand(argv);
   const json = argv.includes('--json');

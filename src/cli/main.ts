@@ -1,9 +1,7 @@
 import { ConfigError, loadConfig } from '../platform/config.js';
-import { DataDirLock } from '../platform/datadir-lock.js';
-import { openDb } from '../platform/db.js';
+import { openDatabase } from '../platform/database.js';
 import { migrate } from '../platform/migrate.js';
 import { checkUsage, type Execution, execute, failure, usage } from './execute.js';
-import { executeRemote } from './remote.js';
 
 async function main(argv: string[]): Promise<number> {
   const [first] = argv;
@@ -12,35 +10,27 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (!first) return print(failure(2, 'no command given (run gateway --help)', false));
-  if (first !== 'serve' && first !== 'worker') {
-    const bad = checkUsage(argv);
-    if (bad) return print(bad);
-  }
+  const bad = checkUsage(argv);
+  if (bad) return print(bad);
   const config = loadConfig();
 
   if (first === 'serve' || first === 'worker') {
     // loaded only here: operator commands start faster without the HTTP stack
     const { closeOnSignals, startRuntime } = await import('../platform/runtime.js');
-    const runtime = startRuntime(config, { http: first === 'serve', workers: true });
+    // `serve --no-worker` and `worker` let the API and the background workers scale apart on one database
+    const runtime = startRuntime(config, { http: first === 'serve', workers: !argv.includes('--no-worker') });
     closeOnSignals(runtime);
     await runtime;
     return -1; // keep running
   }
 
-  if (!config.databaseUrl) {
-    const server = DataDirLock.read(config.dataDir);
-    if (server?.role === 'server' && server.url && server.token) {
-      return print(await executeRemote(server.url, server.token, argv));
-    }
-  }
-  const lock = config.databaseUrl ? null : await DataDirLock.acquire(config.dataDir, 'cli');
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2 });
+  // Operator commands print only their result (the embedded database starts quietly when it is not running).
+  const database = await openDatabase(config, { poolMax: 2, log: () => undefined });
   try {
-    if (argv[0] !== 'migrate') await migrate(db);
-    return print(await execute(argv, { db, config }));
+    if (argv[0] !== 'migrate') await migrate(database.db);
+    return print(await execute(argv, { db: database.db, config }));
   } finally {
-    await db.close();
-    lock?.release();
+    await database.close();
   }
 }
 

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
 /** Anything that runs SQL: the pool, or one transaction. Services take this, so callers choose the transaction. */
@@ -21,7 +19,6 @@ export interface QueryOptions {
 }
 
 export interface Db extends Queryable {
-  readonly kind: 'postgres' | 'pglite';
   tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
    * Subscribe to NOTIFY on a channel; returns an unsubscribe function. The handler receives `*` when
@@ -38,14 +35,11 @@ export interface Db extends Queryable {
   readonly listenerName: string;
   /**
    * A handle whose statements each run alone (autocommit) under fixed session settings, e.g. planner
-   * settings for queue tables, whose statistics are always stale. On PostgreSQL it is a pool of its own
-   * (`poolMax` connections, settings given at connect, so a statement is one round trip); on PGlite each
-   * statement runs in a transaction that sets them. Closed with this Db.
+   * settings for queue tables, whose statistics are always stale: a pool of its own (`poolMax`
+   * connections, settings given at connect, so a statement is one round trip). Closed with this Db.
    */
   withSettings(settings: Readonly<Record<string, string>>, poolMax: number): Queryable;
-  /** The embedded instance, for adapters that need it (pg-boss). */
-  readonly pglite?: PGlite;
-  readonly connectionString?: string;
+  readonly connectionString: string;
 }
 
 const INT8 = 20;
@@ -87,7 +81,6 @@ async function poolQuery<T>(
 }
 
 class PostgresDb implements Db {
-  readonly kind = 'postgres' as const;
   readonly listenerName = `gateway-listener-${randomUUID()}`;
   private readonly pool: pg.Pool;
   private listener: pg.Client | undefined;
@@ -223,60 +216,13 @@ class PostgresDb implements Db {
   }
 }
 
-class PgliteDb implements Db {
-  readonly kind = 'pglite' as const;
-  readonly listening = true; // in-process: notifications cannot be lost
-  readonly listenerName = `gateway-listener-${randomUUID()}`;
-  constructor(readonly pglite: PGlite) {}
-
-  async query<T>(text: string, params?: readonly unknown[]): Promise<T[]> {
-    const res = await this.pglite.query<T>(text, params as unknown[] | undefined);
-    return res.rows;
-  }
-
-  tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.pglite.transaction(async (t) =>
-      fn({
-        query: async <R>(text: string, params?: readonly unknown[]) =>
-          (await t.query<R>(text, params as unknown[] | undefined)).rows,
-      }),
-    );
-  }
-
-  withSettings(settings: Readonly<Record<string, string>>): Queryable {
-    const names = Object.keys(settings);
-    const set = `SELECT ${names.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(', ')}`;
-    const setParams = Object.entries(settings).flat();
-    return {
-      query: <T>(text: string, params?: readonly unknown[]) =>
-        this.tx(async (tx) => {
-          await tx.query(set, setParams);
-          return tx.query<T>(text, params);
-        }),
-    };
-  }
-
-  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
-    return this.pglite.listen(channel, onPayload);
-  }
-
-  async close(): Promise<void> {
-    if (!this.pglite.closed) await this.pglite.close();
-  }
-}
-
 export interface DbOptions {
-  databaseUrl: string | undefined;
-  dataDir: string;
+  databaseUrl: string;
   poolMax?: number;
 }
 
-export async function openDb(opts: DbOptions): Promise<Db> {
-  if (opts.databaseUrl) return new PostgresDb(opts.databaseUrl, opts.poolMax ?? 20);
-  const dir = `${opts.dataDir}/pglite`;
-  mkdirSync(dir, { recursive: true });
-  const pglite = await PGlite.create(dir, { parsers: { [INT8]: parseInt8 } });
-  return new PgliteDb(pglite);
+export function openDb(opts: DbOptions): Db {
+  return new PostgresDb(opts.databaseUrl, opts.poolMax ?? 20);
 }
 
 export function isUniqueViolation(err: unknown): boolean {

@@ -1,4 +1,4 @@
-import { fromPglite, PgBoss } from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Db, Queryable } from './db.js';
 import { JOB_POLICIES, type JobName, type JobPayloads } from './jobs.js';
@@ -25,15 +25,12 @@ export class Queue {
   private constructor(private readonly boss: PgBoss) {}
 
   static async start(db: Db, log: Logger): Promise<Queue> {
-    const boss =
-      db.kind === 'pglite' && db.pglite
-        ? new PgBoss({ db: fromPglite(db.pglite), useListenNotify: true, schedule: false })
-        : new PgBoss({
-            connectionString: db.connectionString,
-            max: 4,
-            useListenNotify: true,
-            schedule: false,
-          });
+    const boss = new PgBoss({
+      connectionString: db.connectionString,
+      max: 4,
+      useListenNotify: true,
+      schedule: false,
+    });
     boss.on('error', (err: Error) => log.error({ err }, 'queue error'));
     await boss.start();
     for (const [name, policy] of Object.entries(JOB_POLICIES)) {
@@ -46,9 +43,6 @@ export class Queue {
       };
       await boss.createQueue(name, options);
       await boss.updateQueue(name, options); // a policy changed in jobs.ts applies to existing databases too
-      // Warm pg-boss's queue cache now, outside any transaction: a cache miss inside send(tx, ...) reads
-      // through pg-boss's own connection, which on PGlite (one connection) waits for that very transaction.
-      await boss.getJobById(name, '00000000-0000-4000-8000-000000000000');
     }
     return new Queue(boss);
   }

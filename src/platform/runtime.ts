@@ -1,10 +1,8 @@
 import { buildApp } from '../app.js';
-import { internalCliRoutes } from '../cli/remote.js';
 import { startWorkers } from '../workers.js';
 import type { Config } from './config.js';
 import type { Platform } from './context.js';
-import { DataDirLock } from './datadir-lock.js';
-import { type Db, openDb } from './db.js';
+import { type OpenedDatabase, openDatabase } from './database.js';
 import type { Http } from './http.js';
 import { createLogger } from './logger.js';
 import { migrate } from './migrate.js';
@@ -27,11 +25,11 @@ export interface RuntimeOptions {
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const log = createLogger();
-  const lock = config.databaseUrl ? null : await DataDirLock.acquire(config.dataDir, 'server', 0);
-  let db: Db | undefined;
+  let opened: OpenedDatabase | undefined;
   try {
-    db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    const opened = db;
+    opened = await openDatabase(config, { log: (message) => log.info(message) });
+    const { db } = opened;
+    const database = opened;
     await migrate(db);
     const queue = await Queue.start(db, log);
     const platform: Platform = { config, db, queue, log };
@@ -45,12 +43,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     let url: string | undefined;
     if (options.http) {
       app = await buildApp(platform);
-      let token = '';
-      if (lock) await app.register(internalCliRoutes, { platform, token: () => token });
       await options.beforeListen?.(app, platform);
-      const address = await listen(app, config);
-      url = address;
-      if (lock) token = lock.publish(address);
+      url = await listen(app, config);
       log.info({ url }, 'gateway listening');
     }
 
@@ -60,15 +54,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         await app?.close(); // stops accepting, lets in-flight requests finish
         await stopWorkers?.();
         await queue.stop();
-        await opened.close();
-        lock?.release();
+        await database.close();
       })();
       return closing;
     };
     return { platform, app, url, close };
   } catch (err) {
-    await db?.close().catch(() => undefined);
-    lock?.release();
+    await opened?.close().catch(() => undefined);
     throw err;
   }
 }

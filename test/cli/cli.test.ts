@@ -27,7 +27,7 @@ const email = () => `cli-${process.pid}-${++seq}@example.com`;
 
 beforeAll(async () => {
   database = await freshDatabase();
-  db = await openDb({ databaseUrl: database.url, dataDir: tmpdir() });
+  db = await openDb({ databaseUrl: database.url });
   env = { DATABASE_URL: database.url, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-cli-')) };
 });
 afterAll(async () => {

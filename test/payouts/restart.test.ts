@@ -17,7 +17,7 @@ const children: ChildServer[] = [];
 
 beforeAll(async () => {
   database = await freshDatabase();
-  db = await openDb({ databaseUrl: database.url, dataDir: '/tmp', poolMax: 4 });
+  db = await openDb({ databaseUrl: database.url, poolMax: 4 });
 });
 afterAll(async () => {
   for (const c of children)

@@ -1,29 +1,30 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, openDb } from '../../src/platform/db.js';
+import { type EmbeddedServer, startEmbedded } from '../support/embedded.js';
 import { freshDatabase } from '../support/pg.js';
 
-let pglite: Db;
+let embedded: EmbeddedServer;
+let onEmbedded: Db;
 let postgres: Db;
 let drop: () => Promise<void>;
 
 beforeAll(async () => {
-  pglite = await openDb({ databaseUrl: undefined, dataDir: mkdtempSync(path.join(tmpdir(), 'gw-db-')) });
+  embedded = await startEmbedded();
+  onEmbedded = openDb({ databaseUrl: embedded.url });
   const fresh = await freshDatabase();
   drop = fresh.drop;
-  postgres = await openDb({ databaseUrl: fresh.url, dataDir: tmpdir() });
+  postgres = openDb({ databaseUrl: fresh.url });
 });
 afterAll(async () => {
-  await pglite?.close();
+  await onEmbedded?.close();
+  await embedded?.stop();
   await postgres?.close();
   await drop?.();
 });
 
 describe.each([
-  ['PostgreSQL', () => postgres],
-  ['PGlite', () => pglite],
+  ['the PostgreSQL server', () => postgres],
+  ['the embedded PostgreSQL', () => onEmbedded],
 ])('withSettings on %s', (_, db) => {
   it('runs its statements under the settings, leaves every other statement alone, and autocommits', async () => {
     const queue = db().withSettings({ enable_seqscan: 'off', enable_hashjoin: 'off' }, 2);

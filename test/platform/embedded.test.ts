@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,10 +8,11 @@ import { login } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { type ChildServer, spawnGateway } from '../support/server.js';
 
-/** `gateway serve` without DATABASE_URL: the embedded PostgreSQL (PGlite) in a fresh DATA_DIR. */
+/** `gateway serve` without DATABASE_URL: the embedded PostgreSQL server in a fresh DATA_DIR. */
 const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-embedded-'));
 const env = { DATA_DIR: dataDir, NODE_ENV: 'test', DATABASE_URL: '' };
 let server: ChildServer | undefined;
+let worker: ChildServer | undefined;
 
 const serve = () => spawnGateway(['serve'], env);
 const cli = (args: string[]) => runGateway(args, env);
@@ -20,15 +22,38 @@ const json = <T>(r: CliResult) => {
 };
 
 afterAll(async () => {
+  await worker?.stop();
   await server?.stop();
 });
+
+/** The postmaster recorded in the cluster's pid file, when that process is alive. */
+function postmaster(): number | null {
+  try {
+    const pid = Number(readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return null;
+  }
+}
 
 describe('embedded database', () => {
   let accountId: number;
   let keys: Record<string, string>;
 
-  it('serves the same flows as on PostgreSQL, with the CLI forwarded into the running server', async () => {
+  it('serves the API with operator commands and a worker process as plain clients of the same database', async () => {
     server = await serve();
+    expect(server.output()).toMatch(/embedded PostgreSQL started on 127\.0\.0\.1:\d+/);
+    expect(postmaster()).not.toBeNull();
+    if (process.getuid?.() === 0) {
+      // PostgreSQL refuses root: the database server runs as the postgres system user
+      expect(
+        execFileSync('stat', ['-c', '%U', path.join(dataDir, 'postgres')])
+          .toString()
+          .trim(),
+      ).toBe('postgres');
+    }
+    worker = await spawnGateway(['worker'], env);
     expect((await call('GET', `${server.url}/health`)).body).toEqual({ status: 'ok' });
 
     const account = json<{ id: number; email: string; name: string }>(
@@ -103,17 +128,25 @@ describe('embedded database', () => {
     const off = json<{ value: string }>(await cli(['settings', 'set', 'api-withdrawals', 'off', '--json']));
     expect(off.value).toBe('off');
 
-    // a second server on the same DATA_DIR is refused with one clear line, and the first keeps working
-    const second = await runGateway(['serve'], { ...env, PORT: '0' });
-    expect(second.code).toBe(1);
-    expect(lines(second.stderr)).toEqual([expect.stringMatching(/in use by process/)]);
+    // a second API process on the same DATA_DIR shares the database, and a key revoked through one is
+    // refused by both at once
+    const second = await spawnGateway(['serve', '--no-worker'], env);
+    try {
+      expect(second.output()).not.toMatch(/embedded PostgreSQL started/);
+      expect((await call('GET', `${second.url}/api/public/balance`, { headers: keys })).status).toBe(200);
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+    expect(postmaster()).not.toBeNull(); // the other processes still use it
     expect((await call('GET', `${server.url}/health`)).status).toBe(200);
   });
 
   it('runs operator commands directly when no server runs, and the data is there after a restart', async () => {
+    expect(await worker!.stop()).toBe(0);
+    worker = undefined;
     expect(await server!.stop()).toBe(0);
     server = undefined;
-    expect(existsSync(path.join(dataDir, 'gateway.lock'))).toBe(false);
+    expect(postmaster()).toBeNull(); // the last process out stopped the server it started
 
     const updated = json<{ id: number; transfers: string; cashoutFeeFixed: string }>(
       await cli([
@@ -146,7 +179,7 @@ describe('embedded database', () => {
     expect(missing.code).toBe(1);
     expect(lines(missing.stderr)).toHaveLength(1);
     expect(json<{ applied: string[] }>(await cli(['migrate', '--json'])).applied).toEqual([]);
-    expect(existsSync(path.join(dataDir, 'gateway.lock'))).toBe(false);
+    expect(postmaster()).toBeNull(); // each command stopped the server it started
 
     server = await serve();
     expect((await call('GET', `${server.url}/health`)).status).toBe(200);
@@ -160,4 +193,98 @@ describe('embedded database', () => {
     const verify = json<{ ok: boolean }>(await cli(['ledger', 'verify', '--json']));
     expect(verify.ok).toBe(true);
   });
+
+  it('comes back on its own after the gateway, and then its database server, are SIGKILLed', async () => {
+    const before = postmaster();
+    expect(before).not.toBeNull();
+    expect(await server!.stop('SIGKILL')).toBeNull();
+    server = undefined;
+    expect(postmaster()).toBe(before); // orphaned, still running
+
+    server = await serve();
+    expect(server.output()).not.toMatch(/embedded PostgreSQL started/); // reused
+    expect((await call('GET', `${server.url}/api/public/balance`, { headers: keys })).status).toBe(200);
+
+    process.kill(before!, 'SIGKILL');
+    expect(await server.stop('SIGKILL')).toBeNull();
+    server = undefined;
+    await until(() => postmaster() === null);
+    expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(true); // stale
+
+    server = await serve();
+    expect(server.output()).toMatch(/embedded PostgreSQL started/);
+    const session = await login(server, 'emb@example.com', 'emb-password');
+    expect(session.cookie).toBeTruthy();
+    expect((await call('GET', `${server.url}/api/public/balance`, { headers: keys })).status).toBe(200);
+    expect(json<{ ok: boolean }>(await cli(['ledger', 'verify', '--json'])).ok).toBe(true);
+    expect(await server.stop()).toBe(0);
+    server = undefined;
+    expect(postmaster()).toBeNull();
+  });
 });
+
+/**
+ * Run as root, the tests above start the server as root (the database then runs as the postgres system
+ * user); this one runs the gateway itself as an ordinary user, where the machine lets us switch to one.
+ */
+const asOrdinaryUser = (() => {
+  if (process.getuid?.() !== 0) return null;
+  try {
+    execFileSync('runuser', ['-u', 'nobody', '--', 'test', '-r', path.resolve('dist/cli/main.js')]);
+    return 'nobody';
+  } catch {
+    return null; // no runuser, or the checkout is not readable by others
+  }
+})();
+
+describe.skipIf(asOrdinaryUser === null)('embedded database as an ordinary user', () => {
+  it('initialises, serves operator commands and stops as that user', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gw-embedded-user-'));
+    chownSync(dir, Number(execFileSync('id', ['-u', 'nobody']).toString()), -1);
+    try {
+      const run = (args: string[]) =>
+        execFileSync(
+          'runuser',
+          [
+            '-u',
+            'nobody',
+            '--',
+            'env',
+            `DATA_DIR=${dir}`,
+            'HOME=/tmp',
+            'NODE_ENV=test',
+            process.execPath,
+            path.resolve('dist/cli/main.js'),
+            ...args,
+          ],
+          { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } },
+        );
+      const made = JSON.parse(
+        run([
+          'accounts',
+          'create',
+          '--name',
+          'U',
+          '--email',
+          'u@example.com',
+          '--password',
+          'user-password',
+          '--json',
+        ]),
+      ) as { email: string };
+      expect(made.email).toBe('u@example.com');
+      expect(JSON.parse(run(['ledger', 'verify', '--json']))).toMatchObject({ ok: true });
+      const owner = execFileSync('stat', ['-c', '%U', path.join(dir, 'postgres')])
+        .toString()
+        .trim();
+      expect(owner).toBe('nobody');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+  expect(check()).toBe(true);
+}

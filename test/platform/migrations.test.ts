@@ -1,22 +1,23 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, openDb } from '../../src/platform/db.js';
 import { migrate } from '../../src/platform/migrate.js';
+import { type EmbeddedServer, startEmbedded } from '../support/embedded.js';
 import { admin, urlFor } from '../support/pg.js';
 
-let pglite: Db;
+let embedded: EmbeddedServer;
+let embeddedDb: Db;
 let postgres: Db;
 const blank = `gw_mig_${process.pid}_${Date.now()}`;
 
 beforeAll(async () => {
-  pglite = await openDb({ databaseUrl: undefined, dataDir: mkdtempSync(path.join(tmpdir(), 'gw-mig-')) });
+  embedded = await startEmbedded();
+  embeddedDb = openDb({ databaseUrl: embedded.url });
   await admin((c) => c.query(`CREATE DATABASE ${blank}`));
-  postgres = await openDb({ databaseUrl: urlFor(blank), dataDir: tmpdir() });
+  postgres = openDb({ databaseUrl: urlFor(blank) });
 });
 afterAll(async () => {
-  await pglite?.close();
+  await embeddedDb?.close();
+  await embedded?.stop();
   await postgres?.close();
   await admin((c) => c.query(`DROP DATABASE IF EXISTS ${blank} WITH (FORCE)`));
 });
@@ -28,7 +29,7 @@ async function schemaOf(db: Db) {
        FROM information_schema.columns WHERE table_schema = 'public'
       ORDER BY table_name, ordinal_position`,
   );
-  // PostgreSQL 18 (PGlite) also lists NOT NULL as constraints (contype n); columns carry those already.
+  // PostgreSQL 18 (embedded) also lists NOT NULL as constraints (contype n); columns carry those already.
   const constraints = await db.query(
     `SELECT conrelid::regclass::text AS table_name, conname, contype, pg_get_constraintdef(oid) AS def
        FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND contype <> 'n'
@@ -41,31 +42,29 @@ async function schemaOf(db: Db) {
 }
 
 describe('migrations', () => {
-  it('apply from scratch on PGlite and PostgreSQL, then are a no-op', async () => {
-    const first = await migrate(pglite);
+  it('apply from scratch on the embedded PostgreSQL 18 and the PostgreSQL server, then are a no-op', async () => {
+    const first = await migrate(embeddedDb);
     const second = await migrate(postgres);
     expect(first.applied.length).toBeGreaterThan(0);
     expect(second.applied).toEqual(first.applied);
     expect(first.applied).toEqual([...first.applied].sort());
-    expect((await migrate(pglite)).applied).toEqual([]);
+    expect((await migrate(embeddedDb)).applied).toEqual([]);
     expect((await migrate(postgres)).applied).toEqual([]);
   });
 
   it('produce the same schema on both', async () => {
-    const lite = await schemaOf(pglite);
+    const onEmbedded = await schemaOf(embeddedDb);
     const pg = await schemaOf(postgres);
-    expect(lite.columns.length).toBeGreaterThan(20);
-    expect(lite.columns).toEqual(pg.columns);
-    expect(lite.constraints).toEqual(pg.constraints);
-    expect(lite.indexes).toEqual(pg.indexes);
+    expect(onEmbedded.columns.length).toBeGreaterThan(20);
+    expect(onEmbedded.columns).toEqual(pg.columns);
+    expect(onEmbedded.constraints).toEqual(pg.constraints);
+    expect(onEmbedded.indexes).toEqual(pg.indexes);
   });
 
   it('run concurrently without applying anything twice', async () => {
     const other = `${blank}_c`;
     await admin((c) => c.query(`CREATE DATABASE ${other}`));
-    const dbs = await Promise.all(
-      [1, 2, 3].map(() => openDb({ databaseUrl: urlFor(other), dataDir: tmpdir() })),
-    );
+    const dbs = [1, 2, 3].map(() => openDb({ databaseUrl: urlFor(other) }));
     try {
       const results = await Promise.all(dbs.map((db) => migrate(db)));
       const applied = results.flatMap((r) => r.applied);

@@ -15,7 +15,7 @@ let db: Db;
 
 beforeAll(async () => {
   database = await freshDatabase();
-  db = await openDb({ databaseUrl: database.url, dataDir: tmpdir() });
+  db = await openDb({ databaseUrl: database.url });
 });
 afterAll(async () => {
   await db?.close();

@@ -16,7 +16,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     for (const { datname } of stale.rows) await c.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     await c.query(`CREATE DATABASE ${TEMPLATE_DB}`);
   });
-  const db = await openDb({ databaseUrl: urlFor(TEMPLATE_DB), dataDir: '/tmp' });
+  const db = await openDb({ databaseUrl: urlFor(TEMPLATE_DB) });
   await migrate(db);
   const queue = await Queue.start(db, createLogger('silent'));
   await queue.stop();
