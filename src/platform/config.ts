@@ -18,6 +18,12 @@ export interface Config {
   webhookAllowPrivate: boolean;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
+  /** Slow-client limits (docs/security.md): time to receive the headers, the whole request, idle keep-alive. */
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
+  httpKeepAliveTimeoutMs: number;
+  /** Open connections one source address may hold; 0 = no cap. */
+  httpMaxConnectionsPerIp: number;
 }
 
 export class ConfigError extends Error {}
@@ -129,6 +135,20 @@ function requireStrongSecrets(postbackSecret: string, secretsKeyText: string): v
   }
 }
 
+function slowClientLimits(env: Env) {
+  const headers = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10000, 100, 600000);
+  const request = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30000, 100, 600000);
+  if (request < headers) {
+    throw new ConfigError('HTTP_REQUEST_TIMEOUT_MS must not be shorter than HTTP_HEADERS_TIMEOUT_MS');
+  }
+  return {
+    httpHeadersTimeoutMs: headers,
+    httpRequestTimeoutMs: request,
+    httpKeepAliveTimeoutMs: integer(env, 'HTTP_KEEPALIVE_TIMEOUT_MS', 5000, 100, 600000),
+    httpMaxConnectionsPerIp: integer(env, 'HTTP_MAX_CONNECTIONS_PER_IP', 256, 0, 1000000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = env.NODE_ENV ?? 'development';
   if (!['production', 'development', 'test'].includes(nodeEnv)) {
@@ -172,5 +192,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate: allowPrivate,
     webhookRetryDelaysMs: retryDelays(env),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10000, 1, 600000),
+    ...slowClientLimits(env),
   };
 }

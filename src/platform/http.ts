@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { capConnectionsPerSource } from './connection-cap.js';
 import { AppError, type ErrorShape, renderError } from './errors.js';
 import { clientErrorHandler, frameworkErrorHandler, RouteShapes } from './framework-errors.js';
 import { installJsonParser } from './raw-body.js';
@@ -35,12 +36,17 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     return503OnClosing: true,
+    // slow clients (docs/security.md): headers, then the whole request, each within a limit; idle keep-alive bounded
+    http: { headersTimeout: config.httpHeadersTimeoutMs, connectionsCheckingInterval: 1000 },
+    requestTimeout: config.httpRequestTimeoutMs,
+    keepAliveTimeout: config.httpKeepAliveTimeoutMs,
     forceCloseConnections: 'idle',
     // Long path ids reach the route (and its documented 400) instead of the router's bare 414.
     routerOptions: { maxParamLength: 2048 },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Http;
 
   app.addHook('onRoute', (route) => shapes.record(route));
+  capConnectionsPerSource(app.server, config.httpMaxConnectionsPerIp);
   installJsonParser(app);
   await app.register(cookie);
   await app.register(swagger, {
