@@ -1,3 +1,4 @@
+import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/sessions.js';
 import { deleteExpiredKeys, KEY_CLEANUP_EVERY_MS } from './cashouts/idempotency.js';
 import { payoutProviders } from './payouts/providers.js';
 import { startPayoutWorker } from './payouts/worker.js';
@@ -25,10 +26,16 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     () => deleteStaleCallbacks(db),
     (err) => log.warn({ err }, 'processor callback cleanup failed'),
   );
+  const stopAuthCleanup = startPeriodic(
+    AUTH_CLEANUP_EVERY_MS,
+    () => deleteExpiredAuthRows(db),
+    (err) => log.warn({ err }, 'expired session and login-failure cleanup failed'),
+  );
   const stopNotifications = await startNotificationWorkers(platform);
   return async () => {
     stopKeyCleanup();
     stopCallbackCleanup();
+    stopAuthCleanup();
     await stopNotifications();
   };
 }
