@@ -1,3 +1,4 @@
+import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/sessions.js';
 import { deleteExpiredKeys, KEY_CLEANUP_EVERY_MS } from './cashouts/idempotency.js';
 import { payoutProviders } from './payouts/providers.js';
 import { startPayoutWorker } from './payouts/worker.js';
@@ -32,11 +33,17 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     () => cancelExpiredCharges(db, platform.queue),
     (err) => log.warn({ err }, 'charge expiry failed'),
   );
+  const stopAuthCleanup = startPeriodic(
+    AUTH_CLEANUP_EVERY_MS,
+    () => deleteExpiredAuthRows(db),
+    (err) => log.warn({ err }, 'expired session and login-failure cleanup failed'),
+  );
   const stopNotifications = await startNotificationWorkers(platform);
   return async () => {
     stopChargeExpiry();
     stopKeyCleanup();
     stopCallbackCleanup();
+    stopAuthCleanup();
     await stopNotifications();
   };
 }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { ShapeA } from '../platform/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http.js';
+import { numericPathId } from '../platform/ids.js';
 import type { CredentialService } from './credentials.service.js';
 import { SESSION_COOKIE, sessionOf } from './panel-session.js';
 import * as S from './schemas.js';
@@ -39,6 +40,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     async (request, reply) => {
       const session = await deps.sessions.login(request.body.email, request.body.password);
       reply.setCookie(SESSION_COOKIE, session.token, { ...cookieOptions, maxAge: SESSION_TTL_HOURS * 3600 });
+      reply.header('cache-control', 'no-store'); // carries the CSRF token and sets the session cookie
       return { user: session.user, csrfToken: session.csrfToken };
     },
   );
@@ -65,8 +67,9 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       onRequest: deps.requireSession,
       schema: { tags: ['panel'], response: { 200: S.SessionResponse, 401: ShapeA } },
     },
-    async (request) => {
+    async (request, reply) => {
       const session = sessionOf(request);
+      reply.header('cache-control', 'no-store'); // carries the CSRF token
       return { user: session.user, csrfToken: session.csrfToken };
     },
   );
@@ -106,7 +109,10 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       },
     },
     async (request, reply) => {
-      await deps.credentials.revoke(sessionOf(request).user.id, Number(request.params.id));
+      await deps.credentials.revoke(
+        sessionOf(request).user.id,
+        numericPathId(request.params.id, 'No such active credential'),
+      );
       return reply.code(204).send(null);
     },
   );

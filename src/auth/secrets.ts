@@ -1,4 +1,5 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { FifoGate } from '../platform/fifo-gate.js';
 
 /** A private key or session token as the client holds it. Never stored; only its hash is. */
 export type PlainSecret = string & { readonly __plain: unique symbol };
@@ -41,11 +42,21 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
+/**
+ * Password checks run at most PASSWORD_CHECKS_AT_ONCE at a time (each holds a libuv thread and 32 MiB for
+ * ~50 ms): a login flood queues here, first come first served, instead of taking every thread of the pool
+ * the deliveries' DNS lookups also need, and every core.
+ */
+export const PASSWORD_CHECKS_AT_ONCE = 2;
+const passwordChecks = new FifoGate(PASSWORD_CHECKS_AT_ONCE);
+
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [alg, n, r, p, salt, key] = stored.split('$');
   if (alg !== 'scrypt' || !n || !r || !p || !salt || !key) return false;
   const expected = Buffer.from(key, 'base64');
-  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
+  const actual = await passwordChecks.run(() =>
+    scryptAsync(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p)),
+  );
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 

@@ -1,4 +1,4 @@
-import type { Db } from '../platform/db.js';
+import type { Db, Queryable } from '../platform/db.js';
 import { AppError, unauthorized } from '../platform/errors.js';
 import { DUMMY_PASSWORD_HASH, hashSecret, newToken, type PlainSecret, verifyPassword } from './secrets.js';
 
@@ -103,4 +103,30 @@ export class SessionService {
   async logout(token: string): Promise<void> {
     await this.db.query('DELETE FROM panel_sessions WHERE token_hash = $1', [hashSecret(token)]);
   }
+}
+
+export const AUTH_CLEANUP_EVERY_MS = 10 * 60 * 1000;
+
+/**
+ * Deletes expired panel sessions and failure rows whose window and lock are both over (they would be reset
+ * on the next attempt anyway), in chunks, so junk emails of a login flood do not stay forever.
+ */
+export async function deleteExpiredAuthRows(db: Queryable): Promise<number> {
+  let total = 0;
+  for (const sql of [
+    `DELETE FROM panel_sessions WHERE token_hash IN (
+       SELECT token_hash FROM panel_sessions WHERE expires_at < now() LIMIT 10000) RETURNING 1`,
+    `DELETE FROM login_failures WHERE email IN (
+       SELECT email FROM login_failures
+        WHERE window_started_at < now() - make_interval(mins => ${FAILURE_WINDOW_MINUTES})
+          AND (locked_until IS NULL OR locked_until < now())
+        LIMIT 10000) RETURNING 1`,
+  ]) {
+    for (;;) {
+      const rows = await db.query(sql);
+      total += rows.length;
+      if (rows.length < 10000) break;
+    }
+  }
+  return total;
 }

@@ -25,6 +25,12 @@ export interface Config {
   /** Who opens PIX charges for POST /api/transactions (decisions.md, "Sales creation and real payment rails"). */
   pixProcessor: PixProcessorName;
   bcb: BcbSettings | null;
+  /** Slow-client limits (docs/security.md): time to receive the headers, the whole request, idle keep-alive. */
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
+  httpKeepAliveTimeoutMs: number;
+  /** Open connections one source address may hold; 0 = no cap. */
+  httpMaxConnectionsPerIp: number;
 }
 
 export const PIX_PROCESSORS = ['sandbox', 'bcb', 'none'] as const;
@@ -175,6 +181,49 @@ function secretsKey(raw: string): Buffer {
   return key;
 }
 
+/**
+ * A rough upper bound on a text secret's entropy: its length times log2 of the character classes it draws from
+ * (a 64-character hex string ≈ 256 bits, 43 base64 characters ≈ 256 bits). Text of fewer than 10 distinct
+ * characters ("aaaa…", "abab…") is not random whatever its length, and scores 0.
+ */
+export function entropyBits(text: string): number {
+  if (new Set(text).size < 10) return 0;
+  const classes = [/[0-9]/, /[a-f]/, /[g-z]/, /[A-Z]/, /[^0-9a-zA-Z]/];
+  const sizes = [10, 6, 20, 26, 33];
+  const pool = classes.reduce((sum, re, i) => sum + (re.test(text) ? sizes[i]! : 0), 0);
+  return text.length * Math.log2(pool);
+}
+
+const MIN_SECRET_BITS = 256;
+
+function requireStrongSecrets(postbackSecret: string, secretsKeyText: string): void {
+  if (entropyBits(postbackSecret) < MIN_SECRET_BITS) {
+    throw new ConfigError(
+      'POSTBACK_SECRET must carry at least 32 bytes of entropy in production (e.g. `openssl rand -base64 32`)',
+    );
+  }
+  const key = Buffer.from(secretsKeyText, 'base64');
+  if (key.length === 32 && new Set(key).size < 16) {
+    throw new ConfigError(
+      'SECRETS_KEY must be 32 random bytes in production (e.g. `openssl rand -base64 32`)',
+    );
+  }
+}
+
+function slowClientLimits(env: Env) {
+  const headers = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10000, 100, 600000);
+  const request = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30000, 100, 600000);
+  if (request < headers) {
+    throw new ConfigError('HTTP_REQUEST_TIMEOUT_MS must not be shorter than HTTP_HEADERS_TIMEOUT_MS');
+  }
+  return {
+    httpHeadersTimeoutMs: headers,
+    httpRequestTimeoutMs: request,
+    httpKeepAliveTimeoutMs: integer(env, 'HTTP_KEEPALIVE_TIMEOUT_MS', 5000, 100, 600000),
+    httpMaxConnectionsPerIp: integer(env, 'HTTP_MAX_CONNECTIONS_PER_IP', 256, 0, 1000000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = env.NODE_ENV ?? 'development';
   if (!['production', 'development', 'test'].includes(nodeEnv)) {
@@ -188,6 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (production && !env.POSTBACK_SECRET) throw new ConfigError('POSTBACK_SECRET is required in production');
   if (production && !env.SECRETS_KEY) throw new ConfigError('SECRETS_KEY is required in production');
+  if (production) requireStrongSecrets(env.POSTBACK_SECRET!, env.SECRETS_KEY!);
   const host = env.HOST || '::';
   if (env.HOST && env.HOST !== 'localhost' && !ipaddr.isValid(env.HOST)) {
     throw new ConfigError(`HOST must be an IP address or localhost, got "${env.HOST}"`);
@@ -226,5 +276,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate: allowPrivate,
     webhookRetryDelaysMs: retryDelays(env),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10000, 1, 600000),
+    ...slowClientLimits(env),
   };
 }

@@ -4,7 +4,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { capConnectionsPerSource } from './connection-cap.js';
 import { AppError, type ErrorShape, renderError } from './errors.js';
+import { clientErrorHandler, frameworkErrorHandler, RouteShapes } from './framework-errors.js';
 import { installOpenApi } from './openapi.js';
 import { installJsonParser } from './raw-body.js';
 
@@ -33,12 +35,19 @@ export type Http = FastifyInstance<
 const BODY_LIMIT = 1024 * 1024;
 
 export async function createHttp(config: Config, log: Logger): Promise<Http> {
+  const shapes = new RouteShapes();
   const app = Fastify({
+    frameworkErrors: frameworkErrorHandler(shapes),
+    clientErrorHandler: clientErrorHandler(shapes),
     loggerInstance: log,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     return503OnClosing: true,
+    // slow clients (docs/security.md): headers, then the whole request, each within a limit; idle keep-alive bounded
+    http: { headersTimeout: config.httpHeadersTimeoutMs, connectionsCheckingInterval: 1000 },
+    requestTimeout: config.httpRequestTimeoutMs,
+    keepAliveTimeout: config.httpKeepAliveTimeoutMs,
     forceCloseConnections: 'idle',
     // Long path ids reach the route (and its documented 400) instead of the router's bare 414.
     routerOptions: { maxParamLength: 2048 },
@@ -63,6 +72,8 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     done();
   });
 
+  app.addHook('onRoute', (route) => shapes.record(route));
+  capConnectionsPerSource(app.server, config.httpMaxConnectionsPerIp);
   installJsonParser(app);
   await app.register(cookie);
   await installOpenApi(app);

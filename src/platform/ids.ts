@@ -1,3 +1,5 @@
+import { notFound } from './errors.js';
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NUMERIC = /^[1-9]\d{0,15}$/;
 
@@ -15,4 +17,14 @@ export function parsePublicId(raw: string): PublicId | null {
 
 export function isUuid(raw: string): boolean {
   return UUID.test(raw);
+}
+
+/**
+ * A numeric path id already matched by its schema's digits pattern, as a number. Ids beyond 2^53 cannot be
+ * read without losing precision (9007199254740993 would become …992, another row's id): none exists, so 404.
+ */
+export function numericPathId(raw: string, notFoundMessage: string): number {
+  const id = Number(raw);
+  if (!Number.isSafeInteger(id) || String(id) !== raw) throw notFound(notFoundMessage);
+  return id;
 }

@@ -133,8 +133,9 @@ export async function metricsPlugin(
   };
   app.get('/metrics', { schema }, async (request, reply) => {
     if (!opts.token) throw new AppError('NOT_FOUND', 'Not found');
-    const header = request.headers.authorization ?? '';
-    if (!constantTimeEqual(header, `Bearer ${opts.token}`))
+    // RFC 9110: the auth scheme is case-insensitive ("bearer" is as good as "Bearer")
+    const match = /^bearer +(.*)$/i.exec(request.headers.authorization ?? '');
+    if (!constantTimeEqual(match?.[1] ?? '', opts.token))
       throw new AppError('UNAUTHORIZED', 'Bearer token required');
     return reply.header('content-type', registry.contentType).send(await registry.metrics());
   });

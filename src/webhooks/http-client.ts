@@ -1,5 +1,6 @@
 import { Agent, type Dispatcher } from 'undici';
-import { guardedLookup, isPublicAddress, literalAddress, TARGET_REFUSED } from './ssrf.js';
+import { isPublicAddress } from '../platform/ip.js';
+import { guardedLookup, literalAddress, TARGET_REFUSED } from './ssrf.js';
 
 /** Receivers' answers are read up to this many bytes and discarded; the rest of a larger body is cut off. */
 export const RESPONSE_CAP_BYTES = 4096;

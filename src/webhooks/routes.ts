@@ -1,11 +1,13 @@
 import { Type } from 'typebox';
 import { sessionOf } from '../auth/panel-session.js';
 import type { AuthHook, Http } from '../platform/http.js';
+import { numericPathId } from '../platform/ids.js';
 import * as S from './schemas.js';
 import type { WebhookService } from './service.js';
 
 const A = { errorShape: 'A' as const };
 const DEFAULT_LIMIT = 20;
+const webhookId = (raw: string) => numericPathId(raw, 'Webhook not found');
 
 export async function webhookRoutes(
   app: Http,
@@ -52,7 +54,7 @@ export async function webhookRoutes(
         response: { 200: S.Webhook, 400: S.ShapeA, 401: S.ShapeA, 403: S.ShapeA, 404: S.ShapeA },
       },
     },
-    async (request) => webhooks.update(account(request), Number(request.params.id), request.body),
+    async (request) => webhooks.update(account(request), webhookId(request.params.id), request.body),
   );
 
   app.delete(
@@ -66,7 +68,7 @@ export async function webhookRoutes(
       },
     },
     async (request, reply) => {
-      await webhooks.remove(account(request), Number(request.params.id));
+      await webhooks.remove(account(request), webhookId(request.params.id));
       return reply.code(204).send(null);
     },
   );
@@ -85,7 +87,7 @@ export async function webhookRoutes(
     async (request) =>
       webhooks.deliveries(
         account(request),
-        Number(request.params.id),
+        webhookId(request.params.id),
         request.query.limit === undefined ? DEFAULT_LIMIT : Number(request.query.limit),
       ),
   );
@@ -101,7 +103,10 @@ export async function webhookRoutes(
       },
     },
     async (request, reply) => {
-      const delivery = await webhooks.resend(account(request), Number(request.params.id));
+      const delivery = await webhooks.resend(
+        account(request),
+        numericPathId(request.params.id, 'Delivery not found'),
+      );
       return reply.code(202).send(delivery);
     },
   );

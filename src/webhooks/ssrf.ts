@@ -1,7 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
-import { canonicalIp } from '../platform/ip.js';
+import { isPublicAddress } from '../platform/ip.js';
 
 /** Thrown (and classified as not retryable) when a target address is refused by the production rules. */
 export const TARGET_REFUSED = 'ETARGETREFUSED';
@@ -10,16 +9,6 @@ function refusedError(message: string): NodeJS.ErrnoException {
   const err: NodeJS.ErrnoException = new Error(message);
   err.code = TARGET_REFUSED;
   return err;
-}
-
-/**
- * Only globally routable unicast addresses may be notified in production. ipaddr.js names every special range
- * (loopback, private, linkLocal, carrierGradeNat, multicast, unspecified, broadcast, reserved, uniqueLocal,
- * 6to4, teredo, ...); anything but plain `unicast` is refused. IPv4-mapped IPv6 is judged as its IPv4 address.
- */
-export function isPublicAddress(address: string): boolean {
-  const canonical = canonicalIp(address); // IPv4-mapped IPv6 becomes IPv4; anything not one address is null
-  return canonical !== null && ipaddr.parse(canonical).range() === 'unicast';
 }
 
 /** The URL's host as an address when it is an IP literal (brackets of IPv6 removed), else null. */
@@ -55,8 +44,7 @@ export function urlProblem(raw: string, field = 'webhookUrl'): string | null {
 export async function addressProblem(raw: string): Promise<string | null> {
   const url = new URL(raw);
   const literal = literalAddress(url);
-  if (literal)
-    return isPublicAddress(literal) ? null : `webhookUrl points to a non-public address (${literal})`;
+  if (literal) return isPublicAddress(literal) ? null : 'webhookUrl points to a non-public address';
   let addresses: LookupAddress[];
   try {
     addresses = await new Promise((resolve, reject) =>
@@ -66,7 +54,8 @@ export async function addressProblem(raw: string): Promise<string | null> {
     return null;
   }
   const bad = addresses.find((a) => !isPublicAddress(a.address));
-  return bad ? `webhookUrl host ${url.hostname} resolves to a non-public address (${bad.address})` : null;
+  // the message does not say what the name resolves to: the form must not be a DNS oracle for internal names
+  return bad ? `webhookUrl host ${url.hostname} is not a public address` : null;
 }
 
 type LookupCallback = (
@@ -87,8 +76,7 @@ export function guardedLookup(
   dnsLookup(hostname, { ...options, all: true } as { all: true }, (err, list) => {
     if (err) return callback(err, []);
     const bad = list.find((a) => !isPublicAddress(a.address));
-    if (bad)
-      return callback(refusedError(`${hostname} resolves to a non-public address (${bad.address})`), []);
+    if (bad) return callback(refusedError(`${hostname} is not a public address`), []); // shown to the merchant
     if (list.length === 0) return callback(refusedError(`${hostname} has no address`), []);
     if (options.all) return callback(null, list);
     const first = list[0]!;

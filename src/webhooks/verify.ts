@@ -11,7 +11,14 @@ export const DEFAULT_TOLERANCE_SECONDS = 300;
 export type Headers = Record<string, string | string[] | undefined>;
 
 export type VerifyResult =
-  | { ok: true; eventId: string; eventType: string; timestamp: number; redelivery: boolean }
+  | {
+      ok: true;
+      eventId: string;
+      /** From the signed body (`type` + `status`); null when the body states no known event. */
+      eventType: string | null;
+      timestamp: number;
+      redelivery: boolean;
+    }
   | { ok: false; reason: string };
 
 export interface VerifyOptions {
@@ -44,7 +51,63 @@ function freshTimestamp(raw: string | undefined, tolerance: number, now: number)
   return ts;
 }
 
-/** X-Service-Signature = "sha256=" + hex HMAC-SHA256(secret text, "<timestamp>.<raw body>"). */
+/** The event each notified status stands for, per body `type` (spec: Events, Sale status triggers). */
+const EVENT_OF: Record<string, Record<string, string>> = {
+  TRANSACTION: {
+    PENDENTE: 'sale.pending',
+    PAGO: 'sale.paid',
+    RECUSADO: 'sale.refused',
+    FALHA: 'sale.refused',
+    CANCELADO: 'sale.canceled',
+    ESTORNADO: 'sale.refunded',
+    CHARGEBACK: 'sale.chargeback',
+    MED: 'sale.chargeback',
+  },
+  WITHDRAWAL: {
+    PROCESSING: 'withdrawal.pending',
+    COMPLETED: 'withdrawal.completed',
+    REJECTED: 'withdrawal.rejected',
+    CANCELLED: 'withdrawal.canceled',
+  },
+  CART: { ABANDONED: 'cart.abandoned', RECOVERED: 'cart.recovered' },
+};
+
+/**
+ * The event type as the signed body states it (its `type` and `status`), or null. The X-Service-Event-Type
+ * header is not covered by X-Service-Signature, so a captured sale.pending relabelled sale.paid must not pass.
+ */
+export function signedEventType(body: Uint8Array | string): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes(body).toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return null;
+  const { type, status } = parsed as { type?: unknown; status?: unknown };
+  if (typeof type !== 'string' || typeof status !== 'string') return null;
+  return EVENT_OF[type]?.[status] ?? null;
+}
+
+/**
+ * The event type from the signed body; a differing X-Service-Event-Type header is a relabelled delivery. A body
+ * that states no known event yields null (never the unsigned header): the receiver reads the body itself.
+ */
+function eventTypeOf(options: VerifyOptions): { type: string | null } | { reason: string } {
+  const type = signedEventType(options.body);
+  const claimed = header(options.headers, 'x-service-event-type');
+  if (type !== null && claimed !== undefined && claimed !== type) {
+    return { reason: 'X-Service-Event-Type does not match the signed body' };
+  }
+  return { type };
+}
+
+/**
+ * X-Service-Signature = "sha256=" + hex HMAC-SHA256(secret text, "<timestamp>.<raw body>"): the spec's signature
+ * covers the timestamp and the body only. So the event type is read from the body, and the event id (for
+ * deduplication) from the Standard Webhooks signature the gateway sends alongside, which covers `webhook-id`:
+ * a delivery whose id is not signed, or whose X-Service-Event-Id differs from the signed one, is refused.
+ */
 export function verifyWebhook(options: VerifyOptions): VerifyResult {
   const now = options.now ?? Math.floor(Date.now() / 1000);
   const ts = freshTimestamp(
@@ -60,15 +123,15 @@ export function verifyWebhook(options: VerifyOptions): VerifyResult {
     .update(bytes(options.body))
     .digest('hex')}`;
   if (!constantTimeEqual(given, expected)) return { ok: false, reason: 'signature mismatch' };
-  const eventId = header(options.headers, 'x-service-event-id');
-  if (!eventId) return { ok: false, reason: 'missing X-Service-Event-Id' };
-  return {
-    ok: true,
-    eventId,
-    eventType: header(options.headers, 'x-service-event-type') ?? '',
-    timestamp: ts,
-    redelivery: header(options.headers, 'x-service-redelivery') === 'true',
-  };
+  const eventType = eventTypeOf(options);
+  if ('reason' in eventType) return { ok: false, reason: eventType.reason };
+  const standard = verifyStandardWebhook(options);
+  if (!standard.ok) return { ok: false, reason: `event id not signed: ${standard.reason}` };
+  const claimedId = header(options.headers, 'x-service-event-id');
+  if (claimedId !== undefined && claimedId !== standard.eventId) {
+    return { ok: false, reason: 'X-Service-Event-Id does not match the signed webhook-id' };
+  }
+  return { ...standard, timestamp: ts };
 }
 
 /** Standard Webhooks: webhook-signature holds "v1,<base64 HMAC-SHA256(key, "<id>.<ts>.<body>")>" entries. */
@@ -96,10 +159,12 @@ export function verifyStandardWebhook(options: VerifyOptions): VerifyResult {
     return version === 'v1' && signature !== undefined && constantTimeEqual(signature, expected);
   });
   if (!match) return { ok: false, reason: 'signature mismatch' };
+  const eventType = eventTypeOf(options);
+  if ('reason' in eventType) return { ok: false, reason: eventType.reason };
   return {
     ok: true,
     eventId: id,
-    eventType: header(options.headers, 'x-service-event-type') ?? '',
+    eventType: eventType.type,
     timestamp: ts,
     redelivery: header(options.headers, 'x-service-redelivery') === 'true',
   };

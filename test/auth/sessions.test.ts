@@ -220,7 +220,7 @@ describe('sessions live in the database', () => {
     const prod = await startServer({
       env: {
         NODE_ENV: 'production',
-        POSTBACK_SECRET: 'test-postback-secret',
+        POSTBACK_SECRET: randomBytes(32).toString('base64'),
         SECRETS_KEY: randomBytes(32).toString('base64'),
       },
     });

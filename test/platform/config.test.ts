@@ -1,10 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lines, runGateway } from '../support/cli.js';
 
-const KEY = Buffer.alloc(32, 7).toString('base64');
+const KEY = randomBytes(32).toString('base64');
+const PB = randomBytes(32).toString('base64');
 
 /** Each bad value stops `gateway serve` at start: non-zero exit, one stderr line naming the setting. */
 const CASES: Array<[string, Record<string, string>, RegExp]> = [
@@ -22,7 +24,7 @@ const CASES: Array<[string, Record<string, string>, RegExp]> = [
   ['SANDBOX not on/off', { SANDBOX: 'maybe' }, /SANDBOX/],
   [
     'SANDBOX on in production',
-    { NODE_ENV: 'production', POSTBACK_SECRET: 'p', SECRETS_KEY: KEY, SANDBOX: 'on' },
+    { NODE_ENV: 'production', POSTBACK_SECRET: PB, SECRETS_KEY: KEY, SANDBOX: 'on' },
     /SANDBOX/,
   ],
   [
@@ -39,8 +41,23 @@ const CASES: Array<[string, Record<string, string>, RegExp]> = [
   ['PIX_PROCESSOR unknown', { PIX_PROCESSOR: 'acme' }, /PIX_PROCESSOR must be one of/],
   [
     'WEBHOOK_ALLOW_PRIVATE on in production',
-    { NODE_ENV: 'production', POSTBACK_SECRET: 'p', SECRETS_KEY: KEY, WEBHOOK_ALLOW_PRIVATE: 'true' },
+    { NODE_ENV: 'production', POSTBACK_SECRET: PB, SECRETS_KEY: KEY, WEBHOOK_ALLOW_PRIVATE: 'true' },
     /WEBHOOK_ALLOW_PRIVATE/,
+  ],
+  [
+    'POSTBACK_SECRET short in production',
+    { NODE_ENV: 'production', POSTBACK_SECRET: 'p', SECRETS_KEY: KEY },
+    /POSTBACK_SECRET.*32 bytes/,
+  ],
+  [
+    'POSTBACK_SECRET repetitive in production',
+    { NODE_ENV: 'production', POSTBACK_SECRET: 'a'.repeat(200), SECRETS_KEY: KEY },
+    /POSTBACK_SECRET/,
+  ],
+  [
+    'SECRETS_KEY not random in production',
+    { NODE_ENV: 'production', POSTBACK_SECRET: PB, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') },
+    /SECRETS_KEY/,
   ],
   ['NODE_ENV unknown', { NODE_ENV: 'staging' }, /NODE_ENV/],
   ['DATABASE_URL not postgres', { DATABASE_URL: 'mysql://localhost/db' }, /DATABASE_URL/],

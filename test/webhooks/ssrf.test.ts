@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPublicAddress } from '../../src/webhooks/ssrf.js';
+import { canonicalIp, isPublicAddress } from '../../src/platform/ip.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { recordFact, salePostbackBody, saleWebhookBody } from '../support/notifications.js';
@@ -38,12 +38,41 @@ describe('isPublicAddress', () => {
       '::ffff:169.254.169.254',
       '64:ff9b::7f00:1',
       '2002:7f00:1::',
+      // IPv6 forms embedding a refused IPv4: compatible, SIIT, NAT64 (well-known and local-use), 6to4, Teredo
+      '::127.0.0.1',
+      '::7f00:1',
+      '::a00:1',
+      '::a9fe:a9fe',
+      '::ffff:0:7f00:1',
+      '64:ff9b::a00:1',
+      '64:ff9b::a9fe:a9fe',
+      '64:ff9b:1::808:808',
+      '2002:a00:1::1',
+      '2002:c0a8:101::1',
+      '2001:0:4136:e378:8000:63bf:80ff:fffe', // Teredo whose client is 127.0.0.1
+      '2001:0:a00:1::1', // Teredo whose server is 10.0.0.1
       'not-an-ip',
     ];
     for (const ip of refused) expect(isPublicAddress(ip), ip).toBe(false);
-    for (const ip of ['93.184.216.34', '8.8.8.8', '::ffff:8.8.8.8', '2606:4700:4700::1111', '100.128.0.1']) {
-      expect(isPublicAddress(ip), ip).toBe(true);
+    const accepted = [
+      '93.184.216.34',
+      '8.8.8.8',
+      '::ffff:8.8.8.8',
+      '::808:808',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
+      '2606:4700:4700::1111',
+      '100.128.0.1',
+    ];
+    for (const ip of accepted) expect(isPublicAddress(ip), ip).toBe(true);
+  });
+
+  it('is the classifier the IP allow-list normalises with: IPv6 forms of one IPv4 host are that host', () => {
+    for (const form of ['::ffff:1.2.3.4', '::ffff:102:304', '::1.2.3.4', '::102:304', '::ffff:0:102:304']) {
+      expect(canonicalIp(form), form).toBe('1.2.3.4');
     }
+    expect(canonicalIp('::1')).toBe('::1');
+    expect(canonicalIp('2001:DB8::0:1')).toBe('2001:db8::1');
   });
 });
 
@@ -56,7 +85,7 @@ describe('production rules (NODE_ENV=production)', () => {
     server = await startServer({
       env: {
         NODE_ENV: 'production',
-        POSTBACK_SECRET: 'prod-postback-secret',
+        POSTBACK_SECRET: randomBytes(32).toString('base64'),
         SECRETS_KEY: randomBytes(32).toString('base64'),
         SANDBOX: 'off',
         WEBHOOK_RETRY_DELAYS_MS: '100,100',
@@ -92,6 +121,11 @@ describe('production rules (NODE_ENV=production)', () => {
       'http://[fe80::1]/',
       'http://[fd00::1]/',
       'http://[::]/',
+      'http://[::127.0.0.1]/',
+      'http://[::7f00:1]/',
+      'http://[64:ff9b::7f00:1]/',
+      'http://[2002:7f00:1::1]/',
+      'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/',
     ];
     for (const webhookUrl of urls) {
       const res = await call('POST', `${server.url}/api/webhook`, {
@@ -103,6 +137,8 @@ describe('production rules (NODE_ENV=production)', () => {
         success: false,
         error: { code: 'VALIDATION_ERROR', message: expect.any(String) },
       });
+      // the refusal is no DNS oracle: it never says what a name resolves to
+      expect(res.text).not.toMatch(/127\.0\.0\.1|::1\b/);
     }
     // a name that does not resolve (yet) is accepted: the connect-time guard checks it at every attempt
     const unresolved = await createWebhook(server, merchant, 'https://hooks.merchant.invalid/hook', ['*']);
@@ -141,7 +177,8 @@ describe('production rules (NODE_ENV=production)', () => {
     for (const r of rows) {
       expect(r.status).toBe('FAILED');
       expect(r.attempts).toBe(1);
-      expect(r.error).toMatch(/^refused: .*non-public address/);
+      expect(r.error).toMatch(/^refused: .*public address/);
+      expect(r.error).not.toContain('(127.0.0.1)');
     }
     expect(receiver.received).toHaveLength(0);
   });

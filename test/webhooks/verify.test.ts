@@ -5,6 +5,7 @@ import { postbackSignature } from '../../src/postbacks/signing.js';
 import { serviceSignature, signWebhook, standardSignature } from '../../src/webhooks/signing.js';
 import {
   EventIdDeduplicator,
+  signedEventType,
   verifyPostback,
   verifyStandardWebhook,
   verifyWebhook,
@@ -31,18 +32,16 @@ describe('signing matches the worked examples', () => {
 
 describe('verifyWebhook (receiver side)', () => {
   const now = Number(ws.timestamp) + 10;
-  const headers = {
-    'X-Service-Signature': ws['X-Service-Signature'],
-    'X-Service-Timestamp': ws.timestamp,
-    'X-Service-Event-Id': 'evt-1',
-    'X-Service-Event-Type': 'sale.paid',
-  };
+  // what the gateway sends for the vector's body: the spec's signature plus the Standard Webhooks headers
+  const signed = signWebhook(ws.secret, 'evt-1', 'sale.paid', ws.rawBody, false, Number(ws.timestamp) * 1000);
+  const headers = Object.fromEntries(Object.entries(signed.headers).map(([k, v]) => [k.toUpperCase(), v]));
 
   it('accepts the vector over raw bytes or text, with any header case', () => {
+    expect(signed.headers['x-service-signature']).toBe(ws['X-Service-Signature']);
     expect(verifyWebhook({ body: Buffer.from(ws.rawBody), headers, secret: ws.secret, now })).toEqual({
       ok: true,
       eventId: 'evt-1',
-      eventType: 'sale.paid',
+      eventType: null, // the vector's body has no `type`: the unsigned header is never taken instead
       timestamp: Number(ws.timestamp),
       redelivery: false,
     });
@@ -53,7 +52,10 @@ describe('verifyWebhook (receiver side)', () => {
     const pretty = JSON.stringify(JSON.parse(ws.rawBody), null, 1);
     expect(verifyWebhook({ body: pretty, headers, secret: ws.secret, now }).ok).toBe(false);
     expect(verifyWebhook({ body: ws.rawBody, headers, secret: `${ws.secret}x`, now }).ok).toBe(false);
-    const tampered = { ...headers, 'X-Service-Signature': `${ws['X-Service-Signature'].slice(0, -1)}0` };
+    const tampered = {
+      ...signed.headers,
+      'x-service-signature': `${ws['X-Service-Signature'].slice(0, -1)}0`,
+    };
     expect(verifyWebhook({ body: ws.rawBody, headers: tampered, secret: ws.secret, now }).ok).toBe(false);
     expect(verifyWebhook({ body: ws.rawBody, headers, secret: ws.secret, now: now + 301 })).toEqual({
       ok: false,
@@ -65,13 +67,42 @@ describe('verifyWebhook (receiver side)', () => {
     expect(verifyWebhook({ body: ws.rawBody, headers: {}, secret: ws.secret, now }).ok).toBe(false);
   });
 
+  it('refuses a relabelled delivery: the event type and id come from what is signed', () => {
+    const secret = 'whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=';
+    const body = '{"id":7,"uuid":"u","userId":1,"amount":"100","status":"PENDENTE","type":"TRANSACTION"}';
+    const captured = signWebhook(secret as never, 'evt-pending', 'sale.pending', body, false).headers;
+    expect(verifyWebhook({ body, headers: captured, secret })).toMatchObject({
+      ok: true,
+      eventId: 'evt-pending',
+      eventType: 'sale.pending',
+    });
+    const relabelled = { ...captured, 'x-service-event-type': 'sale.paid' };
+    expect(verifyWebhook({ body, headers: relabelled, secret })).toEqual({
+      ok: false,
+      reason: 'X-Service-Event-Type does not match the signed body',
+    });
+    const newId = { ...captured, 'x-service-event-id': 'evt-fresh' };
+    expect(verifyWebhook({ body, headers: newId, secret })).toMatchObject({ ok: false });
+    const newSignedId = { ...captured, 'webhook-id': 'evt-fresh', 'x-service-event-id': 'evt-fresh' };
+    expect(verifyWebhook({ body, headers: newSignedId, secret })).toMatchObject({ ok: false });
+    const specOnly = Object.fromEntries(Object.entries(captured).filter(([k]) => k.startsWith('x-')));
+    expect(verifyWebhook({ body, headers: specOnly, secret })).toMatchObject({ ok: false });
+    expect(signedEventType(body.replace('PENDENTE', 'PAGO'))).toBe('sale.paid');
+  });
+
   it('round-trips what the gateway signs, redelivery included', () => {
     const secret = 'whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=';
-    const signed = signWebhook(secret as never, 'evt-9', 'withdrawal.completed', '{"a":1}', true);
-    const result = verifyWebhook({ body: '{"a":1}', headers: signed.headers, secret });
-    expect(result).toMatchObject({ ok: true, eventId: 'evt-9', redelivery: true });
-    expect(verifyStandardWebhook({ body: '{"a":1}', headers: signed.headers, secret }).ok).toBe(true);
-    expect(new StandardWebhook(secret).verify('{"a":1}', signed.headers)).toEqual({ a: 1 });
+    const body = '{"id":1,"status":"COMPLETED","type":"WITHDRAWAL"}';
+    const signed = signWebhook(secret as never, 'evt-9', 'withdrawal.completed', body, true);
+    const result = verifyWebhook({ body, headers: signed.headers, secret });
+    expect(result).toMatchObject({
+      ok: true,
+      eventId: 'evt-9',
+      eventType: 'withdrawal.completed',
+      redelivery: true,
+    });
+    expect(verifyStandardWebhook({ body, headers: signed.headers, secret }).ok).toBe(true);
+    expect(new StandardWebhook(secret).verify(body, signed.headers)).toEqual(JSON.parse(body));
   });
 });
 
