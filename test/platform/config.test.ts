@@ -31,7 +31,7 @@ const CASES: Array<[string, Record<string, string>, RegExp]> = [
     'PIX_PROCESSOR=sandbox in production',
     {
       NODE_ENV: 'production',
-      POSTBACK_SECRET: 'p',
+      POSTBACK_SECRET: KEY,
       SECRETS_KEY: KEY,
       SANDBOX: 'off',
       PIX_PROCESSOR: 'sandbox',
