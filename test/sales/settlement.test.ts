@@ -77,7 +77,7 @@ async function stateOf(ids: number[]): Promise<Map<number, SaleState>> {
             ARRAY(SELECT kind FROM journal_entries e WHERE e.ref_type = 'sale' AND e.ref_id = s.id ORDER BY e.id) AS entries,
             ARRAY(SELECT event_type FROM notification_events n
                    WHERE n.subject_type = 'sale' AND n.subject_id = s.id AND n.event_type <> 'sale.pending'
-                   ORDER BY n.created_at, n.id) AS events
+                   ORDER BY n.id) AS events
        FROM sales s WHERE s.id = ANY($1::bigint[])`,
     [ids],
   );
