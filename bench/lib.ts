@@ -5,6 +5,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { createAccount } from '../src/accounts/accounts.service.js';
 import { CredentialService } from '../src/auth/credentials.service.js';
+import { postEntry } from '../src/ledger/ledger.js';
 import { type Db, openDb } from '../src/platform/db.js';
 
 const QUICK = Boolean(process.env.BENCH_QUICK);
@@ -129,6 +130,23 @@ export async function benchMerchant(db: Db): Promise<BenchMerchant> {
     accountId: account.id,
     keys: { 'x-api-public-key': cred.publicKey, 'x-api-private-key': cred.privateKey },
   };
+}
+
+/** A bench merchant with an available balance no case can exhaust (a balanced ledger entry, as a sale's). */
+export async function fundedMerchant(db: Db): Promise<BenchMerchant> {
+  const merchant = await benchMerchant(db);
+  await db.tx((tx) =>
+    postEntry(tx, {
+      kind: 'bench.fund',
+      refType: 'bench',
+      refId: merchant.accountId,
+      postings: [
+        { target: { system: 'processor' }, amount: -1_000_000_000_000 },
+        { target: { accountId: merchant.accountId, bucket: 'available' }, amount: 1_000_000_000_000 },
+      ],
+    }),
+  );
+  return merchant;
 }
 
 export interface Measurement {

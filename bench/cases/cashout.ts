@@ -1,24 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { postEntry } from '../../src/ledger/ledger.js';
-import { type BenchServer, benchMerchant, measure, measureAround, printRow } from '../lib.js';
+import { type BenchServer, fundedMerchant, measure, measureAround, printRow } from '../lib.js';
 
 /**
  * POST /api/public/cashout (distinct Idempotency-Key per request, a merchant with ample balance) vs one raw
  * transaction of the same shape (update one balance row, insert one row) on the same pool.
  */
 export async function run(server: BenchServer): Promise<void> {
-  const merchant = await benchMerchant(server.db);
-  await server.db.tx((tx) =>
-    postEntry(tx, {
-      kind: 'bench.fund',
-      refType: 'bench',
-      refId: merchant.accountId,
-      postings: [
-        { target: { system: 'processor' }, amount: -1_000_000_000_000 },
-        { target: { accountId: merchant.accountId, bucket: 'available' }, amount: 1_000_000_000_000 },
-      ],
-    }),
-  );
+  const merchant = await fundedMerchant(server.db);
   const prefix = randomBytes(4).toString('hex');
   let n = 0;
   // the baseline before and after the target, averaged (load drifts on these shared machines)

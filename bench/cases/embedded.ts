@@ -3,12 +3,11 @@ import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { postEntry } from '../../src/ledger/ledger.js';
 import { type Db, openDb } from '../../src/platform/db.js';
 import { startEmbeddedPostgres } from '../../src/platform/embedded-postgres.js';
 import {
   type BenchServer,
-  benchMerchant,
+  fundedMerchant,
   type LoadOptions,
   type Measurement,
   measure,
@@ -117,8 +116,8 @@ async function throughputAndMemory(server: BenchServer, dataDir: string): Promis
   const db = openDb({ databaseUrl: embeddedDb.url, poolMax: 4 });
   try {
     const sides: Side[] = [
-      { name: 'embedded', url, db, keys: (await funded(db)).keys },
-      { name: 'server', url: server.url, db: server.db, keys: (await funded(server.db)).keys },
+      { name: 'embedded', url, db, keys: (await fundedMerchant(db)).keys },
+      { name: 'server', url: server.url, db: server.db, keys: (await fundedMerchant(server.db)).keys },
     ];
     const balance = (s: Side): LoadOptions => ({ url: `${s.url}/api/public/balance`, headers: s.keys });
     let n = 0;
@@ -171,22 +170,6 @@ async function throughputAndMemory(server: BenchServer, dataDir: string): Promis
     gateway.kill('SIGTERM');
     await once(gateway, 'exit');
   }
-}
-
-async function funded(db: Db) {
-  const merchant = await benchMerchant(db);
-  await db.tx((tx) =>
-    postEntry(tx, {
-      kind: 'bench.fund',
-      refType: 'bench',
-      refId: merchant.accountId,
-      postings: [
-        { target: { system: 'processor' }, amount: -1_000_000_000_000 },
-        { target: { accountId: merchant.accountId, bucket: 'available' }, amount: 1_000_000_000_000 },
-      ],
-    }),
-  );
-  return merchant;
 }
 
 /** Two rounds per side, alternated (embedded, server, embedded, server); the mean of each side's rounds. */

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { postEntry } from '../../src/ledger/ledger.js';
 import {
   type BenchServer,
-  benchMerchant,
+  fundedMerchant,
   type LoadOptions,
   measureAround,
   printRow,
@@ -18,7 +17,7 @@ export async function run(off: BenchServer): Promise<void> {
   // diagnostics: BENCH_LIMITS_AA=1 leaves the limiter off on both gateways (an A/A run: what the setup gives)
   const on = await startBenchServer({ RATE_LIMIT_PER_KEY: process.env.BENCH_LIMITS_AA ? '0' : '1000000' });
   try {
-    const [keysOn, keysOff] = [await funded(on), await funded(off)];
+    const [keysOn, keysOff] = [(await fundedMerchant(on.db)).keys, (await fundedMerchant(off.db)).keys];
     const balance = (s: BenchServer, keys: Record<string, string>): LoadOptions => ({
       url: `${s.url}/api/public/balance`,
       headers: keys,
@@ -42,22 +41,6 @@ export async function run(off: BenchServer): Promise<void> {
   } finally {
     await on.stop();
   }
-}
-
-async function funded(server: BenchServer): Promise<Record<string, string>> {
-  const merchant = await benchMerchant(server.db);
-  await server.db.tx((tx) =>
-    postEntry(tx, {
-      kind: 'bench.fund',
-      refType: 'bench',
-      refId: merchant.accountId,
-      postings: [
-        { target: { system: 'processor' }, amount: -1_000_000_000_000 },
-        { target: { accountId: merchant.accountId, bucket: 'available' }, amount: 1_000_000_000_000 },
-      ],
-    }),
-  );
-  return merchant.keys;
 }
 
 function cashout(server: BenchServer, keys: Record<string, string>): LoadOptions {

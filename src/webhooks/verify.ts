@@ -5,6 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '../auth/secrets.js';
+import { eventFor, SALE_STATUSES, type SaleStatus } from '../sales/status-machine.js';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
@@ -51,18 +52,8 @@ function freshTimestamp(raw: string | undefined, tolerance: number, now: number)
   return ts;
 }
 
-/** The event each notified status stands for, per body `type` (spec: Events, Sale status triggers). */
+/** Events of the non-sale bodies, per `type` and `status`; sale statuses map through the sale status machine. */
 const EVENT_OF: Record<string, Record<string, string>> = {
-  TRANSACTION: {
-    PENDENTE: 'sale.pending',
-    PAGO: 'sale.paid',
-    RECUSADO: 'sale.refused',
-    FALHA: 'sale.refused',
-    CANCELADO: 'sale.canceled',
-    ESTORNADO: 'sale.refunded',
-    CHARGEBACK: 'sale.chargeback',
-    MED: 'sale.chargeback',
-  },
   WITHDRAWAL: {
     PROCESSING: 'withdrawal.pending',
     COMPLETED: 'withdrawal.completed',
@@ -86,6 +77,9 @@ export function signedEventType(body: Uint8Array | string): string | null {
   if (typeof parsed !== 'object' || parsed === null) return null;
   const { type, status } = parsed as { type?: unknown; status?: unknown };
   if (typeof type !== 'string' || typeof status !== 'string') return null;
+  if (type === 'TRANSACTION') {
+    return (SALE_STATUSES as readonly string[]).includes(status) ? eventFor(status as SaleStatus) : null;
+  }
   return EVENT_OF[type]?.[status] ?? null;
 }
 
