@@ -98,7 +98,13 @@ export function Withdrawals() {
   );
 }
 
-/** The fee preview comes from a first step: the server's own answer is shown before the password is asked. */
+/** "1.234,56" (pt-BR) or "1234.56" as the API's decimal text; anything else is left for the server to refuse. */
+function reaisText(typed: string): string {
+  const t = typed.trim();
+  return t.includes(',') ? t.replace(/\./g, '').replace(',', '.') : t;
+}
+
+/** A withdrawal confirmed with the password; its fees and net amount are shown from the server's answer. */
 function NewWithdrawal({ onDone }: { onDone: () => void }) {
   const [amount, setAmount] = useState('');
   const [pixKey, setPixKey] = useState('');
@@ -117,10 +123,7 @@ function NewWithdrawal({ onDone }: { onDone: () => void }) {
           setBusy(true);
           setError(null);
           try {
-            const w = await api.withdraw(
-              { amount: amount.replace(',', '.'), pixKey, pixKeyType, password },
-              key,
-            );
+            const w = await api.withdraw({ amount: reaisText(amount), pixKey, pixKeyType, password }, key);
             setDone(w);
             setPassword('');
             setKey(crypto.randomUUID());
