@@ -1,11 +1,14 @@
 import { Type } from 'typebox';
 import { accountRoutes } from './accounts/routes.js';
+import { auditRoutes } from './audit/routes.js';
 import { apiKeyAuth } from './auth/api-key.js';
 import { AuthCache } from './auth/auth-cache.js';
 import { CredentialService } from './auth/credentials.service.js';
+import { LastUseRecorder } from './auth/last-use.js';
 import { panelSession } from './auth/panel-session.js';
 import { authRoutes } from './auth/routes.js';
 import { SessionService } from './auth/sessions.js';
+import { TotpService } from './auth/totp.js';
 import { CashoutCreator } from './cashouts/batcher.js';
 import { withdrawalPanelRoutes } from './cashouts/panel.routes.js';
 import { cashoutRoutes } from './cashouts/routes.js';
@@ -68,9 +71,12 @@ export async function buildApp(platform: Platform): Promise<Http> {
   // so they neither register nor make key and IP-list changes wait for them).
   const authCache = await AuthCache.start(db, log);
   app.addHook('onClose', () => authCache.stop());
-  const sessions = new SessionService(db);
+  const lastUse = new LastUseRecorder(db, log);
+  app.addHook('onClose', () => lastUse.close());
+  const totp = new TotpService(db, config.secretsKey);
+  const sessions = new SessionService(db, totp);
   const credentials = new CredentialService(db, authCache);
-  const apiKey = thenLimit(apiKeyAuth(db, authCache), limits.perKey);
+  const apiKey = thenLimit(apiKeyAuth(authCache, lastUse), limits.perKey);
   const requireSession = panelSession(sessions);
   const providers = payoutProviders(db);
   const webhooks = new WebhookService(db, config);
@@ -86,11 +92,13 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(authRoutes, {
     sessions,
     credentials,
+    totp,
     requireSession,
     secureCookies: config.production,
     loginLimit: limits.loginPerIp,
   });
   await app.register(accountRoutes, { db, requireSession, authCache });
+  await app.register(auditRoutes, { db, requireSession });
   await app.register(ledgerRoutes, { db, apiKey });
   const creator = new CashoutCreator(db, queue);
   await app.register(cashoutRoutes, { db, apiKey, creator });

@@ -1,3 +1,4 @@
+import { CLI_ACTOR, recordAudit } from '../audit/audit.data.js';
 import { hashPassword } from '../auth/secrets.js';
 import { ensureMerchantLedger } from '../ledger/ledger.js';
 import type { Db, Queryable } from '../platform/db.js';
@@ -76,12 +77,15 @@ export async function updateAccount(db: Db, id: number, update: AccountUpdate): 
   if (update.apiCashout !== undefined) add('api_cashout_enabled', update.apiCashout);
   if (update.transfers !== undefined) add('transfers_enabled', update.transfers);
   if (sets.length === 0) throw validation('nothing to update: give at least one setting');
-  const [row] = await db.query<AccountRow>(
-    `UPDATE accounts SET ${sets.join(', ')}, updated_at = now() WHERE id = $1 RETURNING *`,
-    values,
-  );
-  if (!row) throw notFound(`no account with id ${id}`);
-  return row;
+  return db.tx(async (tx) => {
+    const [row] = await tx.query<AccountRow>(
+      `UPDATE accounts SET ${sets.join(', ')}, updated_at = now() WHERE id = $1 RETURNING *`,
+      values,
+    );
+    if (!row) throw notFound(`no account with id ${id}`);
+    await recordAudit(tx, id, CLI_ACTOR, { action: 'account.updated', target: `account:${id}` });
+    return row;
+  });
 }
 
 /** The operator-facing view of an account's settings (CLI output). */

@@ -1,3 +1,4 @@
+import { type Actor, recordAudit } from '../audit/audit.data.js';
 import { type AuthCache, notifyAuthChange } from '../auth/auth-cache.js';
 import type { Db, Queryable } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
@@ -34,6 +35,7 @@ export async function replaceAllowedIps(
   db: Db,
   accountId: number,
   raw: readonly unknown[],
+  actor: Actor,
   cache?: AuthCache,
 ): Promise<string[]> {
   const ips = normalizeIpList(raw);
@@ -50,6 +52,7 @@ export async function replaceAllowedIps(
       );
     }
     seq = await notifyAuthChange(tx, `ips:${accountId}`);
+    await recordAudit(tx, accountId, actor, { action: 'allowed_ips.updated', target: ips.join(',') || null });
   });
   await cache?.awaitPropagation(seq);
   return ips;

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { userActor } from '../audit/actor.js';
 import type { AuthCache } from '../auth/auth-cache.js';
 import { sessionOf } from '../auth/panel-session.js';
 import type { Db } from '../platform/db.js';
@@ -37,7 +38,13 @@ export async function accountRoutes(
       },
     },
     async (request) => ({
-      ips: await replaceAllowedIps(deps.db, sessionOf(request).user.id, request.body.ips, deps.authCache),
+      ips: await replaceAllowedIps(
+        deps.db,
+        sessionOf(request).user.id,
+        request.body.ips,
+        userActor(request, sessionOf(request).user),
+        deps.authCache,
+      ),
     }),
   );
 }

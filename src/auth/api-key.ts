@@ -1,14 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../platform/db.js';
 import { AppError, unauthorized } from '../platform/errors.js';
 import { canonicalIp } from '../platform/ip.js';
 import type { AuthCache } from './auth-cache.js';
-import { touchLastUsed } from './credentials.data.js';
+import type { KeyScope } from './credentials.data.js';
+import type { LastUseRecorder } from './last-use.js';
 import { constantTimeEqual, hashSecret } from './secrets.js';
 
 export interface Merchant {
   accountId: number;
   credentialId: number;
+  publicKey: string;
+  scope: KeyScope;
 }
 
 declare module 'fastify' {
@@ -17,15 +19,15 @@ declare module 'fastify' {
   }
 }
 
-const LAST_USED_EVERY_MS = 60_000;
 const KEY_SHAPE = /^[\x21-\x7e]{1,200}$/;
+const READ_METHODS = new Set(['GET', 'HEAD']);
 
 /**
- * onRequest hook for every API-key route: both headers → 401 (route's shape); then the IP allow-list →
- * 403 IP_NOT_ALLOWED (shape B). Warm requests touch no database.
+ * onRequest hook for every API-key route: both headers → 401 (route's shape), an expired key → 401 like an
+ * unknown one; then the IP allow-list → 403 IP_NOT_ALLOWED (shape B); then a read-only key on a route that
+ * changes something → 403 FORBIDDEN (shape A, decisions.md). Warm requests touch no database.
  */
-export function apiKeyAuth(db: Db, cache: AuthCache) {
-  const lastTouched = new Map<number, number>();
+export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const publicKey = request.headers['x-api-public-key'];
     const privateKey = request.headers['x-api-private-key'];
@@ -45,26 +47,26 @@ export function apiKeyAuth(db: Db, cache: AuthCache) {
       throw unauthorized('Invalid API keys');
     }
     if (!constantTimeEqual(presented, cred.privateKeyHash)) throw unauthorized('Invalid API keys');
+    if (cred.expiresAt !== null && cred.expiresAt <= Date.now()) throw unauthorized('Invalid API keys');
 
     const allowed = await cache.allowedIps(cred.accountId);
-    if (allowed.size > 0) {
-      const source = canonicalIp(request.ip ?? '');
-      if (!source || !allowed.has(source)) {
-        throw new AppError(
-          'IP_NOT_ALLOWED',
-          `Source IP ${source ?? request.ip} is not in this account's allow-list`,
-        );
-      }
-    }
-    request.merchant = { accountId: cred.accountId, credentialId: cred.credentialId };
-
-    const now = Date.now();
-    if ((lastTouched.get(cred.credentialId) ?? 0) + LAST_USED_EVERY_MS < now) {
-      lastTouched.set(cred.credentialId, now);
-      touchLastUsed(db, cred.credentialId).catch((err: unknown) =>
-        request.log.warn({ err }, 'could not record key last use'),
+    const source = canonicalIp(request.ip ?? '');
+    if (allowed.size > 0 && (!source || !allowed.has(source))) {
+      throw new AppError(
+        'IP_NOT_ALLOWED',
+        `Source IP ${source ?? request.ip} is not in this account's allow-list`,
       );
     }
+    if (cred.scope === 'read' && !READ_METHODS.has(request.method)) {
+      throw new AppError('FORBIDDEN', 'This API key is read-only: it opens GET routes only', {}, 'A');
+    }
+    request.merchant = {
+      accountId: cred.accountId,
+      credentialId: cred.credentialId,
+      publicKey,
+      scope: cred.scope,
+    };
+    lastUse.note(cred.credentialId, source ?? request.ip ?? null);
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../platform/db.js';
+import type { KeyScope } from './credentials.data.js';
 import { findActiveByPublicKey } from './credentials.data.js';
 import type { SecretHash } from './secrets.js';
 
@@ -14,6 +15,9 @@ export interface CachedCredential {
   credentialId: number;
   accountId: number;
   privateKeyHash: SecretHash;
+  scope: KeyScope;
+  /** Epoch ms after which the key is refused (expiry, or the end of a roll's grace period); null: never. */
+  expiresAt: number | null;
 }
 
 interface Entry<T> {
@@ -28,7 +32,7 @@ const CURRENT_SEQ = `(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM
 const NOT_LISTENING = `NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = auth_nodes.id)`;
 
 /**
- * Keeps API-key verification and IP allow-lists off the database once warm. Every change (key created or
+ * Keeps API-key verification (scope and expiry included) and IP allow-lists off the database once warm. Every change (key created or
  * revoked, IP list saved) sends a numbered NOTIFY on AUTH_CHANNEL in the changing transaction; every process
  * evicts on receipt and records the number in auth_nodes, and the changing request waits until every live
  * process has (awaitPropagation). A generation counter stops a load that raced with an eviction from caching
@@ -123,7 +127,13 @@ export class AuthCache {
     const gen = this.generation;
     const row = await findActiveByPublicKey(this.db, publicKey);
     const value = row
-      ? { credentialId: row.id, accountId: row.account_id, privateKeyHash: row.private_key_hash }
+      ? {
+          credentialId: Number(row.id),
+          accountId: Number(row.account_id),
+          privateKeyHash: row.private_key_hash,
+          scope: row.scope,
+          expiresAt: row.expires_at ? row.expires_at.getTime() : null,
+        }
       : null;
     if (gen === this.generation && this.trusted()) remember(this.credentials, publicKey, value);
     return value;

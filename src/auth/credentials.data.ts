@@ -1,14 +1,27 @@
 import type { Queryable } from '../platform/db.js';
 import type { SecretHash } from './secrets.js';
 
+export type KeyScope = 'full' | 'read';
+
 export interface CredentialRow {
   id: number;
   account_id: number;
+  name: string;
+  scope: KeyScope;
   public_key: string;
   private_key_hash: SecretHash;
   created_at: Date;
+  expires_at: Date | null;
   last_used_at: Date | null;
+  last_used_ip: string | null;
   revoked_at: Date | null;
+  rolled_to: number | null;
+}
+
+export interface NewCredential {
+  name: string;
+  scope: KeyScope;
+  expiresAt: Date | null;
 }
 
 export async function insertCredential(
@@ -16,19 +29,49 @@ export async function insertCredential(
   accountId: number,
   publicKey: string,
   privateKeyHash: SecretHash,
+  spec: NewCredential,
 ): Promise<CredentialRow> {
   const [row] = await q.query<CredentialRow>(
-    `INSERT INTO api_credentials (account_id, public_key, private_key_hash) VALUES ($1, $2, $3) RETURNING *`,
-    [accountId, publicKey, privateKeyHash],
+    `INSERT INTO api_credentials (account_id, public_key, private_key_hash, name, scope, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+    [accountId, publicKey, privateKeyHash, spec.name, spec.scope, spec.expiresAt],
   );
   return row!;
 }
 
-export function listActiveCredentials(q: Queryable, accountId: number): Promise<CredentialRow[]> {
+/** Keys not revoked, expired ones included (the list shows when they stopped working). */
+export function listCredentials(q: Queryable, accountId: number): Promise<CredentialRow[]> {
   return q.query<CredentialRow>(
     `SELECT * FROM api_credentials WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`,
     [accountId],
   );
+}
+
+/** The account's live key (neither revoked nor expired), locked for a change. */
+export async function lockLiveCredential(
+  q: Queryable,
+  accountId: number,
+  id: number,
+): Promise<CredentialRow | null> {
+  const [row] = await q.query<CredentialRow>(
+    `SELECT * FROM api_credentials
+      WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+      FOR UPDATE`,
+    [id, accountId],
+  );
+  return row ?? null;
+}
+
+/** The rolled key keeps working for the grace period (never longer than it would have anyway). */
+export async function markRolled(q: Queryable, id: number, newId: number, graceHours: number): Promise<Date> {
+  const [row] = await q.query<{ expires_at: Date }>(
+    `UPDATE api_credentials
+        SET rolled_to = $2,
+            expires_at = LEAST(coalesce(expires_at, 'infinity'), now() + make_interval(hours => $3))
+      WHERE id = $1 RETURNING expires_at`,
+    [id, newId, graceHours],
+  );
+  return row!.expires_at;
 }
 
 export async function revokeCredential(q: Queryable, accountId: number, id: number): Promise<string | null> {
@@ -40,6 +83,7 @@ export async function revokeCredential(q: Queryable, accountId: number, id: numb
   return rows[0]?.public_key ?? null;
 }
 
+/** A key as authentication needs it: not revoked (expiry is checked per request, it passes while cached). */
 export async function findActiveByPublicKey(q: Queryable, publicKey: string): Promise<CredentialRow | null> {
   const rows = await q.query<CredentialRow>(
     `SELECT * FROM api_credentials WHERE public_key = $1 AND revoked_at IS NULL`,
@@ -48,6 +92,16 @@ export async function findActiveByPublicKey(q: Queryable, publicKey: string): Pr
   return rows[0] ?? null;
 }
 
-export async function touchLastUsed(q: Queryable, id: number): Promise<void> {
-  await q.query(`UPDATE api_credentials SET last_used_at = now() WHERE id = $1`, [id]);
+/** Many keys' last use in one statement (a later use never moves back). */
+export async function recordLastUses(
+  q: Queryable,
+  uses: readonly { id: number; at: Date; ip: string | null }[],
+): Promise<void> {
+  if (uses.length === 0) return;
+  await q.query(
+    `UPDATE api_credentials c SET last_used_at = u.at, last_used_ip = u.ip
+       FROM unnest($1::bigint[], $2::timestamptz[], $3::text[]) AS u(id, at, ip)
+      WHERE c.id = u.id AND (c.last_used_at IS NULL OR c.last_used_at < u.at)`,
+    [uses.map((u) => u.id), uses.map((u) => u.at), uses.map((u) => u.ip)],
+  );
 }

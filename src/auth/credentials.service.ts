@@ -1,22 +1,39 @@
-import type { Db } from '../platform/db.js';
-import { notFound } from '../platform/errors.js';
+import { type Actor, recordAudit } from '../audit/audit.data.js';
+import type { Db, Queryable } from '../platform/db.js';
+import { notFound, validation } from '../platform/errors.js';
 import { type AuthCache, notifyAuthChange } from './auth-cache.js';
-import { insertCredential, listActiveCredentials, revokeCredential } from './credentials.data.js';
+import * as data from './credentials.data.js';
 import { hashSecret, newToken } from './secrets.js';
 
 export interface IssuedCredential {
   id: number;
+  name: string;
+  scope: data.KeyScope;
   publicKey: string;
   privateKey: string;
   createdAt: string;
+  expiresAt: string | null;
 }
 
 export interface CredentialView {
   id: number;
+  name: string;
+  scope: data.KeyScope;
   publicKey: string;
   createdAt: string;
+  expiresAt: string | null;
   lastUsedAt: string | null;
+  lastUsedIp: string | null;
 }
+
+export interface CredentialRequest {
+  name?: string;
+  scope?: string;
+  expiresAt?: string;
+}
+
+const MAX_NAME = 100;
+export const MAX_GRACE_HOURS = 168;
 
 export class CredentialService {
   /** Without a cache (scripts, benchmarks) changes still notify every server process. */
@@ -26,38 +43,110 @@ export class CredentialService {
   ) {}
 
   /** 192 random bits in each key; the private key leaves only in this return value. */
-  async issue(accountId: number): Promise<IssuedCredential> {
-    const publicKey = newToken('pk_', 24);
-    const privateKey = newToken('sk_', 24);
+  async issue(accountId: number, request: CredentialRequest = {}, actor?: Actor): Promise<IssuedCredential> {
+    const spec = parseRequest(request);
     let seq = 0;
-    const row = await this.db.tx(async (tx) => {
-      const inserted = await insertCredential(tx, accountId, publicKey, hashSecret(privateKey));
-      seq = await notifyAuthChange(tx, `key:${publicKey}`); // drops any cached "unknown key" answer
-      return inserted;
+    const issued = await this.db.tx(async (tx) => {
+      const made = await insertPair(tx, accountId, spec);
+      seq = made.seq;
+      if (actor) {
+        await recordAudit(tx, accountId, actor, {
+          action: 'credential.created',
+          target: `credential:${made.id}`,
+        });
+      }
+      return made.issued;
     });
     await this.cache?.awaitPropagation(seq);
-    return { id: row.id, publicKey, privateKey, createdAt: row.created_at.toISOString() };
+    return issued;
+  }
+
+  /**
+   * A new pair with the same name and scope; the old one keeps working for `graceHours` (0: stops at once)
+   * and is then refused like an expired key, on every process (the change is propagated before answering).
+   */
+  async roll(accountId: number, id: number, graceHours: number, actor: Actor): Promise<IssuedCredential> {
+    if (!Number.isInteger(graceHours) || graceHours < 0 || graceHours > MAX_GRACE_HOURS) {
+      throw validation(`graceHours must be a whole number from 0 to ${MAX_GRACE_HOURS}`);
+    }
+    let seq = 0;
+    const issued = await this.db.tx(async (tx) => {
+      const old = await data.lockLiveCredential(tx, accountId, id);
+      if (!old) throw notFound('No such active credential');
+      if (old.rolled_to !== null) throw validation('This credential was rolled already; roll its successor');
+      const made = await insertPair(tx, accountId, { name: old.name, scope: old.scope, expiresAt: null });
+      await data.markRolled(tx, old.id, made.id, graceHours);
+      seq = await notifyAuthChange(tx, `key:${old.public_key}`);
+      await recordAudit(tx, accountId, actor, {
+        action: 'credential.rolled',
+        target: `credential:${old.id}`,
+      });
+      return made.issued;
+    });
+    await this.cache?.awaitPropagation(seq);
+    return issued;
   }
 
   async list(accountId: number): Promise<CredentialView[]> {
-    const rows = await listActiveCredentials(this.db, accountId);
+    const rows = await data.listCredentials(this.db, accountId);
     return rows.map((r) => ({
-      id: r.id,
+      id: Number(r.id),
+      name: r.name,
+      scope: r.scope,
       publicKey: r.public_key,
       createdAt: r.created_at.toISOString(),
+      expiresAt: r.expires_at?.toISOString() ?? null,
       lastUsedAt: r.last_used_at?.toISOString() ?? null,
+      lastUsedIp: r.last_used_ip,
     }));
   }
 
-  async revoke(accountId: number, id: number): Promise<void> {
+  async revoke(accountId: number, id: number, actor: Actor): Promise<void> {
     let seq = 0;
     const revoked = await this.db.tx(async (tx) => {
-      const publicKey = await revokeCredential(tx, accountId, id);
-      if (publicKey) seq = await notifyAuthChange(tx, `key:${publicKey}`);
+      const publicKey = await data.revokeCredential(tx, accountId, id);
+      if (publicKey) {
+        seq = await notifyAuthChange(tx, `key:${publicKey}`);
+        await recordAudit(tx, accountId, actor, { action: 'credential.revoked', target: `credential:${id}` });
+      }
       return publicKey;
     });
     // answers only once every server process has dropped the key: the caller's next request fails anywhere
     await this.cache?.awaitPropagation(seq);
     if (!revoked) throw notFound('No such active credential');
   }
+}
+
+async function insertPair(tx: Queryable, accountId: number, spec: data.NewCredential) {
+  const publicKey = newToken('pk_', 24);
+  const privateKey = newToken('sk_', 24);
+  const row = await data.insertCredential(tx, accountId, publicKey, hashSecret(privateKey), spec);
+  const seq = await notifyAuthChange(tx, `key:${publicKey}`); // drops any cached "unknown key" answer
+  const issued: IssuedCredential = {
+    id: Number(row.id),
+    name: row.name,
+    scope: row.scope,
+    publicKey,
+    privateKey,
+    createdAt: row.created_at.toISOString(),
+    expiresAt: row.expires_at?.toISOString() ?? null,
+  };
+  return { id: Number(row.id), seq, issued };
+}
+
+function parseRequest(r: CredentialRequest): data.NewCredential {
+  const name = (r.name ?? '').trim();
+  if (name.length > MAX_NAME) throw validation(`name must be at most ${MAX_NAME} characters`);
+  const scope = r.scope ?? 'full';
+  if (scope !== 'full' && scope !== 'read') throw validation('scope must be "full" or "read"');
+  let expiresAt: Date | null = null;
+  if (r.expiresAt !== undefined && r.expiresAt !== null) {
+    const ms = Date.parse(r.expiresAt);
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(r.expiresAt) || Number.isNaN(ms)) {
+      throw validation('expiresAt must be an ISO 8601 date-time, e.g. 2027-01-31T23:59:59-03:00');
+    }
+    if (ms <= Date.now()) throw validation('expiresAt must be in the future');
+    expiresAt = new Date(ms);
+  }
+  return { name, scope, expiresAt };
 }

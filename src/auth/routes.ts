@@ -1,15 +1,19 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { userActor } from '../audit/actor.js';
 import { ShapeA } from '../platform/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { numericPathId } from '../platform/ids.js';
 import type { CredentialService } from './credentials.service.js';
 import { SESSION_COOKIE, sessionOf } from './panel-session.js';
 import * as S from './schemas.js';
-import { SESSION_TTL_HOURS, type SessionService } from './sessions.js';
+import { type RequestOrigin, SESSION_TTL_HOURS, type SessionService } from './sessions.js';
+import type { TotpService } from './totp.js';
 
 export interface AuthRouteDeps {
   sessions: SessionService;
   credentials: CredentialService;
+  totp: TotpService;
   requireSession: AuthHook;
   secureCookies: boolean;
   /** Counts login attempts per source IP (null: off). */
@@ -17,6 +21,21 @@ export interface AuthRouteDeps {
 }
 
 const A = { errorShape: 'A' as const };
+
+function originOf(request: FastifyRequest): RequestOrigin {
+  const ua = request.headers['user-agent'];
+  return { ip: request.ip ?? null, userAgent: typeof ua === 'string' && ua !== '' ? ua : null };
+}
+
+/** The session's user as the audit log's actor. */
+function actor(request: FastifyRequest) {
+  return userActor(request, sessionOf(request).user);
+}
+
+/** Bodiless POSTs (a client may send none) validate as an empty object. */
+async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {
+  request.body ??= {};
+}
 
 export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> {
   const cookieOptions = {
@@ -34,11 +53,12 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       schema: {
         tags: ['panel'],
         body: S.LoginBody,
-        response: { 200: S.SessionResponse, 401: ShapeA, 429: ShapeA },
+        response: { 200: S.SessionResponse, 400: ShapeA, 401: ShapeA, 429: ShapeA },
       },
     },
     async (request, reply) => {
-      const session = await deps.sessions.login(request.body.email, request.body.password);
+      const { email, password, totpCode } = request.body;
+      const session = await deps.sessions.login(email, password, totpCode, originOf(request));
       reply.setCookie(SESSION_COOKIE, session.token, { ...cookieOptions, maxAge: SESSION_TTL_HOURS * 3600 });
       reply.header('cache-control', 'no-store'); // carries the CSRF token and sets the session cookie
       return { user: session.user, csrfToken: session.csrfToken };
@@ -54,7 +74,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     },
     async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE];
-      if (token) await deps.sessions.logout(token);
+      if (token) await deps.sessions.logout(token, sessionOf(request).user, originOf(request));
       reply.clearCookie(SESSION_COOKIE, cookieOptions);
       return reply.code(204).send(null);
     },
@@ -79,10 +99,40 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     {
       config: A,
       onRequest: deps.requireSession,
-      schema: { tags: ['panel'], response: { 201: S.IssuedCredential, 401: ShapeA, 403: ShapeA } },
+      preValidation: emptyBodyIsObject,
+      schema: {
+        tags: ['panel'],
+        summary: 'Generate an API key pair (the private key is shown only in this response)',
+        body: S.CredentialBody,
+        response: { 201: S.IssuedCredential, 400: ShapeA, 401: ShapeA, 403: ShapeA },
+      },
     },
     async (request, reply) => {
-      const issued = await deps.credentials.issue(sessionOf(request).user.id);
+      const issued = await deps.credentials.issue(sessionOf(request).user.id, request.body, actor(request));
+      return reply.code(201).header('cache-control', 'no-store').send(issued);
+    },
+  );
+
+  app.post(
+    '/api/credentials/:id/roll',
+    {
+      config: A,
+      onRequest: deps.requireSession,
+      schema: {
+        tags: ['panel'],
+        summary: 'Replace a key pair; the old one keeps working for graceHours',
+        params: S.IdParam,
+        body: S.RollBody,
+        response: { 201: S.IssuedCredential, 400: ShapeA, 401: ShapeA, 403: ShapeA, 404: ShapeA },
+      },
+    },
+    async (request, reply) => {
+      const issued = await deps.credentials.roll(
+        sessionOf(request).user.id,
+        numericPathId(request.params.id, 'No such active credential'),
+        request.body.graceHours,
+        actor(request),
+      );
       return reply.code(201).header('cache-control', 'no-store').send(issued);
     },
   );
@@ -112,8 +162,47 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       await deps.credentials.revoke(
         sessionOf(request).user.id,
         numericPathId(request.params.id, 'No such active credential'),
+        actor(request),
       );
       return reply.code(204).send(null);
     },
   );
+
+  app.post(
+    '/api/auth/totp/setup',
+    {
+      config: A,
+      onRequest: deps.requireSession,
+      schema: {
+        tags: ['panel'],
+        summary: 'Start two-factor setup: a new secret to add to an authenticator app',
+        response: { 200: S.TotpSetup, 400: ShapeA, 401: ShapeA, 403: ShapeA },
+      },
+    },
+    async (request, reply) => {
+      const setup = await deps.totp.setup(sessionOf(request).user.id);
+      return reply.header('cache-control', 'no-store').send(setup);
+    },
+  );
+
+  for (const step of ['enable', 'disable'] as const) {
+    app.post(
+      `/api/auth/totp/${step}`,
+      {
+        config: A,
+        onRequest: deps.requireSession,
+        schema: {
+          tags: ['panel'],
+          summary:
+            step === 'enable' ? 'Turn two-factor login on with a first code' : 'Turn two-factor login off',
+          body: S.TotpCodeBody,
+          response: { 204: S.NoContent, 400: ShapeA, 401: ShapeA, 403: ShapeA },
+        },
+      },
+      async (request, reply) => {
+        await deps.totp[step](sessionOf(request).user.id, request.body.code, actor(request));
+        return reply.code(204).send(null);
+      },
+    );
+  }
 }

@@ -1,26 +1,69 @@
 import { Type } from 'typebox';
 
-export const PanelUser = Type.Object({ id: Type.Integer(), name: Type.String(), email: Type.String() });
+export const PanelUser = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  email: Type.String(),
+  totpEnabled: Type.Boolean({ description: 'Two-factor login is on' }),
+});
 
 export const LoginBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 320 }),
   password: Type.String({ minLength: 1, maxLength: 1024 }),
+  totpCode: Type.Optional(
+    Type.String({ maxLength: 16, description: 'The 6-digit code, when two-factor login is on' }),
+  ),
+});
+
+export const TotpSetup = Type.Object({
+  secret: Type.String({ description: 'Base32 secret (shown once; add it to an authenticator app)' }),
+  otpauthUrl: Type.String({ description: 'otpauth://totp/… URL (RFC 6238, SHA-1, 6 digits, 30 s)' }),
+});
+export const TotpCodeBody = Type.Object({
+  code: Type.String({ maxLength: 16, description: '6-digit code' }),
+});
+
+export const CredentialBody = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 100 })),
+  scope: Type.Optional(Type.Union([Type.Literal('full'), Type.Literal('read')])),
+  expiresAt: Type.Optional(Type.String({ description: 'ISO 8601 date-time; the key is refused after it' })),
+});
+export const RollBody = Type.Object({
+  graceHours: Type.Integer({
+    minimum: 0,
+    maximum: 168,
+    description: 'How long the old pair keeps working (0: it stops at once)',
+  }),
 });
 
 export const SessionResponse = Type.Object({ user: PanelUser, csrfToken: Type.String() });
 
+const Scope = Type.Union([Type.Literal('full'), Type.Literal('read')], {
+  description: 'full: every route; read: GET routes only',
+});
+const MaybeTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
 export const IssuedCredential = Type.Object({
   id: Type.Integer(),
+  name: Type.String(),
+  scope: Scope,
   publicKey: Type.String(),
-  privateKey: Type.String(),
+  privateKey: Type.String({ description: 'Shown only in this response' }),
   createdAt: Type.String({ format: 'date-time' }),
+  expiresAt: MaybeTime,
 });
 
 export const CredentialView = Type.Object({
   id: Type.Integer(),
+  name: Type.String(),
+  scope: Scope,
   publicKey: Type.String(),
   createdAt: Type.String({ format: 'date-time' }),
-  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  expiresAt: MaybeTime,
+  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'May lag by up to a minute',
+  }),
+  lastUsedIp: Type.Union([Type.String(), Type.Null()]),
 });
 
 export const IdParam = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,15}$' }) });

@@ -1,6 +1,8 @@
+import { type Actor, recordAudit } from '../audit/audit.data.js';
 import type { Db, Queryable } from '../platform/db.js';
 import { AppError, unauthorized } from '../platform/errors.js';
 import { DUMMY_PASSWORD_HASH, hashSecret, newToken, type PlainSecret, verifyPassword } from './secrets.js';
+import { consumeCode, type TotpService } from './totp.js';
 
 export const SESSION_TTL_HOURS = 12;
 const FREE_FAILURES = 5;
@@ -12,7 +14,27 @@ export interface PanelUser {
   id: number;
   name: string;
   email: string;
+  totpEnabled: boolean;
 }
+
+/** Where a login or logout came from (the audit log's actor is built from it once the user is known). */
+export interface RequestOrigin {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** What confirms a panel withdrawal: the password, or the two-factor code when two-factor is on. */
+export interface Confirmation {
+  password?: string | undefined;
+  totpCode?: string | undefined;
+}
+
+const userActor = (user: { id: number; email: string }, origin: RequestOrigin): Actor => ({
+  type: 'user',
+  id: user.id,
+  label: user.email,
+  ...origin,
+});
 
 export interface Session {
   user: PanelUser;
@@ -24,35 +46,75 @@ export interface NewSession extends Session {
 }
 
 export class SessionService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly totp: TotpService,
+  ) {}
 
-  /** True when `password` is the logged-in user's (panel withdrawals are confirmed with it). */
-  async confirmPassword(accountId: number, password: string): Promise<boolean> {
-    const [account] = await this.db.query<{ password_hash: string }>(
-      'SELECT password_hash FROM accounts WHERE id = $1',
+  /**
+   * True when the confirmation is the logged-in user's: the two-factor code when two-factor is on (each code
+   * works once), else the password. Panel withdrawals are confirmed with it.
+   */
+  async confirm(accountId: number, given: Confirmation): Promise<boolean> {
+    const [account] = await this.db.query<{ password_hash: string; totp_secret_enc: string | null }>(
+      'SELECT password_hash, totp_secret_enc FROM accounts WHERE id = $1',
       [accountId],
     );
-    return verifyPassword(password, account?.password_hash ?? DUMMY_PASSWORD_HASH);
+    const secret = account ? this.totp.secretOf(account) : null;
+    if (secret)
+      return given.totpCode !== undefined && consumeCode(this.db, accountId, secret, given.totpCode);
+    if (given.password === undefined) return false;
+    return verifyPassword(given.password, account?.password_hash ?? DUMMY_PASSWORD_HASH);
   }
 
-  async login(emailRaw: string, password: string): Promise<NewSession> {
+  /**
+   * Email and password, then the two-factor code when it is on: missing → 401 TOTP_REQUIRED, wrong or
+   * replayed → 401 like a wrong password (a failed login, audited).
+   */
+  async login(
+    emailRaw: string,
+    password: string,
+    totpCode: string | undefined,
+    origin: RequestOrigin,
+  ): Promise<NewSession> {
     const email = emailRaw.trim().toLowerCase();
     await this.countAttempt(email);
-    const [account] = await this.db.query<PanelUser & { password_hash: string }>(
-      'SELECT id, name, email, password_hash FROM accounts WHERE email = $1',
-      [email],
-    );
+    const [account] = await this.db.query<
+      Omit<PanelUser, 'totpEnabled'> & { password_hash: string; totp_secret_enc: string | null }
+    >('SELECT id, name, email, password_hash, totp_secret_enc FROM accounts WHERE email = $1', [email]);
     const ok = await verifyPassword(password, account?.password_hash ?? DUMMY_PASSWORD_HASH);
-    if (!account || !ok) throw unauthorized('Invalid email or password');
-    await this.db.query('DELETE FROM login_failures WHERE email = $1', [email]);
+    if (!account) throw unauthorized('Invalid email or password');
+    const actor = userActor(account, origin);
+    const failed = async (message: string) => {
+      await recordAudit(this.db, account.id, actor, { action: 'login.failed', target: null });
+      return unauthorized(message);
+    };
+    if (!ok) throw await failed('Invalid email or password');
+    const secret = this.totp.secretOf(account);
+    if (secret) {
+      if (totpCode === undefined || totpCode === '') {
+        throw new AppError('TOTP_REQUIRED', 'Enter the 6-digit code of your authenticator app');
+      }
+      if (!(await consumeCode(this.db, account.id, secret, totpCode))) {
+        throw await failed('Invalid or already used two-factor code');
+      }
+    }
     const token = newToken('', 32);
     const csrfToken = newToken('', 32);
-    await this.db.query(
-      `INSERT INTO panel_sessions (token_hash, account_id, csrf_token, expires_at)
-       VALUES ($1, $2, $3, now() + make_interval(hours => $4))`,
-      [hashSecret(token), account.id, csrfToken, SESSION_TTL_HOURS],
-    );
-    return { token, csrfToken, user: { id: account.id, name: account.name, email: account.email } };
+    await this.db.tx(async (tx) => {
+      await tx.query('DELETE FROM login_failures WHERE email = $1', [email]);
+      await tx.query(
+        `INSERT INTO panel_sessions (token_hash, account_id, csrf_token, expires_at)
+         VALUES ($1, $2, $3, now() + make_interval(hours => $4))`,
+        [hashSecret(token), account.id, csrfToken, SESSION_TTL_HOURS],
+      );
+      await recordAudit(tx, account.id, actor, { action: 'login.succeeded', target: null });
+    });
+    return {
+      token,
+      csrfToken,
+      user: { id: account.id, name: account.name, email: account.email, totpEnabled: secret !== null },
+    };
   }
 
   /**
@@ -91,17 +153,23 @@ export class SessionService {
 
   async find(token: string): Promise<Session | null> {
     const [row] = await this.db.query<PanelUser & { csrf_token: string }>(
-      `SELECT a.id, a.name, a.email, s.csrf_token
+      `SELECT a.id, a.name, a.email, a.totp_secret_enc IS NOT NULL AS "totpEnabled", s.csrf_token
          FROM panel_sessions s JOIN accounts a ON a.id = s.account_id
         WHERE s.token_hash = $1 AND s.expires_at > now()`,
       [hashSecret(token)],
     );
     if (!row) return null;
-    return { user: { id: row.id, name: row.name, email: row.email }, csrfToken: row.csrf_token };
+    return {
+      user: { id: Number(row.id), name: row.name, email: row.email, totpEnabled: row.totpEnabled },
+      csrfToken: row.csrf_token,
+    };
   }
 
-  async logout(token: string): Promise<void> {
-    await this.db.query('DELETE FROM panel_sessions WHERE token_hash = $1', [hashSecret(token)]);
+  async logout(token: string, user: PanelUser, origin: RequestOrigin): Promise<void> {
+    await this.db.tx(async (tx) => {
+      await tx.query('DELETE FROM panel_sessions WHERE token_hash = $1', [hashSecret(token)]);
+      await recordAudit(tx, user.id, userActor(user, origin), { action: 'logout', target: null });
+    });
   }
 }
 

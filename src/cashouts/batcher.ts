@@ -1,3 +1,4 @@
+import type { Actor } from '../audit/audit.data.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import type { Queue } from '../platform/queue.js';
@@ -39,14 +40,14 @@ export class CashoutCreator {
     private readonly queue: Queue,
   ) {}
 
-  create(accountId: number, req: CashoutRequest, key: string | null): Promise<Created> {
+  create(accountId: number, req: CashoutRequest, key: string | null, actor?: Actor): Promise<Created> {
     return new Promise((resolve, reject) => {
       let lane = this.lanes.get(accountId);
       if (!lane) {
         lane = { queue: [], running: 0 };
         this.lanes.set(accountId, lane);
       }
-      lane.queue.push({ req, key, hash: requestHash(req), resolve, reject });
+      lane.queue.push({ req, key, hash: requestHash(req), actor, resolve, reject });
       this.pump(accountId, lane);
     });
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type Actor, recordAuditRows } from '../audit/audit.data.js';
 import { ensureMerchantLedger, postBucketTransfers } from '../ledger/ledger.js';
 import type { Queryable } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
@@ -21,6 +22,8 @@ export interface CashoutItem {
   req: CashoutRequest;
   key: string | null;
   hash: string;
+  /** Who asked (the audit log's withdrawal.created entry commits with the withdrawal). */
+  actor?: Actor | undefined;
 }
 
 export interface Created {
@@ -124,6 +127,22 @@ export async function createBatch(
     if (err instanceof AppError && err.code === 'INSUFFICIENT_BALANCE') throw new StaleBalance();
     throw err;
   }
+
+  await recordAuditRows(
+    tx,
+    accepted.flatMap((a) => {
+      const actor = items[a.index]!.actor;
+      return actor
+        ? [
+            {
+              accountId,
+              actor,
+              entry: { action: 'withdrawal.created' as const, target: `withdrawal:${a.row.uuid}` },
+            },
+          ]
+        : [];
+    }),
+  );
 
   const byId = new Map(rows.map((r) => [r.id, r]));
   for (const a of accepted) outcomes[a.index] = { withdrawal: byId.get(a.row.id)!, replayed: false };

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { userActor } from '../audit/actor.js';
 import { sessionOf } from '../auth/panel-session.js';
 import type { SessionService } from '../auth/sessions.js';
 import { type CsvColumn, reais, saoPaulo, sendCsv } from '../platform/csv.js';
@@ -32,7 +33,12 @@ const WithdrawalPage = Type.Object({
 });
 const PanelCashoutBody = Type.Object({
   ...S.CashoutBody.properties,
-  password: Type.String({ maxLength: 200, description: 'The panel password, confirming the withdrawal' }),
+  password: Type.Optional(
+    Type.String({ maxLength: 200, description: 'The panel password, confirming the withdrawal' }),
+  ),
+  totpCode: Type.Optional(
+    Type.String({ maxLength: 16, description: 'The two-factor code instead of the password, when it is on' }),
+  ),
 });
 
 function filters(q: Record<string, string | undefined>): WithdrawalFilters {
@@ -146,14 +152,16 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
     },
     async (request, reply) => {
       const { user } = sessionOf(request);
-      if (!(await deps.sessions.confirmPassword(user.id, request.body.password))) {
-        const body = renderError(unauthorized('Wrong password'), 'A');
+      const { password, totpCode } = request.body;
+      if (!(await deps.sessions.confirm(user.id, { password, totpCode }))) {
+        const message = user.totpEnabled ? 'Wrong or already used two-factor code' : 'Wrong password';
+        const body = renderError(unauthorized(message), 'A');
         return (reply as unknown as FastifyReply).code(401).send(body);
       }
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const req = parseCashoutRequest(request.body, request.rawBody?.toString('utf8'));
       // the API cashout's own path: the same batcher, rules, fees, idempotency and notifications
-      const { withdrawal, replayed } = await deps.creator.create(user.id, req, key);
+      const { withdrawal, replayed } = await deps.creator.create(user.id, req, key, userActor(request, user));
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send(creationView(withdrawal));
     },

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
+import { apiKeyActor } from '../audit/actor.js';
 import { merchantOf } from '../auth/api-key.js';
 import type { Db } from '../platform/db.js';
-import { ShapeB, ShapeC, ShapeD } from '../platform/error-schemas.js';
+import { ShapeA, ShapeB, ShapeC, ShapeD } from '../platform/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
 import { keepRawJson } from '../platform/raw-body.js';
@@ -37,7 +38,7 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
           // D for invalid input, C for GENERAL_ERROR (fees that take the whole amount)
           400: Type.Union([ShapeD, ShapeC]),
           401: ShapeD,
-          403: Type.Union([ShapeC, ShapeB]),
+          403: Type.Union([ShapeC, ShapeB, ShapeA]),
           409: ShapeC,
           422: ShapeC,
           500: ShapeD,
@@ -45,10 +46,11 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
       },
     },
     async (request, reply) => {
-      const { accountId } = merchantOf(request);
+      const merchant = merchantOf(request);
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const req = parseCashoutRequest(request.body, request.rawBody?.toString('utf8'));
-      const { withdrawal, replayed } = await deps.creator.create(accountId, req, key);
+      const actor = apiKeyActor(request, merchant);
+      const { withdrawal, replayed } = await deps.creator.create(merchant.accountId, req, key, actor);
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send(creationView(withdrawal));
     },

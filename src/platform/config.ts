@@ -22,6 +22,11 @@ export interface Config {
   webhookAllowPrivate: boolean;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
+  /** A webhook whose last N deliveries all failed, failing for at least H hours, is disabled (decisions.md). */
+  webhookDisableAfterFailures: number;
+  webhookDisableAfterHours: number;
+  /** How often workers look for such webhooks. */
+  webhookHealthCheckMs: number;
   /** Who opens PIX charges for POST /api/transactions (decisions.md, "Sales creation and real payment rails"). */
   pixProcessor: PixProcessorName;
   bcb: BcbSettings | null;
@@ -276,6 +281,9 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate: allowPrivate,
     webhookRetryDelaysMs: retryDelays(env),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10000, 1, 600000),
+    webhookDisableAfterFailures: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 50, 1, 100_000),
+    webhookDisableAfterHours: integer(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 72, 0, 8760),
+    webhookHealthCheckMs: integer(env, 'WEBHOOK_HEALTH_CHECK_SECONDS', 60, 1, 86400) * 1000,
     ...slowClientLimits(env),
   };
 }

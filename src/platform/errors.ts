@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   HEADERS_TOO_LARGE: 431,
   REQUEST_TIMEOUT: 408,
   TOO_MANY_REQUESTS: 429,
+  TOTP_REQUIRED: 401,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   PROCESSOR_ERROR: 502,
@@ -60,6 +61,8 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** A shape this error always takes, whatever the route's (a read-only key refused: shape A). */
+    readonly shape?: ErrorShape,
   ) {
     super(message);
     this.status = ERROR_STATUS[code];
@@ -77,7 +80,7 @@ export type ErrorBody =
 export function renderError(err: AppError, shape: ErrorShape): ErrorBody {
   if (SHAPE_B.has(err.code)) return { message: err.message, code: err.code };
   if (SHAPE_C.has(err.code)) return { message: err.message, errorType: err.code };
-  switch (shape) {
+  switch (err.shape ?? shape) {
     case 'A':
       return { success: false, error: { code: err.code, message: err.message } };
     case 'D':

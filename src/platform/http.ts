@@ -82,6 +82,8 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     const shape = request.routeOptions.config?.errorShape ?? 'A';
     const appErr = toAppError(err);
     if (appErr.status >= 500) request.log.error({ err }, 'request failed');
+    // a forced shape may not be among the route's declared response schemas: sent as is
+    if (appErr.shape) reply.serializer(JSON.stringify);
     void reply
       .code(appErr.status)
       .headers(appErr.headers)

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
 import { parseIdempotencyKey } from '../cashouts/request.js';
 import type { Db } from '../platform/db.js';
-import { ShapeB, ShapeC, ShapeD } from '../platform/error-schemas.js';
+import { ShapeA, ShapeB, ShapeC, ShapeD } from '../platform/error-schemas.js';
 import { validation } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
@@ -82,7 +82,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
           202: Sale,
           400: ShapeD,
           401: ShapeD,
-          403: Type.Union([ShapeD, ShapeB]),
+          403: Type.Union([ShapeD, ShapeB, ShapeA]),
           404: ShapeD,
           409: ShapeD,
           500: ShapeD,
@@ -113,7 +113,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
           200: Sale,
           400: ShapeD,
           401: ShapeD,
-          403: Type.Union([ShapeD, ShapeB]),
+          403: Type.Union([ShapeD, ShapeB, ShapeA]),
           404: ShapeD,
           500: ShapeD,
         },

@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
 import { abandonCart, cartView, createCart } from '../carts/service.js';
 import { ShapeA, ShapeB } from '../platform/error-schemas.js';
@@ -8,7 +9,7 @@ import { sandboxId } from './ids.js';
 import type { SandboxDeps } from './sales.routes.js';
 import { Cart, CartBody } from './schemas.js';
 
-const errors = { 400: ShapeA, 401: ShapeA, 403: ShapeB, 404: ShapeA, 409: ShapeA };
+const errors = { 400: ShapeA, 401: ShapeA, 403: Type.Union([ShapeB, ShapeA]), 404: ShapeA, 409: ShapeA };
 
 export async function sandboxCartRoutes(app: Http, deps: SandboxDeps): Promise<void> {
   app.post(

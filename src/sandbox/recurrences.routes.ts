@@ -16,7 +16,7 @@ const Recurrence = Type.Object({
   journey: Type.Integer(),
   sale: Type.Union([Sale, Type.Null()]),
 });
-const errors = { 400: ShapeA, 401: ShapeA, 403: ShapeB, 404: ShapeA };
+const errors = { 400: ShapeA, 401: ShapeA, 403: Type.Union([ShapeB, ShapeA]), 404: ShapeA };
 
 export async function sandboxRecurrenceRoutes(app: Http, deps: SandboxDeps): Promise<void> {
   app.post(

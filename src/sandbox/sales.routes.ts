@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
 import type { Db } from '../platform/db.js';
 import { ShapeA, ShapeB } from '../platform/error-schemas.js';
@@ -21,7 +22,7 @@ export interface SandboxDeps {
   settler: SaleSettler;
 }
 
-const errors = { 400: ShapeA, 401: ShapeA, 403: ShapeB, 404: ShapeA, 409: ShapeA };
+const errors = { 400: ShapeA, 401: ShapeA, 403: Type.Union([ShapeB, ShapeA]), 404: ShapeA, 409: ShapeA };
 
 export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<void> {
   app.post(

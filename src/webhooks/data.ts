@@ -6,6 +6,8 @@ export interface WebhookRow {
   id: number;
   url: string;
   events: string[];
+  status: 'active' | 'disabled';
+  disabled_reason: string | null;
   created_at: Date;
 }
 
@@ -17,12 +19,12 @@ export interface DeliveryRow {
   status_code: number | null;
   attempts: number;
   error: string | null;
-  status: 'PENDING' | 'DELIVERED' | 'FAILED';
+  status: 'PENDING' | 'DELIVERED' | 'FAILED' | 'SKIPPED';
   created_at: Date;
   last_attempt_at: Date | null;
 }
 
-const COLUMNS = 'id, url, events, created_at';
+const COLUMNS = 'id, url, events, status, disabled_reason, created_at';
 
 export async function insertWebhook(
   db: Queryable,

@@ -47,26 +47,33 @@ export async function fanOutPending(
        SELECT id, account_id, event_type, created_at, postback_url, postback_host FROM notification_events
         WHERE id = ANY (ARRAY(SELECT event_id FROM o))),
      targets AS (
-       SELECT f.id AS event_id, w.id AS webhook_id, 'webhook' AS kind, w.target_host, f.created_at
+       SELECT f.id AS event_id, w.id AS webhook_id, 'webhook' AS kind, w.target_host, f.created_at,
+              w.status = 'disabled' AS skipped
          FROM f JOIN webhooks w ON w.account_id = f.account_id AND w.deleted_at IS NULL
         WHERE f.event_type = ANY (w.events) OR ('*' = ANY (w.events) AND f.event_type NOT LIKE 'cart.%')
        UNION ALL
-       SELECT f.id, NULL, 'postback', coalesce(f.postback_host, 'invalid'), f.created_at
+       SELECT f.id, NULL, 'postback', coalesce(f.postback_host, 'invalid'), f.created_at, false
          FROM f WHERE f.postback_url IS NOT NULL),
      placed AS (
        SELECT t.*, coalesce(r.holding, 0)
-                   + row_number() OVER (PARTITION BY t.target_host ORDER BY t.created_at, t.event_id, t.webhook_id)
+                   + row_number() OVER (PARTITION BY t.target_host, t.skipped
+                                        ORDER BY t.created_at, t.event_id, t.webhook_id)
                    AS pos
          FROM targets t LEFT JOIN unnest($2::text[], $3::int[]) AS r(host, holding) ON r.host = t.target_host),
      capped AS (
-       SELECT p.*, p.pos <= $4 AND count(*) FILTER (WHERE p.pos <= $4)
+       SELECT p.*, NOT p.skipped AND p.pos <= $4 AND count(*) FILTER (WHERE NOT p.skipped AND p.pos <= $4)
                      OVER (ORDER BY p.created_at, p.event_id, p.webhook_id) <= $9 AS claim
          FROM placed p),
      ins AS (
+       -- a disabled webhook's delivery is logged SKIPPED, never attempted (recover can send it later)
        INSERT INTO notification_deliveries
-         (event_id, webhook_id, kind, target_host, ticket, next_attempt_at, attempts, last_attempt_at, lease_until)
+         (event_id, webhook_id, kind, target_host, status, error, ticket, next_attempt_at, attempts,
+          last_attempt_at, lease_until)
        SELECT event_id, webhook_id, kind, target_host,
-              CASE WHEN NOT claim THEN gen_random_uuid() END, now(),
+              CASE WHEN skipped THEN 'SKIPPED' ELSE 'PENDING' END,
+              CASE WHEN skipped THEN 'webhook disabled; not sent' END,
+              CASE WHEN NOT claim AND NOT skipped THEN gen_random_uuid() END,
+              CASE WHEN NOT skipped THEN now() END,
               CASE WHEN claim THEN 1 ELSE 0 END,
               CASE WHEN claim THEN now() END,
               CASE WHEN claim
@@ -100,7 +107,7 @@ export async function fanOutPending(
       minAgeMs,
       maxClaims,
     ],
-    { prepare: 'webhooks_fan_out' },
+    { prepare: 'webhooks_fan_out_v2' },
   );
   const summary = rows.pop();
   for (const row of rows) {

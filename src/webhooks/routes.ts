@@ -1,5 +1,8 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { userActor } from '../audit/actor.js';
 import { sessionOf } from '../auth/panel-session.js';
+import { validation } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { numericPathId } from '../platform/ids.js';
 import * as S from './schemas.js';
@@ -16,7 +19,8 @@ export async function webhookRoutes(
   const { webhooks, requireSession } = deps;
   // every route of this (encapsulated) plugin is a panel route: session, and CSRF on state changes
   app.addHook('onRequest', requireSession);
-  const account = (request: Parameters<typeof sessionOf>[0]) => sessionOf(request).user.id;
+  const account = (request: FastifyRequest) => sessionOf(request).user.id;
+  const actor = (request: FastifyRequest) => userActor(request, sessionOf(request).user);
 
   app.post(
     '/api/webhook',
@@ -29,7 +33,7 @@ export async function webhookRoutes(
       },
     },
     async (request, reply) => {
-      const created = await webhooks.create(account(request), request.body);
+      const created = await webhooks.create(account(request), request.body, actor(request));
       return reply.code(201).header('cache-control', 'no-store').send(created);
     },
   );
@@ -54,7 +58,8 @@ export async function webhookRoutes(
         response: { 200: S.Webhook, 400: S.ShapeA, 401: S.ShapeA, 403: S.ShapeA, 404: S.ShapeA },
       },
     },
-    async (request) => webhooks.update(account(request), webhookId(request.params.id), request.body),
+    async (request) =>
+      webhooks.update(account(request), webhookId(request.params.id), request.body, actor(request)),
   );
 
   app.delete(
@@ -68,7 +73,7 @@ export async function webhookRoutes(
       },
     },
     async (request, reply) => {
-      await webhooks.remove(account(request), webhookId(request.params.id));
+      await webhooks.remove(account(request), webhookId(request.params.id), actor(request));
       return reply.code(204).send(null);
     },
   );
@@ -110,4 +115,100 @@ export async function webhookRoutes(
       return reply.code(202).send(delivery);
     },
   );
+
+  app.post(
+    '/api/webhook/:id/rotate-secret',
+    {
+      config: A,
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'New signing secret; the old one keeps signing during the overlap',
+        params: S.IdParam,
+        body: S.RotateBody,
+        response: { 200: S.RotatedSecret, 400: S.ShapeA, 401: S.ShapeA, 403: S.ShapeA, 404: S.ShapeA },
+      },
+    },
+    async (request, reply) => {
+      const rotated = await webhooks.rotateSecret(
+        account(request),
+        webhookId(request.params.id),
+        request.body.overlapHours ?? 24,
+        actor(request),
+      );
+      return reply.header('cache-control', 'no-store').send(rotated);
+    },
+  );
+
+  app.post(
+    '/api/webhook/:id/test',
+    {
+      config: A,
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Send a signed webhook.test delivery to this webhook',
+        params: S.IdParam,
+        response: { 202: S.TestQueued, 400: S.ShapeA, 401: S.ShapeA, 403: S.ShapeA, 404: S.ShapeA },
+      },
+    },
+    async (request, reply) =>
+      reply.code(202).send(await webhooks.sendTest(account(request), webhookId(request.params.id))),
+  );
+
+  app.post(
+    '/api/webhook/:id/recover',
+    {
+      config: A,
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Resend every FAILED or SKIPPED delivery created in a time window',
+        params: S.IdParam,
+        body: S.RecoverBody,
+        response: { 202: S.Recovered, 400: S.ShapeA, 401: S.ShapeA, 403: S.ShapeA, 404: S.ShapeA },
+      },
+    },
+    async (request, reply) => {
+      const since = instant(request.body.since, 'since');
+      const until = request.body.until === undefined ? new Date() : instant(request.body.until, 'until');
+      const recovered = await webhooks.recover(
+        account(request),
+        webhookId(request.params.id),
+        since,
+        until,
+        actor(request),
+      );
+      return reply.code(202).send(recovered);
+    },
+  );
+
+  app.get(
+    '/api/webhook/:id/stats',
+    {
+      config: A,
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Delivery health over the last hours',
+        params: S.IdParam,
+        querystring: S.StatsQuery,
+        response: { 200: S.Stats, 400: S.ShapeA, 401: S.ShapeA, 404: S.ShapeA },
+      },
+    },
+    async (request) => {
+      const hours = request.query.hours === undefined ? 24 : Number(request.query.hours);
+      if (hours > 720) throw validation('hours must be a whole number from 1 to 720');
+      return webhooks.stats(account(request), webhookId(request.params.id), hours);
+    },
+  );
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+function instant(raw: string, name: string): Date {
+  const ms = Date.parse(raw);
+  if (!ISO_INSTANT.test(raw) || Number.isNaN(ms)) {
+    throw validation(`${name} must be an ISO 8601 date-time, e.g. 2026-11-22T10:00:00-03:00`);
+  }
+  return new Date(ms);
 }

@@ -1,15 +1,19 @@
+import { type Actor, recordAudit } from '../audit/audit.data.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import { notFound, validation } from '../platform/errors.js';
-import { encryptSecret, newWebhookSecret } from './crypto.js';
+import { newWebhookSecret, openKeys, sealKeys } from './crypto.js';
 import * as data from './data.js';
 import { EVENT_NAMES, isEventName } from './events.js';
+import * as ops from './operations.data.js';
 import { addressProblem, urlProblem } from './ssrf.js';
 
 export interface WebhookView {
   id: number;
   webhookUrl: string;
   events: string[];
+  status: 'active' | 'disabled';
+  disabledReason: string | null;
   createdAt: string;
 }
 
@@ -21,12 +25,20 @@ export interface DeliveryView {
   statusCode: number | null;
   attempts: number;
   error: string | null;
-  status: 'PENDING' | 'DELIVERED' | 'FAILED';
+  status: 'PENDING' | 'DELIVERED' | 'FAILED' | 'SKIPPED';
   createdAt: string;
   lastAttemptAt: string | null;
 }
 
+export interface WebhookChanges {
+  webhookUrl?: unknown;
+  events?: unknown;
+  status?: unknown;
+}
+
 const MAX_URL_LENGTH = 2048;
+export const MAX_OVERLAP_HOURS = 168;
+const DISABLED_BY_MERCHANT = 'Disabled by the merchant';
 
 export class WebhookService {
   constructor(
@@ -34,17 +46,24 @@ export class WebhookService {
     private readonly config: Config,
   ) {}
 
-  async create(accountId: number, input: { webhookUrl: unknown; events: unknown }) {
+  async create(accountId: number, input: { webhookUrl: unknown; events: unknown }, actor: Actor) {
     const url = await this.checkUrl(input.webhookUrl);
     const events = checkEvents(input.events);
     const secret = newWebhookSecret();
-    const row = await data.insertWebhook(
-      this.db,
-      accountId,
-      url,
-      events,
-      encryptSecret(this.config.secretsKey, secret),
-    );
+    const row = await this.db.tx(async (tx) => {
+      const inserted = await data.insertWebhook(
+        tx,
+        accountId,
+        url,
+        events,
+        sealKeys(this.config.secretsKey, secret),
+      );
+      await recordAudit(tx, accountId, actor, {
+        action: 'webhook.created',
+        target: `webhook:${inserted.id}`,
+      });
+      return inserted;
+    });
     return { ...view(row), secret: secret as string };
   }
 
@@ -52,26 +71,39 @@ export class WebhookService {
     return (await data.listWebhooks(this.db, accountId)).map(view);
   }
 
-  async update(accountId: number, id: number, input: { webhookUrl?: unknown; events?: unknown }) {
-    if (input.webhookUrl === undefined && input.events === undefined) {
-      throw validation('Send webhookUrl and/or events');
+  /** URL, events and status (`active` re-enables a disabled webhook; `disabled` stops its deliveries). */
+  async update(accountId: number, id: number, input: WebhookChanges, actor: Actor) {
+    if (input.webhookUrl === undefined && input.events === undefined && input.status === undefined) {
+      throw validation('Send webhookUrl, events and/or status');
+    }
+    if (input.status !== undefined && input.status !== 'active' && input.status !== 'disabled') {
+      throw validation('status must be "active" or "disabled"');
     }
     if (!(await data.findWebhook(this.db, accountId, id))) throw notFound('Webhook not found');
     const changes = {
       ...(input.webhookUrl !== undefined ? { url: await this.checkUrl(input.webhookUrl) } : {}),
       ...(input.events !== undefined ? { events: checkEvents(input.events) } : {}),
     };
-    const row = await data.updateWebhook(this.db, accountId, id, changes);
-    if (!row) throw notFound('Webhook not found');
+    const row = await this.db.tx(async (tx) => {
+      if (input.status === 'active') await ops.enableWebhook(tx, id);
+      if (input.status === 'disabled') await ops.disableWebhook(tx, id, DISABLED_BY_MERCHANT);
+      const updated = await data.updateWebhook(tx, accountId, id, changes);
+      if (!updated) throw notFound('Webhook not found');
+      await recordAudit(tx, accountId, actor, { action: 'webhook.updated', target: `webhook:${id}` });
+      return updated;
+    });
     return view(row);
   }
 
-  async remove(accountId: number, id: number): Promise<void> {
-    if (!(await data.deleteWebhook(this.db, accountId, id))) throw notFound('Webhook not found');
+  async remove(accountId: number, id: number, actor: Actor): Promise<void> {
+    await this.db.tx(async (tx) => {
+      if (!(await data.deleteWebhook(tx, accountId, id))) throw notFound('Webhook not found');
+      await recordAudit(tx, accountId, actor, { action: 'webhook.deleted', target: `webhook:${id}` });
+    });
   }
 
   async deliveries(accountId: number, webhookId: number, limit: number): Promise<DeliveryView[]> {
-    if (!(await data.findWebhook(this.db, accountId, webhookId))) throw notFound('Webhook not found');
+    await this.mustExist(accountId, webhookId);
     return (await data.listDeliveries(this.db, webhookId, limit)).map(deliveryView);
   }
 
@@ -80,6 +112,58 @@ export class WebhookService {
     const row = await data.markForResend(this.db, accountId, deliveryId);
     if (!row) throw notFound('Delivery not found');
     return deliveryView(row);
+  }
+
+  /**
+   * A new secret; for `overlapHours` the old one keeps signing X-Service-Signature and the new one signs
+   * X-Service-Signature-Next (both in webhook-signature), then only the new one signs.
+   */
+  async rotateSecret(accountId: number, id: number, overlapHours: number, actor: Actor) {
+    if (!Number.isInteger(overlapHours) || overlapHours < 0 || overlapHours > MAX_OVERLAP_HOURS) {
+      throw validation(`overlapHours must be a whole number from 0 to ${MAX_OVERLAP_HOURS}`);
+    }
+    const secret = newWebhookSecret();
+    await this.db.tx(async (tx) => {
+      const stored = await ops.lockKeys(tx, accountId, id);
+      if (stored === null) throw notFound('Webhook not found');
+      const old = openKeys(this.config.secretsKey, stored).current;
+      const keys = {
+        current: secret,
+        previous: overlapHours > 0 ? old : null,
+        previousUntilMs: Date.now() + overlapHours * 3_600_000,
+      };
+      await ops.replaceKeys(tx, accountId, id, sealKeys(this.config.secretsKey, keys));
+      await recordAudit(tx, accountId, actor, { action: 'webhook.secret_rotated', target: `webhook:${id}` });
+    });
+    return { secret: secret as string };
+  }
+
+  /** A `webhook.test` delivery to this webhook only (sent whatever its status: it is the merchant's check). */
+  async sendTest(accountId: number, id: number): Promise<{ eventId: string }> {
+    await this.mustExist(accountId, id);
+    const body = { type: 'TEST', webhookId: id, date: new Date().toISOString() };
+    const eventId = await this.db.tx((tx) => ops.enqueueTest(tx, accountId, id, body));
+    return { eventId };
+  }
+
+  async recover(accountId: number, id: number, since: Date, until: Date, actor: Actor) {
+    if (since.getTime() >= until.getTime()) throw validation('since must be before until');
+    await this.mustExist(accountId, id);
+    const queued = await this.db.tx(async (tx) => {
+      const n = await ops.recoverDeliveries(tx, id, since, until);
+      await recordAudit(tx, accountId, actor, { action: 'webhook.recovered', target: `webhook:${id}` });
+      return n;
+    });
+    return { queued };
+  }
+
+  async stats(accountId: number, id: number, hours: number): Promise<ops.WebhookStats> {
+    await this.mustExist(accountId, id);
+    return ops.webhookStats(this.db, id, hours);
+  }
+
+  private async mustExist(accountId: number, id: number): Promise<void> {
+    if (!(await data.findWebhook(this.db, accountId, id))) throw notFound('Webhook not found');
   }
 
   private async checkUrl(raw: unknown): Promise<string> {
@@ -111,6 +195,8 @@ function view(row: data.WebhookRow): WebhookView {
     id: Number(row.id),
     webhookUrl: row.url,
     events: row.events,
+    status: row.status,
+    disabledReason: row.disabled_reason,
     createdAt: row.created_at.toISOString(),
   };
 }

@@ -26,11 +26,18 @@ export interface VerifyOptions {
   /** The raw body bytes (Buffer/Uint8Array) or the exact text received. */
   body: Uint8Array | string;
   headers: Headers;
-  /** The webhook secret as shown at creation (`whsec_…`). */
-  secret: string;
+  /**
+   * The webhook secret as shown at creation or rotation (`whsec_…`). During a rotation pass either secret, or
+   * both (old and new): a delivery verifies when any of them signed it.
+   */
+  secret: string | readonly string[];
   toleranceSeconds?: number;
   /** Current time in epoch seconds (tests). */
   now?: number;
+}
+
+function secretsOf(options: VerifyOptions): readonly string[] {
+  return typeof options.secret === 'string' ? [options.secret] : options.secret;
 }
 
 function header(headers: Headers, name: string): string | undefined {
@@ -76,6 +83,7 @@ export function signedEventType(body: Uint8Array | string): string | null {
   }
   if (typeof parsed !== 'object' || parsed === null) return null;
   const { type, status } = parsed as { type?: unknown; status?: unknown };
+  if (type === 'TEST') return 'webhook.test';
   if (typeof type !== 'string' || typeof status !== 'string') return null;
   if (type === 'TRANSACTION') {
     return (SALE_STATUSES as readonly string[]).includes(status) ? eventFor(status as SaleStatus) : null;
@@ -112,11 +120,16 @@ export function verifyWebhook(options: VerifyOptions): VerifyResult {
   if (typeof ts === 'string') return { ok: false, reason: ts };
   const given = header(options.headers, 'x-service-signature');
   if (!given) return { ok: false, reason: 'missing X-Service-Signature' };
-  const expected = `sha256=${createHmac('sha256', options.secret)
-    .update(`${ts}.`, 'utf8')
-    .update(bytes(options.body))
-    .digest('hex')}`;
-  if (!constantTimeEqual(given, expected)) return { ok: false, reason: 'signature mismatch' };
+  // during a rotation X-Service-Signature is the old secret's and X-Service-Signature-Next the new one's
+  const next = header(options.headers, 'x-service-signature-next');
+  const signed = secretsOf(options).some((secret) => {
+    const expected = `sha256=${createHmac('sha256', secret)
+      .update(`${ts}.`, 'utf8')
+      .update(bytes(options.body))
+      .digest('hex')}`;
+    return constantTimeEqual(given, expected) || (next !== undefined && constantTimeEqual(next, expected));
+  });
+  if (!signed) return { ok: false, reason: 'signature mismatch' };
   const eventType = eventTypeOf(options);
   if ('reason' in eventType) return { ok: false, reason: eventType.reason };
   const standard = verifyStandardWebhook(options);
@@ -140,17 +153,17 @@ export function verifyStandardWebhook(options: VerifyOptions): VerifyResult {
   const id = header(options.headers, 'webhook-id');
   const list = header(options.headers, 'webhook-signature');
   if (!id || !list) return { ok: false, reason: 'missing webhook-id or webhook-signature' };
-  const key = Buffer.from(
-    options.secret.startsWith('whsec_') ? options.secret.slice(6) : options.secret,
-    'base64',
+  const expected = secretsOf(options).map((secret) =>
+    createHmac('sha256', Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64'))
+      .update(`${id}.${ts}.`, 'utf8')
+      .update(bytes(options.body))
+      .digest('base64'),
   );
-  const expected = createHmac('sha256', key)
-    .update(`${id}.${ts}.`, 'utf8')
-    .update(bytes(options.body))
-    .digest('base64');
   const match = list.split(' ').some((entry) => {
     const [version, signature] = entry.split(',');
-    return version === 'v1' && signature !== undefined && constantTimeEqual(signature, expected);
+    return (
+      version === 'v1' && signature !== undefined && expected.some((e) => constantTimeEqual(signature, e))
+    );
   });
   if (!match) return { ok: false, reason: 'signature mismatch' };
   const eventType = eventTypeOf(options);

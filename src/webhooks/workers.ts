@@ -1,4 +1,5 @@
 import type { Platform } from '../platform/context.js';
+import { startAutoDisable } from './auto-disable.js';
 import { QUEUE_SETTINGS } from './deliveries.data.js';
 import { AttemptRunner } from './delivery-worker.js';
 import { DeliveryDispatcher } from './dispatcher.js';
@@ -47,8 +48,10 @@ export async function startNotificationWorkers(platform: Platform): Promise<() =
 
   dispatcher.start();
   const stopSweeper = startSweeper(db, queue, log, () => dispatcher?.wake());
+  const stopAutoDisable = startAutoDisable(db, config, log);
   return async () => {
     stopSweeper();
+    stopAutoDisable();
     await dispatcher?.stop(); // waits for attempts in flight and their outcomes
     await client.close();
   };

@@ -33,7 +33,15 @@ describe('POST /api/credentials', () => {
     const res = await issue(merchant);
     expect(res.status).toBe(201);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'id', 'privateKey', 'publicKey']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'createdAt',
+      'expiresAt',
+      'id',
+      'name',
+      'privateKey',
+      'publicKey',
+      'scope',
+    ]);
     expect(res.body.publicKey).toMatch(/^pk_[A-Za-z0-9_-]{22,}$/);
     expect(res.body.privateKey).toMatch(/^sk_[A-Za-z0-9_-]{22,}$/);
     // base64url: 6 bits per character; 22 characters carry 132 bits
@@ -90,7 +98,16 @@ describe('GET /api/credentials', () => {
     expect(res.status).toBe(200);
     expect(res.body.map((c) => c.id)).toEqual([third.body.id, second.body.id, m.credentialId]);
     for (const c of res.body) {
-      expect(Object.keys(c).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'publicKey']);
+      expect(Object.keys(c).sort()).toEqual([
+        'createdAt',
+        'expiresAt',
+        'id',
+        'lastUsedAt',
+        'lastUsedIp',
+        'name',
+        'publicKey',
+        'scope',
+      ]);
     }
     expect(res.text).not.toContain('sk_');
     expect(res.body[0]).toMatchObject({ publicKey: third.body.publicKey, lastUsedAt: null });

@@ -32,7 +32,7 @@ describe('POST /api/auth/login', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      user: { id: a.id, name: 'Session Owner', email: a.email },
+      user: { id: a.id, name: 'Session Owner', email: a.email, totpEnabled: false },
       csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{32,}$/),
     });
     const cookie = String(res.headers['set-cookie']);
@@ -109,7 +109,7 @@ describe('GET /api/auth/me and POST /api/auth/logout', () => {
     const me = await call('GET', `${server.url}/api/auth/me`, { headers: { cookie: merchant.cookie } });
     expect(me.status).toBe(200);
     expect(me.body).toEqual({
-      user: { id: merchant.accountId, name: merchant.name, email: merchant.email },
+      user: { id: merchant.accountId, name: merchant.name, email: merchant.email, totpEnabled: false },
       csrfToken: merchant.csrf,
     });
   });

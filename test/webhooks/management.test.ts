@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decryptSecret } from '../../src/webhooks/crypto.js';
+import { openKeys } from '../../src/webhooks/crypto.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { recordFact } from '../support/notifications.js';
@@ -36,6 +36,8 @@ describe('POST /api/webhook', () => {
       id: expect.any(Number),
       webhookUrl: 'https://merchant.example.com/hooks',
       events: ['sale.paid', 'withdrawal.completed'],
+      status: 'active',
+      disabledReason: null,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       createdAt: expect.any(String),
     });
@@ -53,7 +55,7 @@ describe('POST /api/webhook', () => {
     );
     expect(dump).not.toContain(hook.secret);
     expect(dump).not.toContain(hook.secret.slice(6));
-    expect(decryptSecret(server.runtime.platform.config.secretsKey, row!.secret_enc)).toBe(hook.secret);
+    expect(openKeys(server.runtime.platform.config.secretsKey, row!.secret_enc).current).toBe(hook.secret);
 
     const list = await call<Record<string, unknown>[]>('GET', url('/api/webhook'), {
       headers: merchant.panel,
@@ -64,6 +66,8 @@ describe('POST /api/webhook', () => {
       id: hook.id,
       webhookUrl: 'https://merchant.example.com/enc',
       events: ['*'],
+      status: 'active',
+      disabledReason: null,
       createdAt: hook.createdAt,
     });
     const put = await call('PUT', url(`/api/webhook/${hook.id}`), {
@@ -135,6 +139,8 @@ describe('GET/PUT/DELETE /api/webhook', () => {
       id: hook.id,
       webhookUrl: 'https://after.example.com/x',
       events: ['sale.paid'],
+      status: 'active',
+      disabledReason: null,
       createdAt: hook.createdAt,
     });
     const both = await call('PUT', url(`/api/webhook/${hook.id}`), {

@@ -1,0 +1,66 @@
+import { Type } from 'typebox';
+import { sessionOf } from '../auth/panel-session.js';
+import type { Db } from '../platform/db.js';
+import { ShapeA } from '../platform/error-schemas.js';
+import type { AuthHook, Http } from '../platform/http.js';
+import { pageOf, parsePage } from '../platform/pagination.js';
+import { type AuditRow, listAudit } from './audit.data.js';
+
+const Entry = Type.Object({
+  id: Type.Integer(),
+  at: Type.String({ format: 'date-time' }),
+  actor: Type.Object({
+    type: Type.Union([Type.Literal('user'), Type.Literal('api_key'), Type.Literal('operator')]),
+    id: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The account id for a user, the credential id for an API key, null for the operator',
+    }),
+    label: Type.String({ description: 'E-mail, public key, or the operator tool' }),
+  }),
+  action: Type.String({ description: 'e.g. login.succeeded, credential.rolled, withdrawal.created' }),
+  target: Type.Union([Type.String(), Type.Null()], { description: 'e.g. credential:12, webhook:3' }),
+  ip: Type.Union([Type.String(), Type.Null()]),
+  userAgent: Type.Union([Type.String(), Type.Null()]),
+});
+const Page = Type.Object({ data: Type.Array(Entry), nextCursor: Type.Union([Type.String(), Type.Null()]) });
+const Query = Type.Object({
+  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+});
+
+function view(r: AuditRow) {
+  return {
+    id: Number(r.id),
+    at: r.at.toISOString(),
+    actor: { type: r.actor_type, id: r.actor_id === null ? null : Number(r.actor_id), label: r.actor_label },
+    action: r.action,
+    target: r.target,
+    ip: r.ip,
+    userAgent: r.user_agent,
+  };
+}
+
+/** The account's audit log, newest first (append-only: there is no route that changes it). */
+export async function auditRoutes(app: Http, deps: { db: Db; requireSession: AuthHook }): Promise<void> {
+  app.get(
+    '/api/audit-log',
+    {
+      config: { errorShape: 'A' },
+      onRequest: deps.requireSession,
+      schema: {
+        tags: ['panel'],
+        summary: 'Who did what on this account, newest first',
+        querystring: Query,
+        response: { 200: Page, 400: ShapeA, 401: ShapeA },
+      },
+    },
+    async (request) => {
+      const page = parsePage(request.query);
+      const rows = await listAudit(deps.db, sessionOf(request).user.id, page.limit + 1, page.before);
+      const { rows: kept, nextCursor } = pageOf(
+        rows.map((r) => ({ ...r, id: Number(r.id) })),
+        page.limit,
+      );
+      return { data: kept.map(view), nextCursor };
+    },
+  );
+}

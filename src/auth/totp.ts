@@ -1,0 +1,113 @@
+import { Secret, TOTP } from 'otpauth';
+import { type Actor, recordAudit } from '../audit/audit.data.js';
+import type { Db, Queryable } from '../platform/db.js';
+import { validation } from '../platform/errors.js';
+import { seal, unseal } from '../platform/sealed.js';
+
+const ISSUER = 'Gateway';
+const PERIOD = 30;
+/** One step either side: a code typed as it rolls over still works, for at most 90 s in all. */
+const WINDOW = 1;
+const CODE = /^\d{6}$/;
+
+function totpFor(secretBase32: string, label = ''): TOTP {
+  return new TOTP({
+    issuer: ISSUER,
+    label,
+    algorithm: 'SHA1',
+    digits: 6,
+    period: PERIOD,
+    secret: Secret.fromBase32(secretBase32),
+  });
+}
+
+/** The time step a code belongs to (RFC 6238), or null when it matches none within the window. */
+export function matchingStep(secretBase32: string, code: string, nowMs = Date.now()): number | null {
+  if (!CODE.test(code)) return null;
+  const delta = totpFor(secretBase32).validate({ token: code, timestamp: nowMs, window: WINDOW });
+  return delta === null ? null : Math.floor(nowMs / 1000 / PERIOD) + delta;
+}
+
+/**
+ * Accepts a code once: its step must be later than the last accepted one, recorded in the same statement
+ * (so two requests with one code cannot both pass, even on two processes).
+ */
+export async function consumeCode(q: Queryable, accountId: number, secretBase32: string, code: string) {
+  const step = matchingStep(secretBase32, code);
+  if (step === null) return false;
+  const rows = await q.query(
+    'UPDATE accounts SET totp_last_step = $2 WHERE id = $1 AND totp_last_step < $2 RETURNING id',
+    [accountId, step],
+  );
+  return rows.length === 1;
+}
+
+interface TotpRow {
+  email: string;
+  totp_secret_enc: string | null;
+  totp_pending_enc: string | null;
+}
+
+/** Two-factor login setup (decisions.md, Two-factor login). Secrets are sealed under SECRETS_KEY at rest. */
+export class TotpService {
+  constructor(
+    private readonly db: Db,
+    private readonly key: Buffer,
+  ) {}
+
+  /** The enabled secret, opened, or null when two-factor is off. */
+  secretOf(row: { totp_secret_enc: string | null }): string | null {
+    return row.totp_secret_enc ? unseal(this.key, row.totp_secret_enc) : null;
+  }
+
+  async setup(accountId: number): Promise<{ secret: string; otpauthUrl: string }> {
+    const secret = new Secret({ size: 20 }).base32;
+    const [row] = await this.db.query<{ email: string }>(
+      `UPDATE accounts SET totp_pending_enc = $2 WHERE id = $1 AND totp_secret_enc IS NULL RETURNING email`,
+      [accountId, seal(this.key, secret)],
+    );
+    if (!row) throw validation('Two-factor login is already on; turn it off first to set up a new device');
+    return { secret, otpauthUrl: totpFor(secret, row.email).toString() };
+  }
+
+  async enable(accountId: number, code: string, actor: Actor): Promise<void> {
+    await this.db.tx(async (tx) => {
+      const row = await lockAccount(tx, accountId);
+      if (row.totp_secret_enc) throw validation('Two-factor login is already on');
+      if (!row.totp_pending_enc) throw validation('Start with POST /api/auth/totp/setup');
+      const pending = unseal(this.key, row.totp_pending_enc);
+      if (!(await consumeCode(tx, accountId, pending, code))) {
+        throw validation('The code does not match; check the authenticator app and the device clock');
+      }
+      await tx.query(
+        'UPDATE accounts SET totp_secret_enc = totp_pending_enc, totp_pending_enc = NULL WHERE id = $1',
+        [accountId],
+      );
+      await recordAudit(tx, accountId, actor, { action: 'totp.enabled', target: null });
+    });
+  }
+
+  async disable(accountId: number, code: string, actor: Actor): Promise<void> {
+    await this.db.tx(async (tx) => {
+      const row = await lockAccount(tx, accountId);
+      const secret = this.secretOf(row);
+      if (!secret) throw validation('Two-factor login is not on');
+      if (!(await consumeCode(tx, accountId, secret, code))) {
+        throw validation('The code does not match or was used already');
+      }
+      await tx.query('UPDATE accounts SET totp_secret_enc = NULL, totp_pending_enc = NULL WHERE id = $1', [
+        accountId,
+      ]);
+      await recordAudit(tx, accountId, actor, { action: 'totp.disabled', target: null });
+    });
+  }
+}
+
+async function lockAccount(tx: Queryable, accountId: number): Promise<TotpRow> {
+  const [row] = await tx.query<TotpRow>(
+    'SELECT email, totp_secret_enc, totp_pending_enc FROM accounts WHERE id = $1 FOR UPDATE',
+    [accountId],
+  );
+  if (!row) throw validation('No such account');
+  return row;
+}
