@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { userActor } from '../audit/actor.js';
+import { requestOrigin, userActor } from '../audit/actor.js';
 import { ShapeA } from '../platform/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { numericPathId } from '../platform/ids.js';
@@ -22,10 +22,7 @@ export interface AuthRouteDeps {
 
 const A = { errorShape: 'A' as const };
 
-function originOf(request: FastifyRequest): RequestOrigin {
-  const ua = request.headers['user-agent'];
-  return { ip: request.ip ?? null, userAgent: typeof ua === 'string' && ua !== '' ? ua : null };
-}
+const originOf = (request: FastifyRequest): RequestOrigin => requestOrigin(request);
 
 /** The session's user as the audit log's actor. */
 function actor(request: FastifyRequest) {
