@@ -4,6 +4,7 @@ import { Integrations } from './pages/Integrations';
 import { Login } from './pages/Login';
 import { Overview } from './pages/Overview';
 import { Sales } from './pages/Sales';
+import { Security } from './pages/Security';
 import { Statement } from './pages/Statement';
 import { Webhooks } from './pages/Webhooks';
 import { Withdrawals } from './pages/Withdrawals';
@@ -15,6 +16,7 @@ const PAGES = [
   { hash: '#/extrato', label: 'Extrato', Page: Statement },
   { hash: '#/integracoes', label: 'Integrações', Page: Integrations },
   { hash: '#/webhooks', label: 'Webhooks', Page: Webhooks },
+  { hash: '#/seguranca', label: 'Segurança', Page: Security },
 ];
 
 function useHash(): string {

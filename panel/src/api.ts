@@ -7,6 +7,7 @@ export interface User {
   id: number;
   name: string;
   email: string;
+  totpEnabled: boolean;
 }
 export interface Balance {
   available: number;
@@ -50,16 +51,42 @@ export interface StatementLine {
 }
 export interface Credential {
   id: number;
+  name: string;
+  scope: 'full' | 'read';
   publicKey: string;
   createdAt: string;
+  expiresAt: string | null;
   lastUsedAt: string | null;
+  lastUsedIp: string | null;
+}
+export interface IssuedCredential extends Omit<Credential, 'lastUsedAt' | 'lastUsedIp'> {
+  privateKey: string;
 }
 export interface Webhook {
   id: number;
   webhookUrl: string;
   events: string[];
+  status: 'active' | 'disabled';
+  disabledReason: string | null;
   createdAt: string;
   secret?: string;
+}
+export interface WebhookStats {
+  delivered: number;
+  failed: number;
+  pending: number;
+  successRate: number | null;
+  p50Ms: number | null;
+  p95Ms: number | null;
+}
+export interface AuditEntry {
+  id: number;
+  at: string;
+  actor: { type: 'user' | 'api_key' | 'operator'; id: number | null; label: string };
+  action: string;
+  target: string | null;
+  ip: string | null;
+  userAgent: string | null;
 }
 export interface Delivery {
   id: number;
@@ -89,6 +116,7 @@ export class ApiError extends Error {
 }
 
 let csrf = '';
+let user: User | null = null;
 let onExpired: () => void = () => undefined;
 
 export function whenSessionExpires(handler: () => void): void {
@@ -145,41 +173,53 @@ const query = (params: Record<string, string | undefined>) => {
 };
 
 export const api = {
-  async login(email: string, password: string): Promise<User> {
+  /** The logged-in user, as the last login or `me` answered. */
+  user: () => user,
+  async login(email: string, password: string, totpCode?: string): Promise<User> {
     const r = await request<{ user: User; csrfToken: string }>('POST', '/api/auth/login', {
       email,
       password,
+      ...(totpCode ? { totpCode } : {}),
     });
     csrf = r.csrfToken;
+    user = r.user;
     return r.user;
   },
   async me(): Promise<User> {
     const r = await request<{ user: User; csrfToken: string }>('GET', '/api/auth/me');
     csrf = r.csrfToken;
+    user = r.user;
     return r.user;
   },
   async logout(): Promise<void> {
     await request('POST', '/api/auth/logout');
     csrf = '';
+    user = null;
   },
+  totpSetup: () => request<{ secret: string; otpauthUrl: string }>('POST', '/api/auth/totp/setup'),
+  totpEnable: (code: string) => request<void>('POST', '/api/auth/totp/enable', { code }),
+  totpDisable: (code: string) => request<void>('POST', '/api/auth/totp/disable', { code }),
+  audit: (cursor?: string) =>
+    request<Page<AuditEntry>>('GET', `/api/audit-log${query({ limit: '50', cursor })}`),
   balance: () => request<Balance>('GET', '/api/balance'),
   sales: (f: Record<string, string | undefined>) => request<Page<Sale>>('GET', `/api/sales${query(f)}`),
   sale: (id: string) => request<Sale>('GET', `/api/sales/${encodeURIComponent(id)}`),
   withdrawals: (f: Record<string, string | undefined>) =>
     request<Page<Withdrawal>>('GET', `/api/withdrawals${query(f)}`),
   withdrawal: (id: string) => request<Withdrawal>('GET', `/api/withdrawals/${encodeURIComponent(id)}`),
-  withdraw: (body: { amount: string; pixKey: string; pixKeyType: string; password: string }, key: string) =>
-    request<Withdrawal>('POST', '/api/withdrawals', body, { 'idempotency-key': key }),
+  withdraw: (
+    body: { amount: string; pixKey: string; pixKeyType: string; password?: string; totpCode?: string },
+    key: string,
+  ) => request<Withdrawal>('POST', '/api/withdrawals', body, { 'idempotency-key': key }),
   statement: (f: Record<string, string | undefined>) =>
     request<Page<StatementLine>>('GET', `/api/statement${query(f)}`),
   exportUrl: (what: 'sales' | 'withdrawals' | 'statement', f: Record<string, string | undefined>) =>
     `/api/${what}/export.csv${query(f)}`,
   credentials: () => request<Credential[]>('GET', '/api/credentials'),
-  createCredential: () =>
-    request<{ id: number; publicKey: string; privateKey: string; createdAt: string }>(
-      'POST',
-      '/api/credentials',
-    ),
+  createCredential: (body: { name?: string; scope?: 'full' | 'read'; expiresAt?: string }) =>
+    request<IssuedCredential>('POST', '/api/credentials', body),
+  rollCredential: (id: number, graceHours: number) =>
+    request<IssuedCredential>('POST', `/api/credentials/${id}/roll`, { graceHours }),
   revokeCredential: (id: number) => request<void>('DELETE', `/api/credentials/${id}`),
   allowedIps: () => request<{ ips: string[] }>('GET', '/api/settings/allowed-ips'),
   saveAllowedIps: (ips: string[]) => request<{ ips: string[] }>('PUT', '/api/settings/allowed-ips', { ips }),
@@ -188,7 +228,15 @@ export const api = {
     request<Webhook & { secret: string }>('POST', '/api/webhook', { webhookUrl, events }),
   updateWebhook: (id: number, webhookUrl: string, events: string[]) =>
     request<Webhook>('PUT', `/api/webhook/${id}`, { webhookUrl, events }),
+  setWebhookStatus: (id: number, status: 'active' | 'disabled') =>
+    request<Webhook>('PUT', `/api/webhook/${id}`, { status }),
   deleteWebhook: (id: number) => request<void>('DELETE', `/api/webhook/${id}`),
+  rotateSecret: (id: number, overlapHours: number) =>
+    request<{ secret: string }>('POST', `/api/webhook/${id}/rotate-secret`, { overlapHours }),
+  testWebhook: (id: number) => request<{ eventId: string }>('POST', `/api/webhook/${id}/test`),
+  recover: (id: number, since: string) =>
+    request<{ queued: number }>('POST', `/api/webhook/${id}/recover`, { since }),
+  webhookStats: (id: number) => request<WebhookStats>('GET', `/api/webhook/${id}/stats?hours=24`),
   deliveries: (id: number) => request<Delivery[]>('GET', `/api/webhook/${id}/deliveries?limit=50`),
   resend: (deliveryId: number) => request<unknown>('POST', `/api/webhook/deliveries/${deliveryId}/resend`),
 };

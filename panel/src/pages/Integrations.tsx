@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, type Credential } from '../api';
+import { ApiError, api, type Credential, type IssuedCredential } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table } from '../ui/kit';
 
@@ -16,30 +16,71 @@ export function Integrations() {
   );
 }
 
+const SCOPES = { full: 'Completa', read: 'Somente leitura' } as const;
+const GRACE_CHOICES = [0, 1, 24, 72, 168];
+
 function Credentials() {
   const [list, setList] = useState<Credential[]>([]);
-  const [issued, setIssued] = useState<{ publicKey: string; privateKey: string } | null>(null);
+  const [issued, setIssued] = useState<IssuedCredential | null>(null);
+  const [name, setName] = useState('');
+  const [scope, setScope] = useState<'full' | 'read'>('full');
+  const [expires, setExpires] = useState('');
+  const [rolling, setRolling] = useState<Credential | null>(null);
+  const [grace, setGrace] = useState(24);
   const [error, setError] = useState<unknown>(null);
   const refresh = () => api.credentials().then(setList).catch(setError);
   useEffect(() => {
     void refresh();
   }, []);
+  const attempt = async (action: () => Promise<void>) => {
+    try {
+      setError(null);
+      await action();
+    } catch (err) {
+      setError(err);
+    }
+  };
   return (
     <Card title="Credenciais de API">
-      <button
-        type="button"
-        onClick={async () => {
-          try {
-            const c = await api.createCredential();
-            setIssued(c);
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void attempt(async () => {
+            // a date means "through the end of that day" in São Paulo
+            const expiresAt = expires ? new Date(`${expires}T23:59:59-03:00`).toISOString() : undefined;
+            setIssued(await api.createCredential({ name, scope, ...(expiresAt ? { expiresAt } : {}) }));
+            setName('');
             void refresh();
-          } catch (err) {
-            setError(err);
-          }
+          });
         }}
       >
-        Gerar credencial
-      </button>
+        <div>
+          <label for="c-name">Nome</label>
+          <input id="c-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </div>
+        <div>
+          <label for="c-scope">Permissão</label>
+          <select
+            id="c-scope"
+            value={scope}
+            onInput={(e) => setScope(e.currentTarget.value as 'full' | 'read')}
+          >
+            <option value="full">{SCOPES.full}</option>
+            <option value="read">{SCOPES.read} (só consultas)</option>
+          </select>
+        </div>
+        <div>
+          <label for="c-expires">Expira em (opcional)</label>
+          <input
+            id="c-expires"
+            type="date"
+            value={expires}
+            onInput={(e) => setExpires(e.currentTarget.value)}
+          />
+        </div>
+        <button type="submit">Gerar credencial</button>
+      </form>
       {issued && (
         <>
           <p>
@@ -48,41 +89,90 @@ function Credentials() {
           <SecretOnce label="Chave privada" value={issued.privateKey} />
         </>
       )}
+      {rolling && (
+        <form
+          class="filters"
+          aria-label="Trocar credencial"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void attempt(async () => {
+              setIssued(await api.rollCredential(rolling.id, grace));
+              setRolling(null);
+              void refresh();
+            });
+          }}
+        >
+          <p>
+            Trocar <code>{rolling.publicKey}</code>: uma nova chave é gerada e a atual continua valendo por:
+          </p>
+          <div>
+            <label for="c-grace">Período de transição</label>
+            <select id="c-grace" value={grace} onInput={(e) => setGrace(Number(e.currentTarget.value))}>
+              {GRACE_CHOICES.map((h) => (
+                <option key={h} value={h}>
+                  {h === 0 ? 'nenhum (para já)' : h === 1 ? '1 hora' : `${h} horas`}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit">Confirmar troca</button>
+          <button type="button" class="secondary" onClick={() => setRolling(null)}>
+            Cancelar
+          </button>
+        </form>
+      )}
       <ErrorText error={error} />
-      <Table label="Credenciais" head={['Chave pública', 'Criada em', 'Último uso', '']}>
-        {list.map((c) => (
-          <tr key={c.id}>
-            <td>
-              <code>{c.publicKey}</code>
-            </td>
-            <td>{date(c.createdAt)}</td>
-            <td>{date(c.lastUsedAt)}</td>
-            <td>
-              <button
-                type="button"
-                class="danger"
-                aria-label={`Revogar a credencial ${c.publicKey}`}
-                onClick={async () => {
-                  if (
-                    !window.confirm(
-                      'Revogar esta credencial? As integrações que a usam deixarão de funcionar.',
+      <Table
+        label="Credenciais"
+        head={['Nome', 'Chave pública', 'Permissão', 'Criada em', 'Expira em', 'Último uso', '']}
+      >
+        {list.map((c) => {
+          const expired = c.expiresAt !== null && Date.parse(c.expiresAt) <= Date.now();
+          return (
+            <tr key={c.id}>
+              <td>{c.name || '—'}</td>
+              <td>
+                <code>{c.publicKey}</code>
+              </td>
+              <td>{SCOPES[c.scope]}</td>
+              <td>{date(c.createdAt)}</td>
+              <td>{c.expiresAt ? `${date(c.expiresAt)}${expired ? ' (expirada)' : ''}` : 'Nunca'}</td>
+              <td>{c.lastUsedAt ? `${date(c.lastUsedAt)} (${c.lastUsedIp ?? '?'})` : 'Nunca usada'}</td>
+              <td class="actions">
+                {!expired && (
+                  <button
+                    type="button"
+                    class="link"
+                    aria-label={`Trocar a credencial ${c.publicKey}`}
+                    onClick={() => setRolling(c)}
+                  >
+                    Trocar
+                  </button>
+                )}
+                <button
+                  type="button"
+                  class="danger"
+                  aria-label={`Revogar a credencial ${c.publicKey}`}
+                  onClick={() => {
+                    if (
+                      !window.confirm(
+                        'Revogar esta credencial? As integrações que a usam deixarão de funcionar.',
+                      )
                     )
-                  )
-                    return;
-                  try {
-                    await api.revokeCredential(c.id);
-                    if (issued?.publicKey === c.publicKey) setIssued(null);
-                    void refresh();
-                  } catch (err) {
-                    setError(err);
-                  }
-                }}
-              >
-                Revogar
-              </button>
-            </td>
-          </tr>
-        ))}
+                      return;
+                    void attempt(async () => {
+                      await api.revokeCredential(c.id);
+                      if (issued?.publicKey === c.publicKey) setIssued(null);
+                      void refresh();
+                    });
+                  }}
+                >
+                  Revogar
+                </button>
+              </td>
+            </tr>
+          );
+        })}
       </Table>
     </Card>
   );

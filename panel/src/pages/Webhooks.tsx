@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Delivery, type Webhook } from '../api';
+import { api, type Delivery, type Webhook, type WebhookStats } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table } from '../ui/kit';
 
@@ -40,11 +40,12 @@ export function Webhooks() {
       />
       {secret && <SecretOnce label="Segredo do webhook" value={secret} />}
       <ErrorText error={error} />
-      <Table label="Webhooks" head={['URL', 'Eventos', 'Criado em', '']}>
+      <Table label="Webhooks" head={['URL', 'Eventos', 'Situação', 'Criado em', '']}>
         {hooks.map((h) => (
           <tr key={h.id}>
             <td class="url">{h.webhookUrl}</td>
             <td>{h.events.join(', ')}</td>
+            <td>{h.status === 'active' ? 'Ativo' : 'Desativado'}</td>
             <td>{date(h.createdAt)}</td>
             <td>
               <button
@@ -141,6 +142,7 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: () => vo
   }, [hook.id]);
   return (
     <>
+      <WebhookHealth hook={hook} onChanged={onChanged} onQueued={() => void load()} />
       <WebhookForm
         title={`Editar ${hook.webhookUrl}`}
         initial={hook}
@@ -219,5 +221,131 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: () => vo
         )}
       </Card>
     </>
+  );
+}
+
+/** Health and operations of one webhook: disabled banner, stats, secret rotation, test event, recovery. */
+function WebhookHealth(props: { hook: Webhook; onChanged: () => void; onQueued: () => void }) {
+  const { hook } = props;
+  const [stats, setStats] = useState<WebhookStats | null>(null);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [overlap, setOverlap] = useState(24);
+  const [since, setSince] = useState('');
+  const [info, setInfo] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    api.webhookStats(hook.id).then(setStats).catch(setError);
+  }, [hook.id]);
+  const attempt = async (action: () => Promise<void>) => {
+    setError(null);
+    setInfo('');
+    try {
+      await action();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const rate = stats?.successRate;
+  return (
+    <Card title={`Saúde de ${hook.webhookUrl}`}>
+      {hook.status === 'disabled' && (
+        <div class="banner" role="alert">
+          <p>
+            <strong>Webhook desativado.</strong> {hook.disabledReason ?? ''} Os eventos deste período ficam
+            registrados como “ignorados” e podem ser reenviados com “Recuperar entregas”.
+          </p>
+          <button
+            type="button"
+            onClick={() =>
+              void attempt(async () => {
+                await api.setWebhookStatus(hook.id, 'active');
+                props.onChanged();
+              })
+            }
+          >
+            Reativar webhook
+          </button>
+        </div>
+      )}
+      {stats && (
+        <p>
+          Últimas 24 h: {stats.delivered} entregues, {stats.failed} com falha, {stats.pending} pendentes ·
+          taxa de sucesso {rate === null || rate === undefined ? '—' : `${Math.round(rate * 1000) / 10}%`} ·
+          tempo de resposta p50 {stats.p50Ms ?? '—'} ms, p95 {stats.p95Ms ?? '—'} ms
+        </p>
+      )}
+      <div class="filters">
+        <button
+          type="button"
+          class="secondary"
+          onClick={() =>
+            void attempt(async () => {
+              await api.testWebhook(hook.id);
+              setInfo('Evento de teste enviado; ele aparece nas entregas abaixo.');
+              props.onQueued();
+            })
+          }
+        >
+          Enviar evento de teste
+        </button>
+      </div>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void attempt(async () => {
+            setSecret((await api.rotateSecret(hook.id, overlap)).secret);
+          });
+        }}
+      >
+        <div>
+          <label for={`overlap-${hook.id}`}>O segredo atual continua assinando por</label>
+          <select
+            id={`overlap-${hook.id}`}
+            value={overlap}
+            onInput={(e) => setOverlap(Number(e.currentTarget.value))}
+          >
+            {[0, 1, 24, 72, 168].map((h) => (
+              <option key={h} value={h}>
+                {h === 0 ? 'nada (troca imediata)' : h === 1 ? '1 hora' : `${h} horas`}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit">Trocar segredo</button>
+      </form>
+      {secret && <SecretOnce label="Novo segredo do webhook" value={secret} />}
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void attempt(async () => {
+            const r = await api.recover(hook.id, new Date(since).toISOString());
+            setInfo(`${r.queued} entrega(s) com falha ou ignoradas foram colocadas na fila de novo.`);
+            props.onQueued();
+          });
+        }}
+      >
+        <div>
+          <label for={`since-${hook.id}`}>Recuperar entregas desde</label>
+          <input
+            id={`since-${hook.id}`}
+            type="datetime-local"
+            required
+            value={since}
+            onInput={(e) => setSince(e.currentTarget.value)}
+          />
+        </div>
+        <button type="submit" class="secondary">
+          Recuperar entregas
+        </button>
+      </form>
+      {info && (
+        <p class="ok" role="status">
+          {info}
+        </p>
+      )}
+      <ErrorText error={error} />
+    </Card>
   );
 }

@@ -114,6 +114,8 @@ function NewWithdrawal({ onDone }: { onDone: () => void }) {
   const [done, setDone] = useState<Withdrawal | null>(null);
   const [busy, setBusy] = useState(false);
   const [key, setKey] = useState(() => crypto.randomUUID());
+  // with two-factor login on, the code of the authenticator app confirms instead of the password
+  const totp = api.user()?.totpEnabled === true;
   return (
     <Card title="Novo saque">
       <form
@@ -123,7 +125,8 @@ function NewWithdrawal({ onDone }: { onDone: () => void }) {
           setBusy(true);
           setError(null);
           try {
-            const w = await api.withdraw({ amount: reaisText(amount), pixKey, pixKeyType, password }, key);
+            const confirm = totp ? { totpCode: password } : { password };
+            const w = await api.withdraw({ amount: reaisText(amount), pixKey, pixKeyType, ...confirm }, key);
             setDone(w);
             setPassword('');
             setKey(crypto.randomUUID());
@@ -161,15 +164,26 @@ function NewWithdrawal({ onDone }: { onDone: () => void }) {
           <input id="n-key" required value={pixKey} onInput={(e) => setPixKey(e.currentTarget.value)} />
         </div>
         <div>
-          <label for="n-password">Confirme com sua senha</label>
-          <input
-            id="n-password"
-            type="password"
-            required
-            autocomplete="current-password"
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
+          <label for="n-password">{totp ? 'Código do autenticador' : 'Confirme com sua senha'}</label>
+          {totp ? (
+            <input
+              id="n-password"
+              inputMode="numeric"
+              required
+              autocomplete="one-time-code"
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+          ) : (
+            <input
+              id="n-password"
+              type="password"
+              required
+              autocomplete="current-password"
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+          )}
         </div>
         <button type="submit" disabled={busy}>
           Solicitar saque
