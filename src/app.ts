@@ -78,7 +78,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const credentials = new CredentialService(db, authCache);
   const apiKey = thenLimit(apiKeyAuth(authCache, lastUse), limits.perKey);
   const requireSession = panelSession(sessions);
-  const providers = payoutProviders(db);
+  const providers = payoutProviders(db, config);
+  app.addHook('onClose', () => providers.close());
   const webhooks = new WebhookService(db, config);
   // Payment processors whose callbacks we accept; the sandbox one exists only with SANDBOX on.
   const sandboxProcessor = config.sandbox ? new SandboxProcessor(config.secretsKey) : null;

@@ -15,9 +15,13 @@ import { startNotificationWorkers } from './webhooks/workers.js';
  * function for the loops that are not pg-boss handlers (pg-boss handlers stop with the queue).
  */
 export async function startWorkers(platform: Platform): Promise<() => Promise<void>> {
-  await startPayoutWorker(platform, payoutProviders(platform.db).sandbox);
-  await startReserveWorker(platform.db, platform.queue);
   const { db, log } = platform;
+  const providers = payoutProviders(db, platform.config);
+  const stopPayouts = providers.active
+    ? await startPayoutWorker(platform, providers.active)
+    : (log.warn('PAYOUT_PROVIDER=none: accepted withdrawals stay PENDING until a payout provider is set'),
+      async () => undefined);
+  await startReserveWorker(platform.db, platform.queue);
   const stopKeyCleanup = startPeriodic(
     KEY_CLEANUP_EVERY_MS,
     () => Promise.all([deleteExpiredKeys(db), deleteExpiredSaleKeys(db)]),
@@ -40,6 +44,8 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
   );
   const stopNotifications = await startNotificationWorkers(platform);
   return async () => {
+    await stopPayouts();
+    await providers.close();
     stopChargeExpiry();
     stopKeyCleanup();
     stopCallbackCleanup();

@@ -17,6 +17,9 @@ export function userActor(request: FastifyRequest, user: { id: number; email: st
 }
 
 /** The API key behind a request. */
-export function apiKeyActor(request: FastifyRequest, key: { credentialId: number; publicKey: string }): Actor {
+export function apiKeyActor(
+  request: FastifyRequest,
+  key: { credentialId: number; publicKey: string },
+): Actor {
   return { type: 'api_key', id: key.credentialId, label: key.publicKey, ...requestOrigin(request) };
 }

@@ -10,7 +10,8 @@ export async function runDevPsp(argv: string[], dataDir: string): Promise<DevPsp
   const portIndex = argv.indexOf('--port');
   const port = portIndex >= 0 ? Number(argv[portIndex + 1]) : 8443;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be a port number');
-  const psp = new DevPsp({ port });
+  // withdrawals sent through it complete by themselves after two seconds, as a receiving bank would
+  const psp = new DevPsp({ port, settleSendsAfterMs: 2000 });
   const url = await psp.start();
   const dir = path.join(dataDir, 'dev-psp');
   mkdirSync(dir, { recursive: true });
@@ -29,12 +30,14 @@ export async function runDevPsp(argv: string[], dataDir: string): Promise<DevPsp
     PIX_KEY: file('client.key', psp.certs.clientKey),
     PIX_CA: file('ca.crt', psp.certs.ca),
     PIX_KEY_RECEIVER: '7d9f0335-8dcc-4054-9bf9-0dbd61d36906',
+    PAYOUT_PROVIDER: 'efi',
   };
   const lines = Object.entries(settings).map(([k, v]) => `${k}=${v}`);
   process.stdout.write(
     [
       `local PSP listening on ${url} (mutual TLS; certificates in ${dir})`,
-      'start the gateway with these settings (and PUBLIC_URL=http://127.0.0.1:<its port>):',
+      'start the gateway with these settings (and PUBLIC_URL=http://127.0.0.1:<its port>);',
+      'charges go through its standard API Pix, withdrawals through its Efí-style send API:',
       ...lines,
       `pay a charge: curl --cert ${settings.PIX_CERT} --key ${settings.PIX_KEY} --cacert ${settings.PIX_CA} \\`,
       `  -X POST ${url}/dev/cob/<externalTransactionId>/pay`,

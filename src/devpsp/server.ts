@@ -4,13 +4,15 @@ import { request as httpRequest } from 'undici';
 import { formatReais, parseReais } from '../platform/money.js';
 import { brCode } from '../sales/pix/brcode.js';
 import { type DevCertificates, generateCertificates } from './certs.js';
-import { type Cob, newEndToEndId, PspState, type ReceivedPix } from './state.js';
+import { type Cob, newEndToEndId, type PixSend, PspState, type ReceivedPix } from './state.js';
 
 export interface DevPspOptions {
   clientId?: string;
   clientSecret?: string;
   /** Lifetime of issued tokens, seconds. */
   tokenTtlSeconds?: number;
+  /** Sends (payouts) complete by themselves this long after they are made; unset: only when told (`settleSend`). */
+  settleSendsAfterMs?: number;
   host?: string;
   port?: number;
 }
@@ -30,6 +32,8 @@ export class DevPsp {
   readonly clientSecret: string;
   url = '';
   private readonly faults = new Map<string, Fault>();
+  /** The next send is recorded (the money leaves) but its answer never comes: a lost response. */
+  private loseNextSendAnswer = false;
   private readonly app: FastifyInstance;
   private readonly ttl: number;
 
@@ -64,6 +68,19 @@ export class DevPsp {
   /** The next request whose "METHOD /first-segment" matches (e.g. "PUT /cob") meets this fault. */
   failNext(route: string, fault: Fault): void {
     this.faults.set(route, fault);
+  }
+
+  /** The next payout send is made but not answered (the client times out without knowing it was sent). */
+  loseNextSendResponse(): void {
+    this.loseNextSendAnswer = true;
+  }
+
+  /** A payout send reaches its final status (as the receiving bank settles it). */
+  settleSend(idEnvio: string, status: 'REALIZADO' | 'NAO_REALIZADO'): void {
+    const send = this.state.sends.get(idEnvio);
+    if (!send) throw new Error(`no send ${idEnvio}`);
+    send.status = status;
+    send.horario.liquidacao = new Date().toISOString();
   }
 
   /** Every token issued so far stops being accepted (as when it expires). */
@@ -148,7 +165,14 @@ export class DevPsp {
     });
     app.addHook('onSend', async (req, reply, payload) => {
       const route = req.routeOptions.url;
-      if (!route || route === '/oauth/token' || route.startsWith('/dev/') || !handled.has(req))
+      // Efí's own extension (/v2/gn, /v3/gn) is not the standard's: its exchanges are not checked against the yaml
+      if (
+        !route ||
+        route === '/oauth/token' ||
+        route.startsWith('/dev/') ||
+        route.includes('/gn/') ||
+        !handled.has(req)
+      )
         return payload;
       this.state.exchanges.push({
         method: req.method,
@@ -209,6 +233,51 @@ export class DevPsp {
       }
       return reply.code(201).send(dev);
     });
+    // Efí's Pix send extension (https://dev.efipay.com.br/docs/api-pix/envio-pagamento-pix): one send per idEnvio
+    app.put('/v3/gn/pix/:idEnvio', async (req, reply) => {
+      const { idEnvio } = req.params as { idEnvio: string };
+      const body = req.body as {
+        valor?: string;
+        pagador?: { chave?: string };
+        favorecido?: { chave?: string };
+      };
+      if (!/^[a-zA-Z0-9]{1,35}$/.test(idEnvio)) return reply.code(400).send(efiError('idEnvio inválido'));
+      if (this.state.sends.has(idEnvio)) return reply.code(409).send(efiError('idEnvio já utilizado'));
+      if (
+        !body?.valor ||
+        !/^\d{1,10}\.\d{2}$/.test(body.valor) ||
+        !body.pagador?.chave ||
+        !body.favorecido?.chave
+      ) {
+        return reply.code(400).send(efiError('Requisição inválida'));
+      }
+      if (body.favorecido.chave === 'recusada@example.com') {
+        return reply.code(400).send(efiError('Chave Pix do favorecido não encontrada'));
+      }
+      const send: PixSend = {
+        idEnvio,
+        e2eId: newEndToEndId('E'),
+        valor: body.valor,
+        pagador: { chave: body.pagador.chave },
+        favorecido: { chave: body.favorecido.chave },
+        horario: { solicitacao: new Date().toISOString() },
+        status: 'EM_PROCESSAMENTO',
+      };
+      this.state.sends.set(idEnvio, send);
+      if (this.options.settleSendsAfterMs !== undefined) {
+        setTimeout(() => this.settleSend(idEnvio, 'REALIZADO'), this.options.settleSendsAfterMs).unref();
+      }
+      if (this.loseNextSendAnswer) {
+        this.loseNextSendAnswer = false;
+        return new Promise(() => {}); // sent, but the answer is lost: the client times out
+      }
+      return reply.code(201).send(sendView(send));
+    });
+    app.get('/v2/gn/pix/enviados/id-envio/:idEnvio', async (req, reply) => {
+      const send = this.state.sends.get((req.params as { idEnvio: string }).idEnvio);
+      if (!send) return reply.code(404).send(efiError('Pix não encontrado'));
+      return sendView(send);
+    });
     app.put('/webhook/:chave', async (req) => {
       this.state.webhooks.set(
         (req.params as { chave: string }).chave,
@@ -239,7 +308,7 @@ export class DevPsp {
       access_token: token,
       token_type: 'Bearer',
       expires_in: this.ttl,
-      scope: 'cob.write cob.read pix.read pix.write webhook.write',
+      scope: 'cob.write cob.read pix.read pix.write pix.send gn.pix.send.read webhook.write',
     };
   }
 }
@@ -269,6 +338,14 @@ function cobView(cob: Cob) {
       amountCents: parseReais(cob.valor) ?? 0,
     }),
   };
+}
+
+function efiError(mensagem: string) {
+  return { nome: 'erro_envio', mensagem };
+}
+
+function sendView(send: PixSend) {
+  return { ...send, horario: { ...send.horario } };
 }
 
 function pixView(pix: ReceivedPix) {

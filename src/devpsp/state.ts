@@ -37,7 +37,20 @@ export interface Exchange {
   responseBody: unknown;
 }
 
+/** A Pix sent through Efí's send API (PUT /v3/gn/pix/{idEnvio}), as the local PSP keeps it. */
+export interface PixSend {
+  idEnvio: string;
+  e2eId: string;
+  valor: string;
+  pagador: { chave: string };
+  favorecido: { chave: string };
+  horario: { solicitacao: string; liquidacao?: string };
+  status: 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
+}
+
 export class PspState {
+  /** Pix sent through the payout API, by idEnvio (one send per id: a repeated id is refused). */
+  readonly sends = new Map<string, PixSend>();
   readonly cobs = new Map<string, Cob>();
   readonly pix = new Map<string, ReceivedPix>();
   /** Pix key → webhook URL registered with PUT /webhook/{chave}. */

@@ -3,7 +3,7 @@ import type { WithdrawalRow } from '../cashouts/withdrawals.data.js';
 import type { Db } from '../platform/db.js';
 import { notFound } from '../platform/errors.js';
 import { payoutProviderSeconds } from '../platform/metrics.js';
-import { type Headers, type PayoutProvider, ProviderUnavailable } from './provider.js';
+import { type Headers, type PayoutOrder, type PayoutProvider, ProviderUnavailable } from './provider.js';
 
 /**
  * Submits PENDING withdrawals to the provider and moves them to PROCESSING. Safe to run again at any point
@@ -17,28 +17,25 @@ export async function submitPayouts(
   withdrawalIds: number[],
 ): Promise<void> {
   // Claim: from here an order may reach the provider, so a cancel is refused (state.ts checks this).
+  // The first claim also records which provider the withdrawal goes to (its callbacks and read-backs).
   const claimed = await db.query<WithdrawalRow & { first_claim: boolean }>(
     `WITH before AS (
        SELECT id, submitting_at FROM withdrawals WHERE id = ANY($1::bigint[]) AND status = 'PENDING'
         ORDER BY id FOR UPDATE)
-     UPDATE withdrawals w SET submitting_at = COALESCE(w.submitting_at, now())
+     UPDATE withdrawals w SET submitting_at = COALESCE(w.submitting_at, now()),
+            provider = CASE WHEN w.submitting_at IS NULL THEN $2 ELSE w.provider END
        FROM before WHERE w.id = before.id
      RETURNING w.*, before.submitting_at IS NULL AS first_claim`,
-    [withdrawalIds],
+    [withdrawalIds, provider.name],
   );
-  const submitted: { id: number; externalId: string }[] = [];
+  const submitted: { id: number; externalId: string; rejected?: string }[] = [];
   let failure: unknown;
   for (const w of claimed.sort((a, b) => a.id - b.id)) {
     const timer = payoutProviderSeconds.startTimer();
     try {
-      const { externalId } = await provider.submit({
-        reference: w.uuid,
-        amountCents: w.net_amount,
-        pixKey: w.pix_key,
-        pixKeyType: w.pix_key_type,
-      });
+      const sent = await provider.submit(orderOf(w));
       timer({ outcome: 'ok' });
-      submitted.push({ id: w.id, externalId });
+      submitted.push({ id: w.id, ...sent });
     } catch (err) {
       timer({ outcome: 'error' });
       failure ??= err;
@@ -52,10 +49,52 @@ export async function submitPayouts(
   }
   if (submitted.length > 0) {
     await db.tx(async (tx) => {
-      for (const s of submitted) await transition(tx, s.id, 'submit', s.externalId);
+      for (const s of submitted) {
+        await transition(tx, s.id, 'submit', s.externalId);
+        // refused for good by the provider: it was sent and it failed (funds back, withdrawal.rejected)
+        if (s.rejected) await transition(tx, s.id, 'reject', s.externalId);
+      }
     });
   }
   if (failure) throw failure;
+}
+
+function orderOf(w: WithdrawalRow): PayoutOrder {
+  return { reference: w.uuid, amountCents: w.net_amount, pixKey: w.pix_key, pixKeyType: w.pix_key_type };
+}
+
+export const RECONCILE_EVERY_MS = 5_000;
+
+/**
+ * For providers that are read back rather than trusted by callback: every PROCESSING withdrawal of the
+ * provider, oldest first, checked at the provider and moved to COMPLETED or FAILED; one the provider never
+ * received (its submission timed out before reaching it) is sent again under the same reference, which the
+ * provider accepts once. Returns how many moved.
+ */
+export async function reconcilePayouts(db: Db, provider: PayoutProvider, limit = 100): Promise<number> {
+  if (!provider.check) return 0;
+  const rows = await db.query<WithdrawalRow>(
+    `SELECT * FROM withdrawals WHERE status = 'PROCESSING' AND provider = $1 ORDER BY updated_at, id LIMIT $2`,
+    [provider.name, limit],
+  );
+  let moved = 0;
+  for (const w of rows) {
+    const order = orderOf(w);
+    const report = await provider.check(order);
+    if (report.state === 'PROCESSING' || report.state === 'MISSING') {
+      if (report.state === 'PROCESSING') continue;
+      const sent = await provider.submit(order);
+      if (!sent.rejected) continue;
+      await db.tx((tx) => transition(tx, w.id, 'reject', sent.externalId));
+      moved++;
+      continue;
+    }
+    const result = await db.tx((tx) =>
+      transition(tx, w.id, report.state === 'COMPLETED' ? 'complete' : 'reject', report.externalId),
+    );
+    if (result.changed) moved++;
+  }
+  return moved;
 }
 
 export interface CallbackOutcome {

@@ -24,9 +24,21 @@ export type Headers = Record<string, string | string[] | undefined>;
  */
 export interface PayoutProvider {
   readonly name: string;
-  submit(order: PayoutOrder): Promise<{ externalId: string }>;
+  /**
+   * Sends the order. `rejected` means the provider refused it for good (nothing will be paid); an answer
+   * that may or may not have reached the provider (timeout, 5xx) is a submission whose outcome `check` finds.
+   */
+  submit(order: PayoutOrder): Promise<{ externalId: string; rejected?: string }>;
   verifyCallback(rawBody: Buffer, headers: Headers): Promise<PayoutResult>;
+  /** Providers without callbacks: what became of a submitted order, read back from the provider. */
+  check?(order: PayoutOrder): Promise<PayoutCheck>;
 }
+
+/** A submitted order as the provider reports it; MISSING: it never received it (safe to send again). */
+export type PayoutCheck =
+  | { state: 'PROCESSING' }
+  | { state: 'MISSING' }
+  | { state: 'COMPLETED' | 'REJECTED'; externalId: string; reason?: string };
 
 /**
  * The provider certainly did not receive the order (e.g. connection refused). Any other error may have

@@ -1,5 +1,6 @@
 import type { Platform } from '../platform/context.js';
-import { submitPayouts } from './payouts.service.js';
+import { startPeriodic } from '../platform/periodic.js';
+import { RECONCILE_EVERY_MS, reconcilePayouts, submitPayouts } from './payouts.service.js';
 import type { PayoutProvider } from './provider.js';
 
 /**
@@ -7,7 +8,10 @@ import type { PayoutProvider } from './provider.js';
  * fetched in batches and submitted together; if any submission failed the batch fails and pg-boss retries
  * it (withdrawals already submitted are then skipped: only PENDING ones are claimed).
  */
-export async function startPayoutWorker(platform: Platform, provider: PayoutProvider): Promise<void> {
+export async function startPayoutWorker(
+  platform: Platform,
+  provider: PayoutProvider,
+): Promise<() => Promise<void>> {
   const { db, queue, log } = platform;
   await queue.work('payouts.submit', { batchSize: 4, localConcurrency: 1 }, async (jobs) => {
     const ids = jobs.flatMap((j) => j.data.withdrawalIds);
@@ -18,4 +22,13 @@ export async function startPayoutWorker(platform: Platform, provider: PayoutProv
       throw err;
     }
   });
+  // providers read back rather than trusted by callback (Efí): PROCESSING withdrawals are checked periodically
+  const stop = provider.check
+    ? startPeriodic(
+        RECONCILE_EVERY_MS,
+        () => reconcilePayouts(db, provider),
+        (err) => log.warn({ err }, 'payout reconciliation failed; will retry'),
+      )
+    : () => undefined;
+  return async () => stop();
 }

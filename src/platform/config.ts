@@ -30,6 +30,9 @@ export interface Config {
   /** Who opens PIX charges for POST /api/transactions (decisions.md, "Sales creation and real payment rails"). */
   pixProcessor: PixProcessorName;
   bcb: BcbSettings | null;
+  /** Who sends withdrawals: the sandbox, Efí's Pix send API, or nobody (they wait PENDING). */
+  payoutProvider: PayoutProviderName;
+  efi: EfiSettings | null;
   /** Slow-client limits (docs/security.md): time to receive the headers, the whole request, idle keep-alive. */
   httpHeadersTimeoutMs: number;
   httpRequestTimeoutMs: number;
@@ -39,6 +42,16 @@ export interface Config {
 }
 
 export const PIX_PROCESSORS = ['sandbox', 'bcb', 'none'] as const;
+export const PAYOUT_PROVIDERS = ['sandbox', 'efi', 'none'] as const;
+export type PayoutProviderName = (typeof PAYOUT_PROVIDERS)[number];
+
+/** PAYOUT_PROVIDER=efi: Efí's Pix API (the same mTLS credentials as its standard API Pix) and the payer key. */
+export interface EfiSettings {
+  api: BcbSettings;
+  /** The gateway's own Pix key at Efí, debited by every send. */
+  payerKey: string;
+  timeoutMs: number;
+}
 
 /** PIX_PROCESSOR=bcb: a PSP's standard API Pix over mutual TLS (PEM contents read from the file settings). */
 export interface BcbSettings {
@@ -85,6 +98,20 @@ function choice<T extends string>(env: Env, name: string, options: readonly T[],
     throw new ConfigError(`${name} must be one of ${options.join(', ')}, got "${raw}"`);
   }
   return raw as T;
+}
+
+function efiSettings(env: Env): EfiSettings {
+  try {
+    return {
+      api: bcbSettings(env),
+      payerKey: env.PAYOUT_PIX_KEY || env.PIX_KEY_RECEIVER!,
+      timeoutMs: integer(env, 'PAYOUT_TIMEOUT_MS', 30_000, 100, 120_000),
+    };
+  } catch (err) {
+    if (err instanceof ConfigError)
+      throw new ConfigError(err.message.replace('PIX_PROCESSOR=bcb', 'PAYOUT_PROVIDER=efi'));
+    throw err;
+  }
 }
 
 function bcbSettings(env: Env): BcbSettings {
@@ -262,9 +289,15 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('PIX_PROCESSOR=sandbox cannot be chosen in production');
   }
   if (pixProcessor === 'sandbox' && !sandbox) throw new ConfigError('PIX_PROCESSOR=sandbox needs SANDBOX on');
+  const payoutProvider = choice(env, 'PAYOUT_PROVIDER', PAYOUT_PROVIDERS, sandbox ? 'sandbox' : 'none');
+  if (production && payoutProvider === 'sandbox') {
+    throw new ConfigError('PAYOUT_PROVIDER=sandbox cannot be chosen in production');
+  }
   return {
     pixProcessor,
     bcb: pixProcessor === 'bcb' ? bcbSettings(env) : null,
+    payoutProvider,
+    efi: payoutProvider === 'efi' ? efiSettings(env) : null,
     port: integer(env, 'PORT', 3000, 0, 65535),
     host,
     databaseUrl,

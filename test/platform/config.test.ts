@@ -40,6 +40,17 @@ const CASES: Array<[string, Record<string, string>, RegExp]> = [
   ],
   ['PIX_PROCESSOR unknown', { PIX_PROCESSOR: 'acme' }, /PIX_PROCESSOR must be one of/],
   [
+    'PAYOUT_PROVIDER=sandbox in production',
+    { NODE_ENV: 'production', POSTBACK_SECRET: KEY, SECRETS_KEY: KEY, PAYOUT_PROVIDER: 'sandbox' },
+    /PAYOUT_PROVIDER=sandbox cannot be chosen in production/,
+  ],
+  [
+    'PAYOUT_PROVIDER=efi without its PSP',
+    { PAYOUT_PROVIDER: 'efi' },
+    /PAYOUT_PROVIDER=efi needs PIX_API_URL/,
+  ],
+  ['PAYOUT_PROVIDER unknown', { PAYOUT_PROVIDER: 'acme' }, /PAYOUT_PROVIDER must be one of/],
+  [
     'WEBHOOK_ALLOW_PRIVATE on in production',
     { NODE_ENV: 'production', POSTBACK_SECRET: PB, SECRETS_KEY: KEY, WEBHOOK_ALLOW_PRIVATE: 'true' },
     /WEBHOOK_ALLOW_PRIVATE/,

@@ -143,11 +143,11 @@ describe('PIX_PROCESSOR=bcb against a local PSP over mutual TLS', () => {
   });
 });
 
-describe('BcbClient', () => {
+describe('PixApiClient', () => {
   it('gives up on a PSP that does not answer (PspError, no retry of the call)', async () => {
-    const { BcbClient } = await import('../../../src/sales/processors/bcb/client.js');
+    const { PixApiClient } = await import('../../../src/platform/pix-api-client.js');
     const config = server.runtime.platform.config.bcb!;
-    const client = new BcbClient(config, 300);
+    const client = new PixApiClient(config, 300);
     try {
       await client.call('GET', '/pix/E99999999202611221200bbbbbbbbbbb'); // token fetched, then cached
       psp.failNext('PUT /cob', { hang: true });

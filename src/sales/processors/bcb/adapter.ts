@@ -1,9 +1,9 @@
 import type { BcbSettings } from '../../../platform/config.js';
 import type { Queryable } from '../../../platform/db.js';
 import { formatReais } from '../../../platform/money.js';
+import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
 import { brCode } from '../../pix/brcode.js';
 import type { PixCharge, PixChargeProcessor } from '../processor.js';
-import { type BcbClient, PspError } from './client.js';
 
 export const BCB_PROCESSOR = 'bcb';
 
@@ -28,7 +28,7 @@ export class BcbProcessor implements PixChargeProcessor {
   readonly name = BCB_PROCESSOR;
 
   constructor(
-    private readonly client: BcbClient,
+    private readonly client: PixApiClient,
     private readonly settings: BcbSettings,
     private readonly db: Queryable,
   ) {}

@@ -1,5 +1,6 @@
 import type { Db } from '../../../platform/db.js';
 import { parseReais } from '../../../platform/money.js';
+import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
 import type { Queue } from '../../../platform/queue.js';
 import { findSaleByProcessorRef } from '../../charges.data.js';
 import { lockSale } from '../../data.js';
@@ -8,7 +9,6 @@ import type { SaleSettler } from '../../settler.js';
 import { checkTransition, isOpen } from '../../status-machine.js';
 import { moveSale } from '../../transition.js';
 import { BCB_PROCESSOR, devolucaoIdOf } from './adapter.js';
-import { type BcbClient, PspError } from './client.js';
 
 /** The standard's Pix object, as far as the gateway reads it. */
 export interface Pix {
@@ -28,7 +28,7 @@ export async function handleNotifiedPix(
   db: Db,
   queue: Queue,
   settler: SaleSettler,
-  client: BcbClient,
+  client: PixApiClient,
   notified: { endToEndId: string }[],
 ): Promise<PixOutcome[]> {
   const outcomes: PixOutcome[] = [];

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../../platform/config.js';
 import type { Db } from '../../../platform/db.js';
+import { PixApiClient } from '../../../platform/pix-api-client.js';
 import { BcbProcessor, webhookUrl } from './adapter.js';
-import { BcbClient } from './client.js';
 
 /**
  * With PIX_PROCESSOR=bcb: the client and adapter, and the webhook for received Pix registered at the PSP
@@ -13,9 +13,9 @@ export async function startBcb(
   config: Config,
   db: Db,
   log: Logger,
-): Promise<{ client: BcbClient; processor: BcbProcessor } | null> {
+): Promise<{ client: PixApiClient; processor: BcbProcessor } | null> {
   if (!config.bcb) return null;
-  const client = new BcbClient(config.bcb);
+  const client = new PixApiClient(config.bcb);
   const processor = new BcbProcessor(client, config.bcb, db);
   try {
     await processor.registerWebhook();

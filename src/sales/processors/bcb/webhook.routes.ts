@@ -2,9 +2,9 @@ import { Type } from 'typebox';
 import type { Db } from '../../../platform/db.js';
 import { ShapeA } from '../../../platform/error-schemas.js';
 import type { Http } from '../../../platform/http.js';
+import type { PixApiClient } from '../../../platform/pix-api-client.js';
 import type { Queue } from '../../../platform/queue.js';
 import type { SaleSettler } from '../../settler.js';
-import type { BcbClient } from './client.js';
 import { handleNotifiedPix } from './received.js';
 
 const WebhookPixBody = Type.Object({
@@ -19,7 +19,7 @@ const WebhookPixBody = Type.Object({
  */
 export async function bcbWebhookRoutes(
   app: Http,
-  deps: { db: Db; queue: Queue; settler: SaleSettler; client: BcbClient },
+  deps: { db: Db; queue: Queue; settler: SaleSettler; client: PixApiClient },
 ): Promise<void> {
   app.post(
     '/api/providers/bcb/webhook/pix',

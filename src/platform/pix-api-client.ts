@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import type { BcbSettings } from '../../../platform/config.js';
+import type { BcbSettings } from './config.js';
 
 /** decisions.md: a PSP that does not answer within 30 s counts as failed. */
 export const PSP_TIMEOUT_MS = 30_000;
@@ -25,7 +25,7 @@ export interface PspResponse<T> {
  * before it expires; a 401 (token revoked or expired early) renews it once and repeats the call, which is
  * safe because every call the adapter makes is idempotent (PUT by our own ids, GET).
  */
-export class BcbClient {
+export class PixApiClient {
   private readonly agent: Agent;
   private token: { value: string; renewAt: number } | null = null;
   private pending: Promise<string> | null = null;
