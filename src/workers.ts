@@ -17,10 +17,12 @@ import { startNotificationWorkers } from './webhooks/workers.js';
 export async function startWorkers(platform: Platform): Promise<() => Promise<void>> {
   const { db, log } = platform;
   const providers = payoutProviders(db, platform.config);
+  if (!providers.active) {
+    log.warn('PAYOUT_PROVIDER=none: accepted withdrawals stay PENDING until a payout provider is set');
+  }
   const stopPayouts = providers.active
     ? await startPayoutWorker(platform, providers.active)
-    : (log.warn('PAYOUT_PROVIDER=none: accepted withdrawals stay PENDING until a payout provider is set'),
-      async () => undefined);
+    : async () => undefined;
   await startReserveWorker(platform.db, platform.queue);
   const stopKeyCleanup = startPeriodic(
     KEY_CLEANUP_EVERY_MS,
