@@ -37,6 +37,12 @@ export interface Withdrawal {
   updatedAt?: string;
   fees: { fixed: string; variable: string; total: string };
 }
+export interface FeePreview {
+  amount: string;
+  fees: { fixed: string; variable: string; total: string };
+  netAmount: string;
+  debited: string;
+}
 export interface StatementLine {
   id: number;
   createdAt: string;
@@ -170,6 +176,8 @@ export const api = {
   withdrawal: (id: string) => request<Withdrawal>('GET', `/api/withdrawals/${encodeURIComponent(id)}`),
   withdraw: (body: { amount: string; pixKey: string; pixKeyType: string; password: string }, key: string) =>
     request<Withdrawal>('POST', '/api/withdrawals', body, { 'idempotency-key': key }),
+  feePreview: (amount: string) =>
+    request<FeePreview>('GET', `/api/withdrawals/fee-preview${query({ amount })}`),
   statement: (f: Record<string, string | undefined>) =>
     request<Page<StatementLine>>('GET', `/api/statement${query(f)}`),
   exportUrl: (what: 'sales' | 'withdrawals' | 'statement', f: Record<string, string | undefined>) =>

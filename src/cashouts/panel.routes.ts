@@ -10,12 +10,14 @@ import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
 import { pageOf, parsePage } from '../platform/pagination.js';
 import { keepRawJson } from '../platform/raw-body.js';
+import { parseCashoutAmount } from './amount.js';
 import type { CashoutCreator } from './batcher.js';
 import { getCashout } from './cashouts.service.js';
-import { allWithdrawals, listWithdrawals, type WithdrawalFilters } from './panel.data.js';
+import { amountFees } from './fees.js';
+import { allWithdrawals, cashoutRates, listWithdrawals, type WithdrawalFilters } from './panel.data.js';
 import { parseCashoutRequest, parseIdempotencyKey } from './request.js';
 import * as S from './schemas.js';
-import { creationView, lookupView } from './views.js';
+import { creationView, feePreviewView, lookupView } from './views.js';
 import type { WithdrawalRow } from './withdrawals.data.js';
 
 const STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'];
@@ -105,6 +107,28 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
         allWithdrawals(deps.db, sessionOf(request).user.id, filters(request.query)),
         CSV,
       ),
+  );
+
+  app.get(
+    '/api/withdrawals/fee-preview',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary:
+          'What a withdrawal of this amount would be charged now: the creation’s own amount rules and fees',
+        querystring: S.FeePreviewQuery,
+        response: { 200: S.FeePreview, 400: Type.Union([ShapeA, ShapeC]), 401: ShapeA, 422: ShapeC },
+      },
+    },
+    async (request) => {
+      const parsed = parseCashoutAmount(request.query.amount, undefined);
+      if (!parsed.ok) throw validation(parsed.reason);
+      const rates = await cashoutRates(deps.db, sessionOf(request).user.id);
+      if (!rates) throw unauthorized('Unknown account');
+      const fees = amountFees(parsed.cents, rates.fixed, rates.percentE4);
+      return feePreviewView(parsed.cents, fees);
+    },
   );
 
   app.get(

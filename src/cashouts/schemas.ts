@@ -32,6 +32,17 @@ export const CashoutBody = Type.Object({
   pixKeyType: Type.Optional(Type.String({ description: `${PIX_KEY_TYPES.join(', ')}; default CPF` })),
 });
 
+/** The panel's fee preview: what a withdrawal of `amount` would be charged now (fees come out of it). */
+export const FeePreview = Type.Object({
+  amount: Reais,
+  fees: Fees,
+  netAmount: { ...Reais, description: 'What the PIX key receives: amount − fees.total' },
+  debited: { ...Reais, description: 'What leaves the available balance: the amount itself' },
+});
+export const FeePreviewQuery = Type.Object({
+  amount: Type.String({ maxLength: 64, description: 'Reais, at most two decimals (e.g. 150.00)' }),
+});
+
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(Type.String({ description: '1–255 visible ASCII characters; kept 24 h' })),
 });

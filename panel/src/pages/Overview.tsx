@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Balance, type Sale, type Withdrawal } from '../api';
-import { date, METHODS, money, moneyText, SALE_STATUS, WITHDRAWAL_STATUS } from '../ui/format';
+import { date, money, moneyText } from '../ui/format';
 import { Card, ErrorText, Table } from '../ui/kit';
+import { label, METHODS, SALE_STATUS, WITHDRAWAL_STATUS } from '../ui/labels';
 
 export function Overview() {
   const [balance, setBalance] = useState<Balance | null>(null);
@@ -41,9 +42,9 @@ export function Overview() {
             <tr key={s.id}>
               <td>{date(s.createdAt)}</td>
               <td>{s.customer?.name}</td>
-              <td>{METHODS[s.paymentMethod] ?? s.paymentMethod}</td>
+              <td>{label(METHODS, s.paymentMethod)}</td>
               <td>{money(Number(s.amount))}</td>
-              <td>{SALE_STATUS[s.status] ?? s.status}</td>
+              <td>{label(SALE_STATUS, s.status)}</td>
             </tr>
           ))}
         </Table>
@@ -55,7 +56,7 @@ export function Overview() {
               <td>{date(w.createdAt)}</td>
               <td>{w.pixKey}</td>
               <td>{moneyText(w.amount)}</td>
-              <td>{WITHDRAWAL_STATUS[w.status] ?? w.status}</td>
+              <td>{label(WITHDRAWAL_STATUS, w.status)}</td>
             </tr>
           ))}
         </Table>

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Sale } from '../api';
-import { date, METHODS, money, SALE_STATUS } from '../ui/format';
+import { date, money } from '../ui/format';
 import { Card, ErrorText, Table } from '../ui/kit';
+import { label, METHODS, SALE_STATUS } from '../ui/labels';
 
 type Filters = { status: string; paymentMethod: string; from: string; to: string; q: string };
 const EMPTY: Filters = { status: '', paymentMethod: '', from: '', to: '', q: '' };
@@ -88,9 +89,9 @@ export function Sales() {
           <tr key={s.id}>
             <td>{date(s.createdAt)}</td>
             <td>{s.customer?.name}</td>
-            <td>{METHODS[s.paymentMethod] ?? s.paymentMethod}</td>
+            <td>{label(METHODS, s.paymentMethod)}</td>
             <td>{money(Number(s.amount))}</td>
-            <td>{SALE_STATUS[s.status] ?? s.status}</td>
+            <td>{label(SALE_STATUS, s.status)}</td>
             <td>
               <button
                 type="button"
@@ -116,7 +117,7 @@ export function Sales() {
             <dt>UUID</dt>
             <dd>{selected.uuid}</dd>
             <dt>Status</dt>
-            <dd>{SALE_STATUS[selected.status] ?? selected.status}</dd>
+            <dd>{label(SALE_STATUS, selected.status)}</dd>
             <dt>Valor</dt>
             <dd>{money(Number(selected.amount))}</dd>
             <dt>Taxa</dt>
