@@ -28,10 +28,6 @@ const ListQuery = Type.Object({
   limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
 });
-const WithdrawalPage = Type.Object({
-  data: Type.Array(S.WithdrawalLookup),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
 const PanelCashoutBody = Type.Object({
   ...S.CashoutBody.properties,
   password: Type.String({ maxLength: 200, description: 'The panel password, confirming the withdrawal' }),
@@ -76,7 +72,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
         tags: ['panel'],
         summary: 'Withdrawals, newest first',
         querystring: ListQuery,
-        response: { 200: WithdrawalPage, 400: ShapeA, 401: ShapeA },
+        response: { 200: S.WithdrawalPage, 400: ShapeA, 401: ShapeA },
       },
     },
     async (request) => {

@@ -23,6 +23,12 @@ export const WithdrawalLookup = Type.Object({
   fees: Fees,
 });
 
+/** A page of the panel's withdrawals list, newest first. */
+export const WithdrawalPage = Type.Object({
+  data: Type.Array(WithdrawalLookup),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
 // amount is checked by the domain from the JSON text (no float rounding); the schema only admits the types.
 export const CashoutBody = Type.Object({
   amount: Type.Union([Type.Number(), Type.String({ maxLength: 64 })], {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type FeePreview, type Withdrawal } from '../api';
+import { api, type FeePreview, type WithdrawalCreated } from '../api';
 import { moneyText } from '../ui/format';
 import { Card, ErrorText } from '../ui/kit';
 import { PIX_KEY_TYPES } from '../ui/labels';
@@ -20,7 +20,7 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
   const [pixKeyType, setPixKeyType] = useState('CPF');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState<Withdrawal | null>(null);
+  const [done, setDone] = useState<WithdrawalCreated | null>(null);
   const [busy, setBusy] = useState(false);
   const [key, setKey] = useState(() => crypto.randomUUID());
   return (

@@ -40,10 +40,10 @@ export function Overview() {
         <Table label="Vendas recentes" head={['Data', 'Cliente', 'Forma', 'Valor', 'Status']}>
           {sales.map((s) => (
             <tr key={s.id}>
-              <td>{date(s.createdAt)}</td>
+              <td>{date(s.date)}</td>
               <td>{s.customer?.name}</td>
               <td>{label(METHODS, s.paymentMethod)}</td>
-              <td>{money(Number(s.amount))}</td>
+              <td>{money(s.amount)}</td>
               <td>{label(SALE_STATUS, s.status)}</td>
             </tr>
           ))}

@@ -87,10 +87,10 @@ export function Sales() {
       <Table label="Vendas" head={['Data', 'Cliente', 'Forma', 'Valor', 'Status', '']}>
         {rows.map((s) => (
           <tr key={s.id}>
-            <td>{date(s.createdAt)}</td>
+            <td>{date(s.date)}</td>
             <td>{s.customer?.name}</td>
             <td>{label(METHODS, s.paymentMethod)}</td>
-            <td>{money(Number(s.amount))}</td>
+            <td>{money(s.amount)}</td>
             <td>{label(SALE_STATUS, s.status)}</td>
             <td>
               <button
@@ -119,17 +119,17 @@ export function Sales() {
             <dt>Status</dt>
             <dd>{label(SALE_STATUS, selected.status)}</dd>
             <dt>Valor</dt>
-            <dd>{money(Number(selected.amount))}</dd>
+            <dd>{money(selected.amount)}</dd>
             <dt>Taxa</dt>
-            <dd>{money(Number(selected.fee))}</dd>
+            <dd>{money(selected.systemFee)}</dd>
             <dt>Líquido</dt>
-            <dd>{money(Number(selected.netAmount))}</dd>
+            <dd>{money(selected.netAmount)}</dd>
             <dt>Cliente</dt>
             <dd>
               {selected.customer?.name} · {selected.customer?.email} · {selected.customer?.document}
             </dd>
             <dt>Criada em</dt>
-            <dd>{date(selected.createdAt)}</dd>
+            <dd>{date(selected.date)}</dd>
           </dl>
           <button type="button" class="secondary" onClick={() => setSelected(null)}>
             Fechar
