@@ -1,5 +1,5 @@
 import type { Queryable } from '../platform/db.js';
-import type { Page } from '../platform/pagination.js';
+import { type Page, periodConditions } from '../platform/pagination.js';
 import type { WithdrawalRow } from './withdrawals.data.js';
 
 export interface WithdrawalFilters extends Page {
@@ -11,8 +11,7 @@ function conditions(accountId: number, f: WithdrawalFilters): { sql: string; par
   const add = (value: unknown) => `$${params.push(value)}`;
   const where = ['account_id = $1'];
   if (f.status) where.push(`status = ${add(f.status)}`);
-  if (f.from) where.push(`created_at >= ${add(f.from)}::timestamptz`);
-  if (f.to) where.push(`created_at < ${add(f.to)}::timestamptz`);
+  where.push(...periodConditions('withdrawals', '$1', f, add));
   if (f.before !== null) where.push(`id < ${add(f.before)}`);
   return { sql: where.join(' AND '), params };
 }

@@ -140,13 +140,12 @@ async function bucketsOf(db: Queryable, accountId: number): Promise<Buckets | nu
 }
 
 /**
- * The lowest entry id at or after a time. `id + 0` keeps the planner off walking the primary key from the
- * start (its min() shortcut, which reads every older entry): the period is read through the created_at
- * index instead, so the cost follows the entries since `at`, not the whole journal's history.
+ * The first entry created at or after a time (through the (created_at, id) index, O(log n)): a period's
+ * bound as an entry id. Adjacent periods share it, so each line is in exactly one (decisions.md).
  */
 async function firstEntryAtOrAfter(db: Queryable, at: string): Promise<number> {
-  const [row] = await db.query<{ id: number | null }>(
-    'SELECT min(id + 0) AS id FROM journal_entries WHERE created_at >= $1::timestamptz',
+  const [row] = await db.query<{ id: number }>(
+    'SELECT id FROM journal_entries WHERE created_at >= $1::timestamptz ORDER BY created_at, id LIMIT 1',
     [at],
   );
   return row?.id ?? NO_BOUND;
