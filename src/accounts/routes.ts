@@ -6,11 +6,7 @@ import type { Db } from '../platform/db.js';
 import { ShapeA, ShapeB } from '../platform/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { listAllowedIps, replaceAllowedIps } from './allowed-ips.service.js';
-
-const IpList = Type.Object({ ips: Type.Array(Type.String()) });
-// Items are validated by the service so that a malformed entry gets INVALID_IP naming it, not a schema error.
-// No maxItems: the service counts entries after normalization (TOO_MANY_IPS), and the body limit bounds it.
-const IpListBody = Type.Object({ ips: Type.Array(Type.Unknown()) });
+import { IpList, IpListBody } from './schemas.js';
 
 export async function accountRoutes(
   app: Http,

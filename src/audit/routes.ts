@@ -1,31 +1,10 @@
-import { Type } from 'typebox';
 import { sessionOf } from '../auth/panel-session.js';
 import type { Db } from '../platform/db.js';
 import { ShapeA } from '../platform/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { pageOf, parsePage } from '../platform/pagination.js';
 import { type AuditRow, listAudit } from './audit.data.js';
-
-const Entry = Type.Object({
-  id: Type.Integer(),
-  at: Type.String({ format: 'date-time' }),
-  actor: Type.Object({
-    type: Type.Union([Type.Literal('user'), Type.Literal('api_key'), Type.Literal('operator')]),
-    id: Type.Union([Type.Integer(), Type.Null()], {
-      description: 'The account id for a user, the credential id for an API key, null for the operator',
-    }),
-    label: Type.String({ description: 'E-mail, public key, or the operator tool' }),
-  }),
-  action: Type.String({ description: 'e.g. login.succeeded, credential.rolled, withdrawal.created' }),
-  target: Type.Union([Type.String(), Type.Null()], { description: 'e.g. credential:12, webhook:3' }),
-  ip: Type.Union([Type.String(), Type.Null()]),
-  userAgent: Type.Union([Type.String(), Type.Null()]),
-});
-const Page = Type.Object({ data: Type.Array(Entry), nextCursor: Type.Union([Type.String(), Type.Null()]) });
-const Query = Type.Object({
-  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
-  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
-});
+import { AuditPage, AuditQuery } from './schemas.js';
 
 function view(r: AuditRow) {
   return {
@@ -49,8 +28,8 @@ export async function auditRoutes(app: Http, deps: { db: Db; requireSession: Aut
       schema: {
         tags: ['panel'],
         summary: 'Who did what on this account, newest first',
-        querystring: Query,
-        response: { 200: Page, 400: ShapeA, 401: ShapeA },
+        querystring: AuditQuery,
+        response: { 200: AuditPage, 400: ShapeA, 401: ShapeA },
       },
     },
     async (request) => {

@@ -10,13 +10,10 @@ import {
   insertWithdrawalsAndKeys,
   loadContext,
 } from './create-batch.data.js';
-import { cashoutFees } from './fees.js';
+import { amountFees } from './fees.js';
 import { inUse, replayCheck, storedOutcome } from './idempotency.js';
 import type { CashoutRequest } from './request.js';
 import type { WithdrawalRow } from './withdrawals.data.js';
-
-export const MIN_CASHOUT_CENTS = 10_000;
-export const MAX_CASHOUT_CENTS = 10_000_000;
 
 export interface CashoutItem {
   req: CashoutRequest;
@@ -167,13 +164,5 @@ function checkRules(ctx: AccountContext, req: CashoutRequest) {
   if (!ctx.transfers_enabled) {
     throw new AppError('TRANSFER_NOT_ALLOWED', 'Transfers are not allowed for this user');
   }
-  if (req.amountCents < MIN_CASHOUT_CENTS) {
-    throw new AppError('MINIMUM_VALUE', 'The minimum cashout amount is 100.00');
-  }
-  if (req.amountCents > MAX_CASHOUT_CENTS) {
-    throw new AppError('MAXIMUM_VALUE', 'The maximum cashout amount is 100000.00');
-  }
-  const fees = cashoutFees(req.amountCents, ctx.cashout_fee_fixed, ctx.cashout_fee_percent_e4);
-  if (fees.net <= 0) throw new AppError('GENERAL_ERROR', 'The amount does not cover the cashout fees');
-  return fees;
+  return amountFees(req.amountCents, ctx.cashout_fee_fixed, ctx.cashout_fee_percent_e4);
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../platform/db.js';
-import type { Page } from '../platform/pagination.js';
+import { type Page, periodConditions } from '../platform/pagination.js';
 import type { WithdrawalRow } from './withdrawals.data.js';
 
 export interface WithdrawalFilters extends Page {
@@ -11,8 +11,7 @@ function conditions(accountId: number, f: WithdrawalFilters): { sql: string; par
   const add = (value: unknown) => `$${params.push(value)}`;
   const where = ['account_id = $1'];
   if (f.status) where.push(`status = ${add(f.status)}`);
-  if (f.from) where.push(`created_at >= ${add(f.from)}::timestamptz`);
-  if (f.to) where.push(`created_at < ${add(f.to)}::timestamptz`);
+  where.push(...periodConditions('withdrawals', '$1', f, add));
   if (f.before !== null) where.push(`id < ${add(f.before)}`);
   return { sql: where.join(' AND '), params };
 }
@@ -47,4 +46,16 @@ export async function* allWithdrawals(
     if (rows.length < 1000) return;
     before = rows[rows.length - 1]!.id;
   }
+}
+
+/** The account's current cashout rates (what the next withdrawal would be charged). */
+export async function cashoutRates(
+  db: Queryable,
+  accountId: number,
+): Promise<{ fixed: number; percentE4: number } | null> {
+  const [row] = await db.query<{ fixed: number; percent_e4: number }>(
+    'SELECT cashout_fee_fixed AS fixed, cashout_fee_percent_e4 AS percent_e4 FROM accounts WHERE id = $1',
+    [accountId],
+  );
+  return row ? { fixed: row.fixed, percentE4: row.percent_e4 } : null;
 }

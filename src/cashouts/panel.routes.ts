@@ -11,12 +11,14 @@ import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
 import { pageOf, parsePage } from '../platform/pagination.js';
 import { keepRawJson } from '../platform/raw-body.js';
+import { parseCashoutAmount } from './amount.js';
 import type { CashoutCreator } from './batcher.js';
 import { getCashout } from './cashouts.service.js';
-import { allWithdrawals, listWithdrawals, type WithdrawalFilters } from './panel.data.js';
+import { amountFees } from './fees.js';
+import { allWithdrawals, cashoutRates, listWithdrawals, type WithdrawalFilters } from './panel.data.js';
 import { parseCashoutRequest, parseIdempotencyKey } from './request.js';
 import * as S from './schemas.js';
-import { creationView, lookupView } from './views.js';
+import { creationView, feePreviewView, lookupView } from './views.js';
 import type { WithdrawalRow } from './withdrawals.data.js';
 
 const STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'];
@@ -26,10 +28,6 @@ const ListQuery = Type.Object({
   to: Type.Optional(Type.String({ description: 'Created before (ISO 8601)' })),
   limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
-});
-const WithdrawalPage = Type.Object({
-  data: Type.Array(S.WithdrawalLookup),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
 });
 const PanelCashoutBody = Type.Object({
   ...S.CashoutBody.properties,
@@ -80,7 +78,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
         tags: ['panel'],
         summary: 'Withdrawals, newest first',
         querystring: ListQuery,
-        response: { 200: WithdrawalPage, 400: ShapeA, 401: ShapeA },
+        response: { 200: S.WithdrawalPage, 400: ShapeA, 401: ShapeA },
       },
     },
     async (request) => {
@@ -111,6 +109,28 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
         allWithdrawals(deps.db, sessionOf(request).user.id, filters(request.query)),
         CSV,
       ),
+  );
+
+  app.get(
+    '/api/withdrawals/fee-preview',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary:
+          'What a withdrawal of this amount would be charged now: the creation’s own amount rules and fees',
+        querystring: S.FeePreviewQuery,
+        response: { 200: S.FeePreview, 400: Type.Union([ShapeA, ShapeC]), 401: ShapeA, 422: ShapeC },
+      },
+    },
+    async (request) => {
+      const parsed = parseCashoutAmount(request.query.amount, undefined);
+      if (!parsed.ok) throw validation(parsed.reason);
+      const rates = await cashoutRates(deps.db, sessionOf(request).user.id);
+      if (!rates) throw unauthorized('Unknown account');
+      const fees = amountFees(parsed.cents, rates.fixed, rates.percentE4);
+      return feePreviewView(parsed.cents, fees);
+    },
   );
 
   app.get(

@@ -23,6 +23,12 @@ export const WithdrawalLookup = Type.Object({
   fees: Fees,
 });
 
+/** A page of the panel's withdrawals list, newest first. */
+export const WithdrawalPage = Type.Object({
+  data: Type.Array(WithdrawalLookup),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
 // amount is checked by the domain from the JSON text (no float rounding); the schema only admits the types.
 export const CashoutBody = Type.Object({
   amount: Type.Union([Type.Number(), Type.String({ maxLength: 64 })], {
@@ -30,6 +36,17 @@ export const CashoutBody = Type.Object({
   }),
   pixKey: Type.String({ maxLength: 1000, description: '8 to 77 characters, valid for its type' }),
   pixKeyType: Type.Optional(Type.String({ description: `${PIX_KEY_TYPES.join(', ')}; default CPF` })),
+});
+
+/** The panel's fee preview: what a withdrawal of `amount` would be charged now (fees come out of it). */
+export const FeePreview = Type.Object({
+  amount: Reais,
+  fees: Fees,
+  netAmount: { ...Reais, description: 'What the PIX key receives: amount − fees.total' },
+  debited: { ...Reais, description: 'What leaves the available balance: the amount itself' },
+});
+export const FeePreviewQuery = Type.Object({
+  amount: Type.String({ maxLength: 64, description: 'Reais, at most two decimals (e.g. 150.00)' }),
 });
 
 export const IdempotencyHeaders = Type.Object({

@@ -1,4 +1,5 @@
 import { formatReais } from '../platform/money.js';
+import type { CashoutFees } from './fees.js';
 import type { WithdrawalRow } from './withdrawals.data.js';
 
 /** The withdrawal resource as the API shows it; key order is the spec's table. */
@@ -68,5 +69,19 @@ export function withdrawalNotificationBody(
     processedAt: row.processed_at ? iso(row.processed_at) : null,
     user: { id: user.id, name: user.name, email: user.email },
     type: 'WITHDRAWAL',
+  };
+}
+
+/** The panel's fee preview: the amount, its fees, what the key receives and what the balance loses. */
+export function feePreviewView(amountCents: number, fees: CashoutFees) {
+  return {
+    amount: formatReais(amountCents),
+    fees: {
+      fixed: formatReais(fees.fixed),
+      variable: formatReais(fees.variable),
+      total: formatReais(fees.total),
+    },
+    netAmount: formatReais(fees.net),
+    debited: formatReais(amountCents),
   };
 }

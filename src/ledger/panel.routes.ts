@@ -6,21 +6,9 @@ import { ShapeA } from '../platform/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePage } from '../platform/pagination.js';
 import { getBalance } from './ledger.js';
+import { Balance, StatementPage } from './schemas.js';
 import { Statement, type StatementLine } from './statement.js';
 
-const Balance = Type.Object({ available: Type.Integer(), blocked: Type.Integer(), total: Type.Integer() });
-const Line = Type.Object({
-  id: Type.Integer(),
-  createdAt: Type.String({ format: 'date-time' }),
-  kind: Type.String(),
-  description: Type.String(),
-  refType: Type.String(),
-  refId: Type.Integer(),
-  availableDelta: Type.Integer({ description: 'cents' }),
-  blockedDelta: Type.Integer({ description: 'cents' }),
-  availableAfter: Type.Integer({ description: 'available balance right after this line, cents' }),
-  blockedAfter: Type.Integer({ description: 'blocked balance right after this line, cents' }),
-});
 const Query = Type.Object({
   from: Type.Optional(Type.String({ description: 'At or after (ISO 8601)' })),
   to: Type.Optional(Type.String({ description: 'Before (ISO 8601)' })),
@@ -65,7 +53,7 @@ export async function ledgerPanelRoutes(
         summary: 'Ledger lines, newest first, with the balances right after each',
         querystring: Query,
         response: {
-          200: Type.Object({ data: Type.Array(Line), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
+          200: StatementPage,
           400: ShapeA,
           401: ShapeA,
         },

@@ -2,7 +2,6 @@ import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '../auth/secrets.js';
 import type { Queryable } from '../platform/db.js';
 import { validation } from '../platform/errors.js';
-import { getBalance } from './ledger.js';
 
 /** One line of a merchant's statement: a journal entry's effect on its two buckets, and the balances after it. */
 export interface StatementLine {
@@ -34,6 +33,8 @@ const DESCRIPTIONS: Record<string, string> = {
 /** Where a page starts: the id below which its lines are, and the balances right after its first line. */
 interface Position {
   before: number;
+  /** The period's first entry id (from `from`, found once by the first page). */
+  lower: number;
   available: number;
   blocked: number;
 }
@@ -54,9 +55,11 @@ export class Statement {
     accountId: number,
     q: { limit: number; cursor?: string; from: string | null; to: string | null },
   ): Promise<{ data: StatementLine[]; nextCursor: string | null }> {
-    const lower = q.from ? await firstEntryAtOrAfter(db, q.from) : 0;
-    const start = q.cursor ? this.decode(q.cursor, accountId) : await startOf(db, accountId, q.to);
-    const rows = await entries(db, accountId, start.before, lower, q.limit + 1);
+    const position = q.cursor ? this.decode(q.cursor, accountId) : null;
+    const buckets = await bucketsOf(db, accountId);
+    if (!buckets) return { data: [], nextCursor: null };
+    const start = position ?? (await startOf(db, buckets, q.from, q.to));
+    const rows = await entries(db, buckets, start.before, start.lower, q.limit + 1);
     const lines = rows.slice(0, q.limit);
     let available = start.available;
     let blocked = start.blocked;
@@ -81,7 +84,9 @@ export class Statement {
     const more = rows.length > q.limit && last;
     return {
       data,
-      nextCursor: more ? this.encode({ before: last.id, available, blocked }, accountId) : null,
+      nextCursor: more
+        ? this.encode({ before: last.id, lower: start.lower, available, blocked }, accountId)
+        : null,
     };
   }
 
@@ -103,44 +108,70 @@ export class Statement {
   }
 
   private encode(p: Position, accountId: number): string {
-    const text = `${p.before}.${p.available}.${p.blocked}`;
+    const text = `${p.before}.${p.lower}.${p.available}.${p.blocked}`;
     return Buffer.from(`${text}.${this.sign(text, accountId)}`).toString('base64url');
   }
 
   private decode(cursor: string, accountId: number): Position {
     const raw = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
-    const m = /^(\d{1,16})\.(-?\d{1,16})\.(-?\d{1,16})\.([A-Za-z0-9_-]{22})$/.exec(raw);
-    if (!m || !constantTimeEqual(m[4]!, this.sign(`${m[1]}.${m[2]}.${m[3]}`, accountId))) {
+    const m = /^((\d{1,16})\.(\d{1,16})\.(-?\d{1,16})\.(-?\d{1,16}))\.([A-Za-z0-9_-]{22})$/.exec(raw);
+    if (!m || !constantTimeEqual(m[6]!, this.sign(m[1]!, accountId))) {
       throw validation('cursor is not one this list gave');
     }
-    return { before: Number(m[1]), available: Number(m[2]), blocked: Number(m[3]) };
+    const [before, lower, available, blocked] = m.slice(2, 6).map(Number) as [number, number, number, number];
+    return { before, lower, available, blocked };
   }
 }
 
+/** The account's two buckets (ledger account ids) and their balances; null before its first entry. */
+interface Buckets {
+  available: { id: number; balance: number };
+  blocked: { id: number; balance: number };
+}
+
+async function bucketsOf(db: Queryable, accountId: number): Promise<Buckets | null> {
+  const rows = await db.query<{ id: number; bucket: 'available' | 'blocked'; balance: number }>(
+    'SELECT id, bucket, balance FROM ledger_accounts WHERE account_id = $1',
+    [accountId],
+  );
+  const available = rows.find((r) => r.bucket === 'available');
+  const blocked = rows.find((r) => r.bucket === 'blocked');
+  return available && blocked ? { available, blocked } : null;
+}
+
+/**
+ * The first entry created at or after a time (through the (created_at, id) index, O(log n)): a period's
+ * bound as an entry id. Adjacent periods share it, so each line is in exactly one (decisions.md).
+ */
 async function firstEntryAtOrAfter(db: Queryable, at: string): Promise<number> {
-  const [row] = await db.query<{ id: number | null }>(
-    'SELECT min(id) AS id FROM journal_entries WHERE created_at >= $1::timestamptz',
+  const [row] = await db.query<{ id: number }>(
+    'SELECT id FROM journal_entries WHERE created_at >= $1::timestamptz ORDER BY created_at, id LIMIT 1',
     [at],
   );
   return row?.id ?? NO_BOUND;
 }
 
-/** The first page's position: everything before `to`, with the balances right after the last such entry. */
-async function startOf(db: Queryable, accountId: number, to: string | null): Promise<Position> {
-  const balance = await getBalance(db, accountId);
-  if (!to) return { before: NO_BOUND, available: balance.available, blocked: balance.blocked };
+/**
+ * The first page's position: the period's bounds as entry ids, and the balances right after its last
+ * entry (today's balances less the postings since `to`, summed from the covering index of migration 120).
+ * Later pages carry all of it in their cursor, so only the first page pays for finding the bounds.
+ */
+async function startOf(db: Queryable, b: Buckets, from: string | null, to: string | null): Promise<Position> {
+  const lower = from ? await firstEntryAtOrAfter(db, from) : 0;
+  if (!to) return { before: NO_BOUND, lower, available: b.available.balance, blocked: b.blocked.balance };
   const before = await firstEntryAtOrAfter(db, to);
   const [later] = await db.query<{ available: number; blocked: number }>(
-    `SELECT COALESCE(sum(p.amount) FILTER (WHERE la.bucket = 'available'), 0)::bigint AS available,
-            COALESCE(sum(p.amount) FILTER (WHERE la.bucket = 'blocked'), 0)::bigint AS blocked
-       FROM ledger_accounts la JOIN postings p ON p.ledger_account_id = la.id
-      WHERE la.account_id = $1 AND p.entry_id >= $2`,
-    [accountId, before],
+    `SELECT (SELECT COALESCE(sum(amount), 0) FROM postings
+              WHERE ledger_account_id = $1 AND entry_id >= $3)::bigint AS available,
+            (SELECT COALESCE(sum(amount), 0) FROM postings
+              WHERE ledger_account_id = $2 AND entry_id >= $3)::bigint AS blocked`,
+    [b.available.id, b.blocked.id, before],
   );
   return {
     before,
-    available: balance.available - (later?.available ?? 0),
-    blocked: balance.blocked - (later?.blocked ?? 0),
+    lower,
+    available: b.available.balance - (later?.available ?? 0),
+    blocked: b.blocked.balance - (later?.blocked ?? 0),
   };
 }
 
@@ -154,32 +185,33 @@ interface EntryRow {
   blocked_delta: number;
 }
 
-/** Up to `limit` entries touching the account's buckets with lower <= id < before, newest first. */
+/**
+ * Up to `limit` entries touching the account's buckets with lower <= id < before, newest first. The
+ * buckets' ids are parameters (not a subquery) so each walk is planned on (ledger_account_id, entry_id):
+ * with a subquery the planner could not know the id and walked all postings by entry id instead.
+ */
 function entries(
   db: Queryable,
-  accountId: number,
+  b: Buckets,
   before: number,
   lower: number,
   limit: number,
 ): Promise<EntryRow[]> {
   return db.query<EntryRow>(
-    `WITH la AS (SELECT id, bucket FROM ledger_accounts WHERE account_id = $1),
-     ids AS (
+    `WITH ids AS (
        SELECT DISTINCT entry_id FROM (
-         (SELECT entry_id FROM postings
-           WHERE ledger_account_id = (SELECT id FROM la WHERE bucket = 'available')
-             AND entry_id < $2 AND entry_id >= $3 ORDER BY entry_id DESC LIMIT $4)
+         (SELECT entry_id FROM postings WHERE ledger_account_id = $1 AND entry_id < $3 AND entry_id >= $4
+           ORDER BY entry_id DESC LIMIT $5)
          UNION ALL
-         (SELECT entry_id FROM postings
-           WHERE ledger_account_id = (SELECT id FROM la WHERE bucket = 'blocked')
-             AND entry_id < $2 AND entry_id >= $3 ORDER BY entry_id DESC LIMIT $4)) u
-       ORDER BY entry_id DESC LIMIT $4)
+         (SELECT entry_id FROM postings WHERE ledger_account_id = $2 AND entry_id < $3 AND entry_id >= $4
+           ORDER BY entry_id DESC LIMIT $5)) u
+       ORDER BY entry_id DESC LIMIT $5)
      SELECT e.id, e.created_at, e.kind, e.ref_type, e.ref_id,
-            COALESCE(sum(p.amount) FILTER (WHERE la.bucket = 'available'), 0)::bigint AS available_delta,
-            COALESCE(sum(p.amount) FILTER (WHERE la.bucket = 'blocked'), 0)::bigint AS blocked_delta
+            COALESCE(sum(p.amount) FILTER (WHERE p.ledger_account_id = $1), 0)::bigint AS available_delta,
+            COALESCE(sum(p.amount) FILTER (WHERE p.ledger_account_id = $2), 0)::bigint AS blocked_delta
        FROM ids JOIN journal_entries e ON e.id = ids.entry_id
-       JOIN postings p ON p.entry_id = e.id JOIN la ON la.id = p.ledger_account_id
+       JOIN postings p ON p.entry_id = e.id AND p.ledger_account_id IN ($1, $2)
       GROUP BY e.id ORDER BY e.id DESC`,
-    [accountId, before, lower, limit],
+    [b.available.id, b.blocked.id, before, lower, limit],
   );
 }

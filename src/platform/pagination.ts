@@ -46,6 +46,29 @@ function date(q: PageQuery, name: 'from' | 'to'): string | null {
   return new Date(/T/.test(raw) ? raw : `${raw}T00:00:00-03:00`).toISOString();
 }
 
+/**
+ * A period of an account's rows as id bounds, since lists page by id: from the first row created at or
+ * after `from` to just before the first one created at or after `to`, each found through the table's
+ * (account_id, created_at, id) index. A page of a period then costs the page, however much history lies
+ * after it (filtering on created_at walked every newer row). Adjacent periods share their bound, so each
+ * row is in exactly one; a row whose transaction straddled a bound may fall on its other side by the
+ * milliseconds the transaction took.
+ */
+export function periodConditions(
+  table: 'sales' | 'withdrawals',
+  account: string,
+  period: { from: string | null; to: string | null },
+  add: (value: unknown) => string,
+): string[] {
+  const firstAt = (at: string) =>
+    `COALESCE((SELECT p.id FROM ${table} p WHERE p.account_id = ${account} AND p.created_at >= ${add(at)}::timestamptz
+                ORDER BY p.created_at, p.id LIMIT 1), ${Number.MAX_SAFE_INTEGER})`;
+  return [
+    ...(period.from ? [`id >= ${firstAt(period.from)}`] : []),
+    ...(period.to ? [`id < ${firstAt(period.to)}`] : []),
+  ];
+}
+
 /** Cursors are opaque to clients: the base64url of the last row's id. */
 export function encodeCursor(id: number): string {
   return Buffer.from(`c${id}`).toString('base64url');

@@ -1,6 +1,6 @@
 import type { Queryable } from '../platform/db.js';
 import { isUuid } from '../platform/ids.js';
-import type { Page } from '../platform/pagination.js';
+import { type Page, periodConditions } from '../platform/pagination.js';
 
 export interface SaleFilters extends Page {
   status: string | null;
@@ -18,8 +18,7 @@ function conditions(accountId: number, f: SaleFilters): { sql: string; params: u
   const where = ['account_id = $1'];
   if (f.status) where.push(`status = ${add(f.status)}`);
   if (f.paymentMethod) where.push(`payment_method = ${add(f.paymentMethod)}`);
-  if (f.from) where.push(`created_at >= ${add(f.from)}::timestamptz`);
-  if (f.to) where.push(`created_at < ${add(f.to)}::timestamptz`);
+  where.push(...periodConditions('sales', '$1', f, add));
   if (f.before !== null) where.push(`id < ${add(f.before)}`);
   const q = f.q?.trim();
   if (q) {

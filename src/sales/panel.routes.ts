@@ -9,7 +9,7 @@ import { parsePublicId } from '../platform/ids.js';
 import { pageOf, parsePage } from '../platform/pagination.js';
 import { sendJsonText } from './json-reply.js';
 import { allSales, listSales, type SaleCsvRow, type SaleFilters } from './panel.data.js';
-import { IdPath, Sale } from './schemas.js';
+import { IdPath, Sale, SalesPage } from './schemas.js';
 import { saleForAccount } from './service.js';
 import { SALE_STATUSES } from './status-machine.js';
 
@@ -27,10 +27,6 @@ const SalesQuery = Type.Object({
   ),
   limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
-});
-const SalesPage = Type.Object({
-  data: Type.Array(Sale),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
 });
 
 function filters(q: Record<string, string | undefined>): SaleFilters {

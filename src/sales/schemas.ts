@@ -50,5 +50,11 @@ export const Sale = Type.Object({
   contrato: Type.Optional(Type.String()),
 });
 
+/** A page of the panel's sales list, newest first. */
+export const SalesPage = Type.Object({
+  data: Type.Array(Sale),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
 // Any text: the handler answers every malformed id with the same documented 400.
 export const IdPath = Type.Object({ id: Type.String() });

@@ -23,10 +23,10 @@ const withdraw = (body: Record<string, unknown>, headers: Record<string, string>
     headers: { ...m.panel, ...headers },
     body,
   });
-const balance = async () =>
+const balance = async (who: TestMerchant = m) =>
   (
     await call<{ available: number; blocked: number; total: number }>('GET', `${server.url}/api/balance`, {
-      headers: m.panel,
+      headers: who.panel,
     })
   ).body;
 
@@ -142,6 +142,19 @@ describe('GET /api/statement', () => {
       expect(lines[i + 1]!.availableAfter).toBe(lines[i]!.availableAfter - lines[i]!.availableDelta);
       expect(lines[i + 1]!.blockedAfter).toBe(lines[i]!.blockedAfter - lines[i]!.blockedDelta);
     }
+    // a period pages the same way: its bound travels in the cursor
+    const inPeriod: unknown[] = [];
+    let next: string | null = null;
+    do {
+      const res: { body: { data: unknown[]; nextCursor: string | null } } = await call(
+        'GET',
+        `${server.url}/api/statement?from=2000-01-01&limit=4${next ? `&cursor=${next}` : ''}`,
+        { headers: m.panel },
+      );
+      inPeriod.push(...res.body.data);
+      next = res.body.nextCursor;
+    } while (next);
+    expect(inPeriod).toEqual(lines);
     const oldest = lines.at(-1)!;
     expect(oldest.availableAfter - oldest.availableDelta).toBe(0);
     // a forged cursor is refused
@@ -162,5 +175,54 @@ describe('GET /api/statement', () => {
     ) as Record<string, string>[];
     expect(rows).toHaveLength(6);
     expect(rows[0]!.saldo_disponivel).toBe(`${now.available / 100},00`);
+  });
+});
+
+describe('GET /api/withdrawals/fee-preview', () => {
+  it('answers the fees the withdrawal is then charged, and the creation’s refusals before it is sent', async () => {
+    const f = await createMerchant(server);
+    const db = server.runtime.platform.db;
+    // R$ 1,50 fixed + 1.25 %
+    await db.query(
+      'UPDATE accounts SET cashout_fee_fixed = 150, cashout_fee_percent_e4 = 12500 WHERE id = $1',
+      [f.accountId],
+    );
+    await fundMerchant(db, f.accountId, 100_000);
+    const preview = (amount: string) =>
+      call<Record<string, unknown>>(
+        'GET',
+        `${server.url}/api/withdrawals/fee-preview?amount=${encodeURIComponent(amount)}`,
+        { headers: f.panel },
+      );
+    const res = await preview('250.10');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({
+      amount: '250.10',
+      fees: { fixed: '1.50', variable: '3.13', total: '4.63' },
+      netAmount: '245.47',
+      debited: '250.10',
+    });
+    const made = await call<Record<string, unknown>>('POST', `${server.url}/api/withdrawals`, {
+      headers: f.panel,
+      body: { amount: '250.10', pixKey: '52998224725', password: f.password },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({
+      amount: res.body.amount,
+      fees: res.body.fees,
+      netAmount: res.body.netAmount,
+    });
+    expect((await balance(f)).available).toBe(100_000 - 25_010);
+
+    expect((await preview('99.99')).body).toEqual({
+      message: expect.any(String),
+      errorType: 'MINIMUM_VALUE',
+    });
+    expect((await preview('100000.01')).status).toBe(422);
+    expect((await preview('1,5')).body).toMatchObject({
+      success: false,
+      error: { code: 'VALIDATION_ERROR' },
+    });
+    expect((await call('GET', `${server.url}/api/withdrawals/fee-preview?amount=150`)).status).toBe(401);
   });
 });

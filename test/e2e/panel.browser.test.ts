@@ -31,6 +31,11 @@ beforeAll(async () => {
     })
   ).id;
   await fundMerchant(server.runtime.platform.db, accountId, 123_456);
+  // cashout fees of R$ 1,50 + 1 %, for the new-withdrawal form's preview
+  await server.runtime.platform.db.query(
+    'UPDATE accounts SET cashout_fee_fixed = 150, cashout_fee_percent_e4 = 10000 WHERE id = $1',
+    [accountId],
+  );
   hooks = await startReceiver();
   browser = await launch();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
@@ -138,10 +143,18 @@ describe('the merchant panel', () => {
 
     await page.getByRole('button', { name: `Abrir o webhook ${hooks.url}/hooks` }).click();
     const log = page.getByRole('table', { name: 'Entregas' });
-    await expect
-      .poll(async () => (await log.textContent()) ?? '', { timeout: 15_000 })
-      .toContain('sale.paid');
     const paidRow = log.getByRole('row').filter({ hasText: 'sale.paid' });
+    // the delivery's status in Portuguese, never the API's DELIVERED
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Atualizar' }).click();
+          return (await paidRow.textContent()) ?? '';
+        },
+        { timeout: 15_000 },
+      )
+      .toContain('Entregue');
+    expect(await log.textContent()).not.toMatch(/DELIVERED|PENDING|FAILED/);
     await paidRow.getByRole('button', { name: /Ver o conteúdo/ }).click();
     await expect.poll(async () => page.locator('.payload pre').textContent()).toContain('"status": "PAGO"');
     await shot(page, '06-webhook-deliveries');
@@ -151,9 +164,26 @@ describe('the merchant panel', () => {
     expect(hooks.received.at(-1)!.headers['x-service-redelivery']).toBe('true');
   });
 
-  it('makes a withdrawal confirmed with the password', async () => {
+  it('previews the fees before sending, then makes a withdrawal confirmed with the password', async () => {
     await go('Saques');
+    const preview = page.getByRole('definition');
+    const previewText = async () => (await page.locator('#n-preview').textContent())?.replace(/\s/g, ' ');
+    await page.getByLabel('Valor (R$)').fill('99,99');
+    await expect.poll(previewText).toContain('minimum cashout amount');
+    await page.getByLabel('Valor (R$)').fill('1.250,00');
+    await expect.poll(async () => preview.count()).toBe(4);
+    // R$ 1,50 fixed + 1 % of R$ 1.250,00: R$ 14,00; the balance loses the amount, the key receives the rest
+    expect(await previewText()).toBe(
+      'Valor do saqueR$ 1.250,00TaxasR$ 14,00 (R$ 1,50 fixa + R$ 12,50 variável)' +
+        'Total debitado do saldoR$ 1.250,00Você recebe na chave PIXR$ 1.236,00',
+    );
+    await shot(page, '07-withdrawal-fee-preview');
+    const none = await call<{ data: unknown[] }>('GET', `${server.url}/api/withdrawals`, {
+      headers: await sessionHeaders(),
+    });
+    expect(none.body.data).toEqual([]); // a preview sends nothing
     await page.getByLabel('Valor (R$)').fill('150,00');
+    await expect.poll(previewText).toContain('Você recebe na chave PIXR$ 147,00');
     await page.getByLabel('Chave PIX').fill('52998224725');
     await page.getByLabel('Confirme com sua senha').fill('senha-errada');
     await page.getByRole('button', { name: 'Solicitar saque' }).click();
@@ -161,6 +191,10 @@ describe('the merchant panel', () => {
     await page.getByLabel('Confirme com sua senha').fill(PASSWORD);
     await page.getByRole('button', { name: 'Solicitar saque' }).click();
     await expect.poll(() => page.getByRole('status').first().textContent()).toContain('solicitado');
+    const withdrawals = page.getByRole('table', { name: 'Saques' });
+    await expect.poll(async () => withdrawals.getByRole('row').count()).toBe(2);
+    expect(await withdrawals.textContent()).toContain('Pendente');
+    expect(await withdrawals.textContent()).not.toContain('PENDING');
     await shot(page, '07-withdrawal');
     const list = await call<{ data: { amount: string }[] }>('GET', `${server.url}/api/withdrawals`, {
       headers: await sessionHeaders(),
@@ -176,6 +210,12 @@ describe('the merchant panel', () => {
     const table = page.getByRole('table', { name: 'Vendas' });
     await expect.poll(async () => table.getByRole('row').count()).toBe(2); // header + the sale
     expect(await table.textContent()).toContain('Beatriz Nunes');
+    expect(await table.textContent()).toContain('Pago');
+    expect(await table.textContent()).not.toContain('PAGO');
+    await table.getByRole('button', { name: /Detalhes da venda/ }).click();
+    const detail = page.getByRole('region', { name: /^Venda \d+$/ });
+    expect((await detail.textContent())?.replace(/\s/g, ' ')).toMatch(/Taxa ?R\$ \d+,\d{2}/);
+    expect(await detail.textContent()).not.toMatch(/NaN|—/);
     await shot(page, '08-sales-filtered');
 
     await go('Extrato');

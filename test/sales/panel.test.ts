@@ -165,3 +165,45 @@ describe('GET /api/sales/export.csv', () => {
     }
   });
 });
+
+describe('periods (from/to)', () => {
+  it('cut the list at the first sale created at or after each bound; adjacent periods share every sale once', async () => {
+    // sale i created at noon (São Paulo) on 2025-01-01 + i days; the other account's sale stays today
+    await server.runtime.platform.db.query(
+      `UPDATE sales SET created_at = '2025-01-01T12:00:00-03:00'::timestamptz + (id - $2) * interval '1 day'
+        WHERE account_id = $1`,
+      [m.accountId, created[0]!.id],
+    );
+    const ids = (sales: Sale[]) => sales.map((s) => s.id);
+    const expected = (from: number, to: number) =>
+      created
+        .slice(from, to)
+        .map((s) => s.id)
+        .reverse();
+    expect(ids(await everyPage('from=2025-01-06&to=2025-01-11'))).toEqual(expected(5, 10));
+    expect(ids(await everyPage('status=PAGO&from=2025-01-06&to=2025-01-11'))).toEqual(
+      created
+        .filter((_, i) => i >= 5 && i < 10 && i % 4 === 1)
+        .map((s) => s.id)
+        .reverse(),
+    );
+    const before = await everyPage('to=2025-01-06');
+    const after = await everyPage('from=2025-01-06');
+    expect([...ids(after), ...ids(before)]).toEqual(expected(0, created.length));
+    expect(ids(await everyPage('from=2025-01-06T12:00:00.001-03:00'))).toEqual(expected(6, created.length));
+    expect(await everyPage('from=2030-01-01')).toEqual([]);
+    const csv = await request(`${server.url}/api/sales/export.csv?from=2025-01-06&to=2025-01-11`, {
+      headers: m.panel,
+    });
+    const rows = parse(
+      Buffer.from(await csv.body.arrayBuffer())
+        .subarray(3)
+        .toString('utf8'),
+      {
+        delimiter: ';',
+        columns: true,
+      },
+    ) as Record<string, string>[];
+    expect(rows.map((r) => Number(r.id))).toEqual(expected(5, 10));
+  });
+});

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Balance, type Sale, type Withdrawal } from '../api';
-import { date, METHODS, money, moneyText, SALE_STATUS, WITHDRAWAL_STATUS } from '../ui/format';
+import { date, money, moneyText } from '../ui/format';
 import { Card, ErrorText, Table } from '../ui/kit';
+import { label, METHODS, SALE_STATUS, WITHDRAWAL_STATUS } from '../ui/labels';
 
 export function Overview() {
   const [balance, setBalance] = useState<Balance | null>(null);
@@ -39,11 +40,11 @@ export function Overview() {
         <Table label="Vendas recentes" head={['Data', 'Cliente', 'Forma', 'Valor', 'Status']}>
           {sales.map((s) => (
             <tr key={s.id}>
-              <td>{date(s.createdAt)}</td>
+              <td>{date(s.date)}</td>
               <td>{s.customer?.name}</td>
-              <td>{METHODS[s.paymentMethod] ?? s.paymentMethod}</td>
-              <td>{money(Number(s.amount))}</td>
-              <td>{SALE_STATUS[s.status] ?? s.status}</td>
+              <td>{label(METHODS, s.paymentMethod)}</td>
+              <td>{money(s.amount)}</td>
+              <td>{label(SALE_STATUS, s.status)}</td>
             </tr>
           ))}
         </Table>
@@ -55,7 +56,7 @@ export function Overview() {
               <td>{date(w.createdAt)}</td>
               <td>{w.pixKey}</td>
               <td>{moneyText(w.amount)}</td>
-              <td>{WITHDRAWAL_STATUS[w.status] ?? w.status}</td>
+              <td>{label(WITHDRAWAL_STATUS, w.status)}</td>
             </tr>
           ))}
         </Table>

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Sale } from '../api';
-import { date, METHODS, money, SALE_STATUS } from '../ui/format';
+import { date, money } from '../ui/format';
 import { Card, ErrorText, Table } from '../ui/kit';
+import { label, METHODS, SALE_STATUS } from '../ui/labels';
 
 type Filters = { status: string; paymentMethod: string; from: string; to: string; q: string };
 const EMPTY: Filters = { status: '', paymentMethod: '', from: '', to: '', q: '' };
@@ -86,11 +87,11 @@ export function Sales() {
       <Table label="Vendas" head={['Data', 'Cliente', 'Forma', 'Valor', 'Status', '']}>
         {rows.map((s) => (
           <tr key={s.id}>
-            <td>{date(s.createdAt)}</td>
+            <td>{date(s.date)}</td>
             <td>{s.customer?.name}</td>
-            <td>{METHODS[s.paymentMethod] ?? s.paymentMethod}</td>
-            <td>{money(Number(s.amount))}</td>
-            <td>{SALE_STATUS[s.status] ?? s.status}</td>
+            <td>{label(METHODS, s.paymentMethod)}</td>
+            <td>{money(s.amount)}</td>
+            <td>{label(SALE_STATUS, s.status)}</td>
             <td>
               <button
                 type="button"
@@ -116,19 +117,19 @@ export function Sales() {
             <dt>UUID</dt>
             <dd>{selected.uuid}</dd>
             <dt>Status</dt>
-            <dd>{SALE_STATUS[selected.status] ?? selected.status}</dd>
+            <dd>{label(SALE_STATUS, selected.status)}</dd>
             <dt>Valor</dt>
-            <dd>{money(Number(selected.amount))}</dd>
+            <dd>{money(selected.amount)}</dd>
             <dt>Taxa</dt>
-            <dd>{money(Number(selected.fee))}</dd>
+            <dd>{money(selected.systemFee)}</dd>
             <dt>Líquido</dt>
-            <dd>{money(Number(selected.netAmount))}</dd>
+            <dd>{money(selected.netAmount)}</dd>
             <dt>Cliente</dt>
             <dd>
               {selected.customer?.name} · {selected.customer?.email} · {selected.customer?.document}
             </dd>
             <dt>Criada em</dt>
-            <dd>{date(selected.createdAt)}</dd>
+            <dd>{date(selected.date)}</dd>
           </dl>
           <button type="button" class="secondary" onClick={() => setSelected(null)}>
             Fechar

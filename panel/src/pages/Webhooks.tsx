@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Delivery, type Webhook, type WebhookStats } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table } from '../ui/kit';
+import { DELIVERY_STATUS, label } from '../ui/labels';
 
 const MAIN_EVENTS = [
   'sale.pending',
@@ -180,7 +181,7 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: () => vo
               <td>{date(d.createdAt)}</td>
               <td>{d.statusCode ?? '—'}</td>
               <td>{d.attempts}</td>
-              <td>{d.status}</td>
+              <td>{label(DELIVERY_STATUS, d.status)}</td>
               <td>{d.error ?? ''}</td>
               <td class="actions">
                 <button

@@ -18,32 +18,3 @@ export function moneyText(reais: string | number): string {
 export function date(iso: string | null | undefined): string {
   return iso ? when.format(new Date(iso)) : '—';
 }
-
-export const SALE_STATUS: Record<string, string> = {
-  PENDENTE: 'Pendente',
-  EM_PROCESSAMENTO: 'Em processamento',
-  PAGO: 'Pago',
-  CANCELADO: 'Cancelado',
-  RECUSADO: 'Recusado',
-  ESTORNADO: 'Estornado',
-  FALHA: 'Falha',
-  CHARGEBACK: 'Chargeback',
-  MED: 'MED',
-};
-
-export const WITHDRAWAL_STATUS: Record<string, string> = {
-  PENDING: 'Pendente',
-  PROCESSING: 'Em processamento',
-  COMPLETED: 'Concluído',
-  FAILED: 'Recusado',
-  CANCELLED: 'Cancelado',
-};
-
-export const METHODS: Record<string, string> = {
-  PIX: 'PIX',
-  CREDIT_CARD: 'Cartão de crédito',
-  DEBIT_CARD: 'Cartão de débito',
-  BOLETO: 'Boleto',
-  TRANSFER: 'Transferência',
-  PIX_AUTOMATICO: 'PIX Automático',
-};
