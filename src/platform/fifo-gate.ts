@@ -24,3 +24,27 @@ export class FifoGate {
     return this.waiting.length;
   }
 }
+
+/**
+ * A FifoGate per key (e.g. per account): one tenant's flood of expensive requests waits in its own line and
+ * holds at most `slots` database connections and result sets at once, whatever it sends.
+ */
+export class KeyedGate<K> {
+  private readonly gates = new Map<K, { gate: FifoGate; users: number }>();
+
+  constructor(private readonly slots: number) {}
+
+  async run<T>(key: K, task: () => Promise<T>): Promise<T> {
+    let entry = this.gates.get(key);
+    if (!entry) {
+      entry = { gate: new FifoGate(this.slots), users: 0 };
+      this.gates.set(key, entry);
+    }
+    entry.users++;
+    try {
+      return await entry.gate.run(task);
+    } finally {
+      if (--entry.users === 0) this.gates.delete(key);
+    }
+  }
+}

@@ -11,7 +11,7 @@ import {
   lockExpiredCharges,
   setChargeExpiry,
 } from './charges.data.js';
-import { normalizeCustomer, normalizePostbackUrl } from './input.js';
+import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 import type { PixChargeProcessor } from './processors/processor.js';
 import { applyProcessorStatus, createSale, saleForAccount } from './service.js';
 import type { SaleSettler } from './settler.js';
@@ -44,6 +44,7 @@ export async function createPixSale(
   input: ChargeInput,
   key: string | null,
 ): Promise<{ sale: SaleRow; replayed: boolean }> {
+  checkSaleSize(input);
   if (!processor) throw unavailable();
   const customer = normalizeCustomer(input.customer);
   const postbackUrl = normalizePostbackUrl(input.postbackUrl);

@@ -34,3 +34,38 @@ export function parseDate(raw: string, field: string): string {
     throw validation(`${field} must be a date YYYY-MM-DD`);
   return raw;
 }
+
+/**
+ * What one sale may carry (docs/decisions.md, "Bounded sales"): `shipping` at most 4 KiB as JSON and nested
+ * at most 4 levels, and customer, items and shipping together at most 32 KiB as JSON. Every copy of a sale
+ * (its notifications, delivery log entries, panel lists) is then bounded too.
+ */
+export const SALE_LIMITS = { shippingBytes: 4096, shippingDepth: 4, saleBytes: 32768 } as const;
+
+export function checkSaleSize(input: { customer: unknown; items: unknown; shipping?: unknown }): void {
+  if (input.shipping !== undefined && input.shipping !== null) {
+    const bytes = Buffer.byteLength(JSON.stringify(input.shipping), 'utf8');
+    if (bytes > SALE_LIMITS.shippingBytes) {
+      throw validation(`shipping must be at most ${SALE_LIMITS.shippingBytes} bytes as JSON (got ${bytes})`);
+    }
+    if (depthOf(input.shipping) > SALE_LIMITS.shippingDepth) {
+      throw validation(`shipping must nest at most ${SALE_LIMITS.shippingDepth} levels`);
+    }
+  }
+  const total = Buffer.byteLength(
+    JSON.stringify([input.customer, input.items, input.shipping ?? null]),
+    'utf8',
+  );
+  if (total > SALE_LIMITS.saleBytes) {
+    throw validation(
+      `customer, items and shipping must be at most ${SALE_LIMITS.saleBytes} bytes as JSON together (got ${total})`,
+    );
+  }
+}
+
+function depthOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let deepest = 0;
+  for (const v of Object.values(value)) deepest = Math.max(deepest, depthOf(v));
+  return 1 + deepest;
+}

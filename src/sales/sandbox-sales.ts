@@ -2,7 +2,7 @@ import { findCart } from '../carts/service.js';
 import type { Db } from '../platform/db.js';
 import { validation } from '../platform/errors.js';
 import { parsePublicId } from '../platform/ids.js';
-import { normalizeCustomer, normalizePostbackUrl } from './input.js';
+import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 import type { SaleProcessor } from './processors/processor.js';
 import { createSale } from './service.js';
 import type { Customer, PaymentMethod, SaleItem, SaleRow } from './types.js';
@@ -32,6 +32,7 @@ export async function createSandboxSale(
     throw validation('installments apply to CREDIT_CARD sales only');
   }
   if (input.card !== undefined && !isCard) throw validation('card applies to card sales only');
+  checkSaleSize(input);
   const customer = normalizeCustomer(input.customer);
   const postbackUrl = normalizePostbackUrl(input.postbackUrl);
   return db.tx(async (tx) => {

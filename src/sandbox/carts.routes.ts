@@ -3,7 +3,7 @@ import { merchantOf } from '../auth/api-key.js';
 import { abandonCart, cartView, createCart } from '../carts/service.js';
 import { ShapeA, ShapeB } from '../platform/error-schemas.js';
 import type { Http } from '../platform/http.js';
-import { normalizeCustomer } from '../sales/input.js';
+import { checkSaleSize, normalizeCustomer } from '../sales/input.js';
 import { IdPath } from '../sales/schemas.js';
 import { sandboxId } from './ids.js';
 import type { SandboxDeps } from './sales.routes.js';
@@ -20,6 +20,7 @@ export async function sandboxCartRoutes(app: Http, deps: SandboxDeps): Promise<v
       schema: { tags: ['sandbox'], body: CartBody, response: { 201: Cart, ...errors } },
     },
     async (request, reply) => {
+      checkSaleSize(request.body);
       const cart = await createCart(deps.db, merchantOf(request).accountId, {
         customer: normalizeCustomer(request.body.customer),
         items: request.body.items,

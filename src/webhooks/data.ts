@@ -106,16 +106,30 @@ export async function deleteWebhook(db: Queryable, accountId: number, id: number
 const DELIVERY_COLUMNS = `d.id, d.event_id, e.event_type, e.webhook_body, d.status_code, d.attempts, d.error,
   d.status, d.created_at, d.last_attempt_at`;
 
+/** What one page of a delivery log may carry in payloads (besides `limit`): docs/webhooks.md, Delivery log. */
+export const DELIVERY_PAGE_BYTES = 256 * 1024;
+
+/**
+ * The latest deliveries of a webhook, newest first: at most `limit`, and no more than DELIVERY_PAGE_BYTES of
+ * payloads (always at least one entry), cut in the query so large bodies beyond the page are never sent here.
+ */
 export async function listDeliveries(
   db: Queryable,
   webhookId: number,
   limit: number,
 ): Promise<DeliveryRow[]> {
   return db.query<DeliveryRow>(
-    `SELECT ${DELIVERY_COLUMNS}
-       FROM notification_deliveries d JOIN notification_events e ON e.id = d.event_id
-      WHERE d.webhook_id = $1 ORDER BY d.id DESC LIMIT $2`,
-    [webhookId, limit],
+    `WITH page AS (
+       SELECT d.id, d.event_id, sum(octet_length(e.webhook_body)) OVER (ORDER BY d.id DESC) AS running
+         FROM notification_deliveries d JOIN notification_events e ON e.id = d.event_id
+        WHERE d.webhook_id = $1 ORDER BY d.id DESC LIMIT $2)
+     SELECT ${DELIVERY_COLUMNS}
+       FROM page p
+       JOIN notification_deliveries d ON d.id = p.id
+       JOIN notification_events e ON e.id = d.event_id
+      WHERE p.running <= $3 OR p.id = (SELECT max(id) FROM page)
+      ORDER BY d.id DESC`,
+    [webhookId, limit, DELIVERY_PAGE_BYTES],
   );
 }
 

@@ -5,6 +5,7 @@ import { sessionOf } from '../auth/panel-session.js';
 import { validation } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { numericPathId } from '../platform/ids.js';
+import { sendJsonText } from '../platform/json-reply.js';
 import * as S from './schemas.js';
 import type { WebhookService } from './service.js';
 
@@ -89,11 +90,15 @@ export async function webhookRoutes(
         response: { 200: Type.Array(S.Delivery), 400: S.ShapeA, 401: S.ShapeA, 404: S.ShapeA },
       },
     },
-    async (request) =>
-      webhooks.deliveries(
-        account(request),
-        webhookId(request.params.id),
-        request.query.limit === undefined ? DEFAULT_LIMIT : Number(request.query.limit),
+    async (request, reply) =>
+      sendJsonText(
+        reply,
+        200,
+        await webhooks.deliveriesJson(
+          account(request),
+          webhookId(request.params.id),
+          request.query.limit === undefined ? DEFAULT_LIMIT : Number(request.query.limit),
+        ),
       ),
   );
 
