@@ -13,7 +13,7 @@ export async function cancelCashout(db: Db, id: PublicId): Promise<WithdrawalRow
   const current = result.withdrawal ?? found;
   if (current.status === 'PENDING') {
     throw conflict(
-      `withdrawal ${current.id} is being submitted to the payout provider and can no longer be cancelled`,
+      `withdrawal ${current.id} is being submitted to the payout provider and can no longer be cancelled (the provider may pay it); 'gateway cashouts retry' sends it again under the same reference`,
     );
   }
   throw conflict(`withdrawal ${current.id} is ${current.status}; only a PENDING withdrawal can be cancelled`);

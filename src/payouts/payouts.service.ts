@@ -3,6 +3,7 @@ import type { WithdrawalRow } from '../cashouts/withdrawals.data.js';
 import type { Db } from '../platform/db.js';
 import { notFound } from '../platform/errors.js';
 import { payoutProviderSeconds } from '../platform/metrics.js';
+import type { Queue } from '../platform/queue.js';
 import { type Headers, type PayoutOrder, type PayoutProvider, ProviderUnavailable } from './provider.js';
 
 /**
@@ -64,6 +65,34 @@ function orderOf(w: WithdrawalRow): PayoutOrder {
 }
 
 export const RECONCILE_EVERY_MS = 5_000;
+export const REQUEUE_EVERY_MS = 15_000;
+/** A PENDING withdrawal this old has outlived its job's first tries (or its job is gone): queue it again. */
+const REQUEUE_AFTER_SECONDS = 30;
+
+/**
+ * Nothing waits forever: PENDING withdrawals older than REQUEUE_AFTER_SECONDS (their job may have failed for
+ * good, or been lost) go into one more submission job, at most one such job queued at a time (singleton key).
+ * Submission is idempotent by reference, so a withdrawal whose own job is still retrying is safe to include.
+ * Returns how many were queued.
+ */
+export async function requeueStalePending(db: Db, queue: Queue, limit = 500): Promise<number> {
+  const rows = await db.query<{ id: number }>(
+    `SELECT id FROM withdrawals
+      WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => $1)
+      ORDER BY id LIMIT $2`,
+    [REQUEUE_AFTER_SECONDS, limit],
+  );
+  if (rows.length === 0) return 0;
+  await db.tx((tx) =>
+    queue.send(
+      tx,
+      'payouts.submit',
+      { withdrawalIds: rows.map((r) => r.id) },
+      { singletonKey: 'payouts.requeue' },
+    ),
+  );
+  return rows.length;
+}
 
 /**
  * For providers that are read back rather than trusted by callback: every PROCESSING withdrawal of the

@@ -1,6 +1,12 @@
 import type { Platform } from '../platform/context.js';
 import { startPeriodic } from '../platform/periodic.js';
-import { RECONCILE_EVERY_MS, reconcilePayouts, submitPayouts } from './payouts.service.js';
+import {
+  RECONCILE_EVERY_MS,
+  REQUEUE_EVERY_MS,
+  reconcilePayouts,
+  requeueStalePending,
+  submitPayouts,
+} from './payouts.service.js';
 import type { PayoutProvider } from './provider.js';
 
 /**
@@ -13,7 +19,8 @@ export async function startPayoutWorker(
   provider: PayoutProvider,
 ): Promise<() => Promise<void>> {
   const { db, queue, log } = platform;
-  await queue.work('payouts.submit', { batchSize: 4, localConcurrency: 1 }, async (jobs) => {
+  // retries are due at most 3 s apart (jobs.ts) and found within 1 s: a provider back is used within seconds
+  await queue.work('payouts.submit', { batchSize: 4, localConcurrency: 1, pollSeconds: 1 }, async (jobs) => {
     const ids = jobs.flatMap((j) => j.data.withdrawalIds);
     try {
       await submitPayouts(db, provider, ids);
@@ -22,13 +29,25 @@ export async function startPayoutWorker(
       throw err;
     }
   });
+  // a PENDING withdrawal whose job failed for good or was lost gets a new one
+  const stopRequeue = startPeriodic(
+    REQUEUE_EVERY_MS,
+    async () => {
+      const n = await requeueStalePending(db, queue);
+      if (n > 0) log.info({ withdrawals: n }, 'pending withdrawals queued for submission again');
+    },
+    (err) => log.warn({ err }, 'pending withdrawal requeue failed; will retry'),
+  );
   // providers read back rather than trusted by callback (Efí): PROCESSING withdrawals are checked periodically
-  const stop = provider.check
+  const stopReconcile = provider.check
     ? startPeriodic(
         RECONCILE_EVERY_MS,
         () => reconcilePayouts(db, provider),
         (err) => log.warn({ err }, 'payout reconciliation failed; will retry'),
       )
     : () => undefined;
-  return async () => stop();
+  return async () => {
+    stopRequeue();
+    stopReconcile();
+  };
 }

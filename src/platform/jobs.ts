@@ -15,12 +15,21 @@ export interface JobPolicy {
   retryLimit: number;
   retryDelaySeconds: number;
   retryBackoff: boolean;
+  /** The longest wait between two tries, however many failed (the backoff stops growing there). */
+  retryDelayMaxSeconds?: number;
   expireInSeconds: number;
 }
 
 export const JOB_POLICIES: Record<JobName, JobPolicy> = {
-  // A provider outage must not lose a payout: keep retrying with backoff for hours.
+  // A provider outage must not lose a payout, and its end must be noticed within seconds: retried every
+  // 1, 2, then 3 s at most, for days (the reconciler in payouts/worker.ts re-enqueues anything left over).
   // A worker killed mid-submission is retried once the job expires; submission is idempotent by reference.
-  'payouts.submit': { retryLimit: 50, retryDelaySeconds: 2, retryBackoff: true, expireInSeconds: 30 },
+  'payouts.submit': {
+    retryLimit: 100_000,
+    retryDelaySeconds: 1,
+    retryBackoff: true,
+    retryDelayMaxSeconds: 3,
+    expireInSeconds: 30,
+  },
   'sales.release-reserve': { retryLimit: 50, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 60 },
 };

@@ -18,6 +18,11 @@ export interface SendOptions {
 export interface WorkOptions {
   batchSize?: number;
   localConcurrency?: number;
+  /**
+   * How often to look for due jobs besides NOTIFY wake-ups (default 5 s). A retry falling due sends no NOTIFY,
+   * so a queue whose retries must run on time polls more often.
+   */
+  pollSeconds?: number;
 }
 
 /** A PostgreSQL-backed job queue (pg-boss). Jobs are sent inside the caller's transaction (outbox semantics). */
@@ -39,6 +44,7 @@ export class Queue {
         retryLimit: policy.retryLimit,
         retryDelay: policy.retryDelaySeconds,
         retryBackoff: policy.retryBackoff,
+        ...(policy.retryDelayMaxSeconds ? { retryDelayMax: policy.retryDelayMaxSeconds } : {}),
         expireInSeconds: policy.expireInSeconds,
       };
       await boss.createQueue(name, options);
@@ -74,7 +80,7 @@ export class Queue {
         batchSize: options.batchSize ?? 1,
         localConcurrency: options.localConcurrency ?? 1,
         pollingIntervalSeconds: 1,
-        notifyPollingIntervalSeconds: 5,
+        notifyPollingIntervalSeconds: options.pollSeconds ?? 5,
         burstWhenBatchFull: (options.batchSize ?? 1) > 1,
       },
       async (jobs) => handler(jobs as unknown as Job<N>[]),
