@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describePanelAuth } from '../support/auth-checks.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { fundMerchant } from '../support/ledger.js';
@@ -223,6 +224,7 @@ describe('GET /api/withdrawals/fee-preview', () => {
       success: false,
       error: { code: 'VALIDATION_ERROR' },
     });
-    expect((await call('GET', `${server.url}/api/withdrawals/fee-preview?amount=150`)).status).toBe(401);
   });
 });
+
+describePanelAuth({ method: 'GET', path: '/api/withdrawals/fee-preview?amount=150.00' }, () => server);
