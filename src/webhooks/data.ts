@@ -41,6 +41,16 @@ export async function insertWebhook(
   return row!;
 }
 
+/** The account's live webhooks, counted under its row lock: concurrent creations are checked one by one. */
+export async function lockAndCountWebhooks(tx: Queryable, accountId: number): Promise<number> {
+  await tx.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+  const [row] = await tx.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM webhooks WHERE account_id = $1 AND deleted_at IS NULL',
+    [accountId],
+  );
+  return row!.n;
+}
+
 export async function listWebhooks(db: Queryable, accountId: number): Promise<WebhookRow[]> {
   return db.query<WebhookRow>(
     `SELECT ${COLUMNS} FROM webhooks WHERE account_id = $1 AND deleted_at IS NULL ORDER BY id DESC`,

@@ -38,6 +38,8 @@ export interface WebhookChanges {
 }
 
 const MAX_URL_LENGTH = 2048;
+/** Live webhooks per account (docs/decisions.md): bounds what one account's facts can fan out to. */
+export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
 /** Delivery logs (up to 256 KiB of payloads each) one account reads at once per process; the rest wait their turn. */
 const LOG_READS_PER_ACCOUNT = 2;
 export const MAX_OVERLAP_HOURS = 168;
@@ -56,6 +58,11 @@ export class WebhookService {
     const events = checkEvents(input.events);
     const secret = newWebhookSecret();
     const row = await this.db.tx(async (tx) => {
+      if ((await data.lockAndCountWebhooks(tx, accountId)) >= MAX_WEBHOOKS_PER_ACCOUNT) {
+        throw validation(
+          `An account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one before creating another`,
+        );
+      }
       const inserted = await data.insertWebhook(
         tx,
         accountId,

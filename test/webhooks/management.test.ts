@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openKeys } from '../../src/webhooks/crypto.js';
+import { MAX_WEBHOOKS_PER_ACCOUNT } from '../../src/webhooks/service.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { recordFact } from '../support/notifications.js';
@@ -258,5 +259,33 @@ describe('deliveries and resend', () => {
     } finally {
       await receiver.close();
     }
+  });
+});
+
+describe('webhooks per account', () => {
+  it(`refuses more than ${MAX_WEBHOOKS_PER_ACCOUNT} live webhooks with 400, also when created at once`, async () => {
+    const m = await createMerchant(server);
+    const make = (i: number) =>
+      call('POST', url('/api/webhook'), {
+        headers: m.panel,
+        body: { webhookUrl: `https://merchant.example.com/h${i}`, events: ['*'] },
+      });
+    const results = await Promise.all(
+      Array.from({ length: MAX_WEBHOOKS_PER_ACCOUNT + 5 }, (_, i) => make(i)),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(MAX_WEBHOOKS_PER_ACCOUNT);
+    const refused = results.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(5);
+    for (const r of refused) {
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+    }
+    // deleting one makes room for one
+    const list = await call<{ id: number }[]>('GET', url('/api/webhook'), { headers: m.panel });
+    expect((await call('DELETE', url(`/api/webhook/${list.body[0]!.id}`), { headers: m.panel })).status).toBe(
+      204,
+    );
+    expect((await make(99)).status).toBe(201);
+    expect((await make(100)).status).toBe(400);
   });
 });
