@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type Credential, type IssuedCredential } from '../api';
 import { date } from '../ui/format';
-import { Card, ErrorText, SecretOnce, Table } from '../ui/kit';
+import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
 
 export function Integrations() {
   return (
@@ -27,19 +27,11 @@ function Credentials() {
   const [expires, setExpires] = useState('');
   const [rolling, setRolling] = useState<Credential | null>(null);
   const [grace, setGrace] = useState(24);
-  const [error, setError] = useState<unknown>(null);
+  const { error, setError, attempt } = useAttempt();
   const refresh = () => api.credentials().then(setList).catch(setError);
   useEffect(() => {
     void refresh();
   }, []);
-  const attempt = async (action: () => Promise<void>) => {
-    try {
-      setError(null);
-      await action();
-    } catch (err) {
-      setError(err);
-    }
-  };
   return (
     <Card title="Credenciais de API">
       <form

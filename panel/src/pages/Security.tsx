@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
 import { type AuditEntry, api } from '../api';
 import { date } from '../ui/format';
-import { Card, ErrorText, SecretOnce, Table } from '../ui/kit';
+import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
 
 export function Security() {
   return (
@@ -18,17 +18,8 @@ function TwoFactor() {
   const [on, setOn] = useState(api.user()?.totpEnabled === true);
   const [setup, setSetup] = useState<{ secret: string; qr: string } | null>(null);
   const [code, setCode] = useState('');
-  const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState('');
-  const attempt = async (action: () => Promise<void>) => {
-    setError(null);
-    setDone('');
-    try {
-      await action();
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const { error, attempt } = useAttempt(() => setDone(''));
   const codeField = (
     <div>
       <label for="totp-code">Código de 6 dígitos do aplicativo</label>

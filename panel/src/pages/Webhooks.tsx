@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Delivery, type Webhook, type WebhookStats } from '../api';
 import { date } from '../ui/format';
-import { Card, ErrorText, SecretOnce, Table } from '../ui/kit';
+import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
 import { DELIVERY_STATUS, label } from '../ui/labels';
 
 const MAIN_EVENTS = [
@@ -233,19 +233,10 @@ function WebhookHealth(props: { hook: Webhook; onChanged: () => void; onQueued: 
   const [overlap, setOverlap] = useState(24);
   const [since, setSince] = useState('');
   const [info, setInfo] = useState('');
-  const [error, setError] = useState<unknown>(null);
+  const { error, setError, attempt } = useAttempt(() => setInfo(''));
   useEffect(() => {
     api.webhookStats(hook.id).then(setStats).catch(setError);
   }, [hook.id]);
-  const attempt = async (action: () => Promise<void>) => {
-    setError(null);
-    setInfo('');
-    try {
-      await action();
-    } catch (err) {
-      setError(err);
-    }
-  };
   const rate = stats?.successRate;
   return (
     <Card title={`Saúde de ${hook.webhookUrl}`}>

@@ -70,3 +70,21 @@ export function Table({
     </div>
   );
 }
+
+/**
+ * The error of a component's actions: `attempt` clears the last error (and calls `reset`, e.g. to clear a
+ * success message), runs the action, and keeps the error it throws for <ErrorText>.
+ */
+export function useAttempt(reset?: () => void) {
+  const [error, setError] = useState<unknown>(null);
+  const attempt = async (action: () => Promise<void>) => {
+    setError(null);
+    reset?.();
+    try {
+      await action();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return { error, setError, attempt };
+}
