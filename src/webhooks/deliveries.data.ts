@@ -18,6 +18,8 @@ export interface ClaimedAttempt {
   webhookDeleted: boolean;
   /** host:port the attempt goes to (per-host limits). */
   targetHost: string;
+  /** The account whose fact it delivers (per-account limits). */
+  accountId: number;
 }
 
 /** The host:port of a target as the URL parser normalizes it: the unit of per-host concurrency limits. */
@@ -30,14 +32,17 @@ export function targetGroup(url: string): string {
 }
 
 /**
- * A process's room per target host, and how an attempt's lease follows from its place in its host's queue.
- * Claims and fan-out both place attempts with it.
+ * A process's room per target host and per account, and how an attempt's lease follows from its place in its
+ * host's queue. Claims and fan-out both place attempts with it.
  */
 export interface HostRoom {
   /** Attempts this process already holds per host (others hold none); a host takes heldPerHost minus that. */
   holding: Map<string, number>;
   /** 0 takes nothing. */
   heldPerHost: number;
+  /** Attempts this process already holds per account; an account takes heldPerAccount minus that. */
+  accountHolding: Map<number, number>;
+  heldPerAccount: number;
   /** Attempts in flight per host: an attempt waits behind ceil(position / perHost) rounds of its host. */
   perHost: number;
   /** Bound of one round (the response timeout), and the margin added to every lease. */
@@ -50,6 +55,8 @@ export interface ClaimRequest extends HostRoom {
   limit: number;
   /** Hosts that take nothing now. */
   skipHosts: string[];
+  /** Accounts that take nothing now. */
+  skipAccounts: number[];
 }
 
 /**
@@ -68,7 +75,7 @@ export const QUEUE_SETTINGS = {
 } as const;
 
 /**
- * Claims due attempts, oldest first, at most each host's room: clears each ticket, counts the attempt and sets
+ * Claims due attempts, oldest first, at most each host's and each account's room: clears each ticket, counts the attempt and sets
  * a lease, in one statement. SKIP LOCKED and the ticket check make a row claimable by one worker only. The
  * lease covers the rounds of its host the attempt waits behind in this process (its position among the
  * host's held attempts over perHost, each round bounded by the timeout), so a deep queue of claimed work does
@@ -76,6 +83,9 @@ export const QUEUE_SETTINGS = {
  */
 export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<ClaimedAttempt[]> {
   // rows come back in each host's queue order (the order positions, hence leases, were given in).
+  // An attempt needs room in its host and then in its account (counted among the rows its host has room
+  // for). Accounts and hosts at their sit-out mark are left out of the candidates, so one account's backlog
+  // (older than everyone else's) cannot fill them.
   // The lock step looks the picked ids up by primary key and carries their positions, so the update joins
   // one small input: joining the picked rows to the locked ones there ran as a nested loop of the two CTEs
   // (their estimates say "a few rows"), 512 × 512 comparisons per claim, 75 % of its time (auto_explain).
@@ -85,15 +95,23 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
   // match the due index's and let the planner walk that whole index.
   const rows = await queue.query<ClaimedAttempt>(
     `WITH cand AS (
-       SELECT id, target_host, next_attempt_at FROM notification_deliveries
+       SELECT id, target_host, account_id, next_attempt_at FROM notification_deliveries
         WHERE status = 'PENDING' AND ticket IS NOT NULL AND next_attempt_at <= now()
-          AND target_host <> ALL ($2::text[])
+          AND target_host <> ALL ($2::text[]) AND account_id <> ALL ($9::bigint[])
         ORDER BY next_attempt_at LIMIT $1),
-     ranked AS (
-       SELECT c.id, c.next_attempt_at, coalesce(r.holding, 0) AS holding,
-              row_number() OVER (PARTITION BY c.target_host ORDER BY c.next_attempt_at, c.id) AS rn
+     hosted AS (
+       SELECT c.id, c.account_id, c.next_attempt_at,
+              coalesce(r.holding, 0)
+              + row_number() OVER (PARTITION BY c.target_host ORDER BY c.next_attempt_at, c.id) AS pos
          FROM cand c LEFT JOIN unnest($3::text[], $4::int[]) AS r(host, holding) ON r.host = c.target_host),
-     pick AS (SELECT id, holding + rn AS pos FROM ranked WHERE holding + rn <= $5 ORDER BY next_attempt_at LIMIT $1),
+     placed AS (
+       SELECT h.id, h.pos, h.next_attempt_at,
+              coalesce(a.holding, 0)
+              + row_number() OVER (PARTITION BY h.account_id ORDER BY h.next_attempt_at, h.id) AS account_pos
+         FROM hosted h LEFT JOIN unnest($10::bigint[], $11::int[]) AS a(account_id, holding)
+              ON a.account_id = h.account_id
+        WHERE h.pos <= $5),
+     pick AS (SELECT id, pos FROM placed WHERE account_pos <= $12 ORDER BY next_attempt_at LIMIT $1),
      locked AS (
        SELECT d.id, p.pos FROM pick p JOIN notification_deliveries d ON d.id = p.id
         WHERE d.ticket IS NOT NULL
@@ -103,8 +121,10 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
           SET ticket = NULL, attempts = d.attempts + 1, last_attempt_at = now(),
               lease_until = now() + make_interval(secs => (ceil(locked.pos::numeric / $6) * $7 + $8)::double precision / 1000)
          FROM locked WHERE d.id = locked.id AND d.status = 'PENDING' AND d.next_attempt_at <= now()
-        RETURNING d.id, d.kind, d.attempts, d.redelivery, d.event_id, d.webhook_id, d.target_host, d.next_attempt_at)
+        RETURNING d.id, d.kind, d.attempts, d.redelivery, d.event_id, d.webhook_id, d.target_host, d.account_id,
+                  d.next_attempt_at)
      SELECT c.id, c.kind, c.attempts AS attempt, c.redelivery, c.target_host AS "targetHost",
+            c.account_id AS "accountId",
             e.id AS "eventId", e.event_type AS "eventType", e.webhook_body AS "webhookBody",
             e.postback_url AS "postbackUrl", e.postback_body AS "postbackBody",
             c.webhook_id AS "webhookId", w.url AS "webhookUrl", w.secret_enc AS "secretEnc",
@@ -122,11 +142,16 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
       r.perHost,
       r.roundMs,
       r.marginMs,
+      r.skipAccounts,
+      [...r.accountHolding.keys()],
+      [...r.accountHolding.values()],
+      r.heldPerAccount,
     ],
-    { prepare: 'webhooks_claim_due' },
+    { prepare: 'webhooks_claim_due_v2' },
   );
   for (const row of rows) {
     row.id = Number(row.id);
+    row.accountId = Number(row.accountId);
     if (row.webhookId !== null) row.webhookId = Number(row.webhookId);
   }
   return rows;

@@ -11,6 +11,8 @@ export interface DispatchLimits {
   perHost: number;
   /** Attempts of one host held at once by one process (running + waiting); a multiple of perHost. */
   heldPerHost: number;
+  /** Attempts of one account held at once by one process, over all its hosts (its fair share). */
+  heldPerAccount: number;
   /** Most attempts claimed per statement. */
   claimBatch: number;
   /** Most facts fanned out per statement. */
@@ -39,8 +41,11 @@ interface Host {
  * holds only its own attempts. Per target host a process runs at most `perHost` attempts and holds at most
  * `heldPerHost` (the rest wait in memory, already claimed); fan-out and claims give each host only its room,
  * and for claims a host holding half its share sits out. A dead receiver thus holds at most heldPerHost
- * attempts and cannot take the capacity of others. A claim (no ticket, lease set) is the durable record of
- * an attempt in flight; the sweeper resumes one whose process died.
+ * attempts and cannot take the capacity of others. Accounts get the same treatment over all their hosts
+ * (heldPerAccount, sitting out at half of it): an account aiming at many dead hosts (webhooks, or a postback
+ * URL per sale) holds at most its share, first attempts and retries alike, and never the whole process.
+ * A claim (no ticket, lease set) is the durable record of an attempt in flight; the sweeper resumes one
+ * whose process died.
  *
  * Fan-out is paced by room: it takes facts as attempts finish (a backlog waits as facts, not as due
  * deliveries that would each need a claim), and when there is no room at all it still fans out every
@@ -52,6 +57,8 @@ interface Host {
 export class DeliveryDispatcher {
   private held = 0;
   private readonly hosts = new Map<string, Host>();
+  /** Attempts held per account (running, waiting for their host, or being recorded). */
+  private readonly accounts = new Map<number, number>();
   /** Attempts running (sending, or writing their outcome). */
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
@@ -86,6 +93,7 @@ export class DeliveryDispatcher {
     await this.done;
     const waiting = [...this.hosts.values()].flatMap((h) => h.waiting.splice(0));
     this.held -= waiting.length;
+    for (const attempt of waiting) this.release(attempt.accountId);
     if (waiting.length > 0)
       await releaseClaims(this.deps.queue, waiting).catch((err: unknown) =>
         this.deps.log.warn({ err }, 'could not hand back claimed attempts; their leases will run out'),
@@ -163,7 +171,13 @@ export class DeliveryDispatcher {
    * What this process holds per host. For first attempts (fan-out) every host may fill its share, and `free`
    * is the room left over all of them; for claims a host holding half its share or more sits out.
    */
-  private room(): HostRoom & { free: number; sittingOut: string[]; belowSitOut: Map<string, number> } {
+  private room(): HostRoom & {
+    free: number;
+    sittingOut: string[];
+    belowSitOut: Map<string, number>;
+    accountsSittingOut: number[];
+    accountsBelowSitOut: Map<number, number>;
+  } {
     const holding = new Map<string, number>();
     const belowSitOut = new Map<string, number>();
     const sittingOut: string[] = [];
@@ -175,11 +189,22 @@ export class DeliveryDispatcher {
       if (n >= this.sitOut()) sittingOut.push(h.key);
       else belowSitOut.set(h.key, n);
     }
+    const accountsSittingOut: number[] = [];
+    const accountsBelowSitOut = new Map<number, number>();
+    const accountSitOut = Math.ceil(this.limits.heldPerAccount / 2);
+    for (const [account, n] of this.accounts) {
+      if (n >= accountSitOut) accountsSittingOut.push(account);
+      else accountsBelowSitOut.set(account, n);
+    }
     return {
       free: Math.min(free, this.limits.maxHeld - this.held),
       holding,
       sittingOut,
       belowSitOut,
+      accountHolding: this.accounts,
+      accountsSittingOut,
+      accountsBelowSitOut,
+      heldPerAccount: this.limits.heldPerAccount,
       heldPerHost: this.limits.heldPerHost,
       perHost: this.limits.perHost,
       roundMs: this.deps.timeoutMs,
@@ -191,12 +216,16 @@ export class DeliveryDispatcher {
     for (const attempt of claimed) {
       const h = this.host(attempt.targetHost);
       this.held++;
+      this.accounts.set(attempt.accountId, (this.accounts.get(attempt.accountId) ?? 0) + 1);
       if (h.running < this.limits.perHost) this.run(h, attempt);
       else h.waiting.push(attempt);
     }
   }
 
-  /** Hosts holding half their share or more sit out; the others may take what their share has left. */
+  /**
+   * Hosts and accounts holding half their share or more sit out; the others may take what their share has
+   * left.
+   */
   private claim(limit: number): Promise<ClaimedAttempt[]> {
     const room = this.room();
     return claimDue(this.deps.queue, {
@@ -204,7 +233,15 @@ export class DeliveryDispatcher {
       limit,
       skipHosts: room.sittingOut,
       holding: room.belowSitOut,
+      skipAccounts: room.accountsSittingOut,
+      accountHolding: room.accountsBelowSitOut,
     });
+  }
+
+  private release(accountId: number): void {
+    const n = (this.accounts.get(accountId) ?? 0) - 1;
+    if (n > 0) this.accounts.set(accountId, n);
+    else this.accounts.delete(accountId);
   }
 
   private sitOut(): number {
@@ -240,6 +277,7 @@ export class DeliveryDispatcher {
       })
       .finally(() => {
         this.held--;
+        this.release(attempt.accountId);
         this.inFlight.delete(running);
         if (this.full) this.wake();
       });

@@ -5,6 +5,8 @@ import type { ClaimedAttempt, HostRoom } from './deliveries.data.js';
 export const NO_ROOM: HostRoom = {
   holding: new Map(),
   heldPerHost: 0,
+  accountHolding: new Map(),
+  heldPerAccount: 0,
   perHost: 1,
   roundMs: 0,
   marginMs: 0,
@@ -22,7 +24,8 @@ type Row = ClaimedAttempt & { facts: number | null; deliveries: number | null };
 /**
  * Turns the oldest facts waiting in notification_outbox (at most `limit`, recorded at least `minAgeMs` ago)
  * into deliveries, in one statement: one per (fact, subscribed live webhook) and one for the fact's postback.
- * Within `room`, and at most `maxClaims` in all (a fact may have several targets), a delivery's first attempt
+ * Within `room` (its host's, then its account's), and at most `maxClaims` in all (a fact may have several
+ * targets), a delivery's first attempt
  * is claimed for the caller (no ticket, attempt 1, leased like a claim); the others are due at once, for any
  * process. The statement deletes the facts' outbox rows, locked first (rows another process is fanning out
  * are skipped, never waited for), so a fact is fanned out once; the unique indexes back that up. `queue` should carry QUEUE_SETTINGS (index walks, no bitmap scans).
@@ -47,12 +50,12 @@ export async function fanOutPending(
        SELECT id, account_id, event_type, created_at, postback_url, postback_host FROM notification_events
         WHERE id = ANY (ARRAY(SELECT event_id FROM o))),
      targets AS (
-       SELECT f.id AS event_id, w.id AS webhook_id, 'webhook' AS kind, w.target_host, f.created_at,
+       SELECT f.id AS event_id, f.account_id, w.id AS webhook_id, 'webhook' AS kind, w.target_host, f.created_at,
               w.status = 'disabled' AS skipped
          FROM f JOIN webhooks w ON w.account_id = f.account_id AND w.deleted_at IS NULL
         WHERE f.event_type = ANY (w.events) OR ('*' = ANY (w.events) AND f.event_type NOT LIKE 'cart.%')
        UNION ALL
-       SELECT f.id, NULL, 'postback', coalesce(f.postback_host, 'invalid'), f.created_at, false
+       SELECT f.id, f.account_id, NULL, 'postback', coalesce(f.postback_host, 'invalid'), f.created_at, false
          FROM f WHERE f.postback_url IS NOT NULL),
      placed AS (
        SELECT t.*, coalesce(r.holding, 0)
@@ -60,16 +63,26 @@ export async function fanOutPending(
                                         ORDER BY t.created_at, t.event_id, t.webhook_id)
                    AS pos
          FROM targets t LEFT JOIN unnest($2::text[], $3::int[]) AS r(host, holding) ON r.host = t.target_host),
+     hosted AS (
+       SELECT p.*, NOT p.skipped AND p.pos <= $4 AS host_room FROM placed p),
+     accounted AS (
+       SELECT h.*, h.host_room
+                   AND coalesce(a.holding, 0)
+                       + count(*) FILTER (WHERE h.host_room)
+                           OVER (PARTITION BY h.account_id ORDER BY h.created_at, h.event_id, h.webhook_id)
+                       <= $12 AS room
+         FROM hosted h LEFT JOIN unnest($10::bigint[], $11::int[]) AS a(account_id, holding)
+              ON a.account_id = h.account_id),
      capped AS (
-       SELECT p.*, NOT p.skipped AND p.pos <= $4 AND count(*) FILTER (WHERE NOT p.skipped AND p.pos <= $4)
-                     OVER (ORDER BY p.created_at, p.event_id, p.webhook_id) <= $9 AS claim
-         FROM placed p),
+       SELECT a.*, a.room AND count(*) FILTER (WHERE a.room)
+                                OVER (ORDER BY a.created_at, a.event_id, a.webhook_id) <= $9 AS claim
+         FROM accounted a),
      ins AS (
        -- a disabled webhook's delivery is logged SKIPPED, never attempted (recover can send it later)
        INSERT INTO notification_deliveries
-         (event_id, webhook_id, kind, target_host, status, error, ticket, next_attempt_at, attempts,
+         (event_id, account_id, webhook_id, kind, target_host, status, error, ticket, next_attempt_at, attempts,
           last_attempt_at, lease_until)
-       SELECT event_id, webhook_id, kind, target_host,
+       SELECT event_id, account_id, webhook_id, kind, target_host,
               CASE WHEN skipped THEN 'SKIPPED' ELSE 'PENDING' END,
               CASE WHEN skipped THEN 'webhook disabled; not sent' END,
               CASE WHEN NOT claim AND NOT skipped THEN gen_random_uuid() END,
@@ -81,8 +94,9 @@ export async function fanOutPending(
               END
          FROM capped ORDER BY created_at, event_id, webhook_id
        ON CONFLICT DO NOTHING
-       RETURNING id, kind, attempts, event_id, webhook_id, target_host)
+       RETURNING id, kind, attempts, event_id, account_id, webhook_id, target_host)
      SELECT ins.id, ins.kind, 1 AS attempt, false AS redelivery, ins.target_host AS "targetHost",
+            ins.account_id AS "accountId",
             e.id AS "eventId", e.event_type AS "eventType", e.webhook_body AS "webhookBody",
             e.postback_url AS "postbackUrl", e.postback_body AS "postbackBody",
             ins.webhook_id AS "webhookId", w.url AS "webhookUrl", w.secret_enc AS "secretEnc",
@@ -93,7 +107,7 @@ export async function fanOutPending(
        LEFT JOIN webhooks w ON w.id = ins.webhook_id
       WHERE ins.attempts = 1
      UNION ALL
-     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
             (SELECT count(*)::int FROM o), (SELECT count(*)::int FROM ins)
      ORDER BY 1`,
     [
@@ -106,12 +120,16 @@ export async function fanOutPending(
       room.marginMs,
       minAgeMs,
       maxClaims,
+      [...room.accountHolding.keys()],
+      [...room.accountHolding.values()],
+      room.heldPerAccount,
     ],
-    { prepare: 'webhooks_fan_out_v2' },
+    { prepare: 'webhooks_fan_out_v3' },
   );
   const summary = rows.pop();
   for (const row of rows) {
     row.id = Number(row.id);
+    row.accountId = Number(row.accountId);
     if (row.webhookId !== null) row.webhookId = Number(row.webhookId);
   }
   return { facts: summary?.facts ?? 0, deliveries: summary?.deliveries ?? 0, claimed: rows };

@@ -41,8 +41,10 @@ export async function enqueueTest(
     `WITH e AS (
        INSERT INTO notification_events (id, account_id, event_type, subject_type, subject_id, webhook_body)
        VALUES ($1, $2, 'webhook.test', 'webhook', $3, $4) RETURNING id)
-     INSERT INTO notification_deliveries (event_id, webhook_id, kind, target_host, ticket, next_attempt_at)
-     SELECT e.id, w.id, 'webhook', w.target_host, gen_random_uuid(), now() FROM e, webhooks w WHERE w.id = $3`,
+     INSERT INTO notification_deliveries
+       (event_id, account_id, webhook_id, kind, target_host, ticket, next_attempt_at)
+     SELECT e.id, w.account_id, w.id, 'webhook', w.target_host, gen_random_uuid(), now() FROM e, webhooks w
+      WHERE w.id = $3`,
     [id, accountId, webhookId, JSON.stringify(body)],
   );
   return id;

@@ -14,6 +14,8 @@ export const DELIVERY_LIMITS = {
   perHost: 8,
   /** Attempts of one target host held at once per process (running + claimed and waiting). */
   heldPerHost: 128,
+  /** Attempts of one account held at once per process, over all its hosts: a quarter of maxHeld. */
+  heldPerAccount: 512,
   connectionsPerOrigin: 8,
   claimBatch: 512,
   fanOutBatch: 500,

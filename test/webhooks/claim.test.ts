@@ -8,6 +8,8 @@ import { startServer, type TestServer } from '../support/server.js';
 import { createWebhook } from '../support/webhooks.js';
 
 let server: TestServer;
+/** Rooms in the tests about hosts: accounts unbounded. */
+const anyAccount = { accountHolding: new Map<number, number>(), heldPerAccount: 1_000_000 };
 
 // no workers: this file claims by hand
 beforeAll(async () => {
@@ -29,6 +31,8 @@ describe('claiming due attempts', () => {
     const claimed = await claimDue(db, {
       limit: 100,
       skipHosts: [],
+      skipAccounts: [],
+      ...anyAccount,
       holding: new Map([['127.0.0.1:9', 3]]),
       heldPerHost: 16,
       perHost: 4,
@@ -55,6 +59,8 @@ describe('claiming due attempts', () => {
       await claimDue(db, {
         limit: 100,
         skipHosts: ['127.0.0.1:9'],
+        skipAccounts: [],
+        ...anyAccount,
         holding: new Map(),
         heldPerHost: 16,
         perHost: 4,
@@ -98,6 +104,7 @@ describe('claiming due attempts', () => {
     for (let i = 0; i < 3; i++) await recordFact(server, other.accountId, 'sale.paid');
     const { db } = server.runtime.platform;
     const out = await fanOutPending(db, 100, {
+      ...anyAccount,
       // 127.0.0.1:9 already holds 2 of its 4; 127.0.0.2:9 holds none
       holding: new Map([['127.0.0.1:9', 2]]),
       heldPerHost: 4,
@@ -144,11 +151,71 @@ describe('claiming due attempts', () => {
     await createWebhook(server, m, 'http://127.0.0.4:9/b', ['sale.paid']);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(await recordFact(server, m.accountId, 'sale.paid'));
-    const room = { holding: new Map(), heldPerHost: 16, perHost: 8, roundMs: 1000, marginMs: 500 };
+    const room = {
+      ...anyAccount,
+      holding: new Map(),
+      heldPerHost: 16,
+      perHost: 8,
+      roundMs: 1000,
+      marginMs: 500,
+    };
     const out = await fanOutPending(server.runtime.platform.db, 100, room, 0, 3);
     expect(out).toMatchObject({ facts: 3, deliveries: 6 });
     expect(out.claimed).toHaveLength(3);
     expect(new Set(out.claimed.map((c) => c.eventId))).toEqual(new Set(ids.slice(0, 2)));
+  });
+
+  it("takes only an account's room over all its hosts, in fan-out and in claims, and skips accounts sitting out", async () => {
+    const m = await createMerchant(server);
+    const other = await createMerchant(server);
+    // 4 hosts for m, each with room to spare: the account's room is what binds
+    for (let h = 0; h < 4; h++) await createWebhook(server, m, `http://127.0.1.${h}:9/acct`, ['sale.paid']);
+    await createWebhook(server, other, 'http://127.0.2.1:9/acct', ['sale.paid']);
+    for (let i = 0; i < 5; i++) await recordFact(server, m.accountId, 'sale.paid');
+    for (let i = 0; i < 2; i++) await recordFact(server, other.accountId, 'sale.paid');
+    const { db } = server.runtime.platform;
+    const room = { holding: new Map(), heldPerHost: 100, perHost: 8, roundMs: 1000, marginMs: 500 };
+    const out = await fanOutPending(db, 100, {
+      ...room,
+      accountHolding: new Map([[m.accountId, 3]]),
+      heldPerAccount: 10,
+    });
+    expect(out).toMatchObject({ facts: 7, deliveries: 22 });
+    const byAccount = (list: { accountId: number }[], id: number) => list.filter((c) => c.accountId === id);
+    // m holds 3 of its 10: 7 of its 20 first attempts, the oldest facts first; the other takes both of its own
+    expect(byAccount(out.claimed, m.accountId)).toHaveLength(7);
+    expect(byAccount(out.claimed, other.accountId)).toHaveLength(2);
+
+    await db.query(
+      `UPDATE notification_deliveries SET next_attempt_at = now() - interval '1 second'
+                     WHERE account_id = ANY ($1::bigint[]) AND ticket IS NOT NULL`,
+      [[m.accountId, other.accountId]],
+    );
+    // 13 of m's are due: with 5 held of 8 it takes 3
+    const claimed = await claimDue(db, {
+      ...room,
+      limit: 100,
+      skipHosts: [],
+      skipAccounts: [],
+      accountHolding: new Map([[m.accountId, 5]]),
+      heldPerAccount: 8,
+    });
+    expect(byAccount(claimed, m.accountId)).toHaveLength(3);
+    // sitting out: nothing of m, however much room its hosts have
+    const sittingOut = await claimDue(db, {
+      ...room,
+      limit: 100,
+      skipHosts: [],
+      skipAccounts: [m.accountId],
+      accountHolding: new Map(),
+      heldPerAccount: 8,
+    });
+    expect(byAccount(sittingOut, m.accountId)).toHaveLength(0);
+    const [due] = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM notification_deliveries WHERE account_id = $1 AND ticket IS NOT NULL`,
+      [m.accountId],
+    );
+    expect(due!.n).toBe(10);
   });
 
   it('an outcome written after the sweeper logged its attempt as interrupted leaves the rest of its batch intact', async () => {
@@ -161,6 +228,8 @@ describe('claiming due attempts', () => {
     const [late, onTime] = await claimDue(db, {
       limit: 2,
       skipHosts: [],
+      skipAccounts: [],
+      ...anyAccount,
       holding: new Map(),
       heldPerHost: 16,
       perHost: 8,

@@ -10,6 +10,7 @@ import { createWebhook } from '../support/webhooks.js';
 let server: TestServer;
 let slow: Receiver;
 let fast: Receiver;
+const blackHoles: Receiver[] = [];
 
 beforeAll(async () => {
   // attempts to the dead receiver stay in flight for the whole test
@@ -19,6 +20,7 @@ beforeAll(async () => {
   slow.setFallback('hang');
 });
 afterAll(async () => {
+  await Promise.all(blackHoles.map((r) => r.close()));
   await slow?.close();
   await fast?.close();
   await server?.close();
@@ -55,4 +57,55 @@ describe('isolation between receivers', () => {
     expect(slow.received.length).toBe(DELIVERY_LIMITS.perHost);
     expect(fast.received).toHaveLength(60);
   });
+
+  it('an account aiming many hosts that never answer holds at most its share and delays no other merchant', async () => {
+    const attacker = await createMerchant(server);
+    const neighbour = await createMerchant(server);
+    // 20 webhooks (the most an account may have) and postbacks to 40 more hosts: per host the attacker stays
+    // within its share, but 20 hosts x heldPerHost is more than the process holds
+    for (let i = 0; i < 60; i++) {
+      const r = await startReceiver('127.0.0.1');
+      r.setFallback('hang');
+      blackHoles.push(r);
+    }
+    const hooks = blackHoles.slice(0, 20);
+    const postbackHoles = blackHoles.slice(20);
+    for (const r of hooks) await createWebhook(server, attacker, r.url, ['sale.pending']);
+    // 140 facts: 2,800 webhook deliveries and 140 postbacks, more than the process holds (maxHeld)
+    for (let i = 0; i < 140; i++) {
+      await recordFact(server, attacker.accountId, 'sale.pending', {
+        postback: { url: postbackHoles[i % postbackHoles.length]!.url, body: { n: i } },
+      });
+    }
+    for (const r of hooks) await r.waitFor(DELIVERY_LIMITS.perHost);
+
+    const neighbourHook = await createWebhook(server, neighbour, fast.url, ['sale.pending']);
+    for (let i = 0; i < 30; i++) await recordFact(server, neighbour.accountId, 'sale.pending');
+    const { db } = server.runtime.platform;
+    await waitUntil(
+      async () => {
+        const [row] = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM notification_deliveries WHERE webhook_id = $1 AND status = 'DELIVERED'`,
+          [neighbourHook.id],
+        );
+        return row!.n === 30;
+      },
+      90000,
+      () => 'all of the neighbour delivered',
+    );
+    // delivered while the attacker's backlog is untouched: none of its attempts has ended, and it holds no
+    // more than an account's share of the process
+    const [attack] = await db.query<{ ended: number; held: number; waiting: number }>(
+      `SELECT (SELECT count(*)::int FROM notification_attempts a JOIN notification_deliveries d ON d.id = a.delivery_id
+                 JOIN notification_events e ON e.id = d.event_id WHERE e.account_id = $1) AS ended,
+              count(*) FILTER (WHERE d.lease_until IS NOT NULL)::int AS held,
+              count(*) FILTER (WHERE d.attempts = 0)::int AS waiting
+         FROM notification_deliveries d JOIN notification_events e ON e.id = d.event_id
+        WHERE e.account_id = $1`,
+      [attacker.accountId],
+    );
+    expect(attack!.ended).toBe(0);
+    expect(attack!.waiting).toBeGreaterThan(0);
+    expect(attack!.held).toBeLessThanOrEqual(DELIVERY_LIMITS.heldPerAccount);
+  }, 150_000);
 });
