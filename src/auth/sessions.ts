@@ -1,7 +1,14 @@
 import { type Actor, recordAudit } from '../audit/audit.data.js';
 import type { Db, Queryable } from '../platform/db.js';
 import { AppError, unauthorized } from '../platform/errors.js';
-import { DUMMY_PASSWORD_HASH, hashSecret, newToken, type PlainSecret, verifyPassword } from './secrets.js';
+import {
+  DUMMY_PASSWORD_HASH,
+  hashSecret,
+  imitatePasswordCheck,
+  newToken,
+  type PlainSecret,
+  verifyPassword,
+} from './secrets.js';
 import { consumeCode, type TotpService } from './totp.js';
 
 export const SESSION_TTL_HOURS = 12;
@@ -82,7 +89,7 @@ export class SessionService {
     const [account] = await this.db.query<
       Omit<PanelUser, 'totpEnabled'> & { password_hash: string; totp_secret_enc: string | null }
     >('SELECT id, name, email, password_hash, totp_secret_enc FROM accounts WHERE email = $1', [email]);
-    const ok = await verifyPassword(password, account?.password_hash ?? DUMMY_PASSWORD_HASH);
+    const ok = account ? await verifyPassword(password, account.password_hash) : await imitatePasswordCheck();
     if (!account) throw unauthorized('Invalid email or password');
     const actor = userActor(account, origin);
     const failed = async (message: string) => {
