@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 
@@ -195,10 +195,16 @@ function devSecret(dataDir: string, file: string, bytes: number): string {
   const p = path.join(dataDir, file);
   if (existsSync(p)) return readFileSync(p, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
+  // written whole under a temporary name, then linked into place: processes starting together never read a
+  // file another one has created but not yet written (they all read the one that won the link)
+  const tmp = `${p}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(tmp, randomBytes(bytes).toString('base64'), { mode: 0o600, flag: 'wx' });
   try {
-    writeFileSync(p, randomBytes(bytes).toString('base64'), { mode: 0o600, flag: 'wx' });
+    linkSync(tmp, p);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err; // another process created it first
+  } finally {
+    unlinkSync(tmp);
   }
   return readFileSync(p, 'utf8').trim();
 }

@@ -152,17 +152,24 @@ export async function markForResend(
   db: Queryable,
   accountId: number,
   deliveryId: number,
-): Promise<DeliveryRow | null> {
-  const [row] = await db.query<DeliveryRow>(
-    `WITH u AS (
+): Promise<DeliveryRow | 'disabled' | null> {
+  // the webhook row is share-locked first, so a disable waits for this resend (and then skips it) or wins
+  const [row] = await db.query<DeliveryRow & { webhook_status: 'active' | 'disabled' }>(
+    `WITH w AS (
+       SELECT w.id, w.status FROM webhooks w JOIN notification_deliveries d ON d.webhook_id = w.id
+        WHERE d.id = $1 AND w.account_id = $2 AND w.deleted_at IS NULL
+          FOR SHARE OF w),
+     u AS (
        UPDATE notification_deliveries d
           SET status = 'PENDING', redelivery = true, ticket = gen_random_uuid(), next_attempt_at = now(),
               lease_until = NULL
-         FROM webhooks w
-        WHERE d.id = $1 AND w.id = d.webhook_id AND w.account_id = $2 AND w.deleted_at IS NULL
+         FROM w
+        WHERE d.id = $1 AND w.id = d.webhook_id AND w.status = 'active'
         RETURNING d.*)
-     SELECT ${DELIVERY_COLUMNS} FROM u d JOIN notification_events e ON e.id = d.event_id`,
+     SELECT ${DELIVERY_COLUMNS}, w.status AS webhook_status
+       FROM w LEFT JOIN (u d JOIN notification_events e ON e.id = d.event_id) ON true`,
     [deliveryId, accountId],
   );
-  return row ?? null;
+  if (!row) return null;
+  return row.webhook_status === 'disabled' ? 'disabled' : row;
 }

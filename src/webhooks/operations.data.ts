@@ -26,6 +26,19 @@ export async function lockKeys(tx: Queryable, accountId: number, id: number): Pr
   return row?.secret_enc ?? null;
 }
 
+/** The webhook's status, its row share-locked so a disable waits for the caller's transaction; null if gone. */
+export async function lockStatus(
+  tx: Queryable,
+  accountId: number,
+  id: number,
+): Promise<'active' | 'disabled' | null> {
+  const [row] = await tx.query<{ status: 'active' | 'disabled' }>(
+    'SELECT status FROM webhooks WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR SHARE',
+    [id, accountId],
+  );
+  return row?.status ?? null;
+}
+
 /**
  * A test event for one webhook: a fact of its own (event `webhook.test`) and a delivery to that webhook only,
  * due at once; signed, attempted and logged like any other.
@@ -42,8 +55,13 @@ export async function enqueueTest(
        INSERT INTO notification_events (id, account_id, event_type, subject_type, subject_id, webhook_body)
        VALUES ($1, $2, 'webhook.test', 'webhook', $3, $4) RETURNING id)
      INSERT INTO notification_deliveries
-       (event_id, account_id, webhook_id, kind, target_host, ticket, next_attempt_at)
-     SELECT e.id, w.account_id, w.id, 'webhook', w.target_host, gen_random_uuid(), now() FROM e, webhooks w
+       (event_id, account_id, webhook_id, kind, target_host, status, error, ticket, next_attempt_at)
+     SELECT e.id, w.account_id, w.id, 'webhook', w.target_host,
+            CASE WHEN w.status = 'disabled' THEN 'SKIPPED' ELSE 'PENDING' END,
+            CASE WHEN w.status = 'disabled' THEN 'webhook disabled; not sent' END,
+            CASE WHEN w.status <> 'disabled' THEN gen_random_uuid() END,
+            CASE WHEN w.status <> 'disabled' THEN now() END
+       FROM e, webhooks w
       WHERE w.id = $3`,
     [id, accountId, webhookId, JSON.stringify(body)],
   );

@@ -109,7 +109,14 @@ export async function webhookRoutes(
       schema: {
         tags: ['webhooks'],
         params: S.IdParam,
-        response: { 202: S.Delivery, 400: S.ShapeA, 401: S.ShapeA, 403: S.ShapeA, 404: S.ShapeA },
+        response: {
+          202: S.Delivery,
+          400: S.ShapeA,
+          401: S.ShapeA,
+          403: S.ShapeA,
+          404: S.ShapeA,
+          409: S.ShapeA,
+        },
       },
     },
     async (request, reply) => {
@@ -171,7 +178,14 @@ export async function webhookRoutes(
         summary: 'Resend every FAILED or SKIPPED delivery created in a time window',
         params: S.IdParam,
         body: S.RecoverBody,
-        response: { 202: S.Recovered, 400: S.ShapeA, 401: S.ShapeA, 403: S.ShapeA, 404: S.ShapeA },
+        response: {
+          202: S.Recovered,
+          400: S.ShapeA,
+          401: S.ShapeA,
+          403: S.ShapeA,
+          404: S.ShapeA,
+          409: S.ShapeA,
+        },
       },
     },
     async (request, reply) => {

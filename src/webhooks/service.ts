@@ -1,7 +1,7 @@
 import { type Actor, recordAudit } from '../audit/audit.data.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
-import { notFound, validation } from '../platform/errors.js';
+import { AppError, notFound, validation } from '../platform/errors.js';
 import { KeyedGate } from '../platform/fifo-gate.js';
 import { newWebhookSecret, openKeys, sealKeys } from './crypto.js';
 import * as data from './data.js';
@@ -129,6 +129,7 @@ export class WebhookService {
   /** Manual redelivery: same bytes and event id, fresh signature, `X-Service-Redelivery: true`; one attempt. */
   async resend(accountId: number, deliveryId: number): Promise<DeliveryView> {
     const row = await data.markForResend(this.db, accountId, deliveryId);
+    if (row === 'disabled') throw disabledConflict();
     if (!row) throw notFound('Delivery not found');
     return deliveryView(row);
   }
@@ -157,7 +158,7 @@ export class WebhookService {
     return { secret: secret as string };
   }
 
-  /** A `webhook.test` delivery to this webhook only (sent whatever its status: it is the merchant's check). */
+  /** A `webhook.test` delivery to this webhook only, logged like any other: SKIPPED while the webhook is disabled. */
   async sendTest(accountId: number, id: number): Promise<{ eventId: string }> {
     await this.mustExist(accountId, id);
     const body = { type: 'TEST', webhookId: id, date: new Date().toISOString() };
@@ -167,8 +168,10 @@ export class WebhookService {
 
   async recover(accountId: number, id: number, since: Date, until: Date, actor: Actor) {
     if (since.getTime() >= until.getTime()) throw validation('since must be before until');
-    await this.mustExist(accountId, id);
     const queued = await this.db.tx(async (tx) => {
+      const status = await ops.lockStatus(tx, accountId, id);
+      if (status === null) throw notFound('Webhook not found');
+      if (status === 'disabled') throw disabledConflict();
       const n = await ops.recoverDeliveries(tx, id, since, until);
       await recordAudit(tx, accountId, actor, { action: 'webhook.recovered', target: `webhook:${id}` });
       return n;
@@ -248,4 +251,12 @@ function deliveryView(row: data.DeliveryRow, payload: unknown = JSON.parse(row.w
     createdAt: new Date(row.created_at).toISOString(),
     lastAttemptAt: row.last_attempt_at ? new Date(row.last_attempt_at).toISOString() : null,
   };
+}
+
+/** A disabled webhook gets no deliveries (decisions.md): resending to it waits for it to be re-enabled. */
+function disabledConflict(): AppError {
+  return new AppError(
+    'CONFLICT',
+    'This webhook is disabled: re-enable it (PUT /api/webhook/{id} with {"status": "active"}) before resending',
+  );
 }

@@ -175,6 +175,31 @@ describe('automatic disabling, SKIPPED deliveries, re-enabling and recover', () 
       return list.length === 4 && list[0]!.status === 'SKIPPED' ? list : undefined;
     });
     expect(skipped[0]).toMatchObject({ attempts: 0, statusCode: null });
+
+    // a disabled webhook gets no deliveries: a test event is logged SKIPPED; recover and resend answer 409
+    const test = await call('POST', `${server.url}/api/webhook/${hook.id}/test`, { headers: m.panel });
+    expect(test.status).toBe(202);
+    const withTest = await deliveries(server, m, hook.id);
+    expect(withTest).toHaveLength(5);
+    expect(withTest[0]).toMatchObject({ event: 'webhook.test', status: 'SKIPPED', attempts: 0 });
+    const refusedRecover = await call<{ error: { code: string; message: string } }>(
+      'POST',
+      `${server.url}/api/webhook/${hook.id}/recover`,
+      { headers: m.panel, body: { since } },
+    );
+    expect(refusedRecover.status).toBe(409);
+    expect(refusedRecover.body.error.code).toBe('CONFLICT');
+    expect(refusedRecover.body.error.message).toMatch(/disabled/);
+    const refusedResend = await call<{ error: { code: string } }>(
+      'POST',
+      `${server.url}/api/webhook/deliveries/${skipped[0]!.id}/resend`,
+      { headers: m.panel },
+    );
+    expect(refusedResend.status).toBe(409);
+    expect(refusedResend.body.error.code).toBe('CONFLICT');
+    expect((await deliveries(server, m, hook.id)).filter((d) => d.status === 'SKIPPED')).toHaveLength(
+      withTest.filter((d) => d.status === 'SKIPPED').length,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(r.received.length).toBe(before);
 
@@ -205,14 +230,14 @@ describe('automatic disabling, SKIPPED deliveries, re-enabling and recover', () 
       body: { since },
     });
     expect(recovered.status).toBe(202);
-    expect(recovered.body.queued).toBe(4);
+    expect(recovered.body.queued).toBe(5);
     const done = await waitUntil(async () => {
       const list = await deliveries(server, m, hook.id);
       return list.every((d) => d.status === 'DELIVERED') ? list : undefined;
     });
-    expect(done).toHaveLength(4);
+    expect(done).toHaveLength(5);
     const redelivered = r.received.slice(before);
-    expect(redelivered.length).toBeGreaterThanOrEqual(4);
+    expect(redelivered.length).toBeGreaterThanOrEqual(5);
     for (const got of redelivered) expect(headersOf(got)['x-service-redelivery']).toBe('true');
 
     const after = await call<{ delivered: number; successRate: number; p50Ms: number | null }>(
@@ -220,7 +245,7 @@ describe('automatic disabling, SKIPPED deliveries, re-enabling and recover', () 
       `${server.url}/api/webhook/${hook.id}/stats`,
       { headers: m.panel },
     );
-    expect(after.body).toMatchObject({ delivered: 4, failed: 0, pending: 0, successRate: 1 });
+    expect(after.body).toMatchObject({ delivered: 5, failed: 0, pending: 0, successRate: 1 });
     expect(after.body.p50Ms).toEqual(expect.any(Number));
   });
 

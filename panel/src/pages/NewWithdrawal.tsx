@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type FeePreview, type WithdrawalCreated } from '../api';
+import { ApiError, api, type FeePreview, type WithdrawalCreated } from '../api';
 import { moneyText } from '../ui/format';
 import { Card, ErrorText } from '../ui/kit';
 import { PIX_KEY_TYPES } from '../ui/labels';
@@ -22,7 +22,10 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<WithdrawalCreated | null>(null);
   const [busy, setBusy] = useState(false);
-  const [key, setKey] = useState(() => crypto.randomUUID());
+  // One Idempotency-Key per withdrawal attempt: kept for a retry of the same request whose outcome is unknown
+  // (no answer, a 5xx, or still in progress), renewed after any final answer or a change of what is sent. The
+  // server keeps a refusal under its key: reusing it for a lower amount would answer IDEMPOTENCY_KEY_REUSED.
+  const [attempt, setAttempt] = useState<{ key: string; body: string } | null>(null);
   // with two-factor login on, the code of the authenticator app confirms instead of the password
   const totp = api.user()?.totpEnabled === true;
   return (
@@ -34,13 +37,18 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
           setBusy(true);
           setError(null);
           try {
+            const order = { amount: reaisText(amount), pixKey, pixKeyType };
+            const body = JSON.stringify(order);
+            const key = attempt?.body === body ? attempt.key : crypto.randomUUID();
+            setAttempt({ key, body });
             const confirm = totp ? { totpCode: password } : { password };
-            const w = await api.withdraw({ amount: reaisText(amount), pixKey, pixKeyType, ...confirm }, key);
+            const w = await api.withdraw({ ...order, ...confirm }, key);
             setDone(w);
             setPassword('');
-            setKey(crypto.randomUUID());
+            setAttempt(null);
             onDone();
           } catch (err) {
+            if (!outcomeUnknown(err)) setAttempt(null);
             setError(err);
           } finally {
             setBusy(false);
@@ -109,6 +117,11 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
       )}
     </Card>
   );
+}
+
+/** No answer, a server error or the same key still in progress: the withdrawal may exist, so a retry reuses its key. */
+function outcomeUnknown(err: unknown): boolean {
+  return !(err instanceof ApiError) || err.status >= 500 || err.code === 'IDEMPOTENCY_KEY_IN_USE';
 }
 
 /** The fees of the amount being typed, asked of the server a moment after the typing stops. */

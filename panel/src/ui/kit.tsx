@@ -1,15 +1,23 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api';
+import { ERROR_TEXT } from './labels';
 
 /** An error from the API, in words (never raw JSON). */
 export function ErrorText({ error }: { error: unknown }) {
   if (!error) return null;
-  const text =
-    error instanceof ApiError ? error.message : 'Não foi possível falar com o servidor. Tente de novo.';
+  if (!(error instanceof ApiError)) {
+    return (
+      <p class="error" role="alert">
+        Não foi possível falar com o servidor. Tente de novo.
+      </p>
+    );
+  }
+  const meaning = ERROR_TEXT[error.code];
   return (
     <p class="error" role="alert">
-      {text}
+      {meaning ? `${meaning} ` : ''}
+      {error.message && <span class="error-detail">{error.message}</span>}
     </p>
   );
 }

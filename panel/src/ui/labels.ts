@@ -27,6 +27,7 @@ export const DELIVERY_STATUS: Record<string, string> = {
   PENDING: 'Pendente',
   DELIVERED: 'Entregue',
   FAILED: 'Falhou',
+  SKIPPED: 'Não enviada (webhook desativado)',
 };
 
 export const METHODS: Record<string, string> = {
@@ -44,6 +45,31 @@ export const PIX_KEY_TYPES: Record<string, string> = {
   EMAIL: 'E-mail',
   PHONE: 'Telefone',
   RANDOM: 'Chave aleatória',
+};
+
+/** What each API error code means, in words; the server's own message follows as the detail. */
+export const ERROR_TEXT: Record<string, string> = {
+  UNAUTHORIZED: 'Credenciais inválidas.',
+  TOTP_REQUIRED: 'Informe o código do autenticador.',
+  FORBIDDEN: 'Sem permissão para esta ação.',
+  NOT_FOUND: 'Não encontrado.',
+  VALIDATION_ERROR: 'Dados inválidos.',
+  CONFLICT: 'Não é possível fazer isso agora.',
+  PAYLOAD_TOO_LARGE: 'Dados grandes demais.',
+  TOO_MANY_REQUESTS: 'Muitas tentativas. Aguarde um pouco e tente de novo.',
+  RATE_LIMITED: 'Muitas tentativas. Aguarde um pouco e tente de novo.',
+  INTERNAL_ERROR: 'Erro no servidor. Tente de novo.',
+  SERVICE_UNAVAILABLE: 'Serviço indisponível no momento. Tente de novo.',
+  INVALID_IP: 'Endereço IP inválido.',
+  TOO_MANY_IPS: 'A lista tem IPs demais.',
+  INSUFFICIENT_BALANCE: 'Saldo insuficiente.',
+  MINIMUM_VALUE: 'Valor abaixo do mínimo.',
+  MAXIMUM_VALUE: 'Valor acima do máximo.',
+  API_WITHDRAWAL_DISABLED_GLOBALLY: 'Saques estão desativados no momento.',
+  TRANSFER_NOT_ALLOWED: 'Transferência não permitida.',
+  GENERAL_ERROR: 'Não foi possível concluir a operação.',
+  IDEMPOTENCY_KEY_REUSED: 'Esta solicitação já foi usada com outros dados.',
+  IDEMPOTENCY_KEY_IN_USE: 'Esta solicitação ainda está em andamento.',
 };
 
 export function label(labels: Record<string, string>, value: string): string {
