@@ -2,6 +2,13 @@ import { type Actor, recordAudit } from '../audit/audit.data.js';
 import type { Db, Queryable } from '../platform/db.js';
 import { AppError, unauthorized } from '../platform/errors.js';
 import {
+  clearAttempts,
+  confirmationKey,
+  countAttempt,
+  FAILURE_WINDOW_MINUTES,
+  loginKey,
+} from './attempts.js';
+import {
   DUMMY_PASSWORD_HASH,
   hashSecret,
   imitatePasswordCheck,
@@ -12,10 +19,6 @@ import {
 import { consumeCode, type TotpService } from './totp.js';
 
 export const SESSION_TTL_HOURS = 12;
-const FREE_FAILURES = 5;
-const FAILURE_WINDOW_MINUTES = 15;
-const FIRST_LOCK_SECONDS = 30;
-const MAX_LOCK_SECONDS = 900;
 
 export interface PanelUser {
   id: number;
@@ -63,6 +66,14 @@ export class SessionService {
    * works once), else the password. Panel withdrawals are confirmed with it.
    */
   async confirm(accountId: number, given: Confirmation): Promise<boolean> {
+    // a stolen session must not become a way to guess the password or the code: failures count like logins'
+    await countAttempt(this.db, confirmationKey(accountId), 'confirmations');
+    const ok = await this.checkConfirmation(accountId, given);
+    if (ok) await clearAttempts(this.db, confirmationKey(accountId));
+    return ok;
+  }
+
+  private async checkConfirmation(accountId: number, given: Confirmation): Promise<boolean> {
     const [account] = await this.db.query<{ password_hash: string; totp_secret_enc: string | null }>(
       'SELECT password_hash, totp_secret_enc FROM accounts WHERE id = $1',
       [accountId],
@@ -85,7 +96,7 @@ export class SessionService {
     origin: RequestOrigin,
   ): Promise<NewSession> {
     const email = emailRaw.trim().toLowerCase();
-    await this.countAttempt(email);
+    await countAttempt(this.db, loginKey(email), 'logins');
     const [account] = await this.db.query<
       Omit<PanelUser, 'totpEnabled'> & { password_hash: string; totp_secret_enc: string | null }
     >('SELECT id, name, email, password_hash, totp_secret_enc FROM accounts WHERE email = $1', [email]);
@@ -109,7 +120,7 @@ export class SessionService {
     const token = newToken('', 32);
     const csrfToken = newToken('', 32);
     await this.db.tx(async (tx) => {
-      await tx.query('DELETE FROM login_failures WHERE email = $1', [email]);
+      await clearAttempts(tx, loginKey(email));
       await tx.query(
         `INSERT INTO panel_sessions (token_hash, account_id, csrf_token, expires_at)
          VALUES ($1, $2, $3, now() + make_interval(hours => $4))`,
@@ -122,40 +133,6 @@ export class SessionService {
       csrfToken,
       user: { id: account.id, name: account.name, email: account.email, totpEnabled: secret !== null },
     };
-  }
-
-  /**
-   * Counts a login attempt as a failure before its password is checked (a success then clears the count), in
-   * one statement under the row's lock, and refuses it (429) while the email is locked. The attempt that
-   * reaches FREE_FAILURES sets the lock itself, so attempts sent at once cannot all pass the check before
-   * any failure is counted: at most FREE_FAILURES passwords are checked per lock period, however many arrive.
-   */
-  private async countAttempt(email: string): Promise<void> {
-    const [counted] = await this.db.query<{ failures: number }>(
-      `INSERT INTO login_failures (email, failures, window_started_at) VALUES ($1, 1, now())
-       ON CONFLICT (email) DO UPDATE SET
-         failures = CASE WHEN login_failures.window_started_at < now() - make_interval(mins => $2)
-                         THEN 1 ELSE login_failures.failures + 1 END,
-         window_started_at = CASE WHEN login_failures.window_started_at < now() - make_interval(mins => $2)
-                                  THEN now() ELSE login_failures.window_started_at END,
-         locked_until = CASE WHEN login_failures.window_started_at >= now() - make_interval(mins => $2)
-                                  AND login_failures.failures + 1 >= $3
-           THEN now() + make_interval(secs =>
-                  LEAST($4::int, $5::int * power(2, LEAST(login_failures.failures + 1 - $3, 10))::int))
-         END
-       WHERE login_failures.locked_until IS NULL OR login_failures.locked_until <= now()
-       RETURNING failures`,
-      [email, FAILURE_WINDOW_MINUTES, FREE_FAILURES, MAX_LOCK_SECONDS, FIRST_LOCK_SECONDS],
-    );
-    if (counted) return;
-    const [lock] = await this.db.query<{ retry_after: number }>(
-      `SELECT ceil(extract(epoch FROM locked_until - now()))::int AS retry_after
-         FROM login_failures WHERE email = $1`,
-      [email],
-    );
-    throw new AppError('TOO_MANY_REQUESTS', 'Too many failed logins; try again later', {
-      'retry-after': String(Math.max(1, lock?.retry_after ?? 1)),
-    });
   }
 
   async find(token: string): Promise<Session | null> {

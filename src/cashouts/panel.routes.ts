@@ -167,6 +167,8 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
           403: Type.Union([ShapeC, ShapeB, ShapeD]),
           409: ShapeC,
           422: ShapeC,
+          // too many wrong confirmations (docs/security.md): counted per account like failed logins
+          429: ShapeD,
         },
       },
     },

@@ -39,6 +39,33 @@ describe('POST /api/withdrawals (panel)', () => {
     expect(await balance()).toEqual({ available: 200_000, blocked: 0, total: 200_000 });
   });
 
+  it('locks confirmations after 5 wrong ones, even sent at once, and then refuses the right password too (429)', async () => {
+    const victim = await createMerchant(server);
+    await fundMerchant(server.runtime.platform.db, victim.accountId, 100_000);
+    const attempt = (password: string) =>
+      call<Record<string, unknown>>('POST', `${server.url}/api/withdrawals`, {
+        headers: victim.panel,
+        body: { amount: 150, pixKey: '52998224725', password },
+      });
+    const guesses = await Promise.all(Array.from({ length: 20 }, (_, i) => attempt(`guess-${i}`)));
+    const statuses = guesses.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+    const locked = await attempt(victim.password);
+    expect(locked.status).toBe(429);
+    expect(locked.body).toEqual({
+      message: expect.stringMatching(/Too many failed confirmations/),
+      error: 'TOO_MANY_REQUESTS',
+    });
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(await balance(victim)).toEqual({ available: 100_000, blocked: 0, total: 100_000 });
+    // the lock is the account's confirmations only: its owner still logs in, and other accounts confirm
+    const login = await call('POST', `${server.url}/api/auth/login`, {
+      body: { email: victim.email, password: victim.password },
+    });
+    expect(login.status).toBe(200);
+  });
+
   it('makes the withdrawal with the API cashout’s rules, errors and idempotency', async () => {
     const first = await withdraw(
       { amount: 150, pixKey: '52998224725', password: m.password },
