@@ -195,6 +195,45 @@ export async function measureAround(
   };
 }
 
+/**
+ * For two setups whose difference is small (a few per cent) against the machine's noise: after a warm-up of
+ * each, `rounds` short measurements of each side alternated (baseline, target, baseline, …, baseline), each
+ * side reported by its median round. Drift over the run then falls on both sides alike, and one unlucky
+ * round moves neither median.
+ */
+export async function measureInterleaved(
+  baseline: LoadOptions,
+  target: LoadOptions,
+  rounds = 5,
+  seconds = 4,
+): Promise<{ target: Measurement; baseline: Measurement; ratios: number[] }> {
+  if (WARMUP > 0) {
+    await run(baseline, WARMUP);
+    await run(target, WARMUP);
+  }
+  const once = async (options: LoadOptions): Promise<Measurement> => {
+    const r = await run(options, QUICK ? 1 : seconds);
+    return { reqPerSec: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  };
+  const base: Measurement[] = [await once(baseline)];
+  const tgt: Measurement[] = [];
+  for (let i = 0; i < rounds; i++) {
+    tgt.push(await once(target));
+    base.push(await once(baseline));
+  }
+  const median = (list: Measurement[]): Measurement => {
+    const sorted = [...list].sort((a, b) => a.reqPerSec - b.reqPerSec);
+    return {
+      ...sorted[Math.floor(sorted.length / 2)]!,
+      non2xx: list.reduce((n, m) => n + m.non2xx, 0),
+      errors: list.reduce((n, m) => n + m.errors, 0),
+    };
+  };
+  // each target round against the mean of the baseline rounds either side of it
+  const ratios = tgt.map((t, i) => t.reqPerSec / ((base[i]!.reqPerSec + base[i + 1]!.reqPerSec) / 2));
+  return { target: median(tgt), baseline: median(base), ratios };
+}
+
 export interface CaseRow {
   name: string;
   target: Measurement;
