@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { createAccount } from '../src/accounts/accounts.service.js';
@@ -45,7 +47,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     DATABASE_URL: databaseUrl,
     PORT: '0',
     HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info', // request logging on, as in production (one access line per request)
     NODE_ENV: 'test',
     // throughput cases send far more than the default 100 requests/s per key: limits off unless a case's
     // `serverEnv` turns them on
@@ -81,19 +83,29 @@ async function spawnListening(
 ): Promise<{ url: string; child: ChildProcess }> {
   // diagnostics: BENCH_CHILD_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the child processes
   const childArgs = process.env.BENCH_CHILD_ARGS?.split(' ').filter(Boolean) ?? [];
+  // stdout (the gateway's log, at its production level) goes to a file, as a deployment's would go to a
+  // collector: reading it through a pipe would charge the load generator's process for every line
+  const logFile = path.join(tmpdir(), `${tag.toLowerCase()}-${randomBytes(4).toString('hex')}.log`);
+  const out = openSync(logFile, 'w');
   const child = spawn(process.execPath, [...childArgs, '--import', 'tsx', script], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', out, 'inherit'],
   });
+  closeSync(out);
   const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = new RegExp(`${tag} (\\S+)`).exec(out);
-      if (m) resolve(m[1]!);
+    const poll = setInterval(() => {
+      const m = new RegExp(`${tag} (\\S+)`).exec(readFileSync(logFile, 'utf8'));
+      if (m) {
+        clearInterval(poll);
+        resolve(m[1]!);
+      }
+    }, 50);
+    child.on('exit', (code) => {
+      clearInterval(poll);
+      reject(new Error(`${script} exited with ${code}: ${readFileSync(logFile, 'utf8').slice(-2000)}`));
     });
-    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}: ${out}`)));
   });
+  child.once('exit', () => rmSync(logFile, { force: true }));
   return { url, child };
 }
 

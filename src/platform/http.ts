@@ -9,6 +9,7 @@ import { AppError, type ErrorShape, renderError } from './errors.js';
 import { clientErrorHandler, frameworkErrorHandler, RouteShapes } from './framework-errors.js';
 import { installOpenApi } from './openapi.js';
 import { installJsonParser } from './raw-body.js';
+import { installRequestLog, lazyChildLogger } from './request-log.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -40,6 +41,9 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     frameworkErrors: frameworkErrorHandler(shapes),
     clientErrorHandler: clientErrorHandler(shapes),
     loggerInstance: log,
+    // one access line per request, written by installRequestLog; request.log is made only when used
+    disableRequestLogging: true,
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
@@ -72,6 +76,7 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     done();
   });
 
+  installRequestLog(app as unknown as FastifyInstance, log);
   app.addHook('onRoute', (route) => shapes.record(route));
   capConnectionsPerSource(app.server, config.httpMaxConnectionsPerIp);
   installJsonParser(app);

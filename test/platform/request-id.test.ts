@@ -116,6 +116,14 @@ describe('logs of a real server run', () => {
       .map((l) => JSON.parse(l) as { reqId?: string; msg?: string });
     const ofTraced = lines.filter((l) => l.reqId === traced);
     expect(ofTraced.map((l) => l.msg)).toEqual(['incoming request', 'request completed']);
+    // the access line says what happened, without any header
+    const access = lines.find((l) => l.reqId === traced && l.msg === 'request completed') as Record<
+      string,
+      unknown
+    >;
+    expect(access).toMatchObject({ method: 'GET', url: '/api/public/balance', statusCode: 200 });
+    expect(access.responseTime).toEqual(expect.any(Number));
+    expect(JSON.stringify(access)).not.toMatch(/x-api-/i);
     // every line Fastify writes about a request names its id
     for (const l of lines.filter((x) => x.msg === 'incoming request' || x.msg === 'request completed')) {
       expect(l.reqId).toBeTruthy();

@@ -47,6 +47,7 @@ describe('SIGTERM', () => {
       DATABASE_URL: database.url,
       DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-drain-')),
       NODE_ENV: 'test',
+      LOG_LEVEL: 'debug', // "incoming request" (debug) says when the request has arrived
     });
     const exited = once(gateway.process, 'exit');
 
