@@ -50,12 +50,14 @@ export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder) {
     if (cred.expiresAt !== null && cred.expiresAt <= Date.now()) throw unauthorized('Invalid API keys');
 
     const allowed = await cache.allowedIps(cred.accountId);
-    const source = canonicalIp(request.ip ?? '');
-    if (allowed.size > 0 && (!source || !allowed.has(source))) {
-      throw new AppError(
-        'IP_NOT_ALLOWED',
-        `Source IP ${source ?? request.ip} is not in this account's allow-list`,
-      );
+    if (allowed.size > 0) {
+      const source = canonicalIp(request.ip ?? '');
+      if (!source || !allowed.has(source)) {
+        throw new AppError(
+          'IP_NOT_ALLOWED',
+          `Source IP ${source ?? request.ip} is not in this account's allow-list`,
+        );
+      }
     }
     if (cred.scope === 'read' && !READ_METHODS.has(request.method)) {
       throw new AppError('FORBIDDEN', 'This API key is read-only: it opens GET routes only', {}, 'A');
@@ -66,7 +68,7 @@ export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder) {
       publicKey,
       scope: cred.scope,
     };
-    lastUse.note(cred.credentialId, source ?? request.ip ?? null);
+    lastUse.note(cred.credentialId, request.ip ?? null); // canonical form taken when written
   };
 }
 

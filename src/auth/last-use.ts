@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../platform/db.js';
+import { canonicalIp } from '../platform/ip.js';
 import { recordLastUses } from './credentials.data.js';
 
 const FLUSH_EVERY_MS = 5_000;
@@ -9,7 +10,7 @@ const FLUSH_EVERY_MS = 5_000;
  * request never waits on (or pays for) a write. A crash loses at most the last few seconds of "last used".
  */
 export class LastUseRecorder {
-  private pending = new Map<number, { at: Date; ip: string | null }>();
+  private pending = new Map<number, { at: number; ip: string | null }>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -21,7 +22,7 @@ export class LastUseRecorder {
   }
 
   note(credentialId: number, ip: string | null): void {
-    this.pending.set(credentialId, { at: new Date(), ip });
+    this.pending.set(credentialId, { at: Date.now(), ip });
   }
 
   async flush(): Promise<void> {
@@ -31,7 +32,11 @@ export class LastUseRecorder {
     try {
       await recordLastUses(
         this.db,
-        [...batch].map(([id, use]) => ({ id, ...use })),
+        [...batch].map(([id, use]) => ({
+          id,
+          at: new Date(use.at),
+          ip: use.ip === null ? null : (canonicalIp(use.ip) ?? use.ip),
+        })),
       );
     } catch (err) {
       this.log.warn({ err, keys: batch.size }, 'could not record API keys last use');

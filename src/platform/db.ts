@@ -47,6 +47,7 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** bigint columns come back as JS numbers; money in cents stays far below 2^53, and we refuse silently losing precision. */
 function parseInt8(text: string): number {
+  if (text.length < 16) return Number(text); // at most 15 digits (and a sign): always exact
   const n = BigInt(text);
   if (n > MAX_SAFE || n < -MAX_SAFE) throw new Error(`bigint value out of safe range: ${text}`);
   return Number(n);

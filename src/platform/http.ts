@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { capConnectionsPerSource } from './connection-cap.js';
 import { AppError, type ErrorShape, renderError } from './errors.js';
 import { clientErrorHandler, frameworkErrorHandler, RouteShapes } from './framework-errors.js';
+import { accessLoggerOf } from './logger.js';
 import { installOpenApi } from './openapi.js';
 import { installJsonParser } from './raw-body.js';
 import { installRequestLog, lazyChildLogger } from './request-log.js';
@@ -76,7 +77,7 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     done();
   });
 
-  installRequestLog(app as unknown as FastifyInstance, log);
+  installRequestLog(app as unknown as FastifyInstance, log, accessLoggerOf(log));
   app.addHook('onRoute', (route) => shapes.record(route));
   capConnectionsPerSource(app.server, config.httpMaxConnectionsPerIp);
   installJsonParser(app);

@@ -36,5 +36,18 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
   }
   // written asynchronously: lines logged while a write is under way go out together in the next one, so a busy
   // server makes one write per batch instead of one per line; pino flushes what is left when the process exits
-  return pino(options, destination({ dest: 1, sync: false }));
+  const out = destination({ dest: 1, sync: false });
+  const log = pino(options, out);
+  accessLoggers.set(log, pino({ level }, out));
+  return log;
+}
+
+const accessLoggers = new WeakMap<Logger, Logger>();
+
+/**
+ * The logger for access lines (request-log.ts): the same output and level, without the redaction pass, for
+ * lines built only of fields that cannot hold a secret. Any other logger (a terminal's, a test's) is its own.
+ */
+export function accessLoggerOf(log: Logger): Logger {
+  return accessLoggers.get(log) ?? log;
 }

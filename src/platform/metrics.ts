@@ -118,11 +118,18 @@ export async function metricsPlugin(
   opts: { token: string | undefined; db: Queryable },
 ): Promise<void> {
   gaugeDb = opts.db;
+  // one labelled child per (route, method, status), found by a string key: prom-client's observe with a labels
+  // object hashes them on every call. The set is bounded: routes are patterns, not URLs.
+  const children = new Map<string, { observe(v: number): void }>();
   app.addHook('onResponse', (request, reply, done) => {
-    duration.observe(
-      { route: request.routeOptions.url ?? 'unmatched', method: request.method, status: reply.statusCode },
-      reply.elapsedTime / 1000,
-    );
+    const route = request.routeOptions.url ?? 'unmatched';
+    const key = `${route} ${request.method} ${reply.statusCode}`;
+    let child = children.get(key);
+    if (!child) {
+      child = duration.labels({ route, method: request.method, status: reply.statusCode });
+      children.set(key, child);
+    }
+    child.observe(reply.elapsedTime / 1000);
     done();
   });
 
