@@ -133,8 +133,13 @@ export class RecurringPsp {
     };
     this.cobrs.set(txid, cobr);
     this.state.pix.set(pix.endToEndId, pix); // readable at GET /pix/{e2eid}, refundable, like any Pix received
-    for (let i = 0; i < (options.times ?? 1); i++) await this.notifyCobr([cobrNotification(cobr)]);
+    for (let i = 0; i < (options.times ?? 1); i++) await this.notifyCharge(cobr);
     return cobr;
+  }
+
+  /** The `{webhookUrl}/cobr` callback for a charge (paid, or one of its Pix's refunds settled). */
+  notifyCharge(cobr: CobR): Promise<void> {
+    return this.notifyCobr([cobrNotification(cobr)]);
   }
 
   /** Callbacks naming a mandate / a charge this PSP does not have (nothing to read back). */
@@ -251,7 +256,7 @@ export function cobrView(cobr: CobR) {
     recebedor: { agencia: '0001', conta: '123456', tipoConta: 'CORRENTE' },
     status: cobr.status,
     politicaRetentativa: 'NAO_PERMITE',
-    pix: cobr.pix.map(({ devolucoes: _, ...pix }) => pix),
+    pix: cobr.pix.map(({ devolucoes, ...pix }) => (devolucoes.length > 0 ? { ...pix, devolucoes } : pix)),
     atualizacao: cobr.atualizacao,
     tentativas: cobr.pix.map((pix) => ({
       dataLiquidacao: pix.horario.slice(0, 10),

@@ -127,7 +127,10 @@ export class DevPsp {
     const dev = pix.devolucoes.find((d) => d.id === id)!;
     dev.status = status;
     dev.horario.liquidacao = new Date().toISOString();
-    await this.notify(this.state.cobs.get(pix.txid)!.chave, [pix]);
+    // a cycle's Pix (Pix Automático) is reported through its charge's callback, others through the Pix one
+    const cobr = this.recurring.cobrs.get(pix.txid);
+    if (cobr) await this.recurring.notifyCharge(cobr);
+    else await this.notify(this.state.cobs.get(pix.txid)!.chave, [pix]);
   }
 
   private async notify(chave: string, pix: ReceivedPix[]): Promise<void> {

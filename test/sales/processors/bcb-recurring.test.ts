@@ -200,6 +200,29 @@ describe('Pix Automático through PIX_PROCESSOR=bcb against a local PSP over mut
     expect(sale).toMatchObject({ status: 'PAGO', external_transaction_id: cobr.txid });
   });
 
+  it('a cycle refunded: PUT devolucao, ESTORNADO when the charge’s callback reports it DEVOLVIDO (once)', async () => {
+    const rec = psp.recurring.create({ contrato: 'CTR-REFUND', amountCents: 2500 });
+    await psp.recurring.approve(rec.idRec);
+    const before = await balance();
+    const cobr = await psp.recurring.payCycle(rec.idRec);
+    const [sale] = await cycleSales(rec.idRec);
+    const res = await call<SaleBody>('POST', `${server.url}/api/transactions/${sale!.id}/refund`, {
+      headers: merchant.keys,
+    });
+    expect(res.status, res.text).toBe(202);
+    const pix = cobr.pix[0]!;
+    const dev = psp.state.pix.get(pix.endToEndId)!.devolucoes[0]!;
+    expect(dev.valor).toBe('25.00');
+    await psp.settleRefund(pix.endToEndId, dev.id, 'DEVOLVIDO');
+    await psp.settleRefund(pix.endToEndId, dev.id, 'DEVOLVIDO');
+    expect((await cycleSales(rec.idRec))[0]!.status).toBe('ESTORNADO');
+    expect(await balance()).toBe(before);
+    expect((await eventsOf(server, 'sale', sale!.id)).map((e) => e.event_type)).toEqual([
+      'sale.paid',
+      'sale.refunded',
+    ]);
+  });
+
   it('the sandbox cannot debit a cycle of a mandate the PSP plays', async () => {
     const rec = psp.recurring.create({ contrato: 'CTR-REAL', amountCents: 1000 });
     await psp.recurring.approve(rec.idRec);

@@ -10,7 +10,9 @@ import {
 } from '../../../recurrences/service.js';
 import { findSaleByProcessorRef } from '../../charges.data.js';
 import { saleFees } from '../../service.js';
+import type { SaleSettler } from '../../settler.js';
 import { BCB_PROCESSOR } from './adapter.js';
+import { type Pix, settleRefunds } from './received.js';
 
 /** The standard's RecCompleta (GET /rec/{idRec}), as far as the gateway reads it. */
 interface Rec {
@@ -28,19 +30,26 @@ interface CobR {
   txid: string;
   status: 'CRIADA' | 'ATIVA' | 'CONCLUIDA' | 'EXPIRADA' | 'REJEITADA' | 'CANCELADA';
   valor: { original: string };
-  pix?: { endToEndId: string; valor: string }[];
+  pix?: Omit<Pix, 'txid'>[];
 }
 
 export interface RecurringDeps {
   db: Db;
   queue: Queue;
+  settler: SaleSettler;
   client: PixApiClient;
   /** PIX_AUTOMATICO_ACCOUNT: whose mandates the PSP's are; null: none is recorded. */
   accountId: number | null;
 }
 
 export type RecOutcome = 'recorded' | 'known' | 'not_confirmed' | 'not_approved' | 'no_account';
-export type CobrOutcome = 'credited' | 'duplicate' | 'not_confirmed' | 'not_paid' | 'not_credited';
+export type CobrOutcome =
+  | 'credited'
+  | 'duplicate'
+  | 'not_confirmed'
+  | 'not_paid'
+  | 'not_credited'
+  | 'refund_seen';
 
 /**
  * Mandates a `{webhookUrl}/rec` callback named. The callback is unsigned, so each mandate is read back from
@@ -84,7 +93,8 @@ function journeyOf(tipoJornada: string | undefined): number {
 
 /**
  * Recurring charges a `{webhookUrl}/cobr` callback named, each read back (GET /cobr/{txid}). One the PSP
- * reports CONCLUIDA, with its Pix, becomes one PIX_AUTOMATICO sale PAGO of its mandate's recurrence.
+ * reports CONCLUIDA, with its Pix, becomes one PIX_AUTOMATICO sale PAGO of its mandate's recurrence; a refund
+ * of that Pix reported DEVOLVIDO makes the sale ESTORNADO.
  */
 export async function handleNotifiedCobrs(deps: RecurringDeps, notified: { txid: string }[]) {
   const outcomes: CobrOutcome[] = [];
@@ -104,7 +114,11 @@ export async function handleNotifiedCobrs(deps: RecurringDeps, notified: { txid:
     // a charge of a mandate whose own callback never came: the mandate is read back first
     const known = await deps.db.query('SELECT 1 FROM recurrences WHERE id_rec = $1', [cobr.idRec]);
     const mandate = known.length > 0 ? null : await syncMandate(deps, cobr.idRec);
-    for (const p of pix) outcomes.push(await creditCycle(deps, cobr, p, mandate?.outcome));
+    for (const p of pix) {
+      // a refund of ours the PSP reports DEVOLVIDO on the cycle's Pix: the sale becomes ESTORNADO, as for charges
+      const refund = await settleRefunds(deps.db, deps.settler, { ...p, txid: cobr.txid });
+      outcomes.push(refund ?? (await creditCycle(deps, cobr, p, mandate?.outcome)));
+    }
   }
   return outcomes;
 }
