@@ -115,7 +115,10 @@ export async function buildApp(platform: Platform): Promise<Http> {
     settler,
     ...pixProcessors(config, sandboxProcessor, bcb?.processor ?? null),
   });
-  if (bcb) await app.register(bcbWebhookRoutes, { db, queue, settler, client: bcb.client });
+  if (bcb) {
+    const recurrenceAccountId = config.bcb?.recurrenceAccountId ?? null;
+    await app.register(bcbWebhookRoutes, { db, queue, settler, client: bcb.client, recurrenceAccountId });
+  }
   await app.register(salesPanelRoutes, { db, requireSession });
   await app.register(processorCallbackRoutes, { settler, processors });
   if (sandboxProcessor) {

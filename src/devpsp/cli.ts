@@ -41,6 +41,10 @@ export async function runDevPsp(argv: string[], dataDir: string): Promise<DevPsp
       ...lines,
       `pay a charge: curl --cert ${settings.PIX_CERT} --key ${settings.PIX_KEY} --cacert ${settings.PIX_CA} \\`,
       `  -X POST ${url}/dev/cob/<externalTransactionId>/pay`,
+      'Pix Automático (with PIX_AUTOMATICO_ACCOUNT=<account id> on the gateway), same certificate options:',
+      `  create a mandate:  POST ${url}/dev/rec  {"contrato": "C-1", "amountCents": 4990}`,
+      `  the payer approves: POST ${url}/dev/rec/<idRec>/approve`,
+      `  a cycle is paid:    POST ${url}/dev/rec/<idRec>/cycles`,
       '',
     ].join('\n'),
   );

@@ -4,6 +4,7 @@ import { request as httpRequest } from 'undici';
 import { formatReais, parseReais } from '../platform/money.js';
 import { brCode } from '../sales/pix/brcode.js';
 import { type DevCertificates, generateCertificates } from './certs.js';
+import { RecurringPsp } from './recurring.js';
 import { type Cob, newEndToEndId, type PixSend, PspState, type ReceivedPix } from './state.js';
 
 export interface DevPspOptions {
@@ -27,6 +28,8 @@ type Fault = { status: number } | { hang: true };
  */
 export class DevPsp {
   readonly state = new PspState();
+  /** Pix Automático: mandates and their cycles, approved and paid on request. */
+  readonly recurring = new RecurringPsp(this.state);
   readonly certs: DevCertificates;
   readonly clientId: string;
   readonly clientSecret: string;
@@ -124,7 +127,10 @@ export class DevPsp {
     const dev = pix.devolucoes.find((d) => d.id === id)!;
     dev.status = status;
     dev.horario.liquidacao = new Date().toISOString();
-    await this.notify(this.state.cobs.get(pix.txid)!.chave, [pix]);
+    // a cycle's Pix (Pix Automático) is reported through its charge's callback, others through the Pix one
+    const cobr = this.recurring.cobrs.get(pix.txid);
+    if (cobr) await this.recurring.notifyCharge(cobr);
+    else await this.notify(this.state.cobs.get(pix.txid)!.chave, [pix]);
   }
 
   private async notify(chave: string, pix: ReceivedPix[]): Promise<void> {
@@ -192,6 +198,7 @@ export class DevPsp {
       return this.pay(txid, amount === undefined ? {} : { amountCents: amount });
     });
     app.post('/oauth/token', async (req, reply) => this.token(req, reply));
+    this.recurring.routes(app);
     app.put('/cob/:txid', async (req, reply) => {
       const { txid } = req.params as { txid: string };
       const body = req.body as {
@@ -308,7 +315,8 @@ export class DevPsp {
       access_token: token,
       token_type: 'Bearer',
       expires_in: this.ttl,
-      scope: 'cob.write cob.read pix.read pix.write pix.send gn.pix.send.read webhook.write',
+      scope:
+        'cob.write cob.read pix.read pix.write pix.send gn.pix.send.read webhook.write rec.read cobr.read webhookrec.write webhookcobr.write',
     };
   }
 }

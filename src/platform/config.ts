@@ -66,6 +66,11 @@ export interface BcbSettings {
   publicUrl: string;
   merchantName: string;
   merchantCity: string;
+  /**
+   * PIX_AUTOMATICO_ACCOUNT: the account that Pix Automático mandates the PSP reports approved belong to (the
+   * merchant of record's mandates are created at the PSP, not through the API); unset: none is recorded.
+   */
+  recurrenceAccountId: number | null;
 }
 export type PixProcessorName = (typeof PIX_PROCESSORS)[number];
 
@@ -152,7 +157,16 @@ function bcbSettings(env: Env): BcbSettings {
     publicUrl: env.PUBLIC_URL!.replace(/\/+$/, ''),
     merchantName: env.PIX_MERCHANT_NAME || 'GATEWAY',
     merchantCity: env.PIX_MERCHANT_CITY || 'SAO PAULO',
+    recurrenceAccountId: accountIdSetting(env, 'PIX_AUTOMATICO_ACCOUNT'),
   };
+}
+
+function accountIdSetting(env: Env, name: string): number | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  if (!/^[1-9]\d{0,15}$/.test(raw))
+    throw new ConfigError(`${name} must be a numeric account id, got "${raw}"`);
+  return Number(raw);
 }
 
 function retryDelays(env: Env): number[] {

@@ -3,7 +3,7 @@ import type { Db, Queryable } from '../platform/db.js';
 import { notFound } from '../platform/errors.js';
 import type { Queue } from '../platform/queue.js';
 import { normalizeCustomer, normalizePostbackUrl, parseDate } from '../sales/input.js';
-import type { SaleProcessor } from '../sales/processors/processor.js';
+import type { ChargeDetails, SaleProcessor } from '../sales/processors/processor.js';
 import { createSale, saleFees } from '../sales/service.js';
 import { moveSale } from '../sales/transition.js';
 import type { Customer, SaleRow } from '../sales/types.js';
@@ -14,10 +14,13 @@ export interface RecurrenceRow {
   account_id: number;
   contrato: string;
   journey: number;
-  amount: number;
+  /** Every cycle's amount; null for a mandate of varying amounts (each charge says its own). */
+  amount: number | null;
   customer: Customer;
   postback_url: string | null;
   cycles: number;
+  /** Who plays the mandate: the sandbox, or a real processor ('bcb') that reports its cycles. */
+  processor: string;
 }
 
 export interface RecurrenceInput {
@@ -72,7 +75,7 @@ export async function createRecurrence(
         postbackUrl,
       ],
     );
-    const sale = input.journey >= 3 ? await chargeCycle(tx, queue, processor, recurrence!) : null;
+    const sale = input.journey >= 3 ? await sandboxCycle(tx, queue, processor, recurrence!) : null;
     return { recurrence: recurrence!, sale };
   });
 }
@@ -87,33 +90,45 @@ export async function debitCycle(
 ): Promise<SaleRow> {
   return db.tx(async (tx) => {
     const [recurrence] = await tx.query<RecurrenceRow>(
-      'SELECT * FROM recurrences WHERE id_rec = $1 AND account_id = $2 FOR UPDATE',
-      [idRec, accountId],
+      // the sandbox debits only the mandates it plays, never one a real processor reports
+      'SELECT * FROM recurrences WHERE id_rec = $1 AND account_id = $2 AND processor = $3 FOR UPDATE',
+      [idRec, accountId, processor.name],
     );
     if (!recurrence) throw notFound(`recurrence ${idRec} not found`);
-    return chargeCycle(tx, queue, processor, recurrence);
+    return sandboxCycle(tx, queue, processor, recurrence);
   });
 }
 
-async function chargeCycle(
+function sandboxCycle(tx: Queryable, queue: Queue, processor: SaleProcessor, rec: RecurrenceRow) {
+  const amount = rec.amount!; // the sandbox's mandates all have a fixed amount
+  const details = processor.charge({ paymentMethod: 'PIX_AUTOMATICO', amount });
+  return chargeCycle(tx, queue, rec, { amount, processor: processor.name, details });
+}
+
+/**
+ * One cycle of a mandate, paid: a PIX_AUTOMATICO sale carrying idRec and contrato, created and moved to PAGO
+ * through the one transition path (ledger entry and notification in the caller's transaction). The sandbox
+ * and the bcb processor's reported charges (cobr) both come here; `rec` is locked by the caller.
+ */
+export async function chargeCycle(
   tx: Queryable,
   queue: Queue,
-  processor: SaleProcessor,
   rec: RecurrenceRow,
+  cycle: { amount: number; processor: string; details: ChargeDetails },
 ): Promise<SaleRow> {
+  const { amount, details } = cycle;
   await tx.query('UPDATE recurrences SET cycles = cycles + 1 WHERE id = $1', [rec.id]);
-  const details = processor.charge({ paymentMethod: 'PIX_AUTOMATICO', amount: rec.amount });
   const pending = await createSale(
     tx,
     {
       accountId: rec.account_id,
-      amount: rec.amount,
+      amount,
       paymentMethod: 'PIX_AUTOMATICO',
       customer: rec.customer,
-      items: [{ title: `Contrato ${rec.contrato}`, unitPrice: rec.amount, quantity: 1, tangible: false }],
+      items: [{ title: `Contrato ${rec.contrato}`, unitPrice: amount, quantity: 1, tangible: false }],
       shipping: null,
       installments: null,
-      processor: processor.name,
+      processor: cycle.processor,
       postbackUrl: rec.postback_url,
       cartId: null,
       recurrence: { id: rec.id, idRec: rec.id_rec, contrato: rec.contrato },
@@ -123,4 +138,51 @@ async function chargeCycle(
     { notifyPending: false },
   );
   return (await moveSale(tx, queue, pending.id, 'PAGO')).sale;
+}
+
+export interface ReportedMandate {
+  idRec: string;
+  accountId: number;
+  contrato: string;
+  journey: number;
+  amount: number | null;
+  dataInicial: string;
+  customer: Customer;
+  processor: string;
+}
+
+/**
+ * A mandate a real processor reports approved becomes a recurrence, once: a repeated report finds the one
+ * already recorded (`created: false`) and changes nothing.
+ */
+export async function recordMandate(
+  q: Queryable,
+  m: ReportedMandate,
+): Promise<{ recurrence: RecurrenceRow; created: boolean }> {
+  const [created] = await q.query<RecurrenceRow>(
+    `INSERT INTO recurrences (id_rec, account_id, contrato, journey, amount, data_inicial, customer, processor)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ON CONFLICT (id_rec) DO NOTHING RETURNING *`,
+    [
+      m.idRec,
+      m.accountId,
+      m.contrato,
+      m.journey,
+      m.amount,
+      m.dataInicial,
+      JSON.stringify(m.customer),
+      m.processor,
+    ],
+  );
+  if (created) return { recurrence: created, created: true };
+  const [known] = await q.query<RecurrenceRow>('SELECT * FROM recurrences WHERE id_rec = $1', [m.idRec]);
+  return { recurrence: known!, created: false };
+}
+
+/** The recurrence with this idRec, locked for the caller's transaction. */
+export async function lockRecurrence(tx: Queryable, idRec: string): Promise<RecurrenceRow | null> {
+  const [row] = await tx.query<RecurrenceRow>('SELECT * FROM recurrences WHERE id_rec = $1 FOR UPDATE', [
+    idRec,
+  ]);
+  return row ?? null;
 }

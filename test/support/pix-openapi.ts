@@ -13,8 +13,39 @@ const OpenAPIRequestValidator = (RequestValidatorModule.default ??
 const OpenAPIResponseValidator = (ResponseValidatorModule.default ??
   ResponseValidatorModule) as unknown as typeof ResponseValidatorModule.default;
 
-const doc = parse(readFileSync('/work/shared/spec/external/bcb-pix-api-2.9.0.yaml', 'utf8')) as Json;
+const doc = errata(parse(readFileSync('/work/shared/spec/external/bcb-pix-api-2.9.0.yaml', 'utf8')) as Json);
 const components = doc.components as Json;
+
+/**
+ * Release 2.9.0 has defects that no object can satisfy; they are corrected here, and only these:
+ * - CPF patterns are written "/^\d{11}$/" (slashes of a regex literal inside the string): no CPF matches.
+ * - RecBase requires "retentativa", a property no schema defines (it is RecConfiguracao's politicaRetentativa,
+ *   already required there).
+ * - DadosPagadorRec requires "ispbParticipante" and one of CPF / CNPJ at the recurrence's top level, while
+ *   they are properties of its `pagador` (as every example writes them): they are required inside `pagador`.
+ * - PixAutomatico.valor is a string that must also match one of five object schemas (the Pix's
+ *   componentesValor, misplaced): the anyOf is dropped, the string's own pattern stays.
+ * - RecNotification requires `atualizacao"` (a stray quote in the yaml) instead of `atualizacao`.
+ */
+function errata(d: Json): Json {
+  const fixPatterns = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    const o = node as Json;
+    if (typeof o.pattern === 'string' && /^\/\^.*\$\/$/.test(o.pattern)) o.pattern = o.pattern.slice(1, -1);
+    for (const v of Object.values(o)) fixPatterns(v);
+  };
+  fixPatterns(d);
+  const s = (d.components as Json).schemas as Record<string, Json>;
+  s.RecBase!.required = (s.RecBase!.required as string[]).filter((r) => r !== 'retentativa');
+  const payer = s.DadosPagadorRec!;
+  const payerProps = payer.properties as Record<string, Json>;
+  payerProps.pagador = { ...payerProps.pagador, required: ['ispbParticipante'], oneOf: payer.oneOf };
+  delete payer.required;
+  delete payer.oneOf;
+  delete ((s.PixAutomatico!.properties as Record<string, Json>).valor as Json).anyOf;
+  s.RecNotification!.required = ['idRec', 'status', 'atualizacao'];
+  return d;
+}
 
 /** Follows a local "#/components/…" $ref (request bodies, responses, parameters); schemas stay referenced. */
 function resolve<T>(node: T): T {
@@ -61,4 +92,23 @@ export function pixApiProblems(x: Exchange): string[] {
   const resErrors = response.validateResponse(x.status, x.responseBody ?? undefined);
   if (resErrors) problems.push(`response ${x.status}: ${JSON.stringify(resErrors.errors)}`);
   return problems.map((p) => `${x.method} ${x.path}: ${p}`);
+}
+
+/**
+ * Problems of a callback the local PSP sent to the gateway (`{webhookUrl}/rec`, `{webhookUrl}/cobr`) against
+ * the request body the yaml gives that callback (WebhookRecBody, WebhookCobRBody).
+ */
+export function callbackProblems(callback: { path: '/rec' | '/cobr'; body: unknown }): string[] {
+  const name = callback.path === '/rec' ? 'WebhookRecBody' : 'WebhookCobRBody';
+  const request = new OpenAPIRequestValidator({
+    requestBody: (components.requestBodies as Json)[name] as never,
+    componentSchemas: components.schemas as never,
+  });
+  const errors = request.validateRequest({
+    headers: { 'content-type': 'application/json' },
+    body: callback.body,
+    params: {},
+    query: {},
+  });
+  return errors ? [`callback ${callback.path}: ${JSON.stringify(errors.errors)}`] : [];
 }

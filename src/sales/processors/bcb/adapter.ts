@@ -84,7 +84,16 @@ export class BcbProcessor implements PixChargeProcessor {
     });
     if (res.status >= 300) throw new PspError(`PUT /webhook answered ${res.status}`, res.status);
   }
+
+  /**
+   * Registers the gateway's webhooks for Pix Automático: mandates (PUT /webhookrec) and recurring charges
+   * (PUT /webhookcobr). The same base URL as for received Pix: the PSP appends "/rec" and "/cobr".
+   */
+  async registerRecurringWebhook(kind: 'webhookrec' | 'webhookcobr'): Promise<void> {
+    const res = await this.client.call('PUT', `/${kind}`, { webhookUrl: webhookUrl(this.settings) });
+    if (res.status >= 300) throw new PspError(`PUT /${kind} answered ${res.status}`, res.status);
+  }
 }
 
-/** The PSP appends "/pix" to the registered URL when it calls it. */
+/** The PSP appends "/pix" (received Pix), "/rec" (mandates) or "/cobr" (recurring charges) when it calls it. */
 export const webhookUrl = (s: BcbSettings) => `${s.publicUrl}/api/providers/bcb/webhook`;

@@ -45,7 +45,7 @@ export async function handleNotifiedPix(
 }
 
 /** A refund of ours the PSP reports DEVOLVIDO moves its sale to ESTORNADO (once: a repeat changes nothing). */
-async function settleRefunds(db: Db, settler: SaleSettler, pix: Pix): Promise<PixOutcome | null> {
+export async function settleRefunds(db: Db, settler: SaleSettler, pix: Pix): Promise<PixOutcome | null> {
   if (!pix.txid || !pix.devolucoes?.length) return null;
   const sale = await findSaleByProcessorRef(db, BCB_PROCESSOR, pix.txid);
   if (!sale) return null;

@@ -5,9 +5,10 @@ import { PixApiClient } from '../../../platform/pix-api-client.js';
 import { BcbProcessor, webhookUrl } from './adapter.js';
 
 /**
- * With PIX_PROCESSOR=bcb: the client and adapter, and the webhook for received Pix registered at the PSP
- * (PUT /webhook/{chave}). A PSP unreachable at start is logged, not fatal: charges then fail with 502 until it
- * answers, and the next start registers the webhook again.
+ * With PIX_PROCESSOR=bcb: the client and adapter, and the webhooks registered at the PSP: received Pix
+ * (PUT /webhook/{chave}), Pix Automático mandates (PUT /webhookrec) and recurring charges (PUT /webhookcobr).
+ * A PSP unreachable at start (or one that does not offer Pix Automático) is logged, not fatal: charges then
+ * fail with 502 until it answers, and the next start registers the webhooks again.
  */
 export async function startBcb(
   config: Config,
@@ -22,6 +23,14 @@ export async function startBcb(
     log.info({ webhookUrl: webhookUrl(config.bcb) }, 'PSP webhook registered');
   } catch (err) {
     log.error({ err: (err as Error).message }, 'PSP webhook registration failed');
+  }
+  for (const kind of ['webhookrec', 'webhookcobr'] as const) {
+    try {
+      await processor.registerRecurringWebhook(kind);
+      log.info({ webhookUrl: webhookUrl(config.bcb), kind }, 'PSP Pix Automático webhook registered');
+    } catch (err) {
+      log.error({ err: (err as Error).message, kind }, 'PSP Pix Automático webhook registration failed');
+    }
   }
   return { client, processor };
 }

@@ -6,6 +6,7 @@ import type { PixApiClient } from '../../../platform/pix-api-client.js';
 import type { Queue } from '../../../platform/queue.js';
 import type { SaleSettler } from '../../settler.js';
 import { handleNotifiedPix } from './received.js';
+import { handleNotifiedCobrs, handleNotifiedRecs } from './recurring.js';
 
 const WebhookPixBody = Type.Object({
   pix: Type.Array(Type.Object({ endToEndId: Type.String({ minLength: 1, maxLength: 64 }) }), {
@@ -13,14 +14,28 @@ const WebhookPixBody = Type.Object({
   }),
 });
 
+// The standard's callbacks carry more (statuses, history, Pix): none of it is believed, only the ids are read.
+const Id = Type.String({ minLength: 1, maxLength: 64 });
+const WebhookRecBody = Type.Object({ recs: Type.Array(Type.Object({ idRec: Id }), { maxItems: 1000 }) });
+const WebhookCobrBody = Type.Object({ cobsr: Type.Array(Type.Object({ txid: Id }), { maxItems: 1000 }) });
+const Outcomes = Type.Object({ outcomes: Type.Array(Type.String()) });
+
 /**
  * POST {PUBLIC_URL}/api/providers/bcb/webhook/pix: the PSP's webhook for received Pix (the standard's
  * callback `{webhookUrl}/pix`). Unsigned by the standard, so it only says which Pix to read back.
  */
 export async function bcbWebhookRoutes(
   app: Http,
-  deps: { db: Db; queue: Queue; settler: SaleSettler; client: PixApiClient },
+  deps: {
+    db: Db;
+    queue: Queue;
+    settler: SaleSettler;
+    client: PixApiClient;
+    /** PIX_AUTOMATICO_ACCOUNT: the account of the mandates the PSP reports. */
+    recurrenceAccountId: number | null;
+  },
 ): Promise<void> {
+  const recurring = { ...deps, accountId: deps.recurrenceAccountId };
   app.post(
     '/api/providers/bcb/webhook/pix',
     {
@@ -28,11 +43,29 @@ export async function bcbWebhookRoutes(
       schema: {
         tags: ['processors'],
         body: WebhookPixBody,
-        response: { 200: Type.Object({ outcomes: Type.Array(Type.String()) }), 400: ShapeA },
+        response: { 200: Outcomes, 400: ShapeA },
       },
     },
     async (request) => ({
       outcomes: await handleNotifiedPix(deps.db, deps.queue, deps.settler, deps.client, request.body.pix),
     }),
+  );
+
+  // {webhookUrl}/rec and {webhookUrl}/cobr: Pix Automático (PUT /webhookrec, PUT /webhookcobr), read back too
+  app.post(
+    '/api/providers/bcb/webhook/rec',
+    {
+      config: { errorShape: 'A' },
+      schema: { tags: ['processors'], body: WebhookRecBody, response: { 200: Outcomes, 400: ShapeA } },
+    },
+    async (request) => ({ outcomes: await handleNotifiedRecs(recurring, request.body.recs) }),
+  );
+  app.post(
+    '/api/providers/bcb/webhook/cobr',
+    {
+      config: { errorShape: 'A' },
+      schema: { tags: ['processors'], body: WebhookCobrBody, response: { 200: Outcomes, 400: ShapeA } },
+    },
+    async (request) => ({ outcomes: await handleNotifiedCobrs(recurring, request.body.cobsr) }),
   );
 }

@@ -1,0 +1,181 @@
+import type { Db } from '../../../platform/db.js';
+import { parseReais } from '../../../platform/money.js';
+import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
+import type { Queue } from '../../../platform/queue.js';
+import {
+  chargeCycle,
+  lockRecurrence,
+  type RecurrenceRow,
+  recordMandate,
+} from '../../../recurrences/service.js';
+import { findSaleByProcessorRef } from '../../charges.data.js';
+import { saleFees } from '../../service.js';
+import type { SaleSettler } from '../../settler.js';
+import { BCB_PROCESSOR } from './adapter.js';
+import { type Pix, settleRefunds } from './received.js';
+
+/** The standard's RecCompleta (GET /rec/{idRec}), as far as the gateway reads it. */
+interface Rec {
+  idRec: string;
+  status: 'CRIADA' | 'APROVADA' | 'REJEITADA' | 'EXPIRADA' | 'CANCELADA';
+  vinculo: { contrato: string; devedor: { cpf?: string; cnpj?: string; nome: string } };
+  calendario: { dataInicial: string };
+  valor?: { valorRec?: string };
+  ativacao?: { tipoJornada?: string };
+}
+
+/** The standard's CobRCompleta (GET /cobr/{txid}), as far as the gateway reads it. */
+interface CobR {
+  idRec: string;
+  txid: string;
+  status: 'CRIADA' | 'ATIVA' | 'CONCLUIDA' | 'EXPIRADA' | 'REJEITADA' | 'CANCELADA';
+  valor: { original: string };
+  pix?: Omit<Pix, 'txid'>[];
+}
+
+export interface RecurringDeps {
+  db: Db;
+  queue: Queue;
+  settler: SaleSettler;
+  client: PixApiClient;
+  /** PIX_AUTOMATICO_ACCOUNT: whose mandates the PSP's are; null: none is recorded. */
+  accountId: number | null;
+}
+
+export type RecOutcome = 'recorded' | 'known' | 'not_confirmed' | 'not_approved' | 'no_account';
+export type CobrOutcome =
+  | 'credited'
+  | 'duplicate'
+  | 'not_confirmed'
+  | 'not_paid'
+  | 'not_credited'
+  | 'refund_seen';
+
+/**
+ * Mandates a `{webhookUrl}/rec` callback named. The callback is unsigned, so each mandate is read back from
+ * the PSP (GET /rec/{idRec}); one the PSP reports APROVADA becomes a recurrence of the merchant of record.
+ */
+export async function handleNotifiedRecs(deps: RecurringDeps, notified: { idRec: string }[]) {
+  const outcomes: RecOutcome[] = [];
+  for (const item of notified) outcomes.push((await syncMandate(deps, item.idRec)).outcome);
+  return outcomes;
+}
+
+async function syncMandate(
+  deps: RecurringDeps,
+  idRec: string,
+): Promise<{ outcome: RecOutcome; recurrence?: RecurrenceRow }> {
+  const res = await deps.client.call<Rec>('GET', `/rec/${encodeURIComponent(idRec)}`);
+  if (res.status === 404) return { outcome: 'not_confirmed' };
+  if (res.status !== 200) throw new PspError(`GET /rec answered ${res.status}`, res.status);
+  const rec = res.body;
+  if (rec.status !== 'APROVADA') return { outcome: 'not_approved' };
+  if (deps.accountId === null) return { outcome: 'no_account' };
+  const devedor = rec.vinculo.devedor;
+  const { recurrence, created } = await recordMandate(deps.db, {
+    idRec: rec.idRec,
+    accountId: deps.accountId,
+    contrato: rec.vinculo.contrato,
+    journey: journeyOf(rec.ativacao?.tipoJornada),
+    amount: rec.valor?.valorRec ? parseReais(rec.valor.valorRec) : null,
+    dataInicial: rec.calendario.dataInicial,
+    // the standard names the payer and its document only: no email or phone to show
+    customer: { name: devedor.nome, email: '', document: devedor.cpf ?? devedor.cnpj ?? '', phone: '' },
+    processor: BCB_PROCESSOR,
+  });
+  return { outcome: created ? 'recorded' : 'known', recurrence };
+}
+
+/** JORNADA_1..4 → 1..4; a journey the PSP leaves undefined counts as 1 (authorized, nothing paid with it). */
+function journeyOf(tipoJornada: string | undefined): number {
+  return Number(/^JORNADA_([1-4])$/.exec(tipoJornada ?? '')?.[1] ?? 1);
+}
+
+/**
+ * Recurring charges a `{webhookUrl}/cobr` callback named, each read back (GET /cobr/{txid}). One the PSP
+ * reports CONCLUIDA, with its Pix, becomes one PIX_AUTOMATICO sale PAGO of its mandate's recurrence; a refund
+ * of that Pix reported DEVOLVIDO makes the sale ESTORNADO.
+ */
+export async function handleNotifiedCobrs(deps: RecurringDeps, notified: { txid: string }[]) {
+  const outcomes: CobrOutcome[] = [];
+  for (const item of notified) {
+    const res = await deps.client.call<CobR>('GET', `/cobr/${encodeURIComponent(item.txid)}`);
+    if (res.status === 404) {
+      outcomes.push('not_confirmed');
+      continue;
+    }
+    if (res.status !== 200) throw new PspError(`GET /cobr answered ${res.status}`, res.status);
+    const cobr = res.body;
+    const pix = cobr.pix ?? [];
+    if (cobr.status !== 'CONCLUIDA' || pix.length === 0) {
+      outcomes.push('not_paid');
+      continue;
+    }
+    // a charge of a mandate whose own callback never came: the mandate is read back first
+    const known = await deps.db.query('SELECT 1 FROM recurrences WHERE id_rec = $1', [cobr.idRec]);
+    const mandate = known.length > 0 ? null : await syncMandate(deps, cobr.idRec);
+    for (const p of pix) {
+      // a refund of ours the PSP reports DEVOLVIDO on the cycle's Pix: the sale becomes ESTORNADO, as for charges
+      const refund = await settleRefunds(deps.db, deps.settler, { ...p, txid: cobr.txid });
+      outcomes.push(refund ?? (await creditCycle(deps, cobr, p, mandate?.outcome)));
+    }
+  }
+  return outcomes;
+}
+
+/**
+ * Records the Pix that paid a cycle once (by end-to-end id, beside the received Pix of charges) and makes
+ * the cycle's sale when its amount is the charge's and the cycle is not paid yet; otherwise it is kept with
+ * the reason and credits nothing.
+ */
+async function creditCycle(
+  deps: RecurringDeps,
+  cobr: CobR,
+  pix: { endToEndId: string; valor: string },
+  mandate: RecOutcome | undefined,
+): Promise<CobrOutcome> {
+  const amount = parseReais(pix.valor) ?? -1;
+  const charge = parseReais(cobr.valor.original) ?? -1;
+  return deps.db.tx(async (tx) => {
+    const claimed = await tx.query(
+      `INSERT INTO bcb_received_pix (e2eid, txid, amount, credited) VALUES ($1, $2, $3, false)
+       ON CONFLICT DO NOTHING RETURNING 1`,
+      [pix.endToEndId, cobr.txid, amount],
+    );
+    if (claimed.length === 0) return 'duplicate';
+    const rec = await lockRecurrence(tx, cobr.idRec);
+    let reason: string | null = null;
+    if (!rec || rec.processor !== BCB_PROCESSOR) {
+      reason = `no recurrence of the PSP has idRec ${cobr.idRec}${mandate ? ` (mandate ${mandate})` : ''}`;
+    } else if (amount !== charge) reason = `paid ${pix.valor}, the charge is ${charge} cents`;
+    else if (await findSaleByProcessorRef(tx, BCB_PROCESSOR, cobr.txid)) reason = 'the cycle is already paid';
+    else if (!(await fits(tx, rec.account_id, amount))) reason = `${amount} cents do not cover the sale fee`;
+    const sale = reason
+      ? null
+      : await chargeCycle(tx, deps.queue, rec!, {
+          amount,
+          processor: BCB_PROCESSOR,
+          details: {
+            externalTransactionId: cobr.txid,
+            pixKey: null,
+            cardLastFour: null,
+            cardBrand: null,
+            boletoCode: null,
+          },
+        });
+    await tx.query('UPDATE bcb_received_pix SET sale_id = $2, credited = $3, reason = $4 WHERE e2eid = $1', [
+      pix.endToEndId,
+      sale?.id ?? null,
+      sale !== null,
+      reason,
+    ]);
+    return sale ? 'credited' : 'not_credited';
+  });
+}
+
+function fits(tx: Parameters<typeof saleFees>[0], accountId: number, amount: number): Promise<boolean> {
+  return saleFees(tx, accountId, amount).then(
+    () => true,
+    () => false,
+  );
+}
