@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { capConnectionsPerSource } from './connection-cap.js';
@@ -43,7 +43,7 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     clientErrorHandler: clientErrorHandler(shapes),
     loggerInstance: log,
     // one access line per request, written by installRequestLog; request.log is made only when used
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,

@@ -1,3 +1,11 @@
+/**
+ * Diagnostic, not a case: where a read's CPU goes. `node --import tsx bench/cpu-per-request.ts` starts the bench
+ * gateway and the bare baseline, loads `GET /select1` and `GET /api/public/balance` in turn (50 connections,
+ * EXP_DUR seconds, EXP_ROUNDS rounds) and prints CPU microseconds per request of the server, of every
+ * PostgreSQL process and of the load generator (/proc). EXP_ENV='{"LOG_LEVEL":"warn"}' sets the gateway's
+ * settings; EXP_IDLE=1 first measures 5 s without load; EXP_ONLY_GW=1 first loads the gateway alone for 8 s
+ * (for a CPU profile of it with BENCH_CHILD_ARGS="--cpu-prof --cpu-prof-dir=…").
+ */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { cpuSnapshot, fundedMerchant, startBareServer, startBenchServer } from './lib.js';
