@@ -47,7 +47,8 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     DATABASE_URL: databaseUrl,
     PORT: '0',
     HOST: '127.0.0.1',
-    LOG_LEVEL: 'info', // request logging on, as in production (one access line per request)
+    // request logging on, as in production (one access line per request); diagnostics: BENCH_LOG_LEVEL=warn
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     NODE_ENV: 'test',
     // throughput cases send far more than the default 100 requests/s per key: limits off unless a case's
     // `serverEnv` turns them on
@@ -218,7 +219,7 @@ export async function measureInterleaved(
   target: LoadOptions,
   rounds = 5,
   seconds = 4,
-): Promise<{ target: Measurement; baseline: Measurement; ratios: number[] }> {
+): Promise<{ target: Measurement; baseline: Measurement; ratios: number[]; ratio: number }> {
   if (WARMUP > 0) {
     await run(baseline, WARMUP);
     await run(target, WARMUP);
@@ -241,9 +242,10 @@ export async function measureInterleaved(
       errors: list.reduce((n, m) => n + m.errors, 0),
     };
   };
-  // each target round against the mean of the baseline rounds either side of it
+  // each target round against the mean of the baseline rounds either side of it; the ratio is their median
   const ratios = tgt.map((t, i) => t.reqPerSec / ((base[i]!.reqPerSec + base[i + 1]!.reqPerSec) / 2));
-  return { target: median(tgt), baseline: median(base), ratios };
+  const ratio = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)]!;
+  return { target: median(tgt), baseline: median(base), ratios, ratio };
 }
 
 export interface CaseRow {
@@ -254,6 +256,8 @@ export interface CaseRow {
   goal: number;
   /** What one "request" of the target is, when not an HTTP request (e.g. "settlements"). */
   unit?: string;
+  /** The ratio when it is not target ÷ baseline, e.g. the median of paired rounds (measureInterleaved). */
+  ratio?: number;
 }
 
 /** A printed row as bench/results.json keeps it, with the gateway's peak resident memory so far. */
@@ -280,7 +284,7 @@ export function peakRssMb(pid: number): number | null {
 }
 
 export function printRow(row: CaseRow): void {
-  const ratio = row.target.reqPerSec / row.baseline.reqPerSec;
+  const ratio = row.ratio ?? row.target.reqPerSec / row.baseline.reqPerSec;
   const fmt = (m: Measurement) =>
     `${m.reqPerSec.toFixed(0).padStart(7)} req/s  p99 ${String(m.p99).padStart(4)} ms${m.non2xx || m.errors ? `  (non-2xx ${m.non2xx}, errors ${m.errors})` : ''}`;
   console.log(`\n${row.name}`);

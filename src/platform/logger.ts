@@ -34,13 +34,24 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
       }),
     );
   }
-  // written asynchronously: lines logged while a write is under way go out together in the next one, so a busy
-  // server makes one write per batch instead of one per line; pino flushes what is left when the process exits
-  const out = destination({ dest: 1, sync: false });
+  // written asynchronously in batches of at least 4 KiB, and at the latest FLUSH_EVERY_MS after being logged:
+  // a busy server makes one write per batch instead of one per line (a write per access line cost ~15 % of
+  // the balance read's throughput). pino flushes what is left when the process exits; a SIGKILL can lose the
+  // last FLUSH_EVERY_MS of lines.
+  const out = destination({ dest: 1, sync: false, minLength: 4096 });
+  setInterval(() => {
+    try {
+      out.flush();
+    } catch {
+      // the output was closed (the process is ending): nothing left to flush
+    }
+  }, FLUSH_EVERY_MS).unref();
   const log = pino(options, out);
   accessLoggers.set(log, pino({ level }, out));
   return log;
 }
+
+const FLUSH_EVERY_MS = 250;
 
 const accessLoggers = new WeakMap<Logger, Logger>();
 

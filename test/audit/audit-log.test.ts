@@ -129,6 +129,44 @@ describe('GET /api/audit-log', () => {
   });
 });
 
+describe('the rest of the logged actions', () => {
+  it('records a recover, a panel withdrawal with the user as actor, and a global settings change', async () => {
+    const m = await createMerchant(server);
+    await fundMerchant(server.runtime.platform.db, m.accountId, 100_000);
+    const hook = await call<{ id: number }>('POST', `${server.url}/api/webhook`, {
+      headers: m.panel,
+      body: { webhookUrl: 'https://merchant.example.com/r', events: ['*'] },
+    });
+    const recovered = await call('POST', `${server.url}/api/webhook/${hook.body.id}/recover`, {
+      headers: m.panel,
+      body: { since: new Date(Date.now() - 3_600_000).toISOString() },
+    });
+    expect(recovered.status).toBe(202);
+    const withdrawal = await call<{ uuid: string }>('POST', `${server.url}/api/withdrawals`, {
+      headers: m.panel,
+      body: { amount: 150, pixKey: '52998224725', password: m.password },
+    });
+    expect(withdrawal.status, withdrawal.text).toBe(201);
+    const env = { DATABASE_URL: server.databaseUrl, DATA_DIR: server.env.DATA_DIR! };
+    const set = await runGateway(['settings', 'set', 'api-withdrawals', 'on'], env);
+    expect(set.code, set.stderr).toBe(0);
+
+    const entries = await all(m);
+    expect(entries.slice(0, 4).map((e) => e.action)).toEqual([
+      'settings.updated',
+      'withdrawal.created',
+      'webhook.recovered',
+      'webhook.created',
+    ]);
+    expect(entries[0]!.actor).toMatchObject({ type: 'operator', id: null });
+    expect(entries[1]).toMatchObject({
+      actor: { type: 'user', id: m.accountId, label: m.email },
+      target: `withdrawal:${withdrawal.body.uuid}`,
+    });
+    expect(entries[2]).toMatchObject({ target: `webhook:${hook.body.id}`, actor: { type: 'user' } });
+  });
+});
+
 describe('append-only', () => {
   it('the database refuses UPDATE, DELETE and TRUNCATE of audit entries', async () => {
     const { db } = server.runtime.platform;

@@ -6,6 +6,7 @@ import { createMerchant, login, type TestMerchant } from '../support/factories.j
 import { call } from '../support/http.js';
 import { freshDatabase } from '../support/pg.js';
 import { type ChildServer, spawnGateway, startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 
 describe('X-Request-Id', () => {
   let server: TestServer;
@@ -106,7 +107,11 @@ describe('logs of a real server run', () => {
     ).toBe(200);
     await call('POST', `${gateway.url}/api/auth/logout`, { headers: panel });
 
-    const out = gateway.output();
+    // lines are written in batches (at the latest 250 ms after being logged); the logout's access line is last
+    const out = await waitUntil(() => {
+      const text = gateway.output();
+      return /"url":"\/api\/auth\/logout"[^\n]*"msg":"request completed"/.test(text) ? text : undefined;
+    });
     for (const secret of [password, cred.body.privateKey, sessionToken, session.csrf, metricsToken]) {
       expect(out.includes(secret), `a secret reached the log`).toBe(false);
     }
