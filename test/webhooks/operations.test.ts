@@ -249,6 +249,40 @@ describe('automatic disabling, SKIPPED deliveries, re-enabling and recover', () 
     expect(after.body.p50Ms).toEqual(expect.any(Number));
   });
 
+  it('recovers only the deliveries created in [since, until)', async () => {
+    const m = await createMerchant(server);
+    const r = await receiver();
+    r.setFallback({ status: 410 }); // a 4xx is not retried: FAILED at once
+    const hook = await createWebhook(server, m, r.url, ['sale.paid']);
+    const since = new Date(Date.now() - 1000).toISOString();
+    await recordFact(server, m.accountId, 'sale.paid');
+    const first = await waitUntil(async () => {
+      const [d] = await deliveries(server, m, hook.id);
+      return d?.status === 'FAILED' ? d : undefined;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const until = new Date().toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await recordFact(server, m.accountId, 'sale.paid');
+    await waitUntil(async () => {
+      const list = await deliveries(server, m, hook.id);
+      return list.length === 2 && list.every((d) => d.status === 'FAILED') ? list : undefined;
+    });
+    r.setFallback({ status: 200 });
+    const res = await call<{ queued: number }>('POST', `${server.url}/api/webhook/${hook.id}/recover`, {
+      headers: m.panel,
+      body: { since, until },
+    });
+    expect(res.status).toBe(202);
+    expect(res.body.queued).toBe(1);
+    const after = await waitUntil(async () => {
+      const list = await deliveries(server, m, hook.id);
+      return list.some((d) => d.status === 'DELIVERED') ? list : undefined;
+    });
+    expect(after.find((d) => d.status === 'DELIVERED')!.id).toBe(first.id);
+    expect(after.filter((d) => d.status === 'FAILED')).toHaveLength(1);
+  });
+
   it('refuses a bad status, window or hours with 400', async () => {
     const m = await createMerchant(server);
     const hook = await createWebhook(server, m, 'https://merchant.example.com/x');
