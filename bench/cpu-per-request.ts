@@ -6,33 +6,20 @@
  * settings; EXP_IDLE=1 first measures 5 s without load; EXP_ONLY_GW=1 first loads the gateway alone for 8 s
  * (for a CPU profile of it with BENCH_CHILD_ARGS="--cpu-prof --cpu-prof-dir=…").
  */
-import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { cpuSnapshot, fundedMerchant, startBareServer, startBenchServer } from './lib.js';
+import { cpuSeconds, cpuSnapshot, fundedMerchant, startBareServer, startBenchServer } from './lib.js';
 
-const ticks = (pid: number) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
 const server = await startBenchServer(JSON.parse(process.env.EXP_ENV ?? '{}'));
 const m = await fundedMerchant(server.db);
 const bare = await startBareServer(server);
-const barePid = Number(
-  (await import('node:child_process'))
-    .execSync(`ps -eo pid,args | grep '^ *[0-9]* /usr/bin/node.*bare-server' | awk '{print $1}' | tail -1`)
-    .toString()
-    .trim(),
-);
-console.log('bare pid', barePid, 'gateway pid', server.pid);
 async function one(name: string, opts: autocannon.Options, pid: number) {
   await autocannon({ ...opts, connections: 50, duration: 2 });
   const c0 = cpuSnapshot(server.pid);
-  const p0 = ticks(pid);
+  const p0 = cpuSeconds(pid);
   const t0 = Date.now();
   const r = await autocannon({ ...opts, connections: 50, duration: Number(process.env.EXP_DUR ?? 5) });
   const c1 = cpuSnapshot(server.pid);
-  const p1 = ticks(pid);
+  const p1 = cpuSeconds(pid);
   const secs = (Date.now() - t0) / 1000;
   const n = r.requests.total;
   const us = (x: number) => ((x * 1e6) / n).toFixed(0).padStart(5);
@@ -60,7 +47,7 @@ if (process.env.EXP_ONLY_GW) {
   });
 }
 for (let i = 0; i < Number(process.env.EXP_ROUNDS ?? 2); i++) {
-  await one('bare', { url: `${bare.url}/select1` }, barePid);
+  await one('bare', { url: `${bare.url}/select1` }, bare.pid);
   await one('balance', { url: `${server.url}/api/public/balance`, headers: m.keys }, server.pid);
 }
 await bare.stop();

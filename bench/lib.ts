@@ -114,12 +114,15 @@ async function spawnListening(
  * The bare read baseline (bench/bare-server.ts) in its own process on the gateway's database: the issue's
  * "Fastify 5, logger off, one pg Pool of 10, GET /select1". Stop it with stop().
  */
-export async function startBareServer(server: BenchServer): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startBareServer(
+  server: BenchServer,
+): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const { url, child } = await spawnListening('bench/bare-server.ts', 'BARE_SERVER', {
     DATABASE_URL: server.databaseUrl,
   });
   return {
     url,
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
@@ -312,13 +315,16 @@ export function printRow(row: CaseRow): void {
  */
 export type BenchCase = (server: BenchServer) => Promise<void>;
 
+/** CPU seconds one process has used so far (Linux /proc: utime + stime, USER_HZ = 100). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** CPU seconds used so far by the gateway, this process and every PostgreSQL process (Linux /proc). */
 export function cpuSnapshot(gatewayPid: number): Record<'gateway' | 'bench' | 'postgres', number> {
-  const ticks = (pid: string) => {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, USER_HZ = 100
-  };
+  const ticks = (pid: string) => cpuSeconds(Number(pid));
   let postgres = 0;
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {

@@ -147,8 +147,11 @@ async function creditCycle(
     let reason: string | null = null;
     if (!rec || rec.processor !== BCB_PROCESSOR) {
       reason = `no recurrence of the PSP has idRec ${cobr.idRec}${mandate ? ` (mandate ${mandate})` : ''}`;
-    } else if (amount !== charge) reason = `paid ${pix.valor}, the charge is ${charge} cents`;
-    else if (await findSaleByProcessorRef(tx, BCB_PROCESSOR, cobr.txid)) reason = 'the cycle is already paid';
+    } else if (amount < 0 || amount !== charge) {
+      // -1: an amount that is not a reais text (on either side) never matches, even the other's -1
+      reason = `paid ${pix.valor}, the charge is ${charge} cents`;
+    } else if (await findSaleByProcessorRef(tx, BCB_PROCESSOR, cobr.txid))
+      reason = 'the cycle is already paid';
     else if (!(await fits(tx, rec.account_id, amount))) reason = `${amount} cents do not cover the sale fee`;
     const sale = reason
       ? null
