@@ -3,11 +3,12 @@ import { merchantOf } from '../auth/api-key.js';
 import type { Db } from '../platform/db.js';
 import { ShapeB, ShapeE } from '../platform/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http.js';
-import { getBalance } from './ledger.js';
+import { balanceReads } from './balance-reads.js';
 
 const Balance = Type.Object({ available: Type.Integer(), blocked: Type.Integer(), total: Type.Integer() });
 
 export async function ledgerRoutes(app: Http, deps: { db: Db; apiKey: AuthHook }): Promise<void> {
+  const balanceOf = balanceReads(deps.db);
   app.get(
     '/api/public/balance',
     {
@@ -19,6 +20,6 @@ export async function ledgerRoutes(app: Http, deps: { db: Db; apiKey: AuthHook }
         response: { 200: Balance, 401: ShapeE, 403: ShapeB, 500: ShapeE },
       },
     },
-    async (request) => getBalance(deps.db, merchantOf(request).accountId),
+    async (request) => balanceOf(merchantOf(request).accountId),
   );
 }

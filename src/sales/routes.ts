@@ -11,8 +11,9 @@ import { type ChargeInput, createPixSale, refundSale } from './charges.js';
 import { ChargeBody, ChargeHeaders, CreatedSale } from './charges.schemas.js';
 import { qrSvgDataUri } from './pix/qr.js';
 import type { PixChargeProcessor } from './processors/processor.js';
+import { saleLookups } from './sale-reads.js';
 import { IdPath, Sale } from './schemas.js';
-import { saleForAccount, saleJson } from './service.js';
+import { saleJson } from './service.js';
 import type { SaleSettler } from './settler.js';
 
 export interface SalesRouteDeps {
@@ -28,6 +29,7 @@ export interface SalesRouteDeps {
 const security = [{ publicKey: [], privateKey: [] }];
 
 export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void> {
+  const saleFor = saleLookups(deps.db);
   app.post(
     '/api/transactions',
     {
@@ -122,7 +124,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
     async (request, reply) => {
       const id = parsePublicId(request.params.id);
       if (!id) throw validation('id must be a sale uuid or a numeric id');
-      const body = await saleForAccount(deps.db, merchantOf(request).accountId, id);
+      const body = await saleFor(merchantOf(request).accountId, id);
       // Already the Sale object in the schema's key order (sales.public_json, see sales/data.ts).
       return sendJsonText(reply, 200, body);
     },

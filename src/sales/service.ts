@@ -58,7 +58,14 @@ export async function createSale(
 
 /** GET /api/transactions/{id} (Sale JSON text): another account's sale is 403 (spec), an unknown one 404. */
 export async function saleForAccount(q: Queryable, accountId: number, id: PublicId): Promise<string> {
-  const sale = await findSaleJson(q, id);
+  return ownedSaleBody(await findSaleJson(q, id), accountId);
+}
+
+/** A looked-up sale's JSON for the account asking: 404 when there is none, 403 when another account owns it. */
+export function ownedSaleBody(
+  sale: { account_id: number; body: string } | null | undefined,
+  accountId: number,
+): string {
   if (!sale) throw notFound('Sale not found');
   if (sale.account_id !== accountId) throw new AppError('FORBIDDEN', 'Sale belongs to another account');
   return sale.body;

@@ -49,6 +49,45 @@ describe('GET /api/public/balance', () => {
     expect(res.body).toEqual({ available: 12345, blocked: 55, total: 12400 });
   });
 
+  it('reads that arrive together (one query for them all) each answer their own merchant', async () => {
+    const { db } = server.runtime.platform;
+    const merchants = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => createMerchant(server, `M${i}`)),
+    );
+    for (const [i, m] of merchants.entries()) {
+      await db.query(
+        `UPDATE ledger_accounts SET balance = $2 WHERE account_id = $1 AND bucket = 'available'`,
+        [m.accountId, 1000 + i],
+      );
+    }
+    const asked = Array.from({ length: 240 }, (_, k) => merchants[(k * 7) % merchants.length]!);
+    const answers = await Promise.all(
+      asked.map((m) => call('GET', `${server.url}/api/public/balance`, { headers: m.keys })),
+    );
+    for (const [k, res] of answers.entries()) {
+      const i = merchants.indexOf(asked[k]!);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ available: 1000 + i, blocked: 0, total: 1000 + i });
+    }
+  });
+
+  it('a read that starts after a change commits sees it, however many reads are under way', async () => {
+    const { db } = server.runtime.platform;
+    const read = () =>
+      call<{ available: number }>('GET', `${server.url}/api/public/balance`, { headers: merchant.keys });
+    const background = Array.from({ length: 50 }, read);
+    for (let k = 1; k <= 30; k++) {
+      await db.query(
+        `UPDATE ledger_accounts SET balance = $2 WHERE account_id = $1 AND bucket = 'available'`,
+        [merchant.accountId, k],
+      );
+      background.push(read()); // in flight beside the checked reads
+      const after = await Promise.all([read(), read(), read()]);
+      for (const res of after) expect(res.body.available).toBe(k);
+    }
+    await Promise.all(background);
+  });
+
   it('answers 401 in shape E without keys', async () => {
     const res = await call('GET', `${server.url}/api/public/balance`);
     expect(res.status).toBe(401);

@@ -98,6 +98,29 @@ describe('GET /api/transactions/{id}', () => {
     }
   });
 
+  it('lookups that arrive together (one query for them all) each answer as they would alone', async () => {
+    const mine = await Promise.all(Array.from({ length: 5 }, () => sandboxSale(server, merchant)));
+    const theirs = await Promise.all(Array.from({ length: 5 }, () => sandboxSale(server, other)));
+    const asks: { id: string | number; keys: Record<string, string>; status: number; uuid?: string }[] = [];
+    for (let k = 0; k < 40; k++) {
+      const s = (k % 2 ? mine : theirs)[k % 5]!;
+      asks.push({ id: k % 3 ? s.uuid : s.id, keys: merchant.keys, status: k % 2 ? 200 : 403, uuid: s.uuid });
+      asks.push({
+        id: s.uuid,
+        keys: other.keys,
+        status: k % 2 ? 403 : 200,
+        uuid: s.uuid,
+      });
+      asks.push({ id: k % 2 ? randomUUID() : 900_000_000 + k, keys: merchant.keys, status: 404 });
+    }
+    const answers = await Promise.all(asks.map((a) => get(a.id, a.keys)));
+    for (const [k, res] of answers.entries()) {
+      expect(res.status, JSON.stringify(asks[k])).toBe(asks[k]!.status);
+      if (res.status === 200) expect(res.body.uuid).toBe(asks[k]!.uuid);
+      else expect(res.body).toEqual({ error: expect.any(String), message: expect.any(String) });
+    }
+  });
+
   it('answers 401 in shape D without keys or with wrong keys', async () => {
     const variants: Record<string, string>[] = [
       {},
