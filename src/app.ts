@@ -20,7 +20,7 @@ import type { Platform } from './platform/context.js';
 import { createHttp, type Http } from './platform/http.js';
 import { metricsPlugin } from './platform/metrics.js';
 import { panelSite } from './platform/panel-site.js';
-import { installRateLimits, thenLimit } from './platform/rate-limit.js';
+import { installRateLimits } from './platform/rate-limit.js';
 import { salesPanelRoutes } from './sales/panel.routes.js';
 import { startBcb } from './sales/processors/bcb/start.js';
 import { bcbWebhookRoutes } from './sales/processors/bcb/webhook.routes.js';
@@ -56,7 +56,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   // 1. infrastructure
   const app = await createHttp(config, log);
   await app.register(metricsPlugin, { token: config.metricsToken, db });
-  const limits = await installRateLimits(app, config, log);
+  const limits = installRateLimits(config, log);
   app.addHook('onClose', () => limits.close());
   app.get('/health', { schema: HEALTH_SCHEMA }, async (_request, reply) => {
     try {
@@ -76,7 +76,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const totp = new TotpService(db, config.secretsKey);
   const sessions = new SessionService(db, totp);
   const credentials = new CredentialService(db, authCache);
-  const apiKey = thenLimit(apiKeyAuth(authCache, lastUse), limits.perKey);
+  const apiKey = apiKeyAuth(authCache, lastUse, limits.perKey);
   const requireSession = panelSession(sessions);
   const providers = payoutProviders(db, config);
   app.addHook('onClose', () => providers.close());

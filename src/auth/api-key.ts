@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, unauthorized } from '../platform/errors.js';
 import { canonicalIp } from '../platform/ip.js';
+import type { Limiter } from '../platform/rate-limit.js';
 import type { AuthCache } from './auth-cache.js';
 import type { KeyScope } from './credentials.data.js';
 import type { LastUseRecorder } from './last-use.js';
@@ -25,10 +26,11 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
 /**
  * onRequest hook for every API-key route: both headers → 401 (route's shape), an expired key → 401 like an
  * unknown one; then the IP allow-list → 403 IP_NOT_ALLOWED (shape B); then a read-only key on a route that
- * changes something → 403 FORBIDDEN (shape A, decisions.md). Warm requests touch no database.
+ * changes something → 403 FORBIDDEN (shape A, decisions.md); then the key's rate limit, when there is one
+ * (only authenticated requests count against a key). Warm requests touch no database.
  */
-export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder, limit: Limiter | null = null) {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const publicKey = request.headers['x-api-public-key'];
     const privateKey = request.headers['x-api-private-key'];
     if (
@@ -69,6 +71,10 @@ export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder) {
       scope: cred.scope,
     };
     lastUse.note(cred.credentialId, request.ip ?? null); // canonical form taken when written
+    if (limit) {
+      const counting = limit(request, reply);
+      if (counting) await counting;
+    }
   };
 }
 
