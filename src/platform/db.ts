@@ -21,6 +21,14 @@ export interface QueryOptions {
 export interface Db extends Queryable {
   tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
+   * A transaction whose last statements travel with its COMMIT, in one round trip: `fn` answers its result
+   * and their text ('' for none; no parameters, so simple-query protocol). A lock they take is held only
+   * for that round trip and the commit's flush; if one fails, nothing commits. `options.generic` plans the
+   * transaction's prepared statements once per connection (plan_cache_mode = force_generic_plan), for
+   * statements whose planning costs as much as their execution whatever their parameters.
+   */
+  txEndingWith<T>(fn: (tx: Queryable) => Promise<[T, string]>, options?: { generic?: boolean }): Promise<T>;
+  /**
    * Subscribe to NOTIFY on a channel; returns an unsubscribe function. The handler receives `*` when
    * notifications may have been missed (the listening connection was lost or re-established).
    */
@@ -110,16 +118,24 @@ class PostgresDb implements Db {
     return { query: (text, params, opts) => poolQuery(pool, text, params, opts) };
   }
 
-  async tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.txEndingWith(async (q) => [await fn(q), '']);
+  }
+
+  async txEndingWith<T>(
+    fn: (tx: Queryable) => Promise<[T, string]>,
+    options: { generic?: boolean } = {},
+  ): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
+      // one round trip either way: a simple query may hold several statements
+      await client.query(options.generic ? 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan' : 'BEGIN');
       const q: Queryable = {
-        query: <R>(text: string, params?: readonly unknown[], options?: QueryOptions) =>
-          poolQuery<R>(client, text, params, options),
+        query: <R>(text: string, params?: readonly unknown[], opts?: QueryOptions) =>
+          poolQuery<R>(client, text, params, opts),
       };
-      const result = await fn(q);
-      await client.query('COMMIT');
+      const [result, last] = await fn(q);
+      await client.query(last ? `${last};\nCOMMIT` : 'COMMIT');
       return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);

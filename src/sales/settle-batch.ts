@@ -35,13 +35,15 @@ export const refKey = (ref: SaleRef): string =>
 /**
  * Status reports of distinct sales (of any merchants) in one transaction (the caller's), in a fixed number of
  * statements: the sales are found and locked in one (id order: two batches cannot deadlock), signatures
- * claimed in one, and applyMoves writes every move in one. Each report is decided on its own against its
+ * claimed in one, and applyMoves writes every move in one (and the balance rows in one more, with the COMMIT
+ * when the caller passes `atCommit`). Each report is decided on its own against its
  * sale as locked: a refused one writes nothing and does not stop the others.
  */
 export async function settleBatch(
   tx: Queryable,
   queue: Queue,
   items: Settlement[],
+  atCommit?: (statement: string) => void,
 ): Promise<SettlementOutcome[]> {
   const rows = await lockSales(
     tx,
@@ -77,7 +79,7 @@ export async function settleBatch(
     return { before, to: item.status };
   });
   const moves = outcomes.filter((o): o is Move => typeof o === 'object' && 'before' in o);
-  const moved = await applyMoves(tx, queue, moves);
+  const moved = await applyMoves(tx, queue, moves, atCommit);
   return outcomes.map((o) =>
     typeof o === 'object' && 'before' in o ? { outcome: 'applied', sale: moved[moves.indexOf(o)]! } : o,
   );

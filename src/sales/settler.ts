@@ -5,8 +5,12 @@ import { refKey, type Settlement, type SettlementOutcome, settleBatch } from './
 import type { TransitionResult } from './transition.js';
 
 const MAX_BATCH = 64;
-/** Shared transactions in flight at once: they overlap their sale work, and wait on each other only to commit. */
-const PARALLEL = 3;
+/**
+ * Shared transactions in flight at once. Each batch costs a fixed ~2 ms of round trips, planning and commit
+ * besides its sales, so fewer, larger batches cost less CPU: measured at concurrency 16, 2 settled one
+ * merchant as fast as 1 and 64 merchants faster; 3 or more made batches smaller and cost PostgreSQL more.
+ */
+const PARALLEL = 2;
 
 interface Waiting extends Settlement {
   resolve(result: TransitionResult): void;
@@ -87,7 +91,18 @@ export class SaleSettler {
   }
 
   private run(items: Settlement[]): Promise<SettlementOutcome[]> {
-    return this.db.tx((tx) => settleBatch(tx, this.queue, items));
+    // the balance rows, which every settlement of a merchant shares, are moved with the COMMIT: held locked
+    // for that one round trip instead of from the write statement to the end of the transaction
+    return this.db.txEndingWith(
+      async (tx) => {
+        let last = '';
+        const outcomes = await settleBatch(tx, this.queue, items, (statement) => {
+          last = statement;
+        });
+        return [outcomes, last];
+      },
+      { generic: true },
+    );
   }
 }
 

@@ -49,10 +49,16 @@ export interface Move {
 
 /**
  * Writes checked moves of distinct locked sales in one statement (writeMoves: status, notifications,
- * ledger entries, balance rows), then schedules what a first payment starts (reserve release, cart). Returns
- * the sales as stored, in the order given.
+ * ledger entries), then schedules what a first payment starts (reserve release, cart), then moves the
+ * merchants' balance rows: in a statement of its own, or, given `atCommit`, handed to it to run with the
+ * COMMIT (Db.txEndingWith). Returns the sales as stored, in the order given.
  */
-export async function applyMoves(tx: Queryable, queue: Queue, moves: Move[]): Promise<SaleRow[]> {
+export async function applyMoves(
+  tx: Queryable,
+  queue: Queue,
+  moves: Move[],
+  atCommit?: (statement: string) => void,
+): Promise<SaleRow[]> {
   if (moves.length === 0) return [];
   const effects = moves.map(({ before, to }) => ledgerEffect(moneyOf(before), before.status, to));
   const updates = moves.map(({ before, to }, i) => ({
@@ -67,7 +73,7 @@ export async function applyMoves(tx: Queryable, queue: Queue, moves: Move[]): Pr
       ? [{ kind: effect.kind, refType: 'sale', refId: moves[i]!.before.id, postings: effect.postings }]
       : [],
   );
-  const sales = await writeMoves(tx, updates, facts, entries);
+  const { sales, balances } = await writeMoves(tx, updates, facts, entries);
   for (const [i, { before, to }] of moves.entries()) {
     const sale = sales[i]!;
     if (to === 'PAGO' && isOpen(before.status)) {
@@ -75,6 +81,8 @@ export async function applyMoves(tx: Queryable, queue: Queue, moves: Move[]): Pr
       if (sale.cart_id !== null) await onSalePaid(tx, sale);
     }
   }
+  if (balances && atCommit) atCommit(balances);
+  else if (balances) await tx.query(balances);
   return sales;
 }
 

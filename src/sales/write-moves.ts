@@ -15,19 +15,18 @@ export interface SaleUpdate {
 /**
  * Everything checked moves of distinct locked sales write, in ONE statement (one round trip whatever their
  * number): the sales' status (completed_at on the first PAGO), their notification facts with their outbox
- * places (as recordNotification writes them), their balanced journal entries with postings (as postEntry
- * writes them, unguarded) and last each merchant balance row once, by the sum of its postings. The balance
- * rows are locked by a CTE in postEntry's order (account, then bucket) before the UPDATE touches them, so
- * this cannot deadlock with postEntry or another batch; NO KEY UPDATE, as an UPDATE takes (FOR UPDATE would
- * also wait for the key-share locks other transactions' postings hold on those rows). Returns the sales as
- * stored, in the order given.
+ * places (as recordNotification writes them) and their balanced journal entries with postings (as postEntry
+ * writes them, unguarded). The merchant balance rows are not touched here: `balances` is the statement that
+ * moves each of them once by the sum of its postings (balanceStatement), for the caller to run last, so the
+ * rows every settlement of a merchant shares stay locked as briefly as possible. Returns the sales as stored,
+ * in the order given.
  */
 export async function writeMoves(
   tx: Queryable,
   updates: SaleUpdate[],
   facts: NotificationFact[],
   entries: JournalEntry[],
-): Promise<SaleRow[]> {
+): Promise<{ sales: SaleRow[]; balances: string | null }> {
   const deltas = new Map<string, { accountId: number; bucket: string; amount: number }>();
   const postings: { ord: number; code: string; amount: number }[] = [];
   for (const [i, e] of entries.entries()) {
@@ -45,7 +44,7 @@ export async function writeMoves(
     }
   }
   const moved = [...deltas.values()].filter((d) => d.amount !== 0);
-  const rows = await tx.query<SaleRow & { _postings: number; _balances: number }>(
+  const rows = await tx.query<SaleRow & { _postings: number }>(
     `WITH v AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::bool[]) AS v(id, status, reserve_held)),
      s AS (
        UPDATE sales s SET status = v.status, reserve_held = v.reserve_held, updated_at = now(),
@@ -73,13 +72,8 @@ export async function writeMoves(
        SELECT je.id, la.id, q.amount
          FROM unnest($15::bigint[], $16::text[], $17::bigint[]) AS q(ord, code, amount)
          JOIN je ON je.ord = q.ord JOIN la ON la.code = q.code
-       RETURNING 1),
-     d AS (SELECT * FROM unnest($18::bigint[], $19::text[], $20::bigint[]) AS d(account_id, bucket, amount)),
-     l AS (
-       SELECT x.id, d.amount FROM ledger_accounts x JOIN d USING (account_id, bucket)
-        ORDER BY x.account_id, x.bucket FOR NO KEY UPDATE OF x),
-     b AS (UPDATE ledger_accounts x SET balance = x.balance + l.amount FROM l WHERE x.id = l.id RETURNING 1)
-     SELECT s.*, (SELECT count(*) FROM p)::int AS _postings, (SELECT count(*) FROM b)::int AS _balances FROM s`,
+       RETURNING 1)
+     SELECT s.*, (SELECT count(*) FROM p)::int AS _postings FROM s`,
     [
       updates.map((u) => u.id),
       updates.map((u) => u.status),
@@ -98,23 +92,43 @@ export async function writeMoves(
       postings.map((p) => p.ord),
       postings.map((p) => p.code),
       postings.map((p) => p.amount),
-      moved.map((d) => d.accountId),
-      moved.map((d) => d.bucket),
-      moved.map((d) => d.amount),
     ],
     // planned once per connection: the text is fixed, and its planning cost about as much as its execution
-    { prepare: 'settle_write_moves' },
+    { prepare: 'settle_write_moves_v2' },
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const first = rows[0];
   if (rows.length !== updates.length || !first) throw new Error('a moved sale was not found');
   // every merchant has its ledger rows from its creation (accounts.service); a missing one is a bug
-  if (first._postings !== postings.length || first._balances !== moved.length) {
-    throw new Error('a posting names no ledger account');
-  }
+  if (first._postings !== postings.length) throw new Error('a posting names no ledger account');
   for (const f of facts) countFact(f.subjectType, f.webhookBody);
-  return updates.map((u) => {
-    const { _postings, _balances, ...sale } = byId.get(u.id)!;
+  const sales = updates.map((u) => {
+    const { _postings, ...sale } = byId.get(u.id)!;
     return sale;
   });
+  return { sales, balances: moved.length > 0 ? balanceStatement(moved) : null };
+}
+
+/**
+ * One statement that moves merchant balance rows by the given amounts, locking them first in postEntry's
+ * order (account, then bucket: it cannot deadlock with postEntry or another batch; NO KEY UPDATE, as an UPDATE
+ * takes: FOR UPDATE would also wait for the key-share locks other transactions' postings hold on those rows).
+ * Its values are written into its text (integers and the two bucket names, checked here), so it needs no
+ * parameters and can share a round trip with COMMIT (Db.txEndingWith); it fails, and so stops that COMMIT,
+ * if a row is missing.
+ */
+export function balanceStatement(moves: { accountId: number; bucket: string; amount: number }[]): string {
+  const values = moves.map(({ accountId, bucket, amount }) => {
+    if (!Number.isSafeInteger(accountId) || !Number.isSafeInteger(amount)) throw new Error('not an integer');
+    if (bucket !== 'available' && bucket !== 'blocked') throw new Error(`unknown bucket ${bucket}`);
+    return `(${accountId}::bigint, '${bucket}'::text, ${amount}::bigint)`;
+  });
+  return `WITH d(account_id, bucket, amount) AS (VALUES ${values.join(', ')}),
+     l AS (
+       SELECT x.id, d.amount FROM ledger_accounts x JOIN d USING (account_id, bucket)
+        ORDER BY x.account_id, x.bucket FOR NO KEY UPDATE OF x),
+     b AS (UPDATE ledger_accounts x SET balance = x.balance + l.amount FROM l WHERE x.id = l.id RETURNING 1)
+     SELECT CASE WHEN count(*) <> ${values.length}
+                 THEN ('balance rows missing: ' || count(*) || ' of ${values.length}')::int END
+       FROM b`;
 }

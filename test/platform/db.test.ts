@@ -44,3 +44,42 @@ describe.each([
     expect(await db().query('SELECT n FROM settings_probe ORDER BY n')).toEqual([{ n: 7 }, { n: 8 }]);
   });
 });
+
+describe.each([
+  ['the PostgreSQL server', () => postgres],
+  ['the embedded PostgreSQL', () => onEmbedded],
+])('txEndingWith on %s', (_, db) => {
+  it('sends its last statements with the COMMIT: both apply, and a failing one commits nothing', async () => {
+    await db().query('CREATE TABLE IF NOT EXISTS ending_probe (n int PRIMARY KEY, v int NOT NULL)');
+    await db().query('INSERT INTO ending_probe VALUES (1, 0) ON CONFLICT (n) DO UPDATE SET v = 0');
+    const answer = await db().txEndingWith(async (tx) => {
+      await tx.query('INSERT INTO ending_probe VALUES ($1, 1)', [2]);
+      return ['done', 'UPDATE ending_probe SET v = v + 5 WHERE n = 1'];
+    });
+    expect(answer).toBe('done');
+    expect(await db().query('SELECT n, v FROM ending_probe ORDER BY n')).toEqual([
+      { n: 1, v: 5 },
+      { n: 2, v: 1 },
+    ]);
+
+    await expect(
+      db().txEndingWith(async (tx) => {
+        await tx.query('INSERT INTO ending_probe VALUES ($1, 1)', [3]);
+        return [null, "SELECT ('no such row')::int"];
+      }),
+    ).rejects.toThrow(/invalid input syntax/);
+    expect(await db().query('SELECT n FROM ending_probe ORDER BY n')).toEqual([{ n: 1 }, { n: 2 }]);
+    // the connection went back clean: the next transaction works
+    await db().tx((tx) => tx.query('DELETE FROM ending_probe WHERE n = 2'));
+    expect(await db().query('SELECT n FROM ending_probe')).toEqual([{ n: 1 }]);
+  });
+
+  it('plans its prepared statements generically only when asked, and only inside it', async () => {
+    const mode = "SELECT current_setting('plan_cache_mode') AS m";
+    const inside = await db().txEndingWith(async (tx) => [await tx.query<{ m: string }>(mode), ''], {
+      generic: true,
+    });
+    expect(inside).toEqual([{ m: 'force_generic_plan' }]);
+    expect(await db().tx((tx) => tx.query(mode))).toEqual([{ m: 'auto' }]);
+  });
+});

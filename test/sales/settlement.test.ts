@@ -3,6 +3,7 @@ import { updateAccount } from '../../src/accounts/accounts.service.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { sandboxProcessorSecret, signProcessorCallback } from '../../src/sales/processors/sandbox.js';
+import { balanceStatement } from '../../src/sales/write-moves.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -230,5 +231,26 @@ describe('concurrent settlements of one merchant', () => {
     }
     expect(await getBalance(db(), m.accountId)).toEqual(await expectedBalance(m.accountId));
     expect((await verifyLedger(db())).problems).toEqual([]);
+  });
+
+  it('the balance statement sent with the COMMIT commits nothing when a balance row is missing', async () => {
+    const m = await merchant();
+    const before = await getBalance(db(), m.accountId);
+    await expect(
+      db().txEndingWith(async (tx) => {
+        await tx.query('UPDATE sales SET updated_at = now() WHERE account_id = $1', [m.accountId]);
+        return [
+          null,
+          balanceStatement([
+            { accountId: m.accountId, bucket: 'available', amount: 500 },
+            { accountId: 2 ** 40, bucket: 'available', amount: 500 },
+          ]),
+        ];
+      }),
+    ).rejects.toThrow(/balance rows missing: 1 of 2/);
+    expect(await getBalance(db(), m.accountId)).toEqual(before);
+    expect(() =>
+      balanceStatement([{ accountId: 1, bucket: "blocked'; DROP TABLE sales; --", amount: 1 }]),
+    ).toThrow(/unknown bucket/);
   });
 });
