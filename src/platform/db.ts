@@ -89,6 +89,12 @@ async function poolQuery<T>(
   return res.rows as T[];
 }
 
+/** The rows of a simple query's last statement (pg answers one result per statement). */
+function lastRows<T>(res: pg.QueryResult | pg.QueryResult[]): T[] {
+  const last = Array.isArray(res) ? res[res.length - 1] : res;
+  return (last?.rows ?? []) as T[];
+}
+
 class PostgresDb implements Db {
   readonly listenerName = `gateway-listener-${randomUUID()}`;
   private readonly pool: pg.Pool;
@@ -128,14 +134,26 @@ class PostgresDb implements Db {
   ): Promise<T> {
     const client = await this.pool.connect();
     try {
-      // one round trip either way: a simple query may hold several statements
-      await client.query(options.generic ? 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan' : 'BEGIN');
+      // a simple query may hold several statements: BEGIN travels with the transaction's first statement
+      // when that one is a simple query too (no parameters), else alone
+      let opening: string | null = options.generic
+        ? 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan'
+        : 'BEGIN';
       const q: Queryable = {
-        query: <R>(text: string, params?: readonly unknown[], opts?: QueryOptions) =>
-          poolQuery<R>(client, text, params, opts),
+        query: async <R>(text: string, params?: readonly unknown[], opts?: QueryOptions) => {
+          if (opening !== null) {
+            const begin = opening;
+            opening = null;
+            if (!params?.length && !opts?.prepare)
+              return lastRows<R>(await client.query(`${begin};\n${text}`));
+            await client.query(begin);
+          }
+          return poolQuery<R>(client, text, params, opts);
+        },
       };
       const [result, last] = await fn(q);
-      await client.query(last ? `${last};\nCOMMIT` : 'COMMIT');
+      const closing = last ? `${last};\nCOMMIT` : 'COMMIT';
+      await client.query(opening !== null ? `${opening};\n${closing}` : closing);
       return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -241,6 +259,12 @@ export interface DbOptions {
 export function openDb(opts: DbOptions): Db {
   return new PostgresDb(opts.databaseUrl, opts.poolMax ?? 20);
 }
+
+/**
+ * A string as a quoted SQL literal (the driver's escaping), for the few statements that carry their values in
+ * their text so they can share a round trip with others (simple-query protocol has no parameters).
+ */
+export const sqlLiteral: (text: string) => string = pg.escapeLiteral;
 
 export function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';

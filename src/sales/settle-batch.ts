@@ -1,6 +1,6 @@
-import type { Queryable } from '../platform/db.js';
+import { type Queryable, sqlLiteral } from '../platform/db.js';
 import { AppError, notFound } from '../platform/errors.js';
-import type { PublicId } from '../platform/ids.js';
+import { isUuid, type PublicId } from '../platform/ids.js';
 import type { Queue } from '../platform/queue.js';
 import { checkTransition, type SaleStatus } from './status-machine.js';
 import { applyMoves, type Move, refusal, type TransitionResult } from './transition.js';
@@ -85,31 +85,38 @@ export async function settleBatch(
   );
 }
 
-/** The named sales, locked, in one statement (each kind of ref by its own unique index). */
+/**
+ * The named sales, locked, in one statement: each kind of ref by its own unique index, in id order. Its values
+ * are written into its text (ids and uuids as checked by parsePublicId, processor references through the
+ * driver's escapeLiteral), so it needs no parameters and travels with the transaction's BEGIN in one round
+ * trip (Db.txEndingWith).
+ */
 async function lockSales(tx: Queryable, refs: SaleRef[]): Promise<SaleRow[]> {
-  const ids: number[] = [];
+  const ids: string[] = [];
   const uuids: string[] = [];
-  const processors: string[] = [];
-  const externals: string[] = [];
+  const pairs: string[] = [];
   for (const ref of refs) {
-    if (ref.kind === 'numeric') ids.push(ref.id);
-    else if (ref.kind === 'uuid') uuids.push(ref.uuid);
-    else {
-      processors.push(ref.processor);
-      externals.push(ref.externalTransactionId);
-    }
+    if (ref.kind === 'numeric') {
+      if (!Number.isSafeInteger(ref.id)) throw new Error('sale ids are integers');
+      ids.push(String(ref.id));
+    } else if (ref.kind === 'uuid') {
+      if (!isUuid(ref.uuid)) throw new Error('not a uuid');
+      uuids.push(`'${ref.uuid}'`);
+    } else pairs.push(`(${sqlLiteral(ref.processor)}, ${sqlLiteral(ref.externalTransactionId)})`);
   }
-  return tx.query<SaleRow>(
-    `SELECT * FROM sales WHERE id IN (
-         SELECT id FROM sales WHERE id = ANY($1::bigint[])
-         UNION SELECT id FROM sales WHERE uuid = ANY($2::uuid[])
-         UNION SELECT s.id FROM sales s
-                 JOIN unnest($3::text[], $4::text[]) AS r(processor, external_transaction_id)
-                   ON s.processor = r.processor AND s.external_transaction_id = r.external_transaction_id)
-      ORDER BY id FOR UPDATE`,
-    [ids, uuids, processors, externals],
-    { prepare: 'settle_lock_sales' },
-  );
+  const found = [
+    ...(ids.length ? [`SELECT id FROM sales WHERE id IN (${ids.join(', ')})`] : []),
+    ...(uuids.length ? [`SELECT id FROM sales WHERE uuid IN (${uuids.join(', ')})`] : []),
+    ...(pairs.length
+      ? [
+          `SELECT s.id FROM sales s JOIN (VALUES ${pairs.join(', ')}) AS r(processor, external_transaction_id)
+             ON s.processor = r.processor AND s.external_transaction_id = r.external_transaction_id`,
+        ]
+      : []),
+  ];
+  if (found.length === 0) return [];
+  const which = uuids.length === 0 && pairs.length === 0 ? ids.join(', ') : found.join(' UNION ');
+  return tx.query<SaleRow>(`SELECT * FROM sales WHERE id IN (${which}) ORDER BY id FOR UPDATE`);
 }
 
 /**

@@ -62,7 +62,7 @@ export async function applyMoves(
   if (moves.length === 0) return [];
   const effects = moves.map(({ before, to }) => ledgerEffect(moneyOf(before), before.status, to));
   const updates = moves.map(({ before, to }, i) => ({
-    id: before.id,
+    before,
     status: to,
     reserveHeld: effects[i]?.reserveHeld ?? before.reserve_held,
   }));

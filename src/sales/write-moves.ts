@@ -7,10 +7,17 @@ import type { SaleStatus } from './status-machine.js';
 import type { SaleRow } from './types.js';
 
 export interface SaleUpdate {
-  id: number;
+  /** The sale as locked by the caller. */
+  before: SaleRow;
   status: SaleStatus;
   reserveHeld: boolean;
 }
+
+/** The columns a move changes (public_json by the sales_public_json trigger): all a written sale re-reads. */
+type Changed = Pick<
+  SaleRow,
+  'id' | 'status' | 'reserve_held' | 'updated_at' | 'completed_at' | 'public_json'
+>;
 
 /**
  * Everything checked moves of distinct locked sales write, in ONE statement (one round trip whatever their
@@ -19,7 +26,7 @@ export interface SaleUpdate {
  * writes them, unguarded). The merchant balance rows are not touched here: `balances` is the statement that
  * moves each of them once by the sum of its postings (balanceStatement), for the caller to run last, so the
  * rows every settlement of a merchant shares stay locked as briefly as possible. Returns the sales as stored,
- * in the order given.
+ * in the order given (each read back only in the columns a move changes, the rest as locked).
  */
 export async function writeMoves(
   tx: Queryable,
@@ -44,7 +51,7 @@ export async function writeMoves(
     }
   }
   const moved = [...deltas.values()].filter((d) => d.amount !== 0);
-  const rows = await tx.query<SaleRow & { _postings: number }>(
+  const rows = await tx.query<Changed & { _postings: number }>(
     `WITH v AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::bool[]) AS v(id, status, reserve_held)),
      s AS (
        UPDATE sales s SET status = v.status, reserve_held = v.reserve_held, updated_at = now(),
@@ -53,7 +60,7 @@ export async function writeMoves(
                                ELSE s.completed_at END
          -- = ANY gives the planner the index (it guesses 100 rows for unnest and would scan every sale)
          FROM v WHERE s.id = ANY($1::bigint[]) AND s.id = v.id
-       RETURNING s.*),
+       RETURNING s.id, s.status, s.reserve_held, s.updated_at, s.completed_at, s.public_json),
      n AS (
        INSERT INTO notification_events
          (id, account_id, event_type, subject_type, subject_id, webhook_body, postback_url, postback_body,
@@ -75,7 +82,7 @@ export async function writeMoves(
        RETURNING 1)
      SELECT s.*, (SELECT count(*) FROM p)::int AS _postings FROM s`,
     [
-      updates.map((u) => u.id),
+      updates.map((u) => u.before.id),
       updates.map((u) => u.status),
       updates.map((u) => u.reserveHeld),
       facts.map(() => newEventId()),
@@ -94,7 +101,7 @@ export async function writeMoves(
       postings.map((p) => p.amount),
     ],
     // planned once per connection: the text is fixed, and its planning cost about as much as its execution
-    { prepare: 'settle_write_moves_v2' },
+    { prepare: 'settle_write_moves_v3' },
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const first = rows[0];
@@ -102,9 +109,9 @@ export async function writeMoves(
   // every merchant has its ledger rows from its creation (accounts.service); a missing one is a bug
   if (first._postings !== postings.length) throw new Error('a posting names no ledger account');
   for (const f of facts) countFact(f.subjectType, f.webhookBody);
-  const sales = updates.map((u) => {
-    const { _postings, ...sale } = byId.get(u.id)!;
-    return sale;
+  const sales = updates.map((u): SaleRow => {
+    const { _postings, ...changed } = byId.get(u.before.id)!;
+    return { ...u.before, ...changed };
   });
   return { sales, balances: moved.length > 0 ? balanceStatement(moved) : null };
 }

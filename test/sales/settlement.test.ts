@@ -233,6 +233,20 @@ describe('concurrent settlements of one merchant', () => {
     expect((await verifyLedger(db())).problems).toEqual([]);
   });
 
+  it('processor references with quotes and backslashes name exactly their sale (they are written into the lock statement)', async () => {
+    const m = await merchant();
+    const [odd, other] = await sales(m, 2);
+    const weird = "o'brien\\' OR '1'='1 \\x27 --";
+    await db().query('UPDATE sales SET external_transaction_id = $2 WHERE id = $1', [odd!.id, weird]);
+    const injected = await callback({ ...other!, externalTransactionId: "x' OR '1'='1" }, 'PAGO');
+    expect(injected.status).toBe(404);
+    const res = await callback({ ...odd!, externalTransactionId: weird }, 'PAGO');
+    expect(res.status).toBe(200);
+    const states = await stateOf([odd!.id, other!.id]);
+    expect(states.get(odd!.id)?.status).toBe('PAGO');
+    expect(states.get(other!.id)?.status).toBe('PENDENTE');
+  });
+
   it('the balance statement sent with the COMMIT commits nothing when a balance row is missing', async () => {
     const m = await merchant();
     const before = await getBalance(db(), m.accountId);
