@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createBatch } from '../../src/cashouts/create-batch.js';
+import { runBatch } from '../../src/cashouts/batcher.js';
 import { requestHash } from '../../src/cashouts/request.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
@@ -25,16 +25,14 @@ const item = (cents: number, key: string | null) => {
 
 it('decides each cashout of a shared transaction on its own, in order', async () => {
   const { db, queue } = server.runtime.platform;
-  const outcomes = await db.tx((tx) =>
-    createBatch(tx, queue, m.accountId, [
-      item(20_000, 'a'),
-      item(5_000, 'b'), // below minimum: stored as the key's outcome
-      item(20_000, 'a'), // same key in the same transaction: the first is in flight
-      item(20_000, null),
-      item(20_000, 'c'), // only 10_000 left: insufficient
-      item(10_000, null),
-    ]),
-  );
+  const outcomes = await runBatch(db, queue, m.accountId, [
+    item(20_000, 'a'),
+    item(5_000, 'b'), // below minimum: stored as the key's outcome
+    item(20_000, 'a'), // same key in the same transaction: the first is in flight
+    item(20_000, null),
+    item(20_000, 'c'), // only 10_000 left: insufficient
+    item(10_000, null),
+  ]);
   const codes = outcomes.map((o) => (o instanceof AppError ? o.code : 'CREATED'));
   expect(codes).toEqual([
     'CREATED',
@@ -53,14 +51,12 @@ it('decides each cashout of a shared transaction on its own, in order', async ()
   expect(jobs.map((j) => j.data.withdrawalIds)).toEqual([created]); // one payout job per shared transaction
 
   // replays come back as stored, in a later shared transaction
-  const again = await db.tx((tx) =>
-    createBatch(tx, queue, m.accountId, [
-      item(20_000, 'a'),
-      item(5_000, 'b'),
-      item(20_000, 'c'),
-      item(30_000, 'a'),
-    ]),
-  );
+  const again = await runBatch(db, queue, m.accountId, [
+    item(20_000, 'a'),
+    item(5_000, 'b'),
+    item(20_000, 'c'),
+    item(30_000, 'a'),
+  ]);
   expect(again[0]).toMatchObject({ replayed: true });
   expect((again[0] as { withdrawal: { id: number } }).withdrawal.id).toBe(
     (outcomes[0] as { withdrawal: { id: number } }).withdrawal.id,
@@ -70,4 +66,39 @@ it('decides each cashout of a shared transaction on its own, in order', async ()
     'INSUFFICIENT_BALANCE',
     'IDEMPOTENCY_KEY_REUSED',
   ]);
+});
+
+it('a batch whose optimistic balance read was overtaken commits nothing, then decides again with the row locked', async () => {
+  const { db, queue } = server.runtime.platform;
+  const other = await createMerchant(server, 'Overtaken');
+  await fundMerchant(db, other.accountId, 50_000);
+  // hold the balance row while both batches read it optimistically and reach their guarded debit
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  const holder = db.tx(async (tx) => {
+    await tx.query(
+      `SELECT 1 FROM ledger_accounts WHERE account_id = $1 AND bucket = 'available' FOR UPDATE`,
+      [other.accountId],
+    );
+    await held;
+  });
+  await new Promise((r) => setTimeout(r, 50));
+  const first = runBatch(db, queue, other.accountId, [item(30_000, null)]);
+  const second = runBatch(db, queue, other.accountId, [item(30_000, null)]);
+  await new Promise((r) => setTimeout(r, 300));
+  release();
+  await holder;
+  const outcomes = [...(await first), ...(await second)];
+  const codes = outcomes.map((o) => (o instanceof AppError ? o.code : 'CREATED')).sort();
+  expect(codes).toEqual(['CREATED', 'INSUFFICIENT_BALANCE']);
+  const rows = await db.query('SELECT id FROM withdrawals WHERE account_id = $1', [other.accountId]);
+  expect(rows).toHaveLength(1); // the refused batch's optimistic insert did not commit
+  expect(await getBalance(db, other.accountId)).toEqual({
+    available: 20_000,
+    blocked: 30_000,
+    total: 50_000,
+  });
+  expect((await verifyLedger(db)).ok).toBe(true);
 });
