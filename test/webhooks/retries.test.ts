@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DELIVERY_LIMITS } from '../../src/webhooks/workers.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { recordFact } from '../support/notifications.js';
@@ -139,9 +140,10 @@ describe('retry rules', () => {
     receiver.setFallback('hang');
     const merchant = await createMerchant(server);
     const hook = await createWebhook(server, merchant, `${receiver.url}/hook`, ['sale.paid']);
-    for (let i = 0; i < 12; i++) await recordFact(server, merchant.accountId, 'sale.paid');
-    // 8 in flight (the host's limit, hanging), 4 claimed and waiting in the process
-    await receiver.waitFor(8);
+    const inFlight = DELIVERY_LIMITS.perHost;
+    for (let i = 0; i < inFlight + 4; i++) await recordFact(server, merchant.accountId, 'sale.paid');
+    // the host's limit in flight (hanging), 4 claimed and waiting in the process
+    await receiver.waitFor(inFlight);
     const del = await call('DELETE', `${server.url}/api/webhook/${hook.id}`, { headers: merchant.panel });
     expect(del.status).toBe(204);
     const { db } = server.runtime.platform;
@@ -151,13 +153,13 @@ describe('retry rules', () => {
           'SELECT status, error FROM notification_deliveries WHERE webhook_id = $1',
           [hook.id],
         );
-        return r.length === 12 && r.every((x) => x.status !== 'PENDING') ? r : undefined;
+        return r.length === inFlight + 4 && r.every((x) => x.status !== 'PENDING') ? r : undefined;
       },
       60000,
       () => 'deliveries to settle',
     );
     expect(rows.every((r) => r.status === 'FAILED')).toBe(true);
-    expect(receiver.received).toHaveLength(8);
+    expect(receiver.received).toHaveLength(inFlight);
   });
 
   it('does not retry a redirect (3xx is not followed)', async () => {

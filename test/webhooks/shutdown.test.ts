@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
+import { DELIVERY_LIMITS } from '../../src/webhooks/workers.js';
 import { createMerchant } from '../support/factories.js';
 import { recordFact } from '../support/notifications.js';
 import { freshDatabase } from '../support/pg.js';
@@ -9,6 +10,8 @@ import { waitUntil } from '../support/wait.js';
 import { createWebhook } from '../support/webhooks.js';
 
 const TIMEOUT_MS = 1000;
+const IN_FLIGHT = DELIVERY_LIMITS.perHost;
+const FACTS = IN_FLIGHT + 12;
 const database = await freshDatabase();
 afterAll(() => database.drop());
 
@@ -22,15 +25,15 @@ it('a stopping process hands back the attempts it claimed but never started, and
   try {
     const m = await createMerchant(server);
     await createWebhook(server, m, `${receiver.url}/hook`, ['sale.paid']);
-    for (let i = 0; i < 20; i++) await recordFact(server, m.accountId, 'sale.paid');
-    // 8 in flight to the host (its limit), the other 12 claimed and waiting in this process
-    await receiver.waitFor(8);
+    for (let i = 0; i < FACTS; i++) await recordFact(server, m.accountId, 'sale.paid');
+    // the host's limit in flight, the other 12 claimed and waiting in this process
+    await receiver.waitFor(IN_FLIGHT);
     const { db } = server.runtime.platform;
     await waitUntil(async () => {
       const [r] = await db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM notification_deliveries WHERE ticket IS NULL AND lease_until IS NOT NULL`,
       );
-      return r!.n === 20 || undefined;
+      return r!.n === FACTS || undefined;
     });
   } finally {
     await server.close();
@@ -47,10 +50,10 @@ it('a stopping process hands back the attempts it claimed but never started, and
     // never started: uncounted and due again; timed out in flight: counted, their retry scheduled
     expect(rows).toEqual([
       { attempts: 0, n: 12, due: true, leased: false },
-      { attempts: 1, n: 8, due: true, leased: false },
+      { attempts: 1, n: IN_FLIGHT, due: true, leased: false },
     ]);
     const logged = await client.query(`SELECT error FROM notification_attempts`);
-    expect(logged.rows).toEqual(Array(8).fill({ error: `no response within ${TIMEOUT_MS} ms` }));
+    expect(logged.rows).toEqual(Array(IN_FLIGHT).fill({ error: `no response within ${TIMEOUT_MS} ms` }));
   } finally {
     await client.end();
   }
