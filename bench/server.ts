@@ -49,7 +49,13 @@ async function baselines(app: Http, platform: Platform): Promise<void> {
   });
 }
 
-const runtime = await startRuntime(loadConfig(), { http: true, workers: true, beforeListen: baselines });
+// diagnostics: BENCH_WORKERS=0 serves the API alone (as `gateway serve --no-worker`), for a case that runs the
+// workers in a process of their own
+const runtime = await startRuntime(loadConfig(), {
+  http: true,
+  workers: process.env.BENCH_WORKERS !== '0',
+  beforeListen: baselines,
+});
 closeOnSignals(runtime);
 process.stdout.write(`BENCH_SERVER ${runtime.url}\n`);
 // diagnostics: BENCH_ELU=1 prints the gateway's event-loop utilization every 250 ms (near 1: the process is the

@@ -1,3 +1,5 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { CredentialService } from '../../src/auth/credentials.service.js';
 import { type BenchServer, CONNECTIONS, DURATION, measure, printRow, WARMUP } from '../lib.js';
 import { seedSales, settleRequests } from './settlement.js';
@@ -19,6 +21,7 @@ const pct = (sorted: number[], p: number) =>
  */
 export async function run(server: BenchServer): Promise<void> {
   const receivers = await startReceivers(['127.0.0.1']);
+  const worker = SPLIT ? startWorkerProcess(server) : null;
   try {
     const [target] = await setupTargets(server, receivers.urls);
     const cred = await new CredentialService(server.db).issue(target!.accountId);
@@ -84,5 +87,23 @@ export async function run(server: BenchServer): Promise<void> {
     });
   } finally {
     await receivers.close();
+    if (worker) {
+      worker.kill('SIGTERM');
+      await once(worker, 'exit');
+    }
   }
+}
+
+/**
+ * Diagnostic, not the case: BENCH_E2E_SPLIT=1 runs the API (`serve --no-worker`) and the workers (`gateway
+ * worker`) as two processes on the case's database, the topology README describes for scaling them apart.
+ */
+const SPLIT = Boolean(process.env.BENCH_E2E_SPLIT);
+export const serverEnv = SPLIT ? { BENCH_WORKERS: '0' } : undefined;
+
+function startWorkerProcess(server: BenchServer): ChildProcess {
+  return spawn(process.execPath, ['dist/cli/main.js', 'worker'], {
+    env: { ...process.env, DATABASE_URL: server.databaseUrl, NODE_ENV: 'test', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }

@@ -13,7 +13,7 @@ export const DELIVERY_LIMITS = {
   /** Attempts in flight per target host (host:port) per process. */
   perHost: 16,
   /** Attempts of one target host held at once per process (running + claimed and waiting). */
-  heldPerHost: 128,
+  heldPerHost: 256,
   /** Attempts of one account held at once per process, over all its hosts: a quarter of maxHeld. */
   heldPerAccount: 512,
   connectionsPerOrigin: 16,
