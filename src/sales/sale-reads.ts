@@ -13,24 +13,25 @@ interface SaleJson {
  * of id (coalescedReader), answered as saleForAccount answers.
  */
 export function saleLookups(db: Queryable): (accountId: number, id: PublicId) => Promise<string> {
-  const byUuid = coalescedReader<string, SaleJson>(async (uuids) => {
-    const rows = await db.query<SaleJson & { uuid: string }>(
-      'SELECT uuid::text AS uuid, account_id, public_json AS body FROM sales WHERE uuid = ANY($1::uuid[])',
-      [uuids],
-      { prepare: 'sale_json_by_uuids' },
-    );
-    return new Map(rows.map((r) => [r.uuid, r]));
-  });
-  const byId = coalescedReader<number, SaleJson>(async (ids) => {
-    const rows = await db.query<SaleJson & { id: number }>(
-      'SELECT id, account_id, public_json AS body FROM sales WHERE id = ANY($1::bigint[])',
-      [ids],
-      { prepare: 'sale_json_by_ids' },
-    );
-    return new Map(rows.map((r) => [r.id, r]));
-  });
-  return async (accountId, id) => {
+  const byUuid = coalescedReader<string, SaleJson>((uuids) => read(db, 'uuid', uuids));
+  const byId = coalescedReader<number, SaleJson>((ids) => read(db, 'id', ids));
+  return async (accountId, id) =>
     // parsePublicId lowercases uuids, as PostgreSQL prints them
-    return ownedSaleBody(id.kind === 'uuid' ? await byUuid(id.uuid) : await byId(id.id), accountId);
-  };
+    ownedSaleBody(id.kind === 'uuid' ? await byUuid(id.uuid) : await byId(id.id), accountId);
+}
+
+/** The sales with these uuids or ids, by the key asked for, in one prepared query per kind. */
+async function read<K extends string | number>(
+  db: Queryable,
+  by: 'uuid' | 'id',
+  keys: readonly K[],
+): Promise<Map<K, SaleJson>> {
+  const rows = await db.query<SaleJson & { key: K }>(
+    by === 'uuid'
+      ? 'SELECT uuid::text AS key, account_id, public_json AS body FROM sales WHERE uuid = ANY($1::uuid[])'
+      : 'SELECT id AS key, account_id, public_json AS body FROM sales WHERE id = ANY($1::bigint[])',
+    [keys],
+    { prepare: by === 'uuid' ? 'sale_json_by_uuids' : 'sale_json_by_ids' },
+  );
+  return new Map(rows.map((r) => [r.key, r]));
 }
