@@ -23,9 +23,10 @@ export interface Db extends Queryable {
   /**
    * A transaction whose last statements travel with its COMMIT, in one round trip: `fn` answers its result
    * and their text ('' for none; no parameters, so simple-query protocol). A lock they take is held only
-   * for that round trip and the commit's flush; if one fails, nothing commits. `options.generic` plans the
-   * transaction's prepared statements once per connection (plan_cache_mode = force_generic_plan), for
-   * statements whose planning costs as much as their execution whatever their parameters.
+   * for that round trip and the commit's flush; if one fails, nothing commits. `options.generic` sets
+   * plan_cache_mode = force_generic_plan for the transaction: its named prepared statements are planned once
+   * per connection, for statements whose planning costs as much as their execution whatever their
+   * parameters (it applies to every parameterised statement of the transaction, a matter of speed only).
    */
   txEndingWith<T>(fn: (tx: Queryable) => Promise<[T, string]>, options?: { generic?: boolean }): Promise<T>;
   /**
@@ -152,7 +153,8 @@ class PostgresDb implements Db {
         },
       };
       const [result, last] = await fn(q);
-      const closing = last ? `${last};\nCOMMIT` : 'COMMIT';
+      // the newline first: a trailing comment in `last` cannot swallow the separator
+      const closing = last ? `${last}\n;\nCOMMIT` : 'COMMIT';
       await client.query(opening !== null ? `${opening};\n${closing}` : closing);
       return result;
     } catch (err) {

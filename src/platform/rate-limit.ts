@@ -53,17 +53,17 @@ export interface RateLimits {
  */
 export function installRateLimits(config: Config, log: Logger): RateLimits {
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
-  const counter = fallbackCounter(redis, log);
+  const counter = fallbackCounters(redis, log);
   const perKey =
     config.rateLimitPerKey > 0
-      ? limiter(counter, config.rateLimitPerKey, 1000, (request) => {
+      ? limiter(counter(), config.rateLimitPerKey, 1000, (request) => {
           // the public key, checked by the authentication that ran first: unique across databases sharing one Redis
           return `key:${String(request.headers['x-api-public-key'])}`;
         })
       : null;
   const login =
     config.rateLimitLoginPerIp > 0
-      ? limiter(counter, config.rateLimitLoginPerIp, 60_000, (request) => `login:${request.ip}`)
+      ? limiter(counter(), config.rateLimitLoginPerIp, 60_000, (request) => `login:${request.ip}`)
       : null;
   return {
     perKey,
@@ -115,9 +115,12 @@ function connectRedis(url: string): Redis {
   return redis;
 }
 
-/** Counts in Redis while it answers, else in this process (LocalStore calls back at once). */
-function fallbackCounter(redis: Redis | null, log: Logger): Counter {
-  const local = new LocalStore(false, false, LOCAL_KEYS);
+/**
+ * Counters that count in Redis while it answers, else in this process (LocalStore calls back at once). Each
+ * limiter gets its own local store, so a flood of one kind (logins from many addresses) cannot evict the
+ * other's counts.
+ */
+function fallbackCounters(redis: Redis | null, log: Logger): () => Counter {
   const remote = redis ? new RedisStore(false, false, redis, 'gateway-rl:') : null;
   let shared = true;
   const degrade = (err: unknown) => {
@@ -130,32 +133,35 @@ function fallbackCounter(redis: Redis | null, log: Logger): Counter {
     shared = true;
     log.info('rate limits: Redis is back, counting shared again');
   };
-  const countLocally = (key: string, windowMs: number, max: number): Count => {
-    let result: Count | undefined;
-    local.incr(key, (_err, res) => (result = res ?? undefined), windowMs, max);
-    if (!result) throw new Error('rate limit store answered nothing');
-    return result;
-  };
-  return (key, windowMs, max) => {
-    if (!remote || !redis || redis.status !== 'ready') {
-      if (redis) degrade(new Error(`Redis connection ${redis.status}`));
-      return countLocally(key, windowMs, max);
-    }
-    return new Promise<Count>((resolve) => {
-      remote.incr(
-        key,
-        (err, res) => {
-          if (err || !res) {
-            degrade(err);
-            resolve(countLocally(key, windowMs, max));
-          } else {
-            recover();
-            resolve(res);
-          }
-        },
-        windowMs,
-        max,
-      );
-    });
+  return () => {
+    const local = new LocalStore(false, false, LOCAL_KEYS);
+    const countLocally = (key: string, windowMs: number, max: number): Count => {
+      let result: Count | undefined;
+      local.incr(key, (_err, res) => (result = res ?? undefined), windowMs, max);
+      if (!result) throw new Error('rate limit store answered nothing');
+      return result;
+    };
+    return (key, windowMs, max) => {
+      if (!remote || !redis || redis.status !== 'ready') {
+        if (redis) degrade(new Error(`Redis connection ${redis.status}`));
+        return countLocally(key, windowMs, max);
+      }
+      return new Promise<Count>((resolve) => {
+        remote.incr(
+          key,
+          (err, res) => {
+            if (err || !res) {
+              degrade(err);
+              resolve(countLocally(key, windowMs, max));
+            } else {
+              recover();
+              resolve(res);
+            }
+          },
+          windowMs,
+          max,
+        );
+      });
+    };
   };
 }

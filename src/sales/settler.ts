@@ -95,11 +95,11 @@ export class SaleSettler {
     // for that one round trip instead of from the write statement to the end of the transaction
     return this.db.txEndingWith(
       async (tx) => {
-        let last = '';
+        const last: string[] = [];
         const outcomes = await settleBatch(tx, this.queue, items, (statement) => {
-          last = statement;
+          last.push(statement);
         });
-        return [outcomes, last];
+        return [outcomes, last.join('\n;\n')];
       },
       { generic: true },
     );

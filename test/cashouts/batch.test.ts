@@ -7,6 +7,7 @@ import { AppError } from '../../src/platform/errors.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { fundMerchant } from '../support/ledger.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 
 let server: TestServer;
 let m: TestMerchant;
@@ -77,17 +78,26 @@ it('a batch whose optimistic balance read was overtaken commits nothing, then de
   const held = new Promise<void>((r) => {
     release = r;
   });
+  let locked = false;
   const holder = db.tx(async (tx) => {
     await tx.query(
       `SELECT 1 FROM ledger_accounts WHERE account_id = $1 AND bucket = 'available' FOR UPDATE`,
       [other.accountId],
     );
+    locked = true;
     await held;
   });
-  await new Promise((r) => setTimeout(r, 50));
+  await waitUntil(() => locked || undefined);
   const first = runBatch(db, queue, other.accountId, [item(30_000, null)]);
   const second = runBatch(db, queue, other.accountId, [item(30_000, null)]);
-  await new Promise((r) => setTimeout(r, 300));
+  // both have read the balance optimistically and wait on the row for their guarded debit
+  await waitUntil(async () => {
+    const [r] = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%ledger_accounts%'`,
+    );
+    return r!.n >= 2 || undefined;
+  });
   release();
   await holder;
   const outcomes = [...(await first), ...(await second)];
