@@ -102,7 +102,10 @@ async function lockSales(tx: Queryable, refs: SaleRef[]): Promise<SaleRow[]> {
     } else if (ref.kind === 'uuid') {
       if (!isUuid(ref.uuid)) throw new Error('not a uuid');
       uuids.push(`'${ref.uuid}'`);
-    } else pairs.push(`(${sqlLiteral(ref.processor)}, ${sqlLiteral(ref.externalTransactionId)})`);
+    } else if (!`${ref.processor}${ref.externalTransactionId}`.includes('\u0000')) {
+      // (text holding a NUL names no sale: PostgreSQL text cannot hold one, and would refuse the statement)
+      pairs.push(`(${sqlLiteral(ref.processor)}, ${sqlLiteral(ref.externalTransactionId)})`);
+    }
   }
   const found = [
     ...(ids.length ? [`SELECT id FROM sales WHERE id IN (${ids.join(', ')})`] : []),

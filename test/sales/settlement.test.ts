@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateAccount } from '../../src/accounts/accounts.service.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
+import { AppError } from '../../src/platform/errors.js';
 import { sandboxProcessorSecret, signProcessorCallback } from '../../src/sales/processors/sandbox.js';
+import { settleBatch } from '../../src/sales/settle-batch.js';
 import { balanceStatement } from '../../src/sales/write-moves.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -245,6 +247,28 @@ describe('concurrent settlements of one merchant', () => {
     const states = await stateOf([odd!.id, other!.id]);
     expect(states.get(odd!.id)?.status).toBe('PAGO');
     expect(states.get(other!.id)?.status).toBe('PENDENTE');
+  });
+
+  it('a reference holding a NUL names no sale: 400 at the callback, not found in a batch', async () => {
+    const m = await merchant();
+    const [s] = await sales(m, 1);
+    const res = await callback({ ...s!, externalTransactionId: `${s!.externalTransactionId}\u0000` }, 'PAGO');
+    expect(res.status).toBe(400);
+    const [outcome] = await db().tx((tx) =>
+      settleBatch(tx, server.runtime.platform.queue, [
+        {
+          ref: {
+            kind: 'processor',
+            processor: 'sandbox',
+            externalTransactionId: `${s!.externalTransactionId}\u0000`,
+          },
+          status: 'PAGO',
+        },
+      ]),
+    );
+    expect(outcome).toBeInstanceOf(AppError);
+    expect((outcome as AppError).status).toBe(404);
+    expect((await stateOf([s!.id])).get(s!.id)?.status).toBe('PENDENTE');
   });
 
   it('the balance statement sent with the COMMIT commits nothing when a balance row is missing', async () => {

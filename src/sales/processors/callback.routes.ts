@@ -10,7 +10,8 @@ import type { SaleStatus } from '../status-machine.js';
 import type { ProcessorRegistry } from './processor.js';
 
 const CallbackBody = Type.Object({
-  externalTransactionId: Type.String({ minLength: 1, maxLength: 200 }),
+  // no NUL: PostgreSQL text cannot hold one, so no sale has such a reference (400 like any bad field)
+  externalTransactionId: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$' }),
   status: SaleStatusSchema,
 });
 const CallbackResult = Type.Object({
