@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   chmodSync,
   chownSync,
@@ -7,6 +7,7 @@ import {
   existsSync,
   mkdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -54,24 +55,30 @@ interface Account {
 const DB_USER = 'gateway';
 const DB_NAME = 'gateway';
 
+/** Where, as root, a cluster goes whose DATA_DIR the server's user cannot reach (see serverDir). */
+const ROOT_FALLBACK = '/var/lib/payment-gateway';
+
 export async function startEmbeddedPostgres(
   dataDir: string,
   log: (message: string) => void,
+  options: { fallbackRoot?: string } = {},
 ): Promise<EmbeddedPostgres> {
   mkdirSync(dataDir, { recursive: true });
-  const paths = {
-    cluster: path.join(dataDir, 'postgres'),
-    password: path.join(dataDir, 'postgres.password'),
-    port: path.join(dataDir, 'postgres.port'),
-    log: path.join(dataDir, 'postgres.log'),
-    lock: path.join(dataDir, 'postgres.lock'),
-  };
-  const lock = await FileLock.acquire(paths.lock, 60_000);
+  const lockPath = path.join(dataDir, 'postgres.lock');
+  const lock = await FileLock.acquire(lockPath, 60_000);
   try {
     const account = await serverAccount();
     const bin = reachableBinaries(await binaries(), account);
     // the server's own user must be able to pass through DATA_DIR (search only: nothing in it becomes readable)
     if (account) chmodSync(dataDir, statSync(dataDir).mode | 0o001);
+    const server = serverDir(dataDir, account, options.fallbackRoot ?? ROOT_FALLBACK, log);
+    const paths = {
+      cluster: path.join(server, 'postgres'),
+      password: path.join(dataDir, 'postgres.password'),
+      port: path.join(dataDir, 'postgres.port'),
+      log: path.join(server, 'postgres.log'),
+      lock: lockPath,
+    };
     const password = readOrCreate(paths.password, () => randomBytes(24).toString('base64url'));
     if (!existsSync(path.join(paths.cluster, 'PG_VERSION'))) {
       await initCluster(bin, account, paths.cluster, password, log);
@@ -151,6 +158,37 @@ function reachableBinaries(bin: Binaries, account: Account | null): Binaries {
   }
   const at = (file: string) => path.join(copy, path.relative(native, file));
   return { initdb: at(bin.initdb), pg_ctl: at(bin.pg_ctl), postgres: at(bin.postgres) };
+}
+
+/**
+ * The folder of the server's own files (its cluster and log): DATA_DIR, unless, as root, the server's user
+ * cannot reach DATA_DIR because a folder above it is root's alone (a checkout in root's home or in a
+ * `mktemp -d` folder). Then a folder of its own under `fallbackRoot`, named after DATA_DIR's real path, owned
+ * by that user; DATA_DIR keeps the password, port and lock files, which only root reads. A cluster already
+ * in either place stays where it is.
+ */
+function serverDir(
+  dataDir: string,
+  account: Account | null,
+  fallbackRoot: string,
+  log: (message: string) => void,
+): string {
+  if (!account || existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))) return dataDir;
+  const id = createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 16);
+  const elsewhere = path.join(fallbackRoot, id);
+  if (!existsSync(path.join(elsewhere, 'postgres', 'PG_VERSION')) && canReach(account, dataDir))
+    return dataDir;
+  mkdirSync(fallbackRoot, { recursive: true, mode: 0o711 });
+  const st = statSync(fallbackRoot);
+  if (st.uid !== 0 || (st.mode & 0o022) !== 0) {
+    throw new Error(`${fallbackRoot} must be root's own folder, writable by nobody else`);
+  }
+  if (!existsSync(elsewhere)) {
+    mkdirSync(elsewhere, { mode: 0o700 });
+    chownSync(elsewhere, account.uid, account.gid);
+    log(`user ${account.name} cannot reach ${dataDir}: the embedded PostgreSQL cluster goes to ${elsewhere}`);
+  }
+  return elsewhere;
 }
 
 /** Whether `account` may search every folder above `file` and execute it (owner, group or other bits). */

@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startEmbeddedPostgres } from '../../src/platform/embedded-postgres.js';
 import { type CliResult, lines, runGateway } from '../support/cli.js';
 import { login } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -288,3 +290,41 @@ async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
   expect(check()).toBe(true);
 }
+
+describe.skipIf(process.getuid?.() !== 0)(
+  'embedded database as root, in a folder only root may enter',
+  () => {
+    it('puts its cluster in a folder of its own that the server user can reach, and finds it again', async () => {
+      const closed = mkdtempSync(path.join(tmpdir(), 'gw-closed-')); // 0700: user postgres cannot pass
+      const dir = path.join(closed, 'checkout', 'data');
+      const fallbackRoot = mkdtempSync(path.join(tmpdir(), 'gw-fallback-'));
+      chmodSync(fallbackRoot, 0o711);
+      const messages: string[] = [];
+      try {
+        const first = await startEmbeddedPostgres(dir, (m) => messages.push(m), { fallbackRoot });
+        first.releaseStartLock();
+        const client = new pg.Client({ connectionString: first.url });
+        await client.connect();
+        await client.query('CREATE TABLE kept (n int); INSERT INTO kept VALUES (7)');
+        await client.end();
+        expect(await first.stopIfUnused()).toBe(true);
+        expect(messages.join('\n')).toMatch(/cannot reach .*: the embedded PostgreSQL cluster goes to /);
+        expect(existsSync(path.join(dir, 'postgres'))).toBe(false);
+        const [own] = readdirSync(fallbackRoot);
+        expect(existsSync(path.join(fallbackRoot, own!, 'postgres', 'PG_VERSION'))).toBe(true);
+
+        const again = await startEmbeddedPostgres(dir, () => undefined, { fallbackRoot });
+        again.releaseStartLock();
+        const c2 = new pg.Client({ connectionString: again.url });
+        await c2.connect();
+        expect((await c2.query('SELECT n FROM kept')).rows).toEqual([{ n: 7 }]);
+        await c2.end();
+        expect(await again.stopIfUnused()).toBe(true);
+        expect(readdirSync(fallbackRoot)).toEqual([own]);
+      } finally {
+        rmSync(closed, { recursive: true, force: true });
+        rmSync(fallbackRoot, { recursive: true, force: true });
+      }
+    }, 120_000);
+  },
+);
