@@ -11,12 +11,12 @@ export const DELIVERY_LIMITS = {
   /** Attempts held per process (in flight, claimed and waiting for their host, or being recorded). */
   maxHeld: 2048,
   /** Attempts in flight per target host (host:port) per process. */
-  perHost: 16,
+  perHost: 8,
   /** Attempts of one target host held at once per process (running + claimed and waiting). */
   heldPerHost: 256,
   /** Attempts of one account held at once per process, over all its hosts: a quarter of maxHeld. */
   heldPerAccount: 512,
-  connectionsPerOrigin: 16,
+  connectionsPerOrigin: 8,
   claimBatch: 512,
   fanOutBatch: 500,
   minFanOutRoom: 32,
