@@ -38,14 +38,7 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
   // a busy server makes one write per batch instead of one per line (a write per access line cost ~15 % of
   // the balance read's throughput). pino flushes what is left when the process exits; a SIGKILL can lose the
   // last FLUSH_EVERY_MS of lines.
-  const out = destination({ dest: 1, sync: false, minLength: 4096 });
-  setInterval(() => {
-    try {
-      out.flush();
-    } catch {
-      // the output was closed (the process is ending): nothing left to flush
-    }
-  }, FLUSH_EVERY_MS).unref();
+  const out = destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: FLUSH_EVERY_MS });
   const log = pino(options, out);
   accessLoggers.set(log, pino({ level }, out));
   return log;

@@ -56,7 +56,7 @@ export async function createSale(
   return sale;
 }
 
-/** GET /api/transactions/{id} (Sale JSON text): another account's sale is 403 (spec), an unknown one 404. */
+/** A sale's JSON text for one account (the panel, refunds): another account's sale is 403 (spec), an unknown one 404. */
 export async function saleForAccount(q: Queryable, accountId: number, id: PublicId): Promise<string> {
   return ownedSaleBody(await findSaleJson(q, id), accountId);
 }

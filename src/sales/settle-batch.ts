@@ -107,18 +107,21 @@ async function lockSales(tx: Queryable, refs: SaleRef[]): Promise<SaleRow[]> {
       pairs.push(`(${sqlLiteral(ref.processor)}, ${sqlLiteral(ref.externalTransactionId)})`);
     }
   }
-  const found = [
-    ...(ids.length ? [`SELECT id FROM sales WHERE id IN (${ids.join(', ')})`] : []),
-    ...(uuids.length ? [`SELECT id FROM sales WHERE uuid IN (${uuids.join(', ')})`] : []),
-    ...(pairs.length
-      ? [
-          `SELECT s.id FROM sales s JOIN (VALUES ${pairs.join(', ')}) AS r(processor, external_transaction_id)
-             ON s.processor = r.processor AND s.external_transaction_id = r.external_transaction_id`,
-        ]
-      : []),
-  ];
-  if (found.length === 0) return [];
-  const which = uuids.length === 0 && pairs.length === 0 ? ids.join(', ') : found.join(' UNION ');
+  if (ids.length + uuids.length + pairs.length === 0) return [];
+  // ids alone need no subquery; otherwise each kind of ref through its own unique index
+  const which =
+    uuids.length + pairs.length === 0
+      ? ids.join(', ')
+      : [
+          ...(ids.length ? [`SELECT id FROM sales WHERE id IN (${ids.join(', ')})`] : []),
+          ...(uuids.length ? [`SELECT id FROM sales WHERE uuid IN (${uuids.join(', ')})`] : []),
+          ...(pairs.length
+            ? [
+                `SELECT s.id FROM sales s JOIN (VALUES ${pairs.join(', ')}) AS r(processor, external_transaction_id)
+                   ON s.processor = r.processor AND s.external_transaction_id = r.external_transaction_id`,
+              ]
+            : []),
+        ].join(' UNION ');
   return tx.query<SaleRow>(`SELECT * FROM sales WHERE id IN (${which}) ORDER BY id FOR UPDATE`);
 }
 
