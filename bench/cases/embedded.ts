@@ -11,6 +11,7 @@ import {
   type LoadOptions,
   type Measurement,
   measure,
+  plainScript,
   printRow,
 } from '../lib.js';
 
@@ -90,7 +91,7 @@ interface Side {
 }
 
 async function throughputAndMemory(server: BenchServer, dataDir: string): Promise<void> {
-  const gateway = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
+  const gateway = spawn(process.execPath, [plainScript('bench/server.ts')], {
     env: {
       ...process.env,
       DATABASE_URL: '',
