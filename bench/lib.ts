@@ -212,9 +212,12 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
 export async function measureAround(
   baseline: LoadOptions,
   target: LoadOptions,
+  /** Runs between the target and the second baseline (e.g. waits for the work the target left behind). */
+  afterTarget?: () => Promise<void>,
 ): Promise<{ target: Measurement; baseline: Measurement }> {
   const before = await measure(baseline);
   const measured = await measure(target);
+  await afterTarget?.();
   const after = await measure(baseline);
   return {
     target: measured,

@@ -9,7 +9,9 @@ export async function run(server: BenchServer): Promise<void> {
   const merchant = await fundedMerchant(server.db);
   const prefix = randomBytes(4).toString('hex');
   let n = 0;
-  // the baseline before and after the target, averaged (load drifts on these shared machines)
+  let backlog = '';
+  // the baseline before and after the target, averaged (load drifts on these shared machines); the second
+  // baseline waits until the payouts the target left behind have gone out
   const { target, baseline } = await measureAround(
     { url: `${server.url}/bench/tx`, method: 'POST' },
     {
@@ -27,6 +29,9 @@ export async function run(server: BenchServer): Promise<void> {
         },
       ],
     },
+    async () => {
+      backlog = await payoutBacklog(server, merchant.accountId);
+    },
   );
   const spread = await measure({ url: `${server.url}/bench/tx-spread`, method: 'POST' });
   printRow({
@@ -43,4 +48,32 @@ export async function run(server: BenchServer): Promise<void> {
     baseline: spread,
     goal: 0.6,
   });
+  console.log(backlog);
+}
+
+/**
+ * The payout worker runs beside the API (as `npm start` runs it), so the cashout row pays for submitting what
+ * it accepts: how many withdrawals were still waiting for submission when the load stopped, and how
+ * long they took to go out.
+ */
+async function payoutBacklog(server: BenchServer, accountId: number): Promise<string> {
+  const pending = async () => {
+    const [r] = await server.db.query<{ pending: number; total: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'PENDING')::int AS pending, count(*)::int AS total
+         FROM withdrawals WHERE account_id = $1`,
+      [accountId],
+    );
+    return r!;
+  };
+  const atEnd = await pending();
+  const started = Date.now();
+  let left = atEnd.pending;
+  while (left > 0 && Date.now() - started < 120_000) {
+    await new Promise((r) => setTimeout(r, 200));
+    left = (await pending()).pending;
+  }
+  const secs = ((Date.now() - started) / 1000).toFixed(1);
+  return `  payouts: ${atEnd.total} withdrawals accepted, ${atEnd.pending} not yet submitted when the load stopped${
+    left > 0 ? `, ${left} still not after 120 s` : `, all submitted ${secs} s later`
+  }`;
 }

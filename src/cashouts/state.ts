@@ -1,10 +1,9 @@
 import { type Posting, postEntry } from '../ledger/ledger.js';
 import type { Queryable } from '../platform/db.js';
 import type { EventName } from '../webhooks/events.js';
-import { recordNotification } from '../webhooks/outbox.js';
+import { type NotificationFact, recordNotifications } from '../webhooks/outbox.js';
 import { withdrawalNotificationBody } from './views.js';
 import type { WithdrawalRow, WithdrawalStatus } from './withdrawals.data.js';
-import { findWithdrawalById } from './withdrawals.data.js';
 
 /**
  * The withdrawal state machine, in one place. Creation (→ PENDING) is in cashouts.service; every later
@@ -90,40 +89,78 @@ export async function transition(
   name: Transition,
   externalId: string | null = null,
 ): Promise<TransitionResult> {
+  const [result] = await transitionMany(tx, [{ id, externalId }], name);
+  return result!;
+}
+
+/**
+ * `transition` for many withdrawals (distinct ids) in the caller's transaction: the rows are locked in id
+ * order and moved in one statement, their notification facts recorded in one more, their ledger entries (if
+ * the rule has any) posted one by one. Each withdrawal is decided on its own; results in the order given.
+ */
+export async function transitionMany(
+  tx: Queryable,
+  items: { id: number; externalId: string | null }[],
+  name: Transition,
+): Promise<TransitionResult[]> {
+  if (items.length === 0) return [];
   const rule = RULES[name];
-  const [row] = await tx.query<WithdrawalRow & { user_name: string; user_email: string }>(
-    `WITH w AS (
-       UPDATE withdrawals
+  const ids = items.map((i) => i.id);
+  const rows = await tx.query<WithdrawalRow & { user_name: string; user_email: string }>(
+    `WITH v AS (SELECT * FROM unnest($1::bigint[], $5::text[]) AS v(id, external_id)),
+     l AS (
+       SELECT id FROM withdrawals
+        WHERE id = ANY($1::bigint[]) AND status = $3 ${rule.requiresUnsubmitted ? 'AND submitting_at IS NULL' : ''}
+        ORDER BY id FOR UPDATE),
+     w AS (
+       UPDATE withdrawals w
           SET status = $2, updated_at = now(),
-              processed_at = CASE WHEN $4 THEN now() ELSE processed_at END,
-              external_id = COALESCE($5, external_id)
-        WHERE id = $1 AND status = $3 ${rule.requiresUnsubmitted ? 'AND submitting_at IS NULL' : ''}
-        RETURNING *)
-     SELECT w.*, a.name AS user_name, a.email AS user_email FROM w JOIN accounts a ON a.id = w.account_id`,
-    [id, rule.to, rule.from, rule.processed, externalId],
+              processed_at = CASE WHEN $4 THEN now() ELSE w.processed_at END,
+              external_id = COALESCE(v.external_id, w.external_id)
+         FROM l JOIN v ON v.id = l.id
+        WHERE w.id = l.id AND w.status = $3
+        RETURNING w.*)
+     SELECT w.*, a.name AS user_name, a.email AS user_email FROM w JOIN accounts a ON a.id = w.account_id
+      ORDER BY w.id`,
+    [ids, rule.to, rule.from, rule.processed, items.map((i) => i.externalId)],
   );
-  if (!row) {
-    return { changed: false, withdrawal: await findWithdrawalById(tx, id) };
-  }
-  const { user_name, user_email, ...withdrawal } = row;
-  if (rule.postings) {
-    await postEntry(tx, {
-      kind: `withdrawal.${name}`,
-      refType: 'withdrawal',
-      refId: withdrawal.id,
-      postings: rule.postings(withdrawal),
+  const moved = new Map<number, WithdrawalRow>();
+  const facts: NotificationFact[] = [];
+  for (const { user_name, user_email, ...withdrawal } of rows) {
+    moved.set(withdrawal.id, withdrawal);
+    facts.push({
+      accountId: withdrawal.account_id,
+      event: rule.event,
+      subjectType: 'withdrawal',
+      subjectId: withdrawal.id,
+      webhookBody: withdrawalNotificationBody(withdrawal, rule.notified, {
+        id: withdrawal.account_id,
+        name: user_name,
+        email: user_email,
+      }),
     });
+    if (rule.postings) {
+      await postEntry(tx, {
+        kind: `withdrawal.${name}`,
+        refType: 'withdrawal',
+        refId: withdrawal.id,
+        postings: rule.postings(withdrawal),
+      });
+    }
   }
-  await recordNotification(tx, {
-    accountId: withdrawal.account_id,
-    event: rule.event,
-    subjectType: 'withdrawal',
-    subjectId: withdrawal.id,
-    webhookBody: withdrawalNotificationBody(withdrawal, rule.notified, {
-      id: withdrawal.account_id,
-      name: user_name,
-      email: user_email,
-    }),
+  await recordNotifications(tx, facts);
+  const unchanged = ids.filter((id) => !moved.has(id));
+  const current = new Map(
+    unchanged.length > 0
+      ? (
+          await tx.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE id = ANY($1::bigint[])', [unchanged])
+        ).map((w) => [w.id, w])
+      : [],
+  );
+  return ids.map((id): TransitionResult => {
+    const withdrawal = moved.get(id);
+    return withdrawal
+      ? { changed: true, withdrawal }
+      : { changed: false, withdrawal: current.get(id) ?? null };
   });
-  return { changed: true, withdrawal };
 }

@@ -36,8 +36,3 @@ export async function findWithdrawal(
   );
   return row ?? null;
 }
-
-export async function findWithdrawalById(q: Queryable, id: number): Promise<WithdrawalRow | null> {
-  const [row] = await q.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE id = $1', [id]);
-  return row ?? null;
-}

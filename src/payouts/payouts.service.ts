@@ -1,10 +1,14 @@
-import { transition } from '../cashouts/state.js';
+import pLimit from 'p-limit';
+import { transition, transitionMany } from '../cashouts/state.js';
 import type { WithdrawalRow } from '../cashouts/withdrawals.data.js';
 import type { Db } from '../platform/db.js';
 import { notFound } from '../platform/errors.js';
 import { payoutProviderSeconds } from '../platform/metrics.js';
 import type { Queue } from '../platform/queue.js';
 import { type Headers, type PayoutOrder, type PayoutProvider, ProviderUnavailable } from './provider.js';
+
+/** Orders of one submission batch sent to the provider at once. */
+const SUBMISSIONS_IN_FLIGHT = 8;
 
 /**
  * Submits PENDING withdrawals to the provider and moves them to PROCESSING. Safe to run again at any point
@@ -29,32 +33,44 @@ export async function submitPayouts(
      RETURNING w.*, before.submitting_at IS NULL AS first_claim`,
     [withdrawalIds, provider.name],
   );
-  const submitted: { id: number; externalId: string; rejected?: string }[] = [];
+  const submitted: { id: number; externalId: string; rejected?: string | undefined }[] = [];
   let failure: unknown;
-  for (const w of claimed.sort((a, b) => a.id - b.id)) {
-    const timer = payoutProviderSeconds.startTimer();
-    try {
-      const sent = await provider.submit(orderOf(w));
-      timer({ outcome: 'ok' });
-      submitted.push({ id: w.id, ...sent });
-    } catch (err) {
-      timer({ outcome: 'error' });
-      failure ??= err;
-      // Certainly not received, and no earlier attempt may have reached it: cancellable again.
-      if (err instanceof ProviderUnavailable && w.first_claim) {
-        await db.query(`UPDATE withdrawals SET submitting_at = NULL WHERE id = $1 AND status = 'PENDING'`, [
-          w.id,
-        ]);
-      }
-    }
-  }
+  // orders are independent: a few travel at once, so one slow answer does not hold the whole batch
+  const inFlight = pLimit(SUBMISSIONS_IN_FLIGHT);
+  await Promise.all(
+    claimed
+      .sort((a, b) => a.id - b.id)
+      .map((w) =>
+        inFlight(async () => {
+          const timer = payoutProviderSeconds.startTimer();
+          try {
+            const sent = await provider.submit(orderOf(w));
+            timer({ outcome: 'ok' });
+            submitted.push({ id: w.id, ...sent });
+          } catch (err) {
+            timer({ outcome: 'error' });
+            failure ??= err;
+            // Certainly not received, and no earlier attempt may have reached it: cancellable again.
+            if (err instanceof ProviderUnavailable && w.first_claim) {
+              await db.query(
+                `UPDATE withdrawals SET submitting_at = NULL WHERE id = $1 AND status = 'PENDING'`,
+                [w.id],
+              );
+            }
+          }
+        }),
+      ),
+  );
   if (submitted.length > 0) {
+    submitted.sort((a, b) => a.id - b.id);
     await db.tx(async (tx) => {
-      for (const s of submitted) {
-        await transition(tx, s.id, 'submit', s.externalId);
-        // refused for good by the provider: it was sent and it failed (funds back, withdrawal.rejected)
-        if (s.rejected) await transition(tx, s.id, 'reject', s.externalId);
-      }
+      await transitionMany(
+        tx,
+        submitted.map((s) => ({ id: s.id, externalId: s.externalId })),
+        'submit',
+      );
+      // refused for good by the provider: it was sent and it failed (funds back, withdrawal.rejected)
+      for (const s of submitted) if (s.rejected) await transition(tx, s.id, 'reject', s.externalId);
     });
   }
   if (failure) throw failure;

@@ -32,28 +32,36 @@ export function newEventId(): string {
  * Returns the stable event id.
  */
 export async function recordNotification(tx: Queryable, fact: NotificationFact): Promise<string> {
-  const id = newEventId();
-  // the fact and its place in the outbox queue, in one statement
+  const [id] = await recordNotifications(tx, [fact]);
+  return id!;
+}
+
+/** recordNotification for many facts, in one statement whatever their number; returns their ids in order. */
+export async function recordNotifications(tx: Queryable, facts: NotificationFact[]): Promise<string[]> {
+  if (facts.length === 0) return [];
+  const ids = facts.map(() => newEventId());
+  // the facts and their places in the outbox queue, in one statement
   await tx.query(
     `WITH e AS (
        INSERT INTO notification_events
          (id, account_id, event_type, subject_type, subject_id, webhook_body, postback_url, postback_body,
           postback_host)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[],
+                            $7::text[], $8::text[], $9::text[])
        RETURNING id, created_at)
-     INSERT INTO notification_outbox (event_id, created_at) SELECT id, created_at FROM e`,
+     INSERT INTO notification_outbox (event_id, created_at) SELECT id, created_at FROM e ORDER BY id`,
     [
-      id,
-      fact.accountId,
-      fact.event,
-      fact.subjectType,
-      fact.subjectId,
-      JSON.stringify(fact.webhookBody),
-      fact.postback?.url ?? null,
-      fact.postback ? JSON.stringify(fact.postback.body) : null,
-      fact.postback ? targetGroup(fact.postback.url) : null,
+      ids,
+      facts.map((f) => f.accountId),
+      facts.map((f) => f.event),
+      facts.map((f) => f.subjectType),
+      facts.map((f) => f.subjectId),
+      facts.map((f) => JSON.stringify(f.webhookBody)),
+      facts.map((f) => f.postback?.url ?? null),
+      facts.map((f) => (f.postback ? JSON.stringify(f.postback.body) : null)),
+      facts.map((f) => (f.postback ? targetGroup(f.postback.url) : null)),
     ],
   );
-  countFact(fact.subjectType, fact.webhookBody);
-  return id;
+  for (const f of facts) countFact(f.subjectType, f.webhookBody);
+  return ids;
 }
