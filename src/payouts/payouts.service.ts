@@ -5,10 +5,24 @@ import type { Db } from '../platform/db.js';
 import { notFound } from '../platform/errors.js';
 import { payoutProviderSeconds } from '../platform/metrics.js';
 import type { Queue } from '../platform/queue.js';
-import { type Headers, type PayoutOrder, type PayoutProvider, ProviderUnavailable } from './provider.js';
+import {
+  type Headers,
+  type PayoutOrder,
+  type PayoutProvider,
+  ProviderUnavailable,
+  type Submitted,
+} from './provider.js';
 
-/** Orders of one submission batch sent to the provider at once. */
-const SUBMISSIONS_IN_FLIGHT = 8;
+/** Provider requests of one submission batch in flight at once. */
+const REQUESTS_IN_FLIGHT = 8;
+/** Orders per request to a provider with a batch API. */
+const ORDERS_PER_REQUEST = 100;
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
 
 /**
  * Submits PENDING withdrawals to the provider and moves them to PROCESSING. Safe to run again at any point
@@ -33,33 +47,40 @@ export async function submitPayouts(
      RETURNING w.*, before.submitting_at IS NULL AS first_claim`,
     [withdrawalIds, provider.name],
   );
-  const submitted: { id: number; externalId: string; rejected?: string | undefined }[] = [];
+  const submitted: ({ id: number } & Submitted)[] = [];
   let failure: unknown;
-  // orders are independent: a few travel at once, so one slow answer does not hold the whole batch
-  const inFlight = pLimit(SUBMISSIONS_IN_FLIGHT);
+  // a provider with a batch API gets the orders ORDERS_PER_REQUEST at a time, any other one by one; either
+  // way a few requests travel at once, so one slow answer does not hold the whole batch
+  const sorted = claimed.sort((a, b) => a.id - b.id);
+  const requests = provider.submitBatch ? chunks(sorted, ORDERS_PER_REQUEST) : sorted.map((w) => [w]);
+  const inFlight = pLimit(REQUESTS_IN_FLIGHT);
   await Promise.all(
-    claimed
-      .sort((a, b) => a.id - b.id)
-      .map((w) =>
-        inFlight(async () => {
-          const timer = payoutProviderSeconds.startTimer();
-          try {
-            const sent = await provider.submit(orderOf(w));
-            timer({ outcome: 'ok' });
-            submitted.push({ id: w.id, ...sent });
-          } catch (err) {
-            timer({ outcome: 'error' });
-            failure ??= err;
-            // Certainly not received, and no earlier attempt may have reached it: cancellable again.
-            if (err instanceof ProviderUnavailable && w.first_claim) {
-              await db.query(
-                `UPDATE withdrawals SET submitting_at = NULL WHERE id = $1 AND status = 'PENDING'`,
-                [w.id],
-              );
-            }
+    requests.map((group) =>
+      inFlight(async () => {
+        const timer = payoutProviderSeconds.startTimer();
+        try {
+          const orders = group.map(orderOf);
+          const sent = provider.submitBatch
+            ? await provider.submitBatch(orders)
+            : [await provider.submit(orders[0]!)];
+          timer({ outcome: 'ok' });
+          group.forEach((w, i) => {
+            submitted.push({ id: w.id, ...sent[i]! });
+          });
+        } catch (err) {
+          timer({ outcome: 'error' });
+          failure ??= err;
+          // Certainly not received, and no earlier attempt may have reached it: cancellable again.
+          const unsent = group.filter((w) => err instanceof ProviderUnavailable && w.first_claim);
+          if (unsent.length > 0) {
+            await db.query(
+              `UPDATE withdrawals SET submitting_at = NULL WHERE id = ANY($1::bigint[]) AND status = 'PENDING'`,
+              [unsent.map((w) => w.id)],
+            );
           }
-        }),
-      ),
+        }
+      }),
+    ),
   );
   if (submitted.length > 0) {
     submitted.sort((a, b) => a.id - b.id);

@@ -22,13 +22,24 @@ export type Headers = Record<string, string | string[] | undefined>;
  * twice); `verifyCallback` authenticates the provider's callback over its raw bytes and parses it, or throws
  * an AppError (UNAUTHORIZED for a bad signature, VALIDATION_ERROR for a malformed body).
  */
+/** A provider's answer to one order. */
+export interface Submitted {
+  externalId: string;
+  rejected?: string;
+}
+
 export interface PayoutProvider {
   readonly name: string;
   /**
    * Sends the order. `rejected` means the provider refused it for good (nothing will be paid); an answer
    * that may or may not have reached the provider (timeout, 5xx) is a submission whose outcome `check` finds.
    */
-  submit(order: PayoutOrder): Promise<{ externalId: string; rejected?: string }>;
+  submit(order: PayoutOrder): Promise<Submitted>;
+  /**
+   * For providers whose API takes several orders in one request: the answers in the orders' order. It fails
+   * as `submit` does, for every order of the request at once.
+   */
+  submitBatch?(orders: PayoutOrder[]): Promise<Submitted[]>;
   verifyCallback(rawBody: Buffer, headers: Headers): Promise<PayoutResult>;
   /** Providers without callbacks: what became of a submitted order, read back from the provider. */
   check?(order: PayoutOrder): Promise<PayoutCheck>;

@@ -3,7 +3,7 @@ import type { Db } from '../platform/db.js';
 import { unauthorized, validation } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import { checkTimestamped, signTimestamped } from '../platform/timestamped-signature.js';
-import type { Headers, PayoutOrder, PayoutProvider, PayoutResult } from './provider.js';
+import type { Headers, PayoutOrder, PayoutProvider, PayoutResult, Submitted } from './provider.js';
 import { ProviderUnavailable } from './provider.js';
 
 const SECRET_SETTING = 'sandbox_payouts_secret';
@@ -21,24 +21,40 @@ export class SandboxPayoutProvider implements PayoutProvider {
 
   constructor(private readonly db: Db) {}
 
-  async submit(order: PayoutOrder): Promise<{ externalId: string }> {
-    // One round trip: record the payout (or count a repeat of its reference) unless the provider is down.
-    const [row] = await this.db.query<{ external_id: string }>(
+  async submit(order: PayoutOrder): Promise<Submitted> {
+    const [sent] = await this.submitBatch([order]);
+    return sent!;
+  }
+
+  /**
+   * One round trip for any number of orders, as a batch payout API takes them: record each payout (or count
+   * a repeat of its reference) unless the provider is down, in which case none is taken.
+   */
+  async submitBatch(orders: PayoutOrder[]): Promise<Submitted[]> {
+    if (new Set(orders.map((o) => o.reference)).size !== orders.length) {
+      throw new Error('a payout batch names one reference twice');
+    }
+    const rows = await this.db.query<{ reference: string; external_id: string }>(
       `INSERT INTO sandbox_payouts (reference, external_id, amount, pix_key, pix_key_type)
-       SELECT $1, $2, $3, $4, $5
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::text[])
         WHERE (SELECT value FROM settings WHERE key = 'sandbox_payouts') IS DISTINCT FROM 'down'
        ON CONFLICT (reference) DO UPDATE SET submissions = sandbox_payouts.submissions + 1
-       RETURNING external_id`,
+       RETURNING reference, external_id`,
       [
-        order.reference,
-        `sbx_${randomBytes(12).toString('hex')}`,
-        order.amountCents,
-        order.pixKey,
-        order.pixKeyType,
+        orders.map((o) => o.reference),
+        orders.map(() => `sbx_${randomBytes(12).toString('hex')}`),
+        orders.map((o) => o.amountCents),
+        orders.map((o) => o.pixKey),
+        orders.map((o) => o.pixKeyType),
       ],
     );
-    if (!row) throw new ProviderUnavailable('sandbox payout provider is unreachable');
-    return { externalId: row.external_id };
+    if (rows.length === 0) throw new ProviderUnavailable('sandbox payout provider is unreachable');
+    const byReference = new Map(rows.map((r) => [r.reference, r.external_id]));
+    return orders.map((o) => {
+      const externalId = byReference.get(o.reference.toLowerCase());
+      if (externalId === undefined) throw new Error(`the sandbox took no payout ${o.reference}`);
+      return { externalId };
+    });
   }
 
   /** What the provider would POST to the callback URL for one of its payouts. */

@@ -103,6 +103,41 @@ it('an order the provider did not take stays PENDING and cancellable; the others
     expect(await statusOf(w.id)).toMatchObject({ status: 'PROCESSING' });
 });
 
+it('a provider with a batch API gets the orders a hundred per request, each answered on its own', async () => {
+  const created = [];
+  for (let i = 0; i < 130; i++) created.push(await createCashout(server.url, m, 100));
+  const requests: string[][] = [];
+  const provider: PayoutProvider = {
+    name: 'sandbox',
+    submit: () => Promise.reject(new Error('the batch API is used')),
+    async submitBatch(orders) {
+      requests.push(orders.map((o) => o.reference));
+      return orders.map((o, i) => ({
+        externalId: `batch-${o.reference}`,
+        ...(i === 0 ? { rejected: 'no' } : {}),
+      }));
+    },
+    verifyCallback: () => Promise.reject(new Error('not used')),
+  };
+  await submitPayouts(
+    db,
+    provider,
+    created.map((w) => w.id),
+  );
+  expect(requests.map((r) => r.length).sort()).toEqual([100, 30]);
+  expect(requests.flat().sort()).toEqual(created.map((w) => w.uuid).sort());
+  const firstOfEach = new Set(requests.map((r) => r[0]));
+  for (const w of created) {
+    const row = await statusOf(w.id);
+    // the first order of each request was refused for good: sent, then FAILED with its funds back
+    expect(row).toMatchObject({
+      status: firstOfEach.has(w.uuid) ? 'FAILED' : 'PROCESSING',
+      external_id: `batch-${w.uuid}`,
+    });
+  }
+  expect((await verifyLedger(db)).ok).toBe(true);
+});
+
 it('moves many withdrawals each on its own: a moved one, one in another status, an unknown id', async () => {
   const a = await createCashout(server.url, m, 700);
   const b = await createCashout(server.url, m, 800);
