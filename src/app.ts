@@ -108,7 +108,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(payoutCallbackRoutes, { db, providers });
   if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, apiKey, providers });
   await app.register(webhookRoutes, { webhooks, requireSession });
-  const settler = new SaleSettler(db, queue);
+  const settler = new SaleSettler(db, queue, platform.outbox);
   await app.register(salesRoutes, {
     db,
     apiKey,

@@ -6,6 +6,7 @@ import { type OpenedDatabase, openDatabase } from './database.js';
 import type { Http } from './http.js';
 import { createLogger } from './logger.js';
 import { migrate } from './migrate.js';
+import { OutboxSignal } from './outbox-signal.js';
 import { Queue } from './queue.js';
 
 export interface Runtime {
@@ -32,7 +33,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const database = opened;
     await migrate(db);
     const queue = await Queue.start(db, log);
-    const platform: Platform = { config, db, queue, log };
+    const platform: Platform = { config, db, queue, log, outbox: new OutboxSignal() };
     let stopWorkers: (() => Promise<void>) | undefined;
     if (options.workers) {
       stopWorkers = await startWorkers(platform);

@@ -1,5 +1,6 @@
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
+import type { OutboxSignal } from '../platform/outbox-signal.js';
 import type { Queue } from '../platform/queue.js';
 import { refKey, type Settlement, type SettlementOutcome, settleBatch } from './settle-batch.js';
 import type { TransitionResult } from './transition.js';
@@ -31,6 +32,7 @@ export class SaleSettler {
   constructor(
     private readonly db: Db,
     private readonly queue: Queue,
+    private readonly outbox?: OutboxSignal,
   ) {}
 
   settle(settlement: Settlement): Promise<TransitionResult> {
@@ -90,19 +92,23 @@ export class SaleSettler {
     }
   }
 
-  private run(items: Settlement[]): Promise<SettlementOutcome[]> {
+  private async run(items: Settlement[]): Promise<SettlementOutcome[]> {
     // the balance rows, which every settlement of a merchant shares, are moved with the COMMIT: held locked
     // for that one round trip instead of from the write statement to the end of the transaction
-    return this.db.txEndingWith(
+    const outcomes = await this.db.txEndingWith(
       async (tx) => {
         const last: string[] = [];
-        const outcomes = await settleBatch(tx, this.queue, items, (statement) => {
+        const decided = await settleBatch(tx, this.queue, items, (statement) => {
           last.push(statement);
         });
-        return [outcomes, last.join('\n;\n')];
+        return [decided, last.join('\n;\n')];
       },
       { generic: true },
     );
+    // an applied move recorded its facts (a sale.pending/paid/… for each): committed now
+    if (outcomes.some((o) => typeof o === 'object' && !(o instanceof AppError) && o.outcome === 'applied'))
+      this.outbox?.committed();
+    return outcomes;
   }
 }
 

@@ -21,6 +21,11 @@ export interface DispatchLimits {
   minFanOutRoom: number;
   /** Pause when no fact is waiting: the most a fact recorded by another process waits to be fanned out. */
   fanOutIdleMs: number;
+  /**
+   * Facts committed by this process are fanned out within this long (factsCommitted): one fan-out for all the
+   * commits of that span rather than one per commit.
+   */
+  factsWakeMs: number;
   /** Poll interval for due attempts when none is known (work due in this process wakes it at once). */
   claimIdleMs: number;
   /** Pause after a round that brought work, so the next one brings a useful batch. */
@@ -69,6 +74,10 @@ export class DeliveryDispatcher {
   private woken = false;
   /** The last round skipped fan-out for want of room: a finished attempt ends the pause. */
   private waitingForRoom = false;
+  /** A wake-up already planned for facts committed in this process. */
+  private factsWake: NodeJS.Timeout | undefined;
+  /** Facts committed in this process since the last round began: the next idle pause is skipped. */
+  private factsPending = false;
 
   constructor(
     private readonly deps: { queue: Queryable; log: Logger; timeoutMs: number },
@@ -89,6 +98,7 @@ export class DeliveryDispatcher {
    */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.factsWake);
     this.wake();
     await this.done;
     const waiting = [...this.hosts.values()].flatMap((h) => h.waiting.splice(0));
@@ -99,6 +109,21 @@ export class DeliveryDispatcher {
         this.deps.log.warn({ err }, 'could not hand back claimed attempts; their leases will run out'),
       );
     await Promise.allSettled(this.inFlight);
+  }
+
+  /**
+   * This process committed notification facts: fan out within factsWakeMs instead of at the next idle poll
+   * (fanOutIdleMs). A round already running, or waiting for room, is not hurried.
+   */
+  factsCommitted(): void {
+    if (this.factsWake || this.stopped) return;
+    this.factsWake = setTimeout(() => {
+      this.factsWake = undefined;
+      if (this.waitingForRoom) return; // fan-out waits for room, not for facts
+      this.factsPending = true;
+      this.wakeUp?.();
+    }, this.limits.factsWakeMs);
+    this.factsWake.unref();
   }
 
   /** Work may be due (a retry, a resend, a sweep): claim at once. */
@@ -112,6 +137,7 @@ export class DeliveryDispatcher {
       this.woken = false;
       return Promise.resolve();
     }
+    if (wakeable && this.factsPending) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -132,6 +158,7 @@ export class DeliveryDispatcher {
       try {
         const woken = this.woken;
         this.woken = false;
+        this.factsPending = false; // this round's fan-out starts after those commits
         this.waitingForRoom = false;
         let more = false;
         const now = Date.now();

@@ -2,7 +2,7 @@ import type { Platform } from '../platform/context.js';
 import { startAutoDisable } from './auto-disable.js';
 import { QUEUE_SETTINGS } from './deliveries.data.js';
 import { AttemptRunner } from './delivery-worker.js';
-import { DeliveryDispatcher } from './dispatcher.js';
+import { type DispatchLimits, DeliveryDispatcher } from './dispatcher.js';
 import { NotificationClient } from './http-client.js';
 import { startSweeper } from './sweeper.js';
 
@@ -21,12 +21,16 @@ export const DELIVERY_LIMITS = {
   fanOutBatch: 500,
   minFanOutRoom: 32,
   fanOutIdleMs: 50,
+  factsWakeMs: 5,
   claimIdleMs: 250,
   settleMs: 2,
 } as const;
 
 /** Starts the delivery dispatcher (fan-out and claims) and the sweeper; returns their stop function. */
-export async function startNotificationWorkers(platform: Platform): Promise<() => Promise<void>> {
+export async function startNotificationWorkers(
+  platform: Platform,
+  limits: DispatchLimits = DELIVERY_LIMITS,
+): Promise<() => Promise<void>> {
   const { db, config, log } = platform;
   // fan-out and claims, outcome writes and the sweeper's backstop (one of each at a time) run on the queue's
   // own connections
@@ -45,13 +49,15 @@ export async function startNotificationWorkers(platform: Platform): Promise<() =
   dispatcher = new DeliveryDispatcher(
     { queue, log, timeoutMs: config.webhookTimeoutMs },
     runner,
-    DELIVERY_LIMITS,
+    limits,
   );
 
   dispatcher.start();
+  const unsubscribe = platform.outbox.subscribe(() => dispatcher?.factsCommitted());
   const stopSweeper = startSweeper(db, queue, log, () => dispatcher?.wake());
   const stopAutoDisable = startAutoDisable(db, config, log);
   return async () => {
+    unsubscribe();
     stopSweeper();
     stopAutoDisable();
     await dispatcher?.stop(); // waits for attempts in flight and their outcomes
