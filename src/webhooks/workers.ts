@@ -2,7 +2,7 @@ import type { Platform } from '../platform/context.js';
 import { startAutoDisable } from './auto-disable.js';
 import { QUEUE_SETTINGS } from './deliveries.data.js';
 import { AttemptRunner } from './delivery-worker.js';
-import { type DispatchLimits, DeliveryDispatcher } from './dispatcher.js';
+import { DeliveryDispatcher, type DispatchLimits } from './dispatcher.js';
 import { NotificationClient } from './http-client.js';
 import { startSweeper } from './sweeper.js';
 
@@ -46,11 +46,7 @@ export async function startNotificationWorkers(
     else setTimeout(() => dispatcher?.wake(), delayMs + 5).unref();
   };
   const runner = new AttemptRunner({ db, queue, config, client, wake, log });
-  dispatcher = new DeliveryDispatcher(
-    { queue, log, timeoutMs: config.webhookTimeoutMs },
-    runner,
-    limits,
-  );
+  dispatcher = new DeliveryDispatcher({ queue, log, timeoutMs: config.webhookTimeoutMs }, runner, limits);
 
   dispatcher.start();
   const unsubscribe = platform.outbox.subscribe(() => dispatcher?.factsCommitted());
