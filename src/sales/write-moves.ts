@@ -1,8 +1,7 @@
 import { codeOf, type JournalEntry } from '../ledger/ledger.js';
 import type { Queryable } from '../platform/db.js';
 import { countFact } from '../platform/metrics.js';
-import { targetGroup } from '../webhooks/deliveries.data.js';
-import { type NotificationFact, newEventId } from '../webhooks/outbox.js';
+import { factColumns, type NotificationFact } from '../webhooks/outbox.js';
 import type { SaleStatus } from './status-machine.js';
 import type { SaleRow } from './types.js';
 
@@ -85,15 +84,7 @@ export async function writeMoves(
       updates.map((u) => u.before.id),
       updates.map((u) => u.status),
       updates.map((u) => u.reserveHeld),
-      facts.map(() => newEventId()),
-      facts.map((f) => f.accountId),
-      facts.map((f) => f.event),
-      facts.map((f) => f.subjectType),
-      facts.map((f) => f.subjectId),
-      facts.map((f) => JSON.stringify(f.webhookBody)),
-      facts.map((f) => f.postback?.url ?? null),
-      facts.map((f) => (f.postback ? JSON.stringify(f.postback.body) : null)),
-      facts.map((f) => (f.postback ? targetGroup(f.postback.url) : null)),
+      ...factColumns(facts),
       entries.map((e) => e.kind),
       entries.map((e) => e.refId),
       postings.map((p) => p.ord),

@@ -39,7 +39,7 @@ export async function recordNotification(tx: Queryable, fact: NotificationFact):
 /** recordNotification for many facts, in one statement whatever their number; returns their ids in order. */
 export async function recordNotifications(tx: Queryable, facts: NotificationFact[]): Promise<string[]> {
   if (facts.length === 0) return [];
-  const ids = facts.map(() => newEventId());
+  const columns = factColumns(facts);
   // the facts and their places in the outbox queue, in one statement
   await tx.query(
     `WITH e AS (
@@ -50,18 +50,27 @@ export async function recordNotifications(tx: Queryable, facts: NotificationFact
                             $7::text[], $8::text[], $9::text[])
        RETURNING id, created_at)
      INSERT INTO notification_outbox (event_id, created_at) SELECT id, created_at FROM e ORDER BY id`,
-    [
-      ids,
-      facts.map((f) => f.accountId),
-      facts.map((f) => f.event),
-      facts.map((f) => f.subjectType),
-      facts.map((f) => f.subjectId),
-      facts.map((f) => JSON.stringify(f.webhookBody)),
-      facts.map((f) => f.postback?.url ?? null),
-      facts.map((f) => (f.postback ? JSON.stringify(f.postback.body) : null)),
-      facts.map((f) => (f.postback ? targetGroup(f.postback.url) : null)),
-    ],
+    columns,
   );
   for (const f of facts) countFact(f.subjectType, f.webhookBody);
-  return ids;
+  return columns[0] as string[];
+}
+
+/**
+ * New facts as notification_events columns, one array each, in the order the outbox statements insert them
+ * (id, account_id, event_type, subject_type, subject_id, webhook_body, postback_url, postback_body,
+ * postback_host); each fact gets a new event id.
+ */
+export function factColumns(facts: NotificationFact[]): unknown[][] {
+  return [
+    facts.map(() => newEventId()),
+    facts.map((f) => f.accountId),
+    facts.map((f) => f.event),
+    facts.map((f) => f.subjectType),
+    facts.map((f) => f.subjectId),
+    facts.map((f) => JSON.stringify(f.webhookBody)),
+    facts.map((f) => f.postback?.url ?? null),
+    facts.map((f) => (f.postback ? JSON.stringify(f.postback.body) : null)),
+    facts.map((f) => (f.postback ? targetGroup(f.postback.url) : null)),
+  ];
 }
