@@ -17,17 +17,17 @@ export interface PayoutResult {
 
 export type Headers = Record<string, string | string[] | undefined>;
 
-/**
- * A payout provider adapter. `submit` must be idempotent by reference (a retry after a crash must not pay
- * twice); `verifyCallback` authenticates the provider's callback over its raw bytes and parses it, or throws
- * an AppError (UNAUTHORIZED for a bad signature, VALIDATION_ERROR for a malformed body).
- */
 /** A provider's answer to one order. */
 export interface Submitted {
   externalId: string;
   rejected?: string;
 }
 
+/**
+ * A payout provider adapter. `submit` (and `submitBatch`) must be idempotent by reference (a retry after a
+ * crash must not pay twice); `verifyCallback` authenticates the provider's callback over its raw bytes and
+ * parses it, or throws an AppError (UNAUTHORIZED for a bad signature, VALIDATION_ERROR for a malformed body).
+ */
 export interface PayoutProvider {
   readonly name: string;
   /**

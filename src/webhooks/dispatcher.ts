@@ -113,7 +113,8 @@ export class DeliveryDispatcher {
 
   /**
    * This process committed notification facts: fan out within factsWakeMs instead of at the next idle poll
-   * (fanOutIdleMs). A round already running, or waiting for room, is not hurried.
+   * (fanOutIdleMs). Facts committed while a round runs are fanned out by the next one, without the idle
+   * pause; a dispatcher waiting for room keeps waiting for it.
    */
   factsCommitted(): void {
     if (this.factsWake || this.stopped) return;
