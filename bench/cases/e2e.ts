@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { CredentialService } from '../../src/auth/credentials.service.js';
 import { type BenchServer, CONNECTIONS, DURATION, measure, printRow, WARMUP } from '../lib.js';
-import { seedSales, settleRequests, settleSeed } from './settlement.js';
+import { seedSales, settleRequests, steadySeed } from './settlement.js';
 import { setupTargets, startReceivers } from './webhooks.js';
 
 const CONCURRENCY = 16;
@@ -30,7 +30,7 @@ export async function run(server: BenchServer): Promise<void> {
       keys: { 'x-api-public-key': cred.publicKey, 'x-api-private-key': cred.privateKey },
     };
     const ids = await seedSales(server.db, m.accountId, Math.max(20_000, (DURATION + WARMUP) * 4000));
-    await settleSeed(server.db);
+    await steadySeed(server.db);
 
     await receivers.reset();
     const started = Date.now();

@@ -28,10 +28,10 @@ export async function seedSales(db: Db, accountId: number, n: number): Promise<n
 /**
  * After a bulk seed: vacuumed and analysed, and its WAL checkpointed, so that neither the seed's first-touch
  * hint bits nor a checkpoint forced by its WAL (hundreds of MB for the settlement case) lands in a
- * measurement. (One full run read 268 settlements/s, p99 758 ms, against 1,100–1,600/s in every other; the
+ * measurement. (One full run read 268 settlements/s, p99 758 ms, against 1,100–1,700/s in every other; the
  * cause was not caught, and a checkpoint forced by the seed's WAL is the likeliest.)
  */
-export async function settleSeed(db: Db): Promise<void> {
+export async function steadySeed(db: Db): Promise<void> {
   await db.query('VACUUM (ANALYZE) sales');
   await db.query('CHECKPOINT');
 }
@@ -74,7 +74,7 @@ export async function run(server: BenchServer): Promise<void> {
       return { m, ids: await seedSales(server.db, m.accountId, SALES_EACH) };
     }),
   );
-  await settleSeed(server.db);
+  await steadySeed(server.db);
 
   const oneMerchant = await measureAround(
     { url: `${server.url}/bench/tx`, method: 'POST', connections: CONCURRENCY },

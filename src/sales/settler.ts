@@ -105,7 +105,7 @@ export class SaleSettler {
       },
       { generic: true },
     );
-    // an applied move recorded its facts (a sale.pending/paid/… for each): committed now
+    // applied moves record their notification facts (sale.paid, …): those are committed now
     if (outcomes.some((o) => typeof o === 'object' && !(o instanceof AppError) && o.outcome === 'applied'))
       this.outbox?.committed();
     return outcomes;
