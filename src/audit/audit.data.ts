@@ -100,6 +100,7 @@ export async function recordAuditRows(
       col((r) => r.actor.ip),
       col((r) => r.actor.userAgent?.slice(0, 512) ?? null),
     ],
+    { prepare: 'audit_rows' },
   );
 }
 

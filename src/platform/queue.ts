@@ -1,6 +1,6 @@
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import type { Db, Queryable } from './db.js';
+import type { Db, Queryable, QueryOptions } from './db.js';
 import { JOB_POLICIES, type JobName, type JobPayloads } from './jobs.js';
 
 export interface Job<N extends JobName> {
@@ -23,6 +23,23 @@ export interface WorkOptions {
    * so a queue whose retries must run on time polls more often.
    */
   pollSeconds?: number;
+}
+
+/**
+ * pg-boss's insert, sent in the caller's transaction, cost more to plan than to run (a cashout batch sends one):
+ * each distinct text it sends is a named prepared statement, planned once per connection. pg-boss builds
+ * those texts from a few fixed templates, so the names stay few.
+ */
+const preparedNames = new Map<string, string>();
+const MAX_PREPARED = 64;
+function prepared(text: string): QueryOptions | undefined {
+  let name = preparedNames.get(text);
+  // (bounded, should a later pg-boss write values into its text: then the rest are simply not prepared)
+  if (name === undefined && preparedNames.size < MAX_PREPARED) {
+    name = `queue_send_${preparedNames.size + 1}`;
+    preparedNames.set(text, name);
+  }
+  return name === undefined ? undefined : { prepare: name };
 }
 
 /** A PostgreSQL-backed job queue (pg-boss). Jobs are sent inside the caller's transaction (outbox semantics). */
@@ -62,7 +79,9 @@ export class Queue {
   ): Promise<void> {
     await this.boss.send(name, data as object, {
       db: {
-        executeSql: async (text: string, values?: unknown[]) => ({ rows: await tx.query(text, values) }),
+        executeSql: async (text: string, values?: unknown[]) => ({
+          rows: await tx.query(text, values, prepared(text)),
+        }),
       },
       ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
       ...(options.startAfterSeconds ? { startAfter: options.startAfterSeconds } : {}),
