@@ -74,13 +74,14 @@ export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<num
     }
   }
 
-  const [row] = await tx.query<{ id: number }>(
+  const [row] = await tx.query<{ id: number; written: number }>(
     `WITH e AS (INSERT INTO journal_entries (kind, ref_type, ref_id) VALUES ($1, $2, $3) RETURNING id),
           p AS (INSERT INTO postings (entry_id, ledger_account_id, amount)
                 SELECT e.id, la.id, v.amount
                   FROM e, unnest($4::text[], $5::bigint[]) AS v(code, amount)
-                  JOIN ledger_accounts la ON la.code = v.code)
-     SELECT id FROM e`,
+                  JOIN ledger_accounts la ON la.code = v.code
+                RETURNING 1)
+     SELECT id, (SELECT count(*) FROM p)::int AS written FROM e`,
     [
       entry.kind,
       entry.refType,
@@ -89,6 +90,9 @@ export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<num
       postings.map((p) => p.amount),
     ],
   );
+  // a posting whose ledger account does not exist finds no row in the join: refuse the entry (the caller's
+  // transaction rolls back) instead of writing it without that posting
+  if (row!.written !== postings.length) throw new Error(`a posting of ${entry.kind} names no ledger account`);
   return row!.id;
 }
 
@@ -171,6 +175,8 @@ export async function postBucketTransfers(
       first,
       second,
     ],
+    // a cashout batch's hottest statement: planned once per connection (each variant)
+    { prepare: guarded ? 'ledger_bucket_transfer_guarded' : 'ledger_bucket_transfer' },
   );
   if (!row?.moved) {
     if (guarded) throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient available balance');
