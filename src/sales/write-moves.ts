@@ -108,25 +108,16 @@ export async function writeMoves(
 }
 
 /**
- * One statement that moves merchant balance rows by the given amounts, locking them first in postEntry's
- * order (account, then bucket: it cannot deadlock with postEntry or another batch; NO KEY UPDATE, as an UPDATE
- * takes: FOR UPDATE would also wait for the key-share locks other transactions' postings hold on those rows).
- * Its values are written into its text (integers and the two bucket names, checked here), so it needs no
- * parameters and can share a round trip with COMMIT (Db.txEndingWith); it fails, and so stops that COMMIT,
- * if a row is missing.
+ * One statement that moves merchant balance rows by the given amounts: a call of move_balances (migration
+ * 124), which locks them in postEntry's order and fails, and so stops that COMMIT, if a row is missing. Its
+ * values are written into its text (integers and the two bucket names, checked here), so it needs no
+ * parameters and can share a round trip with COMMIT (Db.txEndingWith).
  */
 export function balanceStatement(moves: { accountId: number; bucket: string; amount: number }[]): string {
-  const values = moves.map(({ accountId, bucket, amount }) => {
+  for (const { accountId, bucket, amount } of moves) {
     if (!Number.isSafeInteger(accountId) || !Number.isSafeInteger(amount)) throw new Error('not an integer');
     if (bucket !== 'available' && bucket !== 'blocked') throw new Error(`unknown bucket ${bucket}`);
-    return `(${accountId}::bigint, '${bucket}'::text, ${amount}::bigint)`;
-  });
-  return `WITH d(account_id, bucket, amount) AS (VALUES ${values.join(', ')}),
-     l AS (
-       SELECT x.id, d.amount FROM ledger_accounts x JOIN d USING (account_id, bucket)
-        ORDER BY x.account_id, x.bucket FOR NO KEY UPDATE OF x),
-     b AS (UPDATE ledger_accounts x SET balance = x.balance + l.amount FROM l WHERE x.id = l.id RETURNING 1)
-     SELECT CASE WHEN count(*) <> ${values.length}
-                 THEN ('balance rows missing: ' || count(*) || ' of ${values.length}')::int END
-       FROM b`;
+  }
+  const list = (f: (m: (typeof moves)[number]) => string | number) => moves.map(f).join(',');
+  return `SELECT move_balances('{${list((m) => m.accountId)}}', '{${list((m) => m.bucket)}}', '{${list((m) => m.amount)}}')`;
 }
