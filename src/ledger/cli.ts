@@ -15,7 +15,9 @@ export const ledgerCommands: Command[] = [
       const what =
         first.kind === 'balance_mismatch'
           ? `account ${first.account} holds ${first.actual} but its postings sum to ${first.expected}`
-          : `journal entry ${first.entryId} does not balance (sum ${first.sum})`;
+          : first.kind === 'orphan_posting'
+            ? `posting ${first.postingId} names journal entry ${first.entryId} and ledger account ${first.ledgerAccountId}, and one of them does not exist`
+            : `journal entry ${first.entryId} does not balance (sum ${first.sum})`;
       return {
         result: report,
         text: report.problems.map((p) => JSON.stringify(p)).join('\n'),

@@ -1,8 +1,10 @@
 import type { Queryable } from '../platform/db.js';
 
 export interface LedgerProblem {
-  kind: 'unbalanced_entry' | 'balance_mismatch';
+  kind: 'unbalanced_entry' | 'balance_mismatch' | 'orphan_posting';
   entryId?: number;
+  postingId?: number;
+  ledgerAccountId?: number;
   account?: string;
   expected?: number;
   actual?: number;
@@ -16,7 +18,10 @@ export interface LedgerReport {
   problems: LedgerProblem[];
 }
 
-/** Every entry sums to zero, and every maintained (merchant) balance equals the sum of its postings. */
+/**
+ * Every entry sums to zero, every posting belongs to an existing entry and ledger account (postings carry no
+ * foreign keys: migration 125), and every maintained (merchant) balance equals the sum of its postings.
+ */
 export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
   const unbalanced = await q.query<{ entry_id: number; sum: number }>(
     `SELECT entry_id, sum(amount)::bigint AS sum FROM postings GROUP BY entry_id HAVING sum(amount) <> 0 ORDER BY entry_id`,
@@ -29,10 +34,22 @@ export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
      HAVING la.balance <> COALESCE(sum(p.amount), 0)
       ORDER BY la.code`,
   );
+  const orphans = await q.query<{ id: number; entry_id: number; ledger_account_id: number }>(
+    `SELECT p.id, p.entry_id, p.ledger_account_id FROM postings p
+      WHERE NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.id = p.entry_id)
+         OR NOT EXISTS (SELECT 1 FROM ledger_accounts la WHERE la.id = p.ledger_account_id)
+      ORDER BY p.id`,
+  );
   const [counts] = await q.query<{ entries: number; accounts: number }>(
     `SELECT (SELECT count(*) FROM journal_entries)::bigint AS entries, (SELECT count(*) FROM ledger_accounts)::bigint AS accounts`,
   );
   const problems: LedgerProblem[] = [
+    ...orphans.map((r) => ({
+      kind: 'orphan_posting' as const,
+      postingId: r.id,
+      entryId: r.entry_id,
+      ledgerAccountId: r.ledger_account_id,
+    })),
     ...unbalanced.map((r) => ({ kind: 'unbalanced_entry' as const, entryId: r.entry_id, sum: r.sum })),
     ...mismatched.map((r) => ({
       kind: 'balance_mismatch' as const,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postEntry } from '../../src/ledger/ledger.js';
+import { type Posting, postEntry } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { runGateway } from '../support/cli.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
@@ -16,6 +16,10 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
+/** postEntry in a transaction of its own. */
+const postAlone = (kind: string, postings: Posting[]) =>
+  server.runtime.platform.db.tx((tx) => postEntry(tx, { kind, refType: 'test', refId: 1, postings }));
+
 describe('gateway ledger verify', () => {
   it('passes on a consistent ledger', async () => {
     const report = await verifyLedger(server.runtime.platform.db);
@@ -28,15 +32,22 @@ describe('gateway ledger verify', () => {
   it('refuses an unbalanced entry before writing anything', async () => {
     const { db } = server.runtime.platform;
     await expect(
-      db.tx((tx) =>
-        postEntry(tx, {
-          kind: 'test.bad',
-          refType: 'test',
-          refId: 1,
-          postings: [{ target: { accountId: m.accountId, bucket: 'available' }, amount: 5 }],
-        }),
-      ),
+      postAlone('test.bad', [{ target: { accountId: m.accountId, bucket: 'available' }, amount: 5 }]),
     ).rejects.toThrow(/unbalanced/);
+    expect((await verifyLedger(db)).ok).toBe(true);
+  });
+
+  it('refuses an entry with a posting to a ledger account that does not exist, writing nothing', async () => {
+    const { db } = server.runtime.platform;
+    const [before] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM journal_entries');
+    await expect(
+      postAlone('test.unknown_account', [
+        { target: { system: 'nowhere' as 'processor' }, amount: -5 },
+        { target: { accountId: m.accountId, bucket: 'available' }, amount: 5 },
+      ]),
+    ).rejects.toThrow(/test.unknown_account names no ledger account/);
+    const [after] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM journal_entries');
+    expect(after!.n).toBe(before!.n);
     expect((await verifyLedger(db)).ok).toBe(true);
   });
 
@@ -84,6 +95,38 @@ describe('gateway ledger verify', () => {
       expect((await runGateway(['ledger', 'verify'], server.env)).code).toBe(1);
     } finally {
       await db.query('UPDATE postings SET amount = amount + 7 WHERE id = $1', [p!.id]);
+    }
+    expect((await verifyLedger(db)).ok).toBe(true);
+  });
+
+  it('names a posting whose journal entry or ledger account does not exist (postings carry no foreign keys)', async () => {
+    const { db } = server.runtime.platform;
+    const [real] = await db.query<{ entry_id: number; ledger_account_id: number }>(
+      'SELECT entry_id, ledger_account_id FROM postings ORDER BY id LIMIT 1',
+    );
+    const missing = 2 ** 40;
+    // each pair sums to zero: only the missing entry or account is wrong
+    const orphans = await db.query<{ id: number; entry_id: number; ledger_account_id: number }>(
+      `INSERT INTO postings (entry_id, ledger_account_id, amount)
+       VALUES ($1, $2, 5), ($1, $2, -5), ($3, $4, 5), ($3, $4, -5)
+       RETURNING id, entry_id, ledger_account_id`,
+      [missing, real!.ledger_account_id, real!.entry_id, missing],
+    );
+    try {
+      const report = await verifyLedger(db);
+      for (const o of orphans) {
+        expect(report.problems).toContainEqual({
+          kind: 'orphan_posting',
+          postingId: o.id,
+          entryId: o.entry_id,
+          ledgerAccountId: o.ledger_account_id,
+        });
+      }
+      const out = await runGateway(['ledger', 'verify'], server.env);
+      expect(out.code).toBe(1);
+      expect(out.stderr).toContain(`posting ${orphans[0]!.id} names journal entry ${missing}`);
+    } finally {
+      await db.query('DELETE FROM postings WHERE id = ANY($1::bigint[])', [orphans.map((o) => o.id)]);
     }
     expect((await verifyLedger(db)).ok).toBe(true);
   });
