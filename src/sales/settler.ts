@@ -12,6 +12,15 @@ const MAX_BATCH = 64;
  * merchant as fast as 1 and 64 merchants faster; 3 or more made batches smaller and cost PostgreSQL more.
  */
 const PARALLEL = 2;
+/**
+ * Reports a batch needs to start beside one already running; fewer wait for it to finish (one batch's time,
+ * a few ms), but not longer than `maxWaitBesideMs` (a running batch may be stuck behind a lock). A batch of
+ * one costs almost the fixed cost of a full one, and starting one for each report that arrived while a batch
+ * ran split the work into batches of ~14 and of 1: measured at concurrency 16, waiting for 8 settled one
+ * merchant ~20 % faster and 64 merchants ~15 % faster (docs/performance.md).
+ */
+const MIN_BESIDE_RUNNING = 8;
+const MAX_WAIT_BESIDE_MS = 10;
 
 interface Waiting extends Settlement {
   resolve(result: TransitionResult): void;
@@ -28,11 +37,13 @@ interface Waiting extends Settlement {
 export class SaleSettler {
   private waiting: Waiting[] = [];
   private running = 0;
+  private besideTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly queue: Queue,
     private readonly outbox?: OutboxSignal,
+    private readonly maxWaitBesideMs = MAX_WAIT_BESIDE_MS,
   ) {}
 
   settle(settlement: Settlement): Promise<TransitionResult> {
@@ -42,8 +53,17 @@ export class SaleSettler {
     });
   }
 
-  private pump(): void {
+  private pump(overdue = false): void {
     while (this.running < PARALLEL && this.waiting.length > 0) {
+      if (this.running > 0 && this.waiting.length < MIN_BESIDE_RUNNING && !overdue) {
+        this.besideTimer ??= setTimeout(() => {
+          this.besideTimer = undefined;
+          this.pump(true);
+        }, this.maxWaitBesideMs);
+        return;
+      }
+      clearTimeout(this.besideTimer);
+      this.besideTimer = undefined;
       const batch = this.take();
       this.running++;
       void this.execute(batch).finally(() => {
