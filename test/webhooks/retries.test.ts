@@ -142,11 +142,25 @@ describe('retry rules', () => {
     const hook = await createWebhook(server, merchant, `${receiver.url}/hook`, ['sale.paid']);
     const inFlight = DELIVERY_LIMITS.perHost;
     for (let i = 0; i < inFlight + 4; i++) await recordFact(server, merchant.accountId, 'sale.paid');
-    // the host's limit in flight (hanging), 4 claimed and waiting in the process
+    // the host's limit in flight (hanging), 4 claimed and waiting in the process. Every fact must be fanned
+    // out before the delete: a fact fanned out after it makes no delivery at all (under load the first
+    // fan-out can take only some of the 12 facts, and their 8 attempts arrive before the rest are fanned out)
     await receiver.waitFor(inFlight);
+    const { db } = server.runtime.platform;
+    await waitUntil(
+      async () => {
+        const [r] = await db.query<{ claimed: number }>(
+          `SELECT count(*)::int AS claimed FROM notification_deliveries
+            WHERE webhook_id = $1 AND status = 'PENDING' AND ticket IS NULL AND attempts = 1`,
+          [hook.id],
+        );
+        return r!.claimed === inFlight + 4;
+      },
+      30000,
+      () => 'every delivery to be claimed',
+    );
     const del = await call('DELETE', `${server.url}/api/webhook/${hook.id}`, { headers: merchant.panel });
     expect(del.status).toBe(204);
-    const { db } = server.runtime.platform;
     const rows = await waitUntil(
       async () => {
         const r = await db.query<{ status: string; error: string }>(
