@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeApiKeyAuth } from '../support/auth-checks.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
+import { bypassLedgerGuards } from '../support/ledger.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -22,7 +23,7 @@ describe('GET /api/public/balance', () => {
 
   it('creates the missing balance record under concurrent first requests', async () => {
     const { db } = server.runtime.platform;
-    await db.query('DELETE FROM ledger_accounts WHERE account_id = $1', [merchant.accountId]);
+    await bypassLedgerGuards(db, 'DELETE FROM ledger_accounts WHERE account_id = $1', [merchant.accountId]);
     const results = await Promise.all(
       Array.from({ length: 20 }, () =>
         call('GET', `${server.url}/api/public/balance`, { headers: merchant.keys }),

@@ -3,7 +3,7 @@ import { type Posting, postEntry } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { runGateway } from '../support/cli.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
-import { fundMerchant } from '../support/ledger.js';
+import { bypassLedgerGuards, fundMerchant } from '../support/ledger.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -88,13 +88,13 @@ describe('gateway ledger verify', () => {
       `SELECT p.id, p.entry_id FROM postings p JOIN ledger_accounts la ON la.id = p.ledger_account_id
         WHERE la.code = 'system:processor' LIMIT 1`,
     );
-    await db.query('UPDATE postings SET amount = amount - 7 WHERE id = $1', [p!.id]);
+    await bypassLedgerGuards(db, 'UPDATE postings SET amount = amount - 7 WHERE id = $1', [p!.id]);
     try {
       const report = await verifyLedger(db);
       expect(report.problems).toContainEqual({ kind: 'unbalanced_entry', entryId: p!.entry_id, sum: -7 });
       expect((await runGateway(['ledger', 'verify'], server.env)).code).toBe(1);
     } finally {
-      await db.query('UPDATE postings SET amount = amount + 7 WHERE id = $1', [p!.id]);
+      await bypassLedgerGuards(db, 'UPDATE postings SET amount = amount + 7 WHERE id = $1', [p!.id]);
     }
     expect((await verifyLedger(db)).ok).toBe(true);
   });
@@ -126,8 +126,33 @@ describe('gateway ledger verify', () => {
       expect(out.code).toBe(1);
       expect(out.stderr).toContain(`posting ${orphans[0]!.id} names journal entry ${missing}`);
     } finally {
-      await db.query('DELETE FROM postings WHERE id = ANY($1::bigint[])', [orphans.map((o) => o.id)]);
+      await bypassLedgerGuards(db, 'DELETE FROM postings WHERE id = ANY($1::bigint[])', [
+        orphans.map((o) => o.id),
+      ]);
     }
+    expect((await verifyLedger(db)).ok).toBe(true);
+  });
+
+  it('the database refuses to change or remove journal entries and postings, and to remove ledger accounts', async () => {
+    const { db } = server.runtime.platform;
+    const [p] = await db.query<{ id: number; entry_id: number; ledger_account_id: number; amount: number }>(
+      'SELECT id, entry_id, ledger_account_id, amount FROM postings ORDER BY id LIMIT 1',
+    );
+    const refused = [
+      ['UPDATE postings SET amount = amount + 1 WHERE id = $1', p!.id],
+      ['DELETE FROM postings WHERE id = $1', p!.id],
+      ['TRUNCATE postings CASCADE'],
+      [`UPDATE journal_entries SET kind = 'x' WHERE id = $1`, p!.entry_id],
+      ['DELETE FROM journal_entries WHERE id = $1', p!.entry_id],
+      ['TRUNCATE journal_entries CASCADE'],
+      ['DELETE FROM ledger_accounts WHERE id = $1', p!.ledger_account_id],
+      ['TRUNCATE ledger_accounts CASCADE'],
+    ] as const;
+    for (const [sql, id] of refused) {
+      await expect(db.query(sql, id === undefined ? [] : [id]), sql).rejects.toThrow(/is append-only/);
+    }
+    const [after] = await db.query<{ amount: number }>('SELECT amount FROM postings WHERE id = $1', [p!.id]);
+    expect(after!.amount).toBe(p!.amount);
     expect((await verifyLedger(db)).ok).toBe(true);
   });
 });

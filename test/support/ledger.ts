@@ -15,3 +15,15 @@ export async function fundMerchant(db: Db, accountId: number, cents: number): Pr
     }),
   );
 }
+
+/**
+ * Runs a statement the ledger's append-only triggers would refuse (migration 126), to corrupt or repair it on
+ * purpose: in a transaction of its own, with triggers off for that transaction (the tests connect as a
+ * superuser). Returns its rows.
+ */
+export function bypassLedgerGuards<T>(db: Db, sql: string, params: unknown[] = []): Promise<T[]> {
+  return db.tx(async (tx) => {
+    await tx.query('SET LOCAL session_replication_role = replica');
+    return tx.query<T>(sql, params);
+  });
+}

@@ -1,0 +1,23 @@
+-- The ledger is append-only, as the audit log is (migration 090): journal entries and postings refuse UPDATE,
+-- DELETE and TRUNCATE, and ledger accounts refuse DELETE and TRUNCATE (their balance is updated in place).
+-- With postings carrying no foreign keys (migration 125), this is what keeps a posting's entry and ledger
+-- account in existence: postings are only inserted by statements that find both, and neither can go away.
+-- Row triggers fire only on the refused operations, so the inserts of every settlement and cashout pay
+-- nothing for them.
+CREATE FUNCTION ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP USING ERRCODE = 'insufficient_privilege';
+END;
+$$;
+CREATE TRIGGER journal_entries_no_change BEFORE UPDATE OR DELETE ON journal_entries
+  FOR EACH ROW EXECUTE FUNCTION ledger_append_only();
+CREATE TRIGGER journal_entries_no_truncate BEFORE TRUNCATE ON journal_entries
+  FOR EACH STATEMENT EXECUTE FUNCTION ledger_append_only();
+CREATE TRIGGER postings_no_change BEFORE UPDATE OR DELETE ON postings
+  FOR EACH ROW EXECUTE FUNCTION ledger_append_only();
+CREATE TRIGGER postings_no_truncate BEFORE TRUNCATE ON postings
+  FOR EACH STATEMENT EXECUTE FUNCTION ledger_append_only();
+CREATE TRIGGER ledger_accounts_no_delete BEFORE DELETE ON ledger_accounts
+  FOR EACH ROW EXECUTE FUNCTION ledger_append_only();
+CREATE TRIGGER ledger_accounts_no_truncate BEFORE TRUNCATE ON ledger_accounts
+  FOR EACH STATEMENT EXECUTE FUNCTION ledger_append_only();
