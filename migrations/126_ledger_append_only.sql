@@ -1,5 +1,6 @@
 -- The ledger is append-only, as the audit log is (migration 090): journal entries and postings refuse UPDATE,
--- DELETE and TRUNCATE, and ledger accounts refuse DELETE and TRUNCATE (their balance is updated in place).
+-- DELETE and TRUNCATE; ledger accounts refuse DELETE, TRUNCATE and any change of what identifies them (id,
+-- code, account, bucket: their balance is updated in place, and nothing else).
 -- With postings carrying no foreign keys (migration 125), this is what keeps a posting's entry and ledger
 -- account in existence: postings are only inserted by statements that find both, and neither can go away.
 -- Row triggers fire only on the refused operations, so the inserts of every settlement and cashout pay
@@ -18,6 +19,8 @@ CREATE TRIGGER postings_no_change BEFORE UPDATE OR DELETE ON postings
 CREATE TRIGGER postings_no_truncate BEFORE TRUNCATE ON postings
   FOR EACH STATEMENT EXECUTE FUNCTION ledger_append_only();
 CREATE TRIGGER ledger_accounts_no_delete BEFORE DELETE ON ledger_accounts
+  FOR EACH ROW EXECUTE FUNCTION ledger_append_only();
+CREATE TRIGGER ledger_accounts_no_change_of_identity BEFORE UPDATE OF id, code, account_id, bucket ON ledger_accounts
   FOR EACH ROW EXECUTE FUNCTION ledger_append_only();
 CREATE TRIGGER ledger_accounts_no_truncate BEFORE TRUNCATE ON ledger_accounts
   FOR EACH STATEMENT EXECUTE FUNCTION ledger_append_only();

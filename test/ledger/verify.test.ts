@@ -133,7 +133,7 @@ describe('gateway ledger verify', () => {
     expect((await verifyLedger(db)).ok).toBe(true);
   });
 
-  it('the database refuses to change or remove journal entries and postings, and to remove ledger accounts', async () => {
+  it('the database refuses to change or remove journal entries and postings, and to remove ledger accounts or change what identifies them', async () => {
     const { db } = server.runtime.platform;
     const [p] = await db.query<{ id: number; entry_id: number; ledger_account_id: number; amount: number }>(
       'SELECT id, entry_id, ledger_account_id, amount FROM postings ORDER BY id LIMIT 1',
@@ -146,6 +146,8 @@ describe('gateway ledger verify', () => {
       ['DELETE FROM journal_entries WHERE id = $1', p!.entry_id],
       ['TRUNCATE journal_entries CASCADE'],
       ['DELETE FROM ledger_accounts WHERE id = $1', p!.ledger_account_id],
+      ['UPDATE ledger_accounts SET id = id + 1000000 WHERE id = $1', p!.ledger_account_id],
+      [`UPDATE ledger_accounts SET code = 'moved' WHERE id = $1`, p!.ledger_account_id],
       ['TRUNCATE ledger_accounts CASCADE'],
     ] as const;
     for (const [sql, id] of refused) {
