@@ -1,5 +1,5 @@
 import type { Command } from '../cli/command.js';
-import { verifyLedger } from './verify.js';
+import { type LedgerProblem, verifyLedger } from './verify.js';
 
 export const ledgerCommands: Command[] = [
   {
@@ -11,13 +11,7 @@ export const ledgerCommands: Command[] = [
       if (report.ok) {
         return { result: report, text: `ledger ok: ${report.entries} entries, ${report.accounts} accounts` };
       }
-      const first = report.problems[0]!;
-      const what =
-        first.kind === 'balance_mismatch'
-          ? `account ${first.account} holds ${first.actual} but its postings sum to ${first.expected}`
-          : first.kind === 'orphan_posting'
-            ? `posting ${first.postingId} names journal entry ${first.entryId} and ledger account ${first.ledgerAccountId}, and one of them does not exist`
-            : `journal entry ${first.entryId} does not balance (sum ${first.sum})`;
+      const what = describeProblem(report.problems[0]!);
       return {
         result: report,
         text: report.problems.map((p) => JSON.stringify(p)).join('\n'),
@@ -27,3 +21,14 @@ export const ledgerCommands: Command[] = [
     },
   },
 ];
+
+function describeProblem(p: LedgerProblem): string {
+  switch (p.kind) {
+    case 'balance_mismatch':
+      return `account ${p.account} holds ${p.actual} but its postings sum to ${p.expected}`;
+    case 'orphan_posting':
+      return `posting ${p.postingId} names journal entry ${p.entryId} and ledger account ${p.ledgerAccountId}, and one of them does not exist`;
+    case 'unbalanced_entry':
+      return `journal entry ${p.entryId} does not balance (sum ${p.sum})`;
+  }
+}
