@@ -25,9 +25,11 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
 
 /**
  * onRequest hook for every API-key route: both headers → 401 (route's shape), an expired key → 401 like an
- * unknown one; then the IP allow-list → 403 IP_NOT_ALLOWED (shape B); then a read-only key on a route that
- * changes something → 403 FORBIDDEN (shape A, decisions.md); then the key's rate limit, when there is one
- * (only authenticated requests count against a key). Warm requests touch no database.
+ * unknown one; then the IP allow-list → 403 IP_NOT_ALLOWED (shape B); then the key's rate limit, when there
+ * is one; then a read-only key on a route that changes something → 403 FORBIDDEN (shape A, decisions.md).
+ * Every request the key holder makes counts against the key, refused ones included; requests with a wrong
+ * key, or from outside the allow-list, do not (they would let a stranger spend the merchant's limit). Warm
+ * requests touch no database.
  */
 export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder, limit: Limiter | null = null) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -61,6 +63,11 @@ export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder, limit: Li
         );
       }
     }
+    lastUse.note(cred.credentialId, request.ip ?? null); // canonical form taken when written
+    if (limit) {
+      const counting = limit(request, reply);
+      if (counting) await counting;
+    }
     if (cred.scope === 'read' && !READ_METHODS.has(request.method)) {
       throw new AppError('FORBIDDEN', 'This API key is read-only: it opens GET routes only', {}, 'A');
     }
@@ -70,11 +77,6 @@ export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder, limit: Li
       publicKey,
       scope: cred.scope,
     };
-    lastUse.note(cred.credentialId, request.ip ?? null); // canonical form taken when written
-    if (limit) {
-      const counting = limit(request, reply);
-      if (counting) await counting;
-    }
   };
 }
 

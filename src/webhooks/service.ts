@@ -199,14 +199,20 @@ export class WebhookService {
   }
 }
 
-/** A non-empty list of the spec's event names, or "*" (every event but cart.*), optionally with cart names. */
+/** A non-empty list of the spec's event names, or ["*"] alone (every event but cart.*). */
 function checkEvents(raw: unknown): string[] {
   if (!Array.isArray(raw) || raw.length === 0) {
     throw validation('events must be a non-empty list of event names, or ["*"]');
   }
+  if (raw.includes('*')) {
+    if (raw.every((e) => e === '*')) return ['*'];
+    throw validation('"*" stands alone: send ["*"], or list the event names (cart events are never in "*")');
+  }
   for (const e of raw) {
-    if (e !== '*' && !isEventName(e)) {
-      throw validation(`Unknown event ${JSON.stringify(e)}; known events: ${EVENT_NAMES.join(', ')} or "*"`);
+    if (!isEventName(e)) {
+      throw validation(
+        `Unknown event ${JSON.stringify(e)}; known events: ${EVENT_NAMES.join(', ')} or ["*"]`,
+      );
     }
   }
   return [...new Set(raw as string[])];

@@ -61,6 +61,48 @@ describe('per API key (RATE_LIMIT_PER_KEY a second)', () => {
     expect((await balance(s, m)).status).toBe(200);
   });
 
+  it('counts a read-only key’s refused changes (403) against it, but not requests from outside the allow-list', async () => {
+    const s = await server({ RATE_LIMIT_PER_KEY: '4' });
+    const m = await createMerchant(s);
+    const issued = await call<{ publicKey: string; privateKey: string }>('POST', `${s.url}/api/credentials`, {
+      headers: m.panel,
+      body: { scope: 'read' },
+    });
+    const read = {
+      'x-api-public-key': issued.body.publicKey,
+      'x-api-private-key': issued.body.privateKey,
+    };
+    const cashout = () =>
+      call('POST', `${s.url}/api/public/cashout`, {
+        headers: read,
+        body: { amount: 100, pixKey: '52998224725' },
+      });
+    const refused = await Promise.all(Array.from({ length: 8 }, cashout));
+    const statuses = refused.map((r) => r.status).sort();
+    expect(statuses.filter((x) => x === 403)).toHaveLength(4);
+    expect(statuses.filter((x) => x === 429)).toHaveLength(4);
+    expect(refused.find((r) => r.status === 429)!.body).toEqual({
+      message: expect.any(String),
+      error: 'RATE_LIMITED',
+    });
+
+    // the allow-list is checked first: a stranger holding the keys cannot spend the merchant's limit
+    const ips = await call('PUT', `${s.url}/api/settings/allowed-ips`, {
+      headers: m.panel,
+      body: { ips: ['127.0.0.1'] },
+    });
+    expect(ips.status).toBe(200);
+    await new Promise((res) => setTimeout(res, 1100));
+    for (let i = 0; i < 6; i++) {
+      const outside = await call('GET', `${s.url}/api/public/balance`, {
+        headers: m.keys,
+        localAddress: '127.0.0.2',
+      });
+      expect(outside.status).toBe(403);
+    }
+    expect((await balance(s, m)).status).toBe(200);
+  });
+
   it('is off with 0', async () => {
     const s = await server({ RATE_LIMIT_PER_KEY: '0' });
     const m = await createMerchant(s);

@@ -91,6 +91,8 @@ describe('POST /api/webhook', () => {
       { webhookUrl: 'https://example.com/', events: ['sale.paid', 'sale.exploded'] },
       { webhookUrl: 'https://example.com/', events: 'sale.paid' },
       { webhookUrl: 'https://example.com/', events: [7] },
+      { webhookUrl: 'https://example.com/', events: ['*', 'sale.paid'] }, // "*" stands alone
+      { webhookUrl: 'https://example.com/', events: ['cart.abandoned', '*'] },
       { webhookUrl: 'https://example.com/' },
       { events: ['*'] },
     ];
@@ -152,7 +154,13 @@ describe('GET/PUT/DELETE /api/webhook', () => {
       webhookUrl: 'https://after.example.com/x',
       events: ['cart.recovered'],
     });
-    for (const body of [{}, { events: [] }, { webhookUrl: 'nope' }, { events: ['x'] }]) {
+    for (const body of [
+      {},
+      { events: [] },
+      { webhookUrl: 'nope' },
+      { events: ['x'] },
+      { events: ['*', 'x'] },
+    ]) {
       const bad = await call('PUT', url(`/api/webhook/${hook.id}`), { headers: merchant.panel, body });
       expect(bad.status, JSON.stringify(body)).toBe(400);
       expect(bad.body).toEqual(shapeA('VALIDATION_ERROR'));
