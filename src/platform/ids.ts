@@ -1,18 +1,20 @@
 import { notFound } from './errors.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const NUMERIC = /^[1-9]\d{0,15}$/;
+const DIGITS = /^\d+$/;
 
 export type PublicId = { kind: 'uuid'; uuid: string } | { kind: 'numeric'; id: number };
 
-/** A path id is either a uuid (recommended) or the legacy numeric id. Anything else → null. */
+/**
+ * A path id is either a uuid (recommended) or the legacy numeric id. Anything else → null (400). Digits that
+ * are no id as the gateway writes one (0, 007, beyond 2^53, where a number would be read as a neighbour) are
+ * still a number, so they are a numeric id that names no row: id 0 (ids start at 1), found nowhere (404).
+ */
 export function parsePublicId(raw: string): PublicId | null {
   if (UUID.test(raw)) return { kind: 'uuid', uuid: raw.toLowerCase() };
-  if (NUMERIC.test(raw)) {
-    const id = Number(raw);
-    if (Number.isSafeInteger(id)) return { kind: 'numeric', id };
-  }
-  return null;
+  if (!DIGITS.test(raw)) return null;
+  const id = Number(raw);
+  return { kind: 'numeric', id: Number.isSafeInteger(id) && String(id) === raw ? id : 0 };
 }
 
 export function isUuid(raw: string): boolean {
