@@ -120,7 +120,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
         summary:
           'What a withdrawal of this amount would be charged now: the creation’s own amount rules and fees',
         querystring: S.FeePreviewQuery,
-        response: { 200: S.FeePreview, 400: Type.Union([ShapeA, ShapeC]), 401: ShapeA, 422: ShapeC },
+        response: { 200: S.FeePreview, 400: ShapeA, 401: ShapeA, 422: ShapeC },
       },
     },
     async (request) => {
@@ -162,7 +162,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
         body: PanelCashoutBody,
         response: {
           201: S.WithdrawalCreated,
-          400: Type.Union([ShapeD, ShapeC]),
+          400: ShapeD,
           401: Type.Union([ShapeA, ShapeD]),
           403: Type.Union([ShapeC, ShapeB, ShapeD]),
           409: ShapeC,

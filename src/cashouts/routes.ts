@@ -35,8 +35,7 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
         body: S.CashoutBody,
         response: {
           201: S.WithdrawalCreated,
-          // D for invalid input, C for GENERAL_ERROR (fees that take the whole amount)
-          400: Type.Union([ShapeD, ShapeC]),
+          400: ShapeD,
           401: ShapeD,
           403: Type.Union([ShapeC, ShapeB, ShapeA]),
           409: ShapeC,

@@ -36,7 +36,9 @@ export const ERROR_STATUS = {
   MAXIMUM_VALUE: 422,
   API_WITHDRAWAL_DISABLED_GLOBALLY: 403,
   TRANSFER_NOT_ALLOWED: 403,
-  GENERAL_ERROR: 400,
+  // the fees take the whole amount: a valid request the account's fees make impossible (shape C's 422, as the
+  // spec gives every 400 of the cashout shape D)
+  GENERAL_ERROR: 422,
   IDEMPOTENCY_KEY_REUSED: 422,
   IDEMPOTENCY_KEY_IN_USE: 409,
 } as const;

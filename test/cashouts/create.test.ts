@@ -235,12 +235,12 @@ describe('POST /api/public/cashout: 401, 403, 422', () => {
     }
   });
 
-  it('400 GENERAL_ERROR in shape C when the fees take the whole amount, and nothing is written', async () => {
+  it('422 GENERAL_ERROR in shape C when the fees take the whole amount, and nothing is written', async () => {
     const other = await createMerchant(server);
     const { db } = server.runtime.platform;
     await updateAccount(db, other.accountId, { cashoutFeeFixed: 20000 });
     const res = await post({ amount: 150, pixKey: '52998224725' }, other.keys);
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(422);
     expect(res.body).toEqual({
       message: 'The amount does not cover the cashout fees',
       errorType: 'GENERAL_ERROR',

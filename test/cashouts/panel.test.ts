@@ -247,6 +247,10 @@ describe('GET /api/withdrawals/fee-preview', () => {
       errorType: 'MINIMUM_VALUE',
     });
     expect((await preview('100000.01')).status).toBe(422);
+    await db.query('UPDATE accounts SET cashout_fee_fixed = 20000 WHERE id = $1', [f.accountId]);
+    const whole = await preview('150.00'); // the fixed fee takes the whole amount
+    expect(whole.status).toBe(422);
+    expect(whole.body).toEqual({ message: expect.any(String), errorType: 'GENERAL_ERROR' });
     expect((await preview('1,5')).body).toMatchObject({
       success: false,
       error: { code: 'VALIDATION_ERROR' },
