@@ -1,5 +1,5 @@
 import type { Queryable } from '../platform/db.js';
-import { AppError, type ErrorCode } from '../platform/errors.js';
+import { AppError, type ErrorCode, type ErrorShape } from '../platform/errors.js';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
 
@@ -28,14 +28,18 @@ export function storedOutcome(row: {
 
 /** A different body under a key already used → 422; a stored error is answered again as it was. */
 export function replayCheck(stored: StoredOutcome, requestHash: string): void {
-  if (stored.requestHash !== requestHash) {
-    throw new AppError(
-      'IDEMPOTENCY_KEY_REUSED',
-      'This Idempotency-Key was already used with a different request body',
-    );
-  }
+  if (stored.requestHash !== requestHash) throw keyReused();
   if (stored.error) throw new AppError(stored.error.code, stored.error.message);
 }
+
+/** 422 IDEMPOTENCY_KEY_REUSED: shape C on the cashout routes, or the shape a route gives all its errors. */
+export const keyReused = (shape?: ErrorShape) =>
+  new AppError(
+    'IDEMPOTENCY_KEY_REUSED',
+    'This Idempotency-Key was already used with a different request body',
+    {},
+    shape,
+  );
 
 export const inUse = () =>
   new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed');

@@ -63,7 +63,10 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
-    /** A shape this error always takes, whatever the route's (a read-only key refused: shape A). */
+    /**
+     * A shape this error always takes, whatever its code's and the route's (a read-only key refused: shape A;
+     * a reused Idempotency-Key of POST /api/transactions, whose errors are all shape D).
+     */
     readonly shape?: ErrorShape,
   ) {
     super(message);
@@ -80,8 +83,8 @@ export type ErrorBody =
 
 /** The one place error bodies are built. */
 export function renderError(err: AppError, shape: ErrorShape): ErrorBody {
-  if (SHAPE_B.has(err.code)) return { message: err.message, code: err.code };
-  if (SHAPE_C.has(err.code)) return { message: err.message, errorType: err.code };
+  if (!err.shape && SHAPE_B.has(err.code)) return { message: err.message, code: err.code };
+  if (!err.shape && SHAPE_C.has(err.code)) return { message: err.message, errorType: err.code };
   switch (err.shape ?? shape) {
     case 'A':
       return { success: false, error: { code: err.code, message: err.message } };

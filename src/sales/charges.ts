@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { replayCheck } from '../cashouts/idempotency.js';
+import { keyReused } from '../cashouts/idempotency.js';
 import type { Db, Queryable } from '../platform/db.js';
 import { AppError, conflict } from '../platform/errors.js';
 import type { PublicId } from '../platform/ids.js';
@@ -55,7 +55,8 @@ export async function createPixSale(
     if (key !== null) {
       const stored = await claimSaleKey(tx, accountId, key, hash);
       if (stored) {
-        replayCheck({ requestHash: stored.requestHash, withdrawalId: stored.saleId, error: null }, hash);
+        // honoured as for cashouts, answered in this route's shape D (decisions.md)
+        if (stored.requestHash !== hash) throw keyReused('D');
         const sale = await findSaleRow(tx, { kind: 'numeric', id: stored.saleId });
         return { sale: sale!, replayed: true };
       }

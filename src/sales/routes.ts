@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
 import { parseIdempotencyKey } from '../cashouts/request.js';
 import type { Db } from '../platform/db.js';
-import { ShapeA, ShapeB, ShapeC, ShapeD } from '../platform/error-schemas.js';
+import { ShapeA, ShapeB, ShapeD } from '../platform/error-schemas.js';
 import { validation } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
@@ -44,9 +44,8 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
           201: CreatedSale,
           400: ShapeD,
           401: ShapeD,
-          403: ShapeB,
-          409: ShapeC,
-          422: ShapeC,
+          403: Type.Union([ShapeB, ShapeA]),
+          422: ShapeD,
           500: ShapeD,
           502: ShapeD,
           503: ShapeD,

@@ -59,6 +59,22 @@ describe('key name, scope and expiry', () => {
       success: false,
       error: { code: 'FORBIDDEN', message: expect.any(String) },
     });
+    // every API-key route that changes something, whatever shape its other errors take
+    for (const path of [
+      '/api/transactions',
+      '/api/transactions/1/refund',
+      '/api/sandbox/sales',
+      '/api/sandbox/sales/1/status',
+      '/api/sandbox/cashouts/1/result',
+      '/api/sandbox/carts',
+    ]) {
+      const refused = await call('POST', `${server.url}${path}`, { headers: keysOf(key), body: {} });
+      expect(refused.status, path).toBe(403);
+      expect(refused.body, path).toEqual({
+        success: false,
+        error: { code: 'FORBIDDEN', message: expect.any(String) },
+      });
+    }
     const [row] = await server.runtime.platform.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM withdrawals WHERE account_id = $1',
       [merchant.accountId],
