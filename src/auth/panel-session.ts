@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, forbidden, unauthorized } from '../platform/errors.js';
+import { AppError } from '../platform/errors.js';
 import { constantTimeEqual } from './secrets.js';
 import type { Session, SessionService } from './sessions.js';
 
@@ -12,16 +12,20 @@ declare module 'fastify' {
   }
 }
 
-/** onRequest hook for panel routes: a live session cookie, and X-CSRF-Token on state-changing requests. */
+/**
+ * onRequest hook for panel routes: a live session cookie, and X-CSRF-Token on state-changing requests. Its
+ * refusals are generic authentication errors, shape A on every panel route (spec, Errors), the panel's
+ * withdrawal too, whose other errors are the cashout's shapes.
+ */
 export function panelSession(sessions: SessionService) {
   return async function requireSession(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const token = request.cookies[SESSION_COOKIE];
     const session = token ? await sessions.find(token) : null;
-    if (!session) throw unauthorized('Log in to the panel first');
+    if (!session) throw new AppError('UNAUTHORIZED', 'Log in to the panel first', {}, 'A');
     if (UNSAFE.has(request.method)) {
       const header = request.headers['x-csrf-token'];
       if (typeof header !== 'string' || !constantTimeEqual(header, session.csrfToken)) {
-        throw forbidden('Missing or invalid X-CSRF-Token header');
+        throw new AppError('FORBIDDEN', 'Missing or invalid X-CSRF-Token header', {}, 'A');
       }
     }
     request.session = session;

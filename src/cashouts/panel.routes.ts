@@ -164,7 +164,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
           201: S.WithdrawalCreated,
           400: ShapeD,
           401: Type.Union([ShapeA, ShapeD]),
-          403: Type.Union([ShapeC, ShapeB, ShapeD]),
+          403: Type.Union([ShapeC, ShapeB, ShapeA]),
           409: ShapeC,
           422: ShapeC,
           // too many wrong confirmations (docs/security.md): counted per account like failed logins

@@ -259,3 +259,7 @@ describe('GET /api/withdrawals/fee-preview', () => {
 });
 
 describePanelAuth({ method: 'GET', path: '/api/withdrawals/fee-preview?amount=150.00' }, () => server);
+describePanelAuth(
+  { method: 'POST', path: '/api/withdrawals', body: { amount: 150, pixKey: '52998224725', password: 'x' } },
+  () => server,
+);
