@@ -67,7 +67,8 @@ describe('the merchant panel', () => {
     await page.getByLabel('E-mail').fill(EMAIL);
     await page.getByLabel('Senha').fill('senha-errada');
     await page.getByRole('button', { name: 'Entrar' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Invalid email or password');
+    // in Portuguese only: the server's English messages are for integrators
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Credenciais inválidas.');
     await shot(page, '01-login-error');
     await page.getByLabel('Senha').fill(PASSWORD);
     await page.getByRole('button', { name: 'Entrar' }).click();
@@ -97,13 +98,15 @@ describe('the merchant panel', () => {
     expect(await page.content()).not.toContain(privateKey);
   });
 
-  it('saves a valid IP list, and shows the server’s message for an invalid one without saving it', async () => {
+  it('saves a valid IP list, and names an invalid entry, in Portuguese, without saving it', async () => {
     await page.getByLabel('Endereços IP (um por linha)').fill('127.0.0.1\n::1');
     await page.getByRole('button', { name: 'Salvar IPs' }).click();
     await page.getByText('Lista salva.').waitFor();
     await page.getByLabel('Endereços IP (um por linha)').fill('127.0.0.1\n999.1.1.1');
     await page.getByRole('button', { name: 'Salvar IPs' }).click();
-    await expect.poll(async () => page.locator('#ips-error').textContent()).toMatch(/999\.1\.1\.1/);
+    await expect
+      .poll(async () => page.locator('#ips-error').textContent())
+      .toBe('Endereço IP inválido: "999.1.1.1".');
     await shot(page, '04-allowed-ips-error');
     const ips = await call<{ ips: string[] }>('GET', `${server.url}/api/public/balance`, { headers: keys });
     expect(ips.status).toBe(200); // still the saved list (127.0.0.1 is in it)
@@ -169,7 +172,7 @@ describe('the merchant panel', () => {
     const preview = page.getByRole('definition');
     const previewText = async () => (await page.locator('#n-preview').textContent())?.replace(/\s/g, ' ');
     await page.getByLabel('Valor (R$)').fill('99,99');
-    await expect.poll(previewText).toContain('minimum cashout amount');
+    await expect.poll(previewText).toContain('Valor abaixo do mínimo de R$ 100,00.');
     await page.getByLabel('Valor (R$)').fill('1.250,00');
     await expect.poll(async () => preview.count()).toBe(4);
     // R$ 1,50 fixed + 1 % of R$ 1.250,00: R$ 14,00; the balance loses the amount, the key receives the rest
@@ -187,7 +190,14 @@ describe('the merchant panel', () => {
     await page.getByLabel('Chave PIX').fill('52998224725');
     await page.getByLabel('Confirme com sua senha').fill('senha-errada');
     await page.getByRole('button', { name: 'Solicitar saque' }).click();
-    await expect.poll(() => page.getByRole('alert').first().textContent()).toContain('Wrong password');
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toBe('Credenciais inválidas.');
+    await page.getByLabel('Chave PIX').fill('111.111.111-11');
+    await page.getByLabel('Confirme com sua senha').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Solicitar saque' }).click();
+    await expect
+      .poll(() => page.getByRole('alert').first().textContent())
+      .toBe('Dados inválidos: confira a chave PIX.');
+    await page.getByLabel('Chave PIX').fill('52998224725');
     await page.getByLabel('Confirme com sua senha').fill(PASSWORD);
     await page.getByRole('button', { name: 'Solicitar saque' }).click();
     await expect.poll(() => page.getByRole('status').first().textContent()).toContain('solicitado');
@@ -215,6 +225,8 @@ describe('the merchant panel', () => {
     expect(await table.textContent()).not.toContain('PAGO');
     await table.getByRole('button', { name: /Detalhes da venda/ }).click();
     const detail = page.getByRole('region', { name: /^Venda \d+$/ });
+    // opened below the list, it is brought into view: its title takes the focus
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toMatch(/^Venda \d+$/);
     expect((await detail.textContent())?.replace(/\s/g, ' ')).toMatch(/Taxa ?R\$ \d+,\d{2}/);
     expect(await detail.textContent()).not.toMatch(/NaN|—/);
     await shot(page, '08-sales-filtered');

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type Credential, type IssuedCredential } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
+import { errorMeaning } from '../ui/labels';
 
 export function Integrations() {
   return (
@@ -180,7 +181,7 @@ function AllowedIps() {
       .then((r) => setText(r.ips.join('\n')))
       .catch(setError);
   }, []);
-  const fieldError = error instanceof ApiError ? error.message : null;
+  const fieldError = error instanceof ApiError ? errorMeaning(error.code, error.message) : null;
   return (
     <Card title="IPs permitidos">
       <form

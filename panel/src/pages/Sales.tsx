@@ -112,7 +112,7 @@ export function Sales() {
         </button>
       )}
       {selected && (
-        <Card title={`Venda ${selected.id}`}>
+        <Card title={`Venda ${selected.id}`} reveal={selected.id}>
           <dl class="detail">
             <dt>UUID</dt>
             <dd>{selected.uuid}</dd>

@@ -70,7 +70,7 @@ export function Withdrawals() {
         </button>
       )}
       {selected && (
-        <Card title={`Saque ${selected.id}`}>
+        <Card title={`Saque ${selected.id}`} reveal={selected.id}>
           <dl class="detail">
             <dt>UUID</dt>
             <dd>{selected.uuid}</dd>

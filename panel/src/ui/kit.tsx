@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api';
-import { ERROR_TEXT } from './labels';
+import { errorMeaning } from './labels';
 
 /** An error from the API, in words (never raw JSON). */
 export function ErrorText({ error }: { error: unknown }) {
@@ -13,20 +13,28 @@ export function ErrorText({ error }: { error: unknown }) {
       </p>
     );
   }
-  const meaning = ERROR_TEXT[error.code];
   return (
     <p class="error" role="alert">
-      {meaning ? `${meaning} ` : ''}
-      {error.message && <span class="error-detail">{error.message}</span>}
+      {errorMeaning(error.code, error.message)}
     </p>
   );
 }
 
-export function Card({ title, children }: { title: string; children: ComponentChildren }) {
+/**
+ * A titled section. With `reveal`, a card that opens below a long list (a sale's details) is brought into
+ * view, its title focused, each time `reveal` changes: on a phone it would otherwise open off screen.
+ */
+export function Card(props: { title: string; children: ComponentChildren; reveal?: string | number }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (props.reveal !== undefined) heading.current?.focus();
+  }, [props.reveal]);
   return (
-    <section class="card" aria-label={title}>
-      <h2>{title}</h2>
-      {children}
+    <section class="card" aria-label={props.title}>
+      <h2 ref={heading} tabIndex={props.reveal === undefined ? undefined : -1}>
+        {props.title}
+      </h2>
+      {props.children}
     </section>
   );
 }

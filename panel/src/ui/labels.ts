@@ -47,7 +47,7 @@ export const PIX_KEY_TYPES: Record<string, string> = {
   RANDOM: 'Chave aleatória',
 };
 
-/** What each API error code means, in words; the server's own message follows as the detail. */
+/** What each API error code means, in Portuguese (the server's own messages are English, for integrators). */
 export const ERROR_TEXT: Record<string, string> = {
   UNAUTHORIZED: 'Credenciais inválidas.',
   TOTP_REQUIRED: 'Informe o código do autenticador.',
@@ -63,14 +63,46 @@ export const ERROR_TEXT: Record<string, string> = {
   INVALID_IP: 'Endereço IP inválido.',
   TOO_MANY_IPS: 'A lista tem IPs demais.',
   INSUFFICIENT_BALANCE: 'Saldo insuficiente.',
-  MINIMUM_VALUE: 'Valor abaixo do mínimo.',
-  MAXIMUM_VALUE: 'Valor acima do máximo.',
+  MINIMUM_VALUE: 'Valor abaixo do mínimo de R$ 100,00.',
+  MAXIMUM_VALUE: 'Valor acima do máximo de R$ 100.000,00.',
   API_WITHDRAWAL_DISABLED_GLOBALLY: 'Saques estão desativados no momento.',
   TRANSFER_NOT_ALLOWED: 'Transferência não permitida.',
   GENERAL_ERROR: 'Não foi possível concluir a operação.',
   IDEMPOTENCY_KEY_REUSED: 'Esta solicitação já foi usada com outros dados.',
   IDEMPOTENCY_KEY_IN_USE: 'Esta solicitação ainda está em andamento.',
 };
+
+/**
+ * The field a validation message names first (the server starts them with the field: "pixKey is not a valid
+ * CPF", "amount must be …"), as the panel's forms call it.
+ */
+const FIELDS: [RegExp, string][] = [
+  [/^amount\b/, 'o valor'],
+  [/^pixKeyType\b/, 'o tipo de chave PIX'],
+  [/^pixKey\b/, 'a chave PIX'],
+  [/^webhookUrl\b/, 'a URL do webhook'],
+  [/^(events\b|"\*")/, 'os eventos escolhidos'],
+  [/^password\b/, 'a senha'],
+  [/^(The code|Two-factor|code\b|totpCode\b)/, 'o código do autenticador'],
+  [/^name\b/, 'o nome'],
+  [/^email\b/, 'o e-mail'],
+  [/^expiresAt\b/, 'a validade'],
+  [/^(graceHours|overlapHours)\b/, 'o prazo de troca'],
+  [/^(from|to|since)\b/, 'o período'],
+];
+
+/** An API error in Portuguese: what its code means, and which field or value it is about when that is known. */
+export function errorMeaning(code: string, message: string): string {
+  if (code === 'VALIDATION_ERROR') {
+    const field = FIELDS.find(([pattern]) => pattern.test(message))?.[1];
+    if (field) return `Dados inválidos: confira ${field}.`;
+  }
+  if (code === 'INVALID_IP') {
+    const value = /"([^"]*)"/.exec(message)?.[1];
+    if (value !== undefined) return `Endereço IP inválido: "${value}".`;
+  }
+  return ERROR_TEXT[code] ?? 'Não foi possível concluir a operação.';
+}
 
 export function label(labels: Record<string, string>, value: string): string {
   return labels[value] ?? value;
