@@ -226,7 +226,7 @@ describe('the merchant panel', () => {
     await table.getByRole('button', { name: /Detalhes da venda/ }).click();
     const detail = page.getByRole('region', { name: /^Venda \d+$/ });
     // opened below the list, it is brought into view: its title takes the focus
-    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toMatch(/^Venda \d+$/);
+    await expect.poll(() => page.locator('h2:focus').textContent()).toMatch(/^Venda \d+$/);
     expect((await detail.textContent())?.replace(/\s/g, ' ')).toMatch(/Taxa ?R\$ \d+,\d{2}/);
     expect(await detail.textContent()).not.toMatch(/NaN|—/);
     await shot(page, '08-sales-filtered');
