@@ -10,7 +10,7 @@ export interface Execution {
 }
 
 /** The commands that start long-running processes, and the only flags they take. */
-const PROCESS_USAGE = ['gateway serve [--no-worker]', 'gateway worker'];
+const PROCESS_USAGE = ['gateway serve [--no-worker]', 'gateway worker', 'gateway dev-psp [--port N]'];
 const PROCESS_FLAGS: Record<string, readonly string[]> = { serve: ['--no-worker'], worker: [] };
 
 function findCommand(argv: readonly string[]): Command | undefined {
@@ -24,6 +24,11 @@ export function usage(): string {
 /** Bad usage found without touching the database (so it is exit 2 even when the database is down), or null. */
 export function checkUsage(argv: readonly string[]): Execution | null {
   const json = argv.includes('--json');
+  if (argv[0] === 'dev-psp') {
+    const [, option, value, ...more] = argv;
+    const fine = option === undefined || (option === '--port' && value !== undefined && more.length === 0);
+    return fine ? null : failure(2, 'usage: gateway dev-psp [--port N]', json);
+  }
   const flags = PROCESS_FLAGS[argv[0] ?? ''];
   if (flags) {
     const bad = argv.slice(1).find((a) => !flags.includes(a));

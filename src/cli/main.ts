@@ -5,19 +5,19 @@ import { checkUsage, type Execution, execute, failure, usage } from './execute.j
 
 async function main(argv: string[]): Promise<number> {
   const [first] = argv;
-  if (first === '--help' || first === 'help') {
+  if (first === 'help' || argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${usage()}\n`);
     return 0;
   }
   if (!first) return print(failure(2, 'no command given (run gateway --help)', false));
+  const bad = checkUsage(argv);
+  if (bad) return print(bad);
   if (first === 'dev-psp') {
     const { runDevPsp } = await import('../devpsp/cli.js');
     const psp = await runDevPsp(argv, loadConfig().dataDir);
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void psp.close());
     return -1; // keep running
   }
-  const bad = checkUsage(argv);
-  if (bad) return print(bad);
   const config = loadConfig();
 
   if (first === 'serve' || first === 'worker') {

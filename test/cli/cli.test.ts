@@ -322,9 +322,25 @@ describe('the command line itself', () => {
     expect(JSON.parse(unknownJson.stdout)).toMatchObject({ error: { exitCode: 2 } });
     const help = await gateway('--help');
     expect(help.code).toBe(0);
-    for (const cmd of ['serve', 'worker', 'migrate', 'accounts create', 'accounts update', 'settings set']) {
+    for (const cmd of [
+      'serve',
+      'worker',
+      'dev-psp',
+      'migrate',
+      'accounts create',
+      'accounts update',
+      'settings set',
+    ]) {
       expect(help.stdout).toContain(`gateway ${cmd}`);
     }
+    // --help anywhere prints the usage and runs nothing (dev-psp would start a server)
+    for (const argv of [['dev-psp', '--help'], ['accounts', 'create', '--help'], ['-h']]) {
+      const r = await gateway(...argv);
+      expect(r.code, argv.join(' ')).toBe(0);
+      expect(r.stdout).toBe(help.stdout);
+    }
+    fails(await gateway('dev-psp', '--bogus'), 2, /usage: gateway dev-psp \[--port N\]/);
+    fails(await gateway('dev-psp', '--port'), 2, /usage: gateway dev-psp/);
   });
 
   it('exit 1 with one line when the database is unreachable', async () => {
