@@ -121,6 +121,8 @@ describe('the merchant panel', () => {
     await page.getByRole('button', { name: 'Salvar webhook' }).click();
     await page.getByTestId('secret-value').waitFor();
     expect(await page.getByTestId('secret-value').textContent()).toMatch(/^whsec_/);
+    // the new-webhook form starts over, so a second click cannot create the same webhook twice
+    expect(await page.getByLabel('URL do webhook').first().inputValue()).toBe('');
     await shot(page, '05-webhook-created');
 
     const sale = await call<{ uuid: string; id: number }>('POST', `${server.url}/api/sandbox/sales`, {

@@ -36,6 +36,7 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
           e.preventDefault();
           setBusy(true);
           setError(null);
+          setDone(null); // one answer on screen: this attempt's
           try {
             const order = { amount: reaisText(amount), pixKey, pixKeyType };
             const body = JSON.stringify(order);
@@ -64,7 +65,10 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
             placeholder="100,00"
             aria-describedby="n-preview"
             value={amount}
-            onInput={(e) => setAmount(e.currentTarget.value)}
+            onInput={(e) => {
+              setAmount(e.currentTarget.value);
+              setError(null); // the last answer was about another amount; the preview speaks for this one
+            }}
           />
         </div>
         <div>

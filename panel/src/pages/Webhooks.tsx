@@ -101,9 +101,14 @@ function WebhookForm(props: {
       <form
         onSubmit={async (e) => {
           e.preventDefault();
+          setError(null);
           try {
             await props.onSave(url, events);
-            setError(null);
+            // a new webhook's form starts over: a second click must not create the same webhook again
+            if (!props.initial) {
+              setUrl('');
+              setEvents(MAIN_EVENTS);
+            }
           } catch (err) {
             setError(err);
           }
