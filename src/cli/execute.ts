@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { AppError } from '../platform/errors.js';
 import type { Command, CommandContext } from './command.js';
 import { UsageError } from './command.js';
 import { COMMANDS } from './registry.js';
@@ -41,8 +42,16 @@ export function checkUsage(argv: readonly string[]): Execution | null {
     parse(command, argv);
     return null;
   } catch (err) {
-    return failure(2, `${oneLine(err)} (usage: ${command.usage})`, json);
+    return failure(2, `${usageProblem(err)} (usage: ${command.usage})`, json);
   }
+}
+
+/** What parseArgs found wrong, in words an operator reads without knowing its rules. */
+function usageProblem(err: unknown): string {
+  const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(oneLine(err));
+  // `--minutes -5`: parseArgs takes a value starting with a dash for a forgotten one
+  if (ambiguous) return `${ambiguous[1]} needs a value, and negative values are not accepted`;
+  return oneLine(err);
 }
 
 function parse(command: Command, argv: readonly string[]) {
@@ -75,8 +84,10 @@ export async function execute(argv: readonly string[], ctx: CommandContext): Pro
     return { exitCode: 0, stdout, stderr: '' };
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      return failure(2, `${oneLine(err)} (usage: ${command.usage})`, json);
+      return failure(2, `${usageProblem(err)} (usage: ${command.usage})`, json);
     }
+    // a value the command refused (an email that is not one, a short password): bad usage too
+    if (err instanceof AppError && err.code === 'VALIDATION_ERROR') return failure(2, oneLine(err), json);
     return failure(1, oneLine(err), json);
   }
 }

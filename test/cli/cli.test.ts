@@ -172,7 +172,7 @@ describe('gateway accounts create', () => {
     );
   });
 
-  it('exit 1 for invalid values', async () => {
+  it('exit 2 for invalid values too, whichever check finds them, and plain words for a negative one', async () => {
     fails(
       await gateway(
         'accounts',
@@ -184,13 +184,18 @@ describe('gateway accounts create', () => {
         '--password',
         'cli-password',
       ),
-      1,
+      2,
       /email/,
     );
     fails(
       await gateway('accounts', 'create', '--name', 'A', '--email', email(), '--password', 'short'),
-      1,
+      2,
       /password/,
+    );
+    fails(
+      await gateway('cashouts', 'stuck', '--minutes', '-5'),
+      2,
+      /--minutes needs a value, and negative values are not accepted/,
     );
   });
 });
