@@ -59,6 +59,7 @@ export async function installOpenApi(app: Http): Promise<void> {
         .replace(/ https:(?= |;)/g, '')
         .replace(' upgrade-insecure-requests;', ''),
     uiConfig: { deepLinking: true, defaultModelsExpandDepth: 0 },
+    theme: { title: 'Payment gateway API reference' },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

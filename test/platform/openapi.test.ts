@@ -59,6 +59,7 @@ describe('GET /docs', () => {
     const page = await call('GET', `${server.url}/docs/`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('swagger');
+    expect(page.text).toContain('<title>Payment gateway API reference</title>');
     const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
     expect(assets.length).toBeGreaterThan(0);
     for (const asset of assets) {
