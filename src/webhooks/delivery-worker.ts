@@ -98,6 +98,8 @@ export class AttemptRunner {
     } finally {
       onSent();
     }
+    const next = nextStep(deps.config, c, result);
+    if (next.status !== 'DELIVERED') logFailedAttempt(deps.log, c, url, result, next);
     await this.recorder.add({
       record: {
         deliveryId: c.id,
@@ -109,7 +111,7 @@ export class AttemptRunner {
         error: result.error,
         durationMs: result.durationMs,
       },
-      next: nextStep(deps.config, c, result),
+      next,
     });
   }
 
@@ -158,6 +160,38 @@ export class AttemptRunner {
     const delays = new Set(items.flatMap(({ next }) => (next.status === 'PENDING' ? [next.delayMs] : [])));
     for (const delayMs of delays) this.deps.wake(delayMs);
   }
+}
+
+/**
+ * One line per attempt that did not deliver: info while it will be tried again, warn once it has failed for
+ * good. The receiver is named by host only: merchants put tokens in their URLs' paths and queries.
+ */
+function logFailedAttempt(
+  log: EngineDeps['log'],
+  c: ClaimedAttempt,
+  url: string,
+  result: AttemptResult,
+  next: NextStep,
+): void {
+  let host = '';
+  try {
+    host = new URL(url).host;
+  } catch {
+    // not a URL: nothing was sent to it
+  }
+  const fields = {
+    deliveryId: c.id,
+    kind: c.kind,
+    webhookId: c.kind === 'webhook' ? c.webhookId : undefined,
+    event: c.eventType,
+    host,
+    attempt: c.attempt,
+    statusCode: result.statusCode,
+    error: result.error,
+  };
+  if (next.status === 'PENDING')
+    log.info({ ...fields, retryInMs: next.delayMs }, 'notification attempt failed; will retry');
+  else log.warn(fields, 'notification delivery failed for good');
 }
 
 function nextStep(config: Config, c: ClaimedAttempt, result: AttemptResult): NextStep {

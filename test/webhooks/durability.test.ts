@@ -122,3 +122,36 @@ describe('durability', () => {
     expect(interrupted).toEqual([]);
   });
 });
+
+describe('the worker’s log', () => {
+  it('has a line for each attempt that failed, naming the receiver by host only, and a warning when it gives up', async () => {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    receiver.setFallback({ status: 503 });
+    const m = await createMerchant(api);
+    await createWebhook(api, m, `${receiver.url}/hooks/private-path?token=merchant-secret`, ['sale.paid']);
+    const child = await worker();
+    const id = await recordFact(api, m.accountId, 'sale.paid');
+    const lines = await waitUntil(
+      async () => {
+        const found = child
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .filter((l) => typeof l.msg === 'string' && l.msg.startsWith('notification'));
+        return found.some((l) => l.msg === 'notification delivery failed for good') ? found : undefined;
+      },
+      30000,
+      () => `a warning for the last attempt of ${id}`,
+    );
+    expect(lines.map((l) => [l.level, l.msg, l.attempt, l.statusCode])).toEqual([
+      [30, 'notification attempt failed; will retry', 1, 503],
+      [30, 'notification attempt failed; will retry', 2, 503],
+      [40, 'notification delivery failed for good', 3, 503],
+    ]);
+    expect(lines[0]).toMatchObject({ kind: 'webhook', event: 'sale.paid', host: new URL(receiver.url).host });
+    expect(child.output()).not.toContain('merchant-secret');
+    expect(child.output()).not.toContain('private-path');
+  });
+});
