@@ -237,6 +237,10 @@ describe('the merchant panel', () => {
     await expect
       .poll(async () => page.getByRole('table', { name: 'Extrato' }).getByRole('row').count())
       .toBeGreaterThan(2);
+    // each line names what it is about
+    const statement = await page.getByRole('table', { name: 'Extrato' }).textContent();
+    expect(statement).toMatch(/· saque \d+/);
+    expect(statement).toMatch(/· venda \d+/);
     await shot(page, '09-statement');
     const [download] = await Promise.all([
       page.waitForEvent('download'),

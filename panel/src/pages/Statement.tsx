@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type StatementLine } from '../api';
 import { date, money } from '../ui/format';
 import { ErrorText, Table } from '../ui/kit';
+import { label, REF_TYPES } from '../ui/labels';
 
 export function Statement() {
   const [rows, setRows] = useState<StatementLine[]>([]);
@@ -62,7 +63,13 @@ export function Statement() {
         {rows.map((l) => (
           <tr key={l.id}>
             <td>{date(l.createdAt)}</td>
-            <td>{l.description}</td>
+            <td>
+              {l.description}
+              <span class="muted">
+                {' '}
+                · {label(REF_TYPES, l.refType)} {l.refId}
+              </span>
+            </td>
             <td class={l.availableDelta < 0 ? 'neg' : ''}>{money(l.availableDelta)}</td>
             <td class={l.blockedDelta < 0 ? 'neg' : ''}>{money(l.blockedDelta)}</td>
             <td>{money(l.availableAfter)}</td>

@@ -47,6 +47,12 @@ export const PIX_KEY_TYPES: Record<string, string> = {
   RANDOM: 'Chave aleatória',
 };
 
+/** What a statement line is about (its journal entry's reference). */
+export const REF_TYPES: Record<string, string> = {
+  sale: 'venda',
+  withdrawal: 'saque',
+};
+
 /** What each API error code means, in Portuguese (the server's own messages are English, for integrators). */
 export const ERROR_TEXT: Record<string, string> = {
   UNAUTHORIZED: 'Credenciais inválidas.',
