@@ -231,6 +231,10 @@ describe('the merchant panel', () => {
     await expect.poll(() => page.locator('h2:focus').textContent()).toMatch(/^Venda \d+$/);
     expect((await detail.textContent())?.replace(/\s/g, ' ')).toMatch(/Taxa ?R\$ \d+,\d{2}/);
     expect(await detail.textContent()).not.toMatch(/NaN|—/);
+    const shown = (await detail.textContent())?.replace(/\s/g, ' ');
+    expect(shown).toContain('Forma de pagamentoPIX');
+    expect(shown).toContain('Itens1 × Plano anual (R$ 250,00)');
+    expect(shown).toMatch(/Paga em\d{2}\/\d{2}\/\d{4}/);
     await shot(page, '08-sales-filtered');
 
     await go('Extrato');

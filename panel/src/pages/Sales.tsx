@@ -124,12 +124,67 @@ export function Sales() {
             <dd>{money(selected.systemFee)}</dd>
             <dt>Líquido</dt>
             <dd>{money(selected.netAmount)}</dd>
+            {selected.reserveAmount > 0 && (
+              <>
+                <dt>Reserva</dt>
+                <dd>{money(selected.reserveAmount)}</dd>
+              </>
+            )}
+            <dt>Forma de pagamento</dt>
+            <dd>
+              {label(METHODS, selected.paymentMethod)}
+              {selected.cardBrand && ` · ${selected.cardBrand} final ${selected.cardLastFour ?? ''}`}
+              {selected.installments && selected.installments > 1 && ` · ${selected.installments}x`}
+            </dd>
             <dt>Cliente</dt>
             <dd>
               {selected.customer?.name} · {selected.customer?.email} · {selected.customer?.document}
             </dd>
+            <dt>Itens</dt>
+            <dd>
+              <ul class="plain">
+                {selected.items.map((item) => (
+                  <li key={item.id}>
+                    {item.quantity} × {item.title} ({money(item.unitPrice)})
+                  </li>
+                ))}
+              </ul>
+            </dd>
             <dt>Criada em</dt>
             <dd>{date(selected.date)}</dd>
+            {selected.completedAt && (
+              <>
+                <dt>Paga em</dt>
+                <dd>{date(selected.completedAt)}</dd>
+              </>
+            )}
+            <dt>ID no processador</dt>
+            <dd>{selected.externalTransactionId}</dd>
+            {selected.idRec && (
+              <>
+                <dt>Recorrência</dt>
+                <dd>
+                  {selected.idRec}
+                  {selected.contrato && ` · contrato ${selected.contrato}`}
+                </dd>
+              </>
+            )}
+            {selected.pixKey && selected.paymentMethod === 'PIX' && (
+              <>
+                <dt>PIX copia e cola</dt>
+                <dd>
+                  <code>{selected.pixKey}</code>
+                </dd>
+              </>
+            )}
+            {selected.boletoCode && (
+              <>
+                <dt>Linha digitável</dt>
+                <dd>
+                  <code>{selected.boletoCode}</code>
+                </dd>
+              </>
+            )}
           </dl>
           <button type="button" class="secondary" onClick={() => setSelected(null)}>
             Fechar
