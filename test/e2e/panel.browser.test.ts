@@ -118,6 +118,8 @@ describe('the merchant panel', () => {
     await page.getByLabel('URL do webhook').fill(`${hooks.url}/hooks`);
     expect(await page.getByRole('checkbox', { name: 'cart.abandoned' }).isChecked()).toBe(false);
     expect(await page.getByRole('checkbox', { name: 'sale.paid' }).isChecked()).toBe(true);
+    // each event says what it tells, beside the name the receiver gets
+    expect(await page.getByRole('checkbox', { name: 'Venda paga sale.paid', exact: true }).count()).toBe(1);
     await page.getByRole('button', { name: 'Salvar webhook' }).click();
     await page.getByTestId('secret-value').waitFor();
     expect(await page.getByTestId('secret-value').textContent()).toMatch(/^whsec_/);

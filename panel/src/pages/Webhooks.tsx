@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Delivery, type Webhook, type WebhookStats } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
-import { DELIVERY_STATUS, label } from '../ui/labels';
+import { DELIVERY_STATUS, EVENTS, label } from '../ui/labels';
 
 const MAIN_EVENTS = [
   'sale.pending',
@@ -92,7 +92,7 @@ function WebhookForm(props: {
           setEvents(e.currentTarget.checked ? [...events, name] : events.filter((x) => x !== name))
         }
       />
-      {name}
+      {label(EVENTS, name)} <code>{name}</code>
     </label>
   );
   const id = props.initial ? `url-${props.initial.id}` : 'url-new';

@@ -47,6 +47,22 @@ export const PIX_KEY_TYPES: Record<string, string> = {
   RANDOM: 'Chave aleatória',
 };
 
+/** What each webhook event tells, beside its name (the name is what the receiver gets). */
+export const EVENTS: Record<string, string> = {
+  'sale.pending': 'Venda criada, aguardando pagamento',
+  'sale.paid': 'Venda paga',
+  'sale.refused': 'Venda recusada',
+  'sale.canceled': 'Venda cancelada',
+  'sale.refunded': 'Venda estornada',
+  'sale.chargeback': 'Chargeback ou MED',
+  'withdrawal.pending': 'Saque em processamento',
+  'withdrawal.completed': 'Saque concluído',
+  'withdrawal.rejected': 'Saque recusado',
+  'withdrawal.canceled': 'Saque cancelado',
+  'cart.abandoned': 'Carrinho abandonado',
+  'cart.recovered': 'Carrinho recuperado',
+};
+
 /** What a statement line is about (its journal entry's reference). */
 export const REF_TYPES: Record<string, string> = {
   sale: 'venda',
