@@ -11,6 +11,7 @@ import {
   type ClaimedAttempt,
   type NextStep,
   recordAttempts,
+  targetGroup,
   webhookTarget,
 } from './deliveries.data.js';
 import type { AttemptResult, NotificationClient } from './http-client.js';
@@ -173,18 +174,12 @@ function logFailedAttempt(
   result: AttemptResult,
   next: NextStep,
 ): void {
-  let host = '';
-  try {
-    host = new URL(url).host;
-  } catch {
-    // not a URL: nothing was sent to it
-  }
   const fields = {
     deliveryId: c.id,
     kind: c.kind,
     webhookId: c.kind === 'webhook' ? c.webhookId : undefined,
     event: c.eventType,
-    host,
+    host: targetGroup(url),
     attempt: c.attempt,
     statusCode: result.statusCode,
     error: result.error,
