@@ -134,7 +134,7 @@ export function Sales() {
             <dd>
               {label(METHODS, selected.paymentMethod)}
               {selected.cardBrand && ` · ${selected.cardBrand} final ${selected.cardLastFour ?? ''}`}
-              {selected.installments && selected.installments > 1 && ` · ${selected.installments}x`}
+              {(selected.installments ?? 0) > 1 && ` · ${selected.installments}x`}
             </dd>
             <dt>Cliente</dt>
             <dd>

@@ -4,19 +4,9 @@ import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
 import { DELIVERY_STATUS, EVENTS, label } from '../ui/labels';
 
-const MAIN_EVENTS = [
-  'sale.pending',
-  'sale.paid',
-  'sale.refused',
-  'sale.canceled',
-  'sale.refunded',
-  'sale.chargeback',
-  'withdrawal.pending',
-  'withdrawal.completed',
-  'withdrawal.rejected',
-  'withdrawal.canceled',
-];
-const CART_EVENTS = ['cart.abandoned', 'cart.recovered'];
+// the event names are the keys of EVENTS: sale and withdrawal events, then the optional cart events
+const MAIN_EVENTS = Object.keys(EVENTS).filter((e) => !e.startsWith('cart.'));
+const CART_EVENTS = Object.keys(EVENTS).filter((e) => e.startsWith('cart.'));
 
 export function Webhooks() {
   const [hooks, setHooks] = useState<Webhook[]>([]);
