@@ -6,9 +6,9 @@
  * and the share of the rows' updates that were HOT (heap-only: no index entry written). CPU per request moves
  * far less with a shared machine's noise than requests per second do. EXP_CASES=cashout,one,many picks rows.
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { cashoutRequests } from './cases/cashout.js';
 import { seedSales, settleRequests, steadySeed } from './cases/settlement.js';
 import { benchMerchant, cpuSnapshot, fundedMerchant, startBenchServer } from './lib.js';
 
@@ -24,24 +24,7 @@ const many = await Promise.all(
 );
 await steadySeed(server.db);
 const payer = await fundedMerchant(server.db);
-const prefix = randomBytes(4).toString('hex');
-let n = 0;
-const cashout: autocannon.Options = {
-  url: server.url,
-  connections: 50,
-  requests: [
-    {
-      method: 'POST',
-      path: '/api/public/cashout',
-      headers: { ...payer.keys, 'content-type': 'application/json' },
-      body: JSON.stringify({ amount: 100, pixKey: '52998224725' }),
-      setupRequest: (req) => ({
-        ...req,
-        headers: { ...req.headers, 'idempotency-key': `cpu-${prefix}-${n++}` },
-      }),
-    },
-  ],
-};
+const cashout = { url: server.url, connections: 50, requests: cashoutRequests(payer) };
 
 /** The machine's CPU time so far (/proc/stat, in ticks): busy, idle (with iowait) and stolen by the host. */
 function machine(): { busy: number; idle: number; steal: number } {

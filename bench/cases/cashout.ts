@@ -1,5 +1,31 @@
 import { randomBytes } from 'node:crypto';
-import { type BenchServer, fundedMerchant, measure, measureAround, printRow } from '../lib.js';
+import type autocannon from 'autocannon';
+import {
+  type BenchMerchant,
+  type BenchServer,
+  fundedMerchant,
+  measure,
+  measureAround,
+  printRow,
+} from '../lib.js';
+
+/** R$ 100,00 cashouts of one merchant, each with an Idempotency-Key of its own. */
+export function cashoutRequests(merchant: BenchMerchant): autocannon.Request[] {
+  const prefix = randomBytes(4).toString('hex');
+  let n = 0;
+  return [
+    {
+      method: 'POST',
+      path: '/api/public/cashout',
+      headers: { ...merchant.keys, 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: 100, pixKey: '52998224725' }),
+      setupRequest: (req) => ({
+        ...req,
+        headers: { ...req.headers, 'idempotency-key': `bench-${prefix}-${n++}` },
+      }),
+    },
+  ];
+}
 
 /**
  * POST /api/public/cashout (distinct Idempotency-Key per request, a merchant with ample balance) vs one raw
@@ -7,28 +33,12 @@ import { type BenchServer, fundedMerchant, measure, measureAround, printRow } fr
  */
 export async function run(server: BenchServer): Promise<void> {
   const merchant = await fundedMerchant(server.db);
-  const prefix = randomBytes(4).toString('hex');
-  let n = 0;
   let backlog = '';
   // the baseline before and after the target, averaged (load drifts on these shared machines); the second
   // baseline waits until the payouts the target left behind have gone out
   const { target, baseline } = await measureAround(
     { url: `${server.url}/bench/tx`, method: 'POST' },
-    {
-      url: server.url,
-      requests: [
-        {
-          method: 'POST',
-          path: '/api/public/cashout',
-          headers: { ...merchant.keys, 'content-type': 'application/json' },
-          body: JSON.stringify({ amount: 100, pixKey: '52998224725' }),
-          setupRequest: (req) => ({
-            ...req,
-            headers: { ...req.headers, 'idempotency-key': `bench-${prefix}-${n++}` },
-          }),
-        },
-      ],
-    },
+    { url: server.url, requests: cashoutRequests(merchant) },
     async () => {
       backlog = await payoutBacklog(server, merchant.accountId);
     },
