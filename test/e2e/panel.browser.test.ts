@@ -77,6 +77,9 @@ describe('the merchant panel', () => {
     await expect
       .poll(async () => (await page.getByTestId('balance-available').textContent())?.replace(/\s/g, ' '))
       .toBe('R$ 1.234,56');
+    // a new account's lists say they are empty instead of showing bare headings
+    await page.getByText('Nenhuma venda ainda.').waitFor();
+    await page.getByText('Nenhum saque ainda.').waitFor();
     await shot(page, '02-overview');
   });
 

@@ -133,6 +133,9 @@ describe('trust controls in the panel', () => {
     await page.getByRole('heading', { level: 1, name: 'Segurança' }).waitFor();
     await expect.poll(() => log.textContent()).toContain('Duas etapas ativada');
     expect(await log.textContent()).toContain('Credencial trocada');
+    // targets in words: "Webhook 1", not the stored "webhook:1"
+    expect(await log.textContent()).toMatch(/Webhook \d+/);
+    expect(await log.textContent()).not.toMatch(/webhook:\d/);
     await shot(page, 'trust-05-audit-log');
 
     await go('Saques');

@@ -21,7 +21,7 @@ const SCOPES = { full: 'Completa', read: 'Somente leitura' } as const;
 const GRACE_CHOICES = [0, 1, 24, 72, 168];
 
 function Credentials() {
-  const [list, setList] = useState<Credential[]>([]);
+  const [list, setList] = useState<Credential[] | null>(null);
   const [issued, setIssued] = useState<IssuedCredential | null>(null);
   const [name, setName] = useState('');
   const [scope, setScope] = useState<'full' | 'read'>('full');
@@ -118,8 +118,9 @@ function Credentials() {
       <Table
         label="Credenciais"
         head={['Nome', 'Chave pública', 'Permissão', 'Criada em', 'Expira em', 'Último uso', '']}
+        empty={list?.length === 0 && 'Nenhuma credencial criada.'}
       >
-        {list.map((c) => {
+        {(list ?? []).map((c) => {
           const expired = c.expiresAt !== null && Date.parse(c.expiresAt) <= Date.now();
           return (
             <tr key={c.id}>

@@ -8,6 +8,7 @@ export function Overview() {
   const [balance, setBalance] = useState<Balance | null>(null);
   const [sales, setSales] = useState<Sale[]>([]);
   const [withdrawals, setWithdrawals] = useState<Withdrawal[]>([]);
+  const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     Promise.all([api.balance(), api.sales({ limit: '5' }), api.withdrawals({ limit: '5' })])
@@ -15,6 +16,7 @@ export function Overview() {
         setBalance(b);
         setSales(s.data);
         setWithdrawals(w.data);
+        setLoaded(true);
       })
       .catch(setError);
   }, []);
@@ -37,7 +39,11 @@ export function Overview() {
         </div>
       </div>
       <Card title="Vendas recentes">
-        <Table label="Vendas recentes" head={['Data', 'Cliente', 'Forma', 'Valor', 'Status']}>
+        <Table
+          label="Vendas recentes"
+          head={['Data', 'Cliente', 'Forma', 'Valor', 'Status']}
+          empty={loaded && sales.length === 0 && 'Nenhuma venda ainda.'}
+        >
           {sales.map((s) => (
             <tr key={s.id}>
               <td>{date(s.date)}</td>
@@ -50,7 +56,11 @@ export function Overview() {
         </Table>
       </Card>
       <Card title="Saques recentes">
-        <Table label="Saques recentes" head={['Data', 'Chave PIX', 'Valor', 'Status']}>
+        <Table
+          label="Saques recentes"
+          head={['Data', 'Chave PIX', 'Valor', 'Status']}
+          empty={loaded && withdrawals.length === 0 && 'Nenhum saque ainda.'}
+        >
           {withdrawals.map((w) => (
             <tr key={w.id}>
               <td>{date(w.createdAt)}</td>

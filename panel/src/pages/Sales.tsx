@@ -12,6 +12,7 @@ export function Sales() {
   const [applied, setApplied] = useState<Filters>(EMPTY);
   const [rows, setRows] = useState<Sale[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
+  const [loaded, setLoaded] = useState(false);
   const [selected, setSelected] = useState<Sale | null>(null);
   const [error, setError] = useState<unknown>(null);
 
@@ -21,6 +22,7 @@ export function Sales() {
       .then((page) => {
         setRows((prev) => (after ? [...prev, ...page.data] : page.data));
         setCursor(page.nextCursor);
+        setLoaded(true);
         setError(null);
       })
       .catch(setError);
@@ -84,7 +86,11 @@ export function Sales() {
         </a>
       </form>
       <ErrorText error={error} />
-      <Table label="Vendas" head={['Data', 'Cliente', 'Forma', 'Valor', 'Status', '']}>
+      <Table
+        label="Vendas"
+        head={['Data', 'Cliente', 'Forma', 'Valor', 'Status', '']}
+        empty={loaded && rows.length === 0 && !error && 'Nenhuma venda encontrada.'}
+      >
         {rows.map((s) => (
           <tr key={s.id}>
             <td>{date(s.date)}</td>
@@ -105,7 +111,6 @@ export function Sales() {
           </tr>
         ))}
       </Table>
-      {rows.length === 0 && !error && <p class="muted">Nenhuma venda encontrada.</p>}
       {cursor && (
         <button type="button" class="secondary" onClick={() => void load(applied, cursor)}>
           Carregar mais

@@ -3,6 +3,7 @@ import QRCode from 'qrcode';
 import { type AuditEntry, api } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
+import { auditTarget } from '../ui/labels';
 
 export function Security() {
   return (
@@ -130,13 +131,13 @@ const ACTIONS: Record<string, string> = {
 const ACTORS = { user: 'Usuário', api_key: 'Chave de API', operator: 'Operador' } as const;
 
 function AuditLog() {
-  const [entries, setEntries] = useState<AuditEntry[]>([]);
+  const [entries, setEntries] = useState<AuditEntry[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const load = async (cursor?: string) => {
     try {
       const page = await api.audit(cursor);
-      setEntries((old) => (cursor ? [...old, ...page.data] : page.data));
+      setEntries((old) => (cursor && old ? [...old, ...page.data] : page.data));
       setNext(page.nextCursor);
     } catch (err) {
       setError(err);
@@ -151,15 +152,16 @@ function AuditLog() {
       <Table
         label="Registro de atividades"
         head={['Quando', 'Ação', 'Quem', 'Alvo', 'IP', 'Navegador / cliente']}
+        empty={entries?.length === 0 && 'Nenhuma atividade registrada.'}
       >
-        {entries.map((e) => (
+        {(entries ?? []).map((e) => (
           <tr key={e.id}>
             <td>{date(e.at)}</td>
             <td>{ACTIONS[e.action] ?? e.action}</td>
             <td>
               {ACTORS[e.actor.type]}: {e.actor.label}
             </td>
-            <td>{e.target ?? '—'}</td>
+            <td>{auditTarget(e.target)}</td>
             <td>{e.ip ?? '—'}</td>
             <td class="url">{e.userAgent ?? '—'}</td>
           </tr>

@@ -7,6 +7,7 @@ import { label, REF_TYPES } from '../ui/labels';
 export function Statement() {
   const [rows, setRows] = useState<StatementLine[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
+  const [loaded, setLoaded] = useState(false);
   const [period, setPeriod] = useState({ from: '', to: '' });
   const [applied, setApplied] = useState({ from: '', to: '' });
   const [error, setError] = useState<unknown>(null);
@@ -16,6 +17,7 @@ export function Statement() {
       .then((p) => {
         setRows((prev) => (after ? [...prev, ...p.data] : p.data));
         setCursor(p.nextCursor);
+        setLoaded(true);
         setError(null);
       })
       .catch(setError);
@@ -59,6 +61,7 @@ export function Statement() {
       <Table
         label="Extrato"
         head={['Data', 'Descrição', 'Disponível', 'Bloqueado', 'Saldo disponível', 'Saldo bloqueado']}
+        empty={loaded && rows.length === 0 && !error && 'Nenhum lançamento no período.'}
       >
         {rows.map((l) => (
           <tr key={l.id}>
@@ -77,7 +80,6 @@ export function Statement() {
           </tr>
         ))}
       </Table>
-      {rows.length === 0 && !error && <p class="muted">Nenhum lançamento no período.</p>}
       {cursor && (
         <button type="button" class="secondary" onClick={() => void load(cursor)}>
           Carregar mais

@@ -9,7 +9,7 @@ const MAIN_EVENTS = Object.keys(EVENTS).filter((e) => !e.startsWith('cart.'));
 const CART_EVENTS = Object.keys(EVENTS).filter((e) => e.startsWith('cart.'));
 
 export function Webhooks() {
-  const [hooks, setHooks] = useState<Webhook[]>([]);
+  const [hooks, setHooks] = useState<Webhook[] | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const [open, setOpen] = useState<Webhook | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -31,8 +31,12 @@ export function Webhooks() {
       />
       {secret && <SecretOnce label="Segredo do webhook" value={secret} />}
       <ErrorText error={error} />
-      <Table label="Webhooks" head={['URL', 'Eventos', 'Situação', 'Criado em', '']}>
-        {hooks.map((h) => (
+      <Table
+        label="Webhooks"
+        head={['URL', 'Eventos', 'Situação', 'Criado em', '']}
+        empty={hooks?.length === 0 && 'Nenhum webhook cadastrado.'}
+      >
+        {(hooks ?? []).map((h) => (
           <tr key={h.id}>
             <td class="url">{h.webhookUrl}</td>
             <td>{h.events.join(', ')}</td>
@@ -129,7 +133,7 @@ function WebhookForm(props: {
 }
 
 function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: () => void }) {
-  const [deliveries, setDeliveries] = useState<Delivery[]>([]);
+  const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
   const [payload, setPayload] = useState<Delivery | null>(null);
   const [error, setError] = useState<unknown>(null);
   const load = () => api.deliveries(hook.id).then(setDeliveries).catch(setError);
@@ -169,8 +173,12 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: () => vo
           </button>
         </div>
         <ErrorText error={error} />
-        <Table label="Entregas" head={['Evento', 'Data', 'HTTP', 'Tentativas', 'Status', 'Erro', '']}>
-          {deliveries.map((d) => (
+        <Table
+          label="Entregas"
+          head={['Evento', 'Data', 'HTTP', 'Tentativas', 'Status', 'Erro', '']}
+          empty={deliveries?.length === 0 && 'Nenhuma entrega ainda.'}
+        >
+          {(deliveries ?? []).map((d) => (
             <tr key={d.id}>
               <td>{d.event}</td>
               <td>{date(d.createdAt)}</td>

@@ -9,6 +9,7 @@ export function Withdrawals() {
   const [rows, setRows] = useState<Withdrawal[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [status, setStatus] = useState('');
+  const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [selected, setSelected] = useState<Withdrawal | null>(null);
   const load = (after?: string) =>
@@ -17,6 +18,7 @@ export function Withdrawals() {
       .then((p) => {
         setRows((prev) => (after ? [...prev, ...p.data] : p.data));
         setCursor(p.nextCursor);
+        setLoaded(true);
       })
       .catch(setError);
   useEffect(() => {
@@ -43,7 +45,11 @@ export function Withdrawals() {
         </a>
       </div>
       <ErrorText error={error} />
-      <Table label="Saques" head={['Data', 'Chave PIX', 'Valor', 'Taxas', 'Status', '']}>
+      <Table
+        label="Saques"
+        head={['Data', 'Chave PIX', 'Valor', 'Taxas', 'Status', '']}
+        empty={loaded && rows.length === 0 && !error && 'Nenhum saque encontrado.'}
+      >
         {rows.map((w) => (
           <tr key={w.id}>
             <td>{date(w.createdAt)}</td>

@@ -60,30 +60,36 @@ export function SecretOnce({ label, value }: { label: string; value: string }) {
   );
 }
 
+/** `empty`: what to say under the headings when the list has loaded with nothing in it. */
 export function Table({
   head,
   children,
   label,
+  empty,
 }: {
   head: string[];
   children: ComponentChildren;
   label: string;
+  empty?: string | false | undefined;
 }) {
   return (
-    <div class="table-wrap">
-      <table aria-label={label}>
-        <thead>
-          <tr>
-            {head.map((h) => (
-              <th key={h} scope="col">
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>{children}</tbody>
-      </table>
-    </div>
+    <>
+      <div class="table-wrap">
+        <table aria-label={label}>
+          <thead>
+            <tr>
+              {head.map((h) => (
+                <th key={h} scope="col">
+                  {h}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>{children}</tbody>
+        </table>
+      </div>
+      {empty && <p class="muted">{empty}</p>}
+    </>
   );
 }
 

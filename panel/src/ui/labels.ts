@@ -69,6 +69,22 @@ export const REF_TYPES: Record<string, string> = {
   withdrawal: 'saque',
 };
 
+const AUDIT_TARGETS: Record<string, string> = {
+  webhook: 'Webhook',
+  credential: 'Credencial',
+  withdrawal: 'Saque',
+  account: 'Conta',
+};
+
+/** An audit entry's target (`webhook:3`, `withdrawal:<uuid>`, an allow-list) as the panel names it. */
+export function auditTarget(target: string | null): string {
+  if (target === null) return '—';
+  const m = /^([a-z_]+):(.+)$/.exec(target);
+  const kind = m && AUDIT_TARGETS[m[1]!];
+  if (kind) return `${kind} ${m[2]}`;
+  return target.split(',').join(', ');
+}
+
 /** What each API error code means, in Portuguese (the server's own messages are English, for integrators). */
 export const ERROR_TEXT: Record<string, string> = {
   UNAUTHORIZED: 'Credenciais inválidas.',
