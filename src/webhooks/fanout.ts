@@ -84,7 +84,7 @@ export async function fanOutPending(
           last_attempt_at, lease_until)
        SELECT event_id, account_id, webhook_id, kind, target_host,
               CASE WHEN skipped THEN 'SKIPPED' ELSE 'PENDING' END,
-              CASE WHEN skipped THEN 'webhook disabled; not sent' END,
+              NULL,
               CASE WHEN NOT claim AND NOT skipped THEN gen_random_uuid() END,
               CASE WHEN NOT skipped THEN now() END,
               CASE WHEN claim THEN 1 ELSE 0 END,

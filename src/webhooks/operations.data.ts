@@ -58,7 +58,7 @@ export async function enqueueTest(
        (event_id, account_id, webhook_id, kind, target_host, status, error, ticket, next_attempt_at)
      SELECT e.id, w.account_id, w.id, 'webhook', w.target_host,
             CASE WHEN w.status = 'disabled' THEN 'SKIPPED' ELSE 'PENDING' END,
-            CASE WHEN w.status = 'disabled' THEN 'webhook disabled; not sent' END,
+            NULL,
             CASE WHEN w.status <> 'disabled' THEN gen_random_uuid() END,
             CASE WHEN w.status <> 'disabled' THEN now() END
        FROM e, webhooks w
@@ -143,7 +143,7 @@ export async function disableWebhook(tx: Queryable, id: number, reason: string):
         WHERE id = $1 AND status = 'active' AND deleted_at IS NULL RETURNING id, account_id),
      d AS (
        UPDATE notification_deliveries
-          SET status = 'SKIPPED', ticket = NULL, next_attempt_at = NULL, error = 'webhook disabled; not sent'
+          SET status = 'SKIPPED', ticket = NULL, next_attempt_at = NULL
         WHERE webhook_id IN (SELECT id FROM w) AND status = 'PENDING' AND ticket IS NOT NULL)
      SELECT account_id FROM w`,
     [id, reason],

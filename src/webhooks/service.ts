@@ -259,10 +259,13 @@ function deliveryView(row: data.DeliveryRow, payload: unknown = JSON.parse(row.w
   };
 }
 
-/** A disabled webhook gets no deliveries (decisions.md): resending to it waits for it to be re-enabled. */
+/**
+ * A disabled webhook gets no deliveries (decisions.md): resending to it waits for it to be re-enabled. 400
+ * VALIDATION_ERROR: panel routes answer only the codes decisions.md lists.
+ */
 function disabledConflict(): AppError {
   return new AppError(
-    'CONFLICT',
+    'VALIDATION_ERROR',
     'This webhook is disabled: re-enable it (PUT /api/webhook/{id} with {"status": "active"}) before resending',
   );
 }

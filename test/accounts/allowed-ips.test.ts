@@ -44,6 +44,9 @@ describe('PUT /api/settings/allowed-ips', () => {
       '2001:0db8:0000:0000:0000:ff00:0042:8329',
       '2001:db8::ff00:42:8329',
       ' 10.0.0.4 ',
+      // not IPv4-mapped (deprecated compatible, SIIT): other IPv6 addresses, which admit no IPv4 peer
+      '::10.0.0.5',
+      '::ffff:0:10.0.0.6',
     ]);
     expect(res.status).toBe(200);
     const expected = [
@@ -53,6 +56,8 @@ describe('PUT /api/settings/allowed-ips', () => {
       '10.0.0.3',
       '2001:db8::ff00:42:8329',
       '10.0.0.4',
+      '::a00:5',
+      '::ffff:0:a00:6',
     ];
     expect(res.body).toEqual({ ips: expected });
     expect(await getIps(m)).toEqual(expected);

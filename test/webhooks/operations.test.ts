@@ -174,29 +174,30 @@ describe('automatic disabling, SKIPPED deliveries, re-enabling and recover', () 
       const list = await deliveries(server, m, hook.id);
       return list.length === 4 && list[0]!.status === 'SKIPPED' ? list : undefined;
     });
-    expect(skipped[0]).toMatchObject({ attempts: 0, statusCode: null });
+    // no attempt, so no status code and no error (decisions.md: those of the last attempt, null when none)
+    expect(skipped[0]).toMatchObject({ attempts: 0, statusCode: null, error: null });
 
-    // a disabled webhook gets no deliveries: a test event is logged SKIPPED; recover and resend answer 409
+    // a disabled webhook gets no deliveries: a test event is logged SKIPPED; recover and resend answer 400
     const test = await call('POST', `${server.url}/api/webhook/${hook.id}/test`, { headers: m.panel });
     expect(test.status).toBe(202);
     const withTest = await deliveries(server, m, hook.id);
     expect(withTest).toHaveLength(5);
-    expect(withTest[0]).toMatchObject({ event: 'webhook.test', status: 'SKIPPED', attempts: 0 });
+    expect(withTest[0]).toMatchObject({ event: 'webhook.test', status: 'SKIPPED', attempts: 0, error: null });
     const refusedRecover = await call<{ error: { code: string; message: string } }>(
       'POST',
       `${server.url}/api/webhook/${hook.id}/recover`,
       { headers: m.panel, body: { since } },
     );
-    expect(refusedRecover.status).toBe(409);
-    expect(refusedRecover.body.error.code).toBe('CONFLICT');
+    expect(refusedRecover.status).toBe(400);
+    expect(refusedRecover.body.error.code).toBe('VALIDATION_ERROR');
     expect(refusedRecover.body.error.message).toMatch(/disabled/);
     const refusedResend = await call<{ error: { code: string } }>(
       'POST',
       `${server.url}/api/webhook/deliveries/${skipped[0]!.id}/resend`,
       { headers: m.panel },
     );
-    expect(refusedResend.status).toBe(409);
-    expect(refusedResend.body.error.code).toBe('CONFLICT');
+    expect(refusedResend.status).toBe(400);
+    expect(refusedResend.body.error.code).toBe('VALIDATION_ERROR');
     expect((await deliveries(server, m, hook.id)).filter((d) => d.status === 'SKIPPED')).toHaveLength(
       withTest.filter((d) => d.status === 'SKIPPED').length,
     );

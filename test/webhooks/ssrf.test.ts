@@ -67,10 +67,13 @@ describe('isPublicAddress', () => {
     for (const ip of accepted) expect(isPublicAddress(ip), ip).toBe(true);
   });
 
-  it('is the classifier the IP allow-list normalises with: IPv6 forms of one IPv4 host are that host', () => {
-    for (const form of ['::ffff:1.2.3.4', '::ffff:102:304', '::1.2.3.4', '::102:304', '::ffff:0:102:304']) {
+  it('is the classifier the IP allow-list normalises with: IPv4-mapped IPv6 is the IPv4, nothing else', () => {
+    for (const form of ['::ffff:1.2.3.4', '::ffff:102:304', '::FFFF:0102:0304']) {
       expect(canonicalIp(form), form).toBe('1.2.3.4');
     }
+    // compatible and SIIT forms are not IPv4-mapped: they stay IPv6 (decisions.md) and admit no IPv4 peer
+    expect(canonicalIp('::1.2.3.4')).toBe('::102:304');
+    expect(canonicalIp('::ffff:0:1.2.3.4')).toBe('::ffff:0:102:304');
     expect(canonicalIp('::1')).toBe('::1');
     expect(canonicalIp('2001:DB8::0:1')).toBe('2001:db8::1');
   });
