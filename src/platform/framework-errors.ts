@@ -35,7 +35,6 @@ export class RouteShapes {
 }
 
 function frameworkAppError(code: string | undefined): AppError {
-  if (code === 'FST_ERR_MAX_PARAM_LENGTH') return new AppError('URI_TOO_LONG', 'Path parameter too long');
   if (code === 'FST_ERR_BAD_URL')
     return new AppError('VALIDATION_ERROR', 'Path is not valid percent-encoding');
   return new AppError('VALIDATION_ERROR', 'Bad request');

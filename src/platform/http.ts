@@ -54,8 +54,9 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     requestTimeout: config.httpRequestTimeoutMs,
     keepAliveTimeout: config.httpKeepAliveTimeoutMs,
     forceCloseConnections: 'idle',
-    // Long path ids reach the route (and its documented 400) instead of the router's bare 414.
-    routerOptions: { maxParamLength: 2048 },
+    // Path ids of any length reach their route (and its documented 400) instead of the router's 414: the
+    // limit is past Node's 16 KiB cap on the whole request head.
+    routerOptions: { maxParamLength: 65536 },
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
