@@ -2,11 +2,12 @@ import { type Actor, recordAudit } from '../audit/audit.data.js';
 import type { Db, Queryable } from '../platform/db.js';
 import { AppError, unauthorized } from '../platform/errors.js';
 import {
+  type Attempt,
   clearAttempts,
   confirmationKey,
-  countAttempt,
   FAILURE_WINDOW_MINUTES,
   loginKey,
+  withAttempt,
 } from './attempts.js';
 import {
   DUMMY_PASSWORD_HASH,
@@ -67,10 +68,11 @@ export class SessionService {
    */
   async confirm(accountId: number, given: Confirmation): Promise<boolean> {
     // a stolen session must not become a way to guess the password or the code: failures count like logins'
-    await countAttempt(this.db, confirmationKey(accountId), 'confirmations');
-    const ok = await this.checkConfirmation(accountId, given);
-    if (ok) await clearAttempts(this.db, confirmationKey(accountId));
-    return ok;
+    return withAttempt(this.db, confirmationKey(accountId), 'confirmations', async () => {
+      const ok = await this.checkConfirmation(accountId, given);
+      if (ok) await clearAttempts(this.db, confirmationKey(accountId));
+      return ok;
+    });
   }
 
   private async checkConfirmation(accountId: number, given: Confirmation): Promise<boolean> {
@@ -86,17 +88,28 @@ export class SessionService {
   }
 
   /**
-   * Email and password, then the two-factor code when it is on: missing → 401 TOTP_REQUIRED, wrong or
-   * replayed → 401 like a wrong password (a failed login, audited).
+   * Email and password, then the two-factor code when it is on: missing → 401 TOTP_REQUIRED (not a failure:
+   * the password was right), wrong or replayed → 401 like a wrong password (a failed login, audited).
    */
-  async login(
+  login(
     emailRaw: string,
     password: string,
     totpCode: string | undefined,
     origin: RequestOrigin,
   ): Promise<NewSession> {
     const email = emailRaw.trim().toLowerCase();
-    await countAttempt(this.db, loginKey(email), 'logins');
+    return withAttempt(this.db, loginKey(email), 'logins', (attempt) =>
+      this.checkLogin(email, password, totpCode, origin, attempt),
+    );
+  }
+
+  private async checkLogin(
+    email: string,
+    password: string,
+    totpCode: string | undefined,
+    origin: RequestOrigin,
+    attempt: Attempt,
+  ): Promise<NewSession> {
     const [account] = await this.db.query<
       Omit<PanelUser, 'totpEnabled'> & { password_hash: string; totp_secret_enc: string | null }
     >('SELECT id, name, email, password_hash, totp_secret_enc FROM accounts WHERE email = $1', [email]);
@@ -111,6 +124,7 @@ export class SessionService {
     const secret = this.totp.secretOf(account);
     if (secret) {
       if (totpCode === undefined || totpCode === '') {
+        await attempt.uncount();
         throw new AppError('TOTP_REQUIRED', 'Enter the 6-digit code of your authenticator app');
       }
       if (!(await consumeCode(this.db, account.id, secret, totpCode))) {

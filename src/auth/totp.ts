@@ -3,7 +3,7 @@ import { type Actor, recordAudit } from '../audit/audit.data.js';
 import type { Db, Queryable } from '../platform/db.js';
 import { validation } from '../platform/errors.js';
 import { seal, unseal } from '../platform/sealed.js';
-import { clearAttempts, confirmationKey, countAttempt } from './attempts.js';
+import { clearAttempts, confirmationKey, withAttempt } from './attempts.js';
 
 const ISSUER = 'Gateway';
 const PERIOD = 30;
@@ -90,20 +90,21 @@ export class TotpService {
 
   async disable(accountId: number, code: string, actor: Actor): Promise<void> {
     // counted like a withdrawal's confirmation: a stolen session cannot guess its way to turning two-factor off
-    await countAttempt(this.db, confirmationKey(accountId), 'confirmations');
-    await this.db.tx(async (tx) => {
-      const row = await lockAccount(tx, accountId);
-      const secret = this.secretOf(row);
-      if (!secret) throw validation('Two-factor login is not on');
-      if (!(await consumeCode(tx, accountId, secret, code))) {
-        throw validation('The code does not match or was used already');
-      }
-      await tx.query('UPDATE accounts SET totp_secret_enc = NULL, totp_pending_enc = NULL WHERE id = $1', [
-        accountId,
-      ]);
-      await clearAttempts(tx, confirmationKey(accountId));
-      await recordAudit(tx, accountId, actor, { action: 'totp.disabled', target: null });
-    });
+    await withAttempt(this.db, confirmationKey(accountId), 'confirmations', () =>
+      this.db.tx(async (tx) => {
+        const row = await lockAccount(tx, accountId);
+        const secret = this.secretOf(row);
+        if (!secret) throw validation('Two-factor login is not on');
+        if (!(await consumeCode(tx, accountId, secret, code))) {
+          throw validation('The code does not match or was used already');
+        }
+        await tx.query('UPDATE accounts SET totp_secret_enc = NULL, totp_pending_enc = NULL WHERE id = $1', [
+          accountId,
+        ]);
+        await clearAttempts(tx, confirmationKey(accountId));
+        await recordAudit(tx, accountId, actor, { action: 'totp.disabled', target: null });
+      }),
+    );
   }
 }
 

@@ -79,10 +79,25 @@ describe('POST /api/auth/login', () => {
       body: { email: a.email, password: a.password },
     });
     expect(locked.status).toBe(429);
-    expect(locked.body).toEqual(SHAPE_A('TOO_MANY_REQUESTS'));
-    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    // a limited request (decisions.md, Settings added): RATE_LIMITED with Retry-After and RateLimit-*
+    expect(locked.body).toEqual(SHAPE_A('RATE_LIMITED'));
+    const retryAfter = Number(locked.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(locked.headers['ratelimit-limit']).toBe('5');
+    expect(locked.headers['ratelimit-remaining']).toBe('0');
+    expect(Number(locked.headers['ratelimit-reset'])).toBe(retryAfter);
     expect(locked.headers['set-cookie']).toBeUndefined();
     await login(server, b.email, b.password); // another email still logs in
+  });
+
+  it('does not take right passwords sent at once for failures', async () => {
+    const a = await newAccount();
+    const logins = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        call('POST', `${server.url}/api/auth/login`, { body: { email: a.email, password: a.password } }),
+      ),
+    );
+    expect(logins.map((r) => r.status)).toEqual(Array(8).fill(200));
   });
 
   it('checks at most 5 passwords of guesses sent at once: the rest get 429', async () => {

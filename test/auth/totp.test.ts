@@ -114,6 +114,32 @@ describe('two-factor login', () => {
     ]);
   });
 
+  it('the right password without its code is not a failed login: asking again and again never locks', async () => {
+    const m = await createMerchant(server);
+    const secret = await enableTotp(m);
+    for (let i = 0; i < 8; i++) {
+      const res = await login(m);
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ error: { code: 'TOTP_REQUIRED' } });
+    }
+    expect((await login(m, code(secret))).status).toBe(200);
+  });
+
+  it('a wrong code still counts: 5 of them lock the login, asking without a code in between resets nothing', async () => {
+    const m = await createMerchant(server);
+    const secret = await enableTotp(m);
+    const right = code(secret);
+    const wrong = right === '000000' ? '111111' : '000000';
+    for (let i = 0; i < 4; i++) {
+      expect((await login(m, wrong)).status).toBe(401);
+      expect((await login(m)).status).toBe(401); // TOTP_REQUIRED: uncounted, but the failures stay
+    }
+    expect((await login(m, wrong)).status).toBe(401); // the fifth failure locks
+    const locked = await login(m, right);
+    expect(locked.status).toBe(429);
+    expect(locked.body).toMatchObject({ error: { code: 'RATE_LIMITED' } });
+  });
+
   it('a panel withdrawal takes the code instead of the password, each code once', async () => {
     const m = await createMerchant(server);
     await fundMerchant(server.runtime.platform.db, m.accountId, 100_000);

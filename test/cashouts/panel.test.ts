@@ -39,6 +39,23 @@ describe('POST /api/withdrawals (panel)', () => {
     expect(await balance()).toEqual({ available: 200_000, blocked: 0, total: 200_000 });
   });
 
+  it('accepts the right password sent in several withdrawals at once: none is taken for a failure', async () => {
+    const busy = await createMerchant(server);
+    await fundMerchant(server.runtime.platform.db, busy.accountId, 2_000_000);
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        call('POST', `${server.url}/api/withdrawals`, {
+          headers: busy.panel,
+          body: { amount: 150 + i, pixKey: '52998224725', password: busy.password },
+        }),
+      ),
+    );
+    expect(
+      results.map((r) => r.status),
+      JSON.stringify(results[0]!.body),
+    ).toEqual(Array(12).fill(201));
+  });
+
   it('locks confirmations after 5 wrong ones, even sent at once, and then refuses the right password too (429)', async () => {
     const victim = await createMerchant(server);
     await fundMerchant(server.runtime.platform.db, victim.accountId, 100_000);
@@ -55,9 +72,10 @@ describe('POST /api/withdrawals (panel)', () => {
     expect(locked.status).toBe(429);
     expect(locked.body).toEqual({
       message: expect.stringMatching(/Too many failed confirmations/),
-      error: 'TOO_MANY_REQUESTS',
+      error: 'RATE_LIMITED',
     });
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(locked.headers['ratelimit-remaining']).toBe('0');
     expect(await balance(victim)).toEqual({ available: 100_000, blocked: 0, total: 100_000 });
     // the lock is the account's confirmations only: its owner still logs in, and other accounts confirm
     const login = await call('POST', `${server.url}/api/auth/login`, {

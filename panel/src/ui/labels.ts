@@ -94,7 +94,6 @@ export const ERROR_TEXT: Record<string, string> = {
   VALIDATION_ERROR: 'Dados inválidos.',
   CONFLICT: 'Não é possível fazer isso agora.',
   PAYLOAD_TOO_LARGE: 'Dados grandes demais.',
-  TOO_MANY_REQUESTS: 'Muitas tentativas. Aguarde um pouco e tente de novo.',
   RATE_LIMITED: 'Muitas tentativas. Aguarde um pouco e tente de novo.',
   INTERNAL_ERROR: 'Erro no servidor. Tente de novo.',
   SERVICE_UNAVAILABLE: 'Serviço indisponível no momento. Tente de novo.',
