@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from './errors.js';
 import type { Http } from './http.js';
-import { exceedsDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import { exceedsDepth, hasLoneSurrogate, MAX_JSON_DEPTH } from './json-depth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,7 +15,8 @@ type Done = (err: Error | null, value?: unknown) => void;
 /**
  * Fastify's own JSON parser (it refuses `__proto__` / `constructor.prototype` poisoning), except that an empty
  * body is no body (clients commonly send `Content-Type: application/json` on bodiless POSTs: logout, key
- * creation, resend, and those must not fail with 400), and that nesting is bounded before parsing.
+ * creation, resend, and those must not fail with 400), that nesting is bounded before parsing, and that a
+ * string with half a surrogate pair (no text at all) is refused here rather than by the database (a 500).
  */
 function jsonParser(app: Http) {
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -24,9 +25,15 @@ function jsonParser(app: Http) {
     if (exceedsDepth(text)) {
       return done(new AppError('VALIDATION_ERROR', `Body nests deeper than ${MAX_JSON_DEPTH} levels`));
     }
-    void parse(request, text, (err, value) =>
-      err ? done(new AppError('VALIDATION_ERROR', 'Body is not valid JSON')) : done(null, value),
-    );
+    void parse(request, text, (err, value) => {
+      if (err) return done(new AppError('VALIDATION_ERROR', 'Body is not valid JSON'));
+      if (hasLoneSurrogate(text, value)) {
+        return done(
+          new AppError('VALIDATION_ERROR', 'Body holds a \\u escape of half a UTF-16 surrogate pair'),
+        );
+      }
+      done(null, value);
+    });
   };
 }
 

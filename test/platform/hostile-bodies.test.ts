@@ -22,6 +22,12 @@ const wide = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i
 const BODIES: [string, string][] = [
   ['nested 50,000 levels deep', deep(50_000)],
   ['nested 33 levels deep (just past the limit)', deep(33)],
+  // half a UTF-16 surrogate pair is no text: PostgreSQL's json refused it with a 500 before (refused before
+  // any valid body, which would end the session on logout, the last route)
+  [
+    'with half a surrogate pair',
+    '{"amount": 100, "pixKey": "52998224725", "name": "a\\ud800b", "customer": {"name": "\\udc00", "email": "x@example.com"}, "items": [{"title": "\\ud800"}], "pix": [{"endToEndId": "E\\ud800"}]}',
+  ],
   ['with 100,000 keys', wide(100_000)],
   ['with a 900 KB string', JSON.stringify({ amount: 100, pixKey: 'x'.repeat(900_000), name: 'y' })],
   ['with duplicate keys', '{"amount": 100, "amount": "1e400", "pixKey": "52998224725", "pixKey": 7}'],
@@ -51,6 +57,24 @@ describe('hostile JSON bodies on every route', () => {
     const ips = await call('GET', `${server.url}/api/settings/allowed-ips`, { headers: merchant.panel });
     expect(ips.body).toEqual({ ips: [] }); // nothing written
   });
+  it('refuses half a surrogate pair with 400 and nothing written, and takes a whole pair as the character it is', async () => {
+    const body = (name: string) =>
+      `{"amount": 1000, "paymentMethod": "PIX", "customer": {"name": "${name}", "email": "c@example.com", "phone": "11999999999", "document": "52998224725"}, "items": [{"title": "Caneca", "unitPrice": 1000, "quantity": 1, "tangible": false}]}`;
+    const headers = { ...merchant.keys, 'content-type': 'application/json' };
+    const lone = await call('POST', `${server.url}/api/sandbox/sales`, {
+      headers,
+      body: body('Ana \\ud83d'),
+    });
+    expect(lone.status).toBe(400);
+    expect(lone.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+    const pair = await call<{ customer: { name: string } }>('POST', `${server.url}/api/sandbox/sales`, {
+      headers,
+      body: body('Ana \\ud83d\\ude00'),
+    });
+    expect(pair.status, JSON.stringify(pair.body)).toBe(201);
+    expect(pair.body.customer.name).toBe('Ana 😀');
+  });
+
   it('are answered with a 4xx in the route’s error shape', async () => {
     // logout last: it ends the session the other routes use
     const routes = server.runtime
@@ -68,8 +92,8 @@ describe('hostile JSON bodies on every route', () => {
         });
         const shape = shapeOf(res.body);
         const expected = route.errorShape === 'A' ? ['A', 'B', 'C'] : ['D/E', 'B', 'C'];
-        // past authentication, the parser refuses the deep bodies first, on every route
-        const refusedDeep = !name.startsWith('nested') || res.status === 400;
+        // past authentication, the parser refuses the deep bodies and lone surrogates first, on every route
+        const refusedDeep = !(name.startsWith('nested') || name.includes('surrogate')) || res.status === 400;
         if (res.status >= 500 || (res.status >= 400 && !expected.includes(shape)) || !refusedDeep) {
           failures.push(`${route.method} ${route.url} ${name}: ${res.status} ${shape}`);
         }
