@@ -114,6 +114,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     apiKey,
     settler,
     ...pixProcessors(config, sandboxProcessor, bcb?.processor ?? null),
+    allowPrivateTargets: config.webhookAllowPrivate,
   });
   if (bcb) {
     const recurrenceAccountId = config.bcb?.recurrenceAccountId ?? null;

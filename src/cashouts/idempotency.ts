@@ -41,8 +41,13 @@ export const keyReused = (shape?: ErrorShape) =>
     shape,
   );
 
-export const inUse = () =>
-  new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed');
+export const inUse = (shape?: ErrorShape) =>
+  new AppError(
+    'IDEMPOTENCY_KEY_IN_USE',
+    'A request with this Idempotency-Key is still being processed',
+    {},
+    shape,
+  );
 
 /** How often expired keys are deleted (started with the workers). */
 export const KEY_CLEANUP_EVERY_MS = 15 * 60_000;

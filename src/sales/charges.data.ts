@@ -5,30 +5,57 @@ import type { SaleRow } from './types.js';
 export const SALE_KEY_TTL_HOURS = 24;
 
 /**
- * Claims an Idempotency-Key inside the caller's transaction. A concurrent holder of the same key makes this
- * wait for its commit; then the key is found taken and its stored request is returned instead.
+ * A claim whose sale is still unknown this long after it was made belongs to a process that died while the
+ * processor was opening its charge (that call gives up after 30 s): it may be taken over.
+ */
+export const ABANDONED_CLAIM_SECONDS = 90;
+
+export type SaleKeyState =
+  | { state: 'claimed' }
+  /** requestHash null: the claim was given back meanwhile (claim again) */
+  | { state: 'taken'; requestHash: string | null; saleId: number | null };
+
+/**
+ * Claims an Idempotency-Key on its own (autocommitted: the claim is seen by every process while the charge is
+ * opened, without a transaction held open across that call). A key claimed by someone else comes back with
+ * its request and its sale (null while that request is still opening the charge); an abandoned claim is
+ * taken over.
  */
 export async function claimSaleKey(
-  tx: Queryable,
+  db: Queryable,
   accountId: number,
   key: string,
   requestHash: string,
-): Promise<{ requestHash: string; saleId: number } | null> {
-  await tx.query('DELETE FROM sale_idempotency WHERE account_id = $1 AND key = $2 AND expires_at <= now()', [
+): Promise<SaleKeyState> {
+  await db.query('DELETE FROM sale_idempotency WHERE account_id = $1 AND key = $2 AND expires_at <= now()', [
     accountId,
     key,
   ]);
-  const claimed = await tx.query(
-    `INSERT INTO sale_idempotency (account_id, key, request_hash, expires_at)
-     VALUES ($1, $2, $3, now() + make_interval(hours => $4)) ON CONFLICT DO NOTHING RETURNING 1`,
-    [accountId, key, requestHash, SALE_KEY_TTL_HOURS],
+  const [row] = await db.query<{ claimed: boolean; request_hash: string; sale_id: number | null }>(
+    `WITH ins AS (
+       INSERT INTO sale_idempotency (account_id, key, request_hash, expires_at)
+       VALUES ($1, $2, $3, now() + make_interval(hours => $4)) ON CONFLICT DO NOTHING RETURNING 1),
+     takeover AS (
+       -- expires_at is the claim's time plus the key's lifetime
+       UPDATE sale_idempotency SET request_hash = $3, expires_at = now() + make_interval(hours => $4)
+        WHERE account_id = $1 AND key = $2 AND sale_id IS NULL AND NOT EXISTS (SELECT 1 FROM ins)
+          AND expires_at < now() + make_interval(hours => $4) - make_interval(secs => $5)
+       RETURNING 1)
+     SELECT EXISTS (SELECT 1 FROM ins) OR EXISTS (SELECT 1 FROM takeover) AS claimed, s.request_hash, s.sale_id
+       FROM (SELECT 1) one
+       LEFT JOIN sale_idempotency s ON s.account_id = $1 AND s.key = $2`,
+    [accountId, key, requestHash, SALE_KEY_TTL_HOURS, ABANDONED_CLAIM_SECONDS],
   );
-  if (claimed.length === 1) return null;
-  const [row] = await tx.query<{ request_hash: string; sale_id: number }>(
-    'SELECT request_hash, sale_id FROM sale_idempotency WHERE account_id = $1 AND key = $2',
-    [accountId, key],
-  );
-  return { requestHash: row!.request_hash, saleId: row!.sale_id };
+  if (row!.claimed) return { state: 'claimed' };
+  return { state: 'taken', requestHash: row!.request_hash, saleId: row!.sale_id };
+}
+
+/** Gives a claimed key back (its request failed): a retry with it is a new request. */
+export async function releaseSaleKey(db: Queryable, accountId: number, key: string): Promise<void> {
+  await db.query('DELETE FROM sale_idempotency WHERE account_id = $1 AND key = $2 AND sale_id IS NULL', [
+    accountId,
+    key,
+  ]);
 }
 
 export async function bindSaleKey(

@@ -1,14 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { keyReused } from '../cashouts/idempotency.js';
+import { inUse, keyReused } from '../cashouts/idempotency.js';
 import type { Db, Queryable } from '../platform/db.js';
-import { AppError, conflict } from '../platform/errors.js';
+import { AppError, conflict, validation } from '../platform/errors.js';
 import type { PublicId } from '../platform/ids.js';
 import type { Queue } from '../platform/queue.js';
+import { addressProblem } from '../webhooks/ssrf.js';
 import {
   bindSaleKey,
   claimSaleKey,
   findSaleRow,
   lockExpiredCharges,
+  releaseSaleKey,
   setChargeExpiry,
 } from './charges.data.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
@@ -34,8 +36,11 @@ const unavailable = () =>
   new AppError('PROCESSOR_UNAVAILABLE', 'No payment processor is configured to open PIX charges');
 
 /**
- * POST /api/transactions: claims the Idempotency-Key, opens the charge at the processor and stores the PENDENTE
- * sale (notified sale.pending), all in one transaction: a processor failure leaves neither sale nor key behind.
+ * POST /api/transactions: claims the Idempotency-Key, opens the charge at the processor, then stores the
+ * PENDENTE sale (notified sale.pending) and binds the key to it in one transaction. No database connection is
+ * held while the processor answers (up to 30 s: a slow PSP must not take the pool from every other request). A
+ * processor failure leaves no sale and gives the key back; a repeat of a request still opening its charge
+ * waits for it and replays its sale.
  */
 export async function createPixSale(
   db: Db,
@@ -43,24 +48,24 @@ export async function createPixSale(
   accountId: number,
   input: ChargeInput,
   key: string | null,
+  rules: { allowPrivateTargets: boolean },
 ): Promise<{ sale: SaleRow; replayed: boolean }> {
   checkSaleSize(input);
   if (!processor) throw unavailable();
   const customer = normalizeCustomer(input.customer);
   const postbackUrl = normalizePostbackUrl(input.postbackUrl);
+  if (postbackUrl && !rules.allowPrivateTargets) {
+    const problem = await addressProblem(postbackUrl, 'postbackUrl');
+    if (problem) throw validation(problem);
+  }
   const expiresIn = input.expiresIn ?? EXPIRES_IN.default;
   const normalized = { ...input, customer, postbackUrl, expiresIn, shipping: input.shipping ?? null };
   const hash = createHash('sha256').update(JSON.stringify(normalized)).digest('hex');
-  return db.tx(async (tx) => {
-    if (key !== null) {
-      const stored = await claimSaleKey(tx, accountId, key, hash);
-      if (stored) {
-        // honoured as for cashouts, answered in this route's shape D (decisions.md)
-        if (stored.requestHash !== hash) throw keyReused('D');
-        const sale = await findSaleRow(tx, { kind: 'numeric', id: stored.saleId });
-        return { sale: sale!, replayed: true };
-      }
-    }
+  if (key !== null) {
+    const replay = await claimOrReplay(db, accountId, key, hash);
+    if (replay) return { sale: replay, replayed: true };
+  }
+  try {
     const uuid = randomUUID();
     const charge = await processor
       .createPixCharge({ saleUuid: uuid, amount: input.amount, expiresIn })
@@ -70,32 +75,59 @@ export async function createPixSale(
           `The payment processor failed to open the charge: ${reason(err)}`,
         );
       });
-    const sale = await createSale(
-      tx,
-      {
-        accountId,
-        amount: input.amount,
-        paymentMethod: 'PIX',
-        customer,
-        items: input.items,
-        shipping: normalized.shipping,
-        installments: null,
-        processor: processor.name,
-        postbackUrl,
-        cartId: null,
-        recurrence: null,
-        pixKey: charge.brCode,
-        externalTransactionId: charge.externalTransactionId,
-        cardLastFour: null,
-        cardBrand: null,
-        boletoCode: null,
-      },
-      { notifyPending: true, uuid },
-    );
-    await setChargeExpiry(tx, sale.id, expiresIn);
-    if (key !== null) await bindSaleKey(tx, accountId, key, sale.id);
-    return { sale, replayed: false };
-  });
+    return await db.tx(async (tx) => {
+      const sale = await createSale(
+        tx,
+        {
+          accountId,
+          amount: input.amount,
+          paymentMethod: 'PIX',
+          customer,
+          items: input.items,
+          shipping: normalized.shipping,
+          installments: null,
+          processor: processor.name,
+          postbackUrl,
+          cartId: null,
+          recurrence: null,
+          pixKey: charge.brCode,
+          externalTransactionId: charge.externalTransactionId,
+          cardLastFour: null,
+          cardBrand: null,
+          boletoCode: null,
+        },
+        { notifyPending: true, uuid },
+      );
+      await setChargeExpiry(tx, sale.id, expiresIn);
+      if (key !== null) await bindSaleKey(tx, accountId, key, sale.id);
+      return { sale, replayed: false };
+    });
+  } catch (err) {
+    if (key !== null) await releaseSaleKey(db, accountId, key);
+    throw err;
+  }
+}
+
+/** How long a repeated request waits for the first one to open its charge (the PSP's 30 s, and some). */
+const KEY_WAIT_MS = 45_000;
+const KEY_POLL_MS = 100;
+
+/**
+ * Claims the key (→ null: this request goes on), or returns the sale an earlier request with it made. A
+ * different body → 422; the first request still opening its charge → wait for it (its failure frees the key,
+ * which this request then claims).
+ */
+async function claimOrReplay(db: Db, accountId: number, key: string, hash: string): Promise<SaleRow | null> {
+  const deadline = Date.now() + KEY_WAIT_MS;
+  for (;;) {
+    const claim = await claimSaleKey(db, accountId, key, hash);
+    if (claim.state === 'claimed') return null;
+    // honoured as for cashouts, answered in this route's shape D (decisions.md)
+    if (claim.requestHash !== null && claim.requestHash !== hash) throw keyReused('D');
+    if (claim.saleId !== null) return (await findSaleRow(db, { kind: 'numeric', id: claim.saleId }))!;
+    if (Date.now() > deadline) throw inUse('D');
+    await new Promise((resolve) => setTimeout(resolve, KEY_POLL_MS));
+  }
 }
 
 /** What the merchant may read of a processor failure: its message, never a stack. */

@@ -24,6 +24,8 @@ export interface SalesRouteDeps {
   pixProcessor: PixChargeProcessor | null;
   /** Every processor able to refund, by name (a sale is refunded where it was charged). */
   refunders: ReadonlyMap<string, PixChargeProcessor>;
+  /** Production rules off: postback targets may be loopback or private (WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivateTargets: boolean;
 }
 
 const security = [{ publicKey: [], privateKey: [] }];
@@ -61,6 +63,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
         accountId,
         request.body as ChargeInput, // the schema validated it; shipping is a plain object
         key,
+        { allowPrivateTargets: deps.allowPrivateTargets },
       );
       if (replayed) reply.header('idempotent-replayed', 'true');
       const body = await saleJson(deps.db, sale.id);

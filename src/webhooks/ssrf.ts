@@ -41,10 +41,10 @@ export function urlProblem(raw: string, field = 'webhookUrl'): string | null {
  * name that does not resolve now is accepted: it cannot reach anything yet, DNS may not have propagated, and
  * the connect-time lookup guard checks whatever it resolves to at every attempt.
  */
-export async function addressProblem(raw: string): Promise<string | null> {
+export async function addressProblem(raw: string, field = 'webhookUrl'): Promise<string | null> {
   const url = new URL(raw);
   const literal = literalAddress(url);
-  if (literal) return isPublicAddress(literal) ? null : 'webhookUrl points to a non-public address';
+  if (literal) return isPublicAddress(literal) ? null : `${field} points to a non-public address`;
   let addresses: LookupAddress[];
   try {
     addresses = await new Promise((resolve, reject) =>
@@ -55,7 +55,7 @@ export async function addressProblem(raw: string): Promise<string | null> {
   }
   const bad = addresses.find((a) => !isPublicAddress(a.address));
   // the message does not say what the name resolves to: the form must not be a DNS oracle for internal names
-  return bad ? `webhookUrl host ${url.hostname} is not a public address` : null;
+  return bad ? `${field} host ${url.hostname} is not a public address` : null;
 }
 
 type LookupCallback = (

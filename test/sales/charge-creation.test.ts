@@ -1,0 +1,155 @@
+/**
+ * Opening a charge holds no database connection while the processor answers: a slow PSP must not take the
+ * pool from every other request (balance reads, cashouts, the PSP's own payment webhooks). The processor here
+ * is a gate the test opens; the database and the sales written are real.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../src/platform/errors.js';
+import { type ChargeInput, createPixSale } from '../../src/sales/charges.js';
+import type { PixChargeProcessor } from '../../src/sales/processors/processor.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
+import { saleInput } from './fixtures.js';
+
+let server: TestServer;
+let merchant: TestMerchant;
+const db = () => server.runtime.platform.db;
+const rules = { allowPrivateTargets: true };
+
+beforeAll(async () => {
+  server = await startServer({ workers: false });
+  merchant = await createMerchant(server);
+});
+afterAll(() => server?.close());
+
+/** A processor whose charges wait until `open()` (or fail with `fail()`); `calls` counts charges asked. */
+function gatedProcessor() {
+  let release: (ok: boolean) => void = () => {};
+  let gate = new Promise<boolean>((resolve) => {
+    release = resolve;
+  });
+  const state = { calls: 0 };
+  const processor: PixChargeProcessor = {
+    name: 'sandbox',
+    async createPixCharge({ saleUuid }) {
+      state.calls++;
+      if (!(await gate)) throw new Error('PSP answered 503');
+      return { externalTransactionId: `gated-${saleUuid}`, brCode: `000201gated${saleUuid}` };
+    },
+    async refund() {
+      return 'pending';
+    },
+  };
+  return {
+    processor,
+    state,
+    open: () => release(true),
+    fail: () => release(false),
+    reset: () => {
+      gate = new Promise<boolean>((resolve) => {
+        release = resolve;
+      });
+    },
+  };
+}
+
+const withItems = (amount = 1000) =>
+  saleInput({
+    amount,
+    items: [{ title: 'Caneca', unitPrice: amount, quantity: 1, tangible: false }],
+  }) as unknown as ChargeInput;
+
+async function transactionsHeldOpen(): Promise<number> {
+  const [row] = await db().query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+  );
+  return row!.n;
+}
+
+describe('createPixSale while the processor is slow', () => {
+  it('holds no connection during the call: 20 charges waiting on the PSP leave the pool free', async () => {
+    const gate = gatedProcessor();
+    const pending = Array.from({ length: 20 }, (_, i) =>
+      createPixSale(db(), gate.processor, merchant.accountId, withItems(1000 + i), `slow-${i}`, rules),
+    );
+    await waitUntil(async () => (gate.state.calls === 20 ? true : undefined));
+    // more charges waiting than the pool has connections, and none holds one
+    expect(await transactionsHeldOpen()).toBe(0);
+    const [{ n }] = (await db().query<{ n: number }>('SELECT 1 AS n')) as [{ n: number }];
+    expect(n).toBe(1);
+    gate.open();
+    const created = await Promise.all(pending);
+    expect(new Set(created.map((c) => c.sale.id)).size).toBe(20);
+    expect(created.every((c) => c.sale.status === 'PENDENTE' && !c.replayed)).toBe(true);
+  });
+
+  it('a repeat of a request still opening its charge waits for it and replays its sale', async () => {
+    const gate = gatedProcessor();
+    const first = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'wait-key', rules);
+    await waitUntil(async () => (gate.state.calls === 1 ? true : undefined));
+    const second = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'wait-key', rules);
+    const differs = createPixSale(
+      db(),
+      gate.processor,
+      merchant.accountId,
+      withItems(2000),
+      'wait-key',
+      rules,
+    );
+    await expect(differs).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    gate.open();
+    const [a, b] = await Promise.all([first, second]);
+    expect(gate.state.calls).toBe(1);
+    expect(b.sale.id).toBe(a.sale.id);
+    expect([a.replayed, b.replayed]).toEqual([false, true]);
+  });
+
+  it('a processor failure keeps no sale and gives the key back: the retry opens a new charge', async () => {
+    const gate = gatedProcessor();
+    const count = async () =>
+      (
+        await db().query<{ n: number }>('SELECT count(*)::int AS n FROM sales WHERE account_id = $1', [
+          merchant.accountId,
+        ])
+      )[0]!.n;
+    const before = await count();
+    const first = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'fail-key', rules);
+    await waitUntil(async () => (gate.state.calls === 1 ? true : undefined));
+    gate.fail();
+    const err = await first.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('PROCESSOR_ERROR');
+    expect(await count()).toBe(before);
+    gate.reset();
+    const retry = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'fail-key', rules);
+    await waitUntil(async () => (gate.state.calls === 2 ? true : undefined));
+    gate.open();
+    const made = await retry;
+    expect(made.replayed).toBe(false);
+    expect(await count()).toBe(before + 1);
+  });
+
+  it('refuses a postback target production rules forbid, before asking the processor', async () => {
+    const gate = gatedProcessor();
+    for (const postbackUrl of [
+      'http://127.0.0.1:9/pb',
+      'http://10.1.2.3/pb',
+      'http://[::1]/pb',
+      'http://169.254.169.254/x',
+    ]) {
+      const err = await createPixSale(
+        db(),
+        gate.processor,
+        merchant.accountId,
+        { ...withItems(), postbackUrl },
+        null,
+        { allowPrivateTargets: false },
+      ).catch((e: unknown) => e);
+      expect((err as AppError).code, postbackUrl).toBe('VALIDATION_ERROR');
+      expect((err as AppError).message).toMatch(/postbackUrl/);
+    }
+    expect(gate.state.calls).toBe(0);
+  });
+});
