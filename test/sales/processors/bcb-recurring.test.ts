@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevPsp } from '../../../src/devpsp/server.js';
 import { getBalance } from '../../../src/ledger/ledger.js';
+import { journeyOf } from '../../../src/sales/processors/bcb/recurring.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
 import { callbackProblems, pixApiProblems } from '../../support/pix-openapi.js';
@@ -231,5 +232,14 @@ describe('Pix Automático through PIX_PROCESSOR=bcb against a local PSP over mut
     });
     expect(res.status).toBe(404);
     expect(await cycleSales(rec.idRec)).toEqual([]);
+  });
+});
+
+describe('the mandate journey', () => {
+  it('is read where the schema puts it (ativacao.tipoJornada) or where the yaml example does (dadosJornada)', () => {
+    expect(journeyOf({ tipoJornada: 'JORNADA_2' })).toBe(2);
+    expect(journeyOf({ dadosJornada: { tipoJornada: 'JORNADA_3' } })).toBe(3);
+    expect(journeyOf({ tipoJornada: 'AGUARDANDO_DEFINICAO' })).toBe(1);
+    expect(journeyOf(undefined)).toBe(1);
   });
 });

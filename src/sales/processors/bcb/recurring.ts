@@ -21,7 +21,13 @@ interface Rec {
   vinculo: { contrato: string; devedor: { cpf?: string; cnpj?: string; nome: string } };
   calendario: { dataInicial: string };
   valor?: { valorRec?: string };
-  ativacao?: { tipoJornada?: string };
+  ativacao?: Ativacao;
+}
+
+/** RecAtivacao: the schema puts tipoJornada here; the yaml's own example recResponse1 nests it in dadosJornada. */
+interface Ativacao {
+  tipoJornada?: string;
+  dadosJornada?: { tipoJornada?: string };
 }
 
 /** The standard's CobRCompleta (GET /cobr/{txid}), as far as the gateway reads it. */
@@ -76,7 +82,7 @@ async function syncMandate(
     idRec: rec.idRec,
     accountId: deps.accountId,
     contrato: rec.vinculo.contrato,
-    journey: journeyOf(rec.ativacao?.tipoJornada),
+    journey: journeyOf(rec.ativacao),
     amount: rec.valor?.valorRec ? parseReais(rec.valor.valorRec) : null,
     dataInicial: rec.calendario.dataInicial,
     // the standard names the payer and its document only: no email or phone to show
@@ -86,9 +92,13 @@ async function syncMandate(
   return { outcome: created ? 'recorded' : 'known', recurrence };
 }
 
-/** JORNADA_1..4 → 1..4; a journey the PSP leaves undefined counts as 1 (authorized, nothing paid with it). */
-function journeyOf(tipoJornada: string | undefined): number {
-  return Number(/^JORNADA_([1-4])$/.exec(tipoJornada ?? '')?.[1] ?? 1);
+/**
+ * JORNADA_1..4 → 1..4, read where the schema puts it or where the yaml's example does; a journey the PSP
+ * leaves undefined (AGUARDANDO_DEFINICAO, absent) counts as 1 (authorized, nothing paid with it).
+ */
+export function journeyOf(ativacao: Ativacao | undefined): number {
+  const tipo = ativacao?.tipoJornada ?? ativacao?.dadosJornada?.tipoJornada ?? '';
+  return Number(/^JORNADA_([1-4])$/.exec(tipo)?.[1] ?? 1);
 }
 
 /**
