@@ -86,7 +86,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const processors = new Map<string, SaleProcessor>(
     sandboxProcessor ? [[sandboxProcessor.name, sandboxProcessor]] : [],
   );
-  const bcb = await startBcb(config, db, log);
+  const bcb = await startBcb(config, db, queue, log);
   if (bcb) app.addHook('onClose', () => bcb.client.close());
 
   // 3. routes, one domain each

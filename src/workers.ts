@@ -4,8 +4,11 @@ import { payoutProviders } from './payouts/providers.js';
 import { startPayoutWorker } from './payouts/worker.js';
 import type { Platform } from './platform/context.js';
 import { startPeriodic } from './platform/periodic.js';
+import { PixApiClient } from './platform/pix-api-client.js';
 import { deleteExpiredSaleKeys } from './sales/charges.data.js';
 import { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges } from './sales/charges.js';
+import { BcbProcessor } from './sales/processors/bcb/adapter.js';
+import type { PixChargeProcessor } from './sales/processors/processor.js';
 import { startReserveWorker } from './sales/reserve.js';
 import { CALLBACK_CLEANUP_EVERY_MS, deleteStaleCallbacks } from './sales/service.js';
 import { startNotificationWorkers } from './webhooks/workers.js';
@@ -34,9 +37,17 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     () => deleteStaleCallbacks(db),
     (err) => log.warn({ err }, 'processor callback cleanup failed'),
   );
+  // expired bcb charges are read back from the PSP before they are cancelled (a late webhook must not lose a sale)
+  const bcbSettings = platform.config.bcb;
+  const pspClient = bcbSettings ? new PixApiClient(bcbSettings) : null;
+  const expiring = new Map<string, PixChargeProcessor>();
+  if (pspClient && bcbSettings) {
+    const bcb = new BcbProcessor(pspClient, bcbSettings, db, platform.queue);
+    expiring.set(bcb.name, bcb);
+  }
   const stopChargeExpiry = startPeriodic(
     CHARGE_EXPIRY_EVERY_MS,
-    () => cancelExpiredCharges(db, platform.queue),
+    () => cancelExpiredCharges(db, platform.queue, expiring, log),
     (err) => log.warn({ err }, 'charge expiry failed'),
   );
   const stopAuthCleanup = startPeriodic(
@@ -49,6 +60,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     await stopPayouts();
     await providers.close();
     stopChargeExpiry();
+    await pspClient?.close();
     stopKeyCleanup();
     stopCallbackCleanup();
     stopAuthCleanup();

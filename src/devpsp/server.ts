@@ -95,6 +95,7 @@ export class DevPsp {
   async pay(txid: string, options: { amountCents?: number; times?: number } = {}): Promise<ReceivedPix> {
     const cob = this.state.cobs.get(txid);
     if (!cob) throw new Error(`no charge ${txid}`);
+    if (cob.status !== 'ATIVA') throw new Error(`charge ${txid} is ${cob.status}`);
     const pix: ReceivedPix = {
       endToEndId: newEndToEndId('E'),
       txid,
@@ -217,6 +218,23 @@ export class DevPsp {
       };
       this.state.cobs.set(txid, cob);
       return reply.code(201).send(cobView(cob));
+    });
+    app.get('/cob/:txid', async (req, reply) => {
+      const cob = this.state.cobs.get((req.params as { txid: string }).txid);
+      if (!cob) return reply.code(404).send(notFound);
+      const pix = [...this.state.pix.values()].filter((p) => p.txid === cob.txid).map(pixView);
+      return pix.length > 0 ? { ...cobView(cob), pix } : cobView(cob);
+    });
+    // only the removal the gateway uses (a charge paid meanwhile cannot be removed)
+    app.patch('/cob/:txid', async (req, reply) => {
+      const cob = this.state.cobs.get((req.params as { txid: string }).txid);
+      if (!cob) return reply.code(404).send(notFound);
+      const status = (req.body as { status?: string } | undefined)?.status;
+      if (status !== 'REMOVIDA_PELO_USUARIO_RECEBEDOR' || cob.status !== 'ATIVA') {
+        return reply.code(400).send(invalidOperation(`cobrança ${cob.status} não pode ser revisada`));
+      }
+      cob.status = status;
+      return cobView(cob);
     });
     app.get('/pix/:e2eid', async (req, reply) => {
       const pix = this.state.pix.get((req.params as { e2eid: string }).e2eid);
@@ -345,6 +363,15 @@ function cobView(cob: Cob) {
       merchantCity: 'SAO PAULO',
       amountCents: parseReais(cob.valor) ?? 0,
     }),
+  };
+}
+
+function invalidOperation(detail: string) {
+  return {
+    type: 'https://pix.bcb.gov.br/api/v2/error/CobOperacaoInvalida',
+    title: 'Cobrança inválida.',
+    status: 400,
+    detail,
   };
 }
 

@@ -8,7 +8,7 @@ export interface Cob {
   expiracao: number;
   criacao: string;
   location: string;
-  status: 'ATIVA' | 'CONCLUIDA';
+  status: 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR';
 }
 
 export interface Devolucao {

@@ -23,7 +23,7 @@ export interface PspResponse<T> {
 /**
  * The standard API Pix over mutual TLS with OAuth 2 client credentials. The token is cached until shortly
  * before it expires; a 401 (token revoked or expired early) renews it once and repeats the call, which is
- * safe because every call the adapter makes is idempotent (PUT by our own ids, GET).
+ * safe because every call the adapter makes is idempotent (PUT by our own ids, GET, PATCH to a final status).
  */
 export class PixApiClient {
   private readonly agent: Agent;
@@ -41,7 +41,11 @@ export class PixApiClient {
     });
   }
 
-  async call<T>(method: 'GET' | 'PUT' | 'POST', path: string, body?: unknown): Promise<PspResponse<T>> {
+  async call<T>(
+    method: 'GET' | 'PUT' | 'POST' | 'PATCH',
+    path: string,
+    body?: unknown,
+  ): Promise<PspResponse<T>> {
     let res = await this.send<T>(method, path, body, await this.accessToken());
     if (res.status === 401) {
       this.token = null;

@@ -83,11 +83,36 @@ export async function setChargeExpiry(
 }
 
 /** Up to `limit` pending charges past their expiry, locked; those another worker holds are skipped. */
-export async function lockExpiredCharges(tx: Queryable, limit: number): Promise<number[]> {
+export interface ExpiredCharge {
+  id: number;
+  uuid: string;
+  amount: number;
+  processor: string;
+  external_transaction_id: string;
+  charge_expires_at: Date;
+}
+
+/** PENDENTE charges past their expiry, after a (charge_expires_at, id) position, not locked. */
+export async function findExpiredCharges(
+  q: Queryable,
+  after: { at: Date; id: number } | null,
+  limit: number,
+): Promise<ExpiredCharge[]> {
+  return q.query<ExpiredCharge>(
+    `SELECT id, uuid, amount, processor, external_transaction_id, charge_expires_at FROM sales
+      WHERE status = 'PENDENTE' AND charge_expires_at < now()
+        AND ($1::timestamptz IS NULL OR (charge_expires_at, id) > ($1, $2))
+      ORDER BY charge_expires_at, id LIMIT $3`,
+    [after?.at ?? null, after?.id ?? 0, limit],
+  );
+}
+
+/** Locks those of `ids` still PENDENTE past their expiry (one being settled elsewhere is skipped). */
+export async function lockExpiredCharges(tx: Queryable, ids: number[]): Promise<number[]> {
   const rows = await tx.query<{ id: number }>(
-    `SELECT id FROM sales WHERE status = 'PENDENTE' AND charge_expires_at < now()
-      ORDER BY charge_expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-    [limit],
+    `SELECT id FROM sales WHERE id = ANY($1) AND status = 'PENDENTE' AND charge_expires_at < now()
+      ORDER BY id FOR UPDATE SKIP LOCKED`,
+    [ids],
   );
   return rows.map((r) => r.id);
 }

@@ -1,13 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import { inUse, keyReused } from '../cashouts/idempotency.js';
-import type { Db, Queryable } from '../platform/db.js';
+import type { Db } from '../platform/db.js';
 import { AppError, conflict, validation } from '../platform/errors.js';
 import type { PublicId } from '../platform/ids.js';
+import { PspError } from '../platform/pix-api-client.js';
 import type { Queue } from '../platform/queue.js';
 import { addressProblem } from '../webhooks/ssrf.js';
 import {
   bindSaleKey,
   claimSaleKey,
+  findExpiredCharges,
   findSaleRow,
   lockExpiredCharges,
   releaseSaleKey,
@@ -165,16 +168,53 @@ export async function refundSale(
 /** How often pending charges are checked for expiry (started with the workers): well within a minute. */
 export const CHARGE_EXPIRY_EVERY_MS = 15_000;
 
-/** Moves every pending charge past its expiry to CANCELADO (sale.canceled), 100 per transaction. */
-export async function cancelExpiredCharges(db: Db, queue: Queue): Promise<number> {
+/**
+ * Moves every pending charge past its expiry to CANCELADO (sale.canceled), 100 at a time. A processor that can
+ * still be paid after our expiry (`releaseExpired`) is asked first, outside any transaction: it credits a charge
+ * that was paid, or makes it unpayable; one it cannot answer for stays PENDENTE until the next round (logged).
+ */
+export async function cancelExpiredCharges(
+  db: Db,
+  queue: Queue,
+  processors: ReadonlyMap<string, PixChargeProcessor> = new Map(),
+  log?: Logger,
+): Promise<number> {
   let total = 0;
+  let after: { at: Date; id: number } | null = null;
+  const unreachable = new Set<string>();
   for (;;) {
-    const moved = await db.tx(async (tx: Queryable) => {
-      const ids = await lockExpiredCharges(tx, 100);
+    const batch = await findExpiredCharges(db, after, 100);
+    const cancel: number[] = [];
+    for (const charge of batch) {
+      const processor = processors.get(charge.processor);
+      if (!processor?.releaseExpired) {
+        cancel.push(charge.id);
+        continue;
+      }
+      if (unreachable.has(charge.processor)) continue; // one timeout per round, not one per charge
+      try {
+        const released = await processor.releaseExpired({
+          uuid: charge.uuid,
+          amount: charge.amount,
+          externalTransactionId: charge.external_transaction_id,
+        });
+        if (released) cancel.push(charge.id);
+      } catch (err) {
+        if (err instanceof PspError && err.status === null) unreachable.add(charge.processor);
+        log?.warn(
+          { sale: charge.uuid, processor: charge.processor, err: reason(err) },
+          'expired charge left PENDENTE: its processor could not confirm it unpaid',
+        );
+      }
+    }
+    total += await db.tx(async (tx) => {
+      // a charge credited meanwhile (by releaseExpired or a webhook) is PAGO now and is left alone
+      const ids = cancel.length ? await lockExpiredCharges(tx, cancel) : [];
       for (const id of ids) await moveSale(tx, queue, id, 'CANCELADO');
       return ids.length;
     });
-    total += moved;
-    if (moved < 100) return total;
+    const last = batch.at(-1);
+    if (!last || batch.length < 100) return total;
+    after = { at: last.charge_expires_at, id: last.id };
   }
 }

@@ -43,4 +43,17 @@ export interface PixChargeProcessor {
   readonly name: string;
   createPixCharge(input: { saleUuid: string; amount: number; expiresIn: number }): Promise<PixCharge>;
   refund(sale: { uuid: string; amount: number; externalTransactionId: string }): Promise<'done' | 'pending'>;
+  /**
+   * Asked before an expired PENDENTE charge is cancelled (processors that can be paid after our expiry): it
+   * credits the charge if the processor says it was paid, or makes it unpayable there. `true`: the sale may be
+   * cancelled (if still PENDENTE); a throw: the processor could not be asked, the sale waits for the next round.
+   * Called outside any transaction. Processors without it (the sandbox) are cancelled at once.
+   */
+  releaseExpired?(charge: ExpiredCharge): Promise<boolean>;
+}
+
+export interface ExpiredCharge {
+  uuid: string;
+  amount: number;
+  externalTransactionId: string;
 }

@@ -1,9 +1,11 @@
 import type { BcbSettings } from '../../../platform/config.js';
-import type { Queryable } from '../../../platform/db.js';
+import type { Db } from '../../../platform/db.js';
 import { formatReais } from '../../../platform/money.js';
 import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
+import type { Queue } from '../../../platform/queue.js';
 import { brCode } from '../../pix/brcode.js';
-import type { PixCharge, PixChargeProcessor } from '../processor.js';
+import type { ExpiredCharge, PixCharge, PixChargeProcessor } from '../processor.js';
+import { creditPix, type Pix } from './received.js';
 
 export const BCB_PROCESSOR = 'bcb';
 
@@ -18,6 +20,12 @@ interface CobGerada {
   pixCopiaECola?: string;
 }
 
+/** The standard's CobCompleta (GET /cob/{txid}), as far as the expiry reads it. */
+interface CobCompleta {
+  status: 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
+  pix?: Omit<Pix, 'txid'>[];
+}
+
 interface Devolucao {
   id: string;
   status: 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
@@ -30,7 +38,8 @@ export class BcbProcessor implements PixChargeProcessor {
   constructor(
     private readonly client: PixApiClient,
     private readonly settings: BcbSettings,
-    private readonly db: Queryable,
+    private readonly db: Db,
+    private readonly queue: Queue,
   ) {}
 
   async createPixCharge(input: { saleUuid: string; amount: number; expiresIn: number }): Promise<PixCharge> {
@@ -75,6 +84,31 @@ export class BcbProcessor implements PixChargeProcessor {
     if (res.body.status === 'NAO_REALIZADO')
       throw new PspError('the PSP did not perform the refund', res.status);
     return res.body.status === 'DEVOLVIDO' ? 'done' : 'pending';
+  }
+
+  /**
+   * Our expiry is not the PSP's: a buyer may have paid while the webhook was late or lost. The charge is read
+   * back first: CONCLUIDA → its Pix are credited as a webhook's would be; ATIVA → removed at the PSP
+   * (REMOVIDA_PELO_USUARIO_RECEBEDOR) so it can no longer be paid. Anything the PSP does not answer throws.
+   */
+  async releaseExpired(charge: ExpiredCharge): Promise<boolean> {
+    const txid = charge.externalTransactionId;
+    const res = await this.client.call<CobCompleta>('GET', `/cob/${txid}`);
+    if (res.status === 404) return true; // the PSP has no such charge: nothing can pay it
+    if (res.status !== 200) throw new PspError(`GET /cob answered ${res.status}`, res.status);
+    if (res.body.status === 'CONCLUIDA') {
+      for (const pix of res.body.pix ?? []) await creditPix(this.db, this.queue, { ...pix, txid });
+      return true;
+    }
+    if (res.body.status !== 'ATIVA') return true; // already removed
+    const removed = await this.client.call<CobCompleta>('PATCH', `/cob/${txid}`, {
+      status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
+    });
+    // refused (e.g. paid meanwhile): the next round reads it again
+    if (removed.status !== 200 || removed.body.status !== 'REMOVIDA_PELO_USUARIO_RECEBEDOR') {
+      throw new PspError(`PATCH /cob answered ${removed.status}`, removed.status);
+    }
+    return true;
   }
 
   /** Registers the gateway's webhook for Pix received on the receiver key (PUT /webhook/{chave}). */

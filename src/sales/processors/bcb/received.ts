@@ -59,7 +59,7 @@ export async function settleRefunds(db: Db, settler: SaleSettler, pix: Pix): Pro
  * Records a confirmed Pix once (by end-to-end id) and credits its sale when the amount is the charge's and
  * the sale can still become PAGO; otherwise it is kept with the reason and credits nothing.
  */
-async function creditPix(db: Db, queue: Queue, pix: Pix): Promise<PixOutcome> {
+export async function creditPix(db: Db, queue: Queue, pix: Pix): Promise<PixOutcome> {
   const amount = parseReais(pix.valor) ?? -1;
   return db.tx(async (tx) => {
     const claimed = await tx.query(

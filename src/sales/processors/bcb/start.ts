@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../../platform/config.js';
 import type { Db } from '../../../platform/db.js';
 import { PixApiClient } from '../../../platform/pix-api-client.js';
+import type { Queue } from '../../../platform/queue.js';
 import { BcbProcessor, webhookUrl } from './adapter.js';
 
 /**
@@ -13,11 +14,12 @@ import { BcbProcessor, webhookUrl } from './adapter.js';
 export async function startBcb(
   config: Config,
   db: Db,
+  queue: Queue,
   log: Logger,
 ): Promise<{ client: PixApiClient; processor: BcbProcessor } | null> {
   if (!config.bcb) return null;
   const client = new PixApiClient(config.bcb);
-  const processor = new BcbProcessor(client, config.bcb, db);
+  const processor = new BcbProcessor(client, config.bcb, db, queue);
   try {
     await processor.registerWebhook();
     log.info({ webhookUrl: webhookUrl(config.bcb) }, 'PSP webhook registered');
