@@ -87,7 +87,12 @@ export async function buildApp(platform: Platform): Promise<Http> {
     sandboxProcessor ? [[sandboxProcessor.name, sandboxProcessor]] : [],
   );
   const bcb = await startBcb(config, db, queue, log);
-  if (bcb) app.addHook('onClose', () => bcb.client.close());
+  if (bcb) {
+    app.addHook('onClose', async () => {
+      bcb.stop();
+      await bcb.client.close();
+    });
+  }
 
   // 3. routes, one domain each
   await app.register(authRoutes, {

@@ -34,7 +34,7 @@ export class DevPsp {
   readonly clientId: string;
   readonly clientSecret: string;
   url = '';
-  private readonly faults = new Map<string, Fault>();
+  private readonly faults = new Map<string, { fault: Fault; left: number }>();
   /** The next send is recorded (the money leaves) but its answer never comes: a lost response. */
   private loseNextSendAnswer = false;
   private readonly app: FastifyInstance;
@@ -68,9 +68,9 @@ export class DevPsp {
     await this.app.close();
   }
 
-  /** The next request whose "METHOD /first-segment" matches (e.g. "PUT /cob") meets this fault. */
-  failNext(route: string, fault: Fault): void {
-    this.faults.set(route, fault);
+  /** The next `times` requests whose "METHOD /first-segment" matches (e.g. "PUT /cob") meet this fault. */
+  failNext(route: string, fault: Fault, times = 1): void {
+    this.faults.set(route, { fault, left: times });
   }
 
   /** The next payout send is made but not answered (the client times out without knowing it was sent). */
@@ -153,9 +153,11 @@ export class DevPsp {
     );
     app.addHook('onRequest', async (req, reply) => {
       this.state.log.push(`${req.method} ${req.url.split('?')[0]}`);
-      const fault = this.faults.get(`${req.method} /${req.url.split('/')[1]}`);
-      if (fault) {
-        this.faults.delete(`${req.method} /${req.url.split('/')[1]}`);
+      const route = `${req.method} /${req.url.split('/')[1]}`;
+      const pending = this.faults.get(route);
+      if (pending) {
+        if (--pending.left <= 0) this.faults.delete(route);
+        const fault = pending.fault;
         if ('hang' in fault) return new Promise(() => {}); // never answers; the client gives up
         return reply.code(fault.status).send({ title: 'Erro simulado', status: fault.status });
       }

@@ -5,34 +5,67 @@ import { PixApiClient } from '../../../platform/pix-api-client.js';
 import type { Queue } from '../../../platform/queue.js';
 import { BcbProcessor, webhookUrl } from './adapter.js';
 
+/** Webhook registrations that fail are retried after 1 s, doubling up to 5 min, until they succeed. */
+export const REGISTRATION_RETRY = { firstMs: 1000, maxMs: 300_000 };
+
 /**
  * With PIX_PROCESSOR=bcb: the client and adapter, and the webhooks registered at the PSP: received Pix
  * (PUT /webhook/{chave}), Pix Automático mandates (PUT /webhookrec) and recurring charges (PUT /webhookcobr).
- * A PSP unreachable at start (or one that does not offer Pix Automático) is logged, not fatal: charges then
- * fail with 502 until it answers, and the next start registers the webhooks again.
+ * Each is tried once at start; one that fails (PSP unreachable, refusing, not offering Pix Automático) is
+ * retried in the background with backoff, every failure logged at warn: without the webhook no Pix is credited
+ * until the charge's expiry reads it back. `stop` ends the retries (before the client closes).
  */
 export async function startBcb(
   config: Config,
   db: Db,
   queue: Queue,
   log: Logger,
-): Promise<{ client: PixApiClient; processor: BcbProcessor } | null> {
+): Promise<{ client: PixApiClient; processor: BcbProcessor; stop: () => void } | null> {
   if (!config.bcb) return null;
   const client = new PixApiClient(config.bcb);
   const processor = new BcbProcessor(client, config.bcb, db, queue);
-  try {
-    await processor.registerWebhook();
-    log.info({ webhookUrl: webhookUrl(config.bcb) }, 'PSP webhook registered');
-  } catch (err) {
-    log.error({ err: (err as Error).message }, 'PSP webhook registration failed');
-  }
-  for (const kind of ['webhookrec', 'webhookcobr'] as const) {
+  const url = webhookUrl(config.bcb);
+  const registrations = [
+    keepTrying(log, { webhookUrl: url, kind: 'webhook' }, () => processor.registerWebhook()),
+    ...(['webhookrec', 'webhookcobr'] as const).map((kind) =>
+      keepTrying(log, { webhookUrl: url, kind }, () => processor.registerRecurringWebhook(kind)),
+    ),
+  ];
+  const stops = await Promise.all(registrations);
+  const stop = () => {
+    for (const s of stops) s();
+  };
+  return { client, processor, stop };
+}
+
+/** Runs `register` now and, until it succeeds, again after each backoff delay. Returns the stop function. */
+async function keepTrying(
+  log: Logger,
+  what: { webhookUrl: string; kind: string },
+  register: () => Promise<void>,
+): Promise<() => void> {
+  let delay = REGISTRATION_RETRY.firstMs;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  let attempt = 0;
+  const run = async (): Promise<void> => {
+    attempt++;
     try {
-      await processor.registerRecurringWebhook(kind);
-      log.info({ webhookUrl: webhookUrl(config.bcb), kind }, 'PSP Pix Automático webhook registered');
+      await register();
+      log.info({ ...what, attempt }, 'PSP webhook registered');
     } catch (err) {
-      log.error({ err: (err as Error).message, kind }, 'PSP Pix Automático webhook registration failed');
+      if (stopped) return;
+      // the reason is the PSP's status or the network error's name: no token or credential reaches the log
+      const reason = (err as Error).message;
+      log.warn({ ...what, attempt, err: reason, retryInMs: delay }, 'PSP webhook registration failed');
+      timer = setTimeout(() => void run(), delay);
+      timer.unref();
+      delay = Math.min(delay * 2, REGISTRATION_RETRY.maxMs);
     }
-  }
-  return { client, processor };
+  };
+  await run();
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
 }

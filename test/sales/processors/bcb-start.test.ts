@@ -1,0 +1,67 @@
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DevPsp } from '../../../src/devpsp/server.js';
+import { startBcb } from '../../../src/sales/processors/bcb/start.js';
+import { freePort, RECEIVER_KEY, startPsp } from '../../support/psp.js';
+import { startServer, type TestServer } from '../../support/server.js';
+import { waitUntil } from '../../support/wait.js';
+
+let psp: DevPsp;
+let server: TestServer;
+
+beforeAll(async () => {
+  const started = await startPsp();
+  psp = started.psp;
+  server = await startServer({ workers: false, env: started.env(await freePort()) });
+});
+afterAll(async () => {
+  await server?.close();
+  await psp?.close();
+});
+
+describe('PSP webhook registration at start', () => {
+  it('a refused registration is retried with backoff until it succeeds, each failure logged at warn', async () => {
+    const lines: { level: number; msg: string; kind?: string; err?: string; attempt?: number }[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    psp.state.webhooks.clear();
+    psp.recurring.webhookRec = null;
+    psp.recurring.webhookCobr = null;
+    psp.failNext('PUT /webhook', { status: 503 }, 2);
+    psp.failNext('PUT /webhookcobr', { status: 500 });
+    const { platform } = server.runtime;
+    const bcb = (await startBcb(platform.config, platform.db, platform.queue, log))!;
+    try {
+      expect(psp.state.webhooks.has(RECEIVER_KEY)).toBe(false); // the first attempt failed
+      expect(psp.recurring.webhookRec).toBeTruthy();
+      // retried after 1 s (refused again), then after 2 s more
+      await waitUntil(() => psp.state.webhooks.get(RECEIVER_KEY), 10_000);
+      await waitUntil(() => psp.recurring.webhookCobr, 10_000);
+      expect(psp.state.webhooks.get(RECEIVER_KEY)).toBe(`${server.env.PUBLIC_URL}/api/providers/bcb/webhook`);
+      const failures = lines.filter((l) => l.msg === 'PSP webhook registration failed');
+      expect(failures.map((l) => [l.level, l.kind, l.attempt])).toEqual([
+        [40, 'webhook', 1],
+        [40, 'webhookcobr', 1],
+        [40, 'webhook', 2],
+      ]);
+      expect(failures[0]!.err).toMatch(/503/);
+      const logged = JSON.stringify(lines);
+      expect(logged).not.toContain(platform.config.bcb!.clientSecret);
+      expect(lines.filter((l) => l.msg === 'PSP webhook registered')).toHaveLength(3);
+    } finally {
+      bcb.stop();
+      await bcb.client.close();
+    }
+  });
+
+  it('stops retrying once stopped', async () => {
+    const log = pino({ level: 'silent' });
+    psp.failNext('PUT /webhook', { status: 503 }, 100);
+    const { platform } = server.runtime;
+    const bcb = (await startBcb(platform.config, platform.db, platform.queue, log))!;
+    bcb.stop();
+    await bcb.client.close();
+    const seen = psp.state.log.filter((l) => l.startsWith('PUT /webhook/')).length;
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(psp.state.log.filter((l) => l.startsWith('PUT /webhook/')).length).toBe(seen);
+  });
+});
