@@ -122,12 +122,18 @@ export class DevPsp {
     ]);
   }
 
-  /** A pending refund reaches its final status; the webhook is called with the Pix. */
-  async settleRefund(e2eid: string, id: string, status: 'DEVOLVIDO' | 'NAO_REALIZADO'): Promise<void> {
+  /** A pending refund reaches its final status; the webhook is called with the Pix (unless `notify` is false). */
+  async settleRefund(
+    e2eid: string,
+    id: string,
+    status: 'DEVOLVIDO' | 'NAO_REALIZADO',
+    options: { notify?: boolean } = {},
+  ): Promise<void> {
     const pix = this.state.pix.get(e2eid)!;
     const dev = pix.devolucoes.find((d) => d.id === id)!;
     dev.status = status;
     dev.horario.liquidacao = new Date().toISOString();
+    if (options.notify === false) return;
     // a cycle's Pix (Pix Automático) is reported through its charge's callback, others through the Pix one
     const cobr = this.recurring.cobrs.get(pix.txid);
     if (cobr) await this.recurring.notifyCharge(cobr);

@@ -143,6 +143,59 @@ describe('PIX_PROCESSOR=bcb against a local PSP over mutual TLS', () => {
   });
 });
 
+describe('refund attempts (devolução ids)', () => {
+  const refund = (uuid: string) =>
+    call<SaleBody>('POST', `${server.url}/api/transactions/${uuid}/refund`, { headers: merchant.keys });
+
+  it('after a devolução NAO_REALIZADO the sale stays PAGO and a new refund uses a new id', async () => {
+    const sale = (await charge()).body;
+    const pix = await psp.pay(sale.externalTransactionId);
+    expect((await refund(sale.uuid)).status).toBe(202);
+    const devs = () => psp.state.pix.get(pix.endToEndId)!.devolucoes;
+    const first = devs()[0]!.id;
+    expect(first).toBe(`D${sale.externalTransactionId}`);
+    expect((await refund(sale.uuid)).status).toBe(202); // in progress: the same devolução, no second one
+    expect(devs()).toHaveLength(1);
+    await psp.settleRefund(pix.endToEndId, first, 'NAO_REALIZADO');
+    expect(await statusOf(sale.id)).toBe('PAGO');
+
+    const again = await refund(sale.uuid);
+    expect(again.status, again.text).toBe(202);
+    expect(devs()).toHaveLength(2);
+    const second = devs()[1]!.id;
+    expect(second).not.toBe(first);
+    expect(second).toMatch(/^[a-zA-Z0-9]{1,35}$/);
+    expect((await refund(sale.uuid)).status).toBe(202); // in progress again: same id
+    expect(devs()).toHaveLength(2);
+    await psp.settleRefund(pix.endToEndId, second, 'DEVOLVIDO');
+    expect(await statusOf(sale.id)).toBe('ESTORNADO');
+    expect((await refund(sale.uuid)).status).toBe(409);
+    expect(devs()).toHaveLength(2);
+  });
+
+  it('a NAO_REALIZADO the gateway only learns from the PUT answer: one 502, then a new attempt', async () => {
+    const sale = (await charge()).body;
+    const pix = await psp.pay(sale.externalTransactionId);
+    expect((await refund(sale.uuid)).status).toBe(202);
+    const devs = () => psp.state.pix.get(pix.endToEndId)!.devolucoes;
+    await psp.settleRefund(pix.endToEndId, devs()[0]!.id, 'NAO_REALIZADO', { notify: false }); // callback lost
+    const failed = await refund(sale.uuid);
+    expect(failed.status).toBe(502);
+    expect(failed.body).toMatchObject({ error: 'PROCESSOR_ERROR' });
+    expect(await statusOf(sale.id)).toBe('PAGO');
+    expect((await refund(sale.uuid)).status).toBe(202);
+    expect(devs().map((d) => d.status)).toEqual(['NAO_REALIZADO', 'EM_PROCESSAMENTO']);
+    const rows = await db().query<{ attempt: number; status: string }>(
+      'SELECT attempt, status FROM bcb_devolucoes WHERE sale_id = $1 ORDER BY attempt',
+      [sale.id],
+    );
+    expect(rows).toEqual([
+      { attempt: 1, status: 'NAO_REALIZADO' },
+      { attempt: 2, status: 'EM_PROCESSAMENTO' },
+    ]);
+  });
+});
+
 describe('PixApiClient', () => {
   it('gives up on a PSP that does not answer (PspError, no retry of the call)', async () => {
     const { PixApiClient } = await import('../../../src/platform/pix-api-client.js');

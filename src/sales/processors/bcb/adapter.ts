@@ -5,15 +5,13 @@ import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js
 import type { Queue } from '../../../platform/queue.js';
 import { brCode } from '../../pix/brcode.js';
 import type { ExpiredCharge, PixCharge, PixChargeProcessor } from '../processor.js';
+import { recordFinalStatus, refundAttempt } from './devolucoes.js';
 import { creditPix, type Pix } from './received.js';
 
 export const BCB_PROCESSOR = 'bcb';
 
 /** The standard's txid (26–35 of [a-zA-Z0-9]): the sale's uuid without dashes, 32 characters. */
 export const txidOf = (saleUuid: string) => saleUuid.replace(/-/g, '');
-/** One refund per sale (a full refund): its devolução id is derived from the sale too, so a retry is the same. */
-export const devolucaoIdOf = (saleUuid: string) => `D${txidOf(saleUuid)}`.slice(0, 35);
-
 interface CobGerada {
   txid: string;
   location?: string;
@@ -66,23 +64,32 @@ export class BcbProcessor implements PixChargeProcessor {
     return { externalTransactionId: txid, brCode: code };
   }
 
-  /** Full refund of the Pix that paid the sale; 'done' when the PSP already reports it DEVOLVIDO. */
+  /**
+   * Full refund of the Pix that paid the sale; 'done' when the PSP already reports it DEVOLVIDO. A repeat while
+   * an attempt is in progress or done is the same PUT (same devolução id: never a second refund); after an
+   * attempt ended NAO_REALIZADO a new one, with a new id, is made.
+   */
   async refund(sale: { uuid: string; amount: number }): Promise<'done' | 'pending'> {
-    const [paid] = await this.db.query<{ e2eid: string }>(
-      `SELECT e2eid FROM bcb_received_pix p JOIN sales s ON s.id = p.sale_id
+    const [paid] = await this.db.query<{ e2eid: string; sale_id: number }>(
+      `SELECT e2eid, s.id AS sale_id FROM bcb_received_pix p JOIN sales s ON s.id = p.sale_id
         WHERE s.uuid = $1 AND p.credited`,
       [sale.uuid],
     );
     if (!paid) throw new PspError('no confirmed Pix paid this sale', null);
-    const id = devolucaoIdOf(sale.uuid);
-    const res = await this.client.call<Devolucao>('PUT', `/pix/${paid.e2eid}/devolucao/${id}`, {
+    const attempt = await refundAttempt(this.db, { ...sale, id: paid.sale_id }, paid.e2eid);
+    if (attempt.status === 'DEVOLVIDO') return 'done';
+    const res = await this.client.call<Devolucao>('PUT', `/pix/${paid.e2eid}/devolucao/${attempt.id}`, {
       valor: formatReais(sale.amount),
     });
     if (res.status !== 201 && res.status !== 200) {
       throw new PspError(`PUT /pix/{e2eid}/devolucao answered ${res.status}`, res.status);
     }
+    await recordFinalStatus(this.db, paid.e2eid, { id: attempt.id, status: res.body.status });
     if (res.body.status === 'NAO_REALIZADO')
-      throw new PspError('the PSP did not perform the refund', res.status);
+      throw new PspError(
+        'the PSP did not perform the refund (a new request makes a new attempt)',
+        res.status,
+      );
     return res.body.status === 'DEVOLVIDO' ? 'done' : 'pending';
   }
 

@@ -4,18 +4,18 @@ import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js
 import type { Queue } from '../../../platform/queue.js';
 import { findSaleByProcessorRef } from '../../charges.data.js';
 import { lockSale } from '../../data.js';
-import { applyProcessorStatus } from '../../service.js';
 import type { SaleSettler } from '../../settler.js';
 import { checkTransition, isOpen } from '../../status-machine.js';
 import { moveSale } from '../../transition.js';
-import { BCB_PROCESSOR, devolucaoIdOf } from './adapter.js';
+import { BCB_PROCESSOR } from './adapter.js';
+import { applyRequestedDevolucao } from './devolucoes.js';
 
 /** The standard's Pix object, as far as the gateway reads it. */
 export interface Pix {
   endToEndId: string;
   txid?: string;
   valor: string;
-  devolucoes?: { id: string; status: string }[];
+  devolucoes?: { id: string; valor?: string; status: string }[];
 }
 
 export type PixOutcome = 'credited' | 'duplicate' | 'not_confirmed' | 'not_credited' | 'refund_seen';
@@ -44,15 +44,21 @@ export async function handleNotifiedPix(
   return outcomes;
 }
 
-/** A refund of ours the PSP reports DEVOLVIDO moves its sale to ESTORNADO (once: a repeat changes nothing). */
+/**
+ * Devoluções of a read-back Pix: one the gateway requested takes its final status, and DEVOLVIDO moves its sale
+ * to ESTORNADO (once: a repeat changes nothing); NAO_REALIZADO leaves the sale PAGO and refundable again.
+ */
 export async function settleRefunds(db: Db, settler: SaleSettler, pix: Pix): Promise<PixOutcome | null> {
   if (!pix.txid || !pix.devolucoes?.length) return null;
-  const sale = await findSaleByProcessorRef(db, BCB_PROCESSOR, pix.txid);
-  if (!sale) return null;
-  const done = pix.devolucoes.some((d) => d.id === devolucaoIdOf(sale.uuid) && d.status === 'DEVOLVIDO');
-  if (!done) return null;
-  if (sale.status === 'PAGO') await applyProcessorStatus(settler, BCB_PROCESSOR, pix.txid, 'ESTORNADO');
-  return 'refund_seen';
+  const found = await findSaleByProcessorRef(db, BCB_PROCESSOR, pix.txid);
+  if (!found) return null;
+  const sale = { ...found, externalTransactionId: pix.txid };
+  let seen = false;
+  for (const dev of pix.devolucoes) {
+    if (dev.status !== 'DEVOLVIDO' && dev.status !== 'NAO_REALIZADO') continue;
+    if (await applyRequestedDevolucao(db, settler, sale, pix.endToEndId, dev)) seen = true;
+  }
+  return seen ? 'refund_seen' : null;
 }
 
 /**

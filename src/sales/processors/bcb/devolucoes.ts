@@ -1,0 +1,95 @@
+import type { Db, Queryable } from '../../../platform/db.js';
+import { parseReais } from '../../../platform/money.js';
+import { PspError } from '../../../platform/pix-api-client.js';
+import { applyProcessorStatus } from '../../service.js';
+import type { SaleSettler } from '../../settler.js';
+import { BCB_PROCESSOR, txidOf } from './adapter.js';
+
+export type DevolucaoStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
+
+/** A devolução as the PSP reports it (PUT or GET /pix/{e2eid}/devolucao/{id}, or inside a Pix). */
+export interface ReportedDevolucao {
+  id: string;
+  valor?: string;
+  status: DevolucaoStatus | string;
+}
+
+/**
+ * The devolução id of a sale's refund attempt (the standard's `[a-zA-Z0-9]{1,35}`): `D` + txid for the first
+ * (the id used before attempts were counted), then a base-36 suffix (attempts 2…1295 fit in 35 characters).
+ */
+export function devolucaoIdOf(saleUuid: string, attempt = 1): string {
+  const base = `D${txidOf(saleUuid)}`;
+  if (attempt === 1) return base;
+  const id = base + attempt.toString(36);
+  if (id.length > 35) throw new PspError('too many refund attempts for this sale', null);
+  return id;
+}
+
+/**
+ * The attempt a refund request uses: the sale's latest, unless it ended NAO_REALIZADO, then a new one.
+ * Concurrent requests agree: an attempt number is claimed once (unique index), the loser reads the winner's.
+ */
+export async function refundAttempt(
+  db: Queryable,
+  sale: { id: number; uuid: string; amount: number },
+  e2eid: string,
+): Promise<{ id: string; status: DevolucaoStatus }> {
+  for (let round = 0; round < 3; round++) {
+    const [last] = await db.query<{ id: string; attempt: number; status: DevolucaoStatus }>(
+      `SELECT id, attempt, status FROM bcb_devolucoes WHERE sale_id = $1 AND requested
+        ORDER BY attempt DESC LIMIT 1`,
+      [sale.id],
+    );
+    if (last && last.status !== 'NAO_REALIZADO') return last;
+    const attempt = (last?.attempt ?? 0) + 1;
+    await db.query(
+      `INSERT INTO bcb_devolucoes (e2eid, id, sale_id, amount, requested, attempt, status)
+       VALUES ($1, $2, $3, $4, true, $5, 'EM_PROCESSAMENTO') ON CONFLICT DO NOTHING`,
+      [e2eid, devolucaoIdOf(sale.uuid, attempt), sale.id, sale.amount, attempt],
+    );
+  }
+  throw new PspError('could not claim a refund attempt', null);
+}
+
+/** An in-progress attempt takes the final status the PSP reports (once: a final status is never changed). */
+export async function recordFinalStatus(db: Queryable, e2eid: string, dev: ReportedDevolucao): Promise<void> {
+  if (dev.status !== 'DEVOLVIDO' && dev.status !== 'NAO_REALIZADO') return;
+  await db.query(
+    `UPDATE bcb_devolucoes SET status = $3, updated_at = now()
+      WHERE e2eid = $1 AND id = $2 AND status = 'EM_PROCESSAMENTO'`,
+    [e2eid, dev.id, dev.status],
+  );
+}
+
+/**
+ * A devolução of a sale's Pix the PSP reported (read back): one of our attempts takes its final status, and
+ * DEVOLVIDO moves the sale to ESTORNADO through the one transition path (once: only a PAGO sale moves).
+ * Returns false when the devolução is not one the gateway requested.
+ */
+export async function applyRequestedDevolucao(
+  db: Db,
+  settler: SaleSettler,
+  sale: { id: number; uuid: string; amount: number; status: string; externalTransactionId: string },
+  e2eid: string,
+  dev: ReportedDevolucao,
+): Promise<boolean> {
+  if (dev.id === devolucaoIdOf(sale.uuid)) {
+    // the first attempt's id, requested before attempts were recorded: recorded now
+    await db.query(
+      `INSERT INTO bcb_devolucoes (e2eid, id, sale_id, amount, requested, attempt, status)
+       VALUES ($1, $2, $3, $4, true, 1, 'EM_PROCESSAMENTO') ON CONFLICT DO NOTHING`,
+      [e2eid, dev.id, sale.id, parseReais(dev.valor ?? '') ?? sale.amount],
+    );
+  }
+  const [ours] = await db.query('SELECT 1 FROM bcb_devolucoes WHERE e2eid = $1 AND id = $2 AND requested', [
+    e2eid,
+    dev.id,
+  ]);
+  if (!ours) return false;
+  await recordFinalStatus(db, e2eid, dev);
+  if (dev.status === 'DEVOLVIDO' && sale.status === 'PAGO') {
+    await applyProcessorStatus(settler, BCB_PROCESSOR, sale.externalTransactionId, 'ESTORNADO');
+  }
+  return true;
+}
