@@ -8,9 +8,11 @@ import { PixApiClient } from './platform/pix-api-client.js';
 import { deleteExpiredSaleKeys } from './sales/charges.data.js';
 import { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges } from './sales/charges.js';
 import { BcbProcessor } from './sales/processors/bcb/adapter.js';
+import { checkDevolucoes, DEVOLUCAO_CHECK_EVERY_MS } from './sales/processors/bcb/devolucoes.js';
 import type { PixChargeProcessor } from './sales/processors/processor.js';
 import { startReserveWorker } from './sales/reserve.js';
 import { CALLBACK_CLEANUP_EVERY_MS, deleteStaleCallbacks } from './sales/service.js';
+import { SaleSettler } from './sales/settler.js';
 import { startNotificationWorkers } from './webhooks/workers.js';
 
 /**
@@ -50,6 +52,15 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     () => cancelExpiredCharges(db, platform.queue, expiring, log),
     (err) => log.warn({ err }, 'charge expiry failed'),
   );
+  // bcb refunds whose callback never comes are read back from the PSP
+  const settler = new SaleSettler(db, platform.queue, platform.outbox);
+  const stopDevolucoes = pspClient
+    ? startPeriodic(
+        DEVOLUCAO_CHECK_EVERY_MS,
+        () => checkDevolucoes(db, settler, pspClient),
+        (err) => log.warn({ err }, 'bcb refund read-back failed'),
+      )
+    : () => undefined;
   const stopAuthCleanup = startPeriodic(
     AUTH_CLEANUP_EVERY_MS,
     () => deleteExpiredAuthRows(db),
@@ -60,6 +71,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     await stopPayouts();
     await providers.close();
     stopChargeExpiry();
+    stopDevolucoes();
     await pspClient?.close();
     stopKeyCleanup();
     stopCallbackCleanup();

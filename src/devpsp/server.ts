@@ -266,6 +266,11 @@ export class DevPsp {
       }
       return reply.code(201).send(dev);
     });
+    app.get('/pix/:e2eid/devolucao/:id', async (req, reply) => {
+      const { e2eid, id } = req.params as { e2eid: string; id: string };
+      const dev = this.state.pix.get(e2eid)?.devolucoes.find((d) => d.id === id);
+      return dev ?? reply.code(404).send(notFound);
+    });
     // Efí's Pix send extension (https://dev.efipay.com.br/docs/api-pix/envio-pagamento-pix): one send per idEnvio
     app.put('/v3/gn/pix/:idEnvio', async (req, reply) => {
       const { idEnvio } = req.params as { idEnvio: string };

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevPsp } from '../../../src/devpsp/server.js';
 import { getBalance } from '../../../src/ledger/ledger.js';
+import { PixApiClient } from '../../../src/platform/pix-api-client.js';
 import { hasValidCrc } from '../../../src/sales/pix/brcode.js';
+import { checkDevolucoes } from '../../../src/sales/processors/bcb/devolucoes.js';
+import { SaleSettler } from '../../../src/sales/settler.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
 import { pixApiProblems } from '../../support/pix-openapi.js';
@@ -193,6 +196,56 @@ describe('refund attempts (devolução ids)', () => {
       { attempt: 1, status: 'NAO_REALIZADO' },
       { attempt: 2, status: 'EM_PROCESSAMENTO' },
     ]);
+  });
+});
+
+describe('in-progress refunds read back (no callback)', () => {
+  const refund = (uuid: string) =>
+    call<SaleBody>('POST', `${server.url}/api/transactions/${uuid}/refund`, { headers: merchant.keys });
+  const check = async () => {
+    const client = new PixApiClient(server.runtime.platform.config.bcb!);
+    try {
+      return await checkDevolucoes(db(), new SaleSettler(db(), server.runtime.platform.queue), client);
+    } finally {
+      await client.close();
+    }
+  };
+
+  it('DEVOLVIDO without a callback → ESTORNADO once; NAO_REALIZADO → refundable again', async () => {
+    const paid = async () => {
+      const sale = (await charge()).body;
+      const pix = await psp.pay(sale.externalTransactionId);
+      expect((await refund(sale.uuid)).status).toBe(202);
+      return { sale, pix, devs: () => psp.state.pix.get(pix.endToEndId)!.devolucoes };
+    };
+    const a = await paid();
+    const b = await paid();
+    const still = await paid();
+    await psp.settleRefund(a.pix.endToEndId, a.devs()[0]!.id, 'DEVOLVIDO', { notify: false });
+    await psp.settleRefund(b.pix.endToEndId, b.devs()[0]!.id, 'NAO_REALIZADO', { notify: false });
+    expect(await statusOf(a.sale.id)).toBe('PAGO');
+
+    expect(await check()).toBe(2);
+    expect(psp.state.log).toContain(`GET /pix/${a.pix.endToEndId}/devolucao/${a.devs()[0]!.id}`);
+    expect(await statusOf(a.sale.id)).toBe('ESTORNADO');
+    expect(await statusOf(b.sale.id)).toBe('PAGO');
+    expect(await statusOf(still.sale.id)).toBe('PAGO');
+    expect(await check()).toBe(0); // only `still` is left in progress
+    expect((await eventsOf(server, 'sale', a.sale.id)).map((e) => e.event_type)).toEqual([
+      'sale.pending',
+      'sale.paid',
+      'sale.refunded',
+    ]);
+    // the late callback changes nothing more
+    await psp.settleRefund(a.pix.endToEndId, a.devs()[0]!.id, 'DEVOLVIDO');
+    expect(
+      (await eventsOf(server, 'sale', a.sale.id)).filter((e) => e.event_type === 'sale.refunded'),
+    ).toHaveLength(1);
+
+    const again = await refund(b.sale.uuid);
+    expect(again.status, again.text).toBe(202);
+    expect(b.devs()).toHaveLength(2);
+    expect(b.devs()[1]!.id).not.toBe(b.devs()[0]!.id);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Db, Queryable } from '../../../platform/db.js';
 import { parseReais } from '../../../platform/money.js';
-import { PspError } from '../../../platform/pix-api-client.js';
+import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
 import { applyProcessorStatus } from '../../service.js';
 import type { SaleSettler } from '../../settler.js';
 import { BCB_PROCESSOR, txidOf } from './adapter.js';
@@ -92,4 +92,54 @@ export async function applyRequestedDevolucao(
     await applyProcessorStatus(settler, BCB_PROCESSOR, sale.externalTransactionId, 'ESTORNADO');
   }
   return true;
+}
+
+/** How often in-progress devoluções are read back from the PSP (started with the workers). */
+export const DEVOLUCAO_CHECK_EVERY_MS = 30_000;
+
+/**
+ * The PSP's callback for a devolução reaching its final status may never come: the gateway's in-progress
+ * attempts are read back (GET /pix/{e2eid}/devolucao/{id}), 100 a round, least recently checked first.
+ * DEVOLVIDO → the sale becomes ESTORNADO (once, as from a callback); NAO_REALIZADO → refundable again.
+ * A PSP that cannot be reached ends the round (thrown, logged by the worker). Returns how many ended.
+ */
+export async function checkDevolucoes(db: Db, settler: SaleSettler, client: PixApiClient): Promise<number> {
+  const rows = await db.query<{
+    e2eid: string;
+    id: string;
+    sale_id: number;
+    uuid: string;
+    amount: number;
+    status: string;
+    external_transaction_id: string;
+  }>(
+    `SELECT d.e2eid, d.id, s.id AS sale_id, s.uuid, s.amount, s.status, s.external_transaction_id
+       FROM bcb_devolucoes d JOIN sales s ON s.id = d.sale_id
+      WHERE d.requested AND d.status = 'EM_PROCESSAMENTO'
+      ORDER BY d.updated_at LIMIT 100`,
+  );
+  let ended = 0;
+  for (const row of rows) {
+    const res = await client.call<ReportedDevolucao>('GET', `/pix/${row.e2eid}/devolucao/${row.id}`);
+    const final =
+      res.status === 200 && (res.body.status === 'DEVOLVIDO' || res.body.status === 'NAO_REALIZADO');
+    if (!final) {
+      // still in progress (or not known yet): checked again after the others
+      await db.query('UPDATE bcb_devolucoes SET updated_at = now() WHERE e2eid = $1 AND id = $2', [
+        row.e2eid,
+        row.id,
+      ]);
+      continue;
+    }
+    const sale = {
+      id: row.sale_id,
+      uuid: row.uuid,
+      amount: row.amount,
+      status: row.status,
+      externalTransactionId: row.external_transaction_id,
+    };
+    await applyRequestedDevolucao(db, settler, sale, row.e2eid, { ...res.body, id: row.id });
+    ended++;
+  }
+  return ended;
 }
