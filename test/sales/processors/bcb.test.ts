@@ -249,6 +249,55 @@ describe('in-progress refunds read back (no callback)', () => {
   });
 });
 
+describe('devoluções the gateway did not request (reported by the /pix webhook)', () => {
+  /** A devolução made at the PSP (not through the gateway), reported DEVOLVIDO by the webhook. */
+  const devolvedAtPsp = async (e2eid: string, id: string, valor: string) => {
+    psp.state.pix.get(e2eid)!.devolucoes.push({
+      id,
+      rtrId: 'D99999999202611221200ccccccccccc',
+      valor,
+      horario: { solicitacao: new Date().toISOString() },
+      status: 'EM_PROCESSAMENTO',
+    });
+    await psp.settleRefund(e2eid, id, 'DEVOLVIDO');
+  };
+  const devolucoes = (saleId: number) =>
+    db().query<{ id: string; amount: number; requested: boolean; status: string }>(
+      'SELECT id, amount, requested, status FROM bcb_devolucoes WHERE sale_id = $1',
+      [saleId],
+    );
+
+  it('of the full amount: the sale becomes ESTORNADO like a requested refund (once)', async () => {
+    const sale = (await charge(saleInput({ amount: 5000 }))).body;
+    const pix = await psp.pay(sale.externalTransactionId);
+    const before = await getBalance(db(), merchant.accountId);
+    await devolvedAtPsp(pix.endToEndId, 'bankrefund1', '50.00');
+    await psp.settleRefund(pix.endToEndId, 'bankrefund1', 'DEVOLVIDO'); // reported twice
+    expect(await statusOf(sale.id)).toBe('ESTORNADO');
+    expect((await eventsOf(server, 'sale', sale.id)).map((e) => e.event_type)).toEqual([
+      'sale.pending',
+      'sale.paid',
+      'sale.refunded',
+    ]);
+    expect((await getBalance(db(), merchant.accountId)).total).toBeLessThan(before.total);
+    expect(await devolucoes(sale.id)).toEqual([
+      { id: 'bankrefund1', amount: 5000, requested: false, status: 'DEVOLVIDO' },
+    ]);
+  });
+
+  it('of part of the amount: recorded, the sale stays PAGO', async () => {
+    const sale = (await charge(saleInput({ amount: 5000 }))).body;
+    const pix = await psp.pay(sale.externalTransactionId);
+    const before = await getBalance(db(), merchant.accountId);
+    await devolvedAtPsp(pix.endToEndId, 'bankrefund2', '10.00');
+    expect(await statusOf(sale.id)).toBe('PAGO');
+    expect(await getBalance(db(), merchant.accountId)).toEqual(before);
+    expect(await devolucoes(sale.id)).toEqual([
+      { id: 'bankrefund2', amount: 1000, requested: false, status: 'DEVOLVIDO' },
+    ]);
+  });
+});
+
 describe('PixApiClient', () => {
   it('gives up on a PSP that does not answer (PspError, no retry of the call)', async () => {
     const { PixApiClient } = await import('../../../src/platform/pix-api-client.js');

@@ -5,6 +5,11 @@ import { applyProcessorStatus } from '../../service.js';
 import type { SaleSettler } from '../../settler.js';
 import { BCB_PROCESSOR, txidOf } from './adapter.js';
 
+/** Where a devolução the gateway did not request is reported (the webhook's request log, the worker's). */
+export interface WarnLog {
+  warn(obj: object, msg: string): void;
+}
+
 export type DevolucaoStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
 
 /** A devolução as the PSP reports it (PUT or GET /pix/{e2eid}/devolucao/{id}, or inside a Pix). */
@@ -90,6 +95,52 @@ export async function applyRequestedDevolucao(
   await recordFinalStatus(db, e2eid, dev);
   if (dev.status === 'DEVOLVIDO' && sale.status === 'PAGO') {
     await applyProcessorStatus(settler, BCB_PROCESSOR, sale.externalTransactionId, 'ESTORNADO');
+  }
+  return true;
+}
+
+/**
+ * A devolução of a credited Pix that the gateway did not request (made at the PSP, or by the payer's bank): kept
+ * in `bcb_devolucoes` (requested = false). DEVOLVIDO for the Pix's full amount → the sale becomes ESTORNADO as
+ * for a requested one (once); a partial one is recorded and logged at warn, the sale unchanged (decisions.md).
+ */
+export async function applyUnrequestedDevolucao(
+  db: Db,
+  settler: SaleSettler,
+  sale: { id: number; uuid: string; status: string; externalTransactionId: string },
+  e2eid: string,
+  dev: ReportedDevolucao,
+  log?: WarnLog,
+): Promise<boolean> {
+  if (dev.status !== 'EM_PROCESSAMENTO' && dev.status !== 'DEVOLVIDO' && dev.status !== 'NAO_REALIZADO') {
+    return false;
+  }
+  const [pix] = await db.query<{ amount: number; credited: boolean; sale_id: number | null }>(
+    'SELECT amount, credited, sale_id FROM bcb_received_pix WHERE e2eid = $1',
+    [e2eid],
+  );
+  if (!pix || pix.sale_id !== sale.id) return false; // not a Pix recorded for this sale
+  const amount = parseReais(dev.valor ?? '') ?? -1;
+  // inserted once; its status only moves on from EM_PROCESSAMENTO: `changed` is true the first time only
+  const changed = await db.query(
+    `INSERT INTO bcb_devolucoes (e2eid, id, sale_id, amount, requested, status)
+     VALUES ($1, $2, $3, $4, false, $5)
+     ON CONFLICT (e2eid, id) DO UPDATE SET status = EXCLUDED.status, updated_at = now()
+       WHERE NOT bcb_devolucoes.requested AND bcb_devolucoes.status = 'EM_PROCESSAMENTO'
+         AND EXCLUDED.status <> 'EM_PROCESSAMENTO'
+     RETURNING 1`,
+    [e2eid, dev.id, sale.id, amount, dev.status],
+  );
+  if (dev.status !== 'DEVOLVIDO') return true;
+  if (pix.credited && amount === pix.amount) {
+    if (sale.status === 'PAGO') {
+      await applyProcessorStatus(settler, BCB_PROCESSOR, sale.externalTransactionId, 'ESTORNADO');
+    }
+  } else if (changed.length > 0) {
+    log?.warn(
+      { sale: sale.uuid, e2eid, devolucao: dev.id, amount, pixAmount: pix.amount },
+      'partial devolução the gateway did not request: recorded, the sale is unchanged',
+    );
   }
   return true;
 }

@@ -8,7 +8,7 @@ import type { SaleSettler } from '../../settler.js';
 import { checkTransition, isOpen } from '../../status-machine.js';
 import { moveSale } from '../../transition.js';
 import { BCB_PROCESSOR } from './adapter.js';
-import { applyRequestedDevolucao } from './devolucoes.js';
+import { applyRequestedDevolucao, applyUnrequestedDevolucao, type WarnLog } from './devolucoes.js';
 
 /** The standard's Pix object, as far as the gateway reads it. */
 export interface Pix {
@@ -30,6 +30,7 @@ export async function handleNotifiedPix(
   settler: SaleSettler,
   client: PixApiClient,
   notified: { endToEndId: string }[],
+  log?: WarnLog,
 ): Promise<PixOutcome[]> {
   const outcomes: PixOutcome[] = [];
   for (const item of notified) {
@@ -39,16 +40,24 @@ export async function handleNotifiedPix(
       continue;
     }
     if (res.status !== 200) throw new PspError(`GET /pix answered ${res.status}`, res.status);
-    outcomes.push((await settleRefunds(db, settler, res.body)) ?? (await creditPix(db, queue, res.body)));
+    // credited first: a Pix refunded at the PSP before its webhook reached us is credited, then refunded
+    const credit = await creditPix(db, queue, res.body);
+    outcomes.push((await settleRefunds(db, settler, res.body, log)) ?? credit);
   }
   return outcomes;
 }
 
 /**
- * Devoluções of a read-back Pix: one the gateway requested takes its final status, and DEVOLVIDO moves its sale
- * to ESTORNADO (once: a repeat changes nothing); NAO_REALIZADO leaves the sale PAGO and refundable again.
+ * Devoluções of a read-back Pix that reached a final status. One the gateway requested takes its final status,
+ * and DEVOLVIDO moves its sale to ESTORNADO (once: a repeat changes nothing); NAO_REALIZADO leaves the sale
+ * PAGO and refundable again. One it did not request is recorded; DEVOLVIDO of the full amount → ESTORNADO too.
  */
-export async function settleRefunds(db: Db, settler: SaleSettler, pix: Pix): Promise<PixOutcome | null> {
+export async function settleRefunds(
+  db: Db,
+  settler: SaleSettler,
+  pix: Pix,
+  log?: WarnLog,
+): Promise<PixOutcome | null> {
   if (!pix.txid || !pix.devolucoes?.length) return null;
   const found = await findSaleByProcessorRef(db, BCB_PROCESSOR, pix.txid);
   if (!found) return null;
@@ -56,7 +65,10 @@ export async function settleRefunds(db: Db, settler: SaleSettler, pix: Pix): Pro
   let seen = false;
   for (const dev of pix.devolucoes) {
     if (dev.status !== 'DEVOLVIDO' && dev.status !== 'NAO_REALIZADO') continue;
-    if (await applyRequestedDevolucao(db, settler, sale, pix.endToEndId, dev)) seen = true;
+    // each is applied on the sale as it is now (a first DEVOLVIDO may have made it ESTORNADO)
+    const now = { ...sale, status: (await findSaleByProcessorRef(db, BCB_PROCESSOR, pix.txid))!.status };
+    if (await applyRequestedDevolucao(db, settler, now, pix.endToEndId, dev)) seen = true;
+    else if (await applyUnrequestedDevolucao(db, settler, now, pix.endToEndId, dev, log)) seen = true;
   }
   return seen ? 'refund_seen' : null;
 }

@@ -12,6 +12,7 @@ import { findSaleByProcessorRef } from '../../charges.data.js';
 import { saleFees } from '../../service.js';
 import type { SaleSettler } from '../../settler.js';
 import { BCB_PROCESSOR } from './adapter.js';
+import type { WarnLog } from './devolucoes.js';
 import { type Pix, settleRefunds } from './received.js';
 
 /** The standard's RecCompleta (GET /rec/{idRec}), as far as the gateway reads it. */
@@ -46,6 +47,8 @@ export interface RecurringDeps {
   client: PixApiClient;
   /** PIX_AUTOMATICO_ACCOUNT: whose mandates the PSP's are; null: none is recorded. */
   accountId: number | null;
+  /** Where a partial devolução the gateway did not request is reported. */
+  log?: WarnLog;
 }
 
 export type RecOutcome = 'recorded' | 'known' | 'not_confirmed' | 'not_approved' | 'no_account';
@@ -126,7 +129,7 @@ export async function handleNotifiedCobrs(deps: RecurringDeps, notified: { txid:
     const mandate = known.length > 0 ? null : await syncMandate(deps, cobr.idRec);
     for (const p of pix) {
       // a refund of ours the PSP reports DEVOLVIDO on the cycle's Pix: the sale becomes ESTORNADO, as for charges
-      const refund = await settleRefunds(deps.db, deps.settler, { ...p, txid: cobr.txid });
+      const refund = await settleRefunds(deps.db, deps.settler, { ...p, txid: cobr.txid }, deps.log);
       outcomes.push(refund ?? (await creditCycle(deps, cobr, p, mandate?.outcome)));
     }
   }

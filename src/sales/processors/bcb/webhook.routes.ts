@@ -47,7 +47,14 @@ export async function bcbWebhookRoutes(
       },
     },
     async (request) => ({
-      outcomes: await handleNotifiedPix(deps.db, deps.queue, deps.settler, deps.client, request.body.pix),
+      outcomes: await handleNotifiedPix(
+        deps.db,
+        deps.queue,
+        deps.settler,
+        deps.client,
+        request.body.pix,
+        request.log,
+      ),
     }),
   );
 
@@ -58,7 +65,9 @@ export async function bcbWebhookRoutes(
       config: { errorShape: 'A' },
       schema: { tags: ['processors'], body: WebhookRecBody, response: { 200: Outcomes, 400: ShapeA } },
     },
-    async (request) => ({ outcomes: await handleNotifiedRecs(recurring, request.body.recs) }),
+    async (request) => ({
+      outcomes: await handleNotifiedRecs({ ...recurring, log: request.log }, request.body.recs),
+    }),
   );
   app.post(
     '/api/providers/bcb/webhook/cobr',
@@ -66,6 +75,8 @@ export async function bcbWebhookRoutes(
       config: { errorShape: 'A' },
       schema: { tags: ['processors'], body: WebhookCobrBody, response: { 200: Outcomes, 400: ShapeA } },
     },
-    async (request) => ({ outcomes: await handleNotifiedCobrs(recurring, request.body.cobsr) }),
+    async (request) => ({
+      outcomes: await handleNotifiedCobrs({ ...recurring, log: request.log }, request.body.cobsr),
+    }),
   );
 }
