@@ -93,11 +93,18 @@ describe('PIX_PROCESSOR=bcb against a local PSP over mutual TLS', () => {
 
   it('a webhook for an unknown txid, or for a Pix the PSP does not confirm, moves nothing', async () => {
     await psp.notifyUnknown(RECEIVER_KEY, 'unknowntxid000000000000000000001');
+    const ours = (await charge()).body.externalTransactionId;
     const forged = await call<{ outcomes: string[] }>('POST', `${server.url}/api/providers/bcb/webhook/pix`, {
-      body: { pix: [{ endToEndId: 'E99999999202611221200aaaaaaaaaaa', txid: 'x', valor: '1.00' }] },
+      body: {
+        pix: [
+          { endToEndId: 'E99999999202611221200aaaaaaaaaaa', txid: ours, valor: '1.00' },
+          { endToEndId: 'E99999999202611221200aaaaaaaaaab', txid: 'x', valor: '1.00' },
+        ],
+      },
     });
     expect(forged.status).toBe(200);
-    expect(forged.body.outcomes).toEqual(['not_confirmed']);
+    expect(forged.body.outcomes).toEqual(['not_confirmed', 'not_ours']);
+    expect(psp.state.log).not.toContain('GET /pix/E99999999202611221200aaaaaaaaaab');
     const rows = await db().query('SELECT 1 FROM bcb_received_pix WHERE txid = $1', [
       'unknowntxid000000000000000000001',
     ]);
@@ -295,6 +302,76 @@ describe('devoluções the gateway did not request (reported by the /pix webhook
     expect(await devolucoes(sale.id)).toEqual([
       { id: 'bankrefund2', amount: 1000, requested: false, status: 'DEVOLVIDO' },
     ]);
+  });
+});
+
+describe('the unauthenticated /pix webhook reads back little', () => {
+  const webhook = (pix: unknown[]) =>
+    call<{ outcomes: string[] }>('POST', `${server.url}/api/providers/bcb/webhook/pix`, { body: { pix } });
+  const pixReads = () => psp.state.log.filter((l) => l.startsWith('GET /pix/')).length;
+
+  it('invalid end-to-end ids are refused without a PSP call and never fail the valid Pix beside them', async () => {
+    const sale = (await charge()).body;
+    const pix = await psp.pay(sale.externalTransactionId, { times: 0 });
+    const txid = sale.externalTransactionId;
+    const before = psp.state.log.length;
+    const res = await webhook([
+      { endToEndId: `../cob/${txid}`, txid },
+      { endToEndId: `E\ud800${'a'.repeat(30)}`, txid },
+      { endToEndId: 'E99999999202611221200aaaaaaaaa\u0000', txid },
+      { endToEndId: 42, txid },
+      { txid },
+      { endToEndId: 'E'.repeat(5000), txid },
+      { endToEndId: pix.endToEndId, txid },
+    ]);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.outcomes).toEqual([
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+      'credited',
+    ]);
+    expect(psp.state.log.slice(before)).toEqual([`GET /pix/${pix.endToEndId}`]);
+    expect(await statusOf(sale.id)).toBe('PAGO');
+
+    // a Pix already confirmed is not read again (unless the entry lists devoluções)
+    const again = await webhook([{ endToEndId: pix.endToEndId, txid }]);
+    expect(again.body.outcomes).toEqual(['duplicate']);
+    expect(psp.state.log).toHaveLength(before + 1);
+  });
+
+  it('reads back at most 100 per request and answers 503 so the PSP sends the rest again', async () => {
+    const txid = (await charge()).body.externalTransactionId;
+    const fake = (i: number) => `E99999999202611221200${String(i).padStart(11, '0')}`;
+    const before = pixReads();
+    const res = await webhook(Array.from({ length: 150 }, (_, i) => ({ endToEndId: fake(i), txid })));
+    expect(res.status).toBe(503);
+    expect(res.body.outcomes.filter((o) => o === 'not_confirmed')).toHaveLength(100);
+    expect(res.body.outcomes.slice(100)).toEqual(Array(50).fill('deferred'));
+    expect(pixReads() - before).toBe(100);
+
+    // 1,000 entries naming no charge of ours: no PSP call at all
+    const unknown = await webhook(
+      Array.from({ length: 1000 }, (_, i) => ({ endToEndId: fake(i), txid: 'x' })),
+    );
+    expect(unknown.status).toBe(200);
+    expect(pixReads() - before).toBe(100);
+  });
+
+  it('a PSP failing on one read-back defers the rest (503) instead of failing the request', async () => {
+    const sale = (await charge()).body;
+    const pix = await psp.pay(sale.externalTransactionId, { times: 0 });
+    psp.failNext('GET /pix', { status: 500 });
+    const entry = { endToEndId: pix.endToEndId, txid: sale.externalTransactionId };
+    const first = await webhook([entry]);
+    expect(first.status).toBe(503);
+    expect(first.body.outcomes).toEqual(['deferred']);
+    const retried = await webhook([entry]);
+    expect(retried.status).toBe(200);
+    expect(retried.body.outcomes).toEqual(['credited']);
   });
 });
 

@@ -18,33 +18,116 @@ export interface Pix {
   devolucoes?: { id: string; valor?: string; status: string }[];
 }
 
-export type PixOutcome = 'credited' | 'duplicate' | 'not_confirmed' | 'not_credited' | 'refund_seen';
+export type PixOutcome =
+  | 'credited'
+  | 'duplicate'
+  | 'not_confirmed'
+  | 'not_credited'
+  | 'refund_seen'
+  /** the end-to-end id is not the standard's EndToEndId (`[a-zA-Z0-9]{32}`): not read back */
+  | 'refused'
+  /** the txid names none of our charges: not read back */
+  | 'not_ours'
+  /** past this request's read-back cap, or the PSP failed: the webhook is answered 503 so the PSP retries */
+  | 'deferred';
+
+/** The standard's EndToEndId. */
+const END_TO_END_ID = /^[a-zA-Z0-9]{32}$/;
+/** At most this many Pix are read back per webhook request; the rest wait for the PSP's retry. */
+export const MAX_READ_BACKS = 100;
+
+/** One entry of the webhook as it arrived: nothing in it is trusted, not even its types. */
+export interface NotifiedPix {
+  endToEndId?: unknown;
+  txid?: unknown;
+  devolucoes?: unknown;
+}
 
 /**
  * Handles the Pix a webhook announced. The webhook carries no signature, so nothing in it is believed: each
- * Pix is read back from the PSP (GET /pix/{e2eid}) and only what the PSP answers moves money.
+ * Pix is read back from the PSP (GET /pix/{e2eid}) and only what the PSP answers moves money. The anonymous
+ * caller decides how many reads we make, so only entries that can matter are read back: a valid EndToEndId,
+ * a txid naming one of our charges, and a Pix not confirmed yet (unless the entry lists devoluções: a refund's
+ * final status comes that way); at most MAX_READ_BACKS per request. `complete` is false when some entries were
+ * deferred (cap, PSP failure): the PSP is answered non-200 and sends the batch again. An invalid entry never
+ * fails the others.
  */
 export async function handleNotifiedPix(
   db: Db,
   queue: Queue,
   settler: SaleSettler,
   client: PixApiClient,
-  notified: { endToEndId: string }[],
+  notified: NotifiedPix[],
   log?: WarnLog,
-): Promise<PixOutcome[]> {
+): Promise<{ outcomes: PixOutcome[]; complete: boolean }> {
+  const valid = (e: NotifiedPix) => typeof e.endToEndId === 'string' && END_TO_END_ID.test(e.endToEndId);
+  const e2eids = notified.filter(valid).map((e) => e.endToEndId as string);
+  const txids = notified.map((e) => e.txid).filter((t): t is string => typeof t === 'string');
+  const known = new Set(
+    (
+      await db.query<{ e2eid: string }>('SELECT e2eid FROM bcb_received_pix WHERE e2eid = ANY($1)', [e2eids])
+    ).map((r) => r.e2eid),
+  );
+  const ours = new Set(
+    (
+      await db.query<{ external_transaction_id: string }>(
+        `SELECT external_transaction_id FROM sales WHERE processor = $1 AND external_transaction_id = ANY($2)`,
+        [BCB_PROCESSOR, txids],
+      )
+    ).map((r) => r.external_transaction_id),
+  );
   const outcomes: PixOutcome[] = [];
+  const seen = new Set<string>();
+  let readBacks = 0;
+  let complete = true;
   for (const item of notified) {
-    const res = await client.call<Pix>('GET', `/pix/${encodeURIComponent(item.endToEndId)}`);
-    if (res.status === 404) {
-      outcomes.push('not_confirmed');
+    if (!valid(item)) {
+      outcomes.push('refused');
       continue;
     }
-    if (res.status !== 200) throw new PspError(`GET /pix answered ${res.status}`, res.status);
-    // credited first: a Pix refunded at the PSP before its webhook reached us is credited, then refunded
-    const credit = await creditPix(db, queue, res.body);
-    outcomes.push((await settleRefunds(db, settler, res.body, log)) ?? credit);
+    const e2eid = item.endToEndId as string;
+    const refunds = Array.isArray(item.devolucoes) && item.devolucoes.length > 0;
+    if (seen.has(e2eid) || (known.has(e2eid) && !refunds)) {
+      outcomes.push('duplicate');
+      continue;
+    }
+    if (typeof item.txid !== 'string' || !ours.has(item.txid)) {
+      outcomes.push('not_ours');
+      continue;
+    }
+    if (readBacks >= MAX_READ_BACKS || !complete) {
+      // past the cap, or the PSP already failed in this request: left for the PSP's retry
+      outcomes.push('deferred');
+      complete = false;
+      continue;
+    }
+    seen.add(e2eid);
+    readBacks++;
+    try {
+      outcomes.push(await readBack(db, queue, settler, client, e2eid, log));
+    } catch (err) {
+      log?.warn({ e2eid, err: (err as Error).message }, 'Pix read-back failed; the PSP will send it again');
+      outcomes.push('deferred');
+      complete = false;
+    }
   }
-  return outcomes;
+  return { outcomes, complete };
+}
+
+async function readBack(
+  db: Db,
+  queue: Queue,
+  settler: SaleSettler,
+  client: PixApiClient,
+  e2eid: string,
+  log?: WarnLog,
+): Promise<PixOutcome> {
+  const res = await client.call<Pix>('GET', `/pix/${e2eid}`);
+  if (res.status === 404) return 'not_confirmed';
+  if (res.status !== 200) throw new PspError(`GET /pix answered ${res.status}`, res.status);
+  // credited first: a Pix refunded at the PSP before its webhook reached us is credited, then refunded
+  const credit = await creditPix(db, queue, res.body);
+  return (await settleRefunds(db, settler, res.body, log)) ?? credit;
 }
 
 /**
@@ -57,7 +140,7 @@ export async function settleRefunds(
   settler: SaleSettler,
   pix: Pix,
   log?: WarnLog,
-): Promise<PixOutcome | null> {
+): Promise<'refund_seen' | null> {
   if (!pix.txid || !pix.devolucoes?.length) return null;
   const found = await findSaleByProcessorRef(db, BCB_PROCESSOR, pix.txid);
   if (!found) return null;

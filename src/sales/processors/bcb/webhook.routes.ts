@@ -8,10 +8,17 @@ import type { SaleSettler } from '../../settler.js';
 import { handleNotifiedPix } from './received.js';
 import { handleNotifiedCobrs, handleNotifiedRecs } from './recurring.js';
 
+// Entries are checked one by one in handleNotifiedPix (an invalid one is refused, never the whole batch), so
+// their fields are taken as they come; only what names a Pix to read back is kept.
 const WebhookPixBody = Type.Object({
-  pix: Type.Array(Type.Object({ endToEndId: Type.String({ minLength: 1, maxLength: 64 }) }), {
-    maxItems: 1000,
-  }),
+  pix: Type.Array(
+    Type.Object({
+      endToEndId: Type.Optional(Type.Unknown()),
+      txid: Type.Optional(Type.Unknown()),
+      devolucoes: Type.Optional(Type.Unknown()),
+    }),
+    { maxItems: 1000 },
+  ),
 });
 
 // The standard's callbacks carry more (statuses, history, Pix): none of it is believed, only the ids are read.
@@ -43,19 +50,22 @@ export async function bcbWebhookRoutes(
       schema: {
         tags: ['processors'],
         body: WebhookPixBody,
-        response: { 200: Outcomes, 400: ShapeA },
+        response: { 200: Outcomes, 400: ShapeA, 503: Outcomes },
       },
     },
-    async (request) => ({
-      outcomes: await handleNotifiedPix(
+    async (request, reply) => {
+      const { outcomes, complete } = await handleNotifiedPix(
         deps.db,
         deps.queue,
         deps.settler,
         deps.client,
         request.body.pix,
         request.log,
-      ),
-    }),
+      );
+      // the standard's callback expects 200; anything else makes the PSP send the notification again
+      if (!complete) return reply.code(503).header('retry-after', '10').send({ outcomes });
+      return { outcomes };
+    },
   );
 
   // {webhookUrl}/rec and {webhookUrl}/cobr: Pix Automático (PUT /webhookrec, PUT /webhookcobr), read back too
