@@ -37,6 +37,7 @@ export class DevPsp {
   private readonly faults = new Map<string, { fault: Fault; left: number }>();
   /** The next send is recorded (the money leaves) but its answer never comes: a lost response. */
   private loseNextSendAnswer = false;
+  private cobTamper: ((answer: Record<string, unknown>) => Record<string, unknown>) | null = null;
   private readonly app: FastifyInstance;
   private readonly ttl: number;
 
@@ -71,6 +72,11 @@ export class DevPsp {
   /** The next `times` requests whose "METHOD /first-segment" matches (e.g. "PUT /cob") meet this fault. */
   failNext(route: string, fault: Fault, times = 1): void {
     this.faults.set(route, { fault, left: times });
+  }
+
+  /** The next `PUT /cob` answer is passed through this first (a PSP answering something wrong). */
+  tamperNextCob(change: (answer: Record<string, unknown>) => Record<string, unknown>): void {
+    this.cobTamper = change;
   }
 
   /** The next payout send is made but not answered (the client times out without knowing it was sent). */
@@ -225,7 +231,9 @@ export class DevPsp {
         status: 'ATIVA',
       };
       this.state.cobs.set(txid, cob);
-      return reply.code(201).send(cobView(cob));
+      const tamper = this.cobTamper;
+      this.cobTamper = null;
+      return reply.code(201).send(tamper ? tamper(cobView(cob)) : cobView(cob));
     });
     app.get('/cob/:txid', async (req, reply) => {
       const cob = this.state.cobs.get((req.params as { txid: string }).txid);

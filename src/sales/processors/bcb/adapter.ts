@@ -1,10 +1,11 @@
 import type { BcbSettings } from '../../../platform/config.js';
 import type { Db } from '../../../platform/db.js';
-import { formatReais } from '../../../platform/money.js';
+import { formatReais, parseReais } from '../../../platform/money.js';
 import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
 import type { Queue } from '../../../platform/queue.js';
 import { brCode } from '../../pix/brcode.js';
 import type { ExpiredCharge, PixCharge, PixChargeProcessor } from '../processor.js';
+import { isLocation, isPixCopiaECola } from './cob-answer.js';
 import { recordFinalStatus, refundAttempt } from './devolucoes.js';
 import { creditPix, type Pix } from './received.js';
 
@@ -12,10 +13,12 @@ export const BCB_PROCESSOR = 'bcb';
 
 /** The standard's txid (26–35 of [a-zA-Z0-9]): the sale's uuid without dashes, 32 characters. */
 export const txidOf = (saleUuid: string) => saleUuid.replace(/-/g, '');
+/** The standard's CobGerada, as far as the gateway reads it: nothing in it is assumed well formed. */
 interface CobGerada {
-  txid: string;
-  location?: string;
-  pixCopiaECola?: string;
+  txid?: unknown;
+  valor?: { original?: unknown };
+  location?: unknown;
+  pixCopiaECola?: unknown;
 }
 
 /** The standard's CobCompleta (GET /cob/{txid}), as far as the expiry reads it. */
@@ -40,6 +43,11 @@ export class BcbProcessor implements PixChargeProcessor {
     private readonly queue: Queue,
   ) {}
 
+  /**
+   * Opens the `cob`. The PSP's answer is checked, not trusted: its amount must be the one asked (else the charge
+   * is removed at the PSP and the creation fails), and its `pixCopiaECola` must be a valid BR Code of that amount;
+   * one that is not is replaced by the code built from the `location`, and with neither the creation fails.
+   */
   async createPixCharge(input: { saleUuid: string; amount: number; expiresIn: number }): Promise<PixCharge> {
     const txid = txidOf(input.saleUuid);
     const res = await this.client.call<CobGerada>('PUT', `/cob/${txid}`, {
@@ -49,9 +57,14 @@ export class BcbProcessor implements PixChargeProcessor {
     });
     if (res.status !== 201 && res.status !== 200)
       throw new PspError(`PUT /cob answered ${res.status}`, res.status);
-    const code =
-      res.body.pixCopiaECola ??
-      (res.body.location
+    const original = res.body?.valor?.original;
+    if (typeof original !== 'string' || parseReais(original) !== input.amount) {
+      await this.removeQuietly(txid);
+      throw new PspError('PUT /cob answered a charge of another amount', res.status);
+    }
+    const code = isPixCopiaECola(res.body.pixCopiaECola, input.amount)
+      ? res.body.pixCopiaECola
+      : isLocation(res.body.location)
         ? brCode({
             kind: 'dynamic',
             location: res.body.location,
@@ -59,9 +72,19 @@ export class BcbProcessor implements PixChargeProcessor {
             merchantCity: this.settings.merchantCity,
             amountCents: input.amount,
           })
-        : null);
-    if (!code) throw new PspError('PUT /cob answered without a location or pixCopiaECola', res.status);
+        : null;
+    if (!code) {
+      await this.removeQuietly(txid);
+      throw new PspError('PUT /cob answered without a valid pixCopiaECola or location', res.status);
+    }
     return { externalTransactionId: txid, brCode: code };
+  }
+
+  /** A charge the gateway will not keep is removed at the PSP when it can be (so no one pays it); best effort. */
+  private async removeQuietly(txid: string): Promise<void> {
+    await this.client
+      .call('PATCH', `/cob/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' })
+      .catch(() => undefined);
   }
 
   /**
