@@ -340,10 +340,14 @@ export class DevPsp {
   }
 
   private token(req: FastifyRequest, reply: FastifyReply) {
+    // RFC 6749 §2.3.1: id and secret are form-urlencoded, then joined by ":" and base64-encoded
     const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
-    const expected = Buffer.from(`${this.clientId}:${this.clientSecret}`).toString('base64');
-    const given = Buffer.from(basic);
-    const ok = given.length === expected.length && timingSafeEqual(given, Buffer.from(expected));
+    const [id, secret] = formDecodedPair(Buffer.from(basic, 'base64').toString('utf8'));
+    const same = (a: string | null, b: string) =>
+      a !== null &&
+      Buffer.byteLength(a) === Buffer.byteLength(b) &&
+      timingSafeEqual(Buffer.from(a), Buffer.from(b));
+    const ok = same(id, this.clientId) && same(secret, this.clientSecret);
     if (!ok || (req.body as { grant_type?: string })?.grant_type !== 'client_credentials') {
       return reply.code(401).send({ error: 'invalid_client' });
     }
@@ -358,6 +362,20 @@ export class DevPsp {
         'cob.write cob.read pix.read pix.write pix.send gn.pix.send.read webhook.write rec.read cobr.read webhookrec.write webhookcobr.write',
     };
   }
+}
+
+/** "id:secret" of a Basic header, each form-urlencoded; null for a part that does not decode. */
+function formDecodedPair(text: string): [string | null, string | null] {
+  const colon = text.indexOf(':');
+  if (colon < 0) return [null, null];
+  const decode = (part: string) => {
+    try {
+      return decodeURIComponent(part.replace(/\+/g, ' '));
+    } catch {
+      return null;
+    }
+  };
+  return [decode(text.slice(0, colon)), decode(text.slice(colon + 1))];
 }
 
 const notFound = {

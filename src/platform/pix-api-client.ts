@@ -6,6 +6,14 @@ export const PSP_TIMEOUT_MS = 30_000;
 /** A token is renewed this long before the PSP says it expires. */
 const RENEW_BEFORE_MS = 60_000;
 
+/**
+ * RFC 6749 §2.3.1: the client id and secret are application/x-www-form-urlencoded before they are joined
+ * with ":" and base64-encoded (a ":" in the id, or "%", "+", "&", non-ASCII, would otherwise be misread).
+ */
+export function formEncode(text: string): string {
+  return new URLSearchParams([['', text]]).toString().slice(1);
+}
+
 export class PspError extends Error {
   constructor(
     message: string,
@@ -85,7 +93,8 @@ export class PixApiClient {
   }
 
   private async fetchToken(): Promise<string> {
-    const basic = Buffer.from(`${this.settings.clientId}:${this.settings.clientSecret}`).toString('base64');
+    const { clientId, clientSecret } = this.settings;
+    const basic = Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`).toString('base64');
     const res = await request(this.settings.oauthUrl, {
       method: 'POST',
       dispatcher: this.agent,

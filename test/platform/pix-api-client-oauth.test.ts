@@ -1,0 +1,71 @@
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DevPsp } from '../../src/devpsp/server.js';
+import type { BcbSettings } from '../../src/platform/config.js';
+import { formEncode, PixApiClient } from '../../src/platform/pix-api-client.js';
+
+// credentials with every character RFC 6749 §2.3.1 makes the client encode
+const CLIENT_ID = 'gate:way%2B+&é id';
+const CLIENT_SECRET = 's3:cr%et+&/=ção ?';
+
+let psp: DevPsp;
+let settings: BcbSettings;
+
+beforeAll(async () => {
+  psp = new DevPsp({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
+  const url = await psp.start();
+  settings = {
+    apiUrl: url,
+    oauthUrl: `${url}/oauth/token`,
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    cert: psp.certs.clientCert,
+    key: psp.certs.clientKey,
+    ca: psp.certs.ca,
+    receiverKey: 'a@b.c',
+    publicUrl: 'http://127.0.0.1:1',
+    merchantName: 'X',
+    merchantCity: 'Y',
+    recurrenceAccountId: null,
+  };
+});
+afterAll(async () => {
+  await psp?.close();
+});
+
+describe('OAuth client credentials (RFC 6749 §2.3.1)', () => {
+  it('form-urlencodes id and secret before base64', () => {
+    expect(formEncode(CLIENT_ID)).toBe('gate%3Away%252B%2B%26%C3%A9+id');
+    expect(formEncode('abc-._*09')).toBe('abc-._*09');
+  });
+
+  it('a client id and secret with ":" "%" "+" "&" and non-ASCII get a token', async () => {
+    const client = new PixApiClient(settings, 5000);
+    try {
+      const res = await client.call('GET', '/pix/E99999999202611221200aaaaaaaaaaa');
+      expect(res.status).toBe(404); // authorized: the Pix just does not exist
+      expect(psp.state.tokensIssued).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the local PSP refuses the same credentials sent without the encoding', async () => {
+    const agent = new Agent({
+      connect: { cert: settings.cert, key: settings.key, ca: settings.ca },
+    });
+    try {
+      const raw = Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64');
+      const res = await request(settings.oauthUrl, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { authorization: `Basic ${raw}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
+      await res.body.dump();
+      expect(res.statusCode).toBe(401);
+    } finally {
+      await agent.close();
+    }
+  });
+});
