@@ -37,6 +37,11 @@ describe('POST /api/transactions', () => {
     expect(res.body.pixKey).toMatch(/^000201/);
     expect(res.body.pixKey).toContain('540525.50');
     expect(hasValidCrc(res.body.pixKey!)).toBe(true);
+    // the static code's reference label (62-05) fits the BR Code manual's 25 characters
+    const label = /62(\d{2})05(\d{2})([A-Za-z0-9]+)6304/.exec(res.body.pixKey!);
+    expect(label?.[3]).toBe(res.body.externalTransactionId!.replace('_', ''));
+    expect(Number(label?.[2])).toBeLessThanOrEqual(25);
+    expect(Number(label?.[1])).toBe(Number(label?.[2]) + 4);
     expect(res.body.pixQrCode).toMatch(/^data:image\/svg\+xml;base64,/);
     const svg = Buffer.from(res.body.pixQrCode.split(',')[1]!, 'base64').toString('utf8');
     expect(svg).toContain('<svg');

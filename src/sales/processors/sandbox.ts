@@ -39,7 +39,8 @@ export class SandboxProcessor implements SaleProcessor, PixChargeProcessor {
   }
 
   async createPixCharge(input: { amount: number }): Promise<PixCharge> {
-    const ref = randomBytes(12).toString('hex');
+    // the BR Code's reference label (62-05) of a static code is at most 25 characters: "sbx" + 22 hex
+    const ref = randomBytes(11).toString('hex');
     return { externalTransactionId: `sbx_${ref}`, brCode: pixCopyPaste(input.amount, `sbx${ref}`) };
   }
 
