@@ -127,7 +127,10 @@ export class BcbProcessor implements PixChargeProcessor {
     if (res.status === 404) return true; // the PSP has no such charge: nothing can pay it
     if (res.status !== 200) throw new PspError(`GET /cob answered ${res.status}`, res.status);
     if (res.body.status === 'CONCLUIDA') {
-      for (const pix of res.body.pix ?? []) await creditPix(this.db, this.queue, { ...pix, txid });
+      // paid, but the PSP does not say by which Pix: asked again next round rather than cancelled
+      if (!res.body.pix?.length)
+        throw new PspError('GET /cob answered CONCLUIDA without its Pix', res.status);
+      for (const pix of res.body.pix) await creditPix(this.db, this.queue, { ...pix, txid });
       return true;
     }
     if (res.body.status !== 'ATIVA') return true; // already removed
