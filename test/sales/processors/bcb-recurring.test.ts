@@ -243,3 +243,23 @@ describe('the mandate journey', () => {
     expect(journeyOf(undefined)).toBe(1);
   });
 });
+
+describe("Pix Automático callbacks: ids that are not the standard's", () => {
+  it('are refused without a PSP call, never failing the request', async () => {
+    const before = psp.state.log.length;
+    const recs = await call<{ outcomes: string[] }>('POST', webhook('rec'), {
+      body: { recs: [{ idRec: '../cob/x' }, { idRec: 'RR-abc' }] },
+    });
+    expect(recs.status, recs.text).toBe(200);
+    expect(recs.body.outcomes).toEqual(['refused', 'refused']);
+    const cobrs = await call<{ outcomes: string[] }>('POST', webhook('cobr'), {
+      body: { cobsr: [{ txid: '..%2Fpix' }, { txid: 'a b' }] },
+    });
+    expect(cobrs.status, cobrs.text).toBe(200);
+    expect(cobrs.body.outcomes).toEqual(['refused', 'refused']);
+    // half a surrogate pair is no text: the body is refused whole, before anything is read (every route)
+    const lone = await call('POST', webhook('rec'), { body: { recs: [{ idRec: 'RR\ud800abc' }] } });
+    expect(lone.status).toBe(400);
+    expect(psp.state.log).toHaveLength(before);
+  });
+});

@@ -40,6 +40,12 @@ interface CobR {
   pix?: Omit<Pix, 'txid'>[];
 }
 
+/**
+ * The standard's idRec and txid are letters and digits: a callback id that is not is refused without a PSP
+ * call (no path tricks, no encoding error failing the other entries).
+ */
+const PLAIN_ID = /^[a-zA-Z0-9]{1,64}$/;
+
 export interface RecurringDeps {
   db: Db;
   queue: Queue;
@@ -51,8 +57,9 @@ export interface RecurringDeps {
   log?: WarnLog;
 }
 
-export type RecOutcome = 'recorded' | 'known' | 'not_confirmed' | 'not_approved' | 'no_account';
+export type RecOutcome = 'recorded' | 'known' | 'not_confirmed' | 'not_approved' | 'no_account' | 'refused';
 export type CobrOutcome =
+  | 'refused'
   | 'credited'
   | 'duplicate'
   | 'not_confirmed'
@@ -66,7 +73,10 @@ export type CobrOutcome =
  */
 export async function handleNotifiedRecs(deps: RecurringDeps, notified: { idRec: string }[]) {
   const outcomes: RecOutcome[] = [];
-  for (const item of notified) outcomes.push((await syncMandate(deps, item.idRec)).outcome);
+  for (const item of notified) {
+    if (!PLAIN_ID.test(item.idRec)) outcomes.push('refused');
+    else outcomes.push((await syncMandate(deps, item.idRec)).outcome);
+  }
   return outcomes;
 }
 
@@ -112,7 +122,11 @@ export function journeyOf(ativacao: Ativacao | undefined): number {
 export async function handleNotifiedCobrs(deps: RecurringDeps, notified: { txid: string }[]) {
   const outcomes: CobrOutcome[] = [];
   for (const item of notified) {
-    const res = await deps.client.call<CobR>('GET', `/cobr/${encodeURIComponent(item.txid)}`);
+    if (!PLAIN_ID.test(item.txid)) {
+      outcomes.push('refused');
+      continue;
+    }
+    const res = await deps.client.call<CobR>('GET', `/cobr/${item.txid}`);
     if (res.status === 404) {
       outcomes.push('not_confirmed');
       continue;
