@@ -322,6 +322,8 @@ describe('the unauthenticated /pix webhook reads back little', () => {
       { endToEndId: 42, txid },
       { txid },
       { endToEndId: 'E'.repeat(5000), txid },
+      { endToEndId: 'E99999999202611221200aaaaaaaaaac', txid: 'a\u0000b' },
+      { endToEndId: 'E99999999202611221200aaaaaaaaaad', txid: { $ne: 1 } },
       { endToEndId: pix.endToEndId, txid },
     ]);
     expect(res.status, res.text).toBe(200);
@@ -332,6 +334,8 @@ describe('the unauthenticated /pix webhook reads back little', () => {
       'refused',
       'refused',
       'refused',
+      'not_ours',
+      'not_ours',
       'credited',
     ]);
     expect(psp.state.log.slice(before)).toEqual([`GET /pix/${pix.endToEndId}`]);

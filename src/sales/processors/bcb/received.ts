@@ -33,6 +33,7 @@ export type PixOutcome =
 
 /** The standard's EndToEndId. */
 const END_TO_END_ID = /^[a-zA-Z0-9]{32}$/;
+const TXID = /^[a-zA-Z0-9]{1,35}$/;
 /** At most this many Pix are read back per webhook request; the rest wait for the PSP's retry. */
 export const MAX_READ_BACKS = 100;
 
@@ -62,7 +63,9 @@ export async function handleNotifiedPix(
 ): Promise<{ outcomes: PixOutcome[]; complete: boolean }> {
   const valid = (e: NotifiedPix) => typeof e.endToEndId === 'string' && END_TO_END_ID.test(e.endToEndId);
   const e2eids = notified.filter(valid).map((e) => e.endToEndId as string);
-  const txids = notified.map((e) => e.txid).filter((t): t is string => typeof t === 'string');
+  // the standard's txid is letters and digits; anything else (even a NUL PostgreSQL refuses) names no charge
+  const plainTxid = (t: unknown): t is string => typeof t === 'string' && TXID.test(t);
+  const txids = notified.map((e) => e.txid).filter(plainTxid);
   const known = new Set(
     (
       await db.query<{ e2eid: string }>('SELECT e2eid FROM bcb_received_pix WHERE e2eid = ANY($1)', [e2eids])
@@ -91,7 +94,7 @@ export async function handleNotifiedPix(
       outcomes.push('duplicate');
       continue;
     }
-    if (typeof item.txid !== 'string' || !ours.has(item.txid)) {
+    if (!plainTxid(item.txid) || !ours.has(item.txid)) {
       outcomes.push('not_ours');
       continue;
     }
