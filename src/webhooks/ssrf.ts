@@ -45,6 +45,9 @@ export async function addressProblem(raw: string, field = 'webhookUrl'): Promise
   const url = new URL(raw);
   const literal = literalAddress(url);
   if (literal) return isPublicAddress(literal) ? null : `${field} points to a non-public address`;
+  // loopback by name (RFC 6761), whatever this machine's resolver says of `localhost.` or `x.localhost`
+  const name = url.hostname.toLowerCase().replace(/\.+$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return `${field} points to a non-public address`;
   let addresses: LookupAddress[];
   try {
     addresses = await new Promise((resolve, reject) =>

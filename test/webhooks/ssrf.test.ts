@@ -107,6 +107,10 @@ describe('production rules (NODE_ENV=production)', () => {
   it('refuses webhook URLs on loopback, private, link-local, CGNAT and other special addresses when saved', async () => {
     const urls = [
       `http://localhost:${receiver.port}/hook`,
+      // loopback by name (RFC 6761), resolved or not by this machine
+      'http://localhost./hook',
+      'http://api.localhost/hook',
+      'http://LOCALHOST../hook',
       `${receiver.url}/hook`,
       'http://127.1/',
       'http://2130706433/',

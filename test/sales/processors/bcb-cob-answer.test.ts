@@ -88,6 +88,12 @@ describe('the PSP answer to PUT /cob is checked', () => {
       }),
     ],
     ['another amount', (a: Record<string, unknown>) => ({ ...a, valor: { original: '12.35' } })],
+    ['another txid', (a: Record<string, unknown>) => ({ ...a, txid: 'otherTxid0123456789abcdefgh' })],
+    ['another receiver key', (a: Record<string, unknown>) => ({ ...a, chave: 'other@key.com' })],
+    [
+      'a charge already removed',
+      (a: Record<string, unknown>) => ({ ...a, status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' }),
+    ],
     [
       'no amount',
       (a: Record<string, unknown>) => {

@@ -16,6 +16,8 @@ export const txidOf = (saleUuid: string) => saleUuid.replace(/-/g, '');
 /** The standard's CobGerada, as far as the gateway reads it: nothing in it is assumed well formed. */
 interface CobGerada {
   txid?: unknown;
+  status?: unknown;
+  chave?: unknown;
   valor?: { original?: unknown };
   location?: unknown;
   pixCopiaECola?: unknown;
@@ -61,6 +63,12 @@ export class BcbProcessor implements PixChargeProcessor {
     if (typeof original !== 'string' || parseReais(original) !== input.amount) {
       await this.removeQuietly(txid);
       throw new PspError('PUT /cob answered a charge of another amount', res.status);
+    }
+    // an answer about another charge, key or state is not the charge asked for (fields the standard requires)
+    const { txid: answeredTxid, chave, status } = res.body;
+    if (answeredTxid !== txid || chave !== this.settings.receiverKey || status !== 'ATIVA') {
+      await this.removeQuietly(txid);
+      throw new PspError('PUT /cob answered another charge (txid, chave or status)', res.status);
     }
     const code = isPixCopiaECola(res.body.pixCopiaECola, input.amount)
       ? res.body.pixCopiaECola
