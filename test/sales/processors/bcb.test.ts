@@ -268,6 +268,8 @@ describe('devoluções the gateway did not request (reported by the /pix webhook
     });
     await psp.settleRefund(e2eid, id, 'DEVOLVIDO');
   };
+  const refund = (uuid: string) =>
+    call<SaleBody>('POST', `${server.url}/api/transactions/${uuid}/refund`, { headers: merchant.keys });
   const devolucoes = (saleId: number) =>
     db().query<{ id: string; amount: number; requested: boolean; status: string }>(
       'SELECT id, amount, requested, status FROM bcb_devolucoes WHERE sale_id = $1',
@@ -302,6 +304,12 @@ describe('devoluções the gateway did not request (reported by the /pix webhook
     expect(await devolucoes(sale.id)).toEqual([
       { id: 'bankrefund2', amount: 1000, requested: false, status: 'DEVOLVIDO' },
     ]);
+    // a refund through the gateway then asks for what is left of the Pix, not its whole value
+    const res = await refund(sale.uuid);
+    expect(res.status, res.text).toBe(202);
+    const asked = psp.state.pix.get(pix.endToEndId)!.devolucoes.at(-1)!;
+    expect(asked.id).not.toBe('bankrefund2');
+    expect(asked.valor).toBe('40.00');
   });
 });
 

@@ -101,16 +101,24 @@ export class BcbProcessor implements PixChargeProcessor {
    * attempt ended NAO_REALIZADO a new one, with a new id, is made.
    */
   async refund(sale: { uuid: string; amount: number }): Promise<'done' | 'pending'> {
-    const [paid] = await this.db.query<{ e2eid: string; sale_id: number }>(
-      `SELECT e2eid, s.id AS sale_id FROM bcb_received_pix p JOIN sales s ON s.id = p.sale_id
+    // what is left of the Pix: devoluções made outside the gateway (partial ones leave the sale PAGO) are
+    // already back with the payer, and the PSP refuses devoluções beyond the Pix's value
+    const [paid] = await this.db.query<{ e2eid: string; sale_id: number; left: number }>(
+      `SELECT p.e2eid, s.id AS sale_id,
+              (p.amount - coalesce((SELECT sum(d.amount) FROM bcb_devolucoes d
+                                     WHERE d.e2eid = p.e2eid AND NOT d.requested AND d.status = 'DEVOLVIDO'), 0))::bigint
+                AS left
+         FROM bcb_received_pix p JOIN sales s ON s.id = p.sale_id
         WHERE s.uuid = $1 AND p.credited`,
       [sale.uuid],
     );
     if (!paid) throw new PspError('no confirmed Pix paid this sale', null);
-    const attempt = await refundAttempt(this.db, { ...sale, id: paid.sale_id }, paid.e2eid);
+    const left = Number(paid.left);
+    if (left <= 0) throw new PspError('the Pix was already returned in full outside the gateway', null);
+    const attempt = await refundAttempt(this.db, { ...sale, id: paid.sale_id, amount: left }, paid.e2eid);
     if (attempt.status === 'DEVOLVIDO') return 'done';
     const res = await this.client.call<Devolucao>('PUT', `/pix/${paid.e2eid}/devolucao/${attempt.id}`, {
-      valor: formatReais(sale.amount),
+      valor: formatReais(Number(attempt.amount)),
     });
     if (res.status !== 201 && res.status !== 200) {
       throw new PspError(`PUT /pix/{e2eid}/devolucao answered ${res.status}`, res.status);

@@ -39,10 +39,10 @@ export async function refundAttempt(
   db: Queryable,
   sale: { id: number; uuid: string; amount: number },
   e2eid: string,
-): Promise<{ id: string; status: DevolucaoStatus }> {
+): Promise<{ id: string; status: DevolucaoStatus; amount: number }> {
   for (let round = 0; round < 3; round++) {
-    const [last] = await db.query<{ id: string; attempt: number; status: DevolucaoStatus }>(
-      `SELECT id, attempt, status FROM bcb_devolucoes WHERE sale_id = $1 AND requested
+    const [last] = await db.query<{ id: string; attempt: number; status: DevolucaoStatus; amount: number }>(
+      `SELECT id, attempt, status, amount FROM bcb_devolucoes WHERE sale_id = $1 AND requested
         ORDER BY attempt DESC LIMIT 1`,
       [sale.id],
     );
