@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DevPsp, type DevPspOptions } from '../../src/devpsp/server.js';
+import { startServer, type TestServer } from './server.js';
 
 /** The receiver key of the tests' merchant of record (an EVP key). */
 export const RECEIVER_KEY = '7d9f0335-8dcc-4054-9bf9-0dbd61d36906';
@@ -46,4 +47,11 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** A local PSP and a gateway (workers off) that charges through it with PIX_PROCESSOR=bcb. */
+export async function startBcbGateway(): Promise<{ psp: DevPsp; server: TestServer }> {
+  const started = await startPsp();
+  const server = await startServer({ workers: false, env: started.env(await freePort()) });
+  return { psp: started.psp, server };
 }

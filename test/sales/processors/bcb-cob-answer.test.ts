@@ -4,8 +4,8 @@ import { brCode, crc16, hasValidCrc } from '../../../src/sales/pix/brcode.js';
 import { brCodeFields, isPixCopiaECola } from '../../../src/sales/processors/bcb/cob-answer.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
-import { freePort, startPsp } from '../../support/psp.js';
-import { startServer, type TestServer } from '../../support/server.js';
+import { startBcbGateway } from '../../support/psp.js';
+import type { TestServer } from '../../support/server.js';
 import { type SaleBody, saleInput } from '../fixtures.js';
 
 // The PSP here answers PUT /cob wrongly on purpose, so its exchanges are not checked against the yaml.
@@ -31,9 +31,7 @@ const staticCode = (amountCents?: number) =>
   });
 
 beforeAll(async () => {
-  const started = await startPsp();
-  psp = started.psp;
-  server = await startServer({ workers: false, env: started.env(await freePort()) });
+  ({ psp, server } = await startBcbGateway());
   merchant = await createMerchant(server);
 });
 afterAll(async () => {

@@ -7,8 +7,8 @@ import { BcbProcessor } from '../../../src/sales/processors/bcb/adapter.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
 import { pixApiProblems } from '../../support/pix-openapi.js';
-import { freePort, startPsp } from '../../support/psp.js';
-import { startServer, type TestServer } from '../../support/server.js';
+import { freePort, startBcbGateway } from '../../support/psp.js';
+import type { TestServer } from '../../support/server.js';
 import { eventsOf, type SaleBody, saleInput } from '../fixtures.js';
 
 let psp: DevPsp;
@@ -40,9 +40,7 @@ const expiryRound = (apiUrl?: string) => {
 };
 
 beforeAll(async () => {
-  const started = await startPsp();
-  psp = started.psp;
-  server = await startServer({ workers: false, env: started.env(await freePort()) });
+  ({ psp, server } = await startBcbGateway());
   merchant = await createMerchant(server);
 });
 afterAll(async () => {

@@ -2,17 +2,15 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevPsp } from '../../../src/devpsp/server.js';
 import { startBcb } from '../../../src/sales/processors/bcb/start.js';
-import { freePort, RECEIVER_KEY, startPsp } from '../../support/psp.js';
-import { startServer, type TestServer } from '../../support/server.js';
+import { RECEIVER_KEY, startBcbGateway } from '../../support/psp.js';
+import type { TestServer } from '../../support/server.js';
 import { waitUntil } from '../../support/wait.js';
 
 let psp: DevPsp;
 let server: TestServer;
 
 beforeAll(async () => {
-  const started = await startPsp();
-  psp = started.psp;
-  server = await startServer({ workers: false, env: started.env(await freePort()) });
+  ({ psp, server } = await startBcbGateway());
 });
 afterAll(async () => {
   await server?.close();

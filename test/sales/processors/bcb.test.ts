@@ -8,8 +8,8 @@ import { SaleSettler } from '../../../src/sales/settler.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
 import { pixApiProblems } from '../../support/pix-openapi.js';
-import { freePort, RECEIVER_KEY, startPsp } from '../../support/psp.js';
-import { startServer, type TestServer } from '../../support/server.js';
+import { RECEIVER_KEY, startBcbGateway } from '../../support/psp.js';
+import type { TestServer } from '../../support/server.js';
 import { eventsOf, type SaleBody, saleInput } from '../fixtures.js';
 
 let psp: DevPsp;
@@ -28,9 +28,7 @@ const received = (e2eid: string) =>
   );
 
 beforeAll(async () => {
-  const started = await startPsp();
-  psp = started.psp;
-  server = await startServer({ workers: false, env: started.env(await freePort()) });
+  ({ psp, server } = await startBcbGateway());
   merchant = await createMerchant(server);
 });
 afterAll(async () => {
