@@ -56,9 +56,15 @@ describe('expired bcb charges are read back before they are cancelled', () => {
     const sale = await charge();
     const before = await getBalance(db(), merchant.accountId);
     const pix = await psp.pay(sale.externalTransactionId, { times: 0 }); // paid, webhook lost
+    await new Promise((resolve) => setTimeout(resolve, 50)); // learned of later than it was paid
     await expire(sale.id);
     expect(await expiryRound()).toBe(0);
     expect(await statusOf(sale.id)).toBe('PAGO');
+    // completedAt is when the Pix was paid, not when the gateway read it back
+    const paid = await call<{ completedAt: string }>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
+      headers: merchant.keys,
+    });
+    expect(paid.body.completedAt).toBe(new Date(pix.horario).toISOString());
     expect(psp.state.log).toContain(`GET /cob/${sale.externalTransactionId}`);
     // the late webhook, then another round: nothing more
     await call('POST', `${server.url}/api/providers/bcb/webhook/pix`, {

@@ -1,4 +1,4 @@
-import type { Db } from '../../../platform/db.js';
+import type { Db, Queryable } from '../../../platform/db.js';
 import { parseReais } from '../../../platform/money.js';
 import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
 import type { Queue } from '../../../platform/queue.js';
@@ -15,6 +15,8 @@ export interface Pix {
   endToEndId: string;
   txid?: string;
   valor: string;
+  /** When the Pix was paid (ISO 8601). */
+  horario?: string;
   devolucoes?: { id: string; valor?: string; status: string }[];
 }
 
@@ -180,7 +182,10 @@ export async function creditPix(db: Db, queue: Queue, pix: Pix): Promise<PixOutc
     else if (!isOpen(sale.status) || checkTransition(sale.status, 'PAGO') !== 'apply') {
       reason = `the sale is ${sale.status}`;
     }
-    if (!reason) await moveSale(tx, queue, sale!.id, 'PAGO');
+    if (!reason) {
+      await moveSale(tx, queue, sale!.id, 'PAGO');
+      await completedWhenPaid(tx, sale!.id, pix.horario);
+    }
     await tx.query('UPDATE bcb_received_pix SET sale_id = $2, credited = $3, reason = $4 WHERE e2eid = $1', [
       pix.endToEndId,
       sale?.id ?? null,
@@ -189,4 +194,19 @@ export async function creditPix(db: Db, queue: Queue, pix: Pix): Promise<PixOutc
     ]);
     return reason === null ? 'credited' : 'not_credited';
   });
+}
+
+/**
+ * A sale's `completedAt` is when its Pix was paid (the PSP's `horario`), not when the gateway learned of it:
+ * they differ when the webhook was late and the charge was read back at its expiry. Never later than the
+ * move recorded it, never before the sale existed; an unreadable `horario` leaves the move's time.
+ */
+async function completedWhenPaid(tx: Queryable, saleId: number, horario: string | undefined): Promise<void> {
+  const at = horario === undefined ? Number.NaN : Date.parse(horario);
+  if (!Number.isFinite(at)) return;
+  await tx.query(
+    `UPDATE sales SET completed_at = greatest(created_at, least(completed_at, $2::timestamptz))
+      WHERE id = $1 AND completed_at IS NOT NULL AND completed_at > $2::timestamptz`,
+    [saleId, new Date(at).toISOString()],
+  );
 }
