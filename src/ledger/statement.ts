@@ -21,8 +21,6 @@ const DESCRIPTIONS: Record<string, string> = {
   'sale.paid': 'Venda paga (valor líquido)',
   'sale.refunded': 'Venda estornada',
   'sale.reserve_released': 'Reserva liberada',
-  'sale.refund_requested': 'Reembolso solicitado (valor bloqueado)',
-  'sale.refund_not_done': 'Reembolso não realizado (valor liberado)',
   'sale.dispute_opened': 'Disputa aberta (valor bloqueado)',
   'sale.dispute_won': 'Disputa ganha (valor liberado)',
   'sale.dispute_lost': 'Disputa perdida',

@@ -18,7 +18,6 @@ import {
 } from './charges.data.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 import type { PixChargeProcessor } from './processors/processor.js';
-import { holdForRefund, releaseRefundHold } from './refund-hold.js';
 import { applyProcessorStatus, createSale, saleForAccount } from './service.js';
 import type { SaleSettler } from './settler.js';
 import { moveSale } from './transition.js';
@@ -155,12 +154,9 @@ export async function refundSale(
   if (sale.status !== 'PAGO') throw conflict(`a sale in status ${sale.status} cannot be refunded`);
   const processor = processors.get(sale.processor);
   if (!processor) throw unavailable();
-  // the net stays blocked while the processor returns the money (it cannot be withdrawn meanwhile)
-  await holdForRefund(db, sale.id);
   const outcome = await processor
     .refund({ uuid: sale.uuid, amount: sale.amount, externalTransactionId: sale.external_transaction_id })
-    .catch(async (err: unknown) => {
-      await releaseRefundHold(db, sale.id);
+    .catch((err: unknown) => {
       throw new AppError('PROCESSOR_ERROR', `The payment processor failed to refund: ${reason(err)}`);
     });
   if (outcome === 'done') {

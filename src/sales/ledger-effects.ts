@@ -10,8 +10,6 @@ export interface SaleMoney {
   netAmount: number;
   reserveAmount: number;
   reserveHeld: boolean;
-  /** Net moved to blocked while a refund the merchant asked for is at the processor. */
-  refundHold: number;
 }
 
 export function moneyOf(s: SaleRow): SaleMoney {
@@ -22,7 +20,6 @@ export function moneyOf(s: SaleRow): SaleMoney {
     netAmount: s.net_amount,
     reserveAmount: s.reserve_amount,
     reserveHeld: s.reserve_held,
-    refundHold: s.refund_hold,
   };
 }
 
@@ -35,9 +32,8 @@ export interface LedgerEffect {
 
 /**
  * The balance effect of one allowed transition (decisions.md, "Balance effects"). Invariants per sale:
- * PAGO → net − heldReserve − refundHold in available, heldReserve + refundHold in blocked; open dispute
- * (MED/CHARGEBACK) → the whole net in blocked; ESTORNADO → nothing of the net left in the account (the fee
- * stays with the gateway).
+ * PAGO → net − heldReserve in available, heldReserve in blocked; open dispute (MED/CHARGEBACK) → the whole
+ * net in blocked; ESTORNADO → nothing of the net left in the account (the fee stays with the gateway).
  * No guard: a refund or dispute the available balance cannot cover drives it negative (merchant debt),
  * which then blocks cashouts until sales cover it.
  */
@@ -45,7 +41,7 @@ export function ledgerEffect(sale: SaleMoney, from: SaleStatus, to: SaleStatus):
   const available = { accountId: sale.accountId, bucket: 'available' as const };
   const blocked = { accountId: sale.accountId, bucket: 'blocked' as const };
   const processor = { system: 'processor' as const };
-  const held = (sale.reserveHeld ? sale.reserveAmount : 0) + sale.refundHold;
+  const held = sale.reserveHeld ? sale.reserveAmount : 0;
   const inAvailable = sale.netAmount - held;
 
   if (to === 'PAGO' && isOpen(from)) {
@@ -122,38 +118,4 @@ export function reserveRelease(sale: SaleMoney, status: SaleStatus): LedgerEffec
   }
   if (isDispute(status)) return { kind: 'sale.reserve_released', reserveHeld: false, postings: [] };
   return null;
-}
-
-/**
- * A refund the merchant asked for went to the processor: what of the net is in available moves to blocked
- * until the processor answers, so it cannot be withdrawn on its way back to the payer. Only in PAGO (in a
- * dispute the whole net is blocked already).
- */
-export function refundHold(sale: SaleMoney, status: SaleStatus): LedgerEffect | null {
-  if (status !== 'PAGO' || sale.refundHold > 0) return null;
-  const amount = sale.netAmount - (sale.reserveHeld ? sale.reserveAmount : 0);
-  if (amount <= 0) return null;
-  return {
-    kind: 'sale.refund_requested',
-    reserveHeld: sale.reserveHeld,
-    postings: [
-      { target: { accountId: sale.accountId, bucket: 'available' }, amount: -amount },
-      { target: { accountId: sale.accountId, bucket: 'blocked' }, amount },
-    ],
-  };
-}
-
-/** The processor did not refund: the held net goes back to available (in a dispute, only the flag changes). */
-export function refundRelease(sale: SaleMoney, status: SaleStatus): LedgerEffect | null {
-  if (sale.refundHold === 0) return null;
-  if (isDispute(status)) return { kind: 'sale.refund_not_done', reserveHeld: sale.reserveHeld, postings: [] };
-  if (status !== 'PAGO') return null;
-  return {
-    kind: 'sale.refund_not_done',
-    reserveHeld: sale.reserveHeld,
-    postings: [
-      { target: { accountId: sale.accountId, bucket: 'blocked' }, amount: -sale.refundHold },
-      { target: { accountId: sale.accountId, bucket: 'available' }, amount: sale.refundHold },
-    ],
-  };
 }

@@ -36,8 +36,6 @@ export interface SaleRow {
   net_amount: number;
   reserve_amount: number;
   reserve_held: boolean;
-  /** Net held in blocked while a refund the merchant asked for is at the processor (ledger-effects.ts). */
-  refund_hold: number;
   payment_method: PaymentMethod;
   customer: Customer;
   items: SaleItem[];

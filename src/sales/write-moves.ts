@@ -15,7 +15,7 @@ export interface SaleUpdate {
 /** The columns a move changes (public_json by the sales_public_json trigger): all a written sale re-reads. */
 type Changed = Pick<
   SaleRow,
-  'id' | 'status' | 'reserve_held' | 'refund_hold' | 'updated_at' | 'completed_at' | 'public_json'
+  'id' | 'status' | 'reserve_held' | 'updated_at' | 'completed_at' | 'public_json'
 >;
 
 /**
@@ -54,14 +54,12 @@ export async function writeMoves(
     `WITH v AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::bool[]) AS v(id, status, reserve_held)),
      s AS (
        UPDATE sales s SET status = v.status, reserve_held = v.reserve_held, updated_at = now(),
-           -- a refunded sale holds nothing for its refund any more (the entry took it from blocked)
-           refund_hold = CASE WHEN v.status = 'ESTORNADO' THEN 0 ELSE s.refund_hold END,
            completed_at = CASE WHEN v.status = 'PAGO'
                                THEN COALESCE(s.completed_at, date_trunc('milliseconds', now()))
                                ELSE s.completed_at END
          -- = ANY gives the planner the index (it guesses 100 rows for unnest and would scan every sale)
          FROM v WHERE s.id = ANY($1::bigint[]) AND s.id = v.id
-       RETURNING s.id, s.status, s.reserve_held, s.refund_hold, s.updated_at, s.completed_at, s.public_json),
+       RETURNING s.id, s.status, s.reserve_held, s.updated_at, s.completed_at, s.public_json),
      n AS (
        INSERT INTO notification_events
          (id, account_id, event_type, subject_type, subject_id, webhook_body, postback_url, postback_body,
@@ -94,7 +92,7 @@ export async function writeMoves(
       postings.map((p) => p.amount),
     ],
     // planned once per connection: the text is fixed, and its planning cost about as much as its execution
-    { prepare: 'settle_write_moves_v4' },
+    { prepare: 'settle_write_moves_v3' },
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const first = rows[0];

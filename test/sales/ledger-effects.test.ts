@@ -1,17 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  ledgerEffect,
-  refundHold,
-  refundRelease,
-  reserveRelease,
-  type SaleMoney,
-} from '../../src/sales/ledger-effects.js';
+import { ledgerEffect, reserveRelease, type SaleMoney } from '../../src/sales/ledger-effects.js';
 import { checkTransition, SALE_STATUSES, type SaleStatus } from '../../src/sales/status-machine.js';
 
 /** What a sale holds in the merchant's buckets in a status (the documented per-sale invariant). */
 function holdings(s: SaleMoney, status: SaleStatus): { available: number; blocked: number } {
-  const held = (s.reserveHeld ? s.reserveAmount : 0) + s.refundHold;
+  const held = s.reserveHeld ? s.reserveAmount : 0;
   if (status === 'PAGO') return { available: s.netAmount - held, blocked: held };
   if (status === 'MED' || status === 'CHARGEBACK') return { available: 0, blocked: s.netAmount };
   return { available: 0, blocked: 0 };
@@ -23,22 +17,18 @@ const money = fc
     fee: fc.nat(),
     reserve: fc.nat(),
     held: fc.boolean(),
-    refunding: fc.boolean(),
   })
-  .map(({ amount, fee, reserve, held, refunding }) => {
+  .map(({ amount, fee, reserve, held }) => {
     const systemFee = fee % (amount + 1);
     const netAmount = amount - systemFee;
     const reserveAmount = reserve % (netAmount + 1);
-    const reserveHeld = held && reserveAmount > 0;
     return {
       accountId: 7,
       amount,
       systemFee,
       netAmount,
       reserveAmount,
-      reserveHeld,
-      // a refund at the processor holds what was in available when it was asked for
-      refundHold: refunding ? netAmount - (reserveHeld ? reserveAmount : 0) : 0,
+      reserveHeld: held && reserveAmount > 0,
     } satisfies SaleMoney;
   });
 
@@ -61,19 +51,13 @@ describe('ledgerEffect', () => {
         fc.constantFrom(...SALE_STATUSES),
         (sale, from, to) => {
           if (checkTransition(from, to) !== 'apply') return;
-          // a sale that was never paid holds no reserve and no refund
+          // a sale that was never paid holds no reserve
           const s =
-            from === 'PENDENTE' || from === 'EM_PROCESSAMENTO'
-              ? { ...sale, reserveHeld: false, refundHold: 0 }
-              : sale;
+            from === 'PENDENTE' || from === 'EM_PROCESSAMENTO' ? { ...sale, reserveHeld: false } : sale;
           const effect = ledgerEffect(s, from, to);
           const postings = effect?.postings ?? [];
           expect(postings.reduce((a, p) => a + p.amount, 0)).toBe(0);
-          const after = {
-            ...s,
-            reserveHeld: effect?.reserveHeld ?? s.reserveHeld,
-            refundHold: to === 'ESTORNADO' ? 0 : s.refundHold, // as writeMoves stores it
-          };
+          const after = { ...s, reserveHeld: effect?.reserveHeld ?? s.reserveHeld };
           const before = holdings(s, from);
           const target = holdings(after, to);
           expect(sums(postings)).toEqual({
@@ -101,28 +85,6 @@ describe('ledgerEffect', () => {
           available: after.available - before.available,
           blocked: after.blocked - before.blocked,
         });
-      }),
-    );
-  });
-
-  it('holding a refund and releasing it keep the holdings invariant, and round-trip', () => {
-    fc.assert(
-      fc.property(money, fc.constantFrom(...SALE_STATUSES), (sale, status) => {
-        const fresh = { ...sale, refundHold: 0 };
-        const hold = refundHold(fresh, status);
-        if (status !== 'PAGO' || fresh.netAmount - (fresh.reserveHeld ? fresh.reserveAmount : 0) === 0) {
-          expect(hold).toBeNull();
-          return;
-        }
-        const amount = -hold!.postings[0]!.amount;
-        const holding = { ...fresh, refundHold: amount };
-        expect(sums(hold!.postings)).toEqual({
-          available: holdings(holding, status).available - holdings(fresh, status).available,
-          blocked: holdings(holding, status).blocked - holdings(fresh, status).blocked,
-        });
-        expect(refundHold(holding, status)).toBeNull(); // held once
-        const release = refundRelease(holding, status)!;
-        expect(sums(release.postings)).toEqual({ available: amount, blocked: -amount });
       }),
     );
   });

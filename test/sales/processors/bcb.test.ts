@@ -181,62 +181,6 @@ describe('refund attempts (devolução ids)', () => {
     expect(devs()).toHaveLength(2);
   });
 
-  it('holds the net in blocked while the PSP refunds: not withdrawable, freed on NAO_REALIZADO, taken on DEVOLVIDO', async () => {
-    const sale = (await charge()).body;
-    const pix = await psp.pay(sale.externalTransactionId);
-    const paid = await getBalance(db(), merchant.accountId);
-    const holdOf = async () =>
-      (
-        await db().query<{ refund_hold: number }>('SELECT refund_hold FROM sales WHERE id = $1', [sale.id])
-      )[0]!.refund_hold;
-    expect((await refund(sale.uuid)).status).toBe(202);
-    const hold = await holdOf();
-    expect(hold).toBeGreaterThan(0);
-    expect(await getBalance(db(), merchant.accountId)).toEqual({
-      available: paid.available - hold,
-      blocked: paid.blocked + hold,
-      total: paid.total,
-    });
-    expect((await refund(sale.uuid)).status).toBe(202); // a repeat holds nothing more
-    expect((await getBalance(db(), merchant.accountId)).available).toBe(paid.available - hold);
-
-    const devs = () => psp.state.pix.get(pix.endToEndId)!.devolucoes;
-    await psp.settleRefund(pix.endToEndId, devs()[0]!.id, 'NAO_REALIZADO');
-    expect(await getBalance(db(), merchant.accountId)).toEqual(paid);
-    expect(await holdOf()).toBe(0);
-
-    expect((await refund(sale.uuid)).status).toBe(202);
-    await psp.settleRefund(pix.endToEndId, devs()[1]!.id, 'DEVOLVIDO');
-    expect(await statusOf(sale.id)).toBe('ESTORNADO');
-    expect(await holdOf()).toBe(0);
-    expect(await getBalance(db(), merchant.accountId)).toEqual({
-      available: paid.available - hold,
-      blocked: paid.blocked + hold - sale.netAmount,
-      total: paid.total - sale.netAmount,
-    });
-    const statement = await db().query<{ kind: string }>(
-      `SELECT kind FROM journal_entries WHERE ref_type = 'sale' AND ref_id = $1 ORDER BY id`,
-      [sale.id],
-    );
-    expect(statement.map((e) => e.kind)).toEqual([
-      'sale.paid',
-      'sale.refund_requested',
-      'sale.refund_not_done',
-      'sale.refund_requested',
-      'sale.refunded',
-    ]);
-  });
-
-  it('a PSP that fails the refund request frees the held net at once', async () => {
-    const sale = (await charge()).body;
-    await psp.pay(sale.externalTransactionId);
-    const paid = await getBalance(db(), merchant.accountId);
-    psp.failNext('PUT /pix', { status: 503 });
-    const failed = await refund(sale.uuid);
-    expect(failed.status).toBe(502);
-    expect(await getBalance(db(), merchant.accountId)).toEqual(paid);
-  });
-
   it('a NAO_REALIZADO the gateway only learns from the PUT answer: one 502, then a new attempt', async () => {
     const sale = (await charge()).body;
     const pix = await psp.pay(sale.externalTransactionId);

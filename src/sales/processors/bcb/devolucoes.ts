@@ -1,7 +1,6 @@
 import type { Db, Queryable } from '../../../platform/db.js';
 import { parseReais } from '../../../platform/money.js';
 import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
-import { releaseRefundHold } from '../../refund-hold.js';
 import { applyProcessorStatus } from '../../service.js';
 import type { SaleSettler } from '../../settler.js';
 import { BCB_PROCESSOR, txidOf } from './adapter.js';
@@ -58,22 +57,14 @@ export async function refundAttempt(
   throw new PspError('could not claim a refund attempt', null);
 }
 
-/**
- * An in-progress attempt takes the final status the PSP reports (once: a final status is never changed).
- * True when it changed now (a webhook lists a Pix's earlier devoluções again and again).
- */
-export async function recordFinalStatus(
-  db: Queryable,
-  e2eid: string,
-  dev: ReportedDevolucao,
-): Promise<boolean> {
-  if (dev.status !== 'DEVOLVIDO' && dev.status !== 'NAO_REALIZADO') return false;
-  const changed = await db.query(
+/** An in-progress attempt takes the final status the PSP reports (once: a final status is never changed). */
+export async function recordFinalStatus(db: Queryable, e2eid: string, dev: ReportedDevolucao): Promise<void> {
+  if (dev.status !== 'DEVOLVIDO' && dev.status !== 'NAO_REALIZADO') return;
+  await db.query(
     `UPDATE bcb_devolucoes SET status = $3, updated_at = now()
-      WHERE e2eid = $1 AND id = $2 AND status = 'EM_PROCESSAMENTO' RETURNING 1`,
+      WHERE e2eid = $1 AND id = $2 AND status = 'EM_PROCESSAMENTO'`,
     [e2eid, dev.id, dev.status],
   );
-  return changed.length > 0;
 }
 
 /**
@@ -101,10 +92,7 @@ export async function applyRequestedDevolucao(
     dev.id,
   ]);
   if (!ours) return false;
-  const ended = await recordFinalStatus(db, e2eid, dev);
-  // not refunded: the net held for the refund is the merchant's to use again (only when this attempt, the
-  // latest, ended now: a new attempt starts only after the last ended, and holds again)
-  if (ended && dev.status === 'NAO_REALIZADO') await releaseRefundHold(db, sale.id);
+  await recordFinalStatus(db, e2eid, dev);
   if (dev.status === 'DEVOLVIDO' && sale.status === 'PAGO') {
     await applyProcessorStatus(settler, BCB_PROCESSOR, sale.externalTransactionId, 'ESTORNADO');
   }
