@@ -10,7 +10,7 @@ import { call } from '../../support/http.js';
 import { pixApiProblems } from '../../support/pix-openapi.js';
 import { RECEIVER_KEY, startBcbGateway } from '../../support/psp.js';
 import type { TestServer } from '../../support/server.js';
-import { eventsOf, type SaleBody, saleInput } from '../fixtures.js';
+import { eventsOf, moveTo, type SaleBody, saleInput } from '../fixtures.js';
 
 let psp: DevPsp;
 let server: TestServer;
@@ -179,6 +179,19 @@ describe('refund attempts (devolução ids)', () => {
     expect(await statusOf(sale.id)).toBe('ESTORNADO');
     expect((await refund(sale.uuid)).status).toBe(409);
     expect(devs()).toHaveLength(2);
+  });
+
+  it('a refund the PSP completes while a dispute is open ends the sale ESTORNADO (a won dispute cannot bring it back)', async () => {
+    const sale = (await charge()).body;
+    const pix = await psp.pay(sale.externalTransactionId);
+    const paid = await getBalance(db(), merchant.accountId);
+    expect((await refund(sale.uuid)).status).toBe(202);
+    expect((await moveTo(server, merchant, sale.id, 'MED')).status).toBe(200);
+    const devs = () => psp.state.pix.get(pix.endToEndId)!.devolucoes;
+    await psp.settleRefund(pix.endToEndId, devs()[0]!.id, 'DEVOLVIDO');
+    expect(await statusOf(sale.id)).toBe('ESTORNADO');
+    expect((await getBalance(db(), merchant.accountId)).total).toBe(paid.total - sale.netAmount);
+    expect((await moveTo(server, merchant, sale.id, 'PAGO')).status).toBe(409);
   });
 
   it('a NAO_REALIZADO the gateway only learns from the PUT answer: one 502, then a new attempt', async () => {

@@ -93,7 +93,7 @@ export async function applyRequestedDevolucao(
   ]);
   if (!ours) return false;
   await recordFinalStatus(db, e2eid, dev);
-  if (dev.status === 'DEVOLVIDO' && sale.status === 'PAGO') {
+  if (dev.status === 'DEVOLVIDO' && refundable(sale.status)) {
     await applyProcessorStatus(settler, BCB_PROCESSOR, sale.externalTransactionId, 'ESTORNADO');
   }
   return true;
@@ -133,7 +133,7 @@ export async function applyUnrequestedDevolucao(
   );
   if (dev.status !== 'DEVOLVIDO') return true;
   if (pix.credited && amount === pix.amount) {
-    if (sale.status === 'PAGO') {
+    if (refundable(sale.status)) {
       await applyProcessorStatus(settler, BCB_PROCESSOR, sale.externalTransactionId, 'ESTORNADO');
     }
   } else if (changed.length > 0) {
@@ -143,6 +143,15 @@ export async function applyUnrequestedDevolucao(
     );
   }
   return true;
+}
+
+/**
+ * A sale the money of a DEVOLVIDO devolução leaves: PAGO, or in an open dispute (MED, CHARGEBACK), where the
+ * refund ends it as lost (ESTORNADO takes the net from blocked). Waiting for the dispute's end would let a
+ * won dispute make money available that already went back to the payer, and nothing would ask again.
+ */
+function refundable(status: string): boolean {
+  return status === 'PAGO' || status === 'MED' || status === 'CHARGEBACK';
 }
 
 /** How often in-progress devoluções are read back from the PSP (started with the workers). */
