@@ -22,25 +22,3 @@ export function exceedsDepth(text: string, limit = MAX_JSON_DEPTH): boolean {
   }
   return false;
 }
-
-/** A `\uD800`–`\uDFFF` escape: the only way JSON text decoded from UTF-8 can carry a UTF-16 surrogate alone. */
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
-const LONE_SURROGATE = /\p{Cs}/u;
-
-/**
- * True when a parsed JSON value holds a string (or key) with a UTF-16 surrogate that is not half of a pair:
- * not text in any encoding (PostgreSQL refuses it in json, a URL encoder throws). Walks only bodies whose text
- * has a surrogate escape at all; the depth was bounded before parsing.
- */
-export function hasLoneSurrogate(text: string, value: unknown): boolean {
-  if (!SURROGATE_ESCAPE.test(text)) return false;
-  const walk = (v: unknown): boolean => {
-    if (typeof v === 'string') return LONE_SURROGATE.test(v);
-    if (Array.isArray(v)) return v.some(walk);
-    if (v !== null && typeof v === 'object') {
-      return Object.entries(v).some(([k, x]) => LONE_SURROGATE.test(k) || walk(x));
-    }
-    return false;
-  };
-  return walk(value);
-}

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from './errors.js';
 import type { Http } from './http.js';
-import { exceedsDepth, hasLoneSurrogate, MAX_JSON_DEPTH } from './json-depth.js';
+import { exceedsDepth, MAX_JSON_DEPTH } from './json-depth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,6 +11,28 @@ declare module 'fastify' {
 }
 
 type Done = (err: Error | null, value?: unknown) => void;
+
+/** A `\uD800`–`\uDFFF` escape: the only way JSON text decoded from UTF-8 can carry a UTF-16 surrogate alone. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * True when a parsed JSON value holds a string (or key) with a UTF-16 surrogate that is not half of a pair:
+ * not text in any encoding (PostgreSQL refuses it in json, a URL encoder throws). Walks only bodies whose text
+ * has a surrogate escape at all; the depth was bounded before parsing.
+ */
+function hasLoneSurrogate(text: string, value: unknown): boolean {
+  if (!SURROGATE_ESCAPE.test(text)) return false;
+  const walk = (v: unknown): boolean => {
+    if (typeof v === 'string') return LONE_SURROGATE.test(v);
+    if (Array.isArray(v)) return v.some(walk);
+    if (v !== null && typeof v === 'object') {
+      return Object.entries(v).some(([k, x]) => LONE_SURROGATE.test(k) || walk(x));
+    }
+    return false;
+  };
+  return walk(value);
+}
 
 /**
  * Fastify's own JSON parser (it refuses `__proto__` / `constructor.prototype` poisoning), except that an empty

@@ -82,8 +82,8 @@ export async function setChargeExpiry(
   ]);
 }
 
-/** Up to `limit` pending charges past their expiry, locked; those another worker holds are skipped. */
-export interface ExpiredCharge {
+/** A PENDENTE charge past its expiry, as the expiry job reads it. */
+export interface ExpiredChargeRow {
   id: number;
   uuid: string;
   amount: number;
@@ -97,8 +97,8 @@ export async function findExpiredCharges(
   q: Queryable,
   after: { at: Date; id: number } | null,
   limit: number,
-): Promise<ExpiredCharge[]> {
-  return q.query<ExpiredCharge>(
+): Promise<ExpiredChargeRow[]> {
+  return q.query<ExpiredChargeRow>(
     `SELECT id, uuid, amount, processor, external_transaction_id, charge_expires_at FROM sales
       WHERE status = 'PENDENTE' AND charge_expires_at < now()
         AND ($1::timestamptz IS NULL OR (charge_expires_at, id) > ($1, $2))

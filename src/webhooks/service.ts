@@ -129,7 +129,7 @@ export class WebhookService {
   /** Manual redelivery: same bytes and event id, fresh signature, `X-Service-Redelivery: true`; one attempt. */
   async resend(accountId: number, deliveryId: number): Promise<DeliveryView> {
     const row = await data.markForResend(this.db, accountId, deliveryId);
-    if (row === 'disabled') throw disabledConflict();
+    if (row === 'disabled') throw refusedWhileDisabled();
     if (!row) throw notFound('Delivery not found');
     return deliveryView(row);
   }
@@ -171,7 +171,7 @@ export class WebhookService {
     const queued = await this.db.tx(async (tx) => {
       const status = await ops.lockStatus(tx, accountId, id);
       if (status === null) throw notFound('Webhook not found');
-      if (status === 'disabled') throw disabledConflict();
+      if (status === 'disabled') throw refusedWhileDisabled();
       const n = await ops.recoverDeliveries(tx, id, since, until);
       await recordAudit(tx, accountId, actor, { action: 'webhook.recovered', target: `webhook:${id}` });
       return n;
@@ -263,7 +263,7 @@ function deliveryView(row: data.DeliveryRow, payload: unknown = JSON.parse(row.w
  * A disabled webhook gets no deliveries (decisions.md): resending to it waits for it to be re-enabled. 400
  * VALIDATION_ERROR: panel routes answer only the codes decisions.md lists.
  */
-function disabledConflict(): AppError {
+function refusedWhileDisabled(): AppError {
   return new AppError(
     'VALIDATION_ERROR',
     'This webhook is disabled: re-enable it (PUT /api/webhook/{id} with {"status": "active"}) before resending',
