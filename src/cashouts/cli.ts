@@ -39,9 +39,9 @@ export const cashoutCommands: Command[] = [
     path: ['cashouts', 'retry'],
     usage: 'gateway cashouts retry --id ID [--json]',
     options: { id: { type: 'string' } },
-    async run({ db }, values) {
+    async run({ db, config }, values) {
       const id = withdrawalId(values);
-      const queue = await Queue.start(db, createLogger());
+      const queue = await Queue.start(db, createLogger(config.logLevel));
       try {
         const withdrawalId = await retrySubmission(db, queue, id);
         return {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 
 export interface Config {
+  logLevel: LogLevel;
   port: number;
   host: string;
   databaseUrl: string | undefined;
@@ -75,6 +76,9 @@ export interface BcbSettings {
 export type PixProcessorName = (typeof PIX_PROCESSORS)[number];
 
 export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 type Env = Record<string, string | undefined>;
 
@@ -318,6 +322,7 @@ export function loadConfig(env: Env = process.env): Config {
     bcb: pixProcessor === 'bcb' ? bcbSettings(env) : null,
     payoutProvider,
     efi: payoutProvider === 'efi' ? efiSettings(env) : null,
+    logLevel: choice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     port: integer(env, 'PORT', 3000, 0, 65535),
     host,
     databaseUrl,

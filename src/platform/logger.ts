@@ -5,7 +5,7 @@ import { destination, type Logger, type LoggerOptions, pino, transport } from 'p
  * redacted wherever they appear. Lines are JSON (one per line, for collectors); in a terminal they are
  * printed readably by pino-pretty.
  */
-export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
+export function createLogger(level: string): Logger {
   const options: LoggerOptions = {
     level,
     redact: {

@@ -25,7 +25,7 @@ export interface RuntimeOptions {
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
-  const log = createLogger();
+  const log = createLogger(config.logLevel);
   let opened: OpenedDatabase | undefined;
   try {
     opened = await openDatabase(config, { log: (message) => log.info(message) });

@@ -74,6 +74,7 @@ const CASES: Array<[string, Record<string, string>, RegExp]> = [
   ['DATABASE_URL not postgres', { DATABASE_URL: 'mysql://localhost/db' }, /DATABASE_URL/],
   ['HOST not an address', { HOST: 'not a host' }, /HOST/],
   ['REDIS_URL not a redis URL', { REDIS_URL: 'localhost:6379' }, /REDIS_URL/],
+  ['LOG_LEVEL unknown', { LOG_LEVEL: 'verbose' }, /LOG_LEVEL must be one of/],
 ];
 
 describe('settings are validated at start', () => {
