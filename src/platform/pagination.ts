@@ -42,9 +42,14 @@ function date(q: PageQuery, name: 'from' | 'to'): string | null {
       `${name} must be an ISO 8601 date or date-time (e.g. 2026-01-31 or 2026-01-31T12:00:00-03:00)`,
     );
   }
-  // a bare date is the start of that day in São Paulo, where the merchants are
-  return new Date(/T/.test(raw) ? raw : `${raw}T00:00:00-03:00`).toISOString();
+  if (/T/.test(raw)) return new Date(raw).toISOString();
+  // a bare date is a whole day in São Paulo, where the merchants are: `from` its start, `to` its end (the
+  // next day's start, excluded), so from=to=2026-11-23 is that day
+  const start = Date.parse(`${raw}T00:00:00-03:00`);
+  return new Date(name === 'to' ? start + DAY_MS : start).toISOString();
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * A period of an account's rows as id bounds, since lists page by id: from the first row created at or

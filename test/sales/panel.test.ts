@@ -167,7 +167,7 @@ describe('GET /api/sales/export.csv', () => {
 });
 
 describe('periods (from/to)', () => {
-  it('cut the list at the first sale created at or after each bound; adjacent periods share every sale once', async () => {
+  it('cut the list at the first sale created at or after each bound; a bare date is a whole day; adjacent periods share every sale once', async () => {
     // sale i created at noon (São Paulo) on 2025-01-01 + i days; the other account's sale stays today
     await server.runtime.platform.db.query(
       `UPDATE sales SET created_at = '2025-01-01T12:00:00-03:00'::timestamptz + (id - $2) * interval '1 day'
@@ -180,19 +180,23 @@ describe('periods (from/to)', () => {
         .slice(from, to)
         .map((s) => s.id)
         .reverse();
-    expect(ids(await everyPage('from=2025-01-06&to=2025-01-11'))).toEqual(expected(5, 10));
-    expect(ids(await everyPage('status=PAGO&from=2025-01-06&to=2025-01-11'))).toEqual(
+    expect(ids(await everyPage('from=2025-01-06&to=2025-01-10'))).toEqual(expected(5, 10));
+    expect(ids(await everyPage('from=2025-01-06&to=2025-01-06'))).toEqual(expected(5, 6));
+    expect(ids(await everyPage('from=2025-01-06T00:00:00-03:00&to=2025-01-11T00:00:00-03:00'))).toEqual(
+      expected(5, 10),
+    );
+    expect(ids(await everyPage('status=PAGO&from=2025-01-06&to=2025-01-10'))).toEqual(
       created
         .filter((_, i) => i >= 5 && i < 10 && i % 4 === 1)
         .map((s) => s.id)
         .reverse(),
     );
-    const before = await everyPage('to=2025-01-06');
+    const before = await everyPage('to=2025-01-05');
     const after = await everyPage('from=2025-01-06');
     expect([...ids(after), ...ids(before)]).toEqual(expected(0, created.length));
     expect(ids(await everyPage('from=2025-01-06T12:00:00.001-03:00'))).toEqual(expected(6, created.length));
     expect(await everyPage('from=2030-01-01')).toEqual([]);
-    const csv = await request(`${server.url}/api/sales/export.csv?from=2025-01-06&to=2025-01-11`, {
+    const csv = await request(`${server.url}/api/sales/export.csv?from=2025-01-06&to=2025-01-10`, {
       headers: m.panel,
     });
     const rows = parse(
