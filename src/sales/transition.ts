@@ -86,15 +86,21 @@ export async function applyMoves(
   return sales;
 }
 
-/** sale.pending (webhooks only) for PENDENTE; both channels for final statuses; nothing otherwise. */
+/**
+ * sale.pending (webhooks only) for a PENDENTE PIX or boleto sale, the spec's "PIX or boleto generated, awaiting
+ * payment"; both channels for final statuses; nothing otherwise.
+ */
 export async function notifySaleStatus(tx: Queryable, sale: SaleRow): Promise<void> {
   const fact = saleFact(sale);
   if (fact) await recordNotification(tx, fact);
 }
 
+const AWAITS_PAYMENT_CODE = new Set(['PIX', 'PIX_AUTOMATICO', 'BOLETO']);
+
 function saleFact(sale: SaleRow): NotificationFact | null {
   const event = eventFor(sale.status);
   if (!event) return null;
+  if (sale.status === 'PENDENTE' && !AWAITS_PAYMENT_CODE.has(sale.payment_method)) return null;
   const postback =
     FINAL_STATUSES.has(sale.status) && sale.postback_url
       ? { url: sale.postback_url, body: salePostbackBody(sale) }

@@ -87,6 +87,17 @@ describe('sale notification facts (outbox rows)', () => {
     expect(await fannedOut(events[0]!.id)).toBe(true);
   });
 
+  it('a card or transfer sale created PENDENTE records no sale.pending (spec: "PIX or boleto generated")', async () => {
+    for (const paymentMethod of ['CREDIT_CARD', 'DEBIT_CARD', 'TRANSFER']) {
+      const s = await sandboxSale(server, merchant, { paymentMethod });
+      expect(await eventsOf(server, 'sale', s.id)).toEqual([]);
+      await moveTo(server, merchant, s.uuid, 'PAGO');
+      expect((await eventsOf(server, 'sale', s.id)).map((e) => e.event_type)).toEqual(['sale.paid']);
+    }
+    const pix = await sandboxSale(server, merchant, { paymentMethod: 'PIX' });
+    expect((await eventsOf(server, 'sale', pix.id)).map((e) => e.event_type)).toEqual(['sale.pending']);
+  });
+
   it('PAGO records sale.paid with the webhook body and the postback body, exact bytes', async () => {
     const s = await sandboxSale(server, merchant, { postbackUrl: 'https://merchant.example/pb?x=1' });
     await moveTo(server, merchant, s.uuid, 'PAGO');
