@@ -43,7 +43,7 @@ const unavailable = () =>
  * PENDENTE sale (notified sale.pending) and binds the key to it in one transaction. No database connection is
  * held while the processor answers (up to 30 s: a slow PSP must not take the pool from every other request). A
  * processor failure leaves no sale and gives the key back; a repeat of a request still opening its charge
- * waits for it and replays its sale.
+ * is refused (409), one that comes after it replays its sale.
  */
 export async function createPixSale(
   db: Db,
@@ -111,25 +111,20 @@ export async function createPixSale(
   }
 }
 
-/** How long a repeated request waits for the first one to open its charge (the PSP's 30 s, and some). */
-const KEY_WAIT_MS = 45_000;
-const KEY_POLL_MS = 100;
-
 /**
- * Claims the key (→ null: this request goes on), or returns the sale an earlier request with it made. A
- * different body → 422; the first request still opening its charge → wait for it (its failure frees the key,
- * which this request then claims).
+ * Claims the key (→ null: this request goes on), or returns the sale an earlier request with it made. As for
+ * cashouts (decisions.md), answered in this route's shape D: a different body → 422 `IDEMPOTENCY_KEY_REUSED`;
+ * the first request still opening its charge → 409 `IDEMPOTENCY_KEY_IN_USE` (its failure frees the key for a
+ * retry).
  */
 async function claimOrReplay(db: Db, accountId: number, key: string, hash: string): Promise<SaleRow | null> {
-  const deadline = Date.now() + KEY_WAIT_MS;
   for (;;) {
     const claim = await claimSaleKey(db, accountId, key, hash);
     if (claim.state === 'claimed') return null;
-    // honoured as for cashouts, answered in this route's shape D (decisions.md)
-    if (claim.requestHash !== null && claim.requestHash !== hash) throw keyReused('D');
-    if (claim.saleId !== null) return (await findSaleRow(db, { kind: 'numeric', id: claim.saleId }))!;
-    if (Date.now() > deadline) throw inUse('D');
-    await new Promise((resolve) => setTimeout(resolve, KEY_POLL_MS));
+    if (claim.requestHash === null) continue; // given back between the two statements: claim again
+    if (claim.requestHash !== hash) throw keyReused('D');
+    if (claim.saleId === null) throw inUse('D');
+    return (await findSaleRow(db, { kind: 'numeric', id: claim.saleId }))!;
   }
 }
 

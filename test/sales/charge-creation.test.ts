@@ -85,11 +85,12 @@ describe('createPixSale while the processor is slow', () => {
     expect(created.every((c) => c.sale.status === 'PENDENTE' && !c.replayed)).toBe(true);
   });
 
-  it('a repeat of a request still opening its charge waits for it and replays its sale', async () => {
+  it('a repeat of a request still opening its charge is refused 409 IN_USE (as for cashouts); after it, replayed', async () => {
     const gate = gatedProcessor();
     const first = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'wait-key', rules);
     await waitUntil(async () => (gate.state.calls === 1 ? true : undefined));
     const second = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'wait-key', rules);
+    await expect(second).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE', shape: 'D' });
     const differs = createPixSale(
       db(),
       gate.processor,
@@ -100,7 +101,8 @@ describe('createPixSale while the processor is slow', () => {
     );
     await expect(differs).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
     gate.open();
-    const [a, b] = await Promise.all([first, second]);
+    const a = await first;
+    const b = await createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'wait-key', rules);
     expect(gate.state.calls).toBe(1);
     expect(b.sale.id).toBe(a.sale.id);
     expect([a.replayed, b.replayed]).toEqual([false, true]);
