@@ -47,6 +47,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
           400: ShapeD,
           401: ShapeD,
           403: Type.Union([ShapeB, ShapeA]),
+          409: ShapeD,
           422: ShapeD,
           500: ShapeD,
           502: ShapeD,
