@@ -26,10 +26,15 @@ export function storedOutcome(row: {
   };
 }
 
-/** A different body under a key already used → 422; a stored error is answered again as it was. */
+/**
+ * A different body under a key already used → 422; a stored error is answered again as it was, marked as a
+ * replay like a replayed withdrawal (a client can tell it from a fresh refusal).
+ */
 export function replayCheck(stored: StoredOutcome, requestHash: string): void {
   if (stored.requestHash !== requestHash) throw keyReused();
-  if (stored.error) throw new AppError(stored.error.code, stored.error.message);
+  if (stored.error) {
+    throw new AppError(stored.error.code, stored.error.message, { 'idempotent-replayed': 'true' });
+  }
 }
 
 /** 422 IDEMPOTENCY_KEY_REUSED: shape C on the cashout routes, or the shape a route gives all its errors. */

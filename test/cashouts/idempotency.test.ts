@@ -75,6 +75,8 @@ describe('Idempotency-Key on POST /api/public/cashout', () => {
     expect(first.status).toBe(403);
     expect(again.status).toBe(403);
     expect(again.body).toEqual(first.body);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.headers['idempotent-replayed']).toBe('true');
   });
 
   it('does not consume the key on a 400', async () => {

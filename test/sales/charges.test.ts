@@ -71,16 +71,26 @@ describe('POST /api/transactions', () => {
 
   it('replays the same sale for a repeated Idempotency-Key, and refuses it with another body', async () => {
     const key = `k-${Date.now()}`;
-    const [a, b] = await Promise.all([
-      charge(saleInput(), { 'idempotency-key': key }),
-      charge(saleInput(), { 'idempotency-key': key }),
-    ]);
+    const a = await charge(saleInput(), { 'idempotency-key': key });
+    const b = await charge(saleInput(), { 'idempotency-key': key });
     expect(a.status).toBe(201);
     expect(b.status).toBe(201);
     expect(a.body.uuid).toBe(b.body.uuid);
-    expect([a.headers['idempotent-replayed'], b.headers['idempotent-replayed']].filter(Boolean)).toEqual([
-      'true',
-    ]);
+    expect([a.headers['idempotent-replayed'], b.headers['idempotent-replayed']]).toEqual([undefined, 'true']);
+    // repeats racing the first: each is the same sale or 409 IN_USE (shape D), and only one sale exists
+    const raceKey = `race-${Date.now()}`;
+    const raced = await Promise.all(
+      Array.from({ length: 6 }, () => charge(saleInput(), { 'idempotency-key': raceKey })),
+    );
+    for (const r of raced) {
+      if (r.status === 409)
+        expect(r.body).toEqual({ message: expect.any(String), error: 'IDEMPOTENCY_KEY_IN_USE' });
+      else expect(r.status, r.text).toBe(201);
+    }
+    const made = raced.filter((r) => r.status === 201);
+    expect(made.length).toBeGreaterThan(0);
+    expect(new Set(made.map((r) => r.body.uuid)).size).toBe(1);
+    expect(made.filter((r) => r.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
     const reused = await charge(saleInput({ amount: 777 }), { 'idempotency-key': key });
     expect(reused.status).toBe(422);
     expect(reused.body).toEqual({ message: expect.any(String), error: 'IDEMPOTENCY_KEY_REUSED' }); // shape D
