@@ -43,6 +43,8 @@ function hasLoneSurrogate(text: string, value: unknown): boolean {
 function jsonParser(app: Http) {
   const parse = app.getDefaultJsonParser('error', 'error');
   return (request: FastifyRequest, text: string, done: Done) => {
+    const unreadable = encodingProblem(request);
+    if (unreadable) return done(new AppError('VALIDATION_ERROR', unreadable));
     if (text.trim() === '') return done(null, undefined);
     if (exceedsDepth(text)) {
       return done(new AppError('VALIDATION_ERROR', `Body nests deeper than ${MAX_JSON_DEPTH} levels`));
@@ -59,9 +61,27 @@ function jsonParser(app: Http) {
   };
 }
 
-/** Installs the lenient-but-safe JSON parser for every route. */
+/**
+ * Bodies are read as UTF-8 text as sent: a compressed body or another charset would be parsed as garbage
+ * ("not valid JSON", or worse, valid JSON of the wrong text), so both are refused with what to send instead.
+ */
+function encodingProblem(request: FastifyRequest): string | null {
+  const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    return `Content-Encoding ${encoding} is not accepted: send the JSON body uncompressed`;
+  }
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
+  if (charset && !/^utf-?8$/i.test(charset)) return `Content-Type charset must be utf-8, got ${charset}`;
+  return null;
+}
+
+/**
+ * Installs the lenient-but-safe JSON parser for every route, and JSON as the only body type: Fastify's
+ * text/plain parser would hand a route a string its schema then calls "not an object".
+ */
 export function installJsonParser(app: Http): void {
   const parse = jsonParser(app);
+  app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
     parse(request, body as string, done),

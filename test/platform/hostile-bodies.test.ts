@@ -3,6 +3,7 @@
  * each route gets past its own authentication to the body parser and validation), answers hostile JSON
  * bodies with a 4xx in its own error shape: never a 500, never a hang.
  */
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -100,5 +101,49 @@ describe('hostile JSON bodies on every route', () => {
       }
     }
     expect(failures).toEqual([]);
+  });
+});
+
+describe('bodies that are not UTF-8 JSON text', () => {
+  it('are refused with 400 and a message that says what to send (text, form, compressed, another charset)', async () => {
+    const merchant = await createMerchant(server); // the describe above logged its merchant's session out
+    const body = JSON.stringify({ amount: 150, pixKey: '52998224725' });
+    const cases: [Record<string, string>, string | Buffer, RegExp][] = [
+      [{ 'content-type': 'text/plain' }, body, /Content-Type must be application\/json/],
+      [{ 'content-type': 'application/x-www-form-urlencoded' }, 'amount=150', /Content-Type must be/],
+      [
+        { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        gzipSync(body),
+        /Content-Encoding gzip is not accepted/,
+      ],
+      [
+        { 'content-type': 'application/json; charset=utf-16' },
+        Buffer.from(body, 'utf16le'),
+        /charset must be utf-8/,
+      ],
+    ];
+    for (const [headers, sent, message] of cases) {
+      const res = await call<{ message: string; error: string }>(
+        'POST',
+        `${server.url}/api/public/cashout`,
+        { headers: { ...merchant.keys, ...headers }, body: sent },
+      );
+      expect(res.status, JSON.stringify(headers)).toBe(400);
+      expect(res.body).toEqual({ message: expect.stringMatching(message), error: 'VALIDATION_ERROR' });
+      const panel = await call<{ success: false; error: { code: string; message: string } }>(
+        'POST',
+        `${server.url}/api/webhook`,
+        { headers: { ...merchant.panel, ...headers }, body: sent },
+      );
+      expect(panel.status, JSON.stringify(headers)).toBe(400);
+      expect(panel.body.error.message).toMatch(message);
+    }
+    const utf8 = await call('POST', `${server.url}/api/public/cashout`, {
+      headers: { ...merchant.keys, 'content-type': 'application/json; charset=UTF-8' },
+      body,
+    });
+    // read and decided: the new merchant has no balance
+    expect(utf8.status, utf8.text).toBe(422);
+    expect(utf8.body).toMatchObject({ errorType: 'INSUFFICIENT_BALANCE' });
   });
 });

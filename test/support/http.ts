@@ -32,9 +32,12 @@ export async function call<T = unknown>(
   options: CallOptions = {},
 ): Promise<Response<T>> {
   const headers: Record<string, string> = { ...options.headers };
-  let body: string | undefined;
+  let body: string | Buffer | undefined;
   if (options.body !== undefined) {
-    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    body =
+      typeof options.body === 'string' || Buffer.isBuffer(options.body)
+        ? options.body
+        : JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
   const res = await request(url, {
