@@ -32,6 +32,7 @@ function useHash(): string {
 export function App() {
   const [user, setUser] = useState<User | null | undefined>(undefined);
   const [notice, setNotice] = useState('');
+  const [logoutFailed, setLogoutFailed] = useState(false);
   const hash = useHash();
   useEffect(() => {
     whenSessionExpires(() => {
@@ -70,15 +71,25 @@ export function App() {
           type="button"
           class="secondary"
           onClick={async () => {
-            await api.logout().catch(() => undefined);
-            setNotice('Você saiu.');
-            setUser(null);
+            try {
+              await api.logout();
+              setLogoutFailed(false);
+              setNotice('Você saiu.');
+              setUser(null);
+            } catch {
+              setLogoutFailed(true);
+            }
           }}
         >
           Sair
         </button>
       </header>
       <main>
+        {logoutFailed && (
+          <p class="error" role="alert">
+            Não foi possível sair: a sessão continua aberta. Tente de novo.
+          </p>
+        )}
         <current.Page key={current.hash} />
       </main>
     </div>

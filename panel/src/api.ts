@@ -54,11 +54,47 @@ export function whenSessionExpires(handler: () => void): void {
   onExpired = handler;
 }
 
+const CSRF_REFUSED = 'Missing or invalid X-CSRF-Token header';
+
+/**
+ * Tabs of one browser share one session cookie: a login or logout in one tab is told to the others, and a tab
+ * whose user is no longer the session's starts over (reads need no CSRF token, so without this a tab would
+ * show one store's name over another's data).
+ */
+const tabs = typeof BroadcastChannel === 'function' ? new BroadcastChannel('panel-session') : null;
+if (tabs) {
+  tabs.onmessage = (e: MessageEvent<{ user: number | null }>) => {
+    if (e.data.user !== (user?.id ?? null)) location.reload();
+  };
+}
+
+/**
+ * The browser's session cookie is shared by every tab: a login in another tab replaces this tab's session.
+ * Asked after a refusal: the session gone → back to login; another user's session → the page starts over as
+ * that user (this tab must not show one store's name over another's data); the same user's new session →
+ * its CSRF token is taken and the request may be sent again.
+ */
+async function sessionAfterRefusal(): Promise<'gone' | 'renewed'> {
+  const res = await fetch('/api/auth/me', { credentials: 'same-origin' }).catch(() => null);
+  if (!res?.ok) {
+    onExpired();
+    return 'gone';
+  }
+  const now = (await res.json()) as Session;
+  if (now.user.id !== user?.id) {
+    location.reload();
+    return 'gone';
+  }
+  csrf = now.csrfToken;
+  return 'renewed';
+}
+
 async function request<T>(
   method: string,
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
+  retried = false,
 ): Promise<T> {
   const res = await fetch(path, {
     method,
@@ -74,13 +110,11 @@ async function request<T>(
   const data = (await res.json().catch(() => null)) as Record<string, unknown> | null;
   if (!res.ok) {
     const { message, code } = errorOf(data, res.status);
+    const ownSession = path !== '/api/auth/login' && path !== '/api/auth/me';
     // a 401 may be a wrong confirmation password: only a session that is really gone sends the user to login
-    if (res.status === 401 && path !== '/api/auth/login' && path !== '/api/auth/me') {
-      const alive = await fetch('/api/auth/me', { credentials: 'same-origin' }).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (!alive) onExpired();
+    if (res.status === 401 && ownSession) await sessionAfterRefusal();
+    if (res.status === 403 && message === CSRF_REFUSED && ownSession && !retried) {
+      if ((await sessionAfterRefusal()) === 'renewed') return request(method, path, body, headers, true);
     }
     throw new ApiError(res.status, message, code);
   }
@@ -114,6 +148,7 @@ export const api = {
     });
     csrf = r.csrfToken;
     user = r.user;
+    tabs?.postMessage({ user: r.user.id });
     return r.user;
   },
   async me(): Promise<User> {
@@ -122,10 +157,14 @@ export const api = {
     user = r.user;
     return r.user;
   },
+  /** Ends the session; a session already gone counts as ended, any other failure is the caller's to show. */
   async logout(): Promise<void> {
-    await request('POST', '/api/auth/logout');
+    await request('POST', '/api/auth/logout').catch((err: unknown) => {
+      if (!(err instanceof ApiError && err.status === 401)) throw err;
+    });
     csrf = '';
     user = null;
+    tabs?.postMessage({ user: null });
   },
   totpSetup: () => request<TotpSetup>('POST', '/api/auth/totp/setup'),
   totpEnable: (code: string) => request<void>('POST', '/api/auth/totp/enable', { code }),

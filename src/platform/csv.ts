@@ -19,7 +19,7 @@ export function sendCsv<T>(
 ) {
   const records = Readable.from(
     (async function* () {
-      for await (const row of rows) yield columns.map((c) => c.value(row) ?? '');
+      for await (const row of rows) yield columns.map((c) => inert(c.value(row) ?? ''));
     })(),
   );
   const csv = records.pipe(
@@ -31,6 +31,16 @@ export function sendCsv<T>(
     .header('content-disposition', `attachment; filename="${filename}"`)
     .header('cache-control', 'no-store')
     .send(csv);
+}
+
+/**
+ * A text cell a spreadsheet would run as a formula (`=…`, `+…`, `-…`, `@…`, or after a tab or carriage
+ * return: a buyer's name is the buyer's to choose) is written with a leading `'`, which spreadsheets take as
+ * "this is text" (OWASP's CSV injection advice). Amounts such as `-1,50` are numbers and stay as they are.
+ */
+function inert(value: string | number): string | number {
+  if (typeof value !== 'string' || !/^[=+\-@\t\r]/.test(value) || /^-\d+(,\d+)?$/.test(value)) return value;
+  return `'${value}`;
 }
 
 /** Cents as reais with a decimal comma and no grouping (1234,56), for spreadsheets in pt-BR. */

@@ -26,12 +26,13 @@ export function parsePage(q: PageQuery): Page {
     }
     limit = Number(q.limit);
   }
-  return {
-    limit,
-    before: q.cursor === undefined ? null : decodeCursor(q.cursor),
-    from: date(q, 'from'),
-    to: date(q, 'to'),
-  };
+  const from = date(q, 'from');
+  const to = date(q, 'to');
+  const bareDays = !/T/.test(q.from ?? '') && !/T/.test(q.to ?? '');
+  if (from !== null && to !== null && (from > to || (bareDays && q.from! > q.to!))) {
+    throw validation('from must not be after to');
+  }
+  return { limit, before: q.cursor === undefined ? null : decodeCursor(q.cursor), from, to };
 }
 
 function date(q: PageQuery, name: 'from' | 'to'): string | null {

@@ -123,7 +123,7 @@ describe('the merchant panel', () => {
     expect(await page.getByRole('checkbox', { name: 'sale.paid' }).isChecked()).toBe(true);
     // each event says what it tells, beside the name the receiver gets
     expect(await page.getByRole('checkbox', { name: 'Venda paga sale.paid', exact: true }).count()).toBe(1);
-    await page.getByRole('button', { name: 'Salvar webhook' }).click();
+    await page.getByRole('button', { name: 'Criar webhook' }).click();
     await page.getByTestId('secret-value').waitFor();
     expect(await page.getByTestId('secret-value').textContent()).toMatch(/^whsec_/);
     // the new-webhook form starts over, so a second click cannot create the same webhook twice
@@ -180,7 +180,11 @@ describe('the merchant panel', () => {
     const previewText = async () => (await page.locator('#n-preview').textContent())?.replace(/\s/g, ' ');
     await page.getByLabel('Valor (R$)').fill('99,99');
     await expect.poll(previewText).toContain('Valor abaixo do mínimo de R$ 100,00.');
+    // a Brazilian's dots group thousands: 1.000 is a thousand reais
+    await page.getByLabel('Valor (R$)').fill('1.000');
+    await expect.poll(previewText).toContain('Valor do saqueR$ 1.000,00');
     await page.getByLabel('Valor (R$)').fill('1.250,00');
+    await expect.poll(previewText).toContain('Valor do saqueR$ 1.250,00');
     await expect.poll(async () => preview.count()).toBe(4);
     // R$ 1,50 fixed + 1 % of R$ 1.250,00: R$ 14,00; the balance loses the amount, the key receives the rest
     expect(await previewText()).toBe(
@@ -208,6 +212,10 @@ describe('the merchant panel', () => {
     await page.getByLabel('Confirme com sua senha').fill(PASSWORD);
     await page.getByRole('button', { name: 'Solicitar saque' }).click();
     await expect.poll(() => page.getByRole('status').first().textContent()).toContain('solicitado');
+    // the form starts over: sending it again would need the amount, key and password typed anew
+    expect(await page.getByLabel('Valor (R$)').inputValue()).toBe('');
+    expect(await page.getByLabel('Chave PIX').inputValue()).toBe('');
+    expect(await page.getByLabel('Confirme com sua senha').inputValue()).toBe('');
     const withdrawals = page.getByRole('table', { name: 'Saques' });
     await expect.poll(async () => withdrawals.getByRole('row').count()).toBe(2);
     // the payout worker may already have taken it: either early status, in Portuguese, never the raw code
@@ -296,6 +304,63 @@ describe('the merchant panel', () => {
     await phone.getByText('Sua sessão expirou. Entre novamente.').waitFor();
     await shot(phone, 'phone-session-expired');
     await phone.close();
+  });
+});
+
+describe('tabs of one browser share one session', () => {
+  const login = async (p: Page, email: string, password: string) => {
+    await p.goto(`${server.url}/`);
+    await p.getByLabel('E-mail').fill(email);
+    await p.getByLabel('Senha').fill(password);
+    await p.getByRole('button', { name: 'Entrar' }).click();
+    await p.getByRole('heading', { name: 'Visão geral' }).waitFor();
+  };
+
+  it('a login in another tab restarts this one as that store; a logout in one ends the other', async () => {
+    await createAccount(server.runtime.platform.db, {
+      name: 'Outra Loja',
+      email: 'outra@example.com',
+      password: 'senha-da-outra-1',
+    });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const first = await context.newPage();
+    const second = await context.newPage();
+    await first.goto(`${server.url}/`);
+    await second.goto(`${server.url}/`);
+    const who = (p: Page) =>
+      p
+        .locator('.who')
+        .textContent({ timeout: 1000 })
+        .catch(() => null);
+    await login(first, EMAIL, PASSWORD);
+    await expect.poll(() => who(second)).toBe('Loja Exemplo'); // the tab on the login page follows
+    await second.getByRole('button', { name: 'Sair' }).click();
+    await first.getByRole('button', { name: 'Entrar' }).waitFor(); // a logout ends it for both
+    await login(second, 'outra@example.com', 'senha-da-outra-1');
+    // the first tab never shows one store's name over the other's data: it starts over as the new session
+    await expect.poll(() => who(first)).toBe('Outra Loja');
+    await first.reload();
+    expect(await who(first)).toBe('Outra Loja');
+    await context.close();
+  });
+
+  it('"Sair" ends the session even when another login replaced this tab’s CSRF token unnoticed', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const tab = await context.newPage();
+    await login(tab, EMAIL, PASSWORD);
+    // a new session of the same user put in the cookie jar behind the tab's back (no tab told it)
+    const fresh = await call<{ csrfToken: string }>('POST', `${server.url}/api/auth/login`, {
+      body: { email: EMAIL, password: PASSWORD },
+    });
+    const token = /gw_session=([^;]+)/.exec(String(fresh.headers['set-cookie']))![1]!;
+    await context.addCookies([{ name: 'gw_session', value: token, url: server.url }]);
+    await tab.getByRole('button', { name: 'Sair' }).click();
+    await tab.getByText('Você saiu.').waitFor();
+    const after = await call('GET', `${server.url}/api/auth/me`, {
+      headers: { cookie: `gw_session=${token}` },
+    });
+    expect(after.status).toBe(401);
+    await context.close();
   });
 });
 

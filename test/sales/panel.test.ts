@@ -132,6 +132,7 @@ describe('GET /api/sales', () => {
       'paymentMethod=CASH',
       'cursor=abc',
       'from=ontem',
+      'from=2026-02-01&to=2026-01-31',
     ]) {
       const res = await list(q);
       expect(res.status, q).toBe(400);
@@ -163,6 +164,29 @@ describe('GET /api/sales/export.csv', () => {
       expect(r.criada_em).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}-03:00$/);
       expect(r.cliente).toBe(json[i]!.customer.name);
     }
+  });
+});
+
+describe('CSV cells a spreadsheet would run', () => {
+  it('are written as text: a buyer-chosen name starting with = + - @ gets a leading quote', async () => {
+    const names = ['=HYPERLINK("http://x";"a")', '+SUM(1;2)', '-2+3', '@cmd', '=1+1'];
+    const m2 = await createMerchant(server);
+    for (const name of names) {
+      const res = await call('POST', `${server.url}/api/sandbox/sales`, {
+        headers: m2.keys,
+        body: { ...sale(1), customer: { ...sale(1).customer, name } },
+      });
+      expect(res.status, res.text).toBe(201);
+    }
+    const csv = await request(`${server.url}/api/sales/export.csv`, { headers: m2.panel });
+    const rows = parse(
+      Buffer.from(await csv.body.arrayBuffer())
+        .subarray(3)
+        .toString('utf8'),
+      { delimiter: ';', columns: true },
+    ) as Record<string, string>[];
+    expect(rows.map((r) => r.cliente).sort()).toEqual(names.map((n) => `'${n}`).sort());
+    expect(rows.every((r) => /^\d+,\d{2}$/.test(r.valor!))).toBe(true);
   });
 });
 

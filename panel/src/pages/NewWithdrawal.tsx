@@ -1,13 +1,17 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type FeePreview, type WithdrawalCreated } from '../api';
-import { moneyText } from '../ui/format';
+import { money, moneyText } from '../ui/format';
 import { Card, ErrorText } from '../ui/kit';
 import { PIX_KEY_TYPES } from '../ui/labels';
 
-/** "1.234,56" (pt-BR) or "1234.56" as the API's decimal text; anything else is left for the server to refuse. */
-function reaisText(typed: string): string {
+/**
+ * What a Brazilian types as the API's decimal text: "1.234,56" → "1234.56", "1.000" and "100.000" (dots
+ * grouping thousands) → "1000" and "100000"; "1234.56" stays. Anything else is left for the server to refuse.
+ */
+export function reaisText(typed: string): string {
   const t = typed.trim();
-  return t.includes(',') ? t.replace(/\./g, '').replace(',', '.') : t;
+  if (t.includes(',')) return t.replace(/\./g, '').replace(',', '.');
+  return /^\d{1,3}(\.\d{3})+$/.test(t) ? t.replace(/\./g, '') : t;
 }
 
 /**
@@ -22,6 +26,14 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<WithdrawalCreated | null>(null);
   const [busy, setBusy] = useState(false);
+  const [available, setAvailable] = useState<number | null>(null);
+  const [fresh, setFresh] = useState(0);
+  useEffect(() => {
+    api.balance().then(
+      (b) => setAvailable(b.available),
+      () => setAvailable(null),
+    );
+  }, [fresh]);
   // One Idempotency-Key per withdrawal attempt: kept for a retry of the same request whose outcome is unknown
   // (no answer, a 5xx, or still in progress), renewed after any final answer or a change of what is sent. The
   // server keeps a refusal under its key: reusing it for a lower amount would answer IDEMPOTENCY_KEY_REUSED.
@@ -30,6 +42,9 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
   const totp = api.user()?.totpEnabled === true;
   return (
     <Card title="Novo saque">
+      <p class="muted" data-testid="withdrawal-available">
+        Saldo disponível: {available === null ? '…' : money(available)}
+      </p>
       <form
         class="filters"
         onSubmit={async (e) => {
@@ -45,12 +60,18 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
             const confirm = totp ? { totpCode: password } : { password };
             const w = await api.withdraw({ ...order, ...confirm }, key);
             setDone(w);
+            // the form starts over: sending it again must be a new withdrawal typed on purpose
+            setAmount('');
+            setPixKey('');
             setPassword('');
             setAttempt(null);
+            setFresh((n) => n + 1);
             onDone();
           } catch (err) {
             if (!outcomeUnknown(err)) setAttempt(null);
-            setError(err);
+            // a code is good once (replays are refused): after any answer that used it, the next one is needed
+            const codeRefused = totp && err instanceof ApiError && err.status === 401;
+            setError(codeRefused ? new ApiError(401, err.message, 'TOTP_CODE_REFUSED') : err);
           } finally {
             setBusy(false);
           }
@@ -83,7 +104,13 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
         </div>
         <div>
           <label for="n-key">Chave PIX</label>
-          <input id="n-key" required value={pixKey} onInput={(e) => setPixKey(e.currentTarget.value)} />
+          <input
+            id="n-key"
+            required
+            placeholder={KEY_EXAMPLES[pixKeyType]}
+            value={pixKey}
+            onInput={(e) => setPixKey(e.currentTarget.value)}
+          />
         </div>
         <div>
           <label for="n-password">{totp ? 'Código do autenticador' : 'Confirme com sua senha'}</label>
@@ -101,7 +128,7 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
               id="n-password"
               type="password"
               required
-              autocomplete="current-password"
+              autocomplete="off"
               value={password}
               onInput={(e) => setPassword(e.currentTarget.value)}
             />
@@ -122,6 +149,15 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
     </Card>
   );
 }
+
+/** How each key type is written (the API's rules: a phone with +55 and its area code). */
+const KEY_EXAMPLES: Record<string, string> = {
+  CPF: '000.000.000-00',
+  CNPJ: '00.000.000/0000-00',
+  EMAIL: 'nome@exemplo.com.br',
+  PHONE: '+5511999998888',
+  RANDOM: '123e4567-e89b-12d3-a456-426614174000',
+};
 
 /** No answer, a server error or the same key still in progress: the withdrawal may exist, so a retry reuses its key. */
 function outcomeUnknown(err: unknown): boolean {

@@ -77,7 +77,7 @@ export function Sales() {
           <input {...field('from')} type="date" />
         </div>
         <div>
-          <label for="f-to">Até (exclusive)</label>
+          <label for="f-to">Até</label>
           <input {...field('to')} type="date" />
         </div>
         <button type="submit">Filtrar</button>

@@ -3,7 +3,7 @@ import QRCode from 'qrcode';
 import { type AuditEntry, api } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
-import { auditTarget } from '../ui/labels';
+import { auditTarget, operatorLabel } from '../ui/labels';
 
 export function Security() {
   return (
@@ -159,7 +159,8 @@ function AuditLog() {
             <td>{date(e.at)}</td>
             <td>{ACTIONS[e.action] ?? e.action}</td>
             <td>
-              {ACTORS[e.actor.type]}: {e.actor.label}
+              {ACTORS[e.actor.type]}:{' '}
+              {e.actor.type === 'operator' ? operatorLabel(e.actor.label) : e.actor.label}
             </td>
             <td>{auditTarget(e.target)}</td>
             <td>{e.ip ?? '—'}</td>

@@ -44,7 +44,7 @@ export function Statement() {
           />
         </div>
         <div>
-          <label for="s-to">Até (exclusive)</label>
+          <label for="s-to">Até</label>
           <input
             id="s-to"
             type="date"

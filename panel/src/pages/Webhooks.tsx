@@ -2,7 +2,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Delivery, type Webhook, type WebhookStats } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
-import { DELIVERY_STATUS, EVENTS, label } from '../ui/labels';
+import { DELIVERY_STATUS, disabledReasonText, EVENTS, label } from '../ui/labels';
+
+const PERCENT = new Intl.NumberFormat('pt-BR', { style: 'percent', maximumFractionDigits: 1 });
 
 // the event names are the keys of EVENTS: sale and withdrawal events, then the optional cart events
 const MAIN_EVENTS = Object.keys(EVENTS).filter((e) => !e.startsWith('cart.'));
@@ -39,7 +41,7 @@ export function Webhooks() {
         {(hooks ?? []).map((h) => (
           <tr key={h.id}>
             <td class="url">{h.webhookUrl}</td>
-            <td>{h.events.join(', ')}</td>
+            <td>{h.events.includes('*') ? 'Todos (*)' : h.events.join(', ')}</td>
             <td>{h.status === 'active' ? 'Ativo' : 'Desativado'}</td>
             <td>{date(h.createdAt)}</td>
             <td>
@@ -77,11 +79,13 @@ function WebhookForm(props: {
   const [url, setUrl] = useState(props.initial?.webhookUrl ?? '');
   const [events, setEvents] = useState<string[]>(props.initial?.events ?? MAIN_EVENTS);
   const [error, setError] = useState<unknown>(null);
+  const all = events.includes('*');
   const box = (name: string) => (
     <label key={name} class="check">
       <input
         type="checkbox"
-        checked={events.includes(name)}
+        checked={all || events.includes(name)}
+        disabled={all}
         onChange={(e) =>
           setEvents(e.currentTarget.checked ? [...events, name] : events.filter((x) => x !== name))
         }
@@ -119,6 +123,14 @@ function WebhookForm(props: {
         />
         <fieldset>
           <legend>Eventos</legend>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={all}
+              onChange={(e) => setEvents(e.currentTarget.checked ? ['*'] : MAIN_EVENTS)}
+            />
+            Todos os eventos, inclusive os que vierem a existir <code>*</code>
+          </label>
           <div class="checks">{MAIN_EVENTS.map(box)}</div>
         </fieldset>
         <fieldset>
@@ -126,7 +138,7 @@ function WebhookForm(props: {
           <div class="checks">{CART_EVENTS.map(box)}</div>
         </fieldset>
         <ErrorText error={error} />
-        <button type="submit">Salvar webhook</button>
+        <button type="submit">{props.initial ? 'Salvar alterações' : 'Criar webhook'}</button>
       </form>
     </Card>
   );
@@ -136,13 +148,18 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: () => vo
   const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
   const [payload, setPayload] = useState<Delivery | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const load = () => api.deliveries(hook.id).then(setDeliveries).catch(setError);
+  // the health line is read again whenever the deliveries are
+  const [loads, setLoads] = useState(0);
+  const load = () => {
+    setLoads((n) => n + 1);
+    return api.deliveries(hook.id).then(setDeliveries).catch(setError);
+  };
   useEffect(() => {
     void load();
   }, [hook.id]);
   return (
     <>
-      <WebhookHealth hook={hook} onChanged={onChanged} onQueued={() => void load()} />
+      <WebhookHealth hook={hook} loads={loads} onChanged={onChanged} onQueued={() => void load()} />
       <WebhookForm
         title={`Editar ${hook.webhookUrl}`}
         initial={hook}
@@ -229,8 +246,13 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: () => vo
 }
 
 /** Health and operations of one webhook: disabled banner, stats, secret rotation, test event, recovery. */
-function WebhookHealth(props: { hook: Webhook; onChanged: () => void; onQueued: () => void }) {
-  const { hook } = props;
+function WebhookHealth(props: {
+  hook: Webhook;
+  loads: number;
+  onChanged: () => void;
+  onQueued: () => void;
+}) {
+  const { hook, loads } = props;
   const [stats, setStats] = useState<WebhookStats | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const [overlap, setOverlap] = useState(24);
@@ -239,15 +261,15 @@ function WebhookHealth(props: { hook: Webhook; onChanged: () => void; onQueued: 
   const { error, setError, attempt } = useAttempt(() => setInfo(''));
   useEffect(() => {
     api.webhookStats(hook.id).then(setStats).catch(setError);
-  }, [hook.id]);
+  }, [hook.id, loads]);
   const rate = stats?.successRate;
   return (
     <Card title={`Saúde de ${hook.webhookUrl}`}>
       {hook.status === 'disabled' && (
         <div class="banner" role="alert">
           <p>
-            <strong>Webhook desativado.</strong> {hook.disabledReason ?? ''} Os eventos deste período ficam
-            registrados como “ignorados” e podem ser reenviados com “Recuperar entregas”.
+            <strong>Webhook desativado.</strong> {disabledReasonText(hook.disabledReason)} Os eventos deste
+            período ficam registrados como “ignorados” e podem ser reenviados com “Recuperar entregas”.
           </p>
           <button
             type="button"
@@ -265,7 +287,7 @@ function WebhookHealth(props: { hook: Webhook; onChanged: () => void; onQueued: 
       {stats && (
         <p>
           Últimas 24 h: {stats.delivered} entregues, {stats.failed} com falha, {stats.pending} pendentes ·
-          taxa de sucesso {rate === null || rate === undefined ? '—' : `${Math.round(rate * 1000) / 10}%`} ·
+          taxa de sucesso {rate === null || rate === undefined ? '—' : PERCENT.format(rate)} ·
           tempo de resposta p50 {stats.p50Ms ?? '—'} ms, p95 {stats.p95Ms ?? '—'} ms
         </p>
       )}
@@ -276,7 +298,11 @@ function WebhookHealth(props: { hook: Webhook; onChanged: () => void; onQueued: 
           onClick={() =>
             void attempt(async () => {
               await api.testWebhook(hook.id);
-              setInfo('Evento de teste enviado; ele aparece nas entregas abaixo.');
+              setInfo(
+                hook.status === 'active'
+                  ? 'Evento de teste enviado; ele aparece nas entregas abaixo.'
+                  : 'Evento de teste registrado como não enviado: o webhook está desativado.',
+              );
               props.onQueued();
             })
           }
@@ -315,14 +341,15 @@ function WebhookHealth(props: { hook: Webhook; onChanged: () => void; onQueued: 
         onSubmit={(e) => {
           e.preventDefault();
           void attempt(async () => {
-            const r = await api.recover(hook.id, new Date(since).toISOString());
+            // typed as São Paulo time, the time the delivery log shows
+            const r = await api.recover(hook.id, new Date(`${since.length === 16 ? `${since}:00` : since}-03:00`).toISOString());
             setInfo(`${r.queued} entrega(s) com falha ou ignoradas foram colocadas na fila de novo.`);
             props.onQueued();
           });
         }}
       >
         <div>
-          <label for={`since-${hook.id}`}>Recuperar entregas desde</label>
+          <label for={`since-${hook.id}`}>Recuperar entregas desde (horário de Brasília)</label>
           <input
             id={`since-${hook.id}`}
             type="datetime-local"

@@ -9,12 +9,14 @@ export function Withdrawals() {
   const [rows, setRows] = useState<Withdrawal[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [status, setStatus] = useState('');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [selected, setSelected] = useState<Withdrawal | null>(null);
   const load = (after?: string) =>
     api
-      .withdrawals({ status, cursor: after })
+      .withdrawals({ status, from, to, cursor: after })
       .then((p) => {
         setRows((prev) => (after ? [...prev, ...p.data] : p.data));
         setCursor(p.nextCursor);
@@ -22,8 +24,9 @@ export function Withdrawals() {
       })
       .catch(setError);
   useEffect(() => {
+    setError(null);
     void load();
-  }, [status]);
+  }, [status, from, to]);
   return (
     <>
       <h1>Saques</h1>
@@ -40,7 +43,15 @@ export function Withdrawals() {
             ))}
           </select>
         </div>
-        <a class="button secondary" href={api.exportUrl('withdrawals', { status })} download>
+        <div>
+          <label for="w-from">De</label>
+          <input id="w-from" type="date" value={from} onChange={(e) => setFrom(e.currentTarget.value)} />
+        </div>
+        <div>
+          <label for="w-to">Até</label>
+          <input id="w-to" type="date" value={to} onChange={(e) => setTo(e.currentTarget.value)} />
+        </div>
+        <a class="button secondary" href={api.exportUrl('withdrawals', { status, from, to })} download>
           Exportar CSV
         </a>
       </div>

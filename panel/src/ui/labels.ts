@@ -79,6 +79,8 @@ const AUDIT_TARGETS: Record<string, string> = {
 /** An audit entry's target (`webhook:3`, `withdrawal:<uuid>`, an allow-list) as the panel names it. */
 export function auditTarget(target: string | null): string {
   if (target === null) return '—';
+  const setting = /^api_withdrawals:(on|off)$/.exec(target);
+  if (setting) return `Saques pela API ${setting[1] === 'on' ? 'ligados' : 'desligados'}`;
   const m = /^([a-z_]+):(.+)$/.exec(target);
   const kind = m && AUDIT_TARGETS[m[1]!];
   if (kind) return `${kind} ${m[2]}`;
@@ -89,6 +91,7 @@ export function auditTarget(target: string | null): string {
 export const ERROR_TEXT: Record<string, string> = {
   UNAUTHORIZED: 'Credenciais inválidas.',
   TOTP_REQUIRED: 'Informe o código do autenticador.',
+  TOTP_CODE_REFUSED: 'Código do autenticador inválido ou já usado. Aguarde o próximo código e tente de novo.',
   FORBIDDEN: 'Sem permissão para esta ação.',
   NOT_FOUND: 'Não encontrado.',
   VALIDATION_ERROR: 'Dados inválidos.',
@@ -143,4 +146,28 @@ export function errorMeaning(code: string, message: string): string {
 
 export function label(labels: Record<string, string>, value: string): string {
   return labels[value] ?? value;
+}
+
+/** Who an operator entry names (`command line`, `gateway`: the server's own labels). */
+export function operatorLabel(label: string): string {
+  if (label === 'command line') return 'linha de comando';
+  if (label === 'gateway') return 'sistema (automático)';
+  return label;
+}
+
+/**
+ * A webhook's `disabledReason` (English, as the API gives it to integrators) in Portuguese: the two reasons the
+ * server writes, with their numbers and the receiver's last error as they were.
+ */
+export function disabledReasonText(reason: string | null): string {
+  if (!reason) return '';
+  if (reason === 'Disabled by the merchant') return 'Desativado por você.';
+  const auto =
+    /^Disabled automatically: the last (\d+) deliveries failed over at least (\d+) h \(last error: (.*)\)$/s.exec(
+      reason,
+    );
+  if (auto) {
+    return `Desativado automaticamente: as últimas ${auto[1]} entregas falharam durante pelo menos ${auto[2]} h (último erro: ${auto[3]}).`;
+  }
+  return reason;
 }
