@@ -15,7 +15,12 @@ export interface OpenedDatabase {
  */
 export async function openDatabase(
   config: Config,
-  opts: { poolMax?: number; log: (message: string) => void },
+  opts: {
+    poolMax?: number;
+    log: (message: string) => void;
+    /** A long-running process (serve, worker) watches the embedded server and starts it again if it dies. */
+    watch?: { warn: (message: string) => void };
+  },
 ): Promise<OpenedDatabase> {
   const embedded: EmbeddedPostgres | undefined = config.databaseUrl
     ? undefined
@@ -28,11 +33,42 @@ export async function openDatabase(
       embedded.releaseStartLock();
     }
   }
+  const watchdog = embedded && opts.watch ? watchEmbedded(embedded, opts.watch.warn) : undefined;
   return {
     db,
     close: async () => {
+      if (watchdog) clearInterval(watchdog);
       await db.close();
       if (embedded && (await embedded.stopIfUnused())) opts.log('embedded PostgreSQL stopped');
     },
   };
+}
+
+const WATCH_EVERY_MS = 5_000;
+
+/**
+ * The embedded server killed under a running gateway (the OOM killer, a mistaken kill) is started again
+ * within seconds, on its port, so the pool's connections come back without an operator: `npm start` needs
+ * nothing else. A server that cannot start is said in the log on every round until it can.
+ */
+function watchEmbedded(embedded: EmbeddedPostgres, warn: (message: string) => void): NodeJS.Timeout {
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    embedded
+      .ensureRunning()
+      .then(
+        (started) => {
+          if (started) warn('the embedded PostgreSQL was not running: started it again');
+        },
+        (err: unknown) =>
+          warn(`the embedded PostgreSQL is not running and could not be started: ${String(err)}`),
+      )
+      .finally(() => {
+        busy = false;
+      });
+  }, WATCH_EVERY_MS);
+  timer.unref();
+  return timer;
 }

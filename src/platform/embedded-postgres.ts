@@ -38,6 +38,11 @@ export interface EmbeddedPostgres {
   releaseStartLock(): void;
   /** Stops the server unless another process is still connected to it; true when it was stopped. */
   stopIfUnused(): Promise<boolean>;
+  /**
+   * Starts the server again, on its port, when it is not running (killed, or stopped by a process that saw
+   * no client); true when it was started. Call after releaseStartLock.
+   */
+  ensureRunning(): Promise<boolean>;
 }
 
 interface Binaries {
@@ -102,10 +107,30 @@ export async function startEmbeddedPostgres(
         if (!released) lock.release();
         released = true;
       },
+      ensureRunning: async () => {
+        if (runningPort(paths.cluster) !== null) return false;
+        const held = await FileLock.acquire(paths.lock, 60_000);
+        try {
+          if (runningPort(paths.cluster) !== null) return false;
+          clearStalePidFile(paths.cluster);
+          if (!(await portFree(stopPort))) {
+            throw new Error(
+              `the embedded PostgreSQL is not running and its port ${stopPort} is taken by another program: ` +
+                'free the port or restart the gateway',
+            );
+          }
+          await startServer(bin, account, paths, stopPort, log);
+          return true;
+        } finally {
+          held.release();
+        }
+      },
       stopIfUnused: async () => {
         const held = released ? await FileLock.acquire(paths.lock, 60_000) : lock;
         released = true;
         try {
+          // another process's last command may have stopped it meanwhile: nothing to do, not a failure
+          if (runningPort(paths.cluster) === null) return false;
           if (await otherClients(urlOf(stopPort, password, 'postgres'))) return false;
           await asAccount(account, bin.pg_ctl, ['stop', '-D', paths.cluster, '-m', 'fast', '-w', '-t', '60']);
           return true;
@@ -277,7 +302,7 @@ async function initCluster(
 /** The port of a server recorded in the cluster's postmaster.pid whose process is alive, else null. */
 function runningPort(cluster: string): number | null {
   const pid = pidFile(cluster);
-  return pid && isPostgres(pid.pid) ? pid.port : null;
+  return pid && isPostmasterOf(pid.pid, cluster) ? pid.port : null;
 }
 
 function pidFile(cluster: string): { pid: number; port: number } | null {
@@ -289,10 +314,15 @@ function pidFile(cluster: string): { pid: number; port: number } | null {
   }
 }
 
-function isPostgres(pid: number): boolean {
+/**
+ * Whether a live process is this cluster's server: a `postgres` whose working directory is the cluster (the
+ * postmaster runs in its data directory). After a crash and a reboot the pid in postmaster.pid may belong to
+ * another PostgreSQL of the host; taking that for ours kept the stale file and locked the cluster out.
+ */
+function isPostmasterOf(pid: number, cluster: string): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+    if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') return false;
   } catch {
     try {
       process.kill(pid, 0); // no /proc: alive is the best we can tell
@@ -301,12 +331,17 @@ function isPostgres(pid: number): boolean {
       return false;
     }
   }
+  try {
+    return realpathSync(`/proc/${pid}/cwd`) === realpathSync(cluster);
+  } catch {
+    return true; // its working directory is not ours to read: a postgres it is, the best we can tell
+  }
 }
 
 /** A postmaster.pid naming a dead process (or a pid reused by another program) is left by a killed server. */
 function clearStalePidFile(cluster: string): void {
   const pid = pidFile(cluster);
-  if (pid && !isPostgres(pid.pid)) rmSync(path.join(cluster, 'postmaster.pid'), { force: true });
+  if (pid && !isPostmasterOf(pid.pid, cluster)) rmSync(path.join(cluster, 'postmaster.pid'), { force: true });
 }
 
 /** The port recorded in DATA_DIR when it is still free, else a new free one (recorded). */

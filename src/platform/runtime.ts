@@ -28,7 +28,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   const log = createLogger(config.logLevel);
   let opened: OpenedDatabase | undefined;
   try {
-    opened = await openDatabase(config, { log: (message) => log.info(message) });
+    opened = await openDatabase(config, {
+      log: (message) => log.info(message),
+      watch: { warn: (message) => log.warn(message) },
+    });
     const { db } = opened;
     const database = opened;
     await migrate(db);
@@ -81,8 +84,10 @@ async function listen(app: Http, config: Config): Promise<string> {
 }
 
 /**
- * Drains in-flight requests and closes the database on SIGTERM/SIGINT. Accepts the runtime still starting,
- * so a signal that arrives during start-up (after "listening" was logged) is not lost to the default kill.
+ * Drains in-flight requests and closes the database on SIGTERM/SIGINT, and on SIGHUP (the terminal or SSH
+ * session that ran `npm start` closed: its default was an abrupt exit, no drain, the embedded server left
+ * running). Accepts the runtime still starting, so a signal that arrives during start-up (after "listening"
+ * was logged) is not lost to the default kill.
  */
 export function closeOnSignals(runtime: Runtime | Promise<Runtime>): void {
   const stop = (signal: string) => {
@@ -99,4 +104,5 @@ export function closeOnSignals(runtime: Runtime | Promise<Runtime>): void {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGHUP', () => stop('SIGHUP'));
 }

@@ -1,5 +1,15 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -223,6 +233,47 @@ describe('embedded database', () => {
     server = undefined;
     expect(postmaster()).toBeNull();
   });
+
+  it('starts its database server again when it dies under a running gateway', async () => {
+    server = await serve();
+    const first = postmaster();
+    expect(first).not.toBeNull();
+    process.kill(first!, 'SIGKILL'); // the OOM killer, say
+    await until(() => /was not running: started it again/.test(server!.output()), 30_000);
+    const again = postmaster();
+    expect(again).not.toBeNull();
+    expect(again).not.toBe(first);
+    await until(async () => (await call('GET', `${server!.url}/health`)).status === 200, 30_000);
+    expect((await call('GET', `${server.url}/api/public/balance`, { headers: keys })).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+    server = undefined;
+    expect(postmaster()).toBeNull();
+  });
+
+  it('runs operator commands side by side with no server running: each one succeeds, with one document', async () => {
+    for (let round = 0; round < 3; round++) {
+      const results = await Promise.all(Array.from({ length: 4 }, () => cli(['ledger', 'verify', '--json'])));
+      for (const r of results) expect(json<{ ok: boolean }>(r).ok).toBe(true);
+    }
+    expect(postmaster()).toBeNull();
+  });
+
+  it('clears a stale pid file whose pid another program called postgres has taken since', async () => {
+    // after a crash and a reboot the recorded pid may be another PostgreSQL's: a process named postgres
+    // whose working directory is not the cluster
+    const bin = mkdtempSync(path.join(tmpdir(), 'gw-other-'));
+    const impostor = path.join(bin, 'postgres');
+    copyFileSync(process.execPath, impostor);
+    const other = spawn(impostor, ['-e', 'setTimeout(() => {}, 60000)'], { cwd: bin, stdio: 'ignore' });
+    try {
+      const cluster = path.join(dataDir, 'postgres');
+      writeFileSync(path.join(cluster, 'postmaster.pid'), `${other.pid}\n${cluster}\n0\n5432\n`);
+      expect(json<{ ok: boolean }>(await cli(['ledger', 'verify', '--json'])).ok).toBe(true);
+    } finally {
+      other.kill('SIGKILL');
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
 });
 
 /**
@@ -286,9 +337,10 @@ describe.skipIf(asOrdinaryUser === null)('embedded database as an ordinary user'
   });
 });
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
-  expect(check()).toBe(true);
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  expect(await check()).toBe(true);
 }
 
 describe.skipIf(process.getuid?.() !== 0)(

@@ -95,4 +95,14 @@ describe('SIGTERM', () => {
     expect(worker.output()).toContain('"msg":"workers started"');
     expect(await worker.stop('SIGTERM')).toBe(0);
   });
+
+  it('SIGHUP (the terminal that ran it closed) shuts down the same way, exit 0', async () => {
+    const gateway = await spawnGateway(['serve'], {
+      DATABASE_URL: database.url,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-hup-')),
+      NODE_ENV: 'test',
+    });
+    expect(await gateway.stop('SIGHUP')).toBe(0);
+    expect(gateway.output()).toContain('"signal":"SIGHUP"');
+  });
 });
