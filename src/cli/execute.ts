@@ -78,9 +78,14 @@ export async function execute(argv: readonly string[], ctx: CommandContext): Pro
       parsed.values as Record<string, string | boolean | undefined>,
       parsed.positionals,
     );
+    if (outcome.exitCode) {
+      const message = oneLine(outcome.error ?? 'failed');
+      // every failure's document carries `error` (README), a failing command's result beside it
+      const document = { ...(outcome.result as object), error: { exitCode: outcome.exitCode, message } };
+      const stdout = json ? `${JSON.stringify(document)}\n` : `${outcome.text}\n`;
+      return { exitCode: outcome.exitCode, stdout, stderr: `error: ${message}\n` };
+    }
     const stdout = json ? `${JSON.stringify(outcome.result)}\n` : `${outcome.text}\n`;
-    if (outcome.exitCode)
-      return { exitCode: outcome.exitCode, stdout, stderr: `error: ${oneLine(outcome.error ?? 'failed')}\n` };
     return { exitCode: 0, stdout, stderr: '' };
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

@@ -73,7 +73,11 @@ describe('gateway ledger verify', () => {
       expect(out.stderr).toContain(`merchant:${m.accountId}:available`);
       const json = await runGateway(['ledger', 'verify', '--json'], server.env);
       expect(json.code).toBe(1);
-      expect(JSON.parse(json.stdout).ok).toBe(false);
+      // the report, and the `error` every failing command's document carries
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        ok: false,
+        error: { exitCode: 1, message: expect.stringContaining('ledger verify failed') },
+      });
     } finally {
       await db.query(
         `UPDATE ledger_accounts SET balance = balance - 1 WHERE account_id = $1 AND bucket = 'available'`,
