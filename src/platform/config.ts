@@ -109,10 +109,10 @@ function choice<T extends string>(env: Env, name: string, options: readonly T[],
   return raw as T;
 }
 
-function efiSettings(env: Env): EfiSettings {
+function efiSettings(env: Env, publicUrl: string): EfiSettings {
   try {
     return {
-      api: bcbSettings(env),
+      api: bcbSettings(env, publicUrl),
       payerKey: env.PAYOUT_PIX_KEY || env.PIX_KEY_RECEIVER!,
       timeoutMs: integer(env, 'PAYOUT_TIMEOUT_MS', 30_000, 100, 120_000),
     };
@@ -123,7 +123,7 @@ function efiSettings(env: Env): EfiSettings {
   }
 }
 
-function bcbSettings(env: Env): BcbSettings {
+function bcbSettings(env: Env, publicUrl: string): BcbSettings {
   const names = [
     'PIX_API_URL',
     'PIX_OAUTH_URL',
@@ -133,15 +133,12 @@ function bcbSettings(env: Env): BcbSettings {
     'PIX_KEY',
     'PIX_CA',
     'PIX_KEY_RECEIVER',
-    'PUBLIC_URL',
   ];
   const missing = names.filter((n) => !env[n]);
   if (missing.length > 0) throw new ConfigError(`PIX_PROCESSOR=bcb needs ${missing.join(', ')}`);
   for (const n of ['PIX_API_URL', 'PIX_OAUTH_URL']) {
     if (!/^https:\/\/\S+$/.test(env[n]!)) throw new ConfigError(`${n} must be an https:// URL`);
   }
-  if (!/^https?:\/\/\S+$/.test(env.PUBLIC_URL!))
-    throw new ConfigError('PUBLIC_URL must be an http(s):// URL');
   const pem = (n: string) => {
     try {
       return readFileSync(env[n]!, 'utf8');
@@ -158,11 +155,27 @@ function bcbSettings(env: Env): BcbSettings {
     key: pem('PIX_KEY'),
     ca: pem('PIX_CA'),
     receiverKey: env.PIX_KEY_RECEIVER!,
-    publicUrl: env.PUBLIC_URL!.replace(/\/+$/, ''),
+    publicUrl,
     merchantName: env.PIX_MERCHANT_NAME || 'GATEWAY',
     merchantCity: env.PIX_MERCHANT_CITY || 'SAO PAULO',
     recurrenceAccountId: accountIdSetting(env, 'PIX_AUTOMATICO_ACCOUNT'),
   };
+}
+
+/**
+ * The gateway's public origin (decisions.md: default `http://localhost:$PORT`). In production with a real PSP
+ * it must be given: the PSP's webhooks are registered under it, and no PSP reaches a localhost.
+ */
+function publicUrlSetting(env: Env, port: number, required: boolean): string {
+  const raw = env.PUBLIC_URL;
+  if (!raw) {
+    if (required) throw new ConfigError('PUBLIC_URL is required in production with a PSP (its webhooks call it)');
+    return `http://localhost:${port}`;
+  }
+  if (!/^https?:\/\/\S+$/.test(raw) || !URL.canParse(raw)) {
+    throw new ConfigError(`PUBLIC_URL must be an http(s):// URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
 }
 
 function accountIdSetting(env: Env, name: string): number | null {
@@ -317,13 +330,15 @@ export function loadConfig(env: Env = process.env): Config {
   if (production && payoutProvider === 'sandbox') {
     throw new ConfigError('PAYOUT_PROVIDER=sandbox cannot be chosen in production');
   }
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const publicUrl = publicUrlSetting(env, port, production && (pixProcessor === 'bcb' || payoutProvider === 'efi'));
   return {
     pixProcessor,
-    bcb: pixProcessor === 'bcb' ? bcbSettings(env) : null,
+    bcb: pixProcessor === 'bcb' ? bcbSettings(env, publicUrl) : null,
     payoutProvider,
-    efi: payoutProvider === 'efi' ? efiSettings(env) : null,
+    efi: payoutProvider === 'efi' ? efiSettings(env, publicUrl) : null,
     logLevel: choice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
-    port: integer(env, 'PORT', 3000, 0, 65535),
+    port,
     host,
     databaseUrl,
     dataDir,

@@ -75,6 +75,7 @@ const CASES: Array<[string, Record<string, string>, RegExp]> = [
   ['HOST not an address', { HOST: 'not a host' }, /HOST/],
   ['REDIS_URL not a redis URL', { REDIS_URL: 'localhost:6379' }, /REDIS_URL/],
   ['LOG_LEVEL unknown', { LOG_LEVEL: 'verbose' }, /LOG_LEVEL must be one of/],
+  ['PUBLIC_URL not a URL', { PUBLIC_URL: 'notaurl' }, /PUBLIC_URL must be an http/],
 ];
 
 describe('settings are validated at start', () => {
