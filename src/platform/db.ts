@@ -74,6 +74,13 @@ function newPool(connectionString: string, max: number, options?: string): pg.Po
   pool.on('error', () => {
     // an idle client died (server restart); the pool replaces it on next use
   });
+  // A client checked out between two statements of a transaction when the server goes away emits 'error' on
+  // itself, where the pool's listener is not: unheard, that event ended the process (the embedded server
+  // killed under a running gateway). Its next query fails and the transaction with it; the pool drops the
+  // client when it is released with that error.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   return pool;
 }
 
