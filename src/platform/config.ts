@@ -169,7 +169,8 @@ function bcbSettings(env: Env, publicUrl: string): BcbSettings {
 function publicUrlSetting(env: Env, port: number, required: boolean): string {
   const raw = env.PUBLIC_URL;
   if (!raw) {
-    if (required) throw new ConfigError('PUBLIC_URL is required in production with a PSP (its webhooks call it)');
+    if (required)
+      throw new ConfigError('PUBLIC_URL is required in production with a PSP (its webhooks call it)');
     return `http://localhost:${port}`;
   }
   if (!/^https?:\/\/\S+$/.test(raw) || !URL.canParse(raw)) {
@@ -331,7 +332,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('PAYOUT_PROVIDER=sandbox cannot be chosen in production');
   }
   const port = integer(env, 'PORT', 3000, 0, 65535);
-  const publicUrl = publicUrlSetting(env, port, production && (pixProcessor === 'bcb' || payoutProvider === 'efi'));
+  const publicUrl = publicUrlSetting(
+    env,
+    port,
+    production && (pixProcessor === 'bcb' || payoutProvider === 'efi'),
+  );
   return {
     pixProcessor,
     bcb: pixProcessor === 'bcb' ? bcbSettings(env, publicUrl) : null,

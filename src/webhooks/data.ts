@@ -162,7 +162,7 @@ export async function markForResend(
      u AS (
        UPDATE notification_deliveries d
           SET status = 'PENDING', redelivery = true, ticket = gen_random_uuid(), next_attempt_at = now(),
-              lease_until = NULL
+              lease_until = NULL, interrupted = false
          FROM w
         WHERE d.id = $1 AND w.id = d.webhook_id AND w.status = 'active'
         RETURNING d.*)

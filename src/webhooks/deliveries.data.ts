@@ -7,6 +7,8 @@ export interface ClaimedAttempt {
   kind: 'webhook' | 'postback';
   attempt: number;
   redelivery: boolean;
+  /** An earlier attempt was cut off by its worker dying: one attempt more is allowed (sweeper.ts). */
+  interrupted: boolean;
   eventId: string;
   eventType: string;
   webhookBody: string;
@@ -16,6 +18,8 @@ export interface ClaimedAttempt {
   webhookUrl: string | null;
   secretEnc: string | null;
   webhookDeleted: boolean;
+  /** The webhook was disabled after this attempt was claimed: nothing is sent, the delivery is SKIPPED. */
+  webhookDisabled: boolean;
   /** host:port the attempt goes to (per-host limits). */
   targetHost: string;
   /** The account whose fact it delivers (per-account limits). */
@@ -121,14 +125,14 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
           SET ticket = NULL, attempts = d.attempts + 1, last_attempt_at = now(),
               lease_until = now() + make_interval(secs => (ceil(locked.pos::numeric / $6) * $7 + $8)::double precision / 1000)
          FROM locked WHERE d.id = locked.id AND d.status = 'PENDING' AND d.next_attempt_at <= now()
-        RETURNING d.id, d.kind, d.attempts, d.redelivery, d.event_id, d.webhook_id, d.target_host, d.account_id,
-                  d.next_attempt_at)
-     SELECT c.id, c.kind, c.attempts AS attempt, c.redelivery, c.target_host AS "targetHost",
+        RETURNING d.id, d.kind, d.attempts, d.redelivery, d.interrupted, d.event_id, d.webhook_id, d.target_host,
+                  d.account_id, d.next_attempt_at)
+     SELECT c.id, c.kind, c.attempts AS attempt, c.redelivery, c.interrupted, c.target_host AS "targetHost",
             c.account_id AS "accountId",
             e.id AS "eventId", e.event_type AS "eventType", e.webhook_body AS "webhookBody",
             e.postback_url AS "postbackUrl", e.postback_body AS "postbackBody",
             c.webhook_id AS "webhookId", w.url AS "webhookUrl", w.secret_enc AS "secretEnc",
-            (w.deleted_at IS NOT NULL) AS "webhookDeleted"
+            (w.deleted_at IS NOT NULL) AS "webhookDeleted", coalesce(w.status = 'disabled', false) AS "webhookDisabled"
        FROM c
        JOIN notification_events e ON e.id = c.event_id
        LEFT JOIN webhooks w ON w.id = c.webhook_id
@@ -147,7 +151,7 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
       [...r.accountHolding.values()],
       r.heldPerAccount,
     ],
-    { prepare: 'webhooks_claim_due_v2' },
+    { prepare: 'webhooks_claim_due_v3' },
   );
   for (const row of rows) {
     row.id = Number(row.id);
@@ -194,12 +198,22 @@ export async function recordAttempts(
        SELECT delivery_id, attempt, event_type, url, redelivery, status_code, error, duration_ms FROM input
        -- the sweeper logged this attempt as interrupted (its lease ran out first): keep that, and the rest of
        -- the batch (the update below already leaves such a delivery to its newer attempt)
-       ON CONFLICT DO NOTHING)
+       ON CONFLICT DO NOTHING),
+     decided AS (
+       -- a retry of a webhook disabled meanwhile is not made: SKIPPED, for recover, like the facts after it
+       SELECT i.*, i.ticket IS NOT NULL AND EXISTS (
+                SELECT 1 FROM notification_deliveries x JOIN webhooks w ON w.id = x.webhook_id
+                 WHERE x.id = i.delivery_id AND w.status = 'disabled') AS skip
+         FROM input i)
      UPDATE notification_deliveries d
-        SET status = i.status, status_code = i.status_code, error = i.error, lease_until = NULL, ticket = i.ticket,
-            next_attempt_at = CASE WHEN i.ticket IS NULL THEN NULL
+        SET status = CASE WHEN i.skip THEN 'SKIPPED' ELSE i.status END,
+            status_code = CASE WHEN i.skip THEN NULL ELSE i.status_code END,
+            error = CASE WHEN i.skip THEN NULL ELSE i.error END,
+            lease_until = NULL,
+            ticket = CASE WHEN i.skip THEN NULL ELSE i.ticket END,
+            next_attempt_at = CASE WHEN i.ticket IS NULL OR i.skip THEN NULL
                                    ELSE now() + make_interval(secs => i.delay_ms::double precision / 1000) END
-       FROM input i
+       FROM decided i
       WHERE d.id = i.delivery_id AND d.attempts = i.attempt AND d.ticket IS NULL`,
     [
       col((i) => i.record.deliveryId),
@@ -214,7 +228,7 @@ export async function recordAttempts(
       col((i) => (i.next.status === 'PENDING' ? i.next.ticket : null)),
       col((i) => (i.next.status === 'PENDING' ? i.next.delayMs : 0)),
     ],
-    { prepare: 'webhooks_record_attempts' },
+    { prepare: 'webhooks_record_attempts_v2' },
   );
   for (const { next } of items) {
     deliveries.inc({
@@ -242,12 +256,28 @@ export async function releaseClaims(queue: Queryable, attempts: readonly Claimed
 export async function webhookTarget(
   db: Queryable,
   webhookId: number,
-): Promise<{ url: string; secretEnc: string; deleted: boolean } | undefined> {
-  const [row] = await db.query<{ url: string; secretEnc: string; deleted: boolean }>(
-    `SELECT url, secret_enc AS "secretEnc", deleted_at IS NOT NULL AS deleted FROM webhooks WHERE id = $1`,
+): Promise<{ url: string; secretEnc: string; deleted: boolean; disabled: boolean } | undefined> {
+  const [row] = await db.query<{ url: string; secretEnc: string; deleted: boolean; disabled: boolean }>(
+    `SELECT url, secret_enc AS "secretEnc", deleted_at IS NOT NULL AS deleted, status = 'disabled' AS disabled
+       FROM webhooks WHERE id = $1`,
     [webhookId],
   );
   return row;
+}
+
+/**
+ * A claimed attempt whose webhook was disabled before it was sent: nothing is sent, the attempt is uncounted
+ * and the delivery SKIPPED like the facts after the disable (recover sends it later). A delivery whose claim
+ * moved on meanwhile is left alone.
+ */
+export async function skipDisabled(db: Queryable, deliveryId: number, attempt: number): Promise<void> {
+  await db.query(
+    `UPDATE notification_deliveries
+        SET status = 'SKIPPED', attempts = attempts - 1, lease_until = NULL, ticket = NULL, next_attempt_at = NULL,
+            error = NULL, status_code = NULL
+      WHERE id = $1 AND attempts = $2 AND ticket IS NULL AND status = 'PENDING'`,
+    [deliveryId, attempt],
+  );
 }
 
 /** A delivery whose webhook was deleted before the attempt: nothing is sent, the claim is undone. */

@@ -11,6 +11,7 @@ import {
   type ClaimedAttempt,
   type NextStep,
   recordAttempts,
+  skipDisabled,
   targetGroup,
   webhookTarget,
 } from './deliveries.data.js';
@@ -63,7 +64,8 @@ export class AttemptRunner {
   /**
    * Makes the attempt; `onSent` runs when the receiver is done with it, before the outcome is recorded. An
    * attempt that `waited` in memory for its host's slot is sent to its webhook as it is now (deleted: nothing
-   * is sent; URL or secret changed: the new ones), read at most once a second per webhook.
+   * is sent; disabled: nothing is sent, SKIPPED; URL or secret changed: the new ones), read at most once a
+   * second per webhook.
    */
   async run(c: ClaimedAttempt, onSent: () => void = () => undefined, waited = false): Promise<void> {
     const { deps } = this;
@@ -78,6 +80,11 @@ export class AttemptRunner {
     if (c.kind === 'webhook' && c.webhookDeleted) {
       onSent();
       await abandonDeleted(deps.db, c.id);
+      return;
+    }
+    if (c.kind === 'webhook' && c.webhookDisabled) {
+      onSent();
+      await skipDisabled(deps.db, c.id, c.attempt);
       return;
     }
     let url = (c.kind === 'webhook' ? c.webhookUrl : c.postbackUrl) ?? '';
@@ -141,7 +148,13 @@ export class AttemptRunner {
     }
     const target = await entry.target;
     if (!target) return { ...c, webhookDeleted: true };
-    return { ...c, webhookUrl: target.url, secretEnc: target.secretEnc, webhookDeleted: target.deleted };
+    return {
+      ...c,
+      webhookUrl: target.url,
+      secretEnc: target.secretEnc,
+      webhookDeleted: target.deleted,
+      webhookDisabled: target.disabled,
+    };
   }
 
   /** AES-GCM decryption once per webhook secret rather than once per attempt (measured ~4% of the CPU). */
@@ -191,7 +204,9 @@ function logFailedAttempt(
 
 function nextStep(config: Config, c: ClaimedAttempt, result: AttemptResult): NextStep {
   if (result.outcome === 'delivered') return { status: 'DELIVERED' };
-  if (result.outcome === 'fail' || c.redelivery || c.attempt >= MAX_ATTEMPTS) return { status: 'FAILED' };
+  // a delivery once interrupted by a dying worker has one attempt more (sweeper.ts)
+  const allowed = MAX_ATTEMPTS + (c.interrupted ? 1 : 0);
+  if (result.outcome === 'fail' || c.redelivery || c.attempt >= allowed) return { status: 'FAILED' };
   const delayMs = config.webhookRetryDelaysMs[c.attempt - 1] ?? config.webhookRetryDelaysMs.at(-1) ?? 0;
   return { status: 'PENDING', ticket: randomUUID(), delayMs };
 }

@@ -12,16 +12,19 @@ const LIMIT = 500;
 /**
  * Recovery for process crashes. Facts are normally fanned out by the dispatchers (dispatcher.ts); the sweeper
  * takes any left behind for STALE_FACT_MS as a backstop, leaving their deliveries due. An attempt whose lease
- * ran out was cut off by its process dying: it is logged as interrupted and the next one made due (or the
- * delivery fails when it was the last). Both paths are idempotent (fan-out takes outbox rows under lock; the
- * lease check and row lock claim attempts), so several sweeping processes cannot duplicate anything. Returns
- * the number of deliveries made due.
+ * ran out was cut off by its process dying: it is logged as interrupted and the next one made due. Most such
+ * attempts were waiting in that process's memory and never sent, so a delivery's first interruption gives it
+ * one attempt more than MAX_ATTEMPTS (a manual resend one more try); a second interruption counts like any
+ * failure, so a delivery that keeps killing its worker still ends FAILED. Both paths are idempotent (fan-out
+ * takes outbox rows under lock; the lease check and row lock claim attempts), so several sweeping processes
+ * cannot duplicate anything. Returns the number of deliveries made due.
  */
 export async function sweep(db: Db, queue: Queryable): Promise<number> {
   const { deliveries: created } = await fanOutPending(queue, LIMIT, NO_ROOM, STALE_FACT_MS);
   const resumed = await db.query<{ id: number; status: string }>(
     `WITH dead AS (
-       SELECT d.id, d.attempts, d.redelivery, e.event_type, coalesce(w.url, e.postback_url) AS url
+       SELECT d.id, d.attempts, d.redelivery, d.interrupted, e.event_type, coalesce(w.url, e.postback_url) AS url,
+              NOT d.interrupted OR (NOT d.redelivery AND d.attempts < $3 + 1) AS again
          FROM notification_deliveries d
          JOIN notification_events e ON e.id = d.event_id
          LEFT JOIN webhooks w ON w.id = d.webhook_id
@@ -33,9 +36,10 @@ export async function sweep(db: Db, queue: Queryable): Promise<number> {
        SELECT id, attempts, event_type, url, redelivery, $2, 0 FROM dead
        ON CONFLICT DO NOTHING)
      UPDATE notification_deliveries d
-        SET status = CASE WHEN NOT dead.redelivery AND dead.attempts < $3 THEN 'PENDING' ELSE 'FAILED' END,
-            ticket = CASE WHEN NOT dead.redelivery AND dead.attempts < $3 THEN gen_random_uuid() END,
-            next_attempt_at = CASE WHEN NOT dead.redelivery AND dead.attempts < $3 THEN now() END,
+        SET status = CASE WHEN dead.again THEN 'PENDING' ELSE 'FAILED' END,
+            ticket = CASE WHEN dead.again THEN gen_random_uuid() END,
+            next_attempt_at = CASE WHEN dead.again THEN now() END,
+            interrupted = true,
             error = $2, status_code = NULL, lease_until = NULL
        FROM dead WHERE d.id = dead.id
      RETURNING d.id, d.status`,

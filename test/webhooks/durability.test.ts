@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
 import { recordFact } from '../support/notifications.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { type ChildServer, spawnGateway, startServer, type TestServer } from '../support/server.js';
@@ -84,6 +85,63 @@ describe('durability', () => {
     );
     expect(interrupted!.n).toBeGreaterThan(0);
     await second.stop();
+  });
+
+  it('a worker SIGKILLed with third attempts waiting in its memory leaves none of them FAILED unsent', async () => {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    // every delivery's first two attempts answer 500; the third ones hang, 8 in flight and the rest claimed
+    // and waiting in the worker's memory, never sent, when it is killed
+    receiver.queue(...Array.from({ length: 60 }, () => ({ status: 500 })));
+    receiver.setFallback('hang');
+    const m = await createMerchant(api);
+    await createWebhook(api, m, receiver.url, ['sale.paid']);
+    const first = await worker();
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) ids.push(await recordFact(api, m.accountId, 'sale.paid'));
+    await receiver.waitFor(62, 30_000); // both failed rounds, and some third attempts hanging
+    expect(await first.stop('SIGKILL')).toBeNull();
+    receiver.setFallback({ status: 200 });
+    const second = await worker();
+    const rows = await waitUntil(
+      async () => {
+        const r = await statuses(m.accountId);
+        return r.length === ids.length && r.every((x) => x.status !== 'PENDING') ? r : undefined;
+      },
+      60000,
+      () => 'every delivery settled after restart',
+    );
+    expect(rows.filter((r) => r.status !== 'DELIVERED')).toEqual([]);
+    await second.stop();
+  });
+
+  it('a webhook disabled while its attempts wait in the worker’s memory gets none of them; they are SKIPPED', async () => {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    receiver.setFallback('hang');
+    const m = await createMerchant(api);
+    const hook = await createWebhook(api, m, receiver.url, ['sale.paid']);
+    const w = await worker();
+    for (let i = 0; i < 40; i++) await recordFact(api, m.accountId, 'sale.paid');
+    await receiver.waitFor(8); // 8 in flight, the rest claimed and waiting for their host's slots
+    const off = await call('PUT', `${api.url}/api/webhook/${hook.id}`, {
+      headers: m.panel,
+      body: { status: 'disabled' },
+    });
+    expect(off.status, off.text).toBe(200);
+    receiver.setFallback({ status: 200 });
+    const rows = await waitUntil(
+      async () => {
+        const r = await statuses(m.accountId);
+        return r.length === 40 && r.every((x) => x.status === 'SKIPPED') ? r : undefined;
+      },
+      60000,
+      () => 'every delivery SKIPPED',
+    );
+    expect(rows).toHaveLength(40);
+    // the 8 in flight when it was disabled, and nothing after
+    expect(receiver.received).toHaveLength(8);
+    await w.stop();
   });
 
   it('two worker processes on one database never make the same attempt twice', async () => {
