@@ -8,6 +8,7 @@ import { createLogger } from './logger.js';
 import { migrate } from './migrate.js';
 import { OutboxSignal } from './outbox-signal.js';
 import { Queue } from './queue.js';
+import { checkSecretsKey } from './secrets-key-check.js';
 
 export interface Runtime {
   platform: Platform;
@@ -35,6 +36,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const { db } = opened;
     const database = opened;
     await migrate(db);
+    await checkSecretsKey(db, config.secretsKey);
     const queue = await Queue.start(db, log);
     const platform: Platform = { config, db, queue, log, outbox: new OutboxSignal() };
     let stopWorkers: (() => Promise<void>) | undefined;

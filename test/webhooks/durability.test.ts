@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runGateway } from '../support/cli.js';
 import { createMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { recordFact } from '../support/notifications.js';
@@ -142,6 +143,20 @@ describe('durability', () => {
     // the 8 in flight when it was disabled, and nothing after
     expect(receiver.received).toHaveLength(8);
     await w.stop();
+  });
+
+  it('a worker started with another SECRETS_KEY than the stored secrets were sealed with stops at once, naming it', async () => {
+    const m = await createMerchant(api);
+    await createWebhook(api, m, 'http://127.0.0.1:9/never', ['sale.paid']);
+    const run = await runGateway(['worker'], {
+      ...SETTINGS,
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+      NODE_ENV: 'test',
+      DATABASE_URL: api.databaseUrl,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-worker-')),
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/SECRETS_KEY does not open the secrets already stored \(webhook \d+\)/);
   });
 
   it('two worker processes on one database never make the same attempt twice', async () => {
