@@ -50,6 +50,8 @@ const HEALTH_SCHEMA = {
  * Boot order, readable in one place: infrastructure (http server, error shapes, metrics, health), then the
  * authentication hooks and domain services, then the routes of each domain.
  */
+const HEALTH_TIMEOUT_MS = 2_000;
+
 export async function buildApp(platform: Platform): Promise<Http> {
   const { config, db, log, queue } = platform;
 
@@ -58,12 +60,20 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(metricsPlugin, { token: config.metricsToken, db });
   const limits = installRateLimits(config, log);
   app.addHook('onClose', () => limits.close());
+  // a database that does not answer within HEALTH_TIMEOUT_MS (frozen, or every connection stuck) is down
+  // for a probe too: a probe that hangs is read as a dead gateway, not as a dead database
   app.get('/health', { schema: HEALTH_SCHEMA }, async (_request, reply) => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('no answer')), HEALTH_TIMEOUT_MS);
+    });
     try {
-      await db.query('SELECT 1');
+      await Promise.race([db.query('SELECT 1'), late]);
       return { status: 'ok' as const };
     } catch {
       return reply.code(503).send({ status: 'unavailable' as const });
+    } finally {
+      clearTimeout(timer);
     }
   });
 

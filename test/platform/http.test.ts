@@ -40,6 +40,26 @@ describe('GET /health when the database is gone', () => {
   });
 });
 
+describe('GET /health when the database does not answer', () => {
+  it('answers 503 instead of waiting with it', async () => {
+    const stuck = await startServer({ workers: false });
+    try {
+      // every connection of the pool busy for 8 s: the probe's query waits for one that does not come
+      const busy = Array.from({ length: 20 }, () =>
+        stuck.runtime.platform.db.query('SELECT pg_sleep(8)').catch(() => undefined),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      // without a bound it waited for a connection and answered 200 once the sleeps ended
+      const res = await call('GET', `${stuck.url}/health`);
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ status: 'unavailable' });
+      await Promise.all(busy);
+    } finally {
+      await stuck.close();
+    }
+  });
+});
+
 describe('request bodies', () => {
   it('refuses bodies above 1 MiB with 413', async () => {
     const big = JSON.stringify({ ips: ['1.2.3.4'], pad: 'x'.repeat(1024 * 1024) });
