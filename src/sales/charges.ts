@@ -35,8 +35,8 @@ export interface ChargeInput {
   expiresIn?: number;
 }
 
-const unavailable = () =>
-  new AppError('PROCESSOR_UNAVAILABLE', 'No payment processor is configured to open PIX charges');
+const unavailable = (to: string) =>
+  new AppError('PROCESSOR_UNAVAILABLE', `No payment processor is configured to ${to}`);
 
 /**
  * POST /api/transactions: claims the Idempotency-Key, opens the charge at the processor, then stores the
@@ -54,7 +54,7 @@ export async function createPixSale(
   rules: { allowPrivateTargets: boolean },
 ): Promise<{ sale: SaleRow; replayed: boolean }> {
   checkSaleSize(input);
-  if (!processor) throw unavailable();
+  if (!processor) throw unavailable('open PIX charges');
   const customer = normalizeCustomer(input.customer);
   const postbackUrl = normalizePostbackUrl(input.postbackUrl);
   if (postbackUrl && !rules.allowPrivateTargets) {
@@ -148,7 +148,7 @@ export async function refundSale(
   const sale = (await findSaleRow(db, id))!;
   if (sale.status !== 'PAGO') throw conflict(`a sale in status ${sale.status} cannot be refunded`);
   const processor = processors.get(sale.processor);
-  if (!processor) throw unavailable();
+  if (!processor) throw unavailable('refund sales');
   const outcome = await processor
     .refund({ uuid: sale.uuid, amount: sale.amount, externalTransactionId: sale.external_transaction_id })
     .catch((err: unknown) => {
