@@ -1,4 +1,3 @@
-import { Type } from 'typebox';
 import { accountRoutes } from './accounts/routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { apiKeyAuth } from './auth/api-key.js';
@@ -17,6 +16,7 @@ import { ledgerRoutes } from './ledger/routes.js';
 import { payoutProviders } from './payouts/providers.js';
 import { payoutCallbackRoutes } from './payouts/routes.js';
 import type { Platform } from './platform/context.js';
+import { healthRoute } from './platform/health.js';
 import { createHttp, type Http } from './platform/http.js';
 import { metricsPlugin } from './platform/metrics.js';
 import { panelSite } from './platform/panel-site.js';
@@ -37,21 +37,10 @@ import { sandboxSalesRoutes } from './sandbox/sales.routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { WebhookService } from './webhooks/service.js';
 
-const HEALTH_SCHEMA = {
-  tags: ['operations'],
-  summary: 'Liveness and database reachability (for load balancers)',
-  response: {
-    200: Type.Object({ status: Type.Literal('ok') }),
-    503: Type.Object({ status: Type.Literal('unavailable') }),
-  },
-};
-
 /**
  * Boot order, readable in one place: infrastructure (http server, error shapes, metrics, health), then the
  * authentication hooks and domain services, then the routes of each domain.
  */
-const HEALTH_TIMEOUT_MS = 2_000;
-
 export async function buildApp(platform: Platform): Promise<Http> {
   const { config, db, log, queue } = platform;
 
@@ -60,22 +49,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(metricsPlugin, { token: config.metricsToken, db });
   const limits = installRateLimits(config, log);
   app.addHook('onClose', () => limits.close());
-  // a database that does not answer within HEALTH_TIMEOUT_MS (frozen, or every connection stuck) is down
-  // for a probe too: a probe that hangs is read as a dead gateway, not as a dead database
-  app.get('/health', { schema: HEALTH_SCHEMA }, async (_request, reply) => {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('no answer')), HEALTH_TIMEOUT_MS);
-    });
-    try {
-      await Promise.race([db.query('SELECT 1'), late]);
-      return { status: 'ok' as const };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable' as const });
-    } finally {
-      clearTimeout(timer);
-    }
-  });
+  healthRoute(app, db);
 
   // 2. authentication and services. The key cache lives with the API (worker-only processes check no key,
   // so they neither register nor make key and IP-list changes wait for them).

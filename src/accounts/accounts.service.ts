@@ -17,6 +17,7 @@ export interface AccountRow {
   reserve_percent_e4: number;
   api_cashout_enabled: boolean;
   transfers_enabled: boolean;
+  totp_secret_enc: string | null;
 }
 
 export interface AccountUpdate {
@@ -27,6 +28,10 @@ export interface AccountUpdate {
   reservePercentE4?: number;
   apiCashout?: boolean;
   transfers?: boolean;
+  /** A new panel password (the owner forgot theirs): every panel session of the account ends. */
+  password?: string;
+  /** Two-factor login off (the owner lost their authenticator). */
+  twoFactorOff?: boolean;
 }
 
 /** A plausible email address (one @, a dot in the domain, no spaces). */
@@ -40,7 +45,7 @@ export async function createAccount(
   const email = input.email.trim().toLowerCase();
   if (!name) throw validation('name must not be empty');
   if (!EMAIL.test(email)) throw validation(`"${input.email}" is not an email address`);
-  if (input.password.length < 8) throw validation('password must have at least 8 characters');
+  checkPassword(input.password);
   const passwordHash = await hashPassword(input.password);
   try {
     return await db.tx(async (tx) => {
@@ -55,6 +60,11 @@ export async function createAccount(
     if (isUniqueViolation(err)) throw conflict(`an account with email ${email} already exists`);
     throw err;
   }
+}
+
+function checkPassword(password: string): void {
+  if (password.length < 8) throw validation('password must have at least 8 characters');
+  if (password.trim() === '') throw validation('password must not be only spaces');
 }
 
 export async function getAccount(q: Queryable, id: number): Promise<AccountRow | null> {
@@ -76,6 +86,13 @@ export async function updateAccount(db: Db, id: number, update: AccountUpdate): 
   if (update.reservePercentE4 !== undefined) add('reserve_percent_e4', update.reservePercentE4);
   if (update.apiCashout !== undefined) add('api_cashout_enabled', update.apiCashout);
   if (update.transfers !== undefined) add('transfers_enabled', update.transfers);
+  if (update.password !== undefined) {
+    checkPassword(update.password);
+    add('password_hash', await hashPassword(update.password));
+  }
+  if (update.twoFactorOff) {
+    sets.push('totp_secret_enc = NULL', 'totp_pending_enc = NULL');
+  }
   if (sets.length === 0) throw validation('nothing to update: give at least one setting');
   return db.tx(async (tx) => {
     const [row] = await tx.query<AccountRow>(
@@ -84,6 +101,14 @@ export async function updateAccount(db: Db, id: number, update: AccountUpdate): 
     );
     if (!row) throw notFound(`no account with id ${id}`);
     await recordAudit(tx, id, CLI_ACTOR, { action: 'account.updated', target: `account:${id}` });
+    if (update.twoFactorOff) {
+      await recordAudit(tx, id, CLI_ACTOR, { action: 'totp.disabled', target: `account:${id}` });
+    }
+    if (update.password !== undefined) {
+      // whoever held a session opened with the old password holds it no more; a lock set by guesses ends too
+      await tx.query('DELETE FROM panel_sessions WHERE account_id = $1', [id]);
+      await tx.query('DELETE FROM login_failures WHERE email = $1', [row.email]);
+    }
     return row;
   });
 }
@@ -101,5 +126,6 @@ export function accountSettingsView(row: AccountRow) {
     reservePercent: formatPercentE4(row.reserve_percent_e4),
     apiCashout: row.api_cashout_enabled ? 'on' : 'off',
     transfers: row.transfers_enabled ? 'on' : 'off',
+    twoFactor: row.totp_secret_enc ? 'on' : 'off',
   };
 }

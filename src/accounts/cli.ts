@@ -23,6 +23,15 @@ function switchArg(value: string | boolean | undefined, name: string): boolean |
   return onOffArg(String(value), `--${name}`);
 }
 
+/** Only `off`: turning two-factor on takes the owner's authenticator, in the panel. */
+function twoFactorArg(value: string | boolean | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'off') {
+    throw new UsageError(`--two-factor takes only off (the owner turns it on in the panel), got "${value}"`);
+  }
+  return true;
+}
+
 export const accountCommands: Command[] = [
   {
     path: ['accounts', 'create'],
@@ -40,7 +49,7 @@ export const accountCommands: Command[] = [
   {
     path: ['accounts', 'update'],
     usage:
-      'gateway accounts update --id ID [--cashout-fee-fixed 1.50] [--cashout-fee-percent 1.2] [--sale-fee-percent 3.99] [--sale-fee-fixed 0.99] [--reserve-percent 0] [--api-cashout on|off] [--transfers on|off] [--json]',
+      'gateway accounts update --id ID [--cashout-fee-fixed 1.50] [--cashout-fee-percent 1.2] [--sale-fee-percent 3.99] [--sale-fee-fixed 0.99] [--reserve-percent 0] [--api-cashout on|off] [--transfers on|off] [--password P] [--two-factor off] [--json]',
     options: {
       id: { type: 'string' },
       'cashout-fee-fixed': { type: 'string' },
@@ -50,6 +59,8 @@ export const accountCommands: Command[] = [
       'reserve-percent': { type: 'string' },
       'api-cashout': { type: 'string' },
       transfers: { type: 'string' },
+      password: { type: 'string' },
+      'two-factor': { type: 'string' },
     },
     async run({ db }, values) {
       const id = required(values, 'id');
@@ -62,6 +73,8 @@ export const accountCommands: Command[] = [
         reservePercentE4: percentArg(values['reserve-percent'], 'reserve-percent'),
         apiCashout: switchArg(values['api-cashout'], 'api-cashout'),
         transfers: switchArg(values.transfers, 'transfers'),
+        password: values.password === undefined ? undefined : String(values.password),
+        twoFactorOff: twoFactorArg(values['two-factor']),
       };
       const row = await updateAccount(db, Number(id), update);
       const view = accountSettingsView(row);

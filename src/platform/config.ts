@@ -6,6 +6,8 @@ import ipaddr from 'ipaddr.js';
 export interface Config {
   logLevel: LogLevel;
   port: number;
+  /** `gateway worker`'s own listener for /health and /metrics (null: none). */
+  workerPort: number | null;
   host: string;
   databaseUrl: string | undefined;
   dataDir: string;
@@ -344,6 +346,7 @@ export function loadConfig(env: Env = process.env): Config {
     efi: payoutProvider === 'efi' ? efiSettings(env, publicUrl) : null,
     logLevel: choice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     port,
+    workerPort: env.WORKER_PORT ? integer(env, 'WORKER_PORT', 0, 1, 65535) : null,
     host,
     databaseUrl,
     dataDir,

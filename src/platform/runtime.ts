@@ -3,7 +3,9 @@ import { startWorkers } from '../workers.js';
 import type { Config } from './config.js';
 import type { Platform } from './context.js';
 import { type OpenedDatabase, openDatabase } from './database.js';
-import type { Http } from './http.js';
+import { healthRoute } from './health.js';
+import { createHttp, type Http } from './http.js';
+import { metricsPlugin } from './metrics.js';
 import { createLogger } from './logger.js';
 import { migrate } from './migrate.js';
 import { OutboxSignal } from './outbox-signal.js';
@@ -52,6 +54,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       await options.beforeListen?.(app, platform);
       url = await listen(app, config);
       log.info({ url }, 'gateway listening');
+    } else if (config.workerPort !== null) {
+      // a worker process alone: its /health and its own counters (deliveries, payouts) for the scraper
+      app = await createHttp(config, log);
+      await app.register(metricsPlugin, { token: config.metricsToken, db });
+      healthRoute(app, db);
+      url = await listen(app, { ...config, port: config.workerPort });
+      log.info({ url }, 'worker listening for /health and /metrics');
     }
 
     let closing: Promise<void> | undefined;

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyPassword } from '../../src/auth/secrets.js';
 import { type Db, openDb } from '../../src/platform/db.js';
 import { type CliResult, lines, runGateway } from '../support/cli.js';
 import { admin, freshDatabase, urlFor } from '../support/pg.js';
@@ -253,6 +254,7 @@ describe('gateway accounts update', () => {
       reservePercent: '10',
       apiCashout: 'off',
       transfers: 'off',
+      twoFactor: 'off',
     });
     const [row] = await db.query<Record<string, unknown>>('SELECT * FROM accounts WHERE id = $1', [id]);
     expect(row).toMatchObject({
@@ -292,6 +294,77 @@ describe('gateway accounts update', () => {
       [id],
     );
     expect(row!.cashout_fee_fixed).toBe(150);
+  });
+});
+
+describe('gateway accounts update: an owner locked out', () => {
+  it('sets a new password (ending every panel session and the login lock) and turns two-factor off, audited', async () => {
+    const mail = email();
+    const id = ok<{ id: number }>(
+      await gateway(
+        'accounts',
+        'create',
+        '--name',
+        'Lost',
+        '--email',
+        mail,
+        '--password',
+        'old-password',
+        '--json',
+      ),
+    ).id;
+    await db.query(
+      `UPDATE accounts SET totp_secret_enc = 'v1.x.y.z' WHERE id = $1;
+       INSERT INTO panel_sessions (token_hash, account_id, csrf_token, expires_at)
+       VALUES ('h-${process.pid}', $1, 'c', now() + interval '1 hour');
+       INSERT INTO login_failures (email, failures, window_started_at, locked_until)
+       VALUES ($2, 5, now(), now() + interval '15 minutes')`
+        .replace(/\$1/g, String(id))
+        .replace('$2', `'${mail}'`),
+    );
+    const out = ok<Record<string, unknown>>(
+      await gateway(
+        'accounts',
+        'update',
+        '--id',
+        String(id),
+        '--password',
+        'new-password',
+        '--two-factor',
+        'off',
+        '--json',
+      ),
+    );
+    expect(out).toMatchObject({ id, twoFactor: 'off' });
+    expect(JSON.stringify(out)).not.toContain('new-password');
+    const [row] = await db.query<{ password_hash: string; totp_secret_enc: string | null }>(
+      'SELECT password_hash, totp_secret_enc FROM accounts WHERE id = $1',
+      [id],
+    );
+    expect(await verifyPassword('new-password', row!.password_hash)).toBe(true);
+    expect(await verifyPassword('old-password', row!.password_hash)).toBe(false);
+    expect(row!.totp_secret_enc).toBeNull();
+    expect(await db.query('SELECT 1 FROM panel_sessions WHERE account_id = $1', [id])).toEqual([]);
+    expect(await db.query('SELECT 1 FROM login_failures WHERE email = $1', [mail])).toEqual([]);
+    const audit = await db.query<{ action: string; actor_type: string }>(
+      'SELECT action, actor_type FROM audit_log WHERE account_id = $1 ORDER BY id',
+      [id],
+    );
+    expect(audit).toEqual([
+      { action: 'account.updated', actor_type: 'operator' },
+      { action: 'totp.disabled', actor_type: 'operator' },
+    ]);
+    fails(
+      await gateway('accounts', 'update', '--id', String(id), '--two-factor', 'on'),
+      2,
+      /--two-factor takes only off/,
+    );
+    fails(await gateway('accounts', 'update', '--id', String(id), '--password', 'short'), 2, /at least 8/);
+    fails(
+      await gateway('accounts', 'update', '--id', String(id), '--password', '        '),
+      2,
+      /only spaces/,
+    );
   });
 });
 

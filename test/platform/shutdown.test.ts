@@ -96,6 +96,30 @@ describe('SIGTERM', () => {
     expect(await worker.stop('SIGTERM')).toBe(0);
   });
 
+  it('a `gateway worker` given WORKER_PORT answers /health and its own /metrics there', async () => {
+    const worker = await spawnGateway(['worker'], {
+      DATABASE_URL: database.url,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-worker-')),
+      NODE_ENV: 'test',
+      METRICS_TOKEN: 'worker-token',
+      WORKER_PORT: String(await freePort()),
+    });
+    await until(() => /"msg":"worker listening for \/health and \/metrics"/.test(worker.output()), 'listening');
+    const url = /"url":"(http:\/\/[^"]+)","msg":"worker listening/.exec(worker.output())![1]!;
+    const health = await fetch(`${url}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    expect((await fetch(`${url}/metrics`)).status).toBe(401);
+    const metrics = await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer worker-token' } });
+    expect(metrics.status).toBe(200);
+    const text = await metrics.text();
+    expect(text).toContain('gateway_webhook_deliveries_total');
+    expect(text).toContain('gateway_payout_provider_seconds');
+    // nothing of the API: a worker serves no merchant route
+    expect((await fetch(`${url}/api/public/balance`)).status).toBe(404);
+    expect(await worker.stop('SIGTERM')).toBe(0);
+  });
+
   it('SIGHUP (the terminal that ran it closed) shuts down the same way, exit 0', async () => {
     const gateway = await spawnGateway(['serve'], {
       DATABASE_URL: database.url,
@@ -106,3 +130,14 @@ describe('SIGTERM', () => {
     expect(gateway.output()).toContain('"signal":"SIGHUP"');
   });
 });
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = http.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
+    });
+  });
+}
