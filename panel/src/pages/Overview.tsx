@@ -47,9 +47,9 @@ export function Overview() {
           {sales.map((s) => (
             <tr key={s.id}>
               <td>{date(s.date)}</td>
-              <td>{s.customer?.name}</td>
+              <td class="text">{s.customer?.name}</td>
               <td>{label(METHODS, s.paymentMethod)}</td>
-              <td>{money(s.amount)}</td>
+              <td class="money">{money(s.amount)}</td>
               <td>{label(SALE_STATUS, s.status)}</td>
             </tr>
           ))}
@@ -64,8 +64,8 @@ export function Overview() {
           {withdrawals.map((w) => (
             <tr key={w.id}>
               <td>{date(w.createdAt)}</td>
-              <td>{w.pixKey}</td>
-              <td>{moneyText(w.amount)}</td>
+              <td class="text">{w.pixKey}</td>
+              <td class="money">{moneyText(w.amount)}</td>
               <td>{label(WITHDRAWAL_STATUS, w.status)}</td>
             </tr>
           ))}

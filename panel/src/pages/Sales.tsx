@@ -94,9 +94,9 @@ export function Sales() {
         {rows.map((s) => (
           <tr key={s.id}>
             <td>{date(s.date)}</td>
-            <td>{s.customer?.name}</td>
+            <td class="text">{s.customer?.name}</td>
             <td>{label(METHODS, s.paymentMethod)}</td>
-            <td>{money(s.amount)}</td>
+            <td class="money">{money(s.amount)}</td>
             <td>{label(SALE_STATUS, s.status)}</td>
             <td>
               <button

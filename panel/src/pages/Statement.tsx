@@ -73,10 +73,10 @@ export function Statement() {
                 · {label(REF_TYPES, l.refType)} {l.refId}
               </span>
             </td>
-            <td class={l.availableDelta < 0 ? 'neg' : ''}>{money(l.availableDelta)}</td>
-            <td class={l.blockedDelta < 0 ? 'neg' : ''}>{money(l.blockedDelta)}</td>
-            <td>{money(l.availableAfter)}</td>
-            <td>{money(l.blockedAfter)}</td>
+            <td class={l.availableDelta < 0 ? 'money neg' : 'money'}>{money(l.availableDelta)}</td>
+            <td class={l.blockedDelta < 0 ? 'money neg' : 'money'}>{money(l.blockedDelta)}</td>
+            <td class="money">{money(l.availableAfter)}</td>
+            <td class="money">{money(l.blockedAfter)}</td>
           </tr>
         ))}
       </Table>

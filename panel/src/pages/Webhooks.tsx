@@ -80,11 +80,12 @@ function WebhookForm(props: {
   const [events, setEvents] = useState<string[]>(props.initial?.events ?? MAIN_EVENTS);
   const [error, setError] = useState<unknown>(null);
   const all = events.includes('*');
+  // "*" is every sale and withdrawal event and stands alone: cart events cannot be added to it
   const box = (name: string) => (
     <label key={name} class="check">
       <input
         type="checkbox"
-        checked={all || events.includes(name)}
+        checked={all ? MAIN_EVENTS.includes(name) : events.includes(name)}
         disabled={all}
         onChange={(e) =>
           setEvents(e.currentTarget.checked ? [...events, name] : events.filter((x) => x !== name))
@@ -129,7 +130,7 @@ function WebhookForm(props: {
               checked={all}
               onChange={(e) => setEvents(e.currentTarget.checked ? ['*'] : MAIN_EVENTS)}
             />
-            Todos os eventos, inclusive os que vierem a existir <code>*</code>
+            Todos os eventos de venda e de saque, inclusive os que vierem a existir <code>*</code>
           </label>
           <div class="checks">{MAIN_EVENTS.map(box)}</div>
         </fieldset>

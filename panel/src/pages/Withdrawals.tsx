@@ -64,9 +64,9 @@ export function Withdrawals() {
         {rows.map((w) => (
           <tr key={w.id}>
             <td>{date(w.createdAt)}</td>
-            <td>{w.pixKey}</td>
-            <td>{moneyText(w.amount)}</td>
-            <td>{moneyText(w.fees.total)}</td>
+            <td class="text">{w.pixKey}</td>
+            <td class="money">{moneyText(w.amount)}</td>
+            <td class="money">{moneyText(w.fees.total)}</td>
             <td>{label(WITHDRAWAL_STATUS, w.status)}</td>
             <td>
               <button
