@@ -123,11 +123,10 @@ describe('bodies that are not UTF-8 JSON text', () => {
       ],
     ];
     for (const [headers, sent, message] of cases) {
-      const res = await call<{ message: string; error: string }>(
-        'POST',
-        `${server.url}/api/public/cashout`,
-        { headers: { ...merchant.keys, ...headers }, body: sent },
-      );
+      const res = await call<{ message: string; error: string }>('POST', `${server.url}/api/public/cashout`, {
+        headers: { ...merchant.keys, ...headers },
+        body: sent,
+      });
       expect(res.status, JSON.stringify(headers)).toBe(400);
       expect(res.body).toEqual({ message: expect.stringMatching(message), error: 'VALIDATION_ERROR' });
       const panel = await call<{ success: false; error: { code: string; message: string } }>(

@@ -104,7 +104,10 @@ describe('SIGTERM', () => {
       METRICS_TOKEN: 'worker-token',
       WORKER_PORT: String(await freePort()),
     });
-    await until(() => /"msg":"worker listening for \/health and \/metrics"/.test(worker.output()), 'listening');
+    await until(
+      () => /"msg":"worker listening for \/health and \/metrics"/.test(worker.output()),
+      'listening',
+    );
     const url = /"url":"(http:\/\/[^"]+)","msg":"worker listening/.exec(worker.output())![1]!;
     const health = await fetch(`${url}/health`);
     expect(health.status).toBe(200);

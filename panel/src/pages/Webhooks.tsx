@@ -247,12 +247,7 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: () => vo
 }
 
 /** Health and operations of one webhook: disabled banner, stats, secret rotation, test event, recovery. */
-function WebhookHealth(props: {
-  hook: Webhook;
-  loads: number;
-  onChanged: () => void;
-  onQueued: () => void;
-}) {
+function WebhookHealth(props: { hook: Webhook; loads: number; onChanged: () => void; onQueued: () => void }) {
   const { hook, loads } = props;
   const [stats, setStats] = useState<WebhookStats | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
@@ -288,8 +283,8 @@ function WebhookHealth(props: {
       {stats && (
         <p>
           Últimas 24 h: {stats.delivered} entregues, {stats.failed} com falha, {stats.pending} pendentes ·
-          taxa de sucesso {rate === null || rate === undefined ? '—' : PERCENT.format(rate)} ·
-          tempo de resposta p50 {stats.p50Ms ?? '—'} ms, p95 {stats.p95Ms ?? '—'} ms
+          taxa de sucesso {rate === null || rate === undefined ? '—' : PERCENT.format(rate)} · tempo de
+          resposta p50 {stats.p50Ms ?? '—'} ms, p95 {stats.p95Ms ?? '—'} ms
         </p>
       )}
       <div class="filters">
@@ -343,7 +338,10 @@ function WebhookHealth(props: {
           e.preventDefault();
           void attempt(async () => {
             // typed as São Paulo time, the time the delivery log shows
-            const r = await api.recover(hook.id, new Date(`${since.length === 16 ? `${since}:00` : since}-03:00`).toISOString());
+            const r = await api.recover(
+              hook.id,
+              new Date(`${since.length === 16 ? `${since}:00` : since}-03:00`).toISOString(),
+            );
             setInfo(`${r.queued} entrega(s) com falha ou ignoradas foram colocadas na fila de novo.`);
             props.onQueued();
           });
