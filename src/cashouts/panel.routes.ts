@@ -25,7 +25,12 @@ const STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'];
 const ListQuery = Type.Object({
   status: Type.Optional(Type.String({ description: STATUSES.join(', ') })),
   from: Type.Optional(Type.String({ description: 'Created at or after (ISO 8601)' })),
-  to: Type.Optional(Type.String({ description: 'Created before (ISO 8601)' })),
+  to: Type.Optional(
+    Type.String({
+      description:
+        'Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601)',
+    }),
+  ),
   limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
 });

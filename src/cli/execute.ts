@@ -81,7 +81,12 @@ export async function execute(argv: readonly string[], ctx: CommandContext): Pro
     if (outcome.exitCode) {
       const message = oneLine(outcome.error ?? 'failed');
       // every failure's document carries `error` (README), a failing command's result beside it
-      const document = { ...(outcome.result as object), error: { exitCode: outcome.exitCode, message } };
+      const error = { exitCode: outcome.exitCode, message };
+      const result = outcome.result;
+      const document =
+        result !== null && typeof result === 'object' && !Array.isArray(result)
+          ? { ...result, error }
+          : { result, error };
       const stdout = json ? `${JSON.stringify(document)}\n` : `${outcome.text}\n`;
       return { exitCode: outcome.exitCode, stdout, stderr: `error: ${message}\n` };
     }

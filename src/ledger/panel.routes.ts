@@ -11,7 +11,12 @@ import { Statement, type StatementLine } from './statement.js';
 
 const Query = Type.Object({
   from: Type.Optional(Type.String({ description: 'At or after (ISO 8601)' })),
-  to: Type.Optional(Type.String({ description: 'Before (ISO 8601)' })),
+  to: Type.Optional(
+    Type.String({
+      description:
+        'Before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601)',
+    }),
+  ),
   limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
 });

@@ -62,8 +62,7 @@ function watchEmbedded(embedded: EmbeddedPostgres, warn: (message: string) => vo
         (started) => {
           if (started) warn('the embedded PostgreSQL was not running: started it again');
         },
-        (err: unknown) =>
-          warn(`the embedded PostgreSQL is not running and could not be started: ${String(err)}`),
+        (err: unknown) => warn(err instanceof Error ? err.message : String(err)),
       )
       .finally(() => {
         busy = false;

@@ -108,10 +108,20 @@ export async function startEmbeddedPostgres(
         released = true;
       },
       ensureRunning: async () => {
-        if (runningPort(paths.cluster) !== null) return false;
+        const movedTo = (running: number | null) => {
+          // started meanwhile by another process on another port (this one's was taken): this process's
+          // connections point at the old one and only a restart follows it
+          if (running !== null && running !== stopPort) {
+            throw new Error(
+              `the embedded PostgreSQL now listens on port ${running}, not ${stopPort}: restart this process`,
+            );
+          }
+          return running !== null;
+        };
+        if (movedTo(runningPort(paths.cluster))) return false;
         const held = await FileLock.acquire(paths.lock, 60_000);
         try {
-          if (runningPort(paths.cluster) !== null) return false;
+          if (movedTo(runningPort(paths.cluster))) return false;
           clearStalePidFile(paths.cluster);
           if (!(await portFree(stopPort))) {
             throw new Error(

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { Queryable } from './db.js';
+import type { Db, Queryable } from './db.js';
 import type { Http } from './http.js';
 
 const HEALTH_SCHEMA = {
@@ -15,17 +15,19 @@ const HEALTH_TIMEOUT_MS = 2_000;
 
 /**
  * `GET /health` of every process that listens. A database that does not answer within HEALTH_TIMEOUT_MS
- * (frozen, or every connection stuck) is down for a probe too: a probe that hangs is read as a dead gateway,
- * not as a dead database.
+ * (frozen) is down for a probe too: a probe that hangs is read as a dead gateway, not as a dead database.
+ * The probe has a connection of its own: a pool busy with a load spike must not make every instance look
+ * dead to the balancer at once.
  */
-export function healthRoute(app: Http, db: Queryable): void {
+export function healthRoute(app: Http, db: Db): void {
+  const probe: Queryable = db.withSettings({}, 1);
   app.get('/health', { schema: HEALTH_SCHEMA }, async (_request, reply) => {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('no answer')), HEALTH_TIMEOUT_MS);
     });
     try {
-      await Promise.race([db.query('SELECT 1'), late]);
+      await Promise.race([probe.query('SELECT 1'), late]);
       return { status: 'ok' as const };
     } catch {
       return reply.code(503).send({ status: 'unavailable' as const });

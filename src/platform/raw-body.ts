@@ -62,7 +62,7 @@ function jsonParser(app: Http) {
 }
 
 /**
- * Bodies are read as UTF-8 text as sent: a compressed body or another charset would be parsed as garbage
+ * Bodies are read as UTF-8 text as sent: a compressed body or a UTF-16/32 one would be parsed as garbage
  * ("not valid JSON", or worse, valid JSON of the wrong text), so both are refused with what to send instead.
  */
 function encodingProblem(request: FastifyRequest): string | null {
@@ -70,8 +70,12 @@ function encodingProblem(request: FastifyRequest): string | null {
   if (encoding && encoding !== 'identity') {
     return `Content-Encoding ${encoding} is not accepted: send the JSON body uncompressed`;
   }
+  // only charsets whose JSON text is not ASCII bytes are refused: a PSP or a bank labelling its ASCII JSON
+  // `us-ascii` or `iso-8859-1` sends what UTF-8 reads the same
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
-  if (charset && !/^utf-?8$/i.test(charset)) return `Content-Type charset must be utf-8, got ${charset}`;
+  if (charset && /^(utf-?(16|32)|ucs-?[24])/i.test(charset)) {
+    return `Content-Type charset must be utf-8, got ${charset}`;
+  }
   return null;
 }
 

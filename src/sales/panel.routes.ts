@@ -21,7 +21,12 @@ const SalesQuery = Type.Object({
   from: Type.Optional(
     Type.String({ description: 'Created at or after (ISO 8601; a bare date is 00:00 in São Paulo)' }),
   ),
-  to: Type.Optional(Type.String({ description: 'Created before (ISO 8601)' })),
+  to: Type.Optional(
+    Type.String({
+      description:
+        'Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601)',
+    }),
+  ),
   q: Type.Optional(
     Type.String({ maxLength: 200, description: 'uuid, numeric id, customer name, email or document' }),
   ),

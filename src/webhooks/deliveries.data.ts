@@ -207,9 +207,7 @@ export async function recordAttempts(
          FROM input i)
      UPDATE notification_deliveries d
         SET status = CASE WHEN i.skip THEN 'SKIPPED' ELSE i.status END,
-            status_code = CASE WHEN i.skip THEN NULL ELSE i.status_code END,
-            error = CASE WHEN i.skip THEN NULL ELSE i.error END,
-            lease_until = NULL,
+            status_code = i.status_code, error = i.error, lease_until = NULL,
             ticket = CASE WHEN i.skip THEN NULL ELSE i.ticket END,
             next_attempt_at = CASE WHEN i.ticket IS NULL OR i.skip THEN NULL
                                    ELSE now() + make_interval(secs => i.delay_ms::double precision / 1000) END
@@ -228,7 +226,7 @@ export async function recordAttempts(
       col((i) => (i.next.status === 'PENDING' ? i.next.ticket : null)),
       col((i) => (i.next.status === 'PENDING' ? i.next.delayMs : 0)),
     ],
-    { prepare: 'webhooks_record_attempts_v2' },
+    { prepare: 'webhooks_record_attempts_v3' },
   );
   for (const { next } of items) {
     deliveries.inc({
@@ -267,14 +265,14 @@ export async function webhookTarget(
 
 /**
  * A claimed attempt whose webhook was disabled before it was sent: nothing is sent, the attempt is uncounted
- * and the delivery SKIPPED like the facts after the disable (recover sends it later). A delivery whose claim
- * moved on meanwhile is left alone.
+ * and the delivery SKIPPED like the facts after the disable (recover sends it later); the last attempt's result,
+ * if there was one, stays. A delivery whose claim moved on meanwhile is left alone.
  */
 export async function skipDisabled(db: Queryable, deliveryId: number, attempt: number): Promise<void> {
   await db.query(
     `UPDATE notification_deliveries
         SET status = 'SKIPPED', attempts = attempts - 1, lease_until = NULL, ticket = NULL, next_attempt_at = NULL,
-            error = NULL, status_code = NULL
+            last_attempt_at = CASE WHEN attempts = 1 THEN NULL ELSE last_attempt_at END
       WHERE id = $1 AND attempts = $2 AND ticket IS NULL AND status = 'PENDING'`,
     [deliveryId, attempt],
   );

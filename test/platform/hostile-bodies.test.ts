@@ -144,5 +144,11 @@ describe('bodies that are not UTF-8 JSON text', () => {
     // read and decided: the new merchant has no balance
     expect(utf8.status, utf8.text).toBe(422);
     expect(utf8.body).toMatchObject({ errorType: 'INSUFFICIENT_BALANCE' });
+    // ASCII JSON labelled with an ASCII-compatible charset (a bank's stack, say) reads the same
+    const latin1 = await call('POST', `${server.url}/api/public/cashout`, {
+      headers: { ...merchant.keys, 'content-type': 'application/json; charset=ISO-8859-1' },
+      body,
+    });
+    expect(latin1.status, latin1.text).toBe(422);
   });
 });

@@ -6,12 +6,12 @@ import { PIX_KEY_TYPES } from '../ui/labels';
 
 /**
  * What a Brazilian types as the API's decimal text: "1.234,56" → "1234.56", "1.000" and "100.000" (dots
- * grouping thousands) → "1000" and "100000"; "1234.56" stays. Anything else is left for the server to refuse.
+ * grouping thousands) → "1000" and "100000"; "1234.56" and "0.500" stay. Anything else is left for the server.
  */
 export function reaisText(typed: string): string {
   const t = typed.trim();
   if (t.includes(',')) return t.replace(/\./g, '').replace(',', '.');
-  return /^\d{1,3}(\.\d{3})+$/.test(t) ? t.replace(/\./g, '') : t;
+  return /^[1-9]\d{0,2}(\.\d{3})+$/.test(t) ? t.replace(/\./g, '') : t;
 }
 
 /**
