@@ -11,7 +11,8 @@ export const SALE_KEY_TTL_HOURS = 24;
 export const ABANDONED_CLAIM_SECONDS = 90;
 
 export type SaleKeyState =
-  | { state: 'claimed' }
+  /** token: this claim's own mark (its time), so binding or giving back a claim taken over does nothing */
+  | { state: 'claimed'; token: string }
   /** requestHash null: the claim was given back meanwhile (claim again) */
   | { state: 'taken'; requestHash: string | null; saleId: number | null };
 
@@ -31,44 +32,56 @@ export async function claimSaleKey(
     accountId,
     key,
   ]);
-  const [row] = await db.query<{ claimed: boolean; request_hash: string; sale_id: number | null }>(
+  const [row] = await db.query<{ token: string | null; request_hash: string; sale_id: number | null }>(
     `WITH ins AS (
        INSERT INTO sale_idempotency (account_id, key, request_hash, expires_at)
-       VALUES ($1, $2, $3, now() + make_interval(hours => $4)) ON CONFLICT DO NOTHING RETURNING 1),
+       VALUES ($1, $2, $3, now() + make_interval(hours => $4)) ON CONFLICT DO NOTHING RETURNING expires_at),
      takeover AS (
        -- expires_at is the claim's time plus the key's lifetime
        UPDATE sale_idempotency SET request_hash = $3, expires_at = now() + make_interval(hours => $4)
         WHERE account_id = $1 AND key = $2 AND sale_id IS NULL AND NOT EXISTS (SELECT 1 FROM ins)
           AND expires_at < now() + make_interval(hours => $4) - make_interval(secs => $5)
-       RETURNING 1)
-     SELECT EXISTS (SELECT 1 FROM ins) OR EXISTS (SELECT 1 FROM takeover) AS claimed, s.request_hash, s.sale_id
+       RETURNING expires_at)
+     SELECT coalesce((SELECT expires_at FROM ins), (SELECT expires_at FROM takeover))::text AS token,
+            s.request_hash, s.sale_id
        FROM (SELECT 1) one
        LEFT JOIN sale_idempotency s ON s.account_id = $1 AND s.key = $2`,
     [accountId, key, requestHash, SALE_KEY_TTL_HOURS, ABANDONED_CLAIM_SECONDS],
   );
-  if (row!.claimed) return { state: 'claimed' };
+  if (row!.token !== null) return { state: 'claimed', token: row!.token };
   return { state: 'taken', requestHash: row!.request_hash, saleId: row!.sale_id };
 }
 
 /** Gives a claimed key back (its request failed): a retry with it is a new request. */
-export async function releaseSaleKey(db: Queryable, accountId: number, key: string): Promise<void> {
-  await db.query('DELETE FROM sale_idempotency WHERE account_id = $1 AND key = $2 AND sale_id IS NULL', [
-    accountId,
-    key,
-  ]);
+export async function releaseSaleKey(
+  db: Queryable,
+  accountId: number,
+  key: string,
+  token: string,
+): Promise<void> {
+  await db.query(
+    'DELETE FROM sale_idempotency WHERE account_id = $1 AND key = $2 AND sale_id IS NULL AND expires_at = $3::timestamptz',
+    [accountId, key, token],
+  );
 }
 
+/**
+ * Binds the key to the sale its request made; false when the claim is no longer this request's (taken over
+ * after it looked abandoned): then that request's sale is the key's, and this one must not be stored.
+ */
 export async function bindSaleKey(
   tx: Queryable,
   accountId: number,
   key: string,
+  token: string,
   saleId: number,
-): Promise<void> {
-  await tx.query('UPDATE sale_idempotency SET sale_id = $3 WHERE account_id = $1 AND key = $2', [
-    accountId,
-    key,
-    saleId,
-  ]);
+): Promise<boolean> {
+  const rows = await tx.query(
+    `UPDATE sale_idempotency SET sale_id = $3
+      WHERE account_id = $1 AND key = $2 AND sale_id IS NULL AND expires_at = $4::timestamptz RETURNING 1`,
+    [accountId, key, saleId, token],
+  );
+  return rows.length === 1;
 }
 
 export async function setChargeExpiry(

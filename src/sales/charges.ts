@@ -64,9 +64,11 @@ export async function createPixSale(
   const expiresIn = input.expiresIn ?? EXPIRES_IN.default;
   const normalized = { ...input, customer, postbackUrl, expiresIn, shipping: input.shipping ?? null };
   const hash = createHash('sha256').update(JSON.stringify(normalized)).digest('hex');
+  let token: string | null = null;
   if (key !== null) {
-    const replay = await claimOrReplay(db, accountId, key, hash);
-    if (replay) return { sale: replay, replayed: true };
+    const claim = await claimOrReplay(db, accountId, key, hash);
+    if ('sale' in claim) return { sale: claim.sale, replayed: true };
+    token = claim.token;
   }
   try {
     const uuid = randomUUID();
@@ -102,29 +104,36 @@ export async function createPixSale(
         { notifyPending: true, uuid },
       );
       await setChargeExpiry(tx, sale.id, expiresIn);
-      if (key !== null) await bindSaleKey(tx, accountId, key, sale.id);
+      // a claim taken over meanwhile (this request stalled past ABANDONED_CLAIM_SECONDS): the other request's
+      // sale is the key's; this one rolls back, its charge left to expire at the processor
+      if (key !== null && !(await bindSaleKey(tx, accountId, key, token!, sale.id))) throw inUse('D');
       return { sale, replayed: false };
     });
   } catch (err) {
-    if (key !== null) await releaseSaleKey(db, accountId, key);
+    if (key !== null) await releaseSaleKey(db, accountId, key, token!);
     throw err;
   }
 }
 
 /**
- * Claims the key (→ null: this request goes on), or returns the sale an earlier request with it made. As for
+ * Claims the key (→ its token: this request goes on), or returns the sale an earlier request with it made. As for
  * cashouts (decisions.md), answered in this route's shape D: a different body → 422 `IDEMPOTENCY_KEY_REUSED`;
  * the first request still opening its charge → 409 `IDEMPOTENCY_KEY_IN_USE` (its failure frees the key for a
  * retry).
  */
-async function claimOrReplay(db: Db, accountId: number, key: string, hash: string): Promise<SaleRow | null> {
+async function claimOrReplay(
+  db: Db,
+  accountId: number,
+  key: string,
+  hash: string,
+): Promise<{ token: string } | { sale: SaleRow }> {
   for (;;) {
     const claim = await claimSaleKey(db, accountId, key, hash);
-    if (claim.state === 'claimed') return null;
+    if (claim.state === 'claimed') return { token: claim.token };
     if (claim.requestHash === null) continue; // given back between the two statements: claim again
     if (claim.requestHash !== hash) throw keyReused('D');
     if (claim.saleId === null) throw inUse('D');
-    return (await findSaleRow(db, { kind: 'numeric', id: claim.saleId }))!;
+    return { sale: (await findSaleRow(db, { kind: 'numeric', id: claim.saleId }))! };
   }
 }
 

@@ -108,6 +108,43 @@ describe('createPixSale while the processor is slow', () => {
     expect([a.replayed, b.replayed]).toEqual([false, true]);
   });
 
+  it('a request whose claim was taken over while it stalled stores no second sale for the key', async () => {
+    const gate = gatedProcessor();
+    const count = async () =>
+      (
+        await db().query<{ n: number }>('SELECT count(*)::int AS n FROM sales WHERE account_id = $1', [
+          merchant.accountId,
+        ])
+      )[0]!.n;
+    const before = await count();
+    const stalled = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'stall-key', rules);
+    await waitUntil(async () => (gate.state.calls === 1 ? true : undefined));
+    // as if it had been waiting past ABANDONED_CLAIM_SECONDS: the next request with the key takes it over
+    await db().query(
+      `UPDATE sale_idempotency SET expires_at = expires_at - interval '100 seconds'
+        WHERE account_id = $1 AND key = 'stall-key'`,
+      [merchant.accountId],
+    );
+    const takeover = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'stall-key', rules);
+    await waitUntil(async () => (gate.state.calls === 2 ? true : undefined));
+    gate.open();
+    const [a, b] = await Promise.allSettled([stalled, takeover]);
+    expect(a.status).toBe('rejected');
+    expect((a as PromiseRejectedResult).reason).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
+    expect(b.status).toBe('fulfilled');
+    expect(await count()).toBe(before + 1);
+    const replay = await createPixSale(
+      db(),
+      gate.processor,
+      merchant.accountId,
+      withItems(),
+      'stall-key',
+      rules,
+    );
+    expect(replay.replayed).toBe(true);
+    expect(replay.sale.id).toBe((b as PromiseFulfilledResult<{ sale: { id: number } }>).value.sale.id);
+  });
+
   it('a processor failure keeps no sale and gives the key back: the retry opens a new charge', async () => {
     const gate = gatedProcessor();
     const count = async () =>
