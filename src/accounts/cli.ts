@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { type Command, onOffArg, required, UsageError } from '../cli/command.js';
 import { parsePercentE4, parseReais } from '../platform/money.js';
 import { type AccountUpdate, accountSettingsView, createAccount, updateAccount } from './accounts.service.js';
@@ -23,6 +24,15 @@ function switchArg(value: string | boolean | undefined, name: string): boolean |
   return onOffArg(String(value), `--${name}`);
 }
 
+/**
+ * A password given as `-` is read from standard input (first line), so it stays out of the process list and
+ * the shell history: `printf '%s\n' "$PW" | gateway accounts update --id 7 --password -`.
+ */
+function passwordArg(value: string): string {
+  if (value !== '-') return value;
+  return readFileSync(0, 'utf8').split(/\r?\n/)[0] ?? '';
+}
+
 /** Only `off`: turning two-factor on takes the owner's authenticator, in the panel. */
 function twoFactorArg(value: string | boolean | undefined): boolean | undefined {
   if (value === undefined) return undefined;
@@ -35,13 +45,13 @@ function twoFactorArg(value: string | boolean | undefined): boolean | undefined 
 export const accountCommands: Command[] = [
   {
     path: ['accounts', 'create'],
-    usage: 'gateway accounts create --name N --email E --password P [--json]',
+    usage: 'gateway accounts create --name N --email E --password P|- [--json]',
     options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
     async run({ db }, values) {
       const account = await createAccount(db, {
         name: required(values, 'name'),
         email: required(values, 'email'),
-        password: required(values, 'password'),
+        password: passwordArg(required(values, 'password')),
       });
       return { result: account, text: `created account ${account.id} (${account.email})` };
     },
@@ -49,7 +59,7 @@ export const accountCommands: Command[] = [
   {
     path: ['accounts', 'update'],
     usage:
-      'gateway accounts update --id ID [--cashout-fee-fixed 1.50] [--cashout-fee-percent 1.2] [--sale-fee-percent 3.99] [--sale-fee-fixed 0.99] [--reserve-percent 0] [--api-cashout on|off] [--transfers on|off] [--password P] [--two-factor off] [--json]',
+      'gateway accounts update --id ID [--cashout-fee-fixed 1.50] [--cashout-fee-percent 1.2] [--sale-fee-percent 3.99] [--sale-fee-fixed 0.99] [--reserve-percent 0] [--api-cashout on|off] [--transfers on|off] [--password P|-] [--two-factor off] [--json]',
     options: {
       id: { type: 'string' },
       'cashout-fee-fixed': { type: 'string' },
@@ -73,7 +83,7 @@ export const accountCommands: Command[] = [
         reservePercentE4: percentArg(values['reserve-percent'], 'reserve-percent'),
         apiCashout: switchArg(values['api-cashout'], 'api-cashout'),
         transfers: switchArg(values.transfers, 'transfers'),
-        password: values.password === undefined ? undefined : String(values.password),
+        password: values.password === undefined ? undefined : passwordArg(String(values.password)),
         twoFactorOff: twoFactorArg(values['two-factor']),
       };
       const row = await updateAccount(db, Number(id), update);

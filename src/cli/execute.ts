@@ -37,7 +37,7 @@ export function checkUsage(argv: readonly string[]): Execution | null {
     return bad === undefined ? null : failure(2, `unknown option "${bad}" (usage: ${line})`, json);
   }
   const command = findCommand(argv);
-  if (!command) return failure(2, `unknown command "${argv.join(' ')}" (run gateway --help)`, json);
+  if (!command) return failure(2, `unknown command "${commandWords(argv)}" (run gateway --help)`, json);
   try {
     parse(command, argv);
     return null;
@@ -70,7 +70,7 @@ function parse(command: Command, argv: readonly string[]) {
 export async function execute(argv: readonly string[], ctx: CommandContext): Promise<Execution> {
   const command = findCommand(argv);
   const json = argv.includes('--json');
-  if (!command) return failure(2, `unknown command "${argv.join(' ')}" (run gateway --help)`, json);
+  if (!command) return failure(2, `unknown command "${commandWords(argv)}" (run gateway --help)`, json);
   try {
     const parsed = parse(command, argv);
     const outcome = await command.run(
@@ -109,6 +109,12 @@ export async function execute(argv: readonly string[], ctx: CommandContext): Pro
 export function failure(exitCode: number, message: string, json: boolean): Execution {
   const stdout = json ? `${JSON.stringify({ error: { exitCode, message } })}\n` : '';
   return { exitCode, stdout, stderr: `error: ${message}\n` };
+}
+
+/** The words naming a command, without its options and their values (a password must not be echoed). */
+function commandWords(argv: readonly string[]): string {
+  const end = argv.findIndex((a) => a.startsWith('-'));
+  return (end === -1 ? argv : argv.slice(0, end)).join(' ');
 }
 
 function oneLine(err: unknown): string {

@@ -322,17 +322,13 @@ describe('gateway accounts update: an owner locked out', () => {
         .replace(/\$1/g, String(id))
         .replace('$2', `'${mail}'`),
     );
+    // the password read from standard input (`--password -`): out of the process list and shell history
     const out = ok<Record<string, unknown>>(
-      await gateway(
-        'accounts',
-        'update',
-        '--id',
-        String(id),
-        '--password',
-        'new-password',
-        '--two-factor',
-        'off',
-        '--json',
+      await runGateway(
+        ['accounts', 'update', '--id', String(id), '--password', '-', '--two-factor', 'off', '--json'],
+        env,
+        60_000,
+        'new-password\n',
       ),
     );
     expect(out).toMatchObject({ id, twoFactor: 'off' });
@@ -396,6 +392,10 @@ describe('the command line itself', () => {
   it('exit 2 with one line for no or an unknown command; --help prints the usage', async () => {
     fails(await gateway(), 2, /no command/);
     fails(await gateway('frobnicate'), 2, /unknown command/);
+    // a mistyped command is named without its options: a password given with it is not echoed
+    const typo = await gateway('acounts', 'create', '--password', 'segredo-do-dono');
+    fails(typo, 2, /unknown command "acounts create"/);
+    expect(typo.stderr).not.toContain('segredo-do-dono');
     const unknownJson = await gateway('frobnicate', '--json');
     expect(JSON.parse(unknownJson.stdout)).toMatchObject({ error: { exitCode: 2 } });
     const help = await gateway('--help');

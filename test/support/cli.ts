@@ -17,6 +17,7 @@ export function runGateway(
   args: string[],
   env: Record<string, string>,
   timeoutMs = 60_000,
+  stdin?: string,
 ): Promise<CliResult> {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(
@@ -25,7 +26,7 @@ export function runGateway(
     ),
   );
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [MAIN, ...args],
       { env: { ...base, LOG_LEVEL: 'warn', NODE_ENV: 'test', ...env }, timeout: timeoutMs },
@@ -34,6 +35,7 @@ export function runGateway(
         resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
       },
     );
+    child.stdin?.end(stdin ?? '');
   });
 }
 
