@@ -344,7 +344,14 @@ function isPostmasterOf(pid: number, cluster: string): boolean {
   try {
     return realpathSync(`/proc/${pid}/cwd`) === realpathSync(cluster);
   } catch {
-    return true; // its working directory is not ours to read: a postgres it is, the best we can tell
+    // its working directory is not ours to read (another user's process): ours only if it runs as the
+    // cluster's owner
+    try {
+      const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      return uid === undefined || Number(uid) === statSync(cluster).uid;
+    } catch {
+      return true;
+    }
   }
 }
 
