@@ -60,6 +60,15 @@ const withItems = (amount = 1000) =>
     items: [{ title: 'Caneca', unitPrice: amount, quantity: 1, tangible: false }],
   }) as unknown as ChargeInput;
 
+/** The merchant's sales. */
+async function count(): Promise<number> {
+  const [row] = await db().query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM sales WHERE account_id = $1',
+    [merchant.accountId],
+  );
+  return row!.n;
+}
+
 async function transactionsHeldOpen(): Promise<number> {
   const [row] = await db().query<{ n: number }>(
     `SELECT count(*)::int AS n FROM pg_stat_activity
@@ -110,12 +119,6 @@ describe('createPixSale while the processor is slow', () => {
 
   it('a request whose claim was taken over while it stalled stores no second sale for the key', async () => {
     const gate = gatedProcessor();
-    const count = async () =>
-      (
-        await db().query<{ n: number }>('SELECT count(*)::int AS n FROM sales WHERE account_id = $1', [
-          merchant.accountId,
-        ])
-      )[0]!.n;
     const before = await count();
     const stalled = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'stall-key', rules);
     await waitUntil(async () => (gate.state.calls === 1 ? true : undefined));
@@ -147,12 +150,6 @@ describe('createPixSale while the processor is slow', () => {
 
   it('a processor failure keeps no sale and gives the key back: the retry opens a new charge', async () => {
     const gate = gatedProcessor();
-    const count = async () =>
-      (
-        await db().query<{ n: number }>('SELECT count(*)::int AS n FROM sales WHERE account_id = $1', [
-          merchant.accountId,
-        ])
-      )[0]!.n;
     const before = await count();
     const first = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'fail-key', rules);
     await waitUntil(async () => (gate.state.calls === 1 ? true : undefined));
