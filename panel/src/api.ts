@@ -67,6 +67,19 @@ if (tabs) {
     if (e.data.user !== (user?.id ?? null)) location.reload();
   };
 }
+// a tab the browser froze or put away misses those messages: coming back into view, it asks
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState !== 'visible' || !user) return;
+  void fetch('/api/auth/me', { credentials: 'same-origin' }).then(
+    async (res) => {
+      if (res.status === 401) return onExpired();
+      if (!res.ok) return;
+      const now = (await res.json()) as Session;
+      if (now.user.id !== user?.id) location.reload();
+    },
+    () => undefined,
+  );
+});
 
 /**
  * The browser's session cookie is shared by every tab: a login in another tab replaces this tab's session.

@@ -344,6 +344,29 @@ describe('tabs of one browser share one session', () => {
     await context.close();
   });
 
+  it('a tab that missed the news (frozen, put away) checks its session when it comes back into view', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const tab = await context.newPage();
+    await login(tab, EMAIL, PASSWORD);
+    expect(await tab.locator('.who').textContent()).toBe('Loja Exemplo');
+    // another store's session put in the cookie jar behind the tab's back (no tab told it)
+    const other = await call('POST', `${server.url}/api/auth/login`, {
+      body: { email: 'outra@example.com', password: 'senha-da-outra-1' },
+    });
+    const token = /gw_session=([^;]+)/.exec(String(other.headers['set-cookie']))![1]!;
+    await context.addCookies([{ name: 'gw_session', value: token, url: server.url }]);
+    await tab.evaluate('document.dispatchEvent(new Event("visibilitychange"))');
+    await expect
+      .poll(() =>
+        tab
+          .locator('.who')
+          .textContent({ timeout: 1000 })
+          .catch(() => null),
+      )
+      .toBe('Outra Loja');
+    await context.close();
+  });
+
   it('"Sair" ends the session even when another login replaced this tab’s CSRF token unnoticed', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const tab = await context.newPage();
