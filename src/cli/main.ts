@@ -14,11 +14,12 @@ async function main(argv: string[]): Promise<number> {
   if (bad) return print(bad);
   if (first === 'dev-psp') {
     const { runDevPsp } = await import('../devpsp/cli.js');
-    const psp = await runDevPsp(argv, loadConfig().dataDir);
+    const psp = await runDevPsp(argv, loadConfig(process.env, { secrets: false }).dataDir);
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void psp.close());
     return -1; // keep running
   }
-  const config = loadConfig();
+  // only the long-running processes sign, seal and open secrets; operator commands run without them
+  const config = loadConfig(process.env, { secrets: first === 'serve' || first === 'worker' });
 
   if (first === 'serve' || first === 'worker') {
     // loaded only here: operator commands start faster without the HTTP stack

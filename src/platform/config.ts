@@ -296,7 +296,13 @@ function slowClientLimits(env: Env) {
   };
 }
 
-export function loadConfig(env: Env = process.env): Config {
+/**
+ * `secrets: false` is for the operator commands, which sign and seal nothing: they run in production without
+ * POSTBACK_SECRET and SECRETS_KEY (an operator's shell need not hold the money secrets to verify the ledger)
+ * and never create dev secret files in DATA_DIR. Their config's secrets are empty, so any use would fail.
+ */
+export function loadConfig(env: Env = process.env, options: { secrets?: boolean } = {}): Config {
+  const withSecrets = options.secrets ?? true;
   const nodeEnv = env.NODE_ENV ?? 'development';
   if (!['production', 'development', 'test'].includes(nodeEnv)) {
     throw new ConfigError(`NODE_ENV must be production, development or test, got "${nodeEnv}"`);
@@ -307,9 +313,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// connection string');
   }
-  if (production && !env.POSTBACK_SECRET) throw new ConfigError('POSTBACK_SECRET is required in production');
-  if (production && !env.SECRETS_KEY) throw new ConfigError('SECRETS_KEY is required in production');
-  if (production) requireStrongSecrets(env.POSTBACK_SECRET!, env.SECRETS_KEY!);
+  if (production && withSecrets && !env.POSTBACK_SECRET) {
+    throw new ConfigError('POSTBACK_SECRET is required in production');
+  }
+  if (production && withSecrets && !env.SECRETS_KEY) throw new ConfigError('SECRETS_KEY is required in production');
+  if (production && withSecrets) requireStrongSecrets(env.POSTBACK_SECRET!, env.SECRETS_KEY!);
   const host = env.HOST || '::';
   if (env.HOST && env.HOST !== 'localhost' && !ipaddr.isValid(env.HOST)) {
     throw new ConfigError(`HOST must be an IP address or localhost, got "${env.HOST}"`);
@@ -353,8 +361,10 @@ export function loadConfig(env: Env = process.env): Config {
     production,
     sandbox,
     trustProxy: trustProxy(env),
-    postbackSecret: env.POSTBACK_SECRET || devSecret(dataDir, 'dev-postback-secret', 32),
-    secretsKey: secretsKey(env.SECRETS_KEY || devSecret(dataDir, 'dev-secrets-key', 32)),
+    postbackSecret: withSecrets ? env.POSTBACK_SECRET || devSecret(dataDir, 'dev-postback-secret', 32) : '',
+    secretsKey: withSecrets
+      ? secretsKey(env.SECRETS_KEY || devSecret(dataDir, 'dev-secrets-key', 32))
+      : Buffer.alloc(0),
     metricsToken: env.METRICS_TOKEN || undefined,
     redisUrl,
     rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 100, 0, 1_000_000),

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,6 +34,27 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.close();
   await database?.drop();
+});
+
+describe('operator commands and the money secrets', () => {
+  it('run in production without POSTBACK_SECRET and SECRETS_KEY, and never write dev secrets into DATA_DIR', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gw-cli-secrets-'));
+    const production = { DATABASE_URL: database.url, DATA_DIR: dir, NODE_ENV: 'production', SANDBOX: 'off' };
+    expect(ok<{ ok: boolean }>(await runGateway(['ledger', 'verify', '--json'], production)).ok).toBe(true);
+    ok(
+      await runGateway(
+        ['accounts', 'create', '--name', 'Prod', '--email', email(), '--password', 'prod-password', '--json'],
+        production,
+      ),
+    );
+    ok(await gateway('ledger', 'verify', '--json')); // development: no dev secret files either
+    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(env.DATA_DIR!).filter((f) => f.startsWith('dev-'))).toEqual([]);
+    // the long-running processes still refuse to start without them
+    const serve = await runGateway(['serve'], production);
+    expect(serve.code).toBe(1);
+    expect(serve.stderr).toMatch(/POSTBACK_SECRET is required in production/);
+  });
 });
 
 describe('gateway migrate', () => {
