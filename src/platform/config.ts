@@ -316,7 +316,8 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
   if (production && withSecrets && !env.POSTBACK_SECRET) {
     throw new ConfigError('POSTBACK_SECRET is required in production');
   }
-  if (production && withSecrets && !env.SECRETS_KEY) throw new ConfigError('SECRETS_KEY is required in production');
+  if (production && withSecrets && !env.SECRETS_KEY)
+    throw new ConfigError('SECRETS_KEY is required in production');
   if (production && withSecrets) requireStrongSecrets(env.POSTBACK_SECRET!, env.SECRETS_KEY!);
   const host = env.HOST || '::';
   if (env.HOST && env.HOST !== 'localhost' && !ipaddr.isValid(env.HOST)) {
