@@ -69,30 +69,23 @@ if (tabs) {
 }
 // a tab the browser froze or put away misses those messages: coming back into view, it asks
 document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState !== 'visible' || !user) return;
-  void fetch('/api/auth/me', { credentials: 'same-origin' }).then(
-    async (res) => {
-      if (res.status === 401) return onExpired();
-      if (!res.ok) return;
-      const now = (await res.json()) as Session;
-      if (now.user.id !== user?.id) location.reload();
-    },
-    () => undefined,
-  );
+  if (document.visibilityState === 'visible' && user) void checkSession();
 });
 
 /**
  * The browser's session cookie is shared by every tab: a login in another tab replaces this tab's session.
- * Asked after a refusal: the session gone → back to login; another user's session → the page starts over as
- * that user (this tab must not show one store's name over another's data); the same user's new session →
- * its CSRF token is taken and the request may be sent again.
+ * Asked after a refusal or on coming back into view: the session gone → back to login; another user's
+ * session → the page starts over as that user (this tab must not show one store's name over another's data);
+ * the same user's session → its CSRF token is taken and a refused request may be sent again. No answer (the
+ * network, a 5xx) changes nothing.
  */
-async function sessionAfterRefusal(): Promise<'gone' | 'renewed'> {
+async function checkSession(): Promise<'gone' | 'renewed' | 'unknown'> {
   const res = await fetch('/api/auth/me', { credentials: 'same-origin' }).catch(() => null);
-  if (!res?.ok) {
+  if (res?.status === 401) {
     onExpired();
     return 'gone';
   }
+  if (!res?.ok) return 'unknown';
   const now = (await res.json()) as Session;
   if (now.user.id !== user?.id) {
     location.reload();
@@ -125,9 +118,9 @@ async function request<T>(
     const { message, code } = errorOf(data, res.status);
     const ownSession = path !== '/api/auth/login' && path !== '/api/auth/me';
     // a 401 may be a wrong confirmation password: only a session that is really gone sends the user to login
-    if (res.status === 401 && ownSession) await sessionAfterRefusal();
+    if (res.status === 401 && ownSession) await checkSession();
     if (res.status === 403 && message === CSRF_REFUSED && ownSession && !retried) {
-      if ((await sessionAfterRefusal()) === 'renewed') return request(method, path, body, headers, true);
+      if ((await checkSession()) === 'renewed') return request(method, path, body, headers, true);
     }
     throw new ApiError(res.status, message, code);
   }

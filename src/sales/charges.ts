@@ -18,7 +18,7 @@ import {
 } from './charges.data.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 import type { PixChargeProcessor } from './processors/processor.js';
-import { applyProcessorStatus, createSale, saleForAccount } from './service.js';
+import { applyProcessorStatus, createSale, ownedSale } from './service.js';
 import type { SaleSettler } from './settler.js';
 import { moveSale } from './transition.js';
 import type { Customer, SaleItem, SaleRow } from './types.js';
@@ -153,8 +153,7 @@ export async function refundSale(
   accountId: number,
   id: PublicId,
 ): Promise<number> {
-  await saleForAccount(db, accountId, id); // 404 / 403 as the lookup answers them
-  const sale = (await findSaleRow(db, id))!;
+  const sale = ownedSale(await findSaleRow(db, id), accountId); // 404 / 403 as the lookup answers them
   if (sale.status !== 'PAGO') throw conflict(`a sale in status ${sale.status} cannot be refunded`);
   const processor = processors.get(sale.processor);
   if (!processor) throw unavailable('refund sales');

@@ -61,14 +61,22 @@ export async function saleForAccount(q: Queryable, accountId: number, id: Public
   return ownedSaleBody(await findSaleJson(q, id), accountId);
 }
 
-/** A looked-up sale's JSON for the account asking: 404 when there is none, 403 when another account owns it. */
+/** A looked-up sale for the account asking: 404 when there is none, 403 when another account owns it. */
+export function ownedSale<T extends { account_id: number }>(
+  sale: T | null | undefined,
+  accountId: number,
+): T {
+  if (!sale) throw notFound('Sale not found');
+  if (sale.account_id !== accountId) throw new AppError('FORBIDDEN', 'Sale belongs to another account');
+  return sale;
+}
+
+/** A looked-up sale's JSON for the account asking (ownedSale's answers). */
 export function ownedSaleBody(
   sale: { account_id: number; body: string } | null | undefined,
   accountId: number,
 ): string {
-  if (!sale) throw notFound('Sale not found');
-  if (sale.account_id !== accountId) throw new AppError('FORBIDDEN', 'Sale belongs to another account');
-  return sale.body;
+  return ownedSale(sale, accountId).body;
 }
 
 /** The Sale object (JSON text) of a sale the caller already holds. */
