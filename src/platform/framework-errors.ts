@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { AppError, type ErrorShape, renderError } from './errors.js';
@@ -46,6 +47,7 @@ export function frameworkErrorHandler(shapes: RouteShapes) {
     const appErr = frameworkAppError(err.code);
     void reply
       .code(appErr.status)
+      .header('x-request-id', request.id)
       .header('content-type', 'application/json; charset=utf-8')
       .send(renderError(appErr, shapes.shapeOf(request.method, request.url)));
   };
@@ -67,7 +69,7 @@ export function clientErrorHandler(shapes: RouteShapes) {
     if (socket.writable) {
       socket.write(
         `HTTP/1.1 ${appErr.status} ${reason(appErr.status)}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+          `X-Request-Id: ${randomUUID()}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
       );
     }
     socket.destroy(err);

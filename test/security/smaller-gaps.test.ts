@@ -61,6 +61,7 @@ describe('errors raised before a route is matched are in that route’s shape', 
     expect(other.status).toBe(400);
     expect(JSON.parse(other.body)).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
     expect(other.body).not.toContain('FST_ERR');
+    for (const res of [tx, other]) expect(res.head).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
   });
 
   it('a path id of any length gets its route’s documented answer, without echoing the path', async () => {
@@ -86,6 +87,7 @@ describe('errors raised before a route is matched are in that route’s shape', 
     const panel = await rawRequest(server.url, get('/api/webhook', big));
     expect(panel.status).toBe(431);
     expect(JSON.parse(panel.body)).toMatchObject({ success: false, error: { code: 'HEADERS_TOO_LARGE' } });
+    for (const res of [balance, panel]) expect(res.head).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
   });
 });
 
