@@ -396,7 +396,13 @@ async function startServer(
   port: number,
   log: (message: string) => void,
 ): Promise<void> {
-  if (!existsSync(paths.log)) writeFileSync(paths.log, '');
+  // the server's log can quote statements and their data: readable by its owner only
+  if (!existsSync(paths.log)) writeFileSync(paths.log, '', { mode: 0o600 });
+  try {
+    chmodSync(paths.log, 0o600);
+  } catch {
+    // a log another user owns (the server's, made by a root start) keeps its mode
+  }
   if (account) chownSync(paths.log, account.uid, account.gid);
   const options = [
     `-p ${port}`,

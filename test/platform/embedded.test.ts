@@ -8,6 +8,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,6 +58,9 @@ describe('embedded database', () => {
     server = await serve();
     expect(server.output()).toMatch(/embedded PostgreSQL started on 127\.0\.0\.1:\d+/);
     expect(postmaster()).not.toBeNull();
+    // the server's log can quote statements and their data; the password file is the owner's alone too
+    expect(statSync(path.join(dataDir, 'postgres.log')).mode & 0o777).toBe(0o600);
+    expect(statSync(path.join(dataDir, 'postgres.password')).mode & 0o777).toBe(0o600);
     if (process.getuid?.() === 0) {
       // PostgreSQL refuses root: the database server runs as the postgres system user
       expect(
