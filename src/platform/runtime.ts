@@ -101,7 +101,16 @@ async function listen(app: Http, config: Config): Promise<string> {
  * was logged) is not lost to the default kill.
  */
 export function closeOnSignals(runtime: Runtime | Promise<Runtime>): void {
+  let firstAt = 0;
   const stop = (signal: string) => {
+    if (firstAt) {
+      // `npm start` forwards the terminal's ^C that the process already got from the terminal: one press
+      // arrives twice, a moment apart. A signal later than that is the operator choosing not to wait.
+      if (Date.now() - firstAt < REPEAT_MS) return;
+      process.stderr.write(`${signal} again: exiting without waiting for the drain\n`);
+      process.exit(1);
+    }
+    firstAt = Date.now();
     Promise.resolve(runtime)
       .then(async (r) => {
         r.platform.log.info({ signal }, 'shutting down');
@@ -113,7 +122,7 @@ export function closeOnSignals(runtime: Runtime | Promise<Runtime>): void {
         process.exit(1);
       });
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGHUP', () => stop('SIGHUP'));
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
 }
+
+const REPEAT_MS = 1000;

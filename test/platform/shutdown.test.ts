@@ -29,8 +29,8 @@ const until = (condition: () => boolean, what: string) =>
     () => what,
   );
 
-describe('SIGTERM', () => {
-  it('drains a request still in flight, then closes the database and exits 0', async () => {
+describe('SIGTERM, SIGINT', () => {
+  it('drains a request still in flight, then closes the database and exits 0, a repeated ^C included', async () => {
     const account = await createAccount(db, {
       name: 'Drain',
       email: 'drain@example.com',
@@ -67,7 +67,11 @@ describe('SIGTERM', () => {
       'request',
     );
 
-    gateway.process.kill('SIGTERM');
+    // `npm start` under a terminal: one ^C reaches the process twice (the terminal's, then npm's forward)
+    // (sent back to back the kernel would merge them into one)
+    gateway.process.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    gateway.process.kill('SIGINT');
     await until(() => gateway.output().includes('"msg":"shutting down"'), 'shutdown to begin');
     expect(gateway.process.exitCode).toBeNull(); // still waiting for our request
 
@@ -84,6 +88,36 @@ describe('SIGTERM', () => {
     const left = async () => (await backends()).filter((pid) => !ours.includes(pid));
     await expect.poll(left, { timeout: 10_000 }).toEqual([]);
     expect(gateway.output()).not.toMatch(/"level":(50|60)/); // no error logged while shutting down
+  });
+
+  it('a signal sent again later exits at once, without waiting for the drain', async () => {
+    const gateway = await spawnGateway(['serve'], {
+      DATABASE_URL: database.url,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-drain-')),
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'debug',
+    });
+    const exited = once(gateway.process, 'exit');
+    const { hostname, port } = new URL(gateway.url);
+    const req = http.request({
+      host: hostname,
+      port,
+      method: 'POST',
+      path: '/api/auth/login',
+      headers: { 'content-type': 'application/json', 'content-length': 100 },
+    });
+    req.on('error', () => undefined);
+    req.write('{'); // a request that never ends holds the drain
+    await until(() => /"msg":"incoming request"/.test(gateway.output()), 'request');
+    gateway.process.kill('SIGTERM');
+    await until(() => gateway.output().includes('"msg":"shutting down"'), 'shutdown to begin');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(gateway.process.exitCode).toBeNull();
+    gateway.process.kill('SIGTERM');
+    const [code] = await exited;
+    expect(code).toBe(1);
+    expect(gateway.output()).toContain('SIGTERM again: exiting without waiting for the drain');
+    req.destroy();
   });
 
   it('a stopped `gateway worker` exits 0 too', async () => {
