@@ -18,8 +18,11 @@ export interface DevPspOptions {
   port?: number;
 }
 
-/** A fault the next matching request meets: a status answered, or no answer at all. */
-type Fault = { status: number } | { hang: true };
+/**
+ * A fault the next matching request meets: a status answered (with a problem+json body, or `html`, as a proxy in
+ * front of a PSP answers), or no answer at all.
+ */
+type Fault = { status: number; html?: string } | { hang: true };
 
 /**
  * A local PSP speaking the Central Bank's standard API Pix over mutual TLS (client certificate required),
@@ -171,6 +174,7 @@ export class DevPsp {
         if (--pending.left <= 0) this.faults.delete(route);
         const fault = pending.fault;
         if ('hang' in fault) return new Promise(() => {}); // never answers; the client gives up
+        if (fault.html !== undefined) return reply.code(fault.status).type('text/html').send(fault.html);
         return reply.code(fault.status).send({ title: 'Erro simulado', status: fault.status });
       }
       // the try-out control routes (/dev/…) need only the client certificate

@@ -14,6 +14,19 @@ export function formEncode(text: string): string {
   return new URLSearchParams([['', text]]).toString().slice(1);
 }
 
+/** A PSP answer's JSON; anything else is a PspError naming the call, never quoting the body. */
+function parseAnswer<T>(text: string, call: string, status: number): T {
+  if (!text) return null as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new PspError(`${call} answered ${status} with a body that is not JSON`, status);
+  }
+}
+
+/** A call's resource without its ids (`/cob`, `/pix`): what a message may name. */
+const resource = (path: string) => path.split('?')[0]!.split('/').slice(0, 2).join('/');
+
 export class PspError extends Error {
   constructor(
     message: string,
@@ -79,8 +92,13 @@ export class PixApiClient {
     }).catch((err: unknown) => {
       throw new PspError(`PSP unreachable or too slow (${(err as Error).name})`, null);
     });
-    const text = await res.body.text();
-    return { status: res.statusCode, body: (text ? JSON.parse(text) : null) as T };
+    const text = await res.body.text().catch((err: unknown) => {
+      throw new PspError(`PSP answer cut off (${(err as Error).name})`, res.statusCode);
+    });
+    return {
+      status: res.statusCode,
+      body: parseAnswer<T>(text, `${method} ${resource(path)}`, res.statusCode),
+    };
   }
 
   private async accessToken(): Promise<string> {

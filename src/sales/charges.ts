@@ -17,8 +17,8 @@ import {
   setChargeExpiry,
 } from './charges.data.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
-import type { PixChargeProcessor } from './processors/processor.js';
-import { applyProcessorStatus, createSale, ownedSale } from './service.js';
+import type { ExpiredCharge, PixCharge, PixChargeProcessor } from './processors/processor.js';
+import { applyProcessorStatus, createSale, ownedSale, saleFees } from './service.js';
 import type { SaleSettler } from './settler.js';
 import { moveSale } from './transition.js';
 import type { Customer, SaleItem, SaleRow } from './types.js';
@@ -51,13 +51,13 @@ export async function createPixSale(
   accountId: number,
   input: ChargeInput,
   key: string | null,
-  rules: { allowPrivateTargets: boolean },
+  context: { allowPrivateTargets: boolean; log: Logger },
 ): Promise<{ sale: SaleRow; replayed: boolean }> {
   checkSaleSize(input);
   if (!processor) throw unavailable('open PIX charges');
   const customer = normalizeCustomer(input.customer);
   const postbackUrl = normalizePostbackUrl(input.postbackUrl);
-  if (postbackUrl && !rules.allowPrivateTargets) {
+  if (postbackUrl && !context.allowPrivateTargets) {
     const problem = await addressProblem(postbackUrl, 'postbackUrl');
     if (problem) throw validation(problem);
   }
@@ -70,9 +70,12 @@ export async function createPixSale(
     if ('sale' in claim) return { sale: claim.sale, replayed: true };
     token = claim.token;
   }
+  const uuid = randomUUID();
+  let charge: PixCharge | null = null;
   try {
-    const uuid = randomUUID();
-    const charge = await processor
+    // refused here rather than after a charge that could be paid is open at the processor
+    await saleFees(db, accountId, input.amount);
+    charge = await processor
       .createPixCharge({ saleUuid: uuid, amount: input.amount, expiresIn })
       .catch((err: unknown) => {
         throw new AppError(
@@ -80,6 +83,7 @@ export async function createPixSale(
           `The payment processor failed to open the charge: ${reason(err)}`,
         );
       });
+    const opened = charge;
     return await db.tx(async (tx) => {
       const sale = await createSale(
         tx,
@@ -95,8 +99,8 @@ export async function createPixSale(
           postbackUrl,
           cartId: null,
           recurrence: null,
-          pixKey: charge.brCode,
-          externalTransactionId: charge.externalTransactionId,
+          pixKey: opened.brCode,
+          externalTransactionId: opened.externalTransactionId,
           cardLastFour: null,
           cardBrand: null,
           boletoCode: null,
@@ -105,14 +109,33 @@ export async function createPixSale(
       );
       await setChargeExpiry(tx, sale.id, expiresIn);
       // a claim taken over meanwhile (this request stalled past ABANDONED_CLAIM_SECONDS): the other request's
-      // sale is the key's; this one rolls back, its charge left to expire at the processor
+      // sale is the key's; this one rolls back and its charge is removed at the processor (releaseOrphan)
       if (key !== null && !(await bindSaleKey(tx, accountId, key, token!, sale.id))) throw inUse('D');
       return { sale, replayed: false };
     });
   } catch (err) {
     if (key !== null) await releaseSaleKey(db, accountId, key, token!);
+    if (charge) releaseOrphan(processor, { uuid, amount: input.amount, ...charge }, context.log);
     throw err;
   }
+}
+
+/**
+ * A charge opened for a sale that was then not stored (its key taken over, the database failing) has no sale to
+ * credit: it is made unpayable at the processor, in the background, as an expired one would be.
+ */
+function releaseOrphan(processor: PixChargeProcessor, charge: ExpiredCharge, log: Logger): void {
+  if (!processor.releaseExpired) return;
+  const ref = { externalTransactionId: charge.externalTransactionId };
+  processor
+    .releaseExpired(charge)
+    .then(() => log.warn(ref, 'charge opened for a sale that was not stored: removed at the processor'))
+    .catch((err: unknown) =>
+      log.error(
+        { ...ref, err: reason(err) },
+        'charge opened for a sale that was not stored could not be removed at the processor: it stays payable until it expires there',
+      ),
+    );
 }
 
 /**
@@ -137,9 +160,9 @@ async function claimOrReplay(
   }
 }
 
-/** What the merchant may read of a processor failure: its message, never a stack. */
+/** What the merchant may read of a processor failure: a PspError's own message; anything else is not quoted. */
 function reason(err: unknown): string {
-  return err instanceof Error ? err.message.slice(0, 200) : 'unknown error';
+  return err instanceof PspError ? err.message.slice(0, 200) : 'no usable answer';
 }
 
 /**

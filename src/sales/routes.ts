@@ -64,7 +64,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
         accountId,
         request.body as ChargeInput, // the schema validated it; shipping is a plain object
         key,
-        { allowPrivateTargets: deps.allowPrivateTargets },
+        { allowPrivateTargets: deps.allowPrivateTargets, log: request.log },
       );
       if (replayed) reply.header('idempotent-replayed', 'true');
       const body = await saleJson(deps.db, sale.id);

@@ -15,7 +15,7 @@ import { saleInput } from './fixtures.js';
 let server: TestServer;
 let merchant: TestMerchant;
 const db = () => server.runtime.platform.db;
-const rules = { allowPrivateTargets: true };
+const rules = () => ({ allowPrivateTargets: true, log: server.runtime.platform.log });
 
 beforeAll(async () => {
   server = await startServer({ workers: false });
@@ -29,7 +29,7 @@ function gatedProcessor() {
   let gate = new Promise<boolean>((resolve) => {
     release = resolve;
   });
-  const state = { calls: 0 };
+  const state = { calls: 0, released: [] as string[] };
   const processor: PixChargeProcessor = {
     name: 'sandbox',
     async createPixCharge({ saleUuid }) {
@@ -39,6 +39,10 @@ function gatedProcessor() {
     },
     async refund() {
       return 'pending';
+    },
+    async releaseExpired(charge) {
+      state.released.push(charge.externalTransactionId);
+      return true;
     },
   };
   return {
@@ -81,7 +85,7 @@ describe('createPixSale while the processor is slow', () => {
   it('holds no connection during the call: 20 charges waiting on the PSP leave the pool free', async () => {
     const gate = gatedProcessor();
     const pending = Array.from({ length: 20 }, (_, i) =>
-      createPixSale(db(), gate.processor, merchant.accountId, withItems(1000 + i), `slow-${i}`, rules),
+      createPixSale(db(), gate.processor, merchant.accountId, withItems(1000 + i), `slow-${i}`, rules()),
     );
     await waitUntil(async () => (gate.state.calls === 20 ? true : undefined));
     // more charges waiting than the pool has connections, and none holds one
@@ -96,9 +100,9 @@ describe('createPixSale while the processor is slow', () => {
 
   it('a repeat of a request still opening its charge is refused 409 IN_USE (as for cashouts); after it, replayed', async () => {
     const gate = gatedProcessor();
-    const first = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'wait-key', rules);
+    const first = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'wait-key', rules());
     await waitUntil(async () => (gate.state.calls === 1 ? true : undefined));
-    const second = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'wait-key', rules);
+    const second = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'wait-key', rules());
     await expect(second).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE', shape: 'D' });
     const differs = createPixSale(
       db(),
@@ -106,12 +110,12 @@ describe('createPixSale while the processor is slow', () => {
       merchant.accountId,
       withItems(2000),
       'wait-key',
-      rules,
+      rules(),
     );
     await expect(differs).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
     gate.open();
     const a = await first;
-    const b = await createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'wait-key', rules);
+    const b = await createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'wait-key', rules());
     expect(gate.state.calls).toBe(1);
     expect(b.sale.id).toBe(a.sale.id);
     expect([a.replayed, b.replayed]).toEqual([false, true]);
@@ -120,7 +124,14 @@ describe('createPixSale while the processor is slow', () => {
   it('a request whose claim was taken over while it stalled stores no second sale for the key', async () => {
     const gate = gatedProcessor();
     const before = await count();
-    const stalled = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'stall-key', rules);
+    const stalled = createPixSale(
+      db(),
+      gate.processor,
+      merchant.accountId,
+      withItems(),
+      'stall-key',
+      rules(),
+    );
     await waitUntil(async () => (gate.state.calls === 1 ? true : undefined));
     // as if it had been waiting past ABANDONED_CLAIM_SECONDS: the next request with the key takes it over
     await db().query(
@@ -128,7 +139,14 @@ describe('createPixSale while the processor is slow', () => {
         WHERE account_id = $1 AND key = 'stall-key'`,
       [merchant.accountId],
     );
-    const takeover = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'stall-key', rules);
+    const takeover = createPixSale(
+      db(),
+      gate.processor,
+      merchant.accountId,
+      withItems(),
+      'stall-key',
+      rules(),
+    );
     await waitUntil(async () => (gate.state.calls === 2 ? true : undefined));
     gate.open();
     const [a, b] = await Promise.allSettled([stalled, takeover]);
@@ -142,16 +160,48 @@ describe('createPixSale while the processor is slow', () => {
       merchant.accountId,
       withItems(),
       'stall-key',
-      rules,
+      rules(),
     );
     expect(replay.replayed).toBe(true);
     expect(replay.sale.id).toBe((b as PromiseFulfilledResult<{ sale: { id: number } }>).value.sale.id);
+    // the stalled request's charge has no sale: it is removed at the processor, the stored one is not
+    await waitUntil(async () => (gate.state.released.length === 1 ? true : undefined));
+    expect(gate.state.released[0]).not.toBe(replay.sale.external_transaction_id);
+    expect(gate.state.released[0]).toMatch(/^gated-/);
+  });
+
+  it('an amount that does not cover the account’s fee is refused before a charge is opened', async () => {
+    const gate = gatedProcessor();
+    const poor = await createMerchant(server);
+    await db().query('UPDATE accounts SET sale_fee_fixed = 5000 WHERE id = $1', [poor.accountId]);
+    const err = await createPixSale(
+      db(),
+      gate.processor,
+      poor.accountId,
+      withItems(1000),
+      'fee-key',
+      rules(),
+    ).catch((e: unknown) => e);
+    expect((err as AppError).code).toBe('VALIDATION_ERROR');
+    expect((err as AppError).message).toMatch(/sale fee/);
+    expect(gate.state.calls).toBe(0);
+    // the key was not kept: the same key with an amount that covers the fee goes through
+    gate.open();
+    const made = await createPixSale(
+      db(),
+      gate.processor,
+      poor.accountId,
+      withItems(9000),
+      'fee-key',
+      rules(),
+    );
+    expect(made.replayed).toBe(false);
   });
 
   it('a processor failure keeps no sale and gives the key back: the retry opens a new charge', async () => {
     const gate = gatedProcessor();
     const before = await count();
-    const first = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'fail-key', rules);
+    const first = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'fail-key', rules());
     await waitUntil(async () => (gate.state.calls === 1 ? true : undefined));
     gate.fail();
     const err = await first.catch((e: unknown) => e);
@@ -159,7 +209,7 @@ describe('createPixSale while the processor is slow', () => {
     expect((err as AppError).code).toBe('PROCESSOR_ERROR');
     expect(await count()).toBe(before);
     gate.reset();
-    const retry = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'fail-key', rules);
+    const retry = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'fail-key', rules());
     await waitUntil(async () => (gate.state.calls === 2 ? true : undefined));
     gate.open();
     const made = await retry;
@@ -181,7 +231,7 @@ describe('createPixSale while the processor is slow', () => {
         merchant.accountId,
         { ...withItems(), postbackUrl },
         null,
-        { allowPrivateTargets: false },
+        { ...rules(), allowPrivateTargets: false },
       ).catch((e: unknown) => e);
       expect((err as AppError).code, postbackUrl).toBe('VALIDATION_ERROR');
       expect((err as AppError).message).toMatch(/postbackUrl/);

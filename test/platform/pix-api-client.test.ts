@@ -2,7 +2,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DevPsp } from '../../src/devpsp/server.js';
 import type { BcbSettings } from '../../src/platform/config.js';
-import { formEncode, PixApiClient } from '../../src/platform/pix-api-client.js';
+import { formEncode, PixApiClient, PspError } from '../../src/platform/pix-api-client.js';
 
 // credentials with every character RFC 6749 §2.3.1 makes the client encode
 const CLIENT_ID = 'gate:way%2B+&é id';
@@ -66,6 +66,21 @@ describe('OAuth client credentials (RFC 6749 §2.3.1)', () => {
       expect(res.statusCode).toBe(401);
     } finally {
       await agent.close();
+    }
+  });
+});
+
+describe('answers that are not the standard’s', () => {
+  it('a body that is not JSON (a proxy’s error page) is a PspError naming the call, not quoting the body', async () => {
+    const client = new PixApiClient(settings, 5000);
+    try {
+      psp.failNext('GET /pix', { status: 502, html: '<html>upstream 10.0.0.5:8443 refused</html>' });
+      const err = await client.call('GET', '/pix/E99999999202611221200aaaaaaaaaaa').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(PspError);
+      expect((err as PspError).status).toBe(502);
+      expect((err as PspError).message).toBe('GET /pix answered 502 with a body that is not JSON');
+    } finally {
+      await client.close();
     }
   });
 });
