@@ -96,7 +96,9 @@ export async function transition(
 /**
  * `transition` for many withdrawals (distinct ids) in the caller's transaction: the rows are locked in id
  * order and moved in one statement, their notification facts recorded in one more, their ledger entries (if
- * the rule has any) posted one by one. Each withdrawal is decided on its own; results in the order given.
+ * the rule has any) posted one by one in account order — the order every other writer locks balance rows in,
+ * so a batch spanning merchants cannot deadlock with a settlement. Each withdrawal is decided on its own;
+ * results in the order given.
  */
 export async function transitionMany(
   tx: Queryable,
@@ -121,7 +123,7 @@ export async function transitionMany(
         WHERE w.id = l.id AND w.status = $3
         RETURNING w.*)
      SELECT w.*, a.name AS user_name, a.email AS user_email FROM w JOIN accounts a ON a.id = w.account_id
-      ORDER BY w.id`,
+      ORDER BY w.account_id, w.id`,
     [ids, rule.to, rule.from, rule.processed, items.map((i) => i.externalId)],
   );
   const moved = new Map<number, WithdrawalRow>();
