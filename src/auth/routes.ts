@@ -173,7 +173,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       schema: {
         tags: ['panel'],
         summary: 'Start two-factor setup: a new secret to add to an authenticator app',
-        response: { 200: S.TotpSetup, 400: ShapeA, 401: ShapeA, 403: ShapeA },
+        response: { 200: S.TotpSetup, 401: ShapeA, 403: ShapeA, 409: ShapeA },
       },
     },
     async (request, reply) => {
@@ -193,7 +193,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
           summary:
             step === 'enable' ? 'Turn two-factor login on with a first code' : 'Turn two-factor login off',
           body: S.TotpCodeBody,
-          response: { 204: S.NoContent, 400: ShapeA, 401: ShapeA, 403: ShapeA, 429: ShapeA },
+          response: { 204: S.NoContent, 400: ShapeA, 401: ShapeA, 403: ShapeA, 409: ShapeA, 429: ShapeA },
         },
       },
       async (request, reply) => {

@@ -1,7 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { type Actor, recordAudit } from '../audit/audit.data.js';
 import type { Db, Queryable } from '../platform/db.js';
-import { validation } from '../platform/errors.js';
+import { conflict, validation } from '../platform/errors.js';
 import { seal, unseal } from '../platform/sealed.js';
 import { clearAttempts, confirmationKey, withAttempt } from './attempts.js';
 
@@ -67,15 +67,16 @@ export class TotpService {
       `UPDATE accounts SET totp_pending_enc = $2 WHERE id = $1 AND totp_secret_enc IS NULL RETURNING email`,
       [accountId, seal(this.key, secret)],
     );
-    if (!row) throw validation('Two-factor login is already on; turn it off first to set up a new device');
+    if (!row) throw conflict('Two-factor login is already on; turn it off first to set up a new device');
     return { secret, otpauthUrl: totpFor(secret, row.email).toString() };
   }
 
   async enable(accountId: number, code: string, actor: Actor): Promise<void> {
     await this.db.tx(async (tx) => {
       const row = await lockAccount(tx, accountId);
-      if (row.totp_secret_enc) throw validation('Two-factor login is already on');
-      if (!row.totp_pending_enc) throw validation('Start with POST /api/auth/totp/setup');
+      if (row.totp_secret_enc) throw conflict('Two-factor login is already on');
+      if (!row.totp_pending_enc)
+        throw conflict('No set-up is waiting for a code: start with POST /api/auth/totp/setup');
       const pending = unseal(this.key, row.totp_pending_enc);
       if (!(await consumeCode(tx, accountId, pending, code))) {
         throw validation('The code does not match; check the authenticator app and the device clock');
@@ -94,7 +95,7 @@ export class TotpService {
       this.db.tx(async (tx) => {
         const row = await lockAccount(tx, accountId);
         const secret = this.secretOf(row);
-        if (!secret) throw validation('Two-factor login is not on');
+        if (!secret) throw conflict('Two-factor login is not on');
         if (!(await consumeCode(tx, accountId, secret, code))) {
           throw validation('The code does not match or was used already');
         }

@@ -165,7 +165,14 @@ describe('two-factor login', () => {
       (await post(m, '/api/auth/totp/disable', { code: '000000' === code(secret) ? '111111' : '000000' }))
         .status,
     ).toBe(400);
+    // steps out of order are a state conflict (409), not bad input
+    const again = await post(m, '/api/auth/totp/setup');
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ success: false, error: { code: 'CONFLICT' } });
+    expect((await post(m, '/api/auth/totp/enable', { code: code(secret) })).status).toBe(409);
     expect((await post(m, '/api/auth/totp/disable', { code: code(secret) })).status).toBe(204);
+    expect((await post(m, '/api/auth/totp/disable', { code: code(secret) })).status).toBe(409);
+    expect((await post(m, '/api/auth/totp/enable', { code: code(secret) })).status).toBe(409);
     const res = await login(m);
     expect(res.status).toBe(200);
     expect(res.body.user.totpEnabled).toBe(false);

@@ -123,7 +123,7 @@ const FIELDS: [RegExp, string][] = [
   [/^webhookUrl\b/, 'a URL do webhook'],
   [/^(events\b|"\*")/, 'os eventos escolhidos'],
   [/^password\b/, 'a senha'],
-  [/^(The code|Two-factor|code\b|totpCode\b)/, 'o código do autenticador'],
+  [/^(The code|code\b|totpCode\b)/, 'o código do autenticador'],
   [/^name\b/, 'o nome'],
   [/^email\b/, 'o e-mail'],
   [/^expiresAt\b/, 'a validade'],
