@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { userActor } from '../audit/actor.js';
 import { sessionOf } from '../auth/panel-session.js';
@@ -6,7 +5,7 @@ import type { SessionService } from '../auth/sessions.js';
 import { type CsvColumn, reais, saoPaulo, sendCsv } from '../platform/csv.js';
 import type { Db } from '../platform/db.js';
 import { ShapeA, ShapeB, ShapeC, ShapeD } from '../platform/error-schemas.js';
-import { renderError, unauthorized, validation } from '../platform/errors.js';
+import { AppError, unauthorized, validation } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
 import { pageOf, parsePage } from '../platform/pagination.js';
@@ -182,8 +181,8 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
       const { password, totpCode } = request.body;
       if (!(await deps.sessions.confirm(user.id, { password, totpCode }))) {
         const message = user.totpEnabled ? 'Wrong or already used two-factor code' : 'Wrong password';
-        const body = renderError(unauthorized(message), 'A');
-        return (reply as unknown as FastifyReply).code(401).send(body);
+        // decisions.md: a wrong confirmation is 401 shape A, where this route's other 401s are shape D
+        throw new AppError('UNAUTHORIZED', message, {}, 'A');
       }
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const req = parseCashoutRequest(request.body, request.rawBody?.toString('utf8'));
