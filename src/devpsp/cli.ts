@@ -10,8 +10,8 @@ export async function runDevPsp(argv: string[], dataDir: string): Promise<DevPsp
   const portIndex = argv.indexOf('--port');
   const port = portIndex >= 0 ? Number(argv[portIndex + 1]) : 8443;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be a port number');
-  // withdrawals sent through it complete by themselves after two seconds, as a receiving bank would
-  const psp = new DevPsp({ port, settleSendsAfterMs: 2000 });
+  // withdrawals sent through it, and refunds asked of it, complete by themselves after two seconds, as banks would
+  const psp = new DevPsp({ port, settleSendsAfterMs: 2000, settleRefundsAfterMs: 2000 });
   const url = await psp.start();
   const dir = path.join(dataDir, 'dev-psp');
   mkdirSync(dir, { recursive: true });
@@ -37,7 +37,8 @@ export async function runDevPsp(argv: string[], dataDir: string): Promise<DevPsp
     [
       `local PSP listening on ${url} (mutual TLS; certificates in ${dir})`,
       'start the gateway with these settings (and PUBLIC_URL=http://127.0.0.1:<its port>);',
-      'charges go through its standard API Pix, withdrawals through its Efí-style send API:',
+      'charges go through its standard API Pix, withdrawals through its Efí-style send API;',
+      'withdrawals and refunds complete by themselves 2 s after they are asked:',
       ...lines,
       `pay a charge: curl --cert ${settings.PIX_CERT} --key ${settings.PIX_KEY} --cacert ${settings.PIX_CA} \\`,
       `  -X POST ${url}/dev/cob/<externalTransactionId>/pay`,

@@ -14,6 +14,8 @@ export interface DevPspOptions {
   tokenTtlSeconds?: number;
   /** Sends (payouts) complete by themselves this long after they are made; unset: only when told (`settleSend`). */
   settleSendsAfterMs?: number;
+  /** Refunds (devoluções) are DEVOLVIDO this long after they are asked, webhook included; unset: `settleRefund`. */
+  settleRefundsAfterMs?: number;
   host?: string;
   port?: number;
 }
@@ -275,6 +277,13 @@ export class DevPsp {
           status: 'EM_PROCESSAMENTO',
         };
         pix.devolucoes.push(dev);
+        const after = this.options.settleRefundsAfterMs;
+        if (after !== undefined) {
+          setTimeout(
+            () => void this.settleRefund(e2eid, id, 'DEVOLVIDO').catch(() => undefined),
+            after,
+          ).unref();
+        }
       }
       return reply.code(201).send(dev);
     });

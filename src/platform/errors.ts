@@ -1,6 +1,6 @@
 /**
  * Errors are values with a closed set of codes. Domain code throws AppError; the HTTP error handler
- * (platform/http-errors.ts) renders it in the shape the route declares. Shapes (spec, Errors):
+ * (platform/http.ts; framework-errors.ts before a route is matched) renders it in the shape the route declares. Shapes (spec, Errors):
  *   A {success:false, error:{code, message}}   generic auth errors, panel routes
  *   B {message, code}                            IP allow-list errors, always
  *   C {message, errorType}                       cashout business errors, always

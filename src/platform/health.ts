@@ -7,7 +7,7 @@ const HEALTH_SCHEMA = {
   summary: 'Liveness and database reachability (for load balancers)',
   response: {
     200: Type.Object({ status: Type.Literal('ok') }),
-    503: Type.Object({ status: Type.Literal('unavailable') }),
+    503: Type.Object({ status: Type.Literal('unavailable') }, { examples: [{ status: 'unavailable' }] }),
   },
 };
 

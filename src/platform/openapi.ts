@@ -82,16 +82,46 @@ const EXAMPLE_BY_STATUS: Record<string, [ErrorCode, string]> = {
   '404': ['NOT_FOUND', 'Not found'],
   '409': ['CONFLICT', 'The resource changed meanwhile'],
   '413': ['PAYLOAD_TOO_LARGE', 'Request body larger than 1 MiB'],
+  '422': ['IDEMPOTENCY_KEY_REUSED', 'Idempotency-Key already used with a different request'],
   '429': ['RATE_LIMITED', 'Too many requests: retry in 1 s'],
   '500': ['INTERNAL_ERROR', 'Internal server error'],
-  '502': ['INTERNAL_ERROR', 'The processor failed'],
+  '502': ['PROCESSOR_ERROR', 'The payment processor failed to open the charge: PUT /cob answered 503'],
   '503': ['SERVICE_UNAVAILABLE', 'Service unavailable'],
 };
-const SHAPES: Record<string, ErrorShape> = {
+/** Shapes B and C carry their own codes (IP allow-list, cashout business errors), whatever the route's. */
+const EXAMPLE_OF_OWN_SHAPE: Record<'B' | 'C', Record<string, [ErrorCode, string]>> = {
+  B: {
+    '400': ['INVALID_IP', 'Invalid IP address: "10.0.0.300"'],
+    '403': ['IP_NOT_ALLOWED', 'IP address 203.0.113.7 is not allowed for this API key'],
+  },
+  C: {
+    '403': ['API_WITHDRAWAL_DISABLED_GLOBALLY', 'API withdrawals are disabled for this user'],
+    '409': ['IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed'],
+    '422': ['INSUFFICIENT_BALANCE', 'Insufficient balance: available 10000, requested 15000 plus fees'],
+  },
+};
+const SHAPES: Record<string, ErrorShape | 'B' | 'C'> = {
   'Error shape A': 'A',
+  'Error shape B': 'B',
+  'Error shape C': 'C',
   'Error shape D': 'D',
   'Error shape E': 'E',
 };
+
+/** Example bodies of an error response: one per shape it may take (a union lists several). */
+function examplesOf(status: string, body: Record<string, unknown>): unknown[] {
+  const members = Array.isArray(body.anyOf) ? (body.anyOf as Record<string, unknown>[]) : [body];
+  return members.flatMap((member) => {
+    const shape = SHAPES[String(member.description)];
+    if (!shape) return [];
+    if (shape === 'B' || shape === 'C') {
+      const example = EXAMPLE_OF_OWN_SHAPE[shape][status];
+      return example ? [renderError(new AppError(example[0], example[1]), 'A')] : [];
+    }
+    const example = EXAMPLE_BY_STATUS[status];
+    return example ? [renderError(new AppError(example[0], example[1], {}, shape), shape)] : [];
+  });
+}
 
 function documented(schema: FastifySchema | undefined, url: string, route: RouteOptions): FastifySchema {
   const method = String([route.method].flat()[0]);
@@ -103,10 +133,9 @@ function documented(schema: FastifySchema | undefined, url: string, route: Route
   const shape: ErrorShape = route.config?.errorShape ?? 'A';
   if (rateLimited && !responses['429']) responses['429'] = schemaOfShape(shape);
   for (const [status, body] of Object.entries(responses)) {
-    const example = EXAMPLE_BY_STATUS[status];
-    const bodyShape = SHAPES[String(body.description)];
-    if (!example || !bodyShape || body.examples) continue;
-    responses[status] = { ...body, examples: [renderError(new AppError(example[0], example[1]), bodyShape)] };
+    if (Number(status) < 400 || body.examples) continue;
+    const examples = examplesOf(status, body);
+    if (examples.length > 0) responses[status] = { ...body, examples };
   }
   if (Object.keys(responses).length > 0) out.response = responses;
   return out;

@@ -52,6 +52,27 @@ describe('GET /openapi.json', () => {
     expect(ips.security).toEqual([{ session: [], csrf: [] }]);
     expect(doc.paths['/api/auth/login']!.post!.security).toBeUndefined();
   });
+
+  it('gives every error response an example, one per shape a union allows, with the shape’s own codes', () => {
+    const missing: string[] = [];
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (Number(status) < 400) continue;
+          const media = (response.content as Record<string, Record<string, unknown>> | undefined)?.[
+            'application/json'
+          ];
+          if (!media?.example && !media?.examples) missing.push(`${method.toUpperCase()} ${path} ${status}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+    const cashout = doc.paths['/api/public/cashout']!.post!.responses;
+    const examples = (status: string) => JSON.stringify(cashout[status]!.content);
+    expect(examples('422')).toContain('"errorType":"INSUFFICIENT_BALANCE"'); // shape C
+    expect(examples('403')).toContain('"errorType":"API_WITHDRAWAL_DISABLED_GLOBALLY"');
+    expect(examples('403')).toContain('"code":"IP_NOT_ALLOWED"'); // shape B
+  });
 });
 
 describe('GET /docs', () => {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import RequestValidatorModule from 'openapi-request-validator';
 import ResponseValidatorModule from 'openapi-response-validator';
 import { parse } from 'yaml';
@@ -13,7 +14,12 @@ const OpenAPIRequestValidator = (RequestValidatorModule.default ??
 const OpenAPIResponseValidator = (ResponseValidatorModule.default ??
   ResponseValidatorModule) as unknown as typeof ResponseValidatorModule.default;
 
-const doc = errata(parse(readFileSync('/work/shared/spec/external/bcb-pix-api-2.9.0.yaml', 'utf8')) as Json);
+// the Central Bank's API Pix 2.9.0 (bacen/pix-api, Apache License 2.0), an unchanged copy: test/fixtures/README.md
+const doc = errata(
+  parse(
+    readFileSync(path.resolve(import.meta.dirname, '../fixtures/bcb-pix-api-2.9.0.yaml'), 'utf8'),
+  ) as Json,
+);
 const components = doc.components as Json;
 
 /**

@@ -1,13 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-/**
- * The spec's worked examples: shared/spec/vectors.json beside the checkout, or in the workplace's shared
- * folder (where test/webhooks/verify.test.ts reads them) for a clone made anywhere else.
- */
-const beside = path.resolve(import.meta.dirname, '../../../shared/spec/vectors.json');
+/** The contract's worked examples (test/fixtures/vectors.json, a copy of the spec's vectors.json). */
 export const vectors = JSON.parse(
-  readFileSync(existsSync(beside) ? beside : '/work/shared/spec/vectors.json', 'utf8'),
+  readFileSync(path.resolve(import.meta.dirname, '../fixtures/vectors.json'), 'utf8'),
 ) as {
   cashoutFees: {
     amount: string;

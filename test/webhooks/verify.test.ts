@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { postbackSignature } from '../../src/postbacks/signing.js';
@@ -11,7 +12,9 @@ import {
   verifyWebhook,
 } from '../../src/webhooks/verify.js';
 
-const vectors = JSON.parse(readFileSync('/work/shared/spec/vectors.json', 'utf8'));
+const vectors = JSON.parse(
+  readFileSync(path.resolve(import.meta.dirname, '../fixtures/vectors.json'), 'utf8'),
+);
 const ws = vectors.webhookSignature;
 const sw = vectors.standardWebhooks;
 const pb = vectors.postbackSignature;
