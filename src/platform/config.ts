@@ -90,7 +90,7 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
   const v = raw.toLowerCase();
   if (['on', 'true', '1', 'yes'].includes(v)) return true;
   if (['off', 'false', '0', 'no'].includes(v)) return false;
-  throw new ConfigError(`${name} must be on/off or true/false, got "${raw}"`);
+  throw new ConfigError(`${name} must be on/off (or true/false, 1/0, yes/no), got "${raw}"`);
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
