@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { userActor } from '../audit/actor.js';
 import { sessionOf } from '../auth/panel-session.js';
 import type { SessionService } from '../auth/sessions.js';
-import { type CsvColumn, reais, saoPaulo, sendCsv } from '../platform/csv.js';
+import { type CsvColumn, reais, sendCsv } from '../platform/csv.js';
 import type { Db } from '../platform/db.js';
 import { ShapeA, ShapeB, ShapeC, ShapeD } from '../platform/error-schemas.js';
 import { AppError, unauthorized, validation } from '../platform/errors.js';
@@ -10,6 +10,7 @@ import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
 import { pageOf, parsePage } from '../platform/pagination.js';
 import { keepRawJson } from '../platform/raw-body.js';
+import { toSaoPaulo } from '../platform/sao-paulo.js';
 import { parseCashoutAmount } from './amount.js';
 import type { CashoutCreator } from './batcher.js';
 import { getCashout } from './cashouts.service.js';
@@ -52,14 +53,14 @@ function filters(q: Record<string, string | undefined>): WithdrawalFilters {
 const CSV: CsvColumn<WithdrawalRow>[] = [
   { header: 'id', value: (r) => r.id },
   { header: 'uuid', value: (r) => r.uuid },
-  { header: 'criado_em', value: (r) => saoPaulo(r.created_at) },
+  { header: 'criado_em', value: (r) => toSaoPaulo(r.created_at) },
   { header: 'status', value: (r) => r.status },
   { header: 'valor', value: (r) => reais(r.amount) },
   { header: 'taxas', value: (r) => reais(r.fee_fixed + r.fee_variable) },
   { header: 'valor_liquido', value: (r) => reais(r.net_amount) },
   { header: 'chave_pix', value: (r) => r.pix_key },
   { header: 'tipo_chave', value: (r) => r.pix_key_type },
-  { header: 'atualizado_em', value: (r) => saoPaulo(r.updated_at) },
+  { header: 'atualizado_em', value: (r) => toSaoPaulo(r.updated_at) },
 ];
 
 export interface WithdrawalPanelDeps {

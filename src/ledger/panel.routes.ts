@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { sessionOf } from '../auth/panel-session.js';
-import { type CsvColumn, reais, saoPaulo, sendCsv } from '../platform/csv.js';
+import { type CsvColumn, reais, sendCsv } from '../platform/csv.js';
 import type { Db } from '../platform/db.js';
 import { ShapeA } from '../platform/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { parsePage } from '../platform/pagination.js';
+import { toSaoPaulo } from '../platform/sao-paulo.js';
 import { getBalance } from './ledger.js';
 import { Balance, StatementPage } from './schemas.js';
 import { Statement, type StatementLine } from './statement.js';
@@ -23,7 +24,7 @@ const Query = Type.Object({
 
 const CSV: CsvColumn<StatementLine>[] = [
   { header: 'id', value: (r) => r.id },
-  { header: 'data', value: (r) => saoPaulo(new Date(r.createdAt)) },
+  { header: 'data', value: (r) => toSaoPaulo(new Date(r.createdAt)) },
   { header: 'descricao', value: (r) => r.description },
   { header: 'referencia', value: (r) => `${r.refType} ${r.refId}` },
   { header: 'disponivel', value: (r) => reais(r.availableDelta) },

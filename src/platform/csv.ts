@@ -48,8 +48,3 @@ export function reais(cents: number): string {
   const abs = Math.abs(cents);
   return `${cents < 0 ? '-' : ''}${Math.trunc(abs / 100)},${String(abs % 100).padStart(2, '0')}`;
 }
-
-/** ISO 8601 in São Paulo time with its offset (Brazil keeps -03:00 all year since 2019). */
-export function saoPaulo(at: Date): string {
-  return `${new Date(at.getTime() - 3 * 3600_000).toISOString().slice(0, 23)}-03:00`;
-}

@@ -1,4 +1,5 @@
 import { validation } from './errors.js';
+import { fromSaoPaulo } from './sao-paulo.js';
 
 /** The filters every panel list shares (decisions.md: limit 1..100, default 20; a bad one → 400). */
 export interface Page {
@@ -43,11 +44,15 @@ function date(q: PageQuery, name: 'from' | 'to'): string | null {
       `${name} must be an ISO 8601 date or date-time (e.g. 2026-01-31 or 2026-01-31T12:00:00-03:00)`,
     );
   }
-  if (/T/.test(raw)) return new Date(raw).toISOString();
+  // a date-time with its offset is taken as written; one without is São Paulo wall-clock time, like a bare date
+  // (not the server's own zone)
+  if (/T/.test(raw))
+    return (/(Z|[+-]\d{2}:?\d{2})$/.test(raw) ? new Date(raw) : fromSaoPaulo(raw)).toISOString();
   // a bare date is a whole day in São Paulo, where the merchants are: `from` its start, `to` its end (the
   // next day's start, excluded), so from=to=2026-11-23 is that day
-  const start = Date.parse(`${raw}T00:00:00-03:00`);
-  return new Date(name === 'to' ? start + DAY_MS : start).toISOString();
+  const day =
+    name === 'to' ? new Date(Date.parse(`${raw}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10) : raw;
+  return fromSaoPaulo(`${day}T00:00:00`).toISOString();
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;

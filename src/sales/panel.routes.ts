@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { sessionOf } from '../auth/panel-session.js';
-import { type CsvColumn, reais, saoPaulo, sendCsv } from '../platform/csv.js';
+import { type CsvColumn, reais, sendCsv } from '../platform/csv.js';
 import type { Db } from '../platform/db.js';
 import { ShapeA } from '../platform/error-schemas.js';
 import { AppError, notFound, validation } from '../platform/errors.js';
@@ -8,6 +8,7 @@ import type { AuthHook, Http } from '../platform/http.js';
 import { parsePublicId } from '../platform/ids.js';
 import { sendJsonText } from '../platform/json-reply.js';
 import { pageOf, parsePage } from '../platform/pagination.js';
+import { toSaoPaulo } from '../platform/sao-paulo.js';
 import { allSales, listSales, type SaleCsvRow, type SaleFilters } from './panel.data.js';
 import { IdPath, Sale, SalesPage } from './schemas.js';
 import { saleForAccount } from './service.js';
@@ -52,7 +53,7 @@ function filters(q: Record<string, string | undefined>): SaleFilters {
 const CSV: CsvColumn<SaleCsvRow>[] = [
   { header: 'id', value: (r) => r.id },
   { header: 'uuid', value: (r) => r.uuid },
-  { header: 'criada_em', value: (r) => saoPaulo(r.created_at) },
+  { header: 'criada_em', value: (r) => toSaoPaulo(r.created_at) },
   { header: 'status', value: (r) => r.status },
   { header: 'forma_de_pagamento', value: (r) => r.payment_method },
   { header: 'valor', value: (r) => reais(r.amount) },

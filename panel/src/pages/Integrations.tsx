@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { fromSaoPaulo } from '../../../src/platform/sao-paulo';
 import { ApiError, api, type Credential, type IssuedCredential } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
@@ -41,7 +42,7 @@ function Credentials() {
           e.preventDefault();
           void attempt(async () => {
             // a date means "through the end of that day" in São Paulo
-            const expiresAt = expires ? new Date(`${expires}T23:59:59-03:00`).toISOString() : undefined;
+            const expiresAt = expires ? fromSaoPaulo(`${expires}T23:59:59`).toISOString() : undefined;
             setIssued(await api.createCredential({ name, scope, ...(expiresAt ? { expiresAt } : {}) }));
             setName('');
             void refresh();

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { fromSaoPaulo } from '../../../src/platform/sao-paulo';
 import { api, type Delivery, type Webhook, type WebhookStats } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
@@ -338,10 +339,7 @@ function WebhookHealth(props: { hook: Webhook; loads: number; onChanged: () => v
           e.preventDefault();
           void attempt(async () => {
             // typed as São Paulo time, the time the delivery log shows
-            const r = await api.recover(
-              hook.id,
-              new Date(`${since.length === 16 ? `${since}:00` : since}-03:00`).toISOString(),
-            );
+            const r = await api.recover(hook.id, fromSaoPaulo(since).toISOString());
             setInfo(`${r.queued} entrega(s) com falha ou ignoradas foram colocadas na fila de novo.`);
             props.onQueued();
           });
