@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, hkdfSync } from 'node:crypto';
 import { constantTimeEqual } from '../auth/secrets.js';
 import type { Queryable } from '../platform/db.js';
 import { validation } from '../platform/errors.js';
@@ -48,7 +48,12 @@ const NO_BOUND = Number.MAX_SAFE_INTEGER;
  * running balances cannot be forged.
  */
 export class Statement {
-  constructor(private readonly key: Buffer) {}
+  private readonly key: Buffer;
+
+  /** `secretsKey` also seals stored secrets (AES-GCM): the cursors are signed with a key derived for them alone. */
+  constructor(secretsKey: Buffer) {
+    this.key = Buffer.from(hkdfSync('sha256', secretsKey, Buffer.alloc(0), 'statement cursors', 32));
+  }
 
   async page(
     db: Queryable,

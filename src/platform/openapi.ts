@@ -46,8 +46,21 @@ export async function installOpenApi(app: Http): Promise<void> {
     },
     transform: ({ schema, url, route }) => ({
       schema: documented(schema as FastifySchema | undefined, url, route as RouteOptions),
-      url,
+      url: url === '/docs/' ? '/docs' : url, // the page's address as the README gives it
     }),
+  });
+  // the reference page is a route like any other: documented, where the plugin hides it with its assets
+  app.addHook('onRoute', (route) => {
+    if ((route.url === '/docs' || route.url === '/docs/') && route.method === 'GET') {
+      route.schema = {
+        tags: ['operations'],
+        summary: 'This reference page (Swagger UI; every asset served by the gateway)',
+        produces: ['text/html'],
+        response: {
+          200: { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } },
+        },
+      };
+    }
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
@@ -61,7 +74,19 @@ export async function installOpenApi(app: Http): Promise<void> {
     uiConfig: { deepLinking: true, defaultModelsExpandDepth: 0 },
     theme: { title: 'Payment gateway API reference' },
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    '/openapi.json',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'This document: OpenAPI 3.1, generated from the route schemas',
+        response: {
+          200: { type: 'object', additionalProperties: true, description: 'The OpenAPI document' },
+        },
+      },
+    },
+    async () => app.swagger() as unknown as Record<string, unknown>,
+  );
 }
 
 const API_KEY_PREFIXES = ['/api/public/', '/api/transactions', '/api/sandbox/'];

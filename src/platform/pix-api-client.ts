@@ -56,7 +56,8 @@ export class PixApiClient {
     private readonly timeoutMs = PSP_TIMEOUT_MS,
   ) {
     this.agent = new Agent({
-      connect: { cert: settings.cert, key: settings.key, ca: settings.ca },
+      // the connection and TLS handshake get the same time as the answer (undici's own default is 10 s)
+      connect: { cert: settings.cert, key: settings.key, ca: settings.ca, timeout: timeoutMs },
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });

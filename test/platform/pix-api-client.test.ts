@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DevPsp } from '../../src/devpsp/server.js';
@@ -83,4 +84,34 @@ describe('answers that are not the standard’s', () => {
       await client.close();
     }
   });
+});
+
+describe('a PSP that accepts the connection and never answers the TLS handshake', () => {
+  it('gets the whole timeout the client was given, not undici’s 10 s connect default', async () => {
+    const silent = createServer(() => undefined); // accepts, says nothing
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const client = new PixApiClient(
+      { ...settings, apiUrl: `https://127.0.0.1:${port}`, oauthUrl: `https://127.0.0.1:${port}/oauth/token` },
+      14_000,
+    );
+    try {
+      let settled = false;
+      const outcome = client.call('GET', '/pix/E99999999202611221200aaaaaaaaaaa').then(
+        () => 'answered',
+        (err: unknown) => err,
+      );
+      void outcome.then(() => {
+        settled = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 12_000));
+      expect(settled).toBe(false); // well past undici's default (10 s, checked every 0.5 s): still waiting
+      const err = await outcome;
+      expect(err).toBeInstanceOf(PspError);
+      expect((err as PspError).status).toBeNull();
+    } finally {
+      await client.close();
+      silent.close();
+    }
+  }, 30_000);
 });

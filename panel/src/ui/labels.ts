@@ -1,3 +1,6 @@
+import type { ErrorCode } from '../../../src/platform/errors';
+import type { EventName } from '../../../src/webhooks/events';
+
 /**
  * Every status and code the panel shows, in Brazilian Portuguese, in one place: pages show `label(X, v)`,
  * never the API's raw value (an unknown value falls back to itself rather than to nothing).
@@ -48,7 +51,7 @@ export const PIX_KEY_TYPES: Record<string, string> = {
 };
 
 /** What each webhook event tells, beside its name (the name is what the receiver gets). */
-export const EVENTS: Record<string, string> = {
+export const EVENTS: Record<EventName, string> = {
   'sale.pending': 'Venda criada, aguardando pagamento',
   'sale.paid': 'Venda paga',
   'sale.refused': 'Venda recusada',
@@ -88,7 +91,7 @@ export function auditTarget(target: string | null): string {
 }
 
 /** What each API error code means, in Portuguese (the server's own messages are English, for integrators). */
-export const ERROR_TEXT: Record<string, string> = {
+export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED', string> = {
   UNAUTHORIZED: 'Credenciais inválidas.',
   TOTP_REQUIRED: 'Informe o código do autenticador.',
   TOTP_CODE_REFUSED: 'Código do autenticador inválido ou já usado. Aguarde o próximo código e tente de novo.',
@@ -101,6 +104,11 @@ export const ERROR_TEXT: Record<string, string> = {
   INTERNAL_ERROR: 'Erro no servidor. Tente de novo.',
   SERVICE_UNAVAILABLE: 'Serviço indisponível no momento. Tente de novo.',
   INVALID_IP: 'Endereço IP inválido.',
+  IP_NOT_ALLOWED: 'Este endereço IP não está na lista de IPs permitidos.',
+  HEADERS_TOO_LARGE: 'Requisição grande demais.',
+  REQUEST_TIMEOUT: 'A requisição demorou demais. Tente de novo.',
+  PROCESSOR_ERROR: 'O processador de pagamentos falhou. Tente de novo.',
+  PROCESSOR_UNAVAILABLE: 'Nenhum processador de pagamentos está disponível para isto.',
   TOO_MANY_IPS: 'A lista tem IPs demais.',
   INSUFFICIENT_BALANCE: 'Saldo insuficiente.',
   MINIMUM_VALUE: 'Valor abaixo do mínimo de R$ 100,00.',
@@ -141,7 +149,7 @@ export function errorMeaning(code: string, message: string): string {
     const value = /"([^"]*)"/.exec(message)?.[1];
     if (value !== undefined) return `Endereço IP inválido: "${value}".`;
   }
-  return ERROR_TEXT[code] ?? 'Não foi possível concluir a operação.';
+  return ERROR_TEXT[code as keyof typeof ERROR_TEXT] ?? 'Não foi possível concluir a operação.';
 }
 
 export function label(labels: Record<string, string>, value: string): string {
