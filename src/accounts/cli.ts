@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { type Command, onOffArg, required, UsageError } from '../cli/command.js';
 import { parsePercentE4, parseReais } from '../platform/money.js';
-import { type AccountUpdate, accountSettingsView, createAccount, updateAccount } from './accounts.service.js';
+import {
+  type AccountUpdate,
+  accountSettingsView,
+  createAccount,
+  getAccount,
+  updateAccount,
+} from './accounts.service.js';
 import { setApiWithdrawals } from './settings.service.js';
 
 function reaisArg(value: string | boolean | undefined, name: string): number | undefined {
@@ -42,6 +48,12 @@ function twoFactorArg(value: string | boolean | undefined): boolean | undefined 
   return true;
 }
 
+function accountIdArg(values: Record<string, string | boolean | undefined>): number {
+  const id = required(values, 'id');
+  if (!/^[1-9]\d{0,15}$/.test(id)) throw new UsageError(`--id must be a numeric account id, got "${id}"`);
+  return Number(id);
+}
+
 export const accountCommands: Command[] = [
   {
     path: ['accounts', 'create'],
@@ -54,6 +66,18 @@ export const accountCommands: Command[] = [
         password: passwordArg(required(values, 'password')),
       });
       return { result: account, text: `created account ${account.id} (${account.email})` };
+    },
+  },
+  {
+    path: ['accounts', 'show'],
+    usage: 'gateway accounts show --id ID [--json]',
+    options: { id: { type: 'string' } },
+    async run({ db }, values) {
+      const id = accountIdArg(values);
+      const row = await getAccount(db, id);
+      if (!row) throw new Error(`no account with id ${id}`);
+      const view = accountSettingsView(row);
+      return { result: view, text: JSON.stringify(view, null, 2) };
     },
   },
   {
@@ -73,8 +97,7 @@ export const accountCommands: Command[] = [
       'two-factor': { type: 'string' },
     },
     async run({ db }, values) {
-      const id = required(values, 'id');
-      if (!/^[1-9]\d{0,15}$/.test(id)) throw new UsageError(`--id must be a numeric account id, got "${id}"`);
+      const id = accountIdArg(values);
       const update: AccountUpdate = {
         cashoutFeeFixed: reaisArg(values['cashout-fee-fixed'], 'cashout-fee-fixed'),
         cashoutFeePercentE4: percentArg(values['cashout-fee-percent'], 'cashout-fee-percent'),
@@ -86,7 +109,7 @@ export const accountCommands: Command[] = [
         password: values.password === undefined ? undefined : passwordArg(String(values.password)),
         twoFactorOff: twoFactorArg(values['two-factor']),
       };
-      const row = await updateAccount(db, Number(id), update);
+      const row = await updateAccount(db, id, update);
       const view = accountSettingsView(row);
       return { result: view, text: `updated account ${row.id}: ${JSON.stringify(view)}` };
     },

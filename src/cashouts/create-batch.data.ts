@@ -1,4 +1,4 @@
-import type { Queryable } from '../platform/db.js';
+import { type Queryable, whenCommitted } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { cashouts } from '../platform/metrics.js';
 import type { CashoutItem, ItemOutcome } from './create-batch.js';
@@ -126,7 +126,8 @@ export async function insertWithdrawalsAndKeys(
   );
   if (result!.stored !== keyed.length) throw new IdempotencyRace('idempotency key stored concurrently');
   // acceptance records no notification fact (facts report changes), so it is counted here
-  if (result!.rows?.length) cashouts.inc({ status: 'PENDING' }, result!.rows.length);
+  const made = result!.rows?.length ?? 0;
+  if (made > 0) whenCommitted(tx, () => cashouts.inc({ status: 'PENDING' }, made));
   // json_agg gives timestamps as text; the rest of the code expects Date like a direct SELECT.
   return (result!.rows ?? []).map((r) => ({
     ...r,

@@ -2,6 +2,7 @@ import { accountCommands } from '../accounts/cli.js';
 import { cashoutCommands } from '../cashouts/cli.js';
 import { ledgerCommands } from '../ledger/cli.js';
 import { migrate } from '../platform/migrate.js';
+import { notificationCommands } from '../webhooks/cli.js';
 import type { Command } from './command.js';
 
 const migrateCommand: Command = {
@@ -23,4 +24,5 @@ export const COMMANDS: Command[] = [
   ...accountCommands,
   ...ledgerCommands,
   ...cashoutCommands,
+  ...notificationCommands,
 ];

@@ -8,6 +8,14 @@ export interface Queryable {
     params?: readonly unknown[],
     options?: QueryOptions,
   ): Promise<T[]>;
+  /** In a transaction: runs `fn` once it has committed (never if it rolls back). */
+  afterCommit?(fn: () => void): void;
+}
+
+/** Runs `fn` once what `q` wrote is committed: after its transaction's COMMIT, or at once outside one. */
+export function whenCommitted(q: Queryable, fn: () => void): void {
+  if (q.afterCommit) q.afterCommit(fn);
+  else fn();
 }
 
 export interface QueryOptions {
@@ -147,7 +155,9 @@ class PostgresDb implements Db {
       let opening: string | null = options.generic
         ? 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan'
         : 'BEGIN';
+      const committed: (() => void)[] = [];
       const q: Queryable = {
+        afterCommit: (fn) => committed.push(fn),
         query: async <R>(text: string, params?: readonly unknown[], opts?: QueryOptions) => {
           if (opening !== null) {
             const begin = opening;
@@ -163,6 +173,7 @@ class PostgresDb implements Db {
       // the newline first: a trailing comment in `last` cannot swallow the separator
       const closing = last ? `${last}\n;\nCOMMIT` : 'COMMIT';
       await client.query(opening !== null ? `${opening};\n${closing}` : closing);
+      for (const fn of committed) fn();
       return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);

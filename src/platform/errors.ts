@@ -97,5 +97,4 @@ export const unauthorized = (message = 'Missing or invalid API keys') =>
   new AppError('UNAUTHORIZED', message);
 export const notFound = (message = 'Not found') => new AppError('NOT_FOUND', message);
 export const validation = (message: string) => new AppError('VALIDATION_ERROR', message);
-export const forbidden = (message = 'Operation not permitted') => new AppError('FORBIDDEN', message);
 export const conflict = (message: string) => new AppError('CONFLICT', message);

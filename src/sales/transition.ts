@@ -1,7 +1,8 @@
 import { onSalePaid } from '../carts/service.js';
 import type { JournalEntry } from '../ledger/ledger.js';
-import type { Queryable } from '../platform/db.js';
+import { type Queryable, whenCommitted } from '../platform/db.js';
 import { type AppError, conflict, notFound } from '../platform/errors.js';
+import { sales } from '../platform/metrics.js';
 import type { Queue } from '../platform/queue.js';
 import { type NotificationFact, recordNotification } from '../webhooks/outbox.js';
 import { lockSale } from './data.js';
@@ -93,6 +94,8 @@ export async function applyMoves(
 export async function notifySaleStatus(tx: Queryable, sale: SaleRow): Promise<void> {
   const fact = saleFact(sale);
   if (fact) await recordNotification(tx, fact);
+  // a status without a fact (a card sale created PENDENTE) is still a sale reaching it (the fact counts otherwise)
+  else whenCommitted(tx, () => sales.inc({ status: sale.status }));
 }
 
 const AWAITS_PAYMENT_CODE = new Set(['PIX', 'PIX_AUTOMATICO', 'BOLETO']);

@@ -1,5 +1,5 @@
 import { codeOf, type JournalEntry } from '../ledger/ledger.js';
-import type { Queryable } from '../platform/db.js';
+import { type Queryable, whenCommitted } from '../platform/db.js';
 import { countFact } from '../platform/metrics.js';
 import { factColumns, type NotificationFact } from '../webhooks/outbox.js';
 import type { SaleStatus } from './status-machine.js';
@@ -99,7 +99,9 @@ export async function writeMoves(
   if (rows.length !== updates.length || !first) throw new Error('a moved sale was not found');
   // every merchant has its ledger rows from its creation (accounts.service); a missing one is a bug
   if (first._postings !== postings.length) throw new Error('a posting names no ledger account');
-  for (const f of facts) countFact(f.subjectType, f.webhookBody);
+  whenCommitted(tx, () => {
+    for (const f of facts) countFact(f.subjectType, f.webhookBody);
+  });
   const sales = updates.map((u): SaleRow => {
     const { _postings, ...changed } = byId.get(u.before.id)!;
     return { ...u.before, ...changed };

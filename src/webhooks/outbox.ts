@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { Queryable } from '../platform/db.js';
+import { type Queryable, whenCommitted } from '../platform/db.js';
 import { countFact } from '../platform/metrics.js';
 import { targetGroup } from './deliveries.data.js';
 import type { EventName } from './events.js';
@@ -52,7 +52,10 @@ export async function recordNotifications(tx: Queryable, facts: NotificationFact
      INSERT INTO notification_outbox (event_id, created_at) SELECT id, created_at FROM e ORDER BY id`,
     columns,
   );
-  for (const f of facts) countFact(f.subjectType, f.webhookBody);
+  // counted once committed: a group commit rolled back and run again would count its facts twice
+  whenCommitted(tx, () => {
+    for (const f of facts) countFact(f.subjectType, f.webhookBody);
+  });
   return columns[0] as string[];
 }
 

@@ -293,6 +293,24 @@ describe('gateway accounts update', () => {
     expect(back).toMatchObject({ transfers: 'on', apiCashout: 'off', cashoutFeeFixed: '1.50' });
   });
 
+  it('accounts show prints what update set, without changing anything; exit 1 for an unknown id', async () => {
+    const shown = ok<Record<string, unknown>>(
+      await gateway('accounts', 'show', '--id', String(id), '--json'),
+    );
+    expect(shown).toMatchObject({
+      id,
+      name: 'Upd',
+      cashoutFeeFixed: '1.50',
+      transfers: 'on',
+      twoFactor: 'off',
+    });
+    const text = await gateway('accounts', 'show', '--id', String(id));
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('"saleFeeFixed": "0.99"');
+    fails(await gateway('accounts', 'show', '--id', '987654321'), 1, /no account with id 987654321/);
+    fails(await gateway('accounts', 'show', '--id', 'abc'), 2, /--id/);
+  });
+
   it('exit 1 for an unknown account id, exit 2 for bad values, nothing changed', async () => {
     fails(
       await gateway('accounts', 'update', '--id', '987654321', '--transfers', 'on'),
@@ -385,6 +403,24 @@ describe('gateway accounts update: an owner locked out', () => {
   });
 });
 
+describe('gateway notifications prune', () => {
+  it('deletes history past the days given and says what it deleted; exit 2 for a bad number of days', async () => {
+    const out = ok<{ before: string; deliveries: number; attempts: number; facts: number }>(
+      await gateway('notifications', 'prune', '--older-than-days', '30', '--json'),
+    );
+    expect(out).toMatchObject({
+      deliveries: expect.any(Number),
+      attempts: expect.any(Number),
+      facts: expect.any(Number),
+    });
+    expect(Date.now() - Date.parse(out.before)).toBeGreaterThanOrEqual(30 * 86_400_000);
+    for (const days of ['0', '-1', 'abc', '1.5']) {
+      fails(await gateway('notifications', 'prune', '--older-than-days', days), 2, /--older-than-days/);
+    }
+    fails(await gateway('notifications', 'prune'), 2, /--older-than-days/);
+  });
+});
+
 describe('gateway settings set api-withdrawals', () => {
   const stored = async () =>
     (await db.query<{ value: string }>(`SELECT value FROM settings WHERE key = 'api_withdrawals'`))[0]?.value;
@@ -427,8 +463,10 @@ describe('the command line itself', () => {
       'dev-psp',
       'migrate',
       'accounts create',
+      'accounts show',
       'accounts update',
       'settings set',
+      'notifications prune',
     ]) {
       expect(help.stdout).toContain(`gateway ${cmd}`);
     }

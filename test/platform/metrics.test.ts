@@ -98,3 +98,27 @@ describe('/metrics during real traffic', () => {
     expect(value(after, 'gateway_webhook_oldest_pending_seconds')).toBeGreaterThan(0);
   });
 });
+
+describe('the sale and cashout counters count each one once', () => {
+  it('a card sale (created without sale.pending) counts PENDENTE; racing cashouts count only those accepted', async () => {
+    const m = await createMerchant(server);
+    const before = await scrape();
+    await sandboxSale(server, m, { paymentMethod: 'CREDIT_CARD' });
+    await fundMerchant(server.runtime.platform.db, m.accountId, 25_000);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        call('POST', `${server.url}/api/public/cashout`, {
+          headers: m.keys,
+          body: { amount: '100.00', pixKey: '52998224725', pixKeyType: 'CPF' },
+        }),
+      ),
+    );
+    const accepted = answers.filter((r) => r.status === 201).length;
+    expect(accepted).toBeGreaterThan(0);
+    const after = await scrape();
+    const delta = (name: string, status: string) =>
+      value(after, name, { status }) - value(before, name, { status });
+    expect(delta('gateway_sales_total', 'PENDENTE')).toBe(1);
+    expect(delta('gateway_cashouts_total', 'PENDING')).toBe(accepted);
+  });
+});

@@ -96,17 +96,17 @@ describe('claiming due attempts', () => {
 
   it("claims first attempts within each host's room as it fans out, and leaves the rest due", async () => {
     const m = await createMerchant(server);
-    await createWebhook(server, m, 'http://127.0.0.1:9/first', ['sale.paid']);
+    await createWebhook(server, m, 'http://127.0.0.5:9/first', ['sale.paid']);
     const other = await createMerchant(server);
-    await createWebhook(server, other, 'http://127.0.0.2:9/first', ['*']);
+    await createWebhook(server, other, 'http://127.0.0.6:9/first', ['*']);
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push(await recordFact(server, m.accountId, 'sale.paid'));
     for (let i = 0; i < 3; i++) await recordFact(server, other.accountId, 'sale.paid');
     const { db } = server.runtime.platform;
     const out = await fanOutPending(db, 100, {
       ...anyAccount,
-      // 127.0.0.1:9 already holds 2 of its 4; 127.0.0.2:9 holds none
-      holding: new Map([['127.0.0.1:9', 2]]),
+      // 127.0.0.5:9 already holds 2 of its 4; 127.0.0.6:9 holds none
+      holding: new Map([['127.0.0.5:9', 2]]),
       heldPerHost: 4,
       perHost: 2,
       roundMs: 1000,
@@ -116,33 +116,63 @@ describe('claiming due attempts', () => {
     expect(out.deliveries).toBe(9);
     const byHost = (host: string) => out.claimed.filter((c) => c.targetHost === host);
     // room for 2 of the first merchant's 6, the oldest; all 3 of the other's
-    expect(byHost('127.0.0.1:9').map((c) => c.eventId)).toEqual(ids.slice(0, 2));
-    expect(byHost('127.0.0.2:9')).toHaveLength(3);
+    expect(byHost('127.0.0.5:9').map((c) => c.eventId)).toEqual(ids.slice(0, 2));
+    expect(byHost('127.0.0.6:9')).toHaveLength(3);
     for (const c of out.claimed) {
       expect(c).toMatchObject({ kind: 'webhook', attempt: 1, redelivery: false, webhookDeleted: false });
       expect(JSON.parse(c.webhookBody)).toBeTypeOf('object');
-      expect(c.webhookUrl).toMatch(/^http:\/\/127\.0\.0\.[12]:9\/first$/);
+      expect(c.webhookUrl).toMatch(/^http:\/\/127\.0\.0\.[56]:9\/first$/);
     }
     const rows = await db.query<{ host: string; attempts: number; ticket: string | null; ms: number | null }>(
       `SELECT target_host AS host, attempts, ticket,
               (extract(epoch FROM lease_until - last_attempt_at) * 1000)::int AS ms
-         FROM notification_deliveries WHERE target_host IN ('127.0.0.1:9', '127.0.0.2:9')
+         FROM notification_deliveries WHERE target_host IN ('127.0.0.5:9', '127.0.0.6:9')
           AND event_id = ANY (SELECT id FROM notification_events WHERE account_id IN ($1, $2))
         ORDER BY target_host, id`,
       [m.accountId, other.accountId],
     );
-    // claimed: positions 3 and 4 of 127.0.0.1:9 (round 2), 1..3 of 127.0.0.2:9 (rounds 1, 1, 2)
+    // claimed: positions 3 and 4 of 127.0.0.5:9 (round 2), 1..3 of 127.0.0.6:9 (rounds 1, 1, 2)
     expect(rows.map((r) => [r.host, r.attempts, r.ticket === null, r.ms])).toEqual([
-      ['127.0.0.1:9', 1, true, 2500],
-      ['127.0.0.1:9', 1, true, 2500],
-      ['127.0.0.1:9', 0, false, null],
-      ['127.0.0.1:9', 0, false, null],
-      ['127.0.0.1:9', 0, false, null],
-      ['127.0.0.1:9', 0, false, null],
-      ['127.0.0.2:9', 1, true, 1500],
-      ['127.0.0.2:9', 1, true, 1500],
-      ['127.0.0.2:9', 1, true, 2500],
+      ['127.0.0.5:9', 1, true, 2500],
+      ['127.0.0.5:9', 1, true, 2500],
+      ['127.0.0.5:9', 0, false, null],
+      ['127.0.0.5:9', 0, false, null],
+      ['127.0.0.5:9', 0, false, null],
+      ['127.0.0.5:9', 0, false, null],
+      ['127.0.0.6:9', 1, true, 1500],
+      ['127.0.0.6:9', 1, true, 1500],
+      ['127.0.0.6:9', 1, true, 2500],
     ]);
+  });
+
+  it('gives a host with attempts already due no fresh claim: its new deliveries queue behind the old ones', async () => {
+    const m = await createMerchant(server);
+    await createWebhook(server, m, 'http://127.0.0.7:9/backlog', ['sale.paid']);
+    const other = await createMerchant(server);
+    await createWebhook(server, other, 'http://127.0.0.8:9/backlog', ['sale.paid']);
+    const { db } = server.runtime.platform;
+    const room = {
+      ...anyAccount,
+      holding: new Map(),
+      heldPerHost: 16,
+      perHost: 8,
+      roundMs: 1000,
+      marginMs: 500,
+    };
+    // a backlog: fanned out when the host had no room, so left due
+    const old: string[] = [];
+    for (let i = 0; i < 3; i++) old.push(await recordFact(server, m.accountId, 'sale.paid'));
+    expect((await fanOutPending(db, 100)).claimed).toEqual([]);
+    // newer facts, now with room: the backlogged host gets no claim, the other host does
+    const fresh: string[] = [];
+    for (let i = 0; i < 2; i++) fresh.push(await recordFact(server, m.accountId, 'sale.paid'));
+    await recordFact(server, other.accountId, 'sale.paid');
+    const out = await fanOutPending(db, 100, room);
+    expect(out.claimed.map((c) => c.targetHost)).toEqual(['127.0.0.8:9']);
+    // claims then serve that host oldest first: the backlog before the fresh facts
+    const claimed = await claimDue(db, { ...room, limit: 1000, skipHosts: [], skipAccounts: [] });
+    const mine = claimed.filter((c) => c.targetHost === '127.0.0.7:9').map((c) => c.eventId);
+    expect(mine).toEqual([...old, ...fresh]);
   });
 
   it('fan-out claims at most maxClaims first attempts in all, oldest first, when facts have several targets', async () => {
