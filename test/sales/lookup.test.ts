@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { Compile } from 'typebox/compile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateAccount } from '../../src/accounts/accounts.service.js';
 import { SandboxProcessor } from '../../src/sales/processors/sandbox.js';
 import { createSandboxSale } from '../../src/sales/sandbox-sales.js';
+import { Sale } from '../../src/sales/schemas.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -34,6 +36,36 @@ describe('GET /api/transactions/{id}', () => {
     expect(byUuid.body.id).toBe(sale.id);
     expect(byUuid.body.uuid).toBe(sale.uuid);
     expect((await get(sale.uuid.toUpperCase())).body).toEqual(byUuid.body);
+  });
+
+  it('answers exactly the Sale schema (the route sends stored JSON text: the schema cannot filter it) for every method and status', async () => {
+    const check = Compile(Sale);
+    // idRec and contrato are a Pix Automático sale's only
+    const keys = Object.keys(Sale.properties).filter((k) => k !== 'idRec' && k !== 'contrato');
+    const paths: [string, string[]][] = [
+      ['PIX', ['PAGO', 'MED', 'PAGO', 'ESTORNADO']],
+      ['CREDIT_CARD', ['PAGO', 'CHARGEBACK']],
+      ['DEBIT_CARD', ['RECUSADO']],
+      ['BOLETO', ['CANCELADO']],
+      ['TRANSFER', ['EM_PROCESSAMENTO', 'FALHA']],
+    ];
+    for (const [paymentMethod, statuses] of paths) {
+      const made = await sandboxSale(server, merchant, {
+        paymentMethod,
+        items: [{ title: 'Livro', unitPrice: 5000, quantity: 1, tangible: true }],
+        amount: 5000,
+        shipping: { street: 'Rua A', number: '1', city: 'São Paulo', state: 'SP', zipCode: '01000-000' },
+      });
+      for (const status of ['PENDENTE', ...statuses]) {
+        if (status !== 'PENDENTE') expect((await moveTo(server, merchant, made.id, status)).status).toBe(200);
+        const res = await get(made.uuid);
+        const where = `${paymentMethod} ${status}`;
+        expect(res.status, where).toBe(200);
+        expect(res.body.status, where).toBe(status);
+        expect(check.Check(res.body), `${where}: ${JSON.stringify([...check.Errors(res.body)])}`).toBe(true);
+        expect(Object.keys(res.body), where).toEqual(keys);
+      }
+    }
   });
 
   it('answers the spec table keys in order', async () => {
