@@ -1,9 +1,7 @@
 import { Type } from 'typebox';
 import { MAX_CHARGE_CENTS } from '../platform/money.js';
-// Field limits live with the sandbox's sale body: one place to extend them.
-import { CustomerIn, ItemIn } from '../sandbox/schemas.js';
 import { EXPIRES_IN } from './charges.js';
-import { Sale } from './schemas.js';
+import { CustomerIn, ItemIn, Sale } from './schemas.js';
 
 export const ChargeBody = Type.Object({
   amount: Type.Integer({ minimum: 1, maximum: MAX_CHARGE_CENTS }),

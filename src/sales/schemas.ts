@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MAX_CHARGE_CENTS } from '../platform/money.js';
 import { SALE_STATUSES } from './status-machine.js';
 
 // `type: [x, 'null']` rather than anyOf: the response serializer handles it without trying each branch.
@@ -9,6 +10,21 @@ const NullableObject = () =>
   Type.Unsafe<Record<string, unknown> | null>({ type: ['object', 'null'], additionalProperties: true });
 
 export const SaleStatusSchema = Type.Enum([...SALE_STATUSES]);
+
+/** A sale's buyer and items as a request gives them (charges, and the sandbox's sales). */
+export const CustomerIn = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  email: Type.String({ minLength: 3, maxLength: 320 }),
+  document: Type.String({ minLength: 11, maxLength: 20 }),
+  phone: Type.String({ minLength: 10, maxLength: 20 }),
+});
+
+export const ItemIn = Type.Object({
+  title: Type.String({ minLength: 1, maxLength: 200 }),
+  unitPrice: Type.Integer({ minimum: 0, maximum: MAX_CHARGE_CENTS }),
+  quantity: Type.Integer({ minimum: 1, maximum: 100000 }),
+  tangible: Type.Boolean(),
+});
 
 export const CustomerOut = Type.Object({
   name: Type.String(),

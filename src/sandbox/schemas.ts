@@ -1,21 +1,7 @@
 import { Type } from 'typebox';
 import { MAX_CHARGE_CENTS } from '../platform/money.js';
-import { CustomerOut, SaleStatusSchema } from '../sales/schemas.js';
+import { CustomerIn, CustomerOut, ItemIn, SaleStatusSchema } from '../sales/schemas.js';
 import { PAYMENT_METHODS } from '../sales/types.js';
-
-export const CustomerIn = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  email: Type.String({ minLength: 3, maxLength: 320 }),
-  document: Type.String({ minLength: 11, maxLength: 20 }),
-  phone: Type.String({ minLength: 10, maxLength: 20 }),
-});
-
-export const ItemIn = Type.Object({
-  title: Type.String({ minLength: 1, maxLength: 200 }),
-  unitPrice: Type.Integer({ minimum: 0, maximum: MAX_CHARGE_CENTS }),
-  quantity: Type.Integer({ minimum: 1, maximum: 100000 }),
-  tangible: Type.Boolean(),
-});
 
 export const SandboxSaleBody = Type.Object({
   amount: Type.Integer({ minimum: 1, maximum: MAX_CHARGE_CENTS }),
