@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
+import type { AuditAction } from '../../../src/audit/audit.data';
 import { type AuditEntry, api } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
@@ -108,7 +109,7 @@ function TwoFactor() {
   );
 }
 
-const ACTIONS: Record<string, string> = {
+const ACTIONS: Record<AuditAction, string> = {
   'login.succeeded': 'Login',
   'login.failed': 'Login recusado',
   logout: 'Saída',
@@ -157,7 +158,7 @@ function AuditLog() {
         {(entries ?? []).map((e) => (
           <tr key={e.id}>
             <td>{date(e.at)}</td>
-            <td>{ACTIONS[e.action] ?? e.action}</td>
+            <td>{ACTIONS[e.action as AuditAction] ?? e.action}</td>
             <td>
               {ACTORS[e.actor.type]}:{' '}
               {e.actor.type === 'operator' ? operatorLabel(e.actor.label) : e.actor.label}
