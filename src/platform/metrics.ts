@@ -79,11 +79,14 @@ function queueGauges(): void {
              + (SELECT count(*) FROM notification_deliveries WHERE status = 'PENDING')::int AS depth,
            COALESCE(extract(epoch FROM now() - LEAST(
              (SELECT min(created_at) FROM notification_outbox),
-             (SELECT min(created_at) FROM notification_deliveries WHERE status = 'PENDING'))), 0)::float8 AS oldest`;
-  let last: Promise<{ depth: number; oldest: number } | null> | undefined;
-  // both gauges are collected by one query per scrape; a failed read leaves them as they were
+             (SELECT min(created_at) FROM notification_deliveries WHERE status = 'PENDING'))), 0)::float8 AS oldest,
+           COALESCE(extract(epoch FROM now() - (SELECT min(created_at) FROM notification_outbox)), 0)::float8
+             AS unfanned`;
+  type Backlog = { depth: number; oldest: number; unfanned: number };
+  let last: Promise<Backlog | null> | undefined;
+  // the gauges are collected by one query per scrape; a failed read leaves them as they were
   const read = () => {
-    last ??= (gaugeDb?.query<{ depth: number; oldest: number }>(backlog) ?? Promise.resolve([]))
+    last ??= (gaugeDb?.query<Backlog>(backlog) ?? Promise.resolve([]))
       .then(
         (rows) => rows[0] ?? null,
         () => null,
@@ -107,6 +110,17 @@ function queueGauges(): void {
     async collect() {
       const r = await read();
       if (r) this.set(r.oldest);
+    },
+  });
+  // a receiver slower than its facts ages the gauge above while the pipeline is fine; this one only ages when
+  // facts are not being turned into deliveries at all (no worker running, the database failing)
+  new Gauge({
+    name: 'gateway_notification_outbox_oldest_seconds',
+    help: 'Age of the oldest notification fact not yet fanned out to its deliveries',
+    registers: [registry],
+    async collect() {
+      const r = await read();
+      if (r) this.set(r.unfanned);
     },
   });
 }
