@@ -94,35 +94,33 @@ function queueGauges(): void {
       .finally(() => setTimeout(() => (last = undefined), 1000).unref());
     return last;
   };
-  new Gauge({
-    name: 'gateway_webhook_queue_depth',
-    help: 'Notifications waiting: facts not yet fanned out plus pending deliveries',
-    registers: [registry],
-    async collect() {
-      const r = await read();
-      if (r) this.set(r.depth);
-    },
-  });
-  new Gauge({
-    name: 'gateway_webhook_oldest_pending_seconds',
-    help: 'Age of the oldest notification still waiting to be delivered',
-    registers: [registry],
-    async collect() {
-      const r = await read();
-      if (r) this.set(r.oldest);
-    },
-  });
+  const gauge = (name: string, help: string, pick: (b: Backlog) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        const r = await read();
+        if (r) this.set(pick(r));
+      },
+    });
+  gauge(
+    'gateway_webhook_queue_depth',
+    'Notifications waiting: facts not yet fanned out plus pending deliveries',
+    (b) => b.depth,
+  );
+  gauge(
+    'gateway_webhook_oldest_pending_seconds',
+    'Age of the oldest notification still waiting to be delivered',
+    (b) => b.oldest,
+  );
   // a receiver slower than its facts ages the gauge above while the pipeline is fine; this one only ages when
   // facts are not being turned into deliveries at all (no worker running, the database failing)
-  new Gauge({
-    name: 'gateway_notification_outbox_oldest_seconds',
-    help: 'Age of the oldest notification fact not yet fanned out to its deliveries',
-    registers: [registry],
-    async collect() {
-      const r = await read();
-      if (r) this.set(r.unfanned);
-    },
-  });
+  gauge(
+    'gateway_notification_outbox_oldest_seconds',
+    'Age of the oldest notification fact not yet fanned out to its deliveries',
+    (b) => b.unfanned,
+  );
 }
 
 queueGauges();

@@ -29,6 +29,33 @@ const until = (condition: () => boolean, what: string) =>
     () => what,
   );
 
+/** A gateway (`serve`) with one login request in flight: its headers and the first bytes of its body sent. */
+async function gatewayHoldingARequest(body: string) {
+  const gateway = await spawnGateway(['serve'], {
+    DATABASE_URL: database.url,
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-drain-')),
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'debug', // "incoming request" (debug) says when the request has arrived
+  });
+  const exited = once(gateway.process, 'exit');
+  const { hostname, port } = new URL(gateway.url);
+  const req = http.request({
+    host: hostname,
+    port,
+    method: 'POST',
+    path: '/api/auth/login',
+    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+  });
+  req.on('error', () => undefined);
+  const response = once(req, 'response') as Promise<[http.IncomingMessage]>;
+  req.write(body.slice(0, 10));
+  await until(
+    () => /"url":"\/api\/auth\/login"[^\n]*"msg":"incoming request"/.test(gateway.output()),
+    'request',
+  );
+  return { gateway, exited, req, response };
+}
+
 describe('SIGTERM, SIGINT', () => {
   it('drains a request still in flight, then closes the database and exits 0, a repeated ^C included', async () => {
     const account = await createAccount(db, {
@@ -43,29 +70,8 @@ describe('SIGTERM, SIGINT', () => {
         )
       ).map((r) => r.pid);
     const ours = await backends();
-    const gateway = await spawnGateway(['serve'], {
-      DATABASE_URL: database.url,
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-drain-')),
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'debug', // "incoming request" (debug) says when the request has arrived
-    });
-    const exited = once(gateway.process, 'exit');
-
     const body = JSON.stringify({ email: 'drain@example.com', password: 'drain-password' });
-    const { hostname, port } = new URL(gateway.url);
-    const req = http.request({
-      host: hostname,
-      port,
-      method: 'POST',
-      path: '/api/auth/login',
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    });
-    const response = once(req, 'response') as Promise<[http.IncomingMessage]>;
-    req.write(body.slice(0, 10)); // headers and part of the body: the request is in flight
-    await until(
-      () => /"url":"\/api\/auth\/login"[^\n]*"msg":"incoming request"/.test(gateway.output()),
-      'request',
-    );
+    const { gateway, exited, req, response } = await gatewayHoldingARequest(body); // the request is in flight
 
     // `npm start` under a terminal: one ^C reaches the process twice (the terminal's, then npm's forward)
     // (sent back to back the kernel would merge them into one)
@@ -91,24 +97,8 @@ describe('SIGTERM, SIGINT', () => {
   });
 
   it('a signal sent again later exits at once, without waiting for the drain', async () => {
-    const gateway = await spawnGateway(['serve'], {
-      DATABASE_URL: database.url,
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-drain-')),
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'debug',
-    });
-    const exited = once(gateway.process, 'exit');
-    const { hostname, port } = new URL(gateway.url);
-    const req = http.request({
-      host: hostname,
-      port,
-      method: 'POST',
-      path: '/api/auth/login',
-      headers: { 'content-type': 'application/json', 'content-length': 100 },
-    });
-    req.on('error', () => undefined);
-    req.write('{'); // a request that never ends holds the drain
-    await until(() => /"msg":"incoming request"/.test(gateway.output()), 'request');
+    // a body announced longer than sent: the request never ends and holds the drain
+    const { gateway, exited, req } = await gatewayHoldingARequest(`{${' '.repeat(99)}`);
     gateway.process.kill('SIGTERM');
     await until(() => gateway.output().includes('"msg":"shutting down"'), 'shutdown to begin');
     await new Promise((resolve) => setTimeout(resolve, 1500));
