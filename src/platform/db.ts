@@ -12,6 +12,17 @@ export interface Queryable {
   afterCommit?(fn: () => void): void;
 }
 
+/** After-commit work (counters): what it throws must not turn a committed transaction into a failure. */
+function runCommitted(callbacks: (() => void)[]): void {
+  for (const fn of callbacks) {
+    try {
+      fn();
+    } catch {
+      // nothing to undo: the transaction has committed
+    }
+  }
+}
+
 /** Runs `fn` once what `q` wrote is committed: after its transaction's COMMIT, or at once outside one. */
 export function whenCommitted(q: Queryable, fn: () => void): void {
   if (q.afterCommit) q.afterCommit(fn);
@@ -173,7 +184,7 @@ class PostgresDb implements Db {
       // the newline first: a trailing comment in `last` cannot swallow the separator
       const closing = last ? `${last}\n;\nCOMMIT` : 'COMMIT';
       await client.query(opening !== null ? `${opening};\n${closing}` : closing);
-      for (const fn of committed) fn();
+      runCommitted(committed);
       return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
