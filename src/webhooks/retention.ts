@@ -43,7 +43,11 @@ export async function pruneNotifications(db: Db, before: Date): Promise<PruneRes
        old AS (
          SELECT p.id FROM page p
           WHERE p.created_at < $2
-            AND NOT EXISTS (SELECT 1 FROM notification_deliveries d WHERE d.event_id = p.id)
+            -- one probe per unique index (webhook deliveries, the postback), each a partial index whose
+            -- predicate the probe must state to use it
+            AND NOT EXISTS (SELECT 1 FROM notification_deliveries d
+                             WHERE d.event_id = p.id AND d.webhook_id IS NOT NULL)
+            AND NOT EXISTS (SELECT 1 FROM notification_deliveries d WHERE d.event_id = p.id AND d.webhook_id IS NULL)
             AND p.id NOT IN (SELECT event_id FROM notification_outbox)),
        gone AS (DELETE FROM notification_events WHERE id IN (SELECT id FROM old) RETURNING 1)
        SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT max(id::text) FROM page) AS last`,
