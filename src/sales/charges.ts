@@ -114,8 +114,9 @@ export async function createPixSale(
       return { sale, replayed: false };
     });
   } catch (err) {
-    if (key !== null) await releaseSaleKey(db, accountId, key, token!);
+    // first, and in the background: giving the key back needs the database, which may be what failed
     if (charge) releaseOrphan(processor, { uuid, amount: input.amount, ...charge }, context.log);
+    if (key !== null) await releaseSaleKey(db, accountId, key, token!);
     throw err;
   }
 }
