@@ -183,7 +183,12 @@ class PostgresDb implements Db {
       const [result, last] = await fn(q);
       // the newline first: a trailing comment in `last` cannot swallow the separator
       const closing = last ? `${last}\n;\nCOMMIT` : 'COMMIT';
-      await client.query(opening !== null ? `${opening};\n${closing}` : closing);
+      const done: unknown = await client.query(opening !== null ? `${opening};\n${closing}` : closing);
+      // PostgreSQL answers COMMIT in a failed transaction with ROLLBACK, not an error: a body that caught a
+      // statement's error and went on must not be reported (or counted) as committed
+      const tag = (Array.isArray(done) ? done[done.length - 1] : done) as { command?: string } | undefined;
+      if (tag?.command === 'ROLLBACK')
+        throw new Error('the transaction was rolled back: a statement in it failed');
       runCommitted(committed);
       return result;
     } catch (err) {

@@ -115,22 +115,34 @@ export async function createPixSale(
     });
   } catch (err) {
     // first, and in the background: giving the key back needs the database, which may be what failed
-    if (charge) releaseOrphan(processor, { uuid, amount: input.amount, ...charge }, context.log);
-    if (key !== null) await releaseSaleKey(db, accountId, key, token!);
+    if (charge) releaseOrphan(db, processor, { uuid, amount: input.amount, ...charge }, context.log);
+    if (key !== null) await releaseSaleKey(db, accountId, key, token!).catch(() => undefined); // its claim expires
     throw err;
   }
 }
 
 /**
  * A charge opened for a sale that was then not stored (its key taken over, the database failing) has no sale to
- * credit: it is made unpayable at the processor, in the background, as an expired one would be.
+ * credit: it is made unpayable at the processor, in the background, as an expired one would be. A COMMIT whose
+ * answer was lost may have stored the sale after all: the sale is looked up first, and a charge whose sale exists
+ * (or cannot be looked up) is left to the expiry job.
  */
-function releaseOrphan(processor: PixChargeProcessor, charge: ExpiredCharge, log: Logger): void {
-  if (!processor.releaseExpired) return;
+function releaseOrphan(db: Db, processor: PixChargeProcessor, charge: ExpiredCharge, log: Logger): void {
   const ref = { externalTransactionId: charge.externalTransactionId };
-  processor
-    .releaseExpired(charge)
-    .then(() => log.warn(ref, 'charge opened for a sale that was not stored: removed at the processor'))
+  if (!processor.releaseExpired) {
+    log.warn(
+      ref,
+      'charge opened for a sale that was not stored: this processor cannot remove it; it expires there',
+    );
+    return;
+  }
+  const release = processor.releaseExpired.bind(processor);
+  findSaleRow(db, { kind: 'uuid', uuid: charge.uuid })
+    .then(async (stored) => {
+      if (stored) return; // committed after all: its charge is the sale's, settled or expired as any other
+      await release(charge);
+      log.warn(ref, 'charge opened for a sale that was not stored: removed at the processor');
+    })
     .catch((err: unknown) =>
       log.error(
         { ...ref, err: reason(err) },

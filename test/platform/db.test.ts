@@ -83,3 +83,40 @@ describe.each([
     expect(await db().tx((tx) => tx.query(mode))).toEqual([{ m: 'auto' }]);
   });
 });
+
+describe('transactions and what runs after their commit', () => {
+  it('runs afterCommit callbacks once committed, never for a rollback; a body that swallowed an error fails', async () => {
+    const db = postgres;
+    await db.query('CREATE TABLE IF NOT EXISTS commit_probe (n int)');
+    const ran: string[] = [];
+    await db.tx(async (tx) => {
+      await tx.query('INSERT INTO commit_probe (n) VALUES (1)');
+      tx.afterCommit?.(() => ran.push('committed'));
+      expect(ran).toEqual([]); // not before the COMMIT
+    });
+    expect(ran).toEqual(['committed']);
+
+    await expect(
+      db.tx(async (tx) => {
+        tx.afterCommit?.(() => ran.push('thrown'));
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
+    // a statement failed, the body caught it and returned: PostgreSQL answers that COMMIT with ROLLBACK
+    await expect(
+      db.tx(async (tx) => {
+        tx.afterCommit?.(() => ran.push('swallowed'));
+        await tx.query('INSERT INTO commit_probe (n) VALUES (2)');
+        await tx.query('SELECT 1/0').catch(() => undefined);
+      }),
+    ).rejects.toThrow(/rolled back/);
+    expect(ran).toEqual(['committed']);
+    expect(await db.query('SELECT n FROM commit_probe ORDER BY n')).toEqual([{ n: 1 }]);
+    // a callback that throws does not turn the committed transaction into an error
+    await db.tx(async (tx) => {
+      tx.afterCommit?.(() => {
+        throw new Error('a counter failed');
+      });
+    });
+  });
+});

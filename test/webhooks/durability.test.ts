@@ -97,7 +97,8 @@ describe('durability', () => {
     receiver.setFallback('hang');
     const m = await createMerchant(api);
     await createWebhook(api, m, receiver.url, ['sale.paid']);
-    const first = await worker();
+    // the hanging third attempts must still hang when the kill comes: on a loaded machine 1.5 s was too short
+    const first = await worker({ WEBHOOK_TIMEOUT_MS: '4000' });
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) ids.push(await recordFact(api, m.accountId, 'sale.paid'));
     await receiver.waitFor(62, 30_000); // both failed rounds, and some third attempts hanging
@@ -122,7 +123,8 @@ describe('durability', () => {
     receiver.setFallback('hang');
     const m = await createMerchant(api);
     const hook = await createWebhook(api, m, receiver.url, ['sale.paid']);
-    const w = await worker();
+    // the 8 in flight must outlast the disable reaching the worker (its webhook read is up to 1 s old)
+    const w = await worker({ WEBHOOK_TIMEOUT_MS: '4000' });
     for (let i = 0; i < 40; i++) await recordFact(api, m.accountId, 'sale.paid');
     await receiver.waitFor(8); // 8 in flight, the rest claimed and waiting for their host's slots
     const off = await call('PUT', `${api.url}/api/webhook/${hook.id}`, {
