@@ -14,6 +14,8 @@ export interface Received {
 
 /** What the receiver does with one request: answer a status, never answer, or drop the connection. */
 export type Behaviour = { status: number; body?: string } | 'hang' | 'close';
+/** A fixed behaviour, or one chosen per request (e.g. by its event id and how often it came before). */
+export type Fallback = Behaviour | ((request: Received) => Behaviour);
 
 export interface Receiver {
   url: string;
@@ -21,7 +23,7 @@ export interface Receiver {
   received: Received[];
   /** Behaviours for the next requests, in order; afterwards `fallback` applies (default 200). */
   queue(...behaviours: Behaviour[]): void;
-  setFallback(behaviour: Behaviour): void;
+  setFallback(behaviour: Fallback): void;
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
 }
@@ -30,7 +32,7 @@ export interface Receiver {
 export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
   const received: Received[] = [];
   const pending: Behaviour[] = [];
-  let fallback: Behaviour = { status: 200 };
+  let fallback: Fallback = { status: 200 };
   const sockets = new Set<Socket>();
   const hung = new Set<ServerResponse>();
 
@@ -38,14 +40,15 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({
+      const request: Received = {
         method: req.method ?? '',
         path: req.url ?? '',
         headers: req.headers,
         body: Buffer.concat(chunks),
         at: Date.now(),
-      });
-      const b = pending.shift() ?? fallback;
+      };
+      received.push(request);
+      const b = pending.shift() ?? (typeof fallback === 'function' ? fallback(request) : fallback);
       if (b === 'hang') {
         hung.add(res);
         return;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runGateway } from '../support/cli.js';
 import { createMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -22,6 +22,11 @@ const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   api = await startServer({ workers: false, env: SETTINGS });
+});
+// a test that failed before stopping its workers must not leave them delivering during the next test
+afterEach(async () => {
+  for (const c of children)
+    if (c.process.exitCode === null && c.process.signalCode === null) await c.stop('SIGKILL');
 });
 afterAll(async () => {
   // a child that already exited (stopped by a test) has nothing left to stop
@@ -91,17 +96,31 @@ describe('durability', () => {
   it('a worker SIGKILLed with third attempts waiting in its memory leaves none of them FAILED unsent', async () => {
     const receiver = await startReceiver();
     receivers.push(receiver);
-    // every delivery's first two attempts answer 500; the third ones hang, 8 in flight and the rest claimed
-    // and waiting in the worker's memory, never sent, when it is killed
-    receiver.queue(...Array.from({ length: 60 }, () => ({ status: 500 })));
-    receiver.setFallback('hang');
+    // every delivery's first two attempts answer 500, whatever order they come in; its third one hangs, so
+    // third attempts fill the host's 8 slots and the rest wait, claimed, in the worker's memory
+    const seen = new Map<string, number>();
+    let firstThirdAt = 0;
+    receiver.setFallback((r) => {
+      const id = r.headers['x-service-event-id'] as string;
+      const n = (seen.get(id) ?? 0) + 1;
+      seen.set(id, n);
+      if (n < 3) return { status: 500 };
+      firstThirdAt ||= Date.now();
+      return 'hang';
+    });
     const m = await createMerchant(api);
     await createWebhook(api, m, receiver.url, ['sale.paid']);
-    // the hanging third attempts must still hang when the kill comes: on a loaded machine 1.5 s was too short
     const first = await worker({ WEBHOOK_TIMEOUT_MS: '4000' });
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) ids.push(await recordFact(api, m.accountId, 'sale.paid'));
-    await receiver.waitFor(62, 30_000); // both failed rounds, and some third attempts hanging
+    // killed once 8 third attempts hang, or 1 s after the first did: well before any of them times out (4 s),
+    // so none can end FAILED before the kill
+    const thirds = () => [...seen.values()].filter((n) => n >= 3).length;
+    await waitUntil(
+      async () => thirds() >= 8 || (firstThirdAt > 0 && Date.now() - firstThirdAt > 1000) || undefined,
+      30_000,
+      () => `third attempts hanging: ${thirds()}`,
+    );
     expect(await first.stop('SIGKILL')).toBeNull();
     receiver.setFallback({ status: 200 });
     const second = await worker();
