@@ -38,7 +38,8 @@ export async function ensureMerchantLedger(q: Queryable, accountId: number): Pro
 /**
  * Writes a balanced journal entry and updates the maintained merchant balances, inside the caller's
  * transaction. Merchant rows are updated one by one in a fixed order (account, then bucket) so concurrent
- * entries cannot deadlock (a transaction posting several entries posts them in account order too); a guarded debit uses `balance >= amount` in the UPDATE itself. System accounts are
+ * entries cannot deadlock (a transaction posting several entries posts them in account order too); a guarded
+ * debit uses `balance >= amount` in the UPDATE itself. System accounts are
  * not maintained (they would be a hot row every transaction serializes on): their balance is the sum of
  * their postings, which `ledger verify` derives. An entry that moves nothing (every amount zero) is not
  * written: null.

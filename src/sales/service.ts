@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type Queryable, whenCommitted } from '../platform/db.js';
+import type { Queryable } from '../platform/db.js';
 import { AppError, notFound, validation } from '../platform/errors.js';
 import type { PublicId } from '../platform/ids.js';
-import { sales } from '../platform/metrics.js';
 import { percentOf } from '../platform/money.js';
 import { findSaleJson, insertSale, type NewSaleRow } from './data.js';
 import type { SaleSettler } from './settler.js';
 import type { SaleStatus } from './status-machine.js';
-import { notifySaleStatus, type TransitionResult } from './transition.js';
+import { countWithoutFact, notifySaleStatus, type TransitionResult } from './transition.js';
 import type { SaleRow } from './types.js';
 
 export interface SaleFees {
@@ -54,8 +53,7 @@ export async function createSale(
   const shipping = input.items.some((item) => item.tangible) ? input.shipping : null;
   const sale = await insertSale(tx, { ...input, shipping, ...fees, uuid: options.uuid ?? randomUUID() });
   if (options.notifyPending) await notifySaleStatus(tx, sale);
-  // a debit already paid records no sale.pending: counted here, its PAGO by its fact
-  else whenCommitted(tx, () => sales.inc({ status: sale.status }));
+  else countWithoutFact(tx, sale);
   return sale;
 }
 

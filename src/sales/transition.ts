@@ -94,8 +94,15 @@ export async function applyMoves(
 export async function notifySaleStatus(tx: Queryable, sale: SaleRow): Promise<void> {
   const fact = saleFact(sale);
   if (fact) await recordNotification(tx, fact);
-  // a status without a fact (a card sale created PENDENTE) is still a sale reaching it (the fact counts otherwise)
-  else whenCommitted(tx, () => sales.inc({ status: sale.status }));
+  else countWithoutFact(tx, sale);
+}
+
+/**
+ * A sale reaching a status that records no fact (a card sale created PENDENTE, a debit already paid) is counted
+ * here, once committed; a fact counts its own status otherwise (metrics.countFact).
+ */
+export function countWithoutFact(tx: Queryable, sale: SaleRow): void {
+  whenCommitted(tx, () => sales.inc({ status: sale.status }));
 }
 
 const AWAITS_PAYMENT_CODE = new Set(['PIX', 'PIX_AUTOMATICO', 'BOLETO']);

@@ -16,6 +16,9 @@ let server: TestServer;
 let merchant: TestMerchant;
 const db = () => server.runtime.platform.db;
 const rules = () => ({ allowPrivateTargets: true, log: server.runtime.platform.log });
+/** A charge for the test merchant through `processor`, with `key` as its Idempotency-Key. */
+const create = (processor: PixChargeProcessor, key: string | null, input = withItems()) =>
+  createPixSale(db(), processor, merchant.accountId, input, key, rules());
 
 beforeAll(async () => {
   server = await startServer({ workers: false });
@@ -85,7 +88,7 @@ describe('createPixSale while the processor is slow', () => {
   it('holds no connection during the call: 20 charges waiting on the PSP leave the pool free', async () => {
     const gate = gatedProcessor();
     const pending = Array.from({ length: 20 }, (_, i) =>
-      createPixSale(db(), gate.processor, merchant.accountId, withItems(1000 + i), `slow-${i}`, rules()),
+      create(gate.processor, `slow-${i}`, withItems(1000 + i)),
     );
     await waitUntil(async () => (gate.state.calls === 20 ? true : undefined));
     // more charges waiting than the pool has connections, and none holds one
@@ -100,22 +103,15 @@ describe('createPixSale while the processor is slow', () => {
 
   it('a repeat of a request still opening its charge is refused 409 IN_USE (as for cashouts); after it, replayed', async () => {
     const gate = gatedProcessor();
-    const first = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'wait-key', rules());
+    const first = create(gate.processor, 'wait-key', withItems());
     await waitUntil(async () => (gate.state.calls === 1 ? true : undefined));
-    const second = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'wait-key', rules());
+    const second = create(gate.processor, 'wait-key', withItems());
     await expect(second).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE', shape: 'D' });
-    const differs = createPixSale(
-      db(),
-      gate.processor,
-      merchant.accountId,
-      withItems(2000),
-      'wait-key',
-      rules(),
-    );
+    const differs = create(gate.processor, 'wait-key', withItems(2000));
     await expect(differs).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
     gate.open();
     const a = await first;
-    const b = await createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'wait-key', rules());
+    const b = await create(gate.processor, 'wait-key', withItems());
     expect(gate.state.calls).toBe(1);
     expect(b.sale.id).toBe(a.sale.id);
     expect([a.replayed, b.replayed]).toEqual([false, true]);
@@ -124,14 +120,7 @@ describe('createPixSale while the processor is slow', () => {
   it('a request whose claim was taken over while it stalled stores no second sale for the key', async () => {
     const gate = gatedProcessor();
     const before = await count();
-    const stalled = createPixSale(
-      db(),
-      gate.processor,
-      merchant.accountId,
-      withItems(),
-      'stall-key',
-      rules(),
-    );
+    const stalled = create(gate.processor, 'stall-key', withItems());
     await waitUntil(async () => (gate.state.calls === 1 ? true : undefined));
     // as if it had been waiting past ABANDONED_CLAIM_SECONDS: the next request with the key takes it over
     await db().query(
@@ -139,14 +128,7 @@ describe('createPixSale while the processor is slow', () => {
         WHERE account_id = $1 AND key = 'stall-key'`,
       [merchant.accountId],
     );
-    const takeover = createPixSale(
-      db(),
-      gate.processor,
-      merchant.accountId,
-      withItems(),
-      'stall-key',
-      rules(),
-    );
+    const takeover = create(gate.processor, 'stall-key', withItems());
     await waitUntil(async () => (gate.state.calls === 2 ? true : undefined));
     gate.open();
     const [a, b] = await Promise.allSettled([stalled, takeover]);
@@ -154,14 +136,7 @@ describe('createPixSale while the processor is slow', () => {
     expect((a as PromiseRejectedResult).reason).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
     expect(b.status).toBe('fulfilled');
     expect(await count()).toBe(before + 1);
-    const replay = await createPixSale(
-      db(),
-      gate.processor,
-      merchant.accountId,
-      withItems(),
-      'stall-key',
-      rules(),
-    );
+    const replay = await create(gate.processor, 'stall-key', withItems());
     expect(replay.replayed).toBe(true);
     expect(replay.sale.id).toBe((b as PromiseFulfilledResult<{ sale: { id: number } }>).value.sale.id);
     // the stalled request's charge has no sale: it is removed at the processor, the stored one is not
@@ -201,7 +176,7 @@ describe('createPixSale while the processor is slow', () => {
   it('a processor failure keeps no sale and gives the key back: the retry opens a new charge', async () => {
     const gate = gatedProcessor();
     const before = await count();
-    const first = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'fail-key', rules());
+    const first = create(gate.processor, 'fail-key', withItems());
     await waitUntil(async () => (gate.state.calls === 1 ? true : undefined));
     gate.fail();
     const err = await first.catch((e: unknown) => e);
@@ -209,7 +184,7 @@ describe('createPixSale while the processor is slow', () => {
     expect((err as AppError).code).toBe('PROCESSOR_ERROR');
     expect(await count()).toBe(before);
     gate.reset();
-    const retry = createPixSale(db(), gate.processor, merchant.accountId, withItems(), 'fail-key', rules());
+    const retry = create(gate.processor, 'fail-key', withItems());
     await waitUntil(async () => (gate.state.calls === 2 ? true : undefined));
     gate.open();
     const made = await retry;
