@@ -25,10 +25,13 @@ type Row = ClaimedAttempt & { facts: number | null; deliveries: number | null };
  * Turns the oldest facts waiting in notification_outbox (at most `limit`, recorded at least `minAgeMs` ago)
  * into deliveries, in one statement: one per (fact, subscribed live webhook) and one for the fact's postback.
  * Within `room` (its host's, then its account's), and at most `maxClaims` in all (a fact may have several
- * targets), a delivery's first attempt
- * is claimed for the caller (no ticket, attempt 1, leased like a claim); the others are due at once, for any
- * process. The statement deletes the facts' outbox rows, locked first (rows another process is fanning out
- * are skipped, never waited for), so a fact is fanned out once; the unique indexes back that up. `queue` should carry QUEUE_SETTINGS (index walks, no bitmap scans).
+ * targets), a delivery's first attempt is claimed for the caller (no ticket, attempt 1, leased like a claim);
+ * the others are due at once, for any process. A host that already has due attempts waiting (a receiver
+ * slower than its facts, retries due) gets no claim here: its new deliveries queue behind the old ones, which
+ * claims serve oldest first (fresh facts taking every slot it freed starved that backlog). The statement
+ * deletes the facts' outbox rows, locked first (rows another process is fanning out are skipped, never waited
+ * for), so a fact is fanned out once; the unique indexes back that up. `queue` should carry QUEUE_SETTINGS
+ * (index walks, no bitmap scans).
  */
 export async function fanOutPending(
   queue: Queryable,
@@ -63,8 +66,17 @@ export async function fanOutPending(
                                         ORDER BY t.created_at, t.event_id, t.webhook_id)
                    AS pos
          FROM targets t LEFT JOIN unnest($2::text[], $3::int[]) AS r(host, holding) ON r.host = t.target_host),
+     -- one index probe per host: as EXISTS the planner, trusting a queue's stale statistics, made it a semi join
+     -- over every due row (~400 ms at 200,000 due); a scalar subquery with LIMIT stays a probe
+     backlogged AS MATERIALIZED (
+       SELECT h.target_host FROM (SELECT DISTINCT target_host FROM targets) h
+        WHERE (SELECT 1 FROM notification_deliveries d
+                WHERE d.target_host = h.target_host AND d.status = 'PENDING' AND d.ticket IS NOT NULL
+                  AND d.next_attempt_at <= now() LIMIT 1) IS NOT NULL),
      hosted AS (
-       SELECT p.*, NOT p.skipped AND p.pos <= $4 AS host_room FROM placed p),
+       SELECT p.*, NOT p.skipped AND p.pos <= $4
+                   AND p.target_host NOT IN (SELECT target_host FROM backlogged) AS host_room
+         FROM placed p),
      accounted AS (
        SELECT h.*, h.host_room
                    AND coalesce(a.holding, 0)
@@ -125,7 +137,7 @@ export async function fanOutPending(
       [...room.accountHolding.values()],
       room.heldPerAccount,
     ],
-    { prepare: 'webhooks_fan_out_v4' },
+    { prepare: 'webhooks_fan_out_v6' },
   );
   const summary = rows.pop();
   for (const row of rows) {

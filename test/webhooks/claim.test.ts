@@ -145,6 +145,36 @@ describe('claiming due attempts', () => {
     ]);
   });
 
+  it('gives a host with attempts already due no fresh claim: its new deliveries queue behind the old ones', async () => {
+    const m = await createMerchant(server);
+    await createWebhook(server, m, 'http://127.0.0.7:9/backlog', ['sale.paid']);
+    const other = await createMerchant(server);
+    await createWebhook(server, other, 'http://127.0.0.8:9/backlog', ['sale.paid']);
+    const { db } = server.runtime.platform;
+    const room = {
+      ...anyAccount,
+      holding: new Map(),
+      heldPerHost: 16,
+      perHost: 8,
+      roundMs: 1000,
+      marginMs: 500,
+    };
+    // a backlog: fanned out when the host had no room, so left due
+    const old: string[] = [];
+    for (let i = 0; i < 3; i++) old.push(await recordFact(server, m.accountId, 'sale.paid'));
+    expect((await fanOutPending(db, 100)).claimed).toEqual([]);
+    // newer facts, now with room: the backlogged host gets no claim, the other host does
+    const fresh: string[] = [];
+    for (let i = 0; i < 2; i++) fresh.push(await recordFact(server, m.accountId, 'sale.paid'));
+    await recordFact(server, other.accountId, 'sale.paid');
+    const out = await fanOutPending(db, 100, room);
+    expect(out.claimed.map((c) => c.targetHost)).toEqual(['127.0.0.8:9']);
+    // claims then serve that host oldest first: the backlog before the fresh facts
+    const claimed = await claimDue(db, { ...room, limit: 1000, skipHosts: [], skipAccounts: [] });
+    const mine = claimed.filter((c) => c.targetHost === '127.0.0.7:9').map((c) => c.eventId);
+    expect(mine).toEqual([...old, ...fresh]);
+  });
+
   it('fan-out claims at most maxClaims first attempts in all, oldest first, when facts have several targets', async () => {
     const m = await createMerchant(server);
     await createWebhook(server, m, 'http://127.0.0.3:9/a', ['sale.paid']);
