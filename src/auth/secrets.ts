@@ -1,5 +1,5 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import { FifoGate } from '../platform/fifo-gate.js';
+import pLimit from 'p-limit';
 
 /** A private key or session token as the client holds it. Never stored; only its hash is. */
 export type PlainSecret = string & { readonly __plain: unique symbol };
@@ -48,7 +48,7 @@ export async function hashPassword(password: string): Promise<string> {
  * the deliveries' DNS lookups also need, and every core.
  */
 export const PASSWORD_CHECKS_AT_ONCE = 2;
-const passwordChecks = new FifoGate(PASSWORD_CHECKS_AT_ONCE);
+const passwordChecks = pLimit(PASSWORD_CHECKS_AT_ONCE);
 
 /** How long a password check has taken lately, waiting for the gate included (moving average). */
 let recentCheckMs = 60;
@@ -58,7 +58,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (alg !== 'scrypt' || !n || !r || !p || !salt || !key) return false;
   const expected = Buffer.from(key, 'base64');
   const started = performance.now();
-  const actual = await passwordChecks.run(() =>
+  const actual = await passwordChecks(() =>
     scryptAsync(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p)),
   );
   recentCheckMs = 0.8 * recentCheckMs + 0.2 * (performance.now() - started);

@@ -2,7 +2,7 @@ import { type Actor, recordAudit } from '../audit/audit.data.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import { AppError, notFound, validation } from '../platform/errors.js';
-import { KeyedGate } from '../platform/fifo-gate.js';
+import { KeyedLimit } from '../platform/keyed-limit.js';
 import { newWebhookSecret, openKeys, sealKeys } from './crypto.js';
 import * as data from './data.js';
 import { EVENT_NAMES, isEventName } from './events.js';
@@ -46,7 +46,7 @@ export const MAX_OVERLAP_HOURS = 168;
 const DISABLED_BY_MERCHANT = 'Disabled by the merchant';
 
 export class WebhookService {
-  private readonly logReads = new KeyedGate<number>(LOG_READS_PER_ACCOUNT);
+  private readonly logReads = new KeyedLimit<number>(LOG_READS_PER_ACCOUNT);
 
   constructor(
     private readonly db: Db,
