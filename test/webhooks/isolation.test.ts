@@ -108,4 +108,50 @@ describe('isolation between receivers', () => {
     expect(attack!.waiting).toBeGreaterThan(0);
     expect(attack!.held).toBeLessThanOrEqual(DELIVERY_LIMITS.heldPerAccount);
   }, 150_000);
+
+  it("a merchant's webhook that never answers does not hold back the same merchant's healthy one", async () => {
+    const m = await createMerchant(server);
+    const dead = await startReceiver('127.0.0.1');
+    dead.setFallback('hang');
+    blackHoles.push(dead);
+    const healthy = await startReceiver('127.0.0.3');
+    await createWebhook(server, m, dead.url, ['sale.paid']);
+    const hook = await createWebhook(server, m, healthy.url, ['sale.paid']);
+    // more facts than the dead host may hold (heldPerHost): it holds its share, the rest of its deliveries wait
+    const facts = DELIVERY_LIMITS.heldPerHost + 100;
+    for (let i = 0; i < facts; i++) await recordFact(server, m.accountId, 'sale.paid');
+    await dead.waitFor(DELIVERY_LIMITS.perHost);
+    const { db } = server.runtime.platform;
+    const delivered = async (n: number) => {
+      const [row] = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM notification_deliveries WHERE webhook_id = $1 AND status = 'DELIVERED'`,
+        [hook.id],
+      );
+      return row!.n === n;
+    };
+    try {
+      await waitUntil(
+        () => delivered(facts),
+        60000,
+        () => 'the first facts delivered to the healthy webhook',
+      );
+      // the healthy receiver is idle now and the dead one holds most of its share: new facts still go out
+      const [held] = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM notification_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+          WHERE w.url = $1 AND d.lease_until IS NOT NULL`,
+        [dead.url],
+      );
+      expect(held!.n).toBeGreaterThan(DELIVERY_LIMITS.heldPerHost / 2);
+      for (let i = 0; i < 30; i++) await recordFact(server, m.accountId, 'sale.paid');
+      await waitUntil(
+        () => delivered(facts + 30),
+        60000,
+        () => 'every fact delivered to the healthy webhook',
+      );
+      // while none of the dead host's attempts has ended
+      expect(dead.received.length).toBe(DELIVERY_LIMITS.perHost);
+    } finally {
+      await healthy.close();
+    }
+  }, 120_000);
 });
