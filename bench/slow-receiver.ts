@@ -2,7 +2,8 @@
  * Diagnostics (not a case of `npm run bench`): one merchant whose only webhook answers after SLOW_MS, fed
  * SLOW_RATE sale.paid facts a second for SLOW_SECONDS (more than the 8-at-a-time host slots take), then left to
  * drain. Prints lateness (fact → first arrival) percentiles and order inversions: deliveries that arrived
- * after a delivery of a fact made INVERSION_S or more seconds later.
+ * after a delivery of a fact made INVERSION_S or more seconds later. SLOW_DEAD=1 gives the same merchant a
+ * second webhook to a host that accepts connections and never answers.
  */
 import { createServer } from 'node:http';
 import { CredentialService } from '../src/auth/credentials.service.js';
@@ -14,6 +15,32 @@ const SLOW_MS = Number(process.env.SLOW_MS ?? 1500);
 const RATE = Number(process.env.SLOW_RATE ?? 8);
 const SECONDS = Number(process.env.SLOW_SECONDS ?? 90);
 const INVERSION_S = 10;
+
+/** A second webhook of the account, to a server on 127.0.0.2 that reads requests and never answers them. */
+async function addDeadWebhook(url: string, accountId: number): Promise<void> {
+  const dead = createServer((req) => req.resume());
+  await new Promise<void>((r) => dead.listen(0, '127.0.0.2', r));
+  dead.unref();
+  const [acc] = await server.db.query<{ email: string }>('SELECT email FROM accounts WHERE id = $1', [
+    accountId,
+  ]);
+  const login = await fetch(`${url}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: acc!.email, password: 'bench-password' }),
+  });
+  const { csrfToken } = (await login.json()) as { csrfToken: string };
+  const cookie = String(login.headers.get('set-cookie')).split(';')[0]!;
+  const created = await fetch(`${url}/api/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie, 'x-csrf-token': csrfToken },
+    body: JSON.stringify({
+      webhookUrl: `http://127.0.0.2:${(dead.address() as { port: number }).port}/dead`,
+      events: ['*'],
+    }),
+  });
+  if (created.status !== 201) throw new Error(`dead webhook: ${created.status} ${await created.text()}`);
+}
 
 const arrivals = new Map<string, number>();
 const receiver = createServer((req, res) => {
@@ -27,9 +54,13 @@ const receiver = createServer((req, res) => {
 await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
 const port = (receiver.address() as { port: number }).port;
 
-const server = await startBenchServer({ LOG_LEVEL: 'warn' });
+const server = await startBenchServer({
+  LOG_LEVEL: 'warn',
+  WEBHOOK_RETRY_DELAYS_MS: process.env.WEBHOOK_RETRY_DELAYS_MS ?? '60000,600000',
+});
 try {
   const [target] = await setupTargets(server, [`http://127.0.0.1:${port}/hook`]);
+  if (process.env.SLOW_DEAD === '1') await addDeadWebhook(server.url, target!.accountId);
   const cred = await new CredentialService(server.db).issue(target!.accountId);
   const ids = await seedSales(server.db, target!.accountId, RATE * SECONDS + 10);
   const headers = {
