@@ -1,12 +1,22 @@
 import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { openDb } from '../../src/platform/db.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { migrate } from '../../src/platform/migrate.js';
 import { Queue } from '../../src/platform/queue.js';
 import { admin, TEMPLATE_DB, TEST_DB_PREFIX, urlFor } from './pg.js';
 
-/** Builds dist/ (tests spawn real server processes and load the panel) and prepares a migrated template database. */
+/**
+ * Builds dist/ (tests spawn real server processes and load the panel) and prepares a migrated template database.
+ * Every temporary folder of the run (data folders with dev secrets, embedded clusters, CLI inputs) is made under
+ * one folder of its own, TMPDIR for the test processes and the gateways they spawn, removed at the end.
+ */
 export default async function setup(): Promise<() => Promise<void>> {
+  const runTmp = mkdtempSync(path.join(tmpdir(), 'gw-tests-'));
+  chmodSync(runTmp, 0o755); // the embedded PostgreSQL runs as another user when the tests run as root
+  process.env.TMPDIR = runTmp;
   execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' }); // the server and the panel
   await admin(async (c) => {
     const stale = await c.query<{ datname: string }>(
@@ -23,5 +33,6 @@ export default async function setup(): Promise<() => Promise<void>> {
   await db.close();
   return async () => {
     await admin((c) => c.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DB} WITH (FORCE)`));
+    rmSync(runTmp, { recursive: true, force: true });
   };
 }
