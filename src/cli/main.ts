@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from '../platform/config.js';
+import { loadConfig } from '../platform/config.js';
+import { ConfigError } from '../platform/config-parse.js';
 import { openDatabase } from '../platform/database.js';
 import { migrate } from '../platform/migrate.js';
 import { checkUsage, type Execution, execute, failure, usage } from './execute.js';

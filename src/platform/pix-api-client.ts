@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import type { BcbSettings } from './config.js';
+import type { BcbSettings } from './config-rails.js';
 
 /** decisions.md: a PSP that does not answer within 30 s counts as failed. */
 export const PSP_TIMEOUT_MS = 30_000;

@@ -1,4 +1,4 @@
-import { ConfigError } from './config.js';
+import { ConfigError } from './config-parse.js';
 import type { Queryable } from './db.js';
 import { unseal } from './sealed.js';
 

@@ -1,4 +1,4 @@
-import type { BcbSettings } from '../../../platform/config.js';
+import type { BcbSettings } from '../../../platform/config-rails.js';
 import type { Db } from '../../../platform/db.js';
 import { formatReais, parseReais } from '../../../platform/money.js';
 import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
