@@ -10,6 +10,15 @@ import { createWebhook } from '../support/webhooks.js';
 let server: TestServer;
 /** Rooms in the tests about hosts: accounts unbounded. */
 const anyAccount = { accountHolding: new Map<number, number>(), heldPerAccount: 1_000_000 };
+/** Room for 16 attempts per host, 8 in flight, any account. */
+const roomFor = () => ({
+  ...anyAccount,
+  holding: new Map<string, number>(),
+  heldPerHost: 16,
+  perHost: 8,
+  roundMs: 1000,
+  marginMs: 500,
+});
 
 // no workers: this file claims by hand
 beforeAll(async () => {
@@ -151,14 +160,7 @@ describe('claiming due attempts', () => {
     const other = await createMerchant(server);
     await createWebhook(server, other, 'http://127.0.0.8:9/backlog', ['sale.paid']);
     const { db } = server.runtime.platform;
-    const room = {
-      ...anyAccount,
-      holding: new Map(),
-      heldPerHost: 16,
-      perHost: 8,
-      roundMs: 1000,
-      marginMs: 500,
-    };
+    const room = roomFor();
     // a backlog: fanned out when the host had no room, so left due
     const old: string[] = [];
     for (let i = 0; i < 3; i++) old.push(await recordFact(server, m.accountId, 'sale.paid'));
@@ -181,14 +183,7 @@ describe('claiming due attempts', () => {
     await createWebhook(server, m, 'http://127.0.0.4:9/b', ['sale.paid']);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(await recordFact(server, m.accountId, 'sale.paid'));
-    const room = {
-      ...anyAccount,
-      holding: new Map(),
-      heldPerHost: 16,
-      perHost: 8,
-      roundMs: 1000,
-      marginMs: 500,
-    };
+    const room = roomFor();
     const out = await fanOutPending(server.runtime.platform.db, 100, room, 0, 3);
     expect(out).toMatchObject({ facts: 3, deliveries: 6 });
     expect(out.claimed).toHaveLength(3);
