@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type FeePreview, type WithdrawalCreated } from '../api';
 import { money, moneyText } from '../ui/format';
-import { Card, ErrorText } from '../ui/kit';
+import { Card, ErrorText, Options } from '../ui/kit';
 import { PIX_KEY_TYPES } from '../ui/labels';
 
 /**
@@ -95,11 +95,7 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
         <div>
           <label for="n-type">Tipo de chave</label>
           <select id="n-type" value={pixKeyType} onInput={(e) => setPixKeyType(e.currentTarget.value)}>
-            {Object.entries(PIX_KEY_TYPES).map(([v, t]) => (
-              <option key={v} value={v}>
-                {t}
-              </option>
-            ))}
+            <Options labels={PIX_KEY_TYPES} />
           </select>
         </div>
         <div>

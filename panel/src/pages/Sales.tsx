@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Sale } from '../api';
 import { date, money } from '../ui/format';
-import { Card, ErrorText, Table } from '../ui/kit';
+import { Card, DetailsButton, ErrorText, Options, Table } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
 
 type Filters = { status: string; paymentMethod: string; from: string; to: string; q: string };
@@ -53,23 +53,13 @@ export function Sales() {
         <div>
           <label for="f-status">Status</label>
           <select {...field('status')}>
-            <option value="">Todos</option>
-            {Object.entries(SALE_STATUS).map(([v, t]) => (
-              <option key={v} value={v}>
-                {t}
-              </option>
-            ))}
+            <Options labels={SALE_STATUS} all="Todos" />
           </select>
         </div>
         <div>
           <label for="f-paymentMethod">Forma de pagamento</label>
           <select {...field('paymentMethod')}>
-            <option value="">Todas</option>
-            {Object.entries(METHODS).map(([v, t]) => (
-              <option key={v} value={v}>
-                {t}
-              </option>
-            ))}
+            <Options labels={METHODS} all="Todas" />
           </select>
         </div>
         <div>
@@ -99,14 +89,7 @@ export function Sales() {
             <td class="money">{money(s.amount)}</td>
             <td>{label(SALE_STATUS, s.status)}</td>
             <td>
-              <button
-                type="button"
-                class="link"
-                onClick={() => setSelected(s)}
-                aria-label={`Detalhes da venda ${s.id}`}
-              >
-                Detalhes
-              </button>
+              <DetailsButton label={`Detalhes da venda ${s.id}`} onClick={() => setSelected(s)} />
             </td>
           </tr>
         ))}

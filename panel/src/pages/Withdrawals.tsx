@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Withdrawal } from '../api';
 import { date, moneyText } from '../ui/format';
-import { Card, ErrorText, Table } from '../ui/kit';
+import { Card, DetailsButton, ErrorText, Options, Table } from '../ui/kit';
 import { label, PIX_KEY_TYPES, WITHDRAWAL_STATUS } from '../ui/labels';
 import { NewWithdrawal } from './NewWithdrawal';
 
@@ -35,12 +35,7 @@ export function Withdrawals() {
         <div>
           <label for="w-status">Status</label>
           <select id="w-status" value={status} onInput={(e) => setStatus(e.currentTarget.value)}>
-            <option value="">Todos</option>
-            {Object.entries(WITHDRAWAL_STATUS).map(([v, t]) => (
-              <option key={v} value={v}>
-                {t}
-              </option>
-            ))}
+            <Options labels={WITHDRAWAL_STATUS} all="Todos" />
           </select>
         </div>
         <div>
@@ -69,14 +64,7 @@ export function Withdrawals() {
             <td class="money">{moneyText(w.fees.total)}</td>
             <td>{label(WITHDRAWAL_STATUS, w.status)}</td>
             <td>
-              <button
-                type="button"
-                class="link"
-                onClick={() => setSelected(w)}
-                aria-label={`Detalhes do saque ${w.id}`}
-              >
-                Detalhes
-              </button>
+              <DetailsButton label={`Detalhes do saque ${w.id}`} onClick={() => setSelected(w)} />
             </td>
           </tr>
         ))}

@@ -60,6 +60,29 @@ export function SecretOnce({ label, value }: { label: string; value: string }) {
   );
 }
 
+/** The `<option>`s of a select, one per entry of a value → label map (an empty-value "all" option first, if given). */
+export function Options({ labels, all }: { labels: Record<string, string>; all?: string }) {
+  return (
+    <>
+      {all !== undefined && <option value="">{all}</option>}
+      {Object.entries(labels).map(([value, text]) => (
+        <option key={value} value={value}>
+          {text}
+        </option>
+      ))}
+    </>
+  );
+}
+
+/** A row's "Detalhes" link-button; `label` names the row for screen readers ("Detalhes da venda 42"). */
+export function DetailsButton({ label, onClick }: { label: string; onClick: () => void }) {
+  return (
+    <button type="button" class="link" onClick={onClick} aria-label={label}>
+      Detalhes
+    </button>
+  );
+}
+
 /** `empty`: what to say under the headings when the list has loaded with nothing in it. */
 export function Table({
   head,
