@@ -170,6 +170,7 @@ describe('the merchant panel', () => {
     await shot(page, '06-webhook-deliveries');
     const before = hooks.received.length;
     await paidRow.getByRole('button', { name: /Reenviar/ }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'reenviada' }).count()).toBe(1);
     await hooks.waitFor(before + 1);
     expect(hooks.received.at(-1)!.headers['x-service-redelivery']).toBe('true');
   });
@@ -201,7 +202,7 @@ describe('the merchant panel', () => {
     await page.getByLabel('Chave PIX').fill('52998224725');
     await page.getByLabel('Confirme com sua senha').fill('senha-errada');
     await page.getByRole('button', { name: 'Solicitar saque' }).click();
-    await expect.poll(() => page.getByRole('alert').first().textContent()).toBe('Credenciais inválidas.');
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toBe('Senha incorreta.');
     await page.getByLabel('Chave PIX').fill('111.111.111-11');
     await page.getByLabel('Confirme com sua senha').fill(PASSWORD);
     await page.getByRole('button', { name: 'Solicitar saque' }).click();

@@ -64,6 +64,8 @@ describe('trust controls in the panel', () => {
     };
     const row = page.getByRole('table', { name: 'Credenciais' }).getByRole('row').filter({ hasText: 'ERP' });
     await expect.poll(() => row.textContent()).toContain('Somente leitura');
+    // the next key starts from the defaults: not silently read-only like the last one
+    expect(await page.getByLabel('Permissão').inputValue()).toBe('full');
     expect((await call('GET', `${server.url}/api/public/balance`, { headers: old })).status).toBe(200);
 
     await row.getByRole('button', { name: /Trocar a credencial/ }).click();
@@ -131,7 +133,7 @@ describe('trust controls in the panel', () => {
     const log = page.getByRole('table', { name: 'Registro de atividades' });
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Segurança' }).waitFor();
-    await expect.poll(() => log.textContent()).toContain('Duas etapas ativada');
+    await expect.poll(() => log.textContent()).toContain('Verificação em duas etapas ativada');
     expect(await log.textContent()).toContain('Credencial trocada');
     // targets in words: "Webhook 1", not the stored "webhook:1"
     expect(await log.textContent()).toMatch(/Webhook \d+/);
@@ -145,6 +147,14 @@ describe('trust controls in the panel', () => {
     await page.getByLabel('E-mail').fill(EMAIL);
     await page.getByLabel('Senha').fill(PASSWORD);
     await page.getByRole('button', { name: 'Entrar' }).click();
+    // the code field takes the focus; a wrong code is called a wrong code, not wrong credentials
+    await page.getByLabel('Código de verificação').waitFor();
+    expect(await page.evaluate('document.activeElement?.id')).toBe('totp');
+    await page.getByLabel('Código de verificação').fill(codeAt(secret, 20));
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('Código do autenticador inválido ou já usado. Aguarde o próximo código e tente de novo.');
     await page.getByLabel('Código de verificação').fill(codeAt(secret, 0));
     await shot(page, 'trust-06-login-code');
     await page.getByRole('button', { name: 'Entrar' }).click();

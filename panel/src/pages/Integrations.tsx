@@ -44,7 +44,10 @@ function Credentials() {
             // a date means "through the end of that day" in São Paulo
             const expiresAt = expires ? fromSaoPaulo(`${expires}T23:59:59`).toISOString() : undefined;
             setIssued(await api.createCredential({ name, scope, ...(expiresAt ? { expiresAt } : {}) }));
+            // the next key starts from the defaults, not silently read-only or expiring like this one
             setName('');
+            setScope('full');
+            setExpires('');
             void refresh();
           });
         }}
@@ -61,7 +64,7 @@ function Credentials() {
             onInput={(e) => setScope(e.currentTarget.value as 'full' | 'read')}
           >
             <option value="full">{SCOPES.full}</option>
-            <option value="read">{SCOPES.read} (só consultas)</option>
+            <option value="read">{SCOPES.read}</option>
           </select>
         </div>
         <div>

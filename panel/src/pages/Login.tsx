@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, type User } from '../api';
 import { ErrorText } from '../ui/kit';
 
@@ -9,6 +9,12 @@ export function Login({ onLogin, notice }: { onLogin: (u: User) => void; notice:
   const [needsCode, setNeedsCode] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  // the notice of how the last session ended ("Você saiu."), until this login is tried
+  const [showNotice, setShowNotice] = useState(true);
+  const codeField = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (needsCode) codeField.current?.focus();
+  }, [needsCode]);
   return (
     <main class="login">
       <form
@@ -16,6 +22,7 @@ export function Login({ onLogin, notice }: { onLogin: (u: User) => void; notice:
           e.preventDefault();
           setBusy(true);
           setError(null);
+          setShowNotice(false);
           try {
             onLogin(await api.login(email, password, needsCode ? code : undefined));
           } catch (err) {
@@ -24,14 +31,16 @@ export function Login({ onLogin, notice }: { onLogin: (u: User) => void; notice:
               setError(null);
               return;
             }
-            setError(err);
+            // at the code step the password was accepted and can no longer be edited: a refusal is the code's
+            const codeRefused = needsCode && err instanceof ApiError && err.code === 'UNAUTHORIZED';
+            setError(codeRefused ? new ApiError(401, err.message, 'TOTP_CODE_REFUSED') : err);
           } finally {
             setBusy(false);
           }
         }}
       >
         <h1>Painel do lojista</h1>
-        {notice && (
+        {notice && showNotice && (
           <p class="notice" role="status">
             {notice}
           </p>
@@ -42,6 +51,7 @@ export function Login({ onLogin, notice }: { onLogin: (u: User) => void; notice:
           type="email"
           autocomplete="username"
           required
+          readOnly={needsCode}
           value={email}
           onInput={(e) => setEmail(e.currentTarget.value)}
         />
@@ -51,6 +61,7 @@ export function Login({ onLogin, notice }: { onLogin: (u: User) => void; notice:
           type="password"
           autocomplete="current-password"
           required
+          readOnly={needsCode}
           value={password}
           onInput={(e) => setPassword(e.currentTarget.value)}
         />
@@ -59,6 +70,7 @@ export function Login({ onLogin, notice }: { onLogin: (u: User) => void; notice:
             <label for="totp">Código de verificação</label>
             <input
               id="totp"
+              ref={codeField}
               inputMode="numeric"
               autocomplete="one-time-code"
               pattern="[0-9]{6}"
@@ -68,7 +80,19 @@ export function Login({ onLogin, notice }: { onLogin: (u: User) => void; notice:
               onInput={(e) => setCode(e.currentTarget.value)}
             />
             <p id="totp-help" class="muted">
-              Digite os 6 dígitos do seu aplicativo autenticador.
+              Digite os 6 dígitos do seu aplicativo autenticador.{' '}
+              <button
+                type="button"
+                class="link"
+                onClick={() => {
+                  setNeedsCode(false);
+                  setCode('');
+                  setPassword('');
+                  setError(null);
+                }}
+              >
+                Usar outra conta
+              </button>
             </p>
           </>
         )}

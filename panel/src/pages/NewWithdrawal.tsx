@@ -24,6 +24,8 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
   const [pixKeyType, setPixKeyType] = useState('CPF');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<unknown>(null);
+  // the preview's refusal of the amount typed (below the minimum, …): the same refusal of the submit is not repeated
+  const [previewCode, setPreviewCode] = useState<string | null>(null);
   const [done, setDone] = useState<WithdrawalCreated | null>(null);
   const [busy, setBusy] = useState(false);
   const [available, setAvailable] = useState<number | null>(null);
@@ -69,9 +71,12 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
             onDone();
           } catch (err) {
             if (!outcomeUnknown(err)) setAttempt(null);
-            // a code is good once (replays are refused): after any answer that used it, the next one is needed
-            const codeRefused = totp && err instanceof ApiError && err.status === 401;
-            setError(codeRefused ? new ApiError(401, err.message, 'TOTP_CODE_REFUSED') : err);
+            // a 401 here is the confirmation refused (the session itself is checked before it); a code is good
+            // once (replays are refused): after any answer that used it, the next one is needed
+            const refused = err instanceof ApiError && err.status === 401;
+            setError(
+              refused ? new ApiError(401, err.message, totp ? 'TOTP_CODE_REFUSED' : 'PASSWORD_REFUSED') : err,
+            );
           } finally {
             setBusy(false);
           }
@@ -88,7 +93,9 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
             value={amount}
             onInput={(e) => {
               setAmount(e.currentTarget.value);
-              setError(null); // the last answer was about another amount; the preview speaks for this one
+              // the last answer was about another amount; the preview speaks for this one
+              setError(null);
+              setDone(null);
             }}
           />
         </div>
@@ -134,8 +141,8 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
           Solicitar saque
         </button>
       </form>
-      <Preview amount={reaisText(amount)} />
-      <ErrorText error={error} />
+      <Preview amount={reaisText(amount)} onRefused={setPreviewCode} />
+      <ErrorText error={error instanceof ApiError && error.code === previewCode ? null : error} />
       {done && (
         <p class="ok" role="status">
           Saque {done.id} solicitado: {moneyText(done.amount)}, taxas {moneyText(done.fees.total)}, líquido{' '}
@@ -161,18 +168,23 @@ function outcomeUnknown(err: unknown): boolean {
 }
 
 /** The fees of the amount being typed, asked of the server a moment after the typing stops. */
-function Preview({ amount }: { amount: string }) {
+function Preview({ amount, onRefused }: { amount: string; onRefused: (code: string | null) => void }) {
   const [preview, setPreview] = useState<FeePreview | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     setPreview(null);
     setError(null);
+    onRefused(null);
     if (!amount) return;
     let live = true;
     const timer = setTimeout(() => {
       api.feePreview(amount).then(
         (p) => live && setPreview(p),
-        (err: unknown) => live && setError(err),
+        (err: unknown) => {
+          if (!live) return;
+          setError(err);
+          onRefused(err instanceof ApiError ? err.code : null);
+        },
       );
     }, 300);
     return () => {

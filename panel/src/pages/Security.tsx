@@ -4,7 +4,7 @@ import type { AuditAction } from '../../../src/audit/audit.data';
 import { type AuditEntry, api } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
-import { auditTarget, operatorLabel } from '../ui/labels';
+import { agentSummary, auditTarget, operatorLabel } from '../ui/labels';
 
 export function Security() {
   return (
@@ -113,8 +113,8 @@ const ACTIONS: Record<AuditAction, string> = {
   'login.succeeded': 'Login',
   'login.failed': 'Login recusado',
   logout: 'Saída',
-  'totp.enabled': 'Duas etapas ativada',
-  'totp.disabled': 'Duas etapas desativada',
+  'totp.enabled': 'Verificação em duas etapas ativada',
+  'totp.disabled': 'Verificação em duas etapas desativada',
   'credential.created': 'Credencial criada',
   'credential.rolled': 'Credencial trocada',
   'credential.revoked': 'Credencial revogada',
@@ -165,7 +165,9 @@ function AuditLog() {
             </td>
             <td>{auditTarget(e.target)}</td>
             <td>{e.ip ?? '—'}</td>
-            <td class="url">{e.userAgent ?? '—'}</td>
+            <td class="agent" title={e.userAgent ?? undefined}>
+              {e.userAgent ? agentSummary(e.userAgent) : '—'}
+            </td>
           </tr>
         ))}
       </Table>

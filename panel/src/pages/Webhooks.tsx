@@ -3,7 +3,10 @@ import { fromSaoPaulo } from '../../../src/platform/sao-paulo';
 import { api, type Delivery, type Webhook, type WebhookStats } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
-import { DELIVERY_STATUS, disabledReasonText, EVENTS, label } from '../ui/labels';
+import { DELIVERY_STATUS, disabledText, EVENTS, label } from '../ui/labels';
+
+/** "1 pendente", "3 pendentes". */
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 const PERCENT = new Intl.NumberFormat('pt-BR', { style: 'percent', maximumFractionDigits: 1 });
 
@@ -16,6 +19,8 @@ export function Webhooks() {
   const [secret, setSecret] = useState<string | null>(null);
   const [open, setOpen] = useState<Webhook | null>(null);
   const [error, setError] = useState<unknown>(null);
+  // what the last change of an opened webhook did (the detail closes on it)
+  const [notice, setNotice] = useState('');
   const refresh = () => api.webhooks().then(setHooks).catch(setError);
   useEffect(() => {
     void refresh();
@@ -34,6 +39,11 @@ export function Webhooks() {
       />
       {secret && <SecretOnce label="Segredo do webhook" value={secret} />}
       <ErrorText error={error} />
+      {notice && (
+        <p class="ok" role="status">
+          {notice}
+        </p>
+      )}
       <Table
         label="Webhooks"
         head={['URL', 'Eventos', 'Situação', 'Criado em', '']}
@@ -42,14 +52,17 @@ export function Webhooks() {
         {(hooks ?? []).map((h) => (
           <tr key={h.id}>
             <td class="url">{h.webhookUrl}</td>
-            <td>{h.events.includes('*') ? 'Todos (*)' : h.events.join(', ')}</td>
+            <td>{h.events.includes('*') ? 'Todos (*)' : h.events.map((e) => label(EVENTS, e)).join(', ')}</td>
             <td>{h.status === 'active' ? 'Ativo' : 'Desativado'}</td>
             <td>{date(h.createdAt)}</td>
             <td>
               <button
                 type="button"
                 class="link"
-                onClick={() => setOpen(h)}
+                onClick={() => {
+                  setOpen(h);
+                  setNotice('');
+                }}
                 aria-label={`Abrir o webhook ${h.webhookUrl}`}
               >
                 Abrir
@@ -62,8 +75,9 @@ export function Webhooks() {
         <WebhookDetail
           key={open.id}
           hook={open}
-          onChanged={() => {
+          onChanged={(what) => {
             setOpen(null);
+            setNotice(what);
             void refresh();
           }}
         />
@@ -92,7 +106,9 @@ function WebhookForm(props: {
           setEvents(e.currentTarget.checked ? [...events, name] : events.filter((x) => x !== name))
         }
       />
-      {label(EVENTS, name)} <code>{name}</code>
+      <span>
+        {label(EVENTS, name)} <code>{name}</code>
+      </span>
     </label>
   );
   const id = props.initial ? `url-${props.initial.id}` : 'url-new';
@@ -131,7 +147,9 @@ function WebhookForm(props: {
               checked={all}
               onChange={(e) => setEvents(e.currentTarget.checked ? ['*'] : MAIN_EVENTS)}
             />
-            Todos os eventos de venda e de saque, inclusive os que vierem a existir <code>*</code>
+            <span>
+              Todos os eventos de venda e de saque, inclusive os que vierem a existir <code>*</code>
+            </span>
           </label>
           <div class="checks">{MAIN_EVENTS.map(box)}</div>
         </fieldset>
@@ -146,10 +164,12 @@ function WebhookForm(props: {
   );
 }
 
-function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: () => void }) {
+/** `onChanged(what)`: the webhook was changed (saved, deleted, switched on or off); `what` says so in words. */
+function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: (what: string) => void }) {
   const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
   const [payload, setPayload] = useState<Delivery | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [info, setInfo] = useState('');
   // the health line is read again whenever the deliveries are
   const [loads, setLoads] = useState(0);
   const load = () => {
@@ -167,31 +187,28 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: () => vo
         initial={hook}
         onSave={async (url, events) => {
           await api.updateWebhook(hook.id, url, events);
-          onChanged();
+          onChanged(`Alterações de ${url} salvas.`);
         }}
       />
       <Card title="Entregas">
         <div class="filters">
-          <button type="button" class="secondary" onClick={() => void load()}>
-            Atualizar
-          </button>
           <button
             type="button"
-            class="danger"
-            onClick={async () => {
-              if (!window.confirm('Excluir este webhook?')) return;
-              try {
-                await api.deleteWebhook(hook.id);
-                onChanged();
-              } catch (err) {
-                setError(err);
-              }
+            class="secondary"
+            onClick={() => {
+              setInfo('');
+              void load();
             }}
           >
-            Excluir webhook
+            Atualizar
           </button>
         </div>
         <ErrorText error={error} />
+        {info && (
+          <p class="ok" role="status">
+            {info}
+          </p>
+        )}
         <Table
           label="Entregas"
           head={['Evento', 'Data', 'HTTP', 'Tentativas', 'Status', 'Erro', '']}
@@ -219,10 +236,13 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: () => vo
                   class="link"
                   aria-label={`Reenviar a entrega ${d.id}`}
                   onClick={async () => {
+                    setError(null);
                     try {
                       await api.resend(d.id);
+                      setInfo(`Entrega ${d.id} (${d.event}) reenviada: o resultado aparece na lista.`);
                       void load();
                     } catch (err) {
+                      setInfo('');
                       setError(err);
                     }
                   }}
@@ -248,7 +268,12 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: () => vo
 }
 
 /** Health and operations of one webhook: disabled banner, stats, secret rotation, test event, recovery. */
-function WebhookHealth(props: { hook: Webhook; loads: number; onChanged: () => void; onQueued: () => void }) {
+function WebhookHealth(props: {
+  hook: Webhook;
+  loads: number;
+  onChanged: (what: string) => void;
+  onQueued: () => void;
+}) {
   const { hook, loads } = props;
   const [stats, setStats] = useState<WebhookStats | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
@@ -265,15 +290,15 @@ function WebhookHealth(props: { hook: Webhook; loads: number; onChanged: () => v
       {hook.status === 'disabled' && (
         <div class="banner" role="alert">
           <p>
-            <strong>Webhook desativado.</strong> {disabledReasonText(hook.disabledReason)} Os eventos deste
-            período ficam registrados como “ignorados” e podem ser reenviados com “Recuperar entregas”.
+            <strong>{disabledText(hook.disabledReason)}</strong> Os eventos deste período ficam registrados
+            como “ignorados” e podem ser reenviados com “Recuperar entregas”.
           </p>
           <button
             type="button"
             onClick={() =>
               void attempt(async () => {
                 await api.setWebhookStatus(hook.id, 'active');
-                props.onChanged();
+                props.onChanged(`${hook.webhookUrl} reativado.`);
               })
             }
           >
@@ -283,9 +308,12 @@ function WebhookHealth(props: { hook: Webhook; loads: number; onChanged: () => v
       )}
       {stats && (
         <p>
-          Últimas 24 h: {stats.delivered} entregues, {stats.failed} com falha, {stats.pending} pendentes ·
-          taxa de sucesso {rate === null || rate === undefined ? '—' : PERCENT.format(rate)} · tempo de
-          resposta p50 {stats.p50Ms ?? '—'} ms, p95 {stats.p95Ms ?? '—'} ms
+          Últimas 24 h: {plural(stats.delivered, 'entregue', 'entregues')},{' '}
+          {plural(stats.failed, 'com falha', 'com falha')}, {plural(stats.pending, 'pendente', 'pendentes')} ·
+          taxa de sucesso {rate === null || rate === undefined ? '—' : PERCENT.format(rate)} ·{' '}
+          {stats.p50Ms === null || stats.p50Ms === undefined
+            ? 'tempo de resposta: sem respostas ainda'
+            : `tempo de resposta p50 ${stats.p50Ms} ms, p95 ${stats.p95Ms ?? '—'} ms`}
         </p>
       )}
       <div class="filters">
@@ -306,11 +334,47 @@ function WebhookHealth(props: { hook: Webhook; loads: number; onChanged: () => v
         >
           Enviar evento de teste
         </button>
+        {hook.status === 'active' && (
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              if (
+                !window.confirm(
+                  'Desativar este webhook? Os eventos deixam de ser enviados até você reativá-lo.',
+                )
+              )
+                return;
+              void attempt(async () => {
+                await api.setWebhookStatus(hook.id, 'disabled');
+                props.onChanged(`${hook.webhookUrl} desativado.`);
+              });
+            }}
+          >
+            Desativar webhook
+          </button>
+        )}
+        <button
+          type="button"
+          class="danger"
+          onClick={() => {
+            if (!window.confirm('Excluir este webhook?')) return;
+            void attempt(async () => {
+              await api.deleteWebhook(hook.id);
+              props.onChanged(`${hook.webhookUrl} excluído.`);
+            });
+          }}
+        >
+          Excluir webhook
+        </button>
       </div>
       <form
         class="filters"
         onSubmit={(e) => {
           e.preventDefault();
+          const now =
+            'O segredo atual deixa de assinar agora: o receptor precisa do novo segredo já. Trocar?';
+          if (overlap === 0 && !window.confirm(now)) return;
           void attempt(async () => {
             setSecret((await api.rotateSecret(hook.id, overlap)).secret);
           });

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { errorMeaning } from './labels';
 
@@ -41,7 +41,9 @@ export function Card(props: { title: string; children: ComponentChildren; reveal
 
 /** A secret shown once: a copy button and a clear warning that it will not be shown again. */
 export function SecretOnce({ label, value }: { label: string; value: string }) {
-  const [copied, setCopied] = useState(false);
+  // the value it was copied for: a new secret shown in the same place reads "Copiar" again
+  const [copiedValue, setCopiedValue] = useState<string | null>(null);
+  const copied = copiedValue === value;
   return (
     <div class="secret" role="status">
       <p>
@@ -51,7 +53,7 @@ export function SecretOnce({ label, value }: { label: string; value: string }) {
       <button
         type="button"
         onClick={() => {
-          void navigator.clipboard?.writeText(value).then(() => setCopied(true));
+          void navigator.clipboard?.writeText(value).then(() => setCopiedValue(value));
         }}
       >
         {copied ? 'Copiado' : 'Copiar'}
@@ -83,7 +85,10 @@ export function DetailsButton({ label, onClick }: { label: string; onClick: () =
   );
 }
 
-/** `empty`: what to say under the headings when the list has loaded with nothing in it. */
+/**
+ * `empty`: what to say under the headings when the list has loaded with nothing in it. On a phone each row is
+ * shown as a small card of "heading: value" lines (style.css), so every cell carries its column's heading.
+ */
 export function Table({
   head,
   children,
@@ -95,10 +100,16 @@ export function Table({
   label: string;
   empty?: string | false | undefined;
 }) {
+  const table = useRef<HTMLTableElement>(null);
+  useLayoutEffect(() => {
+    for (const row of table.current?.tBodies[0]?.rows ?? []) {
+      for (const [i, cell] of [...row.cells].entries()) cell.dataset.label = head[i] ?? '';
+    }
+  });
   return (
     <>
       <div class="table-wrap">
-        <table aria-label={label}>
+        <table aria-label={label} ref={table}>
           <thead>
             <tr>
               {head.map((h) => (

@@ -91,10 +91,11 @@ export function auditTarget(target: string | null): string {
 }
 
 /** What each API error code means, in Portuguese (the server's own messages are English, for integrators). */
-export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED', string> = {
+export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED' | 'PASSWORD_REFUSED', string> = {
   UNAUTHORIZED: 'Credenciais inválidas.',
   TOTP_REQUIRED: 'Informe o código do autenticador.',
   TOTP_CODE_REFUSED: 'Código do autenticador inválido ou já usado. Aguarde o próximo código e tente de novo.',
+  PASSWORD_REFUSED: 'Senha incorreta.',
   FORBIDDEN: 'Sem permissão para esta ação.',
   NOT_FOUND: 'Não encontrado.',
   VALIDATION_ERROR: 'Dados inválidos.',
@@ -164,18 +165,47 @@ export function operatorLabel(label: string): string {
 }
 
 /**
- * A webhook's `disabledReason` (English, as the API gives it to integrators) in Portuguese: the two reasons the
- * server writes, with their numbers and the receiver's last error as they were.
+ * "Webhook desativado …" with a webhook's `disabledReason` (English, as the API gives it to integrators) in
+ * Portuguese: the two reasons the server writes, with their numbers and the receiver's last error as they were.
  */
-export function disabledReasonText(reason: string | null): string {
-  if (!reason) return '';
-  if (reason === 'Disabled by the merchant') return 'Desativado por você.';
+export function disabledText(reason: string | null): string {
+  if (!reason) return 'Webhook desativado.';
+  if (reason === 'Disabled by the merchant') return 'Webhook desativado por você.';
   const auto =
     /^Disabled automatically: the last (\d+) deliveries failed over at least (\d+) h \(last error: (.*)\)$/s.exec(
       reason,
     );
   if (auto) {
-    return `Desativado automaticamente: as últimas ${auto[1]} entregas falharam durante pelo menos ${auto[2]} h (último erro: ${auto[3]}).`;
+    return `Webhook desativado automaticamente: as últimas ${auto[1]} entregas falharam durante pelo menos ${auto[2]} h (último erro: ${auto[3]}).`;
   }
-  return reason;
+  return `Webhook desativado: ${reason}`;
+}
+
+const BROWSERS: [RegExp, string][] = [
+  [/\bEdg(?:e|A|iOS)?\/(\d+)/, 'Edge'],
+  [/\bOPR\/(\d+)/, 'Opera'],
+  [/\bFirefox\/(\d+)/, 'Firefox'],
+  [/(?:\bChrome|\bCriOS|HeadlessChrome)\/(\d+)/, 'Chrome'],
+  [/\bVersion\/(\d+)[^ ]* (?:Mobile\/\S+ )?Safari\//, 'Safari'],
+];
+const SYSTEMS: [RegExp, string][] = [
+  [/Android/, 'Android'],
+  [/iPhone|iPad/, 'iOS'],
+  [/Windows/, 'Windows'],
+  [/Mac OS X/, 'macOS'],
+  [/CrOS/, 'ChromeOS'],
+  [/Linux/, 'Linux'],
+];
+
+/**
+ * A User-Agent in a few words for the audit log ("Chrome 156 · Linux"; an API client as its first product,
+ * "curl/8.5.0"); the whole string stays available beside it.
+ */
+export function agentSummary(ua: string): string {
+  const browser = BROWSERS.find(([pattern]) => pattern.test(ua));
+  // an API client names itself first ("curl/8.5.0"); any other browser is left whole (cut short on screen)
+  if (!browser) return ua.startsWith('Mozilla/') ? ua : (ua.split(' ')[0] ?? ua);
+  const version = browser[0].exec(ua)?.[1];
+  const system = SYSTEMS.find(([pattern]) => pattern.test(ua))?.[1];
+  return `${browser[1]} ${version}${system ? ` · ${system}` : ''}`;
 }

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { agentSummary, disabledText } from '../../panel/src/ui/labels';
+
+describe('agentSummary', () => {
+  it.each([
+    [
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
+      'Chrome 156 · Linux',
+    ],
+    [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 Edg/120.0.2210.91',
+      'Edge 120 · Windows',
+    ],
+    [
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 14.1; rv:121.0) Gecko/20100101 Firefox/121.0',
+      'Firefox 121 · macOS',
+    ],
+    [
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1',
+      'Safari 17 · iOS',
+    ],
+    [
+      'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.0.0 Mobile Safari/537.36',
+      'Chrome 119 · Android',
+    ],
+    [
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36',
+      'Chrome 156 · Linux',
+    ],
+    ['curl/8.5.0', 'curl/8.5.0'],
+    ['Mozilla/5.0 (compatible; SomeBot/2.1)', 'Mozilla/5.0 (compatible; SomeBot/2.1)'],
+    ['node', 'node'],
+  ])('%s → %s', (ua, summary) => {
+    expect(agentSummary(ua)).toBe(summary);
+  });
+});
+
+describe('disabledText', () => {
+  it('says who or what disabled the webhook, in one sentence', () => {
+    expect(disabledText('Disabled by the merchant')).toBe('Webhook desativado por você.');
+    expect(
+      disabledText(
+        'Disabled automatically: the last 50 deliveries failed over at least 72 h (last error: HTTP 500)',
+      ),
+    ).toBe(
+      'Webhook desativado automaticamente: as últimas 50 entregas falharam durante pelo menos 72 h (último erro: HTTP 500).',
+    );
+    expect(disabledText(null)).toBe('Webhook desativado.');
+    expect(disabledText('Disabled by an operator')).toBe('Webhook desativado: Disabled by an operator');
+  });
+});
