@@ -24,6 +24,8 @@ const DESCRIPTIONS: Record<string, string> = {
   'sale.dispute_opened': 'Disputa aberta (valor bloqueado)',
   'sale.dispute_won': 'Disputa ganha (valor liberado)',
   'sale.dispute_lost': 'Disputa perdida',
+  'sale.refund_held': 'Estorno solicitado (valor bloqueado)',
+  'sale.refund_released': 'Estorno não realizado (valor liberado)',
   'withdrawal.create': 'Saque solicitado (valor bloqueado)',
   'withdrawal.complete': 'Saque concluído',
   'withdrawal.reject': 'Saque recusado (valor devolvido)',

@@ -18,6 +18,7 @@ import {
 } from './charges.data.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 import type { ExpiredCharge, PixCharge, PixChargeProcessor } from './processors/processor.js';
+import { holdForRefund, releaseRefundHold } from './refund-hold.js';
 import { applyProcessorStatus, createSale, ownedSale, saleFees } from './service.js';
 import type { SaleSettler } from './settler.js';
 import { moveSale } from './transition.js';
@@ -193,9 +194,14 @@ export async function refundSale(
   if (sale.status !== 'PAGO') throw conflict(`a sale in status ${sale.status} cannot be refunded`);
   const processor = processors.get(sale.processor);
   if (!processor) throw unavailable('refund sales');
+  // the money the refund takes cannot be withdrawn while the processor works on it (nor before: 422)
+  await holdForRefund(db, sale.id);
   const outcome = await processor
     .refund({ uuid: sale.uuid, amount: sale.amount, externalTransactionId: sale.external_transaction_id })
-    .catch((err: unknown) => {
+    .catch(async (err: unknown) => {
+      // not made (or not known to be): the money is the merchant's again; a refund the processor reports
+      // later all the same is taken from available, as one it reports unasked
+      await releaseRefundHold(db, sale.id);
       throw new AppError('PROCESSOR_ERROR', `The payment processor failed to refund: ${reason(err)}`);
     });
   if (outcome === 'done') {

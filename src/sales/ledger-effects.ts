@@ -10,6 +10,7 @@ export interface SaleMoney {
   netAmount: number;
   reserveAmount: number;
   reserveHeld: boolean;
+  refundHeld: boolean;
 }
 
 export function moneyOf(s: SaleRow): SaleMoney {
@@ -20,6 +21,7 @@ export function moneyOf(s: SaleRow): SaleMoney {
     netAmount: s.net_amount,
     reserveAmount: s.reserve_amount,
     reserveHeld: s.reserve_held,
+    refundHeld: s.refund_held,
   };
 }
 
@@ -28,14 +30,17 @@ export interface LedgerEffect {
   postings: Posting[];
   /** The sale's reserve_held after the entry. */
   reserveHeld: boolean;
+  /** The sale's refund_held after the entry. */
+  refundHeld: boolean;
 }
 
 /**
  * The balance effect of one allowed transition (decisions.md, "Balance effects"). Invariants per sale:
  * PAGO → net − heldReserve in available, heldReserve in blocked; open dispute (MED/CHARGEBACK) → the whole
  * net in blocked; ESTORNADO → nothing of the net left in the account (the fee stays with the gateway).
- * No guard: a refund or dispute the available balance cannot cover drives it negative (merchant debt),
- * which then blocks cashouts until sales cover it.
+ * A refund the merchant asked for (refundHold) also keeps the whole net in blocked, as a dispute does, until
+ * the processor answers. No guard: a refund the processor reports unasked, or a dispute, that the available
+ * balance cannot cover drives it negative (merchant debt), which then blocks cashouts until sales cover it.
  */
 export function ledgerEffect(sale: SaleMoney, from: SaleStatus, to: SaleStatus): LedgerEffect | null {
   const available = { accountId: sale.accountId, bucket: 'available' as const };
@@ -43,11 +48,13 @@ export function ledgerEffect(sale: SaleMoney, from: SaleStatus, to: SaleStatus):
   const processor = { system: 'processor' as const };
   const held = sale.reserveHeld ? sale.reserveAmount : 0;
   const inAvailable = sale.netAmount - held;
+  const refundHeld = sale.refundHeld;
 
   if (to === 'PAGO' && isOpen(from)) {
     return {
       kind: 'sale.paid',
       reserveHeld: sale.reserveAmount > 0,
+      refundHeld: false,
       postings: [
         { target: processor, amount: -sale.amount },
         { target: { system: 'fees' }, amount: sale.systemFee },
@@ -56,10 +63,13 @@ export function ledgerEffect(sale: SaleMoney, from: SaleStatus, to: SaleStatus):
       ],
     };
   }
+  // with a refund held the whole net is in blocked already, and stays there while the refund is pending
+  if (refundHeld && ((to === 'PAGO' && isDispute(from)) || (isDispute(to) && from === 'PAGO'))) return null;
   if (to === 'PAGO' && isDispute(from)) {
     return {
       kind: 'sale.dispute_won',
       reserveHeld: sale.reserveHeld,
+      refundHeld,
       postings: [
         { target: blocked, amount: -inAvailable },
         { target: available, amount: inAvailable },
@@ -70,9 +80,21 @@ export function ledgerEffect(sale: SaleMoney, from: SaleStatus, to: SaleStatus):
     return {
       kind: 'sale.dispute_opened',
       reserveHeld: sale.reserveHeld,
+      refundHeld,
       postings: [
         { target: available, amount: -inAvailable },
         { target: blocked, amount: inAvailable },
+      ],
+    };
+  }
+  if (to === 'ESTORNADO' && from === 'PAGO' && refundHeld) {
+    return {
+      kind: 'sale.refunded',
+      reserveHeld: false,
+      refundHeld: false,
+      postings: [
+        { target: blocked, amount: -sale.netAmount },
+        { target: processor, amount: sale.netAmount },
       ],
     };
   }
@@ -80,6 +102,7 @@ export function ledgerEffect(sale: SaleMoney, from: SaleStatus, to: SaleStatus):
     return {
       kind: 'sale.refunded',
       reserveHeld: false,
+      refundHeld: false,
       postings: [
         { target: available, amount: -inAvailable },
         { target: blocked, amount: -held },
@@ -91,6 +114,7 @@ export function ledgerEffect(sale: SaleMoney, from: SaleStatus, to: SaleStatus):
     return {
       kind: 'sale.dispute_lost',
       reserveHeld: false,
+      refundHeld: false,
       postings: [
         { target: blocked, amount: -sale.netAmount },
         { target: processor, amount: sale.netAmount },
@@ -106,16 +130,59 @@ export function ledgerEffect(sale: SaleMoney, from: SaleStatus, to: SaleStatus):
  */
 export function reserveRelease(sale: SaleMoney, status: SaleStatus): LedgerEffect | null {
   if (!sale.reserveHeld) return null;
-  if (status === 'PAGO') {
+  // a held refund keeps the whole net in blocked: the reserve goes with it (out, or back when it is released)
+  if (status === 'PAGO' && !sale.refundHeld) {
     return {
       kind: 'sale.reserve_released',
       reserveHeld: false,
+      refundHeld: false,
       postings: [
         { target: { accountId: sale.accountId, bucket: 'blocked' }, amount: -sale.reserveAmount },
         { target: { accountId: sale.accountId, bucket: 'available' }, amount: sale.reserveAmount },
       ],
     };
   }
-  if (isDispute(status)) return { kind: 'sale.reserve_released', reserveHeld: false, postings: [] };
+  if (isDispute(status) || status === 'PAGO') {
+    return { kind: 'sale.reserve_released', reserveHeld: false, refundHeld: sale.refundHeld, postings: [] };
+  }
   return null;
+}
+
+/**
+ * Holding a PAGO sale for a refund the merchant asked for: what the refund will take from available moves to
+ * blocked now (a guarded entry: refused when available cannot cover it), so it cannot also be withdrawn.
+ */
+export function refundHold(sale: SaleMoney): LedgerEffect | null {
+  if (sale.refundHeld) return null;
+  const inAvailable = sale.netAmount - (sale.reserveHeld ? sale.reserveAmount : 0);
+  return {
+    kind: 'sale.refund_held',
+    reserveHeld: sale.reserveHeld,
+    refundHeld: true,
+    postings: [
+      { target: { accountId: sale.accountId, bucket: 'available' }, amount: -inAvailable },
+      { target: { accountId: sale.accountId, bucket: 'blocked' }, amount: inAvailable },
+    ],
+  };
+}
+
+/**
+ * Giving back a held refund the processor did not make: in PAGO blocked → available; during an open dispute
+ * only the flag changes (the dispute holds the whole net itself).
+ */
+export function refundRelease(sale: SaleMoney, status: SaleStatus): LedgerEffect | null {
+  if (!sale.refundHeld) return null;
+  if (status === 'PAGO') {
+    const inAvailable = sale.netAmount - (sale.reserveHeld ? sale.reserveAmount : 0);
+    return {
+      kind: 'sale.refund_released',
+      reserveHeld: sale.reserveHeld,
+      refundHeld: false,
+      postings: [
+        { target: { accountId: sale.accountId, bucket: 'blocked' }, amount: -inAvailable },
+        { target: { accountId: sale.accountId, bucket: 'available' }, amount: inAvailable },
+      ],
+    };
+  }
+  return { kind: 'sale.refund_released', reserveHeld: sale.reserveHeld, refundHeld: false, postings: [] };
 }

@@ -90,6 +90,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
           403: Type.Union([ShapeD, ShapeB, ShapeA]),
           404: ShapeD,
           409: ShapeD,
+          422: ShapeD,
           500: ShapeD,
           502: ShapeD,
           503: ShapeD,

@@ -36,6 +36,8 @@ export interface SaleRow {
   net_amount: number;
   reserve_amount: number;
   reserve_held: boolean;
+  /** A refund the merchant asked for holds the sale's net in blocked until the processor answers. */
+  refund_held: boolean;
   payment_method: PaymentMethod;
   customer: Customer;
   items: SaleItem[];

@@ -10,12 +10,13 @@ export interface SaleUpdate {
   before: SaleRow;
   status: SaleStatus;
   reserveHeld: boolean;
+  refundHeld: boolean;
 }
 
 /** The columns a move changes (public_json by the sales_public_json trigger): all a written sale re-reads. */
 type Changed = Pick<
   SaleRow,
-  'id' | 'status' | 'reserve_held' | 'updated_at' | 'completed_at' | 'public_json'
+  'id' | 'status' | 'reserve_held' | 'refund_held' | 'updated_at' | 'completed_at' | 'public_json'
 >;
 
 /**
@@ -51,15 +52,17 @@ export async function writeMoves(
   }
   const moved = [...deltas.values()].filter((d) => d.amount !== 0);
   const rows = await tx.query<Changed & { _postings: number }>(
-    `WITH v AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::bool[]) AS v(id, status, reserve_held)),
+    `WITH v AS (
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::bool[], $18::bool[]) AS v(id, status, reserve_held, refund_held)),
      s AS (
-       UPDATE sales s SET status = v.status, reserve_held = v.reserve_held, updated_at = now(),
+       UPDATE sales s SET status = v.status, reserve_held = v.reserve_held, refund_held = v.refund_held,
+           updated_at = now(),
            completed_at = CASE WHEN v.status = 'PAGO'
                                THEN COALESCE(s.completed_at, date_trunc('milliseconds', now()))
                                ELSE s.completed_at END
          -- = ANY gives the planner the index (it guesses 100 rows for unnest and would scan every sale)
          FROM v WHERE s.id = ANY($1::bigint[]) AND s.id = v.id
-       RETURNING s.id, s.status, s.reserve_held, s.updated_at, s.completed_at, s.public_json),
+       RETURNING s.id, s.status, s.reserve_held, s.refund_held, s.updated_at, s.completed_at, s.public_json),
      n AS (
        INSERT INTO notification_events
          (id, account_id, event_type, subject_type, subject_id, webhook_body, postback_url, postback_body,
@@ -90,9 +93,10 @@ export async function writeMoves(
       postings.map((p) => p.ord),
       postings.map((p) => p.code),
       postings.map((p) => p.amount),
+      updates.map((u) => u.refundHeld),
     ],
     // planned once per connection: the text is fixed, and its planning cost about as much as its execution
-    { prepare: 'settle_write_moves_v3' },
+    { prepare: 'settle_write_moves_v4' },
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const first = rows[0];

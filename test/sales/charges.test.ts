@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getBalance } from '../../src/ledger/ledger.js';
+import { verifyLedger } from '../../src/ledger/verify.js';
 import { cancelExpiredCharges } from '../../src/sales/charges.js';
 import { hasValidCrc } from '../../src/sales/pix/brcode.js';
+import { createCashout } from '../support/cashouts.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -137,6 +139,59 @@ describe('POST /api/transactions/{id}/refund', () => {
     const events = (await eventsOf(server, 'sale', res.body.id)).map((e) => e.event_type);
     expect(events).toEqual(['sale.pending', 'sale.paid', 'sale.refunded']);
     expect((await refund(res.body.uuid)).status).toBe(409);
+  });
+
+  it('refuses a refund whose money was already withdrawn: 422 INSUFFICIENT_BALANCE in shape D, nothing written', async () => {
+    const m = await createMerchant(server, 'Withdrawn Merchant');
+    const res = await charge(saleInput({ amount: 20000 }), {}, m);
+    await moveTo(server, m, res.body.id, 'PAGO');
+    const paid = await getBalance(db(), m.accountId);
+    await createCashout(server.url, m, paid.available / 100); // all of it
+    const before = await getBalance(db(), m.accountId);
+    const refused = await refund(res.body.uuid, m);
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body).toEqual({
+      message: 'The available balance does not cover this refund: its money has already been withdrawn',
+      error: 'INSUFFICIENT_BALANCE',
+    });
+    expect(await getBalance(db(), m.accountId)).toEqual(before);
+    const sale = await call<SaleBody>('GET', `${server.url}/api/transactions/${res.body.uuid}`, {
+      headers: m.keys,
+    });
+    expect(sale.body.status).toBe('PAGO');
+    expect((await verifyLedger(db())).ok).toBe(true);
+  });
+
+  it('a refund racing cashouts: the refunded money is never also withdrawn, available never below zero', async () => {
+    const m = await createMerchant(server, 'Racing Merchant');
+    const res = await charge(saleInput({ amount: 100000 }), {}, m);
+    await moveTo(server, m, res.body.id, 'PAGO');
+    const net = res.body.netAmount;
+    const send = (amount: number) =>
+      call('POST', `${server.url}/api/public/cashout`, {
+        headers: m.keys,
+        body: { amount, pixKey: '52998224725' },
+      });
+    const answers = await Promise.all([
+      ...Array.from({ length: 12 }, () => send(100)),
+      refund(res.body.uuid, m),
+      ...Array.from({ length: 12 }, () => send(100)),
+    ]);
+    const refunded = answers[12]!.status === 202;
+    const withdrawn = answers.filter((a, i) => i !== 12 && a.status === 201).length * 10000;
+    const after = await getBalance(db(), m.accountId);
+    expect(after.available).toBeGreaterThanOrEqual(0);
+    if (refunded) {
+      // the hold came first: the net went back to the payer and no cashout got any of it
+      expect(withdrawn).toBe(0);
+      expect(after).toMatchObject({ available: 0, blocked: 0 });
+    } else {
+      // a cashout came first: the refund was refused, the withdrawals hold what they took
+      expect(answers[12]!.body).toMatchObject({ error: 'INSUFFICIENT_BALANCE' });
+      expect(withdrawn).toBeGreaterThan(0);
+      expect(after).toMatchObject({ available: net - withdrawn, blocked: withdrawn });
+    }
+    expect((await verifyLedger(db())).ok).toBe(true);
   });
 
   it('refuses a sale not PAGO (409), another account’s (403) and an unknown one (404), in shape D', async () => {

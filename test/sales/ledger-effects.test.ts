@@ -1,11 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ledgerEffect, reserveRelease, type SaleMoney } from '../../src/sales/ledger-effects.js';
+import {
+  ledgerEffect,
+  refundHold,
+  refundRelease,
+  reserveRelease,
+  type SaleMoney,
+} from '../../src/sales/ledger-effects.js';
 import { checkTransition, SALE_STATUSES, type SaleStatus } from '../../src/sales/status-machine.js';
 
-/** What a sale holds in the merchant's buckets in a status (the documented per-sale invariant). */
+/**
+ * What a sale holds in the merchant's buckets in a status (the documented per-sale invariant); a refund held
+ * (asked by the merchant, not yet answered) keeps the whole net in blocked, as a dispute does.
+ */
 function holdings(s: SaleMoney, status: SaleStatus): { available: number; blocked: number } {
   const held = s.reserveHeld ? s.reserveAmount : 0;
+  if (status === 'PAGO' && s.refundHeld) return { available: 0, blocked: s.netAmount };
   if (status === 'PAGO') return { available: s.netAmount - held, blocked: held };
   if (status === 'MED' || status === 'CHARGEBACK') return { available: 0, blocked: s.netAmount };
   return { available: 0, blocked: 0 };
@@ -17,8 +27,9 @@ const money = fc
     fee: fc.nat(),
     reserve: fc.nat(),
     held: fc.boolean(),
+    refundHeld: fc.boolean(),
   })
-  .map(({ amount, fee, reserve, held }) => {
+  .map(({ amount, fee, reserve, held, refundHeld }) => {
     const systemFee = fee % (amount + 1);
     const netAmount = amount - systemFee;
     const reserveAmount = reserve % (netAmount + 1);
@@ -29,6 +40,7 @@ const money = fc
       netAmount,
       reserveAmount,
       reserveHeld: held && reserveAmount > 0,
+      refundHeld,
     } satisfies SaleMoney;
   });
 
@@ -51,13 +63,23 @@ describe('ledgerEffect', () => {
         fc.constantFrom(...SALE_STATUSES),
         (sale, from, to) => {
           if (checkTransition(from, to) !== 'apply') return;
-          // a sale that was never paid holds no reserve
-          const s =
-            from === 'PENDENTE' || from === 'EM_PROCESSAMENTO' ? { ...sale, reserveHeld: false } : sale;
+          // a sale that was never paid holds no reserve; only a paid or disputed one can hold a refund
+          const open = from === 'PENDENTE' || from === 'EM_PROCESSAMENTO';
+          const s = {
+            ...sale,
+            reserveHeld: open ? false : sale.reserveHeld,
+            refundHeld: ['PAGO', 'MED', 'CHARGEBACK'].includes(from) && sale.refundHeld,
+          };
           const effect = ledgerEffect(s, from, to);
           const postings = effect?.postings ?? [];
           expect(postings.reduce((a, p) => a + p.amount, 0)).toBe(0);
-          const after = { ...s, reserveHeld: effect?.reserveHeld ?? s.reserveHeld };
+          const after = {
+            ...s,
+            reserveHeld: effect?.reserveHeld ?? s.reserveHeld,
+            refundHeld: effect?.refundHeld ?? s.refundHeld,
+          };
+          // a sale out of PAGO and its disputes holds no refund any more
+          if (!['PAGO', 'MED', 'CHARGEBACK'].includes(to)) expect(after.refundHeld).toBe(false);
           const before = holdings(s, from);
           const target = holdings(after, to);
           expect(sums(postings)).toEqual({
@@ -80,11 +102,40 @@ describe('ledgerEffect', () => {
         const postings = effect.postings;
         expect(postings.reduce((a, p) => a + p.amount, 0)).toBe(0);
         const before = holdings(sale, status);
-        const after = holdings({ ...sale, reserveHeld: effect.reserveHeld }, status);
+        const after = holdings(
+          { ...sale, reserveHeld: effect.reserveHeld, refundHeld: effect.refundHeld },
+          status,
+        );
         expect(sums(postings)).toEqual({
           available: after.available - before.available,
           blocked: after.blocked - before.blocked,
         });
+      }),
+    );
+  });
+
+  it('a refund hold moves the sale to "whole net blocked" and its release moves it back, in PAGO and in a dispute', () => {
+    fc.assert(
+      fc.property(money, fc.constantFrom<SaleStatus>('PAGO', 'MED', 'CHARGEBACK'), (sale, status) => {
+        const unheld = { ...sale, refundHeld: false };
+        const hold = refundHold(unheld);
+        expect(hold?.refundHeld).toBe(true);
+        expect(refundHold({ ...sale, refundHeld: true })).toBeNull(); // held once
+        const held = { ...unheld, refundHeld: true };
+        if (status === 'PAGO') {
+          expect(sums(hold!.postings)).toEqual({
+            available: holdings(held, 'PAGO').available - holdings(unheld, 'PAGO').available,
+            blocked: holdings(held, 'PAGO').blocked - holdings(unheld, 'PAGO').blocked,
+          });
+        }
+        const release = refundRelease(held, status)!;
+        expect(release.refundHeld).toBe(false);
+        expect(release.postings.reduce((a, p) => a + p.amount, 0)).toBe(0);
+        expect(sums(release.postings)).toEqual({
+          available: holdings(unheld, status).available - holdings(held, status).available,
+          blocked: holdings(unheld, status).blocked - holdings(held, status).blocked,
+        });
+        expect(refundRelease(unheld, status)).toBeNull();
       }),
     );
   });

@@ -158,14 +158,21 @@ describe('refund attempts (devolução ids)', () => {
   it('after a devolução NAO_REALIZADO the sale stays PAGO and a new refund uses a new id', async () => {
     const sale = (await charge()).body;
     const pix = await psp.pay(sale.externalTransactionId);
+    const paid = await getBalance(db(), merchant.accountId);
     expect((await refund(sale.uuid)).status).toBe(202);
+    // while the PSP works on it, the refunded money is held: it cannot be withdrawn meanwhile
+    const held = await getBalance(db(), merchant.accountId);
+    expect(held.available).toBe(paid.available - sale.netAmount);
+    expect(held.blocked).toBe(paid.blocked + sale.netAmount);
     const devs = () => psp.state.pix.get(pix.endToEndId)!.devolucoes;
     const first = devs()[0]!.id;
     expect(first).toBe(`D${sale.externalTransactionId}`);
     expect((await refund(sale.uuid)).status).toBe(202); // in progress: the same devolução, no second one
     expect(devs()).toHaveLength(1);
+    expect(await getBalance(db(), merchant.accountId)).toEqual(held); // held once
     await psp.settleRefund(pix.endToEndId, first, 'NAO_REALIZADO');
     expect(await statusOf(sale.id)).toBe('PAGO');
+    expect(await getBalance(db(), merchant.accountId)).toEqual(paid); // not made: given back
 
     const again = await refund(sale.uuid);
     expect(again.status, again.text).toBe(202);
@@ -177,6 +184,8 @@ describe('refund attempts (devolução ids)', () => {
     expect(devs()).toHaveLength(2);
     await psp.settleRefund(pix.endToEndId, second, 'DEVOLVIDO');
     expect(await statusOf(sale.id)).toBe('ESTORNADO');
+    const refunded = await getBalance(db(), merchant.accountId);
+    expect(refunded).toMatchObject({ available: paid.available - sale.netAmount, blocked: paid.blocked });
     expect((await refund(sale.uuid)).status).toBe(409);
     expect(devs()).toHaveLength(2);
   });
@@ -204,6 +213,10 @@ describe('refund attempts (devolução ids)', () => {
     expect(failed.status).toBe(502);
     expect(failed.body).toMatchObject({ error: 'PROCESSOR_ERROR' });
     expect(await statusOf(sale.id)).toBe('PAGO');
+    const [row] = await db().query<{ refund_held: boolean }>('SELECT refund_held FROM sales WHERE id = $1', [
+      sale.id,
+    ]);
+    expect(row!.refund_held).toBe(false); // not made: the money is the merchant's again
     expect((await refund(sale.uuid)).status).toBe(202);
     expect(devs().map((d) => d.status)).toEqual(['NAO_REALIZADO', 'EM_PROCESSAMENTO']);
     const rows = await db().query<{ attempt: number; status: string }>(

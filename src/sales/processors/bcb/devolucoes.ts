@@ -1,6 +1,7 @@
 import type { Db, Queryable } from '../../../platform/db.js';
 import { parseReais } from '../../../platform/money.js';
 import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
+import { releaseRefundHold } from '../../refund-hold.js';
 import { applyProcessorStatus } from '../../service.js';
 import type { SaleSettler } from '../../settler.js';
 import { BCB_PROCESSOR, txidOf } from './adapter.js';
@@ -95,6 +96,8 @@ export async function applyRequestedDevolucao(
   await recordFinalStatus(db, e2eid, dev);
   if (dev.status === 'DEVOLVIDO' && refundable(sale.status)) {
     await applyProcessorStatus(settler, BCB_PROCESSOR, sale.externalTransactionId, 'ESTORNADO');
+  } else if (dev.status === 'NAO_REALIZADO') {
+    await releaseRefundHold(db, sale.id); // the money held for it is the merchant's again
   }
   return true;
 }
