@@ -1,4 +1,5 @@
 import { type Actor, recordAudit } from '../audit/audit.data.js';
+import { isRealCalendarTime } from '../platform/calendar.js';
 import type { Db, Queryable } from '../platform/db.js';
 import { notFound, validation } from '../platform/errors.js';
 import { type AuthCache, notifyAuthChange } from './auth-cache.js';
@@ -142,7 +143,7 @@ function parseRequest(r: CredentialRequest): data.NewCredential {
   let expiresAt: Date | null = null;
   if (r.expiresAt !== undefined && r.expiresAt !== null) {
     const ms = Date.parse(r.expiresAt);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(r.expiresAt) || Number.isNaN(ms)) {
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(r.expiresAt) || Number.isNaN(ms) || !isRealCalendarTime(r.expiresAt)) {
       throw validation('expiresAt must be an ISO 8601 date-time, e.g. 2027-01-31T23:59:59-03:00');
     }
     if (ms <= Date.now()) throw validation('expiresAt must be in the future');

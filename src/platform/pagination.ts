@@ -1,3 +1,4 @@
+import { isRealCalendarTime } from './calendar.js';
 import { validation } from './errors.js';
 import { fromSaoPaulo } from './sao-paulo.js';
 
@@ -39,9 +40,9 @@ export function parsePage(q: PageQuery): Page {
 function date(q: PageQuery, name: 'from' | 'to'): string | null {
   const raw = q[name];
   if (raw === undefined || raw === '') return null;
-  if (!ISO_DATE.test(raw) || Number.isNaN(Date.parse(raw))) {
+  if (!ISO_DATE.test(raw) || !isRealCalendarTime(raw)) {
     throw validation(
-      `${name} must be an ISO 8601 date or date-time (e.g. 2026-01-31 or 2026-01-31T12:00:00-03:00)`,
+      `${name} must be an ISO 8601 date or date-time that exists, years 1900 to 9998 (e.g. 2026-01-31 or 2026-01-31T12:00:00-03:00)`,
     );
   }
   // a date-time with its offset is taken as written; one without is São Paulo wall-clock time, like a bare date
@@ -52,6 +53,7 @@ function date(q: PageQuery, name: 'from' | 'to'): string | null {
   // next day's start, excluded), so from=to=2026-11-23 is that day
   const day =
     name === 'to' ? new Date(Date.parse(`${raw}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10) : raw;
+  // (the year is at most 9998: the next day still has a four-digit year)
   return fromSaoPaulo(`${day}T00:00:00`).toISOString();
 }
 

@@ -1,4 +1,5 @@
 import { EMAIL } from '../accounts/accounts.service.js';
+import { isRealCalendarTime } from '../platform/calendar.js';
 import { validation } from '../platform/errors.js';
 import { urlProblem } from '../webhooks/ssrf.js';
 import type { Customer } from './types.js';
@@ -28,10 +29,9 @@ export function normalizePostbackUrl(raw: string | undefined | null): string | n
 
 /** YYYY-MM-DD that names a real calendar day. */
 export function parseDate(raw: string, field: string): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
-  const d = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : null;
-  if (!m || !d || d.toISOString().slice(0, 10) !== raw)
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(raw) || !isRealCalendarTime(raw)) {
     throw validation(`${field} must be a date YYYY-MM-DD`);
+  }
   return raw;
 }
 

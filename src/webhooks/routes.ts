@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { userActor } from '../audit/actor.js';
 import { sessionOf } from '../auth/panel-session.js';
+import { isRealCalendarTime } from '../platform/calendar.js';
 import { validation } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { numericPathId } from '../platform/ids.js';
@@ -224,8 +225,8 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]
 
 function instant(raw: string, name: string): Date {
   const ms = Date.parse(raw);
-  if (!ISO_INSTANT.test(raw) || Number.isNaN(ms)) {
-    throw validation(`${name} must be an ISO 8601 date-time, e.g. 2026-11-22T10:00:00-03:00`);
+  if (!ISO_INSTANT.test(raw) || Number.isNaN(ms) || !isRealCalendarTime(raw)) {
+    throw validation(`${name} must be an ISO 8601 date-time that exists, e.g. 2026-11-22T10:00:00-03:00`);
   }
   return new Date(ms);
 }

@@ -133,6 +133,13 @@ describe('GET /api/sales', () => {
       'cursor=abc',
       'from=ontem',
       'from=2026-02-01&to=2026-01-31',
+      // days that do not exist, and years PostgreSQL or Date cannot take (they gave 500s)
+      'from=2026-02-30',
+      'to=2026-11-31',
+      'from=2026-04-31T00:00:00Z',
+      'from=0000-01-01',
+      'to=0100-01-01',
+      'to=9999-12-31',
     ]) {
       const res = await list(q);
       expect(res.status, q).toBe(400);

@@ -226,6 +226,13 @@ describe('automatic disabling, SKIPPED deliveries, re-enabling and recover', () 
     );
     expect(enabled.status).toBe(200);
     expect(enabled.body).toMatchObject({ status: 'active', disabledReason: null });
+    for (const bad of ['2026-02-30T00:00:00Z', '0000-01-01T00:00:00Z', 'ontem']) {
+      const refused = await call('POST', `${server.url}/api/webhook/${hook.id}/recover`, {
+        headers: m.panel,
+        body: { since: bad },
+      });
+      expect(refused.status, bad).toBe(400);
+    }
     const recovered = await call<{ queued: number }>('POST', `${server.url}/api/webhook/${hook.id}/recover`, {
       headers: m.panel,
       body: { since },
