@@ -24,6 +24,11 @@ export function literalAddress(url: URL): string | null {
 export function urlProblem(raw: string, field = 'webhookUrl'): string | null {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
   if (/[\u0000-\u001f\u007f]/.test(raw)) return `${field} must not contain control characters`;
+  if (/\s/.test(raw)) return `${field} must not contain spaces (percent-encode them as %20)`;
+  // written as an absolute URL with its host: the URL parser would also take "http:///x" or "http:\\x" as
+  // http://x/, so what is stored would not say where deliveries go
+  if (/^https?:/i.test(raw) && !/^https?:\/\/[^/\\?#]/i.test(raw))
+    return `${field} must be an absolute http(s) URL with a host`;
   let url: URL;
   try {
     url = new URL(raw);

@@ -86,6 +86,11 @@ describe('POST /api/webhook', () => {
       { webhookUrl: 'javascript:alert(1)', events: ['*'] },
       { webhookUrl: 'https://user:pw@example.com/', events: ['*'] },
       { webhookUrl: 'https://example.com/a\u0000b', events: ['*'] },
+      // the URL parser reads these as http://x/ or http://example.com/: stored as sent they would hide the target
+      { webhookUrl: 'http:///x', events: ['*'] },
+      { webhookUrl: 'http:\\\\example.com/x', events: ['*'] },
+      { webhookUrl: ' http://example.com/', events: ['*'] },
+      { webhookUrl: 'http://example.com/a b', events: ['*'] },
       { webhookUrl: 42, events: ['*'] },
       { webhookUrl: 'https://example.com/', events: [] },
       { webhookUrl: 'https://example.com/', events: ['sale.paid', 'sale.exploded'] },
