@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type User, whenSessionExpires } from './api';
 import { Integrations } from './pages/Integrations';
 import { Login } from './pages/Login';
@@ -34,6 +34,19 @@ export function App() {
   const [notice, setNotice] = useState('');
   const [logoutFailed, setLogoutFailed] = useState(false);
   const hash = useHash();
+  const main = useRef<HTMLElement>(null);
+  const current = PAGES.find((p) => p.hash === hash) ?? PAGES[0]!;
+  const signedIn = Boolean(user);
+  // each page is named in the tab's title, and a page opened from the menu is announced from its start
+  useEffect(() => {
+    document.title = signedIn ? `${current.label} · Painel do lojista` : 'Painel do lojista';
+  }, [current, signedIn]);
+  const opened = useRef(false);
+  useEffect(() => {
+    if (!signedIn) return;
+    if (opened.current) main.current?.focus();
+    opened.current = true;
+  }, [current, signedIn]);
   useEffect(() => {
     whenSessionExpires(() => {
       setUser(null);
@@ -53,9 +66,18 @@ export function App() {
       />
     );
   }
-  const current = PAGES.find((p) => p.hash === hash) ?? PAGES[0]!;
   return (
     <div class="shell">
+      <a
+        class="skip"
+        href="#conteudo"
+        onClick={(e) => {
+          e.preventDefault(); // the hash names pages: move the focus instead
+          main.current?.focus();
+        }}
+      >
+        Pular para o conteúdo
+      </a>
       <header>
         <strong class="brand">Painel</strong>
         <nav aria-label="Principal">
@@ -84,7 +106,7 @@ export function App() {
           Sair
         </button>
       </header>
-      <main>
+      <main id="conteudo" ref={main} tabIndex={-1} aria-label={current.label}>
         {logoutFailed && (
           <p class="error" role="alert">
             Não foi possível sair: a sessão continua aberta. Tente de novo.

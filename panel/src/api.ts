@@ -41,6 +41,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly code: string,
+    /** Seconds to wait before trying again (a 429's Retry-After). */
+    readonly retryAfter: number | null = null,
   ) {
     super(message);
   }
@@ -122,7 +124,8 @@ async function request<T>(
     if (res.status === 403 && message === CSRF_REFUSED && ownSession && !retried) {
       if ((await checkSession()) === 'renewed') return request(method, path, body, headers, true);
     }
-    throw new ApiError(res.status, message, code);
+    const wait = Number(res.headers.get('retry-after'));
+    throw new ApiError(res.status, message, code, Number.isInteger(wait) && wait > 0 ? wait : null);
   }
   return data as T;
 }

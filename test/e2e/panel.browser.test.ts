@@ -295,6 +295,11 @@ describe('the merchant panel', () => {
         'document.documentElement.scrollWidth - document.documentElement.clientWidth',
       );
       expect(overflow, label).toBeLessThanOrEqual(0);
+      // the tab names the page, and the page opened from the menu has the focus (announced from its start)
+      await expect.poll(() => phone.title()).toBe(`${label} · Painel do lojista`);
+      if (label !== 'Visão geral') {
+        await expect.poll(() => phone.evaluate('document.activeElement?.id')).toBe('conteudo');
+      }
       await shot(phone, `phone-${label.normalize('NFD').replace(/[^a-zA-Z]/g, '')}`);
     }
     // the session ends on the server (as on expiry): the next call sends the user to login with a message

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentSummary, disabledText } from '../../panel/src/ui/labels';
+import { agentSummary, deliveryErrorText, disabledText, errorMeaning } from '../../panel/src/ui/labels';
 
 describe('agentSummary', () => {
   it.each([
@@ -47,5 +47,27 @@ describe('disabledText', () => {
     );
     expect(disabledText(null)).toBe('Webhook desativado.');
     expect(disabledText('Disabled by an operator')).toBe('Webhook desativado: Disabled by an operator');
+  });
+});
+
+describe('deliveryErrorText', () => {
+  it.each([
+    ['ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:3999', 'Conexão recusada pelo receptor'],
+    ['ENOTFOUND: getaddrinfo ENOTFOUND hooks.example', 'Endereço do receptor não encontrado (DNS)'],
+    ['no response within 10000 ms', 'O receptor não respondeu a tempo'],
+    ['HTTP 500', 'HTTP 500'],
+  ])('%s → %s', (error, text) => {
+    expect(deliveryErrorText(error)).toBe(text);
+  });
+});
+
+describe('errorMeaning', () => {
+  it('says how long to wait when the server does', () => {
+    expect(errorMeaning('RATE_LIMITED', 'Too many requests', 30)).toBe(
+      'Muitas tentativas. Tente de novo em 30 segundos.',
+    );
+    expect(errorMeaning('RATE_LIMITED', 'Too many requests')).toBe(
+      'Muitas tentativas. Aguarde um pouco e tente de novo.',
+    );
   });
 });

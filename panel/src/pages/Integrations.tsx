@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { fromSaoPaulo } from '../../../src/platform/sao-paulo';
+import { fromSaoPaulo, toSaoPaulo } from '../../../src/platform/sao-paulo';
 import { ApiError, api, type Credential, type IssuedCredential } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
@@ -72,6 +72,7 @@ function Credentials() {
           <input
             id="c-expires"
             type="date"
+            min={toSaoPaulo(new Date()).slice(0, 10)}
             value={expires}
             onInput={(e) => setExpires(e.currentTarget.value)}
           />

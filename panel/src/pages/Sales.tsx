@@ -44,6 +44,7 @@ export function Sales() {
         onSubmit={(e) => {
           e.preventDefault();
           setApplied(filters);
+          setSelected(null); // a sale of the last list may not be in the new one
         }}
       >
         <div>

@@ -73,8 +73,8 @@ export function Statement() {
                 · {label(REF_TYPES, l.refType)} {l.refId}
               </span>
             </td>
-            <td class={l.availableDelta < 0 ? 'money neg' : 'money'}>{money(l.availableDelta)}</td>
-            <td class={l.blockedDelta < 0 ? 'money neg' : 'money'}>{money(l.blockedDelta)}</td>
+            <td class={l.availableDelta < 0 ? 'money neg' : 'money'}>{delta(l.availableDelta)}</td>
+            <td class={l.blockedDelta < 0 ? 'money neg' : 'money'}>{delta(l.blockedDelta)}</td>
             <td class="money">{money(l.availableAfter)}</td>
             <td class="money">{money(l.blockedAfter)}</td>
           </tr>
@@ -88,3 +88,6 @@ export function Statement() {
     </>
   );
 }
+
+/** A line's change of one balance; a balance the line does not touch shows a dash, not R$ 0,00. */
+const delta = (cents: number) => (cents === 0 ? '—' : money(cents));

@@ -3,7 +3,7 @@ import { fromSaoPaulo } from '../../../src/platform/sao-paulo';
 import { api, type Delivery, type Webhook, type WebhookStats } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
-import { DELIVERY_STATUS, disabledText, EVENTS, label } from '../ui/labels';
+import { DELIVERY_STATUS, deliveryErrorText, disabledText, EVENTS, label } from '../ui/labels';
 
 /** "1 pendente", "3 pendentes". */
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -221,7 +221,7 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: (what: s
               <td>{d.statusCode ?? '—'}</td>
               <td>{d.attempts}</td>
               <td>{label(DELIVERY_STATUS, d.status)}</td>
-              <td>{d.error ?? ''}</td>
+              <td title={d.error ?? undefined}>{d.error ? deliveryErrorText(d.error) : ''}</td>
               <td class="actions">
                 <button
                   type="button"

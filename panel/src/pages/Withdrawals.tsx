@@ -91,6 +91,8 @@ export function Withdrawals() {
             <dd>
               {selected.pixKey} ({label(PIX_KEY_TYPES, selected.pixKeyType)})
             </dd>
+            <dt>Criado em</dt>
+            <dd>{date(selected.createdAt)}</dd>
             <dt>Atualizado em</dt>
             <dd>{date(selected.updatedAt)}</dd>
           </dl>

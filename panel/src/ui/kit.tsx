@@ -15,7 +15,7 @@ export function ErrorText({ error }: { error: unknown }) {
   }
   return (
     <p class="error" role="alert">
-      {errorMeaning(error.code, error.message)}
+      {errorMeaning(error.code, error.message, error.retryAfter)}
     </p>
   );
 }

@@ -110,7 +110,7 @@ export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED' | 'PASSWORD_REFU
   REQUEST_TIMEOUT: 'A requisição demorou demais. Tente de novo.',
   PROCESSOR_ERROR: 'O processador de pagamentos falhou. Tente de novo.',
   PROCESSOR_UNAVAILABLE: 'Nenhum processador de pagamentos está disponível para isto.',
-  TOO_MANY_IPS: 'A lista tem IPs demais.',
+  TOO_MANY_IPS: 'A lista tem IPs demais: o máximo é 20.',
   INSUFFICIENT_BALANCE: 'Saldo insuficiente.',
   MINIMUM_VALUE: 'Valor abaixo do mínimo de R$ 100,00.',
   MAXIMUM_VALUE: 'Valor acima do máximo de R$ 100.000,00.',
@@ -141,7 +141,10 @@ const FIELDS: [RegExp, string][] = [
 ];
 
 /** An API error in Portuguese: what its code means, and which field or value it is about when that is known. */
-export function errorMeaning(code: string, message: string): string {
+export function errorMeaning(code: string, message: string, retryAfter: number | null = null): string {
+  if (code === 'RATE_LIMITED' && retryAfter !== null) {
+    return `Muitas tentativas. Tente de novo em ${retryAfter === 1 ? '1 segundo' : `${retryAfter} segundos`}.`;
+  }
   if (code === 'VALIDATION_ERROR') {
     const field = FIELDS.find(([pattern]) => pattern.test(message))?.[1];
     if (field) return `Dados inválidos: confira ${field}.`;
@@ -208,4 +211,22 @@ export function agentSummary(ua: string): string {
   const version = browser[0].exec(ua)?.[1];
   const system = SYSTEMS.find(([pattern]) => pattern.test(ua))?.[1];
   return `${browser[1]} ${version}${system ? ` · ${system}` : ''}`;
+}
+
+const DELIVERY_ERRORS: [RegExp, string][] = [
+  [/^no response within (\d+) ms/, 'O receptor não respondeu a tempo'],
+  [/^refused: /, 'Endereço recusado pelo gateway (não público)'],
+  [/^ECONNREFUSED\b/, 'Conexão recusada pelo receptor'],
+  [/^(ENOTFOUND|EAI_AGAIN)\b/, 'Endereço do receptor não encontrado (DNS)'],
+  [/^(ECONNRESET|UND_ERR_SOCKET)\b/, 'Conexão interrompida pelo receptor'],
+  [/^(ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT)\b/, 'Não foi possível conectar ao receptor a tempo'],
+  [/^(CERT_|ERR_TLS|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_VERIFY)/, 'Certificado TLS do receptor não aceito'],
+];
+
+/**
+ * A delivery attempt's error (the gateway's English, written for integrators: "ECONNREFUSED: connect …") in a
+ * few Portuguese words; an HTTP status and anything unknown are shown as they are.
+ */
+export function deliveryErrorText(error: string): string {
+  return DELIVERY_ERRORS.find(([pattern]) => pattern.test(error))?.[1] ?? error;
 }
