@@ -68,16 +68,10 @@ export function App() {
   }
   return (
     <div class="shell">
-      <a
-        class="skip"
-        href="#conteudo"
-        onClick={(e) => {
-          e.preventDefault(); // the hash names pages: move the focus instead
-          main.current?.focus();
-        }}
-      >
+      {/* a button, not a link: the hash names pages, so the focus is moved instead */}
+      <button type="button" class="skip" onClick={() => main.current?.focus()}>
         Pular para o conteúdo
-      </a>
+      </button>
       <header>
         <strong class="brand">Painel</strong>
         <nav aria-label="Principal">
