@@ -101,9 +101,21 @@ export function Table({
   empty?: string | false | undefined;
 }) {
   const table = useRef<HTMLTableElement>(null);
+  // explicit roles: a table restyled as blocks (the phone layout) would otherwise lose its table semantics
+  // in some browsers' accessibility trees
+  // (set here rather than in the markup, where a linter calls them redundant, which they are on a desktop)
   useLayoutEffect(() => {
-    for (const row of table.current?.tBodies[0]?.rows ?? []) {
-      for (const [i, cell] of [...row.cells].entries()) cell.dataset.label = head[i] ?? '';
+    const t = table.current;
+    if (!t) return;
+    t.setAttribute('role', 'table');
+    for (const group of [t.tHead, ...t.tBodies]) group?.setAttribute('role', 'rowgroup');
+    for (const row of t.rows) {
+      row.setAttribute('role', 'row');
+      const header = row.parentElement === t.tHead;
+      for (const [i, cell] of [...row.cells].entries()) {
+        cell.setAttribute('role', header ? 'columnheader' : 'cell');
+        if (!header) cell.dataset.label = head[i] ?? '';
+      }
     }
   });
   return (
