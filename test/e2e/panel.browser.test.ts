@@ -251,6 +251,30 @@ describe('the merchant panel', () => {
     expect(shown).toMatch(/Paga em\d{2}\/\d{2}\/\d{4}/);
     await shot(page, '08-sales-filtered');
 
+    // a PIX charge still payable shows its QR code and a copy button, to hand to the buyer
+    const pix = await call<{ id: number }>('POST', `${server.url}/api/transactions`, {
+      headers: keys,
+      body: {
+        amount: 4_990,
+        paymentMethod: 'PIX',
+        customer: {
+          name: 'Caio Prado',
+          email: 'caio@example.com',
+          document: '52998224725',
+          phone: '11987654321',
+        },
+        items: [{ title: 'Curso', unitPrice: 4_990, quantity: 1, tangible: false }],
+      },
+    });
+    expect(pix.status, pix.text).toBe(201);
+    await page.getByLabel('Buscar').fill('caio');
+    await page.getByLabel('Status').selectOption('PENDENTE');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await table.getByRole('button', { name: `Detalhes da venda ${pix.body.id}` }).click();
+    await page.getByRole('img', { name: 'QR code do PIX desta venda' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Copiar código' }).count()).toBe(1);
+    await shot(page, '08b-sale-pix-pending');
+
     await go('Extrato');
     await expect
       .poll(async () => page.getByRole('table', { name: 'Extrato' }).getByRole('row').count())

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import QRCode from 'qrcode';
 import { api, type Sale } from '../api';
 import { date, money } from '../ui/format';
 import { Card, DetailsButton, ErrorText, Options, Table } from '../ui/kit';
@@ -162,7 +163,7 @@ export function Sales() {
               <>
                 <dt>PIX copia e cola</dt>
                 <dd>
-                  <code>{selected.pixKey}</code>
+                  <PixCode code={selected.pixKey} payable={selected.status === 'PENDENTE'} />
                 </dd>
               </>
             )}
@@ -179,6 +180,42 @@ export function Sales() {
             Fechar
           </button>
         </Card>
+      )}
+    </>
+  );
+}
+
+/**
+ * A PIX sale's copy-and-paste code; while the charge can still be paid, with its QR code and a copy button, so
+ * the merchant can hand it to the buyer from here.
+ */
+function PixCode({ code, payable }: { code: string; payable: boolean }) {
+  const [qr, setQr] = useState<string | null>(null);
+  const [copied, setCopied] = useState(false);
+  useEffect(() => {
+    setQr(null);
+    setCopied(false);
+    if (!payable) return;
+    let live = true;
+    void QRCode.toDataURL(code, { margin: 1, width: 180 }).then((url) => live && setQr(url));
+    return () => {
+      live = false;
+    };
+  }, [code, payable]);
+  return (
+    <>
+      <code>{code}</code>
+      {payable && (
+        <div class="pix-code">
+          {qr && <img src={qr} width={180} height={180} alt="QR code do PIX desta venda" />}
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => void navigator.clipboard?.writeText(code).then(() => setCopied(true))}
+          >
+            {copied ? 'Copiado' : 'Copiar código'}
+          </button>
+        </div>
       )}
     </>
   );
