@@ -10,7 +10,7 @@ export interface SaleFilters extends Page {
 
 /**
  * The WHERE clause of one account's sales under the panel's filters. `q` is matched the way a merchant
- * types it: a uuid, a numeric id or document, an email, or part of the customer's name (trigram index).
+ * types it: a uuid, a numeric id or document, an email, or part of the customer's name, accents and case aside (trigram index).
  */
 function conditions(accountId: number, f: SaleFilters): { sql: string; params: unknown[] } {
   const params: unknown[] = [accountId];
@@ -29,8 +29,9 @@ function conditions(accountId: number, f: SaleFilters): { sql: string; params: u
     else if (/^\d{11,14}$/.test(digits)) where.push(`customer ->> 'document' = ${add(digits)}`);
     else if (q.includes('@')) where.push(`lower(customer ->> 'email') = ${add(q.toLowerCase())}`);
     else {
-      const like = `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      where.push(`lower(customer ->> 'name') LIKE ${add(like)}`);
+      // accents and case folded on both sides by the same function (migration 131), for its trigram index
+      const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      where.push(`search_fold(customer ->> 'name') LIKE search_fold(${add(like)})`);
     }
   }
   return { sql: where.join(' AND '), params };

@@ -17,7 +17,7 @@ interface Sale {
   customer: { name: string; email: string; document: string };
 }
 const created: Sale[] = [];
-const NAMES = ['Ana Souza', 'Bruno Lima', 'Carla Dias', 'Davi Rocha', 'Elisa Melo'];
+const NAMES = ['Ana Souza', 'Bruno Conceição', 'Carla Dias', 'Davi Rocha', 'Elisa Melo'];
 const DOCS = ['52998224725', '11144477735', '39053344705', '15350946056', '71428793860'];
 
 function sale(i: number) {
@@ -102,6 +102,16 @@ describe('GET /api/sales', () => {
     const byName = await everyPage(`q=${encodeURIComponent('carla')}`);
     expect(byName.length).toBeGreaterThan(0);
     expect(byName.every((s) => s.customer.name === 'Carla Dias')).toBe(true);
+    // accents and case aside, as merchants type names
+    for (const typed of ['conceicao', 'CONCEIÇÃO', 'bruno conc', 'Conceiçao']) {
+      const found = await everyPage(`q=${encodeURIComponent(typed)}`);
+      expect(found.length, typed).toBeGreaterThan(0);
+      expect(
+        found.every((s) => s.customer.name === 'Bruno Conceição'),
+        typed,
+      ).toBe(true);
+    }
+    expect(await everyPage(`q=${encodeURIComponent('conceição_')}`)).toEqual([]); // _ is a character, not a wildcard
     expect((await everyPage('q=CLIENTE3%40example.com')).every((s) => s.customer.name === 'Davi Rocha')).toBe(
       true,
     );
