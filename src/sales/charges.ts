@@ -17,7 +17,12 @@ import {
   setChargeExpiry,
 } from './charges.data.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
-import type { ExpiredCharge, PixCharge, PixChargeProcessor } from './processors/processor.js';
+import {
+  type ExpiredCharge,
+  type PixCharge,
+  type PixChargeProcessor,
+  RefundNotMade,
+} from './processors/processor.js';
 import { holdForRefund, releaseRefundHold } from './refund-hold.js';
 import { applyProcessorStatus, createSale, ownedSale, saleFees } from './service.js';
 import type { SaleSettler } from './settler.js';
@@ -199,9 +204,10 @@ export async function refundSale(
   const outcome = await processor
     .refund({ uuid: sale.uuid, amount: sale.amount, externalTransactionId: sale.external_transaction_id })
     .catch(async (err: unknown) => {
-      // not made (or not known to be): the money is the merchant's again; a refund the processor reports
-      // later all the same is taken from available, as one it reports unasked
-      await releaseRefundHold(db, sale.id);
+      // certainly not made: the money is the merchant's again. Otherwise (no answer, a server error) the
+      // refund may have been made: the money stays held until the processor reports its end, or a repeated
+      // request gets an answer
+      if (err instanceof RefundNotMade) await releaseRefundHold(db, sale.id);
       throw new AppError('PROCESSOR_ERROR', `The payment processor failed to refund: ${reason(err)}`);
     });
   if (outcome === 'done') {

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { PspError } from '../../platform/pix-api-client.js';
 import type { PaymentMethod } from '../types.js';
 
 /** What a processor tells us about a new charge: its own id and the payment details it generated. */
@@ -36,8 +37,16 @@ export interface PixCharge {
 }
 
 /**
+ * A refund the processor certainly did not make (refused it, reported it not made, or was never asked): the
+ * money held for it goes back to the merchant. Any other failure of `refund` may hide a refund made (no
+ * answer, a server error): its money stays held until the processor reports the refund's end.
+ */
+export class RefundNotMade extends PspError {}
+
+/**
  * A processor that opens PIX charges for POST /api/transactions and refunds them. Failures throw (the route
- * answers 502 PROCESSOR_ERROR and keeps no sale); `refund` answers 'done' when the money is already back.
+ * answers 502 PROCESSOR_ERROR and keeps no sale); `refund` answers 'done' when the money is already back, and
+ * throws RefundNotMade when it is certainly not going back.
  */
 export interface PixChargeProcessor {
   readonly name: string;

@@ -182,6 +182,10 @@ describe('refund attempts (devolução ids)', () => {
     expect(second).toMatch(/^[a-zA-Z0-9]{1,35}$/);
     expect((await refund(sale.uuid)).status).toBe(202); // in progress again: same id
     expect(devs()).toHaveLength(2);
+    // the PSP repeats its webhook for the Pix, listing the first attempt's NAO_REALIZADO again: that ended
+    // before, and the money now held is the second attempt's (a release here let it be withdrawn)
+    await psp.settleRefund(pix.endToEndId, first, 'NAO_REALIZADO');
+    expect(await getBalance(db(), merchant.accountId)).toEqual(held);
     await psp.settleRefund(pix.endToEndId, second, 'DEVOLVIDO');
     expect(await statusOf(sale.id)).toBe('ESTORNADO');
     const refunded = await getBalance(db(), merchant.accountId);
@@ -201,6 +205,33 @@ describe('refund attempts (devolução ids)', () => {
     expect(await statusOf(sale.id)).toBe('ESTORNADO');
     expect((await getBalance(db(), merchant.accountId)).total).toBe(paid.total - sale.netAmount);
     expect((await moveTo(server, merchant, sale.id, 'PAGO')).status).toBe(409);
+  });
+
+  it('a PUT answered 5xx keeps the money held (the refund may have been made); one answered 4xx gives it back', async () => {
+    const sale = (await charge()).body;
+    const pix = await psp.pay(sale.externalTransactionId);
+    const paid = await getBalance(db(), merchant.accountId);
+    psp.failNext('PUT /pix', { status: 500 });
+    expect((await refund(sale.uuid)).status).toBe(502);
+    const held = await getBalance(db(), merchant.accountId);
+    expect(held.available).toBe(paid.available - sale.netAmount);
+    // a repeated request sends the same devolução again, and the PSP's answer decides
+    expect((await refund(sale.uuid)).status).toBe(202);
+    expect(await getBalance(db(), merchant.accountId)).toEqual(held);
+    const devs = psp.state.pix.get(pix.endToEndId)!.devolucoes;
+    await psp.settleRefund(pix.endToEndId, devs[0]!.id, 'DEVOLVIDO');
+    expect(await statusOf(sale.id)).toBe('ESTORNADO');
+    expect(await getBalance(db(), merchant.accountId)).toMatchObject({
+      available: paid.available - sale.netAmount,
+      blocked: paid.blocked,
+    });
+
+    const other = (await charge()).body;
+    await psp.pay(other.externalTransactionId);
+    const before = await getBalance(db(), merchant.accountId);
+    psp.failNext('PUT /pix', { status: 400 });
+    expect((await refund(other.uuid)).status).toBe(502);
+    expect(await getBalance(db(), merchant.accountId)).toEqual(before);
   });
 
   it('a NAO_REALIZADO the gateway only learns from the PUT answer: one 502, then a new attempt', async () => {

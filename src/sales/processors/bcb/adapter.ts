@@ -4,7 +4,7 @@ import { formatReais, parseReais } from '../../../platform/money.js';
 import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
 import type { Queue } from '../../../platform/queue.js';
 import { brCode } from '../../pix/brcode.js';
-import type { ExpiredCharge, PixCharge, PixChargeProcessor } from '../processor.js';
+import { type ExpiredCharge, type PixCharge, type PixChargeProcessor, RefundNotMade } from '../processor.js';
 import { isLocation, isPixCopiaECola } from './cob-answer.js';
 import { recordFinalStatus, refundAttempt } from './devolucoes.js';
 import { creditPix, type Pix } from './received.js';
@@ -112,20 +112,22 @@ export class BcbProcessor implements PixChargeProcessor {
         WHERE s.uuid = $1 AND p.credited`,
       [sale.uuid],
     );
-    if (!paid) throw new PspError('no confirmed Pix paid this sale', null);
+    if (!paid) throw new RefundNotMade('no confirmed Pix paid this sale', null);
     const left = Number(paid.left);
-    if (left <= 0) throw new PspError('the Pix was already returned in full outside the gateway', null);
+    if (left <= 0) throw new RefundNotMade('the Pix was already returned in full outside the gateway', null);
     const attempt = await refundAttempt(this.db, { ...sale, id: paid.sale_id, amount: left }, paid.e2eid);
     if (attempt.status === 'DEVOLVIDO') return 'done';
     const res = await this.client.call<Devolucao>('PUT', `/pix/${paid.e2eid}/devolucao/${attempt.id}`, {
       valor: formatReais(Number(attempt.amount)),
     });
     if (res.status !== 201 && res.status !== 200) {
-      throw new PspError(`PUT /pix/{e2eid}/devolucao answered ${res.status}`, res.status);
+      const message = `PUT /pix/{e2eid}/devolucao answered ${res.status}`;
+      // a request the PSP refused (4xx) was not made; a server error may hide one that was
+      throw res.status < 500 ? new RefundNotMade(message, res.status) : new PspError(message, res.status);
     }
     await recordFinalStatus(this.db, paid.e2eid, { id: attempt.id, status: res.body.status });
     if (res.body.status === 'NAO_REALIZADO')
-      throw new PspError(
+      throw new RefundNotMade(
         'the PSP did not perform the refund (a new request makes a new attempt)',
         res.status,
       );

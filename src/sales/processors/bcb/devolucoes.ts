@@ -1,9 +1,10 @@
 import type { Db, Queryable } from '../../../platform/db.js';
 import { parseReais } from '../../../platform/money.js';
-import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
+import type { PixApiClient } from '../../../platform/pix-api-client.js';
 import { releaseRefundHold } from '../../refund-hold.js';
 import { applyProcessorStatus } from '../../service.js';
 import type { SaleSettler } from '../../settler.js';
+import { RefundNotMade } from '../processor.js';
 import { BCB_PROCESSOR, txidOf } from './adapter.js';
 
 /** Where a devolução the gateway did not request is reported (the webhook's request log, the worker's). */
@@ -28,7 +29,7 @@ export function devolucaoIdOf(saleUuid: string, attempt = 1): string {
   const base = `D${txidOf(saleUuid)}`;
   if (attempt === 1) return base;
   const id = base + attempt.toString(36);
-  if (id.length > 35) throw new PspError('too many refund attempts for this sale', null);
+  if (id.length > 35) throw new RefundNotMade('too many refund attempts for this sale', null);
   return id;
 }
 
@@ -55,17 +56,25 @@ export async function refundAttempt(
       [e2eid, devolucaoIdOf(sale.uuid, attempt), sale.id, sale.amount, attempt],
     );
   }
-  throw new PspError('could not claim a refund attempt', null);
+  throw new RefundNotMade('could not claim a refund attempt', null);
 }
 
-/** An in-progress attempt takes the final status the PSP reports (once: a final status is never changed). */
-export async function recordFinalStatus(db: Queryable, e2eid: string, dev: ReportedDevolucao): Promise<void> {
-  if (dev.status !== 'DEVOLVIDO' && dev.status !== 'NAO_REALIZADO') return;
-  await db.query(
+/**
+ * An in-progress attempt takes the final status the PSP reports (once: a final status is never changed).
+ * True when this report is the one that ended it.
+ */
+export async function recordFinalStatus(
+  db: Queryable,
+  e2eid: string,
+  dev: ReportedDevolucao,
+): Promise<boolean> {
+  if (dev.status !== 'DEVOLVIDO' && dev.status !== 'NAO_REALIZADO') return false;
+  const ended = await db.query(
     `UPDATE bcb_devolucoes SET status = $3, updated_at = now()
-      WHERE e2eid = $1 AND id = $2 AND status = 'EM_PROCESSAMENTO'`,
+      WHERE e2eid = $1 AND id = $2 AND status = 'EM_PROCESSAMENTO' RETURNING 1`,
     [e2eid, dev.id, dev.status],
   );
+  return ended.length > 0;
 }
 
 /**
@@ -93,13 +102,24 @@ export async function applyRequestedDevolucao(
     dev.id,
   ]);
   if (!ours) return false;
-  await recordFinalStatus(db, e2eid, dev);
+  const ended = await recordFinalStatus(db, e2eid, dev);
   if (dev.status === 'DEVOLVIDO' && refundable(sale.status)) {
     await applyProcessorStatus(settler, BCB_PROCESSOR, sale.externalTransactionId, 'ESTORNADO');
-  } else if (dev.status === 'NAO_REALIZADO') {
-    await releaseRefundHold(db, sale.id); // the money held for it is the merchant's again
+  } else if (dev.status === 'NAO_REALIZADO' && ended && !(await attemptInProgress(db, sale.id))) {
+    // this report ended the sale's refund: the money held for it is the merchant's again. A report of an
+    // attempt that had already ended (the PSP repeats its webhooks, listing every devolução of the Pix)
+    // releases nothing: the money held now is a later attempt's
+    await releaseRefundHold(db, sale.id);
   }
   return true;
+}
+
+async function attemptInProgress(db: Queryable, saleId: number): Promise<boolean> {
+  const rows = await db.query(
+    `SELECT 1 FROM bcb_devolucoes WHERE sale_id = $1 AND requested AND status = 'EM_PROCESSAMENTO' LIMIT 1`,
+    [saleId],
+  );
+  return rows.length > 0;
 }
 
 /**
