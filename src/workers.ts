@@ -10,6 +10,7 @@ import { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges } from './sales/charges.js
 import { BcbProcessor } from './sales/processors/bcb/adapter.js';
 import { checkDevolucoes, DEVOLUCAO_CHECK_EVERY_MS } from './sales/processors/bcb/devolucoes.js';
 import type { PixChargeProcessor } from './sales/processors/processor.js';
+import { FORGOTTEN_HOLD_CHECK_EVERY_MS, releaseForgottenHolds } from './sales/refund-hold.js';
 import { startReserveWorker } from './sales/reserve.js';
 import { CALLBACK_CLEANUP_EVERY_MS, deleteStaleCallbacks } from './sales/service.js';
 import { SaleSettler } from './sales/settler.js';
@@ -61,6 +62,14 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
         (err) => log.warn({ err }, 'bcb refund read-back failed'),
       )
     : () => undefined;
+  const stopForgottenHolds = startPeriodic(
+    FORGOTTEN_HOLD_CHECK_EVERY_MS,
+    async () => {
+      const released = await releaseForgottenHolds(db);
+      if (released > 0) log.warn({ released }, 'refund holds no processor was working on given back');
+    },
+    (err) => log.warn({ err }, 'refund hold check failed'),
+  );
   const stopAuthCleanup = startPeriodic(
     AUTH_CLEANUP_EVERY_MS,
     () => deleteExpiredAuthRows(db),
@@ -72,6 +81,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     await providers.close();
     stopChargeExpiry();
     stopDevolucoes();
+    stopForgottenHolds();
     await pspClient?.close();
     stopKeyCleanup();
     stopCallbackCleanup();

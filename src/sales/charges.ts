@@ -200,14 +200,14 @@ export async function refundSale(
   const processor = processors.get(sale.processor);
   if (!processor) throw unavailable('refund sales');
   // the money the refund takes cannot be withdrawn while the processor works on it (nor before: 422)
-  await holdForRefund(db, sale.id);
+  const held = await holdForRefund(db, sale.id);
   const outcome = await processor
     .refund({ uuid: sale.uuid, amount: sale.amount, externalTransactionId: sale.external_transaction_id })
     .catch(async (err: unknown) => {
-      // certainly not made: the money is the merchant's again. Otherwise (no answer, a server error) the
-      // refund may have been made: the money stays held until the processor reports its end, or a repeated
-      // request gets an answer
-      if (err instanceof RefundNotMade) await releaseRefundHold(db, sale.id);
+      // never asked, and the hold is this request's own: the money is the merchant's again. Otherwise the
+      // refund may be under way (this request's or an earlier one's): the money stays held until the
+      // processor reports its end (releaseForgottenHolds covers a processor that never will)
+      if (held && err instanceof RefundNotMade) await releaseRefundHold(db, sale.id);
       throw new AppError('PROCESSOR_ERROR', `The payment processor failed to refund: ${reason(err)}`);
     });
   if (outcome === 'done') {

@@ -7,15 +7,15 @@ import { type LedgerEffect, moneyOf, refundHold, refundRelease } from './ledger-
 /**
  * Before a merchant's refund request reaches the processor: the sale (still PAGO) holds what the refund will
  * take from available, in blocked (INSUFFICIENT_BALANCE if available cannot cover it: that money was already
- * withdrawn). A sale already held (a repeated request) holds nothing more.
+ * withdrawn). A sale already held (a repeated request) holds nothing more. True when this call made the hold.
  */
-export async function holdForRefund(db: Db, saleId: number): Promise<void> {
-  await db.tx(async (tx) => {
+export async function holdForRefund(db: Db, saleId: number): Promise<boolean> {
+  return db.tx(async (tx) => {
     const sale = await lockSale(tx, saleId);
     if (!sale) throw notFound(`sale ${saleId} not found`);
     if (sale.status !== 'PAGO') throw conflict(`a sale in status ${sale.status} cannot be refunded`);
     const effect = refundHold(moneyOf(sale));
-    if (!effect) return;
+    if (!effect) return false;
     await write(tx, saleId, effect, true).catch((err: unknown) => {
       if (!(err instanceof AppError) || err.code !== 'INSUFFICIENT_BALANCE') throw err;
       // the refund routes answer shape D, whatever the code's usual (cashout) shape
@@ -26,6 +26,7 @@ export async function holdForRefund(db: Db, saleId: number): Promise<void> {
         'D',
       );
     });
+    return true;
   });
 }
 
@@ -51,4 +52,27 @@ async function write(tx: Queryable, saleId: number, effect: LedgerEffect, guard:
     saleId,
     effect.refundHeld,
   ]);
+}
+
+/** How often held refunds are looked at, and how long a hold may go unanswered before it counts as forgotten. */
+export const FORGOTTEN_HOLD_CHECK_EVERY_MS = 60_000;
+export const FORGOTTEN_HOLD_AFTER_MS = 10 * 60_000;
+
+/**
+ * Gives back holds no refund is under way for: held over FORGOTTEN_HOLD_AFTER_MS with no attempt in progress
+ * at a processor that records its attempts (bcb: an attempt the PSP does not know ends as never made first,
+ * checkDevolucoes). What leaves a hold behind is a crash between the hold's commit and the processor's request,
+ * or a sandbox refund whose answer was lost with its process. Returns how many were released.
+ */
+export async function releaseForgottenHolds(db: Db): Promise<number> {
+  const rows = await db.query<{ id: number }>(
+    `SELECT s.id FROM sales s
+      WHERE s.refund_held AND s.updated_at < now() - make_interval(secs => $1)
+        AND NOT EXISTS (SELECT 1 FROM bcb_devolucoes d
+                         WHERE d.sale_id = s.id AND d.requested AND d.status = 'EM_PROCESSAMENTO')
+      ORDER BY s.updated_at LIMIT 100`,
+    [FORGOTTEN_HOLD_AFTER_MS / 1000],
+  );
+  for (const { id } of rows) await releaseRefundHold(db, id);
+  return rows.length;
 }

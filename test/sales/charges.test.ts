@@ -3,6 +3,7 @@ import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { cancelExpiredCharges } from '../../src/sales/charges.js';
 import { hasValidCrc } from '../../src/sales/pix/brcode.js';
+import { holdForRefund, releaseForgottenHolds } from '../../src/sales/refund-hold.js';
 import { createCashout } from '../support/cashouts.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -191,6 +192,28 @@ describe('POST /api/transactions/{id}/refund', () => {
       expect(withdrawn).toBeGreaterThan(0);
       expect(after).toMatchObject({ available: net - withdrawn, blocked: withdrawn });
     }
+    expect((await verifyLedger(db())).ok).toBe(true);
+  });
+
+  it('a hold left by a crash before the processor was asked is given back ten minutes on', async () => {
+    const m = await createMerchant(server, 'Crashed Merchant');
+    const res = await charge(saleInput({ amount: 30000 }), {}, m);
+    await moveTo(server, m, res.body.id, 'PAGO');
+    const paid = await getBalance(db(), m.accountId);
+    expect(await holdForRefund(db(), res.body.id)).toBe(true); // the request's first step, then the crash
+    expect(await holdForRefund(db(), res.body.id)).toBe(false); // held once
+    expect((await getBalance(db(), m.accountId)).available).toBe(paid.available - res.body.netAmount);
+    expect(await releaseForgottenHolds(db())).toBe(0); // it may still be on its way
+    await db().query("UPDATE sales SET updated_at = now() - interval '11 minutes' WHERE id = $1", [
+      res.body.id,
+    ]);
+    expect(await releaseForgottenHolds(db())).toBe(1);
+    expect(await getBalance(db(), m.accountId)).toEqual(paid);
+    const sale = await call<SaleBody>('GET', `${server.url}/api/transactions/${res.body.uuid}`, {
+      headers: m.keys,
+    });
+    expect(sale.body.status).toBe('PAGO');
+    expect((await refund(res.body.uuid, m)).status).toBe(202); // and it can be asked again
     expect((await verifyLedger(db())).ok).toBe(true);
   });
 

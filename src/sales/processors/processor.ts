@@ -37,9 +37,9 @@ export interface PixCharge {
 }
 
 /**
- * A refund the processor certainly did not make (refused it, reported it not made, or was never asked): the
- * money held for it goes back to the merchant. Any other failure of `refund` may hide a refund made (no
- * answer, a server error): its money stays held until the processor reports the refund's end.
+ * A refund the processor was never asked for (nothing to refund there, no attempt could be made): the money
+ * held for it goes back to the merchant. Any other failure of `refund` may hide a refund under way: its money
+ * stays held until the processor reports the refund's end.
  */
 export class RefundNotMade extends PspError {}
 

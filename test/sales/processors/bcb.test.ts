@@ -4,6 +4,7 @@ import { getBalance } from '../../../src/ledger/ledger.js';
 import { PixApiClient } from '../../../src/platform/pix-api-client.js';
 import { hasValidCrc } from '../../../src/sales/pix/brcode.js';
 import { checkDevolucoes } from '../../../src/sales/processors/bcb/devolucoes.js';
+import { releaseForgottenHolds } from '../../../src/sales/refund-hold.js';
 import { SaleSettler } from '../../../src/sales/settler.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
@@ -207,7 +208,7 @@ describe('refund attempts (devolução ids)', () => {
     expect((await moveTo(server, merchant, sale.id, 'PAGO')).status).toBe(409);
   });
 
-  it('a PUT answered 5xx keeps the money held (the refund may have been made); one answered 4xx gives it back', async () => {
+  it('a PUT answered 5xx keeps the money held (the refund may have been made), and a repeat that fails does not free it', async () => {
     const sale = (await charge()).body;
     const pix = await psp.pay(sale.externalTransactionId);
     const paid = await getBalance(db(), merchant.accountId);
@@ -218,6 +219,13 @@ describe('refund attempts (devolução ids)', () => {
     // a repeated request sends the same devolução again, and the PSP's answer decides
     expect((await refund(sale.uuid)).status).toBe(202);
     expect(await getBalance(db(), merchant.accountId)).toEqual(held);
+    // the refund is under way: a later repeat meeting an error (a proxy's 504, a 4xx for the id it already
+    // has) leaves the money held for it
+    for (const status of [504, 409]) {
+      psp.failNext('PUT /pix', { status });
+      expect((await refund(sale.uuid)).status).toBe(502);
+      expect(await getBalance(db(), merchant.accountId)).toEqual(held);
+    }
     const devs = psp.state.pix.get(pix.endToEndId)!.devolucoes;
     await psp.settleRefund(pix.endToEndId, devs[0]!.id, 'DEVOLVIDO');
     expect(await statusOf(sale.id)).toBe('ESTORNADO');
@@ -225,13 +233,6 @@ describe('refund attempts (devolução ids)', () => {
       available: paid.available - sale.netAmount,
       blocked: paid.blocked,
     });
-
-    const other = (await charge()).body;
-    await psp.pay(other.externalTransactionId);
-    const before = await getBalance(db(), merchant.accountId);
-    psp.failNext('PUT /pix', { status: 400 });
-    expect((await refund(other.uuid)).status).toBe(502);
-    expect(await getBalance(db(), merchant.accountId)).toEqual(before);
   });
 
   it('a NAO_REALIZADO the gateway only learns from the PUT answer: one 502, then a new attempt', async () => {
@@ -272,6 +273,32 @@ describe('in-progress refunds read back (no callback)', () => {
       await client.close();
     }
   };
+
+  it('an attempt the PSP never got (404 ten minutes on) ends as not made, and its money is given back', async () => {
+    const sale = (await charge()).body;
+    await psp.pay(sale.externalTransactionId);
+    const paid = await getBalance(db(), merchant.accountId);
+    psp.failNext('PUT /pix', { status: 500 }); // refused before the PSP recorded anything
+    expect((await refund(sale.uuid)).status).toBe(502);
+    expect((await getBalance(db(), merchant.accountId)).available).toBe(paid.available - sale.netAmount);
+    await check(); // 404, but it may still be on its way: kept
+    expect((await getBalance(db(), merchant.accountId)).available).toBe(paid.available - sale.netAmount);
+    await db().query(
+      "UPDATE bcb_devolucoes SET created_at = now() - interval '11 minutes' WHERE sale_id = $1",
+      [sale.id],
+    );
+    // held with its attempt in progress: not a forgotten hold
+    await db().query("UPDATE sales SET updated_at = now() - interval '11 minutes' WHERE id = $1", [sale.id]);
+    expect(await releaseForgottenHolds(db())).toBe(0);
+    await check();
+    expect(await getBalance(db(), merchant.accountId)).toEqual(paid);
+    const rows = await db().query<{ status: string }>(
+      'SELECT status FROM bcb_devolucoes WHERE sale_id = $1',
+      [sale.id],
+    );
+    expect(rows).toEqual([{ status: 'NAO_REALIZADO' }]);
+    expect(await statusOf(sale.id)).toBe('PAGO');
+  });
 
   it('DEVOLVIDO without a callback → ESTORNADO once; NAO_REALIZADO → refundable again', async () => {
     const paid = async () => {

@@ -6,7 +6,7 @@ import type { Queue } from '../../../platform/queue.js';
 import { brCode } from '../../pix/brcode.js';
 import { type ExpiredCharge, type PixCharge, type PixChargeProcessor, RefundNotMade } from '../processor.js';
 import { isLocation, isPixCopiaECola } from './cob-answer.js';
-import { recordFinalStatus, refundAttempt } from './devolucoes.js';
+import { endAttempt, refundAttempt } from './devolucoes.js';
 import { creditPix, type Pix } from './received.js';
 
 export const BCB_PROCESSOR = 'bcb';
@@ -121,13 +121,13 @@ export class BcbProcessor implements PixChargeProcessor {
       valor: formatReais(Number(attempt.amount)),
     });
     if (res.status !== 201 && res.status !== 200) {
-      const message = `PUT /pix/{e2eid}/devolucao answered ${res.status}`;
-      // a request the PSP refused (4xx) was not made; a server error may hide one that was
-      throw res.status < 500 ? new RefundNotMade(message, res.status) : new PspError(message, res.status);
+      // the attempt stays in progress (a repeated PUT of an id the PSP has may be refused while the first
+      // goes on): read back, it ends when the PSP reports it, or as never made when it does not know it
+      throw new PspError(`PUT /pix/{e2eid}/devolucao answered ${res.status}`, res.status);
     }
-    await recordFinalStatus(this.db, paid.e2eid, { id: attempt.id, status: res.body.status });
+    await endAttempt(this.db, paid.sale_id, paid.e2eid, { id: attempt.id, status: res.body.status });
     if (res.body.status === 'NAO_REALIZADO')
-      throw new RefundNotMade(
+      throw new PspError(
         'the PSP did not perform the refund (a new request makes a new attempt)',
         res.status,
       );

@@ -102,16 +102,29 @@ export async function applyRequestedDevolucao(
     dev.id,
   ]);
   if (!ours) return false;
-  const ended = await recordFinalStatus(db, e2eid, dev);
+  await endAttempt(db, sale.id, e2eid, dev);
   if (dev.status === 'DEVOLVIDO' && refundable(sale.status)) {
     await applyProcessorStatus(settler, BCB_PROCESSOR, sale.externalTransactionId, 'ESTORNADO');
-  } else if (dev.status === 'NAO_REALIZADO' && ended && !(await attemptInProgress(db, sale.id))) {
-    // this report ended the sale's refund: the money held for it is the merchant's again. A report of an
-    // attempt that had already ended (the PSP repeats its webhooks, listing every devolução of the Pix)
-    // releases nothing: the money held now is a later attempt's
-    await releaseRefundHold(db, sale.id);
   }
   return true;
+}
+
+/**
+ * Records the final status the PSP reports for one of the sale's attempts; when this report ends its refund as
+ * NAO_REALIZADO, the money held for it is the merchant's again. A report of an attempt that had already ended
+ * (the PSP repeats its webhooks, listing every devolução of the Pix) releases nothing: the money held now is a
+ * later attempt's.
+ */
+export async function endAttempt(
+  db: Db,
+  saleId: number,
+  e2eid: string,
+  dev: ReportedDevolucao,
+): Promise<void> {
+  const ended = await recordFinalStatus(db, e2eid, dev);
+  if (dev.status === 'NAO_REALIZADO' && ended && !(await attemptInProgress(db, saleId))) {
+    await releaseRefundHold(db, saleId);
+  }
 }
 
 async function attemptInProgress(db: Queryable, saleId: number): Promise<boolean> {
@@ -179,11 +192,14 @@ function refundable(status: string): boolean {
 
 /** How often in-progress devoluções are read back from the PSP (started with the workers). */
 export const DEVOLUCAO_CHECK_EVERY_MS = 30_000;
+/** How long an attempt the PSP answers 404 for may still be on its way before it counts as never made. */
+export const UNKNOWN_ATTEMPT_GRACE_MS = 10 * 60_000;
 
 /**
  * The PSP's callback for a devolução reaching its final status may never come: the gateway's in-progress
  * attempts are read back (GET /pix/{e2eid}/devolucao/{id}), 100 a round, least recently checked first.
- * DEVOLVIDO → the sale becomes ESTORNADO (once, as from a callback); NAO_REALIZADO → refundable again.
+ * DEVOLVIDO → the sale becomes ESTORNADO (once, as from a callback); NAO_REALIZADO → refundable again; unknown
+ * to the PSP (404) 10 minutes after it was made → NAO_REALIZADO (never received).
  * A PSP that cannot be reached ends the round (thrown, logged by the worker). Returns how many ended.
  */
 export async function checkDevolucoes(db: Db, settler: SaleSettler, client: PixApiClient): Promise<number> {
@@ -195,17 +211,27 @@ export async function checkDevolucoes(db: Db, settler: SaleSettler, client: PixA
     amount: number;
     status: string;
     external_transaction_id: string;
+    unknown_for_long: boolean;
   }>(
-    `SELECT d.e2eid, d.id, s.id AS sale_id, s.uuid, s.amount, s.status, s.external_transaction_id
+    `SELECT d.e2eid, d.id, s.id AS sale_id, s.uuid, s.amount, s.status, s.external_transaction_id,
+            d.created_at < now() - make_interval(secs => $1) AS unknown_for_long
        FROM bcb_devolucoes d JOIN sales s ON s.id = d.sale_id
       WHERE d.requested AND d.status = 'EM_PROCESSAMENTO'
       ORDER BY d.updated_at LIMIT 100`,
+    [UNKNOWN_ATTEMPT_GRACE_MS / 1000],
   );
   let ended = 0;
   for (const row of rows) {
     const res = await client.call<ReportedDevolucao>('GET', `/pix/${row.e2eid}/devolucao/${row.id}`);
     const final =
       res.status === 200 && (res.body.status === 'DEVOLVIDO' || res.body.status === 'NAO_REALIZADO');
+    if (res.status === 404 && row.unknown_for_long) {
+      // the PSP never got it (a request lost, a crash before it was sent): not made, and the money held for
+      // it is the merchant's again; a new request makes a new attempt
+      await endAttempt(db, row.sale_id, row.e2eid, { id: row.id, status: 'NAO_REALIZADO' });
+      ended++;
+      continue;
+    }
     if (!final) {
       // still in progress (or not known yet): checked again after the others
       await db.query('UPDATE bcb_devolucoes SET updated_at = now() WHERE e2eid = $1 AND id = $2', [
