@@ -155,6 +155,9 @@ describe('trust controls in the panel', () => {
     await expect
       .poll(() => page.getByRole('alert').textContent())
       .toBe('Código do autenticador inválido ou já usado. Aguarde o próximo código e tente de novo.');
+    // refused after a click too: the field starts over with the focus, for the next code
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('totp');
+    expect(await page.getByLabel('Código de verificação').inputValue()).toBe('');
     await page.getByLabel('Código de verificação').fill(codeAt(secret, 0));
     await shot(page, 'trust-06-login-code');
     await page.getByRole('button', { name: 'Entrar' }).click();

@@ -46,6 +46,13 @@ describe('disabledText', () => {
       'Webhook desativado automaticamente: as últimas 50 entregas falharam durante pelo menos 72 h (último erro: HTTP 500).',
     );
     expect(disabledText(null)).toBe('Webhook desativado.');
+    expect(
+      disabledText(
+        'Disabled automatically: the last 50 deliveries failed over at least 72 h (last error: ECONNREFUSED: connect ECONNREFUSED 10.0.0.1:443)',
+      ),
+    ).toBe(
+      'Webhook desativado automaticamente: as últimas 50 entregas falharam durante pelo menos 72 h (último erro: Conexão recusada pelo receptor).',
+    );
     expect(disabledText('Disabled by an operator')).toBe('Webhook desativado: Disabled by an operator');
   });
 });
@@ -56,6 +63,7 @@ describe('deliveryErrorText', () => {
     ['ENOTFOUND: getaddrinfo ENOTFOUND hooks.example', 'Endereço do receptor não encontrado (DNS)'],
     ['no response within 10000 ms', 'O receptor não respondeu a tempo'],
     ['HTTP 500', 'HTTP 500'],
+    ['HTTP 302 (redirects are not followed)', 'HTTP 302 (redirecionamentos não são seguidos)'],
   ])('%s → %s', (error, text) => {
     expect(deliveryErrorText(error)).toBe(text);
   });

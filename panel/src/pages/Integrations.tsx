@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { fromSaoPaulo, toSaoPaulo } from '../../../src/platform/sao-paulo';
 import { ApiError, api, type Credential, type IssuedCredential } from '../api';
 import { date } from '../ui/format';
@@ -29,6 +29,11 @@ function Credentials() {
   const [expires, setExpires] = useState('');
   const [rolling, setRolling] = useState<Credential | null>(null);
   const [grace, setGrace] = useState(24);
+  // the roll form opens above the list: its first field takes the focus, and so comes into view on a phone
+  const graceField = useRef<HTMLSelectElement>(null);
+  useEffect(() => {
+    if (rolling) graceField.current?.focus();
+  }, [rolling]);
   const { error, setError, attempt } = useAttempt();
   const refresh = () => api.credentials().then(setList).catch(setError);
   useEffect(() => {
@@ -105,7 +110,12 @@ function Credentials() {
           </p>
           <div>
             <label for="c-grace">Período de transição</label>
-            <select id="c-grace" value={grace} onInput={(e) => setGrace(Number(e.currentTarget.value))}>
+            <select
+              id="c-grace"
+              ref={graceField}
+              value={grace}
+              onInput={(e) => setGrace(Number(e.currentTarget.value))}
+            >
               {GRACE_CHOICES.map((h) => (
                 <option key={h} value={h}>
                   {h === 0 ? 'nenhum (para já)' : h === 1 ? '1 hora' : `${h} horas`}

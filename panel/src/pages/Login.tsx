@@ -12,6 +12,7 @@ export function Login({ onLogin, notice }: { onLogin: (u: User) => void; notice:
   // the notice of how the last session ended ("Você saiu."), until this login is tried
   const [showNotice, setShowNotice] = useState(true);
   const codeField = useRef<HTMLInputElement>(null);
+  const emailField = useRef<HTMLInputElement>(null);
   useEffect(() => {
     if (needsCode) codeField.current?.focus();
   }, [needsCode]);
@@ -34,6 +35,11 @@ export function Login({ onLogin, notice }: { onLogin: (u: User) => void; notice:
             // at the code step the password was accepted and can no longer be edited: a refusal is the code's
             const codeRefused = needsCode && err instanceof ApiError && err.code === 'UNAUTHORIZED';
             setError(codeRefused ? new ApiError(401, err.message, 'TOTP_CODE_REFUSED') : err);
+            if (codeRefused) {
+              // a code is good once: the field starts over, ready for the next one (also after a click)
+              setCode('');
+              codeField.current?.focus();
+            }
           } finally {
             setBusy(false);
           }
@@ -48,6 +54,7 @@ export function Login({ onLogin, notice }: { onLogin: (u: User) => void; notice:
         <label for="email">E-mail</label>
         <input
           id="email"
+          ref={emailField}
           type="email"
           autocomplete="username"
           required
@@ -89,6 +96,7 @@ export function Login({ onLogin, notice }: { onLogin: (u: User) => void; notice:
                   setCode('');
                   setPassword('');
                   setError(null);
+                  emailField.current?.focus();
                 }}
               >
                 Usar outra conta

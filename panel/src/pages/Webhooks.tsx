@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { fromSaoPaulo } from '../../../src/platform/sao-paulo';
 import { api, type Delivery, type Webhook, type WebhookStats } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
-import { DELIVERY_STATUS, deliveryErrorText, disabledText, EVENTS, label } from '../ui/labels';
+import { DELIVERY_STATUS, deliveryErrorText, disabledText, EVENTS, eventLabel, label } from '../ui/labels';
 
 /** "1 pendente", "3 pendentes". */
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -37,7 +37,7 @@ export function Webhooks() {
           void refresh();
         }}
       />
-      {secret && <SecretOnce label="Segredo do webhook" value={secret} />}
+      {secret && <SecretOnce label="Segredo do webhook" value={secret} what="este segredo" />}
       <ErrorText error={error} />
       {notice && (
         <p class="ok" role="status">
@@ -77,6 +77,7 @@ export function Webhooks() {
           hook={open}
           onChanged={(what) => {
             setOpen(null);
+            setSecret(null); // a new webhook's secret, shown once, is not left beside another change
             setNotice(what);
             void refresh();
           }}
@@ -216,7 +217,9 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: (what: s
         >
           {(deliveries ?? []).map((d) => (
             <tr key={d.id}>
-              <td>{d.event}</td>
+              <td>
+                {eventLabel(d.event)} <code>{d.event}</code>
+              </td>
               <td>{date(d.createdAt)}</td>
               <td>{d.statusCode ?? '—'}</td>
               <td>{d.attempts}</td>
@@ -239,7 +242,9 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: (what: s
                     setError(null);
                     try {
                       await api.resend(d.id);
-                      setInfo(`Entrega ${d.id} (${d.event}) reenviada: o resultado aparece na lista.`);
+                      setInfo(
+                        `Entrega ${d.id} (${eventLabel(d.event)}) reenviada: o resultado aparece na lista.`,
+                      );
                       void load();
                     } catch (err) {
                       setInfo('');
@@ -255,7 +260,7 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: (what: s
         </Table>
         {payload && (
           <div class="payload">
-            <h3>Conteúdo enviado ({payload.event})</h3>
+            <PayloadTitle payload={payload} />
             <pre>{JSON.stringify(payload.payload, null, 2)}</pre>
             <button type="button" class="secondary" onClick={() => setPayload(null)}>
               Fechar
@@ -286,7 +291,7 @@ function WebhookHealth(props: {
   }, [hook.id, loads]);
   const rate = stats?.successRate;
   return (
-    <Card title={`Saúde de ${hook.webhookUrl}`}>
+    <Card title={`Saúde de ${hook.webhookUrl}`} reveal={hook.id}>
       {hook.status === 'disabled' && (
         <div class="banner" role="alert">
           <p>
@@ -396,7 +401,7 @@ function WebhookHealth(props: {
         </div>
         <button type="submit">Trocar segredo</button>
       </form>
-      {secret && <SecretOnce label="Novo segredo do webhook" value={secret} />}
+      {secret && <SecretOnce label="Novo segredo do webhook" value={secret} what="este segredo" />}
       <form
         class="filters"
         onSubmit={(e) => {
@@ -404,7 +409,11 @@ function WebhookHealth(props: {
           void attempt(async () => {
             // typed as São Paulo time, the time the delivery log shows
             const r = await api.recover(hook.id, fromSaoPaulo(since).toISOString());
-            setInfo(`${r.queued} entrega(s) com falha ou ignoradas foram colocadas na fila de novo.`);
+            setInfo(
+              r.queued === 1
+                ? '1 entrega com falha ou ignorada foi colocada na fila de novo.'
+                : `${r.queued} entregas com falha ou ignoradas foram colocadas na fila de novo.`,
+            );
             props.onQueued();
           });
         }}
@@ -430,5 +439,16 @@ function WebhookHealth(props: {
       )}
       <ErrorText error={error} />
     </Card>
+  );
+}
+
+/** The opened payload's title, focused (and so brought into view) each time another is opened. */
+function PayloadTitle({ payload }: { payload: Delivery }) {
+  const title = useRef<HTMLHeadingElement>(null);
+  useEffect(() => title.current?.focus(), [payload.id]);
+  return (
+    <h3 ref={title} tabIndex={-1}>
+      Conteúdo enviado: {eventLabel(payload.event)} <code>{payload.event}</code>
+    </h3>
   );
 }

@@ -40,14 +40,23 @@ export function Card(props: { title: string; children: ComponentChildren; reveal
 }
 
 /** A secret shown once: a copy button and a clear warning that it will not be shown again. */
-export function SecretOnce({ label, value }: { label: string; value: string }) {
+export function SecretOnce({
+  label,
+  value,
+  what = 'esta chave',
+}: {
+  label: string;
+  value: string;
+  /** What the warning calls it: "esta chave", "este segredo". */
+  what?: string;
+}) {
   // the value it was copied for: a new secret shown in the same place reads "Copiar" again
   const [copiedValue, setCopiedValue] = useState<string | null>(null);
   const copied = copiedValue === value;
   return (
     <div class="secret" role="status">
       <p>
-        <strong>{label}</strong> — copie agora: você não verá esta chave novamente.
+        <strong>{label}</strong> — copie agora: você não verá {what} novamente.
       </p>
       <code data-testid="secret-value">{value}</code>
       <button

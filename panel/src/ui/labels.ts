@@ -66,6 +66,12 @@ export const EVENTS: Record<EventName, string> = {
   'cart.recovered': 'Carrinho recuperado',
 };
 
+/** A delivery's event in words: a subscribable event, or the panel's test event. */
+export function eventLabel(name: string): string {
+  if (name === 'webhook.test') return 'Evento de teste';
+  return (EVENTS as Record<string, string>)[name] ?? name;
+}
+
 /** What a statement line is about (its journal entry's reference). */
 export const REF_TYPES: Record<string, string> = {
   sale: 'venda',
@@ -179,7 +185,7 @@ export function disabledText(reason: string | null): string {
       reason,
     );
   if (auto) {
-    return `Webhook desativado automaticamente: as últimas ${auto[1]} entregas falharam durante pelo menos ${auto[2]} h (último erro: ${auto[3]}).`;
+    return `Webhook desativado automaticamente: as últimas ${auto[1]} entregas falharam durante pelo menos ${auto[2]} h (último erro: ${deliveryErrorText(auto[3]!)}).`;
   }
   return `Webhook desativado: ${reason}`;
 }
@@ -214,6 +220,7 @@ export function agentSummary(ua: string): string {
 }
 
 const DELIVERY_ERRORS: [RegExp, string][] = [
+  [/^HTTP (\d{3}) \(redirects are not followed\)/, 'HTTP $1 (redirecionamentos não são seguidos)'],
   [/^no response within (\d+) ms/, 'O receptor não respondeu a tempo'],
   [/^refused: /, 'Endereço recusado pelo gateway (não público)'],
   [/^ECONNREFUSED\b/, 'Conexão recusada pelo receptor'],
@@ -228,5 +235,9 @@ const DELIVERY_ERRORS: [RegExp, string][] = [
  * few Portuguese words; an HTTP status and anything unknown are shown as they are.
  */
 export function deliveryErrorText(error: string): string {
-  return DELIVERY_ERRORS.find(([pattern]) => pattern.test(error))?.[1] ?? error;
+  for (const [pattern, text] of DELIVERY_ERRORS) {
+    const m = pattern.exec(error);
+    if (m) return text.replace(/\$(\d)/g, (_, n: string) => m[Number(n)] ?? '');
+  }
+  return error;
 }
