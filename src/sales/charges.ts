@@ -208,6 +208,7 @@ export async function refundSale(
       // refund may be under way (this request's or an earlier one's): the money stays held until the
       // processor reports its end (releaseForgottenHolds covers a processor that never will)
       if (held && err instanceof RefundNotMade) await releaseRefundHold(db, sale.id);
+      if (err instanceof AppError) throw err; // the sale's own answer (its money gone, its status changed)
       throw new AppError('PROCESSOR_ERROR', `The payment processor failed to refund: ${reason(err)}`);
     });
   if (outcome === 'done') {

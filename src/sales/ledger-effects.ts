@@ -149,11 +149,16 @@ export function reserveRelease(sale: SaleMoney, status: SaleStatus): LedgerEffec
 }
 
 /**
- * Holding a PAGO sale for a refund the merchant asked for: what the refund will take from available moves to
- * blocked now (a guarded entry: refused when available cannot cover it), so it cannot also be withdrawn.
+ * Holding a sale for a refund the merchant asked for: in PAGO what the refund will take from available moves to
+ * blocked now (a guarded entry: refused when available cannot cover it), so it cannot also be withdrawn; in an
+ * open dispute the whole net is blocked already, and only the flag changes.
  */
-export function refundHold(sale: SaleMoney): LedgerEffect | null {
+export function refundHold(sale: SaleMoney, status: SaleStatus): LedgerEffect | null {
   if (sale.refundHeld) return null;
+  if (isDispute(status)) {
+    return { kind: 'sale.refund_held', reserveHeld: sale.reserveHeld, refundHeld: true, postings: [] };
+  }
+  if (status !== 'PAGO') return null;
   const inAvailable = sale.netAmount - (sale.reserveHeld ? sale.reserveAmount : 0);
   return {
     kind: 'sale.refund_held',

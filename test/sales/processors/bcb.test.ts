@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevPsp } from '../../../src/devpsp/server.js';
 import { getBalance } from '../../../src/ledger/ledger.js';
+import { verifyLedger } from '../../../src/ledger/verify.js';
 import { PixApiClient } from '../../../src/platform/pix-api-client.js';
 import { hasValidCrc } from '../../../src/sales/pix/brcode.js';
 import { checkDevolucoes } from '../../../src/sales/processors/bcb/devolucoes.js';
@@ -283,10 +284,9 @@ describe('in-progress refunds read back (no callback)', () => {
     expect((await getBalance(db(), merchant.accountId)).available).toBe(paid.available - sale.netAmount);
     await check(); // 404, but it may still be on its way: kept
     expect((await getBalance(db(), merchant.accountId)).available).toBe(paid.available - sale.netAmount);
-    await db().query(
-      "UPDATE bcb_devolucoes SET created_at = now() - interval '11 minutes' WHERE sale_id = $1",
-      [sale.id],
-    );
+    await db().query("UPDATE bcb_devolucoes SET sent_at = now() - interval '11 minutes' WHERE sale_id = $1", [
+      sale.id,
+    ]);
     // held with its attempt in progress: not a forgotten hold
     await db().query("UPDATE sales SET updated_at = now() - interval '11 minutes' WHERE id = $1", [sale.id]);
     expect(await releaseForgottenHolds(db())).toBe(0);
@@ -298,6 +298,78 @@ describe('in-progress refunds read back (no callback)', () => {
     );
     expect(rows).toEqual([{ status: 'NAO_REALIZADO' }]);
     expect(await statusOf(sale.id)).toBe('PAGO');
+  });
+
+  it('an attempt the PSP acknowledged is never taken for lost, whatever it answers later', async () => {
+    const sale = (await charge()).body;
+    await psp.pay(sale.externalTransactionId);
+    expect((await refund(sale.uuid)).status).toBe(202); // PUT answered 201: acknowledged
+    const held = await getBalance(db(), merchant.accountId);
+    await db().query("UPDATE bcb_devolucoes SET sent_at = now() - interval '11 minutes' WHERE sale_id = $1", [
+      sale.id,
+    ]);
+    psp.failNext('GET /pix', { status: 404 }); // a lagging replica answering 404 (JSON), once
+    await check();
+    expect(await getBalance(db(), merchant.accountId)).toEqual(held);
+    const [row] = await db().query<{ status: string }>(
+      'SELECT status FROM bcb_devolucoes WHERE sale_id = $1',
+      [sale.id],
+    );
+    expect(row!.status).toBe('EM_PROCESSAMENTO');
+  });
+
+  it('a refund recorded DEVOLVIDO whose sale a crash left PAGO is finished from its hold, not given back', async () => {
+    const sale = (await charge()).body;
+    const pix = await psp.pay(sale.externalTransactionId);
+    const paid = await getBalance(db(), merchant.accountId);
+    expect((await refund(sale.uuid)).status).toBe(202);
+    const dev = psp.state.pix.get(pix.endToEndId)!.devolucoes[0]!;
+    await psp.settleRefund(pix.endToEndId, dev.id, 'DEVOLVIDO', { notify: false });
+    // the report recorded, then the crash: the sale still PAGO and held, untouched for a while
+    await db().query(
+      "UPDATE bcb_devolucoes SET status = 'DEVOLVIDO', updated_at = now() - interval '2 minutes' WHERE sale_id = $1",
+      [sale.id],
+    );
+    await db().query("UPDATE sales SET updated_at = now() - interval '11 minutes' WHERE id = $1", [sale.id]);
+    expect(await releaseForgottenHolds(db())).toBe(0);
+    await check();
+    expect(await statusOf(sale.id)).toBe('ESTORNADO');
+    expect(await getBalance(db(), merchant.accountId)).toMatchObject({
+      available: paid.available - sale.netAmount,
+      blocked: paid.blocked,
+    });
+  });
+
+  it('retries racing the PSP’s NAO_REALIZADO never leave an attempt in progress without its money held', async () => {
+    const sales = [];
+    for (let i = 0; i < 6; i++) {
+      const sale = (await charge()).body;
+      const pix = await psp.pay(sale.externalTransactionId);
+      expect((await refund(sale.uuid)).status).toBe(202);
+      sales.push({ sale, pix });
+    }
+    await Promise.all(
+      sales.flatMap(({ sale, pix }) => [
+        psp.settleRefund(
+          pix.endToEndId,
+          psp.state.pix.get(pix.endToEndId)!.devolucoes[0]!.id,
+          'NAO_REALIZADO',
+        ),
+        refund(sale.uuid),
+        refund(sale.uuid),
+        refund(sale.uuid),
+      ]),
+    );
+    for (const { sale } of sales) {
+      const [row] = await db().query<{ refund_held: boolean; in_progress: boolean }>(
+        `SELECT s.refund_held, EXISTS (SELECT 1 FROM bcb_devolucoes d WHERE d.sale_id = s.id AND d.requested
+                                         AND d.status = 'EM_PROCESSAMENTO') AS in_progress
+           FROM sales s WHERE s.id = $1`,
+        [sale.id],
+      );
+      expect(row!.refund_held, `sale ${sale.id}`).toBe(row!.in_progress);
+    }
+    expect((await verifyLedger(db())).ok).toBe(true);
   });
 
   it('DEVOLVIDO without a callback → ESTORNADO once; NAO_REALIZADO → refundable again', async () => {

@@ -6,7 +6,7 @@ import type { Queue } from '../../../platform/queue.js';
 import { brCode } from '../../pix/brcode.js';
 import { type ExpiredCharge, type PixCharge, type PixChargeProcessor, RefundNotMade } from '../processor.js';
 import { isLocation, isPixCopiaECola } from './cob-answer.js';
-import { endAttempt, refundAttempt } from './devolucoes.js';
+import { acknowledge, endAttempt, refundAttempt } from './devolucoes.js';
 import { creditPix, type Pix } from './received.js';
 
 export const BCB_PROCESSOR = 'bcb';
@@ -125,6 +125,7 @@ export class BcbProcessor implements PixChargeProcessor {
       // goes on): read back, it ends when the PSP reports it, or as never made when it does not know it
       throw new PspError(`PUT /pix/{e2eid}/devolucao answered ${res.status}`, res.status);
     }
+    await acknowledge(this.db, paid.e2eid, attempt.id);
     await endAttempt(this.db, paid.sale_id, paid.e2eid, { id: attempt.id, status: res.body.status });
     if (res.body.status === 'NAO_REALIZADO')
       throw new PspError(

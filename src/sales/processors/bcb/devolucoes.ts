@@ -1,7 +1,8 @@
 import type { Db, Queryable } from '../../../platform/db.js';
 import { parseReais } from '../../../platform/money.js';
 import type { PixApiClient } from '../../../platform/pix-api-client.js';
-import { releaseRefundHold } from '../../refund-hold.js';
+import { lockSale } from '../../data.js';
+import { holdLocked, releaseLocked } from '../../refund-hold.js';
 import { applyProcessorStatus } from '../../service.js';
 import type { SaleSettler } from '../../settler.js';
 import { RefundNotMade } from '../processor.js';
@@ -34,29 +35,49 @@ export function devolucaoIdOf(saleUuid: string, attempt = 1): string {
 }
 
 /**
- * The attempt a refund request uses: the sale's latest, unless it ended NAO_REALIZADO, then a new one.
- * Concurrent requests agree: an attempt number is claimed once (unique index), the loser reads the winner's.
+ * The attempt a refund request uses (about to be sent): the sale's latest, unless it ended NAO_REALIZADO, then a
+ * new one. Claimed under the sale's row lock, with the sale's refund hold made again if it was given back
+ * meanwhile: no attempt is ever sent without its money held, and concurrent requests agree on one attempt.
  */
 export async function refundAttempt(
-  db: Queryable,
+  db: Db,
   sale: { id: number; uuid: string; amount: number },
   e2eid: string,
 ): Promise<{ id: string; status: DevolucaoStatus; amount: number }> {
-  for (let round = 0; round < 3; round++) {
-    const [last] = await db.query<{ id: string; attempt: number; status: DevolucaoStatus; amount: number }>(
+  return db.tx(async (tx) => {
+    const locked = await lockSale(tx, sale.id);
+    if (!locked) throw new RefundNotMade('the sale is gone', null);
+    const [last] = await tx.query<{ id: string; attempt: number; status: DevolucaoStatus; amount: number }>(
       `SELECT id, attempt, status, amount FROM bcb_devolucoes WHERE sale_id = $1 AND requested
         ORDER BY attempt DESC LIMIT 1`,
       [sale.id],
     );
-    if (last && last.status !== 'NAO_REALIZADO') return last;
+    if (last?.status === 'DEVOLVIDO') return last;
+    await holdLocked(tx, locked);
+    if (last?.status === 'EM_PROCESSAMENTO') {
+      await tx.query('UPDATE bcb_devolucoes SET sent_at = now() WHERE e2eid = $1 AND id = $2', [
+        e2eid,
+        last.id,
+      ]);
+      return last;
+    }
     const attempt = (last?.attempt ?? 0) + 1;
-    await db.query(
+    const id = devolucaoIdOf(sale.uuid, attempt);
+    await tx.query(
       `INSERT INTO bcb_devolucoes (e2eid, id, sale_id, amount, requested, attempt, status)
-       VALUES ($1, $2, $3, $4, true, $5, 'EM_PROCESSAMENTO') ON CONFLICT DO NOTHING`,
-      [e2eid, devolucaoIdOf(sale.uuid, attempt), sale.id, sale.amount, attempt],
+       VALUES ($1, $2, $3, $4, true, $5, 'EM_PROCESSAMENTO')`,
+      [e2eid, id, sale.id, sale.amount, attempt],
     );
-  }
-  throw new RefundNotMade('could not claim a refund attempt', null);
+    return { id, status: 'EM_PROCESSAMENTO', amount: sale.amount };
+  });
+}
+
+/** The PSP answered for an attempt (its PUT, or a read-back): it has it, and it is never taken for lost. */
+export async function acknowledge(db: Queryable, e2eid: string, id: string): Promise<void> {
+  await db.query(
+    'UPDATE bcb_devolucoes SET acknowledged = true WHERE e2eid = $1 AND id = $2 AND NOT acknowledged',
+    [e2eid, id],
+  );
 }
 
 /**
@@ -121,18 +142,12 @@ export async function endAttempt(
   e2eid: string,
   dev: ReportedDevolucao,
 ): Promise<void> {
-  const ended = await recordFinalStatus(db, e2eid, dev);
-  if (dev.status === 'NAO_REALIZADO' && ended && !(await attemptInProgress(db, saleId))) {
-    await releaseRefundHold(db, saleId);
-  }
-}
-
-async function attemptInProgress(db: Queryable, saleId: number): Promise<boolean> {
-  const rows = await db.query(
-    `SELECT 1 FROM bcb_devolucoes WHERE sale_id = $1 AND requested AND status = 'EM_PROCESSAMENTO' LIMIT 1`,
-    [saleId],
-  );
-  return rows.length > 0;
+  await db.tx(async (tx) => {
+    // locked first, as every hold decision: a retry claiming the next attempt waits, then holds again
+    const sale = await lockSale(tx, saleId);
+    const ended = await recordFinalStatus(tx, e2eid, dev);
+    if (sale && dev.status === 'NAO_REALIZADO' && ended) await releaseLocked(tx, sale);
+  });
 }
 
 /**
@@ -211,24 +226,19 @@ export async function checkDevolucoes(db: Db, settler: SaleSettler, client: PixA
     amount: number;
     status: string;
     external_transaction_id: string;
-    unknown_for_long: boolean;
   }>(
-    `SELECT d.e2eid, d.id, s.id AS sale_id, s.uuid, s.amount, s.status, s.external_transaction_id,
-            d.created_at < now() - make_interval(secs => $1) AS unknown_for_long
+    `SELECT d.e2eid, d.id, s.id AS sale_id, s.uuid, s.amount, s.status, s.external_transaction_id
        FROM bcb_devolucoes d JOIN sales s ON s.id = d.sale_id
       WHERE d.requested AND d.status = 'EM_PROCESSAMENTO'
       ORDER BY d.updated_at LIMIT 100`,
-    [UNKNOWN_ATTEMPT_GRACE_MS / 1000],
   );
   let ended = 0;
   for (const row of rows) {
     const res = await client.call<ReportedDevolucao>('GET', `/pix/${row.e2eid}/devolucao/${row.id}`);
+    if (res.status === 200) await acknowledge(db, row.e2eid, row.id);
     const final =
       res.status === 200 && (res.body.status === 'DEVOLVIDO' || res.body.status === 'NAO_REALIZADO');
-    if (res.status === 404 && row.unknown_for_long) {
-      // the PSP never got it (a request lost, a crash before it was sent): not made, and the money held for
-      // it is the merchant's again; a new request makes a new attempt
-      await endAttempt(db, row.sale_id, row.e2eid, { id: row.id, status: 'NAO_REALIZADO' });
+    if (res.status === 404 && (await endUnknownAttempt(db, row.sale_id, row.e2eid, row.id))) {
       ended++;
       continue;
     }
@@ -250,5 +260,43 @@ export async function checkDevolucoes(db: Db, settler: SaleSettler, client: PixA
     await applyRequestedDevolucao(db, settler, sale, row.e2eid, { ...res.body, id: row.id });
     ended++;
   }
-  return ended;
+  return ended + (await finishMadeRefunds(db, settler));
+}
+
+/**
+ * An attempt the PSP has never acknowledged and still answers 404 for, 10 minutes after it was last sent, was
+ * never received (a request lost, a crash before it was sent): it ends as not made, and the money held for it
+ * is the merchant's again (decided under the sale's lock, against a repeat sending it meanwhile).
+ */
+async function endUnknownAttempt(db: Db, saleId: number, e2eid: string, id: string): Promise<boolean> {
+  return db.tx(async (tx) => {
+    const sale = await lockSale(tx, saleId);
+    const ended = await tx.query(
+      `UPDATE bcb_devolucoes SET status = 'NAO_REALIZADO', updated_at = now()
+        WHERE e2eid = $1 AND id = $2 AND status = 'EM_PROCESSAMENTO' AND NOT acknowledged
+          AND sent_at < now() - make_interval(secs => $3)
+        RETURNING 1`,
+      [e2eid, id, UNKNOWN_ATTEMPT_GRACE_MS / 1000],
+    );
+    if (ended.length === 0) return false;
+    if (sale) await releaseLocked(tx, sale);
+    return true;
+  });
+}
+
+/**
+ * Refunds the PSP made (an attempt recorded DEVOLVIDO) whose sale has not become ESTORNADO: a crash between
+ * recording the report and moving the sale. The sale moves now, its money taken from its hold.
+ */
+async function finishMadeRefunds(db: Db, settler: SaleSettler): Promise<number> {
+  const rows = await db.query<{ external_transaction_id: string }>(
+    `SELECT s.external_transaction_id FROM bcb_devolucoes d JOIN sales s ON s.id = d.sale_id
+      WHERE d.requested AND d.status = 'DEVOLVIDO' AND s.status IN ('PAGO', 'MED', 'CHARGEBACK')
+        AND d.updated_at BETWEEN now() - interval '7 days' AND now() - interval '1 minute'
+      LIMIT 100`,
+  );
+  for (const row of rows) {
+    await applyProcessorStatus(settler, BCB_PROCESSOR, row.external_transaction_id, 'ESTORNADO');
+  }
+  return rows.length;
 }
