@@ -284,9 +284,22 @@ describe('in-progress refunds read back (no callback)', () => {
     expect((await getBalance(db(), merchant.accountId)).available).toBe(paid.available - sale.netAmount);
     await check(); // 404, but it may still be on its way: kept
     expect((await getBalance(db(), merchant.accountId)).available).toBe(paid.available - sale.netAmount);
-    await db().query("UPDATE bcb_devolucoes SET sent_at = now() - interval '11 minutes' WHERE sale_id = $1", [
-      sale.id,
-    ]);
+    // sent 11 minutes ago, and nothing but 404s since
+    const aged = (column: string) =>
+      db().query(`UPDATE bcb_devolucoes SET ${column} = now() - interval '11 minutes' WHERE sale_id = $1`, [
+        sale.id,
+      ]);
+    await aged('sent_at');
+    await aged('unknown_since');
+    // a 5xx in between proves nothing: the run of 404s starts again
+    const [{ n }] = (await db().query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM bcb_devolucoes WHERE requested AND status = 'EM_PROCESSAMENTO'",
+    )) as [{ n: number }];
+    psp.failNext('GET /pix', { status: 503 }, n); // every read-back of the round
+    await check();
+    await check(); // a 404 again: the run starts now
+    expect((await getBalance(db(), merchant.accountId)).available).toBe(paid.available - sale.netAmount);
+    await aged('unknown_since');
     // held with its attempt in progress: not a forgotten hold
     await db().query("UPDATE sales SET updated_at = now() - interval '11 minutes' WHERE id = $1", [sale.id]);
     expect(await releaseForgottenHolds(db())).toBe(0);
@@ -300,15 +313,29 @@ describe('in-progress refunds read back (no callback)', () => {
     expect(await statusOf(sale.id)).toBe('PAGO');
   });
 
+  it('a read-back that fails (a proxy’s HTML page) does not hold back the others', async () => {
+    const sale = (await charge()).body;
+    const pix = await psp.pay(sale.externalTransactionId);
+    expect((await refund(sale.uuid)).status).toBe(202);
+    const dev = psp.state.pix.get(pix.endToEndId)!.devolucoes[0]!;
+    await psp.settleRefund(pix.endToEndId, dev.id, 'DEVOLVIDO', { notify: false });
+    // the first read-back of the round (the oldest attempt in progress, not this one) meets the page
+    psp.failNext('GET /pix', { status: 502, html: '<html>Bad gateway</html>' });
+    await check();
+    expect(await statusOf(sale.id)).toBe('ESTORNADO');
+  });
+
   it('an attempt the PSP acknowledged is never taken for lost, whatever it answers later', async () => {
     const sale = (await charge()).body;
     await psp.pay(sale.externalTransactionId);
     expect((await refund(sale.uuid)).status).toBe(202); // PUT answered 201: acknowledged
     const held = await getBalance(db(), merchant.accountId);
-    await db().query("UPDATE bcb_devolucoes SET sent_at = now() - interval '11 minutes' WHERE sale_id = $1", [
-      sale.id,
-    ]);
-    psp.failNext('GET /pix', { status: 404 }); // a lagging replica answering 404 (JSON), once
+    await db().query(
+      `UPDATE bcb_devolucoes SET sent_at = now() - interval '11 minutes', unknown_since = now() - interval '11 minutes'
+        WHERE sale_id = $1`,
+      [sale.id],
+    );
+    psp.failNext('GET /pix', { status: 404 }); // a lagging replica answering 404 (JSON)
     await check();
     expect(await getBalance(db(), merchant.accountId)).toEqual(held);
     const [row] = await db().query<{ status: string }>(

@@ -1,6 +1,6 @@
 import type { Db, Queryable } from '../../../platform/db.js';
 import { parseReais } from '../../../platform/money.js';
-import type { PixApiClient } from '../../../platform/pix-api-client.js';
+import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
 import { lockSale } from '../../data.js';
 import { holdLocked, releaseLocked } from '../../refund-hold.js';
 import { applyProcessorStatus } from '../../service.js';
@@ -55,10 +55,10 @@ export async function refundAttempt(
     if (last?.status === 'DEVOLVIDO') return last;
     await holdLocked(tx, locked);
     if (last?.status === 'EM_PROCESSAMENTO') {
-      await tx.query('UPDATE bcb_devolucoes SET sent_at = now() WHERE e2eid = $1 AND id = $2', [
-        e2eid,
-        last.id,
-      ]);
+      await tx.query(
+        'UPDATE bcb_devolucoes SET sent_at = now(), unknown_since = NULL WHERE e2eid = $1 AND id = $2',
+        [e2eid, last.id],
+      );
       return last;
     }
     const attempt = (last?.attempt ?? 0) + 1;
@@ -213,9 +213,10 @@ export const UNKNOWN_ATTEMPT_GRACE_MS = 10 * 60_000;
 /**
  * The PSP's callback for a devolução reaching its final status may never come: the gateway's in-progress
  * attempts are read back (GET /pix/{e2eid}/devolucao/{id}), 100 a round, least recently checked first.
- * DEVOLVIDO → the sale becomes ESTORNADO (once, as from a callback); NAO_REALIZADO → refundable again; unknown
- * to the PSP (404) 10 minutes after it was made → NAO_REALIZADO (never received).
- * A PSP that cannot be reached ends the round (thrown, logged by the worker). Returns how many ended.
+ * DEVOLVIDO → the sale becomes ESTORNADO (once, as from a callback); NAO_REALIZADO → refundable again; never
+ * acknowledged and answered nothing but 404 for the 10 minutes since it was last sent → NAO_REALIZADO (never
+ * received). A read-back that fails puts its attempt after the others; a PSP that cannot be reached ends the
+ * round (thrown, logged by the worker). Returns how many ended.
  */
 export async function checkDevolucoes(db: Db, settler: SaleSettler, client: PixApiClient): Promise<number> {
   const rows = await db.query<{
@@ -232,9 +233,18 @@ export async function checkDevolucoes(db: Db, settler: SaleSettler, client: PixA
       WHERE d.requested AND d.status = 'EM_PROCESSAMENTO'
       ORDER BY d.updated_at LIMIT 100`,
   );
-  let ended = 0;
+  // first, and whatever the read-backs below meet: refunds made whose sale a crash left behind
+  let ended = await finishMadeRefunds(db, settler);
   for (const row of rows) {
-    const res = await client.call<ReportedDevolucao>('GET', `/pix/${row.e2eid}/devolucao/${row.id}`);
+    let res: { status: number; body: ReportedDevolucao };
+    try {
+      res = await client.call<ReportedDevolucao>('GET', `/pix/${row.e2eid}/devolucao/${row.id}`);
+    } catch (err) {
+      // this one goes after the others next round; a PSP that cannot be reached ends this round
+      await touch(db, row.e2eid, row.id, false);
+      if (err instanceof PspError && err.status !== null) continue;
+      throw err;
+    }
     if (res.status === 200) await acknowledge(db, row.e2eid, row.id);
     const final =
       res.status === 200 && (res.body.status === 'DEVOLVIDO' || res.body.status === 'NAO_REALIZADO');
@@ -244,10 +254,7 @@ export async function checkDevolucoes(db: Db, settler: SaleSettler, client: PixA
     }
     if (!final) {
       // still in progress (or not known yet): checked again after the others
-      await db.query('UPDATE bcb_devolucoes SET updated_at = now() WHERE e2eid = $1 AND id = $2', [
-        row.e2eid,
-        row.id,
-      ]);
+      await touch(db, row.e2eid, row.id, res.status === 404);
       continue;
     }
     const sale = {
@@ -260,12 +267,25 @@ export async function checkDevolucoes(db: Db, settler: SaleSettler, client: PixA
     await applyRequestedDevolucao(db, settler, sale, row.e2eid, { ...res.body, id: row.id });
     ended++;
   }
-  return ended + (await finishMadeRefunds(db, settler));
+  return ended;
 }
 
 /**
- * An attempt the PSP has never acknowledged and still answers 404 for, 10 minutes after it was last sent, was
- * never received (a request lost, a crash before it was sent): it ends as not made, and the money held for it
+ * A read-back that ended nothing: the attempt goes after the others; a 404 starts (or continues) its run of
+ * "unknown" answers, anything else ends it.
+ */
+async function touch(db: Queryable, e2eid: string, id: string, notFound: boolean): Promise<void> {
+  await db.query(
+    `UPDATE bcb_devolucoes SET updated_at = now(),
+            unknown_since = CASE WHEN $3 THEN COALESCE(unknown_since, now()) END
+      WHERE e2eid = $1 AND id = $2`,
+    [e2eid, id, notFound],
+  );
+}
+
+/**
+ * An attempt the PSP has never acknowledged, and has answered nothing but 404 for over the 10 minutes since it
+ * was last sent, was never received (a request lost, a crash before it was sent): it ends as not made, and the money held for it
  * is the merchant's again (decided under the sale's lock, against a repeat sending it meanwhile).
  */
 async function endUnknownAttempt(db: Db, saleId: number, e2eid: string, id: string): Promise<boolean> {
@@ -275,6 +295,7 @@ async function endUnknownAttempt(db: Db, saleId: number, e2eid: string, id: stri
       `UPDATE bcb_devolucoes SET status = 'NAO_REALIZADO', updated_at = now()
         WHERE e2eid = $1 AND id = $2 AND status = 'EM_PROCESSAMENTO' AND NOT acknowledged
           AND sent_at < now() - make_interval(secs => $3)
+          AND unknown_since < now() - make_interval(secs => $3)
         RETURNING 1`,
       [e2eid, id, UNKNOWN_ATTEMPT_GRACE_MS / 1000],
     );
