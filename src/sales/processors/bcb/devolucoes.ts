@@ -109,6 +109,7 @@ export async function applyRequestedDevolucao(
   sale: { id: number; uuid: string; amount: number; status: string; externalTransactionId: string },
   e2eid: string,
   dev: ReportedDevolucao,
+  log?: WarnLog,
 ): Promise<boolean> {
   if (dev.id === devolucaoIdOf(sale.uuid)) {
     // the first attempt's id, requested before attempts were recorded: recorded now
@@ -118,13 +119,20 @@ export async function applyRequestedDevolucao(
       [e2eid, dev.id, sale.id, parseReais(dev.valor ?? '') ?? sale.amount],
     );
   }
-  const [ours] = await db.query('SELECT 1 FROM bcb_devolucoes WHERE e2eid = $1 AND id = $2 AND requested', [
-    e2eid,
-    dev.id,
-  ]);
+  const [ours] = await db.query<{ status: DevolucaoStatus }>(
+    'SELECT status FROM bcb_devolucoes WHERE e2eid = $1 AND id = $2 AND requested',
+    [e2eid, dev.id],
+  );
   if (!ours) return false;
   await endAttempt(db, sale.id, e2eid, dev);
   if (dev.status === 'DEVOLVIDO' && refundable(sale.status)) {
+    if (ours.status === 'NAO_REALIZADO') {
+      // its hold was given back: the refund is taken from available, and may leave the merchant a debt
+      log?.warn(
+        { sale: sale.uuid, e2eid, devolucao: dev.id },
+        'a devolução the gateway had taken for not made was made: the refund is taken from available',
+      );
+    }
     await applyProcessorStatus(settler, BCB_PROCESSOR, sale.externalTransactionId, 'ESTORNADO');
   }
   return true;

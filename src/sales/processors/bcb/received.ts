@@ -155,7 +155,7 @@ export async function settleRefunds(
     if (dev.status !== 'DEVOLVIDO' && dev.status !== 'NAO_REALIZADO') continue;
     // each is applied on the sale as it is now (a first DEVOLVIDO may have made it ESTORNADO)
     const now = { ...sale, status: (await findSaleByProcessorRef(db, BCB_PROCESSOR, pix.txid))!.status };
-    if (await applyRequestedDevolucao(db, settler, now, pix.endToEndId, dev)) seen = true;
+    if (await applyRequestedDevolucao(db, settler, now, pix.endToEndId, dev, log)) seen = true;
     else if (await applyUnrequestedDevolucao(db, settler, now, pix.endToEndId, dev, log)) seen = true;
   }
   return seen ? 'refund_seen' : null;
