@@ -118,8 +118,13 @@ export const FORGOTTEN_HOLD_AFTER_MS = 10 * 60_000;
  */
 export async function releaseForgottenHolds(db: Db): Promise<number> {
   const rows = await db.query<{ id: number }>(
-    `SELECT id FROM sales WHERE refund_held AND updated_at < now() - make_interval(secs => $1)
-      ORDER BY updated_at LIMIT 100`,
+    // those with a refund under way are left out here too (not only under the lock below): otherwise 100 of
+    // them, the oldest, would fill every round and keep a forgotten hold behind them waiting
+    `SELECT s.id FROM sales s
+      WHERE s.refund_held AND s.updated_at < now() - make_interval(secs => $1)
+        AND NOT EXISTS (SELECT 1 FROM bcb_devolucoes d WHERE d.sale_id = s.id AND d.requested
+                                                        AND d.status IN ('EM_PROCESSAMENTO', 'DEVOLVIDO'))
+      ORDER BY s.updated_at LIMIT 100`,
     [FORGOTTEN_HOLD_AFTER_MS / 1000],
   );
   let released = 0;
