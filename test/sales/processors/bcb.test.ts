@@ -299,7 +299,15 @@ describe('in-progress refunds read back (no callback)', () => {
     await check();
     await check(); // a 404 again: the run starts now
     expect((await getBalance(db(), merchant.accountId)).available).toBe(paid.available - sale.netAmount);
+    // a run with a gap (nobody asked for minutes: a PSP outage, the gateway down) proves nothing either
     await aged('unknown_since');
+    await db().query(
+      "UPDATE bcb_devolucoes SET unknown_checked_at = now() - interval '3 minutes' WHERE sale_id = $1",
+      [sale.id],
+    );
+    await check();
+    expect((await getBalance(db(), merchant.accountId)).available).toBe(paid.available - sale.netAmount);
+    await aged('unknown_since'); // ten minutes of 404s, the last a moment ago
     // held with its attempt in progress: not a forgotten hold
     await db().query("UPDATE sales SET updated_at = now() - interval '11 minutes' WHERE id = $1", [sale.id]);
     expect(await releaseForgottenHolds(db())).toBe(0);
@@ -331,8 +339,8 @@ describe('in-progress refunds read back (no callback)', () => {
     expect((await refund(sale.uuid)).status).toBe(202); // PUT answered 201: acknowledged
     const held = await getBalance(db(), merchant.accountId);
     await db().query(
-      `UPDATE bcb_devolucoes SET sent_at = now() - interval '11 minutes', unknown_since = now() - interval '11 minutes'
-        WHERE sale_id = $1`,
+      `UPDATE bcb_devolucoes SET sent_at = now() - interval '11 minutes', unknown_since = now() - interval '11 minutes',
+              unknown_checked_at = now() WHERE sale_id = $1`,
       [sale.id],
     );
     psp.failNext('GET /pix', { status: 404 }); // a lagging replica answering 404 (JSON)

@@ -56,7 +56,7 @@ export async function refundAttempt(
     await holdLocked(tx, locked);
     if (last?.status === 'EM_PROCESSAMENTO') {
       await tx.query(
-        'UPDATE bcb_devolucoes SET sent_at = now(), unknown_since = NULL WHERE e2eid = $1 AND id = $2',
+        'UPDATE bcb_devolucoes SET sent_at = now(), unknown_since = NULL, unknown_checked_at = NULL WHERE e2eid = $1 AND id = $2',
         [e2eid, last.id],
       );
       return last;
@@ -279,13 +279,16 @@ export async function checkDevolucoes(db: Db, settler: SaleSettler, client: PixA
 }
 
 /**
- * A read-back that ended nothing: the attempt goes after the others; a 404 starts (or continues) its run of
- * "unknown" answers, anything else ends it.
+ * A read-back that ended nothing: the attempt goes after the others; a 404 continues its run of "unknown"
+ * answers if the last one was within two minutes, or starts one; anything else ends it.
  */
 async function touch(db: Queryable, e2eid: string, id: string, notFound: boolean): Promise<void> {
   await db.query(
     `UPDATE bcb_devolucoes SET updated_at = now(),
-            unknown_since = CASE WHEN $3 THEN COALESCE(unknown_since, now()) END
+            unknown_since = CASE WHEN NOT $3 THEN NULL
+                                 WHEN unknown_checked_at > now() - interval '2 minutes' THEN COALESCE(unknown_since, now())
+                                 ELSE now() END,
+            unknown_checked_at = CASE WHEN $3 THEN now() END
       WHERE e2eid = $1 AND id = $2`,
     [e2eid, id, notFound],
   );
@@ -304,6 +307,7 @@ async function endUnknownAttempt(db: Db, saleId: number, e2eid: string, id: stri
         WHERE e2eid = $1 AND id = $2 AND status = 'EM_PROCESSAMENTO' AND NOT acknowledged
           AND sent_at < now() - make_interval(secs => $3)
           AND unknown_since < now() - make_interval(secs => $3)
+          AND unknown_checked_at > now() - interval '2 minutes'
         RETURNING 1`,
       [e2eid, id, UNKNOWN_ATTEMPT_GRACE_MS / 1000],
     );
