@@ -329,7 +329,7 @@ describe('in-progress refunds read back (no callback)', () => {
     await psp.settleRefund(pix.endToEndId, dev.id, 'DEVOLVIDO', { notify: false });
     // the first read-back of the round (the oldest attempt in progress, not this one) meets the page
     psp.failNext('GET /pix', { status: 502, html: '<html>Bad gateway</html>' });
-    await check();
+    await expect(check()).rejects.toThrow(/502/); // the round is logged as failed, once it is done
     expect(await statusOf(sale.id)).toBe('ESTORNADO');
   });
 

@@ -227,15 +227,7 @@ export const UNKNOWN_ATTEMPT_GRACE_MS = 10 * 60_000;
  * round (thrown, logged by the worker). Returns how many ended.
  */
 export async function checkDevolucoes(db: Db, settler: SaleSettler, client: PixApiClient): Promise<number> {
-  const rows = await db.query<{
-    e2eid: string;
-    id: string;
-    sale_id: number;
-    uuid: string;
-    amount: number;
-    status: string;
-    external_transaction_id: string;
-  }>(
+  const rows = await db.query<InProgress>(
     `SELECT d.e2eid, d.id, s.id AS sale_id, s.uuid, s.amount, s.status, s.external_transaction_id
        FROM bcb_devolucoes d JOIN sales s ON s.id = d.sale_id
       WHERE d.requested AND d.status = 'EM_PROCESSAMENTO'
@@ -243,39 +235,60 @@ export async function checkDevolucoes(db: Db, settler: SaleSettler, client: PixA
   );
   // first, and whatever the read-backs below meet: refunds made whose sale a crash left behind
   let ended = await finishMadeRefunds(db, settler);
+  let failure: unknown = null;
   for (const row of rows) {
-    let res: { status: number; body: ReportedDevolucao };
     try {
-      res = await client.call<ReportedDevolucao>('GET', `/pix/${row.e2eid}/devolucao/${row.id}`);
+      if (await readBack(db, settler, client, row)) ended++;
     } catch (err) {
-      // this one goes after the others next round; a PSP that cannot be reached ends this round
+      // this one goes after the others next round; a PSP that cannot be reached ends this round, anything
+      // else (an answer that is not a devolução, a failure while applying one) is thrown once the round is done
       await touch(db, row.e2eid, row.id, false);
-      if (err instanceof PspError && err.status !== null) continue;
-      throw err;
+      if (err instanceof PspError && err.status === null) throw err;
+      failure ??= err;
     }
-    if (res.status === 200) await acknowledge(db, row.e2eid, row.id);
-    const final =
-      res.status === 200 && (res.body.status === 'DEVOLVIDO' || res.body.status === 'NAO_REALIZADO');
-    if (res.status === 404 && (await endUnknownAttempt(db, row.sale_id, row.e2eid, row.id))) {
-      ended++;
-      continue;
-    }
-    if (!final) {
-      // still in progress (or not known yet): checked again after the others
-      await touch(db, row.e2eid, row.id, res.status === 404);
-      continue;
-    }
-    const sale = {
-      id: row.sale_id,
-      uuid: row.uuid,
-      amount: row.amount,
-      status: row.status,
-      externalTransactionId: row.external_transaction_id,
-    };
-    await applyRequestedDevolucao(db, settler, sale, row.e2eid, { ...res.body, id: row.id });
-    ended++;
   }
+  if (failure) throw failure;
   return ended;
+}
+
+type InProgress = {
+  e2eid: string;
+  id: string;
+  sale_id: number;
+  uuid: string;
+  amount: number;
+  status: string;
+  external_transaction_id: string;
+};
+
+/** One attempt in progress read back from the PSP: true when that ended it. */
+async function readBack(
+  db: Db,
+  settler: SaleSettler,
+  client: PixApiClient,
+  row: InProgress,
+): Promise<boolean> {
+  const res = await client.call<ReportedDevolucao | null>('GET', `/pix/${row.e2eid}/devolucao/${row.id}`);
+  if (res.status === 200 && (typeof res.body !== 'object' || res.body === null)) {
+    throw new PspError('GET /pix/{e2eid}/devolucao answered 200 without a devolução', res.status);
+  }
+  if (res.status === 200) await acknowledge(db, row.e2eid, row.id);
+  const dev = res.status === 200 ? res.body : null;
+  if (res.status === 404 && (await endUnknownAttempt(db, row.sale_id, row.e2eid, row.id))) return true;
+  if (!dev || (dev.status !== 'DEVOLVIDO' && dev.status !== 'NAO_REALIZADO')) {
+    // still in progress (or not known yet): checked again after the others
+    await touch(db, row.e2eid, row.id, res.status === 404);
+    return false;
+  }
+  const sale = {
+    id: row.sale_id,
+    uuid: row.uuid,
+    amount: row.amount,
+    status: row.status,
+    externalTransactionId: row.external_transaction_id,
+  };
+  await applyRequestedDevolucao(db, settler, sale, row.e2eid, { ...dev, id: row.id });
+  return true;
 }
 
 /**
