@@ -83,10 +83,17 @@ function parseInt8(text: string): number {
 
 pg.types.setTypeParser(INT8, parseInt8);
 
+/**
+ * The application_name of this process's connections: the embedded server's last user tells a connection of
+ * a live process from one a process that has just exited left behind for a moment (embedded-postgres.ts).
+ */
+export const APP_NAME = `gateway-${process.pid}`;
+
 function newPool(connectionString: string, max: number, options?: string): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max,
+    application_name: APP_NAME,
     idleTimeoutMillis: 30000,
     ...(options ? { options } : {}),
   });
@@ -123,7 +130,7 @@ function lastRows<T>(res: pg.QueryResult | pg.QueryResult[]): T[] {
 }
 
 class PostgresDb implements Db {
-  readonly listenerName = `gateway-listener-${randomUUID()}`;
+  readonly listenerName = `${APP_NAME}-listener-${randomUUID()}`;
   private readonly pool: pg.Pool;
   private listener: pg.Client | undefined;
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();

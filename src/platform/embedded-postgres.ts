@@ -183,14 +183,31 @@ async function ensureDatabase(adminUrl: string): Promise<void> {
   });
 }
 
+/**
+ * Whether another process is still connected. A gateway process's connections carry its pid (db.ts APP_NAME):
+ * one of a process that has exited (its backends end a moment after its sockets close, longer on a busy
+ * machine) is not another user. Any other client (psql, a tool) counts.
+ */
 async function otherClients(adminUrl: string): Promise<boolean> {
   return withClient(adminUrl, async (c) => {
-    const r = await c.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity
+    const r = await c.query<{ application_name: string }>(
+      `SELECT application_name FROM pg_stat_activity
        WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
     );
-    return (r.rows[0]?.n ?? 0) > 0;
+    return r.rows.some(({ application_name: name }) => {
+      const pid = /^gateway-(\d+)(?:-listener-|$)/.exec(name)?.[1];
+      return pid === undefined || (Number(pid) !== process.pid && alive(Number(pid)));
+    });
   });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code === 'EPERM';
+  }
 }
 
 function readOrCreate(file: string, make: () => string): string {

@@ -1,6 +1,6 @@
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import type { Db, Queryable, QueryOptions } from './db.js';
+import { APP_NAME, type Db, type Queryable, type QueryOptions } from './db.js';
 import { JOB_POLICIES, type JobName, type JobPayloads } from './jobs.js';
 
 export interface Job<N extends JobName> {
@@ -49,6 +49,7 @@ export class Queue {
   static async start(db: Db, log: Logger): Promise<Queue> {
     const boss = new PgBoss({
       connectionString: db.connectionString,
+      application_name: APP_NAME,
       max: 4,
       useListenNotify: true,
       schedule: false,
