@@ -14,10 +14,11 @@ import { admin, TEMPLATE_DB, TEST_DB_PREFIX, urlFor } from './pg.js';
  * one folder of its own, TMPDIR for the test processes and the gateways they spawn, removed at the end.
  */
 export default async function setup(): Promise<() => Promise<void>> {
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' }); // the server and the panel
+  // made once the build has passed: a failed setup has no teardown to remove it
   const runTmp = mkdtempSync(path.join(tmpdir(), 'gw-tests-'));
   chmodSync(runTmp, 0o755); // the embedded PostgreSQL runs as another user when the tests run as root
   process.env.TMPDIR = runTmp;
-  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' }); // the server and the panel
   await admin(async (c) => {
     const stale = await c.query<{ datname: string }>(
       `SELECT datname FROM pg_database WHERE starts_with(datname, $1) OR datname = $2`,
