@@ -25,6 +25,20 @@ export function moneyOf(s: SaleRow): SaleMoney {
   };
 }
 
+/** What of the sale's net sits in available while it is PAGO: all of it but a reserve still held. */
+function inAvailableOf(sale: SaleMoney): number {
+  return sale.netAmount - (sale.reserveHeld ? sale.reserveAmount : 0);
+}
+
+/** Postings moving `amount` between the merchant's two buckets. */
+function transfer(sale: SaleMoney, from: 'available' | 'blocked', amount: number): Posting[] {
+  const to = from === 'available' ? 'blocked' : 'available';
+  return [
+    { target: { accountId: sale.accountId, bucket: from }, amount: -amount },
+    { target: { accountId: sale.accountId, bucket: to }, amount },
+  ];
+}
+
 export interface LedgerEffect {
   kind: string;
   postings: Posting[];
@@ -47,7 +61,7 @@ export function ledgerEffect(sale: SaleMoney, from: SaleStatus, to: SaleStatus):
   const blocked = { accountId: sale.accountId, bucket: 'blocked' as const };
   const processor = { system: 'processor' as const };
   const held = sale.reserveHeld ? sale.reserveAmount : 0;
-  const inAvailable = sale.netAmount - held;
+  const inAvailable = inAvailableOf(sale);
   const refundHeld = sale.refundHeld;
 
   if (to === 'PAGO' && isOpen(from)) {
@@ -70,10 +84,7 @@ export function ledgerEffect(sale: SaleMoney, from: SaleStatus, to: SaleStatus):
       kind: 'sale.dispute_won',
       reserveHeld: sale.reserveHeld,
       refundHeld,
-      postings: [
-        { target: blocked, amount: -inAvailable },
-        { target: available, amount: inAvailable },
-      ],
+      postings: transfer(sale, 'blocked', inAvailable),
     };
   }
   if (isDispute(to) && from === 'PAGO') {
@@ -81,10 +92,7 @@ export function ledgerEffect(sale: SaleMoney, from: SaleStatus, to: SaleStatus):
       kind: 'sale.dispute_opened',
       reserveHeld: sale.reserveHeld,
       refundHeld,
-      postings: [
-        { target: available, amount: -inAvailable },
-        { target: blocked, amount: inAvailable },
-      ],
+      postings: transfer(sale, 'available', inAvailable),
     };
   }
   if (to === 'ESTORNADO' && from === 'PAGO' && refundHeld) {
@@ -136,10 +144,7 @@ export function reserveRelease(sale: SaleMoney, status: SaleStatus): LedgerEffec
       kind: 'sale.reserve_released',
       reserveHeld: false,
       refundHeld: false,
-      postings: [
-        { target: { accountId: sale.accountId, bucket: 'blocked' }, amount: -sale.reserveAmount },
-        { target: { accountId: sale.accountId, bucket: 'available' }, amount: sale.reserveAmount },
-      ],
+      postings: transfer(sale, 'blocked', sale.reserveAmount),
     };
   }
   if (isDispute(status) || status === 'PAGO') {
@@ -159,15 +164,11 @@ export function refundHold(sale: SaleMoney, status: SaleStatus): LedgerEffect | 
     return { kind: 'sale.refund_held', reserveHeld: sale.reserveHeld, refundHeld: true, postings: [] };
   }
   if (status !== 'PAGO') return null;
-  const inAvailable = sale.netAmount - (sale.reserveHeld ? sale.reserveAmount : 0);
   return {
     kind: 'sale.refund_held',
     reserveHeld: sale.reserveHeld,
     refundHeld: true,
-    postings: [
-      { target: { accountId: sale.accountId, bucket: 'available' }, amount: -inAvailable },
-      { target: { accountId: sale.accountId, bucket: 'blocked' }, amount: inAvailable },
-    ],
+    postings: transfer(sale, 'available', inAvailableOf(sale)),
   };
 }
 
@@ -178,15 +179,11 @@ export function refundHold(sale: SaleMoney, status: SaleStatus): LedgerEffect | 
 export function refundRelease(sale: SaleMoney, status: SaleStatus): LedgerEffect | null {
   if (!sale.refundHeld) return null;
   if (status === 'PAGO') {
-    const inAvailable = sale.netAmount - (sale.reserveHeld ? sale.reserveAmount : 0);
     return {
       kind: 'sale.refund_released',
       reserveHeld: sale.reserveHeld,
       refundHeld: false,
-      postings: [
-        { target: { accountId: sale.accountId, bucket: 'blocked' }, amount: -inAvailable },
-        { target: { accountId: sale.accountId, bucket: 'available' }, amount: inAvailable },
-      ],
+      postings: transfer(sale, 'blocked', inAvailableOf(sale)),
     };
   }
   return { kind: 'sale.refund_released', reserveHeld: sale.reserveHeld, refundHeld: false, postings: [] };

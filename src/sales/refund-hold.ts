@@ -1,7 +1,7 @@
 import { postEntry } from '../ledger/ledger.js';
 import type { Db, Queryable } from '../platform/db.js';
 import { AppError, conflict, notFound } from '../platform/errors.js';
-import { lockSale } from './data.js';
+import { lockSale, REFUND_UNDER_WAY, setRefundHeld, untouchedFor } from './data.js';
 import { type LedgerEffect, moneyOf, refundHold, refundRelease } from './ledger-effects.js';
 import { isDispute } from './status-machine.js';
 import type { SaleRow } from './types.js';
@@ -35,7 +35,7 @@ export async function holdForRefund(db: Db, saleId: number): Promise<boolean> {
  */
 export async function holdLocked(tx: Queryable, sale: SaleRow): Promise<boolean> {
   if (sale.refund_held) {
-    await tx.query('UPDATE sales SET updated_at = now() WHERE id = $1', [sale.id]);
+    await setRefundHeld(tx, sale.id, true); // asked again: not a forgotten hold
     return false;
   }
   if (sale.status !== 'PAGO' && !isDispute(sale.status)) {
@@ -71,7 +71,7 @@ export async function releaseRefundHold(db: Db, saleId: number, idleFor?: number
 
 export async function releaseLocked(tx: Queryable, sale: SaleRow, idleFor?: number): Promise<boolean> {
   if (!sale.refund_held) return false;
-  if (idleFor !== undefined && Date.now() - new Date(sale.updated_at).getTime() < idleFor) return false;
+  if (idleFor !== undefined && !(await untouchedFor(tx, sale.id, idleFor / 1000))) return false;
   if (await refundUnderWay(tx, sale.id)) return false;
   const effect = refundRelease(moneyOf(sale), sale.status);
   if (!effect) return false;
@@ -79,18 +79,13 @@ export async function releaseLocked(tx: Queryable, sale: SaleRow, idleFor?: numb
   return true;
 }
 
-/**
- * Whether a processor that records its refund attempts (bcb) has one of the sale's under way: in progress, or
- * made (DEVOLVIDO) while the sale has not become ESTORNADO yet (a crash between the two; checkDevolucoes
- * finishes it).
- */
+/** Whether a refund of the sale is under way (data.ts REFUND_UNDER_WAY; checkDevolucoes finishes a made one). */
 async function refundUnderWay(tx: Queryable, saleId: number): Promise<boolean> {
-  const rows = await tx.query(
-    `SELECT 1 FROM bcb_devolucoes
-      WHERE sale_id = $1 AND requested AND status IN ('EM_PROCESSAMENTO', 'DEVOLVIDO') LIMIT 1`,
+  const [row] = await tx.query<{ under_way: boolean }>(
+    `SELECT ${REFUND_UNDER_WAY} AS under_way FROM sales s WHERE s.id = $1`,
     [saleId],
   );
-  return rows.length > 0;
+  return row?.under_way === true;
 }
 
 async function write(tx: Queryable, saleId: number, effect: LedgerEffect, guard: boolean): Promise<void> {
@@ -101,10 +96,7 @@ async function write(tx: Queryable, saleId: number, effect: LedgerEffect, guard:
     postings: effect.postings,
     guardAvailable: guard,
   });
-  await tx.query('UPDATE sales SET refund_held = $2, updated_at = now() WHERE id = $1', [
-    saleId,
-    effect.refundHeld,
-  ]);
+  await setRefundHeld(tx, saleId, effect.refundHeld);
 }
 
 /** How often held refunds are looked at, and how long a hold may go unanswered before it counts as forgotten. */
@@ -121,9 +113,7 @@ export async function releaseForgottenHolds(db: Db): Promise<number> {
     // those with a refund under way are left out here too (not only under the lock below): otherwise 100 of
     // them, the oldest, would fill every round and keep a forgotten hold behind them waiting
     `SELECT s.id FROM sales s
-      WHERE s.refund_held AND s.updated_at < now() - make_interval(secs => $1)
-        AND NOT EXISTS (SELECT 1 FROM bcb_devolucoes d WHERE d.sale_id = s.id AND d.requested
-                                                        AND d.status IN ('EM_PROCESSAMENTO', 'DEVOLVIDO'))
+      WHERE s.refund_held AND s.updated_at < now() - make_interval(secs => $1) AND NOT ${REFUND_UNDER_WAY}
       ORDER BY s.updated_at LIMIT 100`,
     [FORGOTTEN_HOLD_AFTER_MS / 1000],
   );
