@@ -52,7 +52,7 @@ export function Webhooks() {
         {(hooks ?? []).map((h) => (
           <tr key={h.id}>
             <td class="url">{h.webhookUrl}</td>
-            <td>{h.events.includes('*') ? 'Todos (*)' : h.events.map((e) => label(EVENTS, e)).join(', ')}</td>
+            <td>{h.events.includes('*') ? 'Todos (*)' : h.events.map(eventLabel).join(', ')}</td>
             <td>{h.status === 'active' ? 'Ativo' : 'Desativado'}</td>
             <td>{date(h.createdAt)}</td>
             <td>
