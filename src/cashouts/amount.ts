@@ -19,6 +19,8 @@ export function parseCashoutAmount(value: unknown, literal: string | undefined):
   if (typeof value === 'string') {
     const m = PLAIN_DECIMAL.exec(value);
     if (!m) return { ok: false, reason: 'amount must be a valid number greater than zero' };
+    // Text is read as written: "100.100" is a hundred thousand and a hundred in Brazilian notation.
+    if ((m[2] ?? '').length > 2) return { ok: false, reason: 'amount must have at most two decimal places' };
     return toCents(false, m[1]!, m[2] ?? '', 0);
   }
   return { ok: false, reason: 'amount must be a number' };

@@ -115,6 +115,11 @@ describe('POST /api/public/cashout: 400 (shape D)', () => {
     ],
     ['text', { amount: 'abc', pixKey: '52998224725' }, 'amount must be a valid number greater than zero'],
     [
+      'string with three decimals, even zero ones',
+      { amount: '100.100', pixKey: '52998224725' },
+      'amount must have at most two decimal places',
+    ],
+    [
       'exponent string',
       { amount: '1e3', pixKey: '52998224725' },
       'amount must be a valid number greater than zero',

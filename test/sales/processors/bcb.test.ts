@@ -5,7 +5,7 @@ import { verifyLedger } from '../../../src/ledger/verify.js';
 import { PixApiClient } from '../../../src/platform/pix-api-client.js';
 import { hasValidCrc } from '../../../src/sales/pix/brcode.js';
 import { checkDevolucoes } from '../../../src/sales/processors/bcb/devolucoes.js';
-import { releaseForgottenHolds } from '../../../src/sales/refund-hold.js';
+import { holdForRefund, releaseForgottenHolds } from '../../../src/sales/refund-hold.js';
 import { SaleSettler } from '../../../src/sales/settler.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
@@ -592,5 +592,44 @@ describe('PixApiClient', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+// last in the file: it leaves a hundred refunds in progress at the PSP
+describe('forgotten holds', () => {
+  it('one left by a crash is found behind a hundred older holds whose refunds are under way', async () => {
+    const m = await createMerchant(server, 'Busy Refunder');
+    const paidSale = async () => {
+      const sale = (
+        await call<SaleBody>('POST', `${server.url}/api/transactions`, { headers: m.keys, body: saleInput() })
+      ).body;
+      await psp.pay(sale.externalTransactionId);
+      return sale;
+    };
+    const underWay: number[] = [];
+    for (let i = 0; i < 101; i += 10) {
+      const sales = await Promise.all(Array.from({ length: Math.min(10, 101 - i) }, paidSale));
+      for (const sale of sales) {
+        const res = await call('POST', `${server.url}/api/transactions/${sale.uuid}/refund`, {
+          headers: m.keys,
+        });
+        expect(res.status).toBe(202);
+        underWay.push(sale.id);
+      }
+    }
+    await db().query("UPDATE sales SET updated_at = now() - interval '20 minutes' WHERE id = ANY($1)", [
+      underWay,
+    ]);
+    const lost = await paidSale();
+    const paid = await getBalance(db(), m.accountId);
+    expect(await holdForRefund(db(), lost.id)).toBe(true); // then the crash, before the PSP was asked
+    await db().query("UPDATE sales SET updated_at = now() - interval '11 minutes' WHERE id = $1", [lost.id]);
+    expect(await releaseForgottenHolds(db())).toBe(1);
+    expect(await getBalance(db(), m.accountId)).toEqual(paid);
+    const held = await db().query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM sales WHERE refund_held AND id = ANY($1)',
+      [underWay],
+    );
+    expect(held).toEqual([{ n: 101 }]);
   });
 });
