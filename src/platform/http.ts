@@ -115,7 +115,10 @@ function toAppError(err: FastifyError | AppError): AppError {
     const where = first?.instancePath
       ? `${fe.validationContext ?? 'body'}${first.instancePath}`
       : (fe.validationContext ?? 'request');
-    return new AppError('VALIDATION_ERROR', `Invalid ${where}: ${first?.message ?? fe.message}`);
+    return new AppError(
+      'VALIDATION_ERROR',
+      `Invalid ${where}: ${allowedValues(fe.validation) ?? first?.message ?? fe.message}`,
+    );
   }
   const pgCode = (err as { code?: unknown }).code;
   if (pgCode === '22021' || pgCode === '22P05') {
@@ -128,6 +131,25 @@ function toAppError(err: FastifyError | AppError): AppError {
     return new AppError('VALIDATION_ERROR', fe.message || 'Bad request');
   }
   return new AppError('INTERNAL_ERROR', 'Internal server error');
+}
+
+type ValidationIssue = NonNullable<FastifyError['validation']>[number];
+
+/**
+ * A union of literals fails with one "must be equal to constant" per branch: say which values are allowed
+ * instead (`must be one of "full", "read"`).
+ */
+function allowedValues(issues: ValidationIssue[]): string | undefined {
+  const first = issues[0];
+  if (first?.keyword === 'enum') {
+    const values = (first.params as { allowedValues?: unknown[] }).allowedValues;
+    return values ? `must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}` : undefined;
+  }
+  if (first?.keyword !== 'const') return undefined;
+  const values = issues
+    .filter((i) => i.keyword === 'const' && i.instancePath === first.instancePath)
+    .map((i) => JSON.stringify((i.params as { allowedValue?: unknown }).allowedValue));
+  return values.length > 1 ? `must be one of ${values.join(', ')}` : `must be ${values[0]}`;
 }
 
 /** An onRequest hook that authenticates (API key or panel session) or throws an AppError. */

@@ -96,6 +96,13 @@ describe('key name, scope and expiry', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
     }
+    const scope = await call('POST', `${server.url}/api/credentials`, {
+      headers: merchant.panel,
+      body: { scope: 'admin' },
+    });
+    expect(scope.body).toMatchObject({
+      error: { message: 'Invalid body/scope: must be one of "full", "read"' },
+    });
     const after = await call<unknown[]>('GET', `${server.url}/api/credentials`, { headers: merchant.panel });
     expect(after.body).toHaveLength(before.body.length);
   });
