@@ -1,7 +1,13 @@
 import { AppError } from '../platform/errors.js';
 import { formatReais } from '../platform/money.js';
 import { type PixApiClient, PspError } from '../platform/pix-api-client.js';
-import type { PayoutCheck, PayoutOrder, PayoutProvider, PayoutResult } from './provider.js';
+import {
+  type PayoutCheck,
+  type PayoutOrder,
+  type PayoutProvider,
+  type PayoutResult,
+  ProviderUnavailable,
+} from './provider.js';
 
 /** Efí's send status (GET /v2/gn/pix/enviados/id-envio/{idEnvio}). */
 interface EfiSend {
@@ -43,10 +49,19 @@ export class EfiPayoutProvider implements PayoutProvider {
       if (err instanceof PspError) return { externalId: id }; // may have reached Efí: read back later
       throw err;
     }
-    // 2xx sent; 409 this id was sent already (an earlier attempt whose answer was lost); 5xx unknown
-    if (res.status < 300 || res.status === 409 || res.status >= 500) return { externalId: id };
+    // 2xx sent; 409 this id was sent already (an earlier attempt whose answer was lost); 408 and 5xx unknown
+    if (res.status < 300 || res.status === 409 || res.status === 408 || res.status >= 500)
+      return { externalId: id };
+    // refused before anything was sent, for a reason that is not the order's: it stays pending (and cancellable)
     if (res.status === 401 || res.status === 403) {
-      throw new Error(`Efí refused the credentials (${res.status}); the withdrawal stays pending`);
+      throw new ProviderUnavailable(
+        `Efí refused the credentials (${res.status}); the withdrawal stays pending`,
+      );
+    }
+    if (res.status === 429) {
+      throw new ProviderUnavailable(
+        'Efí asked to slow down (429); the withdrawal stays pending and is sent again',
+      );
     }
     const why = res.body?.mensagem ?? res.body?.detail ?? res.body?.title ?? `HTTP ${res.status}`;
     return { externalId: id, rejected: `Efí refused the send: ${why}` };

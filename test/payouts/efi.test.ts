@@ -94,6 +94,17 @@ describe('PAYOUT_PROVIDER=efi against a local PSP over mutual TLS', () => {
     expect([...psp.state.sends.values()].filter((s) => s.idEnvio === send.idEnvio)).toHaveLength(1);
   });
 
+  it('a 429 (slow down) is not a refusal of the order: the same idEnvio is sent again, once made', async () => {
+    psp.failNext('PUT /v3', { status: 429 });
+    const w = await createCashout(server.url, merchant, 115);
+    await waitForStatus(server.url, merchant, w.uuid, 'PROCESSING');
+    const send = await sent(w.uuid);
+    expect(putsOf(send.idEnvio)).toBe(2);
+    psp.settleSend(send.idEnvio, 'REALIZADO');
+    await waitForStatus(server.url, merchant, w.uuid, 'COMPLETED');
+    expect([...psp.state.sends.values()].filter((s) => s.idEnvio === send.idEnvio)).toHaveLength(1);
+  });
+
   it('a send refused by Efí, or NAO_REALIZADO, fails the withdrawal and returns the funds', async () => {
     const before = await getBalance(db(), merchant.accountId);
     const refused = await emailCashout(130, 'recusada@example.com');
