@@ -9,7 +9,10 @@ export const ledgerCommands: Command[] = [
     async run({ db }) {
       const report = await verifyLedger(db);
       if (report.ok) {
-        return { result: report, text: `ledger ok: ${report.entries} entries, ${report.accounts} accounts` };
+        return {
+          result: report,
+          text: `ledger ok: ${report.entries} journal entries, ${report.accounts} ledger accounts, every balance equal to its postings`,
+        };
       }
       const what = describeProblem(report.problems[0]!);
       return {

@@ -27,6 +27,10 @@ describe('gateway ledger verify', () => {
     const out = await runGateway(['ledger', 'verify', '--json'], server.env);
     expect(out.code).toBe(0);
     expect(JSON.parse(out.stdout)).toMatchObject({ ok: true, problems: [] });
+    const text = await runGateway(['ledger', 'verify'], server.env);
+    expect(text.stdout).toMatch(
+      /^ledger ok: \d+ journal entries, \d+ ledger accounts, every balance equal to its postings\n$/,
+    );
   });
 
   it('refuses an unbalanced entry before writing anything', async () => {
