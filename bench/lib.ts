@@ -9,7 +9,7 @@ import ts from 'typescript';
 import { createAccount } from '../src/accounts/accounts.service.js';
 import { CredentialService } from '../src/auth/credentials.service.js';
 import { postEntry } from '../src/ledger/ledger.js';
-import { type Db, openDb } from '../src/platform/db.js';
+import { type Db, openDb } from '../src/platform/db/db.js';
 
 const QUICK = Boolean(process.env.BENCH_QUICK);
 export const DURATION = Number(process.env.BENCH_DURATION ?? (QUICK ? 2 : 10));

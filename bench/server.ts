@@ -2,15 +2,15 @@
  * The gateway as benchmarked: the real runtime (API + workers) plus baseline routes in the same process,
  * on the same database pool, so each case can be compared with the cheapest work of its own shape.
  */
-import type * as ConfigModule from '../src/platform/config.js';
+import type * as ConfigModule from '../src/platform/config/config.js';
 import type { Platform } from '../src/platform/context.js';
-import type { Http } from '../src/platform/http.js';
-import type * as RuntimeModule from '../src/platform/runtime.js';
+import type { Http } from '../src/platform/http/types.js';
+import type * as RuntimeModule from '../src/runtime.js';
 
 // the gateway as `npm start` runs it: the compiled dist/ (npm run bench builds first), not sources through tsx
-const { loadConfig } = (await import('../dist/platform/config.js' as string)) as typeof ConfigModule;
+const { loadConfig } = (await import('../dist/platform/config/config.js' as string)) as typeof ConfigModule;
 const { closeOnSignals, startRuntime } = (await import(
-  '../dist/platform/runtime.js' as string
+  '../dist/runtime.js' as string
 )) as typeof RuntimeModule;
 
 async function baselines(app: Http, platform: Platform): Promise<void> {

@@ -1,20 +1,20 @@
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/sessions.js';
-import { deleteExpiredKeys, KEY_CLEANUP_EVERY_MS } from './cashouts/idempotency.js';
-import { payoutProviders } from './payouts/providers.js';
-import { startPayoutWorker } from './payouts/worker.js';
 import type { Platform } from './platform/context.js';
-import { startPeriodic } from './platform/periodic.js';
-import { PixApiClient } from './platform/pix-api-client.js';
+import { startPeriodic } from './platform/jobs/periodic.js';
+import { PixApiClient } from './rails/pix-api-client.js';
 import { deleteExpiredSaleKeys } from './sales/charges.data.js';
 import { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges } from './sales/charges.js';
 import { BcbProcessor } from './sales/processors/bcb/adapter.js';
 import { checkDevolucoes, DEVOLUCAO_CHECK_EVERY_MS } from './sales/processors/bcb/devolucoes.js';
 import type { PixChargeProcessor } from './sales/processors/processor.js';
-import { FORGOTTEN_HOLD_CHECK_EVERY_MS, releaseForgottenHolds } from './sales/refund-hold.js';
-import { startReserveWorker } from './sales/reserve.js';
 import { CALLBACK_CLEANUP_EVERY_MS, deleteStaleCallbacks } from './sales/service.js';
-import { SaleSettler } from './sales/settler.js';
+import { FORGOTTEN_HOLD_CHECK_EVERY_MS, releaseForgottenHolds } from './sales/settlement/refund-hold.js';
+import { startReserveWorker } from './sales/settlement/reserve.js';
+import { SaleSettler } from './sales/settlement/settler.js';
 import { startNotificationWorkers } from './webhooks/workers.js';
+import { deleteExpiredKeys, KEY_CLEANUP_EVERY_MS } from './withdrawals/creation/idempotency.js';
+import { payoutProviders } from './withdrawals/payouts/providers.js';
+import { startPayoutWorker } from './withdrawals/payouts/worker.js';
 
 /**
  * Every background worker of every domain, started by `gateway serve` and `gateway worker`. Returns a stop

@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Db, openDb } from '../../src/platform/db.js';
-import { startEmbeddedPostgres } from '../../src/platform/embedded-postgres.js';
+import { type Db, openDb } from '../../src/platform/db/db.js';
+import { startEmbeddedPostgres } from '../../src/platform/embedded-postgres/start.js';
 import {
   type BenchServer,
   fundedMerchant,

@@ -1,6 +1,6 @@
 import type autocannon from 'autocannon';
 import { verifyLedger } from '../../src/ledger/verify.js';
-import type { Db } from '../../src/platform/db.js';
+import type { Db } from '../../src/platform/db/db.js';
 import { type BenchMerchant, type BenchServer, benchMerchant, measureAround, printRow } from '../lib.js';
 
 /** The concurrency for one merchant's settlements (a large merchant's peak of paid PIX). */

@@ -7,10 +7,10 @@ import type { Static } from 'typebox';
 import type * as Accounts from '../../src/accounts/schemas';
 import type * as Audit from '../../src/audit/schemas';
 import type * as Auth from '../../src/auth/schemas';
-import type * as Cashouts from '../../src/cashouts/schemas';
 import type * as Ledger from '../../src/ledger/schemas';
 import type * as Sales from '../../src/sales/schemas';
 import type * as Webhooks from '../../src/webhooks/schemas';
+import type * as Withdrawals from '../../src/withdrawals/schemas';
 
 // The bodies are the server's own route schemas (TypeBox), as types only: nothing of the server reaches the
 // bundle, and a field the server renames breaks `tsc -p panel` instead of showing an empty cell.
@@ -19,10 +19,10 @@ export type Session = Static<typeof Auth.SessionResponse>;
 export type Balance = Static<typeof Ledger.Balance>;
 export type Sale = Static<typeof Sales.Sale>;
 export type SalesPage = Static<typeof Sales.SalesPage>;
-export type Withdrawal = Static<typeof Cashouts.WithdrawalLookup>;
-export type WithdrawalCreated = Static<typeof Cashouts.WithdrawalCreated>;
-export type WithdrawalPage = Static<typeof Cashouts.WithdrawalPage>;
-export type FeePreview = Static<typeof Cashouts.FeePreview>;
+export type Withdrawal = Static<typeof Withdrawals.WithdrawalLookup>;
+export type WithdrawalCreated = Static<typeof Withdrawals.WithdrawalCreated>;
+export type WithdrawalPage = Static<typeof Withdrawals.WithdrawalPage>;
+export type FeePreview = Static<typeof Withdrawals.FeePreview>;
 export type StatementLine = Static<typeof Ledger.StatementLine>;
 export type StatementPage = Static<typeof Ledger.StatementPage>;
 export type Credential = Static<typeof Auth.CredentialView>;

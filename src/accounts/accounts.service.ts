@@ -1,10 +1,10 @@
 import { CLI_ACTOR, recordAudit } from '../audit/audit.data.js';
-import { hashPassword } from '../auth/secrets.js';
+import { hashPassword } from '../auth/passwords.js';
 import { ensureMerchantLedger } from '../ledger/ledger.js';
-import type { Db, Queryable } from '../platform/db.js';
-import { isUniqueViolation } from '../platform/db.js';
-import { conflict, notFound, validation } from '../platform/errors.js';
-import { formatPercentE4, formatReais } from '../platform/money.js';
+import type { Db, Queryable } from '../platform/db/db.js';
+import { isUniqueViolation } from '../platform/db/db.js';
+import { conflict, notFound, validation } from '../platform/http/errors.js';
+import { formatPercentE4, formatReais } from '../platform/money/money.js';
 
 export interface AccountRow {
   id: number;

@@ -1,8 +1,8 @@
 import { type Actor, recordAudit } from '../audit/audit.data.js';
 import { type AuthCache, notifyAuthChange } from '../auth/auth-cache.js';
-import type { Db, Queryable } from '../platform/db.js';
-import { AppError } from '../platform/errors.js';
-import { canonicalIp } from '../platform/ip.js';
+import type { Db, Queryable } from '../platform/db/db.js';
+import { AppError } from '../platform/http/errors.js';
+import { canonicalIp } from '../platform/net/ip.js';
 
 export const MAX_ALLOWED_IPS = 20;
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { type Command, onOffArg, required, UsageError } from '../cli/command.js';
-import { parsePercentE4, parseReais } from '../platform/money.js';
+import { type Command, onOffArg, required, UsageError } from '../platform/cli/command.js';
+import { parsePercentE4, parseReais } from '../platform/money/money.js';
 import {
   type AccountUpdate,
   accountSettingsView,

@@ -2,9 +2,9 @@ import { Type } from 'typebox';
 import { userActor } from '../audit/actor.js';
 import type { AuthCache } from '../auth/auth-cache.js';
 import { sessionOf } from '../auth/panel-session.js';
-import type { Db } from '../platform/db.js';
-import { ShapeA, ShapeB } from '../platform/error-schemas.js';
-import type { AuthHook, Http } from '../platform/http.js';
+import type { Db } from '../platform/db/db.js';
+import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
 import { listAllowedIps, replaceAllowedIps } from './allowed-ips.service.js';
 import { IpList, IpListBody } from './schemas.js';
 
@@ -15,9 +15,9 @@ export async function accountRoutes(
   app.get(
     '/api/settings/allowed-ips',
     {
-      config: { errorShape: 'A' },
+      config: { errorShape: 'envelope' },
       onRequest: deps.requireSession,
-      schema: { tags: ['panel'], response: { 200: IpList, 401: ShapeA } },
+      schema: { tags: ['panel'], response: { 200: IpList, 401: EnvelopeErrorBody } },
     },
     async (request) => ({ ips: await listAllowedIps(deps.db, sessionOf(request).user.id) }),
   );
@@ -25,12 +25,17 @@ export async function accountRoutes(
   app.put(
     '/api/settings/allowed-ips',
     {
-      config: { errorShape: 'A' },
+      config: { errorShape: 'envelope' },
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],
         body: IpListBody,
-        response: { 200: IpList, 400: Type.Union([ShapeB, ShapeA]), 401: ShapeA, 403: ShapeA },
+        response: {
+          200: IpList,
+          400: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+        },
       },
     },
     async (request) => ({

@@ -1,5 +1,5 @@
 import { CLI_ACTOR } from '../audit/audit.data.js';
-import type { Db } from '../platform/db.js';
+import type { Db } from '../platform/db/db.js';
 
 /**
  * Operator switches live in the `settings` table and are read inside the request that needs them,

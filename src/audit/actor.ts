@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { canonicalIp } from '../platform/ip.js';
+import { canonicalIp } from '../platform/net/ip.js';
 import type { Actor } from './audit.data.js';
 
 /** Where a request came from, as the audit log records it (IPv4-mapped IPv6 shown as IPv4). */

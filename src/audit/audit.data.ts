@@ -1,4 +1,4 @@
-import type { Queryable } from '../platform/db.js';
+import type { Queryable } from '../platform/db/db.js';
 
 export const AUDIT_ACTIONS = [
   'login.succeeded',

@@ -1,8 +1,8 @@
 import { sessionOf } from '../auth/panel-session.js';
-import type { Db } from '../platform/db.js';
-import { ShapeA } from '../platform/error-schemas.js';
-import type { AuthHook, Http } from '../platform/http.js';
-import { pageOf, parsePage } from '../platform/pagination.js';
+import type { Db } from '../platform/db/db.js';
+import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { pageOf, parsePage } from '../platform/http/pagination.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
 import { type AuditRow, listAudit } from './audit.data.js';
 import { AuditPage, AuditQuery } from './schemas.js';
 
@@ -23,13 +23,13 @@ export async function auditRoutes(app: Http, deps: { db: Db; requireSession: Aut
   app.get(
     '/api/audit-log',
     {
-      config: { errorShape: 'A' },
+      config: { errorShape: 'envelope' },
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],
         summary: 'Who did what on this account, newest first',
         querystring: AuditQuery,
-        response: { 200: AuditPage, 400: ShapeA, 401: ShapeA },
+        response: { 200: AuditPage, 400: EnvelopeErrorBody, 401: EnvelopeErrorBody },
       },
     },
     async (request) => {

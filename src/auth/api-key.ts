@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, unauthorized } from '../platform/errors.js';
-import { canonicalIp } from '../platform/ip.js';
-import type { Limiter } from '../platform/rate-limit.js';
+import { constantTimeEqual, hashSecret } from '../platform/crypto/secrets.js';
+import { AppError, unauthorized } from '../platform/http/errors.js';
+import type { Limiter } from '../platform/http/rate-limit.js';
+import { canonicalIp } from '../platform/net/ip.js';
 import type { AuthCache } from './auth-cache.js';
 import type { KeyScope } from './credentials.data.js';
 import type { LastUseRecorder } from './last-use.js';
-import { constantTimeEqual, hashSecret } from './secrets.js';
 
 export interface Merchant {
   accountId: number;
@@ -69,7 +69,7 @@ export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder, limit: Li
       if (counting) await counting;
     }
     if (cred.scope === 'read' && !READ_METHODS.has(request.method)) {
-      throw new AppError('FORBIDDEN', 'This API key is read-only: it opens GET routes only', {}, 'A');
+      throw new AppError('FORBIDDEN', 'This API key is read-only: it opens GET routes only', {}, 'envelope');
     }
     request.merchant = {
       accountId: cred.accountId,

@@ -1,5 +1,5 @@
-import type { Queryable } from '../platform/db.js';
-import { AppError } from '../platform/errors.js';
+import type { Queryable } from '../platform/db/db.js';
+import { AppError } from '../platform/http/errors.js';
 
 /** Failed attempts allowed in a window before the key is locked; the lock then doubles up to its maximum. */
 const FREE_FAILURES = 5;

@@ -1,5 +1,5 @@
-import type { Queryable } from '../platform/db.js';
-import type { SecretHash } from './secrets.js';
+import type { SecretHash } from '../platform/crypto/secrets.js';
+import type { Queryable } from '../platform/db/db.js';
 
 export type KeyScope = 'full' | 'read';
 

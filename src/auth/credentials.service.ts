@@ -1,10 +1,10 @@
 import { type Actor, recordAudit } from '../audit/audit.data.js';
-import { isRealCalendarTime } from '../platform/calendar.js';
-import type { Db, Queryable } from '../platform/db.js';
-import { notFound, validation } from '../platform/errors.js';
+import { hashSecret, newToken } from '../platform/crypto/secrets.js';
+import type { Db, Queryable } from '../platform/db/db.js';
+import { notFound, validation } from '../platform/http/errors.js';
+import { isRealCalendarTime } from '../platform/time/calendar.js';
 import { type AuthCache, notifyAuthChange } from './auth-cache.js';
 import * as data from './credentials.data.js';
-import { hashSecret, newToken } from './secrets.js';
 
 export interface IssuedCredential {
   id: number;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Db } from '../platform/db.js';
-import { canonicalIp } from '../platform/ip.js';
+import type { Db } from '../platform/db/db.js';
+import { canonicalIp } from '../platform/net/ip.js';
 import { recordLastUses } from './credentials.data.js';
 
 const FLUSH_EVERY_MS = 5_000;

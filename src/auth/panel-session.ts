@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../platform/errors.js';
-import { constantTimeEqual } from './secrets.js';
+import { constantTimeEqual } from '../platform/crypto/secrets.js';
+import { AppError } from '../platform/http/errors.js';
 import type { Session, SessionService } from './sessions.js';
 
 export const SESSION_COOKIE = 'gw_session';
@@ -21,11 +21,11 @@ export function panelSession(sessions: SessionService) {
   return async function requireSession(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const token = request.cookies[SESSION_COOKIE];
     const session = token ? await sessions.find(token) : null;
-    if (!session) throw new AppError('UNAUTHORIZED', 'Log in to the panel first', {}, 'A');
+    if (!session) throw new AppError('UNAUTHORIZED', 'Log in to the panel first', {}, 'envelope');
     if (UNSAFE.has(request.method)) {
       const header = request.headers['x-csrf-token'];
       if (typeof header !== 'string' || !constantTimeEqual(header, session.csrfToken)) {
-        throw new AppError('FORBIDDEN', 'Missing or invalid X-CSRF-Token header', {}, 'A');
+        throw new AppError('FORBIDDEN', 'Missing or invalid X-CSRF-Token header', {}, 'envelope');
       }
     }
     request.session = session;

@@ -1,12 +1,23 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requestOrigin, userActor } from '../audit/actor.js';
-import { ShapeA } from '../platform/error-schemas.js';
-import type { AuthHook, Http } from '../platform/http.js';
-import { numericPathId } from '../platform/ids.js';
+import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { numericPathId } from '../platform/http/public-ids.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
 import type { CredentialService } from './credentials.service.js';
 import { SESSION_COOKIE, sessionOf } from './panel-session.js';
-import * as S from './schemas.js';
+import {
+  CredentialBody,
+  CredentialView,
+  IdParam,
+  IssuedCredential,
+  LoginBody,
+  NoContent,
+  RollBody,
+  SessionResponse,
+  TotpCodeBody,
+  TotpSetup,
+} from './schemas.js';
 import { type RequestOrigin, SESSION_TTL_HOURS, type SessionService } from './sessions.js';
 import type { TotpService } from './totp.js';
 
@@ -20,7 +31,7 @@ export interface AuthRouteDeps {
   loginLimit: AuthHook | null;
 }
 
-const A = { errorShape: 'A' as const };
+const A = { errorShape: 'envelope' as const };
 
 const originOf = (request: FastifyRequest): RequestOrigin => requestOrigin(request);
 
@@ -49,8 +60,13 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       ...(deps.loginLimit ? { onRequest: deps.loginLimit } : {}),
       schema: {
         tags: ['panel'],
-        body: S.LoginBody,
-        response: { 200: S.SessionResponse, 400: ShapeA, 401: ShapeA, 429: ShapeA },
+        body: LoginBody,
+        response: {
+          200: SessionResponse,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          429: EnvelopeErrorBody,
+        },
       },
     },
     async (request, reply) => {
@@ -67,7 +83,10 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     {
       config: A,
       onRequest: deps.requireSession,
-      schema: { tags: ['panel'], response: { 204: S.NoContent, 401: ShapeA, 403: ShapeA } },
+      schema: {
+        tags: ['panel'],
+        response: { 204: NoContent, 401: EnvelopeErrorBody, 403: EnvelopeErrorBody },
+      },
     },
     async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE];
@@ -82,7 +101,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     {
       config: A,
       onRequest: deps.requireSession,
-      schema: { tags: ['panel'], response: { 200: S.SessionResponse, 401: ShapeA } },
+      schema: { tags: ['panel'], response: { 200: SessionResponse, 401: EnvelopeErrorBody } },
     },
     async (request, reply) => {
       const session = sessionOf(request);
@@ -100,8 +119,13 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       schema: {
         tags: ['panel'],
         summary: 'Generate an API key pair (the private key is shown only in this response)',
-        body: S.CredentialBody,
-        response: { 201: S.IssuedCredential, 400: ShapeA, 401: ShapeA, 403: ShapeA },
+        body: CredentialBody,
+        response: {
+          201: IssuedCredential,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+        },
       },
     },
     async (request, reply) => {
@@ -118,9 +142,15 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       schema: {
         tags: ['panel'],
         summary: 'Replace a key pair; the old one keeps working for graceHours',
-        params: S.IdParam,
-        body: S.RollBody,
-        response: { 201: S.IssuedCredential, 400: ShapeA, 401: ShapeA, 403: ShapeA, 404: ShapeA },
+        params: IdParam,
+        body: RollBody,
+        response: {
+          201: IssuedCredential,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+          404: EnvelopeErrorBody,
+        },
       },
     },
     async (request, reply) => {
@@ -139,7 +169,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     {
       config: A,
       onRequest: deps.requireSession,
-      schema: { tags: ['panel'], response: { 200: Type.Array(S.CredentialView), 401: ShapeA } },
+      schema: { tags: ['panel'], response: { 200: Type.Array(CredentialView), 401: EnvelopeErrorBody } },
     },
     async (request) => deps.credentials.list(sessionOf(request).user.id),
   );
@@ -151,8 +181,8 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],
-        params: S.IdParam,
-        response: { 204: S.NoContent, 401: ShapeA, 403: ShapeA, 404: ShapeA },
+        params: IdParam,
+        response: { 204: NoContent, 401: EnvelopeErrorBody, 403: EnvelopeErrorBody, 404: EnvelopeErrorBody },
       },
     },
     async (request, reply) => {
@@ -173,7 +203,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       schema: {
         tags: ['panel'],
         summary: 'Start two-factor setup: a new secret to add to an authenticator app',
-        response: { 200: S.TotpSetup, 401: ShapeA, 403: ShapeA, 409: ShapeA },
+        response: { 200: TotpSetup, 401: EnvelopeErrorBody, 403: EnvelopeErrorBody, 409: EnvelopeErrorBody },
       },
     },
     async (request, reply) => {
@@ -192,8 +222,15 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
           tags: ['panel'],
           summary:
             step === 'enable' ? 'Turn two-factor login on with a first code' : 'Turn two-factor login off',
-          body: S.TotpCodeBody,
-          response: { 204: S.NoContent, 400: ShapeA, 401: ShapeA, 403: ShapeA, 409: ShapeA, 429: ShapeA },
+          body: TotpCodeBody,
+          response: {
+            204: NoContent,
+            400: EnvelopeErrorBody,
+            401: EnvelopeErrorBody,
+            403: EnvelopeErrorBody,
+            409: EnvelopeErrorBody,
+            429: EnvelopeErrorBody,
+          },
         },
       },
       async (request, reply) => {

@@ -1,6 +1,7 @@
 import { type Actor, recordAudit } from '../audit/audit.data.js';
-import type { Db, Queryable } from '../platform/db.js';
-import { AppError, unauthorized } from '../platform/errors.js';
+import { hashSecret, newToken, type PlainSecret } from '../platform/crypto/secrets.js';
+import type { Db, Queryable } from '../platform/db/db.js';
+import { AppError, unauthorized } from '../platform/http/errors.js';
 import {
   type Attempt,
   clearAttempts,
@@ -9,14 +10,7 @@ import {
   loginKey,
   withAttempt,
 } from './attempts.js';
-import {
-  DUMMY_PASSWORD_HASH,
-  hashSecret,
-  imitatePasswordCheck,
-  newToken,
-  type PlainSecret,
-  verifyPassword,
-} from './secrets.js';
+import { DUMMY_PASSWORD_HASH, imitatePasswordCheck, verifyPassword } from './passwords.js';
 import { consumeCode, type TotpService } from './totp.js';
 
 export const SESSION_TTL_HOURS = 12;

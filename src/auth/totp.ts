@@ -1,8 +1,8 @@
 import { Secret, TOTP } from 'otpauth';
 import { type Actor, recordAudit } from '../audit/audit.data.js';
-import type { Db, Queryable } from '../platform/db.js';
-import { conflict, validation } from '../platform/errors.js';
-import { seal, unseal } from '../platform/sealed.js';
+import { seal, unseal } from '../platform/crypto/sealed.js';
+import type { Db, Queryable } from '../platform/db/db.js';
+import { conflict, validation } from '../platform/http/errors.js';
 import { clearAttempts, confirmationKey, withAttempt } from './attempts.js';
 
 const ISSUER = 'Gateway';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { AppError } from '../platform/errors.js';
-import type { Command, CommandContext } from './command.js';
-import { UsageError } from './command.js';
+import type { Command, CommandContext } from '../platform/cli/command.js';
+import { UsageError } from '../platform/cli/command.js';
+import { AppError } from '../platform/http/errors.js';
 import { COMMANDS } from './registry.js';
 
 export interface Execution {

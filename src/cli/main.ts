@@ -1,7 +1,7 @@
-import { loadConfig } from '../platform/config.js';
-import { ConfigError } from '../platform/config-parse.js';
-import { openDatabase } from '../platform/database.js';
-import { migrate } from '../platform/migrate.js';
+import { loadConfig } from '../platform/config/config.js';
+import { ConfigError } from '../platform/config/parse.js';
+import { migrate } from '../platform/db/migrate.js';
+import { openDatabase } from '../platform/db/open-database.js';
 import { checkUsage, type Execution, execute, failure, usage } from './execute.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -24,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
 
   if (first === 'serve' || first === 'worker') {
     // loaded only here: operator commands start faster without the HTTP stack
-    const { closeOnSignals, startRuntime } = await import('../platform/runtime.js');
+    const { closeOnSignals, startRuntime } = await import('../runtime.js');
     // `serve --no-worker` and `worker` let the API and the background workers scale apart on one database
     const runtime = startRuntime(config, { http: first === 'serve', workers: !argv.includes('--no-worker') });
     closeOnSignals(runtime);

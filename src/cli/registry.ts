@@ -1,9 +1,9 @@
 import { accountCommands } from '../accounts/cli.js';
-import { cashoutCommands } from '../cashouts/cli.js';
 import { ledgerCommands } from '../ledger/cli.js';
-import { migrate } from '../platform/migrate.js';
+import type { Command } from '../platform/cli/command.js';
+import { migrate } from '../platform/db/migrate.js';
 import { notificationCommands } from '../webhooks/cli.js';
-import type { Command } from './command.js';
+import { cashoutCommands } from '../withdrawals/cli.js';
 
 const migrateCommand: Command = {
   path: ['migrate'],

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { request as httpRequest } from 'undici';
-import { formatReais } from '../platform/money.js';
+import { formatReais } from '../platform/money/money.js';
 import { newEndToEndId, type PspState, type ReceivedPix } from './state.js';
 
 /** A Pix Automático mandate (recorrência) as the local PSP keeps it. */

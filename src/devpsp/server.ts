@@ -1,8 +1,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { request as httpRequest } from 'undici';
-import { formatReais, parseReais } from '../platform/money.js';
-import { brCode } from '../sales/pix/brcode.js';
+import { formatReais, parseReais } from '../platform/money/money.js';
+import { brCode } from '../rails/brcode.js';
 import { type DevCertificates, generateCertificates } from './certs.js';
 import { RecurringPsp } from './recurring.js';
 import { type Cob, newEndToEndId, type PixSend, PspState, type ReceivedPix } from './state.js';

@@ -1,5 +1,5 @@
-import { coalescedReader } from '../platform/coalesced-reads.js';
-import type { Queryable } from '../platform/db.js';
+import { coalescedReader } from '../platform/concurrency/coalesced-reads.js';
+import type { Queryable } from '../platform/db/db.js';
 import { type Balance, type Bucket, getBalance } from './ledger.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Command } from '../cli/command.js';
+import type { Command } from '../platform/cli/command.js';
 import { type LedgerProblem, verifyLedger } from './verify.js';
 
 export const ledgerCommands: Command[] = [

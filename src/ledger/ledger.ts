@@ -1,5 +1,5 @@
-import type { Queryable } from '../platform/db.js';
-import { AppError } from '../platform/errors.js';
+import type { Queryable } from '../platform/db/db.js';
+import { AppError } from '../platform/http/errors.js';
 
 export type Bucket = 'available' | 'blocked';
 export type SystemAccount = 'processor' | 'payouts' | 'fees';

@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
 import { sessionOf } from '../auth/panel-session.js';
-import { type CsvColumn, reais, sendCsv } from '../platform/csv.js';
-import type { Db } from '../platform/db.js';
-import { ShapeA } from '../platform/error-schemas.js';
-import type { AuthHook, Http } from '../platform/http.js';
-import { parsePage } from '../platform/pagination.js';
-import { toSaoPaulo } from '../platform/sao-paulo.js';
+import type { Db } from '../platform/db/db.js';
+import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
+import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { parsePage } from '../platform/http/pagination.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { getBalance } from './ledger.js';
 import { Balance, StatementPage } from './schemas.js';
 import { Statement, type StatementLine } from './statement.js';
@@ -38,14 +38,18 @@ export async function ledgerPanelRoutes(
   app: Http,
   deps: { db: Db; requireSession: AuthHook; cursorKey: Buffer },
 ): Promise<void> {
-  const common = { config: { errorShape: 'A' as const }, onRequest: deps.requireSession };
+  const common = { config: { errorShape: 'envelope' as const }, onRequest: deps.requireSession };
   const statement = new Statement(deps.cursorKey);
 
   app.get(
     '/api/balance',
     {
       ...common,
-      schema: { tags: ['panel'], summary: 'Balance in cents', response: { 200: Balance, 401: ShapeA } },
+      schema: {
+        tags: ['panel'],
+        summary: 'Balance in cents',
+        response: { 200: Balance, 401: EnvelopeErrorBody },
+      },
     },
     async (request) => getBalance(deps.db, sessionOf(request).user.id),
   );
@@ -60,8 +64,8 @@ export async function ledgerPanelRoutes(
         querystring: Query,
         response: {
           200: StatementPage,
-          400: ShapeA,
-          401: ShapeA,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
         },
       },
     },
@@ -84,7 +88,7 @@ export async function ledgerPanelRoutes(
         tags: ['panel'],
         summary: 'Every statement line in the period, as CSV',
         querystring: Type.Omit(Query, ['limit', 'cursor']),
-        response: { 200: Type.String(), 400: ShapeA, 401: ShapeA },
+        response: { 200: Type.String(), 400: EnvelopeErrorBody, 401: EnvelopeErrorBody },
       },
     },
     async (request, reply) => {

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
-import type { Db } from '../platform/db.js';
-import { ShapeB, ShapeE } from '../platform/error-schemas.js';
-import type { AuthHook, Http } from '../platform/http.js';
+import type { Db } from '../platform/db/db.js';
+import { BalanceErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
 import { balanceReads } from './balance-reads.js';
 
 const Balance = Type.Object({ available: Type.Integer(), blocked: Type.Integer(), total: Type.Integer() });
@@ -12,12 +12,12 @@ export async function ledgerRoutes(app: Http, deps: { db: Db; apiKey: AuthHook }
   app.get(
     '/api/public/balance',
     {
-      config: { errorShape: 'E' },
+      config: { errorShape: 'balance' },
       onRequest: deps.apiKey,
       schema: {
         tags: ['public'],
         security: [{ publicKey: [], privateKey: [] }],
-        response: { 200: Balance, 401: ShapeE, 403: ShapeB, 500: ShapeE },
+        response: { 200: Balance, 401: BalanceErrorBody, 403: IpAccessErrorBody, 500: BalanceErrorBody },
       },
     },
     async (request) => balanceOf(merchantOf(request).accountId),

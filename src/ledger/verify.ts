@@ -1,4 +1,4 @@
-import type { Queryable } from '../platform/db.js';
+import type { Queryable } from '../platform/db/db.js';
 
 export interface LedgerProblem {
   kind: 'unbalanced_entry' | 'balance_mismatch' | 'orphan_posting';

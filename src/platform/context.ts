@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import type { Db } from './db.js';
-import type { OutboxSignal } from './outbox-signal.js';
-import type { Queue } from './queue.js';
+import type { Config } from './config/config.js';
+import type { Db } from './db/db.js';
+import type { OutboxSignal } from './db/outbox-signal.js';
+import type { Queue } from './jobs/queue.js';
 
 /** Infrastructure every domain receives: configuration, database, job queue, logger, outbox signal. */
 export interface Platform {

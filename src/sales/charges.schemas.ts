@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { MAX_CHARGE_CENTS } from '../platform/money.js';
+import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
 import { EXPIRES_IN } from './charges.js';
 import { CustomerIn, ItemIn, Sale } from './schemas.js';
 
@@ -13,7 +13,7 @@ export const ChargeBody = Type.Object({
   expiresIn: Type.Optional(Type.Integer({ minimum: EXPIRES_IN.min, maximum: EXPIRES_IN.max })),
 });
 
-export { IdempotencyHeaders as ChargeHeaders } from '../cashouts/schemas.js';
+export { IdempotencyHeaders as ChargeHeaders } from '../platform/http/idempotency-key.js';
 
 /** The Sale object plus the QR code of its BR Code (only in the creation answer). */
 export const CreatedSale = Type.Object({ ...Sale.properties, pixQrCode: Type.String() });

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { inUse, keyReused } from '../cashouts/idempotency.js';
-import type { Db } from '../platform/db.js';
-import { AppError, conflict, validation } from '../platform/errors.js';
-import type { PublicId } from '../platform/ids.js';
-import { PspError } from '../platform/pix-api-client.js';
-import type { Queue } from '../platform/queue.js';
+import type { Db } from '../platform/db/db.js';
+import { AppError, conflict, validation } from '../platform/http/errors.js';
+import { inUse, keyReused } from '../platform/http/idempotency-key.js';
+import type { PublicId } from '../platform/http/public-ids.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import { PspError } from '../rails/pix-api-client.js';
 import { addressProblem } from '../webhooks/ssrf.js';
 import {
   bindSaleKey,
@@ -23,10 +23,10 @@ import {
   type PixChargeProcessor,
   RefundNotMade,
 } from './processors/processor.js';
-import { holdForRefund, releaseRefundHold } from './refund-hold.js';
 import { applyProcessorStatus, createSale, ownedSale, saleFees } from './service.js';
-import type { SaleSettler } from './settler.js';
-import { moveSale } from './transition.js';
+import { holdForRefund, releaseRefundHold } from './settlement/refund-hold.js';
+import type { SaleSettler } from './settlement/settler.js';
+import { moveSale } from './settlement/transition.js';
 import type { Customer, SaleItem, SaleRow } from './types.js';
 
 export const EXPIRES_IN = { min: 60, max: 86400, default: 3600 };
@@ -116,7 +116,8 @@ export async function createPixSale(
       await setChargeExpiry(tx, sale.id, expiresIn);
       // a claim taken over meanwhile (this request stalled past ABANDONED_CLAIM_SECONDS): the other request's
       // sale is the key's; this one rolls back and its charge is removed at the processor (releaseOrphan)
-      if (key !== null && !(await bindSaleKey(tx, accountId, key, token!, sale.id))) throw inUse('D');
+      if (key !== null && !(await bindSaleKey(tx, accountId, key, token!, sale.id)))
+        throw inUse('transaction');
       return { sale, replayed: false };
     });
   } catch (err) {
@@ -173,8 +174,8 @@ async function claimOrReplay(
     const claim = await claimSaleKey(db, accountId, key, hash);
     if (claim.state === 'claimed') return { token: claim.token };
     if (claim.requestHash === null) continue; // given back between the two statements: claim again
-    if (claim.requestHash !== hash) throw keyReused('D');
-    if (claim.saleId === null) throw inUse('D');
+    if (claim.requestHash !== hash) throw keyReused('transaction');
+    if (claim.saleId === null) throw inUse('transaction');
     return { sale: (await findSaleRow(db, { kind: 'numeric', id: claim.saleId }))! };
   }
 }

@@ -1,6 +1,6 @@
 import { EMAIL } from '../accounts/accounts.service.js';
-import { isRealCalendarTime } from '../platform/calendar.js';
-import { validation } from '../platform/errors.js';
+import { validation } from '../platform/http/errors.js';
+import { isRealCalendarTime } from '../platform/time/calendar.js';
 import { urlProblem } from '../webhooks/ssrf.js';
 import type { Customer } from './types.js';
 

@@ -1,6 +1,6 @@
-import type { Queryable } from '../platform/db.js';
-import { isUuid } from '../platform/ids.js';
-import { type Page, periodConditions } from '../platform/pagination.js';
+import type { Queryable } from '../platform/db/db.js';
+import { type Page, periodConditions } from '../platform/http/pagination.js';
+import { isUuid } from '../platform/http/public-ids.js';
 
 export interface SaleFilters extends Page {
   status: string | null;

@@ -1,18 +1,18 @@
 import { Type } from 'typebox';
 import { sessionOf } from '../auth/panel-session.js';
-import { type CsvColumn, reais, sendCsv } from '../platform/csv.js';
-import type { Db } from '../platform/db.js';
-import { ShapeA } from '../platform/error-schemas.js';
-import { AppError, notFound, validation } from '../platform/errors.js';
-import type { AuthHook, Http } from '../platform/http.js';
-import { parsePublicId } from '../platform/ids.js';
-import { sendJsonText } from '../platform/json-reply.js';
-import { pageOf, parsePage } from '../platform/pagination.js';
-import { toSaoPaulo } from '../platform/sao-paulo.js';
+import type { Db } from '../platform/db/db.js';
+import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
+import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { AppError, notFound, validation } from '../platform/http/errors.js';
+import { sendJsonText } from '../platform/http/json-reply.js';
+import { pageOf, parsePage } from '../platform/http/pagination.js';
+import { parsePublicId } from '../platform/http/public-ids.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { allSales, listSales, type SaleCsvRow, type SaleFilters } from './panel.data.js';
 import { IdPath, Sale, SalesPage } from './schemas.js';
 import { saleForAccount } from './service.js';
-import { SALE_STATUSES } from './status-machine.js';
+import { SALE_STATUSES } from './settlement/status-machine.js';
 
 const PAYMENT_METHODS = ['PIX', 'CREDIT_CARD', 'DEBIT_CARD', 'BOLETO', 'TRANSFER', 'PIX_AUTOMATICO'];
 
@@ -66,8 +66,8 @@ const CSV: CsvColumn<SaleCsvRow>[] = [
 
 /** The panel's sales: list with filters and search, detail, CSV export (session; shape A errors). */
 export async function salesPanelRoutes(app: Http, deps: { db: Db; requireSession: AuthHook }): Promise<void> {
-  const common = { config: { errorShape: 'A' as const }, onRequest: deps.requireSession };
-  const errors = { 400: ShapeA, 401: ShapeA };
+  const common = { config: { errorShape: 'envelope' as const }, onRequest: deps.requireSession };
+  const errors = { 400: EnvelopeErrorBody, 401: EnvelopeErrorBody };
 
   app.get(
     '/api/sales',
@@ -117,7 +117,7 @@ export async function salesPanelRoutes(app: Http, deps: { db: Db; requireSession
         tags: ['panel'],
         summary: 'One sale (uuid or numeric id)',
         params: IdPath,
-        response: { 200: Sale, ...errors, 404: ShapeA },
+        response: { 200: Sale, ...errors, 404: EnvelopeErrorBody },
       },
     },
     async (request, reply) => {

@@ -1,20 +1,24 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
-import { parseIdempotencyKey } from '../cashouts/request.js';
-import type { Db } from '../platform/db.js';
-import { ShapeA, ShapeB, ShapeD } from '../platform/error-schemas.js';
-import { validation } from '../platform/errors.js';
-import type { AuthHook, Http } from '../platform/http.js';
-import { parsePublicId } from '../platform/ids.js';
-import { sendJsonText } from '../platform/json-reply.js';
+import type { Db } from '../platform/db/db.js';
+import {
+  EnvelopeErrorBody,
+  IpAccessErrorBody,
+  TransactionErrorBody,
+} from '../platform/http/error-schemas.js';
+import { validation } from '../platform/http/errors.js';
+import { parseIdempotencyKey } from '../platform/http/idempotency-key.js';
+import { sendJsonText } from '../platform/http/json-reply.js';
+import { parsePublicId } from '../platform/http/public-ids.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import { qrSvgDataUri } from '../rails/qr.js';
 import { type ChargeInput, createPixSale, refundSale } from './charges.js';
 import { ChargeBody, ChargeHeaders, CreatedSale } from './charges.schemas.js';
-import { qrSvgDataUri } from './pix/qr.js';
 import type { PixChargeProcessor } from './processors/processor.js';
 import { saleLookups } from './sale-reads.js';
 import { IdPath, Sale } from './schemas.js';
 import { saleJson } from './service.js';
-import type { SaleSettler } from './settler.js';
+import type { SaleSettler } from './settlement/settler.js';
 
 export interface SalesRouteDeps {
   db: Db;
@@ -35,7 +39,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
   app.post(
     '/api/transactions',
     {
-      config: { errorShape: 'D' },
+      config: { errorShape: 'transaction' },
       onRequest: deps.apiKey,
       schema: {
         tags: ['public'],
@@ -44,14 +48,14 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
         body: ChargeBody,
         response: {
           201: CreatedSale,
-          400: ShapeD,
-          401: ShapeD,
-          403: Type.Union([ShapeB, ShapeA]),
-          409: ShapeD,
-          422: ShapeD,
-          500: ShapeD,
-          502: ShapeD,
-          503: ShapeD,
+          400: TransactionErrorBody,
+          401: TransactionErrorBody,
+          403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
+          409: TransactionErrorBody,
+          422: TransactionErrorBody,
+          500: TransactionErrorBody,
+          502: TransactionErrorBody,
+          503: TransactionErrorBody,
         },
       },
     },
@@ -77,7 +81,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
   app.post(
     '/api/transactions/:id/refund',
     {
-      config: { errorShape: 'D' },
+      config: { errorShape: 'transaction' },
       onRequest: deps.apiKey,
       schema: {
         tags: ['public'],
@@ -85,15 +89,15 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
         params: IdPath,
         response: {
           202: Sale,
-          400: ShapeD,
-          401: ShapeD,
-          403: Type.Union([ShapeD, ShapeB, ShapeA]),
-          404: ShapeD,
-          409: ShapeD,
-          422: ShapeD,
-          500: ShapeD,
-          502: ShapeD,
-          503: ShapeD,
+          400: TransactionErrorBody,
+          401: TransactionErrorBody,
+          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+          404: TransactionErrorBody,
+          409: TransactionErrorBody,
+          422: TransactionErrorBody,
+          500: TransactionErrorBody,
+          502: TransactionErrorBody,
+          503: TransactionErrorBody,
         },
       },
     },
@@ -109,7 +113,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
   app.get(
     '/api/transactions/:id',
     {
-      config: { errorShape: 'D' },
+      config: { errorShape: 'transaction' },
       onRequest: deps.apiKey,
       schema: {
         tags: ['public'],
@@ -117,11 +121,11 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
         params: IdPath,
         response: {
           200: Sale,
-          400: ShapeD,
-          401: ShapeD,
-          403: Type.Union([ShapeD, ShapeB, ShapeA]),
-          404: ShapeD,
-          500: ShapeD,
+          400: TransactionErrorBody,
+          401: TransactionErrorBody,
+          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+          404: TransactionErrorBody,
+          500: TransactionErrorBody,
         },
       },
     },

@@ -1,7 +1,7 @@
-import { findCart } from '../carts/service.js';
-import type { Db } from '../platform/db.js';
-import { validation } from '../platform/errors.js';
-import { parsePublicId } from '../platform/ids.js';
+import type { Db } from '../platform/db/db.js';
+import { validation } from '../platform/http/errors.js';
+import { parsePublicId } from '../platform/http/public-ids.js';
+import { findCart } from './carts/service.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 import type { SaleProcessor } from './processors/processor.js';
 import { createSale } from './service.js';

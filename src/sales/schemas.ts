@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { MAX_CHARGE_CENTS } from '../platform/money.js';
-import { SALE_STATUSES } from './status-machine.js';
+import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
+import { SALE_STATUSES } from './settlement/status-machine.js';
 
 // `type: [x, 'null']` rather than anyOf: the response serializer handles it without trying each branch.
 const NullableString = (options: Record<string, unknown> = {}) =>

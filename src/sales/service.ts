@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Queryable } from '../platform/db.js';
-import { AppError, notFound, validation } from '../platform/errors.js';
-import type { PublicId } from '../platform/ids.js';
-import { percentOf } from '../platform/money.js';
+import type { Queryable } from '../platform/db/db.js';
+import { AppError, notFound, validation } from '../platform/http/errors.js';
+import type { PublicId } from '../platform/http/public-ids.js';
+import { percentOf } from '../platform/money/money.js';
 import { findSaleJson, insertSale, type NewSaleRow } from './data.js';
-import type { SaleSettler } from './settler.js';
-import type { SaleStatus } from './status-machine.js';
-import { countWithoutFact, notifySaleStatus, type TransitionResult } from './transition.js';
+import type { SaleSettler } from './settlement/settler.js';
+import type { SaleStatus } from './settlement/status-machine.js';
+import { countWithoutFact, notifySaleStatus, type TransitionResult } from './settlement/transition.js';
 import type { SaleRow } from './types.js';
 
 export interface SaleFees {

@@ -1,4 +1,4 @@
-import type { SaleStatus } from './status-machine.js';
+import type { SaleStatus } from './settlement/status-machine.js';
 
 export const PAYMENT_METHODS = [
   'PIX',

@@ -1,21 +1,27 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
-import { abandonCart, cartView, createCart } from '../carts/service.js';
-import { ShapeA, ShapeB } from '../platform/error-schemas.js';
-import type { Http } from '../platform/http.js';
+import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
+import type { Http } from '../platform/http/types.js';
+import { abandonCart, cartView, createCart } from '../sales/carts/service.js';
 import { checkSaleSize, normalizeCustomer } from '../sales/input.js';
 import { IdPath } from '../sales/schemas.js';
 import { sandboxId } from './ids.js';
 import type { SandboxDeps } from './sales.routes.js';
 import { Cart, CartBody } from './schemas.js';
 
-const errors = { 400: ShapeA, 401: ShapeA, 403: Type.Union([ShapeB, ShapeA]), 404: ShapeA, 409: ShapeA };
+const errors = {
+  400: EnvelopeErrorBody,
+  401: EnvelopeErrorBody,
+  403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
+  404: EnvelopeErrorBody,
+  409: EnvelopeErrorBody,
+};
 
 export async function sandboxCartRoutes(app: Http, deps: SandboxDeps): Promise<void> {
   app.post(
     '/api/sandbox/carts',
     {
-      config: { errorShape: 'A' },
+      config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
       schema: { tags: ['sandbox'], body: CartBody, response: { 201: Cart, ...errors } },
     },
@@ -32,7 +38,7 @@ export async function sandboxCartRoutes(app: Http, deps: SandboxDeps): Promise<v
   app.post(
     '/api/sandbox/carts/:id/abandon',
     {
-      config: { errorShape: 'A' },
+      config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
       schema: { tags: ['sandbox'], params: IdPath, response: { 200: Cart, ...errors } },
     },

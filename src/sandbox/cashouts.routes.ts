@@ -1,15 +1,15 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
-import { getCashout } from '../cashouts/cashouts.service.js';
-import { WithdrawalLookup } from '../cashouts/schemas.js';
-import { lookupView } from '../cashouts/views.js';
-import { handlePayoutCallback } from '../payouts/payouts.service.js';
-import type { PayoutProviders } from '../payouts/providers.js';
-import type { Db } from '../platform/db.js';
-import { ShapeA, ShapeB } from '../platform/error-schemas.js';
-import { conflict } from '../platform/errors.js';
-import type { AuthHook, Http } from '../platform/http.js';
-import { parsePublicId } from '../platform/ids.js';
+import type { Db } from '../platform/db/db.js';
+import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
+import { conflict } from '../platform/http/errors.js';
+import { parsePublicId } from '../platform/http/public-ids.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import type { PayoutProviders } from '../withdrawals/payouts/providers.js';
+import { handlePayoutCallback } from '../withdrawals/payouts/service.js';
+import { WithdrawalLookup } from '../withdrawals/schemas.js';
+import { getCashout } from '../withdrawals/service.js';
+import { lookupView } from '../withdrawals/views.js';
 
 /**
  * The sandbox payout provider's result: it signs a callback exactly as the provider would and hands it to
@@ -22,7 +22,7 @@ export async function sandboxCashoutRoutes(
   app.post(
     '/api/sandbox/cashouts/:id/result',
     {
-      config: { errorShape: 'A' },
+      config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
       schema: {
         tags: ['sandbox'],
@@ -31,11 +31,11 @@ export async function sandboxCashoutRoutes(
         body: Type.Object({ result: Type.Union([Type.Literal('COMPLETED'), Type.Literal('REJECTED')]) }),
         response: {
           200: WithdrawalLookup,
-          400: ShapeA,
-          401: ShapeA,
-          403: Type.Union([ShapeB, ShapeA]),
-          404: ShapeA,
-          409: ShapeA,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
+          404: EnvelopeErrorBody,
+          409: EnvelopeErrorBody,
         },
       },
     },

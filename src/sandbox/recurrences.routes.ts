@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
-import { ShapeA, ShapeB } from '../platform/error-schemas.js';
-import type { Http } from '../platform/http.js';
-import { sendJsonText } from '../platform/json-reply.js';
-import { createRecurrence, debitCycle } from '../recurrences/service.js';
+import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
+import { sendJsonText } from '../platform/http/json-reply.js';
+import type { Http } from '../platform/http/types.js';
+import { createRecurrence, debitCycle } from '../sales/recurrences/service.js';
 import { Sale } from '../sales/schemas.js';
 import { saleJson } from '../sales/service.js';
 import type { Customer } from '../sales/types.js';
@@ -16,13 +16,18 @@ const Recurrence = Type.Object({
   journey: Type.Integer(),
   sale: Type.Union([Sale, Type.Null()]),
 });
-const errors = { 400: ShapeA, 401: ShapeA, 403: Type.Union([ShapeB, ShapeA]), 404: ShapeA };
+const errors = {
+  400: EnvelopeErrorBody,
+  401: EnvelopeErrorBody,
+  403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
+  404: EnvelopeErrorBody,
+};
 
 export async function sandboxRecurrenceRoutes(app: Http, deps: SandboxDeps): Promise<void> {
   app.post(
     '/api/sandbox/recurrences',
     {
-      config: { errorShape: 'A' },
+      config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
       schema: { tags: ['sandbox'], body: RecurrenceBody, response: { 201: Recurrence, ...errors } },
     },
@@ -46,7 +51,7 @@ export async function sandboxRecurrenceRoutes(app: Http, deps: SandboxDeps): Pro
   app.post(
     '/api/sandbox/recurrences/:idRec/cycles',
     {
-      config: { errorShape: 'A' },
+      config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
       schema: { tags: ['sandbox'], params: IdRecPath, response: { 201: Sale, ...errors } },
     },

@@ -1,16 +1,16 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
-import type { Db } from '../platform/db.js';
-import { ShapeA, ShapeB } from '../platform/error-schemas.js';
-import type { AuthHook, Http } from '../platform/http.js';
-import { sendJsonText } from '../platform/json-reply.js';
-import type { Queue } from '../platform/queue.js';
+import type { Db } from '../platform/db/db.js';
+import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
+import { sendJsonText } from '../platform/http/json-reply.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import type { Queue } from '../platform/jobs/queue.js';
 import type { SaleProcessor } from '../sales/processors/processor.js';
 import { createSandboxSale, type SandboxSaleInput } from '../sales/sandbox-sales.js';
 import { IdPath, Sale } from '../sales/schemas.js';
 import { saleJson } from '../sales/service.js';
-import type { SaleSettler } from '../sales/settler.js';
-import type { SaleStatus } from '../sales/status-machine.js';
+import type { SaleSettler } from '../sales/settlement/settler.js';
+import type { SaleStatus } from '../sales/settlement/status-machine.js';
 import { sandboxId } from './ids.js';
 import { SandboxSaleBody, StatusBody } from './schemas.js';
 
@@ -22,13 +22,19 @@ export interface SandboxDeps {
   settler: SaleSettler;
 }
 
-const errors = { 400: ShapeA, 401: ShapeA, 403: Type.Union([ShapeB, ShapeA]), 404: ShapeA, 409: ShapeA };
+const errors = {
+  400: EnvelopeErrorBody,
+  401: EnvelopeErrorBody,
+  403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
+  404: EnvelopeErrorBody,
+  409: EnvelopeErrorBody,
+};
 
 export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<void> {
   app.post(
     '/api/sandbox/sales',
     {
-      config: { errorShape: 'A' },
+      config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
       schema: { tags: ['sandbox'], body: SandboxSaleBody, response: { 201: Sale, ...errors } },
     },
@@ -44,7 +50,7 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
   app.post(
     '/api/sandbox/sales/:id/status',
     {
-      config: { errorShape: 'A' },
+      config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
       schema: { tags: ['sandbox'], params: IdPath, body: StatusBody, response: { 200: Sale, ...errors } },
     },

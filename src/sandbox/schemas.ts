@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { MAX_CHARGE_CENTS } from '../platform/money.js';
+import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
 import { CustomerIn, CustomerOut, ItemIn, SaleStatusSchema } from '../sales/schemas.js';
 import { PAYMENT_METHODS } from '../sales/types.js';
 

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { recordAudit, SYSTEM_ACTOR } from '../audit/audit.data.js';
-import type { Config } from '../platform/config.js';
-import type { Db } from '../platform/db.js';
-import { startPeriodic } from '../platform/periodic.js';
+import type { Config } from '../platform/config/config.js';
+import type { Db } from '../platform/db/db.js';
+import { startPeriodic } from '../platform/jobs/periodic.js';
 import { disableWebhook, failingWebhooks } from './operations.data.js';
 
 /**

@@ -1,4 +1,4 @@
-import { type Command, required, UsageError } from '../cli/command.js';
+import { type Command, required, UsageError } from '../platform/cli/command.js';
 import { pruneNotifications } from './retention.js';
 
 export const notificationCommands: Command[] = [

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { seal, unseal } from '../platform/sealed.js';
+import { seal, unseal } from '../platform/crypto/sealed.js';
 
 /** A webhook secret as the merchant holds it (`whsec_` + base64 of 32 random bytes). Never stored as is. */
 export type WebhookSecret = string & { readonly __webhookSecret: unique symbol };

@@ -1,5 +1,5 @@
-import type { Queryable } from '../platform/db.js';
-import { deliveries } from '../platform/metrics.js';
+import type { Queryable } from '../platform/db/db.js';
+import { deliveries } from '../platform/observability/metrics.js';
 
 /** One claimed attempt: everything needed to send it. */
 export interface ClaimedAttempt {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Config } from '../platform/config.js';
-import type { Db, Queryable } from '../platform/db.js';
+import type { Config } from '../platform/config/config.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import { type OutboundRequest, postbackRequest } from '../postbacks/postback.js';
 import { Batcher } from './batcher.js';
 import { openKeys, type SigningKeys } from './crypto.js';

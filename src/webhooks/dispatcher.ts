@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Queryable } from '../platform/db.js';
+import type { Queryable } from '../platform/db/db.js';
 import { type ClaimedAttempt, claimDue, type HostRoom, releaseClaims } from './deliveries.data.js';
 import { type AttemptRunner, LEASE_MARGIN_MS } from './delivery-worker.js';
 import { fanOutPending, NO_ROOM } from './fanout.js';

@@ -1,4 +1,4 @@
-import type { Queryable } from '../platform/db.js';
+import type { Queryable } from '../platform/db/db.js';
 import type { ClaimedAttempt, HostRoom } from './deliveries.data.js';
 
 /** Fan-out that claims no first attempt: every delivery is left due, for any process. */

@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
-import { isPublicAddress } from '../platform/ip.js';
+import { isPublicAddress } from '../platform/net/ip.js';
 import { guardedLookup, literalAddress, TARGET_REFUSED } from './ssrf.js';
 
 /** Receivers' answers are read up to this many bytes and discarded; the rest of a larger body is cut off. */

@@ -1,4 +1,4 @@
-import type { Queryable } from '../platform/db.js';
+import type { Queryable } from '../platform/db/db.js';
 import type { EncryptedSecret } from './crypto.js';
 import { newEventId } from './outbox.js';
 

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
-import { type Queryable, whenCommitted } from '../platform/db.js';
-import { countFact } from '../platform/metrics.js';
+import { type Queryable, whenCommitted } from '../platform/db/db.js';
+import { countFact } from '../platform/observability/metrics.js';
 import { targetGroup } from './deliveries.data.js';
 import type { EventName } from './events.js';
 

@@ -1,4 +1,4 @@
-import type { Db } from '../platform/db.js';
+import type { Db } from '../platform/db/db.js';
 
 const CHUNK = 5000;
 

@@ -2,15 +2,32 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { userActor } from '../audit/actor.js';
 import { sessionOf } from '../auth/panel-session.js';
-import { isRealCalendarTime } from '../platform/calendar.js';
-import { validation } from '../platform/errors.js';
-import type { AuthHook, Http } from '../platform/http.js';
-import { numericPathId } from '../platform/ids.js';
-import { sendJsonText } from '../platform/json-reply.js';
-import * as S from './schemas.js';
+import { validation } from '../platform/http/errors.js';
+import { sendJsonText } from '../platform/http/json-reply.js';
+import { numericPathId } from '../platform/http/public-ids.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import { isRealCalendarTime } from '../platform/time/calendar.js';
+import {
+  CreateBody,
+  CreatedWebhook,
+  DeliveriesQuery,
+  Delivery,
+  EnvelopeErrorBody,
+  IdParam,
+  NoContent,
+  RecoverBody,
+  Recovered,
+  RotateBody,
+  RotatedSecret,
+  Stats,
+  StatsQuery,
+  TestQueued,
+  UpdateBody,
+  Webhook,
+} from './schemas.js';
 import type { WebhookService } from './service.js';
 
-const A = { errorShape: 'A' as const };
+const A = { errorShape: 'envelope' as const };
 const DEFAULT_LIMIT = 20;
 const webhookId = (raw: string) => numericPathId(raw, 'Webhook not found');
 
@@ -30,8 +47,13 @@ export async function webhookRoutes(
       config: A,
       schema: {
         tags: ['webhooks'],
-        body: S.CreateBody,
-        response: { 201: S.CreatedWebhook, 400: S.ShapeA, 401: S.ShapeA, 403: S.ShapeA },
+        body: CreateBody,
+        response: {
+          201: CreatedWebhook,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+        },
       },
     },
     async (request, reply) => {
@@ -44,7 +66,7 @@ export async function webhookRoutes(
     '/api/webhook',
     {
       config: A,
-      schema: { tags: ['webhooks'], response: { 200: Type.Array(S.Webhook), 401: S.ShapeA } },
+      schema: { tags: ['webhooks'], response: { 200: Type.Array(Webhook), 401: EnvelopeErrorBody } },
     },
     async (request) => webhooks.list(account(request)),
   );
@@ -55,9 +77,15 @@ export async function webhookRoutes(
       config: A,
       schema: {
         tags: ['webhooks'],
-        params: S.IdParam,
-        body: S.UpdateBody,
-        response: { 200: S.Webhook, 400: S.ShapeA, 401: S.ShapeA, 403: S.ShapeA, 404: S.ShapeA },
+        params: IdParam,
+        body: UpdateBody,
+        response: {
+          200: Webhook,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+          404: EnvelopeErrorBody,
+        },
       },
     },
     async (request) =>
@@ -70,8 +98,14 @@ export async function webhookRoutes(
       config: A,
       schema: {
         tags: ['webhooks'],
-        params: S.IdParam,
-        response: { 204: S.NoContent, 400: S.ShapeA, 401: S.ShapeA, 403: S.ShapeA, 404: S.ShapeA },
+        params: IdParam,
+        response: {
+          204: NoContent,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+          404: EnvelopeErrorBody,
+        },
       },
     },
     async (request, reply) => {
@@ -86,9 +120,14 @@ export async function webhookRoutes(
       config: A,
       schema: {
         tags: ['webhooks'],
-        params: S.IdParam,
-        querystring: S.DeliveriesQuery,
-        response: { 200: Type.Array(S.Delivery), 400: S.ShapeA, 401: S.ShapeA, 404: S.ShapeA },
+        params: IdParam,
+        querystring: DeliveriesQuery,
+        response: {
+          200: Type.Array(Delivery),
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          404: EnvelopeErrorBody,
+        },
       },
     },
     async (request, reply) =>
@@ -109,13 +148,13 @@ export async function webhookRoutes(
       config: A,
       schema: {
         tags: ['webhooks'],
-        params: S.IdParam,
+        params: IdParam,
         response: {
-          202: S.Delivery,
-          400: S.ShapeA,
-          401: S.ShapeA,
-          403: S.ShapeA,
-          404: S.ShapeA,
+          202: Delivery,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+          404: EnvelopeErrorBody,
         },
       },
     },
@@ -138,9 +177,15 @@ export async function webhookRoutes(
       schema: {
         tags: ['webhooks'],
         summary: 'New signing secret; the old one keeps signing during the overlap',
-        params: S.IdParam,
-        body: S.RotateBody,
-        response: { 200: S.RotatedSecret, 400: S.ShapeA, 401: S.ShapeA, 403: S.ShapeA, 404: S.ShapeA },
+        params: IdParam,
+        body: RotateBody,
+        response: {
+          200: RotatedSecret,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+          404: EnvelopeErrorBody,
+        },
       },
     },
     async (request, reply) => {
@@ -161,8 +206,14 @@ export async function webhookRoutes(
       schema: {
         tags: ['webhooks'],
         summary: 'Send a signed webhook.test delivery to this webhook',
-        params: S.IdParam,
-        response: { 202: S.TestQueued, 400: S.ShapeA, 401: S.ShapeA, 403: S.ShapeA, 404: S.ShapeA },
+        params: IdParam,
+        response: {
+          202: TestQueued,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+          404: EnvelopeErrorBody,
+        },
       },
     },
     async (request, reply) =>
@@ -176,14 +227,14 @@ export async function webhookRoutes(
       schema: {
         tags: ['webhooks'],
         summary: 'Resend every FAILED or SKIPPED delivery created in a time window',
-        params: S.IdParam,
-        body: S.RecoverBody,
+        params: IdParam,
+        body: RecoverBody,
         response: {
-          202: S.Recovered,
-          400: S.ShapeA,
-          401: S.ShapeA,
-          403: S.ShapeA,
-          404: S.ShapeA,
+          202: Recovered,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+          404: EnvelopeErrorBody,
         },
       },
     },
@@ -208,9 +259,9 @@ export async function webhookRoutes(
       schema: {
         tags: ['webhooks'],
         summary: 'Delivery health over the last hours',
-        params: S.IdParam,
-        querystring: S.StatsQuery,
-        response: { 200: S.Stats, 400: S.ShapeA, 401: S.ShapeA, 404: S.ShapeA },
+        params: IdParam,
+        querystring: StatsQuery,
+        response: { 200: Stats, 400: EnvelopeErrorBody, 401: EnvelopeErrorBody, 404: EnvelopeErrorBody },
       },
     },
     async (request) => {

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 
 export { IdParam, NoContent } from '../auth/schemas.js';
-export { ShapeA } from '../platform/error-schemas.js';
+export { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 
 // Values are checked by the service, so that a bad URL or event name gets a message naming it.
 export const CreateBody = Type.Object({

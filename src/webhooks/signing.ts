@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { signTimestamped } from '../platform/timestamped-signature.js';
+import { signTimestamped } from '../platform/crypto/timestamped-signature.js';
 import type { SigningKeys, WebhookSecret } from './crypto.js';
 
 export interface SignedWebhook {

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { isPublicAddress } from '../platform/ip.js';
+import { isPublicAddress } from '../platform/net/ip.js';
 
 /** Thrown (and classified as not retryable) when a target address is refused by the production rules. */
 export const TARGET_REFUSED = 'ETARGETREFUSED';

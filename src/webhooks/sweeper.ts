@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db, Queryable } from '../platform/db.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import { MAX_ATTEMPTS } from './delivery-worker.js';
 import { fanOutPending, NO_ROOM } from './fanout.js';
 

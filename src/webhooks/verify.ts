@@ -4,8 +4,8 @@
  * received: re-serialized JSON does not verify.
  */
 import { createHmac } from 'node:crypto';
-import { constantTimeEqual } from '../auth/secrets.js';
-import { eventFor, SALE_STATUSES, type SaleStatus } from '../sales/status-machine.js';
+import { constantTimeEqual } from '../platform/crypto/secrets.js';
+import { eventFor, SALE_STATUSES, type SaleStatus } from '../sales/settlement/status-machine.js';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/platform/db.js';
+import type { Db } from '../../src/platform/db/db.js';
 import { unauthorizedBody } from '../support/auth-checks.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';

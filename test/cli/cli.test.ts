@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyPassword } from '../../src/auth/secrets.js';
-import { type Db, openDb } from '../../src/platform/db.js';
+import { verifyPassword } from '../../src/auth/passwords.js';
+import { type Db, openDb } from '../../src/platform/db/db.js';
 import { type CliResult, lines, runGateway } from '../support/cli.js';
 import { admin, freshDatabase, urlFor } from '../support/pg.js';
 

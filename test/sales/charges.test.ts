@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
+import { hasValidCrc } from '../../src/rails/brcode.js';
 import { cancelExpiredCharges } from '../../src/sales/charges.js';
-import { hasValidCrc } from '../../src/sales/pix/brcode.js';
-import { holdForRefund, releaseForgottenHolds } from '../../src/sales/refund-hold.js';
+import { holdForRefund, releaseForgottenHolds } from '../../src/sales/settlement/refund-hold.js';
 import { createCashout } from '../support/cashouts.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';

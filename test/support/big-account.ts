@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../../src/platform/db.js';
+import type { Db, Queryable } from '../../src/platform/db/db.js';
 
 export const NAMES = ['Maria Silva', 'João Souza', 'Ana Oliveira', 'Pedro Santos', 'Luiza Pereira'];
 const SALE_STATUSES = ['PAGO', 'PENDENTE', 'EM_PROCESSAMENTO', 'CANCELADO', 'RECUSADO', 'ESTORNADO', 'FALHA'];

@@ -1,4 +1,4 @@
-import type { Db } from '../../src/platform/db.js';
+import type { Db } from '../../src/platform/db/db.js';
 import type { TestMerchant } from './factories.js';
 import { call } from './http.js';
 import { waitUntil } from './wait.js';

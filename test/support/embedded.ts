@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startEmbeddedPostgres } from '../../src/platform/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../../src/platform/embedded-postgres/start.js';
 
 export interface EmbeddedServer {
   dataDir: string;

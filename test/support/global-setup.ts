@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openDb } from '../../src/platform/db.js';
-import { createLogger } from '../../src/platform/logger.js';
-import { migrate } from '../../src/platform/migrate.js';
-import { Queue } from '../../src/platform/queue.js';
+import { openDb } from '../../src/platform/db/db.js';
+import { migrate } from '../../src/platform/db/migrate.js';
+import { Queue } from '../../src/platform/jobs/queue.js';
+import { createLogger } from '../../src/platform/observability/logger.js';
 import { admin, TEMPLATE_DB, TEST_DB_PREFIX, urlFor } from './pg.js';
 
 /**

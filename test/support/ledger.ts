@@ -1,5 +1,5 @@
 import { postEntry } from '../../src/ledger/ledger.js';
-import type { Db } from '../../src/platform/db.js';
+import type { Db } from '../../src/platform/db/db.js';
 
 /** Credits `cents` to a merchant's available balance the way a paid sale does: a balanced ledger entry. */
 export async function fundMerchant(db: Db, accountId: number, cents: number): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../src/platform/db.js';
+import type { Queryable } from '../../src/platform/db/db.js';
 
 /** One node of an EXPLAIN (FORMAT JSON) plan, with the fields the tests read. */
 export interface PlanNode {

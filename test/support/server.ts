@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/platform/config.js';
-import { type Runtime, startRuntime } from '../../src/platform/runtime.js';
+import { loadConfig } from '../../src/platform/config/config.js';
+import { type Runtime, startRuntime } from '../../src/runtime.js';
 import { freshDatabase } from './pg.js';
 
 export interface TestServer {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalIp, isPublicAddress } from '../../src/platform/ip.js';
+import { canonicalIp, isPublicAddress } from '../../src/platform/net/ip.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { recordFact, salePostbackBody, saleWebhookBody } from '../support/notifications.js';

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { fromSaoPaulo, toSaoPaulo } from '../../../src/platform/sao-paulo';
+import { fromSaoPaulo, toSaoPaulo } from '../../../src/platform/time/sao-paulo';
 import { ApiError, api, type Credential, type IssuedCredential } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { fromSaoPaulo } from '../../../src/platform/sao-paulo';
+import { fromSaoPaulo } from '../../../src/platform/time/sao-paulo';
 import { api, type Delivery, type Webhook, type WebhookStats } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';

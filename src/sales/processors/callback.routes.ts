@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
-import { ShapeA } from '../../platform/error-schemas.js';
-import { notFound, unauthorized } from '../../platform/errors.js';
-import type { Http } from '../../platform/http.js';
-import { keepRawJson } from '../../platform/raw-body.js';
+import { EnvelopeErrorBody } from '../../platform/http/error-schemas.js';
+import { notFound, unauthorized } from '../../platform/http/errors.js';
+import { keepRawJson } from '../../platform/http/json-body.js';
+import type { Http } from '../../platform/http/types.js';
 import { SaleStatusSchema } from '../schemas.js';
 import { applyProcessorStatus } from '../service.js';
-import type { SaleSettler } from '../settler.js';
-import type { SaleStatus } from '../status-machine.js';
+import type { SaleSettler } from '../settlement/settler.js';
+import type { SaleStatus } from '../settlement/status-machine.js';
 import type { ProcessorRegistry } from './processor.js';
 
 const CallbackBody = Type.Object({
@@ -34,12 +34,18 @@ export async function processorCallbackRoutes(
   app.post(
     '/api/providers/:processor/sales/callback',
     {
-      config: { errorShape: 'A' },
+      config: { errorShape: 'envelope' },
       schema: {
         tags: ['processors'],
         params: Type.Object({ processor: Type.String({ maxLength: 50 }) }),
         body: CallbackBody,
-        response: { 200: CallbackResult, 400: ShapeA, 401: ShapeA, 404: ShapeA, 409: ShapeA },
+        response: {
+          200: CallbackResult,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          404: EnvelopeErrorBody,
+          409: EnvelopeErrorBody,
+        },
       },
       preValidation: async (request) => {
         const { processor } = request.params as { processor: string };

@@ -1,4 +1,4 @@
-import type { Config } from '../../platform/config.js';
+import type { Config } from '../../platform/config/config.js';
 import type { BcbProcessor } from './bcb/adapter.js';
 import type { PixChargeProcessor } from './processor.js';
 import type { SandboxProcessor } from './sandbox.js';

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { checkTimestamped, signTimestamped } from '../../platform/timestamped-signature.js';
-import { brCode } from '../pix/brcode.js';
+import { checkTimestamped, signTimestamped } from '../../platform/crypto/timestamped-signature.js';
+import { brCode } from '../../rails/brcode.js';
 import type { ChargeDetails, PixCharge, PixChargeProcessor, SaleProcessor } from './processor.js';
 
 export const SANDBOX_PROCESSOR = 'sandbox';

@@ -1,18 +1,15 @@
-import type { BcbSettings } from '../../../platform/config-rails.js';
-import type { Db } from '../../../platform/db.js';
-import { formatReais, parseReais } from '../../../platform/money.js';
-import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
-import type { Queue } from '../../../platform/queue.js';
-import { brCode } from '../../pix/brcode.js';
+import type { BcbSettings } from '../../../platform/config/rails.js';
+import type { Db } from '../../../platform/db/db.js';
+import type { Queue } from '../../../platform/jobs/queue.js';
+import { formatReais, parseReais } from '../../../platform/money/money.js';
+import { brCode } from '../../../rails/brcode.js';
+import { type PixApiClient, PspError } from '../../../rails/pix-api-client.js';
 import { type ExpiredCharge, type PixCharge, type PixChargeProcessor, RefundNotMade } from '../processor.js';
 import { isLocation, isPixCopiaECola } from './cob-answer.js';
 import { acknowledge, endAttempt, refundAttempt } from './devolucoes.js';
 import { creditPix, type Pix } from './received.js';
+import { BCB_PROCESSOR, txidOf } from './txid.js';
 
-export const BCB_PROCESSOR = 'bcb';
-
-/** The standard's txid (26–35 of [a-zA-Z0-9]): the sale's uuid without dashes, 32 characters. */
-export const txidOf = (saleUuid: string) => saleUuid.replace(/-/g, '');
 /** The standard's CobGerada, as far as the gateway reads it: nothing in it is assumed well formed. */
 interface CobGerada {
   txid?: unknown;

@@ -1,5 +1,5 @@
-import { parseReais } from '../../../platform/money.js';
-import { hasValidCrc } from '../../pix/brcode.js';
+import { parseReais } from '../../../platform/money/money.js';
+import { hasValidCrc } from '../../../rails/brcode.js';
 
 /**
  * The top-level fields of an EMV BR Code (ID, two-digit length, value, …), or null when it is not one: a

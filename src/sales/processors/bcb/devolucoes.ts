@@ -1,12 +1,12 @@
-import type { Db, Queryable } from '../../../platform/db.js';
-import { parseReais } from '../../../platform/money.js';
-import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
+import type { Db, Queryable } from '../../../platform/db/db.js';
+import { parseReais } from '../../../platform/money/money.js';
+import { type PixApiClient, PspError } from '../../../rails/pix-api-client.js';
 import { lockSale } from '../../data.js';
-import { holdLocked, releaseLocked } from '../../refund-hold.js';
 import { applyProcessorStatus } from '../../service.js';
-import type { SaleSettler } from '../../settler.js';
+import { holdLocked, releaseLocked } from '../../settlement/refund-hold.js';
+import type { SaleSettler } from '../../settlement/settler.js';
 import { RefundNotMade } from '../processor.js';
-import { BCB_PROCESSOR, txidOf } from './adapter.js';
+import { BCB_PROCESSOR, txidOf } from './txid.js';
 
 /** Where a devolução the gateway did not request is reported (the webhook's request log, the worker's). */
 export interface WarnLog {

@@ -1,14 +1,14 @@
-import type { Db, Queryable } from '../../../platform/db.js';
-import { parseReais } from '../../../platform/money.js';
-import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
-import type { Queue } from '../../../platform/queue.js';
+import type { Db, Queryable } from '../../../platform/db/db.js';
+import type { Queue } from '../../../platform/jobs/queue.js';
+import { parseReais } from '../../../platform/money/money.js';
+import { type PixApiClient, PspError } from '../../../rails/pix-api-client.js';
 import { findSaleByProcessorRef } from '../../charges.data.js';
 import { lockSale } from '../../data.js';
-import type { SaleSettler } from '../../settler.js';
-import { checkTransition, isOpen } from '../../status-machine.js';
-import { moveSale } from '../../transition.js';
-import { BCB_PROCESSOR } from './adapter.js';
+import type { SaleSettler } from '../../settlement/settler.js';
+import { checkTransition, isOpen } from '../../settlement/status-machine.js';
+import { moveSale } from '../../settlement/transition.js';
 import { applyRequestedDevolucao, applyUnrequestedDevolucao, type WarnLog } from './devolucoes.js';
+import { BCB_PROCESSOR } from './txid.js';
 
 /** The standard's Pix object, as far as the gateway reads it. */
 export interface Pix {

@@ -1,19 +1,14 @@
-import type { Db } from '../../../platform/db.js';
-import { parseReais } from '../../../platform/money.js';
-import { type PixApiClient, PspError } from '../../../platform/pix-api-client.js';
-import type { Queue } from '../../../platform/queue.js';
-import {
-  chargeCycle,
-  lockRecurrence,
-  type RecurrenceRow,
-  recordMandate,
-} from '../../../recurrences/service.js';
+import type { Db } from '../../../platform/db/db.js';
+import type { Queue } from '../../../platform/jobs/queue.js';
+import { parseReais } from '../../../platform/money/money.js';
+import { type PixApiClient, PspError } from '../../../rails/pix-api-client.js';
 import { findSaleByProcessorRef } from '../../charges.data.js';
+import { chargeCycle, lockRecurrence, type RecurrenceRow, recordMandate } from '../../recurrences/service.js';
 import { saleFees } from '../../service.js';
-import type { SaleSettler } from '../../settler.js';
-import { BCB_PROCESSOR } from './adapter.js';
+import type { SaleSettler } from '../../settlement/settler.js';
 import type { WarnLog } from './devolucoes.js';
 import { type Pix, settleRefunds } from './received.js';
+import { BCB_PROCESSOR } from './txid.js';
 
 /** The standard's RecCompleta (GET /rec/{idRec}), as far as the gateway reads it. */
 interface Rec {

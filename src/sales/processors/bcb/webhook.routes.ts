@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import type { Db } from '../../../platform/db.js';
-import { ShapeA } from '../../../platform/error-schemas.js';
-import type { Http } from '../../../platform/http.js';
-import type { PixApiClient } from '../../../platform/pix-api-client.js';
-import type { Queue } from '../../../platform/queue.js';
-import type { SaleSettler } from '../../settler.js';
+import type { Db } from '../../../platform/db/db.js';
+import { EnvelopeErrorBody } from '../../../platform/http/error-schemas.js';
+import type { Http } from '../../../platform/http/types.js';
+import type { Queue } from '../../../platform/jobs/queue.js';
+import type { PixApiClient } from '../../../rails/pix-api-client.js';
+import type { SaleSettler } from '../../settlement/settler.js';
 import { handleNotifiedPix } from './received.js';
 import { handleNotifiedCobrs, handleNotifiedRecs } from './recurring.js';
 
@@ -46,11 +46,11 @@ export async function bcbWebhookRoutes(
   app.post(
     '/api/providers/bcb/webhook/pix',
     {
-      config: { errorShape: 'A' },
+      config: { errorShape: 'envelope' },
       schema: {
         tags: ['processors'],
         body: WebhookPixBody,
-        response: { 200: Outcomes, 400: ShapeA, 503: Outcomes },
+        response: { 200: Outcomes, 400: EnvelopeErrorBody, 503: Outcomes },
       },
     },
     async (request, reply) => {
@@ -72,8 +72,12 @@ export async function bcbWebhookRoutes(
   app.post(
     '/api/providers/bcb/webhook/rec',
     {
-      config: { errorShape: 'A' },
-      schema: { tags: ['processors'], body: WebhookRecBody, response: { 200: Outcomes, 400: ShapeA } },
+      config: { errorShape: 'envelope' },
+      schema: {
+        tags: ['processors'],
+        body: WebhookRecBody,
+        response: { 200: Outcomes, 400: EnvelopeErrorBody },
+      },
     },
     async (request) => ({
       outcomes: await handleNotifiedRecs({ ...recurring, log: request.log }, request.body.recs),
@@ -82,8 +86,12 @@ export async function bcbWebhookRoutes(
   app.post(
     '/api/providers/bcb/webhook/cobr',
     {
-      config: { errorShape: 'A' },
-      schema: { tags: ['processors'], body: WebhookCobrBody, response: { 200: Outcomes, 400: ShapeA } },
+      config: { errorShape: 'envelope' },
+      schema: {
+        tags: ['processors'],
+        body: WebhookCobrBody,
+        response: { 200: Outcomes, 400: EnvelopeErrorBody },
+      },
     },
     async (request) => ({
       outcomes: await handleNotifiedCobrs({ ...recurring, log: request.log }, request.body.cobsr),

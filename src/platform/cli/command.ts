@@ -1,0 +1,45 @@
+import type { ParseArgsConfig } from 'node:util';
+import type { Config } from '../config/config.js';
+import type { Db } from '../db/db.js';
+
+export interface CommandContext {
+  db: Db;
+  config: Config;
+}
+
+export interface CommandOutcome {
+  /** The JSON document printed with --json. */
+  result: unknown;
+  /** The human-readable line(s) printed without --json. */
+  text: string;
+  /** Non-zero with `error` set when the command ran but failed (e.g. ledger verify found problems). */
+  exitCode?: number;
+  error?: string;
+}
+
+export interface Command {
+  path: readonly string[];
+  usage: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  positionals?: number;
+  run(
+    ctx: CommandContext,
+    values: Record<string, string | boolean | undefined>,
+    positionals: string[],
+  ): Promise<CommandOutcome>;
+}
+
+/** A usage error (exit 2) as opposed to a failure of the operation (exit 1). */
+export class UsageError extends Error {}
+
+export function required(values: Record<string, string | boolean | undefined>, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+export function onOffArg(value: string, name: string): boolean {
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new UsageError(`${name} must be on or off, got "${value}"`);
+}

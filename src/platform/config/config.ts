@@ -1,0 +1,192 @@
+import path from 'node:path';
+import ipaddr from 'ipaddr.js';
+import { ConfigError, choice, type Env, integer, onOff } from './parse.js';
+import {
+  type BcbSettings,
+  bcbSettings,
+  type EfiSettings,
+  efiSettings,
+  PAYOUT_PROVIDERS,
+  type PayoutProviderName,
+  PIX_PROCESSORS,
+  type PixProcessorName,
+  publicUrlSetting,
+} from './rails.js';
+import { devSecret, requireStrongSecrets, secretsKey } from './secrets.js';
+
+export interface Config {
+  logLevel: LogLevel;
+  port: number;
+  /** `gateway worker`'s own listener for /health and /metrics (null: none). */
+  workerPort: number | null;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  production: boolean;
+  sandbox: boolean;
+  trustProxy: string[];
+  postbackSecret: string;
+  secretsKey: Buffer;
+  metricsToken: string | undefined;
+  redisUrl: string | undefined;
+  /** Requests per API key per second; 0: off. */
+  rateLimitPerKey: number;
+  /** Login attempts per source IP per minute; 0: off. */
+  rateLimitLoginPerIp: number;
+  webhookAllowPrivate: boolean;
+  webhookRetryDelaysMs: number[];
+  webhookTimeoutMs: number;
+  /** A webhook whose last N deliveries all failed, failing for at least H hours, is disabled (decisions.md). */
+  webhookDisableAfterFailures: number;
+  webhookDisableAfterHours: number;
+  /** How often workers look for such webhooks. */
+  webhookHealthCheckMs: number;
+  /** Who opens PIX charges for POST /api/transactions (decisions.md, "Sales creation and real payment rails"). */
+  pixProcessor: PixProcessorName;
+  bcb: BcbSettings | null;
+  /** Who sends withdrawals: the sandbox, Efí's Pix send API, or nobody (they wait PENDING). */
+  payoutProvider: PayoutProviderName;
+  efi: EfiSettings | null;
+  /** Slow-client limits (docs/security.md): time to receive the headers, the whole request, idle keep-alive. */
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
+  httpKeepAliveTimeoutMs: number;
+  /** Open connections one source address may hold; 0 = no cap. */
+  httpMaxConnectionsPerIp: number;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+function retryDelays(env: Env): number[] {
+  const raw = env.WEBHOOK_RETRY_DELAYS_MS;
+  if (raw === undefined || raw === '') return [60000, 600000];
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length !== 2 || parts.some((p) => !/^\d+$/.test(p))) {
+    throw new ConfigError(
+      `WEBHOOK_RETRY_DELAYS_MS must be two comma-separated whole numbers of milliseconds (waits before the 2nd and 3rd attempt), got "${raw}"`,
+    );
+  }
+  return parts.map(Number);
+}
+
+function trustProxy(env: Env): string[] {
+  const raw = env.TRUST_PROXY;
+  if (raw === undefined || raw.trim() === '') return [];
+  const entries = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const ok = entry.includes('/') ? safe(() => ipaddr.parseCIDR(entry)) : ipaddr.isValid(entry);
+    if (!ok) throw new ConfigError(`TRUST_PROXY entry "${entry}" is not an IP address or CIDR range`);
+  }
+  return entries;
+}
+
+function safe(fn: () => unknown): boolean {
+  try {
+    fn();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function slowClientLimits(env: Env) {
+  const headers = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10000, 100, 600000);
+  const request = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30000, 100, 600000);
+  if (request < headers) {
+    throw new ConfigError('HTTP_REQUEST_TIMEOUT_MS must not be shorter than HTTP_HEADERS_TIMEOUT_MS');
+  }
+  return {
+    httpHeadersTimeoutMs: headers,
+    httpRequestTimeoutMs: request,
+    httpKeepAliveTimeoutMs: integer(env, 'HTTP_KEEPALIVE_TIMEOUT_MS', 5000, 100, 600000),
+    httpMaxConnectionsPerIp: integer(env, 'HTTP_MAX_CONNECTIONS_PER_IP', 256, 0, 1000000),
+  };
+}
+
+/**
+ * `secrets: false` is for the operator commands, which sign and seal nothing: they run in production without
+ * POSTBACK_SECRET and SECRETS_KEY (an operator's shell need not hold the money secrets to verify the ledger)
+ * and never create dev secret files in DATA_DIR. Their config's secrets are empty, so any use would fail.
+ */
+export function loadConfig(env: Env = process.env, options: { secrets?: boolean } = {}): Config {
+  const withSecrets = options.secrets ?? true;
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  if (!['production', 'development', 'test'].includes(nodeEnv)) {
+    throw new ConfigError(`NODE_ENV must be production, development or test, got "${nodeEnv}"`);
+  }
+  const production = nodeEnv === 'production';
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// connection string');
+  }
+  if (production && withSecrets && !env.POSTBACK_SECRET) {
+    throw new ConfigError('POSTBACK_SECRET is required in production');
+  }
+  if (production && withSecrets && !env.SECRETS_KEY)
+    throw new ConfigError('SECRETS_KEY is required in production');
+  if (production && withSecrets) requireStrongSecrets(env.POSTBACK_SECRET!, env.SECRETS_KEY!);
+  const host = env.HOST || '::';
+  if (env.HOST && env.HOST !== 'localhost' && !ipaddr.isValid(env.HOST)) {
+    throw new ConfigError(`HOST must be an IP address or localhost, got "${env.HOST}"`);
+  }
+  const allowPrivate = onOff(env, 'WEBHOOK_ALLOW_PRIVATE', !production);
+  if (production && allowPrivate) {
+    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE cannot be on in production');
+  }
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL');
+  }
+  const sandbox = onOff(env, 'SANDBOX', !production);
+  if (production && sandbox) throw new ConfigError('SANDBOX cannot be on in production');
+  const pixProcessor = choice(env, 'PIX_PROCESSOR', PIX_PROCESSORS, sandbox ? 'sandbox' : 'none');
+  if (production && pixProcessor === 'sandbox') {
+    throw new ConfigError('PIX_PROCESSOR=sandbox cannot be chosen in production');
+  }
+  if (pixProcessor === 'sandbox' && !sandbox) throw new ConfigError('PIX_PROCESSOR=sandbox needs SANDBOX on');
+  const payoutProvider = choice(env, 'PAYOUT_PROVIDER', PAYOUT_PROVIDERS, sandbox ? 'sandbox' : 'none');
+  if (production && payoutProvider === 'sandbox') {
+    throw new ConfigError('PAYOUT_PROVIDER=sandbox cannot be chosen in production');
+  }
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const publicUrl = publicUrlSetting(
+    env,
+    port,
+    production && (pixProcessor === 'bcb' || payoutProvider === 'efi'),
+  );
+  return {
+    pixProcessor,
+    bcb: pixProcessor === 'bcb' ? bcbSettings(env, publicUrl) : null,
+    payoutProvider,
+    efi: payoutProvider === 'efi' ? efiSettings(env, publicUrl) : null,
+    logLevel: choice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    port,
+    workerPort: env.WORKER_PORT ? integer(env, 'WORKER_PORT', 0, 1, 65535) : null,
+    host,
+    databaseUrl,
+    dataDir,
+    production,
+    sandbox,
+    trustProxy: trustProxy(env),
+    postbackSecret: withSecrets ? env.POSTBACK_SECRET || devSecret(dataDir, 'dev-postback-secret', 32) : '',
+    secretsKey: withSecrets
+      ? secretsKey(env.SECRETS_KEY || devSecret(dataDir, 'dev-secrets-key', 32))
+      : Buffer.alloc(0),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    redisUrl,
+    rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 100, 0, 1_000_000),
+    rateLimitLoginPerIp: integer(env, 'RATE_LIMIT_LOGIN_PER_IP', 20, 0, 1_000_000),
+    webhookAllowPrivate: allowPrivate,
+    webhookRetryDelaysMs: retryDelays(env),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10000, 1, 600000),
+    webhookDisableAfterFailures: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 50, 1, 100_000),
+    webhookDisableAfterHours: integer(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 72, 0, 8760),
+    webhookHealthCheckMs: integer(env, 'WEBHOOK_HEALTH_CHECK_SECONDS', 60, 1, 86400) * 1000,
+    ...slowClientLimits(env),
+  };
+}

@@ -1,0 +1,73 @@
+import type { Config } from '../config/config.js';
+import { type EmbeddedPostgres, startEmbeddedPostgres } from '../embedded-postgres/start.js';
+import { type Db, openDb } from './db.js';
+
+export interface OpenedDatabase {
+  db: Db;
+  /** Closes the pool; the embedded server is stopped too when this process was its last client. */
+  close(): Promise<void>;
+}
+
+/**
+ * The database of the configuration: DATABASE_URL, or the embedded PostgreSQL in DATA_DIR (started when it
+ * is not running). Either way the gateway is a plain `pg` client; `connected` runs once the pool holds a
+ * connection (migrations, say), before other processes may stop an embedded server it found running.
+ */
+export async function openDatabase(
+  config: Config,
+  opts: {
+    poolMax?: number;
+    log: (message: string) => void;
+    /** A long-running process (serve, worker) watches the embedded server and starts it again if it dies. */
+    watch?: { warn: (message: string) => void };
+  },
+): Promise<OpenedDatabase> {
+  const embedded: EmbeddedPostgres | undefined = config.databaseUrl
+    ? undefined
+    : await startEmbeddedPostgres(config.dataDir, opts.log);
+  const db = openDb({ databaseUrl: embedded?.url ?? config.databaseUrl ?? '', poolMax: opts.poolMax });
+  if (embedded) {
+    try {
+      await db.query('SELECT 1');
+    } finally {
+      embedded.releaseStartLock();
+    }
+  }
+  const watchdog = embedded && opts.watch ? watchEmbedded(embedded, opts.watch.warn) : undefined;
+  return {
+    db,
+    close: async () => {
+      if (watchdog) clearInterval(watchdog);
+      await db.close();
+      if (embedded && (await embedded.stopIfUnused())) opts.log('embedded PostgreSQL stopped');
+    },
+  };
+}
+
+const WATCH_EVERY_MS = 5_000;
+
+/**
+ * The embedded server killed under a running gateway (the OOM killer, a mistaken kill) is started again
+ * within seconds, on its port, so the pool's connections come back without an operator: `npm start` needs
+ * nothing else. A server that cannot start is said in the log on every round until it can.
+ */
+function watchEmbedded(embedded: EmbeddedPostgres, warn: (message: string) => void): NodeJS.Timeout {
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    embedded
+      .ensureRunning()
+      .then(
+        (started) => {
+          if (started) warn('the embedded PostgreSQL was not running: started it again');
+        },
+        (err: unknown) => warn(err instanceof Error ? err.message : String(err)),
+      )
+      .finally(() => {
+        busy = false;
+      });
+  }, WATCH_EVERY_MS);
+  timer.unref();
+  return timer;
+}

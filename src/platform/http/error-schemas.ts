@@ -1,0 +1,35 @@
+import { Type } from 'typebox';
+import type { ErrorShape } from './errors.js';
+
+/**
+ * Response schemas of the five error body shapes (spec, Errors), for route declarations and the OpenAPI
+ * document. The bodies themselves are built by renderError in errors.ts.
+ */
+export const EnvelopeErrorBody = Type.Object(
+  { success: Type.Literal(false), error: Type.Object({ code: Type.String(), message: Type.String() }) },
+  { description: 'Error shape A' },
+);
+export const IpAccessErrorBody = Type.Object(
+  { message: Type.String(), code: Type.String() },
+  { description: 'Error shape B' },
+);
+export const BusinessRuleErrorBody = Type.Object(
+  { message: Type.String(), errorType: Type.String() },
+  { description: 'Error shape C' },
+);
+export const TransactionErrorBody = Type.Object(
+  { message: Type.String(), error: Type.String() },
+  { description: 'Error shape D' },
+);
+export const BalanceErrorBody = Type.Object(
+  { error: Type.String(), message: Type.String() },
+  { description: 'Error shape E' },
+);
+
+/** The body schema of each family a route can declare. */
+export const ERROR_BODY_OF_SHAPE: Record<ErrorShape, typeof EnvelopeErrorBody | typeof TransactionErrorBody> =
+  {
+    envelope: EnvelopeErrorBody,
+    transaction: TransactionErrorBody,
+    balance: BalanceErrorBody,
+  };

@@ -1,0 +1,108 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError } from './errors.js';
+import { exceedsDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import type { Http } from './types.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request body exactly as received, on routes registered after keepRawJson (amounts, signatures). */
+    rawBody?: Buffer;
+  }
+}
+
+type Done = (err: Error | null, value?: unknown) => void;
+
+/** A `\uD800`–`\uDFFF` escape: the only way JSON text decoded from UTF-8 can carry a UTF-16 surrogate alone. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * True when a parsed JSON value holds a string (or key) with a UTF-16 surrogate that is not half of a pair:
+ * not text in any encoding (PostgreSQL refuses it in json, a URL encoder throws). Walks only bodies whose text
+ * has a surrogate escape at all; the depth was bounded before parsing.
+ */
+function hasLoneSurrogate(text: string, value: unknown): boolean {
+  if (!SURROGATE_ESCAPE.test(text)) return false;
+  const walk = (v: unknown): boolean => {
+    if (typeof v === 'string') return LONE_SURROGATE.test(v);
+    if (Array.isArray(v)) return v.some(walk);
+    if (v !== null && typeof v === 'object') {
+      return Object.entries(v).some(([k, x]) => LONE_SURROGATE.test(k) || walk(x));
+    }
+    return false;
+  };
+  return walk(value);
+}
+
+/**
+ * Fastify's own JSON parser (it refuses `__proto__` / `constructor.prototype` poisoning), except that an empty
+ * body is no body (clients commonly send `Content-Type: application/json` on bodiless POSTs: logout, key
+ * creation, resend, and those must not fail with 400), that nesting is bounded before parsing, and that a
+ * string with half a surrogate pair (no text at all) is refused here rather than by the database (a 500).
+ */
+function jsonParser(app: Http) {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  return (request: FastifyRequest, text: string, done: Done) => {
+    const unreadable = encodingProblem(request);
+    if (unreadable) return done(new AppError('VALIDATION_ERROR', unreadable));
+    if (text.trim() === '') return done(null, undefined);
+    if (exceedsDepth(text)) {
+      return done(new AppError('VALIDATION_ERROR', `Body nests deeper than ${MAX_JSON_DEPTH} levels`));
+    }
+    void parse(request, text, (err, value) => {
+      if (err) return done(new AppError('VALIDATION_ERROR', 'Body is not valid JSON'));
+      if (hasLoneSurrogate(text, value)) {
+        return done(
+          new AppError('VALIDATION_ERROR', 'Body holds a \\u escape of half a UTF-16 surrogate pair'),
+        );
+      }
+      done(null, value);
+    });
+  };
+}
+
+/**
+ * Bodies are read as UTF-8 text as sent: a compressed body or a UTF-16/32 one would be parsed as garbage
+ * ("not valid JSON", or worse, valid JSON of the wrong text), so both are refused with what to send instead.
+ */
+function encodingProblem(request: FastifyRequest): string | null {
+  const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    return `Content-Encoding ${encoding} is not accepted: send the JSON body uncompressed`;
+  }
+  // only charsets whose JSON text is not ASCII bytes are refused: a PSP or a bank labelling its ASCII JSON
+  // `us-ascii` or `iso-8859-1` sends what UTF-8 reads the same
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
+  if (charset && /^(utf-?(16|32)|ucs-?[24])/i.test(charset)) {
+    return `Content-Type charset must be utf-8, got ${charset}`;
+  }
+  return null;
+}
+
+/**
+ * Installs the lenient-but-safe JSON parser for every route, and JSON as the only body type: Fastify's
+ * text/plain parser would hand a route a string its schema then calls "not an object".
+ */
+export function installJsonParser(app: Http): void {
+  const parse = jsonParser(app);
+  app.removeContentTypeParser('text/plain');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    parse(request, body as string, done),
+  );
+}
+
+/**
+ * Replaces the JSON parser inside one encapsulated plugin with one that also keeps the body bytes, so money
+ * is parsed from the decimal text the client sent (JSON.parse has already rounded it to a float) and
+ * signatures are checked over the exact bytes received.
+ */
+export function keepRawJson(app: Http): void {
+  const parse = jsonParser(app);
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const raw = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    request.rawBody = raw;
+    parse(request, raw.toString('utf8'), done);
+  });
+}

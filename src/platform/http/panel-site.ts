@@ -1,0 +1,48 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { Http } from './types.js';
+
+/** Where `vite build` puts the panel (panel/vite.config.ts): dist/panel-site, from src/platform/http or dist/platform/http. */
+const SITE = path.resolve(import.meta.dirname, '../../../dist/panel-site');
+
+/**
+ * The page's own security headers: scripts and styles only from this origin (no inline script), never
+ * framed, no referrer sent away, no MIME sniffing. The JSON API keeps its own headers.
+ */
+const PAGE_HEADERS: Record<string, string> = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+};
+
+/** The merchant panel at `/`: the static build of panel/, served by the gateway itself. */
+export async function panelSite(app: Http): Promise<void> {
+  if (!existsSync(path.join(SITE, 'index.html'))) {
+    app.get('/', { schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .code(503)
+        .type('text/plain; charset=utf-8')
+        .send('The panel is not built: run `npm run build`.\n'),
+    );
+    return;
+  }
+  await app.register(fastifyStatic, {
+    root: SITE,
+    prefix: '/',
+    index: 'index.html',
+    wildcard: false,
+    schemaHide: true,
+    setHeaders: (res, file) => {
+      for (const [name, value] of Object.entries(PAGE_HEADERS)) res.header(name, value);
+      // hashed asset names change with their content; the page itself is always fetched fresh
+      res.header(
+        'cache-control',
+        file.endsWith('index.html') ? 'no-store' : 'public, max-age=31536000, immutable',
+      );
+    },
+  });
+}

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
+import { accessLoggerOf } from '../observability/logger.js';
+import { capConnectionsPerSource } from './connection-cap.js';
+import { AppError, renderError } from './errors.js';
+import { clientErrorHandler, frameworkErrorHandler, RouteShapes } from './framework-errors.js';
+import { installJsonParser } from './json-body.js';
+import { installOpenApi } from './openapi.js';
+import { installRequestLog, lazyChildLogger } from './request-log.js';
+import type { Http } from './types.js';
+
+/** A caller's X-Request-Id is echoed when it is 1–64 characters of this set; otherwise one is generated. */
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+const BODY_LIMIT = 1024 * 1024;
+
+export async function createHttp(config: Config, log: Logger): Promise<Http> {
+  const shapes = new RouteShapes();
+  const app = Fastify({
+    frameworkErrors: frameworkErrorHandler(shapes),
+    clientErrorHandler: clientErrorHandler(shapes),
+    loggerInstance: log,
+    // one access line per request, written by installRequestLog; request.log is made only when used
+    logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLogger,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    return503OnClosing: true,
+    // slow clients (docs/security.md): headers, then the whole request, each within a limit; idle keep-alive bounded
+    http: { headersTimeout: config.httpHeadersTimeoutMs, connectionsCheckingInterval: 1000 },
+    requestTimeout: config.httpRequestTimeoutMs,
+    keepAliveTimeout: config.httpKeepAliveTimeoutMs,
+    forceCloseConnections: 'idle',
+    // Path ids of any length reach their route (and its documented 400) instead of the router's 414: the
+    // limit is past Node's 16 KiB cap on the whole request head.
+    routerOptions: { maxParamLength: 65536 },
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Http;
+
+  const routeList: Http['routeList'] = [];
+  app.decorate('routeList', routeList);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      routeList.push({ method, url: route.url, errorShape: route.config?.errorShape ?? 'envelope' });
+    }
+  });
+  // every response carries its request id, errors and 404s included; the logger puts it on every line
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+
+  installRequestLog(app as unknown as FastifyInstance, log, accessLoggerOf(log));
+  app.addHook('onRoute', (route) => shapes.record(route));
+  capConnectionsPerSource(app.server, config.httpMaxConnectionsPerIp);
+  installJsonParser(app);
+  await app.register(cookie);
+  await installOpenApi(app);
+
+  app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+    const shape = request.routeOptions.config?.errorShape ?? 'envelope';
+    const appErr = toAppError(err);
+    if (appErr.status >= 500) request.log.error({ err }, 'request failed');
+    // a forced shape may not be among the route's declared response schemas: sent as is
+    if (appErr.shape) reply.serializer(JSON.stringify);
+    void reply
+      .code(appErr.status)
+      .headers(appErr.headers)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(renderError(appErr, shape));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    void reply
+      .code(404)
+      .send(renderError(new AppError('NOT_FOUND', `No route ${request.method} ${request.url}`), 'envelope'));
+  });
+
+  return app;
+}
+
+function toAppError(err: FastifyError | AppError): AppError {
+  if (err instanceof AppError) return err;
+  const fe = err as FastifyError;
+  if (fe.validation) {
+    const first = fe.validation[0];
+    const where = first?.instancePath
+      ? `${fe.validationContext ?? 'body'}${first.instancePath}`
+      : (fe.validationContext ?? 'request');
+    return new AppError(
+      'VALIDATION_ERROR',
+      `Invalid ${where}: ${allowedValues(fe.validation) ?? first?.message ?? fe.message}`,
+    );
+  }
+  const pgCode = (err as { code?: unknown }).code;
+  if (pgCode === '22021' || pgCode === '22P05') {
+    // PostgreSQL refused a character (NUL in text or JSON): bad input, and the failed statement wrote nothing
+    return new AppError('VALIDATION_ERROR', 'Text fields must not contain NUL characters');
+  }
+  if (fe.statusCode === 413) return new AppError('PAYLOAD_TOO_LARGE', 'Request body larger than 1 MiB');
+  if (fe.statusCode === 415) return new AppError('VALIDATION_ERROR', 'Content-Type must be application/json');
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new AppError('VALIDATION_ERROR', fe.message || 'Bad request');
+  }
+  return new AppError('INTERNAL_ERROR', 'Internal server error');
+}
+
+type ValidationIssue = NonNullable<FastifyError['validation']>[number];
+
+/**
+ * A union of literals fails with one "must be equal to constant" per branch: say which values are allowed
+ * instead (`must be one of "full", "read"`).
+ */
+function allowedValues(issues: ValidationIssue[]): string | undefined {
+  const first = issues[0];
+  if (first?.keyword === 'enum') {
+    const values = (first.params as { allowedValues?: unknown[] }).allowedValues;
+    return values ? `must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}` : undefined;
+  }
+  if (first?.keyword !== 'const') return undefined;
+  const values = issues
+    .filter((i) => i.keyword === 'const' && i.instancePath === first.instancePath)
+    .map((i) => JSON.stringify((i.params as { allowedValue?: unknown }).allowedValue));
+  return values.length > 1 ? `must be one of ${values.join(', ')}` : `must be ${values[0]}`;
+}

@@ -1,0 +1,26 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { ErrorShape } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The error body family of this route (spec, Errors). Shape B and C codes override it. */
+    errorShape?: ErrorShape;
+  }
+  interface FastifyInstance {
+    /** Every route registered, as registered (the OpenAPI and body-hardening tests walk it). */
+    routeList: { method: string; url: string; errorShape: ErrorShape }[];
+  }
+}
+
+export type Http = FastifyInstance<
+  import('node:http').Server,
+  import('node:http').IncomingMessage,
+  import('node:http').ServerResponse,
+  Logger,
+  TypeBoxTypeProvider
+>;
+
+/** An onRequest hook that authenticates (API key or panel session) or throws an AppError. */
+export type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;

@@ -1,0 +1,113 @@
+import { PgBoss } from 'pg-boss';
+import type { Logger } from 'pino';
+import { APP_NAME, type Db, type Queryable, type QueryOptions } from '../db/db.js';
+import { JOB_POLICIES, type JobName, type JobPayloads } from './catalogue.js';
+
+export interface Job<N extends JobName> {
+  id: string;
+  name: N;
+  data: JobPayloads[N];
+}
+
+export interface SendOptions {
+  /** pg-boss singleton key: at most one queued job per key. */
+  singletonKey?: string;
+  startAfterSeconds?: number;
+}
+
+export interface WorkOptions {
+  batchSize?: number;
+  localConcurrency?: number;
+  /**
+   * How often to look for due jobs besides NOTIFY wake-ups (default 5 s). A retry falling due sends no NOTIFY,
+   * so a queue whose retries must run on time polls more often.
+   */
+  pollSeconds?: number;
+}
+
+/**
+ * pg-boss's insert, sent in the caller's transaction, cost more to plan than to run (a cashout batch sends one):
+ * each distinct text it sends is a named prepared statement, planned once per connection. pg-boss builds
+ * those texts from a few fixed templates, so the names stay few.
+ */
+const preparedNames = new Map<string, string>();
+const MAX_PREPARED = 64;
+function prepared(text: string): QueryOptions | undefined {
+  let name = preparedNames.get(text);
+  // (bounded, should a later pg-boss write values into its text: then the rest are simply not prepared)
+  if (name === undefined && preparedNames.size < MAX_PREPARED) {
+    name = `queue_send_${preparedNames.size + 1}`;
+    preparedNames.set(text, name);
+  }
+  return name === undefined ? undefined : { prepare: name };
+}
+
+/** A PostgreSQL-backed job queue (pg-boss). Jobs are sent inside the caller's transaction (outbox semantics). */
+export class Queue {
+  private constructor(private readonly boss: PgBoss) {}
+
+  static async start(db: Db, log: Logger): Promise<Queue> {
+    const boss = new PgBoss({
+      connectionString: db.connectionString,
+      application_name: APP_NAME,
+      max: 4,
+      useListenNotify: true,
+      schedule: false,
+    });
+    boss.on('error', (err: Error) => log.error({ err }, 'queue error'));
+    await boss.start();
+    for (const [name, policy] of Object.entries(JOB_POLICIES)) {
+      const options = {
+        notify: true,
+        retryLimit: policy.retryLimit,
+        retryDelay: policy.retryDelaySeconds,
+        retryBackoff: policy.retryBackoff,
+        ...(policy.retryDelayMaxSeconds ? { retryDelayMax: policy.retryDelayMaxSeconds } : {}),
+        expireInSeconds: policy.expireInSeconds,
+      };
+      await boss.createQueue(name, options);
+      await boss.updateQueue(name, options); // a policy changed in jobs.ts applies to existing databases too
+    }
+    return new Queue(boss);
+  }
+
+  /** Enqueue inside `tx`: the job exists if and only if the transaction commits. */
+  async send<N extends JobName>(
+    tx: Queryable,
+    name: N,
+    data: JobPayloads[N],
+    options: SendOptions = {},
+  ): Promise<void> {
+    await this.boss.send(name, data as object, {
+      db: {
+        executeSql: async (text: string, values?: unknown[]) => ({
+          rows: await tx.query(text, values, prepared(text)),
+        }),
+      },
+      ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
+      ...(options.startAfterSeconds ? { startAfter: options.startAfterSeconds } : {}),
+    });
+  }
+
+  async work<N extends JobName>(
+    name: N,
+    options: WorkOptions,
+    handler: (jobs: Job<N>[]) => Promise<void>,
+  ): Promise<void> {
+    await this.boss.work<JobPayloads[N]>(
+      name,
+      {
+        batchSize: options.batchSize ?? 1,
+        localConcurrency: options.localConcurrency ?? 1,
+        pollingIntervalSeconds: 1,
+        notifyPollingIntervalSeconds: options.pollSeconds ?? 5,
+        burstWhenBatchFull: (options.batchSize ?? 1) > 1,
+      },
+      async (jobs) => handler(jobs as unknown as Job<N>[]),
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.boss.stop({ graceful: true, timeout: 10000 });
+  }
+}

@@ -1,0 +1,164 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { constantTimeEqual } from '../crypto/secrets.js';
+import type { Queryable } from '../db/db.js';
+import { EnvelopeErrorBody } from '../http/error-schemas.js';
+import { AppError } from '../http/errors.js';
+import type { Http } from '../http/types.js';
+
+/**
+ * The process's Prometheus metrics. Domain counters are incremented in the process that does the work (an
+ * API process for a created cashout, a worker for a delivery), so a scrape of every process adds up to the
+ * whole; the queue gauges are read from the database at scrape time and are the same on every process.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+const duration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'HTTP request duration by route, method and status',
+  labelNames: ['route', 'method', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+  registers: [registry],
+});
+
+/** Cashouts by the status they reached (PENDING when accepted, then PROCESSING, COMPLETED, …). */
+export const cashouts = new Counter({
+  name: 'gateway_cashouts_total',
+  help: 'Withdrawals by the status they reached',
+  labelNames: ['status'] as const,
+  registers: [registry],
+});
+
+/** Sales by the status they reached (PENDENTE when created, then PAGO, ESTORNADO, …). */
+export const sales = new Counter({
+  name: 'gateway_sales_total',
+  help: 'Sales by the status they reached',
+  labelNames: ['status'] as const,
+  registers: [registry],
+});
+
+/** Webhook and postback delivery attempts by outcome: delivered, retry (failed, will be retried), failed. */
+export const deliveries = new Counter({
+  name: 'gateway_webhook_deliveries_total',
+  help: 'Notification delivery attempts by outcome',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+/** How long the payout provider took to answer a submission, by outcome (ok, error). */
+export const payoutProviderSeconds = new Histogram({
+  name: 'gateway_payout_provider_seconds',
+  help: 'Payout provider submission time',
+  labelNames: ['outcome'] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+export const rateLimited = new Counter({
+  name: 'gateway_rate_limited_total',
+  help: 'Requests refused with 429 by the rate limits, by route',
+  labelNames: ['route'] as const,
+  registers: [registry],
+});
+
+/** Counts a notification fact as the status change it reports (every sale and withdrawal change records one). */
+export function countFact(subjectType: string, body: object): void {
+  const status = (body as { status?: unknown }).status;
+  if (typeof status !== 'string') return;
+  if (subjectType === 'sale') sales.inc({ status });
+  else if (subjectType === 'withdrawal') cashouts.inc({ status });
+}
+
+/** The database the queue gauges read: the latest registered app's (one per process outside tests). */
+let gaugeDb: Queryable | undefined;
+
+function queueGauges(): void {
+  // facts not yet fanned out, plus deliveries still to be made (first attempts and retries)
+  const backlog = `
+    SELECT (SELECT count(*) FROM notification_outbox)::int
+             + (SELECT count(*) FROM notification_deliveries WHERE status = 'PENDING')::int AS depth,
+           COALESCE(extract(epoch FROM now() - LEAST(
+             (SELECT min(created_at) FROM notification_outbox),
+             (SELECT min(created_at) FROM notification_deliveries WHERE status = 'PENDING'))), 0)::float8 AS oldest,
+           COALESCE(extract(epoch FROM now() - (SELECT min(created_at) FROM notification_outbox)), 0)::float8
+             AS unfanned`;
+  type Backlog = { depth: number; oldest: number; unfanned: number };
+  let last: Promise<Backlog | null> | undefined;
+  // the gauges are collected by one query per scrape; a failed read leaves them as they were
+  const read = () => {
+    last ??= (gaugeDb?.query<Backlog>(backlog) ?? Promise.resolve([]))
+      .then(
+        (rows) => rows[0] ?? null,
+        () => null,
+      )
+      .finally(() => setTimeout(() => (last = undefined), 1000).unref());
+    return last;
+  };
+  const gauge = (name: string, help: string, pick: (b: Backlog) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        const r = await read();
+        if (r) this.set(pick(r));
+      },
+    });
+  gauge(
+    'gateway_webhook_queue_depth',
+    'Notifications waiting: facts not yet fanned out plus pending deliveries',
+    (b) => b.depth,
+  );
+  gauge(
+    'gateway_webhook_oldest_pending_seconds',
+    'Age of the oldest notification still waiting to be delivered',
+    (b) => b.oldest,
+  );
+  // a receiver slower than its facts ages the gauge above while the pipeline is fine; this one only ages when
+  // facts are not being turned into deliveries at all (no worker running, the database failing)
+  gauge(
+    'gateway_notification_outbox_oldest_seconds',
+    'Age of the oldest notification fact not yet fanned out to its deliveries',
+    (b) => b.unfanned,
+  );
+}
+
+queueGauges();
+
+export async function metricsPlugin(
+  app: Http,
+  opts: { token: string | undefined; db: Queryable },
+): Promise<void> {
+  gaugeDb = opts.db;
+  // one labelled child per (route, method, status), found by a string key: prom-client's observe with a labels
+  // object hashes them on every call. The set is bounded: routes are patterns, not URLs.
+  const children = new Map<string, { observe(v: number): void }>();
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const key = `${route} ${request.method} ${reply.statusCode}`;
+    let child = children.get(key);
+    if (!child) {
+      child = duration.labels({ route, method: request.method, status: reply.statusCode });
+      children.set(key, child);
+    }
+    child.observe(reply.elapsedTime / 1000);
+    done();
+  });
+
+  const schema = {
+    tags: ['operations'],
+    summary: 'Prometheus metrics of this process (bearer METRICS_TOKEN; 404 when unset)',
+    response: { 200: { type: 'string' }, 401: EnvelopeErrorBody, 404: EnvelopeErrorBody },
+  };
+  app.get('/metrics', { schema }, async (request, reply) => {
+    if (!opts.token) throw new AppError('NOT_FOUND', 'Not found');
+    // RFC 9110: the auth scheme is case-insensitive ("bearer" is as good as "Bearer")
+    const match = /^bearer +(.*)$/i.exec(request.headers.authorization ?? '');
+    if (!constantTimeEqual(match?.[1] ?? '', opts.token))
+      throw new AppError('UNAUTHORIZED', 'Bearer token required');
+    return reply.header('content-type', registry.contentType).send(await registry.metrics());
+  });
+}
+
+// Not encapsulated (what fastify-plugin does): the onResponse hook must see every route, not only /metrics.
+Object.assign(metricsPlugin, { [Symbol.for('skip-override')]: true });

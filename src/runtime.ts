@@ -1,0 +1,129 @@
+import { buildApp } from './app.js';
+import type { Config } from './platform/config/config.js';
+import { checkSecretsKey } from './platform/config/secrets-key-check.js';
+import type { Platform } from './platform/context.js';
+import { migrate } from './platform/db/migrate.js';
+import { type OpenedDatabase, openDatabase } from './platform/db/open-database.js';
+import { OutboxSignal } from './platform/db/outbox-signal.js';
+import { healthRoute } from './platform/http/health.js';
+import { createHttp } from './platform/http/server.js';
+import type { Http } from './platform/http/types.js';
+import { Queue } from './platform/jobs/queue.js';
+import { createLogger } from './platform/observability/logger.js';
+import { metricsPlugin } from './platform/observability/metrics.js';
+import { startWorkers } from './workers.js';
+
+export interface Runtime {
+  platform: Platform;
+  app?: Http;
+  /** The address the HTTP server listens on, e.g. http://127.0.0.1:3000. */
+  url?: string;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  http: boolean;
+  workers: boolean;
+  /** Extra routes registered before listening (benchmark baselines). */
+  beforeListen?: (app: Http, platform: Platform) => Promise<void>;
+}
+
+export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
+  const log = createLogger(config.logLevel);
+  let opened: OpenedDatabase | undefined;
+  try {
+    opened = await openDatabase(config, {
+      log: (message) => log.info(message),
+      watch: { warn: (message) => log.warn(message) },
+    });
+    const { db } = opened;
+    const database = opened;
+    await migrate(db);
+    await checkSecretsKey(db, config.secretsKey);
+    const queue = await Queue.start(db, log);
+    const platform: Platform = { config, db, queue, log, outbox: new OutboxSignal() };
+    let stopWorkers: (() => Promise<void>) | undefined;
+    if (options.workers) {
+      stopWorkers = await startWorkers(platform);
+      log.info('workers started');
+    }
+
+    let app: Http | undefined;
+    let url: string | undefined;
+    if (options.http) {
+      app = await buildApp(platform);
+      await options.beforeListen?.(app, platform);
+      url = await listen(app, config);
+      log.info({ url }, 'gateway listening');
+    } else if (config.workerPort !== null) {
+      // a worker process alone: its /health and its own counters (deliveries, payouts) for the scraper
+      app = await createHttp(config, log);
+      await app.register(metricsPlugin, { token: config.metricsToken, db });
+      healthRoute(app, db);
+      url = await listen(app, { ...config, port: config.workerPort });
+      log.info({ url }, 'worker listening for /health and /metrics');
+    }
+
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      closing ??= (async () => {
+        await app?.close(); // stops accepting, lets in-flight requests finish
+        await stopWorkers?.();
+        await queue.stop();
+        await database.close();
+      })();
+      return closing;
+    };
+    return { platform, app, url, close };
+  } catch (err) {
+    await opened?.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function listen(app: Http, config: Config): Promise<string> {
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (config.host !== '::' || (code !== 'EAFNOSUPPORT' && code !== 'EADDRNOTAVAIL')) throw err;
+    await app.listen({ port: config.port, host: '0.0.0.0' }); // no IPv6 on this machine
+  }
+  const addr = app.server.address();
+  if (!addr || typeof addr === 'string') throw new Error('server has no TCP address');
+  const host = addr.address === '::' || addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
+}
+
+/**
+ * Drains in-flight requests and closes the database on SIGTERM/SIGINT, and on SIGHUP (the terminal or SSH
+ * session that ran `npm start` closed: its default was an abrupt exit, no drain, the embedded server left
+ * running). Accepts the runtime still starting, so a signal that arrives during start-up (after "listening"
+ * was logged) is not lost to the default kill.
+ */
+export function closeOnSignals(runtime: Runtime | Promise<Runtime>): void {
+  let firstAt = 0;
+  const stop = (signal: string) => {
+    if (firstAt) {
+      // `npm start` forwards the terminal's ^C that the process already got from the terminal: one press
+      // arrives twice, a moment apart. A signal later than that is the operator choosing not to wait.
+      if (Date.now() - firstAt < REPEAT_MS) return;
+      process.stderr.write(`${signal} again: exiting without waiting for the drain\n`);
+      process.exit(1);
+    }
+    firstAt = Date.now();
+    Promise.resolve(runtime)
+      .then(async (r) => {
+        r.platform.log.info({ signal }, 'shutting down');
+        await r.close();
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        process.stderr.write(`error: shutdown failed: ${(err as Error).message}\n`);
+        process.exit(1);
+      });
+  };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+}
+
+const REPEAT_MS = 1000;

@@ -1,0 +1,45 @@
+import type { SaleRow } from '../types.js';
+
+/** Fields both channels share, in the spec's "Sale notification" table order. */
+function common(s: SaleRow) {
+  return {
+    id: s.id,
+    uuid: s.uuid,
+    userId: s.account_id,
+    amount: String(s.amount),
+    date: s.created_at.toISOString(),
+    status: s.status,
+    paymentMethod: s.payment_method,
+    customerDocument: s.customer.document,
+    customerEmail: s.customer.email,
+    customerName: s.customer.name,
+    customerPhone: s.customer.phone,
+    pixKey: s.pix_key,
+    boletoCode: s.boleto_code,
+    shipping: s.shipping === null ? null : JSON.stringify(s.shipping),
+    saleItems: s.items.map((i) => ({
+      id: i.id,
+      saleId: s.id,
+      saleUuid: s.uuid,
+      title: i.title,
+      unitPrice: String(i.unitPrice),
+      quantity: i.quantity,
+      tangible: i.tangible,
+    })),
+  };
+}
+
+/** Recurring sales carry their mandate (decisions.md: idRec and contrato in notifications). */
+function recurrence(s: SaleRow) {
+  return s.id_rec !== null ? { idRec: s.id_rec, contrato: s.contrato ?? '' } : {};
+}
+
+/** Permanent-webhook form: with fee, transactionId and type TRANSACTION. */
+export function saleWebhookBody(s: SaleRow) {
+  return { ...common(s), fee: s.system_fee, transactionId: s.id, type: 'TRANSACTION', ...recurrence(s) };
+}
+
+/** Postback form: externalTransactionId instead of fee/transactionId/type. */
+export function salePostbackBody(s: SaleRow) {
+  return { ...common(s), externalTransactionId: s.external_transaction_id, ...recurrence(s) };
+}

@@ -1,0 +1,127 @@
+import type { JournalEntry } from '../../ledger/ledger.js';
+import { type Queryable, whenCommitted } from '../../platform/db/db.js';
+import { type AppError, conflict, notFound } from '../../platform/http/errors.js';
+import type { Queue } from '../../platform/jobs/queue.js';
+import { sales } from '../../platform/observability/metrics.js';
+import { type NotificationFact, recordNotification } from '../../webhooks/outbox.js';
+import { onSalePaid } from '../carts/service.js';
+import { lockSale } from '../data.js';
+import type { SaleRow } from '../types.js';
+import { ledgerEffect, moneyOf } from './ledger-effects.js';
+import { salePostbackBody, saleWebhookBody } from './notifications.js';
+import { scheduleReserveRelease } from './reserve.js';
+import { checkTransition, eventFor, FINAL_STATUSES, isOpen, type SaleStatus } from './status-machine.js';
+import { writeMoves } from './write-moves.js';
+
+export interface TransitionResult {
+  outcome: 'applied' | 'unchanged';
+  sale: SaleRow;
+}
+
+/**
+ * The one place a sale changes status. Inside the caller's transaction: lock the row, check the
+ * transition, post its ledger entry, store the status, record its notifications (outbox). A repeated status
+ * changes and notifies nothing; a refused one throws CONFLICT and writes nothing.
+ */
+export async function moveSale(
+  tx: Queryable,
+  queue: Queue,
+  saleId: number,
+  to: SaleStatus,
+): Promise<TransitionResult> {
+  const before = await lockSale(tx, saleId);
+  if (!before) throw notFound(`sale ${saleId} not found`);
+  const check = checkTransition(before.status, to);
+  if (check === 'same') return { outcome: 'unchanged', sale: before };
+  if (check === 'refused') throw refusal(before.status, to);
+  const [sale] = await applyMoves(tx, queue, [{ before, to }]);
+  return { outcome: 'applied', sale: sale! };
+}
+
+export function refusal(from: SaleStatus, to: SaleStatus): AppError {
+  return conflict(`a sale in status ${from} cannot become ${to}`);
+}
+
+/** A transition already checked ('apply') of a sale the caller has locked. */
+export interface Move {
+  before: SaleRow;
+  to: SaleStatus;
+}
+
+/**
+ * Writes checked moves of distinct locked sales in one statement (writeMoves: status, notifications,
+ * ledger entries), then schedules what a first payment starts (reserve release, cart), then moves the
+ * merchants' balance rows: in a statement of its own, or, given `atCommit`, handed to it to run with the
+ * COMMIT (Db.txEndingWith). Returns the sales as stored, in the order given.
+ */
+export async function applyMoves(
+  tx: Queryable,
+  queue: Queue,
+  moves: Move[],
+  atCommit?: (statement: string) => void,
+): Promise<SaleRow[]> {
+  if (moves.length === 0) return [];
+  const effects = moves.map(({ before, to }) => ledgerEffect(moneyOf(before), before.status, to));
+  const updates = moves.map(({ before, to }, i) => ({
+    before,
+    status: to,
+    reserveHeld: effects[i]?.reserveHeld ?? before.reserve_held,
+    refundHeld: effects[i]?.refundHeld ?? before.refund_held,
+  }));
+  // the bodies read no column the move sets but status
+  const facts = moves.flatMap(({ before, to }) => saleFact({ ...before, status: to }) ?? []);
+  const entries = effects.flatMap((effect, i): JournalEntry[] =>
+    effect
+      ? [{ kind: effect.kind, refType: 'sale', refId: moves[i]!.before.id, postings: effect.postings }]
+      : [],
+  );
+  const { sales, balances } = await writeMoves(tx, updates, facts, entries);
+  for (const [i, { before, to }] of moves.entries()) {
+    const sale = sales[i]!;
+    if (to === 'PAGO' && isOpen(before.status)) {
+      if (sale.reserve_held) await scheduleReserveRelease(tx, queue, sale.id);
+      if (sale.cart_id !== null) await onSalePaid(tx, sale);
+    }
+  }
+  if (balances && atCommit) atCommit(balances);
+  else if (balances) await tx.query(balances);
+  return sales;
+}
+
+/**
+ * sale.pending (webhooks only) for a PENDENTE PIX or boleto sale, the spec's "PIX or boleto generated, awaiting
+ * payment"; both channels for final statuses; nothing otherwise.
+ */
+export async function notifySaleStatus(tx: Queryable, sale: SaleRow): Promise<void> {
+  const fact = saleFact(sale);
+  if (fact) await recordNotification(tx, fact);
+  else countWithoutFact(tx, sale);
+}
+
+/**
+ * A sale reaching a status that records no fact (a card sale created PENDENTE, a debit already paid) is counted
+ * here, once committed; a fact counts its own status otherwise (metrics.countFact).
+ */
+export function countWithoutFact(tx: Queryable, sale: SaleRow): void {
+  whenCommitted(tx, () => sales.inc({ status: sale.status }));
+}
+
+const AWAITS_PAYMENT_CODE = new Set(['PIX', 'PIX_AUTOMATICO', 'BOLETO']);
+
+function saleFact(sale: SaleRow): NotificationFact | null {
+  const event = eventFor(sale.status);
+  if (!event) return null;
+  if (sale.status === 'PENDENTE' && !AWAITS_PAYMENT_CODE.has(sale.payment_method)) return null;
+  const postback =
+    FINAL_STATUSES.has(sale.status) && sale.postback_url
+      ? { url: sale.postback_url, body: salePostbackBody(sale) }
+      : undefined;
+  return {
+    accountId: sale.account_id,
+    event,
+    subjectType: 'sale',
+    subjectId: sale.id,
+    webhookBody: saleWebhookBody(sale),
+    ...(postback ? { postback } : {}),
+  };
+}

@@ -1,0 +1,65 @@
+import { type Command, required, UsageError } from '../platform/cli/command.js';
+import { type PublicId, parsePublicId } from '../platform/http/public-ids.js';
+import { Queue } from '../platform/jobs/queue.js';
+import { createLogger } from '../platform/observability/logger.js';
+import { cancelCashout } from './cancel.js';
+import { retrySubmission, stuckWithdrawals } from './payouts/stuck.js';
+import { lookupView } from './views.js';
+
+function withdrawalId(values: Record<string, string | boolean | undefined>): PublicId {
+  const raw = required(values, 'id');
+  const id = parsePublicId(raw);
+  if (!id) throw new UsageError(`--id must be a withdrawal uuid or numeric id, got "${raw}"`);
+  return id;
+}
+
+export const cashoutCommands: Command[] = [
+  {
+    path: ['cashouts', 'stuck'],
+    usage: 'gateway cashouts stuck [--minutes 5] [--json]',
+    options: { minutes: { type: 'string' } },
+    async run({ db }, values) {
+      const raw = typeof values.minutes === 'string' ? values.minutes : '5';
+      if (!/^\d{1,6}$/.test(raw)) throw new UsageError(`--minutes must be a whole number, got "${raw}"`);
+      const rows = await stuckWithdrawals(db, Number(raw));
+      const text =
+        rows.length === 0
+          ? `no withdrawal has been PENDING or PROCESSING for more than ${raw} minutes`
+          : rows
+              .map(
+                (r) =>
+                  `${r.id} ${r.uuid} ${r.status}${r.submitting && r.status === 'PENDING' ? ' (submitting)' : ''} ` +
+                  `provider=${r.provider} ${r.ageMinutes} min`,
+              )
+              .join('\n');
+      return { result: rows, text };
+    },
+  },
+  {
+    path: ['cashouts', 'retry'],
+    usage: 'gateway cashouts retry --id ID [--json]',
+    options: { id: { type: 'string' } },
+    async run({ db, config }, values) {
+      const id = withdrawalId(values);
+      const queue = await Queue.start(db, createLogger(config.logLevel));
+      try {
+        const withdrawalId = await retrySubmission(db, queue, id);
+        return {
+          result: { id: withdrawalId, queued: true },
+          text: `withdrawal ${withdrawalId} queued for submission (the payout worker sends it)`,
+        };
+      } finally {
+        await queue.stop();
+      }
+    },
+  },
+  {
+    path: ['cashouts', 'cancel'],
+    usage: 'gateway cashouts cancel --id ID [--json]',
+    options: { id: { type: 'string' } },
+    async run({ db }, values) {
+      const row = await cancelCashout(db, withdrawalId(values));
+      return { result: lookupView(row), text: `withdrawal ${row.id} (${row.uuid}) is CANCELLED` };
+    },
+  },
+];

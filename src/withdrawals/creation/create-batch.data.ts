@@ -1,0 +1,139 @@
+import { type Queryable, whenCommitted } from '../../platform/db/db.js';
+import { AppError } from '../../platform/http/errors.js';
+import { cashouts } from '../../platform/observability/metrics.js';
+import type { WithdrawalRow } from '../data.js';
+import { IDEMPOTENCY_TTL_HOURS, IdempotencyRace } from './idempotency.js';
+import type { CashoutItem, ItemOutcome } from './types.js';
+
+/** SQL of the shared cashout transaction (create-batch.ts decides; this reads and writes). */
+
+export interface AccountContext {
+  cashout_fee_fixed: number;
+  cashout_fee_percent_e4: number;
+  api_cashout_enabled: boolean;
+  transfers_enabled: boolean;
+  global_switch: string | null;
+  available: number | null;
+  items: {
+    key: string | null;
+    locked: boolean;
+    request_hash: string | null;
+    withdrawal_id: number | null;
+    response_body: string | null;
+    next_id: number;
+  }[];
+}
+
+export interface Accepted {
+  index: number;
+  row: Omit<
+    WithdrawalRow,
+    'status' | 'provider' | 'external_id' | 'submitting_at' | 'created_at' | 'updated_at' | 'processed_at'
+  >;
+}
+
+/**
+ * One round trip: the account's fees and switches, the global switch, the available balance (locked until
+ * commit with `lock`), and per item its key's lock and stored outcome plus the id its withdrawal will have.
+ */
+export async function loadContext(tx: Queryable, accountId: number, items: CashoutItem[], lock: boolean) {
+  const [ctx] = await tx.query<AccountContext>(
+    `WITH bal AS (
+       SELECT balance FROM ledger_accounts WHERE account_id = $1 AND bucket = 'available' ${lock ? 'FOR UPDATE' : ''}),
+     k AS (
+       SELECT k.ord, k.key,
+              CASE WHEN k.key IS NULL THEN true
+                   ELSE pg_try_advisory_xact_lock(hashtextextended($1::text || ':' || k.key, 727274010)) END AS locked,
+              i.request_hash, i.withdrawal_id, i.response_body,
+              nextval('withdrawals_id_seq') AS next_id
+         FROM unnest($2::text[]) WITH ORDINALITY AS k(key, ord)
+         -- one primary-key probe per key (LIMIT keeps the subquery from being flattened into a join: as a
+         -- join, before the first ANALYZE the planner took a merchant for a few rows and read all its keys
+         -- into a hash, 4 ms per batch at 10,000 keys)
+         LEFT JOIN LATERAL (
+           SELECT * FROM cashout_idempotency i
+            WHERE i.account_id = $1 AND i.key = k.key AND i.expires_at > now() LIMIT 1) i ON true)
+     SELECT a.cashout_fee_fixed, a.cashout_fee_percent_e4, a.api_cashout_enabled, a.transfers_enabled,
+            (SELECT value FROM settings WHERE key = 'api_withdrawals') AS global_switch,
+            (SELECT balance FROM bal) AS available,
+            (SELECT json_agg(json_build_object('key', k.key, 'locked', k.locked, 'request_hash', k.request_hash,
+                      'withdrawal_id', k.withdrawal_id, 'response_body', k.response_body, 'next_id', k.next_id)
+                      ORDER BY k.ord) FROM k) AS items
+       FROM accounts a WHERE a.id = $1`,
+    // not a prepared statement: a generic plan cached while the tables were small may scan them as they grow
+    [accountId, items.map((i) => i.key)],
+  );
+  return ctx ?? null;
+}
+
+/** The accepted withdrawals and every key's outcome, in one statement; a key stored meanwhile → race. */
+export async function insertWithdrawalsAndKeys(
+  tx: Queryable,
+  accountId: number,
+  items: CashoutItem[],
+  outcomes: (ItemOutcome | { replayOf: number } | null)[],
+  toStore: boolean[],
+  accepted: Accepted[],
+): Promise<WithdrawalRow[]> {
+  const acceptedByIndex = new Map(accepted.map((a) => [a.index, a.row.id]));
+  const keyed = items
+    .map((item, index) => ({ item, index, outcome: outcomes[index] }))
+    .filter((x) => toStore[x.index]);
+  if (accepted.length === 0 && keyed.length === 0) return [];
+  const col = <T>(f: (a: Accepted['row']) => T) => accepted.map((a) => f(a.row));
+  const [result] = await tx.query<{ rows: WithdrawalRow[] | null; stored: number }>(
+    `WITH w AS (
+       INSERT INTO withdrawals
+         (id, uuid, account_id, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type, status)
+       SELECT id, uuid, $1, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type, 'PENDING'
+         FROM unnest($2::bigint[], $3::uuid[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[])
+           AS v(id, uuid, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type)
+       RETURNING *),
+     i AS (
+       INSERT INTO cashout_idempotency
+         (account_id, key, request_hash, status_code, withdrawal_id, response_body, expires_at)
+       SELECT $1, key, hash, status, wid, body, now() + make_interval(hours => $15)
+         FROM unnest($10::text[], $11::text[], $12::int[], $13::bigint[], $14::text[]) AS v(key, hash, status, wid, body)
+       ON CONFLICT (account_id, key) DO UPDATE
+         SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
+             withdrawal_id = EXCLUDED.withdrawal_id, response_body = EXCLUDED.response_body,
+             expires_at = EXCLUDED.expires_at
+         WHERE cashout_idempotency.expires_at <= now()
+       RETURNING 1)
+     SELECT (SELECT json_agg(w) FROM w) AS rows, (SELECT count(*) FROM i)::int AS stored`,
+    [
+      accountId,
+      col((r) => r.id),
+      col((r) => r.uuid),
+      col((r) => r.amount),
+      col((r) => r.fee_fixed),
+      col((r) => r.fee_variable),
+      col((r) => r.net_amount),
+      col((r) => r.pix_key),
+      col((r) => r.pix_key_type),
+      keyed.map((x) => x.item.key),
+      keyed.map((x) => x.item.hash),
+      keyed.map((x) => (x.outcome instanceof AppError ? x.outcome.status : 201)),
+      keyed.map((x) => acceptedByIndex.get(x.index) ?? null),
+      keyed.map((x) =>
+        x.outcome instanceof AppError
+          ? JSON.stringify({ code: x.outcome.code, message: x.outcome.message })
+          : null,
+      ),
+      IDEMPOTENCY_TTL_HOURS,
+    ],
+    { prepare: 'cashout_insert' },
+  );
+  if (result!.stored !== keyed.length) throw new IdempotencyRace('idempotency key stored concurrently');
+  // acceptance records no notification fact (facts report changes), so it is counted here
+  const made = result!.rows?.length ?? 0;
+  if (made > 0) whenCommitted(tx, () => cashouts.inc({ status: 'PENDING' }, made));
+  // json_agg gives timestamps as text; the rest of the code expects Date like a direct SELECT.
+  return (result!.rows ?? []).map((r) => ({
+    ...r,
+    created_at: new Date(r.created_at),
+    updated_at: new Date(r.updated_at),
+    processed_at: null,
+    submitting_at: null,
+  }));
+}

@@ -1,0 +1,20 @@
+import type { Actor } from '../../audit/audit.data.js';
+import type { AppError } from '../../platform/http/errors.js';
+import type { WithdrawalRow } from '../data.js';
+import type { CashoutRequest } from '../request.js';
+
+/** One withdrawal asked for in a creation batch, and what became of it. */
+export interface CashoutItem {
+  req: CashoutRequest;
+  key: string | null;
+  hash: string;
+  /** Who asked (the audit log's withdrawal.created entry commits with the withdrawal). */
+  actor?: Actor | undefined;
+}
+
+export interface Created {
+  withdrawal: WithdrawalRow;
+  replayed: boolean;
+}
+
+export type ItemOutcome = Created | AppError;

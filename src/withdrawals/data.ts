@@ -1,0 +1,38 @@
+import type { Queryable } from '../platform/db/db.js';
+import type { PublicId } from '../platform/http/public-ids.js';
+import type { PixKeyType } from './pix-key.js';
+
+export type WithdrawalStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+
+export interface WithdrawalRow {
+  id: number;
+  uuid: string;
+  account_id: number;
+  amount: number;
+  fee_fixed: number;
+  fee_variable: number;
+  net_amount: number;
+  pix_key: string;
+  pix_key_type: PixKeyType;
+  status: WithdrawalStatus;
+  provider: string;
+  external_id: string | null;
+  submitting_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  processed_at: Date | null;
+}
+
+/** By uuid or numeric id; `accountId` scopes the lookup to one merchant (operator commands pass null). */
+export async function findWithdrawal(
+  q: Queryable,
+  id: PublicId,
+  accountId: number | null,
+): Promise<WithdrawalRow | null> {
+  const [row] = await q.query<WithdrawalRow>(
+    `SELECT * FROM withdrawals
+      WHERE ${id.kind === 'uuid' ? 'uuid = $1::uuid' : 'id = $1'} AND ($2::bigint IS NULL OR account_id = $2)`,
+    [id.kind === 'uuid' ? id.uuid : id.id, accountId],
+  );
+  return row ?? null;
+}

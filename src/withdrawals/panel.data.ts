@@ -1,0 +1,61 @@
+import type { Queryable } from '../platform/db/db.js';
+import { type Page, periodConditions } from '../platform/http/pagination.js';
+import type { WithdrawalRow } from './data.js';
+
+export interface WithdrawalFilters extends Page {
+  status: string | null;
+}
+
+function conditions(accountId: number, f: WithdrawalFilters): { sql: string; params: unknown[] } {
+  const params: unknown[] = [accountId];
+  const add = (value: unknown) => `$${params.push(value)}`;
+  const where = ['account_id = $1'];
+  if (f.status) where.push(`status = ${add(f.status)}`);
+  where.push(...periodConditions('withdrawals', '$1', f, add));
+  if (f.before !== null) where.push(`id < ${add(f.before)}`);
+  return { sql: where.join(' AND '), params };
+}
+
+/** One page of an account's withdrawals, newest first (limit + 1 rows: the extra one says there is more). */
+export function listWithdrawals(
+  db: Queryable,
+  accountId: number,
+  f: WithdrawalFilters,
+): Promise<WithdrawalRow[]> {
+  const { sql, params } = conditions(accountId, f);
+  return db.query<WithdrawalRow>(
+    `SELECT * FROM withdrawals WHERE ${sql} ORDER BY id DESC LIMIT ${f.limit + 1}`,
+    params,
+  );
+}
+
+/** Every matching withdrawal, newest first, in chunks (constant memory). */
+export async function* allWithdrawals(
+  db: Queryable,
+  accountId: number,
+  f: WithdrawalFilters,
+): AsyncGenerator<WithdrawalRow> {
+  let before = f.before;
+  for (;;) {
+    const { sql, params } = conditions(accountId, { ...f, before });
+    const rows = await db.query<WithdrawalRow>(
+      `SELECT * FROM withdrawals WHERE ${sql} ORDER BY id DESC LIMIT 1000`,
+      params,
+    );
+    yield* rows;
+    if (rows.length < 1000) return;
+    before = rows[rows.length - 1]!.id;
+  }
+}
+
+/** The account's current cashout rates (what the next withdrawal would be charged). */
+export async function cashoutRates(
+  db: Queryable,
+  accountId: number,
+): Promise<{ fixed: number; percentE4: number } | null> {
+  const [row] = await db.query<{ fixed: number; percent_e4: number }>(
+    'SELECT cashout_fee_fixed AS fixed, cashout_fee_percent_e4 AS percent_e4 FROM accounts WHERE id = $1',
+    [accountId],
+  );
+  return row ? { fixed: row.fixed, percentE4: row.percent_e4 } : null;
+}

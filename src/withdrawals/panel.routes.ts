@@ -1,0 +1,215 @@
+import { Type } from 'typebox';
+import { userActor } from '../audit/actor.js';
+import { sessionOf } from '../auth/panel-session.js';
+import type { SessionService } from '../auth/sessions.js';
+import type { Db } from '../platform/db/db.js';
+import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
+import {
+  BusinessRuleErrorBody,
+  EnvelopeErrorBody,
+  IpAccessErrorBody,
+  TransactionErrorBody,
+} from '../platform/http/error-schemas.js';
+import { AppError, unauthorized, validation } from '../platform/http/errors.js';
+import { IdempotencyHeaders, parseIdempotencyKey } from '../platform/http/idempotency-key.js';
+import { keepRawJson } from '../platform/http/json-body.js';
+import { pageOf, parsePage } from '../platform/http/pagination.js';
+import { parsePublicId } from '../platform/http/public-ids.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import { toSaoPaulo } from '../platform/time/sao-paulo.js';
+import { parseCashoutAmount } from './amount.js';
+import type { CashoutCreator } from './creation/batcher.js';
+import type { WithdrawalRow } from './data.js';
+import { amountFees } from './fees.js';
+import { allWithdrawals, cashoutRates, listWithdrawals, type WithdrawalFilters } from './panel.data.js';
+import { parseCashoutRequest } from './request.js';
+import {
+  CashoutBody,
+  FeePreview,
+  FeePreviewQuery,
+  IdParam,
+  WithdrawalCreated,
+  WithdrawalLookup,
+  WithdrawalPage,
+} from './schemas.js';
+import { getCashout } from './service.js';
+import { creationView, feePreviewView, lookupView } from './views.js';
+
+const STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'];
+const ListQuery = Type.Object({
+  status: Type.Optional(Type.String({ description: STATUSES.join(', ') })),
+  from: Type.Optional(Type.String({ description: 'Created at or after (ISO 8601)' })),
+  to: Type.Optional(
+    Type.String({
+      description:
+        'Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601)',
+    }),
+  ),
+  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+});
+const PanelCashoutBody = Type.Object({
+  ...CashoutBody.properties,
+  password: Type.Optional(
+    Type.String({ maxLength: 200, description: 'The panel password, confirming the withdrawal' }),
+  ),
+  totpCode: Type.Optional(
+    Type.String({ maxLength: 16, description: 'The two-factor code instead of the password, when it is on' }),
+  ),
+});
+
+function filters(q: Record<string, string | undefined>): WithdrawalFilters {
+  if (q.status && !STATUSES.includes(q.status))
+    throw validation(`status must be one of ${STATUSES.join(', ')}`);
+  return { ...parsePage(q), status: q.status || null };
+}
+
+const CSV: CsvColumn<WithdrawalRow>[] = [
+  { header: 'id', value: (r) => r.id },
+  { header: 'uuid', value: (r) => r.uuid },
+  { header: 'criado_em', value: (r) => toSaoPaulo(r.created_at) },
+  { header: 'status', value: (r) => r.status },
+  { header: 'valor', value: (r) => reais(r.amount) },
+  { header: 'taxas', value: (r) => reais(r.fee_fixed + r.fee_variable) },
+  { header: 'valor_liquido', value: (r) => reais(r.net_amount) },
+  { header: 'chave_pix', value: (r) => r.pix_key },
+  { header: 'tipo_chave', value: (r) => r.pix_key_type },
+  { header: 'atualizado_em', value: (r) => toSaoPaulo(r.updated_at) },
+];
+
+export interface WithdrawalPanelDeps {
+  db: Db;
+  creator: CashoutCreator;
+  sessions: SessionService;
+  requireSession: AuthHook;
+}
+
+/** The panel's withdrawals: list, detail, CSV export, and a withdrawal confirmed with the password. */
+export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps): Promise<void> {
+  keepRawJson(app);
+  const common = { config: { errorShape: 'envelope' as const }, onRequest: deps.requireSession };
+
+  app.get(
+    '/api/withdrawals',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary: 'Withdrawals, newest first',
+        querystring: ListQuery,
+        response: { 200: WithdrawalPage, 400: EnvelopeErrorBody, 401: EnvelopeErrorBody },
+      },
+    },
+    async (request) => {
+      const f = filters(request.query);
+      const { rows, nextCursor } = pageOf(
+        await listWithdrawals(deps.db, sessionOf(request).user.id, f),
+        f.limit,
+      );
+      return { data: rows.map(lookupView), nextCursor };
+    },
+  );
+
+  app.get(
+    '/api/withdrawals/export.csv',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary: 'Every withdrawal matching the filters, as CSV',
+        querystring: Type.Omit(ListQuery, ['limit', 'cursor']),
+        response: { 200: Type.String(), 400: EnvelopeErrorBody, 401: EnvelopeErrorBody },
+      },
+    },
+    async (request, reply) =>
+      sendCsv(
+        reply,
+        'saques.csv',
+        allWithdrawals(deps.db, sessionOf(request).user.id, filters(request.query)),
+        CSV,
+      ),
+  );
+
+  app.get(
+    '/api/withdrawals/fee-preview',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary:
+          'What a withdrawal of this amount would be charged now: the creation’s own amount rules and fees',
+        querystring: FeePreviewQuery,
+        response: {
+          200: FeePreview,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          422: BusinessRuleErrorBody,
+        },
+      },
+    },
+    async (request) => {
+      const parsed = parseCashoutAmount(request.query.amount, undefined);
+      if (!parsed.ok) throw validation(parsed.reason);
+      const rates = await cashoutRates(deps.db, sessionOf(request).user.id);
+      if (!rates) throw unauthorized('Unknown account');
+      const fees = amountFees(parsed.cents, rates.fixed, rates.percentE4);
+      return feePreviewView(parsed.cents, fees);
+    },
+  );
+
+  app.get(
+    '/api/withdrawals/:id',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary: 'One withdrawal (uuid or numeric id)',
+        params: IdParam,
+        response: { 200: WithdrawalLookup, 401: EnvelopeErrorBody, 404: EnvelopeErrorBody },
+      },
+    },
+    async (request) =>
+      lookupView(await getCashout(deps.db, sessionOf(request).user.id, parsePublicId(request.params.id))),
+  );
+
+  app.post(
+    '/api/withdrawals',
+    {
+      // decisions.md: the API cashout's shapes (C, D for the rest), but a wrong confirmation is shape A
+      config: { errorShape: 'transaction' as const },
+      onRequest: deps.requireSession,
+      schema: {
+        tags: ['panel'],
+        summary:
+          'A PIX withdrawal from the panel, confirmed with the password (same rules as the API cashout)',
+        headers: IdempotencyHeaders,
+        body: PanelCashoutBody,
+        response: {
+          201: WithdrawalCreated,
+          400: TransactionErrorBody,
+          401: Type.Union([EnvelopeErrorBody, TransactionErrorBody]),
+          403: Type.Union([BusinessRuleErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+          409: BusinessRuleErrorBody,
+          422: BusinessRuleErrorBody,
+          // too many wrong confirmations (docs/security.md): counted per account like failed logins
+          429: TransactionErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { user } = sessionOf(request);
+      const { password, totpCode } = request.body;
+      if (!(await deps.sessions.confirm(user.id, { password, totpCode }))) {
+        const message = user.totpEnabled ? 'Wrong or already used two-factor code' : 'Wrong password';
+        // decisions.md: a wrong confirmation is 401 shape A, where this route's other 401s are shape D
+        throw new AppError('UNAUTHORIZED', message, {}, 'envelope');
+      }
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const req = parseCashoutRequest(request.body, request.rawBody?.toString('utf8'));
+      // the API cashout's own path: the same batcher, rules, fees, idempotency and notifications
+      const { withdrawal, replayed } = await deps.creator.create(user.id, req, key, userActor(request, user));
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send(creationView(withdrawal));
+    },
+  );
+}

@@ -1,0 +1,43 @@
+import type { Db } from '../../platform/db/db.js';
+import { conflict, notFound } from '../../platform/http/errors.js';
+import type { PublicId } from '../../platform/http/public-ids.js';
+import type { Queue } from '../../platform/jobs/queue.js';
+import { findWithdrawal } from '../data.js';
+
+export interface StuckWithdrawal {
+  id: number;
+  uuid: string;
+  status: 'PENDING' | 'PROCESSING';
+  provider: string;
+  /** A submission may have reached the provider (it cannot be cancelled, only retried). */
+  submitting: boolean;
+  amount: number;
+  ageMinutes: number;
+}
+
+/** Withdrawals still PENDING or PROCESSING `minutes` after they last changed, oldest first. */
+export async function stuckWithdrawals(db: Db, minutes: number): Promise<StuckWithdrawal[]> {
+  const rows = await db.query<StuckWithdrawal>(
+    `SELECT id, uuid, status, provider, submitting_at IS NOT NULL AS submitting, amount,
+            floor(extract(epoch FROM now() - updated_at) / 60)::int AS "ageMinutes"
+       FROM withdrawals
+      WHERE status IN ('PENDING', 'PROCESSING') AND updated_at < now() - make_interval(mins => $1)
+      ORDER BY updated_at, id LIMIT 1000`,
+    [minutes],
+  );
+  return rows.map((r) => ({ ...r, id: Number(r.id) }));
+}
+
+/**
+ * Queues a PENDING withdrawal for submission now (idempotent by reference: safe whatever its job is doing).
+ * A PROCESSING one is with the provider already: its callback or read-back decides it.
+ */
+export async function retrySubmission(db: Db, queue: Queue, id: PublicId): Promise<StuckWithdrawal['id']> {
+  const w = await findWithdrawal(db, id, null);
+  if (!w) throw notFound(`no withdrawal ${id.kind === 'uuid' ? id.uuid : id.id}`);
+  if (w.status !== 'PENDING') {
+    throw conflict(`withdrawal ${w.id} is ${w.status}; only a PENDING withdrawal is submitted again`);
+  }
+  await db.tx((tx) => queue.send(tx, 'payouts.submit', { withdrawalIds: [w.id] }));
+  return w.id;
+}

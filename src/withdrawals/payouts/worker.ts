@@ -1,0 +1,53 @@
+import type { Platform } from '../../platform/context.js';
+import { startPeriodic } from '../../platform/jobs/periodic.js';
+import type { PayoutProvider } from './provider.js';
+import {
+  RECONCILE_EVERY_MS,
+  REQUEUE_EVERY_MS,
+  reconcilePayouts,
+  requeueStalePending,
+  submitPayouts,
+} from './service.js';
+
+/**
+ * Worker of job 'payouts.submit' (enqueued in the transaction that creates the withdrawal). Jobs are
+ * fetched in batches and submitted together; if any submission failed the batch fails and pg-boss retries
+ * it (withdrawals already submitted are then skipped: only PENDING ones are claimed).
+ */
+export async function startPayoutWorker(
+  platform: Platform,
+  provider: PayoutProvider,
+): Promise<() => Promise<void>> {
+  const { db, queue, log } = platform;
+  // retries are due at most 3 s apart (jobs.ts) and found within 1 s: a provider back is used within seconds
+  await queue.work('payouts.submit', { batchSize: 4, localConcurrency: 1, pollSeconds: 1 }, async (jobs) => {
+    const ids = jobs.flatMap((j) => j.data.withdrawalIds);
+    try {
+      await submitPayouts(db, provider, ids);
+    } catch (err) {
+      log.warn({ err, withdrawalIds: ids }, 'payout submission failed; will retry');
+      throw err;
+    }
+  });
+  // a PENDING withdrawal whose job failed for good or was lost gets a new one
+  const stopRequeue = startPeriodic(
+    REQUEUE_EVERY_MS,
+    async () => {
+      const n = await requeueStalePending(db, queue);
+      if (n > 0) log.info({ withdrawals: n }, 'pending withdrawals queued for submission again');
+    },
+    (err) => log.warn({ err }, 'pending withdrawal requeue failed; will retry'),
+  );
+  // providers read back rather than trusted by callback (Efí): PROCESSING withdrawals are checked periodically
+  const stopReconcile = provider.check
+    ? startPeriodic(
+        RECONCILE_EVERY_MS,
+        () => reconcilePayouts(db, provider),
+        (err) => log.warn({ err }, 'payout reconciliation failed; will retry'),
+      )
+    : () => undefined;
+  return async () => {
+    stopRequeue();
+    stopReconcile();
+  };
+}

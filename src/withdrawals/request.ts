@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+import { validation } from '../platform/http/errors.js';
+import { parseCashoutAmount } from './amount.js';
+import { topLevelNumberTexts } from './number-text.js';
+import { PIX_KEY_TYPES, type PixKeyType, pixKeyProblem } from './pix-key.js';
+
+export interface CashoutRequest {
+  amountCents: number;
+  pixKey: string;
+  pixKeyType: PixKeyType;
+}
+
+export interface CashoutBody {
+  amount: unknown;
+  pixKey: string;
+  pixKeyType?: string;
+}
+
+/** Body rules that answer 400 (shape D): amount format, PIX key type, length and per-type validity. */
+export function parseCashoutRequest(body: CashoutBody, rawBody: string | undefined): CashoutRequest {
+  const literal =
+    typeof body.amount === 'number' && rawBody ? topLevelNumberTexts(rawBody).get('amount') : '';
+  const amount = parseCashoutAmount(body.amount, literal);
+  if (!amount.ok) throw validation(amount.reason);
+  const type = body.pixKeyType ?? 'CPF';
+  if (!(PIX_KEY_TYPES as readonly string[]).includes(type)) {
+    throw validation(`pixKeyType must be one of ${PIX_KEY_TYPES.join(', ')}`);
+  }
+  const pixKeyType = type as PixKeyType;
+  const problem = pixKeyProblem(body.pixKey, pixKeyType);
+  if (problem) throw validation(problem);
+  const pixKey = pixKeyType === 'CPF' || pixKeyType === 'CNPJ' ? body.pixKey.replace(/\D/g, '') : body.pixKey;
+  return { amountCents: amount.cents, pixKey, pixKeyType };
+}
+
+/** What makes two requests "the same body" for Idempotency-Key: the normalized request. */
+export function requestHash(req: CashoutRequest): string {
+  return createHash('sha256').update(`${req.amountCents}|${req.pixKeyType}|${req.pixKey}`).digest('hex');
+}

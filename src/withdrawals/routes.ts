@@ -1,0 +1,87 @@
+import { Type } from 'typebox';
+import { apiKeyActor } from '../audit/actor.js';
+import { merchantOf } from '../auth/api-key.js';
+import type { Db } from '../platform/db/db.js';
+import {
+  BusinessRuleErrorBody,
+  EnvelopeErrorBody,
+  IpAccessErrorBody,
+  TransactionErrorBody,
+} from '../platform/http/error-schemas.js';
+import { IdempotencyHeaders, parseIdempotencyKey } from '../platform/http/idempotency-key.js';
+import { keepRawJson } from '../platform/http/json-body.js';
+import { parsePublicId } from '../platform/http/public-ids.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import type { CashoutCreator } from './creation/batcher.js';
+import { parseCashoutRequest } from './request.js';
+import { CashoutBody, IdParam, WithdrawalCreated, WithdrawalLookup } from './schemas.js';
+import { getCashout } from './service.js';
+import { creationView, lookupView } from './views.js';
+
+export interface CashoutRouteDeps {
+  db: Db;
+  creator: CashoutCreator;
+  apiKey: AuthHook;
+}
+
+const security = [{ publicKey: [], privateKey: [] }];
+
+export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<void> {
+  keepRawJson(app);
+
+  app.post(
+    '/api/public/cashout',
+    {
+      config: { errorShape: 'transaction' },
+      onRequest: deps.apiKey,
+      schema: {
+        tags: ['public'],
+        security,
+        headers: IdempotencyHeaders,
+        body: CashoutBody,
+        response: {
+          201: WithdrawalCreated,
+          400: TransactionErrorBody,
+          401: TransactionErrorBody,
+          403: Type.Union([BusinessRuleErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+          409: BusinessRuleErrorBody,
+          422: BusinessRuleErrorBody,
+          500: TransactionErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const merchant = merchantOf(request);
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const req = parseCashoutRequest(request.body, request.rawBody?.toString('utf8'));
+      const actor = apiKeyActor(request, merchant);
+      const { withdrawal, replayed } = await deps.creator.create(merchant.accountId, req, key, actor);
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send(creationView(withdrawal));
+    },
+  );
+
+  app.get(
+    '/api/public/cashout/:id',
+    {
+      config: { errorShape: 'transaction' },
+      onRequest: deps.apiKey,
+      schema: {
+        tags: ['public'],
+        security,
+        params: IdParam,
+        response: {
+          200: WithdrawalLookup,
+          401: TransactionErrorBody,
+          403: IpAccessErrorBody,
+          404: TransactionErrorBody,
+          500: TransactionErrorBody,
+        },
+      },
+    },
+    async (request) => {
+      const row = await getCashout(deps.db, merchantOf(request).accountId, parsePublicId(request.params.id));
+      return lookupView(row);
+    },
+  );
+}

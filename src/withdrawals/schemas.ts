@@ -1,0 +1,52 @@
+import { Type } from 'typebox';
+import { PIX_KEY_TYPES } from './pix-key.js';
+
+const Reais = Type.String({ pattern: '^-?\\d+\\.\\d{2}$', description: 'Reais, two decimals' });
+const Fees = Type.Object({ fixed: Reais, variable: Reais, total: Reais });
+
+const withdrawalFields = {
+  id: Type.Integer(),
+  uuid: Type.String({ format: 'uuid' }),
+  amount: Reais,
+  netAmount: Reais,
+  pixKey: Type.String(),
+  pixKeyType: Type.String({ enum: [...PIX_KEY_TYPES] }),
+  status: Type.String({ enum: ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'] }),
+  createdAt: Type.String({ format: 'date-time' }),
+};
+
+/** Creation form: no updatedAt. Key order follows the spec's table. */
+export const WithdrawalCreated = Type.Object({ ...withdrawalFields, fees: Fees });
+export const WithdrawalLookup = Type.Object({
+  ...withdrawalFields,
+  updatedAt: Type.String({ format: 'date-time' }),
+  fees: Fees,
+});
+
+/** A page of the panel's withdrawals list, newest first. */
+export const WithdrawalPage = Type.Object({
+  data: Type.Array(WithdrawalLookup),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+// amount is checked by the domain from the JSON text (no float rounding); the schema only admits the types.
+export const CashoutBody = Type.Object({
+  amount: Type.Union([Type.Number(), Type.String({ maxLength: 64 })], {
+    description: 'Reais, at most two decimals; 100.00 to 100000.00',
+  }),
+  pixKey: Type.String({ maxLength: 1000, description: '8 to 77 characters, valid for its type' }),
+  pixKeyType: Type.Optional(Type.String({ description: `${PIX_KEY_TYPES.join(', ')}; default CPF` })),
+});
+
+/** The panel's fee preview: what a withdrawal of `amount` would be charged now (fees come out of it). */
+export const FeePreview = Type.Object({
+  amount: Reais,
+  fees: Fees,
+  netAmount: { ...Reais, description: 'What the PIX key receives: amount − fees.total' },
+  debited: { ...Reais, description: 'What leaves the available balance: the amount itself' },
+});
+export const FeePreviewQuery = Type.Object({
+  amount: Type.String({ maxLength: 64, description: 'Reais, at most two decimals (e.g. 150.00)' }),
+});
+
+export const IdParam = Type.Object({ id: Type.String({ description: 'Withdrawal uuid or numeric id' }) });

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Db, openDb } from '../../../src/platform/db/db.js';
+import { migrate } from '../../../src/platform/db/migrate.js';
+import { type EmbeddedServer, startEmbedded } from '../../support/embedded.js';
+import { admin, urlFor } from '../../support/pg.js';
+
+let embedded: EmbeddedServer;
+let embeddedDb: Db;
+let postgres: Db;
+const blank = `gw_mig_${process.pid}_${Date.now()}`;
+
+beforeAll(async () => {
+  embedded = await startEmbedded();
+  embeddedDb = openDb({ databaseUrl: embedded.url });
+  await admin((c) => c.query(`CREATE DATABASE ${blank}`));
+  postgres = openDb({ databaseUrl: urlFor(blank) });
+});
+afterAll(async () => {
+  await embeddedDb?.close();
+  await embedded?.stop();
+  await postgres?.close();
+  await admin((c) => c.query(`DROP DATABASE IF EXISTS ${blank} WITH (FORCE)`));
+});
+
+/** The public schema as data: columns, constraints and indexes, in a stable order. */
+async function schemaOf(db: Db) {
+  const columns = await db.query(
+    `SELECT table_name, column_name, data_type, is_nullable, column_default, ordinal_position
+       FROM information_schema.columns WHERE table_schema = 'public'
+      ORDER BY table_name, ordinal_position`,
+  );
+  // PostgreSQL 18 (embedded) also lists NOT NULL as constraints (contype n); columns carry those already.
+  const constraints = await db.query(
+    `SELECT conrelid::regclass::text AS table_name, conname, contype, pg_get_constraintdef(oid) AS def
+       FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND contype <> 'n'
+      ORDER BY 1, 2`,
+  );
+  const indexes = await db.query(
+    `SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1, 2`,
+  );
+  return { columns, constraints, indexes };
+}
+
+describe('migrations', () => {
+  it('apply from scratch on the embedded PostgreSQL 18 and the PostgreSQL server, then are a no-op', async () => {
+    const first = await migrate(embeddedDb);
+    const second = await migrate(postgres);
+    expect(first.applied.length).toBeGreaterThan(0);
+    expect(second.applied).toEqual(first.applied);
+    expect(first.applied).toEqual([...first.applied].sort());
+    expect((await migrate(embeddedDb)).applied).toEqual([]);
+    expect((await migrate(postgres)).applied).toEqual([]);
+  });
+
+  it('produce the same schema on both', async () => {
+    const onEmbedded = await schemaOf(embeddedDb);
+    const pg = await schemaOf(postgres);
+    expect(onEmbedded.columns.length).toBeGreaterThan(20);
+    expect(onEmbedded.columns).toEqual(pg.columns);
+    expect(onEmbedded.constraints).toEqual(pg.constraints);
+    expect(onEmbedded.indexes).toEqual(pg.indexes);
+  });
+
+  it('run concurrently without applying anything twice', async () => {
+    const other = `${blank}_c`;
+    await admin((c) => c.query(`CREATE DATABASE ${other}`));
+    const dbs = [1, 2, 3].map(() => openDb({ databaseUrl: urlFor(other) }));
+    try {
+      const results = await Promise.all(dbs.map((db) => migrate(db)));
+      const applied = results.flatMap((r) => r.applied);
+      expect(applied).toEqual([...new Set(applied)]);
+      expect(results.filter((r) => r.applied.length > 0)).toHaveLength(1);
+    } finally {
+      await Promise.all(dbs.map((db) => db.close()));
+      await admin((c) => c.query(`DROP DATABASE IF EXISTS ${other} WITH (FORCE)`));
+    }
+  });
+});

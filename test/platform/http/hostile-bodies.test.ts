@@ -1,0 +1,154 @@
+/**
+ * Every registered route, authenticated as a merchant (API keys, session cookie and CSRF token at once, so
+ * each route gets past its own authentication to the body parser and validation), answers hostile JSON
+ * bodies with a 4xx in its own error shape: never a 500, never a hang.
+ */
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant, type TestMerchant } from '../../support/factories.js';
+import { call } from '../../support/http.js';
+import { startServer, type TestServer } from '../../support/server.js';
+
+let server: TestServer;
+let merchant: TestMerchant;
+
+beforeAll(async () => {
+  server = await startServer();
+  merchant = await createMerchant(server);
+});
+afterAll(() => server?.close());
+
+const deep = (n: number) => `{"ips": ${'['.repeat(n)}${']'.repeat(n)}}`;
+const wide = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`;
+const BODIES: [string, string][] = [
+  ['nested 50,000 levels deep', deep(50_000)],
+  ['nested 33 levels deep (just past the limit)', deep(33)],
+  // half a UTF-16 surrogate pair is no text: PostgreSQL's json refused it with a 500 before (refused before
+  // any valid body, which would end the session on logout, the last route)
+  [
+    'with half a surrogate pair',
+    '{"amount": 100, "pixKey": "52998224725", "name": "a\\ud800b", "customer": {"name": "\\udc00", "email": "x@example.com"}, "items": [{"title": "\\ud800"}], "pix": [{"endToEndId": "E\\ud800"}]}',
+  ],
+  ['with 100,000 keys', wide(100_000)],
+  ['with a 900 KB string', JSON.stringify({ amount: 100, pixKey: 'x'.repeat(900_000), name: 'y' })],
+  ['with duplicate keys', '{"amount": 100, "amount": "1e400", "pixKey": "52998224725", "pixKey": 7}'],
+];
+
+/** The route's shape family, recognised from the body (shapes B and C carry their own codes). */
+function shapeOf(body: unknown): string {
+  const b = body as Record<string, unknown>;
+  if (b && b.success === false && typeof (b.error as { code?: unknown })?.code === 'string') return 'A';
+  if (b && typeof b.message === 'string' && typeof b.code === 'string') return 'B';
+  if (b && typeof b.message === 'string' && typeof b.errorType === 'string') return 'C';
+  if (b && typeof b.message === 'string' && typeof b.error === 'string') return 'D/E';
+  return `not an error shape: ${JSON.stringify(body).slice(0, 200)}`;
+}
+
+describe('hostile JSON bodies on every route', () => {
+  it('refuses the deep body of the report with 400 VALIDATION_ERROR before parsing it', async () => {
+    const res = await call('PUT', `${server.url}/api/settings/allowed-ips`, {
+      headers: { ...merchant.panel, 'content-type': 'application/json' },
+      body: deep(50_000),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      success: false,
+      error: { code: 'VALIDATION_ERROR', message: 'Body nests deeper than 32 levels' },
+    });
+    const ips = await call('GET', `${server.url}/api/settings/allowed-ips`, { headers: merchant.panel });
+    expect(ips.body).toEqual({ ips: [] }); // nothing written
+  });
+  it('refuses half a surrogate pair with 400 and nothing written, and takes a whole pair as the character it is', async () => {
+    const body = (name: string) =>
+      `{"amount": 1000, "paymentMethod": "PIX", "customer": {"name": "${name}", "email": "c@example.com", "phone": "11999999999", "document": "52998224725"}, "items": [{"title": "Caneca", "unitPrice": 1000, "quantity": 1, "tangible": false}]}`;
+    const headers = { ...merchant.keys, 'content-type': 'application/json' };
+    const lone = await call('POST', `${server.url}/api/sandbox/sales`, {
+      headers,
+      body: body('Ana \\ud83d'),
+    });
+    expect(lone.status).toBe(400);
+    expect(lone.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+    const pair = await call<{ customer: { name: string } }>('POST', `${server.url}/api/sandbox/sales`, {
+      headers,
+      body: body('Ana \\ud83d\\ude00'),
+    });
+    expect(pair.status, JSON.stringify(pair.body)).toBe(201);
+    expect(pair.body.customer.name).toBe('Ana 😀');
+  });
+
+  it('are answered with a 4xx in the route’s error shape', async () => {
+    // logout last: it ends the session the other routes use
+    const routes = server.runtime
+      .app!.routeList.filter((r) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method))
+      .filter((r) => !r.url.startsWith('/docs'))
+      .sort((a, b) => Number(a.url === '/api/auth/logout') - Number(b.url === '/api/auth/logout'));
+    expect(routes.length).toBeGreaterThan(15);
+    const failures: string[] = [];
+    for (const route of routes) {
+      const url = server.url + route.url.replace(/:[A-Za-z]+/g, '999999');
+      for (const [name, body] of BODIES) {
+        const res = await call(route.method, url, {
+          headers: { ...merchant.keys, ...merchant.panel, 'content-type': 'application/json' },
+          body,
+        });
+        const shape = shapeOf(res.body);
+        const expected = route.errorShape === 'envelope' ? ['A', 'B', 'C'] : ['D/E', 'B', 'C'];
+        // past authentication, the parser refuses the deep bodies and lone surrogates first, on every route
+        const refusedDeep = !(name.startsWith('nested') || name.includes('surrogate')) || res.status === 400;
+        if (res.status >= 500 || (res.status >= 400 && !expected.includes(shape)) || !refusedDeep) {
+          failures.push(`${route.method} ${route.url} ${name}: ${res.status} ${shape}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});
+
+describe('bodies that are not UTF-8 JSON text', () => {
+  it('are refused with 400 and a message that says what to send (text, form, compressed, another charset)', async () => {
+    const merchant = await createMerchant(server); // the describe above logged its merchant's session out
+    const body = JSON.stringify({ amount: 150, pixKey: '52998224725' });
+    const cases: [Record<string, string>, string | Buffer, RegExp][] = [
+      [{ 'content-type': 'text/plain' }, body, /Content-Type must be application\/json/],
+      [{ 'content-type': 'application/x-www-form-urlencoded' }, 'amount=150', /Content-Type must be/],
+      [
+        { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        gzipSync(body),
+        /Content-Encoding gzip is not accepted/,
+      ],
+      [
+        { 'content-type': 'application/json; charset=utf-16' },
+        Buffer.from(body, 'utf16le'),
+        /charset must be utf-8/,
+      ],
+    ];
+    for (const [headers, sent, message] of cases) {
+      const res = await call<{ message: string; error: string }>('POST', `${server.url}/api/public/cashout`, {
+        headers: { ...merchant.keys, ...headers },
+        body: sent,
+      });
+      expect(res.status, JSON.stringify(headers)).toBe(400);
+      expect(res.body).toEqual({ message: expect.stringMatching(message), error: 'VALIDATION_ERROR' });
+      const panel = await call<{ success: false; error: { code: string; message: string } }>(
+        'POST',
+        `${server.url}/api/webhook`,
+        { headers: { ...merchant.panel, ...headers }, body: sent },
+      );
+      expect(panel.status, JSON.stringify(headers)).toBe(400);
+      expect(panel.body.error.message).toMatch(message);
+    }
+    const utf8 = await call('POST', `${server.url}/api/public/cashout`, {
+      headers: { ...merchant.keys, 'content-type': 'application/json; charset=UTF-8' },
+      body,
+    });
+    // read and decided: the new merchant has no balance
+    expect(utf8.status, utf8.text).toBe(422);
+    expect(utf8.body).toMatchObject({ errorType: 'INSUFFICIENT_BALANCE' });
+    // ASCII JSON labelled with an ASCII-compatible charset (a bank's stack, say) reads the same
+    const latin1 = await call('POST', `${server.url}/api/public/cashout`, {
+      headers: { ...merchant.keys, 'content-type': 'application/json; charset=ISO-8859-1' },
+      body,
+    });
+    expect(latin1.status, latin1.text).toBe(422);
+  });
+});

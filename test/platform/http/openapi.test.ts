@@ -1,0 +1,97 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../../support/http.js';
+import { startServer, type TestServer } from '../../support/server.js';
+
+let server: TestServer;
+type Doc = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<string, { security?: unknown; responses: Record<string, { content?: unknown }> }>
+  >;
+};
+let doc: Doc;
+
+beforeAll(async () => {
+  server = await startServer();
+  doc = (await call<Doc>('GET', `${server.url}/openapi.json`)).body;
+});
+afterAll(() => server?.close());
+
+describe('GET /openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document (checked by a maintained validator)', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('documents every registered route, itself and the reference page included, but not the pages’ files', () => {
+    // the reference page's own files and the panel page's are not API routes; the page and this document are
+    const page = (url: string) =>
+      url.startsWith('/docs/') || url.startsWith('/assets/') || ['/', '/index.html'].includes(url);
+    const missing = server.runtime
+      .app!.routeList.filter((r) => !page(r.url))
+      .filter((r) => {
+        const path = r.url.replace(/:([A-Za-z]+)/g, '{$1}');
+        return !doc.paths[path]?.[r.method.toLowerCase()];
+      })
+      .map((r) => `${r.method} ${r.url}`);
+    expect(missing).toEqual([]);
+  });
+
+  it('names the key headers and the session cookie as security, and shows error examples in the route’s shape', () => {
+    const balance = doc.paths['/api/public/balance']!.get!;
+    expect(balance.security).toEqual([{ publicKey: [], privateKey: [] }]);
+    const unauthorized = JSON.stringify(balance.responses['401']);
+    expect(unauthorized).toContain('"error":"UNAUTHORIZED"'); // shape E
+    expect(JSON.stringify(balance.responses['429'])).toContain('RATE_LIMITED');
+    const ips = doc.paths['/api/settings/allowed-ips']!.put!;
+    expect(ips.security).toEqual([{ session: [], csrf: [] }]);
+    expect(doc.paths['/api/auth/login']!.post!.security).toBeUndefined();
+  });
+
+  it('gives every error response an example, one per shape a union allows, with the shape’s own codes', () => {
+    const missing: string[] = [];
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (Number(status) < 400) continue;
+          const media = (response.content as Record<string, Record<string, unknown>> | undefined)?.[
+            'application/json'
+          ];
+          if (!media?.example && !media?.examples) missing.push(`${method.toUpperCase()} ${path} ${status}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+    const cashout = doc.paths['/api/public/cashout']!.post!.responses;
+    const examples = (status: string) => JSON.stringify(cashout[status]!.content);
+    expect(examples('422')).toContain('"errorType":"INSUFFICIENT_BALANCE"'); // shape C
+    expect(examples('403')).toContain('"errorType":"API_WITHDRAWAL_DISABLED_GLOBALLY"');
+    expect(examples('403')).toContain('"code":"IP_NOT_ALLOWED"'); // shape B
+  });
+});
+
+describe('GET /docs', () => {
+  it('serves the reference page with every asset from the gateway itself', async () => {
+    const page = await call('GET', `${server.url}/docs/`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('swagger');
+    expect(page.text).toContain('<title>Payment gateway API reference</title>');
+    const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThan(0);
+    for (const asset of assets) {
+      expect(asset).not.toMatch(/^(https?:)?\/\//); // nothing from another origin
+      const res = await call('GET', new URL(asset, `${server.url}/docs/`).toString());
+      expect(res.status, asset).toBe(200);
+    }
+    const init = await call('GET', `${server.url}/docs/static/swagger-initializer.js`);
+    expect(init.status).toBe(200);
+    expect(init.text).toContain('validatorUrl: null'); // no call to the online validator
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).not.toMatch(/https:|swagger\.io/);
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { parsePage } from '../../../src/platform/http/pagination.js';
+import { fromSaoPaulo, saoPauloOffset, toSaoPaulo } from '../../../src/platform/time/sao-paulo.js';
+
+describe('São Paulo time from the time zone database', () => {
+  it('is -03:00 now and was -02:00 in the daylight-saving summers before 2019', () => {
+    expect(saoPauloOffset(new Date('2026-11-23T12:00:00Z'))).toBe('-03:00');
+    expect(saoPauloOffset(new Date('2018-12-01T12:00:00Z'))).toBe('-02:00');
+    expect(saoPauloOffset(new Date('2018-06-01T12:00:00Z'))).toBe('-03:00');
+  });
+
+  it('reads wall-clock times and writes instants with their offset', () => {
+    expect(fromSaoPaulo('2026-11-23T00:00:00').toISOString()).toBe('2026-11-23T03:00:00.000Z');
+    expect(fromSaoPaulo('2026-11-23T09:30').toISOString()).toBe('2026-11-23T12:30:00.000Z');
+    expect(fromSaoPaulo('2018-12-01T00:00:00').toISOString()).toBe('2018-12-01T02:00:00.000Z');
+    expect(toSaoPaulo(new Date('2026-11-23T12:30:00.250Z'))).toBe('2026-11-23T09:30:00.250-03:00');
+    expect(toSaoPaulo(new Date('2018-12-01T12:00:00Z'))).toBe('2018-12-01T10:00:00.000-02:00');
+  });
+});
+
+describe('period bounds', () => {
+  const page = (from: string, to?: string) => parsePage({ from, ...(to ? { to } : {}) });
+
+  it('a bare date is a whole São Paulo day, whatever the offset of that season', () => {
+    expect(page('2026-11-23', '2026-11-23')).toMatchObject({
+      from: '2026-11-23T03:00:00.000Z',
+      to: '2026-11-24T03:00:00.000Z',
+    });
+    expect(page('2018-12-01', '2018-12-01')).toMatchObject({
+      from: '2018-12-01T02:00:00.000Z',
+      to: '2018-12-02T02:00:00.000Z',
+    });
+  });
+
+  it('a date-time without an offset is São Paulo time, not the server’s zone; with one, as written', () => {
+    expect(page('2026-11-23T09:30').from).toBe('2026-11-23T12:30:00.000Z');
+    expect(page('2026-11-23T09:30:00Z').from).toBe('2026-11-23T09:30:00.000Z');
+    expect(page('2026-11-23T09:30:00+01:00').from).toBe('2026-11-23T08:30:00.000Z');
+  });
+});
