@@ -32,7 +32,7 @@ import { sandboxRecurrenceRoutes } from './sandbox/recurrences.routes.js';
 import { sandboxSalesRoutes } from './sandbox/sales.routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { WebhookService } from './webhooks/service.js';
-import { CashoutCreator } from './withdrawals/creation/batcher.js';
+import { WithdrawalCreator } from './withdrawals/creation/creator.js';
 import { withdrawalPanelRoutes } from './withdrawals/panel.routes.js';
 import { payoutProviders } from './withdrawals/payouts/providers.js';
 import { payoutCallbackRoutes } from './withdrawals/payouts/routes.js';
@@ -91,7 +91,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(accountRoutes, { db, requireSession, authCache });
   await app.register(auditRoutes, { db, requireSession });
   await app.register(ledgerRoutes, { db, apiKey });
-  const creator = new CashoutCreator(db, queue);
+  const creator = new WithdrawalCreator(db, queue);
   await app.register(cashoutRoutes, { db, apiKey, creator });
   await app.register(withdrawalPanelRoutes, { db, creator, sessions, requireSession });
   await app.register(ledgerPanelRoutes, { db, requireSession, cursorKey: config.secretsKey });

@@ -1,7 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import pLimit from 'p-limit';
 
-// scrypt, N=2^15 r=8 p=1 (32 MiB): OWASP's minimum-memory profile, ~50 ms here.
+// scrypt, N=2^15 r=8 p=1 (32 MiB): OWASP's minimum-memory profile (its cost: docs/performance.md).
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEYLEN = 32;
 
@@ -21,7 +21,7 @@ export async function hashPassword(password: string): Promise<string> {
 
 /**
  * Password checks run at most PASSWORD_CHECKS_AT_ONCE at a time (each holds a libuv thread and 32 MiB for
- * ~50 ms): a login flood queues here, first come first served, instead of taking every thread of the pool
+ * tens of milliseconds): a login flood queues here, first come first served, instead of taking every thread of the pool
  * the deliveries' DNS lookups also need, and every core.
  */
 export const PASSWORD_CHECKS_AT_ONCE = 2;

@@ -16,14 +16,17 @@ import {
   releaseSaleKey,
   setChargeExpiry,
 } from './charges.data.js';
+import { createSale } from './create.js';
+import { saleFees } from './fees.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
+import { ownedSale } from './lookup.js';
+import { applyProcessorStatus } from './processors/callbacks.js';
 import {
   type ExpiredCharge,
   type PixCharge,
   type PixChargeProcessor,
   RefundNotMade,
 } from './processors/processor.js';
-import { applyProcessorStatus, createSale, ownedSale, saleFees } from './service.js';
 import { holdForRefund, releaseRefundHold } from './settlement/refund-hold.js';
 import type { SaleSettler } from './settlement/settler.js';
 import { moveSale } from './settlement/transition.js';

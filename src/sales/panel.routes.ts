@@ -9,9 +9,9 @@ import { pageOf, parsePage } from '../platform/http/pagination.js';
 import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
+import { saleForAccount } from './lookup.js';
 import { allSales, listSales, type SaleCsvRow, type SaleFilters } from './panel.data.js';
 import { IdPath, Sale, SalesPage } from './schemas.js';
-import { saleForAccount } from './service.js';
 import { SALE_STATUSES } from './settlement/status-machine.js';
 
 const PAYMENT_METHODS = ['PIX', 'CREDIT_CARD', 'DEBIT_CARD', 'BOLETO', 'TRANSFER', 'PIX_AUTOMATICO'];

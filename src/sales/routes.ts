@@ -14,10 +14,10 @@ import type { AuthHook, Http } from '../platform/http/types.js';
 import { qrSvgDataUri } from '../rails/qr.js';
 import { type ChargeInput, createPixSale, refundSale } from './charges.js';
 import { ChargeBody, ChargeHeaders, CreatedSale } from './charges.schemas.js';
+import { saleJson } from './lookup.js';
 import type { PixChargeProcessor } from './processors/processor.js';
 import { saleLookups } from './sale-reads.js';
 import { IdPath, Sale } from './schemas.js';
-import { saleJson } from './service.js';
 import type { SaleSettler } from './settlement/settler.js';
 
 export interface SalesRouteDeps {

@@ -1,7 +1,7 @@
 import { coalescedReader } from '../platform/concurrency/coalesced-reads.js';
 import type { Queryable } from '../platform/db/db.js';
 import type { PublicId } from '../platform/http/public-ids.js';
-import { ownedSaleBody } from './service.js';
+import { ownedSaleBody } from './lookup.js';
 
 interface SaleJson {
   account_id: number;

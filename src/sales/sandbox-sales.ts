@@ -2,9 +2,9 @@ import type { Db } from '../platform/db/db.js';
 import { validation } from '../platform/http/errors.js';
 import { parsePublicId } from '../platform/http/public-ids.js';
 import { findCart } from './carts/service.js';
+import { createSale } from './create.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 import type { SaleProcessor } from './processors/processor.js';
-import { createSale } from './service.js';
 import type { Customer, PaymentMethod, SaleItem, SaleRow } from './types.js';
 
 export interface SandboxSaleInput {

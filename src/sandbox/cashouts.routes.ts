@@ -5,10 +5,10 @@ import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-sch
 import { conflict } from '../platform/http/errors.js';
 import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { getCashout } from '../withdrawals/lookup.js';
 import type { PayoutProviders } from '../withdrawals/payouts/providers.js';
 import { handlePayoutCallback } from '../withdrawals/payouts/service.js';
 import { WithdrawalLookup } from '../withdrawals/schemas.js';
-import { getCashout } from '../withdrawals/service.js';
 import { lookupView } from '../withdrawals/views.js';
 
 /**

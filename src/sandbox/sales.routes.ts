@@ -5,10 +5,10 @@ import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-sch
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import type { Queue } from '../platform/jobs/queue.js';
+import { saleJson } from '../sales/lookup.js';
 import type { SaleProcessor } from '../sales/processors/processor.js';
 import { createSandboxSale, type SandboxSaleInput } from '../sales/sandbox-sales.js';
 import { IdPath, Sale } from '../sales/schemas.js';
-import { saleJson } from '../sales/service.js';
 import type { SaleSettler } from '../sales/settlement/settler.js';
 import type { SaleStatus } from '../sales/settlement/status-machine.js';
 import { sandboxId } from './ids.js';

@@ -68,7 +68,7 @@ export interface ClaimRequest extends HostRoom {
  * one round trip rather than a transaction that sets them first). The due index is a queue: claimed rows
  * leave dead entries at its head until vacuum. An ordered index scan marks them dead once and later scans skip
  * them; a bitmap scan (what the planner picks on a young or churning table, whose statistics say "few rows")
- * read every one of them on every claim (measured: ~12,000 index entries per claim during the benchmark).
+ * read every one of them on every claim.
  * Outcome writes join their batch to deliveries by primary key; on a young table the planner hashed the batch
  * against a sequential scan of every delivery. Hence no bitmap or sequential scans and no hash joins.
  */
@@ -92,7 +92,7 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
   // (older than everyone else's) cannot fill them.
   // The lock step looks the picked ids up by primary key and carries their positions, so the update joins
   // one small input: joining the picked rows to the locked ones there ran as a nested loop of the two CTEs
-  // (their estimates say "a few rows"), 512 × 512 comparisons per claim, 75 % of its time (auto_explain).
+  // (their estimates say "a few rows"), a comparison per pair of rows, most of a claim's time (auto_explain).
   // The lock step rechecks the ticket on the row version it locks (a concurrent claim cleared it: skipped);
   // the status and due time are checked in the update, on that same locked version (another process may have
   // claimed it and written a retry meanwhile), and not in the lock step, whose predicate would otherwise

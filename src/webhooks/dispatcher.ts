@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Queryable } from '../platform/db/db.js';
 import { type ClaimedAttempt, claimDue, type HostRoom, releaseClaims } from './deliveries.data.js';
-import { type AttemptRunner, LEASE_MARGIN_MS } from './delivery-worker.js';
+import { type DeliveryAttempts, LEASE_MARGIN_MS } from './delivery-attempts.js';
 import { fanOutPending, NO_ROOM } from './fanout.js';
 
 export interface DispatchLimits {
@@ -81,7 +81,7 @@ export class DeliveryDispatcher {
 
   constructor(
     private readonly deps: { queue: Queryable; log: Logger; timeoutMs: number },
-    private readonly runner: AttemptRunner,
+    private readonly runner: DeliveryAttempts,
     private readonly limits: DispatchLimits,
   ) {}
 

@@ -71,7 +71,7 @@ export class NotificationClient {
    * One POST through undici's dispatch API: the status is kept, the body counted up to the cap and dropped
    * (a larger one cuts the connection), and one timer bounds connect, headers and body together. The
    * request API costs more per attempt for what is thrown away here: a response stream and an abort signal
-   * with its listeners (together ~10 % of the delivery process's CPU in the webhooks benchmark).
+   * with its listeners (a visible share of the delivery process's CPU: docs/performance.md).
    */
   private send(target: Target, body: string, headers: Record<string, string>): Promise<Sent> {
     return new Promise<Sent>((resolve) => {

@@ -116,7 +116,7 @@ export class WebhookService {
 
   /**
    * The delivery log as JSON text: each entry's `payload` is the stored body spliced in as the bytes that
-   * were sent, never parsed and re-serialized (a page of 100 large sales cost ~5× its size in objects).
+   * were sent, never parsed and re-serialized (parsing a page of large sales cost several times its size in objects).
    */
   async deliveriesJson(accountId: number, webhookId: number, limit: number): Promise<string> {
     return this.logReads.run(accountId, async () => {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../platform/db/db.js';
-import { MAX_ATTEMPTS } from './delivery-worker.js';
+import { MAX_ATTEMPTS } from './delivery-attempts.js';
 import { fanOutPending, NO_ROOM } from './fanout.js';
 
 /** How often each worker process looks for work a crashed process left behind. */

@@ -1,7 +1,7 @@
 import type { Platform } from '../platform/context.js';
 import { startAutoDisable } from './auto-disable.js';
 import { QUEUE_SETTINGS } from './deliveries.data.js';
-import { AttemptRunner } from './delivery-worker.js';
+import { DeliveryAttempts } from './delivery-attempts.js';
 import { DeliveryDispatcher, type DispatchLimits } from './dispatcher.js';
 import { NotificationClient } from './http-client.js';
 import { startSweeper } from './sweeper.js';
@@ -45,7 +45,7 @@ export async function startNotificationWorkers(
     if (delayMs <= 0) dispatcher?.wake();
     else setTimeout(() => dispatcher?.wake(), delayMs + 5).unref();
   };
-  const runner = new AttemptRunner({ db, queue, config, client, wake, log });
+  const runner = new DeliveryAttempts({ db, queue, config, client, wake, log });
   dispatcher = new DeliveryDispatcher({ queue, log, timeoutMs: config.webhookTimeoutMs }, runner, limits);
 
   dispatcher.start();

@@ -18,9 +18,10 @@ import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { parseCashoutAmount } from './amount.js';
-import type { CashoutCreator } from './creation/batcher.js';
+import type { WithdrawalCreator } from './creation/creator.js';
 import type { WithdrawalRow } from './data.js';
 import { amountFees } from './fees.js';
+import { getCashout } from './lookup.js';
 import { allWithdrawals, cashoutRates, listWithdrawals, type WithdrawalFilters } from './panel.data.js';
 import { parseCashoutRequest } from './request.js';
 import {
@@ -32,7 +33,6 @@ import {
   WithdrawalLookup,
   WithdrawalPage,
 } from './schemas.js';
-import { getCashout } from './service.js';
 import { creationView, feePreviewView, lookupView } from './views.js';
 
 const STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'];
@@ -79,7 +79,7 @@ const CSV: CsvColumn<WithdrawalRow>[] = [
 
 export interface WithdrawalPanelDeps {
   db: Db;
-  creator: CashoutCreator;
+  creator: WithdrawalCreator;
   sessions: SessionService;
   requireSession: AuthHook;
 }

@@ -12,15 +12,15 @@ import { IdempotencyHeaders, parseIdempotencyKey } from '../platform/http/idempo
 import { keepRawJson } from '../platform/http/json-body.js';
 import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import type { CashoutCreator } from './creation/batcher.js';
+import type { WithdrawalCreator } from './creation/creator.js';
+import { getCashout } from './lookup.js';
 import { parseCashoutRequest } from './request.js';
 import { CashoutBody, IdParam, WithdrawalCreated, WithdrawalLookup } from './schemas.js';
-import { getCashout } from './service.js';
 import { creationView, lookupView } from './views.js';
 
 export interface CashoutRouteDeps {
   db: Db;
-  creator: CashoutCreator;
+  creator: WithdrawalCreator;
   apiKey: AuthHook;
 }
 

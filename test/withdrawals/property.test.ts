@@ -3,8 +3,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { AppError } from '../../src/platform/http/errors.js';
-import { CashoutCreator } from '../../src/withdrawals/creation/batcher.js';
-import { createCashout } from '../../src/withdrawals/service.js';
+import { runBatch, WithdrawalCreator } from '../../src/withdrawals/creation/creator.js';
+import { requestHash } from '../../src/withdrawals/request.js';
 import { type Transition, transition } from '../../src/withdrawals/state.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { fundMerchant } from '../support/ledger.js';
@@ -43,7 +43,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 it('keeps the ledger balanced and total = available + blocked under random interleavings', async () => {
   const { db, queue } = server.runtime.platform;
-  const creator = new CashoutCreator(db, queue);
+  const creator = new WithdrawalCreator(db, queue);
   await fc.assert(
     fc.asyncProperty(
       fc.array(fc.array(op, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 6 }),
@@ -59,11 +59,14 @@ it('keeps the ledger balanced and total = available + blocked under random inter
                   const req = { amountCents: o.cents, pixKey: '52998224725', pixKeyType: 'CPF' as const };
                   const accountId = merchants[o.merchant]!.accountId;
                   // merchant 0 through shared transactions (as HTTP does), merchant 1 one transaction each
-                  const { withdrawal } =
+                  const outcome =
                     o.merchant === 0
                       ? await creator.create(accountId, req, null)
-                      : await createCashout(db, queue, accountId, req, null);
-                  ids.push(withdrawal.id);
+                      : (
+                          await runBatch(db, queue, accountId, [{ req, key: null, hash: requestHash(req) }])
+                        )[0]!;
+                  if (outcome instanceof AppError) throw outcome;
+                  ids.push(outcome.withdrawal.id);
                 } catch (err) {
                   if (!(err instanceof AppError) || err.code !== 'INSUFFICIENT_BALANCE') throw err;
                 }

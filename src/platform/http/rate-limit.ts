@@ -48,7 +48,7 @@ export interface RateLimits {
  * (requests keep being served; a log line says so, and another when Redis is back).
  *
  * The plugin's own hook is not used: on the cheapest route (the balance read) its promise-per-step request
- * handler cost ~14 % of the throughput, against issue 12's 5 % (docs/performance.md). The counting, which
+ * handler cost more of the throughput than the limiter's budget (docs/performance.md). The counting, which
  * is what must be right, stays the library's; what is ours is reading the count and setting headers.
  */
 export function installRateLimits(config: Config, log: Logger): RateLimits {

@@ -35,8 +35,8 @@ export function createLogger(level: string): Logger {
     );
   }
   // written asynchronously in batches of at least 4 KiB, and at the latest FLUSH_EVERY_MS after being logged:
-  // a busy server makes one write per batch instead of one per line (a write per access line cost ~15 % of
-  // the balance read's throughput). pino flushes what is left when the process exits; a SIGKILL can lose the
+  // a busy server makes one write per batch instead of one per line (a write per access line cost a visible
+  // share of the balance read's throughput: docs/performance.md). pino flushes what is left when the process exits; a SIGKILL can lose the
   // last FLUSH_EVERY_MS of lines.
   const out = destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: FLUSH_EVERY_MS });
   const log = pino(options, out);

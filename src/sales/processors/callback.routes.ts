@@ -4,9 +4,9 @@ import { notFound, unauthorized } from '../../platform/http/errors.js';
 import { keepRawJson } from '../../platform/http/json-body.js';
 import type { Http } from '../../platform/http/types.js';
 import { SaleStatusSchema } from '../schemas.js';
-import { applyProcessorStatus } from '../service.js';
 import type { SaleSettler } from '../settlement/settler.js';
 import type { SaleStatus } from '../settlement/status-machine.js';
+import { applyProcessorStatus } from './callbacks.js';
 import type { ProcessorRegistry } from './processor.js';
 
 const CallbackBody = Type.Object({

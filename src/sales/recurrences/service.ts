@@ -2,9 +2,10 @@ import { randomInt } from 'node:crypto';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { notFound } from '../../platform/http/errors.js';
 import type { Queue } from '../../platform/jobs/queue.js';
+import { createSale } from '../create.js';
+import { saleFees } from '../fees.js';
 import { normalizeCustomer, normalizePostbackUrl, parseDate } from '../input.js';
 import type { ChargeDetails, SaleProcessor } from '../processors/processor.js';
-import { createSale, saleFees } from '../service.js';
 import { moveSale } from '../settlement/transition.js';
 import type { Customer, SaleRow } from '../types.js';
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateAccount } from '../../../src/accounts/accounts.service.js';
+import { balanceStatement } from '../../../src/ledger/batch-entries.js';
 import { getBalance } from '../../../src/ledger/ledger.js';
 import { verifyLedger } from '../../../src/ledger/verify.js';
 import { AppError } from '../../../src/platform/http/errors.js';
 import { sandboxProcessorSecret, signProcessorCallback } from '../../../src/sales/processors/sandbox.js';
 import { settleBatch } from '../../../src/sales/settlement/settle-batch.js';
-import { balanceStatement } from '../../../src/sales/settlement/write-moves.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
 import { startServer, type TestServer } from '../../support/server.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { getBalance } from '../../../src/ledger/ledger.js';
 import { verifyLedger } from '../../../src/ledger/verify.js';
 import { AppError } from '../../../src/platform/http/errors.js';
-import { runBatch } from '../../../src/withdrawals/creation/batcher.js';
+import { runBatch } from '../../../src/withdrawals/creation/creator.js';
 import { requestHash } from '../../../src/withdrawals/request.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { fundMerchant } from '../../support/ledger.js';

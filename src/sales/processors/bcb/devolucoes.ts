@@ -2,9 +2,9 @@ import type { Db, Queryable } from '../../../platform/db/db.js';
 import { parseReais } from '../../../platform/money/money.js';
 import { type PixApiClient, PspError } from '../../../rails/pix-api-client.js';
 import { lockSale } from '../../data.js';
-import { applyProcessorStatus } from '../../service.js';
 import { holdLocked, releaseLocked } from '../../settlement/refund-hold.js';
 import type { SaleSettler } from '../../settlement/settler.js';
+import { applyProcessorStatus } from '../callbacks.js';
 import { RefundNotMade } from '../processor.js';
 import { BCB_PROCESSOR, txidOf } from './txid.js';
 

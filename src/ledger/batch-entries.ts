@@ -1,0 +1,78 @@
+import { codeOf, type JournalEntry } from './ledger.js';
+
+/** A merchant balance row's change, summed over a batch's postings. */
+export interface BalanceMove {
+  accountId: number;
+  bucket: string;
+  amount: number;
+}
+
+/**
+ * Unguarded journal entries of one reference type as parts of a larger statement (group commit): the CTEs
+ * `je` (entry ids), `e` (entries), `la` (ledger accounts named) and `p` (postings, one row each), their five
+ * parameters from `$first` on, how many postings `p` must insert (fewer: a posting named no ledger account),
+ * and each merchant balance row's net move, for balanceStatement once the rest is written.
+ */
+export function entriesInsert(
+  entries: JournalEntry[],
+  refType: string,
+  first: number,
+): { ctes: string; params: unknown[]; postings: number; moves: BalanceMove[] } {
+  if (!/^[a-z_]+$/.test(refType)) throw new Error(`bad reference type ${refType}`);
+  const deltas = new Map<string, BalanceMove>();
+  const postings: { ord: number; code: string; amount: number }[] = [];
+  for (const [i, e] of entries.entries()) {
+    if (e.guardAvailable) throw new Error('entriesInsert takes unguarded entries only');
+    if (e.refType !== refType) throw new Error(`entry of ${e.refType} among ${refType} entries`);
+    if (e.postings.reduce((acc, p) => acc + p.amount, 0) !== 0) throw new Error(`unbalanced entry ${e.kind}`);
+    for (const p of e.postings) {
+      if (!Number.isSafeInteger(p.amount)) throw new Error('posting amounts must be integer cents');
+      if (p.amount === 0) continue;
+      postings.push({ ord: i + 1, code: codeOf(p.target), amount: p.amount });
+      if (!('accountId' in p.target)) continue;
+      const key = `${p.target.accountId}:${p.target.bucket}`;
+      const d = deltas.get(key) ?? { accountId: p.target.accountId, bucket: p.target.bucket, amount: 0 };
+      d.amount += p.amount;
+      deltas.set(key, d);
+    }
+  }
+  const $ = (n: number) => `$${first + n}`;
+  const ctes = `je AS (
+       SELECT nextval('journal_entries_id_seq') AS id, kind, ref_id, ord
+         FROM unnest(${$(0)}::text[], ${$(1)}::bigint[]) WITH ORDINALITY AS x(kind, ref_id, ord)),
+     e AS (INSERT INTO journal_entries (id, kind, ref_type, ref_id) SELECT id, kind, '${refType}', ref_id FROM je),
+     la AS (SELECT id, code FROM ledger_accounts WHERE code = ANY(${$(3)}::text[])),
+     p AS (
+       INSERT INTO postings (entry_id, ledger_account_id, amount)
+       SELECT je.id, la.id, q.amount
+         FROM unnest(${$(2)}::bigint[], ${$(3)}::text[], ${$(4)}::bigint[]) AS q(ord, code, amount)
+         JOIN je ON je.ord = q.ord JOIN la ON la.code = q.code
+       RETURNING 1)`;
+  return {
+    ctes,
+    params: [
+      entries.map((e) => e.kind),
+      entries.map((e) => e.refId),
+      postings.map((p) => p.ord),
+      postings.map((p) => p.code),
+      postings.map((p) => p.amount),
+    ],
+    postings: postings.length,
+    moves: [...deltas.values()].filter((d) => d.amount !== 0),
+  };
+}
+
+/**
+ * One statement that moves merchant balance rows by the given amounts: a call of move_balances (a migration
+ * defines it), which locks them in postEntry's order and fails, and so stops that COMMIT, if a row is
+ * missing. Its values are written into its text (integers and the two bucket names, checked here), so it
+ * needs no parameters and can share a round trip with COMMIT (Db.txEndingWith).
+ */
+export function balanceStatement(moves: BalanceMove[]): string {
+  for (const { accountId, bucket, amount } of moves) {
+    if (!Number.isSafeInteger(accountId) || !Number.isSafeInteger(amount)) throw new Error('not an integer');
+    if (bucket !== 'available' && bucket !== 'blocked') throw new Error(`unknown bucket ${bucket}`);
+  }
+  const list = (f: (m: BalanceMove) => string | number) => moves.map(f).join(',');
+  return `SELECT move_balances('{${list((m) => m.accountId)}}', '{${list((m) => m.bucket)}}', '{${list((m) => m.amount)}}')`;
+}

@@ -1,0 +1,66 @@
+import type { Actor } from '../../audit/audit.data.js';
+import { GroupCommit } from '../../platform/concurrency/group-commit.js';
+import type { Db } from '../../platform/db/db.js';
+import type { Queue } from '../../platform/jobs/queue.js';
+import { type CashoutRequest, requestHash } from '../request.js';
+import { createBatch, StaleBalance } from './create-batch.js';
+import { IdempotencyRace } from './idempotency.js';
+import type { CashoutItem, Created, ItemOutcome } from './types.js';
+
+const MAX_BATCH = 64;
+/** Shared transactions of one account in flight at once (optimistic; see createBatch). */
+const PARALLEL = 2;
+
+/**
+ * Every cashout of one account ends on its available balance row, so its transactions cannot usefully run
+ * side by side in large numbers. Requests that arrive while an account's transactions run wait and share
+ * the next one (group commit, a lane per account): one commit for many cashouts, each still decided on its
+ * own. A failure of a shared transaction is retried item by item, so one bad request cannot fail another.
+ */
+export class WithdrawalCreator {
+  private readonly lanes = new Map<number, GroupCommit<CashoutItem, Created>>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly queue: Queue,
+  ) {}
+
+  create(accountId: number, req: CashoutRequest, key: string | null, actor?: Actor): Promise<Created> {
+    let lane = this.lanes.get(accountId);
+    if (lane === undefined) {
+      lane = new GroupCommit<CashoutItem, Created>(
+        (items) => runBatch(this.db, this.queue, accountId, items),
+        {
+          maxBatch: MAX_BATCH,
+          parallel: PARALLEL,
+          retryAlone: true,
+          onIdle: () => this.lanes.delete(accountId),
+        },
+      );
+      this.lanes.set(accountId, lane);
+    }
+    return lane.submit({ req, key, hash: requestHash(req), actor });
+  }
+}
+
+/**
+ * One transaction for `items`: optimistic first, then with the balance locked if it was overtaken; a key
+ * stored concurrently by another process → run again (it is then a replay).
+ */
+export async function runBatch(
+  db: Db,
+  queue: Queue,
+  accountId: number,
+  items: CashoutItem[],
+): Promise<ItemOutcome[]> {
+  let lockFirst = false;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.tx((tx) => createBatch(tx, queue, accountId, items, lockFirst));
+    } catch (err) {
+      if (err instanceof StaleBalance) lockFirst = true;
+      else if (!(err instanceof IdempotencyRace) || attempt >= 3) throw err;
+      if (attempt >= 5) throw err;
+    }
+  }
+}
