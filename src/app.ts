@@ -4,7 +4,7 @@ import { apiKeyAuth } from './auth/api-key.js';
 import { AuthCache } from './auth/auth-cache.js';
 import { CredentialService } from './auth/credentials.service.js';
 import { LastUseRecorder } from './auth/last-use.js';
-import { panelSession } from './auth/panel-session.js';
+import { panelSession, sessionOf } from './auth/panel-session.js';
 import { authRoutes } from './auth/routes.js';
 import { SessionService } from './auth/sessions.js';
 import { TotpService } from './auth/totp.js';
@@ -89,7 +89,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     loginLimit: limits.loginPerIp,
   });
   await app.register(accountRoutes, { db, requireSession, authCache });
-  await app.register(auditRoutes, { db, requireSession });
+  await app.register(auditRoutes, { db, requireSession, accountOf: (request) => sessionOf(request).user.id });
   await app.register(ledgerRoutes, { db, apiKey });
   const creator = new WithdrawalCreator(db, queue);
   await app.register(cashoutRoutes, { db, apiKey, creator });

@@ -1,4 +1,4 @@
-import { sessionOf } from '../auth/panel-session.js';
+import type { FastifyRequest } from 'fastify';
 import type { Db } from '../platform/db/db.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import { pageOf, parsePage } from '../platform/http/pagination.js';
@@ -19,7 +19,15 @@ function view(r: AuditRow) {
 }
 
 /** The account's audit log, newest first (append-only: there is no route that changes it). */
-export async function auditRoutes(app: Http, deps: { db: Db; requireSession: AuthHook }): Promise<void> {
+export async function auditRoutes(
+  app: Http,
+  deps: {
+    db: Db;
+    requireSession: AuthHook;
+    /** The account whose log a panel request reads (its session's; auth owns sessions and writes to audit). */
+    accountOf: (request: FastifyRequest) => number;
+  },
+): Promise<void> {
   app.get(
     '/api/audit-log',
     {
@@ -34,7 +42,7 @@ export async function auditRoutes(app: Http, deps: { db: Db; requireSession: Aut
     },
     async (request) => {
       const page = parsePage(request.query);
-      const rows = await listAudit(deps.db, sessionOf(request).user.id, page.limit + 1, page.before);
+      const rows = await listAudit(deps.db, deps.accountOf(request), page.limit + 1, page.before);
       const { rows: kept, nextCursor } = pageOf(
         rows.map((r) => ({ ...r, id: Number(r.id) })),
         page.limit,

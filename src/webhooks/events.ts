@@ -19,3 +19,15 @@ export type EventName = (typeof EVENT_NAMES)[number];
 export function isEventName(value: unknown): value is EventName {
   return typeof value === 'string' && (EVENT_NAMES as readonly string[]).includes(value);
 }
+
+/** The event a sale's status fires (its statuses are the sales module's); EM_PROCESSAMENTO fires none. */
+export const SALE_EVENT_OF_STATUS: Readonly<Record<string, EventName>> = {
+  PENDENTE: 'sale.pending',
+  PAGO: 'sale.paid',
+  RECUSADO: 'sale.refused',
+  FALHA: 'sale.refused',
+  CANCELADO: 'sale.canceled',
+  ESTORNADO: 'sale.refunded',
+  CHARGEBACK: 'sale.chargeback',
+  MED: 'sale.chargeback',
+};

@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '../platform/crypto/secrets.js';
-import { eventFor, SALE_STATUSES, type SaleStatus } from '../sales/settlement/status-machine.js';
+import { SALE_EVENT_OF_STATUS } from './events.js';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
@@ -86,7 +86,7 @@ export function signedEventType(body: Uint8Array | string): string | null {
   if (type === 'TEST') return 'webhook.test';
   if (typeof type !== 'string' || typeof status !== 'string') return null;
   if (type === 'TRANSACTION') {
-    return (SALE_STATUSES as readonly string[]).includes(status) ? eventFor(status as SaleStatus) : null;
+    return Object.hasOwn(SALE_EVENT_OF_STATUS, status) ? SALE_EVENT_OF_STATUS[status]! : null;
   }
   return EVENT_OF[type]?.[status] ?? null;
 }

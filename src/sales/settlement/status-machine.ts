@@ -1,4 +1,4 @@
-import type { EventName } from '../../webhooks/events.js';
+import { type EventName, SALE_EVENT_OF_STATUS } from '../../webhooks/events.js';
 
 export const SALE_STATUSES = [
   'PENDENTE',
@@ -34,20 +34,9 @@ export function isOpen(status: SaleStatus): boolean {
 /** Statuses whose arrival notifies both channels (spec, "Sale status triggers"): every status but the open ones. */
 export const FINAL_STATUSES: ReadonlySet<SaleStatus> = new Set(SALE_STATUSES.filter((s) => !isOpen(s)));
 
-const EVENTS: Partial<Record<SaleStatus, EventName>> = {
-  PENDENTE: 'sale.pending',
-  PAGO: 'sale.paid',
-  RECUSADO: 'sale.refused',
-  FALHA: 'sale.refused',
-  CANCELADO: 'sale.canceled',
-  ESTORNADO: 'sale.refunded',
-  CHARGEBACK: 'sale.chargeback',
-  MED: 'sale.chargeback',
-};
-
 /** The webhook event a status fires; EM_PROCESSAMENTO fires none. */
 export function eventFor(status: SaleStatus): EventName | null {
-  return EVENTS[status] ?? null;
+  return SALE_EVENT_OF_STATUS[status] ?? null;
 }
 
 export type TransitionCheck = 'apply' | 'same' | 'refused';

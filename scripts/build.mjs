@@ -1,0 +1,42 @@
+// Builds dist/ (the server with tsc, the panel with Vite) unless it was built from exactly these sources:
+// a hash of every input is kept beside the output, so `npm start` with nothing changed starts at once.
+// `--force` builds whatever the hash says. A build starts from an empty dist/ (no module a move left behind).
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const STAMP = path.join(root, 'dist', '.inputs-sha256');
+const INPUTS = ['src', 'panel', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
+
+function files(entry) {
+  const full = path.join(root, entry);
+  if (!existsSync(full)) return [];
+  if (!statSync(full).isDirectory()) return [entry];
+  return readdirSync(full, { withFileTypes: true, recursive: true })
+    .filter((d) => d.isFile() && !path.join(d.parentPath, d.name).includes(`${path.sep}node_modules${path.sep}`))
+    .map((d) => path.relative(root, path.join(d.parentPath, d.name)));
+}
+
+const hash = createHash('sha256');
+for (const file of INPUTS.flatMap(files).sort()) {
+  hash.update(file).update('\0').update(readFileSync(path.join(root, file))).update('\0');
+}
+const digest = hash.digest('hex');
+
+if (!process.argv.includes('--force') && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === digest) process.exit(0);
+
+rmSync(path.join(root, 'dist'), { recursive: true, force: true });
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+try {
+  execFileSync(bin('tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  execFileSync(bin('vite'), ['build', '--config', 'panel/vite.config.ts', '--logLevel', 'warn'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+} catch (err) {
+  // the compiler has said what is wrong; no stack trace of this script on top of it
+  process.exit(typeof err.status === 'number' ? err.status : 1);
+}
+writeFileSync(STAMP, digest);

@@ -1,0 +1,49 @@
+// The import graph's rules, checked by `npm run lint`: no circle of imports; shared plumbing
+// (src/platform) imports no domain; the rails (PSP clients, BR Code) import only the platform; no two
+// domains import each other. Prints what breaks a rule and exits 1.
+import madge from 'madge';
+
+const graph = (await madge('src', { fileExtensions: ['ts'], tsConfig: 'tsconfig.json' })).obj();
+const problems = [];
+
+const room = (file) => (file.includes('/') ? file.split('/')[0] : '(root)');
+const edges = new Map();
+for (const [from, deps] of Object.entries(graph)) {
+  for (const to of deps) {
+    const a = room(from);
+    const b = room(to);
+    if (a === 'platform' && b !== 'platform') problems.push(`platform imports a domain: ${from} -> ${to}`);
+    if (a === 'rails' && b !== 'rails' && b !== 'platform') problems.push(`rails import a domain: ${from} -> ${to}`);
+    if (a !== b) edges.set(`${a} -> ${b}`, `${from} -> ${to}`);
+  }
+}
+for (const [edge, example] of edges) {
+  const [a, b] = edge.split(' -> ');
+  if (a < b && edges.has(`${b} -> ${a}`)) {
+    problems.push(`${a} and ${b} import each other: ${example}; ${edges.get(`${b} -> ${a}`)}`);
+  }
+}
+
+const seen = new Set();
+const stack = [];
+const onStack = new Set();
+function visit(file) {
+  if (onStack.has(file)) {
+    problems.push(`import circle: ${[...stack.slice(stack.indexOf(file)), file].join(' -> ')}`);
+    return;
+  }
+  if (seen.has(file)) return;
+  seen.add(file);
+  stack.push(file);
+  onStack.add(file);
+  for (const dep of graph[file] ?? []) visit(dep);
+  stack.pop();
+  onStack.delete(file);
+}
+for (const file of Object.keys(graph)) visit(file);
+
+if (problems.length > 0) {
+  for (const p of problems) console.error(p);
+  process.exit(1);
+}
+console.log(`import graph: ${Object.keys(graph).length} files, no circle, no import back and forth between domains`);
