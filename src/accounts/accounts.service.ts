@@ -1,5 +1,6 @@
 import { CLI_ACTOR, recordAudit } from '../audit/audit.data.js';
 import { hashPassword } from '../auth/passwords.js';
+import { endSessionsOnNewPassword } from '../auth/sessions.js';
 import { ensureMerchantLedger } from '../ledger/ledger.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { isUniqueViolation } from '../platform/db/db.js';
@@ -105,9 +106,7 @@ export async function updateAccount(db: Db, id: number, update: AccountUpdate): 
       await recordAudit(tx, id, CLI_ACTOR, { action: 'totp.disabled', target: `account:${id}` });
     }
     if (update.password !== undefined) {
-      // whoever held a session opened with the old password holds it no more; a lock set by guesses ends too
-      await tx.query('DELETE FROM panel_sessions WHERE account_id = $1', [id]);
-      await tx.query('DELETE FROM login_failures WHERE email = $1', [row.email]);
+      await endSessionsOnNewPassword(tx, id, row.email);
     }
     return row;
   });

@@ -1,4 +1,4 @@
-import { CLI_ACTOR } from '../audit/audit.data.js';
+import { CLI_ACTOR, recordForEveryAccount } from '../audit/audit.data.js';
 import type { Db } from '../platform/db/db.js';
 
 /**
@@ -13,10 +13,9 @@ export async function setApiWithdrawals(db: Db, on: boolean): Promise<void> {
       [on ? 'on' : 'off'],
     );
     // a global switch changes what every account can do: each account's log records it
-    await tx.query(
-      `INSERT INTO audit_log (account_id, actor_type, actor_id, actor_label, action, target)
-       SELECT id, $1, NULL, $2, 'settings.updated', $3 FROM accounts`,
-      [CLI_ACTOR.type, CLI_ACTOR.label, `api_withdrawals:${on ? 'on' : 'off'}`],
-    );
+    await recordForEveryAccount(tx, CLI_ACTOR, {
+      action: 'settings.updated',
+      target: `api_withdrawals:${on ? 'on' : 'off'}`,
+    });
   });
 }

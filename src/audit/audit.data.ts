@@ -104,6 +104,15 @@ export async function recordAuditRows(
   );
 }
 
+/** One entry in every account's log (an operator's global switch changes what every account can do). */
+export async function recordForEveryAccount(q: Queryable, actor: Actor, entry: AuditEntry): Promise<void> {
+  await q.query(
+    `INSERT INTO audit_log (account_id, actor_type, actor_id, actor_label, action, target)
+     SELECT id, $1, $2, $3, $4, $5 FROM accounts`,
+    [actor.type, actor.id, actor.label, entry.action, entry.target],
+  );
+}
+
 export interface AuditRow {
   id: number;
   at: Date;

@@ -165,6 +165,16 @@ export class SessionService {
   }
 }
 
+/** A password changed: every session opened with the old one ends, and so does a lock its guesses set. */
+export async function endSessionsOnNewPassword(
+  tx: Queryable,
+  accountId: number,
+  email: string,
+): Promise<void> {
+  await tx.query('DELETE FROM panel_sessions WHERE account_id = $1', [accountId]);
+  await tx.query('DELETE FROM login_failures WHERE email = $1', [email]);
+}
+
 export const AUTH_CLEANUP_EVERY_MS = 10 * 60 * 1000;
 
 /**
