@@ -1,6 +1,6 @@
 // Builds dist/ (the server with tsc, the panel with Vite) unless it was built from exactly these sources:
 // a hash of every input is kept beside the output, so `npm start` with nothing changed starts at once.
-// `--force` builds whatever the hash says. A build starts from an empty dist/ (no module a move left behind).
+// `--force` builds whatever the hash says; `--check` only says whether a build is due (exit 1) or not (0). A build starts from an empty dist/ (no module a move left behind).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -25,7 +25,9 @@ for (const file of INPUTS.flatMap(files).sort()) {
 }
 const digest = hash.digest('hex');
 
-if (!process.argv.includes('--force') && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === digest) process.exit(0);
+const fresh = existsSync(STAMP) && readFileSync(STAMP, 'utf8') === digest;
+if (process.argv.includes('--check')) process.exit(fresh ? 0 : 1);
+if (fresh && !process.argv.includes('--force')) process.exit(0);
 
 rmSync(path.join(root, 'dist'), { recursive: true, force: true });
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
