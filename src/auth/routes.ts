@@ -101,7 +101,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
         tags: ['panel'],
         summary: 'Generate an API key pair (the private key is shown only in this response)',
         body: S.CredentialBody,
-        response: { 201: S.IssuedCredential, 400: ShapeA, 401: ShapeA, 403: ShapeA },
+        response: { 201: S.IssuedCredential, 400: ShapeA, 401: ShapeA, 403: ShapeA, 409: ShapeA },
       },
     },
     async (request, reply) => {
@@ -120,7 +120,14 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
         summary: 'Replace a key pair; the old one keeps working for graceHours',
         params: S.IdParam,
         body: S.RollBody,
-        response: { 201: S.IssuedCredential, 400: ShapeA, 401: ShapeA, 403: ShapeA, 404: ShapeA },
+        response: {
+          201: S.IssuedCredential,
+          400: ShapeA,
+          401: ShapeA,
+          403: ShapeA,
+          404: ShapeA,
+          409: ShapeA,
+        },
       },
     },
     async (request, reply) => {

@@ -7,6 +7,7 @@ import { validation } from '../platform/errors.js';
 import type { AuthHook, Http } from '../platform/http.js';
 import { numericPathId } from '../platform/ids.js';
 import { sendJsonText } from '../platform/json-reply.js';
+import type { Limiter } from '../platform/rate-limit.js';
 import * as S from './schemas.js';
 import type { WebhookService } from './service.js';
 
@@ -16,9 +17,9 @@ const webhookId = (raw: string) => numericPathId(raw, 'Webhook not found');
 
 export async function webhookRoutes(
   app: Http,
-  deps: { webhooks: WebhookService; requireSession: AuthHook },
+  deps: { webhooks: WebhookService; requireSession: AuthHook; testLimit?: Limiter<number> | null },
 ): Promise<void> {
-  const { webhooks, requireSession } = deps;
+  const { webhooks, requireSession, testLimit = null } = deps;
   // every route of this (encapsulated) plugin is a panel route: session, and CSRF on state changes
   app.addHook('onRequest', requireSession);
   const account = (request: FastifyRequest) => sessionOf(request).user.id;
@@ -162,11 +163,22 @@ export async function webhookRoutes(
         tags: ['webhooks'],
         summary: 'Send a signed webhook.test delivery to this webhook',
         params: S.IdParam,
-        response: { 202: S.TestQueued, 400: S.ShapeA, 401: S.ShapeA, 403: S.ShapeA, 404: S.ShapeA },
+        response: {
+          202: S.TestQueued,
+          400: S.ShapeA,
+          401: S.ShapeA,
+          403: S.ShapeA,
+          404: S.ShapeA,
+          429: S.ShapeA,
+        },
       },
     },
-    async (request, reply) =>
-      reply.code(202).send(await webhooks.sendTest(account(request), webhookId(request.params.id))),
+    async (request, reply) => {
+      const id = webhookId(request.params.id);
+      // counted per webhook once it is the session's own (another account's guesses spend nothing of it)
+      const admit = testLimit ? () => testLimit(request, reply, id) : undefined;
+      return reply.code(202).send(await webhooks.sendTest(account(request), id, admit));
+    },
   );
 
   app.post(
