@@ -158,8 +158,10 @@ export class WebhookService {
     return { secret: secret as string };
   }
 
-  /** A `webhook.test` delivery to this webhook only, logged like any other: SKIPPED while the webhook is disabled. */
-  /** `admit` runs once the webhook is known to be the account's: the rate limit of test deliveries. */
+  /**
+   * A `webhook.test` delivery to this webhook only, logged like any other: SKIPPED while the webhook is
+   * disabled. `admit` runs once the webhook is known to be the account's: the rate limit of test deliveries.
+   */
   async sendTest(
     accountId: number,
     id: number,
