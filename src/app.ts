@@ -97,7 +97,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(ledgerPanelRoutes, { db, requireSession, cursorKey: config.secretsKey });
   await app.register(payoutCallbackRoutes, { db, providers });
   if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, apiKey, providers });
-  await app.register(webhookRoutes, { webhooks, requireSession });
+  await app.register(webhookRoutes, { webhooks, requireSession, testLimit: limits.webhookTests });
   const settler = new SaleSettler(db, queue, platform.outbox);
   await app.register(salesRoutes, {
     db,

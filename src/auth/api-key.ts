@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { constantTimeEqual, hashSecret } from '../platform/crypto/secrets.js';
 import { AppError, unauthorized } from '../platform/http/errors.js';
-import type { Limiter } from '../platform/http/rate-limit.js';
+import type { ApiKeyLimiter } from '../platform/http/rate-limit.js';
 import { canonicalIp } from '../platform/net/ip.js';
 import type { AuthCache } from './auth-cache.js';
 import type { KeyScope } from './credentials.data.js';
@@ -25,13 +25,14 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
 
 /**
  * onRequest hook for every API-key route: both headers → 401 (route's shape), an expired key → 401 like an
- * unknown one; then the IP allow-list → 403 IP_NOT_ALLOWED (shape B); then the key's rate limit, when there
- * is one; then a read-only key on a route that changes something → 403 FORBIDDEN (shape A, decisions.md).
- * Every request the key holder makes counts against the key, refused ones included; requests with a wrong
- * key, or from outside the allow-list, do not (they would let a stranger spend the merchant's limit). Warm
- * requests touch no database.
+ * unknown one; then the IP allow-list → 403 IP_NOT_ALLOWED (shape B); then the key's rate limit and its
+ * account's (every key of the account together), when there are; then a read-only key on a route that
+ * changes something → 403 FORBIDDEN (shape A, decisions.md).
+ * Every request the key holder makes counts against the key and its account, refused ones included;
+ * requests with a wrong key, or from outside the allow-list, do not (they would let a stranger spend the
+ * merchant's limit). Warm requests touch no database.
  */
-export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder, limit: Limiter | null = null) {
+export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder, limit: ApiKeyLimiter | null = null) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const publicKey = request.headers['x-api-public-key'];
     const privateKey = request.headers['x-api-private-key'];
@@ -65,7 +66,7 @@ export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder, limit: Li
     }
     lastUse.note(cred.credentialId, request.ip ?? null); // canonical form taken when written
     if (limit) {
-      const counting = limit(request, reply);
+      const counting = limit(request, reply, cred.accountId);
       if (counting) await counting;
     }
     if (cred.scope === 'read' && !READ_METHODS.has(request.method)) {

@@ -47,6 +47,21 @@ export function listCredentials(q: Queryable, accountId: number): Promise<Creden
   );
 }
 
+/**
+ * The account's live pairs (neither revoked nor past their expiry, so pairs in a roll's grace count), counted
+ * under the account's row lock so concurrent creations cannot pass the cap together. NO KEY UPDATE: the
+ * foreign-key checks of cashouts and sales (KEY SHARE) on the same row do not wait for it.
+ */
+export async function lockAndCountLiveCredentials(q: Queryable, accountId: number): Promise<number> {
+  await q.query('SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [accountId]);
+  const [row] = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM api_credentials
+      WHERE account_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+    [accountId],
+  );
+  return row!.n;
+}
+
 /** The account's live key (neither revoked nor expired), locked for a change. */
 export async function lockLiveCredential(
   q: Queryable,

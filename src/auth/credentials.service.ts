@@ -1,7 +1,7 @@
 import { type Actor, recordAudit } from '../audit/audit.data.js';
 import { hashSecret, newToken } from '../platform/crypto/secrets.js';
 import type { Db, Queryable } from '../platform/db/db.js';
-import { notFound, validation } from '../platform/http/errors.js';
+import { AppError, notFound, validation } from '../platform/http/errors.js';
 import { isRealCalendarTime } from '../platform/time/calendar.js';
 import { type AuthCache, notifyAuthChange } from './auth-cache.js';
 import * as data from './credentials.data.js';
@@ -35,6 +35,17 @@ export interface CredentialRequest {
 
 const MAX_NAME = 100;
 export const MAX_GRACE_HOURS = 168;
+/**
+ * Live key pairs an account may hold (revoked and expired ones do not count; a rolled one counts until its
+ * grace ends). Each pair is a separate per-key rate limit, so the cap also bounds what one account can spend.
+ */
+export const MAX_LIVE_KEYS_PER_ACCOUNT = 20;
+
+const tooManyKeys = (extra = '') =>
+  new AppError(
+    'TOO_MANY_KEYS',
+    `An account can have at most ${MAX_LIVE_KEYS_PER_ACCOUNT} active API key pairs; revoke one first${extra}`,
+  );
 
 export class CredentialService {
   /** Without a cache (scripts, benchmarks) changes still notify every server process. */
@@ -48,6 +59,9 @@ export class CredentialService {
     const spec = parseRequest(request);
     let seq = 0;
     const issued = await this.db.tx(async (tx) => {
+      if ((await data.lockAndCountLiveCredentials(tx, accountId)) >= MAX_LIVE_KEYS_PER_ACCOUNT) {
+        throw tooManyKeys();
+      }
       const made = await insertPair(tx, accountId, spec);
       seq = made.seq;
       if (actor) {
@@ -72,9 +86,15 @@ export class CredentialService {
     }
     let seq = 0;
     const issued = await this.db.tx(async (tx) => {
+      const live = await data.lockAndCountLiveCredentials(tx, accountId);
       const old = await data.lockLiveCredential(tx, accountId, id);
       if (!old) throw notFound('No such active credential');
       if (old.rolled_to !== null) throw validation('This credential was rolled already; roll its successor');
+      // a roll with a grace keeps the old pair live beside the new one (rolling in a loop would otherwise
+      // pile up pairs); with graceHours 0 the old one stops at once and the count stays
+      if (graceHours > 0 && live >= MAX_LIVE_KEYS_PER_ACCOUNT) {
+        throw tooManyKeys(', or roll with graceHours 0');
+      }
       const made = await insertPair(tx, accountId, { name: old.name, scope: old.scope, expiresAt: null });
       await data.markRolled(tx, old.id, made.id, graceHours);
       seq = await notifyAuthChange(tx, `key:${old.public_key}`);

@@ -5,6 +5,7 @@ import { sessionOf } from '../auth/panel-session.js';
 import { validation } from '../platform/http/errors.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import { numericPathId } from '../platform/http/public-ids.js';
+import type { Limiter } from '../platform/http/rate-limit.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { isRealCalendarTime } from '../platform/time/calendar.js';
 import {
@@ -33,9 +34,9 @@ const webhookId = (raw: string) => numericPathId(raw, 'Webhook not found');
 
 export async function webhookRoutes(
   app: Http,
-  deps: { webhooks: WebhookService; requireSession: AuthHook },
+  deps: { webhooks: WebhookService; requireSession: AuthHook; testLimit?: Limiter<number> | null },
 ): Promise<void> {
-  const { webhooks, requireSession } = deps;
+  const { webhooks, requireSession, testLimit = null } = deps;
   // every route of this (encapsulated) plugin is a panel route: session, and CSRF on state changes
   app.addHook('onRequest', requireSession);
   const account = (request: FastifyRequest) => sessionOf(request).user.id;
@@ -213,11 +214,16 @@ export async function webhookRoutes(
           401: EnvelopeErrorBody,
           403: EnvelopeErrorBody,
           404: EnvelopeErrorBody,
+          429: EnvelopeErrorBody,
         },
       },
     },
-    async (request, reply) =>
-      reply.code(202).send(await webhooks.sendTest(account(request), webhookId(request.params.id))),
+    async (request, reply) => {
+      const id = webhookId(request.params.id);
+      // counted per webhook once it is the session's own (another account's guesses spend nothing of it)
+      const admit = testLimit ? () => testLimit(request, reply, id) : undefined;
+      return reply.code(202).send(await webhooks.sendTest(account(request), id, admit));
+    },
   );
 
   app.post(

@@ -158,9 +158,17 @@ export class WebhookService {
     return { secret: secret as string };
   }
 
-  /** A `webhook.test` delivery to this webhook only, logged like any other: SKIPPED while the webhook is disabled. */
-  async sendTest(accountId: number, id: number): Promise<{ eventId: string }> {
+  /**
+   * A `webhook.test` delivery to this webhook only, logged like any other: SKIPPED while the webhook is
+   * disabled. `admit` runs once the webhook is known to be the account's: the rate limit of test deliveries.
+   */
+  async sendTest(
+    accountId: number,
+    id: number,
+    admit?: () => undefined | Promise<void>,
+  ): Promise<{ eventId: string }> {
     await this.mustExist(accountId, id);
+    await admit?.();
     const body = { type: 'TEST', webhookId: id, date: new Date().toISOString() };
     const eventId = await this.db.tx((tx) => ops.enqueueTest(tx, accountId, id, body));
     return { eventId };

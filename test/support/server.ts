@@ -58,7 +58,11 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
  * Tests log in and call one key far more often than a merchant: the limits are off unless a test sets them
  * (test/platform/rate-limit.test.ts does, with the defaults of decisions.md).
  */
-export const TEST_LIMITS = { RATE_LIMIT_PER_KEY: '0', RATE_LIMIT_LOGIN_PER_IP: '0' };
+export const TEST_LIMITS = {
+  RATE_LIMIT_PER_KEY: '0',
+  RATE_LIMIT_LOGIN_PER_IP: '0',
+  RATE_LIMIT_WEBHOOK_TEST: '0',
+};
 
 function dataDirFor(databaseUrl: string): string {
   const dir = path.join(tmpdir(), `gw-test-${new URL(databaseUrl).pathname.slice(1)}`);

@@ -117,6 +117,7 @@ export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED' | 'PASSWORD_REFU
   PROCESSOR_ERROR: 'O processador de pagamentos falhou. Tente de novo.',
   PROCESSOR_UNAVAILABLE: 'Nenhum processador de pagamentos está disponível para isto.',
   TOO_MANY_IPS: 'A lista tem IPs demais: o máximo é 20.',
+  TOO_MANY_KEYS: 'A conta já tem 20 pares de chaves ativos, o máximo: revogue um antes de criar outro.',
   INSUFFICIENT_BALANCE: 'Saldo insuficiente.',
   MINIMUM_VALUE: 'Valor abaixo do mínimo de R$ 100,00.',
   MAXIMUM_VALUE: 'Valor acima do máximo de R$ 100.000,00.',

@@ -31,8 +31,12 @@ export interface Config {
   redisUrl: string | undefined;
   /** Requests per API key per second; 0: off. */
   rateLimitPerKey: number;
+  /** Requests per account (all its API keys together) per second; 0: off. Default 3 × rateLimitPerKey. */
+  rateLimitPerAccount: number;
   /** Login attempts per source IP per minute; 0: off. */
   rateLimitLoginPerIp: number;
+  /** Test deliveries (POST /api/webhook/{id}/test) per webhook per minute; 0: off. */
+  rateLimitWebhookTest: number;
   webhookAllowPrivate: boolean;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
@@ -179,8 +183,9 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
       : Buffer.alloc(0),
     metricsToken: env.METRICS_TOKEN || undefined,
     redisUrl,
-    rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 100, 0, 1_000_000),
+    ...apiKeyRateLimits(env),
     rateLimitLoginPerIp: integer(env, 'RATE_LIMIT_LOGIN_PER_IP', 20, 0, 1_000_000),
+    rateLimitWebhookTest: integer(env, 'RATE_LIMIT_WEBHOOK_TEST', 10, 0, 1_000_000),
     webhookAllowPrivate: allowPrivate,
     webhookRetryDelaysMs: retryDelays(env),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10000, 1, 600000),
@@ -189,4 +194,11 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     webhookHealthCheckMs: integer(env, 'WEBHOOK_HEALTH_CHECK_SECONDS', 60, 1, 86400) * 1000,
     ...slowClientLimits(env),
   };
+}
+
+/** A merchant's several keys together get a few keys' worth, not one each (docs/security.md). */
+function apiKeyRateLimits(env: Env) {
+  const rateLimitPerKey = integer(env, 'RATE_LIMIT_PER_KEY', 100, 0, 1_000_000);
+  const rateLimitPerAccount = integer(env, 'RATE_LIMIT_PER_ACCOUNT', 3 * rateLimitPerKey, 0, 3_000_000);
+  return { rateLimitPerKey, rateLimitPerAccount };
 }

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from './errors.js';
-import { exceedsDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import { MAX_JSON_DEPTH, parsedMembers, repeatedKey, scanJson } from './json-depth.js';
 import type { Http } from './types.js';
 
 declare module 'fastify' {
@@ -35,10 +35,21 @@ function hasLoneSurrogate(text: string, value: unknown): boolean {
 }
 
 /**
+ * A key written twice in one object (`{"amount": 1, "amount": 99999}`): JSON.parse keeps the last, a proxy, a
+ * log reader or a signature checker in front may read the first. Refused rather than guessed.
+ */
+function repeated(text: string): AppError {
+  const key = repeatedKey(text) ?? '';
+  const shown = JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key);
+  return new AppError('VALIDATION_ERROR', `Body has the key ${shown} more than once in one object`);
+}
+
+/**
  * Fastify's own JSON parser (it refuses `__proto__` / `constructor.prototype` poisoning), except that an empty
  * body is no body (clients commonly send `Content-Type: application/json` on bodiless POSTs: logout, key
- * creation, resend, and those must not fail with 400), that nesting is bounded before parsing, and that a
- * string with half a surrogate pair (no text at all) is refused here rather than by the database (a 500).
+ * creation, resend, and those must not fail with 400), that nesting is bounded before parsing, that a
+ * string with half a surrogate pair (no text at all) is refused here rather than by the database (a 500), and
+ * that a key repeated in one object is refused (counted in the same pass as the depth, named only if found).
  */
 function jsonParser(app: Http) {
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -46,7 +57,8 @@ function jsonParser(app: Http) {
     const unreadable = encodingProblem(request);
     if (unreadable) return done(new AppError('VALIDATION_ERROR', unreadable));
     if (text.trim() === '') return done(null, undefined);
-    if (exceedsDepth(text)) {
+    const members = scanJson(text);
+    if (members < 0) {
       return done(new AppError('VALIDATION_ERROR', `Body nests deeper than ${MAX_JSON_DEPTH} levels`));
     }
     void parse(request, text, (err, value) => {
@@ -56,6 +68,7 @@ function jsonParser(app: Http) {
           new AppError('VALIDATION_ERROR', 'Body holds a \\u escape of half a UTF-16 surrogate pair'),
         );
       }
+      if (members > 0 && parsedMembers(value) !== members) return done(repeated(text));
       done(null, value);
     });
   };

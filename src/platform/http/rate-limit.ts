@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
@@ -28,17 +29,29 @@ const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as StoreCl
 const LOCAL_KEYS = 100_000;
 
 /**
- * Counts one request under a key and answers for it: sets RateLimit-Limit / -Remaining / -Reset, and past the
- * limit throws RATE_LIMITED (429 in the route's shape) with Retry-After. Synchronous when counting in this
- * process (no Redis, or Redis down), a promise when Redis counts.
+ * Counts one request under the names its limits give it (from the request and a subject: an account, a
+ * webhook) and answers for it: sets RateLimit-Limit / -Remaining / -Reset, and past a limit throws
+ * RATE_LIMITED (429 in the route's shape) with Retry-After. Synchronous when counting in this process (no
+ * Redis, or Redis down), a promise when Redis counts.
  */
-export type Limiter = (request: FastifyRequest, reply: FastifyReply) => undefined | Promise<void>;
+export type Limiter<T> = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  subject: T,
+) => undefined | Promise<void>;
+/** Counts an authenticated key's request under the key and under its account (the subject). */
+export type ApiKeyLimiter = Limiter<number>;
 
 export interface RateLimits {
-  /** Run by API-key authentication once the key is checked: counts it (RATE_LIMIT_PER_KEY a second). */
-  perKey: Limiter | null;
+  /**
+   * Run by API-key authentication once the key is checked: counts the request against its key
+   * (RATE_LIMIT_PER_KEY a second) and its account, all its keys together (RATE_LIMIT_PER_ACCOUNT a second).
+   */
+  perKey: ApiKeyLimiter | null;
   /** Counts login attempts by source IP (RATE_LIMIT_LOGIN_PER_IP a minute): an onRequest hook. */
   loginPerIp: AuthHook | null;
+  /** Counts test deliveries by webhook id (RATE_LIMIT_WEBHOOK_TEST a minute), once its owner is checked. */
+  webhookTests: Limiter<number> | null;
   close(): Promise<void>;
 }
 
@@ -54,22 +67,59 @@ export interface RateLimits {
 export function installRateLimits(config: Config, log: Logger): RateLimits {
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
   const counter = fallbackCounters(redis, log);
-  const perKey =
+  const keyRule: Rule<number> | null =
     config.rateLimitPerKey > 0
-      ? limiter(counter(), config.rateLimitPerKey, 1000, (request) => {
+      ? {
+          max: config.rateLimitPerKey,
+          windowMs: 1000,
+          count: counter(),
           // the public key, checked by the authentication that ran first: unique across databases sharing one Redis
-          return `key:${String(request.headers['x-api-public-key'])}`;
-        })
+          keyOf: (request) => `key:${String(request.headers['x-api-public-key'])}`,
+        }
       : null;
+  // account (and webhook) ids repeat across databases that share one Redis (staging and production, tests):
+  // their counters are named after the deployment too, by a digest of its SECRETS_KEY (the same on all of
+  // its processes)
+  const deployment = createHmac('sha256', config.secretsKey).update('rate-limit').digest('hex').slice(0, 16);
+  const accountRule: Rule<number> | null =
+    config.rateLimitPerAccount > 0
+      ? {
+          max: config.rateLimitPerAccount,
+          windowMs: 1000,
+          count: counter(),
+          keyOf: (_request, accountId) => `account:${deployment}:${accountId}`,
+        }
+      : null;
+  const apiKeyRules = [keyRule, accountRule].filter((r): r is Rule<number> => r !== null);
   const login =
     config.rateLimitLoginPerIp > 0
-      ? limiter(counter(), config.rateLimitLoginPerIp, 60_000, (request) => `login:${request.ip}`)
+      ? limiter<undefined>([
+          {
+            max: config.rateLimitLoginPerIp,
+            windowMs: 60_000,
+            count: counter(),
+            keyOf: (request) => `login:${request.ip}`,
+          },
+        ])
+      : null;
+  const perKey = apiKeyRules.length > 0 ? limiter(apiKeyRules) : null;
+  const webhookTests =
+    config.rateLimitWebhookTest > 0
+      ? limiter<number>([
+          {
+            max: config.rateLimitWebhookTest,
+            windowMs: 60_000,
+            count: counter(),
+            keyOf: (_request, webhookId) => `webhook-test:${deployment}:${webhookId}`,
+          },
+        ])
       : null;
   return {
     perKey,
+    webhookTests,
     loginPerIp: login
       ? async (request, reply) => {
-          await login(request, reply);
+          await login(request, reply, undefined);
         }
       : null,
     close: async () => {
@@ -80,27 +130,49 @@ export function installRateLimits(config: Config, log: Logger): RateLimits {
 
 type Counter = (key: string, windowMs: number, max: number) => Count | Promise<Count>;
 
-function limiter(
-  count: Counter,
-  max: number,
-  windowMs: number,
-  keyOf: (request: FastifyRequest) => string,
-): Limiter {
-  const limitHeader = String(max);
-  const answer = (request: FastifyRequest, reply: FastifyReply, { current, ttl }: Count): undefined => {
+/** One limit: at most `max` requests per `windowMs` under the name keyOf gives a request. */
+interface Rule<T> {
+  max: number;
+  windowMs: number;
+  count: Counter;
+  keyOf: (request: FastifyRequest, subject: T) => string;
+}
+
+/**
+ * Counts a request under every rule (each counts every request, refused ones included), then answers for the
+ * tightest: past any limit → RATE_LIMITED with that limit's RateLimit-* and Retry-After (the longest wait,
+ * if several); within them all → the RateLimit-* of the one with the fewest requests left.
+ */
+function limiter<T>(rules: Rule<T>[]): Limiter<T> {
+  const answer = (request: FastifyRequest, reply: FastifyReply, counts: Count[]): undefined => {
+    let pick = 0;
+    let refused = false;
+    for (let i = 0; i < rules.length; i++) {
+      const over = counts[i]!.current > rules[i]!.max;
+      const left = rules[i]!.max - counts[i]!.current;
+      const pickLeft = rules[pick]!.max - counts[pick]!.current;
+      if (over && (!refused || counts[i]!.ttl > counts[pick]!.ttl)) {
+        pick = i;
+        refused = true;
+      } else if (!refused && left < pickLeft) pick = i;
+    }
+    const { max } = rules[pick]!;
+    const { current, ttl } = counts[pick]!;
     const reset = String(Math.max(0, Math.ceil(ttl / 1000)));
-    reply.header('ratelimit-limit', limitHeader);
+    reply.header('ratelimit-limit', String(max));
     reply.header('ratelimit-remaining', String(Math.max(0, max - current)));
     reply.header('ratelimit-reset', reset);
-    if (current <= max) return undefined;
+    if (!refused) return undefined;
     rateLimited.inc({ route: request.routeOptions.url ?? 'unmatched' });
     reply.header('retry-after', reset);
     throw new AppError('RATE_LIMITED', `Too many requests: retry in ${Math.max(1, Math.ceil(ttl / 1000))} s`);
   };
-  return (request, reply) => {
-    const counted = count(keyOf(request), windowMs, max);
-    if (counted instanceof Promise) return counted.then((c) => answer(request, reply, c));
-    return answer(request, reply, counted);
+  return (request, reply, subject) => {
+    const counted = rules.map((r) => r.count(r.keyOf(request, subject), r.windowMs, r.max));
+    if (counted.some((c) => c instanceof Promise)) {
+      return Promise.all(counted).then((c) => answer(request, reply, c));
+    }
+    return answer(request, reply, counted as Count[]);
   };
 }
 

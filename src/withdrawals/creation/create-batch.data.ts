@@ -42,7 +42,9 @@ export async function loadContext(tx: Queryable, accountId: number, items: Casho
        SELECT balance FROM ledger_accounts WHERE account_id = $1 AND bucket = 'available' ${lock ? 'FOR UPDATE' : ''}),
      k AS (
        SELECT k.ord, k.key,
-              CASE WHEN k.key IS NULL THEN true
+              -- a key with a stored outcome is a replay: it needs no lock (the outcome is final), and taking
+              -- one would make concurrent replays of it refuse each other as "in use"
+              CASE WHEN k.key IS NULL OR i.request_hash IS NOT NULL THEN true
                    ELSE pg_try_advisory_xact_lock(hashtextextended($1::text || ':' || k.key, 727274010)) END AS locked,
               i.request_hash, i.withdrawal_id, i.response_body,
               nextval('withdrawals_id_seq') AS next_id

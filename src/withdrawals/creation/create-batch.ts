@@ -22,8 +22,8 @@ export class StaleBalance extends Error {}
 
 /**
  * Creates the cashouts of one account in ONE transaction; items are decided in order, as if sent one by
- * one. Order of checks per item: Idempotency-Key (in use 409, reused 422, replay), switches (403),
- * minimum/maximum (422), fees, balance (422).
+ * one. Order of checks per item: Idempotency-Key (a stored outcome first: reused 422 or replay; else in use
+ * 409 while another transaction holds the key), switches (403), minimum/maximum (422), fees, balance (422).
  *
  * Optimistic (default): the balance is read without a lock and the guarded debit is the last statement,
  * so the hot balance row stays locked only for that statement and the commit. If the guard fails (another
@@ -54,13 +54,14 @@ export async function createBatch(
     const k = ctx.items[index]!;
     toStore.push(false);
     try {
-      if (item.key !== null && !k.locked) throw inUse();
+      // a finished key answers its stored outcome whatever else holds it: only a key with none is in flight
       const stored = storedOutcome(k);
       if (stored) {
         replayCheck(stored, item.hash);
         outcomes.push({ replayOf: stored.withdrawalId! });
         return;
       }
+      if (item.key !== null && !k.locked) throw inUse();
       // a fresh key used twice in one shared transaction: the first is still in flight
       if (item.key !== null && seenKeys.has(item.key)) throw inUse();
       if (item.key !== null) seenKeys.add(item.key);

@@ -29,9 +29,10 @@ const BODIES: [string, string][] = [
     'with half a surrogate pair',
     '{"amount": 100, "pixKey": "52998224725", "name": "a\\ud800b", "customer": {"name": "\\udc00", "email": "x@example.com"}, "items": [{"title": "\\ud800"}], "pix": [{"endToEndId": "E\\ud800"}]}',
   ],
+  // refused too before any valid body (logout)
+  ['with duplicate keys', '{"amount": 100, "amount": "1e400", "pixKey": "52998224725", "pixKey": 7}'],
   ['with 100,000 keys', wide(100_000)],
   ['with a 900 KB string', JSON.stringify({ amount: 100, pixKey: 'x'.repeat(900_000), name: 'y' })],
-  ['with duplicate keys', '{"amount": 100, "amount": "1e400", "pixKey": "52998224725", "pixKey": 7}'],
 ];
 
 /** The route's shape family, recognised from the body (shapes B and C carry their own codes). */
@@ -93,14 +94,85 @@ describe('hostile JSON bodies on every route', () => {
         });
         const shape = shapeOf(res.body);
         const expected = route.errorShape === 'envelope' ? ['A', 'B', 'C'] : ['D/E', 'B', 'C'];
-        // past authentication, the parser refuses the deep bodies and lone surrogates first, on every route
-        const refusedDeep = !(name.startsWith('nested') || name.includes('surrogate')) || res.status === 400;
+        // past authentication, the parser refuses the deep bodies, lone surrogates and repeated keys first, on
+        // every route
+        const refusedDeep =
+          !(name.startsWith('nested') || name.includes('surrogate') || name.includes('duplicate')) ||
+          res.status === 400;
         if (res.status >= 500 || (res.status >= 400 && !expected.includes(shape)) || !refusedDeep) {
           failures.push(`${route.method} ${route.url} ${name}: ${res.status} ${shape}`);
         }
       }
     }
     expect(failures).toEqual([]);
+  });
+});
+
+describe('a key written twice in one object', () => {
+  const withdrawals = async () =>
+    (
+      await server.runtime.platform.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM withdrawals WHERE account_id = $1',
+        [merchant.accountId],
+      )
+    )[0]!.n;
+
+  it('is refused on the cashout route with 400 shape D naming the key, nothing written', async () => {
+    const merchant2 = await createMerchant(server);
+    const before = await withdrawals();
+    const cases: [string, string][] = [
+      ['{"amount": 1, "amount": 99999, "pixKey": "52998224725"}', 'amount'],
+      ['{"amount": 150, "pixKey": "52998224725", "pixKey": "user@example.com"}', 'pixKey'],
+      // the same key spelled with an escape is the same key once decoded
+      ['{"amount": 99999, "\\u0061mount": 150, "pixKey": "52998224725"}', 'amount'],
+      // anywhere in the tree, not only at the top
+      ['{"amount": 150, "pixKey": "52998224725", "x": [{"a": 1}, {"b": {"c": 1, "c": 2}}]}', 'c'],
+    ];
+    for (const [body, key] of cases) {
+      const res = await call('POST', `${server.url}/api/public/cashout`, {
+        headers: { ...merchant2.keys, 'content-type': 'application/json' },
+        body,
+      });
+      expect(res.status, body).toBe(400);
+      expect(res.body).toEqual({
+        message: `Body has the key "${key}" more than once in one object`,
+        error: 'VALIDATION_ERROR',
+      });
+    }
+    expect(await withdrawals()).toBe(before);
+    // the same names in different objects are no repeat: this body reaches the cashout rules (422: no money)
+    const fine = await call('POST', `${server.url}/api/public/cashout`, {
+      headers: { ...merchant2.keys, 'content-type': 'application/json' },
+      body: '{"amount": 150, "pixKey": "52998224725", "x": [{"amount": 1}, {"amount": 2, "y": {"amount": 3}}]}',
+    });
+    expect(fine.status).toBe(422);
+    expect(fine.body).toMatchObject({ errorType: 'INSUFFICIENT_BALANCE' });
+  });
+
+  it('is refused on a panel route with 400 shape A, nothing written', async () => {
+    const merchant2 = await createMerchant(server);
+    const res = await call('POST', `${server.url}/api/webhook`, {
+      headers: { ...merchant2.panel, 'content-type': 'application/json' },
+      body: '{"webhookUrl": "https://example.com/a", "events": ["sale.paid"], "webhookUrl": "http://127.0.0.1/b"}',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      success: false,
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: 'Body has the key "webhookUrl" more than once in one object',
+      },
+    });
+    const ips = await call('PUT', `${server.url}/api/settings/allowed-ips`, {
+      headers: { ...merchant2.panel, 'content-type': 'application/json' },
+      body: '{"ips": ["10.0.0.1"], "ips": []}',
+    });
+    expect(ips.status).toBe(400);
+    expect(ips.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+    const list = await call('GET', `${server.url}/api/webhook`, { headers: merchant2.panel });
+    expect(list.body).toEqual([]);
+    const stored = await call('GET', `${server.url}/api/settings/allowed-ips`, { headers: merchant2.panel });
+    expect(stored.body).toEqual({ ips: [] });
   });
 });
 
