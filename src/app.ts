@@ -8,6 +8,9 @@ import { panelSession, sessionOf } from './auth/panel-session.js';
 import { authRoutes } from './auth/routes.js';
 import { SessionService } from './auth/sessions.js';
 import { TotpService } from './auth/totp.js';
+import { EventFeed } from './events/feed.js';
+import { eventRoutes } from './events/routes.js';
+import { openStreams } from './events/stream.js';
 import { ledgerPanelRoutes } from './ledger/panel.routes.js';
 import { ledgerRoutes } from './ledger/routes.js';
 import type { Platform } from './platform/context.js';
@@ -91,6 +94,12 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(accountRoutes, { db, requireSession, authCache });
   await app.register(auditRoutes, { db, requireSession, accountOf: (request) => sessionOf(request).user.id });
   await app.register(ledgerRoutes, { db, apiKey });
+  const feed = new EventFeed(db, platform.outbox, log);
+  app.addHook('preClose', async () => {
+    for (const end of [...openStreams]) end();
+    feed.close();
+  });
+  await app.register(eventRoutes, { db, apiKey, feed });
   const creator = new WithdrawalCreator(db, queue);
   await app.register(cashoutRoutes, { db, apiKey, creator });
   await app.register(withdrawalPanelRoutes, { db, creator, sessions, requireSession });

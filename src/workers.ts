@@ -11,6 +11,7 @@ import type { PixChargeProcessor } from './sales/processors/processor.js';
 import { FORGOTTEN_HOLD_CHECK_EVERY_MS, releaseForgottenHolds } from './sales/settlement/refund-hold.js';
 import { startReserveWorker } from './sales/settlement/reserve.js';
 import { SaleSettler } from './sales/settlement/settler.js';
+import { pruneNotifications, RETENTION_EVERY_MS } from './webhooks/retention.js';
 import { startNotificationWorkers } from './webhooks/workers.js';
 import { deleteExpiredKeys, KEY_CLEANUP_EVERY_MS } from './withdrawals/creation/idempotency.js';
 import { payoutProviders } from './withdrawals/payouts/providers.js';
@@ -75,6 +76,13 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     () => deleteExpiredAuthRows(db),
     (err) => log.warn({ err }, 'expired session and login-failure cleanup failed'),
   );
+  // finished deliveries and events past NOTIFICATION_RETENTION_DAYS (events are kept at least 30 days)
+  const stopRetention = startPeriodic(
+    RETENTION_EVERY_MS,
+    () =>
+      pruneNotifications(db, new Date(Date.now() - platform.config.notificationRetentionDays * 86_400_000)),
+    (err) => log.warn({ err }, 'notification retention prune failed'),
+  );
   const stopNotifications = await startNotificationWorkers(platform);
   return async () => {
     await stopPayouts();
@@ -86,6 +94,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     stopKeyCleanup();
     stopCallbackCleanup();
     stopAuthCleanup();
+    stopRetention();
     await stopNotifications();
   };
 }

@@ -9,9 +9,15 @@ export interface PruneResult {
   facts: number;
 }
 
+/** Events (the facts) are kept at least this long, whatever a prune asks (Part 3: ≥ 30 days). */
+export const MIN_EVENT_DAYS = 30;
+/** How often the workers run the retention prune. */
+export const RETENTION_EVERY_MS = 24 * 60 * 60 * 1000;
+
 /**
  * Deletes notification history older than `before`: finished deliveries (DELIVERED, FAILED, SKIPPED) with
- * their attempts, then facts left with no delivery and no place in the outbox. Pending deliveries and their
+ * their attempts, then facts left with no delivery and no place in the outbox, never one younger than
+ * MIN_EVENT_DAYS (a fact is the account's event). Pending deliveries and their
  * facts stay, whatever their age. In chunks of 5,000, each its own transaction, so the money paths never wait
  * behind one long delete; run it again after an interruption. What it deletes can no longer be resent or
  * recovered from the panel.
@@ -35,6 +41,8 @@ export async function pruneNotifications(db: Db, before: Date): Promise<PruneRes
     if (chunk!.deliveries < CHUNK) break;
   }
   // facts: one pass over the primary key, older ones with nothing left pointing at them
+  const eventsKeptFrom = new Date(Date.now() - MIN_EVENT_DAYS * 86_400_000);
+  const factsBefore = before < eventsKeptFrom ? before : eventsKeptFrom;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     const [chunk] = await db.query<{ deleted: number; last: string | null }>(
@@ -51,7 +59,7 @@ export async function pruneNotifications(db: Db, before: Date): Promise<PruneRes
             AND p.id NOT IN (SELECT event_id FROM notification_outbox)),
        gone AS (DELETE FROM notification_events WHERE id IN (SELECT id FROM old) RETURNING 1)
        SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT max(id::text) FROM page) AS last`,
-      [after, before, CHUNK],
+      [after, factsBefore, CHUNK],
     );
     result.facts += chunk!.deleted;
     if (chunk!.last === null) break;

@@ -39,6 +39,8 @@ export interface Config {
   rateLimitWebhookTest: number;
   webhookAllowPrivate: boolean;
   webhookRetryDelaysMs: number[];
+  /** Days finished deliveries and events are kept before the daily retention job deletes them (≥ 30). */
+  notificationRetentionDays: number;
   webhookTimeoutMs: number;
   /** A webhook whose last N deliveries all failed, failing for at least H hours, is disabled (decisions.md). */
   webhookDisableAfterFailures: number;
@@ -188,6 +190,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     rateLimitWebhookTest: integer(env, 'RATE_LIMIT_WEBHOOK_TEST', 10, 0, 1_000_000),
     webhookAllowPrivate: allowPrivate,
     webhookRetryDelaysMs: retryDelays(env),
+    notificationRetentionDays: integer(env, 'NOTIFICATION_RETENTION_DAYS', 90, 30, 36500),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10000, 1, 600000),
     webhookDisableAfterFailures: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 50, 1, 100_000),
     webhookDisableAfterHours: integer(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 72, 0, 8760),

@@ -28,8 +28,8 @@ export function parsePage(q: PageQuery): Page {
     }
     limit = Number(q.limit);
   }
-  const from = date(q, 'from');
-  const to = date(q, 'to');
+  const from = dateBound(q.from, 'from', 'start');
+  const to = dateBound(q.to, 'to', 'end');
   const bareDays = !/T/.test(q.from ?? '') && !/T/.test(q.to ?? '');
   if (from !== null && to !== null && (from > to || (bareDays && q.from! > q.to!))) {
     throw validation('from must not be after to');
@@ -37,8 +37,11 @@ export function parsePage(q: PageQuery): Page {
   return { limit, before: q.cursor === undefined ? null : decodeCursor(q.cursor), from, to };
 }
 
-function date(q: PageQuery, name: 'from' | 'to'): string | null {
-  const raw = q[name];
+/**
+ * A filter's date or date-time as an ISO instant (null when absent); a bare date is a whole São Paulo day:
+ * its start as a `start` bound, the next day's start (excluded) as an `end` bound. A bad one → 400 naming it.
+ */
+export function dateBound(raw: string | undefined, name: string, side: 'start' | 'end'): string | null {
   if (raw === undefined || raw === '') return null;
   if (!ISO_DATE.test(raw) || !isRealCalendarTime(raw)) {
     throw validation(
@@ -52,7 +55,7 @@ function date(q: PageQuery, name: 'from' | 'to'): string | null {
   // a bare date is a whole day in São Paulo, where the merchants are: `from` its start, `to` its end (the
   // next day's start, excluded), so from=to=2026-11-23 is that day
   const day =
-    name === 'to' ? new Date(Date.parse(`${raw}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10) : raw;
+    side === 'end' ? new Date(Date.parse(`${raw}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10) : raw;
   // (the year is at most 9998: the next day still has a four-digit year)
   return fromSaoPaulo(`${day}T00:00:00`).toISOString();
 }

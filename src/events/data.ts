@@ -1,0 +1,152 @@
+import type { Db, Queryable } from '../platform/db/db.js';
+
+/**
+ * Events are the webhooks module's notification facts (notification_events), read here and never copied: an
+ * event's id is its fact's event id and its data the stored body every webhook delivery of it sent. The
+ * webhook tests are facts of a webhook, not of the account: they are not events.
+ */
+export interface EventRow {
+  id: string;
+  event_type: string;
+  /** created_at as ISO 8601 UTC with milliseconds, as events show it. */
+  created_at: string;
+  /** The exact text of the body webhook deliveries carry. */
+  webhook_body: string;
+}
+
+/** Where a fact stands in the stream: its transaction, then its id (facts of one transaction). */
+export interface StreamPosition {
+  txid: string;
+  id: string;
+}
+
+export interface StreamRow extends EventRow, StreamPosition {
+  account_id: number;
+}
+
+const COLUMNS = `id, event_type, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
+  webhook_body`;
+
+export interface EventFilter {
+  types: string[] | null;
+  since: string | null;
+  /** An exclusive upper bound (`until` as given, or the day after a bare date). */
+  before: string | null;
+  /** Inclusive upper bound: `until` as a date-time. */
+  until: string | null;
+  /** After this (created_at exact text, id): the previous page's last event. */
+  after: { at: string; id: string } | null;
+  limit: number;
+}
+
+/** An account's events, newest first, through its (account_id, created_at, id) index. */
+export function listEvents(
+  q: Queryable,
+  accountId: number,
+  f: EventFilter,
+): Promise<(EventRow & { at: string })[]> {
+  return q.query(
+    `SELECT ${COLUMNS}, (created_at AT TIME ZONE 'UTC')::text AS at
+       FROM notification_events
+      WHERE account_id = $1 AND event_type <> 'webhook.test'
+        AND ($2::text[] IS NULL OR event_type = ANY ($2::text[]))
+        AND ($3::timestamptz IS NULL OR created_at >= $3::timestamptz)
+        AND ($4::timestamptz IS NULL OR created_at < $4::timestamptz)
+        AND ($5::timestamptz IS NULL OR created_at <= $5::timestamptz)
+        AND ($6::timestamp IS NULL OR (created_at, id) < ($6::timestamp AT TIME ZONE 'UTC', $7::uuid))
+      ORDER BY created_at DESC, id DESC
+      LIMIT $8`,
+    [accountId, f.types, f.since, f.before, f.until, f.after?.at ?? null, f.after?.id ?? null, f.limit],
+  );
+}
+
+export async function findEvent(q: Queryable, accountId: number, id: string): Promise<EventRow | null> {
+  const [row] = await q.query<EventRow>(
+    `SELECT ${COLUMNS} FROM notification_events
+      WHERE id = $1 AND account_id = $2 AND event_type <> 'webhook.test'`,
+    [id, accountId],
+  );
+  return row ?? null;
+}
+
+/** The stream position of an account's event, or null when it has none by that id. */
+export async function positionOf(
+  q: Queryable,
+  accountId: number,
+  id: string,
+): Promise<StreamPosition | null> {
+  const [row] = await q.query<StreamPosition>(
+    `SELECT txid::text AS txid, id FROM notification_events
+      WHERE id = $1 AND account_id = $2 AND event_type <> 'webhook.test'`,
+    [id, accountId],
+  );
+  return row ?? null;
+}
+
+/**
+ * The first position a stream could still be missing: every fact of a transaction older than all those still
+ * running is final. Events up to just below it are all there to be read.
+ */
+export async function finalBound(q: Queryable): Promise<StreamPosition> {
+  const [row] = await q.query<{ xmin: string }>(
+    'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin',
+  );
+  return { txid: (BigInt(row!.xmin) - 1n).toString(), id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' };
+}
+
+/**
+ * Final facts after `from` in stream order (every account's, for the process-wide feed), at most `limit`,
+ * with the bound they were read under: when fewer than `limit` come back, everything up to `bound` was read.
+ */
+export async function finalFactsAfter(
+  q: Db,
+  from: StreamPosition,
+  limit: number,
+): Promise<{ rows: StreamRow[]; bound: StreamPosition }> {
+  return q.tx(async (tx) => {
+    // one snapshot for the bound and the read (REPEATABLE READ), so nothing commits between them unseen
+    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    const bound = await finalBound(tx);
+    const rows = await tx.query<StreamRow>(
+      `SELECT ${COLUMNS}, txid::text AS txid, account_id FROM notification_events
+        WHERE (txid, id) > ($1::xid8, $2::uuid) AND txid <= $3::xid8 AND event_type <> 'webhook.test'
+        ORDER BY txid, id
+        LIMIT $4`,
+      [from.txid, from.id, bound.txid, limit],
+    );
+    return { rows, bound };
+  });
+}
+
+/** An account's events after `from` up to `to` (inclusive), in stream order: a resumed stream's backlog. */
+export function accountFactsBetween(
+  q: Queryable,
+  accountId: number,
+  from: StreamPosition,
+  to: StreamPosition,
+  limit: number,
+): Promise<StreamRow[]> {
+  return q.query<StreamRow>(
+    `SELECT ${COLUMNS}, txid::text AS txid, account_id FROM notification_events
+      WHERE (txid, id) > ($2::xid8, $3::uuid) AND (txid, id) <= ($4::xid8, $5::uuid)
+        AND account_id = $1 AND event_type <> 'webhook.test'
+      ORDER BY txid, id
+      LIMIT $6`,
+    [accountId, from.txid, from.id, to.txid, to.id, limit],
+  );
+}
+
+/**
+ * The stream position just before the first event created after `at`: where to resume for a Last-Event-ID
+ * that names no event any more (a UUIDv7 carries its creation time).
+ */
+export async function positionBefore(q: Queryable, accountId: number, at: Date): Promise<StreamPosition> {
+  const [row] = await q.query<StreamPosition>(
+    `SELECT txid::text AS txid, id FROM notification_events
+      WHERE account_id = $1 AND created_at > $2 AND event_type <> 'webhook.test'
+      ORDER BY txid, id LIMIT 1`,
+    [accountId, at],
+  );
+  if (!row) return finalBound(q);
+  return { txid: row.txid, id: '00000000-0000-0000-0000-000000000000' };
+}

@@ -1,0 +1,96 @@
+import { merchantOf } from '../auth/api-key.js';
+import type { Db } from '../platform/db/db.js';
+import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
+import { notFound } from '../platform/http/errors.js';
+import { sendJsonText } from '../platform/http/json-reply.js';
+import { isUuid } from '../platform/http/public-ids.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import { findEvent, listEvents } from './data.js';
+import type { EventFeed } from './feed.js';
+import { eventJson, parseEventsQuery, parseTypes } from './query.js';
+import { Event, EventIdParam, EventPage, EventsQuery, StreamQuery } from './schemas.js';
+import { openStream } from './stream.js';
+
+const errors = {
+  400: EnvelopeErrorBody,
+  401: EnvelopeErrorBody,
+  403: IpAccessErrorBody,
+  500: EnvelopeErrorBody,
+};
+
+/** The account's events: a page, one by id, and the live stream (errors shape A, Part 3). */
+export async function eventRoutes(
+  app: Http,
+  deps: { db: Db; apiKey: AuthHook; feed: EventFeed },
+): Promise<void> {
+  app.get(
+    '/api/events',
+    {
+      config: { errorShape: 'envelope' },
+      onRequest: deps.apiKey,
+      schema: {
+        tags: ['public'],
+        summary: "The account's events, newest first",
+        security: [{ publicKey: [], privateKey: [] }],
+        querystring: EventsQuery,
+        response: { 200: EventPage, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { filter, cursorOf } = parseEventsQuery(request.query);
+      const rows = await listEvents(deps.db, merchantOf(request).accountId, {
+        ...filter,
+        limit: filter.limit + 1,
+      });
+      const page = rows.slice(0, filter.limit);
+      const last = page.at(-1);
+      const next = rows.length > filter.limit && last ? JSON.stringify(cursorOf(last)) : 'null';
+      return sendJsonText(reply, 200, `{"data":[${page.map(eventJson).join(',')}],"nextCursor":${next}}`);
+    },
+  );
+
+  app.get(
+    '/api/events/stream',
+    {
+      config: { errorShape: 'envelope' },
+      onRequest: deps.apiKey,
+      schema: {
+        tags: ['public'],
+        summary: 'Server-Sent Events: every new event of the account, resumed after Last-Event-ID',
+        security: [{ publicKey: [], privateKey: [] }],
+        querystring: StreamQuery,
+        response: { ...errors },
+      },
+    },
+    async (request, reply) => {
+      const types = parseTypes(request.query.type);
+      const lastEventId = request.headers['last-event-id'];
+      await openStream(deps.db, deps.feed, request, reply, {
+        accountId: merchantOf(request).accountId,
+        types,
+        lastEventId: typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : null,
+      });
+    },
+  );
+
+  app.get(
+    '/api/events/:id',
+    {
+      config: { errorShape: 'envelope' },
+      onRequest: deps.apiKey,
+      schema: {
+        tags: ['public'],
+        summary: 'One event of the account',
+        security: [{ publicKey: [], privateKey: [] }],
+        params: EventIdParam,
+        response: { 200: Event, 404: EnvelopeErrorBody, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.id.toLowerCase();
+      const row = isUuid(id) ? await findEvent(deps.db, merchantOf(request).accountId, id) : null;
+      if (!row) throw notFound('Event not found');
+      return sendJsonText(reply, 200, eventJson(row));
+    },
+  );
+}

@@ -1,0 +1,40 @@
+import { Type } from 'typebox';
+import { EVENT_NAMES } from '../webhooks/events.js';
+
+export const Event = Type.Object(
+  {
+    id: Type.String({
+      format: 'uuid',
+      description: "The fact's event id: X-Service-Event-Id and webhook-id of its webhook deliveries",
+    }),
+    type: Type.Union(
+      EVENT_NAMES.map((name) => Type.Literal(name)),
+      { description: 'The event name' },
+    ),
+    createdAt: Type.String({ format: 'date-time' }),
+    data: Type.Object(
+      {},
+      { additionalProperties: true, description: 'Exactly the body its webhook deliveries carry' },
+    ),
+  },
+  { description: 'A notification fact of the account' },
+);
+
+export const EventsQuery = Type.Object({
+  type: Type.Optional(Type.String({ description: 'One event name, or several separated by commas' })),
+  since: Type.Optional(Type.String({ description: 'ISO 8601: events created at or after' })),
+  until: Type.Optional(Type.String({ description: 'ISO 8601: events created at or before' })),
+  limit: Type.Optional(Type.String({ description: '1 to 100, default 20' })),
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+});
+
+export const EventPage = Type.Object({
+  data: Type.Array(Event),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const EventIdParam = Type.Object({ id: Type.String({ description: 'Event id (uuid)' }) });
+
+export const StreamQuery = Type.Object({
+  type: Type.Optional(Type.String({ description: 'One event name, or several separated by commas' })),
+});

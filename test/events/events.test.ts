@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moveTo, sandboxSale } from '../sales/fixtures.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { recordFact } from '../support/notifications.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { openSse } from '../support/sse.js';
+import { createWebhook } from '../support/webhooks.js';
+
+interface ApiEvent {
+  id: string;
+  type: string;
+  createdAt: string;
+  data: Record<string, unknown>;
+}
+interface EventPage {
+  data: ApiEvent[];
+  nextCursor: string | null;
+}
+
+let server: TestServer;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  server = await startServer();
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver?.close();
+  await server?.close();
+});
+
+const list = (m: TestMerchant, query = '') =>
+  call<EventPage>('GET', `${server.url}/api/events${query}`, { headers: m.keys });
+
+describe('GET /api/events', () => {
+  it("gives each fact's event id and exactly the bytes its webhook deliveries carried", async () => {
+    const m = await createMerchant(server);
+    await createWebhook(server, m, `${receiver.url}/events-${m.accountId}`);
+    const sale = await sandboxSale(server, m);
+    expect((await moveTo(server, m, sale.id, 'PAGO')).status).toBe(200);
+    await expect
+      .poll(() => receiver.received.filter((r) => r.path === `/events-${m.accountId}`).length)
+      .toBe(2);
+    const delivered = receiver.received.filter((r) => r.path === `/events-${m.accountId}`);
+    const res = await list(m);
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((e) => e.type)).toEqual(['sale.paid', 'sale.pending']);
+    for (const event of res.body.data) {
+      const delivery = delivered.find((r) => r.headers['x-service-event-id'] === event.id)!;
+      expect(delivery.headers['x-service-event-type']).toBe(event.type);
+      // the data is the delivery's body to the byte: the response splices the stored text in
+      expect(res.text).toContain(`"data":${delivery.body.toString('utf8')}`);
+      expect(event.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      const one = await call<ApiEvent>('GET', `${server.url}/api/events/${event.id}`, { headers: m.keys });
+      expect(one.status).toBe(200);
+      expect(one.body).toEqual(event);
+      expect(one.text.endsWith(`"data":${delivery.body.toString('utf8')}}`)).toBe(true);
+    }
+  });
+
+  it('has events whether or not a webhook selected them, never webhook tests, never another account’s', async () => {
+    const m = await createMerchant(server);
+    const other = await createMerchant(server, 'Other');
+    const id = await recordFact(server, m.accountId, 'withdrawal.completed');
+    const foreign = await recordFact(server, other.accountId, 'sale.paid');
+    const hook = await createWebhook(server, m, `${receiver.url}/test-${m.accountId}`);
+    const test = await call('POST', `${server.url}/api/webhook/${hook.id}/test`, { headers: m.panel });
+    expect(test.status).toBe(202);
+    const res = await list(m);
+    expect(res.body.data.map((e) => e.id)).toEqual([id]);
+    expect((await call('GET', `${server.url}/api/events/${foreign}`, { headers: m.keys })).status).toBe(404);
+    const unknown = await call('GET', `${server.url}/api/events/not-a-uuid`, { headers: m.keys });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({
+      success: false,
+      error: { code: 'NOT_FOUND', message: 'Event not found' },
+    });
+  });
+
+  it('filters by type and time, pages with a cursor without gaps or repeats, and refuses bad filters (shape A)', async () => {
+    const m = await createMerchant(server);
+    const ids: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      ids.push(await recordFact(server, m.accountId, i % 2 === 0 ? 'sale.paid' : 'withdrawal.pending'));
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: { status: number; body: EventPage } = await list(
+        m,
+        `?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.data.length).toBeLessThanOrEqual(7);
+      seen.push(...res.body.data.map((e) => e.id));
+      cursor = res.body.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual([...ids].reverse());
+
+    const paid = await list(m, '?type=sale.paid&limit=100');
+    expect(paid.body.data).toHaveLength(13);
+    const both = await list(m, '?type=sale.paid,withdrawal.pending&limit=100');
+    expect(both.body.data).toHaveLength(25);
+    const future = await list(m, '?since=2999-01-01');
+    expect(future.body.data).toEqual([]);
+    const past = await list(m, '?until=2000-01-01T00:00:00Z');
+    expect(past.body.data).toEqual([]);
+    const today = await list(m, `?since=2000-01-01&until=2999-12-31T00:00:00Z&limit=100`);
+    expect(today.body.data).toHaveLength(25);
+
+    for (const bad of ['?type=sale.nope', '?limit=0', '?limit=101', '?since=2026-02-30', '?cursor=zzz']) {
+      const res = await list(m, bad);
+      expect(res.status, bad).toBe(400);
+      expect(res.body, bad).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+    }
+    const noKey = await call('GET', `${server.url}/api/events`);
+    expect(noKey.status).toBe(401);
+  });
+});
+
+describe('GET /api/events/stream', () => {
+  it('sends new events live, only the account’s and only the types asked for', async () => {
+    const m = await createMerchant(server);
+    const other = await createMerchant(server, 'Other');
+    const stream = await openSse(
+      `${server.url}/api/events/stream?type=sale.paid,withdrawal.completed`,
+      m.keys,
+    );
+    try {
+      expect(stream.status).toBe(200);
+      expect(String(stream.headers['content-type'])).toMatch(/^text\/event-stream/);
+      const a = await recordFact(server, m.accountId, 'sale.paid');
+      await recordFact(server, other.accountId, 'sale.paid');
+      await recordFact(server, m.accountId, 'sale.pending');
+      const b = await recordFact(server, m.accountId, 'withdrawal.completed');
+      const got = await stream.waitFor(2);
+      expect(got.map((e) => [e.id, e.event])).toEqual([
+        [a, 'sale.paid'],
+        [b, 'withdrawal.completed'],
+      ]);
+      const page = await list(m, '?limit=100');
+      for (const e of got) {
+        expect(page.text).toContain(`"id":"${e.id}","type":"${e.event}"`);
+        expect(page.text).toContain(`"data":${e.data}`);
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      expect(stream.events).toHaveLength(2);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('resumes after a dropped connection with Last-Event-ID: every missed event, oldest first, then live', async () => {
+    const m = await createMerchant(server);
+    const first = await openSse(`${server.url}/api/events/stream`, m.keys);
+    const before = await recordFact(server, m.accountId, 'sale.pending');
+    const [seen] = await first.waitFor(1);
+    expect(seen!.id).toBe(before);
+    first.close();
+
+    const missed: string[] = [];
+    for (let i = 0; i < 30; i++) missed.push(await recordFact(server, m.accountId, 'sale.paid'));
+    const again = await openSse(`${server.url}/api/events/stream`, { ...m.keys, 'last-event-id': seen!.id });
+    try {
+      await again.waitFor(30);
+      const live = await recordFact(server, m.accountId, 'sale.refunded');
+      const all = await again.waitFor(31);
+      expect(all.map((e) => e.id)).toEqual([...missed, live]);
+    } finally {
+      again.close();
+    }
+  });
+
+  it('refuses a Last-Event-ID that is no event id, and one of another account (shape A)', async () => {
+    const m = await createMerchant(server);
+    const other = await createMerchant(server, 'Other');
+    const bad = await call('GET', `${server.url}/api/events/stream`, {
+      headers: { ...m.keys, 'last-event-id': 'nope' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+    const unknownType = await call('GET', `${server.url}/api/events/stream?type=x`, { headers: m.keys });
+    expect(unknownType.status).toBe(400);
+    // another account's event id is no position in this account's stream: resumed from its time instead
+    const foreign = await recordFact(server, other.accountId, 'sale.paid');
+    const mine = await recordFact(server, m.accountId, 'sale.paid');
+    const stream = await openSse(`${server.url}/api/events/stream`, { ...m.keys, 'last-event-id': foreign });
+    try {
+      const [got] = await stream.waitFor(1);
+      expect(got!.id).toBe(mine);
+    } finally {
+      stream.close();
+    }
+  });
+});
