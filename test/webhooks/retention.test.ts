@@ -83,4 +83,24 @@ describe('pruning notification history', () => {
       facts: 0,
     });
   });
+
+  it('keeps every event at least 30 days, however short the retention asked', async () => {
+    const { db } = server.runtime.platform;
+    const m = await createMerchant(server);
+    const young = await recordFact(server, m.accountId, 'sale.paid');
+    const old = await recordFact(server, m.accountId, 'sale.paid');
+    await db.query(`UPDATE notification_events SET created_at = now() - interval '29 days' WHERE id = $1`, [
+      young,
+    ]);
+    await db.query(`UPDATE notification_events SET created_at = now() - interval '31 days' WHERE id = $1`, [
+      old,
+    ]);
+    await fanOutPending(db, 1000);
+    await pruneNotifications(db, new Date(Date.now() - 86_400_000));
+    const left = await db.query<{ id: string }>(
+      'SELECT id FROM notification_events WHERE id = ANY ($1::uuid[])',
+      [[young, old]],
+    );
+    expect(left.map((e) => e.id)).toEqual([young]);
+  });
 });
