@@ -47,16 +47,19 @@ export function listEvents(
 ): Promise<(EventRow & { at: string })[]> {
   return q.query(
     `SELECT ${COLUMNS}, (created_at AT TIME ZONE 'UTC')::text AS at
-       FROM notification_events
+       FROM notification_events e
       WHERE account_id = $1 AND event_type <> 'webhook.test'
         AND ($2::text[] IS NULL OR event_type = ANY ($2::text[]))
         AND ($3::timestamptz IS NULL OR created_at >= $3::timestamptz)
         AND ($4::timestamptz IS NULL OR created_at < $4::timestamptz)
         AND ($5::timestamptz IS NULL OR created_at <= $5::timestamptz)
-        AND ($6::timestamp IS NULL OR (created_at, id) < ($6::timestamp AT TIME ZONE 'UTC', $7::uuid))
-      ORDER BY created_at DESC, id DESC
+        AND ($6::timestamp IS NULL OR (e.created_at, e.id) < ($6::timestamp AT TIME ZONE 'UTC', $7::uuid))
+      -- e.created_at: the bare name would be the output column (its text)
+      ORDER BY e.created_at DESC, e.id DESC
       LIMIT $8`,
     [accountId, f.types, f.since, f.before, f.until, f.after?.at ?? null, f.after?.id ?? null, f.limit],
+    // planned once per connection: an index walk whatever the filters (the account's, newest first)
+    { prepare: 'events_page' },
   );
 }
 

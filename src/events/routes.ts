@@ -5,8 +5,9 @@ import { notFound } from '../platform/http/errors.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import { isUuid } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { findEvent, listEvents } from './data.js';
+import { findEvent } from './data.js';
 import type { EventFeed } from './feed.js';
+import { eventPages } from './page-reads.js';
 import { eventJson, parseEventsQuery, parseTypes } from './query.js';
 import { Event, EventIdParam, EventPage, EventsQuery, StreamQuery } from './schemas.js';
 import { openStream } from './stream.js';
@@ -23,6 +24,7 @@ export async function eventRoutes(
   app: Http,
   deps: { db: Db; apiKey: AuthHook; feed: EventFeed },
 ): Promise<void> {
+  const pageOf = eventPages(deps.db);
   app.get(
     '/api/events',
     {
@@ -38,10 +40,7 @@ export async function eventRoutes(
     },
     async (request, reply) => {
       const { filter, cursorOf } = parseEventsQuery(request.query);
-      const rows = await listEvents(deps.db, merchantOf(request).accountId, {
-        ...filter,
-        limit: filter.limit + 1,
-      });
+      const rows = await pageOf(merchantOf(request).accountId, { ...filter, limit: filter.limit + 1 });
       const page = rows.slice(0, filter.limit);
       const last = page.at(-1);
       const next = rows.length > filter.limit && last ? JSON.stringify(cursorOf(last)) : 'null';
