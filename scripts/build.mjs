@@ -1,4 +1,4 @@
-// Builds dist/ (the server with tsc, the panel with Vite) unless it was built from exactly these sources:
+// Builds dist/ (the server with tsc, the panel with Vite) and sdk/dist (the SDK) unless it was built from exactly these sources:
 // a hash of every input is kept beside the output, so `npm start` with nothing changed starts at once.
 // `--force` builds whatever the hash says; `--check` only says whether a build is due (exit 1) or not (0). A build starts from an empty dist/ (no module a move left behind).
 import { execFileSync } from 'node:child_process';
@@ -8,20 +8,36 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const STAMP = path.join(root, 'dist', '.inputs-sha256');
-const INPUTS = ['src', 'panel', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
+const INPUTS = [
+  'src',
+  'panel',
+  'sdk/src',
+  'sdk/package.json',
+  'sdk/tsconfig.json',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+];
 
 function files(entry) {
   const full = path.join(root, entry);
   if (!existsSync(full)) return [];
   if (!statSync(full).isDirectory()) return [entry];
   return readdirSync(full, { withFileTypes: true, recursive: true })
-    .filter((d) => d.isFile() && !path.join(d.parentPath, d.name).includes(`${path.sep}node_modules${path.sep}`))
+    .filter(
+      (d) => d.isFile() && !path.join(d.parentPath, d.name).includes(`${path.sep}node_modules${path.sep}`),
+    )
     .map((d) => path.relative(root, path.join(d.parentPath, d.name)));
 }
 
 const hash = createHash('sha256');
 for (const file of INPUTS.flatMap(files).sort()) {
-  hash.update(file).update('\0').update(readFileSync(path.join(root, file))).update('\0');
+  hash
+    .update(file)
+    .update('\0')
+    .update(readFileSync(path.join(root, file)))
+    .update('\0');
 }
 const digest = hash.digest('hex');
 
@@ -30,9 +46,12 @@ if (process.argv.includes('--check')) process.exit(fresh ? 0 : 1);
 if (fresh && !process.argv.includes('--force')) process.exit(0);
 
 rmSync(path.join(root, 'dist'), { recursive: true, force: true });
+rmSync(path.join(root, 'sdk', 'dist'), { recursive: true, force: true });
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 try {
   execFileSync(bin('tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  // the SDK (sdk/dist, its own package: `npm pack` in sdk/ packs what this built)
+  execFileSync(bin('tsc'), ['-p', 'sdk/tsconfig.json'], { cwd: root, stdio: 'inherit' });
   execFileSync(bin('vite'), ['build', '--config', 'panel/vite.config.ts', '--logLevel', 'warn'], {
     cwd: root,
     stdio: 'inherit',

@@ -13,7 +13,8 @@ for (const [from, deps] of Object.entries(graph)) {
     const a = room(from);
     const b = room(to);
     if (a === 'platform' && b !== 'platform') problems.push(`platform imports a domain: ${from} -> ${to}`);
-    if (a === 'rails' && b !== 'rails' && b !== 'platform') problems.push(`rails import a domain: ${from} -> ${to}`);
+    if (a === 'rails' && b !== 'rails' && b !== 'platform')
+      problems.push(`rails import a domain: ${from} -> ${to}`);
     if (a !== b) edges.set(`${a} -> ${b}`, `${from} -> ${to}`);
   }
 }
@@ -46,4 +47,6 @@ if (problems.length > 0) {
   for (const p of problems) console.error(p);
   process.exit(1);
 }
-console.log(`import graph: ${Object.keys(graph).length} files, no circle, no import back and forth between domains`);
+console.log(
+  `import graph: ${Object.keys(graph).length} files, no circle, no import back and forth between domains`,
+);

@@ -1,0 +1,117 @@
+/**
+ * The payment gateway's TypeScript SDK for merchants' servers: no runtime dependencies (Node ≥ 20's fetch and
+ * crypto), types generated from the gateway's /openapi.json.
+ */
+import { type ClientOptions, HttpClient, type RequestOptions } from './http.js';
+import type { paths } from './openapi.js';
+
+export { GatewayError, WebhookVerificationError } from './errors.js';
+export type { ClientOptions, RequestOptions } from './http.js';
+export type { paths } from './openapi.js';
+export { type VerifiedWebhook, type VerifyWebhookOptions, verifyWebhook } from './webhooks.js';
+
+type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+type Answer<P extends keyof paths, M extends keyof paths[P], S extends number> = paths[P][M] extends {
+  responses: infer R;
+}
+  ? S extends keyof R
+    ? JsonOf<R[S]>
+    : never
+  : never;
+type BodyOf<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  requestBody?: infer B;
+}
+  ? JsonOf<NonNullable<B>>
+  : never;
+
+export type Balance = Answer<'/api/public/balance', 'get', 200>;
+export type CashoutCreate = BodyOf<'/api/public/cashout', 'post'>;
+export type CashoutCreated = Answer<'/api/public/cashout', 'post', 201>;
+export type Withdrawal = Answer<'/api/public/cashout/{id}', 'get', 200>;
+export type ChargeCreate = BodyOf<'/api/transactions', 'post'>;
+export type Sale = Answer<'/api/transactions/{id}', 'get', 200>;
+export type Charge = Answer<'/api/transactions', 'post', 201>;
+export type RefundAccepted = Answer<'/api/transactions/{id}/refund', 'post', 202>;
+export type EventPage = Answer<'/api/events', 'get', 200>;
+export type Event = Answer<'/api/events/{id}', 'get', 200>;
+
+export interface EventListParams {
+  /** One event name or several. */
+  type?: string | readonly string[];
+  since?: string | Date;
+  until?: string | Date;
+  limit?: number;
+  cursor?: string;
+}
+
+const segment = (id: string | number) => encodeURIComponent(String(id));
+
+function query(params: EventListParams): string {
+  const q = new URLSearchParams();
+  if (params.type !== undefined)
+    q.set('type', typeof params.type === 'string' ? params.type : params.type.join(','));
+  for (const key of ['since', 'until'] as const) {
+    const v = params[key];
+    if (v !== undefined) q.set(key, v instanceof Date ? v.toISOString() : v);
+  }
+  if (params.limit !== undefined) q.set('limit', String(params.limit));
+  if (params.cursor !== undefined) q.set('cursor', params.cursor);
+  const text = q.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** A client of one merchant account (one API key pair). */
+export class Gateway {
+  readonly balance;
+  readonly cashouts;
+  readonly transactions;
+  readonly events;
+
+  constructor(options: ClientOptions) {
+    const http = new HttpClient(options);
+    this.balance = {
+      /** GET /api/public/balance */
+      retrieve: () => http.request<Balance>('GET', '/api/public/balance'),
+    };
+    this.cashouts = {
+      /** POST /api/public/cashout; an Idempotency-Key is generated when none is given and kept across retries. */
+      create: (body: CashoutCreate, options: RequestOptions = {}) =>
+        http.request<CashoutCreated>('POST', '/api/public/cashout', body, {
+          idempotencyKey: options.idempotencyKey ?? HttpClient.newKey(),
+        }),
+      /** GET /api/public/cashout/{id} (uuid or numeric id) */
+      retrieve: (id: string | number) =>
+        http.request<Withdrawal>('GET', `/api/public/cashout/${segment(id)}`),
+    };
+    this.transactions = {
+      /** POST /api/transactions (a PIX charge); an Idempotency-Key is generated when none is given. */
+      create: (body: ChargeCreate, options: RequestOptions = {}) =>
+        http.request<Charge>('POST', '/api/transactions', body, {
+          idempotencyKey: options.idempotencyKey ?? HttpClient.newKey(),
+        }),
+      /** GET /api/transactions/{id} */
+      retrieve: (id: string | number) => http.request<Sale>('GET', `/api/transactions/${segment(id)}`),
+      /** POST /api/transactions/{id}/refund (not retried: the route takes no Idempotency-Key) */
+      refund: (id: string | number) =>
+        http.request<RefundAccepted>('POST', `/api/transactions/${segment(id)}/refund`),
+    };
+    this.events = {
+      /** GET /api/events: a page, newest first. */
+      list: (params: EventListParams = {}) => http.request<EventPage>('GET', `/api/events${query(params)}`),
+      /** Every event of every page, newest first. */
+      iterate: async function* (params: Omit<EventListParams, 'cursor'> = {}): AsyncGenerator<Event> {
+        let cursor: string | undefined;
+        do {
+          const page: EventPage = await http.request<EventPage>(
+            'GET',
+            `/api/events${query({ ...params, ...(cursor ? { cursor } : {}) })}`,
+          );
+          for (const event of page.data) yield event as Event;
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor);
+      },
+      /** GET /api/events/{id} */
+      retrieve: (id: string) => http.request<Event>('GET', `/api/events/${segment(id)}`),
+    };
+  }
+}

@@ -1,0 +1,142 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { WebhookVerificationError } from './errors.js';
+
+export interface VerifyWebhookOptions {
+  /** The raw body bytes as received (re-serialized JSON does not verify). */
+  body: string | Uint8Array;
+  /** The request's headers: a Headers object or a plain object, names in any case. */
+  headers: Headers | Record<string, string | string[] | undefined>;
+  /** The webhook's secret (`whsec_…`); during a rotation, both the old and the new one. */
+  secret: string | readonly string[];
+  /** How far the signed timestamp may be from now. Default 300. */
+  toleranceSeconds?: number;
+}
+
+export interface VerifiedWebhook<T = unknown> {
+  /** The event id (X-Service-Event-Id, webhook-id): the same on every retry, for deduplication. */
+  eventId: string;
+  /** The event type the signed body states (e.g. `sale.paid`), or null when it states none this SDK knows. */
+  eventType: string | null;
+  /** The signed Unix timestamp. */
+  timestamp: number;
+  /** The body, parsed. */
+  payload: T;
+}
+
+const SALE_EVENTS: Record<string, string> = {
+  PENDENTE: 'sale.pending',
+  PAGO: 'sale.paid',
+  RECUSADO: 'sale.refused',
+  FALHA: 'sale.refused',
+  CANCELADO: 'sale.canceled',
+  ESTORNADO: 'sale.refunded',
+  CHARGEBACK: 'sale.chargeback',
+  MED: 'sale.chargeback',
+};
+const OTHER_EVENTS: Record<string, Record<string, string>> = {
+  WITHDRAWAL: {
+    PROCESSING: 'withdrawal.pending',
+    COMPLETED: 'withdrawal.completed',
+    REJECTED: 'withdrawal.rejected',
+    CANCELLED: 'withdrawal.canceled',
+  },
+  CART: { ABANDONED: 'cart.abandoned', RECOVERED: 'cart.recovered' },
+};
+
+/**
+ * Verifies a webhook of the gateway and returns what it carries, or throws WebhookVerificationError. Both
+ * signatures the gateway sends are checked: X-Service-Signature (HMAC-SHA256 of "<timestamp>.<body>" with the
+ * secret's text) and the Standard Webhooks `webhook-signature`, which also covers the event id; the event type
+ * is read from the signed body, never from the unsigned X-Service-Event-Type header.
+ */
+export function verifyWebhook<T = unknown>(options: VerifyWebhookOptions): VerifiedWebhook<T> {
+  const secrets = typeof options.secret === 'string' ? [options.secret] : [...options.secret];
+  if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === '')) {
+    throw new TypeError('secret is required');
+  }
+  const body =
+    typeof options.body === 'string' ? Buffer.from(options.body, 'utf8') : Buffer.from(options.body);
+  const get = headerReader(options.headers);
+  const tolerance = options.toleranceSeconds ?? 300;
+  const now = Math.floor(Date.now() / 1000);
+
+  const timestamp = fresh(get('x-service-timestamp'), tolerance, now);
+  const given = [get('x-service-signature'), get('x-service-signature-next')].filter((s) => s !== undefined);
+  if (given.length === 0) fail('missing X-Service-Signature');
+  const signed = secrets.some((secret) => {
+    const expected = `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`;
+    return given.some((g) => same(g, expected));
+  });
+  if (!signed) fail('signature mismatch');
+
+  const id = get('webhook-id');
+  const list = get('webhook-signature');
+  if (!id || !list) fail('missing webhook-id or webhook-signature');
+  const standardTs = fresh(get('webhook-timestamp'), tolerance, now);
+  const expected = secrets.map((secret) =>
+    createHmac('sha256', Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64'))
+      .update(`${id}.${standardTs}.`)
+      .update(body)
+      .digest('base64'),
+  );
+  const idSigned = list.split(' ').some((entry) => {
+    const [version, signature] = entry.split(',');
+    return version === 'v1' && signature !== undefined && expected.some((e) => same(signature, e));
+  });
+  if (!idSigned) fail('the event id is not signed');
+  const claimedId = get('x-service-event-id');
+  if (claimedId !== undefined && claimedId !== id)
+    fail('X-Service-Event-Id does not match the signed webhook-id');
+
+  let payload: unknown;
+  try {
+    payload = JSON.parse(body.toString('utf8'));
+  } catch {
+    fail('the body is not JSON');
+  }
+  const eventType = typeOf(payload);
+  const claimedType = get('x-service-event-type');
+  if (eventType !== null && claimedType !== undefined && claimedType !== eventType) {
+    fail('X-Service-Event-Type does not match the signed body');
+  }
+  return { eventId: id, eventType, timestamp, payload: payload as T };
+}
+
+function headerReader(headers: VerifyWebhookOptions['headers']): (name: string) => string | undefined {
+  if (typeof (headers as Headers).get === 'function') {
+    return (name) => (headers as Headers).get(name) ?? undefined;
+  }
+  const lower = new Map<string, string>();
+  for (const [key, value] of Object.entries(headers)) {
+    const v = Array.isArray(value) ? value[0] : value;
+    if (v !== undefined) lower.set(key.toLowerCase(), v);
+  }
+  return (name) => lower.get(name);
+}
+
+function fresh(raw: string | undefined, tolerance: number, now: number): number {
+  if (!raw || !/^\d{1,12}$/.test(raw)) fail('missing or malformed timestamp');
+  const ts = Number(raw);
+  if (Math.abs(now - ts) > tolerance) fail('timestamp outside the tolerance window');
+  return ts;
+}
+
+function typeOf(payload: unknown): string | null {
+  if (typeof payload !== 'object' || payload === null) return null;
+  const { type, status } = payload as { type?: unknown; status?: unknown };
+  if (type === 'TEST') return 'webhook.test';
+  if (typeof type !== 'string' || typeof status !== 'string') return null;
+  const table =
+    type === 'TRANSACTION' ? SALE_EVENTS : Object.hasOwn(OTHER_EVENTS, type) ? OTHER_EVENTS[type]! : {};
+  return Object.hasOwn(table, status) ? table[status]! : null;
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function fail(reason: string): never {
+  throw new WebhookVerificationError(reason);
+}

@@ -1,0 +1,221 @@
+import { execFileSync } from 'node:child_process';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Gateway, GatewayError, verifyWebhook, WebhookVerificationError } from '../../sdk/src/index.js';
+import { moveTo, saleInput } from '../sales/fixtures.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { fundMerchant } from '../support/ledger.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { createWebhook } from '../support/webhooks.js';
+
+let server: TestServer;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  server = await startServer();
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver?.close();
+  await server?.close();
+});
+
+const gatewayFor = (
+  m: TestMerchant,
+  baseUrl = server.url,
+  extra: { maxRetries?: number; timeoutMs?: number } = {},
+) => new Gateway({ baseUrl, publicKey: m.publicKey, privateKey: m.privateKey, ...extra });
+
+interface Seen {
+  method: string;
+  path: string;
+  idempotencyKey: string | undefined;
+}
+
+/**
+ * A real HTTP proxy in front of the gateway that plays a troubled network: `plan` says, per request, whether
+ * to forward it or answer something else; every request is recorded.
+ */
+async function troubledProxy(
+  plan: (seen: Seen, n: number) => 'forward' | 'drop' | { status: number; retryAfter?: string },
+) {
+  const seen: Seen[] = [];
+  const proxy: Server = createServer(async (req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const entry = {
+      method: req.method!,
+      path: req.url!,
+      idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+    };
+    seen.push(entry);
+    const step = plan(entry, seen.length);
+    if (step === 'drop') {
+      req.socket.destroy();
+      return;
+    }
+    if (step !== 'forward') {
+      res.writeHead(step.status, {
+        'content-type': 'application/json',
+        ...(step.retryAfter ? { 'retry-after': step.retryAfter } : {}),
+      });
+      res.end(JSON.stringify({ message: 'Service unavailable', error: 'SERVICE_UNAVAILABLE' }));
+      return;
+    }
+    const headers = { ...req.headers };
+    delete headers.host;
+    const upstream = await request(`${server.url}${req.url}`, {
+      method: req.method as 'GET',
+      headers,
+      body: chunks.length ? Buffer.concat(chunks) : undefined,
+    });
+    res.writeHead(upstream.statusCode, upstream.headers as Record<string, string>);
+    res.end(Buffer.from(await upstream.body.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  return { url, seen, close: () => new Promise<void>((resolve) => proxy.close(() => resolve())) };
+}
+
+describe('@payment-gateway/sdk against a real gateway', () => {
+  it('reads the balance, creates and retrieves a cashout, and creates, retrieves and lists a charge', async () => {
+    const m = await createMerchant(server);
+    await fundMerchant(server.runtime.platform.db, m.accountId, 50_000);
+    const gw = gatewayFor(m);
+    expect(await gw.balance.retrieve()).toEqual({ available: 50_000, blocked: 0, total: 50_000 });
+    const created = await gw.cashouts.create({ amount: 150, pixKey: '52998224725', pixKeyType: 'CPF' });
+    expect(created).toMatchObject({ status: 'PENDING' });
+    expect(await gw.cashouts.retrieve(created.uuid)).toMatchObject({ id: created.id, uuid: created.uuid });
+
+    const charge = await gw.transactions.create(saleInput() as never);
+    const saleId = (charge as { id: number }).id;
+    expect(await gw.transactions.retrieve(saleId)).toMatchObject({ id: saleId, status: 'PENDENTE' });
+    const page = await gw.events.list({ type: ['sale.pending', 'withdrawal.pending'], limit: 1 });
+    expect(page.data).toHaveLength(1);
+    const all: string[] = [];
+    for await (const event of gw.events.iterate({ type: 'sale.pending' })) all.push(event.id);
+    expect(all.length).toBeGreaterThanOrEqual(1);
+    expect((await gw.events.retrieve(all[0]!)).id).toBe(all[0]);
+  });
+
+  it('retries a 503 with Retry-After with the same generated Idempotency-Key: one withdrawal', async () => {
+    const m = await createMerchant(server);
+    await fundMerchant(server.runtime.platform.db, m.accountId, 50_000);
+    const proxy = await troubledProxy((_, n) => (n === 1 ? { status: 503, retryAfter: '1' } : 'forward'));
+    try {
+      const started = Date.now();
+      const created = await gatewayFor(m, proxy.url).cashouts.create({ amount: 100, pixKey: '52998224725' });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(950); // waited as Retry-After said
+      expect(proxy.seen).toHaveLength(2);
+      expect(proxy.seen[0]!.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+      expect(proxy.seen[1]!.idempotencyKey).toBe(proxy.seen[0]!.idempotencyKey);
+      const rows = await server.runtime.platform.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM withdrawals WHERE account_id = $1',
+        [m.accountId],
+      );
+      expect(rows[0]!.n).toBe(1);
+      expect(created).toMatchObject({ status: 'PENDING' });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('retries a dropped connection on a read, never a POST without a key, and gives up after maxRetries', async () => {
+    const m = await createMerchant(server);
+    const dropFirst = await troubledProxy((_, n) => (n === 1 ? 'drop' : 'forward'));
+    try {
+      expect(await gatewayFor(m, dropFirst.url).balance.retrieve()).toMatchObject({ total: 0 });
+      expect(dropFirst.seen).toHaveLength(2);
+    } finally {
+      await dropFirst.close();
+    }
+    const always503 = await troubledProxy(() => ({ status: 503, retryAfter: '0' }));
+    try {
+      const refund = gatewayFor(m, always503.url).transactions.refund(1);
+      await expect(refund).rejects.toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+      expect(always503.seen).toHaveLength(1); // a POST without an Idempotency-Key is never repeated
+      await expect(gatewayFor(m, always503.url, { maxRetries: 2 }).balance.retrieve()).rejects.toBeInstanceOf(
+        GatewayError,
+      );
+      expect(always503.seen).toHaveLength(1 + 3);
+    } finally {
+      await always503.close();
+    }
+  });
+
+  it('throws GatewayError with the code of whichever error shape, the request id and the body', async () => {
+    const m = await createMerchant(server);
+    const gw = gatewayFor(m);
+    const bad = await gw.cashouts.create({ amount: 'abc', pixKey: '1' } as never).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(GatewayError);
+    expect(bad).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' }); // shape D {message, error}
+    expect((bad as GatewayError).requestId).toMatch(/.+/);
+    const poor = await gw.cashouts.create({ amount: 150, pixKey: '52998224725' }).catch((e: unknown) => e);
+    expect(poor).toMatchObject({ status: 422, code: 'INSUFFICIENT_BALANCE' }); // shape C {message, errorType}
+    const missing = await gw.events.retrieve('0190a000-0000-7000-8000-000000000000').catch((e: unknown) => e);
+    expect(missing).toMatchObject({ status: 404, code: 'NOT_FOUND', body: { success: false } }); // shape A
+    const stranger = new Gateway({ baseUrl: server.url, publicKey: 'pk_x', privateKey: 'sk_x' });
+    await expect(stranger.balance.retrieve()).rejects.toMatchObject({ status: 401, code: 'UNAUTHORIZED' }); // E
+  });
+
+  it('verifies a real delivery with verifyWebhook, and refuses a tampered one', async () => {
+    const m = await createMerchant(server);
+    const hook = await createWebhook(server, m, `${receiver.url}/sdk-${m.accountId}`, ['sale.paid']);
+    const sale = await createSale(m);
+    expect((await moveTo(server, m, sale, 'PAGO')).status).toBe(200);
+    await expect.poll(() => receiver.received.filter((r) => r.path === `/sdk-${m.accountId}`).length).toBe(1);
+    const got = receiver.received.find((r) => r.path === `/sdk-${m.accountId}`)!;
+    const verified = verifyWebhook<{ id: number; status: string }>({
+      body: got.body,
+      headers: got.headers as Record<string, string>,
+      secret: hook.secret,
+    });
+    expect(verified).toMatchObject({ eventId: got.headers['x-service-event-id'], eventType: 'sale.paid' });
+    expect(verified.payload.status).toBe('PAGO');
+    const headers = new Headers(got.headers as Record<string, string>);
+    expect(verifyWebhook({ body: new Uint8Array(got.body), headers, secret: hook.secret }).eventId).toBe(
+      verified.eventId,
+    );
+    const tampered = Buffer.from(got.body.toString('utf8').replace('"PAGO"', '"ESTORNADO"'));
+    expect(() => verifyWebhook({ body: tampered, headers, secret: hook.secret })).toThrow(
+      WebhookVerificationError,
+    );
+    expect(() => verifyWebhook({ body: got.body, headers, secret: 'whsec_AAAA' })).toThrow(
+      WebhookVerificationError,
+    );
+    const relabelled = new Headers(headers);
+    relabelled.set('x-service-event-type', 'sale.refunded');
+    expect(() => verifyWebhook({ body: got.body, headers: relabelled, secret: hook.secret })).toThrow(
+      /does not match the signed body/,
+    );
+  });
+
+  it('packs as an installable package exposing the documented names', async () => {
+    const sdk = path.resolve(import.meta.dirname, '../../sdk');
+    const [packed] = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: sdk, encoding: 'utf8' }),
+    ) as {
+      name: string;
+      files: { path: string }[];
+    }[];
+    expect(packed!.name).toBe('@payment-gateway/sdk');
+    const files = packed!.files.map((f) => f.path);
+    expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'package.json']));
+    const built = (await import(path.join(sdk, 'dist', 'index.js'))) as Record<string, unknown>;
+    expect(Object.keys(built).sort()).toEqual([
+      'Gateway',
+      'GatewayError',
+      'WebhookVerificationError',
+      'verifyWebhook',
+    ]);
+  });
+});
+
+async function createSale(m: TestMerchant): Promise<number> {
+  const charge = await gatewayFor(m).transactions.create(saleInput() as never);
+  return (charge as { id: number }).id;
+}
