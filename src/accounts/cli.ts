@@ -58,6 +58,14 @@ export const accountCommands: Command[] = [
   {
     path: ['accounts', 'create'],
     usage: 'gateway accounts create --name N --email E --password P|- [--json]',
+    summary: 'Creates a merchant account, its panel login and its ledger accounts.',
+    example:
+      'gateway accounts create --name "Minha Loja" --email loja@example.com --password \'uma-senha-longa\'',
+    optionHelp: {
+      name: 'the business name shown in the panel',
+      email: 'the panel login (unique, any case)',
+      password: 'the panel password; `-` reads it from standard input',
+    },
     options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
     async run({ db }, values) {
       const account = await createAccount(db, {
@@ -71,6 +79,9 @@ export const accountCommands: Command[] = [
   {
     path: ['accounts', 'show'],
     usage: 'gateway accounts show --id ID [--json]',
+    summary: "Prints an account's fees, switches and two-factor state, without changing anything.",
+    example: 'gateway accounts show --id 1',
+    optionHelp: { id: 'the account id' },
     options: { id: { type: 'string' } },
     async run({ db }, values) {
       const id = accountIdArg(values);
@@ -84,6 +95,21 @@ export const accountCommands: Command[] = [
     path: ['accounts', 'update'],
     usage:
       'gateway accounts update --id ID [--cashout-fee-fixed 1.50] [--cashout-fee-percent 1.2] [--sale-fee-percent 3.99] [--sale-fee-fixed 0.99] [--reserve-percent 0] [--api-cashout on|off] [--transfers on|off] [--password P|-] [--two-factor off] [--json]',
+    summary:
+      "Changes an account's fees, switches or password (audited); prints the settings after the change.",
+    example: 'gateway accounts update --id 1 --sale-fee-percent 3.99 --sale-fee-fixed 0.99',
+    optionHelp: {
+      id: 'the account id',
+      'cashout-fee-fixed': 'fixed cashout fee in reais',
+      'cashout-fee-percent': 'cashout fee in per cent',
+      'sale-fee-percent': 'sale fee in per cent',
+      'sale-fee-fixed': 'fixed sale fee in reais',
+      'reserve-percent': 'share of each paid sale held as reserve, in per cent',
+      'api-cashout': 'on|off: cashouts through the API',
+      transfers: 'on|off: transfers at all',
+      password: 'a new panel password (ends every session); `-` reads it from standard input',
+      'two-factor': "off: turns the account's two-factor login off (a lost authenticator)",
+    },
     options: {
       id: { type: 'string' },
       'cashout-fee-fixed': { type: 'string' },
@@ -117,6 +143,9 @@ export const accountCommands: Command[] = [
   {
     path: ['settings', 'set'],
     usage: 'gateway settings set api-withdrawals on|off [--json]',
+    summary: "Sets an operator switch for every account at once (audited in each account's log).",
+    example: 'gateway settings set api-withdrawals off',
+    optionHelp: {},
     options: {},
     positionals: 2,
     async run({ db }, _values, positionals) {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import type { Command, CommandContext } from '../platform/cli/command.js';
-import { UsageError } from '../platform/cli/command.js';
+import type { Command, CommandContext, CommandHelp } from '../platform/cli/command.js';
+import { formatHelp, UsageError } from '../platform/cli/command.js';
 import { AppError } from '../platform/http/errors.js';
 import { COMMANDS } from './registry.js';
 
@@ -11,11 +11,46 @@ export interface Execution {
 }
 
 /** The commands that start long-running processes, and the only flags they take. */
-const PROCESS_USAGE = ['gateway serve [--no-worker]', 'gateway worker', 'gateway dev-psp [--port N]'];
+const PROCESS_COMMANDS: (CommandHelp & { path: readonly string[] })[] = [
+  {
+    path: ['serve'],
+    usage: 'gateway serve [--no-worker]',
+    summary:
+      'Runs the HTTP API and the merchant panel, and the background workers unless --no-worker (on the embedded database without DATABASE_URL).',
+    optionHelp: { 'no-worker': 'the API alone: run `gateway worker` processes beside it' },
+    example: 'PORT=3000 gateway serve',
+  },
+  {
+    path: ['worker'],
+    usage: 'gateway worker',
+    summary: 'Runs the background workers alone: payouts, notification deliveries, expiries and retention.',
+    optionHelp: {},
+    example: 'DATABASE_URL=postgres://gateway@db/gateway gateway worker',
+  },
+  {
+    path: ['dev-psp'],
+    usage: 'gateway dev-psp [--port N]',
+    summary:
+      "Runs a local PSP speaking the Central Bank's API Pix and Efí's payouts, to try the real rails without a bank.",
+    optionHelp: { port: 'the port to listen on (default 8443)' },
+    example: 'gateway dev-psp --port 8443',
+  },
+];
+const PROCESS_USAGE = PROCESS_COMMANDS.map((c) => c.usage);
 const PROCESS_FLAGS: Record<string, readonly string[]> = { serve: ['--no-worker'], worker: [] };
 
 function findCommand(argv: readonly string[]): Command | undefined {
   return COMMANDS.find((c) => c.path.every((word, i) => argv[i] === word));
+}
+
+/** `gateway <command> --help`: that command's own help, or null when the words name no command. */
+export function helpFor(argv: readonly string[]): string | null {
+  const words = argv.filter((a) => a !== '--help' && a !== '-h');
+  const all = [...PROCESS_COMMANDS, ...COMMANDS];
+  const command = all
+    .filter((c) => c.path.every((word, i) => words[i] === word))
+    .sort((a, b) => b.path.length - a.path.length)[0];
+  return command ? formatHelp(command) : null;
 }
 
 export function usage(): string {

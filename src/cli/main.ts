@@ -2,12 +2,12 @@ import { loadConfig } from '../platform/config/config.js';
 import { ConfigError } from '../platform/config/parse.js';
 import { migrate } from '../platform/db/migrate.js';
 import { openDatabase } from '../platform/db/open-database.js';
-import { checkUsage, type Execution, execute, failure, usage } from './execute.js';
+import { checkUsage, type Execution, execute, failure, helpFor, usage } from './execute.js';
 
 async function main(argv: string[]): Promise<number> {
   const [first] = argv;
   if (first === 'help' || argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`${usage()}\n`);
+    process.stdout.write(helpFor(first === 'help' ? argv.slice(1) : argv) ?? `${usage()}\n`);
     return 0;
   }
   if (!first) return print(failure(2, 'no command given (run gateway --help)', false));

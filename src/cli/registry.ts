@@ -8,6 +8,9 @@ import { cashoutCommands } from '../withdrawals/cli.js';
 const migrateCommand: Command = {
   path: ['migrate'],
   usage: 'gateway migrate [--json]',
+  summary: 'Applies the database migrations not yet applied (every other command and `serve` do it too).',
+  example: 'gateway migrate',
+  optionHelp: {},
   options: {},
   async run({ db }) {
     const { applied } = await migrate(db);

@@ -5,6 +5,10 @@ export const ledgerCommands: Command[] = [
   {
     path: ['ledger', 'verify'],
     usage: 'gateway ledger verify [--json]',
+    summary:
+      'Checks that every journal entry balances and every maintained balance equals its postings; exit 1 on a problem.',
+    example: 'gateway ledger verify --json',
+    optionHelp: {},
     options: {},
     async run({ db }) {
       const report = await verifyLedger(db);

@@ -5,6 +5,10 @@ export const notificationCommands: Command[] = [
   {
     path: ['notifications', 'prune'],
     usage: 'gateway notifications prune --older-than-days N [--json]',
+    summary:
+      'Deletes finished deliveries, their attempts and unreferenced events older than the days given (events are kept at least 30 days; pending work always stays).',
+    example: 'gateway notifications prune --older-than-days 90',
+    optionHelp: { 'older-than-days': 'how old, in days, history must be to go' },
     options: { 'older-than-days': { type: 'string' } },
     async run({ db }, values) {
       const raw = required(values, 'older-than-days');

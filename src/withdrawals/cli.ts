@@ -17,6 +17,9 @@ export const cashoutCommands: Command[] = [
   {
     path: ['cashouts', 'stuck'],
     usage: 'gateway cashouts stuck [--minutes 5] [--json]',
+    summary: 'Lists withdrawals PENDING or PROCESSING for longer than the minutes given.',
+    example: 'gateway cashouts stuck --minutes 30',
+    optionHelp: { minutes: 'how long a withdrawal has waited (default 5)' },
     options: { minutes: { type: 'string' } },
     async run({ db }, values) {
       const raw = typeof values.minutes === 'string' ? values.minutes : '5';
@@ -38,6 +41,10 @@ export const cashoutCommands: Command[] = [
   {
     path: ['cashouts', 'retry'],
     usage: 'gateway cashouts retry --id ID [--json]',
+    summary:
+      'Queues a PENDING withdrawal for submission again (same reference: the provider cannot pay it twice).',
+    example: 'gateway cashouts retry --id 42',
+    optionHelp: { id: "the withdrawal's uuid or numeric id" },
     options: { id: { type: 'string' } },
     async run({ db, config }, values) {
       const id = withdrawalId(values);
@@ -56,6 +63,9 @@ export const cashoutCommands: Command[] = [
   {
     path: ['cashouts', 'cancel'],
     usage: 'gateway cashouts cancel --id ID [--json]',
+    summary: 'Cancels a withdrawal nothing was sent for yet, and gives its money back to available.',
+    example: 'gateway cashouts cancel --id 42',
+    optionHelp: { id: "the withdrawal's uuid or numeric id" },
     options: { id: { type: 'string' } },
     async run({ db }, values) {
       const row = await cancelCashout(db, withdrawalId(values));

@@ -470,12 +470,31 @@ describe('the command line itself', () => {
     ]) {
       expect(help.stdout).toContain(`gateway ${cmd}`);
     }
-    // --help anywhere prints the usage and runs nothing (dev-psp would start a server)
-    for (const argv of [['dev-psp', '--help'], ['accounts', 'create', '--help'], ['-h']]) {
+    // --help alone prints the usage of all; after a command, that command's own help; it runs nothing
+    // (dev-psp would start a server)
+    for (const argv of [['-h'], ['help'], ['frobnicate', '--help']]) {
       const r = await gateway(...argv);
       expect(r.code, argv.join(' ')).toBe(0);
       expect(r.stdout).toBe(help.stdout);
     }
+    const seen = new Set<string>();
+    for (const line of help.stdout.split('\n').filter((l) => l.startsWith('  gateway '))) {
+      const usage = line.trim();
+      const words = usage.split(' ').slice(1);
+      const path = words.slice(
+        0,
+        words.findIndex(
+          (w) => w.startsWith('-') || w.startsWith('[') || /^[A-Z]/.test(w) || w.includes('|'),
+        ) >>> 0,
+      );
+      const r = await gateway(...path, '--help');
+      expect(r.code, usage).toBe(0);
+      expect(r.stdout, usage).toContain(`usage: ${usage}`);
+      expect(r.stdout, usage).toMatch(/\nexample:\n {2}.*gateway /);
+      expect(r.stdout, usage).not.toBe(help.stdout);
+      seen.add(r.stdout);
+    }
+    expect(seen.size).toBeGreaterThanOrEqual(13);
     fails(await gateway('dev-psp', '--bogus'), 2, /usage: gateway dev-psp \[--port N\]/);
     fails(await gateway('dev-psp', '--port'), 2, /usage: gateway dev-psp/);
   });

@@ -17,9 +17,17 @@ export interface CommandOutcome {
   error?: string;
 }
 
-export interface Command {
-  path: readonly string[];
+/** What `gateway <command> --help` prints: its usage, what it does, its options, and one example. */
+export interface CommandHelp {
   usage: string;
+  summary: string;
+  /** One line per option, by option name (without the dashes); --json is described for every command. */
+  optionHelp: Record<string, string>;
+  example: string;
+}
+
+export interface Command extends CommandHelp {
+  path: readonly string[];
   options: NonNullable<ParseArgsConfig['options']>;
   positionals?: number;
   run(
@@ -42,4 +50,25 @@ export function onOffArg(value: string, name: string): boolean {
   if (value === 'on') return true;
   if (value === 'off') return false;
   throw new UsageError(`${name} must be on or off, got "${value}"`);
+}
+
+/** The help text of one command. */
+export function formatHelp(help: CommandHelp): string {
+  const options = Object.entries({
+    ...help.optionHelp,
+    ...(help.usage.includes('[--json]') ? { json: 'print the result as one JSON document' } : {}),
+  });
+  const width = Math.max(0, ...options.map(([name]) => name.length)) + 4;
+  return [
+    `usage: ${help.usage}`,
+    '',
+    help.summary,
+    ...(options.length > 0
+      ? ['', 'options:', ...options.map(([name, text]) => `  --${name.padEnd(width - 2)}${text}`)]
+      : []),
+    '',
+    'example:',
+    `  ${help.example}`,
+    '',
+  ].join('\n');
 }
