@@ -3405,6 +3405,189 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sandbox/cashouts/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancels a PENDING withdrawal not yet sent to the payout provider (withdrawal.canceled) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Withdrawal uuid or numeric id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Reais, two decimals */
+                            amount: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            fees: {
+                                /** @description Reais, two decimals */
+                                fixed: string;
+                                /** @description Reais, two decimals */
+                                total: string;
+                                /** @description Reais, two decimals */
+                                variable: string;
+                            };
+                            id: number;
+                            /** @description Reais, two decimals */
+                            netAmount: string;
+                            pixKey: string;
+                            /** @enum {string} */
+                            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
+                            /** @enum {string} */
+                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "UNAUTHORIZED",
+                         *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                        } | {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "NOT_FOUND",
+                         *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "CONFLICT",
+                         *         "message": "The resource changed meanwhile"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "RATE_LIMITED",
+                         *         "message": "Too many requests: retry in 1 s"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sandbox/cashouts/{id}/result": {
         parameters: {
             query?: never;

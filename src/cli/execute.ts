@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Command, CommandContext, CommandHelp } from '../platform/cli/command.js';
 import { formatHelp, UsageError } from '../platform/cli/command.js';
 import { AppError } from '../platform/http/errors.js';
+import { INTEGRATOR_COMMANDS, integratorUsageProblem } from './integrator/commands.js';
 import { COMMANDS } from './registry.js';
 
 export interface Execution {
@@ -36,7 +37,7 @@ const PROCESS_COMMANDS: (CommandHelp & { path: readonly string[] })[] = [
     example: 'gateway dev-psp --port 8443',
   },
 ];
-const PROCESS_USAGE = PROCESS_COMMANDS.map((c) => c.usage);
+const PROCESS_USAGE = [...PROCESS_COMMANDS, ...INTEGRATOR_COMMANDS].map((c) => c.usage);
 const PROCESS_FLAGS: Record<string, readonly string[]> = { serve: ['--no-worker'], worker: [] };
 
 function findCommand(argv: readonly string[]): Command | undefined {
@@ -46,7 +47,7 @@ function findCommand(argv: readonly string[]): Command | undefined {
 /** `gateway <command> --help`: that command's own help, or null when the words name no command. */
 export function helpFor(argv: readonly string[]): string | null {
   const words = argv.filter((a) => a !== '--help' && a !== '-h');
-  const all = [...PROCESS_COMMANDS, ...COMMANDS];
+  const all = [...PROCESS_COMMANDS, ...INTEGRATOR_COMMANDS, ...COMMANDS];
   const command = all
     .filter((c) => c.path.every((word, i) => words[i] === word))
     .sort((a, b) => b.path.length - a.path.length)[0];
@@ -64,6 +65,10 @@ export function checkUsage(argv: readonly string[]): Execution | null {
     const [, option, value, ...more] = argv;
     const fine = option === undefined || (option === '--port' && value !== undefined && more.length === 0);
     return fine ? null : failure(2, 'usage: gateway dev-psp [--port N]', json);
+  }
+  if (argv[0] === 'listen' || argv[0] === 'trigger') {
+    const problem = integratorUsageProblem(argv);
+    return problem === null ? null : failure(2, problem, json);
   }
   const flags = PROCESS_FLAGS[argv[0] ?? ''];
   if (flags) {

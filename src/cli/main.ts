@@ -13,6 +13,11 @@ async function main(argv: string[]): Promise<number> {
   if (!first) return print(failure(2, 'no command given (run gateway --help)', false));
   const bad = checkUsage(argv);
   if (bad) return print(bad);
+  if (first === 'listen' || first === 'trigger') {
+    // clients of a running gateway over HTTP: no configuration, no database
+    const { runIntegratorCommand } = await import('./integrator/commands.js');
+    return runIntegratorCommand(argv, (text) => process.stdout.write(text));
+  }
   if (first === 'dev-psp') {
     const { runDevPsp } = await import('../devpsp/cli.js');
     const psp = await runDevPsp(argv, loadConfig(process.env, { secrets: false }).dataDir);

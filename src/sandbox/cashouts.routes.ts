@@ -5,6 +5,7 @@ import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-sch
 import { conflict } from '../platform/http/errors.js';
 import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { cancelCashout } from '../withdrawals/cancel.js';
 import { getCashout } from '../withdrawals/lookup.js';
 import type { PayoutProviders } from '../withdrawals/payouts/providers.js';
 import { handlePayoutCallback } from '../withdrawals/payouts/service.js';
@@ -57,6 +58,32 @@ export async function sandboxCashoutRoutes(
         );
       }
       return lookupView(outcome.withdrawal);
+    },
+  );
+
+  // the merchant's own cancel of a withdrawal not yet sent (what an operator's `gateway cashouts cancel` does)
+  app.post(
+    '/api/sandbox/cashouts/:id/cancel',
+    {
+      config: { errorShape: 'envelope' },
+      onRequest: deps.apiKey,
+      schema: {
+        tags: ['sandbox'],
+        summary: 'Cancels a PENDING withdrawal not yet sent to the payout provider (withdrawal.canceled)',
+        security: [{ publicKey: [], privateKey: [] }],
+        params: Type.Object({ id: Type.String({ description: 'Withdrawal uuid or numeric id' }) }),
+        response: {
+          200: WithdrawalLookup,
+          401: EnvelopeErrorBody,
+          403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
+          404: EnvelopeErrorBody,
+          409: EnvelopeErrorBody,
+        },
+      },
+    },
+    async (request) => {
+      const row = await getCashout(deps.db, merchantOf(request).accountId, parsePublicId(request.params.id));
+      return lookupView(await cancelCashout(deps.db, { kind: 'numeric', id: row.id }));
     },
   );
 }

@@ -1,0 +1,96 @@
+import { parseArgs } from 'node:util';
+import { type CommandHelp, UsageError } from '../../platform/cli/command.js';
+import { EVENT_NAMES, isEventName } from '../../webhooks/events.js';
+import { TARGET_HELP, TARGET_OPTIONS, targetOf } from './client.js';
+import { listen, parseListenArgs } from './listen.js';
+import { trigger } from './trigger.js';
+
+/** Commands for integrators: clients of a running gateway over HTTP, with an account's key pair. */
+export const INTEGRATOR_COMMANDS: (CommandHelp & { path: readonly string[] })[] = [
+  {
+    path: ['listen'],
+    usage: 'gateway listen --forward-to URL [--events a,b,…] [--url URL] [--public-key K --private-key K]',
+    summary:
+      "Follows the account's events and POSTs each one to URL, signed as a permanent webhook with the listen secret it prints (the same every run with the same keys); resumes after a dropped connection without losing an event.",
+    optionHelp: {
+      'forward-to': 'where each event is POSTed (e.g. your local webhook endpoint)',
+      events: 'only these event names, separated by commas (default: all)',
+      ...TARGET_HELP,
+    },
+    example:
+      'gateway listen --forward-to http://localhost:4242/webhooks --events sale.paid,withdrawal.completed',
+  },
+  {
+    path: ['trigger'],
+    usage: 'gateway trigger EVENT [--json] [--url URL] [--public-key K --private-key K]',
+    summary:
+      'Makes EVENT happen for real through the sandbox routes (creating and funding what it needs) and prints the ids of what it made.',
+    optionHelp: TARGET_HELP,
+    example: 'gateway trigger sale.paid',
+  },
+];
+
+const OPTIONS = {
+  listen: { ...TARGET_OPTIONS, 'forward-to': { type: 'string' }, events: { type: 'string' } },
+  trigger: { ...TARGET_OPTIONS, json: { type: 'boolean' } },
+} as const;
+
+function parsed(argv: readonly string[]): {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+} {
+  const name = argv[0] as 'listen' | 'trigger';
+  const { values, positionals } = parseArgs({
+    args: argv.slice(1) as string[],
+    options: OPTIONS[name],
+    allowPositionals: name === 'trigger',
+    strict: true,
+  });
+  return { values: values as Record<string, string | boolean | undefined>, positionals };
+}
+
+/** Bad usage of an integrator command, found before anything runs, or null. */
+export function integratorUsageProblem(argv: readonly string[]): string | null {
+  try {
+    const { values, positionals } = parsed(argv);
+    targetOf(values);
+    if (argv[0] === 'listen') parseListenArgs(values);
+    if (argv[0] === 'trigger' && positionals.length !== 1) throw new UsageError('name one event to trigger');
+    if (argv[0] === 'trigger' && !isEventName(positionals[0])) {
+      throw new UsageError(`unknown event "${positionals[0]}" (one of: ${EVENT_NAMES.join(', ')})`);
+    }
+    return null;
+  } catch (err) {
+    const usage = INTEGRATOR_COMMANDS.find((c) => c.path[0] === argv[0])!.usage;
+    return `${(err as Error).message.split('\n')[0]} (usage: ${usage})`;
+  }
+}
+
+/** Runs `gateway listen` (until Ctrl-C) or `gateway trigger`; returns the exit code. */
+export async function runIntegratorCommand(
+  argv: readonly string[],
+  out: (text: string) => void,
+): Promise<number> {
+  const { values, positionals } = parsed(argv);
+  const target = targetOf(values);
+  if (argv[0] === 'trigger') {
+    const made = await trigger(target, positionals[0]!);
+    out(
+      values.json
+        ? `${JSON.stringify(made)}\n`
+        : `triggered ${made.event}: ${Object.entries(made)
+            .filter(([k]) => k !== 'event')
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}\n`,
+    );
+    return 0;
+  }
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  await listen(target, {
+    ...parseListenArgs(values),
+    print: (line) => out(`${line}\n`),
+    signal: stop.signal,
+  });
+  return 0;
+}

@@ -1,0 +1,180 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../sdk/src/index.js';
+import { EVENT_NAMES } from '../../src/webhooks/events.js';
+import { runGateway } from '../support/cli.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { recordFact, saleWebhookBody } from '../support/notifications.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
+
+const MAIN = path.resolve(import.meta.dirname, '../../dist/cli/main.js');
+
+let server: TestServer;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  server = await startServer();
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver?.close();
+  await server?.close();
+});
+
+const keysEnv = (m: TestMerchant, url = server.url) => ({
+  GATEWAY_URL: url,
+  GATEWAY_PUBLIC_KEY: m.publicKey,
+  GATEWAY_PRIVATE_KEY: m.privateKey,
+});
+
+describe('gateway trigger', () => {
+  it('makes each event happen for real and prints the ids of what it made', async () => {
+    const m = await createMerchant(server);
+    for (const event of EVENT_NAMES) {
+      const r = await runGateway(['trigger', event, '--json'], keysEnv(m));
+      expect(r.code, `${event}: ${r.stderr}`).toBe(0);
+      const made = JSON.parse(r.stdout) as {
+        event: string;
+        sale?: string;
+        withdrawal?: string;
+        cart?: number;
+      };
+      expect(made.event).toBe(event);
+      if (event.startsWith('sale.')) expect(made.sale).toMatch(/^[0-9a-f-]{36}$/);
+      if (event.startsWith('withdrawal.')) expect(made.withdrawal).toMatch(/^[0-9a-f-]{36}$/);
+      if (event.startsWith('cart.')) expect(made.cart).toBeGreaterThan(0);
+      const events = await call<{ data: { type: string }[] }>(
+        'GET',
+        `${server.url}/api/events?type=${event}`,
+        {
+          headers: m.keys,
+        },
+      );
+      expect(events.body.data.length, event).toBeGreaterThanOrEqual(1);
+    }
+    const text = await runGateway(['trigger', 'sale.paid'], keysEnv(m));
+    expect(text.stdout).toMatch(/^triggered sale\.paid: sale [0-9a-f-]{36}\n$/);
+  });
+
+  it('says why in one line when it cannot: bad usage (exit 2), no sandbox or no keys (exit 1 / 2)', async () => {
+    const m = await createMerchant(server);
+    const unknown = await runGateway(['trigger', 'sale.nope'], keysEnv(m));
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^error: unknown event "sale.nope"/);
+    const none = await runGateway(['trigger'], keysEnv(m));
+    expect(none.code).toBe(2);
+    const noKeys = await runGateway(['trigger', 'sale.paid'], { GATEWAY_URL: server.url });
+    expect(noKeys.code).toBe(2);
+    expect(noKeys.stderr).toMatch(/key pair is needed/);
+    const production = await startServer({ env: { SANDBOX: 'false' }, workers: false });
+    try {
+      const p = await createMerchant(production);
+      const off = await runGateway(['trigger', 'sale.paid'], keysEnv(p, production.url));
+      expect(off.code).toBe(1);
+      expect(off.stderr).toMatch(/no sandbox routes/);
+      expect(off.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      await production.close();
+    }
+  });
+});
+
+/** A TCP proxy in front of the gateway whose open connections the test can cut, as a network would. */
+async function cuttableProxy(target: string) {
+  const { port, hostname } = new URL(target);
+  const sockets = new Set<Socket>();
+  const proxy: Server = createServer((client) => {
+    const upstream = connect(Number(port), hostname);
+    client.pipe(upstream).pipe(client);
+    const both = [client, upstream];
+    for (const s of both) {
+      sockets.add(s);
+      s.on('error', () => both.forEach((x) => x.destroy()));
+      s.on('close', () => {
+        sockets.delete(s);
+        both.forEach((x) => x.destroy());
+      });
+    }
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    cut: () => sockets.forEach((s) => s.destroy()),
+    close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
+  };
+}
+
+function startListen(
+  m: TestMerchant,
+  url: string,
+  forwardTo: string,
+): { child: ChildProcess; out: string[] } {
+  const out: string[] = [];
+  const child = spawn(process.execPath, [MAIN, 'listen', '--forward-to', forwardTo], {
+    env: { ...process.env, ...keysEnv(m, url), LOG_LEVEL: 'warn' },
+  });
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => out.push(...chunk.split('\n').filter((l) => l !== '')));
+  return { child, out };
+}
+
+describe('gateway listen', () => {
+  it('forwards every event signed with its stable whsec_ secret, one line each, and misses nothing across a dropped connection', async () => {
+    const m = await createMerchant(server);
+    const proxy = await cuttableProxy(server.url);
+    const hook = `${receiver.url}/listen-${m.accountId}`;
+    const { child, out } = startListen(m, proxy.url, hook);
+    try {
+      await waitUntil(() => out.some((l) => l.startsWith('Webhook signing secret: whsec_')), 15_000);
+      const secret = out.find((l) => l.startsWith('Webhook signing secret: '))!.split(': ')[1]!;
+      await new Promise((r) => setTimeout(r, 500)); // the stream is open
+      const before = [
+        await recordFact(server, m.accountId, 'sale.paid'),
+        await recordFact(server, m.accountId, 'withdrawal.completed'),
+      ];
+      const mine = () => receiver.received.filter((r) => r.path === `/listen-${m.accountId}`);
+      await waitUntil(() => mine().length === 2, 15_000);
+      proxy.cut(); // the network drops the stream
+      const during = [
+        await recordFact(server, m.accountId, 'sale.refunded', {
+          body: saleWebhookBody(m.accountId, 'ESTORNADO'),
+        }),
+        await recordFact(server, m.accountId, 'cart.abandoned'),
+      ];
+      await waitUntil(() => mine().length === 4, 30_000);
+      await new Promise((r) => setTimeout(r, 300));
+      const got = mine();
+      expect(got.map((r) => r.headers['x-service-event-id'])).toEqual([...before, ...during]);
+      for (const r of got) {
+        const v = verifyWebhook({ body: r.body, headers: r.headers as Record<string, string>, secret });
+        expect(v.eventId).toBe(r.headers['x-service-event-id']);
+      }
+      expect(out.some((l) => /connection (lost|closed)/.test(l))).toBe(true);
+      for (const id of [...before, ...during]) {
+        expect(out.some((l) => l.includes(id) && l.includes('[200]'))).toBe(true);
+      }
+      child.kill('SIGINT');
+      const again = startListen(m, server.url, hook);
+      await waitUntil(() => again.out.some((l) => l.startsWith('Webhook signing secret:')), 15_000);
+      expect(again.out.find((l) => l.startsWith('Webhook signing secret:'))).toBe(
+        `Webhook signing secret: ${secret}`,
+      );
+      again.child.kill('SIGINT');
+      const other = await createMerchant(server);
+      const third = startListen(other, server.url, hook);
+      await waitUntil(() => third.out.some((l) => l.startsWith('Webhook signing secret:')), 15_000);
+      expect(third.out.find((l) => l.startsWith('Webhook signing secret:'))).not.toBe(
+        `Webhook signing secret: ${secret}`,
+      );
+      third.child.kill('SIGINT');
+    } finally {
+      child.kill('SIGKILL');
+      await proxy.close();
+    }
+  });
+});
