@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.service.js';
@@ -118,6 +119,8 @@ describe('a flood of wrong passwords on 40 known emails, from rotating addresses
         return { ms, checks: served.slice(from) };
       };
 
+      // alone: 5 logins before the flood and 5 once it has ended and its last checks are answered (the machine's
+      // other load drifts; the before and after readings together are the baseline)
       const alone: number[] = [];
       for (let i = 0; i < 5; i++) alone.push((await login()).ms);
 
@@ -167,13 +170,15 @@ describe('a flood of wrong passwords on 40 known emails, from rotating addresses
       for (let i = 0; i < 5; i++) during.push(await login());
       flood.postMessage('stop');
       const end = await next(flood);
+      for (let i = 0; i < 5; i++) alone.push((await login()).ms);
 
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
       const mine = during.map((d) => d.checks.filter((c) => !c.imitation && c.turn === 1));
       console.log(
         `wrong-password flood on 40 known emails: a correct login took ${alone.map((ms) => ms.toFixed(0)).join(', ')} ms alone ` +
           `(median ${median(alone).toFixed(0)}), ${during.map((d) => d.ms.toFixed(0)).join(', ')} ms during the flood ` +
-          `(median ${median(during.map((d) => d.ms)).toFixed(0)}); its check found ` +
+          `(median ${median(during.map((d) => d.ms)).toFixed(0)}, ` +
+          `${(median(during.map((d) => d.ms)) / median(alone)).toFixed(2)}× alone; machine load ${loadavg()[0]!.toFixed(1)}); its check found ` +
           `${mine.map((m) => m[0]?.waitingOnArrival).join(', ')} flood checks waiting and waited ` +
           `${mine.map((m) => m[0]?.waitedMs.toFixed(0)).join(', ')} ms for its turn; ` +
           `the flood made ${end.answered} attempts (${JSON.stringify(end.statuses)})`,
