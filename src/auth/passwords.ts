@@ -35,13 +35,15 @@ export async function hashPassword(password: string): Promise<string> {
  * before all of them.
  *
  * Checks past their key's first turn (a retry, or a guess after a wrong one) also share RETRIES_AT_ONCE of
- * the slots, so a first attempt finds a slot free, or the next one, however many guesses wait, and its hash
- * shares the cores with at most one of theirs.
+ * the slots, and none starts while a first attempt is hashing: a first attempt finds a slot free however many
+ * guesses wait, and its hash shares the cores with at most the rest of one of theirs.
  */
 export const PASSWORD_CHECKS_AT_ONCE = 2;
 export const RETRIES_AT_ONCE = 1;
 const passwordChecks = new PQueue({ concurrency: PASSWORD_CHECKS_AT_ONCE });
 const retries = new PQueue({ concurrency: RETRIES_AT_ONCE });
+/** First attempts hashing now: while there is one, no retry starts (the one running finishes). */
+let firstTurnsHashing = 0;
 /** Checks (and imitations) that have left the wait so far: the difference tells how many went first. */
 let served = 0;
 
@@ -87,9 +89,16 @@ async function inTurn<T>(turn: number, imitation: boolean, task: () => Promise<T
     imitation
       ? passwordChecks.add(async () => leave(), { priority }).then(() => undefined)
       : passwordChecks.add(
-          () => {
+          async () => {
             leave();
-            return task();
+            if (order > 1) return task();
+            firstTurnsHashing++;
+            retries.pause();
+            try {
+              return await task();
+            } finally {
+              if (--firstTurnsHashing === 0) retries.start();
+            }
           },
           { priority },
         );
