@@ -1,3 +1,4 @@
+import { randomBytes, scryptSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   hashPassword,
@@ -40,6 +41,28 @@ describe('the wait for a password check', () => {
     // a3 started at once (nothing waited); then 2 before 3 before 4, arrival order among equals
     expect(order).toEqual(['a3', 'c2', 'e2', 'b3', 'd4']);
     expect(served.map((s) => s.turn)).toEqual([3, 2, 2, 3, 4]);
+  });
+
+  it('starts no retry while a first attempt is hashing', async () => {
+    // stored hashes of other costs (a check reads N, r and p from the stored hash): guesses take about a
+    // millisecond, the first attempt (p = 2) twice the usual
+    const stored = (N: number, p: number) => {
+      const salt = randomBytes(16);
+      const key = scryptSync('pw', salt, 32, { N, r: 8, p, maxmem: 64 * 1024 * 1024 });
+      return `scrypt$${N}$8$${p}$${salt.toString('base64')}$${key.toString('base64')}`;
+    };
+    const cheap = stored(1024, 1);
+    const costly = stored(2 ** 15, 2);
+    served.length = 0;
+    const guesses = [3, 4, 5, 6, 7, 8].map((turn) => verifyPassword('wrong', cheap, turn));
+    const first = verifyPassword('pw', costly, 1).then((ok) => ({ ok, servedMeanwhile: served.length }));
+    await Promise.all(guesses);
+    const { ok, servedMeanwhile } = await first;
+    expect(ok).toBe(true);
+    // served before the first attempt's hash ended: the guess already running, the first attempt, and at
+    // most the guess its end let start (without the pause, every cheap guess ran beside the costly hash)
+    expect(served.slice(0, 2).map((s) => s.turn)).toEqual([3, 1]);
+    expect(servedMeanwhile).toBeLessThanOrEqual(3);
   });
 
   it('makes an unknown email wait behind the same checks as a known one of the same turn', async () => {
