@@ -49,12 +49,14 @@ let served = 0;
 
 /**
  * Each check as it leaves the wait, for metrics and tests: its turn, whether it was an imitation (an unknown
- * email), how many checks were waiting when it arrived and how many of them or of later ones left before it.
+ * email), how many checks were hashing and how many waiting when it arrived, and how many of those waiting or
+ * of later ones left before it.
  */
 export const passwordCheckChannel = diagnostics.channel('gateway.auth.password-check');
 export interface PasswordCheckServed {
   turn: number;
   imitation: boolean;
+  hashingOnArrival: number;
   waitingOnArrival: number;
   servedBefore: number;
   waitedMs: number;
@@ -66,6 +68,7 @@ export interface PasswordCheckServed {
  */
 async function inTurn<T>(turn: number, imitation: boolean, task: () => Promise<T>): Promise<T> {
   const arrived = performance.now();
+  const hashingOnArrival = passwordChecks.pending;
   const waitingOnArrival = passwordChecks.size + retries.size;
   const servedOnArrival = served;
   const leave = () => {
@@ -76,6 +79,7 @@ async function inTurn<T>(turn: number, imitation: boolean, task: () => Promise<T
       passwordCheckChannel.publish({
         turn,
         imitation,
+        hashingOnArrival,
         waitingOnArrival,
         servedBefore,
         waitedMs,

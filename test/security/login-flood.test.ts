@@ -179,7 +179,8 @@ describe('a flood of wrong passwords on 40 known emails, from rotating addresses
           `(median ${median(alone).toFixed(0)}), ${during.map((d) => d.ms.toFixed(0)).join(', ')} ms during the flood ` +
           `(median ${median(during.map((d) => d.ms)).toFixed(0)}, ` +
           `${(median(during.map((d) => d.ms)) / median(alone)).toFixed(2)}× alone; machine load ${loadavg()[0]!.toFixed(1)}); its check found ` +
-          `${mine.map((m) => m[0]?.waitingOnArrival).join(', ')} flood checks waiting and waited ` +
+          `${mine.map((m) => m[0]?.waitingOnArrival).join(', ')} flood checks waiting ` +
+          `(${mine.map((m) => m[0]?.hashingOnArrival).join(', ')} hashing) and waited ` +
           `${mine.map((m) => m[0]?.waitedMs.toFixed(0)).join(', ')} ms for its turn; ` +
           `the flood made ${end.answered} attempts (${JSON.stringify(end.statuses)})`,
       );
@@ -192,6 +193,10 @@ describe('a flood of wrong passwords on 40 known emails, from rotating addresses
           PASSWORD_CHECKS_AT_ONCE,
         );
         expect(check.servedBefore, `login ${i}: checks served before it`).toBe(0);
+        // and found a slot free: it waited for no guess's hash to end
+        expect(check.hashingOnArrival, `login ${i}: hashing when it arrived`).toBeLessThan(
+          PASSWORD_CHECKS_AT_ONCE,
+        );
         // what did run meanwhile was the flood's, past its first turns
         expect(during[i]!.checks.filter((c) => c !== check).every((c) => c.turn > 1)).toBe(true);
       }
