@@ -12,6 +12,12 @@ export const loginKey = (email: string) => email;
 export const confirmationKey = (accountId: number) => `confirm:account:${accountId}`;
 
 export interface Attempt {
+  /**
+   * This attempt's number among its key's attempts in the current failure window (1: the first), as counted
+   * in the database: a password check waits by it (passwords.ts), so a key under a guessing flood waits behind
+   * every key that has made fewer attempts.
+   */
+  readonly turn: number;
   /** This attempt proved nothing wrong (the right password, the code still to come): it is not a failure. */
   uncount(): Promise<void>;
 }
@@ -31,8 +37,9 @@ export function withAttempt<T>(
   check: (attempt: Attempt) => Promise<T>,
 ): Promise<T> {
   return oneAtATime(key, async () => {
-    const previousLock = await countAttempt(db, key, what);
+    const { previousLock, turn } = await countAttempt(db, key, what);
     return check({
+      turn,
       uncount: async () => {
         await db.query(
           `UPDATE login_failures SET failures = greatest(failures - 1, 0), locked_until = $2
@@ -44,9 +51,16 @@ export function withAttempt<T>(
   });
 }
 
-/** Counts the attempt; returns the key's lock as it was before (for uncount), or throws 429 while locked. */
-async function countAttempt(db: Queryable, key: string, what: string): Promise<Date | null> {
-  const [counted] = await db.query<{ previous_lock: Date | null }>(
+/**
+ * Counts the attempt; returns its number in the window and the key's lock as it was before (for uncount), or
+ * throws 429 while locked.
+ */
+async function countAttempt(
+  db: Queryable,
+  key: string,
+  what: string,
+): Promise<{ previousLock: Date | null; turn: number }> {
+  const [counted] = await db.query<{ previous_lock: Date | null; failures: number }>(
     `WITH old AS (SELECT locked_until FROM login_failures WHERE email = $1)
      INSERT INTO login_failures (email, failures, window_started_at) VALUES ($1, 1, now())
      ON CONFLICT (email) DO UPDATE SET
@@ -60,10 +74,10 @@ async function countAttempt(db: Queryable, key: string, what: string): Promise<D
                 LEAST($4::int, $5::int * power(2, LEAST(login_failures.failures + 1 - $3, 10))::int))
        END
      WHERE login_failures.locked_until IS NULL OR login_failures.locked_until <= now()
-     RETURNING (SELECT locked_until FROM old) AS previous_lock`,
+     RETURNING (SELECT locked_until FROM old) AS previous_lock, login_failures.failures`,
     [key, FAILURE_WINDOW_MINUTES, FREE_FAILURES, MAX_LOCK_SECONDS, FIRST_LOCK_SECONDS],
   );
-  if (counted) return counted.previous_lock;
+  if (counted) return { previousLock: counted.previous_lock, turn: counted.failures };
   const [lock] = await db.query<{ retry_after: number }>(
     `SELECT ceil(extract(epoch FROM locked_until - now()))::int AS retry_after
        FROM login_failures WHERE email = $1`,

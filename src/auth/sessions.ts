@@ -62,14 +62,14 @@ export class SessionService {
    */
   async confirm(accountId: number, given: Confirmation): Promise<boolean> {
     // a stolen session must not become a way to guess the password or the code: failures count like logins'
-    return withAttempt(this.db, confirmationKey(accountId), 'confirmations', async () => {
-      const ok = await this.checkConfirmation(accountId, given);
+    return withAttempt(this.db, confirmationKey(accountId), 'confirmations', async (attempt) => {
+      const ok = await this.checkConfirmation(accountId, given, attempt.turn);
       if (ok) await clearAttempts(this.db, confirmationKey(accountId));
       return ok;
     });
   }
 
-  private async checkConfirmation(accountId: number, given: Confirmation): Promise<boolean> {
+  private async checkConfirmation(accountId: number, given: Confirmation, turn: number): Promise<boolean> {
     const [account] = await this.db.query<{ password_hash: string; totp_secret_enc: string | null }>(
       'SELECT password_hash, totp_secret_enc FROM accounts WHERE id = $1',
       [accountId],
@@ -78,7 +78,7 @@ export class SessionService {
     if (secret)
       return given.totpCode !== undefined && consumeCode(this.db, accountId, secret, given.totpCode);
     if (given.password === undefined) return false;
-    return verifyPassword(given.password, account?.password_hash ?? DUMMY_PASSWORD_HASH);
+    return verifyPassword(given.password, account?.password_hash ?? DUMMY_PASSWORD_HASH, turn);
   }
 
   /**
@@ -107,7 +107,10 @@ export class SessionService {
     const [account] = await this.db.query<
       Omit<PanelUser, 'totpEnabled'> & { password_hash: string; totp_secret_enc: string | null }
     >('SELECT id, name, email, password_hash, totp_secret_enc FROM accounts WHERE email = $1', [email]);
-    const ok = account ? await verifyPassword(password, account.password_hash) : await imitatePasswordCheck();
+    // known or not, the check waits by the email's turn (passwords.ts): the same wait either way
+    const ok = account
+      ? await verifyPassword(password, account.password_hash, attempt.turn)
+      : await imitatePasswordCheck(attempt.turn);
     if (!account) throw unauthorized('Invalid email or password');
     const actor = userActor(account, origin);
     const failed = async (message: string) => {

@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../src/accounts/accounts.service.js';
+import {
+  PASSWORD_CHECKS_AT_ONCE,
+  type PasswordCheckServed,
+  passwordCheckChannel,
+} from '../../src/auth/passwords.js';
 import { deleteExpiredAuthRows } from '../../src/auth/sessions.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -69,6 +76,136 @@ describe('a flood of logins with random emails', () => {
     expect(res.body.csrfToken).toEqual(expect.any(String));
     // the flood was still running when the correct login completed
     expect(answered).toBeLessThan(32 * 100);
+  });
+});
+
+describe('a flood of wrong passwords on 40 known emails, from rotating addresses behind a trusted proxy', () => {
+  it("serves a real user's first password check before the flood's backlog", async () => {
+    // behind a proxy (TRUST_PROXY), the per-address login limit at its default: every flood request names
+    // another source address in X-Forwarded-For, so the per-address limit never applies
+    const proxied = await startServer({
+      workers: false,
+      env: { TRUST_PROXY: '127.0.0.1', RATE_LIMIT_LOGIN_PER_IP: '20' },
+    });
+    const served: PasswordCheckServed[] = [];
+    const listen = (message: unknown) => served.push(message as PasswordCheckServed);
+    passwordCheckChannel.subscribe(listen);
+    let flood: Worker | undefined;
+    try {
+      const { db } = proxied.runtime.platform;
+      const tag = randomBytes(4).toString('hex');
+      const flooded: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        const email = `flooded-${i}-${tag}@example.com`;
+        await createAccount(db, {
+          name: `Flooded ${i}`,
+          email,
+          password: `pw-${randomBytes(8).toString('hex')}`,
+        });
+        flooded.push(email);
+      }
+      const user = { email: `real-${tag}@example.com`, password: `pw-${randomBytes(8).toString('hex')}` };
+      await createAccount(db, { name: 'Real user', ...user });
+      let addresses = 0;
+      const login = async () => {
+        const from = served.length;
+        const t = performance.now();
+        const res = await call('POST', `${proxied.url}/api/auth/login`, {
+          body: user,
+          headers: { 'x-forwarded-for': `192.0.2.${++addresses % 250}` },
+        });
+        const ms = performance.now() - t;
+        expect(res.status, res.text).toBe(200);
+        return { ms, checks: served.slice(from) };
+      };
+
+      // alone: 5 logins before the flood and 5 once it has ended and its last checks are answered (the machine's
+      // other load drifts; the before and after readings together are the baseline)
+      const alone: number[] = [];
+      for (let i = 0; i < 5; i++) alone.push((await login()).ms);
+
+      // 32 clients, each sending wrong passwords to the 40 emails in turn (at most 1,000 attempts each until
+      // told to stop), each request from another address, on a thread of their own
+      flood = new Worker(
+        `
+        const { parentPort, workerData } = require('node:worker_threads');
+        const { Agent, request } = require('undici');
+        const agent = new Agent({ connections: 64 });
+        let stop = false;
+        let answered = 0;
+        let sent = 0;
+        const statuses = {};
+        parentPort.on('message', () => { stop = true; });
+        const client = async () => {
+          for (let n = 0; n < 1000 && !stop; n++) {
+            const i = sent++;
+            const res = await request(workerData.url, {
+              method: 'POST',
+              dispatcher: agent,
+              headers: {
+                'content-type': 'application/json',
+                'x-forwarded-for': '10.' + ((i >> 16) & 255) + '.' + ((i >> 8) & 255) + '.' + (i & 255),
+              },
+              body: JSON.stringify({ email: workerData.emails[i % workerData.emails.length], password: 'wrong password ' + i }),
+            });
+            await res.body.dump();
+            statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+            answered++;
+            // every flooded email has had its first attempt answered: the flood's checks are past their turn 1
+            if (answered === 2 * workerData.emails.length) parentPort.postMessage({ started: true });
+          }
+        };
+        Promise.all(Array.from({ length: 32 }, () => client())).then(() => parentPort.postMessage({ answered, statuses }));
+        `,
+        { eval: true, workerData: { url: `${proxied.url}/api/auth/login`, emails: flooded } },
+      );
+      type FloodMessage = { started?: boolean; answered?: number; statuses?: Record<string, number> };
+      const next = (worker: Worker) =>
+        new Promise<FloodMessage>((resolve, reject) => {
+          worker.once('message', resolve);
+          worker.once('error', reject);
+        });
+      expect(await next(flood)).toEqual({ started: true });
+      const during: Awaited<ReturnType<typeof login>>[] = [];
+      for (let i = 0; i < 5; i++) during.push(await login());
+      flood.postMessage('stop');
+      const end = await next(flood);
+      for (let i = 0; i < 5; i++) alone.push((await login()).ms);
+
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      const mine = during.map((d) => d.checks.filter((c) => !c.imitation && c.turn === 1));
+      console.log(
+        `wrong-password flood on 40 known emails: a correct login took ${alone.map((ms) => ms.toFixed(0)).join(', ')} ms alone ` +
+          `(median ${median(alone).toFixed(0)}), ${during.map((d) => d.ms.toFixed(0)).join(', ')} ms during the flood ` +
+          `(median ${median(during.map((d) => d.ms)).toFixed(0)}, ` +
+          `${(median(during.map((d) => d.ms)) / median(alone)).toFixed(2)}× alone; machine load ${loadavg()[0]!.toFixed(1)}); its check found ` +
+          `${mine.map((m) => m[0]?.waitingOnArrival).join(', ')} flood checks waiting ` +
+          `(${mine.map((m) => m[0]?.hashingOnArrival).join(', ')} hashing) and waited ` +
+          `${mine.map((m) => m[0]?.waitedMs.toFixed(0)).join(', ')} ms for its turn; ` +
+          `the flood made ${end.answered} attempts (${JSON.stringify(end.statuses)})`,
+      );
+      for (const [i, checks] of mine.entries()) {
+        // the real user's is the only first turn among the checks served meanwhile
+        expect(checks, `login ${i} during the flood`).toHaveLength(1);
+        const check = checks[0]!;
+        // it arrived behind a backlog of the flood's checks and none of them was served before it
+        expect(check.waitingOnArrival, `login ${i}: the flood's backlog`).toBeGreaterThan(
+          PASSWORD_CHECKS_AT_ONCE,
+        );
+        expect(check.servedBefore, `login ${i}: checks served before it`).toBe(0);
+        // and found a slot free: it waited for no guess's hash to end
+        expect(check.hashingOnArrival, `login ${i}: hashing when it arrived`).toBeLessThan(
+          PASSWORD_CHECKS_AT_ONCE,
+        );
+        // what did run meanwhile was the flood's, past its first turns
+        expect(during[i]!.checks.filter((c) => c !== check).every((c) => c.turn > 1)).toBe(true);
+      }
+      expect(end.answered).toBeLessThan(32 * 1000);
+    } finally {
+      passwordCheckChannel.unsubscribe(listen);
+      await flood?.terminate();
+      await proxied.close();
+    }
   });
 });
 
