@@ -55,6 +55,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       await options.beforeListen?.(app, platform);
       url = await listen(app, config);
       log.info({ url }, 'gateway listening');
+      // what to do next, for whoever just ran `npm start`
+      const origin = url.replace('://[::]', '://localhost').replace('://0.0.0.0', '://localhost');
+      log.info(
+        { panel: `${origin}/`, apiReference: `${origin}/docs`, quickstart: 'docs/quickstart.md' },
+        `ready: the panel at ${origin}/, the API reference at ${origin}/docs, a first payment in docs/quickstart.md`,
+      );
     } else if (config.workerPort !== null) {
       // a worker process alone: its /health and its own counters (deliveries, payouts) for the scraper
       app = await createHttp(config, log);

@@ -2649,6 +2649,11 @@ export interface paths {
                                 };
                                 /** Format: date-time */
                                 date: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When an unpaid charge expires; null for other sales
+                                 */
+                                expiresAt: string | null;
                                 externalTransactionId: string;
                                 id: number;
                                 idRec?: string;
@@ -2660,6 +2665,10 @@ export interface paths {
                                     title: string;
                                     unitPrice: number;
                                 }[];
+                                /** @description The charge's metadata as given; {} when none */
+                                metadata: {
+                                    [key: string]: string;
+                                };
                                 netAmount: number;
                                 paymentMethod: string;
                                 pixKey: string | null;
@@ -2777,6 +2786,11 @@ export interface paths {
                             };
                             /** Format: date-time */
                             date: string;
+                            /**
+                             * Format: date-time
+                             * @description When an unpaid charge expires; null for other sales
+                             */
+                            expiresAt: string | null;
                             externalTransactionId: string;
                             id: number;
                             idRec?: string;
@@ -2788,6 +2802,10 @@ export interface paths {
                                 title: string;
                                 unitPrice: number;
                             }[];
+                            /** @description The charge's metadata as given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             netAmount: number;
                             paymentMethod: string;
                             pixKey: string | null;
@@ -3861,6 +3879,11 @@ export interface paths {
                                 };
                                 /** Format: date-time */
                                 date: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When an unpaid charge expires; null for other sales
+                                 */
+                                expiresAt: string | null;
                                 externalTransactionId: string;
                                 id: number;
                                 idRec?: string;
@@ -3872,6 +3895,10 @@ export interface paths {
                                     title: string;
                                     unitPrice: number;
                                 }[];
+                                /** @description The charge's metadata as given; {} when none */
+                                metadata: {
+                                    [key: string]: string;
+                                };
                                 netAmount: number;
                                 paymentMethod: string;
                                 pixKey: string | null;
@@ -4056,6 +4083,11 @@ export interface paths {
                             };
                             /** Format: date-time */
                             date: string;
+                            /**
+                             * Format: date-time
+                             * @description When an unpaid charge expires; null for other sales
+                             */
+                            expiresAt: string | null;
                             externalTransactionId: string;
                             id: number;
                             idRec?: string;
@@ -4067,6 +4099,10 @@ export interface paths {
                                 title: string;
                                 unitPrice: number;
                             }[];
+                            /** @description The charge's metadata as given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             netAmount: number;
                             paymentMethod: string;
                             pixKey: string | null;
@@ -4277,6 +4313,11 @@ export interface paths {
                             };
                             /** Format: date-time */
                             date: string;
+                            /**
+                             * Format: date-time
+                             * @description When an unpaid charge expires; null for other sales
+                             */
+                            expiresAt: string | null;
                             externalTransactionId: string;
                             id: number;
                             idRec?: string;
@@ -4288,6 +4329,10 @@ export interface paths {
                                 title: string;
                                 unitPrice: number;
                             }[];
+                            /** @description The charge's metadata as given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             netAmount: number;
                             paymentMethod: string;
                             pixKey: string | null;
@@ -4503,6 +4548,11 @@ export interface paths {
                             };
                             /** Format: date-time */
                             date: string;
+                            /**
+                             * Format: date-time
+                             * @description When an unpaid charge expires; null for other sales
+                             */
+                            expiresAt: string | null;
                             externalTransactionId: string;
                             id: number;
                             idRec?: string;
@@ -4514,6 +4564,10 @@ export interface paths {
                                 title: string;
                                 unitPrice: number;
                             }[];
+                            /** @description The charge's metadata as given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             netAmount: number;
                             paymentMethod: string;
                             pixKey: string | null;
@@ -5079,6 +5133,15 @@ export interface paths {
                             title: string;
                             unitPrice: number;
                         }[];
+                        /**
+                         * @description The store's own data (an order number…): at most 20 keys of 1–40 characters of A–Z a–z 0–9 _ . -, string values of at most 500 characters
+                         * @example {
+                         *       "orderId": "pedido-1001"
+                         *     }
+                         */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** @enum {string} */
                         paymentMethod: "PIX";
                         postbackUrl?: string;
@@ -5111,6 +5174,11 @@ export interface paths {
                             };
                             /** Format: date-time */
                             date: string;
+                            /**
+                             * Format: date-time
+                             * @description When an unpaid charge expires; null for other sales
+                             */
+                            expiresAt: string | null;
                             externalTransactionId: string;
                             id: number;
                             idRec?: string;
@@ -5122,6 +5190,10 @@ export interface paths {
                                 title: string;
                                 unitPrice: number;
                             }[];
+                            /** @description The charge's metadata as given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             netAmount: number;
                             paymentMethod: string;
                             pixKey: string | null;
@@ -5348,6 +5420,11 @@ export interface paths {
                             };
                             /** Format: date-time */
                             date: string;
+                            /**
+                             * Format: date-time
+                             * @description When an unpaid charge expires; null for other sales
+                             */
+                            expiresAt: string | null;
                             externalTransactionId: string;
                             id: number;
                             idRec?: string;
@@ -5359,6 +5436,10 @@ export interface paths {
                                 title: string;
                                 unitPrice: number;
                             }[];
+                            /** @description The charge's metadata as given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             netAmount: number;
                             paymentMethod: string;
                             pixKey: string | null;
@@ -5537,6 +5618,11 @@ export interface paths {
                             };
                             /** Format: date-time */
                             date: string;
+                            /**
+                             * Format: date-time
+                             * @description When an unpaid charge expires; null for other sales
+                             */
+                            expiresAt: string | null;
                             externalTransactionId: string;
                             id: number;
                             idRec?: string;
@@ -5548,6 +5634,10 @@ export interface paths {
                                 title: string;
                                 unitPrice: number;
                             }[];
+                            /** @description The charge's metadata as given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             netAmount: number;
                             paymentMethod: string;
                             pixKey: string | null;

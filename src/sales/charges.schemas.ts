@@ -11,6 +11,19 @@ export const ChargeBody = Type.Object({
   shipping: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
   postbackUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
   expiresIn: Type.Optional(Type.Integer({ minimum: EXPIRES_IN.min, maximum: EXPIRES_IN.max })),
+  metadata: Type.Optional(
+    Type.Object(
+      {},
+      {
+        additionalProperties: Type.String({ maxLength: 500 }),
+        maxProperties: 20,
+        propertyNames: { pattern: '^[A-Za-z0-9_.-]{1,40}$' },
+        description:
+          "The store's own data (an order number…): at most 20 keys of 1–40 characters of A–Z a–z 0–9 _ . -, string values of at most 500 characters",
+        examples: [{ orderId: 'pedido-1001' }],
+      },
+    ),
+  ),
 });
 
 export { IdempotencyHeaders as ChargeHeaders } from '../platform/http/idempotency-key.js';

@@ -42,6 +42,8 @@ export interface ChargeInput {
   shipping?: Record<string, unknown> | null;
   postbackUrl?: string | null;
   expiresIn?: number;
+  /** The store's own data, as given (validated by the route's schema). */
+  metadata?: Record<string, string>;
 }
 
 const unavailable = (to: string) =>
@@ -113,6 +115,7 @@ export async function createPixSale(
           cardLastFour: null,
           cardBrand: null,
           boletoCode: null,
+          metadata: input.metadata ?? {},
         },
         { notifyPending: true, uuid },
       );

@@ -23,6 +23,8 @@ export interface NewSaleRow {
   postbackUrl: string | null;
   cartId: number | null;
   recurrence: { id: number; idRec: string; contrato: string } | null;
+  /** The charge's metadata as given (POST /api/transactions); {} otherwise. */
+  metadata?: Record<string, string>;
 }
 
 /** Inserts a PENDENTE sale; item ids come from their own sequence, in the order given. */
@@ -43,9 +45,10 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
   const [row] = await tx.query<SaleRow>(
     `INSERT INTO sales (uuid, account_id, status, amount, system_fee, net_amount, reserve_amount,
         payment_method, customer, items, shipping, pix_key, card_last_four, card_brand, boleto_code,
-        installments, processor, external_transaction_id, postback_url, cart_id, recurrence_id, id_rec, contrato)
+        installments, processor, external_transaction_id, postback_url, cart_id, recurrence_id, id_rec, contrato,
+        metadata)
      VALUES ($1, $2, 'PENDENTE', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-        $20, $21, $22)
+        $20, $21, $22, $23)
      RETURNING *`,
     [
       s.uuid,
@@ -70,6 +73,7 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
       s.recurrence?.id ?? null,
       s.recurrence?.idRec ?? null,
       s.recurrence?.contrato ?? null,
+      JSON.stringify(s.metadata ?? {}),
     ],
   );
   return row!;

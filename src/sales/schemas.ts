@@ -62,6 +62,13 @@ export const Sale = Type.Object({
   externalTransactionId: Type.String(),
   installments: NullableInteger(),
   shipping: NullableObject(),
+  metadata: Type.Record(Type.String(), Type.String(), {
+    description: "The charge's metadata as given; {} when none",
+  }),
+  expiresAt: NullableString({
+    format: 'date-time',
+    description: 'When an unpaid charge expires; null for other sales',
+  }),
   idRec: Type.Optional(Type.String()),
   contrato: Type.Optional(Type.String()),
 });

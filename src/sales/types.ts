@@ -57,6 +57,9 @@ export interface SaleRow {
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+  /** The charge's metadata as given ({} when none). */
+  metadata: Record<string, string>;
+  charge_expires_at: Date | null;
   /** The spec's Sale object as JSON text (kept by a trigger, migrations/020_sales.sql). */
   public_json: string;
 }

@@ -31,6 +31,66 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 describe('POST /api/transactions', () => {
+  it("keeps the store's metadata as given on the Sale, its webhook data and its event, and gives the charge an expiresAt", async () => {
+    const metadata = { orderId: 'pedido-1001', 'store.channel': 'site_br', z: 'ç'.repeat(500) };
+    const res = await charge(saleInput({ metadata }));
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ metadata });
+    expect(Object.keys((res.body as unknown as { metadata: object }).metadata)).toEqual(
+      Object.keys(metadata),
+    );
+    const expiresAt = (res.body as unknown as { expiresAt: string }).expiresAt;
+    expect(expiresAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(Date.parse(expiresAt)).toBeGreaterThan(Date.now());
+    const lookup = await call<Record<string, unknown>>(
+      'GET',
+      `${server.url}/api/transactions/${res.body.id}`,
+      {
+        headers: merchant.keys,
+      },
+    );
+    expect(lookup.body).toMatchObject({ metadata, expiresAt });
+    const [pending] = await eventsOf(server, 'sale', res.body.id);
+    expect(JSON.parse(pending!.webhook_body).metadata).toEqual(metadata);
+    const events = await call<{ data: { data: { metadata: unknown } }[] }>(
+      'GET',
+      `${server.url}/api/events?type=sale.pending&limit=100`,
+      { headers: merchant.keys },
+    );
+    expect(events.body.data.some((e) => JSON.stringify(e.data.metadata) === JSON.stringify(metadata))).toBe(
+      true,
+    );
+    const plain = await charge(saleInput());
+    expect(plain.body).toMatchObject({ metadata: {} });
+  });
+
+  it.each([
+    ['21 keys', Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v']))],
+    ['a key with a space', { 'order id': '1' }],
+    ['a key of 41 characters', { ['k'.repeat(41)]: '1' }],
+    ['an empty key', { '': '1' }],
+    ['a value of 501 characters', { note: 'x'.repeat(501) }],
+    ['a number value', { orderId: 1001 }],
+    ['an array', ['pedido-1001']],
+    ['null', null],
+  ])('refuses metadata with %s: 400 shape D, nothing stored', async (_, metadata) => {
+    const before = await db().query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM sales WHERE account_id = $1',
+      [merchant.accountId],
+    );
+    const res = await charge(saleInput({ metadata }));
+    expect(res.status, res.text).toBe(400);
+    expect(res.body).toMatchObject({
+      error: 'VALIDATION_ERROR',
+      message: expect.stringContaining('metadata'),
+    });
+    const after = await db().query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM sales WHERE account_id = $1',
+      [merchant.accountId],
+    );
+    expect(after[0]!.n).toBe(before[0]!.n);
+  });
+
   it('opens a PENDENTE PIX sale with a BR Code and an SVG QR code, notified as sale.pending', async () => {
     const res = await charge(saleInput({ amount: 2550 }));
     expect(res.status, res.text).toBe(201);

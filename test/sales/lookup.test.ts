@@ -90,6 +90,8 @@ describe('GET /api/transactions/{id}', () => {
       'externalTransactionId',
       'installments',
       'shipping',
+      'metadata',
+      'expiresAt',
     ]);
   });
 
@@ -311,7 +313,7 @@ describe('Sale fields per payment method', () => {
       boletoCode: null,
       installments: null,
     });
-    expect(Object.keys(body).slice(-3)).toEqual(['shipping', 'idRec', 'contrato']);
+    expect(Object.keys(body).slice(-5)).toEqual(['shipping', 'metadata', 'expiresAt', 'idRec', 'contrato']);
   });
 
   it('shipping comes back as the object given, key order kept', async () => {

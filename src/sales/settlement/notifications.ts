@@ -36,7 +36,14 @@ function recurrence(s: SaleRow) {
 
 /** Permanent-webhook form: with fee, transactionId and type TRANSACTION. */
 export function saleWebhookBody(s: SaleRow) {
-  return { ...common(s), fee: s.system_fee, transactionId: s.id, type: 'TRANSACTION', ...recurrence(s) };
+  return {
+    ...common(s),
+    fee: s.system_fee,
+    transactionId: s.id,
+    type: 'TRANSACTION',
+    metadata: s.metadata ?? {},
+    ...recurrence(s),
+  };
 }
 
 /** Postback form: externalTransactionId instead of fee/transactionId/type. */

@@ -49,7 +49,13 @@ function common(s: SaleBody, status: string) {
   };
 }
 const webhookForm = (s: SaleBody, status: string) =>
-  JSON.stringify({ ...common(s, status), fee: s.systemFee, transactionId: s.id, type: 'TRANSACTION' });
+  JSON.stringify({
+    ...common(s, status),
+    fee: s.systemFee,
+    transactionId: s.id,
+    type: 'TRANSACTION',
+    metadata: {},
+  });
 const postbackForm = (s: SaleBody, status: string) =>
   JSON.stringify({ ...common(s, status), externalTransactionId: s.externalTransactionId });
 
@@ -185,6 +191,7 @@ describe('sale notification facts (outbox rows)', () => {
         fee: s.systemFee,
         transactionId: s.id,
         type: 'TRANSACTION',
+        metadata: {},
         ...recurrence,
       }),
     );
