@@ -24,6 +24,11 @@ export interface DispatchLimits {
   /** Attempts of one slow host held (running + waiting) in the slow lane (it sits out claims at half of it). */
   slowHeldPerHost: number;
   /**
+   * Most attempts one slow-lane claim takes: hanging hosts time out together, and refilling the lane in small
+   * claims spreads their next connections (and timeouts) instead of opening hundreds in one moment.
+   */
+  slowClaimBatch: number;
+  /**
    * Hosts of unknown speed (none of their attempts answered yet in this process) are on probation in the fast
    * lane: each holds at most probePerHost attempts, all of them together at most probeHeld.
    */
@@ -123,6 +128,8 @@ export class DeliveryDispatcher {
   private full: Record<Lane, boolean> = { fast: false, probe: false, slow: false };
   /** A wake-up came while no sleep was waiting for one (e.g. during a claim): the next sleep is skipped. */
   private woken = false;
+  /** Work may be due for the slow lane (a slow attempt ended): its claim runs next round, not the fast one's. */
+  private slowWoken = false;
   /** The last round skipped fan-out for want of room: a finished attempt ends the pause. */
   private waitingForRoom = false;
   /** A wake-up already planned for facts committed in this process. */
@@ -195,7 +202,14 @@ export class DeliveryDispatcher {
     else this.woken = true;
   }
 
+  /** The slow lane has room again or a slow host became claimable: its claim runs at once. */
+  private wakeSlow(): void {
+    this.slowWoken = true;
+    this.wakeUp?.();
+  }
+
   private sleep(ms: number, wakeable: boolean): Promise<void> {
+    if (wakeable && this.slowWoken) return Promise.resolve();
     if (wakeable && this.woken) {
       this.woken = false;
       return Promise.resolve();
@@ -216,11 +230,14 @@ export class DeliveryDispatcher {
   private async loop(): Promise<void> {
     let lastFanOut = 0;
     let lastClaim = 0;
+    let lastSlowClaim = 0;
     let dueLeft = false;
     while (!this.stopped) {
       try {
         const woken = this.woken;
         this.woken = false;
+        const slowWoken = this.slowWoken;
+        this.slowWoken = false;
         this.factsPending = false; // this round's fan-out starts after those commits
         this.waitingForRoom = false;
         let more = false;
@@ -240,25 +257,27 @@ export class DeliveryDispatcher {
         } else this.waitingForRoom = true;
 
         const fastLimit = Math.min(this.fastRoom(), this.limits.claimBatch);
-        const slowLimit = Math.min(this.limits.slowHeld - this.lanes.slow, this.limits.claimBatch);
+        const slowLimit = Math.min(this.limits.slowHeld - this.lanes.slow, this.limits.slowClaimBatch);
         this.full.fast = fastLimit <= 0;
         this.full.slow = slowLimit <= 0;
-        if (
-          (fastLimit > 0 || slowLimit > 0) &&
-          (woken || dueLeft || now - lastClaim >= this.limits.claimIdleMs)
-        ) {
+        // the lanes' claims run on their own triggers: attempts ending in the slow lane (many at once when
+        // hanging hosts time out together) wake its claim only, not the fast claim's scan
+        const fastDue: boolean =
+          fastLimit > 0 && (woken || dueLeft || now - lastClaim >= this.limits.claimIdleMs);
+        const slowDue: boolean =
+          slowLimit > 0 && (woken || slowWoken || dueLeft || now - lastSlowClaim >= this.limits.claimIdleMs);
+        dueLeft &&= !(fastDue || slowDue);
+        if (fastDue) {
           lastClaim = now;
-          dueLeft = false;
-          if (fastLimit > 0) {
-            const claimed = await this.claimFast(fastLimit);
-            this.accept(claimed);
-            more ||= claimed.length > 0;
-          }
-          if (slowLimit > 0) {
-            const claimed = await this.claimSlow(slowLimit);
-            this.accept(claimed);
-            more ||= claimed.length > 0;
-          }
+          const claimed = await this.claimFast(fastLimit);
+          this.accept(claimed);
+          more ||= claimed.length > 0;
+        }
+        if (slowDue) {
+          lastSlowClaim = now;
+          const claimed = await this.claimSlow(slowLimit);
+          this.accept(claimed);
+          more ||= claimed.length > 0;
         }
         await this.sleep(more ? this.limits.settleMs : this.limits.fanOutIdleMs, !more);
       } catch (err) {
@@ -501,6 +520,7 @@ export class DeliveryDispatcher {
       );
     this.deps.log.info({ host: h.key }, 'receiver is slow: its deliveries go through the slow lane');
     this.wake();
+    this.wakeSlow();
   }
 
   /** The host slot frees when the receiver is done; the held count when the outcome is recorded. */
@@ -526,8 +546,10 @@ export class DeliveryDispatcher {
           : after === 'slow'
             ? Math.ceil(this.limits.slowHeldPerHost / 2)
             : this.limits.probePerHost;
-      if (n === mark - 1) this.wake();
-      else if (this.waitingForRoom) this.wakeUp?.();
+      if (n === mark - 1) {
+        if (after === 'slow') this.wakeSlow();
+        else this.wake();
+      } else if (this.waitingForRoom) this.wakeUp?.();
       const next = h.waiting.shift();
       if (next && !this.stopped) this.run(h, next, true);
       else if (h.running.size === 0 && h.waiting.length === 0 && this.hosts.get(h.key) === h)
@@ -542,7 +564,9 @@ export class DeliveryDispatcher {
       .finally(() => {
         this.release(held);
         this.inFlight.delete(running);
-        if (this.full.fast || this.full.slow) this.wake();
+        if (held.lane === 'slow') {
+          if (this.full.slow) this.wakeSlow();
+        } else if (this.full.fast) this.wake();
       });
     this.inFlight.add(running);
   }

@@ -22,6 +22,8 @@ export const DELIVERY_LIMITS = {
   slowHeldPerAccount: 256,
   /** One slow host's attempts in the slow lane: perHost in flight, the rest waiting (sits out at half). */
   slowHeldPerHost: 32,
+  /** Most attempts per slow-lane claim (spreads a refill after a wave of timeouts). */
+  slowClaimBatch: 256,
   /** Hosts not heard from yet: attempts each, and in all (from the fast lane). */
   probePerHost: 1,
   probeHeld: 256,
