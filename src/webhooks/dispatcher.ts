@@ -340,10 +340,10 @@ export class DeliveryDispatcher {
     let free = 0;
     for (const [key] of this.speeds) {
       const speed = this.speed(key);
-      if (speed === undefined) continue;
-      known.push(key);
-      if (speed === 'slow') {
-        holding.set(key, this.limits.heldPerHost); // no room here
+      if (speed === 'fast') known.push(key);
+      else if (speed === 'slow') {
+        // no room here (as a host on probation would be, it is held over its limit); claims skip it
+        holding.set(key, this.limits.heldPerHost);
         sittingOut.push(key);
       }
     }
@@ -456,7 +456,7 @@ export class DeliveryDispatcher {
       perHost: this.limits.perHost,
       roundMs: this.deps.timeoutMs,
       marginMs: LEASE_MARGIN_MS,
-      probation: { known: hosts, perHost: 0, room: 0 },
+      // only slow hosts are candidates, each within slowHeldPerHost: no probation here
     });
   }
 
