@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { Agent, request } from 'undici';
 import type { WebhookSecret } from '../../src/webhooks/crypto.js';
@@ -22,6 +23,13 @@ const CPU = Boolean(process.env.BENCH_CPU);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const RECEIVERS = 4;
 const INSERT_BATCH = 500;
+// the fairness phase: a healthy merchant's facts, one every FAIR_GAP_MS, unloaded and then while ATTACKERS
+// accounts (ATTACK_HOOKS hanging webhooks each) and ATTACK_SALES sales (a hanging postback each) attack
+const FAIR_FACTS = Number(process.env.BENCH_FAIR_FACTS ?? 150);
+const FAIR_GAP_MS = 100;
+const ATTACKERS = 15;
+const ATTACK_HOOKS = 20;
+const ATTACK_SALES = 300;
 
 /** The receivers' thread (receivers-worker.mjs): their URLs, how many distinct events they got, when. */
 export interface Receivers {
@@ -132,11 +140,11 @@ function arrayLiteral(items: readonly (string | number)[]): string {
  * The facts of one run, serialized beforehand (as the baseline's bodies are before its clock starts): the
  * bodies are written by the business transaction that records a fact, not by the delivery engine.
  */
-function prepareFacts(targets: Target[], n: number): FactBatch[] {
+function prepareFacts(targets: Target[], n: number, perBatch = INSERT_BATCH): FactBatch[] {
   const batches: FactBatch[] = [];
-  for (let done = 0; done < n; done += INSERT_BATCH) {
+  for (let done = 0; done < n; done += perBatch) {
     const batch: FactBatch = { ids: [], accounts: [], bodies: [], params: ['', '', ''] };
-    for (let i = done; i < Math.min(n, done + INSERT_BATCH); i++) {
+    for (let i = done; i < Math.min(n, done + perBatch); i++) {
       const t = targets[i % targets.length]!;
       batch.ids.push(newEventId());
       batch.accounts.push(t.accountId);
@@ -296,6 +304,139 @@ async function baselineRun(targets: Target[], n: number, sender = undiciPost()) 
   return { perSec: n / (elapsed / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
+/** Listeners that accept every connection and never answer: hosts that hang. */
+async function startBlackHoles(n: number): Promise<{ urls: string[]; close(): void }> {
+  const servers: Server[] = [];
+  const sockets = new Set<Socket>();
+  for (let i = 0; i < n; i++) {
+    const s = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    s.listen(0, '127.0.0.1');
+    await once(s, 'listening');
+    servers.push(s);
+  }
+  return {
+    urls: servers.map((s) => `http://127.0.0.1:${(s.address() as { port: number }).port}`),
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      for (const s of servers) s.close();
+    },
+  };
+}
+
+/** The healthy merchant's facts one at a time, every FAIR_GAP_MS; fact committed → first attempt received. */
+async function pacedLateness(server: BenchServer, receivers: Receivers, target: Target, n: number) {
+  await receivers.reset();
+  const created = new Map<string, number>();
+  for (const batch of prepareFacts([target], n, 1)) {
+    await recordFacts(server, [batch], created);
+    await new Promise((r) => setTimeout(r, FAIR_GAP_MS));
+  }
+  const deadline = Date.now() + 120_000;
+  while (receivers.received() < n) {
+    if (Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const seen = await receivers.firstSeen();
+  const arrived = [...created].filter(([id]) => seen.has(id));
+  const latencies = arrived.map(([id, at]) => seen.get(id)! - at).sort((a, b) => a - b);
+  return { arrived: arrived.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+/**
+ * The fairness phase: the healthy merchant's lateness unloaded, then while the attack runs (its facts
+ * recorded at once; every attempt of it hangs until WEBHOOK_TIMEOUT_MS).
+ */
+async function fairness(server: BenchServer, receivers: Receivers, healthy: Target): Promise<void> {
+  const unloaded = await pacedLateness(server, receivers, healthy, FAIR_FACTS);
+  const holes = await startBlackHoles(ATTACKERS * ATTACK_HOOKS + ATTACK_SALES);
+  try {
+    const hookUrls = holes.urls.slice(0, ATTACKERS * ATTACK_HOOKS);
+    const postbackUrls = holes.urls.slice(ATTACKERS * ATTACK_HOOKS);
+    const attackers: Target[] = [];
+    for (let a = 0; a < ATTACKERS; a++) {
+      const mine = hookUrls.slice(a * ATTACK_HOOKS, (a + 1) * ATTACK_HOOKS).map((u) => `${u}/hook`);
+      // one webhook through setupTargets (account and login), the other 19 beside it
+      const [attacker] = await setupTargets(server, mine.slice(0, 1));
+      attackers.push(attacker!);
+      await addWebhooks(server, attacker!.accountId, mine.slice(1));
+    }
+    // 300 sales: sale.pending and sale.paid facts, the paid one with its postback to a hanging port
+    const started = performance.now();
+    const ids: string[] = [];
+    const accounts: number[] = [];
+    const types: string[] = [];
+    const bodies: string[] = [];
+    const postbacks: (string | null)[] = [];
+    for (let i = 0; i < ATTACK_SALES; i++) {
+      const t = attackers[i % ATTACKERS]!;
+      for (const type of ['sale.pending', 'sale.paid']) {
+        ids.push(newEventId());
+        accounts.push(t.accountId);
+        types.push(type);
+        bodies.push(JSON.stringify(saleBody(t.accountId, 1_000_000 + i)));
+        postbacks.push(type === 'sale.paid' ? `${postbackUrls[i]!}/pb` : null);
+      }
+    }
+    await server.db.query(
+      `WITH e AS (
+         INSERT INTO notification_events
+           (id, account_id, event_type, subject_type, subject_id, webhook_body, postback_url, postback_body, postback_host)
+         SELECT u.id, u.account_id, u.type, 'sale', u.ord, u.body, u.pb, CASE WHEN u.pb IS NOT NULL THEN u.body END,
+                CASE WHEN u.pb IS NOT NULL THEN substring(u.pb FROM '^http://([^/]+)') END
+           FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY
+                AS u(id, account_id, type, body, pb, ord)
+         RETURNING id, created_at)
+       INSERT INTO notification_outbox (event_id, created_at) SELECT id, created_at FROM e`,
+      [ids, accounts, types, bodies, postbacks],
+    );
+    const attackMs = performance.now() - started;
+    // the attack holds the process by now (its first attempts are claimed within milliseconds)
+    await new Promise((r) => setTimeout(r, 500));
+    const attacked = await pacedLateness(server, receivers, healthy, FAIR_FACTS);
+    const fmt = (m: { arrived: number; p50: number; p99: number }) =>
+      `p50 ${m.p50.toFixed(0).padStart(5)} ms  p99 ${m.p99.toFixed(0).padStart(5)} ms  (${m.arrived}/${FAIR_FACTS} arrived)`;
+    console.log(
+      `\nwebhooks fairness: a healthy merchant's facts, one every ${FAIR_GAP_MS} ms, fact committed → first attempt received`,
+    );
+    console.log(`  unloaded      ${fmt(unloaded)}`);
+    console.log(
+      `  under attack  ${fmt(attacked)}  [${ATTACKERS} accounts × ${ATTACK_HOOKS} hanging webhooks, ${ATTACK_SALES} sales with hanging postbacks: ${ids.length} facts in ${attackMs.toFixed(0)} ms]`,
+    );
+    console.log(
+      `  goal: p99 under attack < 1000 ms  ${attacked.arrived === FAIR_FACTS && attacked.p99 < 1000 ? 'OK' : 'BELOW GOAL'}`,
+    );
+  } finally {
+    holes.close();
+  }
+}
+
+/** More webhooks for an account set up by setupTargets (its panel session is made afresh). */
+async function addWebhooks(server: BenchServer, accountId: number, urls: string[]): Promise<void> {
+  const [acc] = await server.db.query<{ email: string }>('SELECT email FROM accounts WHERE id = $1', [
+    accountId,
+  ]);
+  const login = await request(`${server.url}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: acc!.email, password: 'bench-password' }),
+  });
+  const { csrfToken } = (await login.body.json()) as { csrfToken: string };
+  const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+  for (const url of urls) {
+    const created = await request(`${server.url}/api/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie, 'x-csrf-token': csrfToken },
+      body: JSON.stringify({ webhookUrl: url, events: ['*'] }),
+    });
+    if (created.statusCode !== 201) throw new Error(`webhook creation failed: ${created.statusCode}`);
+    await created.body.dump();
+  }
+}
+
 export async function run(server: BenchServer): Promise<void> {
   const receivers = await startReceivers(Array.from({ length: RECEIVERS }, (_, i) => `127.0.0.${i + 1}`));
   try {
@@ -342,6 +483,7 @@ export async function run(server: BenchServer): Promise<void> {
     console.log(
       `  ratio    ${ratio.toFixed(2)}${ROUNDS > 1 ? ' (median round)' : ''}  (goal >= 0.5)  ${ratio >= 0.5 ? 'OK' : 'BELOW GOAL'}`,
     );
+    if (FAIR_FACTS > 0) await fairness(server, receivers, targets[0]!);
   } finally {
     await receivers.close();
   }

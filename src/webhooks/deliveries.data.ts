@@ -52,6 +52,18 @@ export interface HostRoom {
   /** Bound of one round (the response timeout), and the margin added to every lease. */
   roundMs: number;
   marginMs: number;
+  /**
+   * Hosts of unknown speed are on probation (the fast lane's probe share, docs/decisions.md "Concurrency and
+   * fairness"): a host not in `known` holds at most `perHost` attempts, and all of them together at most `room`
+   * more. Absent: every host is known (heldPerHost each, no probe share).
+   */
+  probation?: { known: readonly string[]; perHost: number; room: number };
+}
+
+/** The probation parameters of a room: off is "every host known". */
+export function probationParams(r: HostRoom): [string[], number, number] {
+  if (!r.probation) return [[], r.heldPerHost, 2_147_483_647];
+  return [[...r.probation.known], r.probation.perHost, r.probation.room];
 }
 
 export interface ClaimRequest extends HostRoom {
@@ -59,6 +71,8 @@ export interface ClaimRequest extends HostRoom {
   limit: number;
   /** Hosts that take nothing now. */
   skipHosts: string[];
+  /** Only these hosts take anything (the slow lane's claim); skipHosts is then not used. */
+  onlyHosts?: string[];
   /** Accounts that take nothing now. */
   skipAccounts: number[];
 }
@@ -97,25 +111,31 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
   // the status and due time are checked in the update, on that same locked version (another process may have
   // claimed it and written a retry meanwhile), and not in the lock step, whose predicate would otherwise
   // match the due index's and let the planner walk that whole index.
+  const only = r.onlyHosts !== undefined;
   const rows = await queue.query<ClaimedAttempt>(
     `WITH cand AS (
        SELECT id, target_host, account_id, next_attempt_at FROM notification_deliveries
         WHERE status = 'PENDING' AND ticket IS NOT NULL AND next_attempt_at <= now()
-          AND target_host <> ALL ($2::text[]) AND account_id <> ALL ($9::bigint[])
+          AND ${only ? 'target_host = ANY ($2::text[])' : 'target_host <> ALL ($2::text[])'}
+          AND account_id <> ALL ($9::bigint[])
         ORDER BY next_attempt_at LIMIT $1),
      hosted AS (
-       SELECT c.id, c.account_id, c.next_attempt_at,
+       SELECT c.id, c.account_id, c.next_attempt_at, NOT (c.target_host = ANY ($13::text[])) AS probe,
               coalesce(r.holding, 0)
               + row_number() OVER (PARTITION BY c.target_host ORDER BY c.next_attempt_at, c.id) AS pos
          FROM cand c LEFT JOIN unnest($3::text[], $4::int[]) AS r(host, holding) ON r.host = c.target_host),
      placed AS (
-       SELECT h.id, h.pos, h.next_attempt_at,
+       SELECT h.id, h.pos, h.next_attempt_at, h.probe,
               coalesce(a.holding, 0)
               + row_number() OVER (PARTITION BY h.account_id ORDER BY h.next_attempt_at, h.id) AS account_pos
          FROM hosted h LEFT JOIN unnest($10::bigint[], $11::int[]) AS a(account_id, holding)
               ON a.account_id = h.account_id
-        WHERE h.pos <= $5),
-     pick AS (SELECT id, pos FROM placed WHERE account_pos <= $12 ORDER BY next_attempt_at LIMIT $1),
+        WHERE h.pos <= CASE WHEN h.probe THEN $14::int ELSE $5::int END),
+     probed AS (
+       SELECT p.id, p.pos, p.next_attempt_at, p.probe,
+              count(*) FILTER (WHERE p.probe) OVER (ORDER BY p.next_attempt_at, p.id) AS probe_pos
+         FROM placed p WHERE p.account_pos <= $12),
+     pick AS (SELECT id, pos FROM probed WHERE NOT probe OR probe_pos <= $15 ORDER BY next_attempt_at LIMIT $1),
      locked AS (
        SELECT d.id, p.pos FROM pick p JOIN notification_deliveries d ON d.id = p.id
         WHERE d.ticket IS NOT NULL
@@ -139,7 +159,7 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
       ORDER BY c.next_attempt_at, c.id`,
     [
       r.limit,
-      r.skipHosts,
+      only ? r.onlyHosts : r.skipHosts,
       [...r.holding.keys()],
       [...r.holding.values()],
       r.heldPerHost,
@@ -150,8 +170,9 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
       [...r.accountHolding.keys()],
       [...r.accountHolding.values()],
       r.heldPerAccount,
+      ...probationParams(r),
     ],
-    { prepare: 'webhooks_claim_due_v3' },
+    { prepare: only ? 'webhooks_claim_only_v4' : 'webhooks_claim_due_v4' },
   );
   for (const row of rows) {
     row.id = Number(row.id);

@@ -68,12 +68,17 @@ export class DeliveryAttempts {
   }
 
   /**
-   * Makes the attempt; `onSent` runs when the receiver is done with it, before the outcome is recorded. An
+   * Makes the attempt; `onSent` runs when the receiver is done with it, before the outcome is recorded, with
+   * the attempt's result when a request was made (undefined when nothing was sent). An
    * attempt that `waited` in memory for its host's slot is sent to its webhook as it is now (deleted: nothing
    * is sent; disabled: nothing is sent, SKIPPED; URL or secret changed: the new ones), read at most once a
    * second per webhook.
    */
-  async run(c: ClaimedAttempt, onSent: () => void = () => undefined, waited = false): Promise<void> {
+  async run(
+    c: ClaimedAttempt,
+    onSent: (result?: AttemptResult) => void = () => undefined,
+    waited = false,
+  ): Promise<void> {
     const { deps } = this;
     if (waited && c.kind === 'webhook' && c.webhookId !== null) {
       try {
@@ -95,10 +100,13 @@ export class DeliveryAttempts {
     }
     let url = (c.kind === 'webhook' ? c.webhookUrl : c.postbackUrl) ?? '';
     let result: AttemptResult;
+    /** The result of a request that was made (none when the attempt could not be prepared). */
+    let sent: AttemptResult | undefined;
     try {
       const request = this.build(c);
       url = request.url;
-      result = await deps.client.post(request.url, request.body, request.headers);
+      sent = await deps.client.post(request.url, request.body, request.headers);
+      result = sent;
     } catch (err) {
       // nothing was sent (e.g. the secret cannot be decrypted under this process's SECRETS_KEY): the attempt
       // counts and is retried like a network error, and the host's slot is freed below all the same
@@ -110,7 +118,7 @@ export class DeliveryAttempts {
         durationMs: 0,
       };
     } finally {
-      onSent();
+      onSent(sent);
     }
     const next = nextStep(deps.config, c, result);
     if (next.status !== 'DELIVERED') logFailedAttempt(deps.log, c, url, result, next);

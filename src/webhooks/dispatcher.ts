@@ -3,6 +3,7 @@ import type { Queryable } from '../platform/db/db.js';
 import { type ClaimedAttempt, claimDue, type HostRoom, releaseClaims } from './deliveries.data.js';
 import { type DeliveryAttempts, LEASE_MARGIN_MS } from './delivery-attempts.js';
 import { fanOutPending, NO_ROOM } from './fanout.js';
+import type { AttemptResult } from './http-client.js';
 
 export interface DispatchLimits {
   /** Attempts held by this process (in flight, waiting for their host, or being recorded). */
@@ -11,8 +12,32 @@ export interface DispatchLimits {
   perHost: number;
   /** Attempts of one host held at once by one process (running + waiting); a multiple of perHost. */
   heldPerHost: number;
-  /** Attempts of one account held at once by one process, over all its hosts (its fair share). */
+  /** Attempts of one account held at once by one process in the fast lane, over all its hosts (its fair share). */
   heldPerAccount: number;
+  /**
+   * The slow lane: attempts to hosts whose recent attempts took slowAfterMs or more (or timed out) are held
+   * from this many slots of maxHeld, never from the fast lane's (maxHeld − slowHeld).
+   */
+  slowHeld: number;
+  /** Attempts of one account held in the slow lane (it sits out claims at half of it). */
+  slowHeldPerAccount: number;
+  /** Attempts of one slow host held (running + waiting) in the slow lane (it sits out claims at half of it). */
+  slowHeldPerHost: number;
+  /**
+   * Most attempts one slow-lane claim takes: hanging hosts time out together, and refilling the lane in small
+   * claims spreads their next connections (and timeouts) instead of opening hundreds in one moment.
+   */
+  slowClaimBatch: number;
+  /**
+   * Hosts of unknown speed (none of their attempts answered yet in this process) are on probation in the fast
+   * lane: each holds at most probePerHost attempts, all of them together at most probeHeld.
+   */
+  probeHeld: number;
+  probePerHost: number;
+  /** An attempt taking this long (capped at half the response timeout) moves its host to the slow lane. */
+  slowAfterMs: number;
+  /** How long a host's speed is remembered after the attempt that showed it. */
+  speedMemoryMs: number;
   /** Most attempts claimed per statement. */
   claimBatch: number;
   /** Most facts fanned out per statement. */
@@ -32,12 +57,31 @@ export interface DispatchLimits {
   settleMs: number;
 }
 
+/** Where an attempt holds its slot: the fast lane (a host known fast), its probe share, or the slow lane. */
+type Lane = 'fast' | 'probe' | 'slow';
+
+interface Held {
+  attempt: ClaimedAttempt;
+  lane: Lane;
+  /** When its request started (0 while it waits for its host). */
+  started: number;
+}
+
 interface Host {
   key: string;
-  running: number;
+  running: Set<Held>;
   /** Claimed attempts waiting for a free slot of their host. */
-  waiting: ClaimedAttempt[];
+  waiting: Held[];
 }
+
+/** What this process learned of a host's speed, and when. */
+interface Speed {
+  slow: boolean;
+  at: number;
+}
+
+/** Hosts whose speed is remembered at once per process (the oldest are forgotten first). */
+const SPEED_MEMORY_SIZE = 10_000;
 
 /**
  * The delivery engine of one process. Each round fans out facts not fanned out yet, claiming their first
@@ -52,6 +96,15 @@ interface Host {
  * A claim (no ticket, lease set) is the durable record of an attempt in flight; the sweeper resumes one
  * whose process died.
  *
+ * Two lanes share the process's maxHeld slots: the slow lane has slowHeld of them, the fast lane the rest. A
+ * host whose attempt takes slowAfterMs or more (ended, or still running at that age) is slow: its running
+ * attempts move to the slow lane, those waiting for its slot are handed back, and it is claimed from then on
+ * only by the slow lane's claim (slowHeldPerHost per host, slowHeldPerAccount per account) until one of its
+ * attempts answers within slowAfterMs. Hosts this process has not heard from yet are on probation in the fast
+ * lane (probePerHost each, probeHeld in all), so a crowd of new hosts that hang holds a bounded part of the
+ * fast lane for slowAfterMs at most. Hanging receivers, however many accounts own them, therefore hold at most
+ * the slow lane (plus the attempts they were running when found slow), and hosts known fast keep the rest.
+ *
  * Fan-out is paced by room: it takes facts as attempts finish (a backlog waits as facts, not as due
  * deliveries that would each need a claim), and when there is no room at all it still fans out every
  * fanOutIdleMs, leaving the deliveries due, so facts for other hosts are never held back by full ones.
@@ -60,35 +113,48 @@ interface Host {
  * find nothing but full hosts, each a scan of their backlog.
  */
 export class DeliveryDispatcher {
-  private held = 0;
+  private readonly lanes: Record<Lane, number> = { fast: 0, probe: 0, slow: 0 };
   private readonly hosts = new Map<string, Host>();
-  /** Attempts held per account (running, waiting for their host, or being recorded). */
+  /** Speed learned per host (absent: on probation). */
+  private readonly speeds = new Map<string, Speed>();
+  /** Attempts held per account in the fast lane (probe share included), and in the slow lane. */
   private readonly accounts = new Map<number, number>();
+  private readonly slowAccounts = new Map<number, number>();
   /** Attempts running (sending, or writing their outcome). */
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
   private wakeUp: (() => void) | undefined;
-  /** The last claim was skipped or cut short because the process held maxHeld attempts. */
-  private full = false;
+  /** The last claim found a lane without room: an attempt of it ending wakes the claims. */
+  private full: Record<Lane, boolean> = { fast: false, probe: false, slow: false };
   /** A wake-up came while no sleep was waiting for one (e.g. during a claim): the next sleep is skipped. */
   private woken = false;
+  /** Work may be due for the slow lane (a slow attempt ended): its claim runs next round, not the fast one's. */
+  private slowWoken = false;
   /** The last round skipped fan-out for want of room: a finished attempt ends the pause. */
   private waitingForRoom = false;
   /** A wake-up already planned for facts committed in this process. */
   private factsWake: NodeJS.Timeout | undefined;
   /** Facts committed in this process since the last round began: the next idle pause is skipped. */
   private factsPending = false;
+  /** Looks for running attempts older than slowAfterMs. */
+  private slowWatch: NodeJS.Timeout | undefined;
+  private readonly slowAfterMs: number;
 
   constructor(
     private readonly deps: { queue: Queryable; log: Logger; timeoutMs: number },
     private readonly runner: DeliveryAttempts,
     private readonly limits: DispatchLimits,
-  ) {}
+  ) {
+    this.slowAfterMs = Math.max(1, Math.min(limits.slowAfterMs, Math.floor(deps.timeoutMs / 2)));
+  }
 
   private done: Promise<void> = Promise.resolve();
 
   start(): void {
     this.done = this.loop();
+    const every = Math.max(10, Math.min(250, Math.floor(this.slowAfterMs / 4)));
+    this.slowWatch = setInterval(() => this.watchSlow(), every);
+    this.slowWatch.unref();
   }
 
   /**
@@ -99,13 +165,16 @@ export class DeliveryDispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.factsWake);
+    clearInterval(this.slowWatch);
     this.wake();
     await this.done;
     const waiting = [...this.hosts.values()].flatMap((h) => h.waiting.splice(0));
-    this.held -= waiting.length;
-    for (const attempt of waiting) this.release(attempt.accountId);
+    for (const w of waiting) this.release(w);
     if (waiting.length > 0)
-      await releaseClaims(this.deps.queue, waiting).catch((err: unknown) =>
+      await releaseClaims(
+        this.deps.queue,
+        waiting.map((w) => w.attempt),
+      ).catch((err: unknown) =>
         this.deps.log.warn({ err }, 'could not hand back claimed attempts; their leases will run out'),
       );
     await Promise.allSettled(this.inFlight);
@@ -133,7 +202,14 @@ export class DeliveryDispatcher {
     else this.woken = true;
   }
 
+  /** The slow lane has room again or a slow host became claimable: its claim runs at once. */
+  private wakeSlow(): void {
+    this.slowWoken = true;
+    this.wakeUp?.();
+  }
+
   private sleep(ms: number, wakeable: boolean): Promise<void> {
+    if (wakeable && this.slowWoken) return Promise.resolve();
     if (wakeable && this.woken) {
       this.woken = false;
       return Promise.resolve();
@@ -154,11 +230,14 @@ export class DeliveryDispatcher {
   private async loop(): Promise<void> {
     let lastFanOut = 0;
     let lastClaim = 0;
+    let lastSlowClaim = 0;
     let dueLeft = false;
     while (!this.stopped) {
       try {
         const woken = this.woken;
         this.woken = false;
+        const slowWoken = this.slowWoken;
+        this.slowWoken = false;
         this.factsPending = false; // this round's fan-out starts after those commits
         this.waitingForRoom = false;
         let more = false;
@@ -177,12 +256,26 @@ export class DeliveryDispatcher {
           dueLeft ||= out.deliveries > out.claimed.length;
         } else this.waitingForRoom = true;
 
-        const claimLimit = Math.min(this.limits.maxHeld - this.held, this.limits.claimBatch);
-        this.full = claimLimit <= 0;
-        if (!this.full && (woken || dueLeft || now - lastClaim >= this.limits.claimIdleMs)) {
+        const fastLimit = Math.min(this.fastRoom(), this.limits.claimBatch);
+        const slowLimit = Math.min(this.limits.slowHeld - this.lanes.slow, this.limits.slowClaimBatch);
+        this.full.fast = fastLimit <= 0;
+        this.full.slow = slowLimit <= 0;
+        // the lanes' claims run on their own triggers: attempts ending in the slow lane (many at once when
+        // hanging hosts time out together) wake its claim only, not the fast claim's scan
+        const fastDue: boolean =
+          fastLimit > 0 && (woken || dueLeft || now - lastClaim >= this.limits.claimIdleMs);
+        const slowDue: boolean =
+          slowLimit > 0 && (woken || slowWoken || dueLeft || now - lastSlowClaim >= this.limits.claimIdleMs);
+        dueLeft &&= !(fastDue || slowDue);
+        if (fastDue) {
           lastClaim = now;
-          dueLeft = false;
-          const claimed = await this.claim(claimLimit);
+          const claimed = await this.claimFast(fastLimit);
+          this.accept(claimed);
+          more ||= claimed.length > 0;
+        }
+        if (slowDue) {
+          lastSlowClaim = now;
+          const claimed = await this.claimSlow(slowLimit);
           this.accept(claimed);
           more ||= claimed.length > 0;
         }
@@ -195,9 +288,42 @@ export class DeliveryDispatcher {
     }
   }
 
+  /** Free slots of the fast lane (maxHeld minus the slow lane's share, probe share included). */
+  private fastRoom(): number {
+    return this.limits.maxHeld - this.limits.slowHeld - this.lanes.fast - this.lanes.probe;
+  }
+
+  /** 'fast', 'slow', or undefined while the host is on probation (unknown, or its speed forgotten). */
+  private speed(host: string): 'fast' | 'slow' | undefined {
+    const s = this.speeds.get(host);
+    if (!s) return undefined;
+    if (Date.now() - s.at > this.limits.speedMemoryMs) {
+      this.speeds.delete(host);
+      return undefined;
+    }
+    return s.slow ? 'slow' : 'fast';
+  }
+
+  private laneOf(host: string): Lane {
+    const speed = this.speed(host);
+    return speed === 'fast' ? 'fast' : speed === 'slow' ? 'slow' : 'probe';
+  }
+
+  private remember(host: string, slow: boolean): void {
+    this.speeds.delete(host); // re-inserted last: the oldest entry is forgotten first when full
+    if (this.speeds.size >= SPEED_MEMORY_SIZE) {
+      const oldest = this.speeds.keys().next();
+      if (!oldest.done) this.speeds.delete(oldest.value);
+    }
+    this.speeds.set(host, { slow, at: Date.now() });
+  }
+
   /**
-   * What this process holds per host. For first attempts (fan-out) every host may fill its share, and `free`
-   * is the room left over all of them; for claims a host holding half its share or more sits out.
+   * The fast lane's room, for fan-out and its claim: hosts known fast take up to heldPerHost each, hosts on
+   * probation probePerHost each and probeHeld together, slow hosts nothing (their attempts are left due for
+   * the slow lane's claim). `free` is the fast lane's free room over the fast hosts it holds (the whole batch
+   * when it holds none); for claims a fast host holding half its share or more sits out, as does a host on
+   * probation at its limit.
    */
   private room(): HostRoom & {
     free: number;
@@ -209,14 +335,32 @@ export class DeliveryDispatcher {
     const holding = new Map<string, number>();
     const belowSitOut = new Map<string, number>();
     const sittingOut: string[] = [];
-    let free = this.hosts.size === 0 ? this.limits.fanOutBatch : 0;
+    const known: string[] = [];
+    let fastHosts = 0;
+    let free = 0;
+    for (const [key] of this.speeds) {
+      const speed = this.speed(key);
+      if (speed === 'fast') known.push(key);
+      else if (speed === 'slow') {
+        // no room here (as a host on probation would be, it is held over its limit); claims skip it
+        holding.set(key, this.limits.heldPerHost);
+        sittingOut.push(key);
+      }
+    }
     for (const h of this.hosts.values()) {
-      const n = h.running + h.waiting.length;
+      const n = h.running.size + h.waiting.length;
+      const speed = this.speed(h.key);
+      if (speed === 'slow') continue;
       holding.set(h.key, n);
-      free += Math.max(0, this.limits.heldPerHost - n);
-      if (n >= this.sitOut()) sittingOut.push(h.key);
+      if (speed === 'fast') {
+        fastHosts++;
+        free += Math.max(0, this.limits.heldPerHost - n);
+        if (n >= this.sitOut()) sittingOut.push(h.key);
+        else belowSitOut.set(h.key, n);
+      } else if (n >= this.limits.probePerHost) sittingOut.push(h.key);
       else belowSitOut.set(h.key, n);
     }
+    if (fastHosts === 0) free = this.limits.fanOutBatch;
     const accountsSittingOut: number[] = [];
     const accountsBelowSitOut = new Map<number, number>();
     const accountSitOut = Math.ceil(this.limits.heldPerAccount / 2);
@@ -225,7 +369,7 @@ export class DeliveryDispatcher {
       else accountsBelowSitOut.set(account, n);
     }
     return {
-      free: Math.min(free, this.limits.maxHeld - this.held),
+      free: Math.max(0, Math.min(free, this.fastRoom())),
       holding,
       sittingOut,
       belowSitOut,
@@ -237,24 +381,35 @@ export class DeliveryDispatcher {
       perHost: this.limits.perHost,
       roundMs: this.deps.timeoutMs,
       marginMs: LEASE_MARGIN_MS,
+      probation: {
+        known,
+        perHost: this.limits.probePerHost,
+        room: Math.max(0, this.limits.probeHeld - this.lanes.probe),
+      },
     };
   }
 
   private accept(claimed: readonly ClaimedAttempt[]): void {
     for (const attempt of claimed) {
       const h = this.host(attempt.targetHost);
-      this.held++;
-      this.accounts.set(attempt.accountId, (this.accounts.get(attempt.accountId) ?? 0) + 1);
-      if (h.running < this.limits.perHost) this.run(h, attempt);
-      else h.waiting.push(attempt);
+      const held: Held = { attempt, lane: this.laneOf(attempt.targetHost), started: 0 };
+      this.lanes[held.lane]++;
+      const accounts = this.accountsOf(held.lane);
+      accounts.set(attempt.accountId, (accounts.get(attempt.accountId) ?? 0) + 1);
+      if (h.running.size < this.limits.perHost) this.run(h, held);
+      else h.waiting.push(held);
     }
   }
 
+  private accountsOf(lane: Lane): Map<number, number> {
+    return lane === 'slow' ? this.slowAccounts : this.accounts;
+  }
+
   /**
-   * Hosts and accounts holding half their share or more sit out; the others may take what their share has
-   * left.
+   * The fast lane's claim: hosts known fast and hosts on probation, within their room; slow hosts, hosts and
+   * accounts holding half their share or more sit out.
    */
-  private claim(limit: number): Promise<ClaimedAttempt[]> {
+  private claimFast(limit: number): Promise<ClaimedAttempt[]> {
     const room = this.room();
     return claimDue(this.deps.queue, {
       ...room,
@@ -266,10 +421,52 @@ export class DeliveryDispatcher {
     });
   }
 
-  private release(accountId: number): void {
-    const n = (this.accounts.get(accountId) ?? 0) - 1;
-    if (n > 0) this.accounts.set(accountId, n);
-    else this.accounts.delete(accountId);
+  /**
+   * The slow lane's claim: only slow hosts below half their slow-lane share (slowHeldPerHost), accounts below
+   * half theirs, oldest first.
+   */
+  private claimSlow(limit: number): Promise<ClaimedAttempt[]> {
+    const hosts: string[] = [];
+    const holding = new Map<string, number>();
+    for (const [key] of this.speeds) {
+      if (this.speed(key) !== 'slow') continue;
+      const h = this.hosts.get(key);
+      const n = h ? h.running.size + h.waiting.length : 0;
+      if (n >= Math.ceil(this.limits.slowHeldPerHost / 2)) continue;
+      hosts.push(key);
+      if (n > 0) holding.set(key, n);
+    }
+    if (hosts.length === 0) return Promise.resolve([]);
+    const skipAccounts: number[] = [];
+    const accountHolding = new Map<number, number>();
+    const sitOut = Math.ceil(this.limits.slowHeldPerAccount / 2);
+    for (const [account, n] of this.slowAccounts) {
+      if (n >= sitOut) skipAccounts.push(account);
+      else accountHolding.set(account, n);
+    }
+    return claimDue(this.deps.queue, {
+      limit,
+      onlyHosts: hosts,
+      skipHosts: [],
+      holding,
+      heldPerHost: this.limits.slowHeldPerHost,
+      skipAccounts,
+      accountHolding,
+      heldPerAccount: this.limits.slowHeldPerAccount,
+      perHost: this.limits.perHost,
+      roundMs: this.deps.timeoutMs,
+      marginMs: LEASE_MARGIN_MS,
+      // only slow hosts are candidates, each within slowHeldPerHost: no probation here
+    });
+  }
+
+  /** Drops a held attempt from the counts of its lane and account. */
+  private release(held: Held): void {
+    this.lanes[held.lane]--;
+    const accounts = this.accountsOf(held.lane);
+    const n = (accounts.get(held.attempt.accountId) ?? 0) - 1;
+    if (n > 0) accounts.set(held.attempt.accountId, n);
+    else accounts.delete(held.attempt.accountId);
   }
 
   private sitOut(): number {
@@ -279,35 +476,97 @@ export class DeliveryDispatcher {
   private host(key: string): Host {
     let h = this.hosts.get(key);
     if (!h) {
-      h = { key, running: 0, waiting: [] };
+      h = { key, running: new Set(), waiting: [] };
       this.hosts.set(key, h);
     }
     return h;
   }
 
+  /** Running attempts older than slowAfterMs make their host slow. */
+  private watchSlow(): void {
+    const since = performance.now() - this.slowAfterMs;
+    for (const h of [...this.hosts.values()]) {
+      if (this.speed(h.key) === 'slow') continue;
+      for (const r of h.running)
+        if (r.started <= since) {
+          this.slowDown(h);
+          break;
+        }
+    }
+  }
+
+  /**
+   * The host is slow: its running attempts move to the slow lane (which may then hold more than its share
+   * until they end; it takes nothing new meanwhile), the attempts waiting for its slot are handed back to the
+   * queue (due at once, uncounted) for the slow lane's claim, and the fast lane's room they held is free.
+   */
+  private slowDown(h: Host): void {
+    this.remember(h.key, true);
+    for (const r of h.running) {
+      if (r.lane === 'slow') continue;
+      this.release(r);
+      r.lane = 'slow';
+      this.lanes.slow++;
+      this.slowAccounts.set(r.attempt.accountId, (this.slowAccounts.get(r.attempt.accountId) ?? 0) + 1);
+    }
+    const waiting = h.waiting.splice(0);
+    for (const w of waiting) this.release(w);
+    if (waiting.length > 0)
+      releaseClaims(
+        this.deps.queue,
+        waiting.map((w) => w.attempt),
+      ).catch((err: unknown) =>
+        this.deps.log.warn({ err }, 'could not hand back attempts of a slow host; their leases will run out'),
+      );
+    this.deps.log.info({ host: h.key }, 'receiver is slow: its deliveries go through the slow lane');
+    this.wake();
+    this.wakeSlow();
+  }
+
   /** The host slot frees when the receiver is done; the held count when the outcome is recorded. */
-  private run(h: Host, attempt: ClaimedAttempt, waited = false): void {
-    h.running++;
-    const sent = () => {
-      h.running--;
-      if (h.running + h.waiting.length === this.sitOut() - 1) this.wake();
-      else if (this.waitingForRoom) this.wakeUp?.();
+  private run(h: Host, held: Held, waited = false): void {
+    held.started = performance.now();
+    h.running.add(held);
+    const sent = (result?: AttemptResult) => {
+      h.running.delete(held);
+      const before = this.speed(h.key);
+      if (result) {
+        const slow = result.durationMs >= this.slowAfterMs;
+        if (slow && before !== 'slow') this.slowDown(h);
+        else if (!slow) {
+          this.remember(h.key, false);
+          if (before !== 'fast') this.wake(); // out of probation or the slow lane: more room for it now
+        }
+      }
+      const n = h.running.size + h.waiting.length;
+      const after = this.speed(h.key);
+      const mark =
+        after === 'fast'
+          ? this.sitOut()
+          : after === 'slow'
+            ? Math.ceil(this.limits.slowHeldPerHost / 2)
+            : this.limits.probePerHost;
+      if (n === mark - 1) {
+        if (after === 'slow') this.wakeSlow();
+        else this.wake();
+      } else if (this.waitingForRoom) this.wakeUp?.();
       const next = h.waiting.shift();
       if (next && !this.stopped) this.run(h, next, true);
-      else if (h.running === 0 && h.waiting.length === 0 && this.hosts.get(h.key) === h)
+      else if (h.running.size === 0 && h.waiting.length === 0 && this.hosts.get(h.key) === h)
         this.hosts.delete(h.key);
     };
     const running = this.runner
-      .run(attempt, sent, waited)
+      .run(held.attempt, sent, waited)
       .catch((err: unknown) => {
         // the lease stays: the sweeper records the attempt as interrupted and schedules the next one
-        this.deps.log.error({ err, deliveryId: attempt.id }, 'delivery attempt could not be recorded');
+        this.deps.log.error({ err, deliveryId: held.attempt.id }, 'delivery attempt could not be recorded');
       })
       .finally(() => {
-        this.held--;
-        this.release(attempt.accountId);
+        this.release(held);
         this.inFlight.delete(running);
-        if (this.full) this.wake();
+        if (held.lane === 'slow') {
+          if (this.full.slow) this.wakeSlow();
+        } else if (this.full.fast) this.wake();
       });
     this.inFlight.add(running);
   }

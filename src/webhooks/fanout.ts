@@ -1,5 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
-import type { ClaimedAttempt, HostRoom } from './deliveries.data.js';
+import { type ClaimedAttempt, type HostRoom, probationParams } from './deliveries.data.js';
 
 /** Fan-out that claims no first attempt: every delivery is left due, for any process. */
 export const NO_ROOM: HostRoom = {
@@ -61,7 +61,8 @@ export async function fanOutPending(
        SELECT f.id, f.account_id, NULL, 'postback', coalesce(f.postback_host, 'invalid'), f.created_at, false
          FROM f WHERE f.postback_url IS NOT NULL),
      placed AS (
-       SELECT t.*, coalesce(r.holding, 0)
+       SELECT t.*, NOT (t.target_host = ANY ($13::text[])) AS probe,
+              coalesce(r.holding, 0)
                    + row_number() OVER (PARTITION BY t.target_host, t.skipped
                                         ORDER BY t.created_at, t.event_id, t.webhook_id)
                    AS pos
@@ -74,7 +75,7 @@ export async function fanOutPending(
                 WHERE d.target_host = h.target_host AND d.status = 'PENDING' AND d.ticket IS NOT NULL
                   AND d.next_attempt_at <= now() LIMIT 1) IS NOT NULL),
      hosted AS (
-       SELECT p.*, NOT p.skipped AND p.pos <= $4
+       SELECT p.*, NOT p.skipped AND p.pos <= CASE WHEN p.probe THEN $14::int ELSE $4::int END
                    AND p.target_host NOT IN (SELECT target_host FROM backlogged) AS host_room
          FROM placed p),
      accounted AS (
@@ -85,10 +86,16 @@ export async function fanOutPending(
                        <= $12 AS room
          FROM hosted h LEFT JOIN unnest($10::bigint[], $11::int[]) AS a(account_id, holding)
               ON a.account_id = h.account_id),
-     capped AS (
-       SELECT a.*, a.room AND count(*) FILTER (WHERE a.room)
-                                OVER (ORDER BY a.created_at, a.event_id, a.webhook_id) <= $9 AS claim
+     -- hosts of unknown speed (probation): together at most the probe share's room
+     probed AS (
+       SELECT a.*, a.room AND (NOT a.probe OR count(*) FILTER (WHERE a.room AND a.probe)
+                                              OVER (ORDER BY a.created_at, a.event_id, a.webhook_id) <= $15)
+                   AS room2
          FROM accounted a),
+     capped AS (
+       SELECT a.*, a.room2 AND count(*) FILTER (WHERE a.room2)
+                                 OVER (ORDER BY a.created_at, a.event_id, a.webhook_id) <= $9 AS claim
+         FROM probed a),
      ins AS (
        -- a disabled webhook's delivery is logged SKIPPED, never attempted (recover can send it later)
        INSERT INTO notification_deliveries
@@ -136,8 +143,9 @@ export async function fanOutPending(
       [...room.accountHolding.keys()],
       [...room.accountHolding.values()],
       room.heldPerAccount,
+      ...probationParams(room),
     ],
-    { prepare: 'webhooks_fan_out_v6' },
+    { prepare: 'webhooks_fan_out_v7' },
   );
   const summary = rows.pop();
   for (const row of rows) {

@@ -14,8 +14,23 @@ export const DELIVERY_LIMITS = {
   perHost: 8,
   /** Attempts of one target host held at once per process (running + claimed and waiting). */
   heldPerHost: 256,
-  /** Attempts of one account held at once per process, over all its hosts: a quarter of maxHeld. */
+  /** Attempts of one account held at once per process in the fast lane, over all its hosts. */
   heldPerAccount: 512,
+  /** The slow lane's share of maxHeld (a quarter): hosts found slow are held from it, never from the rest. */
+  slowHeld: 512,
+  /** One account's attempts in the slow lane, half of it (it sits out claims at half of that). */
+  slowHeldPerAccount: 256,
+  /** One slow host's attempts in the slow lane: perHost in flight, the rest waiting (sits out at half). */
+  slowHeldPerHost: 32,
+  /** Most attempts per slow-lane claim (spreads a refill after a wave of timeouts). */
+  slowClaimBatch: 256,
+  /** Hosts not heard from yet: attempts each, and in all (from the fast lane). */
+  probePerHost: 1,
+  probeHeld: 256,
+  /** An attempt this slow (at most half of WEBHOOK_TIMEOUT_MS) sends its host to the slow lane. */
+  slowAfterMs: 2000,
+  /** How long a host's speed is remembered after the attempt that showed it. */
+  speedMemoryMs: 10 * 60_000,
   connectionsPerOrigin: 8,
   claimBatch: 512,
   fanOutBatch: 500,

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { waitUntil } from './wait.js';
 
 export interface Received {
@@ -82,6 +82,38 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
         timeoutMs,
         () => `receiver got ${received.length} of ${count} requests`,
       ),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
+/** A TCP listener that accepts every connection and never answers (nor reads): a host that hangs. */
+export interface BlackHole {
+  url: string;
+  port: number;
+  /** Connections accepted so far. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+export async function startBlackHole(host = '127.0.0.1'): Promise<BlackHole> {
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  const server = createNetServer((s) => {
+    accepted++;
+    sockets.add(s);
+    s.on('error', () => undefined);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.listen(0, host);
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    connections: () => accepted,
     close: async () => {
       for (const s of sockets) s.destroy();
       server.close();
