@@ -92,19 +92,24 @@ async function cuttableProxy(target: string) {
     const upstream = connect(Number(port), hostname);
     client.pipe(upstream).pipe(client);
     const both = [client, upstream];
+    const destroyBoth = () => {
+      for (const x of both) x.destroy();
+    };
     for (const s of both) {
       sockets.add(s);
-      s.on('error', () => both.forEach((x) => x.destroy()));
+      s.on('error', destroyBoth);
       s.on('close', () => {
         sockets.delete(s);
-        both.forEach((x) => x.destroy());
+        destroyBoth();
       });
     }
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-    cut: () => sockets.forEach((s) => s.destroy()),
+    cut: () => {
+      for (const s of sockets) s.destroy();
+    },
     close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
   };
 }
