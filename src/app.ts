@@ -10,9 +10,10 @@ import { SessionService } from './auth/sessions.js';
 import { TotpService } from './auth/totp.js';
 import { EventFeed } from './events/feed.js';
 import { eventRoutes } from './events/routes.js';
+import { Event, EventPage } from './events/schemas.js';
 import { openStreams } from './events/stream.js';
 import { ledgerPanelRoutes } from './ledger/panel.routes.js';
-import { ledgerRoutes } from './ledger/routes.js';
+import { Balance, ledgerRoutes } from './ledger/routes.js';
 import type { Platform } from './platform/context.js';
 import { healthRoute } from './platform/http/health.js';
 import { panelSite } from './platform/http/panel-site.js';
@@ -28,11 +29,13 @@ import type { SaleProcessor } from './sales/processors/processor.js';
 import { pixProcessors } from './sales/processors/registry.js';
 import { SandboxProcessor } from './sales/processors/sandbox.js';
 import { salesRoutes } from './sales/routes.js';
+import { Sale } from './sales/schemas.js';
 import { SaleSettler } from './sales/settlement/settler.js';
 import { sandboxCartRoutes } from './sandbox/carts.routes.js';
 import { sandboxCashoutRoutes } from './sandbox/cashouts.routes.js';
 import { sandboxRecurrenceRoutes } from './sandbox/recurrences.routes.js';
 import { sandboxSalesRoutes } from './sandbox/sales.routes.js';
+import { NOTIFICATION_SCHEMAS, webhookOperations } from './webhooks/notification-schemas.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { WebhookService } from './webhooks/service.js';
 import { WithdrawalCreator } from './withdrawals/creation/creator.js';
@@ -40,6 +43,7 @@ import { withdrawalPanelRoutes } from './withdrawals/panel.routes.js';
 import { payoutProviders } from './withdrawals/payouts/providers.js';
 import { payoutCallbackRoutes } from './withdrawals/payouts/routes.js';
 import { cashoutRoutes } from './withdrawals/routes.js';
+import { WithdrawalLookup } from './withdrawals/schemas.js';
 
 /**
  * Boot order, readable in one place: infrastructure (http server, error shapes, metrics, health), then the
@@ -81,6 +85,17 @@ export async function buildApp(platform: Platform): Promise<Http> {
       await bcb.client.close();
     });
   }
+
+  // the API document's named schemas and its webhooks section (the routes' own schemas refer to them)
+  app.openapiExtras.schemas = {
+    Balance,
+    Withdrawal: WithdrawalLookup,
+    Sale,
+    Event,
+    EventPage,
+    ...NOTIFICATION_SCHEMAS,
+  };
+  app.openapiExtras.webhooks = webhookOperations();
 
   // 3. routes, one domain each
   await app.register(authRoutes, {

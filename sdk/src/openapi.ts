@@ -70,14 +70,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -95,14 +88,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -124,6 +110,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Log in to the panel (a session cookie and a CSRF token; totpCode when two-factor is on) */
         post: {
             parameters: {
                 query?: never;
@@ -175,14 +162,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -200,14 +180,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -225,14 +198,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -252,6 +218,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Log out: ends this session */
         post: {
             parameters: {
                 query?: never;
@@ -283,14 +250,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -308,14 +268,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -333,6 +286,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The logged-in account and its session */
         get: {
             parameters: {
                 query?: never;
@@ -375,14 +329,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -443,14 +390,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -468,14 +408,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -493,14 +426,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -518,14 +444,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -543,14 +462,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -609,14 +521,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -634,14 +539,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -659,14 +557,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -684,14 +575,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -709,14 +593,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -775,14 +652,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -800,14 +670,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -825,14 +688,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -866,11 +722,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            available: number;
-                            blocked: number;
-                            total: number;
-                        };
+                        "application/json": components["schemas"]["Balance"];
                     };
                 };
                 /** @description Error shape A */
@@ -888,14 +740,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -915,6 +760,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The account's API key pairs (never their private keys) */
         get: {
             parameters: {
                 query?: never;
@@ -960,14 +806,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -1027,14 +866,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1052,14 +884,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1077,14 +902,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1102,14 +920,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -1130,6 +941,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
+        /** Revoke an API key pair at once, on every process */
         delete: {
             parameters: {
                 query?: never;
@@ -1163,14 +975,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1188,14 +993,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1213,14 +1011,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -1293,14 +1084,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1318,14 +1102,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1343,14 +1120,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1368,14 +1138,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1393,14 +1156,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -1445,24 +1201,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** @description Exactly the body its webhook deliveries carry */
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                                /**
-                                 * Format: uuid
-                                 * @description The fact's event id: X-Service-Event-Id and webhook-id of its webhook deliveries
-                                 */
-                                id: string;
-                                /** @description The event name */
-                                type: "sale.pending" | "sale.paid" | "sale.refused" | "sale.canceled" | "sale.refunded" | "sale.chargeback" | "withdrawal.pending" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.canceled" | "cart.abandoned" | "cart.recovered";
-                            }[];
-                            nextCursor: string | null;
-                        };
+                        "application/json": components["schemas"]["EventPage"];
                     };
                 };
                 /** @description Error shape A */
@@ -1480,14 +1219,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1505,14 +1237,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape B */
@@ -1527,10 +1252,7 @@ export interface paths {
                          *       "code": "IP_NOT_ALLOWED"
                          *     }
                          */
-                        "application/json": {
-                            code: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["IpAccessError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1548,14 +1270,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -1594,21 +1309,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** @description Exactly the body its webhook deliveries carry */
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            /**
-                             * Format: uuid
-                             * @description The fact's event id: X-Service-Event-Id and webhook-id of its webhook deliveries
-                             */
-                            id: string;
-                            /** @description The event name */
-                            type: "sale.pending" | "sale.paid" | "sale.refused" | "sale.canceled" | "sale.refunded" | "sale.chargeback" | "withdrawal.pending" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.canceled" | "cart.abandoned" | "cart.recovered";
-                        };
+                        "application/json": components["schemas"]["Event"];
                     };
                 };
                 /** @description Error shape A */
@@ -1626,14 +1327,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1651,14 +1345,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape B */
@@ -1673,10 +1360,7 @@ export interface paths {
                          *       "code": "IP_NOT_ALLOWED"
                          *     }
                          */
-                        "application/json": {
-                            code: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["IpAccessError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1694,14 +1378,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1719,14 +1396,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -1774,14 +1444,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1799,14 +1462,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape B */
@@ -1821,10 +1477,7 @@ export interface paths {
                          *       "code": "IP_NOT_ALLOWED"
                          *     }
                          */
-                        "application/json": {
-                            code: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["IpAccessError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1842,14 +1495,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -1871,6 +1517,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** A payment processor reports a sale's status (signed) */
         post: {
             parameters: {
                 query?: never;
@@ -1919,14 +1566,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1944,14 +1584,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1969,14 +1602,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -1994,14 +1620,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -2021,6 +1640,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** A payout provider reports a withdrawal's result (signed) */
         post: {
             parameters: {
                 query?: never;
@@ -2060,14 +1680,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -2085,14 +1698,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -2110,14 +1716,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -2135,6 +1734,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The account's balance in cents: available, blocked and total */
         get: {
             parameters: {
                 query?: never;
@@ -2150,11 +1750,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            available: number;
-                            blocked: number;
-                            total: number;
-                        };
+                        "application/json": components["schemas"]["Balance"];
                     };
                 };
                 /** @description Error shape E */
@@ -2169,10 +1765,7 @@ export interface paths {
                          *       "message": "Missing or invalid API keys"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["BalanceError"];
                     };
                 };
                 /** @description Error shape B */
@@ -2187,10 +1780,7 @@ export interface paths {
                          *       "code": "IP_NOT_ALLOWED"
                          *     }
                          */
-                        "application/json": {
-                            code: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["IpAccessError"];
                     };
                 };
                 /** @description Error shape E */
@@ -2205,10 +1795,7 @@ export interface paths {
                          *       "message": "Too many requests: retry in 1 s"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["BalanceError"];
                     };
                 };
                 /** @description Error shape E */
@@ -2223,10 +1810,7 @@ export interface paths {
                          *       "message": "Internal server error"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["BalanceError"];
                     };
                 };
             };
@@ -2248,6 +1832,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Send a PIX cashout (withdrawal) from the available balance */
         post: {
             parameters: {
                 query?: never;
@@ -2315,10 +1900,7 @@ export interface paths {
                          *       "error": "VALIDATION_ERROR"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -2333,10 +1915,7 @@ export interface paths {
                          *       "error": "UNAUTHORIZED"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Default Response */
@@ -2345,20 +1924,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            errorType: string;
-                            message: string;
-                        } | {
-                            code: string;
-                            message: string;
-                        } | {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["BusinessRuleError"] | components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape C */
@@ -2373,10 +1939,7 @@ export interface paths {
                          *       "errorType": "IDEMPOTENCY_KEY_IN_USE"
                          *     }
                          */
-                        "application/json": {
-                            errorType: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["BusinessRuleError"];
                     };
                 };
                 /** @description Error shape C */
@@ -2391,10 +1954,7 @@ export interface paths {
                          *       "errorType": "INSUFFICIENT_BALANCE"
                          *     }
                          */
-                        "application/json": {
-                            errorType: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["BusinessRuleError"];
                     };
                 };
                 /** @description Error shape D */
@@ -2409,10 +1969,7 @@ export interface paths {
                          *       "error": "RATE_LIMITED"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -2427,10 +1984,7 @@ export interface paths {
                          *       "error": "INTERNAL_ERROR"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
             };
@@ -2448,6 +2002,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** One withdrawal, by uuid or numeric id */
         get: {
             parameters: {
                 query?: never;
@@ -2466,32 +2021,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @description Reais, two decimals */
-                            amount: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            fees: {
-                                /** @description Reais, two decimals */
-                                fixed: string;
-                                /** @description Reais, two decimals */
-                                total: string;
-                                /** @description Reais, two decimals */
-                                variable: string;
-                            };
-                            id: number;
-                            /** @description Reais, two decimals */
-                            netAmount: string;
-                            pixKey: string;
-                            /** @enum {string} */
-                            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
-                            /** @enum {string} */
-                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-                            /** Format: date-time */
-                            updatedAt: string;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
+                        "application/json": components["schemas"]["Withdrawal"];
                     };
                 };
                 /** @description Error shape D */
@@ -2506,10 +2036,7 @@ export interface paths {
                          *       "error": "UNAUTHORIZED"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape B */
@@ -2524,10 +2051,7 @@ export interface paths {
                          *       "code": "IP_NOT_ALLOWED"
                          *     }
                          */
-                        "application/json": {
-                            code: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["IpAccessError"];
                     };
                 };
                 /** @description Error shape D */
@@ -2542,10 +2066,7 @@ export interface paths {
                          *       "error": "NOT_FOUND"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -2560,10 +2081,7 @@ export interface paths {
                          *       "error": "RATE_LIMITED"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -2578,10 +2096,7 @@ export interface paths {
                          *       "error": "INTERNAL_ERROR"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
             };
@@ -2633,54 +2148,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: {
-                                amount: number;
-                                boletoCode: string | null;
-                                cardBrand: string | null;
-                                cardLastFour: string | null;
-                                /** Format: date-time */
-                                completedAt: string | null;
-                                contrato?: string;
-                                customer: {
-                                    document: string;
-                                    email: string;
-                                    name: string;
-                                    phone: string;
-                                };
-                                /** Format: date-time */
-                                date: string;
-                                /**
-                                 * Format: date-time
-                                 * @description When an unpaid charge expires; null for other sales
-                                 */
-                                expiresAt: string | null;
-                                externalTransactionId: string;
-                                id: number;
-                                idRec?: string;
-                                installments: number | null;
-                                items: {
-                                    id: number;
-                                    quantity: number;
-                                    tangible: boolean;
-                                    title: string;
-                                    unitPrice: number;
-                                }[];
-                                /** @description The charge's metadata as given; {} when none */
-                                metadata: {
-                                    [key: string]: string;
-                                };
-                                netAmount: number;
-                                paymentMethod: string;
-                                pixKey: string | null;
-                                reserveAmount: number;
-                                shipping: {
-                                    [key: string]: unknown;
-                                } | null;
-                                status: string;
-                                systemFee: number;
-                                /** Format: uuid */
-                                uuid: string;
-                            }[];
+                            data: components["schemas"]["Sale"][];
                             nextCursor: string | null;
                         };
                     };
@@ -2700,14 +2168,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -2725,14 +2186,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -2770,54 +2224,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            amount: number;
-                            boletoCode: string | null;
-                            cardBrand: string | null;
-                            cardLastFour: string | null;
-                            /** Format: date-time */
-                            completedAt: string | null;
-                            contrato?: string;
-                            customer: {
-                                document: string;
-                                email: string;
-                                name: string;
-                                phone: string;
-                            };
-                            /** Format: date-time */
-                            date: string;
-                            /**
-                             * Format: date-time
-                             * @description When an unpaid charge expires; null for other sales
-                             */
-                            expiresAt: string | null;
-                            externalTransactionId: string;
-                            id: number;
-                            idRec?: string;
-                            installments: number | null;
-                            items: {
-                                id: number;
-                                quantity: number;
-                                tangible: boolean;
-                                title: string;
-                                unitPrice: number;
-                            }[];
-                            /** @description The charge's metadata as given; {} when none */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            netAmount: number;
-                            paymentMethod: string;
-                            pixKey: string | null;
-                            reserveAmount: number;
-                            shipping: {
-                                [key: string]: unknown;
-                            } | null;
-                            status: string;
-                            systemFee: number;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
+                        "application/json": components["schemas"]["Sale"];
                     };
                 };
                 /** @description Error shape A */
@@ -2835,14 +2242,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -2860,14 +2260,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -2885,14 +2278,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -2957,14 +2343,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -2982,14 +2361,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -3011,6 +2383,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Sandbox: an open cart */
         post: {
             parameters: {
                 query?: never;
@@ -3083,14 +2456,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3108,14 +2474,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Default Response */
@@ -3124,17 +2483,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                        } | {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3152,14 +2501,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3177,14 +2519,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3202,14 +2537,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -3229,6 +2557,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Sandbox: the cart is abandoned (cart.abandoned) */
         post: {
             parameters: {
                 query?: never;
@@ -3286,14 +2615,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3311,14 +2633,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Default Response */
@@ -3327,17 +2642,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                        } | {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3355,14 +2660,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3380,14 +2678,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3405,14 +2696,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -3451,32 +2735,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @description Reais, two decimals */
-                            amount: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            fees: {
-                                /** @description Reais, two decimals */
-                                fixed: string;
-                                /** @description Reais, two decimals */
-                                total: string;
-                                /** @description Reais, two decimals */
-                                variable: string;
-                            };
-                            id: number;
-                            /** @description Reais, two decimals */
-                            netAmount: string;
-                            pixKey: string;
-                            /** @enum {string} */
-                            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
-                            /** @enum {string} */
-                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-                            /** Format: date-time */
-                            updatedAt: string;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
+                        "application/json": components["schemas"]["Withdrawal"];
                     };
                 };
                 /** @description Error shape A */
@@ -3494,14 +2753,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Default Response */
@@ -3510,17 +2762,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                        } | {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3538,14 +2780,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3563,14 +2798,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3588,14 +2816,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -3615,6 +2836,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Sandbox: the payout provider completes or rejects a PROCESSING withdrawal */
         post: {
             parameters: {
                 query?: never;
@@ -3639,32 +2861,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @description Reais, two decimals */
-                            amount: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            fees: {
-                                /** @description Reais, two decimals */
-                                fixed: string;
-                                /** @description Reais, two decimals */
-                                total: string;
-                                /** @description Reais, two decimals */
-                                variable: string;
-                            };
-                            id: number;
-                            /** @description Reais, two decimals */
-                            netAmount: string;
-                            pixKey: string;
-                            /** @enum {string} */
-                            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
-                            /** @enum {string} */
-                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-                            /** Format: date-time */
-                            updatedAt: string;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
+                        "application/json": components["schemas"]["Withdrawal"];
                     };
                 };
                 /** @description Error shape A */
@@ -3682,14 +2879,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3707,14 +2897,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Default Response */
@@ -3723,17 +2906,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                        } | {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3751,14 +2924,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3776,14 +2942,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3801,14 +2960,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -3828,6 +2980,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Sandbox: an approved Pix Automático mandate */
         post: {
             parameters: {
                 query?: never;
@@ -3863,54 +3016,7 @@ export interface paths {
                             contrato: string;
                             idRec: string;
                             journey: number;
-                            sale: {
-                                amount: number;
-                                boletoCode: string | null;
-                                cardBrand: string | null;
-                                cardLastFour: string | null;
-                                /** Format: date-time */
-                                completedAt: string | null;
-                                contrato?: string;
-                                customer: {
-                                    document: string;
-                                    email: string;
-                                    name: string;
-                                    phone: string;
-                                };
-                                /** Format: date-time */
-                                date: string;
-                                /**
-                                 * Format: date-time
-                                 * @description When an unpaid charge expires; null for other sales
-                                 */
-                                expiresAt: string | null;
-                                externalTransactionId: string;
-                                id: number;
-                                idRec?: string;
-                                installments: number | null;
-                                items: {
-                                    id: number;
-                                    quantity: number;
-                                    tangible: boolean;
-                                    title: string;
-                                    unitPrice: number;
-                                }[];
-                                /** @description The charge's metadata as given; {} when none */
-                                metadata: {
-                                    [key: string]: string;
-                                };
-                                netAmount: number;
-                                paymentMethod: string;
-                                pixKey: string | null;
-                                reserveAmount: number;
-                                shipping: {
-                                    [key: string]: unknown;
-                                } | null;
-                                status: string;
-                                systemFee: number;
-                                /** Format: uuid */
-                                uuid: string;
-                            } | null;
+                            sale: components["schemas"]["Sale"] | null;
                         };
                     };
                 };
@@ -3929,14 +3035,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3954,14 +3053,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Default Response */
@@ -3970,17 +3062,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                        } | {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -3998,14 +3080,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -4023,14 +3098,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -4050,6 +3118,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Sandbox: a paid cycle of a Pix Automático mandate */
         post: {
             parameters: {
                 query?: never;
@@ -4067,54 +3136,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            amount: number;
-                            boletoCode: string | null;
-                            cardBrand: string | null;
-                            cardLastFour: string | null;
-                            /** Format: date-time */
-                            completedAt: string | null;
-                            contrato?: string;
-                            customer: {
-                                document: string;
-                                email: string;
-                                name: string;
-                                phone: string;
-                            };
-                            /** Format: date-time */
-                            date: string;
-                            /**
-                             * Format: date-time
-                             * @description When an unpaid charge expires; null for other sales
-                             */
-                            expiresAt: string | null;
-                            externalTransactionId: string;
-                            id: number;
-                            idRec?: string;
-                            installments: number | null;
-                            items: {
-                                id: number;
-                                quantity: number;
-                                tangible: boolean;
-                                title: string;
-                                unitPrice: number;
-                            }[];
-                            /** @description The charge's metadata as given; {} when none */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            netAmount: number;
-                            paymentMethod: string;
-                            pixKey: string | null;
-                            reserveAmount: number;
-                            shipping: {
-                                [key: string]: unknown;
-                            } | null;
-                            status: string;
-                            systemFee: number;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
+                        "application/json": components["schemas"]["Sale"];
                     };
                 };
                 /** @description Error shape A */
@@ -4132,14 +3154,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -4157,14 +3172,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Default Response */
@@ -4173,17 +3181,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                        } | {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -4201,14 +3199,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -4226,14 +3217,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -4253,6 +3237,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Sandbox: create a PENDENTE sale as a processor would report it */
         post: {
             parameters: {
                 query?: never;
@@ -4297,54 +3282,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            amount: number;
-                            boletoCode: string | null;
-                            cardBrand: string | null;
-                            cardLastFour: string | null;
-                            /** Format: date-time */
-                            completedAt: string | null;
-                            contrato?: string;
-                            customer: {
-                                document: string;
-                                email: string;
-                                name: string;
-                                phone: string;
-                            };
-                            /** Format: date-time */
-                            date: string;
-                            /**
-                             * Format: date-time
-                             * @description When an unpaid charge expires; null for other sales
-                             */
-                            expiresAt: string | null;
-                            externalTransactionId: string;
-                            id: number;
-                            idRec?: string;
-                            installments: number | null;
-                            items: {
-                                id: number;
-                                quantity: number;
-                                tangible: boolean;
-                                title: string;
-                                unitPrice: number;
-                            }[];
-                            /** @description The charge's metadata as given; {} when none */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            netAmount: number;
-                            paymentMethod: string;
-                            pixKey: string | null;
-                            reserveAmount: number;
-                            shipping: {
-                                [key: string]: unknown;
-                            } | null;
-                            status: string;
-                            systemFee: number;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
+                        "application/json": components["schemas"]["Sale"];
                     };
                 };
                 /** @description Error shape A */
@@ -4362,14 +3300,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -4387,14 +3318,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Default Response */
@@ -4403,17 +3327,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                        } | {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -4431,14 +3345,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -4456,14 +3363,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -4481,14 +3381,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -4508,6 +3401,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Sandbox: move a sale to a status, as its processor's callback would */
         post: {
             parameters: {
                 query?: never;
@@ -4532,54 +3426,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            amount: number;
-                            boletoCode: string | null;
-                            cardBrand: string | null;
-                            cardLastFour: string | null;
-                            /** Format: date-time */
-                            completedAt: string | null;
-                            contrato?: string;
-                            customer: {
-                                document: string;
-                                email: string;
-                                name: string;
-                                phone: string;
-                            };
-                            /** Format: date-time */
-                            date: string;
-                            /**
-                             * Format: date-time
-                             * @description When an unpaid charge expires; null for other sales
-                             */
-                            expiresAt: string | null;
-                            externalTransactionId: string;
-                            id: number;
-                            idRec?: string;
-                            installments: number | null;
-                            items: {
-                                id: number;
-                                quantity: number;
-                                tangible: boolean;
-                                title: string;
-                                unitPrice: number;
-                            }[];
-                            /** @description The charge's metadata as given; {} when none */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            netAmount: number;
-                            paymentMethod: string;
-                            pixKey: string | null;
-                            reserveAmount: number;
-                            shipping: {
-                                [key: string]: unknown;
-                            } | null;
-                            status: string;
-                            systemFee: number;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
+                        "application/json": components["schemas"]["Sale"];
                     };
                 };
                 /** @description Error shape A */
@@ -4597,14 +3444,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -4622,14 +3462,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Default Response */
@@ -4638,17 +3471,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                        } | {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -4666,14 +3489,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -4691,14 +3507,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -4716,14 +3525,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -4741,6 +3543,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The IP addresses and ranges the API keys are allowed from */
         get: {
             parameters: {
                 query?: never;
@@ -4776,18 +3579,12 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
         };
+        /** Replace the API keys' IP allow-list (empty: any address) */
         put: {
             parameters: {
                 query?: never;
@@ -4820,17 +3617,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                        } | {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -4848,14 +3635,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -4873,14 +3653,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -4961,14 +3734,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -4986,14 +3752,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -5052,14 +3811,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -5077,14 +3829,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -5106,6 +3851,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Open a PIX charge: a BR Code and its QR code, metadata kept as given */
         post: {
             parameters: {
                 query?: never;
@@ -5221,10 +3967,7 @@ export interface paths {
                          *       "error": "VALIDATION_ERROR"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5239,10 +3982,7 @@ export interface paths {
                          *       "error": "UNAUTHORIZED"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Default Response */
@@ -5251,17 +3991,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                        } | {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5276,10 +4006,7 @@ export interface paths {
                          *       "error": "CONFLICT"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5294,10 +4021,7 @@ export interface paths {
                          *       "error": "IDEMPOTENCY_KEY_REUSED"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5312,10 +4036,7 @@ export interface paths {
                          *       "error": "RATE_LIMITED"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5330,10 +4051,7 @@ export interface paths {
                          *       "error": "INTERNAL_ERROR"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5348,10 +4066,7 @@ export interface paths {
                          *       "error": "PROCESSOR_ERROR"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5366,10 +4081,7 @@ export interface paths {
                          *       "error": "SERVICE_UNAVAILABLE"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
             };
@@ -5387,6 +4099,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** One sale, by uuid or numeric id */
         get: {
             parameters: {
                 query?: never;
@@ -5404,54 +4117,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            amount: number;
-                            boletoCode: string | null;
-                            cardBrand: string | null;
-                            cardLastFour: string | null;
-                            /** Format: date-time */
-                            completedAt: string | null;
-                            contrato?: string;
-                            customer: {
-                                document: string;
-                                email: string;
-                                name: string;
-                                phone: string;
-                            };
-                            /** Format: date-time */
-                            date: string;
-                            /**
-                             * Format: date-time
-                             * @description When an unpaid charge expires; null for other sales
-                             */
-                            expiresAt: string | null;
-                            externalTransactionId: string;
-                            id: number;
-                            idRec?: string;
-                            installments: number | null;
-                            items: {
-                                id: number;
-                                quantity: number;
-                                tangible: boolean;
-                                title: string;
-                                unitPrice: number;
-                            }[];
-                            /** @description The charge's metadata as given; {} when none */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            netAmount: number;
-                            paymentMethod: string;
-                            pixKey: string | null;
-                            reserveAmount: number;
-                            shipping: {
-                                [key: string]: unknown;
-                            } | null;
-                            status: string;
-                            systemFee: number;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
+                        "application/json": components["schemas"]["Sale"];
                     };
                 };
                 /** @description Error shape D */
@@ -5466,10 +4132,7 @@ export interface paths {
                          *       "error": "VALIDATION_ERROR"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5484,10 +4147,7 @@ export interface paths {
                          *       "error": "UNAUTHORIZED"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Default Response */
@@ -5496,20 +4156,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        } | {
-                            code: string;
-                            message: string;
-                        } | {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["TransactionError"] | components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5524,10 +4171,7 @@ export interface paths {
                          *       "error": "NOT_FOUND"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5542,10 +4186,7 @@ export interface paths {
                          *       "error": "RATE_LIMITED"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5560,10 +4201,7 @@ export interface paths {
                          *       "error": "INTERNAL_ERROR"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
             };
@@ -5585,6 +4223,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Refund a paid PIX sale (the money is held until the processor answers) */
         post: {
             parameters: {
                 query?: never;
@@ -5602,54 +4241,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            amount: number;
-                            boletoCode: string | null;
-                            cardBrand: string | null;
-                            cardLastFour: string | null;
-                            /** Format: date-time */
-                            completedAt: string | null;
-                            contrato?: string;
-                            customer: {
-                                document: string;
-                                email: string;
-                                name: string;
-                                phone: string;
-                            };
-                            /** Format: date-time */
-                            date: string;
-                            /**
-                             * Format: date-time
-                             * @description When an unpaid charge expires; null for other sales
-                             */
-                            expiresAt: string | null;
-                            externalTransactionId: string;
-                            id: number;
-                            idRec?: string;
-                            installments: number | null;
-                            items: {
-                                id: number;
-                                quantity: number;
-                                tangible: boolean;
-                                title: string;
-                                unitPrice: number;
-                            }[];
-                            /** @description The charge's metadata as given; {} when none */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            netAmount: number;
-                            paymentMethod: string;
-                            pixKey: string | null;
-                            reserveAmount: number;
-                            shipping: {
-                                [key: string]: unknown;
-                            } | null;
-                            status: string;
-                            systemFee: number;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
+                        "application/json": components["schemas"]["Sale"];
                     };
                 };
                 /** @description Error shape D */
@@ -5664,10 +4256,7 @@ export interface paths {
                          *       "error": "VALIDATION_ERROR"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5682,10 +4271,7 @@ export interface paths {
                          *       "error": "UNAUTHORIZED"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Default Response */
@@ -5694,20 +4280,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        } | {
-                            code: string;
-                            message: string;
-                        } | {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["TransactionError"] | components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5722,10 +4295,7 @@ export interface paths {
                          *       "error": "NOT_FOUND"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5740,10 +4310,7 @@ export interface paths {
                          *       "error": "CONFLICT"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5758,10 +4325,7 @@ export interface paths {
                          *       "error": "IDEMPOTENCY_KEY_REUSED"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5776,10 +4340,7 @@ export interface paths {
                          *       "error": "RATE_LIMITED"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5794,10 +4355,7 @@ export interface paths {
                          *       "error": "INTERNAL_ERROR"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5812,10 +4370,7 @@ export interface paths {
                          *       "error": "PROCESSOR_ERROR"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Error shape D */
@@ -5830,10 +4385,7 @@ export interface paths {
                          *       "error": "SERVICE_UNAVAILABLE"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
             };
@@ -5851,6 +4403,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The account's permanent webhooks */
         get: {
             parameters: {
                 query?: never;
@@ -5893,19 +4446,13 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
         };
         put?: never;
+        /** Create a permanent webhook (its secret is shown once) */
         post: {
             parameters: {
                 query?: never;
@@ -5957,14 +4504,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -5982,14 +4522,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6007,14 +4540,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -6033,6 +4559,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        /** Change a webhook's URL, events or status */
         put: {
             parameters: {
                 query?: never;
@@ -6086,14 +4613,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6111,14 +4631,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6136,14 +4649,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6161,19 +4667,13 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
         };
         post?: never;
+        /** Delete a webhook (its queued deliveries are not sent) */
         delete: {
             parameters: {
                 query?: never;
@@ -6207,14 +4707,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6232,14 +4725,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6257,14 +4743,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6282,14 +4761,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -6306,6 +4778,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** A webhook's delivery log, newest first, with each attempt */
         get: {
             parameters: {
                 query?: {
@@ -6357,14 +4830,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6382,14 +4848,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6407,14 +4866,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -6484,14 +4936,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6509,14 +4954,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6534,14 +4972,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6559,14 +4990,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -6632,14 +5056,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6657,14 +5074,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6682,14 +5092,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6707,14 +5110,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -6780,14 +5176,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6805,14 +5194,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6830,14 +5212,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -6898,14 +5273,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6923,14 +5291,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6948,14 +5309,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6973,14 +5327,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -6998,14 +5345,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -7025,6 +5365,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Send one delivery again (same event id, new timestamp) */
         post: {
             parameters: {
                 query?: never;
@@ -7073,14 +5414,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -7098,14 +5432,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -7123,14 +5450,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -7148,14 +5468,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -7201,32 +5514,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: {
-                                /** @description Reais, two decimals */
-                                amount: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                fees: {
-                                    /** @description Reais, two decimals */
-                                    fixed: string;
-                                    /** @description Reais, two decimals */
-                                    total: string;
-                                    /** @description Reais, two decimals */
-                                    variable: string;
-                                };
-                                id: number;
-                                /** @description Reais, two decimals */
-                                netAmount: string;
-                                pixKey: string;
-                                /** @enum {string} */
-                                pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
-                                /** @enum {string} */
-                                status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-                                /** Format: date-time */
-                                updatedAt: string;
-                                /** Format: uuid */
-                                uuid: string;
-                            }[];
+                            data: components["schemas"]["Withdrawal"][];
                             nextCursor: string | null;
                         };
                     };
@@ -7246,14 +5534,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -7271,14 +5552,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -7356,10 +5630,7 @@ export interface paths {
                          *       "error": "VALIDATION_ERROR"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Default Response */
@@ -7368,17 +5639,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        } | {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"] | components["schemas"]["TransactionError"];
                     };
                 };
                 /** @description Default Response */
@@ -7387,20 +5648,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            errorType: string;
-                            message: string;
-                        } | {
-                            code: string;
-                            message: string;
-                        } | {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["BusinessRuleError"] | components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape C */
@@ -7415,10 +5663,7 @@ export interface paths {
                          *       "errorType": "IDEMPOTENCY_KEY_IN_USE"
                          *     }
                          */
-                        "application/json": {
-                            errorType: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["BusinessRuleError"];
                     };
                 };
                 /** @description Error shape C */
@@ -7433,10 +5678,7 @@ export interface paths {
                          *       "errorType": "INSUFFICIENT_BALANCE"
                          *     }
                          */
-                        "application/json": {
-                            errorType: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["BusinessRuleError"];
                     };
                 };
                 /** @description Error shape D */
@@ -7451,10 +5693,7 @@ export interface paths {
                          *       "error": "RATE_LIMITED"
                          *     }
                          */
-                        "application/json": {
-                            error: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["TransactionError"];
                     };
                 };
             };
@@ -7491,32 +5730,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @description Reais, two decimals */
-                            amount: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            fees: {
-                                /** @description Reais, two decimals */
-                                fixed: string;
-                                /** @description Reais, two decimals */
-                                total: string;
-                                /** @description Reais, two decimals */
-                                variable: string;
-                            };
-                            id: number;
-                            /** @description Reais, two decimals */
-                            netAmount: string;
-                            pixKey: string;
-                            /** @enum {string} */
-                            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
-                            /** @enum {string} */
-                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-                            /** Format: date-time */
-                            updatedAt: string;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
+                        "application/json": components["schemas"]["Withdrawal"];
                     };
                 };
                 /** @description Error shape A */
@@ -7534,14 +5748,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -7559,14 +5766,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -7627,14 +5827,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -7652,14 +5845,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -7731,14 +5917,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -7756,14 +5935,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape C */
@@ -7778,10 +5950,7 @@ export interface paths {
                          *       "errorType": "INSUFFICIENT_BALANCE"
                          *     }
                          */
-                        "application/json": {
-                            errorType: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["BusinessRuleError"];
                     };
                 };
             };
@@ -7927,14 +6096,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
                 /** @description Error shape A */
@@ -7952,14 +6114,7 @@ export interface paths {
                          *       }
                          *     }
                          */
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                            /** @enum {boolean} */
-                            success: false;
-                        };
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -8011,9 +6166,981 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "cart.abandoned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A cart was abandoned
+         * @description Sent to every webhook that selected cart.abandoned; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description cart.abandoned */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CartNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cart.recovered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An abandoned cart was paid
+         * @description Sent to every webhook that selected cart.recovered; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description cart.recovered */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CartNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "sale.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A sale was cancelled (an unpaid charge expired or was cancelled)
+         * @description Sent to every webhook that selected sale.canceled; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description sale.canceled */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SaleNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "sale.chargeback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A paid sale is disputed (chargeback or MED)
+         * @description Sent to every webhook that selected sale.chargeback; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description sale.chargeback */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SaleNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "sale.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A sale was paid (its money is in the balance)
+         * @description Sent to every webhook that selected sale.paid; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description sale.paid */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SaleNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "sale.pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A charge was opened and awaits payment
+         * @description Sent to every webhook that selected sale.pending; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description sale.pending */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SaleNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "sale.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A sale was refunded to the buyer
+         * @description Sent to every webhook that selected sale.refunded; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description sale.refunded */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SaleNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "sale.refused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A sale was refused or failed
+         * @description Sent to every webhook that selected sale.refused; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description sale.refused */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SaleNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "withdrawal.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A withdrawal was cancelled before it was sent
+         * @description Sent to every webhook that selected withdrawal.canceled; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description withdrawal.canceled */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WithdrawalNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "withdrawal.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A withdrawal was paid
+         * @description Sent to every webhook that selected withdrawal.completed; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description withdrawal.completed */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WithdrawalNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "withdrawal.pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A withdrawal was sent to the payout provider
+         * @description Sent to every webhook that selected withdrawal.pending; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description withdrawal.pending */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WithdrawalNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "withdrawal.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A withdrawal was rejected: its money is back in available
+         * @description Sent to every webhook that selected withdrawal.rejected; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description withdrawal.rejected */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WithdrawalNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
-    schemas: never;
+    schemas: {
+        Balance: {
+            available: number;
+            blocked: number;
+            total: number;
+        };
+        /** @description Error shape E */
+        BalanceError: {
+            error: string;
+            message: string;
+        };
+        /** @description Error shape C */
+        BusinessRuleError: {
+            errorType: string;
+            message: string;
+        };
+        /** @description A cart notification */
+        CartNotification: {
+            /**
+             * @description Cents, as a string
+             * @example 10000
+             */
+            amount: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-25T13:45:12.345Z
+             */
+            createdAt: string;
+            /** @example 52998224725 */
+            customerDocument: string;
+            /** @example maria@example.com */
+            customerEmail: string;
+            /** @example Maria Silva */
+            customerName: string;
+            /** @example 5511987654321 */
+            customerPhone: string;
+            /** @example 55 */
+            id: number;
+            items: {
+                /** @example 1 */
+                quantity: number;
+                tangible: boolean;
+                /** @example Camiseta */
+                title: string;
+                /** @example 10000 */
+                unitPrice: string;
+            }[];
+            saleId: number | null;
+            saleUuid: string | null;
+            /**
+             * @description ABANDONED or RECOVERED
+             * @example ABANDONED
+             */
+            status: string;
+            /** @enum {string} */
+            type: "CART";
+            /** @example 7 */
+            userId: number;
+            /**
+             * Format: uuid
+             * @example 3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b
+             */
+            uuid: string;
+        };
+        /** @description Error shape A */
+        EnvelopeError: {
+            error: {
+                code: string;
+                message: string;
+            };
+            /** @enum {boolean} */
+            success: false;
+        };
+        /** @description A notification fact of the account */
+        Event: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Exactly the body its webhook deliveries carry */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: uuid
+             * @description The fact's event id: X-Service-Event-Id and webhook-id of its webhook deliveries
+             */
+            id: string;
+            /** @description The event name */
+            type: "sale.pending" | "sale.paid" | "sale.refused" | "sale.canceled" | "sale.refunded" | "sale.chargeback" | "withdrawal.pending" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.canceled" | "cart.abandoned" | "cart.recovered";
+        };
+        EventPage: {
+            data: components["schemas"]["Event"][];
+            nextCursor: string | null;
+        };
+        /** @description Error shape B */
+        IpAccessError: {
+            code: string;
+            message: string;
+        };
+        Sale: {
+            amount: number;
+            boletoCode: string | null;
+            cardBrand: string | null;
+            cardLastFour: string | null;
+            /** Format: date-time */
+            completedAt: string | null;
+            contrato?: string;
+            customer: {
+                document: string;
+                email: string;
+                name: string;
+                phone: string;
+            };
+            /** Format: date-time */
+            date: string;
+            /**
+             * Format: date-time
+             * @description When an unpaid charge expires; null for other sales
+             */
+            expiresAt: string | null;
+            externalTransactionId: string;
+            id: number;
+            idRec?: string;
+            installments: number | null;
+            items: {
+                id: number;
+                quantity: number;
+                tangible: boolean;
+                title: string;
+                unitPrice: number;
+            }[];
+            /** @description The charge's metadata as given; {} when none */
+            metadata: {
+                [key: string]: string;
+            };
+            netAmount: number;
+            paymentMethod: string;
+            pixKey: string | null;
+            reserveAmount: number;
+            shipping: {
+                [key: string]: unknown;
+            } | null;
+            status: string;
+            systemFee: number;
+            /** Format: uuid */
+            uuid: string;
+        };
+        /** @description A sale notification (permanent webhook) */
+        SaleNotification: {
+            /**
+             * @description Cents, as a string
+             * @example 10000
+             */
+            amount: string;
+            boletoCode: string | null;
+            /** @description Pix Automático sales only */
+            contrato?: string;
+            /** @example 52998224725 */
+            customerDocument: string;
+            /** @example maria@example.com */
+            customerEmail: string;
+            /** @example Maria Silva */
+            customerName: string;
+            /** @example 5511987654321 */
+            customerPhone: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-25T13:45:12.345Z
+             */
+            date: string;
+            /**
+             * @description The system fee in cents
+             * @example 399
+             */
+            fee: number;
+            /** @example 1042 */
+            id: number;
+            /** @description Pix Automático sales only */
+            idRec?: string;
+            /**
+             * @example {
+             *       "orderId": "pedido-1001"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
+            /** @example PIX */
+            paymentMethod: string;
+            pixKey: string | null;
+            saleItems: {
+                id: number;
+                /** @example 1 */
+                quantity: number;
+                saleId: number;
+                /** Format: uuid */
+                saleUuid: string;
+                tangible: boolean;
+                /** @example Camiseta */
+                title: string;
+                /** @example 10000 */
+                unitPrice: string;
+            }[];
+            shipping: string | null;
+            /** @example PAGO */
+            status: string;
+            /** @example 1042 */
+            transactionId: number;
+            /** @enum {string} */
+            type: "TRANSACTION";
+            /**
+             * @description The account
+             * @example 7
+             */
+            userId: number;
+            /**
+             * Format: uuid
+             * @example 0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41
+             */
+            uuid: string;
+        };
+        /** @description Error shape D */
+        TransactionError: {
+            error: string;
+            message: string;
+        };
+        Withdrawal: {
+            /** @description Reais, two decimals */
+            amount: string;
+            /** Format: date-time */
+            createdAt: string;
+            fees: {
+                /** @description Reais, two decimals */
+                fixed: string;
+                /** @description Reais, two decimals */
+                total: string;
+                /** @description Reais, two decimals */
+                variable: string;
+            };
+            id: number;
+            /** @description Reais, two decimals */
+            netAmount: string;
+            pixKey: string;
+            /** @enum {string} */
+            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
+            /** @enum {string} */
+            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: uuid */
+            uuid: string;
+        };
+        /** @description A withdrawal notification */
+        WithdrawalNotification: {
+            /**
+             * @description Reais, two decimals
+             * @example 150.00
+             */
+            amount: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-25T13:45:12.345Z
+             */
+            createdAt: string;
+            externalId: string | null;
+            /** @example 311 */
+            id: number;
+            /** @example 52998224725 */
+            pixKey: string;
+            /** @example CPF */
+            pixKeyType: string;
+            processedAt: string | null;
+            /**
+             * @description PROCESSING, COMPLETED, REJECTED or CANCELLED
+             * @example COMPLETED
+             */
+            status: string;
+            /** @enum {string} */
+            type: "WITHDRAWAL";
+            /**
+             * Format: date-time
+             * @example 2026-11-25T13:45:14.001Z
+             */
+            updatedAt: string;
+            user: {
+                /** @example loja@example.com */
+                email: string;
+                /** @example 7 */
+                id: number;
+                /** @example Minha Loja */
+                name: string;
+            };
+            /** @example 7 */
+            userId: number;
+            /**
+             * Format: uuid
+             * @example 7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f
+             */
+            uuid: string;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;

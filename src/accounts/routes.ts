@@ -17,7 +17,11 @@ export async function accountRoutes(
     {
       config: { errorShape: 'envelope' },
       onRequest: deps.requireSession,
-      schema: { tags: ['panel'], response: { 200: IpList, 401: EnvelopeErrorBody } },
+      schema: {
+        summary: 'The IP addresses and ranges the API keys are allowed from',
+        tags: ['panel'],
+        response: { 200: IpList, 401: EnvelopeErrorBody },
+      },
     },
     async (request) => ({ ips: await listAllowedIps(deps.db, sessionOf(request).user.id) }),
   );
@@ -28,6 +32,7 @@ export async function accountRoutes(
       config: { errorShape: 'envelope' },
       onRequest: deps.requireSession,
       schema: {
+        summary: "Replace the API keys' IP allow-list (empty: any address)",
         tags: ['panel'],
         body: IpListBody,
         response: {

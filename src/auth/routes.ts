@@ -59,6 +59,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       config: A,
       ...(deps.loginLimit ? { onRequest: deps.loginLimit } : {}),
       schema: {
+        summary: 'Log in to the panel (a session cookie and a CSRF token; totpCode when two-factor is on)',
         tags: ['panel'],
         body: LoginBody,
         response: {
@@ -84,6 +85,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       config: A,
       onRequest: deps.requireSession,
       schema: {
+        summary: 'Log out: ends this session',
         tags: ['panel'],
         response: { 204: NoContent, 401: EnvelopeErrorBody, 403: EnvelopeErrorBody },
       },
@@ -101,7 +103,11 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     {
       config: A,
       onRequest: deps.requireSession,
-      schema: { tags: ['panel'], response: { 200: SessionResponse, 401: EnvelopeErrorBody } },
+      schema: {
+        summary: 'The logged-in account and its session',
+        tags: ['panel'],
+        response: { 200: SessionResponse, 401: EnvelopeErrorBody },
+      },
     },
     async (request, reply) => {
       const session = sessionOf(request);
@@ -171,7 +177,11 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     {
       config: A,
       onRequest: deps.requireSession,
-      schema: { tags: ['panel'], response: { 200: Type.Array(CredentialView), 401: EnvelopeErrorBody } },
+      schema: {
+        summary: "The account's API key pairs (never their private keys)",
+        tags: ['panel'],
+        response: { 200: Type.Array(CredentialView), 401: EnvelopeErrorBody },
+      },
     },
     async (request) => deps.credentials.list(sessionOf(request).user.id),
   );
@@ -182,6 +192,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       config: A,
       onRequest: deps.requireSession,
       schema: {
+        summary: 'Revoke an API key pair at once, on every process',
         tags: ['panel'],
         params: IdParam,
         response: { 204: NoContent, 401: EnvelopeErrorBody, 403: EnvelopeErrorBody, 404: EnvelopeErrorBody },

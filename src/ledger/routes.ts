@@ -5,7 +5,11 @@ import { BalanceErrorBody, IpAccessErrorBody } from '../platform/http/error-sche
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { balanceReads } from './balance-reads.js';
 
-const Balance = Type.Object({ available: Type.Integer(), blocked: Type.Integer(), total: Type.Integer() });
+export const Balance = Type.Object({
+  available: Type.Integer(),
+  blocked: Type.Integer(),
+  total: Type.Integer(),
+});
 
 export async function ledgerRoutes(app: Http, deps: { db: Db; apiKey: AuthHook }): Promise<void> {
   const balanceOf = balanceReads(deps.db);
@@ -15,6 +19,7 @@ export async function ledgerRoutes(app: Http, deps: { db: Db; apiKey: AuthHook }
       config: { errorShape: 'balance' },
       onRequest: deps.apiKey,
       schema: {
+        summary: "The account's balance in cents: available, blocked and total",
         tags: ['public'],
         security: [{ publicKey: [], privateKey: [] }],
         response: { 200: Balance, 401: BalanceErrorBody, 403: IpAccessErrorBody, 500: BalanceErrorBody },

@@ -42,6 +42,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       config: { errorShape: 'transaction' },
       onRequest: deps.apiKey,
       schema: {
+        summary: 'Open a PIX charge: a BR Code and its QR code, metadata kept as given',
         tags: ['public'],
         security,
         headers: ChargeHeaders,
@@ -84,6 +85,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       config: { errorShape: 'transaction' },
       onRequest: deps.apiKey,
       schema: {
+        summary: 'Refund a paid PIX sale (the money is held until the processor answers)',
         tags: ['public'],
         security,
         params: IdPath,
@@ -116,6 +118,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       config: { errorShape: 'transaction' },
       onRequest: deps.apiKey,
       schema: {
+        summary: 'One sale, by uuid or numeric id',
         tags: ['public'],
         security,
         params: IdPath,

@@ -23,7 +23,12 @@ export async function sandboxCartRoutes(app: Http, deps: SandboxDeps): Promise<v
     {
       config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
-      schema: { tags: ['sandbox'], body: CartBody, response: { 201: Cart, ...errors } },
+      schema: {
+        summary: 'Sandbox: an open cart',
+        tags: ['sandbox'],
+        body: CartBody,
+        response: { 201: Cart, ...errors },
+      },
     },
     async (request, reply) => {
       checkSaleSize(request.body);
@@ -40,7 +45,12 @@ export async function sandboxCartRoutes(app: Http, deps: SandboxDeps): Promise<v
     {
       config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
-      schema: { tags: ['sandbox'], params: IdPath, response: { 200: Cart, ...errors } },
+      schema: {
+        summary: 'Sandbox: the cart is abandoned (cart.abandoned)',
+        tags: ['sandbox'],
+        params: IdPath,
+        response: { 200: Cart, ...errors },
+      },
     },
     async (request) => {
       const cart = await abandonCart(deps.db, merchantOf(request).accountId, sandboxId(request.params.id));

@@ -26,6 +26,7 @@ export async function sandboxCashoutRoutes(
       config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
       schema: {
+        summary: 'Sandbox: the payout provider completes or rejects a PROCESSING withdrawal',
         tags: ['sandbox'],
         security: [{ publicKey: [], privateKey: [] }],
         params: Type.Object({ id: Type.String({ description: 'Withdrawal uuid or numeric id' }) }),

@@ -29,7 +29,12 @@ export async function sandboxRecurrenceRoutes(app: Http, deps: SandboxDeps): Pro
     {
       config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
-      schema: { tags: ['sandbox'], body: RecurrenceBody, response: { 201: Recurrence, ...errors } },
+      schema: {
+        summary: 'Sandbox: an approved Pix Automático mandate',
+        tags: ['sandbox'],
+        body: RecurrenceBody,
+        response: { 201: Recurrence, ...errors },
+      },
     },
     async (request, reply) => {
       const { recurrence, sale } = await createRecurrence(
@@ -53,7 +58,12 @@ export async function sandboxRecurrenceRoutes(app: Http, deps: SandboxDeps): Pro
     {
       config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
-      schema: { tags: ['sandbox'], params: IdRecPath, response: { 201: Sale, ...errors } },
+      schema: {
+        summary: 'Sandbox: a paid cycle of a Pix Automático mandate',
+        tags: ['sandbox'],
+        params: IdRecPath,
+        response: { 201: Sale, ...errors },
+      },
     },
     async (request, reply) => {
       const sale = await debitCycle(

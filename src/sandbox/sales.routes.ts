@@ -36,7 +36,12 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
     {
       config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
-      schema: { tags: ['sandbox'], body: SandboxSaleBody, response: { 201: Sale, ...errors } },
+      schema: {
+        summary: 'Sandbox: create a PENDENTE sale as a processor would report it',
+        tags: ['sandbox'],
+        body: SandboxSaleBody,
+        response: { 201: Sale, ...errors },
+      },
     },
     async (request, reply) => {
       const accountId = merchantOf(request).accountId;
@@ -52,7 +57,13 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
     {
       config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
-      schema: { tags: ['sandbox'], params: IdPath, body: StatusBody, response: { 200: Sale, ...errors } },
+      schema: {
+        summary: "Sandbox: move a sale to a status, as its processor's callback would",
+        tags: ['sandbox'],
+        params: IdPath,
+        body: StatusBody,
+        response: { 200: Sale, ...errors },
+      },
     },
     async (request, reply) => {
       // What a processor callback runs, the sale named by its id and limited to the caller's

@@ -47,6 +47,7 @@ export async function webhookRoutes(
     {
       config: A,
       schema: {
+        summary: 'Create a permanent webhook (its secret is shown once)',
         tags: ['webhooks'],
         body: CreateBody,
         response: {
@@ -67,7 +68,11 @@ export async function webhookRoutes(
     '/api/webhook',
     {
       config: A,
-      schema: { tags: ['webhooks'], response: { 200: Type.Array(Webhook), 401: EnvelopeErrorBody } },
+      schema: {
+        summary: "The account's permanent webhooks",
+        tags: ['webhooks'],
+        response: { 200: Type.Array(Webhook), 401: EnvelopeErrorBody },
+      },
     },
     async (request) => webhooks.list(account(request)),
   );
@@ -77,6 +82,7 @@ export async function webhookRoutes(
     {
       config: A,
       schema: {
+        summary: "Change a webhook's URL, events or status",
         tags: ['webhooks'],
         params: IdParam,
         body: UpdateBody,
@@ -98,6 +104,7 @@ export async function webhookRoutes(
     {
       config: A,
       schema: {
+        summary: 'Delete a webhook (its queued deliveries are not sent)',
         tags: ['webhooks'],
         params: IdParam,
         response: {
@@ -120,6 +127,7 @@ export async function webhookRoutes(
     {
       config: A,
       schema: {
+        summary: "A webhook's delivery log, newest first, with each attempt",
         tags: ['webhooks'],
         params: IdParam,
         querystring: DeliveriesQuery,
@@ -148,6 +156,7 @@ export async function webhookRoutes(
     {
       config: A,
       schema: {
+        summary: 'Send one delivery again (same event id, new timestamp)',
         tags: ['webhooks'],
         params: IdParam,
         response: {

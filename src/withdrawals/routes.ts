@@ -35,6 +35,7 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
       config: { errorShape: 'transaction' },
       onRequest: deps.apiKey,
       schema: {
+        summary: 'Send a PIX cashout (withdrawal) from the available balance',
         tags: ['public'],
         security,
         headers: IdempotencyHeaders,
@@ -67,6 +68,7 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
       config: { errorShape: 'transaction' },
       onRequest: deps.apiKey,
       schema: {
+        summary: 'One withdrawal, by uuid or numeric id',
         tags: ['public'],
         security,
         params: IdParam,

@@ -1,7 +1,14 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifySchema, RouteOptions } from 'fastify';
-import { ERROR_BODY_OF_SHAPE } from './error-schemas.js';
+import {
+  BalanceErrorBody,
+  BusinessRuleErrorBody,
+  EnvelopeErrorBody,
+  ERROR_BODY_OF_SHAPE,
+  IpAccessErrorBody,
+  TransactionErrorBody,
+} from './error-schemas.js';
 import { AppError, type ErrorCode, type ErrorShape, renderError } from './errors.js';
 import type { Http } from './types.js';
 
@@ -45,6 +52,8 @@ export async function installOpenApi(app: Http): Promise<void> {
         },
       },
     },
+    transformObject: (({ openapiObject }: { openapiObject: unknown }) =>
+      finishDocument(openapiObject as Document, app.openapiExtras)) as never,
     transform: ({ schema, url, route }) => ({
       schema: documented(schema as FastifySchema | undefined, url, route as RouteOptions),
       url: url === '/docs/' ? '/docs' : url, // the page's address as the README gives it
@@ -87,6 +96,75 @@ export async function installOpenApi(app: Http): Promise<void> {
       },
     },
     async () => app.swagger() as unknown as Record<string, unknown>,
+  );
+}
+
+type Document = Record<string, unknown> & { components?: { schemas?: Record<string, unknown> } };
+
+/** The error bodies, named for what they are (the contract's letters in their descriptions). */
+const ERROR_BODIES: Record<string, object> = {
+  EnvelopeError: EnvelopeErrorBody,
+  IpAccessError: IpAccessErrorBody,
+  BusinessRuleError: BusinessRuleErrorBody,
+  TransactionError: TransactionErrorBody,
+  BalanceError: BalanceErrorBody,
+};
+
+/**
+ * Names the document's schemas: the domains' and the error bodies go under components.schemas, every inline
+ * schema equal to one of them becomes a $ref to it, and the domains' `webhooks` section is added.
+ */
+function finishDocument(doc: Document, extras: Http['openapiExtras']): Document {
+  const named = { ...ERROR_BODIES, ...extras.schemas };
+  const byText = new Map(
+    Object.entries(named).map(([name, schema]) => [canonical(asDocumented(schema)), name]),
+  );
+  const refer = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(refer);
+    if (node === null || typeof node !== 'object') return node;
+    const name = byText.get(canonical(node));
+    if (name) return { $ref: `#/components/schemas/${name}` };
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, refer(v)]));
+  };
+  // a named schema refers to the others inside it, never to itself
+  const schemas = Object.fromEntries(
+    Object.entries(named).map(([name, schema]) => [name, referInside(schema, refer)]),
+  );
+  return {
+    ...(refer(doc) as Document),
+    components: { ...doc.components, schemas: { ...doc.components?.schemas, ...schemas } },
+    webhooks: extras.webhooks,
+  };
+}
+
+function referInside(schema: object, refer: (node: unknown) => unknown): unknown {
+  const copy = asDocumented(schema) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(copy).map(([k, v]) => [k, refer(v)]));
+}
+
+/**
+ * A JSON schema as @fastify/swagger writes it into the document (`const` as a one-value `enum`, a record's
+ * `patternProperties` as `additionalProperties`), so that a named schema and its inline copies compare equal.
+ */
+function asDocumented(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(asDocumented);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'const') out.enum = [v];
+    else if (k === 'patternProperties' && v && typeof v === 'object' && '^.*$' in v) {
+      out.additionalProperties = asDocumented((v as Record<string, unknown>)['^.*$']);
+    } else out[k] = asDocumented(v);
+  }
+  return out;
+}
+
+/** JSON with sorted keys: two schemas written alike are the same text. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
   );
 }
 

@@ -46,6 +46,7 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Http;
 
+  app.decorate('openapiExtras', { schemas: {}, webhooks: {} });
   const routeList: Http['routeList'] = [];
   app.decorate('routeList', routeList);
   app.addHook('onRoute', (route) => {

@@ -11,6 +11,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route registered, as registered (the OpenAPI and body-hardening tests walk it). */
     routeList: { method: string; url: string; errorShape: ErrorShape }[];
+    /**
+     * What the domains add to the OpenAPI document: named schemas (components.schemas; a route's inline schema
+     * equal to one becomes a $ref to it) and the top-level `webhooks` section. Filled before the first request.
+     */
+    openapiExtras: { schemas: Record<string, object>; webhooks: Record<string, object> };
   }
 }
 

@@ -36,6 +36,7 @@ export async function processorCallbackRoutes(
     {
       config: { errorShape: 'envelope' },
       schema: {
+        summary: "A payment processor reports a sale's status (signed)",
         tags: ['processors'],
         params: Type.Object({ processor: Type.String({ maxLength: 50 }) }),
         body: CallbackBody,

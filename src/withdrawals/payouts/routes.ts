@@ -20,6 +20,7 @@ export async function payoutCallbackRoutes(
     {
       config: { errorShape: 'envelope' },
       schema: {
+        summary: "A payout provider reports a withdrawal's result (signed)",
         tags: ['providers'],
         params: Type.Object({ provider: Type.String() }),
         response: { 200: Ack, 400: EnvelopeErrorBody, 401: EnvelopeErrorBody, 404: EnvelopeErrorBody },

@@ -1,5 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_NAMES } from '../../../src/webhooks/events.js';
 import { call } from '../../support/http.js';
 import { startServer, type TestServer } from '../../support/server.js';
 
@@ -71,6 +72,57 @@ describe('GET /openapi.json', () => {
     expect(examples('422')).toContain('"errorType":"INSUFFICIENT_BALANCE"'); // shape C
     expect(examples('403')).toContain('"errorType":"API_WITHDRAWAL_DISABLED_GLOBALLY"');
     expect(examples('403')).toContain('"code":"IP_NOT_ALLOWED"'); // shape B
+  });
+
+  it('names its schemas (Balance, Withdrawal, Sale, Event, each error shape) and refers to them', () => {
+    const schemas = (doc as unknown as { components: { schemas: Record<string, unknown> } }).components
+      .schemas;
+    for (const name of [
+      'Balance',
+      'Withdrawal',
+      'Sale',
+      'Event',
+      'EnvelopeError',
+      'IpAccessError',
+      'BusinessRuleError',
+      'TransactionError',
+      'BalanceError',
+    ]) {
+      expect(schemas[name], name).toBeDefined();
+    }
+    const at = (path: string, method: string) =>
+      JSON.stringify(
+        (doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)[path]![method]!
+          .responses['200'],
+      );
+    expect(at('/api/public/balance', 'get')).toContain('"$ref":"#/components/schemas/Balance"');
+    expect(at('/api/transactions/{id}', 'get')).toContain('#/components/schemas/Sale"');
+    expect(at('/api/events/{id}', 'get')).toContain('#/components/schemas/Event"');
+  });
+
+  it('describes the body of every event under webhooks, and gives every operation a summary', () => {
+    const webhooks = (
+      doc as unknown as { webhooks: Record<string, { post: { summary: string; requestBody: unknown } }> }
+    ).webhooks;
+    expect(Object.keys(webhooks).sort()).toEqual([...EVENT_NAMES].sort());
+    for (const [event, op] of Object.entries(webhooks)) {
+      expect(op.post.summary, event).toMatch(/\w/);
+      const kind = event.startsWith('sale.')
+        ? 'Sale'
+        : event.startsWith('withdrawal.')
+          ? 'Withdrawal'
+          : 'Cart';
+      expect(JSON.stringify(op.post.requestBody), event).toContain(
+        `#/components/schemas/${kind}Notification"`,
+      );
+    }
+    const missing = Object.entries(doc.paths as Record<string, Record<string, { summary?: string }>>).flatMap(
+      ([path, ops]) =>
+        Object.entries(ops)
+          .filter(([, op]) => !op.summary)
+          .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(missing).toEqual([]);
   });
 });
 

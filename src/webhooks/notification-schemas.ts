@@ -1,0 +1,167 @@
+import { Type } from 'typebox';
+import type { EventName } from './events.js';
+
+const Reais = (example: string) => Type.String({ description: 'Reais, two decimals', examples: [example] });
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const Uuid = (example: string) => Type.String({ format: 'uuid', examples: [example] });
+const Iso = (example: string) => Type.String({ format: 'date-time', examples: [example] });
+
+/** The body of a sale's permanent-webhook delivery (sale.* events), as sent, key for key. */
+export const SaleNotification = Type.Object(
+  {
+    id: Type.Integer({ examples: [1042] }),
+    uuid: Uuid('0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41'),
+    userId: Type.Integer({ description: 'The account', examples: [7] }),
+    amount: Type.String({ description: 'Cents, as a string', examples: ['10000'] }),
+    date: Iso('2026-11-25T13:45:12.345Z'),
+    status: Type.String({ examples: ['PAGO'] }),
+    paymentMethod: Type.String({ examples: ['PIX'] }),
+    customerDocument: Type.String({ examples: ['52998224725'] }),
+    customerEmail: Type.String({ examples: ['maria@example.com'] }),
+    customerName: Type.String({ examples: ['Maria Silva'] }),
+    customerPhone: Type.String({ examples: ['5511987654321'] }),
+    pixKey: Nullable(
+      Type.String({ examples: ['00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f'] }),
+    ),
+    boletoCode: Nullable(Type.String()),
+    shipping: Nullable(
+      Type.String({ description: 'The shipping object as JSON text (tangible items only)' }),
+    ),
+    saleItems: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        saleId: Type.Integer(),
+        saleUuid: Type.String({ format: 'uuid' }),
+        title: Type.String({ examples: ['Camiseta'] }),
+        unitPrice: Type.String({ examples: ['10000'] }),
+        quantity: Type.Integer({ examples: [1] }),
+        tangible: Type.Boolean(),
+      }),
+    ),
+    fee: Type.Integer({ description: 'The system fee in cents', examples: [399] }),
+    transactionId: Type.Integer({ examples: [1042] }),
+    type: Type.Literal('TRANSACTION'),
+    metadata: Type.Record(Type.String(), Type.String(), { examples: [{ orderId: 'pedido-1001' }] }),
+    idRec: Type.Optional(Type.String({ description: 'Pix Automático sales only' })),
+    contrato: Type.Optional(Type.String({ description: 'Pix Automático sales only' })),
+  },
+  { description: 'A sale notification (permanent webhook)' },
+);
+
+/** The body of a withdrawal's delivery (withdrawal.* events). */
+export const WithdrawalNotification = Type.Object(
+  {
+    id: Type.Integer({ examples: [311] }),
+    uuid: Uuid('7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f'),
+    userId: Type.Integer({ examples: [7] }),
+    amount: Reais('150.00'),
+    pixKey: Type.String({ examples: ['52998224725'] }),
+    pixKeyType: Type.String({ examples: ['CPF'] }),
+    status: Type.String({
+      description: 'PROCESSING, COMPLETED, REJECTED or CANCELLED',
+      examples: ['COMPLETED'],
+    }),
+    externalId: Nullable(Type.String({ examples: ['E0000000020261125134512345abcdef'] })),
+    createdAt: Iso('2026-11-25T13:45:12.345Z'),
+    updatedAt: Iso('2026-11-25T13:45:14.001Z'),
+    processedAt: Nullable(Iso('2026-11-25T13:45:14.001Z')),
+    user: Type.Object({
+      id: Type.Integer({ examples: [7] }),
+      name: Type.String({ examples: ['Minha Loja'] }),
+      email: Type.String({ examples: ['loja@example.com'] }),
+    }),
+    type: Type.Literal('WITHDRAWAL'),
+  },
+  { description: 'A withdrawal notification' },
+);
+
+/** The body of a cart's delivery (cart.* events). */
+export const CartNotification = Type.Object(
+  {
+    id: Type.Integer({ examples: [55] }),
+    uuid: Uuid('3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b'),
+    userId: Type.Integer({ examples: [7] }),
+    status: Type.String({ description: 'ABANDONED or RECOVERED', examples: ['ABANDONED'] }),
+    customerName: Type.String({ examples: ['Maria Silva'] }),
+    customerEmail: Type.String({ examples: ['maria@example.com'] }),
+    customerDocument: Type.String({ examples: ['52998224725'] }),
+    customerPhone: Type.String({ examples: ['5511987654321'] }),
+    items: Type.Array(
+      Type.Object({
+        title: Type.String({ examples: ['Camiseta'] }),
+        unitPrice: Type.String({ examples: ['10000'] }),
+        quantity: Type.Integer({ examples: [1] }),
+        tangible: Type.Boolean(),
+      }),
+    ),
+    amount: Type.String({ description: 'Cents, as a string', examples: ['10000'] }),
+    createdAt: Iso('2026-11-25T13:45:12.345Z'),
+    saleId: Type.Union([Type.Integer(), Type.Null()]),
+    saleUuid: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    type: Type.Literal('CART'),
+  },
+  { description: 'A cart notification' },
+);
+
+export const NOTIFICATION_SCHEMAS = { SaleNotification, WithdrawalNotification, CartNotification };
+
+const SUMMARIES: Record<EventName, string> = {
+  'sale.pending': 'A charge was opened and awaits payment',
+  'sale.paid': 'A sale was paid (its money is in the balance)',
+  'sale.refused': 'A sale was refused or failed',
+  'sale.canceled': 'A sale was cancelled (an unpaid charge expired or was cancelled)',
+  'sale.refunded': 'A sale was refunded to the buyer',
+  'sale.chargeback': 'A paid sale is disputed (chargeback or MED)',
+  'withdrawal.pending': 'A withdrawal was sent to the payout provider',
+  'withdrawal.completed': 'A withdrawal was paid',
+  'withdrawal.rejected': 'A withdrawal was rejected: its money is back in available',
+  'withdrawal.canceled': 'A withdrawal was cancelled before it was sent',
+  'cart.abandoned': 'A cart was abandoned',
+  'cart.recovered': 'An abandoned cart was paid',
+};
+
+/** The OpenAPI `webhooks` section: one POST per event, with the headers every delivery carries. */
+export function webhookOperations(): Record<string, object> {
+  const header = (name: string, description: string) => ({
+    name,
+    in: 'header',
+    required: true,
+    description,
+    schema: { type: 'string' },
+  });
+  return Object.fromEntries(
+    (Object.keys(SUMMARIES) as EventName[]).map((event) => {
+      const body = event.startsWith('sale.')
+        ? 'SaleNotification'
+        : event.startsWith('withdrawal.')
+          ? 'WithdrawalNotification'
+          : 'CartNotification';
+      return [
+        event,
+        {
+          post: {
+            summary: SUMMARIES[event],
+            description: `Sent to every webhook that selected ${event}; verify it with verifyWebhook (SDK) before acting.`,
+            parameters: [
+              header('X-Service-Signature', 'sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>'),
+              header('X-Service-Timestamp', 'Unix seconds of the signature'),
+              header('X-Service-Event-Id', 'The event id (the same on every retry): deduplicate on it'),
+              header('X-Service-Event-Type', event),
+              header('webhook-id', 'Standard Webhooks: the event id'),
+              header('webhook-timestamp', 'Standard Webhooks: Unix seconds'),
+              header(
+                'webhook-signature',
+                'Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>"',
+              ),
+            ],
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: { $ref: `#/components/schemas/${body}` } } },
+            },
+            responses: { '200': { description: 'Any 2xx: delivered. Anything else is retried.' } },
+          },
+        },
+      ];
+    }),
+  );
+}
