@@ -99,6 +99,17 @@ describe('the merchant panel', () => {
     await page.getByRole('heading', { name: 'Integrações' }).waitFor();
     await page.getByRole('button', { name: 'Gerar credencial' }).waitFor();
     expect(await page.content()).not.toContain(privateKey);
+    // gateway listen for one of the account's keys (never a private key), and the quickstart
+    const command = (await page.getByLabel('Comando gateway listen').textContent())!;
+    expect(command).toMatch(
+      /GATEWAY_PUBLIC_KEY=\S+ GATEWAY_PRIVATE_KEY=<sua chave privada> npx gateway listen --forward-to /,
+    );
+    await page.getByRole('heading', { name: 'Webhooks no seu computador' }).scrollIntoViewIfNeeded();
+    await shot(page, '03b-local-webhooks');
+    const href = await page.getByRole('link', { name: 'guia de início rápido' }).getAttribute('href');
+    const guide = await call('GET', `${server.url}${href}`);
+    expect(guide.status).toBe(200);
+    expect(guide.text).toContain('# Quickstart');
   });
 
   it('saves a valid IP list, and names an invalid entry, in Portuguese, without saving it', async () => {

@@ -11,10 +11,40 @@ export function Integrations() {
       <h1>Integrações</h1>
       <Credentials />
       <AllowedIps />
+      <LocalWebhooks />
       <p class="muted">
-        Referência da API: <a href="/docs/">documentação</a>.
+        Referência da API: <a href="/docs/">documentação</a>. Do primeiro pagamento de teste ao primeiro
+        saque: <a href="/quickstart.md">guia de início rápido</a>.
       </p>
     </>
+  );
+}
+
+/** `gateway listen` for this account's key: its events forwarded to a local address, signed as webhooks. */
+function LocalWebhooks() {
+  const [publicKey, setPublicKey] = useState<string | null>(null);
+  useEffect(() => {
+    api
+      .credentials()
+      .then((list) => setPublicKey(list[0]?.publicKey ?? null))
+      .catch(() => setPublicKey(null));
+  }, []);
+  const command =
+    `GATEWAY_URL=${location.origin} GATEWAY_PUBLIC_KEY=${publicKey ?? '<sua chave pública>'} ` +
+    'GATEWAY_PRIVATE_KEY=<sua chave privada> npx gateway listen --forward-to http://localhost:4242/webhooks';
+  return (
+    <Card title="Webhooks no seu computador">
+      <p>
+        Sem endereço público: o comando abaixo segue os eventos da sua conta e os envia ao seu servidor local,
+        assinados como webhooks (o segredo <code>whsec_…</code> que ele mostra é o mesmo a cada execução).
+      </p>
+      <pre class="command" aria-label="Comando gateway listen">
+        <code>{command}</code>
+      </pre>
+      <p class="muted">
+        Gere eventos de teste com <code>npx gateway trigger sale.paid</code>.
+      </p>
+    </Card>
   );
 }
 

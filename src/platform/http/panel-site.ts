@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { Http } from './types.js';
@@ -19,8 +20,29 @@ const PAGE_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
 };
 
-/** The merchant panel at `/`: the static build of panel/, served by the gateway itself. */
+/** docs/quickstart.md, which the panel's Integrações page links to: from src/platform/http or dist/platform/http. */
+const QUICKSTART = path.resolve(import.meta.dirname, '../../../docs/quickstart.md');
+
+/** The merchant panel at `/`: the static build of panel/, served by the gateway itself; and the quickstart. */
 export async function panelSite(app: Http): Promise<void> {
+  app.get(
+    '/quickstart.md',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'The quickstart: from npm install to a paid test charge, a verified webhook and a cashout',
+        produces: ['text/plain'],
+        response: {
+          200: { description: 'Markdown', content: { 'text/plain': { schema: { type: 'string' } } } },
+        },
+      },
+    },
+    async (_request, reply) =>
+      reply
+        .header('x-content-type-options', 'nosniff')
+        .type('text/plain; charset=utf-8')
+        .send(await readFile(QUICKSTART, 'utf8')),
+  );
   if (!existsSync(path.join(SITE, 'index.html'))) {
     app.get('/', { schema: { hide: true } }, async (_request, reply) =>
       reply
