@@ -38,7 +38,7 @@ function LocalWebhooks() {
         Sem endereço público: o comando abaixo segue os eventos da sua conta e os envia ao seu servidor local,
         assinados como webhooks (o segredo <code>whsec_…</code> que ele mostra é o mesmo a cada execução).
       </p>
-      <pre class="command" aria-label="Comando gateway listen">
+      <pre class="command" role="figure" aria-label="Comando gateway listen">
         <code>{command}</code>
       </pre>
       <p class="muted">
