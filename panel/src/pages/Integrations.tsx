@@ -38,9 +38,11 @@ function LocalWebhooks() {
         Sem endereço público: o comando abaixo segue os eventos da sua conta e os envia ao seu servidor local,
         assinados como webhooks (o segredo <code>whsec_…</code> que ele mostra é o mesmo a cada execução).
       </p>
-      <pre class="command" role="figure" aria-label="Comando gateway listen">
-        <code>{command}</code>
-      </pre>
+      <figure class="command" aria-label="Comando gateway listen">
+        <pre>
+          <code>{command}</code>
+        </pre>
+      </figure>
       <p class="muted">
         Gere eventos de teste com <code>npx gateway trigger sale.paid</code>.
       </p>
