@@ -10,6 +10,7 @@ import { getCashout } from '../withdrawals/lookup.js';
 import type { PayoutProviders } from '../withdrawals/payouts/providers.js';
 import { handlePayoutCallback } from '../withdrawals/payouts/service.js';
 import { WithdrawalLookup } from '../withdrawals/schemas.js';
+import { transition } from '../withdrawals/state.js';
 import { lookupView } from '../withdrawals/views.js';
 
 /**
@@ -84,6 +85,13 @@ export async function sandboxCashoutRoutes(
     },
     async (request) => {
       const row = await getCashout(deps.db, merchantOf(request).accountId, parsePublicId(request.params.id));
+      // already sent to the sandbox provider: it gives the order up (it pays only when told to)
+      if (row.status === 'PROCESSING' && row.provider === deps.providers.sandbox.name) {
+        const result = await deps.db.tx((tx) => transition(tx, row.id, 'withdraw'));
+        if (!result.changed)
+          throw conflict(`Withdrawal is ${result.withdrawal?.status}; it can no longer be cancelled`);
+        return lookupView(result.withdrawal);
+      }
       return lookupView(await cancelCashout(deps.db, { kind: 'numeric', id: row.id }));
     },
   );

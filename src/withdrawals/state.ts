@@ -14,8 +14,10 @@ import { withdrawalNotificationBody } from './views.js';
  *   PROCESSING --complete--> COMPLETED   (blocked leaves the account)        withdrawal.completed
  *   PROCESSING --reject-->   FAILED      (blocked back to available)         withdrawal.rejected (REJECTED)
  *   PENDING    --cancel-->   CANCELLED   (blocked back to available)         withdrawal.canceled
+ *   PROCESSING --withdraw--> CANCELLED   (blocked back to available)         withdrawal.canceled
+ *     (the sandbox payout provider gives up an order it has not paid: it pays only when told to)
  */
-export type Transition = 'submit' | 'complete' | 'reject' | 'cancel';
+export type Transition = 'submit' | 'complete' | 'reject' | 'cancel' | 'withdraw';
 
 interface Rule {
   from: WithdrawalStatus;
@@ -71,6 +73,14 @@ export const RULES: Record<Transition, Rule> = {
     processed: false,
     postings: release,
     requiresUnsubmitted: true,
+  },
+  withdraw: {
+    from: 'PROCESSING',
+    to: 'CANCELLED',
+    event: 'withdrawal.canceled',
+    notified: 'CANCELLED',
+    processed: true,
+    postings: release,
   },
 };
 

@@ -105,19 +105,18 @@ async function withdrawal(
       pixKeyType: 'CPF',
     });
   if (event === 'withdrawal.canceled') {
-    // a withdrawal can be cancelled only before the payout worker sends it: a few tries win that race
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const w = await cashout();
+    const w = await cashout();
+    // refused (409) only for the moments the payout worker is sending it: then it is PROCESSING, and the
+    // sandbox provider gives it up
+    for (let attempt = 0; ; attempt++) {
       try {
         await api(target, 'POST', `/api/sandbox/cashouts/${w.uuid}/cancel`);
         return { sale: funding.uuid, withdrawal: w.uuid };
       } catch (err) {
-        if (!/answered 409/.test((err as Error).message)) throw err;
+        if (!/answered 409/.test((err as Error).message) || attempt >= 50) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 200));
       }
     }
-    throw new Error(
-      'every withdrawal was sent to the payout provider before it could be cancelled; try again',
-    );
   }
   const w = await cashout();
   // withdrawal.pending is its sending to the provider: the gateway's payout worker does it within moments
