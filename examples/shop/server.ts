@@ -40,7 +40,7 @@ const PRODUCT = { item: 'Camiseta do gateway', cents: 4990 };
 
 const html = (title: string, body: string) =>
   `<!doctype html><html lang="pt-BR"><meta charset="utf-8"><title>${title}</title><body><h1>${title}</h1>${body}</body></html>`;
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const reais = (cents: number) =>
   (cents / 100).toLocaleString('pt-BR', { style: 'currency', currency: 'BRL' });
 
@@ -83,14 +83,14 @@ function orderPage(res: ServerResponse, id: string): void {
   }
   const pay =
     order.status === 'awaiting payment' && order.qrImage
-      ? `<p>Pague com PIX:</p><img id="qr" alt="QR code PIX" width="240" height="240" src="${escape(order.qrImage)}"><p>Copia e cola: <code>${escape(order.pixCode ?? '')}</code></p>`
+      ? `<p>Pague com PIX:</p><img id="qr" alt="QR code PIX" width="240" height="240" src="${escapeHtml(order.qrImage)}"><p>Copia e cola: <code>${escapeHtml(order.pixCode ?? '')}</code></p>`
       : '';
   res
     .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
     .end(
       html(
         `Pedido ${order.id.slice(0, 8)}`,
-        `<p>${escape(order.item)}: ${reais(order.cents)}</p><p>Situação: <strong id="status">${order.status}</strong></p>${pay}`,
+        `<p>${escapeHtml(order.item)}: ${reais(order.cents)}</p><p>Situação: <strong id="status">${order.status}</strong></p>${pay}`,
       ),
     );
 }
@@ -137,7 +137,7 @@ const server = createServer((req, res) => {
       .end(
         html(
           'Loja de exemplo',
-          `<p>${escape(PRODUCT.item)}: ${reais(PRODUCT.cents)}</p><form method="post" action="/checkout"><button>Comprar com PIX</button></form>`,
+          `<p>${escapeHtml(PRODUCT.item)}: ${reais(PRODUCT.cents)}</p><form method="post" action="/checkout"><button>Comprar com PIX</button></form>`,
         ),
       );
   } else if (route === 'POST /checkout') void done(checkout(res));
