@@ -1309,6 +1309,21 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "01937c5e-8f2a-7b3c-9d4e-5f6a7b8c9d0e",
+                         *       "type": "withdrawal.completed",
+                         *       "createdAt": "2026-11-25T13:47:03.120Z",
+                         *       "data": {
+                         *         "id": 311,
+                         *         "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *         "userId": 7,
+                         *         "amount": "150.00",
+                         *         "status": "COMPLETED",
+                         *         "type": "WITHDRAWAL"
+                         *       }
+                         *     }
+                         */
                         "application/json": components["schemas"]["Event"];
                     };
                 };
@@ -1750,6 +1765,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "available": 125000,
+                         *       "blocked": 15000,
+                         *       "total": 140000
+                         *     }
+                         */
                         "application/json": components["schemas"]["Balance"];
                     };
                 };
@@ -1845,6 +1867,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "amount": "150.00",
+                     *       "pixKey": "52998224725",
+                     *       "pixKeyType": "CPF"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Reais, at most two decimals; 100.00 to 100000.00 */
                         amount: number | string;
@@ -1862,6 +1891,23 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 311,
+                         *       "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *       "amount": "150.00",
+                         *       "netAmount": "147.50",
+                         *       "pixKey": "52998224725",
+                         *       "pixKeyType": "CPF",
+                         *       "status": "PENDING",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "fees": {
+                         *         "fixed": "1.00",
+                         *         "variable": "1.50",
+                         *         "total": "2.50"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             /** @description Reais, two decimals */
                             amount: string;
@@ -2021,6 +2067,24 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 311,
+                         *       "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *       "amount": "150.00",
+                         *       "netAmount": "147.50",
+                         *       "pixKey": "52998224725",
+                         *       "pixKeyType": "CPF",
+                         *       "status": "PENDING",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "updatedAt": "2026-11-25T13:45:12.345Z",
+                         *       "fees": {
+                         *         "fixed": "1.00",
+                         *         "variable": "1.50",
+                         *         "total": "2.50"
+                         *       }
+                         *     }
+                         */
                         "application/json": components["schemas"]["Withdrawal"];
                     };
                 };
@@ -2224,6 +2288,52 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 1042,
+                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "PAGO",
+                         *       "amount": 9980,
+                         *       "netAmount": 9582,
+                         *       "systemFee": 398,
+                         *       "reserveAmount": 0,
+                         *       "paymentMethod": "PIX",
+                         *       "date": "2026-11-25T13:45:12.345Z",
+                         *       "completedAt": "2026-11-25T13:47:03.120Z",
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "id": 2210,
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 4990,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
+                         *       "cardLastFour": null,
+                         *       "cardBrand": null,
+                         *       "boletoCode": null,
+                         *       "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
+                         *       "installments": null,
+                         *       "shipping": {
+                         *         "street": "Rua das Flores",
+                         *         "number": "100",
+                         *         "city": "São Paulo",
+                         *         "state": "SP",
+                         *         "zipCode": "01001000"
+                         *       },
+                         *       "metadata": {
+                         *         "orderId": "pedido-1001"
+                         *       },
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *     }
+                         */
                         "application/json": components["schemas"]["Sale"];
                     };
                 };
@@ -2394,6 +2504,14 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /**
+                         * @example {
+                         *       "name": "Maria Silva",
+                         *       "email": "maria@example.com",
+                         *       "document": "529.982.247-25",
+                         *       "phone": "+55 11 98765-4321"
+                         *     }
+                         */
                         customer: {
                             document: string;
                             email: string;
@@ -2404,6 +2522,7 @@ export interface paths {
                             quantity: number;
                             tangible: boolean;
                             title: string;
+                            /** @description Cents */
                             unitPrice: number;
                         }[];
                     };
@@ -2431,6 +2550,7 @@ export interface paths {
                                 quantity: number;
                                 tangible: boolean;
                                 title: string;
+                                /** @description Cents */
                                 unitPrice: number;
                             }[];
                             saleId: number | null;
@@ -2590,6 +2710,7 @@ export interface paths {
                                 quantity: number;
                                 tangible: boolean;
                                 title: string;
+                                /** @description Cents */
                                 unitPrice: number;
                             }[];
                             saleId: number | null;
@@ -2735,6 +2856,24 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 311,
+                         *       "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *       "amount": "150.00",
+                         *       "netAmount": "147.50",
+                         *       "pixKey": "52998224725",
+                         *       "pixKeyType": "CPF",
+                         *       "status": "PENDING",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "updatedAt": "2026-11-25T13:45:12.345Z",
+                         *       "fees": {
+                         *         "fixed": "1.00",
+                         *         "variable": "1.50",
+                         *         "total": "2.50"
+                         *       }
+                         *     }
+                         */
                         "application/json": components["schemas"]["Withdrawal"];
                     };
                 };
@@ -2861,6 +3000,24 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 311,
+                         *       "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *       "amount": "150.00",
+                         *       "netAmount": "147.50",
+                         *       "pixKey": "52998224725",
+                         *       "pixKeyType": "CPF",
+                         *       "status": "PENDING",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "updatedAt": "2026-11-25T13:45:12.345Z",
+                         *       "fees": {
+                         *         "fixed": "1.00",
+                         *         "variable": "1.50",
+                         *         "total": "2.50"
+                         *       }
+                         *     }
+                         */
                         "application/json": components["schemas"]["Withdrawal"];
                     };
                 };
@@ -2993,6 +3150,14 @@ export interface paths {
                     "application/json": {
                         amount: number;
                         contrato: string;
+                        /**
+                         * @example {
+                         *       "name": "Maria Silva",
+                         *       "email": "maria@example.com",
+                         *       "document": "529.982.247-25",
+                         *       "phone": "+55 11 98765-4321"
+                         *     }
+                         */
                         customer: {
                             document: string;
                             email: string;
@@ -3136,6 +3301,52 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 1042,
+                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "PAGO",
+                         *       "amount": 9980,
+                         *       "netAmount": 9582,
+                         *       "systemFee": 398,
+                         *       "reserveAmount": 0,
+                         *       "paymentMethod": "PIX",
+                         *       "date": "2026-11-25T13:45:12.345Z",
+                         *       "completedAt": "2026-11-25T13:47:03.120Z",
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "id": 2210,
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 4990,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
+                         *       "cardLastFour": null,
+                         *       "cardBrand": null,
+                         *       "boletoCode": null,
+                         *       "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
+                         *       "installments": null,
+                         *       "shipping": {
+                         *         "street": "Rua das Flores",
+                         *         "number": "100",
+                         *         "city": "São Paulo",
+                         *         "state": "SP",
+                         *         "zipCode": "01001000"
+                         *       },
+                         *       "metadata": {
+                         *         "orderId": "pedido-1001"
+                         *       },
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *     }
+                         */
                         "application/json": components["schemas"]["Sale"];
                     };
                 };
@@ -3254,6 +3465,14 @@ export interface paths {
                             lastFour: string;
                         };
                         cartId?: number | string;
+                        /**
+                         * @example {
+                         *       "name": "Maria Silva",
+                         *       "email": "maria@example.com",
+                         *       "document": "529.982.247-25",
+                         *       "phone": "+55 11 98765-4321"
+                         *     }
+                         */
                         customer: {
                             document: string;
                             email: string;
@@ -3265,6 +3484,7 @@ export interface paths {
                             quantity: number;
                             tangible: boolean;
                             title: string;
+                            /** @description Cents */
                             unitPrice: number;
                         }[];
                         paymentMethod: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO" | "TRANSFER";
@@ -3282,6 +3502,52 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 1042,
+                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "PAGO",
+                         *       "amount": 9980,
+                         *       "netAmount": 9582,
+                         *       "systemFee": 398,
+                         *       "reserveAmount": 0,
+                         *       "paymentMethod": "PIX",
+                         *       "date": "2026-11-25T13:45:12.345Z",
+                         *       "completedAt": "2026-11-25T13:47:03.120Z",
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "id": 2210,
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 4990,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
+                         *       "cardLastFour": null,
+                         *       "cardBrand": null,
+                         *       "boletoCode": null,
+                         *       "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
+                         *       "installments": null,
+                         *       "shipping": {
+                         *         "street": "Rua das Flores",
+                         *         "number": "100",
+                         *         "city": "São Paulo",
+                         *         "state": "SP",
+                         *         "zipCode": "01001000"
+                         *       },
+                         *       "metadata": {
+                         *         "orderId": "pedido-1001"
+                         *       },
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *     }
+                         */
                         "application/json": components["schemas"]["Sale"];
                     };
                 };
@@ -3426,6 +3692,52 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 1042,
+                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "PAGO",
+                         *       "amount": 9980,
+                         *       "netAmount": 9582,
+                         *       "systemFee": 398,
+                         *       "reserveAmount": 0,
+                         *       "paymentMethod": "PIX",
+                         *       "date": "2026-11-25T13:45:12.345Z",
+                         *       "completedAt": "2026-11-25T13:47:03.120Z",
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "id": 2210,
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 4990,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
+                         *       "cardLastFour": null,
+                         *       "cardBrand": null,
+                         *       "boletoCode": null,
+                         *       "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
+                         *       "installments": null,
+                         *       "shipping": {
+                         *         "street": "Rua das Flores",
+                         *         "number": "100",
+                         *         "city": "São Paulo",
+                         *         "state": "SP",
+                         *         "zipCode": "01001000"
+                         *       },
+                         *       "metadata": {
+                         *         "orderId": "pedido-1001"
+                         *       },
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *     }
+                         */
                         "application/json": components["schemas"]["Sale"];
                     };
                 };
@@ -3864,8 +4176,41 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "amount": 9980,
+                     *       "paymentMethod": "PIX",
+                     *       "customer": {
+                     *         "name": "Maria Silva",
+                     *         "email": "maria@example.com",
+                     *         "document": "52998224725",
+                     *         "phone": "5511987654321"
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "title": "Camiseta",
+                     *           "unitPrice": 4990,
+                     *           "quantity": 2,
+                     *           "tangible": true
+                     *         }
+                     *       ],
+                     *       "postbackUrl": "https://loja.example.com/pagamentos/retorno",
+                     *       "expiresIn": 3600,
+                     *       "metadata": {
+                     *         "orderId": "pedido-1001"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         amount: number;
+                        /**
+                         * @example {
+                         *       "name": "Maria Silva",
+                         *       "email": "maria@example.com",
+                         *       "document": "529.982.247-25",
+                         *       "phone": "+55 11 98765-4321"
+                         *     }
+                         */
                         customer: {
                             document: string;
                             email: string;
@@ -3877,6 +4222,7 @@ export interface paths {
                             quantity: number;
                             tangible: boolean;
                             title: string;
+                            /** @description Cents */
                             unitPrice: number;
                         }[];
                         /**
@@ -4117,6 +4463,52 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 1042,
+                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "PAGO",
+                         *       "amount": 9980,
+                         *       "netAmount": 9582,
+                         *       "systemFee": 398,
+                         *       "reserveAmount": 0,
+                         *       "paymentMethod": "PIX",
+                         *       "date": "2026-11-25T13:45:12.345Z",
+                         *       "completedAt": "2026-11-25T13:47:03.120Z",
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "id": 2210,
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 4990,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
+                         *       "cardLastFour": null,
+                         *       "cardBrand": null,
+                         *       "boletoCode": null,
+                         *       "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
+                         *       "installments": null,
+                         *       "shipping": {
+                         *         "street": "Rua das Flores",
+                         *         "number": "100",
+                         *         "city": "São Paulo",
+                         *         "state": "SP",
+                         *         "zipCode": "01001000"
+                         *       },
+                         *       "metadata": {
+                         *         "orderId": "pedido-1001"
+                         *       },
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *     }
+                         */
                         "application/json": components["schemas"]["Sale"];
                     };
                 };
@@ -4241,6 +4633,52 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 1042,
+                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "PAGO",
+                         *       "amount": 9980,
+                         *       "netAmount": 9582,
+                         *       "systemFee": 398,
+                         *       "reserveAmount": 0,
+                         *       "paymentMethod": "PIX",
+                         *       "date": "2026-11-25T13:45:12.345Z",
+                         *       "completedAt": "2026-11-25T13:47:03.120Z",
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "id": 2210,
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 4990,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
+                         *       "cardLastFour": null,
+                         *       "cardBrand": null,
+                         *       "boletoCode": null,
+                         *       "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
+                         *       "installments": null,
+                         *       "shipping": {
+                         *         "street": "Rua das Flores",
+                         *         "number": "100",
+                         *         "city": "São Paulo",
+                         *         "state": "SP",
+                         *         "zipCode": "01001000"
+                         *       },
+                         *       "metadata": {
+                         *         "orderId": "pedido-1001"
+                         *       },
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *     }
+                         */
                         "application/json": components["schemas"]["Sale"];
                     };
                 };
@@ -5592,6 +6030,23 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 311,
+                         *       "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *       "amount": "150.00",
+                         *       "netAmount": "147.50",
+                         *       "pixKey": "52998224725",
+                         *       "pixKeyType": "CPF",
+                         *       "status": "PENDING",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "fees": {
+                         *         "fixed": "1.00",
+                         *         "variable": "1.50",
+                         *         "total": "2.50"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             /** @description Reais, two decimals */
                             amount: string;
@@ -5730,6 +6185,24 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 311,
+                         *       "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *       "amount": "150.00",
+                         *       "netAmount": "147.50",
+                         *       "pixKey": "52998224725",
+                         *       "pixKeyType": "CPF",
+                         *       "status": "PENDING",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "updatedAt": "2026-11-25T13:45:12.345Z",
+                         *       "fees": {
+                         *         "fixed": "1.00",
+                         *         "variable": "1.50",
+                         *         "total": "2.50"
+                         *       }
+                         *     }
+                         */
                         "application/json": components["schemas"]["Withdrawal"];
                     };
                 };
@@ -6153,6 +6626,42 @@ export interface paths {
                         "application/json": {
                             [key: string]: unknown;
                         };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quickstart.md": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The quickstart: from npm install to a paid test charge, a verified webhook and a cashout */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Markdown */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
                     };
                 };
             };
@@ -6842,6 +7351,13 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /**
+         * @example {
+         *       "available": 125000,
+         *       "blocked": 15000,
+         *       "total": 140000
+         *     }
+         */
         Balance: {
             available: number;
             blocked: number;
@@ -6914,7 +7430,22 @@ export interface components {
             /** @enum {boolean} */
             success: false;
         };
-        /** @description A notification fact of the account */
+        /**
+         * @description A notification fact of the account
+         * @example {
+         *       "id": "01937c5e-8f2a-7b3c-9d4e-5f6a7b8c9d0e",
+         *       "type": "withdrawal.completed",
+         *       "createdAt": "2026-11-25T13:47:03.120Z",
+         *       "data": {
+         *         "id": 311,
+         *         "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+         *         "userId": 7,
+         *         "amount": "150.00",
+         *         "status": "COMPLETED",
+         *         "type": "WITHDRAWAL"
+         *       }
+         *     }
+         */
         Event: {
             /** Format: date-time */
             createdAt: string;
@@ -6939,6 +7470,52 @@ export interface components {
             code: string;
             message: string;
         };
+        /**
+         * @example {
+         *       "id": 1042,
+         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+         *       "status": "PAGO",
+         *       "amount": 9980,
+         *       "netAmount": 9582,
+         *       "systemFee": 398,
+         *       "reserveAmount": 0,
+         *       "paymentMethod": "PIX",
+         *       "date": "2026-11-25T13:45:12.345Z",
+         *       "completedAt": "2026-11-25T13:47:03.120Z",
+         *       "customer": {
+         *         "name": "Maria Silva",
+         *         "email": "maria@example.com",
+         *         "document": "52998224725",
+         *         "phone": "5511987654321"
+         *       },
+         *       "items": [
+         *         {
+         *           "id": 2210,
+         *           "title": "Camiseta",
+         *           "unitPrice": 4990,
+         *           "quantity": 2,
+         *           "tangible": true
+         *         }
+         *       ],
+         *       "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
+         *       "cardLastFour": null,
+         *       "cardBrand": null,
+         *       "boletoCode": null,
+         *       "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
+         *       "installments": null,
+         *       "shipping": {
+         *         "street": "Rua das Flores",
+         *         "number": "100",
+         *         "city": "São Paulo",
+         *         "state": "SP",
+         *         "zipCode": "01001000"
+         *       },
+         *       "metadata": {
+         *         "orderId": "pedido-1001"
+         *       },
+         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+         *     }
+         */
         Sale: {
             amount: number;
             boletoCode: string | null;
@@ -7066,6 +7643,24 @@ export interface components {
             error: string;
             message: string;
         };
+        /**
+         * @example {
+         *       "id": 311,
+         *       "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+         *       "amount": "150.00",
+         *       "netAmount": "147.50",
+         *       "pixKey": "52998224725",
+         *       "pixKeyType": "CPF",
+         *       "status": "PENDING",
+         *       "createdAt": "2026-11-25T13:45:12.345Z",
+         *       "updatedAt": "2026-11-25T13:45:12.345Z",
+         *       "fees": {
+         *         "fixed": "1.00",
+         *         "variable": "1.50",
+         *         "total": "2.50"
+         *       }
+         *     }
+         */
         Withdrawal: {
             /** @description Reais, two decimals */
             amount: string;

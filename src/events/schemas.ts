@@ -17,7 +17,24 @@ export const Event = Type.Object(
       { additionalProperties: true, description: 'Exactly the body its webhook deliveries carry' },
     ),
   },
-  { description: 'A notification fact of the account' },
+  {
+    description: 'A notification fact of the account',
+    examples: [
+      {
+        id: '01937c5e-8f2a-7b3c-9d4e-5f6a7b8c9d0e',
+        type: 'withdrawal.completed',
+        createdAt: '2026-11-25T13:47:03.120Z',
+        data: {
+          id: 311,
+          uuid: '7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f',
+          userId: 7,
+          amount: '150.00',
+          status: 'COMPLETED',
+          type: 'WITHDRAWAL',
+        },
+      },
+    ],
+  },
 );
 
 export const EventsQuery = Type.Object({

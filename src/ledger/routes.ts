@@ -5,11 +5,10 @@ import { BalanceErrorBody, IpAccessErrorBody } from '../platform/http/error-sche
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { balanceReads } from './balance-reads.js';
 
-export const Balance = Type.Object({
-  available: Type.Integer(),
-  blocked: Type.Integer(),
-  total: Type.Integer(),
-});
+export const Balance = Type.Object(
+  { available: Type.Integer(), blocked: Type.Integer(), total: Type.Integer() },
+  { examples: [{ available: 125000, blocked: 15000, total: 140000 }] },
+);
 
 export async function ledgerRoutes(app: Http, deps: { db: Db; apiKey: AuthHook }): Promise<void> {
   const balanceOf = balanceReads(deps.db);

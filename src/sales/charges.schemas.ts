@@ -3,28 +3,48 @@ import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
 import { EXPIRES_IN } from './charges.js';
 import { CustomerIn, ItemIn, Sale } from './schemas.js';
 
-export const ChargeBody = Type.Object({
-  amount: Type.Integer({ minimum: 1, maximum: MAX_CHARGE_CENTS }),
-  paymentMethod: Type.Literal('PIX'),
-  customer: CustomerIn,
-  items: Type.Array(ItemIn, { minItems: 1, maxItems: 100 }),
-  shipping: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
-  postbackUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-  expiresIn: Type.Optional(Type.Integer({ minimum: EXPIRES_IN.min, maximum: EXPIRES_IN.max })),
-  metadata: Type.Optional(
-    Type.Object(
-      {},
-      {
-        additionalProperties: Type.String({ maxLength: 500 }),
-        maxProperties: 20,
-        propertyNames: { pattern: '^[A-Za-z0-9_.-]{1,40}$' },
-        description:
-          "The store's own data (an order number…): at most 20 keys of 1–40 characters of A–Z a–z 0–9 _ . -, string values of at most 500 characters",
-        examples: [{ orderId: 'pedido-1001' }],
-      },
+export const ChargeBody = Type.Object(
+  {
+    amount: Type.Integer({ minimum: 1, maximum: MAX_CHARGE_CENTS }),
+    paymentMethod: Type.Literal('PIX'),
+    customer: CustomerIn,
+    items: Type.Array(ItemIn, { minItems: 1, maxItems: 100 }),
+    shipping: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
+    postbackUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    expiresIn: Type.Optional(Type.Integer({ minimum: EXPIRES_IN.min, maximum: EXPIRES_IN.max })),
+    metadata: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: Type.String({ maxLength: 500 }),
+          maxProperties: 20,
+          propertyNames: { pattern: '^[A-Za-z0-9_.-]{1,40}$' },
+          description:
+            "The store's own data (an order number…): at most 20 keys of 1–40 characters of A–Z a–z 0–9 _ . -, string values of at most 500 characters",
+          examples: [{ orderId: 'pedido-1001' }],
+        },
+      ),
     ),
-  ),
-});
+  },
+  {
+    examples: [
+      {
+        amount: 9980,
+        paymentMethod: 'PIX',
+        customer: {
+          name: 'Maria Silva',
+          email: 'maria@example.com',
+          document: '52998224725',
+          phone: '5511987654321',
+        },
+        items: [{ title: 'Camiseta', unitPrice: 4990, quantity: 2, tangible: true }],
+        postbackUrl: 'https://loja.example.com/pagamentos/retorno',
+        expiresIn: 3600,
+        metadata: { orderId: 'pedido-1001' },
+      },
+    ],
+  },
+);
 
 export { IdempotencyHeaders as ChargeHeaders } from '../platform/http/idempotency-key.js';
 

@@ -12,19 +12,34 @@ const NullableObject = () =>
 export const SaleStatusSchema = Type.Enum([...SALE_STATUSES]);
 
 /** A sale's buyer and items as a request gives them (charges, and the sandbox's sales). */
-export const CustomerIn = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  email: Type.String({ minLength: 3, maxLength: 320 }),
-  document: Type.String({ minLength: 11, maxLength: 20 }),
-  phone: Type.String({ minLength: 10, maxLength: 20 }),
-});
+export const CustomerIn = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    email: Type.String({ minLength: 3, maxLength: 320 }),
+    document: Type.String({ minLength: 11, maxLength: 20 }),
+    phone: Type.String({ minLength: 10, maxLength: 20 }),
+  },
+  {
+    examples: [
+      {
+        name: 'Maria Silva',
+        email: 'maria@example.com',
+        document: '529.982.247-25',
+        phone: '+55 11 98765-4321',
+      },
+    ],
+  },
+);
 
-export const ItemIn = Type.Object({
-  title: Type.String({ minLength: 1, maxLength: 200 }),
-  unitPrice: Type.Integer({ minimum: 0, maximum: MAX_CHARGE_CENTS }),
-  quantity: Type.Integer({ minimum: 1, maximum: 100000 }),
-  tangible: Type.Boolean(),
-});
+export const ItemIn = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    unitPrice: Type.Integer({ minimum: 0, maximum: MAX_CHARGE_CENTS, description: 'Cents' }),
+    quantity: Type.Integer({ minimum: 1, maximum: 100000 }),
+    tangible: Type.Boolean(),
+  },
+  { examples: [{ title: 'Camiseta', unitPrice: 4990, quantity: 2, tangible: true }] },
+);
 
 export const CustomerOut = Type.Object({
   name: Type.String(),
@@ -34,44 +49,77 @@ export const CustomerOut = Type.Object({
 });
 
 /** The spec's Sale object, in its table order; idRec/contrato only on PIX_AUTOMATICO sales. */
-export const Sale = Type.Object({
-  id: Type.Integer(),
-  uuid: Type.String({ format: 'uuid' }),
-  status: Type.String(),
-  amount: Type.Integer(),
-  netAmount: Type.Integer(),
-  systemFee: Type.Integer(),
-  reserveAmount: Type.Integer(),
-  paymentMethod: Type.String(),
-  date: Type.String({ format: 'date-time' }),
-  completedAt: NullableString({ format: 'date-time' }),
-  customer: CustomerOut,
-  items: Type.Array(
-    Type.Object({
-      id: Type.Integer(),
-      title: Type.String(),
-      unitPrice: Type.Integer(),
-      quantity: Type.Integer(),
-      tangible: Type.Boolean(),
+/** A realistic sale, for the API document. */
+const SALE_EXAMPLE = {
+  id: 1042,
+  uuid: '0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41',
+  status: 'PAGO',
+  amount: 9980,
+  netAmount: 9582,
+  systemFee: 398,
+  reserveAmount: 0,
+  paymentMethod: 'PIX',
+  date: '2026-11-25T13:45:12.345Z',
+  completedAt: '2026-11-25T13:47:03.120Z',
+  customer: {
+    name: 'Maria Silva',
+    email: 'maria@example.com',
+    document: '52998224725',
+    phone: '5511987654321',
+  },
+  items: [{ id: 2210, title: 'Camiseta', unitPrice: 4990, quantity: 2, tangible: true }],
+  pixKey: '00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2',
+  cardLastFour: null,
+  cardBrand: null,
+  boletoCode: null,
+  externalTransactionId: '0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41',
+  installments: null,
+  shipping: { street: 'Rua das Flores', number: '100', city: 'São Paulo', state: 'SP', zipCode: '01001000' },
+  metadata: { orderId: 'pedido-1001' },
+  expiresAt: '2026-11-25T14:45:12.345Z',
+};
+
+export const Sale = Type.Object(
+  {
+    id: Type.Integer(),
+    uuid: Type.String({ format: 'uuid' }),
+    status: Type.String(),
+    amount: Type.Integer(),
+    netAmount: Type.Integer(),
+    systemFee: Type.Integer(),
+    reserveAmount: Type.Integer(),
+    paymentMethod: Type.String(),
+    date: Type.String({ format: 'date-time' }),
+    completedAt: NullableString({ format: 'date-time' }),
+    customer: CustomerOut,
+    items: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        title: Type.String(),
+        unitPrice: Type.Integer(),
+        quantity: Type.Integer(),
+        tangible: Type.Boolean(),
+      }),
+    ),
+    pixKey: NullableString(),
+    cardLastFour: NullableString(),
+    cardBrand: NullableString(),
+    boletoCode: NullableString(),
+    externalTransactionId: Type.String(),
+    installments: NullableInteger(),
+    shipping: NullableObject(),
+    metadata: Type.Record(Type.String(), Type.String(), {
+      description: "The charge's metadata as given; {} when none",
     }),
-  ),
-  pixKey: NullableString(),
-  cardLastFour: NullableString(),
-  cardBrand: NullableString(),
-  boletoCode: NullableString(),
-  externalTransactionId: Type.String(),
-  installments: NullableInteger(),
-  shipping: NullableObject(),
-  metadata: Type.Record(Type.String(), Type.String(), {
-    description: "The charge's metadata as given; {} when none",
-  }),
-  expiresAt: NullableString({
-    format: 'date-time',
-    description: 'When an unpaid charge expires; null for other sales',
-  }),
-  idRec: Type.Optional(Type.String()),
-  contrato: Type.Optional(Type.String()),
-});
+    expiresAt: NullableString({
+      format: 'date-time',
+      description: 'When an unpaid charge expires; null for other sales',
+    }),
+    idRec: Type.Optional(Type.String()),
+    contrato: Type.Optional(Type.String()),
+  },
+  { examples: [SALE_EXAMPLE] },
+);
 
 /** A page of the panel's sales list, newest first. */
 export const SalesPage = Type.Object({

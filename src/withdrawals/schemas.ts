@@ -15,13 +15,33 @@ const withdrawalFields = {
   createdAt: Type.String({ format: 'date-time' }),
 };
 
+/** A realistic withdrawal, for the API document. */
+const WITHDRAWAL_EXAMPLE = {
+  id: 311,
+  uuid: '7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f',
+  amount: '150.00',
+  netAmount: '147.50',
+  pixKey: '52998224725',
+  pixKeyType: 'CPF',
+  status: 'PENDING',
+  createdAt: '2026-11-25T13:45:12.345Z',
+  updatedAt: '2026-11-25T13:45:12.345Z',
+  fees: { fixed: '1.00', variable: '1.50', total: '2.50' },
+};
+
 /** Creation form: no updatedAt. Key order follows the spec's table. */
-export const WithdrawalCreated = Type.Object({ ...withdrawalFields, fees: Fees });
-export const WithdrawalLookup = Type.Object({
-  ...withdrawalFields,
-  updatedAt: Type.String({ format: 'date-time' }),
-  fees: Fees,
-});
+export const WithdrawalCreated = Type.Object(
+  { ...withdrawalFields, fees: Fees },
+  { examples: [(({ updatedAt, ...created }) => created)(WITHDRAWAL_EXAMPLE)] },
+);
+export const WithdrawalLookup = Type.Object(
+  {
+    ...withdrawalFields,
+    updatedAt: Type.String({ format: 'date-time' }),
+    fees: Fees,
+  },
+  { examples: [WITHDRAWAL_EXAMPLE] },
+);
 
 /** A page of the panel's withdrawals list, newest first. */
 export const WithdrawalPage = Type.Object({
@@ -30,13 +50,16 @@ export const WithdrawalPage = Type.Object({
 });
 
 // amount is checked by the domain from the JSON text (no float rounding); the schema only admits the types.
-export const CashoutBody = Type.Object({
-  amount: Type.Union([Type.Number(), Type.String({ maxLength: 64 })], {
-    description: 'Reais, at most two decimals; 100.00 to 100000.00',
-  }),
-  pixKey: Type.String({ maxLength: 1000, description: '8 to 77 characters, valid for its type' }),
-  pixKeyType: Type.Optional(Type.String({ description: `${PIX_KEY_TYPES.join(', ')}; default CPF` })),
-});
+export const CashoutBody = Type.Object(
+  {
+    amount: Type.Union([Type.Number(), Type.String({ maxLength: 64 })], {
+      description: 'Reais, at most two decimals; 100.00 to 100000.00',
+    }),
+    pixKey: Type.String({ maxLength: 1000, description: '8 to 77 characters, valid for its type' }),
+    pixKeyType: Type.Optional(Type.String({ description: `${PIX_KEY_TYPES.join(', ')}; default CPF` })),
+  },
+  { examples: [{ amount: '150.00', pixKey: '52998224725', pixKeyType: 'CPF' }] },
+);
 
 /** The panel's fee preview: what a withdrawal of `amount` would be charged now (fees come out of it). */
 export const FeePreview = Type.Object({

@@ -116,13 +116,17 @@ const ERROR_BODIES: Record<string, object> = {
  */
 function finishDocument(doc: Document, extras: Http['openapiExtras']): Document {
   const named = { ...ERROR_BODIES, ...extras.schemas };
-  const byText = new Map(
-    Object.entries(named).map(([name, schema]) => [canonical(asDocumented(schema)), name]),
-  );
+  // compared without their own examples: the document moves a response schema's examples to its media type
+  const key = (schema: unknown) => {
+    if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return canonical(schema);
+    const { examples: _examples, ...rest } = schema as Record<string, unknown>;
+    return canonical(rest);
+  };
+  const byText = new Map(Object.entries(named).map(([name, schema]) => [key(asDocumented(schema)), name]));
   const refer = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(refer);
     if (node === null || typeof node !== 'object') return node;
-    const name = byText.get(canonical(node));
+    const name = byText.get(key(node));
     if (name) return { $ref: `#/components/schemas/${name}` };
     return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, refer(v)]));
   };
