@@ -32,6 +32,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 42,
+                         *           "at": "2026-11-25T13:45:12.345Z",
+                         *           "actor": {
+                         *             "type": "user",
+                         *             "id": 42,
+                         *             "label": "Maria Silva"
+                         *           },
+                         *           "action": "withdrawal.created",
+                         *           "target": "withdrawal:7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *           "ip": "203.0.113.7",
+                         *           "userAgent": "Mozilla/5.0 (X11; Linux x86_64)"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
                         "application/json": {
                             data: {
                                 /** @description e.g. login.succeeded, credential.rolled, withdrawal.created */
@@ -120,6 +140,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "email": "maria@example.com",
+                     *       "password": "pedido-1001",
+                     *       "totpCode": "pedido-1001"
+                     *     }
+                     */
                     "application/json": {
                         email: string;
                         password: string;
@@ -135,6 +162,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": 42,
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "totpEnabled": true
+                         *       },
+                         *       "csrfToken": "kP2mW9qX4vT7yB1nR6sD3fG8"
+                         *     }
+                         */
                         "application/json": {
                             csrfToken: string;
                             user: {
@@ -302,6 +340,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": 42,
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "totpEnabled": true
+                         *       },
+                         *       "csrfToken": "kP2mW9qX4vT7yB1nR6sD3fG8"
+                         *     }
+                         */
                         "application/json": {
                             csrfToken: string;
                             user: {
@@ -361,6 +410,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR"
+                     *     }
+                     */
                     "application/json": {
                         /** @description 6-digit code */
                         code: string;
@@ -492,6 +546,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR"
+                     *     }
+                     */
                     "application/json": {
                         /** @description 6-digit code */
                         code: string;
@@ -629,6 +688,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                         *       "otpauthUrl": "https://loja.example.com/webhooks/gateway"
+                         *     }
+                         */
                         "application/json": {
                             /** @description otpauth://totp/… URL (RFC 6238, SHA-1, 6 digits, 30 s) */
                             otpauthUrl: string;
@@ -722,6 +787,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "available": 125000,
+                         *       "blocked": 15000,
+                         *       "total": 140000
+                         *     }
+                         */
                         "application/json": components["schemas"]["Balance"];
                     };
                 };
@@ -776,6 +848,20 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "id": 42,
+                         *         "name": "Maria Silva",
+                         *         "scope": "full",
+                         *         "publicKey": "pk_Xq3LrBKY8O2fDenVpRg0cYOymw",
+                         *         "createdAt": "2026-11-25T13:45:12.345Z",
+                         *         "expiresAt": "2026-11-25T13:45:12.345Z",
+                         *         "lastUsedAt": "2026-11-25T13:45:12.345Z",
+                         *         "lastUsedIp": "203.0.113.7"
+                         *       }
+                         *     ]
+                         */
                         "application/json": {
                             /** Format: date-time */
                             createdAt: string;
@@ -822,6 +908,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Maria Silva",
+                     *       "scope": "full",
+                     *       "expiresAt": "pedido-1001"
+                     *     }
+                     */
                     "application/json": {
                         /** @description ISO 8601 date-time; the key is refused after it */
                         expiresAt?: string;
@@ -837,6 +930,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "scope": "full",
+                         *       "publicKey": "pk_Xq3LrBKY8O2fDenVpRg0cYOymw",
+                         *       "privateKey": "sk_5kJ2mN8pQ4rT7vW0yZ3bC6eF9h",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "expiresAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
                         "application/json": {
                             /** Format: date-time */
                             createdAt: string;
@@ -1042,6 +1146,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "graceHours": 42
+                     *     }
+                     */
                     "application/json": {
                         /** @description How long the old pair keeps working (0: it stops at once) */
                         graceHours: number;
@@ -1055,6 +1164,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "scope": "full",
+                         *       "publicKey": "pk_Xq3LrBKY8O2fDenVpRg0cYOymw",
+                         *       "privateKey": "sk_5kJ2mN8pQ4rT7vW0yZ3bC6eF9h",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "expiresAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
                         "application/json": {
                             /** Format: date-time */
                             createdAt: string;
@@ -1201,6 +1321,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "01937c5e-8f2a-7b3c-9d4e-5f6a7b8c9d0e",
+                         *           "type": "withdrawal.completed",
+                         *           "createdAt": "2026-11-25T13:47:03.120Z",
+                         *           "data": {
+                         *             "id": 311,
+                         *             "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *             "userId": 7,
+                         *             "amount": "150.00",
+                         *             "status": "COMPLETED",
+                         *             "type": "WITHDRAWAL"
+                         *           }
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
                         "application/json": components["schemas"]["EventPage"];
                     };
                 };
@@ -1544,6 +1684,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "externalTransactionId": "pedido-1001",
+                     *       "status": "PENDENTE"
+                     *     }
+                     */
                     "application/json": {
                         externalTransactionId: string;
                         /** @enum {unknown} */
@@ -1558,6 +1704,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "uuid": "pedido-1001",
+                         *       "status": "pedido-1001",
+                         *       "changed": true
+                         *     }
+                         */
                         "application/json": {
                             changed: boolean;
                             id: number;
@@ -1673,6 +1827,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "received": true,
+                         *       "status": "pedido-1001",
+                         *       "changed": true
+                         *     }
+                         */
                         "application/json": {
                             changed: boolean;
                             received: boolean;
@@ -2211,6 +2372,57 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 1042,
+                         *           "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "status": "PAGO",
+                         *           "amount": 9980,
+                         *           "netAmount": 9582,
+                         *           "systemFee": 398,
+                         *           "reserveAmount": 0,
+                         *           "paymentMethod": "PIX",
+                         *           "date": "2026-11-25T13:45:12.345Z",
+                         *           "completedAt": "2026-11-25T13:47:03.120Z",
+                         *           "customer": {
+                         *             "name": "Maria Silva",
+                         *             "email": "maria@example.com",
+                         *             "document": "52998224725",
+                         *             "phone": "5511987654321"
+                         *           },
+                         *           "items": [
+                         *             {
+                         *               "id": 2210,
+                         *               "title": "Camiseta",
+                         *               "unitPrice": 4990,
+                         *               "quantity": 2,
+                         *               "tangible": true
+                         *             }
+                         *           ],
+                         *           "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
+                         *           "cardLastFour": null,
+                         *           "cardBrand": null,
+                         *           "boletoCode": null,
+                         *           "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
+                         *           "installments": null,
+                         *           "shipping": {
+                         *             "street": "Rua das Flores",
+                         *             "number": "100",
+                         *             "city": "São Paulo",
+                         *             "state": "SP",
+                         *             "zipCode": "01001000"
+                         *           },
+                         *           "metadata": {
+                         *             "orderId": "pedido-1001"
+                         *           },
+                         *           "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
                         "application/json": {
                             data: components["schemas"]["Sale"][];
                             nextCursor: string | null;
@@ -2435,6 +2647,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /** @example pedido-1001 */
                         "application/json": string;
                     };
                 };
@@ -2503,6 +2716,24 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "customer": {
+                     *         "name": "Maria Silva",
+                     *         "email": "maria@example.com",
+                     *         "document": "529.982.247-25",
+                     *         "phone": "+55 11 98765-4321"
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "title": "Camiseta",
+                     *           "unitPrice": 4990,
+                     *           "quantity": 2,
+                     *           "tangible": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @example {
@@ -2535,6 +2766,31 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "userId": 42,
+                         *       "status": "pedido-1001",
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 4990,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "amount": 15000,
+                         *       "saleId": 42,
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
                         "application/json": {
                             amount: number;
                             /** Format: date-time */
@@ -2695,6 +2951,31 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "userId": 42,
+                         *       "status": "pedido-1001",
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 4990,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "amount": 15000,
+                         *       "saleId": 42,
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
                         "application/json": {
                             amount: number;
                             /** Format: date-time */
@@ -2988,6 +3269,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "result": "COMPLETED"
+                     *     }
+                     */
                     "application/json": {
                         result: "COMPLETED" | "REJECTED";
                     };
@@ -3147,6 +3433,21 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "contrato": "pedido-1001",
+                     *       "journey": 42,
+                     *       "amount": 15000,
+                     *       "dataInicial": "pedido-1001",
+                     *       "customer": {
+                     *         "name": "Maria Silva",
+                     *         "email": "maria@example.com",
+                     *         "document": "529.982.247-25",
+                     *         "phone": "+55 11 98765-4321"
+                     *       },
+                     *       "postbackUrl": "https://loja.example.com/webhooks/gateway"
+                     *     }
+                     */
                     "application/json": {
                         amount: number;
                         contrato: string;
@@ -3177,6 +3478,57 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "idRec": "pedido-1001",
+                         *       "contrato": "pedido-1001",
+                         *       "journey": 42,
+                         *       "sale": {
+                         *         "id": 1042,
+                         *         "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *         "status": "PAGO",
+                         *         "amount": 9980,
+                         *         "netAmount": 9582,
+                         *         "systemFee": 398,
+                         *         "reserveAmount": 0,
+                         *         "paymentMethod": "PIX",
+                         *         "date": "2026-11-25T13:45:12.345Z",
+                         *         "completedAt": "2026-11-25T13:47:03.120Z",
+                         *         "customer": {
+                         *           "name": "Maria Silva",
+                         *           "email": "maria@example.com",
+                         *           "document": "52998224725",
+                         *           "phone": "5511987654321"
+                         *         },
+                         *         "items": [
+                         *           {
+                         *             "id": 2210,
+                         *             "title": "Camiseta",
+                         *             "unitPrice": 4990,
+                         *             "quantity": 2,
+                         *             "tangible": true
+                         *           }
+                         *         ],
+                         *         "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
+                         *         "cardLastFour": null,
+                         *         "cardBrand": null,
+                         *         "boletoCode": null,
+                         *         "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
+                         *         "installments": null,
+                         *         "shipping": {
+                         *           "street": "Rua das Flores",
+                         *           "number": "100",
+                         *           "city": "São Paulo",
+                         *           "state": "SP",
+                         *           "zipCode": "01001000"
+                         *         },
+                         *         "metadata": {
+                         *           "orderId": "pedido-1001"
+                         *         },
+                         *         "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             contrato: string;
                             idRec: string;
@@ -3458,6 +3810,34 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "amount": 15000,
+                     *       "paymentMethod": "PIX",
+                     *       "customer": {
+                     *         "name": "Maria Silva",
+                     *         "email": "maria@example.com",
+                     *         "document": "529.982.247-25",
+                     *         "phone": "+55 11 98765-4321"
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "title": "Camiseta",
+                     *           "unitPrice": 4990,
+                     *           "quantity": 2,
+                     *           "tangible": true
+                     *         }
+                     *       ],
+                     *       "shipping": {},
+                     *       "postbackUrl": "https://loja.example.com/webhooks/gateway",
+                     *       "installments": 42,
+                     *       "cartId": 42,
+                     *       "card": {
+                     *         "brand": "pedido-1001",
+                     *         "lastFour": "pedido-1001"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         amount: number;
                         card?: {
@@ -3679,6 +4059,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "PENDENTE"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         status: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
@@ -3871,6 +4256,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "ips": [
+                         *         "pedido-1001"
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             ips: string[];
                         };
@@ -3906,6 +4298,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "ips": [
+                     *         null
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         ips: unknown[];
                     };
@@ -3918,6 +4317,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "ips": [
+                         *         "pedido-1001"
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             ips: string[];
                         };
@@ -4009,6 +4415,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 42,
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "kind": "pedido-1001",
+                         *           "description": "pedido-1001",
+                         *           "refType": "pedido-1001",
+                         *           "refId": 42,
+                         *           "availableDelta": 42,
+                         *           "blockedDelta": 42,
+                         *           "availableAfter": 42,
+                         *           "blockedAfter": 42
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
                         "application/json": {
                             data: {
                                 /** @description available balance right after this line, cents */
@@ -4105,6 +4530,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /** @example pedido-1001 */
                         "application/json": string;
                     };
                 };
@@ -4250,6 +4676,47 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "pedido-1001",
+                         *       "amount": 15000,
+                         *       "netAmount": 15000,
+                         *       "systemFee": 15000,
+                         *       "reserveAmount": 15000,
+                         *       "paymentMethod": "pedido-1001",
+                         *       "date": "2026-11-25T13:45:12.345Z",
+                         *       "completedAt": null,
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "id": 42,
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 15000,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "pixKey": "52998224725",
+                         *       "cardLastFour": null,
+                         *       "cardBrand": null,
+                         *       "boletoCode": null,
+                         *       "externalTransactionId": "pedido-1001",
+                         *       "installments": null,
+                         *       "shipping": null,
+                         *       "metadata": {},
+                         *       "expiresAt": null,
+                         *       "idRec": "pedido-1001",
+                         *       "contrato": "pedido-1001",
+                         *       "pixQrCode": "pedido-1001"
+                         *     }
+                         */
                         "application/json": {
                             amount: number;
                             boletoCode: string | null;
@@ -4857,6 +5324,21 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "id": 42,
+                         *         "webhookUrl": "https://loja.example.com/webhooks/gateway",
+                         *         "events": [
+                         *           "sale.paid",
+                         *           "withdrawal.completed"
+                         *         ],
+                         *         "status": "active",
+                         *         "disabledReason": "pedido-1001",
+                         *         "createdAt": "2026-11-25T13:45:12.345Z"
+                         *       }
+                         *     ]
+                         */
                         "application/json": {
                             /** Format: date-time */
                             createdAt: string;
@@ -4900,6 +5382,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookUrl": "https://loja.example.com/webhooks/gateway",
+                     *       "events": [
+                     *         "sale.paid",
+                     *         "withdrawal.completed"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         events: unknown;
                         webhookUrl: unknown;
@@ -4913,6 +5404,20 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "webhookUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "events": [
+                         *         "sale.paid",
+                         *         "withdrawal.completed"
+                         *       ],
+                         *       "status": "active",
+                         *       "disabledReason": "pedido-1001",
+                         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
                         "application/json": {
                             /** Format: date-time */
                             createdAt: string;
@@ -5009,6 +5514,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookUrl": "https://loja.example.com/webhooks/gateway",
+                     *       "events": [
+                     *         "sale.paid",
+                     *         "withdrawal.completed"
+                     *       ],
+                     *       "status": null
+                     *     }
+                     */
                     "application/json": {
                         events?: unknown;
                         /** @description "active" re-enables a disabled webhook; "disabled" stops it */
@@ -5024,6 +5539,19 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "webhookUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "events": [
+                         *         "sale.paid",
+                         *         "withdrawal.completed"
+                         *       ],
+                         *       "status": "active",
+                         *       "disabledReason": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
                         "application/json": {
                             /** Format: date-time */
                             createdAt: string;
@@ -5237,6 +5765,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "id": 42,
+                         *         "eventId": "pedido-1001",
+                         *         "event": "sale.paid",
+                         *         "payload": null,
+                         *         "statusCode": 42,
+                         *         "attempts": 42,
+                         *         "error": "VALIDATION_ERROR",
+                         *         "status": "PENDING",
+                         *         "createdAt": "2026-11-25T13:45:12.345Z",
+                         *         "lastAttemptAt": "2026-11-25T13:45:12.345Z"
+                         *       }
+                         *     ]
+                         */
                         "application/json": {
                             attempts: number;
                             /** Format: date-time */
@@ -5338,6 +5882,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "since": "pedido-1001",
+                     *       "until": "pedido-1001"
+                     *     }
+                     */
                     "application/json": {
                         /** @description ISO 8601; deliveries created at or after it */
                         since: string;
@@ -5353,6 +5903,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "queued": 42
+                         *     }
+                         */
                         "application/json": {
                             /** @description Deliveries queued again */
                             queued: number;
@@ -5460,6 +6015,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "overlapHours": 42
+                     *     }
+                     */
                     "application/json": {
                         /** @description How long the old secret keeps signing (default 24) */
                         overlapHours?: number;
@@ -5473,6 +6033,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                         *     }
+                         */
                         "application/json": {
                             /** @description The new secret, shown once */
                             secret: string;
@@ -5587,6 +6152,16 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "delivered": 42,
+                         *       "failed": 42,
+                         *       "pending": 42,
+                         *       "successRate": 1.5,
+                         *       "p50Ms": 1.5,
+                         *       "p95Ms": 1.5
+                         *     }
+                         */
                         "application/json": {
                             delivered: number;
                             failed: number;
@@ -5690,6 +6265,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "eventId": "pedido-1001"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Event id of the test delivery */
                             eventId: string;
@@ -5821,6 +6401,20 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "eventId": "pedido-1001",
+                         *       "event": "sale.paid",
+                         *       "payload": null,
+                         *       "statusCode": 42,
+                         *       "attempts": 42,
+                         *       "error": "VALIDATION_ERROR",
+                         *       "status": "PENDING",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "lastAttemptAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
                         "application/json": {
                             attempts: number;
                             /** Format: date-time */
@@ -5951,6 +6545,29 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 311,
+                         *           "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *           "amount": "150.00",
+                         *           "netAmount": "147.50",
+                         *           "pixKey": "52998224725",
+                         *           "pixKeyType": "CPF",
+                         *           "status": "PENDING",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "updatedAt": "2026-11-25T13:45:12.345Z",
+                         *           "fees": {
+                         *             "fixed": "1.00",
+                         *             "variable": "1.50",
+                         *             "total": "2.50"
+                         *           }
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
                         "application/json": {
                             data: components["schemas"]["Withdrawal"][];
                             nextCursor: string | null;
@@ -6009,6 +6626,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "amount": 150,
+                     *       "pixKey": "52998224725",
+                     *       "pixKeyType": "CPF",
+                     *       "password": "pedido-1001",
+                     *       "totpCode": "pedido-1001"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Reais, at most two decimals; 100.00 to 100000.00 */
                         amount: number | string;
@@ -6282,6 +6908,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /** @example pedido-1001 */
                         "application/json": string;
                     };
                 };
@@ -6357,6 +6984,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "amount": "150.00",
+                         *       "fees": {
+                         *         "fixed": "150.00",
+                         *         "variable": "150.00",
+                         *         "total": "150.00"
+                         *       },
+                         *       "netAmount": "150.00",
+                         *       "debited": "150.00"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Reais, two decimals */
                             amount: string;
@@ -6495,6 +7134,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "status": "ok"
+                         *     }
+                         */
                         "application/json": {
                             /** @enum {string} */
                             status: "ok";
@@ -6551,6 +7195,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /** @example pedido-1001 */
                         "application/json": string;
                     };
                 };
@@ -6623,6 +7268,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /** @example {} */
                         "application/json": {
                             [key: string]: unknown;
                         };

@@ -10,6 +10,7 @@ import {
   TransactionErrorBody,
 } from './error-schemas.js';
 import { AppError, type ErrorCode, type ErrorShape, renderError } from './errors.js';
+import { exampleOf } from './openapi-examples.js';
 import type { Http } from './types.js';
 
 /**
@@ -100,6 +101,11 @@ export async function installOpenApi(app: Http): Promise<void> {
 }
 
 type Document = Record<string, unknown> & { components?: { schemas?: Record<string, unknown> } };
+type Media = { schema?: unknown; example?: unknown; examples?: unknown };
+type Operation = {
+  requestBody?: { content?: Record<string, Media> };
+  responses?: Record<string, { content?: Record<string, Media> }>;
+};
 
 /** The error bodies, named for what they are (the contract's letters in their descriptions). */
 const ERROR_BODIES: Record<string, object> = {
@@ -134,8 +140,24 @@ function finishDocument(doc: Document, extras: Http['openapiExtras']): Document 
   const schemas = Object.fromEntries(
     Object.entries(named).map(([name, schema]) => [name, referInside(schema, refer)]),
   );
+  const finished = refer(doc) as Document & { paths: Record<string, Record<string, Operation>> };
+  const resolve = (ref: string) => schemas[ref.replace('#/components/schemas/', '')];
+  for (const operation of Object.values(finished.paths ?? {}).flatMap((ops) => Object.values(ops))) {
+    const bodies = [
+      operation.requestBody,
+      ...Object.entries(operation.responses ?? {})
+        .filter(([status]) => status.startsWith('2'))
+        .map(([, response]) => response),
+    ];
+    for (const body of bodies) {
+      const media = body?.content?.['application/json'];
+      if (media?.schema && !('example' in media) && !('examples' in media)) {
+        media.example = exampleOf(media.schema, resolve);
+      }
+    }
+  }
   return {
-    ...(refer(doc) as Document),
+    ...finished,
     components: { ...doc.components, schemas: { ...doc.components?.schemas, ...schemas } },
     webhooks: extras.webhooks,
   };

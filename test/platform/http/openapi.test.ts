@@ -124,6 +124,33 @@ describe('GET /openapi.json', () => {
     );
     expect(missing).toEqual([]);
   });
+
+  it('gives every JSON request body and 2xx answer a realistic example, never generated filler', () => {
+    const without: string[] = [];
+    type Media = { example?: unknown; examples?: unknown };
+    type Op = {
+      requestBody?: { content?: Record<string, Media> };
+      responses?: Record<string, { content?: Record<string, Media> }>;
+    };
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, Op>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const bodies = [
+          ['request', op.requestBody] as const,
+          ...Object.entries(op.responses ?? {}).filter(([status]) => status.startsWith('2')),
+        ];
+        for (const [what, body] of bodies) {
+          const media = body?.content?.['application/json'];
+          if (!media) continue;
+          const example = media.example ?? media.examples;
+          if (example === undefined) without.push(`${method.toUpperCase()} ${path} ${what}`);
+          expect(JSON.stringify(example ?? null), `${method} ${path} ${what}`).not.toMatch(
+            /"string"|stringstrin/,
+          );
+        }
+      }
+    }
+    expect(without).toEqual([]);
+  });
 });
 
 describe('GET /docs', () => {
