@@ -1,5 +1,5 @@
 import { validation } from '../platform/http/errors.js';
-import { dateBound } from '../platform/http/pagination.js';
+import { dateBound, parseLimit } from '../platform/http/pagination.js';
 import { isEventName } from '../webhooks/events.js';
 import type { EventFilter, EventRow } from './data.js';
 
@@ -31,13 +31,7 @@ export function parseEventsQuery(q: Query): {
   filter: EventFilter;
   cursorOf: (row: { at: string; id: string }) => string;
 } {
-  let limit = 20;
-  if (q.limit !== undefined) {
-    if (!/^\d{1,3}$/.test(q.limit) || Number(q.limit) < 1 || Number(q.limit) > 100) {
-      throw validation('limit must be a whole number from 1 to 100');
-    }
-    limit = Number(q.limit);
-  }
+  const limit = parseLimit(q.limit);
   const since = dateBound(q.since, 'since', 'start');
   const until = dateBound(q.until, 'until', 'end');
   const untilIsInstant = /T/.test(q.until ?? '');

@@ -20,14 +20,17 @@ export interface PageQuery {
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
-export function parsePage(q: PageQuery): Page {
-  let limit = 20;
-  if (q.limit !== undefined) {
-    if (!/^\d{1,3}$/.test(q.limit) || Number(q.limit) < 1 || Number(q.limit) > 100) {
-      throw validation('limit must be a whole number from 1 to 100');
-    }
-    limit = Number(q.limit);
+/** A list's `limit`: 1..100, default 20; anything else → 400. */
+export function parseLimit(raw: string | undefined): number {
+  if (raw === undefined) return 20;
+  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 100) {
+    throw validation('limit must be a whole number from 1 to 100');
   }
+  return Number(raw);
+}
+
+export function parsePage(q: PageQuery): Page {
+  const limit = parseLimit(q.limit);
   const from = dateBound(q.from, 'from', 'start');
   const to = dateBound(q.to, 'to', 'end');
   const bareDays = !/T/.test(q.from ?? '') && !/T/.test(q.to ?? '');
