@@ -3118,7 +3118,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancels a PENDING withdrawal not yet sent to the payout provider (withdrawal.canceled) */
+        /** Sandbox: cancel a withdrawal the sandbox provider has not paid (PENDING, or PROCESSING there): withdrawal.canceled */
         post: {
             parameters: {
                 query?: never;

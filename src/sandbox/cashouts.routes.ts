@@ -13,6 +13,16 @@ import { WithdrawalLookup } from '../withdrawals/schemas.js';
 import { transition } from '../withdrawals/state.js';
 import { lookupView } from '../withdrawals/views.js';
 
+const WithdrawalId = Type.Object({ id: Type.String({ description: 'Withdrawal uuid or numeric id' }) });
+/** What both sandbox withdrawal routes answer. */
+const ANSWERS = {
+  200: WithdrawalLookup,
+  401: EnvelopeErrorBody,
+  403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
+  404: EnvelopeErrorBody,
+  409: EnvelopeErrorBody,
+};
+
 /**
  * The sandbox payout provider's result: it signs a callback exactly as the provider would and hands it to
  * the same handler as POST /api/providers/sandbox/payouts/callback.
@@ -30,16 +40,9 @@ export async function sandboxCashoutRoutes(
         summary: 'Sandbox: the payout provider completes or rejects a PROCESSING withdrawal',
         tags: ['sandbox'],
         security: [{ publicKey: [], privateKey: [] }],
-        params: Type.Object({ id: Type.String({ description: 'Withdrawal uuid or numeric id' }) }),
+        params: WithdrawalId,
         body: Type.Object({ result: Type.Union([Type.Literal('COMPLETED'), Type.Literal('REJECTED')]) }),
-        response: {
-          200: WithdrawalLookup,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
-          404: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
-        },
+        response: { ...ANSWERS, 400: EnvelopeErrorBody },
       },
     },
     async (request) => {
@@ -71,16 +74,11 @@ export async function sandboxCashoutRoutes(
       onRequest: deps.apiKey,
       schema: {
         tags: ['sandbox'],
-        summary: 'Cancels a PENDING withdrawal not yet sent to the payout provider (withdrawal.canceled)',
+        summary:
+          'Sandbox: cancel a withdrawal the sandbox provider has not paid (PENDING, or PROCESSING there): withdrawal.canceled',
         security: [{ publicKey: [], privateKey: [] }],
-        params: Type.Object({ id: Type.String({ description: 'Withdrawal uuid or numeric id' }) }),
-        response: {
-          200: WithdrawalLookup,
-          401: EnvelopeErrorBody,
-          403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
-          404: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
-        },
+        params: WithdrawalId,
+        response: ANSWERS,
       },
     },
     async (request) => {
