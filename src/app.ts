@@ -4,10 +4,14 @@ import { apiKeyAuth } from './auth/api-key.js';
 import { AuthCache } from './auth/auth-cache.js';
 import { CredentialService } from './auth/credentials.service.js';
 import { LastUseRecorder } from './auth/last-use.js';
-import { panelSession, sessionOf } from './auth/panel-session.js';
+import { accountOf, panelSession } from './auth/panel-session.js';
+import { requireDeclaredPermissions } from './auth/route-permissions.js';
 import { authRoutes } from './auth/routes.js';
 import { SessionService } from './auth/sessions.js';
 import { TotpService } from './auth/totp.js';
+import { AccessLinks } from './auth/users/access.js';
+import { teamRoutes } from './auth/users/routes.js';
+import { TeamService } from './auth/users/team.js';
 import { EventFeed } from './events/feed.js';
 import { eventRoutes } from './events/routes.js';
 import { Event, EventPage } from './events/schemas.js';
@@ -97,7 +101,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
   };
   app.openapiExtras.webhooks = webhookOperations();
 
-  // 3. routes, one domain each
+  // 3. routes, one domain each (a panel route without a declared permission fails here)
+  requireDeclaredPermissions(app);
   await app.register(authRoutes, {
     sessions,
     credentials,
@@ -106,8 +111,15 @@ export async function buildApp(platform: Platform): Promise<Http> {
     secureCookies: config.production,
     loginLimit: limits.loginPerIp,
   });
+  await app.register(teamRoutes, {
+    team: new TeamService(db, queue, config.publicUrl),
+    links: new AccessLinks(db, queue, config.publicUrl),
+    requireSession,
+    secureCookies: config.production,
+    loginLimit: limits.loginPerIp,
+  });
   await app.register(accountRoutes, { db, requireSession, authCache });
-  await app.register(auditRoutes, { db, requireSession, accountOf: (request) => sessionOf(request).user.id });
+  await app.register(auditRoutes, { db, requireSession, accountOf: (request) => accountOf(request) });
   await app.register(ledgerRoutes, { db, apiKey });
   const feed = new EventFeed(db, platform.outbox, log);
   app.addHook('preClose', async () => {

@@ -1,4 +1,5 @@
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/sessions.js';
+import { startMailWorker } from './mail/worker.js';
 import type { Platform } from './platform/context.js';
 import { startPeriodic } from './platform/jobs/periodic.js';
 import { PixApiClient } from './rails/pix-api-client.js';
@@ -84,7 +85,9 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     (err) => log.warn({ err }, 'notification retention prune failed'),
   );
   const stopNotifications = await startNotificationWorkers(platform);
+  const stopMail = await startMailWorker(platform);
   return async () => {
+    await stopMail();
     await stopPayouts();
     await providers.close();
     stopChargeExpiry();

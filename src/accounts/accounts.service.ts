@@ -1,11 +1,12 @@
 import { CLI_ACTOR, recordAudit } from '../audit/audit.data.js';
-import { hashPassword } from '../auth/passwords.js';
+import { checkPassword, hashPassword } from '../auth/passwords.js';
 import { endSessionsOnNewPassword } from '../auth/sessions.js';
 import { ensureMerchantLedger } from '../ledger/ledger.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { isUniqueViolation } from '../platform/db/db.js';
 import { conflict, notFound, validation } from '../platform/http/errors.js';
 import { formatPercentE4, formatReais } from '../platform/money/money.js';
+import { EMAIL } from '../platform/net/email.js';
 
 export interface AccountRow {
   id: number;
@@ -18,7 +19,8 @@ export interface AccountRow {
   reserve_percent_e4: number;
   api_cashout_enabled: boolean;
   transfers_enabled: boolean;
-  totp_secret_enc: string | null;
+  /** Two-factor login of the account's first owner (the one the CLI's password and two-factor options act on). */
+  owner_totp: boolean;
 }
 
 export interface AccountUpdate {
@@ -35,9 +37,6 @@ export interface AccountUpdate {
   twoFactorOff?: boolean;
 }
 
-/** A plausible email address (one @, a dot in the domain, no spaces). */
-export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 export async function createAccount(
   db: Db,
   input: { name: string; email: string; password: string },
@@ -51,25 +50,39 @@ export async function createAccount(
   try {
     return await db.tx(async (tx) => {
       const [row] = await tx.query<{ id: number; email: string; name: string }>(
-        'INSERT INTO accounts (name, email, password_hash) VALUES ($1, $2, $3) RETURNING id, email, name',
-        [name, email, passwordHash],
+        'INSERT INTO accounts (name, email) VALUES ($1, $2) RETURNING id, email, name',
+        [name, email],
+      );
+      // the account's first user, its owner (decisions.md, Teams)
+      await tx.query(
+        `INSERT INTO users (account_id, name, email, role, status, password_hash)
+         VALUES ($1, $2, $3, 'owner', 'active', $4)`,
+        [row!.id, name, email, passwordHash],
       );
       await ensureMerchantLedger(tx, row!.id);
       return row!;
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict(`an account with email ${email} already exists`);
+    if (isUniqueViolation(err)) throw conflict(`an account or user with email ${email} already exists`);
     throw err;
   }
 }
 
-function checkPassword(password: string): void {
-  if (password.length < 8) throw validation('password must have at least 8 characters');
-  if (password.trim() === '') throw validation('password must not be only spaces');
-}
+const WITH_OWNER_TOTP = `a.*, (SELECT u.totp_secret_enc IS NOT NULL FROM users u
+   WHERE u.account_id = a.id AND u.role = 'owner' AND u.status = 'active' ORDER BY u.id LIMIT 1) AS owner_totp`;
 
 export async function getAccount(q: Queryable, id: number): Promise<AccountRow | null> {
-  const [row] = await q.query<AccountRow>('SELECT * FROM accounts WHERE id = $1', [id]);
+  const [row] = await q.query<AccountRow>(`SELECT ${WITH_OWNER_TOTP} FROM accounts a WHERE a.id = $1`, [id]);
+  return row ?? null;
+}
+
+/** The user the CLI's password and two-factor options act on: the account's first active owner. */
+async function firstOwner(q: Queryable, accountId: number): Promise<{ id: number; email: string } | null> {
+  const [row] = await q.query<{ id: number; email: string }>(
+    `SELECT id, email FROM users WHERE account_id = $1 AND role = 'owner' AND status = 'active'
+      ORDER BY id LIMIT 1 FOR UPDATE`,
+    [accountId],
+  );
   return row ?? null;
 }
 
@@ -87,28 +100,36 @@ export async function updateAccount(db: Db, id: number, update: AccountUpdate): 
   if (update.reservePercentE4 !== undefined) add('reserve_percent_e4', update.reservePercentE4);
   if (update.apiCashout !== undefined) add('api_cashout_enabled', update.apiCashout);
   if (update.transfers !== undefined) add('transfers_enabled', update.transfers);
+  let passwordHash: string | null = null;
   if (update.password !== undefined) {
     checkPassword(update.password);
-    add('password_hash', await hashPassword(update.password));
+    passwordHash = await hashPassword(update.password);
   }
-  if (update.twoFactorOff) {
-    sets.push('totp_secret_enc = NULL', 'totp_pending_enc = NULL');
+  if (sets.length === 0 && passwordHash === null && !update.twoFactorOff) {
+    throw validation('nothing to update: give at least one setting');
   }
-  if (sets.length === 0) throw validation('nothing to update: give at least one setting');
   return db.tx(async (tx) => {
     const [row] = await tx.query<AccountRow>(
-      `UPDATE accounts SET ${sets.join(', ')}, updated_at = now() WHERE id = $1 RETURNING *`,
+      `UPDATE accounts SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING *`,
       values,
     );
     if (!row) throw notFound(`no account with id ${id}`);
     await recordAudit(tx, id, CLI_ACTOR, { action: 'account.updated', target: `account:${id}` });
-    if (update.twoFactorOff) {
-      await recordAudit(tx, id, CLI_ACTOR, { action: 'totp.disabled', target: `account:${id}` });
+    if (passwordHash !== null || update.twoFactorOff) {
+      const owner = await firstOwner(tx, id);
+      if (!owner) throw notFound(`account ${id} has no active owner`);
+      if (update.twoFactorOff) {
+        await tx.query('UPDATE users SET totp_secret_enc = NULL, totp_pending_enc = NULL WHERE id = $1', [
+          owner.id,
+        ]);
+        await recordAudit(tx, id, CLI_ACTOR, { action: 'totp.disabled', target: `user:${owner.id}` });
+      }
+      if (passwordHash !== null) {
+        await tx.query('UPDATE users SET password_hash = $2 WHERE id = $1', [owner.id, passwordHash]);
+        await endSessionsOnNewPassword(tx, owner.id, owner.email);
+      }
     }
-    if (update.password !== undefined) {
-      await endSessionsOnNewPassword(tx, id, row.email);
-    }
-    return row;
+    return (await getAccount(tx, id))!;
   });
 }
 
@@ -125,6 +146,6 @@ export function accountSettingsView(row: AccountRow) {
     reservePercent: formatPercentE4(row.reserve_percent_e4),
     apiCashout: row.api_cashout_enabled ? 'on' : 'off',
     transfers: row.transfers_enabled ? 'on' : 'off',
-    twoFactor: row.totp_secret_enc ? 'on' : 'off',
+    twoFactor: row.owner_totp ? 'on' : 'off',
   };
 }

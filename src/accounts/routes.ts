@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { userActor } from '../audit/actor.js';
 import type { AuthCache } from '../auth/auth-cache.js';
-import { sessionOf } from '../auth/panel-session.js';
+import { accountOf, sessionOf } from '../auth/panel-session.js';
 import type { Db } from '../platform/db/db.js';
 import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
@@ -15,7 +15,7 @@ export async function accountRoutes(
   app.get(
     '/api/settings/allowed-ips',
     {
-      config: { errorShape: 'envelope' },
+      config: { errorShape: 'envelope', permission: 'integrations' },
       onRequest: deps.requireSession,
       schema: {
         summary: 'The IP addresses and ranges the API keys are allowed from',
@@ -23,13 +23,13 @@ export async function accountRoutes(
         response: { 200: IpList, 401: EnvelopeErrorBody },
       },
     },
-    async (request) => ({ ips: await listAllowedIps(deps.db, sessionOf(request).user.id) }),
+    async (request) => ({ ips: await listAllowedIps(deps.db, accountOf(request)) }),
   );
 
   app.put(
     '/api/settings/allowed-ips',
     {
-      config: { errorShape: 'envelope' },
+      config: { errorShape: 'envelope', permission: 'integrations' },
       onRequest: deps.requireSession,
       schema: {
         summary: "Replace the API keys' IP allow-list (empty: any address)",
@@ -46,7 +46,7 @@ export async function accountRoutes(
     async (request) => ({
       ips: await replaceAllowedIps(
         deps.db,
-        sessionOf(request).user.id,
+        accountOf(request),
         request.body.ips,
         userActor(request, sessionOf(request).user),
         deps.authCache,

@@ -16,10 +16,15 @@ export function userActor(request: FastifyRequest, user: { id: number; email: st
   return { type: 'user', id: user.id, label: user.email, ...requestOrigin(request) };
 }
 
-/** The API key behind a request. */
+/** The API key behind a request, named by its name (its public key when it has none). */
 export function apiKeyActor(
   request: FastifyRequest,
-  key: { credentialId: number; publicKey: string },
+  key: { credentialId: number; publicKey: string; keyName: string },
 ): Actor {
-  return { type: 'api_key', id: key.credentialId, label: key.publicKey, ...requestOrigin(request) };
+  return {
+    type: 'api_key',
+    id: key.credentialId,
+    label: key.keyName || key.publicKey,
+    ...requestOrigin(request),
+  };
 }

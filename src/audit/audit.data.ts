@@ -19,6 +19,14 @@ export const AUDIT_ACTIONS = [
   'withdrawal.created',
   'account.updated',
   'settings.updated',
+  'user.invited',
+  'user.joined',
+  'user.role_changed',
+  'user.removed',
+  'password.reset',
+  'withdrawal.approved',
+  'withdrawal.declined',
+  'approval_rule.updated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -31,7 +31,7 @@ export async function auditRoutes(
   app.get(
     '/api/audit-log',
     {
-      config: { errorShape: 'envelope' },
+      config: { errorShape: 'envelope', permission: 'audit' },
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],

@@ -11,6 +11,7 @@ export interface Merchant {
   accountId: number;
   credentialId: number;
   publicKey: string;
+  keyName: string;
   scope: KeyScope;
 }
 
@@ -76,6 +77,7 @@ export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder, limit: Ap
       accountId: cred.accountId,
       credentialId: cred.credentialId,
       publicKey,
+      keyName: cred.name,
       scope: cred.scope,
     };
   };

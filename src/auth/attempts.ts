@@ -9,7 +9,7 @@ const MAX_LOCK_SECONDS = 900;
 
 /** What a secret is checked for: a login (by email) or a confirmation behind a panel session (by account). */
 export const loginKey = (email: string) => email;
-export const confirmationKey = (accountId: number) => `confirm:account:${accountId}`;
+export const confirmationKey = (userId: number) => `confirm:user:${userId}`;
 
 export interface Attempt {
   /**

@@ -14,6 +14,8 @@ const PROPAGATION_WAIT_MS = 3_000;
 export interface CachedCredential {
   credentialId: number;
   accountId: number;
+  /** The key's name (keys are never renamed): the audit log names a key by it. */
+  name: string;
   privateKeyHash: SecretHash;
   scope: KeyScope;
   /** Epoch ms after which the key is refused (expiry, or the end of a roll's grace period); null: never. */
@@ -130,6 +132,7 @@ export class AuthCache {
       ? {
           credentialId: Number(row.id),
           accountId: Number(row.account_id),
+          name: row.name,
           privateKeyHash: row.private_key_hash,
           scope: row.scope,
           expiresAt: row.expires_at ? row.expires_at.getTime() : null,

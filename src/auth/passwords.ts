@@ -1,6 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
 import PQueue from 'p-queue';
+import { validation } from '../platform/http/errors.js';
 
 // scrypt, N=2^15 r=8 p=1 (32 MiB): OWASP's minimum-memory profile (its cost: docs/performance.md).
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
@@ -149,3 +150,9 @@ export async function imitatePasswordCheck(turn = 1): Promise<false> {
 /** A hash to compare against when there is no stored one (an account gone while its session lived). */
 export const DUMMY_PASSWORD_HASH =
   'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
+/** The password rules of every way a password is set (accounts create, invitations, resets). */
+export function checkPassword(password: string): void {
+  if (password.length < 8) throw validation('password must have at least 8 characters');
+  if (password.trim() === '') throw validation('password must not be only spaces');
+}

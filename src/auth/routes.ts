@@ -5,7 +5,7 @@ import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import { numericPathId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import type { CredentialService } from './credentials.service.js';
-import { SESSION_COOKIE, sessionOf } from './panel-session.js';
+import { accountOf, cookieOptions, SESSION_COOKIE, sessionOf, signedIn } from './panel-session.js';
 import {
   CredentialBody,
   CredentialView,
@@ -18,7 +18,7 @@ import {
   TotpCodeBody,
   TotpSetup,
 } from './schemas.js';
-import { type RequestOrigin, SESSION_TTL_HOURS, type SessionService } from './sessions.js';
+import type { RequestOrigin, SessionService } from './sessions.js';
 import type { TotpService } from './totp.js';
 
 export interface AuthRouteDeps {
@@ -32,6 +32,10 @@ export interface AuthRouteDeps {
 }
 
 const A = { errorShape: 'envelope' as const };
+/** Route config by what a route needs of the session user's role. */
+const PUBLIC = { ...A, permission: 'public' as const };
+const SELF = { ...A, permission: 'self' as const };
+const KEYS = { ...A, permission: 'integrations' as const };
 
 const originOf = (request: FastifyRequest): RequestOrigin => requestOrigin(request);
 
@@ -46,17 +50,11 @@ async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {
 }
 
 export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> {
-  const cookieOptions = {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax' as const,
-    secure: deps.secureCookies,
-  };
 
   app.post(
     '/api/auth/login',
     {
-      config: A,
+      config: PUBLIC,
       ...(deps.loginLimit ? { onRequest: deps.loginLimit } : {}),
       schema: {
         summary: 'Log in to the panel (a session cookie and a CSRF token; totpCode when two-factor is on)',
@@ -73,16 +71,14 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     async (request, reply) => {
       const { email, password, totpCode } = request.body;
       const session = await deps.sessions.login(email, password, totpCode, originOf(request));
-      reply.setCookie(SESSION_COOKIE, session.token, { ...cookieOptions, maxAge: SESSION_TTL_HOURS * 3600 });
-      reply.header('cache-control', 'no-store'); // carries the CSRF token and sets the session cookie
-      return { user: session.user, csrfToken: session.csrfToken };
+      return signedIn(reply, session, deps.secureCookies);
     },
   );
 
   app.post(
     '/api/auth/logout',
     {
-      config: A,
+      config: SELF,
       onRequest: deps.requireSession,
       schema: {
         summary: 'Log out: ends this session',
@@ -92,8 +88,8 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     },
     async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE];
-      if (token) await deps.sessions.logout(token, sessionOf(request).user, originOf(request));
-      reply.clearCookie(SESSION_COOKIE, cookieOptions);
+      if (token) await deps.sessions.logout(token, sessionOf(request), originOf(request));
+      reply.clearCookie(SESSION_COOKIE, cookieOptions(deps.secureCookies));
       return reply.code(204).send(null);
     },
   );
@@ -101,7 +97,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
   app.get(
     '/api/auth/me',
     {
-      config: A,
+      config: SELF,
       onRequest: deps.requireSession,
       schema: {
         summary: 'The logged-in account and its session',
@@ -119,7 +115,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
   app.post(
     '/api/credentials',
     {
-      config: A,
+      config: KEYS,
       onRequest: deps.requireSession,
       preValidation: emptyBodyIsObject,
       schema: {
@@ -136,7 +132,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       },
     },
     async (request, reply) => {
-      const issued = await deps.credentials.issue(sessionOf(request).user.id, request.body, actor(request));
+      const issued = await deps.credentials.issue(accountOf(request), request.body, actor(request));
       return reply.code(201).header('cache-control', 'no-store').send(issued);
     },
   );
@@ -144,7 +140,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
   app.post(
     '/api/credentials/:id/roll',
     {
-      config: A,
+      config: KEYS,
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],
@@ -163,7 +159,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     },
     async (request, reply) => {
       const issued = await deps.credentials.roll(
-        sessionOf(request).user.id,
+        accountOf(request),
         numericPathId(request.params.id, 'No such active credential'),
         request.body.graceHours,
         actor(request),
@@ -175,7 +171,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
   app.get(
     '/api/credentials',
     {
-      config: A,
+      config: KEYS,
       onRequest: deps.requireSession,
       schema: {
         summary: "The account's API key pairs (never their private keys)",
@@ -183,13 +179,13 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
         response: { 200: Type.Array(CredentialView), 401: EnvelopeErrorBody },
       },
     },
-    async (request) => deps.credentials.list(sessionOf(request).user.id),
+    async (request) => deps.credentials.list(accountOf(request)),
   );
 
   app.delete(
     '/api/credentials/:id',
     {
-      config: A,
+      config: KEYS,
       onRequest: deps.requireSession,
       schema: {
         summary: 'Revoke an API key pair at once, on every process',
@@ -200,7 +196,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     },
     async (request, reply) => {
       await deps.credentials.revoke(
-        sessionOf(request).user.id,
+        accountOf(request),
         numericPathId(request.params.id, 'No such active credential'),
         actor(request),
       );
@@ -211,7 +207,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
   app.post(
     '/api/auth/totp/setup',
     {
-      config: A,
+      config: SELF,
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],
@@ -229,7 +225,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     app.post(
       `/api/auth/totp/${step}`,
       {
-        config: A,
+        config: SELF,
         onRequest: deps.requireSession,
         schema: {
           tags: ['panel'],

@@ -1,10 +1,33 @@
 import { Type } from 'typebox';
+import { PERMISSIONS } from './roles.js';
+
+export const RoleName = Type.Union([
+  Type.Literal('owner'),
+  Type.Literal('admin'),
+  Type.Literal('finance'),
+  Type.Literal('developer'),
+  Type.Literal('viewer'),
+]);
+const PermissionName = Type.Union([
+  Type.Literal('self'),
+  Type.Literal('money.view'),
+  Type.Literal('withdrawals.create'),
+  Type.Literal('integrations'),
+  Type.Literal('team'),
+  Type.Literal('audit'),
+]);
 
 export const PanelUser = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   email: Type.String(),
+  role: RoleName,
   totpEnabled: Type.Boolean({ description: 'Two-factor login is on' }),
+  permissions: Type.Array(PermissionName, {
+    description: `What the role may do: ${Object.entries(PERMISSIONS)
+      .map(([p, what]) => `${p} (${what})`)
+      .join('; ')}`,
+  }),
 });
 
 export const LoginBody = Type.Object({

@@ -11,7 +11,9 @@ import {
   withAttempt,
 } from './attempts.js';
 import { DUMMY_PASSWORD_HASH, imitatePasswordCheck, verifyPassword } from './passwords.js';
+import { type Permission, permissionsOf, type Role } from './roles.js';
 import { consumeCode, type TotpService } from './totp.js';
+import type { UserRow } from './users/data.js';
 
 export const SESSION_TTL_HOURS = 12;
 
@@ -19,7 +21,10 @@ export interface PanelUser {
   id: number;
   name: string;
   email: string;
+  role: Role;
   totpEnabled: boolean;
+  /** What the role may do (roles.ts), so the panel shows only what will work. */
+  permissions: Permission[];
 }
 
 /** Where a login or logout came from (the audit log's actor is built from it once the user is known). */
@@ -34,6 +39,17 @@ export interface Confirmation {
   totpCode?: string | undefined;
 }
 
+export function panelUser(row: UserRow): PanelUser {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    email: row.email,
+    role: row.role,
+    totpEnabled: row.totp_secret_enc !== null,
+    permissions: permissionsOf(row.role),
+  };
+}
+
 const userActor = (user: { id: number; email: string }, origin: RequestOrigin): Actor => ({
   type: 'user',
   id: user.id,
@@ -43,6 +59,8 @@ const userActor = (user: { id: number; email: string }, origin: RequestOrigin): 
 
 export interface Session {
   user: PanelUser;
+  /** The merchant account the user belongs to: every panel route acts on it. */
+  accountId: number;
   csrfToken: string;
 }
 
@@ -60,25 +78,24 @@ export class SessionService {
    * True when the confirmation is the logged-in user's: the two-factor code when two-factor is on (each code
    * works once), else the password. Panel withdrawals are confirmed with it.
    */
-  async confirm(accountId: number, given: Confirmation): Promise<boolean> {
+  async confirm(userId: number, given: Confirmation): Promise<boolean> {
     // a stolen session must not become a way to guess the password or the code: failures count like logins'
-    return withAttempt(this.db, confirmationKey(accountId), 'confirmations', async (attempt) => {
-      const ok = await this.checkConfirmation(accountId, given, attempt.turn);
-      if (ok) await clearAttempts(this.db, confirmationKey(accountId));
+    return withAttempt(this.db, confirmationKey(userId), 'confirmations', async (attempt) => {
+      const ok = await this.checkConfirmation(userId, given, attempt.turn);
+      if (ok) await clearAttempts(this.db, confirmationKey(userId));
       return ok;
     });
   }
 
-  private async checkConfirmation(accountId: number, given: Confirmation, turn: number): Promise<boolean> {
-    const [account] = await this.db.query<{ password_hash: string; totp_secret_enc: string | null }>(
-      'SELECT password_hash, totp_secret_enc FROM accounts WHERE id = $1',
-      [accountId],
+  private async checkConfirmation(userId: number, given: Confirmation, turn: number): Promise<boolean> {
+    const [user] = await this.db.query<{ password_hash: string | null; totp_secret_enc: string | null }>(
+      "SELECT password_hash, totp_secret_enc FROM users WHERE id = $1 AND status = 'active'",
+      [userId],
     );
-    const secret = account ? this.totp.secretOf(account) : null;
-    if (secret)
-      return given.totpCode !== undefined && consumeCode(this.db, accountId, secret, given.totpCode);
+    const secret = user ? this.totp.secretOf(user) : null;
+    if (secret) return given.totpCode !== undefined && consumeCode(this.db, userId, secret, given.totpCode);
     if (given.password === undefined) return false;
-    return verifyPassword(given.password, account?.password_hash ?? DUMMY_PASSWORD_HASH, turn);
+    return verifyPassword(given.password, user?.password_hash ?? DUMMY_PASSWORD_HASH, turn);
   }
 
   /**
@@ -104,77 +121,76 @@ export class SessionService {
     origin: RequestOrigin,
     attempt: Attempt,
   ): Promise<NewSession> {
-    const [account] = await this.db.query<
-      Omit<PanelUser, 'totpEnabled'> & { password_hash: string; totp_secret_enc: string | null }
-    >('SELECT id, name, email, password_hash, totp_secret_enc FROM accounts WHERE email = $1', [email]);
+    const [user] = await this.db.query<UserRow>(
+      "SELECT * FROM users WHERE email = $1 AND status = 'active'",
+      [email],
+    );
     // known or not, the check waits by the email's turn (passwords.ts): the same wait either way
-    const ok = account
-      ? await verifyPassword(password, account.password_hash, attempt.turn)
+    const ok = user?.password_hash
+      ? await verifyPassword(password, user.password_hash, attempt.turn)
       : await imitatePasswordCheck(attempt.turn);
-    if (!account) throw unauthorized('Invalid email or password');
-    const actor = userActor(account, origin);
+    if (!user) throw unauthorized('Invalid email or password');
+    const actor = userActor(user, origin);
     const failed = async (message: string) => {
-      await recordAudit(this.db, account.id, actor, { action: 'login.failed', target: null });
+      await recordAudit(this.db, user.account_id, actor, { action: 'login.failed', target: null });
       return unauthorized(message);
     };
     if (!ok) throw await failed('Invalid email or password');
-    const secret = this.totp.secretOf(account);
+    const secret = this.totp.secretOf(user);
     if (secret) {
       if (totpCode === undefined || totpCode === '') {
         await attempt.uncount();
         throw new AppError('TOTP_REQUIRED', 'Enter the 6-digit code of your authenticator app');
       }
-      if (!(await consumeCode(this.db, account.id, secret, totpCode))) {
+      if (!(await consumeCode(this.db, user.id, secret, totpCode))) {
         throw await failed('Invalid or already used two-factor code');
       }
     }
-    const token = newToken('', 32);
-    const csrfToken = newToken('', 32);
-    await this.db.tx(async (tx) => {
+    return this.db.tx(async (tx) => {
       await clearAttempts(tx, loginKey(email));
-      await tx.query(
-        `INSERT INTO panel_sessions (token_hash, account_id, csrf_token, expires_at)
-         VALUES ($1, $2, $3, now() + make_interval(hours => $4))`,
-        [hashSecret(token), account.id, csrfToken, SESSION_TTL_HOURS],
-      );
-      await recordAudit(tx, account.id, actor, { action: 'login.succeeded', target: null });
+      await recordAudit(tx, user.account_id, actor, { action: 'login.succeeded', target: null });
+      return startSession(tx, user);
     });
-    return {
-      token,
-      csrfToken,
-      user: { id: account.id, name: account.name, email: account.email, totpEnabled: secret !== null },
-    };
   }
 
   async find(token: string): Promise<Session | null> {
-    const [row] = await this.db.query<PanelUser & { csrf_token: string }>(
-      `SELECT a.id, a.name, a.email, a.totp_secret_enc IS NOT NULL AS "totpEnabled", s.csrf_token
-         FROM panel_sessions s JOIN accounts a ON a.id = s.account_id
+    const [row] = await this.db.query<UserRow & { csrf_token: string }>(
+      `SELECT u.*, s.csrf_token
+         FROM panel_sessions s JOIN users u ON u.id = s.user_id
         WHERE s.token_hash = $1 AND s.expires_at > now()`,
       [hashSecret(token)],
     );
     if (!row) return null;
-    return {
-      user: { id: Number(row.id), name: row.name, email: row.email, totpEnabled: row.totpEnabled },
-      csrfToken: row.csrf_token,
-    };
+    return { user: panelUser(row), accountId: Number(row.account_id), csrfToken: row.csrf_token };
   }
 
-  async logout(token: string, user: PanelUser, origin: RequestOrigin): Promise<void> {
+  async logout(token: string, session: Session, origin: RequestOrigin): Promise<void> {
     await this.db.tx(async (tx) => {
       await tx.query('DELETE FROM panel_sessions WHERE token_hash = $1', [hashSecret(token)]);
-      await recordAudit(tx, user.id, userActor(user, origin), { action: 'logout', target: null });
+      await recordAudit(tx, session.accountId, userActor(session.user, origin), {
+        action: 'logout',
+        target: null,
+      });
     });
   }
 }
 
+/** A new panel session for an active user (a login, or an accepted invitation), in the caller's transaction. */
+export async function startSession(tx: Queryable, user: UserRow): Promise<NewSession> {
+  const token = newToken('', 32);
+  const csrfToken = newToken('', 32);
+  await tx.query(
+    `INSERT INTO panel_sessions (token_hash, account_id, user_id, csrf_token, expires_at)
+     VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5))`,
+    [hashSecret(token), user.account_id, user.id, csrfToken, SESSION_TTL_HOURS],
+  );
+  await tx.query('UPDATE users SET last_login_at = now() WHERE id = $1', [user.id]);
+  return { token, csrfToken, user: panelUser(user), accountId: Number(user.account_id) };
+}
+
 /** A password changed: every session opened with the old one ends, and so does a lock its guesses set. */
-export async function endSessionsOnNewPassword(
-  tx: Queryable,
-  accountId: number,
-  email: string,
-): Promise<void> {
-  await tx.query('DELETE FROM panel_sessions WHERE account_id = $1', [accountId]);
+export async function endSessionsOnNewPassword(tx: Queryable, userId: number, email: string): Promise<void> {
+  await tx.query('DELETE FROM panel_sessions WHERE user_id = $1', [userId]);
   await tx.query('DELETE FROM login_failures WHERE email = $1', [email]);
 }
 

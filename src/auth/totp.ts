@@ -33,17 +33,18 @@ export function matchingStep(secretBase32: string, code: string, nowMs = Date.no
  * Accepts a code once: its step must be later than the last accepted one, recorded in the same statement
  * (so two requests with one code cannot both pass, even on two processes).
  */
-export async function consumeCode(q: Queryable, accountId: number, secretBase32: string, code: string) {
+export async function consumeCode(q: Queryable, userId: number, secretBase32: string, code: string) {
   const step = matchingStep(secretBase32, code);
   if (step === null) return false;
   const rows = await q.query(
-    'UPDATE accounts SET totp_last_step = $2 WHERE id = $1 AND totp_last_step < $2 RETURNING id',
-    [accountId, step],
+    'UPDATE users SET totp_last_step = $2 WHERE id = $1 AND totp_last_step < $2 RETURNING id',
+    [userId, step],
   );
   return rows.length === 1;
 }
 
 interface TotpRow {
+  account_id: number;
   email: string;
   totp_secret_enc: string | null;
   totp_pending_enc: string | null;
@@ -61,59 +62,59 @@ export class TotpService {
     return row.totp_secret_enc ? unseal(this.key, row.totp_secret_enc) : null;
   }
 
-  async setup(accountId: number): Promise<{ secret: string; otpauthUrl: string }> {
+  async setup(userId: number): Promise<{ secret: string; otpauthUrl: string }> {
     const secret = new Secret({ size: 20 }).base32;
     const [row] = await this.db.query<{ email: string }>(
-      `UPDATE accounts SET totp_pending_enc = $2 WHERE id = $1 AND totp_secret_enc IS NULL RETURNING email`,
-      [accountId, seal(this.key, secret)],
+      `UPDATE users SET totp_pending_enc = $2 WHERE id = $1 AND totp_secret_enc IS NULL RETURNING email`,
+      [userId, seal(this.key, secret)],
     );
     if (!row) throw conflict('Two-factor login is already on; turn it off first to set up a new device');
     return { secret, otpauthUrl: totpFor(secret, row.email).toString() };
   }
 
-  async enable(accountId: number, code: string, actor: Actor): Promise<void> {
+  async enable(userId: number, code: string, actor: Actor): Promise<void> {
     await this.db.tx(async (tx) => {
-      const row = await lockAccount(tx, accountId);
+      const row = await lockUser(tx, userId);
       if (row.totp_secret_enc) throw conflict('Two-factor login is already on');
       if (!row.totp_pending_enc)
         throw conflict('No set-up is waiting for a code: start with POST /api/auth/totp/setup');
       const pending = unseal(this.key, row.totp_pending_enc);
-      if (!(await consumeCode(tx, accountId, pending, code))) {
+      if (!(await consumeCode(tx, userId, pending, code))) {
         throw validation('The code does not match; check the authenticator app and the device clock');
       }
       await tx.query(
-        'UPDATE accounts SET totp_secret_enc = totp_pending_enc, totp_pending_enc = NULL WHERE id = $1',
-        [accountId],
+        'UPDATE users SET totp_secret_enc = totp_pending_enc, totp_pending_enc = NULL WHERE id = $1',
+        [userId],
       );
-      await recordAudit(tx, accountId, actor, { action: 'totp.enabled', target: null });
+      await recordAudit(tx, row.account_id, actor, { action: 'totp.enabled', target: null });
     });
   }
 
-  async disable(accountId: number, code: string, actor: Actor): Promise<void> {
+  async disable(userId: number, code: string, actor: Actor): Promise<void> {
     // counted like a withdrawal's confirmation: a stolen session cannot guess its way to turning two-factor off
-    await withAttempt(this.db, confirmationKey(accountId), 'confirmations', () =>
+    await withAttempt(this.db, confirmationKey(userId), 'confirmations', () =>
       this.db.tx(async (tx) => {
-        const row = await lockAccount(tx, accountId);
+        const row = await lockUser(tx, userId);
         const secret = this.secretOf(row);
         if (!secret) throw conflict('Two-factor login is not on');
-        if (!(await consumeCode(tx, accountId, secret, code))) {
+        if (!(await consumeCode(tx, userId, secret, code))) {
           throw validation('The code does not match or was used already');
         }
-        await tx.query('UPDATE accounts SET totp_secret_enc = NULL, totp_pending_enc = NULL WHERE id = $1', [
-          accountId,
+        await tx.query('UPDATE users SET totp_secret_enc = NULL, totp_pending_enc = NULL WHERE id = $1', [
+          userId,
         ]);
-        await clearAttempts(tx, confirmationKey(accountId));
-        await recordAudit(tx, accountId, actor, { action: 'totp.disabled', target: null });
+        await clearAttempts(tx, confirmationKey(userId));
+        await recordAudit(tx, row.account_id, actor, { action: 'totp.disabled', target: null });
       }),
     );
   }
 }
 
-async function lockAccount(tx: Queryable, accountId: number): Promise<TotpRow> {
+async function lockUser(tx: Queryable, userId: number): Promise<TotpRow> {
   const [row] = await tx.query<TotpRow>(
-    'SELECT email, totp_secret_enc, totp_pending_enc FROM accounts WHERE id = $1 FOR UPDATE',
-    [accountId],
+    'SELECT account_id, email, totp_secret_enc, totp_pending_enc FROM users WHERE id = $1 FOR UPDATE',
+    [userId],
   );
-  if (!row) throw validation('No such account');
+  if (!row) throw validation('No such user');
   return row;
 }

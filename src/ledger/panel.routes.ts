@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { sessionOf } from '../auth/panel-session.js';
+import { accountOf } from '../auth/panel-session.js';
 import type { Db } from '../platform/db/db.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
@@ -38,7 +38,10 @@ export async function ledgerPanelRoutes(
   app: Http,
   deps: { db: Db; requireSession: AuthHook; cursorKey: Buffer },
 ): Promise<void> {
-  const common = { config: { errorShape: 'envelope' as const }, onRequest: deps.requireSession };
+  const common = {
+    config: { errorShape: 'envelope' as const, permission: 'money.view' as const },
+    onRequest: deps.requireSession,
+  };
   const statement = new Statement(deps.cursorKey);
 
   app.get(
@@ -51,7 +54,7 @@ export async function ledgerPanelRoutes(
         response: { 200: Balance, 401: EnvelopeErrorBody },
       },
     },
-    async (request) => getBalance(deps.db, sessionOf(request).user.id),
+    async (request) => getBalance(deps.db, accountOf(request)),
   );
 
   app.get(
@@ -71,7 +74,7 @@ export async function ledgerPanelRoutes(
     },
     async (request) => {
       const { limit, from, to } = parsePage({ ...request.query, cursor: undefined });
-      return statement.page(deps.db, sessionOf(request).user.id, {
+      return statement.page(deps.db, accountOf(request), {
         limit,
         from,
         to,
@@ -93,12 +96,7 @@ export async function ledgerPanelRoutes(
     },
     async (request, reply) => {
       const { from, to } = parsePage({ ...request.query, cursor: undefined });
-      return sendCsv(
-        reply,
-        'extrato.csv',
-        statement.all(deps.db, sessionOf(request).user.id, { from, to }),
-        CSV,
-      );
+      return sendCsv(reply, 'extrato.csv', statement.all(deps.db, accountOf(request), { from, to }), CSV);
     },
   );
 }

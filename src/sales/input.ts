@@ -1,5 +1,5 @@
-import { EMAIL } from '../accounts/accounts.service.js';
 import { validation } from '../platform/http/errors.js';
+import { EMAIL } from '../platform/net/email.js';
 import { isRealCalendarTime } from '../platform/time/calendar.js';
 import { urlProblem } from '../webhooks/ssrf.js';
 import type { Customer } from './types.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { sessionOf } from '../auth/panel-session.js';
+import { accountOf } from '../auth/panel-session.js';
 import type { Db } from '../platform/db/db.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
@@ -66,7 +66,10 @@ const CSV: CsvColumn<SaleCsvRow>[] = [
 
 /** The panel's sales: list with filters and search, detail, CSV export (session; shape A errors). */
 export async function salesPanelRoutes(app: Http, deps: { db: Db; requireSession: AuthHook }): Promise<void> {
-  const common = { config: { errorShape: 'envelope' as const }, onRequest: deps.requireSession };
+  const common = {
+    config: { errorShape: 'envelope' as const, permission: 'money.view' as const },
+    onRequest: deps.requireSession,
+  };
   const errors = { 400: EnvelopeErrorBody, 401: EnvelopeErrorBody };
 
   app.get(
@@ -82,7 +85,7 @@ export async function salesPanelRoutes(app: Http, deps: { db: Db; requireSession
     },
     async (request, reply) => {
       const f = filters(request.query);
-      const { rows, nextCursor } = pageOf(await listSales(deps.db, sessionOf(request).user.id, f), f.limit);
+      const { rows, nextCursor } = pageOf(await listSales(deps.db, accountOf(request), f), f.limit);
       return sendJsonText(
         reply,
         200,
@@ -105,7 +108,7 @@ export async function salesPanelRoutes(app: Http, deps: { db: Db; requireSession
     },
     async (request, reply) => {
       const f = filters(request.query);
-      return sendCsv(reply, 'vendas.csv', allSales(deps.db, sessionOf(request).user.id, f), CSV);
+      return sendCsv(reply, 'vendas.csv', allSales(deps.db, accountOf(request), f), CSV);
     },
   );
 
@@ -123,7 +126,7 @@ export async function salesPanelRoutes(app: Http, deps: { db: Db; requireSession
     async (request, reply) => {
       const id = parsePublicId(request.params.id);
       if (!id) throw validation('id must be a sale uuid or a numeric id');
-      const body = await saleForAccount(deps.db, sessionOf(request).user.id, id).catch((err: unknown) => {
+      const body = await saleForAccount(deps.db, accountOf(request), id).catch((err: unknown) => {
         // another account's sale is simply not found from the panel (decisions.md)
         throw err instanceof AppError && err.code === 'FORBIDDEN' ? notFound('Sale not found') : err;
       });

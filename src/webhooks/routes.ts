@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { userActor } from '../audit/actor.js';
-import { sessionOf } from '../auth/panel-session.js';
+import { accountOf, sessionOf } from '../auth/panel-session.js';
 import { validation } from '../platform/http/errors.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import { numericPathId } from '../platform/http/public-ids.js';
@@ -28,7 +28,7 @@ import {
 } from './schemas.js';
 import type { WebhookService } from './service.js';
 
-const A = { errorShape: 'envelope' as const };
+const A = { errorShape: 'envelope' as const, permission: 'integrations' as const };
 const DEFAULT_LIMIT = 20;
 const webhookId = (raw: string) => numericPathId(raw, 'Webhook not found');
 
@@ -39,7 +39,7 @@ export async function webhookRoutes(
   const { webhooks, requireSession, testLimit = null } = deps;
   // every route of this (encapsulated) plugin is a panel route: session, and CSRF on state changes
   app.addHook('onRequest', requireSession);
-  const account = (request: FastifyRequest) => sessionOf(request).user.id;
+  const account = (request: FastifyRequest) => accountOf(request);
   const actor = (request: FastifyRequest) => userActor(request, sessionOf(request).user);
 
   app.post(

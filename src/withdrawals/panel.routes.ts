@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { userActor } from '../audit/actor.js';
-import { sessionOf } from '../auth/panel-session.js';
+import { accountOf, sessionOf } from '../auth/panel-session.js';
 import type { SessionService } from '../auth/sessions.js';
 import type { Db } from '../platform/db/db.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
@@ -87,7 +87,10 @@ export interface WithdrawalPanelDeps {
 /** The panel's withdrawals: list, detail, CSV export, and a withdrawal confirmed with the password. */
 export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps): Promise<void> {
   keepRawJson(app);
-  const common = { config: { errorShape: 'envelope' as const }, onRequest: deps.requireSession };
+  const common = {
+    config: { errorShape: 'envelope' as const, permission: 'money.view' as const },
+    onRequest: deps.requireSession,
+  };
 
   app.get(
     '/api/withdrawals',
@@ -102,10 +105,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
     },
     async (request) => {
       const f = filters(request.query);
-      const { rows, nextCursor } = pageOf(
-        await listWithdrawals(deps.db, sessionOf(request).user.id, f),
-        f.limit,
-      );
+      const { rows, nextCursor } = pageOf(await listWithdrawals(deps.db, accountOf(request), f), f.limit);
       return { data: rows.map(lookupView), nextCursor };
     },
   );
@@ -122,12 +122,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
       },
     },
     async (request, reply) =>
-      sendCsv(
-        reply,
-        'saques.csv',
-        allWithdrawals(deps.db, sessionOf(request).user.id, filters(request.query)),
-        CSV,
-      ),
+      sendCsv(reply, 'saques.csv', allWithdrawals(deps.db, accountOf(request), filters(request.query)), CSV),
   );
 
   app.get(
@@ -150,7 +145,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
     async (request) => {
       const parsed = parseCashoutAmount(request.query.amount, undefined);
       if (!parsed.ok) throw validation(parsed.reason);
-      const rates = await cashoutRates(deps.db, sessionOf(request).user.id);
+      const rates = await cashoutRates(deps.db, accountOf(request));
       if (!rates) throw unauthorized('Unknown account');
       const fees = amountFees(parsed.cents, rates.fixed, rates.percentE4);
       return feePreviewView(parsed.cents, fees);
@@ -169,14 +164,14 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
       },
     },
     async (request) =>
-      lookupView(await getCashout(deps.db, sessionOf(request).user.id, parsePublicId(request.params.id))),
+      lookupView(await getCashout(deps.db, accountOf(request), parsePublicId(request.params.id))),
   );
 
   app.post(
     '/api/withdrawals',
     {
       // decisions.md: the API cashout's shapes (C, D for the rest), but a wrong confirmation is shape A
-      config: { errorShape: 'transaction' as const },
+      config: { errorShape: 'transaction' as const, permission: 'withdrawals.create' as const },
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],

@@ -32,7 +32,14 @@ describe('POST /api/auth/login', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      user: { id: a.id, name: 'Session Owner', email: a.email, totpEnabled: false },
+      user: {
+        id: a.id,
+        name: 'Session Owner',
+        email: a.email,
+        role: 'owner',
+        totpEnabled: false,
+        permissions: ['self', 'money.view', 'withdrawals.create', 'integrations', 'team', 'audit'],
+      },
       csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{32,}$/),
     });
     const cookie = String(res.headers['set-cookie']);
@@ -124,7 +131,14 @@ describe('GET /api/auth/me and POST /api/auth/logout', () => {
     const me = await call('GET', `${server.url}/api/auth/me`, { headers: { cookie: merchant.cookie } });
     expect(me.status).toBe(200);
     expect(me.body).toEqual({
-      user: { id: merchant.accountId, name: merchant.name, email: merchant.email, totpEnabled: false },
+      user: {
+        id: merchant.accountId,
+        name: merchant.name,
+        email: merchant.email,
+        role: 'owner',
+        totpEnabled: false,
+        permissions: ['self', 'money.view', 'withdrawals.create', 'integrations', 'team', 'audit'],
+      },
       csrfToken: merchant.csrf,
     });
   });

@@ -22,6 +22,11 @@ export interface Config {
   host: string;
   databaseUrl: string | undefined;
   dataDir: string;
+  /** Where merchants reach the gateway (links in e-mails; the PSPs' callbacks). */
+  publicUrl: string;
+  /** Outgoing e-mail: SMTP_URL (none: each message is written as an .eml file under DATA_DIR/mail/). */
+  smtpUrl: string | undefined;
+  mailFrom: string;
   production: boolean;
   sandbox: boolean;
   trustProxy: string[];
@@ -176,6 +181,9 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     host,
     databaseUrl,
     dataDir,
+    publicUrl,
+    smtpUrl: smtpUrl(env),
+    mailFrom: env.MAIL_FROM || 'Gateway <no-reply@localhost>',
     production,
     sandbox,
     trustProxy: trustProxy(env),
@@ -204,4 +212,12 @@ function apiKeyRateLimits(env: Env) {
   const rateLimitPerKey = integer(env, 'RATE_LIMIT_PER_KEY', 100, 0, 1_000_000);
   const rateLimitPerAccount = integer(env, 'RATE_LIMIT_PER_ACCOUNT', 3 * rateLimitPerKey, 0, 3_000_000);
   return { rateLimitPerKey, rateLimitPerAccount };
+}
+
+function smtpUrl(env: Env): string | undefined {
+  const raw = env.SMTP_URL || undefined;
+  if (raw && (!/^smtps?:\/\/\S+$/.test(raw) || !URL.canParse(raw))) {
+    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL (smtp://user:pass@host:port)');
+  }
+  return raw;
 }

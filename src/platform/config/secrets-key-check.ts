@@ -13,7 +13,7 @@ export async function checkSecretsKey(db: Queryable, key: Buffer): Promise<void>
     `(SELECT 'webhook ' || id AS what, secret_enc AS sealed FROM webhooks
        WHERE deleted_at IS NULL ORDER BY id DESC LIMIT 1)
      UNION ALL
-     (SELECT 'account ' || id || ' (two-factor)', totp_secret_enc FROM accounts
+     (SELECT 'user ' || id || ' (two-factor)', totp_secret_enc FROM users
        WHERE totp_secret_enc IS NOT NULL ORDER BY id DESC LIMIT 1)`,
   );
   for (const row of rows) {

@@ -141,6 +141,11 @@ function finishDocument(doc: Document, extras: Http['openapiExtras']): Document 
     Object.entries(named).map(([name, schema]) => [name, referInside(schema, refer)]),
   );
   const finished = refer(doc) as Document & { paths: Record<string, Record<string, Operation>> };
+  for (const [route, fields] of Object.entries(extras.operations)) {
+    const [method, url] = route.split(' ') as [string, string];
+    const operation = finished.paths?.[url.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()];
+    if (operation) Object.assign(operation, fields);
+  }
   const resolve = (ref: string) => schemas[ref.replace('#/components/schemas/', '')];
   for (const operation of Object.values(finished.paths ?? {}).flatMap((ops) => Object.values(ops))) {
     const bodies = [

@@ -46,7 +46,7 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Http;
 
-  app.decorate('openapiExtras', { schemas: {}, webhooks: {} });
+  app.decorate('openapiExtras', { schemas: {}, webhooks: {}, operations: {} });
   const routeList: Http['routeList'] = [];
   app.decorate('routeList', routeList);
   app.addHook('onRoute', (route) => {

@@ -15,7 +15,12 @@ declare module 'fastify' {
      * What the domains add to the OpenAPI document: named schemas (components.schemas; a route's inline schema
      * equal to one becomes a $ref to it) and the top-level `webhooks` section. Filled before the first request.
      */
-    openapiExtras: { schemas: Record<string, object>; webhooks: Record<string, object> };
+    openapiExtras: {
+      schemas: Record<string, object>;
+      webhooks: Record<string, object>;
+      /** Extension fields (`x-…`) of single operations, by `METHOD /fastify/:url`. */
+      operations: Record<string, Record<`x-${string}`, unknown>>;
+    };
   }
 }
 

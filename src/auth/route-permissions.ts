@@ -1,0 +1,41 @@
+import type { Http } from '../platform/http/types.js';
+import { PERMISSIONS, type Permission, rolesWith } from './roles.js';
+
+/** A panel route's need: a permission of the session user's role, or none at all (login, links from e-mail). */
+export type RoutePermission = Permission | 'public';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** What a panel route needs (roles.ts); every route tagged `panel` declares one. */
+    permission?: RoutePermission;
+  }
+}
+
+/**
+ * Makes every panel route declare its permission beside its definition: registering one without fails at
+ * startup, and the API document names each route's permission (`x-permission`) and the roles that have it.
+ */
+export function requireDeclaredPermissions(app: Http): void {
+  app.addHook('onRoute', (route) => {
+    const tags = (route.schema as { tags?: string[] } | undefined)?.tags ?? [];
+    if (!tags.includes('panel')) return;
+    const permission = route.config?.permission;
+    if (permission === undefined) {
+      throw new Error(
+        `panel route ${String(route.method)} ${route.url} declares no permission (config.permission)`,
+      );
+    }
+    const roles = permission === 'public' ? [] : rolesWith(permission);
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      app.openapiExtras.operations[`${method} ${route.url}`] = {
+        'x-permission': permission,
+        'x-roles': roles,
+      };
+    }
+    if (route.schema && permission !== 'public') {
+      const note = `Roles: ${roles.join(', ')} (${PERMISSIONS[permission]}).`;
+      route.schema.description = route.schema.description ? `${route.schema.description}\n\n${note}` : note;
+    }
+  });
+}

@@ -1,0 +1,50 @@
+import type { Queryable } from '../../platform/db/db.js';
+import type { Role } from '../roles.js';
+
+export interface UserRow {
+  id: number;
+  account_id: number;
+  name: string;
+  email: string;
+  role: Role;
+  status: 'active' | 'invited';
+  password_hash: string | null;
+  totp_secret_enc: string | null;
+  totp_pending_enc: string | null;
+  created_at: Date;
+  last_login_at: Date | null;
+}
+
+export async function findUser(q: Queryable, accountId: number, userId: number): Promise<UserRow | null> {
+  const [row] = await q.query<UserRow>('SELECT * FROM users WHERE id = $1 AND account_id = $2', [
+    userId,
+    accountId,
+  ]);
+  return row ?? null;
+}
+
+/** The account's users, invitations included, oldest first. */
+export function listUsers(q: Queryable, accountId: number): Promise<UserRow[]> {
+  return q.query<UserRow>('SELECT * FROM users WHERE account_id = $1 ORDER BY id', [accountId]);
+}
+
+/** Active users of the account whose role is one of `roles` (e-mail recipients). */
+export function activeUsersWithRole(
+  q: Queryable,
+  accountId: number,
+  roles: readonly Role[],
+): Promise<UserRow[]> {
+  return q.query<UserRow>(
+    "SELECT * FROM users WHERE account_id = $1 AND status = 'active' AND role = ANY($2::text[]) ORDER BY id",
+    [accountId, roles],
+  );
+}
+
+/** The account's owners, locked: role changes and removals that could leave it with none are decided on them. */
+export async function lockOwners(q: Queryable, accountId: number): Promise<number[]> {
+  const rows = await q.query<{ id: number }>(
+    "SELECT id FROM users WHERE account_id = $1 AND role = 'owner' AND status = 'active' ORDER BY id FOR UPDATE",
+    [accountId],
+  );
+  return rows.map((r) => Number(r.id));
+}

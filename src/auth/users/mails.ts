@@ -1,0 +1,36 @@
+import { renderMail } from '../../mail/layout.js';
+import type { Role } from '../roles.js';
+
+export const ROLE_LABELS: Record<Role, string> = {
+  owner: 'Proprietário',
+  admin: 'Administrador',
+  finance: 'Financeiro',
+  developer: 'Desenvolvedor',
+  viewer: 'Somente leitura',
+};
+
+export function invitationMail(p: { accountName: string; inviter: string; role: Role; url: string }) {
+  return renderMail({
+    subject: `Convite para a equipe de ${p.accountName}`,
+    paragraphs: [
+      'Olá!',
+      `${p.inviter} convidou você para a equipe de ${p.accountName} no painel do gateway, com o papel ${ROLE_LABELS[p.role]}.`,
+      'Para aceitar, abra o link abaixo e escolha sua senha.',
+    ],
+    action: { label: 'Aceitar convite', url: p.url },
+    footnote: 'O link vale por 72 horas e só pode ser usado uma vez. Se você não esperava este convite, ignore este e-mail.',
+  });
+}
+
+export function passwordResetMail(p: { name: string; url: string }) {
+  return renderMail({
+    subject: 'Redefinição de senha',
+    paragraphs: [
+      `Olá, ${p.name}.`,
+      'Recebemos um pedido para redefinir a senha do seu acesso ao painel. Para escolher uma nova senha, abra o link abaixo.',
+    ],
+    action: { label: 'Escolher nova senha', url: p.url },
+    footnote:
+      'O link vale por 1 hora e só pode ser usado uma vez. Se você não pediu a redefinição, ignore este e-mail: sua senha continua a mesma.',
+  });
+}

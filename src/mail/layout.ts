@@ -1,0 +1,38 @@
+export interface MailContent {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface MailParts {
+  subject: string;
+  /** Paragraphs of plain text (Brazilian Portuguese); HTML-escaped in the HTML part. */
+  paragraphs: string[];
+  action?: { label: string; url: string };
+  /** A last line in small print (why the message was sent, how long a link works). */
+  footnote?: string;
+}
+
+const escape = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** The text and HTML parts of one message, the same words in both. */
+export function renderMail(parts: MailParts): MailContent {
+  const text = [
+    ...parts.paragraphs,
+    ...(parts.action ? [`${parts.action.label}: ${parts.action.url}`] : []),
+    ...(parts.footnote ? [parts.footnote] : []),
+  ].join('\n\n');
+  const button = parts.action
+    ? `<p><a href="${escape(parts.action.url)}" style="display:inline-block;padding:10px 18px;background:#1f6feb;color:#fff;border-radius:6px;text-decoration:none">${escape(parts.action.label)}</a></p>
+<p style="font-size:13px;color:#555">Se o botão não abrir, copie este endereço: ${escape(parts.action.url)}</p>`
+    : '';
+  const html = `<!doctype html>
+<html lang="pt-BR"><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#1b1f24;max-width:560px">
+${parts.paragraphs.map((p) => `<p>${escape(p)}</p>`).join('\n')}
+${button}
+${parts.footnote ? `<p style="font-size:13px;color:#555">${escape(parts.footnote)}</p>` : ''}
+</body></html>
+`;
+  return { subject: parts.subject, text: `${text}\n`, html };
+}
