@@ -42,6 +42,7 @@ import { sandboxSalesRoutes } from './sandbox/sales.routes.js';
 import { NOTIFICATION_SCHEMAS, webhookOperations } from './webhooks/notification-schemas.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { WebhookService } from './webhooks/service.js';
+import { approvalRoutes } from './withdrawals/approval/routes.js';
 import { WithdrawalCreator } from './withdrawals/creation/creator.js';
 import { withdrawalPanelRoutes } from './withdrawals/panel.routes.js';
 import { payoutProviders } from './withdrawals/payouts/providers.js';
@@ -130,6 +131,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const creator = new WithdrawalCreator(db, queue);
   await app.register(cashoutRoutes, { db, apiKey, creator });
   await app.register(withdrawalPanelRoutes, { db, creator, sessions, requireSession });
+  await app.register(approvalRoutes, { db, queue, sessions, requireSession });
   await app.register(ledgerPanelRoutes, { db, requireSession, cursorKey: config.secretsKey });
   await app.register(payoutCallbackRoutes, { db, providers });
   if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, apiKey, providers });

@@ -14,6 +14,7 @@ import { startReserveWorker } from './sales/settlement/reserve.js';
 import { SaleSettler } from './sales/settlement/settler.js';
 import { pruneNotifications, RETENTION_EVERY_MS } from './webhooks/retention.js';
 import { startNotificationWorkers } from './webhooks/workers.js';
+import { startApprovalWorker } from './withdrawals/approval/worker.js';
 import { deleteExpiredKeys, KEY_CLEANUP_EVERY_MS } from './withdrawals/creation/idempotency.js';
 import { payoutProviders } from './withdrawals/payouts/providers.js';
 import { startPayoutWorker } from './withdrawals/payouts/worker.js';
@@ -86,7 +87,9 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
   );
   const stopNotifications = await startNotificationWorkers(platform);
   const stopMail = await startMailWorker(platform);
+  const stopApprovals = await startApprovalWorker(platform);
   return async () => {
+    stopApprovals();
     await stopMail();
     await stopPayouts();
     await providers.close();

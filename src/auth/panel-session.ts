@@ -50,7 +50,10 @@ export function cookieOptions(secure: boolean) {
 
 /** A signed-in answer (a login, an accepted invitation): the session cookie and the body with the CSRF token. */
 export function signedIn(reply: FastifyReply, session: NewSession, secure: boolean) {
-  reply.setCookie(SESSION_COOKIE, session.token, { ...cookieOptions(secure), maxAge: SESSION_TTL_HOURS * 3600 });
+  reply.setCookie(SESSION_COOKIE, session.token, {
+    ...cookieOptions(secure),
+    maxAge: SESSION_TTL_HOURS * 3600,
+  });
   reply.header('cache-control', 'no-store'); // carries the CSRF token and sets the session cookie
   return { user: session.user, csrfToken: session.csrfToken };
 }

@@ -50,7 +50,6 @@ async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {
 }
 
 export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> {
-
   app.post(
     '/api/auth/login',
     {

@@ -1,8 +1,13 @@
 import type { Logger } from 'pino';
 import { recordAudit, SYSTEM_ACTOR } from '../audit/audit.data.js';
+import { rolesWith } from '../auth/roles.js';
+import { activeUsersWithRole } from '../auth/users/data.js';
+import { renderMail } from '../mail/layout.js';
+import { queueMail } from '../mail/outbox.js';
 import type { Config } from '../platform/config/config.js';
-import type { Db } from '../platform/db/db.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import { startPeriodic } from '../platform/jobs/periodic.js';
+import type { Queue } from '../platform/jobs/queue.js';
 import { disableWebhook, failingWebhooks } from './operations.data.js';
 
 /**
@@ -10,7 +15,12 @@ import { disableWebhook, failingWebhooks } from './operations.data.js';
  * SKIPPED until the merchant re-enables them, and recover can send those later. Safe on several workers at
  * once: only the process whose update finds the webhook still active records it.
  */
-export async function disableFailingWebhooks(db: Db, config: Config, log: Logger): Promise<number> {
+export async function disableFailingWebhooks(
+  db: Db,
+  queue: Queue,
+  config: Config,
+  log: Logger,
+): Promise<number> {
   const failing = await failingWebhooks(
     db,
     config.webhookDisableAfterFailures,
@@ -22,11 +32,17 @@ export async function disableFailingWebhooks(db: Db, config: Config, log: Logger
       `Disabled automatically: the last ${config.webhookDisableAfterFailures} deliveries failed over at least ` +
       `${config.webhookDisableAfterHours} h (last error: ${hook.lastError ?? 'unknown'})`;
     await db.tx(async (tx) => {
-      const accountId = await disableWebhook(tx, Number(hook.id), reason);
-      if (accountId === null) return;
+      const disabledHook = await disableWebhook(tx, Number(hook.id), reason);
+      if (disabledHook === null) return;
+      const { accountId } = disabledHook;
       await recordAudit(tx, accountId, SYSTEM_ACTOR, {
         action: 'webhook.disabled',
         target: `webhook:${hook.id}`,
+      });
+      await mailDisabled(tx, queue, config.publicUrl, accountId, {
+        id: Number(hook.id),
+        url: disabledHook.url,
+        lastError: hook.lastError,
       });
       disabled++;
       log.warn({ webhookId: Number(hook.id), accountId }, 'webhook disabled after repeated failures');
@@ -35,10 +51,36 @@ export async function disableFailingWebhooks(db: Db, config: Config, log: Logger
   return disabled;
 }
 
-export function startAutoDisable(db: Db, config: Config, log: Logger): () => void {
+/** "Webhook desativado" to the users who manage webhooks (owners, admins, developers). */
+async function mailDisabled(
+  tx: Queryable,
+  queue: Queue,
+  publicUrl: string,
+  accountId: number,
+  hook: { id: number; url: string; lastError: string | null },
+): Promise<void> {
+  const [at] = await tx.query<{ now: Date }>('SELECT now()');
+  for (const user of await activeUsersWithRole(tx, accountId, rolesWith('integrations'))) {
+    await queueMail(tx, queue, {
+      cause: `webhook_disabled:${hook.id}:${at!.now.toISOString()}`,
+      to: user.email,
+      ...renderMail({
+        subject: 'Webhook desativado por falhas repetidas',
+        paragraphs: [
+          `Olá, ${user.name}.`,
+          `O webhook ${hook.url} foi desativado automaticamente: as últimas entregas falharam seguidamente${hook.lastError ? ` (último erro: ${hook.lastError})` : ''}.`,
+          'Enquanto ele estiver desativado, as notificações ficam registradas como não enviadas. Corrija o endereço e reative o webhook no painel; depois, use "Recuperar" para reenviar as notificações do período.',
+        ],
+        action: { label: 'Abrir webhooks no painel', url: `${publicUrl}/#/webhooks` },
+      }),
+    });
+  }
+}
+
+export function startAutoDisable(db: Db, queue: Queue, config: Config, log: Logger): () => void {
   return startPeriodic(
     config.webhookHealthCheckMs,
-    () => disableFailingWebhooks(db, config, log),
+    () => disableFailingWebhooks(db, queue, config, log),
     (err) => log.error({ err }, 'webhook health check failed'),
   );
 }

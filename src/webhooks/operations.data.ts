@@ -136,19 +136,23 @@ export async function webhookStats(q: Queryable, webhookId: number, hours: numbe
  * Disables a live webhook and turns its queued deliveries SKIPPED (recover can send them later); an attempt
  * in flight finishes. Returns the account id, or null when it was not active.
  */
-export async function disableWebhook(tx: Queryable, id: number, reason: string): Promise<number | null> {
-  const [row] = await tx.query<{ account_id: number }>(
+export async function disableWebhook(
+  tx: Queryable,
+  id: number,
+  reason: string,
+): Promise<{ accountId: number; url: string } | null> {
+  const [row] = await tx.query<{ account_id: number; url: string }>(
     `WITH w AS (
        UPDATE webhooks SET status = 'disabled', disabled_reason = $2, updated_at = now()
-        WHERE id = $1 AND status = 'active' AND deleted_at IS NULL RETURNING id, account_id),
+        WHERE id = $1 AND status = 'active' AND deleted_at IS NULL RETURNING id, account_id, url),
      d AS (
        UPDATE notification_deliveries
           SET status = 'SKIPPED', ticket = NULL, next_attempt_at = NULL
         WHERE webhook_id IN (SELECT id FROM w) AND status = 'PENDING' AND ticket IS NOT NULL)
-     SELECT account_id FROM w`,
+     SELECT account_id, url FROM w`,
     [id, reason],
   );
-  return row ? Number(row.account_id) : null;
+  return row ? { accountId: Number(row.account_id), url: row.url } : null;
 }
 
 export async function enableWebhook(tx: Queryable, id: number): Promise<void> {

@@ -66,7 +66,7 @@ export async function startNotificationWorkers(
   dispatcher.start();
   const unsubscribe = platform.outbox.subscribe(() => dispatcher?.factsCommitted());
   const stopSweeper = startSweeper(db, queue, log, () => dispatcher?.wake());
-  const stopAutoDisable = startAutoDisable(db, config, log);
+  const stopAutoDisable = startAutoDisable(db, platform.queue, config, log);
   return async () => {
     unsubscribe();
     stopSweeper();

@@ -8,7 +8,15 @@ import { transition } from './state.js';
 export async function cancelCashout(db: Db, id: PublicId): Promise<WithdrawalRow> {
   const found = await findWithdrawal(db, id, null);
   if (!found) throw notFound(`no withdrawal ${id.kind === 'uuid' ? id.uuid : id.id}`);
-  const result = await db.tx((tx) => transition(tx, found.id, 'cancel'));
+  const result = await db.tx(async (tx) => {
+    // one awaiting approval is decided by the cancel: nobody can approve it afterwards
+    await tx.query(
+      `UPDATE withdrawals SET approval_status = 'declined', approval_decided_by = 'operator', approval_decided_at = now()
+        WHERE id = $1 AND approval_status = 'awaiting' AND status = 'PENDING'`,
+      [found.id],
+    );
+    return transition(tx, found.id, 'cancel');
+  });
   if (result.changed) return result.withdrawal;
   const current = result.withdrawal ?? found;
   if (current.status === 'PENDING') {

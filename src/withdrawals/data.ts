@@ -21,7 +21,15 @@ export interface WithdrawalRow {
   created_at: Date;
   updated_at: Date;
   processed_at: Date | null;
+  /** Set when the withdrawal needed a second person (decisions.md, Withdrawal approval). */
+  approval_status: ApprovalStatus | null;
+  /** A user's e-mail, or `api_key:<publicKey>`. */
+  approval_requested_by: string | null;
+  approval_decided_by: string | null;
+  approval_decided_at: Date | null;
 }
+
+export type ApprovalStatus = 'awaiting' | 'approved' | 'declined' | 'expired';
 
 /** By uuid or numeric id; `accountId` scopes the lookup to one merchant (operator commands pass null). */
 export async function findWithdrawal(

@@ -4,6 +4,8 @@ import type { WithdrawalRow } from './data.js';
 
 export interface WithdrawalFilters extends Page {
   status: string | null;
+  /** Only those waiting for a second person's approval. */
+  awaitingApproval?: boolean;
 }
 
 function conditions(accountId: number, f: WithdrawalFilters): { sql: string; params: unknown[] } {
@@ -11,6 +13,7 @@ function conditions(accountId: number, f: WithdrawalFilters): { sql: string; par
   const add = (value: unknown) => `$${params.push(value)}`;
   const where = ['account_id = $1'];
   if (f.status) where.push(`status = ${add(f.status)}`);
+  if (f.awaitingApproval) where.push(`approval_status = 'awaiting' AND status = 'PENDING'`);
   where.push(...periodConditions('withdrawals', '$1', f, add));
   if (f.before !== null) where.push(`id < ${add(f.before)}`);
   return { sql: where.join(' AND '), params };

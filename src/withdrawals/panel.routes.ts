@@ -47,6 +47,9 @@ const ListQuery = Type.Object({
   ),
   limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+  approval: Type.Optional(
+    Type.String({ description: 'awaiting: only withdrawals waiting for approval (any other value: 400)' }),
+  ),
 });
 const PanelCashoutBody = Type.Object({
   ...CashoutBody.properties,
@@ -61,7 +64,8 @@ const PanelCashoutBody = Type.Object({
 function filters(q: Record<string, string | undefined>): WithdrawalFilters {
   if (q.status && !STATUSES.includes(q.status))
     throw validation(`status must be one of ${STATUSES.join(', ')}`);
-  return { ...parsePage(q), status: q.status || null };
+  if (q.approval && q.approval !== 'awaiting') throw validation('approval must be awaiting');
+  return { ...parsePage(q), status: q.status || null, awaitingApproval: q.approval === 'awaiting' };
 }
 
 const CSV: CsvColumn<WithdrawalRow>[] = [
@@ -202,7 +206,13 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const req = parseCashoutRequest(request.body, request.rawBody?.toString('utf8'));
       // the API cashout's own path: the same batcher, rules, fees, idempotency and notifications
-      const { withdrawal, replayed } = await deps.creator.create(user.id, req, key, userActor(request, user));
+      const { withdrawal, replayed } = await deps.creator.create(
+        accountOf(request),
+        req,
+        key,
+        userActor(request, user),
+        user.email,
+      );
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send(creationView(withdrawal));
     },

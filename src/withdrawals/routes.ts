@@ -56,7 +56,13 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const req = parseCashoutRequest(request.body, request.rawBody?.toString('utf8'));
       const actor = apiKeyActor(request, merchant);
-      const { withdrawal, replayed } = await deps.creator.create(merchant.accountId, req, key, actor);
+      const { withdrawal, replayed } = await deps.creator.create(
+        merchant.accountId,
+        req,
+        key,
+        actor,
+        `api_key:${merchant.publicKey}`,
+      );
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send(creationView(withdrawal));
     },

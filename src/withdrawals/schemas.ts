@@ -27,11 +27,34 @@ const WITHDRAWAL_EXAMPLE = {
   createdAt: '2026-11-25T13:45:12.345Z',
   updatedAt: '2026-11-25T13:45:12.345Z',
   fees: { fixed: '1.00', variable: '1.50', total: '2.50' },
+  approval: null,
 };
+
+/** Set when the withdrawal needed a second person's approval (null: it did not). */
+export const Approval = Type.Union(
+  [
+    Type.Object({
+      status: Type.Union([
+        Type.Literal('awaiting'),
+        Type.Literal('approved'),
+        Type.Literal('declined'),
+        Type.Literal('expired'),
+      ]),
+      requestedBy: Type.String({ description: "A user's e-mail, or api_key:<publicKey>" }),
+      decidedBy: Type.Union([Type.String(), Type.Null()], { description: "The deciding user's e-mail" }),
+      decidedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      'Approval by a second person (withdrawals at or above the account threshold); null: none needed',
+  },
+);
 
 /** Creation form: no updatedAt. Key order follows the spec's table. */
 export const WithdrawalCreated = Type.Object(
-  { ...withdrawalFields, fees: Fees },
+  { ...withdrawalFields, fees: Fees, approval: Approval },
   { examples: [(({ updatedAt, ...created }) => created)(WITHDRAWAL_EXAMPLE)] },
 );
 export const WithdrawalLookup = Type.Object(
@@ -39,6 +62,7 @@ export const WithdrawalLookup = Type.Object(
     ...withdrawalFields,
     updatedAt: Type.String({ format: 'date-time' }),
     fees: Fees,
+    approval: Approval,
   },
   { examples: [WITHDRAWAL_EXAMPLE] },
 );

@@ -1,5 +1,5 @@
 import { formatReais } from '../platform/money/money.js';
-import type { WithdrawalRow } from './data.js';
+import type { ApprovalStatus, WithdrawalRow } from './data.js';
 import type { CashoutFees } from './fees.js';
 
 /** The withdrawal resource as the API shows it; key order is the spec's table. */
@@ -14,6 +14,24 @@ export interface WithdrawalView {
   createdAt: string;
   updatedAt?: string;
   fees: { fixed: string; variable: string; total: string };
+  approval: ApprovalView | null;
+}
+
+export interface ApprovalView {
+  status: ApprovalStatus;
+  requestedBy: string;
+  decidedBy: string | null;
+  decidedAt: string | null;
+}
+
+function approvalView(row: WithdrawalRow): ApprovalView | null {
+  if (row.approval_status === null) return null;
+  return {
+    status: row.approval_status,
+    requestedBy: row.approval_requested_by ?? '',
+    decidedBy: row.approval_decided_by,
+    decidedAt: row.approval_decided_at ? iso(row.approval_decided_at) : null,
+  };
 }
 
 const iso = (d: Date) => new Date(d).toISOString();
@@ -34,6 +52,7 @@ function view(row: WithdrawalRow, status: string, updatedAt: string | undefined)
       variable: formatReais(row.fee_variable),
       total: formatReais(row.fee_fixed + row.fee_variable),
     },
+    approval: approvalView(row),
   };
 }
 

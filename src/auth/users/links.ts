@@ -52,7 +52,11 @@ export async function voidLinks(tx: Queryable, userId: number, purpose: LinkPurp
 }
 
 /** The newest link of a purpose still unused and unexpired, if any (an invitation's expiry). */
-export async function liveLinkExpiry(q: Queryable, userId: number, purpose: LinkPurpose): Promise<Date | null> {
+export async function liveLinkExpiry(
+  q: Queryable,
+  userId: number,
+  purpose: LinkPurpose,
+): Promise<Date | null> {
   const [row] = await q.query<{ expires_at: Date }>(
     `SELECT expires_at FROM user_tokens
       WHERE user_id = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > now()

@@ -18,7 +18,8 @@ export function invitationMail(p: { accountName: string; inviter: string; role: 
       'Para aceitar, abra o link abaixo e escolha sua senha.',
     ],
     action: { label: 'Aceitar convite', url: p.url },
-    footnote: 'O link vale por 72 horas e só pode ser usado uma vez. Se você não esperava este convite, ignore este e-mail.',
+    footnote:
+      'O link vale por 72 horas e só pode ser usado uma vez. Se você não esperava este convite, ignore este e-mail.',
   });
 }
 

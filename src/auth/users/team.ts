@@ -118,11 +118,19 @@ export class TeamService {
       const target = await findUser(tx, by.accountId, userId);
       if (!target) throw notFound('No such user in this account');
       checkOwnerRule(by, role, target);
-      if (target.role === 'owner' && role !== 'owner' && owners.length === 1 && owners[0] === Number(target.id)) {
+      if (
+        target.role === 'owner' &&
+        role !== 'owner' &&
+        owners.length === 1 &&
+        owners[0] === Number(target.id)
+      ) {
         throw new AppError('LAST_OWNER', 'The account must keep an owner: make someone else an owner first');
       }
       if (target.role === role) return memberView(target);
-      const [row] = await tx.query<UserRow>('UPDATE users SET role = $2 WHERE id = $1 RETURNING *', [userId, role]);
+      const [row] = await tx.query<UserRow>('UPDATE users SET role = $2 WHERE id = $1 RETURNING *', [
+        userId,
+        role,
+      ]);
       await recordAudit(tx, by.accountId, actor, { action: 'user.role_changed', target: `user:${userId}` });
       return memberView(row!);
     });

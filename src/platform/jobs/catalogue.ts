@@ -7,6 +7,8 @@ export interface JobPayloads {
   'payouts.submit': { withdrawalIds: number[] };
   /** A paid sale's reserve hold ended: move it from blocked to available. */
   'sales.release-reserve': { saleId: number };
+  /** Withdrawals waiting for approval: e-mail the users who may approve them. */
+  'withdrawals.ask-approval': { withdrawalIds: number[] };
   /** One e-mail of the mail outbox (mail_messages) to send. */
   'mail.send': { messageId: number };
 }
@@ -34,6 +36,12 @@ export const JOB_POLICIES: Record<JobName, JobPolicy> = {
     expireInSeconds: 30,
   },
   'sales.release-reserve': { retryLimit: 50, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 60 },
+  'withdrawals.ask-approval': {
+    retryLimit: 50,
+    retryDelaySeconds: 5,
+    retryBackoff: true,
+    expireInSeconds: 60,
+  },
   // an SMTP server down is waited for: 10 s, doubling up to 10 min between tries, about 2.5 hours in all
   'mail.send': {
     retryLimit: 20,

@@ -42,3 +42,8 @@ export function percentOf(amountCents: number, percentE4: number): number {
   const divisor = 1000000n;
   return Number((product + divisor / 2n) / divisor);
 }
+
+/** Cents as Brazilians read money: R$ 1.234,56. */
+export function formatBrl(cents: number): string {
+  return `R$ ${new Intl.NumberFormat('pt-BR', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(Number(cents) / 100)}`;
+}

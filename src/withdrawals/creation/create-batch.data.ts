@@ -14,6 +14,8 @@ export interface AccountContext {
   transfers_enabled: boolean;
   global_switch: string | null;
   available: number | null;
+  /** Withdrawals at or above it wait for a second person's approval (null: none do). */
+  approval_threshold: number | null;
   items: {
     key: string | null;
     locked: boolean;
@@ -28,7 +30,15 @@ export interface Accepted {
   index: number;
   row: Omit<
     WithdrawalRow,
-    'status' | 'provider' | 'external_id' | 'submitting_at' | 'created_at' | 'updated_at' | 'processed_at'
+    | 'status'
+    | 'provider'
+    | 'external_id'
+    | 'submitting_at'
+    | 'created_at'
+    | 'updated_at'
+    | 'processed_at'
+    | 'approval_decided_by'
+    | 'approval_decided_at'
   >;
 }
 
@@ -58,6 +68,7 @@ export async function loadContext(tx: Queryable, accountId: number, items: Casho
      SELECT a.cashout_fee_fixed, a.cashout_fee_percent_e4, a.api_cashout_enabled, a.transfers_enabled,
             (SELECT value FROM settings WHERE key = 'api_withdrawals') AS global_switch,
             (SELECT balance FROM bal) AS available,
+            (SELECT threshold_cents FROM withdrawal_approval_rules WHERE account_id = $1) AS approval_threshold,
             (SELECT json_agg(json_build_object('key', k.key, 'locked', k.locked, 'request_hash', k.request_hash,
                       'withdrawal_id', k.withdrawal_id, 'response_body', k.response_body, 'next_id', k.next_id)
                       ORDER BY k.ord) FROM k) AS items
@@ -86,10 +97,13 @@ export async function insertWithdrawalsAndKeys(
   const [result] = await tx.query<{ rows: WithdrawalRow[] | null; stored: number }>(
     `WITH w AS (
        INSERT INTO withdrawals
-         (id, uuid, account_id, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type, status)
-       SELECT id, uuid, $1, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type, 'PENDING'
-         FROM unnest($2::bigint[], $3::uuid[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[])
-           AS v(id, uuid, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type)
+         (id, uuid, account_id, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type, status,
+          approval_status, approval_requested_by)
+       SELECT id, uuid, $1, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type, 'PENDING',
+              approval_status, requested_by
+         FROM unnest($2::bigint[], $3::uuid[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[],
+                     $16::text[], $17::text[])
+           AS v(id, uuid, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type, approval_status, requested_by)
        RETURNING *),
      i AS (
        INSERT INTO cashout_idempotency
@@ -123,6 +137,8 @@ export async function insertWithdrawalsAndKeys(
           : null,
       ),
       IDEMPOTENCY_TTL_HOURS,
+      col((r) => r.approval_status),
+      col((r) => r.approval_requested_by),
     ],
     { prepare: 'cashout_insert' },
   );
@@ -137,5 +153,6 @@ export async function insertWithdrawalsAndKeys(
     updated_at: new Date(r.updated_at),
     processed_at: null,
     submitting_at: null,
+    approval_decided_at: null,
   }));
 }

@@ -71,6 +71,8 @@ export async function createBatch(
         throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient available balance');
       }
       available -= item.req.amountCents;
+      const awaiting =
+        ctx.approval_threshold !== null && item.req.amountCents >= Number(ctx.approval_threshold);
       accepted.push({
         index,
         row: {
@@ -83,6 +85,8 @@ export async function createBatch(
           net_amount: fees.net,
           pix_key: item.req.pixKey,
           pix_key_type: item.req.pixKeyType,
+          approval_status: awaiting ? 'awaiting' : null,
+          approval_requested_by: awaiting ? (item.requestedBy ?? 'unknown') : null,
         },
       });
       outcomes.push(null);
@@ -93,10 +97,13 @@ export async function createBatch(
   });
 
   const rows = await insertWithdrawalsAndKeys(tx, accountId, items, outcomes, toStore, accepted);
-  if (accepted.length > 0) {
-    // One payout job per shared transaction: the worker submits its withdrawals one by one.
-    const ids = accepted.map((a) => a.row.id);
-    await queue.send(tx, 'payouts.submit', { withdrawalIds: ids });
+  // One payout job per shared transaction: the worker submits its withdrawals one by one. One awaiting
+  // approval is sent once approved (approval.ts), and its approvers are told now.
+  const ids = accepted.filter((a) => a.row.approval_status === null).map((a) => a.row.id);
+  if (ids.length > 0) await queue.send(tx, 'payouts.submit', { withdrawalIds: ids });
+  const awaiting = accepted.filter((a) => a.row.approval_status === 'awaiting');
+  if (awaiting.length > 0) {
+    await queue.send(tx, 'withdrawals.ask-approval', { withdrawalIds: awaiting.map((a) => a.row.id) });
   }
   try {
     await postBucketTransfers(tx, {

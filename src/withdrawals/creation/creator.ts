@@ -25,7 +25,13 @@ export class WithdrawalCreator {
     private readonly queue: Queue,
   ) {}
 
-  create(accountId: number, req: CashoutRequest, key: string | null, actor?: Actor): Promise<Created> {
+  create(
+    accountId: number,
+    req: CashoutRequest,
+    key: string | null,
+    actor?: Actor,
+    requestedBy?: string,
+  ): Promise<Created> {
     let lane = this.lanes.get(accountId);
     if (lane === undefined) {
       lane = new GroupCommit<CashoutItem, Created>(
@@ -39,7 +45,7 @@ export class WithdrawalCreator {
       );
       this.lanes.set(accountId, lane);
     }
-    return lane.submit({ req, key, hash: requestHash(req), actor });
+    return lane.submit({ req, key, hash: requestHash(req), actor, requestedBy });
   }
 }
 

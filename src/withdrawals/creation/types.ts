@@ -10,6 +10,8 @@ export interface CashoutItem {
   hash: string;
   /** Who asked (the audit log's withdrawal.created entry commits with the withdrawal). */
   actor?: Actor | undefined;
+  /** Who asked, as an approval names them: a user's e-mail, or `api_key:<publicKey>`. */
+  requestedBy?: string | undefined;
 }
 
 export interface Created {

@@ -13,6 +13,9 @@ import {
   type Submitted,
 } from './provider.js';
 
+/** A withdrawal the provider may get: one that needs no approval, or was approved. */
+export const SUBMITTABLE = `(approval_status IS NULL OR approval_status = 'approved')`;
+
 /** Provider requests of one submission batch in flight at once. */
 const REQUESTS_IN_FLIGHT = 8;
 /** Orders per request to a provider with a batch API. */
@@ -37,9 +40,11 @@ export async function submitPayouts(
 ): Promise<void> {
   // Claim: from here an order may reach the provider, so a cancel is refused (state.ts checks this).
   // The first claim also records which provider the withdrawal goes to (its callbacks and read-backs).
+  // A withdrawal that needs approval is claimed only once approved (the lock re-reads a decision racing this).
   const claimed = await db.query<WithdrawalRow & { first_claim: boolean }>(
     `WITH before AS (
-       SELECT id, submitting_at FROM withdrawals WHERE id = ANY($1::bigint[]) AND status = 'PENDING'
+       SELECT id, submitting_at FROM withdrawals
+        WHERE id = ANY($1::bigint[]) AND status = 'PENDING' AND ${SUBMITTABLE}
         ORDER BY id FOR UPDATE)
      UPDATE withdrawals w SET submitting_at = COALESCE(w.submitting_at, now()),
             provider = CASE WHEN w.submitting_at IS NULL THEN $2 ELSE w.provider END
@@ -115,7 +120,7 @@ const REQUEUE_AFTER_SECONDS = 30;
 export async function requeueStalePending(db: Db, queue: Queue, limit = 500): Promise<number> {
   const rows = await db.query<{ id: number }>(
     `SELECT id FROM withdrawals
-      WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => $1)
+      WHERE status = 'PENDING' AND ${SUBMITTABLE} AND created_at < now() - make_interval(secs => $1)
       ORDER BY id LIMIT $2`,
     [REQUEUE_AFTER_SECONDS, limit],
   );

@@ -22,6 +22,7 @@ export async function stuckWithdrawals(db: Db, minutes: number): Promise<StuckWi
             floor(extract(epoch FROM now() - updated_at) / 60)::int AS "ageMinutes"
        FROM withdrawals
       WHERE status IN ('PENDING', 'PROCESSING') AND updated_at < now() - make_interval(mins => $1)
+        AND approval_status IS DISTINCT FROM 'awaiting'
       ORDER BY updated_at, id LIMIT 1000`,
     [minutes],
   );
@@ -37,6 +38,11 @@ export async function retrySubmission(db: Db, queue: Queue, id: PublicId): Promi
   if (!w) throw notFound(`no withdrawal ${id.kind === 'uuid' ? id.uuid : id.id}`);
   if (w.status !== 'PENDING') {
     throw conflict(`withdrawal ${w.id} is ${w.status}; only a PENDING withdrawal is submitted again`);
+  }
+  if (w.approval_status !== null && w.approval_status !== 'approved') {
+    throw conflict(
+      `withdrawal ${w.id} is ${w.approval_status} approval; it is sent once a second person approves it`,
+    );
   }
   await db.tx((tx) => queue.send(tx, 'payouts.submit', { withdrawalIds: [w.id] }));
   return w.id;
