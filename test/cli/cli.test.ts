@@ -106,8 +106,13 @@ describe('gateway accounts create', () => {
       api_cashout_enabled: true,
       transfers_enabled: true,
     });
-    expect(String(row!.password_hash)).toMatch(/^scrypt\$/);
-    expect(String(row!.password_hash)).not.toContain('cli-password');
+    const [owner] = await db.query<{ password_hash: string; role: string }>(
+      'SELECT password_hash, role FROM users WHERE account_id = $1',
+      [row!.id],
+    );
+    expect(owner!.role).toBe('owner');
+    expect(String(owner!.password_hash)).toMatch(/^scrypt\$/);
+    expect(String(owner!.password_hash)).not.toContain('cli-password');
     const text = await gateway(
       'accounts',
       'create',
@@ -353,9 +358,9 @@ describe('gateway accounts update: an owner locked out', () => {
       ),
     ).id;
     await db.query(
-      `UPDATE accounts SET totp_secret_enc = 'v1.x.y.z' WHERE id = $1;
-       INSERT INTO panel_sessions (token_hash, account_id, csrf_token, expires_at)
-       VALUES ('h-${process.pid}', $1, 'c', now() + interval '1 hour');
+      `UPDATE users SET totp_secret_enc = 'v1.x.y.z' WHERE account_id = $1;
+       INSERT INTO panel_sessions (token_hash, account_id, user_id, csrf_token, expires_at)
+       SELECT 'h-${process.pid}', $1, id, 'c', now() + interval '1 hour' FROM users WHERE account_id = $1;
        INSERT INTO login_failures (email, failures, window_started_at, locked_until)
        VALUES ($2, 5, now(), now() + interval '15 minutes')`
         .replace(/\$1/g, String(id))
@@ -373,7 +378,7 @@ describe('gateway accounts update: an owner locked out', () => {
     expect(out).toMatchObject({ id, twoFactor: 'off' });
     expect(JSON.stringify(out)).not.toContain('new-password');
     const [row] = await db.query<{ password_hash: string; totp_secret_enc: string | null }>(
-      'SELECT password_hash, totp_secret_enc FROM accounts WHERE id = $1',
+      'SELECT password_hash, totp_secret_enc FROM users WHERE account_id = $1',
       [id],
     );
     expect(await verifyPassword('new-password', row!.password_hash)).toBe(true);

@@ -214,8 +214,10 @@ describe('expired panel sessions and stale login failures', () => {
     const { db } = server.runtime.platform;
     const tag = randomBytes(4).toString('hex');
     await db.query(
-      `INSERT INTO panel_sessions (token_hash, account_id, csrf_token, expires_at) VALUES
-         ($1, $3, 'c', now() - interval '1 minute'), ($2, $3, 'c', now() + interval '1 hour')`,
+      `INSERT INTO panel_sessions (token_hash, account_id, user_id, csrf_token, expires_at)
+       SELECT v.token, $3, u.id, 'c', v.expires FROM users u,
+         (VALUES ($1, now() - interval '1 minute'), ($2, now() + interval '1 hour')) AS v(token, expires)
+        WHERE u.account_id = $3`,
       [`old-${tag}`, `live-${tag}`, merchant.accountId],
     );
     await db.query(
