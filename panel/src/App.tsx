@@ -1,23 +1,43 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, type User, whenSessionExpires } from './api';
+import { api, can, type Permission, type User, whenSessionExpires } from './api';
+import { Approvals } from './pages/Approvals';
 import { Integrations } from './pages/Integrations';
+import { AcceptInvitation, ForgotPassword, ResetPassword } from './pages/Links';
 import { Login } from './pages/Login';
 import { Overview } from './pages/Overview';
 import { Sales } from './pages/Sales';
 import { Security } from './pages/Security';
 import { Statement } from './pages/Statement';
+import { Team } from './pages/Team';
 import { Webhooks } from './pages/Webhooks';
 import { Withdrawals } from './pages/Withdrawals';
+import { label, ROLES } from './ui/labels';
 
-const PAGES = [
-  { hash: '#/', label: 'Visão geral', Page: Overview },
-  { hash: '#/vendas', label: 'Vendas', Page: Sales },
-  { hash: '#/saques', label: 'Saques', Page: Withdrawals },
-  { hash: '#/extrato', label: 'Extrato', Page: Statement },
-  { hash: '#/integracoes', label: 'Integrações', Page: Integrations },
-  { hash: '#/webhooks', label: 'Webhooks', Page: Webhooks },
-  { hash: '#/seguranca', label: 'Segurança', Page: Security },
+/** The menu's pages and what each needs of the user's role (the server refuses the rest anyway). */
+const PAGES: {
+  hash: string;
+  label: string;
+  Page: () => preact.JSX.Element;
+  need: Permission;
+  menu?: false;
+}[] = [
+  { hash: '#/', label: 'Visão geral', Page: Overview, need: 'money.view' },
+  { hash: '#/vendas', label: 'Vendas', Page: Sales, need: 'money.view' },
+  { hash: '#/saques', label: 'Saques', Page: Withdrawals, need: 'money.view' },
+  { hash: '#/saques/aprovacoes', label: 'Aprovações', Page: Approvals, need: 'money.view', menu: false },
+  { hash: '#/extrato', label: 'Extrato', Page: Statement, need: 'money.view' },
+  { hash: '#/integracoes', label: 'Integrações', Page: Integrations, need: 'integrations' },
+  { hash: '#/webhooks', label: 'Webhooks', Page: Webhooks, need: 'integrations' },
+  { hash: '#/equipe', label: 'Equipe', Page: Team, need: 'team' },
+  { hash: '#/seguranca', label: 'Segurança', Page: Security, need: 'self' },
 ];
+
+/** Pages opened from an e-mailed link: they work without a session. */
+function linkPage(hash: string): { page: 'convite' | 'nova-senha'; token: string } | 'esqueci' | null {
+  if (hash === '#/esqueci-senha') return 'esqueci';
+  const m = /^#\/(convite|nova-senha)\/([A-Za-z0-9_-]+)$/.exec(hash);
+  return m ? { page: m[1] as 'convite' | 'nova-senha', token: m[2]! } : null;
+}
 
 function useHash(): string {
   const [hash, setHash] = useState(location.hash || '#/');
@@ -54,6 +74,22 @@ export function App() {
     });
     api.me().then(setUser, () => setUser(null));
   }, []);
+  const link = linkPage(hash);
+  if (link === 'esqueci' && !user) return <ForgotPassword />;
+  if (link && link !== 'esqueci') {
+    return link.page === 'convite' ? (
+      <AcceptInvitation key={link.token} token={link.token} onSignedIn={setUser} />
+    ) : (
+      <ResetPassword
+        key={link.token}
+        token={link.token}
+        onDone={(message) => {
+          setUser(null);
+          setNotice(message);
+        }}
+      />
+    );
+  }
   if (user === undefined) return <p class="muted">Carregando…</p>;
   if (user === null) {
     return (
@@ -75,14 +111,16 @@ export function App() {
       <header>
         <strong class="brand">Painel</strong>
         <nav aria-label="Principal">
-          {PAGES.map((p) => (
+          {PAGES.filter((p) => p.menu !== false && can(p.need)).map((p) => (
             <a key={p.hash} href={p.hash} aria-current={p === current ? 'page' : undefined}>
               {p.label}
             </a>
           ))}
           <a href="/docs/">API</a>
         </nav>
-        <span class="who">{user.name}</span>
+        <span class="who">
+          {user.name} <span class="muted">({label(ROLES, user.role)})</span>
+        </span>
         <button
           type="button"
           class="secondary"
@@ -106,7 +144,14 @@ export function App() {
             Não foi possível sair: a sessão continua aberta. Tente de novo.
           </p>
         )}
-        <current.Page key={current.hash} />
+        {can(current.need) ? (
+          <current.Page key={current.hash} />
+        ) : (
+          <p class="notice" role="status">
+            Seu papel ({label(ROLES, user.role)}) não dá acesso a esta página. Peça a um proprietário ou
+            administrador da conta.
+          </p>
+        )}
       </main>
     </div>
   );

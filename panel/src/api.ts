@@ -7,6 +7,7 @@ import type { Static } from 'typebox';
 import type * as Accounts from '../../src/accounts/schemas';
 import type * as Audit from '../../src/audit/schemas';
 import type * as Auth from '../../src/auth/schemas';
+import type * as Team from '../../src/auth/users/schemas';
 import type * as Ledger from '../../src/ledger/schemas';
 import type * as Sales from '../../src/sales/schemas';
 import type * as Webhooks from '../../src/webhooks/schemas';
@@ -35,6 +36,15 @@ export type WebhookStats = Static<typeof Webhooks.Stats>;
 export type TotpSetup = Static<typeof Auth.TotpSetup>;
 export type AuditPage = Static<typeof Audit.AuditPage>;
 export type AuditEntry = AuditPage['data'][number];
+export type TeamMember = Static<typeof Team.TeamMember>;
+export type Invitation = Static<typeof Team.Invitation>;
+export type Role = User['role'];
+export type Permission = User['permissions'][number];
+
+/** What the signed-in user's role may do (the server decides; this only hides what would be refused). */
+export function can(permission: Permission): boolean {
+  return user?.permissions.includes(permission) ?? false;
+}
 
 export class ApiError extends Error {
   constructor(
@@ -57,6 +67,13 @@ export function whenSessionExpires(handler: () => void): void {
 }
 
 const CSRF_REFUSED = 'Missing or invalid X-CSRF-Token header';
+/** Routes that answer without a session of this tab: their refusals say nothing of the session. */
+const SESSIONLESS = [
+  '/api/auth/login',
+  '/api/auth/me',
+  '/api/auth/accept-invitation',
+  '/api/auth/password-reset',
+];
 
 /**
  * Tabs of one browser share one session cookie: a login or logout in one tab is told to the others, and a tab
@@ -118,7 +135,7 @@ async function request<T>(
   const data = (await res.json().catch(() => null)) as Record<string, unknown> | null;
   if (!res.ok) {
     const { message, code } = errorOf(data, res.status);
-    const ownSession = path !== '/api/auth/login' && path !== '/api/auth/me';
+    const ownSession = !SESSIONLESS.some((p) => path.startsWith(p));
     // a 401 may be a wrong confirmation password: only a session that is really gone sends the user to login
     if (res.status === 401 && ownSession) await checkSession();
     if (res.status === 403 && message === CSRF_REFUSED && ownSession && !retried) {
@@ -160,6 +177,29 @@ export const api = {
     tabs?.postMessage({ user: r.user.id });
     return r.user;
   },
+  /** An invitation's link: the password chosen, the invited user is signed in. */
+  async acceptInvitation(token: string, password: string): Promise<User> {
+    const r = await request<Session>('POST', '/api/auth/accept-invitation', { token, password });
+    csrf = r.csrfToken;
+    user = r.user;
+    tabs?.postMessage({ user: r.user.id });
+    return r.user;
+  },
+  requestPasswordReset: (email: string) => request<void>('POST', '/api/auth/password-reset', { email }),
+  confirmPasswordReset: (token: string, password: string) =>
+    request<void>('POST', '/api/auth/password-reset/confirm', { token, password }),
+  team: () => request<{ data: TeamMember[] }>('GET', '/api/users'),
+  invite: (body: { email: string; name: string; role: Role }) =>
+    request<Invitation>('POST', '/api/users/invitations', body),
+  changeRole: (id: number, role: Role) => request<TeamMember>('PUT', `/api/users/${id}`, { role }),
+  removeUser: (id: number) => request<void>('DELETE', `/api/users/${id}`),
+  approvalRule: () => request<{ thresholdCents: number | null }>('GET', '/api/settings/withdrawal-approval'),
+  setApprovalRule: (thresholdCents: number | null) =>
+    request<{ thresholdCents: number | null }>('PUT', '/api/settings/withdrawal-approval', {
+      thresholdCents,
+    }),
+  decide: (id: number, step: 'approve' | 'decline', confirmation: { password?: string; totpCode?: string }) =>
+    request<Withdrawal>('POST', `/api/withdrawals/${id}/${step}`, confirmation),
   async me(): Promise<User> {
     const r = await request<Session>('GET', '/api/auth/me');
     csrf = r.csrfToken;

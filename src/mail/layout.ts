@@ -13,7 +13,7 @@ export interface MailParts {
   footnote?: string;
 }
 
-const escape = (s: string) =>
+const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** The text and HTML parts of one message, the same words in both. */
@@ -24,14 +24,14 @@ export function renderMail(parts: MailParts): MailContent {
     ...(parts.footnote ? [parts.footnote] : []),
   ].join('\n\n');
   const button = parts.action
-    ? `<p><a href="${escape(parts.action.url)}" style="display:inline-block;padding:10px 18px;background:#1f6feb;color:#fff;border-radius:6px;text-decoration:none">${escape(parts.action.label)}</a></p>
-<p style="font-size:13px;color:#555">Se o botão não abrir, copie este endereço: ${escape(parts.action.url)}</p>`
+    ? `<p><a href="${escapeHtml(parts.action.url)}" style="display:inline-block;padding:10px 18px;background:#1f6feb;color:#fff;border-radius:6px;text-decoration:none">${escapeHtml(parts.action.label)}</a></p>
+<p style="font-size:13px;color:#555">Se o botão não abrir, copie este endereço: ${escapeHtml(parts.action.url)}</p>`
     : '';
   const html = `<!doctype html>
 <html lang="pt-BR"><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#1b1f24;max-width:560px">
-${parts.paragraphs.map((p) => `<p>${escape(p)}</p>`).join('\n')}
+${parts.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}
 ${button}
-${parts.footnote ? `<p style="font-size:13px;color:#555">${escape(parts.footnote)}</p>` : ''}
+${parts.footnote ? `<p style="font-size:13px;color:#555">${escapeHtml(parts.footnote)}</p>` : ''}
 </body></html>
 `;
   return { subject: parts.subject, text: `${text}\n`, html };

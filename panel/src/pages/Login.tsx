@@ -108,6 +108,9 @@ export function Login({ onLogin, notice }: { onLogin: (u: User) => void; notice:
         <button type="submit" disabled={busy}>
           Entrar
         </button>
+        <p>
+          <a href="#/esqueci-senha">Esqueci minha senha</a>
+        </p>
       </form>
     </main>
   );

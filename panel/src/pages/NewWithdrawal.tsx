@@ -147,6 +147,8 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
         <p class="ok" role="status">
           Saque {done.id} solicitado: {moneyText(done.amount)}, taxas {moneyText(done.fees.total)}, líquido{' '}
           {moneyText(done.netAmount)}.
+          {done.approval?.status === 'awaiting' &&
+            ' Ele precisa da aprovação de outra pessoa da equipe antes de ser pago; o valor fica bloqueado até lá.'}
         </p>
       )}
     </Card>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
 import type { AuditAction } from '../../../src/audit/audit.data';
-import { type AuditEntry, api } from '../api';
+import { type AuditEntry, api, can } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
 import { agentSummary, auditTarget, operatorLabel } from '../ui/labels';
@@ -11,7 +11,7 @@ export function Security() {
     <>
       <h1>Segurança</h1>
       <TwoFactor />
-      <AuditLog />
+      {can('audit') && <AuditLog />}
     </>
   );
 }
@@ -128,6 +128,14 @@ const ACTIONS: Record<AuditAction, string> = {
   'withdrawal.created': 'Saque solicitado',
   'account.updated': 'Conta alterada pelo operador',
   'settings.updated': 'Configuração alterada pelo operador',
+  'user.invited': 'Usuário convidado',
+  'user.joined': 'Convite aceito',
+  'user.role_changed': 'Papel de usuário alterado',
+  'user.removed': 'Usuário removido',
+  'password.reset': 'Senha redefinida',
+  'withdrawal.approved': 'Saque aprovado',
+  'withdrawal.declined': 'Saque recusado',
+  'approval_rule.updated': 'Regra de aprovação de saques alterada',
 };
 const ACTORS = { user: 'Usuário', api_key: 'Chave de API', operator: 'Operador' } as const;
 

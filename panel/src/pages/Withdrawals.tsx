@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Withdrawal } from '../api';
+import { api, can, type Withdrawal } from '../api';
 import { date, moneyText } from '../ui/format';
 import { Card, DetailsButton, ErrorText, Options, Table } from '../ui/kit';
-import { label, PIX_KEY_TYPES, WITHDRAWAL_STATUS } from '../ui/labels';
+import { APPROVAL_STATUS, label, PIX_KEY_TYPES, WITHDRAWAL_STATUS } from '../ui/labels';
+import { Decide } from './Approvals';
 import { NewWithdrawal } from './NewWithdrawal';
 
 export function Withdrawals() {
@@ -30,7 +31,10 @@ export function Withdrawals() {
   return (
     <>
       <h1>Saques</h1>
-      <NewWithdrawal onDone={() => void load()} />
+      <p>
+        <a href="#/saques/aprovacoes">Saques aguardando aprovação</a>
+      </p>
+      {can('withdrawals.create') && <NewWithdrawal onDone={() => void load()} />}
       <div class="filters">
         <div>
           <label for="w-status">Status</label>
@@ -62,7 +66,11 @@ export function Withdrawals() {
             <td class="text">{w.pixKey}</td>
             <td class="money">{moneyText(w.amount)}</td>
             <td class="money">{moneyText(w.fees.total)}</td>
-            <td>{label(WITHDRAWAL_STATUS, w.status)}</td>
+            <td>
+              {w.approval?.status === 'awaiting' && w.status === 'PENDING'
+                ? label(APPROVAL_STATUS, 'awaiting')
+                : label(WITHDRAWAL_STATUS, w.status)}
+            </td>
             <td>
               <DetailsButton label={`Detalhes do saque ${w.id}`} onClick={() => setSelected(w)} />
             </td>
@@ -95,7 +103,25 @@ export function Withdrawals() {
             <dd>{date(selected.createdAt)}</dd>
             <dt>Atualizado em</dt>
             <dd>{date(selected.updatedAt)}</dd>
+            {selected.approval && (
+              <>
+                <dt>Aprovação</dt>
+                <dd>
+                  {label(APPROVAL_STATUS, selected.approval.status)}; pedido por{' '}
+                  {selected.approval.requestedBy}
+                  {selected.approval.decidedBy && `, decidido por ${selected.approval.decidedBy}`}
+                  {selected.approval.decidedAt && ` em ${date(selected.approval.decidedAt)}`}
+                </dd>
+              </>
+            )}
           </dl>
+          <Decide
+            withdrawal={selected}
+            onDecided={(w) => {
+              setSelected(w);
+              void load();
+            }}
+          />
           <button type="button" class="secondary" onClick={() => setSelected(null)}>
             Fechar
           </button>

@@ -25,6 +25,30 @@ export const WITHDRAWAL_STATUS: Record<string, string> = {
   CANCELLED: 'Cancelado',
 };
 
+export const ROLES: Record<string, string> = {
+  owner: 'Proprietário',
+  admin: 'Administrador',
+  finance: 'Financeiro',
+  developer: 'Desenvolvedor',
+  viewer: 'Somente leitura',
+};
+
+/** What each role may do, as the Equipe page explains it. */
+export const ROLE_HELP: Record<string, string> = {
+  owner: 'tudo, inclusive gerenciar proprietários',
+  admin: 'tudo, menos gerenciar proprietários',
+  finance: 'ver valores, criar e aprovar saques, ver o registro de atividades',
+  developer: 'ver valores, chaves de API, IPs permitidos e webhooks',
+  viewer: 'apenas ver valores',
+};
+
+export const APPROVAL_STATUS: Record<string, string> = {
+  awaiting: 'Aguardando aprovação',
+  approved: 'Aprovado',
+  declined: 'Recusado',
+  expired: 'Expirado (sem decisão em 72 h)',
+};
+
 /** A webhook delivery: waiting for (another) attempt, accepted by the receiver, or out of attempts. */
 export const DELIVERY_STATUS: Record<string, string> = {
   PENDING: 'Pendente',
@@ -83,6 +107,7 @@ const AUDIT_TARGETS: Record<string, string> = {
   credential: 'Credencial',
   withdrawal: 'Saque',
   account: 'Conta',
+  user: 'Usuário',
 };
 
 /** An audit entry's target (`webhook:3`, `withdrawal:<uuid>`, an allow-list) as the panel names it. */
@@ -118,6 +143,10 @@ export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED' | 'PASSWORD_REFU
   PROCESSOR_UNAVAILABLE: 'Nenhum processador de pagamentos está disponível para isto.',
   TOO_MANY_IPS: 'A lista tem IPs demais: o máximo é 20.',
   TOO_MANY_KEYS: 'A conta já tem 20 pares de chaves ativos, o máximo: revogue um antes de criar outro.',
+  EMAIL_TAKEN: 'Este e-mail já é de um usuário do gateway.',
+  LAST_OWNER: 'A conta precisa de um proprietário: torne outra pessoa proprietária antes.',
+  NOT_AWAITING_APPROVAL: 'Este saque não está mais aguardando aprovação.',
+  INVALID_TOKEN: 'Este link é inválido, já foi usado ou expirou. Peça um novo.',
   INSUFFICIENT_BALANCE: 'Saldo insuficiente.',
   MINIMUM_VALUE: 'Valor abaixo do mínimo de R$ 100,00.',
   MAXIMUM_VALUE: 'Valor acima do máximo de R$ 100.000,00.',
