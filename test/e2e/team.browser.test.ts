@@ -1,0 +1,149 @@
+/**
+ * A store's team in the panel, in Debian's chromium: the owner invites a finance person by e-mail, the
+ * invitation is accepted from the e-mailed link, the finance person sees only what the role allows, asks for a
+ * withdrawal that needs approval, the owner approves it; then a forgotten password is reset from its link.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../src/accounts/accounts.service.js';
+import { launch, shot } from '../support/browser.js';
+import { call } from '../support/http.js';
+import { fundMerchant } from '../support/ledger.js';
+import { linkToken, Mailbox } from '../support/mailbox.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
+
+let server: TestServer;
+let mailbox: Mailbox;
+let browser: Browser;
+let ownerContext: BrowserContext;
+let owner: Page;
+let finance: Page;
+const OWNER = { email: 'dona@example.com', password: 'senha-da-dona-1' };
+const FINANCE = {
+  email: 'financeiro@example.com',
+  password: 'senha-do-financeiro-1',
+  name: 'Fernanda Finanças',
+};
+
+beforeAll(async () => {
+  mailbox = await Mailbox.start();
+  server = await startServer({ env: { SMTP_URL: mailbox.url, PUBLIC_URL: 'http://127.0.0.1:1' } });
+  const account = await createAccount(server.runtime.platform.db, { name: 'Loja da Equipe', ...OWNER });
+  await fundMerchant(server.runtime.platform.db, account.id, 500_000);
+  browser = await launch();
+  ownerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  owner = await ownerContext.newPage();
+  finance = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await mailbox?.stop();
+});
+
+async function signIn(page: Page, email: string, password: string) {
+  await page.goto(`${server.url}/`);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Senha').fill(password);
+  await page.getByRole('button', { name: 'Entrar' }).click();
+  await page.getByRole('navigation', { name: 'Principal' }).waitFor();
+}
+
+const menu = (page: Page) => page.getByRole('navigation', { name: 'Principal' }).getByRole('link');
+
+describe('the team in the panel', () => {
+  it('the owner invites by e-mail; the link is accepted; the finance person sees only what the role allows', async () => {
+    await signIn(owner, OWNER.email, OWNER.password);
+    await menu(owner).getByText('Equipe').click();
+    await owner.getByRole('heading', { level: 1, name: 'Equipe' }).waitFor();
+    await owner.getByLabel('Nome').fill(FINANCE.name);
+    await owner.getByLabel('E-mail').fill(FINANCE.email);
+    await owner.getByLabel('Papel', { exact: true }).selectOption('finance');
+    await owner.getByRole('button', { name: 'Enviar convite' }).click();
+    await owner.getByText(`Convite enviado para ${FINANCE.email}`).waitFor();
+    await owner.getByRole('cell', { name: FINANCE.email }).waitFor();
+    await shot(owner, 'team-01-invited');
+
+    const mail = await mailbox.waitFor(FINANCE.email, /Convite para a equipe de Loja da Equipe/);
+    // the link carries PUBLIC_URL; the same page is opened on this test's server
+    expect(mail.text).toContain('http://127.0.0.1:1/#/convite/');
+    await finance.goto(`${server.url}/#/convite/${linkToken(mail, 'convite')}`);
+    await finance.getByRole('heading', { name: 'Aceitar convite' }).waitFor();
+    await finance.getByLabel('Nova senha', { exact: true }).fill(FINANCE.password);
+    await finance.getByLabel('Repita a nova senha').fill(FINANCE.password);
+    await shot(finance, 'team-02-accept');
+    await finance.getByRole('button', { name: 'Aceitar e entrar' }).click();
+    await finance.getByRole('navigation', { name: 'Principal' }).waitFor();
+    const items = await menu(finance).allTextContents();
+    expect(items).toEqual(
+      expect.arrayContaining(['Visão geral', 'Vendas', 'Saques', 'Extrato', 'Segurança']),
+    );
+    for (const hidden of ['Integrações', 'Webhooks', 'Equipe']) expect(items).not.toContain(hidden);
+    await finance.goto(`${server.url}/#/webhooks`);
+    await finance.getByText('não dá acesso a esta página').waitFor();
+    await shot(finance, 'team-03-role-limited');
+    // and the server refuses it too
+    const cookies = await finance.context().cookies();
+    const res = await call('GET', `${server.url}/api/webhook`, {
+      headers: { cookie: cookies.map((c) => `${c.name}=${c.value}`).join('; ') },
+    });
+    expect(res.status).toBe(403);
+  });
+
+  it('a withdrawal above the approval rule waits for the owner, who approves it', async () => {
+    await owner.goto(`${server.url}/#/equipe`);
+    await owner.getByLabel('Valor a partir do qual o saque precisa de aprovação (R$)').fill('500,00');
+    await owner.getByRole('button', { name: 'Salvar', exact: true }).click();
+    await owner.getByText('Regra salva.').waitFor();
+
+    await finance.goto(`${server.url}/#/saques`);
+    await finance.getByRole('heading', { level: 1, name: 'Saques' }).waitFor();
+    await finance.getByLabel('Valor (R$)').fill('600,00');
+    await finance.getByLabel('Chave PIX').fill('529.982.247-25');
+    await finance.getByLabel('Confirme com sua senha').fill(FINANCE.password);
+    await finance.getByRole('button', { name: 'Solicitar saque' }).click();
+    await finance.getByText('precisa da aprovação de outra pessoa da equipe').waitFor();
+    await shot(finance, 'team-04-awaiting');
+
+    await mailbox.waitFor(OWNER.email, /aguardando aprovação/);
+    await owner.goto(`${server.url}/#/saques/aprovacoes`);
+    await owner.getByRole('heading', { level: 1, name: 'Saques aguardando aprovação' }).waitFor();
+    await owner.getByRole('cell', { name: FINANCE.email }).waitFor();
+    await owner.getByLabel('Sua senha').fill(OWNER.password);
+    await shot(owner, 'team-05-approvals');
+    await owner.getByRole('button', { name: 'Aprovar saque' }).click();
+    await owner.getByText(/aprovado: enviado para pagamento/).waitFor();
+    const [row] = await server.runtime.platform.db.query<{ status: string; approval_decided_by: string }>(
+      "SELECT status, approval_decided_by FROM withdrawals WHERE approval_status = 'approved'",
+    );
+    expect(row!.approval_decided_by).toBe(OWNER.email);
+    await waitUntil(async () => {
+      const [w] = await server.runtime.platform.db.query<{ status: string }>(
+        "SELECT status FROM withdrawals WHERE approval_status = 'approved'",
+      );
+      return w?.status === 'PROCESSING';
+    });
+  });
+
+  it('a forgotten password is reset from the e-mailed link', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    await page.goto(`${server.url}/`);
+    await page.getByRole('link', { name: 'Esqueci minha senha' }).click();
+    await page.getByLabel('E-mail').fill(FINANCE.email);
+    await page.getByRole('button', { name: 'Enviar link' }).click();
+    await page.getByText('Se houver um acesso com este e-mail').waitFor();
+    await shot(page, 'team-06-forgot');
+    const mail = await mailbox.waitFor(FINANCE.email, /Redefinição de senha/);
+    await page.goto(`${server.url}/#/nova-senha/${linkToken(mail, 'nova-senha')}`);
+    await page.getByLabel('Nova senha', { exact: true }).fill('outra-senha-boa-2');
+    await page.getByLabel('Repita a nova senha').fill('outra-senha-boa-2');
+    await page.getByRole('button', { name: 'Salvar nova senha' }).click();
+    await page.getByText('Senha alterada. Entre com a nova senha.').waitFor();
+    // the session opened with the old password ended
+    await finance.reload();
+    await finance.getByRole('button', { name: 'Entrar' }).waitFor();
+    await signIn(page, FINANCE.email, 'outra-senha-boa-2');
+    await shot(page, 'team-07-signed-in-again');
+  });
+});
