@@ -37,6 +37,7 @@ import { Sale } from './sales/schemas.js';
 import { SaleSettler } from './sales/settlement/settler.js';
 import { sandboxCartRoutes } from './sandbox/carts.routes.js';
 import { sandboxCashoutRoutes } from './sandbox/cashouts.routes.js';
+import { sandboxPanelRoutes } from './sandbox/panel.routes.js';
 import { sandboxRecurrenceRoutes } from './sandbox/recurrences.routes.js';
 import { sandboxSalesRoutes } from './sandbox/sales.routes.js';
 import { NOTIFICATION_SCHEMAS, webhookOperations } from './webhooks/notification-schemas.js';
@@ -137,18 +138,25 @@ export async function buildApp(platform: Platform): Promise<Http> {
   if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, apiKey, providers });
   await app.register(webhookRoutes, { webhooks, requireSession, testLimit: limits.webhookTests });
   const settler = new SaleSettler(db, queue, platform.outbox);
+  const processorsForSales = pixProcessors(config, sandboxProcessor, bcb?.processor ?? null);
   await app.register(salesRoutes, {
     db,
     apiKey,
     settler,
-    ...pixProcessors(config, sandboxProcessor, bcb?.processor ?? null),
+    ...processorsForSales,
     allowPrivateTargets: config.webhookAllowPrivate,
   });
   if (bcb) {
     const recurrenceAccountId = config.bcb?.recurrenceAccountId ?? null;
     await app.register(bcbWebhookRoutes, { db, queue, settler, client: bcb.client, recurrenceAccountId });
   }
-  await app.register(salesPanelRoutes, { db, requireSession });
+  await app.register(salesPanelRoutes, {
+    db,
+    requireSession,
+    settler,
+    refunders: processorsForSales.refunders,
+  });
+  await app.register(sandboxPanelRoutes, { requireSession, settler: sandboxProcessor ? settler : null });
   await app.register(processorCallbackRoutes, { settler, processors });
   if (sandboxProcessor) {
     const sandbox = { db, queue, apiKey, processor: sandboxProcessor, settler };

@@ -5,6 +5,7 @@ import { Integrations } from './pages/Integrations';
 import { AcceptInvitation, ForgotPassword, ResetPassword } from './pages/Links';
 import { Login } from './pages/Login';
 import { Overview } from './pages/Overview';
+import { SaleDetail } from './pages/SaleDetail';
 import { Sales } from './pages/Sales';
 import { Security } from './pages/Security';
 import { Statement } from './pages/Statement';
@@ -55,7 +56,10 @@ export function App() {
   const [logoutFailed, setLogoutFailed] = useState(false);
   const hash = useHash();
   const main = useRef<HTMLElement>(null);
-  const current = PAGES.find((p) => p.hash === hash) ?? PAGES[0]!;
+  const saleId = /^#\/vendas\/([\w-]+)$/.exec(hash)?.[1];
+  const current = saleId
+    ? { hash, label: 'Venda', Page: Sales, need: 'money.view' as const }
+    : (PAGES.find((p) => p.hash === hash) ?? PAGES[0]!);
   const signedIn = Boolean(user);
   // each page is named in the tab's title, and a page opened from the menu is announced from its start
   useEffect(() => {
@@ -112,15 +116,18 @@ export function App() {
         <strong class="brand">Painel</strong>
         <nav aria-label="Principal">
           {PAGES.filter((p) => p.menu !== false && can(p.need)).map((p) => (
-            <a key={p.hash} href={p.hash} aria-current={p === current ? 'page' : undefined}>
+            <a
+              key={p.hash}
+              href={p.hash}
+              aria-current={p === current || (saleId && p.hash === '#/vendas') ? 'page' : undefined}
+            >
               {p.label}
             </a>
           ))}
           <a href="/docs/">API</a>
         </nav>
-        <span class="who">
-          {user.name} <span class="muted">({label(ROLES, user.role)})</span>
-        </span>
+        <span class="who">{user.name}</span>
+        <span class="muted role">{label(ROLES, user.role)}</span>
         <button
           type="button"
           class="secondary"
@@ -145,7 +152,11 @@ export function App() {
           </p>
         )}
         {can(current.need) ? (
-          <current.Page key={current.hash} />
+          saleId ? (
+            <SaleDetail key={saleId} id={saleId} />
+          ) : (
+            <current.Page key={current.hash} />
+          )
         ) : (
           <p class="notice" role="status">
             Seu papel ({label(ROLES, user.role)}) não dá acesso a esta página. Peça a um proprietário ou

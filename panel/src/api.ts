@@ -220,8 +220,13 @@ export const api = {
   totpDisable: (code: string) => request<void>('POST', '/api/auth/totp/disable', { code }),
   audit: (cursor?: string) => request<AuditPage>('GET', `/api/audit-log${query({ limit: '50', cursor })}`),
   balance: () => request<Balance>('GET', '/api/balance'),
+  daily: () => request<Static<typeof Ledger.DailyTotals>>('GET', '/api/overview/daily?days=30'),
   sales: (f: Record<string, string | undefined>) => request<SalesPage>('GET', `/api/sales${query(f)}`),
   sale: (id: string) => request<Sale>('GET', `/api/sales/${encodeURIComponent(id)}`),
+  refund: (id: string) => request<Sale>('POST', `/api/sales/${encodeURIComponent(id)}/refund`),
+  simulatePayment: (id: string) =>
+    request<Sale>('POST', `/api/sales/${encodeURIComponent(id)}/simulate-payment`),
+  sandbox: () => request<{ enabled: boolean }>('GET', '/api/panel/sandbox'),
   withdrawals: (f: Record<string, string | undefined>) =>
     request<WithdrawalPage>('GET', `/api/withdrawals${query(f)}`),
   withdrawal: (id: string) => request<Withdrawal>('GET', `/api/withdrawals/${encodeURIComponent(id)}`),

@@ -3,11 +3,13 @@ import { accountOf } from '../auth/panel-session.js';
 import type { Db } from '../platform/db/db.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { validation } from '../platform/http/errors.js';
 import { parsePage } from '../platform/http/pagination.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
+import { dailyTotals } from './daily.js';
 import { getBalance } from './ledger.js';
-import { Balance, StatementPage } from './schemas.js';
+import { Balance, DailyTotals, StatementPage } from './schemas.js';
 import { Statement, type StatementLine } from './statement.js';
 
 const Query = Type.Object({
@@ -22,16 +24,26 @@ const Query = Type.Object({
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
 });
 
+const REF_WORDS: Record<string, string> = { sale: 'Venda', withdrawal: 'Saque' };
+
 const CSV: CsvColumn<StatementLine>[] = [
   { header: 'id', value: (r) => r.id },
   { header: 'data', value: (r) => toSaoPaulo(new Date(r.createdAt)) },
   { header: 'descricao', value: (r) => r.description },
-  { header: 'referencia', value: (r) => `${r.refType} ${r.refId}` },
+  { header: 'referencia', value: (r) => `${REF_WORDS[r.refType] ?? r.refType} ${r.refId}` },
   { header: 'disponivel', value: (r) => reais(r.availableDelta) },
   { header: 'bloqueado', value: (r) => reais(r.blockedDelta) },
   { header: 'saldo_disponivel', value: (r) => reais(r.availableAfter) },
   { header: 'saldo_bloqueado', value: (r) => reais(r.blockedAfter) },
 ];
+
+function dayCount(raw: string | undefined): number {
+  if (raw === undefined) return 30;
+  const days = Number(raw);
+  if (!/^\d{1,2}$/.test(raw) || days < 1 || days > 90)
+    throw validation('days must be an integer from 1 to 90');
+  return days;
+}
 
 /** The panel's balance and statement (extrato), with its CSV export. */
 export async function ledgerPanelRoutes(
@@ -55,6 +67,25 @@ export async function ledgerPanelRoutes(
       },
     },
     async (request) => getBalance(deps.db, accountOf(request)),
+  );
+
+  app.get(
+    '/api/overview/daily',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary:
+          "The last days' paid sales and completed withdrawals, per São Paulo day (the overview's chart)",
+        querystring: Type.Object({
+          days: Type.Optional(Type.String({ description: '1..90, default 30' })),
+        }),
+        response: { 200: DailyTotals, 400: EnvelopeErrorBody, 401: EnvelopeErrorBody },
+      },
+    },
+    async (request) => ({
+      days: await dailyTotals(deps.db, accountOf(request), dayCount(request.query.days)),
+    }),
   );
 
   app.get(

@@ -23,3 +23,14 @@ export const StatementPage = Type.Object({
   data: Type.Array(StatementLine),
   nextCursor: Type.Union([Type.String(), Type.Null()]),
 });
+
+/** The overview's chart: per São Paulo day, oldest first, every day listed. */
+export const DailyTotals = Type.Object({
+  days: Type.Array(
+    Type.Object({
+      date: Type.String({ format: 'date' }),
+      salesPaidCents: Type.Integer({ description: 'What paid sales credited that day (after fees)' }),
+      withdrawalsCents: Type.Integer({ description: 'What completed withdrawals took that day' }),
+    }),
+  ),
+});

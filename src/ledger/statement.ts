@@ -131,12 +131,12 @@ export class Statement {
 }
 
 /** The account's two buckets (ledger account ids) and their balances; null before its first entry. */
-interface Buckets {
+export interface Buckets {
   available: { id: number; balance: number };
   blocked: { id: number; balance: number };
 }
 
-async function bucketsOf(db: Queryable, accountId: number): Promise<Buckets | null> {
+export async function bucketsOf(db: Queryable, accountId: number): Promise<Buckets | null> {
   const rows = await db.query<{ id: number; bucket: 'available' | 'blocked'; balance: number }>(
     'SELECT id, bucket, balance FROM ledger_accounts WHERE account_id = $1',
     [accountId],
@@ -150,7 +150,7 @@ async function bucketsOf(db: Queryable, accountId: number): Promise<Buckets | nu
  * The first entry created at or after a time (through the (created_at, id) index, O(log n)): a period's
  * bound as an entry id. Adjacent periods share it, so each line is in exactly one (decisions.md).
  */
-async function firstEntryAtOrAfter(db: Queryable, at: string): Promise<number> {
+export async function firstEntryAtOrAfter(db: Queryable, at: string): Promise<number> {
   const [row] = await db.query<{ id: number }>(
     'SELECT id FROM journal_entries WHERE created_at >= $1::timestamptz ORDER BY created_at, id LIMIT 1',
     [at],

@@ -9,9 +9,13 @@ import { pageOf, parsePage } from '../platform/http/pagination.js';
 import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
-import { saleForAccount } from './lookup.js';
+import { refundSale } from './charges.js';
+import { maskDocument, withMaskedDocument } from './document-mask.js';
+import { saleForAccount, saleJson } from './lookup.js';
 import { allSales, listSales, type SaleCsvRow, type SaleFilters } from './panel.data.js';
+import type { PixChargeProcessor } from './processors/processor.js';
 import { IdPath, Sale, SalesPage } from './schemas.js';
+import type { SaleSettler } from './settlement/settler.js';
 import { SALE_STATUSES } from './settlement/status-machine.js';
 
 const PAYMENT_METHODS = ['PIX', 'CREDIT_CARD', 'DEBIT_CARD', 'BOLETO', 'TRANSFER', 'PIX_AUTOMATICO'];
@@ -50,22 +54,51 @@ function filters(q: Record<string, string | undefined>): SaleFilters {
   };
 }
 
+/** The export is read by people: statuses and methods in words, as the panel shows them. */
+const STATUS_WORDS: Record<string, string> = {
+  PENDENTE: 'Pendente',
+  EM_PROCESSAMENTO: 'Em processamento',
+  PAGO: 'Pago',
+  CANCELADO: 'Cancelado',
+  RECUSADO: 'Recusado',
+  ESTORNADO: 'Estornado',
+  FALHA: 'Falha',
+  CHARGEBACK: 'Chargeback',
+  MED: 'MED (devolução Pix)',
+};
+const METHOD_WORDS: Record<string, string> = {
+  PIX: 'Pix',
+  CREDIT_CARD: 'Cartão de crédito',
+  DEBIT_CARD: 'Cartão de débito',
+  BOLETO: 'Boleto',
+  TRANSFER: 'Transferência',
+  PIX_AUTOMATICO: 'Pix Automático',
+};
+
 const CSV: CsvColumn<SaleCsvRow>[] = [
   { header: 'id', value: (r) => r.id },
   { header: 'uuid', value: (r) => r.uuid },
   { header: 'criada_em', value: (r) => toSaoPaulo(r.created_at) },
-  { header: 'status', value: (r) => r.status },
-  { header: 'forma_de_pagamento', value: (r) => r.payment_method },
+  { header: 'status', value: (r) => STATUS_WORDS[r.status] ?? r.status },
+  { header: 'forma_de_pagamento', value: (r) => METHOD_WORDS[r.payment_method] ?? r.payment_method },
   { header: 'valor', value: (r) => reais(r.amount) },
   { header: 'taxa', value: (r) => reais(r.system_fee) },
   { header: 'valor_liquido', value: (r) => reais(r.net_amount) },
   { header: 'cliente', value: (r) => r.customer_name },
   { header: 'email', value: (r) => r.customer_email },
-  { header: 'documento', value: (r) => r.customer_document },
+  { header: 'documento', value: (r) => maskDocument(r.customer_document) },
 ];
 
 /** The panel's sales: list with filters and search, detail, CSV export (session; shape A errors). */
-export async function salesPanelRoutes(app: Http, deps: { db: Db; requireSession: AuthHook }): Promise<void> {
+export interface SalesPanelDeps {
+  db: Db;
+  requireSession: AuthHook;
+  settler: SaleSettler;
+  /** Every processor able to refund, by name (a sale is refunded where it was charged). */
+  refunders: ReadonlyMap<string, PixChargeProcessor>;
+}
+
+export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise<void> {
   const common = {
     config: { errorShape: 'envelope' as const, permission: 'money.view' as const },
     onRequest: deps.requireSession,
@@ -89,7 +122,8 @@ export async function salesPanelRoutes(app: Http, deps: { db: Db; requireSession
       return sendJsonText(
         reply,
         200,
-        `{"data":[${rows.map((r) => r.body).join(',')}],"nextCursor":${JSON.stringify(nextCursor)}}`,
+        // a list shows the customer's document masked; the sale's own page shows it whole
+        `{"data":[${rows.map((r) => withMaskedDocument(r.body)).join(',')}],"nextCursor":${JSON.stringify(nextCursor)}}`,
       );
     },
   );
@@ -131,6 +165,41 @@ export async function salesPanelRoutes(app: Http, deps: { db: Db; requireSession
         throw err instanceof AppError && err.code === 'FORBIDDEN' ? notFound('Sale not found') : err;
       });
       return sendJsonText(reply, 200, body);
+    },
+  );
+
+  app.post(
+    '/api/sales/:id/refund',
+    {
+      config: { errorShape: 'envelope', permission: 'withdrawals.create' },
+      onRequest: deps.requireSession,
+      schema: {
+        tags: ['panel'],
+        summary:
+          "Refund a paid PIX sale from the panel (POST /api/transactions/{id}/refund's own path): 202, the money held until the processor answers",
+        params: IdPath,
+        response: {
+          202: Sale,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+          404: EnvelopeErrorBody,
+          409: EnvelopeErrorBody,
+          422: EnvelopeErrorBody,
+          502: EnvelopeErrorBody,
+          503: EnvelopeErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const id = parsePublicId(request.params.id);
+      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const saleId = await refundSale(deps.db, deps.settler, deps.refunders, accountOf(request), id).catch(
+        (err: unknown) => {
+          throw err instanceof AppError && err.code === 'FORBIDDEN' ? notFound('Sale not found') : err;
+        },
+      );
+      return sendJsonText(reply, 202, await saleJson(deps.db, saleId));
     },
   );
 }

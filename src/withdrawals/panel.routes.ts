@@ -68,16 +68,39 @@ function filters(q: Record<string, string | undefined>): WithdrawalFilters {
   return { ...parsePage(q), status: q.status || null, awaitingApproval: q.approval === 'awaiting' };
 }
 
+/** The export is read by people: statuses and key types in words, as the panel shows them. */
+const STATUS_WORDS: Record<WithdrawalRow['status'], string> = {
+  PENDING: 'Pendente',
+  PROCESSING: 'Em processamento',
+  COMPLETED: 'Concluído',
+  FAILED: 'Recusado',
+  CANCELLED: 'Cancelado',
+};
+const KEY_TYPE_WORDS: Record<WithdrawalRow['pix_key_type'], string> = {
+  CPF: 'CPF',
+  CNPJ: 'CNPJ',
+  EMAIL: 'E-mail',
+  PHONE: 'Telefone',
+  RANDOM: 'Chave aleatória',
+};
+const APPROVAL_WORDS: Record<NonNullable<WithdrawalRow['approval_status']>, string> = {
+  awaiting: 'Aguardando aprovação',
+  approved: 'Aprovado',
+  declined: 'Recusado',
+  expired: 'Expirado',
+};
+
 const CSV: CsvColumn<WithdrawalRow>[] = [
   { header: 'id', value: (r) => r.id },
   { header: 'uuid', value: (r) => r.uuid },
   { header: 'criado_em', value: (r) => toSaoPaulo(r.created_at) },
-  { header: 'status', value: (r) => r.status },
+  { header: 'status', value: (r) => STATUS_WORDS[r.status] },
   { header: 'valor', value: (r) => reais(r.amount) },
   { header: 'taxas', value: (r) => reais(r.fee_fixed + r.fee_variable) },
   { header: 'valor_liquido', value: (r) => reais(r.net_amount) },
   { header: 'chave_pix', value: (r) => r.pix_key },
-  { header: 'tipo_chave', value: (r) => r.pix_key_type },
+  { header: 'tipo_chave', value: (r) => KEY_TYPE_WORDS[r.pix_key_type] },
+  { header: 'aprovacao', value: (r) => (r.approval_status ? APPROVAL_WORDS[r.approval_status] : '') },
   { header: 'atualizado_em', value: (r) => toSaoPaulo(r.updated_at) },
 ];
 

@@ -250,10 +250,11 @@ describe('the merchant panel', () => {
     expect(await table.textContent()).toContain('Beatriz Nunes');
     expect(await table.textContent()).toContain('Pago');
     expect(await table.textContent()).not.toContain('PAGO');
-    await table.getByRole('button', { name: /Detalhes da venda/ }).click();
+    await table.getByRole('link', { name: /Detalhes da venda/ }).click();
+    // the sale has its own page, with an address
+    await page.getByRole('heading', { level: 1, name: /^Venda \d+$/ }).waitFor();
+    expect(page.url()).toMatch(/#\/vendas\/[0-9a-f-]{36}$/);
     const detail = page.getByRole('region', { name: /^Venda \d+$/ });
-    // opened below the list, it is brought into view: its title takes the focus
-    await expect.poll(() => page.locator('h2:focus').textContent()).toMatch(/^Venda \d+$/);
     expect((await detail.textContent())?.replace(/\s/g, ' ')).toMatch(/Taxa ?R\$ \d+,\d{2}/);
     expect(await detail.textContent()).not.toMatch(/NaN|—/);
     const shown = (await detail.textContent())?.replace(/\s/g, ' ');
@@ -278,13 +279,35 @@ describe('the merchant panel', () => {
       },
     });
     expect(pix.status, pix.text).toBe(201);
+    await go('Vendas');
     await page.getByLabel('Buscar').fill('caio');
     await page.getByLabel('Status').selectOption('PENDENTE');
     await page.getByRole('button', { name: 'Filtrar' }).click();
-    await table.getByRole('button', { name: `Detalhes da venda ${pix.body.id}` }).click();
+    // the list masks the customer's document but for its last digits; the export too
+    const listed = await call<{ data: { customer: { document: string } }[] }>(
+      'GET',
+      `${server.url}/api/sales?q=caio`,
+      { headers: await sessionHeaders() },
+    );
+    expect(listed.body.data[0]!.customer.document).toBe('*******4725');
+    await table.getByRole('link', { name: `Detalhes da venda ${pix.body.id}` }).click();
     await page.getByRole('img', { name: 'QR code do PIX desta venda' }).waitFor();
     expect(await page.getByRole('button', { name: 'Copiar código' }).count()).toBe(1);
+    // the sale's own page shows the whole document
+    expect(await page.getByRole('region', { name: /^Venda \d+$/ }).textContent()).toContain('52998224725');
     await shot(page, '08b-sale-pix-pending');
+
+    // the sandbox is on: the pending sale is paid from its page, then refunded
+    await page.getByRole('button', { name: 'Simular pagamento' }).click();
+    await page.getByText('Pagamento simulado: a venda está paga.').waitFor();
+    await page.getByRole('button', { name: 'Estornar venda' }).click();
+    await page.getByRole('button', { name: 'Confirmar estorno de R$ 49,90' }).click();
+    await expect
+      .poll(async () => (await page.getByRole('region', { name: /^Venda \d+$/ }).textContent()) ?? '', {
+        timeout: 20_000,
+      })
+      .toContain('Estornado');
+    await shot(page, '08c-sale-refunded');
 
     await go('Extrato');
     await expect

@@ -174,7 +174,11 @@ describe('GET /api/sales/export.csv', () => {
     const json = await everyPage('status=PAGO');
     expect(rows.map((r) => Number(r.id))).toEqual(json.map((s) => s.id));
     for (const [i, r] of rows.entries()) {
-      expect(r.status).toBe('PAGO');
+      // in words, like the panel; the document masked but for its last digits, like the list
+      expect(r.status).toBe('Pago');
+      expect(r.forma_de_pagamento).toBe(json[i]!.paymentMethod === 'PIX' ? 'Pix' : r.forma_de_pagamento);
+      expect(r.documento).toBe(json[i]!.customer.document ?? '');
+      if (r.documento) expect(r.documento).toMatch(/^\*+\d{4}$/);
       expect(r.valor).toBe(
         `${Math.trunc(Number(json[i]!.amount) / 100)},${String(Number(json[i]!.amount) % 100).padStart(2, '0')}`,
       );

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Balance, type Sale, type Withdrawal } from '../api';
+import { DailyChart, type Day } from '../ui/DailyChart';
 import { date, money, moneyText } from '../ui/format';
 import { Card, ErrorText, Table } from '../ui/kit';
 import { label, METHODS, SALE_STATUS, WITHDRAWAL_STATUS } from '../ui/labels';
@@ -8,9 +9,12 @@ export function Overview() {
   const [balance, setBalance] = useState<Balance | null>(null);
   const [sales, setSales] = useState<Sale[]>([]);
   const [withdrawals, setWithdrawals] = useState<Withdrawal[]>([]);
+  const [days, setDays] = useState<Day[] | null>(null);
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
+    // the chart comes on its own: should it fail, the balance still shows
+    api.daily().then((d) => setDays(d.days), setError);
     Promise.all([api.balance(), api.sales({ limit: '5' }), api.withdrawals({ limit: '5' })])
       .then(([b, s, w]) => {
         setBalance(b);
@@ -38,6 +42,9 @@ export function Overview() {
           <strong data-testid="balance-total">{balance ? money(balance.total) : '…'}</strong>
         </div>
       </div>
+      <Card title="Últimos 30 dias">
+        {days ? <DailyChart days={days} /> : <p class="muted">Carregando…</p>}
+      </Card>
       <Card title="Vendas recentes">
         <Table
           label="Vendas recentes"

@@ -1,0 +1,63 @@
+import { Type } from 'typebox';
+import { accountOf } from '../auth/panel-session.js';
+import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { sendJsonText } from '../platform/http/json-reply.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import { IdPath, Sale } from '../sales/schemas.js';
+import type { SaleSettler } from '../sales/settlement/settler.js';
+import { sandboxId } from './ids.js';
+
+/**
+ * The panel's sandbox: whether it is on (the panel shows its buttons only then), and "Simular pagamento" on a
+ * pending sale, which runs the processor callback's own path (decisions.md, Sandbox).
+ */
+export async function sandboxPanelRoutes(
+  app: Http,
+  deps: { requireSession: AuthHook; settler: SaleSettler | null },
+): Promise<void> {
+  app.get(
+    '/api/panel/sandbox',
+    {
+      config: { errorShape: 'envelope', permission: 'self' },
+      onRequest: deps.requireSession,
+      schema: {
+        tags: ['panel'],
+        summary: "Whether this gateway's sandbox is on (test helpers; always off in production)",
+        response: { 200: Type.Object({ enabled: Type.Boolean() }), 401: EnvelopeErrorBody },
+      },
+    },
+    async () => ({ enabled: deps.settler !== null }),
+  );
+  const settler = deps.settler;
+  if (!settler) return;
+
+  app.post(
+    '/api/sales/:id/simulate-payment',
+    {
+      config: { errorShape: 'envelope', permission: 'integrations' },
+      onRequest: deps.requireSession,
+      schema: {
+        tags: ['panel'],
+        summary: 'Sandbox: a pending sale is paid, as its processor would report it (sale.paid is notified)',
+        params: IdPath,
+        response: {
+          200: Sale,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+          404: EnvelopeErrorBody,
+          409: EnvelopeErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      // a refused transition (a sale no longer pending) is a 409 CONFLICT that writes nothing
+      const { sale } = await settler.settle({
+        ref: sandboxId(request.params.id),
+        accountId: accountOf(request),
+        status: 'PAGO',
+      });
+      return sendJsonText(reply, 200, sale.public_json);
+    },
+  );
+}
