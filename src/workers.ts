@@ -2,6 +2,7 @@ import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/sessions.js
 import type { Platform } from './platform/context.js';
 import { startPeriodic } from './platform/jobs/periodic.js';
 import { PixApiClient } from './rails/pix-api-client.js';
+import { startReconciliation } from './reconciliation/worker.js';
 import { deleteExpiredSaleKeys } from './sales/charges.data.js';
 import { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges } from './sales/charges.js';
 import { BcbProcessor } from './sales/processors/bcb/adapter.js';
@@ -63,6 +64,8 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
         (err) => log.warn({ err }, 'bcb refund read-back failed'),
       )
     : () => undefined;
+  // the PSP's own list of received Pix against the gateway's credits (webhooks are best-effort)
+  const stopReconciliation = pspClient ? startReconciliation(platform, pspClient, settler) : () => undefined;
   const stopForgottenHolds = startPeriodic(
     FORGOTTEN_HOLD_CHECK_EVERY_MS,
     async () => {
@@ -89,6 +92,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     await providers.close();
     stopChargeExpiry();
     stopDevolucoes();
+    stopReconciliation();
     stopForgottenHolds();
     await pspClient?.close();
     stopKeyCleanup();
