@@ -36,7 +36,7 @@ function reportText(r: Report): string {
 export const reconciliationCommands: Command[] = [
   {
     path: ['reconcile'],
-    usage: 'gateway reconcile (--from ISO --to ISO | --discrepancies [--all]) [--json]',
+    usage: 'gateway reconcile --from ISO --to ISO | --discrepancies [--all] [--json]',
     summary:
       "Reconciles the Pix the PSP received in a window with the gateway's sales (PIX_PROCESSOR=bcb): credits what " +
       'the gateway missed, applies devoluções, records discrepancies; or lists the discrepancies kept.',
