@@ -16,7 +16,7 @@ import { pruneNotifications, RETENTION_EVERY_MS } from './webhooks/retention.js'
 import { startNotificationWorkers } from './webhooks/workers.js';
 import { deleteExpiredKeys, KEY_CLEANUP_EVERY_MS } from './withdrawals/creation/idempotency.js';
 import { payoutProviders } from './withdrawals/payouts/providers.js';
-import { startPayoutWorker } from './withdrawals/payouts/worker.js';
+import { startOverdueCheck, startPayoutWorker } from './withdrawals/payouts/worker.js';
 
 /**
  * Every background worker of every domain, started by `gateway serve` and `gateway worker`. Returns a stop
@@ -31,6 +31,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
   const stopPayouts = providers.active
     ? await startPayoutWorker(platform, providers.active)
     : async () => undefined;
+  const stopOverdue = startOverdueCheck(platform, (name) => providers.byName(name));
   await startReserveWorker(platform.db, platform.queue);
   const stopKeyCleanup = startPeriodic(
     KEY_CLEANUP_EVERY_MS,
@@ -89,6 +90,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
   const stopNotifications = await startNotificationWorkers(platform);
   return async () => {
     await stopPayouts();
+    stopOverdue();
     await providers.close();
     stopChargeExpiry();
     stopDevolucoes();
