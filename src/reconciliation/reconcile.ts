@@ -1,3 +1,4 @@
+import { setTimeout as rest } from 'node:timers/promises';
 import type { PixApiClient } from '../rails/pix-api-client.js';
 import { creditedPaidBetween } from '../sales/processors/bcb/received-records.js';
 import {
@@ -25,6 +26,12 @@ export interface Report extends Counts {
 
 /** Credits of the gateway checked against the run's list at a time. */
 const CREDITS_PER_BATCH = 1000;
+/**
+ * After each page the run rests for this share of the time the page took: a window of 100,000 Pix then takes
+ * about half as long again, and leaves the process it shares with the API most of its CPU meanwhile
+ * (docs/performance.md, "Reconciliation").
+ */
+const REST_PER_PAGE = 0.5;
 
 /**
  * Reconciles a run's window from the page it had reached: each page is matched, then the run moves past it
@@ -36,6 +43,7 @@ const CREDITS_PER_BATCH = 1000;
 export async function runWindow(deps: ReconcileDeps, run: Run): Promise<Report | null> {
   const { db } = deps;
   const perPage = deps.perPage ?? MAX_PER_PAGE;
+  let pageStarted = performance.now();
   for await (const { page, pix } of receivedPages(
     deps.client,
     run.windowStart,
@@ -53,6 +61,8 @@ export async function runWindow(deps: ReconcileDeps, run: Run): Promise<Report |
       return true;
     });
     if (!kept) return null;
+    await rest((performance.now() - pageStarted) * REST_PER_PAGE);
+    pageStarted = performance.now();
   }
   await findMissing(deps, run);
   const counts = await db.tx((tx) => finishRun(tx, run.id));
