@@ -5,7 +5,10 @@
 import type * as ConfigModule from '../src/platform/config/config.js';
 import type { Platform } from '../src/platform/context.js';
 import type { Http } from '../src/platform/http/types.js';
+import type * as PixClientModule from '../src/rails/pix-api-client.js';
+import type * as ReconciliationModule from '../src/reconciliation/service.js';
 import type * as RuntimeModule from '../src/runtime.js';
+import type * as SettlerModule from '../src/sales/settlement/settler.js';
 
 // the gateway as `npm start` runs it: the compiled dist/ (npm run bench builds first), not sources through tsx
 const { loadConfig } = (await import('../dist/platform/config/config.js' as string)) as typeof ConfigModule;
@@ -49,12 +52,45 @@ async function baselines(app: Http, platform: Platform): Promise<void> {
   });
 }
 
+/**
+ * PIX_PROCESSOR=bcb: POST /bench/reconcile {from, to} reconciles that window in this process, as a worker of
+ * `gateway serve` runs the scheduled reconciliation (bench/cases/reconcile.ts).
+ */
+async function reconcileRoute(app: Http, platform: Platform): Promise<void> {
+  const settings = platform.config.bcb;
+  if (!settings) return;
+  const { PixApiClient } = (await import(
+    '../dist/rails/pix-api-client.js' as string
+  )) as typeof PixClientModule;
+  const { SaleSettler } = (await import(
+    '../dist/sales/settlement/settler.js' as string
+  )) as typeof SettlerModule;
+  const { reconcileWindow } = (await import(
+    '../dist/reconciliation/service.js' as string
+  )) as typeof ReconciliationModule;
+  const { db, queue, outbox, log } = platform;
+  const deps = {
+    db,
+    queue,
+    settler: new SaleSettler(db, queue, outbox),
+    client: new PixApiClient(settings),
+    log,
+  };
+  app.post('/bench/reconcile', async (request) => {
+    const { from, to } = request.body as { from: string; to: string };
+    return reconcileWindow(deps, new Date(from), new Date(to));
+  });
+}
+
 // diagnostics: BENCH_WORKERS=0 serves the API alone (as `gateway serve --no-worker`), for a case that runs the
 // workers in a process of their own
 const runtime = await startRuntime(loadConfig(), {
   http: true,
   workers: process.env.BENCH_WORKERS !== '0',
-  beforeListen: baselines,
+  beforeListen: async (app, platform) => {
+    await baselines(app, platform);
+    await reconcileRoute(app, platform);
+  },
 });
 closeOnSignals(runtime);
 process.stdout.write(`BENCH_SERVER ${runtime.url}\n`);

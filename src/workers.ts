@@ -3,6 +3,7 @@ import { startMailWorker } from './mail/worker.js';
 import type { Platform } from './platform/context.js';
 import { startPeriodic } from './platform/jobs/periodic.js';
 import { PixApiClient } from './rails/pix-api-client.js';
+import { startReconciliation } from './reconciliation/worker.js';
 import { deleteExpiredSaleKeys } from './sales/charges.data.js';
 import { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges } from './sales/charges.js';
 import { BcbProcessor } from './sales/processors/bcb/adapter.js';
@@ -17,7 +18,7 @@ import { startNotificationWorkers } from './webhooks/workers.js';
 import { startApprovalWorker } from './withdrawals/approval/worker.js';
 import { deleteExpiredKeys, KEY_CLEANUP_EVERY_MS } from './withdrawals/creation/idempotency.js';
 import { payoutProviders } from './withdrawals/payouts/providers.js';
-import { startPayoutWorker } from './withdrawals/payouts/worker.js';
+import { startOverdueCheck, startPayoutWorker } from './withdrawals/payouts/worker.js';
 
 /**
  * Every background worker of every domain, started by `gateway serve` and `gateway worker`. Returns a stop
@@ -32,6 +33,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
   const stopPayouts = providers.active
     ? await startPayoutWorker(platform, providers.active)
     : async () => undefined;
+  const stopOverdue = startOverdueCheck(platform, (name) => providers.byName(name));
   await startReserveWorker(platform.db, platform.queue);
   const stopKeyCleanup = startPeriodic(
     KEY_CLEANUP_EVERY_MS,
@@ -65,6 +67,8 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
         (err) => log.warn({ err }, 'bcb refund read-back failed'),
       )
     : () => undefined;
+  // the PSP's own list of received Pix against the gateway's credits (webhooks are best-effort)
+  const stopReconciliation = pspClient ? startReconciliation(platform, pspClient, settler) : () => undefined;
   const stopForgottenHolds = startPeriodic(
     FORGOTTEN_HOLD_CHECK_EVERY_MS,
     async () => {
@@ -92,9 +96,11 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     stopApprovals();
     await stopMail();
     await stopPayouts();
+    stopOverdue();
     await providers.close();
     stopChargeExpiry();
     stopDevolucoes();
+    stopReconciliation();
     stopForgottenHolds();
     await pspClient?.close();
     stopKeyCleanup();

@@ -2,6 +2,7 @@ import { accountCommands } from '../accounts/cli.js';
 import { ledgerCommands } from '../ledger/cli.js';
 import type { Command } from '../platform/cli/command.js';
 import { migrate } from '../platform/db/migrate.js';
+import { reconciliationCommands } from '../reconciliation/cli.js';
 import { notificationCommands } from '../webhooks/cli.js';
 import { cashoutCommands } from '../withdrawals/cli.js';
 
@@ -28,4 +29,5 @@ export const COMMANDS: Command[] = [
   ...ledgerCommands,
   ...cashoutCommands,
   ...notificationCommands,
+  ...reconciliationCommands,
 ];

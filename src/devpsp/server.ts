@@ -4,6 +4,7 @@ import { request as httpRequest } from 'undici';
 import { formatReais, parseReais } from '../platform/money/money.js';
 import { brCode } from '../rails/brcode.js';
 import { type DevCertificates, generateCertificates } from './certs.js';
+import { pixView, receivedPage } from './received-pages.js';
 import { RecurringPsp } from './recurring.js';
 import { type Cob, newEndToEndId, type PixSend, PspState, type ReceivedPix } from './state.js';
 
@@ -39,7 +40,7 @@ export class DevPsp {
   readonly clientId: string;
   readonly clientSecret: string;
   url = '';
-  private readonly faults = new Map<string, { fault: Fault; left: number }>();
+  private readonly faults = new Map<string, { fault: Fault; left: number; after: number }>();
   /** The next send is recorded (the money leaves) but its answer never comes: a lost response. */
   private loseNextSendAnswer = false;
   private cobTamper: ((answer: Record<string, unknown>) => Record<string, unknown>) | null = null;
@@ -74,9 +75,12 @@ export class DevPsp {
     await this.app.close();
   }
 
-  /** The next `times` requests whose "METHOD /first-segment" matches (e.g. "PUT /cob") meet this fault. */
-  failNext(route: string, fault: Fault, times = 1): void {
-    this.faults.set(route, { fault, left: times });
+  /**
+   * The next `times` requests whose "METHOD /first-segment" matches (e.g. "PUT /cob") meet this fault, once
+   * `after` more of them were answered normally.
+   */
+  failNext(route: string, fault: Fault, times = 1, after = 0): void {
+    this.faults.set(route, { fault, left: times, after });
   }
 
   /** The next `PUT /cob` answer is passed through this first (a PSP answering something wrong). */
@@ -133,6 +137,33 @@ export class DevPsp {
     ]);
   }
 
+  /** A Pix to the receiver key that pays no charge (no txid), as a payer typing the key in their bank's app. */
+  async receiveWithoutCharge(chave: string, amountCents: number): Promise<ReceivedPix> {
+    const pix: ReceivedPix = {
+      endToEndId: newEndToEndId('E'),
+      valor: formatReais(amountCents),
+      horario: new Date().toISOString(),
+      devolucoes: [],
+    };
+    this.state.pix.set(pix.endToEndId, pix);
+    await this.notify(chave, [pix]);
+    return pix;
+  }
+
+  /** A devolução made from the PSP's own console: DEVOLVIDO at once, and no webhook tells the gateway. */
+  refundAtConsole(e2eid: string, amountCents?: number): void {
+    const pix = this.state.pix.get(e2eid);
+    if (!pix) throw new Error(`no Pix ${e2eid}`);
+    const now = new Date().toISOString();
+    pix.devolucoes.push({
+      id: `C${randomBytes(8).toString('hex')}`,
+      rtrId: newEndToEndId('D'),
+      valor: amountCents === undefined ? pix.valor : formatReais(amountCents),
+      horario: { solicitacao: now, liquidacao: now },
+      status: 'DEVOLVIDO',
+    });
+  }
+
   /** A pending refund reaches its final status; the webhook is called with the Pix (unless `notify` is false). */
   async settleRefund(
     e2eid: string,
@@ -146,9 +177,9 @@ export class DevPsp {
     dev.horario.liquidacao = new Date().toISOString();
     if (options.notify === false) return;
     // a cycle's Pix (Pix Automático) is reported through its charge's callback, others through the Pix one
-    const cobr = this.recurring.cobrs.get(pix.txid);
+    const cobr = this.recurring.cobrs.get(pix.txid ?? '');
     if (cobr) await this.recurring.notifyCharge(cobr);
-    else await this.notify(this.state.cobs.get(pix.txid)!.chave, [pix]);
+    else await this.notify(this.state.cobs.get(pix.txid ?? '')!.chave, [pix]);
   }
 
   private async notify(chave: string, pix: ReceivedPix[]): Promise<void> {
@@ -170,9 +201,10 @@ export class DevPsp {
     );
     app.addHook('onRequest', async (req, reply) => {
       this.state.log.push(`${req.method} ${req.url.split('?')[0]}`);
-      const route = `${req.method} /${req.url.split('/')[1]}`;
+      const route = `${req.method} /${req.url.split('?')[0]!.split('/')[1]}`;
       const pending = this.faults.get(route);
-      if (pending) {
+      if (pending && pending.after > 0) pending.after--;
+      else if (pending) {
         if (--pending.left <= 0) this.faults.delete(route);
         const fault = pending.fault;
         if ('hang' in fault) return new Promise(() => {}); // never answers; the client gives up
@@ -205,6 +237,7 @@ export class DevPsp {
         method: req.method,
         path: route.replace(/:(\w+)/g, '{$1}'),
         params: req.params as Record<string, string>,
+        query: req.query as Record<string, string>,
         requestBody: req.body ?? null,
         status: reply.statusCode,
         responseBody: typeof payload === 'string' && payload ? JSON.parse(payload) : null,
@@ -257,6 +290,12 @@ export class DevPsp {
       }
       cob.status = status;
       return cobView(cob);
+    });
+    app.get('/pix', async (req, reply) => {
+      const page = receivedPage(this.state.pix.values(), req.query as Record<string, string | undefined>);
+      if ('problem' in page) return reply.code(400).send(page.problem);
+      this.state.pixPages.push(page.parametros.paginacao.paginaAtual);
+      return page;
     });
     app.get('/pix/:e2eid', async (req, reply) => {
       const pix = this.state.pix.get((req.params as { e2eid: string }).e2eid);
@@ -433,9 +472,4 @@ function efiError(mensagem: string) {
 
 function sendView(send: PixSend) {
   return { ...send, horario: { ...send.horario } };
-}
-
-function pixView(pix: ReceivedPix) {
-  const { devolucoes, ...rest } = pix;
-  return devolucoes.length > 0 ? { ...rest, devolucoes } : rest;
 }

@@ -21,7 +21,8 @@ export interface Devolucao {
 
 export interface ReceivedPix {
   endToEndId: string;
-  txid: string;
+  /** Absent for a Pix sent to the key without a charge. */
+  txid?: string;
   valor: string;
   horario: string;
   devolucoes: Devolucao[];
@@ -32,6 +33,7 @@ export interface Exchange {
   /** The route as the yaml writes it, e.g. /cob/{txid}. */
   path: string;
   params: Record<string, string>;
+  query: Record<string, string>;
   requestBody: unknown;
   status: number;
   responseBody: unknown;
@@ -60,6 +62,8 @@ export class PspState {
   tokensIssued = 0;
   /** Requests seen, "METHOD path", in order (tests read it). */
   readonly log: string[] = [];
+  /** The page (`paginacao.paginaAtual`) of every GET /pix answered, in order. */
+  readonly pixPages: number[] = [];
   /** Every answered request of the standard API, for checking both sides against the yaml. */
   readonly exchanges: Exchange[] = [];
 }

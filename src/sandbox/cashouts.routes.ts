@@ -50,7 +50,7 @@ export async function sandboxCashoutRoutes(
       if (row.status !== 'PROCESSING' || row.provider !== deps.providers.sandbox.name) {
         throw conflict(`Withdrawal is ${row.status}; a result applies only to a PROCESSING withdrawal`);
       }
-      const callback = await deps.providers.sandbox.signedCallback(row.uuid, request.body.result);
+      const callback = await deps.providers.sandbox.decide(row.uuid, request.body.result);
       const outcome = await handlePayoutCallback(
         deps.db,
         deps.providers.sandbox,

@@ -56,4 +56,40 @@ describe('gateway dev-psp', () => {
     });
     expect(settled.status).toBe('DEVOLVIDO');
   });
+  it('lists received Pix by GET /pix as the yaml defines it: window, pages, devoluções', async () => {
+    const from = new Date().toISOString();
+    const paid = [];
+    for (let i = 0; i < 5; i++) {
+      const txid = `devpspListed00000000000000${i}`;
+      await client.call('PUT', `/cob/${txid}`, { valor: { original: '2.00' }, chave: 'loja@example.com' });
+      paid.push(await psp.pay(txid));
+    }
+    psp.refundAtConsole(paid[1]!.endToEndId);
+    const to = new Date(Date.now() + 1000).toISOString();
+    type Page = {
+      parametros: { paginacao: Record<string, number> };
+      pix: { endToEndId: string; devolucoes?: { status: string }[] }[];
+    };
+    const page = (n: number, per?: number) =>
+      client.call<Page>(
+        'GET',
+        `/pix?${new URLSearchParams({ inicio: from, fim: to, 'paginacao.paginaAtual': String(n), ...(per ? { 'paginacao.itensPorPagina': String(per) } : {}) })}`,
+      );
+    const first = await page(0, 2);
+    expect(first.status).toBe(200);
+    expect(first.body.parametros.paginacao).toEqual({
+      paginaAtual: 0,
+      itensPorPagina: 2,
+      quantidadeDePaginas: 3,
+      quantidadeTotalDeItens: 5,
+    });
+    const all = [...first.body.pix, ...(await page(1, 2)).body.pix, ...(await page(2, 2)).body.pix];
+    expect(all.map((p) => p.endToEndId)).toEqual(paid.map((p) => p.endToEndId));
+    expect(all[1]!.devolucoes).toMatchObject([{ status: 'DEVOLVIDO' }]);
+    expect(all[0]!.devolucoes).toBeUndefined();
+    expect((await page(0)).body.parametros.paginacao.itensPorPagina).toBe(100);
+    expect((await page(3, 2)).body.pix).toEqual([]);
+    const bad = await client.call('GET', `/pix?inicio=${from}&fim=${from}&paginacao.itensPorPagina=1001`);
+    expect(bad.status).toBe(400);
+  });
 });

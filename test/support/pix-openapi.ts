@@ -32,6 +32,7 @@ const components = doc.components as Json;
  * - PixAutomatico.valor is a string that must also match one of five object schemas (the Pix's
  *   componentesValor, misplaced): the anyOf is dropped, the string's own pattern stays.
  * - RecNotification requires `atualizacao"` (a stray quote in the yaml) instead of `atualizacao`.
+ * - PixConsultados (GET /pix) requires `cobs`, a property of CobsConsultadas: its list is `pix`.
  */
 function errata(d: Json): Json {
   const fixPatterns = (node: unknown): void => {
@@ -50,6 +51,7 @@ function errata(d: Json): Json {
   delete payer.oneOf;
   delete ((s.PixAutomatico!.properties as Record<string, Json>).valor as Json).anyOf;
   s.RecNotification!.required = ['idRec', 'status', 'atualizacao'];
+  s.PixConsultados!.required = ['parametros', 'pix'];
   return d;
 }
 
@@ -85,7 +87,7 @@ export function pixApiProblems(x: Exchange): string[] {
     headers: { 'content-type': 'application/json' },
     params: x.params,
     body: x.requestBody ?? undefined,
-    query: {},
+    query: typedQuery(x.query ?? {}, parameters as Json[]),
   });
   if (reqErrors) problems.push(`request: ${JSON.stringify(reqErrors.errors)}`);
   const responses = Object.fromEntries(
@@ -98,6 +100,18 @@ export function pixApiProblems(x: Exchange): string[] {
   const resErrors = response.validateResponse(x.status, x.responseBody ?? undefined);
   if (resErrors) problems.push(`response ${x.status}: ${JSON.stringify(resErrors.errors)}`);
   return problems.map((p) => `${x.method} ${x.path}: ${p}`);
+}
+
+/** A query string's values as the yaml types them (an integer parameter arrives as its digits). */
+function typedQuery(query: Record<string, string>, parameters: Json[]): Record<string, unknown> {
+  const integers = new Set(
+    parameters
+      .filter((p) => p.in === 'query' && (p.schema as Json | undefined)?.type === 'integer')
+      .map((p) => p.name as string),
+  );
+  return Object.fromEntries(
+    Object.entries(query).map(([k, v]) => [k, integers.has(k) && /^\d+$/.test(v) ? Number(v) : v]),
+  );
 }
 
 /**

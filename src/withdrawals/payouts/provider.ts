@@ -41,8 +41,13 @@ export interface PayoutProvider {
    */
   submitBatch?(orders: PayoutOrder[]): Promise<Submitted[]>;
   verifyCallback(rawBody: Buffer, headers: Headers): Promise<PayoutResult>;
-  /** Providers without callbacks: what became of a submitted order, read back from the provider. */
+  /**
+   * What became of a submitted order, read back from the provider: continually for a provider without
+   * callbacks, and for one with callbacks when its callback is long overdue (a lost callback).
+   */
   check?(order: PayoutOrder): Promise<PayoutCheck>;
+  /** The provider reports results by signed callback (read back only when one is overdue). */
+  readonly callbacks?: boolean;
 }
 
 /** A submitted order as the provider reports it; MISSING: it never received it (safe to send again). */

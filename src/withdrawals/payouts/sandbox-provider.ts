@@ -3,7 +3,14 @@ import { checkTimestamped, signTimestamped } from '../../platform/crypto/timesta
 import type { Db } from '../../platform/db/db.js';
 import { unauthorized, validation } from '../../platform/http/errors.js';
 import { isUuid } from '../../platform/http/public-ids.js';
-import type { Headers, PayoutOrder, PayoutProvider, PayoutResult, Submitted } from './provider.js';
+import type {
+  Headers,
+  PayoutCheck,
+  PayoutOrder,
+  PayoutProvider,
+  PayoutResult,
+  Submitted,
+} from './provider.js';
 import { ProviderUnavailable } from './provider.js';
 
 const SECRET_SETTING = 'sandbox_payouts_secret';
@@ -17,6 +24,7 @@ const SECRET_SETTING = 'sandbox_payouts_secret';
  */
 export class SandboxPayoutProvider implements PayoutProvider {
   readonly name = 'sandbox';
+  readonly callbacks = true;
   private secret: string | undefined;
 
   constructor(private readonly db: Db) {}
@@ -55,6 +63,35 @@ export class SandboxPayoutProvider implements PayoutProvider {
       if (externalId === undefined) throw new Error(`the sandbox took no payout ${o.reference}`);
       return { externalId };
     });
+  }
+
+  /**
+   * The provider pays or refuses one of its payouts (once: a payout decided keeps its result), and returns the
+   * callback it POSTs about it; that callback may be lost on its way, and `check` still finds the result.
+   */
+  async decide(
+    reference: string,
+    result: PayoutResult['result'],
+  ): Promise<{ body: string; headers: Record<string, string> }> {
+    await this.db.query('UPDATE sandbox_payouts SET result = COALESCE(result, $2) WHERE reference = $1', [
+      reference,
+      result,
+    ]);
+    const [row] = await this.db.query<{ result: PayoutResult['result'] | null }>(
+      'SELECT result FROM sandbox_payouts WHERE reference = $1',
+      [reference],
+    );
+    return this.signedCallback(reference, row?.result ?? result);
+  }
+
+  async check(order: PayoutOrder): Promise<PayoutCheck> {
+    const [row] = await this.db.query<{ external_id: string; result: PayoutResult['result'] | null }>(
+      'SELECT external_id, result FROM sandbox_payouts WHERE reference = $1',
+      [order.reference],
+    );
+    if (!row) return { state: 'MISSING' };
+    if (row.result === null) return { state: 'PROCESSING' };
+    return { state: row.result, externalId: row.external_id };
   }
 
   /** What the provider would POST to the callback URL for one of its payouts. */

@@ -138,9 +138,7 @@ export async function requeueStalePending(db: Db, queue: Queue, limit = 500): Pr
 
 /**
  * For providers that are read back rather than trusted by callback: every PROCESSING withdrawal of the
- * provider, oldest first, checked at the provider and moved to COMPLETED or FAILED; one the provider never
- * received (its submission timed out before reaching it) is sent again under the same reference, which the
- * provider accepts once. Returns how many moved.
+ * provider, oldest first, checked at the provider and moved to COMPLETED or FAILED. Returns how many moved.
  */
 export async function reconcilePayouts(db: Db, provider: PayoutProvider, limit = 100): Promise<number> {
   if (!provider.check) return 0;
@@ -149,23 +147,58 @@ export async function reconcilePayouts(db: Db, provider: PayoutProvider, limit =
     [provider.name, limit],
   );
   let moved = 0;
+  for (const w of rows) if (await settleFromProvider(db, provider, w)) moved++;
+  return moved;
+}
+
+/** A withdrawal PROCESSING this long is read back from its provider, whatever its callbacks did. */
+export const OVERDUE_PROCESSING_MINUTES = 30;
+export const OVERDUE_CHECK_EVERY_MS = 60_000;
+
+/**
+ * Withdrawals PROCESSING for over OVERDUE_PROCESSING_MINUTES (a callback lost, a read-back loop stopped), oldest
+ * first, whichever provider they went to: each is read back and settled from the provider's answer. Returns
+ * how many moved.
+ */
+export async function settleOverdue(
+  db: Db,
+  providerOf: (name: string) => PayoutProvider | undefined,
+  limit = 100,
+): Promise<number> {
+  const rows = await db.query<WithdrawalRow>(
+    `SELECT * FROM withdrawals
+      WHERE status = 'PROCESSING' AND updated_at < now() - make_interval(mins => $1)
+      ORDER BY updated_at, id LIMIT $2`,
+    [OVERDUE_PROCESSING_MINUTES, limit],
+  );
+  let moved = 0;
   for (const w of rows) {
-    const order = orderOf(w);
-    const report = await provider.check(order);
-    if (report.state === 'PROCESSING' || report.state === 'MISSING') {
-      if (report.state === 'PROCESSING') continue;
-      const sent = await provider.submit(order);
-      if (!sent.rejected) continue;
-      await db.tx((tx) => transition(tx, w.id, 'reject', sent.externalId));
-      moved++;
-      continue;
-    }
-    const result = await db.tx((tx) =>
-      transition(tx, w.id, report.state === 'COMPLETED' ? 'complete' : 'reject', report.externalId),
-    );
-    if (result.changed) moved++;
+    const provider = providerOf(w.provider);
+    if (provider?.check && (await settleFromProvider(db, provider, w))) moved++;
   }
   return moved;
+}
+
+/**
+ * One PROCESSING withdrawal as its provider reports it: COMPLETED or FAILED through the state machine (a
+ * callback that got there first leaves nothing to do). One the provider never received (its submission timed
+ * out before reaching it) is sent again under the same reference, which the provider accepts once: it is never
+ * paid twice. True when it moved.
+ */
+async function settleFromProvider(db: Db, provider: PayoutProvider, w: WithdrawalRow): Promise<boolean> {
+  const order = orderOf(w);
+  const report = await provider.check!(order);
+  if (report.state === 'PROCESSING') return false;
+  if (report.state === 'MISSING') {
+    const sent = await provider.submit(order);
+    if (!sent.rejected) return false;
+    await db.tx((tx) => transition(tx, w.id, 'reject', sent.externalId));
+    return true;
+  }
+  const result = await db.tx((tx) =>
+    transition(tx, w.id, report.state === 'COMPLETED' ? 'complete' : 'reject', report.externalId),
+  );
+  return result.changed;
 }
 
 export interface CallbackOutcome {

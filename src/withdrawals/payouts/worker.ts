@@ -2,10 +2,12 @@ import type { Platform } from '../../platform/context.js';
 import { startPeriodic } from '../../platform/jobs/periodic.js';
 import type { PayoutProvider } from './provider.js';
 import {
+  OVERDUE_CHECK_EVERY_MS,
   RECONCILE_EVERY_MS,
   REQUEUE_EVERY_MS,
   reconcilePayouts,
   requeueStalePending,
+  settleOverdue,
   submitPayouts,
 } from './service.js';
 
@@ -50,4 +52,24 @@ export async function startPayoutWorker(
     stopRequeue();
     stopReconcile();
   };
+}
+
+/**
+ * Withdrawals PROCESSING for over 30 minutes are read back from whichever provider they went to (Efí's, the
+ * sandbox's) and settled from its answer: a callback lost, or a provider no longer the active one.
+ */
+export function startOverdueCheck(
+  platform: Platform,
+  providerOf: (name: string) => PayoutProvider | undefined,
+) {
+  const { db, log } = platform;
+  return startPeriodic(
+    OVERDUE_CHECK_EVERY_MS,
+    async () => {
+      const moved = await settleOverdue(db, providerOf);
+      if (moved > 0)
+        log.warn({ withdrawals: moved }, 'overdue PROCESSING withdrawals settled from their provider');
+    },
+    (err) => log.warn({ err }, 'overdue withdrawal read-back failed; will retry'),
+  );
 }

@@ -167,11 +167,17 @@ export async function settleRefunds(
  */
 export async function creditPix(db: Db, queue: Queue, pix: Pix): Promise<PixOutcome> {
   const amount = parseReais(pix.valor) ?? -1;
+  const paidAt = pix.horario === undefined ? Number.NaN : Date.parse(pix.horario);
   return db.tx(async (tx) => {
     const claimed = await tx.query(
-      `INSERT INTO bcb_received_pix (e2eid, txid, amount, credited) VALUES ($1, $2, $3, false)
+      `INSERT INTO bcb_received_pix (e2eid, txid, amount, credited, paid_at) VALUES ($1, $2, $3, false, $4)
        ON CONFLICT DO NOTHING RETURNING 1`,
-      [pix.endToEndId, pix.txid ?? null, amount],
+      [
+        pix.endToEndId,
+        pix.txid ?? null,
+        amount,
+        Number.isFinite(paidAt) ? new Date(paidAt).toISOString() : null,
+      ],
     );
     if (claimed.length === 0) return 'duplicate';
     const found = pix.txid ? await findSaleByProcessorRef(tx, BCB_PROCESSOR, pix.txid) : null;

@@ -1,0 +1,87 @@
+import { type Command, UsageError } from '../platform/cli/command.js';
+import { Queue } from '../platform/jobs/queue.js';
+import { createLogger } from '../platform/observability/logger.js';
+import { fromSaoPaulo } from '../platform/time/sao-paulo.js';
+import { PixApiClient } from '../rails/pix-api-client.js';
+import { SaleSettler } from '../sales/settlement/settler.js';
+import { type Discrepancy, listDiscrepancies } from './discrepancies.data.js';
+import type { Report } from './reconcile.js';
+import { reconcileWindow } from './service.js';
+
+const MAX_SPAN_DAYS = 31;
+const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?)?(Z|[+-]\d{2}:\d{2})?$/;
+
+/** An ISO 8601 instant; without an offset it is São Paulo wall-clock time (a bare date: its midnight). */
+function instant(values: Record<string, string | boolean | undefined>, name: string): Date {
+  const raw = values[name];
+  if (typeof raw !== 'string' || raw === '') throw new UsageError(`--${name} is required (ISO 8601)`);
+  if (!ISO.test(raw)) throw new UsageError(`--${name} must be an ISO 8601 date or time, got "${raw}"`);
+  const zoned = /(Z|[+-]\d{2}:\d{2})$/.test(raw) && raw.includes('T');
+  const at = zoned ? new Date(raw) : fromSaoPaulo(raw.includes('T') ? raw : `${raw}T00:00`);
+  if (!Number.isFinite(at.getTime())) throw new UsageError(`--${name} is not a real time: "${raw}"`);
+  return at;
+}
+
+const line = (d: Discrepancy) =>
+  `${d.kind} e2eid=${d.e2eid} txid=${d.txid ?? '-'} amount=${d.amount} ${d.detail}`;
+
+function reportText(r: Report): string {
+  return [
+    `${r.from} → ${r.to}: ${r.received} received, ${r.matched} matched, ${r.creditedNow} credited now, ` +
+      `${r.refundedNow} refunded now, ${r.discrepancies.length} discrepancies`,
+    ...r.discrepancies.map(line),
+  ].join('\n');
+}
+
+export const reconciliationCommands: Command[] = [
+  {
+    path: ['reconcile'],
+    usage: 'gateway reconcile --from ISO --to ISO | --discrepancies [--all] [--json]',
+    summary:
+      "Reconciles the Pix the PSP received in a window with the gateway's sales (PIX_PROCESSOR=bcb): credits what " +
+      'the gateway missed, applies devoluções, records discrepancies; or lists the discrepancies kept.',
+    example: 'gateway reconcile --from 2026-11-24T00:00:00-03:00 --to 2026-11-25T00:00:00-03:00 --json',
+    optionHelp: {
+      from: 'start of the window (ISO 8601; without an offset, São Paulo time)',
+      to: 'end of the window, excluded',
+      discrepancies: 'list the discrepancies kept (unresolved), newest first, instead of reconciling',
+      all: 'with --discrepancies: resolved ones too',
+    },
+    options: {
+      from: { type: 'string' },
+      to: { type: 'string' },
+      discrepancies: { type: 'boolean' },
+      all: { type: 'boolean' },
+    },
+    async run({ db, config }, values) {
+      if (values.discrepancies) {
+        if (values.from || values.to) throw new UsageError('--discrepancies takes no window');
+        const rows = await listDiscrepancies(db, { all: values.all === true });
+        const text =
+          rows.length === 0 ? 'no discrepancy' : rows.map((d) => `${d.foundAt} ${line(d)}`).join('\n');
+        return { result: { discrepancies: rows }, text };
+      }
+      const from = instant(values, 'from');
+      const to = instant(values, 'to');
+      if (to <= from) throw new UsageError('--to must be after --from');
+      if (to.getTime() - from.getTime() > MAX_SPAN_DAYS * 86_400_000) {
+        throw new UsageError(`a window spans at most ${MAX_SPAN_DAYS} days`);
+      }
+      if (!config.bcb) throw new Error('reconciliation needs PIX_PROCESSOR=bcb and its PSP settings');
+      const client = new PixApiClient(config.bcb);
+      const log = createLogger(config.logLevel);
+      const queue = await Queue.start(db, log);
+      try {
+        const report = await reconcileWindow(
+          { db, queue, settler: new SaleSettler(db, queue), client, log },
+          from,
+          to,
+        );
+        return { result: report, text: reportText(report) };
+      } finally {
+        await queue.stop();
+        await client.close();
+      }
+    },
+  },
+];

@@ -1,0 +1,84 @@
+import type { Queryable } from '../platform/db/db.js';
+import { discrepanciesFound } from './metrics.js';
+
+export type DiscrepancyKind = 'unknown_charge' | 'amount_mismatch' | 'missing_at_psp';
+
+/** A disagreement between the PSP and the gateway, as `gateway reconcile` prints it (amount in cents). */
+export interface Discrepancy {
+  kind: DiscrepancyKind;
+  e2eid: string;
+  txid: string | null;
+  amount: number;
+  detail: string;
+}
+
+export interface StoredDiscrepancy extends Discrepancy {
+  id: number;
+  foundAt: string;
+  resolvedAt: string | null;
+}
+
+/**
+ * Records what a run found: once per (kind, Pix), however many windows see it; a repeat only names this run as
+ * the latest to find it. New ones are counted in the metric.
+ */
+export async function recordDiscrepancies(db: Queryable, runId: number, found: Discrepancy[]): Promise<void> {
+  if (found.length === 0) return;
+  const rows = await db.query<{ kind: DiscrepancyKind; inserted: boolean }>(
+    `INSERT INTO reconciliation_discrepancies (kind, e2eid, txid, amount, detail, last_run_id)
+     SELECT k, e, t, a, d, $6::bigint
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) AS u(k, e, t, a, d)
+     ON CONFLICT (kind, e2eid) DO UPDATE SET last_run_id = EXCLUDED.last_run_id
+     RETURNING kind, (xmax = 0) AS inserted`,
+    [
+      found.map((d) => d.kind),
+      found.map((d) => d.e2eid),
+      found.map((d) => d.txid),
+      found.map((d) => d.amount),
+      found.map((d) => d.detail),
+      runId,
+    ],
+  );
+  for (const r of rows) if (r.inserted) discrepanciesFound.inc({ kind: r.kind });
+}
+
+/** Pix once missing at the PSP that it lists now: no longer a discrepancy. */
+export async function resolveListed(db: Queryable, e2eids: string[]): Promise<void> {
+  await db.query(
+    `UPDATE reconciliation_discrepancies SET resolved_at = now()
+      WHERE kind = 'missing_at_psp' AND e2eid = ANY($1::text[]) AND resolved_at IS NULL`,
+    [e2eids],
+  );
+}
+
+const COLUMNS = `id, kind, e2eid, txid, amount, detail,
+  to_char(found_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "foundAt",
+  to_char(resolved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "resolvedAt"`;
+
+/** What one run found (new, or seen again), in the order found. */
+export async function discrepanciesOfRun(db: Queryable, runId: number): Promise<Discrepancy[]> {
+  const rows = await db.query<StoredDiscrepancy>(
+    `SELECT ${COLUMNS} FROM reconciliation_discrepancies WHERE last_run_id = $1 ORDER BY id`,
+    [runId],
+  );
+  return rows.map(({ kind, e2eid, txid, amount, detail }) => ({
+    kind,
+    e2eid,
+    txid,
+    amount: Number(amount),
+    detail,
+  }));
+}
+
+/** Every discrepancy kept, newest first (unresolved only unless `all`). */
+export async function listDiscrepancies(
+  db: Queryable,
+  options: { all?: boolean; limit?: number } = {},
+): Promise<StoredDiscrepancy[]> {
+  const rows = await db.query<StoredDiscrepancy>(
+    `SELECT ${COLUMNS} FROM reconciliation_discrepancies
+      WHERE $1 OR resolved_at IS NULL ORDER BY found_at DESC, id DESC LIMIT $2`,
+    [options.all ?? false, options.limit ?? 1000],
+  );
+  return rows.map((r) => ({ ...r, id: Number(r.id), amount: Number(r.amount) }));
+}

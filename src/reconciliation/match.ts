@@ -1,0 +1,74 @@
+import type { Db } from '../platform/db/db.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import { formatReais, parseReais } from '../platform/money/money.js';
+import type { WarnLog } from '../sales/processors/bcb/devolucoes.js';
+import { creditPix, type Pix, settleRefunds } from '../sales/processors/bcb/received.js';
+import { type ChargeRecord, recordsOfPage, saleStatus } from '../sales/processors/bcb/received-records.js';
+import type { SaleSettler } from '../sales/settlement/settler.js';
+import type { Discrepancy } from './discrepancies.data.js';
+import type { Counts } from './runs.data.js';
+
+export interface MatchDeps {
+  db: Db;
+  queue: Queue;
+  settler: SaleSettler;
+  log?: WarnLog;
+}
+
+const REFUNDABLE = new Set(['PAGO', 'MED', 'CHARGEBACK']);
+
+/**
+ * One page of the PSP's received Pix against the gateway's records. A Pix matching a charge (txid and amount)
+ * that the gateway never credited is credited now through the webhook's own path (`creditPix`: recorded once
+ * by end-to-end id, so a late webhook or another run finds it and changes nothing); DEVOLVIDO devoluções of a
+ * sale not yet ESTORNADO are applied through the webhook's `settleRefunds`. A Pix naming no charge, or paying
+ * another amount, is a discrepancy and credits nothing. Two reads cover a page where nothing is missing.
+ */
+export async function matchPage(
+  deps: MatchDeps,
+  page: Pix[],
+): Promise<{ counts: Counts; found: Discrepancy[] }> {
+  const e2eids = page.map((p) => p.endToEndId);
+  const txids = page.flatMap((p) => (typeof p.txid === 'string' ? [p.txid] : []));
+  const records = await recordsOfPage(deps.db, e2eids, txids);
+  const counts: Counts = { received: page.length, matched: 0, creditedNow: 0, refundedNow: 0 };
+  const found: Discrepancy[] = [];
+  for (const pix of page) {
+    const amount = parseReais(pix.valor) ?? -1;
+    const record = records.pix.get(pix.endToEndId);
+    const charge = pix.txid ? records.charges.get(pix.txid) : undefined;
+    const base = { e2eid: pix.endToEndId, txid: pix.txid ?? null, amount };
+    if (record?.credited) {
+      counts.matched++;
+    } else if (!charge) {
+      found.push({ ...base, kind: 'unknown_charge', detail: unknownDetail(pix) });
+      continue;
+    } else if (amount !== charge.amount) {
+      found.push({
+        ...base,
+        kind: 'amount_mismatch',
+        detail: `paid ${pix.valor}, the charge is ${formatReais(charge.amount)}`,
+      });
+      continue;
+    } else {
+      counts.matched++;
+      if (!record && (await creditPix(deps.db, deps.queue, pix)) === 'credited') counts.creditedNow++;
+    }
+    if (charge && (await refundedNow(deps, pix, charge))) counts.refundedNow++;
+  }
+  return { counts, found };
+}
+
+function unknownDetail(pix: Pix): string {
+  return pix.txid ? `no charge of the gateway has txid ${pix.txid}` : 'a Pix to the key without a txid';
+}
+
+/** The Pix's DEVOLVIDO devoluções applied; true when that moved its sale to ESTORNADO. */
+async function refundedNow(deps: MatchDeps, pix: Pix, charge: ChargeRecord): Promise<boolean> {
+  if (!pix.devolucoes?.some((d) => d.status === 'DEVOLVIDO')) return false;
+  // the status read with the page may be older than a credit made just now
+  const before = (await saleStatus(deps.db, charge.id)) ?? charge.status;
+  if (!REFUNDABLE.has(before)) return false;
+  await settleRefunds(deps.db, deps.settler, pix, deps.log);
+  return (await saleStatus(deps.db, charge.id)) === 'ESTORNADO';
+}

@@ -1,0 +1,53 @@
+import { type ReconcileDeps, type Report, runWindow } from './reconcile.js';
+import { claimRun, ensureRun, pruneRuns, releaseRun, startManualRun } from './runs.data.js';
+import { dueWindows } from './schedule.js';
+
+/** How often a worker looks for due windows and runs left unfinished. */
+export const RECONCILE_TICK_MS = 60_000;
+/** A run that failed (the PSP down) is tried again this long after. */
+const RETRY_AFTER_SECONDS = 60;
+const KEEP_RUNS_DAYS = 30;
+
+export interface Logs {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/**
+ * One worker's turn: the windows due now are created (once, whoever creates them), then every run nobody
+ * holds is taken and run to its end: new windows, and runs whose worker died mid-window (resumed at their
+ * next page). A run that fails is left for any worker to try again a minute later.
+ */
+export async function reconcileDue(deps: ReconcileDeps, log: Logs, now = new Date()): Promise<number> {
+  for (const w of dueWindows(now)) await ensureRun(deps.db, w.schedule, w.start, w.end);
+  await pruneRuns(deps.db, KEEP_RUNS_DAYS);
+  let done = 0;
+  for (let run = await claimRun(deps.db); run; run = await claimRun(deps.db)) {
+    try {
+      const report = await runWindow(deps, run);
+      if (!report) continue;
+      done++;
+      const { discrepancies, ...counts } = report;
+      const summary = { run: run.id, schedule: run.schedule, ...counts, discrepancies: discrepancies.length };
+      if (discrepancies.length > 0) log.warn(summary, 'reconciliation found discrepancies');
+      else log.info(summary, 'reconciliation done');
+    } catch (err) {
+      await releaseRun(deps.db, run.id, RETRY_AFTER_SECONDS);
+      throw err;
+    }
+  }
+  return done;
+}
+
+/** `gateway reconcile --from --to`: the window reconciled now, by the calling process. */
+export async function reconcileWindow(deps: ReconcileDeps, from: Date, to: Date): Promise<Report> {
+  const run = await startManualRun(deps.db, from, to);
+  try {
+    const report = await runWindow(deps, run);
+    if (!report) throw new Error(`reconciliation run ${run.id} was taken over by another process`);
+    return report;
+  } catch (err) {
+    await releaseRun(deps.db, run.id, RETRY_AFTER_SECONDS);
+    throw err;
+  }
+}
