@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/webhooks/verify.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
+import { Mailbox } from '../support/mailbox.js';
 import { recordFact } from '../support/notifications.js';
 import { type Received, type Receiver, startReceiver } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -10,11 +11,14 @@ import { waitUntil } from '../support/wait.js';
 import { createWebhook, deliveries } from '../support/webhooks.js';
 
 let server: TestServer;
+let mailbox: Mailbox;
 const receivers: Receiver[] = [];
 
 beforeAll(async () => {
+  mailbox = await Mailbox.start();
   server = await startServer({
     env: {
+      SMTP_URL: mailbox.url,
       WEBHOOK_RETRY_DELAYS_MS: '100,100',
       WEBHOOK_DISABLE_AFTER_FAILURES: '3',
       WEBHOOK_DISABLE_AFTER_HOURS: '0',
@@ -25,6 +29,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const r of receivers) await r.close();
   await server?.close();
+  await mailbox?.stop();
 });
 
 async function receiver(): Promise<Receiver> {
@@ -166,6 +171,11 @@ describe('automatic disabling, SKIPPED deliveries, re-enabling and recover', () 
       { headers: m.panel },
     );
     expect(audit.body.data.find((e) => e.action === 'webhook.disabled')?.actor.type).toBe('operator');
+    // the users who manage webhooks are told by e-mail (here the owner), once
+    const mail = await mailbox.waitFor(m.email, /Webhook desativado/);
+    expect(mail.text).toContain(r.url);
+    expect(mail.html).toContain('#/webhooks');
+    expect(mailbox.to(m.email).filter((x) => /Webhook desativado/.test(x.subject))).toHaveLength(1);
 
     // deliveries still waiting for a retry were skipped; a new fact is logged SKIPPED and not sent
     const before = r.received.length;
