@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Who did what on this account, newest first */
+        /**
+         * Who did what on this account, newest first
+         * @description Roles: owner, admin, finance (the audit log).
+         */
         get: {
             parameters: {
                 query?: {
@@ -121,6 +124,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/accept-invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation: choose a password and sign in (the answer and cookie of a login) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "pedido-1001",
+                     *       "password": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description At least 8 characters */
+                        password: string;
+                        /** @description The token of the e-mailed link */
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": 42,
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "role": "owner",
+                         *         "totpEnabled": true,
+                         *         "permissions": [
+                         *           "self"
+                         *         ]
+                         *       },
+                         *       "csrfToken": "kP2mW9qX4vT7yB1nR6sD3fG8"
+                         *     }
+                         */
+                        "application/json": {
+                            csrfToken: string;
+                            user: {
+                                email: string;
+                                id: number;
+                                name: string;
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                permissions: ("self" | "money.view" | "withdrawals.create" | "integrations" | "team" | "audit")[];
+                                role: "owner" | "admin" | "finance" | "developer" | "viewer";
+                                /** @description Two-factor login is on */
+                                totpEnabled: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "RATE_LIMITED",
+                         *         "message": "Too many requests: retry in 1 s"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -168,7 +285,11 @@ export interface paths {
                          *         "id": 42,
                          *         "name": "Maria Silva",
                          *         "email": "maria@example.com",
-                         *         "totpEnabled": true
+                         *         "role": "owner",
+                         *         "totpEnabled": true,
+                         *         "permissions": [
+                         *           "self"
+                         *         ]
                          *       },
                          *       "csrfToken": "kP2mW9qX4vT7yB1nR6sD3fG8"
                          *     }
@@ -179,6 +300,9 @@ export interface paths {
                                 email: string;
                                 id: number;
                                 name: string;
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                permissions: ("self" | "money.view" | "withdrawals.create" | "integrations" | "team" | "audit")[];
+                                role: "owner" | "admin" | "finance" | "developer" | "viewer";
                                 /** @description Two-factor login is on */
                                 totpEnabled: boolean;
                             };
@@ -256,7 +380,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log out: ends this session */
+        /**
+         * Log out: ends this session
+         * @description Roles: owner, admin, finance, developer, viewer (their own session and two-factor).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -324,7 +451,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The logged-in account and its session */
+        /**
+         * The logged-in account and its session
+         * @description Roles: owner, admin, finance, developer, viewer (their own session and two-factor).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -346,7 +476,11 @@ export interface paths {
                          *         "id": 42,
                          *         "name": "Maria Silva",
                          *         "email": "maria@example.com",
-                         *         "totpEnabled": true
+                         *         "role": "owner",
+                         *         "totpEnabled": true,
+                         *         "permissions": [
+                         *           "self"
+                         *         ]
                          *       },
                          *       "csrfToken": "kP2mW9qX4vT7yB1nR6sD3fG8"
                          *     }
@@ -357,6 +491,9 @@ export interface paths {
                                 email: string;
                                 id: number;
                                 name: string;
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                permissions: ("self" | "money.view" | "withdrawals.create" | "integrations" | "team" | "audit")[];
+                                role: "owner" | "admin" | "finance" | "developer" | "viewer";
                                 /** @description Two-factor login is on */
                                 totpEnabled: boolean;
                             };
@@ -391,6 +528,172 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** E-mail a password reset link (valid 1 hour); 202 whether or not the address has a user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "email": "maria@example.com"
+                     *     }
+                     */
+                    "application/json": {
+                        email: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description No content */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "RATE_LIMITED",
+                         *         "message": "Too many requests: retry in 1 s"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password with a reset link's token; every session of that user ends */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "pedido-1001",
+                     *       "password": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description At least 8 characters */
+                        password: string;
+                        /** @description The token of the e-mailed link */
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "RATE_LIMITED",
+                         *         "message": "Too many requests: retry in 1 s"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/totp/disable": {
         parameters: {
             query?: never;
@@ -400,7 +703,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn two-factor login off */
+        /**
+         * Turn two-factor login off
+         * @description Roles: owner, admin, finance, developer, viewer (their own session and two-factor).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -536,7 +842,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn two-factor login on with a first code */
+        /**
+         * Turn two-factor login on with a first code
+         * @description Roles: owner, admin, finance, developer, viewer (their own session and two-factor).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -672,7 +981,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start two-factor setup: a new secret to add to an authenticator app */
+        /**
+         * Start two-factor setup: a new secret to add to an authenticator app
+         * @description Roles: owner, admin, finance, developer, viewer (their own session and two-factor).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -771,7 +1083,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Balance in cents */
+        /**
+         * Balance in cents
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -832,7 +1147,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's API key pairs (never their private keys) */
+        /**
+         * The account's API key pairs (never their private keys)
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -898,7 +1216,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Generate an API key pair (the private key is shown only in this response) */
+        /**
+         * Generate an API key pair (the private key is shown only in this response)
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1045,7 +1366,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key pair at once, on every process */
+        /**
+         * Revoke an API key pair at once, on every process
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -1134,7 +1458,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace a key pair; the old one keeps working for graceHours */
+        /**
+         * Replace a key pair; the old one keeps working for graceHours
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1663,6 +1990,168 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/overview/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The last days' paid sales and completed withdrawals, per São Paulo day (the overview's chart)
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description 1..90, default 30 */
+                    days?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "days": [
+                         *         {
+                         *           "date": "2026-11-25",
+                         *           "salesPaidCents": 15000,
+                         *           "withdrawalsCents": 15000
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            days: {
+                                /** Format: date */
+                                date: string;
+                                /** @description What paid sales credited that day (after fees) */
+                                salesPaidCents: number;
+                                /** @description What completed withdrawals took that day */
+                                withdrawalsCents: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "UNAUTHORIZED",
+                         *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/panel/sandbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether this gateway's sandbox is on (test helpers; always off in production)
+         * @description Roles: owner, admin, finance, developer, viewer (their own session and two-factor).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "enabled": true
+                         *     }
+                         */
+                        "application/json": {
+                            enabled: boolean;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "UNAUTHORIZED",
+                         *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/providers/{processor}/sales/callback": {
         parameters: {
             query?: never;
@@ -2066,12 +2555,22 @@ export interface paths {
                          *         "fixed": "1.00",
                          *         "variable": "1.50",
                          *         "total": "2.50"
-                         *       }
+                         *       },
+                         *       "approval": null
                          *     }
                          */
                         "application/json": {
                             /** @description Reais, two decimals */
                             amount: string;
+                            /** @description Approval by a second person (withdrawals at or above the account threshold); null: none needed */
+                            approval: {
+                                decidedAt: string | null;
+                                /** @description The deciding user's e-mail */
+                                decidedBy: string | null;
+                                /** @description A user's e-mail, or api_key:<publicKey> */
+                                requestedBy: string;
+                                status: "awaiting" | "approved" | "declined" | "expired";
+                            } | null;
                             /** Format: date-time */
                             createdAt: string;
                             fees: {
@@ -2243,7 +2742,8 @@ export interface paths {
                          *         "fixed": "1.00",
                          *         "variable": "1.50",
                          *         "total": "2.50"
-                         *       }
+                         *       },
+                         *       "approval": null
                          *     }
                          */
                         "application/json": components["schemas"]["Withdrawal"];
@@ -2341,7 +2841,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sales, newest first */
+        /**
+         * Sales, newest first
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: {
@@ -2482,7 +2985,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One sale (uuid or numeric id) */
+        /**
+         * One sale (uuid or numeric id)
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2613,6 +3119,414 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sales/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a paid PIX sale from the panel (POST /api/transactions/{id}/refund's own path): 202, the money held until the processor answers
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 1042,
+                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "PAGO",
+                         *       "amount": 9980,
+                         *       "netAmount": 9582,
+                         *       "systemFee": 398,
+                         *       "reserveAmount": 0,
+                         *       "paymentMethod": "PIX",
+                         *       "date": "2026-11-25T13:45:12.345Z",
+                         *       "completedAt": "2026-11-25T13:47:03.120Z",
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "id": 2210,
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 4990,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
+                         *       "cardLastFour": null,
+                         *       "cardBrand": null,
+                         *       "boletoCode": null,
+                         *       "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
+                         *       "installments": null,
+                         *       "shipping": {
+                         *         "street": "Rua das Flores",
+                         *         "number": "100",
+                         *         "city": "São Paulo",
+                         *         "state": "SP",
+                         *         "zipCode": "01001000"
+                         *       },
+                         *       "metadata": {
+                         *         "orderId": "pedido-1001"
+                         *       },
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Sale"];
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "UNAUTHORIZED",
+                         *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "FORBIDDEN",
+                         *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "NOT_FOUND",
+                         *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "CONFLICT",
+                         *         "message": "The resource changed meanwhile"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "IDEMPOTENCY_KEY_REUSED",
+                         *         "message": "Idempotency-Key already used with a different request"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "PROCESSOR_ERROR",
+                         *         "message": "The payment processor failed to open the charge: PUT /cob answered 503"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sales/{id}/simulate-payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: a pending sale is paid, as its processor would report it (sale.paid is notified)
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 1042,
+                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "PAGO",
+                         *       "amount": 9980,
+                         *       "netAmount": 9582,
+                         *       "systemFee": 398,
+                         *       "reserveAmount": 0,
+                         *       "paymentMethod": "PIX",
+                         *       "date": "2026-11-25T13:45:12.345Z",
+                         *       "completedAt": "2026-11-25T13:47:03.120Z",
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "id": 2210,
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 4990,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
+                         *       "cardLastFour": null,
+                         *       "cardBrand": null,
+                         *       "boletoCode": null,
+                         *       "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
+                         *       "installments": null,
+                         *       "shipping": {
+                         *         "street": "Rua das Flores",
+                         *         "number": "100",
+                         *         "city": "São Paulo",
+                         *         "state": "SP",
+                         *         "zipCode": "01001000"
+                         *       },
+                         *       "metadata": {
+                         *         "orderId": "pedido-1001"
+                         *       },
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Sale"];
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "UNAUTHORIZED",
+                         *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "FORBIDDEN",
+                         *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "NOT_FOUND",
+                         *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "CONFLICT",
+                         *         "message": "The resource changed meanwhile"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sales/export.csv": {
         parameters: {
             query?: never;
@@ -2620,7 +3534,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every sale matching the filters, as CSV (UTF-8 with BOM, ";" separated, reais with a decimal comma) */
+        /**
+         * Every sale matching the filters, as CSV (UTF-8 with BOM, ";" separated, reais with a decimal comma)
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: {
@@ -3152,7 +4069,8 @@ export interface paths {
                          *         "fixed": "1.00",
                          *         "variable": "1.50",
                          *         "total": "2.50"
-                         *       }
+                         *       },
+                         *       "approval": null
                          *     }
                          */
                         "application/json": components["schemas"]["Withdrawal"];
@@ -3301,7 +4219,8 @@ export interface paths {
                          *         "fixed": "1.00",
                          *         "variable": "1.50",
                          *         "total": "2.50"
-                         *       }
+                         *       },
+                         *       "approval": null
                          *     }
                          */
                         "application/json": components["schemas"]["Withdrawal"];
@@ -4240,7 +5159,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The IP addresses and ranges the API keys are allowed from */
+        /**
+         * The IP addresses and ranges the API keys are allowed from
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4288,7 +5210,10 @@ export interface paths {
                 };
             };
         };
-        /** Replace the API keys' IP allow-list (empty: any address) */
+        /**
+         * Replace the API keys' IP allow-list (empty: any address)
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
         put: {
             parameters: {
                 query?: never;
@@ -4383,6 +5308,186 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/withdrawal-approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The withdrawal approval rule
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "thresholdCents": 15000
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Withdrawals of at least this gross amount (cents) wait for approval; null: none do */
+                            thresholdCents: number | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "UNAUTHORIZED",
+                         *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "FORBIDDEN",
+                         *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+            };
+        };
+        /**
+         * Set the withdrawal approval rule (null turns it off)
+         * @description Roles: owner, admin (users, roles and the withdrawal approval rule).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "thresholdCents": 15000
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Withdrawals of at least this gross amount (cents) wait for approval; null: none do */
+                        thresholdCents: number | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "thresholdCents": 15000
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Withdrawals of at least this gross amount (cents) wait for approval; null: none do */
+                            thresholdCents: number | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "UNAUTHORIZED",
+                         *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "FORBIDDEN",
+                         *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/statement": {
         parameters: {
             query?: never;
@@ -4390,7 +5495,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Ledger lines, newest first, with the balances right after each */
+        /**
+         * Ledger lines, newest first, with the balances right after each
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: {
@@ -4509,7 +5617,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every statement line in the period, as CSV */
+        /**
+         * Every statement line in the period, as CSV
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: {
@@ -5291,6 +6402,523 @@ export interface paths {
                          *     }
                          */
                         "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's users and pending invitations
+         * @description Roles: owner, admin (users, roles and the withdrawal approval rule).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 42,
+                         *           "name": "Maria Silva",
+                         *           "email": "maria@example.com",
+                         *           "role": "owner",
+                         *           "status": "active",
+                         *           "totpEnabled": true,
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "lastLoginAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: email */
+                                email: string;
+                                id: number;
+                                lastLoginAt: string | null;
+                                name: string;
+                                role: "owner" | "admin" | "finance" | "developer" | "viewer";
+                                /** @description invited: the invitation has not been accepted yet */
+                                status: "active" | "invited";
+                                totpEnabled: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "UNAUTHORIZED",
+                         *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "FORBIDDEN",
+                         *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a user's role (only an owner makes or changes an owner; the last owner stays)
+         * @description Roles: owner, admin (users, roles and the withdrawal approval rule).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The user id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "role": "owner"
+                     *     }
+                     */
+                    "application/json": {
+                        role: "owner" | "admin" | "finance" | "developer" | "viewer";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "email": "maria@example.com",
+                         *       "role": "owner",
+                         *       "status": "active",
+                         *       "totpEnabled": true,
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "lastLoginAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: email */
+                            email: string;
+                            id: number;
+                            lastLoginAt: string | null;
+                            name: string;
+                            role: "owner" | "admin" | "finance" | "developer" | "viewer";
+                            /** @description invited: the invitation has not been accepted yet */
+                            status: "active" | "invited";
+                            totpEnabled: boolean;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "UNAUTHORIZED",
+                         *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "FORBIDDEN",
+                         *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "NOT_FOUND",
+                         *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "CONFLICT",
+                         *         "message": "The resource changed meanwhile"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Remove a user or withdraw an invitation; their sessions end at once
+         * @description Roles: owner, admin (users, roles and the withdrawal approval rule).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The user id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "UNAUTHORIZED",
+                         *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "FORBIDDEN",
+                         *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "NOT_FOUND",
+                         *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "CONFLICT",
+                         *         "message": "The resource changed meanwhile"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite someone by e-mail (a one-time link, valid 72 hours)
+         * @description Roles: owner, admin (users, roles and the withdrawal approval rule).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "email": "maria@example.com",
+                     *       "name": "Maria Silva",
+                     *       "role": "owner"
+                     *     }
+                     */
+                    "application/json": {
+                        email: string;
+                        name: string;
+                        role: "owner" | "admin" | "finance" | "developer" | "viewer";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "email": "maria@example.com",
+                         *       "name": "Maria Silva",
+                         *       "role": "owner",
+                         *       "status": "invited",
+                         *       "expiresAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: email */
+                            email: string;
+                            /**
+                             * Format: date-time
+                             * @description The link works until then (72 hours)
+                             */
+                            expiresAt: string;
+                            id: number;
+                            name: string;
+                            role: "owner" | "admin" | "finance" | "developer" | "viewer";
+                            /** @enum {string} */
+                            status: "invited";
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "UNAUTHORIZED",
+                         *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "FORBIDDEN",
+                         *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "CONFLICT",
+                         *         "message": "The resource changed meanwhile"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };
@@ -6518,10 +8146,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Withdrawals, newest first */
+        /**
+         * Withdrawals, newest first
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: {
+                    /** @description awaiting: only withdrawals waiting for approval (any other value: 400) */
+                    approval?: string;
                     /** @description nextCursor of the previous page */
                     cursor?: string;
                     /** @description Created at or after (ISO 8601) */
@@ -6562,7 +8195,8 @@ export interface paths {
                          *             "fixed": "1.00",
                          *             "variable": "1.50",
                          *             "total": "2.50"
-                         *           }
+                         *           },
+                         *           "approval": null
                          *         }
                          *       ],
                          *       "nextCursor": null
@@ -6613,7 +8247,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** A PIX withdrawal from the panel, confirmed with the password (same rules as the API cashout) */
+        /**
+         * A PIX withdrawal from the panel, confirmed with the password (same rules as the API cashout)
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -6670,12 +8307,22 @@ export interface paths {
                          *         "fixed": "1.00",
                          *         "variable": "1.50",
                          *         "total": "2.50"
-                         *       }
+                         *       },
+                         *       "approval": null
                          *     }
                          */
                         "application/json": {
                             /** @description Reais, two decimals */
                             amount: string;
+                            /** @description Approval by a second person (withdrawals at or above the account threshold); null: none needed */
+                            approval: {
+                                decidedAt: string | null;
+                                /** @description The deciding user's e-mail */
+                                decidedBy: string | null;
+                                /** @description A user's e-mail, or api_key:<publicKey> */
+                                requestedBy: string;
+                                status: "awaiting" | "approved" | "declined" | "expired";
+                            } | null;
                             /** Format: date-time */
                             createdAt: string;
                             fees: {
@@ -6792,7 +8439,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One withdrawal (uuid or numeric id) */
+        /**
+         * One withdrawal (uuid or numeric id)
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6826,7 +8476,8 @@ export interface paths {
                          *         "fixed": "1.00",
                          *         "variable": "1.50",
                          *         "total": "2.50"
-                         *       }
+                         *       },
+                         *       "approval": null
                          *     }
                          */
                         "application/json": components["schemas"]["Withdrawal"];
@@ -6878,6 +8529,374 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/withdrawals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a withdrawal awaiting approval (password or code of a user other than who asked): it goes to the payout provider
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Withdrawal uuid or numeric id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "password": "pedido-1001",
+                     *       "totpCode": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The approver's panel password */
+                        password?: string;
+                        /** @description The two-factor code instead, when it is on */
+                        totpCode?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 311,
+                         *       "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *       "amount": "150.00",
+                         *       "netAmount": "147.50",
+                         *       "pixKey": "52998224725",
+                         *       "pixKeyType": "CPF",
+                         *       "status": "PENDING",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "updatedAt": "2026-11-25T13:45:12.345Z",
+                         *       "fees": {
+                         *         "fixed": "1.00",
+                         *         "variable": "1.50",
+                         *         "total": "2.50"
+                         *       },
+                         *       "approval": null
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Withdrawal"];
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "UNAUTHORIZED",
+                         *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "FORBIDDEN",
+                         *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "NOT_FOUND",
+                         *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "CONFLICT",
+                         *         "message": "The resource changed meanwhile"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "RATE_LIMITED",
+                         *         "message": "Too many requests: retry in 1 s"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/withdrawals/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline a withdrawal awaiting approval: it is cancelled and its money returns to available
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Withdrawal uuid or numeric id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "password": "pedido-1001",
+                     *       "totpCode": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The approver's panel password */
+                        password?: string;
+                        /** @description The two-factor code instead, when it is on */
+                        totpCode?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 311,
+                         *       "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *       "amount": "150.00",
+                         *       "netAmount": "147.50",
+                         *       "pixKey": "52998224725",
+                         *       "pixKeyType": "CPF",
+                         *       "status": "PENDING",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "updatedAt": "2026-11-25T13:45:12.345Z",
+                         *       "fees": {
+                         *         "fixed": "1.00",
+                         *         "variable": "1.50",
+                         *         "total": "2.50"
+                         *       },
+                         *       "approval": null
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Withdrawal"];
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "UNAUTHORIZED",
+                         *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "FORBIDDEN",
+                         *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "NOT_FOUND",
+                         *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "CONFLICT",
+                         *         "message": "The resource changed meanwhile"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "RATE_LIMITED",
+                         *         "message": "Too many requests: retry in 1 s"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/withdrawals/export.csv": {
         parameters: {
             query?: never;
@@ -6885,10 +8904,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every withdrawal matching the filters, as CSV */
+        /**
+         * Every withdrawal matching the filters, as CSV
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: {
+                    /** @description awaiting: only withdrawals waiting for approval (any other value: 400) */
+                    approval?: string;
                     /** @description Created at or after (ISO 8601) */
                     from?: string;
                     /** @description PENDING, PROCESSING, COMPLETED, FAILED, CANCELLED */
@@ -6965,7 +8989,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What a withdrawal of this amount would be charged now: the creation’s own amount rules and fees */
+        /**
+         * What a withdrawal of this amount would be charged now: the creation’s own amount rules and fees
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query: {
@@ -8304,12 +10331,22 @@ export interface components {
          *         "fixed": "1.00",
          *         "variable": "1.50",
          *         "total": "2.50"
-         *       }
+         *       },
+         *       "approval": null
          *     }
          */
         Withdrawal: {
             /** @description Reais, two decimals */
             amount: string;
+            /** @description Approval by a second person (withdrawals at or above the account threshold); null: none needed */
+            approval: {
+                decidedAt: string | null;
+                /** @description The deciding user's e-mail */
+                decidedBy: string | null;
+                /** @description A user's e-mail, or api_key:<publicKey> */
+                requestedBy: string;
+                status: "awaiting" | "approved" | "declined" | "expired";
+            } | null;
             /** Format: date-time */
             createdAt: string;
             fees: {

@@ -33,8 +33,9 @@ export function requireDeclaredPermissions(app: Http): void {
         'x-roles': roles,
       };
     }
-    if (route.schema && permission !== 'public') {
-      const note = `Roles: ${roles.join(', ')} (${PERMISSIONS[permission]}).`;
+    // (a GET's HEAD twin shares its schema object: the note is added once)
+    const note = permission === 'public' ? null : `Roles: ${roles.join(', ')} (${PERMISSIONS[permission]}).`;
+    if (route.schema && note && !route.schema.description?.includes(note)) {
       route.schema.description = route.schema.description ? `${route.schema.description}\n\n${note}` : note;
     }
   });
