@@ -8,8 +8,8 @@ export interface Day {
 
 const W = 600;
 const H = 200;
-const TOP = 12;
-const BOTTOM = 22;
+const TOP = 4;
+const BOTTOM = 1;
 const SALES = '#0a6e5a';
 const WITHDRAWALS = '#7a8699';
 
@@ -20,7 +20,8 @@ const dayMonth = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}`;
  * (390 px included). A screen reader gets the same numbers from a table; the picture is hidden from it.
  */
 export function DailyChart({ days }: { days: Day[] }) {
-  const max = Math.max(1, ...days.flatMap((d) => [d.salesPaidCents, d.withdrawalsCents]));
+  const top = Math.max(0, ...days.flatMap((d) => [d.salesPaidCents, d.withdrawalsCents]));
+  const max = Math.max(1, top);
   const slot = W / Math.max(1, days.length);
   const bar = Math.max(1, slot * 0.38);
   const height = (cents: number) => (cents / max) * (H - TOP - BOTTOM);
@@ -37,10 +38,14 @@ export function DailyChart({ days }: { days: Day[] }) {
         </span>
       </figcaption>
       <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" aria-hidden="true" focusable="false">
-        <line x1="0" x2={W} y1={H - BOTTOM} y2={H - BOTTOM} stroke="#dde2ea" />
-        <text x="2" y="10" font-size="11" fill="#5b6477">
-          {money(max)}
-        </text>
+        <line
+          x1="0"
+          x2={W}
+          y1={H - BOTTOM}
+          y2={H - BOTTOM}
+          stroke="#dde2ea"
+          vector-effect="non-scaling-stroke"
+        />
         {days.map((d, i) => {
           const x = i * slot + (slot - 2 * bar) / 2;
           return (
@@ -66,17 +71,15 @@ export function DailyChart({ days }: { days: Day[] }) {
             </g>
           );
         })}
-        {days.length > 0 && (
-          <>
-            <text x="2" y={H - 6} font-size="11" fill="#5b6477">
-              {dayMonth(days[0]!.date)}
-            </text>
-            <text x={W - 2} y={H - 6} font-size="11" fill="#5b6477" text-anchor="end">
-              {dayMonth(days[days.length - 1]!.date)}
-            </text>
-          </>
-        )}
       </svg>
+      {/* labels in HTML, not in the stretched SVG, so they keep their size at any width */}
+      {days.length > 0 && (
+        <div class="chart-axis" aria-hidden="true">
+          <span>{dayMonth(days[0]!.date)}</span>
+          <span>{top > 0 ? `barra mais alta: ${money(top)}` : 'sem vendas pagas nem saques no período'}</span>
+          <span>{dayMonth(days[days.length - 1]!.date)}</span>
+        </div>
+      )}
       <table class="sr-only">
         <caption>Vendas pagas e saques concluídos por dia, últimos {days.length} dias</caption>
         <thead>
