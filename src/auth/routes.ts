@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requestOrigin, userActor } from '../audit/actor.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { numericPathId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import type { CredentialService } from './credentials.service.js';
@@ -42,11 +43,6 @@ const originOf = (request: FastifyRequest): RequestOrigin => requestOrigin(reque
 /** The session's user as the audit log's actor. */
 function actor(request: FastifyRequest) {
   return userActor(request, sessionOf(request).user);
-}
-
-/** Bodiless POSTs (a client may send none) validate as an empty object. */
-async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {
-  request.body ??= {};
 }
 
 export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> {

@@ -119,3 +119,8 @@ export function keepRawJson(app: Http): void {
     parse(request, raw.toString('utf8'), done);
   });
 }
+
+/** preValidation for bodiless POSTs: a client may send no body, which validates as an empty object. */
+export async function emptyBodyIsObject(request: { body?: unknown }): Promise<void> {
+  request.body ??= {};
+}

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { userActor } from '../../audit/actor.js';
 import { accountOf, sessionOf } from '../../auth/panel-session.js';
@@ -6,6 +5,7 @@ import type { SessionService } from '../../auth/sessions.js';
 import type { Db } from '../../platform/db/db.js';
 import { EnvelopeErrorBody } from '../../platform/http/error-schemas.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
+import { emptyBodyIsObject } from '../../platform/http/json-body.js';
 import { parsePublicId } from '../../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../../platform/http/types.js';
 import type { Queue } from '../../platform/jobs/queue.js';
@@ -32,11 +32,6 @@ export interface ApprovalRouteDeps {
   queue: Queue;
   sessions: SessionService;
   requireSession: AuthHook;
-}
-
-/** Bodiless POSTs (a client may send none) validate as an empty object. */
-async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {
-  request.body ??= {};
 }
 
 /** The approval rule and the approvers' decisions (decisions.md, Withdrawal approval). */
