@@ -120,3 +120,11 @@ export async function recordLastUses(
     [uses.map((u) => u.id), uses.map((u) => u.at), uses.map((u) => u.ip)],
   );
 }
+
+/** A key's name by its public key (revoked keys too: a message may name the key a request came with). */
+export async function credentialName(q: Queryable, publicKey: string): Promise<string | null> {
+  const [row] = await q.query<{ name: string }>('SELECT name FROM api_credentials WHERE public_key = $1', [
+    publicKey,
+  ]);
+  return row?.name || null;
+}

@@ -8,9 +8,9 @@ import { sendJsonText } from '../platform/http/json-reply.js';
 import { pageOf, parsePage } from '../platform/http/pagination.js';
 import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { maskDocument } from '../platform/privacy/mask.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { refundSale } from './charges.js';
-import { maskDocument, withMaskedDocument } from './document-mask.js';
 import { saleForAccount, saleJson } from './lookup.js';
 import { allSales, listSales, type SaleCsvRow, type SaleFilters } from './panel.data.js';
 import type { PixChargeProcessor } from './processors/processor.js';
@@ -74,6 +74,14 @@ const METHOD_WORDS: Record<string, string> = {
   TRANSFER: 'Transferência',
   PIX_AUTOMATICO: 'Pix Automático',
 };
+
+/** A sale's public JSON with its customer's document masked (key order kept). */
+function withMaskedDocument(saleJson: string): string {
+  const sale = JSON.parse(saleJson) as { customer?: { document?: string | null } | null };
+  if (!sale.customer?.document) return saleJson;
+  sale.customer.document = maskDocument(sale.customer.document);
+  return JSON.stringify(sale);
+}
 
 const CSV: CsvColumn<SaleCsvRow>[] = [
   { header: 'id', value: (r) => r.id },

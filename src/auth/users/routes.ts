@@ -162,7 +162,8 @@ export async function teamRoutes(app: Http, deps: TeamRouteDeps): Promise<void> 
     },
     async (request, reply) => {
       await deps.links.requestPasswordReset(request.body.email);
-      return reply.code(202).send(null);
+      // no body at all (the typed reply only knows the schema's null)
+      return reply.code(202).send(undefined as unknown as null);
     },
   );
 

@@ -1,10 +1,12 @@
+import { credentialName } from '../../auth/credentials.data.js';
 import { rolesWith } from '../../auth/roles.js';
 import { activeUsersWithRole } from '../../auth/users/data.js';
 import { renderMail } from '../../mail/layout.js';
 import { queueMail } from '../../mail/outbox.js';
-import type { Db } from '../../platform/db/db.js';
+import type { Db, Queryable } from '../../platform/db/db.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { formatBrl } from '../../platform/money/money.js';
+import { maskDocument } from '../../platform/privacy/mask.js';
 import type { WithdrawalRow } from '../data.js';
 import { APPROVAL_HOURS } from './decide.js';
 
@@ -12,6 +14,14 @@ import { APPROVAL_HOURS } from './decide.js';
  * "Saque aguardando aprovação" to every active user who may approve the withdrawal (never the one who asked),
  * one message per withdrawal and user however often the job runs.
  */
+/** "por ana@loja.com", or, for an API key, "pela integração (chave de API "ERP")" by the key's name. */
+async function requesterInWords(q: Queryable, requestedBy: string | null): Promise<string> {
+  const publicKey = requestedBy?.startsWith('api_key:') ? requestedBy.slice('api_key:'.length) : null;
+  if (publicKey === null) return `por ${requestedBy ?? 'alguém da equipe'}`;
+  const name = await credentialName(q, publicKey);
+  return name ? `pela integração (chave de API "${name}")` : 'pela integração (uma chave de API)';
+}
+
 export async function mailApprovers(db: Db, queue: Queue, publicUrl: string, withdrawalIds: number[]) {
   await db.tx(async (tx) => {
     const rows = await tx.query<WithdrawalRow>(
@@ -19,6 +29,9 @@ export async function mailApprovers(db: Db, queue: Queue, publicUrl: string, wit
       [withdrawalIds],
     );
     for (const w of rows) {
+      const requester = await requesterInWords(tx, w.approval_requested_by);
+      const pixKey =
+        w.pix_key_type === 'CPF' || w.pix_key_type === 'CNPJ' ? maskDocument(w.pix_key) : w.pix_key;
       const approvers = await activeUsersWithRole(tx, w.account_id, rolesWith('withdrawals.create'));
       for (const user of approvers) {
         if (user.email === w.approval_requested_by) continue;
@@ -29,7 +42,7 @@ export async function mailApprovers(db: Db, queue: Queue, publicUrl: string, wit
             subject: `Saque de ${formatBrl(w.amount)} aguardando aprovação`,
             paragraphs: [
               `Olá, ${user.name}.`,
-              `Um saque de ${formatBrl(w.amount)} para a chave Pix ${w.pix_key} foi pedido por ${w.approval_requested_by} e aguarda a aprovação de outra pessoa da equipe.`,
+              `Um saque de ${formatBrl(w.amount)} para a chave Pix ${pixKey} foi pedido ${requester} e aguarda a aprovação de outra pessoa da equipe.`,
               'O valor fica bloqueado até a decisão. Para aprovar ou recusar, abra o painel e confirme com sua senha ou código de dois fatores.',
             ],
             action: { label: 'Ver saques aguardando aprovação', url: `${publicUrl}/#/saques/aprovacoes` },

@@ -20,12 +20,18 @@ const ApprovalRule = Type.Object({
   }),
 });
 
-const Confirmation = Type.Object({
-  password: Type.Optional(Type.String({ maxLength: 1024, description: "The approver's panel password" })),
-  totpCode: Type.Optional(
-    Type.String({ maxLength: 16, description: 'The two-factor code instead, when it is on' }),
-  ),
-});
+const Confirmation = Type.Object(
+  {
+    password: Type.Optional(Type.String({ maxLength: 1024, description: "The approver's panel password" })),
+    totpCode: Type.Optional(
+      Type.String({ maxLength: 16, description: 'The two-factor code instead, when it is on' }),
+    ),
+  },
+  {
+    description: "The deciding user's password, or their two-factor code when it is on (required to approve)",
+    examples: [{ password: 'senha-de-quem-aprova' }],
+  },
+);
 
 export interface ApprovalRouteDeps {
   db: Db;

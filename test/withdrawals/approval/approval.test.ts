@@ -111,6 +111,10 @@ describe('withdrawal approval', () => {
     // both possible approvers are told; the viewer is not
     const mail = await mailbox.waitFor(finance.email, /aguardando aprovação/);
     expect(mail.subject).toContain('R$ 1.000,00');
+    // the key by its name, the CPF masked but for its last digits
+    expect(mail.text).toContain('pela integração (uma chave de API)');
+    expect(mail.text).toContain('*******4725');
+    expect(mail.text).not.toContain('52998224725');
     await mailbox.waitFor(owner.email, /aguardando aprovação/);
     expect(mailbox.to(viewer.email).filter((m) => /aprovação/.test(m.subject))).toEqual([]);
 
