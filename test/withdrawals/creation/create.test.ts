@@ -39,6 +39,8 @@ describe('POST /api/public/cashout: success', () => {
       status: 'PENDING',
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       fees: { fixed: '0.00', variable: '0.00', total: '0.00' },
+      // decisions.md, Withdrawal approval: null when the account's rule does not ask for one
+      approval: null,
     });
     expect(Object.keys(res.body)).toEqual([
       'id',
@@ -50,6 +52,7 @@ describe('POST /api/public/cashout: success', () => {
       'status',
       'createdAt',
       'fees',
+      'approval',
     ]);
     const after = await balance();
     expect(after.available).toBe(before.available! - 15000);
@@ -303,6 +306,8 @@ describe('GET /api/public/cashout/{id}', () => {
         'createdAt',
         'updatedAt',
         'fees',
+        'approval',
+      'approval',
       ]);
     }
   });
