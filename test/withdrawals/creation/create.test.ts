@@ -307,7 +307,6 @@ describe('GET /api/public/cashout/{id}', () => {
         'updatedAt',
         'fees',
         'approval',
-      'approval',
       ]);
     }
   });
