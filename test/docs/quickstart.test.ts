@@ -82,7 +82,9 @@ it('runs every snippet of docs/quickstart.md, in order, against a real gateway',
     const { child, out } = run(block, i, env);
     if (block.background) {
       running.push(child);
-      await waitUntil(() => out.length > 0, 20_000);
+      // `gateway listen` prints its secret once it is connected (npx may print warnings long before)
+      const listens = block.code.includes('gateway listen');
+      await waitUntil(() => (listens ? /whsec_/.test(out.join('\n')) : out.length > 0), 30_000);
       await new Promise((resolve) => setTimeout(resolve, 1000)); // the rest of its first lines
       const secret = out.join('\n').match(/whsec_[A-Za-z0-9+/=]+/)?.[0];
       if (secret)
