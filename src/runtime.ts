@@ -34,7 +34,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   try {
     opened = await openDatabase(config, {
       log: (message) => log.info(message),
-      watch: { warn: (message) => log.warn(message) },
+      watch: { warn: (message) => log.warn(message), error: (message) => log.error(message) },
     });
     const { db } = opened;
     const database = opened;

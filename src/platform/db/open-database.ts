@@ -19,13 +19,25 @@ export async function openDatabase(
     poolMax?: number;
     log: (message: string) => void;
     /** A long-running process (serve, worker) watches the embedded server and starts it again if it dies. */
-    watch?: { warn: (message: string) => void };
+    watch?: { warn: (message: string) => void; error?: (message: string) => void };
   },
 ): Promise<OpenedDatabase> {
   const embedded: EmbeddedPostgres | undefined = config.databaseUrl
     ? undefined
     : await startEmbeddedPostgres(config.dataDir, opts.log);
-  const db = openDb({ databaseUrl: embedded?.url ?? config.databaseUrl ?? '', poolMax: opts.poolMax });
+  const db = openDb({
+    databaseUrl: embedded?.url ?? config.databaseUrl ?? '',
+    poolMax: opts.poolMax,
+    failoverTimeoutMs: config.dbFailoverTimeoutMs,
+    log: { warn: opts.watch?.warn ?? opts.log, error: opts.watch?.error ?? opts.log },
+  });
+  // several hosts: start on the writable one (the others are standbys, or a primary that was replaced)
+  if (!embedded) {
+    await db.locate().catch(async (err: unknown) => {
+      await db.close();
+      throw err;
+    });
+  }
   if (embedded) {
     try {
       await db.query('SELECT 1');
