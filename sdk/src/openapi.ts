@@ -111,6 +111,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -239,6 +257,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -303,6 +339,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "FORBIDDEN",
                          *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -375,6 +429,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "UNAUTHORIZED",
                          *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -519,6 +591,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -655,6 +745,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -756,6 +864,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -809,6 +935,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "UNAUTHORIZED",
                          *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -889,6 +1033,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "UNAUTHORIZED",
                          *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -1027,6 +1189,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1112,6 +1292,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "NOT_FOUND",
                          *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -1279,6 +1477,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1407,6 +1623,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "INTERNAL_ERROR",
                          *         "message": "Internal server error"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -1554,6 +1788,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1647,6 +1899,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "INTERNAL_ERROR",
                          *         "message": "Internal server error"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -1792,6 +2062,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1895,6 +2183,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1991,6 +2297,21 @@ export interface paths {
                          * @example {
                          *       "error": "INTERNAL_ERROR",
                          *       "message": "Internal server error"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["BalanceError"];
+                    };
+                };
+                /** @description Error shape E */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "SERVICE_UNAVAILABLE",
+                         *       "message": "Service unavailable"
                          *     }
                          */
                         "application/json": components["schemas"]["BalanceError"];
@@ -2194,6 +2515,21 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"];
                     };
                 };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Service unavailable",
+                         *       "error": "SERVICE_UNAVAILABLE"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2319,6 +2655,21 @@ export interface paths {
                          * @example {
                          *       "message": "Internal server error",
                          *       "error": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Service unavailable",
+                         *       "error": "SERVICE_UNAVAILABLE"
                          *     }
                          */
                         "application/json": components["schemas"]["TransactionError"];
@@ -2465,6 +2816,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2603,6 +2972,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2681,6 +3068,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "UNAUTHORIZED",
                          *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -2916,6 +3321,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -3101,6 +3524,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -3233,6 +3674,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "RATE_LIMITED",
                          *         "message": "Too many requests: retry in 1 s"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -3400,6 +3859,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "RATE_LIMITED",
                          *         "message": "Too many requests: retry in 1 s"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -3618,6 +4095,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -3777,6 +4272,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "RATE_LIMITED",
                          *         "message": "Too many requests: retry in 1 s"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -4030,6 +4543,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -4225,6 +4756,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -4280,6 +4829,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "UNAUTHORIZED",
                          *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -4368,6 +4935,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "FORBIDDEN",
                          *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -4492,6 +5077,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -4564,6 +5167,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "UNAUTHORIZED",
                          *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -5063,6 +5684,21 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"];
                     };
                 };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Service unavailable",
+                         *       "error": "SERVICE_UNAVAILABLE"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -5369,6 +6005,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -5480,6 +6134,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "FORBIDDEN",
                          *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -5636,6 +6308,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         post?: never;
@@ -5724,6 +6414,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "NOT_FOUND",
                          *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -5845,6 +6553,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "NOT_FOUND",
                          *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -5986,6 +6712,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -6116,6 +6860,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -6222,6 +6984,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "NOT_FOUND",
                          *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -6366,6 +7146,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -6503,6 +7301,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -6604,6 +7420,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "UNAUTHORIZED",
                          *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -6777,6 +7611,21 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"];
                     };
                 };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Service unavailable",
+                         *       "error": "SERVICE_UNAVAILABLE"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -6868,6 +7717,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -6942,6 +7809,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "UNAUTHORIZED",
                          *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -7063,6 +7948,24 @@ export interface paths {
                          *     }
                          */
                         "application/json": components["schemas"]["BusinessRuleError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };

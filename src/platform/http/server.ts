@@ -78,8 +78,9 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     if (appErr.code === 'SERVICE_UNAVAILABLE')
       request.log.warn({ err }, 'request refused: database unavailable');
     else if (appErr.status >= 500) request.log.error({ err }, 'request failed');
-    // a forced shape may not be among the route's declared response schemas: sent as is
-    if (appErr.shape) reply.serializer(JSON.stringify);
+    // a forced shape, or a 503 of a route whose own 503 is another body (a PSP's webhook), may not be among
+    // the route's declared response schemas: sent as is
+    if (appErr.shape || appErr.code === 'SERVICE_UNAVAILABLE') reply.serializer(JSON.stringify);
     void reply
       .code(appErr.status)
       .headers(appErr.headers)
