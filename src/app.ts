@@ -50,7 +50,7 @@ import { WithdrawalLookup } from './withdrawals/schemas.js';
  * authentication hooks and domain services, then the routes of each domain.
  */
 export async function buildApp(platform: Platform): Promise<Http> {
-  const { config, db, log, queue } = platform;
+  const { config, db, reads, log, queue } = platform;
 
   // 1. infrastructure
   const app = await createHttp(config, log);
@@ -117,8 +117,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(eventRoutes, { db, apiKey, feed });
   const creator = new WithdrawalCreator(db, queue);
   await app.register(cashoutRoutes, { db, apiKey, creator });
-  await app.register(withdrawalPanelRoutes, { db, creator, sessions, requireSession });
-  await app.register(ledgerPanelRoutes, { db, requireSession, cursorKey: config.secretsKey });
+  await app.register(withdrawalPanelRoutes, { db, reads, creator, sessions, requireSession });
+  await app.register(ledgerPanelRoutes, { db, reads, requireSession, cursorKey: config.secretsKey });
   await app.register(payoutCallbackRoutes, { db, providers });
   if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, apiKey, providers });
   await app.register(webhookRoutes, { webhooks, requireSession, testLimit: limits.webhookTests });
@@ -134,7 +134,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     const recurrenceAccountId = config.bcb?.recurrenceAccountId ?? null;
     await app.register(bcbWebhookRoutes, { db, queue, settler, client: bcb.client, recurrenceAccountId });
   }
-  await app.register(salesPanelRoutes, { db, requireSession });
+  await app.register(salesPanelRoutes, { db, reads, requireSession });
   await app.register(processorCallbackRoutes, { settler, processors });
   if (sandboxProcessor) {
     const sandbox = { db, queue, apiKey, processor: sandboxProcessor, settler };

@@ -41,7 +41,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     await migrate(db);
     await checkSecretsKey(db, config.secretsKey);
     const queue = await Queue.start(db, log);
-    const platform: Platform = { config, db, queue, log, outbox: new OutboxSignal() };
+    const platform: Platform = { config, db, reads: opened.reads, queue, log, outbox: new OutboxSignal() };
     let stopWorkers: (() => Promise<void>) | undefined;
     if (options.workers) {
       stopWorkers = await startWorkers(platform);

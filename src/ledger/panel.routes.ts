@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { sessionOf } from '../auth/panel-session.js';
-import type { Db } from '../platform/db/db.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import { parsePage } from '../platform/http/pagination.js';
@@ -36,7 +36,8 @@ const CSV: CsvColumn<StatementLine>[] = [
 /** The panel's balance and statement (extrato), with its CSV export. */
 export async function ledgerPanelRoutes(
   app: Http,
-  deps: { db: Db; requireSession: AuthHook; cursorKey: Buffer },
+  // `reads`: the statement, which a read replica may serve; the balance stays on the primary
+  deps: { db: Db; reads: Queryable; requireSession: AuthHook; cursorKey: Buffer },
 ): Promise<void> {
   const common = { config: { errorShape: 'envelope' as const }, onRequest: deps.requireSession };
   const statement = new Statement(deps.cursorKey);
@@ -71,7 +72,7 @@ export async function ledgerPanelRoutes(
     },
     async (request) => {
       const { limit, from, to } = parsePage({ ...request.query, cursor: undefined });
-      return statement.page(deps.db, sessionOf(request).user.id, {
+      return statement.page(deps.reads, sessionOf(request).user.id, {
         limit,
         from,
         to,
@@ -96,7 +97,7 @@ export async function ledgerPanelRoutes(
       return sendCsv(
         reply,
         'extrato.csv',
-        statement.all(deps.db, sessionOf(request).user.id, { from, to }),
+        statement.all(deps.reads, sessionOf(request).user.id, { from, to }),
         CSV,
       );
     },

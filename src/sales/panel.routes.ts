@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { sessionOf } from '../auth/panel-session.js';
-import type { Db } from '../platform/db/db.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import { AppError, notFound, validation } from '../platform/http/errors.js';
@@ -65,7 +65,11 @@ const CSV: CsvColumn<SaleCsvRow>[] = [
 ];
 
 /** The panel's sales: list with filters and search, detail, CSV export (session; shape A errors). */
-export async function salesPanelRoutes(app: Http, deps: { db: Db; requireSession: AuthHook }): Promise<void> {
+export async function salesPanelRoutes(
+  app: Http,
+  // `reads`: the lists and exports, which a read replica may serve
+  deps: { db: Db; reads: Queryable; requireSession: AuthHook },
+): Promise<void> {
   const common = { config: { errorShape: 'envelope' as const }, onRequest: deps.requireSession };
   const errors = { 400: EnvelopeErrorBody, 401: EnvelopeErrorBody };
 
@@ -82,7 +86,10 @@ export async function salesPanelRoutes(app: Http, deps: { db: Db; requireSession
     },
     async (request, reply) => {
       const f = filters(request.query);
-      const { rows, nextCursor } = pageOf(await listSales(deps.db, sessionOf(request).user.id, f), f.limit);
+      const { rows, nextCursor } = pageOf(
+        await listSales(deps.reads, sessionOf(request).user.id, f),
+        f.limit,
+      );
       return sendJsonText(
         reply,
         200,
@@ -105,7 +112,7 @@ export async function salesPanelRoutes(app: Http, deps: { db: Db; requireSession
     },
     async (request, reply) => {
       const f = filters(request.query);
-      return sendCsv(reply, 'vendas.csv', allSales(deps.db, sessionOf(request).user.id, f), CSV);
+      return sendCsv(reply, 'vendas.csv', allSales(deps.reads, sessionOf(request).user.id, f), CSV);
     },
   );
 

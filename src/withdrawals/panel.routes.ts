@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { userActor } from '../audit/actor.js';
 import { sessionOf } from '../auth/panel-session.js';
 import type { SessionService } from '../auth/sessions.js';
-import type { Db } from '../platform/db/db.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import {
   BusinessRuleErrorBody,
@@ -79,6 +79,8 @@ const CSV: CsvColumn<WithdrawalRow>[] = [
 
 export interface WithdrawalPanelDeps {
   db: Db;
+  /** The lists and exports, which a read replica may serve. */
+  reads: Queryable;
   creator: WithdrawalCreator;
   sessions: SessionService;
   requireSession: AuthHook;
@@ -103,7 +105,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
     async (request) => {
       const f = filters(request.query);
       const { rows, nextCursor } = pageOf(
-        await listWithdrawals(deps.db, sessionOf(request).user.id, f),
+        await listWithdrawals(deps.reads, sessionOf(request).user.id, f),
         f.limit,
       );
       return { data: rows.map(lookupView), nextCursor };
@@ -125,7 +127,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
       sendCsv(
         reply,
         'saques.csv',
-        allWithdrawals(deps.db, sessionOf(request).user.id, filters(request.query)),
+        allWithdrawals(deps.reads, sessionOf(request).user.id, filters(request.query)),
         CSV,
       ),
   );

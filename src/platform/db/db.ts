@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { HostLocator } from './host-locator.js';
-import { parseHostList } from './hosts.js';
+import { parseHostList, type SessionAttrs } from './hosts.js';
 import { DatabaseUnavailable, isDatabaseUnavailable } from './unavailable.js';
 
 /** Anything that runs SQL: the pool, or one transaction. Services take this, so callers choose the transaction. */
@@ -385,10 +385,12 @@ export interface DbOptions {
   /** How long a lost server may be looked for before that is logged as an error (DB_FAILOVER_TIMEOUT_MS). */
   failoverTimeoutMs?: number;
   log?: { warn(message: string): void; error(message: string): void };
+  /** The kind of server wanted when the string does not say (a read replica: prefer-standby). */
+  attrs?: SessionAttrs;
 }
 
 export function openDb(opts: DbOptions): Db & { locate(): Promise<void> } {
-  const list = parseHostList(opts.databaseUrl, 'read-write');
+  const list = parseHostList(opts.databaseUrl, opts.attrs ?? 'read-write');
   const locator = new HostLocator(list, {
     failoverTimeoutMs: opts.failoverTimeoutMs ?? 30_000,
     ...(opts.log ? { log: opts.log } : {}),
