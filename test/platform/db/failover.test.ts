@@ -49,6 +49,7 @@ beforeAll(async () => {
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-failover-data-')),
     DATABASE_URL: `postgres://postgres@${primary.host},${standby.host}/gateway`,
     WEBHOOK_RETRY_DELAYS_MS: '200,400',
+    METRICS_TOKEN: 'failover-metrics',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     ...TEST_LIMITS,
   };
@@ -191,6 +192,13 @@ async function expectEveryFactDelivered() {
   );
 }
 
+async function databaseAvailable(): Promise<string | undefined> {
+  const r = await call('GET', `${server.url}/metrics`, {
+    headers: { authorization: 'Bearer failover-metrics' },
+  });
+  return /^gateway_database_available (\d)$/m.exec(r.text)?.[1];
+}
+
 describe('a primary with a synchronous standby', () => {
   it('loses nothing acknowledged when the primary is SIGKILLed mid-burst and the standby promoted', async () => {
     const sales = await Promise.all(Array.from({ length: 80 }, () => newSale()));
@@ -228,6 +236,7 @@ describe('a primary with a synchronous standby', () => {
     expect(others.map((r) => `${r.status} ${r.text}`)).toEqual([]);
     expect(firstAfterPromotion - promotedAt).toBeLessThan(30_000);
     expect(db.host).toBe(`127.0.0.1:${standby.port}`);
+    expect(await databaseAvailable()).toBe('1');
     expectNo500s();
     await expectExactlyAcknowledged(cashouts, paid);
     await expectEveryFactDelivered();
