@@ -106,18 +106,24 @@ const CONNECT_TIMEOUT_MS = 5_000;
 function locatedClient(locator: HostLocator): new (config?: pg.ClientConfig) => pg.Client {
   return class LocatedClient extends pg.Client {
     constructor(config: pg.ClientConfig = {}) {
-      const { host, port } = locator.target;
+      const target = locator.target;
       // pg-pool hides the password from enumeration (stack traces): a spread alone would lose it
       super({
         connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
         ...config,
         password: config.password,
-        host,
-        port,
+        host: target.host,
+        port: target.port,
       });
+      const untrack = locator.track({ destroy: () => streamOf(this).destroy() }, target);
+      this.once('end', untrack);
     }
   };
 }
+
+/** The client's socket (pg keeps it on its connection; not in its types). */
+const streamOf = (client: pg.Client): { destroy(): void } =>
+  (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream;
 
 function newPool(
   locator: HostLocator,
@@ -387,15 +393,19 @@ export interface DbOptions {
   log?: { warn(message: string): void; error(message: string): void };
   /** The kind of server wanted when the string does not say (a read replica: prefer-standby). */
   attrs?: SessionAttrs;
+  /** Ask the current host every second whether it is still there (long-running processes). */
+  heartbeat?: boolean;
 }
 
 export function openDb(opts: DbOptions): Db & { locate(): Promise<void> } {
   const list = parseHostList(opts.databaseUrl, opts.attrs ?? 'read-write');
   const locator = new HostLocator(list, {
     failoverTimeoutMs: opts.failoverTimeoutMs ?? 30_000,
+    applicationName: APP_NAME,
     ...(opts.log ? { log: opts.log } : {}),
   });
   const db = new PostgresDb(opts.databaseUrl, list.settings, locator, opts.poolMax ?? 20);
+  if (opts.heartbeat) locator.startHeartbeat();
   return Object.assign(db, { locate: () => locator.locate() });
 }
 

@@ -33,6 +33,7 @@ export async function openDatabase(
     poolMax: opts.poolMax,
     failoverTimeoutMs: config.dbFailoverTimeoutMs,
     log: { warn: opts.watch?.warn ?? opts.log, error: opts.watch?.error ?? opts.log },
+    heartbeat: opts.watch !== undefined,
   });
   // several hosts: start on the writable one (the others are standbys, or a primary that was replaced)
   if (!embedded) {
