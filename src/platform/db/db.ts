@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { HostLocator } from './host-locator.js';
 import { parseHostList, type SessionAttrs } from './hosts.js';
+import { APP_NAME, locatedClient, newPool } from './pools.js';
 import { DatabaseUnavailable, isDatabaseUnavailable } from './unavailable.js';
+
+export { APP_NAME } from './pools.js';
 
 /** Anything that runs SQL: the pool, or one transaction. Services take this, so callers choose the transaction. */
 export interface Queryable {
@@ -73,7 +76,7 @@ export interface Db extends Queryable {
   readonly connectionString: string;
   /**
    * False while the connections were lost and the server to use is being looked for (a failover): statements
-   * fail at once with DatabaseUnavailable meanwhile. Background loops skip their rounds while it is false.
+   * fail at once with DatabaseUnavailable meanwhile (requests answer 503, background rounds wait for the next).
    */
   readonly available: boolean;
   /** The host new connections go to (host:port), for logs and tests. */
@@ -92,65 +95,6 @@ function parseInt8(text: string): number {
 }
 
 pg.types.setTypeParser(INT8, parseInt8);
-
-/**
- * The application_name of this process's connections: the embedded server's last user tells a connection of
- * a live process from one a process that has just exited left behind for a moment (embedded-postgres.ts).
- */
-export const APP_NAME = `gateway-${process.pid}`;
-
-/** A connection that does not open in this time is a lost server (a host that vanished drops packets). */
-const CONNECT_TIMEOUT_MS = 5_000;
-
-/** `pg.Client` whose host and port are the locator's current choice when it connects. */
-function locatedClient(locator: HostLocator): new (config?: pg.ClientConfig) => pg.Client {
-  return class LocatedClient extends pg.Client {
-    constructor(config: pg.ClientConfig = {}) {
-      const target = locator.target;
-      // pg-pool hides the password from enumeration (stack traces): a spread alone would lose it
-      super({
-        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-        ...config,
-        password: config.password,
-        host: target.host,
-        port: target.port,
-      });
-      const untrack = locator.track({ destroy: () => streamOf(this).destroy() }, target);
-      this.once('end', untrack);
-    }
-  };
-}
-
-/** The client's socket (pg keeps it on its connection; not in its types). */
-const streamOf = (client: pg.Client): { destroy(): void } =>
-  (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream;
-
-function newPool(
-  locator: HostLocator,
-  settings: Record<string, unknown>,
-  max: number,
-  options?: string,
-): pg.Pool {
-  const pool = new pg.Pool({
-    ...settings,
-    Client: locatedClient(locator) as unknown as new () => pg.ClientBase,
-    max,
-    application_name: APP_NAME,
-    idleTimeoutMillis: 30000,
-    ...(options ? { options } : {}),
-  });
-  pool.on('error', () => {
-    // an idle client died (server restart); the pool replaces it on next use
-  });
-  // A client checked out between two statements of a transaction when the server goes away emits 'error' on
-  // itself, where the pool's listener is not: unheard, that event ended the process (the embedded server
-  // killed under a running gateway). Its next query fails and the transaction with it; the pool drops the
-  // client when it is released with that error.
-  pool.on('connect', (client) => {
-    client.on('error', () => undefined);
-  });
-  return pool;
-}
 
 async function poolQuery<T>(
   pool: pg.Pool | pg.PoolClient,

@@ -1,5 +1,6 @@
-import pg from 'pg';
-import { describeHost, type HostAddress, type HostList, type SessionAttrs } from './hosts.js';
+import { Heartbeat } from './heartbeat.js';
+import { type Probe, pick, probeClient, readState } from './host-probe.js';
+import { describeHost, type HostAddress, type HostList } from './hosts.js';
 
 export interface LocatorOptions {
   /** How long a search may go on before the loss is reported as an error (DB_FAILOVER_TIMEOUT_MS). */
@@ -9,25 +10,11 @@ export interface LocatorOptions {
   log?: { warn(message: string): void; error(message: string): void };
 }
 
-/** One probe connection's limit: a host that does not answer in this time is skipped for this round. */
-const PROBE_TIMEOUT_MS = 2_000;
 const SEARCH_EVERY_MS = 250;
-const HEARTBEAT_EVERY_MS = 1_000;
-/** A current host that does not answer the heartbeat in this time is lost. */
-const HEARTBEAT_TIMEOUT_MS = 5_000;
 
 /** A connection that can be cut: its statements fail at once ("Connection terminated"), its pool drops it. */
 export interface Closable {
   destroy(): void;
-}
-
-const STATE =
-  "SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') = 'on' AS read_only";
-
-interface Probe {
-  host: HostAddress;
-  standby: boolean;
-  readOnly: boolean;
 }
 
 /**
@@ -62,10 +49,6 @@ export class HostLocator {
     return this.searching === null;
   }
 
-  get hosts(): readonly HostAddress[] {
-    return this.list.hosts;
-  }
-
   /**
    * A connection made to `host`, until it ends. When a search moves to another host, the connections to the
    * old one are cut: a host that vanished without closing them (a network partition, a powered-off machine)
@@ -95,99 +78,37 @@ export class HostLocator {
   /** A connection to the current host failed: find the host to use (once, however many report it). */
   lost(): void {
     if (this.searching || this.closed) return;
-    this.searching = this.search().finally(() => {
-      this.searching = null;
+    const search = this.search();
+    this.searching = search;
+    void search.finally(() => {
+      if (this.searching === search) this.searching = null;
     });
-  }
-
-  /** Resolves once no search is going on (at once when none is). */
-  settled(): Promise<void> {
-    return this.searching ?? Promise.resolve();
   }
 
   close(): void {
     this.closed = true;
-    if (this.heartbeat) clearInterval(this.heartbeat.timer);
-    this.heartbeat?.client?.end().catch(() => undefined);
+    this.heartbeat?.stop();
   }
 
-  private heartbeat:
-    | { timer: NodeJS.Timeout; client: pg.Client | null; host: HostAddress | null }
-    | undefined;
+  private heartbeat: Heartbeat | undefined;
 
-  /**
-   * A host that vanishes without closing its connections (a network partition, a machine powered off) fails
-   * no statement: they wait on TCP for many minutes, and nothing would start a search. For long-running
-   * processes one connection asks the current host every second whether it is there and still fits (a
-   * primary demoted in place is read-only); no answer within HEARTBEAT_TIMEOUT_MS is a loss, and the
-   * connections to that host are cut so that what waits on them is answered (503) instead of hanging.
-   */
+  /** Long-running processes: a current host that goes silent is lost too (heartbeat.ts). */
   startHeartbeat(): void {
-    if (this.heartbeat || this.closed) return;
-    let busy = false;
-    const timer = setInterval(() => {
-      if (busy || this.searching || this.closed) return;
-      busy = true;
-      void this.beat().finally(() => {
-        busy = false;
-      });
-    }, HEARTBEAT_EVERY_MS);
-    timer.unref();
-    this.heartbeat = { timer, client: null, host: null };
+    if (this.closed) return;
+    this.heartbeat ??= new Heartbeat(this, this.list, this.options.applicationName);
   }
 
-  private async beat(): Promise<void> {
-    const beat = this.heartbeat!;
-    const host = this.current;
-    if (beat.client && beat.host !== host) {
-      void beat.client.end().catch(() => undefined);
-      beat.client = null;
-    }
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      if (!beat.client) {
-        beat.client = this.client(host);
-        beat.host = host;
-        await beat.client.connect();
-      }
-      const answer = beat.client.query<{ standby: boolean; read_only: boolean }>(STATE);
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('no answer')), HEARTBEAT_TIMEOUT_MS);
-      });
-      const { rows } = await Promise.race([answer, late]);
-      if (!fits({ host, standby: rows[0]!.standby, readOnly: rows[0]!.read_only }, this.list.attrs))
-        throw new Error('no longer fits');
-    } catch {
-      const client = beat.client;
-      beat.client = null;
-      if (client)
-        (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
-      if (this.current === host && !this.closed) {
-        // the host is silent, not just one connection lost: what waits on it would wait for TCP's timeout
-        this.cut(host);
-        this.lost();
-      }
-    } finally {
-      clearTimeout(timer);
-    }
+  /** The heartbeat's report: the host is silent, not one connection lost, so what waits on it is cut too. */
+  silent(host: HostAddress): void {
+    if (this.current !== host || this.closed) return;
+    this.cut(host);
+    this.lost();
   }
 
   private cut(host: HostAddress): void {
     for (const [connection, at] of this.connections) {
       if (at === host) connection.destroy();
     }
-  }
-
-  private client(host: HostAddress): pg.Client {
-    const client = new pg.Client({
-      ...this.list.settings,
-      host: host.host,
-      port: host.port,
-      connectionTimeoutMillis: PROBE_TIMEOUT_MS,
-      application_name: this.options.applicationName,
-    });
-    client.on('error', () => undefined);
-    return client;
   }
 
   private async search(): Promise<void> {
@@ -198,6 +119,7 @@ export class HostLocator {
       const host = await this.round();
       if (host) {
         this.current = host;
+        this.searching = null; // before anyone is told, so that what they start is not refused
         if (host !== previous) {
           this.options.log?.warn(`PostgreSQL: now using ${describeHost(host)}`);
           this.cut(previous);
@@ -217,23 +139,20 @@ export class HostLocator {
 
   private async round(): Promise<HostAddress | null> {
     const probes = await Promise.all(this.list.hosts.map((h) => this.probe(h)));
-    const fitting = probes.filter((p): p is Probe => p !== null && fits(p, this.list.attrs));
-    if (this.list.attrs === 'prefer-standby' && fitting.some((p) => p.standby)) {
-      return pick(
-        fitting.filter((p) => p.standby),
-        this.current,
-      );
-    }
-    return pick(fitting, this.current);
+    return pick(
+      probes.filter((p): p is Probe => p !== null),
+      this.list.attrs,
+      this.current,
+    );
   }
 
   private async probe(host: HostAddress): Promise<Probe | null> {
-    const client = this.client(host);
+    const client = probeClient(this.list, host, this.options.applicationName);
     try {
       await client.connect();
-      const { rows } = await client.query<{ standby: boolean; read_only: boolean }>(STATE);
+      const state = await readState(client, host);
       this.failures.delete(host);
-      return { host, standby: rows[0]!.standby, readOnly: rows[0]!.read_only };
+      return state;
     } catch (err) {
       this.failures.set(host, err instanceof Error ? err.message : String(err));
       return null;
@@ -245,25 +164,4 @@ export class HostLocator {
   private describe(): string {
     return this.list.hosts.map(describeHost).join(', ');
   }
-}
-
-function fits(p: Probe, attrs: SessionAttrs): boolean {
-  switch (attrs) {
-    case 'read-write':
-      return !p.readOnly;
-    case 'read-only':
-      return p.readOnly;
-    case 'primary':
-      return !p.standby;
-    case 'standby':
-      return p.standby;
-    case 'any':
-    case 'prefer-standby':
-      return true;
-  }
-}
-
-/** The current host if it fits, else the first that does in the string's order. */
-function pick(fitting: Probe[], current: HostAddress): HostAddress | null {
-  return (fitting.find((p) => p.host === current) ?? fitting[0])?.host ?? null;
 }
