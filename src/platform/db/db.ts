@@ -81,6 +81,11 @@ export interface Db extends Queryable {
   readonly available: boolean;
   /** The host new connections go to (host:port), for logs and tests. */
   readonly host: string;
+  /**
+   * Runs `fn` each time the database is back after it was lost (a failover, a restart): work that was in flight
+   * then, and left in a state only a timeout would end, can be taken up at once. Returns the unsubscribe.
+   */
+  onRecovered(fn: () => void): () => void;
 }
 
 const INT8 = 20;
@@ -140,6 +145,10 @@ class PostgresDb implements Db {
 
   get available(): boolean {
     return this.locator.available;
+  }
+
+  onRecovered(fn: () => void): () => void {
+    return this.locator.onFound(fn);
   }
 
   get host(): string {

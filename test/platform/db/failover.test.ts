@@ -177,6 +177,21 @@ function expectNo500s() {
   }
 }
 
+/** The payout worker (pg-boss jobs) took up again: every accepted withdrawal went to the provider. */
+async function expectPayoutsResumed() {
+  await waitUntil(
+    async () => {
+      const [row] = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM withdrawals WHERE account_id = $1 AND status = 'PENDING'`,
+        [merchant.accountId],
+      );
+      return row!.n === 0;
+    },
+    30_000,
+    () => 'no withdrawal left PENDING',
+  );
+}
+
 async function expectEveryFactDelivered() {
   const facts = await db.query<{ id: string }>(
     'SELECT id::text AS id FROM notification_events WHERE account_id = $1',
@@ -240,6 +255,7 @@ describe('a primary with a synchronous standby', () => {
     expectNo500s();
     await expectExactlyAcknowledged(cashouts, paid);
     await expectEveryFactDelivered();
+    await expectPayoutsResumed();
 
     const verify = await runGateway(['ledger', 'verify', '--json'], env);
     expect(verify.code, verify.stderr).toBe(0);
