@@ -45,10 +45,14 @@ export function parseHostList(url: string, fallbackAttrs: SessionAttrs): HostLis
   const hostText = first.host.includes(':') ? `[${first.host}]` : first.host;
   const single = `${scheme}${userinfo}${hostText || 'localhost'}${first.port ? `:${first.port}` : ''}${rest}`;
   const parsed = parse(single) as Record<string, unknown>;
-  const defaultPort = Number(parsed.port ?? 5432);
+  const defaultPort = parsed.port ? Number(parsed.port) : 5432;
   const { host: _host, port: _port, target_session_attrs: _attrs, ...settings } = parsed;
+  // one host: exactly what pg reads from the string (a `?host=/socket/dir` included)
+  const one = entries.length === 1 && typeof parsed.host === 'string' && parsed.host !== '';
   return {
-    hosts: entries.map((e) => ({ host: e.host || 'localhost', port: e.port ?? defaultPort })),
+    hosts: one
+      ? [{ host: parsed.host as string, port: defaultPort }]
+      : entries.map((e) => ({ host: e.host || 'localhost', port: e.port ?? defaultPort })),
     settings,
     attrs: wanted as SessionAttrs,
   };

@@ -28,5 +28,7 @@ describe('a connection string with several hosts (libpq form)', () => {
     const list = parseHostList('postgresql://postgres@127.0.0.1:6543/x', 'read-write');
     expect(list.hosts).toEqual([{ host: '127.0.0.1', port: 6543 }]);
     expect(list.settings).toMatchObject({ user: 'postgres', database: 'x' });
+    const socket = parseHostList('postgres://gw@localhost/x?host=/var/run/postgresql', 'read-write');
+    expect(socket.hosts).toEqual([{ host: '/var/run/postgresql', port: 5432 }]);
   });
 });
