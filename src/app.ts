@@ -56,7 +56,7 @@ import { WithdrawalLookup } from './withdrawals/schemas.js';
  * authentication hooks and domain services, then the routes of each domain.
  */
 export async function buildApp(platform: Platform): Promise<Http> {
-  const { config, db, log, queue } = platform;
+  const { config, db, reads, log, queue } = platform;
 
   // 1. infrastructure
   const app = await createHttp(config, log);
@@ -131,9 +131,9 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(eventRoutes, { db, apiKey, feed });
   const creator = new WithdrawalCreator(db, queue);
   await app.register(cashoutRoutes, { db, apiKey, creator });
-  await app.register(withdrawalPanelRoutes, { db, creator, sessions, requireSession });
+  await app.register(withdrawalPanelRoutes, { db, reads, creator, sessions, requireSession });
   await app.register(approvalRoutes, { db, queue, sessions, requireSession });
-  await app.register(ledgerPanelRoutes, { db, requireSession, cursorKey: config.secretsKey });
+  await app.register(ledgerPanelRoutes, { db, reads, requireSession, cursorKey: config.secretsKey });
   await app.register(payoutCallbackRoutes, { db, providers });
   if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, apiKey, providers });
   await app.register(webhookRoutes, { webhooks, requireSession, testLimit: limits.webhookTests });
@@ -152,6 +152,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   }
   await app.register(salesPanelRoutes, {
     db,
+    reads,
     requireSession,
     settler,
     refunders: processorsForSales.refunders,

@@ -34,14 +34,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   try {
     opened = await openDatabase(config, {
       log: (message) => log.info(message),
-      watch: { warn: (message) => log.warn(message) },
+      watch: { warn: (message) => log.warn(message), error: (message) => log.error(message) },
     });
     const { db } = opened;
     const database = opened;
     await migrate(db);
     await checkSecretsKey(db, config.secretsKey);
     const queue = await Queue.start(db, log);
-    const platform: Platform = { config, db, queue, log, outbox: new OutboxSignal() };
+    const platform: Platform = { config, db, reads: opened.reads, queue, log, outbox: new OutboxSignal() };
     let stopWorkers: (() => Promise<void>) | undefined;
     if (options.workers) {
       stopWorkers = await startWorkers(platform);

@@ -114,6 +114,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -363,6 +381,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -430,6 +466,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "FORBIDDEN",
                          *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -512,6 +566,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "UNAUTHORIZED",
                          *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -825,6 +897,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -964,6 +1054,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1068,6 +1176,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1124,6 +1250,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "UNAUTHORIZED",
                          *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -1207,6 +1351,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "UNAUTHORIZED",
                          *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -1348,6 +1510,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1436,6 +1616,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "NOT_FOUND",
                          *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -1606,6 +1804,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1734,6 +1950,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "INTERNAL_ERROR",
                          *         "message": "Internal server error"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -1881,6 +2115,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1974,6 +2226,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "INTERNAL_ERROR",
                          *         "message": "Internal server error"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -2281,6 +2551,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2384,6 +2672,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2480,6 +2786,21 @@ export interface paths {
                          * @example {
                          *       "error": "INTERNAL_ERROR",
                          *       "message": "Internal server error"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["BalanceError"];
+                    };
+                };
+                /** @description Error shape E */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "SERVICE_UNAVAILABLE",
+                         *       "message": "Service unavailable"
                          *     }
                          */
                         "application/json": components["schemas"]["BalanceError"];
@@ -2693,6 +3014,21 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"];
                     };
                 };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Service unavailable",
+                         *       "error": "SERVICE_UNAVAILABLE"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2819,6 +3155,21 @@ export interface paths {
                          * @example {
                          *       "message": "Internal server error",
                          *       "error": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Service unavailable",
+                         *       "error": "SERVICE_UNAVAILABLE"
                          *     }
                          */
                         "application/json": components["schemas"]["TransactionError"];
@@ -2968,6 +3319,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -3103,6 +3472,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "NOT_FOUND",
                          *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -3604,6 +3991,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -3833,6 +4238,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -4018,6 +4441,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -4151,6 +4592,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "RATE_LIMITED",
                          *         "message": "Too many requests: retry in 1 s"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -4319,6 +4778,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "RATE_LIMITED",
                          *         "message": "Too many requests: retry in 1 s"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -4537,6 +5014,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -4696,6 +5191,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "RATE_LIMITED",
                          *         "message": "Too many requests: retry in 1 s"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -4949,6 +5462,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -5144,6 +5675,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -5202,6 +5751,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "UNAUTHORIZED",
                          *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -5293,6 +5860,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "FORBIDDEN",
                          *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -5600,6 +6185,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -5675,6 +6278,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "UNAUTHORIZED",
                          *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -6169,6 +6790,21 @@ export interface paths {
                          * @example {
                          *       "message": "Internal server error",
                          *       "error": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Service unavailable",
+                         *       "error": "SERVICE_UNAVAILABLE"
                          *     }
                          */
                         "application/json": components["schemas"]["TransactionError"];
@@ -6997,6 +7633,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -7108,6 +7762,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "FORBIDDEN",
                          *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -7264,6 +7936,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         post?: never;
@@ -7352,6 +8042,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "NOT_FOUND",
                          *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -7473,6 +8181,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "NOT_FOUND",
                          *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -7614,6 +8340,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -7744,6 +8488,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -7850,6 +8612,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "NOT_FOUND",
                          *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -7994,6 +8774,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -8131,6 +8929,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -8238,6 +9054,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "UNAUTHORIZED",
                          *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -8424,6 +9258,21 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"];
                     };
                 };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Service unavailable",
+                         *       "error": "SERVICE_UNAVAILABLE"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -8513,6 +9362,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "NOT_FOUND",
                          *         "message": "Not found"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -8972,6 +9839,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -9090,6 +9975,24 @@ export interface paths {
                          *     }
                          */
                         "application/json": components["schemas"]["BusinessRuleError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
             };

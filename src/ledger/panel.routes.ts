@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { accountOf } from '../auth/panel-session.js';
-import type { Db } from '../platform/db/db.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import { validation } from '../platform/http/errors.js';
@@ -48,7 +48,8 @@ function dayCount(raw: string | undefined): number {
 /** The panel's balance and statement (extrato), with its CSV export. */
 export async function ledgerPanelRoutes(
   app: Http,
-  deps: { db: Db; requireSession: AuthHook; cursorKey: Buffer },
+  // `reads`: the statement, which a read replica may serve; the balance stays on the primary
+  deps: { db: Db; reads: Queryable; requireSession: AuthHook; cursorKey: Buffer },
 ): Promise<void> {
   const common = {
     config: { errorShape: 'envelope' as const, permission: 'money.view' as const },
@@ -105,7 +106,7 @@ export async function ledgerPanelRoutes(
     },
     async (request) => {
       const { limit, from, to } = parsePage({ ...request.query, cursor: undefined });
-      return statement.page(deps.db, accountOf(request), {
+      return statement.page(deps.reads, accountOf(request), {
         limit,
         from,
         to,
@@ -127,7 +128,7 @@ export async function ledgerPanelRoutes(
     },
     async (request, reply) => {
       const { from, to } = parsePage({ ...request.query, cursor: undefined });
-      return sendCsv(reply, 'extrato.csv', statement.all(deps.db, accountOf(request), { from, to }), CSV);
+      return sendCsv(reply, 'extrato.csv', statement.all(deps.reads, accountOf(request), { from, to }), CSV);
     },
   );
 }

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { accountOf } from '../auth/panel-session.js';
-import type { Db } from '../platform/db/db.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import { AppError, notFound, validation } from '../platform/http/errors.js';
@@ -100,6 +100,8 @@ const CSV: CsvColumn<SaleCsvRow>[] = [
 /** The panel's sales: list with filters and search, detail, CSV export (session; shape A errors). */
 export interface SalesPanelDeps {
   db: Db;
+  /** The lists and exports, which a read replica may serve. */
+  reads: Queryable;
   requireSession: AuthHook;
   settler: SaleSettler;
   /** Every processor able to refund, by name (a sale is refunded where it was charged). */
@@ -126,7 +128,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
     },
     async (request, reply) => {
       const f = filters(request.query);
-      const { rows, nextCursor } = pageOf(await listSales(deps.db, accountOf(request), f), f.limit);
+      const { rows, nextCursor } = pageOf(await listSales(deps.reads, accountOf(request), f), f.limit);
       return sendJsonText(
         reply,
         200,
@@ -150,7 +152,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
     },
     async (request, reply) => {
       const f = filters(request.query);
-      return sendCsv(reply, 'vendas.csv', allSales(deps.db, accountOf(request), f), CSV);
+      return sendCsv(reply, 'vendas.csv', allSales(deps.reads, accountOf(request), f), CSV);
     },
   );
 

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { userActor } from '../audit/actor.js';
 import { accountOf, sessionOf } from '../auth/panel-session.js';
 import type { SessionService } from '../auth/sessions.js';
-import type { Db } from '../platform/db/db.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import {
   BusinessRuleErrorBody,
@@ -106,6 +106,8 @@ const CSV: CsvColumn<WithdrawalRow>[] = [
 
 export interface WithdrawalPanelDeps {
   db: Db;
+  /** The lists and exports, which a read replica may serve. */
+  reads: Queryable;
   creator: WithdrawalCreator;
   sessions: SessionService;
   requireSession: AuthHook;
@@ -132,7 +134,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
     },
     async (request) => {
       const f = filters(request.query);
-      const { rows, nextCursor } = pageOf(await listWithdrawals(deps.db, accountOf(request), f), f.limit);
+      const { rows, nextCursor } = pageOf(await listWithdrawals(deps.reads, accountOf(request), f), f.limit);
       return { data: rows.map(lookupView), nextCursor };
     },
   );
@@ -149,7 +151,12 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
       },
     },
     async (request, reply) =>
-      sendCsv(reply, 'saques.csv', allWithdrawals(deps.db, accountOf(request), filters(request.query)), CSV),
+      sendCsv(
+        reply,
+        'saques.csv',
+        allWithdrawals(deps.reads, accountOf(request), filters(request.query)),
+        CSV,
+      ),
   );
 
   app.get(

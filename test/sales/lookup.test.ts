@@ -400,7 +400,16 @@ describe('OpenAPI', () => {
     );
     expect(res.status).toBe(200);
     const lookup = res.body.paths['/api/transactions/{id}']!.get!;
-    expect(Object.keys(lookup.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '500']);
+    expect(Object.keys(lookup.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '429',
+      '500',
+      '503',
+    ]);
     for (const path of [
       '/api/providers/{processor}/sales/callback',
       '/api/sandbox/sales',

@@ -1,3 +1,5 @@
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+
 /** An outcome that sends its item back to wait for the next batch. */
 export const AGAIN = Symbol('again');
 
@@ -98,7 +100,9 @@ export class GroupCommit<T, R> {
       const again = deliver(batch, await this.run(batch.map((w) => w.item)));
       this.waiting.unshift(...again);
     } catch (err) {
-      if (!this.options.retryAlone || batch.length === 1) {
+      // a lost database is not one bad item: and a COMMIT lost with its connection may have committed, so the
+      // run is not repeated item by item (a client's retry with its Idempotency-Key is answered from it)
+      if (!this.options.retryAlone || batch.length === 1 || isDatabaseUnavailable(err)) {
         for (const w of batch) w.reject(err);
         return;
       }

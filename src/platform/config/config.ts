@@ -1,5 +1,6 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { parseHostList } from '../db/hosts.js';
 import { ConfigError, choice, type Env, integer, onOff } from './parse.js';
 import {
   type BcbSettings,
@@ -21,6 +22,12 @@ export interface Config {
   workerPort: number | null;
   host: string;
   databaseUrl: string | undefined;
+  /** How long a lost primary is looked for before that is logged as an error (it is looked for until found). */
+  dbFailoverTimeoutMs: number;
+  /** A replica the panel's lists, exports and statement may read from (null: they read the primary). */
+  databaseReadUrl: string | null;
+  /** A replica further behind the primary than this is not read from. */
+  databaseReadMaxLagMs: number;
   dataDir: string;
   /** Where merchants reach the gateway (links in e-mails; the PSPs' callbacks). */
   publicUrl: string;
@@ -135,6 +142,14 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// connection string');
   }
+  const databaseReadUrl = env.DATABASE_READ_URL || null;
+  if (databaseReadUrl && !databaseUrl) throw new ConfigError('DATABASE_READ_URL needs DATABASE_URL');
+  for (const [name, url] of [
+    ['DATABASE_URL', databaseUrl],
+    ['DATABASE_READ_URL', databaseReadUrl],
+  ] as const) {
+    if (url) hostListSetting(name, url);
+  }
   if (production && withSecrets && !env.POSTBACK_SECRET) {
     throw new ConfigError('POSTBACK_SECRET is required in production');
   }
@@ -180,6 +195,9 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     workerPort: env.WORKER_PORT ? integer(env, 'WORKER_PORT', 0, 1, 65535) : null,
     host,
     databaseUrl,
+    dbFailoverTimeoutMs: integer(env, 'DB_FAILOVER_TIMEOUT_MS', 30000, 1000, 600000),
+    databaseReadUrl,
+    databaseReadMaxLagMs: integer(env, 'DATABASE_READ_MAX_LAG_MS', 5000, 0, 3600000),
     dataDir,
     publicUrl,
     smtpUrl: smtpUrl(env),
@@ -205,6 +223,24 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     webhookHealthCheckMs: integer(env, 'WEBHOOK_HEALTH_CHECK_SECONDS', 60, 1, 86400) * 1000,
     ...slowClientLimits(env),
   };
+}
+
+/** A connection string's hosts must parse (one or several, libpq's form), and name a kind of server we know. */
+function hostListSetting(name: string, url: string): void {
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    throw new ConfigError(`${name} must be a postgres:// or postgresql:// connection string`);
+  }
+  let attrs: string;
+  try {
+    attrs = parseHostList(url, 'read-write').attrs;
+  } catch (err) {
+    throw new ConfigError(`${name}: ${(err as Error).message}`);
+  }
+  if (name === 'DATABASE_URL' && attrs !== 'read-write' && attrs !== 'primary') {
+    throw new ConfigError(
+      'DATABASE_URL: target_session_attrs must be read-write or primary (the gateway writes)',
+    );
+  }
 }
 
 /** A merchant's several keys together get a few keys' worth, not one each (docs/security.md). */

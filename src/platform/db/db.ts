@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { HostLocator } from './host-locator.js';
+import { parseHostList, type SessionAttrs } from './hosts.js';
+import { APP_NAME, locatedClient, newPool } from './pools.js';
+import { DatabaseUnavailable, isDatabaseUnavailable } from './unavailable.js';
+
+export { APP_NAME } from './pools.js';
 
 /** Anything that runs SQL: the pool, or one transaction. Services take this, so callers choose the transaction. */
 export interface Queryable {
@@ -68,6 +74,18 @@ export interface Db extends Queryable {
    */
   withSettings(settings: Readonly<Record<string, string>>, poolMax: number): Queryable;
   readonly connectionString: string;
+  /**
+   * False while the connections were lost and the server to use is being looked for (a failover): statements
+   * fail at once with DatabaseUnavailable meanwhile (requests answer 503, background rounds wait for the next).
+   */
+  readonly available: boolean;
+  /** The host new connections go to (host:port), for logs and tests. */
+  readonly host: string;
+  /**
+   * Runs `fn` each time the database is back after it was lost (a failover, a restart): work that was in flight
+   * then, and left in a state only a timeout would end, can be taken up at once. Returns the unsubscribe.
+   */
+  onRecovered(fn: () => void): () => void;
 }
 
 const INT8 = 20;
@@ -82,33 +100,6 @@ function parseInt8(text: string): number {
 }
 
 pg.types.setTypeParser(INT8, parseInt8);
-
-/**
- * The application_name of this process's connections: the embedded server's last user tells a connection of
- * a live process from one a process that has just exited left behind for a moment (embedded-postgres.ts).
- */
-export const APP_NAME = `gateway-${process.pid}`;
-
-function newPool(connectionString: string, max: number, options?: string): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString,
-    max,
-    application_name: APP_NAME,
-    idleTimeoutMillis: 30000,
-    ...(options ? { options } : {}),
-  });
-  pool.on('error', () => {
-    // an idle client died (server restart); the pool replaces it on next use
-  });
-  // A client checked out between two statements of a transaction when the server goes away emits 'error' on
-  // itself, where the pool's listener is not: unheard, that event ended the process (the embedded server
-  // killed under a running gateway). Its next query fails and the transaction with it; the pool drops the
-  // client when it is released with that error.
-  pool.on('connect', (client) => {
-    client.on('error', () => undefined);
-  });
-  return pool;
-}
 
 async function poolQuery<T>(
   pool: pg.Pool | pg.PoolClient,
@@ -137,36 +128,75 @@ class PostgresDb implements Db {
   private closed = false;
   private reconnecting = false;
   private readonly settingsPools: pg.Pool[] = [];
+  private readonly stopWatching: () => void;
+  /** Ends the listener's current backoff wait early. */
+  private wakeListener: (() => void) | undefined;
 
   constructor(
     readonly connectionString: string,
+    private readonly settings: Record<string, unknown>,
+    readonly locator: HostLocator,
     poolMax: number,
   ) {
-    this.pool = newPool(connectionString, poolMax);
+    this.pool = newPool(locator, settings, poolMax);
+    // the listener comes back as soon as the new server is known, not at its next backoff step
+    this.stopWatching = locator.onFound(() => this.wakeListener?.());
+  }
+
+  get available(): boolean {
+    return this.locator.available;
+  }
+
+  onRecovered(fn: () => void): () => void {
+    return this.locator.onFound(fn);
+  }
+
+  get host(): string {
+    const { host, port } = this.locator.target;
+    return `${host}:${port}`;
   }
 
   query<T>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<T[]> {
-    return poolQuery<T>(this.pool, text, params, options);
+    return this.guarded(() => poolQuery<T>(this.pool, text, params, options));
+  }
+
+  /** Fails fast while the server is being looked for; a lost connection starts that search. */
+  private async guarded<T>(run: () => Promise<T>): Promise<T> {
+    if (!this.locator.available) throw new DatabaseUnavailable();
+    try {
+      return await run();
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) this.locator.lost();
+      throw err;
+    }
   }
 
   withSettings(settings: Readonly<Record<string, string>>, poolMax: number): Queryable {
     const options = Object.entries(settings)
       .map(([name, value]) => `-c ${name}=${value}`)
       .join(' ');
-    const pool = newPool(this.connectionString, poolMax, options);
+    const pool = newPool(this.locator, this.settings, poolMax, options || undefined);
     this.settingsPools.push(pool);
-    return { query: (text, params, opts) => poolQuery(pool, text, params, opts) };
+    return { query: (text, params, opts) => this.guarded(() => poolQuery(pool, text, params, opts)) };
   }
 
   tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     return this.txEndingWith(async (q) => [await fn(q), '']);
   }
 
-  async txEndingWith<T>(
+  txEndingWith<T>(
     fn: (tx: Queryable) => Promise<[T, string]>,
     options: { generic?: boolean } = {},
   ): Promise<T> {
+    return this.guarded(() => this.transaction(fn, options));
+  }
+
+  private async transaction<T>(
+    fn: (tx: Queryable) => Promise<[T, string]>,
+    options: { generic?: boolean },
+  ): Promise<T> {
     const client = await this.pool.connect();
+    let failure: unknown;
     try {
       // a simple query may hold several statements: BEGIN travels with the transaction's first statement
       // when that one is a simple query too (no parameters), else alone
@@ -199,10 +229,12 @@ class PostgresDb implements Db {
       runCommitted(committed);
       return result;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      failure = err;
+      if (!isDatabaseUnavailable(err)) await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      client.release();
+      // a connection lost (or to a server that can no longer write) is not handed to the next caller
+      client.release(isDatabaseUnavailable(failure) ? (failure as Error) : undefined);
     }
   }
 
@@ -231,8 +263,9 @@ class PostgresDb implements Db {
    * once it is back; it is re-established with backoff until close().
    */
   private async connectListener(): Promise<void> {
-    const client = new pg.Client({
-      connectionString: this.connectionString,
+    if (!this.locator.available) throw new DatabaseUnavailable();
+    const client = new (locatedClient(this.locator))({
+      ...this.settings,
       application_name: this.listenerName,
       // a peer that vanished without closing the connection is noticed instead of silently missing NOTIFYs
       keepAlive: true,
@@ -258,6 +291,7 @@ class PostgresDb implements Db {
     this.listener = undefined;
     this.broadcastReset();
     client.end().catch(() => undefined);
+    if (!this.closed) this.locator.lost();
     if (!this.closed && !this.reconnecting) {
       this.reconnecting = true;
       void this.reconnectListener(100);
@@ -265,7 +299,14 @@ class PostgresDb implements Db {
   }
 
   private async reconnectListener(delayMs: number): Promise<void> {
-    await new Promise((r) => setTimeout(r, delayMs));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, delayMs);
+      this.wakeListener = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wakeListener = undefined;
     if (this.closed || this.listener) {
       this.reconnecting = false;
       return;
@@ -286,6 +327,8 @@ class PostgresDb implements Db {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopWatching();
+    this.locator.close();
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
@@ -295,12 +338,28 @@ class PostgresDb implements Db {
 }
 
 export interface DbOptions {
+  /** One host, or several in libpq's form: the first writable one is used (target_session_attrs=read-write). */
   databaseUrl: string;
   poolMax?: number;
+  /** How long a lost server may be looked for before that is logged as an error (DB_FAILOVER_TIMEOUT_MS). */
+  failoverTimeoutMs?: number;
+  log?: { warn(message: string): void; error(message: string): void };
+  /** The kind of server wanted when the string does not say (a read replica: prefer-standby). */
+  attrs?: SessionAttrs;
+  /** Ask the current host every second whether it is still there (long-running processes). */
+  heartbeat?: boolean;
 }
 
-export function openDb(opts: DbOptions): Db {
-  return new PostgresDb(opts.databaseUrl, opts.poolMax ?? 20);
+export function openDb(opts: DbOptions): Db & { locate(): Promise<void> } {
+  const list = parseHostList(opts.databaseUrl, opts.attrs ?? 'read-write');
+  const locator = new HostLocator(list, {
+    failoverTimeoutMs: opts.failoverTimeoutMs ?? 30_000,
+    applicationName: APP_NAME,
+    ...(opts.log ? { log: opts.log } : {}),
+  });
+  const db = new PostgresDb(opts.databaseUrl, list.settings, locator, opts.poolMax ?? 20);
+  if (opts.heartbeat) locator.startHeartbeat();
+  return Object.assign(db, { locate: () => locator.locate() });
 }
 
 /**

@@ -1,9 +1,12 @@
 import type { Config } from '../config/config.js';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from '../embedded-postgres/start.js';
-import { type Db, openDb } from './db.js';
+import { type Db, openDb, type Queryable } from './db.js';
+import { ReadReplica } from './read-replica.js';
 
 export interface OpenedDatabase {
   db: Db;
+  /** The panel's lists, exports and statement: the replica of DATABASE_READ_URL when fresh, else `db`. */
+  reads: Queryable;
   /** Closes the pool; the embedded server is stopped too when this process was its last client. */
   close(): Promise<void>;
 }
@@ -19,13 +22,26 @@ export async function openDatabase(
     poolMax?: number;
     log: (message: string) => void;
     /** A long-running process (serve, worker) watches the embedded server and starts it again if it dies. */
-    watch?: { warn: (message: string) => void };
+    watch?: { warn: (message: string) => void; error?: (message: string) => void };
   },
 ): Promise<OpenedDatabase> {
   const embedded: EmbeddedPostgres | undefined = config.databaseUrl
     ? undefined
     : await startEmbeddedPostgres(config.dataDir, opts.log);
-  const db = openDb({ databaseUrl: embedded?.url ?? config.databaseUrl ?? '', poolMax: opts.poolMax });
+  const db = openDb({
+    databaseUrl: embedded?.url ?? config.databaseUrl ?? '',
+    poolMax: opts.poolMax,
+    failoverTimeoutMs: config.dbFailoverTimeoutMs,
+    log: { warn: opts.watch?.warn ?? opts.log, error: opts.watch?.error ?? opts.log },
+    heartbeat: opts.watch !== undefined,
+  });
+  // several hosts: start on the writable one (the others are standbys, or a primary that was replaced)
+  if (!embedded) {
+    await db.locate().catch(async (err: unknown) => {
+      await db.close();
+      throw err;
+    });
+  }
   if (embedded) {
     try {
       await db.query('SELECT 1');
@@ -34,10 +50,20 @@ export async function openDatabase(
     }
   }
   const watchdog = embedded && opts.watch ? watchEmbedded(embedded, opts.watch.warn) : undefined;
+  // a replica that is down at start is no reason not to start: its reads go to the primary until it is back
+  const replica = config.databaseReadUrl
+    ? new ReadReplica(
+        db,
+        openDb({ databaseUrl: config.databaseReadUrl, poolMax: opts.poolMax, attrs: 'prefer-standby' }),
+        config.databaseReadMaxLagMs,
+      )
+    : undefined;
   return {
     db,
+    reads: replica ?? db,
     close: async () => {
       if (watchdog) clearInterval(watchdog);
+      await replica?.close();
       await db.close();
       if (embedded && (await embedded.stopIfUnused())) opts.log('embedded PostgreSQL stopped');
     },

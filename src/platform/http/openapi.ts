@@ -267,6 +267,8 @@ function documented(schema: FastifySchema | undefined, url: string, route: Route
   const rateLimited = security?.[0]?.publicKey !== undefined || url === '/api/auth/login';
   const shape: ErrorShape = route.config?.errorShape ?? 'envelope';
   if (rateLimited && !responses['429']) responses['429'] = schemaOfShape(shape);
+  // the database lost (a failover under way): every API route reads or writes it, so may answer 503
+  if (!responses['503'] && url.startsWith('/api/')) responses['503'] = schemaOfShape(shape);
   for (const [status, body] of Object.entries(responses)) {
     if (Number(status) < 400 || body.examples) continue;
     const examples = examplesOf(status, body);

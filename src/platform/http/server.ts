@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { accessLoggerOf } from '../observability/logger.js';
 import { capConnectionsPerSource } from './connection-cap.js';
 import { AppError, renderError } from './errors.js';
@@ -17,6 +18,9 @@ import type { Http } from './types.js';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 const BODY_LIMIT = 1024 * 1024;
+
+/** A failover's search probes every quarter second: a client told to come back in a second finds it done. */
+const RETRY_AFTER_SECONDS = 1;
 
 export async function createHttp(config: Config, log: Logger): Promise<Http> {
   const shapes = new RouteShapes();
@@ -71,9 +75,12 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
     const shape = request.routeOptions.config?.errorShape ?? 'envelope';
     const appErr = toAppError(err);
-    if (appErr.status >= 500) request.log.error({ err }, 'request failed');
-    // a forced shape may not be among the route's declared response schemas: sent as is
-    if (appErr.shape) reply.serializer(JSON.stringify);
+    if (appErr.code === 'SERVICE_UNAVAILABLE')
+      request.log.warn({ err }, 'request refused: database unavailable');
+    else if (appErr.status >= 500) request.log.error({ err }, 'request failed');
+    // a forced shape, or a 503 of a route whose own 503 is another body (a PSP's webhook), may not be among
+    // the route's declared response schemas: sent as is
+    if (appErr.shape || appErr.code === 'SERVICE_UNAVAILABLE') reply.serializer(JSON.stringify);
     void reply
       .code(appErr.status)
       .headers(appErr.headers)
@@ -102,6 +109,13 @@ function toAppError(err: FastifyError | AppError): AppError {
       'VALIDATION_ERROR',
       `Invalid ${where}: ${allowedValues(fe.validation) ?? first?.message ?? fe.message}`,
     );
+  }
+  // the primary is lost (a failover): nothing of this request committed, or a lost COMMIT left it unknown;
+  // either way the client retries, with its Idempotency-Key where the route takes one
+  if (isDatabaseUnavailable(err)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable: retry shortly', {
+      'retry-after': String(RETRY_AFTER_SECONDS),
+    });
   }
   const pgCode = (err as { code?: unknown }).code;
   if (pgCode === '22021' || pgCode === '22P05') {

@@ -1,6 +1,10 @@
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+
 /**
  * Runs `task` every `everyMs` (started with the workers), never two at once; errors go to `onError`. The
- * timer does not hold the process open. Returns the stop function.
+ * timer does not hold the process open. Returns the stop function. While the database is lost (a failover)
+ * its rounds fail at once and are not reported each time: the database's own log line says it once, and the
+ * next round after it is back does the work.
  */
 export function startPeriodic(
   everyMs: number,
@@ -12,7 +16,9 @@ export function startPeriodic(
     if (running) return;
     running = true;
     task()
-      .catch(onError)
+      .catch((err: unknown) => {
+        if (!isDatabaseUnavailable(err)) onError(err);
+      })
       .finally(() => {
         running = false;
       });

@@ -1,6 +1,7 @@
-import { PgBoss } from 'pg-boss';
+import { type Db as BossDatabase, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import { APP_NAME, type Db, type Queryable, type QueryOptions } from '../db/db.js';
+import type { Db, Queryable, QueryOptions } from '../db/db.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { JOB_POLICIES, type JobName, type JobPayloads } from './catalogue.js';
 
 export interface Job<N extends JobName> {
@@ -42,19 +43,34 @@ function prepared(text: string): QueryOptions | undefined {
   return name === undefined ? undefined : { prepare: name };
 }
 
+/**
+ * pg-boss on the gateway's own connections (a pool of 4, and the process's one LISTEN connection), so that
+ * they follow the primary through a failover as every other connection does.
+ */
+function queueDatabase(db: Db): BossDatabase {
+  const pool = db.withSettings({}, 4);
+  return {
+    executeSql: async (text, values) => ({ rows: await pool.query(text, values) }),
+    listen: async (channel, onNotification, onReconnect) => {
+      const close = await db.listen(channel, (payload) =>
+        payload === '*' ? onReconnect() : onNotification(payload),
+      );
+      return { close };
+    },
+  };
+}
+
 /** A PostgreSQL-backed job queue (pg-boss). Jobs are sent inside the caller's transaction (outbox semantics). */
 export class Queue {
   private constructor(private readonly boss: PgBoss) {}
 
   static async start(db: Db, log: Logger): Promise<Queue> {
-    const boss = new PgBoss({
-      connectionString: db.connectionString,
-      application_name: APP_NAME,
-      max: 4,
-      useListenNotify: true,
-      schedule: false,
+    const boss = new PgBoss({ db: queueDatabase(db), useListenNotify: true, schedule: false });
+    // while the database is lost its workers' polls fail and go on polling: they resume with it
+    boss.on('error', (err: Error) => {
+      if (isDatabaseUnavailable(err)) log.debug({ err }, 'queue paused: database unavailable');
+      else log.error({ err }, 'queue error');
     });
-    boss.on('error', (err: Error) => log.error({ err }, 'queue error'));
     await boss.start();
     for (const [name, policy] of Object.entries(JOB_POLICIES)) {
       const options = {

@@ -125,6 +125,16 @@ function queueGauges(): void {
 
 queueGauges();
 
+// 0 while this process has lost its primary and looks for one (a failover): the pools answer 503 meanwhile
+new Gauge({
+  name: 'gateway_database_available',
+  help: '1 while this process has a writable PostgreSQL, 0 while it looks for one after losing it',
+  registers: [registry],
+  collect() {
+    this.set((gaugeDb as { available?: boolean } | undefined)?.available === false ? 0 : 1);
+  },
+});
+
 export async function metricsPlugin(
   app: Http,
   opts: { token: string | undefined; db: Queryable },

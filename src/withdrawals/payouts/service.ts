@@ -117,12 +117,17 @@ const REQUEUE_AFTER_SECONDS = 30;
  * Submission is idempotent by reference, so a withdrawal whose own job is still retrying is safe to include.
  * Returns how many were queued.
  */
-export async function requeueStalePending(db: Db, queue: Queue, limit = 500): Promise<number> {
+export async function requeueStalePending(
+  db: Db,
+  queue: Queue,
+  limit = 500,
+  olderThanSeconds = REQUEUE_AFTER_SECONDS,
+): Promise<number> {
   const rows = await db.query<{ id: number }>(
     `SELECT id FROM withdrawals
       WHERE status = 'PENDING' AND ${SUBMITTABLE} AND created_at < now() - make_interval(secs => $1)
       ORDER BY id LIMIT $2`,
-    [REQUEUE_AFTER_SECONDS, limit],
+    [olderThanSeconds, limit],
   );
   if (rows.length === 0) return 0;
   await db.tx((tx) =>

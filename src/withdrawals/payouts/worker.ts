@@ -40,6 +40,17 @@ export async function startPayoutWorker(
     },
     (err) => log.warn({ err }, 'pending withdrawal requeue failed; will retry'),
   );
+  // jobs this process had fetched when the database was lost stay active until they expire: after a failover
+  // every PENDING withdrawal is queued again at once (submission is idempotent by reference)
+  const stopRecovered = db.onRecovered(() => {
+    requeueStalePending(db, queue, 500, 0).then(
+      (n) => {
+        if (n > 0)
+          log.info({ withdrawals: n }, 'database back: pending withdrawals queued for submission again');
+      },
+      (err: unknown) => log.warn({ err }, 'pending withdrawal requeue failed; will retry'),
+    );
+  });
   // providers read back rather than trusted by callback (Efí): PROCESSING withdrawals are checked periodically
   const stopReconcile = provider.check
     ? startPeriodic(
@@ -49,6 +60,7 @@ export async function startPayoutWorker(
       )
     : () => undefined;
   return async () => {
+    stopRecovered();
     stopRequeue();
     stopReconcile();
   };

@@ -72,6 +72,22 @@ const CASES: Array<[string, Record<string, string>, RegExp]> = [
   ],
   ['NODE_ENV unknown', { NODE_ENV: 'staging' }, /NODE_ENV/],
   ['DATABASE_URL not postgres', { DATABASE_URL: 'mysql://localhost/db' }, /DATABASE_URL/],
+  [
+    'DATABASE_URL asking for a standby',
+    { DATABASE_URL: 'postgres://u@h1:5432,h2:5433/db?target_session_attrs=standby' },
+    /DATABASE_URL: target_session_attrs must be read-write or primary/,
+  ],
+  [
+    'DATABASE_URL with a bad host list',
+    { DATABASE_URL: 'postgres://u@h1:x,h2/db' },
+    /DATABASE_URL: bad host/,
+  ],
+  [
+    'DATABASE_READ_URL without DATABASE_URL',
+    { DATABASE_READ_URL: 'postgres://u@h3/db' },
+    /DATABASE_READ_URL/,
+  ],
+  ['DB_FAILOVER_TIMEOUT_MS not a number', { DB_FAILOVER_TIMEOUT_MS: 'soon' }, /DB_FAILOVER_TIMEOUT_MS/],
   ['HOST not an address', { HOST: 'not a host' }, /HOST/],
   ['REDIS_URL not a redis URL', { REDIS_URL: 'localhost:6379' }, /REDIS_URL/],
   ['LOG_LEVEL unknown', { LOG_LEVEL: 'verbose' }, /LOG_LEVEL must be one of/],

@@ -163,6 +163,7 @@ describe('GET /openapi.json', () => {
       '403',
       '429',
       '500',
+      '503',
     ]);
     expect(paths['/api/auth/login']!.post).toBeDefined();
     expect(paths['/api/auth/logout']!.post).toBeDefined();

@@ -344,6 +344,7 @@ describe('OpenAPI', () => {
       '422',
       '429',
       '500',
+      '503',
     ]);
     expect(res.body.paths['/api/public/cashout/{id}']!.get!.responses).toHaveProperty('404');
     expect(res.body.paths['/api/sandbox/cashouts/{id}/result']!.post!.responses).toHaveProperty('409');
