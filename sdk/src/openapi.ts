@@ -248,6 +248,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -673,6 +691,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -752,6 +788,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "RATE_LIMITED",
                          *         "message": "Too many requests: retry in 1 s"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -2348,6 +2402,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2406,6 +2478,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "UNAUTHORIZED",
                          *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -3900,6 +3990,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "CONFLICT",
                          *         "message": "The resource changed meanwhile"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -5966,6 +6074,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         /**
@@ -6058,6 +6184,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "FORBIDDEN",
                          *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -7143,6 +7287,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -7311,6 +7473,24 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"];
                     };
                 };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
             };
         };
         post?: never;
@@ -7403,6 +7583,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "CONFLICT",
                          *         "message": "The resource changed meanwhile"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -7551,6 +7749,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "CONFLICT",
                          *         "message": "The resource changed meanwhile"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -9419,12 +9635,12 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description The deciding user's password, or their two-factor code when it is on (required to approve) */
             requestBody: {
                 content: {
                     /**
                      * @example {
-                     *       "password": "pedido-1001",
-                     *       "totpCode": "pedido-1001"
+                     *       "password": "senha-de-quem-aprova"
                      *     }
                      */
                     "application/json": {
@@ -9566,6 +9782,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "RATE_LIMITED",
                          *         "message": "Too many requests: retry in 1 s"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
@@ -9603,12 +9837,12 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description The deciding user's password, or their two-factor code when it is on (required to approve) */
             requestBody: {
                 content: {
                     /**
                      * @example {
-                     *       "password": "pedido-1001",
-                     *       "totpCode": "pedido-1001"
+                     *       "password": "senha-de-quem-aprova"
                      *     }
                      */
                     "application/json": {
@@ -9750,6 +9984,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "RATE_LIMITED",
                          *         "message": "Too many requests: retry in 1 s"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
                          *       }
                          *     }
                          */
