@@ -7,11 +7,12 @@
 #
 # TARGET_TIME is any timestamptz PostgreSQL reads ('2026-01-31 14:05:00-03'); SCRATCH_DIR must not exist.
 # PG_BIN names the server binaries of the backup's major version (default: Debian's PostgreSQL 15). As root,
-# the server runs as the `postgres` user. KEEP=1 leaves the restored server running for a look inside.
+# the server runs as the `postgres` user. KEEP=1 leaves the restored server running for a look inside. Needs
+# the built gateway (`npm run build`: it runs dist/cli/main.js).
 set -euo pipefail
 
 if [ $# -lt 5 ]; then
-  sed -n '2,10p' "$0" >&2
+  sed -n '2,11p' "$0" >&2
   exit 2
 fi
 base=$(realpath "$1") archive=$(realpath "$2") target=$3 scratch=$4 port=$5 database=${6:-gateway}

@@ -10,7 +10,8 @@ import pg from 'pg';
  * PostgreSQL 15 clusters of this machine's Debian binaries, run as the `postgres` user, for failover and
  * restore tests: a primary, standbys cloned from it with pg_basebackup, promotion, SIGKILL, restarts.
  */
-export const PG_BIN = '/usr/lib/postgresql/15/bin';
+/** The server binaries (PG_BIN to use others of the same major version layout). */
+export const PG_BIN = process.env.PG_BIN || '/usr/lib/postgresql/15/bin';
 
 const run = promisify(execFile);
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/platform/config/config.js';
 import type { Db } from '../../../src/platform/db/db.js';
+import { isDatabaseUnavailable } from '../../../src/platform/db/unavailable.js';
 import { type Runtime, startRuntime } from '../../../src/runtime.js';
 import { runGateway } from '../../support/cli.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
@@ -75,6 +76,22 @@ afterAll(async () => {
   removeDir(root);
   removeDir(env?.DATA_DIR);
 });
+
+/**
+ * The checks' own statements, on the gateway's pool: one that meets a connection the failover or restart
+ * closed (answered 503 to a client, who would retry) is sent again.
+ */
+function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+  return waitUntil(
+    () =>
+      db.query<T>(sql, params).catch((err: unknown) => {
+        if (isDatabaseUnavailable(err)) return false;
+        throw err;
+      }),
+    30_000,
+    () => sql,
+  );
+}
 
 /** Every answer any client got, for the "never a 500" and "503 in the route's shape" checks. */
 const answers: { route: 'cashout' | 'sale'; response: Response }[] = [];
@@ -148,12 +165,12 @@ async function burst(clients: number, sales: string[], until: () => boolean) {
 
 /** Every acknowledged withdrawal and payment is there once, and nothing else was written. */
 async function expectExactlyAcknowledged(cashouts: string[], paid: string[]) {
-  const withdrawals = await db.query<{ uuid: string }>(
+  const withdrawals = await query<{ uuid: string }>(
     'SELECT uuid::text AS uuid FROM withdrawals WHERE account_id = $1',
     [merchant.accountId],
   );
   expect(withdrawals.map((w) => w.uuid).sort()).toEqual([...cashouts].sort());
-  const credited = await db.query<{ uuid: string; n: number }>(
+  const credited = await query<{ uuid: string; n: number }>(
     `SELECT s.uuid::text AS uuid, count(j.id)::int AS n
        FROM sales s LEFT JOIN journal_entries j ON j.ref_type = 'sale' AND j.ref_id = s.id AND j.kind = 'sale.paid'
       WHERE s.account_id = $1 AND s.status = 'PAGO' GROUP BY s.uuid`,
@@ -181,7 +198,7 @@ function expectNo500s() {
 async function expectPayoutsResumed() {
   await waitUntil(
     async () => {
-      const [row] = await db.query<{ n: number }>(
+      const [row] = await query<{ n: number }>(
         `SELECT count(*)::int AS n FROM withdrawals WHERE account_id = $1 AND status = 'PENDING'`,
         [merchant.accountId],
       );
@@ -193,7 +210,7 @@ async function expectPayoutsResumed() {
 }
 
 async function expectEveryFactDelivered() {
-  const facts = await db.query<{ id: string }>(
+  const facts = await query<{ id: string }>(
     'SELECT id::text AS id FROM notification_events WHERE account_id = $1',
     [merchant.accountId],
   );
@@ -264,7 +281,7 @@ describe('a primary with a synchronous standby', () => {
 
   it('reconnects by itself when the primary restarts in place', async () => {
     const sales = await Promise.all(Array.from({ length: 20 }, () => newSale()));
-    const before = await db.query<{ uuid: string }>('SELECT uuid::text AS uuid FROM withdrawals');
+    const before = await query<{ uuid: string }>('SELECT uuid::text AS uuid FROM withdrawals');
     let done = false;
     const load = burst(4, sales, () => done);
     const served = answers.length;
@@ -285,7 +302,7 @@ describe('a primary with a synchronous standby', () => {
     const { cashouts, paid, others } = await load;
     expect(others.map((r) => `${r.status} ${r.text}`)).toEqual([]);
     expectNo500s();
-    const withdrawals = await db.query<{ uuid: string }>(
+    const withdrawals = await query<{ uuid: string }>(
       'SELECT uuid::text AS uuid FROM withdrawals WHERE NOT (uuid::text = ANY($1))',
       [before.map((b) => b.uuid)],
     );
