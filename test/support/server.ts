@@ -32,7 +32,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     PORT: '0',
     HOST: '::',
     // One DATA_DIR per database: servers sharing a database share its generated dev secrets too.
-    DATA_DIR: dataDirFor(databaseUrl),
+    DATA_DIR: options.env?.DATA_DIR ?? dataDirFor(databaseUrl),
     DATABASE_URL: databaseUrl,
     // vitest.config's `silent`: an in-process server would write its access lines into the test output;
     // the spawned gateways below log at info into their captured output

@@ -8,10 +8,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/platform/config/config.js';
 import type { Db } from '../../../src/platform/db/db.js';
 import { isDatabaseUnavailable } from '../../../src/platform/db/unavailable.js';
-import { type Runtime, startRuntime } from '../../../src/runtime.js';
+import type { Runtime } from '../../../src/runtime.js';
 import { runGateway } from '../../support/cli.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call, type Response } from '../../support/http.js';
@@ -24,7 +23,7 @@ import {
   requireSyncStandby,
 } from '../../support/pg-cluster.js';
 import { type Receiver, startReceiver } from '../../support/receiver.js';
-import { TEST_LIMITS, type TestServer } from '../../support/server.js';
+import { startServer, type TestServer } from '../../support/server.js';
 import { waitUntil } from '../../support/wait.js';
 
 let root: string;
@@ -44,20 +43,17 @@ beforeAll(async () => {
   standby = await primary.standby(root, 'standby1');
   await requireSyncStandby(primary, 'standby1');
   env = {
-    NODE_ENV: 'test',
-    PORT: '0',
-    HOST: '127.0.0.1',
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-failover-data-')),
     DATABASE_URL: `postgres://postgres@${primary.host},${standby.host}/gateway`,
     WEBHOOK_RETRY_DELAYS_MS: '200,400',
     METRICS_TOKEN: 'failover-metrics',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-    ...TEST_LIMITS,
   };
-  runtime = await startRuntime(loadConfig(env), { http: true, workers: true });
+  server = await startServer({ databaseUrl: env.DATABASE_URL, env, workers: true });
+  runtime = server.runtime;
+  const url = server.url;
+  env = server.env;
   db = runtime.platform.db;
-  const url = `http://127.0.0.1:${new URL(runtime.url!).port}`;
-  server = { url, runtime, databaseUrl: env.DATABASE_URL!, env, close: () => runtime.close() };
   merchant = await createMerchant(server, 'Failover');
   hooks = await startReceiver();
   const hook = await call('POST', `${url}/api/webhook`, {

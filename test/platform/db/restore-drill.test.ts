@@ -9,8 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/platform/config/config.js';
-import { type Runtime, startRuntime } from '../../../src/runtime.js';
+import type { Runtime } from '../../../src/runtime.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
 import { fundMerchant } from '../../support/ledger.js';
@@ -22,7 +21,7 @@ import {
   postgresOwnedDir,
   removeDir,
 } from '../../support/pg-cluster.js';
-import { TEST_LIMITS } from '../../support/server.js';
+import { startServer } from '../../support/server.js';
 import { waitUntil } from '../../support/wait.js';
 
 const run = promisify(execFile);
@@ -47,23 +46,15 @@ beforeAll(async () => {
   await primary.query('CREATE DATABASE gateway');
   dataDir = mkdtempSync(path.join(tmpdir(), 'gw-restore-data-'));
   const env = {
-    NODE_ENV: 'test',
-    PORT: '0',
-    HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     DATABASE_URL: primary.url('gateway'),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-    ...TEST_LIMITS,
   };
-  runtime = await startRuntime(loadConfig(env), { http: true, workers: false });
-  url = `http://127.0.0.1:${new URL(runtime.url!).port}`;
-  merchant = await createMerchant({
-    url,
-    runtime,
-    databaseUrl: env.DATABASE_URL,
-    env,
-    close: async () => {},
-  });
+  // the gateway on these clusters (startServer's fresh database is not wanted: the database is the cluster's)
+  const server = await startServer({ databaseUrl: env.DATABASE_URL, env, workers: false });
+  runtime = server.runtime;
+  url = server.url;
+  merchant = await createMerchant(server);
   await fundMerchant(runtime.platform.db, merchant.accountId, 10_000_000);
 }, 120_000);
 
