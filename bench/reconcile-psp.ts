@@ -3,10 +3,11 @@
  * BENCH_PSP_PIX received Pix paid over the two hours from BENCH_PSP_START, and prints its settings as one line
  * `BENCH_PSP <json>`.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DevPsp } from '../src/devpsp/server.js';
+import { gatewaySettingsFor } from '../src/devpsp/settings.js';
 import { formatReais } from '../src/platform/money/money.js';
 
 const count = Number(process.env.BENCH_PSP_PIX);
@@ -27,22 +28,8 @@ for (let i = 1; i <= count; i++) {
 }
 // the bench reads nothing else from it: the request log would only grow
 psp.state.exchanges.length = 0;
-const dir = mkdtempSync(path.join(tmpdir(), 'gw-bench-psp-'));
-const file = (name: string, pem: string) => {
-  const p = path.join(dir, name);
-  writeFileSync(p, pem, { mode: 0o600 });
-  return p;
-};
 const settings = {
-  PIX_PROCESSOR: 'bcb',
-  PIX_API_URL: url,
-  PIX_OAUTH_URL: `${url}/oauth/token`,
-  PIX_CLIENT_ID: psp.clientId,
-  PIX_CLIENT_SECRET: psp.clientSecret,
-  PIX_CERT: file('client.crt', psp.certs.clientCert),
-  PIX_KEY: file('client.key', psp.certs.clientKey),
-  PIX_CA: file('ca.crt', psp.certs.ca),
-  PIX_KEY_RECEIVER: '7d9f0335-8dcc-4054-9bf9-0dbd61d36906',
+  ...gatewaySettingsFor(psp, url, mkdtempSync(path.join(tmpdir(), 'gw-bench-psp-'))),
   PUBLIC_URL: 'http://127.0.0.1:9',
 };
 process.stdout.write(`BENCH_PSP ${JSON.stringify(settings)}\n`);

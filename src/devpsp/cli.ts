@@ -1,6 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DevPsp } from './server.js';
+import { gatewaySettingsFor } from './settings.js';
 
 /**
  * `gateway dev-psp [--port N]`: starts the local PSP, writes its generated certificates under
@@ -14,24 +14,7 @@ export async function runDevPsp(argv: string[], dataDir: string): Promise<DevPsp
   const psp = new DevPsp({ port, settleSendsAfterMs: 2000, settleRefundsAfterMs: 2000 });
   const url = await psp.start();
   const dir = path.join(dataDir, 'dev-psp');
-  mkdirSync(dir, { recursive: true });
-  const file = (name: string, pem: string) => {
-    const p = path.join(dir, name);
-    writeFileSync(p, pem, { mode: 0o600 });
-    return p;
-  };
-  const settings = {
-    PIX_PROCESSOR: 'bcb',
-    PIX_API_URL: url,
-    PIX_OAUTH_URL: `${url}/oauth/token`,
-    PIX_CLIENT_ID: psp.clientId,
-    PIX_CLIENT_SECRET: psp.clientSecret,
-    PIX_CERT: file('client.crt', psp.certs.clientCert),
-    PIX_KEY: file('client.key', psp.certs.clientKey),
-    PIX_CA: file('ca.crt', psp.certs.ca),
-    PIX_KEY_RECEIVER: '7d9f0335-8dcc-4054-9bf9-0dbd61d36906',
-    PAYOUT_PROVIDER: 'efi',
-  };
+  const settings = { ...gatewaySettingsFor(psp, url, dir), PAYOUT_PROVIDER: 'efi' };
   const lines = Object.entries(settings).map(([k, v]) => `${k}=${v}`);
   process.stdout.write(
     [
