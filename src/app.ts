@@ -103,6 +103,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
   };
   app.openapiExtras.webhooks = webhookOperations();
 
+  const mail = { queue, key: config.secretsKey };
+
   // 3. routes, one domain each (a panel route without a declared permission fails here)
   requireDeclaredPermissions(app);
   await app.register(authRoutes, {
@@ -114,8 +116,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
     loginLimit: limits.loginPerIp,
   });
   await app.register(teamRoutes, {
-    team: new TeamService(db, queue, config.publicUrl),
-    links: new AccessLinks(db, queue, config.publicUrl),
+    team: new TeamService(db, mail, config.publicUrl),
+    links: new AccessLinks(db, mail, config.publicUrl),
     requireSession,
     secureCookies: config.production,
     loginLimit: limits.loginPerIp,

@@ -1,3 +1,4 @@
+import { unseal } from '../platform/crypto/sealed.js';
 import type { Db } from '../platform/db/db.js';
 import type { MailTransport } from '../platform/mail/transport.js';
 
@@ -16,7 +17,13 @@ interface MessageRow {
  * two workers holding the same job (a retry racing an expired run) cannot both send it. A failure is recorded
  * on the row and thrown, and the job queue tries again later.
  */
-export async function sendQueuedMail(db: Db, transport: MailTransport, messageId: number, host: string) {
+export async function sendQueuedMail(
+  db: Db,
+  transport: MailTransport,
+  key: Buffer,
+  messageId: number,
+  host: string,
+) {
   try {
     await db.tx(async (tx) => {
       const [m] = await tx.query<MessageRow>('SELECT * FROM mail_messages WHERE id = $1 FOR UPDATE', [
@@ -26,8 +33,8 @@ export async function sendQueuedMail(db: Db, transport: MailTransport, messageId
       await transport.send({
         to: m.recipient,
         subject: m.subject,
-        text: m.text_body,
-        html: m.html_body,
+        text: unseal(key, m.text_body),
+        html: unseal(key, m.html_body),
         messageId: `<mail-${m.id}@${host}>`,
       });
       await tx.query('UPDATE mail_messages SET sent_at = now(), attempts = attempts + 1 WHERE id = $1', [

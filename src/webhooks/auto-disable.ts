@@ -3,7 +3,7 @@ import { recordAudit, SYSTEM_ACTOR } from '../audit/audit.data.js';
 import { rolesWith } from '../auth/roles.js';
 import { activeUsersWithRole } from '../auth/users/data.js';
 import { renderMail } from '../mail/layout.js';
-import { queueMail } from '../mail/outbox.js';
+import { type MailOutbox, queueMail } from '../mail/outbox.js';
 import type { Config } from '../platform/config/config.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { startPeriodic } from '../platform/jobs/periodic.js';
@@ -39,7 +39,7 @@ export async function disableFailingWebhooks(
         action: 'webhook.disabled',
         target: `webhook:${hook.id}`,
       });
-      await mailDisabled(tx, queue, config.publicUrl, accountId, {
+      await mailDisabled(tx, { queue, key: config.secretsKey }, config.publicUrl, accountId, {
         id: Number(hook.id),
         url: disabledHook.url,
         lastError: hook.lastError,
@@ -54,14 +54,14 @@ export async function disableFailingWebhooks(
 /** "Webhook desativado" to the users who manage webhooks (owners, admins, developers). */
 async function mailDisabled(
   tx: Queryable,
-  queue: Queue,
+  outbox: MailOutbox,
   publicUrl: string,
   accountId: number,
   hook: { id: number; url: string; lastError: string | null },
 ): Promise<void> {
   const [at] = await tx.query<{ now: Date }>('SELECT now()');
   for (const user of await activeUsersWithRole(tx, accountId, rolesWith('integrations'))) {
-    await queueMail(tx, queue, {
+    await queueMail(tx, outbox, {
       cause: `webhook_disabled:${hook.id}:${at!.now.toISOString()}`,
       to: user.email,
       ...renderMail({

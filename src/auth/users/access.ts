@@ -1,7 +1,6 @@
 import { type Actor, recordAudit } from '../../audit/audit.data.js';
-import { queueMail } from '../../mail/outbox.js';
+import { type MailOutbox, queueMail } from '../../mail/outbox.js';
 import type { Db } from '../../platform/db/db.js';
-import type { Queue } from '../../platform/jobs/queue.js';
 import { checkPassword, hashPassword } from '../passwords.js';
 import { endSessionsOnNewPassword, type NewSession, type RequestOrigin, startSession } from '../sessions.js';
 import type { UserRow } from './data.js';
@@ -22,7 +21,7 @@ const RESET_MAIL_GAP_SECONDS = 60;
 export class AccessLinks {
   constructor(
     private readonly db: Db,
-    private readonly queue: Queue,
+    private readonly mail: MailOutbox,
     private readonly publicUrl: string,
   ) {}
 
@@ -62,7 +61,7 @@ export class AccessLinks {
       );
       if (!user || user.recent) return;
       const link = await issueLink(tx, user.id, 'password_reset');
-      await queueMail(tx, this.queue, {
+      await queueMail(tx, this.mail, {
         cause: `password_reset:${link.tokenHash}`,
         to: user.email,
         ...passwordResetMail({ name: user.name, url: `${this.publicUrl}/#/nova-senha/${link.token}` }),

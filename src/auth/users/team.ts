@@ -1,9 +1,8 @@
 import { type Actor, recordAudit } from '../../audit/audit.data.js';
-import { queueMail } from '../../mail/outbox.js';
+import { type MailOutbox, queueMail } from '../../mail/outbox.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { isUniqueViolation } from '../../platform/db/db.js';
 import { AppError, notFound, validation } from '../../platform/http/errors.js';
-import type { Queue } from '../../platform/jobs/queue.js';
 import { EMAIL } from '../../platform/net/email.js';
 import type { Role } from '../roles.js';
 import type { Session } from '../sessions.js';
@@ -55,7 +54,7 @@ function checkOwnerRule(by: Session, role: Role | null, target: UserRow | null):
 export class TeamService {
   constructor(
     private readonly db: Db,
-    private readonly queue: Queue,
+    private readonly mail: MailOutbox,
     private readonly publicUrl: string,
   ) {}
 
@@ -85,7 +84,7 @@ export class TeamService {
           by.accountId,
         ]);
         await recordAudit(tx, by.accountId, actor, { action: 'user.invited', target: `user:${user!.id}` });
-        await queueMail(tx, this.queue, {
+        await queueMail(tx, this.mail, {
           cause: `invitation:${link.tokenHash}`,
           to: email,
           ...invitationMail({

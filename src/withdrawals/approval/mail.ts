@@ -2,9 +2,8 @@ import { credentialName } from '../../auth/credentials.data.js';
 import { rolesWith } from '../../auth/roles.js';
 import { activeUsersWithRole } from '../../auth/users/data.js';
 import { renderMail } from '../../mail/layout.js';
-import { queueMail } from '../../mail/outbox.js';
+import { type MailOutbox, queueMail } from '../../mail/outbox.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
-import type { Queue } from '../../platform/jobs/queue.js';
 import { formatBrl } from '../../platform/money/money.js';
 import { maskDocument } from '../../platform/privacy/mask.js';
 import type { WithdrawalRow } from '../data.js';
@@ -22,7 +21,7 @@ async function requesterInWords(q: Queryable, requestedBy: string | null): Promi
   return name ? `pela integração (chave de API "${name}")` : 'pela integração (uma chave de API)';
 }
 
-export async function mailApprovers(db: Db, queue: Queue, publicUrl: string, withdrawalIds: number[]) {
+export async function mailApprovers(db: Db, outbox: MailOutbox, publicUrl: string, withdrawalIds: number[]) {
   await db.tx(async (tx) => {
     const rows = await tx.query<WithdrawalRow>(
       "SELECT * FROM withdrawals WHERE id = ANY($1::bigint[]) AND approval_status = 'awaiting'",
@@ -35,7 +34,7 @@ export async function mailApprovers(db: Db, queue: Queue, publicUrl: string, wit
       const approvers = await activeUsersWithRole(tx, w.account_id, rolesWith('withdrawals.create'));
       for (const user of approvers) {
         if (user.email === w.approval_requested_by) continue;
-        await queueMail(tx, queue, {
+        await queueMail(tx, outbox, {
           cause: `approval:${w.uuid}`,
           to: user.email,
           ...renderMail({

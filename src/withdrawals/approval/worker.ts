@@ -9,7 +9,7 @@ export async function startApprovalWorker(platform: Platform): Promise<() => voi
   await queue.work('withdrawals.ask-approval', { batchSize: 10 }, async (jobs) => {
     await mailApprovers(
       db,
-      queue,
+      { queue, key: config.secretsKey },
       config.publicUrl,
       jobs.flatMap((j) => j.data.withdrawalIds),
     );

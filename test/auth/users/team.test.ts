@@ -50,6 +50,12 @@ describe('invitations', () => {
       'SELECT token_hash FROM user_tokens',
     );
     expect(stored.map((r) => r.token_hash)).not.toContain(token);
+    // and the e-mail waiting in the outbox holds the link sealed, not readable
+    const outbox = await server.runtime.platform.db.query<{ text_body: string; html_body: string }>(
+      'SELECT text_body, html_body FROM mail_messages WHERE recipient = $1',
+      [email],
+    );
+    expect(JSON.stringify(outbox)).not.toContain(token);
 
     const list = await call<{ data: { email: string; status: string }[] }>('GET', `${server.url}/api/users`, {
       headers: owner.panel,
