@@ -11,6 +11,10 @@ import { machine, writeReports } from './report.js';
 
 const dir = path.join(import.meta.dirname, 'cases');
 const wanted = process.argv.slice(2);
+// the soak is a run of its own (30 minutes), never part of the cases
+if (wanted.length === 1 && wanted[0] === 'soak') {
+  await import('./soak.js');
+}
 const cases = readdirSync(dir)
   .filter((f) => f.endsWith('.ts'))
   .map((f) => f.replace(/\.ts$/, ''))

@@ -14,6 +14,7 @@ const INPUTS = [
   'sdk/src',
   'sdk/package.json',
   'sdk/tsconfig.json',
+  'sdk/tsconfig.cjs.json',
   'package.json',
   'package-lock.json',
   'tsconfig.json',
@@ -52,6 +53,9 @@ try {
   execFileSync(bin('tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   // the SDK (sdk/dist, its own package: `npm pack` in sdk/ packs what this built)
   execFileSync(bin('tsc'), ['-p', 'sdk/tsconfig.json'], { cwd: root, stdio: 'inherit' });
+  // and its CommonJS twin, for require() (sdk/dist/cjs, marked CommonJS by a package.json of its own)
+  execFileSync(bin('tsc'), ['-p', 'sdk/tsconfig.cjs.json'], { cwd: root, stdio: 'inherit' });
+  writeFileSync(path.join(root, 'sdk', 'dist', 'cjs', 'package.json'), '{ "type": "commonjs" }\n');
   execFileSync(bin('vite'), ['build', '--config', 'panel/vite.config.ts', '--logLevel', 'warn'], {
     cwd: root,
     stdio: 'inherit',

@@ -12,6 +12,7 @@ import { TotpService } from './auth/totp.js';
 import { AccessLinks } from './auth/users/access.js';
 import { teamRoutes } from './auth/users/routes.js';
 import { TeamService } from './auth/users/team.js';
+import { BcbCobv, BoletoIssuer, boletoRoutes, boletoSales, SandboxCobv } from './boletos/index.js';
 import { EventFeed } from './events/feed.js';
 import { eventRoutes } from './events/routes.js';
 import { Event, EventPage } from './events/schemas.js';
@@ -141,13 +142,22 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(webhookRoutes, { webhooks, requireSession, testLimit: limits.webhookTests });
   const settler = new SaleSettler(db, queue, platform.outbox);
   const processorsForSales = pixProcessors(config, sandboxProcessor, bcb?.processor ?? null);
+  const cobv =
+    config.pixProcessor === 'bcb' && bcb && config.bcb
+      ? new BcbCobv(bcb.client, config.bcb)
+      : config.pixProcessor === 'sandbox'
+        ? new SandboxCobv()
+        : null;
+  const boletoIssuer = new BoletoIssuer(db, cobv, config.boleto, config.publicUrl);
   await app.register(salesRoutes, {
     db,
     apiKey,
     settler,
     ...processorsForSales,
+    boletoSales: cobv ? boletoSales(boletoIssuer, config.webhookAllowPrivate) : null,
     allowPrivateTargets: config.webhookAllowPrivate,
   });
+  await app.register(boletoRoutes, { db, apiKey, settings: config.boleto });
   if (bcb) {
     const recurrenceAccountId = config.bcb?.recurrenceAccountId ?? null;
     await app.register(bcbWebhookRoutes, { db, queue, settler, client: bcb.client, recurrenceAccountId });

@@ -1,4 +1,6 @@
+import type { DestinationStream } from 'pino';
 import { buildApp } from './app.js';
+import { installBoletoRules } from './boletos/index.js';
 import type { Config } from './platform/config/config.js';
 import { checkSecretsKey } from './platform/config/secrets-key-check.js';
 import type { Platform } from './platform/context.js';
@@ -24,12 +26,14 @@ export interface Runtime {
 export interface RuntimeOptions {
   http: boolean;
   workers: boolean;
+  /** Where log lines go instead of standard output (a test reads them). */
+  logTo?: DestinationStream;
   /** Extra routes registered before listening (benchmark baselines). */
   beforeListen?: (app: Http, platform: Platform) => Promise<void>;
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, options.logTo);
   let opened: OpenedDatabase | undefined;
   try {
     opened = await openDatabase(config, {
@@ -39,8 +43,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const { db } = opened;
     const database = opened;
     await migrate(db);
+    installBoletoRules(); // a BOLETO sale's Pix is due its fine, interest or discount (boletos/paid-amount.ts)
     await checkSecretsKey(db, config.secretsKey);
-    const queue = await Queue.start(db, log);
+    const queue = await Queue.start(db, log, {
+      superviseIntervalSeconds: config.jobSuperviseIntervalSeconds,
+      retentionSeconds: config.jobRetentionSeconds,
+    });
     const platform: Platform = { config, db, reads: opened.reads, queue, log, outbox: new OutboxSignal() };
     let stopWorkers: (() => Promise<void>) | undefined;
     if (options.workers) {

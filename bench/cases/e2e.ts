@@ -5,7 +5,8 @@ import { type BenchServer, CONNECTIONS, DURATION, measure, printRow, WARMUP } fr
 import { seedSales, settleRequests, steadySeed } from './settlement.js';
 import { setupTargets, startReceivers } from './webhooks.js';
 
-const CONCURRENCY = 16;
+/** PAGO requests in flight (BENCH_E2E_CONCURRENCY: 50 saturates two cores). */
+const CONCURRENCY = Number(process.env.BENCH_E2E_CONCURRENCY ?? 16);
 /** How long deliveries may trail the last fact before the case reports what arrived. */
 const DRAIN_MS = 30_000;
 
@@ -13,7 +14,7 @@ const pct = (sorted: number[], p: number) =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 
 /**
- * End to end: sale → PAGO (sandbox status route, concurrency 16, one merchant with a permanent webhook for
+ * End to end: sale → PAGO (sandbox status route, concurrency 16 unless BENCH_E2E_CONCURRENCY, one merchant with a permanent webhook for
  * every event) → the signed delivery arriving at a local receiver (its own thread, answers 200 at once).
  * Reports facts/s (sale.paid facts committed, warm-up included, from the first to the last), deliveries/s (first arrivals, from the first fact to the
  * last arrival) and fact → arrival p50/p99 (notification_events.created_at to the receiver's clock, one
@@ -63,6 +64,7 @@ export async function run(server: BenchServer): Promise<void> {
       lastArrival = Math.max(lastArrival, arrived);
     }
     lags.sort((a, b) => a - b);
+    await breakdown(server, m.accountId, seen);
     const first = Math.min(...created.map((c) => c.at));
     const last = Math.max(...created.map((c) => c.at));
     const factRate = created.length / Math.max(0.001, (last - first) / 1000);
@@ -92,6 +94,45 @@ export async function run(server: BenchServer): Promise<void> {
       await once(worker, 'exit');
     }
   }
+}
+
+/**
+ * Where a fact's time goes: fact → its delivery row (fan-out, the statement's transaction time) and delivery
+ * row → arrival (claim, the host's queue, the request), p50/p99 each.
+ */
+async function breakdown(server: BenchServer, accountId: number, seen: Map<string, number>): Promise<void> {
+  const rows = await server.db.query<{ id: string; fact: number; fanned: number }>(
+    `SELECT e.id::text AS id, (extract(epoch FROM e.created_at) * 1000)::float8 AS fact,
+            (extract(epoch FROM d.created_at) * 1000)::float8 AS fanned
+       FROM notification_events e JOIN notification_deliveries d ON d.event_id = e.id AND d.kind = 'webhook'
+      WHERE e.event_type = 'sale.paid' AND e.account_id = $1`,
+    [accountId],
+  );
+  const fanOut: number[] = [];
+  const send: number[] = [];
+  const first = Math.min(...rows.map((r) => r.fact));
+  const bySecond = new Map<number, number[]>();
+  for (const r of rows) {
+    const arrived = seen.get(r.id);
+    if (arrived === undefined) continue;
+    fanOut.push(r.fanned - r.fact);
+    send.push(arrived - r.fanned);
+    const second = Math.floor((r.fact - first) / 1000);
+    bySecond.set(second, [...(bySecond.get(second) ?? []), arrived - r.fact]);
+  }
+  if (process.env.BENCH_E2E_SECONDS) {
+    for (const [second, lags] of [...bySecond].sort((a, b) => a[0] - b[0])) {
+      lags.sort((a, b) => a - b);
+      console.log(
+        `  second ${second}: ${lags.length} facts, p50 ${Math.round(pct(lags, 50))} ms, p99 ${Math.round(pct(lags, 99))} ms, max ${Math.round(lags[lags.length - 1]!)} ms`,
+      );
+    }
+  }
+  const show = (xs: number[]) => {
+    xs.sort((a, b) => a - b);
+    return `p50 ${Math.round(pct(xs, 50))} ms, p99 ${Math.round(pct(xs, 99))} ms`;
+  };
+  console.log(`  fact → fanned out: ${show(fanOut)}; fanned out → arrival: ${show(send)}`);
 }
 
 /**

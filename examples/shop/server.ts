@@ -10,7 +10,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Gateway, GatewayError, verifyWebhook, WebhookVerificationError } from '@payment-gateway/sdk';
+import {
+  Gateway,
+  GatewayError,
+  verifyWebhook,
+  type WebhookEvent,
+  WebhookVerificationError,
+} from '@payment-gateway/sdk';
 
 interface Order {
   id: string;
@@ -72,6 +78,10 @@ async function checkout(res: ServerResponse): Promise<void> {
   order.pixCode = charge.pixKey;
   order.qrImage = charge.pixQrCode;
   orders.set(order.id, order);
+  // in the sandbox no bank pays it: this is how to, as the buyer's bank would
+  console.log(
+    `order ${order.id}: charge ${charge.uuid} awaiting payment (sandbox: npx gateway trigger sale.paid --sale ${charge.uuid})`,
+  );
   res.writeHead(303, { location: `/orders/${order.id}` }).end();
 }
 
@@ -83,7 +93,7 @@ function orderPage(res: ServerResponse, id: string): void {
   }
   const pay =
     order.status === 'awaiting payment' && order.qrImage
-      ? `<p>Pague com PIX:</p><img id="qr" alt="QR code PIX" width="240" height="240" src="${escapeHtml(order.qrImage)}"><p>Copia e cola: <code>${escapeHtml(order.pixCode ?? '')}</code></p>`
+      ? `<p>Pague com PIX:</p><img id="qr" alt="QR code PIX" width="240" height="240" src="${escapeHtml(order.qrImage)}"><p>Copia e cola: <code>${escapeHtml(order.pixCode ?? '')}</code></p><p><small>No sandbox, pague com <code>npx gateway trigger sale.paid --sale ${escapeHtml(order.saleUuid ?? '')}</code></small></p>`
       : '';
   res
     .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
@@ -98,7 +108,7 @@ function orderPage(res: ServerResponse, id: string): void {
 async function webhook(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  let event: ReturnType<typeof verifyWebhook<{ uuid?: string; metadata?: Record<string, string> }>>;
+  let event: WebhookEvent;
   try {
     event = verifyWebhook({
       body: Buffer.concat(chunks),
@@ -111,8 +121,15 @@ async function webhook(req: IncomingMessage, res: ServerResponse): Promise<void>
     return;
   }
   res.writeHead(200).end(); // answer first: a slow answer is retried
+  // the event's type narrows its payload: here only a sale's notifications concern an order
+  if (
+    event.eventType !== 'sale.paid' &&
+    event.eventType !== 'sale.refunded' &&
+    event.eventType !== 'sale.canceled'
+  )
+    return;
   const order = orders.get(event.payload.metadata?.orderId ?? '');
-  if (!order || !event.payload.uuid) return;
+  if (!order) return;
   // a notification says "this changed, look": the sale as the gateway has it now decides
   const sale = await gateway.transactions.retrieve(event.payload.uuid);
   const status = { PAGO: 'paid', ESTORNADO: 'refunded', CANCELADO: 'cancelled' }[sale.status] as

@@ -8,7 +8,14 @@ import type { paths } from './openapi.js';
 export { GatewayError, WebhookVerificationError } from './errors.js';
 export type { ClientOptions, RequestOptions } from './http.js';
 export type { paths } from './openapi.js';
-export { type VerifiedWebhook, type VerifyWebhookOptions, verifyWebhook } from './webhooks.js';
+export {
+  type VerifiedWebhook,
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookPayload,
+} from './webhooks.js';
 
 type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 type Answer<P extends keyof paths, M extends keyof paths[P], S extends number> = paths[P][M] extends {

@@ -1338,6 +1338,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/boletos/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payer's link to a boleto's PDF (the `pdfUrl` of the sale): no key, an unguessable token */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    file: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The boleto as an A4 PDF */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/pdf": string;
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Not found",
+                         *       "error": "NOT_FOUND"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
+                /** @description Error shape D */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Internal server error",
+                         *       "error": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Service unavailable",
+                         *       "error": "SERVICE_UNAVAILABLE"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/credentials": {
         parameters: {
             query?: never;
@@ -6465,7 +6548,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Open a PIX charge: a BR Code and its QR code, metadata kept as given */
+        /** Open a PIX charge (a BR Code and its QR code) or issue a boleto híbrido, metadata kept as given */
         post: {
             parameters: {
                 query?: never;
@@ -6505,15 +6588,33 @@ export interface paths {
                      */
                     "application/json": {
                         amount: number;
-                        /**
-                         * @example {
-                         *       "name": "Maria Silva",
-                         *       "email": "maria@example.com",
-                         *       "document": "529.982.247-25",
-                         *       "phone": "+55 11 98765-4321"
-                         *     }
-                         */
+                        /** @description Required for BOLETO: the boleto híbrido (barcode and Pix with due date) */
+                        boleto?: {
+                            daysAfterDue?: number;
+                            discount?: {
+                                amountCents: number;
+                                /** @description YYYY-MM-DD, at most the due date */
+                                untilDate: string;
+                            };
+                            /** @description YYYY-MM-DD, today to 365 days ahead (São Paulo) */
+                            dueDate: string;
+                            /** @example 2.00 */
+                            finePercent?: string;
+                            /** @example 1.00 */
+                            monthlyInterestPercent?: string;
+                        };
                         customer: {
+                            /** @description The payer's address: required for BOLETO */
+                            address?: {
+                                city: string;
+                                district: string;
+                                number: string;
+                                /** @description UF */
+                                state: string;
+                                street: string;
+                                /** @description 8 digits (a dash allowed) */
+                                zipCode: string;
+                            };
                             document: string;
                             email: string;
                             name: string;
@@ -6536,8 +6637,7 @@ export interface paths {
                         metadata?: {
                             [key: string]: string;
                         };
-                        /** @enum {string} */
-                        paymentMethod: "PIX";
+                        paymentMethod: "PIX" | "BOLETO";
                         postbackUrl?: string;
                         shipping?: {
                             [key: string]: unknown;
@@ -6590,11 +6690,34 @@ export interface paths {
                          *       "expiresAt": null,
                          *       "idRec": "pedido-1001",
                          *       "contrato": "pedido-1001",
+                         *       "paidAmount": null,
+                         *       "boleto": {
+                         *         "barcode": "pedido-1001",
+                         *         "digitableLine": "pedido-1001",
+                         *         "dueDate": "pedido-1001",
+                         *         "nossoNumero": "pedido-1001",
+                         *         "pdfUrl": "https://loja.example.com/webhooks/gateway",
+                         *         "pixCopyPaste": "pedido-1001",
+                         *         "pixQrCode": "pedido-1001"
+                         *       },
                          *       "pixQrCode": "pedido-1001"
                          *     }
                          */
                         "application/json": {
                             amount: number;
+                            /** @description BOLETO sales: the boleto híbrido */
+                            boleto?: {
+                                /** @description 44 digits (FEBRABAN) */
+                                barcode: string;
+                                /** @description The linha digitável, 47 digits */
+                                digitableLine: string;
+                                dueDate: string;
+                                nossoNumero: string;
+                                /** @description The payer's link to the PDF (no key needed) */
+                                pdfUrl: string;
+                                pixCopyPaste: string;
+                                pixQrCode: string;
+                            };
                             boletoCode: string | null;
                             cardBrand: string | null;
                             cardLastFour: string | null;
@@ -6630,6 +6753,8 @@ export interface paths {
                                 [key: string]: string;
                             };
                             netAmount: number;
+                            /** @description BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid */
+                            paidAmount?: number | null;
                             paymentMethod: string;
                             pixKey: string | null;
                             pixQrCode: string;
@@ -6853,6 +6978,143 @@ export interface paths {
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Invalid body/amount: must be number",
+                         *       "error": "VALIDATION_ERROR"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Missing or invalid API keys",
+                         *       "error": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] | components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Not found",
+                         *       "error": "NOT_FOUND"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
+                /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Too many requests: retry in 1 s",
+                         *       "error": "RATE_LIMITED"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
+                /** @description Error shape D */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Internal server error",
+                         *       "error": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "message": "Service unavailable",
+                         *       "error": "SERVICE_UNAVAILABLE"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TransactionError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/transactions/{id}/boleto.pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A BOLETO sale's boleto híbrido as an A4 PDF */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The boleto as an A4 PDF */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/pdf": string;
                     };
                 };
                 /** @description Error shape D */
@@ -7624,7 +7886,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Invite someone by e-mail (a one-time link, valid 72 hours)
+         * Invite someone by e-mail (a one-time link, valid 72 hours; 20 invitations an hour per account)
          * @description Roles: owner, admin (users, roles and the withdrawal approval rule).
          */
         post: {
@@ -7749,6 +8011,24 @@ export interface paths {
                          *       "error": {
                          *         "code": "CONFLICT",
                          *         "message": "The resource changed meanwhile"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "RATE_LIMITED",
+                         *         "message": "Too many requests: retry in 1 s"
                          *       }
                          *     }
                          */
@@ -11346,6 +11626,19 @@ export interface components {
          */
         Sale: {
             amount: number;
+            /** @description BOLETO sales: the boleto híbrido */
+            boleto?: {
+                /** @description 44 digits (FEBRABAN) */
+                barcode: string;
+                /** @description The linha digitável, 47 digits */
+                digitableLine: string;
+                dueDate: string;
+                nossoNumero: string;
+                /** @description The payer's link to the PDF (no key needed) */
+                pdfUrl: string;
+                pixCopyPaste: string;
+                pixQrCode: string;
+            };
             boletoCode: string | null;
             cardBrand: string | null;
             cardLastFour: string | null;
@@ -11381,6 +11674,8 @@ export interface components {
                 [key: string]: string;
             };
             netAmount: number;
+            /** @description BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid */
+            paidAmount?: number | null;
             paymentMethod: string;
             pixKey: string | null;
             reserveAmount: number;

@@ -1,5 +1,22 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { WebhookVerificationError } from './errors.js';
+import type { webhooks } from './openapi.js';
+
+/** The events the gateway notifies, by name (the OpenAPI document's `webhooks`). */
+export type WebhookEventType = keyof webhooks;
+/** The body the gateway sends for an event, as the OpenAPI document's `webhooks` define it. */
+export type WebhookPayload<K extends WebhookEventType> =
+  webhooks[K]['post']['requestBody']['content']['application/json'];
+
+/**
+ * A verified webhook, typed by its event: narrowing on `eventType` gives the payload's type (a sale's
+ * notification for `sale.*`, a withdrawal's for `withdrawal.*`, a cart's for `cart.*`). `webhook.test` is the
+ * panel's test delivery; `null` an event this SDK does not know yet (a newer gateway), its payload unknown.
+ */
+export type WebhookEvent =
+  | { [K in WebhookEventType]: VerifiedWebhook<WebhookPayload<K>> & { eventType: K } }[WebhookEventType]
+  | (VerifiedWebhook<{ type: 'TEST' } & Record<string, unknown>> & { eventType: 'webhook.test' })
+  | (VerifiedWebhook<unknown> & { eventType: null });
 
 export interface VerifyWebhookOptions {
   /** The raw body bytes as received (re-serialized JSON does not verify). */
@@ -49,7 +66,10 @@ const OTHER_EVENTS: Record<string, Record<string, string>> = {
  * secret's text) and the Standard Webhooks `webhook-signature`, which also covers the event id; the event type
  * is read from the signed body, never from the unsigned X-Service-Event-Type header.
  */
-export function verifyWebhook<T = unknown>(options: VerifyWebhookOptions): VerifiedWebhook<T> {
+export function verifyWebhook(options: VerifyWebhookOptions): WebhookEvent;
+/** The same, with the payload typed by the caller (no narrowing by event). */
+export function verifyWebhook<T>(options: VerifyWebhookOptions): VerifiedWebhook<T>;
+export function verifyWebhook(options: VerifyWebhookOptions): VerifiedWebhook<unknown> {
   const secrets = typeof options.secret === 'string' ? [options.secret] : [...options.secret];
   if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === '')) {
     throw new TypeError('secret is required');
@@ -99,7 +119,7 @@ export function verifyWebhook<T = unknown>(options: VerifyWebhookOptions): Verif
   if (eventType !== null && claimedType !== undefined && claimedType !== eventType) {
     fail('X-Service-Event-Type does not match the signed body');
   }
-  return { eventId: id, eventType, timestamp, payload: payload as T };
+  return { eventId: id, eventType, timestamp, payload };
 }
 
 function headerReader(headers: VerifyWebhookOptions['headers']): (name: string) => string | undefined {

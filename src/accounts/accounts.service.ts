@@ -6,7 +6,8 @@ import type { Db, Queryable } from '../platform/db/db.js';
 import { isUniqueViolation } from '../platform/db/db.js';
 import { conflict, notFound, validation } from '../platform/http/errors.js';
 import { formatPercentE4, formatReais } from '../platform/money/money.js';
-import { EMAIL } from '../platform/net/email.js';
+import { isEmailAddress } from '../platform/net/email.js';
+import { nameProblem } from '../platform/text/names.js';
 
 export interface AccountRow {
   id: number;
@@ -43,8 +44,9 @@ export async function createAccount(
 ): Promise<{ id: number; email: string; name: string }> {
   const name = input.name.trim();
   const email = input.email.trim().toLowerCase();
-  if (!name) throw validation('name must not be empty');
-  if (!EMAIL.test(email)) throw validation(`"${input.email}" is not an email address`);
+  const problem = nameProblem(name);
+  if (problem) throw validation(`name ${problem}`);
+  if (!isEmailAddress(email)) throw validation(`"${input.email}" is not an email address`);
   checkPassword(input.password);
   const passwordHash = await hashPassword(input.password);
   try {

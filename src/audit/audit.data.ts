@@ -87,6 +87,25 @@ export async function recordAudit(
   );
 }
 
+/**
+ * How many entries of `action` the account has in the last `seconds`, and when the oldest of them leaves that
+ * window (a count of things done, for limits that must hold across processes).
+ */
+export async function recentAudit(
+  q: Queryable,
+  accountId: number,
+  action: AuditAction,
+  seconds: number,
+): Promise<{ count: number; secondsUntilOldestLeaves: number }> {
+  const [row] = await q.query<{ count: number; wait: number | null }>(
+    `SELECT count(*)::int AS count,
+            ceil(extract(epoch FROM min(at) + make_interval(secs => $3) - now()))::int AS wait
+       FROM audit_log WHERE account_id = $1 AND action = $2 AND at > now() - make_interval(secs => $3)`,
+    [accountId, action, seconds],
+  );
+  return { count: row?.count ?? 0, secondsUntilOldestLeaves: row?.wait ?? 0 };
+}
+
 /** Many accounts' entries by one actor kind at once (a batch of API cashouts), in the caller's transaction. */
 export async function recordAuditRows(
   q: Queryable,

@@ -9,7 +9,11 @@ const MAX_LOCK_SECONDS = 900;
 
 /** What a secret is checked for: a login (by email) or a confirmation behind a panel session (by account). */
 export const loginKey = (email: string) => email;
-export const confirmationKey = (userId: number) => `confirm:user:${userId}`;
+/**
+ * Failed confirmations behind a panel session are counted per account (docs/security.md): several stolen
+ * sessions of one account share one allowance (a right confirmation clears it, as a right password does).
+ */
+export const confirmationKey = (accountId: number) => `confirm:account:${accountId}`;
 
 export interface Attempt {
   /**

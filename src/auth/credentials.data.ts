@@ -52,8 +52,10 @@ export function listCredentials(q: Queryable, accountId: number): Promise<Creden
  * under the account's row lock so concurrent creations cannot pass the cap together. NO KEY UPDATE: the
  * foreign-key checks of cashouts and sales (KEY SHARE) on the same row do not wait for it.
  */
-export async function lockAndCountLiveCredentials(q: Queryable, accountId: number): Promise<number> {
-  await q.query('SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [accountId]);
+/** The account's live key pairs, its row locked for the count (null: no such account). */
+export async function lockAndCountLiveCredentials(q: Queryable, accountId: number): Promise<number | null> {
+  const found = await q.query('SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [accountId]);
+  if (found.length === 0) return null;
   const [row] = await q.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM api_credentials
       WHERE account_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,

@@ -59,9 +59,9 @@ export class CredentialService {
     const spec = parseRequest(request);
     let seq = 0;
     const issued = await this.db.tx(async (tx) => {
-      if ((await data.lockAndCountLiveCredentials(tx, accountId)) >= MAX_LIVE_KEYS_PER_ACCOUNT) {
-        throw tooManyKeys();
-      }
+      const live = await data.lockAndCountLiveCredentials(tx, accountId);
+      if (live === null) throw notFound(`No account ${accountId}`);
+      if (live >= MAX_LIVE_KEYS_PER_ACCOUNT) throw tooManyKeys();
       const made = await insertPair(tx, accountId, spec);
       seq = made.seq;
       if (actor) {
@@ -86,7 +86,7 @@ export class CredentialService {
     }
     let seq = 0;
     const issued = await this.db.tx(async (tx) => {
-      const live = await data.lockAndCountLiveCredentials(tx, accountId);
+      const live = (await data.lockAndCountLiveCredentials(tx, accountId)) ?? 0;
       const old = await data.lockLiveCredential(tx, accountId, id);
       if (!old) throw notFound('No such active credential');
       if (old.rolled_to !== null) throw validation('This credential was rolled already; roll its successor');

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../platform/db/db.js';
+import { isDatabaseUnavailable } from '../platform/db/unavailable.js';
 import { canonicalIp } from '../platform/net/ip.js';
 import { recordLastUses } from './credentials.data.js';
 
@@ -39,7 +40,8 @@ export class LastUseRecorder {
         })),
       );
     } catch (err) {
-      this.log.warn({ err, keys: batch.size }, 'could not record API keys last use');
+      if (!isDatabaseUnavailable(err))
+        this.log.warn({ err, keys: batch.size }, 'could not record API keys last use');
     }
   }
 

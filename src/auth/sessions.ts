@@ -78,11 +78,13 @@ export class SessionService {
    * True when the confirmation is the logged-in user's: the two-factor code when two-factor is on (each code
    * works once), else the password. Panel withdrawals are confirmed with it.
    */
-  async confirm(userId: number, given: Confirmation): Promise<boolean> {
-    // a stolen session must not become a way to guess the password or the code: failures count like logins'
-    return withAttempt(this.db, confirmationKey(userId), 'confirmations', async (attempt) => {
-      const ok = await this.checkConfirmation(userId, given, attempt.turn);
-      if (ok) await clearAttempts(this.db, confirmationKey(userId));
+  async confirm(user: { id: number; accountId: number }, given: Confirmation): Promise<boolean> {
+    // a stolen session must not become a way to guess the password or the code: failures count like logins',
+    // per account (every session of the account shares one allowance)
+    const key = confirmationKey(user.accountId);
+    return withAttempt(this.db, key, 'confirmations', async (attempt) => {
+      const ok = await this.checkConfirmation(user.id, given, attempt.turn);
+      if (ok) await clearAttempts(this.db, key);
       return ok;
     });
   }

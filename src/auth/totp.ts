@@ -92,7 +92,13 @@ export class TotpService {
 
   async disable(userId: number, code: string, actor: Actor): Promise<void> {
     // counted like a withdrawal's confirmation: a stolen session cannot guess its way to turning two-factor off
-    await withAttempt(this.db, confirmationKey(userId), 'confirmations', () =>
+    const [owner] = await this.db.query<{ account_id: number }>(
+      'SELECT account_id FROM users WHERE id = $1',
+      [userId],
+    );
+    if (!owner) throw validation('No such user');
+    const key = confirmationKey(Number(owner.account_id));
+    await withAttempt(this.db, key, 'confirmations', () =>
       this.db.tx(async (tx) => {
         const row = await lockUser(tx, userId);
         const secret = this.secretOf(row);
@@ -103,7 +109,7 @@ export class TotpService {
         await tx.query('UPDATE users SET totp_secret_enc = NULL, totp_pending_enc = NULL WHERE id = $1', [
           userId,
         ]);
-        await clearAttempts(tx, confirmationKey(userId));
+        await clearAttempts(tx, key);
         await recordAudit(tx, row.account_id, actor, { action: 'totp.disabled', target: null });
       }),
     );

@@ -41,6 +41,8 @@ async function main(argv: string[]): Promise<number> {
   const database = await openDatabase(config, { poolMax: 2, log: () => undefined });
   try {
     if (argv[0] !== 'migrate') await migrate(database.db);
+    // as `serve` does: a command that credits sales (reconcile, boletos retorno) applies a boleto's terms too
+    (await import('../boletos/index.js')).installBoletoRules();
     return print(await execute(argv, { db: database.db, config }));
   } finally {
     await database.close();

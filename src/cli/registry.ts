@@ -1,4 +1,6 @@
 import { accountCommands } from '../accounts/cli.js';
+import { keyCommands } from '../auth/cli.js';
+import { boletoCommands } from '../boletos/cli.js';
 import { ledgerCommands } from '../ledger/cli.js';
 import type { Command } from '../platform/cli/command.js';
 import { migrate } from '../platform/db/migrate.js';
@@ -26,8 +28,10 @@ const migrateCommand: Command = {
 export const COMMANDS: Command[] = [
   migrateCommand,
   ...accountCommands,
+  ...keyCommands,
   ...ledgerCommands,
   ...cashoutCommands,
   ...notificationCommands,
   ...reconciliationCommands,
+  ...boletoCommands,
 ];

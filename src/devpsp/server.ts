@@ -4,6 +4,7 @@ import { request as httpRequest } from 'undici';
 import { formatReais, parseReais } from '../platform/money/money.js';
 import { brCode } from '../rails/brcode.js';
 import { type DevCertificates, generateCertificates } from './certs.js';
+import { CobvPsp } from './cobv.js';
 import { pixView, receivedPage } from './received-pages.js';
 import { RecurringPsp } from './recurring.js';
 import { type Cob, newEndToEndId, type PixSend, PspState, type ReceivedPix } from './state.js';
@@ -36,6 +37,8 @@ export class DevPsp {
   readonly state = new PspState();
   /** Pix Automático: mandates and their cycles, approved and paid on request. */
   readonly recurring = new RecurringPsp(this.state);
+  /** Charges with due date (boletos híbridos). */
+  readonly cobv = new CobvPsp(this.state, (chave, pix) => this.notify(chave, pix));
   readonly certs: DevCertificates;
   readonly clientId: string;
   readonly clientSecret: string;
@@ -179,7 +182,10 @@ export class DevPsp {
     // a cycle's Pix (Pix Automático) is reported through its charge's callback, others through the Pix one
     const cobr = this.recurring.cobrs.get(pix.txid ?? '');
     if (cobr) await this.recurring.notifyCharge(cobr);
-    else await this.notify(this.state.cobs.get(pix.txid ?? '')!.chave, [pix]);
+    else {
+      const chave = (this.state.cobs.get(pix.txid ?? '') ?? this.cobv.cobvs.get(pix.txid ?? ''))!.chave;
+      await this.notify(chave, [pix]);
+    }
   }
 
   private async notify(chave: string, pix: ReceivedPix[]): Promise<void> {
@@ -253,6 +259,7 @@ export class DevPsp {
     });
     app.post('/oauth/token', async (req, reply) => this.token(req, reply));
     this.recurring.routes(app);
+    this.cobv.routes(app, () => this.url);
     app.put('/cob/:txid', async (req, reply) => {
       const { txid } = req.params as { txid: string };
       const body = req.body as {
@@ -411,7 +418,7 @@ export class DevPsp {
       token_type: 'Bearer',
       expires_in: this.ttl,
       scope:
-        'cob.write cob.read pix.read pix.write pix.send gn.pix.send.read webhook.write rec.read cobr.read webhookrec.write webhookcobr.write',
+        'cob.write cob.read cobv.write cobv.read pix.read pix.write pix.send gn.pix.send.read webhook.write rec.read cobr.read webhookrec.write webhookcobr.write',
     };
   }
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../platform/db/db.js';
 import type { OutboxSignal } from '../platform/db/outbox-signal.js';
+import { isDatabaseUnavailable } from '../platform/db/unavailable.js';
 import { finalBound, finalFactsAfter, type StreamPosition, type StreamRow } from './data.js';
 
 /** How often the feed looks for facts other processes committed, while any stream is open here. */
@@ -76,7 +77,9 @@ export class EventFeed {
     }
     if (this.listeners.size === 0 || !this.position) return;
     this.reading = this.readAll()
-      .catch((err: unknown) => this.log.warn({ err }, 'event feed read failed; trying again'))
+      .catch((err: unknown) => {
+        if (!isDatabaseUnavailable(err)) this.log.warn({ err }, 'event feed read failed; trying again');
+      })
       .finally(() => {
         this.reading = null;
         if (this.again) {

@@ -10,13 +10,12 @@ import {
   type StreamRow,
 } from './data.js';
 import type { EventFeed } from './feed.js';
+import { STREAM_LIMITS, StreamWriter } from './stream-writer.js';
 
 /** A comment line at least this often, so proxies and clients see the connection alive (Part 3: ≤ 15 s). */
 const KEEP_ALIVE_MS = 15_000;
 /** Backlog events read per query when a stream resumes. */
 const BACKLOG_PAGE = 500;
-/** Unsent bytes a slow client may leave in memory; past it the stream ends and the client resumes. */
-const MAX_BUFFERED = 1024 * 1024;
 
 export interface StreamRequest {
   accountId: number;
@@ -45,25 +44,24 @@ export async function openStream(
     row.account_id === ask.accountId && (ask.types === null || ask.types.includes(row.event_type));
 
   const res = reply.raw;
+  const out = new StreamWriter(res);
   let live = false;
   let ended = false;
+  // live events that arrive while the backlog is sent, bounded like the socket's own buffer
   const waiting: StreamRow[] = [];
-  const write = (rows: StreamRow[]) => {
-    if (ended) return;
-    let text = '';
-    for (const row of rows) text += `id: ${row.id}\nevent: ${row.event_type}\ndata: ${row.webhook_body}\n\n`;
-    if (text !== '') res.write(text);
-    if (res.writableLength > MAX_BUFFERED) end();
-  };
+  let waitingBytes = 0;
   const { from, leave } = await feed.join((rows) => {
     const mine = rows.filter(wanted);
     if (mine.length === 0) return;
-    if (live) write(mine);
-    else waiting.push(...mine);
+    if (live) {
+      sendRows(out, mine);
+      return;
+    }
+    waiting.push(...mine);
+    for (const row of mine) waitingBytes += row.webhook_body.length;
+    if (waitingBytes > STREAM_LIMITS.maxUnsentBytes) out.cut('bytes');
   });
-  const keepAlive = setInterval(() => {
-    if (!ended) res.write(': keep-alive\n\n');
-  }, KEEP_ALIVE_MS);
+  const keepAlive = setInterval(() => out.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
   keepAlive.unref();
   const end = () => {
     if (ended) return;
@@ -71,7 +69,7 @@ export async function openStream(
     clearInterval(keepAlive);
     leave();
     openStreams.delete(end);
-    res.end();
+    out.close();
   };
   openStreams.add(end);
   res.on('close', end);
@@ -84,31 +82,51 @@ export async function openStream(
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
-  res.write(': connected\n\n');
+  out.write(': connected\n\n');
   try {
-    if (resumeFrom) await sendBacklog(db, ask.accountId, resumeFrom, from, wanted, write, () => ended);
+    if (resumeFrom) await sendBacklog(db, ask.accountId, resumeFrom, from, wanted, out);
   } catch (err) {
     request.log.warn({ err }, 'event stream backlog failed; the client resumes');
     end();
     return;
   }
-  write(waiting.splice(0));
+  sendRows(out, waiting.splice(0));
   live = true;
 }
 
+/**
+ * Each row's bytes made once, however many streams send it: every socket queues a reference to the same
+ * buffer, so a fan-out to many slow streams holds one copy of an event, not one per stream.
+ */
+const encoded = new WeakMap<StreamRow, Buffer>();
+const sendRows = (out: StreamWriter, rows: StreamRow[]) => {
+  for (const row of rows) {
+    let bytes = encoded.get(row);
+    if (bytes === undefined) {
+      bytes = Buffer.from(`id: ${row.id}\nevent: ${row.event_type}\ndata: ${row.webhook_body}\n\n`);
+      encoded.set(row, bytes);
+    }
+    out.write(bytes);
+  }
+};
+
+/** The events after `after`, oldest first, each written once the socket took the one before (its pace). */
 async function sendBacklog(
   db: Db,
   accountId: number,
   after: StreamPosition,
   upTo: StreamPosition,
   wanted: (row: StreamRow) => boolean,
-  write: (rows: StreamRow[]) => void,
-  ended: () => boolean,
+  out: StreamWriter,
 ): Promise<void> {
   let from = after;
-  while (!ended()) {
+  while (!out.isClosed) {
     const rows = await accountFactsBetween(db, accountId, from, upTo, BACKLOG_PAGE);
-    write(rows.filter(wanted));
+    for (const row of rows.filter(wanted)) {
+      if (out.isClosed) return;
+      sendRows(out, [row]);
+      await out.drained();
+    }
     const last = rows.at(-1);
     if (rows.length < BACKLOG_PAGE || !last) return;
     from = { txid: last.txid, id: last.id };

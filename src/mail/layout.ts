@@ -16,8 +16,20 @@ export interface MailParts {
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-/** The text and HTML parts of one message, the same words in both. */
-export function renderMail(parts: MailParts): MailContent {
+/** Every line break and control character of a piece becomes a space: data never starts a line of its own. */
+const oneLine = (s: string) => s.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ');
+
+/**
+ * The text and HTML parts of one message, the same words in both. Each paragraph, the action and the footnote
+ * is one line, whatever the data put in them: the layout alone places the line breaks.
+ */
+export function renderMail(raw: MailParts): MailContent {
+  const parts: MailParts = {
+    subject: oneLine(raw.subject),
+    paragraphs: raw.paragraphs.map(oneLine),
+    ...(raw.action ? { action: { label: oneLine(raw.action.label), url: oneLine(raw.action.url) } } : {}),
+    ...(raw.footnote !== undefined ? { footnote: oneLine(raw.footnote) } : {}),
+  };
   const text = [
     ...parts.paragraphs,
     ...(parts.action ? [`${parts.action.label}: ${parts.action.url}`] : []),

@@ -70,7 +70,7 @@ export const reconciliationCommands: Command[] = [
       if (!config.bcb) throw new Error('reconciliation needs PIX_PROCESSOR=bcb and its PSP settings');
       const client = new PixApiClient(config.bcb);
       const log = createLogger(config.logLevel);
-      const queue = await Queue.start(db, log);
+      const queue = await Queue.start(db, log, null);
       try {
         const report = await reconcileWindow(
           { db, queue, settler: new SaleSettler(db, queue), client, log },

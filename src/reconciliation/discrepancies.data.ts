@@ -1,7 +1,7 @@
 import type { Queryable } from '../platform/db/db.js';
 import { discrepanciesFound } from './metrics.js';
 
-export type DiscrepancyKind = 'unknown_charge' | 'amount_mismatch' | 'missing_at_psp';
+export type DiscrepancyKind = 'unknown_charge' | 'amount_mismatch' | 'missing_at_psp' | 'duplicate_payment';
 
 /** A disagreement between the PSP and the gateway, as `gateway reconcile` prints it (amount in cents). */
 export interface Discrepancy {
@@ -40,6 +40,19 @@ export async function recordDiscrepancies(db: Queryable, runId: number, found: D
     ],
   );
   for (const r of rows) if (r.inserted) discrepanciesFound.inc({ kind: r.kind });
+}
+
+/**
+ * A payment found outside a reconciliation run (a boleto's second payment, from a CNAB return): recorded once
+ * per `e2eid` (the payment's own reference), like a run's discrepancies.
+ */
+export async function recordPaymentDiscrepancy(db: Queryable, found: Discrepancy): Promise<void> {
+  const rows = await db.query<{ inserted: boolean }>(
+    `INSERT INTO reconciliation_discrepancies (kind, e2eid, txid, amount, detail) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (kind, e2eid) DO NOTHING RETURNING true AS inserted`,
+    [found.kind, found.e2eid, found.txid, found.amount, found.detail],
+  );
+  if (rows.length > 0) discrepanciesFound.inc({ kind: found.kind });
 }
 
 /** Pix once missing at the PSP that it lists now: no longer a discrepancy. */

@@ -95,12 +95,18 @@ export async function setChargeExpiry(
   ]);
 }
 
+/** A charge that expires at a given instant (a boleto: the day after its last payable day, São Paulo). */
+export async function setChargeExpiryAt(tx: Queryable, saleId: number, at: Date): Promise<void> {
+  await tx.query('UPDATE sales SET charge_expires_at = $2 WHERE id = $1', [saleId, at.toISOString()]);
+}
+
 /** A PENDENTE charge past its expiry, as the expiry job reads it. */
 export interface ExpiredChargeRow {
   id: number;
   uuid: string;
   amount: number;
   processor: string;
+  payment_method: string;
   external_transaction_id: string;
   charge_expires_at: Date;
 }
@@ -112,7 +118,7 @@ export async function findExpiredCharges(
   limit: number,
 ): Promise<ExpiredChargeRow[]> {
   return q.query<ExpiredChargeRow>(
-    `SELECT id, uuid, amount, processor, external_transaction_id, charge_expires_at FROM sales
+    `SELECT id, uuid, amount, processor, payment_method, external_transaction_id, charge_expires_at FROM sales
       WHERE status = 'PENDENTE' AND charge_expires_at < now()
         AND ($1::timestamptz IS NULL OR (charge_expires_at, id) > ($1, $2))
       ORDER BY charge_expires_at, id LIMIT $3`,

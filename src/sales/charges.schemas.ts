@@ -6,8 +6,40 @@ import { CustomerIn, ItemIn, Sale } from './schemas.js';
 export const ChargeBody = Type.Object(
   {
     amount: Type.Integer({ minimum: 1, maximum: MAX_CHARGE_CENTS }),
-    paymentMethod: Type.Literal('PIX'),
-    customer: CustomerIn,
+    paymentMethod: Type.Union([Type.Literal('PIX'), Type.Literal('BOLETO')]),
+    customer: Type.Object({
+      ...CustomerIn.properties,
+      address: Type.Optional(
+        Type.Object(
+          {
+            street: Type.String({ minLength: 1, maxLength: 200 }),
+            number: Type.String({ minLength: 1, maxLength: 20 }),
+            district: Type.String({ minLength: 1, maxLength: 100 }),
+            city: Type.String({ minLength: 1, maxLength: 100 }),
+            state: Type.String({ minLength: 2, maxLength: 2, description: 'UF' }),
+            zipCode: Type.String({ minLength: 8, maxLength: 9, description: '8 digits (a dash allowed)' }),
+          },
+          { description: "The payer's address: required for BOLETO" },
+        ),
+      ),
+    }),
+    boleto: Type.Optional(
+      Type.Object(
+        {
+          dueDate: Type.String({ description: 'YYYY-MM-DD, today to 365 days ahead (São Paulo)' }),
+          daysAfterDue: Type.Optional(Type.Integer({ minimum: 0, maximum: 60 })),
+          finePercent: Type.Optional(Type.String({ maxLength: 6, examples: ['2.00'] })),
+          monthlyInterestPercent: Type.Optional(Type.String({ maxLength: 6, examples: ['1.00'] })),
+          discount: Type.Optional(
+            Type.Object({
+              amountCents: Type.Integer({ minimum: 1 }),
+              untilDate: Type.String({ description: 'YYYY-MM-DD, at most the due date' }),
+            }),
+          ),
+        },
+        { description: 'Required for BOLETO: the boleto híbrido (barcode and Pix with due date)' },
+      ),
+    ),
     items: Type.Array(ItemIn, { minItems: 1, maxItems: 100 }),
     shipping: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
     postbackUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Db } from '../platform/db/db.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, conflict, validation } from '../platform/http/errors.js';
 import { inUse, keyReused } from '../platform/http/idempotency-key.js';
 import type { PublicId } from '../platform/http/public-ids.js';
@@ -165,6 +165,32 @@ function releaseOrphan(db: Db, processor: PixChargeProcessor, charge: ExpiredCha
 }
 
 /**
+ * A sale opened by another payment method's module (a boleto) under the same Idempotency-Key rules as a PIX
+ * charge: `open` makes the sale and calls `bind` inside the transaction that stores it.
+ */
+export async function createKeyedSale(
+  db: Db,
+  accountId: number,
+  key: string | null,
+  request: unknown,
+  open: (bind: (tx: Queryable, saleId: number) => Promise<void>) => Promise<SaleRow>,
+): Promise<{ sale: SaleRow; replayed: boolean }> {
+  if (key === null) return { sale: await open(async () => {}), replayed: false };
+  const hash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
+  const claim = await claimOrReplay(db, accountId, key, hash);
+  if ('sale' in claim) return { sale: claim.sale, replayed: true };
+  try {
+    const sale = await open(async (tx, saleId) => {
+      if (!(await bindSaleKey(tx, accountId, key, claim.token, saleId))) throw inUse('transaction');
+    });
+    return { sale, replayed: false };
+  } catch (err) {
+    await releaseSaleKey(db, accountId, key, claim.token).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
  * Claims the key (→ its token: this request goes on), or returns the sale an earlier request with it made. As for
  * cashouts (decisions.md), answered in this route's shape D: a different body → 422 `IDEMPOTENCY_KEY_REUSED`;
  * the first request still opening its charge → 409 `IDEMPOTENCY_KEY_IN_USE` (its failure frees the key for a
@@ -256,6 +282,7 @@ export async function cancelExpiredCharges(
           uuid: charge.uuid,
           amount: charge.amount,
           externalTransactionId: charge.external_transaction_id,
+          paymentMethod: charge.payment_method,
         });
         if (released) cancel.push(charge.id);
       } catch (err) {

@@ -25,6 +25,8 @@ export interface NewSaleRow {
   recurrence: { id: number; idRec: string; contrato: string } | null;
   /** The charge's metadata as given (POST /api/transactions); {} otherwise. */
   metadata?: Record<string, string>;
+  /** A boleto's part of the Sale object (the boletos module), written once at issue; null otherwise. */
+  boleto?: Record<string, unknown> | null;
 }
 
 /** Inserts a PENDENTE sale; item ids come from their own sequence, in the order given. */
@@ -46,9 +48,9 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
     `INSERT INTO sales (uuid, account_id, status, amount, system_fee, net_amount, reserve_amount,
         payment_method, customer, items, shipping, pix_key, card_last_four, card_brand, boleto_code,
         installments, processor, external_transaction_id, postback_url, cart_id, recurrence_id, id_rec, contrato,
-        metadata)
+        metadata, boleto)
      VALUES ($1, $2, 'PENDENTE', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-        $20, $21, $22, $23)
+        $20, $21, $22, $23, $24)
      RETURNING *`,
     [
       s.uuid,
@@ -74,6 +76,7 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
       s.recurrence?.idRec ?? null,
       s.recurrence?.contrato ?? null,
       JSON.stringify(s.metadata ?? {}),
+      s.boleto ? JSON.stringify(s.boleto) : null,
     ],
   );
   return row!;

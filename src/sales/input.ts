@@ -1,5 +1,5 @@
 import { validation } from '../platform/http/errors.js';
-import { EMAIL } from '../platform/net/email.js';
+import { isEmailAddress } from '../platform/net/email.js';
 import { isRealCalendarTime } from '../platform/time/calendar.js';
 import { urlProblem } from '../webhooks/ssrf.js';
 import type { Customer } from './types.js';
@@ -9,7 +9,7 @@ export function normalizeCustomer(c: Customer): Customer {
   const name = c.name.trim();
   if (!name) throw validation('customer.name must not be empty');
   const email = c.email.trim();
-  if (!EMAIL.test(email)) throw validation(`customer.email "${c.email}" is not an email address`);
+  if (!isEmailAddress(email)) throw validation(`customer.email "${c.email}" is not an email address`);
   const document = c.document.replace(/[.\-/\s]/g, '');
   if (!/^(\d{11}|\d{14})$/.test(document)) {
     throw validation('customer.document must be a CPF (11 digits) or CNPJ (14 digits)');

@@ -1,24 +1,25 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
-import type { Db } from '../platform/db/db.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import {
   EnvelopeErrorBody,
   IpAccessErrorBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
-import { validation } from '../platform/http/errors.js';
+import { AppError, validation } from '../platform/http/errors.js';
 import { parseIdempotencyKey } from '../platform/http/idempotency-key.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { qrSvgDataUri } from '../rails/qr.js';
-import { type ChargeInput, createPixSale, refundSale } from './charges.js';
+import { type ChargeInput, createKeyedSale, createPixSale, refundSale } from './charges.js';
 import { ChargeBody, ChargeHeaders, CreatedSale } from './charges.schemas.js';
 import { saleJson } from './lookup.js';
 import type { PixChargeProcessor } from './processors/processor.js';
 import { saleLookups } from './sale-reads.js';
 import { IdPath, Sale } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
+import type { SaleRow } from './types.js';
 
 export interface SalesRouteDeps {
   db: Db;
@@ -28,8 +29,22 @@ export interface SalesRouteDeps {
   pixProcessor: PixChargeProcessor | null;
   /** Every processor able to refund, by name (a sale is refunded where it was charged). */
   refunders: ReadonlyMap<string, PixChargeProcessor>;
+  /** Who issues BOLETO sales (the boletos module); null when no PSP opens cobv charges (503). */
+  boletoSales: BoletoSales | null;
   /** Production rules off: postback targets may be loopback or private (WEBHOOK_ALLOW_PRIVATE). */
   allowPrivateTargets: boolean;
+}
+
+/**
+ * A BOLETO sale's issuer (a payment method provided by its own module, wired in app.ts): it stores the sale and
+ * calls `bind` in the transaction that does; refusals are thrown as the route's errors.
+ */
+export interface BoletoSales {
+  open(
+    accountId: number,
+    body: unknown,
+    bind: (tx: Queryable, saleId: number) => Promise<void>,
+  ): Promise<SaleRow>;
 }
 
 const security = [{ publicKey: [], privateKey: [] }];
@@ -42,7 +57,8 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       config: { errorShape: 'transaction' },
       onRequest: deps.apiKey,
       schema: {
-        summary: 'Open a PIX charge: a BR Code and its QR code, metadata kept as given',
+        summary:
+          'Open a PIX charge (a BR Code and its QR code) or issue a boleto híbrido, metadata kept as given',
         tags: ['public'],
         security,
         headers: ChargeHeaders,
@@ -63,11 +79,23 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
     async (request, reply) => {
       const { accountId } = merchantOf(request);
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      if (request.body.paymentMethod === 'BOLETO') {
+        const boletos = deps.boletoSales;
+        if (!boletos)
+          throw new AppError('PROCESSOR_UNAVAILABLE', 'No payment processor is configured to issue boletos');
+        const { sale, replayed } = await createKeyedSale(deps.db, accountId, key, request.body, (bind) =>
+          boletos.open(accountId, request.body, bind),
+        );
+        if (replayed) reply.header('idempotent-replayed', 'true');
+        const body = await saleJson(deps.db, sale.id);
+        const qr = await qrSvgDataUri(sale.pix_key!);
+        return sendJsonText(reply, 201, `${body.slice(0, -1)},"pixQrCode":${JSON.stringify(qr)}}`);
+      }
       const { sale, replayed } = await createPixSale(
         deps.db,
         deps.pixProcessor,
         accountId,
-        request.body as ChargeInput, // the schema validated it; shipping is a plain object
+        request.body as unknown as ChargeInput, // the schema validated it; shipping is a plain object
         key,
         { allowPrivateTargets: deps.allowPrivateTargets, log: request.log },
       );

@@ -117,6 +117,27 @@ export const Sale = Type.Object(
     }),
     idRec: Type.Optional(Type.String()),
     contrato: Type.Optional(Type.String()),
+    paidAmount: Type.Optional(
+      Type.Unsafe<number | null>({
+        type: ['integer', 'null'],
+        description:
+          'BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid',
+      }),
+    ),
+    boleto: Type.Optional(
+      Type.Object(
+        {
+          barcode: Type.String({ description: '44 digits (FEBRABAN)' }),
+          digitableLine: Type.String({ description: 'The linha digitável, 47 digits' }),
+          dueDate: Type.String(),
+          nossoNumero: Type.String(),
+          pdfUrl: Type.String({ description: "The payer's link to the PDF (no key needed)" }),
+          pixCopyPaste: Type.String(),
+          pixQrCode: Type.String(),
+        },
+        { description: 'BOLETO sales: the boleto híbrido' },
+      ),
+    ),
   },
   { examples: [SALE_EXAMPLE] },
 );

@@ -60,6 +60,9 @@ export interface SaleRow {
   /** The charge's metadata as given ({} when none). */
   metadata: Record<string, string>;
   charge_expires_at: Date | null;
+  /** What the payer paid (boletos: fine and interest included or the discount taken off); null until paid. */
+  paid_amount: number | null;
+  boleto: Record<string, unknown> | null;
   /** The spec's Sale object as JSON text (kept by a trigger, migrations/020_sales.sql). */
   public_json: string;
 }

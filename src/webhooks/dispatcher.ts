@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Queryable } from '../platform/db/db.js';
+import { isDatabaseUnavailable } from '../platform/db/unavailable.js';
 import { type ClaimedAttempt, claimDue, type HostRoom, releaseClaims } from './deliveries.data.js';
 import { type DeliveryAttempts, LEASE_MARGIN_MS } from './delivery-attempts.js';
 import { fanOutPending, NO_ROOM } from './fanout.js';
@@ -21,6 +22,8 @@ export interface DispatchLimits {
   slowHeld: number;
   /** Attempts of one account held in the slow lane (it sits out claims at half of it). */
   slowHeldPerAccount: number;
+  /** Attempts in flight per slow host (a hanging receiver holds no more connections than this). */
+  slowPerHost: number;
   /** Attempts of one slow host held (running + waiting) in the slow lane (it sits out claims at half of it). */
   slowHeldPerHost: number;
   /**
@@ -174,9 +177,10 @@ export class DeliveryDispatcher {
       await releaseClaims(
         this.deps.queue,
         waiting.map((w) => w.attempt),
-      ).catch((err: unknown) =>
-        this.deps.log.warn({ err }, 'could not hand back claimed attempts; their leases will run out'),
-      );
+      ).catch((err: unknown) => {
+        if (!isDatabaseUnavailable(err))
+          this.deps.log.warn({ err }, 'could not hand back claimed attempts; their leases will run out');
+      });
     await Promise.allSettled(this.inFlight);
   }
 
@@ -282,7 +286,8 @@ export class DeliveryDispatcher {
         await this.sleep(more ? this.limits.settleMs : this.limits.fanOutIdleMs, !more);
       } catch (err) {
         if (this.stopped) return;
-        this.deps.log.warn({ err }, 'delivery dispatch failed; retrying');
+        // a database being looked for is logged once, by the search: its rounds wait for it quietly
+        if (!isDatabaseUnavailable(err)) this.deps.log.warn({ err }, 'delivery dispatch failed; retrying');
         await this.sleep(1000, false);
       }
     }
@@ -396,7 +401,8 @@ export class DeliveryDispatcher {
       this.lanes[held.lane]++;
       const accounts = this.accountsOf(held.lane);
       accounts.set(attempt.accountId, (accounts.get(attempt.accountId) ?? 0) + 1);
-      if (h.running.size < this.limits.perHost) this.run(h, held);
+      const inFlight = held.lane === 'slow' ? this.limits.slowPerHost : this.limits.perHost;
+      if (h.running.size < inFlight) this.run(h, held);
       else h.waiting.push(held);
     }
   }
@@ -453,7 +459,7 @@ export class DeliveryDispatcher {
       skipAccounts,
       accountHolding,
       heldPerAccount: this.limits.slowHeldPerAccount,
-      perHost: this.limits.perHost,
+      perHost: this.limits.slowPerHost,
       roundMs: this.deps.timeoutMs,
       marginMs: LEASE_MARGIN_MS,
       // only slow hosts are candidates, each within slowHeldPerHost: no probation here
@@ -515,9 +521,13 @@ export class DeliveryDispatcher {
       releaseClaims(
         this.deps.queue,
         waiting.map((w) => w.attempt),
-      ).catch((err: unknown) =>
-        this.deps.log.warn({ err }, 'could not hand back attempts of a slow host; their leases will run out'),
-      );
+      ).catch((err: unknown) => {
+        if (!isDatabaseUnavailable(err))
+          this.deps.log.warn(
+            { err },
+            'could not hand back attempts of a slow host; their leases will run out',
+          );
+      });
     this.deps.log.info({ host: h.key }, 'receiver is slow: its deliveries go through the slow lane');
     this.wake();
     this.wakeSlow();

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../platform/db/db.js';
+import { isDatabaseUnavailable } from '../platform/db/unavailable.js';
 import { MAX_ATTEMPTS } from './delivery-attempts.js';
 import { fanOutPending, NO_ROOM } from './fanout.js';
 
@@ -60,7 +61,7 @@ export function startSweeper(db: Db, queue: Queryable, log: Logger, onWork: () =
         if (n > 0) onWork();
       })
       .catch((err: unknown) => {
-        if (!stopped) log.warn({ err }, 'notification sweep failed');
+        if (!stopped && !isDatabaseUnavailable(err)) log.warn({ err }, 'notification sweep failed');
       })
       .finally(() => {
         running = false;

@@ -10,8 +10,11 @@ import { startSweeper } from './sweeper.js';
 export const DELIVERY_LIMITS = {
   /** Attempts held per process (in flight, claimed and waiting for their host, or being recorded). */
   maxHeld: 2048,
-  /** Attempts in flight per target host (host:port) per process. */
-  perHost: 8,
+  /**
+   * Attempts in flight per target host (host:port) per process: at a saturating fact rate a host's backlog at
+   * the start drains only with room above that rate (docs/performance.md).
+   */
+  perHost: 32,
   /** Attempts of one target host held at once per process (running + claimed and waiting). */
   heldPerHost: 256,
   /** Attempts of one account held at once per process in the fast lane, over all its hosts. */
@@ -20,7 +23,9 @@ export const DELIVERY_LIMITS = {
   slowHeld: 512,
   /** One account's attempts in the slow lane, half of it (it sits out claims at half of that). */
   slowHeldPerAccount: 256,
-  /** One slow host's attempts in the slow lane: perHost in flight, the rest waiting (sits out at half). */
+  /** A slow host's attempts in flight: a hanging receiver holds no more of its connections than this. */
+  slowPerHost: 8,
+  /** One slow host's attempts in the slow lane: slowPerHost in flight, the rest waiting (sits out at half). */
   slowHeldPerHost: 32,
   /** Most attempts per slow-lane claim (spreads a refill after a wave of timeouts). */
   slowClaimBatch: 256,
@@ -31,7 +36,7 @@ export const DELIVERY_LIMITS = {
   slowAfterMs: 2000,
   /** How long a host's speed is remembered after the attempt that showed it. */
   speedMemoryMs: 10 * 60_000,
-  connectionsPerOrigin: 8,
+  connectionsPerOrigin: 32,
   claimBatch: 512,
   fanOutBatch: 500,
   minFanOutRoom: 32,

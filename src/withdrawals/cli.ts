@@ -17,7 +17,8 @@ export const cashoutCommands: Command[] = [
   {
     path: ['cashouts', 'stuck'],
     usage: 'gateway cashouts stuck [--minutes 5] [--json]',
-    summary: 'Lists withdrawals PENDING or PROCESSING for longer than the minutes given.',
+    summary:
+      'Lists withdrawals PENDING or PROCESSING for longer than the minutes given (those awaiting approval marked so).',
     example: 'gateway cashouts stuck --minutes 30',
     optionHelp: { minutes: 'how long a withdrawal has waited (default 5)' },
     options: { minutes: { type: 'string' } },
@@ -31,7 +32,8 @@ export const cashoutCommands: Command[] = [
           : rows
               .map(
                 (r) =>
-                  `${r.id} ${r.uuid} ${r.status}${r.submitting && r.status === 'PENDING' ? ' (submitting)' : ''} ` +
+                  `${r.id} ${r.uuid} ${r.status}${r.submitting && r.status === 'PENDING' ? ' (submitting)' : ''}` +
+                  `${r.awaitingApproval ? ' (awaiting approval)' : ''} ` +
                   `provider=${r.provider} ${r.ageMinutes} min`,
               )
               .join('\n');
@@ -48,7 +50,7 @@ export const cashoutCommands: Command[] = [
     options: { id: { type: 'string' } },
     async run({ db, config }, values) {
       const id = withdrawalId(values);
-      const queue = await Queue.start(db, createLogger(config.logLevel));
+      const queue = await Queue.start(db, createLogger(config.logLevel), null);
       try {
         const withdrawalId = await retrySubmission(db, queue, id);
         return {

@@ -226,9 +226,9 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
       },
     },
     async (request, reply) => {
-      const { user } = sessionOf(request);
+      const { user, accountId } = sessionOf(request);
       const { password, totpCode } = request.body;
-      if (!(await deps.sessions.confirm(user.id, { password, totpCode }))) {
+      if (!(await deps.sessions.confirm({ id: user.id, accountId }, { password, totpCode }))) {
         const message = user.totpEnabled ? 'Wrong or already used two-factor code' : 'Wrong password';
         // decisions.md: a wrong confirmation is 401 shape A, where this route's other 401s are shape D
         throw new AppError('UNAUTHORIZED', message, {}, 'envelope');

@@ -61,6 +61,67 @@ describe('gateway trigger', () => {
     expect(text.stdout).toMatch(/^triggered sale\.paid: sale [0-9a-f-]{36}\n$/);
   });
 
+  it('moves the caller’s own charge (--sale) and withdrawal (--withdrawal) instead of making new ones', async () => {
+    const m = await createMerchant(server);
+    const charge = await call<{ id: number; uuid: string }>('POST', `${server.url}/api/transactions`, {
+      headers: m.keys,
+      body: {
+        amount: 50_000,
+        paymentMethod: 'PIX',
+        customer: {
+          name: 'Maria Silva',
+          email: 'maria@example.com',
+          document: '52998224725',
+          phone: '5511987654321',
+        },
+        items: [{ title: 'Pedido 1001', unitPrice: 50_000, quantity: 1, tangible: false }],
+      },
+    });
+    expect(charge.status).toBe(201);
+    const paid = await runGateway(['trigger', 'sale.paid', '--sale', charge.body.uuid, '--json'], keysEnv(m));
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(JSON.parse(paid.stdout)).toEqual({ event: 'sale.paid', sale: charge.body.uuid });
+    const sale = await call<{ status: string }>('GET', `${server.url}/api/transactions/${charge.body.uuid}`, {
+      headers: m.keys,
+    });
+    expect(sale.body.status).toBe('PAGO');
+    // by its numeric id too: a paid sale is refunded at once
+    const refunded = await runGateway(
+      ['trigger', 'sale.refunded', '--sale', String(charge.body.id)],
+      keysEnv(m),
+    );
+    expect(refunded.code, refunded.stderr).toBe(0);
+    expect(refunded.stdout).toBe(`triggered sale.refunded: sale ${charge.body.uuid}\n`);
+
+    const funding = await runGateway(['trigger', 'sale.paid', '--json'], keysEnv(m));
+    expect(funding.code, funding.stderr).toBe(0);
+    const cashout = await call<{ uuid: string }>('POST', `${server.url}/api/public/cashout`, {
+      headers: m.keys,
+      body: { amount: '100.00', pixKey: '52998224725', pixKeyType: 'CPF' },
+    });
+    expect(cashout.status).toBe(201);
+    const done = await runGateway(
+      ['trigger', 'withdrawal.completed', '--withdrawal', cashout.body.uuid],
+      keysEnv(m),
+    );
+    expect(done.code, done.stderr).toBe(0);
+    const w = await call<{ status: string }>('GET', `${server.url}/api/public/cashout/${cashout.body.uuid}`, {
+      headers: m.keys,
+    });
+    expect(w.body.status).toBe('COMPLETED');
+
+    for (const args of [
+      ['sale.pending', '--sale', charge.body.uuid],
+      ['withdrawal.completed', '--sale', charge.body.uuid],
+      ['sale.paid', '--withdrawal', cashout.body.uuid],
+      ['sale.paid', '--sale', charge.body.uuid, '--withdrawal', cashout.body.uuid],
+    ]) {
+      const r = await runGateway(['trigger', ...args], keysEnv(m));
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
   it('says why in one line when it cannot: bad usage (exit 2), no sandbox or no keys (exit 1 / 2)', async () => {
     const m = await createMerchant(server);
     const unknown = await runGateway(['trigger', 'sale.nope'], keysEnv(m));
@@ -129,6 +190,17 @@ function startListen(
 }
 
 describe('gateway listen', () => {
+  it('checks the key pair before printing anything: a wrong key prints no "Ready" and no secret', async () => {
+    const m = await createMerchant(server);
+    const r = await runGateway(['listen', '--forward-to', `${receiver.url}/never`], {
+      ...keysEnv(m),
+      GATEWAY_PRIVATE_KEY: `${m.privateKey.slice(0, -4)}xxxx`,
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).not.toMatch(/Ready|whsec_/);
+    expect(r.stderr).toMatch(/401/);
+  });
+
   it('forwards every event signed with its stable whsec_ secret, one line each, and misses nothing across a dropped connection', async () => {
     const m = await createMerchant(server);
     const proxy = await cuttableProxy(server.url);

@@ -11,6 +11,7 @@ import { call } from '../support/http.js';
 import { fundMerchant } from '../support/ledger.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -100,7 +101,11 @@ describe('the merchant panel', () => {
     await page.getByRole('button', { name: 'Gerar credencial' }).waitFor();
     expect(await page.content()).not.toContain(privateKey);
     // gateway listen for one of the account's keys (never a private key), and the quickstart
-    const command = (await page.getByLabel('Comando gateway listen').textContent())!;
+    // (a placeholder until the list of keys has loaded)
+    const command = await waitUntil(async () => {
+      const text = (await page.getByLabel('Comando gateway listen').textContent()) ?? '';
+      return !text.includes('<sua chave pública>') && text;
+    }, 10_000);
     expect(command).toMatch(
       /GATEWAY_PUBLIC_KEY=\S+ GATEWAY_PRIVATE_KEY=<sua chave privada> npx gateway listen --forward-to /,
     );

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runGateway } from '../support/cli.js';
 import { createMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -62,18 +63,17 @@ it('examples/shop: charge → sandbox payment → verified webhook → order pai
   expect(page.text).toContain('awaiting payment');
   expect(page.text).toContain('src="data:image/svg+xml');
 
-  // the buyer pays: the sandbox plays the processor for the charge the shop opened (found by its order id)
-  const events = await call<{ data: { data: { id: number; metadata: Record<string, string> } }[] }>(
-    'GET',
-    `${server.url}/api/events?type=sale.pending`,
-    { headers: merchant.keys },
-  );
-  const sale = events.body.data.find((e) => e.data.metadata.orderId === orderId)!.data;
-  const paid = await call('POST', `${server.url}/api/sandbox/sales/${sale.id}/status`, {
-    headers: merchant.keys,
-    body: { status: 'PAGO' },
+  // the buyer pays: the shop says how in the sandbox (its log and the order page), and that command is run
+  const said = out.find((l) => l.startsWith(`order ${orderId}: charge `));
+  const command = /npx gateway trigger sale\.paid --sale ([0-9a-f-]{36})/.exec(said ?? '');
+  expect(command, out.join('\n')).not.toBeNull();
+  expect(page.text).toContain(`npx gateway trigger sale.paid --sale ${command![1]}`);
+  const paid = await runGateway(['trigger', 'sale.paid', '--sale', command![1]!], {
+    GATEWAY_URL: server.url,
+    GATEWAY_PUBLIC_KEY: merchant.publicKey,
+    GATEWAY_PRIVATE_KEY: merchant.privateKey,
   });
-  expect(paid.status).toBe(200);
+  expect(paid.code, paid.stderr).toBe(0);
   await waitUntil(
     async () => (await call('GET', `${shopUrl}${orderPath}`)).text.includes('<strong id="status">paid'),
     20_000,

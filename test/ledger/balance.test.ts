@@ -98,6 +98,7 @@ describe('GET /api/public/balance', () => {
   it('answers 500 in shape E without internals when the database fails', async () => {
     const { db } = server.runtime.platform;
     await call('GET', `${server.url}/api/public/balance`, { headers: merchant.keys }); // keys cached
+    server.logs.expect(/relation "ledger_accounts" does not exist/);
     await db.query('ALTER TABLE ledger_accounts RENAME TO ledger_accounts_away');
     try {
       const res = await call('GET', `${server.url}/api/public/balance`, { headers: merchant.keys });

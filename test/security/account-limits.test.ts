@@ -132,6 +132,38 @@ describe('requests per account (RATE_LIMIT_PER_ACCOUNT a second, all its keys to
     expect(again.status).toBe(200);
   });
 
+  it('counts against the account only what the key’s own limit let through: a runaway key leaves its siblings served, and its 429s carry the key’s limit', async () => {
+    const s = await server({ RATE_LIMIT_PER_KEY: '5' }); // the account's: 15
+    const m = await createMerchant(s);
+    const sibling = keysOf((await issue(s, m)).body);
+    const balance = (keys: Record<string, string>) =>
+      call('GET', `${s.url}/api/public/balance`, { headers: keys });
+    const refusals: Record<string, string>[] = [];
+    for (let round = 0; round < 3; round++) {
+      const burst = await Promise.all(Array.from({ length: 20 }, () => balance(m.keys)));
+      const cashout = await call('POST', `${s.url}/api/public/cashout`, {
+        headers: m.keys,
+        body: { amount: 150, pixKey: '52998224725' },
+      });
+      const siblings = await Promise.all([balance(sibling), balance(sibling), balance(sibling)]);
+      expect(siblings.map((r) => r.status)).toEqual([200, 200, 200]);
+      for (const r of [...burst, cashout]) {
+        if (r.status === 429) refusals.push(r.headers as Record<string, string>);
+      }
+      if (cashout.status === 429) {
+        expect(cashout.body).toEqual({ message: expect.any(String), error: 'RATE_LIMITED' });
+        expect(cashout.headers['ratelimit-limit']).toBe('5');
+      }
+      await new Promise((res) => setTimeout(res, 1100));
+    }
+    expect(refusals.length).toBeGreaterThanOrEqual(3 * 10);
+    for (const h of refusals) {
+      expect(h['ratelimit-limit']).toBe('5');
+      expect(h['ratelimit-remaining']).toBe('0');
+      expect(Number(h['retry-after'])).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   it('reports the tighter of the two limits in RateLimit-* when both pass', async () => {
     const s = await server({ RATE_LIMIT_PER_KEY: '5', RATE_LIMIT_PER_ACCOUNT: '50' });
     const m = await createMerchant(s);

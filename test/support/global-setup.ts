@@ -29,7 +29,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   });
   const db = await openDb({ databaseUrl: urlFor(TEMPLATE_DB) });
   await migrate(db);
-  const queue = await Queue.start(db, createLogger('silent'));
+  const queue = await Queue.start(db, createLogger('silent'), null);
   await queue.stop();
   await db.close();
   return async () => {

@@ -33,6 +33,8 @@ const components = doc.components as Json;
  *   componentesValor, misplaced): the anyOf is dropped, the string's own pattern stays.
  * - RecNotification requires `atualizacao"` (a stray quote in the yaml) instead of `atualizacao`.
  * - PixConsultados (GET /pix) requires `cobs`, a property of CobsConsultadas: its list is `pix`.
+ * - DadosRecebedor (a cobv's `recebedor`) requires logradouro, cidade, uf and cep at the charge's top level,
+ *   while they are properties of its `recebedor`: they are required inside `recebedor`.
  */
 function errata(d: Json): Json {
   const fixPatterns = (node: unknown): void => {
@@ -52,6 +54,10 @@ function errata(d: Json): Json {
   delete ((s.PixAutomatico!.properties as Record<string, Json>).valor as Json).anyOf;
   s.RecNotification!.required = ['idRec', 'status', 'atualizacao'];
   s.PixConsultados!.required = ['parametros', 'pix'];
+  const receiver = s.DadosRecebedor!;
+  const receiverProps = receiver.properties as Record<string, Json>;
+  receiverProps.recebedor = { ...receiverProps.recebedor, required: receiver.required };
+  delete receiver.required;
   return d;
 }
 

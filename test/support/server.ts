@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { type Runtime, startRuntime } from '../../src/runtime.js';
+import { LogWatch } from './log-watch.js';
 import { freshDatabase } from './pg.js';
 
 export interface TestServer {
@@ -12,6 +13,8 @@ export interface TestServer {
   runtime: Runtime;
   databaseUrl: string;
   env: Record<string, string>;
+  /** Its log: declare the faults the test provokes (`logs.expect(...)`); any other fails the test. */
+  logs: LogWatch;
   close(): Promise<void>;
 }
 
@@ -34,22 +37,37 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     // One DATA_DIR per database: servers sharing a database share its generated dev secrets too.
     DATA_DIR: options.env?.DATA_DIR ?? dataDirFor(databaseUrl),
     DATABASE_URL: databaseUrl,
-    // vitest.config's `silent`: an in-process server would write its access lines into the test output;
-    // the spawned gateways below log at info into their captured output
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    // its lines go to its LogWatch, not the test output: warnings and errors are enough to find faults
+    LOG_LEVEL: 'warn',
     ...TEST_LIMITS,
     ...options.env,
   };
-  const runtime = await startRuntime(loadConfig(env), { http: true, workers: options.workers ?? true });
+  const logs = new LogWatch('in-process gateway');
+  let runtime: Runtime;
+  try {
+    runtime = await startRuntime(loadConfig(env), {
+      http: true,
+      workers: options.workers ?? true,
+      logTo: logs,
+    });
+  } catch (err) {
+    logs.end();
+    throw err;
+  }
   const port = new URL(runtime.url!).port;
   return {
     url: `http://127.0.0.1:${port}`,
     runtime,
     databaseUrl,
     env,
+    logs,
     close: async () => {
-      await runtime.close();
-      await fresh?.drop();
+      try {
+        await runtime.close();
+      } finally {
+        await fresh?.drop();
+      }
+      logs.end();
     },
   };
 }
@@ -74,20 +92,35 @@ export interface ChildServer {
   url: string;
   process: ChildProcess;
   output: () => string;
+  /** Its log: declare the faults the test provokes (`logs.expect(...)`); any other fails the test. */
+  logs: LogWatch;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
+
+const childLogLevel = (env: Record<string, string>) =>
+  env.LOG_LEVEL === 'debug' || env.LOG_LEVEL === 'trace' ? env.LOG_LEVEL : 'info';
 
 const MAIN = path.resolve(import.meta.dirname, '../../dist/cli/main.js');
 
 /** `gateway <command>` as a real child process (built dist/), e.g. to SIGKILL it or run several. */
 export async function spawnGateway(args: string[], env: Record<string, string>): Promise<ChildServer> {
   const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...TEST_LIMITS, ...env },
+    // at info at least: its start is read from its log (a server's env, passed on, says warn)
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ...TEST_LIMITS,
+      ...env,
+      LOG_LEVEL: childLogLevel(env),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  const logs = new LogWatch(`gateway ${args.join(' ')} (pid ${child.pid})`);
   child.stdout!.on('data', (d) => {
     out += d;
+    logs.write(d);
   });
   child.stderr!.on('data', (d) => {
     out += d;
@@ -112,15 +145,25 @@ export async function spawnGateway(args: string[], env: Record<string, string>):
       clearTimeout(timer);
       reject(new Error(`gateway ${args.join(' ')} exited with ${code}:\n${out}`));
     });
+  }).catch((err) => {
+    child.kill('SIGKILL'); // one that did not start in time is not left running
+    logs.end();
+    throw err;
   });
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
   return {
     url,
     process: child,
     output: () => out,
+    logs,
     stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      if (exited()) {
+        logs.end();
+        return child.exitCode;
+      }
       child.kill(signal);
       const [code] = await once(child, 'exit');
+      logs.end();
       return code as number | null;
     },
   };

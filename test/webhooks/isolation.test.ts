@@ -33,7 +33,7 @@ describe('isolation between receivers', () => {
     await createWebhook(server, a, slow.url, ['sale.paid']);
     const hookB = await createWebhook(server, b, fast.url, ['sale.paid']);
     for (let i = 0; i < 60; i++) await recordFact(server, a.accountId, 'sale.paid');
-    await slow.waitFor(DELIVERY_LIMITS.perHost);
+    await slow.waitFor(DELIVERY_LIMITS.slowPerHost);
     for (let i = 0; i < 60; i++) await recordFact(server, b.accountId, 'sale.paid');
     const { db } = server.runtime.platform;
     await waitUntil(
@@ -54,7 +54,7 @@ describe('isolation between receivers', () => {
       [a.accountId],
     );
     expect(finishedA!.n).toBe(0);
-    expect(slow.received.length).toBe(DELIVERY_LIMITS.perHost);
+    expect(slow.received.length).toBe(DELIVERY_LIMITS.slowPerHost);
     expect(fast.received).toHaveLength(60);
   });
 
@@ -77,7 +77,7 @@ describe('isolation between receivers', () => {
         postback: { url: postbackHoles[i % postbackHoles.length]!.url, body: { n: i } },
       });
     }
-    for (const r of hooks) await r.waitFor(DELIVERY_LIMITS.perHost);
+    for (const r of hooks) await r.waitFor(DELIVERY_LIMITS.slowPerHost);
 
     const neighbourHook = await createWebhook(server, neighbour, fast.url, ['sale.pending']);
     for (let i = 0; i < 30; i++) await recordFact(server, neighbour.accountId, 'sale.pending');
@@ -120,7 +120,7 @@ describe('isolation between receivers', () => {
     // more facts than the dead host may hold (heldPerHost): it holds its share, the rest of its deliveries wait
     const facts = DELIVERY_LIMITS.heldPerHost + 100;
     for (let i = 0; i < facts; i++) await recordFact(server, m.accountId, 'sale.paid');
-    await dead.waitFor(DELIVERY_LIMITS.perHost);
+    await dead.waitFor(DELIVERY_LIMITS.slowPerHost);
     const { db } = server.runtime.platform;
     const delivered = async (n: number) => {
       const [row] = await db.query<{ n: number }>(
@@ -142,7 +142,7 @@ describe('isolation between receivers', () => {
           WHERE w.url = $1 AND d.lease_until IS NOT NULL`,
         [dead.url],
       );
-      expect(held!.n).toBeGreaterThan(DELIVERY_LIMITS.perHost);
+      expect(held!.n).toBeGreaterThan(DELIVERY_LIMITS.slowPerHost);
       expect(held!.n).toBeLessThanOrEqual(DELIVERY_LIMITS.slowHeldPerHost);
       for (let i = 0; i < 30; i++) await recordFact(server, m.accountId, 'sale.paid');
       await waitUntil(
@@ -151,7 +151,7 @@ describe('isolation between receivers', () => {
         () => 'every fact delivered to the healthy webhook',
       );
       // while none of the dead host's attempts has ended
-      expect(dead.received.length).toBe(DELIVERY_LIMITS.perHost);
+      expect(dead.received.length).toBe(DELIVERY_LIMITS.slowPerHost);
     } finally {
       await healthy.close();
     }

@@ -126,6 +126,7 @@ describe('retry rules', () => {
     const merchant = await createMerchant(server);
     const hook = await createWebhook(server, merchant, `${receiver.url}/hook`, ['sale.paid']);
     const { db } = server.runtime.platform;
+    server.logs.expect('notification attempt could not be prepared');
     await db.query(`UPDATE webhooks SET secret_enc = 'not-a-ciphertext' WHERE id = $1`, [hook.id]);
     await recordFact(server, merchant.accountId, 'sale.paid');
     const settled = await settledDelivery(merchant, hook.id);
@@ -140,9 +141,9 @@ describe('retry rules', () => {
     receiver.setFallback('hang');
     const merchant = await createMerchant(server);
     const hook = await createWebhook(server, merchant, `${receiver.url}/hook`, ['sale.paid']);
-    const inFlight = DELIVERY_LIMITS.perHost;
+    const inFlight = DELIVERY_LIMITS.slowPerHost;
     for (let i = 0; i < inFlight + 4; i++) await recordFact(server, merchant.accountId, 'sale.paid');
-    // the host's limit in flight (hanging), 4 claimed and waiting in the process. Every fact must be fanned
+    // a hanging host's limit in flight (the slow lane's), 4 claimed and waiting in the process. Every fact must be fanned
     // out before the delete: a fact fanned out after it makes no delivery at all (under load the first
     // fan-out can take only some of the 12 facts, and their 8 attempts arrive before the rest are fanned out)
     await receiver.waitFor(inFlight);

@@ -10,7 +10,7 @@ import { waitUntil } from '../support/wait.js';
 import { createWebhook } from '../support/webhooks.js';
 
 const TIMEOUT_MS = 1000;
-const IN_FLIGHT = DELIVERY_LIMITS.perHost;
+const IN_FLIGHT = DELIVERY_LIMITS.slowPerHost;
 const FACTS = IN_FLIGHT + 12;
 const database = await freshDatabase();
 afterAll(() => database.drop());
@@ -26,7 +26,7 @@ it('a stopping process hands back the attempts it claimed but never started, and
     const m = await createMerchant(server);
     await createWebhook(server, m, `${receiver.url}/hook`, ['sale.paid']);
     for (let i = 0; i < FACTS; i++) await recordFact(server, m.accountId, 'sale.paid');
-    // the host's limit in flight, the other 12 claimed and waiting in this process
+    // a hanging host's limit in flight (the slow lane's), the other 12 claimed and waiting in this process
     await receiver.waitFor(IN_FLIGHT);
     const { db } = server.runtime.platform;
     await waitUntil(async () => {

@@ -98,6 +98,19 @@ export function SaleDetail({ id }: { id: string }) {
                   <dt>Linha digitável</dt>
                   <dd>
                     <code>{sale.boletoCode}</code>
+                    <CopyButton text={sale.boletoCode} label="Copiar linha digitável" />
+                  </dd>
+                </>
+              )}
+              {sale.boleto && (
+                <>
+                  <dt>Boleto</dt>
+                  <dd>
+                    Vencimento {sale.boleto.dueDate.split('-').reverse().join('/')} · nosso número{' '}
+                    {sale.boleto.nossoNumero} ·{' '}
+                    <a href={sale.boleto.pdfUrl} target="_blank" rel="noopener noreferrer">
+                      Abrir o PDF
+                    </a>
                   </dd>
                 </>
               )}
@@ -186,6 +199,20 @@ function Actions(props: { sale: Sale; sandbox: boolean; onChanged: (s: Sale) => 
         </button>
       )}
     </div>
+  );
+}
+
+/** Copies a code to the clipboard, saying so once done. */
+function CopyButton({ text, label }: { text: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      class="secondary"
+      onClick={() => void navigator.clipboard?.writeText(text).then(() => setCopied(true))}
+    >
+      {copied ? 'Copiado' : label}
+    </button>
   );
 }
 

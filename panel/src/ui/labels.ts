@@ -143,7 +143,7 @@ export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED' | 'PASSWORD_REFU
   PROCESSOR_UNAVAILABLE: 'Nenhum processador de pagamentos está disponível para isto.',
   TOO_MANY_IPS: 'A lista tem IPs demais: o máximo é 20.',
   TOO_MANY_KEYS: 'A conta já tem 20 pares de chaves ativos, o máximo: revogue um antes de criar outro.',
-  EMAIL_TAKEN: 'Este e-mail já é de um usuário do gateway.',
+  EMAIL_TAKEN: 'Este e-mail já é de um usuário ou convidado desta equipe.',
   LAST_OWNER: 'A conta precisa de um proprietário: torne outra pessoa proprietária antes.',
   NOT_AWAITING_APPROVAL: 'Este saque não está mais aguardando aprovação.',
   INVALID_TOKEN: 'Este link é inválido, já foi usado ou expirou. Peça um novo.',

@@ -75,5 +75,5 @@ export async function requireLiveLink(q: Queryable, token: string, purpose: Link
   if (rows.length === 0) throw invalidToken();
 }
 
-const invalidToken = () =>
+export const invalidToken = () =>
   new AppError('INVALID_TOKEN', 'This link is invalid, was already used or has expired; ask for a new one');

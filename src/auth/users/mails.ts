@@ -23,6 +23,23 @@ export function invitationMail(p: { accountName: string; inviter: string; role: 
   });
 }
 
+/**
+ * Sent instead of the invitation when the address is already a user of another account: the invitee learns it,
+ * the inviter does not (the answer, the audit entry and the team list are those of any invitation).
+ */
+export function takenAddressMail(p: { accountName: string; inviter: string; role: Role }) {
+  return renderMail({
+    subject: `Convite para a equipe de ${p.accountName}`,
+    paragraphs: [
+      'Olá!',
+      `${p.inviter} convidou você para a equipe de ${p.accountName} no painel do gateway, com o papel ${ROLE_LABELS[p.role]}.`,
+      'Este endereço de e-mail já tem um acesso ao painel, em outra conta, e um endereço não pode participar de duas contas. Por isso este convite não pode ser aceito.',
+      'Se você quer participar desta equipe, peça a quem convidou que use outro endereço seu.',
+    ],
+    footnote: 'Se você não esperava este convite, ignore este e-mail.',
+  });
+}
+
 export function passwordResetMail(p: { name: string; url: string }) {
   return renderMail({
     subject: 'Redefinição de senha',

@@ -55,7 +55,8 @@ export async function teamRoutes(app: Http, deps: TeamRouteDeps): Promise<void> 
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],
-        summary: 'Invite someone by e-mail (a one-time link, valid 72 hours)',
+        summary:
+          'Invite someone by e-mail (a one-time link, valid 72 hours; 20 invitations an hour per account)',
         body: InvitationBody,
         response: {
           201: Invitation,
@@ -63,6 +64,7 @@ export async function teamRoutes(app: Http, deps: TeamRouteDeps): Promise<void> 
           401: EnvelopeErrorBody,
           403: EnvelopeErrorBody,
           409: EnvelopeErrorBody,
+          429: EnvelopeErrorBody,
         },
       },
     },

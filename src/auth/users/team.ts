@@ -1,14 +1,18 @@
-import { type Actor, recordAudit } from '../../audit/audit.data.js';
+import { type Actor, recentAudit, recordAudit } from '../../audit/audit.data.js';
 import { type MailOutbox, queueMail } from '../../mail/outbox.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { isUniqueViolation } from '../../platform/db/db.js';
 import { AppError, notFound, validation } from '../../platform/http/errors.js';
-import { EMAIL } from '../../platform/net/email.js';
+import { isEmailAddress } from '../../platform/net/email.js';
+import { nameProblem } from '../../platform/text/names.js';
 import type { Role } from '../roles.js';
 import type { Session } from '../sessions.js';
 import { findUser, listUsers, lockOwners, type UserRow } from './data.js';
 import { issueLink, liveLinkExpiry } from './links.js';
-import { invitationMail } from './mails.js';
+import { invitationMail, takenAddressMail } from './mails.js';
+
+/** Invitations an account may send in an hour (decisions.md, "Teams"): bounds mail sent to strangers. */
+export const INVITATIONS_PER_HOUR = 20;
 
 export interface TeamMember {
   id: number;
@@ -69,30 +73,36 @@ export class TeamService {
   ): Promise<Invitation> {
     const email = input.email.trim().toLowerCase();
     const name = input.name.trim();
-    if (!EMAIL.test(email)) throw validation(`"${input.email}" is not an email address`);
-    if (!name) throw validation('name must not be empty');
+    if (!isEmailAddress(email)) throw validation('email is not an email address (at most 254 characters)');
+    const problem = nameProblem(name);
+    if (problem) throw validation(`name ${problem}`);
     checkOwnerRule(by, input.role, null);
     try {
       return await this.db.tx(async (tx) => {
-        await dropLapsedInvitation(tx, email);
+        // the account's row serialises its invitations: the hour's count cannot be passed by sending at once
+        // (NO KEY: rows of other tables that refer to the account, its sales and withdrawals, still go in meanwhile)
+        const [account] = await tx.query<{ name: string }>(
+          'SELECT name FROM accounts WHERE id = $1 FOR NO KEY UPDATE',
+          [by.accountId],
+        );
+        await checkInvitationRate(tx, by.accountId);
+        await dropLapsedInvitation(tx, by.accountId, email);
         const [user] = await tx.query<UserRow>(
           `INSERT INTO users (account_id, name, email, role, status) VALUES ($1, $2, $3, $4, 'invited') RETURNING *`,
           [by.accountId, name, email, input.role],
         );
         const link = await issueLink(tx, user!.id, 'invitation');
-        const [account] = await tx.query<{ name: string }>('SELECT name FROM accounts WHERE id = $1', [
-          by.accountId,
-        ]);
+        // the same rows, audit entry and mail either way: only the mail's words tell the invitee (never the
+        // inviter) that the address already has an account, and that invitation cannot be accepted
+        const takenElsewhere = await activeElsewhere(tx, by.accountId, email);
+        const mail = { accountName: account!.name, inviter: by.user.name, role: input.role };
         await recordAudit(tx, by.accountId, actor, { action: 'user.invited', target: `user:${user!.id}` });
         await queueMail(tx, this.mail, {
           cause: `invitation:${link.tokenHash}`,
           to: email,
-          ...invitationMail({
-            accountName: account!.name,
-            inviter: by.user.name,
-            role: input.role,
-            url: `${this.publicUrl}/#/convite/${link.token}`,
-          }),
+          ...(takenElsewhere
+            ? takenAddressMail(mail)
+            : invitationMail({ ...mail, url: `${this.publicUrl}/#/convite/${link.token}` })),
         });
         return {
           id: Number(user!.id),
@@ -105,7 +115,7 @@ export class TeamService {
       });
     } catch (err) {
       if (isUniqueViolation(err)) {
-        throw new AppError('EMAIL_TAKEN', `${email} is already a user of an account of this gateway`);
+        throw new AppError('EMAIL_TAKEN', `${email} is already a user or an invitee of this account`);
       }
       throw err;
     }
@@ -153,15 +163,37 @@ export class TeamService {
 }
 
 /**
- * An invitation whose link lapsed unused frees its e-mail: the row goes, so the address can be invited again
- * (here or by another account). A live invitation or an active user keeps it taken.
+ * An invitation of this account whose link lapsed unused frees its e-mail here: the row goes, so the address
+ * can be invited again. A live invitation or an active user of the account keeps it taken (409).
  */
-async function dropLapsedInvitation(tx: Queryable, email: string): Promise<void> {
+async function dropLapsedInvitation(tx: Queryable, accountId: number, email: string): Promise<void> {
   const [row] = await tx.query<{ id: number }>(
-    "SELECT id FROM users WHERE email = $1 AND status = 'invited' FOR UPDATE",
-    [email],
+    "SELECT id FROM users WHERE account_id = $1 AND email = $2 AND status = 'invited' FOR UPDATE",
+    [accountId, email],
   );
   if (row && (await liveLinkExpiry(tx, row.id, 'invitation')) === null) {
     await tx.query('DELETE FROM users WHERE id = $1', [row.id]);
   }
+}
+
+/** Whether the address is an active user of another account (then it cannot join this one). */
+async function activeElsewhere(tx: Queryable, accountId: number, email: string): Promise<boolean> {
+  const rows = await tx.query(
+    "SELECT 1 FROM users WHERE email = $1 AND status = 'active' AND account_id <> $2",
+    [email, accountId],
+  );
+  return rows.length > 0;
+}
+
+/** 429 RATE_LIMITED past INVITATIONS_PER_HOUR invitations in the last hour (withdrawn ones count too). */
+async function checkInvitationRate(tx: Queryable, accountId: number): Promise<void> {
+  const recent = await recentAudit(tx, accountId, 'user.invited', 3600);
+  if (recent.count < INVITATIONS_PER_HOUR) return;
+  const retryAfter = String(Math.max(1, recent.secondsUntilOldestLeaves));
+  throw new AppError('RATE_LIMITED', `At most ${INVITATIONS_PER_HOUR} invitations an hour; try again later`, {
+    'retry-after': retryAfter,
+    'ratelimit-limit': String(INVITATIONS_PER_HOUR),
+    'ratelimit-remaining': '0',
+    'ratelimit-reset': retryAfter,
+  });
 }

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { type CommandHelp, UsageError } from '../../platform/cli/command.js';
-import { EVENT_NAMES, isEventName } from '../../webhooks/events.js';
+import { EVENT_NAMES, type EventName, isEventName } from '../../webhooks/events.js';
 import { TARGET_HELP, TARGET_OPTIONS, targetOf } from './client.js';
 import { listen, parseListenArgs } from './listen.js';
-import { trigger } from './trigger.js';
+import { subjectProblem, type TriggerSubject, trigger } from './trigger.js';
 
 /** Commands for integrators: clients of a running gateway over HTTP, with an account's key pair. */
 export const INTEGRATOR_COMMANDS: (CommandHelp & { path: readonly string[] })[] = [
@@ -22,17 +22,27 @@ export const INTEGRATOR_COMMANDS: (CommandHelp & { path: readonly string[] })[] 
   },
   {
     path: ['trigger'],
-    usage: 'gateway trigger EVENT [--json] [--url URL] [--public-key K --private-key K]',
+    usage:
+      'gateway trigger EVENT [--sale ID | --withdrawal ID] [--json] [--url URL] [--public-key K --private-key K]',
     summary:
-      'Makes EVENT happen for real through the sandbox routes (creating and funding what it needs) and prints the ids of what it made.',
-    optionHelp: TARGET_HELP,
-    example: 'gateway trigger sale.paid',
+      'Makes EVENT happen for real through the sandbox routes (creating and funding what it needs, or moving your own sale or withdrawal) and prints the ids of what it made or moved.',
+    optionHelp: {
+      sale: 'your own sale (uuid or id) to move instead of a new one: sale.paid, refused, canceled, refunded, chargeback',
+      withdrawal: 'your own withdrawal (uuid or id) to settle: withdrawal.completed, rejected, canceled',
+      ...TARGET_HELP,
+    },
+    example: 'gateway trigger sale.paid --sale 3f1c2a9e-5b7d-4e8f-9a0b-1c2d3e4f5a6b',
   },
 ];
 
 const OPTIONS = {
   listen: { ...TARGET_OPTIONS, 'forward-to': { type: 'string' }, events: { type: 'string' } },
-  trigger: { ...TARGET_OPTIONS, json: { type: 'boolean' } },
+  trigger: {
+    ...TARGET_OPTIONS,
+    json: { type: 'boolean' },
+    sale: { type: 'string' },
+    withdrawal: { type: 'string' },
+  },
 } as const;
 
 function parsed(argv: readonly string[]): {
@@ -49,6 +59,11 @@ function parsed(argv: readonly string[]): {
   return { values: values as Record<string, string | boolean | undefined>, positionals };
 }
 
+function subjectOf(values: Record<string, string | boolean | undefined>): TriggerSubject {
+  const text = (v: string | boolean | undefined) => (typeof v === 'string' && v !== '' ? v : undefined);
+  return { sale: text(values.sale), withdrawal: text(values.withdrawal) };
+}
+
 /** Bad usage of an integrator command, found before anything runs, or null. */
 export function integratorUsageProblem(argv: readonly string[]): string | null {
   try {
@@ -58,6 +73,10 @@ export function integratorUsageProblem(argv: readonly string[]): string | null {
     if (argv[0] === 'trigger' && positionals.length !== 1) throw new UsageError('name one event to trigger');
     if (argv[0] === 'trigger' && !isEventName(positionals[0])) {
       throw new UsageError(`unknown event "${positionals[0]}" (one of: ${EVENT_NAMES.join(', ')})`);
+    }
+    if (argv[0] === 'trigger') {
+      const problem = subjectProblem(positionals[0] as EventName, subjectOf(values));
+      if (problem) throw new UsageError(problem);
     }
     return null;
   } catch (err) {
@@ -74,7 +93,7 @@ export async function runIntegratorCommand(
   const { values, positionals } = parsed(argv);
   const target = targetOf(values);
   if (argv[0] === 'trigger') {
-    const made = await trigger(target, positionals[0]!);
+    const made = await trigger(target, positionals[0]!, subjectOf(values));
     out(
       values.json
         ? `${JSON.stringify(made)}\n`

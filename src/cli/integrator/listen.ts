@@ -56,8 +56,8 @@ export function parseListenArgs(values: Record<string, string | boolean | undefi
 export async function listen(target: Target, options: ListenOptions): Promise<void> {
   const secret = listenSecret(target);
   const { print, signal } = options;
-  print(`Ready: forwarding the events of ${target.url} to ${options.forwardTo} (Ctrl-C to stop)`);
-  print(`Webhook signing secret: ${secret}`);
+  // nothing is printed before the gateway has taken the key pair: a wrong key prints no "Ready" and no secret
+  let announced = false;
   let lastEventId: string | null = null;
   let failures = 0;
   while (!signal.aborted) {
@@ -80,6 +80,11 @@ export async function listen(target: Target, options: ListenOptions): Promise<vo
         throw new Error(`the event stream answered ${res.status}`);
       }
       failures = 0;
+      if (!announced) {
+        announced = true;
+        print(`Ready: forwarding the events of ${target.url} to ${options.forwardTo} (Ctrl-C to stop)`);
+        print(`Webhook signing secret: ${secret}`);
+      }
       for await (const event of sseEvents(res.body)) {
         await forward(options, secret, event);
         lastEventId = event.id;

@@ -29,17 +29,51 @@ const ITEMS = [{ title: 'Pedido de teste', unitPrice: 50_000, quantity: 1, tangi
 /** What a triggered sale is paid: enough, after any account's fees and reserve, to fund a R$ 100 withdrawal. */
 const SALE = { amount: 50_000, paymentMethod: 'PIX', customer: BUYER, items: ITEMS };
 
+/** The caller's own object to move instead of making one (`--sale ID`, `--withdrawal ID`: uuid or numeric id). */
+export interface TriggerSubject {
+  sale?: string;
+  withdrawal?: string;
+}
+
+/** What each event needs: an own sale, an own withdrawal, or neither (it makes what it needs). */
+export function subjectProblem(event: EventName, subject: TriggerSubject): string | null {
+  if (subject.sale && subject.withdrawal) return 'give --sale or --withdrawal, not both';
+  if (subject.sale && !SALE_MOVES[event]) {
+    return `--sale moves a sale to ${Object.keys(SALE_MOVES).join(', ')}; ${event} ${event === 'sale.pending' ? 'is a new sale: trigger it without --sale' : 'is not a sale event'}`;
+  }
+  if (subject.withdrawal && !WITHDRAWAL_EVENTS.includes(event)) {
+    return `--withdrawal moves a withdrawal to ${WITHDRAWAL_EVENTS.join(', ')}, not ${event}`;
+  }
+  return null;
+}
+
+/** The statuses an own sale goes through for each event (from PENDENTE; a step it has passed is skipped). */
+const SALE_MOVES: Partial<Record<EventName, string[]>> = {
+  'sale.paid': ['PAGO'],
+  'sale.refused': ['RECUSADO'],
+  'sale.canceled': ['CANCELADO'],
+  'sale.refunded': ['PAGO', 'ESTORNADO'],
+  'sale.chargeback': ['PAGO', 'CHARGEBACK'],
+};
+const WITHDRAWAL_EVENTS: EventName[] = ['withdrawal.completed', 'withdrawal.rejected', 'withdrawal.canceled'];
+
 /**
  * `gateway trigger EVENT`: makes that fact happen for real through the sandbox routes, creating and funding what
- * it needs, and returns the ids of what it made.
+ * it needs (or moving the caller's own sale or withdrawal), and returns the ids of what it made or moved.
  */
-export async function trigger(target: Target, raw: string): Promise<Triggered> {
+export async function trigger(target: Target, raw: string, subject: TriggerSubject = {}): Promise<Triggered> {
   if (!(EVENT_NAMES as readonly string[]).includes(raw)) {
     throw new UsageError(`unknown event "${raw}" (one of: ${EVENT_NAMES.join(', ')})`);
   }
   const event = raw as EventName;
-  const status = (sale: Sale, to: string) =>
-    api<Sale>(target, 'POST', `/api/sandbox/sales/${sale.id}/status`, { status: to });
+  const problem = subjectProblem(event, subject);
+  if (problem) throw new UsageError(problem);
+  const status = (sale: Pick<Sale, 'id'> | { id: string }, to: string) =>
+    api<Sale & { status: string }>(target, 'POST', `/api/sandbox/sales/${sale.id}/status`, { status: to });
+  if (subject.sale)
+    return { event, sale: await moveOwnSale(target, subject.sale, SALE_MOVES[event]!, status) };
+  if (subject.withdrawal)
+    return { event, withdrawal: await settleWithdrawal(target, subject.withdrawal, event) };
   const newSale = async (extra: object = {}) => {
     try {
       return await api<Sale>(target, 'POST', '/api/sandbox/sales', { ...SALE, ...extra });
@@ -98,44 +132,72 @@ async function withdrawal(
 ): Promise<{ sale: string; withdrawal: string }> {
   const funding = await newSale();
   await status(funding, 'PAGO');
-  const cashout = () =>
-    api<Withdrawal>(target, 'POST', '/api/public/cashout', {
-      amount: '100.00',
-      pixKey: '52998224725',
-      pixKeyType: 'CPF',
-    });
+  const w = await api<Withdrawal>(target, 'POST', '/api/public/cashout', {
+    amount: '100.00',
+    pixKey: '52998224725',
+    pixKeyType: 'CPF',
+  });
+  // withdrawal.pending is its sending to the provider: the payout worker does it within moments
+  if (event === 'withdrawal.pending') await sentToProvider(target, w.uuid);
+  else await settleWithdrawal(target, w.uuid, event);
+  return { sale: funding.uuid, withdrawal: w.uuid };
+}
+
+/** The caller's sale through the event's statuses, skipping those it has passed (a paid sale is refunded at once). */
+async function moveOwnSale(
+  target: Target,
+  id: string,
+  steps: string[],
+  status: (sale: { id: string }, to: string) => Promise<Sale & { status: string }>,
+): Promise<string> {
+  const now = await api<Sale & { status: string }>(
+    target,
+    'GET',
+    `/api/transactions/${encodeURIComponent(id)}`,
+  );
+  for (const [i, to] of steps.entries()) {
+    if (i < steps.length - 1 && now.status === to) continue;
+    await status({ id: encodeURIComponent(id) }, to);
+  }
+  return now.uuid;
+}
+
+/** A withdrawal settled as the event says, through the sandbox payout provider's routes. */
+async function settleWithdrawal(target: Target, id: string, event: EventName): Promise<string> {
+  const path = `/api/sandbox/cashouts/${encodeURIComponent(id)}`;
   if (event === 'withdrawal.canceled') {
-    const w = await cashout();
     // refused (409) only for the moments the payout worker is sending it: then it is PROCESSING, and the
     // sandbox provider gives it up
     for (let attempt = 0; ; attempt++) {
       try {
-        await api(target, 'POST', `/api/sandbox/cashouts/${w.uuid}/cancel`);
-        return { sale: funding.uuid, withdrawal: w.uuid };
+        await api(target, 'POST', `${path}/cancel`);
+        break;
       } catch (err) {
         if (!/answered 409/.test((err as Error).message) || attempt >= 50) throw err;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     }
+  } else {
+    await sentToProvider(target, id);
+    await api(target, 'POST', `${path}/result`, {
+      result: event === 'withdrawal.completed' ? 'COMPLETED' : 'REJECTED',
+    });
   }
-  const w = await cashout();
-  // withdrawal.pending is its sending to the provider: the gateway's payout worker does it within moments
+  return (await api<Withdrawal>(target, 'GET', `/api/public/cashout/${encodeURIComponent(id)}`)).uuid;
+}
+
+/** withdrawal.pending is its sending to the provider: the gateway's payout worker does it within moments. */
+async function sentToProvider(target: Target, id: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const now = await api<Withdrawal>(target, 'GET', `/api/public/cashout/${w.uuid}`);
-    if (now.status === 'PROCESSING') break;
-    if (now.status !== 'PENDING') throw new Error(`withdrawal ${w.uuid} is ${now.status}`);
+    const now = await api<Withdrawal>(target, 'GET', `/api/public/cashout/${encodeURIComponent(id)}`);
+    if (now.status === 'PROCESSING') return;
+    if (now.status !== 'PENDING') throw new Error(`withdrawal ${id} is ${now.status}`);
     if (Date.now() > deadline) {
       throw new Error(
-        `withdrawal ${w.uuid} is still PENDING after 30 s: is a worker running with PAYOUT_PROVIDER=sandbox?`,
+        `withdrawal ${id} is still PENDING after 30 s: is a worker running with PAYOUT_PROVIDER=sandbox?`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  if (event === 'withdrawal.completed' || event === 'withdrawal.rejected') {
-    await api(target, 'POST', `/api/sandbox/cashouts/${w.uuid}/result`, {
-      result: event === 'withdrawal.completed' ? 'COMPLETED' : 'REJECTED',
-    });
-  }
-  return { sale: funding.uuid, withdrawal: w.uuid };
 }

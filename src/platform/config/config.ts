@@ -1,6 +1,7 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { parseHostList } from '../db/hosts.js';
+import { type BoletoSettings, boletoSettings } from './boleto.js';
 import { ConfigError, choice, type Env, integer, onOff } from './parse.js';
 import {
   type BcbSettings,
@@ -24,6 +25,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** How long a lost primary is looked for before that is logged as an error (it is looked for until found). */
   dbFailoverTimeoutMs: number;
+  /** How long a statement waits for a free pooled connection before the request answers 503. */
+  dbPoolWaitMs: number;
   /** A replica the panel's lists, exports and statement may read from (null: they read the primary). */
   databaseReadUrl: string | null;
   /** A replica further behind the primary than this is not read from. */
@@ -65,6 +68,12 @@ export interface Config {
   /** Who sends withdrawals: the sandbox, Efí's Pix send API, or nobody (they wait PENDING). */
   payoutProvider: PayoutProviderName;
   efi: EfiSettings | null;
+  /** How often the job queue's upkeep fails (and so retries) jobs whose worker died. */
+  jobSuperviseIntervalSeconds: number;
+  /** How long finished jobs stay in the job queue's tables (the domains' own tables keep the history). */
+  jobRetentionSeconds: number;
+  /** The beneficiary of the boletos the gateway issues (BOLETO_*). */
+  boleto: BoletoSettings;
   /** Slow-client limits (docs/security.md): time to receive the headers, the whole request, idle keep-alive. */
   httpHeadersTimeoutMs: number;
   httpRequestTimeoutMs: number;
@@ -190,12 +199,14 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     bcb: pixProcessor === 'bcb' ? bcbSettings(env, publicUrl) : null,
     payoutProvider,
     efi: payoutProvider === 'efi' ? efiSettings(env, publicUrl) : null,
+    boleto: boletoSettings(env),
     logLevel: choice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     port,
     workerPort: env.WORKER_PORT ? integer(env, 'WORKER_PORT', 0, 1, 65535) : null,
     host,
     databaseUrl,
     dbFailoverTimeoutMs: integer(env, 'DB_FAILOVER_TIMEOUT_MS', 30000, 1000, 600000),
+    dbPoolWaitMs: integer(env, 'DB_POOL_WAIT_MS', 10000, 100, 600000),
     databaseReadUrl,
     databaseReadMaxLagMs: integer(env, 'DATABASE_READ_MAX_LAG_MS', 5000, 0, 3600000),
     dataDir,
@@ -221,6 +232,8 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     webhookDisableAfterFailures: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 50, 1, 100_000),
     webhookDisableAfterHours: integer(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 72, 0, 8760),
     webhookHealthCheckMs: integer(env, 'WEBHOOK_HEALTH_CHECK_SECONDS', 60, 1, 86400) * 1000,
+    jobSuperviseIntervalSeconds: integer(env, 'JOB_SUPERVISE_INTERVAL_SECONDS', 30, 1, 3600),
+    jobRetentionSeconds: integer(env, 'JOB_RETENTION_SECONDS', 86400, 1, 30 * 86400),
     ...slowClientLimits(env),
   };
 }

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { HostLocator } from './host-locator.js';
 import { parseHostList, type SessionAttrs } from './hosts.js';
 import { APP_NAME, locatedClient, newPool } from './pools.js';
-import { DatabaseUnavailable, isDatabaseUnavailable } from './unavailable.js';
+import { DatabaseUnavailable, isDatabaseBusy, isDatabaseUnavailable } from './unavailable.js';
 
 export { APP_NAME } from './pools.js';
 
@@ -111,13 +111,16 @@ async function poolQuery<T>(
   const res = options?.prepare
     ? await pool.query({ name: options.prepare, text, values })
     : await pool.query(text, values);
-  return res.rows as T[];
+  return resultRows<T>(res);
 }
 
-/** The rows of a simple query's last statement (pg answers one result per statement). */
-function lastRows<T>(res: pg.QueryResult | pg.QueryResult[]): T[] {
-  const last = Array.isArray(res) ? res[res.length - 1] : res;
-  return (last?.rows ?? []) as T[];
+/**
+ * The rows of every statement of a text, in order: pg answers a text of several statements (simple-query
+ * protocol) with one result per statement, and one statement with its result alone.
+ */
+function resultRows<T>(res: pg.QueryResult | pg.QueryResult[]): T[] {
+  if (!Array.isArray(res)) return res.rows as T[];
+  return res.flatMap((r) => r.rows ?? []) as T[];
 }
 
 class PostgresDb implements Db {
@@ -166,7 +169,8 @@ class PostgresDb implements Db {
     try {
       return await run();
     } catch (err) {
-      if (isDatabaseUnavailable(err)) this.locator.lost();
+      // a server with no room for another connection is busy, not gone: no search for another primary
+      if (isDatabaseUnavailable(err) && !isDatabaseBusy(err)) this.locator.lost();
       throw err;
     }
   }
@@ -211,7 +215,7 @@ class PostgresDb implements Db {
             const begin = opening;
             opening = null;
             if (!params?.length && !opts?.prepare)
-              return lastRows<R>(await client.query(`${begin};\n${text}`));
+              return resultRows<R>(await client.query(`${begin};\n${text}`));
             await client.query(begin);
           }
           return poolQuery<R>(client, text, params, opts);
@@ -343,6 +347,11 @@ export interface DbOptions {
   poolMax?: number;
   /** How long a lost server may be looked for before that is logged as an error (DB_FAILOVER_TIMEOUT_MS). */
   failoverTimeoutMs?: number;
+  /**
+   * How long a statement waits for a free pooled connection (DB_POOL_WAIT_MS) before it fails as busy (a
+   * request answers 503 with Retry-After; the server is not taken for lost).
+   */
+  poolWaitMs?: number;
   log?: { warn(message: string): void; error(message: string): void };
   /** The kind of server wanted when the string does not say (a read replica: prefer-standby). */
   attrs?: SessionAttrs;
@@ -357,7 +366,10 @@ export function openDb(opts: DbOptions): Db & { locate(): Promise<void> } {
     applicationName: APP_NAME,
     ...(opts.log ? { log: opts.log } : {}),
   });
-  const db = new PostgresDb(opts.databaseUrl, list.settings, locator, opts.poolMax ?? 20);
+  // pg-pool's connectionTimeoutMillis bounds the wait for a free connection (each connection's own connect
+  // timeout is its client's, pools.ts)
+  const settings = { ...list.settings, connectionTimeoutMillis: opts.poolWaitMs ?? 10_000 };
+  const db = new PostgresDb(opts.databaseUrl, settings, locator, opts.poolMax ?? 20);
   if (opts.heartbeat) locator.startHeartbeat();
   return Object.assign(db, { locate: () => locator.locate() });
 }

@@ -32,6 +32,7 @@ export async function openDatabase(
     databaseUrl: embedded?.url ?? config.databaseUrl ?? '',
     poolMax: opts.poolMax,
     failoverTimeoutMs: config.dbFailoverTimeoutMs,
+    poolWaitMs: config.dbPoolWaitMs,
     log: { warn: opts.watch?.warn ?? opts.log, error: opts.watch?.error ?? opts.log },
     heartbeat: opts.watch !== undefined,
   });

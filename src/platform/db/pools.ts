@@ -18,8 +18,9 @@ export function locatedClient(locator: HostLocator): new (config?: pg.ClientConf
       const target = locator.target;
       // pg-pool hides the password from enumeration (stack traces): a spread alone would lose it
       super({
-        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
         ...config,
+        // its own, whatever the pool's (which bounds the wait for a free connection)
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
         password: config.password,
         host: target.host,
         port: target.port,

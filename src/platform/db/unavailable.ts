@@ -27,7 +27,7 @@ function lostServer(sqlState: string): boolean {
   return sqlState.startsWith('08') || /^57P0[123]$/.test(sqlState) || sqlState === '25006';
 }
 
-/** pg's own messages for a connection that ended under it (no code). */
+/** pg's own messages for a connection that ended under it, or never came (no code). */
 const LOST_MESSAGES = [
   'Connection terminated',
   'timeout expired',
@@ -37,10 +37,24 @@ const LOST_MESSAGES = [
   'timeout exceeded when trying to connect',
 ];
 
-export function isDatabaseUnavailable(err: unknown): boolean {
-  if (err instanceof DatabaseUnavailable) return true;
+/**
+ * The server is there but has no room for another connection: "too many clients" or the role's or
+ * database's CONNECTION LIMIT (53300), or no pooled connection came free in time. A request answers 503 with
+ * Retry-After, but the server is not lost: nothing looks for another primary.
+ */
+export function isDatabaseBusy(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const { code, message } = err as { code?: unknown; message?: unknown };
+  if (code === '53300') return true;
+  return typeof message === 'string' && message.startsWith('timeout exceeded when trying to connect');
+}
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (err instanceof DatabaseUnavailable || isDatabaseBusy(err)) return true;
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  // (a copy of a DatabaseUnavailable: pg-boss reports a worker's error as a plain object)
+  if (code === 'DATABASE_UNAVAILABLE') return true;
   if (typeof code === 'string' && (NETWORK.has(code) || (/^[0-9A-Z]{5}$/.test(code) && lostServer(code))))
     return true;
   if (typeof message === 'string' && LOST_MESSAGES.some((m) => message.startsWith(m))) return true;

@@ -139,40 +139,54 @@ interface Rule<T> {
 }
 
 /**
- * Counts a request under every rule (each counts every request, refused ones included), then answers for the
- * tightest: past any limit → RATE_LIMITED with that limit's RateLimit-* and Retry-After (the longest wait,
- * if several); within them all → the RateLimit-* of the one with the fewest requests left.
+ * Counts a request under its rules in order, each counting only what the ones before let through: a key's
+ * requests refused by the key's own limit are not counted against its account, so one runaway key cannot take
+ * its account's other keys down. Past a limit → RATE_LIMITED with that limit's RateLimit-* and Retry-After;
+ * within them all → the RateLimit-* of the one with the fewest requests left.
  */
 function limiter<T>(rules: Rule<T>[]): Limiter<T> {
-  const answer = (request: FastifyRequest, reply: FastifyReply, counts: Count[]): undefined => {
-    let pick = 0;
-    let refused = false;
-    for (let i = 0; i < rules.length; i++) {
-      const over = counts[i]!.current > rules[i]!.max;
-      const left = rules[i]!.max - counts[i]!.current;
-      const pickLeft = rules[pick]!.max - counts[pick]!.current;
-      if (over && (!refused || counts[i]!.ttl > counts[pick]!.ttl)) {
-        pick = i;
-        refused = true;
-      } else if (!refused && left < pickLeft) pick = i;
-    }
-    const { max } = rules[pick]!;
-    const { current, ttl } = counts[pick]!;
+  const headers = (reply: FastifyReply, rule: Rule<T>, { current, ttl }: Count): string => {
     const reset = String(Math.max(0, Math.ceil(ttl / 1000)));
-    reply.header('ratelimit-limit', String(max));
-    reply.header('ratelimit-remaining', String(Math.max(0, max - current)));
+    reply.header('ratelimit-limit', String(rule.max));
+    reply.header('ratelimit-remaining', String(Math.max(0, rule.max - current)));
     reply.header('ratelimit-reset', reset);
-    if (!refused) return undefined;
+    return reset;
+  };
+  const refuse = (request: FastifyRequest, reply: FastifyReply, rule: Rule<T>, count: Count): never => {
+    const reset = headers(reply, rule, count);
     rateLimited.inc({ route: request.routeOptions.url ?? 'unmatched' });
     reply.header('retry-after', reset);
-    throw new AppError('RATE_LIMITED', `Too many requests: retry in ${Math.max(1, Math.ceil(ttl / 1000))} s`);
+    throw new AppError(
+      'RATE_LIMITED',
+      `Too many requests: retry in ${Math.max(1, Math.ceil(count.ttl / 1000))} s`,
+    );
   };
   return (request, reply, subject) => {
-    const counted = rules.map((r) => r.count(r.keyOf(request, subject), r.windowMs, r.max));
-    if (counted.some((c) => c instanceof Promise)) {
-      return Promise.all(counted).then((c) => answer(request, reply, c));
-    }
-    return answer(request, reply, counted as Count[]);
+    const counts: Count[] = [];
+    const counted = (i: number, count: Count) => {
+      if (count.current > rules[i]!.max) refuse(request, reply, rules[i]!, count);
+      counts.push(count);
+    };
+    const from = (first: number): undefined | Promise<void> => {
+      for (let i = first; i < rules.length; i++) {
+        const rule = rules[i]!;
+        const count = rule.count(rule.keyOf(request, subject), rule.windowMs, rule.max);
+        if (count instanceof Promise) {
+          return count.then((c) => {
+            counted(i, c);
+            return from(i + 1);
+          });
+        }
+        counted(i, count);
+      }
+      let pick = 0;
+      for (let i = 1; i < rules.length; i++) {
+        if (rules[i]!.max - counts[i]!.current < rules[pick]!.max - counts[pick]!.current) pick = i;
+      }
+      headers(reply, rules[pick]!, counts[pick]!);
+      return undefined;
+    };
+    return from(0);
   };
 }
 

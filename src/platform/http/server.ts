@@ -75,9 +75,12 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
     const shape = request.routeOptions.config?.errorShape ?? 'envelope';
     const appErr = toAppError(err);
+    // a 500 is the gateway's own fault; a 502/503 is a processor's or the database's, answered as documented
     if (appErr.code === 'SERVICE_UNAVAILABLE')
       request.log.warn({ err }, 'request refused: database unavailable');
-    else if (appErr.status >= 500) request.log.error({ err }, 'request failed');
+    else if (appErr.status === 500) request.log.error({ err }, 'request failed');
+    else if (appErr.status > 500)
+      request.log.warn({ err }, 'request failed: the payment processor did not answer as expected');
     // a forced shape, or a 503 of a route whose own 503 is another body (a PSP's webhook), may not be among
     // the route's declared response schemas: sent as is
     if (appErr.shape || appErr.code === 'SERVICE_UNAVAILABLE') reply.serializer(JSON.stringify);

@@ -50,6 +50,7 @@ function prepared(text: string): QueryOptions | undefined {
 function queueDatabase(db: Db): BossDatabase {
   const pool = db.withSettings({}, 4);
   return {
+    // every statement's rows, in order, as pg-boss's own adapter answers a text of several statements
     executeSql: async (text, values) => ({ rows: await pool.query(text, values) }),
     listen: async (channel, onNotification, onReconnect) => {
       const close = await db.listen(channel, (payload) =>
@@ -60,12 +61,39 @@ function queueDatabase(db: Db): BossDatabase {
   };
 }
 
+/**
+ * The queue's upkeep, done by every long-running process (pg-boss elects one per pass): jobs whose worker died
+ * (no heartbeat for HEARTBEAT_SECONDS, or past their policy's expiry) are failed and so retried, and finished
+ * jobs are deleted once `retentionSeconds` old. A one-shot command that only sends jobs passes none.
+ */
+export interface QueueUpkeep {
+  superviseIntervalSeconds: number;
+  retentionSeconds: number;
+}
+
+/** A worker sends its active jobs' heartbeat every 5 s; one silent for 10 s died with its process. */
+const HEARTBEAT_SECONDS = 10;
+/** Finished jobs are looked for at least hourly (sooner when they are kept for less). */
+const MAX_DELETION_INTERVAL_SECONDS = 3600;
+
 /** A PostgreSQL-backed job queue (pg-boss). Jobs are sent inside the caller's transaction (outbox semantics). */
 export class Queue {
   private constructor(private readonly boss: PgBoss) {}
 
-  static async start(db: Db, log: Logger): Promise<Queue> {
-    const boss = new PgBoss({ db: queueDatabase(db), useListenNotify: true, schedule: false });
+  static async start(db: Db, log: Logger, upkeep: QueueUpkeep | null): Promise<Queue> {
+    const boss = new PgBoss({
+      db: queueDatabase(db),
+      useListenNotify: true,
+      schedule: false,
+      supervise: upkeep !== null,
+      ...(upkeep
+        ? {
+            superviseIntervalSeconds: upkeep.superviseIntervalSeconds,
+            monitorIntervalSeconds: upkeep.superviseIntervalSeconds,
+            maintenanceIntervalSeconds: Math.min(upkeep.retentionSeconds, MAX_DELETION_INTERVAL_SECONDS),
+          }
+        : {}),
+    });
     // while the database is lost its workers' polls fail and go on polling: they resume with it
     boss.on('error', (err: Error) => {
       if (isDatabaseUnavailable(err)) log.debug({ err }, 'queue paused: database unavailable');
@@ -80,6 +108,8 @@ export class Queue {
         retryBackoff: policy.retryBackoff,
         ...(policy.retryDelayMaxSeconds ? { retryDelayMax: policy.retryDelayMaxSeconds } : {}),
         expireInSeconds: policy.expireInSeconds,
+        heartbeatSeconds: HEARTBEAT_SECONDS,
+        ...(upkeep ? { deleteAfterSeconds: upkeep.retentionSeconds } : {}),
       };
       await boss.createQueue(name, options);
       await boss.updateQueue(name, options); // a policy changed in jobs.ts applies to existing databases too

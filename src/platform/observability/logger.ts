@@ -1,11 +1,11 @@
-import { destination, type Logger, type LoggerOptions, pino, transport } from 'pino';
+import { type DestinationStream, destination, type Logger, type LoggerOptions, pino, transport } from 'pino';
 
 /**
  * Secrets never reach the logs: key headers, cookies, CSRF tokens, passwords, TOTP codes and secrets are
  * redacted wherever they appear. Lines are JSON (one per line, for collectors); in a terminal they are
  * printed readably by pino-pretty.
  */
-export function createLogger(level: string): Logger {
+export function createLogger(level: string, to?: DestinationStream): Logger {
   const options: LoggerOptions = {
     level,
     redact: {
@@ -25,6 +25,7 @@ export function createLogger(level: string): Logger {
       censor: '[redacted]',
     },
   };
+  if (to) return withAccessLogger(pino(options, to), level, to);
   if (process.stdout.isTTY && level !== 'silent') {
     return pino(
       options,
@@ -39,7 +40,10 @@ export function createLogger(level: string): Logger {
   // share of the balance read's throughput: docs/performance.md). pino flushes what is left when the process exits; a SIGKILL can lose the
   // last FLUSH_EVERY_MS of lines.
   const out = destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: FLUSH_EVERY_MS });
-  const log = pino(options, out);
+  return withAccessLogger(pino(options, out), level, out);
+}
+
+function withAccessLogger(log: Logger, level: string, out: DestinationStream): Logger {
   accessLoggers.set(log, pino({ level }, out));
   return log;
 }

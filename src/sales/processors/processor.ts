@@ -65,4 +65,6 @@ export interface ExpiredCharge {
   uuid: string;
   amount: number;
   externalTransactionId: string;
+  /** BOLETO: the charge at the PSP is a charge with due date (cobv) rather than a cob. */
+  paymentMethod?: string;
 }

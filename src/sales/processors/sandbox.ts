@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { checkTimestamped, signTimestamped } from '../../platform/crypto/timestamped-signature.js';
+import { barcode, digitableLine, MAX_BOLETO_CENTS } from '../../rails/boleto-barcode.js';
 import { brCode } from '../../rails/brcode.js';
 import type { ChargeDetails, PixCharge, PixChargeProcessor, SaleProcessor } from './processor.js';
 
@@ -57,9 +58,19 @@ export class SandboxProcessor implements SaleProcessor, PixChargeProcessor {
       pixKey: m === 'PIX' ? pixCopyPaste(input.amount) : null,
       cardLastFour: card ? (input.card?.lastFour ?? String(randomInt(0, 10000)).padStart(4, '0')) : null,
       cardBrand: card ? (input.card?.brand ?? 'VISA') : null,
-      boletoCode: m === 'BOLETO' ? digits(47) : null,
+      boletoCode: m === 'BOLETO' ? sandboxLine(input.amount) : null,
     };
   }
+}
+
+/**
+ * A well-formed linha digitável (FEBRABAN check digits, due in 3 days) of no real bank account: bank 237 and a
+ * random campo livre. Beyond the barcode's value field the sale keeps no boleto code.
+ */
+function sandboxLine(amount: number): string | null {
+  if (amount > MAX_BOLETO_CENTS) return null;
+  const due = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+  return digitableLine(barcode({ bank: '237', dueDate: due, amountCents: amount, campoLivre: digits(25) }));
 }
 
 function digits(n: number): string {

@@ -16,7 +16,8 @@ export interface SaleMoney {
 export function moneyOf(s: SaleRow): SaleMoney {
   return {
     accountId: s.account_id,
-    amount: s.amount,
+    // what the payer paid: a boleto's fine and interest, or its discount, change it from the sale's amount
+    amount: s.paid_amount ?? s.amount,
     systemFee: s.system_fee,
     netAmount: s.net_amount,
     reserveAmount: s.reserve_amount,

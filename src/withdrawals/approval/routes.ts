@@ -123,7 +123,12 @@ export async function approvalRoutes(app: Http, deps: ApprovalRouteDeps): Promis
         const { password, totpCode } = request.body;
         // an approval is confirmed always; a decline when a confirmation is given
         if (step === 'approve' || password !== undefined || totpCode !== undefined) {
-          if (!(await deps.sessions.confirm(session.user.id, { password, totpCode }))) {
+          if (
+            !(await deps.sessions.confirm(
+              { id: session.user.id, accountId: session.accountId },
+              { password, totpCode },
+            ))
+          ) {
             const message = session.user.totpEnabled
               ? 'Wrong or already used two-factor code'
               : 'Wrong password';

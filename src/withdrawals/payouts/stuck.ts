@@ -11,18 +11,23 @@ export interface StuckWithdrawal {
   provider: string;
   /** A submission may have reached the provider (it cannot be cancelled, only retried). */
   submitting: boolean;
+  /** Waiting for a second person's approval: nothing is sent before it (or its 72-hour expiry). */
+  awaitingApproval: boolean;
   amount: number;
   ageMinutes: number;
 }
 
-/** Withdrawals still PENDING or PROCESSING `minutes` after they last changed, oldest first. */
+/**
+ * Withdrawals still PENDING or PROCESSING `minutes` after they last changed, oldest first; those awaiting
+ * approval among them, marked so (waiting for a person, not for the provider).
+ */
 export async function stuckWithdrawals(db: Db, minutes: number): Promise<StuckWithdrawal[]> {
   const rows = await db.query<StuckWithdrawal>(
-    `SELECT id, uuid, status, provider, submitting_at IS NOT NULL AS submitting, amount,
+    `SELECT id, uuid, status, provider, submitting_at IS NOT NULL AS submitting,
+            approval_status IS NOT DISTINCT FROM 'awaiting' AS "awaitingApproval", amount,
             floor(extract(epoch FROM now() - updated_at) / 60)::int AS "ageMinutes"
        FROM withdrawals
       WHERE status IN ('PENDING', 'PROCESSING') AND updated_at < now() - make_interval(mins => $1)
-        AND approval_status IS DISTINCT FROM 'awaiting'
       ORDER BY updated_at, id LIMIT 1000`,
     [minutes],
   );

@@ -7,6 +7,7 @@ import { verifyLedger } from '../../../src/ledger/verify.js';
 import { createCashout, lookup, setSandboxProvider, waitForStatus } from '../../support/cashouts.js';
 import { runGateway } from '../../support/cli.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
+import { call } from '../../support/http.js';
 import { fundMerchant } from '../../support/ledger.js';
 import { startServer, type TestServer } from '../../support/server.js';
 import { waitUntil } from '../../support/wait.js';
@@ -62,6 +63,30 @@ describe('a payout provider outage', () => {
 });
 
 describe('nothing waits forever', () => {
+  it('lists a withdrawal awaiting approval as such, beside those waiting for the provider', async () => {
+    const careful = await createMerchant(server);
+    await fundMerchant(db(), careful.accountId, 100_000);
+    const rule = await call('PUT', `${server.url}/api/settings/withdrawal-approval`, {
+      headers: careful.panel,
+      body: { thresholdCents: 1 },
+    });
+    expect(rule.status).toBe(200);
+    const w = await createCashout(server.url, careful, 150);
+    await db().query(`UPDATE withdrawals SET updated_at = now() - interval '10 minutes' WHERE id = $1`, [
+      w.id,
+    ]);
+    const stuck = await cli(['cashouts', 'stuck', '--minutes', '5']);
+    expect(stuck.code, stuck.stderr).toBe(0);
+    expect(JSON.parse(stuck.stdout)).toContainEqual(
+      expect.objectContaining({ id: w.id, status: 'PENDING', awaitingApproval: true }),
+    );
+    const text = await runGateway(['cashouts', 'stuck', '--minutes', '5'], {
+      DATABASE_URL: server.databaseUrl,
+      DATA_DIR: server.env.DATA_DIR!,
+    });
+    expect(text.stdout.split('\n').find((l) => l.includes(w.uuid))).toMatch(/PENDING \(awaiting approval\)/);
+  }, 60_000);
+
   it('a PENDING withdrawal whose job is gone is found, listed as stuck, and submitted again', async () => {
     await setSandboxProvider(db(), 'down');
     const w = await createCashout(server.url, merchant, 180);

@@ -139,9 +139,11 @@ export class BcbProcessor implements PixChargeProcessor {
    */
   async releaseExpired(charge: ExpiredCharge): Promise<boolean> {
     const txid = charge.externalTransactionId;
-    const res = await this.client.call<CobCompleta>('GET', `/cob/${txid}`);
+    // a boleto's Pix half is a charge with due date: the same read-back and removal under /cobv
+    const kind = charge.paymentMethod === 'BOLETO' ? 'cobv' : 'cob';
+    const res = await this.client.call<CobCompleta>('GET', `/${kind}/${txid}`);
     if (res.status === 404) return true; // the PSP has no such charge: nothing can pay it
-    if (res.status !== 200) throw new PspError(`GET /cob answered ${res.status}`, res.status);
+    if (res.status !== 200) throw new PspError(`GET /${kind} answered ${res.status}`, res.status);
     if (res.body.status === 'CONCLUIDA') {
       // paid, but the PSP does not say by which Pix: asked again next round rather than cancelled
       if (!res.body.pix?.length)
@@ -150,12 +152,12 @@ export class BcbProcessor implements PixChargeProcessor {
       return true;
     }
     if (res.body.status !== 'ATIVA') return true; // already removed
-    const removed = await this.client.call<CobCompleta>('PATCH', `/cob/${txid}`, {
+    const removed = await this.client.call<CobCompleta>('PATCH', `/${kind}/${txid}`, {
       status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
     });
     // refused (e.g. paid meanwhile): the next round reads it again
     if (removed.status !== 200 || removed.body.status !== 'REMOVIDA_PELO_USUARIO_RECEBEDOR') {
-      throw new PspError(`PATCH /cob answered ${removed.status}`, removed.status);
+      throw new PspError(`PATCH /${kind} answered ${removed.status}`, removed.status);
     }
     return true;
   }

@@ -4,6 +4,7 @@ import { parseReais } from '../../../platform/money/money.js';
 import { type PixApiClient, PspError } from '../../../rails/pix-api-client.js';
 import { findSaleByProcessorRef } from '../../charges.data.js';
 import { lockSale } from '../../data.js';
+import { amountDue, recordPaidAmount } from '../../paid-amount.js';
 import type { SaleSettler } from '../../settlement/settler.js';
 import { checkTransition, isOpen } from '../../settlement/status-machine.js';
 import { moveSale } from '../../settlement/transition.js';
@@ -182,13 +183,19 @@ export async function creditPix(db: Db, queue: Queue, pix: Pix): Promise<PixOutc
     if (claimed.length === 0) return 'duplicate';
     const found = pix.txid ? await findSaleByProcessorRef(tx, BCB_PROCESSOR, pix.txid) : null;
     const sale = found ? await lockSale(tx, found.id) : null;
+    // a boleto's Pix is due its fine and interest, or less its discount, on the day it was paid
+    const due = sale
+      ? await amountDue(tx, sale, Number.isFinite(paidAt) ? new Date(paidAt) : new Date())
+      : null;
     let reason: string | null = null;
     if (!sale) reason = 'no sale has this txid';
-    else if (amount !== sale.amount) reason = `paid ${pix.valor}, the charge is ${sale.amount} cents`;
+    else if (due === null) reason = 'the charge can no longer be paid';
+    else if (amount !== due) reason = `paid ${pix.valor}, the charge is ${due} cents`;
     else if (!isOpen(sale.status) || checkTransition(sale.status, 'PAGO') !== 'apply') {
       reason = `the sale is ${sale.status}`;
     }
     if (!reason) {
+      if (sale!.payment_method === 'BOLETO') await recordPaidAmount(tx, sale!, amount);
       await moveSale(tx, queue, sale!.id, 'PAGO');
       await completedWhenPaid(tx, sale!.id, pix.horario);
     }

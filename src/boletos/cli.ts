@@ -1,0 +1,69 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { type Command, UsageError } from '../platform/cli/command.js';
+import { Queue } from '../platform/jobs/queue.js';
+import { createLogger } from '../platform/observability/logger.js';
+import { boletosIssuedOn } from './data.js';
+import { BoletoInputError } from './errors.js';
+import { beneficiaryKey } from './issue.js';
+import { remessa } from './remessa.js';
+import { importRetorno, parseRetorno } from './retorno.js';
+
+export const boletoCommands: Command[] = [
+  {
+    path: ['boletos', 'retorno'],
+    usage: 'gateway boletos retorno FILE [--json]',
+    summary:
+      'Imports a CNAB 240 return file (segments T and U) of BOLETO_BANK: credits each liquidação once, by nosso ' +
+      'número; a malformed file imports nothing.',
+    example: 'gateway boletos retorno RETORNO_20261125.ret --json',
+    optionHelp: {},
+    options: {},
+    positionals: 1,
+    async run({ db, config }, _values, [file]) {
+      let content: string;
+      try {
+        content = readFileSync(file!, 'latin1');
+      } catch (err) {
+        throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+      }
+      let liquidacoes: ReturnType<typeof parseRetorno>;
+      try {
+        liquidacoes = parseRetorno(content, config.boleto.bank);
+      } catch (err) {
+        if (err instanceof BoletoInputError)
+          throw new Error(`${file} refused, nothing imported: ${err.message}`);
+        throw err;
+      }
+      const queue = await Queue.start(db, createLogger(config.logLevel), null);
+      try {
+        const report = await importRetorno(db, queue, config.boleto, liquidacoes);
+        const text = `${report.lines} liquidações: ${report.credited} credited, ${report.alreadyPaid} already paid, ${report.unknown} unknown, ${report.rejected} rejected`;
+        return { result: report, text };
+      } finally {
+        await queue.stop();
+      }
+    },
+  },
+  {
+    path: ['boletos', 'remessa'],
+    usage: 'gateway boletos remessa --date YYYY-MM-DD [--out FILE] [--json]',
+    summary:
+      'Writes the CNAB 240 registration file (segments P and Q) of the boletos issued that São Paulo day.',
+    example: 'gateway boletos remessa --date 2026-11-25 --out REMESSA_20261125.rem',
+    optionHelp: {
+      date: 'the day (São Paulo) whose boletos are registered',
+      out: 'the file written (default remessa-<date>.rem in the current folder)',
+    },
+    options: { date: { type: 'string' }, out: { type: 'string' } },
+    async run({ db, config }, values) {
+      const day = values.date;
+      if (typeof day !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(day) || !Number.isFinite(Date.parse(day)))
+        throw new UsageError('--date must be a date YYYY-MM-DD');
+      const out = typeof values.out === 'string' && values.out ? values.out : `remessa-${day}.rem`;
+      const boletos = await boletosIssuedOn(db, beneficiaryKey(config.boleto), day);
+      const sequence = Number(day.replace(/-/g, '').slice(2)); // one file a day: the date is its number
+      writeFileSync(out, remessa(config.boleto, day, sequence, boletos), 'latin1');
+      return { result: { file: out, boletos: boletos.length }, text: `${out}: ${boletos.length} boletos` };
+    },
+  },
+];

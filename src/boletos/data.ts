@@ -1,0 +1,123 @@
+import type { Queryable } from '../platform/db/db.js';
+import type { CobvPayer } from './cobv.js';
+
+/** A row of `boletos`. */
+export interface BoletoRow {
+  sale_id: number;
+  account_id: number;
+  beneficiary: string;
+  nosso_numero: string;
+  barcode: string;
+  digitable_line: string;
+  amount: number;
+  due_date: string;
+  days_after_due: number;
+  fine_bp: number;
+  monthly_interest_bp: number;
+  discount_cents: number | null;
+  discount_until: string | null;
+  txid: string;
+  pix_copy_paste: string;
+  payer: CobvPayer;
+  created_at: Date;
+  cnab_paid_on: string | null;
+  cnab_paid_amount: number | null;
+}
+
+const COLUMNS = `sale_id, account_id, beneficiary, nosso_numero, barcode, digitable_line, amount,
+  to_char(due_date, 'YYYY-MM-DD') AS due_date, days_after_due, fine_bp, monthly_interest_bp, discount_cents,
+  to_char(discount_until, 'YYYY-MM-DD') AS discount_until, txid, pix_copy_paste, payer, created_at,
+  to_char(cnab_paid_on, 'YYYY-MM-DD') AS cnab_paid_on, cnab_paid_amount`;
+
+/** The next nosso número of a beneficiary (its own short transaction: a number lost to a failure is a gap). */
+export async function nextNossoNumero(db: Queryable, beneficiary: string): Promise<number> {
+  const [row] = await db.query<{ last: number }>(
+    `INSERT INTO boleto_numbers (beneficiary, last) VALUES ($1, 1)
+     ON CONFLICT (beneficiary) DO UPDATE SET last = boleto_numbers.last + 1 RETURNING last`,
+    [beneficiary],
+  );
+  return row!.last;
+}
+
+export async function insertBoleto(
+  tx: Queryable,
+  b: Omit<BoletoRow, 'created_at' | 'cnab_paid_on' | 'cnab_paid_amount'> & { pdfTokenHash: Buffer },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO boletos (sale_id, account_id, beneficiary, nosso_numero, barcode, digitable_line, amount, due_date,
+        days_after_due, fine_bp, monthly_interest_bp, discount_cents, discount_until, txid, pix_copy_paste,
+        pdf_token_hash, payer)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+    [
+      b.sale_id,
+      b.account_id,
+      b.beneficiary,
+      b.nosso_numero,
+      b.barcode,
+      b.digitable_line,
+      b.amount,
+      b.due_date,
+      b.days_after_due,
+      b.fine_bp,
+      b.monthly_interest_bp,
+      b.discount_cents,
+      b.discount_until,
+      b.txid,
+      b.pix_copy_paste,
+      b.pdfTokenHash,
+      JSON.stringify(b.payer),
+    ],
+  );
+}
+
+export async function boletoOfSale(db: Queryable, saleId: number): Promise<BoletoRow | null> {
+  const [row] = await db.query<BoletoRow>(`SELECT ${COLUMNS} FROM boletos WHERE sale_id = $1`, [saleId]);
+  return row ?? null;
+}
+
+export async function boletoByTokenHash(db: Queryable, hash: Buffer): Promise<BoletoRow | null> {
+  const [row] = await db.query<BoletoRow>(`SELECT ${COLUMNS} FROM boletos WHERE pdf_token_hash = $1`, [hash]);
+  return row ?? null;
+}
+
+export async function boletoByTxid(db: Queryable, txid: string): Promise<BoletoRow | null> {
+  const [row] = await db.query<BoletoRow>(`SELECT ${COLUMNS} FROM boletos WHERE txid = $1`, [txid]);
+  return row ?? null;
+}
+
+export async function boletoByNossoNumero(
+  db: Queryable,
+  beneficiary: string,
+  nossoNumero: string,
+): Promise<BoletoRow | null> {
+  const [row] = await db.query<BoletoRow>(
+    `SELECT ${COLUMNS} FROM boletos WHERE beneficiary = $1 AND nosso_numero = $2`,
+    [beneficiary, nossoNumero],
+  );
+  return row ?? null;
+}
+
+/** The beneficiary's boletos issued on a São Paulo day, in nosso número order (the day's remessa). */
+export async function boletosIssuedOn(db: Queryable, beneficiary: string, day: string): Promise<BoletoRow[]> {
+  return db.query<BoletoRow>(
+    `SELECT ${COLUMNS} FROM boletos
+      WHERE beneficiary = $1 AND (created_at AT TIME ZONE 'America/Sao_Paulo') >= $2::date
+        AND (created_at AT TIME ZONE 'America/Sao_Paulo') < $2::date + 1
+      ORDER BY nosso_numero`,
+    [beneficiary, day],
+  );
+}
+
+/** The liquidação that credited the boleto (a later report of the same one is not a second payment). */
+export async function markPaidByCnab(
+  tx: Queryable,
+  saleId: number,
+  paidOn: string,
+  amount: number,
+): Promise<void> {
+  await tx.query('UPDATE boletos SET cnab_paid_on = $2, cnab_paid_amount = $3 WHERE sale_id = $1', [
+    saleId,
+    paidOn,
+    amount,
+  ]);
+}

@@ -1,0 +1,7 @@
+// The boletos module's front door: what app.ts, the workers and the CLI use.
+export { BcbCobv, type CobvPsp, SandboxCobv } from './cobv.js';
+export { BoletoInputError, BoletoNotFound } from './errors.js';
+export { boletoSales } from './http.js';
+export { BoletoIssuer } from './issue.js';
+export { installBoletoRules } from './paid-amount.js';
+export { boletoRoutes } from './routes.js';

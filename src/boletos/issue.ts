@@ -1,0 +1,207 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { BoletoSettings } from '../platform/config/boleto.js';
+import type { Db, Queryable } from '../platform/db/db.js';
+import { fromSaoPaulo, toSaoPaulo } from '../platform/time/sao-paulo.js';
+import { barcode, digitableLine, MAX_BOLETO_CENTS } from '../rails/boleto-barcode.js';
+import { qrSvgDataUri } from '../rails/qr.js';
+import { setChargeExpiryAt } from '../sales/charges.data.js';
+import { createSale } from '../sales/create.js';
+import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from '../sales/input.js';
+import type { Customer, SaleItem, SaleRow } from '../sales/types.js';
+import { type Beneficiary, campoLivre } from './campo-livre.js';
+import type { CobvPayer, CobvPsp } from './cobv.js';
+import { insertBoleto, nextNossoNumero } from './data.js';
+import { isCnpj, isCpf } from './documents.js';
+import { BoletoInputError } from './errors.js';
+import { addDays, type BoletoTermsIn, lastPayableDay, parseTerms } from './terms.js';
+
+export interface BoletoAddressIn {
+  street: string;
+  number: string;
+  district: string;
+  city: string;
+  state: string;
+  zipCode: string;
+}
+
+export interface BoletoSaleInput {
+  amount: number;
+  customer: Customer & { address?: BoletoAddressIn };
+  items: Omit<SaleItem, 'id'>[];
+  shipping?: Record<string, unknown> | null;
+  postbackUrl?: string | null;
+  metadata?: Record<string, string>;
+  boleto?: BoletoTermsIn;
+}
+
+const UFS = new Set(
+  'AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC SP SE TO'.split(' '),
+);
+
+export const beneficiaryOf = (s: BoletoSettings): Beneficiary => ({
+  bank: s.bank,
+  agency: s.agency,
+  account: s.account,
+  wallet: s.wallet,
+  name: s.beneficiaryName,
+  document: s.beneficiaryDocument,
+});
+/** The key nosso números are unique under: one beneficiary is one bank account and wallet. */
+export const beneficiaryKey = (s: BoletoSettings) => `${s.bank}/${s.agency}/${s.account}/${s.wallet}`;
+
+export const tokenHash = (token: string) => createHash('sha256').update(token).digest();
+
+function payerOf(customer: BoletoSaleInput['customer'], document: string): CobvPayer {
+  const a = customer.address;
+  if (!a) throw new BoletoInputError('customer.address is required for a boleto');
+  const text = (v: string, field: string, max: number) => {
+    const t = typeof v === 'string' ? v.trim() : '';
+    if (!t || t.length > max)
+      throw new BoletoInputError(`customer.address.${field} must be 1 to ${max} characters`);
+    return t;
+  };
+  const state = text(a.state, 'state', 2).toUpperCase();
+  if (!UFS.has(state)) throw new BoletoInputError('customer.address.state must be a UF (SP, RJ, …)');
+  const zipCode = String(a.zipCode ?? '').replace(/\D/g, '');
+  if (zipCode.length !== 8) throw new BoletoInputError('customer.address.zipCode must have 8 digits');
+  return {
+    name: customer.name.trim(),
+    document,
+    address: {
+      street: text(a.street, 'street', 200),
+      number: text(a.number, 'number', 20),
+      district: text(a.district, 'district', 100),
+      city: text(a.city, 'city', 100),
+      state,
+      zipCode,
+    },
+  };
+}
+
+/**
+ * Issues a boleto híbrido: checks the request, takes the beneficiary's next nosso número, opens the cobv at the
+ * PSP (no connection held meanwhile), then stores the PENDENTE sale (sale.pending) and the boleto in one
+ * transaction. A failure after the cobv was opened removes it at the PSP (best effort).
+ */
+export class BoletoIssuer {
+  constructor(
+    private readonly db: Db,
+    private readonly psp: CobvPsp | null,
+    private readonly settings: BoletoSettings,
+    private readonly publicUrl: string,
+  ) {}
+
+  get available(): boolean {
+    return this.psp !== null;
+  }
+
+  async issue(
+    accountId: number,
+    input: BoletoSaleInput,
+    hooks: {
+      /** Refuses a postback target (addresses the gateway must not call). */
+      checkPostback?: (url: string) => Promise<void>;
+      /** Runs in the transaction that stores the sale (the Idempotency-Key's binding). */
+      bind?: (tx: Queryable, saleId: number) => Promise<void>;
+      today?: string;
+    } = {},
+  ): Promise<SaleRow> {
+    if (!this.psp) throw new Error('no PSP opens cobv charges');
+    if (!input.boleto) throw new BoletoInputError('boleto is required when paymentMethod is BOLETO');
+    if (input.amount > MAX_BOLETO_CENTS)
+      throw new BoletoInputError(`amount must be at most ${MAX_BOLETO_CENTS} cents for a boleto`);
+    checkSaleSize(input);
+    const customer = normalizeCustomer(input.customer);
+    if (!isCpf(customer.document) && !isCnpj(customer.document))
+      throw new BoletoInputError('customer.document must be a valid CPF or CNPJ');
+    const payer = payerOf(input.customer, customer.document);
+    const today = hooks.today ?? toSaoPaulo(new Date()).slice(0, 10);
+    const terms = parseTerms(input.boleto, input.amount, today);
+    const postbackUrl = normalizePostbackUrl(input.postbackUrl);
+    if (postbackUrl && hooks.checkPostback) await hooks.checkPostback(postbackUrl);
+
+    const beneficiary = beneficiaryOf(this.settings);
+    const nossoNumero = String(await nextNossoNumero(this.db, beneficiaryKey(this.settings))).padStart(
+      11,
+      '0',
+    );
+    const code = barcode({
+      bank: beneficiary.bank,
+      dueDate: terms.dueDate,
+      amountCents: input.amount,
+      campoLivre: campoLivre(beneficiary, nossoNumero),
+    });
+    const line = digitableLine(code);
+    const uuid = randomUUID();
+    const cobv = await this.psp.open({
+      txid: uuid.replace(/-/g, ''),
+      amountCents: input.amount,
+      terms,
+      payer,
+    });
+    try {
+      const token = randomBytes(24).toString('base64url');
+      const boleto = {
+        barcode: code,
+        digitableLine: line,
+        dueDate: terms.dueDate,
+        nossoNumero,
+        pdfUrl: `${this.publicUrl}/api/boletos/${token}.pdf`,
+        pixCopyPaste: cobv.brCode,
+        pixQrCode: await qrSvgDataUri(cobv.brCode),
+      };
+      return await this.db.tx(async (tx) => {
+        const sale = await createSale(
+          tx,
+          {
+            accountId,
+            amount: input.amount,
+            paymentMethod: 'BOLETO',
+            customer,
+            items: input.items,
+            shipping: input.shipping ?? null,
+            installments: null,
+            processor: this.psp!.processor,
+            postbackUrl,
+            cartId: null,
+            recurrence: null,
+            pixKey: cobv.brCode,
+            externalTransactionId: cobv.txid,
+            cardLastFour: null,
+            cardBrand: null,
+            boletoCode: line,
+            metadata: input.metadata ?? {},
+            boleto,
+          },
+          { notifyPending: true, uuid },
+        );
+        await insertBoleto(tx, {
+          sale_id: sale.id,
+          account_id: accountId,
+          beneficiary: beneficiaryKey(this.settings),
+          nosso_numero: nossoNumero,
+          barcode: code,
+          digitable_line: line,
+          amount: input.amount,
+          due_date: terms.dueDate,
+          days_after_due: terms.daysAfterDue,
+          fine_bp: terms.fineBp,
+          monthly_interest_bp: terms.monthlyInterestBp,
+          discount_cents: terms.discount?.amountCents ?? null,
+          discount_until: terms.discount?.untilDate ?? null,
+          txid: cobv.txid,
+          pix_copy_paste: cobv.brCode,
+          payer,
+          pdfTokenHash: tokenHash(token),
+        });
+        // unpaid after its last payable day it is cancelled (and its cobv removed) by the charge expiry
+        await setChargeExpiryAt(tx, sale.id, fromSaoPaulo(`${addDays(lastPayableDay(terms), 1)}T00:00`));
+        if (hooks.bind) await hooks.bind(tx, sale.id);
+        return sale;
+      });
+    } catch (err) {
+      await this.psp.remove(cobv.txid).catch(() => undefined);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import bwipjs from 'bwip-js';
+import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from 'pdf-lib';
+import type { BoletoSettings } from '../platform/config/boleto.js';
+import { formatBrl } from '../platform/money/money.js';
+import { formatLine } from '../rails/boleto-barcode.js';
+import { nossoNumeroCheckDigit } from './campo-livre.js';
+import type { BoletoRow } from './data.js';
+import { termsOf } from './paid-amount.js';
+import { formatBp } from './terms.js';
+
+const MM = 72 / 25.4;
+const A4 = { width: 210 * MM, height: 297 * MM };
+const MARGIN = 15 * MM;
+const BLACK = rgb(0, 0, 0);
+const GREY = rgb(0.35, 0.35, 0.35);
+
+/** A PNG from bwip-js (its promise form: no callback given). */
+const png = (options: { bcid: string; text: string; scale: number; height?: number }) =>
+  bwipjs.toBuffer(options) as unknown as Promise<Buffer>;
+
+const brDate = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
+const formatDocument = (d: string) =>
+  d.length === 11
+    ? `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6, 9)}-${d.slice(9)}`
+    : `${d.slice(0, 2)}.${d.slice(2, 5)}.${d.slice(5, 8)}/${d.slice(8, 12)}-${d.slice(12)}`;
+
+/** The payer's instructions: fine, interest and discount, as the cobv and the bank apply them. */
+export function instructions(b: BoletoRow): string[] {
+  const t = termsOf(b);
+  const lines: string[] = [];
+  if (t.discount)
+    lines.push(
+      `Desconto de ${formatBrl(t.discount.amountCents)} para pagamento até ${brDate(t.discount.untilDate)}.`,
+    );
+  if (t.fineBp > 0) lines.push(`Após o vencimento, multa de ${formatBp(t.fineBp).replace('.', ',')}%.`);
+  if (t.monthlyInterestBp > 0)
+    lines.push(
+      `Após o vencimento, juros de ${formatBp(t.monthlyInterestBp).replace('.', ',')}% ao mês (por dia corrido).`,
+    );
+  lines.push(
+    t.daysAfterDue > 0
+      ? `Não receber após ${t.daysAfterDue} dia(s) do vencimento.`
+      : 'Não receber após o vencimento.',
+  );
+  return lines;
+}
+
+/** Text broken into lines of at most `width` points. */
+function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const ch of text) {
+    if (font.widthOfTextAtSize(line + ch, size) > width) {
+      out.push(line);
+      line = '';
+    }
+    line += ch;
+  }
+  if (line) out.push(line);
+  return out;
+}
+
+/**
+ * The boleto híbrido as an A4 PDF: beneficiary, payer, due date, amount, instructions, the linha digitável, the
+ * ITF barcode of the 44 digits (FEBRABAN: about 103 × 13 mm), and the Pix QR code with its copy-and-paste.
+ */
+export async function renderBoletoPdf(b: BoletoRow, settings: BoletoSettings): Promise<Uint8Array> {
+  const pdf = await PDFDocument.create();
+  pdf.setTitle(`Boleto ${b.nosso_numero}`);
+  pdf.setCreator('Gateway');
+  const page = pdf.addPage([A4.width, A4.height]);
+  const regular = await pdf.embedFont(StandardFonts.Helvetica);
+  const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
+  let y = A4.height - MARGIN;
+  const text = (p: PDFPage, s: string, x: number, size = 9, font = regular, color = BLACK) =>
+    p.drawText(s, { x, y, size, font, color });
+  const field = (label: string, value: string, x: number, size = 10) => {
+    text(page, label, x, 7, regular, GREY);
+    y -= 11;
+    text(page, value, x, size, bold);
+    y += 11;
+  };
+
+  // header: bank and the line
+  text(page, `Bradesco | ${b.barcode.slice(0, 3)}-2`, MARGIN, 14, bold);
+  const line = formatLine(b.digitable_line);
+  page.drawText(line, {
+    x: A4.width - MARGIN - bold.widthOfTextAtSize(line, 11),
+    y,
+    size: 11,
+    font: bold,
+  });
+  y -= 8;
+  page.drawLine({ start: { x: MARGIN, y }, end: { x: A4.width - MARGIN, y }, thickness: 1 });
+  y -= 14;
+
+  const col2 = A4.width / 2 + 10 * MM;
+  field(
+    'Beneficiário',
+    `${settings.beneficiaryName} - ${formatDocument(settings.beneficiaryDocument)}`,
+    MARGIN,
+    9,
+  );
+  field('Vencimento', brDate(b.due_date), col2);
+  y -= 28;
+  field('Agência / Código do beneficiário', `${settings.agency} / ${settings.account}`, MARGIN);
+  field('Valor do documento', formatBrl(b.amount), col2);
+  y -= 28;
+  field(
+    'Nosso número',
+    `${settings.wallet}/${b.nosso_numero}-${nossoNumeroCheckDigit(settings.wallet, b.nosso_numero)}`,
+    MARGIN,
+  );
+  field('Carteira / Espécie', `${settings.wallet} / R$`, col2);
+  y -= 28;
+  field('Pagador', `${b.payer.name} - ${formatDocument(b.payer.document)}`, MARGIN, 9);
+  y -= 24;
+  const a = b.payer.address;
+  text(
+    page,
+    `${a.street}, ${a.number} - ${a.district} - ${a.city}/${a.state} - CEP ${a.zipCode.slice(0, 5)}-${a.zipCode.slice(5)}`,
+    MARGIN,
+    9,
+  );
+  y -= 18;
+  text(page, 'Instruções (responsabilidade do beneficiário)', MARGIN, 7, regular, GREY);
+  for (const instruction of instructions(b)) {
+    y -= 12;
+    text(page, instruction, MARGIN, 9);
+  }
+  y -= 16;
+  page.drawLine({ start: { x: MARGIN, y }, end: { x: A4.width - MARGIN, y }, thickness: 0.5, color: GREY });
+  y -= 16;
+
+  // Pix: QR code and copy-and-paste
+  text(page, 'Pague com Pix: leia o QR code ou use o Pix copia e cola', MARGIN, 10, bold);
+  const qr = await png({ bcid: 'qrcode', text: b.pix_copy_paste, scale: 4 });
+  const qrImage = await pdf.embedPng(qr);
+  const qrSize = 45 * MM;
+  y -= 6;
+  page.drawImage(qrImage, { x: MARGIN, y: y - qrSize, width: qrSize, height: qrSize });
+  const copyX = MARGIN + qrSize + 8 * MM;
+  let copyY = y - 10;
+  for (const part of wrap(b.pix_copy_paste, regular, 8, A4.width - MARGIN - copyX)) {
+    page.drawText(part, { x: copyX, y: copyY, size: 8, font: regular });
+    copyY -= 10;
+  }
+  y -= qrSize + 16;
+  page.drawLine({ start: { x: MARGIN, y }, end: { x: A4.width - MARGIN, y }, thickness: 0.5, color: GREY });
+  y -= 18;
+
+  // the barcode: ITF of the 44 digits, with its quiet zones
+  text(page, 'Linha digitável', MARGIN, 7, regular, GREY);
+  y -= 13;
+  text(page, line, MARGIN, 12, bold);
+  y -= 10;
+  const bars = await png({ bcid: 'interleaved2of5', text: b.barcode, scale: 3, height: 13 });
+  const barImage = await pdf.embedPng(bars);
+  const barWidth = 103 * MM;
+  const barHeight = 13 * MM;
+  page.drawImage(barImage, { x: MARGIN + 5 * MM, y: y - barHeight, width: barWidth, height: barHeight });
+  return pdf.save();
+}

@@ -1,0 +1,156 @@
+import type { BoletoSettings } from '../platform/config/boleto.js';
+import type { Db } from '../platform/db/db.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import { recordPaymentDiscrepancy } from '../reconciliation/discrepancies.data.js';
+import { lockSale } from '../sales/data.js';
+import { recordPaidAmount } from '../sales/paid-amount.js';
+import { checkTransition, isOpen } from '../sales/settlement/status-machine.js';
+import { moveSale } from '../sales/settlement/transition.js';
+import { cnabDate, cut, RECORD } from './cnab240.js';
+import { boletoByNossoNumero, markPaidByCnab } from './data.js';
+import { BoletoInputError } from './errors.js';
+import { beneficiaryKey } from './issue.js';
+import { termsOf } from './paid-amount.js';
+import { amountDueOn, lastPayableDay } from './terms.js';
+
+/** One liquidação a return file reports (segment T with its U). */
+export interface Liquidacao {
+  nossoNumero: string;
+  paidCents: number;
+  paidOn: string;
+}
+
+export interface RetornoReport {
+  lines: number;
+  credited: number;
+  alreadyPaid: number;
+  unknown: number;
+  rejected: number;
+}
+
+/** Movement codes of a liquidação in a return file: 06 liquidação, 17 liquidação após baixa. */
+const LIQUIDACAO = new Set(['06', '17']);
+
+/**
+ * Reads a CNAB 240 return file. Anything malformed (a record not 240 characters long, another bank, a file that is
+ * not a return, a T without its U, counts in the trailers that disagree with the records) refuses the whole file:
+ * a file is imported whole or not at all.
+ */
+export function parseRetorno(content: string, bank: string): Liquidacao[] {
+  const records = content.replace(/\r?\n$/, '').split(/\r?\n/);
+  const fail = (n: number, why: string): never => {
+    throw new BoletoInputError(`line ${n}: ${why}`);
+  };
+  records.forEach((r, i) => {
+    if (r.length !== RECORD) fail(i + 1, `a CNAB 240 record has 240 characters, this one ${r.length}`);
+    if (cut(r, 1, 3) !== bank) fail(i + 1, `bank ${cut(r, 1, 3)} is not BOLETO_BANK ${bank}`);
+  });
+  if (records.length < 4)
+    fail(records.length, 'a file has at least a header, a lot header and trailer, and a trailer');
+  const head = records[0]!;
+  if (cut(head, 8, 8) !== '0' || cut(head, 143, 143) !== '2')
+    fail(1, 'not the header of a return file (0 … 2)');
+  const tail = records.at(-1)!;
+  if (cut(tail, 8, 8) !== '9') fail(records.length, 'the file does not end with its trailer (9)');
+  if (Number(cut(tail, 24, 29)) !== records.length)
+    fail(
+      records.length,
+      `the trailer counts ${Number(cut(tail, 24, 29))} records, the file has ${records.length}`,
+    );
+  const found: Liquidacao[] = [];
+  let lotStart = -1;
+  for (let i = 1; i < records.length - 1; i++) {
+    const r = records[i]!;
+    const type = cut(r, 8, 8);
+    if (type === '1') lotStart = i;
+    else if (type === '5') {
+      if (lotStart < 0) fail(i + 1, 'a lot trailer without its header');
+      if (Number(cut(r, 18, 23)) !== i - lotStart + 1)
+        fail(
+          i + 1,
+          `the lot trailer counts ${Number(cut(r, 18, 23))} records, the lot has ${i - lotStart + 1}`,
+        );
+      lotStart = -1;
+    } else if (type === '3') {
+      if (lotStart < 0) fail(i + 1, 'a detail record outside a lot');
+      const segment = cut(r, 14, 14);
+      if (segment === 'U') fail(i + 1, 'a segment U without its T');
+      if (segment !== 'T') continue;
+      const u = records[i + 1] ?? '';
+      if (cut(u, 8, 8) !== '3' || cut(u, 14, 14) !== 'U')
+        fail(i + 2, 'a segment T must be followed by its U');
+      i++;
+      if (!LIQUIDACAO.has(cut(r, 16, 17))) continue;
+      const nosso = cut(r, 38, 57).trim();
+      if (!/^\d{1,20}$/.test(nosso)) fail(i, `nosso número "${nosso}" is not digits`);
+      const paid = cut(u, 78, 92);
+      const paidOn = cnabDate(cut(u, 138, 145));
+      if (!/^\d{15}$/.test(paid)) fail(i + 1, 'the paid amount (78–92) is not 15 digits');
+      if (!paidOn) fail(i + 1, 'the date of the payment (138–145) is not a date DDMMAAAA');
+      found.push({
+        nossoNumero: nosso.padStart(11, '0').slice(-11),
+        paidCents: Number(paid),
+        paidOn: paidOn!,
+      });
+    } else fail(i + 1, `record type ${type} is not one of 0, 1, 3, 5, 9`);
+  }
+  if (lotStart >= 0) fail(records.length, 'a lot without its trailer');
+  return found;
+}
+
+/**
+ * Credits each liquidação once, by nosso número, through the sales settlement path (ledger entries and sale.paid
+ * with the status change), all in one transaction: a failure imports nothing. A liquidação of a boleto already
+ * paid (by Pix, an earlier file, or earlier in this file) credits nothing; one of an amount other than what the
+ * boleto asks on its payment date, or past its last payable day, is rejected.
+ */
+export async function importRetorno(
+  db: Db,
+  queue: Queue,
+  settings: BoletoSettings,
+  liquidacoes: Liquidacao[],
+): Promise<RetornoReport> {
+  const report: RetornoReport = {
+    lines: liquidacoes.length,
+    credited: 0,
+    alreadyPaid: 0,
+    unknown: 0,
+    rejected: 0,
+  };
+  await db.tx(async (tx) => {
+    for (const l of liquidacoes) {
+      const boleto = await boletoByNossoNumero(tx, beneficiaryKey(settings), l.nossoNumero);
+      if (!boleto) {
+        report.unknown++;
+        continue;
+      }
+      const sale = await lockSale(tx, boleto.sale_id);
+      if (!sale || !isOpen(sale.status) || checkTransition(sale.status, 'PAGO') !== 'apply') {
+        report.alreadyPaid++;
+        // the same liquidação reported again is not a second payment; any other one is (paid by Pix first, or
+        // a second liquidação): money the merchant was not credited, to be returned to the payer
+        const sameReport = boleto.cnab_paid_on === l.paidOn && boleto.cnab_paid_amount === l.paidCents;
+        if (sale?.status === 'PAGO' && !sameReport) {
+          await recordPaymentDiscrepancy(tx, {
+            kind: 'duplicate_payment',
+            e2eid: `cnab:${boleto.nosso_numero}:${l.paidOn}:${l.paidCents}`,
+            txid: boleto.txid,
+            amount: l.paidCents,
+            detail: `boleto ${boleto.nosso_numero} paid again by barcode on ${l.paidOn}: not credited`,
+          });
+        }
+        continue;
+      }
+      const terms = termsOf(boleto);
+      if (l.paidOn > lastPayableDay(terms) || l.paidCents !== amountDueOn(boleto.amount, terms, l.paidOn)) {
+        report.rejected++;
+        continue;
+      }
+      await recordPaidAmount(tx, sale, l.paidCents);
+      await markPaidByCnab(tx, boleto.sale_id, l.paidOn, l.paidCents);
+      await moveSale(tx, queue, sale.id, 'PAGO');
+      report.credited++;
+    }
+  });
+  return report;
+}

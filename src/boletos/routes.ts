@@ -1,0 +1,88 @@
+import { Type } from 'typebox';
+import { merchantOf } from '../auth/api-key.js';
+import type { BoletoSettings } from '../platform/config/boleto.js';
+import type { Db } from '../platform/db/db.js';
+import {
+  EnvelopeErrorBody,
+  IpAccessErrorBody,
+  TransactionErrorBody,
+} from '../platform/http/error-schemas.js';
+import { notFound, validation } from '../platform/http/errors.js';
+import { parsePublicId } from '../platform/http/public-ids.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import { findSaleRow } from '../sales/charges.data.js';
+import { ownedSale } from '../sales/lookup.js';
+import { type BoletoRow, boletoByTokenHash, boletoOfSale } from './data.js';
+import { tokenHash } from './issue.js';
+import { renderBoletoPdf } from './pdf.js';
+
+const security = [{ publicKey: [], privateKey: [] }];
+/** The 200 answer: the PDF's bytes (the errors stay JSON in the route's shape). */
+const Pdf = {
+  description: 'The boleto as an A4 PDF',
+  content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+};
+
+const pdfHeaders = (boleto: BoletoRow) => ({
+  'content-type': 'application/pdf',
+  'content-disposition': `inline; filename="boleto-${boleto.nosso_numero}.pdf"`,
+  'cache-control': 'private, no-store',
+});
+
+/** The boleto's PDF: for the merchant (API keys) and for the payer (the unguessable link in `pdfUrl`). */
+export async function boletoRoutes(
+  app: Http,
+  deps: { db: Db; apiKey: AuthHook; settings: BoletoSettings },
+): Promise<void> {
+  app.get(
+    '/api/transactions/:id/boleto.pdf',
+    {
+      config: { errorShape: 'transaction' },
+      onRequest: deps.apiKey,
+      schema: {
+        summary: "A BOLETO sale's boleto híbrido as an A4 PDF",
+        tags: ['public'],
+        security,
+        params: Type.Object({ id: Type.String() }),
+        response: {
+          200: Pdf,
+          400: TransactionErrorBody,
+          401: TransactionErrorBody,
+          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+          404: TransactionErrorBody,
+          500: TransactionErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const id = parsePublicId(request.params.id);
+      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const sale = ownedSale(await findSaleRow(deps.db, id), merchantOf(request).accountId);
+      const boleto = await boletoOfSale(deps.db, sale.id);
+      if (!boleto) throw notFound('This sale has no boleto');
+      const pdf = await renderBoletoPdf(boleto, deps.settings);
+      return reply.headers(pdfHeaders(boleto)).send(Buffer.from(pdf) as unknown as string); // bytes, sent as they are
+    },
+  );
+
+  app.get(
+    '/api/boletos/:file',
+    {
+      config: { errorShape: 'transaction' },
+      schema: {
+        summary:
+          "The payer's link to a boleto's PDF (the `pdfUrl` of the sale): no key, an unguessable token",
+        tags: ['public'],
+        params: Type.Object({ file: Type.String({ maxLength: 100 }) }),
+        response: { 200: Pdf, 404: TransactionErrorBody, 500: TransactionErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const m = /^([A-Za-z0-9_-]{32})\.pdf$/.exec(request.params.file);
+      const boleto = m ? await boletoByTokenHash(deps.db, tokenHash(m[1]!)) : null;
+      if (!boleto) throw notFound('Boleto not found');
+      const pdf = await renderBoletoPdf(boleto, deps.settings);
+      return reply.headers(pdfHeaders(boleto)).send(Buffer.from(pdf) as unknown as string); // bytes, sent as they are
+    },
+  );
+}

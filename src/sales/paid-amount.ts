@@ -1,0 +1,36 @@
+import type { Queryable } from '../platform/db/db.js';
+import { toSaoPaulo } from '../platform/time/sao-paulo.js';
+import { saleFees } from './fees.js';
+import type { PaymentMethod, SaleRow } from './types.js';
+
+/**
+ * What a payment method asks of a payment made on `paidOn` (São Paulo date): the amount due in cents, or null
+ * when the sale can no longer be paid. A method without a rule is due its sale's amount. The boletos module
+ * sets the BOLETO rule (fine, interest, discount) at start.
+ */
+export type PaidAmountRule = (tx: Queryable, sale: SaleRow, paidOn: string) => Promise<number | null>;
+
+const rules = new Map<PaymentMethod, PaidAmountRule>();
+
+export function setPaidAmountRule(method: PaymentMethod, rule: PaidAmountRule): void {
+  rules.set(method, rule);
+}
+
+/** The amount a payment of the sale at `paidAt` must be (no rule: the sale's amount). */
+export async function amountDue(tx: Queryable, sale: SaleRow, paidAt: Date): Promise<number | null> {
+  const rule = rules.get(sale.payment_method);
+  return rule ? rule(tx, sale, toSaoPaulo(paidAt).slice(0, 10)) : sale.amount;
+}
+
+/**
+ * A sale paid another amount than its own (a boleto with fine and interest, or a discount): `paidAmount` is
+ * recorded and its fee, net and reserve computed on it, in the transaction that then moves it to PAGO.
+ */
+export async function recordPaidAmount(tx: Queryable, sale: SaleRow, paid: number): Promise<void> {
+  const fees = await saleFees(tx, sale.account_id, paid);
+  await tx.query(
+    `UPDATE sales SET paid_amount = $2, system_fee = $3, net_amount = $4, reserve_amount = $5, updated_at = now()
+      WHERE id = $1`,
+    [sale.id, paid, fees.systemFee, fees.netAmount, fees.reserveAmount],
+  );
+}

@@ -1,0 +1,175 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cut } from '../../src/boletos/cnab240.js';
+import { getBalance } from '../../src/ledger/ledger.js';
+import { verifyLedger } from '../../src/ledger/verify.js';
+import { eventsOf, moveTo } from '../sales/fixtures.js';
+import { runGateway } from '../support/cli.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { retornoFile } from './cnab-files.js';
+import { type BoletoSaleBody, boletoInput, spDay } from './fixtures.js';
+
+let server: TestServer;
+let merchant: TestMerchant;
+const dir = mkdtempSync(path.join(tmpdir(), 'gw-cnab-'));
+const db = () => server.runtime.platform.db;
+const settings = () => server.runtime.platform.config.boleto;
+const env = () => ({ DATABASE_URL: server.databaseUrl, DATA_DIR: server.env.DATA_DIR! });
+
+beforeAll(async () => {
+  server = await startServer({ workers: false });
+  merchant = await createMerchant(server);
+});
+afterAll(() => server?.close());
+
+const issue = async (terms: Record<string, unknown> = {}) => {
+  const res = await call<BoletoSaleBody>('POST', `${server.url}/api/transactions`, {
+    headers: merchant.keys,
+    body: boletoInput(
+      { amount: 10000 },
+      { finePercent: '2.00', monthlyInterestPercent: '1.00', daysAfterDue: 10, ...terms },
+    ),
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+};
+const statusOf = async (id: number) =>
+  (
+    await db().query<{ status: string; paid_amount: number | null }>(
+      'SELECT status, paid_amount FROM sales WHERE id = $1',
+      [id],
+    )
+  )[0]!;
+
+async function importFile(name: string, content: string) {
+  const file = path.join(dir, name);
+  writeFileSync(file, content, 'latin1');
+  const res = await runGateway(['boletos', 'retorno', file, '--json'], env());
+  return { ...res, json: JSON.parse(res.stdout) };
+}
+
+describe('gateway boletos retorno (CNAB 240, segments T and U)', () => {
+  it('credits each liquidação once by nosso número; repeats, unknown numbers and wrong amounts credit nothing', async () => {
+    const [a, b, c] = [await issue(), await issue(), await issue()];
+    const before = await getBalance(db(), merchant.accountId);
+    const file = retornoFile(settings(), [
+      { nossoNumero: a.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) },
+      { nossoNumero: b.boleto.nossoNumero, paidCents: 10000 + 200 + 17, paidOn: spDay(8) }, // 5 days late
+      { nossoNumero: a.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) }, // the liquidação repeated
+      { nossoNumero: '99999999999', paidCents: 10000, paidOn: spDay(1) },
+      { nossoNumero: c.boleto.nossoNumero, paidCents: 9000, paidOn: spDay(1) }, // not what is due
+      { nossoNumero: c.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1), movement: '02' }, // not a liquidação
+    ]);
+    const first = await importFile('retorno-1.ret', file);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.json).toEqual({ lines: 5, credited: 2, alreadyPaid: 1, unknown: 1, rejected: 1 });
+    expect(await statusOf(a.id)).toEqual({ status: 'PAGO', paid_amount: 10000 });
+    expect(await statusOf(b.id)).toEqual({ status: 'PAGO', paid_amount: 10217 });
+    expect(await statusOf(c.id)).toEqual({ status: 'PENDENTE', paid_amount: null });
+    expect((await eventsOf(server, 'sale', a.id)).map((e) => e.event_type)).toEqual([
+      'sale.pending',
+      'sale.paid',
+    ]);
+    const after = await getBalance(db(), merchant.accountId);
+    const nets = await db().query<{ net: number }>(
+      'SELECT sum(net_amount)::bigint AS net FROM sales WHERE id = ANY($1)',
+      [[a.id, b.id]],
+    );
+    expect(after.total - before.total).toBe(nets[0]!.net);
+
+    // the same file again: everything already paid, nothing credited twice
+    const again = await importFile('retorno-1-again.ret', file);
+    expect(again.json).toEqual({ lines: 5, credited: 0, alreadyPaid: 3, unknown: 1, rejected: 1 });
+    expect((await getBalance(db(), merchant.accountId)).total).toBe(after.total);
+    expect((await verifyLedger(db())).ok).toBe(true);
+  });
+
+  it.each([
+    [
+      'a record of 239 characters',
+      (f: string) => f.replace(/ \r\n/, '\r\n') /* the header's last blank */,
+      /240 characters/,
+    ],
+    [
+      'a segment T without its U',
+      (f: string) =>
+        f
+          .split('\r\n')
+          .filter((l) => cut(l, 14, 14) !== 'U' || cut(l, 8, 8) !== '3')
+          .join('\r\n'),
+      /followed by its U|counts/,
+    ],
+    ['a truncated file', (f: string) => f.split('\r\n').slice(0, 4).join('\r\n'), /trailer/],
+    ['a remessa instead of a return', (f: string) => f.replace(/^(.{142})2/, '$11'), /return file/],
+  ])('refuses %s whole: exit 1, nothing credited', async (_, spoil, why) => {
+    const sale = await issue();
+    const file = spoil(
+      retornoFile(settings(), [{ nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(0) }]),
+    );
+    const res = await importFile(`spoiled-${Date.now()}.ret`, file);
+    expect(res.code).toBe(1);
+    expect(res.json.error.message).toMatch(why);
+    expect(res.json.error.message).toMatch(/nothing imported/);
+    expect((await statusOf(sale.id)).status).toBe('PENDENTE');
+  });
+});
+
+describe('a boleto paid twice', () => {
+  it('paid first (Pix, here the sandbox), then by barcode: credits nothing and is a duplicate_payment discrepancy', async () => {
+    const sale = await issue();
+    expect((await moveTo(server, merchant, sale.id, 'PAGO')).status).toBe(200);
+    const balance = await getBalance(db(), merchant.accountId);
+    const file = retornoFile(settings(), [
+      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) },
+    ]);
+    expect((await importFile('twice-1.ret', file)).json).toMatchObject({ credited: 0, alreadyPaid: 1 });
+    expect((await importFile('twice-2.ret', file)).json).toMatchObject({ credited: 0, alreadyPaid: 1 });
+    expect((await getBalance(db(), merchant.accountId)).total).toBe(balance.total);
+    const found = await db().query<{ kind: string; txid: string; amount: number }>(
+      `SELECT kind, txid, amount FROM reconciliation_discrepancies WHERE txid = $1`,
+      [sale.externalTransactionId],
+    );
+    expect(found).toEqual([{ kind: 'duplicate_payment', txid: sale.externalTransactionId, amount: 10000 }]);
+  });
+
+  it('the same liquidação reported again (a file imported twice) is no discrepancy', async () => {
+    const sale = await issue();
+    const file = retornoFile(settings(), [
+      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) },
+    ]);
+    expect((await importFile('once-1.ret', file)).json).toMatchObject({ credited: 1 });
+    expect((await importFile('once-2.ret', file)).json).toMatchObject({ credited: 0, alreadyPaid: 1 });
+    const found = await db().query('SELECT 1 FROM reconciliation_discrepancies WHERE txid = $1', [
+      sale.externalTransactionId,
+    ]);
+    expect(found).toEqual([]);
+  });
+});
+
+describe('gateway boletos remessa', () => {
+  it("writes the day's boletos as segments P and Q of 240 characters", async () => {
+    const sale = await issue({ discount: { amountCents: 300, untilDate: spDay(1) } });
+    const out = path.join(dir, 'remessa.rem');
+    const res = await runGateway(['boletos', 'remessa', '--date', spDay(0), '--out', out, '--json'], env());
+    expect(res.code, res.stderr).toBe(0);
+    const records = readFileSync(out, 'latin1').replace(/\r\n$/, '').split('\r\n');
+    expect(records.every((r) => r.length === 240)).toBe(true);
+    expect(JSON.parse(res.stdout).boletos).toBe((records.length - 4) / 2);
+    const p = records.find(
+      (r) => cut(r, 14, 14) === 'P' && cut(r, 38, 57).endsWith(sale.boleto.nossoNumero),
+    )!;
+    expect(cut(p, 16, 17)).toBe('01');
+    expect(cut(p, 86, 100)).toBe('000000000010000');
+    expect(cut(p, 78, 85)).toBe(`${spDay(3).slice(8)}${spDay(3).slice(5, 7)}${spDay(3).slice(0, 4)}`);
+    expect(cut(p, 151, 165)).toBe('000000000000300');
+    const q = records[records.indexOf(p) + 1]!;
+    expect(cut(q, 14, 14)).toBe('Q');
+    expect(cut(q, 34, 73).trim()).toBe('MARIA SILVA');
+    expect(cut(q, 152, 153)).toBe('SP');
+    expect(cut(records.at(-1)!, 24, 29)).toBe(String(records.length).padStart(6, '0'));
+  });
+});

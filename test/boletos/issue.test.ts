@@ -1,0 +1,149 @@
+import { isValidBoleto } from '@brazilian-utils/brazilian-utils/is-valid-boleto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { barcodeOfLine, dueFactor } from '../../src/rails/boleto-barcode.js';
+import { hasValidCrc } from '../../src/rails/brcode.js';
+import { eventsOf, moveTo, sandboxSale } from '../sales/fixtures.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { ADDRESS, type BoletoSaleBody, boletoInput, spDay } from './fixtures.js';
+
+let server: TestServer;
+let merchant: TestMerchant;
+const db = () => server.runtime.platform.db;
+const issue = (body: unknown, headers: Record<string, string> = {}) =>
+  call<BoletoSaleBody>('POST', `${server.url}/api/transactions`, {
+    headers: { ...merchant.keys, ...headers },
+    body,
+  });
+
+beforeAll(async () => {
+  server = await startServer({ workers: false });
+  merchant = await createMerchant(server);
+});
+afterAll(() => server?.close());
+
+describe('POST /api/transactions with BOLETO (PIX_PROCESSOR=sandbox)', () => {
+  it('issues a boleto híbrido: PENDENTE, sale.pending, FEBRABAN barcode and line, the cobv BR Code', async () => {
+    const res = await issue(boletoInput({ amount: 12345 }));
+    expect(res.status, res.text).toBe(201);
+    const sale = res.body;
+    expect(sale).toMatchObject({
+      status: 'PENDENTE',
+      paymentMethod: 'BOLETO',
+      amount: 12345,
+      paidAmount: null,
+    });
+    const { boleto } = sale;
+    expect(sale.boletoCode).toBe(boleto.digitableLine);
+    expect(boleto.barcode).toMatch(/^2379\d{40}$/);
+    expect(boleto.digitableLine).toMatch(/^\d{47}$/);
+    expect(isValidBoleto(boleto.digitableLine)).toBe(true);
+    expect(barcodeOfLine(boleto.digitableLine)).toBe(boleto.barcode);
+    expect(boleto.barcode.slice(5, 9)).toBe(dueFactor(spDay(3)));
+    expect(boleto.barcode.slice(9, 19)).toBe('0000012345');
+    expect(boleto.dueDate).toBe(spDay(3));
+    expect(boleto.nossoNumero).toMatch(/^\d{11}$/);
+    expect(boleto.barcode.slice(25, 36)).toBe(boleto.nossoNumero); // Bradesco campo livre
+    expect(hasValidCrc(boleto.pixCopyPaste)).toBe(true);
+    expect(sale.pixKey).toBe(boleto.pixCopyPaste);
+    expect(boleto.pixQrCode).toMatch(/^data:image\/svg\+xml/);
+    expect(boleto.pdfUrl).toMatch(/^http:\/\/localhost:\d+\/api\/boletos\/[A-Za-z0-9_-]{32}\.pdf$/); // PUBLIC_URL
+    expect((await eventsOf(server, 'sale', sale.id)).map((e) => e.event_type)).toEqual(['sale.pending']);
+
+    const lookup = await call<BoletoSaleBody>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
+      headers: merchant.keys,
+    });
+    expect(lookup.body).toEqual({ ...sale, pixQrCode: undefined });
+  });
+
+  it('sandbox BOLETO sales carry a well-formed line too, and the sandbox status route pays them', async () => {
+    const made = await sandboxSale(server, merchant, { paymentMethod: 'BOLETO', amount: 4321 });
+    expect(isValidBoleto(made.boletoCode!)).toBe(true);
+    expect(barcodeOfLine(made.boletoCode!)!.slice(9, 19)).toBe('0000004321');
+    expect((await moveTo(server, merchant, made.id, 'PAGO')).status).toBe(200);
+  });
+
+  it('gives each boleto of the beneficiary its own nosso número', async () => {
+    const sales = await Promise.all([1, 2, 3, 4, 5].map(() => issue(boletoInput())));
+    const numbers = sales.map((s) => s.body.boleto.nossoNumero);
+    expect(new Set(numbers).size).toBe(5);
+    const [{ count }] = await db().query<{ count: number }>(
+      'SELECT count(DISTINCT nosso_numero)::int AS count FROM boletos',
+    );
+    const [{ total }] = await db().query<{ total: number }>('SELECT count(*)::int AS total FROM boletos');
+    expect(count).toBe(total);
+  });
+
+  it('honours Idempotency-Key: a repeat replays the same boleto', async () => {
+    const key = { 'idempotency-key': `boleto-${Date.now()}` };
+    const a = await issue(boletoInput(), key);
+    const b = await issue(boletoInput(), key);
+    expect(b.status).toBe(201);
+    expect(b.headers['idempotent-replayed']).toBe('true');
+    expect(b.body.boleto).toEqual(a.body.boleto);
+  });
+
+  const { address: _, ...withoutAddress } = boletoInput().customer;
+  it.each([
+    ['no boleto', boletoInput({ boleto: undefined }), /boleto is required/],
+    ['no address', boletoInput({ customer: withoutAddress }), /address/],
+    [
+      'a CPF with wrong check digits',
+      boletoInput({ customer: { ...boletoInput().customer, document: '52998224724' } }),
+      /valid CPF or CNPJ/,
+    ],
+    [
+      'a UF that is none',
+      boletoInput({ customer: { ...boletoInput().customer, address: { ...ADDRESS, state: 'XX' } } }),
+      /UF/,
+    ],
+    [
+      'a zip code of 7 digits',
+      boletoInput({ customer: { ...boletoInput().customer, address: { ...ADDRESS, zipCode: '0100100' } } }),
+      /zipCode/,
+    ],
+    ['a due date in the past', boletoInput({}, { dueDate: spDay(-1) }), /dueDate/],
+    ['a due date beyond 365 days', boletoInput({}, { dueDate: spDay(366) }), /dueDate/],
+    ['a due date that is no date', boletoInput({}, { dueDate: '2026-02-30' }), /dueDate/],
+    ['daysAfterDue 61', boletoInput({}, { daysAfterDue: 61 }), /daysAfterDue/],
+    ['a fine of "2,00"', boletoInput({}, { finePercent: '2,00' }), /finePercent/],
+    ['interest of "1.001"', boletoInput({}, { monthlyInterestPercent: '1.001' }), /monthlyInterestPercent/],
+    [
+      'a discount of the whole amount',
+      boletoInput({}, { discount: { amountCents: 10000, untilDate: spDay(1) } }),
+      /discount/,
+    ],
+    [
+      'a discount after the due date',
+      boletoInput({}, { discount: { amountCents: 100, untilDate: spDay(4) } }),
+      /discount/,
+    ],
+  ])('refuses %s: 400 shape D, nothing stored', async (_, body, message) => {
+    const [{ before }] = await db().query<{ before: number }>('SELECT count(*)::int AS before FROM sales');
+    const res = await issue(body);
+    expect(res.status, res.text).toBe(400);
+    expect(res.body).toEqual({ error: 'VALIDATION_ERROR', message: expect.stringMatching(message) });
+    const [{ after }] = await db().query<{ after: number }>('SELECT count(*)::int AS after FROM sales');
+    expect(after).toBe(before);
+  });
+
+  it('accepts a due date today and 365 days ahead, a CNPJ payer and every term', async () => {
+    for (const dueDate of [spDay(0), spDay(365)]) {
+      const res = await issue(
+        boletoInput(
+          { customer: { ...boletoInput().customer, document: '11.222.333/0001-81' } },
+          {
+            dueDate,
+            daysAfterDue: 60,
+            finePercent: '2.00',
+            monthlyInterestPercent: '1.00',
+            discount: { amountCents: 500, untilDate: spDay(0) },
+          },
+        ),
+      );
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.boleto.dueDate).toBe(dueDate);
+    }
+  });
+});

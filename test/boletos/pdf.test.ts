@@ -1,0 +1,111 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { type BoletoSaleBody, boletoInput } from './fixtures.js';
+
+let server: TestServer;
+let merchant: TestMerchant;
+let other: TestMerchant;
+const dir = mkdtempSync(path.join(tmpdir(), 'gw-boleto-pdf-'));
+
+beforeAll(async () => {
+  server = await startServer({ workers: false });
+  merchant = await createMerchant(server);
+  other = await createMerchant(server);
+});
+afterAll(() => server?.close());
+
+const issue = async () => {
+  const res = await call<BoletoSaleBody>('POST', `${server.url}/api/transactions`, {
+    headers: merchant.keys,
+    body: boletoInput(
+      { amount: 25990 },
+      { finePercent: '2.00', monthlyInterestPercent: '1.00', daysAfterDue: 5 },
+    ),
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+};
+
+async function fetchPdf(url: string, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { headers });
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    bytes: Buffer.from(await res.arrayBuffer()),
+  };
+}
+
+/** The symbols zbarimg reads on the PDF's page rendered at 300 dpi: "TYPE:data" lines. */
+function decode(pdf: Buffer, name: string): string[] {
+  const file = path.join(dir, `${name}.pdf`);
+  writeFileSync(file, pdf);
+  execFileSync('pdftoppm', ['-png', '-r', '300', '-singlefile', file, path.join(dir, name)]);
+  const out = execFileSync(
+    'zbarimg',
+    ['--quiet', '-Sqrcode.enable', '-Si25.enable', path.join(dir, `${name}.png`)],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'], // zbarimg complains of a missing D-Bus on stderr
+    },
+  );
+  return out.trim().split('\n');
+}
+
+describe('the boleto PDF', () => {
+  it('is an A4 page whose ITF barcode reads back to the 44 digits and whose QR code is the cobv BR Code', async () => {
+    const sale = await issue();
+    const pdf = await fetchPdf(`${server.url}/api/transactions/${sale.id}/boleto.pdf`, merchant.keys);
+    expect(pdf.status).toBe(200);
+    expect(pdf.type).toBe('application/pdf');
+    expect(pdf.bytes.subarray(0, 5).toString()).toBe('%PDF-');
+    const info = execFileSync('pdfinfo', ['-'], { input: pdf.bytes, encoding: 'utf8' });
+    expect(info).toMatch(/Pages:\s+1/);
+    expect(info).toMatch(/Page size:\s+595\.2\d* x 841\.8\d* pts \(A4\)/);
+    const symbols = decode(pdf.bytes, 'boleto');
+    expect(symbols).toContain(`I2/5:${sale.boleto.barcode}`);
+    expect(symbols).toContain(`QR-Code:${sale.boleto.pixCopyPaste}`);
+    const text = execFileSync('pdftotext', ['-layout', path.join(dir, 'boleto.pdf'), '-'], {
+      encoding: 'utf8',
+    });
+    for (const shown of [
+      'Maria Silva',
+      'R$ 259,90',
+      'multa de 2,00%',
+      'juros de 1,00% ao mês',
+      sale.boleto.nossoNumero,
+    ])
+      expect(text).toContain(shown);
+  });
+
+  it('the payer link needs no key; a wrong token, another account or a PIX sale get nothing', async () => {
+    const sale = await issue();
+    const url = sale.boleto.pdfUrl.replace(/^http:\/\/localhost:\d+/, server.url);
+    const payer = await fetchPdf(url);
+    expect(payer.status).toBe(200);
+    expect(payer.type).toBe('application/pdf');
+    expect(decode(payer.bytes, 'payer')).toContain(`I2/5:${sale.boleto.barcode}`);
+    expect((await fetchPdf(url.replace(/[A-Za-z0-9_-]{32}\.pdf$/, `${'A'.repeat(32)}.pdf`))).status).toBe(
+      404,
+    );
+    expect((await fetchPdf(`${server.url}/api/transactions/${sale.id}/boleto.pdf`)).status).toBe(401);
+    expect((await fetchPdf(`${server.url}/api/transactions/${sale.id}/boleto.pdf`, other.keys)).status).toBe(
+      403,
+    );
+    const pix = await call<BoletoSaleBody>('POST', `${server.url}/api/transactions`, {
+      headers: merchant.keys,
+      body: { ...boletoInput(), paymentMethod: 'PIX', boleto: undefined },
+    });
+    expect(
+      (await fetchPdf(`${server.url}/api/transactions/${pix.body.id}/boleto.pdf`, merchant.keys)).status,
+    ).toBe(404);
+    // left for a person to look at (test-output/ is not committed)
+    mkdirSync('test-output', { recursive: true });
+    writeFileSync(path.join('test-output', 'boleto.png'), readFileSync(path.join(dir, 'payer.png')));
+  });
+});

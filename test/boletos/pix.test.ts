@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DevPsp } from '../../src/devpsp/server.js';
+import { getBalance } from '../../src/ledger/ledger.js';
+import { verifyLedger } from '../../src/ledger/verify.js';
+import { fromSaoPaulo } from '../../src/platform/time/sao-paulo.js';
+import { hasValidCrc } from '../../src/rails/brcode.js';
+import { PixApiClient } from '../../src/rails/pix-api-client.js';
+import { cancelExpiredCharges } from '../../src/sales/charges.js';
+import { BcbProcessor } from '../../src/sales/processors/bcb/adapter.js';
+import { eventsOf } from '../sales/fixtures.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { pixApiProblems } from '../support/pix-openapi.js';
+import { RECEIVER_KEY, startBcbGateway } from '../support/psp.js';
+import type { TestServer } from '../support/server.js';
+import { type BoletoSaleBody, boletoInput, spDay } from './fixtures.js';
+
+let psp: DevPsp;
+let server: TestServer;
+let merchant: TestMerchant;
+const db = () => server.runtime.platform.db;
+const TERMS = {
+  daysAfterDue: 10,
+  finePercent: '2.00',
+  monthlyInterestPercent: '1.00',
+  discount: { amountCents: 500, untilDate: spDay(1) },
+};
+const issue = async (terms: Record<string, unknown> = TERMS) => {
+  const res = await call<BoletoSaleBody>('POST', `${server.url}/api/transactions`, {
+    headers: merchant.keys,
+    body: boletoInput({ amount: 10000 }, terms),
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+};
+const lookup = async (id: number) =>
+  (await call<BoletoSaleBody>('GET', `${server.url}/api/transactions/${id}`, { headers: merchant.keys }))
+    .body;
+/** The expiry worker's round with the bcb processor the workers build. */
+const expiryRound = async () => {
+  const settings = server.runtime.platform.config.bcb!;
+  const client = new PixApiClient(settings, 2000);
+  try {
+    const bcb = new BcbProcessor(client, settings, db(), server.runtime.platform.queue);
+    return await cancelExpiredCharges(db(), server.runtime.platform.queue, new Map([[bcb.name, bcb]]));
+  } finally {
+    await client.close();
+  }
+};
+/** Noon in São Paulo on a date. */
+const noon = (day: string) => fromSaoPaulo(`${day}T12:00:00`);
+
+beforeAll(async () => {
+  ({ psp, server } = await startBcbGateway());
+  merchant = await createMerchant(server);
+});
+afterAll(async () => {
+  const problems = psp?.state.exchanges.flatMap(pixApiProblems) ?? [];
+  await server?.close();
+  await psp?.close();
+  expect(problems).toEqual([]);
+});
+
+describe('a boleto híbrido with PIX_PROCESSOR=bcb', () => {
+  it('opens a cobv at the PSP with due date, payer, fine, interest and discount; its QR is the location', async () => {
+    const sale = await issue();
+    const cobv = psp.cobv.cobvs.get(sale.externalTransactionId)!;
+    expect(psp.state.log).toContain(`PUT /cobv/${sale.externalTransactionId}`);
+    expect(cobv.calendario).toEqual({ dataDeVencimento: spDay(3), validadeAposVencimento: 10 });
+    expect(cobv.devedor).toMatchObject({
+      cpf: '52998224725',
+      nome: 'Maria Silva',
+      uf: 'SP',
+      cep: '01001000',
+    });
+    expect(cobv.valor).toEqual({
+      original: '100.00',
+      multa: { modalidade: 2, valorPerc: '2.00' },
+      juros: { modalidade: 3, valorPerc: '1.00' },
+      desconto: { modalidade: 1, descontoDataFixa: [{ data: spDay(1), valorPerc: '5.00' }] },
+    });
+    expect(cobv.chave).toBe(RECEIVER_KEY);
+    expect(sale.boleto.pixCopyPaste).toContain(cobv.location);
+    expect(hasValidCrc(sale.boleto.pixCopyPaste)).toBe(true);
+  });
+
+  it.each([
+    ['before the due date, within the discount', 0, 9500],
+    ['on the due date', 3, 10000],
+    ['five days after: 2% fine and 1% a month for 5 days', 8, 10000 + 200 + 17],
+  ])('paid by Pix %s: credited once on what was paid', async (_, day, paid) => {
+    const sale = await issue();
+    const before = await getBalance(db(), merchant.accountId);
+    await psp.cobv.pay(sale.externalTransactionId, { at: noon(spDay(day)), times: 2 });
+    const after = await lookup(sale.id);
+    expect(after).toMatchObject({ status: 'PAGO', amount: 10000, paidAmount: paid });
+    expect(after.netAmount + after.systemFee).toBe(paid);
+    expect((await getBalance(db(), merchant.accountId)).total - before.total).toBe(after.netAmount);
+    expect((await eventsOf(server, 'sale', sale.id)).map((e) => e.event_type)).toEqual([
+      'sale.pending',
+      'sale.paid',
+    ]);
+  });
+
+  it('a Pix of another amount than due that day credits nothing', async () => {
+    const sale = await issue();
+    const pix = await psp.cobv.pay(sale.externalTransactionId, { at: noon(spDay(0)), amountCents: 10000 });
+    expect((await lookup(sale.id)).status).toBe('PENDENTE');
+    const [row] = await db().query<{ credited: boolean; reason: string }>(
+      'SELECT credited, reason FROM bcb_received_pix WHERE e2eid = $1',
+      [pix.endToEndId],
+    );
+    expect(row).toEqual({ credited: false, reason: 'paid 100.00, the charge is 9500 cents' });
+  });
+
+  it('expires the day after dueDate + daysAfterDue (São Paulo): CANCELADO, sale.canceled, cobv removed', async () => {
+    const sale = await issue({ dueDate: spDay(0), daysAfterDue: 2 });
+    expect(sale.expiresAt).toBe(fromSaoPaulo(`${spDay(3)}T00:00`).toISOString());
+    expect(await expiryRound()).toBe(0); // not yet
+    await db().query(`UPDATE sales SET charge_expires_at = now() - interval '1 second' WHERE id = $1`, [
+      sale.id,
+    ]);
+    expect(await expiryRound()).toBe(1);
+    expect((await lookup(sale.id)).status).toBe('CANCELADO');
+    expect(psp.cobv.cobvs.get(sale.externalTransactionId)!.status).toBe('REMOVIDA_PELO_USUARIO_RECEBEDOR');
+    expect((await eventsOf(server, 'sale', sale.id)).map((e) => e.event_type)).toEqual([
+      'sale.pending',
+      'sale.canceled',
+    ]);
+  });
+
+  it('a boleto paid by Pix whose webhook was lost is credited at its expiry, not cancelled', async () => {
+    const sale = await issue({ dueDate: spDay(0) });
+    psp.state.webhooks.clear(); // the PSP cannot reach the gateway
+    try {
+      await psp.cobv.pay(sale.externalTransactionId, { at: noon(spDay(0)) });
+    } finally {
+      psp.state.webhooks.set(RECEIVER_KEY, `${server.env.PUBLIC_URL}/api/providers/bcb/webhook`);
+    }
+    await db().query(`UPDATE sales SET charge_expires_at = now() - interval '1 second' WHERE id = $1`, [
+      sale.id,
+    ]);
+    expect(await expiryRound()).toBe(0);
+    expect(await lookup(sale.id)).toMatchObject({ status: 'PAGO', paidAmount: 10000 });
+  });
+
+  it('keeps the ledger balanced', async () => {
+    expect((await verifyLedger(db())).ok).toBe(true);
+  });
+});
