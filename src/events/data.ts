@@ -88,11 +88,22 @@ export async function positionOf(
 
 /**
  * The first position a stream could still be missing: every fact of a transaction older than all those still
- * running is final. Events up to just below it are all there to be read.
+ * running is final. Events up to just below it are all there to be read. Transactions that pg_stat_activity
+ * shows in another database of the cluster are left out: they cannot write this database's facts, and a long
+ * one elsewhere must not hold every stream here back. A transaction it does not show (ended since the
+ * snapshot, or hidden from this role) counts, so the bound is never past a fact that may still commit.
  */
 export async function finalBound(q: Queryable): Promise<StreamPosition> {
   const [row] = await q.query<{ xmin: string }>(
-    'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin',
+    `WITH snap AS (SELECT pg_current_snapshot() AS s),
+          elsewhere AS (
+            SELECT backend_xid::text::bigint AS xid FROM pg_stat_activity
+             WHERE backend_xid IS NOT NULL
+               AND datid IS DISTINCT FROM (SELECT oid FROM pg_database WHERE datname = current_database()))
+     SELECT coalesce(
+              (SELECT min(x) FROM snap, pg_snapshot_xip(snap.s) AS x
+                WHERE x::text::bigint % 4294967296 NOT IN (SELECT xid FROM elsewhere)),
+              (SELECT pg_snapshot_xmax(s) FROM snap))::text AS xmin`,
   );
   return { txid: (BigInt(row!.xmin) - 1n).toString(), id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' };
 }

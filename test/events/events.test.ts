@@ -1,8 +1,10 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moveTo, sandboxSale } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { recordFact } from '../support/notifications.js';
+import { BASE_URL } from '../support/pg.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { openSse } from '../support/sse.js';
@@ -170,6 +172,24 @@ describe('GET /api/events/stream', () => {
       expect(all.map((e) => e.id)).toEqual([...missed, live]);
     } finally {
       again.close();
+    }
+  });
+
+  it('is not held back by a transaction left open in another database of the same server', async () => {
+    const m = await createMerchant(server);
+    const elsewhere = new pg.Client({ connectionString: BASE_URL });
+    await elsewhere.connect();
+    const stream = await openSse(`${server.url}/api/events/stream`, m.keys);
+    try {
+      await elsewhere.query('BEGIN');
+      await elsewhere.query('SELECT pg_current_xact_id()'); // it holds a transaction id, as a writer would
+      const id = await recordFact(server, m.accountId, 'sale.paid');
+      const [got] = await stream.waitFor(1);
+      expect(got!.id).toBe(id);
+    } finally {
+      stream.close();
+      await elsewhere.query('ROLLBACK');
+      await elsewhere.end();
     }
   });
 
