@@ -1,4 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_NAMES } from '../../../src/webhooks/events.js';
 import { call } from '../../support/http.js';
@@ -150,6 +152,63 @@ describe('GET /openapi.json', () => {
       }
     }
     expect(without).toEqual([]);
+  });
+});
+
+/** Every example of the document beside the schema it illustrates (request bodies and every response). */
+function examplesWithSchemas(d: Doc): { where: string; schema: unknown; example: unknown }[] {
+  type Media = { schema?: unknown; example?: unknown; examples?: unknown };
+  type Op = {
+    requestBody?: { content?: Record<string, Media> };
+    responses?: Record<string, { content?: Record<string, Media> }>;
+  };
+  const out: { where: string; schema: unknown; example: unknown }[] = [];
+  for (const [path, ops] of Object.entries(d.paths as Record<string, Record<string, Op>>)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const bodies = [
+        ['request', op.requestBody] as const,
+        ...Object.entries(op.responses ?? {}),
+      ];
+      for (const [what, body] of bodies) {
+        const media = body?.content?.['application/json'];
+        if (!media?.schema) continue;
+        // a media type's `examples` are Example Objects: the example is each one's `value`
+        const examples =
+          media.example !== undefined
+            ? [media.example]
+            : Object.values((media.examples ?? {}) as Record<string, { value: unknown }>).map((e) => e.value);
+        for (const example of examples) {
+          out.push({ where: `${method.toUpperCase()} ${path} ${what}`, schema: media.schema, example });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+describe('examples', () => {
+  it('are valid for their schema: every field of every example, requests, answers and errors', () => {
+    const schemas = (doc as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas;
+    const inline = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(inline);
+      if (node === null || typeof node !== 'object') return node;
+      const ref = (node as { $ref?: string }).$ref;
+      if (ref) return inline(schemas[ref.replace('#/components/schemas/', '')]);
+      return Object.fromEntries(
+        Object.entries(node)
+          .filter(([k]) => k !== 'examples' && k !== 'example')
+          .map(([k, v]) => [k, inline(v)]),
+      );
+    };
+    const ajv = addFormats.default(new Ajv2020({ strict: false, allErrors: true }));
+    const invalid: string[] = [];
+    for (const { where, schema, example } of examplesWithSchemas(doc)) {
+      const validate = ajv.compile(inline(schema) as object);
+      if (!validate(example)) {
+        invalid.push(`${where}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(example).slice(0, 200)}`);
+      }
+    }
+    expect(invalid).toEqual([]);
   });
 });
 

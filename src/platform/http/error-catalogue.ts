@@ -1,0 +1,208 @@
+import { ERROR_STATUS, type ErrorCode } from './errors.js';
+
+/** What each error code means, what the client should do, and an example message (docs/errors.md, OpenAPI). */
+export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string; example: string }> = {
+  VALIDATION_ERROR: {
+    meaning: 'The request is malformed: a field is missing, of the wrong type or out of range, or the body is not JSON.',
+    action: 'Fix the request as the message says; sending it again unchanged fails the same way.',
+    example: 'Invalid body/amount: must be number',
+  },
+  UNAUTHORIZED: {
+    meaning: 'No valid credentials: the API key pair is missing, wrong or revoked, or the panel session ended.',
+    action: 'Send both X-Api-Public-Key and X-Api-Private-Key of an active key pair, or log in again.',
+    example: 'Missing or invalid API keys',
+  },
+  TOTP_REQUIRED: {
+    meaning: 'The password was right and the user has two-factor authentication on: the code is missing.',
+    action: 'Send the login again with `totp`, the 6-digit code of the authenticator app.',
+    example: 'Enter the 6-digit code of your authenticator app',
+  },
+  FORBIDDEN: {
+    meaning: 'The credentials are valid but may not do this: a read-only key, a role below the one required, a missing or wrong CSRF token, or another account’s object.',
+    action: 'Use a full-access key or a user with the required role; panel changes need the X-CSRF-Token of the session.',
+    example: 'This API key is read-only',
+  },
+  NOT_FOUND: {
+    meaning: 'No such object for this account (or no such route).',
+    action: 'Check the id; ids of another account’s objects are not found either.',
+    example: 'Sale 019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90 not found',
+  },
+  CONFLICT: {
+    meaning: 'The object is not in a state that allows this (a sale not PAGO cannot be refunded, a cashout not awaiting approval cannot be approved).',
+    action: 'Read the object again and act on its current state.',
+    example: 'a sale in status PENDENTE cannot be refunded',
+  },
+  TOO_MANY_KEYS: {
+    meaning: 'The account already has the most API key pairs it may have.',
+    action: 'Revoke a key pair you no longer use, then create the new one.',
+    example: 'An account may have at most 20 active API key pairs',
+  },
+  EMAIL_TAKEN: {
+    meaning: 'The e-mail address is already a user of this account, active or invited.',
+    action: 'Use another address, or withdraw the pending invitation first.',
+    example: 'ana@loja.com.br is already a user of this account',
+  },
+  LAST_OWNER: {
+    meaning: 'The change would leave the account with no owner.',
+    action: 'Make another user owner first.',
+    example: 'The account must keep at least one owner',
+  },
+  NOT_AWAITING_APPROVAL: {
+    meaning: 'The cashout is not waiting for approval any more (approved, rejected or expired meanwhile).',
+    action: 'Read the cashout again; nothing was changed.',
+    example: 'This withdrawal is not awaiting approval',
+  },
+  INVALID_TOKEN: {
+    meaning: 'An invitation, password reset or e-mail link token that is unknown, used or expired.',
+    action: 'Ask for a new invitation or reset link.',
+    example: 'This link is invalid or has expired',
+  },
+  PAYLOAD_TOO_LARGE: {
+    meaning: 'The request body is larger than the route accepts (1 MiB for JSON).',
+    action: 'Send a smaller body.',
+    example: 'Request body larger than 1 MiB',
+  },
+  HEADERS_TOO_LARGE: {
+    meaning: 'The request headers are larger than the server accepts.',
+    action: 'Send fewer or shorter headers (cookies included).',
+    example: 'Request headers too large',
+  },
+  REQUEST_TIMEOUT: {
+    meaning: 'The request was not received in time (a client too slow to send it).',
+    action: 'Send the request again; check the network between you and the gateway.',
+    example: 'Request not received in time',
+  },
+  RATE_LIMITED: {
+    meaning: 'Too many requests for a limit of the key, the account, the address or the user.',
+    action: 'Wait the seconds given by Retry-After (RateLimit-* headers say the limit), then retry.',
+    example: 'Too many requests: retry in 1 s',
+  },
+  INTERNAL_ERROR: {
+    meaning: 'The gateway failed. Nothing partial was written.',
+    action: 'Retry later (with the same Idempotency-Key where the route takes one); report the X-Request-Id if it persists.',
+    example: 'Internal server error',
+  },
+  PROCESSOR_ERROR: {
+    meaning: 'The payment processor (PSP or acquirer) failed or did not answer; no sale was left behind.',
+    action: 'Retry later, with the same Idempotency-Key.',
+    example: 'The payment processor failed to open the charge: PUT /cob answered 503',
+  },
+  PROCESSOR_UNAVAILABLE: {
+    meaning: 'No payment processor is configured for this payment method on this gateway.',
+    action: 'Ask the gateway’s operator; retrying does not help until one is configured.',
+    example: 'No payment processor is configured to open PIX charges',
+  },
+  SERVICE_UNAVAILABLE: {
+    meaning: 'The gateway is busy or its database is unavailable (a failover under way).',
+    action: 'Retry after the seconds given by Retry-After, with the same Idempotency-Key where the route takes one.',
+    example: 'The database is unavailable: retry shortly',
+  },
+  IP_NOT_ALLOWED: {
+    meaning: 'The API key has an IP allow-list and the request came from an address not in it.',
+    action: 'Call from an allowed address, or add this one to the key’s allow-list in the panel.',
+    example: 'IP address 203.0.113.7 is not allowed for this API key',
+  },
+  INVALID_IP: {
+    meaning: 'An address given for an allow-list is not a valid IPv4 or IPv6 address or CIDR range.',
+    action: 'Fix the address.',
+    example: 'Invalid IP address: "10.0.0.300"',
+  },
+  TOO_MANY_IPS: {
+    meaning: 'The allow-list would hold more addresses than a key may have.',
+    action: 'Use CIDR ranges, or remove addresses no longer used.',
+    example: 'An API key may allow at most 50 IP addresses',
+  },
+  INSUFFICIENT_BALANCE: {
+    meaning: 'The available balance does not cover the amount plus fees (or the money of a refund was already withdrawn).',
+    action: 'Check GET /api/public/balance; wait for more sales to settle.',
+    example: 'Insufficient balance: available 10000, requested 15000 plus fees',
+  },
+  MINIMUM_VALUE: {
+    meaning: 'The amount is below the minimum of a cashout.',
+    action: 'Send at least the minimum the message gives.',
+    example: 'The minimum cashout is R$ 1,00',
+  },
+  MAXIMUM_VALUE: {
+    meaning: 'The amount is above the maximum of a cashout, or past the account’s daily limit.',
+    action: 'Send less, or split it over days.',
+    example: 'The maximum cashout is R$ 50.000,00',
+  },
+  API_WITHDRAWAL_DISABLED_GLOBALLY: {
+    meaning: 'Cashouts through the API are turned off for this account (or for the whole gateway).',
+    action: 'Turn them on in the panel (Settings), or ask the operator.',
+    example: 'API withdrawals are disabled for this user',
+  },
+  TRANSFER_NOT_ALLOWED: {
+    meaning: 'The Pix key is not one this account may send to (own keys only, or a key refused by the rules).',
+    action: 'Use a Pix key allowed by the account’s rules.',
+    example: 'Transfers to this Pix key are not allowed',
+  },
+  GENERAL_ERROR: {
+    meaning: 'A valid request that the account’s fees make impossible (the fees take the whole amount).',
+    action: 'Send a larger amount.',
+    example: 'The fees take the whole amount',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    meaning: 'The Idempotency-Key was used before with a different request.',
+    action: 'Use a new key for a new request; resend the original request unchanged to get its answer.',
+    example: 'Idempotency-Key already used with a different request',
+  },
+  IDEMPOTENCY_KEY_IN_USE: {
+    meaning: 'A request with this Idempotency-Key is still being processed.',
+    action: 'Wait a moment and send it again with the same key: you get the first request’s answer.',
+    example: 'A request with this Idempotency-Key is still being processed',
+  },
+};
+
+/** Who may call a route, from its path: what decides the codes every route of the kind can answer. */
+export type RouteAccess = 'api-key' | 'session' | 'metrics' | 'open';
+
+const API_KEY_PREFIXES = ['/api/public/', '/api/transactions', '/api/sandbox/'];
+
+export function accessOf(url: string): RouteAccess {
+  if (API_KEY_PREFIXES.some((p) => url.startsWith(p))) return 'api-key';
+  if (url === '/metrics') return 'metrics';
+  if (url.startsWith('/api/providers/') || url === '/api/auth/login' || !url.startsWith('/api/')) return 'open';
+  return 'session';
+}
+
+/** The codes every route of a kind can answer, whatever it does. */
+function commonCodes(url: string, method: string): ErrorCode[] {
+  const codes: ErrorCode[] = ['VALIDATION_ERROR', 'INTERNAL_ERROR'];
+  if (['POST', 'PUT', 'PATCH'].includes(method)) codes.push('PAYLOAD_TOO_LARGE');
+  if (url.startsWith('/api/')) codes.push('SERVICE_UNAVAILABLE');
+  switch (accessOf(url)) {
+    case 'api-key':
+      codes.push('UNAUTHORIZED', 'FORBIDDEN', 'IP_NOT_ALLOWED', 'RATE_LIMITED');
+      break;
+    case 'session':
+      codes.push('UNAUTHORIZED', 'FORBIDDEN');
+      break;
+    case 'metrics':
+      codes.push('UNAUTHORIZED');
+      break;
+    case 'open':
+      break;
+  }
+  return codes;
+}
+
+/** A route's catalogue: every code it can answer (its own `errors` and those of its kind), by status. */
+export function errorCatalogue(
+  url: string,
+  method: string,
+  own: readonly ErrorCode[] = [],
+): Map<number, ErrorCode[]> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set([...commonCodes(url, method), ...own])) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const codes of byStatus.values()) codes.sort();
+  return new Map([...byStatus].sort(([a], [b]) => a - b));
+}
+
+/** Whether a route lists `code` among those it answers. */
+export function listsCode(url: string, method: string, own: readonly ErrorCode[] | undefined, code: ErrorCode) {
+  return errorCatalogue(url, method, own).get(ERROR_STATUS[code])?.includes(code) === true;
+}
