@@ -206,7 +206,8 @@ describe('a flood of wrong passwords on 40 known emails, from rotating addresses
       await flood?.terminate();
       await proxied.close();
     }
-  });
+    // 41 accounts' slow password hashes and 15 logins: on a loaded 2-core machine it has taken over a minute
+  }, 180_000);
 });
 
 describe('expired panel sessions and stale login failures', () => {

@@ -29,6 +29,7 @@ export const FAULT_WARNINGS: readonly string[] = [
   'payout reconciliation failed; will retry',
   'overdue withdrawal read-back failed; will retry',
   'approval expiry failed; will retry',
+  'answered an error code missing from the route’s catalogue',
 ];
 
 const ERROR_LEVEL = 50;

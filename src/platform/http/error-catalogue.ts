@@ -3,12 +3,14 @@ import { ERROR_STATUS, type ErrorCode } from './errors.js';
 /** What each error code means, what the client should do, and an example message (docs/errors.md, OpenAPI). */
 export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string; example: string }> = {
   VALIDATION_ERROR: {
-    meaning: 'The request is malformed: a field is missing, of the wrong type or out of range, or the body is not JSON.',
+    meaning:
+      'The request is malformed: a field is missing, of the wrong type or out of range, or the body is not JSON.',
     action: 'Fix the request as the message says; sending it again unchanged fails the same way.',
     example: 'Invalid body/amount: must be number',
   },
   UNAUTHORIZED: {
-    meaning: 'No valid credentials: the API key pair is missing, wrong or revoked, or the panel session ended.',
+    meaning:
+      'No valid credentials: the API key pair is missing, wrong or revoked, or the panel session ended.',
     action: 'Send both X-Api-Public-Key and X-Api-Private-Key of an active key pair, or log in again.',
     example: 'Missing or invalid API keys',
   },
@@ -18,8 +20,10 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
     example: 'Enter the 6-digit code of your authenticator app',
   },
   FORBIDDEN: {
-    meaning: 'The credentials are valid but may not do this: a read-only key, a role below the one required, a missing or wrong CSRF token, or another account’s object.',
-    action: 'Use a full-access key or a user with the required role; panel changes need the X-CSRF-Token of the session.',
+    meaning:
+      'The credentials are valid but may not do this: a read-only key, a role below the one required, a missing or wrong CSRF token, or another account’s object.',
+    action:
+      'Use a full-access key or a user with the required role; panel changes need the X-CSRF-Token of the session.',
     example: 'This API key is read-only',
   },
   NOT_FOUND: {
@@ -28,7 +32,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
     example: 'Sale 019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90 not found',
   },
   CONFLICT: {
-    meaning: 'The object is not in a state that allows this (a sale not PAGO cannot be refunded, a cashout not awaiting approval cannot be approved).',
+    meaning:
+      'The object is not in a state that allows this (a sale not PAGO cannot be refunded, a cashout not awaiting approval cannot be approved).',
     action: 'Read the object again and act on its current state.',
     example: 'a sale in status PENDENTE cannot be refunded',
   },
@@ -79,7 +84,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
   },
   INTERNAL_ERROR: {
     meaning: 'The gateway failed. Nothing partial was written.',
-    action: 'Retry later (with the same Idempotency-Key where the route takes one); report the X-Request-Id if it persists.',
+    action:
+      'Retry later (with the same Idempotency-Key where the route takes one); report the X-Request-Id if it persists.',
     example: 'Internal server error',
   },
   PROCESSOR_ERROR: {
@@ -94,7 +100,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
   },
   SERVICE_UNAVAILABLE: {
     meaning: 'The gateway is busy or its database is unavailable (a failover under way).',
-    action: 'Retry after the seconds given by Retry-After, with the same Idempotency-Key where the route takes one.',
+    action:
+      'Retry after the seconds given by Retry-After, with the same Idempotency-Key where the route takes one.',
     example: 'The database is unavailable: retry shortly',
   },
   IP_NOT_ALLOWED: {
@@ -113,7 +120,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
     example: 'An API key may allow at most 50 IP addresses',
   },
   INSUFFICIENT_BALANCE: {
-    meaning: 'The available balance does not cover the amount plus fees (or the money of a refund was already withdrawn).',
+    meaning:
+      'The available balance does not cover the amount plus fees (or the money of a refund was already withdrawn).',
     action: 'Check GET /api/public/balance; wait for more sales to settle.',
     example: 'Insufficient balance: available 10000, requested 15000 plus fees',
   },
@@ -133,7 +141,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
     example: 'API withdrawals are disabled for this user',
   },
   TRANSFER_NOT_ALLOWED: {
-    meaning: 'The Pix key is not one this account may send to (own keys only, or a key refused by the rules).',
+    meaning:
+      'The Pix key is not one this account may send to (own keys only, or a key refused by the rules).',
     action: 'Use a Pix key allowed by the account’s rules.',
     example: 'Transfers to this Pix key are not allowed',
   },
@@ -162,7 +171,8 @@ const API_KEY_PREFIXES = ['/api/public/', '/api/transactions', '/api/sandbox/'];
 export function accessOf(url: string): RouteAccess {
   if (API_KEY_PREFIXES.some((p) => url.startsWith(p))) return 'api-key';
   if (url === '/metrics') return 'metrics';
-  if (url.startsWith('/api/providers/') || url === '/api/auth/login' || !url.startsWith('/api/')) return 'open';
+  if (url.startsWith('/api/providers/') || url === '/api/auth/login' || !url.startsWith('/api/'))
+    return 'open';
   return 'session';
 }
 
@@ -203,6 +213,11 @@ export function errorCatalogue(
 }
 
 /** Whether a route lists `code` among those it answers. */
-export function listsCode(url: string, method: string, own: readonly ErrorCode[] | undefined, code: ErrorCode) {
+export function listsCode(
+  url: string,
+  method: string,
+  own: readonly ErrorCode[] | undefined,
+  code: ErrorCode,
+) {
   return errorCatalogue(url, method, own).get(ERROR_STATUS[code])?.includes(code) === true;
 }

@@ -62,6 +62,11 @@ const SHAPE_C: ReadonlySet<ErrorCode> = new Set([
   'IDEMPOTENCY_KEY_IN_USE',
 ]);
 
+/** A code of shape B (IP allow-list), whatever the route. */
+export const isIpAccessCode = (code: ErrorCode) => SHAPE_B.has(code);
+/** A code of shape C (cashout business rules), unless an error forces another shape. */
+export const isBusinessRuleCode = (code: ErrorCode) => SHAPE_C.has(code);
+
 export class AppError extends Error {
   readonly status: number;
   constructor(

@@ -52,7 +52,10 @@ const BY_NAME: [RegExp, unknown][] = [
   [/^barcode$/, '00193373700000001000500940144816060680935031'],
   [/^digitableline$/, '00190500954014481606906809350314337370000000100'],
   [/^nossonumero$/, '00000000123'],
-  [/^pixcopypaste$/, '00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA'],
+  [
+    /^pixcopypaste$/,
+    '00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA',
+  ],
   [/^pixqrcode$/, 'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4='],
   [/^brand$/, 'visa'],
   [/^lastfour$/, '4242'],

@@ -1,15 +1,23 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifySchema, RouteOptions } from 'fastify';
+import { accessOf, ERROR_MEANINGS, errorCatalogue } from './error-catalogue.js';
 import {
   BalanceErrorBody,
   BusinessRuleErrorBody,
   EnvelopeErrorBody,
-  ERROR_BODY_OF_SHAPE,
   IpAccessErrorBody,
   TransactionErrorBody,
 } from './error-schemas.js';
-import { AppError, type ErrorCode, type ErrorShape, renderError } from './errors.js';
+import {
+  AppError,
+  ERROR_STATUS,
+  type ErrorCode,
+  type ErrorShape,
+  isBusinessRuleCode,
+  isIpAccessCode,
+  renderError,
+} from './errors.js';
 import { exampleOf } from './openapi-examples.js';
 import type { Http } from './types.js';
 
@@ -165,6 +173,15 @@ function finishDocument(doc: Document, extras: Http['openapiExtras']): Document 
     ...finished,
     components: { ...doc.components, schemas: { ...doc.components?.schemas, ...schemas } },
     webhooks: extras.webhooks,
+    // what each error code means and what to do about it (docs/errors.md is generated from this document)
+    'x-error-codes': Object.fromEntries(
+      Object.entries(ERROR_MEANINGS)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([code, { meaning, action }]) => [
+          code,
+          { status: ERROR_STATUS[code as ErrorCode], meaning, action },
+        ]),
+    ),
   };
 }
 
@@ -199,64 +216,88 @@ function canonical(value: unknown): string {
   );
 }
 
-const API_KEY_PREFIXES = ['/api/public/', '/api/transactions', '/api/sandbox/'];
-
 function securityFor(url: string, method: string): Record<string, string[]>[] | undefined {
-  if (API_KEY_PREFIXES.some((p) => url.startsWith(p))) return [{ publicKey: [], privateKey: [] }];
-  if (url === '/metrics') return [{ metricsToken: [] }];
-  if (url.startsWith('/api/providers/') || url === '/api/auth/login' || !url.startsWith('/api/'))
-    return undefined;
-  return method === 'GET' ? [{ session: [] }] : [{ session: [], csrf: [] }];
+  switch (accessOf(url)) {
+    case 'api-key':
+      return [{ publicKey: [], privateKey: [] }];
+    case 'metrics':
+      return [{ metricsToken: [] }];
+    case 'open':
+      return undefined;
+    case 'session':
+      return method === 'GET' ? [{ session: [] }] : [{ session: [], csrf: [] }];
+  }
 }
 
-/** A representative error per status, rendered in the route's shape exactly as the error handler would. */
-const EXAMPLE_BY_STATUS: Record<string, [ErrorCode, string]> = {
-  '400': ['VALIDATION_ERROR', 'Invalid body/amount: must be number'],
-  '401': ['UNAUTHORIZED', 'Missing or invalid API keys'],
-  '403': ['FORBIDDEN', 'Operation not permitted'],
-  '404': ['NOT_FOUND', 'Not found'],
-  '409': ['CONFLICT', 'The resource changed meanwhile'],
-  '413': ['PAYLOAD_TOO_LARGE', 'Request body larger than 1 MiB'],
-  '422': ['IDEMPOTENCY_KEY_REUSED', 'Idempotency-Key already used with a different request'],
-  '429': ['RATE_LIMITED', 'Too many requests: retry in 1 s'],
-  '500': ['INTERNAL_ERROR', 'Internal server error'],
-  '502': ['PROCESSOR_ERROR', 'The payment processor failed to open the charge: PUT /cob answered 503'],
-  '503': ['SERVICE_UNAVAILABLE', 'Service unavailable'],
+/** The field that carries the code in each error body family. */
+const CODE_FIELD: Record<string, (codes: string[]) => Record<string, unknown>> = {
+  'Error shape A': (codes) => ({ properties: { error: { properties: { code: { enum: codes } } } } }),
+  'Error shape B': (codes) => ({ properties: { code: { enum: codes } } }),
+  'Error shape C': (codes) => ({ properties: { errorType: { enum: codes } } }),
+  'Error shape D': (codes) => ({ properties: { error: { enum: codes } } }),
+  'Error shape E': (codes) => ({ properties: { error: { enum: codes } } }),
 };
-/** Shapes B and C carry their own codes (IP allow-list, cashout business errors), whatever the route's. */
-const EXAMPLE_OF_OWN_SHAPE: Record<'ip-access' | 'business-rule', Record<string, [ErrorCode, string]>> = {
-  'ip-access': {
-    '400': ['INVALID_IP', 'Invalid IP address: "10.0.0.300"'],
-    '403': ['IP_NOT_ALLOWED', 'IP address 203.0.113.7 is not allowed for this API key'],
-  },
-  'business-rule': {
-    '403': ['API_WITHDRAWAL_DISABLED_GLOBALLY', 'API withdrawals are disabled for this user'],
-    '409': ['IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed'],
-    '422': ['INSUFFICIENT_BALANCE', 'Insufficient balance: available 10000, requested 15000 plus fees'],
-  },
-};
-const SHAPES: Record<string, ErrorShape | 'ip-access' | 'business-rule'> = {
+const SHAPE_OF_MEMBER: Record<string, ErrorShape> = {
   'Error shape A': 'envelope',
-  'Error shape B': 'ip-access',
-  'Error shape C': 'business-rule',
   'Error shape D': 'transaction',
   'Error shape E': 'balance',
 };
 
-/** Example bodies of an error response: one per shape it may take (a union lists several). */
-function examplesOf(status: string, body: Record<string, unknown>): unknown[] {
-  const members = Array.isArray(body.anyOf) ? (body.anyOf as Record<string, unknown>[]) : [body];
-  return members.flatMap((member) => {
-    const shape = SHAPES[String(member.description)];
-    if (!shape) return [];
-    if (shape === 'ip-access' || shape === 'business-rule') {
-      const example = EXAMPLE_OF_OWN_SHAPE[shape][status];
-      return example ? [renderError(new AppError(example[0], example[1]), 'envelope')] : [];
-    }
-    const example = EXAMPLE_BY_STATUS[status];
-    return example ? [renderError(new AppError(example[0], example[1], {}, shape), shape)] : [];
-  });
+/**
+ * An error response of the catalogue: each body family it may take, its code field an `enum` of the codes the
+ * route answers at that status in that family, and an example per family.
+ */
+function cataloguedError(
+  declared: Record<string, unknown> | undefined,
+  codes: ErrorCode[],
+  routeShape: ErrorShape,
+  own: readonly ErrorCode[],
+): Record<string, unknown> {
+  const families = new Map<string, Record<string, unknown>>();
+  const members = declared
+    ? Array.isArray(declared.anyOf)
+      ? (declared.anyOf as Record<string, unknown>[])
+      : [declared]
+    : [];
+  for (const m of members) families.set(String(m.description), m);
+  const routeFamily = `Error shape ${{ envelope: 'A', transaction: 'D', balance: 'E' }[routeShape]}`;
+  // the families of the route's declared body, else its own, that a code without one of its own takes
+  const declaredPlain = [...families.keys()].filter((f) => SHAPE_OF_MEMBER[f] !== undefined);
+  const plain = declaredPlain.length > 0 ? declaredPlain : [routeFamily];
+  const byFamily = new Map<string, ErrorCode[]>();
+  const add = (family: string, code: ErrorCode) =>
+    byFamily.set(family, [...(byFamily.get(family) ?? []), code]);
+  for (const code of codes) {
+    if (isIpAccessCode(code)) add('Error shape B', code);
+    // a business-rule code takes shape C unless the route declared this status in its own family only (a
+    // refund's INSUFFICIENT_BALANCE is shape D)
+    else if (isBusinessRuleCode(code) && (families.has('Error shape C') || declaredPlain.length === 0))
+      add('Error shape C', code);
+    else for (const family of plain) add(family, code);
+  }
+  const schemas: Record<string, unknown>[] = [];
+  const examples: unknown[] = [];
+  for (const [family, familyCodes] of byFamily) {
+    const body = families.get(family) ?? BODY_OF_FAMILY[family]!;
+    schemas.push({ allOf: [body, CODE_FIELD[family]!(familyCodes)] });
+    // the example: the route's own code where it has one at this status, else the first
+    const code = familyCodes.find((c) => own.includes(c)) ?? familyCodes[0]!;
+    const shape = SHAPE_OF_MEMBER[family] ?? 'envelope';
+    examples.push(
+      renderError(new AppError(code, ERROR_MEANINGS[code].example, {}, SHAPE_OF_MEMBER[family]), shape),
+    );
+  }
+  const schema = schemas.length === 1 ? schemas[0]! : { anyOf: schemas };
+  return { ...schema, description: declared?.description ?? 'Error', examples };
 }
+
+const BODY_OF_FAMILY: Record<string, unknown> = {
+  'Error shape A': EnvelopeErrorBody,
+  'Error shape B': IpAccessErrorBody,
+  'Error shape C': BusinessRuleErrorBody,
+  'Error shape D': TransactionErrorBody,
+  'Error shape E': BalanceErrorBody,
+};
 
 function documented(schema: FastifySchema | undefined, url: string, route: RouteOptions): FastifySchema {
   const method = String([route.method].flat()[0]);
@@ -264,21 +305,16 @@ function documented(schema: FastifySchema | undefined, url: string, route: Route
   const out: FastifySchema & { security?: unknown } = { ...(schema ?? {}) };
   if (security) out.security = security;
   const responses = { ...((schema?.response ?? {}) as Record<string, Record<string, unknown>>) };
-  const rateLimited = security?.[0]?.publicKey !== undefined || url === '/api/auth/login';
   const shape: ErrorShape = route.config?.errorShape ?? 'envelope';
-  if (rateLimited && !responses['429']) responses['429'] = schemaOfShape(shape);
-  // the database lost (a failover under way): every API route reads or writes it, so may answer 503
-  if (!responses['503'] && url.startsWith('/api/')) responses['503'] = schemaOfShape(shape);
-  for (const [status, body] of Object.entries(responses)) {
-    if (Number(status) < 400 || body.examples) continue;
-    const examples = examplesOf(status, body);
-    if (examples.length > 0) responses[status] = { ...body, examples };
+  const own = route.config?.errors ?? [];
+  const catalogue = errorCatalogue(url, method, own);
+  for (const status of Object.keys(responses)) {
+    // an error status the route declares but cannot answer is not documented
+    if (Number(status) >= 400 && !catalogue.has(Number(status))) delete responses[status];
+  }
+  for (const [status, codes] of catalogue) {
+    responses[String(status)] = cataloguedError(responses[String(status)], codes, shape, own);
   }
   if (Object.keys(responses).length > 0) out.response = responses;
   return out;
-}
-
-/** The route family's error body schema (what the error handler renders for it). */
-function schemaOfShape(shape: ErrorShape): Record<string, unknown> {
-  return ERROR_BODY_OF_SHAPE[shape] as unknown as Record<string, unknown>;
 }

@@ -7,6 +7,7 @@ import type { Config } from '../config/config.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { accessLoggerOf } from '../observability/logger.js';
 import { capConnectionsPerSource } from './connection-cap.js';
+import { listsCode } from './error-catalogue.js';
 import { AppError, renderError } from './errors.js';
 import { clientErrorHandler, frameworkErrorHandler, RouteShapes } from './framework-errors.js';
 import { installJsonParser } from './json-body.js';
@@ -81,6 +82,13 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     else if (appErr.status === 500) request.log.error({ err }, 'request failed');
     else if (appErr.status > 500)
       request.log.warn({ err }, 'request failed: the payment processor did not answer as expected');
+    const route = request.routeOptions.url;
+    if (route && !listsCode(route, request.method, request.routeOptions.config?.errors, appErr.code)) {
+      request.log.warn(
+        { code: appErr.code, route: `${request.method} ${route}` },
+        'answered an error code missing from the route’s catalogue',
+      );
+    }
     // a forced shape, or a 503 of a route whose own 503 is another body (a PSP's webhook), may not be among
     // the route's declared response schemas: sent as is
     if (appErr.shape || appErr.code === 'SERVICE_UNAVAILABLE') reply.serializer(JSON.stringify);

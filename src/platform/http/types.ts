@@ -1,12 +1,17 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { ErrorShape } from './errors.js';
+import type { ErrorCode, ErrorShape } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The error body family of this route (spec, Errors). Shape B and C codes override it. */
     errorShape?: ErrorShape;
+    /**
+     * The error codes this route answers beyond those every route of its kind does (error-catalogue.ts): its
+     * catalogue in /openapi.json and docs/errors.md. Answering a code not listed is logged as a fault.
+     */
+    errors?: readonly ErrorCode[];
   }
   interface FastifyInstance {
     /** Every route registered, as registered (the OpenAPI and body-hardening tests walk it). */

@@ -7,9 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/platform/config/config.js';
 import { openDb } from '../../../src/platform/db/db.js';
 import { healthRoute } from '../../../src/platform/http/health.js';
+import { conflict } from '../../../src/platform/http/errors.js';
 import { createHttp } from '../../../src/platform/http/server.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
+import { LogWatch } from '../../support/log-watch.js';
 import { startServer, type TestServer } from '../../support/server.js';
 
 let server: TestServer;
@@ -175,5 +177,33 @@ describe('GET /openapi.json', () => {
     expect(paths['/api/settings/allowed-ips']!.put).toBeDefined();
     expect(paths['/internal/cli']).toBeUndefined();
     expect(paths['/metrics']!.get).toBeDefined();
+  });
+});
+
+describe('the error catalogue at run time', () => {
+  it('logs a fault, which fails the test, when a route answers a code its catalogue does not list', async () => {
+    const logs = new LogWatch('catalogue');
+    const app = await createHttp(
+      loadConfig({ DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-catalogue-')) }),
+      pino({ level: 'warn' }, logs),
+    );
+    app.post('/api/listed', { config: { errors: ['CONFLICT'] } }, async () => {
+      throw conflict('listed');
+    });
+    app.post('/api/unlisted', async () => {
+      throw conflict('not listed');
+    });
+    try {
+      expect((await app.inject({ method: 'POST', url: '/api/listed' })).statusCode).toBe(409);
+      expect(logs.takeUnexpected()).toEqual([]);
+      expect((await app.inject({ method: 'POST', url: '/api/unlisted' })).statusCode).toBe(409);
+      const faults = logs.takeUnexpected();
+      expect(faults).toHaveLength(1);
+      expect(faults[0]).toContain('missing from the route’s catalogue');
+      expect(faults[0]).toContain('POST /api/unlisted');
+    } finally {
+      logs.end();
+      await app.close();
+    }
   });
 });
