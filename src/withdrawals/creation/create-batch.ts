@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { recordAuditRows } from '../../audit/audit.data.js';
-import { ensureMerchantLedger, postBucketTransfers } from '../../ledger/ledger.js';
+import { postBucketTransfers } from '../../ledger/ledger.js';
 import type { Queryable } from '../../platform/db/db.js';
 import { AppError } from '../../platform/http/errors.js';
 import { inUse } from '../../platform/http/idempotency-key.js';
@@ -37,11 +37,9 @@ export async function createBatch(
   items: CashoutItem[],
   lockFirst = false,
 ): Promise<ItemOutcome[]> {
-  let ctx = await loadContext(tx, accountId, items, lockFirst);
-  if (ctx && ctx.available === null) {
-    await ensureMerchantLedger(tx, accountId);
-    ctx = await loadContext(tx, accountId, items, lockFirst);
-  }
+  // one read: an account without balance rows yet (made by `accounts create` and by its first ledger entry)
+  // has nothing available, which the checks below refuse like any other shortfall
+  const ctx = await loadContext(tx, accountId, items, lockFirst);
   if (!ctx) throw new AppError('UNAUTHORIZED', 'Unknown account');
 
   const outcomes: (ItemOutcome | { replayOf: number } | null)[] = [];
