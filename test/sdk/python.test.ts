@@ -16,7 +16,7 @@ import { moveTo, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { fundMerchant } from '../support/ledger.js';
-import { type Receiver, type Received, startReceiver } from '../support/receiver.js';
+import { type Received, type Receiver, startReceiver } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
 import { createWebhook } from '../support/webhooks.js';
@@ -40,7 +40,11 @@ interface Ran {
 }
 
 /** Runs a process without blocking this one (the gateway it talks to runs here). */
-function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string }) {
+function run(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string },
+) {
   return new Promise<Ran>((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env });
     let stdout = '';
@@ -106,42 +110,77 @@ function verifyCases(got: Received, secret: string) {
   const vs = vectors.webhookSignature;
   const vsw = vectors.standardWebhooks;
   const test = Buffer.from('{"type":"TEST","message":"a test from the panel"}');
-  const withdrawal = Buffer.from('{"id":7,"uuid":"u","type":"WITHDRAWAL","status":"COMPLETED","amount":"150.00"}');
+  const withdrawal = Buffer.from(
+    '{"id":7,"uuid":"u","type":"WITHDRAWAL","status":"COMPLETED","amount":"150.00"}',
+  );
   const unknownKind = Buffer.from('{"type":"SUBSCRIPTION","status":"ACTIVE"}');
   const notJson = Buffer.from('{"type": "TEST",');
   const nan = Buffer.from('NaN');
-  const badUtf8 = Buffer.concat([Buffer.from('{"type":"TEST","x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+  const badUtf8 = Buffer.concat([
+    Buffer.from('{"type":"TEST","x":"'),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from('"}'),
+  ]);
   const padded = signed(body, secret, id, now);
   padded['x-service-timestamp'] = `00${now}`;
   padded['webhook-timestamp'] = `0${now}`;
+  const xSig = real['x-service-signature']!;
+  const wSig = real['webhook-signature']!;
+  // the real delivery with some headers changed, or another body signed now (or at ts) with the real secret
+  const re = (name: string, patch: Record<string, string | string[]>, extra: Partial<VerifyCase> = {}) => ({
+    name,
+    body,
+    headers: { ...real, ...patch },
+    secret,
+    ...extra,
+  });
+  const other = (name: string, b: Buffer, id2: string, patch: Record<string, string> = {}) => ({
+    name,
+    body: b,
+    headers: { ...signed(b, secret, id2, now), ...patch },
+    secret,
+  });
+  const at = (name: string, ts: number, extra: Partial<VerifyCase> = {}) => ({
+    name,
+    body,
+    headers: signed(body, secret, id, ts),
+    secret,
+    ...extra,
+  });
+  const capitals = Object.fromEntries(Object.entries(real).map(([k, v]) => [k.toUpperCase(), v]));
   const cases: VerifyCase[] = [
-    { name: 'the real delivery', body, headers: real, secret },
-    { name: 'a rotation: the old secret first', body, headers: real, secret: ['whsec_AAAA', secret] },
-    { name: 'header names in capitals', body, headers: Object.fromEntries(Object.entries(real).map(([k, v]) => [k.toUpperCase(), v])), secret },
-    { name: 'a list header: its first value', body, headers: { ...real, 'x-service-signature': [real['x-service-signature']!, 'sha256=00'] }, secret },
-    { name: 'a tampered body', body: Buffer.from(body.toString('utf8').replace('"PAGO"', '"ESTORNADO"')), headers: real, secret },
-    { name: 'a wrong secret', body, headers: real, secret: 'whsec_AAAA' },
-    { name: 'the secret without whsec_', body, headers: real, secret: secret.replace(/^whsec_/, '') },
-    { name: 'relabelled', body, headers: { ...real, 'x-service-event-type': 'sale.refunded' }, secret },
-    { name: 'another event id claimed', body, headers: { ...real, 'x-service-event-id': 'evt_other' }, secret },
+    re('the real delivery', {}),
+    re('a rotation: the old secret first', {}, { secret: ['whsec_AAAA', secret] }),
+    { name: 'header names in capitals', body, headers: capitals, secret },
+    re('a list header: its first value', { 'x-service-signature': [xSig, 'sha256=00'] }),
+    re('a tampered body', {}, { body: Buffer.from(body.toString('utf8').replace('"PAGO"', '"ESTORNADO"')) }),
+    re('a wrong secret', {}, { secret: 'whsec_AAAA' }),
+    re('the secret without whsec_', {}, { secret: secret.replace(/^whsec_/, '') }),
+    re('relabelled', { 'x-service-event-type': 'sale.refunded' }),
+    re('another event id claimed', { 'x-service-event-id': 'evt_other' }),
     { name: 'no webhook-signature', body, headers: without('webhook-signature'), secret },
-    { name: 'an empty webhook-id', body, headers: { ...real, 'webhook-id': '' }, secret },
+    re('an empty webhook-id', { 'webhook-id': '' }),
     { name: 'no X-Service-Signature', body, headers: without('x-service-signature'), secret },
-    { name: 'only X-Service-Signature-Next', body, headers: { ...without('x-service-signature'), 'x-service-signature-next': real['x-service-signature']! }, secret },
-    { name: 'an empty X-Service-Signature', body, headers: { ...real, 'x-service-signature': '' }, secret },
-    { name: 'the hex in capitals', body, headers: { ...real, 'x-service-signature': real['x-service-signature']!.toUpperCase() }, secret },
-    { name: 'no sha256= prefix', body, headers: { ...real, 'x-service-signature': real['x-service-signature']!.slice(7) }, secret },
-    { name: 'a malformed timestamp', body, headers: { ...real, 'x-service-timestamp': `${real['x-service-timestamp']}a` }, secret },
-    { name: 'a negative timestamp', body, headers: { ...real, 'x-service-timestamp': `-${real['x-service-timestamp']}` }, secret },
-    { name: 'a 13-digit timestamp', body, headers: { ...real, 'webhook-timestamp': `000${real['webhook-timestamp']}` }, secret },
+    {
+      name: 'only X-Service-Signature-Next',
+      body,
+      headers: { ...without('x-service-signature'), 'x-service-signature-next': xSig },
+      secret,
+    },
+    re('an empty X-Service-Signature', { 'x-service-signature': '' }),
+    re('the hex in capitals', { 'x-service-signature': xSig.toUpperCase() }),
+    re('no sha256= prefix', { 'x-service-signature': xSig.slice(7) }),
+    re('a malformed timestamp', { 'x-service-timestamp': `${real['x-service-timestamp']}a` }),
+    re('a negative timestamp', { 'x-service-timestamp': `-${real['x-service-timestamp']}` }),
+    re('a 13-digit timestamp', { 'webhook-timestamp': `000${real['webhook-timestamp']}` }),
     { name: 'no webhook-timestamp', body, headers: without('webhook-timestamp'), secret },
     { name: 'timestamps with leading zeros', body, headers: padded, secret },
-    { name: 'a v2 and a wrong v1 before the right v1', body, headers: { ...real, 'webhook-signature': `v2,abc v1,AAAA ${real['webhook-signature']}` }, secret },
-    { name: 'a v1 entry with no signature', body, headers: { ...real, 'webhook-signature': 'v1' }, secret },
-    { name: 'the standard signature as v2', body, headers: { ...real, 'webhook-signature': real['webhook-signature']!.replace(/^v1,/, 'v2,') }, secret },
-    { name: 'signed an hour ago', body, headers: signed(body, secret, id, now - 3600), secret },
-    { name: 'signed an hour ago, a two-hour window', body, headers: signed(body, secret, id, now - 3600), secret, toleranceSeconds: 7200 },
-    { name: 'signed an hour ahead', body, headers: signed(body, secret, id, now + 3600), secret },
+    re('a v2 and a wrong v1 before the right v1', { 'webhook-signature': `v2,abc v1,AAAA ${wSig}` }),
+    re('a v1 entry with no signature', { 'webhook-signature': 'v1' }),
+    re('the standard signature as v2', { 'webhook-signature': wSig.replace(/^v1,/, 'v2,') }),
+    at('signed an hour ago', now - 3600),
+    at('signed an hour ago, a two-hour window', now - 3600, { toleranceSeconds: 7200 }),
+    at('signed an hour ahead', now + 3600),
     {
       name: "the spec's vectors",
       body: Buffer.from(vs.rawBody),
@@ -155,13 +194,15 @@ function verifyCases(got: Received, secret: string) {
       secret: vs.secret,
       toleranceSeconds: 10 ** 10,
     },
-    { name: 'a test delivery', body: test, headers: signed(test, secret, 'evt_test', now), secret },
-    { name: 'a withdrawal', body: withdrawal, headers: { ...signed(withdrawal, secret, 'evt_w', now), 'x-service-event-type': 'withdrawal.completed' }, secret },
-    { name: 'a withdrawal relabelled', body: withdrawal, headers: { ...signed(withdrawal, secret, 'evt_w', now), 'x-service-event-type': 'withdrawal.rejected' }, secret },
-    { name: 'a kind it does not know, any label', body: unknownKind, headers: { ...signed(unknownKind, secret, 'evt_u', now), 'x-service-event-type': 'sale.paid' }, secret },
-    { name: 'a body that is not JSON', body: notJson, headers: signed(notJson, secret, 'evt_j', now), secret },
-    { name: 'NaN', body: nan, headers: signed(nan, secret, 'evt_n', now), secret },
-    { name: 'bytes that are not UTF-8', body: badUtf8, headers: signed(badUtf8, secret, 'evt_b', now), secret },
+    other('a test delivery', test, 'evt_test'),
+    other('a withdrawal', withdrawal, 'evt_w', { 'x-service-event-type': 'withdrawal.completed' }),
+    other('a withdrawal relabelled', withdrawal, 'evt_w', { 'x-service-event-type': 'withdrawal.rejected' }),
+    other('a kind it does not know, any label', unknownKind, 'evt_u', {
+      'x-service-event-type': 'sale.paid',
+    }),
+    other('a body that is not JSON', notJson, 'evt_j'),
+    other('NaN', nan, 'evt_n'),
+    other('bytes that are not UTF-8', badUtf8, 'evt_b'),
   ];
   return cases.map((c) => {
     let expected: Record<string, unknown>;
@@ -280,7 +321,11 @@ describe('the Python SDK against a real gateway', () => {
     mkdirSync(path.join(work, 'dist'));
     const build = await run(
       PYTHON,
-      ['-c', 'import sys; from setuptools import build_meta as b; print(b.build_sdist(sys.argv[1]))', '../dist'],
+      [
+        '-c',
+        'import sys; from setuptools import build_meta as b; print(b.build_sdist(sys.argv[1]))',
+        '../dist',
+      ],
       { cwd: path.join(work, 'src') },
     );
     expect(build.code, build.stderr).toBe(0);
@@ -301,10 +346,14 @@ describe('the Python SDK against a real gateway', () => {
     const script = `import json, os, gateway_sdk
 gw = gateway_sdk.Gateway(base_url=os.environ["GATEWAY_URL"], public_key=os.environ["PK"], private_key=os.environ["SK"])
 print(json.dumps({"from": gateway_sdk.__file__, "balance": gw.balance.retrieve()}))`;
-    const used = await run(PYTHON, ['-I', '-c', `import sys; sys.path.insert(0, ${JSON.stringify(tree)})\n${script}`], {
-      cwd: dir,
-      env: { ...process.env, GATEWAY_URL: server.url, PK: m.publicKey, SK: m.privateKey },
-    });
+    const used = await run(
+      PYTHON,
+      ['-I', '-c', `import sys; sys.path.insert(0, ${JSON.stringify(tree)})\n${script}`],
+      {
+        cwd: dir,
+        env: { ...process.env, GATEWAY_URL: server.url, PK: m.publicKey, SK: m.privateKey },
+      },
+    );
     expect(used.code, used.stderr).toBe(0);
     const out = JSON.parse(used.stdout) as { from: string; balance: unknown };
     expect(out.from.startsWith(tree)).toBe(true);
