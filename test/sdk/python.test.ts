@@ -306,6 +306,41 @@ describe('the Python SDK against a real gateway', () => {
     expect(out).toMatch(/test_the_same_verdicts_as_the_typescript_sdk .* ok$/m);
   });
 
+  it("runs its README's example against the gateway; every Python snippet of the docs compiles", async () => {
+    const readme = readFileSync(path.join(SDK, 'README.md'), 'utf8');
+    const snippets = (file: string) =>
+      [...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/^```python\n([\s\S]*?)^```$/gm)].map(
+        (m) => m[1]!,
+      );
+    const example = snippets('sdk-python/README.md').find((code) => code.includes('gw.transactions.create'));
+    expect(example).toBeDefined();
+    const m = await createMerchant(server, 'Python README');
+    const ran = await run(PYTHON, ['-c', example!], {
+      cwd: SDK,
+      env: {
+        ...process.env,
+        GATEWAY_URL: server.url,
+        GATEWAY_PUBLIC_KEY: m.publicKey,
+        GATEWAY_PRIVATE_KEY: m.privateKey,
+        PYTHONDONTWRITEBYTECODE: '1',
+      },
+    });
+    expect(ran.code, ran.stderr).toBe(0);
+    const lines = ran.stdout.trim().split('\n');
+    expect(lines[0]).toBe("{'available': 0, 'blocked': 0, 'total': 0}");
+    expect(lines[1]).toMatch(/^[0-9a-f-]{36} PENDENTE 000201/); // the charge and its PIX copy-and-paste code
+    expect(lines[2]).toMatch(/^INSUFFICIENT_BALANCE /); // the cashout, on an empty balance
+    expect(readme).toContain('pip install ./sdk-python');
+    const all = ['sdk-python/README.md', 'README.md', 'docs/webhooks.md'].flatMap(snippets);
+    expect(all.length).toBeGreaterThanOrEqual(4);
+    for (const code of all) {
+      const parsed = await run(PYTHON, ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'], {
+        input: code,
+      });
+      expect(parsed.code, `${parsed.stderr}\n${code}`).toBe(0);
+    }
+  });
+
   // the Python types come from the same document as sdk/src/openapi.ts; changed routes need `npm run sdk:types`
   it("has the types generate_types.py makes of the gateway's /openapi.json today", async () => {
     const doc = await call<object>('GET', `${server.url}/openapi.json`);
