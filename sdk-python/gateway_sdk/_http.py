@@ -10,6 +10,7 @@ import urllib.error
 import urllib.request
 import uuid
 from datetime import timezone
+from decimal import Decimal
 from typing import Any, Dict, Optional, Tuple
 
 from .errors import GatewayConnectionError, describe_error, error_for
@@ -75,7 +76,7 @@ class HttpClient:
         }
         data: Optional[bytes] = None
         if body is not None:
-            data = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+            data = json.dumps(body, separators=(",", ":"), ensure_ascii=False, default=_json_default).encode("utf-8")
             headers["Content-Type"] = "application/json"
         if idempotency_key is not None:
             headers["Idempotency-Key"] = idempotency_key
@@ -115,6 +116,13 @@ class HttpClient:
         except urllib.error.HTTPError as err:  # a non-2xx answer: an answer all the same
             with err:
                 return err.code, err.headers, err.read()
+
+
+def _json_default(value: Any) -> Any:
+    """A Decimal (Django's money fields) is sent as its text, which the cashout amount takes ("150.00")."""
+    if isinstance(value, Decimal):
+        return str(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def parse(raw: bytes) -> Any:

@@ -57,6 +57,8 @@ def verify_webhook(
     secrets: List[str] = [secret] if isinstance(secret, str) else list(secret)
     if not secrets or any(not isinstance(s, str) or s == "" for s in secrets):
         raise TypeError("secret is required")
+    if not isinstance(body, (str, bytes, bytearray, memoryview)):
+        raise TypeError("body must be the raw body as received: bytes or str")
     raw = body.encode("utf-8") if isinstance(body, str) else bytes(body)
     get = _header_reader(headers)
     now = int(time.time())

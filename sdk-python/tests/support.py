@@ -11,6 +11,7 @@ import os
 import socket
 import threading
 import unittest
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Union
 from urllib.parse import urlsplit
@@ -44,6 +45,24 @@ def gateway_for(name: str, base_url: Optional[str] = None, **options: Any) -> Ga
         private_key=m["privateKey"],
         **options,
     )
+
+
+def sandbox_status(name: str, sale_id: int, status: str) -> None:
+    """Moves a sale as its processor would (the gateway's sandbox route; not part of the SDK)."""
+    m = merchant(name)
+    request = urllib.request.Request(
+        f"{fixture()['gatewayUrl']}/api/sandbox/sales/{sale_id}/status",
+        data=json.dumps({"status": status}).encode(),
+        headers={
+            "Content-Type": "application/json",
+            "X-API-Public-Key": m["publicKey"],
+            "X-API-Private-Key": m["privateKey"],
+        },
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        if answer.status != 200:
+            raise AssertionError(f"sandbox status {status}: {answer.status}")
 
 
 # what the proxy does with one request: forward it, drop the connection before forwarding, forward it and then

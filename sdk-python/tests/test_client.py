@@ -2,8 +2,9 @@
 
 import unittest
 from datetime import datetime, timezone
+from decimal import Decimal
 
-from .support import gateway_for
+from .support import gateway_for, sandbox_status
 
 UUID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 CUSTOMER = {"name": "Maria Silva", "email": "maria@example.com", "document": "52998224725", "phone": "5511987654321"}
@@ -59,6 +60,20 @@ class ClientTest(unittest.TestCase):
         self.assertEqual([e["data"]["id"] for e in events], [second["id"], charge["id"]])
         self.assertEqual({e["type"] for e in events}, {"sale.pending"})
         self.assertEqual(gw.events.retrieve(events[0]["id"])["id"], events[0]["id"])
+
+
+    def test_a_paid_charge_refunded(self):
+        gw = gateway_for("refunds")
+        charge = gw.transactions.create(sale_input())
+        sandbox_status("refunds", charge["id"], "PAGO")
+        self.assertEqual(gw.transactions.retrieve(charge["id"])["status"], "PAGO")
+        accepted = gw.transactions.refund(charge["id"])  # a POST with no body and no key
+        self.assertEqual(accepted["id"], charge["id"])
+        self.assertIn(accepted["status"], ("PAGO", "ESTORNADO"))
+
+    def test_a_decimal_amount(self):
+        created = gateway_for("decimals").cashouts.create({"amount": Decimal("120.50"), "pixKey": "52998224725"})
+        self.assertEqual(created["amount"], "120.50")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@ import hmac
 import json
 import time
 import unittest
+from unittest import mock
 
+import gateway_sdk.webhooks
 from gateway_sdk import WebhookVerificationError, verify_webhook
 from gateway_sdk.types import SalePaidWebhook, UnknownWebhook
 
@@ -76,6 +78,8 @@ class VerifyWebhookTest(unittest.TestCase):
             self.assertEqual(str(caught.exception), reason.strip())
         with self.assertRaises(TypeError):
             verify_webhook(body=body, headers=headers, secret=[])
+        with self.assertRaises(TypeError):
+            verify_webhook(body=json.loads(body), headers=headers, secret=secret)  # type: ignore[arg-type]
 
     def test_a_delivery_outside_the_tolerance_window_does_not_verify(self):
         body, headers, secret = delivery()
@@ -83,14 +87,31 @@ class VerifyWebhookTest(unittest.TestCase):
             verify_webhook(body=body, headers=headers, secret=secret, tolerance_seconds=-1)
         event_id = headers["webhook-id"]
         now = int(time.time())
-        # signed 301 s ago (or ahead): refused with the default 300 s; accepted with a wider window
-        for at in (now - 301, now + 301):
+        # signed 330 s ago (or ahead): refused with the default 300 s; accepted with a wider window
+        for at in (now - 330, now + 330):
             late = signed(body, secret, event_id, at)
             with self.subTest(at=at - now), self.assertRaisesRegex(WebhookVerificationError, "tolerance window"):
                 verify_webhook(body=body, headers=late, secret=secret)
             self.assertEqual(verify_webhook(body=body, headers=late, secret=secret, tolerance_seconds=600).timestamp, at)
         recent = signed(body, secret, event_id, now - 240)
         self.assertEqual(verify_webhook(body=body, headers=recent, secret=secret).event_id, event_id)
+
+    def test_the_window_edge_on_a_fixed_clock(self):
+        # |now - timestamp| <= tolerance, now the whole seconds of the clock, as the TypeScript SDK counts
+        body, headers, secret = delivery()
+        event_id = headers["webhook-id"]
+        clock = 1_900_000_000.9
+        with mock.patch.object(gateway_sdk.webhooks, "time", mock.Mock(time=lambda: clock)):
+            for offset, tolerance, verifies in [(300, 300, True), (-300, 300, True), (301, 300, False),
+                                                (-301, 300, False), (0, 0, True), (1, 0, False), (60, 59, False)]:
+                at = int(clock) - offset
+                with self.subTest(offset=offset, tolerance=tolerance):
+                    arguments = dict(body=body, headers=signed(body, secret, event_id, at), secret=secret)
+                    if verifies:
+                        self.assertEqual(verify_webhook(**arguments, tolerance_seconds=tolerance).timestamp, at)
+                    else:
+                        with self.assertRaisesRegex(WebhookVerificationError, "tolerance window"):
+                            verify_webhook(**arguments, tolerance_seconds=tolerance)
 
     def test_an_event_it_does_not_know_verifies_with_event_type_none(self):
         body, headers, secret = delivery()

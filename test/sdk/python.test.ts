@@ -225,10 +225,10 @@ function verifyCases(got: Received, secret: string) {
 beforeAll(async () => {
   server = await startServer();
   receiver = await startReceiver();
-  for (const name of ['funded', 'charges', 'retry', 'retry503', 'empty', 'hooks']) {
+  for (const name of ['funded', 'decimals', 'charges', 'refunds', 'retry', 'retry503', 'empty', 'hooks']) {
     merchants[name] = await createMerchant(server, `Python ${name}`);
   }
-  for (const name of ['funded', 'retry', 'retry503']) {
+  for (const name of ['funded', 'decimals', 'retry', 'retry503']) {
     await fundMerchant(server.runtime.platform.db, merchants[name]!.accountId, 50_000);
   }
   const hooks = merchants.hooks!;
@@ -286,7 +286,7 @@ const withdrawalsOf = async (m: TestMerchant) =>
   )[0]!.n;
 
 describe('the Python SDK against a real gateway', () => {
-  it('reads the balance, creates and retrieves a cashout and a charge, and pages through events', async () => {
+  it('reads the balance, creates and retrieves cashouts and charges, refunds one, and pages through events', async () => {
     await unittest('tests.test_client');
   });
 
