@@ -57,6 +57,9 @@ from typing import Any, Literal, Optional, TypedDict, Union
 # names the webhooks part defines itself
 RESERVED = ("TestWebhook", "UnknownWebhook", "WebhookEvent", "WebhookEventType", "WEBHOOK_EVENT_CLASSES")
 
+# marks a forward reference (a schema used inside its own definition) until the text is written
+FORWARD = "\x00"
+
 PRIMITIVES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
 
 
@@ -154,8 +157,8 @@ class Generator:
             raise GeneratorError(f"$ref to a missing schema: {name}")
         if name in self.done:
             return name
-        if name in self.pending:  # a cycle: named before it is defined
-            return json.dumps(name)
+        if name in self.pending:  # a cycle: named before it is defined, a forward reference
+            return f"{FORWARD}{name}{FORWARD}"
         self.pending.add(name)
         self.define(name, self.schemas[name])
         self.pending.discard(name)
@@ -194,6 +197,8 @@ class Generator:
         for key in sorted(properties):
             sub = properties[key]
             expression = self.expression(sub, name + pascal(key), named=True)
+            if FORWARD in expression:  # the whole annotation a string, which Python 3.10 resolves too
+                expression = repr(expression.replace(FORWARD, ""))
             fields.append((key, expression, sub.get("description") if isinstance(sub, dict) else None))
         needed = [f for f in fields if f[0] in required]
         optional = [f for f in fields if f[0] not in required]
@@ -351,8 +356,10 @@ class Generator:
                 self.done.add(name)
 
     def webhooks(self) -> None:
-        hooks: dict[str, Any] = self.doc.get("webhooks", {})
+        hooks: dict[str, Any] = self.doc.get("webhooks") or {}
         names = list(hooks)
+        if not names:
+            raise GeneratorError("the document has no webhooks: verify_webhook's event types come from them")
         classes: list[tuple[str, str]] = []
         for event in names:
             operation = hooks[event].get("post", {})
@@ -422,7 +429,7 @@ class Generator:
             self.component(name)
         self.operations()
         self.webhooks()
-        return HEADER + "\n" + "\n\n\n".join(self.blocks) + "\n"
+        return (HEADER + "\n" + "\n\n\n".join(self.blocks) + "\n").replace(FORWARD, '"')
 
 
 def generate(document: dict[str, Any]) -> str:

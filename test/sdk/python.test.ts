@@ -348,6 +348,7 @@ describe('the Python SDK against a real gateway', () => {
     const made = await run(PYTHON, [GENERATOR, '-', '--stdout'], { input: JSON.stringify(doc.body) });
     expect(made.code, made.stderr).toBe(0);
     expect(readFileSync(TYPES_PY, 'utf8')).toBe(made.stdout);
+    await unittest('tests.test_generate_types'); // the generator on other shapes; types.py read by Python
   });
 
   it('packs as a source distribution that works from a plain sys.path (no dependencies)', async () => {
