@@ -11,7 +11,7 @@ import urllib.request
 import uuid
 from datetime import timezone
 from decimal import Decimal
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple, Type
 
 from .errors import GatewayConnectionError, describe_error, error_for
 
@@ -22,7 +22,7 @@ BASE_DELAY_MS = 500
 MAX_DELAY_MS = 30_000
 
 # what a failed attempt raises when no answer came: refused, reset, dropped, timed out, a broken answer
-NETWORK_ERRORS: Tuple[type, ...] = (OSError, http.client.HTTPException)
+NETWORK_ERRORS: Tuple[Type[BaseException], ...] = (OSError, http.client.HTTPException)
 
 
 def _sleep(seconds: float) -> None:
@@ -137,7 +137,7 @@ def parse(raw: bytes) -> Any:
 
 def backoff(attempt: int) -> float:
     """Milliseconds: exponential backoff with full jitter, a random wait up to 0.5 s, 1 s, 2 s, …"""
-    return random.random() * min(MAX_DELAY_MS, BASE_DELAY_MS * 2**attempt)
+    return random.random() * min(float(MAX_DELAY_MS), BASE_DELAY_MS * 2.0**attempt)
 
 
 def retry_after(raw: Optional[str]) -> Optional[float]:
@@ -145,7 +145,7 @@ def retry_after(raw: Optional[str]) -> Optional[float]:
     if raw is None:
         return None
     if re.fullmatch(r"[0-9]+(\.[0-9]+)?", raw.strip()):
-        return min(MAX_DELAY_MS, float(raw.strip()) * 1000)
+        return min(float(MAX_DELAY_MS), float(raw.strip()) * 1000)
     try:
         at = email.utils.parsedate_to_datetime(raw)
     except (TypeError, ValueError, IndexError):
@@ -154,4 +154,5 @@ def retry_after(raw: Optional[str]) -> Optional[float]:
         return None
     if at.tzinfo is None:
         at = at.replace(tzinfo=timezone.utc)
-    return min(MAX_DELAY_MS, max(0.0, (at.timestamp() - time.time()) * 1000))
+    wait: float = (at.timestamp() - time.time()) * 1000
+    return min(float(MAX_DELAY_MS), max(0.0, wait))

@@ -7,7 +7,7 @@ import hmac
 import json
 import re
 import time
-from typing import Any, Callable, Dict, List, Mapping, NoReturn, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, NoReturn, Optional, Sequence, Tuple, Union, cast
 
 from .errors import WebhookVerificationError
 from .types import WEBHOOK_EVENT_CLASSES, UnknownWebhook, WebhookEvent
@@ -119,8 +119,8 @@ def verify_webhook(
 def _header_reader(headers: Headers) -> Callable[[str], Optional[str]]:
     """A reader of headers by lower-case name: a mapping or anything with items() (the last of names differing in case wins, the first of a list of values)."""
     lower: Dict[str, str] = {}
-    items = headers.items() if hasattr(headers, "items") else headers
-    for key, value in items:
+    pairs = cast(Iterable[Tuple[str, Any]], headers.items() if hasattr(headers, "items") else headers)
+    for key, value in pairs:
         v = value[0] if isinstance(value, (list, tuple)) and value else value
         if isinstance(v, bytes):
             v = v.decode("latin-1")

@@ -252,7 +252,7 @@ class Generator:
         if "$ref" in schema:
             return self.ref(schema)
         if "anyOf" in schema or "oneOf" in schema:
-            return self.union(schema.get("anyOf") or schema.get("oneOf"), hint, named)
+            return self.union(schema.get("anyOf") or schema.get("oneOf") or [], hint, named)
         if "allOf" in schema:
             parts = schema["allOf"]
             if len(parts) == 1:
@@ -332,10 +332,7 @@ class Generator:
         operation = self.doc["paths"].get(path, {}).get(method)
         if not isinstance(operation, dict):
             raise GeneratorError(f"the document has no {method.upper()} {path}")
-        if part == "body":
-            holder = operation.get("requestBody")
-        else:
-            holder = operation.get("responses", {}).get(part)
+        holder: Any = operation.get("requestBody") if part == "body" else operation.get("responses", {}).get(part)
         try:
             return holder["content"]["application/json"]["schema"]
         except (KeyError, TypeError):
@@ -438,14 +435,19 @@ def generate(document: dict[str, Any]) -> str:
 
 
 def read_document(source: str) -> dict[str, Any]:
+    document: Any
     if source == "-":
-        return json.load(sys.stdin)
-    if re.match(r"^https?://", source):
-        url = source.rstrip("/") + "/openapi.json" if not source.endswith(".json") else source
+        document = json.load(sys.stdin)
+    elif re.match(r"^https?://", source):
+        url = source if source.endswith(".json") else source.rstrip("/") + "/openapi.json"
         with urllib.request.urlopen(url, timeout=30) as answer:
-            return json.load(answer)
-    with open(source, encoding="utf-8") as file:
-        return json.load(file)
+            document = json.load(answer)
+    else:
+        with open(source, encoding="utf-8") as file:
+            document = json.load(file)
+    if not isinstance(document, dict):
+        raise GeneratorError(f"{source} is not a JSON object")
+    return document
 
 
 def main(argv: list[str] | None = None) -> int:
