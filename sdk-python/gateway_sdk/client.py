@@ -1,0 +1,156 @@
+"""The client of one merchant account (one API key pair): the TypeScript SDK's Gateway, in snake_case."""
+
+from datetime import datetime, timezone
+from typing import Dict, Iterator, Optional, Sequence, Union, cast
+from urllib.parse import quote, urlencode
+
+from . import types
+from ._http import HttpClient
+
+Id = Union[str, int]
+Instant = Union[str, datetime]
+
+
+def _segment(id: Id) -> str:
+    """A path segment, escaped as encodeURIComponent escapes it."""
+    return quote(str(id), safe="!'()*")
+
+
+def _instant(value: Instant) -> str:
+    """A datetime as Date.toISOString writes it (UTC, milliseconds, Z; a naive one is local time); a string as is."""
+    if isinstance(value, str):
+        return value
+    utc = value.astimezone(timezone.utc)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+def _query(
+    type: Union[str, Sequence[str], None] = None,
+    since: Optional[Instant] = None,
+    until: Optional[Instant] = None,
+    limit: Optional[int] = None,
+    cursor: Optional[str] = None,
+) -> str:
+    q: Dict[str, str] = {}
+    if type is not None:
+        q["type"] = type if isinstance(type, str) else ",".join(type)
+    if since is not None:
+        q["since"] = _instant(since)
+    if until is not None:
+        q["until"] = _instant(until)
+    if limit is not None:
+        q["limit"] = str(limit)
+    if cursor is not None:
+        q["cursor"] = cursor
+    return f"?{urlencode(q)}" if q else ""
+
+
+class BalanceResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def retrieve(self) -> types.Balance:
+        """GET /api/public/balance"""
+        return cast(types.Balance, self._http.request("GET", "/api/public/balance"))
+
+
+class CashoutsResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def create(self, body: types.CashoutCreate, *, idempotency_key: Optional[str] = None) -> types.CashoutCreated:
+        """POST /api/public/cashout; an Idempotency-Key is generated when none is given and kept across retries."""
+        key = idempotency_key if idempotency_key is not None else HttpClient.new_key()
+        return cast(types.CashoutCreated, self._http.request("POST", "/api/public/cashout", body, key))
+
+    def retrieve(self, id: Id) -> types.Withdrawal:
+        """GET /api/public/cashout/{id} (uuid or numeric id)"""
+        return cast(types.Withdrawal, self._http.request("GET", f"/api/public/cashout/{_segment(id)}"))
+
+
+class TransactionsResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def create(self, body: types.ChargeCreate, *, idempotency_key: Optional[str] = None) -> types.Charge:
+        """POST /api/transactions (a PIX charge); an Idempotency-Key is generated when none is given."""
+        key = idempotency_key if idempotency_key is not None else HttpClient.new_key()
+        return cast(types.Charge, self._http.request("POST", "/api/transactions", body, key))
+
+    def retrieve(self, id: Id) -> types.Sale:
+        """GET /api/transactions/{id}"""
+        return cast(types.Sale, self._http.request("GET", f"/api/transactions/{_segment(id)}"))
+
+    def refund(self, id: Id) -> types.RefundAccepted:
+        """POST /api/transactions/{id}/refund (not retried: the route takes no Idempotency-Key)"""
+        return cast(types.RefundAccepted, self._http.request("POST", f"/api/transactions/{_segment(id)}/refund"))
+
+
+class EventsResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def list(
+        self,
+        *,
+        type: Union[str, Sequence[str], None] = None,
+        since: Optional[Instant] = None,
+        until: Optional[Instant] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> types.EventPage:
+        """GET /api/events: a page, newest first. ``type`` is one event name or several."""
+        path = f"/api/events{_query(type, since, until, limit, cursor)}"
+        return cast(types.EventPage, self._http.request("GET", path))
+
+    def iterate(
+        self,
+        *,
+        type: Union[str, Sequence[str], None] = None,
+        since: Optional[Instant] = None,
+        until: Optional[Instant] = None,
+        limit: Optional[int] = None,
+    ) -> Iterator[types.Event]:
+        """Every event of every page, newest first (a page is fetched when the previous one is used up)."""
+        cursor: Optional[str] = None
+        while True:
+            page = self.list(type=type, since=since, until=until, limit=limit, cursor=cursor)
+            yield from page["data"]
+            cursor = page.get("nextCursor") or None
+            if not cursor:
+                return
+
+    def retrieve(self, id: str) -> types.Event:
+        """GET /api/events/{id}"""
+        return cast(types.Event, self._http.request("GET", f"/api/events/{_segment(id)}"))
+
+
+class Gateway:
+    """A client of one merchant account (one API key pair).
+
+    ``timeout_ms`` bounds each attempt's connecting and each wait for data (default 30000); ``max_retries`` the
+    retries after the first attempt of 429, 502, 503, 504 and network failures (default 2). Reads and POSTs
+    with an Idempotency-Key are retried; the create methods generate one when none is given and send the same
+    one on every attempt.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        public_key: str,
+        private_key: str,
+        timeout_ms: float = 30_000,
+        max_retries: int = 2,
+    ) -> None:
+        http = HttpClient(base_url, public_key, private_key, timeout_ms=timeout_ms, max_retries=max_retries)
+        self.balance = BalanceResource(http)
+        self.cashouts = CashoutsResource(http)
+        self.transactions = TransactionsResource(http)
+        self.events = EventsResource(http)
+
+    def __repr__(self) -> str:
+        return f"Gateway(base_url={self.balance._http.base_url!r})"
+
+
+__all__ = ["Gateway", "BalanceResource", "CashoutsResource", "TransactionsResource", "EventsResource"]

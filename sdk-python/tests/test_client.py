@@ -1,0 +1,80 @@
+"""The client against a real gateway: balance, cashouts, charges and events, as test/sdk/client.test.ts does."""
+
+import unittest
+from datetime import datetime, timezone
+from decimal import Decimal
+
+from .support import gateway_for, sandbox_status
+
+UUID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+CUSTOMER = {"name": "Maria Silva", "email": "maria@example.com", "document": "52998224725", "phone": "5511987654321"}
+
+
+def sale_input(**overrides):
+    return {
+        "amount": 10000,
+        "paymentMethod": "PIX",
+        "customer": CUSTOMER,
+        "items": [{"title": "Curso online", "unitPrice": 10000, "quantity": 1, "tangible": False}],
+        **overrides,
+    }
+
+
+class ClientTest(unittest.TestCase):
+    def test_balance_and_a_cashout(self):
+        gw = gateway_for("funded")
+        self.assertEqual(gw.balance.retrieve(), {"available": 50000, "blocked": 0, "total": 50000})
+        created = gw.cashouts.create({"amount": 150, "pixKey": "52998224725", "pixKeyType": "CPF"})
+        self.assertEqual(created["status"], "PENDING")
+        self.assertEqual(created["amount"], "150.00")
+        self.assertRegex(created["uuid"], UUID)
+        by_uuid = gw.cashouts.retrieve(created["uuid"])
+        self.assertEqual((by_uuid["id"], by_uuid["uuid"]), (created["id"], created["uuid"]))
+        self.assertEqual(gw.cashouts.retrieve(created["id"])["uuid"], created["uuid"])
+        balance = gw.balance.retrieve()
+        self.assertEqual(balance["total"], 50000)
+        self.assertLess(balance["available"], 50000)  # the withdrawal's amount and fees are blocked
+
+    def test_a_charge_its_idempotency_key_and_the_events(self):
+        gw = gateway_for("charges")
+        charge = gw.transactions.create(sale_input(metadata={"orderId": "pedido-1001"}), idempotency_key="pedido-1001")
+        self.assertEqual(charge["status"], "PENDENTE")
+        self.assertTrue(charge["pixKey"])
+        again = gw.transactions.create(sale_input(metadata={"orderId": "pedido-1001"}), idempotency_key="pedido-1001")
+        self.assertEqual(again["id"], charge["id"])  # the same key answers the same charge
+        sale = gw.transactions.retrieve(charge["id"])
+        self.assertEqual((sale["id"], sale["status"]), (charge["id"], "PENDENTE"))
+        self.assertEqual(sale["metadata"], {"orderId": "pedido-1001"})
+        self.assertEqual(gw.transactions.retrieve(charge["uuid"])["id"], charge["id"])
+        second = gw.transactions.create(sale_input())
+        self.assertNotEqual(second["id"], charge["id"])
+
+        page = gw.events.list(type=["sale.pending", "withdrawal.pending"], limit=1)
+        self.assertEqual(len(page["data"]), 1)
+        self.assertIsNotNone(page["nextCursor"])
+        since = gw.events.list(type="sale.pending", since=datetime(2000, 1, 1, tzinfo=timezone.utc))
+        self.assertEqual(len(since["data"]), 2)
+        self.assertEqual(gw.events.list(type="sale.pending", until=datetime(2000, 1, 1, tzinfo=timezone.utc))["data"], [])
+        # one event a page: the iterator follows nextCursor through every page, newest first
+        events = list(gw.events.iterate(type="sale.pending", limit=1))
+        self.assertEqual([e["data"]["id"] for e in events], [second["id"], charge["id"]])
+        self.assertEqual({e["type"] for e in events}, {"sale.pending"})
+        self.assertEqual(gw.events.retrieve(events[0]["id"])["id"], events[0]["id"])
+
+
+    def test_a_paid_charge_refunded(self):
+        gw = gateway_for("refunds")
+        charge = gw.transactions.create(sale_input())
+        sandbox_status("refunds", charge["id"], "PAGO")
+        self.assertEqual(gw.transactions.retrieve(charge["id"])["status"], "PAGO")
+        accepted = gw.transactions.refund(charge["id"])  # a POST with no body and no key
+        self.assertEqual(accepted["id"], charge["id"])
+        self.assertIn(accepted["status"], ("PAGO", "ESTORNADO"))
+
+    def test_a_decimal_amount(self):
+        created = gateway_for("decimals").cashouts.create({"amount": Decimal("120.50"), "pixKey": "52998224725"})
+        self.assertEqual(created["amount"], "120.50")
+
+
+if __name__ == "__main__":
+    unittest.main()
