@@ -84,16 +84,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -102,34 +98,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -163,8 +179,8 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "token": "pedido-1001",
-                     *       "password": "pedido-1001"
+                     *       "token": "qX4vT7yB1nR6sD3fG8kP2mW9Zb5Lc0Ue",
+                     *       "password": "Correta-Cavalo-Bateria-42"
                      *     }
                      */
                     "application/json": {
@@ -218,52 +234,82 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_TOKEN" | "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
-                429: {
+                /** @description Error */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -296,8 +342,8 @@ export interface paths {
                     /**
                      * @example {
                      *       "email": "maria@example.com",
-                     *       "password": "pedido-1001",
-                     *       "totpCode": "pedido-1001"
+                     *       "password": "Correta-Cavalo-Bateria-42",
+                     *       "totpCode": "123456"
                      *     }
                      */
                     "application/json": {
@@ -351,16 +397,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -369,16 +411,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "TOTP_REQUIRED" | "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -387,34 +439,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -454,22 +512,32 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
                 /** @description Error shape A */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -478,34 +546,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -572,40 +660,74 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
                 /** @description Error shape A */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -661,52 +783,82 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
-                429: {
+                /** @description Error */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -738,8 +890,8 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "token": "pedido-1001",
-                     *       "password": "pedido-1001"
+                     *       "token": "qX4vT7yB1nR6sD3fG8kP2mW9Zb5Lc0Ue",
+                     *       "password": "Correta-Cavalo-Bateria-42"
                      *     }
                      */
                     "application/json": {
@@ -764,52 +916,82 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_TOKEN" | "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
-                429: {
+                /** @description Error */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -867,16 +1049,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -885,16 +1063,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -903,16 +1077,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -921,52 +1091,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
-                429: {
+                /** @description Error */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -1024,16 +1196,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -1042,16 +1210,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -1060,16 +1224,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -1078,52 +1238,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
-                429: {
+                /** @description Error */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -1176,22 +1338,32 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
                 /** @description Error shape A */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -1200,16 +1372,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -1218,34 +1386,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -1292,40 +1480,74 @@ export interface paths {
                         "application/json": components["schemas"]["Balance"];
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
                 /** @description Error shape A */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -1366,19 +1588,52 @@ export interface paths {
                         "application/pdf": string;
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        };
+                    };
+                };
                 /** @description Error shape D */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Not found",
-                         *       "error": "NOT_FOUND"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -1387,28 +1642,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Internal server error",
-                         *       "error": "INTERNAL_ERROR"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Service unavailable",
-                         *       "error": "SERVICE_UNAVAILABLE"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
                     };
                 };
             };
@@ -1476,40 +1725,74 @@ export interface paths {
                         }[];
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
                 /** @description Error shape A */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -1532,7 +1815,7 @@ export interface paths {
                      * @example {
                      *       "name": "Maria Silva",
                      *       "scope": "full",
-                     *       "expiresAt": "pedido-1001"
+                     *       "expiresAt": "2026-12-25T00:00:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -1581,16 +1864,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -1599,16 +1878,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -1617,16 +1892,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -1635,34 +1906,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "TOO_MANY_KEYS";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -1705,22 +1996,32 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
                 /** @description Error shape A */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -1729,16 +2030,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -1747,34 +2044,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -1857,16 +2174,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -1875,16 +2188,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -1893,16 +2202,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -1911,16 +2216,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -1929,34 +2230,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "TOO_MANY_KEYS";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -2030,16 +2351,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -2048,16 +2365,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape B */
@@ -2066,13 +2379,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "IP address 203.0.113.7 is not allowed for this API key",
-                         *       "code": "IP_NOT_ALLOWED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["IpAccessError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -2081,34 +2393,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "INTERNAL_ERROR",
-                         *         "message": "Internal server error"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -2171,16 +2475,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -2189,16 +2489,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape B */
@@ -2207,13 +2503,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "IP address 203.0.113.7 is not allowed for this API key",
-                         *       "code": "IP_NOT_ALLOWED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["IpAccessError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -2222,16 +2517,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -2240,34 +2531,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "INTERNAL_ERROR",
-                         *         "message": "Internal server error"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -2306,16 +2589,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -2324,16 +2603,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape B */
@@ -2342,13 +2617,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "IP address 203.0.113.7 is not allowed for this API key",
-                         *       "code": "IP_NOT_ALLOWED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["IpAccessError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -2357,34 +2631,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "INTERNAL_ERROR",
-                         *         "message": "Internal server error"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -2455,16 +2721,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -2473,34 +2735,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -2549,40 +2831,74 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
                 /** @description Error shape A */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -2618,7 +2934,7 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "externalTransactionId": "pedido-1001",
+                     *       "externalTransactionId": "psp-7f3a9c2e",
                      *       "status": "PENDENTE"
                      *     }
                      */
@@ -2639,8 +2955,8 @@ export interface paths {
                         /**
                          * @example {
                          *       "id": 42,
-                         *       "uuid": "pedido-1001",
-                         *       "status": "pedido-1001",
+                         *       "uuid": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90",
+                         *       "status": "PAGO",
                          *       "changed": true
                          *     }
                          */
@@ -2658,16 +2974,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -2676,16 +2988,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -2694,16 +3002,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -2712,34 +3016,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -2780,7 +3104,7 @@ export interface paths {
                         /**
                          * @example {
                          *       "received": true,
-                         *       "status": "pedido-1001",
+                         *       "status": "PAGO",
                          *       "changed": true
                          *     }
                          */
@@ -2797,16 +3121,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -2815,16 +3135,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -2833,34 +3149,68 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -2904,19 +3254,28 @@ export interface paths {
                         "application/json": components["schemas"]["Balance"];
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BalanceError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
                 /** @description Error shape E */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "UNAUTHORIZED",
-                         *       "message": "Missing or invalid API keys"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["BalanceError"];
+                        "application/json": components["schemas"]["BalanceError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
                     };
                 };
                 /** @description Error shape B */
@@ -2925,28 +3284,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "IP address 203.0.113.7 is not allowed for this API key",
-                         *       "code": "IP_NOT_ALLOWED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["IpAccessError"];
+                        "application/json": (components["schemas"]["BalanceError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
-                /** @description Error shape E */
+                /** @description Error */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "RATE_LIMITED",
-                         *       "message": "Too many requests: retry in 1 s"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["BalanceError"];
+                        "application/json": components["schemas"]["BalanceError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
                     };
                 };
                 /** @description Error shape E */
@@ -2955,28 +3311,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "INTERNAL_ERROR",
-                         *       "message": "Internal server error"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["BalanceError"];
+                        "application/json": components["schemas"]["BalanceError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
                     };
                 };
-                /** @description Error shape E */
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "SERVICE_UNAVAILABLE",
-                         *       "message": "Service unavailable"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["BalanceError"];
+                        "application/json": components["schemas"]["BalanceError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
                     };
                 };
             };
@@ -3094,13 +3444,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Invalid body/amount: must be number",
-                         *       "error": "VALIDATION_ERROR"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -3109,22 +3456,30 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Missing or invalid API keys",
-                         *       "error": "UNAUTHORIZED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["BusinessRuleError"] | components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                        "application/json": (components["schemas"]["BusinessRuleError"] & {
+                            /** @enum {unknown} */
+                            errorType?: "API_WITHDRAWAL_DISABLED_GLOBALLY" | "TRANSFER_NOT_ALLOWED";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape C */
@@ -3133,13 +3488,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "A request with this Idempotency-Key is still being processed",
-                         *       "errorType": "IDEMPOTENCY_KEY_IN_USE"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["BusinessRuleError"];
+                        "application/json": components["schemas"]["BusinessRuleError"] & {
+                            /** @enum {unknown} */
+                            errorType?: "IDEMPOTENCY_KEY_IN_USE";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
                     };
                 };
                 /** @description Error shape C */
@@ -3148,28 +3512,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Insufficient balance: available 10000, requested 15000 plus fees",
-                         *       "errorType": "INSUFFICIENT_BALANCE"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["BusinessRuleError"];
+                        "application/json": components["schemas"]["BusinessRuleError"] & {
+                            /** @enum {unknown} */
+                            errorType?: "GENERAL_ERROR" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "MAXIMUM_VALUE" | "MINIMUM_VALUE";
+                        };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Too many requests: retry in 1 s",
-                         *       "error": "RATE_LIMITED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -3178,28 +3536,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Internal server error",
-                         *       "error": "INTERNAL_ERROR"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Service unavailable",
-                         *       "error": "SERVICE_UNAVAILABLE"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
                     };
                 };
             };
@@ -3258,19 +3610,28 @@ export interface paths {
                         "application/json": components["schemas"]["Withdrawal"];
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
                 /** @description Error shape D */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Missing or invalid API keys",
-                         *       "error": "UNAUTHORIZED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
                     };
                 };
                 /** @description Error shape B */
@@ -3279,13 +3640,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "IP address 203.0.113.7 is not allowed for this API key",
-                         *       "code": "IP_NOT_ALLOWED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["IpAccessError"];
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape D */
@@ -3294,28 +3655,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Not found",
-                         *       "error": "NOT_FOUND"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Too many requests: retry in 1 s",
-                         *       "error": "RATE_LIMITED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -3324,28 +3679,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Internal server error",
-                         *       "error": "INTERNAL_ERROR"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Service unavailable",
-                         *       "error": "SERVICE_UNAVAILABLE"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
                     };
                 };
             };
@@ -3462,16 +3811,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -3480,34 +3825,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -3603,16 +3968,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -3621,16 +3982,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -3639,34 +4010,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -3764,16 +4141,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -3782,16 +4155,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -3800,16 +4169,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -3818,16 +4183,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -3836,16 +4197,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -3854,16 +4225,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "IDEMPOTENCY_KEY_REUSED",
-                         *         "message": "Idempotency-Key already used with a different request"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INSUFFICIENT_BALANCE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -3872,16 +4253,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "PROCESSOR_ERROR",
-                         *         "message": "The payment processor failed to open the charge: PUT /cob answered 503"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PROCESSOR_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -3890,16 +4267,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -3995,16 +4368,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -4013,16 +4382,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -4031,16 +4396,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -4049,16 +4410,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -4067,34 +4424,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -4152,16 +4529,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -4170,34 +4543,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -4284,7 +4677,7 @@ export interface paths {
                          *       "id": 42,
                          *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "userId": 42,
-                         *       "status": "pedido-1001",
+                         *       "status": "PAGO",
                          *       "customer": {
                          *         "name": "Maria Silva",
                          *         "email": "maria@example.com",
@@ -4336,16 +4729,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -4354,97 +4743,85 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
-                /** @description Error shape A */
-                404: {
+                /** @description Error */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
-                    };
-                };
-                /** @description Error shape A */
+                /** @description Error */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -4487,7 +4864,7 @@ export interface paths {
                          *       "id": 42,
                          *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "userId": 42,
-                         *       "status": "pedido-1001",
+                         *       "status": "PAGO",
                          *       "customer": {
                          *         "name": "Maria Silva",
                          *         "email": "maria@example.com",
@@ -4539,16 +4916,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -4557,25 +4930,29 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape A */
@@ -4584,16 +4961,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -4602,52 +4975,68 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -4708,31 +5097,49 @@ export interface paths {
                         "application/json": components["schemas"]["Withdrawal"];
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
                 /** @description Error shape A */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape A */
@@ -4741,16 +5148,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -4759,52 +5162,68 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -4882,16 +5301,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -4900,25 +5315,29 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape A */
@@ -4927,16 +5346,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -4945,52 +5360,68 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -5022,10 +5453,10 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "contrato": "pedido-1001",
-                     *       "journey": 42,
+                     *       "contrato": "CT-2026-0001",
+                     *       "journey": 4,
                      *       "amount": 15000,
-                     *       "dataInicial": "pedido-1001",
+                     *       "dataInicial": "2026-12-10",
                      *       "customer": {
                      *         "name": "Maria Silva",
                      *         "email": "maria@example.com",
@@ -5067,8 +5498,8 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "idRec": "pedido-1001",
-                         *       "contrato": "pedido-1001",
+                         *       "idRec": "RR1234567820261201abcdefghijk",
+                         *       "contrato": "CT-2026-0001",
                          *       "journey": 42,
                          *       "sale": {
                          *         "id": 1042,
@@ -5130,16 +5561,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -5148,79 +5575,85 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
-                /** @description Error shape A */
-                404: {
+                /** @description Error */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -5313,16 +5746,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -5331,25 +5760,29 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape A */
@@ -5358,52 +5791,68 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -5453,11 +5902,11 @@ export interface paths {
                      *       ],
                      *       "shipping": {},
                      *       "postbackUrl": "https://loja.example.com/webhooks/gateway",
-                     *       "installments": 42,
+                     *       "installments": 12,
                      *       "cartId": 42,
                      *       "card": {
-                     *         "brand": "pedido-1001",
-                     *         "lastFour": "pedido-1001"
+                     *         "brand": "visa",
+                     *         "lastFour": "4242"
                      *       }
                      *     }
                      */
@@ -5560,16 +6009,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -5578,97 +6023,85 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
-                /** @description Error shape A */
-                404: {
+                /** @description Error */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
-                    };
-                };
-                /** @description Error shape A */
+                /** @description Error */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -5773,16 +6206,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -5791,25 +6220,29 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape A */
@@ -5818,16 +6251,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -5836,52 +6265,68 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -5930,40 +6375,74 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
                 /** @description Error shape A */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -6012,13 +6491,21 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                        "application/json": (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "INVALID_IP" | "TOO_MANY_IPS";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
                 /** @description Error shape A */
@@ -6027,16 +6514,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -6045,34 +6528,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -6121,22 +6624,32 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
                 /** @description Error shape A */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -6145,34 +6658,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -6225,16 +6744,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -6243,16 +6758,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -6261,34 +6772,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -6341,9 +6872,9 @@ export interface paths {
                          *         {
                          *           "id": 42,
                          *           "createdAt": "2026-11-25T13:45:12.345Z",
-                         *           "kind": "pedido-1001",
-                         *           "description": "pedido-1001",
-                         *           "refType": "pedido-1001",
+                         *           "kind": "sale.paid",
+                         *           "description": "Venda pedido-1001 paga",
+                         *           "refType": "sale",
                          *           "refId": 42,
                          *           "availableDelta": 42,
                          *           "blockedDelta": 42,
@@ -6382,16 +6913,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -6400,34 +6927,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -6481,16 +7028,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -6499,34 +7042,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -6656,12 +7219,12 @@ export interface paths {
                          * @example {
                          *       "id": 42,
                          *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "status": "pedido-1001",
+                         *       "status": "PAGO",
                          *       "amount": 15000,
                          *       "netAmount": 15000,
                          *       "systemFee": 15000,
                          *       "reserveAmount": 15000,
-                         *       "paymentMethod": "pedido-1001",
+                         *       "paymentMethod": "PIX",
                          *       "date": "2026-11-25T13:45:12.345Z",
                          *       "completedAt": null,
                          *       "customer": {
@@ -6683,24 +7246,24 @@ export interface paths {
                          *       "cardLastFour": null,
                          *       "cardBrand": null,
                          *       "boletoCode": null,
-                         *       "externalTransactionId": "pedido-1001",
+                         *       "externalTransactionId": "psp-7f3a9c2e",
                          *       "installments": null,
                          *       "shipping": null,
                          *       "metadata": {},
-                         *       "expiresAt": null,
-                         *       "idRec": "pedido-1001",
-                         *       "contrato": "pedido-1001",
+                         *       "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *       "idRec": "RR1234567820261201abcdefghijk",
+                         *       "contrato": "CT-2026-0001",
                          *       "paidAmount": null,
                          *       "boleto": {
-                         *         "barcode": "pedido-1001",
-                         *         "digitableLine": "pedido-1001",
-                         *         "dueDate": "pedido-1001",
-                         *         "nossoNumero": "pedido-1001",
+                         *         "barcode": "00193373700000001000500940144816060680935031",
+                         *         "digitableLine": "00190500954014481606906809350314337370000000100",
+                         *         "dueDate": "2026-12-10",
+                         *         "nossoNumero": "00000000123",
                          *         "pdfUrl": "https://loja.example.com/webhooks/gateway",
-                         *         "pixCopyPaste": "pedido-1001",
-                         *         "pixQrCode": "pedido-1001"
+                         *         "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
+                         *         "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
                          *       },
-                         *       "pixQrCode": "pedido-1001"
+                         *       "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
                          *     }
                          */
                         "application/json": {
@@ -6775,13 +7338,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Invalid body/amount: must be number",
-                         *       "error": "VALIDATION_ERROR"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -6790,22 +7350,27 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Missing or invalid API keys",
-                         *       "error": "UNAUTHORIZED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape D */
@@ -6814,13 +7379,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "The resource changed meanwhile",
-                         *       "error": "CONFLICT"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "IDEMPOTENCY_KEY_IN_USE";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -6829,28 +7403,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Idempotency-Key already used with a different request",
-                         *       "error": "IDEMPOTENCY_KEY_REUSED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "IDEMPOTENCY_KEY_REUSED";
+                        };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Too many requests: retry in 1 s",
-                         *       "error": "RATE_LIMITED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -6859,13 +7427,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Internal server error",
-                         *       "error": "INTERNAL_ERROR"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -6874,13 +7439,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "The payment processor failed to open the charge: PUT /cob answered 503",
-                         *       "error": "PROCESSOR_ERROR"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_ERROR";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -6889,13 +7451,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Service unavailable",
-                         *       "error": "SERVICE_UNAVAILABLE"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                        };
                     };
                 };
             };
@@ -6986,13 +7545,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Invalid body/amount: must be number",
-                         *       "error": "VALIDATION_ERROR"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -7001,22 +7557,30 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Missing or invalid API keys",
-                         *       "error": "UNAUTHORIZED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] | components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape D */
@@ -7025,28 +7589,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Not found",
-                         *       "error": "NOT_FOUND"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Too many requests: retry in 1 s",
-                         *       "error": "RATE_LIMITED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -7055,28 +7613,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Internal server error",
-                         *       "error": "INTERNAL_ERROR"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Service unavailable",
-                         *       "error": "SERVICE_UNAVAILABLE"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
                     };
                 };
             };
@@ -7123,13 +7675,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Invalid body/amount: must be number",
-                         *       "error": "VALIDATION_ERROR"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -7138,22 +7687,30 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Missing or invalid API keys",
-                         *       "error": "UNAUTHORIZED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] | components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape D */
@@ -7162,28 +7719,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Not found",
-                         *       "error": "NOT_FOUND"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Too many requests: retry in 1 s",
-                         *       "error": "RATE_LIMITED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -7192,28 +7743,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Internal server error",
-                         *       "error": "INTERNAL_ERROR"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Service unavailable",
-                         *       "error": "SERVICE_UNAVAILABLE"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
                     };
                 };
             };
@@ -7308,13 +7853,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Invalid body/amount: must be number",
-                         *       "error": "VALIDATION_ERROR"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -7323,22 +7865,30 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Missing or invalid API keys",
-                         *       "error": "UNAUTHORIZED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] | components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape D */
@@ -7347,13 +7897,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Not found",
-                         *       "error": "NOT_FOUND"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -7362,13 +7909,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "The resource changed meanwhile",
-                         *       "error": "CONFLICT"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CONFLICT";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -7377,28 +7933,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Idempotency-Key already used with a different request",
-                         *       "error": "IDEMPOTENCY_KEY_REUSED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INSUFFICIENT_BALANCE";
+                        };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Too many requests: retry in 1 s",
-                         *       "error": "RATE_LIMITED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -7407,13 +7957,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Internal server error",
-                         *       "error": "INTERNAL_ERROR"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -7422,13 +7969,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "The payment processor failed to open the charge: PUT /cob answered 503",
-                         *       "error": "PROCESSOR_ERROR"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_ERROR";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -7437,13 +7981,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Service unavailable",
-                         *       "error": "SERVICE_UNAVAILABLE"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                        };
                     };
                 };
             };
@@ -7513,22 +8054,32 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
                 /** @description Error shape A */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -7537,34 +8088,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -7651,16 +8208,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -7669,16 +8222,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -7687,16 +8236,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -7705,16 +8250,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -7723,34 +8264,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "LAST_OWNER";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -7779,22 +8340,32 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
                 /** @description Error shape A */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -7803,16 +8374,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -7821,16 +8388,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -7839,34 +8402,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "LAST_OWNER";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -7951,16 +8534,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -7969,16 +8548,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -7987,16 +8562,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8005,16 +8576,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "EMAIL_TAKEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8023,34 +8604,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -8094,7 +8681,7 @@ export interface paths {
                          *           "withdrawal.completed"
                          *         ],
                          *         "status": "active",
-                         *         "disabledReason": "pedido-1001",
+                         *         "disabledReason": "The receiver answered 410 Gone",
                          *         "createdAt": "2026-11-25T13:45:12.345Z"
                          *       }
                          *     ]
@@ -8111,40 +8698,74 @@ export interface paths {
                         }[];
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
                 /** @description Error shape A */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -8191,7 +8812,7 @@ export interface paths {
                          *         "withdrawal.completed"
                          *       ],
                          *       "status": "active",
-                         *       "disabledReason": "pedido-1001",
+                         *       "disabledReason": "The receiver answered 410 Gone",
                          *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
@@ -8216,16 +8837,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8234,16 +8851,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8252,34 +8865,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -8317,7 +8950,7 @@ export interface paths {
                      *         "sale.paid",
                      *         "withdrawal.completed"
                      *       ],
-                     *       "status": null
+                     *       "status": "PAGO"
                      *     }
                      */
                     "application/json": {
@@ -8344,7 +8977,7 @@ export interface paths {
                          *         "withdrawal.completed"
                          *       ],
                          *       "status": "active",
-                         *       "disabledReason": "pedido-1001",
+                         *       "disabledReason": "The receiver answered 410 Gone",
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -8366,16 +8999,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8384,16 +9013,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8402,16 +9027,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8420,34 +9041,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -8478,16 +9119,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8496,16 +9133,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8514,16 +9147,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8532,34 +9161,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -8601,7 +9250,7 @@ export interface paths {
                          * @example [
                          *       {
                          *         "id": 42,
-                         *         "eventId": "pedido-1001",
+                         *         "eventId": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90",
                          *         "event": "sale.paid",
                          *         "payload": null,
                          *         "statusCode": 42,
@@ -8635,16 +9284,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8653,16 +9298,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8671,34 +9326,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -8734,8 +9395,8 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "since": "pedido-1001",
-                     *       "until": "pedido-1001"
+                     *       "since": "2026-12-25T00:00:00.000Z",
+                     *       "until": "2026-12-25T00:00:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -8770,16 +9431,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8788,16 +9445,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8806,16 +9459,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8824,34 +9473,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -8918,16 +9587,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8936,16 +9601,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8954,16 +9615,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -8972,34 +9629,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -9066,16 +9743,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -9084,16 +9757,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -9102,34 +9785,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -9171,7 +9860,7 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "eventId": "pedido-1001"
+                         *       "eventId": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90"
                          *     }
                          */
                         "application/json": {
@@ -9186,16 +9875,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -9204,16 +9889,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -9222,16 +9903,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -9240,16 +9917,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -9258,34 +9945,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -9326,7 +10019,7 @@ export interface paths {
                         /**
                          * @example {
                          *       "id": 42,
-                         *       "eventId": "pedido-1001",
+                         *       "eventId": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90",
                          *       "event": "sale.paid",
                          *       "payload": null,
                          *       "statusCode": 42,
@@ -9359,16 +10052,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -9377,16 +10066,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -9395,16 +10080,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -9413,34 +10094,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -9526,16 +10227,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -9544,34 +10241,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -9598,8 +10315,8 @@ export interface paths {
                      *       "amount": 150,
                      *       "pixKey": "52998224725",
                      *       "pixKeyType": "CPF",
-                     *       "password": "pedido-1001",
-                     *       "totpCode": "pedido-1001"
+                     *       "password": "Correta-Cavalo-Bateria-42",
+                     *       "totpCode": "123456"
                      *     }
                      */
                     "application/json": {
@@ -9682,31 +10399,44 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Invalid body/amount: must be number",
-                         *       "error": "VALIDATION_ERROR"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] | components["schemas"]["TransactionError"];
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "TOTP_REQUIRED" | "UNAUTHORIZED";
+                            };
+                        }) | (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "TOTP_REQUIRED" | "UNAUTHORIZED";
+                        });
                     };
                 };
-                /** @description Default Response */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["BusinessRuleError"] | components["schemas"]["IpAccessError"] | components["schemas"]["EnvelopeError"];
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["BusinessRuleError"] & {
+                            /** @enum {unknown} */
+                            errorType?: "TRANSFER_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape C */
@@ -9715,13 +10445,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "A request with this Idempotency-Key is still being processed",
-                         *       "errorType": "IDEMPOTENCY_KEY_IN_USE"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["BusinessRuleError"];
+                        "application/json": components["schemas"]["BusinessRuleError"] & {
+                            /** @enum {unknown} */
+                            errorType?: "IDEMPOTENCY_KEY_IN_USE";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
                     };
                 };
                 /** @description Error shape C */
@@ -9730,13 +10469,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Insufficient balance: available 10000, requested 15000 plus fees",
-                         *       "errorType": "INSUFFICIENT_BALANCE"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["BusinessRuleError"];
+                        "application/json": components["schemas"]["BusinessRuleError"] & {
+                            /** @enum {unknown} */
+                            errorType?: "GENERAL_ERROR" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "MAXIMUM_VALUE" | "MINIMUM_VALUE";
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -9745,28 +10481,34 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Too many requests: retry in 1 s",
-                         *       "error": "RATE_LIMITED"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Service unavailable",
-                         *       "error": "SERVICE_UNAVAILABLE"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["TransactionError"];
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
                     };
                 };
             };
@@ -9828,22 +10570,46 @@ export interface paths {
                         "application/json": components["schemas"]["Withdrawal"];
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
                 /** @description Error shape A */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -9852,34 +10618,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -9966,16 +10738,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -9984,16 +10752,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -10002,16 +10766,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -10020,16 +10780,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -10038,16 +10794,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_AWAITING_APPROVAL";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -10056,34 +10822,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -10168,16 +10940,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -10186,16 +10954,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -10204,16 +10968,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -10222,16 +10982,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -10240,16 +10996,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_AWAITING_APPROVAL";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -10258,34 +11024,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "RATE_LIMITED",
-                         *         "message": "Too many requests: retry in 1 s"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -10341,16 +11113,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -10359,34 +11127,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -10464,16 +11252,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -10482,16 +11266,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape C */
@@ -10500,31 +11294,38 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "message": "Insufficient balance: available 10000, requested 15000 plus fees",
-                         *       "errorType": "INSUFFICIENT_BALANCE"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["BusinessRuleError"];
+                        "application/json": components["schemas"]["BusinessRuleError"] & {
+                            /** @enum {unknown} */
+                            errorType?: "GENERAL_ERROR" | "MAXIMUM_VALUE" | "MINIMUM_VALUE";
+                        };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };
@@ -10561,6 +11362,34 @@ export interface paths {
                     };
                     content: {
                         "text/html": string;
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
                     };
                 };
             };
@@ -10607,20 +11436,31 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
-                503: {
+                /** @description Error */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "status": "unavailable"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "unavailable";
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
                         };
                     };
                 };
@@ -10661,22 +11501,32 @@ export interface paths {
                         "application/json": string;
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
                 /** @description Error shape A */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -10685,16 +11535,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "NOT_FOUND",
-                         *         "message": "Not found"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
                     };
                 };
             };
@@ -10736,6 +11596,34 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -10770,6 +11658,34 @@ export interface paths {
                     };
                     content: {
                         "text/plain": string;
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
                     };
                 };
             };

@@ -29,7 +29,7 @@ export async function accountRoutes(
   app.put(
     '/api/settings/allowed-ips',
     {
-      config: { errorShape: 'envelope', permission: 'integrations' },
+      config: { errorShape: 'envelope', permission: 'integrations', errors: ['INVALID_IP', 'TOO_MANY_IPS'] },
       onRequest: deps.requireSession,
       schema: {
         summary: "Replace the API keys' IP allow-list (empty: any address)",

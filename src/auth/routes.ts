@@ -49,7 +49,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
   app.post(
     '/api/auth/login',
     {
-      config: PUBLIC,
+      config: { ...PUBLIC, errors: ['RATE_LIMITED', 'TOTP_REQUIRED', 'UNAUTHORIZED'] },
       ...(deps.loginLimit ? { onRequest: deps.loginLimit } : {}),
       schema: {
         summary: 'Log in to the panel (a session cookie and a CSRF token; totpCode when two-factor is on)',
@@ -110,7 +110,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
   app.post(
     '/api/credentials',
     {
-      config: KEYS,
+      config: { ...KEYS, errors: ['TOO_MANY_KEYS'] },
       onRequest: deps.requireSession,
       preValidation: emptyBodyIsObject,
       schema: {
@@ -135,7 +135,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
   app.post(
     '/api/credentials/:id/roll',
     {
-      config: KEYS,
+      config: { ...KEYS, errors: ['NOT_FOUND', 'TOO_MANY_KEYS'] },
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],
@@ -180,7 +180,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
   app.delete(
     '/api/credentials/:id',
     {
-      config: KEYS,
+      config: { ...KEYS, errors: ['NOT_FOUND'] },
       onRequest: deps.requireSession,
       schema: {
         summary: 'Revoke an API key pair at once, on every process',
@@ -202,7 +202,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
   app.post(
     '/api/auth/totp/setup',
     {
-      config: SELF,
+      config: { ...SELF, errors: ['CONFLICT'] },
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],
@@ -220,7 +220,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
     app.post(
       `/api/auth/totp/${step}`,
       {
-        config: SELF,
+        config: { ...SELF, errors: ['CONFLICT'] },
         onRequest: deps.requireSession,
         schema: {
           tags: ['panel'],

@@ -37,7 +37,7 @@ export async function boletoRoutes(
   app.get(
     '/api/transactions/:id/boleto.pdf',
     {
-      config: { errorShape: 'transaction' },
+      config: { errorShape: 'transaction', errors: ['NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary: "A BOLETO sale's boleto híbrido as an A4 PDF",
@@ -68,7 +68,7 @@ export async function boletoRoutes(
   app.get(
     '/api/boletos/:file',
     {
-      config: { errorShape: 'transaction' },
+      config: { errorShape: 'transaction', errors: ['NOT_FOUND'] },
       schema: {
         summary:
           "The payer's link to a boleto's PDF (the `pdfUrl` of the sale): no key, an unguessable token",

@@ -75,7 +75,7 @@ export async function eventRoutes(
   app.get(
     '/api/events/:id',
     {
-      config: { errorShape: 'envelope' },
+      config: { errorShape: 'envelope', errors: ['NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         tags: ['public'],

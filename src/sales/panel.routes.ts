@@ -160,6 +160,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
     '/api/sales/:id',
     {
       ...common,
+      config: { ...common.config, errors: ['NOT_FOUND'] },
       schema: {
         tags: ['panel'],
         summary: 'One sale (uuid or numeric id)',
@@ -181,7 +182,11 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
   app.post(
     '/api/sales/:id/refund',
     {
-      config: { errorShape: 'envelope', permission: 'withdrawals.create' },
+      config: {
+        errorShape: 'envelope',
+        permission: 'withdrawals.create',
+        errors: ['CONFLICT', 'INSUFFICIENT_BALANCE', 'NOT_FOUND', 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
+      },
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],

@@ -54,7 +54,15 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
   app.post(
     '/api/transactions',
     {
-      config: { errorShape: 'transaction' },
+      config: {
+        errorShape: 'transaction',
+        errors: [
+          'IDEMPOTENCY_KEY_IN_USE',
+          'IDEMPOTENCY_KEY_REUSED',
+          'PROCESSOR_ERROR',
+          'PROCESSOR_UNAVAILABLE',
+        ],
+      },
       onRequest: deps.apiKey,
       schema: {
         summary:
@@ -110,7 +118,10 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
   app.post(
     '/api/transactions/:id/refund',
     {
-      config: { errorShape: 'transaction' },
+      config: {
+        errorShape: 'transaction',
+        errors: ['CONFLICT', 'INSUFFICIENT_BALANCE', 'NOT_FOUND', 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
+      },
       onRequest: deps.apiKey,
       schema: {
         summary: 'Refund a paid PIX sale (the money is held until the processor answers)',
@@ -143,7 +154,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
   app.get(
     '/api/transactions/:id',
     {
-      config: { errorShape: 'transaction' },
+      config: { errorShape: 'transaction', errors: ['NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary: 'One sale, by uuid or numeric id',

@@ -43,7 +43,7 @@ export async function sandboxCartRoutes(app: Http, deps: SandboxDeps): Promise<v
   app.post(
     '/api/sandbox/carts/:id/abandon',
     {
-      config: { errorShape: 'envelope' },
+      config: { errorShape: 'envelope', errors: ['CONFLICT', 'NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary: 'Sandbox: the cart is abandoned (cart.abandoned)',

@@ -34,7 +34,7 @@ export async function sandboxCashoutRoutes(
   app.post(
     '/api/sandbox/cashouts/:id/result',
     {
-      config: { errorShape: 'envelope' },
+      config: { errorShape: 'envelope', errors: ['CONFLICT', 'NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary: 'Sandbox: the payout provider completes or rejects a PROCESSING withdrawal',
@@ -70,7 +70,7 @@ export async function sandboxCashoutRoutes(
   app.post(
     '/api/sandbox/cashouts/:id/cancel',
     {
-      config: { errorShape: 'envelope' },
+      config: { errorShape: 'envelope', errors: ['CONFLICT', 'NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         tags: ['sandbox'],

@@ -34,7 +34,7 @@ export async function sandboxPanelRoutes(
   app.post(
     '/api/sales/:id/simulate-payment',
     {
-      config: { errorShape: 'envelope', permission: 'integrations' },
+      config: { errorShape: 'envelope', permission: 'integrations', errors: ['CONFLICT', 'NOT_FOUND'] },
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],

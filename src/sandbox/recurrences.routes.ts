@@ -56,7 +56,7 @@ export async function sandboxRecurrenceRoutes(app: Http, deps: SandboxDeps): Pro
   app.post(
     '/api/sandbox/recurrences/:idRec/cycles',
     {
-      config: { errorShape: 'envelope' },
+      config: { errorShape: 'envelope', errors: ['NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary: 'Sandbox: a paid cycle of a Pix Automático mandate',

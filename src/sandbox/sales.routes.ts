@@ -55,7 +55,7 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
   app.post(
     '/api/sandbox/sales/:id/status',
     {
-      config: { errorShape: 'envelope' },
+      config: { errorShape: 'envelope', errors: ['CONFLICT', 'NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary: "Sandbox: move a sale to a status, as its processor's callback would",

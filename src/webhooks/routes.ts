@@ -80,7 +80,7 @@ export async function webhookRoutes(
   app.put(
     '/api/webhook/:id',
     {
-      config: A,
+      config: { ...A, errors: ['NOT_FOUND'] },
       schema: {
         summary: "Change a webhook's URL, events or status",
         tags: ['webhooks'],
@@ -102,7 +102,7 @@ export async function webhookRoutes(
   app.delete(
     '/api/webhook/:id',
     {
-      config: A,
+      config: { ...A, errors: ['NOT_FOUND'] },
       schema: {
         summary: 'Delete a webhook (its queued deliveries are not sent)',
         tags: ['webhooks'],
@@ -125,7 +125,7 @@ export async function webhookRoutes(
   app.get(
     '/api/webhook/:id/deliveries',
     {
-      config: A,
+      config: { ...A, errors: ['NOT_FOUND'] },
       schema: {
         summary: "A webhook's delivery log, newest first, with each attempt",
         tags: ['webhooks'],
@@ -154,7 +154,7 @@ export async function webhookRoutes(
   app.post(
     '/api/webhook/deliveries/:id/resend',
     {
-      config: A,
+      config: { ...A, errors: ['NOT_FOUND'] },
       schema: {
         summary: 'Send one delivery again (same event id, new timestamp)',
         tags: ['webhooks'],
@@ -180,7 +180,7 @@ export async function webhookRoutes(
   app.post(
     '/api/webhook/:id/rotate-secret',
     {
-      config: A,
+      config: { ...A, errors: ['NOT_FOUND'] },
       preValidation: async (request) => {
         request.body ??= {};
       },
@@ -212,7 +212,7 @@ export async function webhookRoutes(
   app.post(
     '/api/webhook/:id/test',
     {
-      config: A,
+      config: { ...A, errors: ['NOT_FOUND', 'RATE_LIMITED'] },
       schema: {
         tags: ['webhooks'],
         summary: 'Send a signed webhook.test delivery to this webhook',
@@ -238,7 +238,7 @@ export async function webhookRoutes(
   app.post(
     '/api/webhook/:id/recover',
     {
-      config: A,
+      config: { ...A, errors: ['NOT_FOUND'] },
       schema: {
         tags: ['webhooks'],
         summary: 'Resend every FAILED or SKIPPED delivery created in a time window',
@@ -270,7 +270,7 @@ export async function webhookRoutes(
   app.get(
     '/api/webhook/:id/stats',
     {
-      config: A,
+      config: { ...A, errors: ['NOT_FOUND'] },
       schema: {
         tags: ['webhooks'],
         summary: 'Delivery health over the last hours',

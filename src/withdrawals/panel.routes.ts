@@ -163,6 +163,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
     '/api/withdrawals/fee-preview',
     {
       ...common,
+      config: { ...common.config, errors: ['GENERAL_ERROR', 'MAXIMUM_VALUE', 'MINIMUM_VALUE'] },
       schema: {
         tags: ['panel'],
         summary:
@@ -190,6 +191,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
     '/api/withdrawals/:id',
     {
       ...common,
+      config: { ...common.config, errors: ['NOT_FOUND'] },
       schema: {
         tags: ['panel'],
         summary: 'One withdrawal (uuid or numeric id)',
@@ -205,7 +207,21 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
     '/api/withdrawals',
     {
       // decisions.md: the API cashout's shapes (C, D for the rest), but a wrong confirmation is shape A
-      config: { errorShape: 'transaction' as const, permission: 'withdrawals.create' as const },
+      config: {
+        errorShape: 'transaction' as const,
+        permission: 'withdrawals.create' as const,
+        errors: [
+          'GENERAL_ERROR',
+          'IDEMPOTENCY_KEY_IN_USE',
+          'IDEMPOTENCY_KEY_REUSED',
+          'INSUFFICIENT_BALANCE',
+          'MAXIMUM_VALUE',
+          'MINIMUM_VALUE',
+          'RATE_LIMITED',
+          'TOTP_REQUIRED',
+          'TRANSFER_NOT_ALLOWED',
+        ],
+      },
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],

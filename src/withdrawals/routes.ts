@@ -32,7 +32,19 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
   app.post(
     '/api/public/cashout',
     {
-      config: { errorShape: 'transaction' },
+      config: {
+        errorShape: 'transaction',
+        errors: [
+          'API_WITHDRAWAL_DISABLED_GLOBALLY',
+          'GENERAL_ERROR',
+          'IDEMPOTENCY_KEY_IN_USE',
+          'IDEMPOTENCY_KEY_REUSED',
+          'INSUFFICIENT_BALANCE',
+          'MAXIMUM_VALUE',
+          'MINIMUM_VALUE',
+          'TRANSFER_NOT_ALLOWED',
+        ],
+      },
       onRequest: deps.apiKey,
       schema: {
         summary: 'Send a PIX cashout (withdrawal) from the available balance',
@@ -71,7 +83,7 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
   app.get(
     '/api/public/cashout/:id',
     {
-      config: { errorShape: 'transaction' },
+      config: { errorShape: 'transaction', errors: ['NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary: 'One withdrawal, by uuid or numeric id',

@@ -51,7 +51,7 @@ export async function teamRoutes(app: Http, deps: TeamRouteDeps): Promise<void> 
   app.post(
     '/api/users/invitations',
     {
-      config: TEAM,
+      config: { ...TEAM, errors: ['EMAIL_TAKEN', 'RATE_LIMITED'] },
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],
@@ -77,7 +77,7 @@ export async function teamRoutes(app: Http, deps: TeamRouteDeps): Promise<void> 
   app.put(
     '/api/users/:id',
     {
-      config: TEAM,
+      config: { ...TEAM, errors: ['LAST_OWNER', 'NOT_FOUND'] },
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],
@@ -106,7 +106,7 @@ export async function teamRoutes(app: Http, deps: TeamRouteDeps): Promise<void> 
   app.delete(
     '/api/users/:id',
     {
-      config: TEAM,
+      config: { ...TEAM, errors: ['LAST_OWNER', 'NOT_FOUND'] },
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],
@@ -134,7 +134,7 @@ export async function teamRoutes(app: Http, deps: TeamRouteDeps): Promise<void> 
   app.post(
     '/api/auth/accept-invitation',
     {
-      config: PUBLIC,
+      config: { ...PUBLIC, errors: ['INVALID_TOKEN'] },
       ...limited,
       schema: {
         tags: ['panel'],
@@ -172,7 +172,7 @@ export async function teamRoutes(app: Http, deps: TeamRouteDeps): Promise<void> 
   app.post(
     '/api/auth/password-reset/confirm',
     {
-      config: PUBLIC,
+      config: { ...PUBLIC, errors: ['INVALID_TOKEN'] },
       ...limited,
       schema: {
         tags: ['panel'],

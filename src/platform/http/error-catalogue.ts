@@ -16,7 +16,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
   },
   TOTP_REQUIRED: {
     meaning: 'The password was right and the user has two-factor authentication on: the code is missing.',
-    action: 'Send the login again with `totp`, the 6-digit code of the authenticator app.',
+    action: 'Send the login again with `totpCode`, the 6-digit code of the authenticator app.',
     example: 'Enter the 6-digit code of your authenticator app',
   },
   FORBIDDEN: {
@@ -24,12 +24,12 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
       'The credentials are valid but may not do this: a read-only key, a role below the one required, a missing or wrong CSRF token, or another account’s object.',
     action:
       'Use a full-access key or a user with the required role; panel changes need the X-CSRF-Token of the session.',
-    example: 'This API key is read-only',
+    example: 'This API key is read-only: it opens GET routes only',
   },
   NOT_FOUND: {
     meaning: 'No such object for this account (or no such route).',
     action: 'Check the id; ids of another account’s objects are not found either.',
-    example: 'Sale 019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90 not found',
+    example: 'Sale not found',
   },
   CONFLICT: {
     meaning:
@@ -40,27 +40,27 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
   TOO_MANY_KEYS: {
     meaning: 'The account already has the most API key pairs it may have.',
     action: 'Revoke a key pair you no longer use, then create the new one.',
-    example: 'An account may have at most 20 active API key pairs',
+    example: 'An account can have at most 20 active API key pairs; revoke one first',
   },
   EMAIL_TAKEN: {
     meaning: 'The e-mail address is already a user of this account, active or invited.',
     action: 'Use another address, or withdraw the pending invitation first.',
-    example: 'ana@loja.com.br is already a user of this account',
+    example: 'ana@loja.com.br is already a user or an invitee of this account',
   },
   LAST_OWNER: {
     meaning: 'The change would leave the account with no owner.',
     action: 'Make another user owner first.',
-    example: 'The account must keep at least one owner',
+    example: 'The account must keep an owner: make someone else an owner first',
   },
   NOT_AWAITING_APPROVAL: {
     meaning: 'The cashout is not waiting for approval any more (approved, rejected or expired meanwhile).',
     action: 'Read the cashout again; nothing was changed.',
-    example: 'This withdrawal is not awaiting approval',
+    example: 'Withdrawal 11 is not awaiting approval (approval expired, status CANCELLED)',
   },
   INVALID_TOKEN: {
     meaning: 'An invitation, password reset or e-mail link token that is unknown, used or expired.',
     action: 'Ask for a new invitation or reset link.',
-    example: 'This link is invalid or has expired',
+    example: 'This link is invalid, was already used or has expired; ask for a new one',
   },
   PAYLOAD_TOO_LARGE: {
     meaning: 'The request body is larger than the route accepts (1 MiB for JSON).',
@@ -117,44 +117,43 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
   TOO_MANY_IPS: {
     meaning: 'The allow-list would hold more addresses than a key may have.',
     action: 'Use CIDR ranges, or remove addresses no longer used.',
-    example: 'An API key may allow at most 50 IP addresses',
+    example: 'At most 20 IP addresses are allowed, got 21 after removing duplicates',
   },
   INSUFFICIENT_BALANCE: {
     meaning:
       'The available balance does not cover the amount plus fees (or the money of a refund was already withdrawn).',
     action: 'Check GET /api/public/balance; wait for more sales to settle.',
-    example: 'Insufficient balance: available 10000, requested 15000 plus fees',
+    example: 'Insufficient available balance',
   },
   MINIMUM_VALUE: {
     meaning: 'The amount is below the minimum of a cashout.',
     action: 'Send at least the minimum the message gives.',
-    example: 'The minimum cashout is R$ 1,00',
+    example: 'The minimum cashout amount is 100.00',
   },
   MAXIMUM_VALUE: {
-    meaning: 'The amount is above the maximum of a cashout, or past the account’s daily limit.',
-    action: 'Send less, or split it over days.',
-    example: 'The maximum cashout is R$ 50.000,00',
+    meaning: 'The amount is above the maximum of a cashout.',
+    action: 'Send at most the maximum the message gives, in several cashouts if needed.',
+    example: 'The maximum cashout amount is 100000.00',
   },
   API_WITHDRAWAL_DISABLED_GLOBALLY: {
     meaning: 'Cashouts through the API are turned off for this account (or for the whole gateway).',
     action: 'Turn them on in the panel (Settings), or ask the operator.',
-    example: 'API withdrawals are disabled for this user',
+    example: 'API withdrawals are disabled',
   },
   TRANSFER_NOT_ALLOWED: {
-    meaning:
-      'The Pix key is not one this account may send to (own keys only, or a key refused by the rules).',
-    action: 'Use a Pix key allowed by the account’s rules.',
-    example: 'Transfers to this Pix key are not allowed',
+    meaning: 'Transfers are turned off for this account.',
+    action: 'Ask the gateway’s operator to turn transfers on for the account.',
+    example: 'Transfers are not allowed for this user',
   },
   GENERAL_ERROR: {
     meaning: 'A valid request that the account’s fees make impossible (the fees take the whole amount).',
     action: 'Send a larger amount.',
-    example: 'The fees take the whole amount',
+    example: 'The amount does not cover the cashout fees',
   },
   IDEMPOTENCY_KEY_REUSED: {
     meaning: 'The Idempotency-Key was used before with a different request.',
     action: 'Use a new key for a new request; resend the original request unchanged to get its answer.',
-    example: 'Idempotency-Key already used with a different request',
+    example: 'This Idempotency-Key was already used with a different request body',
   },
   IDEMPOTENCY_KEY_IN_USE: {
     meaning: 'A request with this Idempotency-Key is still being processed.',
@@ -179,7 +178,7 @@ export function accessOf(url: string): RouteAccess {
 /** The codes every route of a kind can answer, whatever it does. */
 function commonCodes(url: string, method: string): ErrorCode[] {
   const codes: ErrorCode[] = ['VALIDATION_ERROR', 'INTERNAL_ERROR'];
-  if (['POST', 'PUT', 'PATCH'].includes(method)) codes.push('PAYLOAD_TOO_LARGE');
+  if (method !== 'GET' && method !== 'HEAD') codes.push('PAYLOAD_TOO_LARGE');
   if (url.startsWith('/api/')) codes.push('SERVICE_UNAVAILABLE');
   switch (accessOf(url)) {
     case 'api-key':

@@ -245,13 +245,12 @@ const SHAPE_OF_MEMBER: Record<string, ErrorShape> = {
 
 /**
  * An error response of the catalogue: each body family it may take, its code field an `enum` of the codes the
- * route answers at that status in that family, and an example per family.
+ * route answers at that status in that family, and an example of each code.
  */
 function cataloguedError(
   declared: Record<string, unknown> | undefined,
   codes: ErrorCode[],
   routeShape: ErrorShape,
-  own: readonly ErrorCode[],
 ): Record<string, unknown> {
   const families = new Map<string, Record<string, unknown>>();
   const members = declared
@@ -276,19 +275,26 @@ function cataloguedError(
     else for (const family of plain) add(family, code);
   }
   const schemas: Record<string, unknown>[] = [];
-  const examples: unknown[] = [];
+  const examples: Record<string, { value: unknown }> = {};
   for (const [family, familyCodes] of byFamily) {
     const body = families.get(family) ?? BODY_OF_FAMILY[family]!;
     schemas.push({ allOf: [body, CODE_FIELD[family]!(familyCodes)] });
-    // the example: the route's own code where it has one at this status, else the first
-    const code = familyCodes.find((c) => own.includes(c)) ?? familyCodes[0]!;
+    // an example of every code, in the family's body
     const shape = SHAPE_OF_MEMBER[family] ?? 'envelope';
-    examples.push(
-      renderError(new AppError(code, ERROR_MEANINGS[code].example, {}, SHAPE_OF_MEMBER[family]), shape),
-    );
+    for (const code of familyCodes) {
+      const error = new AppError(code, ERROR_MEANINGS[code].example, {}, SHAPE_OF_MEMBER[family]);
+      examples[code in examples ? `${code} (${family.slice(-1)})` : code] = {
+        value: renderError(error, shape),
+      };
+    }
   }
-  const schema = schemas.length === 1 ? schemas[0]! : { anyOf: schemas };
-  return { ...schema, description: declared?.description ?? 'Error', examples };
+  // errors are JSON whatever the route's own answer is (a page, a CSV): the media type is written out
+  return {
+    description: declared?.description ?? 'Error',
+    content: {
+      'application/json': { schema: schemas.length === 1 ? schemas[0]! : { anyOf: schemas }, examples },
+    },
+  };
 }
 
 const BODY_OF_FAMILY: Record<string, unknown> = {
@@ -313,7 +319,7 @@ function documented(schema: FastifySchema | undefined, url: string, route: Route
     if (Number(status) >= 400 && !catalogue.has(Number(status))) delete responses[status];
   }
   for (const [status, codes] of catalogue) {
-    responses[String(status)] = cataloguedError(responses[String(status)], codes, shape, own);
+    responses[String(status)] = cataloguedError(responses[String(status)], codes, shape);
   }
   if (Object.keys(responses).length > 0) out.response = responses;
   return out;

@@ -160,7 +160,7 @@ export async function metricsPlugin(
     summary: 'Prometheus metrics of this process (bearer METRICS_TOKEN; 404 when unset)',
     response: { 200: { type: 'string' }, 401: EnvelopeErrorBody, 404: EnvelopeErrorBody },
   };
-  app.get('/metrics', { schema }, async (request, reply) => {
+  app.get('/metrics', { schema, config: { errors: ['NOT_FOUND'] } }, async (request, reply) => {
     if (!opts.token) throw new AppError('NOT_FOUND', 'Not found');
     // RFC 9110: the auth scheme is case-insensitive ("bearer" is as good as "Bearer")
     const match = /^bearer +(.*)$/i.exec(request.headers.authorization ?? '');

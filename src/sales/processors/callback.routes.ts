@@ -34,7 +34,7 @@ export async function processorCallbackRoutes(
   app.post(
     '/api/providers/:processor/sales/callback',
     {
-      config: { errorShape: 'envelope' },
+      config: { errorShape: 'envelope', errors: ['CONFLICT', 'NOT_FOUND', 'UNAUTHORIZED'] },
       schema: {
         summary: "A payment processor reports a sale's status (signed)",
         tags: ['processors'],

@@ -94,7 +94,11 @@ export async function approvalRoutes(app: Http, deps: ApprovalRouteDeps): Promis
     app.post(
       `/api/withdrawals/:id/${step}`,
       {
-        config: { ...shape, permission: 'withdrawals.create' },
+        config: {
+          ...shape,
+          permission: 'withdrawals.create',
+          errors: ['NOT_AWAITING_APPROVAL', 'NOT_FOUND', 'RATE_LIMITED'],
+        },
         onRequest: deps.requireSession,
         preValidation: emptyBodyIsObject,
         schema: {

@@ -18,7 +18,7 @@ export async function payoutCallbackRoutes(
   app.post(
     '/api/providers/:provider/payouts/callback',
     {
-      config: { errorShape: 'envelope' },
+      config: { errorShape: 'envelope', errors: ['CONFLICT', 'NOT_FOUND', 'UNAUTHORIZED'] },
       schema: {
         summary: "A payout provider reports a withdrawal's result (signed)",
         tags: ['providers'],

@@ -161,6 +161,7 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(paths['/api/public/balance']!)).toEqual(['get']);
     expect(Object.keys(paths['/api/public/balance']!.get!.responses).sort()).toEqual([
       '200',
+      '400',
       '401',
       '403',
       '429',
