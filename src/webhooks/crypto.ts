@@ -3,7 +3,7 @@ import { seal, unseal } from '../platform/crypto/sealed.js';
 
 /** A webhook secret as the merchant holds it (`whsec_` + base64 of 32 random bytes). Never stored as is. */
 export type WebhookSecret = string & { readonly __webhookSecret: unique symbol };
-/** The stored form (platform/sealed.ts) of a webhook's signing keys. */
+/** The stored form (platform/crypto/sealed.ts) of a webhook's signing keys. */
 export type EncryptedSecret = string & { readonly __encrypted: unique symbol };
 
 /**

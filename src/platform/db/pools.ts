@@ -4,7 +4,7 @@ import { destroyClient } from './host-probe.js';
 
 /**
  * The application_name of this process's connections: the embedded server's last user tells a connection of
- * a live process from one a process that has just exited left behind for a moment (embedded-postgres.ts).
+ * a live process from one a process that has just exited left behind for a moment (embedded-postgres/file-lock.ts).
  */
 export const APP_NAME = `gateway-${process.pid}`;
 

@@ -112,7 +112,7 @@ export class Queue {
         ...(upkeep ? { deleteAfterSeconds: upkeep.retentionSeconds } : {}),
       };
       await boss.createQueue(name, options);
-      await boss.updateQueue(name, options); // a policy changed in jobs.ts applies to existing databases too
+      await boss.updateQueue(name, options); // a policy changed in catalogue.ts applies to existing databases too
     }
     return new Queue(boss);
   }

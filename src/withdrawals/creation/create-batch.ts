@@ -96,7 +96,7 @@ export async function createBatch(
 
   const rows = await insertWithdrawalsAndKeys(tx, accountId, items, outcomes, toStore, accepted);
   // One payout job per shared transaction: the worker submits its withdrawals one by one. One awaiting
-  // approval is sent once approved (approval.ts), and its approvers are told now.
+  // approval is sent once approved (approval/decide.ts), and its approvers are told now.
   const ids = accepted.filter((a) => a.row.approval_status === null).map((a) => a.row.id);
   if (ids.length > 0) await queue.send(tx, 'payouts.submit', { withdrawalIds: ids });
   const awaiting = accepted.filter((a) => a.row.approval_status === 'awaiting');

@@ -21,7 +21,7 @@ export async function startPayoutWorker(
   provider: PayoutProvider,
 ): Promise<() => Promise<void>> {
   const { db, queue, log } = platform;
-  // retries are due at most 3 s apart (jobs.ts) and found within 1 s: a provider back is used within seconds
+  // retries are due at most 3 s apart (platform/jobs/catalogue.ts) and found within 1 s: a provider back is used within seconds
   await queue.work('payouts.submit', { batchSize: 4, localConcurrency: 1, pollSeconds: 1 }, async (jobs) => {
     const ids = jobs.flatMap((j) => j.data.withdrawalIds);
     try {

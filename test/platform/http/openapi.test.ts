@@ -165,10 +165,7 @@ function examplesWithSchemas(d: Doc): { where: string; schema: unknown; example:
   const out: { where: string; schema: unknown; example: unknown }[] = [];
   for (const [path, ops] of Object.entries(d.paths as Record<string, Record<string, Op>>)) {
     for (const [method, op] of Object.entries(ops)) {
-      const bodies = [
-        ['request', op.requestBody] as const,
-        ...Object.entries(op.responses ?? {}),
-      ];
+      const bodies = [['request', op.requestBody] as const, ...Object.entries(op.responses ?? {})];
       for (const [what, body] of bodies) {
         const media = body?.content?.['application/json'];
         if (!media?.schema) continue;
@@ -188,7 +185,8 @@ function examplesWithSchemas(d: Doc): { where: string; schema: unknown; example:
 
 describe('examples', () => {
   it('are valid for their schema: every field of every example, requests, answers and errors', () => {
-    const schemas = (doc as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas;
+    const schemas = (doc as unknown as { components: { schemas: Record<string, unknown> } }).components
+      .schemas;
     const inline = (node: unknown): unknown => {
       if (Array.isArray(node)) return node.map(inline);
       if (node === null || typeof node !== 'object') return node;
@@ -205,7 +203,9 @@ describe('examples', () => {
     for (const { where, schema, example } of examplesWithSchemas(doc)) {
       const validate = ajv.compile(inline(schema) as object);
       if (!validate(example)) {
-        invalid.push(`${where}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(example).slice(0, 200)}`);
+        invalid.push(
+          `${where}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(example).slice(0, 200)}`,
+        );
       }
     }
     expect(invalid).toEqual([]);
