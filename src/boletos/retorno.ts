@@ -1,7 +1,6 @@
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { Db } from '../platform/db/db.js';
 import type { Queue } from '../platform/jobs/queue.js';
-import { recordPaymentDiscrepancy } from '../reconciliation/discrepancies.data.js';
 import { lockSale } from '../sales/data.js';
 import { recordPaidAmount } from '../sales/paid-amount.js';
 import { checkTransition, isOpen } from '../sales/settlement/status-machine.js';
@@ -10,7 +9,7 @@ import { cnabDate, cut, RECORD } from './cnab240.js';
 import { boletoByNossoNumero, markPaidByCnab } from './data.js';
 import { BoletoInputError } from './errors.js';
 import { beneficiaryKey } from './issue.js';
-import { termsOf } from './paid-amount.js';
+import { recordSecondPayment, termsOf, wasPaid } from './paid-amount.js';
 import { amountDueOn, lastPayableDay } from './terms.js';
 
 /** One liquidação a return file reports (segment T with its U). */
@@ -130,13 +129,11 @@ export async function importRetorno(
         // the same liquidação reported again is not a second payment; any other one is (paid by Pix first, or
         // a second liquidação): money the merchant was not credited, to be returned to the payer
         const sameReport = boleto.cnab_paid_on === l.paidOn && boleto.cnab_paid_amount === l.paidCents;
-        if (sale?.status === 'PAGO' && !sameReport) {
-          await recordPaymentDiscrepancy(tx, {
-            kind: 'duplicate_payment',
-            e2eid: `cnab:${boleto.nosso_numero}:${l.paidOn}:${l.paidCents}`,
-            txid: boleto.txid,
+        if (sale && wasPaid(sale.status) && !sameReport) {
+          await recordSecondPayment(tx, boleto, {
+            reference: `cnab:${boleto.nosso_numero}:${l.paidOn}:${l.paidCents}`,
             amount: l.paidCents,
-            detail: `boleto ${boleto.nosso_numero} paid again by barcode on ${l.paidOn}: not credited`,
+            detail: `by barcode on ${l.paidOn}`,
           });
         }
         continue;

@@ -34,3 +34,31 @@ export async function recordPaidAmount(tx: Queryable, sale: SaleRow, paid: numbe
     [sale.id, paid, fees.systemFee, fees.netAmount, fees.reserveAmount],
   );
 }
+
+/** A payment that reached a sale already paid (a boleto's Pix after its barcode, say). */
+export interface PaymentAgain {
+  /** The payment's own reference, unique per payment (a Pix's end-to-end id). */
+  reference: string;
+  amount: number;
+  /** What the payment was, for a person reading the record. */
+  detail: string;
+}
+
+/**
+ * What a payment method does with a payment of a sale already paid: true when it recorded it (the payment then
+ * credits nothing), false when it is no second payment to it. The boletos module records a BOLETO's as a
+ * reconciliation discrepancy.
+ */
+export type PaidAgainRule = (tx: Queryable, sale: SaleRow, payment: PaymentAgain) => Promise<boolean>;
+
+const againRules = new Map<PaymentMethod, PaidAgainRule>();
+
+export function setPaidAgainRule(method: PaymentMethod, rule: PaidAgainRule): void {
+  againRules.set(method, rule);
+}
+
+/** A payment of `sale` handed to its method's rule (no rule: not recorded, false). */
+export async function recordPaidAgain(tx: Queryable, sale: SaleRow, payment: PaymentAgain): Promise<boolean> {
+  const rule = againRules.get(sale.payment_method);
+  return rule ? rule(tx, sale, payment) : false;
+}

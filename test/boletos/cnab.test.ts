@@ -136,6 +136,39 @@ describe('a boleto paid twice', () => {
     expect(found).toEqual([{ kind: 'duplicate_payment', txid: sale.externalTransactionId, amount: 10000 }]);
   });
 
+  it('paid by barcode, then a second liquidação in a later file: credits nothing, one duplicate_payment however often imported', async () => {
+    const sale = await issue();
+    const first = retornoFile(settings(), [
+      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) },
+    ]);
+    expect((await importFile('paid-1.ret', first)).json).toMatchObject({ credited: 1 });
+    const balance = await getBalance(db(), merchant.accountId);
+    const later = retornoFile(
+      settings(),
+      [{ nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(2) }],
+      '2026-11-26',
+    );
+    expect((await importFile('paid-2.ret', later)).json).toMatchObject({ credited: 0, alreadyPaid: 1 });
+    expect((await importFile('paid-2-again.ret', later)).json).toMatchObject({ credited: 0, alreadyPaid: 1 });
+    expect(await statusOf(sale.id)).toEqual({ status: 'PAGO', paid_amount: 10000 });
+    expect((await getBalance(db(), merchant.accountId)).total).toBe(balance.total);
+    const found = await db().query<{ kind: string; amount: number; detail: string }>(
+      'SELECT kind, amount::int AS amount, detail FROM reconciliation_discrepancies WHERE txid = $1',
+      [sale.externalTransactionId],
+    );
+    expect(found).toEqual([
+      {
+        kind: 'duplicate_payment',
+        amount: 10000,
+        detail: `boleto ${sale.boleto.nossoNumero} paid again (by barcode on ${spDay(2)}): not credited`,
+      },
+    ]);
+    expect((await eventsOf(server, 'sale', sale.id)).map((e) => e.event_type)).toEqual([
+      'sale.pending',
+      'sale.paid',
+    ]);
+  });
+
   it('the same liquidação reported again (a file imported twice) is no discrepancy', async () => {
     const sale = await issue();
     const file = retornoFile(settings(), [
