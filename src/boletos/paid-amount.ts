@@ -35,7 +35,11 @@ export const wasPaid = (status: SaleStatus) => PAID.has(status);
  * A second payment of a boleto (by Pix or by barcode), in the transaction that found it: a reconciliation
  * discrepancy `duplicate_payment`, once per payment (`reference`), crediting nothing. The payer is owed it.
  */
-export async function recordSecondPayment(tx: Queryable, boleto: BoletoRow, payment: PaymentAgain): Promise<void> {
+export async function recordSecondPayment(
+  tx: Queryable,
+  boleto: BoletoRow,
+  payment: PaymentAgain,
+): Promise<void> {
   await recordPaymentDiscrepancy(tx, {
     kind: 'duplicate_payment',
     e2eid: payment.reference,

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DevPsp } from '../../src/devpsp/server.js';
 import { importRetorno } from '../../src/boletos/retorno.js';
+import type { DevPsp } from '../../src/devpsp/server.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { fromSaoPaulo } from '../../src/platform/time/sao-paulo.js';
 import { hasValidCrc } from '../../src/rails/brcode.js';
 import { PixApiClient } from '../../src/rails/pix-api-client.js';
+import { reconcileWindow } from '../../src/reconciliation/service.js';
 import { cancelExpiredCharges } from '../../src/sales/charges.js';
 import { BcbProcessor } from '../../src/sales/processors/bcb/adapter.js';
+import { SaleSettler } from '../../src/sales/settlement/settler.js';
 import { eventsOf } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -175,6 +177,24 @@ describe('a boleto híbrido with PIX_PROCESSOR=bcb', () => {
       'sale.pending',
       'sale.paid',
     ]);
+
+    // a reconciliation run over both Pix finds the second one recorded already: no amount_mismatch besides
+    const { queue } = server.runtime.platform;
+    const client = new PixApiClient(server.runtime.platform.config.bcb!, 2000);
+    try {
+      const deps = { db: db(), queue, settler: new SaleSettler(db(), queue), client };
+      const report = await reconcileWindow(
+        deps,
+        new Date(noon(spDay(3)).getTime() - 60_000),
+        new Date(noon(spDay(4)).getTime() + 60_000),
+      );
+      expect(report).toMatchObject({ creditedNow: 0, discrepancies: [] });
+      expect(report.matched).toBe(report.received);
+    } finally {
+      await client.close();
+    }
+    expect(await duplicatesOf(sale.externalTransactionId)).toHaveLength(1);
+    expect((await getBalance(db(), merchant.accountId)).total).toBe(balance.total);
   });
 
   it('a Pix of a boleto paid by barcode credits nothing and is a duplicate_payment', async () => {
