@@ -1,6 +1,6 @@
 import type { Queryable } from '../platform/db/db.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
-import { saleFees } from './fees.js';
+import { feeRates, feesAt, saleFees } from './fees.js';
 import type { PaymentMethod, SaleRow } from './types.js';
 
 /**
@@ -33,6 +33,39 @@ export async function recordPaidAmount(tx: Queryable, sale: SaleRow, paid: numbe
       WHERE id = $1`,
     [sale.id, paid, fees.systemFee, fees.netAmount, fees.reserveAmount],
   );
+}
+
+/**
+ * recordPaidAmount of many sales (locked by the caller, distinct) in two statements: their accounts' rates, then
+ * one update. Returns the sales as they are now, in the order given, for the moves that follow.
+ */
+export async function recordPaidAmounts(
+  tx: Queryable,
+  paid: { sale: SaleRow; amount: number }[],
+): Promise<SaleRow[]> {
+  if (paid.length === 0) return [];
+  const rates = await feeRates(
+    tx,
+    paid.map((p) => p.sale.account_id),
+  );
+  const fees = paid.map((p) => feesAt(rates, p.sale.account_id, p.amount));
+  const rows = await tx.query<SaleRow>(
+    `UPDATE sales s SET paid_amount = u.paid, system_fee = u.fee, net_amount = u.net, reserve_amount = u.reserve,
+            updated_at = now()
+       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
+         AS u(id, paid, fee, net, reserve)
+      WHERE s.id = u.id
+     RETURNING s.*`,
+    [
+      paid.map((p) => p.sale.id),
+      paid.map((p) => p.amount),
+      fees.map((f) => f.systemFee),
+      fees.map((f) => f.netAmount),
+      fees.map((f) => f.reserveAmount),
+    ],
+  );
+  const byId = new Map(rows.map((r) => [Number(r.id), r]));
+  return paid.map((p) => byId.get(Number(p.sale.id))!);
 }
 
 /** A payment that reached a sale already paid (a boleto's Pix after its barcode, say). */
