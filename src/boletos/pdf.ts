@@ -45,16 +45,31 @@ export function instructions(b: BoletoRow): string[] {
   return lines;
 }
 
-/** Text broken into lines of at most `width` points. */
-function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
+/**
+ * The width text takes as drawText sets it: each character's advance, without kerning. pdf-lib's
+ * widthOfTextAtSize counts the font's kerning pairs, which drawText does not apply (a line measured with them
+ * is drawn up to 1 % wider: a BR Code wrapped that way ran past the margin).
+ */
+export function drawnWidth(text: string, font: PDFFont, size: number): number {
+  let width = 0;
+  for (const ch of text) width += font.widthOfTextAtSize(ch, size);
+  return width;
+}
+
+/** Text broken into lines of at most `width` points as drawn (a BR Code has no spaces: it breaks anywhere). */
+export function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
   const out: string[] = [];
   let line = '';
+  let used = 0;
   for (const ch of text) {
-    if (font.widthOfTextAtSize(line + ch, size) > width) {
+    const w = font.widthOfTextAtSize(ch, size);
+    if (line && used + w > width) {
       out.push(line);
       line = '';
+      used = 0;
     }
     line += ch;
+    used += w;
   }
   if (line) out.push(line);
   return out;
@@ -85,7 +100,7 @@ export async function renderBoletoPdf(b: BoletoRow, settings: BoletoSettings): P
   text(page, `Bradesco | ${b.barcode.slice(0, 3)}-2`, MARGIN, 14, bold);
   const line = formatLine(b.digitable_line);
   page.drawText(line, {
-    x: A4.width - MARGIN - bold.widthOfTextAtSize(line, 11),
+    x: A4.width - MARGIN - drawnWidth(line, bold, 11),
     y,
     size: 11,
     font: bold,
