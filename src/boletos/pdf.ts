@@ -14,9 +14,55 @@ const MARGIN = 15 * MM;
 const BLACK = rgb(0, 0, 0);
 const GREY = rgb(0.35, 0.35, 0.35);
 
-/** A PNG from bwip-js (its promise form: no callback given). */
-const png = (options: { bcid: string; text: string; scale: number; height?: number }) =>
-  bwipjs.toBuffer(options) as unknown as Promise<Buffer>;
+/** Coordinates in a path, to a thousandth of a point. */
+const n = (v: number) => String(Math.round(v * 1000) / 1000);
+
+/**
+ * The QR code of `text` as one vector path of its dark modules (a run of them in a row is one rectangle), drawn
+ * `size` points square with its top left corner at (x, top). Drawn instead of embedded as an image: pdf-lib
+ * would decode a PNG and compress it again on every render.
+ */
+function drawQr(page: PDFPage, text: string, x: number, top: number, size: number): void {
+  const [symbol] = bwipjs.raw({ bcid: 'qrcode', text }) as unknown as {
+    pixs: number[];
+    pixx: number;
+    pixy: number;
+  }[];
+  const { pixs, pixx, pixy } = symbol!;
+  const module = size / pixx;
+  let path = '';
+  for (let row = 0; row < pixy; row++) {
+    for (let col = 0; col < pixx; ) {
+      if (!pixs[row * pixx + col]) {
+        col++;
+        continue;
+      }
+      let end = col;
+      while (end < pixx && pixs[row * pixx + end]) end++;
+      const w = (end - col) * module;
+      path += `M${n(col * module)} ${n(row * module)}h${n(w)}v${n(module)}h${n(-w)}Z`;
+      col = end;
+    }
+  }
+  page.drawSvgPath(path, { x, y: top, color: BLACK });
+}
+
+/**
+ * The ITF (interleaved 2 of 5) barcode of `digits` as one vector path of its bars, `width` × `height` points with
+ * its top left corner at (x, top): bwip-js encodes it (bars and spaces alternate, first a bar, in modules).
+ */
+function drawItf(page: PDFPage, digits: string, x: number, top: number, width: number, height: number): void {
+  const [symbol] = bwipjs.raw({ bcid: 'interleaved2of5', text: digits }) as unknown as { sbs: number[] }[];
+  const { sbs } = symbol!;
+  const module = width / sbs.reduce((a, b) => a + b, 0);
+  let path = '';
+  let at = 0;
+  sbs.forEach((units, i) => {
+    if (i % 2 === 0) path += `M${n(at * module)} 0h${n(units * module)}v${n(height)}h${n(-units * module)}Z`;
+    at += units;
+  });
+  page.drawSvgPath(path, { x, y: top, color: BLACK });
+}
 
 const brDate = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
 const formatDocument = (d: string) =>
@@ -149,11 +195,9 @@ export async function renderBoletoPdf(b: BoletoRow, settings: BoletoSettings): P
 
   // Pix: QR code and copy-and-paste
   text(page, 'Pague com Pix: leia o QR code ou use o Pix copia e cola', MARGIN, 10, bold);
-  const qr = await png({ bcid: 'qrcode', text: b.pix_copy_paste, scale: 4 });
-  const qrImage = await pdf.embedPng(qr);
   const qrSize = 45 * MM;
   y -= 6;
-  page.drawImage(qrImage, { x: MARGIN, y: y - qrSize, width: qrSize, height: qrSize });
+  drawQr(page, b.pix_copy_paste, MARGIN, y, qrSize);
   const copyX = MARGIN + qrSize + 8 * MM;
   let copyY = y - 10;
   for (const part of wrap(b.pix_copy_paste, regular, 8, A4.width - MARGIN - copyX)) {
@@ -169,10 +213,6 @@ export async function renderBoletoPdf(b: BoletoRow, settings: BoletoSettings): P
   y -= 13;
   text(page, line, MARGIN, 12, bold);
   y -= 10;
-  const bars = await png({ bcid: 'interleaved2of5', text: b.barcode, scale: 3, height: 13 });
-  const barImage = await pdf.embedPng(bars);
-  const barWidth = 103 * MM;
-  const barHeight = 13 * MM;
-  page.drawImage(barImage, { x: MARGIN + 5 * MM, y: y - barHeight, width: barWidth, height: barHeight });
+  drawItf(page, b.barcode, MARGIN + 5 * MM, y, 103 * MM, 13 * MM);
   return pdf.save();
 }
