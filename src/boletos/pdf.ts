@@ -1,8 +1,20 @@
 import bwipjs from 'bwip-js';
-import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from 'pdf-lib';
+import {
+  fill,
+  PDFDocument,
+  type PDFFont,
+  type PDFPage,
+  popGraphicsState,
+  pushGraphicsState,
+  rectangle,
+  rgb,
+  StandardFonts,
+  setFillingColor,
+} from 'pdf-lib';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import { formatBrl } from '../platform/money/money.js';
 import { formatLine } from '../rails/boleto-barcode.js';
+import { qrModules } from '../rails/qr.js';
 import { nossoNumeroCheckDigit } from './campo-livre.js';
 import type { BoletoRow } from './data.js';
 import { termsOf } from './paid-amount.js';
@@ -14,54 +26,56 @@ const MARGIN = 15 * MM;
 const BLACK = rgb(0, 0, 0);
 const GREY = rgb(0.35, 0.35, 0.35);
 
-/** Coordinates in a path, to a thousandth of a point. */
-const n = (v: number) => String(Math.round(v * 1000) / 1000);
+/** Filled rectangles [x, y, width, height] (PDF space: y up), in one path filled once. */
+function fillRects(page: PDFPage, rects: [number, number, number, number][]): void {
+  page.pushOperators(
+    pushGraphicsState(),
+    setFillingColor(BLACK),
+    ...rects.map(([x, y, w, h]) => rectangle(x, y, w, h)),
+    fill(),
+    popGraphicsState(),
+  );
+}
 
 /**
- * The QR code of `text` as one vector path of its dark modules (a run of them in a row is one rectangle), drawn
- * `size` points square with its top left corner at (x, top). Drawn instead of embedded as an image: pdf-lib
- * would decode a PNG and compress it again on every render.
+ * The QR code of `text` (error correction M, as the API's pixQrCode) drawn as vector rectangles of its dark
+ * modules (a run of them in a row is one), `size` points square with its top left corner at (x, top). Drawn
+ * instead of embedded as an image: pdf-lib would decode a PNG and compress it again on every render.
  */
 function drawQr(page: PDFPage, text: string, x: number, top: number, size: number): void {
-  const [symbol] = bwipjs.raw({ bcid: 'qrcode', text }) as unknown as {
-    pixs: number[];
-    pixx: number;
-    pixy: number;
-  }[];
-  const { pixs, pixx, pixy } = symbol!;
-  const module = size / pixx;
-  let path = '';
-  for (let row = 0; row < pixy; row++) {
-    for (let col = 0; col < pixx; ) {
-      if (!pixs[row * pixx + col]) {
+  const { size: count, dark } = qrModules(text);
+  const module = size / count;
+  const rects: [number, number, number, number][] = [];
+  for (let row = 0; row < count; row++) {
+    for (let col = 0; col < count; ) {
+      if (!dark(row, col)) {
         col++;
         continue;
       }
       let end = col;
-      while (end < pixx && pixs[row * pixx + end]) end++;
-      const w = (end - col) * module;
-      path += `M${n(col * module)} ${n(row * module)}h${n(w)}v${n(module)}h${n(-w)}Z`;
+      while (end < count && dark(row, end)) end++;
+      rects.push([x + col * module, top - (row + 1) * module, (end - col) * module, module]);
       col = end;
     }
   }
-  page.drawSvgPath(path, { x, y: top, color: BLACK });
+  fillRects(page, rects);
 }
 
 /**
- * The ITF (interleaved 2 of 5) barcode of `digits` as one vector path of its bars, `width` × `height` points with
- * its top left corner at (x, top): bwip-js encodes it (bars and spaces alternate, first a bar, in modules).
+ * The ITF (interleaved 2 of 5) barcode of `digits` as vector bars, `width` × `height` points with its top left
+ * corner at (x, top): bwip-js encodes it (bars and spaces alternate, first a bar, in modules).
  */
 function drawItf(page: PDFPage, digits: string, x: number, top: number, width: number, height: number): void {
   const [symbol] = bwipjs.raw({ bcid: 'interleaved2of5', text: digits }) as unknown as { sbs: number[] }[];
   const { sbs } = symbol!;
   const module = width / sbs.reduce((a, b) => a + b, 0);
-  let path = '';
+  const rects: [number, number, number, number][] = [];
   let at = 0;
   sbs.forEach((units, i) => {
-    if (i % 2 === 0) path += `M${n(at * module)} 0h${n(units * module)}v${n(height)}h${n(-units * module)}Z`;
+    if (i % 2 === 0) rects.push([x + at * module, top - height, units * module, height]);
     at += units;
   });
-  page.drawSvgPath(path, { x, y: top, color: BLACK });
+  fillRects(page, rects);
 }
 
 const brDate = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
