@@ -213,6 +213,30 @@ describe('a boleto híbrido with PIX_PROCESSOR=bcb', () => {
     ]);
   });
 
+  it('a boleto Pix whose webhook was lost is credited by reconciliation on what was due that day (a discount here)', async () => {
+    const sale = await issue();
+    psp.state.webhooks.clear(); // the PSP cannot reach the gateway
+    let pix: { endToEndId: string };
+    try {
+      pix = await psp.cobv.pay(sale.externalTransactionId, { at: noon(spDay(0)) });
+    } finally {
+      psp.state.webhooks.set(RECEIVER_KEY, `${server.env.PUBLIC_URL}/api/providers/bcb/webhook`);
+    }
+    expect((await lookup(sale.id)).status).toBe('PENDENTE');
+    const { queue } = server.runtime.platform;
+    const client = new PixApiClient(server.runtime.platform.config.bcb!, 2000);
+    try {
+      const deps = { db: db(), queue, settler: new SaleSettler(db(), queue), client };
+      const at = noon(spDay(0)).getTime();
+      const report = await reconcileWindow(deps, new Date(at - 60_000), new Date(at + 60_000));
+      expect(report.discrepancies.filter((d) => d.e2eid === pix.endToEndId)).toEqual([]);
+      expect(report.creditedNow).toBe(1);
+    } finally {
+      await client.close();
+    }
+    expect(await lookup(sale.id)).toMatchObject({ status: 'PAGO', paidAmount: 9500 });
+  });
+
   it('keeps the ledger balanced', async () => {
     expect((await verifyLedger(db())).ok).toBe(true);
   });

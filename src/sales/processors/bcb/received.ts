@@ -170,7 +170,7 @@ export async function settleRefunds(
  */
 export async function creditPix(db: Db, queue: Queue, pix: Pix): Promise<PixOutcome> {
   const amount = parseReais(pix.valor) ?? -1;
-  const paidAt = pix.horario === undefined ? Number.NaN : Date.parse(pix.horario);
+  const paidAt = paidAtOf(pix);
   return db.tx(async (tx) => {
     const claimed = await tx.query(
       `INSERT INTO bcb_received_pix (e2eid, txid, amount, credited, paid_at) VALUES ($1, $2, $3, false, $4)
@@ -218,6 +218,22 @@ export async function creditPix(db: Db, queue: Queue, pix: Pix): Promise<PixOutc
     ]);
     return reason === null ? 'credited' : 'not_credited';
   });
+}
+
+/** When the PSP says the Pix was paid (ms), NaN when `horario` is missing or unreadable. */
+const paidAtOf = (pix: Pix) => (pix.horario === undefined ? Number.NaN : Date.parse(pix.horario));
+
+/**
+ * What a Pix of the charge `txid` must be, as creditPix judges it: the sale's amount, or a boleto's with its
+ * fine and interest, or less its discount, on the day the Pix was paid; null when no sale has the txid or the
+ * charge can no longer be paid.
+ */
+export async function pixAmountDue(db: Queryable, pix: Pix): Promise<number | null> {
+  if (!pix.txid) return null;
+  const sale = await findSaleByProcessorRef(db, BCB_PROCESSOR, pix.txid);
+  if (!sale) return null;
+  const paidAt = paidAtOf(pix);
+  return amountDue(db, sale, Number.isFinite(paidAt) ? new Date(paidAt) : new Date());
 }
 
 /**
