@@ -149,14 +149,13 @@ export async function buildApp(platform: Platform): Promise<Http> {
         ? new SandboxCobv()
         : null;
   const boletoIssuer = new BoletoIssuer(db, cobv, config.boleto, config.publicUrl);
-  await app.register(salesRoutes, {
+  const charges = {
     db,
-    apiKey,
-    settler,
-    ...processorsForSales,
+    pixProcessor: processorsForSales.pixProcessor,
     boletoSales: cobv ? boletoSales(boletoIssuer, config.webhookAllowPrivate) : null,
     allowPrivateTargets: config.webhookAllowPrivate,
-  });
+  };
+  await app.register(salesRoutes, { ...charges, apiKey, settler, refunders: processorsForSales.refunders });
   await app.register(boletoRoutes, { db, apiKey, settings: config.boleto });
   if (bcb) {
     const recurrenceAccountId = config.bcb?.recurrenceAccountId ?? null;
@@ -168,6 +167,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     requireSession,
     settler,
     refunders: processorsForSales.refunders,
+    charges,
   });
   await app.register(sandboxPanelRoutes, { requireSession, settler: sandboxProcessor ? settler : null });
   await app.register(processorCallbackRoutes, { settler, processors });

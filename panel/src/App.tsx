@@ -4,6 +4,7 @@ import { Approvals } from './pages/Approvals';
 import { Integrations } from './pages/Integrations';
 import { AcceptInvitation, ForgotPassword, ResetPassword } from './pages/Links';
 import { Login } from './pages/Login';
+import { NewCharge } from './pages/NewCharge';
 import { Overview } from './pages/Overview';
 import { SaleDetail } from './pages/SaleDetail';
 import { Sales } from './pages/Sales';
@@ -24,6 +25,13 @@ const PAGES: {
 }[] = [
   { hash: '#/', label: 'Visão geral', Page: Overview, need: 'money.view' },
   { hash: '#/vendas', label: 'Vendas', Page: Sales, need: 'money.view' },
+  {
+    hash: '#/cobrancas/nova',
+    label: 'Nova cobrança',
+    Page: NewCharge,
+    need: 'withdrawals.create',
+    menu: false,
+  },
   { hash: '#/saques', label: 'Saques', Page: Withdrawals, need: 'money.view' },
   { hash: '#/saques/aprovacoes', label: 'Aprovações', Page: Approvals, need: 'money.view', menu: false },
   { hash: '#/extrato', label: 'Extrato', Page: Statement, need: 'money.view' },

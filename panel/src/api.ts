@@ -9,6 +9,7 @@ import type * as Audit from '../../src/audit/schemas';
 import type * as Auth from '../../src/auth/schemas';
 import type * as Team from '../../src/auth/users/schemas';
 import type * as Ledger from '../../src/ledger/schemas';
+import type * as Charges from '../../src/sales/charges.schemas';
 import type * as Sales from '../../src/sales/schemas';
 import type * as Webhooks from '../../src/webhooks/schemas';
 import type * as Withdrawals from '../../src/withdrawals/schemas';
@@ -20,6 +21,7 @@ export type Session = Static<typeof Auth.SessionResponse>;
 export type Balance = Static<typeof Ledger.Balance>;
 export type Sale = Static<typeof Sales.Sale>;
 export type SalesPage = Static<typeof Sales.SalesPage>;
+export type ChargeInput = Static<typeof Charges.ChargeBody>;
 export type Withdrawal = Static<typeof Withdrawals.WithdrawalLookup>;
 export type WithdrawalCreated = Static<typeof Withdrawals.WithdrawalCreated>;
 export type WithdrawalPage = Static<typeof Withdrawals.WithdrawalPage>;
@@ -223,6 +225,7 @@ export const api = {
   daily: () => request<Static<typeof Ledger.DailyTotals>>('GET', '/api/overview/daily?days=30'),
   sales: (f: Record<string, string | undefined>) => request<SalesPage>('GET', `/api/sales${query(f)}`),
   sale: (id: string) => request<Sale>('GET', `/api/sales/${encodeURIComponent(id)}`),
+  createCharge: (input: ChargeInput) => request<Sale>('POST', '/api/sales', input),
   refund: (id: string) => request<Sale>('POST', `/api/sales/${encodeURIComponent(id)}/refund`),
   simulatePayment: (id: string) =>
     request<Sale>('POST', `/api/sales/${encodeURIComponent(id)}/simulate-payment`),

@@ -219,7 +219,7 @@ export interface paths {
                                 email: string;
                                 id: number;
                                 name: string;
-                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales, issue charges); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
                                 permissions: ("self" | "money.view" | "withdrawals.create" | "integrations" | "team" | "audit")[];
                                 role: "owner" | "admin" | "finance" | "developer" | "viewer";
                                 /** @description Two-factor login is on */
@@ -382,7 +382,7 @@ export interface paths {
                                 email: string;
                                 id: number;
                                 name: string;
-                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales, issue charges); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
                                 permissions: ("self" | "money.view" | "withdrawals.create" | "integrations" | "team" | "audit")[];
                                 role: "owner" | "admin" | "finance" | "developer" | "viewer";
                                 /** @description Two-factor login is on */
@@ -651,7 +651,7 @@ export interface paths {
                                 email: string;
                                 id: number;
                                 name: string;
-                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales, issue charges); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
                                 permissions: ("self" | "money.view" | "withdrawals.create" | "integrations" | "team" | "audit")[];
                                 role: "owner" | "admin" | "finance" | "developer" | "viewer";
                                 /** @description Two-factor login is on */
@@ -3878,7 +3878,355 @@ export interface paths {
             };
         };
         put?: never;
-        post?: never;
+        /**
+         * "Nova cobrança": open a PIX charge or issue a boleto híbrido from the panel (POST /api/transactions's own path and body)
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amount": 9980,
+                     *       "paymentMethod": "PIX",
+                     *       "customer": {
+                     *         "name": "Maria Silva",
+                     *         "email": "maria@example.com",
+                     *         "document": "52998224725",
+                     *         "phone": "5511987654321"
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "title": "Camiseta",
+                     *           "unitPrice": 4990,
+                     *           "quantity": 2,
+                     *           "tangible": true
+                     *         }
+                     *       ],
+                     *       "postbackUrl": "https://loja.example.com/pagamentos/retorno",
+                     *       "expiresIn": 3600,
+                     *       "metadata": {
+                     *         "orderId": "pedido-1001"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        amount: number;
+                        /** @description Required for BOLETO: the boleto híbrido (barcode and Pix with due date) */
+                        boleto?: {
+                            daysAfterDue?: number;
+                            discount?: {
+                                amountCents: number;
+                                /** @description YYYY-MM-DD, at most the due date */
+                                untilDate: string;
+                            };
+                            /** @description YYYY-MM-DD, today to 365 days ahead (São Paulo) */
+                            dueDate: string;
+                            /** @example 2.00 */
+                            finePercent?: string;
+                            /** @example 1.00 */
+                            monthlyInterestPercent?: string;
+                        };
+                        customer: {
+                            /** @description The payer's address: required for BOLETO */
+                            address?: {
+                                city: string;
+                                district: string;
+                                number: string;
+                                /** @description UF */
+                                state: string;
+                                street: string;
+                                /** @description 8 digits (a dash allowed) */
+                                zipCode: string;
+                            };
+                            document: string;
+                            email: string;
+                            name: string;
+                            phone: string;
+                        };
+                        expiresIn?: number;
+                        items: {
+                            quantity: number;
+                            tangible: boolean;
+                            title: string;
+                            /** @description Cents */
+                            unitPrice: number;
+                        }[];
+                        /**
+                         * @description The store's own data (an order number…): at most 20 keys of 1–40 characters of A–Z a–z 0–9 _ . -, string values of at most 500 characters
+                         * @example {
+                         *       "orderId": "pedido-1001"
+                         *     }
+                         */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        paymentMethod: "PIX" | "BOLETO";
+                        postbackUrl?: string;
+                        shipping?: {
+                            [key: string]: unknown;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "pedido-1001",
+                         *       "amount": 15000,
+                         *       "netAmount": 15000,
+                         *       "systemFee": 15000,
+                         *       "reserveAmount": 15000,
+                         *       "paymentMethod": "pedido-1001",
+                         *       "date": "2026-11-25T13:45:12.345Z",
+                         *       "completedAt": null,
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "id": 42,
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 15000,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "pixKey": "52998224725",
+                         *       "cardLastFour": null,
+                         *       "cardBrand": null,
+                         *       "boletoCode": null,
+                         *       "externalTransactionId": "pedido-1001",
+                         *       "installments": null,
+                         *       "shipping": null,
+                         *       "metadata": {},
+                         *       "expiresAt": null,
+                         *       "idRec": "pedido-1001",
+                         *       "contrato": "pedido-1001",
+                         *       "paidAmount": null,
+                         *       "boleto": {
+                         *         "barcode": "pedido-1001",
+                         *         "digitableLine": "pedido-1001",
+                         *         "dueDate": "pedido-1001",
+                         *         "nossoNumero": "pedido-1001",
+                         *         "pdfUrl": "https://loja.example.com/webhooks/gateway",
+                         *         "pixCopyPaste": "pedido-1001",
+                         *         "pixQrCode": "pedido-1001"
+                         *       },
+                         *       "pixQrCode": "pedido-1001"
+                         *     }
+                         */
+                        "application/json": {
+                            amount: number;
+                            /** @description BOLETO sales: the boleto híbrido */
+                            boleto?: {
+                                /** @description 44 digits (FEBRABAN) */
+                                barcode: string;
+                                /** @description The linha digitável, 47 digits */
+                                digitableLine: string;
+                                dueDate: string;
+                                nossoNumero: string;
+                                /** @description The payer's link to the PDF (no key needed) */
+                                pdfUrl: string;
+                                pixCopyPaste: string;
+                                pixQrCode: string;
+                            };
+                            boletoCode: string | null;
+                            cardBrand: string | null;
+                            cardLastFour: string | null;
+                            /** Format: date-time */
+                            completedAt: string | null;
+                            contrato?: string;
+                            customer: {
+                                document: string;
+                                email: string;
+                                name: string;
+                                phone: string;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                            /**
+                             * Format: date-time
+                             * @description When an unpaid charge expires; null for other sales
+                             */
+                            expiresAt: string | null;
+                            externalTransactionId: string;
+                            id: number;
+                            idRec?: string;
+                            installments: number | null;
+                            items: {
+                                id: number;
+                                quantity: number;
+                                tangible: boolean;
+                                title: string;
+                                unitPrice: number;
+                            }[];
+                            /** @description The charge's metadata as given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            netAmount: number;
+                            /** @description BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid */
+                            paidAmount?: number | null;
+                            paymentMethod: string;
+                            pixKey: string | null;
+                            pixQrCode: string;
+                            reserveAmount: number;
+                            shipping: {
+                                [key: string]: unknown;
+                            } | null;
+                            status: string;
+                            systemFee: number;
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "UNAUTHORIZED",
+                         *         "message": "Missing or invalid API keys"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "FORBIDDEN",
+                         *         "message": "Operation not permitted"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "CONFLICT",
+                         *         "message": "The resource changed meanwhile"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "IDEMPOTENCY_KEY_REUSED",
+                         *         "message": "Idempotency-Key already used with a different request"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "PROCESSOR_ERROR",
+                         *         "message": "The payment processor failed to open the charge: PUT /cob answered 503"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": false,
+                         *       "error": {
+                         *         "code": "SERVICE_UNAVAILABLE",
+                         *         "message": "Service unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["EnvelopeError"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -4067,7 +4415,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a paid PIX sale from the panel (POST /api/transactions/{id}/refund's own path): 202, the money held until the processor answers
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales).
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
          */
         post: {
             parameters: {
@@ -10296,7 +10644,7 @@ export interface paths {
         put?: never;
         /**
          * A PIX withdrawal from the panel, confirmed with the password (same rules as the API cashout)
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales).
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
          */
         post: {
             parameters: {
@@ -10675,7 +11023,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a withdrawal awaiting approval (password or code of a user other than who asked): it goes to the payout provider
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales).
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
          */
         post: {
             parameters: {
@@ -10877,7 +11225,7 @@ export interface paths {
         put?: never;
         /**
          * Decline a withdrawal awaiting approval: it is cancelled and its money returns to available
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales).
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
          */
         post: {
             parameters: {

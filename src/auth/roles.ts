@@ -9,7 +9,7 @@ export const PERMISSIONS = {
   /** Any signed-in user: their own session, password and two-factor. */
   self: 'their own session and two-factor',
   'money.view': 'balance, sales, withdrawals, statement and exports',
-  'withdrawals.create': 'create, approve and decline withdrawals, refund sales',
+  'withdrawals.create': 'create, approve and decline withdrawals, refund sales, issue charges',
   integrations: 'API keys, the IP allow-list, webhooks and sandbox helpers',
   team: 'users, roles and the withdrawal approval rule',
   audit: 'the audit log',

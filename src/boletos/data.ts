@@ -97,6 +97,18 @@ export async function boletoByNossoNumero(
   return row ?? null;
 }
 
+/** The beneficiary's boletos of these nossos números, in one read (a return file's chunk). */
+export async function boletosByNossoNumeros(
+  db: Queryable,
+  beneficiary: string,
+  nossoNumeros: string[],
+): Promise<BoletoRow[]> {
+  return db.query<BoletoRow>(
+    `SELECT ${COLUMNS} FROM boletos WHERE beneficiary = $1 AND nosso_numero = ANY($2::text[])`,
+    [beneficiary, [...new Set(nossoNumeros)]],
+  );
+}
+
 /** The beneficiary's boletos issued on a São Paulo day, in nosso número order (the day's remessa). */
 export async function boletosIssuedOn(db: Queryable, beneficiary: string, day: string): Promise<BoletoRow[]> {
   return db.query<BoletoRow>(
@@ -108,16 +120,16 @@ export async function boletosIssuedOn(db: Queryable, beneficiary: string, day: s
   );
 }
 
-/** The liquidação that credited the boleto (a later report of the same one is not a second payment). */
+/** The liquidações that credited these boletos (a later report of the same one is not a second payment). */
 export async function markPaidByCnab(
   tx: Queryable,
-  saleId: number,
-  paidOn: string,
-  amount: number,
+  paid: { saleId: number; paidOn: string; amount: number }[],
 ): Promise<void> {
-  await tx.query('UPDATE boletos SET cnab_paid_on = $2, cnab_paid_amount = $3 WHERE sale_id = $1', [
-    saleId,
-    paidOn,
-    amount,
-  ]);
+  if (paid.length === 0) return;
+  await tx.query(
+    `UPDATE boletos b SET cnab_paid_on = u.paid_on, cnab_paid_amount = u.amount
+       FROM unnest($1::bigint[], $2::date[], $3::bigint[]) AS u(sale_id, paid_on, amount)
+      WHERE b.sale_id = u.sale_id`,
+    [paid.map((p) => p.saleId), paid.map((p) => p.paidOn), paid.map((p) => p.amount)],
+  );
 }

@@ -1,5 +1,7 @@
 import type { Queryable } from '../platform/db/db.js';
-import { setPaidAmountRule } from '../sales/paid-amount.js';
+import { recordPaymentDiscrepancy } from '../reconciliation/discrepancies.data.js';
+import { type PaymentAgain, setPaidAgainRule, setPaidAmountRule } from '../sales/paid-amount.js';
+import type { SaleStatus } from '../sales/settlement/status-machine.js';
 import type { SaleRow } from '../sales/types.js';
 import { type BoletoRow, boletoOfSale } from './data.js';
 import { amountDueOn, type BoletoTerms, lastPayableDay } from './terms.js';
@@ -24,7 +26,43 @@ export async function boletoAmountDue(tx: Queryable, sale: SaleRow, day: string)
   return amountDueOn(boleto.amount, terms, day);
 }
 
-/** The sales module asks this module what a BOLETO sale's payment must be (called once at start). */
+/** Statuses of a sale that was paid (later refunded or disputed included): another payment is a second one. */
+const PAID: ReadonlySet<SaleStatus> = new Set(['PAGO', 'MED', 'CHARGEBACK', 'ESTORNADO']);
+
+export const wasPaid = (status: SaleStatus) => PAID.has(status);
+
+/**
+ * A second payment of a boleto (by Pix or by barcode), in the transaction that found it: a reconciliation
+ * discrepancy `duplicate_payment`, once per payment (`reference`), crediting nothing. The payer is owed it.
+ */
+export async function recordSecondPayment(
+  tx: Queryable,
+  boleto: BoletoRow,
+  payment: PaymentAgain,
+): Promise<void> {
+  await recordPaymentDiscrepancy(tx, {
+    kind: 'duplicate_payment',
+    e2eid: payment.reference,
+    txid: boleto.txid,
+    amount: payment.amount,
+    detail: `boleto ${boleto.nosso_numero} paid again (${payment.detail}): not credited`,
+  });
+}
+
+/** The BOLETO rule for a payment of a sale already paid: recorded as a second payment when it had a boleto. */
+export async function boletoPaidAgain(tx: Queryable, sale: SaleRow, payment: PaymentAgain): Promise<boolean> {
+  if (!wasPaid(sale.status)) return false;
+  const boleto = await boletoOfSale(tx, sale.id);
+  if (!boleto) return false;
+  await recordSecondPayment(tx, boleto, payment);
+  return true;
+}
+
+/**
+ * The sales module asks this module what a BOLETO sale's payment must be, and hands it a payment of a BOLETO
+ * sale already paid (called once at start).
+ */
 export function installBoletoRules(): void {
   setPaidAmountRule('BOLETO', boletoAmountDue);
+  setPaidAgainRule('BOLETO', boletoPaidAgain);
 }

@@ -1,8 +1,20 @@
 import bwipjs from 'bwip-js';
-import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from 'pdf-lib';
+import {
+  fill,
+  PDFDocument,
+  type PDFFont,
+  type PDFPage,
+  popGraphicsState,
+  pushGraphicsState,
+  rectangle,
+  rgb,
+  StandardFonts,
+  setFillingColor,
+} from 'pdf-lib';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import { formatBrl } from '../platform/money/money.js';
 import { formatLine } from '../rails/boleto-barcode.js';
+import { qrModules } from '../rails/qr.js';
 import { nossoNumeroCheckDigit } from './campo-livre.js';
 import type { BoletoRow } from './data.js';
 import { termsOf } from './paid-amount.js';
@@ -14,9 +26,57 @@ const MARGIN = 15 * MM;
 const BLACK = rgb(0, 0, 0);
 const GREY = rgb(0.35, 0.35, 0.35);
 
-/** A PNG from bwip-js (its promise form: no callback given). */
-const png = (options: { bcid: string; text: string; scale: number; height?: number }) =>
-  bwipjs.toBuffer(options) as unknown as Promise<Buffer>;
+/** Filled rectangles [x, y, width, height] (PDF space: y up), in one path filled once. */
+function fillRects(page: PDFPage, rects: [number, number, number, number][]): void {
+  page.pushOperators(
+    pushGraphicsState(),
+    setFillingColor(BLACK),
+    ...rects.map(([x, y, w, h]) => rectangle(x, y, w, h)),
+    fill(),
+    popGraphicsState(),
+  );
+}
+
+/**
+ * The QR code of `text` (error correction M, as the API's pixQrCode) drawn as vector rectangles of its dark
+ * modules (a run of them in a row is one), `size` points square with its top left corner at (x, top). Drawn
+ * instead of embedded as an image: pdf-lib would decode a PNG and compress it again on every render.
+ */
+function drawQr(page: PDFPage, text: string, x: number, top: number, size: number): void {
+  const { size: count, dark } = qrModules(text);
+  const module = size / count;
+  const rects: [number, number, number, number][] = [];
+  for (let row = 0; row < count; row++) {
+    for (let col = 0; col < count; ) {
+      if (!dark(row, col)) {
+        col++;
+        continue;
+      }
+      let end = col;
+      while (end < count && dark(row, end)) end++;
+      rects.push([x + col * module, top - (row + 1) * module, (end - col) * module, module]);
+      col = end;
+    }
+  }
+  fillRects(page, rects);
+}
+
+/**
+ * The ITF (interleaved 2 of 5) barcode of `digits` as vector bars, `width` × `height` points with its top left
+ * corner at (x, top): bwip-js encodes it (bars and spaces alternate, first a bar, in modules).
+ */
+function drawItf(page: PDFPage, digits: string, x: number, top: number, width: number, height: number): void {
+  const [symbol] = bwipjs.raw({ bcid: 'interleaved2of5', text: digits }) as unknown as { sbs: number[] }[];
+  const { sbs } = symbol!;
+  const module = width / sbs.reduce((a, b) => a + b, 0);
+  const rects: [number, number, number, number][] = [];
+  let at = 0;
+  sbs.forEach((units, i) => {
+    if (i % 2 === 0) rects.push([x + at * module, top - height, units * module, height]);
+    at += units;
+  });
+  fillRects(page, rects);
+}
 
 const brDate = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
 const formatDocument = (d: string) =>
@@ -45,16 +105,31 @@ export function instructions(b: BoletoRow): string[] {
   return lines;
 }
 
-/** Text broken into lines of at most `width` points. */
-function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
+/**
+ * The width text takes as drawText sets it: each character's advance, without kerning. pdf-lib's
+ * widthOfTextAtSize counts the font's kerning pairs, which drawText does not apply (a line measured with them
+ * is drawn up to 1 % wider: a BR Code wrapped that way ran past the margin).
+ */
+export function drawnWidth(text: string, font: PDFFont, size: number): number {
+  let width = 0;
+  for (const ch of text) width += font.widthOfTextAtSize(ch, size);
+  return width;
+}
+
+/** Text broken into lines of at most `width` points as drawn (a BR Code has no spaces: it breaks anywhere). */
+export function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
   const out: string[] = [];
   let line = '';
+  let used = 0;
   for (const ch of text) {
-    if (font.widthOfTextAtSize(line + ch, size) > width) {
+    const w = font.widthOfTextAtSize(ch, size);
+    if (line && used + w > width) {
       out.push(line);
       line = '';
+      used = 0;
     }
     line += ch;
+    used += w;
   }
   if (line) out.push(line);
   return out;
@@ -85,7 +160,7 @@ export async function renderBoletoPdf(b: BoletoRow, settings: BoletoSettings): P
   text(page, `Bradesco | ${b.barcode.slice(0, 3)}-2`, MARGIN, 14, bold);
   const line = formatLine(b.digitable_line);
   page.drawText(line, {
-    x: A4.width - MARGIN - bold.widthOfTextAtSize(line, 11),
+    x: A4.width - MARGIN - drawnWidth(line, bold, 11),
     y,
     size: 11,
     font: bold,
@@ -134,11 +209,9 @@ export async function renderBoletoPdf(b: BoletoRow, settings: BoletoSettings): P
 
   // Pix: QR code and copy-and-paste
   text(page, 'Pague com Pix: leia o QR code ou use o Pix copia e cola', MARGIN, 10, bold);
-  const qr = await png({ bcid: 'qrcode', text: b.pix_copy_paste, scale: 4 });
-  const qrImage = await pdf.embedPng(qr);
   const qrSize = 45 * MM;
   y -= 6;
-  page.drawImage(qrImage, { x: MARGIN, y: y - qrSize, width: qrSize, height: qrSize });
+  drawQr(page, b.pix_copy_paste, MARGIN, y, qrSize);
   const copyX = MARGIN + qrSize + 8 * MM;
   let copyY = y - 10;
   for (const part of wrap(b.pix_copy_paste, regular, 8, A4.width - MARGIN - copyX)) {
@@ -154,10 +227,6 @@ export async function renderBoletoPdf(b: BoletoRow, settings: BoletoSettings): P
   y -= 13;
   text(page, line, MARGIN, 12, bold);
   y -= 10;
-  const bars = await png({ bcid: 'interleaved2of5', text: b.barcode, scale: 3, height: 13 });
-  const barImage = await pdf.embedPng(bars);
-  const barWidth = 103 * MM;
-  const barHeight = 13 * MM;
-  page.drawImage(barImage, { x: MARGIN + 5 * MM, y: y - barHeight, width: barWidth, height: barHeight });
+  drawItf(page, b.barcode, MARGIN + 5 * MM, y, 103 * MM, 13 * MM);
   return pdf.save();
 }

@@ -1,16 +1,16 @@
 import type { BoletoSettings } from '../platform/config/boleto.js';
-import type { Db } from '../platform/db/db.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import type { Queue } from '../platform/jobs/queue.js';
-import { recordPaymentDiscrepancy } from '../reconciliation/discrepancies.data.js';
-import { lockSale } from '../sales/data.js';
-import { recordPaidAmount } from '../sales/paid-amount.js';
-import { checkTransition, isOpen } from '../sales/settlement/status-machine.js';
-import { moveSale } from '../sales/settlement/transition.js';
+import { lockSalesById } from '../sales/data.js';
+import { recordPaidAmounts } from '../sales/paid-amount.js';
+import { checkTransition, isOpen, type SaleStatus } from '../sales/settlement/status-machine.js';
+import { applyMoves } from '../sales/settlement/transition.js';
+import type { SaleRow } from '../sales/types.js';
 import { cnabDate, cut, RECORD } from './cnab240.js';
-import { boletoByNossoNumero, markPaidByCnab } from './data.js';
+import { boletosByNossoNumeros, markPaidByCnab } from './data.js';
 import { BoletoInputError } from './errors.js';
 import { beneficiaryKey } from './issue.js';
-import { termsOf } from './paid-amount.js';
+import { recordSecondPayment, termsOf, wasPaid } from './paid-amount.js';
 import { amountDueOn, lastPayableDay } from './terms.js';
 
 /** One liquidação a return file reports (segment T with its U). */
@@ -98,11 +98,17 @@ export function parseRetorno(content: string, bank: string): Liquidacao[] {
   return found;
 }
 
+/** Liquidações decided and credited a statement at a time (all of a file in its one transaction). */
+const CHUNK = 500;
+
 /**
- * Credits each liquidação once, by nosso número, through the sales settlement path (ledger entries and sale.paid
- * with the status change), all in one transaction: a failure imports nothing. A liquidação of a boleto already
- * paid (by Pix, an earlier file, or earlier in this file) credits nothing; one of an amount other than what the
- * boleto asks on its payment date, or past its last payable day, is rejected.
+ * Credits each liquidação once, by nosso número, through the sales settlement path (fee on the paid amount,
+ * ledger entries and sale.paid with the status change), the whole file in one transaction: a failure imports
+ * nothing. A liquidação of a boleto already paid (by Pix, an earlier file, or earlier in this file) credits
+ * nothing; one of an amount other than what the boleto asks on its payment date, or past its last payable day,
+ * is rejected. Lines are decided in file order, a chunk at a time in a fixed number of statements: the chunk's
+ * boletos in one read, their sales locked in one (id order), the paid amounts and fees in one update, every
+ * move through the settler's batched `applyMoves`, and the crediting liquidações marked in one more.
  */
 export async function importRetorno(
   db: Db,
@@ -118,39 +124,82 @@ export async function importRetorno(
     rejected: 0,
   };
   await db.tx(async (tx) => {
-    for (const l of liquidacoes) {
-      const boleto = await boletoByNossoNumero(tx, beneficiaryKey(settings), l.nossoNumero);
-      if (!boleto) {
-        report.unknown++;
-        continue;
-      }
-      const sale = await lockSale(tx, boleto.sale_id);
-      if (!sale || !isOpen(sale.status) || checkTransition(sale.status, 'PAGO') !== 'apply') {
-        report.alreadyPaid++;
-        // the same liquidação reported again is not a second payment; any other one is (paid by Pix first, or
-        // a second liquidação): money the merchant was not credited, to be returned to the payer
-        const sameReport = boleto.cnab_paid_on === l.paidOn && boleto.cnab_paid_amount === l.paidCents;
-        if (sale?.status === 'PAGO' && !sameReport) {
-          await recordPaymentDiscrepancy(tx, {
-            kind: 'duplicate_payment',
-            e2eid: `cnab:${boleto.nosso_numero}:${l.paidOn}:${l.paidCents}`,
-            txid: boleto.txid,
-            amount: l.paidCents,
-            detail: `boleto ${boleto.nosso_numero} paid again by barcode on ${l.paidOn}: not credited`,
-          });
-        }
-        continue;
-      }
-      const terms = termsOf(boleto);
-      if (l.paidOn > lastPayableDay(terms) || l.paidCents !== amountDueOn(boleto.amount, terms, l.paidOn)) {
-        report.rejected++;
-        continue;
-      }
-      await recordPaidAmount(tx, sale, l.paidCents);
-      await markPaidByCnab(tx, boleto.sale_id, l.paidOn, l.paidCents);
-      await moveSale(tx, queue, sale.id, 'PAGO');
-      report.credited++;
+    for (let at = 0; at < liquidacoes.length; at += CHUNK) {
+      await importChunk(tx, queue, beneficiaryKey(settings), liquidacoes.slice(at, at + CHUNK), report);
     }
   });
   return report;
+}
+
+async function importChunk(
+  tx: Queryable,
+  queue: Queue,
+  beneficiary: string,
+  chunk: Liquidacao[],
+  report: RetornoReport,
+): Promise<void> {
+  const boletos = new Map(
+    (
+      await boletosByNossoNumeros(
+        tx,
+        beneficiary,
+        chunk.map((l) => l.nossoNumero),
+      )
+    ).map((b) => [b.nosso_numero, b]),
+  );
+  const sales = new Map(
+    (
+      await lockSalesById(
+        tx,
+        [...boletos.values()].map((b) => b.sale_id),
+      )
+    ).map((s) => [Number(s.id), s]),
+  );
+  // what this chunk has credited so far: a later line about the same boleto sees it paid by that liquidação
+  const creditedNow = new Map<number, Liquidacao>();
+  const credits: { sale: SaleRow; amount: number; liquidacao: Liquidacao }[] = [];
+  for (const l of chunk) {
+    const boleto = boletos.get(l.nossoNumero);
+    const sale = boleto ? sales.get(Number(boleto.sale_id)) : undefined;
+    if (!boleto || !sale) {
+      report.unknown++;
+      continue;
+    }
+    const earlier = creditedNow.get(Number(sale.id));
+    const status: SaleStatus = earlier ? 'PAGO' : sale.status;
+    if (!isOpen(status) || checkTransition(status, 'PAGO') !== 'apply') {
+      report.alreadyPaid++;
+      // the same liquidação reported again is not a second payment; any other one is (paid by Pix first, or
+      // a second liquidação): money the merchant was not credited, to be returned to the payer
+      const paidOn = earlier ? earlier.paidOn : boleto.cnab_paid_on;
+      const paidCents = earlier ? earlier.paidCents : boleto.cnab_paid_amount;
+      const sameReport = paidOn === l.paidOn && paidCents === l.paidCents;
+      if (wasPaid(status) && !sameReport) {
+        await recordSecondPayment(tx, boleto, {
+          reference: `cnab:${boleto.nosso_numero}:${l.paidOn}:${l.paidCents}`,
+          amount: l.paidCents,
+          detail: `by barcode on ${l.paidOn}`,
+        });
+      }
+      continue;
+    }
+    const terms = termsOf(boleto);
+    if (l.paidOn > lastPayableDay(terms) || l.paidCents !== amountDueOn(boleto.amount, terms, l.paidOn)) {
+      report.rejected++;
+      continue;
+    }
+    creditedNow.set(Number(sale.id), l);
+    credits.push({ sale, amount: l.paidCents, liquidacao: l });
+  }
+  const paid = await recordPaidAmounts(tx, credits);
+  await applyMoves(
+    tx,
+    queue,
+    paid.map((before) => ({ before, to: 'PAGO' as const })),
+  );
+  await markPaidByCnab(
+    tx,
+    credits.map((c) => ({ saleId: c.sale.id, paidOn: c.liquidacao.paidOn, amount: c.liquidacao.paidCents })),
+  );
+  report.credited += credits.length;
 }

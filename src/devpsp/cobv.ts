@@ -57,14 +57,18 @@ export class CobvPsp {
     private readonly notify: (chave: string, pix: ReceivedPix[]) => Promise<void>,
   ) {}
 
-  /** A payer pays the cobv on `at` (default now) the amount due that day, unless told another. */
+  /**
+   * A payer pays the cobv on `at` (default now) the amount due that day, unless told another. `again`: a cobv
+   * already CONCLUIDA is paid once more (a second Pix with its own end-to-end id, as a PSP may let through).
+   */
   async pay(
     txid: string,
-    options: { at?: Date; amountCents?: number; times?: number } = {},
+    options: { at?: Date; amountCents?: number; times?: number; again?: boolean } = {},
   ): Promise<ReceivedPix> {
     const cobv = this.cobvs.get(txid);
     if (!cobv) throw new Error(`no cobv ${txid}`);
-    if (cobv.status !== 'ATIVA') throw new Error(`cobv ${txid} is ${cobv.status}`);
+    const payable = cobv.status === 'ATIVA' || (options.again === true && cobv.status === 'CONCLUIDA');
+    if (!payable) throw new Error(`cobv ${txid} is ${cobv.status}`);
     const at = options.at ?? new Date();
     const due = cobvAmountOn(cobv, toSaoPaulo(at).slice(0, 10));
     if (due === null && options.amountCents === undefined)

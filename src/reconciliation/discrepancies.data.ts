@@ -55,6 +55,15 @@ export async function recordPaymentDiscrepancy(db: Queryable, found: Discrepancy
   if (rows.length > 0) discrepanciesFound.inc({ kind: found.kind });
 }
 
+/** Which of these Pix are recorded as a second payment of a boleto (they need no other discrepancy). */
+export async function duplicatePaymentsAmong(db: Queryable, e2eids: string[]): Promise<Set<string>> {
+  const rows = await db.query<{ e2eid: string }>(
+    `SELECT e2eid FROM reconciliation_discrepancies WHERE kind = 'duplicate_payment' AND e2eid = ANY($1::text[])`,
+    [e2eids],
+  );
+  return new Set(rows.map((r) => r.e2eid));
+}
+
 /** Pix once missing at the PSP that it lists now: no longer a discrepancy. */
 export async function resolveListed(db: Queryable, e2eids: string[]): Promise<void> {
   await db.query(

@@ -2,10 +2,10 @@ import type { Db } from '../platform/db/db.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { formatReais, parseReais } from '../platform/money/money.js';
 import type { WarnLog } from '../sales/processors/bcb/devolucoes.js';
-import { creditPix, type Pix, settleRefunds } from '../sales/processors/bcb/received.js';
+import { creditPix, type Pix, pixAmountDue, settleRefunds } from '../sales/processors/bcb/received.js';
 import { type ChargeRecord, recordsOfPage, saleStatus } from '../sales/processors/bcb/received-records.js';
 import type { SaleSettler } from '../sales/settlement/settler.js';
-import type { Discrepancy } from './discrepancies.data.js';
+import { type Discrepancy, duplicatePaymentsAmong } from './discrepancies.data.js';
 import type { Counts } from './runs.data.js';
 
 export interface MatchDeps {
@@ -22,7 +22,9 @@ const REFUNDABLE = new Set(['PAGO', 'MED', 'CHARGEBACK']);
  * that the gateway never credited is credited now through the webhook's own path (`creditPix`: recorded once
  * by end-to-end id, so a late webhook or another run finds it and changes nothing); DEVOLVIDO devoluções of a
  * sale not yet ESTORNADO are applied through the webhook's `settleRefunds`. A Pix naming no charge, or paying
- * another amount, is a discrepancy and credits nothing. Two reads cover a page where nothing is missing.
+ * another amount (for a boleto, than it asked on the day it was paid: one more read per boleto Pix), is a
+ * discrepancy and credits nothing (a boleto's second Pix, already recorded as `duplicate_payment`, is no other
+ * one). Three reads cover a page of PIX charges where nothing is missing.
  */
 export async function matchPage(
   deps: MatchDeps,
@@ -30,7 +32,10 @@ export async function matchPage(
 ): Promise<{ counts: Counts; found: Discrepancy[] }> {
   const e2eids = page.map((p) => p.endToEndId);
   const txids = page.flatMap((p) => (typeof p.txid === 'string' ? [p.txid] : []));
-  const records = await recordsOfPage(deps.db, e2eids, txids);
+  const [records, duplicates] = await Promise.all([
+    recordsOfPage(deps.db, e2eids, txids),
+    duplicatePaymentsAmong(deps.db, e2eids),
+  ]);
   const counts: Counts = { received: page.length, matched: 0, creditedNow: 0, refundedNow: 0 };
   const found: Discrepancy[] = [];
   for (const pix of page) {
@@ -38,25 +43,36 @@ export async function matchPage(
     const record = records.pix.get(pix.endToEndId);
     const charge = pix.txid ? records.charges.get(pix.txid) : undefined;
     const base = { e2eid: pix.endToEndId, txid: pix.txid ?? null, amount };
-    if (record?.credited) {
+    if (record?.credited || duplicates.has(pix.endToEndId)) {
+      // credited, or a boleto's second payment already recorded as such
       counts.matched++;
     } else if (!charge) {
       found.push({ ...base, kind: 'unknown_charge', detail: unknownDetail(pix) });
       continue;
-    } else if (amount !== charge.amount) {
-      found.push({
-        ...base,
-        kind: 'amount_mismatch',
-        detail: `paid ${pix.valor}, the charge is ${formatReais(charge.amount)}`,
-      });
-      continue;
     } else {
+      const due = await amountDueOf(deps, pix, charge);
+      if (amount !== due) {
+        const detail =
+          due === null
+            ? `paid ${pix.valor} after the charge's last day to be paid`
+            : `paid ${pix.valor}, the charge is ${formatReais(due)}`;
+        found.push({ ...base, kind: 'amount_mismatch', detail });
+        continue;
+      }
       counts.matched++;
       if (!record && (await creditPix(deps.db, deps.queue, pix)) === 'credited') counts.creditedNow++;
     }
     if (charge && (await refundedNow(deps, pix, charge))) counts.refundedNow++;
   }
   return { counts, found };
+}
+
+/**
+ * What the Pix had to pay: the charge's amount, or for a boleto what creditPix asks on the day it was paid (its
+ * fine and interest, or less its discount; null past its last payable day).
+ */
+async function amountDueOf(deps: MatchDeps, pix: Pix, charge: ChargeRecord): Promise<number | null> {
+  return charge.paymentMethod === 'BOLETO' ? pixAmountDue(deps.db, pix) : charge.amount;
 }
 
 function unknownDetail(pix: Pix): string {

@@ -110,6 +110,12 @@ export async function lockSale(tx: Queryable, id: number): Promise<SaleRow | nul
   return row ?? null;
 }
 
+/** These sales, locked in id order (two batches cannot deadlock); the ones that exist. */
+export async function lockSalesById(tx: Queryable, ids: number[]): Promise<SaleRow[]> {
+  if (ids.length === 0) return [];
+  return tx.query<SaleRow>('SELECT * FROM sales WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', [ids]);
+}
+
 export async function setReserveHeld(tx: Queryable, id: number, reserveHeld: boolean): Promise<void> {
   await tx.query('UPDATE sales SET reserve_held = $2, updated_at = now() WHERE id = $1', [id, reserveHeld]);
 }

@@ -1,6 +1,6 @@
 import type { Queryable } from '../platform/db/db.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
-import { saleFees } from './fees.js';
+import { feeRates, feesAt, saleFees } from './fees.js';
 import type { PaymentMethod, SaleRow } from './types.js';
 
 /**
@@ -33,4 +33,65 @@ export async function recordPaidAmount(tx: Queryable, sale: SaleRow, paid: numbe
       WHERE id = $1`,
     [sale.id, paid, fees.systemFee, fees.netAmount, fees.reserveAmount],
   );
+}
+
+/**
+ * recordPaidAmount of many sales (locked by the caller, distinct) in two statements: their accounts' rates, then
+ * one update. Returns the sales as they are now, in the order given, for the moves that follow.
+ */
+export async function recordPaidAmounts(
+  tx: Queryable,
+  paid: { sale: SaleRow; amount: number }[],
+): Promise<SaleRow[]> {
+  if (paid.length === 0) return [];
+  const rates = await feeRates(
+    tx,
+    paid.map((p) => p.sale.account_id),
+  );
+  const fees = paid.map((p) => feesAt(rates, p.sale.account_id, p.amount));
+  const rows = await tx.query<SaleRow>(
+    `UPDATE sales s SET paid_amount = u.paid, system_fee = u.fee, net_amount = u.net, reserve_amount = u.reserve,
+            updated_at = now()
+       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
+         AS u(id, paid, fee, net, reserve)
+      WHERE s.id = u.id
+     RETURNING s.*`,
+    [
+      paid.map((p) => p.sale.id),
+      paid.map((p) => p.amount),
+      fees.map((f) => f.systemFee),
+      fees.map((f) => f.netAmount),
+      fees.map((f) => f.reserveAmount),
+    ],
+  );
+  const byId = new Map(rows.map((r) => [Number(r.id), r]));
+  return paid.map((p) => byId.get(Number(p.sale.id))!);
+}
+
+/** A payment that reached a sale already paid (a boleto's Pix after its barcode, say). */
+export interface PaymentAgain {
+  /** The payment's own reference, unique per payment (a Pix's end-to-end id). */
+  reference: string;
+  amount: number;
+  /** What the payment was, for a person reading the record. */
+  detail: string;
+}
+
+/**
+ * What a payment method does with a payment of a sale already paid: true when it recorded it (the payment then
+ * credits nothing), false when it is no second payment to it. The boletos module records a BOLETO's as a
+ * reconciliation discrepancy.
+ */
+export type PaidAgainRule = (tx: Queryable, sale: SaleRow, payment: PaymentAgain) => Promise<boolean>;
+
+const againRules = new Map<PaymentMethod, PaidAgainRule>();
+
+export function setPaidAgainRule(method: PaymentMethod, rule: PaidAgainRule): void {
+  againRules.set(method, rule);
+}
+
+/** A payment of `sale` handed to its method's rule (no rule: not recorded, false). */
+export async function recordPaidAgain(tx: Queryable, sale: SaleRow, payment: PaymentAgain): Promise<boolean> {
+  const rule = againRules.get(sale.payment_method);
+  return rule ? rule(tx, sale, payment) : false;
 }

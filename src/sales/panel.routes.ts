@@ -11,9 +11,11 @@ import type { AuthHook, Http } from '../platform/http/types.js';
 import { maskDocument } from '../platform/privacy/mask.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { refundSale } from './charges.js';
+import { ChargeBody, CreatedSale } from './charges.schemas.js';
 import { saleForAccount, saleJson } from './lookup.js';
 import { allSales, listSales, type SaleCsvRow, type SaleFilters } from './panel.data.js';
 import type { PixChargeProcessor } from './processors/processor.js';
+import { type ChargeDeps, openCharge } from './routes.js';
 import { IdPath, Sale, SalesPage } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
 import { SALE_STATUSES } from './settlement/status-machine.js';
@@ -106,6 +108,8 @@ export interface SalesPanelDeps {
   settler: SaleSettler;
   /** Every processor able to refund, by name (a sale is refunded where it was charged). */
   refunders: ReadonlyMap<string, PixChargeProcessor>;
+  /** What "Nova cobrança" opens charges with: the API's own processors. */
+  charges: ChargeDeps;
 }
 
 export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise<void> {
@@ -176,6 +180,34 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
         throw err instanceof AppError && err.code === 'FORBIDDEN' ? notFound('Sale not found') : err;
       });
       return sendJsonText(reply, 200, body);
+    },
+  );
+
+  app.post(
+    '/api/sales',
+    {
+      config: { errorShape: 'envelope', permission: 'withdrawals.create' },
+      onRequest: deps.requireSession,
+      schema: {
+        tags: ['panel'],
+        summary:
+          '"Nova cobrança": open a PIX charge or issue a boleto híbrido from the panel (POST /api/transactions\'s own path and body)',
+        body: ChargeBody,
+        response: {
+          201: CreatedSale,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+          409: EnvelopeErrorBody,
+          422: EnvelopeErrorBody,
+          502: EnvelopeErrorBody,
+          503: EnvelopeErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { body } = await openCharge(deps.charges, accountOf(request), request.body, null, request.log);
+      return sendJsonText(reply, 201, body);
     },
   );
 

@@ -1,4 +1,5 @@
-import { Type } from 'typebox';
+import type { Logger } from 'pino';
+import { type Static, Type } from 'typebox';
 import { merchantOf } from '../auth/api-key.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import {
@@ -49,6 +50,43 @@ export interface BoletoSales {
 
 const security = [{ publicKey: [], privateKey: [] }];
 
+/** What opening a charge needs: the processors of both methods (the API's and the panel's routes). */
+export type ChargeDeps = Pick<SalesRouteDeps, 'db' | 'pixProcessor' | 'boletoSales' | 'allowPrivateTargets'>;
+
+/**
+ * Opens a PIX charge or issues a boleto for the account, as the body says (validated by `ChargeBody`): the stored
+ * Sale object, key order kept, with the QR code of its BR Code appended.
+ */
+export async function openCharge(
+  deps: ChargeDeps,
+  accountId: number,
+  input: Static<typeof ChargeBody>,
+  key: string | null,
+  log: Logger,
+): Promise<{ body: string; replayed: boolean }> {
+  let opened: { sale: SaleRow; replayed: boolean };
+  if (input.paymentMethod === 'BOLETO') {
+    const boletos = deps.boletoSales;
+    if (!boletos)
+      throw new AppError('PROCESSOR_UNAVAILABLE', 'No payment processor is configured to issue boletos');
+    opened = await createKeyedSale(deps.db, accountId, key, input, (bind) =>
+      boletos.open(accountId, input, bind),
+    );
+  } else {
+    opened = await createPixSale(
+      deps.db,
+      deps.pixProcessor,
+      accountId,
+      input as unknown as ChargeInput, // the schema validated it; shipping is a plain object
+      key,
+      { allowPrivateTargets: deps.allowPrivateTargets, log },
+    );
+  }
+  const body = await saleJson(deps.db, opened.sale.id);
+  const qr = await qrSvgDataUri(opened.sale.pix_key!);
+  return { body: `${body.slice(0, -1)},"pixQrCode":${JSON.stringify(qr)}}`, replayed: opened.replayed };
+}
+
 export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void> {
   const saleFor = saleLookups(deps.db);
   app.post(
@@ -87,31 +125,9 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
     async (request, reply) => {
       const { accountId } = merchantOf(request);
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      if (request.body.paymentMethod === 'BOLETO') {
-        const boletos = deps.boletoSales;
-        if (!boletos)
-          throw new AppError('PROCESSOR_UNAVAILABLE', 'No payment processor is configured to issue boletos');
-        const { sale, replayed } = await createKeyedSale(deps.db, accountId, key, request.body, (bind) =>
-          boletos.open(accountId, request.body, bind),
-        );
-        if (replayed) reply.header('idempotent-replayed', 'true');
-        const body = await saleJson(deps.db, sale.id);
-        const qr = await qrSvgDataUri(sale.pix_key!);
-        return sendJsonText(reply, 201, `${body.slice(0, -1)},"pixQrCode":${JSON.stringify(qr)}}`);
-      }
-      const { sale, replayed } = await createPixSale(
-        deps.db,
-        deps.pixProcessor,
-        accountId,
-        request.body as unknown as ChargeInput, // the schema validated it; shipping is a plain object
-        key,
-        { allowPrivateTargets: deps.allowPrivateTargets, log: request.log },
-      );
+      const { body, replayed } = await openCharge(deps, accountId, request.body, key, request.log);
       if (replayed) reply.header('idempotent-replayed', 'true');
-      const body = await saleJson(deps.db, sale.id);
-      const qr = await qrSvgDataUri(sale.pix_key!);
-      // The stored Sale object, key order kept, with the QR code appended.
-      return sendJsonText(reply, 201, `${body.slice(0, -1)},"pixQrCode":${JSON.stringify(qr)}}`);
+      return sendJsonText(reply, 201, body);
     },
   );
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cut } from '../../src/boletos/cnab240.js';
+import { importRetorno, type Liquidacao } from '../../src/boletos/retorno.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { eventsOf, moveTo } from '../sales/fixtures.js';
@@ -118,6 +119,76 @@ describe('gateway boletos retorno (CNAB 240, segments T and U)', () => {
   });
 });
 
+describe('a return file longer than one chunk of 500 lines', () => {
+  const unknown = (n: number): Liquidacao[] =>
+    Array.from({ length: n }, (_, i) => ({
+      nossoNumero: String(90_000_000_000 + i),
+      paidCents: 10000,
+      paidOn: spDay(1),
+    }));
+  const platform = () => server.runtime.platform;
+  const importDirect = (lines: Liquidacao[]) =>
+    importRetorno(platform().db, platform().queue, settings(), lines);
+
+  it('decides each line in file order across chunks: credited once, the repeat alreadyPaid, a second liquidação a duplicate', async () => {
+    const [a, b] = [await issue(), await issue()];
+    const balance = await getBalance(db(), merchant.accountId);
+    const paid = { nossoNumero: a.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) };
+    const report = await importDirect([
+      paid,
+      ...unknown(520),
+      paid, // the same liquidação, in the next chunk
+      { ...paid, paidOn: spDay(2) }, // a second one
+      { nossoNumero: b.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(2) },
+    ]);
+    expect(report).toEqual({ lines: 524, credited: 2, alreadyPaid: 2, unknown: 520, rejected: 0 });
+    expect(await statusOf(a.id)).toEqual({ status: 'PAGO', paid_amount: 10000 });
+    expect(await statusOf(b.id)).toEqual({ status: 'PAGO', paid_amount: 10000 });
+    const nets = await db().query<{ net: number }>(
+      'SELECT sum(net_amount)::bigint AS net FROM sales WHERE id = ANY($1)',
+      [[a.id, b.id]],
+    );
+    expect((await getBalance(db(), merchant.accountId)).total - balance.total).toBe(nets[0]!.net);
+    const found = await db().query<{ kind: string }>(
+      'SELECT kind FROM reconciliation_discrepancies WHERE txid = $1',
+      [a.externalTransactionId],
+    );
+    expect(found).toEqual([{ kind: 'duplicate_payment' }]);
+    expect((await eventsOf(server, 'sale', a.id)).map((e) => e.event_type)).toEqual([
+      'sale.pending',
+      'sale.paid',
+    ]);
+  });
+
+  it('a failure in a later chunk imports nothing of the file, earlier chunks included', async () => {
+    const a = await issue();
+    // a merchant whose fee is more than the boleto: crediting it fails
+    const costly = await createMerchant(server, 'Taxa alta');
+    await db().query('UPDATE accounts SET sale_fee_fixed = 20000 WHERE id = $1', [costly.accountId]);
+    const res = await call<BoletoSaleBody>('POST', `${server.url}/api/transactions`, {
+      headers: costly.keys,
+      body: boletoInput({
+        amount: 30000,
+        items: [{ title: 'Curso', unitPrice: 30000, quantity: 1, tangible: false }],
+      }),
+    });
+    expect(res.status, res.text).toBe(201);
+    await db().query('UPDATE accounts SET sale_fee_fixed = 40000 WHERE id = $1', [costly.accountId]);
+    const balance = await getBalance(db(), merchant.accountId);
+    await expect(
+      importDirect([
+        { nossoNumero: a.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) },
+        ...unknown(520),
+        { nossoNumero: res.body.boleto.nossoNumero, paidCents: 30000, paidOn: spDay(1) },
+      ]),
+    ).rejects.toThrow(/does not cover/);
+    expect(await statusOf(a.id)).toEqual({ status: 'PENDENTE', paid_amount: null });
+    expect(await statusOf(res.body.id)).toEqual({ status: 'PENDENTE', paid_amount: null });
+    expect((await getBalance(db(), merchant.accountId)).total).toBe(balance.total);
+    expect(await eventsOf(server, 'sale', a.id)).toHaveLength(1);
+  });
+});
+
 describe('a boleto paid twice', () => {
   it('paid first (Pix, here the sandbox), then by barcode: credits nothing and is a duplicate_payment discrepancy', async () => {
     const sale = await issue();
@@ -134,6 +205,39 @@ describe('a boleto paid twice', () => {
       [sale.externalTransactionId],
     );
     expect(found).toEqual([{ kind: 'duplicate_payment', txid: sale.externalTransactionId, amount: 10000 }]);
+  });
+
+  it('paid by barcode, then a second liquidação in a later file: credits nothing, one duplicate_payment however often imported', async () => {
+    const sale = await issue();
+    const first = retornoFile(settings(), [
+      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) },
+    ]);
+    expect((await importFile('paid-1.ret', first)).json).toMatchObject({ credited: 1 });
+    const balance = await getBalance(db(), merchant.accountId);
+    const later = retornoFile(
+      settings(),
+      [{ nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(2) }],
+      '2026-11-26',
+    );
+    expect((await importFile('paid-2.ret', later)).json).toMatchObject({ credited: 0, alreadyPaid: 1 });
+    expect((await importFile('paid-2-again.ret', later)).json).toMatchObject({ credited: 0, alreadyPaid: 1 });
+    expect(await statusOf(sale.id)).toEqual({ status: 'PAGO', paid_amount: 10000 });
+    expect((await getBalance(db(), merchant.accountId)).total).toBe(balance.total);
+    const found = await db().query<{ kind: string; amount: number; detail: string }>(
+      'SELECT kind, amount::int AS amount, detail FROM reconciliation_discrepancies WHERE txid = $1',
+      [sale.externalTransactionId],
+    );
+    expect(found).toEqual([
+      {
+        kind: 'duplicate_payment',
+        amount: 10000,
+        detail: `boleto ${sale.boleto.nossoNumero} paid again (by barcode on ${spDay(2)}): not credited`,
+      },
+    ]);
+    expect((await eventsOf(server, 'sale', sale.id)).map((e) => e.event_type)).toEqual([
+      'sale.pending',
+      'sale.paid',
+    ]);
   });
 
   it('the same liquidação reported again (a file imported twice) is no discrepancy', async () => {

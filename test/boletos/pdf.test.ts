@@ -73,6 +73,13 @@ describe('the boleto PDF', () => {
     const text = execFileSync('pdftotext', ['-layout', path.join(dir, 'boleto.pdf'), '-'], {
       encoding: 'utf8',
     });
+    // the Pix copy-and-paste, wrapped: all of it on the page, nothing past the right margin (15 mm)
+    expect(text.replace(/\s+/g, '')).toContain(sale.boleto.pixCopyPaste.replace(/\s+/g, ''));
+    const boxes = execFileSync('pdftotext', ['-bbox', path.join(dir, 'boleto.pdf'), '-'], {
+      encoding: 'utf8',
+    });
+    const rightmost = Math.max(...[...boxes.matchAll(/xMax="([\d.]+)"/g)].map((m) => Number(m[1])));
+    expect(rightmost).toBeLessThanOrEqual(595.28 - (15 * 72) / 25.4 + 0.01);
     for (const shown of [
       'Maria Silva',
       'R$ 259,90',

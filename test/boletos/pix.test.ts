@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importRetorno } from '../../src/boletos/retorno.js';
 import type { DevPsp } from '../../src/devpsp/server.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { fromSaoPaulo } from '../../src/platform/time/sao-paulo.js';
 import { hasValidCrc } from '../../src/rails/brcode.js';
 import { PixApiClient } from '../../src/rails/pix-api-client.js';
+import { reconcileWindow } from '../../src/reconciliation/service.js';
 import { cancelExpiredCharges } from '../../src/sales/charges.js';
 import { BcbProcessor } from '../../src/sales/processors/bcb/adapter.js';
+import { SaleSettler } from '../../src/sales/settlement/settler.js';
 import { eventsOf } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -47,6 +50,12 @@ const expiryRound = async () => {
     await client.close();
   }
 };
+/** The discrepancies recorded against a boleto's cobv. */
+const duplicatesOf = (txid: string) =>
+  db().query<{ kind: string; e2eid: string; amount: number }>(
+    'SELECT kind, e2eid, amount::int AS amount FROM reconciliation_discrepancies WHERE txid = $1 ORDER BY id',
+    [txid],
+  );
 /** Noon in São Paulo on a date. */
 const noon = (day: string) => fromSaoPaulo(`${day}T12:00:00`);
 
@@ -142,6 +151,90 @@ describe('a boleto híbrido with PIX_PROCESSOR=bcb', () => {
     ]);
     expect(await expiryRound()).toBe(0);
     expect(await lookup(sale.id)).toMatchObject({ status: 'PAGO', paidAmount: 10000 });
+  });
+
+  it('a second Pix of a boleto paid by Pix (another end-to-end id) credits nothing: one duplicate_payment, however often notified', async () => {
+    const sale = await issue();
+    await psp.cobv.pay(sale.externalTransactionId, { at: noon(spDay(3)) });
+    expect(await lookup(sale.id)).toMatchObject({ status: 'PAGO', paidAmount: 10000 });
+    const balance = await getBalance(db(), merchant.accountId);
+    const second = await psp.cobv.pay(sale.externalTransactionId, {
+      at: noon(spDay(4)),
+      again: true,
+      times: 2,
+    });
+    expect(await lookup(sale.id)).toMatchObject({ status: 'PAGO', paidAmount: 10000 });
+    expect((await getBalance(db(), merchant.accountId)).total).toBe(balance.total);
+    expect(await duplicatesOf(sale.externalTransactionId)).toEqual([
+      { kind: 'duplicate_payment', e2eid: second.endToEndId, amount: 10203 },
+    ]);
+    const [row] = await db().query<{ credited: boolean; reason: string }>(
+      'SELECT credited, reason FROM bcb_received_pix WHERE e2eid = $1',
+      [second.endToEndId],
+    );
+    expect(row).toEqual({ credited: false, reason: 'the sale is PAGO' });
+    expect((await eventsOf(server, 'sale', sale.id)).map((e) => e.event_type)).toEqual([
+      'sale.pending',
+      'sale.paid',
+    ]);
+
+    // a reconciliation run over both Pix finds the second one recorded already: no amount_mismatch besides
+    const { queue } = server.runtime.platform;
+    const client = new PixApiClient(server.runtime.platform.config.bcb!, 2000);
+    try {
+      const deps = { db: db(), queue, settler: new SaleSettler(db(), queue), client };
+      const report = await reconcileWindow(
+        deps,
+        new Date(noon(spDay(3)).getTime() - 60_000),
+        new Date(noon(spDay(4)).getTime() + 60_000),
+      );
+      expect(report).toMatchObject({ creditedNow: 0, discrepancies: [] });
+      expect(report.matched).toBe(report.received);
+    } finally {
+      await client.close();
+    }
+    expect(await duplicatesOf(sale.externalTransactionId)).toHaveLength(1);
+    expect((await getBalance(db(), merchant.accountId)).total).toBe(balance.total);
+  });
+
+  it('a Pix of a boleto paid by barcode credits nothing and is a duplicate_payment', async () => {
+    const sale = await issue();
+    const platform = server.runtime.platform;
+    const report = await importRetorno(platform.db, platform.queue, platform.config.boleto, [
+      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(2) },
+    ]);
+    expect(report).toMatchObject({ credited: 1 });
+    const balance = await getBalance(db(), merchant.accountId);
+    const pix = await psp.cobv.pay(sale.externalTransactionId, { at: noon(spDay(2)), times: 2 });
+    expect(await lookup(sale.id)).toMatchObject({ status: 'PAGO', paidAmount: 10000 });
+    expect((await getBalance(db(), merchant.accountId)).total).toBe(balance.total);
+    expect(await duplicatesOf(sale.externalTransactionId)).toEqual([
+      { kind: 'duplicate_payment', e2eid: pix.endToEndId, amount: 10000 },
+    ]);
+  });
+
+  it('a boleto Pix whose webhook was lost is credited by reconciliation on what was due that day (a discount here)', async () => {
+    const sale = await issue();
+    psp.state.webhooks.clear(); // the PSP cannot reach the gateway
+    let pix: { endToEndId: string };
+    try {
+      pix = await psp.cobv.pay(sale.externalTransactionId, { at: noon(spDay(0)) });
+    } finally {
+      psp.state.webhooks.set(RECEIVER_KEY, `${server.env.PUBLIC_URL}/api/providers/bcb/webhook`);
+    }
+    expect((await lookup(sale.id)).status).toBe('PENDENTE');
+    const { queue } = server.runtime.platform;
+    const client = new PixApiClient(server.runtime.platform.config.bcb!, 2000);
+    try {
+      const deps = { db: db(), queue, settler: new SaleSettler(db(), queue), client };
+      const at = noon(spDay(0)).getTime();
+      const report = await reconcileWindow(deps, new Date(at - 60_000), new Date(at + 60_000));
+      expect(report.discrepancies.filter((d) => d.e2eid === pix.endToEndId)).toEqual([]);
+      expect(report.creditedNow).toBe(1);
+    } finally {
+      await client.close();
+    }
+    expect(await lookup(sale.id)).toMatchObject({ status: 'PAGO', paidAmount: 9500 });
   });
 
   it('keeps the ledger balanced', async () => {

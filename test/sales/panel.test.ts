@@ -256,3 +256,52 @@ describe('periods (from/to)', () => {
     expect(rows.map((r) => Number(r.id))).toEqual(expected(5, 10));
   });
 });
+
+describe('POST /api/sales ("Nova cobrança")', () => {
+  const address = {
+    street: 'Rua das Flores',
+    number: '100',
+    district: 'Centro',
+    city: 'São Paulo',
+    state: 'SP',
+    zipCode: '01001-000',
+  };
+  const dueDate = () => new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+  const open = (body: object, headers: Record<string, string> = m.panel) =>
+    call<Sale & { pixQrCode: string; boletoCode: string | null; boleto?: { digitableLine: string } }>(
+      'POST',
+      `${server.url}/api/sales`,
+      { headers, body },
+    );
+
+  it("opens a PIX charge or issues a boleto for the session's account, as POST /api/transactions does", async () => {
+    const pix = await open(sale(1));
+    expect(pix.status, pix.text).toBe(201);
+    expect(pix.body).toMatchObject({ status: 'PENDENTE', paymentMethod: 'PIX' });
+    expect(pix.body.pixQrCode).toMatch(/^data:image\/svg\+xml;base64,/);
+    const boleto = await open({
+      ...sale(0),
+      customer: { ...sale(0).customer, address },
+      boleto: { dueDate: dueDate() },
+    });
+    expect(boleto.status, boleto.text).toBe(201);
+    expect(boleto.body).toMatchObject({ status: 'PENDENTE', paymentMethod: 'BOLETO' });
+    expect(boleto.body.boletoCode).toBe(boleto.body.boleto!.digitableLine);
+    for (const s of [pix.body, boleto.body]) {
+      expect((await call('GET', `${server.url}/api/sales/${s.uuid}`, { headers: m.panel })).status).toBe(200);
+      expect((await call('GET', `${server.url}/api/sales/${s.uuid}`, { headers: other.panel })).status).toBe(
+        404,
+      );
+    }
+  });
+
+  it('refuses a boleto without the payer’s address in shape A, and anyone without a session', async () => {
+    const res = await open({ ...sale(0), boleto: { dueDate: dueDate() } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      error: { code: 'VALIDATION_ERROR', message: 'customer.address is required for a boleto' },
+    });
+    expect((await call('POST', `${server.url}/api/sales`, { body: sale(1) })).status).toBe(401);
+    expect((await open(sale(1), m.keys)).status).toBe(401);
+  });
+});

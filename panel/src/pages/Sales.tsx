@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Sale } from '../api';
+import { api, can, type Sale } from '../api';
 import { date, money } from '../ui/format';
 import { ErrorText, Options, Table } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
@@ -38,6 +38,13 @@ export function Sales() {
   return (
     <>
       <h1>Vendas</h1>
+      {can('withdrawals.create') && (
+        <p>
+          <a class="button" href="#/cobrancas/nova">
+            Nova cobrança
+          </a>
+        </p>
+      )}
       <form
         class="filters"
         onSubmit={(e) => {

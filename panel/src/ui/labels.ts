@@ -163,6 +163,12 @@ export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED' | 'PASSWORD_REFU
  */
 const FIELDS: [RegExp, string][] = [
   [/^amount\b/, 'o valor'],
+  [/^customer\.address\.zipCode\b/, 'o CEP'],
+  [/^customer\.address\.state\b/, 'a UF'],
+  [/^customer\.address\b/, 'o endereço'],
+  [/^customer\.document\b/, 'o CPF/CNPJ'],
+  [/^customer\.phone\b/, 'o telefone'],
+  [/^boleto\.dueDate\b/, 'o vencimento'],
   [/^pixKeyType\b/, 'o tipo de chave PIX'],
   [/^pixKey\b/, 'a chave PIX'],
   [/^webhookUrl\b/, 'a URL do webhook'],

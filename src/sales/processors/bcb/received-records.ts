@@ -12,6 +12,7 @@ export interface ChargeRecord {
   id: number;
   amount: number;
   status: string;
+  paymentMethod: string;
 }
 
 /**
@@ -28,8 +29,8 @@ export async function recordsOfPage(
       'SELECT e2eid, credited, sale_id FROM bcb_received_pix WHERE e2eid = ANY($1::text[])',
       [e2eids],
     ),
-    db.query<{ txid: string; id: number; amount: number; status: string }>(
-      `SELECT external_transaction_id AS txid, id, amount, status FROM sales
+    db.query<{ txid: string; id: number; amount: number; status: string; payment_method: string }>(
+      `SELECT external_transaction_id AS txid, id, amount, status, payment_method FROM sales
         WHERE processor = $1 AND external_transaction_id = ANY($2::text[])`,
       [BCB_PROCESSOR, txids],
     ),
@@ -37,7 +38,10 @@ export async function recordsOfPage(
   return {
     pix: new Map(pixRows.map((r) => [r.e2eid, { credited: r.credited, saleId: r.sale_id }])),
     charges: new Map(
-      chargeRows.map((r) => [r.txid, { id: Number(r.id), amount: Number(r.amount), status: r.status }]),
+      chargeRows.map((r) => [
+        r.txid,
+        { id: Number(r.id), amount: Number(r.amount), status: r.status, paymentMethod: r.payment_method },
+      ]),
     ),
   };
 }

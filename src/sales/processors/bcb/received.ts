@@ -4,7 +4,7 @@ import { parseReais } from '../../../platform/money/money.js';
 import { type PixApiClient, PspError } from '../../../rails/pix-api-client.js';
 import { findSaleByProcessorRef } from '../../charges.data.js';
 import { lockSale } from '../../data.js';
-import { amountDue, recordPaidAmount } from '../../paid-amount.js';
+import { amountDue, recordPaidAgain, recordPaidAmount } from '../../paid-amount.js';
 import type { SaleSettler } from '../../settlement/settler.js';
 import { checkTransition, isOpen } from '../../settlement/status-machine.js';
 import { moveSale } from '../../settlement/transition.js';
@@ -164,11 +164,13 @@ export async function settleRefunds(
 
 /**
  * Records a confirmed Pix once (by end-to-end id) and credits its sale when the amount is the charge's and
- * the sale can still become PAGO; otherwise it is kept with the reason and credits nothing.
+ * the sale can still become PAGO; otherwise it is kept with the reason and credits nothing. A Pix of a sale
+ * already paid whose method records second payments (a boleto's: a reconciliation discrepancy) is recorded
+ * there, in the same transaction, once: a repeat of the Pix stops at its end-to-end id above.
  */
 export async function creditPix(db: Db, queue: Queue, pix: Pix): Promise<PixOutcome> {
   const amount = parseReais(pix.valor) ?? -1;
-  const paidAt = pix.horario === undefined ? Number.NaN : Date.parse(pix.horario);
+  const paidAt = paidAtOf(pix);
   return db.tx(async (tx) => {
     const claimed = await tx.query(
       `INSERT INTO bcb_received_pix (e2eid, txid, amount, credited, paid_at) VALUES ($1, $2, $3, false, $4)
@@ -189,7 +191,16 @@ export async function creditPix(db: Db, queue: Queue, pix: Pix): Promise<PixOutc
       : null;
     let reason: string | null = null;
     if (!sale) reason = 'no sale has this txid';
-    else if (due === null) reason = 'the charge can no longer be paid';
+    else if (
+      await recordPaidAgain(tx, sale, {
+        reference: pix.endToEndId,
+        amount,
+        detail: `Pix ${pix.endToEndId} of ${pix.valor}`,
+      })
+    ) {
+      // a second payment of a sale already paid (a boleto's): its method recorded it; nothing is credited
+      reason = `the sale is ${sale.status}`;
+    } else if (due === null) reason = 'the charge can no longer be paid';
     else if (amount !== due) reason = `paid ${pix.valor}, the charge is ${due} cents`;
     else if (!isOpen(sale.status) || checkTransition(sale.status, 'PAGO') !== 'apply') {
       reason = `the sale is ${sale.status}`;
@@ -207,6 +218,22 @@ export async function creditPix(db: Db, queue: Queue, pix: Pix): Promise<PixOutc
     ]);
     return reason === null ? 'credited' : 'not_credited';
   });
+}
+
+/** When the PSP says the Pix was paid (ms), NaN when `horario` is missing or unreadable. */
+const paidAtOf = (pix: Pix) => (pix.horario === undefined ? Number.NaN : Date.parse(pix.horario));
+
+/**
+ * What a Pix of the charge `txid` must be, as creditPix judges it: the sale's amount, or a boleto's with its
+ * fine and interest, or less its discount, on the day the Pix was paid; null when no sale has the txid or the
+ * charge can no longer be paid.
+ */
+export async function pixAmountDue(db: Queryable, pix: Pix): Promise<number | null> {
+  if (!pix.txid) return null;
+  const sale = await findSaleByProcessorRef(db, BCB_PROCESSOR, pix.txid);
+  if (!sale) return null;
+  const paidAt = paidAtOf(pix);
+  return amountDue(db, sale, Number.isFinite(paidAt) ? new Date(paidAt) : new Date());
 }
 
 /**

@@ -1,0 +1,102 @@
+/**
+ * "Nova cobrança" in Debian's chromium against a real server (the sandbox plays the cobv): a boleto issued from
+ * the panel, then its sale's page with the linha digitável, its copy button and the PDF. Screenshots in
+ * test-output/screenshots.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../src/accounts/accounts.service.js';
+import { digitableLine } from '../../src/rails/boleto-barcode.js';
+import { spDay } from '../boletos/fixtures.js';
+import { launch, shot } from '../support/browser.js';
+import { call } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+let accountId: number;
+const EMAIL = 'boletos@example.com';
+const PASSWORD = 'senha-dos-boletos-1';
+
+beforeAll(async () => {
+  server = await startServer();
+  accountId = (
+    await createAccount(server.runtime.platform.db, {
+      name: 'Loja Boletos',
+      email: EMAIL,
+      password: PASSWORD,
+    })
+  ).id;
+  browser = await launch();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  page = await context.newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('"Nova cobrança" issues a boleto', () => {
+  it('from the sales page: due date, the payer and their address; the sale page shows the line, a copy button and the PDF', async () => {
+    await page.goto(`${server.url}/`);
+    await page.getByLabel('E-mail').fill(EMAIL);
+    await page.getByLabel('Senha').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByRole('heading', { name: 'Visão geral' }).waitFor();
+    await page.getByRole('navigation', { name: 'Principal' }).getByRole('link', { name: 'Vendas' }).click();
+    await page.getByRole('link', { name: 'Nova cobrança' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Nova cobrança' }).waitFor();
+
+    await page.getByLabel('Boleto (com Pix)').check();
+    await page.getByLabel('Valor (R$)').fill('1.234,56');
+    await page.getByLabel('Descrição').fill('Curso online');
+    await page.getByLabel('Vencimento').fill(spDay(5));
+    await page.getByLabel('Nome').fill('Maria Silva');
+    await page.getByLabel('CPF ou CNPJ').fill('529.982.247-25');
+    await page.getByLabel('E-mail').fill('maria@example.com');
+    await page.getByLabel('Telefone').fill('+55 11 98765-4321');
+    // a CEP of 7 digits: the server's refusal is shown in Portuguese, naming the field
+    await page.getByLabel('Rua').fill('Rua das Flores');
+    await page.getByLabel('Número').fill('100');
+    await page.getByLabel('Bairro').fill('Centro');
+    await page.getByLabel('Cidade').fill('São Paulo');
+    await page.getByLabel('UF').selectOption('SP');
+    await page.getByLabel('CEP').fill('01001-00X');
+    await page.getByRole('button', { name: 'Emitir boleto' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Dados inválidos: confira o CEP.');
+    await shot(page, 'boleto-01-new-charge-refused');
+    await page.getByLabel('CEP').fill('01001-000');
+    await page.getByRole('button', { name: 'Emitir boleto' }).click();
+
+    await page.getByRole('heading', { level: 1, name: /Venda/ }).waitFor();
+    const [sale] = await server.runtime.platform.db.query<{
+      id: number;
+      uuid: string;
+      amount: number;
+      status: string;
+      boleto: { digitableLine: string; barcode: string; dueDate: string; pdfUrl: string };
+    }>('SELECT id, uuid, amount, status, boleto FROM sales WHERE account_id = $1', [accountId]);
+    expect(sale).toMatchObject({ amount: 123456, status: 'PENDENTE' });
+    expect(sale!.boleto.dueDate).toBe(spDay(5));
+    expect(sale!.boleto.digitableLine).toBe(digitableLine(sale!.boleto.barcode));
+    expect(new URL(page.url()).hash).toBe(`#/vendas/${sale!.uuid}`);
+
+    const line = page.getByText(sale!.boleto.digitableLine, { exact: true });
+    await line.waitFor();
+    const copy = page.getByRole('button', { name: 'Copiar linha digitável' });
+    await copy.click();
+    await page.getByRole('button', { name: 'Copiado' }).waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(sale!.boleto.digitableLine);
+    const pdfLink = page.getByRole('link', { name: 'Abrir o PDF' });
+    expect(await pdfLink.getAttribute('href')).toBe(sale!.boleto.pdfUrl);
+    await shot(page, 'boleto-02-sale-page');
+
+    // the link is the payer's: no session or key needed, an A4 PDF
+    const pdf = await call('GET', `${server.url}${new URL(sale!.boleto.pdfUrl).pathname}`);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers['content-type']).toBe('application/pdf');
+    expect(pdf.text.startsWith('%PDF-')).toBe(true);
+  });
+});
