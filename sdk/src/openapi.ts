@@ -3986,12 +3986,12 @@ export interface paths {
                          * @example {
                          *       "id": 42,
                          *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "status": "pedido-1001",
+                         *       "status": "PAGO",
                          *       "amount": 15000,
                          *       "netAmount": 15000,
                          *       "systemFee": 15000,
                          *       "reserveAmount": 15000,
-                         *       "paymentMethod": "pedido-1001",
+                         *       "paymentMethod": "PIX",
                          *       "date": "2026-11-25T13:45:12.345Z",
                          *       "completedAt": null,
                          *       "customer": {
@@ -4013,24 +4013,24 @@ export interface paths {
                          *       "cardLastFour": null,
                          *       "cardBrand": null,
                          *       "boletoCode": null,
-                         *       "externalTransactionId": "pedido-1001",
+                         *       "externalTransactionId": "psp-7f3a9c2e",
                          *       "installments": null,
                          *       "shipping": null,
                          *       "metadata": {},
-                         *       "expiresAt": null,
-                         *       "idRec": "pedido-1001",
-                         *       "contrato": "pedido-1001",
+                         *       "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *       "idRec": "RR1234567820261201abcdefghijk",
+                         *       "contrato": "CT-2026-0001",
                          *       "paidAmount": null,
                          *       "boleto": {
-                         *         "barcode": "pedido-1001",
-                         *         "digitableLine": "pedido-1001",
-                         *         "dueDate": "pedido-1001",
-                         *         "nossoNumero": "pedido-1001",
+                         *         "barcode": "00193373700000001000500940144816060680935031",
+                         *         "digitableLine": "00190500954014481606906809350314337370000000100",
+                         *         "dueDate": "2026-12-10",
+                         *         "nossoNumero": "00000000123",
                          *         "pdfUrl": "https://loja.example.com/webhooks/gateway",
-                         *         "pixCopyPaste": "pedido-1001",
-                         *         "pixQrCode": "pedido-1001"
+                         *         "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
+                         *         "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
                          *       },
-                         *       "pixQrCode": "pedido-1001"
+                         *       "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
                          *     }
                          */
                         "application/json": {
@@ -4105,16 +4105,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -4123,16 +4119,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "UNAUTHORIZED",
-                         *         "message": "Missing or invalid API keys"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -4141,52 +4133,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "FORBIDDEN",
-                         *         "message": "Operation not permitted"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
-                409: {
+                /** @description Error */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "CONFLICT",
-                         *         "message": "The resource changed meanwhile"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
                     };
                 };
-                /** @description Error shape A */
-                422: {
+                /** @description Error */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "IDEMPOTENCY_KEY_REUSED",
-                         *         "message": "Idempotency-Key already used with a different request"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -4195,16 +4175,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "PROCESSOR_ERROR",
-                         *         "message": "The payment processor failed to open the charge: PUT /cob answered 503"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PROCESSOR_ERROR";
+                            };
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -4213,16 +4189,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": false,
-                         *       "error": {
-                         *         "code": "SERVICE_UNAVAILABLE",
-                         *         "message": "Service unavailable"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["EnvelopeError"];
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            };
+                        };
                     };
                 };
             };

@@ -186,7 +186,11 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
   app.post(
     '/api/sales',
     {
-      config: { errorShape: 'envelope', permission: 'withdrawals.create' },
+      config: {
+        errorShape: 'envelope',
+        permission: 'withdrawals.create',
+        errors: ['PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
+      },
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],
