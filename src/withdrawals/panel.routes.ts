@@ -26,6 +26,7 @@ import { allWithdrawals, cashoutRates, listWithdrawals, type WithdrawalFilters }
 import { parseCashoutRequest } from './request.js';
 import {
   CashoutBody,
+  CREATION_ERRORS,
   FeePreview,
   FeePreviewQuery,
   IdParam,
@@ -210,17 +211,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
       config: {
         errorShape: 'transaction' as const,
         permission: 'withdrawals.create' as const,
-        errors: [
-          'GENERAL_ERROR',
-          'IDEMPOTENCY_KEY_IN_USE',
-          'IDEMPOTENCY_KEY_REUSED',
-          'INSUFFICIENT_BALANCE',
-          'MAXIMUM_VALUE',
-          'MINIMUM_VALUE',
-          'RATE_LIMITED',
-          'TOTP_REQUIRED',
-          'TRANSFER_NOT_ALLOWED',
-        ],
+        errors: [...CREATION_ERRORS, 'RATE_LIMITED', 'TOTP_REQUIRED'],
       },
       onRequest: deps.requireSession,
       schema: {

@@ -15,7 +15,7 @@ import type { AuthHook, Http } from '../platform/http/types.js';
 import type { WithdrawalCreator } from './creation/creator.js';
 import { getCashout } from './lookup.js';
 import { parseCashoutRequest } from './request.js';
-import { CashoutBody, IdParam, WithdrawalCreated, WithdrawalLookup } from './schemas.js';
+import { CashoutBody, CREATION_ERRORS, IdParam, WithdrawalCreated, WithdrawalLookup } from './schemas.js';
 import { creationView, lookupView } from './views.js';
 
 export interface CashoutRouteDeps {
@@ -34,16 +34,7 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
     {
       config: {
         errorShape: 'transaction',
-        errors: [
-          'API_WITHDRAWAL_DISABLED_GLOBALLY',
-          'GENERAL_ERROR',
-          'IDEMPOTENCY_KEY_IN_USE',
-          'IDEMPOTENCY_KEY_REUSED',
-          'INSUFFICIENT_BALANCE',
-          'MAXIMUM_VALUE',
-          'MINIMUM_VALUE',
-          'TRANSFER_NOT_ALLOWED',
-        ],
+        errors: ['API_WITHDRAWAL_DISABLED_GLOBALLY', ...CREATION_ERRORS],
       },
       onRequest: deps.apiKey,
       schema: {

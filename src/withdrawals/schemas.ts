@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import type { ErrorCode } from '../platform/http/errors.js';
 import { PIX_KEY_TYPES } from './pix-key.js';
 
 const Reais = Type.String({ pattern: '^-?\\d+\\.\\d{2}$', description: 'Reais, two decimals' });
@@ -97,3 +98,14 @@ export const FeePreviewQuery = Type.Object({
 });
 
 export const IdParam = Type.Object({ id: Type.String({ description: 'Withdrawal uuid or numeric id' }) });
+
+/** The codes creating a withdrawal answers, from the API and the panel alike (the routes' catalogues). */
+export const CREATION_ERRORS: readonly ErrorCode[] = [
+  'GENERAL_ERROR',
+  'IDEMPOTENCY_KEY_IN_USE',
+  'IDEMPOTENCY_KEY_REUSED',
+  'INSUFFICIENT_BALANCE',
+  'MAXIMUM_VALUE',
+  'MINIMUM_VALUE',
+  'TRANSFER_NOT_ALLOWED',
+];
