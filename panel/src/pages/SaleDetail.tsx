@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
 import { api, can, type Sale } from '../api';
-import { date, money } from '../ui/format';
+import { date, digitableLineText, money } from '../ui/format';
 import { Card, ErrorText } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
 
@@ -97,7 +97,7 @@ export function SaleDetail({ id }: { id: string }) {
                 <>
                   <dt>Linha digitável</dt>
                   <dd>
-                    <code>{sale.boletoCode}</code>
+                    <code>{digitableLineText(sale.boletoCode)}</code>
                     <CopyButton text={sale.boletoCode} label="Copiar linha digitável" />
                   </dd>
                 </>

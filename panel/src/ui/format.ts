@@ -18,3 +18,12 @@ export function moneyText(reais: string | number): string {
 export function date(iso: string | null | undefined): string {
   return iso ? when.format(new Date(iso)) : '—';
 }
+
+/**
+ * A linha digitável of 47 digits as a bank prints it (AAAAA.AAAAA BBBBB.BBBBBB CCCCC.CCCCCC D EEEEEEEEEEEEEE),
+ * easier to read and compare with the paper; anything else as it came.
+ */
+export function digitableLineText(line: string): string {
+  const m = /^(\d{5})(\d{5})(\d{5})(\d{6})(\d{5})(\d{6})(\d)(\d{14})$/.exec(line);
+  return m ? `${m[1]}.${m[2]} ${m[3]}.${m[4]} ${m[5]}.${m[6]} ${m[7]} ${m[8]}` : line;
+}
