@@ -1,6 +1,7 @@
 // Lint: every file a comment in src/, panel/src, sdk/src, scripts/ or bench/ names (a module, a document under
 // docs, a migration, …) exists in the repository, by its path or, for a bare name, somewhere under it. Files
-// the project writes and ignores (.gitignore: bench results) count as existing.
+// the project writes and ignores (.gitignore: bench results) count as existing. Nor may a comment point to parts of
+// documents outside the repository.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -36,6 +37,9 @@ for (const file of all.filter((f) => /^(src|panel\/src|sdk\/src|scripts|bench)\/
         : names.has(ref);
       if (!found) problems.push(`${file}: a comment names ${ref}, which is not in the repository`);
     }
+    // parts and sections of documents that live outside the repository
+    const outside = /\bPart [1-9]\b|\bthe spec\b|\bspec's\b|\(spec\b/.exec(comment);
+    if (outside) problems.push(`${file}: a comment points outside the repository ("${outside[0]}")`);
   }
 }
 if (problems.length > 0) {

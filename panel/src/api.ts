@@ -149,7 +149,7 @@ async function request<T>(
   return data as T;
 }
 
-/** Every error shape of the API (A–E) read as a message and a code. */
+/** Every error body family of the API read as a message and a code. */
 function errorOf(data: Record<string, unknown> | null, status: number): { message: string; code: string } {
   const nested = data?.error as { code?: string; message?: string } | undefined;
   if (nested && typeof nested === 'object') return { message: nested.message ?? '', code: nested.code ?? '' };

@@ -26,9 +26,9 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
 
 /**
  * onRequest hook for every API-key route: both headers → 401 (route's shape), an expired key → 401 like an
- * unknown one; then the IP allow-list → 403 IP_NOT_ALLOWED (shape B); then the key's rate limit and its
+ * unknown one; then the IP allow-list → 403 IP_NOT_ALLOWED (the IP-access body); then the key's rate limit and its
  * account's (every key of the account together), when there are; then a read-only key on a route that
- * changes something → 403 FORBIDDEN (shape A, decisions.md).
+ * changes something → 403 FORBIDDEN (the envelope body, decisions.md).
  * Every request the key holder makes counts against the key and its account, refused ones included;
  * requests with a wrong key, or from outside the allow-list, do not (they would let a stranger spend the
  * merchant's limit). Warm requests touch no database.

@@ -15,7 +15,7 @@ declare module 'fastify' {
 
 /**
  * onRequest hook for panel routes: a live session cookie, X-CSRF-Token on state-changing requests, and the
- * route's declared permission for the user's role. Its refusals are shape A on every panel route (spec,
+ * route's declared permission for the user's role. Its refusals are in the envelope body on every panel route (the API contract,
  * Errors), the panel's withdrawal too, whose other errors are the cashout's shapes. It runs before the body
  * is read, so a refused request writes nothing.
  */

@@ -19,7 +19,7 @@ const errors = {
   500: EnvelopeErrorBody,
 };
 
-/** The account's events: a page, one by id, and the live stream (errors shape A, Part 3). */
+/** The account's events: a page, one by id, and the live stream (errors in the envelope body, decisions.md "Events"). */
 export async function eventRoutes(
   app: Http,
   deps: { db: Db; apiKey: AuthHook; feed: EventFeed },

@@ -12,7 +12,7 @@ import {
 import type { EventFeed } from './feed.js';
 import { STREAM_LIMITS, StreamWriter } from './stream-writer.js';
 
-/** A comment line at least this often, so proxies and clients see the connection alive (Part 3: ≤ 15 s). */
+/** A comment line at least this often, so proxies and clients see the connection alive (at most 15 s apart, as the README says). */
 const KEEP_ALIVE_MS = 15_000;
 /** Backlog events read per query when a stream resumes. */
 const BACKLOG_PAGE = 500;

@@ -192,7 +192,7 @@ export async function createKeyedSale(
 
 /**
  * Claims the key (→ its token: this request goes on), or returns the sale an earlier request with it made. As for
- * cashouts (decisions.md), answered in this route's shape D: a different body → 422 `IDEMPOTENCY_KEY_REUSED`;
+ * cashouts (decisions.md), answered in this route's transaction body: a different body → 422 `IDEMPOTENCY_KEY_REUSED`;
  * the first request still opening its charge → 409 `IDEMPOTENCY_KEY_IN_USE` (its failure frees the key for a
  * retry).
  */

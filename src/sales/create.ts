@@ -17,7 +17,7 @@ export async function createSale(
   options: { notifyPending: boolean; uuid?: string },
 ): Promise<SaleRow> {
   const fees = await saleFees(tx, input.accountId, input.amount);
-  // spec: shipping is for physical products only, null for digital ones (Sale object and notifications)
+  // the API contract: shipping is for physical products only, null for digital ones (Sale object and notifications)
   const shipping = input.items.some((item) => item.tangible) ? input.shipping : null;
   const sale = await insertSale(tx, { ...input, shipping, ...fees, uuid: options.uuid ?? randomUUID() });
   if (options.notifyPending) await notifySaleStatus(tx, sale);

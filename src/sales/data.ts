@@ -83,7 +83,7 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
 }
 
 /**
- * The spec's Sale object as JSON text (column public_json, rebuilt by a trigger on every write: see
+ * The API contract's Sale object as JSON text (column public_json, rebuilt by a trigger on every write: see
  * migrations/020_sales.sql), with the owning account. One indexed read; the route sends the bytes as they are.
  */
 export async function findSaleJson(

@@ -3,7 +3,7 @@ import { AppError, notFound } from '../platform/http/errors.js';
 import type { PublicId } from '../platform/http/public-ids.js';
 import { findSaleJson } from './data.js';
 
-/** A sale's JSON text for one account (the panel, refunds): another account's sale is 403 (spec), an unknown one 404. */
+/** A sale's JSON text for one account (the panel, refunds): another account's sale is 403 (the API contract), an unknown one 404. */
 export async function saleForAccount(q: Queryable, accountId: number, id: PublicId): Promise<string> {
   return ownedSaleBody(await findSaleJson(q, id), accountId);
 }

@@ -99,7 +99,7 @@ const CSV: CsvColumn<SaleCsvRow>[] = [
   { header: 'documento', value: (r) => maskDocument(r.customer_document) },
 ];
 
-/** The panel's sales: list with filters and search, detail, CSV export (session; shape A errors). */
+/** The panel's sales: list with filters and search, detail, CSV export (session; errors in the envelope body). */
 export interface SalesPanelDeps {
   db: Db;
   /** The lists and exports, which a read replica may serve. */

@@ -48,7 +48,7 @@ export const CustomerOut = Type.Object({
   phone: Type.String(),
 });
 
-/** The spec's Sale object, in its table order; idRec/contrato only on PIX_AUTOMATICO sales. */
+/** The API contract's Sale object, in its table order; idRec/contrato only on PIX_AUTOMATICO sales. */
 /** A realistic sale, for the API document. */
 const SALE_EXAMPLE = {
   id: 1042,

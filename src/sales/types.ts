@@ -63,6 +63,6 @@ export interface SaleRow {
   /** What the payer paid (boletos: fine and interest included or the discount taken off); null until paid. */
   paid_amount: number | null;
   boleto: Record<string, unknown> | null;
-  /** The spec's Sale object as JSON text (kept by a trigger, migrations/020_sales.sql). */
+  /** The API contract's Sale object as JSON text (kept by a trigger, migrations/020_sales.sql). */
   public_json: string;
 }

@@ -18,7 +18,7 @@ import {
 import type { AttemptResult, NotificationClient } from './http-client.js';
 import { signWebhook } from './signing.js';
 
-/** Automatic attempts per delivery (the spec's 3); a manual resend is one more, never retried. */
+/** Automatic attempts per delivery (the API contract's 3); a manual resend is one more, never retried. */
 export const MAX_ATTEMPTS = 3;
 /** Extra time beyond the response timeout before an attempt in flight counts as interrupted. */
 export const LEASE_MARGIN_MS = 5000;

@@ -1,4 +1,4 @@
-/** The spec's event names (Events → Permanent webhook). */
+/** The API's event names (the contract's Events → Permanent webhook). */
 export const EVENT_NAMES = [
   'sale.pending',
   'sale.paid',

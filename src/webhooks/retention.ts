@@ -9,7 +9,7 @@ export interface PruneResult {
   facts: number;
 }
 
-/** Events (the facts) are kept at least this long, whatever a prune asks (Part 3: ≥ 30 days). */
+/** Events (the facts) are kept at least this long, whatever a prune asks (at least 30 days). */
 export const MIN_EVENT_DAYS = 30;
 /** How often the workers run the retention prune. */
 export const RETENTION_EVERY_MS = 24 * 60 * 60 * 1000;

@@ -207,7 +207,7 @@ export class WebhookService {
   }
 }
 
-/** A non-empty list of the spec's event names, or ["*"] alone (every event but cart.*). */
+/** A non-empty list of the API's event names, or ["*"] alone (every event but cart.*). */
 function checkEvents(raw: unknown): string[] {
   if (!Array.isArray(raw) || raw.length === 0) {
     throw validation('events must be a non-empty list of event names, or ["*"]');

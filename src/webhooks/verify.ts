@@ -105,7 +105,7 @@ function eventTypeOf(options: VerifyOptions): { type: string | null } | { reason
 }
 
 /**
- * X-Service-Signature = "sha256=" + hex HMAC-SHA256(secret text, "<timestamp>.<raw body>"): the spec's signature
+ * X-Service-Signature = "sha256=" + hex HMAC-SHA256(secret text, "<timestamp>.<raw body>"): the API contract's signature
  * covers the timestamp and the body only. So the event type is read from the body, and the event id (for
  * deduplication) from the Standard Webhooks signature the gateway sends alongside, which covers `webhook-id`:
  * a delivery whose id is not signed, or whose X-Service-Event-Id differs from the signed one, is refused.

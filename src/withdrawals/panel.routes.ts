@@ -207,7 +207,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
   app.post(
     '/api/withdrawals',
     {
-      // decisions.md: the API cashout's shapes (C, D for the rest), but a wrong confirmation is shape A
+      // decisions.md: the API cashout's bodies (business-rule, transaction for the rest), but a wrong confirmation is in the envelope body
       config: {
         errorShape: 'transaction' as const,
         permission: 'withdrawals.create' as const,
@@ -237,7 +237,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
       const { password, totpCode } = request.body;
       if (!(await deps.sessions.confirm({ id: user.id, accountId }, { password, totpCode }))) {
         const message = user.totpEnabled ? 'Wrong or already used two-factor code' : 'Wrong password';
-        // decisions.md: a wrong confirmation is 401 shape A, where this route's other 401s are shape D
+        // decisions.md: a wrong confirmation is 401 in the envelope body, where this route's other 401s are in the transaction body
         throw new AppError('UNAUTHORIZED', message, {}, 'envelope');
       }
       const key = parseIdempotencyKey(request.headers['idempotency-key']);

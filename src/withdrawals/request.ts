@@ -16,7 +16,7 @@ export interface CashoutBody {
   pixKeyType?: string;
 }
 
-/** Body rules that answer 400 (shape D): amount format, PIX key type, length and per-type validity. */
+/** Body rules that answer 400 (in the transaction body): amount format, PIX key type, length and per-type validity. */
 export function parseCashoutRequest(body: CashoutBody, rawBody: string | undefined): CashoutRequest {
   const literal =
     typeof body.amount === 'number' && rawBody ? topLevelNumberTexts(rawBody).get('amount') : '';

@@ -53,7 +53,7 @@ export const Approval = Type.Union(
   },
 );
 
-/** Creation form: no updatedAt. Key order follows the spec's table. */
+/** Creation form: no updatedAt. Key order follows the API contract's table. */
 export const WithdrawalCreated = Type.Object(
   { ...withdrawalFields, fees: Fees, approval: Approval },
   { examples: [(({ updatedAt, ...created }) => created)(WITHDRAWAL_EXAMPLE)] },

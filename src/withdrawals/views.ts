@@ -2,7 +2,7 @@ import { formatReais } from '../platform/money/money.js';
 import type { ApprovalStatus, WithdrawalRow } from './data.js';
 import type { CashoutFees } from './fees.js';
 
-/** The withdrawal resource as the API shows it; key order is the spec's table. */
+/** The withdrawal resource as the API shows it; key order is the API contract's table. */
 export interface WithdrawalView {
   id: number;
   uuid: string;
@@ -68,7 +68,7 @@ export function lookupView(row: WithdrawalRow): WithdrawalView & { updatedAt: st
   return view(row, row.status, iso(row.updated_at)) as WithdrawalView & { updatedAt: string };
 }
 
-/** The withdrawal notification body (spec, "Withdrawal notification"), keys in the table's order. */
+/** The withdrawal notification body (the API contract, "Withdrawal notification"), keys in the table's order. */
 export function withdrawalNotificationBody(
   row: WithdrawalRow,
   notifiedStatus: string,

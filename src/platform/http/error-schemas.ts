@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { ErrorShape } from './errors.js';
 
 /**
- * Response schemas of the five error body shapes (spec, Errors), for route declarations and the OpenAPI
+ * Response schemas of the five error body families of the API contract, for route declarations and the OpenAPI
  * document. The bodies themselves are built by renderError in errors.ts.
  */
 export const EnvelopeErrorBody = Type.Object(

@@ -31,18 +31,18 @@ export const ERROR_STATUS = {
   PROCESSOR_ERROR: 502,
   PROCESSOR_UNAVAILABLE: 503,
   SERVICE_UNAVAILABLE: 503,
-  // shape B, whatever the route
+  // the IP-access body, whatever the route
   IP_NOT_ALLOWED: 403,
   INVALID_IP: 400,
   TOO_MANY_IPS: 400,
-  // shape C, whatever the route
+  // the business-rule body, whatever the route
   INSUFFICIENT_BALANCE: 422,
   MINIMUM_VALUE: 422,
   MAXIMUM_VALUE: 422,
   API_WITHDRAWAL_DISABLED_GLOBALLY: 403,
   TRANSFER_NOT_ALLOWED: 403,
-  // the fees take the whole amount: a valid request the account's fees make impossible (shape C's 422, as the
-  // spec gives every 400 of the cashout shape D)
+  // the fees take the whole amount: a valid request the account's fees make impossible (the business-rule body's 422, as the
+  // API contract gives every 400 of the cashout the transaction body)
   GENERAL_ERROR: 422,
   IDEMPOTENCY_KEY_REUSED: 422,
   IDEMPOTENCY_KEY_IN_USE: 409,
@@ -62,9 +62,9 @@ const SHAPE_C: ReadonlySet<ErrorCode> = new Set([
   'IDEMPOTENCY_KEY_IN_USE',
 ]);
 
-/** A code of shape B (IP allow-list), whatever the route. */
+/** A code of the IP-access body (IP allow-list), whatever the route. */
 export const isIpAccessCode = (code: ErrorCode) => SHAPE_B.has(code);
-/** A code of shape C (cashout business rules), unless an error forces another shape. */
+/** A code of the business-rule body (cashout business rules), unless an error forces another shape. */
 export const isBusinessRuleCode = (code: ErrorCode) => SHAPE_C.has(code);
 
 export class AppError extends Error {
@@ -74,8 +74,8 @@ export class AppError extends Error {
     message: string,
     readonly headers: Record<string, string> = {},
     /**
-     * A shape this error always takes, whatever its code's and the route's (a read-only key refused: shape A;
-     * a reused Idempotency-Key of POST /api/transactions, whose errors are all shape D).
+     * A shape this error always takes, whatever its code's and the route's (a read-only key refused: the envelope;
+     * a reused Idempotency-Key of POST /api/transactions, whose errors are all in the transaction body).
      */
     readonly shape?: ErrorShape,
   ) {

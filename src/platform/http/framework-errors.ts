@@ -12,7 +12,7 @@ interface RouteShape {
 /**
  * Errors raised before a route is matched (bad percent-encoding, a path parameter past the router's limit, a
  * header block too large, a client too slow) are rendered in the shape of the route the path would have
- * reached, so a client of /api/transactions/{id} sees shape D there too. Unmatched paths get shape A.
+ * reached, so a client of /api/transactions/{id} sees the transaction body there too. Unmatched paths get the envelope.
  */
 export class RouteShapes {
   private readonly routes: RouteShape[] = [];

@@ -8,7 +8,7 @@ export const IdempotencyHeaders = Type.Object({
 
 const VISIBLE_ASCII = /^[\x21-\x7e]{1,255}$/;
 
-/** decisions.md: an Idempotency-Key outside 1–255 visible ASCII characters → 400 (shape D). */
+/** decisions.md: an Idempotency-Key outside 1–255 visible ASCII characters → 400 (in the transaction body). */
 export function parseIdempotencyKey(header: string | string[] | undefined): string | null {
   if (header === undefined) return null;
   if (typeof header !== 'string' || !VISIBLE_ASCII.test(header)) {
@@ -17,7 +17,7 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   return header;
 }
 
-/** 422 IDEMPOTENCY_KEY_REUSED: shape C on the cashout routes, or the shape a route gives all its errors. */
+/** 422 IDEMPOTENCY_KEY_REUSED: in the business-rule body on the cashout routes, or the body a route gives all its errors. */
 export const keyReused = (shape?: ErrorShape) =>
   new AppError(
     'IDEMPOTENCY_KEY_REUSED',

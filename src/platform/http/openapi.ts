@@ -268,8 +268,8 @@ function cataloguedError(
     byFamily.set(family, [...(byFamily.get(family) ?? []), code]);
   for (const code of codes) {
     if (isIpAccessCode(code)) add('Error shape B', code);
-    // a business-rule code takes shape C unless the route declared this status in its own family only (a
-    // refund's INSUFFICIENT_BALANCE is shape D)
+    // a business-rule code takes the business-rule body unless the route declared this status in its own family only (a
+    // refund's INSUFFICIENT_BALANCE is in the transaction body)
     else if (isBusinessRuleCode(code) && (families.has('Error shape C') || declaredPlain.length === 0))
       add('Error shape C', code);
     else for (const family of plain) add(family, code);

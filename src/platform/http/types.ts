@@ -5,7 +5,7 @@ import type { ErrorCode, ErrorShape } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The error body family of this route (spec, Errors). Shape B and C codes override it. */
+    /** The error body family of this route. IP-access and business-rule codes keep their own. */
     errorShape?: ErrorShape;
     /**
      * The error codes this route answers beyond those every route of its kind does (error-catalogue.ts): its

@@ -1,6 +1,6 @@
 import type { SaleRow } from '../types.js';
 
-/** Fields both channels share, in the spec's "Sale notification" table order. */
+/** Fields both channels share, in the order of the API contract's "Sale notification" table. */
 function common(s: SaleRow) {
   return {
     id: s.id,

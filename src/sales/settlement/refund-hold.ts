@@ -45,7 +45,7 @@ export async function holdLocked(tx: Queryable, sale: SaleRow): Promise<boolean>
   if (!effect) return false;
   await write(tx, sale.id, effect, true).catch((err: unknown) => {
     if (!(err instanceof AppError) || err.code !== 'INSUFFICIENT_BALANCE') throw err;
-    // the refund routes answer shape D, whatever the code's usual (cashout) shape
+    // the refund routes answer in the transaction body, whatever the code's usual (cashout) shape
     throw new AppError(
       'INSUFFICIENT_BALANCE',
       'The available balance does not cover this refund: its money has already been withdrawn',

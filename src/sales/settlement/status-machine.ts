@@ -31,7 +31,7 @@ export function isOpen(status: SaleStatus): boolean {
   return status === 'PENDENTE' || status === 'EM_PROCESSAMENTO';
 }
 
-/** Statuses whose arrival notifies both channels (spec, "Sale status triggers"): every status but the open ones. */
+/** Statuses whose arrival notifies both channels (the API contract's "Sale status triggers"): every status but the open ones. */
 export const FINAL_STATUSES: ReadonlySet<SaleStatus> = new Set(SALE_STATUSES.filter((s) => !isOpen(s)));
 
 /** The webhook event a status fires; EM_PROCESSAMENTO fires none. */

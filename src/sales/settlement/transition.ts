@@ -89,7 +89,7 @@ export async function applyMoves(
 }
 
 /**
- * sale.pending (webhooks only) for a PENDENTE PIX or boleto sale, the spec's "PIX or boleto generated, awaiting
+ * sale.pending (webhooks only) for a PENDENTE PIX or boleto sale, the API contract's "PIX or boleto generated, awaiting
  * payment"; both channels for final statuses; nothing otherwise.
  */
 export async function notifySaleStatus(tx: Queryable, sale: SaleRow): Promise<void> {
