@@ -75,37 +75,62 @@ function resolve<T>(node: T): T {
  * (path parameters and body) and the answer it received. Empty when both follow the standard.
  */
 export function pixApiProblems(x: Exchange): string[] {
-  const pathItem = (doc.paths as Json)[x.path] as Json | undefined;
-  const operation = pathItem?.[x.method.toLowerCase()] as Json | undefined;
-  if (!operation) return [`${x.method} ${x.path} is not in the standard`];
-  const parameters = [
-    ...((pathItem!.parameters as unknown[]) ?? []),
-    ...((operation.parameters as unknown[]) ?? []),
-  ].map(resolve);
-  const requestBody = operation.requestBody ? resolve(operation.requestBody) : undefined;
-  const request = new OpenAPIRequestValidator({
-    parameters: parameters as never,
-    ...(requestBody ? { requestBody: requestBody as never } : {}),
-    componentSchemas: components.schemas as never,
-  });
+  const op = operationValidators(x.method, x.path);
+  if (!op) return [`${x.method} ${x.path} is not in the standard`];
   const problems: string[] = [];
-  const reqErrors = request.validateRequest({
+  const reqErrors = op.request.validateRequest({
     headers: { 'content-type': 'application/json' },
     params: x.params,
     body: x.requestBody ?? undefined,
-    query: typedQuery(x.query ?? {}, parameters as Json[]),
+    query: typedQuery(x.query ?? {}, op.parameters),
   });
   if (reqErrors) problems.push(`request: ${JSON.stringify(reqErrors.errors)}`);
-  const responses = Object.fromEntries(
-    Object.entries(operation.responses as Json).map(([status, r]) => [status, resolve(r)]),
-  );
-  const response = new OpenAPIResponseValidator({
-    responses: responses as never,
-    components: components as never,
-  });
-  const resErrors = response.validateResponse(x.status, x.responseBody ?? undefined);
+  const resErrors = op.response.validateResponse(x.status, x.responseBody ?? undefined);
   if (resErrors) problems.push(`response ${x.status}: ${JSON.stringify(resErrors.errors)}`);
   return problems.map((p) => `${x.method} ${x.path}: ${p}`);
+}
+
+interface OperationValidators {
+  parameters: Json[];
+  request: InstanceType<typeof OpenAPIRequestValidator>;
+  response: InstanceType<typeof OpenAPIResponseValidator>;
+}
+
+/**
+ * The validators of one operation, made once: each compiles the yaml's schemas, which took long enough per
+ * exchange that checking a file's few hundred exchanges outlasted a hook's timeout on a loaded machine.
+ */
+const validators = new Map<string, OperationValidators | null>();
+function operationValidators(method: string, urlPath: string): OperationValidators | null {
+  const key = `${method} ${urlPath}`;
+  if (validators.has(key)) return validators.get(key)!;
+  const pathItem = (doc.paths as Json)[urlPath] as Json | undefined;
+  const operation = pathItem?.[method.toLowerCase()] as Json | undefined;
+  let made: OperationValidators | null = null;
+  if (operation) {
+    const parameters = [
+      ...((pathItem!.parameters as unknown[]) ?? []),
+      ...((operation.parameters as unknown[]) ?? []),
+    ].map(resolve) as Json[];
+    const requestBody = operation.requestBody ? resolve(operation.requestBody) : undefined;
+    const responses = Object.fromEntries(
+      Object.entries(operation.responses as Json).map(([status, r]) => [status, resolve(r)]),
+    );
+    made = {
+      parameters,
+      request: new OpenAPIRequestValidator({
+        parameters: parameters as never,
+        ...(requestBody ? { requestBody: requestBody as never } : {}),
+        componentSchemas: components.schemas as never,
+      }),
+      response: new OpenAPIResponseValidator({
+        responses: responses as never,
+        components: components as never,
+      }),
+    };
+  }
+  validators.set(key, made);
+  return made;
 }
 
 /** A query string's values as the yaml types them (an integer parameter arrives as its digits). */
