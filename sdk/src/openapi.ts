@@ -3284,13 +3284,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["BalanceError"] & {
-                            /** @enum {unknown} */
-                            error?: "FORBIDDEN";
-                        }) | (components["schemas"]["IpAccessError"] & {
+                        "application/json": components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
                             code?: "IP_NOT_ALLOWED";
-                        });
+                        };
                     };
                 };
                 /** @description Error */
@@ -3640,13 +3637,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "FORBIDDEN";
-                        }) | (components["schemas"]["IpAccessError"] & {
+                        "application/json": components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
                             code?: "IP_NOT_ALLOWED";
-                        });
+                        };
                     };
                 };
                 /** @description Error shape D */

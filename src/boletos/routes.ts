@@ -37,7 +37,7 @@ export async function boletoRoutes(
   app.get(
     '/api/transactions/:id/boleto.pdf',
     {
-      config: { errorShape: 'transaction', errors: ['NOT_FOUND'] },
+      config: { errorShape: 'transaction', errors: ['FORBIDDEN', 'NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary: "A BOLETO sale's boleto híbrido as an A4 PDF",

@@ -170,7 +170,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
   app.get(
     '/api/transactions/:id',
     {
-      config: { errorShape: 'transaction', errors: ['NOT_FOUND'] },
+      config: { errorShape: 'transaction', errors: ['FORBIDDEN', 'NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary: 'One sale, by uuid or numeric id',

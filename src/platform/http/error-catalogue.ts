@@ -182,7 +182,9 @@ function commonCodes(url: string, method: string): ErrorCode[] {
   if (url.startsWith('/api/')) codes.push('SERVICE_UNAVAILABLE');
   switch (accessOf(url)) {
     case 'api-key':
-      codes.push('UNAUTHORIZED', 'FORBIDDEN', 'IP_NOT_ALLOWED', 'RATE_LIMITED');
+      codes.push('UNAUTHORIZED', 'IP_NOT_ALLOWED', 'RATE_LIMITED');
+      // a read-only key opens GET routes only; a GET that refuses another account's object lists it itself
+      if (method !== 'GET' && method !== 'HEAD') codes.push('FORBIDDEN');
       break;
     case 'session':
       codes.push('UNAUTHORIZED', 'FORBIDDEN');
