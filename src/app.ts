@@ -1,3 +1,4 @@
+import { accountName } from './accounts/data.js';
 import { accountRoutes } from './accounts/routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { apiKeyAuth } from './auth/api-key.js';
@@ -41,6 +42,7 @@ import { sandboxCashoutRoutes } from './sandbox/cashouts.routes.js';
 import { sandboxPanelRoutes } from './sandbox/panel.routes.js';
 import { sandboxRecurrenceRoutes } from './sandbox/recurrences.routes.js';
 import { sandboxSalesRoutes } from './sandbox/sales.routes.js';
+import { readBacklog } from './webhooks/deliveries.data.js';
 import { NOTIFICATION_SCHEMAS, webhookOperations } from './webhooks/notification-schemas.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { WebhookService } from './webhooks/service.js';
@@ -61,7 +63,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
 
   // 1. infrastructure
   const app = await createHttp(config, log);
-  await app.register(metricsPlugin, { token: config.metricsToken, db });
+  await app.register(metricsPlugin, { token: config.metricsToken, db, readBacklog });
   const limits = installRateLimits(config, log);
   app.addHook('onClose', () => limits.close());
   healthRoute(app, db);
@@ -117,7 +119,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     loginLimit: limits.loginPerIp,
   });
   await app.register(teamRoutes, {
-    team: new TeamService(db, mail, config.publicUrl),
+    team: new TeamService(db, mail, config.publicUrl, accountName),
     links: new AccessLinks(db, mail, config.publicUrl),
     requireSession,
     secureCookies: config.production,

@@ -1,5 +1,6 @@
 import type { DestinationStream } from 'pino';
 import { buildApp } from './app.js';
+import { newestSealedTwoFactorSecret } from './auth/users/data.js';
 import { installBoletoRules } from './boletos/index.js';
 import type { Config } from './platform/config/config.js';
 import { checkSecretsKey } from './platform/config/secrets-key-check.js';
@@ -13,6 +14,8 @@ import type { Http } from './platform/http/types.js';
 import { Queue } from './platform/jobs/queue.js';
 import { createLogger } from './platform/observability/logger.js';
 import { metricsPlugin } from './platform/observability/metrics.js';
+import { newestSealedSecret } from './webhooks/data.js';
+import { readBacklog } from './webhooks/deliveries.data.js';
 import { startWorkers } from './workers.js';
 
 export interface Runtime {
@@ -44,7 +47,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const database = opened;
     await migrate(db);
     installBoletoRules(); // a BOLETO sale's Pix is due its fine, interest or discount (boletos/paid-amount.ts)
-    await checkSecretsKey(db, config.secretsKey);
+    checkSecretsKey(config.secretsKey, [await newestSealedSecret(db), await newestSealedTwoFactorSecret(db)]);
     const queue = await Queue.start(db, log, {
       superviseIntervalSeconds: config.jobSuperviseIntervalSeconds,
       retentionSeconds: config.jobRetentionSeconds,
@@ -72,7 +75,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     } else if (config.workerPort !== null) {
       // a worker process alone: its /health and its own counters (deliveries, payouts) for the scraper
       app = await createHttp(config, log);
-      await app.register(metricsPlugin, { token: config.metricsToken, db });
+      await app.register(metricsPlugin, { token: config.metricsToken, db, readBacklog });
       healthRoute(app, db);
       url = await listen(app, { ...config, port: config.workerPort });
       log.info({ url }, 'worker listening for /health and /metrics');

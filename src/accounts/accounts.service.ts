@@ -1,6 +1,13 @@
 import { CLI_ACTOR, recordAudit } from '../audit/audit.data.js';
 import { checkPassword, hashPassword } from '../auth/passwords.js';
 import { endSessionsOnNewPassword } from '../auth/sessions.js';
+import {
+  clearTwoFactor,
+  insertOwner,
+  lockFirstOwner,
+  ownerHasTwoFactor,
+  setPasswordHash,
+} from '../auth/users/owner.js';
 import { ensureMerchantLedger } from '../ledger/ledger.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { isUniqueViolation } from '../platform/db/db.js';
@@ -56,11 +63,7 @@ export async function createAccount(
         [name, email],
       );
       // the account's first user, its owner (decisions.md, Teams)
-      await tx.query(
-        `INSERT INTO users (account_id, name, email, role, status, password_hash)
-         VALUES ($1, $2, $3, 'owner', 'active', $4)`,
-        [row!.id, name, email, passwordHash],
-      );
+      await insertOwner(tx, row!.id, { name, email, passwordHash });
       await ensureMerchantLedger(tx, row!.id);
       return row!;
     });
@@ -70,22 +73,9 @@ export async function createAccount(
   }
 }
 
-const WITH_OWNER_TOTP = `a.*, (SELECT u.totp_secret_enc IS NOT NULL FROM users u
-   WHERE u.account_id = a.id AND u.role = 'owner' AND u.status = 'active' ORDER BY u.id LIMIT 1) AS owner_totp`;
-
 export async function getAccount(q: Queryable, id: number): Promise<AccountRow | null> {
-  const [row] = await q.query<AccountRow>(`SELECT ${WITH_OWNER_TOTP} FROM accounts a WHERE a.id = $1`, [id]);
-  return row ?? null;
-}
-
-/** The user the CLI's password and two-factor options act on: the account's first active owner. */
-async function firstOwner(q: Queryable, accountId: number): Promise<{ id: number; email: string } | null> {
-  const [row] = await q.query<{ id: number; email: string }>(
-    `SELECT id, email FROM users WHERE account_id = $1 AND role = 'owner' AND status = 'active'
-      ORDER BY id LIMIT 1 FOR UPDATE`,
-    [accountId],
-  );
-  return row ?? null;
+  const [row] = await q.query<Omit<AccountRow, 'owner_totp'>>('SELECT * FROM accounts WHERE id = $1', [id]);
+  return row ? { ...row, owner_totp: await ownerHasTwoFactor(q, id) } : null;
 }
 
 export async function updateAccount(db: Db, id: number, update: AccountUpdate): Promise<AccountRow> {
@@ -118,16 +108,14 @@ export async function updateAccount(db: Db, id: number, update: AccountUpdate): 
     if (!row) throw notFound(`no account with id ${id}`);
     await recordAudit(tx, id, CLI_ACTOR, { action: 'account.updated', target: `account:${id}` });
     if (passwordHash !== null || update.twoFactorOff) {
-      const owner = await firstOwner(tx, id);
+      const owner = await lockFirstOwner(tx, id);
       if (!owner) throw notFound(`account ${id} has no active owner`);
       if (update.twoFactorOff) {
-        await tx.query('UPDATE users SET totp_secret_enc = NULL, totp_pending_enc = NULL WHERE id = $1', [
-          owner.id,
-        ]);
+        await clearTwoFactor(tx, owner.id);
         await recordAudit(tx, id, CLI_ACTOR, { action: 'totp.disabled', target: `user:${owner.id}` });
       }
       if (passwordHash !== null) {
-        await tx.query('UPDATE users SET password_hash = $2 WHERE id = $1', [owner.id, passwordHash]);
+        await setPasswordHash(tx, owner.id, passwordHash);
         await endSessionsOnNewPassword(tx, owner.id, owner.email);
       }
     }

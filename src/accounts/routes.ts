@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
 import { userActor } from '../audit/actor.js';
+import { listAllowedIps, replaceAllowedIps } from '../auth/allowed-ips.js';
 import type { AuthCache } from '../auth/auth-cache.js';
 import { accountOf, sessionOf } from '../auth/panel-session.js';
 import type { Db } from '../platform/db/db.js';
 import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { listAllowedIps, replaceAllowedIps } from './allowed-ips.service.js';
 import { IpList, IpListBody } from './schemas.js';
 
 export async function accountRoutes(

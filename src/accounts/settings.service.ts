@@ -1,5 +1,6 @@
-import { CLI_ACTOR, recordForEveryAccount } from '../audit/audit.data.js';
-import type { Db } from '../platform/db/db.js';
+import { CLI_ACTOR, recordForAccounts } from '../audit/audit.data.js';
+import type { Db, Queryable } from '../platform/db/db.js';
+import { EVERY_ACCOUNT_ID_SQL } from './data.js';
 
 /**
  * Operator switches live in the `settings` table and are read inside the request that needs them,
@@ -13,9 +14,27 @@ export async function setApiWithdrawals(db: Db, on: boolean): Promise<void> {
       [on ? 'on' : 'off'],
     );
     // a global switch changes what every account can do: each account's log records it
-    await recordForEveryAccount(tx, CLI_ACTOR, {
+    await recordForAccounts(tx, EVERY_ACCOUNT_ID_SQL, CLI_ACTOR, {
       action: 'settings.updated',
       target: `api_withdrawals:${on ? 'on' : 'off'}`,
     });
   });
+}
+
+const SETTING_KEY = /^[a-z_]+$/;
+
+/** A scalar subquery: the switch's value (null when never set), for statements that read it beside their own. */
+export function settingSql(key: string): string {
+  if (!SETTING_KEY.test(key)) throw new Error(`not a setting key: ${key}`);
+  return `(SELECT value FROM settings WHERE key = '${key}')`;
+}
+
+/** The setting's value, stored first as `initial` when it has none (every process then reads the same one). */
+export async function settingOrInitial(q: Queryable, key: string, initial: string): Promise<string> {
+  await q.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [
+    key,
+    initial,
+  ]);
+  const [row] = await q.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key]);
+  return row!.value;
 }

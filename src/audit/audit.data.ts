@@ -131,11 +131,16 @@ export async function recordAuditRows(
   );
 }
 
-/** One entry in every account's log (an operator's global switch changes what every account can do). */
-export async function recordForEveryAccount(q: Queryable, actor: Actor, entry: AuditEntry): Promise<void> {
+/** One entry in the log of each account `accountIdsSql` (a subquery of account ids) selects, in one statement. */
+export async function recordForAccounts(
+  q: Queryable,
+  accountIdsSql: string,
+  actor: Actor,
+  entry: AuditEntry,
+): Promise<void> {
   await q.query(
     `INSERT INTO audit_log (account_id, actor_type, actor_id, actor_label, action, target)
-     SELECT id, $1, $2, $3, $4, $5 FROM accounts`,
+     SELECT id, $1, $2, $3, $4, $5 FROM (${accountIdsSql}) AS a(id)`,
     [actor.type, actor.id, actor.label, entry.action, entry.target],
   );
 }

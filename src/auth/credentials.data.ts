@@ -1,4 +1,5 @@
 import type { SecretHash } from '../platform/crypto/secrets.js';
+import { lockForTransaction } from '../platform/db/advisory-lock.js';
 import type { Queryable } from '../platform/db/db.js';
 
 export type KeyScope = 'full' | 'read';
@@ -49,13 +50,10 @@ export function listCredentials(q: Queryable, accountId: number): Promise<Creden
 
 /**
  * The account's live pairs (neither revoked nor past their expiry, so pairs in a roll's grace count), counted
- * under the account's row lock so concurrent creations cannot pass the cap together. NO KEY UPDATE: the
- * foreign-key checks of cashouts and sales (KEY SHARE) on the same row do not wait for it.
+ * under the account's credentials lock so concurrent creations cannot pass the cap together.
  */
-/** The account's live key pairs, its row locked for the count (null: no such account). */
-export async function lockAndCountLiveCredentials(q: Queryable, accountId: number): Promise<number | null> {
-  const found = await q.query('SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [accountId]);
-  if (found.length === 0) return null;
+export async function lockAndCountLiveCredentials(q: Queryable, accountId: number): Promise<number> {
+  await lockForTransaction(q, 'credentials', accountId);
   const [row] = await q.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM api_credentials
       WHERE account_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,

@@ -1,5 +1,6 @@
 import { type Actor, recordAudit } from '../audit/audit.data.js';
 import { hashSecret, newToken } from '../platform/crypto/secrets.js';
+import { isForeignKeyViolation } from '../platform/db/advisory-lock.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/http/errors.js';
 import { isRealCalendarTime } from '../platform/time/calendar.js';
@@ -60,9 +61,10 @@ export class CredentialService {
     let seq = 0;
     const issued = await this.db.tx(async (tx) => {
       const live = await data.lockAndCountLiveCredentials(tx, accountId);
-      if (live === null) throw notFound(`No account ${accountId}`);
       if (live >= MAX_LIVE_KEYS_PER_ACCOUNT) throw tooManyKeys();
-      const made = await insertPair(tx, accountId, spec);
+      const made = await insertPair(tx, accountId, spec).catch((err: unknown) => {
+        throw isForeignKeyViolation(err) ? notFound(`No account ${accountId}`) : err;
+      });
       seq = made.seq;
       if (actor) {
         await recordAudit(tx, accountId, actor, {
@@ -86,7 +88,7 @@ export class CredentialService {
     }
     let seq = 0;
     const issued = await this.db.tx(async (tx) => {
-      const live = (await data.lockAndCountLiveCredentials(tx, accountId)) ?? 0;
+      const live = await data.lockAndCountLiveCredentials(tx, accountId);
       const old = await data.lockLiveCredential(tx, accountId, id);
       if (!old) throw notFound('No such active credential');
       if (old.rolled_to !== null) throw validation('This credential was rolled already; roll its successor');

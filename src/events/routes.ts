@@ -5,7 +5,7 @@ import { notFound } from '../platform/http/errors.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import { isUuid } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { findEvent } from './data.js';
+import { findEvent } from '../webhooks/event-reads.js';
 import type { EventFeed } from './feed.js';
 import { eventPages } from './page-reads.js';
 import { eventJson, parseEventsQuery, parseTypes } from './query.js';

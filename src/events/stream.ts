@@ -8,7 +8,7 @@ import {
   positionOf,
   type StreamPosition,
   type StreamRow,
-} from './data.js';
+} from '../webhooks/event-reads.js';
 import type { EventFeed } from './feed.js';
 import { STREAM_LIMITS, StreamWriter } from './stream-writer.js';
 

@@ -184,3 +184,11 @@ export async function postBucketTransfers(
     throw new Error(`merchant ${transfer.accountId} has no ${transfer.from}/${transfer.to} ledger accounts`);
   }
 }
+
+/**
+ * A subquery: the account's available balance (one row, `balance`), its row locked until commit with `lock`,
+ * for statements that read it beside their own tables in one round trip.
+ */
+export function availableBalanceSql(accountIdExpr: string, lock: boolean): string {
+  return `SELECT balance FROM ledger_accounts WHERE account_id = ${accountIdExpr} AND bucket = 'available'${lock ? ' FOR UPDATE' : ''}`;
+}

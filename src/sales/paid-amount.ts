@@ -1,6 +1,7 @@
+import { saleFeeRates } from '../accounts/data.js';
 import type { Queryable } from '../platform/db/db.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
-import { feeRates, feesAt, saleFees } from './fees.js';
+import { feesAt, saleFees } from './fees.js';
 import type { PaymentMethod, SaleRow } from './types.js';
 
 /**
@@ -44,7 +45,7 @@ export async function recordPaidAmounts(
   paid: { sale: SaleRow; amount: number }[],
 ): Promise<SaleRow[]> {
   if (paid.length === 0) return [];
-  const rates = await feeRates(
+  const rates = await saleFeeRates(
     tx,
     paid.map((p) => p.sale.account_id),
   );

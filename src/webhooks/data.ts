@@ -1,3 +1,4 @@
+import { lockForTransaction } from '../platform/db/advisory-lock.js';
 import type { Queryable } from '../platform/db/db.js';
 import type { EncryptedSecret } from './crypto.js';
 import { targetGroup } from './deliveries.data.js';
@@ -41,9 +42,9 @@ export async function insertWebhook(
   return row!;
 }
 
-/** The account's live webhooks, counted under its row lock: concurrent creations are checked one by one. */
+/** The account's live webhooks, counted under its webhooks lock: concurrent creations are checked one by one. */
 export async function lockAndCountWebhooks(tx: Queryable, accountId: number): Promise<number> {
-  await tx.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+  await lockForTransaction(tx, 'webhooks', accountId);
   const [row] = await tx.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM webhooks WHERE account_id = $1 AND deleted_at IS NULL',
     [accountId],
@@ -172,4 +173,13 @@ export async function markForResend(
   );
   if (!row) return null;
   return row.webhook_status === 'disabled' ? 'disabled' : row;
+}
+
+/** The newest live webhook's sealed secret (the process checks at start that its key opens it). */
+export async function newestSealedSecret(q: Queryable): Promise<{ what: string; sealed: string } | null> {
+  const [row] = await q.query<{ what: string; sealed: string }>(
+    `SELECT 'webhook ' || id AS what, secret_enc AS sealed FROM webhooks
+      WHERE deleted_at IS NULL ORDER BY id DESC LIMIT 1`,
+  );
+  return row ?? null;
 }

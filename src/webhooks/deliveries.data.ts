@@ -1,5 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
-import { deliveries } from '../platform/observability/metrics.js';
+import { deliveries, type NotificationBacklog } from '../platform/observability/metrics.js';
 
 /** One claimed attempt: everything needed to send it. */
 export interface ClaimedAttempt {
@@ -308,4 +308,17 @@ export async function abandonDeleted(db: Queryable, deliveryId: number): Promise
       WHERE id = $1`,
     [deliveryId],
   );
+}
+
+/** The notification backlog the queue gauges show: facts not yet fanned out plus deliveries still to be made. */
+export async function readBacklog(q: Queryable): Promise<NotificationBacklog> {
+  const [row] = await q.query<NotificationBacklog>(`
+    SELECT (SELECT count(*) FROM notification_outbox)::int
+             + (SELECT count(*) FROM notification_deliveries WHERE status = 'PENDING')::int AS depth,
+           COALESCE(extract(epoch FROM now() - LEAST(
+             (SELECT min(created_at) FROM notification_outbox),
+             (SELECT min(created_at) FROM notification_deliveries WHERE status = 'PENDING'))), 0)::float8 AS oldest,
+           COALESCE(extract(epoch FROM now() - (SELECT min(created_at) FROM notification_outbox)), 0)::float8
+             AS unfanned`);
+  return row!;
 }

@@ -50,15 +50,3 @@ export async function* allWithdrawals(
     before = rows[rows.length - 1]!.id;
   }
 }
-
-/** The account's current cashout rates (what the next withdrawal would be charged). */
-export async function cashoutRates(
-  db: Queryable,
-  accountId: number,
-): Promise<{ fixed: number; percentE4: number } | null> {
-  const [row] = await db.query<{ fixed: number; percent_e4: number }>(
-    'SELECT cashout_fee_fixed AS fixed, cashout_fee_percent_e4 AS percent_e4 FROM accounts WHERE id = $1',
-    [accountId],
-  );
-  return row ? { fixed: row.fixed, percentE4: row.percent_e4 } : null;
-}

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { cashoutFee } from '../accounts/data.js';
 import { userActor } from '../audit/actor.js';
 import { accountOf, sessionOf } from '../auth/panel-session.js';
 import type { SessionService } from '../auth/sessions.js';
@@ -22,7 +23,7 @@ import type { WithdrawalCreator } from './creation/creator.js';
 import type { WithdrawalRow } from './data.js';
 import { amountFees } from './fees.js';
 import { getCashout } from './lookup.js';
-import { allWithdrawals, cashoutRates, listWithdrawals, type WithdrawalFilters } from './panel.data.js';
+import { allWithdrawals, listWithdrawals, type WithdrawalFilters } from './panel.data.js';
 import { parseCashoutRequest } from './request.js';
 import {
   CashoutBody,
@@ -181,7 +182,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
     async (request) => {
       const parsed = parseCashoutAmount(request.query.amount, undefined);
       if (!parsed.ok) throw validation(parsed.reason);
-      const rates = await cashoutRates(deps.db, accountOf(request));
+      const rates = await cashoutFee(deps.db, accountOf(request));
       if (!rates) throw unauthorized('Unknown account');
       const fees = amountFees(parsed.cents, rates.fixed, rates.percentE4);
       return feePreviewView(parsed.cents, fees);

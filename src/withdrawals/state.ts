@@ -1,3 +1,4 @@
+import { accountColumnSql } from '../accounts/data.js';
 import { type Posting, postEntry } from '../ledger/ledger.js';
 import type { Queryable } from '../platform/db/db.js';
 import type { EventName } from '../webhooks/events.js';
@@ -132,8 +133,9 @@ export async function transitionMany(
          FROM l JOIN v ON v.id = l.id
         WHERE w.id = l.id AND w.status = $3
         RETURNING w.*)
-     SELECT w.*, a.name AS user_name, a.email AS user_email FROM w JOIN accounts a ON a.id = w.account_id
-      ORDER BY w.account_id, w.id`,
+     SELECT w.*, ${accountColumnSql('name', 'w.account_id')} AS user_name,
+            ${accountColumnSql('email', 'w.account_id')} AS user_email
+       FROM w ORDER BY w.account_id, w.id`,
     [ids, rule.to, rule.from, rule.processed, items.map((i) => i.externalId)],
   );
   const moved = new Map<number, WithdrawalRow>();

@@ -48,3 +48,14 @@ export async function lockOwners(q: Queryable, accountId: number): Promise<numbe
   );
   return rows.map((r) => Number(r.id));
 }
+
+/** The newest sealed two-factor secret (the process checks at start that its key opens it). */
+export async function newestSealedTwoFactorSecret(
+  q: Queryable,
+): Promise<{ what: string; sealed: string } | null> {
+  const [row] = await q.query<{ what: string; sealed: string }>(
+    `SELECT 'user ' || id || ' (two-factor)' AS what, totp_secret_enc AS sealed FROM users
+      WHERE totp_secret_enc IS NOT NULL ORDER BY id DESC LIMIT 1`,
+  );
+  return row ?? null;
+}

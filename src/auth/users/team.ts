@@ -1,5 +1,6 @@
 import { type Actor, recentAudit, recordAudit } from '../../audit/audit.data.js';
 import { type MailOutbox, queueMail } from '../../mail/outbox.js';
+import { lockForTransaction } from '../../platform/db/advisory-lock.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { isUniqueViolation } from '../../platform/db/db.js';
 import { AppError, notFound, validation } from '../../platform/http/errors.js';
@@ -60,6 +61,8 @@ export class TeamService {
     private readonly db: Db,
     private readonly mail: MailOutbox,
     private readonly publicUrl: string,
+    /** The account's name, for the invitation's words (the accounts module's, handed in by the app). */
+    private readonly accountName: (q: Queryable, accountId: number) => Promise<string | null>,
   ) {}
 
   async list(accountId: number): Promise<TeamMember[]> {
@@ -79,12 +82,9 @@ export class TeamService {
     checkOwnerRule(by, input.role, null);
     try {
       return await this.db.tx(async (tx) => {
-        // the account's row serialises its invitations: the hour's count cannot be passed by sending at once
-        // (NO KEY: rows of other tables that refer to the account, its sales and withdrawals, still go in meanwhile)
-        const [account] = await tx.query<{ name: string }>(
-          'SELECT name FROM accounts WHERE id = $1 FOR NO KEY UPDATE',
-          [by.accountId],
-        );
+        // one account's invitations one at a time: the hour's count cannot be passed by sending at once
+        await lockForTransaction(tx, 'invitations', by.accountId);
+        const accountName = (await this.accountName(tx, by.accountId)) ?? '';
         await checkInvitationRate(tx, by.accountId);
         await dropLapsedInvitation(tx, by.accountId, email);
         const [user] = await tx.query<UserRow>(
@@ -95,7 +95,7 @@ export class TeamService {
         // the same rows, audit entry and mail either way: only the mail's words tell the invitee (never the
         // inviter) that the address already has an account, and that invitation cannot be accepted
         const takenElsewhere = await activeElsewhere(tx, by.accountId, email);
-        const mail = { accountName: account!.name, inviter: by.user.name, role: input.role };
+        const mail = { accountName, inviter: by.user.name, role: input.role };
         await recordAudit(tx, by.accountId, actor, { action: 'user.invited', target: `user:${user!.id}` });
         await queueMail(tx, this.mail, {
           cause: `invitation:${link.tokenHash}`,

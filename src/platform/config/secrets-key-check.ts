@@ -1,27 +1,26 @@
 import { unseal } from '../crypto/sealed.js';
-import type { Queryable } from '../db/db.js';
 import { ConfigError } from './parse.js';
+
+/** A secret stored sealed, and what it belongs to (for the message). */
+export interface SealedSample {
+  what: string;
+  sealed: string;
+}
 
 /**
  * SECRETS_KEY must be the key the stored secrets were sealed with. A process started with another key (a
  * lost dev key file, a mistyped setting) answered /health and then failed every webhook attempt ("could not
- * be prepared") until its deliveries ran out of attempts: merchants lost their notifications. The newest
- * webhook secret and two-factor secret are opened at start; one that does not open stops the process.
+ * be prepared") until its deliveries ran out of attempts: merchants lost their notifications. The modules that
+ * seal secrets hand in their newest ones at start; one that does not open stops the process.
  */
-export async function checkSecretsKey(db: Queryable, key: Buffer): Promise<void> {
-  const rows = await db.query<{ what: string; sealed: string }>(
-    `(SELECT 'webhook ' || id AS what, secret_enc AS sealed FROM webhooks
-       WHERE deleted_at IS NULL ORDER BY id DESC LIMIT 1)
-     UNION ALL
-     (SELECT 'user ' || id || ' (two-factor)', totp_secret_enc FROM users
-       WHERE totp_secret_enc IS NOT NULL ORDER BY id DESC LIMIT 1)`,
-  );
-  for (const row of rows) {
+export function checkSecretsKey(key: Buffer, samples: readonly (SealedSample | null)[]): void {
+  for (const sample of samples) {
+    if (!sample) continue;
     try {
-      unseal(key, row.sealed);
+      unseal(key, sample.sealed);
     } catch {
       throw new ConfigError(
-        `SECRETS_KEY does not open the secrets already stored (${row.what}): start with the key they were sealed with`,
+        `SECRETS_KEY does not open the secrets already stored (${sample.what}): start with the key they were sealed with`,
       );
     }
   }

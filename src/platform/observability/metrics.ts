@@ -69,26 +69,28 @@ export function countFact(subjectType: string, body: object): void {
   else if (subjectType === 'withdrawal') cashouts.inc({ status });
 }
 
-/** The database the queue gauges read: the latest registered app's (one per process outside tests). */
+/** What the notification queue gauges show, as the webhooks module reads it from its tables. */
+export interface NotificationBacklog {
+  /** Facts not yet fanned out, plus deliveries still to be made (first attempts and retries). */
+  depth: number;
+  /** Age in seconds of the oldest of them. */
+  oldest: number;
+  /** Age in seconds of the oldest fact not yet fanned out. */
+  unfanned: number;
+}
+
+/** The database the queue gauges read and how: the latest registered app's (one per process outside tests). */
 let gaugeDb: Queryable | undefined;
+let backlogReader: ((q: Queryable) => Promise<NotificationBacklog>) | undefined;
 
 function queueGauges(): void {
-  // facts not yet fanned out, plus deliveries still to be made (first attempts and retries)
-  const backlog = `
-    SELECT (SELECT count(*) FROM notification_outbox)::int
-             + (SELECT count(*) FROM notification_deliveries WHERE status = 'PENDING')::int AS depth,
-           COALESCE(extract(epoch FROM now() - LEAST(
-             (SELECT min(created_at) FROM notification_outbox),
-             (SELECT min(created_at) FROM notification_deliveries WHERE status = 'PENDING'))), 0)::float8 AS oldest,
-           COALESCE(extract(epoch FROM now() - (SELECT min(created_at) FROM notification_outbox)), 0)::float8
-             AS unfanned`;
-  type Backlog = { depth: number; oldest: number; unfanned: number };
+  type Backlog = NotificationBacklog;
   let last: Promise<Backlog | null> | undefined;
   // the gauges are collected by one query per scrape; a failed read leaves them as they were
   const read = () => {
-    last ??= (gaugeDb?.query<Backlog>(backlog) ?? Promise.resolve([]))
+    last ??= (gaugeDb && backlogReader ? backlogReader(gaugeDb) : Promise.resolve(null))
       .then(
-        (rows) => rows[0] ?? null,
+        (backlog) => backlog,
         () => null,
       )
       .finally(() => setTimeout(() => (last = undefined), 1000).unref());
@@ -137,9 +139,15 @@ new Gauge({
 
 export async function metricsPlugin(
   app: Http,
-  opts: { token: string | undefined; db: Queryable },
+  opts: {
+    token: string | undefined;
+    db: Queryable;
+    /** The notification backlog's reader (without one the queue gauges stay at 0). */
+    readBacklog?: (q: Queryable) => Promise<NotificationBacklog>;
+  },
 ): Promise<void> {
   gaugeDb = opts.db;
+  backlogReader = opts.readBacklog;
   // one labelled child per (route, method, status), found by a string key: prom-client's observe with a labels
   // object hashes them on every call. The set is bounded: routes are patterns, not URLs.
   const children = new Map<string, { observe(v: number): void }>();

@@ -1,3 +1,6 @@
+import { cashoutTermsSql } from '../../accounts/data.js';
+import { settingSql } from '../../accounts/settings.service.js';
+import { availableBalanceSql } from '../../ledger/ledger.js';
 import { type Queryable, whenCommitted } from '../../platform/db/db.js';
 import { AppError } from '../../platform/http/errors.js';
 import { cashouts } from '../../platform/observability/metrics.js';
@@ -48,8 +51,7 @@ export interface Accepted {
  */
 export async function loadContext(tx: Queryable, accountId: number, items: CashoutItem[], lock: boolean) {
   const [ctx] = await tx.query<AccountContext>(
-    `WITH bal AS (
-       SELECT balance FROM ledger_accounts WHERE account_id = $1 AND bucket = 'available' ${lock ? 'FOR UPDATE' : ''}),
+    `WITH bal AS (${availableBalanceSql('$1', lock)}),
      k AS (
        SELECT k.ord, k.key,
               -- a key with a stored outcome is a replay: it needs no lock (the outcome is final), and taking
@@ -66,13 +68,13 @@ export async function loadContext(tx: Queryable, accountId: number, items: Casho
            SELECT * FROM cashout_idempotency i
             WHERE i.account_id = $1 AND i.key = k.key AND i.expires_at > now() LIMIT 1) i ON true)
      SELECT a.cashout_fee_fixed, a.cashout_fee_percent_e4, a.api_cashout_enabled, a.transfers_enabled,
-            (SELECT value FROM settings WHERE key = 'api_withdrawals') AS global_switch,
+            ${settingSql('api_withdrawals')} AS global_switch,
             (SELECT balance FROM bal) AS available,
             (SELECT threshold_cents FROM withdrawal_approval_rules WHERE account_id = $1) AS approval_threshold,
             (SELECT json_agg(json_build_object('key', k.key, 'locked', k.locked, 'request_hash', k.request_hash,
                       'withdrawal_id', k.withdrawal_id, 'response_body', k.response_body, 'next_id', k.next_id)
                       ORDER BY k.ord) FROM k) AS items
-       FROM accounts a WHERE a.id = $1`,
+       FROM (${cashoutTermsSql('$1')}) a`,
     // not a prepared statement: a generic plan cached while the tables were small may scan them as they grow
     [accountId, items.map((i) => i.key)],
   );

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { settingOrInitial, settingSql } from '../../accounts/settings.service.js';
 import { checkTimestamped, signTimestamped } from '../../platform/crypto/timestamped-signature.js';
 import type { Db } from '../../platform/db/db.js';
 import { unauthorized, validation } from '../../platform/http/errors.js';
@@ -45,7 +46,7 @@ export class SandboxPayoutProvider implements PayoutProvider {
     const rows = await this.db.query<{ reference: string; external_id: string }>(
       `INSERT INTO sandbox_payouts (reference, external_id, amount, pix_key, pix_key_type)
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::text[])
-        WHERE (SELECT value FROM settings WHERE key = 'sandbox_payouts') IS DISTINCT FROM 'down'
+        WHERE ${settingSql('sandbox_payouts')} IS DISTINCT FROM 'down'
        ON CONFLICT (reference) DO UPDATE SET submissions = sandbox_payouts.submissions + 1
        RETURNING reference, external_id`,
       [
@@ -147,14 +148,7 @@ export class SandboxPayoutProvider implements PayoutProvider {
 
   private async loadSecret(): Promise<string> {
     if (this.secret) return this.secret;
-    await this.db.query(`INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [
-      SECRET_SETTING,
-      randomBytes(32).toString('base64url'),
-    ]);
-    const [row] = await this.db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [
-      SECRET_SETTING,
-    ]);
-    this.secret = row!.value;
+    this.secret = await settingOrInitial(this.db, SECRET_SETTING, randomBytes(32).toString('base64url'));
     return this.secret;
   }
 }

@@ -1,8 +1,9 @@
 import { type Actor, recordAudit } from '../audit/audit.data.js';
-import { type AuthCache, notifyAuthChange } from '../auth/auth-cache.js';
+import { lockForTransaction } from '../platform/db/advisory-lock.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError } from '../platform/http/errors.js';
 import { canonicalIp } from '../platform/net/ip.js';
+import { type AuthCache, notifyAuthChange } from './auth-cache.js';
 
 export const MAX_ALLOWED_IPS = 20;
 
@@ -42,7 +43,7 @@ export async function replaceAllowedIps(
   let seq = 0;
   await db.tx(async (tx) => {
     // Serializes concurrent saves of one account's list (the last one wins whole, never a mix).
-    await tx.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+    await lockForTransaction(tx, 'allowed-ips', accountId);
     await tx.query('DELETE FROM allowed_ips WHERE account_id = $1', [accountId]);
     if (ips.length > 0) {
       await tx.query(

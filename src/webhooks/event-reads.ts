@@ -1,7 +1,7 @@
 import type { Db, Queryable } from '../platform/db/db.js';
 
 /**
- * Events are the webhooks module's notification facts (notification_events), read here and never copied: an
+ * The Events API's reads of the notification facts (notification_events), served as they are, never copied: an
  * event's id is its fact's event id and its data the stored body every webhook delivery of it sent. The
  * webhook tests are facts of a webhook, not of the account: they are not events.
  */
