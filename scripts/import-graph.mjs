@@ -1,6 +1,7 @@
 // The import graph's rules, checked by `npm run lint`: no circle of imports; shared plumbing
 // (src/platform) imports no domain; the rails (PSP clients, BR Code) import only the platform; no two
-// domains import each other. Prints what breaks a rule and exits 1.
+// domains import each other; a module is entered only by its front door (its index.ts), whoever imports it.
+// Prints what breaks a rule and exits 1.
 import madge from 'madge';
 
 const graph = (await madge('src', { fileExtensions: ['ts'], tsConfig: 'tsconfig.json' })).obj();
@@ -16,6 +17,8 @@ for (const [from, deps] of Object.entries(graph)) {
     if (a === 'rails' && b !== 'rails' && b !== 'platform')
       problems.push(`rails import a domain: ${from} -> ${to}`);
     if (a !== b) edges.set(`${a} -> ${b}`, `${from} -> ${to}`);
+    if (a !== b && b !== 'platform' && b !== '(root)' && to !== `${b}/index.ts`)
+      problems.push(`${from} imports ${to}, inside ${b}/: import its index.ts`);
   }
 }
 for (const [edge, example] of edges) {
@@ -48,5 +51,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  `import graph: ${Object.keys(graph).length} files, no circle, no import back and forth between domains`,
+  `import graph: ${Object.keys(graph).length} files, no circle, no import back and forth between domains, every module entered by its index.ts`,
 );

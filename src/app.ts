@@ -1,25 +1,23 @@
-import { accountName } from './accounts/data.js';
-import { accountRoutes } from './accounts/routes.js';
-import { auditRoutes } from './audit/routes.js';
-import { apiKeyAuth } from './auth/api-key.js';
-import { AuthCache } from './auth/auth-cache.js';
-import { CredentialService } from './auth/credentials.service.js';
-import { LastUseRecorder } from './auth/last-use.js';
-import { accountOf, panelSession } from './auth/panel-session.js';
-import { requireDeclaredPermissions } from './auth/route-permissions.js';
-import { authRoutes } from './auth/routes.js';
-import { SessionService } from './auth/sessions.js';
-import { TotpService } from './auth/totp.js';
-import { AccessLinks } from './auth/users/access.js';
-import { teamRoutes } from './auth/users/routes.js';
-import { TeamService } from './auth/users/team.js';
+import { accountName, accountRoutes } from './accounts/index.js';
+import { auditRoutes } from './audit/index.js';
+import {
+  AccessLinks,
+  AuthCache,
+  accountOf,
+  apiKeyAuth,
+  authRoutes,
+  CredentialService,
+  LastUseRecorder,
+  panelSession,
+  requireDeclaredPermissions,
+  SessionService,
+  TeamService,
+  TotpService,
+  teamRoutes,
+} from './auth/index.js';
 import { BcbCobv, BoletoIssuer, boletoRoutes, boletoSales, SandboxCobv } from './boletos/index.js';
-import { EventFeed } from './events/feed.js';
-import { eventRoutes } from './events/routes.js';
-import { Event, EventPage } from './events/schemas.js';
-import { openStreams } from './events/stream.js';
-import { ledgerPanelRoutes } from './ledger/panel.routes.js';
-import { Balance, ledgerRoutes } from './ledger/routes.js';
+import { Event, EventFeed, EventPage, eventRoutes, openStreams } from './events/index.js';
+import { Balance, ledgerPanelRoutes, ledgerRoutes } from './ledger/index.js';
 import type { Platform } from './platform/context.js';
 import { healthRoute } from './platform/http/health.js';
 import { panelSite } from './platform/http/panel-site.js';
@@ -27,32 +25,41 @@ import { installRateLimits } from './platform/http/rate-limit.js';
 import { createHttp } from './platform/http/server.js';
 import type { Http } from './platform/http/types.js';
 import { metricsPlugin } from './platform/observability/metrics.js';
-import { salesPanelRoutes } from './sales/panel.routes.js';
-import { startBcb } from './sales/processors/bcb/start.js';
-import { bcbWebhookRoutes } from './sales/processors/bcb/webhook.routes.js';
-import { processorCallbackRoutes } from './sales/processors/callback.routes.js';
-import type { SaleProcessor } from './sales/processors/processor.js';
-import { pixProcessors } from './sales/processors/registry.js';
-import { SandboxProcessor } from './sales/processors/sandbox.js';
-import { salesRoutes } from './sales/routes.js';
-import { Sale } from './sales/schemas.js';
-import { SaleSettler } from './sales/settlement/settler.js';
-import { sandboxCartRoutes } from './sandbox/carts.routes.js';
-import { sandboxCashoutRoutes } from './sandbox/cashouts.routes.js';
-import { sandboxPanelRoutes } from './sandbox/panel.routes.js';
-import { sandboxRecurrenceRoutes } from './sandbox/recurrences.routes.js';
-import { sandboxSalesRoutes } from './sandbox/sales.routes.js';
-import { readBacklog } from './webhooks/deliveries.data.js';
-import { NOTIFICATION_SCHEMAS, webhookOperations } from './webhooks/notification-schemas.js';
-import { webhookRoutes } from './webhooks/routes.js';
-import { WebhookService } from './webhooks/service.js';
-import { approvalRoutes } from './withdrawals/approval/routes.js';
-import { WithdrawalCreator } from './withdrawals/creation/creator.js';
-import { withdrawalPanelRoutes } from './withdrawals/panel.routes.js';
-import { payoutProviders } from './withdrawals/payouts/providers.js';
-import { payoutCallbackRoutes } from './withdrawals/payouts/routes.js';
-import { cashoutRoutes } from './withdrawals/routes.js';
-import { WithdrawalLookup } from './withdrawals/schemas.js';
+import type { SaleProcessor } from './sales/index.js';
+import {
+  bcbWebhookRoutes,
+  pixProcessors,
+  processorCallbackRoutes,
+  Sale,
+  SaleSettler,
+  SandboxProcessor,
+  salesPanelRoutes,
+  salesRoutes,
+  startBcb,
+} from './sales/index.js';
+import {
+  sandboxCartRoutes,
+  sandboxCashoutRoutes,
+  sandboxPanelRoutes,
+  sandboxRecurrenceRoutes,
+  sandboxSalesRoutes,
+} from './sandbox/index.js';
+import {
+  NOTIFICATION_SCHEMAS,
+  readBacklog,
+  WebhookService,
+  webhookOperations,
+  webhookRoutes,
+} from './webhooks/index.js';
+import {
+  approvalRoutes,
+  cashoutRoutes,
+  payoutCallbackRoutes,
+  payoutProviders,
+  WithdrawalCreator,
+  WithdrawalLookup,
+  withdrawalPanelRoutes,
+} from './withdrawals/index.js';
 
 /**
  * Boot order, readable in one place: infrastructure (http server, error shapes, metrics, health), then the

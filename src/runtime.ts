@@ -1,6 +1,6 @@
 import type { DestinationStream } from 'pino';
 import { buildApp } from './app.js';
-import { newestSealedTwoFactorSecret } from './auth/users/data.js';
+import { newestSealedTwoFactorSecret } from './auth/index.js';
 import { installBoletoRules } from './boletos/index.js';
 import type { Config } from './platform/config/config.js';
 import { checkSecretsKey } from './platform/config/secrets-key-check.js';
@@ -14,8 +14,7 @@ import type { Http } from './platform/http/types.js';
 import { Queue } from './platform/jobs/queue.js';
 import { createLogger } from './platform/observability/logger.js';
 import { metricsPlugin } from './platform/observability/metrics.js';
-import { newestSealedSecret } from './webhooks/data.js';
-import { readBacklog } from './webhooks/deliveries.data.js';
+import { newestSealedSecret, readBacklog } from './webhooks/index.js';
 import { startWorkers } from './workers.js';
 
 export interface Runtime {

@@ -1,24 +1,33 @@
-import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/sessions.js';
-import { startMailWorker } from './mail/worker.js';
+import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/index.js';
+import { startMailWorker } from './mail/index.js';
 import type { Platform } from './platform/context.js';
 import { startPeriodic } from './platform/jobs/periodic.js';
-import { PixApiClient } from './rails/pix-api-client.js';
-import { startReconciliation } from './reconciliation/worker.js';
-import { deleteExpiredSaleKeys } from './sales/charges.data.js';
-import { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges } from './sales/charges.js';
-import { BcbProcessor } from './sales/processors/bcb/adapter.js';
-import { checkDevolucoes, DEVOLUCAO_CHECK_EVERY_MS } from './sales/processors/bcb/devolucoes.js';
-import { CALLBACK_CLEANUP_EVERY_MS, deleteStaleCallbacks } from './sales/processors/callbacks.js';
-import type { PixChargeProcessor } from './sales/processors/processor.js';
-import { FORGOTTEN_HOLD_CHECK_EVERY_MS, releaseForgottenHolds } from './sales/settlement/refund-hold.js';
-import { startReserveWorker } from './sales/settlement/reserve.js';
-import { SaleSettler } from './sales/settlement/settler.js';
-import { pruneNotifications, RETENTION_EVERY_MS } from './webhooks/retention.js';
-import { startNotificationWorkers } from './webhooks/workers.js';
-import { startApprovalWorker } from './withdrawals/approval/worker.js';
-import { deleteExpiredKeys, KEY_CLEANUP_EVERY_MS } from './withdrawals/creation/idempotency.js';
-import { payoutProviders } from './withdrawals/payouts/providers.js';
-import { startOverdueCheck, startPayoutWorker } from './withdrawals/payouts/worker.js';
+import { PixApiClient } from './rails/index.js';
+import { startReconciliation } from './reconciliation/index.js';
+import type { PixChargeProcessor } from './sales/index.js';
+import {
+  BcbProcessor,
+  CALLBACK_CLEANUP_EVERY_MS,
+  CHARGE_EXPIRY_EVERY_MS,
+  cancelExpiredCharges,
+  checkDevolucoes,
+  DEVOLUCAO_CHECK_EVERY_MS,
+  deleteExpiredSaleKeys,
+  deleteStaleCallbacks,
+  FORGOTTEN_HOLD_CHECK_EVERY_MS,
+  releaseForgottenHolds,
+  SaleSettler,
+  startReserveWorker,
+} from './sales/index.js';
+import { pruneNotifications, RETENTION_EVERY_MS, startNotificationWorkers } from './webhooks/index.js';
+import {
+  deleteExpiredKeys,
+  KEY_CLEANUP_EVERY_MS,
+  payoutProviders,
+  startApprovalWorker,
+  startOverdueCheck,
+  startPayoutWorker,
+} from './withdrawals/index.js';
 
 /**
  * Every background worker of every domain, started by `gateway serve` and `gateway worker`. Returns a stop

@@ -1,14 +1,15 @@
-import { CLI_ACTOR, recordAudit } from '../audit/audit.data.js';
-import { checkPassword, hashPassword } from '../auth/passwords.js';
-import { endSessionsOnNewPassword } from '../auth/sessions.js';
+import { CLI_ACTOR, recordAudit } from '../audit/index.js';
 import {
+  checkPassword,
   clearTwoFactor,
+  endSessionsOnNewPassword,
+  hashPassword,
   insertOwner,
   lockFirstOwner,
   ownerHasTwoFactor,
   setPasswordHash,
-} from '../auth/users/owner.js';
-import { ensureMerchantLedger } from '../ledger/ledger.js';
+} from '../auth/index.js';
+import { ensureMerchantLedger } from '../ledger/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { isUniqueViolation } from '../platform/db/db.js';
 import { conflict, notFound, validation } from '../platform/http/errors.js';

@@ -1,8 +1,7 @@
 import { Type } from 'typebox';
-import { userActor } from '../audit/actor.js';
-import { listAllowedIps, replaceAllowedIps } from '../auth/allowed-ips.js';
-import type { AuthCache } from '../auth/auth-cache.js';
-import { accountOf, sessionOf } from '../auth/panel-session.js';
+import { userActor } from '../audit/index.js';
+import type { AuthCache } from '../auth/index.js';
+import { accountOf, listAllowedIps, replaceAllowedIps, sessionOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';

@@ -1,4 +1,4 @@
-import { CLI_ACTOR, recordForAccounts } from '../audit/audit.data.js';
+import { CLI_ACTOR, recordForAccounts } from '../audit/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { EVERY_ACCOUNT_ID_SQL } from './data.js';
 

@@ -1,4 +1,4 @@
-import { type Actor, recordAudit } from '../audit/audit.data.js';
+import { type Actor, recordAudit } from '../audit/index.js';
 import { lockForTransaction } from '../platform/db/advisory-lock.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError } from '../platform/http/errors.js';

@@ -1,4 +1,4 @@
-import { CLI_ACTOR } from '../audit/audit.data.js';
+import { CLI_ACTOR } from '../audit/index.js';
 import { type Command, required, UsageError } from '../platform/cli/command.js';
 import { CredentialService } from './credentials.service.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { requestOrigin, userActor } from '../audit/actor.js';
+import { requestOrigin, userActor } from '../audit/index.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { numericPathId } from '../platform/http/public-ids.js';

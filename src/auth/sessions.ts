@@ -1,4 +1,4 @@
-import { type Actor, recordAudit } from '../audit/audit.data.js';
+import { type Actor, recordAudit } from '../audit/index.js';
 import { hashSecret, newToken, type PlainSecret } from '../platform/crypto/secrets.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, unauthorized } from '../platform/http/errors.js';

@@ -1,5 +1,5 @@
 import { Secret, TOTP } from 'otpauth';
-import { type Actor, recordAudit } from '../audit/audit.data.js';
+import { type Actor, recordAudit } from '../audit/index.js';
 import { seal, unseal } from '../platform/crypto/sealed.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { conflict, validation } from '../platform/http/errors.js';

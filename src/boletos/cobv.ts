@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BcbSettings } from '../platform/config/rails.js';
 import { formatReais, parseReais } from '../platform/money/money.js';
-import { brCode } from '../rails/brcode.js';
-import { type PixApiClient, PspError } from '../rails/pix-api-client.js';
+import { brCode, type PixApiClient, PspError } from '../rails/index.js';
 import { type BoletoTerms, formatBp } from './terms.js';
 
 /** The payer as a cobv's `devedor` names them. */

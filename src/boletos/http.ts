@@ -1,7 +1,7 @@
 import type { Queryable } from '../platform/db/db.js';
 import { AppError, validation } from '../platform/http/errors.js';
-import { PspError } from '../rails/pix-api-client.js';
-import { addressProblem } from '../webhooks/ssrf.js';
+import { PspError } from '../rails/index.js';
+import { addressProblem } from '../webhooks/index.js';
 import { BoletoInputError } from './errors.js';
 import type { BoletoIssuer, BoletoSaleInput } from './issue.js';
 

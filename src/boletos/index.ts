@@ -1,4 +1,6 @@
-// The boletos module's front door: what app.ts, the workers and the CLI use.
+// The boletos module's front door: what the other modules, app.ts and the CLI use of it.
+
+export { boletoCommands } from './cli.js';
 export { BcbCobv, type CobvPsp, SandboxCobv } from './cobv.js';
 export { BoletoInputError, BoletoNotFound } from './errors.js';
 export { boletoSales } from './http.js';

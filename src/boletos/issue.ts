@@ -2,12 +2,15 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { fromSaoPaulo, toSaoPaulo } from '../platform/time/sao-paulo.js';
-import { barcode, digitableLine, MAX_BOLETO_CENTS } from '../rails/boleto-barcode.js';
-import { qrSvgDataUri } from '../rails/qr.js';
-import { setChargeExpiryAt } from '../sales/charges.data.js';
-import { createSale } from '../sales/create.js';
-import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from '../sales/input.js';
-import type { Customer, SaleItem, SaleRow } from '../sales/types.js';
+import { barcode, digitableLine, MAX_BOLETO_CENTS, qrSvgDataUri } from '../rails/index.js';
+import type { Customer, SaleItem, SaleRow } from '../sales/index.js';
+import {
+  checkSaleSize,
+  createSale,
+  normalizeCustomer,
+  normalizePostbackUrl,
+  setChargeExpiryAt,
+} from '../sales/index.js';
 import { type Beneficiary, campoLivre } from './campo-livre.js';
 import type { CobvPayer, CobvPsp } from './cobv.js';
 import { insertBoleto, nextNossoNumero } from './data.js';

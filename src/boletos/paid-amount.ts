@@ -1,8 +1,7 @@
 import type { Queryable } from '../platform/db/db.js';
-import { recordPaymentDiscrepancy } from '../reconciliation/discrepancies.data.js';
-import { type PaymentAgain, setPaidAgainRule, setPaidAmountRule } from '../sales/paid-amount.js';
-import type { SaleStatus } from '../sales/settlement/status-machine.js';
-import type { SaleRow } from '../sales/types.js';
+import { recordPaymentDiscrepancy } from '../reconciliation/index.js';
+import type { SaleRow, SaleStatus } from '../sales/index.js';
+import { type PaymentAgain, setPaidAgainRule, setPaidAmountRule } from '../sales/index.js';
 import { type BoletoRow, boletoOfSale } from './data.js';
 import { amountDueOn, type BoletoTerms, lastPayableDay } from './terms.js';
 

@@ -13,8 +13,7 @@ import {
 } from 'pdf-lib';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import { formatBrl } from '../platform/money/money.js';
-import { formatLine } from '../rails/boleto-barcode.js';
-import { qrModules } from '../rails/qr.js';
+import { formatLine, qrModules } from '../rails/index.js';
 import { nossoNumeroCheckDigit } from './campo-livre.js';
 import type { BoletoRow } from './data.js';
 import { termsOf } from './paid-amount.js';

@@ -1,11 +1,15 @@
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import type { Queue } from '../platform/jobs/queue.js';
-import { lockSalesById } from '../sales/data.js';
-import { recordPaidAmounts } from '../sales/paid-amount.js';
-import { checkTransition, isOpen, type SaleStatus } from '../sales/settlement/status-machine.js';
-import { applyMoves } from '../sales/settlement/transition.js';
-import type { SaleRow } from '../sales/types.js';
+import type { SaleRow } from '../sales/index.js';
+import {
+  applyMoves,
+  checkTransition,
+  isOpen,
+  lockSalesById,
+  recordPaidAmounts,
+  type SaleStatus,
+} from '../sales/index.js';
 import { cnabDate, cut, RECORD } from './cnab240.js';
 import { boletosByNossoNumeros, markPaidByCnab } from './data.js';
 import { BoletoInputError } from './errors.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { merchantOf } from '../auth/api-key.js';
+import { merchantOf } from '../auth/index.js';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { Db } from '../platform/db/db.js';
 import {
@@ -10,8 +10,7 @@ import {
 import { notFound, validation } from '../platform/http/errors.js';
 import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { findSaleRow } from '../sales/charges.data.js';
-import { ownedSale } from '../sales/lookup.js';
+import { findSaleRow, ownedSale } from '../sales/index.js';
 import { type BoletoRow, boletoByTokenHash, boletoOfSale } from './data.js';
 import { tokenHash } from './issue.js';
 import { renderBoletoPdf } from './pdf.js';

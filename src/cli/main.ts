@@ -19,7 +19,7 @@ async function main(argv: string[]): Promise<number> {
     return runIntegratorCommand(argv, (text) => process.stdout.write(text));
   }
   if (first === 'dev-psp') {
-    const { runDevPsp } = await import('../devpsp/cli.js');
+    const { runDevPsp } = await import('../devpsp/index.js');
     const psp = await runDevPsp(argv, loadConfig(process.env, { secrets: false }).dataDir);
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void psp.close());
     return -1; // keep running

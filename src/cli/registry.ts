@@ -1,12 +1,12 @@
-import { accountCommands } from '../accounts/cli.js';
-import { keyCommands } from '../auth/cli.js';
-import { boletoCommands } from '../boletos/cli.js';
-import { ledgerCommands } from '../ledger/cli.js';
+import { accountCommands } from '../accounts/index.js';
+import { keyCommands } from '../auth/index.js';
+import { boletoCommands } from '../boletos/index.js';
+import { ledgerCommands } from '../ledger/index.js';
 import type { Command } from '../platform/cli/command.js';
 import { migrate } from '../platform/db/migrate.js';
-import { reconciliationCommands } from '../reconciliation/cli.js';
-import { notificationCommands } from '../webhooks/cli.js';
-import { cashoutCommands } from '../withdrawals/cli.js';
+import { reconciliationCommands } from '../reconciliation/index.js';
+import { notificationCommands } from '../webhooks/index.js';
+import { cashoutCommands } from '../withdrawals/index.js';
 
 const migrateCommand: Command = {
   path: ['migrate'],

@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { request as httpRequest } from 'undici';
 import { formatReais, parseReais } from '../platform/money/money.js';
-import { brCode } from '../rails/brcode.js';
+import { brCode } from '../rails/index.js';
 import { type DevCertificates, generateCertificates } from './certs.js';
 import { CobvPsp } from './cobv.js';
 import { pixView, receivedPage } from './received-pages.js';

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../platform/db/db.js';
 import type { OutboxSignal } from '../platform/db/outbox-signal.js';
 import { isDatabaseUnavailable } from '../platform/db/unavailable.js';
-import { finalBound, finalFactsAfter, type StreamPosition, type StreamRow } from '../webhooks/event-reads.js';
+import { finalBound, finalFactsAfter, type StreamPosition, type StreamRow } from '../webhooks/index.js';
 
 /** How often the feed looks for facts other processes committed, while any stream is open here. */
 const POLL_MS = 100;

@@ -1,6 +1,6 @@
 import { coalescedReader } from '../platform/concurrency/coalesced-reads.js';
 import type { Queryable } from '../platform/db/db.js';
-import { type EventFilter, type EventRow, listEvents } from '../webhooks/event-reads.js';
+import { type EventFilter, type EventRow, listEvents } from '../webhooks/index.js';
 
 export type PageRow = EventRow & { at: string };
 

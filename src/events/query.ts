@@ -1,7 +1,7 @@
 import { validation } from '../platform/http/errors.js';
 import { dateBound, parseLimit } from '../platform/http/pagination.js';
-import type { EventFilter, EventRow } from '../webhooks/event-reads.js';
-import { isEventName } from '../webhooks/events.js';
+import type { EventFilter, EventRow } from '../webhooks/index.js';
+import { isEventName } from '../webhooks/index.js';
 
 /** An event as the API shows it; `data` is the stored body spliced in as the bytes its deliveries carried. */
 export function eventJson(row: EventRow): string {

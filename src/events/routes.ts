@@ -1,11 +1,11 @@
-import { merchantOf } from '../auth/api-key.js';
+import { merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import { notFound } from '../platform/http/errors.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import { isUuid } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { findEvent } from '../webhooks/event-reads.js';
+import { findEvent } from '../webhooks/index.js';
 import type { EventFeed } from './feed.js';
 import { eventPages } from './page-reads.js';
 import { eventJson, parseEventsQuery, parseTypes } from './query.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { EVENT_NAMES } from '../webhooks/events.js';
+import { EVENT_NAMES } from '../webhooks/index.js';
 
 export const Event = Type.Object(
   {

@@ -8,7 +8,7 @@ import {
   positionOf,
   type StreamPosition,
   type StreamRow,
-} from '../webhooks/event-reads.js';
+} from '../webhooks/index.js';
 import type { EventFeed } from './feed.js';
 import { STREAM_LIMITS, StreamWriter } from './stream-writer.js';
 

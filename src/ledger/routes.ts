@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { merchantOf } from '../auth/api-key.js';
+import { merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import { BalanceErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';

@@ -1,10 +1,16 @@
 import type { Db } from '../platform/db/db.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { formatReais, parseReais } from '../platform/money/money.js';
-import type { WarnLog } from '../sales/processors/bcb/devolucoes.js';
-import { creditPix, type Pix, pixAmountDue, settleRefunds } from '../sales/processors/bcb/received.js';
-import { type ChargeRecord, recordsOfPage, saleStatus } from '../sales/processors/bcb/received-records.js';
-import type { SaleSettler } from '../sales/settlement/settler.js';
+import type { SaleSettler, WarnLog } from '../sales/index.js';
+import {
+  type ChargeRecord,
+  creditPix,
+  type Pix,
+  pixAmountDue,
+  recordsOfPage,
+  saleStatus,
+  settleRefunds,
+} from '../sales/index.js';
 import { type Discrepancy, duplicatePaymentsAmong } from './discrepancies.data.js';
 import type { Counts } from './runs.data.js';
 

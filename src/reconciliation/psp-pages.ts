@@ -1,5 +1,5 @@
-import { type PixApiClient, PspError } from '../rails/pix-api-client.js';
-import type { Pix } from '../sales/processors/bcb/received.js';
+import { type PixApiClient, PspError } from '../rails/index.js';
+import type { Pix } from '../sales/index.js';
 
 /** The standard's answer to GET /pix (PixConsultados), as far as reconciliation reads it. */
 interface PixConsultados {

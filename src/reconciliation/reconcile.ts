@@ -1,6 +1,6 @@
 import { setTimeout as rest } from 'node:timers/promises';
-import type { PixApiClient } from '../rails/pix-api-client.js';
-import { creditedPaidBetween } from '../sales/processors/bcb/received-records.js';
+import type { PixApiClient } from '../rails/index.js';
+import { creditedPaidBetween } from '../sales/index.js';
 import {
   type Discrepancy,
   discrepanciesOfRun,

@@ -1,7 +1,7 @@
 import type { Platform } from '../platform/context.js';
 import { startPeriodic } from '../platform/jobs/periodic.js';
-import type { PixApiClient } from '../rails/pix-api-client.js';
-import type { SaleSettler } from '../sales/settlement/settler.js';
+import type { PixApiClient } from '../rails/index.js';
+import type { SaleSettler } from '../sales/index.js';
 import { RECONCILE_TICK_MS, reconcileDue } from './service.js';
 
 /** PIX_PROCESSOR=bcb: the scheduled reconciliation with the PSP (every worker takes part; one run per window). */

@@ -5,8 +5,8 @@ import { AppError, conflict, validation } from '../platform/http/errors.js';
 import { inUse, keyReused } from '../platform/http/idempotency-key.js';
 import type { PublicId } from '../platform/http/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
-import { PspError } from '../rails/pix-api-client.js';
-import { addressProblem } from '../webhooks/ssrf.js';
+import { PspError } from '../rails/index.js';
+import { addressProblem } from '../webhooks/index.js';
 import {
   bindSaleKey,
   claimSaleKey,

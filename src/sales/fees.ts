@@ -1,4 +1,4 @@
-import { type SaleFeeRates, saleFeeRates } from '../accounts/data.js';
+import { type SaleFeeRates, saleFeeRates } from '../accounts/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import { notFound, validation } from '../platform/http/errors.js';
 import { percentOf } from '../platform/money/money.js';

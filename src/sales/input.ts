@@ -1,7 +1,7 @@
 import { validation } from '../platform/http/errors.js';
 import { isEmailAddress } from '../platform/net/email.js';
 import { isRealCalendarTime } from '../platform/time/calendar.js';
-import { urlProblem } from '../webhooks/ssrf.js';
+import { urlProblem } from '../webhooks/index.js';
 import type { Customer } from './types.js';
 
 /** Buyer data as given: document and phone are stored as digits only (notifications say "digits only"). */

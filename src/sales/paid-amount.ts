@@ -1,4 +1,4 @@
-import { saleFeeRates } from '../accounts/data.js';
+import { saleFeeRates } from '../accounts/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { feesAt, saleFees } from './fees.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { accountOf } from '../auth/panel-session.js';
+import { accountOf } from '../auth/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { type Static, Type } from 'typebox';
-import { merchantOf } from '../auth/api-key.js';
+import { merchantOf } from '../auth/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import {
   EnvelopeErrorBody,
@@ -12,7 +12,7 @@ import { parseIdempotencyKey } from '../platform/http/idempotency-key.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { qrSvgDataUri } from '../rails/qr.js';
+import { qrSvgDataUri } from '../rails/index.js';
 import { type ChargeInput, createKeyedSale, createPixSale, refundSale } from './charges.js';
 import { ChargeBody, ChargeHeaders, CreatedSale } from './charges.schemas.js';
 import { saleJson } from './lookup.js';

@@ -1,10 +1,15 @@
 import { Type } from 'typebox';
-import { merchantOf } from '../auth/api-key.js';
+import { merchantOf } from '../auth/index.js';
 import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import type { Http } from '../platform/http/types.js';
-import { abandonCart, cartView, createCart } from '../sales/carts/service.js';
-import { checkSaleSize, normalizeCustomer } from '../sales/input.js';
-import { IdPath } from '../sales/schemas.js';
+import {
+  abandonCart,
+  cartView,
+  checkSaleSize,
+  createCart,
+  IdPath,
+  normalizeCustomer,
+} from '../sales/index.js';
 import { sandboxId } from './ids.js';
 import type { SandboxDeps } from './sales.routes.js';
 import { Cart, CartBody } from './schemas.js';

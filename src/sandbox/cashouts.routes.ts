@@ -1,17 +1,19 @@
 import { Type } from 'typebox';
-import { merchantOf } from '../auth/api-key.js';
+import { merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import { conflict } from '../platform/http/errors.js';
 import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { cancelCashout } from '../withdrawals/cancel.js';
-import { getCashout } from '../withdrawals/lookup.js';
-import type { PayoutProviders } from '../withdrawals/payouts/providers.js';
-import { handlePayoutCallback } from '../withdrawals/payouts/service.js';
-import { WithdrawalLookup } from '../withdrawals/schemas.js';
-import { transition } from '../withdrawals/state.js';
-import { lookupView } from '../withdrawals/views.js';
+import type { PayoutProviders } from '../withdrawals/index.js';
+import {
+  cancelCashout,
+  getCashout,
+  handlePayoutCallback,
+  lookupView,
+  transition,
+  WithdrawalLookup,
+} from '../withdrawals/index.js';
 
 const WithdrawalId = Type.Object({ id: Type.String({ description: 'Withdrawal uuid or numeric id' }) });
 /** What both sandbox withdrawal routes answer. */

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import { accountOf } from '../auth/panel-session.js';
+import { accountOf } from '../auth/index.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { IdPath, Sale } from '../sales/schemas.js';
-import type { SaleSettler } from '../sales/settlement/settler.js';
+import type { SaleSettler } from '../sales/index.js';
+import { IdPath, Sale } from '../sales/index.js';
 import { sandboxId } from './ids.js';
 
 /**

@@ -1,12 +1,10 @@
 import { Type } from 'typebox';
-import { merchantOf } from '../auth/api-key.js';
+import { merchantOf } from '../auth/index.js';
 import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { Http } from '../platform/http/types.js';
-import { saleJson } from '../sales/lookup.js';
-import { createRecurrence, debitCycle } from '../sales/recurrences/service.js';
-import { Sale } from '../sales/schemas.js';
-import type { Customer } from '../sales/types.js';
+import type { Customer } from '../sales/index.js';
+import { createRecurrence, debitCycle, Sale, saleJson } from '../sales/index.js';
 import type { SandboxDeps } from './sales.routes.js';
 import { IdRecPath, RecurrenceBody } from './schemas.js';
 

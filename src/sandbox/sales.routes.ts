@@ -1,16 +1,12 @@
 import { Type } from 'typebox';
-import { merchantOf } from '../auth/api-key.js';
+import { merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import type { Queue } from '../platform/jobs/queue.js';
-import { saleJson } from '../sales/lookup.js';
-import type { SaleProcessor } from '../sales/processors/processor.js';
-import { createSandboxSale, type SandboxSaleInput } from '../sales/sandbox-sales.js';
-import { IdPath, Sale } from '../sales/schemas.js';
-import type { SaleSettler } from '../sales/settlement/settler.js';
-import type { SaleStatus } from '../sales/settlement/status-machine.js';
+import type { SaleProcessor, SaleSettler, SaleStatus } from '../sales/index.js';
+import { createSandboxSale, IdPath, Sale, type SandboxSaleInput, saleJson } from '../sales/index.js';
 import { sandboxId } from './ids.js';
 import { SandboxSaleBody, StatusBody } from './schemas.js';
 

@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
-import { CustomerIn, CustomerOut, ItemIn, SaleStatusSchema } from '../sales/schemas.js';
-import { PAYMENT_METHODS } from '../sales/types.js';
+import { CustomerIn, CustomerOut, ItemIn, PAYMENT_METHODS, SaleStatusSchema } from '../sales/index.js';
 
 export const SandboxSaleBody = Type.Object({
   amount: Type.Integer({ minimum: 1, maximum: MAX_CHARGE_CENTS }),

@@ -1,9 +1,7 @@
 import type { Logger } from 'pino';
-import { recordAudit, SYSTEM_ACTOR } from '../audit/audit.data.js';
-import { rolesWith } from '../auth/roles.js';
-import { activeUsersWithRole } from '../auth/users/data.js';
-import { renderMail } from '../mail/layout.js';
-import { type MailOutbox, queueMail } from '../mail/outbox.js';
+import { recordAudit, SYSTEM_ACTOR } from '../audit/index.js';
+import { activeUsersWithRole, rolesWith } from '../auth/index.js';
+import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
 import type { Config } from '../platform/config/config.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { startPeriodic } from '../platform/jobs/periodic.js';

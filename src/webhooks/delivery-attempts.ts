@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { GroupCommit } from '../platform/concurrency/group-commit.js';
 import type { Config } from '../platform/config/config.js';
 import type { Db, Queryable } from '../platform/db/db.js';
-import { type OutboundRequest, postbackRequest } from '../postbacks/postback.js';
+import { type OutboundRequest, postbackRequest } from '../postbacks/index.js';
 import { openKeys, type SigningKeys } from './crypto.js';
 import {
   type AttemptRecord,

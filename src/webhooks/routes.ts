@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { userActor } from '../audit/actor.js';
-import { accountOf, sessionOf } from '../auth/panel-session.js';
+import { userActor } from '../audit/index.js';
+import { accountOf, sessionOf } from '../auth/index.js';
 import { validation } from '../platform/http/errors.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import { numericPathId } from '../platform/http/public-ids.js';

@@ -1,4 +1,4 @@
-import { type Actor, recordAudit } from '../audit/audit.data.js';
+import { type Actor, recordAudit } from '../audit/index.js';
 import { KeyedLimit } from '../platform/concurrency/keyed-limit.js';
 import type { Config } from '../platform/config/config.js';
 import type { Db } from '../platform/db/db.js';

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { cashoutFee } from '../accounts/data.js';
-import { userActor } from '../audit/actor.js';
-import { accountOf, sessionOf } from '../auth/panel-session.js';
-import type { SessionService } from '../auth/sessions.js';
+import { cashoutFee } from '../accounts/index.js';
+import { userActor } from '../audit/index.js';
+import type { SessionService } from '../auth/index.js';
+import { accountOf, sessionOf } from '../auth/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import {

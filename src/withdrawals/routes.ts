@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { apiKeyActor } from '../audit/actor.js';
-import { merchantOf } from '../auth/api-key.js';
+import { apiKeyActor } from '../audit/index.js';
+import { merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import {
   BusinessRuleErrorBody,

@@ -1,8 +1,8 @@
-import { accountColumnSql } from '../accounts/data.js';
-import { type Posting, postEntry } from '../ledger/ledger.js';
+import { accountColumnSql } from '../accounts/index.js';
+import { type Posting, postEntry } from '../ledger/index.js';
 import type { Queryable } from '../platform/db/db.js';
-import type { EventName } from '../webhooks/events.js';
-import { type NotificationFact, recordNotifications } from '../webhooks/outbox.js';
+import type { EventName } from '../webhooks/index.js';
+import { type NotificationFact, recordNotifications } from '../webhooks/index.js';
 import type { WithdrawalRow, WithdrawalStatus } from './data.js';
 import { withdrawalNotificationBody } from './views.js';
 

@@ -1,5 +1,5 @@
-import { type Actor, recordAudit } from '../../audit/audit.data.js';
-import { type MailOutbox, queueMail } from '../../mail/outbox.js';
+import { type Actor, recordAudit } from '../../audit/index.js';
+import { type MailOutbox, queueMail } from '../../mail/index.js';
 import { type Db, isUniqueViolation } from '../../platform/db/db.js';
 import { RecentDurations } from '../../platform/time/recent-durations.js';
 import { checkPassword, hashPassword } from '../passwords.js';

@@ -1,4 +1,4 @@
-import { renderMail } from '../../mail/layout.js';
+import { renderMail } from '../../mail/index.js';
 import type { Role } from '../roles.js';
 
 export const ROLE_LABELS: Record<Role, string> = {

@@ -1,4 +1,4 @@
-import { requestOrigin, userActor } from '../../audit/actor.js';
+import { requestOrigin, userActor } from '../../audit/index.js';
 import { EnvelopeErrorBody } from '../../platform/http/error-schemas.js';
 import { numericPathId } from '../../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../../platform/http/types.js';

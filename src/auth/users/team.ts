@@ -1,5 +1,5 @@
-import { type Actor, recentAudit, recordAudit } from '../../audit/audit.data.js';
-import { type MailOutbox, queueMail } from '../../mail/outbox.js';
+import { type Actor, recentAudit, recordAudit } from '../../audit/index.js';
+import { type MailOutbox, queueMail } from '../../mail/index.js';
 import { lockForTransaction } from '../../platform/db/advisory-lock.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { isUniqueViolation } from '../../platform/db/db.js';

@@ -3,7 +3,7 @@ import type { Db, Queryable } from '../../platform/db/db.js';
 import { conflict, notFound, validation } from '../../platform/http/errors.js';
 import type { PublicId } from '../../platform/http/public-ids.js';
 import { MAX_CHARGE_CENTS } from '../../platform/money/money.js';
-import { recordNotification } from '../../webhooks/outbox.js';
+import { recordNotification } from '../../webhooks/index.js';
 import type { Customer, SaleRow } from '../types.js';
 
 export type CartStatus = 'OPEN' | 'ABANDONED' | 'RECOVERED' | 'CONVERTED';

@@ -1,4 +1,4 @@
-import type { Posting } from '../../ledger/ledger.js';
+import type { Posting } from '../../ledger/index.js';
 import type { SaleRow } from '../types.js';
 import { isDispute, isOpen, type SaleStatus } from './status-machine.js';
 

@@ -1,4 +1,4 @@
-import { postEntry } from '../../ledger/ledger.js';
+import { postEntry } from '../../ledger/index.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { AppError, conflict, notFound } from '../../platform/http/errors.js';
 import { lockSale, REFUND_UNDER_WAY, setRefundHeld, untouchedFor } from '../data.js';

@@ -1,4 +1,4 @@
-import { postEntry } from '../../ledger/ledger.js';
+import { postEntry } from '../../ledger/index.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { lockSale, setReserveHeld } from '../data.js';

@@ -1,4 +1,4 @@
-import { type EventName, SALE_EVENT_OF_STATUS } from '../../webhooks/events.js';
+import { type EventName, SALE_EVENT_OF_STATUS } from '../../webhooks/index.js';
 
 export const SALE_STATUSES = [
   'PENDENTE',

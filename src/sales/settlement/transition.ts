@@ -1,9 +1,9 @@
-import type { JournalEntry } from '../../ledger/ledger.js';
+import type { JournalEntry } from '../../ledger/index.js';
 import { type Queryable, whenCommitted } from '../../platform/db/db.js';
 import { type AppError, conflict, notFound } from '../../platform/http/errors.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { sales } from '../../platform/observability/metrics.js';
-import { type NotificationFact, recordNotification } from '../../webhooks/outbox.js';
+import { type NotificationFact, recordNotification } from '../../webhooks/index.js';
 import { onSalePaid } from '../carts/service.js';
 import { lockSale } from '../data.js';
 import type { SaleRow } from '../types.js';

@@ -1,7 +1,7 @@
-import { balanceStatement, entriesInsert } from '../../ledger/batch-entries.js';
-import type { JournalEntry } from '../../ledger/ledger.js';
+import type { JournalEntry } from '../../ledger/index.js';
+import { balanceStatement, entriesInsert } from '../../ledger/index.js';
 import type { Queryable } from '../../platform/db/db.js';
-import { countWhenCommitted, factsInsert, type NotificationFact } from '../../webhooks/outbox.js';
+import { countWhenCommitted, factsInsert, type NotificationFact } from '../../webhooks/index.js';
 import type { SaleRow } from '../types.js';
 import type { SaleStatus } from './status-machine.js';
 

@@ -1,4 +1,4 @@
-import { type Actor, recordAudit } from '../../audit/audit.data.js';
+import { type Actor, recordAudit } from '../../audit/index.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import type { PublicId } from '../../platform/http/public-ids.js';

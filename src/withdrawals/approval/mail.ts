@@ -1,8 +1,5 @@
-import { credentialName } from '../../auth/credentials.data.js';
-import { rolesWith } from '../../auth/roles.js';
-import { activeUsersWithRole } from '../../auth/users/data.js';
-import { renderMail } from '../../mail/layout.js';
-import { type MailOutbox, queueMail } from '../../mail/outbox.js';
+import { activeUsersWithRole, credentialName, rolesWith } from '../../auth/index.js';
+import { type MailOutbox, queueMail, renderMail } from '../../mail/index.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { formatBrl } from '../../platform/money/money.js';
 import { maskDocument } from '../../platform/privacy/mask.js';

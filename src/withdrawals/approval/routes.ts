@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { userActor } from '../../audit/actor.js';
-import { accountOf, sessionOf } from '../../auth/panel-session.js';
-import type { SessionService } from '../../auth/sessions.js';
+import { userActor } from '../../audit/index.js';
+import type { SessionService } from '../../auth/index.js';
+import { accountOf, sessionOf } from '../../auth/index.js';
 import type { Db } from '../../platform/db/db.js';
 import { EnvelopeErrorBody } from '../../platform/http/error-schemas.js';
 import { AppError, notFound } from '../../platform/http/errors.js';

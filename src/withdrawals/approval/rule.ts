@@ -1,4 +1,4 @@
-import { type Actor, recordAudit } from '../../audit/audit.data.js';
+import { type Actor, recordAudit } from '../../audit/index.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 
 /** The gross amount (cents) from which an account's withdrawals wait for approval; null: none do. */

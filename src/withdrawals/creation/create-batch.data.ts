@@ -1,6 +1,5 @@
-import { cashoutTermsSql } from '../../accounts/data.js';
-import { settingSql } from '../../accounts/settings.service.js';
-import { availableBalanceSql } from '../../ledger/ledger.js';
+import { cashoutTermsSql, settingSql } from '../../accounts/index.js';
+import { availableBalanceSql } from '../../ledger/index.js';
 import { type Queryable, whenCommitted } from '../../platform/db/db.js';
 import { AppError } from '../../platform/http/errors.js';
 import { cashouts } from '../../platform/observability/metrics.js';

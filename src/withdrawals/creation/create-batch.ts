@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { recordAuditRows } from '../../audit/audit.data.js';
-import { postBucketTransfers } from '../../ledger/ledger.js';
+import { recordAuditRows } from '../../audit/index.js';
+import { postBucketTransfers } from '../../ledger/index.js';
 import type { Queryable } from '../../platform/db/db.js';
 import { AppError } from '../../platform/http/errors.js';
 import { inUse } from '../../platform/http/idempotency-key.js';

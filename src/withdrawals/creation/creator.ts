@@ -1,4 +1,4 @@
-import type { Actor } from '../../audit/audit.data.js';
+import type { Actor } from '../../audit/index.js';
 import { GroupCommit } from '../../platform/concurrency/group-commit.js';
 import type { Db } from '../../platform/db/db.js';
 import type { Queue } from '../../platform/jobs/queue.js';

@@ -1,4 +1,4 @@
-import type { Actor } from '../../audit/audit.data.js';
+import type { Actor } from '../../audit/index.js';
 import type { AppError } from '../../platform/http/errors.js';
 import type { WithdrawalRow } from '../data.js';
 import type { CashoutRequest } from '../request.js';

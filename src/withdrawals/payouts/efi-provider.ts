@@ -1,6 +1,6 @@
 import { AppError } from '../../platform/http/errors.js';
 import { formatReais } from '../../platform/money/money.js';
-import { type PixApiClient, PspError } from '../../rails/pix-api-client.js';
+import { type PixApiClient, PspError } from '../../rails/index.js';
 import {
   type PayoutCheck,
   type PayoutOrder,

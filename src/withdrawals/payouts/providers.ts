@@ -1,6 +1,6 @@
 import type { Config } from '../../platform/config/config.js';
 import type { Db } from '../../platform/db/db.js';
-import { PixApiClient } from '../../rails/pix-api-client.js';
+import { PixApiClient } from '../../rails/index.js';
 import { EfiPayoutProvider } from './efi-provider.js';
 import type { PayoutProvider } from './provider.js';
 import { SandboxPayoutProvider } from './sandbox-provider.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { settingOrInitial, settingSql } from '../../accounts/settings.service.js';
+import { settingOrInitial, settingSql } from '../../accounts/index.js';
 import { checkTimestamped, signTimestamped } from '../../platform/crypto/timestamped-signature.js';
 import type { Db } from '../../platform/db/db.js';
 import { unauthorized, validation } from '../../platform/http/errors.js';

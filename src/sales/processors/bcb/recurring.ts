@@ -1,7 +1,7 @@
 import type { Db } from '../../../platform/db/db.js';
 import type { Queue } from '../../../platform/jobs/queue.js';
 import { parseReais } from '../../../platform/money/money.js';
-import { type PixApiClient, PspError } from '../../../rails/pix-api-client.js';
+import { type PixApiClient, PspError } from '../../../rails/index.js';
 import { findSaleByProcessorRef } from '../../charges.data.js';
 import { saleFees } from '../../fees.js';
 import { chargeCycle, lockRecurrence, type RecurrenceRow, recordMandate } from '../../recurrences/service.js';

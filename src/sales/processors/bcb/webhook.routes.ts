@@ -3,7 +3,7 @@ import type { Db } from '../../../platform/db/db.js';
 import { EnvelopeErrorBody } from '../../../platform/http/error-schemas.js';
 import type { Http } from '../../../platform/http/types.js';
 import type { Queue } from '../../../platform/jobs/queue.js';
-import type { PixApiClient } from '../../../rails/pix-api-client.js';
+import type { PixApiClient } from '../../../rails/index.js';
 import type { SaleSettler } from '../../settlement/settler.js';
 import { handleNotifiedPix } from './received.js';
 import { handleNotifiedCobrs, handleNotifiedRecs } from './recurring.js';

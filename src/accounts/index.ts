@@ -1,0 +1,12 @@
+// The accounts module's front door: what the other modules, app.ts and the CLI use of it.
+export { accountCommands } from './cli.js';
+export {
+  accountColumnSql,
+  accountName,
+  cashoutFee,
+  cashoutTermsSql,
+  type SaleFeeRates,
+  saleFeeRates,
+} from './data.js';
+export { accountRoutes } from './routes.js';
+export { settingOrInitial, settingSql } from './settings.service.js';

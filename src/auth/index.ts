@@ -1,0 +1,32 @@
+// The auth module's front door: what the other modules, app.ts and the CLI use of it.
+export { listAllowedIps, replaceAllowedIps } from './allowed-ips.js';
+export { apiKeyAuth, merchantOf } from './api-key.js';
+export { AuthCache } from './auth-cache.js';
+export { keyCommands } from './cli.js';
+export { credentialName } from './credentials.data.js';
+export { CredentialService } from './credentials.service.js';
+export { LastUseRecorder } from './last-use.js';
+export { accountOf, panelSession, sessionOf } from './panel-session.js';
+export { checkPassword, hashPassword } from './passwords.js';
+export { rolesWith } from './roles.js';
+export { requireDeclaredPermissions } from './route-permissions.js';
+export { authRoutes } from './routes.js';
+export { IdParam, NoContent } from './schemas.js';
+export {
+  AUTH_CLEANUP_EVERY_MS,
+  deleteExpiredAuthRows,
+  endSessionsOnNewPassword,
+  SessionService,
+} from './sessions.js';
+export { TotpService } from './totp.js';
+export { AccessLinks } from './users/access.js';
+export { activeUsersWithRole, newestSealedTwoFactorSecret } from './users/data.js';
+export {
+  clearTwoFactor,
+  insertOwner,
+  lockFirstOwner,
+  ownerHasTwoFactor,
+  setPasswordHash,
+} from './users/owner.js';
+export { teamRoutes } from './users/routes.js';
+export { TeamService } from './users/team.js';

@@ -1,0 +1,36 @@
+// The sales module's front door: what the other modules, app.ts and the CLI use of it.
+export { abandonCart, cartView, createCart } from './carts/service.js';
+export { deleteExpiredSaleKeys, findSaleRow, setChargeExpiryAt } from './charges.data.js';
+export { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges } from './charges.js';
+export { createSale } from './create.js';
+export { lockSalesById } from './data.js';
+export { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
+export { ownedSale, saleJson } from './lookup.js';
+export { type PaymentAgain, recordPaidAmounts, setPaidAgainRule, setPaidAmountRule } from './paid-amount.js';
+export { salesPanelRoutes } from './panel.routes.js';
+export { BcbProcessor } from './processors/bcb/adapter.js';
+export { checkDevolucoes, DEVOLUCAO_CHECK_EVERY_MS, type WarnLog } from './processors/bcb/devolucoes.js';
+export { creditPix, type Pix, pixAmountDue, settleRefunds } from './processors/bcb/received.js';
+export {
+  type ChargeRecord,
+  creditedPaidBetween,
+  recordsOfPage,
+  saleStatus,
+} from './processors/bcb/received-records.js';
+export { startBcb } from './processors/bcb/start.js';
+export { bcbWebhookRoutes } from './processors/bcb/webhook.routes.js';
+export { processorCallbackRoutes } from './processors/callback.routes.js';
+export { CALLBACK_CLEANUP_EVERY_MS, deleteStaleCallbacks } from './processors/callbacks.js';
+export type { PixChargeProcessor, SaleProcessor } from './processors/processor.js';
+export { pixProcessors } from './processors/registry.js';
+export { SandboxProcessor } from './processors/sandbox.js';
+export { createRecurrence, debitCycle } from './recurrences/service.js';
+export { salesRoutes } from './routes.js';
+export { createSandboxSale, type SandboxSaleInput } from './sandbox-sales.js';
+export { CustomerIn, CustomerOut, IdPath, ItemIn, Sale, SaleStatusSchema } from './schemas.js';
+export { FORGOTTEN_HOLD_CHECK_EVERY_MS, releaseForgottenHolds } from './settlement/refund-hold.js';
+export { startReserveWorker } from './settlement/reserve.js';
+export { SaleSettler } from './settlement/settler.js';
+export { checkTransition, isOpen, type SaleStatus } from './settlement/status-machine.js';
+export { applyMoves } from './settlement/transition.js';
+export { type Customer, PAYMENT_METHODS, type SaleItem, type SaleRow } from './types.js';

@@ -1,0 +1,33 @@
+// The webhooks module's front door: what the other modules, app.ts and the CLI use of it.
+export { notificationCommands } from './cli.js';
+export type { WebhookSecret } from './crypto.js';
+export { newestSealedSecret } from './data.js';
+export { readBacklog } from './deliveries.data.js';
+export {
+  accountFactsBetween,
+  type EventFilter,
+  type EventRow,
+  finalBound,
+  finalFactsAfter,
+  findEvent,
+  listEvents,
+  positionBefore,
+  positionOf,
+  type StreamPosition,
+  type StreamRow,
+} from './event-reads.js';
+export { EVENT_NAMES, type EventName, isEventName, SALE_EVENT_OF_STATUS } from './events.js';
+export { NOTIFICATION_SCHEMAS, webhookOperations } from './notification-schemas.js';
+export {
+  countWhenCommitted,
+  factsInsert,
+  type NotificationFact,
+  recordNotification,
+  recordNotifications,
+} from './outbox.js';
+export { pruneNotifications, RETENTION_EVERY_MS } from './retention.js';
+export { webhookRoutes } from './routes.js';
+export { WebhookService } from './service.js';
+export { signWebhook } from './signing.js';
+export { addressProblem, urlProblem } from './ssrf.js';
+export { startNotificationWorkers } from './workers.js';
