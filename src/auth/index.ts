@@ -11,7 +11,6 @@ export { checkPassword, hashPassword } from './passwords.js';
 export { rolesWith } from './roles.js';
 export { requireDeclaredPermissions } from './route-permissions.js';
 export { authRoutes } from './routes.js';
-export { IdParam, NoContent } from './schemas.js';
 export {
   AUTH_CLEANUP_EVERY_MS,
   deleteExpiredAuthRows,

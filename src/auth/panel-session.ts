@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { constantTimeEqual } from '../platform/crypto/secrets.js';
 import { AppError } from '../platform/http/errors.js';
+import type {} from '../platform/http/types.js';
 import { may } from './roles.js';
 import { type NewSession, SESSION_TTL_HOURS, type Session, type SessionService } from './sessions.js';
 

@@ -89,6 +89,4 @@ export const CredentialView = Type.Object({
   lastUsedIp: Type.Union([Type.String(), Type.Null()]),
 });
 
-export const IdParam = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,15}$' }) });
-
-export const NoContent = Type.Null({ description: 'No content' });
+export { IdParam, NoContent } from '../platform/http/common-schemas.js';

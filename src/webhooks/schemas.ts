@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 
-export { IdParam, NoContent } from '../auth/index.js';
+export { IdParam, NoContent } from '../platform/http/common-schemas.js';
 export { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 
 // Values are checked by the service, so that a bad URL or event name gets a message naming it.

@@ -1,3 +1,6 @@
+// the plugins' additions to Fastify's types (request.cookies, a schema's description), wherever a route is compiled
+import type {} from '@fastify/cookie';
+import type {} from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
