@@ -13,6 +13,7 @@ import { AccessLinks } from './auth/users/access.js';
 import { teamRoutes } from './auth/users/routes.js';
 import { TeamService } from './auth/users/team.js';
 import { BcbCobv, BoletoIssuer, boletoRoutes, boletoSales, SandboxCobv } from './boletos/index.js';
+import { checkoutRoutes } from './checkout/index.js';
 import { EventFeed } from './events/feed.js';
 import { eventRoutes } from './events/routes.js';
 import { Event, EventPage } from './events/schemas.js';
@@ -157,6 +158,15 @@ export async function buildApp(platform: Platform): Promise<Http> {
   };
   await app.register(salesRoutes, { ...charges, apiKey, settler, refunders: processorsForSales.refunders });
   await app.register(boletoRoutes, { db, apiKey, settings: config.boleto });
+  await app.register(checkoutRoutes, {
+    db,
+    publicUrl: config.publicUrl,
+    apiKey,
+    requireSession,
+    perIp: limits.checkoutPerIp,
+    pixProcessor: charges.pixProcessor,
+    allowPrivateTargets: charges.allowPrivateTargets,
+  });
   if (bcb) {
     const recurrenceAccountId = config.bcb?.recurrenceAccountId ?? null;
     await app.register(bcbWebhookRoutes, { db, queue, settler, client: bcb.client, recurrenceAccountId });

@@ -5,3 +5,4 @@ export { boletoSales } from './http.js';
 export { BoletoIssuer } from './issue.js';
 export { installBoletoRules } from './paid-amount.js';
 export { boletoRoutes } from './routes.js';
+export { isCnpj, isCpf } from './documents.js';
