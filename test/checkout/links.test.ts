@@ -43,7 +43,11 @@ describe('POST /api/payment-links', () => {
   });
 
   it('creates an open-amount link with the range given, or the default range', async () => {
-    const ranged = await createLink(server, merchant, { amountCents: undefined, minCents: 500, maxCents: 5000 });
+    const ranged = await createLink(server, merchant, {
+      amountCents: undefined,
+      minCents: 500,
+      maxCents: 5000,
+    });
     expect(ranged).toMatchObject({ amountCents: null, minCents: 500, maxCents: 5000 });
     const open = await createLink(server, merchant, { amountCents: undefined });
     expect(open.amountCents).toBeNull();
@@ -83,13 +87,20 @@ describe('POST /api/payment-links', () => {
   });
 
   it('refuses a read-only key (403) and no key (401)', async () => {
-    const key = await call<{ publicKey: string; privateKey: string }>('POST', `${server.url}/api/credentials`, {
-      headers: merchant.panel,
-      body: { scope: 'read' },
-    });
+    const key = await call<{ publicKey: string; privateKey: string }>(
+      'POST',
+      `${server.url}/api/credentials`,
+      {
+        headers: merchant.panel,
+        body: { scope: 'read' },
+      },
+    );
     expect(key.status, key.text).toBe(201);
     const keys = { 'x-api-public-key': key.body.publicKey, 'x-api-private-key': key.body.privateKey };
-    const refused = await call('POST', `${server.url}/api/payment-links`, { headers: keys, body: linkInput() });
+    const refused = await call('POST', `${server.url}/api/payment-links`, {
+      headers: keys,
+      body: linkInput(),
+    });
     expect(refused.status).toBe(403);
     const list = await call('GET', `${server.url}/api/payment-links`, { headers: keys });
     expect(list.status).toBe(200);
