@@ -1,5 +1,7 @@
+import { Compile } from 'typebox/compile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasValidCrc } from '../../src/rails/brcode.js';
+import { Sale } from '../../src/sales/schemas.js';
 import { moveTo } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -76,6 +78,8 @@ describe('payment link pages', () => {
       items: [expect.objectContaining({ title: 'Curso de fotografia', unitPrice: 19900, quantity: 1 })],
     });
     expect(made.body).not.toHaveProperty('checkoutSessionId');
+    expect(Compile(Sale).Check(made.body)).toBe(true);
+    expect(Object.keys(made.body).at(-1)).toBe('paymentLinkId');
     const [row] = await db().query<{ payment_link_id: string }>(
       'SELECT payment_link_id::text FROM sales WHERE uuid = $1',
       [res.body.saleId],
@@ -229,6 +233,7 @@ describe('checkout session pages', () => {
       items: [expect.objectContaining({ title: 'Camiseta', unitPrice: 4990, quantity: 2 })],
     });
     expect(made.body).not.toHaveProperty('paymentLinkId');
+    expect(Compile(Sale).Check(made.body)).toBe(true);
     const open = await call<SessionBody>('GET', `${server.url}/api/checkout/sessions/${session.id}`, {
       headers: merchant.keys,
     });
