@@ -1679,7 +1679,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Open a checkout session: a page at PUBLIC_URL/checkout/<id> where the payer pays this amount for these items */
+        /** Open a checkout session: a page at PUBLIC_URL/checkout/{id} where the payer pays this amount for these items */
         post: {
             parameters: {
                 query?: never;
@@ -3408,7 +3408,7 @@ export interface paths {
         };
         put?: never;
         /**
-         * Create a payment link: a page at PUBLIC_URL/pay/<slug> where payers pay a fixed or open amount
+         * Create a payment link: a page at PUBLIC_URL/pay/{slug} where payers pay a fixed or open amount
          * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
          */
         post: {
@@ -4266,7 +4266,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a payment link: a page at PUBLIC_URL/pay/<slug> where payers pay a fixed or open amount */
+        /** Create a payment link: a page at PUBLIC_URL/pay/{slug} where payers pay a fixed or open amount */
         post: {
             parameters: {
                 query?: never;

@@ -46,7 +46,7 @@ export function registerLinkRoutes(
       schema: {
         ...common,
         summary:
-          'Create a payment link: a page at PUBLIC_URL/pay/<slug> where payers pay a fixed or open amount',
+          'Create a payment link: a page at PUBLIC_URL/pay/{slug} where payers pay a fixed or open amount',
         body: LinkBody,
         response: { 201: PaymentLink, ...errors },
       },

@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import { TransactionErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { IdPath } from '../sales/schemas.js';
@@ -55,7 +54,7 @@ export function registerPublicRoutes(app: Http, checkout: PublicCheckout, perIp:
     },
     async (request, reply) => {
       const payment = await mapCheckoutErrors(() =>
-        checkout.payLink(request.params.slug, request.body, request.log as Logger),
+        checkout.payLink(request.params.slug, request.body, request.log),
       );
       return reply.code(201).send(payment);
     },
@@ -93,7 +92,7 @@ export function registerPublicRoutes(app: Http, checkout: PublicCheckout, perIp:
     },
     async (request, reply) => {
       const payment = await mapCheckoutErrors(() =>
-        checkout.paySession(request.params.id, request.body, request.log as Logger),
+        checkout.paySession(request.params.id, request.body, request.log),
       );
       return reply.code(201).send(payment);
     },

@@ -30,7 +30,7 @@ export function registerSessionRoutes(app: Http, sessions: CheckoutSessions, api
         tags: ['public'],
         security,
         summary:
-          'Open a checkout session: a page at PUBLIC_URL/checkout/<id> where the payer pays this amount for these items',
+          'Open a checkout session: a page at PUBLIC_URL/checkout/{id} where the payer pays this amount for these items',
         body: SessionBody,
         response: { 201: CheckoutSession, ...errors },
       },
