@@ -16,6 +16,7 @@ import {
   teamRoutes,
 } from './auth/index.js';
 import { BcbCobv, BoletoIssuer, boletoRoutes, boletoSales, SandboxCobv } from './boletos/index.js';
+import { checkoutRoutes } from './checkout/index.js';
 import { Event, EventFeed, EventPage, eventRoutes, openStreams } from './events/index.js';
 import { Balance, ledgerPanelRoutes, ledgerRoutes } from './ledger/index.js';
 import type { Platform } from './platform/context.js';
@@ -166,6 +167,15 @@ export async function buildApp(platform: Platform): Promise<Http> {
   };
   await app.register(salesRoutes, { ...charges, apiKey, settler, refunders: processorsForSales.refunders });
   await app.register(boletoRoutes, { db, apiKey, settings: config.boleto });
+  await app.register(checkoutRoutes, {
+    db,
+    publicUrl: config.publicUrl,
+    apiKey,
+    requireSession,
+    perIp: limits.checkoutPerIp,
+    pixProcessor: charges.pixProcessor,
+    allowPrivateTargets: charges.allowPrivateTargets,
+  });
   if (bcb) {
     const recurrenceAccountId = config.bcb?.recurrenceAccountId ?? null;
     await app.register(bcbWebhookRoutes, { db, queue, settler, client: bcb.client, recurrenceAccountId });

@@ -160,10 +160,14 @@ class _SaleRequired(TypedDict):
 class Sale(_SaleRequired, total=False):
     # BOLETO sales: the boleto híbrido
     boleto: SaleBoleto
+    # Sales paid through a checkout session: the session
+    checkoutSessionId: str
     contrato: str
     idRec: str
     # BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid
     paidAmount: Optional[int]
+    # Sales paid through a payment link: the link
+    paymentLinkId: str
 
 
 class SaleNotificationSaleItem(TypedDict):
@@ -470,10 +474,14 @@ class _ChargeRequired(TypedDict):
 class Charge(_ChargeRequired, total=False):
     # BOLETO sales: the boleto híbrido
     boleto: ChargeBoleto
+    # Sales paid through a checkout session: the session
+    checkoutSessionId: str
     contrato: str
     idRec: str
     # BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid
     paidAmount: Optional[int]
+    # Sales paid through a payment link: the link
+    paymentLinkId: str
 
 
 RefundAccepted = Sale

@@ -1670,6 +1670,452 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/checkout/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Open a checkout session: a page at PUBLIC_URL/checkout/{id} where the payer pays this amount for these items */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amountCents": 9980,
+                     *       "items": [
+                     *         {
+                     *           "title": "Camiseta",
+                     *           "unitPrice": 4990,
+                     *           "quantity": 2,
+                     *           "tangible": true
+                     *         }
+                     *       ],
+                     *       "customer": {
+                     *         "name": "Maria Silva",
+                     *         "email": "maria@example.com"
+                     *       },
+                     *       "methods": [
+                     *         "PIX"
+                     *       ],
+                     *       "successUrl": "https://loja.example.com/pedido/1001/obrigado",
+                     *       "cancelUrl": "https://loja.example.com/carrinho",
+                     *       "expiresIn": 3600,
+                     *       "metadata": {
+                     *         "orderId": "pedido-1001"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What the payer pays; the page cannot change it */
+                        amountCents: number;
+                        /** @description Where the page sends a payer who gives up */
+                        cancelUrl?: string;
+                        /** @description The buyer, as far as known: the page asks for the rest */
+                        customer?: {
+                            /** @description CPF or CNPJ */
+                            document?: string;
+                            email?: string;
+                            name?: string;
+                            phone?: string;
+                        };
+                        /** @description Seconds the session stays open (default 3600) */
+                        expiresIn?: number;
+                        items: {
+                            quantity: number;
+                            tangible: boolean;
+                            title: string;
+                            /** @description Cents */
+                            unitPrice: number;
+                        }[];
+                        /**
+                         * @description The store's own data (an order number…): at most 20 keys of 1–40 characters of A–Z a–z 0–9 _ . -, string values of at most 500 characters
+                         * @example {
+                         *       "orderId": "pedido-1001"
+                         *     }
+                         */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** @description Payment methods offered: PIX, BOLETO, CREDIT_CARD (each at most once) */
+                        methods: ("PIX" | "BOLETO" | "CREDIT_CARD")[];
+                        /** @description Where the payer goes once paid, with ?session_id=<id> added */
+                        successUrl: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "url": "https://loja.example.com/webhooks/gateway",
+                         *       "status": "open",
+                         *       "expiresAt": "2026-11-25T13:45:12.345Z",
+                         *       "saleId": null,
+                         *       "amountCents": 15000,
+                         *       "items": [
+                         *         {
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 15000,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "methods": [
+                         *         "pedido-1001"
+                         *       ],
+                         *       "successUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "cancelUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "metadata": {},
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            amountCents: number;
+                            cancelUrl: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customer: {
+                                /** @description CPF or CNPJ */
+                                document?: string;
+                                email?: string;
+                                name?: string;
+                                phone?: string;
+                            } | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            items: {
+                                quantity: number;
+                                tangible: boolean;
+                                title: string;
+                                unitPrice: number;
+                            }[];
+                            /** @description As given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            methods: string[];
+                            /**
+                             * Format: uuid
+                             * @description The paid sale; while open, the last sale started (null before any)
+                             */
+                            saleId: string | null;
+                            status: "open" | "paid" | "expired";
+                            successUrl: string;
+                            /** @description PUBLIC_URL/checkout/<id>: the page to send the payer to */
+                            url: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkout/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One checkout session: open, paid (with its sale) or expired */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "url": "https://loja.example.com/webhooks/gateway",
+                         *       "status": "open",
+                         *       "expiresAt": "2026-11-25T13:45:12.345Z",
+                         *       "saleId": null,
+                         *       "amountCents": 15000,
+                         *       "items": [
+                         *         {
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 15000,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "methods": [
+                         *         "pedido-1001"
+                         *       ],
+                         *       "successUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "cancelUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "metadata": {},
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            amountCents: number;
+                            cancelUrl: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customer: {
+                                /** @description CPF or CNPJ */
+                                document?: string;
+                                email?: string;
+                                name?: string;
+                                phone?: string;
+                            } | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            items: {
+                                quantity: number;
+                                tangible: boolean;
+                                title: string;
+                                unitPrice: number;
+                            }[];
+                            /** @description As given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            methods: string[];
+                            /**
+                             * Format: uuid
+                             * @description The paid sale; while open, the last sale started (null before any)
+                             */
+                            saleId: string | null;
+                            status: "open" | "paid" | "expired";
+                            successUrl: string;
+                            /** @description PUBLIC_URL/checkout/<id>: the page to send the payer to */
+                            url: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/credentials": {
         parameters: {
             query?: never;
@@ -2795,6 +3241,750 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/panel/payment-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The payment links, newest first, with their uses
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                    /** @description 1..100, default 20 */
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "url": "https://loja.example.com/webhooks/gateway",
+                         *           "slug": "pedido-1001",
+                         *           "active": true,
+                         *           "uses": 42,
+                         *           "title": "Camiseta",
+                         *           "description": "Venda pedido-1001 paga",
+                         *           "amountCents": null,
+                         *           "minCents": null,
+                         *           "maxCents": null,
+                         *           "methods": [
+                         *             "pedido-1001"
+                         *           ],
+                         *           "maxInstallments": null,
+                         *           "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *           "maxUses": null,
+                         *           "successUrl": "https://loja.example.com/webhooks/gateway",
+                         *           "metadata": {},
+                         *           "createdAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                active: boolean;
+                                /** @description Fixed amount; null when the payer chooses */
+                                amountCents: number | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                /** Format: date-time */
+                                expiresAt: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                maxCents: number | null;
+                                maxInstallments: number | null;
+                                maxUses: number | null;
+                                /** @description As given; {} when none */
+                                metadata: {
+                                    [key: string]: string;
+                                };
+                                methods: string[];
+                                minCents: number | null;
+                                /** @description 16 random characters (A–Z a–z 0–9 _ -) */
+                                slug: string;
+                                successUrl: string | null;
+                                title: string;
+                                /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
+                                url: string;
+                                /** @description Sales made through the link that were paid (refunded ones included) */
+                                uses: number;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a payment link: a page at PUBLIC_URL/pay/{slug} where payers pay a fixed or open amount
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "title": "Curso de fotografia",
+                     *       "description": "Acesso por 12 meses",
+                     *       "amountCents": 19900,
+                     *       "methods": [
+                     *         "PIX",
+                     *         "BOLETO"
+                     *       ],
+                     *       "maxUses": 100,
+                     *       "successUrl": "https://loja.example.com/obrigado",
+                     *       "metadata": {
+                     *         "productId": "curso-foto"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description A fixed amount; leave out to let the payer choose between minCents and maxCents */
+                        amountCents?: number;
+                        description?: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset; in the future
+                         */
+                        expiresAt?: string;
+                        /** @description Open amounts: the most the payer may pay (default the largest charge) */
+                        maxCents?: number;
+                        /** @description CREDIT_CARD only */
+                        maxInstallments?: number;
+                        /** @description Paid sales it takes */
+                        maxUses?: number;
+                        /**
+                         * @description The store's own data (an order number…): at most 20 keys of 1–40 characters of A–Z a–z 0–9 _ . -, string values of at most 500 characters
+                         * @example {
+                         *       "orderId": "pedido-1001"
+                         *     }
+                         */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** @description Payment methods offered: PIX, BOLETO, CREDIT_CARD (each at most once) */
+                        methods: ("PIX" | "BOLETO" | "CREDIT_CARD")[];
+                        /** @description Open amounts: the least the payer may pay (default 100) */
+                        minCents?: number;
+                        /** @description Where the payer goes once paid (http or https) */
+                        successUrl?: string;
+                        title: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "url": "https://loja.example.com/webhooks/gateway",
+                         *       "slug": "pedido-1001",
+                         *       "active": true,
+                         *       "uses": 42,
+                         *       "title": "Camiseta",
+                         *       "description": "Venda pedido-1001 paga",
+                         *       "amountCents": null,
+                         *       "minCents": null,
+                         *       "maxCents": null,
+                         *       "methods": [
+                         *         "pedido-1001"
+                         *       ],
+                         *       "maxInstallments": null,
+                         *       "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *       "maxUses": null,
+                         *       "successUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "metadata": {},
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            active: boolean;
+                            /** @description Fixed amount; null when the payer chooses */
+                            amountCents: number | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            maxCents: number | null;
+                            maxInstallments: number | null;
+                            maxUses: number | null;
+                            /** @description As given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            methods: string[];
+                            minCents: number | null;
+                            /** @description 16 random characters (A–Z a–z 0–9 _ -) */
+                            slug: string;
+                            successUrl: string | null;
+                            title: string;
+                            /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
+                            url: string;
+                            /** @description Sales made through the link that were paid (refunded ones included) */
+                            uses: number;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/panel/payment-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One payment link, with its uses
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "url": "https://loja.example.com/webhooks/gateway",
+                         *       "slug": "pedido-1001",
+                         *       "active": true,
+                         *       "uses": 42,
+                         *       "title": "Camiseta",
+                         *       "description": "Venda pedido-1001 paga",
+                         *       "amountCents": null,
+                         *       "minCents": null,
+                         *       "maxCents": null,
+                         *       "methods": [
+                         *         "pedido-1001"
+                         *       ],
+                         *       "maxInstallments": null,
+                         *       "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *       "maxUses": null,
+                         *       "successUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "metadata": {},
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            active: boolean;
+                            /** @description Fixed amount; null when the payer chooses */
+                            amountCents: number | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            maxCents: number | null;
+                            maxInstallments: number | null;
+                            maxUses: number | null;
+                            /** @description As given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            methods: string[];
+                            minCents: number | null;
+                            /** @description 16 random characters (A–Z a–z 0–9 _ -) */
+                            slug: string;
+                            successUrl: string | null;
+                            title: string;
+                            /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
+                            url: string;
+                            /** @description Sales made through the link that were paid (refunded ones included) */
+                            uses: number;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Turn a payment link off (its page answers 410) or on again
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "active": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description false: the link takes no more payments (410 on its page) */
+                        active: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "url": "https://loja.example.com/webhooks/gateway",
+                         *       "slug": "pedido-1001",
+                         *       "active": true,
+                         *       "uses": 42,
+                         *       "title": "Camiseta",
+                         *       "description": "Venda pedido-1001 paga",
+                         *       "amountCents": null,
+                         *       "minCents": null,
+                         *       "maxCents": null,
+                         *       "methods": [
+                         *         "pedido-1001"
+                         *       ],
+                         *       "maxInstallments": null,
+                         *       "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *       "maxUses": null,
+                         *       "successUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "metadata": {},
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            active: boolean;
+                            /** @description Fixed amount; null when the payer chooses */
+                            amountCents: number | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            maxCents: number | null;
+                            maxInstallments: number | null;
+                            maxUses: number | null;
+                            /** @description As given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            methods: string[];
+                            minCents: number | null;
+                            /** @description 16 random characters (A–Z a–z 0–9 _ -) */
+                            slug: string;
+                            successUrl: string | null;
+                            title: string;
+                            /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
+                            url: string;
+                            /** @description Sales made through the link that were paid (refunded ones included) */
+                            uses: number;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/panel/sandbox": {
         parameters: {
             query?: never;
@@ -2909,6 +4099,748 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/payment-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payment links, newest first, with their uses */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                    /** @description 1..100, default 20 */
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "url": "https://loja.example.com/webhooks/gateway",
+                         *           "slug": "pedido-1001",
+                         *           "active": true,
+                         *           "uses": 42,
+                         *           "title": "Camiseta",
+                         *           "description": "Venda pedido-1001 paga",
+                         *           "amountCents": null,
+                         *           "minCents": null,
+                         *           "maxCents": null,
+                         *           "methods": [
+                         *             "pedido-1001"
+                         *           ],
+                         *           "maxInstallments": null,
+                         *           "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *           "maxUses": null,
+                         *           "successUrl": "https://loja.example.com/webhooks/gateway",
+                         *           "metadata": {},
+                         *           "createdAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                active: boolean;
+                                /** @description Fixed amount; null when the payer chooses */
+                                amountCents: number | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                /** Format: date-time */
+                                expiresAt: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                maxCents: number | null;
+                                maxInstallments: number | null;
+                                maxUses: number | null;
+                                /** @description As given; {} when none */
+                                metadata: {
+                                    [key: string]: string;
+                                };
+                                methods: string[];
+                                minCents: number | null;
+                                /** @description 16 random characters (A–Z a–z 0–9 _ -) */
+                                slug: string;
+                                successUrl: string | null;
+                                title: string;
+                                /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
+                                url: string;
+                                /** @description Sales made through the link that were paid (refunded ones included) */
+                                uses: number;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a payment link: a page at PUBLIC_URL/pay/{slug} where payers pay a fixed or open amount */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "title": "Curso de fotografia",
+                     *       "description": "Acesso por 12 meses",
+                     *       "amountCents": 19900,
+                     *       "methods": [
+                     *         "PIX",
+                     *         "BOLETO"
+                     *       ],
+                     *       "maxUses": 100,
+                     *       "successUrl": "https://loja.example.com/obrigado",
+                     *       "metadata": {
+                     *         "productId": "curso-foto"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description A fixed amount; leave out to let the payer choose between minCents and maxCents */
+                        amountCents?: number;
+                        description?: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset; in the future
+                         */
+                        expiresAt?: string;
+                        /** @description Open amounts: the most the payer may pay (default the largest charge) */
+                        maxCents?: number;
+                        /** @description CREDIT_CARD only */
+                        maxInstallments?: number;
+                        /** @description Paid sales it takes */
+                        maxUses?: number;
+                        /**
+                         * @description The store's own data (an order number…): at most 20 keys of 1–40 characters of A–Z a–z 0–9 _ . -, string values of at most 500 characters
+                         * @example {
+                         *       "orderId": "pedido-1001"
+                         *     }
+                         */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** @description Payment methods offered: PIX, BOLETO, CREDIT_CARD (each at most once) */
+                        methods: ("PIX" | "BOLETO" | "CREDIT_CARD")[];
+                        /** @description Open amounts: the least the payer may pay (default 100) */
+                        minCents?: number;
+                        /** @description Where the payer goes once paid (http or https) */
+                        successUrl?: string;
+                        title: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "url": "https://loja.example.com/webhooks/gateway",
+                         *       "slug": "pedido-1001",
+                         *       "active": true,
+                         *       "uses": 42,
+                         *       "title": "Camiseta",
+                         *       "description": "Venda pedido-1001 paga",
+                         *       "amountCents": null,
+                         *       "minCents": null,
+                         *       "maxCents": null,
+                         *       "methods": [
+                         *         "pedido-1001"
+                         *       ],
+                         *       "maxInstallments": null,
+                         *       "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *       "maxUses": null,
+                         *       "successUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "metadata": {},
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            active: boolean;
+                            /** @description Fixed amount; null when the payer chooses */
+                            amountCents: number | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            maxCents: number | null;
+                            maxInstallments: number | null;
+                            maxUses: number | null;
+                            /** @description As given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            methods: string[];
+                            minCents: number | null;
+                            /** @description 16 random characters (A–Z a–z 0–9 _ -) */
+                            slug: string;
+                            successUrl: string | null;
+                            title: string;
+                            /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
+                            url: string;
+                            /** @description Sales made through the link that were paid (refunded ones included) */
+                            uses: number;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payment-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One payment link, with its uses */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "url": "https://loja.example.com/webhooks/gateway",
+                         *       "slug": "pedido-1001",
+                         *       "active": true,
+                         *       "uses": 42,
+                         *       "title": "Camiseta",
+                         *       "description": "Venda pedido-1001 paga",
+                         *       "amountCents": null,
+                         *       "minCents": null,
+                         *       "maxCents": null,
+                         *       "methods": [
+                         *         "pedido-1001"
+                         *       ],
+                         *       "maxInstallments": null,
+                         *       "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *       "maxUses": null,
+                         *       "successUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "metadata": {},
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            active: boolean;
+                            /** @description Fixed amount; null when the payer chooses */
+                            amountCents: number | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            maxCents: number | null;
+                            maxInstallments: number | null;
+                            maxUses: number | null;
+                            /** @description As given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            methods: string[];
+                            minCents: number | null;
+                            /** @description 16 random characters (A–Z a–z 0–9 _ -) */
+                            slug: string;
+                            successUrl: string | null;
+                            title: string;
+                            /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
+                            url: string;
+                            /** @description Sales made through the link that were paid (refunded ones included) */
+                            uses: number;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Turn a payment link off (its page answers 410) or on again */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "active": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description false: the link takes no more payments (410 on its page) */
+                        active: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "url": "https://loja.example.com/webhooks/gateway",
+                         *       "slug": "pedido-1001",
+                         *       "active": true,
+                         *       "uses": 42,
+                         *       "title": "Camiseta",
+                         *       "description": "Venda pedido-1001 paga",
+                         *       "amountCents": null,
+                         *       "minCents": null,
+                         *       "maxCents": null,
+                         *       "methods": [
+                         *         "pedido-1001"
+                         *       ],
+                         *       "maxInstallments": null,
+                         *       "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *       "maxUses": null,
+                         *       "successUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "metadata": {},
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            active: boolean;
+                            /** @description Fixed amount; null when the payer chooses */
+                            amountCents: number | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            maxCents: number | null;
+                            maxInstallments: number | null;
+                            maxUses: number | null;
+                            /** @description As given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            methods: string[];
+                            minCents: number | null;
+                            /** @description 16 random characters (A–Z a–z 0–9 _ -) */
+                            slug: string;
+                            successUrl: string | null;
+                            title: string;
+                            /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
+                            url: string;
+                            /** @description Sales made through the link that were paid (refunded ones included) */
+                            uses: number;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/providers/{processor}/sales/callback": {
@@ -3701,6 +5633,604 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/checkout/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A checkout session's page data: amount, items, methods, and once paid where to send the payer */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "open",
+                         *       "amountCents": 15000,
+                         *       "items": [
+                         *         {
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 15000,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "methods": [
+                         *         "pedido-1001"
+                         *       ],
+                         *       "expiresAt": "2026-11-25T13:45:12.345Z",
+                         *       "merchantName": "pedido-1001",
+                         *       "cancelUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "redirectUrl": "https://loja.example.com/webhooks/gateway"
+                         *     }
+                         */
+                        "application/json": {
+                            amountCents: number;
+                            cancelUrl: string | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            items: {
+                                quantity: number;
+                                tangible: boolean;
+                                title: string;
+                                unitPrice: number;
+                            }[];
+                            merchantName: string;
+                            methods: string[];
+                            /** @description Once paid: successUrl with ?session_id=<id> */
+                            redirectUrl: string | null;
+                            status: "open" | "paid";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "GONE";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Pay a checkout session by PIX (its amount and items as the merchant set them): the charge's code and QR code; the one already open if there is one */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description The payer; a field the session gave may be left out. The amount and items are the session’s. */
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maria Silva",
+                     *       "email": "maria@example.com",
+                     *       "document": "529.982.247-25"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description CPF or CNPJ, check digits verified */
+                        document?: string;
+                        email?: string;
+                        name?: string;
+                        phone?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "amountCents": 15000,
+                         *       "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
+                         *       "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=",
+                         *       "expiresAt": "2026-12-25T00:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": {
+                            amountCents: number;
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            /** @description The BR Code to paste in a bank app */
+                            pixCopyPaste: string;
+                            /** @description The BR Code as an SVG QR code (data: URI) */
+                            pixQrCode: string;
+                            /** Format: uuid */
+                            saleId: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "GONE";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/pay/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A payment link's page data: title, amount or range, methods, the merchant's name */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "title": "Camiseta",
+                         *       "description": "Venda pedido-1001 paga",
+                         *       "amountCents": null,
+                         *       "minCents": null,
+                         *       "maxCents": null,
+                         *       "methods": [
+                         *         "pedido-1001"
+                         *       ],
+                         *       "maxInstallments": null,
+                         *       "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *       "merchantName": "pedido-1001"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Fixed amount; null when the payer chooses between minCents and maxCents */
+                            amountCents: number | null;
+                            description: string | null;
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            maxCents: number | null;
+                            maxInstallments: number | null;
+                            merchantName: string;
+                            methods: string[];
+                            minCents: number | null;
+                            title: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "GONE";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Pay a payment link by PIX: opens the charge and answers its copy-and-paste code and QR code */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maria Silva",
+                     *       "email": "maria@example.com",
+                     *       "document": "529.982.247-25"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Open amounts only: within the link’s minCents and maxCents */
+                        amountCents?: number;
+                        /** @description CPF or CNPJ, check digits verified */
+                        document: string;
+                        email: string;
+                        name: string;
+                        phone?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "amountCents": 15000,
+                         *       "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
+                         *       "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=",
+                         *       "expiresAt": "2026-12-25T00:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": {
+                            amountCents: number;
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            /** @description The BR Code to paste in a bank app */
+                            pixCopyPaste: string;
+                            /** @description The BR Code as an SVG QR code (data: URI) */
+                            pixQrCode: string;
+                            /** Format: uuid */
+                            saleId: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "GONE";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sales": {
         parameters: {
             query?: never;
@@ -4024,6 +6554,8 @@ export interface paths {
                          *         "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
                          *         "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
                          *       },
+                         *       "paymentLinkId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "checkoutSessionId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
                          *     }
                          */
@@ -4045,6 +6577,11 @@ export interface paths {
                             boletoCode: string | null;
                             cardBrand: string | null;
                             cardLastFour: string | null;
+                            /**
+                             * Format: uuid
+                             * @description Sales paid through a checkout session: the session
+                             */
+                            checkoutSessionId?: string;
                             /** Format: date-time */
                             completedAt: string | null;
                             contrato?: string;
@@ -4079,6 +6616,11 @@ export interface paths {
                             netAmount: number;
                             /** @description BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid */
                             paidAmount?: number | null;
+                            /**
+                             * Format: uuid
+                             * @description Sales paid through a payment link: the link
+                             */
+                            paymentLinkId?: string;
                             paymentMethod: string;
                             pixKey: string | null;
                             pixQrCode: string;
@@ -7577,6 +10119,8 @@ export interface paths {
                          *         "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
                          *         "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
                          *       },
+                         *       "paymentLinkId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "checkoutSessionId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
                          *     }
                          */
@@ -7598,6 +10142,11 @@ export interface paths {
                             boletoCode: string | null;
                             cardBrand: string | null;
                             cardLastFour: string | null;
+                            /**
+                             * Format: uuid
+                             * @description Sales paid through a checkout session: the session
+                             */
+                            checkoutSessionId?: string;
                             /** Format: date-time */
                             completedAt: string | null;
                             contrato?: string;
@@ -7632,6 +10181,11 @@ export interface paths {
                             netAmount: number;
                             /** @description BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid */
                             paidAmount?: number | null;
+                            /**
+                             * Format: uuid
+                             * @description Sales paid through a payment link: the link
+                             */
+                            paymentLinkId?: string;
                             paymentMethod: string;
                             pixKey: string | null;
                             pixQrCode: string;
@@ -12872,6 +15426,11 @@ export interface components {
             boletoCode: string | null;
             cardBrand: string | null;
             cardLastFour: string | null;
+            /**
+             * Format: uuid
+             * @description Sales paid through a checkout session: the session
+             */
+            checkoutSessionId?: string;
             /** Format: date-time */
             completedAt: string | null;
             contrato?: string;
@@ -12906,6 +15465,11 @@ export interface components {
             netAmount: number;
             /** @description BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid */
             paidAmount?: number | null;
+            /**
+             * Format: uuid
+             * @description Sales paid through a payment link: the link
+             */
+            paymentLinkId?: string;
             paymentMethod: string;
             pixKey: string | null;
             reserveAmount: number;

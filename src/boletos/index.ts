@@ -1,7 +1,7 @@
 // The boletos module's front door: what the other modules, app.ts and the CLI use of it.
-
 export { boletoCommands } from './cli.js';
 export { BcbCobv, type CobvPsp, SandboxCobv } from './cobv.js';
+export { isCnpj, isCpf } from './documents.js';
 export { BoletoInputError, BoletoNotFound } from './errors.js';
 export { boletoSales } from './http.js';
 export { BoletoIssuer } from './issue.js';

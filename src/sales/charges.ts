@@ -17,6 +17,7 @@ import {
   setChargeExpiry,
 } from './charges.data.js';
 import { createSale } from './create.js';
+import type { SaleOrigin } from './data.js';
 import { saleFees } from './fees.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 import { ownedSale } from './lookup.js';
@@ -62,7 +63,7 @@ export async function createPixSale(
   accountId: number,
   input: ChargeInput,
   key: string | null,
-  context: { allowPrivateTargets: boolean; log: Logger },
+  context: { allowPrivateTargets: boolean; log: Logger; origin?: SaleOrigin },
 ): Promise<{ sale: SaleRow; replayed: boolean }> {
   checkSaleSize(input);
   if (!processor) throw unavailable('open PIX charges');
@@ -116,6 +117,7 @@ export async function createPixSale(
           cardBrand: null,
           boletoCode: null,
           metadata: input.metadata ?? {},
+          origin: context.origin,
         },
         { notifyPending: true, uuid },
       );

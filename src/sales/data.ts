@@ -27,6 +27,14 @@ export interface NewSaleRow {
   metadata?: Record<string, string>;
   /** A boleto's part of the Sale object (the boletos module), written once at issue; null otherwise. */
   boleto?: Record<string, unknown> | null;
+  /** Where the payer started the payment, when it was a payment link or a checkout session. */
+  origin?: SaleOrigin;
+}
+
+/** A sale started from a payment link or a checkout session (the checkout module): which one. */
+export interface SaleOrigin {
+  paymentLinkId?: string;
+  checkoutSessionId?: string;
 }
 
 /** Inserts a PENDENTE sale; item ids come from their own sequence, in the order given. */
@@ -48,9 +56,9 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
     `INSERT INTO sales (uuid, account_id, status, amount, system_fee, net_amount, reserve_amount,
         payment_method, customer, items, shipping, pix_key, card_last_four, card_brand, boleto_code,
         installments, processor, external_transaction_id, postback_url, cart_id, recurrence_id, id_rec, contrato,
-        metadata, boleto)
+        metadata, boleto, payment_link_id, checkout_session_id)
      VALUES ($1, $2, 'PENDENTE', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-        $20, $21, $22, $23, $24)
+        $20, $21, $22, $23, $24, $25, $26)
      RETURNING *`,
     [
       s.uuid,
@@ -77,6 +85,8 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
       s.recurrence?.contrato ?? null,
       JSON.stringify(s.metadata ?? {}),
       s.boleto ? JSON.stringify(s.boleto) : null,
+      s.origin?.paymentLinkId ?? null,
+      s.origin?.checkoutSessionId ?? null,
     ],
   );
   return row!;

@@ -1,11 +1,13 @@
 // The sales module's front door: what the other modules, app.ts and the CLI use of it.
 export { abandonCart, cartView, createCart } from './carts/service.js';
 export { deleteExpiredSaleKeys, findSaleRow, setChargeExpiryAt } from './charges.data.js';
-export { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges } from './charges.js';
+export { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges, createPixSale } from './charges.js';
+export { ChargeBody } from './charges.schemas.js';
 export { createSale } from './create.js';
-export { lockSalesById } from './data.js';
+export { lockSalesById, type SaleOrigin } from './data.js';
 export { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 export { ownedSale, saleJson } from './lookup.js';
+export { type OriginSale, originSale, paidSalesOfLinks, salesOfSessions } from './origins.js';
 export { type PaymentAgain, recordPaidAmounts, setPaidAgainRule, setPaidAmountRule } from './paid-amount.js';
 export { salesPanelRoutes } from './panel.routes.js';
 export { BcbProcessor } from './processors/bcb/adapter.js';

@@ -4,7 +4,7 @@ import { isRealCalendarTime } from '../platform/time/calendar.js';
 import { urlProblem } from '../webhooks/index.js';
 import type { Customer } from './types.js';
 
-/** Buyer data as given: document and phone are stored as digits only (notifications say "digits only"). */
+/** Buyer data as given: document and phone are stored as digits only (notifications say "digits only"); phone may be empty. */
 export function normalizeCustomer(c: Customer): Customer {
   const name = c.name.trim();
   if (!name) throw validation('customer.name must not be empty');
@@ -15,7 +15,9 @@ export function normalizeCustomer(c: Customer): Customer {
     throw validation('customer.document must be a CPF (11 digits) or CNPJ (14 digits)');
   }
   const phone = c.phone.replace(/[\s()+-]/g, '');
-  if (!/^\d{10,13}$/.test(phone)) throw validation('customer.phone must have 10 to 13 digits');
+  // none at all only from a payment link's or checkout session's payer (the API's schemas require one)
+  if (phone !== '' && !/^\d{10,13}$/.test(phone))
+    throw validation('customer.phone must have 10 to 13 digits');
   return { name, email, document, phone };
 }
 

@@ -138,6 +138,12 @@ export const Sale = Type.Object(
         { description: 'BOLETO sales: the boleto híbrido' },
       ),
     ),
+    paymentLinkId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'Sales paid through a payment link: the link' }),
+    ),
+    checkoutSessionId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'Sales paid through a checkout session: the session' }),
+    ),
   },
   { examples: [SALE_EXAMPLE] },
 );

@@ -63,6 +63,9 @@ export interface SaleRow {
   /** What the payer paid (boletos: fine and interest included or the discount taken off); null until paid. */
   paid_amount: number | null;
   boleto: Record<string, unknown> | null;
+  /** The payment link or checkout session the sale was made through (the checkout module); null otherwise. */
+  payment_link_id: string | null;
+  checkout_session_id: string | null;
   /** The API contract's Sale object as JSON text (kept by a trigger, migrations/020_sales.sql). */
   public_json: string;
 }

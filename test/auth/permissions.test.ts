@@ -55,6 +55,7 @@ async function fingerprint(): Promise<string> {
             (SELECT count(*) FROM withdrawals) AS withdrawals, (SELECT count(*) FROM audit_log) AS audit,
             (SELECT count(*) FROM allowed_ips) AS ips, (SELECT count(*) FROM withdrawal_approval_rules) AS rules,
             (SELECT count(*) FROM panel_sessions) AS sessions, (SELECT count(*) FROM sales) AS sales,
+            (SELECT count(*) FROM payment_links) AS links,
             (SELECT string_agg(coalesce(totp_pending_enc, '-'), ',' ORDER BY id) FROM users) AS totp`,
   );
   return JSON.stringify(row);

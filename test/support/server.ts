@@ -80,6 +80,7 @@ export const TEST_LIMITS = {
   RATE_LIMIT_PER_KEY: '0',
   RATE_LIMIT_LOGIN_PER_IP: '0',
   RATE_LIMIT_WEBHOOK_TEST: '0',
+  RATE_LIMIT_CHECKOUT_PER_IP: '0',
 };
 
 function dataDirFor(databaseUrl: string): string {

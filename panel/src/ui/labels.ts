@@ -129,6 +129,7 @@ export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED' | 'PASSWORD_REFU
   PASSWORD_REFUSED: 'Senha incorreta.',
   FORBIDDEN: 'Sem permissão para esta ação.',
   NOT_FOUND: 'Não encontrado.',
+  GONE: 'Este link de pagamento ou checkout não aceita mais pagamentos.',
   VALIDATION_ERROR: 'Dados inválidos.',
   CONFLICT: 'Não é possível fazer isso agora.',
   PAYLOAD_TOO_LARGE: 'Dados grandes demais.',

@@ -52,6 +52,8 @@ export interface Config {
   rateLimitLoginPerIp: number;
   /** Test deliveries (POST /api/webhook/{id}/test) per webhook per minute; 0: off. */
   rateLimitWebhookTest: number;
+  /** Requests to the payer's pages of payment links and checkout sessions per source IP per minute; 0: off. */
+  rateLimitCheckoutPerIp: number;
   webhookAllowPrivate: boolean;
   webhookRetryDelaysMs: number[];
   /** Days finished deliveries and events are kept before the daily retention job deletes them (≥ 30). */
@@ -225,6 +227,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     ...apiKeyRateLimits(env),
     rateLimitLoginPerIp: integer(env, 'RATE_LIMIT_LOGIN_PER_IP', 20, 0, 1_000_000),
     rateLimitWebhookTest: integer(env, 'RATE_LIMIT_WEBHOOK_TEST', 10, 0, 1_000_000),
+    rateLimitCheckoutPerIp: integer(env, 'RATE_LIMIT_CHECKOUT_PER_IP', 60, 0, 1_000_000),
     webhookAllowPrivate: allowPrivate,
     webhookRetryDelaysMs: retryDelays(env),
     notificationRetentionDays: integer(env, 'NOTIFICATION_RETENTION_DAYS', 90, 30, 36500),

@@ -31,6 +31,12 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
     action: 'Check the id; ids of another account’s objects are not found either.',
     example: 'Sale not found',
   },
+  GONE: {
+    meaning:
+      'The payment link or checkout session exists but takes no more payments: expired, used up, turned off or already paid.',
+    action: 'Ask the merchant for a new link or checkout.',
+    example: 'This payment link has expired',
+  },
   CONFLICT: {
     meaning:
       'The object is not in a state that allows this (a sale not PAGO cannot be refunded, a cashout not awaiting approval cannot be approved).',
@@ -165,9 +171,18 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
 /** Who may call a route, from its path: what decides the codes every route of the kind can answer. */
 export type RouteAccess = 'api-key' | 'session' | 'metrics' | 'open';
 
-const API_KEY_PREFIXES = ['/api/public/', '/api/transactions', '/api/sandbox/'];
+const API_KEY_PREFIXES = [
+  '/api/public/',
+  '/api/transactions',
+  '/api/sandbox/',
+  '/api/payment-links',
+  '/api/checkout/',
+];
+/** The payer's side of payment links and checkout sessions: no credentials, limited per address. */
+const PAYER_PREFIXES = ['/api/public/pay/', '/api/public/checkout/'];
 
 export function accessOf(url: string): RouteAccess {
+  if (PAYER_PREFIXES.some((p) => url.startsWith(p))) return 'open';
   if (API_KEY_PREFIXES.some((p) => url.startsWith(p))) return 'api-key';
   if (url === '/metrics') return 'metrics';
   if (url.startsWith('/api/providers/') || url === '/api/auth/login' || !url.startsWith('/api/'))

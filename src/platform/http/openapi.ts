@@ -45,6 +45,11 @@ export async function installOpenApi(app: Http): Promise<void> {
       tags: [
         { name: 'public', description: 'Merchant API (API keys)' },
         { name: 'panel', description: 'Panel session routes (session cookie; X-CSRF-Token on changes)' },
+        {
+          name: 'checkout',
+          description:
+            "The payer's side of payment links and checkout sessions (no credentials; limited per address)",
+        },
         { name: 'webhooks', description: 'Permanent webhooks and their delivery log (panel session)' },
         { name: 'sandbox', description: 'Test helpers (API keys; not available in production)' },
         { name: 'processors', description: 'Payment processor callbacks (signed)' },

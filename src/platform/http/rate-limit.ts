@@ -52,6 +52,8 @@ export interface RateLimits {
   loginPerIp: AuthHook | null;
   /** Counts test deliveries by webhook id (RATE_LIMIT_WEBHOOK_TEST a minute), once its owner is checked. */
   webhookTests: Limiter<number> | null;
+  /** Counts requests to the payer's pages by source IP (RATE_LIMIT_CHECKOUT_PER_IP a minute): an onRequest hook. */
+  checkoutPerIp: AuthHook | null;
   close(): Promise<void>;
 }
 
@@ -114,9 +116,25 @@ export function installRateLimits(config: Config, log: Logger): RateLimits {
           },
         ])
       : null;
+  const checkout =
+    config.rateLimitCheckoutPerIp > 0
+      ? limiter<undefined>([
+          {
+            max: config.rateLimitCheckoutPerIp,
+            windowMs: 60_000,
+            count: counter(),
+            keyOf: (request) => `checkout:${request.ip}`,
+          },
+        ])
+      : null;
   return {
     perKey,
     webhookTests,
+    checkoutPerIp: checkout
+      ? async (request, reply) => {
+          await checkout(request, reply, undefined);
+        }
+      : null,
     loginPerIp: login
       ? async (request, reply) => {
           await login(request, reply, undefined);

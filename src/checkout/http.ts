@@ -1,0 +1,21 @@
+import { AppError, notFound, validation } from '../platform/http/errors.js';
+import { isUuid } from '../platform/http/public-ids.js';
+import { CheckoutGone, CheckoutInputError, CheckoutNotFound } from './errors.js';
+
+/** The checkout module's refusals as the routes answer them: 400, 404, 410 in the route's shape. */
+export async function mapCheckoutErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof CheckoutInputError) throw validation(err.message);
+    if (err instanceof CheckoutNotFound) throw notFound(err.message);
+    if (err instanceof CheckoutGone) throw new AppError('GONE', err.message);
+    throw err;
+  }
+}
+
+/** A link's or session's id from the path: anything but a uuid names nothing (404). */
+export function uuidPath(raw: string, what: string): string {
+  if (!isUuid(raw)) throw notFound(`${what} not found`);
+  return raw.toLowerCase();
+}

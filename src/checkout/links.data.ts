@@ -1,0 +1,94 @@
+import type { Queryable } from '../platform/db/db.js';
+
+/** The payment methods a link or session may offer. */
+export const CHECKOUT_METHODS = ['PIX', 'BOLETO', 'CREDIT_CARD'] as const;
+export type CheckoutMethod = (typeof CHECKOUT_METHODS)[number];
+
+/** A row of `payment_links`. */
+export interface LinkRow {
+  id: string;
+  seq: number;
+  account_id: number;
+  slug: string;
+  title: string;
+  description: string | null;
+  amount_cents: number | null;
+  min_cents: number | null;
+  max_cents: number | null;
+  methods: CheckoutMethod[];
+  max_installments: number | null;
+  expires_at: Date | null;
+  max_uses: number | null;
+  success_url: string | null;
+  metadata: Record<string, string>;
+  active: boolean;
+  created_at: Date;
+}
+
+export type NewLinkRow = Omit<LinkRow, 'seq' | 'active' | 'created_at'>;
+
+export async function insertLink(q: Queryable, l: NewLinkRow): Promise<LinkRow> {
+  const [row] = await q.query<LinkRow>(
+    `INSERT INTO payment_links (id, account_id, slug, title, description, amount_cents, min_cents, max_cents,
+        methods, max_installments, expires_at, max_uses, success_url, metadata)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+     RETURNING *`,
+    [
+      l.id,
+      l.account_id,
+      l.slug,
+      l.title,
+      l.description,
+      l.amount_cents,
+      l.min_cents,
+      l.max_cents,
+      l.methods,
+      l.max_installments,
+      l.expires_at?.toISOString() ?? null,
+      l.max_uses,
+      l.success_url,
+      JSON.stringify(l.metadata),
+    ],
+  );
+  return row!;
+}
+
+export async function findLink(q: Queryable, accountId: number, id: string): Promise<LinkRow | null> {
+  const [row] = await q.query<LinkRow>('SELECT * FROM payment_links WHERE id = $1 AND account_id = $2', [
+    id,
+    accountId,
+  ]);
+  return row ?? null;
+}
+
+export async function findLinkBySlug(q: Queryable, slug: string): Promise<LinkRow | null> {
+  const [row] = await q.query<LinkRow>('SELECT * FROM payment_links WHERE slug = $1', [slug]);
+  return row ?? null;
+}
+
+/** Up to `limit` of the account's links, newest first, older than the link numbered `beforeSeq` when given. */
+export async function listLinks(
+  q: Queryable,
+  accountId: number,
+  limit: number,
+  beforeSeq: number | null,
+): Promise<LinkRow[]> {
+  return q.query<LinkRow>(
+    `SELECT * FROM payment_links WHERE account_id = $1 AND ($2::bigint IS NULL OR seq < $2)
+      ORDER BY seq DESC LIMIT $3`,
+    [accountId, beforeSeq, limit],
+  );
+}
+
+export async function setLinkActive(
+  q: Queryable,
+  accountId: number,
+  id: string,
+  active: boolean,
+): Promise<LinkRow | null> {
+  const [row] = await q.query<LinkRow>(
+    `UPDATE payment_links SET active = $3, updated_at = now() WHERE id = $1 AND account_id = $2 RETURNING *`,
+    [id, accountId, active],
+  );
+  return row ?? null;
+}

@@ -1,0 +1,225 @@
+import type { Logger } from 'pino';
+import { getAccount } from '../accounts/index.js';
+import type { Db } from '../platform/db/db.js';
+import { qrSvgDataUri } from '../rails/index.js';
+import type { Customer, PixChargeProcessor, SaleOrigin } from '../sales/index.js';
+import { createPixSale, type OriginSale, originSale, salesOfSessions } from '../sales/index.js';
+import { CheckoutGone, CheckoutInputError, CheckoutNotFound } from './errors.js';
+import type { CheckoutMethod, LinkRow } from './links.data.js';
+import { findLinkBySlug } from './links.data.js';
+import { usesOf } from './links.js';
+import { type PayerInput, payerOf } from './payer.js';
+import { findSession, type SessionItem } from './sessions.data.js';
+import { type SessionStatus, sessionState } from './sessions.js';
+import { isSlug } from './slugs.js';
+import { successRedirect } from './urls.js';
+
+/** What a public page shows of a payment link: never its metadata, uses or owner's data beyond a display name. */
+export interface PublicLink {
+  title: string;
+  description: string | null;
+  amountCents: number | null;
+  minCents: number | null;
+  maxCents: number | null;
+  methods: CheckoutMethod[];
+  maxInstallments: number | null;
+  expiresAt: string | null;
+  merchantName: string;
+}
+
+/** What a public page shows of a checkout session: never its metadata, customer or sales. */
+export interface PublicSession {
+  id: string;
+  /** An expired session is 410. */
+  status: Exclude<SessionStatus, 'expired'>;
+  amountCents: number;
+  items: SessionItem[];
+  methods: CheckoutMethod[];
+  expiresAt: string;
+  merchantName: string;
+  cancelUrl: string | null;
+  /** Paid: where to send the payer (successUrl?session_id=<id>); null otherwise. */
+  redirectUrl: string | null;
+}
+
+/** A PIX charge opened for a payer: what the page shows to pay it. */
+export interface PixPayment {
+  saleId: string;
+  amountCents: number;
+  pixCopyPaste: string;
+  pixQrCode: string;
+  expiresAt: string | null;
+}
+
+export interface PayDeps {
+  db: Db;
+  /** Who opens PIX charges (the sales module's); null when none is configured. */
+  pixProcessor: PixChargeProcessor | null;
+  allowPrivateTargets: boolean;
+}
+
+/** A PIX charge of a link stays payable an hour, and never past the link's own end. */
+const LINK_CHARGE_SECONDS = 3600;
+/** The shortest charge the sales module opens. */
+const MIN_CHARGE_SECONDS = 60;
+
+/** The public side of links and sessions: what a payer sees, and starting a PIX payment. */
+export class PublicCheckout {
+  constructor(private readonly deps: PayDeps) {}
+
+  async link(slug: string): Promise<PublicLink> {
+    const link = await this.payableLink(slug);
+    return {
+      title: link.title,
+      description: link.description,
+      amountCents: link.amount_cents,
+      minCents: link.min_cents,
+      maxCents: link.max_cents,
+      methods: link.methods,
+      maxInstallments: link.max_installments,
+      expiresAt: link.expires_at?.toISOString() ?? null,
+      merchantName: await this.merchantName(link.account_id),
+    };
+  }
+
+  async payLink(slug: string, body: PayerInput & { amountCents?: number }, log: Logger): Promise<PixPayment> {
+    const link = await this.payableLink(slug);
+    offersPix(link.methods);
+    const amount = amountFor(link, body.amountCents);
+    const customer = payerOf(body);
+    const leftSeconds = link.expires_at ? Math.floor((link.expires_at.getTime() - Date.now()) / 1000) : null;
+    const expiresIn = Math.max(MIN_CHARGE_SECONDS, Math.min(LINK_CHARGE_SECONDS, leftSeconds ?? Infinity));
+    const items = [{ title: link.title, unitPrice: amount, quantity: 1, tangible: false }];
+    return this.openPix(
+      link.account_id,
+      { amount, customer, items, expiresIn, metadata: link.metadata },
+      log,
+      {
+        paymentLinkId: link.id,
+      },
+    );
+  }
+
+  async session(id: string): Promise<PublicSession> {
+    const { session, state } = await this.sessionWithState(id);
+    if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired');
+    return {
+      id: session.id,
+      status: state.status,
+      amountCents: session.amount_cents,
+      items: session.items,
+      methods: session.methods,
+      expiresAt: session.expires_at.toISOString(),
+      merchantName: await this.merchantName(session.account_id),
+      cancelUrl: session.cancel_url,
+      redirectUrl: state.status === 'paid' ? successRedirect(session.success_url, session.id) : null,
+    };
+  }
+
+  /**
+   * Opens the session's PIX charge, or gives back the one already open for it (a payer reloading the page, or
+   * pressing twice, gets the same code rather than a second charge).
+   */
+  async paySession(id: string, body: PayerInput, log: Logger): Promise<PixPayment> {
+    const { session, state, sales } = await this.sessionWithState(id);
+    if (state.status === 'paid') throw new CheckoutGone('This checkout session is already paid');
+    if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired');
+    offersPix(session.methods);
+    const open = sales.findLast(
+      (s) => s.status === 'PENDENTE' && s.pixKey !== null && (s.chargeExpiresAt?.getTime() ?? 0) > Date.now(),
+    );
+    const customer = payerOf(body, session.customer);
+    if (open) return paymentOf(open);
+    const leftSeconds = Math.floor((session.expires_at.getTime() - Date.now()) / 1000);
+    const expiresIn = Math.max(MIN_CHARGE_SECONDS, Math.min(LINK_CHARGE_SECONDS, leftSeconds));
+    return this.openPix(
+      session.account_id,
+      { amount: session.amount_cents, customer, items: session.items, expiresIn, metadata: session.metadata },
+      log,
+      { checkoutSessionId: session.id },
+    );
+  }
+
+  private async payableLink(slug: string): Promise<LinkRow> {
+    const link = isSlug(slug) ? await findLinkBySlug(this.deps.db, slug) : null;
+    if (!link) throw new CheckoutNotFound('Payment link not found');
+    if (!link.active) throw new CheckoutGone('This payment link is turned off');
+    if (link.expires_at && link.expires_at.getTime() <= Date.now()) {
+      throw new CheckoutGone('This payment link has expired');
+    }
+    if (link.max_uses !== null && (await usesOf(this.deps.db, link.id)) >= link.max_uses) {
+      throw new CheckoutGone('This payment link has been used up');
+    }
+    return link;
+  }
+
+  private async sessionWithState(id: string) {
+    const session = UUID.test(id) ? await findSession(this.deps.db, id.toLowerCase(), null) : null;
+    if (!session) throw new CheckoutNotFound('Checkout session not found');
+    const sales = (await salesOfSessions(this.deps.db, [session.id])).get(session.id) ?? [];
+    return { session, sales, state: sessionState(session, sales) };
+  }
+
+  private async merchantName(accountId: number): Promise<string> {
+    return (await getAccount(this.deps.db, accountId))?.name ?? '';
+  }
+
+  private async openPix(
+    accountId: number,
+    charge: {
+      amount: number;
+      customer: Customer;
+      items: SessionItem[];
+      expiresIn: number;
+      metadata: Record<string, string>;
+    },
+    log: Logger,
+    origin: SaleOrigin,
+  ): Promise<PixPayment> {
+    const { sale } = await createPixSale(
+      this.deps.db,
+      this.deps.pixProcessor,
+      accountId,
+      { ...charge, paymentMethod: 'PIX' },
+      null,
+      { allowPrivateTargets: this.deps.allowPrivateTargets, log, origin },
+    );
+    const stored = await originSale(this.deps.db, sale.id);
+    return paymentOf(stored!);
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function offersPix(methods: readonly CheckoutMethod[]): void {
+  if (!methods.includes('PIX')) throw new CheckoutInputError('PIX is not a payment method of this checkout');
+}
+
+/** A fixed link's own amount (the payer gives none), or the payer's within an open link's range. */
+function amountFor(link: LinkRow, given: number | undefined): number {
+  if (link.amount_cents !== null) {
+    if (given !== undefined && given !== link.amount_cents) {
+      throw new CheckoutInputError('amountCents is fixed by this payment link: leave it out');
+    }
+    return link.amount_cents;
+  }
+  if (given === undefined) {
+    throw new CheckoutInputError(
+      `amountCents is required: from ${link.min_cents} to ${link.max_cents} cents`,
+    );
+  }
+  if (given < link.min_cents! || given > link.max_cents!) {
+    throw new CheckoutInputError(`amountCents must be from ${link.min_cents} to ${link.max_cents} cents`);
+  }
+  return given;
+}
+
+async function paymentOf(sale: OriginSale): Promise<PixPayment> {
+  return {
+    saleId: sale.uuid,
+    amountCents: sale.amount,
+    pixCopyPaste: sale.pixKey!,
+    pixQrCode: await qrSvgDataUri(sale.pixKey!),
+    expiresAt: sale.chargeExpiresAt?.toISOString() ?? null,
+  };
+}

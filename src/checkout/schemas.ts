@@ -1,0 +1,230 @@
+import { Type } from 'typebox';
+import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
+import { ChargeBody, ItemIn } from '../sales/index.js';
+import { CHECKOUT_METHODS } from './links.data.js';
+import { SESSION_EXPIRES_IN } from './sessions.js';
+
+const Cents = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_CHARGE_CENTS, description });
+const Methods = Type.Array(Type.Union(CHECKOUT_METHODS.map((m) => Type.Literal(m))), {
+  minItems: 1,
+  maxItems: CHECKOUT_METHODS.length,
+  description: `Payment methods offered: ${CHECKOUT_METHODS.join(', ')} (each at most once)`,
+});
+const Url = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description });
+const NullableString = (options: Record<string, unknown> = {}) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+const NullableInteger = (description?: string) =>
+  Type.Unsafe<number | null>({ type: ['integer', 'null'], ...(description ? { description } : {}) });
+/** The sale's metadata rules (POST /api/transactions): a link's or session's metadata is copied to its sales. */
+const Metadata = ChargeBody.properties.metadata;
+const MetadataOut = Type.Record(Type.String(), Type.String(), { description: 'As given; {} when none' });
+
+export const LinkBody = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 120 }),
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    amountCents: Type.Optional(
+      Cents('A fixed amount; leave out to let the payer choose between minCents and maxCents'),
+    ),
+    minCents: Type.Optional(Cents('Open amounts: the least the payer may pay (default 100)')),
+    maxCents: Type.Optional(Cents('Open amounts: the most the payer may pay (default the largest charge)')),
+    methods: Methods,
+    maxInstallments: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 12, description: 'CREDIT_CARD only' }),
+    ),
+    expiresAt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'ISO 8601 with offset; in the future' }),
+    ),
+    maxUses: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Paid sales it takes' }),
+    ),
+    successUrl: Type.Optional(Url('Where the payer goes once paid (http or https)')),
+    metadata: Metadata,
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        title: 'Curso de fotografia',
+        description: 'Acesso por 12 meses',
+        amountCents: 19900,
+        methods: ['PIX', 'BOLETO'],
+        maxUses: 100,
+        successUrl: 'https://loja.example.com/obrigado',
+        metadata: { productId: 'curso-foto' },
+      },
+    ],
+  },
+);
+
+export const PaymentLink = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  url: Type.String({ description: 'PUBLIC_URL/pay/<slug>: the page to send payers to' }),
+  slug: Type.String({ description: '16 random characters (A–Z a–z 0–9 _ -)' }),
+  active: Type.Boolean(),
+  uses: Type.Integer({ description: 'Sales made through the link that were paid (refunded ones included)' }),
+  title: Type.String(),
+  description: NullableString(),
+  amountCents: NullableInteger('Fixed amount; null when the payer chooses'),
+  minCents: NullableInteger(),
+  maxCents: NullableInteger(),
+  methods: Type.Array(Type.String()),
+  maxInstallments: NullableInteger(),
+  expiresAt: NullableString({ format: 'date-time' }),
+  maxUses: NullableInteger(),
+  successUrl: NullableString(),
+  metadata: MetadataOut,
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+export const PaymentLinkPage = Type.Object({
+  data: Type.Array(PaymentLink),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const LinkListQuery = Type.Object({
+  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+});
+
+export const LinkPatch = Type.Object(
+  { active: Type.Boolean({ description: 'false: the link takes no more payments (410 on its page)' }) },
+  { additionalProperties: false, examples: [{ active: false }] },
+);
+
+const CustomerPrefill = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    email: Type.Optional(Type.String({ minLength: 3, maxLength: 320 })),
+    document: Type.Optional(Type.String({ minLength: 11, maxLength: 20, description: 'CPF or CNPJ' })),
+    phone: Type.Optional(Type.String({ minLength: 10, maxLength: 20 })),
+  },
+  { additionalProperties: false, description: 'The buyer, as far as known: the page asks for the rest' },
+);
+
+export const SessionBody = Type.Object(
+  {
+    amountCents: Cents('What the payer pays; the page cannot change it'),
+    items: Type.Array(ItemIn, { minItems: 1, maxItems: 100 }),
+    customer: Type.Optional(CustomerPrefill),
+    methods: Methods,
+    successUrl: Url('Where the payer goes once paid, with ?session_id=<id> added'),
+    cancelUrl: Type.Optional(Url('Where the page sends a payer who gives up')),
+    expiresIn: Type.Optional(
+      Type.Integer({
+        minimum: SESSION_EXPIRES_IN.min,
+        maximum: SESSION_EXPIRES_IN.max,
+        description: `Seconds the session stays open (default ${SESSION_EXPIRES_IN.default})`,
+      }),
+    ),
+    metadata: Metadata,
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        amountCents: 9980,
+        items: [{ title: 'Camiseta', unitPrice: 4990, quantity: 2, tangible: true }],
+        customer: { name: 'Maria Silva', email: 'maria@example.com' },
+        methods: ['PIX'],
+        successUrl: 'https://loja.example.com/pedido/1001/obrigado',
+        cancelUrl: 'https://loja.example.com/carrinho',
+        expiresIn: 3600,
+        metadata: { orderId: 'pedido-1001' },
+      },
+    ],
+  },
+);
+
+const ItemOut = Type.Object({
+  title: Type.String(),
+  unitPrice: Type.Integer(),
+  quantity: Type.Integer(),
+  tangible: Type.Boolean(),
+});
+const SessionStatus = Type.Union([Type.Literal('open'), Type.Literal('paid'), Type.Literal('expired')]);
+
+export const CheckoutSession = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  url: Type.String({ description: 'PUBLIC_URL/checkout/<id>: the page to send the payer to' }),
+  status: SessionStatus,
+  expiresAt: Type.String({ format: 'date-time' }),
+  saleId: NullableString({
+    format: 'uuid',
+    description: 'The paid sale; while open, the last sale started (null before any)',
+  }),
+  amountCents: Type.Integer(),
+  items: Type.Array(ItemOut),
+  customer: Type.Union([CustomerPrefill, Type.Null()]),
+  methods: Type.Array(Type.String()),
+  successUrl: Type.String(),
+  cancelUrl: NullableString(),
+  metadata: MetadataOut,
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+// what the payer's pages read and send
+export const SlugPath = Type.Object({ slug: Type.String() });
+
+export const PublicLink = Type.Object({
+  title: Type.String(),
+  description: NullableString(),
+  amountCents: NullableInteger('Fixed amount; null when the payer chooses between minCents and maxCents'),
+  minCents: NullableInteger(),
+  maxCents: NullableInteger(),
+  methods: Type.Array(Type.String()),
+  maxInstallments: NullableInteger(),
+  expiresAt: NullableString({ format: 'date-time' }),
+  merchantName: Type.String(),
+});
+
+export const PublicSession = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  status: Type.Union([Type.Literal('open'), Type.Literal('paid')]),
+  amountCents: Type.Integer(),
+  items: Type.Array(ItemOut),
+  methods: Type.Array(Type.String()),
+  expiresAt: Type.String({ format: 'date-time' }),
+  merchantName: Type.String(),
+  cancelUrl: NullableString(),
+  redirectUrl: NullableString({ description: 'Once paid: successUrl with ?session_id=<id>' }),
+});
+
+const Payer = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  email: Type.String({ minLength: 3, maxLength: 320 }),
+  document: Type.String({ minLength: 11, maxLength: 20, description: 'CPF or CNPJ, check digits verified' }),
+  phone: Type.Optional(Type.String({ minLength: 10, maxLength: 20 })),
+};
+const PAYER_EXAMPLE = { name: 'Maria Silva', email: 'maria@example.com', document: '529.982.247-25' };
+
+export const LinkPayBody = Type.Object(
+  {
+    ...Payer,
+    amountCents: Type.Optional(Cents('Open amounts only: within the link’s minCents and maxCents')),
+  },
+  { additionalProperties: false, examples: [PAYER_EXAMPLE] },
+);
+
+export const SessionPayBody = Type.Object(
+  {
+    name: Type.Optional(Payer.name),
+    email: Type.Optional(Payer.email),
+    document: Type.Optional(Payer.document),
+    phone: Payer.phone,
+  },
+  {
+    additionalProperties: false,
+    description:
+      'The payer; a field the session gave may be left out. The amount and items are the session’s.',
+    examples: [PAYER_EXAMPLE],
+  },
+);
+
+export const PixPayment = Type.Object({
+  saleId: Type.String({ format: 'uuid' }),
+  amountCents: Type.Integer(),
+  pixCopyPaste: Type.String({ description: 'The BR Code to paste in a bank app' }),
+  pixQrCode: Type.String({ description: 'The BR Code as an SVG QR code (data: URI)' }),
+  expiresAt: NullableString({ format: 'date-time' }),
+});

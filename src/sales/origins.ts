@@ -1,0 +1,71 @@
+import type { Queryable } from '../platform/db/db.js';
+import type { SaleStatus } from './settlement/status-machine.js';
+
+/** A sale as the checkout module sees it: enough to count a link's uses and tell a session's state. */
+export interface OriginSale {
+  uuid: string;
+  status: SaleStatus;
+  amount: number;
+  /** The PIX charge's copy-and-paste code (BR Code). */
+  pixKey: string | null;
+  /** Paid once (completed_at is set on the first PAGO and kept through refunds and disputes). */
+  paid: boolean;
+  chargeExpiresAt: Date | null;
+}
+
+/** How many sales of each payment link were paid (a refund later does not give a use back). */
+export async function paidSalesOfLinks(
+  q: Queryable,
+  linkIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (linkIds.length === 0) return new Map();
+  const rows = await q.query<{ link: string; paid: number }>(
+    `SELECT payment_link_id::text AS link, count(*)::int AS paid FROM sales
+      WHERE payment_link_id = ANY($1::uuid[]) AND completed_at IS NOT NULL
+      GROUP BY payment_link_id`,
+    [linkIds],
+  );
+  return new Map(rows.map((r) => [r.link, r.paid]));
+}
+
+/** The sales of each checkout session, oldest first. */
+export async function salesOfSessions(
+  q: Queryable,
+  sessionIds: readonly string[],
+): Promise<Map<string, OriginSale[]>> {
+  const out = new Map<string, OriginSale[]>();
+  if (sessionIds.length === 0) return out;
+  const rows = await q.query<OriginSaleRow & { session: string }>(
+    `SELECT checkout_session_id::text AS session, ${COLUMNS}
+       FROM sales WHERE checkout_session_id = ANY($1::uuid[]) ORDER BY id`,
+    [sessionIds],
+  );
+  for (const r of rows) out.set(r.session, [...(out.get(r.session) ?? []), originSaleOf(r)]);
+  return out;
+}
+
+/** One sale, by its numeric id (one the caller just made). */
+export async function originSale(q: Queryable, saleId: number): Promise<OriginSale | null> {
+  const [row] = await q.query<OriginSaleRow>(`SELECT ${COLUMNS} FROM sales WHERE id = $1`, [saleId]);
+  return row ? originSaleOf(row) : null;
+}
+
+const COLUMNS = `uuid::text AS uuid, status, amount, pix_key, completed_at IS NOT NULL AS paid, charge_expires_at`;
+
+interface OriginSaleRow {
+  uuid: string;
+  status: SaleStatus;
+  amount: number;
+  pix_key: string | null;
+  paid: boolean;
+  charge_expires_at: Date | null;
+}
+
+const originSaleOf = (r: OriginSaleRow): OriginSale => ({
+  uuid: r.uuid,
+  status: r.status,
+  amount: Number(r.amount),
+  pixKey: r.pix_key,
+  paid: r.paid,
+  chargeExpiresAt: r.charge_expires_at,
+});
