@@ -1,12 +1,15 @@
 // The import graph's rules, checked by `npm run lint`: no circle of imports; shared plumbing
 // (src/platform) imports no domain; the rails (PSP clients, BR Code) import only the platform; no two
-// domains import each other; a module is entered only by its front door (its index.ts), whoever imports it.
+// domains import each other; a module is entered only by its front door (its index.ts), whoever imports it;
+// inside a domain only the HTTP side (routes, schemas, hooks, its http.ts) imports platform/http: the rest
+// speaks in AppError codes (platform/errors) and leaves statuses and bodies to the routes.
 // Prints what breaks a rule and exits 1.
 import madge from 'madge';
 
 const graph = (await madge('src', { fileExtensions: ['ts'], tsConfig: 'tsconfig.json' })).obj();
 const problems = [];
 
+const HTTP_SIDE = /(routes|schemas|\.hook|\/http)\.ts$/;
 const room = (file) => (file.includes('/') ? file.split('/')[0] : '(root)');
 const edges = new Map();
 for (const [from, deps] of Object.entries(graph)) {
@@ -17,6 +20,8 @@ for (const [from, deps] of Object.entries(graph)) {
     if (a === 'rails' && b !== 'rails' && b !== 'platform')
       problems.push(`rails import a domain: ${from} -> ${to}`);
     if (a !== b) edges.set(`${a} -> ${b}`, `${from} -> ${to}`);
+    if (a !== 'platform' && a !== '(root)' && to.startsWith('platform/http/') && !HTTP_SIDE.test(from))
+      problems.push(`${from} imports ${to}: only routes, schemas, hooks and http.ts speak HTTP`);
     if (a !== b && b !== 'platform' && b !== '(root)' && to !== `${b}/index.ts`)
       problems.push(`${from} imports ${to}, inside ${b}/: import its index.ts`);
   }
@@ -51,5 +56,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  `import graph: ${Object.keys(graph).length} files, no circle, no import back and forth between domains, every module entered by its index.ts`,
+  `import graph: ${Object.keys(graph).length} files, no circle, no import back and forth between domains, every module entered by its index.ts, HTTP spoken only by its side`,
 );

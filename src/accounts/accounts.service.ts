@@ -12,7 +12,7 @@ import {
 import { ensureMerchantLedger } from '../ledger/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { isUniqueViolation } from '../platform/db/db.js';
-import { conflict, notFound, validation } from '../platform/http/errors.js';
+import { conflict, notFound, validation } from '../platform/errors/app-error.js';
 import { formatPercentE4, formatReais } from '../platform/money/money.js';
 import { isEmailAddress } from '../platform/net/email.js';
 import { nameProblem } from '../platform/text/names.js';

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../platform/db/db.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
-import { pageOf, parsePage } from '../platform/http/pagination.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { pageOf, parsePage } from '../platform/paging/pagination.js';
 import { type AuditRow, listAudit } from './audit.data.js';
 import { AuditPage, AuditQuery } from './schemas.js';
 

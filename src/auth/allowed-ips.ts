@@ -1,7 +1,7 @@
 import { type Actor, recordAudit } from '../audit/index.js';
 import { lockForTransaction } from '../platform/db/advisory-lock.js';
 import type { Db, Queryable } from '../platform/db/db.js';
-import { AppError } from '../platform/http/errors.js';
+import { AppError } from '../platform/errors/app-error.js';
 import { canonicalIp } from '../platform/net/ip.js';
 import { type AuthCache, notifyAuthChange } from './auth-cache.js';
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
-import { AppError } from '../platform/http/errors.js';
+import { AppError } from '../platform/errors/app-error.js';
 
 /** Failed attempts allowed in a window before the key is locked; the lock then doubles up to its maximum. */
 const FREE_FAILURES = 5;
@@ -87,13 +87,10 @@ async function countAttempt(
        FROM login_failures WHERE email = $1`,
     [key],
   );
-  const retryAfter = String(Math.max(1, lock?.retry_after ?? 1));
+  const retryAfter = Math.max(1, lock?.retry_after ?? 1);
   // a limited request: RATE_LIMITED with the headers every 429 carries (decisions.md, Settings added)
   throw new AppError('RATE_LIMITED', `Too many failed ${what}; try again later`, {
-    'retry-after': retryAfter,
-    'ratelimit-limit': String(FREE_FAILURES),
-    'ratelimit-remaining': '0',
-    'ratelimit-reset': retryAfter,
+    limit: { max: FREE_FAILURES, retryAfterSeconds: retryAfter },
   });
 }
 

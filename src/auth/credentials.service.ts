@@ -2,7 +2,7 @@ import { type Actor, recordAudit } from '../audit/index.js';
 import { hashSecret, newToken } from '../platform/crypto/secrets.js';
 import { isForeignKeyViolation } from '../platform/db/advisory-lock.js';
 import type { Db, Queryable } from '../platform/db/db.js';
-import { AppError, notFound, validation } from '../platform/http/errors.js';
+import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import { isRealCalendarTime } from '../platform/time/calendar.js';
 import { type AuthCache, notifyAuthChange } from './auth-cache.js';
 import * as data from './credentials.data.js';

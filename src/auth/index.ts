@@ -1,15 +1,15 @@
 // The auth module's front door: what the other modules, app.ts and the CLI use of it.
 export { listAllowedIps, replaceAllowedIps } from './allowed-ips.js';
-export { apiKeyAuth, merchantOf } from './api-key.js';
+export { apiKeyAuth, merchantOf } from './api-key.hook.js';
 export { AuthCache } from './auth-cache.js';
 export { keyCommands } from './cli.js';
 export { credentialName } from './credentials.data.js';
 export { CredentialService } from './credentials.service.js';
 export { LastUseRecorder } from './last-use.js';
-export { accountOf, panelSession, sessionOf } from './panel-session.js';
+export { accountOf, panelSession, sessionOf } from './panel-session.hook.js';
 export { checkPassword, hashPassword } from './passwords.js';
 export { rolesWith } from './roles.js';
-export { requireDeclaredPermissions } from './route-permissions.js';
+export { requireDeclaredPermissions } from './route-permissions.hook.js';
 export { authRoutes } from './routes.js';
 export {
   AUTH_CLEANUP_EVERY_MS,

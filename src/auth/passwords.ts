@@ -1,7 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
 import PQueue from 'p-queue';
-import { validation } from '../platform/http/errors.js';
+import { validation } from '../platform/errors/app-error.js';
 
 // scrypt, N=2^15 r=8 p=1 (32 MiB): OWASP's minimum-memory profile (its cost: docs/performance.md).
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;

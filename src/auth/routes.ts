@@ -3,10 +3,10 @@ import { Type } from 'typebox';
 import { requestOrigin, userActor } from '../audit/index.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
-import { numericPathId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { numericPathId } from '../platform/ids/public-ids.js';
 import type { CredentialService } from './credentials.service.js';
-import { accountOf, cookieOptions, SESSION_COOKIE, sessionOf, signedIn } from './panel-session.js';
+import { accountOf, cookieOptions, SESSION_COOKIE, sessionOf, signedIn } from './panel-session.hook.js';
 import {
   CredentialBody,
   CredentialView,

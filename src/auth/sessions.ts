@@ -1,7 +1,7 @@
 import { type Actor, recordAudit } from '../audit/index.js';
 import { hashSecret, newToken, type PlainSecret } from '../platform/crypto/secrets.js';
 import type { Db, Queryable } from '../platform/db/db.js';
-import { AppError, unauthorized } from '../platform/http/errors.js';
+import { AppError, unauthorized } from '../platform/errors/app-error.js';
 import {
   type Attempt,
   clearAttempts,

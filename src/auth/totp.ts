@@ -2,7 +2,7 @@ import { Secret, TOTP } from 'otpauth';
 import { type Actor, recordAudit } from '../audit/index.js';
 import { seal, unseal } from '../platform/crypto/sealed.js';
 import type { Db, Queryable } from '../platform/db/db.js';
-import { conflict, validation } from '../platform/http/errors.js';
+import { conflict, validation } from '../platform/errors/app-error.js';
 import { clearAttempts, confirmationKey, withAttempt } from './attempts.js';
 
 const ISSUER = 'Gateway';

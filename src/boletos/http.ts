@@ -1,5 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
-import { AppError, validation } from '../platform/http/errors.js';
+import { AppError, validation } from '../platform/errors/app-error.js';
 import { PspError } from '../rails/index.js';
 import { addressProblem } from '../webhooks/index.js';
 import { BoletoInputError } from './errors.js';

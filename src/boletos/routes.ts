@@ -2,14 +2,14 @@ import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { Db } from '../platform/db/db.js';
+import { notFound, validation } from '../platform/errors/app-error.js';
 import {
   EnvelopeErrorBody,
   IpAccessErrorBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
-import { notFound, validation } from '../platform/http/errors.js';
-import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { parsePublicId } from '../platform/ids/public-ids.js';
 import { findSaleRow, ownedSale } from '../sales/index.js';
 import { type BoletoRow, boletoByTokenHash, boletoOfSale } from './data.js';
 import { tokenHash } from './issue.js';

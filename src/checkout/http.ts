@@ -1,5 +1,5 @@
-import { AppError, notFound, validation } from '../platform/http/errors.js';
-import { isUuid } from '../platform/http/public-ids.js';
+import { AppError, notFound, validation } from '../platform/errors/app-error.js';
+import { isUuid } from '../platform/ids/public-ids.js';
 import { CheckoutGone, CheckoutInputError, CheckoutNotFound } from './errors.js';
 
 /** The checkout module's refusals as the routes answer them: 400, 404, 410 in the route's shape. */

@@ -6,8 +6,8 @@ import {
   IpAccessErrorBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
-import { encodeCursor, parsePage } from '../platform/http/pagination.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { encodeCursor, parsePage } from '../platform/paging/pagination.js';
 import { IdPath } from '../sales/index.js';
 import { mapCheckoutErrors, uuidPath } from './http.js';
 import type { LinkInput, PaymentLinks } from './links.js';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Command, CommandContext, CommandHelp } from '../platform/cli/command.js';
 import { formatHelp, UsageError } from '../platform/cli/command.js';
-import { AppError } from '../platform/http/errors.js';
+import { AppError } from '../platform/errors/app-error.js';
 import { INTEGRATOR_COMMANDS, integratorUsageProblem } from './integrator/commands.js';
 import { COMMANDS } from './registry.js';
 

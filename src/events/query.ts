@@ -1,5 +1,5 @@
-import { validation } from '../platform/http/errors.js';
-import { dateBound, parseLimit } from '../platform/http/pagination.js';
+import { validation } from '../platform/errors/app-error.js';
+import { dateBound, parseLimit } from '../platform/paging/pagination.js';
 import type { EventFilter, EventRow } from '../webhooks/index.js';
 import { isEventName } from '../webhooks/index.js';
 

@@ -1,10 +1,10 @@
 import { merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
+import { notFound } from '../platform/errors/app-error.js';
 import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
-import { notFound } from '../platform/http/errors.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
-import { isUuid } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { isUuid } from '../platform/ids/public-ids.js';
 import { findEvent } from '../webhooks/index.js';
 import type { EventFeed } from './feed.js';
 import { eventPages } from './page-reads.js';

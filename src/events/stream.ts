@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../platform/db/db.js';
-import { validation } from '../platform/http/errors.js';
-import { isUuid } from '../platform/http/public-ids.js';
+import { validation } from '../platform/errors/app-error.js';
+import { isUuid } from '../platform/ids/public-ids.js';
 import {
   accountFactsBetween,
   positionBefore,

@@ -1,5 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
-import { AppError } from '../platform/http/errors.js';
+import { AppError } from '../platform/errors/app-error.js';
 
 export type Bucket = 'available' | 'blocked';
 export type SystemAccount = 'processor' | 'payouts' | 'fees';

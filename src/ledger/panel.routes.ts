@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
 import { accountOf } from '../auth/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
+import { validation } from '../platform/errors/app-error.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
-import { validation } from '../platform/http/errors.js';
-import { parsePage } from '../platform/http/pagination.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { parsePage } from '../platform/paging/pagination.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { dailyTotals } from './daily.js';
 import { getBalance } from './ledger.js';

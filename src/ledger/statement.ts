@@ -1,7 +1,7 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import { constantTimeEqual } from '../platform/crypto/secrets.js';
 import type { Queryable } from '../platform/db/db.js';
-import { validation } from '../platform/http/errors.js';
+import { validation } from '../platform/errors/app-error.js';
 
 /** One line of a merchant's statement: a journal entry's effect on its two buckets, and the balances after it. */
 export interface StatementLine {

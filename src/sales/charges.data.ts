@@ -1,5 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
-import type { PublicId } from '../platform/http/public-ids.js';
+import type { PublicId } from '../platform/ids/public-ids.js';
 import type { SaleRow } from './types.js';
 
 export const SALE_KEY_TTL_HOURS = 24;

@@ -1,9 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../platform/db/db.js';
-import { AppError, conflict, validation } from '../platform/http/errors.js';
-import { inUse, keyReused } from '../platform/http/idempotency-key.js';
-import type { PublicId } from '../platform/http/public-ids.js';
+import { AppError, conflict, inUse, keyReused, validation } from '../platform/errors/app-error.js';
+import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { PspError } from '../rails/index.js';
 import { addressProblem } from '../webhooks/index.js';
@@ -124,8 +123,7 @@ export async function createPixSale(
       await setChargeExpiry(tx, sale.id, expiresIn);
       // a claim taken over meanwhile (this request stalled past ABANDONED_CLAIM_SECONDS): the other request's
       // sale is the key's; this one rolls back and its charge is removed at the processor (releaseOrphan)
-      if (key !== null && !(await bindSaleKey(tx, accountId, key, token!, sale.id)))
-        throw inUse('transaction');
+      if (key !== null && !(await bindSaleKey(tx, accountId, key, token!, sale.id))) throw inUse();
       return { sale, replayed: false };
     });
   } catch (err) {
@@ -183,7 +181,7 @@ export async function createKeyedSale(
   if ('sale' in claim) return { sale: claim.sale, replayed: true };
   try {
     const sale = await open(async (tx, saleId) => {
-      if (!(await bindSaleKey(tx, accountId, key, claim.token, saleId))) throw inUse('transaction');
+      if (!(await bindSaleKey(tx, accountId, key, claim.token, saleId))) throw inUse();
     });
     return { sale, replayed: false };
   } catch (err) {
@@ -208,8 +206,8 @@ async function claimOrReplay(
     const claim = await claimSaleKey(db, accountId, key, hash);
     if (claim.state === 'claimed') return { token: claim.token };
     if (claim.requestHash === null) continue; // given back between the two statements: claim again
-    if (claim.requestHash !== hash) throw keyReused('transaction');
-    if (claim.saleId === null) throw inUse('transaction');
+    if (claim.requestHash !== hash) throw keyReused();
+    if (claim.saleId === null) throw inUse();
     return { sale: (await findSaleRow(db, { kind: 'numeric', id: claim.saleId }))! };
   }
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
-import type { PublicId } from '../platform/http/public-ids.js';
+import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Customer, PaymentMethod, SaleItem, SaleRow } from './types.js';
 
 export interface NewSaleRow {

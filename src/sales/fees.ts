@@ -1,6 +1,6 @@
 import { type SaleFeeRates, saleFeeRates } from '../accounts/index.js';
 import type { Queryable } from '../platform/db/db.js';
-import { notFound, validation } from '../platform/http/errors.js';
+import { notFound, validation } from '../platform/errors/app-error.js';
 import { percentOf } from '../platform/money/money.js';
 
 export interface SaleFees {

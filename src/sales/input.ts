@@ -1,4 +1,4 @@
-import { validation } from '../platform/http/errors.js';
+import { validation } from '../platform/errors/app-error.js';
 import { isEmailAddress } from '../platform/net/email.js';
 import { isRealCalendarTime } from '../platform/time/calendar.js';
 import { urlProblem } from '../webhooks/index.js';

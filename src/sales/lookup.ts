@@ -1,6 +1,6 @@
 import type { Queryable } from '../platform/db/db.js';
-import { AppError, notFound } from '../platform/http/errors.js';
-import type { PublicId } from '../platform/http/public-ids.js';
+import { AppError, notFound } from '../platform/errors/app-error.js';
+import type { PublicId } from '../platform/ids/public-ids.js';
 import { findSaleJson } from './data.js';
 
 /** A sale's JSON text for one account (the panel, refunds): another account's sale is 403 (the API contract), an unknown one 404. */

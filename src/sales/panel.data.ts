@@ -1,6 +1,6 @@
 import type { Queryable } from '../platform/db/db.js';
-import { type Page, periodConditions } from '../platform/http/pagination.js';
-import { isUuid } from '../platform/http/public-ids.js';
+import { isUuid } from '../platform/ids/public-ids.js';
+import { type Page, periodConditions } from '../platform/paging/pagination.js';
 
 export interface SaleFilters extends Page {
   status: string | null;

@@ -1,13 +1,13 @@
 import { Type } from 'typebox';
 import { accountOf } from '../auth/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
+import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
-import { AppError, notFound, validation } from '../platform/http/errors.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
-import { pageOf, parsePage } from '../platform/http/pagination.js';
-import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { parsePublicId } from '../platform/ids/public-ids.js';
+import { pageOf, parsePage } from '../platform/paging/pagination.js';
 import { maskDocument } from '../platform/privacy/mask.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { refundSale } from './charges.js';

@@ -2,16 +2,16 @@ import type { Logger } from 'pino';
 import { type Static, Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
+import { AppError, validation } from '../platform/errors/app-error.js';
 import {
   EnvelopeErrorBody,
   IpAccessErrorBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
-import { AppError, validation } from '../platform/http/errors.js';
 import { parseIdempotencyKey } from '../platform/http/idempotency-key.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
-import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { parsePublicId } from '../platform/ids/public-ids.js';
 import { qrSvgDataUri } from '../rails/index.js';
 import { type ChargeInput, createKeyedSale, createPixSale, refundSale } from './charges.js';
 import { ChargeBody, ChargeHeaders, CreatedSale } from './charges.schemas.js';

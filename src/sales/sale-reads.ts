@@ -1,6 +1,6 @@
 import { coalescedReader } from '../platform/concurrency/coalesced-reads.js';
 import type { Queryable } from '../platform/db/db.js';
-import type { PublicId } from '../platform/http/public-ids.js';
+import type { PublicId } from '../platform/ids/public-ids.js';
 import { ownedSaleBody } from './lookup.js';
 
 interface SaleJson {

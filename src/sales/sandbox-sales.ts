@@ -1,6 +1,6 @@
 import type { Db } from '../platform/db/db.js';
-import { validation } from '../platform/http/errors.js';
-import { parsePublicId } from '../platform/http/public-ids.js';
+import { validation } from '../platform/errors/app-error.js';
+import { parsePublicId } from '../platform/ids/public-ids.js';
 import { findCart } from './carts/service.js';
 import { createSale } from './create.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
+import { conflict } from '../platform/errors/app-error.js';
 import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
-import { conflict } from '../platform/http/errors.js';
-import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { parsePublicId } from '../platform/ids/public-ids.js';
 import type { PayoutProviders } from '../withdrawals/index.js';
 import {
   cancelCashout,

@@ -1,5 +1,5 @@
-import { validation } from '../platform/http/errors.js';
-import { type PublicId, parsePublicId } from '../platform/http/public-ids.js';
+import { validation } from '../platform/errors/app-error.js';
+import { type PublicId, parsePublicId } from '../platform/ids/public-ids.js';
 
 /** `{id}` in every sandbox route: the uuid or the numeric id; anything else → 400. */
 export function sandboxId(raw: string): PublicId {

@@ -2,11 +2,11 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { userActor } from '../audit/index.js';
 import { accountOf, sessionOf } from '../auth/index.js';
-import { validation } from '../platform/http/errors.js';
+import { validation } from '../platform/errors/app-error.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
-import { numericPathId } from '../platform/http/public-ids.js';
 import type { Limiter } from '../platform/http/rate-limit.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { numericPathId } from '../platform/ids/public-ids.js';
 import { isRealCalendarTime } from '../platform/time/calendar.js';
 import {
   CreateBody,

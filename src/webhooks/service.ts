@@ -2,7 +2,7 @@ import { type Actor, recordAudit } from '../audit/index.js';
 import { KeyedLimit } from '../platform/concurrency/keyed-limit.js';
 import type { Config } from '../platform/config/config.js';
 import type { Db } from '../platform/db/db.js';
-import { AppError, notFound, validation } from '../platform/http/errors.js';
+import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import { newWebhookSecret, openKeys, sealKeys } from './crypto.js';
 import * as data from './data.js';
 import { EVENT_NAMES, isEventName } from './events.js';

@@ -1,5 +1,5 @@
 import { type Command, required, UsageError } from '../platform/cli/command.js';
-import { type PublicId, parsePublicId } from '../platform/http/public-ids.js';
+import { type PublicId, parsePublicId } from '../platform/ids/public-ids.js';
 import { Queue } from '../platform/jobs/queue.js';
 import { createLogger } from '../platform/observability/logger.js';
 import { cancelCashout } from './cancel.js';

@@ -1,5 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
-import type { PublicId } from '../platform/http/public-ids.js';
+import type { PublicId } from '../platform/ids/public-ids.js';
 import type { PixKeyType } from './pix-key.js';
 
 export type WithdrawalStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';

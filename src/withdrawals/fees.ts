@@ -1,4 +1,4 @@
-import { AppError } from '../platform/http/errors.js';
+import { AppError } from '../platform/errors/app-error.js';
 import { percentOf } from '../platform/money/money.js';
 
 export const MIN_CASHOUT_CENTS = 10_000;

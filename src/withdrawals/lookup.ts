@@ -1,6 +1,6 @@
 import type { Queryable } from '../platform/db/db.js';
-import { notFound } from '../platform/http/errors.js';
-import type { PublicId } from '../platform/http/public-ids.js';
+import { notFound } from '../platform/errors/app-error.js';
+import type { PublicId } from '../platform/ids/public-ids.js';
 import { findWithdrawal, type WithdrawalRow } from './data.js';
 
 /** GET /api/public/cashout/{id}: another account's withdrawal looks missing (404). */

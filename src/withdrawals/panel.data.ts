@@ -1,5 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
-import { type Page, periodConditions } from '../platform/http/pagination.js';
+import { type Page, periodConditions } from '../platform/paging/pagination.js';
 import type { WithdrawalRow } from './data.js';
 
 export interface WithdrawalFilters extends Page {

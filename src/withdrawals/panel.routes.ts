@@ -4,6 +4,7 @@ import { userActor } from '../audit/index.js';
 import type { SessionService } from '../auth/index.js';
 import { accountOf, sessionOf } from '../auth/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
+import { unauthorized, validation } from '../platform/errors/app-error.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import {
   BusinessRuleErrorBody,
@@ -11,12 +12,12 @@ import {
   IpAccessErrorBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
-import { AppError, unauthorized, validation } from '../platform/http/errors.js';
+import { HttpError } from '../platform/http/errors.js';
 import { IdempotencyHeaders, parseIdempotencyKey } from '../platform/http/idempotency-key.js';
 import { keepRawJson } from '../platform/http/json-body.js';
-import { pageOf, parsePage } from '../platform/http/pagination.js';
-import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { parsePublicId } from '../platform/ids/public-ids.js';
+import { pageOf, parsePage } from '../platform/paging/pagination.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { parseCashoutAmount } from './amount.js';
 import type { WithdrawalCreator } from './creation/creator.js';
@@ -239,7 +240,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
       if (!(await deps.sessions.confirm({ id: user.id, accountId }, { password, totpCode }))) {
         const message = user.totpEnabled ? 'Wrong or already used two-factor code' : 'Wrong password';
         // decisions.md: a wrong confirmation is 401 in the envelope body, where this route's other 401s are in the transaction body
-        throw new AppError('UNAUTHORIZED', message, {}, 'envelope');
+        throw new HttpError('UNAUTHORIZED', message, 'envelope');
       }
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const req = parseCashoutRequest(request.body, request.rawBody?.toString('utf8'));

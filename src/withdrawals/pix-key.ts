@@ -1,4 +1,4 @@
-import { isUuid } from '../platform/http/public-ids.js';
+import { isUuid } from '../platform/ids/public-ids.js';
 
 /** PIX key rules of decisions.md (Money and statuses): length 8–77, then per type. */
 export const PIX_KEY_TYPES = ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'RANDOM'] as const;

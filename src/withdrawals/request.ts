@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { validation } from '../platform/http/errors.js';
+import { validation } from '../platform/errors/app-error.js';
 import { parseCashoutAmount } from './amount.js';
 import { topLevelNumberTexts } from './number-text.js';
 import { PIX_KEY_TYPES, type PixKeyType, pixKeyProblem } from './pix-key.js';

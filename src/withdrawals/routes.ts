@@ -10,8 +10,8 @@ import {
 } from '../platform/http/error-schemas.js';
 import { IdempotencyHeaders, parseIdempotencyKey } from '../platform/http/idempotency-key.js';
 import { keepRawJson } from '../platform/http/json-body.js';
-import { parsePublicId } from '../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { parsePublicId } from '../platform/ids/public-ids.js';
 import type { WithdrawalCreator } from './creation/creator.js';
 import { getCashout } from './lookup.js';
 import { parseCashoutRequest } from './request.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { ErrorCode } from '../platform/http/errors.js';
+import type { ErrorCode } from '../platform/errors/app-error.js';
 import { PIX_KEY_TYPES } from './pix-key.js';
 
 const Reais = Type.String({ pattern: '^-?\\d+\\.\\d{2}$', description: 'Reais, two decimals' });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateAccount } from '../../src/accounts/accounts.service.js';
 import { getBalance, postEntry } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
-import { AppError } from '../../src/platform/http/errors.js';
+import { AppError } from '../../src/platform/errors/app-error.js';
 import { applyProcessorStatus } from '../../src/sales/processors/callbacks.js';
 import { SandboxProcessor } from '../../src/sales/processors/sandbox.js';
 import { createSandboxSale } from '../../src/sales/sandbox-sales.js';

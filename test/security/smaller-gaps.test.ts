@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { numericPathId } from '../../src/platform/http/public-ids.js';
+import { numericPathId } from '../../src/platform/ids/public-ids.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { rawRequest } from '../support/raw-http.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
-import { AppError } from '../../src/platform/http/errors.js';
+import { AppError } from '../../src/platform/errors/app-error.js';
 import { runBatch, WithdrawalCreator } from '../../src/withdrawals/creation/creator.js';
 import { requestHash } from '../../src/withdrawals/request.js';
 import { type Transition, transition } from '../../src/withdrawals/state.js';

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../../src/platform/http/errors';
+import type { ErrorCode } from '../../../src/platform/errors/app-error';
 import type { EventName } from '../../../src/webhooks/events';
 
 /**

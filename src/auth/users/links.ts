@@ -1,6 +1,6 @@
 import { hashSecret, newToken, type PlainSecret } from '../../platform/crypto/secrets.js';
 import type { Queryable } from '../../platform/db/db.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError } from '../../platform/errors/app-error.js';
 import type { UserRow } from './data.js';
 
 /** One-time links sent by e-mail: an invitation (72 hours) or a password reset (1 hour). */

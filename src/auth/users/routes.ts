@@ -1,8 +1,8 @@
 import { requestOrigin, userActor } from '../../audit/index.js';
 import { EnvelopeErrorBody } from '../../platform/http/error-schemas.js';
-import { numericPathId } from '../../platform/http/public-ids.js';
 import type { AuthHook, Http } from '../../platform/http/types.js';
-import { sessionOf, signedIn } from '../panel-session.js';
+import { numericPathId } from '../../platform/ids/public-ids.js';
+import { sessionOf, signedIn } from '../panel-session.hook.js';
 import { NoContent, SessionResponse } from '../schemas.js';
 import type { AccessLinks } from './access.js';
 import {

@@ -3,7 +3,7 @@ import { type MailOutbox, queueMail } from '../../mail/index.js';
 import { lockForTransaction } from '../../platform/db/advisory-lock.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { isUniqueViolation } from '../../platform/db/db.js';
-import { AppError, notFound, validation } from '../../platform/http/errors.js';
+import { AppError, notFound, validation } from '../../platform/errors/app-error.js';
 import { isEmailAddress } from '../../platform/net/email.js';
 import { nameProblem } from '../../platform/text/names.js';
 import type { Role } from '../roles.js';
@@ -189,11 +189,8 @@ async function activeElsewhere(tx: Queryable, accountId: number, email: string):
 async function checkInvitationRate(tx: Queryable, accountId: number): Promise<void> {
   const recent = await recentAudit(tx, accountId, 'user.invited', 3600);
   if (recent.count < INVITATIONS_PER_HOUR) return;
-  const retryAfter = String(Math.max(1, recent.secondsUntilOldestLeaves));
+  const retryAfter = Math.max(1, recent.secondsUntilOldestLeaves);
   throw new AppError('RATE_LIMITED', `At most ${INVITATIONS_PER_HOUR} invitations an hour; try again later`, {
-    'retry-after': retryAfter,
-    'ratelimit-limit': String(INVITATIONS_PER_HOUR),
-    'ratelimit-remaining': '0',
-    'ratelimit-reset': retryAfter,
+    limit: { max: INVITATIONS_PER_HOUR, retryAfterSeconds: retryAfter },
   });
 }

@@ -1,4 +1,5 @@
-import { ERROR_STATUS, type ErrorCode } from './errors.js';
+import type { ErrorCode } from '../errors/app-error.js';
+import { ERROR_STATUS } from './errors.js';
 
 /** What each error code means, what the client should do, and an example message (docs/errors.md, OpenAPI). */
 export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string; example: string }> = {

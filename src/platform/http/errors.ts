@@ -1,7 +1,9 @@
+import { AppError, type ErrorCode } from '../errors/app-error.js';
+
 /**
- * Errors are values with a closed set of codes. Domain code throws AppError; the HTTP error handler
+ * What an AppError (platform/errors) becomes on the wire: its status, headers and body. The HTTP error handler
  * (server.ts; framework-errors.ts before a route is matched) renders it in the family the route declares.
- * The body families (the contract's letters, spec "Errors"):
+ * The body families (the contract's letters):
  *   envelope     (A) {success:false, error:{code, message}}   generic auth errors, panel routes
  *   ip access    (B) {message, code}                            IP allow-list errors, always
  *   business rule(C) {message, errorType}                       cashout business errors, always
@@ -11,7 +13,7 @@
  */
 export type ErrorShape = 'envelope' | 'transaction' | 'balance';
 
-export const ERROR_STATUS = {
+export const ERROR_STATUS: Record<ErrorCode, number> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
@@ -47,9 +49,7 @@ export const ERROR_STATUS = {
   GENERAL_ERROR: 422,
   IDEMPOTENCY_KEY_REUSED: 422,
   IDEMPOTENCY_KEY_IN_USE: 409,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
+};
 
 const SHAPE_B: ReadonlySet<ErrorCode> = new Set(['IP_NOT_ALLOWED', 'INVALID_IP', 'TOO_MANY_IPS']);
 const SHAPE_C: ReadonlySet<ErrorCode> = new Set([
@@ -68,21 +68,38 @@ export const isIpAccessCode = (code: ErrorCode) => SHAPE_B.has(code);
 /** A code of the business-rule body (cashout business rules), unless an error forces another shape. */
 export const isBusinessRuleCode = (code: ErrorCode) => SHAPE_C.has(code);
 
-export class AppError extends Error {
-  readonly status: number;
+/**
+ * An error raised by the HTTP layer itself (a hook, a route) that always takes one body family, whatever its
+ * code's and the route's (a read-only key refused: the envelope), or carries headers of its own.
+ */
+export class HttpError extends AppError {
   constructor(
-    readonly code: ErrorCode,
+    code: ErrorCode,
     message: string,
-    readonly headers: Record<string, string> = {},
-    /**
-     * A shape this error always takes, whatever its code's and the route's (a read-only key refused: the envelope;
-     * a reused Idempotency-Key of POST /api/transactions, whose errors are all in the transaction body).
-     */
     readonly shape?: ErrorShape,
+    readonly headers: Record<string, string> = {},
   ) {
-    super(message);
-    this.status = ERROR_STATUS[code];
+    super(code, message);
   }
+}
+
+export const statusOf = (err: AppError): number => ERROR_STATUS[err.code];
+
+/** The headers an error's answer carries: its own (HttpError), and what its detail says (a limit, a replay). */
+export function headersOf(err: AppError): Record<string, string> {
+  const headers: Record<string, string> = err instanceof HttpError ? { ...err.headers } : {};
+  const limit = err.detail.limit;
+  if (limit) {
+    const after = String(Math.max(1, Math.ceil(limit.retryAfterSeconds)));
+    Object.assign(headers, {
+      'retry-after': after,
+      'ratelimit-limit': String(limit.max),
+      'ratelimit-remaining': '0',
+      'ratelimit-reset': after,
+    });
+  }
+  if (err.detail.replayed) headers['idempotent-replayed'] = 'true';
+  return headers;
 }
 
 export type ErrorBody =
@@ -92,11 +109,16 @@ export type ErrorBody =
   | { message: string; error: string }
   | { error: string; message: string };
 
-/** The one place error bodies are built. */
-export function renderError(err: AppError, shape: ErrorShape): ErrorBody {
-  if (!err.shape && SHAPE_B.has(err.code)) return { message: err.message, code: err.code };
-  if (!err.shape && SHAPE_C.has(err.code)) return { message: err.message, errorType: err.code };
-  switch (err.shape ?? shape) {
+/**
+ * The one place error bodies are built. `ruleInRouteFamily`: the route declares this status in its own family
+ * only (a refund's INSUFFICIENT_BALANCE is in the transaction body), so a business-rule code takes that family.
+ */
+export function renderError(err: AppError, shape: ErrorShape, ruleInRouteFamily = false): ErrorBody {
+  const forced = err instanceof HttpError ? err.shape : undefined;
+  if (!forced && SHAPE_B.has(err.code)) return { message: err.message, code: err.code };
+  if (!forced && !ruleInRouteFamily && SHAPE_C.has(err.code))
+    return { message: err.message, errorType: err.code };
+  switch (forced ?? shape) {
     case 'envelope':
       return { success: false, error: { code: err.code, message: err.message } };
     case 'transaction':
@@ -106,8 +128,15 @@ export function renderError(err: AppError, shape: ErrorShape): ErrorBody {
   }
 }
 
-export const unauthorized = (message = 'Missing or invalid API keys') =>
-  new AppError('UNAUTHORIZED', message);
-export const notFound = (message = 'Not found') => new AppError('NOT_FOUND', message);
-export const validation = (message: string) => new AppError('VALIDATION_ERROR', message);
-export const conflict = (message: string) => new AppError('CONFLICT', message);
+/**
+ * Whether a route's answer at `status` declares body families and the business-rule one is not among them
+ * (the same reading the OpenAPI document makes of it).
+ */
+export function declaresRuleInOwnFamily(schema: unknown, status: number): boolean {
+  const declared = (schema as { response?: Record<string, unknown> } | undefined)?.response?.[status] as
+    | { anyOf?: { description?: string }[]; description?: string }
+    | undefined;
+  if (!declared) return false;
+  const members = Array.isArray(declared.anyOf) ? declared.anyOf : [declared];
+  return !members.some((m) => m.description === 'Error shape C');
+}

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { AppError, type ErrorShape, renderError } from './errors.js';
+import { AppError } from '../errors/app-error.js';
+import { type ErrorShape, renderError, statusOf } from './errors.js';
 
 interface RouteShape {
   method: string;
@@ -46,7 +47,7 @@ export function frameworkErrorHandler(shapes: RouteShapes) {
   return (err: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     const appErr = frameworkAppError(err.code);
     void reply
-      .code(appErr.status)
+      .code(statusOf(appErr))
       .header('x-request-id', request.id)
       .header('content-type', 'application/json; charset=utf-8')
       .send(renderError(appErr, shapes.shapeOf(request.method, request.url)));
@@ -68,7 +69,7 @@ export function clientErrorHandler(shapes: RouteShapes) {
     const body = JSON.stringify(renderError(appErr, shapes.shapeOf(method, url)));
     if (socket.writable) {
       socket.write(
-        `HTTP/1.1 ${appErr.status} ${reason(appErr.status)}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `HTTP/1.1 ${statusOf(appErr)} ${reason(statusOf(appErr))}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
           `X-Request-Id: ${randomUUID()}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
       );
     }

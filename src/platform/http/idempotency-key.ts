@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { AppError, type ErrorShape } from './errors.js';
+import { AppError } from '../errors/app-error.js';
 
 /** The Idempotency-Key header as routes that take one declare it. */
 export const IdempotencyHeaders = Type.Object({
@@ -16,20 +16,3 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   }
   return header;
 }
-
-/** 422 IDEMPOTENCY_KEY_REUSED: in the business-rule body on the cashout routes, or the body a route gives all its errors. */
-export const keyReused = (shape?: ErrorShape) =>
-  new AppError(
-    'IDEMPOTENCY_KEY_REUSED',
-    'This Idempotency-Key was already used with a different request body',
-    {},
-    shape,
-  );
-
-export const inUse = (shape?: ErrorShape) =>
-  new AppError(
-    'IDEMPOTENCY_KEY_IN_USE',
-    'A request with this Idempotency-Key is still being processed',
-    {},
-    shape,
-  );

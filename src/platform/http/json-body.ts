@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError } from './errors.js';
+import { AppError } from '../errors/app-error.js';
 import { MAX_JSON_DEPTH, parsedMembers, repeatedKey, scanJson } from './json-depth.js';
 import type { Http } from './types.js';
 

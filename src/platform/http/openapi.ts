@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifySchema, RouteOptions } from 'fastify';
+import type { ErrorCode } from '../errors/app-error.js';
 import { accessOf, ERROR_MEANINGS, errorCatalogue } from './error-catalogue.js';
 import {
   BalanceErrorBody,
@@ -10,10 +11,9 @@ import {
   TransactionErrorBody,
 } from './error-schemas.js';
 import {
-  AppError,
   ERROR_STATUS,
-  type ErrorCode,
   type ErrorShape,
+  HttpError,
   isBusinessRuleCode,
   isIpAccessCode,
   renderError,
@@ -287,7 +287,7 @@ function cataloguedError(
     // an example of every code, in the family's body
     const shape = SHAPE_OF_MEMBER[family] ?? 'envelope';
     for (const code of familyCodes) {
-      const error = new AppError(code, ERROR_MEANINGS[code].example, {}, SHAPE_OF_MEMBER[family]);
+      const error = new HttpError(code, ERROR_MEANINGS[code].example, SHAPE_OF_MEMBER[family]);
       examples[code in examples ? `${code} (${family.slice(-1)})` : code] = {
         value: renderError(error, shape),
       };

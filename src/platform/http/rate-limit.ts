@@ -4,8 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
+import { AppError } from '../errors/app-error.js';
 import { rateLimited } from '../observability/metrics.js';
-import { AppError } from './errors.js';
 import type { AuthHook } from './types.js';
 
 interface Count {

@@ -5,10 +5,18 @@ import Fastify, { type FastifyError, type FastifyInstance, LogController } from 
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { AppError } from '../errors/app-error.js';
 import { accessLoggerOf } from '../observability/logger.js';
 import { capConnectionsPerSource } from './connection-cap.js';
 import { listsCode } from './error-catalogue.js';
-import { AppError, renderError } from './errors.js';
+import {
+  declaresRuleInOwnFamily,
+  HttpError,
+  headersOf,
+  isBusinessRuleCode,
+  renderError,
+  statusOf,
+} from './errors.js';
 import { clientErrorHandler, frameworkErrorHandler, RouteShapes } from './framework-errors.js';
 import { installJsonParser } from './json-body.js';
 import { installOpenApi } from './openapi.js';
@@ -76,11 +84,12 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
     const shape = request.routeOptions.config?.errorShape ?? 'envelope';
     const appErr = toAppError(err);
+    const status = statusOf(appErr);
     // a 500 is the gateway's own fault; a 502/503 is a processor's or the database's, answered as documented
     if (appErr.code === 'SERVICE_UNAVAILABLE')
       request.log.warn({ err }, 'request refused: database unavailable');
-    else if (appErr.status === 500) request.log.error({ err }, 'request failed');
-    else if (appErr.status > 500)
+    else if (status === 500) request.log.error({ err }, 'request failed');
+    else if (status > 500)
       request.log.warn({ err }, 'request failed: the payment processor did not answer as expected');
     const route = request.routeOptions.url;
     if (route && !listsCode(route, request.method, request.routeOptions.config?.errors, appErr.code)) {
@@ -91,12 +100,16 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     }
     // a forced shape, or a 503 of a route whose own 503 is another body (a PSP's webhook), may not be among
     // the route's declared response schemas: sent as is
-    if (appErr.shape || appErr.code === 'SERVICE_UNAVAILABLE') reply.serializer(JSON.stringify);
+    if ((appErr instanceof HttpError && appErr.shape) || appErr.code === 'SERVICE_UNAVAILABLE') {
+      reply.serializer(JSON.stringify);
+    }
+    const ruleInRouteFamily =
+      isBusinessRuleCode(appErr.code) && declaresRuleInOwnFamily(request.routeOptions.schema, status);
     void reply
-      .code(appErr.status)
-      .headers(appErr.headers)
+      .code(status)
+      .headers(headersOf(appErr))
       .header('content-type', 'application/json; charset=utf-8')
-      .send(renderError(appErr, shape));
+      .send(renderError(appErr, shape, ruleInRouteFamily));
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -124,7 +137,7 @@ function toAppError(err: FastifyError | AppError): AppError {
   // the primary is lost (a failover): nothing of this request committed, or a lost COMMIT left it unknown;
   // either way the client retries, with its Idempotency-Key where the route takes one
   if (isDatabaseUnavailable(err)) {
-    return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable: retry shortly', {
+    return new HttpError('SERVICE_UNAVAILABLE', 'The database is unavailable: retry shortly', undefined, {
       'retry-after': String(RETRY_AFTER_SECONDS),
     });
   }

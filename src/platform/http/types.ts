@@ -4,7 +4,8 @@ import type {} from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { ErrorCode, ErrorShape } from './errors.js';
+import type { ErrorCode } from '../errors/app-error.js';
+import type { ErrorShape } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,8 +1,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { constantTimeEqual } from '../crypto/secrets.js';
 import type { Queryable } from '../db/db.js';
+import { AppError } from '../errors/app-error.js';
 import { EnvelopeErrorBody } from '../http/error-schemas.js';
-import { AppError } from '../http/errors.js';
 import type { Http } from '../http/types.js';
 
 /**

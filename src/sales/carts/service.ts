@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../platform/db/db.js';
-import { conflict, notFound, validation } from '../../platform/http/errors.js';
-import type { PublicId } from '../../platform/http/public-ids.js';
+import { conflict, notFound, validation } from '../../platform/errors/app-error.js';
+import type { PublicId } from '../../platform/ids/public-ids.js';
 import { MAX_CHARGE_CENTS } from '../../platform/money/money.js';
 import { recordNotification } from '../../webhooks/index.js';
 import type { Customer, SaleRow } from '../types.js';

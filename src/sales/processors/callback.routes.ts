@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
+import { notFound, unauthorized } from '../../platform/errors/app-error.js';
 import { EnvelopeErrorBody } from '../../platform/http/error-schemas.js';
-import { notFound, unauthorized } from '../../platform/http/errors.js';
 import { keepRawJson } from '../../platform/http/json-body.js';
 import type { Http } from '../../platform/http/types.js';
 import { SaleStatusSchema } from '../schemas.js';

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Db, Queryable } from '../../platform/db/db.js';
-import { notFound } from '../../platform/http/errors.js';
+import { notFound } from '../../platform/errors/app-error.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { createSale } from '../create.js';
 import { saleFees } from '../fees.js';

@@ -1,6 +1,6 @@
 import { postEntry } from '../../ledger/index.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
-import { AppError, conflict, notFound } from '../../platform/http/errors.js';
+import { AppError, conflict, notFound } from '../../platform/errors/app-error.js';
 import { lockSale, REFUND_UNDER_WAY, setRefundHeld, untouchedFor } from '../data.js';
 import type { SaleRow } from '../types.js';
 import { type LedgerEffect, moneyOf, refundHold, refundRelease } from './ledger-effects.js';
@@ -45,12 +45,9 @@ export async function holdLocked(tx: Queryable, sale: SaleRow): Promise<boolean>
   if (!effect) return false;
   await write(tx, sale.id, effect, true).catch((err: unknown) => {
     if (!(err instanceof AppError) || err.code !== 'INSUFFICIENT_BALANCE') throw err;
-    // the refund routes answer in the transaction body, whatever the code's usual (cashout) shape
     throw new AppError(
       'INSUFFICIENT_BALANCE',
       'The available balance does not cover this refund: its money has already been withdrawn',
-      {},
-      'transaction',
     );
   });
   return true;

@@ -1,6 +1,6 @@
 import { type Queryable, sqlLiteral } from '../../platform/db/db.js';
-import { AppError, notFound } from '../../platform/http/errors.js';
-import { isUuid, type PublicId } from '../../platform/http/public-ids.js';
+import { AppError, notFound } from '../../platform/errors/app-error.js';
+import { isUuid, type PublicId } from '../../platform/ids/public-ids.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import type { SaleRow } from '../types.js';
 import { checkTransition, type SaleStatus } from './status-machine.js';

@@ -1,7 +1,7 @@
 import { AGAIN, GroupCommit, type Outcome } from '../../platform/concurrency/group-commit.js';
 import type { Db } from '../../platform/db/db.js';
 import type { OutboxSignal } from '../../platform/db/outbox-signal.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError } from '../../platform/errors/app-error.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { refKey, type Settlement, settleBatch } from './settle-batch.js';
 import type { TransitionResult } from './transition.js';

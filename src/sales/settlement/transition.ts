@@ -1,6 +1,6 @@
 import type { JournalEntry } from '../../ledger/index.js';
 import { type Queryable, whenCommitted } from '../../platform/db/db.js';
-import { type AppError, conflict, notFound } from '../../platform/http/errors.js';
+import { type AppError, conflict, notFound } from '../../platform/errors/app-error.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { sales } from '../../platform/observability/metrics.js';
 import { type NotificationFact, recordNotification } from '../../webhooks/index.js';

@@ -1,7 +1,7 @@
 import { type Actor, recordAudit } from '../../audit/index.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
-import { AppError, notFound } from '../../platform/http/errors.js';
-import type { PublicId } from '../../platform/http/public-ids.js';
+import { AppError, notFound } from '../../platform/errors/app-error.js';
+import type { PublicId } from '../../platform/ids/public-ids.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { findWithdrawal, type WithdrawalRow } from '../data.js';
 import { transition } from '../state.js';

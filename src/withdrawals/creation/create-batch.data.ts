@@ -1,7 +1,7 @@
 import { cashoutTermsSql, settingSql } from '../../accounts/index.js';
 import { availableBalanceSql } from '../../ledger/index.js';
 import { type Queryable, whenCommitted } from '../../platform/db/db.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError } from '../../platform/errors/app-error.js';
 import { cashouts } from '../../platform/observability/metrics.js';
 import type { WithdrawalRow } from '../data.js';
 import { IDEMPOTENCY_TTL_HOURS, IdempotencyRace } from './idempotency.js';
@@ -103,16 +103,16 @@ export async function insertWithdrawalsAndKeys(
        SELECT id, uuid, $1, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type, 'PENDING',
               approval_status, requested_by
          FROM unnest($2::bigint[], $3::uuid[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[],
-                     $16::text[], $17::text[])
+                     $15::text[], $16::text[])
            AS v(id, uuid, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type, approval_status, requested_by)
        RETURNING *),
      i AS (
        INSERT INTO cashout_idempotency
-         (account_id, key, request_hash, status_code, withdrawal_id, response_body, expires_at)
-       SELECT $1, key, hash, status, wid, body, now() + make_interval(hours => $15)
-         FROM unnest($10::text[], $11::text[], $12::int[], $13::bigint[], $14::text[]) AS v(key, hash, status, wid, body)
+         (account_id, key, request_hash, withdrawal_id, response_body, expires_at)
+       SELECT $1, key, hash, wid, body, now() + make_interval(hours => $14)
+         FROM unnest($10::text[], $11::text[], $12::bigint[], $13::text[]) AS v(key, hash, wid, body)
        ON CONFLICT (account_id, key) DO UPDATE
-         SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
+         SET request_hash = EXCLUDED.request_hash,
              withdrawal_id = EXCLUDED.withdrawal_id, response_body = EXCLUDED.response_body,
              expires_at = EXCLUDED.expires_at
          WHERE cashout_idempotency.expires_at <= now()
@@ -130,7 +130,6 @@ export async function insertWithdrawalsAndKeys(
       col((r) => r.pix_key_type),
       keyed.map((x) => x.item.key),
       keyed.map((x) => x.item.hash),
-      keyed.map((x) => (x.outcome instanceof AppError ? x.outcome.status : 201)),
       keyed.map((x) => acceptedByIndex.get(x.index) ?? null),
       keyed.map((x) =>
         x.outcome instanceof AppError

@@ -1,6 +1,5 @@
 import type { Queryable } from '../../platform/db/db.js';
-import { AppError, type ErrorCode } from '../../platform/http/errors.js';
-import { keyReused } from '../../platform/http/idempotency-key.js';
+import { AppError, type ErrorCode, keyReused } from '../../platform/errors/app-error.js';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
 
@@ -34,7 +33,7 @@ export function storedOutcome(row: {
 export function replayCheck(stored: StoredOutcome, requestHash: string): void {
   if (stored.requestHash !== requestHash) throw keyReused();
   if (stored.error) {
-    throw new AppError(stored.error.code, stored.error.message, { 'idempotent-replayed': 'true' });
+    throw new AppError(stored.error.code, stored.error.message, { replayed: true });
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Actor } from '../../audit/index.js';
-import type { AppError } from '../../platform/http/errors.js';
+import type { AppError } from '../../platform/errors/app-error.js';
 import type { WithdrawalRow } from '../data.js';
 import type { CashoutRequest } from '../request.js';
 

@@ -1,4 +1,4 @@
-import { AppError } from '../../platform/http/errors.js';
+import { AppError } from '../../platform/errors/app-error.js';
 import { formatReais } from '../../platform/money/money.js';
 import { type PixApiClient, PspError } from '../../rails/index.js';
 import {

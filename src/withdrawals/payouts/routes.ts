@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Db } from '../../platform/db/db.js';
+import { notFound } from '../../platform/errors/app-error.js';
 import { EnvelopeErrorBody } from '../../platform/http/error-schemas.js';
-import { notFound } from '../../platform/http/errors.js';
 import { keepRawJson } from '../../platform/http/json-body.js';
 import type { Http } from '../../platform/http/types.js';
 import type { PayoutProviders } from './providers.js';

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { settingOrInitial, settingSql } from '../../accounts/index.js';
 import { checkTimestamped, signTimestamped } from '../../platform/crypto/timestamped-signature.js';
 import type { Db } from '../../platform/db/db.js';
-import { unauthorized, validation } from '../../platform/http/errors.js';
-import { isUuid } from '../../platform/http/public-ids.js';
+import { unauthorized, validation } from '../../platform/errors/app-error.js';
+import { isUuid } from '../../platform/ids/public-ids.js';
 import type {
   Headers,
   PayoutCheck,

@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import type { Db } from '../../platform/db/db.js';
-import { notFound } from '../../platform/http/errors.js';
+import { notFound } from '../../platform/errors/app-error.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { payoutProviderSeconds } from '../../platform/observability/metrics.js';
 import type { WithdrawalRow } from '../data.js';

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/db.js';
-import { conflict, notFound } from '../../platform/http/errors.js';
-import type { PublicId } from '../../platform/http/public-ids.js';
+import { conflict, notFound } from '../../platform/errors/app-error.js';
+import type { PublicId } from '../../platform/ids/public-ids.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { findWithdrawal } from '../data.js';
 

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/platform/config/config.js';
 import { openDb } from '../../../src/platform/db/db.js';
-import { conflict } from '../../../src/platform/http/errors.js';
+import { conflict } from '../../../src/platform/errors/app-error.js';
 import { healthRoute } from '../../../src/platform/http/health.js';
 import { createHttp } from '../../../src/platform/http/server.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';

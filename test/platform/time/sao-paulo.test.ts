@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePage } from '../../../src/platform/http/pagination.js';
+import { parsePage } from '../../../src/platform/paging/pagination.js';
 import { fromSaoPaulo, saoPauloOffset, toSaoPaulo } from '../../../src/platform/time/sao-paulo.js';
 
 describe('São Paulo time from the time zone database', () => {

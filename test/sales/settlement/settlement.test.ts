@@ -3,7 +3,7 @@ import { updateAccount } from '../../../src/accounts/accounts.service.js';
 import { balanceStatement } from '../../../src/ledger/batch-entries.js';
 import { getBalance } from '../../../src/ledger/ledger.js';
 import { verifyLedger } from '../../../src/ledger/verify.js';
-import { AppError } from '../../../src/platform/http/errors.js';
+import { AppError } from '../../../src/platform/errors/app-error.js';
 import { sandboxProcessorSecret, signProcessorCallback } from '../../../src/sales/processors/sandbox.js';
 import { settleBatch } from '../../../src/sales/settlement/settle-batch.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
@@ -267,7 +267,7 @@ describe('concurrent settlements of one merchant', () => {
       ]),
     );
     expect(outcome).toBeInstanceOf(AppError);
-    expect((outcome as AppError).status).toBe(404);
+    expect((outcome as AppError).code).toBe('NOT_FOUND');
     expect((await stateOf([s!.id])).get(s!.id)?.status).toBe('PENDENTE');
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { getBalance } from '../../../src/ledger/ledger.js';
 import { verifyLedger } from '../../../src/ledger/verify.js';
-import { AppError } from '../../../src/platform/http/errors.js';
+import { AppError } from '../../../src/platform/errors/app-error.js';
 import { runBatch } from '../../../src/withdrawals/creation/creator.js';
 import { requestHash } from '../../../src/withdrawals/request.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';

@@ -1,6 +1,6 @@
+import { validation } from '../errors/app-error.js';
 import { isRealCalendarTime } from '../time/calendar.js';
 import { fromSaoPaulo } from '../time/sao-paulo.js';
-import { validation } from './errors.js';
 
 /** The filters every panel list shares (decisions.md: limit 1..100, default 20; a bad one → 400). */
 export interface Page {

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { constantTimeEqual } from '../platform/crypto/secrets.js';
-import { AppError } from '../platform/http/errors.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { HttpError } from '../platform/http/errors.js';
 import type {} from '../platform/http/types.js';
 import { may } from './roles.js';
 import { type NewSession, SESSION_TTL_HOURS, type Session, type SessionService } from './sessions.js';
@@ -24,20 +25,19 @@ export function panelSession(sessions: SessionService) {
   return async function requireSession(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const token = request.cookies[SESSION_COOKIE];
     const session = token ? await sessions.find(token) : null;
-    if (!session) throw new AppError('UNAUTHORIZED', 'Log in to the panel first', {}, 'envelope');
+    if (!session) throw new HttpError('UNAUTHORIZED', 'Log in to the panel first', 'envelope');
     if (UNSAFE.has(request.method)) {
       const header = request.headers['x-csrf-token'];
       if (typeof header !== 'string' || !constantTimeEqual(header, session.csrfToken)) {
-        throw new AppError('FORBIDDEN', 'Missing or invalid X-CSRF-Token header', {}, 'envelope');
+        throw new HttpError('FORBIDDEN', 'Missing or invalid X-CSRF-Token header', 'envelope');
       }
     }
     const permission = request.routeOptions.config?.permission;
     // registration refuses a panel route without one (app.ts); this keeps a missed route closed, not open
     if (permission === undefined || (permission !== 'public' && !may(session.user.role, permission))) {
-      throw new AppError(
+      throw new HttpError(
         'FORBIDDEN',
         `Your role (${session.user.role}) may not do this; ask an owner or admin of the account`,
-        {},
         'envelope',
       );
     }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { constantTimeEqual, hashSecret } from '../platform/crypto/secrets.js';
-import { AppError, unauthorized } from '../platform/http/errors.js';
+import { AppError, unauthorized } from '../platform/errors/app-error.js';
+import { HttpError } from '../platform/http/errors.js';
 import type { ApiKeyLimiter } from '../platform/http/rate-limit.js';
 import { canonicalIp } from '../platform/net/ip.js';
 import type { AuthCache } from './auth-cache.js';
@@ -71,7 +72,7 @@ export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder, limit: Ap
       if (counting) await counting;
     }
     if (cred.scope === 'read' && !READ_METHODS.has(request.method)) {
-      throw new AppError('FORBIDDEN', 'This API key is read-only: it opens GET routes only', {}, 'envelope');
+      throw new HttpError('FORBIDDEN', 'This API key is read-only: it opens GET routes only', 'envelope');
     }
     request.merchant = {
       accountId: cred.accountId,

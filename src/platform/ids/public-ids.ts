@@ -1,4 +1,4 @@
-import { notFound } from './errors.js';
+import { notFound } from '../errors/app-error.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DIGITS = /^\d+$/;
