@@ -6,8 +6,8 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import ts from 'typescript';
-import { createAccount } from '../src/accounts/accounts.service.js';
-import { CredentialService } from '../src/auth/credentials.service.js';
+import { createAccount } from '../src/accounts/accounts.js';
+import { CredentialService } from '../src/auth/credentials.js';
 import { postEntry } from '../src/ledger/ledger.js';
 import { type Db, openDb } from '../src/platform/db/db.js';
 

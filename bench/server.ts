@@ -2,11 +2,12 @@
  * The gateway as benchmarked: the real runtime (API + workers) plus baseline routes in the same process,
  * on the same database pool, so each case can be compared with the cheapest work of its own shape.
  */
+
+import type * as PixClientModule from '../src/payment-standards/pix-api-client.js';
 import type * as ConfigModule from '../src/platform/config/config.js';
 import type { Platform } from '../src/platform/context.js';
 import type { Http } from '../src/platform/http/types.js';
-import type * as PixClientModule from '../src/rails/pix-api-client.js';
-import type * as ReconciliationModule from '../src/reconciliation/service.js';
+import type * as ReconciliationModule from '../src/reconciliation/due-runs.js';
 import type * as RuntimeModule from '../src/runtime.js';
 import type * as SettlerModule from '../src/sales/settlement/settler.js';
 

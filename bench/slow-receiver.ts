@@ -6,7 +6,7 @@
  * second webhook to a host that accepts connections and never answers.
  */
 import { createServer } from 'node:http';
-import { CredentialService } from '../src/auth/credentials.service.js';
+import { CredentialService } from '../src/auth/credentials.js';
 import { seedSales } from './cases/settlement.js';
 import { setupTargets } from './cases/webhooks.js';
 import { startBenchServer } from './lib.js';

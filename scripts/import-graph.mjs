@@ -1,5 +1,5 @@
 // The import graph's rules, checked by `npm run lint`: no circle of imports; shared plumbing
-// (src/platform) imports no domain; the rails (PSP clients, BR Code) import only the platform; no two
+// (src/platform) imports no domain; the payment standards (the API Pix client, BR Code, QR, the boleto's barcode) import only the platform; no two
 // domains import each other; a module is entered only by its front door (its index.ts), whoever imports it;
 // inside a domain only the HTTP side (routes, schemas, hooks, its http.ts) imports platform/http: the rest
 // speaks in AppError codes (platform/errors) and leaves statuses and bodies to the routes.
@@ -17,8 +17,8 @@ for (const [from, deps] of Object.entries(graph)) {
     const a = room(from);
     const b = room(to);
     if (a === 'platform' && b !== 'platform') problems.push(`platform imports a domain: ${from} -> ${to}`);
-    if (a === 'rails' && b !== 'rails' && b !== 'platform')
-      problems.push(`rails import a domain: ${from} -> ${to}`);
+    if (a === 'payment-standards' && b !== a && b !== 'platform')
+      problems.push(`payment-standards imports a domain: ${from} -> ${to}`);
     if (a !== b) edges.set(`${a} -> ${b}`, `${from} -> ${to}`);
     if (a !== 'platform' && a !== '(root)' && to.startsWith('platform/http/') && !HTTP_SIDE.test(from))
       problems.push(`${from} imports ${to}: only routes, schemas, hooks and http.ts speak HTTP`);

@@ -1,8 +1,8 @@
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/index.js';
 import { startMailWorker } from './mail/index.js';
+import { PixApiClient } from './payment-standards/index.js';
 import type { Platform } from './platform/context.js';
 import { startPeriodic } from './platform/jobs/periodic.js';
-import { PixApiClient } from './rails/index.js';
 import { startReconciliation } from './reconciliation/index.js';
 import type { PixChargeProcessor } from './sales/index.js';
 import {

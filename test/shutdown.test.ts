@@ -4,7 +4,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../src/accounts/accounts.service.js';
+import { createAccount } from '../src/accounts/accounts.js';
 import { type Db, openDb } from '../src/platform/db/db.js';
 import { freshDatabase } from './support/pg.js';
 import { spawnGateway } from './support/server.js';

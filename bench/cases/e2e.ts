@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { CredentialService } from '../../src/auth/credentials.service.js';
+import { CredentialService } from '../../src/auth/credentials.js';
 import { type BenchServer, CONNECTIONS, DURATION, measure, printRow, WARMUP } from '../lib.js';
 import { seedSales, settleRequests, steadySeed } from './settlement.js';
 import { setupTargets, startReceivers } from './webhooks.js';

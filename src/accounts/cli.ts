@@ -7,8 +7,8 @@ import {
   createAccount,
   getAccount,
   updateAccount,
-} from './accounts.service.js';
-import { setApiWithdrawals } from './settings.service.js';
+} from './accounts.js';
+import { setApiWithdrawals } from './settings.js';
 
 function reaisArg(value: string | boolean | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;

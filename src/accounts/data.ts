@@ -28,7 +28,7 @@ export async function saleFeeRates(q: Queryable, accountIds: number[]): Promise<
 }
 
 /** The account's cashout fee (null: no such account). */
-export async function cashoutFee(
+export async function withdrawalFee(
   q: Queryable,
   accountId: number,
 ): Promise<{ fixed: number; percentE4: number } | null> {
@@ -40,7 +40,7 @@ export async function cashoutFee(
 }
 
 /** A subquery: the account's cashout fee and switches, one row (`cashout_fee_fixed`, … `transfers_enabled`). */
-export function cashoutTermsSql(accountIdExpr: string): string {
+export function withdrawalTermsSql(accountIdExpr: string): string {
   return `SELECT cashout_fee_fixed, cashout_fee_percent_e4, api_cashout_enabled, transfers_enabled
             FROM accounts WHERE id = ${accountIdExpr}`;
 }

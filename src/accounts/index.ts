@@ -1,14 +1,14 @@
 // The accounts module's front door: what the other modules, app.ts and the CLI use of it.
 
-export { getAccount } from './accounts.service.js';
+export { getAccount } from './accounts.js';
 export { accountCommands } from './cli.js';
 export {
   accountColumnSql,
   accountName,
-  cashoutFee,
-  cashoutTermsSql,
   type SaleFeeRates,
   saleFeeRates,
+  withdrawalFee,
+  withdrawalTermsSql,
 } from './data.js';
 export { accountRoutes } from './routes.js';
-export { settingOrInitial, settingSql } from './settings.service.js';
+export { settingOrInitial, settingSql } from './settings.js';

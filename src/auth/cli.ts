@@ -1,6 +1,6 @@
 import { CLI_ACTOR } from '../audit/index.js';
 import { type Command, required, UsageError } from '../platform/cli/command.js';
-import { CredentialService } from './credentials.service.js';
+import { CredentialService } from './credentials.js';
 
 export const keyCommands: Command[] = [
   {

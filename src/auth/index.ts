@@ -4,7 +4,7 @@ export { apiKeyAuth, merchantOf } from './api-key.hook.js';
 export { AuthCache } from './auth-cache.js';
 export { keyCommands } from './cli.js';
 export { credentialName } from './credentials.data.js';
-export { CredentialService } from './credentials.service.js';
+export { CredentialService } from './credentials.js';
 export { LastUseRecorder } from './last-use.js';
 export { accountOf, panelSession, sessionOf } from './panel-session.hook.js';
 export { checkPassword, hashPassword } from './passwords.js';

@@ -5,7 +5,7 @@ import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { numericPathId } from '../platform/ids/public-ids.js';
-import type { CredentialService } from './credentials.service.js';
+import type { CredentialService } from './credentials.js';
 import { accountOf, cookieOptions, SESSION_COOKIE, sessionOf, signedIn } from './panel-session.hook.js';
 import {
   CredentialBody,

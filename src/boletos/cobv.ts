@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { brCode, type PixApiClient, PspError } from '../payment-standards/index.js';
 import type { BcbSettings } from '../platform/config/rails.js';
 import { formatReais, parseReais } from '../platform/money/money.js';
-import { brCode, type PixApiClient, PspError } from '../rails/index.js';
 import { type BoletoTerms, formatBp } from './terms.js';
 
 /** The payer as a cobv's `devedor` names them. */

@@ -1,6 +1,6 @@
+import { PspError } from '../payment-standards/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import { AppError, validation } from '../platform/errors/app-error.js';
-import { PspError } from '../rails/index.js';
 import { addressProblem } from '../webhooks/index.js';
 import { BoletoInputError } from './errors.js';
 import type { BoletoIssuer, BoletoSaleInput } from './issue.js';

@@ -1,8 +1,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { barcode, digitableLine, MAX_BOLETO_CENTS, qrSvgDataUri } from '../payment-standards/index.js';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { fromSaoPaulo, toSaoPaulo } from '../platform/time/sao-paulo.js';
-import { barcode, digitableLine, MAX_BOLETO_CENTS, qrSvgDataUri } from '../rails/index.js';
 import type { Customer, SaleItem, SaleRow } from '../sales/index.js';
 import {
   checkSaleSize,

@@ -11,9 +11,9 @@ import {
   StandardFonts,
   setFillingColor,
 } from 'pdf-lib';
+import { formatLine, qrModules } from '../payment-standards/index.js';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import { formatBrl } from '../platform/money/money.js';
-import { formatLine, qrModules } from '../rails/index.js';
 import { nossoNumeroCheckDigit } from './campo-livre.js';
 import type { BoletoRow } from './data.js';
 import { termsOf } from './paid-amount.js';

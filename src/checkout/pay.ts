@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { getAccount } from '../accounts/index.js';
+import { qrSvgDataUri } from '../payment-standards/index.js';
 import type { Db } from '../platform/db/db.js';
-import { qrSvgDataUri } from '../rails/index.js';
 import type { Customer, PixChargeProcessor, SaleOrigin } from '../sales/index.js';
 import { createPixSale, type OriginSale, originSale, salesOfSessions } from '../sales/index.js';
 import { CheckoutGone, CheckoutInputError, CheckoutNotFound } from './errors.js';

@@ -6,7 +6,7 @@ import type { Command } from '../platform/cli/command.js';
 import { migrate } from '../platform/db/migrate.js';
 import { reconciliationCommands } from '../reconciliation/index.js';
 import { notificationCommands } from '../webhooks/index.js';
-import { cashoutCommands } from '../withdrawals/index.js';
+import { withdrawalCommands } from '../withdrawals/index.js';
 
 const migrateCommand: Command = {
   path: ['migrate'],
@@ -30,7 +30,7 @@ export const COMMANDS: Command[] = [
   ...accountCommands,
   ...keyCommands,
   ...ledgerCommands,
-  ...cashoutCommands,
+  ...withdrawalCommands,
   ...notificationCommands,
   ...reconciliationCommands,
   ...boletoCommands,

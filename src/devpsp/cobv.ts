@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { brCode } from '../payment-standards/index.js';
 import { formatReais, parseReais } from '../platform/money/money.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
-import { brCode } from '../rails/index.js';
 import { newEndToEndId, type PspState, type ReceivedPix } from './state.js';
 
 /** A charge with due date (the standard's CobVSolicitada as received, plus what the PSP adds). */

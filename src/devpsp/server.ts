@@ -1,8 +1,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { request as httpRequest } from 'undici';
+import { brCode } from '../payment-standards/index.js';
 import { formatReais, parseReais } from '../platform/money/money.js';
-import { brCode } from '../rails/index.js';
 import { type DevCertificates, generateCertificates } from './certs.js';
 import { CobvPsp } from './cobv.js';
 import { pixView, receivedPage } from './received-pages.js';

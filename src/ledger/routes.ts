@@ -3,7 +3,7 @@ import { merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import { BalanceErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { balanceReads } from './balance-reads.js';
+import { balanceReads } from './coalesced-balances.js';
 
 export const Balance = Type.Object(
   { available: Type.Integer(), blocked: Type.Integer(), total: Type.Integer() },

@@ -1,12 +1,12 @@
+import { PixApiClient } from '../payment-standards/index.js';
 import { type Command, UsageError } from '../platform/cli/command.js';
 import { Queue } from '../platform/jobs/queue.js';
 import { createLogger } from '../platform/observability/logger.js';
 import { fromSaoPaulo } from '../platform/time/sao-paulo.js';
-import { PixApiClient } from '../rails/index.js';
 import { SaleSettler } from '../sales/index.js';
 import { type Discrepancy, listDiscrepancies } from './discrepancies.data.js';
+import { reconcileWindow } from './due-runs.js';
 import type { Report } from './reconcile.js';
-import { reconcileWindow } from './service.js';
 
 const MAX_SPAN_DAYS = 31;
 const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?)?(Z|[+-]\d{2}:\d{2})?$/;

@@ -1,4 +1,4 @@
-import { type PixApiClient, PspError } from '../rails/index.js';
+import { type PixApiClient, PspError } from '../payment-standards/index.js';
 import type { Pix } from '../sales/index.js';
 
 /** The standard's answer to GET /pix (PixConsultados), as far as reconciliation reads it. */

@@ -1,5 +1,5 @@
 import { setTimeout as rest } from 'node:timers/promises';
-import type { PixApiClient } from '../rails/index.js';
+import type { PixApiClient } from '../payment-standards/index.js';
 import { creditedPaidBetween } from '../sales/index.js';
 import {
   type Discrepancy,

@@ -1,8 +1,8 @@
+import type { PixApiClient } from '../payment-standards/index.js';
 import type { Platform } from '../platform/context.js';
 import { startPeriodic } from '../platform/jobs/periodic.js';
-import type { PixApiClient } from '../rails/index.js';
 import type { SaleSettler } from '../sales/index.js';
-import { RECONCILE_TICK_MS, reconcileDue } from './service.js';
+import { RECONCILE_TICK_MS, reconcileDue } from './due-runs.js';
 
 /** PIX_PROCESSOR=bcb: the scheduled reconciliation with the PSP (every worker takes part; one run per window). */
 export function startReconciliation(

@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { PspError } from '../payment-standards/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, conflict, inUse, keyReused, validation } from '../platform/errors/app-error.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
-import { PspError } from '../rails/index.js';
 import { addressProblem } from '../webhooks/index.js';
 import {
   bindSaleKey,

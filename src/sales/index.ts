@@ -1,5 +1,5 @@
 // The sales module's front door: what the other modules, app.ts and the CLI use of it.
-export { abandonCart, cartView, createCart } from './carts/service.js';
+export { abandonCart, cartView, createCart } from './carts/carts.js';
 export { deleteExpiredSaleKeys, findSaleRow, setChargeExpiryAt } from './charges.data.js';
 export { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges, createPixSale } from './charges.js';
 export { ChargeBody } from './charges.schemas.js';
@@ -26,7 +26,7 @@ export { CALLBACK_CLEANUP_EVERY_MS, deleteStaleCallbacks } from './processors/ca
 export type { PixChargeProcessor, SaleProcessor } from './processors/processor.js';
 export { pixProcessors } from './processors/registry.js';
 export { SandboxProcessor } from './processors/sandbox.js';
-export { createRecurrence, debitCycle } from './recurrences/service.js';
+export { createRecurrence, debitCycle } from './recurrences/recurrences.js';
 export { salesRoutes } from './routes.js';
 export { createSandboxSale, type SandboxSaleInput } from './sandbox-sales.js';
 export { CustomerIn, CustomerOut, IdPath, ItemIn, Sale, SaleStatusSchema } from './schemas.js';

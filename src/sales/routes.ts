@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { type Static, Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
+import { qrSvgDataUri } from '../payment-standards/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, validation } from '../platform/errors/app-error.js';
 import {
@@ -12,12 +13,11 @@ import { parseIdempotencyKey } from '../platform/http/idempotency-key.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { parsePublicId } from '../platform/ids/public-ids.js';
-import { qrSvgDataUri } from '../rails/index.js';
 import { type ChargeInput, createKeyedSale, createPixSale, refundSale } from './charges.js';
 import { ChargeBody, ChargeHeaders, CreatedSale } from './charges.schemas.js';
+import { saleLookups } from './coalesced-lookups.js';
 import { saleJson } from './lookup.js';
 import type { PixChargeProcessor } from './processors/processor.js';
-import { saleLookups } from './sale-reads.js';
 import { IdPath, Sale } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
 import type { SaleRow } from './types.js';

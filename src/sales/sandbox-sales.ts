@@ -1,7 +1,7 @@
 import type { Db } from '../platform/db/db.js';
 import { validation } from '../platform/errors/app-error.js';
 import { parsePublicId } from '../platform/ids/public-ids.js';
-import { findCart } from './carts/service.js';
+import { findCart } from './carts/carts.js';
 import { createSale } from './create.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 import type { SaleProcessor } from './processors/processor.js';

@@ -7,10 +7,10 @@ import type { AuthHook, Http } from '../platform/http/types.js';
 import { parsePublicId } from '../platform/ids/public-ids.js';
 import type { PayoutProviders } from '../withdrawals/index.js';
 import {
-  cancelCashout,
-  getCashout,
+  cancelWithdrawal,
   handlePayoutCallback,
   lookupView,
+  ownedWithdrawal,
   transition,
   WithdrawalLookup,
 } from '../withdrawals/index.js';
@@ -48,7 +48,11 @@ export async function sandboxCashoutRoutes(
       },
     },
     async (request) => {
-      const row = await getCashout(deps.db, merchantOf(request).accountId, parsePublicId(request.params.id));
+      const row = await ownedWithdrawal(
+        deps.db,
+        merchantOf(request).accountId,
+        parsePublicId(request.params.id),
+      );
       if (row.status !== 'PROCESSING' || row.provider !== deps.providers.sandbox.name) {
         throw conflict(`Withdrawal is ${row.status}; a result applies only to a PROCESSING withdrawal`);
       }
@@ -84,7 +88,11 @@ export async function sandboxCashoutRoutes(
       },
     },
     async (request) => {
-      const row = await getCashout(deps.db, merchantOf(request).accountId, parsePublicId(request.params.id));
+      const row = await ownedWithdrawal(
+        deps.db,
+        merchantOf(request).accountId,
+        parsePublicId(request.params.id),
+      );
       // already sent to the sandbox provider: it gives the order up (it pays only when told to)
       if (row.status === 'PROCESSING' && row.provider === deps.providers.sandbox.name) {
         const result = await deps.db.tx((tx) => transition(tx, row.id, 'withdraw'));
@@ -92,7 +100,7 @@ export async function sandboxCashoutRoutes(
           throw conflict(`Withdrawal is ${result.withdrawal?.status}; it can no longer be cancelled`);
         return lookupView(result.withdrawal);
       }
-      return lookupView(await cancelCashout(deps.db, { kind: 'numeric', id: row.id }));
+      return lookupView(await cancelWithdrawal(deps.db, { kind: 'numeric', id: row.id }));
     },
   );
 }

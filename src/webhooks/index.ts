@@ -15,7 +15,7 @@ export {
   positionOf,
   type StreamPosition,
   type StreamRow,
-} from './event-reads.js';
+} from './events.data.js';
 export { EVENT_NAMES, type EventName, isEventName, SALE_EVENT_OF_STATUS } from './events.js';
 export { NOTIFICATION_SCHEMAS, webhookOperations } from './notification-schemas.js';
 export {
@@ -27,7 +27,7 @@ export {
 } from './outbox.js';
 export { pruneNotifications, RETENTION_EVERY_MS } from './retention.js';
 export { webhookRoutes } from './routes.js';
-export { WebhookService } from './service.js';
 export { signWebhook } from './signing.js';
 export { addressProblem, urlProblem } from './ssrf.js';
+export { WebhookService } from './webhooks.js';
 export { startNotificationWorkers } from './workers.js';

@@ -26,7 +26,7 @@ import {
   UpdateBody,
   Webhook,
 } from './schemas.js';
-import type { WebhookService } from './service.js';
+import type { WebhookService } from './webhooks.js';
 
 const A = { errorShape: 'envelope' as const, permission: 'integrations' as const };
 const DEFAULT_LIMIT = 20;

@@ -10,7 +10,7 @@ const PLAIN_DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 const CAP = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** `literal` is the number's text as sent when `value` is a JSON number; ignored otherwise. */
-export function parseCashoutAmount(value: unknown, literal: string | undefined): AmountParse {
+export function parseWithdrawalAmount(value: unknown, literal: string | undefined): AmountParse {
   if (typeof value === 'number') {
     const m = literal ? NUMBER_LITERAL.exec(literal) : null;
     if (!m) return { ok: false, reason: 'amount must be a valid number' };

@@ -5,7 +5,7 @@ import { findWithdrawal, type WithdrawalRow } from './data.js';
 import { transition } from './state.js';
 
 /** Operator cancel of a PENDING withdrawal: funds back to available, CANCELLED, withdrawal.canceled. */
-export async function cancelCashout(db: Db, id: PublicId): Promise<WithdrawalRow> {
+export async function cancelWithdrawal(db: Db, id: PublicId): Promise<WithdrawalRow> {
   const found = await findWithdrawal(db, id, null);
   if (!found) throw notFound(`no withdrawal ${id.kind === 'uuid' ? id.uuid : id.id}`);
   const result = await db.tx(async (tx) => {

@@ -2,7 +2,7 @@ import { type Command, required, UsageError } from '../platform/cli/command.js';
 import { type PublicId, parsePublicId } from '../platform/ids/public-ids.js';
 import { Queue } from '../platform/jobs/queue.js';
 import { createLogger } from '../platform/observability/logger.js';
-import { cancelCashout } from './cancel.js';
+import { cancelWithdrawal } from './cancel.js';
 import { retrySubmission, stuckWithdrawals } from './payouts/stuck.js';
 import { lookupView } from './views.js';
 
@@ -13,7 +13,7 @@ function withdrawalId(values: Record<string, string | boolean | undefined>): Pub
   return id;
 }
 
-export const cashoutCommands: Command[] = [
+export const withdrawalCommands: Command[] = [
   {
     path: ['cashouts', 'stuck'],
     usage: 'gateway cashouts stuck [--minutes 5] [--json]',
@@ -70,7 +70,7 @@ export const cashoutCommands: Command[] = [
     optionHelp: { id: "the withdrawal's uuid or numeric id" },
     options: { id: { type: 'string' } },
     async run({ db }, values) {
-      const row = await cancelCashout(db, withdrawalId(values));
+      const row = await cancelWithdrawal(db, withdrawalId(values));
       return { result: lookupView(row), text: `withdrawal ${row.id} (${row.uuid}) is CANCELLED` };
     },
   },

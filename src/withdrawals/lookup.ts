@@ -4,7 +4,7 @@ import type { PublicId } from '../platform/ids/public-ids.js';
 import { findWithdrawal, type WithdrawalRow } from './data.js';
 
 /** GET /api/public/cashout/{id}: another account's withdrawal looks missing (404). */
-export async function getCashout(
+export async function ownedWithdrawal(
   q: Queryable,
   accountId: number,
   id: PublicId | null,

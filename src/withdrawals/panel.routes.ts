@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { cashoutFee } from '../accounts/index.js';
+import { withdrawalFee } from '../accounts/index.js';
 import { userActor } from '../audit/index.js';
 import type { SessionService } from '../auth/index.js';
 import { accountOf, sessionOf } from '../auth/index.js';
@@ -19,13 +19,13 @@ import type { AuthHook, Http } from '../platform/http/types.js';
 import { parsePublicId } from '../platform/ids/public-ids.js';
 import { pageOf, parsePage } from '../platform/paging/pagination.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
-import { parseCashoutAmount } from './amount.js';
+import { parseWithdrawalAmount } from './amount.js';
 import type { WithdrawalCreator } from './creation/creator.js';
 import type { WithdrawalRow } from './data.js';
 import { amountFees } from './fees.js';
-import { getCashout } from './lookup.js';
+import { ownedWithdrawal } from './lookup.js';
 import { allWithdrawals, listWithdrawals, type WithdrawalFilters } from './panel.data.js';
-import { parseCashoutRequest } from './request.js';
+import { parseWithdrawalRequest } from './request.js';
 import {
   CashoutBody,
   CREATION_ERRORS,
@@ -181,9 +181,9 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
       },
     },
     async (request) => {
-      const parsed = parseCashoutAmount(request.query.amount, undefined);
+      const parsed = parseWithdrawalAmount(request.query.amount, undefined);
       if (!parsed.ok) throw validation(parsed.reason);
-      const rates = await cashoutFee(deps.db, accountOf(request));
+      const rates = await withdrawalFee(deps.db, accountOf(request));
       if (!rates) throw unauthorized('Unknown account');
       const fees = amountFees(parsed.cents, rates.fixed, rates.percentE4);
       return feePreviewView(parsed.cents, fees);
@@ -203,7 +203,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
       },
     },
     async (request) =>
-      lookupView(await getCashout(deps.db, accountOf(request), parsePublicId(request.params.id))),
+      lookupView(await ownedWithdrawal(deps.db, accountOf(request), parsePublicId(request.params.id))),
   );
 
   app.post(
@@ -243,7 +243,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
         throw new HttpError('UNAUTHORIZED', message, 'envelope');
       }
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      const req = parseCashoutRequest(request.body, request.rawBody?.toString('utf8'));
+      const req = parseWithdrawalRequest(request.body, request.rawBody?.toString('utf8'));
       // the API cashout's own path: the same batcher, rules, fees, idempotency and notifications
       const { withdrawal, replayed } = await deps.creator.create(
         accountOf(request),

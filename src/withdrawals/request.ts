@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { validation } from '../platform/errors/app-error.js';
-import { parseCashoutAmount } from './amount.js';
+import { parseWithdrawalAmount } from './amount.js';
 import { topLevelNumberTexts } from './number-text.js';
 import { PIX_KEY_TYPES, type PixKeyType, pixKeyProblem } from './pix-key.js';
 
-export interface CashoutRequest {
+export interface WithdrawalRequest {
   amountCents: number;
   pixKey: string;
   pixKeyType: PixKeyType;
@@ -17,10 +17,10 @@ export interface CashoutBody {
 }
 
 /** Body rules that answer 400 (in the transaction body): amount format, PIX key type, length and per-type validity. */
-export function parseCashoutRequest(body: CashoutBody, rawBody: string | undefined): CashoutRequest {
+export function parseWithdrawalRequest(body: CashoutBody, rawBody: string | undefined): WithdrawalRequest {
   const literal =
     typeof body.amount === 'number' && rawBody ? topLevelNumberTexts(rawBody).get('amount') : '';
-  const amount = parseCashoutAmount(body.amount, literal);
+  const amount = parseWithdrawalAmount(body.amount, literal);
   if (!amount.ok) throw validation(amount.reason);
   const type = body.pixKeyType ?? 'CPF';
   if (!(PIX_KEY_TYPES as readonly string[]).includes(type)) {
@@ -34,6 +34,6 @@ export function parseCashoutRequest(body: CashoutBody, rawBody: string | undefin
 }
 
 /** What makes two requests "the same body" for Idempotency-Key: the normalized request. */
-export function requestHash(req: CashoutRequest): string {
+export function requestHash(req: WithdrawalRequest): string {
   return createHash('sha256').update(`${req.amountCents}|${req.pixKeyType}|${req.pixKey}`).digest('hex');
 }

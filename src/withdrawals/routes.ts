@@ -13,8 +13,8 @@ import { keepRawJson } from '../platform/http/json-body.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { parsePublicId } from '../platform/ids/public-ids.js';
 import type { WithdrawalCreator } from './creation/creator.js';
-import { getCashout } from './lookup.js';
-import { parseCashoutRequest } from './request.js';
+import { ownedWithdrawal } from './lookup.js';
+import { parseWithdrawalRequest } from './request.js';
 import { CashoutBody, CREATION_ERRORS, IdParam, WithdrawalCreated, WithdrawalLookup } from './schemas.js';
 import { creationView, lookupView } from './views.js';
 
@@ -57,7 +57,7 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
     async (request, reply) => {
       const merchant = merchantOf(request);
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      const req = parseCashoutRequest(request.body, request.rawBody?.toString('utf8'));
+      const req = parseWithdrawalRequest(request.body, request.rawBody?.toString('utf8'));
       const actor = apiKeyActor(request, merchant);
       const { withdrawal, replayed } = await deps.creator.create(
         merchant.accountId,
@@ -91,7 +91,11 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
       },
     },
     async (request) => {
-      const row = await getCashout(deps.db, merchantOf(request).accountId, parsePublicId(request.params.id));
+      const row = await ownedWithdrawal(
+        deps.db,
+        merchantOf(request).accountId,
+        parsePublicId(request.params.id),
+      );
       return lookupView(row);
     },
   );

@@ -1,6 +1,6 @@
 import { formatReais } from '../platform/money/money.js';
 import type { ApprovalStatus, WithdrawalRow } from './data.js';
-import type { CashoutFees } from './fees.js';
+import type { WithdrawalFees } from './fees.js';
 
 /** The withdrawal resource as the API shows it; key order is the API contract's table. */
 export interface WithdrawalView {
@@ -92,7 +92,7 @@ export function withdrawalNotificationBody(
 }
 
 /** The panel's fee preview: the amount, its fees, what the key receives and what the balance loses. */
-export function feePreviewView(amountCents: number, fees: CashoutFees) {
+export function feePreviewView(amountCents: number, fees: WithdrawalFees) {
   return {
     amount: formatReais(amountCents),
     fees: {

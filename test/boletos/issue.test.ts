@@ -1,7 +1,7 @@
 import { isValidBoleto } from '@brazilian-utils/brazilian-utils/is-valid-boleto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { barcodeOfLine, dueFactor } from '../../src/rails/boleto-barcode.js';
-import { hasValidCrc } from '../../src/rails/brcode.js';
+import { barcodeOfLine, dueFactor } from '../../src/payment-standards/boleto-barcode.js';
+import { hasValidCrc } from '../../src/payment-standards/brcode.js';
 import { eventsOf, moveTo, sandboxSale } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';

@@ -1,6 +1,6 @@
 import { Compile } from 'typebox/compile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasValidCrc } from '../../src/rails/brcode.js';
+import { hasValidCrc } from '../../src/payment-standards/brcode.js';
 import { Sale } from '../../src/sales/schemas.js';
 import { moveTo } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DevPsp } from '../../src/devpsp/server.js';
-import { PixApiClient } from '../../src/rails/pix-api-client.js';
+import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
 import { waitUntil } from '../support/wait.js';
 
 let psp: DevPsp;

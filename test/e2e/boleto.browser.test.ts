@@ -6,8 +6,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digitableLineText } from '../../panel/src/ui/format.js';
-import { createAccount } from '../../src/accounts/accounts.service.js';
-import { digitableLine } from '../../src/rails/boleto-barcode.js';
+import { createAccount } from '../../src/accounts/accounts.js';
+import { digitableLine } from '../../src/payment-standards/boleto-barcode.js';
 import { spDay } from '../boletos/fixtures.js';
 import { launch, shot } from '../support/browser.js';
 import { call } from '../support/http.js';

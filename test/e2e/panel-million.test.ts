@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { parse } from 'csv-parse';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/accounts/accounts.service.js';
+import { createAccount } from '../../src/accounts/accounts.js';
 import { Statement } from '../../src/ledger/statement.js';
 import { type Db, openDb, type Queryable } from '../../src/platform/db/db.js';
 import { allSales, listSales, type SaleFilters } from '../../src/sales/panel.data.js';

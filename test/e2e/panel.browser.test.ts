@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/accounts/accounts.service.js';
+import { createAccount } from '../../src/accounts/accounts.js';
 import { launch, shot } from '../support/browser.js';
 import { call } from '../support/http.js';
 import { fundMerchant } from '../support/ledger.js';

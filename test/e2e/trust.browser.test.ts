@@ -6,7 +6,7 @@
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/accounts/accounts.service.js';
+import { createAccount } from '../../src/accounts/accounts.js';
 import { launch, shot } from '../support/browser.js';
 import { call } from '../support/http.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
-import { hasValidCrc } from '../../src/rails/brcode.js';
+import { hasValidCrc } from '../../src/payment-standards/brcode.js';
 import { cancelExpiredCharges } from '../../src/sales/charges.js';
 import { holdForRefund, releaseForgottenHolds } from '../../src/sales/settlement/refund-hold.js';
 import { createCashout } from '../support/cashouts.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateAccount } from '../../src/accounts/accounts.service.js';
+import { updateAccount } from '../../src/accounts/accounts.js';
 import { getBalance, postEntry } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { AppError } from '../../src/platform/errors/app-error.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Compile } from 'typebox/compile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateAccount } from '../../src/accounts/accounts.service.js';
+import { updateAccount } from '../../src/accounts/accounts.js';
 import { SandboxProcessor } from '../../src/sales/processors/sandbox.js';
 import { createSandboxSale } from '../../src/sales/sandbox-sales.js';
 import { Sale } from '../../src/sales/schemas.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateAccount } from '../../src/accounts/accounts.service.js';
+import { updateAccount } from '../../src/accounts/accounts.js';
 import { CUSTOMER, eventsOf, type SaleBody } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';

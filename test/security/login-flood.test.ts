@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/accounts/accounts.service.js';
+import { createAccount } from '../../src/accounts/accounts.js';
 import {
   PASSWORD_CHECKS_AT_ONCE,
   type PasswordCheckServed,

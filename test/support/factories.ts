@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createAccount } from '../../src/accounts/accounts.service.js';
+import { createAccount } from '../../src/accounts/accounts.js';
 import { call } from './http.js';
 import type { TestServer } from './server.js';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 export const vectors = JSON.parse(
   readFileSync(path.resolve(import.meta.dirname, '../fixtures/vectors.json'), 'utf8'),
 ) as {
-  cashoutFees: {
+  withdrawalFees: {
     amount: string;
     feeFixed: string;
     feePercent: string;

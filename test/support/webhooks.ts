@@ -1,4 +1,4 @@
-import type { DeliveryView } from '../../src/webhooks/service.js';
+import type { DeliveryView } from '../../src/webhooks/webhooks.js';
 import type { TestMerchant } from './factories.js';
 import { call } from './http.js';
 import type { TestServer } from './server.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openKeys } from '../../src/webhooks/crypto.js';
-import { MAX_WEBHOOKS_PER_ACCOUNT } from '../../src/webhooks/service.js';
+import { MAX_WEBHOOKS_PER_ACCOUNT } from '../../src/webhooks/webhooks.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { recordFact } from '../support/notifications.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateAccount } from '../../src/accounts/accounts.service.js';
+import { updateAccount } from '../../src/accounts/accounts.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { createCashout, lookup, waitForStatus, withdrawalEvents } from '../support/cashouts.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';

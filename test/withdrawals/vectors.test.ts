@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateAccount } from '../../src/accounts/accounts.service.js';
+import { updateAccount } from '../../src/accounts/accounts.js';
 import { parsePercentE4, parseReais } from '../../src/platform/money/money.js';
-import { parseCashoutAmount } from '../../src/withdrawals/amount.js';
+import { parseWithdrawalAmount } from '../../src/withdrawals/amount.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { fundMerchant } from '../support/ledger.js';
@@ -58,13 +58,13 @@ describe('vectors.json cashoutAmounts', () => {
     });
   }
   it('parses number literals exactly (unit)', () => {
-    expect(parseCashoutAmount(100.1, '100.10')).toEqual({ ok: true, cents: 10010 });
-    expect(parseCashoutAmount(1000, '1e3')).toEqual({ ok: true, cents: 100000 });
-    expect(parseCashoutAmount(0.29, '0.29')).toEqual({ ok: true, cents: 29 });
-    expect(parseCashoutAmount(100, '100.001')).toMatchObject({ ok: false });
-    expect(parseCashoutAmount(-0, '-0')).toMatchObject({ ok: false });
-    expect(parseCashoutAmount('NaN', undefined)).toMatchObject({ ok: false });
-    expect(parseCashoutAmount(' 100', undefined)).toMatchObject({ ok: false });
+    expect(parseWithdrawalAmount(100.1, '100.10')).toEqual({ ok: true, cents: 10010 });
+    expect(parseWithdrawalAmount(1000, '1e3')).toEqual({ ok: true, cents: 100000 });
+    expect(parseWithdrawalAmount(0.29, '0.29')).toEqual({ ok: true, cents: 29 });
+    expect(parseWithdrawalAmount(100, '100.001')).toMatchObject({ ok: false });
+    expect(parseWithdrawalAmount(-0, '-0')).toMatchObject({ ok: false });
+    expect(parseWithdrawalAmount('NaN', undefined)).toMatchObject({ ok: false });
+    expect(parseWithdrawalAmount(' 100', undefined)).toMatchObject({ ok: false });
   });
 });
 
@@ -95,8 +95,8 @@ describe('vectors.json pixKeys', () => {
   });
 });
 
-describe('vectors.json cashoutFees (half-up to the cent)', () => {
-  for (const v of vectors.cashoutFees) {
+describe('vectors.json withdrawalFees (half-up to the cent)', () => {
+  for (const v of vectors.withdrawalFees) {
     it(`${v.amount} with ${v.feeFixed} + ${v.feePercent}%`, async () => {
       const merchant = await createMerchant(server);
       const { db } = server.runtime.platform;

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { PspError } from '../../rails/index.js';
+import { PspError } from '../../payment-standards/index.js';
 import type { PaymentMethod } from '../types.js';
 
 /** What a processor tells us about a new charge: its own id and the payment details it generated. */

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { barcode, brCode, digitableLine, MAX_BOLETO_CENTS } from '../../payment-standards/index.js';
 import { checkTimestamped, signTimestamped } from '../../platform/crypto/timestamped-signature.js';
-import { barcode, brCode, digitableLine, MAX_BOLETO_CENTS } from '../../rails/index.js';
 import type { ChargeDetails, PixCharge, PixChargeProcessor, SaleProcessor } from './processor.js';
 
 export const SANDBOX_PROCESSOR = 'sandbox';

@@ -4,7 +4,7 @@ import { type AppError, conflict, notFound } from '../../platform/errors/app-err
 import type { Queue } from '../../platform/jobs/queue.js';
 import { sales } from '../../platform/observability/metrics.js';
 import { type NotificationFact, recordNotification } from '../../webhooks/index.js';
-import { onSalePaid } from '../carts/service.js';
+import { onSalePaid } from '../carts/carts.js';
 import { lockSale } from '../data.js';
 import type { SaleRow } from '../types.js';
 import { ledgerEffect, moneyOf } from './ledger-effects.js';

@@ -1,11 +1,11 @@
-import { cashoutTermsSql, settingSql } from '../../accounts/index.js';
+import { settingSql, withdrawalTermsSql } from '../../accounts/index.js';
 import { availableBalanceSql } from '../../ledger/index.js';
 import { type Queryable, whenCommitted } from '../../platform/db/db.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { cashouts } from '../../platform/observability/metrics.js';
 import type { WithdrawalRow } from '../data.js';
 import { IDEMPOTENCY_TTL_HOURS, IdempotencyRace } from './idempotency.js';
-import type { CashoutItem, ItemOutcome } from './types.js';
+import type { ItemOutcome, WithdrawalItem } from './types.js';
 
 /** SQL of the shared cashout transaction (create-batch.ts decides; this reads and writes). */
 
@@ -48,7 +48,7 @@ export interface Accepted {
  * One round trip: the account's fees and switches, the global switch, the available balance (locked until
  * commit with `lock`), and per item its key's lock and stored outcome plus the id its withdrawal will have.
  */
-export async function loadContext(tx: Queryable, accountId: number, items: CashoutItem[], lock: boolean) {
+export async function loadContext(tx: Queryable, accountId: number, items: WithdrawalItem[], lock: boolean) {
   const [ctx] = await tx.query<AccountContext>(
     `WITH bal AS (${availableBalanceSql('$1', lock)}),
      k AS (
@@ -73,7 +73,7 @@ export async function loadContext(tx: Queryable, accountId: number, items: Casho
             (SELECT json_agg(json_build_object('key', k.key, 'locked', k.locked, 'request_hash', k.request_hash,
                       'withdrawal_id', k.withdrawal_id, 'response_body', k.response_body, 'next_id', k.next_id)
                       ORDER BY k.ord) FROM k) AS items
-       FROM (${cashoutTermsSql('$1')}) a`,
+       FROM (${withdrawalTermsSql('$1')}) a`,
     // not a prepared statement: a generic plan cached while the tables were small may scan them as they grow
     [accountId, items.map((i) => i.key)],
   );
@@ -84,7 +84,7 @@ export async function loadContext(tx: Queryable, accountId: number, items: Casho
 export async function insertWithdrawalsAndKeys(
   tx: Queryable,
   accountId: number,
-  items: CashoutItem[],
+  items: WithdrawalItem[],
   outcomes: (ItemOutcome | { replayOf: number } | null)[],
   toStore: boolean[],
   accepted: Accepted[],

@@ -6,7 +6,7 @@ import { AppError, inUse } from '../../platform/errors/app-error.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import type { WithdrawalRow } from '../data.js';
 import { amountFees } from '../fees.js';
-import type { CashoutRequest } from '../request.js';
+import type { WithdrawalRequest } from '../request.js';
 import {
   type Accepted,
   type AccountContext,
@@ -14,7 +14,7 @@ import {
   loadContext,
 } from './create-batch.data.js';
 import { replayCheck, storedOutcome } from './idempotency.js';
-import type { CashoutItem, ItemOutcome } from './types.js';
+import type { ItemOutcome, WithdrawalItem } from './types.js';
 
 /** The optimistic read of the balance was overtaken by another transaction: run again with lockFirst. */
 export class StaleBalance extends Error {}
@@ -33,7 +33,7 @@ export async function createBatch(
   tx: Queryable,
   queue: Queue,
   accountId: number,
-  items: CashoutItem[],
+  items: WithdrawalItem[],
   lockFirst = false,
 ): Promise<ItemOutcome[]> {
   // one read: an account without balance rows yet (made by `accounts create` and by its first ledger entry)
@@ -146,7 +146,7 @@ export async function createBatch(
   });
 }
 
-function checkRules(ctx: AccountContext, req: CashoutRequest) {
+function checkRules(ctx: AccountContext, req: WithdrawalRequest) {
   if (ctx.global_switch === 'off') {
     throw new AppError('API_WITHDRAWAL_DISABLED_GLOBALLY', 'API withdrawals are disabled');
   }

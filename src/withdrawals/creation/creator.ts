@@ -2,10 +2,10 @@ import type { Actor } from '../../audit/index.js';
 import { GroupCommit } from '../../platform/concurrency/group-commit.js';
 import type { Db } from '../../platform/db/db.js';
 import type { Queue } from '../../platform/jobs/queue.js';
-import { type CashoutRequest, requestHash } from '../request.js';
+import { requestHash, type WithdrawalRequest } from '../request.js';
 import { createBatch, StaleBalance } from './create-batch.js';
 import { IdempotencyRace } from './idempotency.js';
-import type { CashoutItem, Created, ItemOutcome } from './types.js';
+import type { Created, ItemOutcome, WithdrawalItem } from './types.js';
 
 const MAX_BATCH = 64;
 /** Shared transactions of one account in flight at once (optimistic; see createBatch). */
@@ -18,7 +18,7 @@ const PARALLEL = 2;
  * own. A failure of a shared transaction is retried item by item, so one bad request cannot fail another.
  */
 export class WithdrawalCreator {
-  private readonly lanes = new Map<number, GroupCommit<CashoutItem, Created>>();
+  private readonly lanes = new Map<number, GroupCommit<WithdrawalItem, Created>>();
 
   constructor(
     private readonly db: Db,
@@ -27,14 +27,14 @@ export class WithdrawalCreator {
 
   create(
     accountId: number,
-    req: CashoutRequest,
+    req: WithdrawalRequest,
     key: string | null,
     actor?: Actor,
     requestedBy?: string,
   ): Promise<Created> {
     let lane = this.lanes.get(accountId);
     if (lane === undefined) {
-      lane = new GroupCommit<CashoutItem, Created>(
+      lane = new GroupCommit<WithdrawalItem, Created>(
         (items) => runBatch(this.db, this.queue, accountId, items),
         {
           maxBatch: MAX_BATCH,
@@ -57,7 +57,7 @@ export async function runBatch(
   db: Db,
   queue: Queue,
   accountId: number,
-  items: CashoutItem[],
+  items: WithdrawalItem[],
 ): Promise<ItemOutcome[]> {
   let lockFirst = false;
   for (let attempt = 0; ; attempt++) {

@@ -1,11 +1,11 @@
 import type { Actor } from '../../audit/index.js';
 import type { AppError } from '../../platform/errors/app-error.js';
 import type { WithdrawalRow } from '../data.js';
-import type { CashoutRequest } from '../request.js';
+import type { WithdrawalRequest } from '../request.js';
 
 /** One withdrawal asked for in a creation batch, and what became of it. */
-export interface CashoutItem {
-  req: CashoutRequest;
+export interface WithdrawalItem {
+  req: WithdrawalRequest;
   key: string | null;
   hash: string;
   /** Who asked (the audit log's withdrawal.created entry commits with the withdrawal). */

@@ -1,6 +1,6 @@
+import { type PixApiClient, PspError } from '../../payment-standards/index.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { formatReais } from '../../platform/money/money.js';
-import { type PixApiClient, PspError } from '../../rails/index.js';
 import {
   type PayoutCheck,
   type PayoutOrder,

@@ -1,6 +1,6 @@
+import { PixApiClient } from '../../payment-standards/index.js';
 import type { Config } from '../../platform/config/config.js';
 import type { Db } from '../../platform/db/db.js';
-import { PixApiClient } from '../../rails/index.js';
 import { EfiPayoutProvider } from './efi-provider.js';
 import type { PayoutProvider } from './provider.js';
 import { SandboxPayoutProvider } from './sandbox-provider.js';

@@ -4,8 +4,8 @@ import { notFound } from '../../platform/errors/app-error.js';
 import { EnvelopeErrorBody } from '../../platform/http/error-schemas.js';
 import { keepRawJson } from '../../platform/http/json-body.js';
 import type { Http } from '../../platform/http/types.js';
+import { handlePayoutCallback } from './payouts.js';
 import type { PayoutProviders } from './providers.js';
-import { handlePayoutCallback } from './service.js';
 
 const Ack = Type.Object({ received: Type.Boolean(), status: Type.String(), changed: Type.Boolean() });
 

@@ -1,6 +1,5 @@
 import type { Platform } from '../../platform/context.js';
 import { startPeriodic } from '../../platform/jobs/periodic.js';
-import type { PayoutProvider } from './provider.js';
 import {
   OVERDUE_CHECK_EVERY_MS,
   RECONCILE_EVERY_MS,
@@ -9,7 +8,8 @@ import {
   requeueStalePending,
   settleOverdue,
   submitPayouts,
-} from './service.js';
+} from './payouts.js';
+import type { PayoutProvider } from './provider.js';
 
 /**
  * Worker of job 'payouts.submit' (enqueued in the transaction that creates the withdrawal). Jobs are

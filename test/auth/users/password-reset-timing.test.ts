@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../../src/accounts/accounts.service.js';
+import { createAccount } from '../../../src/accounts/accounts.js';
 import { call } from '../../support/http.js';
 import { startServer, type TestServer } from '../../support/server.js';
 

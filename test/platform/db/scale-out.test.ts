@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../../src/accounts/accounts.service.js';
+import { createAccount } from '../../../src/accounts/accounts.js';
 import { type Db, openDb } from '../../../src/platform/db/db.js';
 import { runGateway } from '../../support/cli.js';
 import { login } from '../../support/factories.js';

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../../src/accounts/accounts.service.js';
+import { createAccount } from '../../../src/accounts/accounts.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
 import { type ChildServer, spawnGateway, startServer, type TestServer } from '../../support/server.js';

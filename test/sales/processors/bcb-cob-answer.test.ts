@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevPsp } from '../../../src/devpsp/server.js';
-import { brCode, crc16, hasValidCrc } from '../../../src/rails/brcode.js';
+import { brCode, crc16, hasValidCrc } from '../../../src/payment-standards/brcode.js';
 import { brCodeFields, isPixCopiaECola } from '../../../src/sales/processors/bcb/cob-answer.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';

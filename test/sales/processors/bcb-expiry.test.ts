@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevPsp } from '../../../src/devpsp/server.js';
 import { getBalance } from '../../../src/ledger/ledger.js';
-import { PixApiClient } from '../../../src/rails/pix-api-client.js';
+import { PixApiClient } from '../../../src/payment-standards/pix-api-client.js';
 import { cancelExpiredCharges } from '../../../src/sales/charges.js';
 import { BcbProcessor } from '../../../src/sales/processors/bcb/adapter.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevPsp } from '../../../src/devpsp/server.js';
 import { getBalance } from '../../../src/ledger/ledger.js';
 import { verifyLedger } from '../../../src/ledger/verify.js';
-import { hasValidCrc } from '../../../src/rails/brcode.js';
-import { PixApiClient } from '../../../src/rails/pix-api-client.js';
+import { hasValidCrc } from '../../../src/payment-standards/brcode.js';
+import { PixApiClient } from '../../../src/payment-standards/pix-api-client.js';
 import { checkDevolucoes } from '../../../src/sales/processors/bcb/devolucoes.js';
 import { holdForRefund, releaseForgottenHolds } from '../../../src/sales/settlement/refund-hold.js';
 import { SaleSettler } from '../../../src/sales/settlement/settler.js';
@@ -578,7 +578,7 @@ describe('the unauthenticated /pix webhook reads back little', () => {
 
 describe('PixApiClient', () => {
   it('gives up on a PSP that does not answer (PspError, no retry of the call)', async () => {
-    const { PixApiClient } = await import('../../../src/rails/pix-api-client.js');
+    const { PixApiClient } = await import('../../../src/payment-standards/pix-api-client.js');
     const config = server.runtime.platform.config.bcb!;
     const client = new PixApiClient(config, 300);
     try {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateAccount } from '../../../src/accounts/accounts.service.js';
+import { updateAccount } from '../../../src/accounts/accounts.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
 import { startServer, type TestServer } from '../../support/server.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { updateAccount } from '../../../src/accounts/accounts.service.js';
+import { updateAccount } from '../../../src/accounts/accounts.js';
 import { getBalance } from '../../../src/ledger/ledger.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { startServer, type TestServer } from '../../support/server.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateAccount } from '../../../src/accounts/accounts.service.js';
+import { updateAccount } from '../../../src/accounts/accounts.js';
 import { balanceStatement } from '../../../src/ledger/batch-entries.js';
 import { getBalance } from '../../../src/ledger/ledger.js';
 import { verifyLedger } from '../../../src/ledger/verify.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateAccount } from '../../../src/accounts/accounts.service.js';
-import { setApiWithdrawals } from '../../../src/accounts/settings.service.js';
+import { updateAccount } from '../../../src/accounts/accounts.js';
+import { setApiWithdrawals } from '../../../src/accounts/settings.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
 import { fundMerchant } from '../../support/ledger.js';

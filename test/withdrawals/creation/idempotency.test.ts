@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setApiWithdrawals } from '../../../src/accounts/settings.service.js';
+import { setApiWithdrawals } from '../../../src/accounts/settings.js';
 import { deleteExpiredKeys } from '../../../src/withdrawals/creation/idempotency.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';

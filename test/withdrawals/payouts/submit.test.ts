@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { verifyLedger } from '../../../src/ledger/verify.js';
 import type { Db } from '../../../src/platform/db/db.js';
+import { submitPayouts } from '../../../src/withdrawals/payouts/payouts.js';
 import {
   type PayoutOrder,
   type PayoutProvider,
   ProviderUnavailable,
 } from '../../../src/withdrawals/payouts/provider.js';
-import { submitPayouts } from '../../../src/withdrawals/payouts/service.js';
 import { transition, transitionMany } from '../../../src/withdrawals/state.js';
 import { createCashout, withdrawalEvents } from '../../support/cashouts.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';

@@ -1,8 +1,8 @@
+import { brCode, type PixApiClient, PspError } from '../../../payment-standards/index.js';
 import type { BcbSettings } from '../../../platform/config/rails.js';
 import type { Db } from '../../../platform/db/db.js';
 import type { Queue } from '../../../platform/jobs/queue.js';
 import { formatReais, parseReais } from '../../../platform/money/money.js';
-import { brCode, type PixApiClient, PspError } from '../../../rails/index.js';
 import { type ExpiredCharge, type PixCharge, type PixChargeProcessor, RefundNotMade } from '../processor.js';
 import { isLocation, isPixCopiaECola } from './cob-answer.js';
 import { acknowledge, endAttempt, refundAttempt } from './devolucoes.js';

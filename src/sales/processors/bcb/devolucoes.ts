@@ -1,6 +1,6 @@
+import { type PixApiClient, PspError } from '../../../payment-standards/index.js';
 import type { Db, Queryable } from '../../../platform/db/db.js';
 import { parseReais } from '../../../platform/money/money.js';
-import { type PixApiClient, PspError } from '../../../rails/index.js';
 import { lockSale } from '../../data.js';
 import { holdLocked, releaseLocked } from '../../settlement/refund-hold.js';
 import type { SaleSettler } from '../../settlement/settler.js';

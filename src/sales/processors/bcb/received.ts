@@ -1,7 +1,7 @@
+import { type PixApiClient, PspError } from '../../../payment-standards/index.js';
 import type { Db, Queryable } from '../../../platform/db/db.js';
 import type { Queue } from '../../../platform/jobs/queue.js';
 import { parseReais } from '../../../platform/money/money.js';
-import { type PixApiClient, PspError } from '../../../rails/index.js';
 import { findSaleByProcessorRef } from '../../charges.data.js';
 import { lockSale } from '../../data.js';
 import { amountDue, recordPaidAgain, recordPaidAmount } from '../../paid-amount.js';

@@ -1,10 +1,15 @@
+import { type PixApiClient, PspError } from '../../../payment-standards/index.js';
 import type { Db } from '../../../platform/db/db.js';
 import type { Queue } from '../../../platform/jobs/queue.js';
 import { parseReais } from '../../../platform/money/money.js';
-import { type PixApiClient, PspError } from '../../../rails/index.js';
 import { findSaleByProcessorRef } from '../../charges.data.js';
 import { saleFees } from '../../fees.js';
-import { chargeCycle, lockRecurrence, type RecurrenceRow, recordMandate } from '../../recurrences/service.js';
+import {
+  chargeCycle,
+  lockRecurrence,
+  type RecurrenceRow,
+  recordMandate,
+} from '../../recurrences/recurrences.js';
 import type { SaleSettler } from '../../settlement/settler.js';
 import type { WarnLog } from './devolucoes.js';
 import { type Pix, settleRefunds } from './received.js';

@@ -2,8 +2,8 @@ import { createServer } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DevPsp } from '../../src/devpsp/server.js';
+import { formEncode, PixApiClient, PspError } from '../../src/payment-standards/pix-api-client.js';
 import type { BcbSettings } from '../../src/platform/config/rails.js';
-import { formEncode, PixApiClient, PspError } from '../../src/rails/pix-api-client.js';
 
 // credentials with every character RFC 6749 §2.3.1 makes the client encode
 const CLIENT_ID = 'gate:way%2B+&é id';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { brCode, crc16, hasValidCrc } from '../../src/rails/brcode.js';
+import { brCode, crc16, hasValidCrc } from '../../src/payment-standards/brcode.js';
 
 // The static example published in the Central Bank's "Manual de Padrões para Iniciação do Pix" (BR Code).
 const MANUAL_EXAMPLE =

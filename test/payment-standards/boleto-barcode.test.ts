@@ -11,7 +11,7 @@ import {
   dueFactor,
   isBarcode,
   MAX_BOLETO_CENTS,
-} from '../../src/rails/boleto-barcode.js';
+} from '../../src/payment-standards/boleto-barcode.js';
 
 const beneficiary = {
   bank: '237',
