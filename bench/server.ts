@@ -61,13 +61,13 @@ async function reconcileRoute(app: Http, platform: Platform): Promise<void> {
   const settings = platform.config.bcb;
   if (!settings) return;
   const { PixApiClient } = (await import(
-    '../dist/rails/pix-api-client.js' as string
+    '../dist/payment-standards/pix-api-client.js' as string
   )) as typeof PixClientModule;
   const { SaleSettler } = (await import(
     '../dist/sales/settlement/settler.js' as string
   )) as typeof SettlerModule;
   const { reconcileWindow } = (await import(
-    '../dist/reconciliation/service.js' as string
+    '../dist/reconciliation/due-runs.js' as string
   )) as typeof ReconciliationModule;
   const { db, queue, outbox, log } = platform;
   const deps = {
