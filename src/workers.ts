@@ -6,8 +6,10 @@ import { startPeriodic } from './platform/jobs/periodic.js';
 import { startReconciliation } from './reconciliation/index.js';
 import type { PixChargeProcessor } from './sales/index.js';
 import {
+  abandonCheckoutCarts,
   BcbProcessor,
   CALLBACK_CLEANUP_EVERY_MS,
+  CART_ABANDON_CHECK_EVERY_MS,
   CHARGE_EXPIRY_EVERY_MS,
   cancelExpiredCharges,
   checkDevolucoes,
@@ -86,6 +88,17 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     },
     (err) => log.warn({ err }, 'refund hold check failed'),
   );
+  // a payer who gave their data on a checkout page and did not pay: cart.abandoned, and the recovery e-mail
+  const stopCartAbandonment = startPeriodic(
+    CART_ABANDON_CHECK_EVERY_MS,
+    () =>
+      abandonCheckoutCarts(
+        db,
+        { queue: platform.queue, key: platform.config.secretsKey },
+        platform.config.cartAbandonAfterMinutes,
+      ),
+    (err) => log.warn({ err }, 'checkout cart abandonment failed; will retry'),
+  );
   const stopAuthCleanup = startPeriodic(
     AUTH_CLEANUP_EVERY_MS,
     () => deleteExpiredAuthRows(db),
@@ -111,6 +124,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     stopDevolucoes();
     stopReconciliation();
     stopForgottenHolds();
+    stopCartAbandonment();
     await pspClient?.close();
     stopKeyCleanup();
     stopCallbackCleanup();

@@ -28,6 +28,7 @@ export interface AccountRow {
   reserve_percent_e4: number;
   api_cashout_enabled: boolean;
   transfers_enabled: boolean;
+  cart_recovery_email: boolean;
   /** Two-factor login of the account's first owner (the one the CLI's password and two-factor options act on). */
   owner_totp: boolean;
 }
@@ -40,6 +41,8 @@ export interface AccountUpdate {
   reservePercentE4?: number;
   apiCashout?: boolean;
   transfers?: boolean;
+  /** The payer of an abandoned checkout cart gets one recovery e-mail. */
+  cartRecoveryEmail?: boolean;
   /** A new panel password (the owner forgot theirs): every panel session of the account ends. */
   password?: string;
   /** Two-factor login off (the owner lost their authenticator). */
@@ -93,6 +96,7 @@ export async function updateAccount(db: Db, id: number, update: AccountUpdate): 
   if (update.reservePercentE4 !== undefined) add('reserve_percent_e4', update.reservePercentE4);
   if (update.apiCashout !== undefined) add('api_cashout_enabled', update.apiCashout);
   if (update.transfers !== undefined) add('transfers_enabled', update.transfers);
+  if (update.cartRecoveryEmail !== undefined) add('cart_recovery_email', update.cartRecoveryEmail);
   let passwordHash: string | null = null;
   if (update.password !== undefined) {
     checkPassword(update.password);
@@ -137,6 +141,7 @@ export function accountSettingsView(row: AccountRow) {
     reservePercent: formatPercentE4(row.reserve_percent_e4),
     apiCashout: row.api_cashout_enabled ? 'on' : 'off',
     transfers: row.transfers_enabled ? 'on' : 'off',
+    cartRecoveryEmail: row.cart_recovery_email ? 'on' : 'off',
     twoFactor: row.owner_totp ? 'on' : 'off',
   };
 }

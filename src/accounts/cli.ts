@@ -94,7 +94,7 @@ export const accountCommands: Command[] = [
   {
     path: ['accounts', 'update'],
     usage:
-      'gateway accounts update --id ID [--cashout-fee-fixed 1.50] [--cashout-fee-percent 1.2] [--sale-fee-percent 3.99] [--sale-fee-fixed 0.99] [--reserve-percent 0] [--api-cashout on|off] [--transfers on|off] [--password P|-] [--two-factor off] [--json]',
+      'gateway accounts update --id ID [--cashout-fee-fixed 1.50] [--cashout-fee-percent 1.2] [--sale-fee-percent 3.99] [--sale-fee-fixed 0.99] [--reserve-percent 0] [--api-cashout on|off] [--transfers on|off] [--cart-recovery-email on|off] [--password P|-] [--two-factor off] [--json]',
     summary:
       "Changes an account's fees, switches or password (audited); prints the settings after the change.",
     example: 'gateway accounts update --id 1 --sale-fee-percent 3.99 --sale-fee-fixed 0.99',
@@ -107,6 +107,7 @@ export const accountCommands: Command[] = [
       'reserve-percent': 'share of each paid sale held as reserve, in per cent',
       'api-cashout': 'on|off: cashouts through the API',
       transfers: 'on|off: transfers at all',
+      'cart-recovery-email': 'on|off: one e-mail to the payer of an abandoned checkout cart, with its page',
       password: 'a new panel password (ends every session); `-` reads it from standard input',
       'two-factor': "off: turns the account's two-factor login off (a lost authenticator)",
     },
@@ -119,6 +120,7 @@ export const accountCommands: Command[] = [
       'reserve-percent': { type: 'string' },
       'api-cashout': { type: 'string' },
       transfers: { type: 'string' },
+      'cart-recovery-email': { type: 'string' },
       password: { type: 'string' },
       'two-factor': { type: 'string' },
     },
@@ -132,6 +134,7 @@ export const accountCommands: Command[] = [
         reservePercentE4: percentArg(values['reserve-percent'], 'reserve-percent'),
         apiCashout: switchArg(values['api-cashout'], 'api-cashout'),
         transfers: switchArg(values.transfers, 'transfers'),
+        cartRecoveryEmail: switchArg(values['cart-recovery-email'], 'cart-recovery-email'),
         password: values.password === undefined ? undefined : passwordArg(String(values.password)),
         twoFactorOff: twoFactorArg(values['two-factor']),
       };

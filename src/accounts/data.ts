@@ -52,3 +52,12 @@ export function accountColumnSql(column: 'name' | 'email', accountIdExpr: string
 
 /** A subquery: every account's id. */
 export const EVERY_ACCOUNT_ID_SQL = 'SELECT id FROM accounts';
+
+/** Of these accounts, those whose payers get the abandoned-cart recovery e-mail, with their names. */
+export async function cartRecoveryAccounts(q: Queryable, accountIds: number[]): Promise<Map<number, string>> {
+  const rows = await q.query<{ id: number; name: string }>(
+    'SELECT id, name FROM accounts WHERE id = ANY($1::bigint[]) AND cart_recovery_email',
+    [[...new Set(accountIds)]],
+  );
+  return new Map(rows.map((r) => [Number(r.id), r.name]));
+}

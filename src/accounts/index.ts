@@ -5,6 +5,7 @@ export { accountCommands } from './cli.js';
 export {
   accountColumnSql,
   accountName,
+  cartRecoveryAccounts,
   type SaleFeeRates,
   saleFeeRates,
   withdrawalFee,

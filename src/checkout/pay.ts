@@ -53,6 +53,8 @@ export interface PixPayment {
 
 export interface PayDeps {
   db: Db;
+  /** PUBLIC_URL: a payer's cart keeps the page's address (the recovery e-mail's link). */
+  publicUrl: string;
   /** Who opens PIX charges (the sales module's); null when none is configured. */
   pixProcessor: PixChargeProcessor | null;
   allowPrivateTargets: boolean;
@@ -94,9 +96,7 @@ export class PublicCheckout {
       link.account_id,
       { amount, customer, items, expiresIn, metadata: link.metadata },
       log,
-      {
-        paymentLinkId: link.id,
-      },
+      { paymentLinkId: link.id, recoveryUrl: `${this.deps.publicUrl}/pay/${link.slug}` },
     );
   }
 
@@ -136,7 +136,7 @@ export class PublicCheckout {
       session.account_id,
       { amount: session.amount_cents, customer, items: session.items, expiresIn, metadata: session.metadata },
       log,
-      { checkoutSessionId: session.id },
+      { checkoutSessionId: session.id, recoveryUrl: `${this.deps.publicUrl}/checkout/${session.id}` },
     );
   }
 

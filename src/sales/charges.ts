@@ -6,6 +6,7 @@ import { AppError, conflict, inUse, keyReused, validation } from '../platform/er
 import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { addressProblem } from '../webhooks/index.js';
+import { cartOfCheckout } from './carts/checkout-carts.js';
 import {
   bindSaleKey,
   claimSaleKey,
@@ -108,7 +109,11 @@ export async function createPixSale(
           installments: null,
           processor: processor.name,
           postbackUrl,
-          cartId: null,
+          cartId: await cartOfCheckout(tx, accountId, context.origin, {
+            customer,
+            items: input.items,
+            amount: input.amount,
+          }),
           recurrence: null,
           pixKey: opened.brCode,
           externalTransactionId: opened.externalTransactionId,

@@ -35,6 +35,8 @@ export interface NewSaleRow {
 export interface SaleOrigin {
   paymentLinkId?: string;
   checkoutSessionId?: string;
+  /** The page the payer can come back to: the sale then belongs to the payer's checkout cart. */
+  recoveryUrl?: string;
 }
 
 /** Inserts a PENDENTE sale; item ids come from their own sequence, in the order given. */

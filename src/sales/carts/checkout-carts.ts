@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { cartRecoveryAccounts } from '../../accounts/index.js';
+import { type MailOutbox, queueMail, renderMail } from '../../mail/index.js';
+import type { Db, Queryable } from '../../platform/db/db.js';
+import { formatBrl } from '../../platform/money/money.js';
+import { type NotificationFact, recordNotifications } from '../../webhooks/index.js';
+import type { SaleOrigin } from '../data.js';
+import type { Customer, SaleItem } from '../types.js';
+import { type CartRow, cartNotificationBody } from './carts.js';
+
+/**
+ * The cart of a payer who gave their data on a checkout page, for the sale about to be opened: a session has
+ * one cart, a link one per payer (by e-mail) while it is open or abandoned, so a payer who comes back and pays
+ * recovers the cart they left. Called in the sale's transaction; null for a sale started elsewhere.
+ */
+export async function cartOfCheckout(
+  tx: Queryable,
+  accountId: number,
+  origin: SaleOrigin | undefined,
+  sale: { customer: Customer; items: Omit<SaleItem, 'id'>[]; amount: number },
+): Promise<number | null> {
+  if (!origin?.recoveryUrl || !(origin.checkoutSessionId || origin.paymentLinkId)) return null;
+  const [found] = origin.checkoutSessionId
+    ? await tx.query<{ id: number }>(
+        `SELECT id FROM carts WHERE checkout_session_id = $1 AND status IN ('OPEN', 'ABANDONED')
+          ORDER BY id DESC LIMIT 1 FOR UPDATE`,
+        [origin.checkoutSessionId],
+      )
+    : await tx.query<{ id: number }>(
+        `SELECT id FROM carts WHERE payment_link_id = $1 AND customer->>'email' = $2
+            AND status IN ('OPEN', 'ABANDONED')
+          ORDER BY id DESC LIMIT 1 FOR UPDATE`,
+        [origin.paymentLinkId, sale.customer.email],
+      );
+  if (found) return Number(found.id);
+  const [made] = await tx.query<{ id: number }>(
+    `INSERT INTO carts (uuid, account_id, status, customer, items, amount, payment_link_id, checkout_session_id,
+                        recovery_url)
+     VALUES ($1, $2, 'OPEN', $3, $4, $5, $6, $7, $8) RETURNING id`,
+    [
+      randomUUID(),
+      accountId,
+      JSON.stringify(sale.customer),
+      JSON.stringify(
+        sale.items.map(({ title, unitPrice, quantity, tangible }) => ({
+          title,
+          unitPrice,
+          quantity,
+          tangible,
+        })),
+      ),
+      sale.amount,
+      origin.paymentLinkId ?? null,
+      origin.checkoutSessionId ?? null,
+      origin.recoveryUrl,
+    ],
+  );
+  return Number(made!.id);
+}
+
+/** How often open checkout carts are looked at: well within a minute of their abandonment. */
+export const CART_ABANDON_CHECK_EVERY_MS = 20_000;
+const BATCH = 100;
+
+/**
+ * Checkout carts left OPEN (no sale of theirs paid) for `afterMinutes` become ABANDONED, each with its
+ * cart.abandoned fact and, when its account has the recovery e-mail on, one e-mail to the payer with the
+ * page's link, in the transaction that abandons it (once: an abandoned cart is never abandoned again).
+ * Several workers share the carts (SKIP LOCKED). Returns how many were abandoned.
+ */
+export async function abandonCheckoutCarts(db: Db, mail: MailOutbox, afterMinutes: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const done = await db.tx(async (tx) => {
+      const carts = await tx.query<CartRow & { recovery_url: string }>(
+        `WITH due AS (
+           SELECT id FROM carts
+            WHERE status = 'OPEN' AND recovery_url IS NOT NULL
+              AND created_at < now() - make_interval(mins => $1)
+            ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+         UPDATE carts c SET status = 'ABANDONED', abandoned_at = now() FROM due WHERE c.id = due.id
+         RETURNING c.*`,
+        [afterMinutes, BATCH],
+      );
+      if (carts.length === 0) return 0;
+      const facts: NotificationFact[] = carts.map((c) => ({
+        accountId: c.account_id,
+        event: 'cart.abandoned',
+        subjectType: 'cart',
+        subjectId: c.id,
+        webhookBody: cartNotificationBody(c, null),
+      }));
+      await recordNotifications(tx, facts);
+      const mailing = await cartRecoveryAccounts(
+        tx,
+        carts.map((c) => c.account_id),
+      );
+      for (const cart of carts) {
+        if (!mailing.has(cart.account_id) || !cart.customer.email) continue;
+        await queueMail(tx, mail, {
+          cause: `cart-recovery:${cart.uuid}`,
+          to: cart.customer.email,
+          ...recoveryMail(cart, mailing.get(cart.account_id)!),
+        });
+      }
+      return carts.length;
+    });
+    total += done;
+    if (done < BATCH) return total;
+  }
+}
+
+function recoveryMail(cart: CartRow & { recovery_url: string }, merchant: string) {
+  const first = cart.customer.name.split(' ')[0] || cart.customer.name;
+  return renderMail({
+    subject: `Seu pagamento para ${merchant} ficou pendente`,
+    paragraphs: [
+      `Olá, ${first}.`,
+      `Você começou um pagamento de ${formatBrl(cart.amount)} para ${merchant} e ele não foi concluído.`,
+      'Se ainda quiser concluir, abra o link abaixo: a página mostra de novo como pagar.',
+    ],
+    action: { label: 'Concluir pagamento', url: cart.recovery_url },
+    footnote: 'Se você já pagou ou desistiu da compra, ignore este e-mail.',
+  });
+}

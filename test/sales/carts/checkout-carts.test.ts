@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { abandonCheckoutCarts } from '../../../src/sales/carts/checkout-carts.js';
+import { createLink, createSession, PAYER, type PixPaymentBody } from '../../checkout/fixtures.js';
+import { createMerchant, type TestMerchant } from '../../support/factories.js';
+import { call } from '../../support/http.js';
+import { Mailbox } from '../../support/mailbox.js';
+import { startServer, type TestServer } from '../../support/server.js';
+import { waitUntil } from '../../support/wait.js';
+import { moveTo } from '../fixtures.js';
+
+let server: TestServer;
+let mailbox: Mailbox;
+let merchant: TestMerchant;
+
+beforeAll(async () => {
+  mailbox = await Mailbox.start();
+  server = await startServer({ env: { SMTP_URL: mailbox.url } });
+  merchant = await createMerchant(server, 'Loja da Maria');
+});
+afterAll(async () => {
+  await server?.close();
+  await mailbox?.stop();
+});
+
+const db = () => server.runtime.platform.db;
+const mail = () => ({ queue: server.runtime.platform.queue, key: server.runtime.platform.config.secretsKey });
+
+/** Every cart older than a minute's worth of abandonment counts as left: the run abandons at once. */
+const abandonNow = () => abandonCheckoutCarts(db(), mail(), 0);
+
+async function cartEvents(who: TestMerchant) {
+  const res = await call<{ data: { id: string; type: string; data: Record<string, unknown> }[] }>(
+    'GET',
+    `${server.url}/api/events?type=cart.abandoned,cart.recovered`,
+    { headers: who.keys },
+  );
+  expect(res.status, res.text).toBe(200);
+  return res.body.data;
+}
+
+async function paySession(sessionId: string, payer = PAYER) {
+  const res = await call<PixPaymentBody>('POST', `${server.url}/api/public/checkout/${sessionId}`, {
+    body: payer,
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+const setRecoveryMail = (on: boolean) =>
+  db().query('UPDATE accounts SET cart_recovery_email = $2 WHERE id = $1', [merchant.accountId, on]);
+
+describe('checkout carts', () => {
+  it('a payer who gave their data and did not pay: cart.abandoned once; paid later: cart.recovered', async () => {
+    const session = await createSession(server, merchant);
+    const payment = await paySession(session.id);
+    expect(await abandonCheckoutCarts(db(), mail(), 30)).toBe(0); // not yet left for 30 minutes
+    expect(await abandonNow()).toBe(1);
+    expect(await abandonNow()).toBe(0); // once
+    let events = (await cartEvents(merchant)).filter((e) => e.data.customerEmail === PAYER.email);
+    expect(events.map((e) => e.type)).toEqual(['cart.abandoned']);
+    expect(events[0]!.data).toMatchObject({
+      status: 'ABANDONED',
+      amount: '9980',
+      saleId: null,
+      type: 'CART',
+    });
+
+    expect((await moveTo(server, merchant, payment.saleId, 'PAGO')).status).toBe(200);
+    events = (await cartEvents(merchant)).filter((e) => e.data.customerEmail === PAYER.email);
+    expect(events.map((e) => e.type).sort()).toEqual(['cart.abandoned', 'cart.recovered']);
+    const recovered = events.find((e) => e.type === 'cart.recovered')!;
+    expect(recovered.data).toMatchObject({
+      status: 'RECOVERED',
+      saleUuid: payment.saleId,
+      id: events[0]!.data.id,
+    });
+  });
+
+  it('a payer who pays in time leaves no abandoned cart and no cart event', async () => {
+    const payer = { ...PAYER, email: 'pontual@example.com' };
+    const session = await createSession(server, merchant);
+    const payment = await paySession(session.id, payer);
+    expect((await moveTo(server, merchant, payment.saleId, 'PAGO')).status).toBe(200);
+    await abandonNow();
+    expect((await cartEvents(merchant)).filter((e) => e.data.customerEmail === payer.email)).toEqual([]);
+  });
+
+  it('with the account’s setting on, the payer of an abandoned cart gets one e-mail with the page to come back to', async () => {
+    await setRecoveryMail(true);
+    try {
+      const payer = { ...PAYER, email: 'volta@example.com' };
+      const link = await createLink(server, merchant);
+      const res = await call<PixPaymentBody>('POST', `${server.url}/api/public/pay/${link.slug}`, {
+        body: payer,
+      });
+      expect(res.status, res.text).toBe(201);
+      // the same payer again on the same link: the same cart, not a second one
+      const again = await call<PixPaymentBody>('POST', `${server.url}/api/public/pay/${link.slug}`, {
+        body: payer,
+      });
+      expect(again.status, again.text).toBe(201);
+      expect(await abandonNow()).toBe(1);
+      await waitUntil(
+        () => mailbox.messages.some((m) => m.to === payer.email),
+        20_000,
+        () => 'recovery e-mail',
+      );
+      const sent = mailbox.messages.filter((m) => m.to === payer.email);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.subject).toBe('Seu pagamento para Loja da Maria ficou pendente');
+      expect(sent[0]!.text).toContain(link.url);
+      expect(sent[0]!.text).toContain('R$ 199,00');
+      await abandonNow();
+      await new Promise((r) => setTimeout(r, 500));
+      expect(mailbox.messages.filter((m) => m.to === payer.email)).toHaveLength(1);
+    } finally {
+      await setRecoveryMail(false);
+    }
+  });
+
+  it('with the setting off (the default), no e-mail; a sandbox cart is never abandoned by the clock', async () => {
+    const payer = { ...PAYER, email: 'sem-email@example.com' };
+    const session = await createSession(server, merchant);
+    await paySession(session.id, payer);
+    const sandbox = await call<{ uuid: string; status: string }>('POST', `${server.url}/api/sandbox/carts`, {
+      headers: merchant.keys,
+      body: {
+        customer: { name: 'Ana', email: 'ana@example.com', document: '52998224725', phone: '11999999999' },
+        items: [{ title: 'Livro', unitPrice: 5000, quantity: 1, tangible: true }],
+      },
+    });
+    expect(sandbox.status, sandbox.text).toBe(201);
+    expect(await abandonNow()).toBe(1);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(mailbox.messages.filter((m) => m.to === payer.email)).toEqual([]);
+    const [row] = await db().query<{ status: string }>('SELECT status FROM carts WHERE uuid = $1', [
+      sandbox.body.uuid,
+    ]);
+    expect(row!.status).toBe('OPEN');
+  });
+});
