@@ -175,6 +175,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     perIp: limits.checkoutPerIp,
     pixProcessor: charges.pixProcessor,
     allowPrivateTargets: charges.allowPrivateTargets,
+    boletos: cobv ? boletoIssuer : null,
   });
   if (bcb) {
     const recurrenceAccountId = config.bcb?.recurrenceAccountId ?? null;

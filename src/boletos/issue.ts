@@ -3,8 +3,9 @@ import { barcode, digitableLine, MAX_BOLETO_CENTS, qrSvgDataUri } from '../payme
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { fromSaoPaulo, toSaoPaulo } from '../platform/time/sao-paulo.js';
-import type { Customer, SaleItem, SaleRow } from '../sales/index.js';
+import type { Customer, SaleItem, SaleOrigin, SaleRow } from '../sales/index.js';
 import {
+  cartOfCheckout,
   checkSaleSize,
   createSale,
   normalizeCustomer,
@@ -107,6 +108,8 @@ export class BoletoIssuer {
       /** Runs in the transaction that stores the sale (the Idempotency-Key's binding). */
       bind?: (tx: Queryable, saleId: number) => Promise<void>;
       today?: string;
+      /** The payment link or checkout session the payer started from (its sale and its cart carry it). */
+      origin?: SaleOrigin;
     } = {},
   ): Promise<SaleRow> {
     if (!this.psp) throw new Error('no PSP opens cobv charges');
@@ -166,7 +169,11 @@ export class BoletoIssuer {
             installments: null,
             processor: this.psp!.processor,
             postbackUrl,
-            cartId: null,
+            cartId: await cartOfCheckout(tx, accountId, hooks.origin, {
+              customer,
+              items: input.items,
+              amount: input.amount,
+            }),
             recurrence: null,
             pixKey: cobv.brCode,
             externalTransactionId: cobv.txid,
@@ -175,6 +182,7 @@ export class BoletoIssuer {
             boletoCode: line,
             metadata: input.metadata ?? {},
             boleto,
+            origin: hooks.origin,
           },
           { notifyPending: true, uuid },
         );

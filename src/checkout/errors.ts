@@ -8,3 +8,6 @@ export class CheckoutNotFound extends Error {}
 
 /** The link or session exists but takes no more payments: expired, used up, turned off or paid (410). */
 export class CheckoutGone extends Error {}
+
+/** The payment method cannot be opened here now: no processor for it is configured (503). */
+export class CheckoutUnavailable extends Error {}

@@ -1,9 +1,20 @@
+import { mapBoletoErrors } from '../boletos/index.js';
 import { TransactionErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { IdPath } from '../sales/index.js';
 import { mapCheckoutErrors } from './http.js';
 import type { PublicCheckout } from './pay.js';
-import { LinkPayBody, PixPayment, PublicLink, PublicSession, SessionPayBody, SlugPath } from './schemas.js';
+import {
+  BoletoPayment,
+  LinkBoletoBody,
+  LinkPayBody,
+  PixPayment,
+  PublicLink,
+  PublicSession,
+  SessionBoletoBody,
+  SessionPayBody,
+  SlugPath,
+} from './schemas.js';
 
 const errors = {
   400: TransactionErrorBody,
@@ -60,6 +71,28 @@ export function registerPublicRoutes(app: Http, checkout: PublicCheckout, perIp:
     },
   );
 
+  app.post(
+    '/api/public/pay/:slug/boleto',
+    {
+      config: { errorShape: 'transaction', errors: starting },
+      ...limited,
+      schema: {
+        tags: ['checkout'],
+        summary:
+          'Pay a payment link by boleto: issues a boleto híbrido in the payer’s name, due in 3 days, and answers its line, PDF link and Pix',
+        params: SlugPath,
+        body: LinkBoletoBody,
+        response: { 201: BoletoPayment, ...paying },
+      },
+    },
+    async (request, reply) => {
+      const payment = await mapCheckoutErrors(() =>
+        mapBoletoErrors(() => checkout.payLinkByBoleto(request.params.slug, request.body)),
+      );
+      return reply.code(201).send(payment);
+    },
+  );
+
   app.get(
     '/api/public/checkout/:id',
     {
@@ -93,6 +126,28 @@ export function registerPublicRoutes(app: Http, checkout: PublicCheckout, perIp:
     async (request, reply) => {
       const payment = await mapCheckoutErrors(() =>
         checkout.paySession(request.params.id, request.body, request.log),
+      );
+      return reply.code(201).send(payment);
+    },
+  );
+
+  app.post(
+    '/api/public/checkout/:id/boleto',
+    {
+      config: { errorShape: 'transaction', errors: starting },
+      ...limited,
+      schema: {
+        tags: ['checkout'],
+        summary:
+          'Pay a checkout session by boleto (its amount and items): a boleto híbrido in the payer’s name, due in 3 days',
+        params: IdPath,
+        body: SessionBoletoBody,
+        response: { 201: BoletoPayment, ...paying },
+      },
+    },
+    async (request, reply) => {
+      const payment = await mapCheckoutErrors(() =>
+        mapBoletoErrors(() => checkout.paySessionByBoleto(request.params.id, request.body)),
       );
       return reply.code(201).send(payment);
     },

@@ -1,3 +1,4 @@
+import type { BoletoIssuer } from '../boletos/index.js';
 import type { Db } from '../platform/db/db.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import type { PixChargeProcessor } from '../sales/index.js';
@@ -19,6 +20,8 @@ export interface CheckoutDeps {
   /** Who opens PIX charges (the sales module's); null when none is configured (503). */
   pixProcessor: PixChargeProcessor | null;
   allowPrivateTargets: boolean;
+  /** Who issues boletos (the boletos module's); null when no PSP opens them (503). */
+  boletos: BoletoIssuer | null;
 }
 
 /** Payment links (API and panel), checkout sessions (API) and the payer's routes of both. */

@@ -228,3 +228,48 @@ export const PixPayment = Type.Object({
   pixQrCode: Type.String({ description: 'The BR Code as an SVG QR code (data: URI)' }),
   expiresAt: NullableString({ format: 'date-time' }),
 });
+
+const PayerAddress = Type.Object(
+  {
+    street: Type.String({ minLength: 1, maxLength: 200 }),
+    number: Type.String({ minLength: 1, maxLength: 20 }),
+    district: Type.String({ minLength: 1, maxLength: 100 }),
+    city: Type.String({ minLength: 1, maxLength: 100 }),
+    state: Type.String({ minLength: 2, maxLength: 2, description: 'UF' }),
+    zipCode: Type.String({ minLength: 8, maxLength: 9, description: '8 digits (a dash allowed)' }),
+  },
+  { additionalProperties: false, description: "The payer's address: a boleto names its payer" },
+);
+const ADDRESS_EXAMPLE = {
+  street: 'Rua das Flores',
+  number: '100',
+  district: 'Centro',
+  city: 'São Paulo',
+  state: 'SP',
+  zipCode: '01001-000',
+};
+
+export const LinkBoletoBody = Type.Object(
+  { ...LinkPayBody.properties, address: PayerAddress },
+  { additionalProperties: false, examples: [{ ...PAYER_EXAMPLE, address: ADDRESS_EXAMPLE }] },
+);
+
+export const SessionBoletoBody = Type.Object(
+  { ...SessionPayBody.properties, address: PayerAddress },
+  {
+    additionalProperties: false,
+    description: 'The payer and their address; a field the session gave may be left out.',
+    examples: [{ ...PAYER_EXAMPLE, address: ADDRESS_EXAMPLE }],
+  },
+);
+
+export const BoletoPayment = Type.Object({
+  saleId: Type.String({ format: 'uuid' }),
+  amountCents: Type.Integer(),
+  digitableLine: Type.String({ description: 'The linha digitável: 47 digits' }),
+  barcode: Type.String({ description: 'The 44-digit barcode' }),
+  dueDate: Type.String({ format: 'date' }),
+  pdfUrl: Type.String({ description: "The boleto's PDF on the payer's unguessable link" }),
+  pixCopyPaste: Type.String({ description: "The boleto's Pix (with due date) to pay it by Pix instead" }),
+  pixQrCode: Type.String({ description: 'That Pix as an SVG QR code (data: URI)' }),
+});

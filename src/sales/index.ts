@@ -1,6 +1,6 @@
 // The sales module's front door: what the other modules, app.ts and the CLI use of it.
 export { abandonCart, cartView, createCart } from './carts/carts.js';
-export { abandonCheckoutCarts, CART_ABANDON_CHECK_EVERY_MS } from './carts/checkout-carts.js';
+export { abandonCheckoutCarts, CART_ABANDON_CHECK_EVERY_MS, cartOfCheckout } from './carts/checkout-carts.js';
 export { deleteExpiredSaleKeys, findSaleRow, setChargeExpiryAt } from './charges.data.js';
 export { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges, createPixSale } from './charges.js';
 export { ChargeBody } from './charges.schemas.js';
