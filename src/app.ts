@@ -175,6 +175,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
     perIp: limits.checkoutPerIp,
     pixProcessor: charges.pixProcessor,
     allowPrivateTargets: charges.allowPrivateTargets,
+    feed,
+    streamsPerIp: config.checkoutStreamsPerIp,
   });
   if (bcb) {
     const recurrenceAccountId = config.bcb?.recurrenceAccountId ?? null;

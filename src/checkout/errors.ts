@@ -6,5 +6,15 @@ export class CheckoutInputError extends Error {}
 /** No such payment link or checkout session, or not the asker's (404). */
 export class CheckoutNotFound extends Error {}
 
+/** Why a link or session takes no more payments: the hosted page says which, in Portuguese. */
+export type GoneReason = 'expired' | 'used_up' | 'turned_off' | 'paid';
+
 /** The link or session exists but takes no more payments: expired, used up, turned off or paid (410). */
-export class CheckoutGone extends Error {}
+export class CheckoutGone extends Error {
+  constructor(
+    message: string,
+    readonly reason: GoneReason,
+  ) {
+    super(message);
+  }
+}

@@ -102,7 +102,7 @@ export class PublicCheckout {
 
   async session(id: string): Promise<PublicSession> {
     const { session, state } = await this.sessionWithState(id);
-    if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired');
+    if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired', 'expired');
     return {
       id: session.id,
       status: state.status,
@@ -122,8 +122,8 @@ export class PublicCheckout {
    */
   async paySession(id: string, body: PayerInput, log: Logger): Promise<PixPayment> {
     const { session, state, sales } = await this.sessionWithState(id);
-    if (state.status === 'paid') throw new CheckoutGone('This checkout session is already paid');
-    if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired');
+    if (state.status === 'paid') throw new CheckoutGone('This checkout session is already paid', 'paid');
+    if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired', 'expired');
     offersPix(session.methods);
     const open = sales.findLast(
       (s) => s.status === 'PENDENTE' && s.pixKey !== null && (s.chargeExpiresAt?.getTime() ?? 0) > Date.now(),
@@ -143,12 +143,12 @@ export class PublicCheckout {
   private async payableLink(slug: string): Promise<LinkRow> {
     const link = isSlug(slug) ? await findLinkBySlug(this.deps.db, slug) : null;
     if (!link) throw new CheckoutNotFound('Payment link not found');
-    if (!link.active) throw new CheckoutGone('This payment link is turned off');
+    if (!link.active) throw new CheckoutGone('This payment link is turned off', 'turned_off');
     if (link.expires_at && link.expires_at.getTime() <= Date.now()) {
-      throw new CheckoutGone('This payment link has expired');
+      throw new CheckoutGone('This payment link has expired', 'expired');
     }
     if (link.max_uses !== null && (await usesOf(this.deps.db, link.id)) >= link.max_uses) {
-      throw new CheckoutGone('This payment link has been used up');
+      throw new CheckoutGone('This payment link has been used up', 'used_up');
     }
     return link;
   }

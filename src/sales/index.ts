@@ -7,7 +7,7 @@ export { createSale } from './create.js';
 export { lockSalesById, type SaleOrigin } from './data.js';
 export { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 export { ownedSale, saleJson } from './lookup.js';
-export { type OriginSale, originSale, paidSalesOfLinks, salesOfSessions } from './origins.js';
+export { type OriginSale, originSale, paidSalesOfLinks, saleOfOrigin, salesOfSessions } from './origins.js';
 export { type PaymentAgain, recordPaidAmounts, setPaidAgainRule, setPaidAmountRule } from './paid-amount.js';
 export { salesPanelRoutes } from './panel.routes.js';
 export { BcbProcessor } from './processors/bcb/adapter.js';

@@ -54,6 +54,8 @@ export interface Config {
   rateLimitWebhookTest: number;
   /** Requests to the payer's pages of payment links and checkout sessions per source IP per minute; 0: off. */
   rateLimitCheckoutPerIp: number;
+  /** Open payment streams of the hosted checkout pages per source IP; 0: no cap. */
+  checkoutStreamsPerIp: number;
   webhookAllowPrivate: boolean;
   webhookRetryDelaysMs: number[];
   /** Days finished deliveries and events are kept before the daily retention job deletes them (≥ 30). */
@@ -228,6 +230,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     rateLimitLoginPerIp: integer(env, 'RATE_LIMIT_LOGIN_PER_IP', 20, 0, 1_000_000),
     rateLimitWebhookTest: integer(env, 'RATE_LIMIT_WEBHOOK_TEST', 10, 0, 1_000_000),
     rateLimitCheckoutPerIp: integer(env, 'RATE_LIMIT_CHECKOUT_PER_IP', 60, 0, 1_000_000),
+    checkoutStreamsPerIp: integer(env, 'CHECKOUT_STREAMS_PER_IP', 20, 0, 1_000_000),
     webhookAllowPrivate: allowPrivate,
     webhookRetryDelaysMs: retryDelays(env),
     notificationRetentionDays: integer(env, 'NOTIFICATION_RETENTION_DAYS', 90, 30, 36500),
