@@ -66,7 +66,7 @@ export function PixPanel(props: {
       </ol>
       <img class="qr" src={payment.pixQrCode} alt="QR Code do Pix" width={240} height={240} />
       <label for="pix-code">Código Pix copia e cola</label>
-      <textarea id="pix-code" readOnly rows={4} value={payment.pixCopyPaste} />
+      <textarea id="pix-code" readOnly rows={5} value={payment.pixCopyPaste} />
       <button type="button" onClick={copy}>
         {copied ? 'Código copiado' : 'Copiar código Pix'}
       </button>

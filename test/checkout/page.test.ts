@@ -82,7 +82,9 @@ describe('the hosted page', () => {
   });
 
   it('answers 404 and 410 pages in Portuguese: unknown, expired, used up, turned off; a paid session is 200', async () => {
-    const expired = await createLink(server, merchant, { expiresAt: new Date(Date.now() + 60_000).toISOString() });
+    const expired = await createLink(server, merchant, {
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    });
     await db().query(`UPDATE payment_links SET expires_at = now() - interval '1 second' WHERE id = $1`, [
       expired.id,
     ]);
@@ -145,7 +147,9 @@ describe("the payer's sale stream", () => {
     const s = await stream(`/checkout/${session.id}/sales/${saleId}/events`);
     expect(s.status).toBe(200);
     const url = `https://loja.example.com/obrigado?pedido=1001&session_id=${session.id}`;
-    expect(await s.text()).toBe(`retry: 3000\n\nevent: paid\ndata: {"redirectUrl":${JSON.stringify(url)}}\n\n`);
+    expect(await s.text()).toBe(
+      `retry: 3000\n\nevent: paid\ndata: {"redirectUrl":${JSON.stringify(url)}}\n\n`,
+    );
   });
 
   it('is told only of its own sale: another sale paid meanwhile sends nothing', async () => {
@@ -201,11 +205,13 @@ describe("the payer's sale stream", () => {
     expect(JSON.parse(await c.text())).toMatchObject({ error: 'RATE_LIMITED' });
     expect((await stream(path, '127.0.0.4')).status).toBe(200);
     a.close();
-    await expect.poll(async () => {
-      const d = await stream(path, '127.0.0.3');
-      d.close();
-      return d.status;
-    }).toBe(200);
+    await expect
+      .poll(async () => {
+        const d = await stream(path, '127.0.0.3');
+        d.close();
+        return d.status;
+      })
+      .toBe(200);
     b.close();
   });
 });
