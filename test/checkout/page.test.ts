@@ -32,7 +32,10 @@ const agents = new Map<string, Agent>();
 /** A client at another loopback address: the per-address cap counts each apart. */
 const from = (localAddress: string) => {
   let agent = agents.get(localAddress);
-  if (!agent) agents.set(localAddress, (agent = new Agent({ localAddress })));
+  if (!agent) {
+    agent = new Agent({ localAddress });
+    agents.set(localAddress, agent);
+  }
   return agent;
 };
 
