@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { TransactionErrorBody } from '../platform/http/error-schemas.js';
 import { PAGE_HEADERS } from '../platform/http/panel-site.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { CheckoutGone, CheckoutNotFound } from './errors.js';
@@ -28,11 +30,22 @@ export async function registerPageRoutes(
     ? readFileSync(path.join(SITE, 'index.html'), 'utf8')
     : null;
   const limited = perIp ? { onRequest: perIp } : {};
-  const options = {
+  const page = {
+    description:
+      'The page, in Portuguese; a pt-BR page saying why there is nothing to pay with 404 (unknown) or 410 (expired, used up, turned off)',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  };
+  const options = (summary: string, params: ReturnType<typeof Type.Object>) => ({
     config: { errorShape: 'transaction' as const, errors: ['RATE_LIMITED'] as const },
     ...limited,
-    schema: { hide: true },
-  };
+    schema: {
+      tags: ['checkout'],
+      summary,
+      produces: ['text/html'],
+      params,
+      response: { 200: page, 429: TransactionErrorBody },
+    },
+  });
 
   const send = async (reply: FastifyReply, kind: Unpayable['kind'], data: () => Promise<PageData>) => {
     for (const [name, value] of Object.entries(PAGE_HEADERS)) reply.header(name, value);
@@ -57,18 +70,24 @@ export async function registerPageRoutes(
     }
   };
 
-  app.get<{ Params: { slug: string } }>('/pay/:slug', options, (request, reply) =>
-    send(reply, 'link', async () => ({
-      kind: 'link',
-      slug: request.params.slug,
-      link: await checkout.link(request.params.slug),
-    })),
+  app.get<{ Params: { slug: string } }>(
+    '/pay/:slug',
+    options("The payer's hosted page of a payment link", Type.Object({ slug: Type.String() })),
+    (request, reply) =>
+      send(reply, 'link', async () => ({
+        kind: 'link',
+        slug: request.params.slug,
+        link: await checkout.link(request.params.slug),
+      })),
   );
-  app.get<{ Params: { id: string } }>('/checkout/:id', options, (request, reply) =>
-    send(reply, 'session', async () => ({
-      kind: 'session',
-      session: await checkout.session(request.params.id),
-    })),
+  app.get<{ Params: { id: string } }>(
+    '/checkout/:id',
+    options("The payer's hosted page of a checkout session", Type.Object({ id: Type.String() })),
+    (request, reply) =>
+      send(reply, 'session', async () => ({
+        kind: 'session',
+        session: await checkout.session(request.params.id),
+      })),
   );
 
   if (!template) return;
