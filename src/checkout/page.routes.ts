@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import fastifyStatic from '@fastify/static';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { TransactionErrorBody } from '../platform/http/error-schemas.js';
 import { PAGE_HEADERS } from '../platform/http/panel-site.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { CheckoutGone, CheckoutNotFound } from './errors.js';
+import { loadPageAssets } from './page-assets.js';
 import { type PageData, pageHtml, type Unpayable, unpayableHtml } from './page-html.js';
 import type { PublicCheckout } from './pay.js';
 
@@ -21,11 +21,7 @@ const ASSETS_PREFIX = '/checkout-page/assets/';
  * nothing to pay with 404 (unknown) or 410 (expired, used up, turned off); counted by the payer's per-address
  * limit. Its hashed assets are cached for good.
  */
-export async function registerPageRoutes(
-  app: Http,
-  checkout: PublicCheckout,
-  perIp: AuthHook | null,
-): Promise<void> {
+export function registerPageRoutes(app: Http, checkout: PublicCheckout, perIp: AuthHook | null): void {
   const template = existsSync(path.join(SITE, 'index.html'))
     ? readFileSync(path.join(SITE, 'index.html'), 'utf8')
     : null;
@@ -90,17 +86,16 @@ export async function registerPageRoutes(
       })),
   );
 
-  if (!template) return;
-  await app.register(fastifyStatic, {
-    root: path.join(SITE, 'assets'),
-    prefix: ASSETS_PREFIX,
-    wildcard: false,
-    decorateReply: false,
-    schemaHide: true,
-    setHeaders: (res) => {
-      for (const [name, value] of Object.entries(PAGE_HEADERS)) res.header(name, value);
+  for (const [name, asset] of loadPageAssets(path.join(SITE, 'assets'))) {
+    app.get(`${ASSETS_PREFIX}${name}`, { schema: { hide: true } }, (request, reply) => {
+      for (const [header, value] of Object.entries(PAGE_HEADERS)) reply.header(header, value);
       // hashed names change with their content
-      res.header('cache-control', 'public, max-age=31536000, immutable');
-    },
-  });
+      reply.header('cache-control', 'public, max-age=31536000, immutable').header('vary', 'accept-encoding');
+      reply.type(asset.type);
+      if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
+        return reply.header('content-encoding', 'gzip').send(asset.gzip);
+      }
+      return reply.send(asset.raw);
+    });
+  }
 }

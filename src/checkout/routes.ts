@@ -48,5 +48,5 @@ export async function checkoutRoutes(app: Http, deps: CheckoutDeps): Promise<voi
     { paid: new PaidSales(deps.feed), limit: new StreamsPerAddress(deps.streamsPerIp) },
     deps.perIp,
   );
-  await registerPageRoutes(app, checkout, deps.perIp);
+  registerPageRoutes(app, checkout, deps.perIp);
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moveTo } from '../sales/fixtures.js';
@@ -82,6 +83,11 @@ describe('the hosted page', () => {
     expect(js.status).toBe(200);
     expect(js.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(js.headers['content-security-policy']).toBe(csp);
+    expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    // gzipped for a client that takes it, the same bytes once unpacked
+    const packed = await request(`${server.url}${asset}`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(packed.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(Buffer.from(await packed.body.arrayBuffer())).toString()).toBe(js.text);
   });
 
   it('answers 404 and 410 pages in Portuguese: unknown, expired, used up, turned off; a paid session is 200', async () => {
