@@ -3,6 +3,7 @@ import type { PageData, PixPayment } from './api';
 import { money } from './money';
 import { PayerForm } from './PayerForm';
 import { PixPanel } from './PixPanel';
+import { savedPix, savePix } from './saved-pix';
 
 type Phase =
   | { at: 'form' }
@@ -15,18 +16,20 @@ const REDIRECT_SECONDS = 5;
 /** The hosted checkout: what is paid, the payer's data and method, the Pix to pay, then the confirmation. */
 export function App({ page }: { page: PageData }) {
   const session = page.kind === 'session' ? page.session : null;
-  const [phase, setPhase] = useState<Phase>(
-    session?.status === 'paid'
-      ? { at: 'paid', amountCents: session.amountCents, redirectUrl: session.redirectUrl }
-      : { at: 'form' },
-  );
+  const [phase, setPhase] = useState<Phase>(() => {
+    if (session?.status === 'paid') {
+      return { at: 'paid', amountCents: session.amountCents, redirectUrl: session.redirectUrl };
+    }
+    const payment = savedPix(page);
+    return payment ? { at: 'pix', payment } : { at: 'form' };
+  });
   const merchant = page.kind === 'link' ? page.link.merchantName : page.session.merchantName;
   const title = page.kind === 'link' ? page.link.title : 'Seu pedido';
   const fixed = page.kind === 'link' ? page.link.amountCents : page.session.amountCents;
 
   useEffect(() => {
     document.title =
-      phase.at === 'paid' ? 'Pagamento confirmado' : `Pagar ${merchant ? `a ${merchant}` : ''}`.trim();
+      phase.at === 'paid' ? 'Pagamento confirmado' : merchant ? `Pagamento · ${merchant}` : 'Pagamento';
   }, [phase.at, merchant]);
 
   return (
@@ -60,15 +63,27 @@ export function App({ page }: { page: PageData }) {
           </>
         )}
       </header>
-      {phase.at === 'form' && <PayerForm page={page} onPix={(payment) => setPhase({ at: 'pix', payment })} />}
+      {phase.at === 'form' && (
+        <PayerForm
+          page={page}
+          onPix={(payment) => {
+            savePix(page, payment);
+            setPhase({ at: 'pix', payment });
+          }}
+        />
+      )}
       {phase.at === 'pix' && (
         <PixPanel
           page={page}
           payment={phase.payment}
-          onPaid={(redirectUrl) =>
-            setPhase({ at: 'paid', amountCents: phase.payment.amountCents, redirectUrl })
-          }
-          onNewPix={() => setPhase({ at: 'form' })}
+          onPaid={(redirectUrl) => {
+            savePix(page, null);
+            setPhase({ at: 'paid', amountCents: phase.payment.amountCents, redirectUrl });
+          }}
+          onNewPix={() => {
+            savePix(page, null);
+            setPhase({ at: 'form' });
+          }}
         />
       )}
       {session?.cancelUrl && phase.at !== 'paid' && (

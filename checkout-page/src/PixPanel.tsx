@@ -15,6 +15,9 @@ export function PixPanel(props: {
   const { payment } = props;
   const [copied, setCopied] = useState(false);
   const [expired, setExpired] = useState(false);
+  // the stream given up by the browser (refused, or the network gone for good): the payer may try again
+  const [lost, setLost] = useState(false);
+  const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
     const events = new EventSource(
@@ -29,8 +32,11 @@ export function PixPanel(props: {
       events.close();
       setExpired(true);
     });
+    events.addEventListener('open', () => setLost(false));
+    // a dropped connection is retried by the browser itself; a refused one closes the stream for good
+    events.addEventListener('error', () => setLost(events.readyState === EventSource.CLOSED));
     return () => events.close();
-  }, [payment.saleId]);
+  }, [payment.saleId, attempt]);
 
   const copy = async () => {
     try {
@@ -70,10 +76,19 @@ export function PixPanel(props: {
       <button type="button" onClick={copy}>
         {copied ? 'Código copiado' : 'Copiar código Pix'}
       </button>
-      <p class="waiting" role="status">
-        <span class="spinner" aria-hidden="true" />
-        Aguardando o pagamento. Esta página muda sozinha quando ele for confirmado.
-      </p>
+      {lost ? (
+        <div class="waiting-lost" role="alert">
+          <p>Perdemos a conexão com a loja. Se você já pagou, o pagamento não se perde.</p>
+          <button type="button" class="secondary" onClick={() => setAttempt((n) => n + 1)}>
+            Acompanhar o pagamento de novo
+          </button>
+        </div>
+      ) : (
+        <p class="waiting" role="status">
+          <span class="spinner" aria-hidden="true" />
+          Aguardando o pagamento. Esta página muda sozinha quando ele for confirmado.
+        </p>
+      )}
       {payment.expiresAt && <p class="muted">Pague até as {hour(payment.expiresAt)}.</p>}
     </section>
   );

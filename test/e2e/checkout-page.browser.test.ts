@@ -112,8 +112,18 @@ describe('a buyer pays a payment link by Pix on a phone', () => {
     await expectAccessible();
     await shot(page, 'checkout-03-link-pix');
 
+    // a reload shows the same Pix (no second charge) and waits for it again
+    await page.reload();
+    await page.getByRole('heading', { name: 'Pague com Pix' }).waitFor();
+    expect(await page.getByLabel('Código Pix copia e cola').inputValue()).toBe(payment.pixCopyPaste);
+    const [{ n }] = (await server.runtime.platform.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM sales WHERE payment_link_id = $1',
+      [link.id],
+    )) as [{ n: number }];
+    expect(n).toBe(1);
+
     // the stream is open; the sale is paid as its processor would report it, and the page turns by itself
-    await expect.poll(() => requests.filter((u) => u.endsWith('/events')).length).toBe(1);
+    await expect.poll(() => requests.filter((u) => u.endsWith('/events')).length).toBe(2);
     await page.evaluate('window.__sameDocument = true');
     const before = requests.length;
     const paid = await moveTo(server, merchant, payment.saleId, 'PAGO');
