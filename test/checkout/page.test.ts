@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/platform/config/config.js';
 import { moveTo } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -200,6 +201,12 @@ describe("the payer's sale stream", () => {
       expect(res.body.error).toBe('NOT_FOUND');
       expect(res.text).not.toContain('PAGO');
     }
+  });
+
+  it('CHECKOUT_STREAMS_PER_IP defaults to 20; 0 turns the cap off', () => {
+    const base = { NODE_ENV: 'test', DATA_DIR: '/tmp/gw-streams-config', DATABASE_URL: 'postgres://x/y' };
+    expect(loadConfig(base).checkoutStreamsPerIp).toBe(20);
+    expect(loadConfig({ ...base, CHECKOUT_STREAMS_PER_IP: '0' }).checkoutStreamsPerIp).toBe(0);
   });
 
   it('holds at most CHECKOUT_STREAMS_PER_IP open per address (429), and a closed one frees its place', async () => {
