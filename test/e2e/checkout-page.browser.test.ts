@@ -159,6 +159,20 @@ describe('a buyer pays a payment link by Pix on a phone', () => {
   });
 });
 
+describe('a link whose methods the page does not take yet', () => {
+  it('offers nothing it cannot do: a link of BOLETO alone says so, with no form', async () => {
+    const link = await createLink(server, merchant, { title: 'Carnê', methods: ['BOLETO'] });
+    expect((await page.goto(`${server.url}/pay/${link.slug}`))?.status()).toBe(200);
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Esta página ainda não aceita as formas de pagamento desta loja.' })
+      .waitFor();
+    expect(await page.getByRole('button').count()).toBe(0);
+    await expectAccessible();
+    await shot(page, 'checkout-12-no-method');
+  });
+});
+
 describe('a checkout session', () => {
   it('shows its items and amount, and once paid its confirmation with the way back to the store', async () => {
     const session = await createSession(server, merchant, { cancelUrl: 'https://loja.example.com/carrinho' });
