@@ -174,6 +174,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     requireSession,
     perIp: limits.checkoutPerIp,
     pixProcessor: charges.pixProcessor,
+    boletoSales: charges.boletoSales,
     allowPrivateTargets: charges.allowPrivateTargets,
     feed,
     streamsPerIp: config.checkoutStreamsPerIp,

@@ -18,3 +18,6 @@ export class CheckoutGone extends Error {
     super(message);
   }
 }
+
+/** No PSP issues boletos on this gateway (503 PROCESSOR_UNAVAILABLE). */
+export class BoletoUnavailable extends Error {}

@@ -1,6 +1,6 @@
 import { AppError, notFound, validation } from '../platform/http/errors.js';
 import { isUuid } from '../platform/http/public-ids.js';
-import { CheckoutGone, CheckoutInputError, CheckoutNotFound } from './errors.js';
+import { BoletoUnavailable, CheckoutGone, CheckoutInputError, CheckoutNotFound } from './errors.js';
 
 /** The checkout module's refusals as the routes answer them: 400, 404, 410 in the route's shape. */
 export async function mapCheckoutErrors<T>(work: () => Promise<T>): Promise<T> {
@@ -10,6 +10,7 @@ export async function mapCheckoutErrors<T>(work: () => Promise<T>): Promise<T> {
     if (err instanceof CheckoutInputError) throw validation(err.message);
     if (err instanceof CheckoutNotFound) throw notFound(err.message);
     if (err instanceof CheckoutGone) throw new AppError('GONE', err.message);
+    if (err instanceof BoletoUnavailable) throw new AppError('PROCESSOR_UNAVAILABLE', err.message);
     throw err;
   }
 }

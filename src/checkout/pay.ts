@@ -140,7 +140,8 @@ export class PublicCheckout {
     );
   }
 
-  private async payableLink(slug: string): Promise<LinkRow> {
+  /** The link that takes payments under `slug`: unknown → CheckoutNotFound; expired, used up or off → CheckoutGone. */
+  async payableLink(slug: string): Promise<LinkRow> {
     const link = isSlug(slug) ? await findLinkBySlug(this.deps.db, slug) : null;
     if (!link) throw new CheckoutNotFound('Payment link not found');
     if (!link.active) throw new CheckoutGone('This payment link is turned off', 'turned_off');
@@ -153,7 +154,8 @@ export class PublicCheckout {
     return link;
   }
 
-  private async sessionWithState(id: string) {
+  /** The session `id` with its sales and state; unknown → CheckoutNotFound. */
+  async sessionWithState(id: string) {
     const session = UUID.test(id) ? await findSession(this.deps.db, id.toLowerCase(), null) : null;
     if (!session) throw new CheckoutNotFound('Checkout session not found');
     const sales = (await salesOfSessions(this.deps.db, [session.id])).get(session.id) ?? [];
@@ -196,7 +198,7 @@ function offersPix(methods: readonly CheckoutMethod[]): void {
 }
 
 /** A fixed link's own amount (the payer gives none), or the payer's within an open link's range. */
-function amountFor(link: LinkRow, given: number | undefined): number {
+export function amountFor(link: LinkRow, given: number | undefined): number {
   if (link.amount_cents !== null) {
     if (given !== undefined && given !== link.amount_cents) {
       throw new CheckoutInputError('amountCents is fixed by this payment link: leave it out');

@@ -1,7 +1,8 @@
 import type { EventFeed } from '../events/index.js';
 import type { Db } from '../platform/db/db.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import type { PixChargeProcessor } from '../sales/index.js';
+import type { BoletoSales, PixChargeProcessor } from '../sales/index.js';
+import { PublicBoletos } from './boleto-pay.js';
 import { PaymentLinks } from './links.js';
 import { registerLinkRoutes } from './links.routes.js';
 import { registerPageRoutes } from './page.routes.js';
@@ -23,6 +24,8 @@ export interface CheckoutDeps {
   perIp: AuthHook | null;
   /** Who opens PIX charges (the sales module's); null when none is configured (503). */
   pixProcessor: PixChargeProcessor | null;
+  /** Who issues boletos (the boletos module's, through the sales module's interface); null when none (503). */
+  boletoSales: BoletoSales | null;
   allowPrivateTargets: boolean;
   /** The process's reader of new notification facts: the pages learn of their payment from it. */
   feed: EventFeed;
@@ -41,7 +44,7 @@ export async function checkoutRoutes(app: Http, deps: CheckoutDeps): Promise<voi
   });
   registerSessionRoutes(app, new CheckoutSessions(deps.db, deps.publicUrl), deps.apiKey);
   const checkout = new PublicCheckout(deps);
-  registerPublicRoutes(app, checkout, deps.perIp);
+  registerPublicRoutes(app, checkout, new PublicBoletos(checkout, deps.boletoSales), deps.perIp);
   registerStreamRoutes(
     app,
     deps.db,

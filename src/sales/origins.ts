@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
+import type { SaleOrigin } from './data.js';
 import type { SaleStatus } from './settlement/status-machine.js';
 
 /** A sale as the checkout module sees it: enough to count a link's uses and tell a session's state. */
@@ -48,6 +49,15 @@ export async function salesOfSessions(
 export async function originSale(q: Queryable, saleId: number): Promise<OriginSale | null> {
   const [row] = await q.query<OriginSaleRow>(`SELECT ${COLUMNS} FROM sales WHERE id = $1`, [saleId]);
   return row ? originSaleOf(row) : null;
+}
+
+/** Records the link or session a sale was started from, in the transaction that stores it (a boleto's). */
+export async function setSaleOrigin(tx: Queryable, saleId: number, origin: SaleOrigin): Promise<void> {
+  await tx.query('UPDATE sales SET payment_link_id = $2, checkout_session_id = $3 WHERE id = $1', [
+    saleId,
+    origin.paymentLinkId ?? null,
+    origin.checkoutSessionId ?? null,
+  ]);
 }
 
 /** A sale by its uuid, only if it was started from that payment link or checkout session. */
