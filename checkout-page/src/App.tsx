@@ -1,27 +1,28 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { PageData, PixPayment } from './api';
+import type { PageData, Payment } from './api';
+import { BoletoPanel } from './BoletoPanel';
 import { money } from './money';
 import { PayerForm } from './PayerForm';
 import { PixPanel } from './PixPanel';
-import { savedPix, savePix } from './saved-pix';
+import { savedPayment, savePayment } from './saved-payment';
 
 type Phase =
   | { at: 'form' }
-  | { at: 'pix'; payment: PixPayment }
+  | { at: 'paying'; payment: Payment }
   | { at: 'paid'; amountCents: number; redirectUrl: string | null };
 
 /** Seconds before a paid page takes the payer back to the store, when the store gave an address. */
 const REDIRECT_SECONDS = 5;
 
-/** The hosted checkout: what is paid, the payer's data and method, the Pix to pay, then the confirmation. */
+/** The hosted checkout: what is paid, the payer's data and method, the Pix or boleto to pay, then the confirmation. */
 export function App({ page }: { page: PageData }) {
   const session = page.kind === 'session' ? page.session : null;
   const [phase, setPhase] = useState<Phase>(() => {
     if (session?.status === 'paid') {
       return { at: 'paid', amountCents: session.amountCents, redirectUrl: session.redirectUrl };
     }
-    const payment = savedPix(page);
-    return payment ? { at: 'pix', payment } : { at: 'form' };
+    const payment = savedPayment(page);
+    return payment ? { at: 'paying', payment } : { at: 'form' };
   });
   const merchant = page.kind === 'link' ? page.link.merchantName : page.session.merchantName;
   const title = page.kind === 'link' ? page.link.title : 'Seu pedido';
@@ -55,7 +56,7 @@ export function App({ page }: { page: PageData }) {
                 ))}
               </ul>
             )}
-            {phase.at === 'pix' ? (
+            {phase.at === 'paying' ? (
               <p class="amount">{money(phase.payment.amountCents)}</p>
             ) : (
               fixed !== null && <p class="amount">{money(fixed)}</p>
@@ -66,32 +67,44 @@ export function App({ page }: { page: PageData }) {
       {phase.at === 'form' && (
         <PayerForm
           page={page}
-          onPix={(payment) => {
-            savePix(page, payment);
-            setPhase({ at: 'pix', payment });
+          onPaying={(payment) => {
+            savePayment(page, payment);
+            setPhase({ at: 'paying', payment });
           }}
         />
       )}
-      {phase.at === 'pix' && (
-        <PixPanel
-          page={page}
-          payment={phase.payment}
-          onPaid={(redirectUrl) => {
-            savePix(page, null);
-            setPhase({ at: 'paid', amountCents: phase.payment.amountCents, redirectUrl });
-          }}
-          onNewPix={() => {
-            savePix(page, null);
-            setPhase({ at: 'form' });
-          }}
-        />
-      )}
+      {phase.at === 'paying' && <Paying page={page} payment={phase.payment} setPhase={setPhase} />}
       {session?.cancelUrl && phase.at !== 'paid' && (
         <p class="back">
           <a href={session.cancelUrl}>Voltar para a loja</a>
         </p>
       )}
     </main>
+  );
+}
+
+/** The Pix or the boleto, until it is paid (the confirmation) or can no longer be (a new one from the form). */
+function Paying({
+  page,
+  payment,
+  setPhase,
+}: {
+  page: PageData;
+  payment: Payment;
+  setPhase: (p: Phase) => void;
+}) {
+  const paid = (redirectUrl: string | null) => {
+    savePayment(page, null);
+    setPhase({ at: 'paid', amountCents: payment.amountCents, redirectUrl });
+  };
+  const again = () => {
+    savePayment(page, null);
+    setPhase({ at: 'form' });
+  };
+  return payment.method === 'PIX' ? (
+    <PixPanel page={page} payment={payment} onPaid={paid} onNewPix={again} />
+  ) : (
+    <BoletoPanel page={page} payment={payment} onPaid={paid} onNew={again} />
   );
 }
 

@@ -40,6 +40,28 @@ export interface PixPayment {
   expiresAt: string | null;
 }
 
+export interface BoletoPayment {
+  saleId: string;
+  amountCents: number;
+  digitableLine: string;
+  pdfUrl: string;
+  dueDate: string;
+  pixCopyPaste: string;
+  pixQrCode: string;
+}
+
+/** A payment started on this page: the Pix to pay, or the boleto. */
+export type Payment = ({ method: 'PIX' } & PixPayment) | ({ method: 'BOLETO' } & BoletoPayment);
+
+export interface PayerAddress {
+  street: string;
+  number: string;
+  district: string;
+  city: string;
+  state: string;
+  zipCode: string;
+}
+
 export function pageData(): PageData {
   return JSON.parse(document.getElementById('app')!.dataset.page!) as PageData;
 }
@@ -60,14 +82,15 @@ const REFUSALS: Record<number, string> = {
 
 export class PayError extends Error {}
 
-/** Starts the Pix payment: the charge's QR code and copy-and-paste code. */
-export async function payByPix(
+/** Starts the payment: the Pix's QR code and copy-and-paste code, or the boleto's line and PDF. */
+export async function pay(
   page: PageData,
-  payer: { name: string; email: string; document: string; amountCents?: number },
-): Promise<PixPayment> {
+  method: Payment['method'],
+  payer: { name: string; email: string; document: string; amountCents?: number; address?: PayerAddress },
+): Promise<Payment> {
   let res: Response;
   try {
-    res = await fetch(payPath(page), {
+    res = await fetch(method === 'PIX' ? payPath(page) : `${payPath(page)}/boleto`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(payer),
@@ -75,8 +98,9 @@ export async function payByPix(
   } catch {
     throw new PayError('Sem conexão. Confira sua internet e tente de novo.');
   }
-  if (res.status === 201) return (await res.json()) as PixPayment;
+  if (res.status === 201) return { method, ...(await res.json()) } as Payment;
   throw new PayError(
-    REFUSALS[res.status] ?? 'Não foi possível gerar o Pix agora. Tente de novo em instantes.',
+    REFUSALS[res.status] ??
+      `Não foi possível gerar ${method === 'PIX' ? 'o Pix' : 'o boleto'} agora. Tente de novo em instantes.`,
   );
 }

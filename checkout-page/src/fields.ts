@@ -1,13 +1,32 @@
 import { digitsOf, isCnpj, isCpf } from './document';
 import { centsOf, money } from './money';
 
-/** What the payer typed. */
+/** What the payer typed (the address only for a boleto). */
 export interface PayerFields {
   name: string;
   email: string;
   document: string;
   amount: string;
+  zipCode: string;
+  street: string;
+  number: string;
+  district: string;
+  city: string;
+  state: string;
 }
+
+/** The fields a boleto adds: its registration carries the payer's address. */
+export const ADDRESS_FIELDS = ['zipCode', 'street', 'number', 'district', 'city', 'state'] as const;
+
+export const UFS = 'AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC SP SE TO'.split(
+  ' ',
+);
+
+/** A CEP's digits as typed, punctuated 00000-000. */
+export const zipMask = (text: string): string =>
+  digitsOf(text)
+    .slice(0, 8)
+    .replace(/^(\d{5})(\d)/, '$1-$2');
 export type FieldName = keyof PayerFields;
 
 /** The same rule as the gateway's (src/platform/net/email.ts). */
@@ -32,6 +51,18 @@ export function problemOf(
       if (d.length === 14) return isCnpj(d) ? null : 'CNPJ inválido: confira os números.';
       return 'Um CPF tem 11 dígitos; um CNPJ, 14.';
     }
+    case 'zipCode':
+      return digitsOf(value).length === 8 ? null : 'Um CEP tem 8 dígitos.';
+    case 'street':
+      return value.trim() ? null : 'Informe a rua.';
+    case 'number':
+      return value.trim() ? null : 'Informe o número (ou S/N).';
+    case 'district':
+      return value.trim() ? null : 'Informe o bairro.';
+    case 'city':
+      return value.trim() ? null : 'Informe a cidade.';
+    case 'state':
+      return UFS.includes(value) ? null : 'Escolha o estado.';
     case 'amount': {
       if (!range) return null;
       const cents = centsOf(value);
@@ -52,5 +83,6 @@ export function showsProblem(field: FieldName, value: string, left: boolean): bo
   if (left) return true;
   if (field === 'document') return digitsOf(value).length >= 11;
   if (field === 'email') return /@[^@\s]+\.[^@\s]{2,}$/.test(value.trim());
+  if (field === 'zipCode') return digitsOf(value).length >= 8;
   return false;
 }

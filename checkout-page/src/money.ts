@@ -4,6 +4,9 @@ const clock = new Intl.DateTimeFormat('pt-BR', { timeStyle: 'short', timeZone: '
 /** Cents as R$ 1.234,56. */
 export const money = (cents: number): string => brl.format(cents / 100);
 
+/** A calendar day (YYYY-MM-DD) as 31/12/2026. */
+export const day = (date: string): string => date.split('-').reverse().join('/');
+
 /** An instant as the hour in São Paulo (14:05). */
 export const hour = (iso: string): string => clock.format(new Date(iso));
 

@@ -66,13 +66,13 @@ describe('a buyer pays a payment link by Pix on a phone', () => {
       title: 'Curso de fotografia',
       description: 'Acesso por 12 meses',
       amountCents: 19900,
-      methods: ['PIX', 'BOLETO'],
+      methods: ['PIX', 'CREDIT_CARD'],
     });
     const res = await page.goto(`${server.url}/pay/${link.slug}`);
     expect(res?.status()).toBe(200);
     await page.getByRole('heading', { level: 1, name: 'Curso de fotografia' }).waitFor();
     expect(await page.getByText('R$ 199,00').isVisible()).toBe(true);
-    // only what exists is offered: Pix, not the boleto the link lists
+    // only what exists is offered: Pix, not the card the link lists
     expect(await page.getByRole('radio').count()).toBe(1);
     expect(await page.getByRole('radio', { name: 'Pix' }).isChecked()).toBe(true);
     await expectAccessible();
@@ -159,9 +159,61 @@ describe('a buyer pays a payment link by Pix on a phone', () => {
   });
 });
 
+describe('a buyer pays a payment link by boleto', () => {
+  it('gives the address, sees the linha digitável, its copy button and the PDF, then the confirmation', async () => {
+    const link = await createLink(server, merchant, { title: 'Curso de violão', methods: ['PIX', 'BOLETO'] });
+    await page.goto(`${server.url}/pay/${link.slug}`);
+    await page.getByLabel('Nome completo').fill(PAYER.name);
+    await page.getByLabel('E-mail').fill(PAYER.email);
+    await page.getByLabel('CPF ou CNPJ').fill(PAYER.document);
+    await page.getByRole('radio', { name: 'Boleto' }).check();
+    await page.getByRole('group', { name: 'Endereço (vai no boleto)' }).waitFor();
+    await page.getByLabel('CEP').pressSequentially('0100100');
+    await page.getByRole('button', { name: 'Gerar boleto' }).click();
+    await page.getByText('Um CEP tem 8 dígitos.').waitFor();
+    await page.getByText('Informe a rua.').waitFor();
+    await page.getByText('Escolha o estado.').waitFor();
+    expect(requests.some((u) => u.includes('/api/public/'))).toBe(false);
+    await expectAccessible();
+    await shot(page, 'checkout-13-boleto-form-checked');
+
+    await page.getByLabel('CEP').pressSequentially('0');
+    expect(await page.getByLabel('CEP').inputValue()).toBe('01001-000');
+    await page.getByLabel('Rua').fill('Rua das Flores');
+    await page.getByLabel('Número').fill('100');
+    await page.getByLabel('Bairro').fill('Centro');
+    await page.getByLabel('Cidade').fill('São Paulo');
+    await page.getByLabel('Estado').selectOption('SP');
+    const answered = page.waitForResponse((r) => r.url().endsWith(`/api/public/pay/${link.slug}/boleto`));
+    await page.getByRole('button', { name: 'Gerar boleto' }).click();
+    const boleto = (await (await answered).json()) as {
+      saleId: string;
+      digitableLine: string;
+      pdfUrl: string;
+    };
+    await page.getByRole('heading', { name: 'Boleto gerado' }).waitFor();
+    expect((await page.getByLabel('Linha digitável').inputValue()).replace(/\D/g, '')).toBe(
+      boleto.digitableLine,
+    );
+    await page.getByRole('button', { name: 'Copiar linha digitável' }).click();
+    await page.getByRole('button', { name: 'Linha copiada' }).waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(boleto.digitableLine);
+    const pdf = page.getByRole('link', { name: 'Abrir o PDF do boleto' });
+    expect(await pdf.getAttribute('href')).toBe(new URL(boleto.pdfUrl).pathname);
+    expect((await call('GET', `${server.url}${new URL(boleto.pdfUrl).pathname}`)).status).toBe(200);
+    await expectAccessible();
+    await shot(page, 'checkout-14-boleto');
+
+    await expect.poll(() => requests.filter((u) => u.endsWith('/events')).length).toBe(1);
+    expect((await moveTo(server, merchant, boleto.saleId, 'PAGO')).status).toBe(200);
+    await page.getByRole('heading', { level: 1, name: 'Pagamento confirmado' }).waitFor();
+    await shot(page, 'checkout-15-boleto-paid');
+  });
+});
+
 describe('a link whose methods the page does not take yet', () => {
-  it('offers nothing it cannot do: a link of BOLETO alone says so, with no form', async () => {
-    const link = await createLink(server, merchant, { title: 'Carnê', methods: ['BOLETO'] });
+  it('offers nothing it cannot do: a link of CREDIT_CARD alone says so, with no form', async () => {
+    const link = await createLink(server, merchant, { title: 'Assinatura', methods: ['CREDIT_CARD'] });
     expect((await page.goto(`${server.url}/pay/${link.slug}`))?.status()).toBe(200);
     await page
       .getByRole('alert')
