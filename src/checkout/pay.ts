@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { getAccount } from '../accounts/index.js';
 import type { Db } from '../platform/db/db.js';
 import { qrSvgDataUri } from '../rails/index.js';
 import type { Customer, PixChargeProcessor, SaleOrigin } from '../sales/index.js';
@@ -78,7 +77,7 @@ export class PublicCheckout {
       methods: link.methods,
       maxInstallments: link.max_installments,
       expiresAt: link.expires_at?.toISOString() ?? null,
-      merchantName: await this.merchantName(link.account_id),
+      merchantName: link.merchant_name ?? '',
     };
   }
 
@@ -110,7 +109,7 @@ export class PublicCheckout {
       items: session.items,
       methods: session.methods,
       expiresAt: session.expires_at.toISOString(),
-      merchantName: await this.merchantName(session.account_id),
+      merchantName: session.merchant_name ?? '',
       cancelUrl: session.cancel_url,
       redirectUrl: state.status === 'paid' ? successRedirect(session.success_url, session.id) : null,
     };
@@ -141,7 +140,7 @@ export class PublicCheckout {
   }
 
   /** The link that takes payments under `slug`: unknown → CheckoutNotFound; expired, used up or off → CheckoutGone. */
-  async payableLink(slug: string): Promise<LinkRow> {
+  async payableLink(slug: string): Promise<LinkRow & { merchant_name: string | null }> {
     const link = isSlug(slug) ? await findLinkBySlug(this.deps.db, slug) : null;
     if (!link) throw new CheckoutNotFound('Payment link not found');
     if (!link.active) throw new CheckoutGone('This payment link is turned off', 'turned_off');
@@ -160,10 +159,6 @@ export class PublicCheckout {
     if (!session) throw new CheckoutNotFound('Checkout session not found');
     const sales = (await salesOfSessions(this.deps.db, [session.id])).get(session.id) ?? [];
     return { session, sales, state: sessionState(session, sales) };
-  }
-
-  private async merchantName(accountId: number): Promise<string> {
-    return (await getAccount(this.deps.db, accountId))?.name ?? '';
   }
 
   private async openPix(
