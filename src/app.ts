@@ -174,8 +174,10 @@ export async function buildApp(platform: Platform): Promise<Http> {
     requireSession,
     perIp: limits.checkoutPerIp,
     pixProcessor: charges.pixProcessor,
+    boletoSales: charges.boletoSales,
     allowPrivateTargets: charges.allowPrivateTargets,
-    boletos: cobv ? boletoIssuer : null,
+    feed,
+    streamsPerIp: config.checkoutStreamsPerIp,
   });
   if (bcb) {
     const recurrenceAccountId = config.bcb?.recurrenceAccountId ?? null;

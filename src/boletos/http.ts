@@ -1,6 +1,7 @@
 import { PspError } from '../payment-standards/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import { AppError, validation } from '../platform/errors/app-error.js';
+import type { SaleOrigin } from '../sales/index.js';
 import { addressProblem } from '../webhooks/index.js';
 import { BoletoInputError } from './errors.js';
 import type { BoletoIssuer, BoletoSaleInput } from './issue.js';
@@ -24,10 +25,16 @@ export async function mapBoletoErrors<T>(work: () => Promise<T>): Promise<T> {
 /** The sales route's BOLETO issuer (sales/routes.ts `BoletoSales`): the issuer with its errors mapped. */
 export function boletoSales(issuer: BoletoIssuer, allowPrivateTargets: boolean) {
   return {
-    open: (accountId: number, body: unknown, bind: (tx: Queryable, saleId: number) => Promise<void>) =>
+    open: (
+      accountId: number,
+      body: unknown,
+      bind: (tx: Queryable, saleId: number) => Promise<void>,
+      origin?: SaleOrigin,
+    ) =>
       mapBoletoErrors(() =>
         issuer.issue(accountId, body as BoletoSaleInput, {
           bind,
+          origin,
           checkPostback: async (url) => {
             if (allowPrivateTargets) return;
             const problem = await addressProblem(url, 'postbackUrl');

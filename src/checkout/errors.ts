@@ -6,8 +6,18 @@ export class CheckoutInputError extends Error {}
 /** No such payment link or checkout session, or not the asker's (404). */
 export class CheckoutNotFound extends Error {}
 
-/** The link or session exists but takes no more payments: expired, used up, turned off or paid (410). */
-export class CheckoutGone extends Error {}
+/** Why a link or session takes no more payments: the hosted page says which, in Portuguese. */
+export type GoneReason = 'expired' | 'used_up' | 'turned_off' | 'paid';
 
-/** The payment method cannot be opened here now: no processor for it is configured (503). */
-export class CheckoutUnavailable extends Error {}
+/** The link or session exists but takes no more payments: expired, used up, turned off or paid (410). */
+export class CheckoutGone extends Error {
+  constructor(
+    message: string,
+    readonly reason: GoneReason,
+  ) {
+    super(message);
+  }
+}
+
+/** No PSP issues boletos on this gateway (503 PROCESSOR_UNAVAILABLE). */
+export class BoletoUnavailable extends Error {}

@@ -1,3 +1,4 @@
+import { accountColumnSql } from '../accounts/index.js';
 import type { Queryable } from '../platform/db/db.js';
 
 /** The payment methods a link or session may offer. */
@@ -61,8 +62,15 @@ export async function findLink(q: Queryable, accountId: number, id: string): Pro
   return row ?? null;
 }
 
-export async function findLinkBySlug(q: Queryable, slug: string): Promise<LinkRow | null> {
-  const [row] = await q.query<LinkRow>('SELECT * FROM payment_links WHERE slug = $1', [slug]);
+/** A link by its slug, with its merchant's name (what the payer's page shows) read in the same round trip. */
+export async function findLinkBySlug(
+  q: Queryable,
+  slug: string,
+): Promise<(LinkRow & { merchant_name: string | null }) | null> {
+  const [row] = await q.query<LinkRow & { merchant_name: string | null }>(
+    `SELECT l.*, ${accountColumnSql('name', 'l.account_id')} AS merchant_name FROM payment_links l WHERE slug = $1`,
+    [slug],
+  );
   return row ?? null;
 }
 

@@ -1,12 +1,9 @@
 import type { Logger } from 'pino';
-import { getAccount } from '../accounts/index.js';
-import { addDays, type BoletoAddressIn, type BoletoIssuer } from '../boletos/index.js';
 import { qrSvgDataUri } from '../payment-standards/index.js';
 import type { Db } from '../platform/db/db.js';
-import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import type { Customer, PixChargeProcessor, SaleOrigin } from '../sales/index.js';
 import { createPixSale, type OriginSale, originSale, salesOfSessions } from '../sales/index.js';
-import { CheckoutGone, CheckoutInputError, CheckoutNotFound, CheckoutUnavailable } from './errors.js';
+import { CheckoutGone, CheckoutInputError, CheckoutNotFound } from './errors.js';
 import type { CheckoutMethod, LinkRow } from './links.data.js';
 import { findLinkBySlug } from './links.data.js';
 import { usesOf } from './links.js';
@@ -53,24 +50,8 @@ export interface PixPayment {
   expiresAt: string | null;
 }
 
-/** A boleto híbrido opened for a payer: what the page shows to pay it. */
-export interface BoletoPayment {
-  saleId: string;
-  amountCents: number;
-  digitableLine: string;
-  barcode: string;
-  dueDate: string;
-  /** The PDF, on the payer's unguessable link. */
-  pdfUrl: string;
-  /** The boleto's Pix (with due date) for paying it by Pix instead. */
-  pixCopyPaste: string;
-  pixQrCode: string;
-}
-
 export interface PayDeps {
   db: Db;
-  /** Who issues boletos (the boletos module's); null when no PSP opens them. */
-  boletos: BoletoIssuer | null;
   /** PUBLIC_URL: a payer's cart keeps the page's address (the recovery e-mail's link). */
   publicUrl: string;
   /** Who opens PIX charges (the sales module's); null when none is configured. */
@@ -98,7 +79,7 @@ export class PublicCheckout {
       methods: link.methods,
       maxInstallments: link.max_installments,
       expiresAt: link.expires_at?.toISOString() ?? null,
-      merchantName: await this.merchantName(link.account_id),
+      merchantName: link.merchant_name ?? '',
     };
   }
 
@@ -114,23 +95,6 @@ export class PublicCheckout {
       link.account_id,
       { amount, customer, items, expiresIn, metadata: link.metadata },
       log,
-      { paymentLinkId: link.id, recoveryUrl: `${this.deps.publicUrl}/pay/${link.slug}` },
-    );
-  }
-
-  /** A boleto for the link's amount (or the payer's, within an open link's range), due BOLETO_DUE_DAYS ahead. */
-  async payLinkByBoleto(
-    slug: string,
-    body: BoletoPayerInput & { amountCents?: number },
-  ): Promise<BoletoPayment> {
-    const link = await this.payableLink(slug);
-    offers(link.methods, 'BOLETO');
-    const amount = amountFor(link, body.amountCents);
-    const items = [{ title: link.title, unitPrice: amount, quantity: 1, tangible: false }];
-    return this.openBoleto(
-      link.account_id,
-      { amount, customer: payerOf(body), items, metadata: link.metadata },
-      body,
       {
         paymentLinkId: link.id,
         recoveryUrl: `${this.deps.publicUrl}/pay/${link.slug}`,
@@ -138,24 +102,9 @@ export class PublicCheckout {
     );
   }
 
-  /** A boleto for the session's amount and items (each request opens one: the page asks once). */
-  async paySessionByBoleto(id: string, body: BoletoPayerInput): Promise<BoletoPayment> {
-    const { session, state } = await this.sessionWithState(id);
-    if (state.status === 'paid') throw new CheckoutGone('This checkout session is already paid');
-    if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired');
-    offers(session.methods, 'BOLETO');
-    const customer = payerOf(body, session.customer);
-    return this.openBoleto(
-      session.account_id,
-      { amount: session.amount_cents, customer, items: session.items, metadata: session.metadata },
-      body,
-      { checkoutSessionId: session.id, recoveryUrl: `${this.deps.publicUrl}/checkout/${session.id}` },
-    );
-  }
-
   async session(id: string): Promise<PublicSession> {
     const { session, state } = await this.sessionWithState(id);
-    if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired');
+    if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired', 'expired');
     return {
       id: session.id,
       status: state.status,
@@ -163,7 +112,7 @@ export class PublicCheckout {
       items: session.items,
       methods: session.methods,
       expiresAt: session.expires_at.toISOString(),
-      merchantName: await this.merchantName(session.account_id),
+      merchantName: session.merchant_name ?? '',
       cancelUrl: session.cancel_url,
       redirectUrl: state.status === 'paid' ? successRedirect(session.success_url, session.id) : null,
     };
@@ -175,8 +124,8 @@ export class PublicCheckout {
    */
   async paySession(id: string, body: PayerInput, log: Logger): Promise<PixPayment> {
     const { session, state, sales } = await this.sessionWithState(id);
-    if (state.status === 'paid') throw new CheckoutGone('This checkout session is already paid');
-    if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired');
+    if (state.status === 'paid') throw new CheckoutGone('This checkout session is already paid', 'paid');
+    if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired', 'expired');
     offersPix(session.methods);
     const open = sales.findLast(
       (s) => s.status === 'PENDENTE' && s.pixKey !== null && (s.chargeExpiresAt?.getTime() ?? 0) > Date.now(),
@@ -193,58 +142,26 @@ export class PublicCheckout {
     );
   }
 
-  private async payableLink(slug: string): Promise<LinkRow> {
+  /** The link that takes payments under `slug`: unknown → CheckoutNotFound; expired, used up or off → CheckoutGone. */
+  async payableLink(slug: string): Promise<LinkRow & { merchant_name: string | null }> {
     const link = isSlug(slug) ? await findLinkBySlug(this.deps.db, slug) : null;
     if (!link) throw new CheckoutNotFound('Payment link not found');
-    if (!link.active) throw new CheckoutGone('This payment link is turned off');
+    if (!link.active) throw new CheckoutGone('This payment link is turned off', 'turned_off');
     if (link.expires_at && link.expires_at.getTime() <= Date.now()) {
-      throw new CheckoutGone('This payment link has expired');
+      throw new CheckoutGone('This payment link has expired', 'expired');
     }
     if (link.max_uses !== null && (await usesOf(this.deps.db, link.id)) >= link.max_uses) {
-      throw new CheckoutGone('This payment link has been used up');
+      throw new CheckoutGone('This payment link has been used up', 'used_up');
     }
     return link;
   }
 
-  private async sessionWithState(id: string) {
+  /** The session `id` with its sales and state; unknown → CheckoutNotFound. */
+  async sessionWithState(id: string) {
     const session = UUID.test(id) ? await findSession(this.deps.db, id.toLowerCase(), null) : null;
     if (!session) throw new CheckoutNotFound('Checkout session not found');
     const sales = (await salesOfSessions(this.deps.db, [session.id])).get(session.id) ?? [];
     return { session, sales, state: sessionState(session, sales) };
-  }
-
-  private async merchantName(accountId: number): Promise<string> {
-    return (await getAccount(this.deps.db, accountId))?.name ?? '';
-  }
-
-  private async openBoleto(
-    accountId: number,
-    charge: { amount: number; customer: Customer; items: SessionItem[]; metadata: Record<string, string> },
-    body: BoletoPayerInput,
-    origin: SaleOrigin,
-  ): Promise<BoletoPayment> {
-    if (!this.deps.boletos?.available) throw new CheckoutUnavailable('No processor issues boletos here');
-    const dueDate = addDays(toSaoPaulo(new Date()).slice(0, 10), BOLETO_DUE_DAYS);
-    const sale = await this.deps.boletos.issue(
-      accountId,
-      {
-        ...charge,
-        customer: { ...charge.customer, address: body.address },
-        boleto: { dueDate },
-      },
-      { origin },
-    );
-    const boleto = sale.boleto as unknown as Omit<BoletoPayment, 'saleId' | 'amountCents'>;
-    return {
-      saleId: sale.uuid,
-      amountCents: sale.amount,
-      digitableLine: boleto.digitableLine,
-      barcode: boleto.barcode,
-      dueDate: boleto.dueDate,
-      pdfUrl: boleto.pdfUrl,
-      pixCopyPaste: boleto.pixCopyPaste,
-      pixQrCode: boleto.pixQrCode,
-    };
   }
 
   private async openPix(
@@ -275,24 +192,11 @@ export class PublicCheckout {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function offersPix(methods: readonly CheckoutMethod[]): void {
-  offers(methods, 'PIX');
-}
-
-function offers(methods: readonly CheckoutMethod[], method: CheckoutMethod): void {
-  if (!methods.includes(method))
-    throw new CheckoutInputError(`${method} is not a payment method of this checkout`);
-}
-
-/** Days from today (São Paulo) to a payer's boleto's due date: time to pay it at a bank, not long enough to forget it. */
-const BOLETO_DUE_DAYS = 3;
-
-/** What a payer gives for a boleto: the payer's fields and an address (the boleto names the payer). */
-export interface BoletoPayerInput extends PayerInput {
-  address?: BoletoAddressIn;
+  if (!methods.includes('PIX')) throw new CheckoutInputError('PIX is not a payment method of this checkout');
 }
 
 /** A fixed link's own amount (the payer gives none), or the payer's within an open link's range. */
-function amountFor(link: LinkRow, given: number | undefined): number {
+export function amountFor(link: LinkRow, given: number | undefined): number {
   if (link.amount_cents !== null) {
     if (given !== undefined && given !== link.amount_cents) {
       throw new CheckoutInputError('amountCents is fixed by this payment link: leave it out');

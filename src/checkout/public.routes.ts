@@ -1,7 +1,7 @@
-import { mapBoletoErrors } from '../boletos/index.js';
 import { TransactionErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { IdPath } from '../sales/index.js';
+import type { PublicBoletos } from './boleto-pay.js';
 import { mapCheckoutErrors } from './http.js';
 import type { PublicCheckout } from './pay.js';
 import {
@@ -29,7 +29,12 @@ const paying = { ...errors, 502: TransactionErrorBody, 503: TransactionErrorBody
  * (RATE_LIMIT_CHECKOUT_PER_IP a minute); error shape D. An unknown link or session is 404, one that takes no
  * more payments 410.
  */
-export function registerPublicRoutes(app: Http, checkout: PublicCheckout, perIp: AuthHook | null): void {
+export function registerPublicRoutes(
+  app: Http,
+  checkout: PublicCheckout,
+  boletos: PublicBoletos,
+  perIp: AuthHook | null,
+): void {
   const limited = perIp ? { onRequest: perIp } : {};
   const reading = ['GONE', 'NOT_FOUND', 'RATE_LIMITED'] as const;
   const starting = [...reading, 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'] as const;
@@ -66,28 +71,6 @@ export function registerPublicRoutes(app: Http, checkout: PublicCheckout, perIp:
     async (request, reply) => {
       const payment = await mapCheckoutErrors(() =>
         checkout.payLink(request.params.slug, request.body, request.log),
-      );
-      return reply.code(201).send(payment);
-    },
-  );
-
-  app.post(
-    '/api/public/pay/:slug/boleto',
-    {
-      config: { errorShape: 'transaction', errors: starting },
-      ...limited,
-      schema: {
-        tags: ['checkout'],
-        summary:
-          'Pay a payment link by boleto: issues a boleto híbrido in the payer’s name, due in 3 days, and answers its line, PDF link and Pix',
-        params: SlugPath,
-        body: LinkBoletoBody,
-        response: { 201: BoletoPayment, ...paying },
-      },
-    },
-    async (request, reply) => {
-      const payment = await mapCheckoutErrors(() =>
-        mapBoletoErrors(() => checkout.payLinkByBoleto(request.params.slug, request.body)),
       );
       return reply.code(201).send(payment);
     },
@@ -132,6 +115,26 @@ export function registerPublicRoutes(app: Http, checkout: PublicCheckout, perIp:
   );
 
   app.post(
+    '/api/public/pay/:slug/boleto',
+    {
+      config: { errorShape: 'transaction', errors: starting },
+      ...limited,
+      schema: {
+        tags: ['checkout'],
+        summary:
+          'Pay a payment link by boleto (with the payer’s address): issues a boleto híbrido due in 3 days and answers its linha digitável, PDF and Pix',
+        params: SlugPath,
+        body: LinkBoletoBody,
+        response: { 201: BoletoPayment, ...paying },
+      },
+    },
+    async (request, reply) => {
+      const payment = await mapCheckoutErrors(() => boletos.payLink(request.params.slug, request.body));
+      return reply.code(201).send(payment);
+    },
+  );
+
+  app.post(
     '/api/public/checkout/:id/boleto',
     {
       config: { errorShape: 'transaction', errors: starting },
@@ -139,16 +142,14 @@ export function registerPublicRoutes(app: Http, checkout: PublicCheckout, perIp:
       schema: {
         tags: ['checkout'],
         summary:
-          'Pay a checkout session by boleto (its amount and items): a boleto híbrido in the payer’s name, due in 3 days',
+          'Pay a checkout session by boleto (with the payer’s address): a boleto híbrido of its amount and items, due in 3 days',
         params: IdPath,
         body: SessionBoletoBody,
         response: { 201: BoletoPayment, ...paying },
       },
     },
     async (request, reply) => {
-      const payment = await mapCheckoutErrors(() =>
-        mapBoletoErrors(() => checkout.paySessionByBoleto(request.params.id, request.body)),
-      );
+      const payment = await mapCheckoutErrors(() => boletos.paySession(request.params.id, request.body));
       return reply.code(201).send(payment);
     },
   );

@@ -1,13 +1,18 @@
-import type { BoletoIssuer } from '../boletos/index.js';
+import type { EventFeed } from '../events/index.js';
 import type { Db } from '../platform/db/db.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import type { PixChargeProcessor } from '../sales/index.js';
+import type { BoletoSales, PixChargeProcessor } from '../sales/index.js';
+import { PublicBoletos } from './boleto-pay.js';
 import { PaymentLinks } from './links.js';
 import { registerLinkRoutes } from './links.routes.js';
+import { registerPageRoutes } from './page.routes.js';
+import { PaidSales } from './paid-watch.js';
 import { PublicCheckout } from './pay.js';
 import { registerPublicRoutes } from './public.routes.js';
 import { CheckoutSessions } from './sessions.js';
 import { registerSessionRoutes } from './sessions.routes.js';
+import { registerStreamRoutes } from './stream.routes.js';
+import { StreamsPerAddress } from './stream-limit.js';
 
 export interface CheckoutDeps {
   db: Db;
@@ -19,12 +24,16 @@ export interface CheckoutDeps {
   perIp: AuthHook | null;
   /** Who opens PIX charges (the sales module's); null when none is configured (503). */
   pixProcessor: PixChargeProcessor | null;
+  /** Who issues boletos (the boletos module's, through the sales module's interface); null when none (503). */
+  boletoSales: BoletoSales | null;
   allowPrivateTargets: boolean;
-  /** Who issues boletos (the boletos module's); null when no PSP opens them (503). */
-  boletos: BoletoIssuer | null;
+  /** The process's reader of new notification facts: the pages learn of their payment from it. */
+  feed: EventFeed;
+  /** CHECKOUT_STREAMS_PER_IP: the payer's open streams per source address (0: no cap). */
+  streamsPerIp: number;
 }
 
-/** Payment links (API and panel), checkout sessions (API) and the payer's routes of both. */
+/** Payment links (API and panel), checkout sessions (API), the payer's routes of both and their hosted pages. */
 export async function checkoutRoutes(app: Http, deps: CheckoutDeps): Promise<void> {
   const links = new PaymentLinks(deps.db, deps.publicUrl);
   registerLinkRoutes(app, links, { kind: 'api', path: '/api/payment-links', auth: deps.apiKey });
@@ -34,5 +43,18 @@ export async function checkoutRoutes(app: Http, deps: CheckoutDeps): Promise<voi
     auth: deps.requireSession,
   });
   registerSessionRoutes(app, new CheckoutSessions(deps.db, deps.publicUrl), deps.apiKey);
-  registerPublicRoutes(app, new PublicCheckout(deps), deps.perIp);
+  const checkout = new PublicCheckout(deps);
+  registerPublicRoutes(
+    app,
+    checkout,
+    new PublicBoletos(checkout, deps.boletoSales, deps.publicUrl),
+    deps.perIp,
+  );
+  registerStreamRoutes(
+    app,
+    deps.db,
+    { paid: new PaidSales(deps.feed), limit: new StreamsPerAddress(deps.streamsPerIp) },
+    deps.perIp,
+  );
+  registerPageRoutes(app, checkout, deps.perIp);
 }

@@ -229,16 +229,16 @@ export const PixPayment = Type.Object({
   expiresAt: NullableString({ format: 'date-time' }),
 });
 
-const PayerAddress = Type.Object(
+const Address = Type.Object(
   {
     street: Type.String({ minLength: 1, maxLength: 200 }),
     number: Type.String({ minLength: 1, maxLength: 20 }),
     district: Type.String({ minLength: 1, maxLength: 100 }),
     city: Type.String({ minLength: 1, maxLength: 100 }),
-    state: Type.String({ minLength: 2, maxLength: 2, description: 'UF' }),
-    zipCode: Type.String({ minLength: 8, maxLength: 9, description: '8 digits (a dash allowed)' }),
+    state: Type.String({ minLength: 2, maxLength: 2, description: 'UF: SP, RJ, …' }),
+    zipCode: Type.String({ minLength: 8, maxLength: 9, description: 'CEP, 8 digits' }),
   },
-  { additionalProperties: false, description: "The payer's address: a boleto names its payer" },
+  { additionalProperties: false, description: 'The payer’s address: a boleto is registered with it' },
 );
 const ADDRESS_EXAMPLE = {
   street: 'Rua das Flores',
@@ -250,15 +250,15 @@ const ADDRESS_EXAMPLE = {
 };
 
 export const LinkBoletoBody = Type.Object(
-  { ...LinkPayBody.properties, address: PayerAddress },
+  { ...LinkPayBody.properties, address: Address },
   { additionalProperties: false, examples: [{ ...PAYER_EXAMPLE, address: ADDRESS_EXAMPLE }] },
 );
 
 export const SessionBoletoBody = Type.Object(
-  { ...SessionPayBody.properties, address: PayerAddress },
+  { ...SessionPayBody.properties, address: Address },
   {
     additionalProperties: false,
-    description: 'The payer and their address; a field the session gave may be left out.',
+    description: 'The payer and their address; a field the session gave may be left out, the address may not',
     examples: [{ ...PAYER_EXAMPLE, address: ADDRESS_EXAMPLE }],
   },
 );
@@ -266,10 +266,9 @@ export const SessionBoletoBody = Type.Object(
 export const BoletoPayment = Type.Object({
   saleId: Type.String({ format: 'uuid' }),
   amountCents: Type.Integer(),
-  digitableLine: Type.String({ description: 'The linha digitável: 47 digits' }),
-  barcode: Type.String({ description: 'The 44-digit barcode' }),
+  digitableLine: Type.String({ description: 'The linha digitável, 47 digits' }),
+  pdfUrl: Type.String({ description: 'The boleto’s PDF, for the payer (no credentials)' }),
   dueDate: Type.String({ format: 'date' }),
-  pdfUrl: Type.String({ description: "The boleto's PDF on the payer's unguessable link" }),
-  pixCopyPaste: Type.String({ description: "The boleto's Pix (with due date) to pay it by Pix instead" }),
-  pixQrCode: Type.String({ description: 'That Pix as an SVG QR code (data: URI)' }),
+  pixCopyPaste: Type.String({ description: 'The boleto híbrido’s BR Code: paying it pays the boleto' }),
+  pixQrCode: Type.String({ description: 'That BR Code as an SVG QR code (data: URI)' }),
 });

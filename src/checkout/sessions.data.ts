@@ -1,3 +1,4 @@
+import { accountColumnSql } from '../accounts/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import type { CheckoutMethod } from './links.data.js';
 import type { PayerInput } from './payer.js';
@@ -51,14 +52,18 @@ export async function insertSession(
   return row!;
 }
 
-/** A session by id, the account's only when `accountId` is given; with the database's clock's verdict on it. */
+/**
+ * A session by id, the account's only when `accountId` is given; with the database's clock's verdict on it and
+ * its merchant's name (what the payer's page shows), in one round trip.
+ */
 export async function findSession(
   q: Queryable,
   id: string,
   accountId: number | null,
-): Promise<(SessionRow & { expired: boolean }) | null> {
-  const [row] = await q.query<SessionRow & { expired: boolean }>(
-    `SELECT *, expires_at <= now() AS expired FROM checkout_sessions
+): Promise<(SessionRow & { expired: boolean; merchant_name: string | null }) | null> {
+  const [row] = await q.query<SessionRow & { expired: boolean; merchant_name: string | null }>(
+    `SELECT s.*, expires_at <= now() AS expired, ${accountColumnSql('name', 's.account_id')} AS merchant_name
+       FROM checkout_sessions s
       WHERE id = $1 AND ($2::bigint IS NULL OR account_id = $2)`,
     [id, accountId],
   );

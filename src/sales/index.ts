@@ -8,7 +8,13 @@ export { createSale } from './create.js';
 export { lockSalesById, type SaleOrigin } from './data.js';
 export { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 export { ownedSale, saleJson } from './lookup.js';
-export { type OriginSale, originSale, paidSalesOfLinks, salesOfSessions } from './origins.js';
+export {
+  type OriginSale,
+  originSale,
+  paidSalesOfLinks,
+  saleOfOrigin,
+  salesOfSessions,
+} from './origins.js';
 export { type PaymentAgain, recordPaidAmounts, setPaidAgainRule, setPaidAmountRule } from './paid-amount.js';
 export { salesPanelRoutes } from './panel.routes.js';
 export { BcbProcessor } from './processors/bcb/adapter.js';
@@ -28,7 +34,7 @@ export type { PixChargeProcessor, SaleProcessor } from './processors/processor.j
 export { pixProcessors } from './processors/registry.js';
 export { SandboxProcessor } from './processors/sandbox.js';
 export { createRecurrence, debitCycle } from './recurrences/recurrences.js';
-export { salesRoutes } from './routes.js';
+export { type BoletoSales, salesRoutes } from './routes.js';
 export { createSandboxSale, type SandboxSaleInput } from './sandbox-sales.js';
 export { CustomerIn, CustomerOut, IdPath, ItemIn, Sale, SaleStatusSchema } from './schemas.js';
 export { FORGOTTEN_HOLD_CHECK_EVERY_MS, releaseForgottenHolds } from './settlement/refund-hold.js';

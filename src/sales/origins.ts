@@ -50,6 +50,24 @@ export async function originSale(q: Queryable, saleId: number): Promise<OriginSa
   return row ? originSaleOf(row) : null;
 }
 
+/** A sale by its uuid, only if it was started from that payment link or checkout session. */
+export async function saleOfOrigin(
+  q: Queryable,
+  uuid: string,
+  origin: { paymentLinkId: string } | { checkoutSessionId: string },
+): Promise<OriginSale | null> {
+  const [row] = await q.query<OriginSaleRow>(
+    `SELECT ${COLUMNS} FROM sales
+      WHERE uuid = $1 AND ($2::uuid IS NULL OR payment_link_id = $2) AND ($3::uuid IS NULL OR checkout_session_id = $3)`,
+    [
+      uuid,
+      'paymentLinkId' in origin ? origin.paymentLinkId : null,
+      'checkoutSessionId' in origin ? origin.checkoutSessionId : null,
+    ],
+  );
+  return row ? originSaleOf(row) : null;
+}
+
 const COLUMNS = `uuid::text AS uuid, status, amount, pix_key, completed_at IS NOT NULL AS paid, charge_expires_at`;
 
 interface OriginSaleRow {

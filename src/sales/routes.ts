@@ -16,6 +16,7 @@ import { parsePublicId } from '../platform/ids/public-ids.js';
 import { type ChargeInput, createKeyedSale, createPixSale, refundSale } from './charges.js';
 import { ChargeBody, ChargeHeaders, CreatedSale } from './charges.schemas.js';
 import { saleLookups } from './coalesced-lookups.js';
+import type { SaleOrigin } from './data.js';
 import { saleJson } from './lookup.js';
 import type { PixChargeProcessor } from './processors/processor.js';
 import { IdPath, Sale } from './schemas.js';
@@ -45,6 +46,8 @@ export interface BoletoSales {
     accountId: number,
     body: unknown,
     bind: (tx: Queryable, saleId: number) => Promise<void>,
+    /** A payer's page it was started on: the sale carries it and joins the payer's cart. */
+    origin?: SaleOrigin,
   ): Promise<SaleRow>;
 }
 

@@ -56,6 +56,8 @@ export interface Config {
   rateLimitCheckoutPerIp: number;
   /** Minutes a payer's checkout cart may stay unpaid before it is abandoned (cart.abandoned). */
   cartAbandonAfterMinutes: number;
+  /** Open payment streams of the hosted checkout pages per source IP; 0: no cap. */
+  checkoutStreamsPerIp: number;
   webhookAllowPrivate: boolean;
   webhookRetryDelaysMs: number[];
   /** Days finished deliveries and events are kept before the daily retention job deletes them (≥ 30). */
@@ -231,6 +233,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     rateLimitWebhookTest: integer(env, 'RATE_LIMIT_WEBHOOK_TEST', 10, 0, 1_000_000),
     rateLimitCheckoutPerIp: integer(env, 'RATE_LIMIT_CHECKOUT_PER_IP', 60, 0, 1_000_000),
     cartAbandonAfterMinutes: integer(env, 'CART_ABANDON_AFTER_MINUTES', 30, 1, 10_080),
+    checkoutStreamsPerIp: integer(env, 'CHECKOUT_STREAMS_PER_IP', 20, 0, 1_000_000),
     webhookAllowPrivate: allowPrivate,
     webhookRetryDelaysMs: retryDelays(env),
     notificationRetentionDays: integer(env, 'NOTIFICATION_RETENTION_DAYS', 90, 30, 36500),

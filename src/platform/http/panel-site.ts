@@ -9,9 +9,10 @@ const SITE = path.resolve(import.meta.dirname, '../../../dist/panel-site');
 
 /**
  * The page's own security headers: scripts and styles only from this origin (no inline script), never
- * framed, no referrer sent away, no MIME sniffing. The JSON API keeps its own headers.
+ * framed, no referrer sent away, no MIME sniffing. The JSON API keeps its own headers. The payer's hosted
+ * checkout page (src/checkout) is sent with the same.
  */
-const PAGE_HEADERS: Record<string, string> = {
+export const PAGE_HEADERS: Record<string, string> = {
   'content-security-policy':
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",

@@ -1,0 +1,56 @@
+import { useState } from 'preact/hooks';
+import type { PageData, PixPayment } from './api';
+import { CopyButton } from './CopyButton';
+import { hour } from './money';
+import { usePaymentStream, Waiting } from './payment-stream';
+
+/** The Pix to pay: its QR code and copy-and-paste code with a copy button, waiting for `paid` on the stream. */
+export function PixPanel(props: {
+  page: PageData;
+  payment: PixPayment;
+  onPaid: (redirectUrl: string | null) => void;
+  onNewPix: () => void;
+}) {
+  const { payment } = props;
+  const [expired, setExpired] = useState(false);
+  const stream = usePaymentStream(props.page, payment.saleId, {
+    paid: props.onPaid,
+    expired: () => setExpired(true),
+  });
+
+  if (expired) {
+    return (
+      <section class="card" aria-labelledby="pix-title">
+        <h2 id="pix-title">Este Pix expirou</h2>
+        <p>O prazo para pagar este código terminou. Se você não pagou, gere um novo Pix.</p>
+        <button type="button" onClick={props.onNewPix}>
+          Gerar novo Pix
+        </button>
+      </section>
+    );
+  }
+
+  return (
+    <section class="card pix" aria-labelledby="pix-title">
+      <h2 id="pix-title">Pague com Pix</h2>
+      <ol class="steps">
+        <li>Abra o app do seu banco e escolha pagar com Pix.</li>
+        <li>Leia o QR Code ou use o código copia e cola.</li>
+      </ol>
+      <img class="qr" src={payment.pixQrCode} alt="QR Code do Pix" width={240} height={240} />
+      <label for="pix-code">Código Pix copia e cola</label>
+      <textarea id="pix-code" readOnly rows={5} value={payment.pixCopyPaste} />
+      <CopyButton
+        text={payment.pixCopyPaste}
+        field="pix-code"
+        label="Copiar código Pix"
+        done="Código copiado"
+      />
+      <Waiting
+        {...stream}
+        text="Aguardando o pagamento. Esta página muda sozinha quando ele for confirmado."
+      />
+      {payment.expiresAt && <p class="muted">Pague até as {hour(payment.expiresAt)}.</p>}
+    </section>
+  );
+}

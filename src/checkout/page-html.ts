@@ -1,0 +1,59 @@
+import type { GoneReason } from './errors.js';
+
+/** What the page's script finds in `#app[data-page]`: which page, and the data its public GET would answer. */
+export type PageData = { kind: 'link'; slug: string; link: unknown } | { kind: 'session'; session: unknown };
+
+/** The page's markup with its data in an attribute: no inline script, which the CSP forbids. */
+export function pageHtml(template: string, data: PageData): string {
+  return template.replace(
+    '<div id="app"></div>',
+    `<div id="app" data-page="${escapeHtml(JSON.stringify(data))}"></div>`,
+  );
+}
+
+/** Why there is nothing to pay, as the payer reads it. */
+export type Unpayable = { kind: 'link' | 'session'; why: 'not_found' | GoneReason };
+
+const MESSAGES: Record<string, { title: string; text: string }> = {
+  'link:not_found': {
+    title: 'Link de pagamento não encontrado',
+    text: 'Confira se o endereço está completo, como a loja enviou. Se o problema continuar, fale com a loja.',
+  },
+  'link:expired': {
+    title: 'Este link de pagamento expirou',
+    text: 'Ele não aceita mais pagamentos. Peça um novo link à loja.',
+  },
+  'link:used_up': {
+    title: 'Este link de pagamento já foi usado',
+    text: 'Ele chegou ao limite de pagamentos e não aceita mais nenhum. Fale com a loja.',
+  },
+  'link:turned_off': {
+    title: 'Este link de pagamento foi desativado',
+    text: 'A loja não aceita mais pagamentos por ele. Fale com a loja.',
+  },
+  'session:not_found': {
+    title: 'Página de pagamento não encontrada',
+    text: 'Confira se o endereço está completo ou volte à loja para fazer o pedido de novo.',
+  },
+  'session:expired': {
+    title: 'Esta página de pagamento expirou',
+    text: 'O tempo para pagar terminou. Volte à loja para fazer o pedido de novo.',
+  },
+};
+
+/** The pt-BR page saying why there is nothing to pay: the same stylesheet, no script. */
+export function unpayableHtml(template: string, { kind, why }: Unpayable): string {
+  const message = MESSAGES[`${kind}:${why}`] ?? MESSAGES[`${kind}:expired`]!;
+  return template
+    .replace(/<script\b[^>]*><\/script>\s*/g, '')
+    .replace(/<link rel="modulepreload"[^>]*>\s*/g, '')
+    .replace(/<title>[^<]*<\/title>/, `<title>${message.title}</title>`)
+    .replace(
+      '<div id="app"></div>',
+      `<div id="app"><main class="page"><section class="card notice"><h1>${message.title}</h1><p>${message.text}</p></section></main></div>`,
+    );
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}

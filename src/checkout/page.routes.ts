@@ -1,0 +1,101 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { TransactionErrorBody } from '../platform/http/error-schemas.js';
+import { PAGE_HEADERS } from '../platform/http/panel-site.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import { CheckoutGone, CheckoutNotFound } from './errors.js';
+import { loadPageAssets } from './page-assets.js';
+import { type PageData, pageHtml, type Unpayable, unpayableHtml } from './page-html.js';
+import type { PublicCheckout } from './pay.js';
+
+/** Where `vite build` puts the page (checkout-page/vite.config.ts): from src/checkout or dist/checkout. */
+const SITE = path.resolve(import.meta.dirname, '../../dist/checkout-page');
+/** The page's scripts and styles, under the base of its Vite build. */
+const ASSETS_PREFIX = '/checkout-page/assets/';
+
+/**
+ * The payer's hosted pages, `PUBLIC_URL/pay/<slug>` and `PUBLIC_URL/checkout/<id>`: one HTML page (the
+ * checkout-page/ build) carrying the link's or session's public data, or a pt-BR page saying why there is
+ * nothing to pay with 404 (unknown) or 410 (expired, used up, turned off); counted by the payer's per-address
+ * limit. Its hashed assets are cached for good.
+ */
+export function registerPageRoutes(app: Http, checkout: PublicCheckout, perIp: AuthHook | null): void {
+  const template = existsSync(path.join(SITE, 'index.html'))
+    ? readFileSync(path.join(SITE, 'index.html'), 'utf8')
+    : null;
+  const limited = perIp ? { onRequest: perIp } : {};
+  const page = {
+    description:
+      'The page, in Portuguese; a pt-BR page saying why there is nothing to pay with 404 (unknown) or 410 (expired, used up, turned off)',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  };
+  const options = (summary: string, params: ReturnType<typeof Type.Object>) => ({
+    config: { errorShape: 'transaction' as const, errors: ['RATE_LIMITED'] as const },
+    ...limited,
+    schema: {
+      tags: ['checkout'],
+      summary,
+      produces: ['text/html'],
+      params,
+      response: { 200: page, 429: TransactionErrorBody },
+    },
+  });
+
+  const send = async (reply: FastifyReply, kind: Unpayable['kind'], data: () => Promise<PageData>) => {
+    for (const [name, value] of Object.entries(PAGE_HEADERS)) reply.header(name, value);
+    reply.header('cache-control', 'no-store');
+    if (!template) {
+      return reply
+        .code(503)
+        .type('text/plain; charset=utf-8')
+        .send('The checkout page is not built: run `npm run build`.\n');
+    }
+    reply.type('text/html; charset=utf-8');
+    try {
+      return reply.code(200).send(pageHtml(template, await data()));
+    } catch (err) {
+      if (err instanceof CheckoutNotFound) {
+        return reply.code(404).send(unpayableHtml(template, { kind, why: 'not_found' }));
+      }
+      if (err instanceof CheckoutGone) {
+        return reply.code(410).send(unpayableHtml(template, { kind, why: err.reason }));
+      }
+      throw err;
+    }
+  };
+
+  app.get<{ Params: { slug: string } }>(
+    '/pay/:slug',
+    options("The payer's hosted page of a payment link", Type.Object({ slug: Type.String() })),
+    (request, reply) =>
+      send(reply, 'link', async () => ({
+        kind: 'link',
+        slug: request.params.slug,
+        link: await checkout.link(request.params.slug),
+      })),
+  );
+  app.get<{ Params: { id: string } }>(
+    '/checkout/:id',
+    options("The payer's hosted page of a checkout session", Type.Object({ id: Type.String() })),
+    (request, reply) =>
+      send(reply, 'session', async () => ({
+        kind: 'session',
+        session: await checkout.session(request.params.id),
+      })),
+  );
+
+  for (const [name, asset] of loadPageAssets(path.join(SITE, 'assets'))) {
+    app.get(`${ASSETS_PREFIX}${name}`, { schema: { hide: true } }, (request, reply) => {
+      for (const [header, value] of Object.entries(PAGE_HEADERS)) reply.header(header, value);
+      // hashed names change with their content
+      reply.header('cache-control', 'public, max-age=31536000, immutable').header('vary', 'accept-encoding');
+      reply.type(asset.type);
+      if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
+        return reply.header('content-encoding', 'gzip').send(asset.gzip);
+      }
+      return reply.send(asset.raw);
+    });
+  }
+}

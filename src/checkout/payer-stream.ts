@@ -1,0 +1,100 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { openStreams } from '../events/index.js';
+import { AppError } from '../platform/errors/app-error.js';
+import type { PaidSales } from './paid-watch.js';
+import type { PayerSale } from './payer-sale.js';
+import type { StreamsPerAddress } from './stream-limit.js';
+
+/** A comment line this often keeps proxies from closing a quiet stream. */
+const KEEP_ALIVE_MS = 15_000;
+/** After its charge expired, a page still waits this long for a payment the payer's bank already sent. */
+const EXPIRY_GRACE_MS = 5 * 60_000;
+
+export interface PayerStreamDeps {
+  paid: PaidSales;
+  limit: StreamsPerAddress;
+}
+
+/**
+ * The payer's page's Server-Sent Events for one sale: a single `paid` event (data: where to go next) when
+ * it is paid, or `expired` when its charge can no longer be paid; the stream then ends. The sale is read
+ * once, after the watch on the feed is in place, so a payment just before the stream opened is not missed.
+ */
+export async function openPayerStream(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: PayerStreamDeps,
+  saleId: string,
+  read: () => Promise<PayerSale>,
+): Promise<void> {
+  const release = deps.limit.take(request.ip);
+  if (!release) {
+    throw new AppError('RATE_LIMITED', 'Too many payment pages open from this address', {
+      limit: { max: deps.limit.max, retryAfterSeconds: 60 },
+    });
+  }
+  let paidEarly = false;
+  let onPaid = () => {
+    paidEarly = true;
+  };
+  let stopWatching: () => void;
+  let state: PayerSale;
+  try {
+    stopWatching = await deps.paid.watch(saleId.toLowerCase(), () => onPaid());
+  } catch (err) {
+    release();
+    throw err;
+  }
+  try {
+    state = await read();
+  } catch (err) {
+    stopWatching();
+    release();
+    throw err;
+  }
+
+  const res = reply.raw;
+  let ended = false;
+  let keepAlive: NodeJS.Timeout | undefined;
+  let expiry: NodeJS.Timeout | undefined;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    clearInterval(keepAlive);
+    clearTimeout(expiry);
+    stopWatching();
+    release();
+    openStreams.delete(end);
+    if (!res.destroyed) res.end();
+  };
+  const finish = (event: 'paid' | 'expired') => {
+    if (ended) return;
+    const data = event === 'paid' ? JSON.stringify({ redirectUrl: state.redirectUrl }) : '{}';
+    res.write(`event: ${event}\ndata: ${data}\n\n`);
+    end();
+  };
+  openStreams.add(end);
+  res.on('close', end);
+  reply.hijack();
+  res.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  res.write('retry: 3000\n\n');
+
+  if (paidEarly || state.sale.paid) return finish('paid');
+  if (state.sale.status !== 'PENDENTE') return finish('expired');
+  onPaid = () => finish('paid');
+  keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+  keepAlive.unref();
+  const expiresAt = state.sale.chargeExpiresAt?.getTime();
+  if (expiresAt !== undefined) {
+    // a timer's delay is at most 2^31 - 1 ms; a charge is open an hour at most
+    const wait = Math.min(Math.max(0, expiresAt + EXPIRY_GRACE_MS - Date.now()), 2 ** 31 - 1);
+    expiry = setTimeout(() => finish('expired'), wait);
+    expiry.unref();
+  }
+}
