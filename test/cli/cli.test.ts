@@ -266,6 +266,8 @@ describe('gateway accounts update', () => {
         'off',
         '--transfers',
         'off',
+        '--cart-recovery-email',
+        'on',
         '--json',
       ),
     );
@@ -280,6 +282,7 @@ describe('gateway accounts update', () => {
       reservePercent: '10',
       apiCashout: 'off',
       transfers: 'off',
+      cartRecoveryEmail: 'on',
       twoFactor: 'off',
     });
     const [row] = await db.query<Record<string, unknown>>('SELECT * FROM accounts WHERE id = $1', [id]);
@@ -291,6 +294,7 @@ describe('gateway accounts update', () => {
       reserve_percent_e4: 100000,
       api_cashout_enabled: false,
       transfers_enabled: false,
+      cart_recovery_email: true,
     });
     const back = ok<Record<string, unknown>>(
       await gateway('accounts', 'update', '--id', String(id), '--transfers', 'on', '--json'),
