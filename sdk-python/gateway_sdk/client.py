@@ -86,6 +86,46 @@ class TransactionsResource:
         return cast(types.RefundAccepted, self._http.request("POST", f"/api/transactions/{_segment(id)}/refund"))
 
 
+class PaymentLinksResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def create(self, body: types.PaymentLinkCreate) -> types.PaymentLink:
+        """POST /api/payment-links (not retried: the route takes no Idempotency-Key)"""
+        return cast(types.PaymentLink, self._http.request("POST", "/api/payment-links", body))
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> types.PaymentLinkPage:
+        """GET /api/payment-links: a page, newest first."""
+        q = urlencode({k: v for k, v in (("limit", limit), ("cursor", cursor)) if v is not None})
+        return cast(types.PaymentLinkPage, self._http.request("GET", f"/api/payment-links{'?' + q if q else ''}"))
+
+    def retrieve(self, id: str) -> types.PaymentLink:
+        """GET /api/payment-links/{id}"""
+        return cast(types.PaymentLink, self._http.request("GET", f"/api/payment-links/{_segment(id)}"))
+
+    def update(self, id: str, body: types.PaymentLinkUpdate) -> types.PaymentLink:
+        """PATCH /api/payment-links/{id} ({"active": False} turns the link off)"""
+        return cast(types.PaymentLink, self._http.request("PATCH", f"/api/payment-links/{_segment(id)}", body))
+
+
+class CheckoutSessionsResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def create(self, body: types.CheckoutSessionCreate) -> types.CheckoutSession:
+        """POST /api/checkout/sessions (not retried: the route takes no Idempotency-Key)"""
+        return cast(types.CheckoutSession, self._http.request("POST", "/api/checkout/sessions", body))
+
+    def retrieve(self, id: str) -> types.CheckoutSession:
+        """GET /api/checkout/sessions/{id}"""
+        return cast(types.CheckoutSession, self._http.request("GET", f"/api/checkout/sessions/{_segment(id)}"))
+
+
+class CheckoutResource:
+    def __init__(self, http: HttpClient) -> None:
+        self.sessions = CheckoutSessionsResource(http)
+
+
 class EventsResource:
     def __init__(self, http: HttpClient) -> None:
         self._http = http
@@ -148,9 +188,20 @@ class Gateway:
         self.cashouts = CashoutsResource(http)
         self.transactions = TransactionsResource(http)
         self.events = EventsResource(http)
+        self.payment_links = PaymentLinksResource(http)
+        self.checkout = CheckoutResource(http)
 
     def __repr__(self) -> str:
         return f"Gateway(base_url={self.balance._http.base_url!r})"
 
 
-__all__ = ["Gateway", "BalanceResource", "CashoutsResource", "TransactionsResource", "EventsResource"]
+__all__ = [
+    "Gateway",
+    "BalanceResource",
+    "CashoutsResource",
+    "TransactionsResource",
+    "EventsResource",
+    "PaymentLinksResource",
+    "CheckoutResource",
+    "CheckoutSessionsResource",
+]

@@ -487,6 +487,176 @@ class Charge(_ChargeRequired, total=False):
 RefundAccepted = Sale
 
 
+PaymentLinkCreateMethod = Literal["PIX", "BOLETO", "CREDIT_CARD"]
+
+
+class _PaymentLinkCreateRequired(TypedDict):
+    # Payment methods offered: PIX, BOLETO, CREDIT_CARD (each at most once)
+    methods: list[PaymentLinkCreateMethod]
+    title: str
+
+
+class PaymentLinkCreate(_PaymentLinkCreateRequired, total=False):
+    # A fixed amount; leave out to let the payer choose between minCents and maxCents
+    amountCents: int
+    description: str
+    # ISO 8601 with offset; in the future
+    expiresAt: str
+    # Open amounts: the most the payer may pay (default the largest charge)
+    maxCents: int
+    # CREDIT_CARD only
+    maxInstallments: int
+    # Paid sales it takes
+    maxUses: int
+    # The store's own data (an order number…): at most 20 keys of 1–40 characters of A–Z a–z 0–9 _ . -, string
+    # values of at most 500 characters
+    metadata: dict[str, str]
+    # Open amounts: the least the payer may pay (default 100)
+    minCents: int
+    # Where the payer goes once paid (http or https)
+    successUrl: str
+
+
+class PaymentLink(TypedDict):
+    active: bool
+    # Fixed amount; null when the payer chooses
+    amountCents: Optional[int]
+    createdAt: str
+    description: Optional[str]
+    expiresAt: Optional[str]
+    id: str
+    maxCents: Optional[int]
+    maxInstallments: Optional[int]
+    maxUses: Optional[int]
+    # As given; {} when none
+    metadata: dict[str, str]
+    methods: list[str]
+    minCents: Optional[int]
+    # 16 random characters (A–Z a–z 0–9 _ -)
+    slug: str
+    successUrl: Optional[str]
+    title: str
+    # PUBLIC_URL/pay/<slug>: the page to send payers to
+    url: str
+    # Sales made through the link that were paid (refunded ones included)
+    uses: int
+
+
+class PaymentLinkPageDataItem(TypedDict):
+    active: bool
+    # Fixed amount; null when the payer chooses
+    amountCents: Optional[int]
+    createdAt: str
+    description: Optional[str]
+    expiresAt: Optional[str]
+    id: str
+    maxCents: Optional[int]
+    maxInstallments: Optional[int]
+    maxUses: Optional[int]
+    # As given; {} when none
+    metadata: dict[str, str]
+    methods: list[str]
+    minCents: Optional[int]
+    # 16 random characters (A–Z a–z 0–9 _ -)
+    slug: str
+    successUrl: Optional[str]
+    title: str
+    # PUBLIC_URL/pay/<slug>: the page to send payers to
+    url: str
+    # Sales made through the link that were paid (refunded ones included)
+    uses: int
+
+
+class PaymentLinkPage(TypedDict):
+    data: list[PaymentLinkPageDataItem]
+    nextCursor: Optional[str]
+
+
+class PaymentLinkUpdate(TypedDict):
+    # false: the link takes no more payments (410 on its page)
+    active: bool
+
+
+class CheckoutSessionCreateCustomer(TypedDict, total=False):
+    """The buyer, as far as known: the page asks for the rest"""
+    # CPF or CNPJ
+    document: str
+    email: str
+    name: str
+    phone: str
+
+
+class CheckoutSessionCreateItem(TypedDict):
+    quantity: int
+    tangible: bool
+    title: str
+    # Cents
+    unitPrice: int
+
+
+CheckoutSessionCreateMethod = Literal["PIX", "BOLETO", "CREDIT_CARD"]
+
+
+class _CheckoutSessionCreateRequired(TypedDict):
+    # What the payer pays; the page cannot change it
+    amountCents: int
+    items: list[CheckoutSessionCreateItem]
+    # Payment methods offered: PIX, BOLETO, CREDIT_CARD (each at most once)
+    methods: list[CheckoutSessionCreateMethod]
+    # Where the payer goes once paid, with ?session_id=<id> added
+    successUrl: str
+
+
+class CheckoutSessionCreate(_CheckoutSessionCreateRequired, total=False):
+    # Where the page sends a payer who gives up
+    cancelUrl: str
+    # The buyer, as far as known: the page asks for the rest
+    customer: CheckoutSessionCreateCustomer
+    # Seconds the session stays open (default 3600)
+    expiresIn: int
+    # The store's own data (an order number…): at most 20 keys of 1–40 characters of A–Z a–z 0–9 _ . -, string
+    # values of at most 500 characters
+    metadata: dict[str, str]
+
+
+class CheckoutSessionCustomer(TypedDict, total=False):
+    """The buyer, as far as known: the page asks for the rest"""
+    # CPF or CNPJ
+    document: str
+    email: str
+    name: str
+    phone: str
+
+
+class CheckoutSessionItem(TypedDict):
+    quantity: int
+    tangible: bool
+    title: str
+    unitPrice: int
+
+
+CheckoutSessionStatus = Literal["open", "paid", "expired"]
+
+
+class CheckoutSession(TypedDict):
+    amountCents: int
+    cancelUrl: Optional[str]
+    createdAt: str
+    customer: Optional[CheckoutSessionCustomer]
+    expiresAt: str
+    id: str
+    items: list[CheckoutSessionItem]
+    # As given; {} when none
+    metadata: dict[str, str]
+    methods: list[str]
+    # The paid sale; while open, the last sale started (null before any)
+    saleId: Optional[str]
+    status: CheckoutSessionStatus
+    successUrl: str
+    # PUBLIC_URL/checkout/<id>: the page to send the payer to
+    url: str
+
+
 @dataclass(frozen=True)
 class SalePendingWebhook:
     """A verified sale.pending webhook: a charge was opened and awaits payment."""

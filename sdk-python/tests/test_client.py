@@ -71,6 +71,25 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(accepted["id"], charge["id"])
         self.assertIn(accepted["status"], ("PAGO", "ESTORNADO"))
 
+    def test_payment_links_and_checkout_sessions(self):
+        gw = gateway_for("checkout")
+        link = gw.payment_links.create({"title": "Curso de fotografia", "amountCents": 19900, "methods": ["PIX"]})
+        self.assertTrue(link["url"].endswith("/pay/" + link["slug"]))
+        self.assertEqual((link["active"], link["uses"]), (True, 0))
+        self.assertEqual(gw.payment_links.retrieve(link["id"])["id"], link["id"])
+        self.assertIn(link["id"], [l["id"] for l in gw.payment_links.list(limit=100)["data"]])
+        self.assertFalse(gw.payment_links.update(link["id"], {"active": False})["active"])
+        session = gw.checkout.sessions.create(
+            {
+                "amountCents": 4990,
+                "items": [{"title": "Camiseta", "unitPrice": 4990, "quantity": 1, "tangible": True}],
+                "methods": ["PIX"],
+                "successUrl": "https://loja.example.com/obrigado",
+            }
+        )
+        self.assertEqual((session["status"], session["saleId"]), ("open", None))
+        self.assertEqual(gw.checkout.sessions.retrieve(session["id"])["id"], session["id"])
+
     def test_a_decimal_amount(self):
         created = gateway_for("decimals").cashouts.create({"amount": Decimal("120.50"), "pixKey": "52998224725"})
         self.assertEqual(created["amount"], "120.50")

@@ -39,6 +39,12 @@ OPERATIONS: list[tuple[str, str, str, str]] = [
     ("Sale", "/api/transactions/{id}", "get", "200"),
     ("Charge", "/api/transactions", "post", "201"),
     ("RefundAccepted", "/api/transactions/{id}/refund", "post", "202"),
+    ("PaymentLinkCreate", "/api/payment-links", "post", "body"),
+    ("PaymentLink", "/api/payment-links", "post", "201"),
+    ("PaymentLinkPage", "/api/payment-links", "get", "200"),
+    ("PaymentLinkUpdate", "/api/payment-links/{id}", "patch", "body"),
+    ("CheckoutSessionCreate", "/api/checkout/sessions", "post", "body"),
+    ("CheckoutSession", "/api/checkout/sessions", "post", "201"),
     ("EventPage", "/api/events", "get", "200"),
     ("Event", "/api/events/{id}", "get", "200"),
 ]

@@ -41,7 +41,7 @@ export class HttpClient {
   }
 
   async request<T>(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'PATCH',
     path: string,
     body?: unknown,
     options: RequestOptions = {},

@@ -39,6 +39,12 @@ export type ChargeCreate = BodyOf<'/api/transactions', 'post'>;
 export type Sale = Answer<'/api/transactions/{id}', 'get', 200>;
 export type Charge = Answer<'/api/transactions', 'post', 201>;
 export type RefundAccepted = Answer<'/api/transactions/{id}/refund', 'post', 202>;
+export type PaymentLinkCreate = BodyOf<'/api/payment-links', 'post'>;
+export type PaymentLink = Answer<'/api/payment-links', 'post', 201>;
+export type PaymentLinkPage = Answer<'/api/payment-links', 'get', 200>;
+export type PaymentLinkUpdate = BodyOf<'/api/payment-links/{id}', 'patch'>;
+export type CheckoutSessionCreate = BodyOf<'/api/checkout/sessions', 'post'>;
+export type CheckoutSession = Answer<'/api/checkout/sessions', 'post', 201>;
 export type EventPage = Answer<'/api/events', 'get', 200>;
 export type Event = Answer<'/api/events/{id}', 'get', 200>;
 
@@ -67,12 +73,22 @@ function query(params: EventListParams): string {
   return text === '' ? '' : `?${text}`;
 }
 
+function pageQuery(params: { limit?: number; cursor?: string }): string {
+  const q = new URLSearchParams();
+  if (params.limit !== undefined) q.set('limit', String(params.limit));
+  if (params.cursor !== undefined) q.set('cursor', params.cursor);
+  const text = q.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
 /** A client of one merchant account (one API key pair). */
 export class Gateway {
   readonly balance;
   readonly cashouts;
   readonly transactions;
   readonly events;
+  readonly paymentLinks;
+  readonly checkout;
 
   constructor(options: ClientOptions) {
     const http = new HttpClient(options);
@@ -101,6 +117,28 @@ export class Gateway {
       /** POST /api/transactions/{id}/refund (not retried: the route takes no Idempotency-Key) */
       refund: (id: string | number) =>
         http.request<RefundAccepted>('POST', `/api/transactions/${segment(id)}/refund`),
+    };
+    this.paymentLinks = {
+      /** POST /api/payment-links (not retried: the route takes no Idempotency-Key) */
+      create: (body: PaymentLinkCreate) => http.request<PaymentLink>('POST', '/api/payment-links', body),
+      /** GET /api/payment-links: a page, newest first. */
+      list: (params: { limit?: number; cursor?: string } = {}) =>
+        http.request<PaymentLinkPage>('GET', `/api/payment-links${pageQuery(params)}`),
+      /** GET /api/payment-links/{id} */
+      retrieve: (id: string) => http.request<PaymentLink>('GET', `/api/payment-links/${segment(id)}`),
+      /** PATCH /api/payment-links/{id} ({active: false} turns the link off) */
+      update: (id: string, body: PaymentLinkUpdate) =>
+        http.request<PaymentLink>('PATCH', `/api/payment-links/${segment(id)}`, body),
+    };
+    this.checkout = {
+      sessions: {
+        /** POST /api/checkout/sessions (not retried: the route takes no Idempotency-Key) */
+        create: (body: CheckoutSessionCreate) =>
+          http.request<CheckoutSession>('POST', '/api/checkout/sessions', body),
+        /** GET /api/checkout/sessions/{id} */
+        retrieve: (id: string) =>
+          http.request<CheckoutSession>('GET', `/api/checkout/sessions/${segment(id)}`),
+      },
     };
     this.events = {
       /** GET /api/events: a page, newest first. */

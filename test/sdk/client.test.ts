@@ -82,6 +82,31 @@ async function troubledProxy(
 }
 
 describe('@payment-gateway/sdk against a real gateway', () => {
+  it('creates, lists, reads and turns off a payment link, and opens and reads a checkout session', async () => {
+    const gw = gatewayFor(await createMerchant(server));
+    const link = await gw.paymentLinks.create({
+      title: 'Curso de fotografia',
+      amountCents: 19900,
+      methods: ['PIX'],
+    });
+    expect(link.url.endsWith(`/pay/${link.slug}`)).toBe(true);
+    expect(link).toMatchObject({ active: true, uses: 0 });
+    expect(await gw.paymentLinks.retrieve(link.id)).toEqual(link);
+    expect((await gw.paymentLinks.list({ limit: 100 })).data.map((l) => l.id)).toContain(link.id);
+    expect(await gw.paymentLinks.update(link.id, { active: false })).toMatchObject({
+      id: link.id,
+      active: false,
+    });
+    const session = await gw.checkout.sessions.create({
+      amountCents: 4990,
+      items: [{ title: 'Camiseta', unitPrice: 4990, quantity: 1, tangible: true }],
+      methods: ['PIX'],
+      successUrl: 'https://loja.example.com/obrigado',
+    });
+    expect(session).toMatchObject({ status: 'open', saleId: null });
+    expect(await gw.checkout.sessions.retrieve(session.id)).toEqual(session);
+  });
+
   it('reads the balance, creates and retrieves a cashout, and creates, retrieves and lists a charge', async () => {
     const m = await createMerchant(server);
     await fundMerchant(server.runtime.platform.db, m.accountId, 50_000);

@@ -225,7 +225,17 @@ function verifyCases(got: Received, secret: string) {
 beforeAll(async () => {
   server = await startServer();
   receiver = await startReceiver();
-  for (const name of ['funded', 'decimals', 'charges', 'refunds', 'retry', 'retry503', 'empty', 'hooks']) {
+  for (const name of [
+    'funded',
+    'decimals',
+    'charges',
+    'refunds',
+    'retry',
+    'retry503',
+    'empty',
+    'hooks',
+    'checkout',
+  ]) {
     merchants[name] = await createMerchant(server, `Python ${name}`);
   }
   for (const name of ['funded', 'decimals', 'retry', 'retry503']) {
