@@ -1,7 +1,6 @@
 // The accounts module's front door: what the other modules, app.ts and the CLI use of it.
 
 export { getAccount } from './accounts.js';
-export { accountCommands } from './cli.js';
 export {
   accountColumnSql,
   accountName,

@@ -2,7 +2,6 @@
 export { listAllowedIps, replaceAllowedIps } from './allowed-ips.js';
 export { apiKeyAuth, merchantOf } from './api-key.hook.js';
 export { AuthCache } from './auth-cache.js';
-export { keyCommands } from './cli.js';
 export { credentialName } from './credentials.data.js';
 export { CredentialService } from './credentials.js';
 export { LastUseRecorder } from './last-use.js';

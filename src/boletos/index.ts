@@ -1,5 +1,4 @@
 // The boletos module's front door: what the other modules, app.ts and the CLI use of it.
-export { boletoCommands } from './cli.js';
 export { BcbCobv, type CobvPsp, SandboxCobv } from './cobv.js';
 export { isCnpj, isCpf } from './documents.js';
 export { BoletoInputError, BoletoNotFound } from './errors.js';

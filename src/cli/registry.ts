@@ -1,12 +1,14 @@
-import { accountCommands } from '../accounts/index.js';
-import { keyCommands } from '../auth/index.js';
-import { boletoCommands } from '../boletos/index.js';
-import { ledgerCommands } from '../ledger/index.js';
+// Each domain's commands are its second door, for the CLI alone: a command loads its own module's code, not its
+// routes and workers (the operator's commands start fast).
+import { accountCommands } from '../accounts/cli.js';
+import { keyCommands } from '../auth/cli.js';
+import { boletoCommands } from '../boletos/cli.js';
+import { ledgerCommands } from '../ledger/cli.js';
 import type { Command } from '../platform/cli/command.js';
 import { migrate } from '../platform/db/migrate.js';
-import { reconciliationCommands } from '../reconciliation/index.js';
-import { notificationCommands } from '../webhooks/index.js';
-import { withdrawalCommands } from '../withdrawals/index.js';
+import { reconciliationCommands } from '../reconciliation/cli.js';
+import { notificationCommands } from '../webhooks/cli.js';
+import { withdrawalCommands } from '../withdrawals/cli.js';
 
 const migrateCommand: Command = {
   path: ['migrate'],

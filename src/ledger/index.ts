@@ -1,6 +1,5 @@
 // The ledger module's front door: what the other modules, app.ts and the CLI use of it.
 export { balanceStatement, entriesInsert } from './batch-entries.js';
-export { ledgerCommands } from './cli.js';
 export {
   availableBalanceSql,
   ensureMerchantLedger,

@@ -1,4 +1,3 @@
 // The reconciliation module's front door: what the other modules, app.ts and the CLI use of it.
-export { reconciliationCommands } from './cli.js';
 export { recordPaymentDiscrepancy } from './discrepancies.data.js';
 export { startReconciliation } from './worker.js';

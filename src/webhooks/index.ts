@@ -1,5 +1,4 @@
 // The webhooks module's front door: what the other modules, app.ts and the CLI use of it.
-export { notificationCommands } from './cli.js';
 export type { WebhookSecret } from './crypto.js';
 export { newestSealedSecret } from './data.js';
 export { readBacklog } from './deliveries.data.js';

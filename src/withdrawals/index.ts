@@ -2,7 +2,6 @@
 export { approvalRoutes } from './approval/routes.js';
 export { startApprovalWorker } from './approval/worker.js';
 export { cancelWithdrawal } from './cancel.js';
-export { withdrawalCommands } from './cli.js';
 export { WithdrawalCreator } from './creation/creator.js';
 export { deleteExpiredKeys, KEY_CLEANUP_EVERY_MS } from './creation/idempotency.js';
 export { ownedWithdrawal } from './lookup.js';
