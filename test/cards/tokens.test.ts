@@ -115,12 +115,13 @@ describe('POST /api/cards/tokens (sandbox acquirer)', () => {
     const number = used(cardNumber('4'));
     const both = await call('POST', url(), { headers: merchant.keys, body: cardBody(number) });
     expect(both.status, both.text).toBe(201);
-    for (const headers of [
+    const refused: Record<string, string>[] = [
       {},
       { 'x-api-public-key': 'pk_nobody' },
       { 'x-api-public-key': merchant.publicKey, 'x-api-private-key': 'sk_wrong' },
       { 'x-api-private-key': merchant.privateKey },
-    ]) {
+    ];
+    for (const headers of refused) {
       const res = await call<{ error: string }>('POST', url(), { headers, body: cardBody(number) });
       expect(res.status, JSON.stringify(headers)).toBe(401);
       expect(res.body.error).toBe('UNAUTHORIZED');
