@@ -56,3 +56,12 @@ export async function useCardToken(
   );
   return rows[0] ?? null;
 }
+
+/** The newest live token's sealed acquirer token (the process checks at start that its key opens it). */
+export async function newestSealedCardToken(q: Queryable): Promise<{ what: string; sealed: string } | null> {
+  const [row] = await q.query<{ what: string; sealed: string }>(
+    `SELECT 'card token ' || id AS what, acquirer_token_sealed AS sealed FROM card_tokens
+      WHERE used_at IS NULL AND expires_at > now() ORDER BY id DESC LIMIT 1`,
+  );
+  return row ?? null;
+}

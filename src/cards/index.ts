@@ -2,5 +2,6 @@
 export type { Acquirer } from './acquirer.js';
 export { acquirerFor } from './acquirers.js';
 export { brandOf, CARD_BRANDS, type CardBrand } from './brands.js';
+export { newestSealedCardToken } from './data.js';
 export { cardRoutes } from './routes.js';
 export { CARD_TOKEN_LIFETIME_SECONDS, CardTokens, type UsedCardToken, useToken } from './tokens.js';
