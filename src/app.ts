@@ -9,6 +9,7 @@ import {
   CredentialService,
   LastUseRecorder,
   panelSession,
+  publicKeyAuth,
   requireDeclaredPermissions,
   SessionService,
   TeamService,
@@ -16,6 +17,7 @@ import {
   teamRoutes,
 } from './auth/index.js';
 import { BcbCobv, BoletoIssuer, boletoRoutes, boletoSales, SandboxCobv } from './boletos/index.js';
+import { acquirerFor, CardTokens, cardRoutes } from './cards/index.js';
 import { checkoutRoutes } from './checkout/index.js';
 import { Event, EventFeed, EventPage, eventRoutes, openStreams } from './events/index.js';
 import { Balance, ledgerPanelRoutes, ledgerRoutes } from './ledger/index.js';
@@ -167,6 +169,12 @@ export async function buildApp(platform: Platform): Promise<Http> {
   };
   await app.register(salesRoutes, { ...charges, apiKey, settler, refunders: processorsForSales.refunders });
   await app.register(boletoRoutes, { db, apiKey, settings: config.boleto });
+  const acquirer = acquirerFor(config.cards);
+  app.addHook('onClose', () => acquirer.close());
+  await app.register(cardRoutes, {
+    tokens: new CardTokens(db, acquirer, config.secretsKey),
+    publicKey: publicKeyAuth(authCache, lastUse, limits.perKey),
+  });
   await app.register(checkoutRoutes, {
     db,
     publicUrl: config.publicUrl,

@@ -2,6 +2,7 @@ import type { DestinationStream } from 'pino';
 import { buildApp } from './app.js';
 import { newestSealedTwoFactorSecret } from './auth/index.js';
 import { installBoletoRules } from './boletos/index.js';
+import { newestSealedCardToken } from './cards/index.js';
 import type { Config } from './platform/config/config.js';
 import { checkSecretsKey } from './platform/config/secrets-key-check.js';
 import type { Platform } from './platform/context.js';
@@ -46,7 +47,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const database = opened;
     await migrate(db);
     installBoletoRules(); // a BOLETO sale's Pix is due its fine, interest or discount (boletos/paid-amount.ts)
-    checkSecretsKey(config.secretsKey, [await newestSealedSecret(db), await newestSealedTwoFactorSecret(db)]);
+    checkSecretsKey(config.secretsKey, [
+      await newestSealedSecret(db),
+      await newestSealedTwoFactorSecret(db),
+      await newestSealedCardToken(db),
+    ]);
     const queue = await Queue.start(db, log, {
       superviseIntervalSeconds: config.jobSuperviseIntervalSeconds,
       retentionSeconds: config.jobRetentionSeconds,

@@ -4,7 +4,7 @@ import { AppError, unauthorized } from '../platform/errors/app-error.js';
 import { HttpError } from '../platform/http/errors.js';
 import type { ApiKeyLimiter } from '../platform/http/rate-limit.js';
 import { canonicalIp } from '../platform/net/ip.js';
-import type { AuthCache } from './auth-cache.js';
+import type { AuthCache, CachedCredential } from './auth-cache.js';
 import type { KeyScope } from './credentials.data.js';
 import type { LastUseRecorder } from './last-use.js';
 
@@ -35,6 +35,7 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
  * merchant's limit). Warm requests touch no database.
  */
 export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder, limit: ApiKeyLimiter | null = null) {
+  const admit = admitter(cache, lastUse, limit);
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const publicKey = request.headers['x-api-public-key'];
     const privateKey = request.headers['x-api-private-key'];
@@ -54,6 +55,41 @@ export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder, limit: Ap
       throw unauthorized('Invalid API keys');
     }
     if (!constantTimeEqual(presented, cred.privateKeyHash)) throw unauthorized('Invalid API keys');
+    await admit(request, reply, publicKey, cred);
+  };
+}
+
+/**
+ * onRequest hook of the routes a browser calls with the public key alone (card tokenization): the public key
+ * names the account, and a private key, when sent too, must be its own. Everything after the key (expiry, the
+ * IP allow-list, the rate limits, a read-only key) is as for `apiKeyAuth`.
+ */
+export function publicKeyAuth(
+  cache: AuthCache,
+  lastUse: LastUseRecorder,
+  limit: ApiKeyLimiter | null = null,
+) {
+  const admit = admitter(cache, lastUse, limit);
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const publicKey = request.headers['x-api-public-key'];
+    const privateKey = request.headers['x-api-private-key'];
+    if (typeof publicKey !== 'string' || publicKey === '') {
+      throw unauthorized('The X-Api-Public-Key header is required');
+    }
+    if (!KEY_SHAPE.test(publicKey)) throw unauthorized('Invalid API key');
+    const cred = await cache.credential(publicKey);
+    if (!cred) throw unauthorized('Invalid API key');
+    if (privateKey !== undefined) {
+      const presented = typeof privateKey === 'string' ? hashSecret(privateKey) : '';
+      if (!constantTimeEqual(presented, cred.privateKeyHash)) throw unauthorized('Invalid API keys');
+    }
+    await admit(request, reply, publicKey, cred);
+  };
+}
+
+/** A known key's checks after the key itself: expiry, allow-list, rate limits, scope; then the request's merchant. */
+function admitter(cache: AuthCache, lastUse: LastUseRecorder, limit: ApiKeyLimiter | null) {
+  return async (request: FastifyRequest, reply: FastifyReply, publicKey: string, cred: CachedCredential) => {
     if (cred.expiresAt !== null && cred.expiresAt <= Date.now()) throw unauthorized('Invalid API keys');
 
     const allowed = await cache.allowedIps(cred.accountId);

@@ -1,6 +1,6 @@
 // The auth module's front door: what the other modules, app.ts and the CLI use of it.
 export { listAllowedIps, replaceAllowedIps } from './allowed-ips.js';
-export { apiKeyAuth, merchantOf } from './api-key.hook.js';
+export { apiKeyAuth, merchantOf, publicKeyAuth } from './api-key.hook.js';
 export { AuthCache } from './auth-cache.js';
 export { credentialName } from './credentials.data.js';
 export { CredentialService } from './credentials.js';

@@ -36,6 +36,14 @@ const PROCESS_COMMANDS: (CommandHelp & { path: readonly string[] })[] = [
     optionHelp: { port: 'the port to listen on (default 8443)' },
     example: 'gateway dev-psp --port 8443',
   },
+  {
+    path: ['dev-acquirer'],
+    usage: 'gateway dev-acquirer [--port N]',
+    summary:
+      "Runs a local card acquirer speaking Cielo's e-commerce API 3.0 (card tokens), to try CARD_ACQUIRER=cielo without Cielo.",
+    optionHelp: { port: 'the port to listen on (default 8444)' },
+    example: 'gateway dev-acquirer --port 8444',
+  },
 ];
 const PROCESS_USAGE = [...PROCESS_COMMANDS, ...INTEGRATOR_COMMANDS].map((c) => c.usage);
 const PROCESS_FLAGS: Record<string, readonly string[]> = { serve: ['--no-worker'], worker: [] };
@@ -61,10 +69,10 @@ export function usage(): string {
 /** Bad usage found without touching the database (so it is exit 2 even when the database is down), or null. */
 export function checkUsage(argv: readonly string[]): Execution | null {
   const json = argv.includes('--json');
-  if (argv[0] === 'dev-psp') {
+  if (argv[0] === 'dev-psp' || argv[0] === 'dev-acquirer') {
     const [, option, value, ...more] = argv;
     const fine = option === undefined || (option === '--port' && value !== undefined && more.length === 0);
-    return fine ? null : failure(2, 'usage: gateway dev-psp [--port N]', json);
+    return fine ? null : failure(2, `usage: gateway ${argv[0]} [--port N]`, json);
   }
   if (argv[0] === 'listen' || argv[0] === 'trigger') {
     const problem = integratorUsageProblem(argv);

@@ -24,6 +24,12 @@ async function main(argv: string[]): Promise<number> {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void psp.close());
     return -1; // keep running
   }
+  if (first === 'dev-acquirer') {
+    const { runDevAcquirer } = await import('../devacquirer/index.js');
+    const acquirer = await runDevAcquirer(argv);
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void acquirer.close());
+    return -1; // keep running
+  }
   // only the long-running processes sign, seal and open secrets; operator commands run without them
   const config = loadConfig(process.env, { secrets: first === 'serve' || first === 'worker' });
 

@@ -2,6 +2,7 @@ import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { parseHostList } from '../db/hosts.js';
 import { type BoletoSettings, boletoSettings } from './boleto.js';
+import { type CardSettings, cardSettings } from './cards.js';
 import { ConfigError, choice, type Env, integer, onOff } from './parse.js';
 import {
   type BcbSettings,
@@ -80,6 +81,8 @@ export interface Config {
   jobRetentionSeconds: number;
   /** The beneficiary of the boletos the gateway issues (BOLETO_*). */
   boleto: BoletoSettings;
+  /** Who tokenizes cards (CARD_ACQUIRER, CIELO_*). */
+  cards: CardSettings;
   /** Slow-client limits (docs/security.md): time to receive the headers, the whole request, idle keep-alive. */
   httpHeadersTimeoutMs: number;
   httpRequestTimeoutMs: number;
@@ -206,6 +209,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     payoutProvider,
     efi: payoutProvider === 'efi' ? efiSettings(env, publicUrl) : null,
     boleto: boletoSettings(env),
+    cards: cardSettings(env, production),
     logLevel: choice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     port,
     workerPort: env.WORKER_PORT ? integer(env, 'WORKER_PORT', 0, 1, 65535) : null,

@@ -178,6 +178,7 @@ const API_KEY_PREFIXES = [
   '/api/sandbox/',
   '/api/payment-links',
   '/api/checkout/',
+  '/api/cards/',
 ];
 /** The payer's side of payment links and checkout sessions: no credentials, limited per address. */
 const PAYER_PREFIXES = ['/api/public/pay/', '/api/public/checkout/'];

@@ -314,7 +314,8 @@ function documented(schema: FastifySchema | undefined, url: string, route: Route
   const method = String([route.method].flat()[0]);
   const security = securityFor(url, method);
   const out: FastifySchema & { security?: unknown } = { ...(schema ?? {}) };
-  if (security) out.security = security;
+  // a route may narrow its kind's security (card tokenization takes the public key alone)
+  if (security && !out.security) out.security = security;
   const responses = { ...((schema?.response ?? {}) as Record<string, Record<string, unknown>>) };
   const shape: ErrorShape = route.config?.errorShape ?? 'envelope';
   const own = route.config?.errors ?? [];

@@ -64,7 +64,8 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
   app.decorate('routeList', routeList);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      if (method === 'HEAD') continue;
+      // HEAD answers as its GET; an OPTIONS route is a CORS preflight, not an operation of the API
+      if (method === 'HEAD' || method === 'OPTIONS') continue;
       routeList.push({ method, url: route.url, errorShape: route.config?.errorShape ?? 'envelope' });
     }
   });

@@ -1,0 +1,67 @@
+import type { SecretHash } from '../platform/crypto/secrets.js';
+import type { Queryable } from '../platform/db/db.js';
+import type { CardBrand } from './brands.js';
+
+export interface NewCardToken {
+  tokenHash: SecretHash;
+  accountId: number;
+  acquirer: string;
+  acquirerTokenSealed: string;
+  brand: CardBrand;
+  lastFour: string;
+  expMonth: number;
+  expYear: number;
+  lifetimeSeconds: number;
+}
+
+export async function insertCardToken(db: Queryable, t: NewCardToken): Promise<void> {
+  await db.query(
+    `INSERT INTO card_tokens (token_hash, account_id, acquirer, acquirer_token_sealed, brand, last_four,
+       exp_month, exp_year, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))`,
+    [
+      t.tokenHash,
+      t.accountId,
+      t.acquirer,
+      t.acquirerTokenSealed,
+      t.brand,
+      t.lastFour,
+      t.expMonth,
+      t.expYear,
+      t.lifetimeSeconds,
+    ],
+  );
+}
+
+export interface UsedCardTokenRow {
+  acquirer: string;
+  acquirer_token_sealed: string;
+  brand: CardBrand;
+  last_four: string;
+  exp_month: number;
+  exp_year: number;
+}
+
+/** Marks the account's live token used and returns it; null when unknown, another account's, used or expired. */
+export async function useCardToken(
+  db: Queryable,
+  accountId: number,
+  tokenHash: SecretHash,
+): Promise<UsedCardTokenRow | null> {
+  const rows = await db.query<UsedCardTokenRow>(
+    `UPDATE card_tokens SET used_at = now()
+      WHERE token_hash = $1 AND account_id = $2 AND used_at IS NULL AND expires_at > now()
+      RETURNING acquirer, acquirer_token_sealed, brand, last_four, exp_month, exp_year`,
+    [tokenHash, accountId],
+  );
+  return rows[0] ?? null;
+}
+
+/** The newest live token's sealed acquirer token (the process checks at start that its key opens it). */
+export async function newestSealedCardToken(q: Queryable): Promise<{ what: string; sealed: string } | null> {
+  const [row] = await q.query<{ what: string; sealed: string }>(
+    `SELECT 'card token ' || id AS what, acquirer_token_sealed AS sealed FROM card_tokens
+      WHERE used_at IS NULL AND expires_at > now() ORDER BY id DESC LIMIT 1`,
+  );
+  return row ?? null;
+}

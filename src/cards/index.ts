@@ -1,0 +1,7 @@
+// The cards module's front door: what the other modules, app.ts and the CLI use of it.
+export type { Acquirer } from './acquirer.js';
+export { acquirerFor } from './acquirers.js';
+export { brandOf, CARD_BRANDS, type CardBrand } from './brands.js';
+export { newestSealedCardToken } from './data.js';
+export { cardRoutes } from './routes.js';
+export { CARD_TOKEN_LIFETIME_SECONDS, CardTokens, type UsedCardToken, useToken } from './tokens.js';

@@ -1,0 +1,71 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { merchantOf } from '../auth/index.js';
+import {
+  EnvelopeErrorBody,
+  IpAccessErrorBody,
+  TransactionErrorBody,
+} from '../platform/http/error-schemas.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import { mapCardErrors } from './http.js';
+import { CardToken, CardTokenBody } from './schemas.js';
+import type { CardTokens } from './tokens.js';
+
+const TOKENS = '/api/cards/tokens';
+
+/** Browsers post cards from any merchant's page: every answer of the route, errors included, is readable there. */
+async function openToAnyOrigin(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.header('access-control-allow-origin', '*');
+}
+
+export async function cardRoutes(
+  app: Http,
+  deps: { tokens: CardTokens; publicKey: AuthHook },
+): Promise<void> {
+  // the CORS preflight: no key (browsers send none on it), nothing read; not an API operation
+  app.options(TOKENS, { schema: { hide: true } }, async (_request, reply) => {
+    return reply
+      .code(204)
+      .headers({
+        'access-control-allow-origin': '*',
+        'access-control-allow-methods': 'POST, OPTIONS',
+        'access-control-allow-headers': 'content-type, x-api-public-key, x-request-id',
+        'access-control-max-age': '600',
+      })
+      .send();
+  });
+
+  app.post(
+    TOKENS,
+    {
+      config: {
+        errorShape: 'transaction',
+        errors: ['PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
+      },
+      onRequest: [openToAnyOrigin, deps.publicKey],
+      schema: {
+        summary: "Tokenizes a card at the acquirer (the public key alone: for the payer's browser)",
+        description:
+          'The card number and CVV go to the acquirer and are never stored or logged; the token is used once, ' +
+          'within 15 minutes. CORS is open to any origin.',
+        tags: ['public'],
+        security: [{ publicKey: [] }],
+        body: CardTokenBody,
+        response: {
+          201: CardToken,
+          400: TransactionErrorBody,
+          401: TransactionErrorBody,
+          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+          502: TransactionErrorBody,
+          503: TransactionErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const issued = await mapCardErrors(() =>
+        deps.tokens.issue(merchantOf(request).accountId, request.body),
+      );
+      return reply.code(201).send(issued);
+    },
+  );
+}

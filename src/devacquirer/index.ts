@@ -1,0 +1,3 @@
+// The dev-acquirer's front door: `gateway dev-acquirer`.
+export { runDevAcquirer } from './cli.js';
+export { DevAcquirer } from './server.js';

@@ -1,0 +1,45 @@
+import { ConfigError, choice, type Env, integer } from './parse.js';
+
+// The card acquirer: who turns a card into a token (and, later, charges it).
+
+export const CARD_ACQUIRERS = ['sandbox', 'cielo'] as const;
+export type CardAcquirerName = (typeof CARD_ACQUIRERS)[number];
+
+/** CARD_ACQUIRER=cielo: Cielo's e-commerce API 3.0 (transactions at CIELO_API_URL, queries at CIELO_QUERY_URL). */
+export interface CieloSettings {
+  merchantId: string;
+  merchantKey: string;
+  apiUrl: string;
+  queryUrl: string;
+  timeoutMs: number;
+}
+
+export interface CardSettings {
+  acquirer: CardAcquirerName;
+  cielo: CieloSettings | null;
+}
+
+export function cardSettings(env: Env, production: boolean): CardSettings {
+  const acquirer = choice(env, 'CARD_ACQUIRER', CARD_ACQUIRERS, 'sandbox');
+  return { acquirer, cielo: acquirer === 'cielo' ? cieloSettings(env, production) : null };
+}
+
+function cieloSettings(env: Env, production: boolean): CieloSettings {
+  const names = ['CIELO_MERCHANT_ID', 'CIELO_MERCHANT_KEY', 'CIELO_API_URL', 'CIELO_QUERY_URL'];
+  const missing = names.filter((n) => !env[n]);
+  if (missing.length > 0) throw new ConfigError(`CARD_ACQUIRER=cielo needs ${missing.join(', ')}`);
+  // the local fake (`gateway dev-acquirer`) speaks plain HTTP; card data goes to Cielo over TLS only
+  const scheme = production ? /^https:\/\/\S+$/ : /^https?:\/\/\S+$/;
+  for (const n of ['CIELO_API_URL', 'CIELO_QUERY_URL']) {
+    if (!scheme.test(env[n]!) || !URL.canParse(env[n]!)) {
+      throw new ConfigError(`${n} must be an ${production ? 'https://' : 'http(s)://'} URL`);
+    }
+  }
+  return {
+    merchantId: env.CIELO_MERCHANT_ID!,
+    merchantKey: env.CIELO_MERCHANT_KEY!,
+    apiUrl: env.CIELO_API_URL!.replace(/\/+$/, ''),
+    queryUrl: env.CIELO_QUERY_URL!.replace(/\/+$/, ''),
+    timeoutMs: integer(env, 'CIELO_TIMEOUT_MS', 15_000, 100, 120_000),
+  };
+}
