@@ -1,4 +1,4 @@
-// The auth module's front door: what the other modules, app.ts and the CLI use of it.
+// The auth module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 export { listAllowedIps, replaceAllowedIps } from './allowed-ips.js';
 export { apiKeyAuth, merchantOf, publicKeyAuth } from './api-key.hook.js';
 export { AuthCache } from './auth-cache.js';

@@ -1,4 +1,4 @@
-// The cards module's front door: what the other modules, app.ts and the CLI use of it.
+// The cards module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 export type { Acquirer } from './acquirer.js';
 export { acquirerFor } from './acquirers.js';
 export { brandOf, CARD_BRANDS, type CardBrand } from './brands.js';

@@ -1,4 +1,4 @@
-// The events module's front door: what the other modules, app.ts and the CLI use of it.
+// The events module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 export { EventFeed } from './feed.js';
 export { eventRoutes } from './routes.js';
 export { Event, EventPage } from './schemas.js';

@@ -1,4 +1,4 @@
-// The ledger module's front door: what the other modules, app.ts and the CLI use of it.
+// The ledger module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 export { balanceStatement, entriesInsert } from './batch-entries.js';
 export {
   availableBalanceSql,

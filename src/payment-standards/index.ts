@@ -1,4 +1,4 @@
-// The payment standards' front door: what the other modules, app.ts and the CLI use of it.
+// The payment standards' front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 export { barcode, digitableLine, formatLine, MAX_BOLETO_CENTS } from './boleto-barcode.js';
 export { brCode, hasValidCrc } from './brcode.js';
 export { PixApiClient, PspError } from './pix-api-client.js';

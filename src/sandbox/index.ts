@@ -1,4 +1,4 @@
-// The sandbox module's front door: what the other modules, app.ts and the CLI use of it.
+// The sandbox module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 export { sandboxCartRoutes } from './carts.routes.js';
 export { sandboxCashoutRoutes } from './cashouts.routes.js';
 export { sandboxPanelRoutes } from './panel.routes.js';

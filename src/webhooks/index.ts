@@ -1,4 +1,4 @@
-// The webhooks module's front door: what the other modules, app.ts and the CLI use of it.
+// The webhooks module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 export type { WebhookSecret } from './crypto.js';
 export { newestSealedSecret } from './data.js';
 export { readBacklog } from './deliveries.data.js';

@@ -1,4 +1,4 @@
-// The withdrawals module's front door: what the other modules, app.ts and the CLI use of it.
+// The withdrawals module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 export { approvalRoutes } from './approval/routes.js';
 export { startApprovalWorker } from './approval/worker.js';
 export { cancelWithdrawal } from './cancel.js';
