@@ -150,6 +150,8 @@ class _SaleRequired(TypedDict):
     netAmount: int
     paymentMethod: str
     pixKey: Optional[str]
+    # Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid
+    refundedAmount: int
     reserveAmount: int
     shipping: Optional[dict[str, Any]]
     status: str
@@ -195,6 +197,9 @@ class _SaleNotificationRequired(TypedDict):
     metadata: dict[str, str]
     paymentMethod: str
     pixKey: Optional[str]
+    # Cents returned to the payer so far, as a string. A partial refund notifies sale.refunded with the sale
+    # still PAGO
+    refundedAmount: str
     saleItems: list[SaleNotificationSaleItem]
     shipping: Optional[str]
     status: str
@@ -464,6 +469,8 @@ class _ChargeRequired(TypedDict):
     paymentMethod: str
     pixKey: Optional[str]
     pixQrCode: str
+    # Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid
+    refundedAmount: int
     reserveAmount: int
     shipping: Optional[dict[str, Any]]
     status: str
@@ -715,7 +722,10 @@ class SaleCanceledWebhook:
 
 @dataclass(frozen=True)
 class SaleRefundedWebhook:
-    """A verified sale.refunded webhook: a sale was refunded to the buyer."""
+    """
+    A verified sale.refunded webhook: a refund of a sale was made (one per refund; the last one makes the sale
+    ESTORNADO).
+    """
 
     # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
     event_id: str

@@ -7073,7 +7073,8 @@ export interface paths {
                          *           "metadata": {
                          *             "orderId": "pedido-1001"
                          *           },
-                         *           "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *           "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *           "refundedAmount": 0
                          *         }
                          *       ],
                          *       "nextCursor": null
@@ -7298,6 +7299,7 @@ export interface paths {
                          *       "shipping": null,
                          *       "metadata": {},
                          *       "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *       "refundedAmount": 15000,
                          *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "contrato": "CT-2026-0001",
                          *       "paidAmount": null,
@@ -7380,6 +7382,8 @@ export interface paths {
                             paymentMethod: string;
                             pixKey: string | null;
                             pixQrCode: string;
+                            /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
+                            refundedAmount: number;
                             reserveAmount: number;
                             shipping: {
                                 [key: string]: unknown;
@@ -7568,7 +7572,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -7678,19 +7683,37 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Refund a paid PIX sale from the panel (POST /api/transactions/{id}/refund's own path): 202, the money held until the processor answers
+         * Refund a paid sale in full or in part from the panel (POST /api/transactions/{id}/refund's own path): 202, the money held until the processor answers
          * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description 1–255 visible ASCII characters; kept 24 h */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amountCents": 1500
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Cents to return to the payer; all that is left of the sale when absent
+                         * @example 1500
+                         */
+                        amountCents?: number;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 202: {
@@ -7741,7 +7764,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -7840,7 +7864,7 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "INSUFFICIENT_BALANCE";
+                                code?: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "MAXIMUM_VALUE";
                             };
                         };
                     };
@@ -7968,7 +7992,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -9155,7 +9180,8 @@ export interface paths {
                          *         "metadata": {
                          *           "orderId": "pedido-1001"
                          *         },
-                         *         "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *         "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *         "refundedAmount": 0
                          *       }
                          *     }
                          */
@@ -9346,7 +9372,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -9609,7 +9636,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -9806,7 +9834,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -10863,6 +10892,7 @@ export interface paths {
                          *       "shipping": null,
                          *       "metadata": {},
                          *       "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *       "refundedAmount": 15000,
                          *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "contrato": "CT-2026-0001",
                          *       "paidAmount": null,
@@ -10945,6 +10975,8 @@ export interface paths {
                             paymentMethod: string;
                             pixKey: string | null;
                             pixQrCode: string;
+                            /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
+                            refundedAmount: number;
                             reserveAmount: number;
                             shipping: {
                                 [key: string]: unknown;
@@ -11157,7 +11189,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -11404,17 +11437,38 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Refund a paid PIX sale (the money is held until the processor answers) */
+        /**
+         * Refund a paid sale in full or in part (its money is held until the processor answers)
+         * @description Without `amountCents`, refunds all that is left. Several partial refunds may follow each other up to what the payer paid; the sale becomes ESTORNADO when the last one is made. With an Idempotency-Key, a repeat answers the same refund (Idempotent-Replayed: true) and never makes a second one.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description 1–255 visible ASCII characters; kept 24 h */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amountCents": 1500
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Cents to return to the payer; all that is left of the sale when absent
+                         * @example 1500
+                         */
+                        amountCents?: number;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 202: {
@@ -11465,7 +11519,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -11559,7 +11614,7 @@ export interface paths {
                     content: {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "INSUFFICIENT_BALANCE";
+                            error?: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "MAXIMUM_VALUE";
                         };
                     };
                 };
@@ -15818,7 +15873,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A sale was refunded to the buyer
+         * A refund of a sale was made (one per refund; the last one makes the sale ESTORNADO)
          * @description Sent to every webhook that selected sale.refunded; verify it with verifyWebhook (SDK) before acting.
          */
         post: {
@@ -16309,7 +16364,8 @@ export interface components {
          *       "metadata": {
          *         "orderId": "pedido-1001"
          *       },
-         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+         *       "refundedAmount": 0
          *     }
          */
         Sale: {
@@ -16376,6 +16432,8 @@ export interface components {
             paymentLinkId?: string;
             paymentMethod: string;
             pixKey: string | null;
+            /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
+            refundedAmount: number;
             reserveAmount: number;
             shipping: {
                 [key: string]: unknown;
@@ -16428,6 +16486,11 @@ export interface components {
             /** @example PIX */
             paymentMethod: string;
             pixKey: string | null;
+            /**
+             * @description Cents returned to the payer so far, as a string. A partial refund notifies sale.refunded with the sale still PAGO
+             * @example 0
+             */
+            refundedAmount: string;
             saleItems: {
                 id: number;
                 /** @example 1 */

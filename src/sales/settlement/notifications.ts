@@ -42,6 +42,7 @@ export function saleWebhookBody(s: SaleRow) {
     transactionId: s.id,
     type: 'TRANSACTION',
     metadata: s.metadata ?? {},
+    refundedAmount: String(s.refunded_amount),
     ...recurrence(s),
   };
 }
