@@ -1,4 +1,5 @@
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/index.js';
+import { acquirerFor, CARD_JOBS_EVERY_MS, CardSales } from './cards/index.js';
 import { startMailWorker } from './mail/index.js';
 import { PixApiClient } from './payment-standards/index.js';
 import type { Platform } from './platform/context.js';
@@ -99,6 +100,21 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
       ),
     (err) => log.warn({ err }, 'checkout cart abandonment failed; will retry'),
   );
+  // card sales whose authorization outcome was lost are settled by asking the acquirer; authorizations not
+  // captured within 7 days are voided there
+  const acquirer = acquirerFor(platform.config.cards);
+  const cardSales = new CardSales(db, platform.queue, acquirer, platform.config.secretsKey, {
+    allowPrivateTargets: platform.config.webhookAllowPrivate,
+    outbox: platform.outbox,
+  });
+  const stopCardJobs = startPeriodic(
+    CARD_JOBS_EVERY_MS,
+    async () => {
+      await cardSales.resolveUnknown(log);
+      await cardSales.voidExpired(log);
+    },
+    (err) => log.warn({ err }, 'card sale jobs failed; will retry'),
+  );
   const stopAuthCleanup = startPeriodic(
     AUTH_CLEANUP_EVERY_MS,
     () => deleteExpiredAuthRows(db),
@@ -125,6 +141,8 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     stopReconciliation();
     stopForgottenHolds();
     stopCartAbandonment();
+    stopCardJobs();
+    await acquirer.close();
     await pspClient?.close();
     stopKeyCleanup();
     stopCallbackCleanup();

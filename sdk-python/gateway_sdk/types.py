@@ -131,6 +131,12 @@ class SaleItem(TypedDict):
     unitPrice: int
 
 
+class SaleRefusalReason(TypedDict):
+    """A refused card sale (RECUSADO): the acquirer's code and message"""
+    code: str
+    message: str
+
+
 class _SaleRequired(TypedDict):
     amount: int
     boletoCode: Optional[str]
@@ -168,6 +174,14 @@ class Sale(_SaleRequired, total=False):
     paidAmount: Optional[int]
     # Sales paid through a payment link: the link
     paymentLinkId: str
+    # A refused card sale (RECUSADO): the acquirer's code and message
+    refusalReason: SaleRefusalReason
+
+
+class SaleNotificationRefusalReason(TypedDict):
+    """A refused card sale: the acquirer's code and message"""
+    code: str
+    message: str
 
 
 class SaleNotificationSaleItem(TypedDict):
@@ -207,10 +221,15 @@ class _SaleNotificationRequired(TypedDict):
 
 class SaleNotification(_SaleNotificationRequired, total=False):
     """A sale notification (permanent webhook)"""
+    cardBrand: Optional[str]
+    cardLastFour: Optional[str]
     # Pix Automático sales only
     contrato: str
     # Pix Automático sales only
     idRec: str
+    installments: Optional[int]
+    # A refused card sale: the acquirer's code and message
+    refusalReason: SaleNotificationRefusalReason
 
 
 class TransactionError(TypedDict):
@@ -362,6 +381,12 @@ class ChargeCreateBoleto(_ChargeCreateBoletoRequired, total=False):
     monthlyInterestPercent: str
 
 
+class ChargeCreateCard(TypedDict):
+    """Required for CREDIT_CARD and DEBIT_CARD"""
+    # From POST /api/cards/tokens
+    token: str
+
+
 class ChargeCreateCustomerAddress(TypedDict):
     """The payer's address: required for BOLETO"""
     city: str
@@ -394,7 +419,7 @@ class ChargeCreateItem(TypedDict):
     unitPrice: int
 
 
-ChargeCreatePaymentMethod = Literal["PIX", "BOLETO"]
+ChargeCreatePaymentMethod = Literal["PIX", "BOLETO", "CREDIT_CARD", "DEBIT_CARD"]
 
 
 class _ChargeCreateRequired(TypedDict):
@@ -407,7 +432,14 @@ class _ChargeCreateRequired(TypedDict):
 class ChargeCreate(_ChargeCreateRequired, total=False):
     # Required for BOLETO: the boleto híbrido (barcode and Pix with due date)
     boleto: ChargeCreateBoleto
+    # Card sales: false authorizes only (EM_PROCESSAMENTO until POST /api/transactions/{id}/capture, within 7
+    # days); true when absent
+    capture: bool
+    # Required for CREDIT_CARD and DEBIT_CARD
+    card: ChargeCreateCard
     expiresIn: int
+    # CREDIT_CARD only; 1 when absent
+    installments: int
     # The store's own data (an order number…): at most 20 keys of 1–40 characters of A–Z a–z 0–9 _ . -, string
     # values of at most 500 characters
     metadata: dict[str, str]
@@ -444,6 +476,12 @@ class ChargeItem(TypedDict):
     unitPrice: int
 
 
+class ChargeRefusalReason(TypedDict):
+    """A refused card sale (RECUSADO): the acquirer's code and message"""
+    code: str
+    message: str
+
+
 class _ChargeRequired(TypedDict):
     amount: int
     boletoCode: Optional[str]
@@ -463,7 +501,6 @@ class _ChargeRequired(TypedDict):
     netAmount: int
     paymentMethod: str
     pixKey: Optional[str]
-    pixQrCode: str
     reserveAmount: int
     shipping: Optional[dict[str, Any]]
     status: str
@@ -482,6 +519,9 @@ class Charge(_ChargeRequired, total=False):
     paidAmount: Optional[int]
     # Sales paid through a payment link: the link
     paymentLinkId: str
+    pixQrCode: str
+    # A refused card sale (RECUSADO): the acquirer's code and message
+    refusalReason: ChargeRefusalReason
 
 
 RefundAccepted = Sale

@@ -7213,6 +7213,13 @@ export interface paths {
                             /** @example 1.00 */
                             monthlyInterestPercent?: string;
                         };
+                        /** @description Card sales: false authorizes only (EM_PROCESSAMENTO until POST /api/transactions/{id}/capture, within 7 days); true when absent */
+                        capture?: boolean;
+                        /** @description Required for CREDIT_CARD and DEBIT_CARD */
+                        card?: {
+                            /** @description From POST /api/cards/tokens */
+                            token: string;
+                        };
                         customer: {
                             /** @description The payer's address: required for BOLETO */
                             address?: {
@@ -7231,6 +7238,8 @@ export interface paths {
                             phone: string;
                         };
                         expiresIn?: number;
+                        /** @description CREDIT_CARD only; 1 when absent */
+                        installments?: number;
                         items: {
                             quantity: number;
                             tangible: boolean;
@@ -7247,7 +7256,7 @@ export interface paths {
                         metadata?: {
                             [key: string]: string;
                         };
-                        paymentMethod: "PIX" | "BOLETO";
+                        paymentMethod: "PIX" | "BOLETO" | "CREDIT_CARD" | "DEBIT_CARD";
                         postbackUrl?: string;
                         shipping?: {
                             [key: string]: unknown;
@@ -7300,6 +7309,10 @@ export interface paths {
                          *       "expiresAt": "2026-12-25T00:00:00.000Z",
                          *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "contrato": "CT-2026-0001",
+                         *       "refusalReason": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       },
                          *       "paidAmount": null,
                          *       "boleto": {
                          *         "barcode": "00193373700000001000500940144816060680935031",
@@ -7379,7 +7392,12 @@ export interface paths {
                             paymentLinkId?: string;
                             paymentMethod: string;
                             pixKey: string | null;
-                            pixQrCode: string;
+                            pixQrCode?: string;
+                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+                            refusalReason?: {
+                                code: string;
+                                message: string;
+                            };
                             reserveAmount: number;
                             shipping: {
                                 [key: string]: unknown;
@@ -10723,7 +10741,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Open a PIX charge (a BR Code and its QR code) or issue a boleto híbrido, metadata kept as given */
+        /** Open a PIX charge (a BR Code and its QR code), issue a boleto híbrido or charge a tokenized card, metadata kept as given */
         post: {
             parameters: {
                 query?: never;
@@ -10778,6 +10796,13 @@ export interface paths {
                             /** @example 1.00 */
                             monthlyInterestPercent?: string;
                         };
+                        /** @description Card sales: false authorizes only (EM_PROCESSAMENTO until POST /api/transactions/{id}/capture, within 7 days); true when absent */
+                        capture?: boolean;
+                        /** @description Required for CREDIT_CARD and DEBIT_CARD */
+                        card?: {
+                            /** @description From POST /api/cards/tokens */
+                            token: string;
+                        };
                         customer: {
                             /** @description The payer's address: required for BOLETO */
                             address?: {
@@ -10796,6 +10821,8 @@ export interface paths {
                             phone: string;
                         };
                         expiresIn?: number;
+                        /** @description CREDIT_CARD only; 1 when absent */
+                        installments?: number;
                         items: {
                             quantity: number;
                             tangible: boolean;
@@ -10812,7 +10839,7 @@ export interface paths {
                         metadata?: {
                             [key: string]: string;
                         };
-                        paymentMethod: "PIX" | "BOLETO";
+                        paymentMethod: "PIX" | "BOLETO" | "CREDIT_CARD" | "DEBIT_CARD";
                         postbackUrl?: string;
                         shipping?: {
                             [key: string]: unknown;
@@ -10865,6 +10892,10 @@ export interface paths {
                          *       "expiresAt": "2026-12-25T00:00:00.000Z",
                          *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "contrato": "CT-2026-0001",
+                         *       "refusalReason": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       },
                          *       "paidAmount": null,
                          *       "boleto": {
                          *         "barcode": "00193373700000001000500940144816060680935031",
@@ -10944,7 +10975,12 @@ export interface paths {
                             paymentLinkId?: string;
                             paymentMethod: string;
                             pixKey: string | null;
-                            pixQrCode: string;
+                            pixQrCode?: string;
+                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+                            refusalReason?: {
+                                code: string;
+                                message: string;
+                            };
                             reserveAmount: number;
                             shipping: {
                                 [key: string]: unknown;
@@ -11389,6 +11425,230 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/transactions/{id}/capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Capture an authorized card sale (EM_PROCESSAMENTO → PAGO), all of it or less, within 7 days */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amountCents": 5000
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description At most the authorized amount; all of it when absent */
+                        amountCents?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 1042,
+                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "PAGO",
+                         *       "amount": 9980,
+                         *       "netAmount": 9582,
+                         *       "systemFee": 398,
+                         *       "reserveAmount": 0,
+                         *       "paymentMethod": "PIX",
+                         *       "date": "2026-11-25T13:45:12.345Z",
+                         *       "completedAt": "2026-11-25T13:47:03.120Z",
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "id": 2210,
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 4990,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
+                         *       "cardLastFour": null,
+                         *       "cardBrand": null,
+                         *       "boletoCode": null,
+                         *       "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
+                         *       "installments": null,
+                         *       "shipping": {
+                         *         "street": "Rua das Flores",
+                         *         "number": "100",
+                         *         "city": "São Paulo",
+                         *         "state": "SP",
+                         *         "zipCode": "01001000"
+                         *       },
+                         *       "metadata": {
+                         *         "orderId": "pedido-1001"
+                         *       },
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Sale"];
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CONFLICT";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -16376,6 +16636,11 @@ export interface components {
             paymentLinkId?: string;
             paymentMethod: string;
             pixKey: string | null;
+            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+            refusalReason?: {
+                code: string;
+                message: string;
+            };
             reserveAmount: number;
             shipping: {
                 [key: string]: unknown;
@@ -16393,6 +16658,8 @@ export interface components {
              */
             amount: string;
             boletoCode: string | null;
+            cardBrand?: string | null;
+            cardLastFour?: string | null;
             /** @description Pix Automático sales only */
             contrato?: string;
             /** @example 52998224725 */
@@ -16417,6 +16684,7 @@ export interface components {
             id: number;
             /** @description Pix Automático sales only */
             idRec?: string;
+            installments?: number | null;
             /**
              * @example {
              *       "orderId": "pedido-1001"
@@ -16428,6 +16696,11 @@ export interface components {
             /** @example PIX */
             paymentMethod: string;
             pixKey: string | null;
+            /** @description A refused card sale: the acquirer's code and message */
+            refusalReason?: {
+                code: string;
+                message: string;
+            };
             saleItems: {
                 id: number;
                 /** @example 1 */

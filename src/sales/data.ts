@@ -152,3 +152,28 @@ export async function untouchedFor(tx: Queryable, id: number, seconds: number): 
  */
 export const REFUND_UNDER_WAY = `EXISTS (SELECT 1 FROM bcb_devolucoes d WHERE d.sale_id = s.id AND d.requested
                                             AND d.status IN ('EM_PROCESSAMENTO', 'DEVOLVIDO'))`;
+
+/** A card sale the acquirer denied: its reason, on the Sale object and its notifications (before the move). */
+export async function setRefusalReason(
+  tx: Queryable,
+  id: number,
+  reason: { code: string; message: string },
+): Promise<void> {
+  await tx.query('UPDATE sales SET refusal_reason = $2, updated_at = now() WHERE id = $1', [
+    id,
+    JSON.stringify({ code: reason.code, message: reason.message }),
+  ]);
+}
+
+/** A sale's amount and what follows from it, before it is paid (a card sale captured for less). */
+export async function setSaleAmount(
+  tx: Queryable,
+  id: number,
+  s: { amount: number; systemFee: number; netAmount: number; reserveAmount: number },
+): Promise<void> {
+  await tx.query(
+    `UPDATE sales SET amount = $2, system_fee = $3, net_amount = $4, reserve_amount = $5, updated_at = now()
+      WHERE id = $1`,
+    [id, s.amount, s.systemFee, s.netAmount, s.reserveAmount],
+  );
+}

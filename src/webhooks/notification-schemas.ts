@@ -42,6 +42,19 @@ export const SaleNotification = Type.Object(
     transactionId: Type.Integer({ examples: [1042] }),
     type: Type.Literal('TRANSACTION'),
     metadata: Type.Record(Type.String(), Type.String(), { examples: [{ orderId: 'pedido-1001' }] }),
+    cardBrand: Type.Optional(Nullable(Type.String({ description: 'Card sales only', examples: ['visa'] }))),
+    cardLastFour: Type.Optional(
+      Nullable(Type.String({ description: 'Card sales only', examples: ['1111'] })),
+    ),
+    installments: Type.Optional(
+      Type.Union([Type.Integer({ description: 'Card sales only (null for debit)' }), Type.Null()]),
+    ),
+    refusalReason: Type.Optional(
+      Type.Object(
+        { code: Type.String(), message: Type.String() },
+        { description: "A refused card sale: the acquirer's code and message" },
+      ),
+    ),
     idRec: Type.Optional(Type.String({ description: 'Pix Automático sales only' })),
     contrato: Type.Optional(Type.String({ description: 'Pix Automático sales only' })),
   },
