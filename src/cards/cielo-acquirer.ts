@@ -152,7 +152,7 @@ export class CieloAcquirer implements Acquirer {
         method,
         path: `${to.path}${path}`,
         headers: {
-          'content-type': 'application/json',
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
           accept: 'application/json',
           MerchantId: this.settings.merchantId,
           MerchantKey: this.settings.merchantKey,
