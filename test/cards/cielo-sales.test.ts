@@ -7,7 +7,7 @@ import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { cardBody, cardEnding } from './cards.js';
+import { captureLogs, cardBody, cardEnding, dumpData, expectNoCardData } from './cards.js';
 
 type CardSale = SaleBody & { refusalReason?: { code: string; message: string }; installments: number | null };
 
@@ -16,10 +16,14 @@ let server: TestServer;
 let merchant: TestMerchant;
 let jobs: CardSales;
 let cielo: CieloAcquirer;
+let logs: () => string;
 const db = () => server.runtime.platform.db;
 const TIMEOUT_MS = 400;
+/** Every card number this run charged: searched for in the database, the logs and the job payloads at the end. */
+const numbers: string[] = [];
 
 async function cardSale(extra: Record<string, unknown> = {}, number = cardEnding('0')) {
+  numbers.push(number);
   const tok = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
     headers: { 'x-api-public-key': merchant.publicKey },
     body: cardBody(number),
@@ -46,8 +50,10 @@ beforeAll(async () => {
       CIELO_API_URL: acquirer.url,
       CIELO_QUERY_URL: acquirer.url,
       CIELO_TIMEOUT_MS: String(TIMEOUT_MS),
+      LOG_LEVEL: 'debug',
     },
   });
+  logs = captureLogs(server);
   merchant = await createMerchant(server);
   const { platform } = server.runtime;
   cielo = new CieloAcquirer(platform.config.cards.cielo!);
@@ -179,5 +185,14 @@ describe('card sales through Cielo API 3.0 (gateway dev-acquirer)', () => {
 
   it('leaves the ledger consistent', async () => {
     expect((await verifyLedger(db())).problems).toEqual([]);
+  });
+
+  it('leaves no card number or CVV in any table, job payload or log line after authorizations, captures, refusals and voids', async () => {
+    expect(numbers.length).toBeGreaterThan(5);
+    // the job queue's tables are in the dump too; its payloads are also read on their own
+    const payloads = await db().query<{ name: string; data: unknown }>('SELECT name, data FROM pgboss.job');
+    expectNoCardData('the job payloads', JSON.stringify(payloads), numbers, ['731']);
+    expectNoCardData('the database', await dumpData(server.databaseUrl), numbers, ['731']);
+    expectNoCardData('the logs', logs(), numbers, ['731']);
   });
 });
