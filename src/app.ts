@@ -20,7 +20,7 @@ import { BcbCobv, BoletoIssuer, boletoRoutes, boletoSales, SandboxCobv } from '.
 import { acquirerFor, CardSales, CardTokens, cardRoutes, cardSalesPort } from './cards/index.js';
 import { checkoutRoutes } from './checkout/index.js';
 import { Event, EventFeed, EventPage, eventRoutes, openStreams } from './events/index.js';
-import { Balance, ledgerPanelRoutes, ledgerRoutes } from './ledger/index.js';
+import { Balance, ledgerPanelRoutes, ledgerRoutes, setCardSettlementDays } from './ledger/index.js';
 import type { Platform } from './platform/context.js';
 import { healthRoute } from './platform/http/health.js';
 import { panelSite } from './platform/http/panel-site.js';
@@ -163,6 +163,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const boletoIssuer = new BoletoIssuer(db, cobv, config.boleto, config.publicUrl);
   const acquirer = acquirerFor(config.cards);
   app.addHook('onClose', () => acquirer.close());
+  setCardSettlementDays(config.cards.settlementDays);
   const cardSales = new CardSales(db, queue, acquirer, config.secretsKey, {
     allowPrivateTargets: config.webhookAllowPrivate,
     outbox: platform.outbox,

@@ -1,5 +1,6 @@
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/index.js';
 import { acquirerFor, CARD_JOBS_EVERY_MS, CardSales } from './cards/index.js';
+import { setCardSettlementDays, settleDueReceivables } from './ledger/index.js';
 import { startMailWorker } from './mail/index.js';
 import { PixApiClient } from './payment-standards/index.js';
 import type { Platform } from './platform/context.js';
@@ -36,6 +37,8 @@ import {
  * Every background worker of every domain, started by `gateway serve` and `gateway worker`. Returns a stop
  * function for the loops that are not pg-boss handlers (pg-boss handlers stop with the queue).
  */
+const RECEIVABLES_EVERY_MS = 3_600_000;
+
 export async function startWorkers(platform: Platform): Promise<() => Promise<void>> {
   const { db, log } = platform;
   const providers = payoutProviders(db, platform.config);
@@ -107,6 +110,13 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     allowPrivateTargets: platform.config.webhookAllowPrivate,
     outbox: platform.outbox,
   });
+  setCardSettlementDays(platform.config.cards.settlementDays);
+  // card installments reach available on their date: checked every hour, each moved once
+  const stopReceivables = startPeriodic(
+    RECEIVABLES_EVERY_MS,
+    () => settleDueReceivables(db),
+    (err) => log.warn({ err }, 'receivables settlement failed; will retry'),
+  );
   const stopCardJobs = startPeriodic(
     CARD_JOBS_EVERY_MS,
     async () => {
@@ -142,6 +152,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     stopForgottenHolds();
     stopCartAbandonment();
     stopCardJobs();
+    stopReceivables();
     await acquirer.close();
     await pspClient?.close();
     stopKeyCleanup();

@@ -11,6 +11,9 @@ from typing import Any, Literal, Optional, TypedDict, Union
 class Balance(TypedDict):
     available: int
     blocked: int
+    # Card money still to settle: installments not yet available (not part of total)
+    receivable: int
+    # available + blocked
     total: int
 
 

@@ -1472,12 +1472,16 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "available": 125000,
+                         *       "available": 15000,
                          *       "blocked": 15000,
-                         *       "total": 140000
+                         *       "total": 15000
                          *     }
                          */
-                        "application/json": components["schemas"]["Balance"];
+                        "application/json": {
+                            available: number;
+                            blocked: number;
+                            total: number;
+                        };
                     };
                 };
                 /** @description Error */
@@ -4166,6 +4170,160 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/panel/receivables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Card installments by the date they reach available (the panel's Agenda de recebíveis)
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description YYYY-MM-DD; today (São Paulo) when absent */
+                    from?: string;
+                    /** @description YYYY-MM-DD, at most 366 days after from; from + 90 when absent */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "from": "2026-11-25",
+                         *       "to": "2027-02-23",
+                         *       "data": [
+                         *         {
+                         *           "date": "2026-12-25",
+                         *           "amount": 3067,
+                         *           "installments": [
+                         *             {
+                         *               "saleUuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *               "installment": 1,
+                         *               "installments": 3,
+                         *               "amount": 3067,
+                         *               "settled": false
+                         *             }
+                         *           ]
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /** @description Cents due that day */
+                                amount: number;
+                                /** @description YYYY-MM-DD (São Paulo): when it reaches available */
+                                date: string;
+                                installments: {
+                                    /** @description Cents */
+                                    amount: number;
+                                    installment: number;
+                                    installments: number;
+                                    /** Format: uuid */
+                                    saleUuid: string;
+                                    /** @description Already moved to available */
+                                    settled: boolean;
+                                }[];
+                            }[];
+                            from: string;
+                            to: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/panel/sandbox": {
         parameters: {
             query?: never;
@@ -5341,7 +5499,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's balance in cents: available, blocked and total */
+        /** The account's balance in cents: available, blocked, total and receivable */
         get: {
             parameters: {
                 query?: never;
@@ -5361,7 +5519,8 @@ export interface paths {
                          * @example {
                          *       "available": 125000,
                          *       "blocked": 15000,
-                         *       "total": 140000
+                         *       "total": 140000,
+                         *       "receivable": 30000
                          *     }
                          */
                         "application/json": components["schemas"]["Balance"];
@@ -6954,6 +7113,159 @@ export interface paths {
                     };
                 };
                 /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/receivables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Card installments by the date they reach available (from today and 90 days on by default) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description YYYY-MM-DD; today (São Paulo) when absent */
+                    from?: string;
+                    /** @description YYYY-MM-DD, at most 366 days after from; from + 90 when absent */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "from": "2026-11-25",
+                         *       "to": "2027-02-23",
+                         *       "data": [
+                         *         {
+                         *           "date": "2026-12-25",
+                         *           "amount": 3067,
+                         *           "installments": [
+                         *             {
+                         *               "saleUuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *               "installment": 1,
+                         *               "installments": 3,
+                         *               "amount": 3067,
+                         *               "settled": false
+                         *             }
+                         *           ]
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /** @description Cents due that day */
+                                amount: number;
+                                /** @description YYYY-MM-DD (São Paulo): when it reaches available */
+                                date: string;
+                                installments: {
+                                    /** @description Cents */
+                                    amount: number;
+                                    installment: number;
+                                    installments: number;
+                                    /** Format: uuid */
+                                    saleUuid: string;
+                                    /** @description Already moved to available */
+                                    settled: boolean;
+                                }[];
+                            }[];
+                            from: string;
+                            to: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
                 500: {
                     headers: {
                         [name: string]: unknown;
@@ -16411,12 +16723,16 @@ export interface components {
          * @example {
          *       "available": 125000,
          *       "blocked": 15000,
-         *       "total": 140000
+         *       "total": 140000,
+         *       "receivable": 30000
          *     }
          */
         Balance: {
             available: number;
             blocked: number;
+            /** @description Card money still to settle: installments not yet available (not part of total) */
+            receivable: number;
+            /** @description available + blocked */
             total: number;
         };
         /** @description Error shape E */

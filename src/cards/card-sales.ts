@@ -109,7 +109,7 @@ export class CardSales {
             items: input.items,
             shipping: input.shipping ?? null,
             installments: credit ? installments : null,
-            processor: this.acquirer.name,
+            processor: `card:${this.acquirer.name}`,
             postbackUrl,
             cartId: null,
             recurrence: null,

@@ -3,6 +3,7 @@ import { updateAccount } from '../../src/accounts/accounts.js';
 import { CardSales } from '../../src/cards/card-sales.js';
 import { SandboxAcquirer } from '../../src/cards/sandbox-acquirer.js';
 import { getBalance } from '../../src/ledger/ledger.js';
+import { receivableBalance } from '../../src/ledger/receivables.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
@@ -65,6 +66,7 @@ describe('card sales on POST /api/transactions (sandbox acquirer)', () => {
       cardInstallmentFeePercentE4: 15000,
     });
     const before = await getBalance(db(), merchant.accountId);
+    const receivableBefore = await receivableBalance(db(), merchant.accountId);
     const number = cardEnding('1');
     const res = await cardSale({ installments: 3, amount: 10000 }, number);
     expect(res.status, res.text).toBe(201);
@@ -83,8 +85,10 @@ describe('card sales on POST /api/transactions (sandbox acquirer)', () => {
     expect(res.body.completedAt).not.toBeNull();
     expect(res.body).not.toHaveProperty('pixQrCode');
     expect(res.body).not.toHaveProperty('refusalReason');
+    // the net waits in receivable, installment by installment (test/ledger/receivables.test.ts)
     const after = await getBalance(db(), merchant.accountId);
-    expect(after.available - before.available).toBe(9201);
+    expect(after.available - before.available).toBe(0);
+    expect((await receivableBalance(db(), merchant.accountId)) - receivableBefore).toBe(9201);
     const events = await eventsOf(server, 'sale', res.body.id);
     expect(events.map((e) => e.event_type)).toEqual(['sale.paid']);
     expect(JSON.parse(events[0]!.webhook_body)).toMatchObject({

@@ -45,6 +45,7 @@ const money = fc
       reserveAmount,
       reserveHeld: held && reserveAmount > 0,
       refundHeld,
+      receivable: false,
     } satisfies SaleMoney;
   });
 
