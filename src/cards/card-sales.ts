@@ -207,8 +207,8 @@ export class CardSales {
     try {
       payment = await this.acquirer.capture(row.payment_id!, amount);
     } catch (err) {
-      if (!(err instanceof AcquirerUnavailable)) throw acquirerError(err);
-      // the capture may have been made: what the acquirer says of the payment now decides
+      // the capture may have been made (its answer lost, or an earlier capture's): what the acquirer says of
+      // the payment now decides
       const found = await this.acquirer.findByOrderId(row.order_id).catch(() => null);
       if (found?.state !== 'captured') throw acquirerError(err);
       payment = found;
@@ -247,7 +247,12 @@ export class CardSales {
     for (const row of await authorizationsOlderThan(this.db, AUTHORIZATION_LIFETIME_SECONDS, 100)) {
       let payment: AcquirerPayment;
       try {
-        payment = await this.acquirer.cancel(row.payment_id!, Number(row.authorized_amount));
+        // a capture whose answer was lost is applied, never voided
+        const now = await this.acquirer.findByOrderId(row.order_id);
+        payment =
+          now && now.state !== 'authorized'
+            ? now
+            : await this.acquirer.cancel(row.payment_id!, Number(row.authorized_amount));
       } catch (err) {
         log?.warn(
           { sale: row.order_id, err: (err as Error).message },

@@ -237,3 +237,25 @@ describe('card sales on POST /api/transactions (sandbox acquirer)', () => {
     expect(report.problems).toEqual([]);
   });
 });
+
+describe('card sales with SANDBOX off and the sandbox acquirer', () => {
+  it('are refused: 503 PROCESSOR_UNAVAILABLE (the sandbox approves without charging anyone)', async () => {
+    const off = await startServer({ workers: false, env: { SANDBOX: 'off' } });
+    try {
+      const who = await createMerchant(off);
+      const tok = await call<{ token: string }>('POST', `${off.url}/api/cards/tokens`, {
+        headers: { 'x-api-public-key': who.publicKey },
+        body: cardBody(cardEnding('0')),
+      });
+      expect(tok.status, tok.text).toBe(201);
+      const res = await call<{ error: string }>('POST', `${off.url}/api/transactions`, {
+        headers: who.keys,
+        body: saleInput({ paymentMethod: 'CREDIT_CARD', card: { token: tok.body.token } }),
+      });
+      expect(res.status, res.text).toBe(503);
+      expect(res.body.error).toBe('PROCESSOR_UNAVAILABLE');
+    } finally {
+      await off.close();
+    }
+  });
+});

@@ -174,6 +174,30 @@ describe('card sales through Cielo API 3.0 (gateway dev-acquirer)', () => {
     expect(acquirer.salesOf(res.body.uuid)[0]!.Payment).toMatchObject({ Status: 10, VoidedAmount: 5000 });
   });
 
+  it('a capture whose answer is lost is found captured by the order id: PAGO, captured once', async () => {
+    const res = await cardSale({ capture: false, amount: 6000 });
+    acquirer.fault({ kind: 'late', delayMs: TIMEOUT_MS * 3, match: 'PUT /1/sales' });
+    const captured = await call<CardSale>('POST', `${server.url}/api/transactions/${res.body.id}/capture`, {
+      headers: merchant.keys,
+    });
+    expect(captured.status, captured.text).toBe(200);
+    expect(captured.body.status).toBe('PAGO');
+    expect(acquirer.salesOf(res.body.uuid)[0]!.Payment).toMatchObject({ Status: 2, CapturedAmount: 6000 });
+  });
+
+  it('the void job applies a capture it finds made at the acquirer instead of voiding it', async () => {
+    const res = await cardSale({ capture: false, amount: 3000 });
+    const paymentId = acquirer.salesOf(res.body.uuid)[0]!.Payment.PaymentId;
+    await cielo.capture(paymentId, 3000); // captured there, the gateway never told
+    await db().query(
+      "UPDATE card_payments SET authorized_at = now() - interval '8 days' WHERE sale_id = $1",
+      [res.body.id],
+    );
+    expect(await jobs.voidExpired()).toBe(1);
+    expect(await statusOf(res.body.id)).toBe('PAGO');
+    expect(acquirer.sales.get(paymentId)!.Payment.Status).toBe(2);
+  });
+
   it('cancel(paymentId, amountCents) voids part of a captured payment (for refunds)', async () => {
     const res = await cardSale({ amount: 9000 });
     const paymentId = acquirer.salesOf(res.body.uuid)[0]!.Payment.PaymentId;
