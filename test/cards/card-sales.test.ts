@@ -9,7 +9,7 @@ import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { cardBody, cardEnding } from './cards.js';
+import { captureLogs, cardBody, cardEnding, dumpData, expectNoCardData } from './cards.js';
 
 type CardSale = SaleBody & {
   cardBrand: string | null;
@@ -23,9 +23,13 @@ let server: TestServer;
 let merchant: TestMerchant;
 let other: TestMerchant;
 let jobs: CardSales;
+let logs: () => string;
 const db = () => server.runtime.platform.db;
+/** Every card number tokenized here: searched for at the end in the database, the job payloads and the logs. */
+const numbers: string[] = [];
 
 async function tokenFor(number: string, who = merchant): Promise<string> {
+  numbers.push(number);
   const res = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
     headers: { 'x-api-public-key': who.publicKey },
     body: cardBody(number),
@@ -49,7 +53,8 @@ async function cardSale(extra: Record<string, unknown> = {}, number = cardEnding
 }
 
 beforeAll(async () => {
-  server = await startServer({ workers: false });
+  server = await startServer({ workers: false, env: { LOG_LEVEL: 'debug' } });
+  logs = captureLogs(server);
   merchant = await createMerchant(server);
   other = await createMerchant(server, 'Other Merchant');
   const { platform } = server.runtime;
@@ -235,6 +240,13 @@ describe('card sales on POST /api/transactions (sandbox acquirer)', () => {
   it('leaves the ledger consistent', async () => {
     const report = await verifyLedger(db());
     expect(report.problems).toEqual([]);
+  });
+
+  it('leaves no card number or CVV in any table, job payload or log line', async () => {
+    const payloads = await db().query<{ name: string; data: unknown }>('SELECT name, data FROM pgboss.job');
+    expectNoCardData('the job payloads', JSON.stringify(payloads), numbers, ['731']);
+    expectNoCardData('the database', await dumpData(server.databaseUrl), numbers, ['731']);
+    expectNoCardData('the logs', logs(), numbers, ['731']);
   });
 });
 
