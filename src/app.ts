@@ -17,10 +17,10 @@ import {
   teamRoutes,
 } from './auth/index.js';
 import { BcbCobv, BoletoIssuer, boletoRoutes, boletoSales, SandboxCobv } from './boletos/index.js';
-import { acquirerFor, CardTokens, cardRoutes } from './cards/index.js';
+import { acquirerFor, CardSales, CardTokens, cardRoutes, cardSalesPort } from './cards/index.js';
 import { checkoutRoutes } from './checkout/index.js';
 import { Event, EventFeed, EventPage, eventRoutes, openStreams } from './events/index.js';
-import { Balance, ledgerPanelRoutes, ledgerRoutes } from './ledger/index.js';
+import { Balance, ledgerPanelRoutes, ledgerRoutes, setCardSettlementDays } from './ledger/index.js';
 import type { Platform } from './platform/context.js';
 import { healthRoute } from './platform/http/health.js';
 import { panelSite } from './platform/http/panel-site.js';
@@ -161,7 +161,16 @@ export async function buildApp(platform: Platform): Promise<Http> {
         ? new SandboxCobv()
         : null;
   const boletoIssuer = new BoletoIssuer(db, cobv, config.boleto, config.publicUrl);
+  const acquirer = acquirerFor(config.cards);
+  app.addHook('onClose', () => acquirer.close());
+  setCardSettlementDays(config.cards.settlementDays);
+  const cardSales = new CardSales(db, queue, acquirer, config.secretsKey, {
+    allowPrivateTargets: config.webhookAllowPrivate,
+    outbox: platform.outbox,
+  });
   const charges = {
+    // the sandbox acquirer approves without charging anyone: card sales through it only with SANDBOX on
+    cardSales: config.cards.acquirer === 'sandbox' && !config.sandbox ? null : cardSalesPort(cardSales),
     db,
     pixProcessor: processorsForSales.pixProcessor,
     boletoSales: cobv ? boletoSales(boletoIssuer, config.webhookAllowPrivate) : null,
@@ -169,9 +178,9 @@ export async function buildApp(platform: Platform): Promise<Http> {
   };
   await app.register(salesRoutes, { ...charges, apiKey, settler, refunders: processorsForSales.refunders });
   await app.register(boletoRoutes, { db, apiKey, settings: config.boleto });
-  const acquirer = acquirerFor(config.cards);
-  app.addHook('onClose', () => acquirer.close());
   await app.register(cardRoutes, {
+    apiKey,
+    sales: cardSales,
     tokens: new CardTokens(db, acquirer, config.secretsKey),
     publicKey: publicKeyAuth(authCache, lastUse, limits.perKey),
   });

@@ -1,4 +1,6 @@
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/index.js';
+import { acquirerFor, CARD_JOBS_EVERY_MS, CardSales } from './cards/index.js';
+import { setCardSettlementDays, settleDueReceivables } from './ledger/index.js';
 import { startMailWorker } from './mail/index.js';
 import { PixApiClient } from './payment-standards/index.js';
 import type { Platform } from './platform/context.js';
@@ -35,6 +37,8 @@ import {
  * Every background worker of every domain, started by `gateway serve` and `gateway worker`. Returns a stop
  * function for the loops that are not pg-boss handlers (pg-boss handlers stop with the queue).
  */
+const RECEIVABLES_EVERY_MS = 3_600_000;
+
 export async function startWorkers(platform: Platform): Promise<() => Promise<void>> {
   const { db, log } = platform;
   const providers = payoutProviders(db, platform.config);
@@ -103,6 +107,28 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
       ),
     (err) => log.warn({ err }, 'checkout cart abandonment failed; will retry'),
   );
+  // card sales whose authorization outcome was lost are settled by asking the acquirer; authorizations not
+  // captured within 7 days are voided there
+  const acquirer = acquirerFor(platform.config.cards);
+  const cardSales = new CardSales(db, platform.queue, acquirer, platform.config.secretsKey, {
+    allowPrivateTargets: platform.config.webhookAllowPrivate,
+    outbox: platform.outbox,
+  });
+  setCardSettlementDays(platform.config.cards.settlementDays);
+  // card installments reach available on their date: checked every hour, each moved once
+  const stopReceivables = startPeriodic(
+    RECEIVABLES_EVERY_MS,
+    () => settleDueReceivables(db),
+    (err) => log.warn({ err }, 'receivables settlement failed; will retry'),
+  );
+  const stopCardJobs = startPeriodic(
+    CARD_JOBS_EVERY_MS,
+    async () => {
+      await cardSales.resolveUnknown(log);
+      await cardSales.voidExpired(log);
+    },
+    (err) => log.warn({ err }, 'card sale jobs failed; will retry'),
+  );
   const stopAuthCleanup = startPeriodic(
     AUTH_CLEANUP_EVERY_MS,
     () => deleteExpiredAuthRows(db),
@@ -129,6 +155,9 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     stopReconciliation();
     stopForgottenHolds();
     stopCartAbandonment();
+    stopCardJobs();
+    stopReceivables();
+    await acquirer.close();
     await pspClient?.close();
     stopKeyCleanup();
     stopCallbackCleanup();

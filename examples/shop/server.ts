@@ -76,7 +76,7 @@ async function checkout(res: ServerResponse): Promise<void> {
   );
   order.saleUuid = charge.uuid;
   order.pixCode = charge.pixKey;
-  order.qrImage = charge.pixQrCode;
+  order.qrImage = charge.pixQrCode ?? null;
   orders.set(order.id, order);
   // in the sandbox no bank pays it: this is how to, as the buyer's bank would
   console.log(

@@ -6,6 +6,7 @@ import { AcceptInvitation, ForgotPassword, ResetPassword } from './pages/Links';
 import { Login } from './pages/Login';
 import { NewCharge } from './pages/NewCharge';
 import { Overview } from './pages/Overview';
+import { Receivables } from './pages/Receivables';
 import { SaleDetail } from './pages/SaleDetail';
 import { Sales } from './pages/Sales';
 import { Security } from './pages/Security';
@@ -35,6 +36,7 @@ const PAGES: {
   { hash: '#/saques', label: 'Saques', Page: Withdrawals, need: 'money.view' },
   { hash: '#/saques/aprovacoes', label: 'Aprovações', Page: Approvals, need: 'money.view', menu: false },
   { hash: '#/extrato', label: 'Extrato', Page: Statement, need: 'money.view' },
+  { hash: '#/recebiveis', label: 'Agenda de recebíveis', Page: Receivables, need: 'money.view' },
   { hash: '#/integracoes', label: 'Integrações', Page: Integrations, need: 'integrations' },
   { hash: '#/webhooks', label: 'Webhooks', Page: Webhooks, need: 'integrations' },
   { hash: '#/equipe', label: 'Equipe', Page: Team, need: 'team' },

@@ -28,6 +28,7 @@ export type WithdrawalPage = Static<typeof Withdrawals.WithdrawalPage>;
 export type FeePreview = Static<typeof Withdrawals.FeePreview>;
 export type StatementLine = Static<typeof Ledger.StatementLine>;
 export type StatementPage = Static<typeof Ledger.StatementPage>;
+export type ReceivablesPage = Static<typeof Ledger.ReceivablesPage>;
 export type Credential = Static<typeof Auth.CredentialView>;
 export type IssuedCredential = Static<typeof Auth.IssuedCredential>;
 export type IpList = Static<typeof Accounts.IpList>;
@@ -245,6 +246,8 @@ export const api = {
   ) => request<WithdrawalCreated>('POST', '/api/withdrawals', body, { 'idempotency-key': key }),
   feePreview: (amount: string) =>
     request<FeePreview>('GET', `/api/withdrawals/fee-preview${query({ amount })}`),
+  receivables: (f: { from?: string; to?: string }) =>
+    request<ReceivablesPage>('GET', `/api/panel/receivables${query(f)}`),
   statement: (f: Record<string, string | undefined>) =>
     request<StatementPage>('GET', `/api/statement${query(f)}`),
   exportUrl: (what: 'sales' | 'withdrawals' | 'statement', f: Record<string, string | undefined>) =>

@@ -23,7 +23,7 @@ def sale_input(**overrides):
 class ClientTest(unittest.TestCase):
     def test_balance_and_a_cashout(self):
         gw = gateway_for("funded")
-        self.assertEqual(gw.balance.retrieve(), {"available": 50000, "blocked": 0, "total": 50000})
+        self.assertEqual(gw.balance.retrieve(), {"available": 50000, "blocked": 0, "total": 50000, "receivable": 0})
         created = gw.cashouts.create({"amount": 150, "pixKey": "52998224725", "pixKeyType": "CPF"})
         self.assertEqual(created["status"], "PENDING")
         self.assertEqual(created["amount"], "150.00")

@@ -26,6 +26,8 @@ export interface AccountRow {
   sale_fee_fixed: number;
   sale_fee_percent_e4: number;
   reserve_percent_e4: number;
+  card_fee_percent_e4: number | null;
+  card_installment_fee_percent_e4: number;
   api_cashout_enabled: boolean;
   transfers_enabled: boolean;
   cart_recovery_email: boolean;
@@ -39,6 +41,8 @@ export interface AccountUpdate {
   saleFeeFixed?: number;
   saleFeePercentE4?: number;
   reservePercentE4?: number;
+  cardFeePercentE4?: number;
+  cardInstallmentFeePercentE4?: number;
   apiCashout?: boolean;
   transfers?: boolean;
   /** The payer of an abandoned checkout cart gets one recovery e-mail. */
@@ -94,6 +98,10 @@ export async function updateAccount(db: Db, id: number, update: AccountUpdate): 
   if (update.saleFeeFixed !== undefined) add('sale_fee_fixed', update.saleFeeFixed);
   if (update.saleFeePercentE4 !== undefined) add('sale_fee_percent_e4', update.saleFeePercentE4);
   if (update.reservePercentE4 !== undefined) add('reserve_percent_e4', update.reservePercentE4);
+  if (update.cardFeePercentE4 !== undefined) add('card_fee_percent_e4', update.cardFeePercentE4);
+  if (update.cardInstallmentFeePercentE4 !== undefined) {
+    add('card_installment_fee_percent_e4', update.cardInstallmentFeePercentE4);
+  }
   if (update.apiCashout !== undefined) add('api_cashout_enabled', update.apiCashout);
   if (update.transfers !== undefined) add('transfers_enabled', update.transfers);
   if (update.cartRecoveryEmail !== undefined) add('cart_recovery_email', update.cartRecoveryEmail);
@@ -139,6 +147,8 @@ export function accountSettingsView(row: AccountRow) {
     saleFeePercent: formatPercentE4(row.sale_fee_percent_e4),
     saleFeeFixed: formatReais(row.sale_fee_fixed),
     reservePercent: formatPercentE4(row.reserve_percent_e4),
+    cardFeePercent: formatPercentE4(row.card_fee_percent_e4 ?? row.sale_fee_percent_e4),
+    cardInstallmentFeePercent: formatPercentE4(row.card_installment_fee_percent_e4),
     apiCashout: row.api_cashout_enabled ? 'on' : 'off',
     transfers: row.transfers_enabled ? 'on' : 'off',
     cartRecoveryEmail: row.cart_recovery_email ? 'on' : 'off',

@@ -94,7 +94,7 @@ export const accountCommands: Command[] = [
   {
     path: ['accounts', 'update'],
     usage:
-      'gateway accounts update --id ID [--cashout-fee-fixed 1.50] [--cashout-fee-percent 1.2] [--sale-fee-percent 3.99] [--sale-fee-fixed 0.99] [--reserve-percent 0] [--api-cashout on|off] [--transfers on|off] [--cart-recovery-email on|off] [--password P|-] [--two-factor off] [--json]',
+      'gateway accounts update --id ID [--cashout-fee-fixed 1.50] [--cashout-fee-percent 1.2] [--sale-fee-percent 3.99] [--sale-fee-fixed 0.99] [--reserve-percent 0] [--card-fee-percent 4.99] [--card-installment-fee-percent 1.5] [--api-cashout on|off] [--transfers on|off] [--cart-recovery-email on|off] [--password P|-] [--two-factor off] [--json]',
     summary:
       "Changes an account's fees, switches or password (audited); prints the settings after the change.",
     example: 'gateway accounts update --id 1 --sale-fee-percent 3.99 --sale-fee-fixed 0.99',
@@ -105,6 +105,9 @@ export const accountCommands: Command[] = [
       'sale-fee-percent': 'sale fee in per cent',
       'sale-fee-fixed': 'fixed sale fee in reais',
       'reserve-percent': 'share of each paid sale held as reserve, in per cent',
+      'card-fee-percent': 'card sale fee in per cent (in place of the sale fee; unset: the sale fee)',
+      'card-installment-fee-percent':
+        'added to the card fee for each installment after the first, in per cent',
       'api-cashout': 'on|off: cashouts through the API',
       transfers: 'on|off: transfers at all',
       'cart-recovery-email': 'on|off: one e-mail to the payer of an abandoned checkout cart, with its page',
@@ -118,6 +121,8 @@ export const accountCommands: Command[] = [
       'sale-fee-percent': { type: 'string' },
       'sale-fee-fixed': { type: 'string' },
       'reserve-percent': { type: 'string' },
+      'card-fee-percent': { type: 'string' },
+      'card-installment-fee-percent': { type: 'string' },
       'api-cashout': { type: 'string' },
       transfers: { type: 'string' },
       'cart-recovery-email': { type: 'string' },
@@ -132,6 +137,11 @@ export const accountCommands: Command[] = [
         saleFeePercentE4: percentArg(values['sale-fee-percent'], 'sale-fee-percent'),
         saleFeeFixed: reaisArg(values['sale-fee-fixed'], 'sale-fee-fixed'),
         reservePercentE4: percentArg(values['reserve-percent'], 'reserve-percent'),
+        cardFeePercentE4: percentArg(values['card-fee-percent'], 'card-fee-percent'),
+        cardInstallmentFeePercentE4: percentArg(
+          values['card-installment-fee-percent'],
+          'card-installment-fee-percent',
+        ),
         apiCashout: switchArg(values['api-cashout'], 'api-cashout'),
         transfers: switchArg(values.transfers, 'transfers'),
         cartRecoveryEmail: switchArg(values['cart-recovery-email'], 'cart-recovery-email'),

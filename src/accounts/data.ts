@@ -16,12 +16,17 @@ export interface SaleFeeRates {
   sale_fee_percent_e4: number;
   sale_fee_fixed: number;
   reserve_percent_e4: number;
+  /** Card sales: the fee in place of sale_fee_percent_e4 (null: the same), and what each extra installment adds. */
+  card_fee_percent_e4: number | null;
+  card_installment_fee_percent_e4: number;
 }
 
 /** The sale rates of these accounts, in one read (a batch of sales of several merchants). */
 export async function saleFeeRates(q: Queryable, accountIds: number[]): Promise<Map<number, SaleFeeRates>> {
   const rows = await q.query<SaleFeeRates & { id: number }>(
-    'SELECT id, sale_fee_percent_e4, sale_fee_fixed, reserve_percent_e4 FROM accounts WHERE id = ANY($1::bigint[])',
+    `SELECT id, sale_fee_percent_e4, sale_fee_fixed, reserve_percent_e4, card_fee_percent_e4,
+            card_installment_fee_percent_e4
+       FROM accounts WHERE id = ANY($1::bigint[])`,
     [[...new Set(accountIds)]],
   );
   return new Map(rows.map(({ id, ...rates }) => [Number(id), rates]));

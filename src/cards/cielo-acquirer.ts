@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
 import type { CieloSettings } from '../platform/config/cards.js';
-import type { Acquirer } from './acquirer.js';
+import type { Acquirer, AcquirerPayment, AuthorizeRequest } from './acquirer.js';
 import type { CardBrand } from './brands.js';
 import type { CheckedCard } from './card-checks.js';
 import { AcquirerRefused, AcquirerUnavailable } from './errors.js';
@@ -15,48 +15,150 @@ const CIELO_BRAND: Record<CardBrand, string> = {
   hipercard: 'Hipercard',
 };
 
+/** Cielo's `Payment.Status`: what each says of the payment (12 Pending and 0 NotFinished: not decided yet). */
+const STATE_OF_STATUS: Record<number, AcquirerPayment['state']> = {
+  0: 'pending',
+  1: 'authorized',
+  2: 'captured',
+  3: 'denied',
+  10: 'voided',
+  11: 'voided',
+  12: 'pending',
+  13: 'denied',
+};
+
 /** Digit runs as long as a card number, cut from anything the acquirer says before it is repeated. */
 const LONG_DIGITS = /\d{12,}/g;
 
-/** CARD_ACQUIRER=cielo: Cielo's e-commerce API 3.0 (`POST /1/card` tokenizes a card). */
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * CARD_ACQUIRER=cielo: Cielo's e-commerce API 3.0. Transactions (`POST /1/card`, `POST /1/sales/`,
+ * `PUT /1/sales/{PaymentId}/capture|void`) at CIELO_API_URL, queries (`GET /1/sales?merchantOrderId=`,
+ * `GET /1/sales/{PaymentId}`) at CIELO_QUERY_URL.
+ */
 export class CieloAcquirer implements Acquirer {
   readonly name = 'cielo';
-  private readonly pool: Pool;
-  private readonly path: string;
+  private readonly api: { pool: Pool; path: string };
+  private readonly query: { pool: Pool; path: string };
 
   constructor(private readonly settings: CieloSettings) {
-    const url = new URL(settings.apiUrl);
-    this.pool = new Pool(url.origin, {
-      connections: 8,
-      headersTimeout: settings.timeoutMs,
-      bodyTimeout: settings.timeoutMs,
-      connectTimeout: settings.timeoutMs,
-    });
-    this.path = url.pathname.replace(/\/+$/, '');
+    const open = (base: string) => {
+      const url = new URL(base);
+      return {
+        pool: new Pool(url.origin, {
+          connections: 8,
+          headersTimeout: settings.timeoutMs,
+          bodyTimeout: settings.timeoutMs,
+          connectTimeout: settings.timeoutMs,
+        }),
+        path: url.pathname.replace(/\/+$/, ''),
+      };
+    };
+    this.api = open(settings.apiUrl);
+    this.query = settings.queryUrl === settings.apiUrl ? this.api : open(settings.queryUrl);
   }
 
   async tokenize(card: CheckedCard): Promise<{ acquirerToken: string }> {
-    const body = JSON.stringify({
+    const { status, body } = await this.send(this.api, 'POST', '/1/card', {
       CustomerName: card.holderName,
       CardNumber: card.number,
       Holder: card.holderName,
       ExpirationDate: `${String(card.expMonth).padStart(2, '0')}/${card.expYear}`,
       Brand: CIELO_BRAND[card.brand],
     });
+    const token = (body as { CardToken?: unknown } | null)?.CardToken;
+    if ((status === 200 || status === 201) && typeof token === 'string' && token !== '') {
+      return { acquirerToken: token };
+    }
+    throw new AcquirerRefused(`Cielo refused the card (HTTP ${status}${cieloProblem(body)})`);
+  }
+
+  async authorize(r: AuthorizeRequest): Promise<AcquirerPayment> {
+    const { status, body } = await this.send(this.api, 'POST', '/1/sales/', {
+      MerchantOrderId: r.merchantOrderId,
+      Customer: { Name: r.customerName },
+      Payment: {
+        Type: r.type,
+        Amount: r.amountCents,
+        Installments: r.installments,
+        Capture: r.capture,
+        [r.type]: { CardToken: r.acquirerToken, Brand: CIELO_BRAND[r.brand] },
+      },
+    });
+    const payment = paymentOf(body);
+    if ((status === 200 || status === 201) && payment) return payment;
+    throw new AcquirerRefused(`Cielo refused the sale (HTTP ${status}${cieloProblem(body)})`);
+  }
+
+  capture(paymentId: string, amountCents: number): Promise<AcquirerPayment> {
+    return this.update(paymentId, 'capture', amountCents);
+  }
+
+  cancel(paymentId: string, amountCents: number): Promise<AcquirerPayment> {
+    return this.update(paymentId, 'void', amountCents);
+  }
+
+  async findByOrderId(merchantOrderId: string): Promise<AcquirerPayment | null> {
+    const found = await this.send(
+      this.query,
+      'GET',
+      `/1/sales?merchantOrderId=${encodeURIComponent(merchantOrderId)}`,
+    );
+    if (found.status === 404) return null;
+    const payments = (found.body as { Payments?: { PaymentId?: unknown }[] } | null)?.Payments;
+    if (found.status !== 200 || !Array.isArray(payments)) {
+      throw new AcquirerRefused(`Cielo refused the query (HTTP ${found.status}${cieloProblem(found.body)})`);
+    }
+    const id = payments.at(-1)?.PaymentId;
+    if (typeof id !== 'string') return null;
+    return this.paymentById(id);
+  }
+
+  private async paymentById(paymentId: string): Promise<AcquirerPayment> {
+    const { status, body } = await this.send(this.query, 'GET', `/1/sales/${encodeURIComponent(paymentId)}`);
+    const payment = paymentOf(body);
+    if (status === 200 && payment) return payment;
+    throw new AcquirerRefused(`Cielo refused the query (HTTP ${status}${cieloProblem(body)})`);
+  }
+
+  /** Capture and void answer the new status only: the payment is read back whole. */
+  private async update(paymentId: string, what: 'capture' | 'void', amountCents: number) {
+    const { status, body } = await this.send(
+      this.api,
+      'PUT',
+      `/1/sales/${encodeURIComponent(paymentId)}/${what}?amount=${amountCents}`,
+    );
+    const code = (body as { Status?: unknown } | null)?.Status;
+    if (status !== 200 || typeof code !== 'number') {
+      throw new AcquirerRefused(`Cielo refused the ${what} (HTTP ${status}${cieloProblem(body)})`);
+    }
+    return this.paymentById(paymentId);
+  }
+
+  private async send(
+    to: { pool: Pool; path: string },
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    payload?: unknown,
+  ): Promise<Answer> {
     let status: number;
     let text: string;
     try {
-      const res = await this.pool.request({
-        method: 'POST',
-        path: `${this.path}/1/card`,
+      const res = await to.pool.request({
+        method,
+        path: `${to.path}${path}`,
         headers: {
-          'content-type': 'application/json',
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
           accept: 'application/json',
           MerchantId: this.settings.merchantId,
           MerchantKey: this.settings.merchantKey,
           RequestId: randomUUID(),
         },
-        body,
+        ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
       });
       status = res.statusCode;
       text = await res.body.text();
@@ -65,17 +167,31 @@ export class CieloAcquirer implements Acquirer {
       throw new AcquirerUnavailable(`Cielo did not answer: ${(err as Error).message}`);
     }
     if (status >= 500) throw new AcquirerUnavailable(`Cielo answered ${status}`);
-    const answer = parse(text);
-    const token = (answer as { CardToken?: unknown } | null)?.CardToken;
-    if ((status === 200 || status === 201) && typeof token === 'string' && token !== '') {
-      return { acquirerToken: token };
-    }
-    throw new AcquirerRefused(`Cielo refused the card (HTTP ${status}${cieloProblem(answer)})`);
+    return { status, body: parse(text) };
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    await this.api.pool.close();
+    if (this.query !== this.api) await this.query.pool.close();
   }
+}
+
+/** A sale's `Payment` as this adapter reads it, or null when the answer is not one. */
+function paymentOf(body: unknown): AcquirerPayment | null {
+  const p = (body as { Payment?: Record<string, unknown> } | null)?.Payment;
+  if (!p || typeof p.PaymentId !== 'string' || typeof p.Status !== 'number') return null;
+  const state = STATE_OF_STATUS[p.Status];
+  if (!state) return null;
+  const text = (v: unknown) =>
+    typeof v === 'string' || typeof v === 'number' ? String(v).slice(0, 200).replace(LONG_DIGITS, '…') : null;
+  return {
+    paymentId: p.PaymentId,
+    state,
+    amountCents: typeof p.Amount === 'number' ? p.Amount : 0,
+    capturedCents: typeof p.CapturedAmount === 'number' ? p.CapturedAmount : 0,
+    returnCode: text(p.ReturnCode),
+    returnMessage: text(p.ReturnMessage),
+  };
 }
 
 function parse(text: string): unknown {

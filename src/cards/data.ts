@@ -34,6 +34,7 @@ export async function insertCardToken(db: Queryable, t: NewCardToken): Promise<v
 }
 
 export interface UsedCardTokenRow {
+  id: number;
   acquirer: string;
   acquirer_token_sealed: string;
   brand: CardBrand;
@@ -51,7 +52,7 @@ export async function useCardToken(
   const rows = await db.query<UsedCardTokenRow>(
     `UPDATE card_tokens SET used_at = now()
       WHERE token_hash = $1 AND account_id = $2 AND used_at IS NULL AND expires_at > now()
-      RETURNING acquirer, acquirer_token_sealed, brand, last_four, exp_month, exp_year`,
+      RETURNING id, acquirer, acquirer_token_sealed, brand, last_four, exp_month, exp_year`,
     [tokenHash, accountId],
   );
   return rows[0] ?? null;

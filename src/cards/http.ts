@@ -1,4 +1,6 @@
 import { AppError, validation } from '../platform/errors/app-error.js';
+import type { CardSalesPort } from '../sales/index.js';
+import type { CardSaleInput, CardSales } from './card-sales.js';
 import { AcquirerRefused, AcquirerUnavailable, CardInputError } from './errors.js';
 
 /** The cards module's errors in the routes' shapes: a refused card 400, the acquirer's refusal 502, its silence 503. */
@@ -13,4 +15,12 @@ export async function mapCardErrors<T>(work: () => Promise<T>): Promise<T> {
     }
     throw err;
   }
+}
+
+/** The sales module's port for card sales (POST /api/transactions), its refusals in the route's shapes. */
+export function cardSalesPort(sales: CardSales): CardSalesPort {
+  return {
+    open: (accountId, body, key, log) =>
+      mapCardErrors(() => sales.open(accountId, body as CardSaleInput, key, log)),
+  };
 }

@@ -1,14 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
+import { validation } from '../platform/errors/app-error.js';
 import {
   EnvelopeErrorBody,
   IpAccessErrorBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
+import { emptyBodyIsObject } from '../platform/http/json-body.js';
+import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { parsePublicId } from '../platform/ids/public-ids.js';
+import { IdPath, Sale, saleJson } from '../sales/index.js';
+import type { CardSales } from './card-sales.js';
 import { mapCardErrors } from './http.js';
-import { CardToken, CardTokenBody } from './schemas.js';
+import { CaptureBody, CardToken, CardTokenBody } from './schemas.js';
 import type { CardTokens } from './tokens.js';
 
 const TOKENS = '/api/cards/tokens';
@@ -20,8 +26,47 @@ async function openToAnyOrigin(_request: FastifyRequest, reply: FastifyReply): P
 
 export async function cardRoutes(
   app: Http,
-  deps: { tokens: CardTokens; publicKey: AuthHook },
+  deps: { tokens: CardTokens; publicKey: AuthHook; apiKey: AuthHook; sales: CardSales },
 ): Promise<void> {
+  app.post(
+    '/api/transactions/:id/capture',
+    {
+      config: {
+        errorShape: 'transaction',
+        errors: ['CONFLICT', 'FORBIDDEN', 'NOT_FOUND', 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
+      },
+      onRequest: deps.apiKey,
+      preValidation: emptyBodyIsObject,
+      schema: {
+        summary:
+          'Capture an authorized card sale (EM_PROCESSAMENTO → PAGO), all of it or less, within 7 days',
+        tags: ['public'],
+        security: [{ publicKey: [], privateKey: [] }],
+        params: IdPath,
+        body: CaptureBody,
+        response: {
+          200: Sale,
+          400: TransactionErrorBody,
+          401: TransactionErrorBody,
+          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+          404: TransactionErrorBody,
+          409: TransactionErrorBody,
+          500: TransactionErrorBody,
+          502: TransactionErrorBody,
+          503: TransactionErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const id = parsePublicId(request.params.id);
+      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const saleId = await mapCardErrors(() =>
+        deps.sales.capture(merchantOf(request).accountId, id, request.body.amountCents),
+      );
+      return sendJsonText(reply, 200, await saleJson(deps.sales.db, saleId));
+    },
+  );
+
   // the CORS preflight: no key (browsers send none on it), nothing read; not an API operation
   app.options(TOKENS, { schema: { hide: true } }, async (_request, reply) => {
     return reply

@@ -50,3 +50,12 @@ export const CardToken = Type.Object(
     ],
   },
 );
+
+export const CaptureBody = Type.Object(
+  {
+    amountCents: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'At most the authorized amount; all of it when absent' }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ amountCents: 5000 }] },
+);

@@ -19,6 +19,7 @@ export interface IssuedCardToken {
 
 /** What a charge gets of a token it used: the acquirer's token, opened, and what the gateway knows of the card. */
 export interface UsedCardToken {
+  id: number;
   acquirer: string;
   acquirerToken: string;
   brand: CardBrand;
@@ -70,6 +71,7 @@ export async function useToken(
   const row = await useCardToken(tx, accountId, hashSecret(token));
   if (!row) return null;
   return {
+    id: Number(row.id),
     acquirer: row.acquirer,
     acquirerToken: unseal(secretsKey, row.acquirer_token_sealed),
     brand: row.brand,

@@ -20,7 +20,7 @@ export async function runDevAcquirer(argv: string[]): Promise<DevAcquirer> {
   process.stdout.write(
     [
       `local acquirer (Cielo e-commerce API 3.0) listening on ${url} (plain HTTP)`,
-      'start the gateway with these settings; cards are tokenized here (POST /1/card) and kept in memory:',
+      'start the gateway with these settings; cards are tokenized (POST /1/card) and charged (POST /1/sales/) here, kept in memory:',
       ...Object.entries(settings).map(([k, v]) => `${k}=${v}`),
       `see a token: curl -H 'MerchantId: ${acquirer.merchantId}' -H 'MerchantKey: ${acquirer.merchantKey}' ${url}/1/card/<CardToken>`,
       '',

@@ -65,13 +65,15 @@ export function entriesInsert(
 /**
  * One statement that moves merchant balance rows by the given amounts: a call of move_balances (a migration
  * defines it), which locks them in postEntry's order and fails, and so stops that COMMIT, if a row is
- * missing. Its values are written into its text (integers and the two bucket names, checked here), so it
+ * missing. Its values are written into its text (integers and the bucket names, checked here), so it
  * needs no parameters and can share a round trip with COMMIT (Db.txEndingWith).
  */
 export function balanceStatement(moves: BalanceMove[]): string {
   for (const { accountId, bucket, amount } of moves) {
     if (!Number.isSafeInteger(accountId) || !Number.isSafeInteger(amount)) throw new Error('not an integer');
-    if (bucket !== 'available' && bucket !== 'blocked') throw new Error(`unknown bucket ${bucket}`);
+    if (bucket !== 'available' && bucket !== 'blocked' && bucket !== 'receivable') {
+      throw new Error(`unknown bucket ${bucket}`);
+    }
   }
   const list = (f: (m: BalanceMove) => string | number) => moves.map(f).join(',');
   return `SELECT move_balances('{${list((m) => m.accountId)}}', '{${list((m) => m.bucket)}}', '{${list((m) => m.amount)}}')`;

@@ -37,5 +37,7 @@ function describeProblem(p: LedgerProblem): string {
       return `posting ${p.postingId} names journal entry ${p.entryId} and ledger account ${p.ledgerAccountId}, and one of them does not exist`;
     case 'unbalanced_entry':
       return `journal entry ${p.entryId} does not balance (sum ${p.sum})`;
+    case 'receivable_mismatch':
+      return `account ${p.account} holds ${p.actual} but its unsettled card installments sum to ${p.expected}`;
   }
 }

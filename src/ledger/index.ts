@@ -9,4 +9,11 @@ export {
   postEntry,
 } from './ledger.js';
 export { ledgerPanelRoutes } from './panel.routes.js';
+export {
+  receivableBalance,
+  receivablesBetween,
+  scheduleReceivables,
+  setCardSettlementDays,
+  settleDueReceivables,
+} from './receivables.js';
 export { Balance, ledgerRoutes } from './routes.js';

@@ -1,7 +1,7 @@
 import type { Queryable } from '../platform/db/db.js';
 import { AppError } from '../platform/errors/app-error.js';
 
-export type Bucket = 'available' | 'blocked';
+export type Bucket = 'available' | 'blocked' | 'receivable';
 export type SystemAccount = 'processor' | 'payouts' | 'fees';
 
 /** Where a posting lands: a merchant's bucket, or a system account (money outside the gateway). */
@@ -29,9 +29,14 @@ export function codeOf(target: LedgerTarget): string {
 export async function ensureMerchantLedger(q: Queryable, accountId: number): Promise<void> {
   await q.query(
     `INSERT INTO ledger_accounts (code, account_id, bucket) VALUES
-       ($2, $1, 'available'), ($3, $1, 'blocked')
+       ($2, $1, 'available'), ($3, $1, 'blocked'), ($4, $1, 'receivable')
      ON CONFLICT DO NOTHING`,
-    [accountId, `merchant:${accountId}:available`, `merchant:${accountId}:blocked`],
+    [
+      accountId,
+      `merchant:${accountId}:available`,
+      `merchant:${accountId}:blocked`,
+      `merchant:${accountId}:receivable`,
+    ],
   );
 }
 

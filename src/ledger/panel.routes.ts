@@ -9,7 +9,8 @@ import { parsePage } from '../platform/paging/pagination.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { dailyTotals } from './daily.js';
 import { getBalance } from './ledger.js';
-import { Balance, DailyTotals, StatementPage } from './schemas.js';
+import { receivablesBetween, receivablesPeriod } from './receivables.js';
+import { Balance, DailyTotals, ReceivablesPage, ReceivablesQuery, StatementPage } from './schemas.js';
 import { Statement, type StatementLine } from './statement.js';
 
 const Query = Type.Object({
@@ -68,6 +69,26 @@ export async function ledgerPanelRoutes(
       },
     },
     async (request) => getBalance(deps.db, accountOf(request)),
+  );
+
+  app.get(
+    '/api/panel/receivables',
+    {
+      ...common,
+      schema: {
+        tags: ['panel'],
+        summary: "Card installments by the date they reach available (the panel's Agenda de recebíveis)",
+        querystring: ReceivablesQuery,
+        response: { 200: ReceivablesPage, 400: EnvelopeErrorBody, 401: EnvelopeErrorBody },
+      },
+    },
+    async (request) => {
+      const period = receivablesPeriod(request.query.from, request.query.to);
+      return {
+        ...period,
+        data: await receivablesBetween(deps.db, accountOf(request), period.from, period.to),
+      };
+    },
   );
 
   app.get(

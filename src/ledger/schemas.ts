@@ -34,3 +34,56 @@ export const DailyTotals = Type.Object({
     }),
   ),
 });
+
+/** An account's card installments by date (GET /api/receivables, and the panel's calendar). */
+export const ReceivablesPage = Type.Object(
+  {
+    from: Type.String(),
+    to: Type.String(),
+    data: Type.Array(
+      Type.Object({
+        date: Type.String({ description: 'YYYY-MM-DD (São Paulo): when it reaches available' }),
+        amount: Type.Integer({ description: 'Cents due that day' }),
+        installments: Type.Array(
+          Type.Object({
+            saleUuid: Type.String({ format: 'uuid' }),
+            installment: Type.Integer(),
+            installments: Type.Integer(),
+            amount: Type.Integer({ description: 'Cents' }),
+            settled: Type.Boolean({ description: 'Already moved to available' }),
+          }),
+        ),
+      }),
+    ),
+  },
+  {
+    examples: [
+      {
+        from: '2026-11-25',
+        to: '2027-02-23',
+        data: [
+          {
+            date: '2026-12-25',
+            amount: 3067,
+            installments: [
+              {
+                saleUuid: '0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41',
+                installment: 1,
+                installments: 3,
+                amount: 3067,
+                settled: false,
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+);
+
+export const ReceivablesQuery = Type.Object({
+  from: Type.Optional(Type.String({ description: 'YYYY-MM-DD; today (São Paulo) when absent' })),
+  to: Type.Optional(
+    Type.String({ description: 'YYYY-MM-DD, at most 366 days after from; from + 90 when absent' }),
+  ),
+});

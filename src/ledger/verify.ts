@@ -1,7 +1,8 @@
 import type { Queryable } from '../platform/db/db.js';
+import { receivableMismatches } from './receivables.js';
 
 export interface LedgerProblem {
-  kind: 'unbalanced_entry' | 'balance_mismatch' | 'orphan_posting';
+  kind: 'unbalanced_entry' | 'balance_mismatch' | 'orphan_posting' | 'receivable_mismatch';
   entryId?: number;
   postingId?: number;
   ledgerAccountId?: number;
@@ -20,7 +21,8 @@ export interface LedgerReport {
 
 /**
  * Every entry sums to zero, every posting belongs to an existing entry and ledger account (postings carry no
- * foreign keys: migration 125), and every maintained (merchant) balance equals the sum of its postings.
+ * foreign keys: migration 125), every maintained (merchant) balance equals the sum of its postings, and each
+ * receivable bucket holds exactly the card installments not yet settled.
  */
 export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
   const unbalanced = await q.query<{ entry_id: number; sum: number }>(
@@ -40,6 +42,7 @@ export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
          OR NOT EXISTS (SELECT 1 FROM ledger_accounts la WHERE la.id = p.ledger_account_id)
       ORDER BY p.id`,
   );
+  const receivables = await receivableMismatches(q);
   const [counts] = await q.query<{ entries: number; accounts: number }>(
     `SELECT (SELECT count(*) FROM journal_entries)::bigint AS entries, (SELECT count(*) FROM ledger_accounts)::bigint AS accounts`,
   );
@@ -56,6 +59,12 @@ export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
       account: r.code,
       expected: r.derived,
       actual: r.balance,
+    })),
+    ...receivables.map((r) => ({
+      kind: 'receivable_mismatch' as const,
+      account: r.code,
+      expected: Number(r.scheduled),
+      actual: Number(r.balance),
     })),
   ];
   return { ok: problems.length === 0, entries: counts!.entries, accounts: counts!.accounts, problems };

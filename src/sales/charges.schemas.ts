@@ -6,7 +6,12 @@ import { CustomerIn, ItemIn, Sale } from './schemas.js';
 export const ChargeBody = Type.Object(
   {
     amount: Type.Integer({ minimum: 1, maximum: MAX_CHARGE_CENTS }),
-    paymentMethod: Type.Union([Type.Literal('PIX'), Type.Literal('BOLETO')]),
+    paymentMethod: Type.Union([
+      Type.Literal('PIX'),
+      Type.Literal('BOLETO'),
+      Type.Literal('CREDIT_CARD'),
+      Type.Literal('DEBIT_CARD'),
+    ]),
     customer: Type.Object({
       ...CustomerIn.properties,
       address: Type.Optional(
@@ -39,6 +44,21 @@ export const ChargeBody = Type.Object(
         },
         { description: 'Required for BOLETO: the boleto híbrido (barcode and Pix with due date)' },
       ),
+    ),
+    card: Type.Optional(
+      Type.Object(
+        { token: Type.String({ minLength: 1, maxLength: 100, description: 'From POST /api/cards/tokens' }) },
+        { additionalProperties: false, description: 'Required for CREDIT_CARD and DEBIT_CARD' },
+      ),
+    ),
+    installments: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 12, description: 'CREDIT_CARD only; 1 when absent' }),
+    ),
+    capture: Type.Optional(
+      Type.Boolean({
+        description:
+          'Card sales: false authorizes only (EM_PROCESSAMENTO until POST /api/transactions/{id}/capture, within 7 days); true when absent',
+      }),
     ),
     items: Type.Array(ItemIn, { minItems: 1, maxItems: 100 }),
     shipping: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
@@ -80,5 +100,5 @@ export const ChargeBody = Type.Object(
 
 export { IdempotencyHeaders as ChargeHeaders } from '../platform/http/idempotency-key.js';
 
-/** The Sale object plus the QR code of its BR Code (only in the creation answer). */
-export const CreatedSale = Type.Object({ ...Sale.properties, pixQrCode: Type.String() });
+/** The Sale object plus the QR code of its BR Code (only in the creation answer; card sales have none). */
+export const CreatedSale = Type.Object({ ...Sale.properties, pixQrCode: Type.Optional(Type.String()) });

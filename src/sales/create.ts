@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../platform/db/db.js';
-import { insertSale, type NewSaleRow } from './data.js';
+import { insertSale, lockSale, type NewSaleRow, setSaleAmount } from './data.js';
 import { type SaleFees, saleFees } from './fees.js';
-import { countWithoutFact, notifySaleStatus } from './settlement/transition.js';
+import { countWithoutFact, notifySaleStatus, refusal } from './settlement/transition.js';
 import type { SaleRow } from './types.js';
 
 export type NewSale = Omit<NewSaleRow, 'uuid' | keyof SaleFees>;
@@ -16,11 +16,28 @@ export async function createSale(
   input: NewSale,
   options: { notifyPending: boolean; uuid?: string },
 ): Promise<SaleRow> {
-  const fees = await saleFees(tx, input.accountId, input.amount);
+  const card =
+    input.paymentMethod === 'CREDIT_CARD' || input.paymentMethod === 'DEBIT_CARD'
+      ? { installments: input.installments ?? 1 }
+      : undefined;
+  const fees = await saleFees(tx, input.accountId, input.amount, card);
   // the API contract: shipping is for physical products only, null for digital ones (Sale object and notifications)
   const shipping = input.items.some((item) => item.tangible) ? input.shipping : null;
   const sale = await insertSale(tx, { ...input, shipping, ...fees, uuid: options.uuid ?? randomUUID() });
   if (options.notifyPending) await notifySaleStatus(tx, sale);
   else countWithoutFact(tx, sale);
   return sale;
+}
+
+/**
+ * A card sale captured for less than it was authorized: its amount and fees become those of the captured
+ * amount, in the caller's transaction, before it moves to PAGO. Only an open sale's amount changes.
+ */
+export async function captureLess(tx: Queryable, saleId: number, amount: number): Promise<void> {
+  const sale = await lockSale(tx, saleId);
+  if (!sale) return;
+  if (sale.status !== 'EM_PROCESSAMENTO' && sale.status !== 'PENDENTE') throw refusal(sale.status, 'PAGO');
+  if (amount === Number(sale.amount)) return;
+  const fees = await saleFees(tx, sale.account_id, amount, { installments: sale.installments ?? 1 });
+  await setSaleAmount(tx, saleId, { amount, ...fees });
 }

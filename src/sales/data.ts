@@ -131,3 +131,28 @@ export async function lockSalesById(tx: Queryable, ids: number[]): Promise<SaleR
 export async function setReserveHeld(tx: Queryable, id: number, reserveHeld: boolean): Promise<void> {
   await tx.query('UPDATE sales SET reserve_held = $2, updated_at = now() WHERE id = $1', [id, reserveHeld]);
 }
+
+/** A card sale the acquirer denied: its reason, on the Sale object and its notifications (before the move). */
+export async function setRefusalReason(
+  tx: Queryable,
+  id: number,
+  reason: { code: string; message: string },
+): Promise<void> {
+  await tx.query('UPDATE sales SET refusal_reason = $2, updated_at = now() WHERE id = $1', [
+    id,
+    JSON.stringify({ code: reason.code, message: reason.message }),
+  ]);
+}
+
+/** A sale's amount and what follows from it, before it is paid (a card sale captured for less). */
+export async function setSaleAmount(
+  tx: Queryable,
+  id: number,
+  s: { amount: number; systemFee: number; netAmount: number; reserveAmount: number },
+): Promise<void> {
+  await tx.query(
+    `UPDATE sales SET amount = $2, system_fee = $3, net_amount = $4, reserve_amount = $5, updated_at = now()
+      WHERE id = $1`,
+    [id, s.amount, s.systemFee, s.netAmount, s.reserveAmount],
+  );
+}

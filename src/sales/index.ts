@@ -2,10 +2,10 @@
 export { abandonCart, cartView, createCart } from './carts/carts.js';
 export { abandonCheckoutCarts, CART_ABANDON_CHECK_EVERY_MS, cartOfCheckout } from './carts/checkout-carts.js';
 export { deleteExpiredSaleKeys, findSaleRow, setChargeExpiryAt } from './charges.data.js';
-export { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges, createPixSale } from './charges.js';
+export { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges, createKeyedSale, createPixSale } from './charges.js';
 export { ChargeBody } from './charges.schemas.js';
-export { createSale } from './create.js';
-export { lockSalesById, type SaleOrigin } from './data.js';
+export { captureLess, createSale } from './create.js';
+export { lockSalesById, type SaleOrigin, setRefusalReason } from './data.js';
 export { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 export { ownedSale, saleJson } from './lookup.js';
 export {
@@ -35,11 +35,11 @@ export { pixProcessors } from './processors/registry.js';
 export { SandboxProcessor } from './processors/sandbox.js';
 export { createRecurrence, debitCycle } from './recurrences/recurrences.js';
 export { FORGOTTEN_REFUND_CHECK_EVERY_MS, releaseForgottenRefunds } from './refunds/refunds.js';
-export { type BoletoSales, salesRoutes } from './routes.js';
+export { type BoletoSales, type CardSalesPort, salesRoutes } from './routes.js';
 export { createSandboxSale, type SandboxSaleInput } from './sandbox-sales.js';
 export { CustomerIn, CustomerOut, IdPath, ItemIn, Sale, SaleStatusSchema } from './schemas.js';
 export { startReserveWorker } from './settlement/reserve.js';
 export { SaleSettler } from './settlement/settler.js';
 export { checkTransition, isOpen, type SaleStatus } from './settlement/status-machine.js';
-export { applyMoves } from './settlement/transition.js';
+export { applyMoves, moveSale } from './settlement/transition.js';
 export { type Customer, PAYMENT_METHODS, type SaleItem, type SaleRow } from './types.js';

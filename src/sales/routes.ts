@@ -35,8 +35,23 @@ export interface SalesRouteDeps {
   refunders: ReadonlyMap<string, PixChargeProcessor>;
   /** Who issues BOLETO sales (the boletos module); null when no PSP opens cobv charges (503). */
   boletoSales: BoletoSales | null;
+  /** Who makes CREDIT_CARD and DEBIT_CARD sales (the cards module); null when none is wired (503). */
+  cardSales: CardSalesPort | null;
   /** Production rules off: postback targets may be loopback or private (WEBHOOK_ALLOW_PRIVATE). */
   allowPrivateTargets: boolean;
+}
+
+/**
+ * A card sale's maker (the cards module, wired in app.ts): authorizes at the acquirer and stores the sale under
+ * the Idempotency-Key rules of a PIX charge; refusals are thrown as the route's errors.
+ */
+export interface CardSalesPort {
+  open(
+    accountId: number,
+    body: unknown,
+    key: string | null,
+    log: Logger,
+  ): Promise<{ sale: SaleRow; replayed: boolean }>;
 }
 
 /**
@@ -56,7 +71,10 @@ export interface BoletoSales {
 const security = [{ publicKey: [], privateKey: [] }];
 
 /** What opening a charge needs: the processors of both methods (the API's and the panel's routes). */
-export type ChargeDeps = Pick<SalesRouteDeps, 'db' | 'pixProcessor' | 'boletoSales' | 'allowPrivateTargets'>;
+export type ChargeDeps = Pick<
+  SalesRouteDeps,
+  'db' | 'pixProcessor' | 'boletoSales' | 'allowPrivateTargets'
+> & { cardSales?: CardSalesPort | null };
 
 /**
  * Opens a PIX charge or issues a boleto for the account, as the body says (validated by `ChargeBody`): the stored
@@ -70,7 +88,17 @@ export async function openCharge(
   log: Logger,
 ): Promise<{ body: string; replayed: boolean }> {
   let opened: { sale: SaleRow; replayed: boolean };
-  if (input.paymentMethod === 'BOLETO') {
+  const isCard = input.paymentMethod === 'CREDIT_CARD' || input.paymentMethod === 'DEBIT_CARD';
+  if (!isCard) {
+    for (const field of ['card', 'installments', 'capture'] as const) {
+      if (input[field] !== undefined) throw validation(`${field} applies to card sales only`);
+    }
+  }
+  if (isCard) {
+    const cards = deps.cardSales;
+    if (!cards) throw new AppError('PROCESSOR_UNAVAILABLE', 'No card acquirer is configured');
+    opened = await cards.open(accountId, input, key, log);
+  } else if (input.paymentMethod === 'BOLETO') {
     const boletos = deps.boletoSales;
     if (!boletos)
       throw new AppError('PROCESSOR_UNAVAILABLE', 'No payment processor is configured to issue boletos');
@@ -88,7 +116,8 @@ export async function openCharge(
     );
   }
   const body = await saleJson(deps.db, opened.sale.id);
-  const qr = await qrSvgDataUri(opened.sale.pix_key!);
+  if (opened.sale.pix_key === null) return { body, replayed: opened.replayed };
+  const qr = await qrSvgDataUri(opened.sale.pix_key);
   return { body: `${body.slice(0, -1)},"pixQrCode":${JSON.stringify(qr)}}`, replayed: opened.replayed };
 }
 
@@ -109,7 +138,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       onRequest: deps.apiKey,
       schema: {
         summary:
-          'Open a PIX charge (a BR Code and its QR code) or issue a boleto híbrido, metadata kept as given',
+          'Open a PIX charge (a BR Code and its QR code), issue a boleto híbrido or charge a tokenized card, metadata kept as given',
         tags: ['public'],
         security,
         headers: ChargeHeaders,

@@ -122,6 +122,12 @@ export const Sale = Type.Object(
     }),
     idRec: Type.Optional(Type.String()),
     contrato: Type.Optional(Type.String()),
+    refusalReason: Type.Optional(
+      Type.Object(
+        { code: Type.String(), message: Type.String() },
+        { description: "A refused card sale (RECUSADO): the acquirer's code and message" },
+      ),
+    ),
     paidAmount: Type.Optional(
       Type.Unsafe<number | null>({
         type: ['integer', 'null'],

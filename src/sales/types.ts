@@ -69,6 +69,8 @@ export interface SaleRow {
   /** The payment link or checkout session the sale was made through (the checkout module); null otherwise. */
   payment_link_id: string | null;
   checkout_session_id: string | null;
+  /** A refused card sale: the acquirer's code and message (the Sale object's refusalReason). */
+  refusal_reason: { code: string; message: string } | null;
   /** The API contract's Sale object as JSON text (kept by a trigger, migrations/020_sales.sql). */
   public_json: string;
 }

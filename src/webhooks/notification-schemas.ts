@@ -47,6 +47,19 @@ export const SaleNotification = Type.Object(
         'Cents returned to the payer so far, as a string. A partial refund notifies sale.refunded with the sale still PAGO',
       examples: ['0'],
     }),
+    cardBrand: Type.Optional(Nullable(Type.String({ description: 'Card sales only', examples: ['visa'] }))),
+    cardLastFour: Type.Optional(
+      Nullable(Type.String({ description: 'Card sales only', examples: ['1111'] })),
+    ),
+    installments: Type.Optional(
+      Type.Union([Type.Integer({ description: 'Card sales only (null for debit)' }), Type.Null()]),
+    ),
+    refusalReason: Type.Optional(
+      Type.Object(
+        { code: Type.String(), message: Type.String() },
+        { description: "A refused card sale: the acquirer's code and message" },
+      ),
+    ),
     idRec: Type.Optional(Type.String({ description: 'Pix Automático sales only' })),
     contrato: Type.Optional(Type.String({ description: 'Pix Automático sales only' })),
   },

@@ -28,6 +28,14 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
+/** A Luhn-valid number whose last digit asks the sandbox acquirer for an outcome (decisions.md, "Cards"). */
+export function cardEnding(digit: string, prefix = '4'): string {
+  for (;;) {
+    const n = cardNumber(prefix);
+    if (n.endsWith(digit)) return n;
+  }
+}
+
 /** The same number with its check digit off by one: fails Luhn. */
 export const badCheckDigit = (n: string) => `${n.slice(0, -1)}${(Number(n.slice(-1)) + 1) % 10}`;
 

@@ -14,7 +14,7 @@ const cielo = {
 
 describe('CARD_ACQUIRER and CIELO_*', () => {
   it('defaults to the sandbox acquirer', () => {
-    expect(loadConfig(base).cards).toEqual({ acquirer: 'sandbox', cielo: null });
+    expect(loadConfig(base).cards).toEqual({ acquirer: 'sandbox', cielo: null, settlementDays: 30 });
   });
 
   it('cielo with its settings; without one of them, or with a bad URL, the process does not start', () => {
@@ -32,6 +32,12 @@ describe('CARD_ACQUIRER and CIELO_*', () => {
       /CIELO_API_URL must be/,
     );
     expect(() => loadConfig({ ...base, CARD_ACQUIRER: 'rede' })).toThrow(/CARD_ACQUIRER must be one of/);
+  });
+
+  it('CARD_SETTLEMENT_DAYS: 30 by default, 1 to 365', () => {
+    expect(loadConfig({ ...base, CARD_SETTLEMENT_DAYS: '2' }).cards.settlementDays).toBe(2);
+    expect(() => loadConfig({ ...base, CARD_SETTLEMENT_DAYS: '0' })).toThrow(/CARD_SETTLEMENT_DAYS/);
+    expect(() => loadConfig({ ...base, CARD_SETTLEMENT_DAYS: 'x' })).toThrow(/CARD_SETTLEMENT_DAYS/);
   });
 
   it('in production Cielo is spoken over TLS only', () => {

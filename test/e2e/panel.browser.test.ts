@@ -341,6 +341,45 @@ describe('the merchant panel', () => {
     expect(csv).toContain(';');
   });
 
+  it('shows a card sale with its brand, last four and installments, and its installments in the Agenda de recebíveis', async () => {
+    const token = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+      headers: { 'x-api-public-key': keys['x-api-public-key']! },
+      body: { number: '4000000000000010', holderName: 'DORA LIMA', expMonth: 12, expYear: 2040, cvv: '123' },
+    });
+    expect(token.status, token.text).toBe(201);
+    const sale = await call<{ id: number; status: string }>('POST', `${server.url}/api/transactions`, {
+      headers: keys,
+      body: {
+        amount: 30_000,
+        paymentMethod: 'CREDIT_CARD',
+        installments: 3,
+        card: { token: token.body.token },
+        customer: {
+          name: 'Dora Lima',
+          email: 'dora@example.com',
+          document: '52998224725',
+          phone: '11987654321',
+        },
+        items: [{ title: 'Curso', unitPrice: 30_000, quantity: 1, tangible: false }],
+      },
+    });
+    expect(sale.body.status, sale.text).toBe('PAGO');
+    await go('Vendas');
+    await page.getByLabel('Buscar').fill('dora');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    const table = page.getByRole('table', { name: 'Vendas' });
+    await expect.poll(async () => table.getByRole('row').count()).toBe(2);
+    expect(await table.textContent()).toContain('visa •••• 0010 · 3x');
+    await go('Agenda de recebíveis');
+    const agenda = page.getByRole('table', { name: 'Agenda de recebíveis' });
+    await expect.poll(async () => agenda.getByRole('row').count()).toBe(4); // header + three dates
+    const text = await agenda.textContent();
+    expect(text).toContain('parcela 1/3');
+    expect(text).toContain('parcela 3/3');
+    expect(text).toMatch(/R\$\s100,00/);
+    await shot(page, '09b-receivables');
+  });
+
   it('revokes the key after confirming, and the API refuses it; logs out', async () => {
     await go('Integrações');
     page.once('dialog', (d) => void d.accept());
@@ -359,7 +398,15 @@ describe('the merchant panel', () => {
     await phone.getByLabel('E-mail').fill(EMAIL);
     await phone.getByLabel('Senha').fill(PASSWORD);
     await phone.getByRole('button', { name: 'Entrar' }).click();
-    for (const label of ['Visão geral', 'Vendas', 'Saques', 'Extrato', 'Integrações', 'Webhooks']) {
+    for (const label of [
+      'Visão geral',
+      'Vendas',
+      'Saques',
+      'Extrato',
+      'Agenda de recebíveis',
+      'Integrações',
+      'Webhooks',
+    ]) {
       await phone.getByRole('navigation', { name: 'Principal' }).getByRole('link', { name: label }).click();
       await phone.getByRole('heading', { level: 1, name: label }).waitFor();
       const overflow = await phone.evaluate<number>(

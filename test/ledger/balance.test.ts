@@ -18,7 +18,7 @@ describe('GET /api/public/balance', () => {
   it('answers zeros in cents for a new account', async () => {
     const res = await call('GET', `${server.url}/api/public/balance`, { headers: merchant.keys });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ available: 0, blocked: 0, total: 0 });
+    expect(res.body).toEqual({ available: 0, blocked: 0, total: 0, receivable: 0 });
   });
 
   it('creates the missing balance record under concurrent first requests', async () => {
@@ -30,11 +30,11 @@ describe('GET /api/public/balance', () => {
       ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
-    for (const r of results) expect(r.body).toEqual({ available: 0, blocked: 0, total: 0 });
+    for (const r of results) expect(r.body).toEqual({ available: 0, blocked: 0, total: 0, receivable: 0 });
     const rows = await db.query('SELECT bucket FROM ledger_accounts WHERE account_id = $1', [
       merchant.accountId,
     ]);
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(3);
   });
 
   it('reports total = available + blocked from the maintained ledger balances', async () => {
@@ -47,7 +47,7 @@ describe('GET /api/public/balance', () => {
       merchant.accountId,
     ]);
     const res = await call('GET', `${server.url}/api/public/balance`, { headers: merchant.keys });
-    expect(res.body).toEqual({ available: 12345, blocked: 55, total: 12400 });
+    expect(res.body).toEqual({ available: 12345, blocked: 55, total: 12400, receivable: 0 });
   });
 
   it('reads that arrive together (one query for them all) each answer their own merchant', async () => {
@@ -68,7 +68,7 @@ describe('GET /api/public/balance', () => {
     for (const [k, res] of answers.entries()) {
       const i = merchants.indexOf(asked[k]!);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ available: 1000 + i, blocked: 0, total: 1000 + i });
+      expect(res.body).toEqual({ available: 1000 + i, blocked: 0, total: 1000 + i, receivable: 0 });
     }
   });
 

@@ -118,7 +118,7 @@ describe('POST /api/sandbox/recurrences', () => {
     await cycle(rec.body.idRec, m);
     await cycle(rec.body.idRec, m);
     const bal = await call('GET', `${server.url}/api/public/balance`, { headers: m.keys });
-    expect(bal.body).toEqual({ available: 3000, blocked: 0, total: 3000 });
+    expect(bal.body).toEqual({ available: 3000, blocked: 0, total: 3000, receivable: 0 });
   });
 
   it.each([1, 3])(

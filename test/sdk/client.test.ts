@@ -111,7 +111,12 @@ describe('@payment-gateway/sdk against a real gateway', () => {
     const m = await createMerchant(server);
     await fundMerchant(server.runtime.platform.db, m.accountId, 50_000);
     const gw = gatewayFor(m);
-    expect(await gw.balance.retrieve()).toEqual({ available: 50_000, blocked: 0, total: 50_000 });
+    expect(await gw.balance.retrieve()).toEqual({
+      available: 50_000,
+      blocked: 0,
+      total: 50_000,
+      receivable: 0,
+    });
     const created = await gw.cashouts.create({ amount: 150, pixKey: '52998224725', pixKeyType: 'CPF' });
     expect(created).toMatchObject({ status: 'PENDING' });
     expect(await gw.cashouts.retrieve(created.uuid)).toMatchObject({ id: created.id, uuid: created.uuid });

@@ -43,7 +43,7 @@ describe('the SDK package', () => {
     const env = { ...process.env, GATEWAY_URL: server.url, PK: merchant.publicKey, SK: merchant.privateKey };
     for (const file of ['client.cjs', 'client.mjs']) {
       const { stdout } = await run(process.execPath, [path.join(dir, file)], { env });
-      expect(JSON.parse(stdout), file).toEqual({ available: 0, blocked: 0, total: 0 });
+      expect(JSON.parse(stdout), file).toEqual({ available: 0, blocked: 0, total: 0, receivable: 0 });
     }
   });
 

@@ -337,7 +337,7 @@ describe('the Python SDK against a real gateway', () => {
     });
     expect(ran.code, ran.stderr).toBe(0);
     const lines = ran.stdout.trim().split('\n');
-    expect(lines[0]).toBe("{'available': 0, 'blocked': 0, 'total': 0}");
+    expect(lines[0]).toBe("{'available': 0, 'blocked': 0, 'total': 0, 'receivable': 0}");
     expect(lines[1]).toMatch(/^[0-9a-f-]{36} PENDENTE 000201/); // the charge and its PIX copy-and-paste code
     expect(lines[2]).toMatch(/^INSUFFICIENT_BALANCE /); // the cashout, on an empty balance
     expect(readme).toContain('pip install ./sdk-python');
@@ -403,6 +403,6 @@ print(json.dumps({"from": gateway_sdk.__file__, "balance": gw.balance.retrieve()
     expect(used.code, used.stderr).toBe(0);
     const out = JSON.parse(used.stdout) as { from: string; balance: unknown };
     expect(out.from.startsWith(tree)).toBe(true);
-    expect(out.balance).toEqual({ available: 0, blocked: 0, total: 0 });
+    expect(out.balance).toEqual({ available: 0, blocked: 0, total: 0, receivable: 0 });
   });
 });

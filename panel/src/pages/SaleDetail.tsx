@@ -58,6 +58,14 @@ export function SaleDetail({ id }: { id: string }) {
                 {sale.cardBrand && ` · ${sale.cardBrand} final ${sale.cardLastFour ?? ''}`}
                 {(sale.installments ?? 0) > 1 && ` · ${sale.installments}x`}
               </dd>
+              {sale.refusalReason && (
+                <>
+                  <dt>Motivo da recusa</dt>
+                  <dd>
+                    {sale.refusalReason.message} (código {sale.refusalReason.code})
+                  </dd>
+                </>
+              )}
               <dt>Cliente</dt>
               <dd>
                 {sale.customer?.name} · {sale.customer?.email} · {sale.customer?.document}

@@ -91,7 +91,10 @@ export function Sales() {
           <tr key={s.id}>
             <td>{date(s.date)}</td>
             <td class="text">{s.customer?.name}</td>
-            <td>{label(METHODS, s.paymentMethod)}</td>
+            <td>
+              {label(METHODS, s.paymentMethod)}
+              {s.cardBrand && <span class="muted"> {cardText(s)}</span>}
+            </td>
             <td class="money">{money(s.amount)}</td>
             <td>{label(SALE_STATUS, s.status)}</td>
             <td>
@@ -113,4 +116,14 @@ export function Sales() {
       )}
     </>
   );
+}
+
+/** A card sale's brand, last four digits and installments, as the list shows them: "visa •••• 1111 · 3x". */
+export function cardText(s: {
+  cardBrand: string | null;
+  cardLastFour: string | null;
+  installments: number | null;
+}) {
+  const installments = (s.installments ?? 0) > 1 ? ` · ${s.installments}x` : '';
+  return `${s.cardBrand} •••• ${s.cardLastFour ?? ''}${installments}`;
 }

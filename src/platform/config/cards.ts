@@ -17,11 +17,17 @@ export interface CieloSettings {
 export interface CardSettings {
   acquirer: CardAcquirerName;
   cielo: CieloSettings | null;
+  /** CARD_SETTLEMENT_DAYS: installment n of a captured card sale reaches available n × this many days later. */
+  settlementDays: number;
 }
 
 export function cardSettings(env: Env, production: boolean): CardSettings {
   const acquirer = choice(env, 'CARD_ACQUIRER', CARD_ACQUIRERS, 'sandbox');
-  return { acquirer, cielo: acquirer === 'cielo' ? cieloSettings(env, production) : null };
+  return {
+    acquirer,
+    cielo: acquirer === 'cielo' ? cieloSettings(env, production) : null,
+    settlementDays: integer(env, 'CARD_SETTLEMENT_DAYS', 30, 1, 365),
+  };
 }
 
 function cieloSettings(env: Env, production: boolean): CieloSettings {

@@ -179,6 +179,7 @@ const API_KEY_PREFIXES = [
   '/api/payment-links',
   '/api/checkout/',
   '/api/cards/',
+  '/api/receivables',
 ];
 /** The payer's side of payment links and checkout sessions: no credentials, limited per address. */
 const PAYER_PREFIXES = ['/api/public/pay/', '/api/public/checkout/'];

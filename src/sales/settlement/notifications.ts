@@ -29,6 +29,20 @@ function common(s: SaleRow) {
   };
 }
 
+/**
+ * Card sales carry the card as the Sale object shows it (brand, last four, installments) and, refused, the
+ * acquirer's reason; other sales' notifications are as the contract's table lists them.
+ */
+function card(s: SaleRow) {
+  if (s.payment_method !== 'CREDIT_CARD' && s.payment_method !== 'DEBIT_CARD') return {};
+  return {
+    cardBrand: s.card_brand,
+    cardLastFour: s.card_last_four,
+    installments: s.installments,
+    ...(s.refusal_reason ? { refusalReason: s.refusal_reason } : {}),
+  };
+}
+
 /** Recurring sales carry their mandate (decisions.md: idRec and contrato in notifications). */
 function recurrence(s: SaleRow) {
   return s.id_rec !== null ? { idRec: s.id_rec, contrato: s.contrato ?? '' } : {};
@@ -43,11 +57,12 @@ export function saleWebhookBody(s: SaleRow) {
     type: 'TRANSACTION',
     metadata: s.metadata ?? {},
     refundedAmount: String(s.refunded_amount),
+    ...card(s),
     ...recurrence(s),
   };
 }
 
 /** Postback form: externalTransactionId instead of fee/transactionId/type. */
 export function salePostbackBody(s: SaleRow) {
-  return { ...common(s), externalTransactionId: s.external_transaction_id, ...recurrence(s) };
+  return { ...common(s), externalTransactionId: s.external_transaction_id, ...card(s), ...recurrence(s) };
 }

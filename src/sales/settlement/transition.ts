@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../../ledger/index.js';
+import { type JournalEntry, scheduleReceivables } from '../../ledger/index.js';
 import { type Queryable, whenCommitted } from '../../platform/db/db.js';
 import { type AppError, conflict, notFound } from '../../platform/errors/app-error.js';
 import type { Queue } from '../../platform/jobs/queue.js';
@@ -80,6 +80,15 @@ export async function applyMoves(
     if (to === 'PAGO' && isOpen(before.status)) {
       if (sale.reserve_held) await scheduleReserveRelease(tx, queue, sale.id);
       if (sale.cart_id !== null) await onSalePaid(tx, sale);
+      if (moneyOf(sale).receivable) {
+        await scheduleReceivables(tx, {
+          accountId: sale.account_id,
+          saleId: sale.id,
+          saleUuid: sale.uuid,
+          installments: sale.installments ?? 1,
+          amount: Number(sale.net_amount) - Number(sale.reserve_amount),
+        });
+      }
     }
   }
   if (balances && atCommit) atCommit(balances);

@@ -111,7 +111,7 @@ describe('embedded database', () => {
     keys = { 'x-api-public-key': cred.body.publicKey, 'x-api-private-key': cred.body.privateKey };
     const balance = await call('GET', `${server.url}/api/public/balance`, { headers: keys });
     expect(balance.status).toBe(200);
-    expect(balance.body).toEqual({ available: 0, blocked: 0, total: 0 });
+    expect(balance.body).toEqual({ available: 0, blocked: 0, total: 0, receivable: 0 });
 
     const ips = await call('PUT', `${server.url}/api/settings/allowed-ips`, {
       headers: panel,

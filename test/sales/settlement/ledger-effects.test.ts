@@ -18,8 +18,9 @@ const money = fc
     amount: fc.integer({ min: 1, max: 10_000_000 }),
     fee: fc.nat(),
     reserve: fc.nat(),
+    receivable: fc.boolean(),
   })
-  .map(({ amount, fee, reserve }) => {
+  .map(({ amount, fee, reserve, receivable }) => {
     const systemFee = fee % (amount + 1);
     const netAmount = amount - systemFee;
     const reserveAmount = reserve % (netAmount + 1);
@@ -32,6 +33,7 @@ const money = fc
       reserveHeld: false,
       refundedNet: 0,
       refundPendingNet: 0,
+      receivable,
     } satisfies SaleMoney;
   });
 
@@ -41,7 +43,8 @@ function apply(buckets: Buckets, postings: { target: object; amount: number }[])
   expect(postings.reduce((a, p) => a + p.amount, 0)).toBe(0);
   const next = { ...buckets };
   for (const p of postings) {
-    if ('bucket' in p.target) next[p.target.bucket as 'available' | 'blocked'] += p.amount;
+    // a card sale's receivable counts as available until it settles (the settlement job moves it across)
+    if ('bucket' in p.target) next[p.target.bucket === 'blocked' ? 'blocked' : 'available'] += p.amount;
     else next[(p.target as { system: 'processor' | 'fees' }).system] += p.amount;
   }
   return next;

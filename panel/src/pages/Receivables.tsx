@@ -1,0 +1,64 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type ReceivablesPage } from '../api';
+import { money } from '../ui/format';
+import { ErrorText, Table } from '../ui/kit';
+
+/** A São Paulo date (YYYY-MM-DD) as Brazilians read it: 25/12/2026. */
+const day = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
+
+/** "Agenda de recebíveis": card installments by the day they reach the available balance, the next 90 days. */
+export function Receivables() {
+  const [page, setPage] = useState<ReceivablesPage | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    api
+      .receivables({})
+      .then((p) => {
+        setPage(p);
+        setError(null);
+      })
+      .catch(setError);
+  }, []);
+  const pending = page?.data.flatMap((d) => d.installments.filter((i) => !i.settled)) ?? [];
+  const total = pending.reduce((sum, i) => sum + i.amount, 0);
+  return (
+    <>
+      <h1>Agenda de recebíveis</h1>
+      <p class="muted">
+        Vendas com cartão: cada parcela fica disponível na data abaixo (próximos 90 dias).
+        {page && ` A receber no período: ${money(total)}.`}
+      </p>
+      <ErrorText error={error} />
+      <Table
+        label="Agenda de recebíveis"
+        head={['Data', 'Valor', 'Parcelas']}
+        empty={
+          page !== null &&
+          page.data.length === 0 &&
+          !error &&
+          'Nenhuma parcela a receber nos próximos 90 dias.'
+        }
+      >
+        {page?.data.map((d) => (
+          <tr key={d.date}>
+            <td>{day(d.date)}</td>
+            <td class="money">{money(d.amount)}</td>
+            <td class="text">
+              <ul class="plain">
+                {d.installments.map((i) => (
+                  <li key={`${i.saleUuid}-${i.installment}`}>
+                    <a href={`#/vendas/${i.saleUuid}`}>
+                      parcela {i.installment}/{i.installments}
+                    </a>{' '}
+                    {money(i.amount)}
+                    {i.settled && <span class="muted"> · disponível</span>}
+                  </li>
+                ))}
+              </ul>
+            </td>
+          </tr>
+        ))}
+      </Table>
+    </>
+  );
+}

@@ -1,0 +1,339 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Db, Queryable } from '../platform/db/db.js';
+import type { OutboxSignal } from '../platform/db/outbox-signal.js';
+import { AppError, conflict, validation } from '../platform/errors/app-error.js';
+import type { PublicId } from '../platform/ids/public-ids.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import {
+  type Customer,
+  captureLess,
+  checkSaleSize,
+  createKeyedSale,
+  createSale,
+  findSaleRow,
+  moveSale,
+  normalizeCustomer,
+  normalizePostbackUrl,
+  ownedSale,
+  type SaleItem,
+  type SaleRow,
+  setRefusalReason,
+} from '../sales/index.js';
+import { addressProblem } from '../webhooks/index.js';
+import type { Acquirer, AcquirerPayment, AuthorizeRequest, PaymentType } from './acquirer.js';
+import { AcquirerRefused, AcquirerUnavailable } from './errors.js';
+import {
+  authorizationsOlderThan,
+  type CardPaymentRow,
+  findCardPayment,
+  insertCardPayment,
+  lockCardPayment,
+  recordAcquirerState,
+  unresolvedOlderThan,
+} from './payments.data.js';
+import { useToken } from './tokens.js';
+
+/** A card sale's body on POST /api/transactions (the route's schema validated its types). */
+export interface CardSaleInput {
+  amount: number;
+  paymentMethod: 'CREDIT_CARD' | 'DEBIT_CARD';
+  card?: { token: string };
+  installments?: number;
+  capture?: boolean;
+  customer: Customer;
+  items: Omit<SaleItem, 'id'>[];
+  shipping?: Record<string, unknown> | null;
+  postbackUrl?: string;
+  metadata?: Record<string, string>;
+}
+
+/** An authorization not captured within this is voided at the acquirer (the sale CANCELADO). */
+export const AUTHORIZATION_LIFETIME_SECONDS = 7 * 86_400;
+/** A sale whose authorization outcome is unknown this long is asked about by the resolving job. */
+export const UNRESOLVED_AFTER_SECONDS = 60;
+/** How often the card jobs run (resolving unknown outcomes, voiding expired authorizations). */
+export const CARD_JOBS_EVERY_MS = 30_000;
+
+/**
+ * Card sales: the sale is stored (PENDENTE, the token used, the acquirer's side `authorizing`) before the acquirer
+ * is asked, so a crash or a lost answer leaves a sale the resolving job settles by the order id (the sale's
+ * uuid), never a charge without a sale. No database connection is held while the acquirer answers.
+ */
+export class CardSales {
+  constructor(
+    readonly db: Db,
+    private readonly queue: Queue,
+    private readonly acquirer: Acquirer,
+    private readonly secretsKey: Buffer,
+    private readonly options: { allowPrivateTargets: boolean; outbox?: OutboxSignal },
+  ) {}
+
+  async open(
+    accountId: number,
+    input: CardSaleInput,
+    key: string | null,
+    log: Logger,
+  ): Promise<{ sale: SaleRow; replayed: boolean }> {
+    const credit = input.paymentMethod === 'CREDIT_CARD';
+    if (!input.card) throw validation(`card is required for ${input.paymentMethod}`);
+    if (!credit && input.installments !== undefined && input.installments !== 1) {
+      throw validation('installments apply to CREDIT_CARD sales only');
+    }
+    checkSaleSize(input);
+    const customer = normalizeCustomer(input.customer);
+    const postbackUrl = normalizePostbackUrl(input.postbackUrl);
+    if (postbackUrl && !this.options.allowPrivateTargets) {
+      const problem = await addressProblem(postbackUrl, 'postbackUrl');
+      if (problem) throw validation(problem);
+    }
+    const installments = credit ? (input.installments ?? 1) : 1;
+    const capture = input.capture ?? true;
+    const type: PaymentType = credit ? 'CreditCard' : 'DebitCard';
+    const uuid = randomUUID();
+    let request: AuthorizeRequest | null = null;
+    const opened = await createKeyedSale(this.db, accountId, key, input, async (bind) =>
+      this.db.tx(async (tx) => {
+        const token = await useToken(tx, this.secretsKey, accountId, input.card!.token);
+        if (!token) throw validation('card.token is unknown, used or expired');
+        if (token.acquirer !== this.acquirer.name) {
+          throw validation(`card.token was made by the ${token.acquirer} acquirer, not the one in use`);
+        }
+        const sale = await createSale(
+          tx,
+          {
+            accountId,
+            amount: input.amount,
+            paymentMethod: input.paymentMethod,
+            customer,
+            items: input.items,
+            shipping: input.shipping ?? null,
+            installments: credit ? installments : null,
+            processor: `card:${this.acquirer.name}`,
+            postbackUrl,
+            cartId: null,
+            recurrence: null,
+            pixKey: null,
+            externalTransactionId: uuid,
+            cardLastFour: token.lastFour,
+            cardBrand: token.brand,
+            boletoCode: null,
+            metadata: input.metadata ?? {},
+          },
+          { notifyPending: true, uuid },
+        );
+        await insertCardPayment(tx, {
+          saleId: sale.id,
+          orderId: uuid,
+          accountId,
+          acquirer: this.acquirer.name,
+          cardTokenId: token.id,
+          type,
+          installments,
+          capture,
+          amount: input.amount,
+        });
+        await bind(tx, sale.id);
+        request = {
+          merchantOrderId: uuid,
+          amountCents: input.amount,
+          installments,
+          type,
+          acquirerToken: token.acquirerToken,
+          brand: token.brand,
+          capture,
+          customerName: customer.name,
+        };
+        return sale;
+      }),
+    );
+    if (opened.replayed || !request) return opened;
+    const payment = await this.authorize(request, log);
+    if (payment) await this.apply(opened.sale.id, payment);
+    return { sale: (await findSaleRow(this.db, { kind: 'numeric', id: opened.sale.id }))!, replayed: false };
+  }
+
+  /**
+   * Asks the acquirer once; when its answer is lost (no answer, 5xx), asks by the order id whether it made the
+   * payment, and only when it says it has none asks again, once. Null: still unknown (the resolving job's).
+   */
+  private async authorize(request: AuthorizeRequest, log: Logger): Promise<AcquirerPayment | null> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.acquirer.authorize(request);
+      } catch (err) {
+        if (err instanceof AcquirerRefused) return refusedBy(err);
+        if (!(err instanceof AcquirerUnavailable)) throw err;
+        log.warn({ sale: request.merchantOrderId, err: err.message }, 'card authorization outcome unknown');
+      }
+      const found = await this.acquirer.findByOrderId(request.merchantOrderId).catch(() => undefined);
+      if (found !== null || attempt === 2) return found ?? null;
+    }
+  }
+
+  /**
+   * What the acquirer reported, applied once (the acquirer's side locked first): authorized → EM_PROCESSAMENTO,
+   * captured → PAGO (its captured amount), denied → RECUSADO with its reason, voided → CANCELADO.
+   */
+  async apply(saleId: number, payment: AcquirerPayment): Promise<void> {
+    await this.db.tx(async (tx) => {
+      const row = await lockCardPayment(tx, saleId);
+      if (!row) return;
+      await applyTo(tx, this.queue, row, payment);
+    });
+    this.options.outbox?.committed();
+  }
+
+  /** POST /api/transactions/{id}/capture: captures `amountCents` (the whole authorization when absent). */
+  async capture(accountId: number, id: PublicId, amountCents: number | undefined): Promise<number> {
+    const sale = ownedSale(await findSaleRow(this.db, id), accountId);
+    const row = await findCardPayment(this.db, sale.id);
+    if (!row) throw conflict(`a ${sale.payment_method} sale cannot be captured`);
+    if (row.state !== 'authorized' || sale.status !== 'EM_PROCESSAMENTO') {
+      throw conflict(`a sale in status ${sale.status} cannot be captured`);
+    }
+    const authorized = Number(row.authorized_amount);
+    const amount = amountCents ?? authorized;
+    if (amount > authorized) {
+      throw validation(`amountCents must be at most the authorized amount, ${authorized}`);
+    }
+    if (
+      row.authorized_at &&
+      row.authorized_at.getTime() + AUTHORIZATION_LIFETIME_SECONDS * 1000 < Date.now()
+    ) {
+      throw conflict('the authorization is older than 7 days and can no longer be captured');
+    }
+    let payment: AcquirerPayment;
+    try {
+      payment = await this.acquirer.capture(row.payment_id!, amount);
+    } catch (err) {
+      // the capture may have been made (its answer lost, or an earlier capture's): what the acquirer says of
+      // the payment now decides
+      const found = await this.acquirer.findByOrderId(row.order_id).catch(() => null);
+      if (found?.state !== 'captured') throw acquirerError(err);
+      payment = found;
+    }
+    await this.apply(sale.id, payment);
+    return sale.id;
+  }
+
+  /**
+   * The resolving job: a sale whose authorization outcome is still unknown is settled by what the acquirer says
+   * of its order id; one the acquirer never made becomes FALHA (its token was used; the payer starts again).
+   */
+  async resolveUnknown(log?: Logger): Promise<number> {
+    let resolved = 0;
+    for (const row of await unresolvedOlderThan(this.db, UNRESOLVED_AFTER_SECONDS, 100)) {
+      let found: AcquirerPayment | null;
+      try {
+        found = await this.acquirer.findByOrderId(row.order_id);
+      } catch (err) {
+        log?.warn(
+          { sale: row.order_id, err: (err as Error).message },
+          'card sale left unresolved: acquirer query failed',
+        );
+        continue;
+      }
+      if (found) await this.apply(row.sale_id, found);
+      else await this.fail(row.sale_id);
+      resolved++;
+    }
+    return resolved;
+  }
+
+  /** The void job: authorizations not captured within 7 days are voided at the acquirer (the sale CANCELADO). */
+  async voidExpired(log?: Logger): Promise<number> {
+    let voided = 0;
+    for (const row of await authorizationsOlderThan(this.db, AUTHORIZATION_LIFETIME_SECONDS, 100)) {
+      let payment: AcquirerPayment;
+      try {
+        // a capture whose answer was lost is applied, never voided
+        const now = await this.acquirer.findByOrderId(row.order_id);
+        payment =
+          now && now.state !== 'authorized'
+            ? now
+            : await this.acquirer.cancel(row.payment_id!, Number(row.authorized_amount));
+      } catch (err) {
+        log?.warn(
+          { sale: row.order_id, err: (err as Error).message },
+          'expired card authorization not voided',
+        );
+        continue;
+      }
+      await this.apply(row.sale_id, payment);
+      voided++;
+    }
+    return voided;
+  }
+
+  private async fail(saleId: number): Promise<void> {
+    await this.db.tx(async (tx) => {
+      const row = await lockCardPayment(tx, saleId);
+      if (row?.state !== 'authorizing') return;
+      await recordAcquirerState(tx, saleId, 'failed', null);
+      await moveSale(tx, this.queue, saleId, 'FALHA');
+    });
+    this.options.outbox?.committed();
+  }
+}
+
+async function applyTo(
+  tx: Queryable,
+  queue: Queue,
+  row: CardPaymentRow,
+  payment: AcquirerPayment,
+): Promise<void> {
+  if (row.state === payment.state) return;
+  const saleId = row.sale_id;
+  switch (payment.state) {
+    case 'pending':
+      // not decided at the acquirer: the resolving job asks again
+      await recordAcquirerState(tx, saleId, row.state, payment);
+      return;
+    case 'authorized':
+      if (row.state !== 'authorizing') return;
+      await recordAcquirerState(tx, saleId, 'authorized', payment);
+      await moveSale(tx, queue, saleId, 'EM_PROCESSAMENTO');
+      return;
+    case 'captured':
+      if (row.state !== 'authorizing' && row.state !== 'authorized') return;
+      await recordAcquirerState(tx, saleId, 'captured', payment);
+      await captureLess(tx, saleId, payment.capturedCents || Number(row.authorized_amount));
+      await moveSale(tx, queue, saleId, 'PAGO');
+      return;
+    case 'denied':
+      if (row.state !== 'authorizing') return;
+      await recordAcquirerState(tx, saleId, 'denied', payment);
+      await setRefusalReason(tx, saleId, {
+        code: payment.returnCode ?? 'unknown',
+        message: payment.returnMessage ?? 'Denied by the acquirer',
+      });
+      await moveSale(tx, queue, saleId, 'RECUSADO');
+      return;
+    case 'voided':
+      if (row.state !== 'authorizing' && row.state !== 'authorized') return;
+      await recordAcquirerState(tx, saleId, 'voided', payment);
+      await moveSale(tx, queue, saleId, 'CANCELADO');
+      return;
+  }
+}
+
+/** The acquirer answered the authorization without a payment (a 4xx): the sale is refused with its words. */
+function refusedBy(err: AcquirerRefused): AcquirerPayment {
+  return {
+    paymentId: '',
+    state: 'denied',
+    amountCents: 0,
+    capturedCents: 0,
+    returnCode: 'refused',
+    returnMessage: err.message.slice(0, 200),
+  };
+}
+
+function acquirerError(err: unknown): unknown {
+  if (err instanceof AcquirerRefused) return new AppError('PROCESSOR_ERROR', err.message);
+  if (err instanceof AcquirerUnavailable) {
+    return new AppError('PROCESSOR_UNAVAILABLE', 'The card acquirer is unavailable: retry shortly');
+  }
+  return err;
+}

@@ -1,0 +1,124 @@
+import type { Queryable } from '../platform/db/db.js';
+import type { AcquirerPayment, PaymentType } from './acquirer.js';
+
+/** A card sale's side at the acquirer (table card_payments). */
+export interface CardPaymentRow {
+  sale_id: number;
+  /** The sale's uuid: the MerchantOrderId the payment is found again by. */
+  order_id: string;
+  account_id: number;
+  acquirer: string;
+  card_token_id: number;
+  payment_type: PaymentType;
+  installments: number;
+  capture: boolean;
+  state: 'authorizing' | 'authorized' | 'captured' | 'denied' | 'voided' | 'failed';
+  payment_id: string | null;
+  authorized_amount: number;
+  captured_amount: number | null;
+  return_code: string | null;
+  return_message: string | null;
+  created_at: Date;
+  authorized_at: Date | null;
+  captured_at: Date | null;
+}
+
+export async function insertCardPayment(
+  tx: Queryable,
+  p: {
+    saleId: number;
+    orderId: string;
+    accountId: number;
+    acquirer: string;
+    cardTokenId: number;
+    type: PaymentType;
+    installments: number;
+    capture: boolean;
+    amount: number;
+  },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO card_payments (sale_id, order_id, account_id, acquirer, card_token_id, payment_type, installments,
+       capture, state, authorized_amount)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'authorizing', $9)`,
+    [
+      p.saleId,
+      p.orderId,
+      p.accountId,
+      p.acquirer,
+      p.cardTokenId,
+      p.type,
+      p.installments,
+      p.capture,
+      p.amount,
+    ],
+  );
+}
+
+export async function lockCardPayment(tx: Queryable, saleId: number): Promise<CardPaymentRow | null> {
+  const [row] = await tx.query<CardPaymentRow>('SELECT * FROM card_payments WHERE sale_id = $1 FOR UPDATE', [
+    saleId,
+  ]);
+  return row ?? null;
+}
+
+export async function findCardPayment(q: Queryable, saleId: number): Promise<CardPaymentRow | null> {
+  const [row] = await q.query<CardPaymentRow>('SELECT * FROM card_payments WHERE sale_id = $1', [saleId]);
+  return row ?? null;
+}
+
+/** Records what the acquirer reported of the payment (its state's own timestamp set once). */
+export async function recordAcquirerState(
+  tx: Queryable,
+  saleId: number,
+  state: CardPaymentRow['state'],
+  payment: AcquirerPayment | null,
+): Promise<void> {
+  await tx.query(
+    `UPDATE card_payments SET state = $2,
+        payment_id = COALESCE($3, payment_id),
+        captured_amount = CASE WHEN $2 = 'captured' THEN $4::bigint ELSE captured_amount END,
+        return_code = COALESCE($5, return_code),
+        return_message = COALESCE($6, return_message),
+        authorized_at = CASE WHEN $2 IN ('authorized', 'captured') THEN COALESCE(authorized_at, now())
+                             ELSE authorized_at END,
+        captured_at = CASE WHEN $2 = 'captured' THEN COALESCE(captured_at, now()) ELSE captured_at END,
+        updated_at = now()
+      WHERE sale_id = $1`,
+    [
+      saleId,
+      state,
+      payment?.paymentId || null,
+      payment?.capturedCents ?? null,
+      payment?.returnCode ?? null,
+      payment?.returnMessage ?? null,
+    ],
+  );
+}
+
+/** Authorizations still open past `seconds` (the void job), oldest first. */
+export async function authorizationsOlderThan(
+  q: Queryable,
+  seconds: number,
+  limit: number,
+): Promise<CardPaymentRow[]> {
+  return q.query<CardPaymentRow>(
+    `SELECT * FROM card_payments WHERE state = 'authorized' AND authorized_at < now() - make_interval(secs => $1)
+      ORDER BY authorized_at LIMIT $2`,
+    [seconds, limit],
+  );
+}
+
+/** Authorizations whose outcome is unknown for at least `seconds` (the resolving job), oldest first. */
+export async function unresolvedOlderThan(
+  q: Queryable,
+  seconds: number,
+  limit: number,
+): Promise<CardPaymentRow[]> {
+  return q.query<CardPaymentRow>(
+    `SELECT * FROM card_payments
+      WHERE state = 'authorizing' AND updated_at < now() - make_interval(secs => $1)
+      ORDER BY created_at LIMIT $2`,
+    [seconds, limit],
+  );
+}

@@ -1,0 +1,173 @@
+import type { Db, Queryable } from '../platform/db/db.js';
+import { validation } from '../platform/errors/app-error.js';
+import { isRealCalendarTime } from '../platform/time/calendar.js';
+import { toSaoPaulo } from '../platform/time/sao-paulo.js';
+import { postEntry } from './ledger.js';
+
+/** CARD_SETTLEMENT_DAYS: installment n of a card sale reaches available n × this many days after capture. */
+let settlementDays = 30;
+
+/** Set once at start from the configuration (the settlement path schedules with it). */
+export function setCardSettlementDays(days: number): void {
+  settlementDays = days;
+}
+
+/**
+ * The net of a captured card sale split into its installments (the remainder of the division on the first), each
+ * due `settlementDays` × its number days after today in São Paulo. In the capture's transaction; a second call
+ * for the same sale adds nothing.
+ */
+export async function scheduleReceivables(
+  tx: Queryable,
+  r: { accountId: number; saleId: number; saleUuid: string; installments: number; amount: number },
+): Promise<void> {
+  const n = Math.max(1, r.installments);
+  const each = Math.floor(r.amount / n);
+  const amounts = Array.from({ length: n }, (_, i) => (i === 0 ? r.amount - each * (n - 1) : each));
+  await tx.query(
+    `INSERT INTO receivables (account_id, sale_id, sale_uuid, installment, installments, amount, due_date)
+     SELECT $1, $2, $3, i, $4, a, (now() AT TIME ZONE 'America/Sao_Paulo')::date + ($5::int * i)::int
+       FROM unnest($6::bigint[]) WITH ORDINALITY AS v(a, i)
+     ON CONFLICT (sale_id, installment) DO NOTHING`,
+    [r.accountId, r.saleId, r.saleUuid, n, settlementDays, amounts],
+  );
+}
+
+/**
+ * The daily job: every installment due by today (São Paulo) moves from receivable to available, one ledger entry
+ * each (`receivable.settled`), marked settled in the same transaction; 100 at a time, rows another run holds
+ * skipped. Running it again moves nothing twice.
+ */
+export async function settleDueReceivables(db: Db): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const moved = await db.tx(async (tx) => {
+      const due = await tx.query<{ id: number; account_id: number; amount: number }>(
+        `SELECT id, account_id, amount FROM receivables
+          WHERE settled_at IS NULL AND due_date <= (now() AT TIME ZONE 'America/Sao_Paulo')::date
+          ORDER BY account_id, id LIMIT 100 FOR UPDATE SKIP LOCKED`,
+      );
+      for (const r of due) {
+        await postEntry(tx, {
+          kind: 'receivable.settled',
+          refType: 'receivable',
+          refId: Number(r.id),
+          postings: [
+            { target: { accountId: Number(r.account_id), bucket: 'receivable' }, amount: -Number(r.amount) },
+            { target: { accountId: Number(r.account_id), bucket: 'available' }, amount: Number(r.amount) },
+          ],
+        });
+      }
+      if (due.length > 0) {
+        await tx.query('UPDATE receivables SET settled_at = now() WHERE id = ANY($1::bigint[])', [
+          due.map((r) => r.id),
+        ]);
+      }
+      return due.length;
+    });
+    total += moved;
+    if (moved < 100) return total;
+  }
+}
+
+/** An account's installments due between two dates (inclusive), by date. */
+export interface ReceivableDay {
+  date: string;
+  amount: number;
+  installments: {
+    saleUuid: string;
+    installment: number;
+    installments: number;
+    amount: number;
+    settled: boolean;
+  }[];
+}
+
+export async function receivablesBetween(
+  q: Queryable,
+  accountId: number,
+  from: string,
+  to: string,
+): Promise<ReceivableDay[]> {
+  const rows = await q.query<{
+    date: string;
+    sale_uuid: string;
+    installment: number;
+    installments: number;
+    amount: number;
+    settled: boolean;
+  }>(
+    `SELECT to_char(due_date, 'YYYY-MM-DD') AS date, sale_uuid, installment, installments, amount,
+            settled_at IS NOT NULL AS settled
+       FROM receivables WHERE account_id = $1 AND due_date BETWEEN $2::date AND $3::date
+      ORDER BY due_date, id`,
+    [accountId, from, to],
+  );
+  const days: ReceivableDay[] = [];
+  for (const r of rows) {
+    let day = days.at(-1);
+    if (day?.date !== r.date) {
+      day = { date: r.date, amount: 0, installments: [] };
+      days.push(day);
+    }
+    day.amount += Number(r.amount);
+    day.installments.push({
+      saleUuid: r.sale_uuid,
+      installment: Number(r.installment),
+      installments: Number(r.installments),
+      amount: Number(r.amount),
+      settled: r.settled,
+    });
+  }
+  return days;
+}
+
+/** Cents still to settle (the receivable bucket). */
+export async function receivableBalance(q: Queryable, accountId: number): Promise<number> {
+  const [row] = await q.query<{ balance: number }>(
+    "SELECT balance FROM ledger_accounts WHERE account_id = $1 AND bucket = 'receivable'",
+    [accountId],
+  );
+  return Number(row?.balance ?? 0);
+}
+
+/** `ledger verify`: each account's receivable bucket holds exactly its installments not yet settled. */
+export async function receivableMismatches(
+  q: Queryable,
+): Promise<{ code: string; balance: number; scheduled: number }[]> {
+  return q.query(
+    `SELECT la.code, la.balance, COALESCE(r.scheduled, 0)::bigint AS scheduled
+       FROM ledger_accounts la
+       LEFT JOIN (SELECT account_id, sum(amount) AS scheduled FROM receivables WHERE settled_at IS NULL
+                   GROUP BY account_id) r ON r.account_id = la.account_id
+      WHERE la.bucket = 'receivable' AND la.balance <> COALESCE(r.scheduled, 0)
+      ORDER BY la.code`,
+  );
+}
+
+const DAY_MS = 86_400_000;
+
+/** The period a receivables list asks for: from today (São Paulo) and 90 days on when not given. */
+export function receivablesPeriod(
+  from: string | undefined,
+  to: string | undefined,
+  now = new Date(),
+): { from: string; to: string } {
+  const today = toSaoPaulo(now).slice(0, 10);
+  const start = from === undefined ? today : dateArg(from, 'from');
+  const end =
+    to === undefined
+      ? new Date(Date.parse(`${start}T00:00:00Z`) + 90 * DAY_MS).toISOString().slice(0, 10)
+      : dateArg(to, 'to');
+  const days = (Date.parse(`${end}T00:00:00Z`) - Date.parse(`${start}T00:00:00Z`)) / DAY_MS;
+  if (days < 0) throw validation('to must not be before from');
+  if (days > 366) throw validation('from and to must be at most 366 days apart');
+  return { from: start, to: end };
+}
+
+function dateArg(raw: string, field: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(raw) || !isRealCalendarTime(raw)) {
+    throw validation(`${field} must be a date YYYY-MM-DD`);
+  }
+  return raw;
+}
