@@ -19,6 +19,7 @@ import {
 import { BcbCobv, BoletoIssuer, boletoRoutes, boletoSales, SandboxCobv } from './boletos/index.js';
 import { acquirerFor, CardTokens, cardRoutes } from './cards/index.js';
 import { checkoutRoutes } from './checkout/index.js';
+import { Disputes } from './disputes/index.js';
 import { Event, EventFeed, EventPage, eventRoutes, openStreams } from './events/index.js';
 import { Balance, ledgerPanelRoutes, ledgerRoutes } from './ledger/index.js';
 import type { Platform } from './platform/context.js';
@@ -43,6 +44,7 @@ import {
 import {
   sandboxCartRoutes,
   sandboxCashoutRoutes,
+  sandboxDisputeRoutes,
   sandboxPanelRoutes,
   sandboxRecurrenceRoutes,
   sandboxSalesRoutes,
@@ -201,11 +203,13 @@ export async function buildApp(platform: Platform): Promise<Http> {
   });
   await app.register(sandboxPanelRoutes, { requireSession, settler: sandboxProcessor ? settler : null });
   await app.register(processorCallbackRoutes, { settler, processors });
+  const disputes = new Disputes(db, queue, mail, config.publicUrl);
   if (sandboxProcessor) {
     const sandbox = { db, queue, apiKey, processor: sandboxProcessor, settler };
     await app.register(sandboxSalesRoutes, sandbox);
     await app.register(sandboxRecurrenceRoutes, sandbox);
     await app.register(sandboxCartRoutes, sandbox);
+    await app.register(sandboxDisputeRoutes, { db, apiKey, disputes });
   }
 
   // 4. the merchant panel's page (its routes are the panel routes above)

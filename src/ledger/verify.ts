@@ -1,7 +1,7 @@
 import type { Queryable } from '../platform/db/db.js';
 
 export interface LedgerProblem {
-  kind: 'unbalanced_entry' | 'balance_mismatch' | 'orphan_posting';
+  kind: 'unbalanced_entry' | 'balance_mismatch' | 'orphan_posting' | 'negative_available';
   entryId?: number;
   postingId?: number;
   ledgerAccountId?: number;
@@ -19,8 +19,17 @@ export interface LedgerReport {
 }
 
 /**
+ * The entries that may take a merchant's available balance below zero: a dispute's (the sale's move into it and
+ * the dispute's own share, and their returns), and a refund the processor made without the merchant asking,
+ * whose money had already left.
+ */
+const MAY_GO_NEGATIVE = ['sale.dispute_opened', 'sale.dispute_won', 'sale.refunded'];
+
+/**
  * Every entry sums to zero, every posting belongs to an existing entry and ledger account (postings carry no
- * foreign keys: migration 125), and every maintained (merchant) balance equals the sum of its postings.
+ * foreign keys: migration 125), every maintained (merchant) balance equals the sum of its postings, and a
+ * negative available balance is no deeper than what disputes (and unasked refunds) took from it: without
+ * them it would not be negative.
  */
 export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
   const unbalanced = await q.query<{ entry_id: number; sum: number }>(
@@ -40,6 +49,19 @@ export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
          OR NOT EXISTS (SELECT 1 FROM ledger_accounts la WHERE la.id = p.ledger_account_id)
       ORDER BY p.id`,
   );
+  const negative = await q.query<{ code: string; balance: number; allowed: number }>(
+    `SELECT la.code, la.balance,
+            COALESCE(sum(p.amount) FILTER (WHERE e.kind = ANY ($1::text[]) OR e.kind LIKE 'dispute.%'), 0)::bigint
+              AS allowed
+       FROM ledger_accounts la
+       LEFT JOIN postings p ON p.ledger_account_id = la.id
+       LEFT JOIN journal_entries e ON e.id = p.entry_id
+      WHERE la.bucket = 'available' AND la.balance < 0
+      GROUP BY la.id, la.code, la.balance
+     HAVING la.balance - COALESCE(sum(p.amount) FILTER (WHERE e.kind = ANY ($1::text[]) OR e.kind LIKE 'dispute.%'), 0) < 0
+      ORDER BY la.code`,
+    [MAY_GO_NEGATIVE],
+  );
   const [counts] = await q.query<{ entries: number; accounts: number }>(
     `SELECT (SELECT count(*) FROM journal_entries)::bigint AS entries, (SELECT count(*) FROM ledger_accounts)::bigint AS accounts`,
   );
@@ -56,6 +78,12 @@ export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
       account: r.code,
       expected: r.derived,
       actual: r.balance,
+    })),
+    ...negative.map((r) => ({
+      kind: 'negative_available' as const,
+      account: r.code,
+      actual: r.balance,
+      expected: r.allowed,
     })),
   ];
   return { ok: problems.length === 0, entries: counts!.entries, accounts: counts!.accounts, problems };
