@@ -19,7 +19,7 @@ import {
 import { BcbCobv, BoletoIssuer, boletoRoutes, boletoSales, SandboxCobv } from './boletos/index.js';
 import { acquirerFor, CardTokens, cardRoutes } from './cards/index.js';
 import { checkoutRoutes } from './checkout/index.js';
-import { Disputes } from './disputes/index.js';
+import { Dispute, DisputePage, Disputes, disputeRoutes } from './disputes/index.js';
 import { Event, EventFeed, EventPage, eventRoutes, openStreams } from './events/index.js';
 import { Balance, ledgerPanelRoutes, ledgerRoutes } from './ledger/index.js';
 import type { Platform } from './platform/context.js';
@@ -114,6 +114,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
     Sale,
     Event,
     EventPage,
+    Dispute,
+    DisputePage,
     ...NOTIFICATION_SCHEMAS,
   };
   app.openapiExtras.webhooks = webhookOperations();
@@ -204,6 +206,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(sandboxPanelRoutes, { requireSession, settler: sandboxProcessor ? settler : null });
   await app.register(processorCallbackRoutes, { settler, processors });
   const disputes = new Disputes(db, queue, mail, config.publicUrl);
+  await app.register(disputeRoutes, { db, disputes, apiKey, requireSession });
   if (sandboxProcessor) {
     const sandbox = { db, queue, apiKey, processor: sandboxProcessor, settler };
     await app.register(sandboxSalesRoutes, sandbox);

@@ -1,4 +1,5 @@
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/index.js';
+import { DEADLINE_CHECK_EVERY_MS, Disputes } from './disputes/index.js';
 import { startMailWorker } from './mail/index.js';
 import { PixApiClient } from './payment-standards/index.js';
 import type { Platform } from './platform/context.js';
@@ -99,6 +100,20 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
       ),
     (err) => log.warn({ err }, 'checkout cart abandonment failed; will retry'),
   );
+  const disputes = new Disputes(
+    db,
+    platform.queue,
+    { queue: platform.queue, key: platform.config.secretsKey },
+    platform.config.publicUrl,
+  );
+  const stopDisputeDeadlines = startPeriodic(
+    DEADLINE_CHECK_EVERY_MS,
+    async () => {
+      await disputes.expireOverdue();
+      await disputes.remindDue();
+    },
+    (err) => log.warn({ err }, 'dispute deadline check failed'),
+  );
   const stopAuthCleanup = startPeriodic(
     AUTH_CLEANUP_EVERY_MS,
     () => deleteExpiredAuthRows(db),
@@ -125,6 +140,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     stopReconciliation();
     stopForgottenHolds();
     stopCartAbandonment();
+    stopDisputeDeadlines();
     await pspClient?.close();
     stopKeyCleanup();
     stopCallbackCleanup();

@@ -17,14 +17,22 @@ import {
   findDispute,
   findDisputeByExternalId,
   insertDispute,
+  insertEvidence,
   listDisputes,
   lockDispute,
+  lockDueForReminder,
+  lockOverdue,
+  markReminded,
+  markUnderReview,
 } from './data.js';
+import { checkEvidence, type EvidenceFile } from './evidence.js';
 import { DISPUTE_STATUSES } from './schemas.js';
 import { type DisputeView, disputeView, disputeWebhookBody } from './views.js';
 
 /** Days the merchant has to answer (respondBy), from the opening. */
 export const RESPOND_WITHIN_DAYS = 7;
+export const REMIND_DAYS_BEFORE = 2;
+export const DEADLINE_CHECK_EVERY_MS = 60_000;
 
 export interface OpenDispute {
   /** The account the caller acts for; null for a notice from the acquirer or PSP, which names the sale only. */
@@ -162,6 +170,50 @@ export class Disputes {
     return this.db.tx(async (tx) => {
       const dispute = await this.openDisputeOf(tx, accountId, uuid);
       return this.close(tx, dispute, outcome === 'won' ? 'won' : 'lost');
+    });
+  }
+
+  /**
+   * The merchant's answer, until respondBy: files and a text, checked whole before anything is stored; the
+   * dispute goes under_review and awaits the acquirer's or PSP's verdict. One answer per dispute.
+   */
+  async respond(
+    accountId: number,
+    uuid: string,
+    answer: { files: EvidenceFile[]; text: string | null },
+  ): Promise<DisputeRow> {
+    const files = checkEvidence(answer.files, answer.text);
+    return this.db.tx(async (tx) => {
+      const dispute = await this.openDisputeOf(tx, accountId, uuid);
+      if (dispute.status !== 'needs_response') throw answered(dispute);
+      const [late] = await tx.query<{ late: boolean }>('SELECT $1::timestamptz <= now() AS late', [
+        dispute.respond_by,
+      ]);
+      if (late!.late) throw new AppError('DISPUTE_CLOSED', 'The deadline to answer this dispute has passed');
+      await insertEvidence(tx, dispute.id, files);
+      return markUnderReview(tx, dispute.id, answer.text);
+    });
+  }
+
+  /** Disputes unanswered at respondBy are lost, as acquirers decide them; returns how many. */
+  async expireOverdue(limit = 100): Promise<number> {
+    return this.db.tx(async (tx) => {
+      const overdue = await lockOverdue(tx, limit);
+      for (const d of overdue) await this.close(tx, d, 'lost');
+      return overdue.length;
+    });
+  }
+
+  /** The reminder two days before respondBy, once per dispute; returns how many disputes were reminded. */
+  async remindDue(limit = 100): Promise<number> {
+    return this.db.tx(async (tx) => {
+      const due = await lockDueForReminder(tx, REMIND_DAYS_BEFORE, limit);
+      for (const d of due) await this.mailTeam(tx, d, 'reminder');
+      await markReminded(
+        tx,
+        due.map((d) => d.id),
+      );
+      return due.length;
     });
   }
 
