@@ -27,3 +27,15 @@ export function digitableLineText(line: string): string {
   const m = /^(\d{5})(\d{5})(\d{5})(\d{6})(\d{5})(\d{6})(\d)(\d{14})$/.exec(line);
   return m ? `${m[1]}.${m[2]} ${m[3]}.${m[4]} ${m[5]}.${m[6]} ${m[7]} ${m[8]}` : line;
 }
+
+/** What is left until a deadline, in words: "3 dias e 4 h", "5 h e 12 min", "12 min", or "prazo encerrado". */
+export function timeLeft(iso: string, now: number = Date.now()): string {
+  const ms = Date.parse(iso) - now;
+  if (ms <= 0) return 'prazo encerrado';
+  const minutes = Math.floor(ms / 60_000);
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  if (days > 0) return `${days} ${days === 1 ? 'dia' : 'dias'} e ${hours} h`;
+  if (hours > 0) return `${hours} h e ${minutes % 60} min`;
+  return `${Math.max(minutes, 1)} min`;
+}

@@ -25,6 +25,19 @@ export const WITHDRAWAL_STATUS: Record<string, string> = {
   CANCELLED: 'Cancelado',
 };
 
+export const DISPUTE_STATUS: Record<string, string> = {
+  needs_response: 'Aguardando resposta',
+  under_review: 'Em análise',
+  won: 'Ganha',
+  lost: 'Perdida',
+  accepted: 'Aceita',
+};
+
+export const DISPUTE_KIND: Record<string, string> = {
+  chargeback: 'Chargeback (cartão)',
+  med: 'MED (Pix)',
+};
+
 export const ROLES: Record<string, string> = {
   owner: 'Proprietário',
   admin: 'Administrador',
