@@ -1,5 +1,11 @@
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/index.js';
-import { DEADLINE_CHECK_EVERY_MS, Disputes } from './disputes/index.js';
+import {
+  DEADLINE_CHECK_EVERY_MS,
+  Disputes,
+  MED_CHECK_EVERY_MS,
+  MED_WINDOW_DAYS,
+  readMedNotices,
+} from './disputes/index.js';
 import { startMailWorker } from './mail/index.js';
 import { PixApiClient } from './payment-standards/index.js';
 import type { Platform } from './platform/context.js';
@@ -114,6 +120,18 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     },
     (err) => log.warn({ err }, 'dispute deadline check failed'),
   );
+  // the PSP's MED notices: Efí's infraction list, read with the bcb processor's client
+  const stopMedNotices = pspClient
+    ? startPeriodic(
+        MED_CHECK_EVERY_MS,
+        () =>
+          readMedNotices(db, disputes, (path) => pspClient.call('GET', path), {
+            from: new Date(Date.now() - MED_WINDOW_DAYS * 86_400_000),
+            to: new Date(),
+          }),
+        (err) => log.warn({ err }, 'MED infraction read failed'),
+      )
+    : () => undefined;
   const stopAuthCleanup = startPeriodic(
     AUTH_CLEANUP_EVERY_MS,
     () => deleteExpiredAuthRows(db),
@@ -141,6 +159,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     stopForgottenHolds();
     stopCartAbandonment();
     stopDisputeDeadlines();
+    stopMedNotices();
     await pspClient?.close();
     stopKeyCleanup();
     stopCallbackCleanup();

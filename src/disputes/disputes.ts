@@ -93,7 +93,11 @@ export class Disputes {
       if (sale.status !== 'PAGO') {
         throw new AppError('CONFLICT', `a sale in status ${sale.status} cannot be disputed (only PAGO)`);
       }
-      const amountCents = input.amountCents ?? sale.amount;
+      // a notice may claim more than the payer paid (a fee of the payer's bank): what the sale holds is the most
+      const amountCents =
+        input.accountId === null
+          ? Math.min(input.amountCents ?? sale.amount, sale.amount)
+          : (input.amountCents ?? sale.amount);
       if (!Number.isSafeInteger(amountCents) || amountCents < 1 || amountCents > sale.amount) {
         throw validation(`amountCents must be a whole number of cents from 1 to the sale's ${sale.amount}`);
       }

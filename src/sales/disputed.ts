@@ -63,3 +63,12 @@ export async function moveDisputedSale(
     .reduce((sum, p) => sum + p.amount, 0);
   return { sale: disputedSale(sale), tookFromAvailable: -onAvailable };
 }
+
+/** The sale a received Pix credited (bcb processor), by its end-to-end id; null when it credited none. */
+export async function saleOfReceivedPix(q: Queryable, e2eid: string): Promise<number | null> {
+  const [row] = await q.query<{ sale_id: number }>(
+    'SELECT sale_id FROM bcb_received_pix WHERE e2eid = $1 AND credited',
+    [e2eid],
+  );
+  return row ? Number(row.sale_id) : null;
+}

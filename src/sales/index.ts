@@ -6,7 +6,7 @@ export { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges, createPixSale } from './c
 export { ChargeBody } from './charges.schemas.js';
 export { createSale } from './create.js';
 export { lockSalesById, type SaleOrigin } from './data.js';
-export { type DisputedSale, lockSaleForDispute, moveDisputedSale } from './disputed.js';
+export { type DisputedSale, lockSaleForDispute, moveDisputedSale, saleOfReceivedPix } from './disputed.js';
 export { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 export { ownedSale, saleJson } from './lookup.js';
 export {
