@@ -3316,7 +3316,7 @@ export interface paths {
                     content: {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "DISPUTE_CLOSED";
+                            error?: "CONFLICT" | "DISPUTE_CLOSED";
                         };
                     };
                 };
@@ -4480,7 +4480,7 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "DISPUTE_CLOSED";
+                                code?: "CONFLICT" | "DISPUTE_CLOSED";
                             };
                         };
                     };
@@ -10476,7 +10476,7 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "DISPUTE_CLOSED";
+                                code?: "CONFLICT" | "DISPUTE_CLOSED";
                             };
                         };
                     };

@@ -81,8 +81,13 @@ export async function readMedNotices(
       }
     } else if (!open && !known.closed_at) {
       const outcome = infracao.status === 'ACEITA' ? 'lost' : 'won';
-      await disputes.decide(null, known.uuid, outcome);
-      report[outcome]++;
+      try {
+        await disputes.decide(null, known.uuid, outcome);
+        report[outcome]++;
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'CONFLICT') throw err;
+        report.skipped++;
+      }
     }
   }
   return report;

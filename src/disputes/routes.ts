@@ -173,7 +173,7 @@ function register(
   app.post(
     `${side.path}/:id/accept`,
     {
-      config: config('disputes.respond', ['NOT_FOUND', 'DISPUTE_CLOSED']),
+      config: config('disputes.respond', ['NOT_FOUND', 'DISPUTE_CLOSED', 'CONFLICT']),
       onRequest: side.auth,
       schema: {
         ...common,

@@ -55,7 +55,7 @@ export async function sandboxDisputeRoutes(app: Http, deps: SandboxDisputeDeps):
   app.post(
     '/api/sandbox/disputes/:id/outcome',
     {
-      config: { errorShape: 'envelope', errors: ['DISPUTE_CLOSED', 'NOT_FOUND'] },
+      config: { errorShape: 'envelope', errors: ['CONFLICT', 'DISPUTE_CLOSED', 'NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary:

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postEntry } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
-import { eventsOf } from '../sales/fixtures.js';
+import { eventsOf, moveTo } from '../sales/fixtures.js';
 import { createMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -176,6 +176,20 @@ describe('the outcome', () => {
     expect((await decide(server, m, '42', 'won')).status).toBe(404);
     expect((await decide(server, m, opened.id, 'maybe')).status).toBe(400);
     expect(await balanceOf(server, m)).toMatchObject({ available: -300, blocked: 10000 });
+  });
+});
+
+describe('a sale taken out of its dispute by the status route', () => {
+  it('the verdict is refused (409 CONFLICT) and moves no money', async () => {
+    const m = await disputeMerchant(server);
+    const sale = await paidSale(server, m, 10000);
+    const opened = (await openDispute(server, m, sale.uuid, { kind: 'med' })).body;
+    expect((await moveTo(server, m, sale.uuid, 'PAGO')).status).toBe(200);
+    const before = await balanceOf(server, m);
+    const res = await decide(server, m, opened.id, 'lost');
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ error: { code: 'CONFLICT' } });
+    expect(await balanceOf(server, m)).toEqual(before);
   });
 });
 
