@@ -5,6 +5,7 @@ import {
   MED_CHECK_EVERY_MS,
   MED_WINDOW_DAYS,
   readMedNotices,
+  sendDefence,
 } from './disputes/index.js';
 import { startMailWorker } from './mail/index.js';
 import { PixApiClient } from './payment-standards/index.js';
@@ -132,6 +133,13 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
         (err) => log.warn({ err }, 'MED infraction read failed'),
       )
     : () => undefined;
+  if (pspClient) {
+    await platform.queue.work('disputes.defend', { batchSize: 1 }, async (jobs) => {
+      for (const job of jobs) {
+        await sendDefence(db, (path, body) => pspClient.call('POST', path, body), job.data.disputeId);
+      }
+    });
+  }
   const stopAuthCleanup = startPeriodic(
     AUTH_CLEANUP_EVERY_MS,
     () => deleteExpiredAuthRows(db),

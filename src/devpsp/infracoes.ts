@@ -15,7 +15,13 @@ export interface Infracao {
   razao: string;
   tipoSituacao: 'golpe';
   identificadorTicket: number[];
-  dadosAnalise: { abertura: string; prazoFinalizacao: string; finalizacao?: string };
+  dadosAnalise: {
+    abertura: string;
+    prazoFinalizacao: string;
+    recebimentoDefesa?: string;
+    finalizacao?: string;
+  };
+  defesa?: string;
   criadoEm: string;
   atualizadoEm: string;
 }
@@ -90,6 +96,33 @@ export class Infracoes {
         },
         infracoes,
       };
+    });
+    app.post('/v2/gn/infracoes/:idInfracao/defesa', async (req, reply) => {
+      const infracao = this.all.get((req.params as { idInfracao: string }).idInfracao);
+      if (!infracao)
+        return reply.code(404).send({ nome: 'infracao_nao_encontrada', mensagem: 'Infração não encontrada' });
+      const { analise, justificativa } = (req.body ?? {}) as { analise?: string; justificativa?: string };
+      if (
+        (analise !== 'aceito' && analise !== 'rejeitado') ||
+        typeof justificativa !== 'string' ||
+        !justificativa
+      ) {
+        return reply
+          .code(400)
+          .send({ nome: 'json_invalido', mensagem: 'analise (aceito ou rejeitado) e justificativa' });
+      }
+      if (infracao.status !== 'ABERTA') {
+        return reply
+          .code(400)
+          .send({ nome: 'infracao_nao_aberta', mensagem: 'A infração não aceita defesa' });
+      }
+      const now = new Date().toISOString();
+      infracao.defesa = justificativa;
+      infracao.dadosAnalise.recebimentoDefesa = now;
+      infracao.atualizadoEm = now;
+      // accepted, the payer is refunded; contested, Efí analyses it
+      infracao.status = analise === 'aceito' ? 'ACEITA' : 'EM_DEFESA';
+      return reply.code(200).send('');
     });
     app.post('/dev/infracoes', async (req, reply) => {
       const { endToEndId, razao } = (req.body ?? {}) as { endToEndId?: string; razao?: string };

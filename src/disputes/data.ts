@@ -81,6 +81,11 @@ export async function findDispute(q: Queryable, uuid: string): Promise<DisputeRo
   return row ?? null;
 }
 
+export async function findDisputeById(q: Queryable, id: number): Promise<DisputeRow | null> {
+  const [row] = await q.query<DisputeRow>('SELECT * FROM disputes WHERE id = $1', [id]);
+  return row ?? null;
+}
+
 export async function findDisputeByExternalId(
   q: Queryable,
   source: string,

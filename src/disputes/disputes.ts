@@ -27,6 +27,7 @@ import {
 } from './data.js';
 import { checkEvidence, type EvidenceFile } from './evidence.js';
 import { DISPUTE_STATUSES } from './schemas.js';
+import { EFI_MED } from './source.js';
 import { type DisputeView, disputeView, disputeWebhookBody } from './views.js';
 
 /** Days the merchant has to answer (respondBy), from the opening. */
@@ -195,7 +196,9 @@ export class Disputes {
       ]);
       if (late!.late) throw new AppError('DISPUTE_CLOSED', 'The deadline to answer this dispute has passed');
       await insertEvidence(tx, dispute.id, files);
-      return markUnderReview(tx, dispute.id, answer.text);
+      const underReview = await markUnderReview(tx, dispute.id, answer.text);
+      await this.forwardToPsp(tx, underReview);
+      return underReview;
     });
   }
 
@@ -235,7 +238,9 @@ export class Disputes {
     return this.db.tx(async (tx) => {
       const dispute = await this.openDisputeOf(tx, accountId, uuid);
       if (dispute.status !== 'needs_response') throw answered(dispute);
-      return this.close(tx, dispute, 'accepted');
+      const accepted = await this.close(tx, dispute, 'accepted');
+      await this.forwardToPsp(tx, accepted);
+      return accepted;
     });
   }
 
@@ -289,6 +294,13 @@ export class Disputes {
     await postEntry(tx, { kind: `dispute.${status}`, refType: 'dispute', refId: dispute.id, postings });
     await this.notify(tx, closed, status === 'won' ? 'dispute.won' : 'dispute.lost');
     return closed;
+  }
+
+  /** The merchant's answer or acceptance of a MED the PSP's notice opened goes on to the PSP (disputes.defend). */
+  private async forwardToPsp(tx: Queryable, d: DisputeRow): Promise<void> {
+    if (d.source === EFI_MED && d.external_id) {
+      await this.queue.send(tx, 'disputes.defend', { disputeId: Number(d.id) });
+    }
   }
 
   async notify(tx: Queryable, d: DisputeRow, event: 'dispute.opened' | 'dispute.won' | 'dispute.lost') {

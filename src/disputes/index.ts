@@ -6,6 +6,6 @@ export {
   type Outcome,
   RESPOND_WITHIN_DAYS,
 } from './disputes.js';
-export { EFI_MED, MED_CHECK_EVERY_MS, MED_WINDOW_DAYS, readMedNotices } from './med-notices.js';
+export { MED_CHECK_EVERY_MS, MED_WINDOW_DAYS, readMedNotices, sendDefence } from './med-notices.js';
 export { disputeRoutes } from './routes.js';
 export { Dispute, DisputePage, OpenDisputeBody, OutcomeBody } from './schemas.js';

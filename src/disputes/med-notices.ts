@@ -2,14 +2,13 @@ import type { Db } from '../platform/db/db.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { parseReais } from '../platform/money/money.js';
 import { saleOfReceivedPix } from '../sales/index.js';
-import { findDisputeByExternalId } from './data.js';
+import { findDisputeByExternalId, findDisputeById } from './data.js';
 import type { Disputes } from './disputes.js';
+import { EFI_MED } from './source.js';
 
 /** How often the PSP's MED infractions are read, and how far back. */
 export const MED_CHECK_EVERY_MS = 10 * 60_000;
 export const MED_WINDOW_DAYS = 30;
-/** The `source` of disputes opened from Efí's infraction list. */
-export const EFI_MED = 'efi-med';
 
 /** What the gateway reads of one of Efí's MED infractions (GET /v2/gn/infracoes). */
 export interface Infracao {
@@ -91,4 +90,29 @@ export async function readMedNotices(
     }
   }
   return report;
+}
+
+/** A POST to the PSP's API (the bcb processor's client). */
+export type PspPost = (path: string, body: unknown) => Promise<{ status: number }>;
+
+/**
+ * Sends the merchant's side of a MED to Efí (`POST /v2/gn/infracoes/{idInfracao}/defesa {analise,
+ * justificativa}`): an answered dispute as `rejeitado` with the merchant's text, an accepted one as `aceito`.
+ * Efí's defence takes a text only: the evidence files stay with the gateway. A refusal is thrown (retried).
+ */
+export async function sendDefence(db: Db, post: PspPost, disputeId: number): Promise<void> {
+  const d = await findDisputeById(db, disputeId);
+  if (!d || d.source !== EFI_MED || !d.external_id) return;
+  const body =
+    d.status === 'accepted'
+      ? { analise: 'aceito', justificativa: 'O recebedor aceita a devolução.' }
+      : {
+          analise: 'rejeitado',
+          justificativa:
+            d.response_text?.trim() || 'O recebedor contesta a infração e guarda as provas enviadas.',
+        };
+  const res = await post(`/v2/gn/infracoes/${encodeURIComponent(d.external_id)}/defesa`, body);
+  if (res.status < 200 || res.status >= 300) {
+    throw new AppError('PROCESSOR_ERROR', `POST /v2/gn/infracoes/{id}/defesa answered ${res.status}`);
+  }
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevPsp } from '../../src/devpsp/server.js';
 import { Disputes } from '../../src/disputes/disputes.js';
-import { readMedNotices } from '../../src/disputes/med-notices.js';
+import { readMedNotices, sendDefence } from '../../src/disputes/med-notices.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
@@ -104,5 +104,50 @@ describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
       'dispute.lost',
     ]);
     expect((await verifyLedger(db())).problems).toEqual([]);
+  });
+
+  it("the merchant's answer goes to Efí as the defence (rejeitado, with the text); an acceptance as aceito", async () => {
+    const { pix } = await paidCharge(3000);
+    const contested = psp.infracoes.open(pix);
+    const second = await paidCharge(2000);
+    const conceded = psp.infracoes.open(second.pix);
+    await read();
+    const disputeOf = async (idInfracao: string) =>
+      (
+        await db().query<{ id: number; uuid: string }>(
+          'SELECT id, uuid FROM disputes WHERE external_id = $1',
+          [idInfracao],
+        )
+      )[0]!;
+    const a = await disputeOf(contested.idInfracao);
+    const form = new FormData();
+    form.append('text', 'O cliente recebeu o curso e assistiu às aulas.');
+    const res = await fetch(`${server.url}/api/disputes/${a.uuid}/evidence`, {
+      method: 'POST',
+      headers: merchant.keys,
+      body: form,
+    });
+    expect(res.status).toBe(200);
+    const b = await disputeOf(conceded.idInfracao);
+    expect(
+      (await call('POST', `${server.url}/api/disputes/${b.uuid}/accept`, { headers: merchant.keys })).status,
+    ).toBe(200);
+    // both were queued with the answer (disputes.defend); the worker's handler sends them
+    const jobs = await db().query<{ data: { disputeId: number } }>(
+      "SELECT data FROM pgboss.job WHERE name = 'disputes.defend' ORDER BY created_on",
+    );
+    expect(jobs.map((j) => Number(j.data.disputeId))).toEqual(
+      expect.arrayContaining([Number(a.id), Number(b.id)]),
+    );
+    const post = (path: string, body: unknown) => client.call('POST', path, body);
+    await sendDefence(db(), post, Number(a.id));
+    await sendDefence(db(), post, Number(b.id));
+    expect(psp.infracoes.all.get(contested.idInfracao)).toMatchObject({
+      status: 'EM_DEFESA',
+      defesa: 'O cliente recebeu o curso e assistiu às aulas.',
+    });
+    expect(psp.infracoes.all.get(conceded.idInfracao)).toMatchObject({ status: 'ACEITA' });
+    // read again: the accepted one is closed already, the contested one still under analysis
+    expect(await read()).toMatchObject({ opened: 0, won: 0, lost: 0 });
   });
 });
