@@ -274,16 +274,16 @@ export class Disputes {
       await moveDisputedSale(tx, this.queue, Number(dispute.sale_id), 'PAGO');
       postings = adjustment(accountId, -adj);
     } else if (dispute.kind === 'med') {
-      // the sale's transition takes its whole net out of blocked to the payer
-      const { sale } = await moveDisputedSale(tx, this.queue, Number(dispute.sale_id), 'ESTORNADO');
+      // the sale's transition takes what its dispute status held (now.heldNet) out of blocked to the payer
+      await moveDisputedSale(tx, this.queue, Number(dispute.sale_id), 'ESTORNADO');
       postings = [
         { target: { accountId, bucket: 'blocked' }, amount: -adj },
-        { target: { system: 'processor' }, amount: amount - sale.netAmount },
-        { target: { accountId, bucket: 'available' }, amount: sale.netAmount + adj - amount },
+        { target: { system: 'processor' }, amount: amount - now.heldNet },
+        { target: { accountId, bucket: 'available' }, amount: now.heldNet + adj - amount },
       ];
     } else {
       // a card sale stays CHARGEBACK: the dispute takes what it holds out of blocked itself
-      const holding = now.netAmount + adj;
+      const holding = now.heldNet + adj;
       postings = [
         { target: { accountId, bucket: 'blocked' }, amount: -holding },
         { target: { system: 'processor' }, amount },

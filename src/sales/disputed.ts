@@ -18,10 +18,15 @@ export interface DisputedSale {
   paymentMethod: string;
   /** What the payer paid (a boleto's paid amount, else the sale's amount). */
   amount: number;
-  netAmount: number;
+  /** In a dispute status, what of the sale's net it keeps in blocked (what losing it takes out); else 0. */
+  heldNet: number;
 }
 
 function disputedSale(s: SaleRow): DisputedSale {
+  const lost = isDispute(s.status) ? ledgerEffect(moneyOf(s), s.status, 'ESTORNADO') : null;
+  const heldNet = -(lost?.postings ?? [])
+    .filter((p) => 'accountId' in p.target && p.target.bucket === 'blocked')
+    .reduce((sum, p) => sum + p.amount, 0);
   return {
     id: s.id,
     uuid: s.uuid,
@@ -29,7 +34,7 @@ function disputedSale(s: SaleRow): DisputedSale {
     status: s.status,
     paymentMethod: s.payment_method,
     amount: moneyOf(s).amount,
-    netAmount: s.net_amount,
+    heldNet,
   };
 }
 
