@@ -19,6 +19,7 @@ import {
 import { BcbCobv, BoletoIssuer, boletoRoutes, boletoSales, SandboxCobv } from './boletos/index.js';
 import { acquirerFor, CardSales, CardTokens, cardRoutes, cardSalesPort } from './cards/index.js';
 import { checkoutRoutes } from './checkout/index.js';
+import { Dispute, DisputePage, Disputes, disputeRoutes } from './disputes/index.js';
 import { Event, EventFeed, EventPage, eventRoutes, openStreams } from './events/index.js';
 import { Balance, ledgerPanelRoutes, ledgerRoutes, setCardSettlementDays } from './ledger/index.js';
 import type { Platform } from './platform/context.js';
@@ -43,6 +44,7 @@ import {
 import {
   sandboxCartRoutes,
   sandboxCashoutRoutes,
+  sandboxDisputeRoutes,
   sandboxPanelRoutes,
   sandboxRecurrenceRoutes,
   sandboxSalesRoutes,
@@ -112,6 +114,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
     Sale,
     Event,
     EventPage,
+    Dispute,
+    DisputePage,
     ...NOTIFICATION_SCHEMAS,
   };
   app.openapiExtras.webhooks = webhookOperations();
@@ -210,11 +214,14 @@ export async function buildApp(platform: Platform): Promise<Http> {
   });
   await app.register(sandboxPanelRoutes, { requireSession, settler: sandboxProcessor ? settler : null });
   await app.register(processorCallbackRoutes, { settler, processors });
+  const disputes = new Disputes(db, queue, mail, config.publicUrl);
+  await app.register(disputeRoutes, { db, disputes, apiKey, requireSession });
   if (sandboxProcessor) {
     const sandbox = { db, queue, apiKey, processor: sandboxProcessor, settler };
     await app.register(sandboxSalesRoutes, sandbox);
     await app.register(sandboxRecurrenceRoutes, sandbox);
     await app.register(sandboxCartRoutes, sandbox);
+    await app.register(sandboxDisputeRoutes, { db, apiKey, disputes });
   }
 
   // 4. the merchant panel's page (its routes are the panel routes above)

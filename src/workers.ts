@@ -1,5 +1,13 @@
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/index.js';
 import { acquirerFor, CARD_JOBS_EVERY_MS, CardSales } from './cards/index.js';
+import {
+  DEADLINE_CHECK_EVERY_MS,
+  Disputes,
+  MED_CHECK_EVERY_MS,
+  MED_WINDOW_DAYS,
+  readMedNotices,
+  sendDefence,
+} from './disputes/index.js';
 import { setCardSettlementDays, settleDueReceivables } from './ledger/index.js';
 import { startMailWorker } from './mail/index.js';
 import { PixApiClient } from './payment-standards/index.js';
@@ -129,6 +137,39 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     },
     (err) => log.warn({ err }, 'card sale jobs failed; will retry'),
   );
+  const disputes = new Disputes(
+    db,
+    platform.queue,
+    { queue: platform.queue, key: platform.config.secretsKey },
+    platform.config.publicUrl,
+  );
+  const stopDisputeDeadlines = startPeriodic(
+    DEADLINE_CHECK_EVERY_MS,
+    async () => {
+      await disputes.expireOverdue();
+      await disputes.remindDue();
+    },
+    (err) => log.warn({ err }, 'dispute deadline check failed'),
+  );
+  // the PSP's MED notices: Efí's infraction list, read with the bcb processor's client
+  const stopMedNotices = pspClient
+    ? startPeriodic(
+        MED_CHECK_EVERY_MS,
+        () =>
+          readMedNotices(db, disputes, (path) => pspClient.call('GET', path), {
+            from: new Date(Date.now() - MED_WINDOW_DAYS * 86_400_000),
+            to: new Date(),
+          }),
+        (err) => log.warn({ err }, 'MED infraction read failed'),
+      )
+    : () => undefined;
+  if (pspClient) {
+    await platform.queue.work('disputes.defend', { batchSize: 1 }, async (jobs) => {
+      for (const job of jobs) {
+        await sendDefence(db, (path, body) => pspClient.call('POST', path, body), job.data.disputeId);
+      }
+    });
+  }
   const stopAuthCleanup = startPeriodic(
     AUTH_CLEANUP_EVERY_MS,
     () => deleteExpiredAuthRows(db),
@@ -158,6 +199,8 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     stopCardJobs();
     stopReceivables();
     await acquirer.close();
+    stopDisputeDeadlines();
+    stopMedNotices();
     await pspClient?.close();
     stopKeyCleanup();
     stopCallbackCleanup();

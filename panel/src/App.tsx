@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, can, type Permission, type User, whenSessionExpires } from './api';
 import { Approvals } from './pages/Approvals';
+import { Disputes } from './pages/Disputes';
 import { Integrations } from './pages/Integrations';
 import { AcceptInvitation, ForgotPassword, ResetPassword } from './pages/Links';
 import { Login } from './pages/Login';
@@ -35,6 +36,7 @@ const PAGES: {
   },
   { hash: '#/saques', label: 'Saques', Page: Withdrawals, need: 'money.view' },
   { hash: '#/saques/aprovacoes', label: 'Aprovações', Page: Approvals, need: 'money.view', menu: false },
+  { hash: '#/contestacoes', label: 'Contestações', Page: Disputes, need: 'money.view' },
   { hash: '#/extrato', label: 'Extrato', Page: Statement, need: 'money.view' },
   { hash: '#/recebiveis', label: 'Agenda de recebíveis', Page: Receivables, need: 'money.view' },
   { hash: '#/integracoes', label: 'Integrações', Page: Integrations, need: 'integrations' },

@@ -8,6 +8,7 @@ import type * as Accounts from '../../src/accounts/schemas';
 import type * as Audit from '../../src/audit/schemas';
 import type * as Auth from '../../src/auth/schemas';
 import type * as Team from '../../src/auth/users/schemas';
+import type * as Disputes from '../../src/disputes/schemas';
 import type * as Ledger from '../../src/ledger/schemas';
 import type * as Charges from '../../src/sales/charges.schemas';
 import type * as Sales from '../../src/sales/schemas';
@@ -41,6 +42,8 @@ export type AuditPage = Static<typeof Audit.AuditPage>;
 export type AuditEntry = AuditPage['data'][number];
 export type TeamMember = Static<typeof Team.TeamMember>;
 export type Invitation = Static<typeof Team.Invitation>;
+export type Dispute = Static<typeof Disputes.Dispute>;
+export type DisputePage = Static<typeof Disputes.DisputePage>;
 export type Role = User['role'];
 export type Permission = User['permissions'][number];
 
@@ -128,11 +131,12 @@ async function request<T>(
     method,
     credentials: 'same-origin',
     headers: {
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      // a FormData body sets its own multipart content type, boundary included
+      ...(body !== undefined && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}),
       ...(method !== 'GET' && csrf ? { 'x-csrf-token': csrf } : {}),
       ...headers,
     },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? undefined : body instanceof FormData ? body : JSON.stringify(body),
   });
   if (res.status === 204) return undefined as T;
   const data = (await res.json().catch(() => null)) as Record<string, unknown> | null;
@@ -275,5 +279,12 @@ export const api = {
     request<{ queued: number }>('POST', `/api/webhook/${id}/recover`, { since }),
   webhookStats: (id: number) => request<WebhookStats>('GET', `/api/webhook/${id}/stats?hours=24`),
   deliveries: (id: number) => request<Delivery[]>('GET', `/api/webhook/${id}/deliveries?limit=50`),
+  disputes: (f: Record<string, string | undefined>) =>
+    request<DisputePage>('GET', `/api/panel/disputes${query(f)}`),
+  dispute: (id: string) => request<Dispute>('GET', `/api/panel/disputes/${encodeURIComponent(id)}`),
+  answerDispute: (id: string, form: FormData) =>
+    request<Dispute>('POST', `/api/panel/disputes/${encodeURIComponent(id)}/evidence`, form),
+  acceptDispute: (id: string) =>
+    request<Dispute>('POST', `/api/panel/disputes/${encodeURIComponent(id)}/accept`),
   resend: (deliveryId: number) => request<Delivery>('POST', `/api/webhook/deliveries/${deliveryId}/resend`),
 };

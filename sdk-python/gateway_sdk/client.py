@@ -134,6 +134,30 @@ class CheckoutResource:
         self.sessions = CheckoutSessionsResource(http)
 
 
+class DisputesResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def list(
+        self,
+        *,
+        status: Optional[types.DisputeStatus] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> types.DisputePage:
+        """GET /api/disputes: a page, newest first."""
+        q = urlencode({k: v for k, v in (("status", status), ("limit", limit), ("cursor", cursor)) if v is not None})
+        return cast(types.DisputePage, self._http.request("GET", f"/api/disputes{'?' + q if q else ''}"))
+
+    def retrieve(self, id: str) -> types.Dispute:
+        """GET /api/disputes/{id}"""
+        return cast(types.Dispute, self._http.request("GET", f"/api/disputes/{_segment(id)}"))
+
+    def accept(self, id: str) -> types.Dispute:
+        """POST /api/disputes/{id}/accept: give up the disputed amount."""
+        return cast(types.Dispute, self._http.request("POST", f"/api/disputes/{_segment(id)}/accept"))
+
+
 class EventsResource:
     def __init__(self, http: HttpClient) -> None:
         self._http = http
@@ -198,6 +222,7 @@ class Gateway:
         self.events = EventsResource(http)
         self.payment_links = PaymentLinksResource(http)
         self.checkout = CheckoutResource(http)
+        self.disputes = DisputesResource(http)
 
     def __repr__(self) -> str:
         return f"Gateway(base_url={self.balance._http.base_url!r})"

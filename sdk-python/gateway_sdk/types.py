@@ -53,6 +53,65 @@ class CartNotification(TypedDict):
     uuid: str
 
 
+DisputeEvidenceItemContentType = Literal["application/pdf", "image/png", "image/jpeg"]
+
+
+class DisputeEvidenceItem(TypedDict):
+    contentType: DisputeEvidenceItemContentType
+    id: str
+    name: str
+    size: int
+
+
+DisputeKind = Literal["chargeback", "med"]
+
+
+DisputeStatus = Literal["needs_response", "under_review", "won", "lost", "accepted"]
+
+
+class Dispute(TypedDict):
+    """A card chargeback or a Pix mediation (MED) of a paid sale"""
+    amountCents: int
+    closedAt: Optional[str]
+    createdAt: str
+    evidence: list[DisputeEvidenceItem]
+    id: str
+    kind: DisputeKind
+    reason: Optional[str]
+    respondBy: str
+    saleId: str
+    status: DisputeStatus
+
+
+class DisputeNotificationEvidenceItem(TypedDict):
+    contentType: str
+    id: str
+    name: str
+    size: int
+
+
+class DisputeNotification(TypedDict):
+    """A dispute notification"""
+    amountCents: int
+    closedAt: Optional[str]
+    createdAt: str
+    evidence: list[DisputeNotificationEvidenceItem]
+    id: str
+    # chargeback (card) or med (Pix mediation)
+    kind: str
+    reason: Optional[str]
+    respondBy: str
+    saleId: str
+    # needs_response (dispute.opened), won (dispute.won), lost or accepted (dispute.lost)
+    status: str
+    type: Literal["DISPUTE"]
+
+
+class DisputePage(TypedDict):
+    data: list[Dispute]
+    nextCursor: Optional[str]
+
+
 class EnvelopeErrorError(TypedDict):
     code: str
     message: str
@@ -77,6 +136,9 @@ EventType = Literal[
     "withdrawal.canceled",
     "cart.abandoned",
     "cart.recovered",
+    "dispute.opened",
+    "dispute.won",
+    "dispute.lost",
 ]
 
 
@@ -835,6 +897,53 @@ class CartRecoveredWebhook:
     payload: CartNotification
 
 
+@dataclass(frozen=True)
+class DisputeOpenedWebhook:
+    """
+    A verified dispute.opened webhook: a paid sale is disputed: its amount left the available balance (deliver
+    only when selected).
+    """
+
+    # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
+    event_id: str
+    # the event, from the signed body (never from the unsigned X-Service-Event-Type header)
+    event_type: Literal["dispute.opened"]
+    # the signed Unix timestamp
+    timestamp: int
+    # the body, parsed
+    payload: DisputeNotification
+
+
+@dataclass(frozen=True)
+class DisputeWonWebhook:
+    """A verified dispute.won webhook: a dispute was won: its amount is back in the available balance."""
+
+    # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
+    event_id: str
+    # the event, from the signed body (never from the unsigned X-Service-Event-Type header)
+    event_type: Literal["dispute.won"]
+    # the signed Unix timestamp
+    timestamp: int
+    # the body, parsed
+    payload: DisputeNotification
+
+
+@dataclass(frozen=True)
+class DisputeLostWebhook:
+    """
+    A verified dispute.lost webhook: a dispute was lost or accepted: its amount stays out of the balance.
+    """
+
+    # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
+    event_id: str
+    # the event, from the signed body (never from the unsigned X-Service-Event-Type header)
+    event_type: Literal["dispute.lost"]
+    # the signed Unix timestamp
+    timestamp: int
+    # the body, parsed
+    payload: DisputeNotification
+
+
 WebhookEventType = Literal[
     "sale.pending",
     "sale.paid",
@@ -848,6 +957,9 @@ WebhookEventType = Literal[
     "withdrawal.canceled",
     "cart.abandoned",
     "cart.recovered",
+    "dispute.opened",
+    "dispute.won",
+    "dispute.lost",
 ]
 """The events the gateway notifies, by name (the document's webhooks)."""
 
@@ -893,6 +1005,9 @@ WebhookEvent = Union[
     WithdrawalCanceledWebhook,
     CartAbandonedWebhook,
     CartRecoveredWebhook,
+    DisputeOpenedWebhook,
+    DisputeWonWebhook,
+    DisputeLostWebhook,
     TestWebhook,
     UnknownWebhook,
 ]
@@ -915,6 +1030,9 @@ WEBHOOK_EVENT_CLASSES: dict[str, type] = {
     "withdrawal.canceled": WithdrawalCanceledWebhook,
     "cart.abandoned": CartAbandonedWebhook,
     "cart.recovered": CartRecoveredWebhook,
+    "dispute.opened": DisputeOpenedWebhook,
+    "dispute.won": DisputeWonWebhook,
+    "dispute.lost": DisputeLostWebhook,
     "webhook.test": TestWebhook,
 }
 """The class of a verified webhook, by its event type."""

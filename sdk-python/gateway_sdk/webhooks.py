@@ -30,6 +30,12 @@ OTHER_EVENTS: Dict[str, Dict[str, str]] = {
         "CANCELLED": "withdrawal.canceled",
     },
     "CART": {"ABANDONED": "cart.abandoned", "RECOVERED": "cart.recovered"},
+    "DISPUTE": {
+        "needs_response": "dispute.opened",
+        "won": "dispute.won",
+        "lost": "dispute.lost",
+        "accepted": "dispute.lost",
+    },
 }
 
 Headers = Union[Mapping[str, Any], Any]

@@ -65,6 +65,25 @@ def sandbox_status(name: str, sale_id: int, status: str) -> None:
             raise AssertionError(f"sandbox status {status}: {answer.status}")
 
 
+def sandbox_dispute(name: str, sale_id: int, kind: str) -> Dict[str, Any]:
+    """Opens a dispute of a PAGO sale as its PSP or acquirer would (the gateway's sandbox route)."""
+    m = merchant(name)
+    request = urllib.request.Request(
+        f"{fixture()['gatewayUrl']}/api/sandbox/sales/{sale_id}/dispute",
+        data=json.dumps({"kind": kind}).encode(),
+        headers={
+            "Content-Type": "application/json",
+            "X-API-Public-Key": m["publicKey"],
+            "X-API-Private-Key": m["privateKey"],
+        },
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        if answer.status != 201:
+            raise AssertionError(f"sandbox dispute: {answer.status}")
+        return json.loads(answer.read())
+
+
 # what the proxy does with one request: forward it, drop the connection before forwarding, forward it and then
 # drop the connection instead of answering (the gateway did the work, the client never hears of it), or answer
 # {"status": ..., "retryAfter": ...} itself

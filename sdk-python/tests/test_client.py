@@ -4,7 +4,7 @@ import unittest
 from datetime import datetime, timezone
 from decimal import Decimal
 
-from .support import gateway_for, sandbox_status
+from .support import gateway_for, sandbox_dispute, sandbox_status
 
 UUID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 CUSTOMER = {"name": "Maria Silva", "email": "maria@example.com", "document": "52998224725", "phone": "5511987654321"}
@@ -73,6 +73,17 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(again["refundedAmount"], 1000)  # the same refund, not a second one
         rest = gw.transactions.refund(charge["id"])  # all that is left, under a generated key
         self.assertEqual((rest["status"], rest["refundedAmount"]), ("ESTORNADO", charge["amount"]))
+
+    def test_disputes(self):
+        gw = gateway_for("refunds")
+        charge = gw.transactions.create(sale_input())
+        sandbox_status("refunds", charge["id"], "PAGO")
+        opened = sandbox_dispute("refunds", charge["id"], "med")
+        self.assertEqual(gw.disputes.retrieve(opened["id"]), opened)
+        self.assertIn(opened["id"], [d["id"] for d in gw.disputes.list(status="needs_response")["data"]])
+        accepted = gw.disputes.accept(opened["id"])
+        self.assertEqual(accepted["status"], "accepted")
+        self.assertNotIn(opened["id"], [d["id"] for d in gw.disputes.list(status="needs_response")["data"]])
 
     def test_payment_links_and_checkout_sessions(self):
         gw = gateway_for("checkout")

@@ -46,6 +46,15 @@ export type PaymentLinkUpdate = BodyOf<'/api/payment-links/{id}', 'patch'>;
 export type CheckoutSessionCreate = BodyOf<'/api/checkout/sessions', 'post'>;
 export type CheckoutSession = Answer<'/api/checkout/sessions', 'post', 201>;
 export type EventPage = Answer<'/api/events', 'get', 200>;
+export type Dispute = Answer<'/api/disputes/{id}', 'get', 200>;
+export type DisputePage = Answer<'/api/disputes', 'get', 200>;
+
+export interface DisputeListParams {
+  /** needs_response, under_review, won, lost or accepted */
+  status?: Dispute['status'];
+  limit?: number;
+  cursor?: string;
+}
 export type Event = Answer<'/api/events/{id}', 'get', 200>;
 
 export interface EventListParams {
@@ -89,6 +98,7 @@ export class Gateway {
   readonly events;
   readonly paymentLinks;
   readonly checkout;
+  readonly disputes;
 
   constructor(options: ClientOptions) {
     const http = new HttpClient(options);
@@ -147,6 +157,19 @@ export class Gateway {
         retrieve: (id: string) =>
           http.request<CheckoutSession>('GET', `/api/checkout/sessions/${segment(id)}`),
       },
+    };
+    this.disputes = {
+      /** GET /api/disputes: a page, newest first. */
+      list: (params: DisputeListParams = {}) => {
+        const q = new URLSearchParams(pageQuery(params).slice(1));
+        if (params.status !== undefined) q.set('status', params.status);
+        const text = q.toString();
+        return http.request<DisputePage>('GET', `/api/disputes${text === '' ? '' : `?${text}`}`);
+      },
+      /** GET /api/disputes/{id} */
+      retrieve: (id: string) => http.request<Dispute>('GET', `/api/disputes/${segment(id)}`),
+      /** POST /api/disputes/{id}/accept: give up the disputed amount. */
+      accept: (id: string) => http.request<Dispute>('POST', `/api/disputes/${segment(id)}/accept`),
     };
     this.events = {
       /** GET /api/events: a page, newest first. */

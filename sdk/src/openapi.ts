@@ -219,8 +219,8 @@ export interface paths {
                                 email: string;
                                 id: number;
                                 name: string;
-                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales, issue charges); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
-                                permissions: ("self" | "money.view" | "withdrawals.create" | "integrations" | "team" | "audit")[];
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales, issue charges); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                permissions: ("self" | "money.view" | "withdrawals.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
                                 role: "owner" | "admin" | "finance" | "developer" | "viewer";
                                 /** @description Two-factor login is on */
                                 totpEnabled: boolean;
@@ -382,8 +382,8 @@ export interface paths {
                                 email: string;
                                 id: number;
                                 name: string;
-                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales, issue charges); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
-                                permissions: ("self" | "money.view" | "withdrawals.create" | "integrations" | "team" | "audit")[];
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales, issue charges); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                permissions: ("self" | "money.view" | "withdrawals.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
                                 role: "owner" | "admin" | "finance" | "developer" | "viewer";
                                 /** @description Two-factor login is on */
                                 totpEnabled: boolean;
@@ -651,8 +651,8 @@ export interface paths {
                                 email: string;
                                 id: number;
                                 name: string;
-                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales, issue charges); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
-                                permissions: ("self" | "money.view" | "withdrawals.create" | "integrations" | "team" | "audit")[];
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales, issue charges); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                permissions: ("self" | "money.view" | "withdrawals.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
                                 role: "owner" | "admin" | "finance" | "developer" | "viewer";
                                 /** @description Two-factor login is on */
                                 totpEnabled: boolean;
@@ -2915,6 +2915,652 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The disputes (chargebacks and MEDs) of the account, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                    /** @description 1..100, default 20 */
+                    limit?: string;
+                    /**
+                     * @description needs_response, under_review, won, lost, accepted
+                     * @example needs_response
+                     */
+                    status?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b",
+                         *           "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "kind": "chargeback",
+                         *           "status": "needs_response",
+                         *           "amountCents": 10000,
+                         *           "reason": "Pagador relata golpe",
+                         *           "respondBy": "2026-12-02T13:45:12.345Z",
+                         *           "evidence": [
+                         *             {
+                         *               "id": "8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d",
+                         *               "name": "comprovante-entrega.pdf",
+                         *               "contentType": "application/pdf",
+                         *               "size": 48213
+                         *             }
+                         *           ],
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "closedAt": "2026-11-28T10:02:41.118Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": components["schemas"]["DisputePage"];
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/disputes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One dispute, with the evidence sent */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @example 5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A card chargeback or a Pix mediation (MED) of a paid sale */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b",
+                         *       "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "kind": "chargeback",
+                         *       "status": "needs_response",
+                         *       "amountCents": 10000,
+                         *       "reason": "Pagador relata golpe",
+                         *       "respondBy": "2026-12-02T13:45:12.345Z",
+                         *       "evidence": [
+                         *         {
+                         *           "id": "8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d",
+                         *           "name": "comprovante-entrega.pdf",
+                         *           "contentType": "application/pdf",
+                         *           "size": 48213
+                         *         }
+                         *       ],
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "closedAt": "2026-11-28T10:02:41.118Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Dispute"];
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/disputes/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept a dispute: give up its amount (the dispute is lost, as accepted) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @example 5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A card chargeback or a Pix mediation (MED) of a paid sale */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b",
+                         *       "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "kind": "chargeback",
+                         *       "status": "needs_response",
+                         *       "amountCents": 10000,
+                         *       "reason": "Pagador relata golpe",
+                         *       "respondBy": "2026-12-02T13:45:12.345Z",
+                         *       "evidence": [
+                         *         {
+                         *           "id": "8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d",
+                         *           "name": "comprovante-entrega.pdf",
+                         *           "contentType": "application/pdf",
+                         *           "size": 48213
+                         *         }
+                         *       ],
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "closedAt": "2026-11-28T10:02:41.118Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Dispute"];
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CONFLICT" | "DISPUTE_CLOSED";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/disputes/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Answer a dispute before respondBy: multipart/form-data with up to 10 files (PDF, PNG or JPEG by content, 5 MB each) and a text of up to 5,000 characters; the dispute goes under_review */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @example 5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A card chargeback or a Pix mediation (MED) of a paid sale */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b",
+                         *       "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "kind": "chargeback",
+                         *       "status": "needs_response",
+                         *       "amountCents": 10000,
+                         *       "reason": "Pagador relata golpe",
+                         *       "respondBy": "2026-12-02T13:45:12.345Z",
+                         *       "evidence": [
+                         *         {
+                         *           "id": "8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d",
+                         *           "name": "comprovante-entrega.pdf",
+                         *           "contentType": "application/pdf",
+                         *           "size": 48213
+                         *         }
+                         *       ],
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "closedAt": "2026-11-28T10:02:41.118Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Dispute"];
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "DISPUTE_CLOSED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNSUPPORTED_FILE_TYPE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/events": {
         parameters: {
             query?: never;
@@ -3416,6 +4062,662 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/panel/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The disputes (chargebacks and MEDs) of the account, newest first
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                    /** @description 1..100, default 20 */
+                    limit?: string;
+                    /**
+                     * @description needs_response, under_review, won, lost, accepted
+                     * @example needs_response
+                     */
+                    status?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b",
+                         *           "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "kind": "chargeback",
+                         *           "status": "needs_response",
+                         *           "amountCents": 10000,
+                         *           "reason": "Pagador relata golpe",
+                         *           "respondBy": "2026-12-02T13:45:12.345Z",
+                         *           "evidence": [
+                         *             {
+                         *               "id": "8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d",
+                         *               "name": "comprovante-entrega.pdf",
+                         *               "contentType": "application/pdf",
+                         *               "size": 48213
+                         *             }
+                         *           ],
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "closedAt": "2026-11-28T10:02:41.118Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": components["schemas"]["DisputePage"];
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/panel/disputes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One dispute, with the evidence sent
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @example 5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A card chargeback or a Pix mediation (MED) of a paid sale */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b",
+                         *       "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "kind": "chargeback",
+                         *       "status": "needs_response",
+                         *       "amountCents": 10000,
+                         *       "reason": "Pagador relata golpe",
+                         *       "respondBy": "2026-12-02T13:45:12.345Z",
+                         *       "evidence": [
+                         *         {
+                         *           "id": "8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d",
+                         *           "name": "comprovante-entrega.pdf",
+                         *           "contentType": "application/pdf",
+                         *           "size": 48213
+                         *         }
+                         *       ],
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "closedAt": "2026-11-28T10:02:41.118Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Dispute"];
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/panel/disputes/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a dispute: give up its amount (the dispute is lost, as accepted)
+         * @description Roles: owner, admin, finance (answer disputes (evidence) or accept them).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @example 5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A card chargeback or a Pix mediation (MED) of a paid sale */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b",
+                         *       "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "kind": "chargeback",
+                         *       "status": "needs_response",
+                         *       "amountCents": 10000,
+                         *       "reason": "Pagador relata golpe",
+                         *       "respondBy": "2026-12-02T13:45:12.345Z",
+                         *       "evidence": [
+                         *         {
+                         *           "id": "8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d",
+                         *           "name": "comprovante-entrega.pdf",
+                         *           "contentType": "application/pdf",
+                         *           "size": 48213
+                         *         }
+                         *       ],
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "closedAt": "2026-11-28T10:02:41.118Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Dispute"];
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT" | "DISPUTE_CLOSED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/panel/disputes/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a dispute before respondBy: multipart/form-data with up to 10 files (PDF, PNG or JPEG by content, 5 MB each) and a text of up to 5,000 characters; the dispute goes under_review
+         * @description Roles: owner, admin, finance (answer disputes (evidence) or accept them).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @example 5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A card chargeback or a Pix mediation (MED) of a paid sale */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b",
+                         *       "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "kind": "chargeback",
+                         *       "status": "needs_response",
+                         *       "amountCents": 10000,
+                         *       "reason": "Pagador relata golpe",
+                         *       "respondBy": "2026-12-02T13:45:12.345Z",
+                         *       "evidence": [
+                         *         {
+                         *           "id": "8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d",
+                         *           "name": "comprovante-entrega.pdf",
+                         *           "contentType": "application/pdf",
+                         *           "size": 48213
+                         *         }
+                         *       ],
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "closedAt": "2026-11-28T10:02:41.118Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Dispute"];
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "DISPUTE_CLOSED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNSUPPORTED_FILE_TYPE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -9069,6 +10371,205 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sandbox/disputes/{id}/outcome": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sandbox: the acquirer's or PSP's verdict on a dispute (won: the amount returns; lost: it stays out) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "outcome": "won"
+                     *     }
+                     */
+                    "application/json": {
+                        outcome: "won" | "lost";
+                    };
+                };
+            };
+            responses: {
+                /** @description A card chargeback or a Pix mediation (MED) of a paid sale */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b",
+                         *       "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "kind": "chargeback",
+                         *       "status": "needs_response",
+                         *       "amountCents": 10000,
+                         *       "reason": "Pagador relata golpe",
+                         *       "respondBy": "2026-12-02T13:45:12.345Z",
+                         *       "evidence": [
+                         *         {
+                         *           "id": "8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d",
+                         *           "name": "comprovante-entrega.pdf",
+                         *           "contentType": "application/pdf",
+                         *           "size": 48213
+                         *         }
+                         *       ],
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "closedAt": "2026-11-28T10:02:41.118Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Dispute"];
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT" | "DISPUTE_CLOSED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sandbox/recurrences": {
         parameters: {
             query?: never;
@@ -9686,6 +11187,210 @@ export interface paths {
                             /** @enum {unknown} */
                             code?: "IP_NOT_ALLOWED";
                         });
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sandbox/sales/{id}/dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sandbox: open a dispute of a PAGO sale, as its acquirer's chargeback or its PSP's MED notice would */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "kind": "med",
+                     *       "amountCents": 10000,
+                     *       "reason": "Pagador relata golpe"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Default: the sale's amount */
+                        amountCents?: number;
+                        kind: "chargeback" | "med";
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description A card chargeback or a Pix mediation (MED) of a paid sale */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b",
+                         *       "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "kind": "chargeback",
+                         *       "status": "needs_response",
+                         *       "amountCents": 10000,
+                         *       "reason": "Pagador relata golpe",
+                         *       "respondBy": "2026-12-02T13:45:12.345Z",
+                         *       "evidence": [
+                         *         {
+                         *           "id": "8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d",
+                         *           "name": "comprovante-entrega.pdf",
+                         *           "contentType": "application/pdf",
+                         *           "size": 48213
+                         *         }
+                         *       ],
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "closedAt": "2026-11-28T10:02:41.118Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Dispute"];
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
                     };
                 };
                 /** @description Error */
@@ -15639,6 +17344,174 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "dispute.lost": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A dispute was lost or accepted: its amount stays out of the balance
+         * @description Sent to every webhook that selected dispute.lost; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description dispute.lost */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DisputeNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A paid sale is disputed: its amount left the available balance (deliver only when selected)
+         * @description Sent to every webhook that selected dispute.opened; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description dispute.opened */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DisputeNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.won": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A dispute was won: its amount is back in the available balance
+         * @description Sent to every webhook that selected dispute.won; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description dispute.won */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DisputeNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "sale.canceled": {
         parameters: {
             query?: never;
@@ -16272,6 +18145,103 @@ export interface components {
              */
             uuid: string;
         };
+        /** @description A card chargeback or a Pix mediation (MED) of a paid sale */
+        Dispute: {
+            /** @example 10000 */
+            amountCents: number;
+            closedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-25T13:45:12.345Z
+             */
+            createdAt: string;
+            evidence: {
+                contentType: "application/pdf" | "image/png" | "image/jpeg";
+                /**
+                 * Format: uuid
+                 * @example 8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d
+                 */
+                id: string;
+                /** @example comprovante-entrega.pdf */
+                name: string;
+                /** @example 48213 */
+                size: number;
+            }[];
+            /**
+             * Format: uuid
+             * @example 5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b
+             */
+            id: string;
+            kind: "chargeback" | "med";
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-02T13:45:12.345Z
+             */
+            respondBy: string;
+            /**
+             * Format: uuid
+             * @example 0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41
+             */
+            saleId: string;
+            status: "needs_response" | "under_review" | "won" | "lost" | "accepted";
+        };
+        /** @description A dispute notification */
+        DisputeNotification: {
+            /** @example 10000 */
+            amountCents: number;
+            closedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-25T13:45:12.345Z
+             */
+            createdAt: string;
+            evidence: {
+                /** @example application/pdf */
+                contentType: string;
+                /**
+                 * Format: uuid
+                 * @example 8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d
+                 */
+                id: string;
+                /** @example comprovante-entrega.pdf */
+                name: string;
+                /** @example 48213 */
+                size: number;
+            }[];
+            /**
+             * Format: uuid
+             * @example 5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b
+             */
+            id: string;
+            /**
+             * @description chargeback (card) or med (Pix mediation)
+             * @example med
+             */
+            kind: string;
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-02T13:45:12.345Z
+             */
+            respondBy: string;
+            /**
+             * Format: uuid
+             * @example 0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41
+             */
+            saleId: string;
+            /**
+             * @description needs_response (dispute.opened), won (dispute.won), lost or accepted (dispute.lost)
+             * @example needs_response
+             */
+            status: string;
+            /** @enum {string} */
+            type: "DISPUTE";
+        };
+        DisputePage: {
+            data: components["schemas"]["Dispute"][];
+            nextCursor: string | null;
+        };
         /** @description Error shape A */
         EnvelopeError: {
             error: {
@@ -16310,7 +18280,7 @@ export interface components {
              */
             id: string;
             /** @description The event name */
-            type: "sale.pending" | "sale.paid" | "sale.refused" | "sale.canceled" | "sale.refunded" | "sale.chargeback" | "withdrawal.pending" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.canceled" | "cart.abandoned" | "cart.recovered";
+            type: "sale.pending" | "sale.paid" | "sale.refused" | "sale.canceled" | "sale.refunded" | "sale.chargeback" | "withdrawal.pending" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.canceled" | "cart.abandoned" | "cart.recovered" | "dispute.opened" | "dispute.won" | "dispute.lost";
         };
         EventPage: {
             data: components["schemas"]["Event"][];

@@ -10,7 +10,8 @@ export type WebhookPayload<K extends WebhookEventType> =
 
 /**
  * A verified webhook, typed by its event: narrowing on `eventType` gives the payload's type (a sale's
- * notification for `sale.*`, a withdrawal's for `withdrawal.*`, a cart's for `cart.*`). `webhook.test` is the
+ * notification for `sale.*`, a withdrawal's for `withdrawal.*`, a cart's for `cart.*`, a dispute's for
+ * `dispute.*`). `webhook.test` is the
  * panel's test delivery; `null` an event this SDK does not know yet (a newer gateway), its payload unknown.
  */
 export type WebhookEvent =
@@ -58,6 +59,12 @@ const OTHER_EVENTS: Record<string, Record<string, string>> = {
     CANCELLED: 'withdrawal.canceled',
   },
   CART: { ABANDONED: 'cart.abandoned', RECOVERED: 'cart.recovered' },
+  DISPUTE: {
+    needs_response: 'dispute.opened',
+    won: 'dispute.won',
+    lost: 'dispute.lost',
+    accepted: 'dispute.lost',
+  },
 };
 
 /**

@@ -10,6 +10,7 @@ export const PERMISSIONS = {
   self: 'their own session and two-factor',
   'money.view': 'balance, sales, withdrawals, statement and exports',
   'withdrawals.create': 'create, approve and decline withdrawals, refund sales, issue charges',
+  'disputes.respond': 'answer disputes (evidence) or accept them',
   integrations: 'API keys, the IP allow-list, webhooks and sandbox helpers',
   team: 'users, roles and the withdrawal approval rule',
   audit: 'the audit log',
@@ -17,9 +18,9 @@ export const PERMISSIONS = {
 export type Permission = keyof typeof PERMISSIONS;
 
 const GRANTS: Record<Role, readonly Permission[]> = {
-  owner: ['self', 'money.view', 'withdrawals.create', 'integrations', 'team', 'audit'],
-  admin: ['self', 'money.view', 'withdrawals.create', 'integrations', 'team', 'audit'],
-  finance: ['self', 'money.view', 'withdrawals.create', 'audit'],
+  owner: ['self', 'money.view', 'withdrawals.create', 'disputes.respond', 'integrations', 'team', 'audit'],
+  admin: ['self', 'money.view', 'withdrawals.create', 'disputes.respond', 'integrations', 'team', 'audit'],
+  finance: ['self', 'money.view', 'withdrawals.create', 'disputes.respond', 'audit'],
   developer: ['self', 'money.view', 'integrations'],
   viewer: ['self', 'money.view'],
 };

@@ -12,6 +12,7 @@ const PermissionName = Type.Union([
   Type.Literal('self'),
   Type.Literal('money.view'),
   Type.Literal('withdrawals.create'),
+  Type.Literal('disputes.respond'),
   Type.Literal('integrations'),
   Type.Literal('team'),
   Type.Literal('audit'),

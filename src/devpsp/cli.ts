@@ -29,6 +29,9 @@ export async function runDevPsp(argv: string[], dataDir: string): Promise<DevPsp
       `  create a mandate:  POST ${url}/dev/rec  {"contrato": "C-1", "amountCents": 4990}`,
       `  the payer approves: POST ${url}/dev/rec/<idRec>/approve`,
       `  a cycle is paid:    POST ${url}/dev/rec/<idRec>/cycles`,
+      "a MED (the payer's bank reports fraud; the gateway reads Efí's GET /v2/gn/infracoes every 10 minutes):",
+      `  open one:  POST ${url}/dev/infracoes  {"endToEndId": "<e2eid of a paid charge>", "razao": "golpe"}`,
+      `  close it:  POST ${url}/dev/infracoes/<idInfracao>/status  {"status": "ACEITA" | "REJEITADA"}`,
       '',
     ].join('\n'),
   );

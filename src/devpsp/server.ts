@@ -5,6 +5,7 @@ import { brCode } from '../payment-standards/index.js';
 import { formatReais, parseReais } from '../platform/money/money.js';
 import { type DevCertificates, generateCertificates } from './certs.js';
 import { CobvPsp } from './cobv.js';
+import { Infracoes } from './infracoes.js';
 import { pixView, receivedPage } from './received-pages.js';
 import { RecurringPsp } from './recurring.js';
 import { type Cob, newEndToEndId, type PixSend, PspState, type ReceivedPix } from './state.js';
@@ -39,6 +40,8 @@ export class DevPsp {
   readonly recurring = new RecurringPsp(this.state);
   /** Charges with due date (boletos híbridos). */
   readonly cobv = new CobvPsp(this.state, (chave, pix) => this.notify(chave, pix));
+  /** Efí's MED infractions (GET /v2/gn/infracoes): the MED notices the gateway reads. */
+  readonly infracoes = new Infracoes();
   readonly certs: DevCertificates;
   readonly clientId: string;
   readonly clientSecret: string;
@@ -258,6 +261,7 @@ export class DevPsp {
       return this.pay(txid, amount === undefined ? {} : { amountCents: amount });
     });
     app.post('/oauth/token', async (req, reply) => this.token(req, reply));
+    this.infracoes.routes(app, (e2eid) => this.state.pix.get(e2eid));
     this.recurring.routes(app);
     this.cobv.routes(app, () => this.url);
     app.put('/cob/:txid', async (req, reply) => {

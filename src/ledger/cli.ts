@@ -35,6 +35,8 @@ function describeProblem(p: LedgerProblem): string {
       return `account ${p.account} holds ${p.actual} but its postings sum to ${p.expected}`;
     case 'orphan_posting':
       return `posting ${p.postingId} names journal entry ${p.entryId} and ledger account ${p.ledgerAccountId}, and one of them does not exist`;
+    case 'negative_available':
+      return `account ${p.account} holds ${p.actual}, below zero by more than disputes took from it (${p.expected})`;
     case 'unbalanced_entry':
       return `journal entry ${p.entryId} does not balance (sum ${p.sum})`;
     case 'receivable_mismatch':

@@ -2,7 +2,12 @@ import type { Queryable } from '../platform/db/db.js';
 import { receivableMismatches } from './receivables.js';
 
 export interface LedgerProblem {
-  kind: 'unbalanced_entry' | 'balance_mismatch' | 'orphan_posting' | 'receivable_mismatch';
+  kind:
+    | 'unbalanced_entry'
+    | 'balance_mismatch'
+    | 'orphan_posting'
+    | 'receivable_mismatch'
+    | 'negative_available';
   entryId?: number;
   postingId?: number;
   ledgerAccountId?: number;
@@ -20,9 +25,17 @@ export interface LedgerReport {
 }
 
 /**
+ * The entries that may take a merchant's available balance below zero: a dispute's (the sale's move into it and
+ * the dispute's own share, and their returns), and a refund the processor made without the merchant asking,
+ * whose money had already left.
+ */
+const MAY_GO_NEGATIVE = ['sale.dispute_opened', 'sale.dispute_won', 'sale.refunded'];
+
+/**
  * Every entry sums to zero, every posting belongs to an existing entry and ledger account (postings carry no
- * foreign keys: migration 125), every maintained (merchant) balance equals the sum of its postings, and each
- * receivable bucket holds exactly the card installments not yet settled.
+ * foreign keys: migration 125), every maintained (merchant) balance equals the sum of its postings, each
+ * receivable bucket holds exactly the card installments not yet settled, and a negative available balance is
+ * no deeper than what disputes (and unasked refunds) took from it: without them it would not be negative.
  */
 export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
   const unbalanced = await q.query<{ entry_id: number; sum: number }>(
@@ -43,6 +56,19 @@ export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
       ORDER BY p.id`,
   );
   const receivables = await receivableMismatches(q);
+  const negative = await q.query<{ code: string; balance: number; allowed: number }>(
+    `SELECT la.code, la.balance,
+            COALESCE(sum(p.amount) FILTER (WHERE e.kind = ANY ($1::text[]) OR e.kind LIKE 'dispute.%'), 0)::bigint
+              AS allowed
+       FROM ledger_accounts la
+       LEFT JOIN postings p ON p.ledger_account_id = la.id
+       LEFT JOIN journal_entries e ON e.id = p.entry_id
+      WHERE la.bucket = 'available' AND la.balance < 0
+      GROUP BY la.id, la.code, la.balance
+     HAVING la.balance - COALESCE(sum(p.amount) FILTER (WHERE e.kind = ANY ($1::text[]) OR e.kind LIKE 'dispute.%'), 0) < 0
+      ORDER BY la.code`,
+    [MAY_GO_NEGATIVE],
+  );
   const [counts] = await q.query<{ entries: number; accounts: number }>(
     `SELECT (SELECT count(*) FROM journal_entries)::bigint AS entries, (SELECT count(*) FROM ledger_accounts)::bigint AS accounts`,
   );
@@ -65,6 +91,12 @@ export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
       account: r.code,
       expected: Number(r.scheduled),
       actual: Number(r.balance),
+    })),
+    ...negative.map((r) => ({
+      kind: 'negative_available' as const,
+      account: r.code,
+      actual: r.balance,
+      expected: r.allowed,
     })),
   ];
   return { ok: problems.length === 0, entries: counts!.entries, accounts: counts!.accounts, problems };

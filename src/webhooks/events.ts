@@ -12,6 +12,9 @@ export const EVENT_NAMES = [
   'withdrawal.canceled',
   'cart.abandoned',
   'cart.recovered',
+  'dispute.opened',
+  'dispute.won',
+  'dispute.lost',
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

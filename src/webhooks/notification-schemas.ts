@@ -121,7 +121,40 @@ export const CartNotification = Type.Object(
   { description: 'A cart notification' },
 );
 
-export const NOTIFICATION_SCHEMAS = { SaleNotification, WithdrawalNotification, CartNotification };
+/** The body of a dispute's delivery (dispute.* events): the Dispute object, with `type`. */
+export const DisputeNotification = Type.Object(
+  {
+    id: Uuid('5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b'),
+    saleId: Uuid('0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41'),
+    kind: Type.String({ description: 'chargeback (card) or med (Pix mediation)', examples: ['med'] }),
+    status: Type.String({
+      description: 'needs_response (dispute.opened), won (dispute.won), lost or accepted (dispute.lost)',
+      examples: ['needs_response'],
+    }),
+    amountCents: Type.Integer({ examples: [10000] }),
+    reason: Type.Union([Type.String({ examples: ['Pagador relata golpe'] }), Type.Null()]),
+    respondBy: Iso('2026-12-02T13:45:12.345Z'),
+    evidence: Type.Array(
+      Type.Object({
+        id: Uuid('8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d'),
+        name: Type.String({ examples: ['comprovante-entrega.pdf'] }),
+        contentType: Type.String({ examples: ['application/pdf'] }),
+        size: Type.Integer({ examples: [48213] }),
+      }),
+    ),
+    createdAt: Iso('2026-11-25T13:45:12.345Z'),
+    closedAt: Type.Union([Iso('2026-11-28T10:02:41.118Z'), Type.Null()]),
+    type: Type.Literal('DISPUTE'),
+  },
+  { description: 'A dispute notification' },
+);
+
+export const NOTIFICATION_SCHEMAS = {
+  SaleNotification,
+  WithdrawalNotification,
+  CartNotification,
+  DisputeNotification,
+};
 
 const SUMMARIES: Record<EventName, string> = {
   'sale.pending': 'A charge was opened and awaits payment',
@@ -136,6 +169,10 @@ const SUMMARIES: Record<EventName, string> = {
   'withdrawal.canceled': 'A withdrawal was cancelled before it was sent',
   'cart.abandoned': 'A cart was abandoned',
   'cart.recovered': 'An abandoned cart was paid',
+  'dispute.opened':
+    'A paid sale is disputed: its amount left the available balance (deliver only when selected)',
+  'dispute.won': 'A dispute was won: its amount is back in the available balance',
+  'dispute.lost': 'A dispute was lost or accepted: its amount stays out of the balance',
 };
 
 /** The OpenAPI `webhooks` section: one POST per event, with the headers every delivery carries. */
@@ -153,7 +190,9 @@ export function webhookOperations(): Record<string, object> {
         ? 'SaleNotification'
         : event.startsWith('withdrawal.')
           ? 'WithdrawalNotification'
-          : 'CartNotification';
+          : event.startsWith('dispute.')
+            ? 'DisputeNotification'
+            : 'CartNotification';
       return [
         event,
         {

@@ -68,6 +68,12 @@ const EVENT_OF: Record<string, Record<string, string>> = {
     CANCELLED: 'withdrawal.canceled',
   },
   CART: { ABANDONED: 'cart.abandoned', RECOVERED: 'cart.recovered' },
+  DISPUTE: {
+    needs_response: 'dispute.opened',
+    won: 'dispute.won',
+    lost: 'dispute.lost',
+    accepted: 'dispute.lost',
+  },
 };
 
 /**

@@ -207,14 +207,16 @@ export class WebhookService {
   }
 }
 
-/** A non-empty list of the API's event names, or ["*"] alone (every event but cart.*). */
+/** A non-empty list of the API's event names, or ["*"] alone (every event but cart.* and dispute.*). */
 function checkEvents(raw: unknown): string[] {
   if (!Array.isArray(raw) || raw.length === 0) {
     throw validation('events must be a non-empty list of event names, or ["*"]');
   }
   if (raw.includes('*')) {
     if (raw.every((e) => e === '*')) return ['*'];
-    throw validation('"*" stands alone: send ["*"], or list the event names (cart events are never in "*")');
+    throw validation(
+      '"*" stands alone: send ["*"], or list the event names (cart and dispute events are never in "*")',
+    );
   }
   for (const e of raw) {
     if (!isEventName(e)) {

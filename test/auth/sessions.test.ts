@@ -38,7 +38,15 @@ describe('POST /api/auth/login', () => {
         email: a.email,
         role: 'owner',
         totpEnabled: false,
-        permissions: ['self', 'money.view', 'withdrawals.create', 'integrations', 'team', 'audit'],
+        permissions: [
+          'self',
+          'money.view',
+          'withdrawals.create',
+          'disputes.respond',
+          'integrations',
+          'team',
+          'audit',
+        ],
       },
       csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{32,}$/),
     });
@@ -137,7 +145,15 @@ describe('GET /api/auth/me and POST /api/auth/logout', () => {
         email: merchant.email,
         role: 'owner',
         totpEnabled: false,
-        permissions: ['self', 'money.view', 'withdrawals.create', 'integrations', 'team', 'audit'],
+        permissions: [
+          'self',
+          'money.view',
+          'withdrawals.create',
+          'disputes.respond',
+          'integrations',
+          'team',
+          'audit',
+        ],
       },
       csrfToken: merchant.csrf,
     });

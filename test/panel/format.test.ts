@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { digitableLineText } from '../../panel/src/ui/format.js';
+import { digitableLineText, timeLeft } from '../../panel/src/ui/format.js';
 
 describe('digitableLineText', () => {
   it('groups the 47 digits as a bank prints them, and leaves anything else as it came', () => {
@@ -7,5 +7,20 @@ describe('digitableLineText', () => {
       '23791.23405 90000.000001 02001.234505 1 64400000025990',
     );
     expect(digitableLineText('123')).toBe('123');
+  });
+});
+
+describe('timeLeft', () => {
+  const now = Date.parse('2026-11-25T12:00:00Z');
+  it.each([
+    ['2026-12-02T12:00:00Z', '7 dias e 0 h'],
+    ['2026-11-26T15:30:00Z', '1 dia e 3 h'],
+    ['2026-11-25T17:12:00Z', '5 h e 12 min'],
+    ['2026-11-25T12:12:30Z', '12 min'],
+    ['2026-11-25T12:00:10Z', '1 min'],
+    ['2026-11-25T12:00:00Z', 'prazo encerrado'],
+    ['2026-11-24T12:00:00Z', 'prazo encerrado'],
+  ])('%s → %s', (iso, text) => {
+    expect(timeLeft(iso, now)).toBe(text);
   });
 });

@@ -44,3 +44,15 @@ export function centsOf(typed: string): number | null {
   if (!m) return null;
   return Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
 }
+
+/** What is left until a deadline, in words: "3 dias e 4 h", "5 h e 12 min", "12 min", or "prazo encerrado". */
+export function timeLeft(iso: string, now: number = Date.now()): string {
+  const ms = Date.parse(iso) - now;
+  if (ms <= 0) return 'prazo encerrado';
+  const minutes = Math.floor(ms / 60_000);
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  if (days > 0) return `${days} ${days === 1 ? 'dia' : 'dias'} e ${hours} h`;
+  if (hours > 0) return `${hours} h e ${minutes % 60} min`;
+  return `${Math.max(minutes, 1)} min`;
+}

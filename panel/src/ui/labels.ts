@@ -25,6 +25,19 @@ export const WITHDRAWAL_STATUS: Record<string, string> = {
   CANCELLED: 'Cancelado',
 };
 
+export const DISPUTE_STATUS: Record<string, string> = {
+  needs_response: 'Aguardando resposta',
+  under_review: 'Em análise',
+  won: 'Ganha',
+  lost: 'Perdida',
+  accepted: 'Aceita',
+};
+
+export const DISPUTE_KIND: Record<string, string> = {
+  chargeback: 'Chargeback (cartão)',
+  med: 'MED (Pix)',
+};
+
 export const ROLES: Record<string, string> = {
   owner: 'Proprietário',
   admin: 'Administrador',
@@ -88,6 +101,9 @@ export const EVENTS: Record<EventName, string> = {
   'withdrawal.canceled': 'Saque cancelado',
   'cart.abandoned': 'Carrinho abandonado',
   'cart.recovered': 'Carrinho recuperado',
+  'dispute.opened': 'Contestação aberta',
+  'dispute.won': 'Contestação ganha',
+  'dispute.lost': 'Contestação perdida ou aceita',
 };
 
 /** A delivery's event in words: a subscribable event, or the panel's test event. */
@@ -100,6 +116,7 @@ export function eventLabel(name: string): string {
 export const REF_TYPES: Record<string, string> = {
   sale: 'venda',
   withdrawal: 'saque',
+  dispute: 'contestação',
 };
 
 const AUDIT_TARGETS: Record<string, string> = {
@@ -132,6 +149,8 @@ export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED' | 'PASSWORD_REFU
   GONE: 'Este link de pagamento ou checkout não aceita mais pagamentos.',
   VALIDATION_ERROR: 'Dados inválidos.',
   CONFLICT: 'Não é possível fazer isso agora.',
+  DISPUTE_CLOSED: 'Esta contestação não aceita mais resposta.',
+  UNSUPPORTED_FILE_TYPE: 'Envie arquivos PDF, PNG ou JPEG.',
   PAYLOAD_TOO_LARGE: 'Dados grandes demais.',
   RATE_LIMITED: 'Muitas tentativas. Aguarde um pouco e tente de novo.',
   INTERNAL_ERROR: 'Erro no servidor. Tente de novo.',

@@ -28,7 +28,7 @@ export const INTEGRATOR_COMMANDS: (CommandHelp & { path: readonly string[] })[] 
     summary:
       'Makes EVENT happen for real through the sandbox routes (creating and funding what it needs, or moving your own sale or withdrawal) and prints the ids of what it made or moved.',
     optionHelp: {
-      sale: 'your own sale (uuid or id) to move instead of a new one: sale.paid, refused, canceled, refunded, chargeback',
+      sale: 'your own sale (uuid or id) to move instead of a new one: sale.paid, refused, canceled, refunded, chargeback; dispute.opened, won, lost (paid first if it is not)',
       withdrawal: 'your own withdrawal (uuid or id) to settle: withdrawal.completed, rejected, canceled',
       ...TARGET_HELP,
     },

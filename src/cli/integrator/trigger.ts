@@ -7,6 +7,7 @@ export interface Triggered {
   sale?: string;
   withdrawal?: string;
   cart?: number;
+  dispute?: string;
 }
 
 interface Sale {
@@ -38,7 +39,7 @@ export interface TriggerSubject {
 /** What each event needs: an own sale, an own withdrawal, or neither (it makes what it needs). */
 export function subjectProblem(event: EventName, subject: TriggerSubject): string | null {
   if (subject.sale && subject.withdrawal) return 'give --sale or --withdrawal, not both';
-  if (subject.sale && !SALE_MOVES[event]) {
+  if (subject.sale && !SALE_MOVES[event] && !DISPUTE_EVENTS.includes(event)) {
     return `--sale moves a sale to ${Object.keys(SALE_MOVES).join(', ')}; ${event} ${event === 'sale.pending' ? 'is a new sale: trigger it without --sale' : 'is not a sale event'}`;
   }
   if (subject.withdrawal && !WITHDRAWAL_EVENTS.includes(event)) {
@@ -55,6 +56,7 @@ const SALE_MOVES: Partial<Record<EventName, string[]>> = {
   'sale.refunded': ['PAGO', 'ESTORNADO'],
   'sale.chargeback': ['PAGO', 'CHARGEBACK'],
 };
+const DISPUTE_EVENTS: EventName[] = ['dispute.opened', 'dispute.won', 'dispute.lost'];
 const WITHDRAWAL_EVENTS: EventName[] = ['withdrawal.completed', 'withdrawal.rejected', 'withdrawal.canceled'];
 
 /**
@@ -70,6 +72,10 @@ export async function trigger(target: Target, raw: string, subject: TriggerSubje
   if (problem) throw new UsageError(problem);
   const status = (sale: Pick<Sale, 'id'> | { id: string }, to: string) =>
     api<Sale & { status: string }>(target, 'POST', `/api/sandbox/sales/${sale.id}/status`, { status: to });
+  if (subject.sale && DISPUTE_EVENTS.includes(event)) {
+    const own = await moveOwnSale(target, subject.sale, ['PAGO'], status);
+    return { event, sale: own, dispute: await dispute(target, own, event) };
+  }
   if (subject.sale)
     return { event, sale: await moveOwnSale(target, subject.sale, SALE_MOVES[event]!, status) };
   if (subject.withdrawal)
@@ -106,6 +112,13 @@ export async function trigger(target: Target, raw: string, subject: TriggerSubje
       await status(sale, event === 'sale.refunded' ? 'ESTORNADO' : 'CHARGEBACK');
       return { event, sale: sale.uuid };
     }
+    case 'dispute.opened':
+    case 'dispute.won':
+    case 'dispute.lost': {
+      const sale = await newSale();
+      await status(sale, 'PAGO');
+      return { event, sale: sale.uuid, dispute: await dispute(target, sale.uuid, event) };
+    }
     case 'cart.abandoned':
     case 'cart.recovered': {
       const cart = await api<{ id: number }>(target, 'POST', '/api/sandbox/carts', {
@@ -121,6 +134,21 @@ export async function trigger(target: Target, raw: string, subject: TriggerSubje
     default:
       return { event, ...(await withdrawal(target, event, newSale, status)) };
   }
+}
+
+/** A dispute of a PAGO sale (a chargeback of a card sale, a MED of a Pix one), decided as the event says. */
+async function dispute(target: Target, saleUuid: string, event: EventName): Promise<string> {
+  const sale = await api<{ paymentMethod: string }>(target, 'GET', `/api/transactions/${saleUuid}`);
+  const kind = sale.paymentMethod.endsWith('_CARD') ? 'chargeback' : 'med';
+  const opened = await api<{ id: string }>(target, 'POST', `/api/sandbox/sales/${saleUuid}/dispute`, {
+    kind,
+  });
+  if (event !== 'dispute.opened') {
+    await api(target, 'POST', `/api/sandbox/disputes/${opened.id}/outcome`, {
+      outcome: event === 'dispute.won' ? 'won' : 'lost',
+    });
+  }
+  return opened.id;
 }
 
 /** A funded withdrawal, brought to the event's status. */

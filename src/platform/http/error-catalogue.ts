@@ -64,6 +64,18 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
     action: 'Read the cashout again; nothing was changed.',
     example: 'Withdrawal 11 is not awaiting approval (approval expired, status CANCELLED)',
   },
+  DISPUTE_CLOSED: {
+    meaning:
+      'The dispute takes no more answers: it was already answered, accepted or decided, or its respondBy has passed.',
+    action: 'Read the dispute again (GET /api/disputes/{id}): its status says where it stands.',
+    example: 'This dispute is under_review: it takes no more evidence',
+  },
+  UNSUPPORTED_FILE_TYPE: {
+    meaning:
+      'A file is not a PDF, PNG or JPEG by its content (the name and the declared type are not trusted).',
+    action: 'Send the evidence as PDF, PNG or JPEG files.',
+    example: 'recibo.docx is not a PDF, PNG or JPEG file',
+  },
   INVALID_TOKEN: {
     meaning: 'An invitation, password reset or e-mail link token that is unknown, used or expired.',
     action: 'Ask for a new invitation or reset link.',
@@ -180,6 +192,7 @@ const API_KEY_PREFIXES = [
   '/api/checkout/',
   '/api/cards/',
   '/api/receivables',
+  '/api/disputes',
 ];
 /** The payer's side of payment links and checkout sessions: no credentials, limited per address. */
 const PAYER_PREFIXES = ['/api/public/pay/', '/api/public/checkout/'];

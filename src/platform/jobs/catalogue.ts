@@ -11,6 +11,8 @@ export interface JobPayloads {
   'withdrawals.ask-approval': { withdrawalIds: number[] };
   /** One e-mail of the mail outbox (mail_messages) to send. */
   'mail.send': { messageId: number };
+  /** A merchant's answer to a MED opened by the PSP's notice, to send on as the PSP's defence. */
+  'disputes.defend': { disputeId: number };
 }
 
 export type JobName = keyof JobPayloads;
@@ -49,5 +51,13 @@ export const JOB_POLICIES: Record<JobName, JobPolicy> = {
     retryBackoff: true,
     retryDelayMaxSeconds: 600,
     expireInSeconds: 120,
+  },
+  // the PSP down is waited for as the mail server is; the defence is sent before its deadline or not at all
+  'disputes.defend': {
+    retryLimit: 20,
+    retryDelaySeconds: 10,
+    retryBackoff: true,
+    retryDelayMaxSeconds: 600,
+    expireInSeconds: 60,
   },
 };

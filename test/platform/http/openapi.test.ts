@@ -117,7 +117,9 @@ describe('GET /openapi.json', () => {
         ? 'Sale'
         : event.startsWith('withdrawal.')
           ? 'Withdrawal'
-          : 'Cart';
+          : event.startsWith('dispute.')
+            ? 'Dispute'
+            : 'Cart';
       expect(JSON.stringify(op.post.requestBody), event).toContain(
         `#/components/schemas/${kind}Notification"`,
       );

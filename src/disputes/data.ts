@@ -1,0 +1,180 @@
+import type { Queryable } from '../platform/db/db.js';
+
+export type DisputeKind = 'chargeback' | 'med';
+export type DisputeStatus = 'needs_response' | 'under_review' | 'won' | 'lost' | 'accepted';
+
+/** A row of `disputes`. */
+export interface DisputeRow {
+  id: number;
+  uuid: string;
+  account_id: number;
+  sale_id: number;
+  sale_uuid: string;
+  kind: DisputeKind;
+  status: DisputeStatus;
+  amount_cents: number;
+  adjustment_cents: number;
+  reason: string | null;
+  source: string;
+  external_id: string | null;
+  response_text: string | null;
+  respond_by: Date;
+  reminded_at: Date | null;
+  created_at: Date;
+  closed_at: Date | null;
+}
+
+/** What of a dispute's evidence file its views show (never the content). */
+export interface EvidenceRow {
+  id: number;
+  uuid: string;
+  dispute_id: number;
+  name: string;
+  content_type: string;
+  size: number;
+}
+
+export interface NewDispute {
+  accountId: number;
+  saleId: number;
+  saleUuid: string;
+  kind: DisputeKind;
+  amountCents: number;
+  adjustmentCents: number;
+  reason: string | null;
+  source: string;
+  externalId: string | null;
+  respondByDays: number;
+}
+
+export async function insertDispute(tx: Queryable, d: NewDispute): Promise<DisputeRow> {
+  const [row] = await tx.query<DisputeRow>(
+    `INSERT INTO disputes (account_id, sale_id, sale_uuid, kind, amount_cents, adjustment_cents, reason, source,
+        external_id, respond_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
+        date_trunc('milliseconds', now()) + make_interval(days => $10))
+     RETURNING *`,
+    [
+      d.accountId,
+      d.saleId,
+      d.saleUuid,
+      d.kind,
+      d.amountCents,
+      d.adjustmentCents,
+      d.reason,
+      d.source,
+      d.externalId,
+      d.respondByDays,
+    ],
+  );
+  return row!;
+}
+
+/** A dispute by its uuid, locked for the caller's transaction. */
+export async function lockDispute(tx: Queryable, uuid: string): Promise<DisputeRow | null> {
+  const [row] = await tx.query<DisputeRow>('SELECT * FROM disputes WHERE uuid = $1 FOR UPDATE', [uuid]);
+  return row ?? null;
+}
+
+export async function findDispute(q: Queryable, uuid: string): Promise<DisputeRow | null> {
+  const [row] = await q.query<DisputeRow>('SELECT * FROM disputes WHERE uuid = $1', [uuid]);
+  return row ?? null;
+}
+
+export async function findDisputeById(q: Queryable, id: number): Promise<DisputeRow | null> {
+  const [row] = await q.query<DisputeRow>('SELECT * FROM disputes WHERE id = $1', [id]);
+  return row ?? null;
+}
+
+export async function findDisputeByExternalId(
+  q: Queryable,
+  source: string,
+  externalId: string,
+): Promise<DisputeRow | null> {
+  const [row] = await q.query<DisputeRow>('SELECT * FROM disputes WHERE source = $1 AND external_id = $2', [
+    source,
+    externalId,
+  ]);
+  return row ?? null;
+}
+
+export async function closeDispute(
+  tx: Queryable,
+  id: number,
+  status: 'won' | 'lost' | 'accepted',
+): Promise<DisputeRow> {
+  const [row] = await tx.query<DisputeRow>(
+    `UPDATE disputes SET status = $2, closed_at = date_trunc('milliseconds', now()) WHERE id = $1 RETURNING *`,
+    [id, status],
+  );
+  return row!;
+}
+
+export async function markUnderReview(tx: Queryable, id: number, text: string | null): Promise<DisputeRow> {
+  const [row] = await tx.query<DisputeRow>(
+    `UPDATE disputes SET status = 'under_review', response_text = $2 WHERE id = $1 RETURNING *`,
+    [id, text],
+  );
+  return row!;
+}
+
+export async function insertEvidence(
+  tx: Queryable,
+  disputeId: number,
+  files: { name: string; contentType: string; content: Buffer }[],
+): Promise<void> {
+  if (files.length === 0) return;
+  await tx.query(
+    `INSERT INTO dispute_evidence (dispute_id, name, content_type, size, content)
+     SELECT $1, f.name, f.content_type, octet_length(f.content), f.content
+       FROM unnest($2::text[], $3::text[], $4::bytea[]) AS f (name, content_type, content)`,
+    [disputeId, files.map((f) => f.name), files.map((f) => f.contentType), files.map((f) => f.content)],
+  );
+}
+
+export async function evidenceOf(q: Queryable, disputeIds: number[]): Promise<EvidenceRow[]> {
+  if (disputeIds.length === 0) return [];
+  return q.query<EvidenceRow>(
+    `SELECT id, uuid, dispute_id, name, content_type, size FROM dispute_evidence
+      WHERE dispute_id = ANY($1::bigint[]) ORDER BY id`,
+    [disputeIds],
+  );
+}
+
+/** A page of an account's disputes, newest first, strictly older than `before` (an id) when given. */
+export async function listDisputes(
+  q: Queryable,
+  accountId: number,
+  filter: { status: DisputeStatus | null; before: number | null; limit: number },
+): Promise<DisputeRow[]> {
+  return q.query<DisputeRow>(
+    `SELECT * FROM disputes
+      WHERE account_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::bigint IS NULL OR id < $3)
+      ORDER BY id DESC LIMIT $4`,
+    [accountId, filter.status, filter.before, filter.limit],
+  );
+}
+
+/** Disputes past their respondBy with no answer, locked and skipped by a concurrent run. */
+export async function lockOverdue(tx: Queryable, limit: number): Promise<DisputeRow[]> {
+  return tx.query<DisputeRow>(
+    `SELECT * FROM disputes WHERE status = 'needs_response' AND respond_by <= now()
+      ORDER BY respond_by LIMIT $1 FOR UPDATE SKIP LOCKED`,
+    [limit],
+  );
+}
+
+/** Disputes awaiting an answer whose respondBy is within `days`, not yet reminded. */
+export async function lockDueForReminder(tx: Queryable, days: number, limit: number): Promise<DisputeRow[]> {
+  return tx.query<DisputeRow>(
+    `SELECT * FROM disputes
+      WHERE status = 'needs_response' AND reminded_at IS NULL
+        AND respond_by <= now() + make_interval(days => $1) AND respond_by > now()
+      ORDER BY respond_by LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [days, limit],
+  );
+}
+
+export async function markReminded(tx: Queryable, ids: number[]): Promise<void> {
+  await tx.query('UPDATE disputes SET reminded_at = now() WHERE id = ANY($1::bigint[])', [ids]);
+}

@@ -1,0 +1,353 @@
+import { activeUsersWithRole, rolesWith } from '../auth/index.js';
+import { type Posting, postEntry } from '../ledger/index.js';
+import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
+import type { Db, Queryable } from '../platform/db/db.js';
+import { AppError, notFound, validation } from '../platform/errors/app-error.js';
+import type { PublicId } from '../platform/ids/public-ids.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import { formatBrl } from '../platform/money/money.js';
+import { lockSaleForDispute, moveDisputedSale } from '../sales/index.js';
+import { recordNotification } from '../webhooks/index.js';
+import {
+  closeDispute,
+  type DisputeKind,
+  type DisputeRow,
+  type DisputeStatus,
+  evidenceOf,
+  findDispute,
+  findDisputeByExternalId,
+  insertDispute,
+  insertEvidence,
+  listDisputes,
+  lockDispute,
+  lockDueForReminder,
+  lockOverdue,
+  markReminded,
+  markUnderReview,
+} from './data.js';
+import { checkEvidence, type EvidenceFile } from './evidence.js';
+import { DISPUTE_STATUSES } from './schemas.js';
+import { EFI_MED } from './source.js';
+import { type DisputeView, disputeView, disputeWebhookBody } from './views.js';
+
+/** Days the merchant has to answer (respondBy), from the opening. */
+export const RESPOND_WITHIN_DAYS = 7;
+export const REMIND_DAYS_BEFORE = 2;
+export const DEADLINE_CHECK_EVERY_MS = 60_000;
+
+export interface OpenDispute {
+  /** The account the caller acts for; null for a notice from the acquirer or PSP, which names the sale only. */
+  accountId: number | null;
+  sale: PublicId;
+  kind: DisputeKind;
+  amountCents?: number | undefined;
+  reason?: string | null | undefined;
+  /** Who opened it: `sandbox`, or the adapter whose notice it is. */
+  source: string;
+  /** The notice's own id at its source: a notice received twice opens one dispute. */
+  externalId?: string | null | undefined;
+}
+
+export type Outcome = 'won' | 'lost';
+
+const CARD_METHODS = new Set(['CREDIT_CARD', 'DEBIT_CARD']);
+const PIX_METHODS = new Set(['PIX', 'PIX_AUTOMATICO']);
+
+/** The dispute's own share of the hold, a transfer between the merchant's buckets (positive: out of available). */
+function adjustment(accountId: number, cents: number): Posting[] {
+  return [
+    { target: { accountId, bucket: 'available' }, amount: -cents },
+    { target: { accountId, bucket: 'blocked' }, amount: cents },
+  ];
+}
+
+export class Disputes {
+  constructor(
+    private readonly db: Db,
+    private readonly queue: Queue,
+    private readonly mail: MailOutbox,
+    private readonly publicUrl: string,
+  ) {}
+
+  /**
+   * Opens a dispute of a PAGO sale, in one transaction: the sale moves to CHARGEBACK or MED through the sales
+   * module's one transition (its ledger entry, sale.chargeback), the rest of the disputed amount leaves
+   * available by an entry of the dispute's own (available may go negative here, and only here), then
+   * dispute.opened and the e-mails. A notice already received answers the dispute it opened.
+   */
+  async open(input: OpenDispute): Promise<{ dispute: DisputeRow; created: boolean }> {
+    return this.db.tx(async (tx) => {
+      if (input.externalId) {
+        const known = await findDisputeByExternalId(tx, input.source, input.externalId);
+        if (known) return { dispute: known, created: false };
+      }
+      const sale = await lockSaleForDispute(tx, input.sale);
+      if (!sale || (input.accountId !== null && sale.accountId !== input.accountId)) {
+        throw notFound('Sale not found');
+      }
+      if (input.kind === 'chargeback' && !CARD_METHODS.has(sale.paymentMethod)) {
+        throw validation(`a chargeback disputes a card sale; this sale is ${sale.paymentMethod}`);
+      }
+      if (input.kind === 'med' && !PIX_METHODS.has(sale.paymentMethod)) {
+        throw validation(`a MED disputes a Pix sale; this sale is ${sale.paymentMethod}`);
+      }
+      if (sale.status !== 'PAGO') {
+        throw new AppError('CONFLICT', `a sale in status ${sale.status} cannot be disputed (only PAGO)`);
+      }
+      // a notice may claim more than the payer paid (a fee of the payer's bank): what the sale holds is the most
+      const amountCents =
+        input.accountId === null
+          ? Math.min(input.amountCents ?? sale.amount, sale.amount)
+          : (input.amountCents ?? sale.amount);
+      if (!Number.isSafeInteger(amountCents) || amountCents < 1 || amountCents > sale.amount) {
+        throw validation(`amountCents must be a whole number of cents from 1 to the sale's ${sale.amount}`);
+      }
+      const moved = await moveDisputedSale(
+        tx,
+        this.queue,
+        sale.id,
+        input.kind === 'med' ? 'MED' : 'CHARGEBACK',
+      );
+      const adjustmentCents = amountCents - moved.tookFromAvailable;
+      const dispute = await insertDispute(tx, {
+        accountId: sale.accountId,
+        saleId: sale.id,
+        saleUuid: sale.uuid,
+        kind: input.kind,
+        amountCents,
+        adjustmentCents,
+        reason: input.reason ?? null,
+        source: input.source,
+        externalId: input.externalId ?? null,
+        respondByDays: RESPOND_WITHIN_DAYS,
+      });
+      await postEntry(tx, {
+        kind: 'dispute.opened',
+        refType: 'dispute',
+        refId: dispute.id,
+        postings: adjustment(sale.accountId, adjustmentCents),
+      });
+      await this.notify(tx, dispute, 'dispute.opened');
+      await this.mailTeam(tx, dispute, 'opened');
+      return { dispute, created: true };
+    });
+  }
+
+  async viewOf(q: Queryable, d: DisputeRow): Promise<DisputeView> {
+    return disputeView(d, await evidenceOf(q, [d.id]));
+  }
+
+  /** One of the account's disputes; an unknown id or another account's → NOT_FOUND. */
+  async get(accountId: number, uuid: string): Promise<DisputeView> {
+    const d = await findDispute(this.db, uuid);
+    if (!d || Number(d.account_id) !== accountId) throw notFound('Dispute not found');
+    return this.viewOf(this.db, d);
+  }
+
+  /** A page of the account's disputes, newest first. */
+  async list(
+    accountId: number,
+    filter: { status: string | undefined; limit: number; before: number | null },
+  ): Promise<{ data: DisputeView[]; lastId: number | null; more: boolean }> {
+    const status = filter.status === undefined || filter.status === '' ? null : filter.status;
+    if (status !== null && !(DISPUTE_STATUSES as readonly string[]).includes(status)) {
+      throw validation(`status must be one of ${DISPUTE_STATUSES.join(', ')}`);
+    }
+    const rows = await listDisputes(this.db, accountId, {
+      status: status as DisputeStatus | null,
+      before: filter.before,
+      limit: filter.limit + 1,
+    });
+    const page = rows.slice(0, filter.limit);
+    const evidence = await evidenceOf(
+      this.db,
+      page.map((d) => d.id),
+    );
+    return {
+      data: page.map((d) => disputeView(d, evidence)),
+      lastId: page.length > 0 ? Number(page.at(-1)!.id) : null,
+      more: rows.length > filter.limit,
+    };
+  }
+
+  /** The acquirer's or PSP's verdict (the sandbox plays it). A closed dispute → DISPUTE_CLOSED. */
+  async decide(accountId: number | null, uuid: string, outcome: Outcome): Promise<DisputeRow> {
+    return this.db.tx(async (tx) => {
+      const dispute = await this.openDisputeOf(tx, accountId, uuid);
+      return this.close(tx, dispute, outcome === 'won' ? 'won' : 'lost');
+    });
+  }
+
+  /**
+   * The merchant's answer, until respondBy: files and a text, checked whole before anything is stored; the
+   * dispute goes under_review and awaits the acquirer's or PSP's verdict. One answer per dispute.
+   */
+  async respond(
+    accountId: number,
+    uuid: string,
+    answer: { files: EvidenceFile[]; text: string | null },
+  ): Promise<DisputeRow> {
+    const files = checkEvidence(answer.files, answer.text);
+    return this.db.tx(async (tx) => {
+      const dispute = await this.openDisputeOf(tx, accountId, uuid);
+      if (dispute.status !== 'needs_response') throw answered(dispute);
+      const [late] = await tx.query<{ late: boolean }>('SELECT $1::timestamptz <= now() AS late', [
+        dispute.respond_by,
+      ]);
+      if (late!.late) throw new AppError('DISPUTE_CLOSED', 'The deadline to answer this dispute has passed');
+      await insertEvidence(tx, dispute.id, files);
+      const underReview = await markUnderReview(tx, dispute.id, answer.text);
+      await this.forwardToPsp(tx, underReview);
+      return underReview;
+    });
+  }
+
+  /** Disputes unanswered at respondBy are lost, as acquirers decide them; returns how many. */
+  async expireOverdue(limit = 100): Promise<number> {
+    return this.db.tx(async (tx) => {
+      const overdue = await lockOverdue(tx, limit);
+      let lost = 0;
+      for (const d of overdue) {
+        try {
+          await this.close(tx, d, 'lost');
+          lost++;
+        } catch (err) {
+          // refused before writing anything: its sale left the dispute status (close's check)
+          if (!(err instanceof AppError) || err.code !== 'CONFLICT') throw err;
+        }
+      }
+      return lost;
+    });
+  }
+
+  /** The reminder two days before respondBy, once per dispute; returns how many disputes were reminded. */
+  async remindDue(limit = 100): Promise<number> {
+    return this.db.tx(async (tx) => {
+      const due = await lockDueForReminder(tx, REMIND_DAYS_BEFORE, limit);
+      for (const d of due) await this.mailTeam(tx, d, 'reminder');
+      await markReminded(
+        tx,
+        due.map((d) => d.id),
+      );
+      return due.length;
+    });
+  }
+
+  /** The merchant gives up: the dispute is lost at once, as `accepted`. */
+  async accept(accountId: number, uuid: string): Promise<DisputeRow> {
+    return this.db.tx(async (tx) => {
+      const dispute = await this.openDisputeOf(tx, accountId, uuid);
+      if (dispute.status !== 'needs_response') throw answered(dispute);
+      const accepted = await this.close(tx, dispute, 'accepted');
+      await this.forwardToPsp(tx, accepted);
+      return accepted;
+    });
+  }
+
+  async openDisputeOf(tx: Queryable, accountId: number | null, uuid: string): Promise<DisputeRow> {
+    const dispute = await lockDispute(tx, uuid);
+    if (!dispute || (accountId !== null && Number(dispute.account_id) !== accountId)) {
+      throw notFound('Dispute not found');
+    }
+    if (dispute.closed_at) throw answered(dispute);
+    return dispute;
+  }
+
+  /**
+   * Closes a locked open dispute. Won: the sale returns to PAGO (its transition gives its net back) and the
+   * dispute's own share returns. Lost or accepted: the disputed amount goes to the acquirer or payer for good
+   * (MED: the sale becomes ESTORNADO, sale.refunded), and whatever the dispute held beyond it (a reserve the
+   * sale still held at the opening) returns to available.
+   */
+  async close(tx: Queryable, dispute: DisputeRow, status: 'won' | 'lost' | 'accepted'): Promise<DisputeRow> {
+    const accountId = Number(dispute.account_id);
+    const amount = Number(dispute.amount_cents);
+    const adj = Number(dispute.adjustment_cents);
+    const held = dispute.kind === 'med' ? 'MED' : 'CHARGEBACK';
+    const now = await lockSaleForDispute(tx, { kind: 'numeric', id: Number(dispute.sale_id) });
+    // a sale the sandbox's status route took out of its dispute status holds none of the dispute's money any more
+    if (now?.status !== held) {
+      throw new AppError('CONFLICT', `the disputed sale is ${now?.status ?? 'gone'}, no longer ${held}`);
+    }
+    let postings: Posting[];
+    if (status === 'won') {
+      await moveDisputedSale(tx, this.queue, Number(dispute.sale_id), 'PAGO');
+      postings = adjustment(accountId, -adj);
+    } else if (dispute.kind === 'med') {
+      // the sale's transition takes what its dispute status held (now.heldNet) out of blocked to the payer
+      await moveDisputedSale(tx, this.queue, Number(dispute.sale_id), 'ESTORNADO');
+      postings = [
+        { target: { accountId, bucket: 'blocked' }, amount: -adj },
+        { target: { system: 'processor' }, amount: amount - now.heldNet },
+        { target: { accountId, bucket: 'available' }, amount: now.heldNet + adj - amount },
+      ];
+    } else {
+      // a card sale stays CHARGEBACK: the dispute takes what it holds out of blocked itself
+      const holding = now.heldNet + adj;
+      postings = [
+        { target: { accountId, bucket: 'blocked' }, amount: -holding },
+        { target: { system: 'processor' }, amount },
+        { target: { accountId, bucket: 'available' }, amount: holding - amount },
+      ];
+    }
+    const closed = await closeDispute(tx, dispute.id, status);
+    await postEntry(tx, { kind: `dispute.${status}`, refType: 'dispute', refId: dispute.id, postings });
+    await this.notify(tx, closed, status === 'won' ? 'dispute.won' : 'dispute.lost');
+    return closed;
+  }
+
+  /** The merchant's answer or acceptance of a MED the PSP's notice opened goes on to the PSP (disputes.defend). */
+  private async forwardToPsp(tx: Queryable, d: DisputeRow): Promise<void> {
+    if (d.source === EFI_MED && d.external_id) {
+      await this.queue.send(tx, 'disputes.defend', { disputeId: Number(d.id) });
+    }
+  }
+
+  async notify(tx: Queryable, d: DisputeRow, event: 'dispute.opened' | 'dispute.won' | 'dispute.lost') {
+    await recordNotification(tx, {
+      accountId: Number(d.account_id),
+      event,
+      subjectType: 'dispute',
+      subjectId: Number(d.id),
+      webhookBody: disputeWebhookBody(d, await evidenceOf(tx, [d.id])),
+    });
+  }
+
+  /** "Contestação aberta" or the two-day reminder, to every active user who may answer it. */
+  async mailTeam(tx: Queryable, d: DisputeRow, why: 'opened' | 'reminder'): Promise<void> {
+    const view = disputeView(d, []);
+    const what = d.kind === 'med' ? 'uma MED (mediação Pix)' : 'um chargeback';
+    const deadline = d.respond_by.toLocaleString('pt-BR', { timeZone: 'America/Sao_Paulo' });
+    const users = await activeUsersWithRole(tx, Number(d.account_id), rolesWith('disputes.respond'));
+    for (const user of users) {
+      await queueMail(tx, this.mail, {
+        cause: `dispute-${why}:${view.id}`,
+        to: user.email,
+        ...renderMail({
+          subject:
+            why === 'opened'
+              ? `Contestação aberta: ${formatBrl(view.amountCents)} bloqueados`
+              : `Contestação de ${formatBrl(view.amountCents)}: o prazo de resposta termina em dois dias`,
+          paragraphs: [
+            `Olá, ${user.name}.`,
+            why === 'opened'
+              ? `Uma venda recebeu ${what} de ${formatBrl(view.amountCents)}. O valor saiu do saldo disponível até a decisão.`
+              : `A contestação (${what}) de ${formatBrl(view.amountCents)} ainda não foi respondida.`,
+            `Envie as provas (PDF, PNG ou JPEG) ou aceite a contestação até ${deadline}. Sem resposta até lá, a contestação é perdida.`,
+          ],
+          action: { label: 'Ver contestações', url: `${this.publicUrl}/#/contestacoes` },
+          footnote: 'Você recebe este e-mail porque pode responder contestações nesta conta.',
+        }),
+      });
+    }
+  }
+}
+
+function answered(d: DisputeRow): AppError {
+  return new AppError(
+    'DISPUTE_CLOSED',
+    d.closed_at
+      ? `This dispute is ${d.status}: it is closed`
+      : `This dispute is ${d.status}: it takes no more answers`,
+  );
+}

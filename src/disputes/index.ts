@@ -1,0 +1,11 @@
+// The disputes module's front door: what the other modules and app.ts use of it.
+export {
+  DEADLINE_CHECK_EVERY_MS,
+  Disputes,
+  type OpenDispute,
+  type Outcome,
+  RESPOND_WITHIN_DAYS,
+} from './disputes.js';
+export { MED_CHECK_EVERY_MS, MED_WINDOW_DAYS, readMedNotices, sendDefence } from './med-notices.js';
+export { disputeRoutes } from './routes.js';
+export { Dispute, DisputePage, OpenDisputeBody, OutcomeBody } from './schemas.js';

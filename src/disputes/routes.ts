@@ -1,0 +1,190 @@
+import multipart from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { accountOf, merchantOf } from '../auth/index.js';
+import type { Db } from '../platform/db/db.js';
+import { AppError, type ErrorCode, notFound, validation } from '../platform/errors/app-error.js';
+import {
+  EnvelopeErrorBody,
+  IpAccessErrorBody,
+  TransactionErrorBody,
+} from '../platform/http/error-schemas.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import { isUuid } from '../platform/ids/public-ids.js';
+import { encodeCursor, parsePage } from '../platform/paging/pagination.js';
+import type { Disputes } from './disputes.js';
+import { type EvidenceFile, MAX_FILE_BYTES, MAX_FILES, MAX_TEXT_CHARS } from './evidence.js';
+import { Dispute, DisputeListQuery, DisputePage } from './schemas.js';
+
+export interface DisputeRouteDeps {
+  db: Db;
+  disputes: Disputes;
+  apiKey: AuthHook;
+  requireSession: AuthHook;
+}
+
+const IdPath = Type.Object({ id: Type.String({ examples: ['5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b'] }) });
+
+/** The dispute routes for the API (`/api/disputes`, keys, error shape D) and the panel (`/api/panel/disputes`, shape A). */
+export async function disputeRoutes(app: Http, deps: DisputeRouteDeps): Promise<void> {
+  await app.register(multipart, {
+    // one more file and one more byte than allowed, so that going past a limit is seen and refused as such
+    limits: {
+      files: MAX_FILES + 1,
+      fileSize: MAX_FILE_BYTES + 1,
+      fields: 4,
+      fieldSize: MAX_TEXT_CHARS * 4 + 1,
+    },
+    throwFileSizeLimit: false,
+  });
+  register(app, deps, { kind: 'api', path: '/api/disputes', auth: deps.apiKey });
+  register(app, deps, { kind: 'panel', path: '/api/panel/disputes', auth: deps.requireSession });
+}
+
+function disputeId(raw: string): string {
+  if (!isUuid(raw)) throw notFound('Dispute not found');
+  return raw.toLowerCase();
+}
+
+/** The answer's parts: every file read whole (each at most one byte past the limit), and the `text` field. */
+async function readAnswer(request: FastifyRequest): Promise<{ files: EvidenceFile[]; text: string | null }> {
+  if (!request.isMultipart()) {
+    throw validation('send the evidence as multipart/form-data: files, and an optional text field');
+  }
+  const files: EvidenceFile[] = [];
+  let text: string | null = null;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        const content = await part.toBuffer();
+        if (part.file.truncated || content.length > MAX_FILE_BYTES) {
+          throw new AppError('PAYLOAD_TOO_LARGE', `${part.filename || 'a file'} is larger than 5 MB`);
+        }
+        files.push({ name: part.filename, content });
+      } else if (part.fieldname === 'text') {
+        if (part.valueTruncated) throw validation(`text must be at most ${MAX_TEXT_CHARS} characters`);
+        text = String(part.value);
+      } else {
+        throw validation(`unknown field ${JSON.stringify(part.fieldname)}: send files and text only`);
+      }
+    }
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'FST_FILES_LIMIT') throw validation(`at most ${MAX_FILES} files per answer`);
+    if (code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') {
+      throw validation('too many fields: send files and text only');
+    }
+    if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') throw validation('the body is not valid multipart');
+    throw err;
+  }
+  return { files, text };
+}
+
+function register(
+  app: Http,
+  deps: DisputeRouteDeps,
+  side: { kind: 'api' | 'panel'; path: string; auth: AuthHook },
+): void {
+  const api = side.kind === 'api';
+  const errorShape = api ? ('transaction' as const) : ('envelope' as const);
+  const body = api ? TransactionErrorBody : EnvelopeErrorBody;
+  const errors = {
+    400: body,
+    401: body,
+    403: api ? Type.Union([IpAccessErrorBody, EnvelopeErrorBody]) : body,
+    404: body,
+  };
+  const common = api
+    ? { tags: ['public'], security: [{ publicKey: [], privateKey: [] }] }
+    : { tags: ['panel'] };
+  const accountIdOf = (request: FastifyRequest) => (api ? merchantOf(request).accountId : accountOf(request));
+  const config = (permission: 'money.view' | 'disputes.respond', codes: ErrorCode[] = []) => ({
+    errorShape,
+    errors: codes,
+    ...(api ? {} : { permission }),
+  });
+
+  app.get(
+    side.path,
+    {
+      config: config('money.view'),
+      onRequest: side.auth,
+      schema: {
+        ...common,
+        summary: 'The disputes (chargebacks and MEDs) of the account, newest first',
+        querystring: DisputeListQuery,
+        response: { 200: DisputePage, ...errors },
+      },
+    },
+    async (request) => {
+      const page = parsePage({
+        ...(request.query.limit === undefined ? {} : { limit: request.query.limit }),
+        ...(request.query.cursor === undefined ? {} : { cursor: request.query.cursor }),
+      });
+      const { data, lastId, more } = await deps.disputes.list(accountIdOf(request), {
+        status: request.query.status,
+        limit: page.limit,
+        before: page.before,
+      });
+      return { data, nextCursor: more && lastId !== null ? encodeCursor(lastId) : null };
+    },
+  );
+
+  app.get(
+    `${side.path}/:id`,
+    {
+      config: config('money.view', ['NOT_FOUND']),
+      onRequest: side.auth,
+      schema: {
+        ...common,
+        summary: 'One dispute, with the evidence sent',
+        params: IdPath,
+        response: { 200: Dispute, ...errors },
+      },
+    },
+    async (request) => deps.disputes.get(accountIdOf(request), disputeId(request.params.id)),
+  );
+
+  app.post(
+    `${side.path}/:id/evidence`,
+    {
+      config: config('disputes.respond', ['NOT_FOUND', 'DISPUTE_CLOSED', 'UNSUPPORTED_FILE_TYPE']),
+      onRequest: side.auth,
+      // the files' own limits apply (10 files of 5 MB); this bounds the whole request
+      bodyLimit: (MAX_FILES + 1) * (MAX_FILE_BYTES + 1) + 64 * 1024,
+      schema: {
+        ...common,
+        summary:
+          'Answer a dispute before respondBy: multipart/form-data with up to 10 files (PDF, PNG or JPEG by content, 5 MB each) and a text of up to 5,000 characters; the dispute goes under_review',
+        consumes: ['multipart/form-data'],
+        params: IdPath,
+        response: { 200: Dispute, ...errors, 409: body, 413: body, 415: body },
+      },
+    },
+    async (request) => {
+      const id = disputeId(request.params.id);
+      const accountId = accountIdOf(request);
+      const answer = await readAnswer(request);
+      const dispute = await deps.disputes.respond(accountId, id, answer);
+      return deps.disputes.viewOf(deps.db, dispute);
+    },
+  );
+
+  app.post(
+    `${side.path}/:id/accept`,
+    {
+      config: config('disputes.respond', ['NOT_FOUND', 'DISPUTE_CLOSED', 'CONFLICT']),
+      onRequest: side.auth,
+      schema: {
+        ...common,
+        summary: 'Accept a dispute: give up its amount (the dispute is lost, as accepted)',
+        params: IdPath,
+        response: { 200: Dispute, ...errors, 409: body },
+      },
+    },
+    async (request) => {
+      const dispute = await deps.disputes.accept(accountIdOf(request), disputeId(request.params.id));
+      return deps.disputes.viewOf(deps.db, dispute);
+    },
+  );
+}

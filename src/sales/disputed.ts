@@ -1,0 +1,79 @@
+import type { Queryable } from '../platform/db/db.js';
+import { notFound } from '../platform/errors/app-error.js';
+import type { PublicId } from '../platform/ids/public-ids.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import { findSaleRow } from './charges.data.js';
+import { lockSale } from './data.js';
+import { ledgerEffect, moneyOf } from './settlement/ledger-effects.js';
+import { isDispute, type SaleStatus } from './settlement/status-machine.js';
+import { moveSale, refusal } from './settlement/transition.js';
+import type { SaleRow } from './types.js';
+
+/** What the disputes module needs of a sale it disputes. */
+export interface DisputedSale {
+  id: number;
+  uuid: string;
+  accountId: number;
+  status: SaleStatus;
+  paymentMethod: string;
+  /** What the payer paid (a boleto's paid amount, else the sale's amount). */
+  amount: number;
+  /** In a dispute status, what of the sale's net it keeps in blocked (what losing it takes out); else 0. */
+  heldNet: number;
+}
+
+function disputedSale(s: SaleRow): DisputedSale {
+  const lost = isDispute(s.status) ? ledgerEffect(moneyOf(s), s.status, 'ESTORNADO') : null;
+  const heldNet = -(lost?.postings ?? [])
+    .filter((p) => 'accountId' in p.target && p.target.bucket === 'blocked')
+    .reduce((sum, p) => sum + p.amount, 0);
+  return {
+    id: s.id,
+    uuid: s.uuid,
+    accountId: s.account_id,
+    status: s.status,
+    paymentMethod: s.payment_method,
+    amount: moneyOf(s).amount,
+    heldNet,
+  };
+}
+
+/** A sale by its public id, locked for the caller's transaction; null when there is none. */
+export async function lockSaleForDispute(tx: Queryable, id: PublicId): Promise<DisputedSale | null> {
+  const found = await findSaleRow(tx, id);
+  if (!found) return null;
+  const locked = await lockSale(tx, found.id);
+  return locked ? disputedSale(locked) : null;
+}
+
+/**
+ * Moves a sale into or out of a dispute through the one transition path (moveSale: its ledger entry and its
+ * sale.* notification in the caller's transaction), and says how much the move took from (positive) or gave
+ * back to (negative) the merchant's available balance, so the disputes module can move the rest of the
+ * disputed amount itself. A move the status machine refuses throws CONFLICT.
+ */
+export async function moveDisputedSale(
+  tx: Queryable,
+  queue: Queue,
+  saleId: number,
+  to: SaleStatus,
+): Promise<{ sale: DisputedSale; tookFromAvailable: number }> {
+  const before = await lockSale(tx, saleId);
+  if (!before) throw notFound(`sale ${saleId} not found`);
+  if (!isDispute(to) && !isDispute(before.status)) throw refusal(before.status, to);
+  const effect = before.status === to ? null : ledgerEffect(moneyOf(before), before.status, to);
+  const { sale } = await moveSale(tx, queue, saleId, to);
+  const onAvailable = (effect?.postings ?? [])
+    .filter((p) => 'accountId' in p.target && p.target.bucket === 'available')
+    .reduce((sum, p) => sum + p.amount, 0);
+  return { sale: disputedSale(sale), tookFromAvailable: -onAvailable };
+}
+
+/** The sale a received Pix credited (bcb processor), by its end-to-end id; null when it credited none. */
+export async function saleOfReceivedPix(q: Queryable, e2eid: string): Promise<number | null> {
+  const [row] = await q.query<{ sale_id: number }>(
+    'SELECT sale_id FROM bcb_received_pix WHERE e2eid = $1 AND credited',
+    [e2eid],
+  );
+  return row ? Number(row.sale_id) : null;
+}

@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DevPsp } from '../../src/devpsp/server.js';
+import { Disputes } from '../../src/disputes/disputes.js';
+import { readMedNotices, sendDefence } from '../../src/disputes/med-notices.js';
+import { getBalance } from '../../src/ledger/ledger.js';
+import { verifyLedger } from '../../src/ledger/verify.js';
+import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
+import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { startBcbGateway } from '../support/psp.js';
+import type { TestServer } from '../support/server.js';
+import type { DisputeBody } from './fixtures.js';
+
+let psp: DevPsp;
+let server: TestServer;
+let merchant: TestMerchant;
+let client: PixApiClient;
+let disputes: Disputes;
+
+beforeAll(async () => {
+  ({ psp, server } = await startBcbGateway());
+  merchant = await createMerchant(server);
+  client = new PixApiClient(server.runtime.platform.config.bcb!);
+  const { db, queue, config } = server.runtime.platform;
+  disputes = new Disputes(db, queue, { queue, key: config.secretsKey }, config.publicUrl);
+});
+afterAll(async () => {
+  await client?.close();
+  await server?.close();
+  await psp?.close();
+});
+
+const db = () => server.runtime.platform.db;
+const read = () =>
+  readMedNotices(db(), disputes, (path) => client.call('GET', path), {
+    from: new Date(Date.now() - 86_400_000),
+    to: new Date(Date.now() + 60_000),
+  });
+
+async function paidCharge(amount: number) {
+  const res = await call<SaleBody>('POST', `${server.url}/api/transactions`, {
+    headers: merchant.keys,
+    body: saleInput({ amount, items: [{ title: 'Curso', unitPrice: amount, quantity: 1, tangible: false }] }),
+  });
+  expect(res.status, res.text).toBe(201);
+  const pix = await psp.pay(res.body.externalTransactionId);
+  return { sale: res.body, pix };
+}
+
+async function disputesOfSale(saleUuid: string) {
+  const list = await call<{ data: DisputeBody[] }>('GET', `${server.url}/api/disputes`, {
+    headers: merchant.keys,
+  });
+  return list.body.data.filter((d) => d.saleId === saleUuid);
+}
+
+describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
+  it('an open infraction opens a MED dispute once; REJEITADA wins it', async () => {
+    const { sale, pix } = await paidCharge(10000);
+    const before = await getBalance(db(), merchant.accountId);
+    const infracao = psp.infracoes.open(pix, 'Pagador relata golpe');
+    expect(await read()).toMatchObject({ opened: 1 });
+    expect(await read()).toMatchObject({ opened: 0 }); // read again: the same notice opens nothing more
+    const [dispute] = await disputesOfSale(sale.uuid);
+    expect(dispute).toMatchObject({
+      kind: 'med',
+      status: 'needs_response',
+      amountCents: 10000,
+      reason: 'Pagador relata golpe',
+    });
+    const during = await getBalance(db(), merchant.accountId);
+    expect(during.available).toBe(before.available - 10000);
+    const lookup = await call<{ status: string }>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
+      headers: merchant.keys,
+    });
+    expect(lookup.body.status).toBe('MED');
+
+    psp.infracoes.close(infracao.idInfracao, 'REJEITADA');
+    expect(await read()).toMatchObject({ won: 1 });
+    expect((await disputesOfSale(sale.uuid))[0]).toMatchObject({ status: 'won' });
+    expect(await getBalance(db(), merchant.accountId)).toEqual(before);
+    expect(await read()).toMatchObject({ won: 0, lost: 0, opened: 0 });
+  });
+
+  it('ACEITA loses it: the sale ESTORNADO, the amount stays out; an infraction of an unknown Pix opens nothing', async () => {
+    const { sale, pix } = await paidCharge(5000);
+    const infracao = psp.infracoes.open(pix);
+    psp.infracoes.open({
+      endToEndId: 'E99999999202611251200abcdefghijk',
+      valor: '10.00',
+      horario: pix.horario,
+    });
+    expect(await read()).toMatchObject({ opened: 1, unknown: 1 });
+    psp.infracoes.close(infracao.idInfracao, 'ACEITA');
+    expect(await read()).toMatchObject({ lost: 1 });
+    const [row] = await db().query<{ status: string }>('SELECT status FROM sales WHERE id = $1', [sale.id]);
+    expect(row!.status).toBe('ESTORNADO');
+    const [dispute] = await disputesOfSale(sale.uuid);
+    expect(dispute).toMatchObject({ status: 'lost' });
+    const [d] = await db().query<{ id: number }>('SELECT id FROM disputes WHERE uuid = $1', [dispute!.id]);
+    expect((await eventsOf(server, 'dispute', d!.id)).map((e) => e.event_type)).toEqual([
+      'dispute.opened',
+      'dispute.lost',
+    ]);
+    expect((await verifyLedger(db())).problems).toEqual([]);
+  });
+
+  it("the merchant's answer goes to Efí as the defence (rejeitado, with the text); an acceptance as aceito", async () => {
+    const { pix } = await paidCharge(3000);
+    const contested = psp.infracoes.open(pix);
+    const second = await paidCharge(2000);
+    const conceded = psp.infracoes.open(second.pix);
+    await read();
+    const disputeOf = async (idInfracao: string) =>
+      (
+        await db().query<{ id: number; uuid: string }>(
+          'SELECT id, uuid FROM disputes WHERE external_id = $1',
+          [idInfracao],
+        )
+      )[0]!;
+    const a = await disputeOf(contested.idInfracao);
+    const form = new FormData();
+    form.append('text', 'O cliente recebeu o curso e assistiu às aulas.');
+    const res = await fetch(`${server.url}/api/disputes/${a.uuid}/evidence`, {
+      method: 'POST',
+      headers: merchant.keys,
+      body: form,
+    });
+    expect(res.status).toBe(200);
+    const b = await disputeOf(conceded.idInfracao);
+    expect(
+      (await call('POST', `${server.url}/api/disputes/${b.uuid}/accept`, { headers: merchant.keys })).status,
+    ).toBe(200);
+    // both were queued with the answer (disputes.defend); the worker's handler sends them
+    const jobs = await db().query<{ data: { disputeId: number } }>(
+      "SELECT data FROM pgboss.job WHERE name = 'disputes.defend' ORDER BY created_on",
+    );
+    expect(jobs.map((j) => Number(j.data.disputeId))).toEqual(
+      expect.arrayContaining([Number(a.id), Number(b.id)]),
+    );
+    const post = (path: string, body: unknown) => client.call('POST', path, body);
+    await sendDefence(db(), post, Number(a.id));
+    await sendDefence(db(), post, Number(b.id));
+    expect(psp.infracoes.all.get(contested.idInfracao)).toMatchObject({
+      status: 'EM_DEFESA',
+      defesa: 'O cliente recebeu o curso e assistiu às aulas.',
+    });
+    expect(psp.infracoes.all.get(conceded.idInfracao)).toMatchObject({ status: 'ACEITA' });
+    // read again: the accepted one is closed already, the contested one still under analysis
+    expect(await read()).toMatchObject({ opened: 0, won: 0, lost: 0 });
+  });
+});

@@ -1,0 +1,258 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postEntry } from '../../src/ledger/ledger.js';
+import { verifyLedger } from '../../src/ledger/verify.js';
+import { eventsOf, moveTo } from '../sales/fixtures.js';
+import { createMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { balanceOf, decide, disputeMerchant, openDispute, paidSale } from './fixtures.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startServer({ workers: false });
+});
+afterAll(() => server?.close());
+
+const db = () => server.runtime.platform.db;
+
+async function disputeEvents(id: string) {
+  const [row] = await db().query<{ id: number }>('SELECT id FROM disputes WHERE uuid = $1', [id]);
+  return (await eventsOf(server, 'dispute', row!.id)).map((e) => ({
+    type: e.event_type,
+    body: JSON.parse(e.webhook_body) as Record<string, unknown>,
+  }));
+}
+
+async function saleEvents(saleId: number) {
+  return (await eventsOf(server, 'sale', saleId)).map((e) => e.event_type);
+}
+
+async function expectLedgerClean() {
+  const report = await verifyLedger(db());
+  expect(report.problems).toEqual([]);
+}
+
+describe('opening a dispute', () => {
+  it('MED: the sale becomes MED, the whole amount leaves available, sale.chargeback and dispute.opened', async () => {
+    const m = await disputeMerchant(server);
+    const sale = await paidSale(server, m, 10000);
+    expect(sale.netAmount).toBe(9700);
+    expect(await balanceOf(server, m)).toMatchObject({ available: 9700, blocked: 0 });
+
+    const res = await openDispute(server, m, sale.uuid, { kind: 'med', reason: 'Pagador relata golpe' });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      saleId: sale.uuid,
+      kind: 'med',
+      status: 'needs_response',
+      amountCents: 10000,
+      reason: 'Pagador relata golpe',
+      respondBy: expect.any(String),
+      evidence: [],
+      createdAt: expect.any(String),
+      closedAt: null,
+    });
+    const days = (Date.parse(res.body.respondBy) - Date.parse(res.body.createdAt)) / 86_400_000;
+    expect(days).toBe(7);
+    // the disputed amount (the sale's, fee included) is out of available: the merchant owes the fee too
+    expect(await balanceOf(server, m)).toMatchObject({ available: -300, blocked: 10000 });
+    expect(await saleEvents(sale.id)).toEqual(['sale.pending', 'sale.paid', 'sale.chargeback']);
+    const events = await disputeEvents(res.body.id);
+    expect(events.map((e) => e.type)).toEqual(['dispute.opened']);
+    expect(events[0]!.body).toEqual({ ...res.body, type: 'DISPUTE' });
+    const lookup = await call<{ status: string }>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
+      headers: m.keys,
+    });
+    expect(lookup.body.status).toBe('MED');
+    await expectLedgerClean();
+  });
+
+  it('a partial amount holds that amount only; a chargeback needs a card sale, a MED a Pix one', async () => {
+    const m = await disputeMerchant(server);
+    const pix = await paidSale(server, m, 10000);
+    const card = await paidSale(server, m, 20000, 'CREDIT_CARD');
+    expect(await balanceOf(server, m)).toMatchObject({ available: 9700 + 19400, blocked: 0 });
+
+    expect((await openDispute(server, m, pix.uuid, { kind: 'chargeback' })).status).toBe(400);
+    expect((await openDispute(server, m, card.uuid, { kind: 'med' })).status).toBe(400);
+    const tooMuch = await openDispute(server, m, pix.uuid, { kind: 'med', amountCents: 10001 });
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+
+    const partial = await openDispute(server, m, card.uuid, { kind: 'chargeback', amountCents: 5000 });
+    expect(partial.status, partial.text).toBe(201);
+    expect(partial.body).toMatchObject({ kind: 'chargeback', amountCents: 5000, reason: null });
+    expect(await balanceOf(server, m)).toMatchObject({ available: 9700 + 19400 - 5000, blocked: 5000 });
+    await expectLedgerClean();
+  });
+
+  it('only a PAGO sale of the caller: another account → 404, an open dispute → 409, nothing written', async () => {
+    const m = await disputeMerchant(server);
+    const other = await createMerchant(server);
+    const sale = await paidSale(server, m, 10000);
+    const foreign = await openDispute(server, other, sale.uuid, { kind: 'med' });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toMatchObject({ error: { code: 'NOT_FOUND' } });
+    expect(
+      (await openDispute(server, m, '00000000-0000-4000-8000-000000000000', { kind: 'med' })).status,
+    ).toBe(404);
+    const first = await openDispute(server, m, sale.id, { kind: 'med' });
+    expect(first.status).toBe(201);
+    const again = await openDispute(server, m, sale.uuid, { kind: 'med' });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ error: { code: 'CONFLICT' } });
+    const [{ count }] = (await db().query<{ count: number }>(
+      'SELECT count(*)::int AS count FROM disputes WHERE sale_id = $1',
+      [sale.id],
+    )) as [{ count: number }];
+    expect(count).toBe(1);
+    expect(await balanceOf(server, m)).toMatchObject({ available: -300, blocked: 10000 });
+  });
+});
+
+describe('the outcome', () => {
+  it('won: the amount is back in available, the sale PAGO, dispute.won; a closed dispute → 409 DISPUTE_CLOSED', async () => {
+    const m = await disputeMerchant(server);
+    const sale = await paidSale(server, m, 10000);
+    const opened = (await openDispute(server, m, sale.uuid, { kind: 'med' })).body;
+    const won = await decide(server, m, opened.id, 'won');
+    expect(won.status, won.text).toBe(200);
+    expect(won.body).toMatchObject({ id: opened.id, status: 'won', closedAt: expect.any(String) });
+    expect(await balanceOf(server, m)).toMatchObject({ available: 9700, blocked: 0 });
+    expect(await saleEvents(sale.id)).toEqual(['sale.pending', 'sale.paid', 'sale.chargeback', 'sale.paid']);
+    expect((await disputeEvents(opened.id)).map((e) => e.type)).toEqual(['dispute.opened', 'dispute.won']);
+
+    const late = await decide(server, m, opened.id, 'lost');
+    expect(late.status).toBe(409);
+    expect(late.body).toMatchObject({ success: false, error: { code: 'DISPUTE_CLOSED' } });
+    expect(await balanceOf(server, m)).toMatchObject({ available: 9700, blocked: 0 });
+    await expectLedgerClean();
+  });
+
+  it('MED lost: the devolução, sale ESTORNADO with sale.refunded, dispute.lost; the amount stays out', async () => {
+    const m = await disputeMerchant(server);
+    const sale = await paidSale(server, m, 10000);
+    const opened = (await openDispute(server, m, sale.uuid, { kind: 'med' })).body;
+    const lost = await decide(server, m, opened.id, 'lost');
+    expect(lost.body).toMatchObject({ status: 'lost', closedAt: expect.any(String) });
+    expect(await balanceOf(server, m)).toMatchObject({ available: -300, blocked: 0 });
+    expect(await saleEvents(sale.id)).toEqual([
+      'sale.pending',
+      'sale.paid',
+      'sale.chargeback',
+      'sale.refunded',
+    ]);
+    expect((await disputeEvents(opened.id)).map((e) => e.type)).toEqual(['dispute.opened', 'dispute.lost']);
+    await expectLedgerClean();
+  });
+
+  it('chargeback lost: the sale stays CHARGEBACK, the amount goes to the acquirer; partial and reserve both settle', async () => {
+    const m = await disputeMerchant(server, { reserve: 100000 }); // 10% reserve held in blocked
+    const sale = await paidSale(server, m, 20000, 'CREDIT_CARD');
+    // net 19400: a reserve of 2000 (10% of the amount) in blocked, 17400 in available
+    expect(await balanceOf(server, m)).toMatchObject({ available: 17400, blocked: 2000 });
+    const opened = (await openDispute(server, m, sale.uuid, { kind: 'chargeback', amountCents: 5000 })).body;
+    expect(await balanceOf(server, m)).toMatchObject({ available: 12400, blocked: 7000 });
+    const lost = await decide(server, m, opened.id, 'lost');
+    expect(lost.body.status).toBe('lost');
+    // 5000 gone for good; the reserve is back with the rest
+    expect(await balanceOf(server, m)).toMatchObject({ available: 14400, blocked: 0 });
+    const lookup = await call<{ status: string }>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
+      headers: m.keys,
+    });
+    expect(lookup.body.status).toBe('CHARGEBACK');
+    expect(await saleEvents(sale.id)).toEqual(['sale.paid', 'sale.chargeback']);
+    await expectLedgerClean();
+  });
+
+  it('another account cannot decide a dispute (404); an id that is no uuid is 404 too', async () => {
+    const m = await disputeMerchant(server);
+    const other = await createMerchant(server);
+    const sale = await paidSale(server, m, 10000);
+    const opened = (await openDispute(server, m, sale.uuid, { kind: 'med' })).body;
+    expect((await decide(server, other, opened.id, 'won')).status).toBe(404);
+    expect((await decide(server, m, '42', 'won')).status).toBe(404);
+    expect((await decide(server, m, opened.id, 'maybe')).status).toBe(400);
+    expect(await balanceOf(server, m)).toMatchObject({ available: -300, blocked: 10000 });
+  });
+});
+
+describe('a sale taken out of its dispute by the status route', () => {
+  it('the verdict is refused (409 CONFLICT) and moves no money', async () => {
+    const m = await disputeMerchant(server);
+    const sale = await paidSale(server, m, 10000);
+    const opened = (await openDispute(server, m, sale.uuid, { kind: 'med' })).body;
+    expect((await moveTo(server, m, sale.uuid, 'PAGO')).status).toBe(200);
+    const before = await balanceOf(server, m);
+    const res = await decide(server, m, opened.id, 'lost');
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ error: { code: 'CONFLICT' } });
+    expect(await balanceOf(server, m)).toEqual(before);
+  });
+});
+
+describe('a negative available balance', () => {
+  it('refuses cashouts (422 shape C INSUFFICIENT_BALANCE) until later credits cover it', async () => {
+    const m = await disputeMerchant(server);
+    const cashout = (reais: number) =>
+      call('POST', `${server.url}/api/public/cashout`, {
+        headers: m.keys,
+        body: { amount: reais, pixKey: '52998224725' },
+      });
+    const sale = await paidSale(server, m, 20000);
+    const all = await cashout(194);
+    expect(all.status, all.text).toBe(201);
+    await openDispute(server, m, sale.uuid, { kind: 'med' });
+    expect((await balanceOf(server, m)).available).toBe(-20000);
+    const refused = await cashout(100);
+    expect(refused.status).toBe(422);
+    expect(refused.body).toEqual({ message: expect.any(String), errorType: 'INSUFFICIENT_BALANCE' });
+    await expectLedgerClean();
+
+    await paidSale(server, m, 20000);
+    expect((await balanceOf(server, m)).available).toBe(-600);
+    expect((await cashout(100)).status).toBe(422);
+    await paidSale(server, m, 20000);
+    expect((await balanceOf(server, m)).available).toBe(18800);
+    const ok = await cashout(100);
+    expect(ok.status, ok.text).toBe(201);
+    await expectLedgerClean();
+  });
+
+  it('ledger verify reports an available balance taken below zero by anything but a dispute', async () => {
+    const m = await disputeMerchant(server);
+    await paidSale(server, m, 1000);
+    await db().tx((tx) =>
+      postEntry(tx, {
+        kind: 'test.debt',
+        refType: 'test',
+        refId: 0,
+        postings: [
+          { target: { accountId: m.accountId, bucket: 'available' }, amount: -5000 },
+          { target: { system: 'processor' }, amount: 5000 },
+        ],
+      }),
+    );
+    const report = await verifyLedger(db());
+    expect(report.problems).toContainEqual({
+      kind: 'negative_available',
+      account: `merchant:${m.accountId}:available`,
+      actual: 970 - 5000,
+      expected: 0,
+    });
+    // leave the shared ledger clean for the other tests
+    await db().tx((tx) =>
+      postEntry(tx, {
+        kind: 'test.debt_repaid',
+        refType: 'test',
+        refId: 0,
+        postings: [
+          { target: { accountId: m.accountId, bucket: 'available' }, amount: 5000 },
+          { target: { system: 'processor' }, amount: -5000 },
+        ],
+      }),
+    );
+  });
+});
