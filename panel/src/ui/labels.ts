@@ -100,6 +100,7 @@ export function eventLabel(name: string): string {
 export const REF_TYPES: Record<string, string> = {
   sale: 'venda',
   withdrawal: 'saque',
+  receivable: 'parcela de cartão',
 };
 
 const AUDIT_TARGETS: Record<string, string> = {
