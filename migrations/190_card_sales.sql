@@ -32,17 +32,38 @@ CREATE TABLE IF NOT EXISTS card_payments (
 CREATE INDEX IF NOT EXISTS card_payments_open_idx ON card_payments (state, created_at)
   WHERE state IN ('authorizing', 'authorized');
 
--- A refused card sale's reason on its Sale object: appended by a trigger of its own, which PostgreSQL fires after
--- sales_public_json (same timing, names in order), so the function that builds the object stays as its own
--- migrations define it.
-CREATE OR REPLACE FUNCTION sales_public_json_refusal() RETURNS trigger LANGUAGE plpgsql AS $$
+-- as in 181_sale_refunds.sql, with a refused card sale's reason appended when it has one
+CREATE OR REPLACE FUNCTION sales_public_json() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  NEW.public_json := (SELECT row_to_json(t)::text FROM (SELECT NEW.id AS "id", NEW.uuid AS "uuid",
+      NEW.status AS "status", NEW.amount AS "amount", NEW.net_amount AS "netAmount",
+      NEW.system_fee AS "systemFee", NEW.reserve_amount AS "reserveAmount", NEW.payment_method AS "paymentMethod",
+      to_char(NEW.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "date",
+      to_char(NEW.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "completedAt",
+      NEW.customer AS "customer", NEW.items AS "items", NEW.pix_key AS "pixKey",
+      NEW.card_last_four AS "cardLastFour", NEW.card_brand AS "cardBrand", NEW.boleto_code AS "boletoCode",
+      NEW.external_transaction_id AS "externalTransactionId", NEW.installments AS "installments",
+      NEW.shipping AS "shipping", NEW.metadata AS "metadata",
+      to_char(NEW.charge_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "expiresAt",
+      NEW.refunded_amount AS "refundedAmount") t);
+  IF NEW.id_rec IS NOT NULL THEN
+    NEW.public_json := left(NEW.public_json, -1) || ',"idRec":' || to_json(NEW.id_rec)::text
+      || ',"contrato":' || to_json(COALESCE(NEW.contrato, ''))::text || '}';
+  END IF;
+  IF NEW.boleto IS NOT NULL THEN
+    NEW.public_json := left(NEW.public_json, -1) || ',"paidAmount":' || COALESCE(NEW.paid_amount::text, 'null')
+      || ',"boleto":' || NEW.boleto::text || '}';
+  END IF;
+  IF NEW.payment_link_id IS NOT NULL THEN
+    NEW.public_json := left(NEW.public_json, -1) || ',"paymentLinkId":' || to_json(NEW.payment_link_id)::text || '}';
+  END IF;
+  IF NEW.checkout_session_id IS NOT NULL THEN
+    NEW.public_json := left(NEW.public_json, -1) || ',"checkoutSessionId":'
+      || to_json(NEW.checkout_session_id)::text || '}';
+  END IF;
   IF NEW.refusal_reason IS NOT NULL THEN
     NEW.public_json := left(NEW.public_json, -1) || ',"refusalReason":' || NEW.refusal_reason::text || '}';
   END IF;
   RETURN NEW;
 END
 $$;
-DROP TRIGGER IF EXISTS sales_public_json_refusal ON sales;
-CREATE TRIGGER sales_public_json_refusal BEFORE INSERT OR UPDATE ON sales
-  FOR EACH ROW EXECUTE FUNCTION sales_public_json_refusal();

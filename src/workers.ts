@@ -18,8 +18,8 @@ import {
   DEVOLUCAO_CHECK_EVERY_MS,
   deleteExpiredSaleKeys,
   deleteStaleCallbacks,
-  FORGOTTEN_HOLD_CHECK_EVERY_MS,
-  releaseForgottenHolds,
+  FORGOTTEN_REFUND_CHECK_EVERY_MS,
+  releaseForgottenRefunds,
   SaleSettler,
   startReserveWorker,
 } from './sales/index.js';
@@ -85,10 +85,14 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
   // the PSP's own list of received Pix against the gateway's credits (webhooks are best-effort)
   const stopReconciliation = pspClient ? startReconciliation(platform, pspClient, settler) : () => undefined;
   const stopForgottenHolds = startPeriodic(
-    FORGOTTEN_HOLD_CHECK_EVERY_MS,
+    FORGOTTEN_REFUND_CHECK_EVERY_MS,
     async () => {
-      const released = await releaseForgottenHolds(db);
-      if (released > 0) log.warn({ released }, 'refund holds no processor was working on given back');
+      const released = await releaseForgottenRefunds(db);
+      if (released > 0)
+        log.warn(
+          { released },
+          'refunds no processor was working on ended as not made: their money given back',
+        );
     },
     (err) => log.warn({ err }, 'refund hold check failed'),
   );

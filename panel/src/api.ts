@@ -227,7 +227,13 @@ export const api = {
   sales: (f: Record<string, string | undefined>) => request<SalesPage>('GET', `/api/sales${query(f)}`),
   sale: (id: string) => request<Sale>('GET', `/api/sales/${encodeURIComponent(id)}`),
   createCharge: (input: ChargeInput) => request<Sale>('POST', '/api/sales', input),
-  refund: (id: string) => request<Sale>('POST', `/api/sales/${encodeURIComponent(id)}/refund`),
+  refund: (id: string, amountCents: number, key: string) =>
+    request<Sale>(
+      'POST',
+      `/api/sales/${encodeURIComponent(id)}/refund`,
+      { amountCents },
+      { 'idempotency-key': key },
+    ),
   simulatePayment: (id: string) =>
     request<Sale>('POST', `/api/sales/${encodeURIComponent(id)}/simulate-payment`),
   sandbox: () => request<{ enabled: boolean }>('GET', '/api/panel/sandbox'),

@@ -81,9 +81,17 @@ class TransactionsResource:
         """GET /api/transactions/{id}"""
         return cast(types.Sale, self._http.request("GET", f"/api/transactions/{_segment(id)}"))
 
-    def refund(self, id: Id) -> types.RefundAccepted:
-        """POST /api/transactions/{id}/refund (not retried: the route takes no Idempotency-Key)"""
-        return cast(types.RefundAccepted, self._http.request("POST", f"/api/transactions/{_segment(id)}/refund"))
+    def refund(
+        self, id: Id, *, amount_cents: Optional[int] = None, idempotency_key: Optional[str] = None
+    ) -> types.RefundAccepted:
+        """POST /api/transactions/{id}/refund: all that is left, or amount_cents of it. An Idempotency-Key is
+        generated when none is given and kept across retries: a retry never makes a second refund."""
+        key = idempotency_key if idempotency_key is not None else HttpClient.new_key()
+        body = {} if amount_cents is None else {"amountCents": amount_cents}
+        return cast(
+            types.RefundAccepted,
+            self._http.request("POST", f"/api/transactions/{_segment(id)}/refund", body, key),
+        )
 
 
 class PaymentLinksResource:

@@ -11,9 +11,6 @@ from typing import Any, Literal, Optional, TypedDict, Union
 class Balance(TypedDict):
     available: int
     blocked: int
-    # Card money still to settle: installments not yet available (not part of total)
-    receivable: int
-    # available + blocked
     total: int
 
 
@@ -134,12 +131,6 @@ class SaleItem(TypedDict):
     unitPrice: int
 
 
-class SaleRefusalReason(TypedDict):
-    """A refused card sale (RECUSADO): the acquirer's code and message"""
-    code: str
-    message: str
-
-
 class _SaleRequired(TypedDict):
     amount: int
     boletoCode: Optional[str]
@@ -159,6 +150,8 @@ class _SaleRequired(TypedDict):
     netAmount: int
     paymentMethod: str
     pixKey: Optional[str]
+    # Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid
+    refundedAmount: int
     reserveAmount: int
     shipping: Optional[dict[str, Any]]
     status: str
@@ -177,14 +170,6 @@ class Sale(_SaleRequired, total=False):
     paidAmount: Optional[int]
     # Sales paid through a payment link: the link
     paymentLinkId: str
-    # A refused card sale (RECUSADO): the acquirer's code and message
-    refusalReason: SaleRefusalReason
-
-
-class SaleNotificationRefusalReason(TypedDict):
-    """A refused card sale: the acquirer's code and message"""
-    code: str
-    message: str
 
 
 class SaleNotificationSaleItem(TypedDict):
@@ -212,6 +197,9 @@ class _SaleNotificationRequired(TypedDict):
     metadata: dict[str, str]
     paymentMethod: str
     pixKey: Optional[str]
+    # Cents returned to the payer so far, as a string. A partial refund notifies sale.refunded with the sale
+    # still PAGO
+    refundedAmount: str
     saleItems: list[SaleNotificationSaleItem]
     shipping: Optional[str]
     status: str
@@ -224,15 +212,10 @@ class _SaleNotificationRequired(TypedDict):
 
 class SaleNotification(_SaleNotificationRequired, total=False):
     """A sale notification (permanent webhook)"""
-    cardBrand: Optional[str]
-    cardLastFour: Optional[str]
     # Pix Automático sales only
     contrato: str
     # Pix Automático sales only
     idRec: str
-    installments: Optional[int]
-    # A refused card sale: the acquirer's code and message
-    refusalReason: SaleNotificationRefusalReason
 
 
 class TransactionError(TypedDict):
@@ -384,12 +367,6 @@ class ChargeCreateBoleto(_ChargeCreateBoletoRequired, total=False):
     monthlyInterestPercent: str
 
 
-class ChargeCreateCard(TypedDict):
-    """Required for CREDIT_CARD and DEBIT_CARD"""
-    # From POST /api/cards/tokens
-    token: str
-
-
 class ChargeCreateCustomerAddress(TypedDict):
     """The payer's address: required for BOLETO"""
     city: str
@@ -422,7 +399,7 @@ class ChargeCreateItem(TypedDict):
     unitPrice: int
 
 
-ChargeCreatePaymentMethod = Literal["PIX", "BOLETO", "CREDIT_CARD", "DEBIT_CARD"]
+ChargeCreatePaymentMethod = Literal["PIX", "BOLETO"]
 
 
 class _ChargeCreateRequired(TypedDict):
@@ -435,14 +412,7 @@ class _ChargeCreateRequired(TypedDict):
 class ChargeCreate(_ChargeCreateRequired, total=False):
     # Required for BOLETO: the boleto híbrido (barcode and Pix with due date)
     boleto: ChargeCreateBoleto
-    # Card sales: false authorizes only (EM_PROCESSAMENTO until POST /api/transactions/{id}/capture, within 7
-    # days); true when absent
-    capture: bool
-    # Required for CREDIT_CARD and DEBIT_CARD
-    card: ChargeCreateCard
     expiresIn: int
-    # CREDIT_CARD only; 1 when absent
-    installments: int
     # The store's own data (an order number…): at most 20 keys of 1–40 characters of A–Z a–z 0–9 _ . -, string
     # values of at most 500 characters
     metadata: dict[str, str]
@@ -479,12 +449,6 @@ class ChargeItem(TypedDict):
     unitPrice: int
 
 
-class ChargeRefusalReason(TypedDict):
-    """A refused card sale (RECUSADO): the acquirer's code and message"""
-    code: str
-    message: str
-
-
 class _ChargeRequired(TypedDict):
     amount: int
     boletoCode: Optional[str]
@@ -504,6 +468,9 @@ class _ChargeRequired(TypedDict):
     netAmount: int
     paymentMethod: str
     pixKey: Optional[str]
+    pixQrCode: str
+    # Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid
+    refundedAmount: int
     reserveAmount: int
     shipping: Optional[dict[str, Any]]
     status: str
@@ -522,9 +489,6 @@ class Charge(_ChargeRequired, total=False):
     paidAmount: Optional[int]
     # Sales paid through a payment link: the link
     paymentLinkId: str
-    pixQrCode: str
-    # A refused card sale (RECUSADO): the acquirer's code and message
-    refusalReason: ChargeRefusalReason
 
 
 RefundAccepted = Sale
@@ -758,7 +722,10 @@ class SaleCanceledWebhook:
 
 @dataclass(frozen=True)
 class SaleRefundedWebhook:
-    """A verified sale.refunded webhook: a sale was refunded to the buyer."""
+    """
+    A verified sale.refunded webhook: a refund of a sale was made (one per refund; the last one makes the sale
+    ESTORNADO).
+    """
 
     # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
     event_id: str

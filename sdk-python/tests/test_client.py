@@ -67,9 +67,12 @@ class ClientTest(unittest.TestCase):
         charge = gw.transactions.create(sale_input())
         sandbox_status("refunds", charge["id"], "PAGO")
         self.assertEqual(gw.transactions.retrieve(charge["id"])["status"], "PAGO")
-        accepted = gw.transactions.refund(charge["id"])  # a POST with no body and no key
-        self.assertEqual(accepted["id"], charge["id"])
-        self.assertIn(accepted["status"], ("PAGO", "ESTORNADO"))
+        part = gw.transactions.refund(charge["id"], amount_cents=1000, idempotency_key="pedido-1-r1")
+        self.assertEqual((part["id"], part["status"], part["refundedAmount"]), (charge["id"], "PAGO", 1000))
+        again = gw.transactions.refund(charge["id"], amount_cents=1000, idempotency_key="pedido-1-r1")
+        self.assertEqual(again["refundedAmount"], 1000)  # the same refund, not a second one
+        rest = gw.transactions.refund(charge["id"])  # all that is left, under a generated key
+        self.assertEqual((rest["status"], rest["refundedAmount"]), ("ESTORNADO", charge["amount"]))
 
     def test_payment_links_and_checkout_sessions(self):
         gw = gateway_for("checkout")

@@ -44,7 +44,9 @@ class RetriesTest(unittest.TestCase):
     def test_a_post_without_a_key_is_never_repeated_and_reads_give_up_after_max_retries(self):
         with TroubledProxy(lambda _, n: {"status": 503, "retryAfter": "0"}) as proxy:
             with self.assertRaises(ServerError) as caught:
-                gateway_for("empty", proxy.url).transactions.refund(1)
+                gateway_for("empty", proxy.url).payment_links.create(
+                    {"title": "Curso", "amountCents": 1000, "methods": ["PIX"]}
+                )
             self.assertEqual((caught.exception.status, caught.exception.code), (503, "SERVICE_UNAVAILABLE"))
             self.assertEqual(len(proxy.seen), 1)  # a POST without an Idempotency-Key is never repeated
             with self.assertRaises(GatewayError):

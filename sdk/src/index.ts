@@ -114,9 +114,17 @@ export class Gateway {
         }),
       /** GET /api/transactions/{id} */
       retrieve: (id: string | number) => http.request<Sale>('GET', `/api/transactions/${segment(id)}`),
-      /** POST /api/transactions/{id}/refund (not retried: the route takes no Idempotency-Key) */
-      refund: (id: string | number) =>
-        http.request<RefundAccepted>('POST', `/api/transactions/${segment(id)}/refund`),
+      /**
+       * POST /api/transactions/{id}/refund: all that is left, or `amountCents` of it. An Idempotency-Key is
+       * generated when none is given and kept across retries: a retry never makes a second refund.
+       */
+      refund: (id: string | number, options: { amountCents?: number; idempotencyKey?: string } = {}) =>
+        http.request<RefundAccepted>(
+          'POST',
+          `/api/transactions/${segment(id)}/refund`,
+          options.amountCents === undefined ? {} : { amountCents: options.amountCents },
+          { idempotencyKey: options.idempotencyKey ?? HttpClient.newKey() },
+        ),
     };
     this.paymentLinks = {
       /** POST /api/payment-links (not retried: the route takes no Idempotency-Key) */

@@ -1472,16 +1472,12 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "available": 15000,
+                         *       "available": 125000,
                          *       "blocked": 15000,
-                         *       "total": 15000
+                         *       "total": 140000
                          *     }
                          */
-                        "application/json": {
-                            available: number;
-                            blocked: number;
-                            total: number;
-                        };
+                        "application/json": components["schemas"]["Balance"];
                     };
                 };
                 /** @description Error */
@@ -4170,160 +4166,6 @@ export interface paths {
         };
         trace?: never;
     };
-    "/api/panel/receivables": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Card installments by the date they reach available (the panel's Agenda de recebíveis)
-         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
-         */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description YYYY-MM-DD; today (São Paulo) when absent */
-                    from?: string;
-                    /** @description YYYY-MM-DD, at most 366 days after from; from + 90 when absent */
-                    to?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "from": "2026-11-25",
-                         *       "to": "2027-02-23",
-                         *       "data": [
-                         *         {
-                         *           "date": "2026-12-25",
-                         *           "amount": 3067,
-                         *           "installments": [
-                         *             {
-                         *               "saleUuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *               "installment": 1,
-                         *               "installments": 3,
-                         *               "amount": 3067,
-                         *               "settled": false
-                         *             }
-                         *           ]
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                /** @description Cents due that day */
-                                amount: number;
-                                /** @description YYYY-MM-DD (São Paulo): when it reaches available */
-                                date: string;
-                                installments: {
-                                    /** @description Cents */
-                                    amount: number;
-                                    installment: number;
-                                    installments: number;
-                                    /** Format: uuid */
-                                    saleUuid: string;
-                                    /** @description Already moved to available */
-                                    settled: boolean;
-                                }[];
-                            }[];
-                            from: string;
-                            to: string;
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "SERVICE_UNAVAILABLE";
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/panel/sandbox": {
         parameters: {
             query?: never;
@@ -5499,7 +5341,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's balance in cents: available, blocked, total and receivable */
+        /** The account's balance in cents: available, blocked and total */
         get: {
             parameters: {
                 query?: never;
@@ -5519,8 +5361,7 @@ export interface paths {
                          * @example {
                          *       "available": 125000,
                          *       "blocked": 15000,
-                         *       "total": 140000,
-                         *       "receivable": 30000
+                         *       "total": 140000
                          *     }
                          */
                         "application/json": components["schemas"]["Balance"];
@@ -7146,159 +6987,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/receivables": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Card installments by the date they reach available (from today and 90 days on by default) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description YYYY-MM-DD; today (São Paulo) when absent */
-                    from?: string;
-                    /** @description YYYY-MM-DD, at most 366 days after from; from + 90 when absent */
-                    to?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "from": "2026-11-25",
-                         *       "to": "2027-02-23",
-                         *       "data": [
-                         *         {
-                         *           "date": "2026-12-25",
-                         *           "amount": 3067,
-                         *           "installments": [
-                         *             {
-                         *               "saleUuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *               "installment": 1,
-                         *               "installments": 3,
-                         *               "amount": 3067,
-                         *               "settled": false
-                         *             }
-                         *           ]
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                /** @description Cents due that day */
-                                amount: number;
-                                /** @description YYYY-MM-DD (São Paulo): when it reaches available */
-                                date: string;
-                                installments: {
-                                    /** @description Cents */
-                                    amount: number;
-                                    installment: number;
-                                    installments: number;
-                                    /** Format: uuid */
-                                    saleUuid: string;
-                                    /** @description Already moved to available */
-                                    settled: boolean;
-                                }[];
-                            }[];
-                            from: string;
-                            to: string;
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "VALIDATION_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "UNAUTHORIZED";
-                        };
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IpAccessError"] & {
-                            /** @enum {unknown} */
-                            code?: "IP_NOT_ALLOWED";
-                        };
-                    };
-                };
-                /** @description Error */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "RATE_LIMITED";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "INTERNAL_ERROR";
-                        };
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "SERVICE_UNAVAILABLE";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/sales": {
         parameters: {
             query?: never;
@@ -7385,7 +7073,8 @@ export interface paths {
                          *           "metadata": {
                          *             "orderId": "pedido-1001"
                          *           },
-                         *           "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *           "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *           "refundedAmount": 0
                          *         }
                          *       ],
                          *       "nextCursor": null
@@ -7525,13 +7214,6 @@ export interface paths {
                             /** @example 1.00 */
                             monthlyInterestPercent?: string;
                         };
-                        /** @description Card sales: false authorizes only (EM_PROCESSAMENTO until POST /api/transactions/{id}/capture, within 7 days); true when absent */
-                        capture?: boolean;
-                        /** @description Required for CREDIT_CARD and DEBIT_CARD */
-                        card?: {
-                            /** @description From POST /api/cards/tokens */
-                            token: string;
-                        };
                         customer: {
                             /** @description The payer's address: required for BOLETO */
                             address?: {
@@ -7550,8 +7232,6 @@ export interface paths {
                             phone: string;
                         };
                         expiresIn?: number;
-                        /** @description CREDIT_CARD only; 1 when absent */
-                        installments?: number;
                         items: {
                             quantity: number;
                             tangible: boolean;
@@ -7568,7 +7248,7 @@ export interface paths {
                         metadata?: {
                             [key: string]: string;
                         };
-                        paymentMethod: "PIX" | "BOLETO" | "CREDIT_CARD" | "DEBIT_CARD";
+                        paymentMethod: "PIX" | "BOLETO";
                         postbackUrl?: string;
                         shipping?: {
                             [key: string]: unknown;
@@ -7619,12 +7299,9 @@ export interface paths {
                          *       "shipping": null,
                          *       "metadata": {},
                          *       "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *       "refundedAmount": 15000,
                          *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "contrato": "CT-2026-0001",
-                         *       "refusalReason": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       },
                          *       "paidAmount": null,
                          *       "boleto": {
                          *         "barcode": "00193373700000001000500940144816060680935031",
@@ -7704,12 +7381,9 @@ export interface paths {
                             paymentLinkId?: string;
                             paymentMethod: string;
                             pixKey: string | null;
-                            pixQrCode?: string;
-                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
-                            refusalReason?: {
-                                code: string;
-                                message: string;
-                            };
+                            pixQrCode: string;
+                            /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
+                            refundedAmount: number;
                             reserveAmount: number;
                             shipping: {
                                 [key: string]: unknown;
@@ -7898,7 +7572,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -8008,19 +7683,37 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Refund a paid PIX sale from the panel (POST /api/transactions/{id}/refund's own path): 202, the money held until the processor answers
+         * Refund a paid sale in full or in part from the panel (POST /api/transactions/{id}/refund's own path): 202, the money held until the processor answers
          * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description 1–255 visible ASCII characters; kept 24 h */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amountCents": 1500
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Cents to return to the payer; all that is left of the sale when absent
+                         * @example 1500
+                         */
+                        amountCents?: number;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 202: {
@@ -8071,7 +7764,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -8170,7 +7864,7 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "INSUFFICIENT_BALANCE";
+                                code?: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "MAXIMUM_VALUE";
                             };
                         };
                     };
@@ -8298,7 +7992,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -9485,7 +9180,8 @@ export interface paths {
                          *         "metadata": {
                          *           "orderId": "pedido-1001"
                          *         },
-                         *         "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *         "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *         "refundedAmount": 0
                          *       }
                          *     }
                          */
@@ -9676,7 +9372,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -9939,7 +9636,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -10136,7 +9834,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -11053,7 +10752,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Open a PIX charge (a BR Code and its QR code), issue a boleto híbrido or charge a tokenized card, metadata kept as given */
+        /** Open a PIX charge (a BR Code and its QR code) or issue a boleto híbrido, metadata kept as given */
         post: {
             parameters: {
                 query?: never;
@@ -11108,13 +10807,6 @@ export interface paths {
                             /** @example 1.00 */
                             monthlyInterestPercent?: string;
                         };
-                        /** @description Card sales: false authorizes only (EM_PROCESSAMENTO until POST /api/transactions/{id}/capture, within 7 days); true when absent */
-                        capture?: boolean;
-                        /** @description Required for CREDIT_CARD and DEBIT_CARD */
-                        card?: {
-                            /** @description From POST /api/cards/tokens */
-                            token: string;
-                        };
                         customer: {
                             /** @description The payer's address: required for BOLETO */
                             address?: {
@@ -11133,8 +10825,6 @@ export interface paths {
                             phone: string;
                         };
                         expiresIn?: number;
-                        /** @description CREDIT_CARD only; 1 when absent */
-                        installments?: number;
                         items: {
                             quantity: number;
                             tangible: boolean;
@@ -11151,7 +10841,7 @@ export interface paths {
                         metadata?: {
                             [key: string]: string;
                         };
-                        paymentMethod: "PIX" | "BOLETO" | "CREDIT_CARD" | "DEBIT_CARD";
+                        paymentMethod: "PIX" | "BOLETO";
                         postbackUrl?: string;
                         shipping?: {
                             [key: string]: unknown;
@@ -11202,12 +10892,9 @@ export interface paths {
                          *       "shipping": null,
                          *       "metadata": {},
                          *       "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *       "refundedAmount": 15000,
                          *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "contrato": "CT-2026-0001",
-                         *       "refusalReason": {
-                         *         "code": "VALIDATION_ERROR",
-                         *         "message": "Invalid body/amount: must be number"
-                         *       },
                          *       "paidAmount": null,
                          *       "boleto": {
                          *         "barcode": "00193373700000001000500940144816060680935031",
@@ -11287,12 +10974,9 @@ export interface paths {
                             paymentLinkId?: string;
                             paymentMethod: string;
                             pixKey: string | null;
-                            pixQrCode?: string;
-                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
-                            refusalReason?: {
-                                code: string;
-                                message: string;
-                            };
+                            pixQrCode: string;
+                            /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
+                            refundedAmount: number;
                             reserveAmount: number;
                             shipping: {
                                 [key: string]: unknown;
@@ -11505,7 +11189,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -11743,230 +11428,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/transactions/{id}/capture": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Capture an authorized card sale (EM_PROCESSAMENTO → PAGO), all of it or less, within 7 days */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "amountCents": 5000
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description At most the authorized amount; all of it when absent */
-                        amountCents?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": 1042,
-                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "status": "PAGO",
-                         *       "amount": 9980,
-                         *       "netAmount": 9582,
-                         *       "systemFee": 398,
-                         *       "reserveAmount": 0,
-                         *       "paymentMethod": "PIX",
-                         *       "date": "2026-11-25T13:45:12.345Z",
-                         *       "completedAt": "2026-11-25T13:47:03.120Z",
-                         *       "customer": {
-                         *         "name": "Maria Silva",
-                         *         "email": "maria@example.com",
-                         *         "document": "52998224725",
-                         *         "phone": "5511987654321"
-                         *       },
-                         *       "items": [
-                         *         {
-                         *           "id": 2210,
-                         *           "title": "Camiseta",
-                         *           "unitPrice": 4990,
-                         *           "quantity": 2,
-                         *           "tangible": true
-                         *         }
-                         *       ],
-                         *       "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
-                         *       "cardLastFour": null,
-                         *       "cardBrand": null,
-                         *       "boletoCode": null,
-                         *       "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
-                         *       "installments": null,
-                         *       "shipping": {
-                         *         "street": "Rua das Flores",
-                         *         "number": "100",
-                         *         "city": "São Paulo",
-                         *         "state": "SP",
-                         *         "zipCode": "01001000"
-                         *       },
-                         *       "metadata": {
-                         *         "orderId": "pedido-1001"
-                         *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Sale"];
-                    };
-                };
-                /** @description Error shape D */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "VALIDATION_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "UNAUTHORIZED";
-                        };
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "FORBIDDEN";
-                        }) | (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
-                        }) | (components["schemas"]["IpAccessError"] & {
-                            /** @enum {unknown} */
-                            code?: "IP_NOT_ALLOWED";
-                        });
-                    };
-                };
-                /** @description Error shape D */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "NOT_FOUND";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "CONFLICT";
-                        };
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "PAYLOAD_TOO_LARGE";
-                        };
-                    };
-                };
-                /** @description Error */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "RATE_LIMITED";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "INTERNAL_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "PROCESSOR_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/transactions/{id}/refund": {
         parameters: {
             query?: never;
@@ -11976,17 +11437,38 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Refund a paid PIX sale (the money is held until the processor answers) */
+        /**
+         * Refund a paid sale in full or in part (its money is held until the processor answers)
+         * @description Without `amountCents`, refunds all that is left. Several partial refunds may follow each other up to what the payer paid; the sale becomes ESTORNADO when the last one is made. With an Idempotency-Key, a repeat answers the same refund (Idempotent-Replayed: true) and never makes a second one.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description 1–255 visible ASCII characters; kept 24 h */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amountCents": 1500
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Cents to return to the payer; all that is left of the sale when absent
+                         * @example 1500
+                         */
+                        amountCents?: number;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 202: {
@@ -12037,7 +11519,8 @@ export interface paths {
                          *       "metadata": {
                          *         "orderId": "pedido-1001"
                          *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -12131,7 +11614,7 @@ export interface paths {
                     content: {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "INSUFFICIENT_BALANCE";
+                            error?: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "MAXIMUM_VALUE";
                         };
                     };
                 };
@@ -16390,7 +15873,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A sale was refunded to the buyer
+         * A refund of a sale was made (one per refund; the last one makes the sale ESTORNADO)
          * @description Sent to every webhook that selected sale.refunded; verify it with verifyWebhook (SDK) before acting.
          */
         post: {
@@ -16723,16 +16206,12 @@ export interface components {
          * @example {
          *       "available": 125000,
          *       "blocked": 15000,
-         *       "total": 140000,
-         *       "receivable": 30000
+         *       "total": 140000
          *     }
          */
         Balance: {
             available: number;
             blocked: number;
-            /** @description Card money still to settle: installments not yet available (not part of total) */
-            receivable: number;
-            /** @description available + blocked */
             total: number;
         };
         /** @description Error shape E */
@@ -16885,7 +16364,8 @@ export interface components {
          *       "metadata": {
          *         "orderId": "pedido-1001"
          *       },
-         *       "expiresAt": "2026-11-25T14:45:12.345Z"
+         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+         *       "refundedAmount": 0
          *     }
          */
         Sale: {
@@ -16952,11 +16432,8 @@ export interface components {
             paymentLinkId?: string;
             paymentMethod: string;
             pixKey: string | null;
-            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
-            refusalReason?: {
-                code: string;
-                message: string;
-            };
+            /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
+            refundedAmount: number;
             reserveAmount: number;
             shipping: {
                 [key: string]: unknown;
@@ -16974,8 +16451,6 @@ export interface components {
              */
             amount: string;
             boletoCode: string | null;
-            cardBrand?: string | null;
-            cardLastFour?: string | null;
             /** @description Pix Automático sales only */
             contrato?: string;
             /** @example 52998224725 */
@@ -17000,7 +16475,6 @@ export interface components {
             id: number;
             /** @description Pix Automático sales only */
             idRec?: string;
-            installments?: number | null;
             /**
              * @example {
              *       "orderId": "pedido-1001"
@@ -17012,11 +16486,11 @@ export interface components {
             /** @example PIX */
             paymentMethod: string;
             pixKey: string | null;
-            /** @description A refused card sale: the acquirer's code and message */
-            refusalReason?: {
-                code: string;
-                message: string;
-            };
+            /**
+             * @description Cents returned to the payer so far, as a string. A partial refund notifies sale.refunded with the sale still PAGO
+             * @example 0
+             */
+            refundedAmount: string;
             saleItems: {
                 id: number;
                 /** @example 1 */

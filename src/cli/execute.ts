@@ -74,7 +74,7 @@ export function checkUsage(argv: readonly string[]): Execution | null {
     const fine = option === undefined || (option === '--port' && value !== undefined && more.length === 0);
     return fine ? null : failure(2, `usage: gateway ${argv[0]} [--port N]`, json);
   }
-  if (argv[0] === 'listen' || argv[0] === 'trigger') {
+  if (argv[0] === 'listen' || argv[0] === 'trigger' || argv[0] === 'refund') {
     const problem = integratorUsageProblem(argv);
     return problem === null ? null : failure(2, problem, json);
   }

@@ -13,7 +13,7 @@ async function main(argv: string[]): Promise<number> {
   if (!first) return print(failure(2, 'no command given (run gateway --help)', false));
   const bad = checkUsage(argv);
   if (bad) return print(bad);
-  if (first === 'listen' || first === 'trigger') {
+  if (first === 'listen' || first === 'trigger' || first === 'refund') {
     // clients of a running gateway over HTTP: no configuration, no database
     const { runIntegratorCommand } = await import('./integrator/commands.js');
     return runIntegratorCommand(argv, (text) => process.stdout.write(text));

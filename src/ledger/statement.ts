@@ -19,7 +19,7 @@ export interface StatementLine {
 
 const DESCRIPTIONS: Record<string, string> = {
   'sale.paid': 'Venda paga (valor líquido)',
-  'sale.refunded': 'Venda estornada',
+  'sale.refunded': 'Estorno da venda (valor devolvido ao comprador)',
   'sale.reserve_released': 'Reserva liberada',
   'sale.dispute_opened': 'Disputa aberta (valor bloqueado)',
   'sale.dispute_won': 'Disputa ganha (valor liberado)',

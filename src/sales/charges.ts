@@ -2,8 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { PspError } from '../payment-standards/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
-import { AppError, conflict, inUse, keyReused, validation } from '../platform/errors/app-error.js';
-import type { PublicId } from '../platform/ids/public-ids.js';
+import { AppError, inUse, keyReused, validation } from '../platform/errors/app-error.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { addressProblem } from '../webhooks/index.js';
 import { cartOfCheckout } from './carts/checkout-carts.js';
@@ -20,16 +19,7 @@ import { createSale } from './create.js';
 import type { SaleOrigin } from './data.js';
 import { saleFees } from './fees.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
-import { ownedSale } from './lookup.js';
-import { applyProcessorStatus } from './processors/callbacks.js';
-import {
-  type ExpiredCharge,
-  type PixCharge,
-  type PixChargeProcessor,
-  RefundNotMade,
-} from './processors/processor.js';
-import { holdForRefund, releaseRefundHold } from './settlement/refund-hold.js';
-import type { SaleSettler } from './settlement/settler.js';
+import type { ExpiredCharge, PixCharge, PixChargeProcessor } from './processors/processor.js';
 import { moveSale } from './settlement/transition.js';
 import type { Customer, SaleItem, SaleRow } from './types.js';
 
@@ -220,39 +210,6 @@ async function claimOrReplay(
 /** What the merchant may read of a processor failure: a PspError's own message; anything else is not quoted. */
 function reason(err: unknown): string {
   return err instanceof PspError ? err.message.slice(0, 200) : 'no usable answer';
-}
-
-/**
- * POST /api/transactions/{id}/refund: a PAGO sale is refunded in full at its processor; it becomes ESTORNADO
- * (through the one transition path) when the processor reports the money returned.
- */
-export async function refundSale(
-  db: Db,
-  settler: SaleSettler,
-  processors: ReadonlyMap<string, PixChargeProcessor>,
-  accountId: number,
-  id: PublicId,
-): Promise<number> {
-  const sale = ownedSale(await findSaleRow(db, id), accountId); // 404 / 403 as the lookup answers them
-  if (sale.status !== 'PAGO') throw conflict(`a sale in status ${sale.status} cannot be refunded`);
-  const processor = processors.get(sale.processor);
-  if (!processor) throw unavailable('refund sales');
-  // the money the refund takes cannot be withdrawn while the processor works on it (nor before: 422)
-  const held = await holdForRefund(db, sale.id);
-  const outcome = await processor
-    .refund({ uuid: sale.uuid, amount: sale.amount, externalTransactionId: sale.external_transaction_id })
-    .catch(async (err: unknown) => {
-      // never asked, and the hold is this request's own: the money is the merchant's again. Otherwise the
-      // refund may be under way (this request's or an earlier one's): the money stays held until the
-      // processor reports its end (releaseForgottenHolds covers a processor that never will)
-      if (held && err instanceof RefundNotMade) await releaseRefundHold(db, sale.id);
-      if (err instanceof AppError) throw err; // the sale's own answer (its money gone, its status changed)
-      throw new AppError('PROCESSOR_ERROR', `The payment processor failed to refund: ${reason(err)}`);
-    });
-  if (outcome === 'done') {
-    await applyProcessorStatus(settler, sale.processor, sale.external_transaction_id, 'ESTORNADO');
-  }
-  return sale.id;
 }
 
 /** How often pending charges are checked for expiry (started with the workers): well within a minute. */

@@ -132,27 +132,6 @@ export async function setReserveHeld(tx: Queryable, id: number, reserveHeld: boo
   await tx.query('UPDATE sales SET reserve_held = $2, updated_at = now() WHERE id = $1', [id, reserveHeld]);
 }
 
-/** The sale's refund hold flag, and the sale counted as just touched (refund-hold.ts's forgotten holds). */
-export async function setRefundHeld(tx: Queryable, id: number, refundHeld: boolean): Promise<void> {
-  await tx.query('UPDATE sales SET refund_held = $2, updated_at = now() WHERE id = $1', [id, refundHeld]);
-}
-
-/** Whether nothing has changed the sale for `seconds` (by the database's clock). */
-export async function untouchedFor(tx: Queryable, id: number, seconds: number): Promise<boolean> {
-  const [row] = await tx.query<{ idle: boolean }>(
-    'SELECT updated_at < now() - make_interval(secs => $2) AS idle FROM sales WHERE id = $1',
-    [id, seconds],
-  );
-  return row?.idle === true;
-}
-
-/**
- * SQL condition: a refund of sale `s` is under way at a processor that records its attempts (bcb): one in
- * progress, or one made (DEVOLVIDO) while the sale has not caught up yet (a crash between the two).
- */
-export const REFUND_UNDER_WAY = `EXISTS (SELECT 1 FROM bcb_devolucoes d WHERE d.sale_id = s.id AND d.requested
-                                            AND d.status IN ('EM_PROCESSAMENTO', 'DEVOLVIDO'))`;
-
 /** A card sale the acquirer denied: its reason, on the Sale object and its notifications (before the move). */
 export async function setRefusalReason(
   tx: Queryable,

@@ -34,10 +34,10 @@ export type { PixChargeProcessor, SaleProcessor } from './processors/processor.j
 export { pixProcessors } from './processors/registry.js';
 export { SandboxProcessor } from './processors/sandbox.js';
 export { createRecurrence, debitCycle } from './recurrences/recurrences.js';
+export { FORGOTTEN_REFUND_CHECK_EVERY_MS, releaseForgottenRefunds } from './refunds/refunds.js';
 export { type BoletoSales, type CardSalesPort, salesRoutes } from './routes.js';
 export { createSandboxSale, type SandboxSaleInput } from './sandbox-sales.js';
 export { CustomerIn, CustomerOut, IdPath, ItemIn, Sale, SaleStatusSchema } from './schemas.js';
-export { FORGOTTEN_HOLD_CHECK_EVERY_MS, releaseForgottenHolds } from './settlement/refund-hold.js';
 export { startReserveWorker } from './settlement/reserve.js';
 export { SaleSettler } from './settlement/settler.js';
 export { checkTransition, isOpen, type SaleStatus } from './settlement/status-machine.js';

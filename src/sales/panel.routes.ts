@@ -4,19 +4,21 @@ import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { IdempotencyHeaders, parseIdempotencyKey } from '../platform/http/idempotency-key.js';
+import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { parsePublicId } from '../platform/ids/public-ids.js';
 import { pageOf, parsePage } from '../platform/paging/pagination.js';
 import { maskDocument } from '../platform/privacy/mask.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
-import { refundSale } from './charges.js';
 import { ChargeBody, CreatedSale } from './charges.schemas.js';
 import { saleForAccount, saleJson } from './lookup.js';
 import { allSales, listSales, type SaleCsvRow, type SaleFilters } from './panel.data.js';
 import type { PixChargeProcessor } from './processors/processor.js';
+import { refundSale } from './refunds/refund-sale.js';
 import { type ChargeDeps, openCharge } from './routes.js';
-import { IdPath, Sale, SalesPage } from './schemas.js';
+import { IdPath, RefundBody, Sale, SalesPage } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
 import { SALE_STATUSES } from './settlement/status-machine.js';
 
@@ -221,14 +223,25 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
       config: {
         errorShape: 'envelope',
         permission: 'withdrawals.create',
-        errors: ['CONFLICT', 'INSUFFICIENT_BALANCE', 'NOT_FOUND', 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
+        errors: [
+          'CONFLICT',
+          'IDEMPOTENCY_KEY_REUSED',
+          'INSUFFICIENT_BALANCE',
+          'MAXIMUM_VALUE',
+          'NOT_FOUND',
+          'PROCESSOR_ERROR',
+          'PROCESSOR_UNAVAILABLE',
+        ],
       },
       onRequest: deps.requireSession,
+      preValidation: emptyBodyIsObject,
       schema: {
         tags: ['panel'],
         summary:
-          "Refund a paid PIX sale from the panel (POST /api/transactions/{id}/refund's own path): 202, the money held until the processor answers",
+          "Refund a paid sale in full or in part from the panel (POST /api/transactions/{id}/refund's own path): 202, the money held until the processor answers",
         params: IdPath,
+        headers: IdempotencyHeaders,
+        body: RefundBody,
         response: {
           202: Sale,
           400: EnvelopeErrorBody,
@@ -245,11 +258,20 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
     async (request, reply) => {
       const id = parsePublicId(request.params.id);
       if (!id) throw validation('id must be a sale uuid or a numeric id');
-      const saleId = await refundSale(deps.db, deps.settler, deps.refunders, accountOf(request), id).catch(
-        (err: unknown) => {
-          throw err instanceof AppError && err.code === 'FORBIDDEN' ? notFound('Sale not found') : err;
+      const { saleId, replayed } = await refundSale(
+        deps.db,
+        deps.settler.queue,
+        deps.refunders,
+        accountOf(request),
+        id,
+        {
+          amountCents: request.body?.amountCents ?? null,
+          key: parseIdempotencyKey(request.headers['idempotency-key']),
         },
-      );
+      ).catch((err: unknown) => {
+        throw err instanceof AppError && err.code === 'FORBIDDEN' ? notFound('Sale not found') : err;
+      });
+      if (replayed) reply.header('idempotent-replayed', 'true');
       return sendJsonText(reply, 202, await saleJson(deps.db, saleId));
     },
   );

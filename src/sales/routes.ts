@@ -10,16 +10,18 @@ import {
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
 import { parseIdempotencyKey } from '../platform/http/idempotency-key.js';
+import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { parsePublicId } from '../platform/ids/public-ids.js';
-import { type ChargeInput, createKeyedSale, createPixSale, refundSale } from './charges.js';
+import { type ChargeInput, createKeyedSale, createPixSale } from './charges.js';
 import { ChargeBody, ChargeHeaders, CreatedSale } from './charges.schemas.js';
 import { saleLookups } from './coalesced-lookups.js';
 import type { SaleOrigin } from './data.js';
 import { saleJson } from './lookup.js';
 import type { PixChargeProcessor } from './processors/processor.js';
-import { IdPath, Sale } from './schemas.js';
+import { refundSale } from './refunds/refund-sale.js';
+import { IdPath, RefundBody, Sale } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
 import type { SaleRow } from './types.js';
 
@@ -168,14 +170,29 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
     {
       config: {
         errorShape: 'transaction',
-        errors: ['CONFLICT', 'INSUFFICIENT_BALANCE', 'NOT_FOUND', 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
+        errors: [
+          'CONFLICT',
+          'IDEMPOTENCY_KEY_REUSED',
+          'INSUFFICIENT_BALANCE',
+          'MAXIMUM_VALUE',
+          'NOT_FOUND',
+          'PROCESSOR_ERROR',
+          'PROCESSOR_UNAVAILABLE',
+        ],
       },
       onRequest: deps.apiKey,
+      preValidation: emptyBodyIsObject,
       schema: {
-        summary: 'Refund a paid PIX sale (the money is held until the processor answers)',
+        summary: 'Refund a paid sale in full or in part (its money is held until the processor answers)',
+        description:
+          'Without `amountCents`, refunds all that is left. Several partial refunds may follow each other up to what ' +
+          'the payer paid; the sale becomes ESTORNADO when the last one is made. With an Idempotency-Key, a repeat ' +
+          'answers the same refund (Idempotent-Replayed: true) and never makes a second one.',
         tags: ['public'],
         security,
         params: IdPath,
+        headers: ChargeHeaders,
+        body: RefundBody,
         response: {
           202: Sale,
           400: TransactionErrorBody,
@@ -194,7 +211,18 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       const id = parsePublicId(request.params.id);
       if (!id) throw validation('id must be a sale uuid or a numeric id');
       const accountId = merchantOf(request).accountId;
-      const saleId = await refundSale(deps.db, deps.settler, deps.refunders, accountId, id);
+      const { saleId, replayed } = await refundSale(
+        deps.db,
+        deps.settler.queue,
+        deps.refunders,
+        accountId,
+        id,
+        {
+          amountCents: request.body?.amountCents ?? null,
+          key: parseIdempotencyKey(request.headers['idempotency-key']),
+        },
+      );
+      if (replayed) reply.header('idempotent-replayed', 'true');
       return sendJsonText(reply, 202, await saleJson(deps.db, saleId));
     },
   );

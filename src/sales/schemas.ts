@@ -77,6 +77,7 @@ const SALE_EXAMPLE = {
   shipping: { street: 'Rua das Flores', number: '100', city: 'São Paulo', state: 'SP', zipCode: '01001000' },
   metadata: { orderId: 'pedido-1001' },
   expiresAt: '2026-11-25T14:45:12.345Z',
+  refundedAmount: 0,
 };
 
 export const Sale = Type.Object(
@@ -114,6 +115,10 @@ export const Sale = Type.Object(
     expiresAt: NullableString({
       format: 'date-time',
       description: 'When an unpaid charge expires; null for other sales',
+    }),
+    refundedAmount: Type.Integer({
+      description:
+        'Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid',
     }),
     idRec: Type.Optional(Type.String()),
     contrato: Type.Optional(Type.String()),
@@ -162,3 +167,18 @@ export const SalesPage = Type.Object({
 
 // Any text: the handler answers every malformed id with the same documented 400.
 export const IdPath = Type.Object({ id: Type.String() });
+
+/** POST /api/transactions/{id}/refund: how much to refund; the body may be left out (all that is left). */
+export const RefundBody = Type.Object(
+  {
+    amountCents: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_CHARGE_CENTS,
+        description: 'Cents to return to the payer; all that is left of the sale when absent',
+        examples: [1500],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

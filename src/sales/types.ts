@@ -36,8 +36,11 @@ export interface SaleRow {
   net_amount: number;
   reserve_amount: number;
   reserve_held: boolean;
-  /** A refund the merchant asked for holds the sale's net in blocked until the processor answers. */
-  refund_held: boolean;
+  /** What refunds made so far returned to the payer, and the share of the net they took from the merchant. */
+  refunded_amount: number;
+  refunded_net: number;
+  /** The net shares of the refunds still waiting for their processor (held out of available). */
+  refund_pending_net: number;
   payment_method: PaymentMethod;
   customer: Customer;
   items: SaleItem[];

@@ -42,6 +42,11 @@ export const SaleNotification = Type.Object(
     transactionId: Type.Integer({ examples: [1042] }),
     type: Type.Literal('TRANSACTION'),
     metadata: Type.Record(Type.String(), Type.String(), { examples: [{ orderId: 'pedido-1001' }] }),
+    refundedAmount: Type.String({
+      description:
+        'Cents returned to the payer so far, as a string. A partial refund notifies sale.refunded with the sale still PAGO',
+      examples: ['0'],
+    }),
     cardBrand: Type.Optional(Nullable(Type.String({ description: 'Card sales only', examples: ['visa'] }))),
     cardLastFour: Type.Optional(
       Nullable(Type.String({ description: 'Card sales only', examples: ['1111'] })),
@@ -123,7 +128,7 @@ const SUMMARIES: Record<EventName, string> = {
   'sale.paid': 'A sale was paid (its money is in the balance)',
   'sale.refused': 'A sale was refused or failed',
   'sale.canceled': 'A sale was cancelled (an unpaid charge expired or was cancelled)',
-  'sale.refunded': 'A sale was refunded to the buyer',
+  'sale.refunded': 'A refund of a sale was made (one per refund; the last one makes the sale ESTORNADO)',
   'sale.chargeback': 'A paid sale is disputed (chargeback or MED)',
   'withdrawal.pending': 'A withdrawal was sent to the payout provider',
   'withdrawal.completed': 'A withdrawal was paid',

@@ -189,6 +189,55 @@ function startListen(
   return { child, out };
 }
 
+describe('gateway refund', () => {
+  it('refunds part of the caller’s sale, answers a repeat of its key with the same refund, and says why it refuses', async () => {
+    const m = await createMerchant(server);
+    const charge = await call<{ id: number; uuid: string }>('POST', `${server.url}/api/transactions`, {
+      headers: m.keys,
+      body: {
+        amount: 10_000,
+        paymentMethod: 'PIX',
+        customer: {
+          name: 'Maria Silva',
+          email: 'maria@example.com',
+          document: '52998224725',
+          phone: '5511987654321',
+        },
+        items: [{ title: 'Pedido 1002', unitPrice: 10_000, quantity: 1, tangible: false }],
+      },
+    });
+    expect(charge.status).toBe(201);
+    expect((await runGateway(['trigger', 'sale.paid', '--sale', charge.body.uuid], keysEnv(m))).code).toBe(0);
+    const args = [
+      'refund',
+      charge.body.uuid,
+      '--amount-cents',
+      '1500',
+      '--idempotency-key',
+      'pedido-1002-r1',
+    ];
+    const first = await runGateway(args, keysEnv(m));
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toBe(`sale ${charge.body.uuid}: PAGO, 1500 of 10000 cents refunded\n`);
+    const again = await runGateway(args, keysEnv(m));
+    expect(again.stdout).toContain('1500 of 10000 cents refunded (the same refund as before');
+    const over = await runGateway(['refund', String(charge.body.id), '--amount-cents', '9000'], keysEnv(m));
+    expect(over.code).toBe(1);
+    expect(over.stderr).toContain(
+      'the refund was refused (422 MAXIMUM_VALUE): At most 85.00 of this sale is left to refund',
+    );
+    const rest = await runGateway(['refund', charge.body.uuid, '--json'], keysEnv(m));
+    expect(JSON.parse(rest.stdout)).toMatchObject({
+      status: 'ESTORNADO',
+      refundedAmount: 10000,
+      replayed: false,
+    });
+    const bad = await runGateway(['refund', charge.body.uuid, '--amount-cents', '1.5'], keysEnv(m));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--amount-cents must be a positive whole number of cents');
+  });
+});
+
 describe('gateway listen', () => {
   it('checks the key pair before printing anything: a wrong key prints no "Ready" and no secret', async () => {
     const m = await createMerchant(server);

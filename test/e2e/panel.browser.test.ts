@@ -305,14 +305,22 @@ describe('the merchant panel', () => {
     // the sandbox is on: the pending sale is paid from its page, then refunded
     await page.getByRole('button', { name: 'Simular pagamento' }).click();
     await page.getByText('Pagamento simulado: a venda está paga.').waitFor();
-    await page.getByRole('button', { name: 'Estornar venda' }).click();
-    await page.getByRole('button', { name: 'Confirmar estorno de R$ 49,90' }).click();
+    // part of it first: the sale stays paid, with what was refunded
+    await page.getByRole('button', { name: 'Estornar' }).click();
+    expect(await page.getByLabel('Valor a estornar (R$)').inputValue()).toBe('49,90');
+    await page.getByLabel('Valor a estornar (R$)').fill('10,00');
+    await page.getByRole('button', { name: 'Confirmar estorno de R$ 10,00' }).click();
+    await page.getByText('Estorno de R$ 10,00 feito: o valor foi devolvido ao comprador.').waitFor();
+    expect(await detail.textContent()).toMatch(/EstornadoR\$\s10,00/);
+    await shot(page, '08c-sale-partly-refunded');
+    // then the rest, which the form proposes
+    await page.getByRole('button', { name: 'Estornar' }).click();
+    await page.getByRole('button', { name: 'Confirmar estorno de R$ 39,90' }).click();
     await expect
-      .poll(async () => (await page.getByRole('region', { name: /^Venda \d+$/ }).textContent()) ?? '', {
-        timeout: 20_000,
-      })
-      .toContain('Estornado');
-    await shot(page, '08c-sale-refunded');
+      .poll(async () => (await detail.textContent()) ?? '', { timeout: 20_000 })
+      .toMatch(/EstornadoR\$\s49,90/);
+    expect(await page.getByRole('button', { name: 'Estornar' }).count()).toBe(0);
+    await shot(page, '08d-sale-refunded');
 
     await go('Extrato');
     await expect

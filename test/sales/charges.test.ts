@@ -3,7 +3,7 @@ import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { hasValidCrc } from '../../src/payment-standards/brcode.js';
 import { cancelExpiredCharges } from '../../src/sales/charges.js';
-import { holdForRefund, releaseForgottenHolds } from '../../src/sales/settlement/refund-hold.js';
+import { openRefund, releaseForgottenRefunds } from '../../src/sales/refunds/refunds.js';
 import { createCashout } from '../support/cashouts.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -260,14 +260,16 @@ describe('POST /api/transactions/{id}/refund', () => {
     const res = await charge(saleInput({ amount: 30000 }), {}, m);
     await moveTo(server, m, res.body.id, 'PAGO');
     const paid = await getBalance(db(), m.accountId);
-    expect(await holdForRefund(db(), res.body.id)).toBe(true); // the request's first step, then the crash
-    expect(await holdForRefund(db(), res.body.id)).toBe(false); // held once
+    const { refund: opened } = await openRefund(db(), res.body.id, null, null); // the first step, then the crash
+    // all of it is being refunded: asked again, it is the same refund, held once
+    expect((await openRefund(db(), res.body.id, null, null)).refund.id).toBe(opened.id);
+    await expect(openRefund(db(), res.body.id, 1, null)).rejects.toMatchObject({ code: 'CONFLICT' });
     expect((await getBalance(db(), m.accountId)).available).toBe(paid.available - res.body.netAmount);
-    expect(await releaseForgottenHolds(db())).toBe(0); // it may still be on its way
-    await db().query("UPDATE sales SET updated_at = now() - interval '11 minutes' WHERE id = $1", [
-      res.body.id,
+    expect(await releaseForgottenRefunds(db())).toBe(0); // it may still be on its way
+    await db().query("UPDATE sale_refunds SET updated_at = now() - interval '11 minutes' WHERE id = $1", [
+      opened.id,
     ]);
-    expect(await releaseForgottenHolds(db())).toBe(1);
+    expect(await releaseForgottenRefunds(db())).toBe(1);
     expect(await getBalance(db(), m.accountId)).toEqual(paid);
     const sale = await call<SaleBody>('GET', `${server.url}/api/transactions/${res.body.uuid}`, {
       headers: m.keys,

@@ -103,6 +103,7 @@ describe('GET /api/transactions/{id}', () => {
       'shipping',
       'metadata',
       'expiresAt',
+      'refundedAmount',
     ]);
   });
 
@@ -324,7 +325,13 @@ describe('Sale fields per payment method', () => {
       boletoCode: null,
       installments: null,
     });
-    expect(Object.keys(body).slice(-5)).toEqual(['shipping', 'metadata', 'expiresAt', 'idRec', 'contrato']);
+    expect(Object.keys(body).slice(-5)).toEqual([
+      'metadata',
+      'expiresAt',
+      'refundedAmount',
+      'idRec',
+      'contrato',
+    ]);
   });
 
   it('shipping comes back as the object given, key order kept', async () => {

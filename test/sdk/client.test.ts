@@ -132,6 +132,27 @@ describe('@payment-gateway/sdk against a real gateway', () => {
     expect((await gw.events.retrieve(all[0]!)).id).toBe(all[0]);
   });
 
+  it('refunds part of a paid charge with a key (a repeat is the same refund), then the rest', async () => {
+    const m = await createMerchant(server);
+    const gw = gatewayFor(m);
+    const charge = (await gw.transactions.create(saleInput({ amount: 10_000 }) as never)) as { id: number };
+    expect((await moveTo(server, m, charge.id, 'PAGO')).status).toBe(200);
+    const part = await gw.transactions.refund(charge.id, {
+      amountCents: 1000,
+      idempotencyKey: 'pedido-1-r1',
+    });
+    expect(part).toMatchObject({ id: charge.id, status: 'PAGO', refundedAmount: 1000 });
+    const again = await gw.transactions.refund(charge.id, {
+      amountCents: 1000,
+      idempotencyKey: 'pedido-1-r1',
+    });
+    expect(again.refundedAmount).toBe(1000);
+    expect(await gw.transactions.refund(charge.id)).toMatchObject({
+      status: 'ESTORNADO',
+      refundedAmount: 10_000,
+    });
+  });
+
   it('retries a 503 with Retry-After with the same generated Idempotency-Key: one withdrawal', async () => {
     const m = await createMerchant(server);
     await fundMerchant(server.runtime.platform.db, m.accountId, 50_000);
@@ -165,8 +186,12 @@ describe('@payment-gateway/sdk against a real gateway', () => {
     }
     const always503 = await troubledProxy(() => ({ status: 503, retryAfter: '0' }));
     try {
-      const refund = gatewayFor(m, always503.url).transactions.refund(1);
-      await expect(refund).rejects.toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+      const link = gatewayFor(m, always503.url).paymentLinks.create({
+        title: 'Curso',
+        amountCents: 1000,
+        methods: ['PIX'],
+      } as never);
+      await expect(link).rejects.toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
       expect(always503.seen).toHaveLength(1); // a POST without an Idempotency-Key is never repeated
       await expect(gatewayFor(m, always503.url, { maxRetries: 2 }).balance.retrieve()).rejects.toBeInstanceOf(
         GatewayError,

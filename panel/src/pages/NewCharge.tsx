@@ -1,16 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, type ChargeInput } from '../api';
+import { centsOf } from '../ui/format';
 import { Card, ErrorText } from '../ui/kit';
-import { reaisText } from './NewWithdrawal';
 
 const UFS = 'AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC SP SE TO'.split(' ');
-
-/** "1.234,56" or "1234.56" as cents; null when it is no amount of reais (at most two decimals). */
-export function centsOf(typed: string): number | null {
-  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(reaisText(typed));
-  if (!m) return null;
-  return Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
-}
 
 /** Today in São Paulo plus `days`, as YYYY-MM-DD (a boleto's due date is a São Paulo day). */
 function spDay(days: number): string {

@@ -1,18 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type FeePreview, type WithdrawalCreated } from '../api';
-import { money, moneyText } from '../ui/format';
+import { money, moneyText, reaisText } from '../ui/format';
 import { Card, ErrorText, Options } from '../ui/kit';
 import { PIX_KEY_TYPES } from '../ui/labels';
-
-/**
- * What a Brazilian types as the API's decimal text: "1.234,56" → "1234.56", "1.000" and "100.000" (dots
- * grouping thousands) → "1000" and "100000"; "1234.56" and "0.500" stay. Anything else is left for the server.
- */
-export function reaisText(typed: string): string {
-  const t = typed.trim();
-  if (t.includes(',')) return t.replace(/\./g, '').replace(',', '.');
-  return /^[1-9]\d{0,2}(\.\d{3})+$/.test(t) ? t.replace(/\./g, '') : t;
-}
 
 /**
  * A withdrawal confirmed with the password (the two-factor code when it is on). While the amount is typed, the server's fee preview (the

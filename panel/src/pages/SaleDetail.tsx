@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
 import { api, can, type Sale } from '../api';
-import { date, digitableLineText, money } from '../ui/format';
+import { centsOf, date, digitableLineText, money } from '../ui/format';
 import { Card, ErrorText } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
 
@@ -40,6 +40,12 @@ export function SaleDetail({ id }: { id: string }) {
               <dd>{money(sale.systemFee)}</dd>
               <dt>Líquido</dt>
               <dd>{money(sale.netAmount)}</dd>
+              {sale.refundedAmount > 0 && (
+                <>
+                  <dt>Estornado</dt>
+                  <dd>{money(sale.refundedAmount)}</dd>
+                </>
+              )}
               {sale.reserveAmount > 0 && (
                 <>
                   <dt>Reserva</dt>
@@ -130,69 +136,112 @@ export function SaleDetail({ id }: { id: string }) {
   );
 }
 
-/** Refund a paid PIX sale (roles that may move money), or pay a pending one in the sandbox. */
+/** What of a sale the payer may still get back. */
+const leftOf = (sale: Sale) => (sale.paidAmount ?? sale.amount) - sale.refundedAmount;
+
+/**
+ * Refund a paid sale in full or in part (roles that may move money), or pay a pending one in the sandbox. A
+ * refund is sent under a key made when the form opens: a second click, or a retry after a lost answer, is the
+ * same refund.
+ */
 function Actions(props: { sale: Sale; sandbox: boolean; onChanged: (s: Sale) => void; reload: () => void }) {
   const { sale } = props;
-  const [confirming, setConfirming] = useState(false);
-  const [refunding, setRefunding] = useState(false);
+  const [form, setForm] = useState<{ amount: string; key: string } | null>(null);
+  // the refunded amount a refund asked for will reach: the sale is read again until it shows
+  const [awaiting, setAwaiting] = useState<number | null>(null);
   const [notice, setNotice] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  // a refund asked for: the sale is read again until the processor's answer shows (ESTORNADO)
+  const pending = awaiting !== null && sale.refundedAmount < awaiting && sale.status === 'PAGO';
   useEffect(() => {
-    if (!refunding || sale.status !== 'PAGO') return;
+    if (!pending) return;
     const timer = setTimeout(props.reload, 2000);
     return () => clearTimeout(timer);
-  }, [refunding, sale]);
-  const refundable = can('withdrawals.create') && sale.status === 'PAGO' && sale.paymentMethod === 'PIX';
+  }, [pending, sale]);
+  const refundable = can('withdrawals.create') && sale.status === 'PAGO' && leftOf(sale) > 0;
   const simulable = props.sandbox && can('integrations') && sale.status === 'PENDENTE';
+  const cents = form ? centsOf(form.amount) : null;
   const run = async (action: () => Promise<Sale>, done: string) => {
     setBusy(true);
     setError(null);
     try {
       props.onChanged(await action());
       setNotice(done);
+      setForm(null);
     } catch (err) {
       setError(err);
     } finally {
       setBusy(false);
-      setConfirming(false);
     }
   };
   return (
     <div class="actions-bar">
-      {refunding && sale.status === 'PAGO' && (
+      {pending && (
         <p class="notice" role="status">
           Estorno em andamento: o valor fica bloqueado até o processador confirmar a devolução ao comprador.
         </p>
       )}
-      {notice && !(refunding && sale.status === 'PAGO') && (
+      {notice && !pending && (
         <p class="ok" role="status">
           {notice}
         </p>
       )}
       <ErrorText error={error} />
       {refundable &&
-        (confirming ? (
-          <span class="actions">
-            <button
-              type="button"
-              class="danger"
-              disabled={busy}
-              onClick={() => {
-                setRefunding(true);
-                void run(() => api.refund(sale.uuid), 'Venda estornada: o valor foi devolvido ao comprador.');
+        (form ? (
+          <form
+            class="actions"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (cents === null || cents <= 0) {
+                setError(new Error('Informe um valor em reais, por exemplo 15,00.'));
+                return;
+              }
+              setAwaiting(sale.refundedAmount + cents);
+              void run(
+                () => api.refund(sale.uuid, cents, form.key),
+                cents === leftOf(sale)
+                  ? 'Venda estornada: o valor foi devolvido ao comprador.'
+                  : `Estorno de ${money(cents)} feito: o valor foi devolvido ao comprador.`,
+              );
+            }}
+          >
+            <label for="refund-amount">Valor a estornar (R$)</label>
+            <input
+              id="refund-amount"
+              inputMode="decimal"
+              required
+              value={form.amount}
+              aria-describedby="refund-left"
+              onInput={(e) => {
+                // another amount is another refund: a new key
+                setForm({ amount: e.currentTarget.value, key: crypto.randomUUID() });
+                setError(null);
               }}
-            >
-              Confirmar estorno de {money(sale.amount)}
+            />
+            <span id="refund-left" class="hint">
+              Até {money(leftOf(sale))}
+            </span>
+            <button type="submit" class="danger" disabled={busy}>
+              {cents !== null && cents > 0 ? `Confirmar estorno de ${money(cents)}` : 'Confirmar estorno'}
             </button>
-            <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+            <button type="button" class="secondary" onClick={() => setForm(null)}>
               Cancelar
             </button>
-          </span>
+          </form>
         ) : (
-          <button type="button" class="secondary" onClick={() => setConfirming(true)}>
-            Estornar venda
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setNotice('');
+              setForm({
+                amount: (leftOf(sale) / 100).toFixed(2).replace('.', ','),
+                key: crypto.randomUUID(),
+              });
+            }}
+          >
+            Estornar
           </button>
         ))}
       {simulable && (

@@ -1,9 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Invitation, type Role, type TeamMember } from '../api';
-import { date, money } from '../ui/format';
+import { date, money, reaisText } from '../ui/format';
 import { Card, ErrorText, Options, Table } from '../ui/kit';
 import { label, ROLE_HELP, ROLES } from '../ui/labels';
-import { reaisText } from './NewWithdrawal';
 
 /** Equipe: the account's users and invitations, their roles, and the withdrawal approval rule. */
 export function Team() {

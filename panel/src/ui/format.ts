@@ -27,3 +27,20 @@ export function digitableLineText(line: string): string {
   const m = /^(\d{5})(\d{5})(\d{5})(\d{6})(\d{5})(\d{6})(\d)(\d{14})$/.exec(line);
   return m ? `${m[1]}.${m[2]} ${m[3]}.${m[4]} ${m[5]}.${m[6]} ${m[7]} ${m[8]}` : line;
 }
+
+/**
+ * What a Brazilian types as the API's decimal text: "1.234,56" → "1234.56", "1.000" and "100.000" (dots
+ * grouping thousands) → "1000" and "100000"; "1234.56" and "0.500" stay. Anything else is left for the server.
+ */
+export function reaisText(typed: string): string {
+  const t = typed.trim();
+  if (t.includes(',')) return t.replace(/\./g, '').replace(',', '.');
+  return /^[1-9]\d{0,2}(\.\d{3})+$/.test(t) ? t.replace(/\./g, '') : t;
+}
+
+/** "1.234,56" or "1234.56" as cents; null when it is no amount of reais (at most two decimals). */
+export function centsOf(typed: string): number | null {
+  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(reaisText(typed));
+  if (!m) return null;
+  return Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
+}

@@ -3,6 +3,7 @@ import { type CommandHelp, UsageError } from '../../platform/cli/command.js';
 import { EVENT_NAMES, type EventName, isEventName } from '../../webhooks/index.js';
 import { TARGET_HELP, TARGET_OPTIONS, targetOf } from './client.js';
 import { listen, parseListenArgs } from './listen.js';
+import { parseRefundArgs, refund } from './refund.js';
 import { subjectProblem, type TriggerSubject, trigger } from './trigger.js';
 
 /** Commands for integrators: clients of a running gateway over HTTP, with an account's key pair. */
@@ -33,6 +34,20 @@ export const INTEGRATOR_COMMANDS: (CommandHelp & { path: readonly string[] })[] 
     },
     example: 'gateway trigger sale.paid --sale 3f1c2a9e-5b7d-4e8f-9a0b-1c2d3e4f5a6b',
   },
+  {
+    path: ['refund'],
+    usage:
+      'gateway refund SALE [--amount-cents N] [--idempotency-key K] [--json] [--url URL] [--public-key K --private-key K]',
+    summary:
+      'Refunds your sale (uuid or id) in full, or N cents of it, through POST /api/transactions/{id}/refund, and prints the sale as it then is; with --idempotency-key a repeat answers the same refund.',
+    optionHelp: {
+      'amount-cents': 'how much to return to the payer, in cents (default: all that is left)',
+      'idempotency-key': 'sent as Idempotency-Key: the same key never makes a second refund',
+      ...TARGET_HELP,
+    },
+    example:
+      'gateway refund 3f1c2a9e-5b7d-4e8f-9a0b-1c2d3e4f5a6b --amount-cents 1500 --idempotency-key pedido-1001-r1',
+  },
 ];
 
 const OPTIONS = {
@@ -43,17 +58,23 @@ const OPTIONS = {
     sale: { type: 'string' },
     withdrawal: { type: 'string' },
   },
+  refund: {
+    ...TARGET_OPTIONS,
+    json: { type: 'boolean' },
+    'amount-cents': { type: 'string' },
+    'idempotency-key': { type: 'string' },
+  },
 } as const;
 
 function parsed(argv: readonly string[]): {
   values: Record<string, string | boolean | undefined>;
   positionals: string[];
 } {
-  const name = argv[0] as 'listen' | 'trigger';
+  const name = argv[0] as 'listen' | 'trigger' | 'refund';
   const { values, positionals } = parseArgs({
     args: argv.slice(1) as string[],
     options: OPTIONS[name],
-    allowPositionals: name === 'trigger',
+    allowPositionals: name !== 'listen',
     strict: true,
   });
   return { values: values as Record<string, string | boolean | undefined>, positionals };
@@ -70,6 +91,7 @@ export function integratorUsageProblem(argv: readonly string[]): string | null {
     const { values, positionals } = parsed(argv);
     targetOf(values);
     if (argv[0] === 'listen') parseListenArgs(values);
+    if (argv[0] === 'refund') parseRefundArgs(values, positionals);
     if (argv[0] === 'trigger' && positionals.length !== 1) throw new UsageError('name one event to trigger');
     if (argv[0] === 'trigger' && !isEventName(positionals[0])) {
       throw new UsageError(`unknown event "${positionals[0]}" (one of: ${EVENT_NAMES.join(', ')})`);
@@ -85,13 +107,22 @@ export function integratorUsageProblem(argv: readonly string[]): string | null {
   }
 }
 
-/** Runs `gateway listen` (until Ctrl-C) or `gateway trigger`; returns the exit code. */
+/** Runs `gateway listen` (until Ctrl-C), `gateway trigger` or `gateway refund`; returns the exit code. */
 export async function runIntegratorCommand(
   argv: readonly string[],
   out: (text: string) => void,
 ): Promise<number> {
   const { values, positionals } = parsed(argv);
   const target = targetOf(values);
+  if (argv[0] === 'refund') {
+    const sale = await refund(target, parseRefundArgs(values, positionals));
+    out(
+      values.json
+        ? `${JSON.stringify(sale)}\n`
+        : `sale ${sale.uuid}: ${sale.status}, ${sale.refundedAmount} of ${sale.amount} cents refunded${sale.replayed ? ' (the same refund as before: Idempotent-Replayed)' : ''}\n`,
+    );
+    return 0;
+  }
   if (argv[0] === 'trigger') {
     const made = await trigger(target, positionals[0]!, subjectOf(values));
     out(

@@ -138,8 +138,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
     example: 'The minimum cashout amount is 100.00',
   },
   MAXIMUM_VALUE: {
-    meaning: 'The amount is above the maximum of a cashout.',
-    action: 'Send at most the maximum the message gives, in several cashouts if needed.',
+    meaning: 'The amount is above the maximum of a cashout, or above what is left of a sale to refund.',
+    action: 'Send at most the maximum the message gives (a cashout: in several if needed).',
     example: 'The maximum cashout amount is 100000.00',
   },
   API_WITHDRAWAL_DISABLED_GLOBALLY: {

@@ -51,7 +51,11 @@ export class RefundNotMade extends PspError {}
 export interface PixChargeProcessor {
   readonly name: string;
   createPixCharge(input: { saleUuid: string; amount: number; expiresIn: number }): Promise<PixCharge>;
-  refund(sale: { uuid: string; amount: number; externalTransactionId: string }): Promise<'done' | 'pending'>;
+  /** Returns `refund.amount` of the sale to the payer; a repeat for the same refund is never a second one. */
+  refund(
+    sale: { uuid: string; amount: number; externalTransactionId: string },
+    refund: { id: number; amount: number },
+  ): Promise<'done' | 'pending'>;
   /**
    * Asked before an expired PENDENTE charge is cancelled (processors that can be paid after our expiry): it
    * credits the charge if the processor says it was paid, or makes it unpayable there. `true`: the sale may be

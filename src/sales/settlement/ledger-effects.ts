@@ -2,7 +2,7 @@ import type { Posting } from '../../ledger/index.js';
 import type { SaleRow } from '../types.js';
 import { isDispute, isOpen, type SaleStatus } from './status-machine.js';
 
-/** What of a sale the ledger needs: its money and whether its reserve still sits in blocked. */
+/** What of a sale the ledger needs: its money, its reserve, and its refunds made and in progress. */
 export interface SaleMoney {
   accountId: number;
   amount: number;
@@ -10,8 +10,14 @@ export interface SaleMoney {
   netAmount: number;
   reserveAmount: number;
   reserveHeld: boolean;
-  refundHeld: boolean;
-  /** A card sale: its paid net goes to receivable, reaching available installment by installment. */
+  /** The net the refunds made so far took out of the account. */
+  refundedNet: number;
+  /** The net held for refunds still waiting for their processor. */
+  refundPendingNet: number;
+  /**
+   * A card sale: its paid net goes to receivable, reaching available installment by installment; later moves
+   * count it as in available (decisions.md, "Receivables and later moves").
+   */
   receivable: boolean;
 }
 
@@ -30,25 +36,34 @@ export function moneyOf(s: SaleRow): SaleMoney {
     netAmount: s.net_amount,
     reserveAmount: s.reserve_amount,
     reserveHeld: s.reserve_held,
-    refundHeld: s.refund_held,
+    refundedNet: s.refunded_net,
+    refundPendingNet: s.refund_pending_net,
     // card sales made through an acquirer (processor `card:<acquirer>`); the sandbox's hand-moved card sales
     // keep their net in available as any sale
     receivable: isCardSale(s) && s.processor.startsWith(CARD_PROCESSOR_PREFIX),
   };
 }
 
-/** What of the sale's net sits in available while it is PAGO: all of it but a reserve still held. */
-function inAvailableOf(sale: SaleMoney): number {
-  return sale.netAmount - (sale.reserveHeld ? sale.reserveAmount : 0);
+/** The part of a sale's net in each of the merchant's buckets. */
+export interface Placement {
+  available: number;
+  blocked: number;
 }
 
-/** Postings moving `amount` between the merchant's two buckets. */
-function transfer(sale: SaleMoney, from: 'available' | 'blocked', amount: number): Posting[] {
-  const to = from === 'available' ? 'blocked' : 'available';
-  return [
-    { target: { accountId: sale.accountId, bucket: from }, amount: -amount },
-    { target: { accountId: sale.accountId, bucket: to }, amount },
-  ];
+/**
+ * Where a sale's net sits in a status (decisions.md, "Balance effects"). PAGO: what refunds have not taken,
+ * with the refunds in progress and the reserve still held in blocked; a refund uses the held reserve first
+ * (that is what it is kept for), so a refund it covers moves nothing out of available. An open dispute blocks
+ * all that is left. Any other status holds nothing: never paid, or refunded in full.
+ */
+export function placement(sale: SaleMoney, status: SaleStatus): Placement {
+  const left = sale.netAmount - sale.refundedNet;
+  if (isDispute(status)) return { available: 0, blocked: left };
+  if (status !== 'PAGO') return { available: 0, blocked: 0 };
+  const claimed = sale.refundedNet + sale.refundPendingNet;
+  const reserveLeft = sale.reserveHeld ? Math.max(0, sale.reserveAmount - claimed) : 0;
+  const blocked = sale.refundPendingNet + reserveLeft;
+  return { available: left - blocked, blocked };
 }
 
 export interface LedgerEffect {
@@ -56,150 +71,83 @@ export interface LedgerEffect {
   postings: Posting[];
   /** The sale's reserve_held after the entry. */
   reserveHeld: boolean;
-  /** The sale's refund_held after the entry. */
-  refundHeld: boolean;
 }
 
 /**
- * The balance effect of one allowed transition (decisions.md, "Balance effects"). Invariants per sale:
- * PAGO → net − heldReserve in available, heldReserve in blocked; open dispute (MED/CHARGEBACK) → the whole
- * net in blocked; ESTORNADO → nothing of the net left in the account (the fee stays with the gateway).
- * A refund the merchant asked for (refundHold) also keeps the whole net in blocked, as a dispute does, until
- * the processor answers. No guard: a refund the processor reports unasked, or a dispute, that the available
- * balance cannot cover drives it negative (merchant debt), which then blocks cashouts until sales cover it.
+ * The postings that take a sale from one placement to the next: what leaves the merchant's buckets goes to the
+ * processor (back to the payer), what enters them comes from it. Null when nothing moves.
+ */
+function shift(accountId: number, from: Placement, to: Placement): Posting[] | null {
+  const available = to.available - from.available;
+  const blocked = to.blocked - from.blocked;
+  if (available === 0 && blocked === 0) return null;
+  const postings: Posting[] = [];
+  if (available !== 0) postings.push({ target: { accountId, bucket: 'available' }, amount: available });
+  if (blocked !== 0) postings.push({ target: { accountId, bucket: 'blocked' }, amount: blocked });
+  if (available + blocked !== 0)
+    postings.push({ target: { system: 'processor' }, amount: -(available + blocked) });
+  return postings;
+}
+
+function kindOf(from: SaleStatus, to: SaleStatus): string {
+  if (isDispute(to)) return 'sale.dispute_opened';
+  if (to === 'PAGO') return 'sale.dispute_won';
+  if (isDispute(from)) return 'sale.dispute_lost';
+  return 'sale.refunded';
+}
+
+/**
+ * The balance effect of one allowed transition: the difference between the sale's placements before and after.
+ * No guard: a refund the processor reports unasked, or a dispute, that the available balance cannot cover
+ * drives it negative (merchant debt), which then blocks cashouts until sales cover it. Becoming PAGO also
+ * takes the fee: the payer's whole amount comes from the processor.
  */
 export function ledgerEffect(sale: SaleMoney, from: SaleStatus, to: SaleStatus): LedgerEffect | null {
-  const available = { accountId: sale.accountId, bucket: 'available' as const };
-  const blocked = { accountId: sale.accountId, bucket: 'blocked' as const };
-  const processor = { system: 'processor' as const };
-  const held = sale.reserveHeld ? sale.reserveAmount : 0;
-  const inAvailable = inAvailableOf(sale);
-  const refundHeld = sale.refundHeld;
-
   if (to === 'PAGO' && isOpen(from)) {
+    const paid = { ...sale, reserveHeld: sale.reserveAmount > 0, refundedNet: 0, refundPendingNet: 0 };
+    const into = placement(paid, 'PAGO');
     return {
       kind: 'sale.paid',
-      reserveHeld: sale.reserveAmount > 0,
-      refundHeld: false,
+      reserveHeld: paid.reserveHeld,
       postings: [
-        { target: processor, amount: -sale.amount },
+        { target: { system: 'processor' }, amount: -sale.amount },
         { target: { system: 'fees' }, amount: sale.systemFee },
         {
-          target: sale.receivable ? { accountId: sale.accountId, bucket: 'receivable' } : available,
-          amount: sale.netAmount - sale.reserveAmount,
+          target: { accountId: sale.accountId, bucket: sale.receivable ? 'receivable' : 'available' },
+          amount: into.available,
         },
-        { target: blocked, amount: sale.reserveAmount },
+        { target: { accountId: sale.accountId, bucket: 'blocked' }, amount: into.blocked },
       ],
     };
   }
-  // with a refund held the whole net is in blocked already, and stays there while the refund is pending
-  if (refundHeld && ((to === 'PAGO' && isDispute(from)) || (isDispute(to) && from === 'PAGO'))) return null;
-  if (to === 'PAGO' && isDispute(from)) {
-    return {
-      kind: 'sale.dispute_won',
-      reserveHeld: sale.reserveHeld,
-      refundHeld,
-      postings: transfer(sale, 'blocked', inAvailable),
-    };
-  }
-  if (isDispute(to) && from === 'PAGO') {
-    return {
-      kind: 'sale.dispute_opened',
-      reserveHeld: sale.reserveHeld,
-      refundHeld,
-      postings: transfer(sale, 'available', inAvailable),
-    };
-  }
-  if (to === 'ESTORNADO' && from === 'PAGO' && refundHeld) {
-    return {
-      kind: 'sale.refunded',
-      reserveHeld: false,
-      refundHeld: false,
-      postings: [
-        { target: blocked, amount: -sale.netAmount },
-        { target: processor, amount: sale.netAmount },
-      ],
-    };
-  }
-  if (to === 'ESTORNADO' && from === 'PAGO') {
-    return {
-      kind: 'sale.refunded',
-      reserveHeld: false,
-      refundHeld: false,
-      postings: [
-        { target: available, amount: -inAvailable },
-        { target: blocked, amount: -held },
-        { target: processor, amount: sale.netAmount },
-      ],
-    };
-  }
-  if (to === 'ESTORNADO' && isDispute(from)) {
-    return {
-      kind: 'sale.dispute_lost',
-      reserveHeld: false,
-      refundHeld: false,
-      postings: [
-        { target: blocked, amount: -sale.netAmount },
-        { target: processor, amount: sale.netAmount },
-      ],
-    };
-  }
-  return null;
+  const reserveHeld = to === 'ESTORNADO' ? false : sale.reserveHeld;
+  const postings = shift(sale.accountId, placement(sale, from), placement(sale, to));
+  if (!postings)
+    return reserveHeld === sale.reserveHeld ? null : { kind: kindOf(from, to), postings: [], reserveHeld };
+  return { kind: kindOf(from, to), postings, reserveHeld };
 }
 
 /**
- * Releasing a held reserve: in PAGO it moves blocked → available; during an open dispute the whole net is
- * already blocked by the dispute, so only the flag changes (the dispute's end then moves or takes it all).
+ * Releasing a held reserve: in PAGO what of it no refund has used moves blocked → available; during an open
+ * dispute the whole net is blocked by the dispute, so only the flag changes.
  */
 export function reserveRelease(sale: SaleMoney, status: SaleStatus): LedgerEffect | null {
-  if (!sale.reserveHeld) return null;
-  // a held refund keeps the whole net in blocked: the reserve goes with it (out, or back when it is released)
-  if (status === 'PAGO' && !sale.refundHeld) {
-    return {
-      kind: 'sale.reserve_released',
-      reserveHeld: false,
-      refundHeld: false,
-      postings: transfer(sale, 'blocked', sale.reserveAmount),
-    };
-  }
-  if (isDispute(status) || status === 'PAGO') {
-    return { kind: 'sale.reserve_released', reserveHeld: false, refundHeld: sale.refundHeld, postings: [] };
-  }
-  return null;
+  if (!sale.reserveHeld || (status !== 'PAGO' && !isDispute(status))) return null;
+  const after = { ...sale, reserveHeld: false };
+  const postings = shift(sale.accountId, placement(sale, status), placement(after, status)) ?? [];
+  return { kind: 'sale.reserve_released', reserveHeld: false, postings };
 }
 
 /**
- * Holding a sale for a refund the merchant asked for: in PAGO what the refund will take from available moves to
- * blocked now (a guarded entry: refused when available cannot cover it), so it cannot also be withdrawn; in an
- * open dispute the whole net is blocked already, and only the flag changes.
+ * A change of a sale's refunds within its status (one held, one given back, one made that leaves the sale
+ * PAGO): the difference between the placements. Null when nothing moves.
  */
-export function refundHold(sale: SaleMoney, status: SaleStatus): LedgerEffect | null {
-  if (sale.refundHeld) return null;
-  if (isDispute(status)) {
-    return { kind: 'sale.refund_held', reserveHeld: sale.reserveHeld, refundHeld: true, postings: [] };
-  }
-  if (status !== 'PAGO') return null;
-  return {
-    kind: 'sale.refund_held',
-    reserveHeld: sale.reserveHeld,
-    refundHeld: true,
-    postings: transfer(sale, 'available', inAvailableOf(sale)),
-  };
-}
-
-/**
- * Giving back a held refund the processor did not make: in PAGO blocked → available; during an open dispute
- * only the flag changes (the dispute holds the whole net itself).
- */
-export function refundRelease(sale: SaleMoney, status: SaleStatus): LedgerEffect | null {
-  if (!sale.refundHeld) return null;
-  if (status === 'PAGO') {
-    return {
-      kind: 'sale.refund_released',
-      reserveHeld: sale.reserveHeld,
-      refundHeld: false,
-      postings: transfer(sale, 'blocked', inAvailableOf(sale)),
-    };
-  }
-  return { kind: 'sale.refund_released', reserveHeld: sale.reserveHeld, refundHeld: false, postings: [] };
+export function refundEffect(
+  kind: 'sale.refund_held' | 'sale.refund_released' | 'sale.refunded',
+  before: SaleMoney,
+  after: SaleMoney,
+  status: SaleStatus,
+): LedgerEffect | null {
+  const postings = shift(before.accountId, placement(before, status), placement(after, status));
+  return postings ? { kind, postings, reserveHeld: after.reserveHeld } : null;
 }

@@ -56,6 +56,7 @@ export function saleWebhookBody(s: SaleRow) {
     transactionId: s.id,
     type: 'TRANSACTION',
     metadata: s.metadata ?? {},
+    refundedAmount: String(s.refunded_amount),
     ...card(s),
     ...recurrence(s),
   };

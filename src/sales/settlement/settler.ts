@@ -34,7 +34,8 @@ export class SaleSettler {
 
   constructor(
     private readonly db: Db,
-    private readonly queue: Queue,
+    /** The job queue of the moves it makes (a refund that makes its sale ESTORNADO moves it with this too). */
+    readonly queue: Queue,
     private readonly outbox?: OutboxSignal,
     maxWaitBesideMs = MAX_WAIT_BESIDE_MS,
   ) {

@@ -66,7 +66,6 @@ export async function applyMoves(
     before,
     status: to,
     reserveHeld: effects[i]?.reserveHeld ?? before.reserve_held,
-    refundHeld: effects[i]?.refundHeld ?? before.refund_held,
   }));
   // the bodies read no column the move sets but status
   const facts = moves.flatMap(({ before, to }) => saleFact({ ...before, status: to }) ?? []);

@@ -10,13 +10,20 @@ export interface SaleUpdate {
   before: SaleRow;
   status: SaleStatus;
   reserveHeld: boolean;
-  refundHeld: boolean;
 }
 
 /** The columns a move changes (public_json by the sales_public_json trigger): all a written sale re-reads. */
 type Changed = Pick<
   SaleRow,
-  'id' | 'status' | 'reserve_held' | 'refund_held' | 'updated_at' | 'completed_at' | 'public_json'
+  | 'id'
+  | 'status'
+  | 'reserve_held'
+  | 'refunded_amount'
+  | 'refunded_net'
+  | 'refund_pending_net'
+  | 'updated_at'
+  | 'completed_at'
+  | 'public_json'
 >;
 
 /**
@@ -38,16 +45,21 @@ export async function writeMoves(
   const ledger = entriesInsert(entries, 'sale', 13);
   const rows = await tx.query<Changed & { _postings: number }>(
     `WITH v AS (
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::bool[], $18::bool[]) AS v(id, status, reserve_held, refund_held)),
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::bool[]) AS v(id, status, reserve_held)),
      s AS (
-       UPDATE sales s SET status = v.status, reserve_held = v.reserve_held, refund_held = v.refund_held,
-           updated_at = now(),
+       UPDATE sales s SET status = v.status, reserve_held = v.reserve_held, updated_at = now(),
+           -- refunded in full, however it came (its last refund, a dispute lost, a devolução made outside)
+           refunded_amount = CASE WHEN v.status = 'ESTORNADO' THEN COALESCE(s.paid_amount, s.amount)
+                                  ELSE s.refunded_amount END,
+           refunded_net = CASE WHEN v.status = 'ESTORNADO' THEN s.net_amount ELSE s.refunded_net END,
+           refund_pending_net = CASE WHEN v.status = 'ESTORNADO' THEN 0 ELSE s.refund_pending_net END,
            completed_at = CASE WHEN v.status = 'PAGO'
                                THEN COALESCE(s.completed_at, date_trunc('milliseconds', now()))
                                ELSE s.completed_at END
          -- = ANY gives the planner the index (it guesses 100 rows for unnest and would scan every sale)
          FROM v WHERE s.id = ANY($1::bigint[]) AND s.id = v.id
-       RETURNING s.id, s.status, s.reserve_held, s.refund_held, s.updated_at, s.completed_at, s.public_json),
+       RETURNING s.id, s.status, s.reserve_held, s.refunded_amount, s.refunded_net, s.refund_pending_net,
+                 s.updated_at, s.completed_at, s.public_json),
      ${notifications.ctes},
      ${ledger.ctes}
      SELECT s.*, (SELECT count(*) FROM p)::int AS _postings FROM s`,
@@ -57,10 +69,9 @@ export async function writeMoves(
       updates.map((u) => u.reserveHeld),
       ...notifications.params,
       ...ledger.params,
-      updates.map((u) => u.refundHeld),
     ],
     // planned once per connection: the text is fixed, and its planning cost about as much as its execution
-    { prepare: 'settle_write_moves_v5' },
+    { prepare: 'settle_write_moves_v6' },
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const first = rows[0];

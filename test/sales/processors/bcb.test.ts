@@ -5,7 +5,7 @@ import { verifyLedger } from '../../../src/ledger/verify.js';
 import { hasValidCrc } from '../../../src/payment-standards/brcode.js';
 import { PixApiClient } from '../../../src/payment-standards/pix-api-client.js';
 import { checkDevolucoes } from '../../../src/sales/processors/bcb/devolucoes.js';
-import { holdForRefund, releaseForgottenHolds } from '../../../src/sales/settlement/refund-hold.js';
+import { openRefund, releaseForgottenRefunds } from '../../../src/sales/refunds/refunds.js';
 import { SaleSettler } from '../../../src/sales/settlement/settler.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
@@ -153,6 +153,46 @@ describe('PIX_PROCESSOR=bcb against a local PSP over mutual TLS', () => {
   });
 });
 
+describe('partial refunds through API Pix devolução', () => {
+  it('each refund is its own devolução with its valor; the sale is ESTORNADO when the last is DEVOLVIDO', async () => {
+    const sale = (await charge(saleInput({ amount: 10000 }))).body;
+    const pix = await psp.pay(sale.externalTransactionId);
+    const paid = await getBalance(db(), merchant.accountId);
+    const refund = (amountCents?: number, key?: string) =>
+      call<SaleBody>('POST', `${server.url}/api/transactions/${sale.uuid}/refund`, {
+        headers: { ...merchant.keys, ...(key ? { 'idempotency-key': key } : {}) },
+        ...(amountCents ? { body: { amountCents } } : {}),
+      });
+    expect((await refund(2500, 'r-1')).status).toBe(202);
+    expect((await refund(2500, 'r-1')).headers['idempotent-replayed']).toBe('true'); // the same devolução
+    const devs = () => psp.state.pix.get(pix.endToEndId)!.devolucoes;
+    expect(devs().map((d) => d.valor)).toEqual(['25.00']);
+    await psp.settleRefund(pix.endToEndId, devs()[0]!.id, 'DEVOLVIDO');
+    const after = await call<SaleBody>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
+      headers: merchant.keys,
+    });
+    expect(after.body).toMatchObject({ status: 'PAGO', refundedAmount: 2500 });
+    const first = Math.floor((sale.netAmount * 2500) / 10000);
+    expect((await getBalance(db(), merchant.accountId)).available).toBe(paid.available - first);
+    expect((await refund()).status).toBe(202); // all that is left
+    expect(devs().map((d) => d.valor)).toEqual(['25.00', '75.00']);
+    expect(new Set(devs().map((d) => d.id)).size).toBe(2);
+    await psp.settleRefund(pix.endToEndId, devs()[1]!.id, 'DEVOLVIDO');
+    expect(await statusOf(sale.id)).toBe('ESTORNADO');
+    expect(await getBalance(db(), merchant.accountId)).toMatchObject({
+      available: paid.available - sale.netAmount,
+      blocked: paid.blocked,
+    });
+    expect((await eventsOf(server, 'sale', sale.id)).map((e) => e.event_type)).toEqual([
+      'sale.pending',
+      'sale.paid',
+      'sale.refunded',
+      'sale.refunded',
+    ]);
+    expect((await verifyLedger(db())).ok).toBe(true);
+  });
+});
+
 describe('refund attempts (devolução ids)', () => {
   const refund = (uuid: string) =>
     call<SaleBody>('POST', `${server.url}/api/transactions/${uuid}/refund`, { headers: merchant.keys });
@@ -246,10 +286,11 @@ describe('refund attempts (devolução ids)', () => {
     expect(failed.status).toBe(502);
     expect(failed.body).toMatchObject({ error: 'PROCESSOR_ERROR' });
     expect(await statusOf(sale.id)).toBe('PAGO');
-    const [row] = await db().query<{ refund_held: boolean }>('SELECT refund_held FROM sales WHERE id = $1', [
-      sale.id,
-    ]);
-    expect(row!.refund_held).toBe(false); // not made: the money is the merchant's again
+    const [row] = await db().query<{ refund_pending_net: number }>(
+      'SELECT refund_pending_net FROM sales WHERE id = $1',
+      [sale.id],
+    );
+    expect(row!.refund_pending_net).toBe(0); // not made: the money is the merchant's again
     expect((await refund(sale.uuid)).status).toBe(202);
     expect(devs().map((d) => d.status)).toEqual(['NAO_REALIZADO', 'EM_PROCESSAMENTO']);
     const rows = await db().query<{ attempt: number; status: string }>(
@@ -308,9 +349,12 @@ describe('in-progress refunds read back (no callback)', () => {
     await check();
     expect((await getBalance(db(), merchant.accountId)).available).toBe(paid.available - sale.netAmount);
     await aged('unknown_since'); // ten minutes of 404s, the last a moment ago
-    // held with its attempt in progress: not a forgotten hold
-    await db().query("UPDATE sales SET updated_at = now() - interval '11 minutes' WHERE id = $1", [sale.id]);
-    expect(await releaseForgottenHolds(db())).toBe(0);
+    // held with its attempt in progress: not a forgotten refund
+    await db().query(
+      "UPDATE sale_refunds SET updated_at = now() - interval '11 minutes' WHERE sale_id = $1",
+      [sale.id],
+    );
+    expect(await releaseForgottenRefunds(db())).toBe(0);
     await check();
     expect(await getBalance(db(), merchant.accountId)).toEqual(paid);
     const rows = await db().query<{ status: string }>(
@@ -365,8 +409,11 @@ describe('in-progress refunds read back (no callback)', () => {
       "UPDATE bcb_devolucoes SET status = 'DEVOLVIDO', updated_at = now() - interval '2 minutes' WHERE sale_id = $1",
       [sale.id],
     );
-    await db().query("UPDATE sales SET updated_at = now() - interval '11 minutes' WHERE id = $1", [sale.id]);
-    expect(await releaseForgottenHolds(db())).toBe(0);
+    await db().query(
+      "UPDATE sale_refunds SET updated_at = now() - interval '11 minutes' WHERE sale_id = $1",
+      [sale.id],
+    );
+    expect(await releaseForgottenRefunds(db())).toBe(0);
     await check();
     expect(await statusOf(sale.id)).toBe('ESTORNADO');
     expect(await getBalance(db(), merchant.accountId)).toMatchObject({
@@ -397,7 +444,7 @@ describe('in-progress refunds read back (no callback)', () => {
     );
     for (const { sale } of sales) {
       const [row] = await db().query<{ refund_held: boolean; in_progress: boolean }>(
-        `SELECT s.refund_held, EXISTS (SELECT 1 FROM bcb_devolucoes d WHERE d.sale_id = s.id AND d.requested
+        `SELECT s.refund_pending_net > 0 AS refund_held, EXISTS (SELECT 1 FROM bcb_devolucoes d WHERE d.sale_id = s.id AND d.requested
                                          AND d.status = 'EM_PROCESSAMENTO') AS in_progress
            FROM sales s WHERE s.id = $1`,
         [sale.id],
@@ -483,13 +530,23 @@ describe('devoluções the gateway did not request (reported by the /pix webhook
     ]);
   });
 
-  it('of part of the amount: recorded, the sale stays PAGO', async () => {
+  it('of part of the amount: a refund made, the sale stays PAGO with its refundedAmount', async () => {
     const sale = (await charge(saleInput({ amount: 5000 }))).body;
     const pix = await psp.pay(sale.externalTransactionId);
     const before = await getBalance(db(), merchant.accountId);
     await devolvedAtPsp(pix.endToEndId, 'bankrefund2', '10.00');
     expect(await statusOf(sale.id)).toBe('PAGO');
-    expect(await getBalance(db(), merchant.accountId)).toEqual(before);
+    const share = Math.floor((sale.netAmount * 1000) / 5000);
+    expect(await getBalance(db(), merchant.accountId)).toMatchObject({
+      available: before.available - share,
+      blocked: before.blocked,
+    });
+    const now = await call<SaleBody>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
+      headers: merchant.keys,
+    });
+    expect(now.body).toMatchObject({ status: 'PAGO', refundedAmount: 1000 });
+    await devolvedAtPsp(pix.endToEndId, 'bankrefund2', '10.00'); // reported again: once
+    expect(now.body).toMatchObject({ refundedAmount: 1000 });
     expect(await devolucoes(sale.id)).toEqual([
       { id: 'bankrefund2', amount: 1000, requested: false, status: 'DEVOLVIDO' },
     ]);
@@ -617,17 +674,20 @@ describe('forgotten holds', () => {
         underWay.push(sale.id);
       }
     }
-    await db().query("UPDATE sales SET updated_at = now() - interval '20 minutes' WHERE id = ANY($1)", [
-      underWay,
-    ]);
+    await db().query(
+      "UPDATE sale_refunds SET updated_at = now() - interval '20 minutes' WHERE sale_id = ANY($1)",
+      [underWay],
+    );
     const lost = await paidSale();
     const paid = await getBalance(db(), m.accountId);
-    expect(await holdForRefund(db(), lost.id)).toBe(true); // then the crash, before the PSP was asked
-    await db().query("UPDATE sales SET updated_at = now() - interval '11 minutes' WHERE id = $1", [lost.id]);
-    expect(await releaseForgottenHolds(db())).toBe(1);
+    const { refund } = await openRefund(db(), lost.id, null, null); // then the crash, before the PSP was asked
+    await db().query("UPDATE sale_refunds SET updated_at = now() - interval '11 minutes' WHERE id = $1", [
+      refund.id,
+    ]);
+    expect(await releaseForgottenRefunds(db())).toBe(1);
     expect(await getBalance(db(), m.accountId)).toEqual(paid);
     const held = await db().query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM sales WHERE refund_held AND id = ANY($1)',
+      'SELECT count(*)::int AS n FROM sales WHERE refund_pending_net > 0 AND id = ANY($1)',
       [underWay],
     );
     expect(held).toEqual([{ n: 101 }]);

@@ -2,38 +2,25 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   ledgerEffect,
-  refundHold,
-  refundRelease,
+  refundEffect,
   reserveRelease,
   type SaleMoney,
 } from '../../../src/sales/settlement/ledger-effects.js';
 import {
   checkTransition,
+  isDispute,
   SALE_STATUSES,
   type SaleStatus,
 } from '../../../src/sales/settlement/status-machine.js';
-
-/**
- * What a sale holds in the merchant's buckets in a status (the documented per-sale invariant); a refund held
- * (asked by the merchant, not yet answered) keeps the whole net in blocked, as a dispute does.
- */
-function holdings(s: SaleMoney, status: SaleStatus): { available: number; blocked: number } {
-  const held = s.reserveHeld ? s.reserveAmount : 0;
-  if (status === 'PAGO' && s.refundHeld) return { available: 0, blocked: s.netAmount };
-  if (status === 'PAGO') return { available: s.netAmount - held, blocked: held };
-  if (status === 'MED' || status === 'CHARGEBACK') return { available: 0, blocked: s.netAmount };
-  return { available: 0, blocked: 0 };
-}
 
 const money = fc
   .record({
     amount: fc.integer({ min: 1, max: 10_000_000 }),
     fee: fc.nat(),
     reserve: fc.nat(),
-    held: fc.boolean(),
-    refundHeld: fc.boolean(),
+    receivable: fc.boolean(),
   })
-  .map(({ amount, fee, reserve, held, refundHeld }) => {
+  .map(({ amount, fee, reserve, receivable }) => {
     const systemFee = fee % (amount + 1);
     const netAmount = amount - systemFee;
     const reserveAmount = reserve % (netAmount + 1);
@@ -43,24 +30,38 @@ const money = fc
       systemFee,
       netAmount,
       reserveAmount,
-      reserveHeld: held && reserveAmount > 0,
-      refundHeld,
-      receivable: false,
+      reserveHeld: false,
+      refundedNet: 0,
+      refundPendingNet: 0,
+      receivable,
     } satisfies SaleMoney;
   });
 
-function sums(postings: { target: object; amount: number }[]) {
-  let available = 0;
-  let blocked = 0;
+type Buckets = { available: number; blocked: number; processor: number; fees: number };
+
+function apply(buckets: Buckets, postings: { target: object; amount: number }[]): Buckets {
+  expect(postings.reduce((a, p) => a + p.amount, 0)).toBe(0);
+  const next = { ...buckets };
   for (const p of postings) {
-    if ('bucket' in p.target && p.target.bucket === 'available') available += p.amount;
-    if ('bucket' in p.target && p.target.bucket === 'blocked') blocked += p.amount;
+    // a card sale's receivable counts as available until it settles (the settlement job moves it across)
+    if ('bucket' in p.target) next[p.target.bucket === 'blocked' ? 'blocked' : 'available'] += p.amount;
+    else next[(p.target as { system: 'processor' | 'fees' }).system] += p.amount;
   }
-  return { available, blocked };
+  return next;
 }
 
-describe('ledgerEffect', () => {
-  it('every allowed transition balances and moves the buckets from one status holding to the next', () => {
+/** A step of a paid sale's life: a refund opened, made or not made, the reserve released, a dispute. */
+const step = fc.oneof(
+  fc.record({ op: fc.constant('open' as const), part: fc.integer({ min: 1, max: 100 }) }),
+  fc.record({ op: fc.constant('make' as const), which: fc.nat() }),
+  fc.record({ op: fc.constant('fail' as const), which: fc.nat() }),
+  fc.record({ op: fc.constant('release' as const) }),
+  fc.record({ op: fc.constant('dispute' as const), to: fc.constantFrom<SaleStatus>('MED', 'CHARGEBACK') }),
+  fc.record({ op: fc.constant('outcome' as const), to: fc.constantFrom<SaleStatus>('PAGO', 'ESTORNADO') }),
+);
+
+describe('ledger effects', () => {
+  it('every transition balances and a sale out of PAGO and its disputes holds nothing', () => {
     fc.assert(
       fc.property(
         money,
@@ -68,78 +69,103 @@ describe('ledgerEffect', () => {
         fc.constantFrom(...SALE_STATUSES),
         (sale, from, to) => {
           if (checkTransition(from, to) !== 'apply') return;
-          // a sale that was never paid holds no reserve; only a paid or disputed one can hold a refund
           const open = from === 'PENDENTE' || from === 'EM_PROCESSAMENTO';
-          const s = {
-            ...sale,
-            reserveHeld: open ? false : sale.reserveHeld,
-            refundHeld: ['PAGO', 'MED', 'CHARGEBACK'].includes(from) && sale.refundHeld,
-          };
+          const s = { ...sale, reserveHeld: !open && sale.reserveAmount > 0 };
           const effect = ledgerEffect(s, from, to);
           const postings = effect?.postings ?? [];
           expect(postings.reduce((a, p) => a + p.amount, 0)).toBe(0);
-          const after = {
-            ...s,
-            reserveHeld: effect?.reserveHeld ?? s.reserveHeld,
-            refundHeld: effect?.refundHeld ?? s.refundHeld,
-          };
-          // a sale out of PAGO and its disputes holds no refund any more
-          if (!['PAGO', 'MED', 'CHARGEBACK'].includes(to)) expect(after.refundHeld).toBe(false);
-          const before = holdings(s, from);
-          const target = holdings(after, to);
-          expect(sums(postings)).toEqual({
-            available: target.available - before.available,
-            blocked: target.blocked - before.blocked,
-          });
+          if (to === 'ESTORNADO') expect(effect?.reserveHeld ?? s.reserveHeld).toBe(false);
         },
       ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('through any refunds, reserve release and disputes, the sale never leaves a bucket negative, and its whole net goes back in full refunds', () => {
+    fc.assert(
+      fc.property(money, fc.array(step, { maxLength: 25 }), (start, steps) => {
+        let sale: SaleMoney = start;
+        let status: SaleStatus = 'PENDENTE';
+        let refunded = 0; // amount returned to the payer
+        const pending: { amount: number; net: number }[] = [];
+        const paid = ledgerEffect(sale, 'PENDENTE', 'PAGO')!;
+        let b = apply({ available: 0, blocked: 0, processor: 0, fees: 0 }, paid.postings);
+        sale = { ...sale, reserveHeld: paid.reserveHeld };
+        status = 'PAGO';
+        const check = () => {
+          expect(b.available).toBeGreaterThanOrEqual(0);
+          expect(b.blocked).toBeGreaterThanOrEqual(0);
+          if (status === 'ESTORNADO') expect(b.available + b.blocked).toBe(0);
+          else expect(b.available + b.blocked).toBe(sale.netAmount - sale.refundedNet);
+          if (isDispute(status)) expect(b.available).toBe(0);
+          // what the processor got back is the net refunded; the fee stays with the gateway
+          expect(b.processor).toBe(
+            -sale.amount + (status === 'ESTORNADO' ? sale.netAmount : sale.refundedNet),
+          );
+        };
+        check();
+        for (const s of steps) {
+          if (status === 'ESTORNADO') break;
+          if (s.op === 'open' && status === 'PAGO') {
+            const left = sale.amount - refunded - pending.reduce((a, p) => a + p.amount, 0);
+            if (left <= 0) continue;
+            const amount = Math.max(1, Math.floor((left * s.part) / 100));
+            const net =
+              amount === left
+                ? sale.netAmount - sale.refundedNet - sale.refundPendingNet
+                : Math.floor((sale.netAmount * amount) / sale.amount);
+            const after = { ...sale, refundPendingNet: sale.refundPendingNet + net };
+            const effect = refundEffect('sale.refund_held', sale, after, status);
+            // a refund the held reserve covers takes nothing from available
+            if (sale.reserveHeld && sale.reserveAmount - sale.refundedNet - sale.refundPendingNet >= net) {
+              expect(effect).toBeNull();
+            }
+            if (effect) b = apply(b, effect.postings);
+            sale = after;
+            pending.push({ amount, net });
+          } else if ((s.op === 'make' || s.op === 'fail') && pending.length > 0) {
+            const [r] = pending.splice(s.which % pending.length, 1);
+            if (s.op === 'fail') {
+              const after = { ...sale, refundPendingNet: sale.refundPendingNet - r!.net };
+              const effect = refundEffect('sale.refund_released', sale, after, status);
+              if (effect) b = apply(b, effect.postings);
+              sale = after;
+            } else if (refunded + r!.amount >= sale.amount) {
+              const effect = ledgerEffect(sale, status, 'ESTORNADO');
+              if (effect) b = apply(b, effect.postings);
+              sale = { ...sale, reserveHeld: false };
+              status = 'ESTORNADO';
+            } else {
+              const after = {
+                ...sale,
+                refundedNet: sale.refundedNet + r!.net,
+                refundPendingNet: sale.refundPendingNet - r!.net,
+              };
+              const effect = refundEffect('sale.refunded', sale, after, status);
+              if (effect) b = apply(b, effect.postings);
+              sale = after;
+              refunded += r!.amount;
+            }
+          } else if (s.op === 'release') {
+            const effect = reserveRelease(sale, status);
+            if (effect) {
+              b = apply(b, effect.postings);
+              sale = { ...sale, reserveHeld: effect.reserveHeld };
+            }
+          } else if (s.op === 'dispute' && status === 'PAGO') {
+            const effect = ledgerEffect(sale, status, s.to);
+            if (effect) b = apply(b, effect.postings);
+            status = s.to;
+          } else if (s.op === 'outcome' && isDispute(status)) {
+            const effect = ledgerEffect(sale, status, s.to);
+            if (effect) b = apply(b, effect.postings);
+            if (s.to === 'ESTORNADO') sale = { ...sale, reserveHeld: false };
+            status = s.to;
+          }
+          check();
+        }
+      }),
       { numRuns: 2000 },
-    );
-  });
-
-  it('reserve release keeps the holdings invariant', () => {
-    fc.assert(
-      fc.property(money, fc.constantFrom(...SALE_STATUSES), (sale, status) => {
-        const effect = reserveRelease(sale, status);
-        // a held reserve is released in PAGO and during a dispute; otherwise there is nothing to do
-        expect(effect === null).toBe(!sale.reserveHeld || !['PAGO', 'MED', 'CHARGEBACK'].includes(status));
-        if (!effect) return;
-        const postings = effect.postings;
-        expect(postings.reduce((a, p) => a + p.amount, 0)).toBe(0);
-        const before = holdings(sale, status);
-        const after = holdings(
-          { ...sale, reserveHeld: effect.reserveHeld, refundHeld: effect.refundHeld },
-          status,
-        );
-        expect(sums(postings)).toEqual({
-          available: after.available - before.available,
-          blocked: after.blocked - before.blocked,
-        });
-      }),
-    );
-  });
-
-  it('a refund hold moves the sale to "whole net blocked" and its release moves it back, in PAGO and in a dispute', () => {
-    fc.assert(
-      fc.property(money, fc.constantFrom<SaleStatus>('PAGO', 'MED', 'CHARGEBACK'), (sale, status) => {
-        const unheld = { ...sale, refundHeld: false };
-        const hold = refundHold(unheld, status);
-        expect(hold?.refundHeld).toBe(true);
-        expect(refundHold({ ...sale, refundHeld: true }, status)).toBeNull(); // held once
-        const held = { ...unheld, refundHeld: true };
-        expect(sums(hold!.postings)).toEqual({
-          available: holdings(held, status).available - holdings(unheld, status).available,
-          blocked: holdings(held, status).blocked - holdings(unheld, status).blocked,
-        });
-        const release = refundRelease(held, status)!;
-        expect(release.refundHeld).toBe(false);
-        expect(release.postings.reduce((a, p) => a + p.amount, 0)).toBe(0);
-        expect(sums(release.postings)).toEqual({
-          available: holdings(unheld, status).available - holdings(held, status).available,
-          blocked: holdings(unheld, status).blocked - holdings(held, status).blocked,
-        });
-        expect(refundRelease(unheld, status)).toBeNull();
-      }),
     );
   });
 });

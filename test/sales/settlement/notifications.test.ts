@@ -55,6 +55,7 @@ const webhookForm = (s: SaleBody, status: string) =>
     transactionId: s.id,
     type: 'TRANSACTION',
     metadata: {},
+    refundedAmount: '0',
   });
 const postbackForm = (s: SaleBody, status: string) =>
   JSON.stringify({ ...common(s, status), externalTransactionId: s.externalTransactionId });
@@ -192,6 +193,7 @@ describe('sale notification facts (outbox rows)', () => {
         transactionId: s.id,
         type: 'TRANSACTION',
         metadata: {},
+        refundedAmount: '0',
         ...recurrence,
       }),
     );

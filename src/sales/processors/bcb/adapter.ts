@@ -92,26 +92,18 @@ export class BcbProcessor implements PixChargeProcessor {
   }
 
   /**
-   * Full refund of the Pix that paid the sale; 'done' when the PSP already reports it DEVOLVIDO. A repeat while
-   * an attempt is in progress or done is the same PUT (same devolução id: never a second refund); after an
-   * attempt ended NAO_REALIZADO a new one, with a new id, is made.
+   * A refund of the Pix that paid the sale, for the refund's amount (API Pix devolução with `valor`); 'done' when
+   * the PSP already reports it DEVOLVIDO. A repeat while an attempt is in progress or done is the same PUT (same
+   * devolução id: never a second refund); after an attempt ended NAO_REALIZADO a new one, with a new id, is made.
    */
-  async refund(sale: { uuid: string; amount: number }): Promise<'done' | 'pending'> {
-    // what is left of the Pix: devoluções made outside the gateway (partial ones leave the sale PAGO) are
-    // already back with the payer, and the PSP refuses devoluções beyond the Pix's value
-    const [paid] = await this.db.query<{ e2eid: string; sale_id: number; left: number }>(
-      `SELECT p.e2eid, s.id AS sale_id,
-              (p.amount - coalesce((SELECT sum(d.amount) FROM bcb_devolucoes d
-                                     WHERE d.e2eid = p.e2eid AND NOT d.requested AND d.status = 'DEVOLVIDO'), 0))::bigint
-                AS left
-         FROM bcb_received_pix p JOIN sales s ON s.id = p.sale_id
+  async refund(sale: { uuid: string }, refund: { id: number; amount: number }): Promise<'done' | 'pending'> {
+    const [paid] = await this.db.query<{ e2eid: string; sale_id: number }>(
+      `SELECT p.e2eid, s.id AS sale_id FROM bcb_received_pix p JOIN sales s ON s.id = p.sale_id
         WHERE s.uuid = $1 AND p.credited`,
       [sale.uuid],
     );
     if (!paid) throw new RefundNotMade('no confirmed Pix paid this sale', null);
-    const left = Number(paid.left);
-    if (left <= 0) throw new RefundNotMade('the Pix was already returned in full outside the gateway', null);
-    const attempt = await refundAttempt(this.db, { ...sale, id: paid.sale_id, amount: left }, paid.e2eid);
+    const attempt = await refundAttempt(this.db, { id: paid.sale_id, uuid: sale.uuid }, refund, paid.e2eid);
     if (attempt.status === 'DEVOLVIDO') return 'done';
     const res = await this.client.call<Devolucao>('PUT', `/pix/${paid.e2eid}/devolucao/${attempt.id}`, {
       valor: formatReais(Number(attempt.amount)),

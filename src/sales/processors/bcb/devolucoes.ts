@@ -2,7 +2,8 @@ import { type PixApiClient, PspError } from '../../../payment-standards/index.js
 import type { Db, Queryable } from '../../../platform/db/db.js';
 import { parseReais } from '../../../platform/money/money.js';
 import { lockSale } from '../../data.js';
-import { holdLocked, releaseLocked } from '../../settlement/refund-hold.js';
+import { refundInProgress } from '../../refunds/refunds.data.js';
+import { completeRefund, failLocked, recordRefundMade } from '../../refunds/refunds.js';
 import type { SaleSettler } from '../../settlement/settler.js';
 import { applyProcessorStatus } from '../callbacks.js';
 import { RefundNotMade } from '../processor.js';
@@ -35,25 +36,28 @@ export function devolucaoIdOf(saleUuid: string, attempt = 1): string {
 }
 
 /**
- * The attempt a refund request uses (about to be sent): the sale's latest, unless it ended NAO_REALIZADO, then a
- * new one. Claimed under the sale's row lock, with the sale's refund hold made again if it was given back
- * meanwhile: no attempt is ever sent without its money held, and concurrent requests agree on one attempt.
+ * The attempt a refund uses (about to be sent): its latest, unless it ended NAO_REALIZADO, then a new one, its id
+ * numbered after every attempt of the sale. Claimed under the sale's row lock, and only for a refund still in
+ * progress (its money held): concurrent requests for one refund agree on one attempt, and the attempts of a
+ * sale's several refunds never share an id.
  */
 export async function refundAttempt(
   db: Db,
-  sale: { id: number; uuid: string; amount: number },
+  sale: { id: number; uuid: string },
+  refund: { id: number; amount: number },
   e2eid: string,
 ): Promise<{ id: string; status: DevolucaoStatus; amount: number }> {
   return db.tx(async (tx) => {
     const locked = await lockSale(tx, sale.id);
     if (!locked) throw new RefundNotMade('the sale is gone', null);
-    const [last] = await tx.query<{ id: string; attempt: number; status: DevolucaoStatus; amount: number }>(
-      `SELECT id, attempt, status, amount FROM bcb_devolucoes WHERE sale_id = $1 AND requested
+    const [last] = await tx.query<{ id: string; status: DevolucaoStatus; amount: number }>(
+      `SELECT id, status, amount FROM bcb_devolucoes WHERE refund_id = $1 AND requested
         ORDER BY attempt DESC LIMIT 1`,
-      [sale.id],
+      [refund.id],
     );
     if (last?.status === 'DEVOLVIDO') return last;
-    await holdLocked(tx, locked);
+    if (!(await refundInProgress(tx, refund.id)))
+      throw new RefundNotMade('the refund is no longer in progress', null);
     if (last?.status === 'EM_PROCESSAMENTO') {
       await tx.query(
         'UPDATE bcb_devolucoes SET sent_at = now(), unknown_since = NULL, unknown_checked_at = NULL WHERE e2eid = $1 AND id = $2',
@@ -61,14 +65,17 @@ export async function refundAttempt(
       );
       return last;
     }
-    const attempt = (last?.attempt ?? 0) + 1;
+    const [{ attempt }] = (await tx.query<{ attempt: number }>(
+      'SELECT COALESCE(max(attempt), 0) + 1 AS attempt FROM bcb_devolucoes WHERE sale_id = $1 AND requested',
+      [sale.id],
+    )) as [{ attempt: number }];
     const id = devolucaoIdOf(sale.uuid, attempt);
     await tx.query(
-      `INSERT INTO bcb_devolucoes (e2eid, id, sale_id, amount, requested, attempt, status)
-       VALUES ($1, $2, $3, $4, true, $5, 'EM_PROCESSAMENTO')`,
-      [e2eid, id, sale.id, sale.amount, attempt],
+      `INSERT INTO bcb_devolucoes (e2eid, id, sale_id, amount, requested, attempt, status, refund_id)
+       VALUES ($1, $2, $3, $4, true, $5, 'EM_PROCESSAMENTO', $6)`,
+      [e2eid, id, sale.id, refund.amount, attempt, refund.id],
     );
-    return { id, status: 'EM_PROCESSAMENTO', amount: sale.amount };
+    return { id, status: 'EM_PROCESSAMENTO', amount: refund.amount };
   });
 }
 
@@ -82,50 +89,42 @@ export async function acknowledge(db: Queryable, e2eid: string, id: string): Pro
 
 /**
  * An in-progress attempt takes the final status the PSP reports (once: a final status is never changed).
- * True when this report is the one that ended it.
+ * Its refund when this report is the one that ended it.
  */
 export async function recordFinalStatus(
   db: Queryable,
   e2eid: string,
   dev: ReportedDevolucao,
-): Promise<boolean> {
-  if (dev.status !== 'DEVOLVIDO' && dev.status !== 'NAO_REALIZADO') return false;
-  const ended = await db.query(
+): Promise<{ refundId: number } | null> {
+  if (dev.status !== 'DEVOLVIDO' && dev.status !== 'NAO_REALIZADO') return null;
+  const [ended] = await db.query<{ refund_id: number }>(
     `UPDATE bcb_devolucoes SET status = $3, updated_at = now()
-      WHERE e2eid = $1 AND id = $2 AND status = 'EM_PROCESSAMENTO' RETURNING 1`,
+      WHERE e2eid = $1 AND id = $2 AND status = 'EM_PROCESSAMENTO' RETURNING refund_id`,
     [e2eid, dev.id, dev.status],
   );
-  return ended.length > 0;
+  return ended ? { refundId: ended.refund_id } : null;
 }
 
 /**
- * A devolução of a sale's Pix the PSP reported (read back): one of our attempts takes its final status, and
- * DEVOLVIDO moves the sale to ESTORNADO through the one transition path (once: only a PAGO sale moves).
- * Returns false when the devolução is not one the gateway requested.
+ * A devolução of a sale's Pix the PSP reported (read back): one of our attempts takes its final status; DEVOLVIDO
+ * makes its refund (once: the sale's refunded amount grows, or the sale becomes ESTORNADO when that was all of
+ * it). Returns false when the devolução is not one the gateway requested.
  */
 export async function applyRequestedDevolucao(
   db: Db,
   settler: SaleSettler,
-  sale: { id: number; uuid: string; amount: number; status: string; externalTransactionId: string },
+  sale: { id: number; uuid: string },
   e2eid: string,
   dev: ReportedDevolucao,
   log?: WarnLog,
 ): Promise<boolean> {
-  if (dev.id === devolucaoIdOf(sale.uuid)) {
-    // the first attempt's id, requested before attempts were recorded: recorded now
-    await db.query(
-      `INSERT INTO bcb_devolucoes (e2eid, id, sale_id, amount, requested, attempt, status)
-       VALUES ($1, $2, $3, $4, true, 1, 'EM_PROCESSAMENTO') ON CONFLICT DO NOTHING`,
-      [e2eid, dev.id, sale.id, parseReais(dev.valor ?? '') ?? sale.amount],
-    );
-  }
-  const [ours] = await db.query<{ status: DevolucaoStatus }>(
-    'SELECT status FROM bcb_devolucoes WHERE e2eid = $1 AND id = $2 AND requested',
+  const [ours] = await db.query<{ status: DevolucaoStatus; refund_id: number }>(
+    'SELECT status, refund_id FROM bcb_devolucoes WHERE e2eid = $1 AND id = $2 AND requested',
     [e2eid, dev.id],
   );
   if (!ours) return false;
   await endAttempt(db, sale.id, e2eid, dev);
-  if (dev.status === 'DEVOLVIDO' && refundable(sale.status)) {
+  if (dev.status === 'DEVOLVIDO') {
     if (ours.status === 'NAO_REALIZADO') {
       // its hold was given back: the refund is taken from available, and may leave the merchant a debt
       log?.warn(
@@ -133,16 +132,16 @@ export async function applyRequestedDevolucao(
         'a devolução the gateway had taken for not made was made: the refund is taken from available',
       );
     }
-    await applyProcessorStatus(settler, BCB_PROCESSOR, sale.externalTransactionId, 'ESTORNADO');
+    await completeRefund(db, settler.queue, ours.refund_id);
   }
   return true;
 }
 
 /**
- * Records the final status the PSP reports for one of the sale's attempts; when this report ends its refund as
- * NAO_REALIZADO, the money held for it is the merchant's again. A report of an attempt that had already ended
- * (the PSP repeats its webhooks, listing every devolução of the Pix) releases nothing: the money held now is a
- * later attempt's.
+ * Records the final status the PSP reports for one of the sale's attempts; when this report ends it as
+ * NAO_REALIZADO, its refund ends not made and the money held for it is the merchant's again. A report of an
+ * attempt that had already ended (the PSP repeats its webhooks, listing every devolução of the Pix) changes
+ * nothing.
  */
 export async function endAttempt(
   db: Db,
@@ -151,17 +150,18 @@ export async function endAttempt(
   dev: ReportedDevolucao,
 ): Promise<void> {
   await db.tx(async (tx) => {
-    // locked first, as every hold decision: a retry claiming the next attempt waits, then holds again
+    // locked first, as every refund decision: a retry claiming the next attempt waits
     const sale = await lockSale(tx, saleId);
     const ended = await recordFinalStatus(tx, e2eid, dev);
-    if (sale && dev.status === 'NAO_REALIZADO' && ended) await releaseLocked(tx, sale);
+    if (sale && ended && dev.status === 'NAO_REALIZADO') await failLocked(tx, sale, ended.refundId);
   });
 }
 
 /**
  * A devolução of a credited Pix that the gateway did not request (made at the PSP, or by the payer's bank): kept
  * in `bcb_devolucoes` (requested = false). DEVOLVIDO for the Pix's full amount → the sale becomes ESTORNADO as
- * for a requested one (once); a partial one is recorded and logged at warn, the sale unchanged (decisions.md).
+ * for a requested one (once); a partial one is a refund made (once): the sale's refunded amount grows, and the
+ * one that completes what the payer paid makes it ESTORNADO. Both are logged at warn (decisions.md).
  */
 export async function applyUnrequestedDevolucao(
   db: Db,
@@ -195,19 +195,20 @@ export async function applyUnrequestedDevolucao(
     if (refundable(sale.status)) {
       await applyProcessorStatus(settler, BCB_PROCESSOR, sale.externalTransactionId, 'ESTORNADO');
     }
-  } else if (changed.length > 0) {
+  } else if (changed.length > 0 && pix.credited && amount > 0) {
+    await recordRefundMade(db, settler.queue, sale.id, amount);
     log?.warn(
       { sale: sale.uuid, e2eid, devolucao: dev.id, amount, pixAmount: pix.amount },
-      'partial devolução the gateway did not request: recorded, the sale is unchanged',
+      'partial devolução the gateway did not request: recorded as a refund of the sale',
     );
   }
   return true;
 }
 
 /**
- * A sale the money of a DEVOLVIDO devolução leaves: PAGO, or in an open dispute (MED, CHARGEBACK), where the
- * refund ends it as lost (ESTORNADO takes the net from blocked). Waiting for the dispute's end would let a
- * won dispute make money available that already went back to the payer, and nothing would ask again.
+ * A sale the money of a DEVOLVIDO devolução of the whole Pix leaves: PAGO, or in an open dispute (MED,
+ * CHARGEBACK), where the refund ends it as lost (ESTORNADO takes the net from blocked). Waiting for the
+ * dispute's end would let a won dispute make money available that already went back to the payer.
  */
 function refundable(status: string): boolean {
   return status === 'PAGO' || status === 'MED' || status === 'CHARGEBACK';
@@ -221,19 +222,19 @@ export const UNKNOWN_ATTEMPT_GRACE_MS = 10 * 60_000;
 /**
  * The PSP's callback for a devolução reaching its final status may never come: the gateway's in-progress
  * attempts are read back (GET /pix/{e2eid}/devolucao/{id}), 100 a round, least recently checked first.
- * DEVOLVIDO → the sale becomes ESTORNADO (once, as from a callback); NAO_REALIZADO → refundable again; never
+ * DEVOLVIDO → its refund is made (once, as from a callback); NAO_REALIZADO → the refund ends not made; never
  * acknowledged and answered nothing but 404 for the 10 minutes since it was last sent → NAO_REALIZADO (never
  * received). A read-back that fails puts its attempt after the others; a PSP that cannot be reached ends the
  * round (thrown, logged by the worker). Returns how many ended.
  */
 export async function checkDevolucoes(db: Db, settler: SaleSettler, client: PixApiClient): Promise<number> {
   const rows = await db.query<InProgress>(
-    `SELECT d.e2eid, d.id, s.id AS sale_id, s.uuid, s.amount, s.status, s.external_transaction_id
+    `SELECT d.e2eid, d.id, s.id AS sale_id, s.uuid
        FROM bcb_devolucoes d JOIN sales s ON s.id = d.sale_id
       WHERE d.requested AND d.status = 'EM_PROCESSAMENTO'
       ORDER BY d.updated_at LIMIT 100`,
   );
-  // first, and whatever the read-backs below meet: refunds made whose sale a crash left behind
+  // first, and whatever the read-backs below meet: attempts made whose refund a crash left behind
   let ended = await finishMadeRefunds(db, settler);
   let failure: unknown = null;
   for (const row of rows) {
@@ -251,15 +252,7 @@ export async function checkDevolucoes(db: Db, settler: SaleSettler, client: PixA
   return ended;
 }
 
-type InProgress = {
-  e2eid: string;
-  id: string;
-  sale_id: number;
-  uuid: string;
-  amount: number;
-  status: string;
-  external_transaction_id: string;
-};
+type InProgress = { e2eid: string; id: string; sale_id: number; uuid: string };
 
 /** One attempt in progress read back from the PSP: true when that ended it. */
 async function readBack(
@@ -280,14 +273,10 @@ async function readBack(
     await touch(db, row.e2eid, row.id, res.status === 404);
     return false;
   }
-  const sale = {
-    id: row.sale_id,
-    uuid: row.uuid,
-    amount: row.amount,
-    status: row.status,
-    externalTransactionId: row.external_transaction_id,
-  };
-  await applyRequestedDevolucao(db, settler, sale, row.e2eid, { ...dev, id: row.id });
+  await applyRequestedDevolucao(db, settler, { id: row.sale_id, uuid: row.uuid }, row.e2eid, {
+    ...dev,
+    id: row.id,
+  });
   return true;
 }
 
@@ -315,34 +304,32 @@ async function touch(db: Queryable, e2eid: string, id: string, notFound: boolean
 async function endUnknownAttempt(db: Db, saleId: number, e2eid: string, id: string): Promise<boolean> {
   return db.tx(async (tx) => {
     const sale = await lockSale(tx, saleId);
-    const ended = await tx.query(
+    const [ended] = await tx.query<{ refund_id: number }>(
       `UPDATE bcb_devolucoes SET status = 'NAO_REALIZADO', updated_at = now()
         WHERE e2eid = $1 AND id = $2 AND status = 'EM_PROCESSAMENTO' AND NOT acknowledged
           AND sent_at < now() - make_interval(secs => $3)
           AND unknown_since < now() - make_interval(secs => $3)
           AND unknown_checked_at > now() - interval '2 minutes'
-        RETURNING 1`,
+        RETURNING refund_id`,
       [e2eid, id, UNKNOWN_ATTEMPT_GRACE_MS / 1000],
     );
-    if (ended.length === 0) return false;
-    if (sale) await releaseLocked(tx, sale);
+    if (!ended) return false;
+    if (sale) await failLocked(tx, sale, ended.refund_id);
     return true;
   });
 }
 
 /**
- * Refunds the PSP made (an attempt recorded DEVOLVIDO) whose sale has not become ESTORNADO: a crash between
- * recording the report and moving the sale. The sale moves now, its money taken from its hold.
+ * Attempts the PSP made (recorded DEVOLVIDO) whose refund has not caught up: a crash between recording the
+ * report and making the refund. The refund is made now, its money taken from its hold.
  */
 async function finishMadeRefunds(db: Db, settler: SaleSettler): Promise<number> {
-  const rows = await db.query<{ external_transaction_id: string }>(
-    `SELECT s.external_transaction_id FROM bcb_devolucoes d JOIN sales s ON s.id = d.sale_id
-      WHERE d.requested AND d.status = 'DEVOLVIDO' AND s.status IN ('PAGO', 'MED', 'CHARGEBACK')
+  const rows = await db.query<{ refund_id: number }>(
+    `SELECT d.refund_id FROM bcb_devolucoes d JOIN sale_refunds r ON r.id = d.refund_id
+      WHERE d.requested AND d.status = 'DEVOLVIDO' AND r.status <> 'DONE'
         AND d.updated_at BETWEEN now() - interval '7 days' AND now() - interval '1 minute'
       LIMIT 100`,
   );
-  for (const row of rows) {
-    await applyProcessorStatus(settler, BCB_PROCESSOR, row.external_transaction_id, 'ESTORNADO');
-  }
+  for (const row of rows) await completeRefund(db, settler.queue, row.refund_id);
   return rows.length;
 }

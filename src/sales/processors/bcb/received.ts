@@ -138,8 +138,8 @@ async function readBack(
 
 /**
  * Devoluções of a read-back Pix that reached a final status. One the gateway requested takes its final status,
- * and DEVOLVIDO moves its sale to ESTORNADO (once: a repeat changes nothing); NAO_REALIZADO leaves the sale
- * PAGO and refundable again. One it did not request is recorded; DEVOLVIDO of the full amount → ESTORNADO too.
+ * and DEVOLVIDO makes its refund (once: a repeat changes nothing); NAO_REALIZADO ends the refund not made, its
+ * money the merchant's again. One it did not request is recorded; DEVOLVIDO of the full amount → ESTORNADO too.
  */
 export async function settleRefunds(
   db: Db,

@@ -1,0 +1,127 @@
+import type { Queryable } from '../../platform/db/db.js';
+
+export type RefundStatus = 'PENDING' | 'DONE' | 'FAILED';
+
+/** A row of `sale_refunds`. */
+export interface RefundRow {
+  id: number;
+  uuid: string;
+  sale_id: number;
+  account_id: number;
+  amount: number;
+  net: number;
+  status: RefundStatus;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** How long an Idempotency-Key names its refund (as a cashout's). */
+export const REFUND_KEY_HOURS = 24;
+
+export async function insertRefund(
+  tx: Queryable,
+  r: {
+    saleId: number;
+    accountId: number;
+    amount: number;
+    net: number;
+    status: RefundStatus;
+    key: string | null;
+    hash: string | null;
+  },
+): Promise<RefundRow> {
+  const [row] = await tx.query<RefundRow>(
+    `INSERT INTO sale_refunds (sale_id, account_id, amount, net, status, idempotency_key, request_hash)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+    [r.saleId, r.accountId, r.amount, r.net, r.status, r.key, r.hash],
+  );
+  return row!;
+}
+
+/** The refund an Idempotency-Key names, if it was used within REFUND_KEY_HOURS; an older use frees the key. */
+export async function refundOfKey(tx: Queryable, accountId: number, key: string): Promise<RefundRow | null> {
+  await tx.query(
+    `UPDATE sale_refunds SET idempotency_key = NULL, request_hash = NULL
+      WHERE account_id = $1 AND idempotency_key = $2 AND created_at < now() - make_interval(hours => $3)`,
+    [accountId, key, REFUND_KEY_HOURS],
+  );
+  const [row] = await tx.query<RefundRow>(
+    'SELECT * FROM sale_refunds WHERE account_id = $1 AND idempotency_key = $2 FOR UPDATE',
+    [accountId, key],
+  );
+  return row ?? null;
+}
+
+export async function findRefund(q: Queryable, id: number): Promise<RefundRow | null> {
+  const [row] = await q.query<RefundRow>('SELECT * FROM sale_refunds WHERE id = $1', [id]);
+  return row ?? null;
+}
+
+export async function lockRefund(tx: Queryable, id: number): Promise<RefundRow | null> {
+  const [row] = await tx.query<RefundRow>('SELECT * FROM sale_refunds WHERE id = $1 FOR UPDATE', [id]);
+  return row ?? null;
+}
+
+/** What the sale's refunds still waiting for their processor will return to the payer. */
+export async function pendingAmount(tx: Queryable, saleId: number): Promise<number> {
+  const [row] = await tx.query<{ sum: number }>(
+    `SELECT COALESCE(sum(amount), 0)::bigint AS sum FROM sale_refunds WHERE sale_id = $1 AND status = 'PENDING'`,
+    [saleId],
+  );
+  return Number(row?.sum ?? 0);
+}
+
+export async function setRefundStatus(tx: Queryable, id: number, status: RefundStatus): Promise<void> {
+  await tx.query('UPDATE sale_refunds SET status = $2, updated_at = now() WHERE id = $1', [id, status]);
+}
+
+/** Counts the refund as just asked for again (not a forgotten one). */
+export async function touchRefund(tx: Queryable, id: number): Promise<void> {
+  await tx.query('UPDATE sale_refunds SET updated_at = now() WHERE id = $1', [id]);
+}
+
+/** The sale's refund columns (the sales_public_json trigger rebuilds its refundedAmount). */
+export async function setSaleRefunds(
+  tx: Queryable,
+  saleId: number,
+  r: { refundedAmount: number; refundedNet: number; pendingNet: number },
+): Promise<void> {
+  await tx.query(
+    `UPDATE sales SET refunded_amount = $2, refunded_net = $3, refund_pending_net = $4, updated_at = now()
+      WHERE id = $1`,
+    [saleId, r.refundedAmount, r.refundedNet, r.pendingNet],
+  );
+}
+
+/**
+ * SQL condition: a refund `r` is under way at a processor that records its attempts (bcb): one in progress, or
+ * one made (DEVOLVIDO) that the refund has not caught up with yet (a crash between the two).
+ */
+export const REFUND_UNDER_WAY = `EXISTS (SELECT 1 FROM bcb_devolucoes d WHERE d.refund_id = r.id AND d.requested
+                                            AND d.status IN ('EM_PROCESSAMENTO', 'DEVOLVIDO'))`;
+
+/** Pending refunds untouched for `seconds` with nothing under way at their processor: the oldest 100. */
+export async function forgottenRefunds(q: Queryable, seconds: number): Promise<number[]> {
+  const rows = await q.query<{ id: number }>(
+    `SELECT r.id FROM sale_refunds r
+      WHERE r.status = 'PENDING' AND r.updated_at < now() - make_interval(secs => $1) AND NOT ${REFUND_UNDER_WAY}
+      ORDER BY r.updated_at LIMIT 100`,
+    [seconds],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Whether the refund is still waiting for its processor (locked: decided under the caller's sale lock). */
+export async function refundInProgress(tx: Queryable, id: number): Promise<boolean> {
+  return (await lockRefund(tx, id))?.status === 'PENDING';
+}
+
+export async function newestPendingRefund(tx: Queryable, saleId: number): Promise<RefundRow | null> {
+  const [row] = await tx.query<RefundRow>(
+    `SELECT * FROM sale_refunds WHERE sale_id = $1 AND status = 'PENDING' ORDER BY id DESC LIMIT 1 FOR UPDATE`,
+    [saleId],
+  );
+  return row ?? null;
+}

@@ -1,0 +1,303 @@
+import { createHash } from 'node:crypto';
+import { postEntry } from '../../ledger/index.js';
+import type { Db, Queryable } from '../../platform/db/db.js';
+import { AppError, conflict, keyReused, notFound } from '../../platform/errors/app-error.js';
+import type { Queue } from '../../platform/jobs/queue.js';
+import { formatReais } from '../../platform/money/money.js';
+import { recordNotification } from '../../webhooks/index.js';
+import { lockSale } from '../data.js';
+import { type LedgerEffect, moneyOf, refundEffect } from '../settlement/ledger-effects.js';
+import { saleWebhookBody } from '../settlement/notifications.js';
+import { isDispute } from '../settlement/status-machine.js';
+import { moveSale } from '../settlement/transition.js';
+import type { SaleRow } from '../types.js';
+import {
+  findRefund,
+  forgottenRefunds,
+  insertRefund,
+  lockRefund,
+  newestPendingRefund,
+  pendingAmount,
+  REFUND_UNDER_WAY,
+  type RefundRow,
+  refundOfKey,
+  setRefundStatus,
+  setSaleRefunds,
+  touchRefund,
+} from './refunds.data.js';
+
+/*
+ * A sale is refunded in one or more refunds (decisions.md, "Refunds"). Every decision about a refund is taken
+ * in a transaction that has locked the sale's row first, then the refund's: opening one and holding its money,
+ * a processor attempt under it, its end (made or not made). Under that one lock, concurrent refunds never add
+ * up to more than the payer paid, and a retry cannot slip between "nothing is under way" and a release.
+ */
+
+/** What the payer paid for the sale: what refunds may return in all. */
+export const paidOf = (sale: SaleRow): number => sale.paid_amount ?? sale.amount;
+
+export function refundRequestHash(saleId: number, amountCents: number | null): string {
+  return createHash('sha256').update(JSON.stringify({ saleId, amountCents })).digest('hex');
+}
+
+/**
+ * Opens a refund of a PAGO sale (`amountCents` null: all that is left) and holds its share of the net, or
+ * returns the refund an earlier request with the same Idempotency-Key opened (a refund that ended not made is
+ * opened again, with its hold). Refused: the sale not PAGO or nothing left (CONFLICT), more than what is left
+ * (MAXIMUM_VALUE), money already withdrawn (INSUFFICIENT_BALANCE), the key used for another request.
+ */
+export async function openRefund(
+  db: Db,
+  saleId: number,
+  amountCents: number | null,
+  key: string | null,
+): Promise<{ refund: RefundRow; replayed: boolean }> {
+  return db.tx(async (tx) => {
+    const sale = await lockSale(tx, saleId);
+    if (!sale) throw notFound(`sale ${saleId} not found`);
+    const hash = key === null ? null : refundRequestHash(saleId, amountCents);
+    if (key !== null) {
+      const earlier = await refundOfKey(tx, sale.account_id, key);
+      if (earlier && earlier.request_hash !== hash) throw keyReused();
+      if (earlier?.status === 'FAILED') return { refund: await reopen(tx, sale, earlier), replayed: true };
+      if (earlier) {
+        if (earlier.status === 'PENDING') await touchRefund(tx, earlier.id);
+        return { refund: earlier, replayed: true };
+      }
+    }
+    if (key === null && amountCents === null) {
+      // a retry of "all that is left" (after a timeout or a 502) while that refund is still in progress: the
+      // same refund is asked for again, as with a key
+      const again = await retriedRefund(tx, sale);
+      if (again) return { refund: again, replayed: false };
+    }
+    const left = await leftToRefund(tx, sale);
+    const amount = amountCents ?? left;
+    if (amount > left) {
+      throw new AppError('MAXIMUM_VALUE', `At most ${formatReais(left)} of this sale is left to refund`);
+    }
+    const refund = await insertRefund(tx, {
+      saleId: sale.id,
+      accountId: sale.account_id,
+      amount,
+      net: shareOf(sale, amount, left),
+      status: 'PENDING',
+      key,
+      hash,
+    });
+    await hold(tx, sale, refund.net);
+    return { refund, replayed: false };
+  });
+}
+
+/** The sale's newest refund in progress, when it took all that was left (nothing is left beside it). */
+async function retriedRefund(tx: Queryable, sale: SaleRow): Promise<RefundRow | null> {
+  if (sale.status !== 'PAGO') return null;
+  const pending = await pendingAmount(tx, sale.id);
+  if (pending === 0 || paidOf(sale) - sale.refunded_amount - pending > 0) return null;
+  const refund = await newestPendingRefund(tx, sale.id);
+  if (refund) await touchRefund(tx, refund.id);
+  return refund;
+}
+
+/** What of a PAGO sale no refund made or in progress has taken; a sale with nothing left is a CONFLICT. */
+async function leftToRefund(tx: Queryable, sale: SaleRow): Promise<number> {
+  if (sale.status !== 'PAGO') throw conflict(`a sale in status ${sale.status} cannot be refunded`);
+  const pending = await pendingAmount(tx, sale.id);
+  const left = paidOf(sale) - sale.refunded_amount - pending;
+  if (left > 0) return left;
+  throw conflict(
+    pending > 0
+      ? `the rest of this sale (${formatReais(pending)}) is being refunded`
+      : 'this sale is already refunded in full',
+  );
+}
+
+/**
+ * The share of the sale's net a refund of `amount` takes from the merchant: in proportion to what the payer
+ * paid, rounded down, and the refund that takes all that is left takes all the net that is left (the shares
+ * add up to the net exactly; the fee stays with the gateway, as for a refund in full).
+ */
+function shareOf(sale: SaleRow, amount: number, left: number): number {
+  if (amount === left) return sale.net_amount - sale.refunded_net - sale.refund_pending_net;
+  return Number((BigInt(sale.net_amount) * BigInt(amount)) / BigInt(paidOf(sale)));
+}
+
+/** A refund that ended not made, asked for again with its key: it is opened again if the sale still has room. */
+async function reopen(tx: Queryable, sale: SaleRow, refund: RefundRow): Promise<RefundRow> {
+  const left = await leftToRefund(tx, sale);
+  if (refund.amount > left) {
+    throw new AppError('MAXIMUM_VALUE', `At most ${formatReais(left)} of this sale is left to refund`);
+  }
+  const net = shareOf(sale, refund.amount, left);
+  const [row] = await tx.query<RefundRow>(
+    `UPDATE sale_refunds SET status = 'PENDING', net = $2, updated_at = now() WHERE id = $1 RETURNING *`,
+    [refund.id, net],
+  );
+  await hold(tx, sale, net);
+  return row!;
+}
+
+/** Moves a new refund's share out of available (guarded: money already withdrawn cannot be refunded). */
+async function hold(tx: Queryable, sale: SaleRow, share: number): Promise<void> {
+  const before = moneyOf(sale);
+  const after = { ...before, refundPendingNet: before.refundPendingNet + share };
+  const effect = refundEffect('sale.refund_held', before, after, sale.status);
+  if (effect) {
+    await post(tx, sale.id, effect, true).catch((err: unknown) => {
+      if (!(err instanceof AppError) || err.code !== 'INSUFFICIENT_BALANCE') throw err;
+      throw new AppError(
+        'INSUFFICIENT_BALANCE',
+        'The available balance does not cover this refund: its money has already been withdrawn',
+      );
+    });
+  }
+  await setSaleRefunds(tx, sale.id, {
+    refundedAmount: sale.refunded_amount,
+    refundedNet: sale.refunded_net,
+    pendingNet: after.refundPendingNet,
+  });
+}
+
+async function post(tx: Queryable, saleId: number, effect: LedgerEffect, guard: boolean): Promise<void> {
+  await postEntry(tx, {
+    kind: effect.kind,
+    refType: 'sale',
+    refId: saleId,
+    postings: effect.postings,
+    guardAvailable: guard,
+  });
+}
+
+/**
+ * The processor reports the refund made: its share leaves the account (from its hold, or from available for a
+ * refund that had been taken for not made), the sale's refunded amount grows, and `sale.refunded` is recorded
+ * (webhooks; the sale stays PAGO). The refund that reaches what the payer paid makes the sale ESTORNADO
+ * through the one transition path instead (both channels). Once per refund: true when this call made it.
+ */
+export async function completeRefund(db: Db, queue: Queue, refundId: number): Promise<boolean> {
+  const found = await findRefund(db, refundId);
+  if (!found || found.status === 'DONE') return false;
+  return db.tx(async (tx) => {
+    const sale = await lockSale(tx, found.sale_id);
+    const refund = await lockRefund(tx, refundId);
+    if (!sale || !refund || refund.status === 'DONE') return false;
+    await completeLocked(tx, queue, sale, refund);
+    return true;
+  });
+}
+
+/** completeRefund inside a transaction that has locked the refund's sale and the refund. */
+async function completeLocked(tx: Queryable, queue: Queue, sale: SaleRow, refund: RefundRow): Promise<void> {
+  await setRefundStatus(tx, refund.id, 'DONE');
+  // refunded in full meanwhile (a dispute lost, a devolução made outside the gateway): nothing of it is left
+  if (sale.status !== 'PAGO' && !isDispute(sale.status)) return;
+  if (sale.refunded_amount + refund.amount >= paidOf(sale)) {
+    await moveSale(tx, queue, sale.id, 'ESTORNADO');
+    return;
+  }
+  const before = moneyOf(sale);
+  const after = {
+    ...before,
+    refundedNet: before.refundedNet + refund.net,
+    refundPendingNet: before.refundPendingNet - (refund.status === 'PENDING' ? refund.net : 0),
+  };
+  const effect = refundEffect('sale.refunded', before, after, sale.status);
+  if (effect) await post(tx, sale.id, effect, false);
+  await setSaleRefunds(tx, sale.id, {
+    refundedAmount: sale.refunded_amount + refund.amount,
+    refundedNet: after.refundedNet,
+    pendingNet: after.refundPendingNet,
+  });
+  const updated = (await lockSale(tx, sale.id))!;
+  await recordNotification(tx, {
+    accountId: sale.account_id,
+    event: 'sale.refunded',
+    subjectType: 'sale',
+    subjectId: sale.id,
+    webhookBody: saleWebhookBody(updated),
+  });
+}
+
+/**
+ * A refund made without the gateway asking (a devolução made at the PSP or by the payer's bank): recorded as a
+ * refund made at once, its share taken from available (no guard: it is already gone, and may leave the
+ * merchant a debt); the one that completes what the payer paid makes the sale ESTORNADO.
+ */
+export async function recordRefundMade(db: Db, queue: Queue, saleId: number, amount: number): Promise<void> {
+  await db.tx(async (tx) => {
+    const sale = await lockSale(tx, saleId);
+    if (!sale || (sale.status !== 'PAGO' && !isDispute(sale.status))) return;
+    const share = Number((BigInt(sale.net_amount) * BigInt(amount)) / BigInt(paidOf(sale)));
+    const refund = await insertRefund(tx, {
+      saleId,
+      accountId: sale.account_id,
+      amount,
+      net: Math.min(share, sale.net_amount - sale.refunded_net - sale.refund_pending_net),
+      status: 'FAILED', // not held: completing it takes its share from available
+      key: null,
+      hash: null,
+    });
+    await completeLocked(tx, queue, sale, refund);
+  });
+}
+
+/**
+ * The refund was not made (the processor says so, or it was never asked): its hold is the merchant's again.
+ * Refused while an attempt of it is under way at its processor; `idleFor`: only if the refund was not asked
+ * for again within that time. True when this call ended it.
+ */
+export async function failRefund(db: Db, refundId: number, idleFor?: number): Promise<boolean> {
+  const found = await findRefund(db, refundId);
+  if (found?.status !== 'PENDING') return false;
+  return db.tx(async (tx) => {
+    const sale = await lockSale(tx, found.sale_id);
+    return sale ? failLocked(tx, sale, refundId, idleFor) : false;
+  });
+}
+
+/** failRefund inside a transaction that has locked the refund's sale. */
+export async function failLocked(
+  tx: Queryable,
+  sale: SaleRow,
+  refundId: number,
+  idleFor?: number,
+): Promise<boolean> {
+  const refund = await lockRefund(tx, refundId);
+  if (refund?.status !== 'PENDING') return false;
+  const [state] = await tx.query<{ idle: boolean; under_way: boolean }>(
+    `SELECT r.updated_at < now() - make_interval(secs => $2) AS idle, ${REFUND_UNDER_WAY} AS under_way
+       FROM sale_refunds r WHERE r.id = $1`,
+    [refundId, (idleFor ?? 0) / 1000],
+  );
+  if (state?.under_way || (idleFor !== undefined && !state?.idle)) return false;
+  await setRefundStatus(tx, refund.id, 'FAILED');
+  if (sale.status !== 'PAGO' && !isDispute(sale.status)) return true; // refunded in full meanwhile: no hold left
+  const before = moneyOf(sale);
+  const after = { ...before, refundPendingNet: before.refundPendingNet - refund.net };
+  const effect = refundEffect('sale.refund_released', before, after, sale.status);
+  if (effect) await post(tx, sale.id, effect, false);
+  await setSaleRefunds(tx, sale.id, {
+    refundedAmount: sale.refunded_amount,
+    refundedNet: sale.refunded_net,
+    pendingNet: after.refundPendingNet,
+  });
+  return true;
+}
+
+/** How often pending refunds are looked at, and how long one may go unanswered before it counts as forgotten. */
+export const FORGOTTEN_REFUND_CHECK_EVERY_MS = 60_000;
+export const FORGOTTEN_REFUND_AFTER_MS = 10 * 60_000;
+
+/**
+ * Ends as not made the pending refunds nothing is under way for, untouched for FORGOTTEN_REFUND_AFTER_MS: what
+ * leaves one behind is a crash between its opening and the processor's request, or a sandbox refund whose
+ * answer was lost with its process. Each is decided again under the sale's lock. Returns how many ended.
+ */
+export async function releaseForgottenRefunds(db: Db): Promise<number> {
+  let released = 0;
+  for (const id of await forgottenRefunds(db, FORGOTTEN_REFUND_AFTER_MS / 1000)) {
+    if (await failRefund(db, id, FORGOTTEN_REFUND_AFTER_MS)) released++;
+  }
+  return released;
+}
