@@ -26,6 +26,7 @@ const DESCRIPTIONS: Record<string, string> = {
   'sale.dispute_lost': 'Disputa perdida',
   'sale.refund_held': 'Estorno solicitado (valor bloqueado)',
   'sale.refund_released': 'Estorno não realizado (valor liberado)',
+  'receivable.settled': 'Parcela de cartão disponível',
   'withdrawal.create': 'Saque solicitado (valor bloqueado)',
   'withdrawal.complete': 'Saque concluído',
   'withdrawal.reject': 'Saque recusado (valor devolvido)',

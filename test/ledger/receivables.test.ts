@@ -123,6 +123,14 @@ describe('card receivables', () => {
       headers: merchant.keys,
     });
     expect(page.body.data[0]!.installments[0]!.settled).toBe(true);
+    const statement = await call<{ data: { description: string; availableDelta: number }[] }>(
+      'GET',
+      `${server.url}/api/statement`,
+      { headers: merchant.panel },
+    );
+    expect(statement.body.data).toContainEqual(
+      expect.objectContaining({ description: 'Parcela de cartão disponível', availableDelta: 3334 }),
+    );
     expect((await verifyLedger(db())).problems).toEqual([]);
   });
 

@@ -117,6 +117,7 @@ export const REF_TYPES: Record<string, string> = {
   sale: 'venda',
   withdrawal: 'saque',
   dispute: 'contestação',
+  receivable: 'parcela de cartão',
 };
 
 const AUDIT_TARGETS: Record<string, string> = {
