@@ -17,9 +17,16 @@ import {
   teamRoutes,
 } from './auth/index.js';
 import { BcbCobv, BoletoIssuer, boletoRoutes, boletoSales, SandboxCobv } from './boletos/index.js';
-import { acquirerFor, CardSales, CardTokens, cardRoutes, cardSalesPort } from './cards/index.js';
+import {
+  acquirerFor,
+  CardSales,
+  CardTokens,
+  cardRoutes,
+  cardSalesPort,
+  cieloChargebackSource,
+} from './cards/index.js';
 import { checkoutRoutes } from './checkout/index.js';
-import { Dispute, DisputePage, Disputes, disputeRoutes } from './disputes/index.js';
+import { cardNoticeRoutes, Dispute, DisputePage, Disputes, disputeRoutes } from './disputes/index.js';
 import { Event, EventFeed, EventPage, eventRoutes, openStreams } from './events/index.js';
 import { Balance, ledgerPanelRoutes, ledgerRoutes, setCardSettlementDays } from './ledger/index.js';
 import type { Platform } from './platform/context.js';
@@ -216,6 +223,12 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(processorCallbackRoutes, { settler, processors });
   const disputes = new Disputes(db, queue, mail, config.publicUrl);
   await app.register(disputeRoutes, { db, disputes, apiKey, requireSession });
+  const cielo = config.cards.cielo;
+  await app.register(cardNoticeRoutes, {
+    disputes,
+    source: cielo ? cieloChargebackSource(db, cielo) : null,
+    secret: cielo?.notificationSecret ?? null,
+  });
   if (sandboxProcessor) {
     const sandbox = { db, queue, apiKey, processor: sandboxProcessor, settler };
     await app.register(sandboxSalesRoutes, sandbox);

@@ -11,6 +11,22 @@ export interface Execution {
   stderr: string;
 }
 
+const DEV_ACQUIRER_COMMAND: CommandHelp & { path: readonly string[] } = {
+  path: ['dev-acquirer'],
+  usage: 'gateway dev-acquirer [--port N] [--notification-url URL] [--notification-secret S]',
+  summary:
+    "Runs a local card acquirer speaking Cielo's e-commerce API 3.0 (card tokens, sales, chargebacks), to try CARD_ACQUIRER=cielo without Cielo.",
+  optionHelp: {
+    port: 'the port to listen on (default 8444)',
+    'notification-url':
+      "where chargeback notices are POSTed (the gateway's /api/providers/cielo/notifications); POST /_dev/chargebacks opens one",
+    'notification-secret':
+      "sent as X-Notification-Secret with each notice (the gateway's CIELO_NOTIFICATION_SECRET)",
+  },
+  example:
+    'gateway dev-acquirer --port 8444 --notification-url http://127.0.0.1:3000/api/providers/cielo/notifications',
+};
+
 /** The commands that start long-running processes, and the only flags they take. */
 const PROCESS_COMMANDS: (CommandHelp & { path: readonly string[] })[] = [
   {
@@ -36,14 +52,7 @@ const PROCESS_COMMANDS: (CommandHelp & { path: readonly string[] })[] = [
     optionHelp: { port: 'the port to listen on (default 8443)' },
     example: 'gateway dev-psp --port 8443',
   },
-  {
-    path: ['dev-acquirer'],
-    usage: 'gateway dev-acquirer [--port N]',
-    summary:
-      "Runs a local card acquirer speaking Cielo's e-commerce API 3.0 (card tokens), to try CARD_ACQUIRER=cielo without Cielo.",
-    optionHelp: { port: 'the port to listen on (default 8444)' },
-    example: 'gateway dev-acquirer --port 8444',
-  },
+  DEV_ACQUIRER_COMMAND,
 ];
 const PROCESS_USAGE = [...PROCESS_COMMANDS, ...INTEGRATOR_COMMANDS].map((c) => c.usage);
 const PROCESS_FLAGS: Record<string, readonly string[]> = { serve: ['--no-worker'], worker: [] };
@@ -69,7 +78,14 @@ export function usage(): string {
 /** Bad usage found without touching the database (so it is exit 2 even when the database is down), or null. */
 export function checkUsage(argv: readonly string[]): Execution | null {
   const json = argv.includes('--json');
-  if (argv[0] === 'dev-psp' || argv[0] === 'dev-acquirer') {
+  if (argv[0] === 'dev-acquirer') {
+    const flags = ['--port', '--notification-url', '--notification-secret'];
+    const rest = argv.slice(1);
+    const fine =
+      rest.length % 2 === 0 && rest.every((a, i) => (i % 2 === 0 ? flags.includes(a) : !a.startsWith('--')));
+    return fine ? null : failure(2, `usage: ${DEV_ACQUIRER_COMMAND.usage}`, json);
+  }
+  if (argv[0] === 'dev-psp') {
     const [, option, value, ...more] = argv;
     const fine = option === undefined || (option === '--port' && value !== undefined && more.length === 0);
     return fine ? null : failure(2, `usage: gateway ${argv[0]} [--port N]`, json);

@@ -1,14 +1,41 @@
 import { DevAcquirer } from './server.js';
 
+export const DEV_ACQUIRER_USAGE =
+  'gateway dev-acquirer [--port N] [--notification-url URL] [--notification-secret S]';
+
+/** The options of `gateway dev-acquirer`, or an error message for bad usage. */
+export function devAcquirerOptions(
+  argv: readonly string[],
+): { port: number; notificationUrl?: string; notificationSecret?: string } | string {
+  const values = new Map<string, string>();
+  const args = argv[0] === 'dev-acquirer' ? argv.slice(1) : argv;
+  for (let i = 0; i < args.length; i += 2) {
+    const [flag, value] = [args[i]!, args[i + 1]];
+    if (!['--port', '--notification-url', '--notification-secret'].includes(flag) || value === undefined) {
+      return `usage: ${DEV_ACQUIRER_USAGE}`;
+    }
+    values.set(flag, value);
+  }
+  const port = values.has('--port') ? Number(values.get('--port')) : 8444;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return '--port must be a port number';
+  const url = values.get('--notification-url');
+  if (url !== undefined && !/^https?:\/\//.test(url)) return '--notification-url must be an http(s):// URL';
+  const secret = values.get('--notification-secret');
+  return {
+    port,
+    ...(url === undefined ? {} : { notificationUrl: url }),
+    ...(secret === undefined ? {} : { notificationSecret: secret }),
+  };
+}
+
 /**
- * `gateway dev-acquirer [--port N]`: starts the local Cielo-like acquirer with fresh merchant credentials and
- * prints the settings that point a gateway at it. Runs until stopped.
+ * `gateway dev-acquirer`: starts the local Cielo-like acquirer with fresh merchant credentials and prints the
+ * settings that point a gateway at it. Runs until stopped.
  */
 export async function runDevAcquirer(argv: string[]): Promise<DevAcquirer> {
-  const portIndex = argv.indexOf('--port');
-  const port = portIndex >= 0 ? Number(argv[portIndex + 1]) : 8444;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be a port number');
-  const acquirer = new DevAcquirer({ port });
+  const options = devAcquirerOptions(argv);
+  if (typeof options === 'string') throw new Error(options);
+  const acquirer = new DevAcquirer(options);
   const url = await acquirer.start();
   const settings = {
     CARD_ACQUIRER: 'cielo',
@@ -23,6 +50,8 @@ export async function runDevAcquirer(argv: string[]): Promise<DevAcquirer> {
       'start the gateway with these settings; cards are tokenized (POST /1/card) and charged (POST /1/sales/) here, kept in memory:',
       ...Object.entries(settings).map(([k, v]) => `${k}=${v}`),
       `see a token: curl -H 'MerchantId: ${acquirer.merchantId}' -H 'MerchantKey: ${acquirer.merchantKey}' ${url}/1/card/<CardToken>`,
+      `open a chargeback on a captured payment (its notice goes to ${acquirer.notificationUrl ?? 'nowhere: start with --notification-url <gateway>/api/providers/cielo/notifications'}):`,
+      `  curl -H 'content-type: application/json' -d '{"paymentId":"<PaymentId>","amountCents":1000,"reasonCode":"4837","reasonMessage":"No Cardholder Authorization"}' ${url}/_dev/chargebacks`,
       '',
     ].join('\n'),
   );

@@ -6,6 +6,20 @@ export interface DevAcquirerOptions {
   merchantKey?: string;
   host?: string;
   port?: number;
+  /** Where chargeback notices are POSTed (the gateway's `/api/providers/cielo/notifications`). */
+  notificationUrl?: string;
+  /** Sent as `X-Notification-Secret` with each notice (the header a merchant registers with Cielo). */
+  notificationSecret?: string;
+}
+
+/** A chargeback on a payment, as Cielo's query shows it (`Payment.Chargebacks[n]`). */
+export interface StoredChargeback {
+  Amount: number;
+  CaseNumber: string;
+  Date: string;
+  ReasonCode: string;
+  ReasonMessage: string;
+  Status: string;
 }
 
 /** A card it tokenized, as Cielo shows it back (`GET /1/card/{token}`): the number masked. */
@@ -42,6 +56,7 @@ export interface StoredSale {
     ReceivedDate: string;
     CapturedDate?: string;
     VoidedDate?: string;
+    Chargebacks?: StoredChargeback[];
   };
 }
 
@@ -87,6 +102,7 @@ export class DevAcquirer {
   /** Sales by PaymentId. */
   readonly sales = new Map<string, StoredSale>();
   url = '';
+  notificationUrl: string | null;
   private readonly app: FastifyInstance;
   private readonly faults: Fault[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -94,6 +110,7 @@ export class DevAcquirer {
   constructor(private readonly options: DevAcquirerOptions = {}) {
     this.merchantId = options.merchantId ?? randomUUID();
     this.merchantKey = options.merchantKey ?? randomBytes(20).toString('base64url');
+    this.notificationUrl = options.notificationUrl ?? null;
     this.app = Fastify({ forceCloseConnections: true });
     this.routes();
     this.salesRoutes();
@@ -141,6 +158,59 @@ export class DevAcquirer {
     } else Object.assign(p, { Status: 1, ReturnCode: '4', ReturnMessage: 'Operation Successful' });
   }
 
+  /**
+   * The issuer disputes a captured payment: the chargeback is recorded on it (shown by `GET /1/sales/{id}`) and
+   * Cielo's notice `{PaymentId, ChangeType: 7}` is POSTed to the notification URL, if one is set. Answers the
+   * chargeback and the status the notification URL answered (null: not sent, or no answer).
+   */
+  async chargeback(input: {
+    paymentId: string;
+    amountCents?: number;
+    reasonCode?: string;
+    reasonMessage?: string;
+  }): Promise<{ chargeback: StoredChargeback; notified: number | null }> {
+    const sale = this.sales.get(input.paymentId);
+    if (sale?.Payment.Status !== 2) throw new Error(`payment ${input.paymentId} is not captured`);
+    const p = sale.Payment;
+    const captured = p.CapturedAmount ?? p.Amount;
+    const amount = input.amountCents ?? captured;
+    if (!Number.isInteger(amount) || amount < 1 || amount > captured) {
+      throw new Error(`amountCents must be 1 to the captured ${captured}`);
+    }
+    const chargeback: StoredChargeback = {
+      Amount: amount,
+      CaseNumber: randomBytes(8).toString('hex').toUpperCase(),
+      Date: cieloDate().slice(0, 10),
+      ReasonCode: input.reasonCode ?? '4837',
+      ReasonMessage: input.reasonMessage ?? 'No Cardholder Authorization',
+      Status: 'Received',
+    };
+    p.Chargebacks = [...(p.Chargebacks ?? []), chargeback];
+    return { chargeback, notified: await this.notify(input.paymentId, 7) };
+  }
+
+  /** POSTs Cielo's notice `{PaymentId, ChangeType}` to the notification URL: the status it answered, or null. */
+  async notify(paymentId: string, changeType: number): Promise<number | null> {
+    if (!this.notificationUrl) return null;
+    try {
+      const res = await fetch(this.notificationUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(this.options.notificationSecret
+            ? { 'x-notification-secret': this.options.notificationSecret }
+            : {}),
+        },
+        body: JSON.stringify({ PaymentId: paymentId, ChangeType: changeType }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      await res.arrayBuffer();
+      return res.status;
+    } catch {
+      return null;
+    }
+  }
+
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -174,6 +244,8 @@ export class DevAcquirer {
         late.add(request);
         lateBy.set(request, fault.delayMs);
       }
+      // the fake's own controls (a person or a test opens a chargeback) take no merchant credentials
+      if (request.url.startsWith('/_dev/')) return;
       if (!this.merchantKnown(request))
         return reply.code(401).send([{ Code: 132, Message: 'MerchantKey is invalid' }]);
     });
@@ -196,6 +268,28 @@ export class DevAcquirer {
         CardToken: token,
         Links: { Method: 'GET', Rel: 'self', Href: `${this.url}/1/card/${token}` },
       });
+    });
+
+    this.app.post('/_dev/chargebacks', async (request, reply) => {
+      const b = (request.body ?? {}) as Record<string, unknown>;
+      const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v.slice(0, 200) : undefined);
+      const paymentId = str(b.paymentId);
+      if (!paymentId || (b.amountCents !== undefined && typeof b.amountCents !== 'number')) {
+        return reply
+          .code(400)
+          .send({ error: 'paymentId (string) and amountCents? (integer cents) are needed' });
+      }
+      try {
+        const opened = await this.chargeback({
+          paymentId,
+          ...(typeof b.amountCents === 'number' ? { amountCents: b.amountCents } : {}),
+          ...(str(b.reasonCode) ? { reasonCode: str(b.reasonCode)! } : {}),
+          ...(str(b.reasonMessage) ? { reasonMessage: str(b.reasonMessage)! } : {}),
+        });
+        return reply.code(201).send(opened);
+      } catch (err) {
+        return reply.code(409).send({ error: (err as Error).message });
+      }
     });
 
     this.app.get<{ Params: { token: string } }>('/1/card/:token', async (request, reply) => {

@@ -1,4 +1,11 @@
 // The disputes module's front door: what the other modules and app.ts use of it.
+
+export {
+  type ChargebackSource,
+  CIELO_CHARGEBACK_CHANGE_TYPE,
+  openNotifiedChargeback,
+} from './card-notices.js';
+export { CIELO_SECRET_HEADER, cardNoticeRoutes } from './card-notices.routes.js';
 export {
   DEADLINE_CHECK_EVERY_MS,
   Disputes,

@@ -12,6 +12,16 @@ describe('gateway dev-acquirer', () => {
     expect(helpFor(['dev-acquirer'])).toContain('usage: gateway dev-acquirer [--port N]');
     expect(checkUsage(['dev-acquirer'])).toBeNull();
     expect(checkUsage(['dev-acquirer', '--port', '0'])).toBeNull();
+    expect(
+      checkUsage([
+        'dev-acquirer',
+        '--notification-url',
+        'http://127.0.0.1:3000/x',
+        '--notification-secret',
+        's',
+      ]),
+    ).toBeNull();
+    expect(checkUsage(['dev-acquirer', '--notification-url'])).toMatchObject({ exitCode: 2 });
     expect(checkUsage(['dev-acquirer', '--bogus'])).toMatchObject({ exitCode: 2 });
     expect(checkUsage(['dev-acquirer', '--port'])?.stderr).toMatch(
       /usage: gateway dev-acquirer \[--port N\]/,

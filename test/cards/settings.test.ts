@@ -21,7 +21,12 @@ describe('CARD_ACQUIRER and CIELO_*', () => {
     expect(loadConfig({ ...base, ...cielo }).cards.cielo).toMatchObject({
       apiUrl: 'https://apisandbox.cieloecommerce.cielo.com.br',
       timeoutMs: 15000,
+      notificationSecret: null,
     });
+    expect(
+      loadConfig({ ...base, ...cielo, CIELO_NOTIFICATION_SECRET: 'header-value' }).cards.cielo
+        ?.notificationSecret,
+    ).toBe('header-value');
     expect(() => loadConfig({ ...base, ...cielo, CIELO_MERCHANT_KEY: '' })).toThrow(
       new ConfigError('CARD_ACQUIRER=cielo needs CIELO_MERCHANT_KEY'),
     );

@@ -12,6 +12,11 @@ export interface CieloSettings {
   apiUrl: string;
   queryUrl: string;
   timeoutMs: number;
+  /**
+   * CIELO_NOTIFICATION_SECRET: the value of the header Cielo is asked to send with its notification POST
+   * (`X-Notification-Secret`); unset, a notice is taken without it (it is only a hint to read back anyway).
+   */
+  notificationSecret: string | null;
 }
 
 export interface CardSettings {
@@ -47,5 +52,6 @@ function cieloSettings(env: Env, production: boolean): CieloSettings {
     apiUrl: env.CIELO_API_URL!.replace(/\/+$/, ''),
     queryUrl: env.CIELO_QUERY_URL!.replace(/\/+$/, ''),
     timeoutMs: integer(env, 'CIELO_TIMEOUT_MS', 15_000, 100, 120_000),
+    notificationSecret: env.CIELO_NOTIFICATION_SECRET || null,
   };
 }
