@@ -225,6 +225,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(disputeRoutes, { db, disputes, apiKey, requireSession });
   const cielo = config.cards.cielo;
   await app.register(cardNoticeRoutes, {
+    db,
+    queue,
     disputes,
     source: cielo ? cieloChargebackSource(db, cielo) : null,
     secret: cielo?.notificationSecret ?? null,

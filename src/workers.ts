@@ -1,10 +1,11 @@
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/index.js';
-import { acquirerFor, CARD_JOBS_EVERY_MS, CardSales } from './cards/index.js';
+import { acquirerFor, CARD_JOBS_EVERY_MS, CardSales, cieloChargebackSource } from './cards/index.js';
 import {
   DEADLINE_CHECK_EVERY_MS,
   Disputes,
   MED_CHECK_EVERY_MS,
   MED_WINDOW_DAYS,
+  openNotifiedChargeback,
   readMedNotices,
   sendDefence,
 } from './disputes/index.js';
@@ -163,6 +164,13 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
         (err) => log.warn({ err }, 'MED infraction read failed'),
       )
     : () => undefined;
+  const cielo = platform.config.cards.cielo;
+  if (cielo) {
+    const source = cieloChargebackSource(db, cielo);
+    await platform.queue.work('disputes.card-notice', { batchSize: 1 }, async (jobs) => {
+      for (const job of jobs) await openNotifiedChargeback(disputes, source, job.data.paymentId, log);
+    });
+  }
   if (pspClient) {
     await platform.queue.work('disputes.defend', { batchSize: 1 }, async (jobs) => {
       for (const job of jobs) {

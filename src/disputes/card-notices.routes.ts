@@ -1,8 +1,10 @@
 import { Type } from 'typebox';
 import { constantTimeEqual, hashSecret } from '../platform/crypto/secrets.js';
+import type { Db } from '../platform/db/db.js';
 import { notFound, unauthorized } from '../platform/errors/app-error.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import type { Http } from '../platform/http/types.js';
+import type { Queue } from '../platform/jobs/queue.js';
 import {
   type ChargebackSource,
   CIELO_CHARGEBACK_CHANGE_TYPE,
@@ -26,6 +28,8 @@ const NoticeBody = Type.Object({
 const Received = Type.Object({ received: Type.Boolean() });
 
 export interface CardNoticeDeps {
+  db: Db;
+  queue: Queue;
   disputes: Disputes;
   /** Null when CARD_ACQUIRER is not cielo: the route then answers 404. */
   source: ChargebackSource | null;
@@ -67,12 +71,21 @@ export async function cardNoticeRoutes(app: Http, deps: CardNoticeDeps): Promise
       if (Number(ChangeType) === CIELO_CHARGEBACK_CHANGE_TYPE && deps.source) {
         const log = request.log;
         const work = openNotifiedChargeback(deps.disputes, deps.source, PaymentId, log)
-          .catch((err: unknown) => {
-            // Cielo sends a notice again only when it was not answered 200: an unread one waits for the next
-            log.error(
+          .catch(async (err: unknown) => {
+            // Cielo does not send a notice answered 200 again: the workers read it back until Cielo answers
+            log.warn(
               { paymentId: PaymentId, err: (err as Error).message },
-              'chargeback notice not read back',
+              'chargeback notice not read back yet',
             );
+            await deps.queue.send(
+              deps.db,
+              'disputes.card-notice',
+              { paymentId: PaymentId },
+              { singletonKey: PaymentId, startAfterSeconds: 10 },
+            );
+          })
+          .catch((err: unknown) => {
+            log.error({ paymentId: PaymentId, err: (err as Error).message }, 'chargeback notice lost');
           })
           .finally(() => running.delete(work));
         running.add(work);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cieloChargebackSource } from '../../src/cards/index.js';
 import { DevAcquirer } from '../../src/devacquirer/index.js';
+import { Disputes, openNotifiedChargeback } from '../../src/disputes/index.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { cardBody, cardEnding } from '../cards/cards.js';
 import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
@@ -159,6 +161,33 @@ describe("Cielo's chargeback notice (ChangeType 7), read back from the query API
     expect((await notice({ ChangeType: 7 })).status).toBe(400);
     await settle();
     expect(await disputesOf(sale.id)).toHaveLength(0);
+  });
+
+  it('Cielo down when the notice comes: nothing opened yet, the read-back queued for the workers', async () => {
+    server.logs.expect('chargeback notice not read back yet');
+    const sale = await capturedSale();
+    acquirer.fault({ kind: 'status', status: 503, match: `GET /1/sales/${sale.paymentId}` });
+    await acquirer.chargeback({ paymentId: sale.paymentId, amountCents: 2500 });
+    const queued = () =>
+      db().query<{ data: { paymentId: string } }>(
+        "SELECT data FROM pgboss.job WHERE name = 'disputes.card-notice' AND data->>'paymentId' = $1",
+        [sale.paymentId],
+      );
+    await eventually(async () => (await queued()).length === 1);
+    expect(await disputesOf(sale.id)).toHaveLength(0);
+    // what the workers' handler does with the job, once Cielo answers again
+    const source = cieloChargebackSource(db(), server.runtime.platform.config.cards.cielo!);
+    const disputes = new Disputes(
+      db(),
+      server.runtime.platform.queue,
+      { queue: server.runtime.platform.queue, key: server.runtime.platform.config.secretsKey },
+      server.url,
+    );
+    const log = { warn: () => undefined };
+    expect(await openNotifiedChargeback(disputes, source, sale.paymentId, log)).toBe('opened');
+    expect(await openNotifiedChargeback(disputes, source, sale.paymentId, log)).toBe('known');
+    expect(await disputesOf(sale.id)).toMatchObject([{ amount_cents: 2500 }]);
+    expect(await statusOf(sale.id)).toBe('CHARGEBACK');
   });
 
   it("the dev-acquirer's POST /_dev/chargebacks opens one and sends the notice", async () => {

@@ -13,6 +13,8 @@ export interface JobPayloads {
   'mail.send': { messageId: number };
   /** A merchant's answer to a MED opened by the PSP's notice, to send on as the PSP's defence. */
   'disputes.defend': { disputeId: number };
+  /** A card acquirer's chargeback notice whose read-back failed: the payment to read back again. */
+  'disputes.card-notice': { paymentId: string };
 }
 
 export type JobName = keyof JobPayloads;
@@ -54,6 +56,14 @@ export const JOB_POLICIES: Record<JobName, JobPolicy> = {
   },
   // the PSP down is waited for as the mail server is; the defence is sent before its deadline or not at all
   'disputes.defend': {
+    retryLimit: 20,
+    retryDelaySeconds: 10,
+    retryBackoff: true,
+    retryDelayMaxSeconds: 600,
+    expireInSeconds: 60,
+  },
+  // the acquirer sends a notice answered 200 only once: its read-back is retried here until the acquirer answers
+  'disputes.card-notice': {
     retryLimit: 20,
     retryDelaySeconds: 10,
     retryBackoff: true,
