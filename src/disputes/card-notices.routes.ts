@@ -26,6 +26,8 @@ const NoticeBody = Type.Object({
   RecurrentPaymentId: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
 });
 const Received = Type.Object({ received: Type.Boolean() });
+/** Read-backs one process runs at once; more wait in the job queue. */
+const MAX_READ_BACKS = 16;
 
 export interface CardNoticeDeps {
   db: Db;
@@ -42,10 +44,18 @@ export interface CardNoticeDeps {
  * whether a dispute opens. Other change types are answered 200 and left (the card sales job reads payments back).
  */
 export async function cardNoticeRoutes(app: Http, deps: CardNoticeDeps): Promise<void> {
-  const running = new Set<Promise<unknown>>();
+  // read-backs under way in this process, by PaymentId: a notice repeated meanwhile asks Cielo nothing more
+  const running = new Map<string, Promise<unknown>>();
   app.addHook('onClose', async () => {
-    await Promise.allSettled([...running]);
+    await Promise.allSettled([...running.values()]);
   });
+  const later = (paymentId: string) =>
+    deps.queue.send(
+      deps.db,
+      'disputes.card-notice',
+      { paymentId },
+      { singletonKey: paymentId, startAfterSeconds: 10 },
+    );
 
   app.post(
     '/api/providers/cielo/notifications',
@@ -68,28 +78,29 @@ export async function cardNoticeRoutes(app: Http, deps: CardNoticeDeps): Promise
     },
     async (request) => {
       const { PaymentId, ChangeType } = request.body;
-      if (Number(ChangeType) === CIELO_CHARGEBACK_CHANGE_TYPE && deps.source) {
-        const log = request.log;
-        const work = openNotifiedChargeback(deps.disputes, deps.source, PaymentId, log)
-          .catch(async (err: unknown) => {
-            // Cielo does not send a notice answered 200 again: the workers read it back until Cielo answers
-            log.warn(
-              { paymentId: PaymentId, err: (err as Error).message },
-              'chargeback notice not read back yet',
-            );
-            await deps.queue.send(
-              deps.db,
-              'disputes.card-notice',
-              { paymentId: PaymentId },
-              { singletonKey: PaymentId, startAfterSeconds: 10 },
-            );
-          })
-          .catch((err: unknown) => {
-            log.error({ paymentId: PaymentId, err: (err as Error).message }, 'chargeback notice lost');
-          })
-          .finally(() => running.delete(work));
-        running.add(work);
+      if (Number(ChangeType) !== CIELO_CHARGEBACK_CHANGE_TYPE || !deps.source || running.has(PaymentId)) {
+        return { received: true };
       }
+      // a flood of notices (unsigned: anyone may send them) waits in the job queue, one per payment
+      if (running.size >= MAX_READ_BACKS) {
+        if ((await deps.source.saleOfPayment(PaymentId)) !== null) await later(PaymentId);
+        return { received: true };
+      }
+      const log = request.log;
+      const work = openNotifiedChargeback(deps.disputes, deps.source, PaymentId, log)
+        .catch(async (err: unknown) => {
+          // Cielo does not send a notice answered 200 again: the workers read it back until Cielo answers
+          log.warn(
+            { paymentId: PaymentId, err: (err as Error).message },
+            'chargeback notice not read back yet',
+          );
+          await later(PaymentId);
+        })
+        .catch((err: unknown) => {
+          log.error({ paymentId: PaymentId, err: (err as Error).message }, 'chargeback notice lost');
+        })
+        .finally(() => running.delete(PaymentId));
+      running.set(PaymentId, work);
       return { received: true };
     },
   );
