@@ -17,7 +17,7 @@ import {
   teamRoutes,
 } from './auth/index.js';
 import { BcbCobv, BoletoIssuer, boletoRoutes, boletoSales, SandboxCobv } from './boletos/index.js';
-import { acquirerFor, CardSales, CardTokens, cardRoutes, cardSalesPort } from './cards/index.js';
+import { acquirerFor, CardRefunds, CardSales, CardTokens, cardRoutes, cardSalesPort } from './cards/index.js';
 import { checkoutRoutes } from './checkout/index.js';
 import { Dispute, DisputePage, Disputes, disputeRoutes } from './disputes/index.js';
 import { Event, EventFeed, EventPage, eventRoutes, openStreams } from './events/index.js';
@@ -172,6 +172,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
     allowPrivateTargets: config.webhookAllowPrivate,
     outbox: platform.outbox,
   });
+  const cardRefunds = new CardRefunds(db, acquirer);
+  processorsForSales.refunders.set(cardRefunds.name, cardRefunds);
   const charges = {
     // the sandbox acquirer approves without charging anyone: card sales through it only with SANDBOX on
     cardSales: config.cards.acquirer === 'sandbox' && !config.sandbox ? null : cardSalesPort(cardSales),

@@ -189,6 +189,7 @@ function paymentOf(body: unknown): AcquirerPayment | null {
     state,
     amountCents: typeof p.Amount === 'number' ? p.Amount : 0,
     capturedCents: typeof p.CapturedAmount === 'number' ? p.CapturedAmount : 0,
+    voidedCents: typeof p.VoidedAmount === 'number' ? p.VoidedAmount : 0,
     returnCode: text(p.ReturnCode),
     returnMessage: text(p.ReturnMessage),
   };

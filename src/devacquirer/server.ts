@@ -125,6 +125,11 @@ export class DevAcquirer {
     this.faults.push(fault);
   }
 
+  /** How many faults still wait for their request (0: each has met one). */
+  get faultsWaiting(): number {
+    return this.faults.length;
+  }
+
   /** The sales made for an order id (a double charge would show as two). */
   salesOf(merchantOrderId: string): StoredSale[] {
     return [...this.sales.values()].filter((s) => s.MerchantOrderId === merchantOrderId);
