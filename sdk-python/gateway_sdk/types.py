@@ -11,6 +11,9 @@ from typing import Any, Literal, Optional, TypedDict, Union
 class Balance(TypedDict):
     available: int
     blocked: int
+    # Card money still to settle: installments not yet available (not part of total)
+    receivable: int
+    # available + blocked
     total: int
 
 
@@ -193,6 +196,12 @@ class SaleItem(TypedDict):
     unitPrice: int
 
 
+class SaleRefusalReason(TypedDict):
+    """A refused card sale (RECUSADO): the acquirer's code and message"""
+    code: str
+    message: str
+
+
 class _SaleRequired(TypedDict):
     amount: int
     boletoCode: Optional[str]
@@ -232,6 +241,14 @@ class Sale(_SaleRequired, total=False):
     paidAmount: Optional[int]
     # Sales paid through a payment link: the link
     paymentLinkId: str
+    # A refused card sale (RECUSADO): the acquirer's code and message
+    refusalReason: SaleRefusalReason
+
+
+class SaleNotificationRefusalReason(TypedDict):
+    """A refused card sale: the acquirer's code and message"""
+    code: str
+    message: str
 
 
 class SaleNotificationSaleItem(TypedDict):
@@ -274,10 +291,15 @@ class _SaleNotificationRequired(TypedDict):
 
 class SaleNotification(_SaleNotificationRequired, total=False):
     """A sale notification (permanent webhook)"""
+    cardBrand: Optional[str]
+    cardLastFour: Optional[str]
     # Pix Automático sales only
     contrato: str
     # Pix Automático sales only
     idRec: str
+    installments: Optional[int]
+    # A refused card sale: the acquirer's code and message
+    refusalReason: SaleNotificationRefusalReason
 
 
 class TransactionError(TypedDict):
@@ -429,6 +451,12 @@ class ChargeCreateBoleto(_ChargeCreateBoletoRequired, total=False):
     monthlyInterestPercent: str
 
 
+class ChargeCreateCard(TypedDict):
+    """Required for CREDIT_CARD and DEBIT_CARD"""
+    # From POST /api/cards/tokens
+    token: str
+
+
 class ChargeCreateCustomerAddress(TypedDict):
     """The payer's address: required for BOLETO"""
     city: str
@@ -461,7 +489,7 @@ class ChargeCreateItem(TypedDict):
     unitPrice: int
 
 
-ChargeCreatePaymentMethod = Literal["PIX", "BOLETO"]
+ChargeCreatePaymentMethod = Literal["PIX", "BOLETO", "CREDIT_CARD", "DEBIT_CARD"]
 
 
 class _ChargeCreateRequired(TypedDict):
@@ -474,7 +502,14 @@ class _ChargeCreateRequired(TypedDict):
 class ChargeCreate(_ChargeCreateRequired, total=False):
     # Required for BOLETO: the boleto híbrido (barcode and Pix with due date)
     boleto: ChargeCreateBoleto
+    # Card sales: false authorizes only (EM_PROCESSAMENTO until POST /api/transactions/{id}/capture, within 7
+    # days); true when absent
+    capture: bool
+    # Required for CREDIT_CARD and DEBIT_CARD
+    card: ChargeCreateCard
     expiresIn: int
+    # CREDIT_CARD only; 1 when absent
+    installments: int
     # The store's own data (an order number…): at most 20 keys of 1–40 characters of A–Z a–z 0–9 _ . -, string
     # values of at most 500 characters
     metadata: dict[str, str]
@@ -511,6 +546,12 @@ class ChargeItem(TypedDict):
     unitPrice: int
 
 
+class ChargeRefusalReason(TypedDict):
+    """A refused card sale (RECUSADO): the acquirer's code and message"""
+    code: str
+    message: str
+
+
 class _ChargeRequired(TypedDict):
     amount: int
     boletoCode: Optional[str]
@@ -530,7 +571,6 @@ class _ChargeRequired(TypedDict):
     netAmount: int
     paymentMethod: str
     pixKey: Optional[str]
-    pixQrCode: str
     # Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid
     refundedAmount: int
     reserveAmount: int
@@ -551,9 +591,40 @@ class Charge(_ChargeRequired, total=False):
     paidAmount: Optional[int]
     # Sales paid through a payment link: the link
     paymentLinkId: str
+    pixQrCode: str
+    # A refused card sale (RECUSADO): the acquirer's code and message
+    refusalReason: ChargeRefusalReason
 
 
 RefundAccepted = Sale
+
+
+Captured = Sale
+
+
+class ReceivablesPageDataItemInstallment(TypedDict):
+    # Cents
+    amount: int
+    installment: int
+    installments: int
+    saleUuid: str
+    # Already moved to available
+    settled: bool
+
+
+class ReceivablesPageDataItem(TypedDict):
+    # Cents due that day
+    amount: int
+    # YYYY-MM-DD (São Paulo): when it reaches available
+    date: str
+    installments: list[ReceivablesPageDataItemInstallment]
+
+
+_ReceivablesPageRequired = TypedDict("_ReceivablesPageRequired", {"data": list[ReceivablesPageDataItem], "from": str, "to": str})
+
+
+class ReceivablesPage(_ReceivablesPageRequired):
+    """ReceivablesPage (keys that are not identifiers)"""
 
 
 PaymentLinkCreateMethod = Literal["PIX", "BOLETO", "CREDIT_CARD"]

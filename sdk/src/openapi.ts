@@ -1472,12 +1472,16 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "available": 125000,
+                         *       "available": 15000,
                          *       "blocked": 15000,
-                         *       "total": 140000
+                         *       "total": 15000
                          *     }
                          */
-                        "application/json": components["schemas"]["Balance"];
+                        "application/json": {
+                            available: number;
+                            blocked: number;
+                            total: number;
+                        };
                     };
                 };
                 /** @description Error */
@@ -5468,6 +5472,160 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/panel/receivables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Card installments by the date they reach available (the panel's Agenda de recebíveis)
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description YYYY-MM-DD; today (São Paulo) when absent */
+                    from?: string;
+                    /** @description YYYY-MM-DD, at most 366 days after from; from + 90 when absent */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "from": "2026-11-25",
+                         *       "to": "2027-02-23",
+                         *       "data": [
+                         *         {
+                         *           "date": "2026-12-25",
+                         *           "amount": 3067,
+                         *           "installments": [
+                         *             {
+                         *               "saleUuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *               "installment": 1,
+                         *               "installments": 3,
+                         *               "amount": 3067,
+                         *               "settled": false
+                         *             }
+                         *           ]
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /** @description Cents due that day */
+                                amount: number;
+                                /** @description YYYY-MM-DD (São Paulo): when it reaches available */
+                                date: string;
+                                installments: {
+                                    /** @description Cents */
+                                    amount: number;
+                                    installment: number;
+                                    installments: number;
+                                    /** Format: uuid */
+                                    saleUuid: string;
+                                    /** @description Already moved to available */
+                                    settled: boolean;
+                                }[];
+                            }[];
+                            from: string;
+                            to: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/panel/sandbox": {
         parameters: {
             query?: never;
@@ -6643,7 +6801,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's balance in cents: available, blocked and total */
+        /** The account's balance in cents: available, blocked, total and receivable */
         get: {
             parameters: {
                 query?: never;
@@ -6663,7 +6821,8 @@ export interface paths {
                          * @example {
                          *       "available": 125000,
                          *       "blocked": 15000,
-                         *       "total": 140000
+                         *       "total": 140000,
+                         *       "receivable": 30000
                          *     }
                          */
                         "application/json": components["schemas"]["Balance"];
@@ -8289,6 +8448,159 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/receivables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Card installments by the date they reach available (from today and 90 days on by default) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description YYYY-MM-DD; today (São Paulo) when absent */
+                    from?: string;
+                    /** @description YYYY-MM-DD, at most 366 days after from; from + 90 when absent */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "from": "2026-11-25",
+                         *       "to": "2027-02-23",
+                         *       "data": [
+                         *         {
+                         *           "date": "2026-12-25",
+                         *           "amount": 3067,
+                         *           "installments": [
+                         *             {
+                         *               "saleUuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *               "installment": 1,
+                         *               "installments": 3,
+                         *               "amount": 3067,
+                         *               "settled": false
+                         *             }
+                         *           ]
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /** @description Cents due that day */
+                                amount: number;
+                                /** @description YYYY-MM-DD (São Paulo): when it reaches available */
+                                date: string;
+                                installments: {
+                                    /** @description Cents */
+                                    amount: number;
+                                    installment: number;
+                                    installments: number;
+                                    /** Format: uuid */
+                                    saleUuid: string;
+                                    /** @description Already moved to available */
+                                    settled: boolean;
+                                }[];
+                            }[];
+                            from: string;
+                            to: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sales": {
         parameters: {
             query?: never;
@@ -8516,6 +8828,13 @@ export interface paths {
                             /** @example 1.00 */
                             monthlyInterestPercent?: string;
                         };
+                        /** @description Card sales: false authorizes only (EM_PROCESSAMENTO until POST /api/transactions/{id}/capture, within 7 days); true when absent */
+                        capture?: boolean;
+                        /** @description Required for CREDIT_CARD and DEBIT_CARD */
+                        card?: {
+                            /** @description From POST /api/cards/tokens */
+                            token: string;
+                        };
                         customer: {
                             /** @description The payer's address: required for BOLETO */
                             address?: {
@@ -8534,6 +8853,8 @@ export interface paths {
                             phone: string;
                         };
                         expiresIn?: number;
+                        /** @description CREDIT_CARD only; 1 when absent */
+                        installments?: number;
                         items: {
                             quantity: number;
                             tangible: boolean;
@@ -8550,7 +8871,7 @@ export interface paths {
                         metadata?: {
                             [key: string]: string;
                         };
-                        paymentMethod: "PIX" | "BOLETO";
+                        paymentMethod: "PIX" | "BOLETO" | "CREDIT_CARD" | "DEBIT_CARD";
                         postbackUrl?: string;
                         shipping?: {
                             [key: string]: unknown;
@@ -8604,6 +8925,10 @@ export interface paths {
                          *       "refundedAmount": 15000,
                          *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "contrato": "CT-2026-0001",
+                         *       "refusalReason": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       },
                          *       "paidAmount": null,
                          *       "boleto": {
                          *         "barcode": "00193373700000001000500940144816060680935031",
@@ -8683,9 +9008,14 @@ export interface paths {
                             paymentLinkId?: string;
                             paymentMethod: string;
                             pixKey: string | null;
-                            pixQrCode: string;
+                            pixQrCode?: string;
                             /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
                             refundedAmount: number;
+                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+                            refusalReason?: {
+                                code: string;
+                                message: string;
+                            };
                             reserveAmount: number;
                             shipping: {
                                 [key: string]: unknown;
@@ -12457,7 +12787,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Open a PIX charge (a BR Code and its QR code) or issue a boleto híbrido, metadata kept as given */
+        /** Open a PIX charge (a BR Code and its QR code), issue a boleto híbrido or charge a tokenized card, metadata kept as given */
         post: {
             parameters: {
                 query?: never;
@@ -12512,6 +12842,13 @@ export interface paths {
                             /** @example 1.00 */
                             monthlyInterestPercent?: string;
                         };
+                        /** @description Card sales: false authorizes only (EM_PROCESSAMENTO until POST /api/transactions/{id}/capture, within 7 days); true when absent */
+                        capture?: boolean;
+                        /** @description Required for CREDIT_CARD and DEBIT_CARD */
+                        card?: {
+                            /** @description From POST /api/cards/tokens */
+                            token: string;
+                        };
                         customer: {
                             /** @description The payer's address: required for BOLETO */
                             address?: {
@@ -12530,6 +12867,8 @@ export interface paths {
                             phone: string;
                         };
                         expiresIn?: number;
+                        /** @description CREDIT_CARD only; 1 when absent */
+                        installments?: number;
                         items: {
                             quantity: number;
                             tangible: boolean;
@@ -12546,7 +12885,7 @@ export interface paths {
                         metadata?: {
                             [key: string]: string;
                         };
-                        paymentMethod: "PIX" | "BOLETO";
+                        paymentMethod: "PIX" | "BOLETO" | "CREDIT_CARD" | "DEBIT_CARD";
                         postbackUrl?: string;
                         shipping?: {
                             [key: string]: unknown;
@@ -12600,6 +12939,10 @@ export interface paths {
                          *       "refundedAmount": 15000,
                          *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "contrato": "CT-2026-0001",
+                         *       "refusalReason": {
+                         *         "code": "VALIDATION_ERROR",
+                         *         "message": "Invalid body/amount: must be number"
+                         *       },
                          *       "paidAmount": null,
                          *       "boleto": {
                          *         "barcode": "00193373700000001000500940144816060680935031",
@@ -12679,9 +13022,14 @@ export interface paths {
                             paymentLinkId?: string;
                             paymentMethod: string;
                             pixKey: string | null;
-                            pixQrCode: string;
+                            pixQrCode?: string;
                             /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
                             refundedAmount: number;
+                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+                            refusalReason?: {
+                                code: string;
+                                message: string;
+                            };
                             reserveAmount: number;
                             shipping: {
                                 [key: string]: unknown;
@@ -13127,6 +13475,231 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/transactions/{id}/capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Capture an authorized card sale (EM_PROCESSAMENTO → PAGO), all of it or less, within 7 days */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amountCents": 5000
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description At most the authorized amount; all of it when absent */
+                        amountCents?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 1042,
+                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "PAGO",
+                         *       "amount": 9980,
+                         *       "netAmount": 9582,
+                         *       "systemFee": 398,
+                         *       "reserveAmount": 0,
+                         *       "paymentMethod": "PIX",
+                         *       "date": "2026-11-25T13:45:12.345Z",
+                         *       "completedAt": "2026-11-25T13:47:03.120Z",
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "id": 2210,
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 4990,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
+                         *       "cardLastFour": null,
+                         *       "cardBrand": null,
+                         *       "boletoCode": null,
+                         *       "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
+                         *       "installments": null,
+                         *       "shipping": {
+                         *         "street": "Rua das Flores",
+                         *         "number": "100",
+                         *         "city": "São Paulo",
+                         *         "state": "SP",
+                         *         "zipCode": "01001000"
+                         *       },
+                         *       "metadata": {
+                         *         "orderId": "pedido-1001"
+                         *       },
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 0
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Sale"];
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CONFLICT";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -18079,12 +18652,16 @@ export interface components {
          * @example {
          *       "available": 125000,
          *       "blocked": 15000,
-         *       "total": 140000
+         *       "total": 140000,
+         *       "receivable": 30000
          *     }
          */
         Balance: {
             available: number;
             blocked: number;
+            /** @description Card money still to settle: installments not yet available (not part of total) */
+            receivable: number;
+            /** @description available + blocked */
             total: number;
         };
         /** @description Error shape E */
@@ -18404,6 +18981,11 @@ export interface components {
             pixKey: string | null;
             /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
             refundedAmount: number;
+            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+            refusalReason?: {
+                code: string;
+                message: string;
+            };
             reserveAmount: number;
             shipping: {
                 [key: string]: unknown;
@@ -18421,6 +19003,8 @@ export interface components {
              */
             amount: string;
             boletoCode: string | null;
+            cardBrand?: string | null;
+            cardLastFour?: string | null;
             /** @description Pix Automático sales only */
             contrato?: string;
             /** @example 52998224725 */
@@ -18445,6 +19029,7 @@ export interface components {
             id: number;
             /** @description Pix Automático sales only */
             idRec?: string;
+            installments?: number | null;
             /**
              * @example {
              *       "orderId": "pedido-1001"
@@ -18461,6 +19046,11 @@ export interface components {
              * @example 0
              */
             refundedAmount: string;
+            /** @description A refused card sale: the acquirer's code and message */
+            refusalReason?: {
+                code: string;
+                message: string;
+            };
             saleItems: {
                 id: number;
                 /** @example 1 */
