@@ -54,6 +54,7 @@ export class CieloAcquirer implements Acquirer {
           headersTimeout: settings.timeoutMs,
           bodyTimeout: settings.timeoutMs,
           connectTimeout: settings.timeoutMs,
+          ...(settings.ca ? { connect: { ca: settings.ca } } : {}),
         }),
         path: url.pathname.replace(/\/+$/, ''),
       };

@@ -10,7 +10,7 @@ import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
-import { cardBody, cardEnding } from './cards.js';
+import { caFileOf, cardBody, cardEnding } from './cards.js';
 
 type Refunded = SaleBody & { refundedAmount: number };
 
@@ -58,6 +58,7 @@ beforeAll(async () => {
       CIELO_MERCHANT_KEY: acquirer.merchantKey,
       CIELO_API_URL: acquirer.url,
       CIELO_QUERY_URL: acquirer.url,
+      CIELO_CA_FILE: caFileOf(acquirer),
       CIELO_TIMEOUT_MS: String(TIMEOUT_MS),
     },
   });
