@@ -10,7 +10,7 @@ import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
-import { caFileOf, cardBody, cardEnding } from './cards.js';
+import { caFileOf, captureLogs, cardBody, cardEnding, dumpData, expectNoCardData } from './cards.js';
 
 type Refunded = SaleBody & { refundedAmount: number };
 
@@ -18,13 +18,19 @@ let acquirer: DevAcquirer;
 let server: TestServer;
 let merchant: TestMerchant;
 let cielo: CieloAcquirer;
+let logs: () => string;
 const db = () => server.runtime.platform.db;
 const TIMEOUT_MS = 400;
 
+/** Every card number charged here: searched for at the end in the database, the job payloads and the logs. */
+const numbers: string[] = [];
+
 async function capturedSale(amount: number, who = merchant): Promise<SaleBody> {
+  const number = cardEnding('0');
+  numbers.push(number);
   const tok = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
     headers: { 'x-api-public-key': who.publicKey },
-    body: cardBody(cardEnding('0')),
+    body: cardBody(number),
   });
   expect(tok.status, tok.text).toBe(201);
   const res = await call<SaleBody>('POST', `${server.url}/api/transactions`, {
@@ -60,8 +66,10 @@ beforeAll(async () => {
       CIELO_QUERY_URL: acquirer.url,
       CIELO_CA_FILE: caFileOf(acquirer),
       CIELO_TIMEOUT_MS: String(TIMEOUT_MS),
+      LOG_LEVEL: 'debug',
     },
   });
+  logs = captureLogs(server);
   merchant = await createMerchant(server);
   cielo = new CieloAcquirer(server.runtime.platform.config.cards.cielo!);
 });
@@ -153,5 +161,12 @@ describe('refunds of card sales through the acquirer (Cielo void)', () => {
     ]);
     expect(rows).toEqual([{ status: 'FAILED' }]);
     expect(voidedAt(sale)).toBe(0);
+  });
+
+  it('leaves no card number or CVV in any table, job payload or log line', async () => {
+    const payloads = await db().query<{ name: string; data: unknown }>('SELECT name, data FROM pgboss.job');
+    expectNoCardData('the job payloads', JSON.stringify(payloads), numbers, ['731']);
+    expectNoCardData('the database', await dumpData(server.databaseUrl), numbers, ['731']);
+    expectNoCardData('the logs', logs(), numbers, ['731']);
   });
 });
