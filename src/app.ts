@@ -19,6 +19,7 @@ import {
 import { BcbCobv, BoletoIssuer, boletoRoutes, boletoSales, SandboxCobv } from './boletos/index.js';
 import {
   acquirerFor,
+  CardRefunds,
   CardSales,
   CardTokens,
   cardRoutes,
@@ -179,6 +180,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
     allowPrivateTargets: config.webhookAllowPrivate,
     outbox: platform.outbox,
   });
+  const cardRefunds = new CardRefunds(db, acquirer);
+  processorsForSales.refunders.set(cardRefunds.name, cardRefunds);
   const charges = {
     // the sandbox acquirer approves without charging anyone: card sales through it only with SANDBOX on
     cardSales: config.cards.acquirer === 'sandbox' && !config.sandbox ? null : cardSalesPort(cardSales),
@@ -224,11 +227,13 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const disputes = new Disputes(db, queue, mail, config.publicUrl);
   await app.register(disputeRoutes, { db, disputes, apiKey, requireSession });
   const cielo = config.cards.cielo;
+  const chargebackSource = cielo ? cieloChargebackSource(db, cielo) : null;
+  if (chargebackSource) app.addHook('onClose', () => chargebackSource.close());
   await app.register(cardNoticeRoutes, {
     db,
     queue,
     disputes,
-    source: cielo ? cieloChargebackSource(db, cielo) : null,
+    source: chargebackSource,
     secret: cielo?.notificationSecret ?? null,
   });
   if (sandboxProcessor) {

@@ -1,5 +1,11 @@
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/index.js';
-import { acquirerFor, CARD_JOBS_EVERY_MS, CardSales, cieloChargebackSource } from './cards/index.js';
+import {
+  acquirerFor,
+  CARD_JOBS_EVERY_MS,
+  CardRefunds,
+  CardSales,
+  cieloChargebackSource,
+} from './cards/index.js';
 import {
   DEADLINE_CHECK_EVERY_MS,
   Disputes,
@@ -93,10 +99,14 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     : () => undefined;
   // the PSP's own list of received Pix against the gateway's credits (webhooks are best-effort)
   const stopReconciliation = pspClient ? startReconciliation(platform, pspClient, settler) : () => undefined;
+  const acquirer = acquirerFor(platform.config.cards);
+  // a card refund whose answer was lost is asked about at the acquirer before it is given up
+  const cardRefunds = new CardRefunds(db, acquirer);
+  const refunders = new Map([[cardRefunds.name, cardRefunds]]);
   const stopForgottenHolds = startPeriodic(
     FORGOTTEN_REFUND_CHECK_EVERY_MS,
     async () => {
-      const released = await releaseForgottenRefunds(db);
+      const released = await releaseForgottenRefunds(db, platform.queue, refunders);
       if (released > 0)
         log.warn(
           { released },
@@ -118,7 +128,6 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
   );
   // card sales whose authorization outcome was lost are settled by asking the acquirer; authorizations not
   // captured within 7 days are voided there
-  const acquirer = acquirerFor(platform.config.cards);
   const cardSales = new CardSales(db, platform.queue, acquirer, platform.config.secretsKey, {
     allowPrivateTargets: platform.config.webhookAllowPrivate,
     outbox: platform.outbox,
@@ -165,10 +174,11 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
       )
     : () => undefined;
   const cielo = platform.config.cards.cielo;
-  if (cielo) {
-    const source = cieloChargebackSource(db, cielo);
+  const chargebackSource = cielo ? cieloChargebackSource(db, cielo) : null;
+  if (chargebackSource) {
     await platform.queue.work('disputes.card-notice', { batchSize: 1 }, async (jobs) => {
-      for (const job of jobs) await openNotifiedChargeback(disputes, source, job.data.paymentId, log);
+      for (const job of jobs)
+        await openNotifiedChargeback(disputes, chargebackSource, job.data.paymentId, log);
     });
   }
   if (pspClient) {
@@ -209,6 +219,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     await acquirer.close();
     stopDisputeDeadlines();
     stopMedNotices();
+    await chargebackSource?.close();
     await pspClient?.close();
     stopKeyCleanup();
     stopCallbackCleanup();

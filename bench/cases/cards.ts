@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { DevAcquirer } from '../../src/devacquirer/index.js';
 import { type BenchServer, benchMerchant, DURATION, measureAround, printRow, WARMUP } from '../lib.js';
 
@@ -5,8 +8,12 @@ import { type BenchServer, benchMerchant, DURATION, measureAround, printRow, WAR
 const acquirer = new DevAcquirer();
 await acquirer.start();
 
+const caFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-acquirer-')), 'ca.pem');
+writeFileSync(caFile, acquirer.ca);
+
 export const serverEnv = {
   CARD_ACQUIRER: 'cielo',
+  CIELO_CA_FILE: caFile,
   CIELO_MERCHANT_ID: acquirer.merchantId,
   CIELO_MERCHANT_KEY: acquirer.merchantKey,
   CIELO_API_URL: acquirer.url,

@@ -93,6 +93,23 @@ class TransactionsResource:
             self._http.request("POST", f"/api/transactions/{_segment(id)}/refund", body, key),
         )
 
+    def capture(self, id: Id, *, amount_cents: Optional[int] = None) -> types.Captured:
+        """POST /api/transactions/{id}/capture: an authorized card sale captured in full, or amount_cents of it
+        (not retried: the route takes no Idempotency-Key; a repeat of a made capture answers 409)."""
+        body = {} if amount_cents is None else {"amountCents": amount_cents}
+        return cast(types.Captured, self._http.request("POST", f"/api/transactions/{_segment(id)}/capture", body))
+
+
+class ReceivablesResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def list(self, *, from_: Optional[str] = None, to: Optional[str] = None) -> types.ReceivablesPage:
+        """GET /api/receivables: card installments by the date they reach available (YYYY-MM-DD; today and 90
+        days on by default)."""
+        q = urlencode({k: v for k, v in (("from", from_), ("to", to)) if v is not None})
+        return cast(types.ReceivablesPage, self._http.request("GET", f"/api/receivables{'?' + q if q else ''}"))
+
 
 class PaymentLinksResource:
     def __init__(self, http: HttpClient) -> None:
@@ -223,6 +240,7 @@ class Gateway:
         self.payment_links = PaymentLinksResource(http)
         self.checkout = CheckoutResource(http)
         self.disputes = DisputesResource(http)
+        self.receivables = ReceivablesResource(http)
 
     def __repr__(self) -> str:
         return f"Gateway(base_url={self.balance._http.base_url!r})"
@@ -237,4 +255,5 @@ __all__ = [
     "PaymentLinksResource",
     "CheckoutResource",
     "CheckoutSessionsResource",
+    "ReceivablesResource",
 ]

@@ -599,6 +599,34 @@ class Charge(_ChargeRequired, total=False):
 RefundAccepted = Sale
 
 
+Captured = Sale
+
+
+class ReceivablesPageDataItemInstallment(TypedDict):
+    # Cents
+    amount: int
+    installment: int
+    installments: int
+    saleUuid: str
+    # Already moved to available
+    settled: bool
+
+
+class ReceivablesPageDataItem(TypedDict):
+    # Cents due that day
+    amount: int
+    # YYYY-MM-DD (São Paulo): when it reaches available
+    date: str
+    installments: list[ReceivablesPageDataItemInstallment]
+
+
+_ReceivablesPageRequired = TypedDict("_ReceivablesPageRequired", {"data": list[ReceivablesPageDataItem], "from": str, "to": str})
+
+
+class ReceivablesPage(_ReceivablesPageRequired):
+    """ReceivablesPage (keys that are not identifiers)"""
+
+
 PaymentLinkCreateMethod = Literal["PIX", "BOLETO", "CREDIT_CARD"]
 
 

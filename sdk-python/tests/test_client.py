@@ -4,6 +4,8 @@ import unittest
 from datetime import datetime, timezone
 from decimal import Decimal
 
+from gateway_sdk.errors import ConflictError
+
 from .support import gateway_for, sandbox_dispute, sandbox_status
 
 UUID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
@@ -84,6 +86,14 @@ class ClientTest(unittest.TestCase):
         accepted = gw.disputes.accept(opened["id"])
         self.assertEqual(accepted["status"], "accepted")
         self.assertNotIn(opened["id"], [d["id"] for d in gw.disputes.list(status="needs_response")["data"]])
+
+    def test_capture_refuses_a_sale_not_authorized_and_receivables_list_by_date(self):
+        gw = gateway_for("refunds")
+        charge = gw.transactions.create(sale_input())
+        with self.assertRaises(ConflictError):
+            gw.transactions.capture(charge["id"], amount_cents=100)  # a PIX charge is never authorized
+        page = gw.receivables.list(from_="2026-01-01", to="2026-03-31")
+        self.assertEqual((page["from"], page["to"], page["data"]), ("2026-01-01", "2026-03-31", []))
 
     def test_payment_links_and_checkout_sessions(self):
         gw = gateway_for("checkout")

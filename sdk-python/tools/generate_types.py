@@ -39,6 +39,8 @@ OPERATIONS: list[tuple[str, str, str, str]] = [
     ("Sale", "/api/transactions/{id}", "get", "200"),
     ("Charge", "/api/transactions", "post", "201"),
     ("RefundAccepted", "/api/transactions/{id}/refund", "post", "202"),
+    ("Captured", "/api/transactions/{id}/capture", "post", "200"),
+    ("ReceivablesPage", "/api/receivables", "get", "200"),
     ("PaymentLinkCreate", "/api/payment-links", "post", "body"),
     ("PaymentLink", "/api/payment-links", "post", "201"),
     ("PaymentLinkPage", "/api/payment-links", "get", "200"),

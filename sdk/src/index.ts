@@ -39,6 +39,8 @@ export type ChargeCreate = BodyOf<'/api/transactions', 'post'>;
 export type Sale = Answer<'/api/transactions/{id}', 'get', 200>;
 export type Charge = Answer<'/api/transactions', 'post', 201>;
 export type RefundAccepted = Answer<'/api/transactions/{id}/refund', 'post', 202>;
+export type Captured = Answer<'/api/transactions/{id}/capture', 'post', 200>;
+export type ReceivablesPage = Answer<'/api/receivables', 'get', 200>;
 export type PaymentLinkCreate = BodyOf<'/api/payment-links', 'post'>;
 export type PaymentLink = Answer<'/api/payment-links', 'post', 201>;
 export type PaymentLinkPage = Answer<'/api/payment-links', 'get', 200>;
@@ -99,6 +101,7 @@ export class Gateway {
   readonly paymentLinks;
   readonly checkout;
   readonly disputes;
+  readonly receivables;
 
   constructor(options: ClientOptions) {
     const http = new HttpClient(options);
@@ -135,6 +138,16 @@ export class Gateway {
           options.amountCents === undefined ? {} : { amountCents: options.amountCents },
           { idempotencyKey: options.idempotencyKey ?? HttpClient.newKey() },
         ),
+      /**
+       * POST /api/transactions/{id}/capture: an authorized card sale captured in full, or `amountCents` of it
+       * (not retried: the route takes no Idempotency-Key; a repeat of a made capture answers 409).
+       */
+      capture: (id: string | number, options: { amountCents?: number } = {}) =>
+        http.request<Captured>(
+          'POST',
+          `/api/transactions/${segment(id)}/capture`,
+          options.amountCents === undefined ? {} : { amountCents: options.amountCents },
+        ),
     };
     this.paymentLinks = {
       /** POST /api/payment-links (not retried: the route takes no Idempotency-Key) */
@@ -156,6 +169,16 @@ export class Gateway {
         /** GET /api/checkout/sessions/{id} */
         retrieve: (id: string) =>
           http.request<CheckoutSession>('GET', `/api/checkout/sessions/${segment(id)}`),
+      },
+    };
+    this.receivables = {
+      /** GET /api/receivables: card installments by the date they reach available (today and 90 days on by default). */
+      list: (params: { from?: string; to?: string } = {}) => {
+        const q = new URLSearchParams();
+        if (params.from) q.set('from', params.from);
+        if (params.to) q.set('to', params.to);
+        const text = q.toString();
+        return http.request<ReceivablesPage>('GET', `/api/receivables${text === '' ? '' : `?${text}`}`);
       },
     };
     this.disputes = {

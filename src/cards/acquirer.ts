@@ -24,6 +24,8 @@ export interface AcquirerPayment {
   state: 'authorized' | 'captured' | 'denied' | 'voided' | 'pending';
   amountCents: number;
   capturedCents: number;
+  /** What voids (refunds) have returned of the payment so far. */
+  voidedCents: number;
   returnCode: string | null;
   returnMessage: string | null;
 }

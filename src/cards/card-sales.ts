@@ -22,6 +22,7 @@ import {
 } from '../sales/index.js';
 import { addressProblem } from '../webhooks/index.js';
 import type { Acquirer, AcquirerPayment, AuthorizeRequest, PaymentType } from './acquirer.js';
+import { cardProcessorOf } from './card-refunds.js';
 import { AcquirerRefused, AcquirerUnavailable } from './errors.js';
 import {
   authorizationsOlderThan,
@@ -109,7 +110,7 @@ export class CardSales {
             items: input.items,
             shipping: input.shipping ?? null,
             installments: credit ? installments : null,
-            processor: `card:${this.acquirer.name}`,
+            processor: cardProcessorOf(this.acquirer),
             postbackUrl,
             cartId: null,
             recurrence: null,
@@ -325,6 +326,7 @@ function refusedBy(err: AcquirerRefused): AcquirerPayment {
     state: 'denied',
     amountCents: 0,
     capturedCents: 0,
+    voidedCents: 0,
     returnCode: 'refused',
     returnMessage: err.message.slice(0, 200),
   };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import type { CieloSettings } from '../platform/config/cards.js';
 import type { Db } from '../platform/db/db.js';
 import { AcquirerRefused, AcquirerUnavailable } from './errors.js';
@@ -21,6 +21,7 @@ export interface CardChargebackSource {
   saleOfPayment(paymentId: string): Promise<number | null>;
   /** The payment's chargebacks read back from the acquirer; [] when it has none, or no such payment. */
   chargebacksOf(paymentId: string): Promise<AcquirerChargeback[]>;
+  close(): Promise<void>;
 }
 
 const LONG_DIGITS = /\d{12,}/g;
@@ -34,7 +35,13 @@ const text = (v: unknown, max: number) =>
  * {PaymentId}`, `Payment.Chargebacks: [{Amount, CaseNumber, Date, ReasonCode, ReasonMessage, Status}]`).
  */
 export function cieloChargebackSource(db: Db, settings: CieloSettings): CardChargebackSource {
+  const dispatcher = new Agent({
+    connections: 4,
+    connectTimeout: settings.timeoutMs,
+    ...(settings.ca ? { connect: { ca: settings.ca } } : {}),
+  });
   return {
+    close: () => dispatcher.close(),
     async saleOfPayment(paymentId) {
       const [row] = await db.query<{ sale_id: string }>(
         "SELECT sale_id FROM card_payments WHERE payment_id = $1 AND acquirer = 'cielo'",
@@ -56,6 +63,7 @@ export function cieloChargebackSource(db: Db, settings: CieloSettings): CardChar
           },
           headersTimeout: settings.timeoutMs,
           bodyTimeout: settings.timeoutMs,
+          dispatcher,
         });
         status = res.statusCode;
         const raw = await res.body.text();

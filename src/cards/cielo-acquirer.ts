@@ -54,6 +54,7 @@ export class CieloAcquirer implements Acquirer {
           headersTimeout: settings.timeoutMs,
           bodyTimeout: settings.timeoutMs,
           connectTimeout: settings.timeoutMs,
+          ...(settings.ca ? { connect: { ca: settings.ca } } : {}),
         }),
         path: url.pathname.replace(/\/+$/, ''),
       };
@@ -189,6 +190,7 @@ function paymentOf(body: unknown): AcquirerPayment | null {
     state,
     amountCents: typeof p.Amount === 'number' ? p.Amount : 0,
     capturedCents: typeof p.CapturedAmount === 'number' ? p.CapturedAmount : 0,
+    voidedCents: typeof p.VoidedAmount === 'number' ? p.VoidedAmount : 0,
     returnCode: text(p.ReturnCode),
     returnMessage: text(p.ReturnMessage),
   };

@@ -2,6 +2,7 @@
 export type { Acquirer } from './acquirer.js';
 export { acquirerFor } from './acquirers.js';
 export { brandOf, CARD_BRANDS, type CardBrand } from './brands.js';
+export { CardRefunds } from './card-refunds.js';
 export { CARD_JOBS_EVERY_MS, CardSales } from './card-sales.js';
 export { type AcquirerChargeback, type CardChargebackSource, cieloChargebackSource } from './chargebacks.js';
 export { newestSealedCardToken } from './data.js';

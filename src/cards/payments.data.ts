@@ -122,3 +122,70 @@ export async function unresolvedOlderThan(
     [seconds, limit],
   );
 }
+
+/** How long one refund request may speak to the acquirer for a sale before another may. */
+const REFUND_CLAIM_SECONDS = 120;
+
+/**
+ * Claims the right to send a refund of the sale's payment to the acquirer (one at a time per sale): the payment
+ * when claimed, `busy` when another request holds the claim, null when the sale has no card payment.
+ */
+export async function claimCardRefund(
+  q: Queryable,
+  orderId: string,
+): Promise<{ sale_id: number; payment_id: string | null } | 'busy' | null> {
+  const [claimed] = await q.query<{ sale_id: number; payment_id: string | null }>(
+    `UPDATE card_payments SET refund_claimed_until = now() + make_interval(secs => $2)
+      WHERE order_id = $1 AND (refund_claimed_until IS NULL OR refund_claimed_until < now())
+      RETURNING sale_id, payment_id`,
+    [orderId, REFUND_CLAIM_SECONDS],
+  );
+  if (claimed) return claimed;
+  const [exists] = await q.query('SELECT 1 FROM card_payments WHERE order_id = $1', [orderId]);
+  return exists ? 'busy' : null;
+}
+
+export async function releaseCardRefund(q: Queryable, saleId: number): Promise<void> {
+  await q.query('UPDATE card_payments SET refund_claimed_until = NULL WHERE sale_id = $1', [saleId]);
+}
+
+export interface RefundAttempt {
+  id: number;
+  amount: number;
+  voided_before: number;
+}
+
+/** Records the refund's attempt, about to be sent, with what the payment had voided then. */
+export async function recordRefundAttempt(
+  q: Queryable,
+  a: { refundId: number; saleId: number; amount: number; voidedBefore: number },
+): Promise<RefundAttempt> {
+  const [row] = await q.query<RefundAttempt>(
+    `INSERT INTO card_refund_attempts (refund_id, sale_id, amount, voided_before) VALUES ($1, $2, $3, $4)
+     RETURNING id, amount, voided_before`,
+    [a.refundId, a.saleId, a.amount, a.voidedBefore],
+  );
+  return row!;
+}
+
+/** The refund's recorded attempt, if a void of it was ever about to be sent. */
+export async function refundAttemptOf(q: Queryable, refundId: number): Promise<RefundAttempt | null> {
+  const [row] = await q.query<RefundAttempt>(
+    'SELECT id, amount, voided_before FROM card_refund_attempts WHERE refund_id = $1',
+    [refundId],
+  );
+  return row ?? null;
+}
+
+/** What the payment had voided when the sale's next attempt after this one was about to be sent, if any. */
+export async function voidedAfter(q: Queryable, saleId: number, attemptId: number): Promise<number | null> {
+  const [row] = await q.query<{ voided_before: number }>(
+    'SELECT voided_before FROM card_refund_attempts WHERE sale_id = $1 AND id > $2 ORDER BY id LIMIT 1',
+    [saleId, attemptId],
+  );
+  return row ? row.voided_before : null;
+}
+
+export async function forgetRefundAttempt(q: Queryable, refundId: number): Promise<void> {
+  await q.query('DELETE FROM card_refund_attempts WHERE refund_id = $1', [refundId]);
+}

@@ -55,6 +55,7 @@ export class SandboxAcquirer implements Acquirer {
       state: denied ? 'denied' : request.capture ? 'captured' : 'authorized',
       amountCents: request.amountCents,
       capturedCents: !denied && request.capture ? request.amountCents : 0,
+      voidedCents: 0,
       returnCode: denied ? outcome : '4',
       returnMessage: denied ? (SANDBOX_REFUSALS[outcome] ?? 'Não Autorizada') : 'Operation Successful',
     } as const;
@@ -76,10 +77,11 @@ export class SandboxAcquirer implements Acquirer {
     if (!payment || (payment.state !== 'authorized' && payment.state !== 'captured')) {
       throw new AcquirerRefused('The sandbox acquirer cannot cancel this payment');
     }
-    const left = (payment.state === 'captured' ? payment.capturedCents : payment.amountCents) - amountCents;
+    const voidable = payment.state === 'captured' ? payment.capturedCents : payment.amountCents;
+    const left = voidable - payment.voidedCents - amountCents;
     if (left < 0) throw new AcquirerRefused('The sandbox acquirer cannot cancel more than the payment');
+    payment.voidedCents += amountCents;
     if (left === 0) payment.state = 'voided';
-    if (payment.state === 'captured') payment.capturedCents = left;
     return strip(payment);
   }
 

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { DevAcquirer } from './server.js';
 
 export const DEV_ACQUIRER_USAGE =
@@ -37,19 +40,23 @@ export async function runDevAcquirer(argv: string[]): Promise<DevAcquirer> {
   if (typeof options === 'string') throw new Error(options);
   const acquirer = new DevAcquirer(options);
   const url = await acquirer.start();
+  // the CA of its certificate, generated at start: the gateway trusts it for this acquirer only
+  const caFile = path.join(mkdtempSync(path.join(tmpdir(), 'dev-acquirer-')), 'ca.pem');
+  writeFileSync(caFile, acquirer.ca);
   const settings = {
     CARD_ACQUIRER: 'cielo',
     CIELO_MERCHANT_ID: acquirer.merchantId,
     CIELO_MERCHANT_KEY: acquirer.merchantKey,
     CIELO_API_URL: url,
     CIELO_QUERY_URL: url,
+    CIELO_CA_FILE: caFile,
   };
   process.stdout.write(
     [
-      `local acquirer (Cielo e-commerce API 3.0) listening on ${url} (plain HTTP)`,
+      `local acquirer (Cielo e-commerce API 3.0) listening on ${url} (HTTPS, its CA in ${caFile})`,
       'start the gateway with these settings; cards are tokenized (POST /1/card) and charged (POST /1/sales/) here, kept in memory:',
       ...Object.entries(settings).map(([k, v]) => `${k}=${v}`),
-      `see a token: curl -H 'MerchantId: ${acquirer.merchantId}' -H 'MerchantKey: ${acquirer.merchantKey}' ${url}/1/card/<CardToken>`,
+      `see a token: curl --cacert ${caFile} -H 'MerchantId: ${acquirer.merchantId}' -H 'MerchantKey: ${acquirer.merchantKey}' ${url}/1/card/<CardToken>`,
       `open a chargeback on a captured payment (its notice goes to ${acquirer.notificationUrl ?? 'nowhere: start with --notification-url <gateway>/api/providers/cielo/notifications'}):`,
       `  curl -H 'content-type: application/json' -d '{"paymentId":"<PaymentId>","amountCents":1000,"reasonCode":"4837","reasonMessage":"No Cardholder Authorization"}' ${url}/_dev/chargebacks`,
       '',

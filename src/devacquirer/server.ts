@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { generateCertificates } from '../platform/crypto/dev-certificates.js';
 
 export interface DevAcquirerOptions {
   merchantId?: string;
@@ -103,6 +104,8 @@ export class DevAcquirer {
   readonly sales = new Map<string, StoredSale>();
   url = '';
   notificationUrl: string | null;
+  /** The CA its HTTPS certificate is signed by (PEM): what the gateway trusts for it (CIELO_CA_FILE). */
+  readonly ca: string;
   private readonly app: FastifyInstance;
   private readonly faults: Fault[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -111,7 +114,12 @@ export class DevAcquirer {
     this.merchantId = options.merchantId ?? randomUUID();
     this.merchantKey = options.merchantKey ?? randomBytes(20).toString('base64url');
     this.notificationUrl = options.notificationUrl ?? null;
-    this.app = Fastify({ forceCloseConnections: true });
+    const certs = generateCertificates();
+    this.ca = certs.ca;
+    this.app = Fastify({
+      forceCloseConnections: true,
+      https: { key: certs.serverKey, cert: certs.serverCert },
+    });
     this.routes();
     this.salesRoutes();
   }
@@ -120,7 +128,7 @@ export class DevAcquirer {
     const host = this.options.host ?? '127.0.0.1';
     await this.app.listen({ host, port: this.options.port ?? 0 });
     const { port } = this.app.server.address() as { port: number };
-    this.url = `http://${host}:${port}`;
+    this.url = `https://${host}:${port}`;
     return this.url;
   }
 
@@ -140,6 +148,11 @@ export class DevAcquirer {
    */
   fault(fault: Fault): void {
     this.faults.push(fault);
+  }
+
+  /** How many faults still wait for their request (0: each has met one). */
+  get faultsWaiting(): number {
+    return this.faults.length;
   }
 
   /** The sales made for an order id (a double charge would show as two). */

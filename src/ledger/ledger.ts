@@ -18,8 +18,11 @@ export interface JournalEntry {
   refType: string;
   refId: number;
   postings: Posting[];
-  /** Refuse (INSUFFICIENT_BALANCE) instead of letting a merchant's `available` go below zero. */
-  guardAvailable?: boolean;
+  /**
+   * Refuse (INSUFFICIENT_BALANCE) instead of letting a merchant's `available` go below zero; `with-receivable`:
+   * below what its card installments still to settle will bring (`available + receivable`).
+   */
+  guardAvailable?: boolean | 'with-receivable';
 }
 
 export function codeOf(target: LedgerTarget): string {
@@ -49,6 +52,21 @@ export async function ensureMerchantLedger(q: Queryable, accountId: number): Pro
  * their postings, which `ledger verify` derives. An entry that moves nothing (every amount zero) is not
  * written: null.
  */
+/**
+ * After an entry moved a merchant's rows: refused if its available and receivable together are below zero (the
+ * receivable row locked last: the order every entry locks a merchant's rows in). The rollback undoes the entry.
+ */
+async function checkCoveredByReceivable(tx: Queryable, accountId: number): Promise<void> {
+  const [row] = await tx.query<{ total: number }>(
+    `SELECT (SELECT balance FROM ledger_accounts WHERE account_id = $1 AND bucket = 'available')
+          + COALESCE((SELECT balance FROM ledger_accounts WHERE account_id = $1 AND bucket = 'receivable' FOR UPDATE), 0)
+            AS total`,
+    [accountId],
+  );
+  if (Number(row?.total ?? 0) < 0)
+    throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient available balance');
+}
+
 export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<number | null> {
   const postings = entry.postings.filter((p) => p.amount !== 0);
   const sum = postings.reduce((acc, p) => acc + p.amount, 0);
@@ -62,8 +80,11 @@ export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<num
     .sort(
       (a, b) => a.target.accountId - b.target.accountId || a.target.bucket.localeCompare(b.target.bucket),
     );
+  const coveredByReceivable = new Set<number>();
   for (const p of merchant) {
-    const guarded = entry.guardAvailable && p.target.bucket === 'available' && p.amount < 0;
+    const debit = entry.guardAvailable && p.target.bucket === 'available' && p.amount < 0;
+    if (debit && entry.guardAvailable === 'with-receivable') coveredByReceivable.add(p.target.accountId);
+    const guarded = debit && entry.guardAvailable === true;
     const rows = await tx.query(
       `UPDATE ledger_accounts SET balance = balance + $1
         WHERE account_id = $2 AND bucket = $3 ${guarded ? 'AND balance + $1 >= 0' : ''}
@@ -79,6 +100,7 @@ export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<num
       );
     }
   }
+  for (const accountId of coveredByReceivable) await checkCoveredByReceivable(tx, accountId);
 
   const [row] = await tx.query<{ id: number; written: number }>(
     `WITH e AS (INSERT INTO journal_entries (kind, ref_type, ref_id) VALUES ($1, $2, $3) RETURNING id),

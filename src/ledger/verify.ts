@@ -29,7 +29,8 @@ export interface LedgerReport {
  * the dispute's own share, and their returns), and a refund the processor made without the merchant asking,
  * whose money had already left.
  */
-const MAY_GO_NEGATIVE = ['sale.dispute_opened', 'sale.dispute_won', 'sale.refunded'];
+// a card sale's refund may be held out of available while its installments (receivable) still cover it
+const MAY_GO_NEGATIVE = ['sale.dispute_opened', 'sale.dispute_won', 'sale.refunded', 'sale.refund_held'];
 
 /**
  * Every entry sums to zero, every posting belongs to an existing entry and ledger account (postings carry no

@@ -31,7 +31,12 @@ export { startBcb } from './processors/bcb/start.js';
 export { bcbWebhookRoutes } from './processors/bcb/webhook.routes.js';
 export { processorCallbackRoutes } from './processors/callback.routes.js';
 export { CALLBACK_CLEANUP_EVERY_MS, deleteStaleCallbacks } from './processors/callbacks.js';
-export type { PixChargeProcessor, SaleProcessor } from './processors/processor.js';
+export {
+  type PixChargeProcessor,
+  type Refunder,
+  RefundNotMade,
+  type SaleProcessor,
+} from './processors/processor.js';
 export { pixProcessors } from './processors/registry.js';
 export { SandboxProcessor } from './processors/sandbox.js';
 export { createRecurrence, debitCycle } from './recurrences/recurrences.js';

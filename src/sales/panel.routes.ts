@@ -15,7 +15,7 @@ import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { ChargeBody, CreatedSale } from './charges.schemas.js';
 import { saleForAccount, saleJson } from './lookup.js';
 import { allSales, listSales, type SaleCsvRow, type SaleFilters } from './panel.data.js';
-import type { PixChargeProcessor } from './processors/processor.js';
+import type { Refunder } from './processors/processor.js';
 import { refundSale } from './refunds/refund-sale.js';
 import { type ChargeDeps, openCharge } from './routes.js';
 import { IdPath, RefundBody, Sale, SalesPage } from './schemas.js';
@@ -109,7 +109,7 @@ export interface SalesPanelDeps {
   requireSession: AuthHook;
   settler: SaleSettler;
   /** Every processor able to refund, by name (a sale is refunded where it was charged). */
-  refunders: ReadonlyMap<string, PixChargeProcessor>;
+  refunders: ReadonlyMap<string, Refunder>;
   /** What "Nova cobrança" opens charges with: the API's own processors. */
   charges: ChargeDeps;
 }

@@ -19,7 +19,7 @@ import { ChargeBody, ChargeHeaders, CreatedSale } from './charges.schemas.js';
 import { saleLookups } from './coalesced-lookups.js';
 import type { SaleOrigin } from './data.js';
 import { saleJson } from './lookup.js';
-import type { PixChargeProcessor } from './processors/processor.js';
+import type { PixChargeProcessor, Refunder } from './processors/processor.js';
 import { refundSale } from './refunds/refund-sale.js';
 import { IdPath, RefundBody, Sale } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
@@ -32,7 +32,7 @@ export interface SalesRouteDeps {
   /** Who opens new PIX charges; null when none is configured (503). */
   pixProcessor: PixChargeProcessor | null;
   /** Every processor able to refund, by name (a sale is refunded where it was charged). */
-  refunders: ReadonlyMap<string, PixChargeProcessor>;
+  refunders: ReadonlyMap<string, Refunder>;
   /** Who issues BOLETO sales (the boletos module); null when no PSP opens cobv charges (503). */
   boletoSales: BoletoSales | null;
   /** Who makes CREDIT_CARD and DEBIT_CARD sales (the cards module); null when none is wired (503). */

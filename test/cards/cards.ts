@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
 import type { TestServer } from '../support/server.js';
@@ -88,4 +90,11 @@ export function expectNoCardData(where: string, text: string, numbers: string[],
     expect(new RegExp(`cvv\\W{0,6}${cvv}`, 'i').test(text), `${where} holds a CVV`).toBe(false);
     expect(text.includes(`"${cvv}"`), `${where} holds a CVV as a string`).toBe(false);
   }
+}
+
+/** The local acquirer's CA in a file, for CIELO_CA_FILE (the gateway trusts the local acquirer's TLS by it). */
+export function caFileOf(acquirer: { ca: string }): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'gw-acquirer-ca-')), 'ca.pem');
+  writeFileSync(file, acquirer.ca);
+  return file;
 }

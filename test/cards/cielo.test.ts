@@ -5,7 +5,7 @@ import { unseal } from '../../src/platform/crypto/sealed.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { captureLogs, cardBody, cardNumber, dumpData, expectNoCardData } from './cards.js';
+import { caFileOf, captureLogs, cardBody, cardNumber, dumpData, expectNoCardData } from './cards.js';
 
 let acquirer: DevAcquirer;
 let server: TestServer;
@@ -20,6 +20,7 @@ const used = (n: string) => {
 };
 const cieloEnv = (a: { merchantId: string; merchantKey: string }, apiUrl: string) => ({
   CARD_ACQUIRER: 'cielo',
+  CIELO_CA_FILE: caFileOf(acquirer),
   CIELO_MERCHANT_ID: a.merchantId,
   CIELO_MERCHANT_KEY: a.merchantKey,
   CIELO_API_URL: apiUrl,
@@ -101,7 +102,7 @@ describe('CARD_ACQUIRER=cielo, against gateway dev-acquirer', () => {
         502,
         'PROCESSOR_ERROR',
       ],
-      [cieloEnv(acquirer, `http://127.0.0.1:${closedPort}`), 503, 'PROCESSOR_UNAVAILABLE'],
+      [cieloEnv(acquirer, `https://127.0.0.1:${closedPort}`), 503, 'PROCESSOR_UNAVAILABLE'],
     ] as const;
     for (const [env, status, code] of cases) {
       const other = await startServer({ workers: false, env });

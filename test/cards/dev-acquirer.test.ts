@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { checkUsage, helpFor } from '../../src/cli/execute.js';
 import { type DevAcquirer, runDevAcquirer } from '../../src/devacquirer/index.js';
@@ -43,10 +44,13 @@ describe('gateway dev-acquirer', () => {
     const setting = (name: string) => new RegExp(`^${name}=(.+)$`, 'm').exec(out)?.[1];
     expect(setting('CARD_ACQUIRER')).toBe('cielo');
     expect(setting('CIELO_API_URL')).toBe(acquirer.url);
+    expect(readFileSync(setting('CIELO_CA_FILE')!, 'utf8')).toBe(acquirer.ca);
+    expect(acquirer.url).toMatch(/^https:\/\//);
     const merchant = {
       MerchantId: setting('CIELO_MERCHANT_ID')!,
       MerchantKey: setting('CIELO_MERCHANT_KEY')!,
     };
+    const ca = acquirer.ca;
     const number = cardNumber('4');
     const card = {
       CustomerName: 'Maria Silva',
@@ -58,11 +62,13 @@ describe('gateway dev-acquirer', () => {
     const wrong = await call('POST', `${acquirer.url}/1/card`, {
       headers: { ...merchant, MerchantKey: 'nope' },
       body: card,
+      ca,
     });
     expect(wrong.status).toBe(401);
     const bad = await call<{ Code: number }[]>('POST', `${acquirer.url}/1/card`, {
       headers: merchant,
       body: { ...card, ExpirationDate: '13/2030', Brand: 'Nope' },
+      ca,
     });
     expect(bad.status).toBe(400);
     expect(bad.body.map((e) => e.Code)).toEqual([126, 128]);
@@ -72,11 +78,12 @@ describe('gateway dev-acquirer', () => {
       {
         headers: merchant,
         body: card,
+        ca,
       },
     );
     expect(made.status, made.text).toBe(201);
     expect(made.body.CardToken).toMatch(/^[0-9a-f-]{36}$/);
-    const shown = await call('GET', made.body.Links.Href, { headers: merchant });
+    const shown = await call('GET', made.body.Links.Href, { headers: merchant, ca });
     expect(shown.body).toEqual({
       CardNumber: `************${number.slice(-4)}`,
       Holder: 'MARIA SILVA',

@@ -36,6 +36,13 @@ describe('CARD_ACQUIRER and CIELO_*', () => {
     expect(() => loadConfig({ ...base, ...cielo, CIELO_API_URL: 'ftp://x' })).toThrow(
       /CIELO_API_URL must be/,
     );
+    // card data travels over TLS only, to the local acquirer too
+    expect(() => loadConfig({ ...base, ...cielo, CIELO_API_URL: 'http://127.0.0.1:8444' })).toThrow(
+      /CIELO_API_URL must be an https:\/\/ URL/,
+    );
+    expect(() => loadConfig({ ...base, ...cielo, CIELO_CA_FILE: '/nonexistent/ca.pem' })).toThrow(
+      /CIELO_CA_FILE cannot be read/,
+    );
     expect(() => loadConfig({ ...base, CARD_ACQUIRER: 'rede' })).toThrow(/CARD_ACQUIRER must be one of/);
   });
 

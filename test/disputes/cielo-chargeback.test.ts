@@ -4,7 +4,7 @@ import { cieloChargebackSource } from '../../src/cards/index.js';
 import { DevAcquirer } from '../../src/devacquirer/index.js';
 import { Disputes, openNotifiedChargeback } from '../../src/disputes/index.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
-import { cardBody, cardEnding } from '../cards/cards.js';
+import { caFileOf, cardBody, cardEnding } from '../cards/cards.js';
 import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
 import type { TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -75,6 +75,7 @@ beforeAll(async () => {
       CIELO_MERCHANT_KEY: acquirer.merchantKey,
       CIELO_API_URL: acquirer.url,
       CIELO_QUERY_URL: acquirer.url,
+      CIELO_CA_FILE: caFileOf(acquirer),
       CIELO_TIMEOUT_MS: '2000',
       CIELO_NOTIFICATION_SECRET: SECRET,
     },
@@ -188,6 +189,7 @@ describe("Cielo's chargeback notice (ChangeType 7), read back from the query API
     expect(await openNotifiedChargeback(disputes, source, sale.paymentId, log)).toBe('known');
     expect(await disputesOf(sale.id)).toMatchObject([{ amount_cents: 2500 }]);
     expect(await statusOf(sale.id)).toBe('CHARGEBACK');
+    await source.close();
   });
 
   it("the dev-acquirer's POST /_dev/chargebacks opens one and sends the notice", async () => {
@@ -195,7 +197,7 @@ describe("Cielo's chargeback notice (ChangeType 7), read back from the query API
     const res = await call<{ chargeback: { Amount: number; CaseNumber: string }; notified: number }>(
       'POST',
       `${acquirer.url}/_dev/chargebacks`,
-      { body: { paymentId: sale.paymentId, reasonCode: '10.4', reasonMessage: 'Fraud' } },
+      { body: { paymentId: sale.paymentId, reasonCode: '10.4', reasonMessage: 'Fraud' }, ca: acquirer.ca },
     );
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ chargeback: { Amount: 5000 }, notified: 200 });

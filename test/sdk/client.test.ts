@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gateway, GatewayError, verifyWebhook, WebhookVerificationError } from '../../sdk/src/index.js';
 import { moveTo, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
 import { fundMerchant } from '../support/ledger.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -130,6 +131,37 @@ describe('@payment-gateway/sdk against a real gateway', () => {
     for await (const event of gw.events.iterate({ type: 'sale.pending' })) all.push(event.id);
     expect(all.length).toBeGreaterThanOrEqual(1);
     expect((await gw.events.retrieve(all[0]!)).id).toBe(all[0]);
+  });
+
+  it('captures part of an authorized card sale, and lists the installments it will bring by date', async () => {
+    const m = await createMerchant(server);
+    const gw = gatewayFor(m);
+    const tok = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+      headers: { 'x-api-public-key': m.publicKey },
+      body: {
+        number: '4111111111111111',
+        holderName: 'MARIA SILVA',
+        expMonth: 12,
+        expYear: new Date().getUTCFullYear() + 1,
+        cvv: '123',
+      },
+    });
+    expect(tok.status, tok.text).toBe(201);
+    const sale = (await gw.transactions.create(
+      saleInput({
+        amount: 10_000,
+        paymentMethod: 'CREDIT_CARD',
+        card: { token: tok.body.token },
+        installments: 2,
+        capture: false,
+      }) as never,
+    )) as { id: number; status: string };
+    expect(sale.status).toBe('EM_PROCESSAMENTO');
+    const captured = await gw.transactions.capture(sale.id, { amountCents: 8_000 });
+    expect(captured).toMatchObject({ id: sale.id, status: 'PAGO', amount: 8_000 });
+    const page = await gw.receivables.list();
+    const installments = page.data.flatMap((d) => d.installments);
+    expect(installments.filter((i) => i.saleUuid === (captured as { uuid: string }).uuid)).toHaveLength(2);
   });
 
   it('refunds part of a paid charge with a key (a repeat is the same refund), then the rest', async () => {

@@ -12,16 +12,20 @@ export interface CallOptions {
   body?: unknown;
   /** Bind the client socket to this local address (e.g. 127.0.0.2) to test IP allow-lists. */
   localAddress?: string;
+  /** Trust only this CA (PEM) for an https URL: a local dev server's. */
+  ca?: string;
 }
 
 const agents = new Map<string, Agent>();
 
-function agentFor(localAddress: string | undefined): Agent | undefined {
-  if (!localAddress) return undefined;
-  let agent = agents.get(localAddress);
+function agentFor(localAddress: string | undefined, ca?: string): Agent | undefined {
+  if (!localAddress && !ca) return undefined;
+  const key = `${localAddress ?? ''}|${ca ?? ''}`;
+  let agent = agents.get(key);
   if (!agent) {
-    agent = new Agent({ localAddress }); // a Client option; inside `connect` it is ignored
-    agents.set(localAddress, agent);
+    // localAddress is a Client option; inside `connect` it is ignored
+    agent = new Agent({ ...(localAddress ? { localAddress } : {}), ...(ca ? { connect: { ca } } : {}) });
+    agents.set(key, agent);
   }
   return agent;
 }
@@ -44,7 +48,7 @@ export async function call<T = unknown>(
     method: method as 'GET',
     headers,
     body,
-    dispatcher: agentFor(options.localAddress),
+    dispatcher: agentFor(options.localAddress, options.ca),
   });
   const text = await res.body.text();
   let parsed: unknown = text;

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { ConfigError, choice, type Env, integer } from './parse.js';
 
 // The card acquirer: who turns a card into a token (and, later, charges it).
@@ -17,6 +18,8 @@ export interface CieloSettings {
    * (`X-Notification-Secret`); unset, a notice is taken without it (it is only a hint to read back anyway).
    */
   notificationSecret: string | null;
+  /** CIELO_CA_FILE: the only CA trusted for Cielo's TLS (the local fake's); null: the system's roots. */
+  ca: string | null;
 }
 
 export interface CardSettings {
@@ -39,11 +42,20 @@ function cieloSettings(env: Env, production: boolean): CieloSettings {
   const names = ['CIELO_MERCHANT_ID', 'CIELO_MERCHANT_KEY', 'CIELO_API_URL', 'CIELO_QUERY_URL'];
   const missing = names.filter((n) => !env[n]);
   if (missing.length > 0) throw new ConfigError(`CARD_ACQUIRER=cielo needs ${missing.join(', ')}`);
-  // the local fake (`gateway dev-acquirer`) speaks plain HTTP; card data goes to Cielo over TLS only
-  const scheme = production ? /^https:\/\/\S+$/ : /^https?:\/\/\S+$/;
+  // card data goes to the acquirer over TLS only (the local fake, `gateway dev-acquirer`, serves HTTPS too)
   for (const n of ['CIELO_API_URL', 'CIELO_QUERY_URL']) {
-    if (!scheme.test(env[n]!) || !URL.canParse(env[n]!)) {
-      throw new ConfigError(`${n} must be an ${production ? 'https://' : 'http(s)://'} URL`);
+    if (!/^https:\/\/\S+$/.test(env[n]!) || !URL.canParse(env[n]!)) {
+      throw new ConfigError(`${n} must be an https:// URL`);
+    }
+  }
+  let ca: string | null = null;
+  if (env.CIELO_CA_FILE) {
+    if (production)
+      throw new ConfigError('CIELO_CA_FILE is for the local acquirer: Cielo is trusted by the system');
+    try {
+      ca = readFileSync(env.CIELO_CA_FILE, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`CIELO_CA_FILE cannot be read: ${(err as Error).message}`);
     }
   }
   return {
@@ -53,5 +65,6 @@ function cieloSettings(env: Env, production: boolean): CieloSettings {
     queryUrl: env.CIELO_QUERY_URL!.replace(/\/+$/, ''),
     timeoutMs: integer(env, 'CIELO_TIMEOUT_MS', 15_000, 100, 120_000),
     notificationSecret: env.CIELO_NOTIFICATION_SECRET || null,
+    ca,
   };
 }

@@ -43,19 +43,32 @@ export interface PixCharge {
  */
 export class RefundNotMade extends PspError {}
 
-/**
- * A processor that opens PIX charges for POST /api/transactions and refunds them. Failures throw (the route
- * answers 502 PROCESSOR_ERROR and keeps no sale); `refund` answers 'done' when the money is already back, and
- * throws RefundNotMade when it is certainly not going back.
- */
-export interface PixChargeProcessor {
+/** What refunds a sale where it was charged (a PIX processor, a card acquirer): keyed by the sale's `processor`. */
+export interface Refunder {
   readonly name: string;
-  createPixCharge(input: { saleUuid: string; amount: number; expiresIn: number }): Promise<PixCharge>;
   /** Returns `refund.amount` of the sale to the payer; a repeat for the same refund is never a second one. */
   refund(
     sale: { uuid: string; amount: number; externalTransactionId: string },
     refund: { id: number; amount: number },
   ): Promise<'done' | 'pending'>;
+  /**
+   * Asked about a refund left in progress with no answer (a crash, a lost answer): 'done' it was made,
+   * 'not_made' certainly not, 'unknown' not known yet (asked again later). Without it, a refund left for ten
+   * minutes with nothing under way ends as not made.
+   */
+  resolve?(
+    sale: { uuid: string },
+    refund: { id: number; amount: number },
+  ): Promise<'done' | 'not_made' | 'unknown'>;
+}
+
+/**
+ * A processor that opens PIX charges for POST /api/transactions and refunds them. Failures throw (the route
+ * answers 502 PROCESSOR_ERROR and keeps no sale); `refund` answers 'done' when the money is already back, and
+ * throws RefundNotMade when it is certainly not going back.
+ */
+export interface PixChargeProcessor extends Refunder {
+  createPixCharge(input: { saleUuid: string; amount: number; expiresIn: number }): Promise<PixCharge>;
   /**
    * Asked before an expired PENDENTE charge is cancelled (processors that can be paid after our expiry): it
    * credits the charge if the processor says it was paid, or makes it unpayable there. `true`: the sale may be

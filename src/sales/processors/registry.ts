@@ -1,6 +1,6 @@
 import type { Config } from '../../platform/config/config.js';
 import type { BcbProcessor } from './bcb/adapter.js';
-import type { PixChargeProcessor } from './processor.js';
+import type { PixChargeProcessor, Refunder } from './processor.js';
 import type { SandboxProcessor } from './sandbox.js';
 
 /**
@@ -11,10 +11,10 @@ export function pixProcessors(
   config: Config,
   sandbox: SandboxProcessor | null,
   bcb: BcbProcessor | null,
-): { pixProcessor: PixChargeProcessor | null; refunders: ReadonlyMap<string, PixChargeProcessor> } {
+): { pixProcessor: PixChargeProcessor | null; refunders: Map<string, Refunder> } {
   const pixProcessor =
     config.pixProcessor === 'sandbox' ? sandbox : config.pixProcessor === 'bcb' ? bcb : null;
-  const refunders = new Map<string, PixChargeProcessor>();
+  const refunders = new Map<string, Refunder>();
   if (sandbox) refunders.set(sandbox.name, sandbox);
   if (bcb) refunders.set(bcb.name, bcb);
   return { pixProcessor, refunders };

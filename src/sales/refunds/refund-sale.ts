@@ -5,7 +5,7 @@ import type { PublicId } from '../../platform/ids/public-ids.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { findSaleRow } from '../charges.data.js';
 import { ownedSale } from '../lookup.js';
-import { type PixChargeProcessor, RefundNotMade } from '../processors/processor.js';
+import { type Refunder, RefundNotMade } from '../processors/processor.js';
 import { completeRefund, failRefund, openRefund } from './refunds.js';
 
 /**
@@ -17,7 +17,7 @@ import { completeRefund, failRefund, openRefund } from './refunds.js';
 export async function refundSale(
   db: Db,
   queue: Queue,
-  processors: ReadonlyMap<string, PixChargeProcessor>,
+  processors: ReadonlyMap<string, Refunder>,
   accountId: number,
   id: PublicId,
   request: { amountCents: number | null; key: string | null },

@@ -102,15 +102,21 @@ export async function setSaleRefunds(
 export const REFUND_UNDER_WAY = `EXISTS (SELECT 1 FROM bcb_devolucoes d WHERE d.refund_id = r.id AND d.requested
                                             AND d.status IN ('EM_PROCESSAMENTO', 'DEVOLVIDO'))`;
 
+export interface ForgottenRefund {
+  id: number;
+  amount: number;
+  sale_uuid: string;
+  processor: string;
+}
+
 /** Pending refunds untouched for `seconds` with nothing under way at their processor: the oldest 100. */
-export async function forgottenRefunds(q: Queryable, seconds: number): Promise<number[]> {
-  const rows = await q.query<{ id: number }>(
-    `SELECT r.id FROM sale_refunds r
+export async function forgottenRefunds(q: Queryable, seconds: number): Promise<ForgottenRefund[]> {
+  return q.query<ForgottenRefund>(
+    `SELECT r.id, r.amount, s.uuid AS sale_uuid, s.processor FROM sale_refunds r JOIN sales s ON s.id = r.sale_id
       WHERE r.status = 'PENDING' AND r.updated_at < now() - make_interval(secs => $1) AND NOT ${REFUND_UNDER_WAY}
       ORDER BY r.updated_at LIMIT 100`,
     [seconds],
   );
-  return rows.map((r) => r.id);
 }
 
 /** Whether the refund is still waiting for its processor (locked: decided under the caller's sale lock). */

@@ -6,6 +6,7 @@ import type { Queue } from '../../platform/jobs/queue.js';
 import { formatReais } from '../../platform/money/money.js';
 import { recordNotification } from '../../webhooks/index.js';
 import { lockSale } from '../data.js';
+import type { Refunder } from '../processors/processor.js';
 import { type LedgerEffect, moneyOf, refundEffect } from '../settlement/ledger-effects.js';
 import { saleWebhookBody } from '../settlement/notifications.js';
 import { isDispute } from '../settlement/status-machine.js';
@@ -144,7 +145,8 @@ async function hold(tx: Queryable, sale: SaleRow, share: number): Promise<void> 
   const after = { ...before, refundPendingNet: before.refundPendingNet + share };
   const effect = refundEffect('sale.refund_held', before, after, sale.status);
   if (effect) {
-    await post(tx, sale.id, effect, true).catch((err: unknown) => {
+    // a card sale's money may still be receivable (its installments not settled): what they will bring covers it
+    await post(tx, sale.id, effect, before.receivable ? 'with-receivable' : true).catch((err: unknown) => {
       if (!(err instanceof AppError) || err.code !== 'INSUFFICIENT_BALANCE') throw err;
       throw new AppError(
         'INSUFFICIENT_BALANCE',
@@ -159,7 +161,12 @@ async function hold(tx: Queryable, sale: SaleRow, share: number): Promise<void> 
   });
 }
 
-async function post(tx: Queryable, saleId: number, effect: LedgerEffect, guard: boolean): Promise<void> {
+async function post(
+  tx: Queryable,
+  saleId: number,
+  effect: LedgerEffect,
+  guard: boolean | 'with-receivable',
+): Promise<void> {
   await postEntry(tx, {
     kind: effect.kind,
     refType: 'sale',
@@ -290,14 +297,26 @@ export const FORGOTTEN_REFUND_CHECK_EVERY_MS = 60_000;
 export const FORGOTTEN_REFUND_AFTER_MS = 10 * 60_000;
 
 /**
- * Ends as not made the pending refunds nothing is under way for, untouched for FORGOTTEN_REFUND_AFTER_MS: what
- * leaves one behind is a crash between its opening and the processor's request, or a sandbox refund whose
- * answer was lost with its process. Each is decided again under the sale's lock. Returns how many ended.
+ * Pending refunds nothing is under way for, untouched for FORGOTTEN_REFUND_AFTER_MS: what leaves one behind is a
+ * crash between its opening and the processor's request, or an answer lost. A processor that can tell
+ * (`resolve`: the card acquirer) is asked whether it made it; the others' end as not made. Each is decided again
+ * under the sale's lock. Returns how many ended not made.
  */
-export async function releaseForgottenRefunds(db: Db): Promise<number> {
+export async function releaseForgottenRefunds(
+  db: Db,
+  queue?: Queue,
+  refunders: ReadonlyMap<string, Refunder> = new Map(),
+): Promise<number> {
   let released = 0;
-  for (const id of await forgottenRefunds(db, FORGOTTEN_REFUND_AFTER_MS / 1000)) {
-    if (await failRefund(db, id, FORGOTTEN_REFUND_AFTER_MS)) released++;
+  for (const forgotten of await forgottenRefunds(db, FORGOTTEN_REFUND_AFTER_MS / 1000)) {
+    const resolver = refunders.get(forgotten.processor);
+    const outcome = resolver?.resolve
+      ? await resolver
+          .resolve({ uuid: forgotten.sale_uuid }, { id: forgotten.id, amount: forgotten.amount })
+          .catch(() => 'unknown' as const)
+      : 'not_made';
+    if (outcome === 'done' && queue) await completeRefund(db, queue, forgotten.id);
+    if (outcome === 'not_made' && (await failRefund(db, forgotten.id, FORGOTTEN_REFUND_AFTER_MS))) released++;
   }
   return released;
 }

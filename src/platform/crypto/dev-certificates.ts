@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import forge from 'node-forge';
 
-/** PEM material for mutual TLS with the local PSP: a CA, the PSP's server pair, and one client pair. */
+/** PEM material for the local dev servers' TLS: a CA, a server pair (localhost), and one client pair. */
 export interface DevCertificates {
   ca: string;
   serverKey: string;
@@ -22,7 +22,7 @@ function certificate(
   cert.publicKey = publicKey;
   cert.serialNumber = `01${randomBytes(8).toString('hex')}`;
   cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + 2 * 86_400_000);
+  cert.validity.notAfter = new Date(Date.now() + 30 * 86_400_000);
   const subject = [{ name: 'commonName', value: commonName }];
   cert.setSubject(subject);
   cert.setIssuer(issuer?.name ?? subject);
@@ -31,13 +31,13 @@ function certificate(
 }
 
 /**
- * Generated at start, never stored: a CA that signs the PSP's certificate (localhost / 127.0.0.1) and the
- * gateway's client certificate, so each side trusts exactly the other. SHA-256 signatures (OpenSSL refuses SHA-1).
+ * Generated at start, never stored: a CA that signs a server certificate (localhost / 127.0.0.1) and a client
+ * certificate, so each side trusts exactly the other (the local PSP's mutual TLS; the local acquirer's TLS). SHA-256 signatures (OpenSSL refuses SHA-1).
  */
 export function generateCertificates(): DevCertificates {
   const pair = () => forge.pki.rsa.generateKeyPair({ bits: 2048 });
   const caKeys = pair();
-  const ca = certificate('Local PSP CA', caKeys.publicKey, null, [
+  const ca = certificate('Local dev CA', caKeys.publicKey, null, [
     { name: 'basicConstraints', cA: true },
     { name: 'keyUsage', keyCertSign: true, cRLSign: true },
   ]);
