@@ -58,7 +58,7 @@ export async function runDevAcquirer(argv: string[]): Promise<DevAcquirer> {
       ...Object.entries(settings).map(([k, v]) => `${k}=${v}`),
       `see a token: curl --cacert ${caFile} -H 'MerchantId: ${acquirer.merchantId}' -H 'MerchantKey: ${acquirer.merchantKey}' ${url}/1/card/<CardToken>`,
       `open a chargeback on a captured payment (its notice goes to ${acquirer.notificationUrl ?? 'nowhere: start with --notification-url <gateway>/api/providers/cielo/notifications'}):`,
-      `  curl -H 'content-type: application/json' -d '{"paymentId":"<PaymentId>","amountCents":1000,"reasonCode":"4837","reasonMessage":"No Cardholder Authorization"}' ${url}/_dev/chargebacks`,
+      `  curl --cacert ${caFile} -H 'content-type: application/json' -d '{"paymentId":"<PaymentId>","amountCents":1000,"reasonCode":"4837","reasonMessage":"No Cardholder Authorization"}' ${url}/_dev/chargebacks`,
       '',
     ].join('\n'),
   );
