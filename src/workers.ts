@@ -5,6 +5,7 @@ import {
   CardRefunds,
   CardSales,
   cieloChargebackSource,
+  deleteExpiredCardTokens,
 } from './cards/index.js';
 import {
   DEADLINE_CHECK_EVERY_MS,
@@ -67,7 +68,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
   await startReserveWorker(platform.db, platform.queue);
   const stopKeyCleanup = startPeriodic(
     KEY_CLEANUP_EVERY_MS,
-    () => Promise.all([deleteExpiredKeys(db), deleteExpiredSaleKeys(db)]),
+    () => Promise.all([deleteExpiredKeys(db), deleteExpiredSaleKeys(db), deleteExpiredCardTokens(db)]),
     (err) => log.warn({ err }, 'idempotency key cleanup failed'),
   );
   const stopCallbackCleanup = startPeriodic(

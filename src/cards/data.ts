@@ -66,3 +66,14 @@ export async function newestSealedCardToken(q: Queryable): Promise<{ what: strin
   );
   return row ?? null;
 }
+
+/**
+ * Tokens never used, expired over a day ago: nothing can use them any more, and the acquirer's token sealed in
+ * them is kept no longer than it serves. Used tokens stay, named by their card sales.
+ */
+export async function deleteExpiredCardTokens(q: Queryable): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM card_tokens WHERE used_at IS NULL AND expires_at < now() - interval '1 day' RETURNING 1`,
+  );
+  return rows.length;
+}

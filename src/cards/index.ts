@@ -5,7 +5,7 @@ export { brandOf, CARD_BRANDS, type CardBrand } from './brands.js';
 export { CardRefunds } from './card-refunds.js';
 export { CARD_JOBS_EVERY_MS, CardSales } from './card-sales.js';
 export { type AcquirerChargeback, type CardChargebackSource, cieloChargebackSource } from './chargebacks.js';
-export { newestSealedCardToken } from './data.js';
+export { deleteExpiredCardTokens, newestSealedCardToken } from './data.js';
 export { cardSalesPort } from './http.js';
 export { cardRoutes } from './routes.js';
 export { CARD_TOKEN_LIFETIME_SECONDS, CardTokens, type UsedCardToken, useToken } from './tokens.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useToken } from '../../src/cards/index.js';
+import { deleteExpiredCardTokens, useToken } from '../../src/cards/index.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -166,6 +166,25 @@ describe('POST /api/cards/tokens (sandbox acquirer)', () => {
       expires_at = expires_at - interval '16 minutes' WHERE used_at IS NULL`);
     expect(await use(merchant.accountId, late.body.token)).toBeNull();
     expect(await use(merchant.accountId, 'tok_short')).toBeNull();
+  });
+
+  it('forgets tokens never used a day after they expired, and keeps used ones', async () => {
+    const { db } = server.runtime.platform;
+    for (let i = 0; i < 2; i++) {
+      const res = await call('POST', url(), { headers: publicOnly(), body: cardBody(used(cardNumber('4'))) });
+      expect(res.status).toBe(201);
+    }
+    const [{ n: usedBefore }] = (await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM card_tokens WHERE used_at IS NOT NULL',
+    )) as [{ n: number }];
+    await db.query(`UPDATE card_tokens SET expires_at = now() - interval '25 hours',
+      created_at = now() - interval '26 hours' WHERE id IN (SELECT id FROM card_tokens ORDER BY id DESC LIMIT 1)`);
+    expect(await deleteExpiredCardTokens(db)).toBe(1);
+    expect(await deleteExpiredCardTokens(db)).toBe(0);
+    const [{ n: usedAfter }] = (await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM card_tokens WHERE used_at IS NOT NULL',
+    )) as [{ n: number }];
+    expect(usedAfter).toBe(usedBefore);
   });
 
   it('leaves no card number or CVV in the database or the logs', async () => {
