@@ -25,11 +25,11 @@ afterAll(() => server?.close());
 describe('gateway cashouts cancel', () => {
   it('cancels a PENDING withdrawal by uuid: funds back to available, CANCELLED, withdrawal.canceled', async () => {
     const created = await createCashout(server.url, m, 300);
-    expect(await balance()).toEqual({ available: 970_000, blocked: 30_000, total: 1_000_000 });
+    expect(await balance()).toEqual({ available: 970_000, blocked: 30_000, total: 1_000_000, receivable: 0 });
     const out = await cli('cashouts', 'cancel', '--id', created.uuid, '--json');
     expect(out.code).toBe(0);
     expect(JSON.parse(out.stdout)).toMatchObject({ uuid: created.uuid, status: 'CANCELLED' });
-    expect(await balance()).toEqual({ available: 1_000_000, blocked: 0, total: 1_000_000 });
+    expect(await balance()).toEqual({ available: 1_000_000, blocked: 0, total: 1_000_000, receivable: 0 });
     expect((await lookup(server.url, m, created.uuid)).status).toBe('CANCELLED');
     const events = await withdrawalEvents(server.runtime.platform.db, created.id);
     expect(events.map((e) => e.event_type)).toEqual(['withdrawal.canceled']);
@@ -38,7 +38,7 @@ describe('gateway cashouts cancel', () => {
     const again = await cli('cashouts', 'cancel', '--id', String(created.id));
     expect(again.code).not.toBe(0);
     expect(again.stderr).toContain('CANCELLED; only a PENDING withdrawal can be cancelled');
-    expect(await balance()).toEqual({ available: 1_000_000, blocked: 0, total: 1_000_000 });
+    expect(await balance()).toEqual({ available: 1_000_000, blocked: 0, total: 1_000_000, receivable: 0 });
   });
 
   it('cancels by numeric id', async () => {

@@ -33,12 +33,12 @@ describe('PENDING → PROCESSING → COMPLETED', () => {
     const { db } = server.runtime.platform;
     const created = await createCashout(server.url, m, 150);
     const processing = await waitForStatus(server.url, m, created.uuid, 'PROCESSING');
-    expect(await balance()).toEqual({ available: 985_000, blocked: 15_000, total: 1_000_000 });
+    expect(await balance()).toEqual({ available: 985_000, blocked: 15_000, total: 1_000_000, receivable: 0 });
 
     const done = await result(created.uuid, { result: 'COMPLETED' });
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ uuid: created.uuid, status: 'COMPLETED', netAmount: '146.70' });
-    expect(await balance()).toEqual({ available: 985_000, blocked: 0, total: 985_000 });
+    expect(await balance()).toEqual({ available: 985_000, blocked: 0, total: 985_000, receivable: 0 });
 
     const events = await withdrawalEvents(db, created.id);
     expect(events.map((e) => e.event_type)).toEqual(['withdrawal.pending', 'withdrawal.completed']);
@@ -89,7 +89,7 @@ describe('PENDING → PROCESSING → COMPLETED', () => {
     const again = await result(created.id, { result: 'REJECTED' });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ success: false, error: { code: 'CONFLICT', message: expect.any(String) } });
-    expect(await balance()).toEqual({ available: 985_000, blocked: 0, total: 985_000 });
+    expect(await balance()).toEqual({ available: 985_000, blocked: 0, total: 985_000, receivable: 0 });
     expect(await withdrawalEvents(db, created.id)).toHaveLength(2);
     expect((await verifyLedger(db)).ok).toBe(true);
   });

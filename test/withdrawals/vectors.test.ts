@@ -117,6 +117,7 @@ describe('vectors.json withdrawalFees (half-up to the cent)', () => {
         available: 0,
         blocked: parseReais(v.amount),
         total: parseReais(v.amount),
+        receivable: 0,
       });
     });
   }

@@ -277,7 +277,7 @@ describe('POST /api/public/cashout: 401, 403, 422', () => {
       message: 'Insufficient available balance',
       errorType: 'INSUFFICIENT_BALANCE',
     });
-    expect(await balance(poor)).toEqual({ available: 14999, blocked: 0, total: 14999 });
+    expect(await balance(poor)).toEqual({ available: 14999, blocked: 0, total: 14999, receivable: 0 });
   });
 });
 
