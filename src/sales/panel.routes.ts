@@ -18,7 +18,7 @@ import { allSales, listSales, type SaleCsvRow, type SaleFilters } from './panel.
 import type { Refunder } from './processors/processor.js';
 import { refundSale } from './refunds/refund-sale.js';
 import { type ChargeDeps, openCharge } from './routes.js';
-import { IdPath, RefundBody, Sale, SalesPage } from './schemas.js';
+import { IdPath, REFUND_ERRORS, RefundBody, Sale, SalesPage } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
 import { SALE_STATUSES } from './settlement/status-machine.js';
 
@@ -223,15 +223,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
       config: {
         errorShape: 'envelope',
         permission: 'withdrawals.create',
-        errors: [
-          'CONFLICT',
-          'IDEMPOTENCY_KEY_REUSED',
-          'INSUFFICIENT_BALANCE',
-          'MAXIMUM_VALUE',
-          'NOT_FOUND',
-          'PROCESSOR_ERROR',
-          'PROCESSOR_UNAVAILABLE',
-        ],
+        errors: REFUND_ERRORS,
       },
       onRequest: deps.requireSession,
       preValidation: emptyBodyIsObject,

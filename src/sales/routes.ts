@@ -21,7 +21,7 @@ import type { SaleOrigin } from './data.js';
 import { saleJson } from './lookup.js';
 import type { PixChargeProcessor, Refunder } from './processors/processor.js';
 import { refundSale } from './refunds/refund-sale.js';
-import { IdPath, RefundBody, Sale } from './schemas.js';
+import { IdPath, REFUND_ERRORS, RefundBody, Sale } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
 import type { SaleRow } from './types.js';
 
@@ -170,15 +170,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
     {
       config: {
         errorShape: 'transaction',
-        errors: [
-          'CONFLICT',
-          'IDEMPOTENCY_KEY_REUSED',
-          'INSUFFICIENT_BALANCE',
-          'MAXIMUM_VALUE',
-          'NOT_FOUND',
-          'PROCESSOR_ERROR',
-          'PROCESSOR_UNAVAILABLE',
-        ],
+        errors: REFUND_ERRORS,
       },
       onRequest: deps.apiKey,
       preValidation: emptyBodyIsObject,

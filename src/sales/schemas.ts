@@ -168,6 +168,17 @@ export const SalesPage = Type.Object({
 // Any text: the handler answers every malformed id with the same documented 400.
 export const IdPath = Type.Object({ id: Type.String() });
 
+/** What a refund answers besides the codes every route can (the API's route and the panel's). */
+export const REFUND_ERRORS = [
+  'CONFLICT',
+  'IDEMPOTENCY_KEY_REUSED',
+  'INSUFFICIENT_BALANCE',
+  'MAXIMUM_VALUE',
+  'NOT_FOUND',
+  'PROCESSOR_ERROR',
+  'PROCESSOR_UNAVAILABLE',
+] as const;
+
 /** POST /api/transactions/{id}/refund: how much to refund; the body may be left out (all that is left). */
 export const RefundBody = Type.Object(
   {

@@ -98,3 +98,19 @@ export function caFileOf(acquirer: { ca: string }): string {
   writeFileSync(file, acquirer.ca);
   return file;
 }
+
+/** What points a gateway at a local acquirer (CARD_ACQUIRER=cielo over its TLS), with `extra` settings. */
+export function cieloEnv(
+  acquirer: { merchantId: string; merchantKey: string; url: string; ca: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    CARD_ACQUIRER: 'cielo',
+    CIELO_MERCHANT_ID: acquirer.merchantId,
+    CIELO_MERCHANT_KEY: acquirer.merchantKey,
+    CIELO_API_URL: acquirer.url,
+    CIELO_QUERY_URL: acquirer.url,
+    CIELO_CA_FILE: caFileOf(acquirer),
+    ...extra,
+  };
+}

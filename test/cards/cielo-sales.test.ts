@@ -7,7 +7,7 @@ import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { caFileOf, captureLogs, cardBody, cardEnding, dumpData, expectNoCardData } from './cards.js';
+import { captureLogs, cardBody, cardEnding, cieloEnv, dumpData, expectNoCardData } from './cards.js';
 
 type CardSale = SaleBody & { refusalReason?: { code: string; message: string }; installments: number | null };
 
@@ -43,16 +43,7 @@ beforeAll(async () => {
   await acquirer.start();
   server = await startServer({
     workers: false,
-    env: {
-      CARD_ACQUIRER: 'cielo',
-      CIELO_MERCHANT_ID: acquirer.merchantId,
-      CIELO_MERCHANT_KEY: acquirer.merchantKey,
-      CIELO_API_URL: acquirer.url,
-      CIELO_QUERY_URL: acquirer.url,
-      CIELO_CA_FILE: caFileOf(acquirer),
-      CIELO_TIMEOUT_MS: String(TIMEOUT_MS),
-      LOG_LEVEL: 'debug',
-    },
+    env: cieloEnv(acquirer, { CIELO_TIMEOUT_MS: String(TIMEOUT_MS), LOG_LEVEL: 'debug' }),
   });
   logs = captureLogs(server);
   merchant = await createMerchant(server);

@@ -4,7 +4,7 @@ import { cieloChargebackSource } from '../../src/cards/index.js';
 import { DevAcquirer } from '../../src/devacquirer/index.js';
 import { Disputes, openNotifiedChargeback } from '../../src/disputes/index.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
-import { caFileOf, cardBody, cardEnding } from '../cards/cards.js';
+import { cardBody, cardEnding, cieloEnv } from '../cards/cards.js';
 import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
 import type { TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -69,16 +69,7 @@ beforeAll(async () => {
   await acquirer.start();
   server = await startServer({
     workers: false,
-    env: {
-      CARD_ACQUIRER: 'cielo',
-      CIELO_MERCHANT_ID: acquirer.merchantId,
-      CIELO_MERCHANT_KEY: acquirer.merchantKey,
-      CIELO_API_URL: acquirer.url,
-      CIELO_QUERY_URL: acquirer.url,
-      CIELO_CA_FILE: caFileOf(acquirer),
-      CIELO_TIMEOUT_MS: '2000',
-      CIELO_NOTIFICATION_SECRET: SECRET,
-    },
+    env: cieloEnv(acquirer, { CIELO_TIMEOUT_MS: '2000', CIELO_NOTIFICATION_SECRET: SECRET }),
   });
   noticeUrl = `${server.url}/api/providers/cielo/notifications`;
   acquirer.notificationUrl = noticeUrl;
