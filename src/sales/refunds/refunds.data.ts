@@ -77,6 +77,15 @@ export async function setRefundStatus(tx: Queryable, id: number, status: RefundS
   await tx.query('UPDATE sale_refunds SET status = $2, updated_at = now() WHERE id = $1', [id, status]);
 }
 
+/** A refund that ended not made, in progress again with its share of the net as it is now. */
+export async function reopenRefund(tx: Queryable, id: number, net: number): Promise<RefundRow> {
+  const [row] = await tx.query<RefundRow>(
+    `UPDATE sale_refunds SET status = 'PENDING', net = $2, updated_at = now() WHERE id = $1 RETURNING *`,
+    [id, net],
+  );
+  return row!;
+}
+
 /** Counts the refund as just asked for again (not a forgotten one). */
 export async function touchRefund(tx: Queryable, id: number): Promise<void> {
   await tx.query('UPDATE sale_refunds SET updated_at = now() WHERE id = $1', [id]);

@@ -22,6 +22,7 @@ import {
   REFUND_UNDER_WAY,
   type RefundRow,
   refundOfKey,
+  reopenRefund,
   setRefundStatus,
   setSaleRefunds,
   touchRefund,
@@ -131,12 +132,9 @@ async function reopen(tx: Queryable, sale: SaleRow, refund: RefundRow): Promise<
     throw new AppError('MAXIMUM_VALUE', `At most ${formatReais(left)} of this sale is left to refund`);
   }
   const net = shareOf(sale, refund.amount, left);
-  const [row] = await tx.query<RefundRow>(
-    `UPDATE sale_refunds SET status = 'PENDING', net = $2, updated_at = now() WHERE id = $1 RETURNING *`,
-    [refund.id, net],
-  );
+  const reopened = await reopenRefund(tx, refund.id, net);
   await hold(tx, sale, net);
-  return row!;
+  return reopened;
 }
 
 /** Moves a new refund's share out of available (guarded: money already withdrawn cannot be refunded). */
