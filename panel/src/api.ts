@@ -32,6 +32,7 @@ export type StatementPage = Static<typeof Ledger.StatementPage>;
 export type ReceivablesPage = Static<typeof Ledger.ReceivablesPage>;
 export type Credential = Static<typeof Auth.CredentialView>;
 export type IssuedCredential = Static<typeof Auth.IssuedCredential>;
+export type KeyScope = Credential['scope'];
 export type IpList = Static<typeof Accounts.IpList>;
 export type Webhook = Static<typeof Webhooks.Webhook>;
 export type CreatedWebhook = Static<typeof Webhooks.CreatedWebhook>;
@@ -257,11 +258,13 @@ export const api = {
   exportUrl: (what: 'sales' | 'withdrawals' | 'statement', f: Record<string, string | undefined>) =>
     `/api/${what}/export.csv${query(f)}`,
   credentials: () => request<Credential[]>('GET', '/api/credentials'),
-  createCredential: (body: { name?: string; scope?: 'full' | 'read'; expiresAt?: string }) =>
+  createCredential: (body: { name?: string; scope?: KeyScope; expiresAt?: string }) =>
     request<IssuedCredential>('POST', '/api/credentials', body),
   rollCredential: (id: number, graceHours: number) =>
     request<IssuedCredential>('POST', `/api/credentials/${id}/roll`, { graceHours }),
   revokeCredential: (id: number) => request<void>('DELETE', `/api/credentials/${id}`),
+  narrowCredential: (id: number, scope: KeyScope) =>
+    request<Credential>('PATCH', `/api/credentials/${id}`, { scope }),
   allowedIps: () => request<IpList>('GET', '/api/settings/allowed-ips'),
   saveAllowedIps: (ips: string[]) => request<IpList>('PUT', '/api/settings/allowed-ips', { ips }),
   webhooks: () => request<Webhook[]>('GET', '/api/webhook'),

@@ -219,8 +219,8 @@ export interface paths {
                                 email: string;
                                 id: number;
                                 name: string;
-                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales, issue charges); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
-                                permissions: ("self" | "money.view" | "withdrawals.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals); sales.create (issue charges and payment links, refund sales); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                permissions: ("self" | "money.view" | "withdrawals.create" | "sales.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
                                 role: "owner" | "admin" | "finance" | "developer" | "viewer";
                                 /** @description Two-factor login is on */
                                 totpEnabled: boolean;
@@ -382,8 +382,8 @@ export interface paths {
                                 email: string;
                                 id: number;
                                 name: string;
-                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales, issue charges); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
-                                permissions: ("self" | "money.view" | "withdrawals.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals); sales.create (issue charges and payment links, refund sales); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                permissions: ("self" | "money.view" | "withdrawals.create" | "sales.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
                                 role: "owner" | "admin" | "finance" | "developer" | "viewer";
                                 /** @description Two-factor login is on */
                                 totpEnabled: boolean;
@@ -651,8 +651,8 @@ export interface paths {
                                 email: string;
                                 id: number;
                                 name: string;
-                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales, issue charges); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
-                                permissions: ("self" | "money.view" | "withdrawals.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals); sales.create (issue charges and payment links, refund sales); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                permissions: ("self" | "money.view" | "withdrawals.create" | "sales.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
                                 role: "owner" | "admin" | "finance" | "developer" | "viewer";
                                 /** @description Two-factor login is on */
                                 totpEnabled: boolean;
@@ -2045,7 +2045,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -2332,12 +2335,13 @@ export interface paths {
                          *       {
                          *         "id": 42,
                          *         "name": "Maria Silva",
-                         *         "scope": "full",
+                         *         "scope": "read",
                          *         "publicKey": "pk_Xq3LrBKY8O2fDenVpRg0cYOymw",
                          *         "createdAt": "2026-11-25T13:45:12.345Z",
                          *         "expiresAt": "2026-11-25T13:45:12.345Z",
                          *         "lastUsedAt": "2026-11-25T13:45:12.345Z",
-                         *         "lastUsedIp": "203.0.113.7"
+                         *         "lastUsedIp": "203.0.113.7",
+                         *         "needsReview": true
                          *       }
                          *     ]
                          */
@@ -2350,9 +2354,11 @@ export interface paths {
                             lastUsedAt: string | null;
                             lastUsedIp: string | null;
                             name: string;
+                            /** @description The key is wider than what its creator may do now (demoted or removed); it keeps working until an owner or admin rolls, narrows or revokes it */
+                            needsReview: boolean;
                             publicKey: string;
-                            /** @description full: every route; read: GET routes only */
-                            scope: "full" | "read";
+                            /** @description read: GET routes only; charges: read, plus opening and cancelling charges, links and checkout sessions, tokenizing and capturing; full: every route, refunds, cashouts and dispute answers included. A user may make a key only within their own role (a developer: read or charges). */
+                            scope: "read" | "charges" | "full";
                         }[];
                     };
                 };
@@ -2445,7 +2451,7 @@ export interface paths {
                     /**
                      * @example {
                      *       "name": "Maria Silva",
-                     *       "scope": "full",
+                     *       "scope": "read",
                      *       "expiresAt": "2026-12-25T00:00:00.000Z"
                      *     }
                      */
@@ -2453,7 +2459,8 @@ export interface paths {
                         /** @description ISO 8601 date-time; the key is refused after it */
                         expiresAt?: string;
                         name?: string;
-                        scope?: "full" | "read";
+                        /** @description read: GET routes only; charges: read, plus opening and cancelling charges, links and checkout sessions, tokenizing and capturing; full: every route, refunds, cashouts and dispute answers included. A user may make a key only within their own role (a developer: read or charges). Absent: the widest the creator may make. */
+                        scope?: "read" | "charges" | "full";
                     };
                 };
             };
@@ -2468,7 +2475,7 @@ export interface paths {
                          * @example {
                          *       "id": 42,
                          *       "name": "Maria Silva",
-                         *       "scope": "full",
+                         *       "scope": "read",
                          *       "publicKey": "pk_Xq3LrBKY8O2fDenVpRg0cYOymw",
                          *       "privateKey": "sk_5kJ2mN8pQ4rT7vW0yZ3bC6eF9h",
                          *       "createdAt": "2026-11-25T13:45:12.345Z",
@@ -2484,8 +2491,8 @@ export interface paths {
                             /** @description Shown only in this response */
                             privateKey: string;
                             publicKey: string;
-                            /** @description full: every route; read: GET routes only */
-                            scope: "full" | "read";
+                            /** @description read: GET routes only; charges: read, plus opening and cancelling charges, links and checkout sessions, tokenizing and capturing; full: every route, refunds, cashouts and dispute answers included. A user may make a key only within their own role (a developer: read or charges). */
+                            scope: "read" | "charges" | "full";
                         };
                     };
                 };
@@ -2729,7 +2736,169 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Narrow a key pair in place (same keys, a scope no wider than it has); the user becomes its creator
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "scope": "read"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description read: GET routes only; charges: read, plus opening and cancelling charges, links and checkout sessions, tokenizing and capturing; full: every route, refunds, cashouts and dispute answers included. A user may make a key only within their own role (a developer: read or charges). */
+                        scope: "read" | "charges" | "full";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "scope": "read",
+                         *       "publicKey": "pk_Xq3LrBKY8O2fDenVpRg0cYOymw",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "expiresAt": "2026-11-25T13:45:12.345Z",
+                         *       "lastUsedAt": "2026-11-25T13:45:12.345Z",
+                         *       "lastUsedIp": "203.0.113.7",
+                         *       "needsReview": true
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            expiresAt: string | null;
+                            id: number;
+                            /** @description May lag by up to a minute */
+                            lastUsedAt: string | null;
+                            lastUsedIp: string | null;
+                            name: string;
+                            /** @description The key is wider than what its creator may do now (demoted or removed); it keeps working until an owner or admin rolls, narrows or revokes it */
+                            needsReview: boolean;
+                            publicKey: string;
+                            /** @description read: GET routes only; charges: read, plus opening and cancelling charges, links and checkout sessions, tokenizing and capturing; full: every route, refunds, cashouts and dispute answers included. A user may make a key only within their own role (a developer: read or charges). */
+                            scope: "read" | "charges" | "full";
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/credentials/{id}/roll": {
@@ -2778,7 +2947,7 @@ export interface paths {
                          * @example {
                          *       "id": 42,
                          *       "name": "Maria Silva",
-                         *       "scope": "full",
+                         *       "scope": "read",
                          *       "publicKey": "pk_Xq3LrBKY8O2fDenVpRg0cYOymw",
                          *       "privateKey": "sk_5kJ2mN8pQ4rT7vW0yZ3bC6eF9h",
                          *       "createdAt": "2026-11-25T13:45:12.345Z",
@@ -2794,8 +2963,8 @@ export interface paths {
                             /** @description Shown only in this response */
                             privateKey: string;
                             publicKey: string;
-                            /** @description full: every route; read: GET routes only */
-                            scope: "full" | "read";
+                            /** @description read: GET routes only; charges: read, plus opening and cancelling charges, links and checkout sessions, tokenizing and capturing; full: every route, refunds, cashouts and dispute answers included. A user may make a key only within their own role (a developer: read or charges). */
+                            scope: "read" | "charges" | "full";
                         };
                     };
                 };
@@ -4896,7 +5065,7 @@ export interface paths {
         put?: never;
         /**
          * Create a payment link: a page at PUBLIC_URL/pay/{slug} where payers pay a fixed or open amount
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
          */
         post: {
             parameters: {
@@ -5285,7 +5454,7 @@ export interface paths {
         head?: never;
         /**
          * Turn a payment link off (its page answers 410) or on again
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
          */
         patch: {
             parameters: {
@@ -6058,7 +6227,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -6409,7 +6581,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -8917,7 +9092,7 @@ export interface paths {
         put?: never;
         /**
          * "Nova cobrança": open a PIX charge or issue a boleto híbrido from the panel (POST /api/transactions's own path and body)
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
          */
         post: {
             parameters: {
@@ -9458,7 +9633,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a paid sale in full or in part from the panel (POST /api/transactions/{id}/refund's own path): 202, the money held until the processor answers
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
          */
         post: {
             parameters: {
@@ -13213,7 +13388,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -16395,7 +16573,7 @@ export interface paths {
         put?: never;
         /**
          * A PIX withdrawal from the panel, confirmed with the password (same rules as the API cashout)
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals).
          */
         post: {
             parameters: {
@@ -16774,7 +16952,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a withdrawal awaiting approval (password or code of a user other than who asked): it goes to the payout provider
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals).
          */
         post: {
             parameters: {
@@ -16976,7 +17154,7 @@ export interface paths {
         put?: never;
         /**
          * Decline a withdrawal awaiting approval: it is cancelled and its money returns to available
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals).
          */
         post: {
             parameters: {

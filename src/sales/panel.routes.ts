@@ -190,7 +190,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
     {
       config: {
         errorShape: 'envelope',
-        permission: 'withdrawals.create',
+        permission: 'sales.create',
         errors: ['PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
       },
       onRequest: deps.requireSession,
@@ -222,7 +222,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
     {
       config: {
         errorShape: 'envelope',
-        permission: 'withdrawals.create',
+        permission: 'sales.create',
         errors: REFUND_ERRORS,
       },
       onRequest: deps.requireSession,

@@ -128,6 +128,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
     {
       config: {
         errorShape: 'transaction',
+        keyScope: 'charges',
         errors: [
           'IDEMPOTENCY_KEY_IN_USE',
           'IDEMPOTENCY_KEY_REUSED',
@@ -147,7 +148,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
           201: CreatedSale,
           400: TransactionErrorBody,
           401: TransactionErrorBody,
-          403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
+          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
           409: TransactionErrorBody,
           422: TransactionErrorBody,
           500: TransactionErrorBody,
