@@ -3,6 +3,7 @@ import { hashSecret, newToken } from '../platform/crypto/secrets.js';
 import { isForeignKeyViolation } from '../platform/db/advisory-lock.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
+import { nameProblem } from '../platform/text/names.js';
 import { isRealCalendarTime } from '../platform/time/calendar.js';
 import { type AuthCache, notifyAuthChange } from './auth-cache.js';
 import * as data from './credentials.data.js';
@@ -240,7 +241,8 @@ function needsReview(r: data.ListedCredentialRow): boolean {
 
 function parseRequest(r: CredentialRequest, creator?: KeyCreator): data.NewCredential {
   const name = (r.name ?? '').trim();
-  if (name.length > MAX_NAME) throw validation(`name must be at most ${MAX_NAME} characters`);
+  const problem = nameProblem(name, { maxLength: MAX_NAME, allowEmpty: true });
+  if (problem) throw validation(`name ${problem}`);
   if (r.scope !== undefined && !isKeyScope(r.scope)) {
     throw validation('scope must be "read", "charges" or "full"');
   }

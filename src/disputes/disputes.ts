@@ -6,6 +6,7 @@ import { AppError, notFound, validation } from '../platform/errors/app-error.js'
 import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { formatBrl } from '../platform/money/money.js';
+import { greeting } from '../platform/text/names.js';
 import { lockSaleForDispute, moveDisputedSale } from '../sales/index.js';
 import { recordNotification } from '../webhooks/index.js';
 import {
@@ -329,7 +330,7 @@ export class Disputes {
               ? `Contestação aberta: ${formatBrl(view.amountCents)} bloqueados`
               : `Contestação de ${formatBrl(view.amountCents)}: o prazo de resposta termina em dois dias`,
           paragraphs: [
-            `Olá, ${user.name}.`,
+            greeting(user.name),
             why === 'opened'
               ? `Uma venda recebeu ${what} de ${formatBrl(view.amountCents)}. O valor saiu do saldo disponível até a decisão.`
               : `A contestação (${what}) de ${formatBrl(view.amountCents)} ainda não foi respondida.`,
