@@ -202,6 +202,26 @@ describe('checkout session pages', () => {
     expect(res.text).not.toContain('52998224725');
   });
 
+  it('never hand a prefilled buyer’s name or document to whoever holds the URL: the payer types them', async () => {
+    const session = await createSession(server, merchant, {
+      customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725' },
+    });
+    const before = await countRows(server, 'sales');
+    for (const body of [{}, { name: 'Outra Pessoa' }, { document: '11144477735' }]) {
+      const res = await pay(`/checkout/${session.id}`, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.text).not.toContain('52998224725');
+      expect(res.text).not.toContain('Maria');
+    }
+    expect(await countRows(server, 'sales')).toBe(before);
+    const typed = await pay(`/checkout/${session.id}`, { name: 'Outra Pessoa', document: '11144477735' });
+    expect(typed.status, typed.text).toBe(201);
+    const made = await sale(typed.body.saleId);
+    expect(made.body).toMatchObject({
+      customer: { name: 'Outra Pessoa', document: '11144477735', email: 'maria@example.com' },
+    });
+  });
+
   it('take the session’s amount and items: the page cannot send its own', async () => {
     const session = await createSession(server, merchant);
     const before = await countRows(server, 'sales');
