@@ -12,7 +12,9 @@ export { ownedSale, saleJson } from './lookup.js';
 export {
   type OriginSale,
   originSale,
+  openChargeOfLink,
   paidSalesOfLinks,
+  reservationsOfLink,
   saleOfOrigin,
   salesOfSessions,
 } from './origins.js';
