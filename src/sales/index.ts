@@ -11,8 +11,8 @@ export { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.
 export { ownedSale, saleJson } from './lookup.js';
 export {
   type OriginSale,
-  originSale,
   openChargeOfLink,
+  originSale,
   paidSalesOfLinks,
   reservationsOfLink,
   saleOfOrigin,
