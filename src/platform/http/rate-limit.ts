@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
+import { ipBucket } from '../net/ip.js';
 import { rateLimited } from '../observability/metrics.js';
 import type { AuthHook } from './types.js';
 
@@ -100,7 +101,7 @@ export function installRateLimits(config: Config, log: Logger): RateLimits {
             max: config.rateLimitLoginPerIp,
             windowMs: 60_000,
             count: counter(),
-            keyOf: (request) => `login:${request.ip}`,
+            keyOf: (request) => `login:${ipBucket(request.ip)}`,
           },
         ])
       : null;
@@ -123,7 +124,7 @@ export function installRateLimits(config: Config, log: Logger): RateLimits {
             max: config.rateLimitCheckoutPerIp,
             windowMs: 60_000,
             count: counter(),
-            keyOf: (request) => `checkout:${request.ip}`,
+            keyOf: (request) => `checkout:${ipBucket(request.ip)}`,
           },
         ])
       : null;

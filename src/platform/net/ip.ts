@@ -73,3 +73,16 @@ export function isPublicAddress(address: string): boolean {
   if (carried.length > 0) return carried.every((a) => a.range() === 'unicast');
   return v6.range() === 'unicast';
 }
+
+/**
+ * What a per-address limit counts a request's source as: an IPv4 address itself, an IPv6 address by its /64
+ * (one subscriber's network: a host there picks any of its 2^64 addresses at will, so counting exact addresses
+ * would give it as many budgets). Text that is no address is counted as given.
+ */
+export function ipBucket(raw: string): string {
+  const canonical = canonicalIp(raw);
+  if (canonical === null) return raw;
+  if (!canonical.includes(':')) return canonical;
+  const p = (ipaddr.parse(canonical) as V6).parts;
+  return `${new ipaddr.IPv6([p[0]!, p[1]!, p[2]!, p[3]!, 0, 0, 0, 0]).toRFC5952String()}/64`;
+}
