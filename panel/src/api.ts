@@ -19,7 +19,7 @@ import type * as Withdrawals from '../../src/withdrawals/schemas';
 // bundle, and a field the server renames breaks `tsc -p panel` instead of showing an empty cell.
 export type User = Static<typeof Auth.PanelUser>;
 export type Session = Static<typeof Auth.SessionResponse>;
-export type Balance = Static<typeof Ledger.Balance>;
+export type Balance = Static<typeof Ledger.PanelBalance>;
 export type Sale = Static<typeof Sales.Sale>;
 export type SalesPage = Static<typeof Sales.SalesPage>;
 export type ChargeInput = Static<typeof Charges.ChargeBody>;
