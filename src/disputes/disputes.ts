@@ -99,7 +99,10 @@ export class Disputes {
       // claim more (a fee of the payer's bank, or the whole sale after a partial refund), and is capped to it
       const most = sale.disputable;
       if (most < 1) {
-        throw new AppError('CONFLICT', 'this sale is refunded in full or being refunded: nothing is left to dispute');
+        throw new AppError(
+          'CONFLICT',
+          'this sale is refunded in full or being refunded: nothing is left to dispute',
+        );
       }
       const amountCents =
         input.accountId === null ? Math.min(input.amountCents ?? most, most) : (input.amountCents ?? most);

@@ -58,9 +58,15 @@ beforeAll(async () => {
   merchant = await createMerchant(server);
   other = await createMerchant(server, 'Other Merchant');
   const { platform } = server.runtime;
-  jobs = new CardSales(platform.db, platform.queue, new SandboxAcquirer(platform.db), platform.config.secretsKey, {
-    allowPrivateTargets: true,
-  });
+  jobs = new CardSales(
+    platform.db,
+    platform.queue,
+    new SandboxAcquirer(platform.db),
+    platform.config.secretsKey,
+    {
+      allowPrivateTargets: true,
+    },
+  );
 });
 afterAll(() => server?.close());
 
