@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook as sdkVerify } from '../../sdk/src/index.js';
 import { trigger } from '../../src/cli/integrator/trigger.js';
-import { verifyPostback, verifyWebhook as serverVerify } from '../../src/webhooks/verify.js';
 import { EVENT_NAMES } from '../../src/webhooks/events.js';
+import { verifyWebhook as serverVerify, verifyPostback } from '../../src/webhooks/verify.js';
 import { moveTo, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -154,7 +154,11 @@ describe('every notification body states its event', () => {
   it('postbacks state their event too, under their X-Signature', () => {
     const events = postbacks.map((r) => {
       expect(
-        verifyPostback({ body: r.body, signature: header(r, 'x-signature'), postbackSecret: POSTBACK_SECRET }),
+        verifyPostback({
+          body: r.body,
+          signature: header(r, 'x-signature'),
+          postbackSecret: POSTBACK_SECRET,
+        }),
       ).toBe(true);
       return bodyOf(r).eventType;
     });
