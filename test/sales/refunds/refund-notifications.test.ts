@@ -6,9 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../../sdk/src/index.js';
+import { decide, openDispute } from '../../disputes/fixtures.js';
 import { type EmbeddedServer, startEmbedded } from '../../support/embedded.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
+import { fundMerchant } from '../../support/ledger.js';
 import { type Receiver, startReceiver } from '../../support/receiver.js';
 import { startServer, type TestServer } from '../../support/server.js';
 import { waitUntil } from '../../support/wait.js';
@@ -166,6 +168,28 @@ describe.each([
       expectRunningTotals(told, [2000, 3000, 5000]);
       expect(new Set(told.map((t) => t.refund!.id))).toEqual(new Set(answers.map((a) => a.refund.id)));
     }
+  });
+
+  it('refunded in full without a refund of its own (a MED lost, a sandbox move): all that was paid, refund null', async () => {
+    const lost = await paidSale();
+    expect((await refund(lost.uuid, 2000, `med-${lost.id}`)).body.refundedAmount).toBe(2000);
+    const med = await openDispute(server, merchant, lost.uuid, { kind: 'med' });
+    expect(med.status, med.text).toBe(201);
+    expect((await decide(server, merchant, med.body.id, 'lost')).status).toBe(200);
+    const moved = await paidSale();
+    expect((await moveTo(server, merchant, moved.id, 'ESTORNADO')).status).toBe(200);
+    for (const [sale, count] of [
+      [lost, 2],
+      [moved, 1],
+    ] as const) {
+      const told = await deliveriesOf(sale.uuid, count);
+      const last = told.find((t) => t.status === 'ESTORNADO')!;
+      expect(last).toMatchObject({ refundedAmount: '10000', eventType: 'sale.refunded', refund: null });
+      const events = await eventsOf(sale.uuid);
+      expect(events.find((t) => t.status === 'ESTORNADO')).toEqual(last);
+    }
+    // the MED took its fee out of available too: the refunds that follow need the balance back
+    await fundMerchant(server.runtime.platform.db, merchant.accountId, 10_000);
   });
 
   it.each([
