@@ -25,8 +25,8 @@ export function withRefund(saleJsonText: string, refund: RefundView): string {
 /**
  * POST /api/transactions/{id}/refund: opens a refund of the sale (or finds the one its Idempotency-Key opened),
  * then asks the sale's processor for it. 'done' → made at once; otherwise the refund stays in progress, its
- * money held, until the processor reports its end. Answers the Sale with the refund (`refund`). A repeat with the key asks the processor again for the same
- * refund (never a second one).
+ * money held, until the processor reports its end. A repeat with the key asks the processor again for the same
+ * refund (never a second one). Answers the Sale with the refund (`refund`).
  */
 export async function refundSale(
   db: Db,
