@@ -21,6 +21,8 @@ export type User = Static<typeof Auth.PanelUser>;
 export type Session = Static<typeof Auth.SessionResponse>;
 export type Balance = Static<typeof Ledger.PanelBalance>;
 export type Sale = Static<typeof Sales.Sale>;
+/** The refund route's answer: the Sale after the refund, with the refund. */
+export type RefundedSale = Static<typeof Sales.RefundedSale>;
 export type SalesPage = Static<typeof Sales.SalesPage>;
 export type ChargeInput = Static<typeof Charges.ChargeBody>;
 export type Withdrawal = Static<typeof Withdrawals.WithdrawalLookup>;
@@ -233,7 +235,7 @@ export const api = {
   sale: (id: string) => request<Sale>('GET', `/api/sales/${encodeURIComponent(id)}`),
   createCharge: (input: ChargeInput) => request<Sale>('POST', '/api/sales', input),
   refund: (id: string, amountCents: number, key: string) =>
-    request<Sale>(
+    request<RefundedSale>(
       'POST',
       `/api/sales/${encodeURIComponent(id)}/refund`,
       { amountCents },

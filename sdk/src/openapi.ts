@@ -9005,7 +9005,8 @@ export interface paths {
                          *             "orderId": "pedido-1001"
                          *           },
                          *           "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *           "refundedAmount": 0
+                         *           "refundedAmount": 0,
+                         *           "paidAmount": 9980
                          *         }
                          *       ],
                          *       "nextCursor": null
@@ -9240,13 +9241,13 @@ export interface paths {
                          *       "metadata": {},
                          *       "expiresAt": "2026-12-25T00:00:00.000Z",
                          *       "refundedAmount": 15000,
+                         *       "paidAmount": null,
                          *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "contrato": "CT-2026-0001",
                          *       "refusalReason": {
                          *         "code": "VALIDATION_ERROR",
                          *         "message": "Invalid body/amount: must be number"
                          *       },
-                         *       "paidAmount": null,
                          *       "boleto": {
                          *         "barcode": "00193373700000001000500940144816060680935031",
                          *         "digitableLine": "00190500954014481606906809350314337370000000100",
@@ -9316,8 +9317,8 @@ export interface paths {
                                 [key: string]: string;
                             };
                             netAmount: number;
-                            /** @description BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid */
-                            paidAmount?: number | null;
+                            /** @description What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less its discount; a card: what was captured); null until paid */
+                            paidAmount: number | null;
                             /**
                              * Format: uuid
                              * @description Sales paid through a payment link: the link
@@ -9522,7 +9523,8 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 0,
+                         *       "paidAmount": 9980
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -9664,7 +9666,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The Sale (refundedAmount after this refund's effect, once made) and the refund */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -9714,10 +9716,99 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 2000,
+                         *       "paidAmount": 9980,
+                         *       "refund": {
+                         *         "id": "2c9d7e4a-1f3b-4a5c-8d6e-7f8a9b0c1d2e",
+                         *         "amountCents": 2000,
+                         *         "status": "succeeded",
+                         *         "reason": null,
+                         *         "createdAt": "2026-11-25T14:02:10.441Z",
+                         *         "completedAt": "2026-11-25T14:02:11.007Z"
+                         *       }
                          *     }
                          */
-                        "application/json": components["schemas"]["Sale"];
+                        "application/json": {
+                            amount: number;
+                            /** @description BOLETO sales: the boleto híbrido */
+                            boleto?: {
+                                /** @description 44 digits (FEBRABAN) */
+                                barcode: string;
+                                /** @description The linha digitável, 47 digits */
+                                digitableLine: string;
+                                dueDate: string;
+                                nossoNumero: string;
+                                /** @description The payer's link to the PDF (no key needed) */
+                                pdfUrl: string;
+                                pixCopyPaste: string;
+                                pixQrCode: string;
+                            };
+                            boletoCode: string | null;
+                            cardBrand: string | null;
+                            cardLastFour: string | null;
+                            /**
+                             * Format: uuid
+                             * @description Sales paid through a checkout session: the session
+                             */
+                            checkoutSessionId?: string;
+                            /** Format: date-time */
+                            completedAt: string | null;
+                            contrato?: string;
+                            customer: {
+                                document: string;
+                                email: string;
+                                name: string;
+                                phone: string;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                            /**
+                             * Format: date-time
+                             * @description When an unpaid charge expires; null for other sales
+                             */
+                            expiresAt: string | null;
+                            externalTransactionId: string;
+                            id: number;
+                            idRec?: string;
+                            installments: number | null;
+                            items: {
+                                id: number;
+                                quantity: number;
+                                tangible: boolean;
+                                title: string;
+                                unitPrice: number;
+                            }[];
+                            /** @description The charge's metadata as given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            netAmount: number;
+                            /** @description What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less its discount; a card: what was captured); null until paid */
+                            paidAmount: number | null;
+                            /**
+                             * Format: uuid
+                             * @description Sales paid through a payment link: the link
+                             */
+                            paymentLinkId?: string;
+                            paymentMethod: string;
+                            pixKey: string | null;
+                            refund: components["schemas"]["SaleRefund"];
+                            /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
+                            refundedAmount: number;
+                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+                            refusalReason?: {
+                                code: string;
+                                message: string;
+                            };
+                            reserveAmount: number;
+                            shipping: {
+                                [key: string]: unknown;
+                            } | null;
+                            status: string;
+                            systemFee: number;
+                            /** Format: uuid */
+                            uuid: string;
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -9942,7 +10033,8 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 0,
+                         *       "paidAmount": 9980
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -11329,7 +11421,8 @@ export interface paths {
                          *           "orderId": "pedido-1001"
                          *         },
                          *         "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *         "refundedAmount": 0
+                         *         "refundedAmount": 0,
+                         *         "paidAmount": 9980
                          *       }
                          *     }
                          */
@@ -11521,7 +11614,8 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 0,
+                         *       "paidAmount": 9980
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -11785,7 +11879,8 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 0,
+                         *       "paidAmount": 9980
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -12187,7 +12282,8 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 0,
+                         *       "paidAmount": 9980
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -13254,13 +13350,13 @@ export interface paths {
                          *       "metadata": {},
                          *       "expiresAt": "2026-12-25T00:00:00.000Z",
                          *       "refundedAmount": 15000,
+                         *       "paidAmount": null,
                          *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "contrato": "CT-2026-0001",
                          *       "refusalReason": {
                          *         "code": "VALIDATION_ERROR",
                          *         "message": "Invalid body/amount: must be number"
                          *       },
-                         *       "paidAmount": null,
                          *       "boleto": {
                          *         "barcode": "00193373700000001000500940144816060680935031",
                          *         "digitableLine": "00190500954014481606906809350314337370000000100",
@@ -13330,8 +13426,8 @@ export interface paths {
                                 [key: string]: string;
                             };
                             netAmount: number;
-                            /** @description BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid */
-                            paidAmount?: number | null;
+                            /** @description What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less its discount; a card: what was captured); null until paid */
+                            paidAmount: number | null;
                             /**
                              * Format: uuid
                              * @description Sales paid through a payment link: the link
@@ -13563,7 +13659,8 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 0,
+                         *       "paidAmount": 9980
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -13884,7 +13981,8 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 0,
+                         *       "paidAmount": 9980
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -14068,7 +14166,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The Sale (refundedAmount after this refund's effect, once made) and the refund */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -14118,10 +14216,99 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 2000,
+                         *       "paidAmount": 9980,
+                         *       "refund": {
+                         *         "id": "2c9d7e4a-1f3b-4a5c-8d6e-7f8a9b0c1d2e",
+                         *         "amountCents": 2000,
+                         *         "status": "succeeded",
+                         *         "reason": null,
+                         *         "createdAt": "2026-11-25T14:02:10.441Z",
+                         *         "completedAt": "2026-11-25T14:02:11.007Z"
+                         *       }
                          *     }
                          */
-                        "application/json": components["schemas"]["Sale"];
+                        "application/json": {
+                            amount: number;
+                            /** @description BOLETO sales: the boleto híbrido */
+                            boleto?: {
+                                /** @description 44 digits (FEBRABAN) */
+                                barcode: string;
+                                /** @description The linha digitável, 47 digits */
+                                digitableLine: string;
+                                dueDate: string;
+                                nossoNumero: string;
+                                /** @description The payer's link to the PDF (no key needed) */
+                                pdfUrl: string;
+                                pixCopyPaste: string;
+                                pixQrCode: string;
+                            };
+                            boletoCode: string | null;
+                            cardBrand: string | null;
+                            cardLastFour: string | null;
+                            /**
+                             * Format: uuid
+                             * @description Sales paid through a checkout session: the session
+                             */
+                            checkoutSessionId?: string;
+                            /** Format: date-time */
+                            completedAt: string | null;
+                            contrato?: string;
+                            customer: {
+                                document: string;
+                                email: string;
+                                name: string;
+                                phone: string;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                            /**
+                             * Format: date-time
+                             * @description When an unpaid charge expires; null for other sales
+                             */
+                            expiresAt: string | null;
+                            externalTransactionId: string;
+                            id: number;
+                            idRec?: string;
+                            installments: number | null;
+                            items: {
+                                id: number;
+                                quantity: number;
+                                tangible: boolean;
+                                title: string;
+                                unitPrice: number;
+                            }[];
+                            /** @description The charge's metadata as given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            netAmount: number;
+                            /** @description What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less its discount; a card: what was captured); null until paid */
+                            paidAmount: number | null;
+                            /**
+                             * Format: uuid
+                             * @description Sales paid through a payment link: the link
+                             */
+                            paymentLinkId?: string;
+                            paymentMethod: string;
+                            pixKey: string | null;
+                            refund: components["schemas"]["SaleRefund"];
+                            /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
+                            refundedAmount: number;
+                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+                            refusalReason?: {
+                                code: string;
+                                message: string;
+                            };
+                            reserveAmount: number;
+                            shipping: {
+                                [key: string]: unknown;
+                            } | null;
+                            status: string;
+                            systemFee: number;
+                            /** Format: uuid */
+                            uuid: string;
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -19014,6 +19201,11 @@ export interface components {
             customerName: string;
             /** @example 5511987654321 */
             customerPhone: string;
+            /**
+             * @description The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+             * @example cart.abandoned
+             */
+            eventType: "cart.abandoned" | "cart.recovered";
             /** @example 55 */
             id: number;
             items: {
@@ -19093,6 +19285,11 @@ export interface components {
              * @example 2026-11-25T13:45:12.345Z
              */
             createdAt: string;
+            /**
+             * @description The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+             * @example dispute.opened
+             */
+            eventType: "dispute.opened" | "dispute.won" | "dispute.lost";
             evidence: {
                 /** @example application/pdf */
                 contentType: string;
@@ -19232,7 +19429,8 @@ export interface components {
          *         "orderId": "pedido-1001"
          *       },
          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-         *       "refundedAmount": 0
+         *       "refundedAmount": 0,
+         *       "paidAmount": 9980
          *     }
          */
         Sale: {
@@ -19290,8 +19488,8 @@ export interface components {
                 [key: string]: string;
             };
             netAmount: number;
-            /** @description BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid */
-            paidAmount?: number | null;
+            /** @description What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less its discount; a card: what was captured); null until paid */
+            paidAmount: number | null;
             /**
              * Format: uuid
              * @description Sales paid through a payment link: the link
@@ -19341,6 +19539,11 @@ export interface components {
              */
             date: string;
             /**
+             * @description The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+             * @example sale.paid
+             */
+            eventType: "sale.pending" | "sale.paid" | "sale.refused" | "sale.canceled" | "sale.refunded" | "sale.chargeback";
+            /**
              * @description The system fee in cents
              * @example 399
              */
@@ -19361,6 +19564,8 @@ export interface components {
             /** @example PIX */
             paymentMethod: string;
             pixKey: string | null;
+            /** @description sale.refunded only: the refund this fact is about (refundedAmount is the total after it); null when the sale was refunded in full without a refund of its own (a dispute lost) */
+            refund?: components["schemas"]["SaleRefund"] | null;
             /**
              * @description Cents returned to the payer so far, as a string. A partial refund notifies sale.refunded with the sale still PAGO
              * @example 0
@@ -19401,6 +19606,32 @@ export interface components {
              * @example 0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41
              */
             uuid: string;
+        };
+        /** @description A refund of a sale */
+        SaleRefund: {
+            /** @example 2000 */
+            amountCents: number;
+            completedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-25T14:02:10.441Z
+             */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @example 2c9d7e4a-1f3b-4a5c-8d6e-7f8a9b0c1d2e
+             */
+            id: string;
+            /**
+             * @description Why it was made, when the gateway knows (a devolução made at the PSP without the gateway asking)
+             * @example null
+             */
+            reason: string | null;
+            /**
+             * @description pending until the processor answers; succeeded once made; failed when not made
+             * @example succeeded
+             */
+            status: "pending" | "succeeded" | "failed";
         };
         /** @description Error shape D */
         TransactionError: {
@@ -19473,6 +19704,11 @@ export interface components {
              * @example 2026-11-25T13:45:12.345Z
              */
             createdAt: string;
+            /**
+             * @description The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+             * @example withdrawal.completed
+             */
+            eventType: "withdrawal.pending" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.canceled";
             externalId: string | null;
             /** @example 311 */
             id: number;

@@ -63,7 +63,7 @@ describe('opening a dispute', () => {
     expect(await saleEvents(sale.id)).toEqual(['sale.pending', 'sale.paid', 'sale.chargeback']);
     const events = await disputeEvents(res.body.id);
     expect(events.map((e) => e.type)).toEqual(['dispute.opened']);
-    expect(events[0]!.body).toEqual({ ...res.body, type: 'DISPUTE' });
+    expect(events[0]!.body).toEqual({ ...res.body, type: 'DISPUTE', eventType: 'dispute.opened' });
     const lookup = await call<{ status: string }>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
       headers: m.keys,
     });
