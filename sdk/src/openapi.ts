@@ -1452,7 +1452,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Balance in cents
+         * Balance in cents, with the card money still to settle (receivable)
          * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
          */
         get: {
@@ -1474,12 +1474,16 @@ export interface paths {
                          * @example {
                          *       "available": 15000,
                          *       "blocked": 15000,
-                         *       "total": 15000
+                         *       "total": 15000,
+                         *       "receivable": 42
                          *     }
                          */
                         "application/json": {
                             available: number;
                             blocked: number;
+                            /** @description Card installments not yet available (not part of total) */
+                            receivable: number;
+                            /** @description available + blocked */
                             total: number;
                         };
                     };
