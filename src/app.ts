@@ -209,6 +209,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     allowPrivateTargets: charges.allowPrivateTargets,
     feed,
     streamsPerIp: config.checkoutStreamsPerIp,
+    testMode: config.sandbox,
   });
   if (bcb) {
     const recurrenceAccountId = config.bcb?.recurrenceAccountId ?? null;

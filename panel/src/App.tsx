@@ -62,7 +62,29 @@ function useHash(): string {
   return hash;
 }
 
+/** "Modo de teste" on every page, signed in or not, while the gateway's sandbox is on. */
 export function App() {
+  const [testMode, setTestMode] = useState(false);
+  useEffect(() => {
+    api.sandbox().then(
+      (s) => setTestMode(s.enabled),
+      () => setTestMode(false),
+    );
+  }, []);
+  return (
+    <>
+      {testMode && (
+        <p class="test-mode" role="note">
+          <strong>Modo de teste.</strong> As vendas e os saques desta conta são simulados: nenhum dinheiro
+          real se move.
+        </p>
+      )}
+      <Panel />
+    </>
+  );
+}
+
+function Panel() {
   const [user, setUser] = useState<User | null | undefined>(undefined);
   const [notice, setNotice] = useState('');
   const [logoutFailed, setLogoutFailed] = useState(false);

@@ -3,11 +3,16 @@ import type { GoneReason } from './errors.js';
 /** What the page's script finds in `#app[data-page]`: which page, and the data its public GET would answer. */
 export type PageData = { kind: 'link'; slug: string; link: unknown } | { kind: 'session'; session: unknown };
 
+/** Said on every payer page while the gateway's sandbox is on: nothing paid there is real money. */
+export const TEST_MODE_BANNER =
+  '<p class="test-mode" role="note"><strong>Modo de teste.</strong> Nenhum pagamento feito nesta página é real: ' +
+  'não pague com dinheiro de verdade.</p>';
+
 /** The page's markup with its data in an attribute: no inline script, which the CSP forbids. */
-export function pageHtml(template: string, data: PageData): string {
+export function pageHtml(template: string, data: PageData, testMode = false): string {
   return template.replace(
     '<div id="app"></div>',
-    `<div id="app" data-page="${escapeHtml(JSON.stringify(data))}"></div>`,
+    `${testMode ? TEST_MODE_BANNER : ''}<div id="app" data-page="${escapeHtml(JSON.stringify(data))}"></div>`,
   );
 }
 
@@ -42,7 +47,7 @@ const MESSAGES: Record<string, { title: string; text: string }> = {
 };
 
 /** The pt-BR page saying why there is nothing to pay: the same stylesheet, no script. */
-export function unpayableHtml(template: string, { kind, why }: Unpayable): string {
+export function unpayableHtml(template: string, { kind, why }: Unpayable, testMode = false): string {
   const message = MESSAGES[`${kind}:${why}`] ?? MESSAGES[`${kind}:expired`]!;
   return template
     .replace(/<script\b[^>]*><\/script>\s*/g, '')
@@ -50,7 +55,7 @@ export function unpayableHtml(template: string, { kind, why }: Unpayable): strin
     .replace(/<title>[^<]*<\/title>/, `<title>${message.title}</title>`)
     .replace(
       '<div id="app"></div>',
-      `<div id="app"><main class="page"><section class="card notice"><h1>${message.title}</h1><p>${message.text}</p></section></main></div>`,
+      `${testMode ? TEST_MODE_BANNER : ''}<div id="app"><main class="page"><section class="card notice"><h1>${message.title}</h1><p>${message.text}</p></section></main></div>`,
     );
 }
 

@@ -21,7 +21,13 @@ const ASSETS_PREFIX = '/checkout-page/assets/';
  * nothing to pay with 404 (unknown) or 410 (expired, used up, turned off); counted by the payer's per-address
  * limit. Its hashed assets are cached for good.
  */
-export function registerPageRoutes(app: Http, checkout: PublicCheckout, perIp: AuthHook | null): void {
+export function registerPageRoutes(
+  app: Http,
+  checkout: PublicCheckout,
+  perIp: AuthHook | null,
+  /** SANDBOX on: every page says it is a test. */
+  testMode = false,
+): void {
   const template = existsSync(path.join(SITE, 'index.html'))
     ? readFileSync(path.join(SITE, 'index.html'), 'utf8')
     : null;
@@ -54,13 +60,13 @@ export function registerPageRoutes(app: Http, checkout: PublicCheckout, perIp: A
     }
     reply.type('text/html; charset=utf-8');
     try {
-      return reply.code(200).send(pageHtml(template, await data()));
+      return reply.code(200).send(pageHtml(template, await data(), testMode));
     } catch (err) {
       if (err instanceof CheckoutNotFound) {
-        return reply.code(404).send(unpayableHtml(template, { kind, why: 'not_found' }));
+        return reply.code(404).send(unpayableHtml(template, { kind, why: 'not_found' }, testMode));
       }
       if (err instanceof CheckoutGone) {
-        return reply.code(410).send(unpayableHtml(template, { kind, why: err.reason }));
+        return reply.code(410).send(unpayableHtml(template, { kind, why: err.reason }, testMode));
       }
       throw err;
     }

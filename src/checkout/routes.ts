@@ -31,6 +31,8 @@ export interface CheckoutDeps {
   feed: EventFeed;
   /** CHECKOUT_STREAMS_PER_IP: the payer's open streams per source address (0: no cap). */
   streamsPerIp: number;
+  /** SANDBOX on: the payer's pages say they are a test. */
+  testMode: boolean;
 }
 
 /** Payment links (API and panel), checkout sessions (API), the payer's routes of both and their hosted pages. */
@@ -56,5 +58,5 @@ export async function checkoutRoutes(app: Http, deps: CheckoutDeps): Promise<voi
     { paid: new PaidSales(deps.feed), limit: new StreamsPerAddress(deps.streamsPerIp) },
     deps.perIp,
   );
-  registerPageRoutes(app, checkout, deps.perIp);
+  registerPageRoutes(app, checkout, deps.perIp, deps.testMode);
 }

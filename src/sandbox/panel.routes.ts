@@ -18,12 +18,12 @@ export async function sandboxPanelRoutes(
   app.get(
     '/api/panel/sandbox',
     {
-      config: { errorShape: 'envelope', permission: 'self' },
-      onRequest: deps.requireSession,
+      // public: the login page shows "Modo de teste" too, and whether the sandbox is on is no secret
+      config: { errorShape: 'envelope', permission: 'public' },
       schema: {
         tags: ['panel'],
         summary: "Whether this gateway's sandbox is on (test helpers; always off in production)",
-        response: { 200: Type.Object({ enabled: Type.Boolean() }), 401: EnvelopeErrorBody },
+        response: { 200: Type.Object({ enabled: Type.Boolean() }) },
       },
     },
     async () => ({ enabled: deps.settler !== null }),

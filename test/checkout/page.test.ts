@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pageHtml, unpayableHtml } from '../../src/checkout/page-html.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { moveTo } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
@@ -72,6 +73,8 @@ describe('the hosted page', () => {
     expect(csp).toContain("frame-ancestors 'none'");
     expect(res.text).toContain('lang="pt-BR"');
     expect(res.text).toContain('Loja da Maria');
+    // the sandbox is on in tests: the page says it is a test, before anything else in its body
+    expect(res.text).toContain('<p class="test-mode" role="note"><strong>Modo de teste.</strong>');
     expect(res.text).not.toContain('interno');
     expect(res.text).not.toContain(link.id);
     // no inline script: every script has a src on this origin
@@ -89,6 +92,15 @@ describe('the hosted page', () => {
     const packed = await request(`${server.url}${asset}`, { headers: { 'accept-encoding': 'gzip' } });
     expect(packed.headers['content-encoding']).toBe('gzip');
     expect(gunzipSync(Buffer.from(await packed.body.arrayBuffer())).toString()).toBe(js.text);
+  });
+
+  it('says "Modo de teste" only while the sandbox is on, on payable and unpayable pages alike', () => {
+    const template = '<body><div id="app"></div></body>';
+    const data = { kind: 'session' as const, session: {} };
+    expect(pageHtml(template, data, true)).toContain('Modo de teste');
+    expect(pageHtml(template, data, false)).not.toContain('Modo de teste');
+    expect(unpayableHtml(template, { kind: 'link', why: 'expired' }, true)).toContain('Modo de teste');
+    expect(unpayableHtml(template, { kind: 'link', why: 'expired' }, false)).not.toContain('Modo de teste');
   });
 
   it('answers 404 and 410 pages in Portuguese: unknown, expired, used up, turned off; a paid session is 200', async () => {
