@@ -7,6 +7,7 @@ import { AcceptInvitation, ForgotPassword, ResetPassword } from './pages/Links';
 import { Login } from './pages/Login';
 import { NewCharge } from './pages/NewCharge';
 import { Overview } from './pages/Overview';
+import { PaymentLinks } from './pages/PaymentLinks';
 import { Receivables } from './pages/Receivables';
 import { SaleDetail } from './pages/SaleDetail';
 import { Sales } from './pages/Sales';
@@ -27,6 +28,7 @@ const PAGES: {
 }[] = [
   { hash: '#/', label: 'Visão geral', Page: Overview, need: 'money.view' },
   { hash: '#/vendas', label: 'Vendas', Page: Sales, need: 'money.view' },
+  { hash: '#/links', label: 'Links de pagamento', Page: PaymentLinks, need: 'money.view' },
   {
     hash: '#/cobrancas/nova',
     label: 'Nova cobrança',

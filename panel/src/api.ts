@@ -46,6 +46,44 @@ export type AuditEntry = AuditPage['data'][number];
 export type TeamMember = Static<typeof Team.TeamMember>;
 export type Invitation = Static<typeof Team.Invitation>;
 export type Dispute = Static<typeof Disputes.Dispute>;
+/**
+ * A payment link as /api/panel/payment-links answers it (checkout/schemas.ts's PaymentLink, written out: that
+ * module's schemas reach the sales module's, which the panel's build does not compile).
+ */
+export interface PaymentLink {
+  id: string;
+  url: string;
+  slug: string;
+  active: boolean;
+  uses: number;
+  title: string;
+  description: string | null;
+  amountCents: number | null;
+  minCents: number | null;
+  maxCents: number | null;
+  methods: string[];
+  maxInstallments: number | null;
+  expiresAt: string | null;
+  maxUses: number | null;
+  successUrl: string | null;
+  metadata: Record<string, string>;
+  createdAt: string;
+}
+export interface PaymentLinkPage {
+  data: PaymentLink[];
+  nextCursor: string | null;
+}
+export interface LinkInput {
+  title: string;
+  description?: string;
+  amountCents?: number;
+  minCents?: number;
+  maxCents?: number;
+  methods: string[];
+  maxInstallments?: number;
+  expiresAt?: string;
+  maxUses?: number;
+}
 export type DisputePage = Static<typeof Disputes.DisputePage>;
 export type Role = User['role'];
 export type Permission = User['permissions'][number];
@@ -232,6 +270,10 @@ export const api = {
   balance: () => request<Balance>('GET', '/api/balance'),
   daily: () => request<Static<typeof Ledger.DailyTotals>>('GET', '/api/overview/daily?days=30'),
   sales: (f: Record<string, string | undefined>) => request<SalesPage>('GET', `/api/sales${query(f)}`),
+  paymentLinks: () => request<PaymentLinkPage>('GET', '/api/panel/payment-links?limit=100'),
+  createPaymentLink: (body: LinkInput) => request<PaymentLink>('POST', '/api/panel/payment-links', body),
+  setPaymentLinkActive: (id: string, active: boolean) =>
+    request<PaymentLink>('PATCH', `/api/panel/payment-links/${id}`, { active }),
   sale: (id: string) => request<Sale>('GET', `/api/sales/${encodeURIComponent(id)}`),
   createCharge: (input: ChargeInput) => request<Sale>('POST', '/api/sales', input),
   refund: (id: string, amountCents: number, key: string) =>

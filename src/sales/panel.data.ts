@@ -6,6 +6,8 @@ export interface SaleFilters extends Page {
   status: string | null;
   paymentMethod: string | null;
   q: string | null;
+  /** The sales made through this payment link (its uuid). */
+  paymentLinkId?: string | null;
 }
 
 /**
@@ -18,6 +20,7 @@ function conditions(accountId: number, f: SaleFilters): { sql: string; params: u
   const where = ['account_id = $1'];
   if (f.status) where.push(`status = ${add(f.status)}`);
   if (f.paymentMethod) where.push(`payment_method = ${add(f.paymentMethod)}`);
+  if (f.paymentLinkId) where.push(`payment_link_id = ${add(f.paymentLinkId)}::uuid`);
   where.push(...periodConditions('sales', '$1', f, add));
   if (f.before !== null) where.push(`id < ${add(f.before)}`);
   const q = f.q?.trim();

@@ -8,7 +8,7 @@ import { IdempotencyHeaders, parseIdempotencyKey } from '../platform/http/idempo
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { parsePublicId } from '../platform/ids/public-ids.js';
+import { isUuid, parsePublicId } from '../platform/ids/public-ids.js';
 import { pageOf, parsePage } from '../platform/paging/pagination.js';
 import { maskDocument } from '../platform/privacy/mask.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
@@ -39,6 +39,9 @@ const SalesQuery = Type.Object({
   q: Type.Optional(
     Type.String({ maxLength: 200, description: 'uuid, numeric id, customer name, email or document' }),
   ),
+  paymentLinkId: Type.Optional(
+    Type.String({ description: 'Only the sales made through this payment link (its id)' }),
+  ),
   limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
 });
@@ -55,7 +58,14 @@ function filters(q: Record<string, string | undefined>): SaleFilters {
     status: q.status || null,
     paymentMethod: q.paymentMethod || null,
     q: q.q || null,
+    paymentLinkId: linkIdOf(q.paymentLinkId),
   };
+}
+
+function linkIdOf(raw: string | undefined): string | null {
+  if (!raw) return null;
+  if (!isUuid(raw)) throw validation('paymentLinkId must be a payment link id (a uuid)');
+  return raw.toLowerCase();
 }
 
 /** The export is read by people: statuses and methods in words, as the panel shows them. */

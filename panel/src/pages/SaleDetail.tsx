@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
 import { api, can, type Sale } from '../api';
 import { centsOf, date, digitableLineText, money } from '../ui/format';
-import { Card, ErrorText } from '../ui/kit';
+import { Card, CopyButton, ErrorText } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
 
 /** `#/vendas/<id>`: one sale on its own page (an address to share), with what may be done with it. */
@@ -256,20 +256,6 @@ function Actions(props: { sale: Sale; sandbox: boolean; onChanged: (s: Sale) => 
         </button>
       )}
     </div>
-  );
-}
-
-/** Copies a code to the clipboard, saying so once done. */
-function CopyButton({ text, label }: { text: string; label: string }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <button
-      type="button"
-      class="secondary"
-      onClick={() => void navigator.clipboard?.writeText(text).then(() => setCopied(true))}
-    >
-      {copied ? 'Copiado' : label}
-    </button>
   );
 }
 

@@ -39,6 +39,20 @@ export function Card(props: { title: string; children: ComponentChildren; reveal
   );
 }
 
+/** Copies a text (a code, a link) to the clipboard, saying so once done. */
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      class="secondary"
+      onClick={() => void navigator.clipboard?.writeText(text).then(() => setCopied(true))}
+    >
+      {copied ? 'Copiado' : label}
+    </button>
+  );
+}
+
 /** A secret shown once: a copy button and a clear warning that it will not be shown again. */
 export function SecretOnce({
   label,

@@ -1,0 +1,326 @@
+import { useEffect, useState } from 'preact/hooks';
+import QRCode from 'qrcode';
+import { fromSaoPaulo, toSaoPaulo } from '../../../src/platform/time/sao-paulo';
+import { api, can, type LinkInput, type PaymentLink, type Sale } from '../api';
+import { centsOf, date, money } from '../ui/format';
+import { Card, CopyButton, ErrorText, Table, useAttempt } from '../ui/kit';
+import { label, METHODS, SALE_STATUS } from '../ui/labels';
+
+/** What the payer's page takes today (the API also accepts CREDIT_CARD for links). */
+const LINK_METHODS = ['PIX', 'BOLETO'] as const;
+type LinkMethod = (typeof LINK_METHODS)[number];
+
+/** "R$ 199,00", or "de R$ 10,00 a R$ 500,00" for an open amount. */
+function amountText(l: PaymentLink): string {
+  if (l.amountCents !== null) return money(l.amountCents);
+  return `de ${money(l.minCents ?? 100)} a ${money(l.maxCents ?? 0)}`;
+}
+
+function situation(l: PaymentLink): string {
+  if (!l.active) return 'Desativado';
+  if (l.expiresAt && Date.parse(l.expiresAt) <= Date.now()) return 'Expirado';
+  if (l.maxUses !== null && l.uses >= l.maxUses) return 'Esgotado';
+  return 'Ativo';
+}
+
+/** "Links de pagamento": sell without code. Make a link, share it (address and QR code), follow its uses and sales. */
+export function PaymentLinks() {
+  const [links, setLinks] = useState<PaymentLink[] | null>(null);
+  const [made, setMade] = useState<PaymentLink | null>(null);
+  const [open, setOpen] = useState<PaymentLink | null>(null);
+  const { error, setError, attempt } = useAttempt();
+  const refresh = () =>
+    api
+      .paymentLinks()
+      .then((page) => setLinks(page.data))
+      .catch(setError);
+  useEffect(() => {
+    void refresh();
+  }, []);
+  return (
+    <>
+      <h1>Links de pagamento</h1>
+      <p class="muted">
+        Venda sem programar: crie um link, envie ao comprador (WhatsApp, e-mail, redes sociais) ou mostre o QR
+        code. Ele paga numa página segura, com Pix ou boleto.
+      </p>
+      {can('sales.create') && (
+        <NewLink
+          onMade={(link) => {
+            setMade(link);
+            setOpen(link);
+            void refresh();
+          }}
+        />
+      )}
+      {made && (
+        <p class="ok" role="status">
+          Link criado: {made.title}.
+        </p>
+      )}
+      <ErrorText error={error} />
+      <Table
+        label="Links de pagamento"
+        head={['Título', 'Valor', 'Formas', 'Usos', 'Situação', 'Criado em', '']}
+        empty={links?.length === 0 && 'Nenhum link criado ainda.'}
+      >
+        {(links ?? []).map((l) => (
+          <tr key={l.id}>
+            <td>{l.title}</td>
+            <td>{amountText(l)}</td>
+            <td>{l.methods.map((m) => label(METHODS, m)).join(', ')}</td>
+            <td>{l.maxUses === null ? l.uses : `${l.uses} de ${l.maxUses}`}</td>
+            <td>{situation(l)}</td>
+            <td>{date(l.createdAt)}</td>
+            <td class="actions">
+              <button
+                type="button"
+                class="link"
+                aria-label={`Abrir o link ${l.title}`}
+                onClick={() => setOpen(l)}
+              >
+                Abrir
+              </button>
+              {can('sales.create') && (
+                <button
+                  type="button"
+                  class="link"
+                  aria-label={`${l.active ? 'Desativar' : 'Ativar'} o link ${l.title}`}
+                  onClick={() =>
+                    void attempt(async () => {
+                      const changed = await api.setPaymentLinkActive(l.id, !l.active);
+                      if (open?.id === l.id) setOpen(changed);
+                      await refresh();
+                    })
+                  }
+                >
+                  {l.active ? 'Desativar' : 'Ativar'}
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </Table>
+      {open && <LinkDetail key={`${open.id}:${open.active}`} link={open} />}
+    </>
+  );
+}
+
+/** One link: its address to copy, its QR code, and the sales made through it. */
+function LinkDetail({ link }: { link: PaymentLink }) {
+  const [qr, setQr] = useState<string | null>(null);
+  const [sales, setSales] = useState<Sale[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    let live = true;
+    void QRCode.toDataURL(link.url, { margin: 1, width: 200 }).then((url) => live && setQr(url));
+    api
+      .sales({ paymentLinkId: link.id })
+      .then((page) => live && setSales(page.data))
+      .catch((err: unknown) => live && setError(err));
+    return () => {
+      live = false;
+    };
+  }, [link.id]);
+  return (
+    <Card title={`Link: ${link.title}`} reveal={link.id}>
+      <p>
+        Endereço para enviar ao comprador: <code data-testid="link-url">{link.url}</code>
+      </p>
+      <p class="actions-bar">
+        <CopyButton text={link.url} label="Copiar link" />
+        <a class="button secondary" href={link.url} target="_blank" rel="noopener noreferrer">
+          Abrir a página
+        </a>
+      </p>
+      {qr && <img src={qr} width={200} height={200} alt={`QR code do link ${link.title}`} />}
+      <p class="muted">
+        {situation(link)} ·{' '}
+        {link.maxUses === null ? `${link.uses} usos pagos` : `${link.uses} de ${link.maxUses} usos`}
+        {link.expiresAt ? ` · expira em ${date(link.expiresAt)}` : ''}
+      </p>
+      <ErrorText error={error} />
+      <Table
+        label={`Vendas do link ${link.title}`}
+        head={['Data', 'Comprador', 'Forma', 'Valor', 'Situação']}
+        empty={sales?.length === 0 && 'Nenhuma venda por este link ainda.'}
+      >
+        {(sales ?? []).map((s) => (
+          <tr key={s.uuid}>
+            <td>
+              <a href={`#/vendas/${s.uuid}`}>{date(s.date)}</a>
+            </td>
+            <td>{s.customer.name}</td>
+            <td>{label(METHODS, s.paymentMethod)}</td>
+            <td>{money(s.amount)}</td>
+            <td>{label(SALE_STATUS, s.status)}</td>
+          </tr>
+        ))}
+      </Table>
+    </Card>
+  );
+}
+
+/** The form of a new link: fixed or open amount, methods, installments, expiry and uses. */
+function NewLink({ onMade }: { onMade: (link: PaymentLink) => void }) {
+  const [title, setTitle] = useState('');
+  const [description, setDescription] = useState('');
+  const [open, setOpenAmount] = useState(false);
+  const [amount, setAmount] = useState('');
+  const [min, setMin] = useState('');
+  const [max, setMax] = useState('');
+  const [methods, setMethods] = useState<LinkMethod[]>(['PIX']);
+  const [expires, setExpires] = useState('');
+  const [uses, setUses] = useState('');
+  const [problem, setProblem] = useState('');
+  const { error, attempt } = useAttempt(() => setProblem(''));
+  const toggle = (m: LinkMethod) =>
+    setMethods((now) => (now.includes(m) ? now.filter((x) => x !== m) : [...now, m]));
+
+  return (
+    <Card title="Novo link">
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void attempt(async () => {
+            const body: LinkInput = { title: title.trim(), methods };
+            if (description.trim()) body.description = description.trim();
+            if (open) {
+              const lo = min ? centsOf(min) : null;
+              const hi = max ? centsOf(max) : null;
+              if ((min && lo === null) || (max && hi === null)) {
+                setProblem('Digite os valores em reais, como 10,00.');
+                return;
+              }
+              if (lo !== null) body.minCents = lo;
+              if (hi !== null) body.maxCents = hi;
+            } else {
+              const cents = centsOf(amount);
+              if (cents === null || cents < 1) {
+                setProblem('Digite o valor em reais, como 199,90.');
+                return;
+              }
+              body.amountCents = cents;
+            }
+            if (methods.length === 0) {
+              setProblem('Escolha ao menos uma forma de pagamento.');
+              return;
+            }
+            // a date means "through the end of that day" in São Paulo
+            if (expires) body.expiresAt = fromSaoPaulo(`${expires}T23:59:59`).toISOString();
+            if (uses) body.maxUses = Number(uses);
+            onMade(await api.createPaymentLink(body));
+            setTitle('');
+            setDescription('');
+            setAmount('');
+            setMin('');
+            setMax('');
+            setExpires('');
+            setUses('');
+          });
+        }}
+      >
+        <div>
+          <label for="l-title">Título (o que o comprador vê)</label>
+          <input
+            id="l-title"
+            required
+            maxLength={120}
+            value={title}
+            onInput={(e) => setTitle(e.currentTarget.value)}
+          />
+        </div>
+        <div>
+          <label for="l-description">Descrição (opcional)</label>
+          <input
+            id="l-description"
+            maxLength={1000}
+            value={description}
+            onInput={(e) => setDescription(e.currentTarget.value)}
+          />
+        </div>
+        <fieldset>
+          <legend>Valor</legend>
+          <label>
+            <input type="radio" name="l-kind" checked={!open} onChange={() => setOpenAmount(false)} /> Fixo
+          </label>
+          <label>
+            <input type="radio" name="l-kind" checked={open} onChange={() => setOpenAmount(true)} /> O
+            comprador escolhe
+          </label>
+        </fieldset>
+        {open ? (
+          <>
+            <div>
+              <label for="l-min">Mínimo (R$, opcional)</label>
+              <input
+                id="l-min"
+                inputMode="decimal"
+                value={min}
+                onInput={(e) => setMin(e.currentTarget.value)}
+              />
+            </div>
+            <div>
+              <label for="l-max">Máximo (R$, opcional)</label>
+              <input
+                id="l-max"
+                inputMode="decimal"
+                value={max}
+                onInput={(e) => setMax(e.currentTarget.value)}
+              />
+            </div>
+          </>
+        ) : (
+          <div>
+            <label for="l-amount">Valor (R$)</label>
+            <input
+              id="l-amount"
+              inputMode="decimal"
+              required
+              value={amount}
+              onInput={(e) => setAmount(e.currentTarget.value)}
+            />
+          </div>
+        )}
+        <fieldset>
+          <legend>Formas de pagamento</legend>
+          {LINK_METHODS.map((m) => (
+            <label key={m}>
+              <input type="checkbox" checked={methods.includes(m)} onChange={() => toggle(m)} />{' '}
+              {label(METHODS, m)}
+            </label>
+          ))}
+        </fieldset>
+        <div>
+          <label for="l-expires">Expira em (opcional)</label>
+          <input
+            id="l-expires"
+            type="date"
+            min={toSaoPaulo(new Date()).slice(0, 10)}
+            value={expires}
+            onInput={(e) => setExpires(e.currentTarget.value)}
+          />
+        </div>
+        <div>
+          <label for="l-uses">Usos pagos (opcional)</label>
+          <input
+            id="l-uses"
+            type="number"
+            min={1}
+            max={1000000}
+            value={uses}
+            onInput={(e) => setUses(e.currentTarget.value)}
+          />
+        </div>
+        <button type="submit">Criar link</button>
+      </form>
+      {problem && (
+        <p class="error" role="alert">
+          {problem}
+        </p>
+      )}
+      <ErrorText error={error} />
+    </Card>
+  );
+}
