@@ -196,7 +196,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     apiKey,
     sales: cardSales,
     tokens: new CardTokens(db, acquirer, config.secretsKey),
-    publicKey: publicKeyAuth(authCache, lastUse, limits.perKey),
+    publicKey: publicKeyAuth(authCache, lastUse, limits.perKey, limits.publicKey),
   });
   await app.register(checkoutRoutes, {
     db,

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
+import { addressGroup } from '../net/ip.js';
 import { rateLimited } from '../observability/metrics.js';
 import type { AuthHook } from './types.js';
 
@@ -54,7 +55,20 @@ export interface RateLimits {
   webhookTests: Limiter<number> | null;
   /** Counts requests to the payer's pages by source IP (RATE_LIMIT_CHECKOUT_PER_IP a minute): an onRequest hook. */
   checkoutPerIp: AuthHook | null;
+  /**
+   * The budget of the routes the public key alone opens (it lives in payers' browsers), apart from the pair's
+   * server budget: `perIp` counts by source IP before the key is looked up (RATE_LIMIT_PUBLIC_KEY_PER_IP a
+   * minute), `perKey` by public key once it is known (RATE_LIMIT_PUBLIC_KEY a second).
+   */
+  publicKey: PublicKeyLimits;
+  /** Counts fetches of boleto PDFs by the payer's link, by source IP (RATE_LIMIT_BOLETO_PDF_PER_IP a minute). */
+  boletoPdfPerIp: AuthHook | null;
   close(): Promise<void>;
+}
+
+export interface PublicKeyLimits {
+  perIp: Limiter<undefined> | null;
+  perKey: ApiKeyLimiter | null;
 }
 
 /**
@@ -123,23 +137,56 @@ export function installRateLimits(config: Config, log: Logger): RateLimits {
             max: config.rateLimitCheckoutPerIp,
             windowMs: 60_000,
             count: counter(),
-            keyOf: (request) => `checkout:${request.ip}`,
+            keyOf: (request) => `checkout:${addressGroup(request.ip)}`,
           },
         ])
+      : null;
+  const publicPerIp =
+    config.rateLimitPublicKeyPerIp > 0
+      ? limiter<undefined>([
+          {
+            max: config.rateLimitPublicKeyPerIp,
+            windowMs: 60_000,
+            count: counter(),
+            keyOf: (request) => `public-ip:${addressGroup(request.ip)}`,
+          },
+        ])
+      : null;
+  const publicPerKey =
+    config.rateLimitPublicKey > 0
+      ? limiter<number>([
+          {
+            max: config.rateLimitPublicKey,
+            windowMs: 1000,
+            count: counter(),
+            keyOf: (request) => `public-key:${String(request.headers['x-api-public-key'])}`,
+          },
+        ])
+      : null;
+  const boletoPdf =
+    config.rateLimitBoletoPdfPerIp > 0
+      ? limiter<undefined>([
+          {
+            max: config.rateLimitBoletoPdfPerIp,
+            windowMs: 60_000,
+            count: counter(),
+            keyOf: (request) => `boleto-pdf:${addressGroup(request.ip)}`,
+          },
+        ])
+      : null;
+  const hook = (limit: Limiter<undefined> | null): AuthHook | null =>
+    limit
+      ? async (request, reply) => {
+          await limit(request, reply, undefined);
+        }
       : null;
   return {
     perKey,
     webhookTests,
-    checkoutPerIp: checkout
-      ? async (request, reply) => {
-          await checkout(request, reply, undefined);
-        }
-      : null,
-    loginPerIp: login
-      ? async (request, reply) => {
-          await login(request, reply, undefined);
-        }
-      : null,
+    publicKey: { perIp: publicPerIp, perKey: publicPerKey },
+    boletoPdfPerIp: hook(boletoPdf),
+    checkoutPerIp: hook(checkout),
+    loginPerIp: hook(login),
     close: async () => {
       redis?.disconnect();
     },

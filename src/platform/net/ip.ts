@@ -73,3 +73,16 @@ export function isPublicAddress(address: string): boolean {
   if (carried.length > 0) return carried.every((a) => a.range() === 'unicast');
   return v6.range() === 'unicast';
 }
+
+/**
+ * The name a per-address limit counts a source under: an IPv4 address as itself, an IPv6 address by its /64
+ * (one subscriber's line is given a whole /64, and can pick a new address in it for every request). Anything
+ * that does not parse is counted as it came.
+ */
+export function addressGroup(raw: string): string {
+  const canonical = canonicalIp(raw);
+  if (canonical === null) return raw;
+  if (!canonical.includes(':')) return canonical;
+  const parts = parseV6(canonical).parts;
+  return `${new ipaddr.IPv6([...parts.slice(0, 4), 0, 0, 0, 0]).toRFC5952String()}/64`;
+}
