@@ -191,7 +191,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     allowPrivateTargets: config.webhookAllowPrivate,
   };
   await app.register(salesRoutes, { ...charges, apiKey, settler, refunders: processorsForSales.refunders });
-  await app.register(boletoRoutes, { db, apiKey, settings: config.boleto });
+  await app.register(boletoRoutes, { db, apiKey, settings: config.boleto, perIp: limits.boletoPdfPerIp });
   await app.register(cardRoutes, {
     apiKey,
     sales: cardSales,

@@ -28,6 +28,12 @@ const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as StoreCl
 
 /** Keys one process keeps counts of (least recently used first out): far more than are active in one window. */
 const LOCAL_KEYS = 100_000;
+/**
+ * How long a refusal of a per-address limit on a route without credentials is held before it is answered: a
+ * source past its budget is answered at most once a second per connection, so that a flood of refusals costs
+ * the process little (an open connection and a timer) instead of a request's work each time.
+ */
+export const REFUSAL_HOLD_MS = 1000;
 
 /**
  * Counts one request under the names its limits give it (from the request and a subject: an account, a
@@ -183,9 +189,9 @@ export function installRateLimits(config: Config, log: Logger): RateLimits {
   return {
     perKey,
     webhookTests,
-    publicKey: { perIp: publicPerIp, perKey: publicPerKey },
-    boletoPdfPerIp: hook(boletoPdf),
-    checkoutPerIp: hook(checkout),
+    publicKey: { perIp: held(publicPerIp), perKey: publicPerKey },
+    boletoPdfPerIp: hook(held(boletoPdf)),
+    checkoutPerIp: hook(held(checkout)),
     loginPerIp: hook(login),
     close: async () => {
       redis?.disconnect();
@@ -194,6 +200,24 @@ export function installRateLimits(config: Config, log: Logger): RateLimits {
 }
 
 type Counter = (key: string, windowMs: number, max: number) => Count | Promise<Count>;
+
+/** A per-address limiter whose refusals are answered after REFUSAL_HOLD_MS. */
+function held(limit: Limiter<undefined> | null): Limiter<undefined> | null {
+  if (!limit) return null;
+  const hold = async (err: unknown): Promise<never> => {
+    if (err instanceof AppError && err.code === 'RATE_LIMITED') {
+      await new Promise((resolve) => setTimeout(resolve, REFUSAL_HOLD_MS));
+    }
+    throw err;
+  };
+  return (request, reply, subject) => {
+    try {
+      return limit(request, reply, subject)?.catch(hold);
+    } catch (err) {
+      return hold(err);
+    }
+  };
+}
 
 /** One limit: at most `max` requests per `windowMs` under the name keyOf gives a request. */
 interface Rule<T> {
