@@ -102,9 +102,7 @@ describe("the payer's boleto PDF link under a flood from one address", () => {
     );
     expect(result.statuses['200'] ?? 0).toBeLessThanOrEqual(30);
     expect(result.statuses['429']).toBeGreaterThan(0);
-    expect(Object.keys(result.statuses).sort()).toEqual(
-      result.statuses['200'] ? ['200', '429'] : ['429'],
-    );
+    expect(Object.keys(result.statuses).sort()).toEqual(result.statuses['200'] ? ['200', '429'] : ['429']);
     expect(underFlood.length).toBeGreaterThan(50);
     expect(ratio).toBeLessThanOrEqual(2);
   });
