@@ -67,20 +67,21 @@ const MAX_ANSWER_BYTES = MAX_FILES * MAX_FILE_BYTES + 1024 * 1024;
  * seen and refused at once) and handed on before the next is read; the `text` field.
  */
 async function* evidenceParts(request: FastifyRequest): AsyncGenerator<EvidencePart> {
+  // one buffer for every file of the answer, each handed on (and stored) before the next is read into it
+  let buffer: Buffer | null = null;
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') {
-        const chunks: Buffer[] = [];
+        buffer ??= Buffer.allocUnsafe(MAX_FILE_BYTES + 1);
         let size = 0;
         // the parser ends a file at MAX_FILE_BYTES + 1 bytes (the plugin's limit below) and marks it truncated
         for await (const chunk of part.file as AsyncIterable<Buffer>) {
-          size += chunk.length;
-          chunks.push(chunk);
+          size += chunk.copy(buffer, size);
         }
         if (size > MAX_FILE_BYTES || part.file.truncated) {
           throw new AppError('PAYLOAD_TOO_LARGE', `${part.filename || 'a file'} is larger than 5 MB`);
         }
-        yield { kind: 'file', name: part.filename, content: Buffer.concat(chunks, size) };
+        yield { kind: 'file', name: part.filename, content: buffer.subarray(0, size) };
       } else if (part.fieldname === 'text') {
         if (part.valueTruncated) throw validation(`text must be at most ${MAX_TEXT_CHARS} characters`);
         yield { kind: 'text', text: String(part.value) };
