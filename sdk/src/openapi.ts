@@ -1641,6 +1641,18 @@ export interface paths {
                     };
                 };
                 /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
                 500: {
                     headers: {
                         [name: string]: unknown;
@@ -3521,7 +3533,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3545,7 +3557,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4692,6 +4704,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error shape A */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
+                    };
+                };
                 /** @description Error */
                 500: {
                     headers: {
@@ -4706,7 +4732,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape A */
                 503: {
                     headers: {
                         [name: string]: unknown;
