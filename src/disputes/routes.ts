@@ -16,7 +16,7 @@ import { encodeCursor, parsePage } from '../platform/paging/pagination.js';
 import type { DisputeRow } from './data.js';
 import type { Disputes } from './disputes.js';
 import { type EvidencePart, MAX_FILE_BYTES, MAX_FILES, MAX_TEXT_CHARS } from './evidence.js';
-import { UploadSlots } from './upload-slots.js';
+import { UPLOADS_PER_ACCOUNT, UploadSlots } from './upload-slots.js';
 
 /** When an answer refused for want of room may be sent again. */
 const UPLOAD_RETRY_AFTER_SECONDS = 5;
@@ -130,6 +130,9 @@ async function answer(
         undefined,
         {
           'retry-after': String(UPLOAD_RETRY_AFTER_SECONDS),
+          'ratelimit-limit': String(UPLOADS_PER_ACCOUNT),
+          'ratelimit-remaining': '0',
+          'ratelimit-reset': String(UPLOAD_RETRY_AFTER_SECONDS),
         },
       );
     }
