@@ -173,7 +173,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
         ? new SandboxCobv()
         : null;
   const boletoIssuer = new BoletoIssuer(db, cobv, config.boleto, config.publicUrl);
-  const acquirer = acquirerFor(config.cards);
+  const acquirer = acquirerFor(config.cards, db);
   app.addHook('onClose', () => acquirer.close());
   setCardSettlementDays(config.cards.settlementDays);
   const cardSales = new CardSales(db, queue, acquirer, config.secretsKey, {

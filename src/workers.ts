@@ -100,7 +100,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     : () => undefined;
   // the PSP's own list of received Pix against the gateway's credits (webhooks are best-effort)
   const stopReconciliation = pspClient ? startReconciliation(platform, pspClient, settler) : () => undefined;
-  const acquirer = acquirerFor(platform.config.cards);
+  const acquirer = acquirerFor(platform.config.cards, platform.db);
   // a card refund whose answer was lost is asked about at the acquirer before it is given up
   const cardRefunds = new CardRefunds(db, acquirer);
   const refunders = new Map([[cardRefunds.name, cardRefunds]]);

@@ -31,7 +31,7 @@ const PAGES: {
     hash: '#/cobrancas/nova',
     label: 'Nova cobrança',
     Page: NewCharge,
-    need: 'withdrawals.create',
+    need: 'sales.create',
     menu: false,
   },
   { hash: '#/saques', label: 'Saques', Page: Withdrawals, need: 'money.view' },

@@ -19,8 +19,10 @@ import type * as Withdrawals from '../../src/withdrawals/schemas';
 // bundle, and a field the server renames breaks `tsc -p panel` instead of showing an empty cell.
 export type User = Static<typeof Auth.PanelUser>;
 export type Session = Static<typeof Auth.SessionResponse>;
-export type Balance = Static<typeof Ledger.Balance>;
+export type Balance = Static<typeof Ledger.PanelBalance>;
 export type Sale = Static<typeof Sales.Sale>;
+/** The refund route's answer: the Sale after the refund, with the refund. */
+export type RefundedSale = Static<typeof Sales.RefundedSale>;
 export type SalesPage = Static<typeof Sales.SalesPage>;
 export type ChargeInput = Static<typeof Charges.ChargeBody>;
 export type Withdrawal = Static<typeof Withdrawals.WithdrawalLookup>;
@@ -32,6 +34,7 @@ export type StatementPage = Static<typeof Ledger.StatementPage>;
 export type ReceivablesPage = Static<typeof Ledger.ReceivablesPage>;
 export type Credential = Static<typeof Auth.CredentialView>;
 export type IssuedCredential = Static<typeof Auth.IssuedCredential>;
+export type KeyScope = Credential['scope'];
 export type IpList = Static<typeof Accounts.IpList>;
 export type Webhook = Static<typeof Webhooks.Webhook>;
 export type CreatedWebhook = Static<typeof Webhooks.CreatedWebhook>;
@@ -232,7 +235,7 @@ export const api = {
   sale: (id: string) => request<Sale>('GET', `/api/sales/${encodeURIComponent(id)}`),
   createCharge: (input: ChargeInput) => request<Sale>('POST', '/api/sales', input),
   refund: (id: string, amountCents: number, key: string) =>
-    request<Sale>(
+    request<RefundedSale>(
       'POST',
       `/api/sales/${encodeURIComponent(id)}/refund`,
       { amountCents },
@@ -257,11 +260,13 @@ export const api = {
   exportUrl: (what: 'sales' | 'withdrawals' | 'statement', f: Record<string, string | undefined>) =>
     `/api/${what}/export.csv${query(f)}`,
   credentials: () => request<Credential[]>('GET', '/api/credentials'),
-  createCredential: (body: { name?: string; scope?: 'full' | 'read'; expiresAt?: string }) =>
+  createCredential: (body: { name?: string; scope?: KeyScope; expiresAt?: string }) =>
     request<IssuedCredential>('POST', '/api/credentials', body),
   rollCredential: (id: number, graceHours: number) =>
     request<IssuedCredential>('POST', `/api/credentials/${id}/roll`, { graceHours }),
   revokeCredential: (id: number) => request<void>('DELETE', `/api/credentials/${id}`),
+  narrowCredential: (id: number, scope: KeyScope) =>
+    request<Credential>('PATCH', `/api/credentials/${id}`, { scope }),
   allowedIps: () => request<IpList>('GET', '/api/settings/allowed-ips'),
   saveAllowedIps: (ips: string[]) => request<IpList>('PUT', '/api/settings/allowed-ips', { ips }),
   webhooks: () => request<Webhook[]>('GET', '/api/webhook'),

@@ -29,6 +29,9 @@ class BusinessRuleError(TypedDict):
     message: str
 
 
+CartNotificationEventType = Literal["cart.abandoned", "cart.recovered"]
+
+
 class CartNotificationItem(TypedDict):
     quantity: int
     tangible: bool
@@ -45,6 +48,8 @@ class CartNotification(TypedDict):
     customerEmail: str
     customerName: str
     customerPhone: str
+    # The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+    eventType: CartNotificationEventType
     id: int
     items: list[CartNotificationItem]
     saleId: Optional[int]
@@ -86,6 +91,9 @@ class Dispute(TypedDict):
     status: DisputeStatus
 
 
+DisputeNotificationEventType = Literal["dispute.opened", "dispute.won", "dispute.lost"]
+
+
 class DisputeNotificationEvidenceItem(TypedDict):
     contentType: str
     id: str
@@ -98,6 +106,8 @@ class DisputeNotification(TypedDict):
     amountCents: int
     closedAt: Optional[str]
     createdAt: str
+    # The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+    eventType: DisputeNotificationEventType
     evidence: list[DisputeNotificationEvidenceItem]
     id: str
     # chargeback (card) or med (Pix mediation)
@@ -219,6 +229,9 @@ class _SaleRequired(TypedDict):
     # The charge's metadata as given; {} when none
     metadata: dict[str, str]
     netAmount: int
+    # What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less
+    # its discount; a card: what was captured); null until paid
+    paidAmount: Optional[int]
     paymentMethod: str
     pixKey: Optional[str]
     # Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid
@@ -237,12 +250,35 @@ class Sale(_SaleRequired, total=False):
     checkoutSessionId: str
     contrato: str
     idRec: str
-    # BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid
-    paidAmount: Optional[int]
     # Sales paid through a payment link: the link
     paymentLinkId: str
     # A refused card sale (RECUSADO): the acquirer's code and message
     refusalReason: SaleRefusalReason
+
+
+SaleNotificationEventType = Literal[
+    "sale.pending",
+    "sale.paid",
+    "sale.refused",
+    "sale.canceled",
+    "sale.refunded",
+    "sale.chargeback",
+]
+
+
+SaleRefundStatus = Literal["pending", "succeeded", "failed"]
+
+
+class SaleRefund(TypedDict):
+    """A refund of a sale"""
+    amountCents: int
+    completedAt: Optional[str]
+    createdAt: str
+    id: str
+    # Why it was made, when the gateway knows (a devolução made at the PSP without the gateway asking)
+    reason: Optional[str]
+    # pending until the processor answers; succeeded once made; failed when not made
+    status: SaleRefundStatus
 
 
 class SaleNotificationRefusalReason(TypedDict):
@@ -270,6 +306,8 @@ class _SaleNotificationRequired(TypedDict):
     customerName: str
     customerPhone: str
     date: str
+    # The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+    eventType: SaleNotificationEventType
     # The system fee in cents
     fee: int
     id: int
@@ -298,6 +336,9 @@ class SaleNotification(_SaleNotificationRequired, total=False):
     # Pix Automático sales only
     idRec: str
     installments: Optional[int]
+    # sale.refunded only: the refund this fact is about (refundedAmount is the total after it); null when the
+    # sale was refunded in full without a refund of its own (a dispute lost)
+    refund: Optional[SaleRefund]
     # A refused card sale: the acquirer's code and message
     refusalReason: SaleNotificationRefusalReason
 
@@ -352,6 +393,14 @@ class Withdrawal(TypedDict):
     uuid: str
 
 
+WithdrawalNotificationEventType = Literal[
+    "withdrawal.pending",
+    "withdrawal.completed",
+    "withdrawal.rejected",
+    "withdrawal.canceled",
+]
+
+
 class WithdrawalNotificationUser(TypedDict):
     email: str
     id: int
@@ -363,6 +412,8 @@ class WithdrawalNotification(TypedDict):
     # Reais, two decimals
     amount: str
     createdAt: str
+    # The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+    eventType: WithdrawalNotificationEventType
     externalId: Optional[str]
     id: int
     pixKey: str
@@ -569,6 +620,9 @@ class _ChargeRequired(TypedDict):
     # The charge's metadata as given; {} when none
     metadata: dict[str, str]
     netAmount: int
+    # What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less
+    # its discount; a card: what was captured); null until paid
+    paidAmount: Optional[int]
     paymentMethod: str
     pixKey: Optional[str]
     # Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid
@@ -587,8 +641,6 @@ class Charge(_ChargeRequired, total=False):
     checkoutSessionId: str
     contrato: str
     idRec: str
-    # BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid
-    paidAmount: Optional[int]
     # Sales paid through a payment link: the link
     paymentLinkId: str
     pixQrCode: str
@@ -596,7 +648,85 @@ class Charge(_ChargeRequired, total=False):
     refusalReason: ChargeRefusalReason
 
 
-RefundAccepted = Sale
+class RefundAcceptedBoleto(TypedDict):
+    """BOLETO sales: the boleto híbrido"""
+    # 44 digits (FEBRABAN)
+    barcode: str
+    # The linha digitável, 47 digits
+    digitableLine: str
+    dueDate: str
+    nossoNumero: str
+    # The payer's link to the PDF (no key needed)
+    pdfUrl: str
+    pixCopyPaste: str
+    pixQrCode: str
+
+
+class RefundAcceptedCustomer(TypedDict):
+    document: str
+    email: str
+    name: str
+    phone: str
+
+
+class RefundAcceptedItem(TypedDict):
+    id: int
+    quantity: int
+    tangible: bool
+    title: str
+    unitPrice: int
+
+
+class RefundAcceptedRefusalReason(TypedDict):
+    """A refused card sale (RECUSADO): the acquirer's code and message"""
+    code: str
+    message: str
+
+
+class _RefundAcceptedRequired(TypedDict):
+    amount: int
+    boletoCode: Optional[str]
+    cardBrand: Optional[str]
+    cardLastFour: Optional[str]
+    completedAt: Optional[str]
+    customer: RefundAcceptedCustomer
+    date: str
+    # When an unpaid charge expires; null for other sales
+    expiresAt: Optional[str]
+    externalTransactionId: str
+    id: int
+    installments: Optional[int]
+    items: list[RefundAcceptedItem]
+    # The charge's metadata as given; {} when none
+    metadata: dict[str, str]
+    netAmount: int
+    # What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less
+    # its discount; a card: what was captured); null until paid
+    paidAmount: Optional[int]
+    paymentMethod: str
+    pixKey: Optional[str]
+    refund: SaleRefund
+    # Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid
+    refundedAmount: int
+    reserveAmount: int
+    shipping: Optional[dict[str, Any]]
+    status: str
+    systemFee: int
+    uuid: str
+
+
+class RefundAccepted(_RefundAcceptedRequired, total=False):
+    """The Sale (refundedAmount after this refund's effect, once made) and the refund"""
+    # BOLETO sales: the boleto híbrido
+    boleto: RefundAcceptedBoleto
+    # Sales paid through a checkout session: the session
+    checkoutSessionId: str
+    contrato: str
+    idRec: str
+    # Sales paid through a payment link: the link
+    paymentLinkId: str
+    # A refused card sale (RECUSADO): the acquirer's code and message
+    refusalReason: RefundAcceptedRefusalReason
 
 
 Captured = Sale

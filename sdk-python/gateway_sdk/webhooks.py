@@ -12,32 +12,6 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, NoReturn, Optio
 from .errors import WebhookVerificationError
 from .types import WEBHOOK_EVENT_CLASSES, UnknownWebhook, WebhookEvent
 
-SALE_EVENTS: Dict[str, str] = {
-    "PENDENTE": "sale.pending",
-    "PAGO": "sale.paid",
-    "RECUSADO": "sale.refused",
-    "FALHA": "sale.refused",
-    "CANCELADO": "sale.canceled",
-    "ESTORNADO": "sale.refunded",
-    "CHARGEBACK": "sale.chargeback",
-    "MED": "sale.chargeback",
-}
-OTHER_EVENTS: Dict[str, Dict[str, str]] = {
-    "WITHDRAWAL": {
-        "PROCESSING": "withdrawal.pending",
-        "COMPLETED": "withdrawal.completed",
-        "REJECTED": "withdrawal.rejected",
-        "CANCELLED": "withdrawal.canceled",
-    },
-    "CART": {"ABANDONED": "cart.abandoned", "RECOVERED": "cart.recovered"},
-    "DISPUTE": {
-        "needs_response": "dispute.opened",
-        "won": "dispute.won",
-        "lost": "dispute.lost",
-        "accepted": "dispute.lost",
-    },
-}
-
 Headers = Union[Mapping[str, Any], Any]
 
 
@@ -111,7 +85,7 @@ def verify_webhook(
         payload = json.loads(raw.decode("utf-8", errors="replace"), parse_constant=_not_json)
     except ValueError:
         _fail("the body is not JSON")
-    event_type = _type_of(payload)
+    event_type = _stated_type(payload)
     claimed_type = get("x-service-event-type")
     if event_type is not None and claimed_type is not None and claimed_type != event_type:
         _fail("X-Service-Event-Type does not match the signed body")
@@ -144,16 +118,13 @@ def _fresh(raw: Optional[str], tolerance: int, now: int) -> int:
     return ts
 
 
-def _type_of(payload: Any) -> Optional[str]:
+def _stated_type(payload: Any) -> Optional[str]:
+    """The event the signed body states (its ``eventType``), never inferred from its status (a partial refund's
+    sale.refunded is a PAGO sale); None when it states none."""
     if not isinstance(payload, dict):
         return None
-    kind, status = payload.get("type"), payload.get("status")
-    if kind == "TEST":
-        return "webhook.test"
-    if not isinstance(kind, str) or not isinstance(status, str):
-        return None
-    table = SALE_EVENTS if kind == "TRANSACTION" else OTHER_EVENTS.get(kind, {})
-    return table.get(status)
+    stated = payload.get("eventType")
+    return stated if isinstance(stated, str) and stated != "" else None
 
 
 def _same(a: str, b: str) -> bool:

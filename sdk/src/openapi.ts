@@ -219,8 +219,8 @@ export interface paths {
                                 email: string;
                                 id: number;
                                 name: string;
-                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales, issue charges); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
-                                permissions: ("self" | "money.view" | "withdrawals.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals); sales.create (issue charges and payment links, refund sales); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                permissions: ("self" | "money.view" | "withdrawals.create" | "sales.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
                                 role: "owner" | "admin" | "finance" | "developer" | "viewer";
                                 /** @description Two-factor login is on */
                                 totpEnabled: boolean;
@@ -382,8 +382,8 @@ export interface paths {
                                 email: string;
                                 id: number;
                                 name: string;
-                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales, issue charges); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
-                                permissions: ("self" | "money.view" | "withdrawals.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals); sales.create (issue charges and payment links, refund sales); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                permissions: ("self" | "money.view" | "withdrawals.create" | "sales.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
                                 role: "owner" | "admin" | "finance" | "developer" | "viewer";
                                 /** @description Two-factor login is on */
                                 totpEnabled: boolean;
@@ -651,8 +651,8 @@ export interface paths {
                                 email: string;
                                 id: number;
                                 name: string;
-                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals, refund sales, issue charges); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
-                                permissions: ("self" | "money.view" | "withdrawals.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals); sales.create (issue charges and payment links, refund sales); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                permissions: ("self" | "money.view" | "withdrawals.create" | "sales.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
                                 role: "owner" | "admin" | "finance" | "developer" | "viewer";
                                 /** @description Two-factor login is on */
                                 totpEnabled: boolean;
@@ -1452,7 +1452,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Balance in cents
+         * Balance in cents, with the card money still to settle (receivable)
          * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
          */
         get: {
@@ -1474,12 +1474,16 @@ export interface paths {
                          * @example {
                          *       "available": 15000,
                          *       "blocked": 15000,
-                         *       "total": 15000
+                         *       "total": 15000,
+                         *       "receivable": 42
                          *     }
                          */
                         "application/json": {
                             available: number;
                             blocked: number;
+                            /** @description Card installments not yet available (not part of total) */
+                            receivable: number;
+                            /** @description available + blocked */
                             total: number;
                         };
                     };
@@ -2057,7 +2061,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -2344,12 +2351,13 @@ export interface paths {
                          *       {
                          *         "id": 42,
                          *         "name": "Maria Silva",
-                         *         "scope": "full",
+                         *         "scope": "read",
                          *         "publicKey": "pk_Xq3LrBKY8O2fDenVpRg0cYOymw",
                          *         "createdAt": "2026-11-25T13:45:12.345Z",
                          *         "expiresAt": "2026-11-25T13:45:12.345Z",
                          *         "lastUsedAt": "2026-11-25T13:45:12.345Z",
-                         *         "lastUsedIp": "203.0.113.7"
+                         *         "lastUsedIp": "203.0.113.7",
+                         *         "needsReview": true
                          *       }
                          *     ]
                          */
@@ -2362,9 +2370,11 @@ export interface paths {
                             lastUsedAt: string | null;
                             lastUsedIp: string | null;
                             name: string;
+                            /** @description The key is wider than what its creator may do now (demoted or removed); it keeps working until an owner or admin rolls, narrows or revokes it */
+                            needsReview: boolean;
                             publicKey: string;
-                            /** @description full: every route; read: GET routes only */
-                            scope: "full" | "read";
+                            /** @description read: GET routes only; charges: read, plus opening and cancelling charges, links and checkout sessions, tokenizing and capturing; full: every route, refunds, cashouts and dispute answers included. A user may make a key only within their own role (a developer: read or charges). */
+                            scope: "read" | "charges" | "full";
                         }[];
                     };
                 };
@@ -2457,7 +2467,7 @@ export interface paths {
                     /**
                      * @example {
                      *       "name": "Maria Silva",
-                     *       "scope": "full",
+                     *       "scope": "read",
                      *       "expiresAt": "2026-12-25T00:00:00.000Z"
                      *     }
                      */
@@ -2465,7 +2475,8 @@ export interface paths {
                         /** @description ISO 8601 date-time; the key is refused after it */
                         expiresAt?: string;
                         name?: string;
-                        scope?: "full" | "read";
+                        /** @description read: GET routes only; charges: read, plus opening and cancelling charges, links and checkout sessions, tokenizing and capturing; full: every route, refunds, cashouts and dispute answers included. A user may make a key only within their own role (a developer: read or charges). Absent: the widest the creator may make. */
+                        scope?: "read" | "charges" | "full";
                     };
                 };
             };
@@ -2480,7 +2491,7 @@ export interface paths {
                          * @example {
                          *       "id": 42,
                          *       "name": "Maria Silva",
-                         *       "scope": "full",
+                         *       "scope": "read",
                          *       "publicKey": "pk_Xq3LrBKY8O2fDenVpRg0cYOymw",
                          *       "privateKey": "sk_5kJ2mN8pQ4rT7vW0yZ3bC6eF9h",
                          *       "createdAt": "2026-11-25T13:45:12.345Z",
@@ -2496,8 +2507,8 @@ export interface paths {
                             /** @description Shown only in this response */
                             privateKey: string;
                             publicKey: string;
-                            /** @description full: every route; read: GET routes only */
-                            scope: "full" | "read";
+                            /** @description read: GET routes only; charges: read, plus opening and cancelling charges, links and checkout sessions, tokenizing and capturing; full: every route, refunds, cashouts and dispute answers included. A user may make a key only within their own role (a developer: read or charges). */
+                            scope: "read" | "charges" | "full";
                         };
                     };
                 };
@@ -2741,7 +2752,169 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Narrow a key pair in place (same keys, a scope no wider than it has); the user becomes its creator
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "scope": "read"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description read: GET routes only; charges: read, plus opening and cancelling charges, links and checkout sessions, tokenizing and capturing; full: every route, refunds, cashouts and dispute answers included. A user may make a key only within their own role (a developer: read or charges). */
+                        scope: "read" | "charges" | "full";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "scope": "read",
+                         *       "publicKey": "pk_Xq3LrBKY8O2fDenVpRg0cYOymw",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "expiresAt": "2026-11-25T13:45:12.345Z",
+                         *       "lastUsedAt": "2026-11-25T13:45:12.345Z",
+                         *       "lastUsedIp": "203.0.113.7",
+                         *       "needsReview": true
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            expiresAt: string | null;
+                            id: number;
+                            /** @description May lag by up to a minute */
+                            lastUsedAt: string | null;
+                            lastUsedIp: string | null;
+                            name: string;
+                            /** @description The key is wider than what its creator may do now (demoted or removed); it keeps working until an owner or admin rolls, narrows or revokes it */
+                            needsReview: boolean;
+                            publicKey: string;
+                            /** @description read: GET routes only; charges: read, plus opening and cancelling charges, links and checkout sessions, tokenizing and capturing; full: every route, refunds, cashouts and dispute answers included. A user may make a key only within their own role (a developer: read or charges). */
+                            scope: "read" | "charges" | "full";
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/credentials/{id}/roll": {
@@ -2790,7 +2963,7 @@ export interface paths {
                          * @example {
                          *       "id": 42,
                          *       "name": "Maria Silva",
-                         *       "scope": "full",
+                         *       "scope": "read",
                          *       "publicKey": "pk_Xq3LrBKY8O2fDenVpRg0cYOymw",
                          *       "privateKey": "sk_5kJ2mN8pQ4rT7vW0yZ3bC6eF9h",
                          *       "createdAt": "2026-11-25T13:45:12.345Z",
@@ -2806,8 +2979,8 @@ export interface paths {
                             /** @description Shown only in this response */
                             privateKey: string;
                             publicKey: string;
-                            /** @description full: every route; read: GET routes only */
-                            scope: "full" | "read";
+                            /** @description read: GET routes only; charges: read, plus opening and cancelling charges, links and checkout sessions, tokenizing and capturing; full: every route, refunds, cashouts and dispute answers included. A user may make a key only within their own role (a developer: read or charges). */
+                            scope: "read" | "charges" | "full";
                         };
                     };
                 };
@@ -4922,7 +5095,7 @@ export interface paths {
         put?: never;
         /**
          * Create a payment link: a page at PUBLIC_URL/pay/{slug} where payers pay a fixed or open amount
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
          */
         post: {
             parameters: {
@@ -5311,7 +5484,7 @@ export interface paths {
         head?: never;
         /**
          * Turn a payment link off (its page answers 410) or on again
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
          */
         patch: {
             parameters: {
@@ -6084,7 +6257,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -6435,7 +6611,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -8856,7 +9035,8 @@ export interface paths {
                          *             "orderId": "pedido-1001"
                          *           },
                          *           "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *           "refundedAmount": 0
+                         *           "refundedAmount": 0,
+                         *           "paidAmount": 9980
                          *         }
                          *       ],
                          *       "nextCursor": null
@@ -8943,7 +9123,7 @@ export interface paths {
         put?: never;
         /**
          * "Nova cobrança": open a PIX charge or issue a boleto híbrido from the panel (POST /api/transactions's own path and body)
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
          */
         post: {
             parameters: {
@@ -9091,13 +9271,13 @@ export interface paths {
                          *       "metadata": {},
                          *       "expiresAt": "2026-12-25T00:00:00.000Z",
                          *       "refundedAmount": 15000,
+                         *       "paidAmount": null,
                          *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "contrato": "CT-2026-0001",
                          *       "refusalReason": {
                          *         "code": "VALIDATION_ERROR",
                          *         "message": "Invalid body/amount: must be number"
                          *       },
-                         *       "paidAmount": null,
                          *       "boleto": {
                          *         "barcode": "00193373700000001000500940144816060680935031",
                          *         "digitableLine": "00190500954014481606906809350314337370000000100",
@@ -9167,8 +9347,8 @@ export interface paths {
                                 [key: string]: string;
                             };
                             netAmount: number;
-                            /** @description BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid */
-                            paidAmount?: number | null;
+                            /** @description What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less its discount; a card: what was captured); null until paid */
+                            paidAmount: number | null;
                             /**
                              * Format: uuid
                              * @description Sales paid through a payment link: the link
@@ -9373,7 +9553,8 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 0,
+                         *       "paidAmount": 9980
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -9484,7 +9665,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a paid sale in full or in part from the panel (POST /api/transactions/{id}/refund's own path): 202, the money held until the processor answers
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
          */
         post: {
             parameters: {
@@ -9515,7 +9696,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The Sale (refundedAmount after this refund's effect, once made) and the refund */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -9565,10 +9746,99 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 2000,
+                         *       "paidAmount": 9980,
+                         *       "refund": {
+                         *         "id": "2c9d7e4a-1f3b-4a5c-8d6e-7f8a9b0c1d2e",
+                         *         "amountCents": 2000,
+                         *         "status": "succeeded",
+                         *         "reason": null,
+                         *         "createdAt": "2026-11-25T14:02:10.441Z",
+                         *         "completedAt": "2026-11-25T14:02:11.007Z"
+                         *       }
                          *     }
                          */
-                        "application/json": components["schemas"]["Sale"];
+                        "application/json": {
+                            amount: number;
+                            /** @description BOLETO sales: the boleto híbrido */
+                            boleto?: {
+                                /** @description 44 digits (FEBRABAN) */
+                                barcode: string;
+                                /** @description The linha digitável, 47 digits */
+                                digitableLine: string;
+                                dueDate: string;
+                                nossoNumero: string;
+                                /** @description The payer's link to the PDF (no key needed) */
+                                pdfUrl: string;
+                                pixCopyPaste: string;
+                                pixQrCode: string;
+                            };
+                            boletoCode: string | null;
+                            cardBrand: string | null;
+                            cardLastFour: string | null;
+                            /**
+                             * Format: uuid
+                             * @description Sales paid through a checkout session: the session
+                             */
+                            checkoutSessionId?: string;
+                            /** Format: date-time */
+                            completedAt: string | null;
+                            contrato?: string;
+                            customer: {
+                                document: string;
+                                email: string;
+                                name: string;
+                                phone: string;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                            /**
+                             * Format: date-time
+                             * @description When an unpaid charge expires; null for other sales
+                             */
+                            expiresAt: string | null;
+                            externalTransactionId: string;
+                            id: number;
+                            idRec?: string;
+                            installments: number | null;
+                            items: {
+                                id: number;
+                                quantity: number;
+                                tangible: boolean;
+                                title: string;
+                                unitPrice: number;
+                            }[];
+                            /** @description The charge's metadata as given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            netAmount: number;
+                            /** @description What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less its discount; a card: what was captured); null until paid */
+                            paidAmount: number | null;
+                            /**
+                             * Format: uuid
+                             * @description Sales paid through a payment link: the link
+                             */
+                            paymentLinkId?: string;
+                            paymentMethod: string;
+                            pixKey: string | null;
+                            refund: components["schemas"]["SaleRefund"];
+                            /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
+                            refundedAmount: number;
+                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+                            refusalReason?: {
+                                code: string;
+                                message: string;
+                            };
+                            reserveAmount: number;
+                            shipping: {
+                                [key: string]: unknown;
+                            } | null;
+                            status: string;
+                            systemFee: number;
+                            /** Format: uuid */
+                            uuid: string;
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -9793,7 +10063,8 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 0,
+                         *       "paidAmount": 9980
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -11180,7 +11451,8 @@ export interface paths {
                          *           "orderId": "pedido-1001"
                          *         },
                          *         "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *         "refundedAmount": 0
+                         *         "refundedAmount": 0,
+                         *         "paidAmount": 9980
                          *       }
                          *     }
                          */
@@ -11372,7 +11644,8 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 0,
+                         *       "paidAmount": 9980
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -11636,7 +11909,8 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 0,
+                         *       "paidAmount": 9980
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -12038,7 +12312,8 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 0,
+                         *       "paidAmount": 9980
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -13105,13 +13380,13 @@ export interface paths {
                          *       "metadata": {},
                          *       "expiresAt": "2026-12-25T00:00:00.000Z",
                          *       "refundedAmount": 15000,
+                         *       "paidAmount": null,
                          *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "contrato": "CT-2026-0001",
                          *       "refusalReason": {
                          *         "code": "VALIDATION_ERROR",
                          *         "message": "Invalid body/amount: must be number"
                          *       },
-                         *       "paidAmount": null,
                          *       "boleto": {
                          *         "barcode": "00193373700000001000500940144816060680935031",
                          *         "digitableLine": "00190500954014481606906809350314337370000000100",
@@ -13181,8 +13456,8 @@ export interface paths {
                                 [key: string]: string;
                             };
                             netAmount: number;
-                            /** @description BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid */
-                            paidAmount?: number | null;
+                            /** @description What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less its discount; a card: what was captured); null until paid */
+                            paidAmount: number | null;
                             /**
                              * Format: uuid
                              * @description Sales paid through a payment link: the link
@@ -13239,7 +13514,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -13411,7 +13689,8 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 0,
+                         *       "paidAmount": 9980
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -13732,7 +14011,8 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 0,
+                         *       "paidAmount": 9980
                          *     }
                          */
                         "application/json": components["schemas"]["Sale"];
@@ -13916,7 +14196,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The Sale (refundedAmount after this refund's effect, once made) and the refund */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -13966,10 +14246,99 @@ export interface paths {
                          *         "orderId": "pedido-1001"
                          *       },
                          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0
+                         *       "refundedAmount": 2000,
+                         *       "paidAmount": 9980,
+                         *       "refund": {
+                         *         "id": "2c9d7e4a-1f3b-4a5c-8d6e-7f8a9b0c1d2e",
+                         *         "amountCents": 2000,
+                         *         "status": "succeeded",
+                         *         "reason": null,
+                         *         "createdAt": "2026-11-25T14:02:10.441Z",
+                         *         "completedAt": "2026-11-25T14:02:11.007Z"
+                         *       }
                          *     }
                          */
-                        "application/json": components["schemas"]["Sale"];
+                        "application/json": {
+                            amount: number;
+                            /** @description BOLETO sales: the boleto híbrido */
+                            boleto?: {
+                                /** @description 44 digits (FEBRABAN) */
+                                barcode: string;
+                                /** @description The linha digitável, 47 digits */
+                                digitableLine: string;
+                                dueDate: string;
+                                nossoNumero: string;
+                                /** @description The payer's link to the PDF (no key needed) */
+                                pdfUrl: string;
+                                pixCopyPaste: string;
+                                pixQrCode: string;
+                            };
+                            boletoCode: string | null;
+                            cardBrand: string | null;
+                            cardLastFour: string | null;
+                            /**
+                             * Format: uuid
+                             * @description Sales paid through a checkout session: the session
+                             */
+                            checkoutSessionId?: string;
+                            /** Format: date-time */
+                            completedAt: string | null;
+                            contrato?: string;
+                            customer: {
+                                document: string;
+                                email: string;
+                                name: string;
+                                phone: string;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                            /**
+                             * Format: date-time
+                             * @description When an unpaid charge expires; null for other sales
+                             */
+                            expiresAt: string | null;
+                            externalTransactionId: string;
+                            id: number;
+                            idRec?: string;
+                            installments: number | null;
+                            items: {
+                                id: number;
+                                quantity: number;
+                                tangible: boolean;
+                                title: string;
+                                unitPrice: number;
+                            }[];
+                            /** @description The charge's metadata as given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            netAmount: number;
+                            /** @description What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less its discount; a card: what was captured); null until paid */
+                            paidAmount: number | null;
+                            /**
+                             * Format: uuid
+                             * @description Sales paid through a payment link: the link
+                             */
+                            paymentLinkId?: string;
+                            paymentMethod: string;
+                            pixKey: string | null;
+                            refund: components["schemas"]["SaleRefund"];
+                            /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
+                            refundedAmount: number;
+                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+                            refusalReason?: {
+                                code: string;
+                                message: string;
+                            };
+                            reserveAmount: number;
+                            shipping: {
+                                [key: string]: unknown;
+                            } | null;
+                            status: string;
+                            systemFee: number;
+                            /** Format: uuid */
+                            uuid: string;
+                        };
                     };
                 };
                 /** @description Error shape D */
@@ -16421,7 +16790,7 @@ export interface paths {
         put?: never;
         /**
          * A PIX withdrawal from the panel, confirmed with the password (same rules as the API cashout)
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals).
          */
         post: {
             parameters: {
@@ -16800,7 +17169,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a withdrawal awaiting approval (password or code of a user other than who asked): it goes to the payout provider
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals).
          */
         post: {
             parameters: {
@@ -17002,7 +17371,7 @@ export interface paths {
         put?: never;
         /**
          * Decline a withdrawal awaiting approval: it is cancelled and its money returns to available
-         * @description Roles: owner, admin, finance (create, approve and decline withdrawals, refund sales, issue charges).
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals).
          */
         post: {
             parameters: {
@@ -18862,6 +19231,11 @@ export interface components {
             customerName: string;
             /** @example 5511987654321 */
             customerPhone: string;
+            /**
+             * @description The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+             * @example cart.abandoned
+             */
+            eventType: "cart.abandoned" | "cart.recovered";
             /** @example 55 */
             id: number;
             items: {
@@ -18941,6 +19315,11 @@ export interface components {
              * @example 2026-11-25T13:45:12.345Z
              */
             createdAt: string;
+            /**
+             * @description The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+             * @example dispute.opened
+             */
+            eventType: "dispute.opened" | "dispute.won" | "dispute.lost";
             evidence: {
                 /** @example application/pdf */
                 contentType: string;
@@ -19080,7 +19459,8 @@ export interface components {
          *         "orderId": "pedido-1001"
          *       },
          *       "expiresAt": "2026-11-25T14:45:12.345Z",
-         *       "refundedAmount": 0
+         *       "refundedAmount": 0,
+         *       "paidAmount": 9980
          *     }
          */
         Sale: {
@@ -19138,8 +19518,8 @@ export interface components {
                 [key: string]: string;
             };
             netAmount: number;
-            /** @description BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid */
-            paidAmount?: number | null;
+            /** @description What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less its discount; a card: what was captured); null until paid */
+            paidAmount: number | null;
             /**
              * Format: uuid
              * @description Sales paid through a payment link: the link
@@ -19189,6 +19569,11 @@ export interface components {
              */
             date: string;
             /**
+             * @description The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+             * @example sale.paid
+             */
+            eventType: "sale.pending" | "sale.paid" | "sale.refused" | "sale.canceled" | "sale.refunded" | "sale.chargeback";
+            /**
              * @description The system fee in cents
              * @example 399
              */
@@ -19209,6 +19594,8 @@ export interface components {
             /** @example PIX */
             paymentMethod: string;
             pixKey: string | null;
+            /** @description sale.refunded only: the refund this fact is about (refundedAmount is the total after it); null when the sale was refunded in full without a refund of its own (a dispute lost) */
+            refund?: components["schemas"]["SaleRefund"] | null;
             /**
              * @description Cents returned to the payer so far, as a string. A partial refund notifies sale.refunded with the sale still PAGO
              * @example 0
@@ -19249,6 +19636,32 @@ export interface components {
              * @example 0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41
              */
             uuid: string;
+        };
+        /** @description A refund of a sale */
+        SaleRefund: {
+            /** @example 2000 */
+            amountCents: number;
+            completedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-25T14:02:10.441Z
+             */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @example 2c9d7e4a-1f3b-4a5c-8d6e-7f8a9b0c1d2e
+             */
+            id: string;
+            /**
+             * @description Why it was made, when the gateway knows (a devolução made at the PSP without the gateway asking)
+             * @example null
+             */
+            reason: string | null;
+            /**
+             * @description pending until the processor answers; succeeded once made; failed when not made
+             * @example succeeded
+             */
+            status: "pending" | "succeeded" | "failed";
         };
         /** @description Error shape D */
         TransactionError: {
@@ -19321,6 +19734,11 @@ export interface components {
              * @example 2026-11-25T13:45:12.345Z
              */
             createdAt: string;
+            /**
+             * @description The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+             * @example withdrawal.completed
+             */
+            eventType: "withdrawal.pending" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.canceled";
             externalId: string | null;
             /** @example 311 */
             id: number;

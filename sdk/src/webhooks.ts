@@ -33,7 +33,10 @@ export interface VerifyWebhookOptions {
 export interface VerifiedWebhook<T = unknown> {
   /** The event id (X-Service-Event-Id, webhook-id): the same on every retry, for deduplication. */
   eventId: string;
-  /** The event type the signed body states (e.g. `sale.paid`), or null when it states none this SDK knows. */
+  /**
+   * The event type the signed body states in its `eventType` (e.g. `sale.paid`), or null when it states none this
+   * SDK knows. Never inferred from the body's status: a partial refund's `sale.refunded` is a PAGO sale.
+   */
   eventType: string | null;
   /** The signed Unix timestamp. */
   timestamp: number;
@@ -41,37 +44,32 @@ export interface VerifiedWebhook<T = unknown> {
   payload: T;
 }
 
-const SALE_EVENTS: Record<string, string> = {
-  PENDENTE: 'sale.pending',
-  PAGO: 'sale.paid',
-  RECUSADO: 'sale.refused',
-  FALHA: 'sale.refused',
-  CANCELADO: 'sale.canceled',
-  ESTORNADO: 'sale.refunded',
-  CHARGEBACK: 'sale.chargeback',
-  MED: 'sale.chargeback',
-};
-const OTHER_EVENTS: Record<string, Record<string, string>> = {
-  WITHDRAWAL: {
-    PROCESSING: 'withdrawal.pending',
-    COMPLETED: 'withdrawal.completed',
-    REJECTED: 'withdrawal.rejected',
-    CANCELLED: 'withdrawal.canceled',
-  },
-  CART: { ABANDONED: 'cart.abandoned', RECOVERED: 'cart.recovered' },
-  DISPUTE: {
-    needs_response: 'dispute.opened',
-    won: 'dispute.won',
-    lost: 'dispute.lost',
-    accepted: 'dispute.lost',
-  },
-};
+/** Every event this SDK knows (the OpenAPI document's `webhooks`), and the panel's test delivery. */
+const KNOWN_EVENTS: ReadonlySet<string> = new Set<WebhookEventType | 'webhook.test'>([
+  'sale.pending',
+  'sale.paid',
+  'sale.refused',
+  'sale.canceled',
+  'sale.refunded',
+  'sale.chargeback',
+  'withdrawal.pending',
+  'withdrawal.completed',
+  'withdrawal.rejected',
+  'withdrawal.canceled',
+  'cart.abandoned',
+  'cart.recovered',
+  'dispute.opened',
+  'dispute.won',
+  'dispute.lost',
+  'webhook.test',
+]);
 
 /**
  * Verifies a webhook of the gateway and returns what it carries, or throws WebhookVerificationError. Both
  * signatures the gateway sends are checked: X-Service-Signature (HMAC-SHA256 of "<timestamp>.<body>" with the
  * secret's text) and the Standard Webhooks `webhook-signature`, which also covers the event id; the event type
- * is read from the signed body, never from the unsigned X-Service-Event-Type header.
+ * is the signed body's `eventType`, never the unsigned X-Service-Event-Type header (which must equal it) nor a
+ * guess from the body's status.
  */
 export function verifyWebhook(options: VerifyWebhookOptions): WebhookEvent;
 /** The same, with the payload typed by the caller (no narrowing by event). */
@@ -121,11 +119,12 @@ export function verifyWebhook(options: VerifyWebhookOptions): VerifiedWebhook<un
   } catch {
     fail('the body is not JSON');
   }
-  const eventType = typeOf(payload);
+  const stated = statedType(payload);
   const claimedType = get('x-service-event-type');
-  if (eventType !== null && claimedType !== undefined && claimedType !== eventType) {
+  if (stated !== null && claimedType !== undefined && claimedType !== stated) {
     fail('X-Service-Event-Type does not match the signed body');
   }
+  const eventType = stated !== null && KNOWN_EVENTS.has(stated) ? stated : null;
   return { eventId: id, eventType, timestamp, payload };
 }
 
@@ -148,14 +147,11 @@ function fresh(raw: string | undefined, tolerance: number, now: number): number 
   return ts;
 }
 
-function typeOf(payload: unknown): string | null {
-  if (typeof payload !== 'object' || payload === null) return null;
-  const { type, status } = payload as { type?: unknown; status?: unknown };
-  if (type === 'TEST') return 'webhook.test';
-  if (typeof type !== 'string' || typeof status !== 'string') return null;
-  const table =
-    type === 'TRANSACTION' ? SALE_EVENTS : Object.hasOwn(OTHER_EVENTS, type) ? OTHER_EVENTS[type]! : {};
-  return Object.hasOwn(table, status) ? table[status]! : null;
+/** The event the signed body states (its `eventType`), never inferred from its status; null when none. */
+function statedType(payload: unknown): string | null {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return null;
+  const { eventType } = payload as { eventType?: unknown };
+  return typeof eventType === 'string' && eventType !== '' ? eventType : null;
 }
 
 function same(a: string, b: string): boolean {

@@ -8,6 +8,7 @@ export const AUDIT_ACTIONS = [
   'totp.disabled',
   'credential.created',
   'credential.rolled',
+  'credential.narrowed',
   'credential.revoked',
   'allowed_ips.updated',
   'webhook.created',

@@ -5,7 +5,7 @@ import { HttpError } from '../platform/http/errors.js';
 import type { ApiKeyLimiter, PublicKeyLimits } from '../platform/http/rate-limit.js';
 import { canonicalIp } from '../platform/net/ip.js';
 import type { AuthCache, CachedCredential } from './auth-cache.js';
-import type { KeyScope } from './credentials.data.js';
+import { defaultRouteScope, type KeyScope, scopeCovers } from './key-scopes.js';
 import type { LastUseRecorder } from './last-use.js';
 
 export interface Merchant {
@@ -23,13 +23,12 @@ declare module 'fastify' {
 }
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,200}$/;
-const READ_METHODS = new Set(['GET', 'HEAD']);
 
 /**
  * onRequest hook for every API-key route: both headers → 401 (route's shape), an expired key → 401 like an
  * unknown one; then the IP allow-list → 403 IP_NOT_ALLOWED (the IP-access body); then the key's rate limit and its
- * account's (every key of the account together), when there are; then a read-only key on a route that
- * changes something → 403 FORBIDDEN (the envelope body, decisions.md).
+ * account's (every key of the account together), when there are; then a key whose scope does not cover the
+ * route's (`config.keyScope`) → 403 FORBIDDEN (the transaction body; the business-rule one on the cashout).
  * Every request the key holder makes counts against the key and its account, refused ones included;
  * requests with a wrong key, or from outside the allow-list, do not (they would let a stranger spend the
  * merchant's limit). Warm requests touch no database.
@@ -62,7 +61,7 @@ export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder, limit: Ap
 /**
  * onRequest hook of the routes a browser calls with the public key alone (card tokenization): the public key
  * names the account, and a private key, when sent too, must be its own. Everything after the key (expiry, the
- * IP allow-list, a read-only key) is as for `apiKeyAuth`. The public key is no secret (it lives in payers'
+ * IP allow-list, the key's scope) is as for `apiKeyAuth`. The public key is no secret (it lives in payers'
  * browsers), so what it alone opens has its own budget, and spending it leaves the pair's server budget
  * (`serverLimit`, what the private key's calls count against) untouched: a request without a private key
  * counts by source address before its key is looked up (junk keys included) and then against its public key.
@@ -117,8 +116,14 @@ function admitter(cache: AuthCache, lastUse: LastUseRecorder, limit: ApiKeyLimit
       const counting = limit(request, reply, cred.accountId);
       if (counting) await counting;
     }
-    if (cred.scope === 'read' && !READ_METHODS.has(request.method)) {
-      throw new HttpError('FORBIDDEN', 'This API key is read-only: it opens GET routes only', 'envelope');
+    const config = request.routeOptions.config;
+    const need = config?.keyScope ?? defaultRouteScope(request.method);
+    if (!scopeCovers(cred.scope, need)) {
+      throw new HttpError(
+        'FORBIDDEN',
+        `This API key's scope is "${cred.scope}"; ${request.method} ${request.routeOptions.url} needs a "${need}" key`,
+        config?.keyScopeRefusal ?? 'transaction',
+      );
     }
     request.merchant = {
       accountId: cred.accountId,

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { SecretHash } from '../platform/crypto/secrets.js';
 import type { Db, Queryable } from '../platform/db/db.js';
-import type { KeyScope } from './credentials.data.js';
 import { findActiveByPublicKey } from './credentials.data.js';
+import type { KeyScope } from './key-scopes.js';
 
 export const AUTH_CHANNEL = 'gateway_auth';
 const TTL_MS = 60_000;

@@ -1,8 +1,8 @@
 import type { SecretHash } from '../platform/crypto/secrets.js';
 import { lockForTransaction } from '../platform/db/advisory-lock.js';
 import type { Queryable } from '../platform/db/db.js';
-
-export type KeyScope = 'full' | 'read';
+import type { KeyScope } from './key-scopes.js';
+import type { Role } from './roles.js';
 
 export interface CredentialRow {
   id: number;
@@ -17,12 +17,21 @@ export interface CredentialRow {
   last_used_ip: string | null;
   revoked_at: Date | null;
   rolled_to: number | null;
+  created_by_user: boolean;
+  created_by_user_id: number | null;
+}
+
+/** A listed key with its creator's role now (null: an operator's key, or its creator was removed). */
+export interface ListedCredentialRow extends CredentialRow {
+  creator_role: Role | null;
 }
 
 export interface NewCredential {
   name: string;
   scope: KeyScope;
   expiresAt: Date | null;
+  /** The panel user making it; null for an operator's command. */
+  createdByUserId: number | null;
 }
 
 export async function insertCredential(
@@ -33,19 +42,38 @@ export async function insertCredential(
   spec: NewCredential,
 ): Promise<CredentialRow> {
   const [row] = await q.query<CredentialRow>(
-    `INSERT INTO api_credentials (account_id, public_key, private_key_hash, name, scope, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-    [accountId, publicKey, privateKeyHash, spec.name, spec.scope, spec.expiresAt],
+    `INSERT INTO api_credentials
+       (account_id, public_key, private_key_hash, name, scope, expires_at, created_by_user, created_by_user_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::bigint IS NOT NULL, $7::bigint) RETURNING *`,
+    [accountId, publicKey, privateKeyHash, spec.name, spec.scope, spec.expiresAt, spec.createdByUserId],
   );
   return row!;
 }
 
 /** Keys not revoked, expired ones included (the list shows when they stopped working). */
-export function listCredentials(q: Queryable, accountId: number): Promise<CredentialRow[]> {
-  return q.query<CredentialRow>(
-    `SELECT * FROM api_credentials WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`,
+export function listCredentials(q: Queryable, accountId: number): Promise<ListedCredentialRow[]> {
+  return q.query<ListedCredentialRow>(
+    `SELECT c.*, u.role AS creator_role
+       FROM api_credentials c LEFT JOIN users u ON u.id = c.created_by_user_id
+      WHERE c.account_id = $1 AND c.revoked_at IS NULL
+      ORDER BY c.created_at DESC, c.id DESC`,
     [accountId],
   );
+}
+
+/** A key narrowed in place (or vouched for at the same scope): the user doing it becomes its creator. */
+export async function setScope(
+  q: Queryable,
+  id: number,
+  scope: KeyScope,
+  userId: number,
+): Promise<CredentialRow> {
+  const [row] = await q.query<CredentialRow>(
+    `UPDATE api_credentials SET scope = $2, created_by_user = true, created_by_user_id = $3
+      WHERE id = $1 RETURNING *`,
+    [id, scope, userId],
+  );
+  return row!;
 }
 
 /**

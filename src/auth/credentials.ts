@@ -3,14 +3,17 @@ import { hashSecret, newToken } from '../platform/crypto/secrets.js';
 import { isForeignKeyViolation } from '../platform/db/advisory-lock.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
+import { nameProblem } from '../platform/text/names.js';
 import { isRealCalendarTime } from '../platform/time/calendar.js';
 import { type AuthCache, notifyAuthChange } from './auth-cache.js';
 import * as data from './credentials.data.js';
+import { isKeyScope, type KeyScope, scopeCovers, widestKeyScope } from './key-scopes.js';
+import type { Role } from './roles.js';
 
 export interface IssuedCredential {
   id: number;
   name: string;
-  scope: data.KeyScope;
+  scope: KeyScope;
   publicKey: string;
   privateKey: string;
   createdAt: string;
@@ -20,12 +23,20 @@ export interface IssuedCredential {
 export interface CredentialView {
   id: number;
   name: string;
-  scope: data.KeyScope;
+  scope: KeyScope;
   publicKey: string;
   createdAt: string;
   expiresAt: string | null;
   lastUsedAt: string | null;
   lastUsedIp: string | null;
+  /** Wider than what its creator may do now (demoted or removed): an owner or admin should roll, narrow or revoke it. */
+  needsReview: boolean;
+}
+
+/** The panel user making or changing a key; absent for an operator's command, which may make any scope. */
+export interface KeyCreator {
+  userId: number;
+  role: Role;
 }
 
 export interface CredentialRequest {
@@ -56,8 +67,13 @@ export class CredentialService {
   ) {}
 
   /** 192 random bits in each key; the private key leaves only in this return value. */
-  async issue(accountId: number, request: CredentialRequest = {}, actor?: Actor): Promise<IssuedCredential> {
-    const spec = parseRequest(request);
+  async issue(
+    accountId: number,
+    request: CredentialRequest = {},
+    actor?: Actor,
+    creator?: KeyCreator,
+  ): Promise<IssuedCredential> {
+    const spec = parseRequest(request, creator);
     let seq = 0;
     const issued = await this.db.tx(async (tx) => {
       const live = await data.lockAndCountLiveCredentials(tx, accountId);
@@ -82,7 +98,13 @@ export class CredentialService {
    * A new pair with the same name and scope; the old one keeps working for `graceHours` (0: stops at once)
    * and is then refused like an expired key, on every process (the change is propagated before answering).
    */
-  async roll(accountId: number, id: number, graceHours: number, actor: Actor): Promise<IssuedCredential> {
+  async roll(
+    accountId: number,
+    id: number,
+    graceHours: number,
+    actor: Actor,
+    creator?: KeyCreator,
+  ): Promise<IssuedCredential> {
     if (!Number.isInteger(graceHours) || graceHours < 0 || graceHours > MAX_GRACE_HOURS) {
       throw validation(`graceHours must be a whole number from 0 to ${MAX_GRACE_HOURS}`);
     }
@@ -92,12 +114,18 @@ export class CredentialService {
       const old = await data.lockLiveCredential(tx, accountId, id);
       if (!old) throw notFound('No such active credential');
       if (old.rolled_to !== null) throw validation('This credential was rolled already; roll its successor');
+      if (creator) assertWithin(creator, old.scope);
       // a roll with a grace keeps the old pair live beside the new one (rolling in a loop would otherwise
       // pile up pairs); with graceHours 0 the old one stops at once and the count stays
       if (graceHours > 0 && live >= MAX_LIVE_KEYS_PER_ACCOUNT) {
         throw tooManyKeys(', or roll with graceHours 0');
       }
-      const made = await insertPair(tx, accountId, { name: old.name, scope: old.scope, expiresAt: null });
+      const made = await insertPair(tx, accountId, {
+        name: old.name,
+        scope: old.scope,
+        expiresAt: null,
+        createdByUserId: creator?.userId ?? null,
+      });
       await data.markRolled(tx, old.id, made.id, graceHours);
       seq = await notifyAuthChange(tx, `key:${old.public_key}`);
       await recordAudit(tx, accountId, actor, {
@@ -121,7 +149,42 @@ export class CredentialService {
       expiresAt: r.expires_at?.toISOString() ?? null,
       lastUsedAt: r.last_used_at?.toISOString() ?? null,
       lastUsedIp: r.last_used_ip,
+      needsReview: needsReview(r),
     }));
+  }
+
+  /**
+   * Narrows a live key in place (a scope no wider than it has, within the user's own): it keeps its pair, and
+   * the user becomes its creator, which settles a review.
+   */
+  async narrow(
+    accountId: number,
+    id: number,
+    scope: string,
+    actor: Actor,
+    creator: KeyCreator,
+  ): Promise<CredentialView> {
+    if (!isKeyScope(scope)) throw validation('scope must be "read", "charges" or "full"');
+    assertWithin(creator, scope);
+    let seq = 0;
+    const changed = await this.db.tx(async (tx) => {
+      const old = await data.lockLiveCredential(tx, accountId, id);
+      if (!old) throw notFound('No such active credential');
+      if (!scopeCovers(old.scope, scope)) {
+        throw validation(`A key can only be narrowed: this one is "${old.scope}"; make a new key instead`);
+      }
+      const row = await data.setScope(tx, old.id, scope, creator.userId);
+      seq = await notifyAuthChange(tx, `key:${old.public_key}`);
+      await recordAudit(tx, accountId, actor, {
+        action: 'credential.narrowed',
+        target: `credential:${old.id}`,
+      });
+      return row;
+    });
+    await this.cache?.awaitPropagation(seq);
+    const view = (await this.list(accountId)).find((c) => c.id === Number(changed.id));
+    if (!view) throw notFound('No such active credential');
+    return view;
   }
 
   async revoke(accountId: number, id: number, actor: Actor): Promise<void> {
@@ -157,11 +220,35 @@ async function insertPair(tx: Queryable, accountId: number, spec: data.NewCreden
   return { id: Number(row.id), seq, issued };
 }
 
-function parseRequest(r: CredentialRequest): data.NewCredential {
+/** A user may make (or roll) a key only of a scope within their own role (403, nothing written). */
+function assertWithin(creator: KeyCreator, scope: KeyScope): void {
+  const widest = widestKeyScope(creator.role);
+  if (widest === null || !scopeCovers(widest, scope)) {
+    throw new AppError(
+      'FORBIDDEN',
+      widest === null
+        ? `Your role (${creator.role}) may not make API keys`
+        : `Your role (${creator.role}) may make keys of scope "${widest}" at most, not "${scope}"; ask an owner or admin`,
+    );
+  }
+}
+
+function needsReview(r: data.ListedCredentialRow): boolean {
+  if (!r.created_by_user) return false;
+  const widest = r.creator_role === null ? null : widestKeyScope(r.creator_role);
+  return widest === null || !scopeCovers(widest, r.scope);
+}
+
+function parseRequest(r: CredentialRequest, creator?: KeyCreator): data.NewCredential {
   const name = (r.name ?? '').trim();
-  if (name.length > MAX_NAME) throw validation(`name must be at most ${MAX_NAME} characters`);
-  const scope = r.scope ?? 'full';
-  if (scope !== 'full' && scope !== 'read') throw validation('scope must be "full" or "read"');
+  const problem = nameProblem(name, { maxLength: MAX_NAME, allowEmpty: true });
+  if (problem) throw validation(`name ${problem}`);
+  if (r.scope !== undefined && !isKeyScope(r.scope)) {
+    throw validation('scope must be "read", "charges" or "full"');
+  }
+  // without a scope: the widest the creator may have
+  const scope: KeyScope = r.scope ?? (creator ? (widestKeyScope(creator.role) ?? 'read') : 'full');
+  if (creator) assertWithin(creator, scope);
   let expiresAt: Date | null = null;
   if (r.expiresAt !== undefined && r.expiresAt !== null) {
     const ms = Date.parse(r.expiresAt);
@@ -171,5 +258,5 @@ function parseRequest(r: CredentialRequest): data.NewCredential {
     if (ms <= Date.now()) throw validation('expiresAt must be in the future');
     expiresAt = new Date(ms);
   }
-  return { name, scope, expiresAt };
+  return { name, scope, expiresAt, createdByUserId: creator?.userId ?? null };
 }

@@ -9,7 +9,8 @@ export const PERMISSIONS = {
   /** Any signed-in user: their own session, password and two-factor. */
   self: 'their own session and two-factor',
   'money.view': 'balance, sales, withdrawals, statement and exports',
-  'withdrawals.create': 'create, approve and decline withdrawals, refund sales, issue charges',
+  'withdrawals.create': 'create, approve and decline withdrawals',
+  'sales.create': 'issue charges and payment links, refund sales',
   'disputes.respond': 'answer disputes (evidence) or accept them',
   integrations: 'API keys, the IP allow-list, webhooks and sandbox helpers',
   team: 'users, roles and the withdrawal approval rule',
@@ -18,9 +19,27 @@ export const PERMISSIONS = {
 export type Permission = keyof typeof PERMISSIONS;
 
 const GRANTS: Record<Role, readonly Permission[]> = {
-  owner: ['self', 'money.view', 'withdrawals.create', 'disputes.respond', 'integrations', 'team', 'audit'],
-  admin: ['self', 'money.view', 'withdrawals.create', 'disputes.respond', 'integrations', 'team', 'audit'],
-  finance: ['self', 'money.view', 'withdrawals.create', 'disputes.respond', 'audit'],
+  owner: [
+    'self',
+    'money.view',
+    'withdrawals.create',
+    'sales.create',
+    'disputes.respond',
+    'integrations',
+    'team',
+    'audit',
+  ],
+  admin: [
+    'self',
+    'money.view',
+    'withdrawals.create',
+    'sales.create',
+    'disputes.respond',
+    'integrations',
+    'team',
+    'audit',
+  ],
+  finance: ['self', 'money.view', 'withdrawals.create', 'sales.create', 'disputes.respond', 'audit'],
   developer: ['self', 'money.view', 'integrations'],
   viewer: ['self', 'money.view'],
 };

@@ -1,4 +1,6 @@
+import { accessOf } from '../platform/http/error-catalogue.js';
 import type { Http } from '../platform/http/types.js';
+import { defaultRouteScope, type KeyScope } from './key-scopes.js';
 import { PERMISSIONS, type Permission, rolesWith } from './roles.js';
 
 /** A panel route's need: a permission of the session user's role, or none at all (login, links from e-mail). */
@@ -18,6 +20,7 @@ declare module 'fastify' {
 export function requireDeclaredPermissions(app: Http): void {
   app.addHook('onRoute', (route) => {
     const tags = (route.schema as { tags?: string[] } | undefined)?.tags ?? [];
+    if (isKeyRoute(route.url, route.schema)) noteKeyScope(app, route);
     if (!tags.includes('panel')) return;
     const permission = route.config?.permission;
     if (permission === undefined) {
@@ -39,4 +42,22 @@ export function requireDeclaredPermissions(app: Http): void {
       route.schema.description = route.schema.description ? `${route.schema.description}\n\n${note}` : note;
     }
   });
+}
+
+function isKeyRoute(url: string, schema: unknown): boolean {
+  const security = (schema as { security?: Record<string, unknown>[] } | undefined)?.security ?? [];
+  return accessOf(url) === 'api-key' || security.some((s) => 'publicKey' in s);
+}
+
+/** The API document names the key scope each API-key route needs (`x-key-scope`), as the hook enforces it. */
+function noteKeyScope(
+  app: Http,
+  route: { method: string | string[]; url: string; config?: { keyScope?: KeyScope } },
+) {
+  for (const method of [route.method].flat()) {
+    if (method === 'HEAD') continue;
+    const scope = route.config?.keyScope ?? defaultRouteScope(method);
+    const key = `${method} ${route.url}`;
+    app.openapiExtras.operations[key] = { ...app.openapiExtras.operations[key], 'x-key-scope': scope };
+  }
 }

@@ -13,6 +13,7 @@ import {
   IdParam,
   IssuedCredential,
   LoginBody,
+  NarrowBody,
   NoContent,
   RollBody,
   SessionResponse,
@@ -43,6 +44,12 @@ const originOf = (request: FastifyRequest): RequestOrigin => requestOrigin(reque
 /** The session's user as the audit log's actor. */
 function actor(request: FastifyRequest) {
   return userActor(request, sessionOf(request).user);
+}
+
+/** The session's user as a key's creator: what bounds the keys they make. */
+function creator(request: FastifyRequest) {
+  const { user } = sessionOf(request);
+  return { userId: user.id, role: user.role };
 }
 
 export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> {
@@ -127,7 +134,12 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       },
     },
     async (request, reply) => {
-      const issued = await deps.credentials.issue(accountOf(request), request.body, actor(request));
+      const issued = await deps.credentials.issue(
+        accountOf(request),
+        request.body,
+        actor(request),
+        creator(request),
+      );
       return reply.code(201).header('cache-control', 'no-store').send(issued);
     },
   );
@@ -158,9 +170,40 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
         numericPathId(request.params.id, 'No such active credential'),
         request.body.graceHours,
         actor(request),
+        creator(request),
       );
       return reply.code(201).header('cache-control', 'no-store').send(issued);
     },
+  );
+
+  app.patch(
+    '/api/credentials/:id',
+    {
+      config: { ...KEYS, errors: ['NOT_FOUND'] },
+      onRequest: deps.requireSession,
+      schema: {
+        tags: ['panel'],
+        summary:
+          'Narrow a key pair in place (same keys, a scope no wider than it has); the user becomes its creator',
+        params: IdParam,
+        body: NarrowBody,
+        response: {
+          200: CredentialView,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+          404: EnvelopeErrorBody,
+        },
+      },
+    },
+    async (request) =>
+      deps.credentials.narrow(
+        accountOf(request),
+        numericPathId(request.params.id, 'No such active credential'),
+        request.body.scope,
+        actor(request),
+        creator(request),
+      ),
   );
 
   app.get(

@@ -12,6 +12,7 @@ const PermissionName = Type.Union([
   Type.Literal('self'),
   Type.Literal('money.view'),
   Type.Literal('withdrawals.create'),
+  Type.Literal('sales.create'),
   Type.Literal('disputes.respond'),
   Type.Literal('integrations'),
   Type.Literal('team'),
@@ -47,9 +48,17 @@ export const TotpCodeBody = Type.Object({
   code: Type.String({ maxLength: 16, description: '6-digit code' }),
 });
 
+const SCOPES_TEXT =
+  'read: GET routes only; charges: read, plus opening and cancelling charges, links and checkout sessions, ' +
+  'tokenizing and capturing; full: every route, refunds, cashouts and dispute answers included. ' +
+  'A user may make a key only within their own role (a developer: read or charges).';
+const scopeOf = (description: string) =>
+  Type.Union([Type.Literal('read'), Type.Literal('charges'), Type.Literal('full')], { description });
+const Scope = scopeOf(SCOPES_TEXT);
+
 export const CredentialBody = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 100 })),
-  scope: Type.Optional(Type.Union([Type.Literal('full'), Type.Literal('read')])),
+  scope: Type.Optional(scopeOf(`${SCOPES_TEXT} Absent: the widest the creator may make.`)),
   expiresAt: Type.Optional(Type.String({ description: 'ISO 8601 date-time; the key is refused after it' })),
 });
 export const RollBody = Type.Object({
@@ -60,11 +69,10 @@ export const RollBody = Type.Object({
   }),
 });
 
+export const NarrowBody = Type.Object({ scope: Scope });
+
 export const SessionResponse = Type.Object({ user: PanelUser, csrfToken: Type.String() });
 
-const Scope = Type.Union([Type.Literal('full'), Type.Literal('read')], {
-  description: 'full: every route; read: GET routes only',
-});
 const MaybeTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 
 export const IssuedCredential = Type.Object({
@@ -88,6 +96,11 @@ export const CredentialView = Type.Object({
     description: 'May lag by up to a minute',
   }),
   lastUsedIp: Type.Union([Type.String(), Type.Null()]),
+  needsReview: Type.Boolean({
+    description:
+      'The key is wider than what its creator may do now (demoted or removed); it keeps working until an owner or ' +
+      'admin rolls, narrows or revokes it',
+  }),
 });
 
 export { IdParam, NoContent } from '../platform/http/common-schemas.js';

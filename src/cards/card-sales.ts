@@ -27,10 +27,12 @@ import { AcquirerRefused, AcquirerUnavailable } from './errors.js';
 import {
   authorizationsOlderThan,
   type CardPaymentRow,
+  claimCapture,
   findCardPayment,
   insertCardPayment,
   lockCardPayment,
   recordAcquirerState,
+  releaseCapture,
   unresolvedOlderThan,
 } from './payments.data.js';
 import { useToken } from './tokens.js';
@@ -204,14 +206,22 @@ export class CardSales {
     ) {
       throw conflict('the authorization is older than 7 days and can no longer be captured');
     }
+    // one capture at a time: a second one asked meanwhile is refused, never answered with the first's amount
+    if (!(await claimCapture(this.db, sale.id))) {
+      throw conflict(
+        'this sale is being captured or was captured already; read it to see the amount captured',
+      );
+    }
     let payment: AcquirerPayment;
     try {
       payment = await this.acquirer.capture(row.payment_id!, amount);
     } catch (err) {
-      // the capture may have been made (its answer lost, or an earlier capture's): what the acquirer says of
-      // the payment now decides
+      // the capture may have been made (its answer lost): what the acquirer says of the payment now decides
       const found = await this.acquirer.findByOrderId(row.order_id).catch(() => null);
-      if (found?.state !== 'captured') throw acquirerError(err);
+      if (found?.state !== 'captured') {
+        await releaseCapture(this.db, sale.id);
+        throw acquirerError(err);
+      }
       payment = found;
     }
     await this.apply(sale.id, payment);

@@ -123,6 +123,28 @@ export async function unresolvedOlderThan(
   );
 }
 
+/** How long one capture request may speak to the acquirer for a sale before another may (beyond any timeout). */
+const CAPTURE_CLAIM_SECONDS = 120;
+
+/**
+ * Claims the right to capture the sale's authorization (one capture at a time per sale): the payment as it is
+ * when claimed, null when it is not an authorization waiting for its capture or another request holds the claim.
+ */
+export async function claimCapture(q: Queryable, saleId: number): Promise<CardPaymentRow | null> {
+  const [claimed] = await q.query<CardPaymentRow>(
+    `UPDATE card_payments SET capture_claimed_until = now() + make_interval(secs => $2)
+      WHERE sale_id = $1 AND state = 'authorized'
+        AND (capture_claimed_until IS NULL OR capture_claimed_until < now())
+      RETURNING *`,
+    [saleId, CAPTURE_CLAIM_SECONDS],
+  );
+  return claimed ?? null;
+}
+
+export async function releaseCapture(q: Queryable, saleId: number): Promise<void> {
+  await q.query('UPDATE card_payments SET capture_claimed_until = NULL WHERE sale_id = $1', [saleId]);
+}
+
 /** How long one refund request may speak to the acquirer for a sale before another may. */
 const REFUND_CLAIM_SECONDS = 120;
 

@@ -33,6 +33,7 @@ export async function cardRoutes(
     {
       config: {
         errorShape: 'transaction',
+        keyScope: 'charges',
         errors: ['CONFLICT', 'FORBIDDEN', 'NOT_FOUND', 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
       },
       onRequest: deps.apiKey,
@@ -85,6 +86,7 @@ export async function cardRoutes(
     {
       config: {
         errorShape: 'transaction',
+        keyScope: 'charges',
         errors: ['PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
       },
       onRequest: [openToAnyOrigin, deps.publicKey],

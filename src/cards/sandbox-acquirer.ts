@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../platform/db/db.js';
 import type { Acquirer, AcquirerPayment, AuthorizeRequest } from './acquirer.js';
 import type { CheckedCard } from './card-checks.js';
 import { AcquirerRefused, AcquirerUnavailable } from './errors.js';
@@ -28,16 +29,16 @@ export const SANDBOX_REFUSALS: Record<string, string> = {
   '70': 'Problemas com o Cartão de Crédito',
 };
 
-const PAYMENTS = new Map<string, AcquirerPayment & { orderId: string }>();
-
 /**
  * CARD_ACQUIRER=sandbox: a token of its own for every card (the outcome its last digit asks for, never the
- * digits), the card forgotten at once; payments kept in this process's memory.
+ * digits), the card forgotten at once; its payments kept in PostgreSQL (`sandbox_acquirer_payments`), so every
+ * process (the API's, a separate worker's) and a restart see the same ones. Each change is one conditional
+ * statement, as an acquirer would apply it: two captures or voids of one payment never both succeed.
  */
 export class SandboxAcquirer implements Acquirer {
   readonly name = 'sandbox';
-  // one process's memory, shared by its instances (the routes' and the workers')
-  private readonly payments = PAYMENTS;
+
+  constructor(private readonly db: Queryable) {}
 
   async tokenize(card: CheckedCard): Promise<{ acquirerToken: string }> {
     const outcome = OUTCOME_BY_LAST_DIGIT[card.number.slice(-1)] ?? 'ok';
@@ -49,52 +50,84 @@ export class SandboxAcquirer implements Acquirer {
     if (outcome === 'timeout')
       throw new AcquirerUnavailable('The sandbox acquirer did not answer (test card)');
     const denied = outcome !== 'ok';
-    const payment = {
-      orderId: request.merchantOrderId,
-      paymentId: randomUUID(),
-      state: denied ? 'denied' : request.capture ? 'captured' : 'authorized',
-      amountCents: request.amountCents,
-      capturedCents: !denied && request.capture ? request.amountCents : 0,
-      voidedCents: 0,
-      returnCode: denied ? outcome : '4',
-      returnMessage: denied ? (SANDBOX_REFUSALS[outcome] ?? 'Não Autorizada') : 'Operation Successful',
-    } as const;
-    this.payments.set(payment.paymentId, { ...payment });
-    return strip(payment);
+    const [row] = await this.db.query<PaymentRow>(
+      `INSERT INTO sandbox_acquirer_payments
+         (payment_id, order_id, state, amount_cents, captured_cents, return_code, return_message)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+      [
+        randomUUID(),
+        request.merchantOrderId,
+        denied ? 'denied' : request.capture ? 'captured' : 'authorized',
+        request.amountCents,
+        !denied && request.capture ? request.amountCents : 0,
+        denied ? outcome : '4',
+        denied ? (SANDBOX_REFUSALS[outcome] ?? 'Não Autorizada') : 'Operation Successful',
+      ],
+    );
+    return paymentOf(row!);
   }
 
   async capture(paymentId: string, amountCents: number): Promise<AcquirerPayment> {
-    const payment = this.payments.get(paymentId);
-    if (payment?.state !== 'authorized' || amountCents > payment.amountCents) {
-      throw new AcquirerRefused('The sandbox acquirer cannot capture this payment');
-    }
-    Object.assign(payment, { state: 'captured', capturedCents: amountCents });
-    return strip(payment);
+    const [row] = await this.db.query<PaymentRow>(
+      `UPDATE sandbox_acquirer_payments SET state = 'captured', captured_cents = $2
+        WHERE payment_id = $1 AND state = 'authorized' AND amount_cents >= $2 RETURNING ${COLUMNS}`,
+      [asUuid(paymentId), amountCents],
+    );
+    if (!row) throw new AcquirerRefused('The sandbox acquirer cannot capture this payment');
+    return paymentOf(row);
   }
 
   async cancel(paymentId: string, amountCents: number): Promise<AcquirerPayment> {
-    const payment = this.payments.get(paymentId);
-    if (!payment || (payment.state !== 'authorized' && payment.state !== 'captured')) {
-      throw new AcquirerRefused('The sandbox acquirer cannot cancel this payment');
-    }
-    const voidable = payment.state === 'captured' ? payment.capturedCents : payment.amountCents;
-    const left = voidable - payment.voidedCents - amountCents;
-    if (left < 0) throw new AcquirerRefused('The sandbox acquirer cannot cancel more than the payment');
-    payment.voidedCents += amountCents;
-    if (left === 0) payment.state = 'voided';
-    return strip(payment);
+    const [row] = await this.db.query<PaymentRow>(
+      `UPDATE sandbox_acquirer_payments
+          SET voided_cents = voided_cents + $2,
+              state = CASE WHEN ${VOIDABLE} - voided_cents - $2 = 0 THEN 'voided' ELSE state END
+        WHERE payment_id = $1 AND state IN ('authorized', 'captured') AND ${VOIDABLE} - voided_cents - $2 >= 0
+        RETURNING ${COLUMNS}`,
+      [asUuid(paymentId), amountCents],
+    );
+    if (!row) throw new AcquirerRefused('The sandbox acquirer cannot cancel this payment (or not that much)');
+    return paymentOf(row);
   }
 
   async findByOrderId(merchantOrderId: string): Promise<AcquirerPayment | null> {
-    for (const payment of this.payments.values()) {
-      if (payment.orderId === merchantOrderId) return strip(payment);
-    }
-    return null;
+    const [row] = await this.db.query<PaymentRow>(
+      `SELECT ${COLUMNS} FROM sandbox_acquirer_payments WHERE order_id = $1 ORDER BY created_at LIMIT 1`,
+      [asUuid(merchantOrderId)],
+    );
+    return row ? paymentOf(row) : null;
   }
 
   async close(): Promise<void> {}
 }
 
-function strip({ orderId: _, ...payment }: AcquirerPayment & { orderId: string }): AcquirerPayment {
-  return { ...payment };
+/** What a void may still return: the captured amount once captured, else the authorization. */
+const VOIDABLE = `(CASE WHEN state = 'captured' THEN captured_cents ELSE amount_cents END)`;
+const COLUMNS = `payment_id::text AS payment_id, state, amount_cents, captured_cents, voided_cents, return_code,
+  return_message`;
+
+interface PaymentRow {
+  payment_id: string;
+  state: 'authorized' | 'captured' | 'denied' | 'voided';
+  amount_cents: number;
+  captured_cents: number;
+  voided_cents: number;
+  return_code: string | null;
+  return_message: string | null;
+}
+
+/** An id that is no uuid is one the sandbox never issued (it matches nothing). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const asUuid = (id: string) => (UUID.test(id) ? id : '00000000-0000-0000-0000-000000000000');
+
+function paymentOf(r: PaymentRow): AcquirerPayment {
+  return {
+    paymentId: r.payment_id,
+    state: r.state,
+    amountCents: Number(r.amount_cents),
+    capturedCents: Number(r.captured_cents),
+    voidedCents: Number(r.voided_cents),
+    returnCode: r.return_code,
+    returnMessage: r.return_message,
+  };
 }

@@ -1,8 +1,9 @@
+import type { Queryable } from '../platform/db/db.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import type { BoletoSales, Customer, SaleOrigin, SaleRow } from '../sales/index.js';
 import { BoletoUnavailable, CheckoutGone, CheckoutInputError } from './errors.js';
 import type { CheckoutMethod } from './links.data.js';
-import { amountFor, type PublicCheckout } from './pay.js';
+import { amountFor, type PublicCheckout, reserveUse } from './pay.js';
 import { type PayerInput, payerOf } from './payer.js';
 import type { SessionItem } from './sessions.data.js';
 
@@ -53,10 +54,16 @@ export class PublicBoletos {
     offersBoleto(link.methods);
     const amount = amountFor(link, body.amountCents);
     const items = [{ title: link.title, unitPrice: amount, quantity: 1, tangible: false }];
-    return this.issue(link.account_id, amount, payerOf(body), body.address, items, link.metadata, {
-      paymentLinkId: link.id,
-      recoveryUrl: `${this.publicUrl}/pay/${link.slug}`,
-    });
+    return this.issue(
+      link.account_id,
+      amount,
+      payerOf(body),
+      body.address,
+      items,
+      link.metadata,
+      { paymentLinkId: link.id, recoveryUrl: `${this.publicUrl}/pay/${link.slug}` },
+      reserveUse(link),
+    );
   }
 
   async paySession(id: string, body: PayerInput & { address: PayerAddress }): Promise<BoletoPayment> {
@@ -83,12 +90,15 @@ export class PublicBoletos {
     items: SessionItem[],
     metadata: Record<string, string>,
     origin: SaleOrigin,
+    reserve?: (tx: Queryable) => Promise<void>,
   ): Promise<BoletoPayment> {
     if (!this.boletos) throw new BoletoUnavailable('No payment processor is configured to issue boletos');
     const sale = await this.boletos.open(
       accountId,
       { amount, customer: { ...customer, address }, items, metadata, boleto: { dueDate: dueDate() } },
-      async () => undefined,
+      async (tx) => {
+        if (reserve) await reserve(tx);
+      },
       origin,
     );
     return paymentOf(sale);

@@ -28,19 +28,19 @@ export function registerLinkRoutes(
   const errors = {
     400: body,
     401: body,
-    403: api ? Type.Union([IpAccessErrorBody, EnvelopeErrorBody]) : body,
+    403: api ? Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]) : body,
     404: body,
   };
   const common = api
     ? { tags: ['public'], security: [{ publicKey: [], privateKey: [] }] }
     : { tags: ['panel'] };
   const accountIdOf = (request: FastifyRequest) => (api ? merchantOf(request).accountId : accountOf(request));
-  const permission = (p: 'money.view' | 'withdrawals.create') => (api ? {} : { permission: p });
+  const permission = (p: 'money.view' | 'sales.create') => (api ? {} : { permission: p });
 
   app.post(
     side.path,
     {
-      config: { errorShape, ...permission('withdrawals.create') },
+      config: { errorShape, keyScope: 'charges' as const, ...permission('sales.create') },
       onRequest: side.auth,
       schema: {
         ...common,
@@ -97,7 +97,12 @@ export function registerLinkRoutes(
   app.patch(
     `${side.path}/:id`,
     {
-      config: { errorShape, errors: ['NOT_FOUND'], ...permission('withdrawals.create') },
+      config: {
+        errorShape,
+        errors: ['NOT_FOUND'],
+        keyScope: 'charges' as const,
+        ...permission('sales.create'),
+      },
       onRequest: side.auth,
       schema: {
         ...common,

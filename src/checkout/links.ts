@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../platform/db/db.js';
 import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
+import { nameProblem } from '../platform/text/names.js';
 import { paidSalesOfLinks } from '../sales/index.js';
 import { CheckoutInputError, CheckoutNotFound } from './errors.js';
 import {
@@ -65,7 +66,7 @@ export class PaymentLinks {
       id: randomUUID(),
       account_id: accountId,
       slug: newSlug(),
-      title: input.title.trim() || refuse('title must not be blank'),
+      title: titleOf(input.title),
       description: input.description?.trim() || null,
       ...amountsOf(input),
       methods: methodsOf(input.methods),
@@ -135,6 +136,12 @@ export class PaymentLinks {
 /** A link's uses: its sales that were paid. */
 export async function usesOf(q: Queryable, linkId: string): Promise<number> {
   return (await paidSalesOfLinks(q, [linkId])).get(linkId) ?? 0;
+}
+
+/** A link's title is shown to payers and printed in their e-mails: plain text, never a link. */
+function titleOf(title: string): string {
+  const problem = nameProblem(title.trim());
+  return problem ? refuse(`title ${problem}`) : title.trim();
 }
 
 const refuse = (message: string): never => {

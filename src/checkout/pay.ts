@@ -1,8 +1,16 @@
 import type { Logger } from 'pino';
 import { qrSvgDataUri } from '../payment-standards/index.js';
-import type { Db } from '../platform/db/db.js';
+import { lockForTransaction } from '../platform/db/advisory-lock.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import type { Customer, PixChargeProcessor, SaleOrigin } from '../sales/index.js';
-import { createPixSale, type OriginSale, originSale, salesOfSessions } from '../sales/index.js';
+import {
+  createPixSale,
+  type OriginSale,
+  openChargeOfLink,
+  originSale,
+  reservationsOfLink,
+  salesOfSessions,
+} from '../sales/index.js';
 import { CheckoutGone, CheckoutInputError, CheckoutNotFound } from './errors.js';
 import type { CheckoutMethod, LinkRow } from './links.data.js';
 import { findLinkBySlug } from './links.data.js';
@@ -88,6 +96,9 @@ export class PublicCheckout {
     offersPix(link.methods);
     const amount = amountFor(link, body.amountCents);
     const customer = payerOf(body);
+    // the same payer paying again (a reload, a second press) is shown the charge already open for them
+    const open = await openChargeOfLink(this.deps.db, link.id, customer.document, amount);
+    if (open) return paymentOf(open);
     const leftSeconds = link.expires_at ? Math.floor((link.expires_at.getTime() - Date.now()) / 1000) : null;
     const expiresIn = Math.max(MIN_CHARGE_SECONDS, Math.min(LINK_CHARGE_SECONDS, leftSeconds ?? Infinity));
     const items = [{ title: link.title, unitPrice: amount, quantity: 1, tangible: false }];
@@ -99,6 +110,7 @@ export class PublicCheckout {
         paymentLinkId: link.id,
         recoveryUrl: `${this.deps.publicUrl}/pay/${link.slug}`,
       },
+      reserveUse(link),
     );
   }
 
@@ -175,6 +187,7 @@ export class PublicCheckout {
     },
     log: Logger,
     origin: SaleOrigin,
+    reserve?: (tx: Queryable) => Promise<void>,
   ): Promise<PixPayment> {
     const { sale } = await createPixSale(
       this.deps.db,
@@ -182,7 +195,7 @@ export class PublicCheckout {
       accountId,
       { ...charge, paymentMethod: 'PIX' },
       null,
-      { allowPrivateTargets: this.deps.allowPrivateTargets, log, origin },
+      { allowPrivateTargets: this.deps.allowPrivateTargets, log, origin, ...(reserve ? { reserve } : {}) },
     );
     const stored = await originSale(this.deps.db, sale.id);
     return paymentOf(stored!);
@@ -212,6 +225,25 @@ export function amountFor(link: LinkRow, given: number | undefined): number {
     throw new CheckoutInputError(`amountCents must be from ${link.min_cents} to ${link.max_cents} cents`);
   }
   return given;
+}
+
+/**
+ * For a link of limited uses: runs in the transaction that stores a new sale of the link, after it, and refuses
+ * it when the link's reservations (paid sales and those that may still be paid, this one included) pass its uses.
+ * The link's lock makes concurrent payers count one after the other, each seeing the others' committed sales.
+ */
+export function reserveUse(link: LinkRow): ((tx: Queryable) => Promise<void>) | undefined {
+  const max = link.max_uses;
+  if (max === null) return undefined;
+  return async (tx) => {
+    await lockForTransaction(tx, 'payment-link-uses', link.id);
+    if ((await reservationsOfLink(tx, link.id)) > max) {
+      throw new CheckoutGone(
+        'This payment link has been used up: its uses are taken by payments made or in progress',
+        'used_up',
+      );
+    }
+  };
 }
 
 async function paymentOf(sale: OriginSale): Promise<PixPayment> {

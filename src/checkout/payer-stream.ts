@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { openStreams } from '../events/index.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { addressGroup } from '../platform/net/ip.js';
+import { ipBucket } from '../platform/net/ip.js';
 import type { PaidSales } from './paid-watch.js';
 import type { PayerSale } from './payer-sale.js';
 import type { StreamsPerAddress } from './stream-limit.js';
@@ -28,7 +28,7 @@ export async function openPayerStream(
   saleId: string,
   read: () => Promise<PayerSale>,
 ): Promise<void> {
-  const release = deps.limit.take(addressGroup(request.ip));
+  const release = deps.limit.take(ipBucket(request.ip));
   if (!release) {
     throw new AppError('RATE_LIMITED', 'Too many payment pages open from this address', {
       limit: { max: deps.limit.max, retryAfterSeconds: 60 },

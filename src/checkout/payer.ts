@@ -12,11 +12,14 @@ export interface PayerInput {
 }
 
 /**
- * The sale's customer from the payer's fields, each one the session's when the payer leaves it out: name, email
- * and a CPF or CNPJ whose check digits are right; phone optional (stored empty when none).
+ * The sale's customer from the payer's fields: name, email and a CPF or CNPJ whose check digits are right; phone
+ * optional (stored empty when none). A session's prefilled buyer stands in for the e-mail and phone only: the
+ * name and document are printed on a boleto and its receipt, and whoever holds the session's URL must type them,
+ * never be shown or handed someone else's.
  */
 export function payerOf(given: PayerInput, prefilled: PayerInput | null = null): Customer {
-  const field = (key: keyof PayerInput) => (given[key] ?? prefilled?.[key] ?? '').trim();
+  const field = (key: keyof PayerInput) =>
+    (given[key] ?? (key === 'email' || key === 'phone' ? prefilled?.[key] : undefined) ?? '').trim();
   const name = field('name');
   if (!name) throw new CheckoutInputError('name is required');
   const email = field('email');

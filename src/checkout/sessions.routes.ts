@@ -15,7 +15,7 @@ const security = [{ publicKey: [], privateKey: [] }];
 const errors = {
   400: TransactionErrorBody,
   401: TransactionErrorBody,
-  403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
+  403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
   404: TransactionErrorBody,
 };
 
@@ -24,7 +24,7 @@ export function registerSessionRoutes(app: Http, sessions: CheckoutSessions, api
   app.post(
     '/api/checkout/sessions',
     {
-      config: { errorShape: 'transaction' },
+      config: { errorShape: 'transaction', keyScope: 'charges' },
       onRequest: apiKey,
       schema: {
         tags: ['public'],

@@ -6,6 +6,7 @@ import { AppError, notFound, validation } from '../platform/errors/app-error.js'
 import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { formatBrl } from '../platform/money/money.js';
+import { greeting } from '../platform/text/names.js';
 import { lockSaleForDispute, moveDisputedSale } from '../sales/index.js';
 import { recordNotification } from '../webhooks/index.js';
 import {
@@ -94,13 +95,21 @@ export class Disputes {
       if (sale.status !== 'PAGO') {
         throw new AppError('CONFLICT', `a sale in status ${sale.status} cannot be disputed (only PAGO)`);
       }
-      // a notice may claim more than the payer paid (a fee of the payer's bank): what the sale holds is the most
+      // what the payer paid less the refunds made or in progress is the most a dispute can take: a notice may
+      // claim more (a fee of the payer's bank, or the whole sale after a partial refund), and is capped to it
+      const most = sale.disputable;
+      if (most < 1) {
+        throw new AppError(
+          'CONFLICT',
+          'this sale is refunded in full or being refunded: nothing is left to dispute',
+        );
+      }
       const amountCents =
-        input.accountId === null
-          ? Math.min(input.amountCents ?? sale.amount, sale.amount)
-          : (input.amountCents ?? sale.amount);
-      if (!Number.isSafeInteger(amountCents) || amountCents < 1 || amountCents > sale.amount) {
-        throw validation(`amountCents must be a whole number of cents from 1 to the sale's ${sale.amount}`);
+        input.accountId === null ? Math.min(input.amountCents ?? most, most) : (input.amountCents ?? most);
+      if (!Number.isSafeInteger(amountCents) || amountCents < 1 || amountCents > most) {
+        throw validation(
+          `amountCents must be a whole number of cents from 1 to what the sale has left after refunds, ${most}`,
+        );
       }
       const moved = await moveDisputedSale(
         tx,
@@ -348,7 +357,7 @@ export class Disputes {
               ? `Contestação aberta: ${formatBrl(view.amountCents)} bloqueados`
               : `Contestação de ${formatBrl(view.amountCents)}: o prazo de resposta termina em dois dias`,
           paragraphs: [
-            `Olá, ${user.name}.`,
+            greeting(user.name),
             why === 'opened'
               ? `Uma venda recebeu ${what} de ${formatBrl(view.amountCents)}. O valor saiu do saldo disponível até a decisão.`
               : `A contestação (${what}) de ${formatBrl(view.amountCents)} ainda não foi respondida.`,

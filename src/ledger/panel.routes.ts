@@ -7,10 +7,10 @@ import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { parsePage } from '../platform/paging/pagination.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
+import { balanceReads } from './coalesced-balances.js';
 import { dailyTotals } from './daily.js';
-import { getBalance } from './ledger.js';
 import { receivablesBetween, receivablesPeriod } from './receivables.js';
-import { Balance, DailyTotals, ReceivablesPage, ReceivablesQuery, StatementPage } from './schemas.js';
+import { DailyTotals, PanelBalance, ReceivablesPage, ReceivablesQuery, StatementPage } from './schemas.js';
 import { Statement, type StatementLine } from './statement.js';
 
 const Query = Type.Object({
@@ -57,6 +57,7 @@ export async function ledgerPanelRoutes(
     onRequest: deps.requireSession,
   };
   const statement = new Statement(deps.cursorKey);
+  const balanceOf = balanceReads(deps.db);
 
   app.get(
     '/api/balance',
@@ -64,11 +65,11 @@ export async function ledgerPanelRoutes(
       ...common,
       schema: {
         tags: ['panel'],
-        summary: 'Balance in cents',
-        response: { 200: Balance, 401: EnvelopeErrorBody },
+        summary: 'Balance in cents, with the card money still to settle (receivable)',
+        response: { 200: PanelBalance, 401: EnvelopeErrorBody },
       },
     },
-    async (request) => getBalance(deps.db, accountOf(request)),
+    async (request) => balanceOf(accountOf(request)),
   );
 
   app.get(

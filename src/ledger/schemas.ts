@@ -6,6 +6,13 @@ export const Balance = Type.Object({
   blocked: Type.Integer(),
   total: Type.Integer(),
 });
+/** The panel's balance: the API's, with the card money still to settle. */
+export const PanelBalance = Type.Object({
+  available: Type.Integer(),
+  blocked: Type.Integer(),
+  total: Type.Integer({ description: 'available + blocked' }),
+  receivable: Type.Integer({ description: 'Card installments not yet available (not part of total)' }),
+});
 export const StatementLine = Type.Object({
   id: Type.Integer(),
   createdAt: Type.String({ format: 'date-time' }),

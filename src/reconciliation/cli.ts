@@ -4,7 +4,7 @@ import { Queue } from '../platform/jobs/queue.js';
 import { createLogger } from '../platform/observability/logger.js';
 import { fromSaoPaulo } from '../platform/time/sao-paulo.js';
 import { SaleSettler } from '../sales/index.js';
-import { type Discrepancy, listDiscrepancies } from './discrepancies.data.js';
+import { type Discrepancy, listDiscrepancies, resolveByOperator } from './discrepancies.data.js';
 import { reconcileWindow } from './due-runs.js';
 import type { Report } from './reconcile.js';
 
@@ -36,7 +36,8 @@ function reportText(r: Report): string {
 export const reconciliationCommands: Command[] = [
   {
     path: ['reconcile'],
-    usage: 'gateway reconcile --from ISO --to ISO | --discrepancies [--all] [--json]',
+    usage:
+      'gateway reconcile --from ISO --to ISO | --discrepancies [--all] | --resolve ID --note TEXT [--json]',
     summary:
       "Reconciles the Pix the PSP received in a window with the gateway's sales (PIX_PROCESSOR=bcb): credits what " +
       'the gateway missed, applies devoluções, records discrepancies; or lists the discrepancies kept.',
@@ -46,14 +47,30 @@ export const reconciliationCommands: Command[] = [
       to: 'end of the window, excluded',
       discrepancies: 'list the discrepancies kept (unresolved), newest first, instead of reconciling',
       all: 'with --discrepancies: resolved ones too',
+      resolve:
+        "mark the open discrepancy ID resolved (e.g. a duplicate payment returned to its payer outside the PSP's listing)",
+      note: 'with --resolve: what was done, kept with the discrepancy',
     },
     options: {
       from: { type: 'string' },
       to: { type: 'string' },
       discrepancies: { type: 'boolean' },
       all: { type: 'boolean' },
+      resolve: { type: 'string' },
+      note: { type: 'string' },
     },
     async run({ db, config }, values) {
+      if (values.resolve !== undefined) {
+        const id = String(values.resolve);
+        if (!/^[1-9]\d{0,15}$/.test(id)) throw new UsageError('--resolve takes a discrepancy id');
+        const note = String(values.note ?? '').trim();
+        if (!note) throw new UsageError('--resolve needs --note: what was done about it');
+        if (!(await resolveByOperator(db, Number(id), note))) throw new Error(`no open discrepancy ${id}`);
+        return {
+          result: { id: Number(values.resolve), resolved: true },
+          text: `discrepancy ${values.resolve} resolved`,
+        };
+      }
       if (values.discrepancies) {
         if (values.from || values.to) throw new UsageError('--discrepancies takes no window');
         const rows = await listDiscrepancies(db, { all: values.all === true });

@@ -16,6 +16,8 @@ export interface StoredDiscrepancy extends Discrepancy {
   id: number;
   foundAt: string;
   resolvedAt: string | null;
+  /** How it was resolved: by the gateway, or an operator's note. */
+  resolution: string | null;
 }
 
 /**
@@ -67,15 +69,36 @@ export async function duplicatePaymentsAmong(db: Queryable, e2eids: string[]): P
 /** Pix once missing at the PSP that it lists now: no longer a discrepancy. */
 export async function resolveListed(db: Queryable, e2eids: string[]): Promise<void> {
   await db.query(
-    `UPDATE reconciliation_discrepancies SET resolved_at = now()
+    `UPDATE reconciliation_discrepancies SET resolved_at = now(), resolution = 'listed by the PSP later'
       WHERE kind = 'missing_at_psp' AND e2eid = ANY($1::text[]) AND resolved_at IS NULL`,
     [e2eids],
   );
 }
 
+/** A boleto's second payment the PSP lists as returned in full to its payer: the payer is owed nothing more. */
+export async function resolveReturnedDuplicate(db: Queryable, e2eid: string): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE reconciliation_discrepancies
+        SET resolved_at = now(), resolution = 'returned to the payer (devolução DEVOLVIDO at the PSP)'
+      WHERE kind = 'duplicate_payment' AND e2eid = $1 AND resolved_at IS NULL RETURNING 1`,
+    [e2eid],
+  );
+  return rows.length > 0;
+}
+
+/** An operator's resolution of an open discrepancy, with their note; false when there is no such open one. */
+export async function resolveByOperator(db: Queryable, id: number, note: string): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE reconciliation_discrepancies SET resolved_at = now(), resolution = $2
+      WHERE id = $1 AND resolved_at IS NULL RETURNING 1`,
+    [id, `operator: ${note}`],
+  );
+  return rows.length > 0;
+}
+
 const COLUMNS = `id, kind, e2eid, txid, amount, detail,
   to_char(found_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "foundAt",
-  to_char(resolved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "resolvedAt"`;
+  to_char(resolved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "resolvedAt", resolution`;
 
 /** What one run found (new, or seen again), in the order found. */
 export async function discrepanciesOfRun(db: Queryable, runId: number): Promise<Discrepancy[]> {

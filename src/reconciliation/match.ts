@@ -11,7 +11,7 @@ import {
   saleStatus,
   settleRefunds,
 } from '../sales/index.js';
-import { type Discrepancy, duplicatePaymentsAmong } from './discrepancies.data.js';
+import { type Discrepancy, duplicatePaymentsAmong, resolveReturnedDuplicate } from './discrepancies.data.js';
 import type { Counts } from './runs.data.js';
 
 export interface MatchDeps {
@@ -49,8 +49,12 @@ export async function matchPage(
     const record = records.pix.get(pix.endToEndId);
     const charge = pix.txid ? records.charges.get(pix.txid) : undefined;
     const base = { e2eid: pix.endToEndId, txid: pix.txid ?? null, amount };
-    if (record?.credited || duplicates.has(pix.endToEndId)) {
-      // credited, or a boleto's second payment already recorded as such
+    if (duplicates.has(pix.endToEndId)) {
+      // a boleto's second payment already recorded as such: closed once the PSP lists it returned in full
+      counts.matched++;
+      if (returnedInFull(pix, amount)) await resolveReturnedDuplicate(deps.db, pix.endToEndId);
+      continue;
+    } else if (record?.credited) {
       counts.matched++;
     } else if (!charge) {
       found.push({ ...base, kind: 'unknown_charge', detail: unknownDetail(pix) });
@@ -79,6 +83,14 @@ export async function matchPage(
  */
 async function amountDueOf(deps: MatchDeps, pix: Pix, charge: ChargeRecord): Promise<number | null> {
   return charge.paymentMethod === 'BOLETO' ? pixAmountDue(deps.db, pix) : charge.amount;
+}
+
+/** Whether the Pix's DEVOLVIDO devoluções return all of it. */
+function returnedInFull(pix: Pix, amount: number): boolean {
+  const returned = (pix.devolucoes ?? [])
+    .filter((d) => d.status === 'DEVOLVIDO')
+    .reduce((sum, d) => sum + (parseReais(d.valor ?? '') ?? 0), 0);
+  return amount > 0 && returned >= amount;
 }
 
 function unknownDetail(pix: Pix): string {

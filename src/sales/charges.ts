@@ -53,7 +53,13 @@ export async function createPixSale(
   accountId: number,
   input: ChargeInput,
   key: string | null,
-  context: { allowPrivateTargets: boolean; log: Logger; origin?: SaleOrigin },
+  context: {
+    allowPrivateTargets: boolean;
+    log: Logger;
+    origin?: SaleOrigin;
+    /** Runs in the transaction that stores the sale, after it: may refuse it (a payment link's uses). */
+    reserve?: (tx: Queryable, saleId: number) => Promise<void>;
+  },
 ): Promise<{ sale: SaleRow; replayed: boolean }> {
   checkSaleSize(input);
   if (!processor) throw unavailable('open PIX charges');
@@ -116,6 +122,7 @@ export async function createPixSale(
         { notifyPending: true, uuid },
       );
       await setChargeExpiry(tx, sale.id, expiresIn);
+      if (context.reserve) await context.reserve(tx, sale.id);
       // a claim taken over meanwhile (this request stalled past ABANDONED_CLAIM_SECONDS): the other request's
       // sale is the key's; this one rolls back and its charge is removed at the processor (releaseOrphan)
       if (key !== null && !(await bindSaleKey(tx, accountId, key, token!, sale.id))) throw inUse();

@@ -4,6 +4,7 @@ import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { findSaleRow } from './charges.data.js';
 import { lockSale } from './data.js';
+import { pendingAmount } from './refunds/refunds.data.js';
 import { ledgerEffect, moneyOf } from './settlement/ledger-effects.js';
 import { isDispute, type SaleStatus } from './settlement/status-machine.js';
 import { moveSale, refusal } from './settlement/transition.js';
@@ -20,9 +21,11 @@ export interface DisputedSale {
   amount: number;
   /** In a dispute status, what of the sale's net it keeps in blocked (what losing it takes out); else 0. */
   heldNet: number;
+  /** What a dispute may still claim: what the payer paid less the refunds made or in progress. */
+  disputable: number;
 }
 
-function disputedSale(s: SaleRow): DisputedSale {
+function disputedSale(s: SaleRow, refunding: number): DisputedSale {
   const lost = isDispute(s.status) ? ledgerEffect(moneyOf(s), s.status, 'ESTORNADO') : null;
   const heldNet = -(lost?.postings ?? [])
     .filter((p) => 'accountId' in p.target && p.target.bucket === 'blocked')
@@ -35,6 +38,7 @@ function disputedSale(s: SaleRow): DisputedSale {
     paymentMethod: s.payment_method,
     amount: moneyOf(s).amount,
     heldNet,
+    disputable: Math.max(0, moneyOf(s).amount - s.refunded_amount - refunding),
   };
 }
 
@@ -43,7 +47,7 @@ export async function lockSaleForDispute(tx: Queryable, id: PublicId): Promise<D
   const found = await findSaleRow(tx, id);
   if (!found) return null;
   const locked = await lockSale(tx, found.id);
-  return locked ? disputedSale(locked) : null;
+  return locked ? disputedSale(locked, await pendingAmount(tx, locked.id)) : null;
 }
 
 /**
@@ -66,7 +70,7 @@ export async function moveDisputedSale(
   const onAvailable = (effect?.postings ?? [])
     .filter((p) => 'accountId' in p.target && p.target.bucket === 'available')
     .reduce((sum, p) => sum + p.amount, 0);
-  return { sale: disputedSale(sale), tookFromAvailable: -onAvailable };
+  return { sale: disputedSale(sale, await pendingAmount(tx, sale.id)), tookFromAvailable: -onAvailable };
 }
 
 /** The sale a received Pix credited (bcb processor), by its end-to-end id; null when it credited none. */

@@ -11,8 +11,10 @@ export { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.
 export { ownedSale, saleJson } from './lookup.js';
 export {
   type OriginSale,
+  openChargeOfLink,
   originSale,
   paidSalesOfLinks,
+  reservationsOfLink,
   saleOfOrigin,
   salesOfSessions,
 } from './origins.js';

@@ -28,6 +28,41 @@ export async function paidSalesOfLinks(
   return new Map(rows.map((r) => [r.link, r.paid]));
 }
 
+/**
+ * A payment link's reservations: its sales paid, and those that may still be paid (an open PIX charge, a boleto
+ * not yet expired or cancelled, a card authorization waiting for its capture). A link of N uses never has more.
+ */
+export async function reservationsOfLink(q: Queryable, linkId: string): Promise<number> {
+  const [row] = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM sales
+      WHERE payment_link_id = $1
+        AND (completed_at IS NOT NULL OR status = 'EM_PROCESSAMENTO'
+             OR (status = 'PENDENTE' AND (charge_expires_at IS NULL OR charge_expires_at > now())))`,
+    [linkId],
+  );
+  return row!.n;
+}
+
+/**
+ * The PIX charge of this link still open for this payer (by CPF or CNPJ) and amount, if any: a payer who reloads
+ * the page and pays again is shown it rather than handed a second charge.
+ */
+export async function openChargeOfLink(
+  q: Queryable,
+  linkId: string,
+  document: string,
+  amount: number,
+): Promise<OriginSale | null> {
+  const [row] = await q.query<OriginSaleRow>(
+    `SELECT ${COLUMNS} FROM sales
+      WHERE payment_link_id = $1 AND customer->>'document' = $2 AND amount = $3
+        AND status = 'PENDENTE' AND pix_key IS NOT NULL AND charge_expires_at > now() + interval '30 seconds'
+      ORDER BY id DESC LIMIT 1`,
+    [linkId, document, amount],
+  );
+  return row ? originSaleOf(row) : null;
+}
+
 /** The sales of each checkout session, oldest first. */
 export async function salesOfSessions(
   q: Queryable,

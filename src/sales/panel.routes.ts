@@ -13,12 +13,12 @@ import { pageOf, parsePage } from '../platform/paging/pagination.js';
 import { maskDocument } from '../platform/privacy/mask.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { ChargeBody, CreatedSale } from './charges.schemas.js';
-import { saleForAccount, saleJson } from './lookup.js';
+import { saleForAccount } from './lookup.js';
 import { allSales, listSales, type SaleCsvRow, type SaleFilters } from './panel.data.js';
 import type { Refunder } from './processors/processor.js';
 import { refundSale } from './refunds/refund-sale.js';
 import { type ChargeDeps, openCharge } from './routes.js';
-import { IdPath, REFUND_ERRORS, RefundBody, Sale, SalesPage } from './schemas.js';
+import { IdPath, REFUND_ERRORS, RefundBody, RefundedSale, Sale, SalesPage } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
 import { SALE_STATUSES } from './settlement/status-machine.js';
 
@@ -190,7 +190,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
     {
       config: {
         errorShape: 'envelope',
-        permission: 'withdrawals.create',
+        permission: 'sales.create',
         errors: ['PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
       },
       onRequest: deps.requireSession,
@@ -222,7 +222,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
     {
       config: {
         errorShape: 'envelope',
-        permission: 'withdrawals.create',
+        permission: 'sales.create',
         errors: REFUND_ERRORS,
       },
       onRequest: deps.requireSession,
@@ -235,7 +235,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
         headers: IdempotencyHeaders,
         body: RefundBody,
         response: {
-          202: Sale,
+          202: RefundedSale,
           400: EnvelopeErrorBody,
           401: EnvelopeErrorBody,
           403: EnvelopeErrorBody,
@@ -250,7 +250,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
     async (request, reply) => {
       const id = parsePublicId(request.params.id);
       if (!id) throw validation('id must be a sale uuid or a numeric id');
-      const { saleId, replayed } = await refundSale(
+      const { body, replayed } = await refundSale(
         deps.db,
         deps.settler.queue,
         deps.refunders,
@@ -264,7 +264,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
         throw err instanceof AppError && err.code === 'FORBIDDEN' ? notFound('Sale not found') : err;
       });
       if (replayed) reply.header('idempotent-replayed', 'true');
-      return sendJsonText(reply, 202, await saleJson(deps.db, saleId));
+      return sendJsonText(reply, 202, body);
     },
   );
 }

@@ -21,7 +21,7 @@ import type { SaleOrigin } from './data.js';
 import { saleJson } from './lookup.js';
 import type { PixChargeProcessor, Refunder } from './processors/processor.js';
 import { refundSale } from './refunds/refund-sale.js';
-import { IdPath, REFUND_ERRORS, RefundBody, Sale } from './schemas.js';
+import { IdPath, REFUND_ERRORS, RefundBody, RefundedSale, Sale } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
 import type { SaleRow } from './types.js';
 
@@ -128,6 +128,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
     {
       config: {
         errorShape: 'transaction',
+        keyScope: 'charges',
         errors: [
           'IDEMPOTENCY_KEY_IN_USE',
           'IDEMPOTENCY_KEY_REUSED',
@@ -147,7 +148,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
           201: CreatedSale,
           400: TransactionErrorBody,
           401: TransactionErrorBody,
-          403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
+          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
           409: TransactionErrorBody,
           422: TransactionErrorBody,
           500: TransactionErrorBody,
@@ -186,7 +187,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
         headers: ChargeHeaders,
         body: RefundBody,
         response: {
-          202: Sale,
+          202: RefundedSale,
           400: TransactionErrorBody,
           401: TransactionErrorBody,
           403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
@@ -203,7 +204,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       const id = parsePublicId(request.params.id);
       if (!id) throw validation('id must be a sale uuid or a numeric id');
       const accountId = merchantOf(request).accountId;
-      const { saleId, replayed } = await refundSale(
+      const { body, replayed } = await refundSale(
         deps.db,
         deps.settler.queue,
         deps.refunders,
@@ -215,7 +216,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
         },
       );
       if (replayed) reply.header('idempotent-replayed', 'true');
-      return sendJsonText(reply, 202, await saleJson(deps.db, saleId));
+      return sendJsonText(reply, 202, body);
     },
   );
 

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
+import { SaleRefund } from '../webhooks/index.js';
 import { SALE_STATUSES } from './settlement/status-machine.js';
 
 // `type: [x, 'null']` rather than anyOf: the response serializer handles it without trying each branch.
@@ -78,6 +79,7 @@ const SALE_EXAMPLE = {
   metadata: { orderId: 'pedido-1001' },
   expiresAt: '2026-11-25T14:45:12.345Z',
   refundedAmount: 0,
+  paidAmount: 9980,
 };
 
 export const Sale = Type.Object(
@@ -120,6 +122,12 @@ export const Sale = Type.Object(
       description:
         'Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid',
     }),
+    paidAmount: Type.Unsafe<number | null>({
+      type: ['integer', 'null'],
+      description:
+        'What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less ' +
+        'its discount; a card: what was captured); null until paid',
+    }),
     idRec: Type.Optional(Type.String()),
     contrato: Type.Optional(Type.String()),
     refusalReason: Type.Optional(
@@ -127,13 +135,6 @@ export const Sale = Type.Object(
         { code: Type.String(), message: Type.String() },
         { description: "A refused card sale (RECUSADO): the acquirer's code and message" },
       ),
-    ),
-    paidAmount: Type.Optional(
-      Type.Unsafe<number | null>({
-        type: ['integer', 'null'],
-        description:
-          'BOLETO sales: what the payer paid, in cents (fine and interest or less the discount); null until paid',
-      }),
     ),
     boleto: Type.Optional(
       Type.Object(
@@ -157,6 +158,28 @@ export const Sale = Type.Object(
     ),
   },
   { examples: [SALE_EXAMPLE] },
+);
+
+/** The refund route's answer: the Sale after the refund, with the refund it made (or found by its key). */
+export const RefundedSale = Type.Object(
+  { ...Sale.properties, refund: SaleRefund },
+  {
+    description: "The Sale (refundedAmount after this refund's effect, once made) and the refund",
+    examples: [
+      {
+        ...SALE_EXAMPLE,
+        refundedAmount: 2000,
+        refund: {
+          id: '2c9d7e4a-1f3b-4a5c-8d6e-7f8a9b0c1d2e',
+          amountCents: 2000,
+          status: 'succeeded',
+          reason: null,
+          createdAt: '2026-11-25T14:02:10.441Z',
+          completedAt: '2026-11-25T14:02:11.007Z',
+        },
+      },
+    ],
+  },
 );
 
 /** A page of the panel's sales list, newest first. */

@@ -26,7 +26,7 @@ export async function sandboxCartRoutes(app: Http, deps: SandboxDeps): Promise<v
   app.post(
     '/api/sandbox/carts',
     {
-      config: { errorShape: 'envelope' },
+      config: { errorShape: 'envelope', keyScope: 'charges' },
       onRequest: deps.apiKey,
       schema: {
         summary: 'Sandbox: an open cart',
@@ -48,7 +48,7 @@ export async function sandboxCartRoutes(app: Http, deps: SandboxDeps): Promise<v
   app.post(
     '/api/sandbox/carts/:id/abandon',
     {
-      config: { errorShape: 'envelope', errors: ['CONFLICT', 'NOT_FOUND'] },
+      config: { errorShape: 'envelope', keyScope: 'charges', errors: ['CONFLICT', 'NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary: 'Sandbox: the cart is abandoned (cart.abandoned)',

@@ -25,7 +25,7 @@ export async function sandboxRecurrenceRoutes(app: Http, deps: SandboxDeps): Pro
   app.post(
     '/api/sandbox/recurrences',
     {
-      config: { errorShape: 'envelope' },
+      config: { errorShape: 'envelope', keyScope: 'charges' },
       onRequest: deps.apiKey,
       schema: {
         summary: 'Sandbox: an approved Pix Automático mandate',
@@ -54,7 +54,7 @@ export async function sandboxRecurrenceRoutes(app: Http, deps: SandboxDeps): Pro
   app.post(
     '/api/sandbox/recurrences/:idRec/cycles',
     {
-      config: { errorShape: 'envelope', errors: ['NOT_FOUND'] },
+      config: { errorShape: 'envelope', keyScope: 'charges', errors: ['NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary: 'Sandbox: a paid cycle of a Pix Automático mandate',

@@ -30,7 +30,7 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
   app.post(
     '/api/sandbox/sales',
     {
-      config: { errorShape: 'envelope' },
+      config: { errorShape: 'envelope', keyScope: 'charges' },
       onRequest: deps.apiKey,
       schema: {
         summary: 'Sandbox: create a PENDENTE sale as a processor would report it',
@@ -51,7 +51,7 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
   app.post(
     '/api/sandbox/sales/:id/status',
     {
-      config: { errorShape: 'envelope', errors: ['CONFLICT', 'NOT_FOUND'] },
+      config: { errorShape: 'envelope', keyScope: 'charges', errors: ['CONFLICT', 'NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary: "Sandbox: move a sale to a status, as its processor's callback would",

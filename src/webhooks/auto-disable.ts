@@ -6,6 +6,7 @@ import type { Config } from '../platform/config/config.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { startPeriodic } from '../platform/jobs/periodic.js';
 import type { Queue } from '../platform/jobs/queue.js';
+import { greeting } from '../platform/text/names.js';
 import { disableWebhook, failingWebhooks } from './operations.data.js';
 
 /**
@@ -65,7 +66,7 @@ async function mailDisabled(
       ...renderMail({
         subject: 'Webhook desativado por falhas repetidas',
         paragraphs: [
-          `Olá, ${user.name}.`,
+          greeting(user.name),
           `O webhook ${hook.url} foi desativado automaticamente: as últimas entregas falharam seguidamente${hook.lastError ? ` (último erro: ${hook.lastError})` : ''}.`,
           'Enquanto ele estiver desativado, as notificações ficam registradas como não enviadas. Corrija o endereço e reative o webhook no painel; depois, use "Recuperar" para reenviar as notificações do período.',
         ],

@@ -16,7 +16,7 @@ export {
   type StreamRow,
 } from './events.data.js';
 export { EVENT_NAMES, type EventName, isEventName, SALE_EVENT_OF_STATUS } from './events.js';
-export { NOTIFICATION_SCHEMAS, webhookOperations } from './notification-schemas.js';
+export { NOTIFICATION_SCHEMAS, SaleRefund, webhookOperations } from './notification-schemas.js';
 export {
   countWhenCommitted,
   factsInsert,

@@ -1,10 +1,43 @@
 import { Type } from 'typebox';
-import type { EventName } from './events.js';
+import { EVENT_NAMES, type EventName } from './events.js';
 
 const Reais = (example: string) => Type.String({ description: 'Reais, two decimals', examples: [example] });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 const Uuid = (example: string) => Type.String({ format: 'uuid', examples: [example] });
 const Iso = (example: string) => Type.String({ format: 'date-time', examples: [example] });
+
+/**
+ * `eventType`: the event the body is about, the X-Service-Event-Type header's value, so covered by the
+ * signature (a receiver reads the event from here, never from a status: a partial refund's sale.refunded is PAGO).
+ */
+const EventTypeOf = (family: string, example: EventName) =>
+  Type.Union(
+    EVENT_NAMES.filter((e) => e.startsWith(`${family}.`)).map((e) => Type.Literal(e)),
+    {
+      description: 'The event of this delivery: equals X-Service-Event-Type and is covered by the signature',
+      examples: [example],
+    },
+  );
+
+/** The refund a sale.refunded fact is about (the refund route answers it too). */
+export const SaleRefund = Type.Object(
+  {
+    id: Uuid('2c9d7e4a-1f3b-4a5c-8d6e-7f8a9b0c1d2e'),
+    amountCents: Type.Integer({ examples: [2000] }),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')], {
+      description: 'pending until the processor answers; succeeded once made; failed when not made',
+      examples: ['succeeded'],
+    }),
+    reason: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Why it was made, when the gateway knows (a devolução made at the PSP without the gateway asking)',
+      examples: [null],
+    }),
+    createdAt: Iso('2026-11-25T14:02:10.441Z'),
+    completedAt: Type.Union([Iso('2026-11-25T14:02:11.007Z'), Type.Null()]),
+  },
+  { description: 'A refund of a sale' },
+);
 
 /** The body of a sale's permanent-webhook delivery (sale.* events), as sent, key for key. */
 export const SaleNotification = Type.Object(
@@ -62,6 +95,14 @@ export const SaleNotification = Type.Object(
     ),
     idRec: Type.Optional(Type.String({ description: 'Pix Automático sales only' })),
     contrato: Type.Optional(Type.String({ description: 'Pix Automático sales only' })),
+    refund: Type.Optional(
+      Type.Union([SaleRefund, Type.Null()], {
+        description:
+          'sale.refunded only: the refund this fact is about (refundedAmount is the total after it); null when the ' +
+          'sale was refunded in full without a refund of its own (a dispute lost)',
+      }),
+    ),
+    eventType: EventTypeOf('sale', 'sale.paid'),
   },
   { description: 'A sale notification (permanent webhook)' },
 );
@@ -89,6 +130,7 @@ export const WithdrawalNotification = Type.Object(
       email: Type.String({ examples: ['loja@example.com'] }),
     }),
     type: Type.Literal('WITHDRAWAL'),
+    eventType: EventTypeOf('withdrawal', 'withdrawal.completed'),
   },
   { description: 'A withdrawal notification' },
 );
@@ -117,6 +159,7 @@ export const CartNotification = Type.Object(
     saleId: Type.Union([Type.Integer(), Type.Null()]),
     saleUuid: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
     type: Type.Literal('CART'),
+    eventType: EventTypeOf('cart', 'cart.abandoned'),
   },
   { description: 'A cart notification' },
 );
@@ -145,11 +188,13 @@ export const DisputeNotification = Type.Object(
     createdAt: Iso('2026-11-25T13:45:12.345Z'),
     closedAt: Type.Union([Iso('2026-11-28T10:02:41.118Z'), Type.Null()]),
     type: Type.Literal('DISPUTE'),
+    eventType: EventTypeOf('dispute', 'dispute.opened'),
   },
   { description: 'A dispute notification' },
 );
 
 export const NOTIFICATION_SCHEMAS = {
+  SaleRefund,
   SaleNotification,
   WithdrawalNotification,
   CartNotification,

@@ -1,6 +1,6 @@
 import type { Queryable } from '../platform/db/db.js';
 import type { EncryptedSecret } from './crypto.js';
-import { newEventId } from './outbox.js';
+import { newEventId, withEventType } from './outbox.js';
 
 /** Replaces a webhook's sealed signing keys (a rotation). False when it is not the account's. */
 export async function replaceKeys(
@@ -63,7 +63,7 @@ export async function enqueueTest(
             CASE WHEN w.status <> 'disabled' THEN now() END
        FROM e, webhooks w
       WHERE w.id = $3`,
-    [id, accountId, webhookId, JSON.stringify(body)],
+    [id, accountId, webhookId, JSON.stringify(withEventType(body, 'webhook.test'))],
   );
   return id;
 }

@@ -70,6 +70,15 @@ export function countWhenCommitted(tx: Queryable, facts: NotificationFact[]): vo
 }
 
 /**
+ * A notification body as sent: it states its event (`eventType`, the X-Service-Event-Type header's value), so
+ * the signature covers the event and receivers read it from the body instead of inferring it from a status (a
+ * partial refund's sale.refunded has the status PAGO). Every body of every channel passes here.
+ */
+export function withEventType(body: object, event: string): object {
+  return { ...body, eventType: event };
+}
+
+/**
  * New facts as notification_events columns, one array each, in the order the outbox statements insert them
  * (id, account_id, event_type, subject_type, subject_id, webhook_body, postback_url, postback_body,
  * postback_host); each fact gets a new event id.
@@ -81,9 +90,9 @@ function factColumns(facts: NotificationFact[]): unknown[][] {
     facts.map((f) => f.event),
     facts.map((f) => f.subjectType),
     facts.map((f) => f.subjectId),
-    facts.map((f) => JSON.stringify(f.webhookBody)),
+    facts.map((f) => JSON.stringify(withEventType(f.webhookBody, f.event))),
     facts.map((f) => f.postback?.url ?? null),
-    facts.map((f) => (f.postback ? JSON.stringify(f.postback.body) : null)),
+    facts.map((f) => (f.postback ? JSON.stringify(withEventType(f.postback.body, f.event)) : null)),
     facts.map((f) => (f.postback ? targetGroup(f.postback.url) : null)),
   ];
 }

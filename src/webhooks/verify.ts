@@ -5,7 +5,6 @@
  */
 import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '../platform/crypto/secrets.js';
-import { SALE_EVENT_OF_STATUS } from './events.js';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
@@ -15,7 +14,7 @@ export type VerifyResult =
   | {
       ok: true;
       eventId: string;
-      /** From the signed body (`type` + `status`); null when the body states no known event. */
+      /** From the signed body (`eventType`); null when the body states none. */
       eventType: string | null;
       timestamp: number;
       redelivery: boolean;
@@ -59,26 +58,11 @@ function freshTimestamp(raw: string | undefined, tolerance: number, now: number)
   return ts;
 }
 
-/** Events of the non-sale bodies, per `type` and `status`; sale statuses map through the sale status machine. */
-const EVENT_OF: Record<string, Record<string, string>> = {
-  WITHDRAWAL: {
-    PROCESSING: 'withdrawal.pending',
-    COMPLETED: 'withdrawal.completed',
-    REJECTED: 'withdrawal.rejected',
-    CANCELLED: 'withdrawal.canceled',
-  },
-  CART: { ABANDONED: 'cart.abandoned', RECOVERED: 'cart.recovered' },
-  DISPUTE: {
-    needs_response: 'dispute.opened',
-    won: 'dispute.won',
-    lost: 'dispute.lost',
-    accepted: 'dispute.lost',
-  },
-};
-
 /**
- * The event type as the signed body states it (its `type` and `status`), or null. The X-Service-Event-Type
- * header is not covered by X-Service-Signature, so a captured sale.pending relabelled sale.paid must not pass.
+ * The event type as the signed body states it (its `eventType`), or null when it states none. The
+ * X-Service-Event-Type header is not covered by X-Service-Signature, so a captured sale.pending relabelled
+ * sale.paid must not pass; and the type is never inferred from the body's status (a partial refund's
+ * sale.refunded is a PAGO sale).
  */
 export function signedEventType(body: Uint8Array | string): string | null {
   let parsed: unknown;
@@ -87,14 +71,9 @@ export function signedEventType(body: Uint8Array | string): string | null {
   } catch {
     return null;
   }
-  if (typeof parsed !== 'object' || parsed === null) return null;
-  const { type, status } = parsed as { type?: unknown; status?: unknown };
-  if (type === 'TEST') return 'webhook.test';
-  if (typeof type !== 'string' || typeof status !== 'string') return null;
-  if (type === 'TRANSACTION') {
-    return Object.hasOwn(SALE_EVENT_OF_STATUS, status) ? SALE_EVENT_OF_STATUS[status]! : null;
-  }
-  return EVENT_OF[type]?.[status] ?? null;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const { eventType } = parsed as { eventType?: unknown };
+  return typeof eventType === 'string' && eventType !== '' ? eventType : null;
 }
 
 /**

@@ -34,6 +34,7 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
     {
       config: {
         errorShape: 'transaction',
+        keyScopeRefusal: 'business-rule',
         errors: ['API_WITHDRAWAL_DISABLED_GLOBALLY', ...CREATION_ERRORS],
       },
       onRequest: deps.apiKey,

@@ -1,4 +1,5 @@
 /** `gateway keys create`: a key pair from the command line works on the API at once, its secret shown once. */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -62,7 +63,7 @@ describe('gateway keys create', () => {
 
     const text = await gateway('keys', 'create', '--account', String(id), '--name', 'leitura', '--read-only');
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/read-only/);
+    expect(text.stdout).toMatch(/scope read/);
     const privateKey = /x-api-private-key: (\S+)/.exec(text.stdout)![1]!;
     const publicKey = /x-api-public-key:\s+(\S+)/.exec(text.stdout)![1]!;
     const readOnly = { 'x-api-public-key': publicKey, 'x-api-private-key': privateKey };
@@ -72,6 +73,42 @@ describe('gateway keys create', () => {
       body: { amount: 150, pixKey: '52998224725' },
     });
     expect(cashout.status).toBe(403);
+
+    // --env: shell export lines, evaluated by a real shell, make a key pair that works
+    const exported = await gateway(
+      'keys',
+      'create',
+      '--account',
+      String(id),
+      '--name',
+      'ci',
+      '--scope',
+      'charges',
+      '--env',
+    );
+    expect(exported.code, exported.stderr).toBe(0);
+    const exports = lines(exported.stdout).filter((l) => l.startsWith('export '));
+    expect(exports.map((l) => l.split('=')[0])).toEqual([
+      'export GATEWAY_PUBLIC_KEY',
+      'export GATEWAY_PRIVATE_KEY',
+    ]);
+    const shell = spawnSync(
+      'sh',
+      ['-c', `${exported.stdout}\nprintf '%s %s' "$GATEWAY_PUBLIC_KEY" "$GATEWAY_PRIVATE_KEY"`],
+      {
+        encoding: 'utf8',
+      },
+    );
+    const [pk, sk] = shell.stdout.split(' ');
+    const charges = { 'x-api-public-key': pk!, 'x-api-private-key': sk! };
+    expect((await call('GET', `${server.url}/api/public/balance`, { headers: charges })).status).toBe(200);
+    const [scoped] = await db.query<{ scope: string }>(
+      'SELECT scope FROM api_credentials WHERE public_key = $1',
+      [pk],
+    );
+    expect(scoped!.scope).toBe('charges');
+    const bad = await gateway('keys', 'create', '--account', String(id), '--name', 'x', '--scope', 'admin');
+    expect(bad.code).toBe(2);
   });
 
   it('exit 1 for an unknown account, exit 2 for bad usage, one line each', async () => {

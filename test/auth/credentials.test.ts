@@ -105,6 +105,7 @@ describe('GET /api/credentials', () => {
         'lastUsedAt',
         'lastUsedIp',
         'name',
+        'needsReview',
         'publicKey',
         'scope',
       ]);

@@ -8,7 +8,7 @@ import { waitUntil } from '../support/wait.js';
 interface Issued {
   id: number;
   name: string;
-  scope: 'full' | 'read';
+  scope: 'full' | 'charges' | 'read';
   publicKey: string;
   privateKey: string;
   createdAt: string;
@@ -46,7 +46,7 @@ const balance = (base: string, key: { publicKey: string; privateKey: string }) =
   call('GET', `${base}/api/public/balance`, { headers: keysOf(key) });
 
 describe('key name, scope and expiry', () => {
-  it('creates a named read key; it opens GET routes and is refused (403 shape A) on the cashout', async () => {
+  it('creates a named read key; it opens GET routes and is refused (403 shape C) on the cashout, shape D elsewhere', async () => {
     const key = await issue({ name: 'Relatórios', scope: 'read' });
     expect(key).toMatchObject({ name: 'Relatórios', scope: 'read', expiresAt: null });
     expect((await balance(server.url, key)).status).toBe(200);
@@ -55,10 +55,7 @@ describe('key name, scope and expiry', () => {
       body: { value: 10, pixKey: 'a@b.com', pixKeyType: 'EMAIL' },
     });
     expect(cashout.status).toBe(403);
-    expect(cashout.body).toEqual({
-      success: false,
-      error: { code: 'FORBIDDEN', message: expect.any(String) },
-    });
+    expect(cashout.body).toEqual({ errorType: 'FORBIDDEN', message: expect.any(String) });
     // every API-key route that changes something, whatever shape its other errors take
     for (const path of [
       '/api/transactions',
@@ -70,10 +67,7 @@ describe('key name, scope and expiry', () => {
     ]) {
       const refused = await call('POST', `${server.url}${path}`, { headers: keysOf(key), body: {} });
       expect(refused.status, path).toBe(403);
-      expect(refused.body, path).toEqual({
-        success: false,
-        error: { code: 'FORBIDDEN', message: expect.any(String) },
-      });
+      expect(refused.body, path).toEqual({ error: 'FORBIDDEN', message: expect.any(String) });
     }
     const [row] = await server.runtime.platform.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM withdrawals WHERE account_id = $1',
@@ -101,7 +95,7 @@ describe('key name, scope and expiry', () => {
       body: { scope: 'admin' },
     });
     expect(scope.body).toMatchObject({
-      error: { message: 'Invalid body/scope: must be one of "full", "read"' },
+      error: { message: 'Invalid body/scope: must be one of "read", "charges", "full"' },
     });
     const after = await call<unknown[]>('GET', `${server.url}/api/credentials`, { headers: merchant.panel });
     expect(after.body).toHaveLength(before.body.length);

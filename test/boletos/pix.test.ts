@@ -195,6 +195,28 @@ describe('a boleto híbrido with PIX_PROCESSOR=bcb', () => {
     }
     expect(await duplicatesOf(sale.externalTransactionId)).toHaveLength(1);
     expect((await getBalance(db(), merchant.accountId)).total).toBe(balance.total);
+
+    // the second payment returned to its payer at the PSP: the next run closes its discrepancy, and the
+    // devolução of a Pix never credited takes nothing from the merchant
+    psp.refundAtConsole(second.endToEndId);
+    const again = new PixApiClient(server.runtime.platform.config.bcb!, 2000);
+    try {
+      const deps = { db: db(), queue, settler: new SaleSettler(db(), queue), client: again };
+      await reconcileWindow(
+        deps,
+        new Date(noon(spDay(3)).getTime() - 60_000),
+        new Date(noon(spDay(4)).getTime() + 60_000),
+      );
+    } finally {
+      await again.close();
+    }
+    const [closed] = await db().query<{ resolved: boolean; resolution: string }>(
+      `SELECT resolved_at IS NOT NULL AS resolved, resolution FROM reconciliation_discrepancies WHERE e2eid = $1`,
+      [second.endToEndId],
+    );
+    expect(closed).toEqual({ resolved: true, resolution: expect.stringContaining('returned to the payer') });
+    expect(await lookup(sale.id)).toMatchObject({ status: 'PAGO', paidAmount: 10000 });
+    expect((await getBalance(db(), merchant.accountId)).total).toBe(balance.total);
   });
 
   it('a Pix of a boleto paid by barcode credits nothing and is a duplicate_payment', async () => {

@@ -58,9 +58,15 @@ beforeAll(async () => {
   merchant = await createMerchant(server);
   other = await createMerchant(server, 'Other Merchant');
   const { platform } = server.runtime;
-  jobs = new CardSales(platform.db, platform.queue, new SandboxAcquirer(), platform.config.secretsKey, {
-    allowPrivateTargets: true,
-  });
+  jobs = new CardSales(
+    platform.db,
+    platform.queue,
+    new SandboxAcquirer(platform.db),
+    platform.config.secretsKey,
+    {
+      allowPrivateTargets: true,
+    },
+  );
 });
 afterAll(() => server?.close());
 
@@ -126,6 +132,27 @@ describe('card sales on POST /api/transactions (sandbox acquirer)', () => {
     expect(again.status).toBe(409);
     const [paid] = await eventsOf(server, 'sale', res.body.id);
     expect(JSON.parse(paid!.webhook_body)).toMatchObject({ amount: '6000', status: 'PAGO' });
+  });
+
+  it('concurrent captures of one authorization: exactly one captures, and its answer is its own amount; the rest 409', async () => {
+    for (let round = 0; round < 10; round++) {
+      const res = await cardSale({ capture: false, amount: 9000 });
+      expect(res.status, res.text).toBe(201);
+      const asked = [3000, 9000, 4500];
+      const answers = await Promise.all(asked.map((amountCents) => capture(res.body.id, { amountCents })));
+      const won = answers.flatMap((a, i) => (a.status === 200 ? [{ a, amount: asked[i]! }] : []));
+      expect(won, JSON.stringify(answers.map((a) => a.status))).toHaveLength(1);
+      expect(won[0]!.a.body).toMatchObject({ status: 'PAGO', amount: won[0]!.amount });
+      for (const a of answers.filter((x) => x.status !== 200)) {
+        expect(a.status, a.text).toBe(409);
+        expect(a.body).toMatchObject({ error: 'CONFLICT' });
+      }
+      const [row] = await server.runtime.platform.db.query<{ captured_amount: string }>(
+        'SELECT captured_amount FROM card_payments WHERE sale_id = $1',
+        [res.body.id],
+      );
+      expect(Number(row!.captured_amount)).toBe(won[0]!.amount);
+    }
   });
 
   it('capture of the whole authorization when no amount is given', async () => {

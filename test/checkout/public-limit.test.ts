@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/platform/config/config.js';
+import { ipBucket } from '../../src/platform/net/ip.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -55,5 +56,36 @@ describe("the payer's routes (RATE_LIMIT_CHECKOUT_PER_IP a minute)", () => {
       localAddress: '127.0.0.2',
     });
     expect(api.status).toBe(200);
+  });
+});
+
+describe('per-address limits count IPv6 by /64', () => {
+  it('four addresses of one /64 share a budget; another /64 has its own', async () => {
+    const proxied = await startServer({
+      workers: false,
+      env: { RATE_LIMIT_CHECKOUT_PER_IP: '4', TRUST_PROXY: '127.0.0.1,::1' },
+    });
+    try {
+      const owner = await createMerchant(proxied);
+      const link = await createLink(proxied, owner);
+      const from = (ip: string) =>
+        call('GET', `${proxied.url}/api/public/pay/${link.slug}`, { headers: { 'x-forwarded-for': ip } });
+      const same = ['2001:db8:1:2::a', '2001:db8:1:2:ffff::1', '2001:db8:1:2:1:2:3:4', '2001:DB8:1:2::b'];
+      expect((await Promise.all(same.map(from))).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      expect((await from('2001:db8:1:2:dead:beef:0:1')).status).toBe(429);
+      expect((await from('2001:db8:1:3::1')).status).toBe(200);
+      expect((await from('203.0.113.7')).status).toBe(200);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it('ipBucket: IPv4 as itself (mapped ones too), IPv6 by its /64', () => {
+    expect(ipBucket('203.0.113.7')).toBe('203.0.113.7');
+    expect(ipBucket('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(ipBucket('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64');
+    expect(ipBucket('2001:DB8:0001:0002::')).toBe('2001:db8:1:2::/64');
+    expect(ipBucket('::1')).toBe('::/64');
+    expect(ipBucket('junk')).toBe('junk');
   });
 });

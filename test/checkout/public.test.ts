@@ -129,8 +129,18 @@ describe('payment link pages', () => {
   it('count paid sales as uses: maxUses reached → 410, and the link shows its uses', async () => {
     const link = await createLink(server, merchant, { maxUses: 1 });
     const first = await pay(`/pay/${link.slug}`, PAYER);
-    const second = await pay(`/pay/${link.slug}`, PAYER); // opened, never paid: not a use
-    expect([first.status, second.status]).toEqual([201, 201]);
+    const again = await pay(`/pay/${link.slug}`, PAYER); // the same payer reloading: the same charge
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(again.body.saleId).toBe(first.body.saleId);
+    expect(again.body.pixCopyPaste).toBe(first.body.pixCopyPaste);
+    // another payer meanwhile: the link's one use is reserved by the open charge
+    const other = await pay(`/pay/${link.slug}`, {
+      ...PAYER,
+      name: 'João Souza',
+      document: '111.444.777-35',
+    });
+    expect(other.status, other.text).toBe(410);
+    expect(other.body.error).toBe('GONE');
     const paid = await moveTo(server, merchant, first.body.saleId, 'PAGO');
     expect(paid.status, paid.text).toBe(200);
     const gone = await page(`/pay/${link.slug}`);
@@ -143,6 +153,33 @@ describe('payment link pages', () => {
       headers: merchant.keys,
     });
     expect(seen.body.uses).toBe(1);
+  });
+
+  it('maxUses counts reservations: concurrent payers of a one-use link get one charge, the rest 410; an expired charge frees the use', async () => {
+    const DOCS = ['52998224725', '11144477735', '39053344705', '86288366757', '71428793860', '24843803480'];
+    for (let round = 0; round < 3; round++) {
+      const link = await createLink(server, merchant, { maxUses: 1 });
+      const answers = await Promise.all(
+        DOCS.map((document, i) => pay(`/pay/${link.slug}`, { ...PAYER, name: `Pagador ${i}`, document })),
+      );
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses, answers.map((a) => a.text).join('\n')).toEqual([201, 410, 410, 410, 410, 410]);
+      const [row] = await db().query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM sales WHERE payment_link_id = $1',
+        [link.id],
+      );
+      expect(row!.n).toBe(1);
+      if (round === 0) {
+        // the charge lapses unpaid: the use is free again
+        const opened = answers.find((a) => a.status === 201)!;
+        await db().query(`UPDATE sales SET charge_expires_at = now() - interval '1 second' WHERE uuid = $1`, [
+          opened.body.saleId,
+        ]);
+        const next = await pay(`/pay/${link.slug}`, { ...PAYER, document: DOCS[0] });
+        expect(next.status, next.text).toBe(201);
+        expect(next.body.saleId).not.toBe(opened.body.saleId);
+      }
+    }
   });
 
   it('answer 410 for an expired or turned-off link and 404 for an unknown one', async () => {
@@ -200,6 +237,26 @@ describe('checkout session pages', () => {
     });
     expect(res.text).not.toContain('pedido-1001');
     expect(res.text).not.toContain('52998224725');
+  });
+
+  it('never hand a prefilled buyer’s name or document to whoever holds the URL: the payer types them', async () => {
+    const session = await createSession(server, merchant, {
+      customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725' },
+    });
+    const before = await countRows(server, 'sales');
+    for (const body of [{}, { name: 'Outra Pessoa' }, { document: '11144477735' }]) {
+      const res = await pay(`/checkout/${session.id}`, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.text).not.toContain('52998224725');
+      expect(res.text).not.toContain('Maria');
+    }
+    expect(await countRows(server, 'sales')).toBe(before);
+    const typed = await pay(`/checkout/${session.id}`, { name: 'Outra Pessoa', document: '11144477735' });
+    expect(typed.status, typed.text).toBe(201);
+    const made = await sale(typed.body.saleId);
+    expect(made.body).toMatchObject({
+      customer: { name: 'Outra Pessoa', document: '11144477735', email: 'maria@example.com' },
+    });
   });
 
   it('take the session’s amount and items: the page cannot send its own', async () => {

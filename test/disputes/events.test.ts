@@ -37,8 +37,8 @@ describe('dispute events', () => {
       verifyWebhook({ body: r.body, headers: r.headers as Record<string, string>, secret: hook.secret }),
     );
     expect(verified.map((v) => v.eventType)).toEqual(['dispute.opened', 'dispute.won']);
-    expect(verified[0]!.payload).toEqual({ ...opened, type: 'DISPUTE' });
-    expect(verified[1]!.payload).toEqual({ ...won, type: 'DISPUTE' });
+    expect(verified[0]!.payload).toEqual({ ...opened, type: 'DISPUTE', eventType: 'dispute.opened' });
+    expect(verified[1]!.payload).toEqual({ ...won, type: 'DISPUTE', eventType: 'dispute.won' });
 
     // "*" got the sale's facts (paid, chargeback, paid again) and no dispute fact
     await all.waitFor(3);
@@ -60,7 +60,7 @@ describe('dispute events', () => {
     );
     expect(events.status, events.text).toBe(200);
     expect(events.body.data.map((e) => e.type)).toEqual(['dispute.won', 'dispute.opened']);
-    expect(events.body.data[1]!.data).toEqual({ ...opened, type: 'DISPUTE' });
+    expect(events.body.data[1]!.data).toEqual({ ...opened, type: 'DISPUTE', eventType: 'dispute.opened' });
     expect(events.body.data[1]!.id).toBe(got[0]!.headers['x-service-event-id']);
   });
 

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Disputes } from '../../src/disputes/disputes.js';
+import { EFI_MED } from '../../src/disputes/source.js';
 import { postEntry } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { eventsOf, moveTo } from '../sales/fixtures.js';
@@ -61,7 +63,7 @@ describe('opening a dispute', () => {
     expect(await saleEvents(sale.id)).toEqual(['sale.pending', 'sale.paid', 'sale.chargeback']);
     const events = await disputeEvents(res.body.id);
     expect(events.map((e) => e.type)).toEqual(['dispute.opened']);
-    expect(events[0]!.body).toEqual({ ...res.body, type: 'DISPUTE' });
+    expect(events[0]!.body).toEqual({ ...res.body, type: 'DISPUTE', eventType: 'dispute.opened' });
     const lookup = await call<{ status: string }>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
       headers: m.keys,
     });
@@ -85,6 +87,58 @@ describe('opening a dispute', () => {
     expect(partial.status, partial.text).toBe(201);
     expect(partial.body).toMatchObject({ kind: 'chargeback', amountCents: 5000, reason: null });
     expect(await balanceOf(server, m)).toMatchObject({ available: 9700 + 19400 - 5000, blocked: 5000 });
+    await expectLedgerClean();
+  });
+
+  it('a partly refunded sale: a dispute claims at most what is left after refunds (a notice is capped to it)', async () => {
+    const m = await disputeMerchant(server);
+    const sale = await paidSale(server, m, 10000);
+    const refund = await call<{ refundedAmount: number; status: string }>(
+      'POST',
+      `${server.url}/api/transactions/${sale.uuid}/refund`,
+      { headers: m.keys, body: { amountCents: 4000 } },
+    );
+    expect(refund.status, refund.text).toBe(202);
+    const before = await balanceOf(server, m);
+    const tooMuch = await openDispute(server, m, sale.uuid, { kind: 'med', amountCents: 10000 });
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.body).toMatchObject({ error: { message: expect.stringContaining('6000') } });
+    expect(await balanceOf(server, m)).toEqual(before);
+    const res = await openDispute(server, m, sale.uuid, { kind: 'med', reason: 'golpe' });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.amountCents).toBe(6000);
+    // lost: the merchant loses what was left of the sale, never more than the payer paid in all
+    const lost = await decide(server, m, res.body.id, 'lost');
+    expect(lost.status, lost.text).toBe(200);
+    const after = await balanceOf(server, m);
+    expect(before.available + before.blocked - (after.available + after.blocked)).toBeLessThanOrEqual(6000);
+    await expectLedgerClean();
+  });
+
+  it('a notice for the whole amount of a partly refunded sale opens a dispute of what is left', async () => {
+    const m = await disputeMerchant(server);
+    const sale = await paidSale(server, m, 10000);
+    const refund = await call('POST', `${server.url}/api/transactions/${sale.uuid}/refund`, {
+      headers: m.keys,
+      body: { amountCents: 2500 },
+    });
+    expect(refund.status, refund.text).toBe(202);
+    const { platform } = server.runtime;
+    const disputes = new Disputes(
+      db(),
+      platform.queue,
+      { queue: platform.queue, key: platform.config.secretsKey },
+      platform.config.publicUrl,
+    );
+    const opened = await disputes.open({
+      accountId: null,
+      sale: { kind: 'uuid', uuid: sale.uuid },
+      kind: 'med',
+      amountCents: 10000,
+      source: EFI_MED,
+      externalId: `notice-${sale.uuid}`,
+    });
+    expect(Number(opened.dispute.amount_cents)).toBe(7500);
     await expectLedgerClean();
   });
 

@@ -56,7 +56,7 @@ describe('per-sale postback', () => {
     });
     const [got] = await r.waitFor(1);
     expect(got!.path).toBe('/pb?order=1');
-    expect(got!.body.toString('utf8')).toBe(JSON.stringify(body));
+    expect(got!.body.toString('utf8')).toBe(JSON.stringify({ ...body, eventType: 'sale.paid' }));
     const expected = createHmac('sha256', POSTBACK_SECRET).update(got!.body).digest('hex');
     expect(got!.headers['x-signature']).toBe(expected);
     expect(got!.headers['x-service-signature']).toBeUndefined();
@@ -92,7 +92,9 @@ describe('per-sale postback', () => {
     });
     expect(await postbackRow(eventId)).toMatchObject({ status: 'DELIVERED', attempts: 3, status_code: 200 });
     expect(flaky.received).toHaveLength(3);
-    for (const g of flaky.received) expect(g.body.toString()).toBe(JSON.stringify(body));
+    for (const g of flaky.received) {
+      expect(g.body.toString()).toBe(JSON.stringify({ ...body, eventType: 'sale.paid' }));
+    }
 
     const gone = await receiver();
     gone.setFallback({ status: 404 });

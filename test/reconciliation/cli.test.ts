@@ -73,8 +73,29 @@ describe('gateway reconcile', () => {
         e2eid: stray.endToEndId,
         amount: 250,
         resolvedAt: null,
+        resolution: null,
       }),
     ]);
+
+    // an operator resolves it with a note: it leaves the open list, and keeps the note
+    const id = String(JSON.parse(listed.stdout).discrepancies[0].id);
+    expect((await gateway('reconcile', '--resolve', id)).code).toBe(2);
+    const resolved = await gateway(
+      'reconcile',
+      '--resolve',
+      id,
+      '--note',
+      'Pix devolvido pelo internet banking',
+    );
+    expect(resolved.code, resolved.stderr).toBe(0);
+    expect((await gateway('reconcile', '--resolve', id, '--note', 'de novo')).code).toBe(1);
+    const open = await gateway('reconcile', '--discrepancies', '--json');
+    expect(JSON.parse(open.stdout).discrepancies).toEqual([]);
+    const all = await gateway('reconcile', '--discrepancies', '--all', '--json');
+    expect(JSON.parse(all.stdout).discrepancies[0]).toMatchObject({
+      resolvedAt: expect.any(String),
+      resolution: 'operator: Pix devolvido pelo internet banking',
+    });
   });
 
   it('bad windows are usage errors (exit 2)', async () => {

@@ -40,18 +40,10 @@ describe('GET /api/transactions/{id}', () => {
 
   it('answers exactly the Sale schema (the route sends stored JSON text: the schema cannot filter it) for every method and status', async () => {
     const check = Compile(Sale);
-    // idRec and contrato are a Pix Automático sale's only; paidAmount and boleto an issued boleto's (test/boletos);
+    // idRec and contrato are a Pix Automático sale's only; boleto an issued boleto's (test/boletos);
     // paymentLinkId and checkoutSessionId a sale's made through a payment link or checkout session (test/checkout);
     // refusalReason a card sale the acquirer refused (test/cards)
-    const only = [
-      'idRec',
-      'contrato',
-      'paidAmount',
-      'boleto',
-      'paymentLinkId',
-      'checkoutSessionId',
-      'refusalReason',
-    ];
+    const only = ['idRec', 'contrato', 'boleto', 'paymentLinkId', 'checkoutSessionId', 'refusalReason'];
     const keys = Object.keys(Sale.properties).filter((k) => !only.includes(k));
     const paths: [string, string[]][] = [
       ['PIX', ['PAGO', 'MED', 'PAGO', 'ESTORNADO']],
@@ -104,6 +96,7 @@ describe('GET /api/transactions/{id}', () => {
       'metadata',
       'expiresAt',
       'refundedAmount',
+      'paidAmount',
     ]);
   });
 
@@ -326,9 +319,9 @@ describe('Sale fields per payment method', () => {
       installments: null,
     });
     expect(Object.keys(body).slice(-5)).toEqual([
-      'metadata',
       'expiresAt',
       'refundedAmount',
+      'paidAmount',
       'idRec',
       'contrato',
     ]);

@@ -81,6 +81,7 @@ describe('sandbox carts', () => {
         saleId: null,
         saleUuid: null,
         type: 'CART',
+        eventType: 'cart.abandoned',
       }),
     );
   });

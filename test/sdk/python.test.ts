@@ -109,10 +109,15 @@ function verifyCases(got: Received, secret: string) {
   const vectors = JSON.parse(readFileSync(path.join(ROOT, 'test', 'fixtures', 'vectors.json'), 'utf8'));
   const vs = vectors.webhookSignature;
   const vsw = vectors.standardWebhooks;
-  const test = Buffer.from('{"type":"TEST","message":"a test from the panel"}');
+  const test = Buffer.from('{"type":"TEST","message":"a test from the panel","eventType":"webhook.test"}');
   const withdrawal = Buffer.from(
-    '{"id":7,"uuid":"u","type":"WITHDRAWAL","status":"COMPLETED","amount":"150.00"}',
+    '{"id":7,"uuid":"u","type":"WITHDRAWAL","status":"COMPLETED","amount":"150.00","eventType":"withdrawal.completed"}',
   );
+  // a partial refund: the sale is still PAGO, the event is the body's eventType
+  const partialRefund = Buffer.from(
+    '{"id":8,"type":"TRANSACTION","status":"PAGO","refundedAmount":"2000","eventType":"sale.refunded"}',
+  );
+  const noEventType = Buffer.from('{"id":8,"type":"TRANSACTION","status":"PAGO"}');
   const unknownKind = Buffer.from('{"type":"SUBSCRIPTION","status":"ACTIVE"}');
   const notJson = Buffer.from('{"type": "TEST",');
   const nan = Buffer.from('NaN');
@@ -197,6 +202,11 @@ function verifyCases(got: Received, secret: string) {
     other('a test delivery', test, 'evt_test'),
     other('a withdrawal', withdrawal, 'evt_w', { 'x-service-event-type': 'withdrawal.completed' }),
     other('a withdrawal relabelled', withdrawal, 'evt_w', { 'x-service-event-type': 'withdrawal.rejected' }),
+    other('a partial refund', partialRefund, 'evt_r', { 'x-service-event-type': 'sale.refunded' }),
+    other('a partial refund relabelled', partialRefund, 'evt_r', { 'x-service-event-type': 'sale.paid' }),
+    other('a body stating no eventType: no type, never one from its status', noEventType, 'evt_s', {
+      'x-service-event-type': 'sale.paid',
+    }),
     other('a kind it does not know, any label', unknownKind, 'evt_u', {
       'x-service-event-type': 'sale.paid',
     }),

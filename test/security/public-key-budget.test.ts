@@ -4,7 +4,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/platform/config/config.js';
-import { addressGroup } from '../../src/platform/net/ip.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call, type Response } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -123,12 +122,5 @@ describe('the public key’s own budget', () => {
       localAddress: '127.0.70.1',
     });
     expect(serverCall.status).toBe(200);
-  });
-
-  it('counts an IPv6 source by its /64', () => {
-    expect(addressGroup('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
-    expect(addressGroup('2001:DB8:1:2:bbbb:cccc:dddd:eeee')).toBe('2001:db8:1:2::/64');
-    expect(addressGroup('::ffff:203.0.113.9')).toBe('203.0.113.9');
-    expect(addressGroup('203.0.113.9')).toBe('203.0.113.9');
   });
 });

@@ -32,7 +32,8 @@ describe('webhook delivery', () => {
     const [got] = await receiver.waitFor(1);
     expect(got!.method).toBe('POST');
     expect(got!.path).toBe('/hook');
-    expect(got!.body.toString('utf8')).toBe(JSON.stringify(body));
+    // the body as recorded, stating its event last
+    expect(got!.body.toString('utf8')).toBe(JSON.stringify({ ...body, eventType: 'sale.paid' }));
     const ts = got!.headers['x-service-timestamp'] as string;
     expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(300);
     const expected = createHmac('sha256', hook.secret)
@@ -53,7 +54,7 @@ describe('webhook delivery', () => {
         id: expect.any(Number),
         eventId,
         event: 'sale.paid',
-        payload: body,
+        payload: { ...body, eventType: 'sale.paid' },
         statusCode: 200,
         attempts: 1,
         error: null,
@@ -174,7 +175,7 @@ describe('webhook delivery', () => {
       await recordFact(server, m.accountId, 'sale.paid');
       const [got] = await w.waitFor(1);
       await s.waitFor(1);
-      expect(JSON.parse(got!.body.toString())).toEqual(body);
+      expect(JSON.parse(got!.body.toString())).toEqual({ ...body, eventType: 'withdrawal.rejected' });
       expect(got!.headers['x-service-event-type']).toBe('withdrawal.rejected');
       expect(got!.headers['x-service-event-id']).toBe(eventId);
       const ts = got!.headers['x-service-timestamp'] as string;

@@ -124,7 +124,12 @@ describe('POST /api/webhook/{id}/test', () => {
     expect(res.status).toBe(202);
     const [got] = await r.waitFor(1);
     const body = JSON.parse(got!.body.toString('utf8'));
-    expect(body).toEqual({ type: 'TEST', webhookId: hook.id, date: expect.any(String) });
+    expect(body).toEqual({
+      type: 'TEST',
+      webhookId: hook.id,
+      date: expect.any(String),
+      eventType: 'webhook.test',
+    });
     expect(Number.isNaN(Date.parse(body.date))).toBe(false);
     expect(headersOf(got!)['x-service-event-type']).toBe('webhook.test');
     expect(headersOf(got!)['x-service-event-id']).toBe(res.body.eventId);

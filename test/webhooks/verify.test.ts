@@ -44,7 +44,7 @@ describe('verifyWebhook (receiver side)', () => {
     expect(verifyWebhook({ body: Buffer.from(ws.rawBody), headers, secret: ws.secret, now })).toEqual({
       ok: true,
       eventId: 'evt-1',
-      eventType: null, // the vector's body has no `type`: the unsigned header is never taken instead
+      eventType: null, // the vector's body has no `eventType`: the unsigned header is never taken instead
       timestamp: Number(ws.timestamp),
       redelivery: false,
     });
@@ -72,7 +72,8 @@ describe('verifyWebhook (receiver side)', () => {
 
   it('refuses a relabelled delivery: the event type and id come from what is signed', () => {
     const secret = 'whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=';
-    const body = '{"id":7,"uuid":"u","userId":1,"amount":"100","status":"PENDENTE","type":"TRANSACTION"}';
+    const body =
+      '{"id":7,"uuid":"u","userId":1,"amount":"100","status":"PENDENTE","type":"TRANSACTION","eventType":"sale.pending"}';
     const captured = signWebhook(secret as never, 'evt-pending', 'sale.pending', body, false).headers;
     expect(verifyWebhook({ body, headers: captured, secret })).toMatchObject({
       ok: true,
@@ -90,12 +91,27 @@ describe('verifyWebhook (receiver side)', () => {
     expect(verifyWebhook({ body, headers: newSignedId, secret })).toMatchObject({ ok: false });
     const specOnly = Object.fromEntries(Object.entries(captured).filter(([k]) => k.startsWith('x-')));
     expect(verifyWebhook({ body, headers: specOnly, secret })).toMatchObject({ ok: false });
-    expect(signedEventType(body.replace('PENDENTE', 'PAGO'))).toBe('sale.paid');
+    // the type is the body's eventType, never inferred from its status: a partial refund is a PAGO sale
+    expect(signedEventType(body.replace('PENDENTE', 'PAGO'))).toBe('sale.pending');
+    const partialRefund = '{"id":7,"status":"PAGO","type":"TRANSACTION","eventType":"sale.refunded"}';
+    const refunded = signWebhook(
+      secret as never,
+      'evt-refund',
+      'sale.refunded',
+      partialRefund,
+      false,
+    ).headers;
+    expect(verifyWebhook({ body: partialRefund, headers: refunded, secret })).toMatchObject({
+      ok: true,
+      eventType: 'sale.refunded',
+    });
+    // a body that states no event: no type, whatever its status or the unsigned header say
+    expect(signedEventType('{"id":7,"status":"PAGO","type":"TRANSACTION"}')).toBeNull();
   });
 
   it('round-trips what the gateway signs, redelivery included', () => {
     const secret = 'whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=';
-    const body = '{"id":1,"status":"COMPLETED","type":"WITHDRAWAL"}';
+    const body = '{"id":1,"status":"COMPLETED","type":"WITHDRAWAL","eventType":"withdrawal.completed"}';
     const signed = signWebhook(secret as never, 'evt-9', 'withdrawal.completed', body, true);
     const result = verifyWebhook({ body, headers: signed.headers, secret });
     expect(result).toMatchObject({

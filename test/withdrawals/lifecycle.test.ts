@@ -63,6 +63,7 @@ describe('PENDING → PROCESSING → COMPLETED', () => {
       processedAt: null,
       user: { id: m.accountId, name: 'Lifecycle Merchant', email: m.email },
       type: 'WITHDRAWAL',
+      eventType: 'withdrawal.pending',
     });
     expect(Object.keys(JSON.parse(pendingBody))).toEqual([
       'id',
@@ -78,6 +79,7 @@ describe('PENDING → PROCESSING → COMPLETED', () => {
       'processedAt',
       'user',
       'type',
+      'eventType',
     ]);
     expect(completedBody).toMatchObject({
       status: 'COMPLETED',

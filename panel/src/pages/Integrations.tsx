@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fromSaoPaulo, toSaoPaulo } from '../../../src/platform/time/sao-paulo';
-import { ApiError, api, type Credential, type IssuedCredential } from '../api';
+import { ApiError, api, type Credential, can, type IssuedCredential, type KeyScope } from '../api';
 import { date } from '../ui/format';
 import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
 import { errorMeaning } from '../ui/labels';
@@ -50,14 +50,28 @@ function LocalWebhooks() {
   );
 }
 
-const SCOPES = { full: 'Completa', read: 'Somente leitura' } as const;
+const SCOPES: Record<KeyScope, string> = {
+  read: 'Somente leitura',
+  charges: 'Cobranças',
+  full: 'Completa (move dinheiro)',
+};
+const ORDER: KeyScope[] = ['read', 'charges', 'full'];
 const GRACE_CHOICES = [0, 1, 24, 72, 168];
+
+/** The widest key this user may make: moving money needs a role that moves it (the server checks the same). */
+function widestScope(): KeyScope {
+  return can('withdrawals.create') && can('disputes.respond') ? 'full' : 'charges';
+}
 
 function Credentials() {
   const [list, setList] = useState<Credential[] | null>(null);
   const [issued, setIssued] = useState<IssuedCredential | null>(null);
   const [name, setName] = useState('');
-  const [scope, setScope] = useState<'full' | 'read'>('full');
+  const widest = widestScope();
+  const offered = ORDER.slice(0, ORDER.indexOf(widest) + 1);
+  const [scope, setScope] = useState<KeyScope>(widest);
+  const [narrowing, setNarrowing] = useState<Credential | null>(null);
+  const [narrowTo, setNarrowTo] = useState<KeyScope>('read');
   const [expires, setExpires] = useState('');
   const [rolling, setRolling] = useState<Credential | null>(null);
   const [grace, setGrace] = useState(24);
@@ -83,7 +97,7 @@ function Credentials() {
             setIssued(await api.createCredential({ name, scope, ...(expiresAt ? { expiresAt } : {}) }));
             // the next key starts from the defaults, not silently read-only or expiring like this one
             setName('');
-            setScope('full');
+            setScope(widest);
             setExpires('');
             void refresh();
           });
@@ -98,11 +112,19 @@ function Credentials() {
           <select
             id="c-scope"
             value={scope}
-            onInput={(e) => setScope(e.currentTarget.value as 'full' | 'read')}
+            aria-describedby="c-scope-help"
+            onInput={(e) => setScope(e.currentTarget.value as KeyScope)}
           >
-            <option value="full">{SCOPES.full}</option>
-            <option value="read">{SCOPES.read}</option>
+            {offered.map((s) => (
+              <option key={s} value={s}>
+                {SCOPES[s]}
+              </option>
+            ))}
           </select>
+          <p id="c-scope-help" class="muted">
+            Cobranças: consulta, cria cobranças, links e sessões de checkout, tokeniza e captura cartões; não
+            estorna nem saca.
+          </p>
         </div>
         <div>
           <label for="c-expires">Expira em (opcional)</label>
@@ -161,6 +183,50 @@ function Credentials() {
           </button>
         </form>
       )}
+      {narrowing && (
+        <form
+          class="filters"
+          aria-label="Restringir credencial"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void attempt(async () => {
+              await api.narrowCredential(narrowing.id, narrowTo);
+              setNarrowing(null);
+              void refresh();
+            });
+          }}
+        >
+          <p>
+            Restringir <code>{narrowing.publicKey}</code>: as mesmas chaves, com menos permissão.
+          </p>
+          <div>
+            <label for="c-narrow">Nova permissão</label>
+            <select
+              id="c-narrow"
+              value={narrowTo}
+              onInput={(e) => setNarrowTo(e.currentTarget.value as KeyScope)}
+            >
+              {ORDER.slice(0, ORDER.indexOf(narrowing.scope) + 1)
+                .filter((s) => offered.includes(s))
+                .map((s) => (
+                  <option key={s} value={s}>
+                    {SCOPES[s]}
+                  </option>
+                ))}
+            </select>
+          </div>
+          <button type="submit">Confirmar</button>
+          <button type="button" class="secondary" onClick={() => setNarrowing(null)}>
+            Cancelar
+          </button>
+        </form>
+      )}
+      {(list ?? []).some((c) => c.needsReview) && (
+        <p class="notice" role="status">
+          Há credenciais com mais permissão do que quem as criou tem hoje (papel alterado ou usuário
+          removido). Elas continuam funcionando: troque, restrinja ou revogue cada uma marcada “Revisar”.
+        </p>
+      )}
       <ErrorText error={error} />
       <Table
         label="Credenciais"
@@ -175,12 +241,15 @@ function Credentials() {
               <td>
                 <code>{c.publicKey}</code>
               </td>
-              <td>{SCOPES[c.scope]}</td>
+              <td>
+                {SCOPES[c.scope]}
+                {c.needsReview && <strong class="review"> · Revisar</strong>}
+              </td>
               <td>{date(c.createdAt)}</td>
               <td>{c.expiresAt ? `${date(c.expiresAt)}${expired ? ' (expirada)' : ''}` : 'Nunca'}</td>
               <td>{c.lastUsedAt ? `${date(c.lastUsedAt)} (${c.lastUsedIp ?? '?'})` : 'Nunca usada'}</td>
               <td class="actions">
-                {!expired && (
+                {!expired && offered.includes(c.scope) && (
                   <button
                     type="button"
                     class="link"
@@ -188,6 +257,19 @@ function Credentials() {
                     onClick={() => setRolling(c)}
                   >
                     Trocar
+                  </button>
+                )}
+                {!expired && c.scope !== 'read' && (
+                  <button
+                    type="button"
+                    class="link"
+                    aria-label={`Restringir a credencial ${c.publicKey}`}
+                    onClick={() => {
+                      setNarrowTo('read');
+                      setNarrowing(c);
+                    }}
+                  >
+                    Restringir
                   </button>
                 )}
                 <button

@@ -41,6 +41,12 @@ export function Overview() {
           <span>Total</span>
           <strong data-testid="balance-total">{balance ? money(balance.total) : '…'}</strong>
         </div>
+        <div class="stat">
+          <span>A receber (cartões)</span>
+          <strong data-testid="balance-receivable">
+            {balance ? <a href="#/recebiveis">{money(balance.receivable)}</a> : '…'}
+          </strong>
+        </div>
       </div>
       <Card title="Últimos 30 dias">
         {days ? <DailyChart days={days} /> : <p class="muted">Carregando…</p>}

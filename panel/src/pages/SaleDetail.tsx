@@ -158,7 +158,7 @@ function Actions(props: { sale: Sale; sandbox: boolean; onChanged: (s: Sale) => 
     const timer = setTimeout(props.reload, 2000);
     return () => clearTimeout(timer);
   }, [pending, sale]);
-  const refundable = can('withdrawals.create') && sale.status === 'PAGO' && leftOf(sale) > 0;
+  const refundable = can('sales.create') && sale.status === 'PAGO' && leftOf(sale) > 0;
   const simulable = props.sandbox && can('integrations') && sale.status === 'PENDENTE';
   const cents = form ? centsOf(form.amount) : null;
   const run = async (action: () => Promise<Sale>, done: string) => {

@@ -38,7 +38,7 @@ export function Sales() {
   return (
     <>
       <h1>Vendas</h1>
-      {can('withdrawals.create') && (
+      {can('sales.create') && (
         <p>
           <a class="button" href="#/cobrancas/nova">
             Nova cobrança

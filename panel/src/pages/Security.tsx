@@ -117,6 +117,7 @@ const ACTIONS: Record<AuditAction, string> = {
   'totp.disabled': 'Verificação em duas etapas desativada',
   'credential.created': 'Credencial criada',
   'credential.rolled': 'Credencial trocada',
+  'credential.narrowed': 'Credencial restringida',
   'credential.revoked': 'Credencial revogada',
   'allowed_ips.updated': 'IPs permitidos alterados',
   'webhook.created': 'Webhook criado',

@@ -1,4 +1,5 @@
 import { renderMail } from '../../mail/index.js';
+import { greeting, nameForMail } from '../../platform/text/names.js';
 import type { Role } from '../roles.js';
 
 export const ROLE_LABELS: Record<Role, string> = {
@@ -11,10 +12,10 @@ export const ROLE_LABELS: Record<Role, string> = {
 
 export function invitationMail(p: { accountName: string; inviter: string; role: Role; url: string }) {
   return renderMail({
-    subject: `Convite para a equipe de ${p.accountName}`,
+    subject: `Convite para a equipe de ${nameForMail(p.accountName, 'uma conta')}`,
     paragraphs: [
       'Olá!',
-      `${p.inviter} convidou você para a equipe de ${p.accountName} no painel do gateway, com o papel ${ROLE_LABELS[p.role]}.`,
+      `${nameForMail(p.inviter, 'Uma pessoa')} convidou você para a equipe de ${nameForMail(p.accountName, 'uma conta')} no painel do gateway, com o papel ${ROLE_LABELS[p.role]}.`,
       'Para aceitar, abra o link abaixo e escolha sua senha.',
     ],
     action: { label: 'Aceitar convite', url: p.url },
@@ -29,10 +30,10 @@ export function invitationMail(p: { accountName: string; inviter: string; role: 
  */
 export function takenAddressMail(p: { accountName: string; inviter: string; role: Role }) {
   return renderMail({
-    subject: `Convite para a equipe de ${p.accountName}`,
+    subject: `Convite para a equipe de ${nameForMail(p.accountName, 'uma conta')}`,
     paragraphs: [
       'Olá!',
-      `${p.inviter} convidou você para a equipe de ${p.accountName} no painel do gateway, com o papel ${ROLE_LABELS[p.role]}.`,
+      `${nameForMail(p.inviter, 'Uma pessoa')} convidou você para a equipe de ${nameForMail(p.accountName, 'uma conta')} no painel do gateway, com o papel ${ROLE_LABELS[p.role]}.`,
       'Este endereço de e-mail já tem um acesso ao painel, em outra conta, e um endereço não pode participar de duas contas. Por isso este convite não pode ser aceito.',
       'Se você quer participar desta equipe, peça a quem convidou que use outro endereço seu.',
     ],
@@ -44,7 +45,7 @@ export function passwordResetMail(p: { name: string; url: string }) {
   return renderMail({
     subject: 'Redefinição de senha',
     paragraphs: [
-      `Olá, ${p.name}.`,
+      greeting(p.name),
       'Recebemos um pedido para redefinir a senha do seu acesso ao painel. Para escolher uma nova senha, abra o link abaixo.',
     ],
     action: { label: 'Escolher nova senha', url: p.url },

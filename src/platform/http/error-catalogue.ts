@@ -22,10 +22,10 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
   },
   FORBIDDEN: {
     meaning:
-      'The credentials are valid but may not do this: a read-only key, a role below the one required, a missing or wrong CSRF token, or another account’s object.',
+      'The credentials are valid but may not do this: a key whose scope does not cover the route, a role below the one required, a missing or wrong CSRF token, or another account’s object.',
     action:
       'Use a full-access key or a user with the required role; panel changes need the X-CSRF-Token of the session.',
-    example: 'This API key is read-only: it opens GET routes only',
+    example: 'This API key’s scope is "read"; POST /api/transactions needs a "charges" key',
   },
   NOT_FOUND: {
     meaning: 'No such object for this account (or no such route).',

@@ -12,6 +12,8 @@ import { AppError, type ErrorCode } from '../errors/app-error.js';
  * A route chooses one of the three families a route can have; B and C follow from the code.
  */
 export type ErrorShape = 'envelope' | 'transaction' | 'balance';
+/** A body an HttpError may force: a route family, or the business-rule body (a key's scope refused on the cashout). */
+export type ForcedShape = ErrorShape | 'business-rule';
 
 export const ERROR_STATUS: Record<ErrorCode, number> = {
   UNAUTHORIZED: 401,
@@ -78,7 +80,7 @@ export class HttpError extends AppError {
   constructor(
     code: ErrorCode,
     message: string,
-    readonly shape?: ErrorShape,
+    readonly shape?: ForcedShape,
     readonly headers: Record<string, string> = {},
   ) {
     super(code, message);
@@ -117,6 +119,7 @@ export type ErrorBody =
  */
 export function renderError(err: AppError, shape: ErrorShape, ruleInRouteFamily = false): ErrorBody {
   const forced = err instanceof HttpError ? err.shape : undefined;
+  if (forced === 'business-rule') return { message: err.message, errorType: err.code };
   if (!forced && SHAPE_B.has(err.code)) return { message: err.message, code: err.code };
   if (!forced && !ruleInRouteFamily && SHAPE_C.has(err.code))
     return { message: err.message, errorType: err.code };

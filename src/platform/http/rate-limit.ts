@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
-import { addressGroup } from '../net/ip.js';
+import { ipBucket } from '../net/ip.js';
 import { rateLimited } from '../observability/metrics.js';
 import type { AuthHook } from './types.js';
 
@@ -120,7 +120,7 @@ export function installRateLimits(config: Config, log: Logger): RateLimits {
             max: config.rateLimitLoginPerIp,
             windowMs: 60_000,
             count: counter(),
-            keyOf: (request) => `login:${request.ip}`,
+            keyOf: (request) => `login:${ipBucket(request.ip)}`,
           },
         ])
       : null;
@@ -143,7 +143,7 @@ export function installRateLimits(config: Config, log: Logger): RateLimits {
             max: config.rateLimitCheckoutPerIp,
             windowMs: 60_000,
             count: counter(),
-            keyOf: (request) => `checkout:${addressGroup(request.ip)}`,
+            keyOf: (request) => `checkout:${ipBucket(request.ip)}`,
           },
         ])
       : null;
@@ -154,7 +154,7 @@ export function installRateLimits(config: Config, log: Logger): RateLimits {
             max: config.rateLimitPublicKeyPerIp,
             windowMs: 60_000,
             count: counter(),
-            keyOf: (request) => `public-ip:${addressGroup(request.ip)}`,
+            keyOf: (request) => `public-ip:${ipBucket(request.ip)}`,
           },
         ])
       : null;
@@ -176,7 +176,7 @@ export function installRateLimits(config: Config, log: Logger): RateLimits {
             max: config.rateLimitBoletoPdfPerIp,
             windowMs: 60_000,
             count: counter(),
-            keyOf: (request) => `boleto-pdf:${addressGroup(request.ip)}`,
+            keyOf: (request) => `boleto-pdf:${ipBucket(request.ip)}`,
           },
         ])
       : null;

@@ -16,6 +16,13 @@ declare module 'fastify' {
      * catalogue in /openapi.json and docs/errors.md. Answering a code not listed is logged as a fault.
      */
     errors?: readonly ErrorCode[];
+    /**
+     * What an API key's scope must cover to open this route (auth/key-scopes.ts); absent: `read` for GET, `full`
+     * otherwise. A key refused by its scope gets 403 FORBIDDEN in the transaction body, or the business-rule body
+     * where `keyScopeRefusal` says so (the cashout).
+     */
+    keyScope?: 'read' | 'charges' | 'full';
+    keyScopeRefusal?: 'business-rule';
   }
   interface FastifyInstance {
     /** Every route registered, as registered (the OpenAPI and body-hardening tests walk it). */

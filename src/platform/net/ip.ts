@@ -75,14 +75,14 @@ export function isPublicAddress(address: string): boolean {
 }
 
 /**
- * The name a per-address limit counts a source under: an IPv4 address as itself, an IPv6 address by its /64
- * (one subscriber's line is given a whole /64, and can pick a new address in it for every request). Anything
- * that does not parse is counted as it came.
+ * What a per-address limit counts a request's source as: an IPv4 address itself, an IPv6 address by its /64
+ * (one subscriber's network: a host there picks any of its 2^64 addresses at will, so counting exact addresses
+ * would give it as many budgets). Text that is no address is counted as given.
  */
-export function addressGroup(raw: string): string {
+export function ipBucket(raw: string): string {
   const canonical = canonicalIp(raw);
   if (canonical === null) return raw;
   if (!canonical.includes(':')) return canonical;
-  const parts = parseV6(canonical).parts;
-  return `${new ipaddr.IPv6([...parts.slice(0, 4), 0, 0, 0, 0]).toRFC5952String()}/64`;
+  const p = (ipaddr.parse(canonical) as V6).parts;
+  return `${new ipaddr.IPv6([p[0]!, p[1]!, p[2]!, p[3]!, 0, 0, 0, 0]).toRFC5952String()}/64`;
 }

@@ -3,18 +3,66 @@ export const MAX_NAME_LENGTH = 120;
 
 /** Control characters, line and paragraph separators, bidi overrides and other invisible format characters. */
 const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
-/** Text a mail client would turn into a link. */
-const LINK = /:\/\/|\bwww\./i;
 
 /**
- * Why `name` (already trimmed) cannot be a person's or an account's name, or null when it can: one line of
- * printable text, at most 120 characters, nothing a mail client would make a link of (names are printed in
- * e-mails sent to other people, and a link there would be the gateway's word for someone else's page).
+ * What a mail client would make a link of, read after compatibility folding (a full-width colon or slash is the
+ * ASCII one, an ideographic full stop a dot): a scheme before a slash or backslash (`http:/\`, `https：//`), a
+ * scheme that needs none (`mailto:`, `javascript:`), `www.`, a dotted name ending in letters (`loja.com`,
+ * `ana@evil.com.br`, `bit.ly/x`) and a dotted IPv4 address. Dots between single letters (`S.A.`, `J. R.`) and
+ * numbers (`Loja 2.0`) stay allowed.
  */
-export function nameProblem(name: string): string | null {
-  if (name === '') return 'must not be empty';
-  if ([...name].length > MAX_NAME_LENGTH) return `must be at most ${MAX_NAME_LENGTH} characters`;
+const LINK_PATTERNS = [
+  /[a-z][a-z0-9+.-]*\s*:\s*[/\\]/i,
+  /\b(?:https?|ftp|file|mailto|tel|sms|data|javascript|vbscript|wss?)\s*:/i,
+  /\bwww\d*\./i,
+  /[\p{L}\p{N}](?:[\p{L}\p{N}_-]*[\p{L}\p{N}])?\.\p{L}{2,}/u,
+  /\d{1,3}(?:\.\d{1,3}){3}/,
+];
+const DOTS = /[\u3002\uff61\ufe12\u2024]/g;
+
+/** The text as a mail client may read it: compatibility forms folded, look-alike dots made dots. */
+function folded(text: string): string {
+  return text.normalize('NFKC').replace(DOTS, '.');
+}
+
+/** Whether a mail client could turn some of `text` into a link (see LINK_PATTERNS). */
+export function looksLikeLink(text: string): boolean {
+  const plain = folded(text);
+  return LINK_PATTERNS.some((p) => p.test(plain));
+}
+
+export interface NameRules {
+  /** Longest allowed, in characters (default MAX_NAME_LENGTH). */
+  maxLength?: number;
+  /** An empty name is allowed (an API key's). */
+  allowEmpty?: boolean;
+}
+
+/**
+ * Why `name` (already trimmed) cannot be a name printed to other people (a person's, an account's, an API key's,
+ * a payment link's title), or null when it can: one line of printable text, not too long, nothing a mail client
+ * would make a link of (a link there would be the gateway's word for someone else's page).
+ */
+export function nameProblem(name: string, rules: NameRules = {}): string | null {
+  const max = rules.maxLength ?? MAX_NAME_LENGTH;
+  if (name === '') return rules.allowEmpty ? null : 'must not be empty';
+  if ([...name].length > max) return `must be at most ${max} characters`;
   if (NOT_PRINTABLE.test(name)) return 'must be one line of printable text';
-  if (LINK.test(name)) return 'must not contain a link';
+  if (looksLikeLink(name)) return 'must be plain text: no link, web address or domain name';
   return null;
+}
+
+/**
+ * A name stored before these rules (or from a payer) as it may be printed in an e-mail: itself when it passes
+ * them, else `fallback`.
+ */
+export function nameForMail(name: string | null | undefined, fallback: string): string {
+  const trimmed = (name ?? '').trim();
+  return trimmed !== '' && nameProblem(trimmed, { maxLength: 200 }) === null ? trimmed : fallback;
+}
+
+/** "Olá, Ana." for a name that may be printed, "Olá." otherwise. */
+export function greeting(name: string | null | undefined): string {
+  const printable = nameForMail(name, '');
+  return printable ? `Olá, ${printable}.` : 'Olá.';
 }

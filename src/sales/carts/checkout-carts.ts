@@ -3,6 +3,7 @@ import { cartRecoveryAccounts } from '../../accounts/index.js';
 import { type MailOutbox, queueMail, renderMail } from '../../mail/index.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { formatBrl } from '../../platform/money/money.js';
+import { greeting, nameForMail } from '../../platform/text/names.js';
 import { type NotificationFact, recordNotifications } from '../../webhooks/index.js';
 import type { SaleOrigin } from '../data.js';
 import type { Customer, SaleItem } from '../types.js';
@@ -111,12 +112,14 @@ export async function abandonCheckoutCarts(db: Db, mail: MailOutbox, afterMinute
 }
 
 function recoveryMail(cart: CartRow & { recovery_url: string }, merchant: string) {
-  const first = cart.customer.name.split(' ')[0] || cart.customer.name;
+  // the payer typed the name and the address: nothing in it may become a link in the mail
+  const first = cart.customer.name.trim().split(' ')[0];
+  const shop = nameForMail(merchant, 'a loja');
   return renderMail({
-    subject: `Seu pagamento para ${merchant} ficou pendente`,
+    subject: `Seu pagamento para ${shop} ficou pendente`,
     paragraphs: [
-      `Olá, ${first}.`,
-      `Você começou um pagamento de ${formatBrl(cart.amount)} para ${merchant} e ele não foi concluído.`,
+      greeting(first),
+      `Você começou um pagamento de ${formatBrl(cart.amount)} para ${shop} e ele não foi concluído.`,
       'Se ainda quiser concluir, abra o link abaixo: a página mostra de novo como pagar.',
     ],
     action: { label: 'Concluir pagamento', url: cart.recovery_url },

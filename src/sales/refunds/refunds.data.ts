@@ -1,4 +1,5 @@
 import type { Queryable } from '../../platform/db/db.js';
+import type { SaleRow } from '../types.js';
 
 export type RefundStatus = 'PENDING' | 'DONE' | 'FAILED';
 
@@ -13,8 +14,12 @@ export interface RefundRow {
   status: RefundStatus;
   idempotency_key: string | null;
   request_hash: string | null;
+  /** Why it was made, when the gateway knows (one made at the processor without the gateway asking). */
+  reason: string | null;
   created_at: Date;
   updated_at: Date;
+  /** When it ended, made or not made; null while pending. */
+  completed_at: Date | null;
 }
 
 /** How long an Idempotency-Key names its refund (as a cashout's). */
@@ -30,12 +35,13 @@ export async function insertRefund(
     status: RefundStatus;
     key: string | null;
     hash: string | null;
+    reason?: string;
   },
 ): Promise<RefundRow> {
   const [row] = await tx.query<RefundRow>(
-    `INSERT INTO sale_refunds (sale_id, account_id, amount, net, status, idempotency_key, request_hash)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-    [r.saleId, r.accountId, r.amount, r.net, r.status, r.key, r.hash],
+    `INSERT INTO sale_refunds (sale_id, account_id, amount, net, status, idempotency_key, request_hash, reason)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+    [r.saleId, r.accountId, r.amount, r.net, r.status, r.key, r.hash, r.reason ?? null],
   );
   return row!;
 }
@@ -73,14 +79,22 @@ export async function pendingAmount(tx: Queryable, saleId: number): Promise<numb
   return Number(row?.sum ?? 0);
 }
 
-export async function setRefundStatus(tx: Queryable, id: number, status: RefundStatus): Promise<void> {
-  await tx.query('UPDATE sale_refunds SET status = $2, updated_at = now() WHERE id = $1', [id, status]);
+/** The refund ended (DONE: made; FAILED: not made), as stored now. */
+export async function setRefundStatus(tx: Queryable, id: number, status: RefundStatus): Promise<RefundRow> {
+  const [row] = await tx.query<RefundRow>(
+    `UPDATE sale_refunds SET status = $2, updated_at = now(),
+            completed_at = CASE WHEN $2 = 'PENDING' THEN NULL ELSE now() END
+      WHERE id = $1 RETURNING *`,
+    [id, status],
+  );
+  return row!;
 }
 
 /** A refund that ended not made, in progress again with its share of the net as it is now. */
 export async function reopenRefund(tx: Queryable, id: number, net: number): Promise<RefundRow> {
   const [row] = await tx.query<RefundRow>(
-    `UPDATE sale_refunds SET status = 'PENDING', net = $2, updated_at = now() WHERE id = $1 RETURNING *`,
+    `UPDATE sale_refunds SET status = 'PENDING', net = $2, updated_at = now(), completed_at = NULL
+      WHERE id = $1 RETURNING *`,
     [id, net],
   );
   return row!;
@@ -91,17 +105,21 @@ export async function touchRefund(tx: Queryable, id: number): Promise<void> {
   await tx.query('UPDATE sale_refunds SET updated_at = now() WHERE id = $1', [id]);
 }
 
-/** The sale's refund columns (the sales_public_json trigger rebuilds its refundedAmount). */
+/**
+ * The sale's refund columns (the sales_public_json trigger rebuilds its refundedAmount); the sale as stored
+ * after. The caller holds the sale's lock, so the values it computed from the locked row are still current.
+ */
 export async function setSaleRefunds(
   tx: Queryable,
   saleId: number,
   r: { refundedAmount: number; refundedNet: number; pendingNet: number },
-): Promise<void> {
-  await tx.query(
+): Promise<SaleRow> {
+  const [row] = await tx.query<SaleRow>(
     `UPDATE sales SET refunded_amount = $2, refunded_net = $3, refund_pending_net = $4, updated_at = now()
-      WHERE id = $1`,
+      WHERE id = $1 RETURNING *`,
     [saleId, r.refundedAmount, r.refundedNet, r.pendingNet],
   );
+  return row!;
 }
 
 /**

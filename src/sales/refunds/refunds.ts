@@ -12,6 +12,7 @@ import { saleWebhookBody } from '../settlement/notifications.js';
 import { isDispute } from '../settlement/status-machine.js';
 import { moveSale } from '../settlement/transition.js';
 import type { SaleRow } from '../types.js';
+import { type RefundView, refundView } from './refund-view.js';
 import {
   findRefund,
   forgottenRefunds,
@@ -181,25 +182,45 @@ async function post(
  * through the one transition path instead (both channels). Once per refund: true when this call made it.
  */
 export async function completeRefund(db: Db, queue: Queue, refundId: number): Promise<boolean> {
+  return (await completeRefundTold(db, queue, refundId)) !== null;
+}
+
+/** A refund made, as its sale.refunded fact tells it: the sale as stored after it, and the refund. */
+export interface RefundMade {
+  sale: SaleRow;
+  refund: RefundView;
+}
+
+/** completeRefund, returning what its fact told (null when this call did not make it). */
+export async function completeRefundTold(db: Db, queue: Queue, refundId: number): Promise<RefundMade | null> {
   const found = await findRefund(db, refundId);
-  if (!found || found.status === 'DONE') return false;
+  if (!found || found.status === 'DONE') return null;
   return db.tx(async (tx) => {
     const sale = await lockSale(tx, found.sale_id);
     const refund = await lockRefund(tx, refundId);
-    if (!sale || !refund || refund.status === 'DONE') return false;
-    await completeLocked(tx, queue, sale, refund);
-    return true;
+    if (!sale || !refund || refund.status === 'DONE') return null;
+    return completeLocked(tx, queue, sale, refund);
   });
 }
 
-/** completeRefund inside a transaction that has locked the refund's sale and the refund. */
-async function completeLocked(tx: Queryable, queue: Queue, sale: SaleRow, refund: RefundRow): Promise<void> {
-  await setRefundStatus(tx, refund.id, 'DONE');
+/**
+ * completeRefund inside a transaction that has locked the refund's sale and the refund. The sale.refunded body
+ * is built from the sale as this refund leaves it (refundedAmount after it, under the sale's lock however many
+ * refunds end at once) and carries the refund.
+ */
+async function completeLocked(
+  tx: Queryable,
+  queue: Queue,
+  sale: SaleRow,
+  refund: RefundRow,
+): Promise<RefundMade> {
+  const made = refundView(await setRefundStatus(tx, refund.id, 'DONE'));
   // refunded in full meanwhile (a dispute lost, a devolução made outside the gateway): nothing of it is left
-  if (sale.status !== 'PAGO' && !isDispute(sale.status)) return;
+  if (sale.status !== 'PAGO' && !isDispute(sale.status)) return { sale, refund: made };
   if (sale.refunded_amount + refund.amount >= paidOf(sale)) {
-    await moveSale(tx, queue, sale.id, 'ESTORNADO');
-    return;
+    // the last refund: the move to ESTORNADO records its sale.refunded (refundedAmount all that was paid)
+    const moved = await moveSale(tx, queue, sale.id, 'ESTORNADO', made);
+    return { sale: moved.sale, refund: made };
   }
   const before = moneyOf(sale);
   const after = {
@@ -209,20 +230,23 @@ async function completeLocked(tx: Queryable, queue: Queue, sale: SaleRow, refund
   };
   const effect = refundEffect('sale.refunded', before, after, sale.status);
   if (effect) await post(tx, sale.id, effect, false);
-  await setSaleRefunds(tx, sale.id, {
+  const updated = await setSaleRefunds(tx, sale.id, {
     refundedAmount: sale.refunded_amount + refund.amount,
     refundedNet: after.refundedNet,
     pendingNet: after.refundPendingNet,
   });
-  const updated = (await lockSale(tx, sale.id))!;
   await recordNotification(tx, {
     accountId: sale.account_id,
     event: 'sale.refunded',
     subjectType: 'sale',
     subjectId: sale.id,
-    webhookBody: saleWebhookBody(updated),
+    webhookBody: { ...saleWebhookBody(updated), refund: made },
   });
+  return { sale: updated, refund: made };
 }
+
+/** The reason a refund the gateway did not ask for shows. */
+export const MADE_AT_THE_PROCESSOR = 'Made at the payment processor without a request of the gateway';
 
 /**
  * A refund made without the gateway asking (a devolução made at the PSP or by the payer's bank): recorded as a
@@ -242,6 +266,7 @@ export async function recordRefundMade(db: Db, queue: Queue, saleId: number, amo
       status: 'FAILED', // not held: completing it takes its share from available
       key: null,
       hash: null,
+      reason: MADE_AT_THE_PROCESSOR,
     });
     await completeLocked(tx, queue, sale, refund);
   });

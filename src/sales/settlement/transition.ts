@@ -6,12 +6,13 @@ import { sales } from '../../platform/observability/metrics.js';
 import { type NotificationFact, recordNotification } from '../../webhooks/index.js';
 import { onSalePaid } from '../carts/carts.js';
 import { lockSale } from '../data.js';
+import type { RefundView } from '../refunds/refund-view.js';
 import type { SaleRow } from '../types.js';
 import { ledgerEffect, moneyOf } from './ledger-effects.js';
 import { salePostbackBody, saleWebhookBody } from './notifications.js';
 import { scheduleReserveRelease } from './reserve.js';
 import { checkTransition, eventFor, FINAL_STATUSES, isOpen, type SaleStatus } from './status-machine.js';
-import { writeMoves } from './write-moves.js';
+import { movedSale, writeMoves } from './write-moves.js';
 
 export interface TransitionResult {
   outcome: 'applied' | 'unchanged';
@@ -28,13 +29,15 @@ export async function moveSale(
   queue: Queue,
   saleId: number,
   to: SaleStatus,
+  /** The refund that makes the sale ESTORNADO (its last): its sale.refunded body carries it. */
+  refund?: RefundView,
 ): Promise<TransitionResult> {
   const before = await lockSale(tx, saleId);
   if (!before) throw notFound(`sale ${saleId} not found`);
   const check = checkTransition(before.status, to);
   if (check === 'same') return { outcome: 'unchanged', sale: before };
   if (check === 'refused') throw refusal(before.status, to);
-  const [sale] = await applyMoves(tx, queue, [{ before, to }]);
+  const [sale] = await applyMoves(tx, queue, [{ before, to, ...(refund ? { refund } : {}) }]);
   return { outcome: 'applied', sale: sale! };
 }
 
@@ -46,6 +49,8 @@ export function refusal(from: SaleStatus, to: SaleStatus): AppError {
 export interface Move {
   before: SaleRow;
   to: SaleStatus;
+  /** A move to ESTORNADO made by this refund (its last): its sale.refunded body tells it. */
+  refund?: RefundView;
 }
 
 /**
@@ -67,8 +72,8 @@ export async function applyMoves(
     status: to,
     reserveHeld: effects[i]?.reserveHeld ?? before.reserve_held,
   }));
-  // the bodies read no column the move sets but status
-  const facts = moves.flatMap(({ before, to }) => saleFact({ ...before, status: to }) ?? []);
+  // the bodies tell the sale as the move stores it (movedSale: status, paid and refunded amounts)
+  const facts = moves.flatMap(({ before, to, refund }) => saleFact(movedSale(before, to), refund) ?? []);
   const entries = effects.flatMap((effect, i): JournalEntry[] =>
     effect
       ? [{ kind: effect.kind, refType: 'sale', refId: moves[i]!.before.id, postings: effect.postings }]
@@ -116,20 +121,25 @@ export function countWithoutFact(tx: Queryable, sale: SaleRow): void {
 
 const AWAITS_PAYMENT_CODE = new Set(['PIX', 'PIX_AUTOMATICO', 'BOLETO']);
 
-function saleFact(sale: SaleRow): NotificationFact | null {
+/**
+ * The fact of a sale's status, both bodies built from `sale` as stored. A sale.refunded carries `refund`: the
+ * refund that made it ESTORNADO, or null when none did (a dispute lost, a move by the processor's report).
+ */
+function saleFact(sale: SaleRow, refund?: RefundView): NotificationFact | null {
   const event = eventFor(sale.status);
   if (!event) return null;
   if (sale.status === 'PENDENTE' && !AWAITS_PAYMENT_CODE.has(sale.payment_method)) return null;
+  const told = event === 'sale.refunded' ? { refund: refund ?? null } : {};
   const postback =
     FINAL_STATUSES.has(sale.status) && sale.postback_url
-      ? { url: sale.postback_url, body: salePostbackBody(sale) }
+      ? { url: sale.postback_url, body: { ...salePostbackBody(sale), ...told } }
       : undefined;
   return {
     accountId: sale.account_id,
     event,
     subjectType: 'sale',
     subjectId: sale.id,
-    webhookBody: saleWebhookBody(sale),
+    webhookBody: { ...saleWebhookBody(sale), ...told },
     ...(postback ? { postback } : {}),
   };
 }

@@ -18,6 +18,7 @@ type Changed = Pick<
   | 'id'
   | 'status'
   | 'reserve_held'
+  | 'paid_amount'
   | 'refunded_amount'
   | 'refunded_net'
   | 'refund_pending_net'
@@ -35,6 +36,24 @@ type Changed = Pick<
  * rows every settlement of a merchant shares stay locked as briefly as possible. Returns the sales as stored,
  * in the order given (each read back only in the columns a move changes, the rest as locked).
  */
+/**
+ * The sale as writeMoves will store it moved to `to`, in the columns its notification bodies read: the status,
+ * what the payer paid (set on PAGO) and what was refunded (all of it on ESTORNADO). The bodies are built before
+ * the one statement that writes the move and its facts, so they are built from this, never from the row as it
+ * was locked (whose refundedAmount a sale.refunded of the last refund would tell as the total before it).
+ */
+export function movedSale(before: SaleRow, to: SaleStatus): SaleRow {
+  const paid = before.paid_amount ?? before.amount;
+  return {
+    ...before,
+    status: to,
+    paid_amount: to === 'PAGO' ? paid : before.paid_amount,
+    refunded_amount: to === 'ESTORNADO' ? paid : before.refunded_amount,
+    refunded_net: to === 'ESTORNADO' ? before.net_amount : before.refunded_net,
+    refund_pending_net: to === 'ESTORNADO' ? 0 : before.refund_pending_net,
+  };
+}
+
 export async function writeMoves(
   tx: Queryable,
   updates: SaleUpdate[],
@@ -48,6 +67,8 @@ export async function writeMoves(
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::bool[]) AS v(id, status, reserve_held)),
      s AS (
        UPDATE sales s SET status = v.status, reserve_held = v.reserve_held, updated_at = now(),
+           -- what the payer paid, on every path to PAGO (a boleto's Pix or barcode recorded it before)
+           paid_amount = CASE WHEN v.status = 'PAGO' THEN COALESCE(s.paid_amount, s.amount) ELSE s.paid_amount END,
            -- refunded in full, however it came (its last refund, a dispute lost, a devolução made outside)
            refunded_amount = CASE WHEN v.status = 'ESTORNADO' THEN COALESCE(s.paid_amount, s.amount)
                                   ELSE s.refunded_amount END,
@@ -58,7 +79,7 @@ export async function writeMoves(
                                ELSE s.completed_at END
          -- = ANY gives the planner the index (it guesses 100 rows for unnest and would scan every sale)
          FROM v WHERE s.id = ANY($1::bigint[]) AND s.id = v.id
-       RETURNING s.id, s.status, s.reserve_held, s.refunded_amount, s.refunded_net, s.refund_pending_net,
+       RETURNING s.id, s.status, s.reserve_held, s.paid_amount, s.refunded_amount, s.refunded_net, s.refund_pending_net,
                  s.updated_at, s.completed_at, s.public_json),
      ${notifications.ctes},
      ${ledger.ctes}
@@ -71,7 +92,7 @@ export async function writeMoves(
       ...ledger.params,
     ],
     // planned once per connection: the text is fixed, and its planning cost about as much as its execution
-    { prepare: 'settle_write_moves_v6' },
+    { prepare: 'settle_write_moves_v7' },
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const first = rows[0];

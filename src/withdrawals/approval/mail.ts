@@ -3,6 +3,7 @@ import { type MailOutbox, queueMail, renderMail } from '../../mail/index.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { formatBrl } from '../../platform/money/money.js';
 import { maskDocument } from '../../platform/privacy/mask.js';
+import { greeting, nameForMail } from '../../platform/text/names.js';
 import type { WithdrawalRow } from '../data.js';
 import { APPROVAL_HOURS } from './decide.js';
 
@@ -14,7 +15,7 @@ import { APPROVAL_HOURS } from './decide.js';
 async function requesterInWords(q: Queryable, requestedBy: string | null): Promise<string> {
   const publicKey = requestedBy?.startsWith('api_key:') ? requestedBy.slice('api_key:'.length) : null;
   if (publicKey === null) return `por ${requestedBy ?? 'alguém da equipe'}`;
-  const name = await credentialName(q, publicKey);
+  const name = nameForMail(await credentialName(q, publicKey), '');
   return name ? `pela integração (chave de API "${name}")` : 'pela integração (uma chave de API)';
 }
 
@@ -37,7 +38,7 @@ export async function mailApprovers(db: Db, outbox: MailOutbox, publicUrl: strin
           ...renderMail({
             subject: `Saque de ${formatBrl(w.amount)} aguardando aprovação`,
             paragraphs: [
-              `Olá, ${user.name}.`,
+              greeting(user.name),
               `Um saque de ${formatBrl(w.amount)} para a chave Pix ${pixKey} foi pedido ${requester} e aguarda a aprovação de outra pessoa da equipe.`,
               'O valor fica bloqueado até a decisão. Para aprovar ou recusar, abra o painel e confirme com sua senha ou código de dois fatores.',
             ],

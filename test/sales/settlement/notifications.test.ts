@@ -48,6 +48,8 @@ function common(s: SaleBody, status: string) {
     })),
   };
 }
+/** The event of the statuses these tests reach: every body states it last (`eventType`). */
+const EVENT_OF: Record<string, string> = { PENDENTE: 'sale.pending', PAGO: 'sale.paid' };
 const webhookForm = (s: SaleBody, status: string) =>
   JSON.stringify({
     ...common(s, status),
@@ -56,9 +58,14 @@ const webhookForm = (s: SaleBody, status: string) =>
     type: 'TRANSACTION',
     metadata: {},
     refundedAmount: '0',
+    eventType: EVENT_OF[status],
   });
 const postbackForm = (s: SaleBody, status: string) =>
-  JSON.stringify({ ...common(s, status), externalTransactionId: s.externalTransactionId });
+  JSON.stringify({
+    ...common(s, status),
+    externalTransactionId: s.externalTransactionId,
+    eventType: EVENT_OF[status],
+  });
 
 /** The fact reaches the notifications engine (fanned out from the outbox table by the worker). */
 async function fannedOut(eventId: string): Promise<boolean> {
@@ -195,10 +202,16 @@ describe('sale notification facts (outbox rows)', () => {
         metadata: {},
         refundedAmount: '0',
         ...recurrence,
+        eventType: 'sale.paid',
       }),
     );
     expect(events[0]!.postback_body).toBe(
-      JSON.stringify({ ...common(s, 'PAGO'), externalTransactionId: s.externalTransactionId, ...recurrence }),
+      JSON.stringify({
+        ...common(s, 'PAGO'),
+        externalTransactionId: s.externalTransactionId,
+        ...recurrence,
+        eventType: 'sale.paid',
+      }),
     );
     expect(JSON.parse(events[0]!.webhook_body).paymentMethod).toBe('PIX_AUTOMATICO');
   });
