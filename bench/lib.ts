@@ -55,6 +55,9 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     // `serverEnv` turns them on
     RATE_LIMIT_PER_KEY: '0',
     RATE_LIMIT_LOGIN_PER_IP: '0',
+    RATE_LIMIT_PUBLIC_KEY: '0',
+    RATE_LIMIT_PUBLIC_KEY_PER_IP: '0',
+    RATE_LIMIT_BOLETO_PDF_PER_IP: '0',
     ...env,
   });
   const db = await openDb({ databaseUrl, poolMax: 8 });

@@ -191,12 +191,12 @@ export async function buildApp(platform: Platform): Promise<Http> {
     allowPrivateTargets: config.webhookAllowPrivate,
   };
   await app.register(salesRoutes, { ...charges, apiKey, settler, refunders: processorsForSales.refunders });
-  await app.register(boletoRoutes, { db, apiKey, settings: config.boleto });
+  await app.register(boletoRoutes, { db, apiKey, settings: config.boleto, perIp: limits.boletoPdfPerIp });
   await app.register(cardRoutes, {
     apiKey,
     sales: cardSales,
     tokens: new CardTokens(db, acquirer, config.secretsKey),
-    publicKey: publicKeyAuth(authCache, lastUse, limits.perKey),
+    publicKey: publicKeyAuth(authCache, lastUse, limits.perKey, limits.publicKey),
   });
   await app.register(checkoutRoutes, {
     db,

@@ -29,7 +29,7 @@ const dueDate = () => {
 
 /**
  * Boletos issued per second (POST /api/transactions BOLETO: nosso número, barcode, cobv at the sandbox, QR,
- * the sale and the boleto) vs PIX charges in the same run; the PDF rendered per second (the payer's link); and a
+ * the sale and the boleto) vs PIX charges in the same run; the payer's link to a kept PDF per second; and a
  * 1,000-line CNAB 240 return imported (parsed and credited in one transaction), timed.
  */
 export async function run(server: BenchServer): Promise<void> {
@@ -64,10 +64,10 @@ export async function run(server: BenchServer): Promise<void> {
   const check = await fetch(`${server.url}${pdfPath}`);
   if (check.status !== 200) throw new Error(`GET ${pdfPath} answered ${check.status}: ${await check.text()}`);
   await check.arrayBuffer();
-  // a render is CPU work on the gateway's one thread: a few connections, not 50 waiting in line
+  // the first fetch rendered it: the rest are served from the process's PDF cache
   const pdf = await measureAround(pix, { url: `${server.url}${pdfPath}`, connections: 4 });
   printRow({
-    name: 'GET /api/boletos/{token}.pdf (PDF rendered: ITF barcode and QR)',
+    name: 'GET /api/boletos/{token}.pdf (the PDF kept after its one render)',
     target: pdf.target,
     baselineName: 'POST /api/transactions PIX (sandbox), mean of before and after',
     baseline: pdf.baseline,

@@ -1645,6 +1645,18 @@ export interface paths {
                     };
                 };
                 /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
                 500: {
                     headers: {
                         [name: string]: unknown;
@@ -3694,7 +3706,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3718,7 +3730,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4865,6 +4877,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error shape A */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
+                    };
+                };
                 /** @description Error */
                 500: {
                     headers: {
@@ -4879,7 +4905,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape A */
                 503: {
                     headers: {
                         [name: string]: unknown;

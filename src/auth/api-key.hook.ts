@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { constantTimeEqual, hashSecret } from '../platform/crypto/secrets.js';
 import { AppError, unauthorized } from '../platform/errors/app-error.js';
 import { HttpError } from '../platform/http/errors.js';
-import type { ApiKeyLimiter } from '../platform/http/rate-limit.js';
+import type { ApiKeyLimiter, PublicKeyLimits } from '../platform/http/rate-limit.js';
 import { canonicalIp } from '../platform/net/ip.js';
 import type { AuthCache, CachedCredential } from './auth-cache.js';
 import { defaultRouteScope, type KeyScope, scopeCovers } from './key-scopes.js';
@@ -61,28 +61,38 @@ export function apiKeyAuth(cache: AuthCache, lastUse: LastUseRecorder, limit: Ap
 /**
  * onRequest hook of the routes a browser calls with the public key alone (card tokenization): the public key
  * names the account, and a private key, when sent too, must be its own. Everything after the key (expiry, the
- * IP allow-list, the rate limits, the key's scope) is as for `apiKeyAuth`.
+ * IP allow-list, the key's scope) is as for `apiKeyAuth`. The public key is no secret (it lives in payers'
+ * browsers), so what it alone opens has its own budget, and spending it leaves the pair's server budget
+ * (`serverLimit`, what the private key's calls count against) untouched: a request without a private key
+ * counts by source address before its key is looked up (junk keys included) and then against its public key.
+ * A request with the right private key too is the merchant's server: it counts against the server budget.
  */
 export function publicKeyAuth(
   cache: AuthCache,
   lastUse: LastUseRecorder,
-  limit: ApiKeyLimiter | null = null,
+  serverLimit: ApiKeyLimiter | null,
+  publicLimits: PublicKeyLimits,
 ) {
-  const admit = admitter(cache, lastUse, limit);
+  const asServer = admitter(cache, lastUse, serverLimit);
+  const asBrowser = admitter(cache, lastUse, publicLimits.perKey);
+  const perIp = publicLimits.perIp;
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const publicKey = request.headers['x-api-public-key'];
     const privateKey = request.headers['x-api-private-key'];
+    if (privateKey === undefined && perIp) {
+      const counting = perIp(request, reply, undefined);
+      if (counting) await counting;
+    }
     if (typeof publicKey !== 'string' || publicKey === '') {
       throw unauthorized('The X-Api-Public-Key header is required');
     }
     if (!KEY_SHAPE.test(publicKey)) throw unauthorized('Invalid API key');
     const cred = await cache.credential(publicKey);
     if (!cred) throw unauthorized('Invalid API key');
-    if (privateKey !== undefined) {
-      const presented = typeof privateKey === 'string' ? hashSecret(privateKey) : '';
-      if (!constantTimeEqual(presented, cred.privateKeyHash)) throw unauthorized('Invalid API keys');
-    }
-    await admit(request, reply, publicKey, cred);
+    if (privateKey === undefined) return asBrowser(request, reply, publicKey, cred);
+    const presented = typeof privateKey === 'string' ? hashSecret(privateKey) : '';
+    if (!constantTimeEqual(presented, cred.privateKeyHash)) throw unauthorized('Invalid API keys');
+    await asServer(request, reply, publicKey, cred);
   };
 }
 

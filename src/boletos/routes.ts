@@ -13,7 +13,7 @@ import { parsePublicId } from '../platform/ids/public-ids.js';
 import { findSaleRow, ownedSale } from '../sales/index.js';
 import { type BoletoRow, boletoByTokenHash, boletoOfSale } from './data.js';
 import { tokenHash } from './issue.js';
-import { renderBoletoPdf } from './pdf.js';
+import { BoletoPdfCache } from './pdf-cache.js';
 
 const security = [{ publicKey: [], privateKey: [] }];
 /** The 200 answer: the PDF's bytes (the errors stay JSON in the route's shape). */
@@ -28,11 +28,15 @@ const pdfHeaders = (boleto: BoletoRow) => ({
   'cache-control': 'private, no-store',
 });
 
-/** The boleto's PDF: for the merchant (API keys) and for the payer (the unguessable link in `pdfUrl`). */
+/**
+ * The boleto's PDF: for the merchant (API keys) and for the payer (the unguessable link in `pdfUrl`, no key:
+ * counted by source address, `perIp`). Each boleto is rendered once per process (BoletoPdfCache).
+ */
 export async function boletoRoutes(
   app: Http,
-  deps: { db: Db; apiKey: AuthHook; settings: BoletoSettings },
+  deps: { db: Db; apiKey: AuthHook; settings: BoletoSettings; perIp: AuthHook | null },
 ): Promise<void> {
+  const pdfs = new BoletoPdfCache(deps.settings);
   app.get(
     '/api/transactions/:id/boleto.pdf',
     {
@@ -59,7 +63,7 @@ export async function boletoRoutes(
       const sale = ownedSale(await findSaleRow(deps.db, id), merchantOf(request).accountId);
       const boleto = await boletoOfSale(deps.db, sale.id);
       if (!boleto) throw notFound('This sale has no boleto');
-      const pdf = await renderBoletoPdf(boleto, deps.settings);
+      const pdf = await pdfs.pdf(boleto);
       return reply.headers(pdfHeaders(boleto)).send(Buffer.from(pdf) as unknown as string); // bytes, sent as they are
     },
   );
@@ -67,20 +71,26 @@ export async function boletoRoutes(
   app.get(
     '/api/boletos/:file',
     {
-      config: { errorShape: 'transaction', errors: ['NOT_FOUND'] },
+      config: { errorShape: 'transaction', errors: ['NOT_FOUND', 'RATE_LIMITED'] },
+      ...(deps.perIp ? { onRequest: deps.perIp } : {}),
       schema: {
         summary:
           "The payer's link to a boleto's PDF (the `pdfUrl` of the sale): no key, an unguessable token",
         tags: ['public'],
         params: Type.Object({ file: Type.String({ maxLength: 100 }) }),
-        response: { 200: Pdf, 404: TransactionErrorBody, 500: TransactionErrorBody },
+        response: {
+          200: Pdf,
+          404: TransactionErrorBody,
+          429: TransactionErrorBody,
+          500: TransactionErrorBody,
+        },
       },
     },
     async (request, reply) => {
       const m = /^([A-Za-z0-9_-]{32})\.pdf$/.exec(request.params.file);
       const boleto = m ? await boletoByTokenHash(deps.db, tokenHash(m[1]!)) : null;
       if (!boleto) throw notFound('Boleto not found');
-      const pdf = await renderBoletoPdf(boleto, deps.settings);
+      const pdf = await pdfs.pdf(boleto);
       return reply.headers(pdfHeaders(boleto)).send(Buffer.from(pdf) as unknown as string); // bytes, sent as they are
     },
   );

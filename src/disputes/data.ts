@@ -118,17 +118,16 @@ export async function markUnderReview(tx: Queryable, id: number, text: string | 
   return row!;
 }
 
-export async function insertEvidence(
+/** One evidence file, its bytes sent as a binary parameter (not as text twice their size). */
+export async function insertEvidenceFile(
   tx: Queryable,
   disputeId: number,
-  files: { name: string; contentType: string; content: Buffer }[],
+  file: { name: string; contentType: string; content: Buffer },
 ): Promise<void> {
-  if (files.length === 0) return;
   await tx.query(
     `INSERT INTO dispute_evidence (dispute_id, name, content_type, size, content)
-     SELECT $1, f.name, f.content_type, octet_length(f.content), f.content
-       FROM unnest($2::text[], $3::text[], $4::bytea[]) AS f (name, content_type, content)`,
-    [disputeId, files.map((f) => f.name), files.map((f) => f.contentType), files.map((f) => f.content)],
+     VALUES ($1, $2, $3, $4, $5::bytea)`,
+    [disputeId, file.name, file.contentType, file.content.length, file.content],
   );
 }
 

@@ -18,7 +18,7 @@ import {
   findDispute,
   findDisputeByExternalId,
   insertDispute,
-  insertEvidence,
+  insertEvidenceFile,
   listDisputes,
   lockDispute,
   lockDueForReminder,
@@ -26,7 +26,7 @@ import {
   markReminded,
   markUnderReview,
 } from './data.js';
-import { checkEvidence, type EvidenceFile } from './evidence.js';
+import { checkComplete, checkFile, checkText, type EvidencePart } from './evidence.js';
 import { DISPUTE_STATUSES } from './schemas.js';
 import { EFI_MED } from './source.js';
 import { type DisputeView, disputeView, disputeWebhookBody } from './views.js';
@@ -188,27 +188,46 @@ export class Disputes {
   }
 
   /**
-   * The merchant's answer, until respondBy: files and a text, checked whole before anything is stored; the
-   * dispute goes under_review and awaits the acquirer's or PSP's verdict. One answer per dispute.
+   * Whether the account's dispute takes an answer now (open, none sent yet, before respondBy): asked before an
+   * answer's body is read, so that nothing is read for a dispute that would refuse it. Unknown or another
+   * account's → NOT_FOUND; answered, closed or late → DISPUTE_CLOSED.
    */
-  async respond(
-    accountId: number,
-    uuid: string,
-    answer: { files: EvidenceFile[]; text: string | null },
-  ): Promise<DisputeRow> {
-    const files = checkEvidence(answer.files, answer.text);
+  async answerable(accountId: number, uuid: string): Promise<void> {
+    const dispute = await findDispute(this.db, uuid);
+    if (!dispute || Number(dispute.account_id) !== accountId) throw notFound('Dispute not found');
+    if (dispute.closed_at || dispute.status !== 'needs_response') throw answered(dispute);
+    await this.refuseLate(this.db, dispute);
+  }
+
+  /**
+   * The merchant's answer, until respondBy: files and a text, taken part by part as they arrive, each file
+   * checked and stored before the next is read (one file in memory at a time), in one transaction that holds
+   * the dispute: a part refused, or the parts ending wrong, stores nothing. The dispute goes under_review and
+   * awaits the acquirer's or PSP's verdict. One answer per dispute.
+   */
+  async respond(accountId: number, uuid: string, parts: AsyncIterable<EvidencePart>): Promise<DisputeRow> {
     return this.db.tx(async (tx) => {
       const dispute = await this.openDisputeOf(tx, accountId, uuid);
       if (dispute.status !== 'needs_response') throw answered(dispute);
-      const [late] = await tx.query<{ late: boolean }>('SELECT $1::timestamptz <= now() AS late', [
-        dispute.respond_by,
-      ]);
-      if (late!.late) throw new AppError('DISPUTE_CLOSED', 'The deadline to answer this dispute has passed');
-      await insertEvidence(tx, dispute.id, files);
-      const underReview = await markUnderReview(tx, dispute.id, answer.text);
+      await this.refuseLate(tx, dispute);
+      let files = 0;
+      let text: string | null = null;
+      for await (const part of parts) {
+        if (part.kind === 'text') text = checkText(part.text, text);
+        else await insertEvidenceFile(tx, dispute.id, checkFile(part, ++files));
+      }
+      checkComplete(files, text);
+      const underReview = await markUnderReview(tx, dispute.id, text);
       await this.forwardToPsp(tx, underReview);
       return underReview;
     });
+  }
+
+  private async refuseLate(q: Queryable, dispute: DisputeRow): Promise<void> {
+    const [late] = await q.query<{ late: boolean }>('SELECT $1::timestamptz <= now() AS late', [
+      dispute.respond_by,
+    ]);
+    if (late!.late) throw new AppError('DISPUTE_CLOSED', 'The deadline to answer this dispute has passed');
   }
 
   /** Disputes unanswered at respondBy are lost, as acquirers decide them; returns how many. */

@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { accountOf, merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
@@ -9,11 +9,18 @@ import {
   IpAccessErrorBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
+import { HttpError } from '../platform/http/errors.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { isUuid } from '../platform/ids/public-ids.js';
 import { encodeCursor, parsePage } from '../platform/paging/pagination.js';
+import type { DisputeRow } from './data.js';
 import type { Disputes } from './disputes.js';
-import { type EvidenceFile, MAX_FILE_BYTES, MAX_FILES, MAX_TEXT_CHARS } from './evidence.js';
+import { type EvidencePart, MAX_FILE_BYTES, MAX_FILES, MAX_TEXT_CHARS } from './evidence.js';
+import { UPLOADS_PER_ACCOUNT, UploadSlots } from './upload-slots.js';
+
+/** When an answer refused for want of room may be sent again. */
+const UPLOAD_RETRY_AFTER_SECONDS = 5;
+
 import { Dispute, DisputeListQuery, DisputePage } from './schemas.js';
 
 export interface DisputeRouteDeps {
@@ -34,11 +41,14 @@ export async function disputeRoutes(app: Http, deps: DisputeRouteDeps): Promise<
       fileSize: MAX_FILE_BYTES + 1,
       fields: 4,
       fieldSize: MAX_TEXT_CHARS * 4 + 1,
+      parts: MAX_FILES + 5,
+      headerPairs: 20,
     },
     throwFileSizeLimit: false,
   });
-  register(app, deps, { kind: 'api', path: '/api/disputes', auth: deps.apiKey });
-  register(app, deps, { kind: 'panel', path: '/api/panel/disputes', auth: deps.requireSession });
+  const slots = new UploadSlots(); // one room for both doors
+  register(app, deps, slots, { kind: 'api', path: '/api/disputes', auth: deps.apiKey });
+  register(app, deps, slots, { kind: 'panel', path: '/api/panel/disputes', auth: deps.requireSession });
 }
 
 function disputeId(raw: string): string {
@@ -46,24 +56,35 @@ function disputeId(raw: string): string {
   return raw.toLowerCase();
 }
 
-/** The answer's parts: every file read whole (each at most one byte past the limit), and the `text` field. */
-async function readAnswer(request: FastifyRequest): Promise<{ files: EvidenceFile[]; text: string | null }> {
-  if (!request.isMultipart()) {
-    throw validation('send the evidence as multipart/form-data: files, and an optional text field');
-  }
-  const files: EvidenceFile[] = [];
-  let text: string | null = null;
+/**
+ * An answer's body bounds: besides its parts' own limits (files, bytes per file, fields), a declared length
+ * past every file at its limit and room for the text and the parts' headers is refused before it is read.
+ */
+const MAX_ANSWER_BYTES = MAX_FILES * MAX_FILE_BYTES + 1024 * 1024;
+
+/**
+ * The answer's parts as they arrive: each file read whole (at most one byte past its limit, so that more is
+ * seen and refused at once) and handed on before the next is read; the `text` field.
+ */
+async function* evidenceParts(request: FastifyRequest): AsyncGenerator<EvidencePart> {
+  // one buffer for every file of the answer, each handed on (and stored) before the next is read into it
+  let buffer: Buffer | null = null;
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') {
-        const content = await part.toBuffer();
-        if (part.file.truncated || content.length > MAX_FILE_BYTES) {
+        buffer ??= Buffer.allocUnsafe(MAX_FILE_BYTES + 1);
+        let size = 0;
+        // the parser ends a file at MAX_FILE_BYTES + 1 bytes (the plugin's limit below) and marks it truncated
+        for await (const chunk of part.file as AsyncIterable<Buffer>) {
+          size += chunk.copy(buffer, size);
+        }
+        if (size > MAX_FILE_BYTES || part.file.truncated) {
           throw new AppError('PAYLOAD_TOO_LARGE', `${part.filename || 'a file'} is larger than 5 MB`);
         }
-        files.push({ name: part.filename, content });
+        yield { kind: 'file', name: part.filename, content: buffer.subarray(0, size) };
       } else if (part.fieldname === 'text') {
         if (part.valueTruncated) throw validation(`text must be at most ${MAX_TEXT_CHARS} characters`);
-        text = String(part.value);
+        yield { kind: 'text', text: String(part.value) };
       } else {
         throw validation(`unknown field ${JSON.stringify(part.fieldname)}: send files and text only`);
       }
@@ -77,12 +98,69 @@ async function readAnswer(request: FastifyRequest): Promise<{ files: EvidenceFil
     if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') throw validation('the body is not valid multipart');
     throw err;
   }
-  return { files, text };
+}
+
+/**
+ * Checks an answer's request before reading its body: multipart, a declared length within bounds, the dispute
+ * open for an answer, room to read it (UploadSlots); then streams it into the dispute. A refusal that leaves
+ * the body unread closes the connection, so the rest is not read either.
+ */
+async function answer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: DisputeRouteDeps,
+  slots: UploadSlots,
+  accountId: number,
+  id: string,
+): Promise<DisputeRow> {
+  try {
+    if (!request.isMultipart()) {
+      throw validation('send the evidence as multipart/form-data: files, and an optional text field');
+    }
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > MAX_ANSWER_BYTES) {
+      throw new AppError('PAYLOAD_TOO_LARGE', `an answer is at most ${MAX_FILES} files of 5 MB and a text`);
+    }
+    await deps.disputes.answerable(accountId, id);
+    const slot = slots.take(accountId);
+    if (slot === 'account') {
+      throw new HttpError(
+        'RATE_LIMITED',
+        'Another answer of this account is being sent: retry once it ends',
+        undefined,
+        {
+          'retry-after': String(UPLOAD_RETRY_AFTER_SECONDS),
+          'ratelimit-limit': String(UPLOADS_PER_ACCOUNT),
+          'ratelimit-remaining': '0',
+          'ratelimit-reset': String(UPLOAD_RETRY_AFTER_SECONDS),
+        },
+      );
+    }
+    if (slot === 'process') {
+      throw new HttpError(
+        'SERVICE_UNAVAILABLE',
+        'Too many answers are being sent: retry shortly',
+        undefined,
+        {
+          'retry-after': String(UPLOAD_RETRY_AFTER_SECONDS),
+        },
+      );
+    }
+    try {
+      return await deps.disputes.respond(accountId, id, evidenceParts(request));
+    } finally {
+      slot();
+    }
+  } catch (err) {
+    if (!request.raw.complete) reply.header('connection', 'close');
+    throw err;
+  }
 }
 
 function register(
   app: Http,
   deps: DisputeRouteDeps,
+  slots: UploadSlots,
   side: { kind: 'api' | 'panel'; path: string; auth: AuthHook },
 ): void {
   const api = side.kind === 'api';
@@ -148,24 +226,25 @@ function register(
   app.post(
     `${side.path}/:id/evidence`,
     {
-      config: config('disputes.respond', ['NOT_FOUND', 'DISPUTE_CLOSED', 'UNSUPPORTED_FILE_TYPE']),
+      config: config('disputes.respond', [
+        'NOT_FOUND',
+        'DISPUTE_CLOSED',
+        'UNSUPPORTED_FILE_TYPE',
+        'RATE_LIMITED',
+      ]),
       onRequest: side.auth,
-      // the files' own limits apply (10 files of 5 MB); this bounds the whole request
-      bodyLimit: (MAX_FILES + 1) * (MAX_FILE_BYTES + 1) + 64 * 1024,
       schema: {
         ...common,
         summary:
           'Answer a dispute before respondBy: multipart/form-data with up to 10 files (PDF, PNG or JPEG by content, 5 MB each) and a text of up to 5,000 characters; the dispute goes under_review',
         consumes: ['multipart/form-data'],
         params: IdPath,
-        response: { 200: Dispute, ...errors, 409: body, 413: body, 415: body },
+        response: { 200: Dispute, ...errors, 409: body, 413: body, 415: body, 429: body, 503: body },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const id = disputeId(request.params.id);
-      const accountId = accountIdOf(request);
-      const answer = await readAnswer(request);
-      const dispute = await deps.disputes.respond(accountId, id, answer);
+      const dispute = await answer(request, reply, deps, slots, accountIdOf(request), id);
       return deps.disputes.viewOf(deps.db, dispute);
     },
   );

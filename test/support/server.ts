@@ -81,6 +81,9 @@ export const TEST_LIMITS = {
   RATE_LIMIT_LOGIN_PER_IP: '0',
   RATE_LIMIT_WEBHOOK_TEST: '0',
   RATE_LIMIT_CHECKOUT_PER_IP: '0',
+  RATE_LIMIT_PUBLIC_KEY: '0',
+  RATE_LIMIT_PUBLIC_KEY_PER_IP: '0',
+  RATE_LIMIT_BOLETO_PDF_PER_IP: '0',
 };
 
 function dataDirFor(databaseUrl: string): string {

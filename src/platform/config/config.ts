@@ -55,6 +55,12 @@ export interface Config {
   rateLimitWebhookTest: number;
   /** Requests to the payer's pages of payment links and checkout sessions per source IP per minute; 0: off. */
   rateLimitCheckoutPerIp: number;
+  /** Requests per public key per second on the routes the public key alone opens (card tokens); 0: off. */
+  rateLimitPublicKey: number;
+  /** Requests per source IP per minute on the routes the public key alone opens; 0: off. */
+  rateLimitPublicKeyPerIp: number;
+  /** Fetches of boleto PDFs by their payer's link per source IP per minute; 0: off. */
+  rateLimitBoletoPdfPerIp: number;
   /** Minutes a payer's checkout cart may stay unpaid before it is abandoned (cart.abandoned). */
   cartAbandonAfterMinutes: number;
   /** Open payment streams of the hosted checkout pages per source IP; 0: no cap. */
@@ -236,6 +242,9 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     rateLimitLoginPerIp: integer(env, 'RATE_LIMIT_LOGIN_PER_IP', 20, 0, 1_000_000),
     rateLimitWebhookTest: integer(env, 'RATE_LIMIT_WEBHOOK_TEST', 10, 0, 1_000_000),
     rateLimitCheckoutPerIp: integer(env, 'RATE_LIMIT_CHECKOUT_PER_IP', 60, 0, 1_000_000),
+    rateLimitPublicKey: integer(env, 'RATE_LIMIT_PUBLIC_KEY', 20, 0, 1_000_000),
+    rateLimitPublicKeyPerIp: integer(env, 'RATE_LIMIT_PUBLIC_KEY_PER_IP', 30, 0, 1_000_000),
+    rateLimitBoletoPdfPerIp: integer(env, 'RATE_LIMIT_BOLETO_PDF_PER_IP', 30, 0, 1_000_000),
     cartAbandonAfterMinutes: integer(env, 'CART_ABANDON_AFTER_MINUTES', 30, 1, 10_080),
     checkoutStreamsPerIp: integer(env, 'CHECKOUT_STREAMS_PER_IP', 20, 0, 1_000_000),
     webhookAllowPrivate: allowPrivate,

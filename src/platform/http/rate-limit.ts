@@ -28,6 +28,12 @@ const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as StoreCl
 
 /** Keys one process keeps counts of (least recently used first out): far more than are active in one window. */
 const LOCAL_KEYS = 100_000;
+/**
+ * How long a refusal of a per-address limit on a route without credentials is held before it is answered: a
+ * source past its budget is answered at most once a second per connection, so that a flood of refusals costs
+ * the process little (an open connection and a timer) instead of a request's work each time.
+ */
+export const REFUSAL_HOLD_MS = 1000;
 
 /**
  * Counts one request under the names its limits give it (from the request and a subject: an account, a
@@ -55,7 +61,20 @@ export interface RateLimits {
   webhookTests: Limiter<number> | null;
   /** Counts requests to the payer's pages by source IP (RATE_LIMIT_CHECKOUT_PER_IP a minute): an onRequest hook. */
   checkoutPerIp: AuthHook | null;
+  /**
+   * The budget of the routes the public key alone opens (it lives in payers' browsers), apart from the pair's
+   * server budget: `perIp` counts by source IP before the key is looked up (RATE_LIMIT_PUBLIC_KEY_PER_IP a
+   * minute), `perKey` by public key once it is known (RATE_LIMIT_PUBLIC_KEY a second).
+   */
+  publicKey: PublicKeyLimits;
+  /** Counts fetches of boleto PDFs by the payer's link, by source IP (RATE_LIMIT_BOLETO_PDF_PER_IP a minute). */
+  boletoPdfPerIp: AuthHook | null;
   close(): Promise<void>;
+}
+
+export interface PublicKeyLimits {
+  perIp: Limiter<undefined> | null;
+  perKey: ApiKeyLimiter | null;
 }
 
 /**
@@ -128,19 +147,52 @@ export function installRateLimits(config: Config, log: Logger): RateLimits {
           },
         ])
       : null;
+  const publicPerIp =
+    config.rateLimitPublicKeyPerIp > 0
+      ? limiter<undefined>([
+          {
+            max: config.rateLimitPublicKeyPerIp,
+            windowMs: 60_000,
+            count: counter(),
+            keyOf: (request) => `public-ip:${ipBucket(request.ip)}`,
+          },
+        ])
+      : null;
+  const publicPerKey =
+    config.rateLimitPublicKey > 0
+      ? limiter<number>([
+          {
+            max: config.rateLimitPublicKey,
+            windowMs: 1000,
+            count: counter(),
+            keyOf: (request) => `public-key:${String(request.headers['x-api-public-key'])}`,
+          },
+        ])
+      : null;
+  const boletoPdf =
+    config.rateLimitBoletoPdfPerIp > 0
+      ? limiter<undefined>([
+          {
+            max: config.rateLimitBoletoPdfPerIp,
+            windowMs: 60_000,
+            count: counter(),
+            keyOf: (request) => `boleto-pdf:${ipBucket(request.ip)}`,
+          },
+        ])
+      : null;
+  const hook = (limit: Limiter<undefined> | null): AuthHook | null =>
+    limit
+      ? async (request, reply) => {
+          await limit(request, reply, undefined);
+        }
+      : null;
   return {
     perKey,
     webhookTests,
-    checkoutPerIp: checkout
-      ? async (request, reply) => {
-          await checkout(request, reply, undefined);
-        }
-      : null,
-    loginPerIp: login
-      ? async (request, reply) => {
-          await login(request, reply, undefined);
-        }
-      : null,
+    publicKey: { perIp: held(publicPerIp), perKey: publicPerKey },
+    boletoPdfPerIp: hook(held(boletoPdf)),
+    checkoutPerIp: hook(held(checkout)),
+    loginPerIp: hook(login),
     close: async () => {
       redis?.disconnect();
     },
@@ -148,6 +200,24 @@ export function installRateLimits(config: Config, log: Logger): RateLimits {
 }
 
 type Counter = (key: string, windowMs: number, max: number) => Count | Promise<Count>;
+
+/** A per-address limiter whose refusals are answered after REFUSAL_HOLD_MS. */
+function held(limit: Limiter<undefined> | null): Limiter<undefined> | null {
+  if (!limit) return null;
+  const hold = async (err: unknown): Promise<never> => {
+    if (err instanceof AppError && err.code === 'RATE_LIMITED') {
+      await new Promise((resolve) => setTimeout(resolve, REFUSAL_HOLD_MS));
+    }
+    throw err;
+  };
+  return (request, reply, subject) => {
+    try {
+      return limit(request, reply, subject)?.catch(hold);
+    } catch (err) {
+      return hold(err);
+    }
+  };
+}
 
 /** One limit: at most `max` requests per `windowMs` under the name keyOf gives a request. */
 interface Rule<T> {

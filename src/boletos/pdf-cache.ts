@@ -1,0 +1,56 @@
+import type { BoletoSettings } from '../platform/config/boleto.js';
+import type { BoletoRow } from './data.js';
+import { renderBoletoPdf } from './pdf.js';
+
+/** Bytes of rendered PDFs one process keeps (docs/decisions.md, "Boleto PDFs"). */
+export const PDF_CACHE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Rendered boleto PDFs, kept in this process (least recently used out past `maxBytes`): a PDF is a function of
+ * the boleto's row, whose printed fields never change once issued, and of this process's BOLETO_* settings, so
+ * each process renders a boleto once. Fetches of one boleto that arrive while it renders share that render.
+ */
+export class BoletoPdfCache {
+  private readonly kept = new Map<number, Uint8Array>();
+  private readonly rendering = new Map<number, Promise<Uint8Array>>();
+  private bytes = 0;
+
+  constructor(
+    private readonly settings: BoletoSettings,
+    private readonly maxBytes = PDF_CACHE_BYTES,
+  ) {}
+
+  async pdf(boleto: BoletoRow): Promise<Uint8Array> {
+    const id = boleto.sale_id;
+    const hit = this.kept.get(id);
+    if (hit) {
+      // a Map iterates in insertion order: put back last, it is the most recently used
+      this.kept.delete(id);
+      this.kept.set(id, hit);
+      return hit;
+    }
+    const running = this.rendering.get(id);
+    if (running) return running;
+    const render = renderBoletoPdf(boleto, this.settings).finally(() => this.rendering.delete(id));
+    this.rendering.set(id, render);
+    const pdf = await render;
+    this.keep(id, pdf);
+    return pdf;
+  }
+
+  private keep(id: number, pdf: Uint8Array): void {
+    if (pdf.byteLength > this.maxBytes || this.kept.has(id)) return;
+    this.kept.set(id, pdf);
+    this.bytes += pdf.byteLength;
+    for (const [oldId, old] of this.kept) {
+      if (this.bytes <= this.maxBytes) break;
+      this.kept.delete(oldId);
+      this.bytes -= old.byteLength;
+    }
+  }
+
+  /** How many PDFs and bytes are kept (for tests and metrics). */
+  size(): { pdfs: number; bytes: number } {
+    return { pdfs: this.kept.size, bytes: this.bytes };
+  }
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { BoletoRow } from '../../src/boletos/data.js';
+import { BoletoPdfCache } from '../../src/boletos/pdf-cache.js';
+import { boletoSettings } from '../../src/platform/config/boleto.js';
+
+const settings = boletoSettings({});
+const row = (saleId: number): BoletoRow => ({
+  sale_id: saleId,
+  account_id: 1,
+  beneficiary: 'b',
+  nosso_numero: String(saleId).padStart(11, '0'),
+  barcode: '2379'.padEnd(44, '1'),
+  digitable_line: '2379'.padEnd(47, '1'),
+  amount: 10000,
+  due_date: '2030-01-10',
+  days_after_due: 0,
+  fine_bp: 0,
+  monthly_interest_bp: 0,
+  discount_cents: null,
+  discount_until: null,
+  txid: `tx${saleId}`,
+  pix_copy_paste: `00020101021226${saleId}`.padEnd(120, '0'),
+  payer: {
+    name: 'Maria Silva',
+    document: '52998224725',
+    address: {
+      street: 'Rua das Flores',
+      number: '100',
+      district: 'Centro',
+      city: 'São Paulo',
+      state: 'SP',
+      zipCode: '01001000',
+    },
+  } as BoletoRow['payer'],
+  created_at: new Date(),
+  cnab_paid_on: null,
+  cnab_paid_amount: null,
+});
+
+describe('BoletoPdfCache', () => {
+  it('renders a boleto once: fetches at the same time share the render, later ones get the kept bytes', async () => {
+    const cache = new BoletoPdfCache(settings);
+    const [a, b, c] = await Promise.all([cache.pdf(row(1)), cache.pdf(row(1)), cache.pdf(row(1))]);
+    expect(b).toBe(a);
+    expect(c).toBe(a);
+    expect(await cache.pdf(row(1))).toBe(a);
+    expect(Buffer.from(a).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(cache.size()).toEqual({ pdfs: 1, bytes: a.byteLength });
+  });
+
+  it('keeps at most its bytes, the least recently used out first', async () => {
+    const probe = await new BoletoPdfCache(settings).pdf(row(1));
+    const cache = new BoletoPdfCache(settings, Math.floor(probe.byteLength * 2.5));
+    const one = await cache.pdf(row(1));
+    await cache.pdf(row(2));
+    expect(await cache.pdf(row(1))).toBe(one); // 1 used last: 2 goes first
+    await cache.pdf(row(3));
+    expect(cache.size().pdfs).toBe(2);
+    expect(cache.size().bytes).toBeLessThanOrEqual(Math.floor(probe.byteLength * 2.5));
+    expect(await cache.pdf(row(1))).toBe(one);
+  });
+});
