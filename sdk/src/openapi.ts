@@ -5832,10 +5832,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Whether this gateway's sandbox is on (test helpers; always off in production)
-         * @description Roles: owner, admin, finance, developer, viewer (their own session and two-factor).
-         */
+        /** Whether this gateway's sandbox is on (test helpers; always off in production) */
         get: {
             parameters: {
                 query?: never;
@@ -5875,7 +5872,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8968,6 +8965,8 @@ export interface paths {
                     from?: string;
                     /** @description 1..100, default 20 */
                     limit?: string;
+                    /** @description Only the sales made through this payment link (its id) */
+                    paymentLinkId?: string;
                     /** @description One of PIX, CREDIT_CARD, DEBIT_CARD, BOLETO, TRANSFER, PIX_AUTOMATICO */
                     paymentMethod?: string;
                     /** @description uuid, numeric id, customer name, email or document */
@@ -10206,6 +10205,8 @@ export interface paths {
                 query?: {
                     /** @description Created at or after (ISO 8601; a bare date is 00:00 in São Paulo) */
                     from?: string;
+                    /** @description Only the sales made through this payment link (its id) */
+                    paymentLinkId?: string;
                     /** @description One of PIX, CREDIT_CARD, DEBIT_CARD, BOLETO, TRANSFER, PIX_AUTOMATICO */
                     paymentMethod?: string;
                     /** @description uuid, numeric id, customer name, email or document */
