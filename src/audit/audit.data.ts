@@ -28,6 +28,8 @@ export const AUDIT_ACTIONS = [
   'withdrawal.approved',
   'withdrawal.declined',
   'approval_rule.updated',
+  'dispute.answered',
+  'dispute.accepted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,3 +1,4 @@
+import { type Actor, recordAudit } from '../audit/index.js';
 import { activeUsersWithRole, rolesWith } from '../auth/index.js';
 import { type Posting, postEntry } from '../ledger/index.js';
 import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
@@ -205,7 +206,12 @@ export class Disputes {
    * the dispute: a part refused, or the parts ending wrong, stores nothing. The dispute goes under_review and
    * awaits the acquirer's or PSP's verdict. One answer per dispute.
    */
-  async respond(accountId: number, uuid: string, parts: AsyncIterable<EvidencePart>): Promise<DisputeRow> {
+  async respond(
+    accountId: number,
+    uuid: string,
+    parts: AsyncIterable<EvidencePart>,
+    actor: Actor,
+  ): Promise<DisputeRow> {
     return this.db.tx(async (tx) => {
       const dispute = await this.openDisputeOf(tx, accountId, uuid);
       if (dispute.status !== 'needs_response') throw answered(dispute);
@@ -218,6 +224,10 @@ export class Disputes {
       }
       checkComplete(files, text);
       const underReview = await markUnderReview(tx, dispute.id, text);
+      await recordAudit(tx, accountId, actor, {
+        action: 'dispute.answered',
+        target: `dispute:${dispute.uuid}`,
+      });
       await this.forwardToPsp(tx, underReview);
       return underReview;
     });
@@ -262,11 +272,15 @@ export class Disputes {
   }
 
   /** The merchant gives up: the dispute is lost at once, as `accepted`. */
-  async accept(accountId: number, uuid: string): Promise<DisputeRow> {
+  async accept(accountId: number, uuid: string, actor: Actor): Promise<DisputeRow> {
     return this.db.tx(async (tx) => {
       const dispute = await this.openDisputeOf(tx, accountId, uuid);
       if (dispute.status !== 'needs_response') throw answered(dispute);
       const accepted = await this.close(tx, dispute, 'accepted');
+      await recordAudit(tx, accountId, actor, {
+        action: 'dispute.accepted',
+        target: `dispute:${dispute.uuid}`,
+      });
       await this.forwardToPsp(tx, accepted);
       return accepted;
     });

@@ -1,7 +1,8 @@
 import multipart from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { accountOf, merchantOf } from '../auth/index.js';
+import { type Actor, apiKeyActor, userActor } from '../audit/index.js';
+import { accountOf, merchantOf, sessionOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import { AppError, type ErrorCode, notFound, validation } from '../platform/errors/app-error.js';
 import {
@@ -112,6 +113,7 @@ async function answer(
   slots: UploadSlots,
   accountId: number,
   id: string,
+  actor: Actor,
 ): Promise<DisputeRow> {
   try {
     if (!request.isMultipart()) {
@@ -147,7 +149,7 @@ async function answer(
       );
     }
     try {
-      return await deps.disputes.respond(accountId, id, evidenceParts(request));
+      return await deps.disputes.respond(accountId, id, evidenceParts(request), actor);
     } finally {
       slot();
     }
@@ -176,6 +178,9 @@ function register(
     ? { tags: ['public'], security: [{ publicKey: [], privateKey: [] }] }
     : { tags: ['panel'] };
   const accountIdOf = (request: FastifyRequest) => (api ? merchantOf(request).accountId : accountOf(request));
+  // who answered or accepted, for the audit log: the API key, or the panel's user
+  const actorOf = (request: FastifyRequest) =>
+    api ? apiKeyActor(request, merchantOf(request)) : userActor(request, sessionOf(request).user);
   const config = (permission: 'money.view' | 'disputes.respond', codes: ErrorCode[] = []) => ({
     errorShape,
     errors: codes,
@@ -244,7 +249,7 @@ function register(
     },
     async (request, reply) => {
       const id = disputeId(request.params.id);
-      const dispute = await answer(request, reply, deps, slots, accountIdOf(request), id);
+      const dispute = await answer(request, reply, deps, slots, accountIdOf(request), id, actorOf(request));
       return deps.disputes.viewOf(deps.db, dispute);
     },
   );
@@ -262,7 +267,11 @@ function register(
       },
     },
     async (request) => {
-      const dispute = await deps.disputes.accept(accountIdOf(request), disputeId(request.params.id));
+      const dispute = await deps.disputes.accept(
+        accountIdOf(request),
+        disputeId(request.params.id),
+        actorOf(request),
+      );
       return deps.disputes.viewOf(deps.db, dispute);
     },
   );

@@ -158,6 +158,24 @@ describe('reading disputes', () => {
     );
     expect(up.status, JSON.stringify(up.body)).toBe(200);
     expect(up.body).toMatchObject({ status: 'under_review' });
+    // the answer is in the audit log, naming the user; an acceptance by an API key names the key
+    const other = await newDispute();
+    const accepted = await call('POST', `${server.url}/api/disputes/${other.id}/accept`, {
+      headers: owner.keys,
+    });
+    expect(accepted.status).toBe(200);
+    const audit = await server.runtime.platform.db.query<{
+      action: string;
+      actor_type: string;
+      actor_label: string;
+    }>(`SELECT action, actor_type, actor_label FROM audit_log WHERE target IN ($1, $2) ORDER BY id`, [
+      `dispute:${d.id}`,
+      `dispute:${other.id}`,
+    ]);
+    expect(audit).toEqual([
+      { action: 'dispute.answered', actor_type: 'user', actor_label: finance.email },
+      { action: 'dispute.accepted', actor_type: 'api_key', actor_label: expect.any(String) },
+    ]);
   });
 });
 

@@ -118,6 +118,8 @@ const ACTIONS: Record<AuditAction, string> = {
   'credential.created': 'Credencial criada',
   'credential.rolled': 'Credencial trocada',
   'credential.narrowed': 'Credencial restringida',
+  'dispute.answered': 'Contestação respondida',
+  'dispute.accepted': 'Contestação aceita',
   'credential.revoked': 'Credencial revogada',
   'allowed_ips.updated': 'IPs permitidos alterados',
   'webhook.created': 'Webhook criado',

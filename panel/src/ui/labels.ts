@@ -126,6 +126,7 @@ const AUDIT_TARGETS: Record<string, string> = {
   withdrawal: 'Saque',
   account: 'Conta',
   user: 'Usuário',
+  dispute: 'Contestação',
 };
 
 /** An audit entry's target (`webhook:3`, `withdrawal:<uuid>`, an allow-list) as the panel names it. */
