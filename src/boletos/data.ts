@@ -22,12 +22,16 @@ export interface BoletoRow {
   created_at: Date;
   cnab_paid_on: string | null;
   cnab_paid_amount: number | null;
+  /** The shop that sold (the beneficiário final), as named when issued; null for boletos issued before. */
+  shop_name: string | null;
+  /** What was bought ("2 × Camiseta, Frete"), printed in the instructions; null for boletos issued before. */
+  description: string | null;
 }
 
 const COLUMNS = `sale_id, account_id, beneficiary, nosso_numero, barcode, digitable_line, amount,
   to_char(due_date, 'YYYY-MM-DD') AS due_date, days_after_due, fine_bp, monthly_interest_bp, discount_cents,
   to_char(discount_until, 'YYYY-MM-DD') AS discount_until, txid, pix_copy_paste, payer, created_at,
-  to_char(cnab_paid_on, 'YYYY-MM-DD') AS cnab_paid_on, cnab_paid_amount`;
+  to_char(cnab_paid_on, 'YYYY-MM-DD') AS cnab_paid_on, cnab_paid_amount, shop_name, description`;
 
 /** The next nosso número of a beneficiary (its own short transaction: a number lost to a failure is a gap). */
 export async function nextNossoNumero(db: Queryable, beneficiary: string): Promise<number> {
@@ -46,8 +50,8 @@ export async function insertBoleto(
   await tx.query(
     `INSERT INTO boletos (sale_id, account_id, beneficiary, nosso_numero, barcode, digitable_line, amount, due_date,
         days_after_due, fine_bp, monthly_interest_bp, discount_cents, discount_until, txid, pix_copy_paste,
-        pdf_token_hash, payer)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+        pdf_token_hash, payer, shop_name, description)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
     [
       b.sale_id,
       b.account_id,
@@ -66,6 +70,8 @@ export async function insertBoleto(
       b.pix_copy_paste,
       b.pdfTokenHash,
       JSON.stringify(b.payer),
+      b.shop_name,
+      b.description,
     ],
   );
 }

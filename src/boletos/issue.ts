@@ -1,7 +1,9 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { accountName } from '../accounts/index.js';
 import { barcode, digitableLine, MAX_BOLETO_CENTS, qrSvgDataUri } from '../payment-standards/index.js';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { Db, Queryable } from '../platform/db/db.js';
+import { nameForMail } from '../platform/text/names.js';
 import { fromSaoPaulo, toSaoPaulo } from '../platform/time/sao-paulo.js';
 import type { Customer, SaleItem, SaleOrigin, SaleRow } from '../sales/index.js';
 import {
@@ -17,6 +19,7 @@ import type { CobvPayer, CobvPsp } from './cobv.js';
 import { insertBoleto, nextNossoNumero } from './data.js';
 import { isCnpj, isCpf } from './documents.js';
 import { BoletoInputError } from './errors.js';
+import { purchaseOf } from './purchase.js';
 import { addDays, type BoletoTermsIn, lastPayableDay, parseTerms } from './terms.js';
 
 export interface BoletoAddressIn {
@@ -204,6 +207,8 @@ export class BoletoIssuer {
           pix_copy_paste: cobv.brCode,
           payer,
           pdfTokenHash: tokenHash(token),
+          shop_name: nameForMail(await accountName(tx, accountId), '') || null,
+          description: purchaseOf(input.items),
         });
         // unpaid after its last payable day it is cancelled (and its cobv removed) by the charge expiry
         await setChargeExpiryAt(tx, sale.id, fromSaoPaulo(`${addDays(lastPayableDay(terms), 1)}T00:00`));

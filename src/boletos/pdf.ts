@@ -87,6 +87,7 @@ const formatDocument = (d: string) =>
 export function instructions(b: BoletoRow): string[] {
   const t = termsOf(b);
   const lines: string[] = [];
+  if (b.description) lines.push(`Referente a: ${drawable(b.description)}`);
   if (t.discount)
     lines.push(
       `Desconto de ${formatBrl(t.discount.amountCents)} para pagamento até ${brDate(t.discount.untilDate)}.`,
@@ -102,6 +103,27 @@ export function instructions(b: BoletoRow): string[] {
       : 'Não receber após o vencimento.',
   );
   return lines;
+}
+
+/** The characters of WinAnsi beyond Latin-1, which the standard fonts also draw. */
+const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
+
+/**
+ * Text a merchant or a buyer typed (a shop's name, an item) as the standard fonts can draw it: a character
+ * outside WinAnsi loses its accents if that makes it drawable, else becomes "?" (pdf-lib throws on it).
+ */
+export function drawable(text: string): string {
+  const ok = (c: string) => {
+    const p = c.codePointAt(0)!;
+    return (p >= 0x20 && p <= 0x7e) || (p >= 0xa0 && p <= 0xff) || WIN_ANSI_EXTRA.has(c);
+  };
+  return [...text]
+    .map((c) => {
+      if (ok(c)) return c;
+      const bare = c.normalize('NFKD').replace(/\p{M}/gu, '');
+      return bare !== '' && [...bare].every(ok) ? bare : '?';
+    })
+    .join('');
 }
 
 /**
@@ -196,6 +218,11 @@ export async function renderBoletoPdf(b: BoletoRow, settings: BoletoSettings): P
     MARGIN,
     9,
   );
+  if (b.shop_name) {
+    y -= 20;
+    field('Sacador/Avalista (beneficiário final: quem vendeu)', drawable(b.shop_name), MARGIN, 9);
+    y -= 6;
+  }
   y -= 18;
   text(page, 'Instruções (responsabilidade do beneficiário)', MARGIN, 7, regular, GREY);
   for (const instruction of instructions(b)) {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BoletoRow } from '../../src/boletos/data.js';
+import { drawable } from '../../src/boletos/pdf.js';
 import { BoletoPdfCache } from '../../src/boletos/pdf-cache.js';
+import { purchaseOf } from '../../src/boletos/purchase.js';
 import { boletoSettings } from '../../src/platform/config/boleto.js';
 
 const settings = boletoSettings({});
@@ -18,6 +20,8 @@ const row = (saleId: number): BoletoRow => ({
   monthly_interest_bp: 0,
   discount_cents: null,
   discount_until: null,
+  shop_name: null,
+  description: null,
   txid: `tx${saleId}`,
   pix_copy_paste: `00020101021226${saleId}`.padEnd(120, '0'),
   payer: {
@@ -58,5 +62,27 @@ describe('BoletoPdfCache', () => {
     expect(cache.size().pdfs).toBe(2);
     expect(cache.size().bytes).toBeLessThanOrEqual(Math.floor(probe.byteLength * 2.5));
     expect(await cache.pdf(row(1))).toBe(one);
+  });
+});
+
+describe('what a boleto prints of the sale', () => {
+  it('names the shop and the purchase, with any character the standard fonts cannot draw replaced', async () => {
+    const cache = new BoletoPdfCache(settings);
+    const pdf = await cache.pdf({
+      ...row(9001),
+      shop_name: 'Loja 🛒 Ação',
+      description: 'Camiseta 👕, ẞ café',
+    });
+    expect(Buffer.from(pdf).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(drawable('Loja 🛒 Ação')).toBe('Loja ? Ação');
+    expect(drawable('ǅemal Ħ')).toBe('Dzemal ?');
+    expect(
+      purchaseOf([
+        { title: 'Camiseta', quantity: 2 },
+        { title: 'Frete', quantity: 1 },
+      ]),
+    ).toBe('2 × Camiseta, Frete');
+    expect([...purchaseOf([{ title: 'x'.repeat(300), quantity: 1 }])!].length).toBe(95);
+    expect(purchaseOf([])).toBeNull();
   });
 });

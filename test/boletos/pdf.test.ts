@@ -15,7 +15,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'gw-boleto-pdf-'));
 
 beforeAll(async () => {
   server = await startServer({ workers: false });
-  merchant = await createMerchant(server);
+  merchant = await createMerchant(server, 'Loja da Ana Ltda');
   other = await createMerchant(server);
 });
 afterAll(() => server?.close());
@@ -80,6 +80,10 @@ describe('the boleto PDF', () => {
     });
     const rightmost = Math.max(...[...boxes.matchAll(/xMax="([\d.]+)"/g)].map((m) => Number(m[1])));
     expect(rightmost).toBeLessThanOrEqual(595.28 - (15 * 72) / 25.4 + 0.01);
+    // the shop that sold, as FEBRABAN's Sacador/Avalista (the gateway is the beneficiary), and what was bought
+    expect(text).toContain('Sacador/Avalista');
+    expect(text).toContain('Loja da Ana Ltda');
+    expect(text).toContain('Referente a: Curso online');
     for (const shown of [
       'Maria Silva',
       'R$ 259,90',
