@@ -242,10 +242,10 @@ function NewLink({ onMade }: { onMade: (link: PaymentLink) => void }) {
         </div>
         <fieldset>
           <legend>Valor</legend>
-          <label>
+          <label class="choice">
             <input type="radio" name="l-kind" checked={!open} onChange={() => setOpenAmount(false)} /> Fixo
           </label>
-          <label>
+          <label class="choice">
             <input type="radio" name="l-kind" checked={open} onChange={() => setOpenAmount(true)} /> O
             comprador escolhe
           </label>
@@ -286,7 +286,7 @@ function NewLink({ onMade }: { onMade: (link: PaymentLink) => void }) {
         <fieldset>
           <legend>Formas de pagamento</legend>
           {LINK_METHODS.map((m) => (
-            <label key={m}>
+            <label key={m} class="choice">
               <input type="checkbox" checked={methods.includes(m)} onChange={() => toggle(m)} />{' '}
               {label(METHODS, m)}
             </label>

@@ -1,0 +1,105 @@
+/**
+ * "Links de pagamento" in the panel, in Debian's chromium: a shop owner makes a link without code, copies and
+ * opens it, sees its QR code, a payer pays it, the link shows its use and sale, and is turned off and on.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moveTo } from '../sales/fixtures.js';
+import { seriousViolations } from '../support/axe.js';
+import { launch, shot } from '../support/browser.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+let m: TestMerchant;
+
+beforeAll(async () => {
+  server = await startServer({ workers: false });
+  m = await createMerchant(server, 'Ateliê da Ana');
+  browser = await launch();
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('Links de pagamento', () => {
+  it('makes a fixed link, shows its address and QR code, counts its paid sale, turns it off and on', async () => {
+    await page.goto(`${server.url}/`);
+    await page.getByLabel('E-mail').fill(m.email);
+    await page.getByLabel('Senha').fill(m.password);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page
+      .getByRole('navigation', { name: 'Principal' })
+      .getByRole('link', { name: 'Links de pagamento' })
+      .click();
+    await page.getByRole('heading', { level: 1, name: 'Links de pagamento' }).waitFor();
+    await page.getByText('Nenhum link criado ainda.').waitFor();
+
+    await page.getByLabel('Título (o que o comprador vê)').fill('Vestido de linho');
+    await page.getByLabel('Valor (R$)').fill('249,90');
+    await page.getByLabel('Boleto').check();
+    await page.getByLabel('Usos pagos (opcional)').fill('3');
+    await shot(page, 'links-01-form');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Criar link' }).click();
+
+    const detail = page.getByRole('region', { name: 'Link: Vestido de linho' });
+    const url = (await detail.getByTestId('link-url').textContent())!;
+    expect(url).toMatch(/\/pay\/[A-Za-z0-9_-]{16}$/);
+    await detail.getByRole('img', { name: 'QR code do link Vestido de linho' }).waitFor();
+    await detail.getByText('Nenhuma venda por este link ainda.').waitFor();
+    const table = page.getByRole('table', { name: 'Links de pagamento' });
+    await table.getByRole('cell', { name: 'R$ 249,90' }).waitFor();
+    await table.getByRole('cell', { name: 'PIX, Boleto' }).waitFor();
+    await table.getByRole('cell', { name: '0 de 3' }).waitFor();
+    await shot(page, 'links-02-made');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // a payer pays it (Pix), and the link shows its use and sale
+    const slug = url.split('/pay/')[1]!;
+    const paid = await call<{ saleId: string }>('POST', `${server.url}/api/public/pay/${slug}`, {
+      body: { name: 'Júlia Prado', email: 'julia@example.com', document: '52998224725' },
+    });
+    expect(paid.status, paid.text).toBe(201);
+    expect((await moveTo(server, m, paid.body.saleId, 'PAGO')).status).toBe(200);
+    await page.reload();
+    await table.getByRole('cell', { name: '1 de 3' }).waitFor();
+    await page.getByRole('button', { name: 'Abrir o link Vestido de linho' }).click();
+    const sales = page.getByRole('table', { name: 'Vendas do link Vestido de linho' });
+    await sales.getByRole('cell', { name: 'Júlia Prado' }).waitFor();
+    await sales.getByRole('cell', { name: 'Pago' }).waitFor();
+    await shot(page, 'links-03-sold');
+
+    await page.getByRole('button', { name: 'Desativar o link Vestido de linho' }).click();
+    await table.getByRole('cell', { name: 'Desativado' }).waitFor();
+    expect((await call('GET', `${server.url}/api/public/pay/${slug}`)).status).toBe(410);
+    await page.getByRole('button', { name: 'Ativar o link Vestido de linho' }).click();
+    await table.getByRole('cell', { name: 'Ativo' }).waitFor();
+    expect((await call('GET', `${server.url}/api/public/pay/${slug}`)).status).toBe(200);
+  });
+
+  it('makes an open-amount link whose page lets the payer choose within its range', async () => {
+    await page.getByLabel('Título (o que o comprador vê)').fill('Doação');
+    await page.getByLabel('O comprador escolhe').check();
+    await page.getByLabel('Mínimo (R$, opcional)').fill('10,00');
+    await page.getByLabel('Máximo (R$, opcional)').fill('500,00');
+    await page.getByRole('button', { name: 'Criar link' }).click();
+    const table = page.getByRole('table', { name: 'Links de pagamento' });
+    await table.getByRole('cell', { name: 'de R$ 10,00 a R$ 500,00' }).waitFor();
+    const links = await call<{ data: { title: string; minCents: number; maxCents: number }[] }>(
+      'GET',
+      `${server.url}/api/payment-links`,
+      { headers: m.keys },
+    );
+    expect(links.body.data.find((l) => l.title === 'Doação')).toMatchObject({
+      minCents: 1000,
+      maxCents: 50000,
+    });
+    await shot(page, 'links-04-open-amount');
+  });
+});
