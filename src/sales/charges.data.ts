@@ -136,6 +136,15 @@ export async function lockExpiredCharges(tx: Queryable, ids: number[]): Promise<
   return rows.map((r) => r.id);
 }
 
+/** One pending charge of these methods, locked for its cancellation; null when it is no longer pending. */
+export async function lockPendingCharge(tx: Queryable, saleId: number): Promise<{ id: number } | null> {
+  const [row] = await tx.query<{ id: number }>(
+    `SELECT id FROM sales WHERE id = $1 AND status = 'PENDENTE' AND payment_method IN ('PIX', 'BOLETO') FOR UPDATE`,
+    [saleId],
+  );
+  return row ?? null;
+}
+
 export async function deleteExpiredSaleKeys(q: Queryable): Promise<number> {
   const rows = await q.query('DELETE FROM sale_idempotency WHERE expires_at < now() RETURNING 1');
   return rows.length;

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { PspError } from '../payment-standards/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, inUse, keyReused, validation } from '../platform/errors/app-error.js';
+import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { addressProblem } from '../webhooks/index.js';
 import { cartOfCheckout } from './carts/checkout-carts.js';
@@ -12,6 +13,7 @@ import {
   findExpiredCharges,
   findSaleRow,
   lockExpiredCharges,
+  lockPendingCharge,
   releaseSaleKey,
   setChargeExpiry,
 } from './charges.data.js';
@@ -19,6 +21,7 @@ import { createSale } from './create.js';
 import type { SaleOrigin } from './data.js';
 import { saleFees } from './fees.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
+import { ownedSale } from './lookup.js';
 import type { ExpiredCharge, PixCharge, PixChargeProcessor } from './processors/processor.js';
 import { moveSale } from './settlement/transition.js';
 import type { Customer, SaleItem, SaleRow } from './types.js';
@@ -272,4 +275,49 @@ export async function cancelExpiredCharges(
     if (!last || batch.length < 100) return total;
     after = { at: last.charge_expires_at, id: last.id };
   }
+}
+
+const CANCELLABLE = new Set(['PIX', 'BOLETO']);
+
+/**
+ * Cancels a PENDENTE PIX or BOLETO sale at the merchant's request: its charge (cob or cobv) is removed at the
+ * processor first, read back there as the expiry job does (one found paid is credited instead, and the
+ * cancellation refused); then the sale becomes CANCELADO with sale.canceled. Any other status → INVALID_STATUS.
+ */
+export async function cancelCharge(
+  db: Db,
+  queue: Queue,
+  processor: PixChargeProcessor | null,
+  accountId: number,
+  id: PublicId,
+): Promise<number> {
+  const sale = ownedSale(await findSaleRow(db, id), accountId);
+  const refuse = (status: string) =>
+    new AppError(
+      'INVALID_STATUS',
+      `a ${sale.payment_method} sale in status ${status} cannot be cancelled (only a PENDENTE PIX or BOLETO sale)`,
+    );
+  if (sale.status !== 'PENDENTE' || !CANCELLABLE.has(sale.payment_method)) throw refuse(sale.status);
+  if (processor?.releaseExpired && processor.name === sale.processor && sale.external_transaction_id) {
+    const released = await processor
+      .releaseExpired({
+        uuid: sale.uuid,
+        amount: Number(sale.amount),
+        externalTransactionId: sale.external_transaction_id,
+        paymentMethod: sale.payment_method,
+      })
+      .catch((err: unknown) => {
+        throw new AppError(
+          'PROCESSOR_ERROR',
+          `The payment processor could not remove the charge: ${reason(err)}`,
+        );
+      });
+    if (!released) throw refuse('PAGO');
+  }
+  return db.tx(async (tx) => {
+    const locked = await lockPendingCharge(tx, sale.id);
+    if (!locked) throw refuse('other than PENDENTE');
+    await moveSale(tx, queue, sale.id, 'CANCELADO');
+    return sale.id;
+  });
 }

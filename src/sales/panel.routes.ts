@@ -8,65 +8,20 @@ import { IdempotencyHeaders, parseIdempotencyKey } from '../platform/http/idempo
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { isUuid, parsePublicId } from '../platform/ids/public-ids.js';
-import { pageOf, parsePage } from '../platform/paging/pagination.js';
+import { parsePublicId } from '../platform/ids/public-ids.js';
+import { pageOf } from '../platform/paging/pagination.js';
 import { maskDocument } from '../platform/privacy/mask.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
+import { cancelCharge } from './charges.js';
 import { ChargeBody, CreatedSale } from './charges.schemas.js';
-import { saleForAccount } from './lookup.js';
-import { allSales, listSales, type SaleCsvRow, type SaleFilters } from './panel.data.js';
+import { filters, SalesQuery } from './list-filters.js';
+import { saleForAccount, saleJson } from './lookup.js';
+import { allSales, listSales, type SaleCsvRow } from './panel.data.js';
 import type { Refunder } from './processors/processor.js';
 import { refundSale } from './refunds/refund-sale.js';
 import { type ChargeDeps, openCharge } from './routes.js';
 import { IdPath, REFUND_ERRORS, RefundBody, RefundedSale, Sale, SalesPage } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
-import { SALE_STATUSES } from './settlement/status-machine.js';
-
-const PAYMENT_METHODS = ['PIX', 'CREDIT_CARD', 'DEBIT_CARD', 'BOLETO', 'TRANSFER', 'PIX_AUTOMATICO'];
-
-const SalesQuery = Type.Object({
-  status: Type.Optional(Type.String({ description: `One of ${SALE_STATUSES.join(', ')}` })),
-  paymentMethod: Type.Optional(Type.String({ description: `One of ${PAYMENT_METHODS.join(', ')}` })),
-  from: Type.Optional(
-    Type.String({ description: 'Created at or after (ISO 8601; a bare date is 00:00 in São Paulo)' }),
-  ),
-  to: Type.Optional(
-    Type.String({
-      description:
-        'Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601)',
-    }),
-  ),
-  q: Type.Optional(
-    Type.String({ maxLength: 200, description: 'uuid, numeric id, customer name, email or document' }),
-  ),
-  paymentLinkId: Type.Optional(
-    Type.String({ description: 'Only the sales made through this payment link (its id)' }),
-  ),
-  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
-  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
-});
-
-function filters(q: Record<string, string | undefined>): SaleFilters {
-  if (q.status && !(SALE_STATUSES as readonly string[]).includes(q.status)) {
-    throw validation(`status must be one of ${SALE_STATUSES.join(', ')}`);
-  }
-  if (q.paymentMethod && !PAYMENT_METHODS.includes(q.paymentMethod)) {
-    throw validation(`paymentMethod must be one of ${PAYMENT_METHODS.join(', ')}`);
-  }
-  return {
-    ...parsePage(q),
-    status: q.status || null,
-    paymentMethod: q.paymentMethod || null,
-    q: q.q || null,
-    paymentLinkId: linkIdOf(q.paymentLinkId),
-  };
-}
-
-function linkIdOf(raw: string | undefined): string | null {
-  if (!raw) return null;
-  if (!isUuid(raw)) throw validation('paymentLinkId must be a payment link id (a uuid)');
-  return raw.toLowerCase();
-}
 
 /** The export is read by people: statuses and methods in words, as the panel shows them. */
 const STATUS_WORDS: Record<string, string> = {
@@ -224,6 +179,48 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
     async (request, reply) => {
       const { body } = await openCharge(deps.charges, accountOf(request), request.body, null, request.log);
       return sendJsonText(reply, 201, body);
+    },
+  );
+
+  app.post(
+    '/api/sales/:id/cancel',
+    {
+      config: {
+        errorShape: 'envelope',
+        permission: 'sales.create',
+        errors: ['NOT_FOUND', 'INVALID_STATUS', 'PROCESSOR_ERROR'],
+      },
+      onRequest: deps.requireSession,
+      preValidation: emptyBodyIsObject,
+      schema: {
+        tags: ['panel'],
+        summary: 'Cancel a PENDENTE PIX or BOLETO sale (POST /api/transactions/{id}/cancel of the panel)',
+        params: IdPath,
+        response: {
+          200: Sale,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+          404: EnvelopeErrorBody,
+          409: EnvelopeErrorBody,
+          502: EnvelopeErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const id = parsePublicId(request.params.id);
+      if (!id) throw notFound('Sale not found');
+      const saleId = await cancelCharge(
+        deps.db,
+        deps.settler.queue,
+        deps.charges.pixProcessor,
+        accountOf(request),
+        id,
+      ).catch((err: unknown) => {
+        // the panel says nothing of another account's sales
+        throw err instanceof AppError && err.code === 'FORBIDDEN' ? notFound('Sale not found') : err;
+      });
+      return sendJsonText(reply, 200, await saleJson(deps.db, saleId));
     },
   );
 

@@ -14,14 +14,20 @@ import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { parsePublicId } from '../platform/ids/public-ids.js';
-import { type ChargeInput, createKeyedSale, createPixSale } from './charges.js';
+import { pageOf } from '../platform/paging/pagination.js';
+import { findSaleRow } from './charges.data.js';
+import { type ChargeInput, cancelCharge, createKeyedSale, createPixSale } from './charges.js';
 import { ChargeBody, ChargeHeaders, CreatedSale } from './charges.schemas.js';
 import { saleLookups } from './coalesced-lookups.js';
 import type { SaleOrigin } from './data.js';
-import { saleJson } from './lookup.js';
+import { filters, SalesQuery } from './list-filters.js';
+import { ownedSale, saleJson } from './lookup.js';
+import { listSales } from './panel.data.js';
 import type { PixChargeProcessor, Refunder } from './processors/processor.js';
 import { refundSale } from './refunds/refund-sale.js';
-import { IdPath, REFUND_ERRORS, RefundBody, RefundedSale, Sale } from './schemas.js';
+import { refundView } from './refunds/refund-view.js';
+import { refundsOfSale } from './refunds/refunds.data.js';
+import { IdPath, REFUND_ERRORS, RefundBody, RefundedSale, RefundList, Sale, SalesPage } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
 import type { SaleRow } from './types.js';
 
@@ -246,6 +252,108 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       const body = await saleFor(merchantOf(request).accountId, id);
       // Already the Sale object in the schema's key order (sales.public_json, see sales/data.ts).
       return sendJsonText(reply, 200, body);
+    },
+  );
+
+  app.get(
+    '/api/transactions',
+    {
+      config: { errorShape: 'transaction' },
+      onRequest: deps.apiKey,
+      schema: {
+        summary: "The account's sales, newest first, filtered, in cursor pages",
+        description:
+          '`limit` 1..100 (default 20); `nextCursor` is null on the last page. Dates as in the panel: a bare date is a whole day in São Paulo.',
+        tags: ['public'],
+        security,
+        querystring: Type.Omit(SalesQuery, ['q']),
+        response: {
+          200: SalesPage,
+          400: TransactionErrorBody,
+          401: TransactionErrorBody,
+          403: Type.Union([TransactionErrorBody, IpAccessErrorBody]),
+          500: TransactionErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const f = filters({ ...request.query, q: undefined });
+      const { rows, nextCursor } = pageOf(
+        await listSales(deps.db, merchantOf(request).accountId, f),
+        f.limit,
+      );
+      return sendJsonText(
+        reply,
+        200,
+        `{"data":[${rows.map((r) => r.body).join(',')}],"nextCursor":${JSON.stringify(nextCursor)}}`,
+      );
+    },
+  );
+
+  app.get(
+    '/api/transactions/:id/refunds',
+    {
+      config: { errorShape: 'transaction', errors: ['FORBIDDEN', 'NOT_FOUND'] },
+      onRequest: deps.apiKey,
+      schema: {
+        summary: "A sale's refunds, oldest first (each with its status: pending, succeeded or failed)",
+        tags: ['public'],
+        security,
+        params: IdPath,
+        response: {
+          200: RefundList,
+          400: TransactionErrorBody,
+          401: TransactionErrorBody,
+          403: Type.Union([TransactionErrorBody, IpAccessErrorBody]),
+          404: TransactionErrorBody,
+          500: TransactionErrorBody,
+        },
+      },
+    },
+    async (request) => {
+      const id = parsePublicId(request.params.id);
+      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const sale = ownedSale(await findSaleRow(deps.db, id), merchantOf(request).accountId);
+      return (await refundsOfSale(deps.db, sale.id)).map(refundView);
+    },
+  );
+
+  app.post(
+    '/api/transactions/:id/cancel',
+    {
+      config: {
+        errorShape: 'transaction',
+        keyScope: 'charges',
+        errors: ['FORBIDDEN', 'NOT_FOUND', 'INVALID_STATUS', 'PROCESSOR_ERROR'],
+      },
+      onRequest: deps.apiKey,
+      preValidation: emptyBodyIsObject,
+      schema: {
+        summary:
+          'Cancel a PENDENTE PIX or BOLETO sale: its charge removed at the processor, the sale CANCELADO',
+        description:
+          'Any other status → 409 INVALID_STATUS (a paid sale is refunded instead). A charge the processor reports paid meanwhile is credited, not cancelled.',
+        tags: ['public'],
+        security,
+        params: IdPath,
+        response: {
+          200: Sale,
+          400: TransactionErrorBody,
+          401: TransactionErrorBody,
+          403: Type.Union([TransactionErrorBody, IpAccessErrorBody]),
+          404: TransactionErrorBody,
+          409: TransactionErrorBody,
+          500: TransactionErrorBody,
+          502: TransactionErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const id = parsePublicId(request.params.id);
+      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const accountId = merchantOf(request).accountId;
+      const saleId = await cancelCharge(deps.db, deps.settler.queue, deps.pixProcessor, accountId, id);
+      return sendJsonText(reply, 200, await saleJson(deps.db, saleId));
     },
   );
 }

@@ -183,6 +183,9 @@ export const RefundedSale = Type.Object(
 );
 
 /** A page of the panel's sales list, newest first. */
+/** GET /api/transactions/{id}/refunds: the sale's refunds, oldest first. */
+export const RefundList = Type.Array(SaleRefund);
+
 export const SalesPage = Type.Object({
   data: Type.Array(Sale),
   nextCursor: Type.Union([Type.String(), Type.Null()]),

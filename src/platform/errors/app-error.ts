@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   'GONE',
   'VALIDATION_ERROR',
   'CONFLICT',
+  'INVALID_STATUS',
   'TOO_MANY_KEYS',
   'EMAIL_TAKEN',
   'LAST_OWNER',

@@ -44,6 +44,12 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
     action: 'Read the object again and act on its current state.',
     example: 'a sale in status PENDENTE cannot be refunded',
   },
+  INVALID_STATUS: {
+    meaning:
+      'Only a PENDENTE PIX or BOLETO sale can be cancelled; this one is in another status (paid, cancelled, …).',
+    action: 'Read the sale: a paid one is refunded instead (POST /api/transactions/{id}/refund).',
+    example: 'a sale in status PAGO cannot be cancelled (only PENDENTE)',
+  },
   TOO_MANY_KEYS: {
     meaning: 'The account already has the most API key pairs it may have.',
     action: 'Revoke a key pair you no longer use, then create the new one.',

@@ -60,6 +60,11 @@ export async function refundOfKey(tx: Queryable, accountId: number, key: string)
   return row ?? null;
 }
 
+/** A sale's refunds, oldest first. */
+export function refundsOfSale(q: Queryable, saleId: number): Promise<RefundRow[]> {
+  return q.query<RefundRow>('SELECT * FROM sale_refunds WHERE sale_id = $1 ORDER BY id', [saleId]);
+}
+
 export async function findRefund(q: Queryable, id: number): Promise<RefundRow | null> {
   const [row] = await q.query<RefundRow>('SELECT * FROM sale_refunds WHERE id = $1', [id]);
   return row ?? null;
