@@ -151,6 +151,7 @@ export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED' | 'PASSWORD_REFU
   GONE: 'Este link de pagamento ou checkout não aceita mais pagamentos.',
   VALIDATION_ERROR: 'Dados inválidos.',
   CONFLICT: 'Não é possível fazer isso agora.',
+  INVALID_STATUS: 'Esta venda não pode ser cancelada: só uma cobrança pendente (Pix ou boleto) pode.',
   DISPUTE_CLOSED: 'Esta contestação não aceita mais resposta.',
   UNSUPPORTED_FILE_TYPE: 'Envie arquivos PDF, PNG ou JPEG.',
   PAYLOAD_TOO_LARGE: 'Dados grandes demais.',
