@@ -270,6 +270,7 @@ export const api = {
   balance: () => request<Balance>('GET', '/api/balance'),
   daily: () => request<Static<typeof Ledger.DailyTotals>>('GET', '/api/overview/daily?days=30'),
   sales: (f: Record<string, string | undefined>) => request<SalesPage>('GET', `/api/sales${query(f)}`),
+  cancelSale: (id: string) => request<Sale>('POST', `/api/sales/${id}/cancel`),
   paymentLinks: () => request<PaymentLinkPage>('GET', '/api/panel/payment-links?limit=100'),
   createPaymentLink: (body: LinkInput) => request<PaymentLink>('POST', '/api/panel/payment-links', body),
   setPaymentLinkActive: (id: string, active: boolean) =>

@@ -309,9 +309,12 @@ describe('the merchant panel', () => {
     expect(await page.getByRole('region', { name: /^Venda \d+$/ }).textContent()).toContain('52998224725');
     await shot(page, '08b-sale-pix-pending');
 
+    // a pending charge can be cancelled from its page (POST /api/sales/{id}/cancel); once paid, no longer
+    expect(await page.getByRole('button', { name: 'Cancelar cobrança' }).count()).toBe(1);
     // the sandbox is on: the pending sale is paid from its page, then refunded
     await page.getByRole('button', { name: 'Simular pagamento' }).click();
     await page.getByText('Pagamento simulado: a venda está paga.').waitFor();
+    expect(await page.getByRole('button', { name: 'Cancelar cobrança' }).count()).toBe(0);
     // part of it first: the sale stays paid, with what was refunded
     await page.getByRole('button', { name: 'Estornar' }).click();
     expect(await page.getByLabel('Valor a estornar (R$)').inputValue()).toBe('49,90');

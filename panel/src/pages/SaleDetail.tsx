@@ -160,6 +160,10 @@ function Actions(props: { sale: Sale; sandbox: boolean; onChanged: (s: Sale) => 
   }, [pending, sale]);
   const refundable = can('sales.create') && sale.status === 'PAGO' && leftOf(sale) > 0;
   const simulable = props.sandbox && can('integrations') && sale.status === 'PENDENTE';
+  const cancellable =
+    can('sales.create') &&
+    sale.status === 'PENDENTE' &&
+    (sale.paymentMethod === 'PIX' || sale.paymentMethod === 'BOLETO');
   const cents = form ? centsOf(form.amount) : null;
   const run = async (action: () => Promise<Sale>, done: string) => {
     setBusy(true);
@@ -244,6 +248,19 @@ function Actions(props: { sale: Sale; sandbox: boolean; onChanged: (s: Sale) => 
             Estornar
           </button>
         ))}
+      {cancellable && (
+        <button
+          type="button"
+          class="danger"
+          disabled={busy}
+          onClick={() => {
+            if (!window.confirm('Cancelar esta cobrança? O comprador não poderá mais pagá-la.')) return;
+            void run(() => api.cancelSale(sale.uuid), 'Cobrança cancelada: ela não pode mais ser paga.');
+          }}
+        >
+          Cancelar cobrança
+        </button>
+      )}
       {simulable && (
         <button
           type="button"
