@@ -1,6 +1,5 @@
 // The boletos module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 export { BcbCobv, type CobvPsp, SandboxCobv } from './cobv.js';
-export { isCnpj, isCpf } from './documents.js';
 export { BoletoInputError, BoletoNotFound } from './errors.js';
 export { boletoSales } from './http.js';
 export { BoletoIssuer } from './issue.js';

@@ -3,6 +3,7 @@ import { accountName } from '../accounts/index.js';
 import { barcode, digitableLine, MAX_BOLETO_CENTS, qrSvgDataUri } from '../payment-standards/index.js';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { Db, Queryable } from '../platform/db/db.js';
+import { isCnpj, isCpf } from '../platform/text/documents.js';
 import { nameForMail } from '../platform/text/names.js';
 import { fromSaoPaulo, toSaoPaulo } from '../platform/time/sao-paulo.js';
 import type { Customer, SaleItem, SaleOrigin, SaleRow } from '../sales/index.js';
@@ -17,7 +18,6 @@ import {
 import { type Beneficiary, campoLivre } from './campo-livre.js';
 import type { CobvPayer, CobvPsp } from './cobv.js';
 import { insertBoleto, nextNossoNumero } from './data.js';
-import { isCnpj, isCpf } from './documents.js';
 import { BoletoInputError } from './errors.js';
 import { purchaseOf } from './purchase.js';
 import { addDays, type BoletoTermsIn, lastPayableDay, parseTerms } from './terms.js';

@@ -1,5 +1,5 @@
-import { isCnpj, isCpf } from '../boletos/index.js';
 import { isEmailAddress } from '../platform/net/email.js';
+import { isCnpj, isCpf } from '../platform/text/documents.js';
 import type { Customer } from '../sales/index.js';
 import { CheckoutInputError } from './errors.js';
 

@@ -1,5 +1,6 @@
 import { validation } from '../platform/errors/app-error.js';
 import { isEmailAddress } from '../platform/net/email.js';
+import { isCpfOrCnpj } from '../platform/text/documents.js';
 import { isRealCalendarTime } from '../platform/time/calendar.js';
 import { urlProblem } from '../webhooks/index.js';
 import type { Customer } from './types.js';
@@ -11,8 +12,10 @@ export function normalizeCustomer(c: Customer): Customer {
   const email = c.email.trim();
   if (!isEmailAddress(email)) throw validation(`customer.email "${c.email}" is not an email address`);
   const document = c.document.replace(/[.\-/\s]/g, '');
-  if (!/^(\d{11}|\d{14})$/.test(document)) {
-    throw validation('customer.document must be a CPF (11 digits) or CNPJ (14 digits)');
+  if (!isCpfOrCnpj(document)) {
+    throw validation(
+      'customer.document must be a valid CPF (11 digits) or CNPJ (14 digits): its check digits are wrong',
+    );
   }
   const phone = c.phone.replace(/[\s()+-]/g, '');
   // none at all only from a payment link's or checkout session's payer (the API's schemas require one)

@@ -1,4 +1,5 @@
 import { isUuid } from '../platform/ids/public-ids.js';
+import { isCnpj, isCpf } from '../platform/text/documents.js';
 
 /** PIX key rules of decisions.md (Money and statuses): length 8–77, then per type. */
 export const PIX_KEY_TYPES = ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'RANDOM'] as const;
@@ -25,32 +26,15 @@ export function pixKeyProblem(key: string, type: PixKeyType): string | null {
   }
 }
 
-/** Digits of a CPF/CNPJ written with or without its usual punctuation (. - /); null for anything else. */
-function documentDigits(key: string, length: number): number[] | null {
-  if (!/^[\d./-]+$/.test(key)) return null;
-  const digits = key.replace(/\D/g, '');
-  if (digits.length !== length || /^(\d)\1+$/.test(digits)) return null;
-  return [...digits].map(Number);
-}
-
-function checkDigit(digits: number[], weights: number[]): number {
-  const sum = weights.reduce((acc, w, i) => acc + w * digits[i]!, 0);
-  const rest = sum % 11;
-  return rest < 2 ? 0 : 11 - rest;
-}
+/** A CPF or CNPJ written with or without its usual punctuation (. - /), checked by the one document check. */
+const documentDigits = (key: string): string | null => (/^[\d./-]+$/.test(key) ? key.replace(/\D/g, '') : null);
 
 export function validCpf(key: string): boolean {
-  const d = documentDigits(key, 11);
-  if (!d) return false;
-  const first = checkDigit(d, [10, 9, 8, 7, 6, 5, 4, 3, 2]);
-  const second = checkDigit(d, [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
-  return d[9] === first && d[10] === second;
+  const d = documentDigits(key);
+  return d !== null && isCpf(d);
 }
 
 export function validCnpj(key: string): boolean {
-  const d = documentDigits(key, 14);
-  if (!d) return false;
-  const first = checkDigit(d, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
-  const second = checkDigit(d, [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
-  return d[12] === first && d[13] === second;
+  const d = documentDigits(key);
+  return d !== null && isCnpj(d);
 }

@@ -1,8 +1,10 @@
+import { isValidCnpj } from '@brazilian-utils/brazilian-utils/is-valid-cnpj';
+import { isValidCpf } from '@brazilian-utils/brazilian-utils/is-valid-cpf';
 import { describe, expect, it } from 'vitest';
 import { documentMask, isCnpj, isCpf } from '../../checkout-page/src/document';
 import { problemOf, showsProblem } from '../../checkout-page/src/fields';
 import { centsOf } from '../../checkout-page/src/money';
-import { isCnpj as serverIsCnpj, isCpf as serverIsCpf } from '../../src/boletos/documents';
+import { isCpfOrCnpj } from '../../src/platform/text/documents';
 
 describe("the page's checks of the payer's fields", () => {
   it('punctuates a CPF up to 11 digits and a CNPJ past them, as typed', () => {
@@ -15,7 +17,7 @@ describe("the page's checks of the payer's fields", () => {
     expect(documentMask('112223330001819')).toBe('11.222.333/0001-81');
   });
 
-  it('agrees with the gateway on which CPFs and CNPJs are valid', () => {
+  it('is the gateway’s own check, which agrees with an independent checker (@brazilian-utils) on every document', () => {
     const docs = [
       '52998224725',
       '52998224724',
@@ -25,9 +27,11 @@ describe("the page's checks of the payer's fields", () => {
       '00000000000000',
     ];
     for (let n = 0; n < 200; n++) docs.push(String(n * 7919 + 10_000_000_000).slice(0, 11));
+    for (let n = 0; n < 200; n++) docs.push(String(n * 104_729 + 10_000_000_000_000).slice(0, 14));
     for (const doc of docs) {
-      expect(isCpf(doc), doc).toBe(serverIsCpf(doc));
-      expect(isCnpj(doc), doc).toBe(serverIsCnpj(doc));
+      expect(isCpf(doc), doc).toBe(isValidCpf(doc));
+      expect(isCnpj(doc), doc).toBe(isValidCnpj(doc));
+      expect(isCpfOrCnpj(doc), doc).toBe(isValidCpf(doc) || isValidCnpj(doc));
     }
   });
 

@@ -148,3 +148,48 @@ describe('POST /api/transactions/{id}/cancel', () => {
     expect(hidden.status).toBe(404);
   });
 });
+
+describe('one document check everywhere', () => {
+  it('a CPF or CNPJ with wrong check digits → 400 on the API, the panel, the sandbox and a checkout session', async () => {
+    const before = await server.runtime.platform.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM sales',
+    );
+    for (const document of ['12345678900', '529.982.247-24', '11222333000180', '11111111111']) {
+      const customer = { name: 'Ana', email: 'ana@example.com', document, phone: '5511987654321' };
+      const api = await call('POST', `${server.url}/api/transactions`, {
+        headers: m.keys,
+        body: saleInput({ customer }),
+      });
+      expect(api.status, document).toBe(400);
+      expect(api.body).toMatchObject({
+        error: 'VALIDATION_ERROR',
+        message: expect.stringContaining('check digits'),
+      });
+      const panel = await call('POST', `${server.url}/api/sales`, {
+        headers: m.panel,
+        body: saleInput({ customer }),
+      });
+      expect(panel.status, document).toBe(400);
+      const sandbox = await call('POST', `${server.url}/api/sandbox/sales`, {
+        headers: m.keys,
+        body: saleInput({ customer }),
+      });
+      expect(sandbox.status, document).toBe(400);
+      const session = await call('POST', `${server.url}/api/checkout/sessions`, {
+        headers: m.keys,
+        body: {
+          amountCents: 1000,
+          items: [{ title: 'Camiseta', unitPrice: 1000, quantity: 1, tangible: true }],
+          methods: ['PIX'],
+          successUrl: 'https://loja.example.com/ok',
+          customer: { document },
+        },
+      });
+      expect(session.status, document).toBe(400);
+    }
+    const after = await server.runtime.platform.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM sales',
+    );
+    expect(after).toEqual(before);
+  });
+});

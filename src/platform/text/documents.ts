@@ -1,4 +1,5 @@
-// CPF and CNPJ check digits (Receita Federal's módulo 11), for the payer of a boleto.
+// CPF and CNPJ check digits (Receita Federal's módulo 11): the one check of every route that takes a document,
+// and of the payer's page (checkout-page imports it).
 
 function cpfDigit(digits: string, firstWeight: number): number {
   let sum = 0;
@@ -29,3 +30,6 @@ export function isCnpj(doc: string): boolean {
   if (!/^\d{14}$/.test(doc) || /^(\d)\1{13}$/.test(doc)) return false;
   return cnpjDigit(doc.slice(0, 12)) === Number(doc[12]) && cnpjDigit(doc.slice(0, 13)) === Number(doc[13]);
 }
+
+/** A CPF or a CNPJ whose check digits are right (digits only). */
+export const isCpfOrCnpj = (doc: string): boolean => isCpf(doc) || isCnpj(doc);
