@@ -27,7 +27,8 @@ export function pixKeyProblem(key: string, type: PixKeyType): string | null {
 }
 
 /** A CPF or CNPJ written with or without its usual punctuation (. - /), checked by the one document check. */
-const documentDigits = (key: string): string | null => (/^[\d./-]+$/.test(key) ? key.replace(/\D/g, '') : null);
+const documentDigits = (key: string): string | null =>
+  /^[\d./-]+$/.test(key) ? key.replace(/\D/g, '') : null;
 
 export function validCpf(key: string): boolean {
   const d = documentDigits(key);
