@@ -163,7 +163,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(ledgerPanelRoutes, { db, reads, requireSession, cursorKey: config.secretsKey });
   await app.register(payoutCallbackRoutes, { db, providers });
   if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, apiKey, providers });
-  await app.register(webhookRoutes, { webhooks, requireSession, testLimit: limits.webhookTests });
+  await app.register(webhookRoutes, { webhooks, requireSession, apiKey, testLimit: limits.webhookTests });
   const settler = new SaleSettler(db, queue, platform.outbox);
   const processorsForSales = pixProcessors(config, sandboxProcessor, bcb?.processor ?? null);
   const cobv =

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { userActor } from '../audit/index.js';
+import { apiKeyActor, userActor } from '../audit/index.js';
 import { accountOf, sessionOf } from '../auth/index.js';
 import { validation } from '../platform/errors/app-error.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
@@ -34,13 +34,25 @@ const webhookId = (raw: string) => numericPathId(raw, 'Webhook not found');
 
 export async function webhookRoutes(
   app: Http,
-  deps: { webhooks: WebhookService; requireSession: AuthHook; testLimit?: Limiter<number> | null },
+  deps: {
+    webhooks: WebhookService;
+    requireSession: AuthHook;
+    /** The API-key hook: a key pair opens these routes too (a full key every one, a read key the GETs). */
+    apiKey: AuthHook;
+    testLimit?: Limiter<number> | null;
+  },
 ): Promise<void> {
-  const { webhooks, requireSession, testLimit = null } = deps;
-  // every route of this (encapsulated) plugin is a panel route: session, and CSRF on state changes
-  app.addHook('onRequest', requireSession);
-  const account = (request: FastifyRequest) => accountOf(request);
-  const actor = (request: FastifyRequest) => userActor(request, sessionOf(request).user);
+  const { webhooks, requireSession, apiKey, testLimit = null } = deps;
+  // a panel session (CSRF on state changes, the role's permission), or an API key pair whose scope covers the
+  // route (GETs need read, changes full: integrators register webhooks without a browser)
+  app.addHook('onRequest', async (request, reply) => {
+    const byKey =
+      request.headers['x-api-public-key'] !== undefined || request.headers['x-api-private-key'] !== undefined;
+    return byKey ? apiKey(request, reply) : requireSession(request, reply);
+  });
+  const account = (request: FastifyRequest) => request.merchant?.accountId ?? accountOf(request);
+  const actor = (request: FastifyRequest) =>
+    request.merchant ? apiKeyActor(request, request.merchant) : userActor(request, sessionOf(request).user);
 
   app.post(
     '/api/webhook',

@@ -225,6 +225,8 @@ function commonCodes(url: string, method: string): ErrorCode[] {
       break;
     case 'session':
       codes.push('UNAUTHORIZED', 'FORBIDDEN');
+      // the webhook routes take an API key pair too
+      if (url.startsWith('/api/webhook')) codes.push('IP_NOT_ALLOWED', 'RATE_LIMITED');
       break;
     case 'metrics':
       codes.push('UNAUTHORIZED');
