@@ -30,8 +30,11 @@ async function main(argv: string[]): Promise<number> {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void acquirer.close());
     return -1; // keep running
   }
-  // only the long-running processes sign, seal and open secrets; operator commands run without them
-  const config = loadConfig(process.env, { secrets: first === 'serve' || first === 'worker' });
+  // only the long-running processes sign, seal and open secrets, and `webhooks create`, which seals a new
+  // webhook's secret under SECRETS_KEY; the other operator commands run without them
+  const config = loadConfig(process.env, {
+    secrets: first === 'serve' || first === 'worker' || first === 'webhooks',
+  });
 
   if (first === 'serve' || first === 'worker') {
     // loaded only here: operator commands start faster without the HTTP stack

@@ -1,7 +1,45 @@
+import { CLI_ACTOR } from '../audit/index.js';
 import { type Command, required, UsageError } from '../platform/cli/command.js';
 import { pruneNotifications } from './retention.js';
+import { WebhookService } from './webhooks.js';
 
 export const notificationCommands: Command[] = [
+  {
+    path: ['webhooks', 'create'],
+    usage: 'gateway webhooks create --account ID --url URL --events E1,E2 [--json]',
+    summary:
+      'Registers a webhook for an account, for set-ups with no browser (as the panel and POST /api/webhook do): its whsec_ secret is printed once.',
+    example: 'gateway webhooks create --account 1 --url https://loja.example.com/webhooks --events sale.paid,sale.refunded',
+    optionHelp: {
+      account: 'the numeric account id',
+      url: 'where deliveries are sent (https in production)',
+      events: 'comma-separated event types, or * for every one',
+    },
+    options: { account: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' } },
+    async run({ db, config }, values) {
+      const account = required(values, 'account');
+      if (!/^[1-9]\d{0,15}$/.test(account)) {
+        throw new UsageError(`--account must be a numeric account id, got "${account}"`);
+      }
+      const events = required(values, 'events')
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean);
+      const made = await new WebhookService(db, config).create(
+        Number(account),
+        { webhookUrl: required(values, 'url'), events },
+        CLI_ACTOR,
+      );
+      return {
+        result: made,
+        text: [
+          `webhook ${made.id} for account ${account}: ${made.webhookUrl} (${made.events.join(', ')})`,
+          `secret: ${made.secret}`,
+          'the secret is shown only now: keep it where your receiver reads it (it verifies every delivery)',
+        ].join('\n'),
+      };
+    },
+  },
   {
     path: ['notifications', 'prune'],
     usage: 'gateway notifications prune --older-than-days N [--json]',

@@ -1,0 +1,64 @@
+/** `gateway webhooks create`: a webhook registered from the command line, its secret printed once. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lines, runGateway } from '../support/cli.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let m: TestMerchant;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startServer({ workers: false });
+  m = await createMerchant(server, 'Loja CLI');
+  // the server's DATA_DIR: its generated SECRETS_KEY seals the webhook's secret as the server reads it
+  env = { DATABASE_URL: server.databaseUrl, DATA_DIR: server.env.DATA_DIR! };
+});
+afterAll(() => server?.close());
+
+const gateway = (...args: string[]) => runGateway(args, env);
+
+describe('gateway webhooks create', () => {
+  it('registers the webhook, prints its secret once, and the account sees it', async () => {
+    const r = await gateway(
+      'webhooks',
+      'create',
+      '--account',
+      String(m.accountId),
+      '--url',
+      'https://loja.example.com/webhooks',
+      '--events',
+      'sale.paid, sale.refunded',
+      '--json',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const made = JSON.parse(r.stdout) as { id: number; secret: string; events: string[] };
+    expect(made.secret).toMatch(/^whsec_/);
+    expect(made.events).toEqual(['sale.paid', 'sale.refunded']);
+    const listed = await call<{ id: number; webhookUrl: string }[]>('GET', `${server.url}/api/webhook`, {
+      headers: m.keys,
+    });
+    expect(listed.body).toEqual([
+      expect.objectContaining({ id: made.id, webhookUrl: 'https://loja.example.com/webhooks' }),
+    ]);
+    expect(JSON.stringify(listed.body)).not.toContain(made.secret);
+  });
+
+  it('a bad event list is one error line, and so are missing options (exit 2)', async () => {
+    const bad = await gateway(
+      'webhooks',
+      'create',
+      '--account',
+      String(m.accountId),
+      '--url',
+      'https://x.example.com/',
+      '--events',
+      'sale.nope',
+    );
+    expect(bad.code).toBe(2);
+    expect(lines(bad.stderr)).toHaveLength(1);
+    const usage = await gateway('webhooks', 'create', '--account', String(m.accountId));
+    expect(usage.code).toBe(2);
+  });
+});
