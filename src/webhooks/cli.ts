@@ -9,7 +9,8 @@ export const notificationCommands: Command[] = [
     usage: 'gateway webhooks create --account ID --url URL --events E1,E2 [--json]',
     summary:
       'Registers a webhook for an account, for set-ups with no browser (as the panel and POST /api/webhook do): its whsec_ secret is printed once.',
-    example: 'gateway webhooks create --account 1 --url https://loja.example.com/webhooks --events sale.paid,sale.refunded',
+    example:
+      'gateway webhooks create --account 1 --url https://loja.example.com/webhooks --events sale.paid,sale.refunded',
     optionHelp: {
       account: 'the numeric account id',
       url: 'where deliveries are sent (https in production)',
