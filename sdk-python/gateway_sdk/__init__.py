@@ -25,11 +25,12 @@ from .errors import (
     WebhookVerificationError,
 )
 from .types import WebhookEvent, WebhookEventType
-from .webhooks import verify_webhook
+from .webhooks import EventIdDeduplicator, verify_webhook
 
 __all__ = [
     "AuthenticationError",
     "BadRequestError",
+    "EventIdDeduplicator",
     "ConflictError",
     "Gateway",
     "GatewayConnectionError",

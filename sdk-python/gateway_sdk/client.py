@@ -1,7 +1,7 @@
 """The client of one merchant account (one API key pair): the TypeScript SDK's Gateway, in snake_case."""
 
 from datetime import datetime, timezone
-from typing import Dict, Iterator, Optional, Sequence, Union, cast
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union, cast
 from urllib.parse import quote, urlencode
 
 from . import types
@@ -92,6 +92,58 @@ class TransactionsResource:
             types.RefundAccepted,
             self._http.request("POST", f"/api/transactions/{_segment(id)}/refund", body, key),
         )
+
+    def list(
+        self,
+        *,
+        status: Optional[str] = None,
+        payment_method: Optional[str] = None,
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """GET /api/transactions: one page of the account's sales, newest first ({"data": [...], "nextCursor"})."""
+        q: Dict[str, str] = {}
+        for name, value in (
+            ("status", status),
+            ("paymentMethod", payment_method),
+            ("from", from_),
+            ("to", to),
+            ("limit", None if limit is None else str(limit)),
+            ("cursor", cursor),
+        ):
+            if value is not None:
+                q[name] = value
+        return cast(Dict[str, Any], self._http.request("GET", f"/api/transactions{'?' + urlencode(q) if q else ''}"))
+
+    def iterate(
+        self,
+        *,
+        status: Optional[str] = None,
+        payment_method: Optional[str] = None,
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        limit: Optional[int] = None,
+    ) -> Iterator[types.Sale]:
+        """Every sale of every page, newest first (a page is fetched when the previous one is used up)."""
+        cursor: Optional[str] = None
+        while True:
+            page = self.list(
+                status=status, payment_method=payment_method, from_=from_, to=to, limit=limit, cursor=cursor
+            )
+            yield from page["data"]
+            cursor = page.get("nextCursor") or None
+            if not cursor:
+                return
+
+    def cancel(self, id: Id) -> types.Sale:
+        """POST /api/transactions/{id}/cancel: a PENDENTE PIX or BOLETO sale becomes CANCELADO (else 409)."""
+        return cast(types.Sale, self._http.request("POST", f"/api/transactions/{_segment(id)}/cancel", {}))
+
+    def refunds(self, id: Id) -> List[Dict[str, Any]]:
+        """GET /api/transactions/{id}/refunds: the sale's refunds, oldest first."""
+        return cast(List[Dict[str, Any]], self._http.request("GET", f"/api/transactions/{_segment(id)}/refunds"))
 
     def capture(self, id: Id, *, amount_cents: Optional[int] = None) -> types.Captured:
         """POST /api/transactions/{id}/capture: an authorized card sale captured in full, or amount_cents of it
@@ -214,6 +266,33 @@ class EventsResource:
         return cast(types.Event, self._http.request("GET", f"/api/events/{_segment(id)}"))
 
 
+class WebhooksResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def create(self, body: Dict[str, Any]) -> Dict[str, Any]:
+        """POST /api/webhook (a full-scope key) {webhookUrl, events}: the answer carries the whsec_ secret, once."""
+        return cast(Dict[str, Any], self._http.request("POST", "/api/webhook", body))
+
+    def list(self) -> List[Dict[str, Any]]:
+        """GET /api/webhook"""
+        return cast(List[Dict[str, Any]], self._http.request("GET", "/api/webhook"))
+
+    def delete(self, id: int) -> None:
+        """DELETE /api/webhook/{id}"""
+        self._http.request("DELETE", f"/api/webhook/{_segment(id)}")
+
+
+class SandboxResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def pay(self, id: Id) -> types.Sale:
+        """POST /api/sandbox/sales/{id}/status {"status": "PAGO"}: pays a test charge as the processor's callback
+        would (sandbox only), so its webhooks are sent as for a real payment."""
+        return cast(types.Sale, self._http.request("POST", f"/api/sandbox/sales/{_segment(id)}/status", {"status": "PAGO"}))
+
+
 class Gateway:
     """A client of one merchant account (one API key pair).
 
@@ -241,6 +320,8 @@ class Gateway:
         self.checkout = CheckoutResource(http)
         self.disputes = DisputesResource(http)
         self.receivables = ReceivablesResource(http)
+        self.webhooks = WebhooksResource(http)
+        self.sandbox = SandboxResource(http)
 
     def __repr__(self) -> str:
         return f"Gateway(base_url={self.balance._http.base_url!r})"
@@ -256,4 +337,6 @@ __all__ = [
     "CheckoutResource",
     "CheckoutSessionsResource",
     "ReceivablesResource",
+    "SandboxResource",
+    "WebhooksResource",
 ]

@@ -150,3 +150,25 @@ def _not_json(constant: str) -> NoReturn:
 
 def _fail(reason: str) -> NoReturn:
     raise WebhookVerificationError(reason)
+
+
+class EventIdDeduplicator:
+    """Remembers the event ids of the deliveries handled within ``ttl_seconds`` (default 24 h), so a retried or
+    resent delivery is handled once. In one process's memory: a receiver with several processes keeps the ids
+    in its database instead (a unique column)."""
+
+    def __init__(self, ttl_seconds: int = 24 * 3600) -> None:
+        self._ttl = ttl_seconds
+        self._seen: "dict[str, int]" = {}
+
+    def first_time(self, event_id: str, now: "int | None" = None) -> bool:
+        """True the first time an id is seen (handle the event); False for a repeat (answer 2xx, do nothing)."""
+        at = int(time.time()) if now is None else now
+        for seen_id, seen_at in list(self._seen.items()):
+            if at - seen_at <= self._ttl:
+                break
+            del self._seen[seen_id]
+        if event_id in self._seen:
+            return False
+        self._seen[event_id] = at
+        return True

@@ -4,6 +4,7 @@ import unittest
 from datetime import datetime, timezone
 from decimal import Decimal
 
+from gateway_sdk import EventIdDeduplicator
 from gateway_sdk.errors import ConflictError
 
 from .support import gateway_for, sandbox_dispute, sandbox_status
@@ -75,6 +76,22 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(again["refundedAmount"], 1000)  # the same refund, not a second one
         rest = gw.transactions.refund(charge["id"])  # all that is left, under a generated key
         self.assertEqual((rest["status"], rest["refundedAmount"]), ("ESTORNADO", charge["amount"]))
+
+    def test_sales_listed_cancelled_refunds_sandbox_and_webhooks(self):
+        gw = gateway_for("integrators")
+        made = [gw.transactions.create(sale_input(amount=1000 + i))["id"] for i in range(3)]
+        self.assertEqual([s["id"] for s in gw.transactions.iterate(limit=2)], list(reversed(made)))
+        self.assertEqual(gw.transactions.cancel(made[0])["status"], "CANCELADO")
+        self.assertEqual(gw.sandbox.pay(made[1])["status"], "PAGO")
+        gw.transactions.refund(made[1], amount_cents=300)
+        self.assertEqual([r["amountCents"] for r in gw.transactions.refunds(made[1])], [300])
+        hook = gw.webhooks.create({"webhookUrl": "https://loja.example.com/hooks", "events": ["sale.paid"]})
+        self.assertTrue(hook["secret"].startswith("whsec_"))
+        self.assertEqual([w["id"] for w in gw.webhooks.list()], [hook["id"]])
+        gw.webhooks.delete(hook["id"])
+        self.assertEqual(gw.webhooks.list(), [])
+        seen = EventIdDeduplicator()
+        self.assertEqual([seen.first_time("evt_1"), seen.first_time("evt_1"), seen.first_time("evt_2")], [True, False, True])
 
     def test_disputes(self):
         gw = gateway_for("refunds")

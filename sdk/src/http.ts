@@ -41,7 +41,7 @@ export class HttpClient {
   }
 
   async request<T>(
-    method: 'GET' | 'POST' | 'PATCH',
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
     path: string,
     body?: unknown,
     options: RequestOptions = {},

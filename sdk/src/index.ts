@@ -9,6 +9,7 @@ export { GatewayError, WebhookVerificationError } from './errors.js';
 export type { ClientOptions, RequestOptions } from './http.js';
 export type { paths } from './openapi.js';
 export {
+  EventIdDeduplicator,
   type VerifiedWebhook,
   type VerifyWebhookOptions,
   verifyWebhook,
@@ -41,6 +42,26 @@ export type Charge = Answer<'/api/transactions', 'post', 201>;
 export type RefundAccepted = Answer<'/api/transactions/{id}/refund', 'post', 202>;
 export type Captured = Answer<'/api/transactions/{id}/capture', 'post', 200>;
 export type ReceivablesPage = Answer<'/api/receivables', 'get', 200>;
+export type SalesPage = Answer<'/api/transactions', 'get', 200>;
+export type Refund = Answer<'/api/transactions/{id}/refunds', 'get', 200>[number];
+export type Canceled = Answer<'/api/transactions/{id}/cancel', 'post', 200>;
+export type WebhookCreate = BodyOf<'/api/webhook', 'post'>;
+export type CreatedWebhook = Answer<'/api/webhook', 'post', 201>;
+export type Webhook = Answer<'/api/webhook', 'get', 200>[number];
+
+export interface SaleListParams {
+  /** PENDENTE, PAGO, … */
+  status?: string;
+  /** PIX, BOLETO, CREDIT_CARD, … */
+  paymentMethod?: string;
+  /** Created at or after (ISO 8601; a bare date is 00:00 in São Paulo). */
+  from?: string;
+  /** Created before (ISO 8601), or on or before a bare date. */
+  to?: string;
+  /** 1..100, default 20 */
+  limit?: number;
+  cursor?: string;
+}
 export type PaymentLinkCreate = BodyOf<'/api/payment-links', 'post'>;
 export type PaymentLink = Answer<'/api/payment-links', 'post', 201>;
 export type PaymentLinkPage = Answer<'/api/payment-links', 'get', 200>;
@@ -84,6 +105,17 @@ function query(params: EventListParams): string {
   return text === '' ? '' : `?${text}`;
 }
 
+function saleQuery(params: SaleListParams): string {
+  const q = new URLSearchParams();
+  for (const key of ['status', 'paymentMethod', 'from', 'to', 'cursor'] as const) {
+    const v = params[key];
+    if (v !== undefined) q.set(key, v);
+  }
+  if (params.limit !== undefined) q.set('limit', String(params.limit));
+  const text = q.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
 function pageQuery(params: { limit?: number; cursor?: string }): string {
   const q = new URLSearchParams();
   if (params.limit !== undefined) q.set('limit', String(params.limit));
@@ -102,6 +134,8 @@ export class Gateway {
   readonly checkout;
   readonly disputes;
   readonly receivables;
+  readonly webhooks;
+  readonly sandbox;
 
   constructor(options: ClientOptions) {
     const http = new HttpClient(options);
@@ -127,6 +161,27 @@ export class Gateway {
         }),
       /** GET /api/transactions/{id} */
       retrieve: (id: string | number) => http.request<Sale>('GET', `/api/transactions/${segment(id)}`),
+      /** GET /api/transactions: one page of the account's sales, newest first. */
+      list: (params: SaleListParams = {}) =>
+        http.request<SalesPage>('GET', `/api/transactions${saleQuery(params)}`),
+      /** Every sale of every page, newest first (the pages fetched as the loop goes). */
+      iterate: async function* (params: Omit<SaleListParams, 'cursor'> = {}): AsyncGenerator<Sale> {
+        let cursor: string | undefined;
+        do {
+          const page: SalesPage = await http.request<SalesPage>(
+            'GET',
+            `/api/transactions${saleQuery({ ...params, ...(cursor ? { cursor } : {}) })}`,
+          );
+          for (const sale of page.data) yield sale as Sale;
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor);
+      },
+      /** POST /api/transactions/{id}/cancel: a PENDENTE PIX or BOLETO sale becomes CANCELADO (else 409 INVALID_STATUS). */
+      cancel: (id: string | number) =>
+        http.request<Canceled>('POST', `/api/transactions/${segment(id)}/cancel`, {}),
+      /** GET /api/transactions/{id}/refunds: the sale's refunds, oldest first. */
+      refunds: (id: string | number) =>
+        http.request<Refund[]>('GET', `/api/transactions/${segment(id)}/refunds`),
       /**
        * POST /api/transactions/{id}/refund: all that is left, or `amountCents` of it. An Idempotency-Key is
        * generated when none is given and kept across retries: a retry never makes a second refund.
@@ -193,6 +248,22 @@ export class Gateway {
       retrieve: (id: string) => http.request<Dispute>('GET', `/api/disputes/${segment(id)}`),
       /** POST /api/disputes/{id}/accept: give up the disputed amount. */
       accept: (id: string) => http.request<Dispute>('POST', `/api/disputes/${segment(id)}/accept`),
+    };
+    this.webhooks = {
+      /** POST /api/webhook (a full-scope key): the answer carries the whsec_ secret, shown only then. */
+      create: (body: WebhookCreate) => http.request<CreatedWebhook>('POST', '/api/webhook', body),
+      /** GET /api/webhook */
+      list: () => http.request<Webhook[]>('GET', '/api/webhook'),
+      /** DELETE /api/webhook/{id} */
+      delete: (id: number) => http.request<void>('DELETE', `/api/webhook/${segment(id)}`),
+    };
+    this.sandbox = {
+      /**
+       * POST /api/sandbox/sales/{id}/status {status: "PAGO"}: pays a test charge as the processor's callback
+       * would (sandbox only), so its webhooks are sent as for a real payment.
+       */
+      pay: (id: string | number) =>
+        http.request<Sale>('POST', `/api/sandbox/sales/${segment(id)}/status`, { status: 'PAGO' }),
     };
     this.events = {
       /** GET /api/events: a page, newest first. */

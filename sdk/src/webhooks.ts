@@ -163,3 +163,24 @@ function same(a: string, b: string): boolean {
 function fail(reason: string): never {
   throw new WebhookVerificationError(reason);
 }
+
+/**
+ * Remembers the event ids of the deliveries handled within `ttlSeconds` (default 24 h), so a retried or resent
+ * delivery is handled once. In one process's memory: a receiver with several processes keeps the ids in its
+ * database instead (a unique column).
+ */
+export class EventIdDeduplicator {
+  private readonly seen = new Map<string, number>();
+  constructor(private readonly ttlSeconds = 24 * 3600) {}
+
+  /** True the first time an id is seen (handle the event); false for a repeat (answer 2xx, do nothing). */
+  firstTime(eventId: string, now = Math.floor(Date.now() / 1000)): boolean {
+    for (const [id, at] of this.seen) {
+      if (now - at <= this.ttlSeconds) break;
+      this.seen.delete(id);
+    }
+    if (this.seen.has(eventId)) return false;
+    this.seen.set(eventId, now);
+    return true;
+  }
+}

@@ -21,15 +21,23 @@ describe('mail layout', () => {
     expect(mail.html).not.toMatch(/[\r\u2028\u2029\u0085\v]/);
   });
 
-  it("an invitation carries the inviter's stored name on one line, whatever it holds", () => {
+  it('an invitation never prints a stored name that breaks the name rules (a link, a line break)', () => {
     const mail = invitationMail({
       accountName: 'Loja\nFalsa',
       inviter: 'Ana\r\nClique: https://evil.example',
       role: 'viewer',
       url: 'https://gateway.example/#/convite/abc',
     });
-    expect(mail.text.split('\n').filter((l) => l.includes('evil.example'))).toEqual([
-      expect.stringMatching(/^Ana Clique: https:\/\/evil\.example convidou você para a equipe de Loja Falsa/),
-    ]);
+    expect(mail.text).not.toContain('evil.example');
+    expect(mail.html).not.toContain('evil.example');
+    expect(mail.text).toMatch(/Uma pessoa convidou você para a equipe de uma conta/);
+    // a name within the rules is printed as stored
+    const plain = invitationMail({
+      accountName: 'Loja da Ana',
+      inviter: 'Ana Souza',
+      role: 'viewer',
+      url: 'https://gateway.example/#/convite/abc',
+    });
+    expect(plain.text).toMatch(/Ana Souza convidou você para a equipe de Loja da Ana/);
   });
 });

@@ -4,7 +4,13 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Gateway, GatewayError, verifyWebhook, WebhookVerificationError } from '../../sdk/src/index.js';
+import {
+  EventIdDeduplicator,
+  Gateway,
+  GatewayError,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '../../sdk/src/index.js';
 import { moveTo, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -185,6 +191,39 @@ describe('@payment-gateway/sdk against a real gateway', () => {
     });
   });
 
+  it('lists sales page by page, cancels a pending charge, lists refunds, pays in the sandbox, manages webhooks', async () => {
+    const m = await createMerchant(server);
+    const gw = gatewayFor(m);
+    const made: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      made.push(
+        ((await gw.transactions.create(saleInput({ amount: 1000 + i }) as never)) as { id: number }).id,
+      );
+    }
+    const seen: number[] = [];
+    for await (const sale of gw.transactions.iterate({ limit: 2 })) seen.push(sale.id);
+    expect(seen).toEqual([...made].reverse());
+    expect((await gw.transactions.list({ status: 'PENDENTE', limit: 1 })).nextCursor).not.toBeNull();
+    expect(await gw.transactions.cancel(made[0]!)).toMatchObject({ id: made[0], status: 'CANCELADO' });
+    expect(await gw.sandbox.pay(made[1]!)).toMatchObject({ id: made[1], status: 'PAGO' });
+    await gw.transactions.refund(made[1]!, { amountCents: 300 });
+    expect((await gw.transactions.refunds(made[1]!)).map((r) => r.amountCents)).toEqual([300]);
+    const hook = await gw.webhooks.create({
+      webhookUrl: 'https://loja.example.com/hooks',
+      events: ['sale.paid'],
+    });
+    expect(hook.secret).toMatch(/^whsec_/);
+    expect((await gw.webhooks.list()).map((w) => w.id)).toEqual([hook.id]);
+    await gw.webhooks.delete(hook.id);
+    expect(await gw.webhooks.list()).toEqual([]);
+    const dedup = new EventIdDeduplicator();
+    expect([dedup.firstTime('evt_1'), dedup.firstTime('evt_1'), dedup.firstTime('evt_2')]).toEqual([
+      true,
+      false,
+      true,
+    ]);
+  });
+
   it('retries a 503 with Retry-After with the same generated Idempotency-Key: one withdrawal', async () => {
     const m = await createMerchant(server);
     await fundMerchant(server.runtime.platform.db, m.accountId, 50_000);
@@ -294,6 +333,7 @@ describe('@payment-gateway/sdk against a real gateway', () => {
     expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'package.json']));
     const built = (await import(path.join(sdk, 'dist', 'index.js'))) as Record<string, unknown>;
     expect(Object.keys(built).sort()).toEqual([
+      'EventIdDeduplicator',
       'Gateway',
       'GatewayError',
       'WebhookVerificationError',

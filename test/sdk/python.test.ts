@@ -245,6 +245,7 @@ beforeAll(async () => {
     'empty',
     'hooks',
     'checkout',
+    'integrators',
   ]) {
     merchants[name] = await createMerchant(server, `Python ${name}`);
   }

@@ -36,7 +36,7 @@ describe('POST /api/withdrawals (panel)', () => {
     const res = await withdraw({ amount: 150, pixKey: '52998224725', password: 'wrong-password' });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ success: false, error: { code: 'UNAUTHORIZED', message: 'Wrong password' } });
-    expect(await balance()).toEqual({ available: 200_000, blocked: 0, total: 200_000 });
+    expect(await balance()).toEqual({ available: 200_000, blocked: 0, total: 200_000, receivable: 0 });
   });
 
   it('accepts the right password sent in several withdrawals at once: none is taken for a failure', async () => {
@@ -76,7 +76,7 @@ describe('POST /api/withdrawals (panel)', () => {
     });
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
     expect(locked.headers['ratelimit-remaining']).toBe('0');
-    expect(await balance(victim)).toEqual({ available: 100_000, blocked: 0, total: 100_000 });
+    expect(await balance(victim)).toEqual({ available: 100_000, blocked: 0, total: 100_000, receivable: 0 });
     // the lock is the account's confirmations only: its owner still logs in, and other accounts confirm
     const login = await call('POST', `${server.url}/api/auth/login`, {
       body: { email: victim.email, password: victim.password },
@@ -97,7 +97,7 @@ describe('POST /api/withdrawals (panel)', () => {
     );
     expect(replay.body.uuid).toBe(first.body.uuid);
     expect(replay.headers['idempotent-replayed']).toBe('true');
-    expect(await balance()).toEqual({ available: 185_000, blocked: 15_000, total: 200_000 });
+    expect(await balance()).toEqual({ available: 185_000, blocked: 15_000, total: 200_000, receivable: 0 });
     // the same refusals as the API route, in its shapes
     const small = await withdraw({ amount: 10, pixKey: '52998224725', password: m.password });
     expect(small.status).toBe(422);
