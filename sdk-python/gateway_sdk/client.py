@@ -266,6 +266,15 @@ class EventsResource:
         return cast(types.Event, self._http.request("GET", f"/api/events/{_segment(id)}"))
 
 
+class RefundsResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def list(self, sale_id: Id) -> List[Dict[str, Any]]:
+        """GET /api/transactions/{id}/refunds: a sale's refunds, oldest first (the same as transactions.refunds)."""
+        return cast(List[Dict[str, Any]], self._http.request("GET", f"/api/transactions/{_segment(sale_id)}/refunds"))
+
+
 class WebhooksResource:
     def __init__(self, http: HttpClient) -> None:
         self._http = http
@@ -321,6 +330,7 @@ class Gateway:
         self.disputes = DisputesResource(http)
         self.receivables = ReceivablesResource(http)
         self.webhooks = WebhooksResource(http)
+        self.refunds = RefundsResource(http)
         self.sandbox = SandboxResource(http)
 
     def __repr__(self) -> str:
@@ -337,6 +347,7 @@ __all__ = [
     "CheckoutResource",
     "CheckoutSessionsResource",
     "ReceivablesResource",
+    "RefundsResource",
     "SandboxResource",
     "WebhooksResource",
 ]

@@ -85,6 +85,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(gw.sandbox.pay(made[1])["status"], "PAGO")
         gw.transactions.refund(made[1], amount_cents=300)
         self.assertEqual([r["amountCents"] for r in gw.transactions.refunds(made[1])], [300])
+        self.assertEqual(gw.refunds.list(made[1]), gw.transactions.refunds(made[1]))
         hook = gw.webhooks.create({"webhookUrl": "https://loja.example.com/hooks", "events": ["sale.paid"]})
         self.assertTrue(hook["secret"].startswith("whsec_"))
         self.assertEqual([w["id"] for w in gw.webhooks.list()], [hook["id"]])

@@ -136,6 +136,7 @@ export class Gateway {
   readonly receivables;
   readonly webhooks;
   readonly sandbox;
+  readonly refunds;
 
   constructor(options: ClientOptions) {
     const http = new HttpClient(options);
@@ -248,6 +249,11 @@ export class Gateway {
       retrieve: (id: string) => http.request<Dispute>('GET', `/api/disputes/${segment(id)}`),
       /** POST /api/disputes/{id}/accept: give up the disputed amount. */
       accept: (id: string) => http.request<Dispute>('POST', `/api/disputes/${segment(id)}/accept`),
+    };
+    this.refunds = {
+      /** GET /api/transactions/{id}/refunds: a sale's refunds, oldest first (the same as transactions.refunds). */
+      list: (saleId: string | number) =>
+        http.request<Refund[]>('GET', `/api/transactions/${segment(saleId)}/refunds`),
     };
     this.webhooks = {
       /** POST /api/webhook (a full-scope key): the answer carries the whsec_ secret, shown only then. */

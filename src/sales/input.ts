@@ -14,7 +14,7 @@ export function normalizeCustomer(c: Customer): Customer {
   const document = c.document.replace(/[.\-/\s]/g, '');
   if (!isCpfOrCnpj(document)) {
     throw validation(
-      'customer.document must be a valid CPF (11 digits) or CNPJ (14 digits): its check digits are wrong',
+      'customer.document must be a valid CPF or CNPJ: 11 or 14 digits whose check digits are right',
     );
   }
   const phone = c.phone.replace(/[\s()+-]/g, '');

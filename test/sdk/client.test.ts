@@ -208,6 +208,7 @@ describe('@payment-gateway/sdk against a real gateway', () => {
     expect(await gw.sandbox.pay(made[1]!)).toMatchObject({ id: made[1], status: 'PAGO' });
     await gw.transactions.refund(made[1]!, { amountCents: 300 });
     expect((await gw.transactions.refunds(made[1]!)).map((r) => r.amountCents)).toEqual([300]);
+    expect(await gw.refunds.list(made[1]!)).toEqual(await gw.transactions.refunds(made[1]!));
     const hook = await gw.webhooks.create({
       webhookUrl: 'https://loja.example.com/hooks',
       events: ['sale.paid'],
