@@ -1,4 +1,4 @@
-import { accountName, accountRoutes } from './accounts/index.js';
+import { accountName, accountRoutes, accountStanding } from './accounts/index.js';
 import { auditRoutes } from './audit/index.js';
 import {
   AccessLinks,
@@ -27,9 +27,18 @@ import {
   cieloChargebackSource,
 } from './cards/index.js';
 import { checkoutRoutes } from './checkout/index.js';
+import { ConsoleActions, consoleRoutes } from './console/index.js';
 import { cardNoticeRoutes, Dispute, DisputePage, Disputes, disputeRoutes } from './disputes/index.js';
 import { Event, EventFeed, EventPage, eventRoutes, openStreams } from './events/index.js';
 import { Balance, ledgerPanelRoutes, ledgerRoutes, setCardSettlementDays } from './ledger/index.js';
+import { Onboarding, onboardingRoutes } from './onboarding/index.js';
+import {
+  OperatorInvitations,
+  OperatorSessions,
+  operatorRoutes,
+  operatorSession,
+  requireDeclaredOpsRoles,
+} from './operators/index.js';
 import type { Platform } from './platform/context.js';
 import { healthRoute } from './platform/http/health.js';
 import { panelSite } from './platform/http/panel-site.js';
@@ -90,7 +99,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
 
   // 2. authentication and services. The key cache lives with the API (worker-only processes check no key,
   // so they neither register nor make key and IP-list changes wait for them).
-  const authCache = await AuthCache.start(db, log);
+  const authCache = await AuthCache.start(db, log, accountStanding);
   app.addHook('onClose', () => authCache.stop());
   const lastUse = new LastUseRecorder(db, log);
   app.addHook('onClose', () => lastUse.close());
@@ -98,7 +107,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const sessions = new SessionService(db, totp);
   const credentials = new CredentialService(db, authCache);
   const apiKey = apiKeyAuth(authCache, lastUse, limits.perKey);
-  const requireSession = panelSession(sessions);
+  const requireSession = panelSession(sessions, authCache);
   const providers = payoutProviders(db, config);
   app.addHook('onClose', () => providers.close());
   const webhooks = new WebhookService(db, config);
@@ -148,6 +157,28 @@ export async function buildApp(platform: Platform): Promise<Http> {
     loginLimit: limits.loginPerIp,
   });
   await app.register(accountRoutes, { db, requireSession, authCache });
+  requireDeclaredOpsRoles(app);
+  const operatorSessions = new OperatorSessions(db, config.secretsKey);
+  await app.register(operatorRoutes, {
+    db,
+    sessions: operatorSessions,
+    invitations: new OperatorInvitations(db, mail, config.secretsKey, config.publicUrl),
+    secureCookies: config.production,
+    loginLimit: limits.loginPerIp,
+  });
+  await app.register(consoleRoutes, {
+    db,
+    actions: new ConsoleActions(db, queue, mail, authCache),
+    requireOperator: operatorSession(operatorSessions),
+  });
+  await app.register(onboardingRoutes, {
+    onboarding: new Onboarding(db),
+    sessions,
+    requireSession,
+    secureCookies: config.production,
+    signup: config.signup,
+    loginLimit: limits.loginPerIp,
+  });
   await app.register(auditRoutes, { db, requireSession, accountOf: (request) => accountOf(request) });
   await app.register(ledgerRoutes, { db, apiKey });
   const feed = new EventFeed(db, platform.outbox, log);

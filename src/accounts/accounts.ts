@@ -16,6 +16,7 @@ import { conflict, notFound, validation } from '../platform/errors/app-error.js'
 import { formatPercentE4, formatReais } from '../platform/money/money.js';
 import { isEmailAddress } from '../platform/net/email.js';
 import { nameProblem } from '../platform/text/names.js';
+import type { AccountStatus } from './status.js';
 
 export interface AccountRow {
   id: number;
@@ -53,9 +54,18 @@ export interface AccountUpdate {
   twoFactorOff?: boolean;
 }
 
+/** A self sign-up's profile (decisions.md, "The operators' console"): checked by the onboarding module. */
+export interface AccountProfile {
+  legalName: string;
+  document: string;
+  phone: string;
+  address: Record<string, string>;
+}
+
 export async function createAccount(
   db: Db,
-  input: { name: string; email: string; password: string },
+  input: { name: string; email: string; password: string; status?: AccountStatus; profile?: AccountProfile },
+  inTx?: (tx: Queryable, accountId: number) => Promise<void>,
 ): Promise<{ id: number; email: string; name: string }> {
   const name = input.name.trim();
   const email = input.email.trim().toLowerCase();
@@ -67,12 +77,22 @@ export async function createAccount(
   try {
     return await db.tx(async (tx) => {
       const [row] = await tx.query<{ id: number; email: string; name: string }>(
-        'INSERT INTO accounts (name, email) VALUES ($1, $2) RETURNING id, email, name',
-        [name, email],
+        `INSERT INTO accounts (name, email, status, legal_name, document, phone, address)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id, email, name`,
+        [
+          name,
+          email,
+          input.status ?? 'active',
+          input.profile?.legalName ?? null,
+          input.profile?.document ?? null,
+          input.profile?.phone ?? null,
+          input.profile ? JSON.stringify(input.profile.address) : null,
+        ],
       );
       // the account's first user, its owner (decisions.md, Teams)
       await insertOwner(tx, row!.id, { name, email, passwordHash });
       await ensureMerchantLedger(tx, row!.id);
+      if (inTx) await inTx(tx, row!.id);
       return row!;
     });
   } catch (err) {

@@ -44,10 +44,19 @@ export async function withdrawalFee(
   return row ? { fixed: row.fixed, percentE4: row.percent_e4 } : null;
 }
 
-/** A subquery: the account's cashout fee and switches, one row (`cashout_fee_fixed`, … `transfers_enabled`). */
+/**
+ * A subquery: the account's cashout fee and switches, one row (`cashout_fee_fixed`, … `transfers_enabled`), and
+ * `payouts_held`: its withdrawals wait for an operator (a payout hold, or a suspension).
+ */
 export function withdrawalTermsSql(accountIdExpr: string): string {
-  return `SELECT cashout_fee_fixed, cashout_fee_percent_e4, api_cashout_enabled, transfers_enabled
+  return `SELECT cashout_fee_fixed, cashout_fee_percent_e4, api_cashout_enabled, transfers_enabled,
+                 (payout_hold OR status = 'suspended') AS payouts_held
             FROM accounts WHERE id = ${accountIdExpr}`;
+}
+
+/** A boolean SQL expression: the account `accountIdExpr` names has its payouts held (a hold, or a suspension). */
+export function payoutsHeldSql(accountIdExpr: string): string {
+  return `EXISTS (SELECT 1 FROM accounts WHERE id = ${accountIdExpr} AND (payout_hold OR status = 'suspended'))`;
 }
 
 /** A scalar subquery: one column of the account `accountIdExpr` names. */
@@ -63,6 +72,16 @@ export async function cartRecoveryAccounts(q: Queryable, accountIds: number[]): 
   const rows = await q.query<{ id: number; name: string }>(
     'SELECT id, name FROM accounts WHERE id = ANY($1::bigint[]) AND cart_recovery_email',
     [[...new Set(accountIds)]],
+  );
+  return new Map(rows.map((r) => [Number(r.id), r.name]));
+}
+
+/** Several accounts' names at once (reports that list accounts). */
+export async function accountNames(q: Queryable, accountIds: number[]): Promise<Map<number, string>> {
+  if (accountIds.length === 0) return new Map();
+  const rows = await q.query<{ id: string; name: string }>(
+    'SELECT id, name FROM accounts WHERE id = ANY($1::bigint[])',
+    [accountIds],
   );
   return new Map(rows.map((r) => [Number(r.id), r.name]));
 }

@@ -4,6 +4,7 @@ import { AppError, unauthorized } from '../platform/errors/app-error.js';
 import { HttpError } from '../platform/http/errors.js';
 import type { ApiKeyLimiter, PublicKeyLimits } from '../platform/http/rate-limit.js';
 import { canonicalIp } from '../platform/net/ip.js';
+import { accountRefusal, closedAccount } from './account-gate.js';
 import type { AuthCache, CachedCredential } from './auth-cache.js';
 import { defaultRouteScope, type KeyScope, scopeCovers } from './key-scopes.js';
 import type { LastUseRecorder } from './last-use.js';
@@ -100,6 +101,8 @@ export function publicKeyAuth(
 function admitter(cache: AuthCache, lastUse: LastUseRecorder, limit: ApiKeyLimiter | null) {
   return async (request: FastifyRequest, reply: FastifyReply, publicKey: string, cred: CachedCredential) => {
     if (cred.expiresAt !== null && cred.expiresAt <= Date.now()) throw unauthorized('Invalid API keys');
+    const account = await cache.account(cred.accountId);
+    if (!account || account.status === 'closed') throw closedAccount();
 
     const allowed = await cache.allowedIps(cred.accountId);
     if (allowed.size > 0) {
@@ -125,6 +128,8 @@ function admitter(cache: AuthCache, lastUse: LastUseRecorder, limit: ApiKeyLimit
         config?.keyScopeRefusal ?? 'transaction',
       );
     }
+    const refused = accountRefusal(account, config?.moves);
+    if (refused) throw new HttpError(refused.code, refused.message, config?.keyScopeRefusal);
     request.merchant = {
       accountId: cred.accountId,
       credentialId: cred.credentialId,

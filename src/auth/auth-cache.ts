@@ -27,7 +27,15 @@ interface Entry<T> {
   expiresAt: number;
 }
 
-export type AuthChange = `key:${string}` | `ips:${number}`;
+export type AuthChange = `key:${string}` | `ips:${number}` | `acct:${number}`;
+
+/** What the hooks need of an account: its status (closed, pending or suspended ones are refused) and hold. */
+export interface CachedAccount {
+  status: 'pending_review' | 'active' | 'suspended' | 'closed';
+  payoutHold: boolean;
+}
+/** Reads an account's standing (the accounts module's, handed in by app.ts: auth does not read its table). */
+export type AccountLoader = (q: Queryable, accountId: number) => Promise<CachedAccount | null>;
 
 const CURRENT_SEQ = `(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM auth_change_seq)`;
 /** The node's LISTEN connection (application_name = node id) is gone: it crashed or lost its listener. */
@@ -44,19 +52,21 @@ const NOT_LISTENING = `NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.appl
 export class AuthCache {
   private readonly credentials = new Map<string, Entry<CachedCredential | null>>();
   private readonly ips = new Map<number, Entry<ReadonlySet<string>>>();
+  private readonly accounts = new Map<number, Entry<CachedAccount | null>>();
   private generation = 0;
 
   private constructor(
     private readonly db: Db,
     private readonly log: Logger,
+    private readonly loadAccount: AccountLoader,
   ) {}
 
   private get nodeId(): string {
     return this.db.listenerName;
   }
 
-  static async start(db: Db, log: Logger): Promise<AuthCache> {
-    const cache = new AuthCache(db, log);
+  static async start(db: Db, log: Logger, loadAccount: AccountLoader): Promise<AuthCache> {
+    const cache = new AuthCache(db, log, loadAccount);
     await db.listen(AUTH_CHANNEL, (payload) => cache.onNotify(payload));
     // Registered after LISTEN: every change numbered above seen_seq reaches this process.
     await db.query(`INSERT INTO auth_nodes (id, seen_seq) VALUES ($1, ${CURRENT_SEQ})`, [cache.nodeId]);
@@ -90,9 +100,11 @@ export class AuthCache {
     this.generation++;
     if (payload.startsWith('key:')) this.credentials.delete(payload.slice(4));
     else if (payload.startsWith('ips:')) this.ips.delete(Number(payload.slice(4)));
+    else if (payload.startsWith('acct:')) this.accounts.delete(Number(payload.slice(5)));
     else {
       this.credentials.clear();
       this.ips.clear();
+      this.accounts.clear();
     }
   }
 
@@ -139,6 +151,16 @@ export class AuthCache {
         }
       : null;
     if (gen === this.generation && this.trusted()) remember(this.credentials, publicKey, value);
+    return value;
+  }
+
+  /** The account's status and payout hold (null: no such account). */
+  async account(accountId: number): Promise<CachedAccount | null> {
+    const hit = this.accounts.get(accountId);
+    if (hit && hit.expiresAt > Date.now() && this.trusted()) return hit.value;
+    const gen = this.generation;
+    const value = await this.loadAccount(this.db, accountId);
+    if (gen === this.generation && this.trusted()) remember(this.accounts, accountId, value);
     return value;
   }
 

@@ -1,22 +1,32 @@
 // The auth module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
+
+export { accountRefusal, type MoneyMove } from './account-gate.js';
 export { listAllowedIps, replaceAllowedIps } from './allowed-ips.js';
 export { apiKeyAuth, merchantOf, publicKeyAuth } from './api-key.hook.js';
-export { AuthCache } from './auth-cache.js';
+export { clearAttempts, withAttempt } from './attempts.js';
+export { AuthCache, type CachedAccount, notifyAuthChange } from './auth-cache.js';
 export { credentialName } from './credentials.data.js';
 export { CredentialService } from './credentials.js';
 export { LastUseRecorder } from './last-use.js';
-export { accountOf, panelSession, sessionOf } from './panel-session.hook.js';
-export { checkPassword, hashPassword } from './passwords.js';
+export { accountOf, panelSession, sessionOf, signedIn } from './panel-session.hook.js';
+export {
+  checkPassword,
+  DUMMY_PASSWORD_HASH,
+  hashPassword,
+  imitatePasswordCheck,
+  verifyPassword,
+} from './passwords.js';
 export { rolesWith } from './roles.js';
 export { requireDeclaredPermissions } from './route-permissions.hook.js';
 export { authRoutes } from './routes.js';
+export { SessionResponse } from './schemas.js';
 export {
   AUTH_CLEANUP_EVERY_MS,
   deleteExpiredAuthRows,
   endSessionsOnNewPassword,
   SessionService,
 } from './sessions.js';
-export { TotpService } from './totp.js';
+export { matchingStep, newTotpSecret, TotpService } from './totp.js';
 export { AccessLinks } from './users/access.js';
 export { activeUsersWithRole, newestSealedTwoFactorSecret } from './users/data.js';
 export {

@@ -3,6 +3,8 @@ import { constantTimeEqual } from '../platform/crypto/secrets.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { HttpError } from '../platform/http/errors.js';
 import type {} from '../platform/http/types.js';
+import { accountRefusal } from './account-gate.js';
+import type { AuthCache } from './auth-cache.js';
 import { may } from './roles.js';
 import { type NewSession, SESSION_TTL_HOURS, type Session, type SessionService } from './sessions.js';
 
@@ -21,11 +23,15 @@ declare module 'fastify' {
  * Errors), the panel's withdrawal too, whose other errors are the cashout's shapes. It runs before the body
  * is read, so a refused request writes nothing.
  */
-export function panelSession(sessions: SessionService) {
+export function panelSession(sessions: SessionService, cache: AuthCache) {
   return async function requireSession(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const token = request.cookies[SESSION_COOKIE];
     const session = token ? await sessions.find(token) : null;
     if (!session) throw new HttpError('UNAUTHORIZED', 'Log in to the panel first', 'envelope');
+    const account = await cache.account(session.accountId);
+    if (!account || account.status === 'closed') {
+      throw new HttpError('UNAUTHORIZED', 'This account is closed', 'envelope');
+    }
     if (UNSAFE.has(request.method)) {
       const header = request.headers['x-csrf-token'];
       if (typeof header !== 'string' || !constantTimeEqual(header, session.csrfToken)) {
@@ -41,6 +47,8 @@ export function panelSession(sessions: SessionService) {
         'envelope',
       );
     }
+    const refused = accountRefusal(account, request.routeOptions.config?.moves);
+    if (refused) throw new HttpError(refused.code, refused.message, 'envelope');
     request.session = session;
   };
 }

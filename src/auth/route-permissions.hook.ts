@@ -20,6 +20,10 @@ declare module 'fastify' {
 export function requireDeclaredPermissions(app: Http): void {
   app.addHook('onRoute', (route) => {
     const tags = (route.schema as { tags?: string[] } | undefined)?.tags ?? [];
+    // a route that opens charges or cashouts answers the account's standing refusals: its catalogue says so
+    if (route.config?.moves) {
+      route.config.errors = [...(route.config.errors ?? []), 'ACCOUNT_NOT_ACTIVE', 'ACCOUNT_SUSPENDED'];
+    }
     if (isKeyRoute(route.url, route.schema)) noteKeyScope(app, route);
     if (!tags.includes('panel')) return;
     const permission = route.config?.permission;

@@ -29,6 +29,12 @@ export function matchingStep(secretBase32: string, code: string, nowMs = Date.no
   return delta === null ? null : Math.floor(nowMs / 1000 / PERIOD) + delta;
 }
 
+/** A new TOTP secret and its otpauth:// URL for an authenticator app (the label names the person). */
+export function newTotpSecret(label: string): { secret: string; otpauthUrl: string } {
+  const secret = new Secret({ size: 20 }).base32;
+  return { secret, otpauthUrl: totpFor(secret, label).toString() };
+}
+
 /**
  * Accepts a code once: its step must be later than the last accepted one, recorded in the same statement
  * (so two requests with one code cannot both pass, even on two processes).

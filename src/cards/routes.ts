@@ -34,6 +34,7 @@ export async function cardRoutes(
       config: {
         errorShape: 'transaction',
         keyScope: 'charges',
+        moves: 'charge',
         errors: ['CONFLICT', 'FORBIDDEN', 'NOT_FOUND', 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
       },
       onRequest: deps.apiKey,

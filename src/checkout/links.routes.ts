@@ -40,7 +40,12 @@ export function registerLinkRoutes(
   app.post(
     side.path,
     {
-      config: { errorShape, keyScope: 'charges' as const, ...permission('sales.create') },
+      config: {
+        errorShape,
+        keyScope: 'charges' as const,
+        moves: 'charge' as const,
+        ...permission('sales.create'),
+      },
       onRequest: side.auth,
       schema: {
         ...common,

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { accountStanding } from '../accounts/index.js';
 import { qrSvgDataUri } from '../payment-standards/index.js';
 import { lockForTransaction } from '../platform/db/advisory-lock.js';
 import type { Db, Queryable } from '../platform/db/db.js';
@@ -139,6 +140,7 @@ export class PublicCheckout {
     if (state.status === 'paid') throw new CheckoutGone('This checkout session is already paid', 'paid');
     if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired', 'expired');
     offersPix(session.methods);
+    await this.shopTakesPayments(session.account_id);
     const open = sales.findLast(
       (s) => s.status === 'PENDENTE' && s.pixKey !== null && (s.chargeExpiresAt?.getTime() ?? 0) > Date.now(),
     );
@@ -165,7 +167,16 @@ export class PublicCheckout {
     if (link.max_uses !== null && (await usesOf(this.deps.db, link.id)) >= link.max_uses) {
       throw new CheckoutGone('This payment link has been used up', 'used_up');
     }
+    await this.shopTakesPayments(link.account_id);
     return link;
+  }
+
+  /** A shop waiting for review, suspended or closed takes no payments: its pages say it is off. */
+  private async shopTakesPayments(accountId: number): Promise<void> {
+    const standing = await accountStanding(this.deps.db, accountId);
+    if (standing?.status !== 'active') {
+      throw new CheckoutGone('This shop is not taking payments right now', 'turned_off');
+    }
   }
 
   /** The session `id` with its sales and state; unknown → CheckoutNotFound. */

@@ -24,7 +24,7 @@ export function registerSessionRoutes(app: Http, sessions: CheckoutSessions, api
   app.post(
     '/api/checkout/sessions',
     {
-      config: { errorShape: 'transaction', keyScope: 'charges' },
+      config: { errorShape: 'transaction', keyScope: 'charges', moves: 'charge' },
       onRequest: apiKey,
       schema: {
         tags: ['public'],

@@ -4,6 +4,7 @@ import { accountCommands } from '../accounts/cli.js';
 import { keyCommands } from '../auth/cli.js';
 import { boletoCommands } from '../boletos/cli.js';
 import { ledgerCommands } from '../ledger/cli.js';
+import { operatorCommands } from '../operators/cli.js';
 import type { Command } from '../platform/cli/command.js';
 import { migrate } from '../platform/db/migrate.js';
 import { reconciliationCommands } from '../reconciliation/cli.js';
@@ -36,4 +37,5 @@ export const COMMANDS: Command[] = [
   ...notificationCommands,
   ...reconciliationCommands,
   ...boletoCommands,
+  ...operatorCommands,
 ];

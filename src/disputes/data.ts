@@ -177,3 +177,16 @@ export async function lockDueForReminder(tx: Queryable, days: number, limit: num
 export async function markReminded(tx: Queryable, ids: number[]): Promise<void> {
   await tx.query('UPDATE disputes SET reminded_at = now() WHERE id = ANY($1::bigint[])', [ids]);
 }
+
+/** Every account's disputes (or one's), those still open first by their deadline, then the newest closed. */
+export async function disputesByDeadline(
+  q: Queryable,
+  filter: { accountId: number | null; openOnly: boolean; limit: number },
+): Promise<DisputeRow[]> {
+  return q.query<DisputeRow>(
+    `SELECT * FROM disputes
+      WHERE ($1::bigint IS NULL OR account_id = $1) AND (NOT $2 OR status IN ('needs_response', 'under_review'))
+      ORDER BY (status IN ('needs_response', 'under_review')) DESC, respond_by, id DESC LIMIT $3`,
+    [filter.accountId, filter.openOnly, filter.limit],
+  );
+}

@@ -1,10 +1,11 @@
 import { AppError, validation } from '../platform/errors/app-error.js';
+import { type DocumentType, sniffType } from '../platform/files/sniff.js';
 
 export const MAX_FILES = 10;
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 export const MAX_TEXT_CHARS = 5000;
 
-export type EvidenceType = 'application/pdf' | 'image/png' | 'image/jpeg';
+export type EvidenceType = DocumentType;
 
 /** A file of an answer as it arrives, read whole (at most one byte past MAX_FILE_BYTES, so that more is seen). */
 export interface EvidenceFile {
@@ -19,20 +20,6 @@ export interface SniffedFile {
   name: string;
   contentType: EvidenceType;
   content: Buffer;
-}
-
-const SIGNATURES: [EvidenceType, number[]][] = [
-  ['application/pdf', [0x25, 0x50, 0x44, 0x46, 0x2d]], // %PDF-
-  ['image/png', [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]],
-  ['image/jpeg', [0xff, 0xd8, 0xff]],
-];
-
-/** A file's type by its first bytes; the name and the declared type are the sender's word and are not read. */
-export function sniffType(content: Buffer): EvidenceType | null {
-  for (const [type, magic] of SIGNATURES) {
-    if (content.length >= magic.length && magic.every((b, i) => content[i] === b)) return type;
-  }
-  return null;
 }
 
 /** A file name as stored and shown: no path, no control characters, at most 200 characters. */

@@ -14,5 +14,6 @@ export {
   RESPOND_WITHIN_DAYS,
 } from './disputes.js';
 export { MED_CHECK_EVERY_MS, MED_WINDOW_DAYS, readMedNotices, sendDefence } from './med-notices.js';
+export { type OpsDispute, opsDisputes } from './ops.js';
 export { disputeRoutes } from './routes.js';
 export { Dispute, DisputePage, OpenDisputeBody, OutcomeBody } from './schemas.js';

@@ -3,6 +3,7 @@ export { balanceStatement, entriesInsert } from './batch-entries.js';
 export {
   availableBalanceSql,
   ensureMerchantLedger,
+  getBalance,
   type JournalEntry,
   type Posting,
   postBucketTransfers,

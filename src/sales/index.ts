@@ -5,6 +5,7 @@ export { deleteExpiredSaleKeys, findSaleRow, setChargeExpiryAt } from './charges
 export { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges, createKeyedSale, createPixSale } from './charges.js';
 export { ChargeBody } from './charges.schemas.js';
 export { captureLess, createSale } from './create.js';
+export { type DailyTotal, dailyTotals, recentSaleBodies } from './daily-totals.js';
 export { lockSalesById, type SaleOrigin, setRefusalReason } from './data.js';
 export { type DisputedSale, lockSaleForDispute, moveDisputedSale, saleOfReceivedPix } from './disputed.js';
 export { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';

@@ -156,6 +156,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
       config: {
         errorShape: 'envelope',
         permission: 'sales.create',
+        moves: 'charge',
         errors: ['PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
       },
       onRequest: deps.requireSession,

@@ -135,6 +135,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       config: {
         errorShape: 'transaction',
         keyScope: 'charges',
+        moves: 'charge',
         errors: [
           'IDEMPOTENCY_KEY_IN_USE',
           'IDEMPOTENCY_KEY_REUSED',

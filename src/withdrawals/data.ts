@@ -2,7 +2,13 @@ import type { Queryable } from '../platform/db/db.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
 import type { PixKeyType } from './pix-key.js';
 
-export type WithdrawalStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+export type WithdrawalStatus =
+  | 'PENDING'
+  | 'AWAITING_REVIEW'
+  | 'PROCESSING'
+  | 'COMPLETED'
+  | 'FAILED'
+  | 'CANCELLED';
 
 export interface WithdrawalRow {
   id: number;
@@ -27,6 +33,10 @@ export interface WithdrawalRow {
   approval_requested_by: string | null;
   approval_decided_by: string | null;
   approval_decided_at: Date | null;
+  /** The operator who released or cancelled it while it awaited review (payout holds). */
+  review_decided_by?: string | null;
+  /** Created while its account's payouts were held (its creation answer said AWAITING_REVIEW). */
+  created_held?: boolean;
 }
 
 export type ApprovalStatus = 'awaiting' | 'approved' | 'declined' | 'expired';

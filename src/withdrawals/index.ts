@@ -4,12 +4,20 @@ export { startApprovalWorker } from './approval/worker.js';
 export { cancelWithdrawal } from './cancel.js';
 export { WithdrawalCreator } from './creation/creator.js';
 export { deleteExpiredKeys, KEY_CLEANUP_EVERY_MS } from './creation/idempotency.js';
+export type { WithdrawalRow } from './data.js';
 export { ownedWithdrawal } from './lookup.js';
+export {
+  accountWithdrawals,
+  OPS_WITHDRAWAL_QUEUES,
+  type OpsWithdrawalQueue,
+  opsWithdrawals,
+} from './ops.data.js';
 export { withdrawalPanelRoutes } from './panel.routes.js';
 export { handlePayoutCallback } from './payouts/payouts.js';
 export { type PayoutProviders, payoutProviders } from './payouts/providers.js';
 export { payoutCallbackRoutes } from './payouts/routes.js';
 export { startOverdueCheck, startPayoutWorker } from './payouts/worker.js';
+export { decideHeld, holdUnsent, type ReviewDecision, releaseAccount } from './review.js';
 export { cashoutRoutes } from './routes.js';
 export { WithdrawalLookup } from './schemas.js';
 export { transition } from './state.js';

@@ -74,6 +74,7 @@ function filters(q: Record<string, string | undefined>): WithdrawalFilters {
 /** The export is read by people: statuses and key types in words, as the panel shows them. */
 const STATUS_WORDS: Record<WithdrawalRow['status'], string> = {
   PENDING: 'Pendente',
+  AWAITING_REVIEW: 'Em análise',
   PROCESSING: 'Em processamento',
   COMPLETED: 'Concluído',
   FAILED: 'Recusado',
@@ -213,6 +214,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
       config: {
         errorShape: 'transaction' as const,
         permission: 'withdrawals.create' as const,
+        moves: 'cashout' as const,
         errors: [...CREATION_ERRORS, 'RATE_LIMITED', 'TOTP_REQUIRED'],
       },
       onRequest: deps.requireSession,

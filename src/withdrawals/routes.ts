@@ -35,6 +35,7 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
       config: {
         errorShape: 'transaction',
         keyScopeRefusal: 'business-rule',
+        moves: 'cashout',
         errors: ['API_WITHDRAWAL_DISABLED_GLOBALLY', ...CREATION_ERRORS],
       },
       onRequest: deps.apiKey,

@@ -12,7 +12,11 @@ const withdrawalFields = {
   netAmount: Reais,
   pixKey: Type.String(),
   pixKeyType: Type.String({ enum: [...PIX_KEY_TYPES] }),
-  status: Type.String({ enum: ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'] }),
+  status: Type.String({
+    enum: ['PENDING', 'AWAITING_REVIEW', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'],
+    description:
+      "AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never sent, until an operator releases or cancels it",
+  }),
   createdAt: Type.String({ format: 'date-time' }),
 };
 

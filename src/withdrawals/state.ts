@@ -17,13 +17,25 @@ import { withdrawalNotificationBody } from './views.js';
  *   PENDING    --cancel-->   CANCELLED   (blocked back to available)         withdrawal.canceled
  *   PROCESSING --withdraw--> CANCELLED   (blocked back to available)         withdrawal.canceled
  *     (the sandbox payout provider gives up an order it has not paid: it pays only when told to)
+ *   PENDING    --hold-->     AWAITING_REVIEW  (a held or suspended account's: never sent while there)  —
+ *   AWAITING_REVIEW --release--> PENDING (a risk operator let it go; queued for the provider)   —
+ *   AWAITING_REVIEW --refuse-->  CANCELLED (blocked back to available)       withdrawal.canceled
  */
-export type Transition = 'submit' | 'complete' | 'reject' | 'cancel' | 'withdraw';
+export type Transition =
+  | 'submit'
+  | 'complete'
+  | 'reject'
+  | 'cancel'
+  | 'withdraw'
+  | 'hold'
+  | 'release'
+  | 'refuse';
 
 interface Rule {
   from: WithdrawalStatus;
   to: WithdrawalStatus;
-  event: EventName;
+  /** null: a move the merchant is not notified of (the contract notifies only the statuses it lists). */
+  event: EventName | null;
   /** The status the notification carries (a rejection reads REJECTED there, FAILED on the resource). */
   notified: string;
   processed: boolean;
@@ -77,6 +89,31 @@ export const RULES: Record<Transition, Rule> = {
   },
   withdraw: {
     from: 'PROCESSING',
+    to: 'CANCELLED',
+    event: 'withdrawal.canceled',
+    notified: 'CANCELLED',
+    processed: true,
+    postings: release,
+  },
+  hold: {
+    from: 'PENDING',
+    to: 'AWAITING_REVIEW',
+    event: null,
+    notified: 'AWAITING_REVIEW',
+    processed: false,
+    postings: null,
+    requiresUnsubmitted: true,
+  },
+  release: {
+    from: 'AWAITING_REVIEW',
+    to: 'PENDING',
+    event: null,
+    notified: 'PENDING',
+    processed: false,
+    postings: null,
+  },
+  refuse: {
+    from: 'AWAITING_REVIEW',
     to: 'CANCELLED',
     event: 'withdrawal.canceled',
     notified: 'CANCELLED',
@@ -142,17 +179,19 @@ export async function transitionMany(
   const facts: NotificationFact[] = [];
   for (const { user_name, user_email, ...withdrawal } of rows) {
     moved.set(withdrawal.id, withdrawal);
-    facts.push({
-      accountId: withdrawal.account_id,
-      event: rule.event,
-      subjectType: 'withdrawal',
-      subjectId: withdrawal.id,
-      webhookBody: withdrawalNotificationBody(withdrawal, rule.notified, {
-        id: withdrawal.account_id,
-        name: user_name,
-        email: user_email,
-      }),
-    });
+    if (rule.event) {
+      facts.push({
+        accountId: withdrawal.account_id,
+        event: rule.event,
+        subjectType: 'withdrawal',
+        subjectId: withdrawal.id,
+        webhookBody: withdrawalNotificationBody(withdrawal, rule.notified, {
+          id: withdrawal.account_id,
+          name: user_name,
+          email: user_email,
+        }),
+      });
+    }
     if (rule.postings) {
       await postEntry(tx, {
         kind: `withdrawal.${name}`,

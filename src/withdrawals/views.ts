@@ -58,10 +58,11 @@ function view(row: WithdrawalRow, status: string, updatedAt: string | undefined)
 
 /**
  * The creation response (no updatedAt). Every field but status is immutable and status at creation is
- * always PENDING, so an idempotent replay rebuilds exactly the first response from the row.
+ * PENDING (AWAITING_REVIEW for one created while its account's payouts were held, kept as `created_held`), so
+ * an idempotent replay rebuilds exactly the first response from the row.
  */
 export function creationView(row: WithdrawalRow): WithdrawalView {
-  return view(row, 'PENDING', undefined);
+  return view(row, row.created_held ? 'AWAITING_REVIEW' : 'PENDING', undefined);
 }
 
 export function lookupView(row: WithdrawalRow): WithdrawalView & { updatedAt: string } {

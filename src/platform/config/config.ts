@@ -40,6 +40,8 @@ export interface Config {
   mailFrom: string;
   production: boolean;
   sandbox: boolean;
+  /** SIGNUP=on: anyone may sign up (POST /api/signup); the account waits for an operator's review. */
+  signup: boolean;
   trustProxy: string[];
   postbackSecret: string;
   secretsKey: Buffer;
@@ -231,6 +233,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     mailFrom: env.MAIL_FROM || 'Gateway <no-reply@localhost>',
     production,
     sandbox,
+    signup: onOff(env, 'SIGNUP', false),
     trustProxy: trustProxy(env),
     postbackSecret: withSecrets ? env.POSTBACK_SECRET || devSecret(dataDir, 'dev-postback-secret', 32) : '',
     secretsKey: withSecrets

@@ -38,6 +38,9 @@ export const ERROR_CODES = [
   'GENERAL_ERROR',
   'IDEMPOTENCY_KEY_REUSED',
   'IDEMPOTENCY_KEY_IN_USE',
+  'ACCOUNT_NOT_ACTIVE',
+  'ACCOUNT_SUSPENDED',
+  'INVALID_CREDENTIALS',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

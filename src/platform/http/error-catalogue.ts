@@ -185,6 +185,23 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
     action: 'Wait a moment and send it again with the same key: you get the first request’s answer.',
     example: 'A request with this Idempotency-Key is still being processed',
   },
+  ACCOUNT_NOT_ACTIVE: {
+    meaning:
+      'The account is waiting for review (a new sign-up): it may log in, use the sandbox and send its documents, but not charge or cash out yet.',
+    action: 'Send the onboarding documents (GET /api/onboarding says what is missing) and wait for approval.',
+    example: 'This account is waiting for review: charges and cashouts open once it is approved',
+  },
+  ACCOUNT_SUSPENDED: {
+    meaning:
+      'The account is suspended by the gateway: reads, refunds and dispute answers work; charges and cashouts do not, and its withdrawals not yet sent wait.',
+    action: 'Talk to the gateway’s support team.',
+    example: 'This account is suspended: charges and cashouts are refused',
+  },
+  INVALID_CREDENTIALS: {
+    meaning: 'The operator’s e-mail, password or two-factor code is wrong.',
+    action: 'Check them and try again; repeated failures lock the login for a while.',
+    example: 'Invalid e-mail, password or code',
+  },
 };
 
 /** Who may call a route, from its path: what decides the codes every route of the kind can answer. */
@@ -202,12 +219,19 @@ const API_KEY_PREFIXES = [
 ];
 /** The payer's side of payment links and checkout sessions: no credentials, limited per address. */
 const PAYER_PREFIXES = ['/api/public/pay/', '/api/public/checkout/'];
+/** Routes that open a session (a merchant's or an operator's) take no credentials themselves. */
+const OPEN_SIGN_INS = ['/api/auth/login', '/api/signup'];
 
 export function accessOf(url: string): RouteAccess {
   if (PAYER_PREFIXES.some((p) => url.startsWith(p))) return 'open';
   if (API_KEY_PREFIXES.some((p) => url.startsWith(p))) return 'api-key';
   if (url === '/metrics') return 'metrics';
-  if (url.startsWith('/api/providers/') || url === '/api/auth/login' || !url.startsWith('/api/'))
+  if (
+    url.startsWith('/api/providers/') ||
+    OPEN_SIGN_INS.includes(url) ||
+    url.startsWith('/api/ops/auth/') ||
+    !url.startsWith('/api/')
+  )
     return 'open';
   return 'session';
 }

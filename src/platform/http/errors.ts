@@ -54,6 +54,10 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   GENERAL_ERROR: 422,
   IDEMPOTENCY_KEY_REUSED: 422,
   IDEMPOTENCY_KEY_IN_USE: 409,
+  // an account not yet approved, or suspended, may not open charges or cashouts (shape D; C on the cashout)
+  ACCOUNT_NOT_ACTIVE: 403,
+  ACCOUNT_SUSPENDED: 403,
+  INVALID_CREDENTIALS: 401,
 };
 
 const SHAPE_B: ReadonlySet<ErrorCode> = new Set(['IP_NOT_ALLOWED', 'INVALID_IP', 'TOO_MANY_IPS']);

@@ -55,12 +55,18 @@ export async function installOpenApi(app: Http): Promise<void> {
         { name: 'processors', description: 'Payment processor callbacks (signed)' },
         { name: 'providers', description: 'Payout provider callbacks (signed)' },
         { name: 'operations', description: 'Health, metrics and this document' },
+        {
+          name: 'console',
+          description:
+            "The operators' console (/ops): the payment company's own staff, with their own session cookie (gw_ops) and X-CSRF-Token on changes",
+        },
       ],
       components: {
         securitySchemes: {
           publicKey: { type: 'apiKey', in: 'header', name: 'X-Api-Public-Key' },
           privateKey: { type: 'apiKey', in: 'header', name: 'X-Api-Private-Key' },
           session: { type: 'apiKey', in: 'cookie', name: 'gw_session' },
+          operatorSession: { type: 'apiKey', in: 'cookie', name: 'gw_ops' },
           csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token' },
           metricsToken: { type: 'http', scheme: 'bearer' },
         },

@@ -23,6 +23,11 @@ declare module 'fastify' {
      */
     keyScope?: 'read' | 'charges' | 'full';
     keyScopeRefusal?: 'business-rule';
+    /**
+     * This route opens a charge or a cashout: refused (403 ACCOUNT_NOT_ACTIVE / ACCOUNT_SUSPENDED) unless the
+     * account is active, in the route's body family (the business-rule one where `keyScopeRefusal` says so).
+     */
+    moves?: 'charge' | 'cashout';
   }
   interface FastifyInstance {
     /** Every route registered, as registered (the OpenAPI and body-hardening tests walk it). */

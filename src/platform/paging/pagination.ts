@@ -93,7 +93,7 @@ export function encodeCursor(id: number): string {
   return Buffer.from(`c${id}`).toString('base64url');
 }
 
-function decodeCursor(raw: string): number {
+export function decodeCursor(raw: string): number {
   const text = /^[A-Za-z0-9_-]{1,40}$/.test(raw) ? Buffer.from(raw, 'base64url').toString() : '';
   const m = /^c([1-9]\d{0,15})$/.exec(text);
   if (!m || !Number.isSafeInteger(Number(m[1]))) throw validation('cursor is not one this list gave');

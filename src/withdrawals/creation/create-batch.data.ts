@@ -14,6 +14,8 @@ export interface AccountContext {
   cashout_fee_percent_e4: number;
   api_cashout_enabled: boolean;
   transfers_enabled: boolean;
+  /** The account's payouts are held (or it is suspended): its new withdrawals wait in AWAITING_REVIEW. */
+  payouts_held: boolean;
   global_switch: string | null;
   available: number | null;
   /** Withdrawals at or above it wait for a second person's approval (null: none do). */
@@ -67,6 +69,7 @@ export async function loadContext(tx: Queryable, accountId: number, items: Withd
            SELECT * FROM cashout_idempotency i
             WHERE i.account_id = $1 AND i.key = k.key AND i.expires_at > now() LIMIT 1) i ON true)
      SELECT a.cashout_fee_fixed, a.cashout_fee_percent_e4, a.api_cashout_enabled, a.transfers_enabled,
+            a.payouts_held,
             ${settingSql('api_withdrawals')} AS global_switch,
             (SELECT balance FROM bal) AS available,
             (SELECT threshold_cents FROM withdrawal_approval_rules WHERE account_id = $1) AS approval_threshold,
@@ -88,6 +91,7 @@ export async function insertWithdrawalsAndKeys(
   outcomes: (ItemOutcome | { replayOf: number } | null)[],
   toStore: boolean[],
   accepted: Accepted[],
+  held: boolean,
 ): Promise<WithdrawalRow[]> {
   const acceptedByIndex = new Map(accepted.map((a) => [a.index, a.row.id]));
   const keyed = items
@@ -99,9 +103,10 @@ export async function insertWithdrawalsAndKeys(
     `WITH w AS (
        INSERT INTO withdrawals
          (id, uuid, account_id, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type, status,
-          approval_status, approval_requested_by)
-       SELECT id, uuid, $1, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type, 'PENDING',
-              approval_status, requested_by
+          approval_status, approval_requested_by, created_held)
+       SELECT id, uuid, $1, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type,
+              CASE WHEN $17::boolean THEN 'AWAITING_REVIEW' ELSE 'PENDING' END,
+              approval_status, requested_by, $17::boolean
          FROM unnest($2::bigint[], $3::uuid[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[],
                      $15::text[], $16::text[])
            AS v(id, uuid, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type, approval_status, requested_by)
@@ -139,13 +144,14 @@ export async function insertWithdrawalsAndKeys(
       IDEMPOTENCY_TTL_HOURS,
       col((r) => r.approval_status),
       col((r) => r.approval_requested_by),
+      held,
     ],
     { prepare: 'cashout_insert' },
   );
   if (result!.stored !== keyed.length) throw new IdempotencyRace('idempotency key stored concurrently');
   // acceptance records no notification fact (facts report changes), so it is counted here
   const made = result!.rows?.length ?? 0;
-  if (made > 0) whenCommitted(tx, () => cashouts.inc({ status: 'PENDING' }, made));
+  if (made > 0) whenCommitted(tx, () => cashouts.inc({ status: held ? 'AWAITING_REVIEW' : 'PENDING' }, made));
   // json_agg gives timestamps as text; the rest of the code expects Date like a direct SELECT.
   return (result!.rows ?? []).map((r) => ({
     ...r,

@@ -93,10 +93,12 @@ export async function createBatch(
     }
   });
 
-  const rows = await insertWithdrawalsAndKeys(tx, accountId, items, outcomes, toStore, accepted);
+  const held = ctx.payouts_held;
+  const rows = await insertWithdrawalsAndKeys(tx, accountId, items, outcomes, toStore, accepted, held);
   // One payout job per shared transaction: the worker submits its withdrawals one by one. One awaiting
-  // approval is sent once approved (approval/decide.ts), and its approvers are told now.
-  const ids = accepted.filter((a) => a.row.approval_status === null).map((a) => a.row.id);
+  // approval is sent once approved (approval/decide.ts), and its approvers are told now. A held account's
+  // wait in AWAITING_REVIEW: an operator's release queues them (review.ts).
+  const ids = held ? [] : accepted.filter((a) => a.row.approval_status === null).map((a) => a.row.id);
   if (ids.length > 0) await queue.send(tx, 'payouts.submit', { withdrawalIds: ids });
   const awaiting = accepted.filter((a) => a.row.approval_status === 'awaiting');
   if (awaiting.length > 0) {

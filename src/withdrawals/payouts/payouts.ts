@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { payoutsHeldSql } from '../../accounts/index.js';
 import type { Db } from '../../platform/db/db.js';
 import { notFound } from '../../platform/errors/app-error.js';
 import type { Queue } from '../../platform/jobs/queue.js';
@@ -41,10 +42,21 @@ export async function submitPayouts(
   // Claim: from here an order may reach the provider, so a cancel is refused (state.ts checks this).
   // The first claim also records which provider the withdrawal goes to (its callbacks and read-backs).
   // A withdrawal that needs approval is claimed only once approved (the lock re-reads a decision racing this).
+  // One of an account whose payouts are held meanwhile (a hold, a suspension) is never claimed: it waits in
+  // AWAITING_REVIEW, however its job came to be queued (a cashout that raced the hold).
   const claimed = await db.query<WithdrawalRow & { first_claim: boolean }>(
-    `WITH before AS (
+    `WITH held AS (
+       UPDATE withdrawals h SET status = 'AWAITING_REVIEW', updated_at = now()
+        WHERE h.id = ANY($1::bigint[]) AND h.status = 'PENDING' AND h.submitting_at IS NULL
+          AND h.review_decided_by IS NULL AND ${payoutsHeldSql('h.account_id')}
+       RETURNING h.id),
+     before AS (
        SELECT id, submitting_at FROM withdrawals
         WHERE id = ANY($1::bigint[]) AND status = 'PENDING' AND ${SUBMITTABLE}
+          AND id NOT IN (SELECT id FROM held)
+          -- (one an operator released is theirs to send, hold or not)
+          AND (submitting_at IS NOT NULL OR review_decided_by IS NOT NULL
+               OR NOT ${payoutsHeldSql('withdrawals.account_id')})
         ORDER BY id FOR UPDATE)
      UPDATE withdrawals w SET submitting_at = COALESCE(w.submitting_at, now()),
             provider = CASE WHEN w.submitting_at IS NULL THEN $2 ELSE w.provider END

@@ -1,0 +1,24 @@
+import { AppError, unauthorized } from '../platform/errors/app-error.js';
+import type { CachedAccount } from './auth-cache.js';
+
+/** What a route moves (`config.moves`): charges and cashouts open only while the account is active. */
+export type MoneyMove = 'charge' | 'cashout';
+
+export const closedAccount = () => unauthorized('This account is closed');
+
+/**
+ * The refusal for a request of an account in this standing (decisions.md, "The operators' console"): a closed
+ * (or vanished) account is refused everywhere; a pending or suspended one only what moves money; else null.
+ */
+export function accountRefusal(account: CachedAccount | null, move: MoneyMove | undefined): AppError | null {
+  if (!account || account.status === 'closed') return closedAccount();
+  if (move === undefined || account.status === 'active') return null;
+  const what = move === 'charge' ? 'charges' : 'cashouts';
+  if (account.status === 'pending_review') {
+    return new AppError(
+      'ACCOUNT_NOT_ACTIVE',
+      `This account is waiting for review: ${what} open once it is approved (GET /api/onboarding says what is missing)`,
+    );
+  }
+  return new AppError('ACCOUNT_SUSPENDED', `This account is suspended: ${what} are refused`);
+}

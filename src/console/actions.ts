@@ -1,0 +1,187 @@
+import { type AccountStatus, accountProfile, changeStanding, type StatusChange } from '../accounts/index.js';
+import type { AuthCache } from '../auth/index.js';
+import type { MailOutbox } from '../mail/index.js';
+import { type OperatorActor, recordOperatorAudit } from '../operators/index.js';
+import type { Db, Queryable } from '../platform/db/db.js';
+import { AppError, notFound } from '../platform/errors/app-error.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import {
+  closeReview,
+  findReview,
+  lockOpenReview,
+  openOnboardingReviewOf,
+  type ReviewRow,
+} from '../reviews/index.js';
+import {
+  decideHeld,
+  holdUnsent,
+  type ReviewDecision,
+  releaseAccount,
+  type WithdrawalRow,
+} from '../withdrawals/index.js';
+
+export type AccountAction =
+  | 'approve'
+  | 'reject'
+  | 'suspend'
+  | 'reactivate'
+  | 'payout-hold'
+  | 'payout-release';
+
+/**
+ * What operators do to accounts and held withdrawals: each change, its effects on the account's withdrawals,
+ * the owner's e-mail and the operator audit entry (before and after) commit together.
+ */
+export class ConsoleActions {
+  constructor(
+    private readonly db: Db,
+    private readonly queue: Queue,
+    private readonly mail: MailOutbox,
+    private readonly authCache: AuthCache,
+  ) {}
+
+  async onAccount(accountId: number, action: AccountAction, reason: string | null, actor: OperatorActor) {
+    const change = await this.db.tx(async (tx) => {
+      const changed = await this.change(tx, accountId, action, reason, actor);
+      await recordOperatorAudit(tx, actor, {
+        action: `account.${action}`,
+        accountId,
+        target: `account:${accountId}`,
+        before: changed.before,
+        after: { ...changed.after, ...(reason ? { reason } : {}) },
+      });
+      return changed;
+    });
+    // every process refuses or lets through by the new status from the next request on
+    await this.authCache.awaitPropagation(change.seq);
+    return accountProfile(this.db, accountId);
+  }
+
+  private async change(
+    tx: Queryable,
+    accountId: number,
+    action: AccountAction,
+    reason: string | null,
+    actor: OperatorActor,
+  ): Promise<StatusChange> {
+    const cause = `${action}:${accountId}:${Date.now()}`;
+    const status = (from: AccountStatus[], to: AccountStatus) =>
+      changeStanding(tx, this.mail, accountId, { kind: 'status', from, to }, reason, cause);
+    switch (action) {
+      case 'approve': {
+        const changed = await status(['pending_review'], 'active');
+        await this.closeOnboarding(tx, accountId, 'approved', actor, reason);
+        return changed;
+      }
+      case 'reject': {
+        const changed = await status(['pending_review'], 'closed');
+        await this.closeOnboarding(tx, accountId, 'rejected', actor, reason);
+        return changed;
+      }
+      case 'suspend': {
+        const changed = await status(['active'], 'suspended');
+        await holdUnsent(tx, accountId);
+        return changed;
+      }
+      case 'reactivate': {
+        const changed = await status(['suspended'], 'active');
+        if (!changed.after.payoutHold) await releaseAccount(tx, this.queue, accountId, actor.email);
+        return changed;
+      }
+      case 'payout-hold': {
+        const changed = await changeStanding(
+          tx,
+          this.mail,
+          accountId,
+          { kind: 'hold', on: true },
+          reason,
+          cause,
+        );
+        if (changed.before.payoutHold)
+          throw new AppError('INVALID_STATUS', "The account's payouts are held already");
+        await holdUnsent(tx, accountId);
+        return changed;
+      }
+      case 'payout-release': {
+        const changed = await changeStanding(
+          tx,
+          this.mail,
+          accountId,
+          { kind: 'hold', on: false },
+          reason,
+          cause,
+        );
+        if (!changed.before.payoutHold)
+          throw new AppError('INVALID_STATUS', "The account's payouts are not held");
+        if (changed.after.status !== 'suspended')
+          await releaseAccount(tx, this.queue, accountId, actor.email);
+        return changed;
+      }
+    }
+  }
+
+  private async closeOnboarding(
+    tx: Queryable,
+    accountId: number,
+    decision: 'approved' | 'rejected',
+    actor: OperatorActor,
+    reason: string | null,
+  ): Promise<void> {
+    const id = await openOnboardingReviewOf(tx, accountId);
+    if (id === null) return;
+    await lockOpenReview(tx, id);
+    await closeReview(tx, id, decision, actor.email, reason);
+  }
+
+  /** A held withdrawal released or cancelled by a risk operator, audited with its status before and after. */
+  onWithdrawal(id: number, decision: ReviewDecision, actor: OperatorActor): Promise<WithdrawalRow> {
+    return decideHeld(this.db, this.queue, id, decision, actor.email, (tx, before, after) =>
+      recordOperatorAudit(tx, actor, {
+        action: decision === 'release' ? 'withdrawal.released' : 'withdrawal.cancelled',
+        accountId: Number(before.account_id),
+        target: `withdrawal:${before.uuid}`,
+        before: { status: before.status },
+        after: { status: after.status },
+      }),
+    );
+  }
+
+  /**
+   * A review decided from the queue: an onboarding review approves or rejects its account (admin only); a risk
+   * review is decided on its own (its sale's outcome belongs to the risk rules).
+   */
+  async onReview(
+    id: number,
+    decision: 'approve' | 'reject',
+    reason: string | null,
+    actor: OperatorActor & { isAdmin: boolean },
+  ): Promise<ReviewRow> {
+    const found = await findReview(this.db, id);
+    if (!found) throw notFound('Review not found');
+    if (found.kind === 'onboarding') {
+      if (!actor.isAdmin) throw new AppError('FORBIDDEN', 'Onboarding decisions need the admin role');
+      if (found.status !== 'open')
+        throw new AppError('INVALID_STATUS', `Review ${id} was already ${found.status}`);
+      await this.onAccount(Number(found.account_id), decision, reason, actor);
+      return (await findReview(this.db, id))!;
+    }
+    return this.db.tx(async (tx) => {
+      const review = await lockOpenReview(tx, id);
+      const closed = await closeReview(
+        tx,
+        id,
+        decision === 'approve' ? 'approved' : 'rejected',
+        actor.email,
+        reason,
+      );
+      await recordOperatorAudit(tx, actor, {
+        action: `review.${decision === 'approve' ? 'approved' : 'rejected'}`,
+        accountId: Number(review.account_id),
+        target: `review:${id}`,
+        before: { status: review.status },
+        after: { status: closed.status, ...(reason ? { reason } : {}) },
+      });
+      return closed;
+    });
+  }
+}

@@ -1,0 +1,11 @@
+import type { Http } from '../platform/http/types.js';
+import { type ConsoleRouteDeps, consoleAccountRoutes } from './accounts.routes.js';
+import { consoleQueueRoutes } from './queues.routes.js';
+import { consoleReportRoutes } from './reports.routes.js';
+
+/** Every console route but the operators' own (sign-in, operators, audit: the operators module's). */
+export async function consoleRoutes(app: Http, deps: ConsoleRouteDeps): Promise<void> {
+  await consoleAccountRoutes(app, deps);
+  await consoleQueueRoutes(app, deps);
+  await consoleReportRoutes(app, deps);
+}

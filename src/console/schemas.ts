@@ -1,0 +1,154 @@
+import { Type } from 'typebox';
+
+const MaybeText = Type.Union([Type.String(), Type.Null()]);
+const Time = Type.String({ format: 'date-time' });
+const MaybeTime = Type.Union([Time, Type.Null()]);
+export const AccountStatusName = Type.Union([
+  Type.Literal('pending_review'),
+  Type.Literal('active'),
+  Type.Literal('suspended'),
+  Type.Literal('closed'),
+]);
+
+export const AccountProfile = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  email: Type.String(),
+  status: AccountStatusName,
+  statusReason: MaybeText,
+  statusChangedAt: MaybeTime,
+  legalName: MaybeText,
+  document: MaybeText,
+  phone: MaybeText,
+  address: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]),
+  payoutHold: Type.Boolean(),
+  payoutHoldReason: MaybeText,
+  createdAt: Time,
+});
+
+export const AccountsQuery = Type.Object({
+  q: Type.Optional(
+    Type.String({ maxLength: 200, description: 'Part of the name, the CPF/CNPJ or the e-mail' }),
+  ),
+  status: Type.Optional(Type.String()),
+  cursor: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.String()),
+});
+export const AccountsPage = Type.Object({ data: Type.Array(AccountProfile), nextCursor: MaybeText });
+
+export const AccountIdParam = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,15}$' }) });
+export const DocumentParam = Type.Object({
+  id: Type.String({ pattern: '^[1-9][0-9]{0,15}$' }),
+  documentId: Type.String({ pattern: '^[1-9][0-9]{0,15}$' }),
+});
+
+export const ReasonBody = Type.Object({
+  reason: Type.Optional(Type.String({ maxLength: 500 })),
+});
+export const RequiredReasonBody = Type.Object({
+  reason: Type.String({ minLength: 1, maxLength: 500 }),
+});
+
+export const ReviewView = Type.Object({
+  id: Type.Integer(),
+  kind: Type.Union([Type.Literal('onboarding'), Type.Literal('risk')]),
+  accountId: Type.Integer(),
+  saleId: Type.Union([Type.Integer(), Type.Null()]),
+  reason: Type.String(),
+  status: Type.Union([Type.Literal('open'), Type.Literal('approved'), Type.Literal('rejected')]),
+  createdAt: Time,
+  decidedAt: MaybeTime,
+  decidedBy: MaybeText,
+  decisionReason: MaybeText,
+});
+export const ReviewsQuery = Type.Object({
+  kind: Type.Optional(Type.String()),
+  cursor: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.String()),
+});
+export const ReviewsPage = Type.Object({ data: Type.Array(ReviewView), nextCursor: MaybeText });
+
+export const OpsWithdrawal = Type.Object({
+  id: Type.Integer(),
+  uuid: Type.String(),
+  accountId: Type.Integer(),
+  amount: Type.String(),
+  netAmount: Type.String(),
+  pixKey: Type.String(),
+  pixKeyType: Type.String(),
+  status: Type.String(),
+  createdAt: Time,
+  updatedAt: Time,
+});
+export const WithdrawalsQuery = Type.Object({
+  queue: Type.Optional(Type.String({ description: 'held (default), pending, failed or stuck' })),
+  accountId: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$' })),
+  cursor: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.String()),
+});
+export const WithdrawalsPage = Type.Object({ data: Type.Array(OpsWithdrawal), nextCursor: MaybeText });
+export const WithdrawalIdParam = AccountIdParam;
+
+export const DisputesQuery = Type.Object({
+  accountId: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$' })),
+  open: Type.Optional(Type.String({ description: 'true (default): only those still open' })),
+});
+
+export const DocumentMeta = Type.Object({
+  id: Type.Integer(),
+  kind: Type.String(),
+  contentType: Type.String(),
+  sizeBytes: Type.Integer(),
+  uploadedAt: Time,
+});
+
+export const AccountDetail = Type.Object({
+  account: AccountProfile,
+  balance: Type.Object({
+    available: Type.Integer(),
+    blocked: Type.Integer(),
+    total: Type.Integer(),
+    receivable: Type.Integer(),
+  }),
+  fees: Type.Record(Type.String(), Type.Union([Type.String(), Type.Integer()]), {
+    description: "The account's own fees and switches, as `gateway accounts show` prints them",
+  }),
+  documents: Type.Array(DocumentMeta),
+  missingDocuments: Type.Array(Type.String()),
+  reviews: Type.Array(ReviewView),
+  sales: Type.Array(Type.Unknown(), { description: 'The newest 20 Sale objects' }),
+  withdrawals: Type.Array(OpsWithdrawal, { description: 'The newest 20' }),
+  disputes: Type.Array(Type.Unknown(), { description: 'Its disputes, open ones first by deadline' }),
+});
+
+export const ReportQuery = Type.Object({
+  from: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'First day (America/Sao_Paulo)' }),
+  to: Type.String({
+    pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+    description: 'Last day, inclusive (at most 366 days)',
+  }),
+  format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])),
+  by: Type.Optional(Type.Union([Type.Literal('method'), Type.Literal('account')])),
+  accountId: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$' })),
+});
+export const ReportRow = Type.Object({
+  day: Type.String(),
+  paymentMethod: Type.String(),
+  accountId: Type.Optional(Type.Integer()),
+  accountName: Type.Optional(Type.String()),
+  salesCount: Type.Integer(),
+  tpvCents: Type.Integer(),
+  feeCents: Type.Integer(),
+  takeRatePercent: Type.String({ description: 'feeCents / tpvCents, in per cent with two decimals' }),
+});
+export const Report = Type.Object({
+  from: Type.String(),
+  to: Type.String(),
+  rows: Type.Array(ReportRow),
+  totals: Type.Object({
+    salesCount: Type.Integer(),
+    tpvCents: Type.Integer(),
+    feeCents: Type.Integer(),
+    takeRatePercent: Type.String(),
+  }),
+});

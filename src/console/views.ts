@@ -1,0 +1,52 @@
+import { formatReais } from '../platform/money/money.js';
+import type { DailyTotal } from '../sales/index.js';
+import type { WithdrawalRow } from '../withdrawals/index.js';
+
+export function opsWithdrawalView(w: WithdrawalRow) {
+  return {
+    id: Number(w.id),
+    uuid: w.uuid,
+    accountId: Number(w.account_id),
+    amount: formatReais(Number(w.amount)),
+    netAmount: formatReais(Number(w.net_amount)),
+    pixKey: w.pix_key,
+    pixKeyType: w.pix_key_type,
+    status: w.status,
+    createdAt: w.created_at.toISOString(),
+    updatedAt: w.updated_at.toISOString(),
+  };
+}
+
+/** Fees over TPV in per cent, two decimals ("0.00" with no TPV). */
+export function takeRate(feeCents: number, tpvCents: number): string {
+  if (tpvCents <= 0) return '0.00';
+  return ((feeCents * 100) / tpvCents).toFixed(2);
+}
+
+export interface ReportRowView extends DailyTotal {
+  accountName?: string;
+  takeRatePercent: string;
+}
+
+export function reportView(from: string, to: string, rows: DailyTotal[], names: Map<number, string>) {
+  const totals = rows.reduce(
+    (t, r) => ({
+      salesCount: t.salesCount + r.salesCount,
+      tpvCents: t.tpvCents + r.tpvCents,
+      feeCents: t.feeCents + r.feeCents,
+    }),
+    { salesCount: 0, tpvCents: 0, feeCents: 0 },
+  );
+  return {
+    from,
+    to,
+    rows: rows.map(
+      (r): ReportRowView => ({
+        ...r,
+        ...(r.accountId !== undefined ? { accountName: names.get(r.accountId) ?? '' } : {}),
+        takeRatePercent: takeRate(r.feeCents, r.tpvCents),
+      }),
+    ),
+    totals: { ...totals, takeRatePercent: takeRate(totals.feeCents, totals.tpvCents) },
+  };
+}

@@ -1,0 +1,61 @@
+import type { Queryable } from '../platform/db/db.js';
+import type { OperatorRole } from './roles.js';
+
+export type OperatorStatus = 'invited' | 'enrolling' | 'active' | 'disabled';
+
+export interface OperatorRow {
+  id: number;
+  email: string;
+  role: OperatorRole;
+  status: OperatorStatus;
+  password_hash: string | null;
+  totp_secret_enc: string | null;
+  totp_pending_enc: string | null;
+  created_at: Date;
+  last_login_at: Date | null;
+}
+
+/** What the console shows of an operator (never a hash or a secret). */
+export interface OperatorView {
+  id: number;
+  email: string;
+  role: OperatorRole;
+  status: OperatorStatus;
+  createdAt: string;
+  lastLoginAt: string | null;
+}
+
+export const operatorView = (row: OperatorRow): OperatorView => ({
+  id: Number(row.id),
+  email: row.email,
+  role: row.role,
+  status: row.status,
+  createdAt: row.created_at.toISOString(),
+  lastLoginAt: row.last_login_at ? row.last_login_at.toISOString() : null,
+});
+
+export async function findOperatorByEmail(q: Queryable, email: string): Promise<OperatorRow | null> {
+  const [row] = await q.query<OperatorRow>('SELECT * FROM operators WHERE email = $1', [email]);
+  return row ?? null;
+}
+
+export async function listOperators(q: Queryable): Promise<OperatorRow[]> {
+  return q.query<OperatorRow>('SELECT * FROM operators ORDER BY id');
+}
+
+export async function countOperators(q: Queryable): Promise<number> {
+  const [row] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM operators');
+  return row?.n ?? 0;
+}
+
+/**
+ * Accepts a TOTP code once per operator: its step must be later than the last accepted one, recorded in the
+ * same statement (two requests with one code cannot both pass).
+ */
+export async function consumeOperatorStep(q: Queryable, operatorId: number, step: number): Promise<boolean> {
+  const rows = await q.query(
+    'UPDATE operators SET totp_last_step = $2 WHERE id = $1 AND totp_last_step < $2 RETURNING id',
+    [operatorId, step],
+  );
+  return rows.length === 1;
+}

@@ -1,0 +1,141 @@
+import { checkPassword, hashPassword, matchingStep, newTotpSecret } from '../auth/index.js';
+import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
+import { seal, unseal } from '../platform/crypto/sealed.js';
+import { hashSecret, newToken, type PlainSecret } from '../platform/crypto/secrets.js';
+import type { Db, Queryable } from '../platform/db/db.js';
+import { AppError, validation } from '../platform/errors/app-error.js';
+import { type OperatorActor, recordOperatorAudit } from './audit.js';
+import { consumeOperatorStep, type OperatorRow, type OperatorView, operatorView } from './data.js';
+import { OPERATOR_ROLE_LABELS, type OperatorRole } from './roles.js';
+
+export const INVITATION_HOURS = 72;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface Invited {
+  operator: OperatorView;
+  /** The one-time link (shown once: printed by the CLI, answered once by the console, e-mailed). */
+  invitationUrl: string;
+}
+
+const invalidToken = () =>
+  new AppError(
+    'INVALID_TOKEN',
+    'This invitation is invalid, was already used or has expired; ask for a new one',
+  );
+
+/**
+ * Operators' invitations and their enrolment: an invited operator sets a password (accept-invitation answers
+ * a new TOTP secret), then proves the authenticator with a code (totp/enable); only then may they log in.
+ */
+export class OperatorInvitations {
+  constructor(
+    private readonly db: Db,
+    private readonly mail: MailOutbox,
+    private readonly secretsKey: Buffer,
+    private readonly publicUrl: string,
+  ) {}
+
+  async invite(emailRaw: string, role: OperatorRole, actor: OperatorActor): Promise<Invited> {
+    const email = emailRaw.trim().toLowerCase();
+    if (!EMAIL.test(email) || email.length > 320) throw validation('email must be an e-mail address');
+    return this.db.tx(async (tx) => {
+      const [row] = await tx.query<OperatorRow>(
+        `INSERT INTO operators (email, role, invited_by) VALUES ($1, $2, $3)
+         ON CONFLICT (email) DO NOTHING RETURNING *`,
+        [email, role, actor.id],
+      );
+      if (!row) throw new AppError('EMAIL_TAKEN', `${email} is already an operator`);
+      const token = newToken('', 32);
+      await tx.query(
+        `INSERT INTO operator_invitations (token_hash, operator_id, expires_at)
+         VALUES ($1, $2, now() + make_interval(hours => $3))`,
+        [hashSecret(token), row.id, INVITATION_HOURS],
+      );
+      const invitationUrl = `${this.publicUrl}/ops#/convite/${token}`;
+      await queueMail(tx, this.mail, {
+        cause: `operator-invitation:${hashSecret(token)}`,
+        to: email,
+        ...invitationMail(role, invitationUrl),
+      });
+      await recordOperatorAudit(tx, actor, {
+        action: 'operator.invited',
+        target: `operator:${row.id}`,
+        after: { email, role },
+      });
+      return { operator: operatorView(row), invitationUrl };
+    });
+  }
+
+  /** Sets the password and answers a new TOTP secret to enrol; the link then only confirms the code. */
+  async accept(token: string, password: string): Promise<{ totpSecret: string; otpauthUrl: string }> {
+    checkPassword(password);
+    const hash = await hashPassword(password);
+    return this.db.tx(async (tx) => {
+      const operator = await this.spend(tx, token, 'accept');
+      const { secret, otpauthUrl } = newTotpSecret(operator.email);
+      await tx.query(
+        `UPDATE operators SET password_hash = $2, totp_pending_enc = $3, status = 'enrolling' WHERE id = $1`,
+        [operator.id, hash, seal(this.secretsKey, secret)],
+      );
+      return { totpSecret: secret, otpauthUrl };
+    });
+  }
+
+  /** The first code of the authenticator: the operator becomes active and may log in. */
+  async enableTotp(token: string, code: string): Promise<void> {
+    await this.db.tx(async (tx) => {
+      const operator = await this.spend(tx, token, 'enrol');
+      const pending = operator.totp_pending_enc ? unseal(this.secretsKey, operator.totp_pending_enc) : null;
+      const step = pending ? matchingStep(pending, code) : null;
+      if (step === null || !(await consumeOperatorStep(tx, operator.id, step))) {
+        throw validation('The code does not match; check the authenticator app and the device clock');
+      }
+      await tx.query(
+        `UPDATE operators SET totp_secret_enc = totp_pending_enc, totp_pending_enc = NULL, status = 'active'
+          WHERE id = $1`,
+        [operator.id],
+      );
+      await recordOperatorAudit(
+        tx,
+        { id: operator.id, email: operator.email, ip: null, userAgent: null },
+        { action: 'operator.enrolled', target: `operator:${operator.id}` },
+      );
+    });
+  }
+
+  /**
+   * The invitation's operator, its row locked, with the step marked done: `accept` once (password), then
+   * `enrol` once (the TOTP code). A wrong code leaves the enrolment open (the transaction rolls back).
+   */
+  private async spend(
+    tx: Queryable,
+    token: PlainSecret | string,
+    step: 'accept' | 'enrol',
+  ): Promise<OperatorRow> {
+    const [row] = await tx.query<OperatorRow>(
+      `WITH spent AS (
+         UPDATE operator_invitations
+            SET ${step === 'accept' ? 'accepted_at' : 'enrolled_at'} = now()
+          WHERE token_hash = $1 AND expires_at > now() AND enrolled_at IS NULL
+            AND ${step === 'accept' ? 'accepted_at IS NULL' : 'accepted_at IS NOT NULL'}
+         RETURNING operator_id)
+       SELECT o.* FROM operators o JOIN spent ON spent.operator_id = o.id FOR UPDATE OF o`,
+      [hashSecret(token)],
+    );
+    if (!row || row.status === 'disabled') throw invalidToken();
+    return row;
+  }
+}
+
+function invitationMail(role: OperatorRole, url: string) {
+  return renderMail({
+    subject: 'Convite para o console de operação do gateway',
+    paragraphs: [
+      'Olá!',
+      `Você foi convidado para o console de operação do gateway, com o papel ${OPERATOR_ROLE_LABELS[role]}.`,
+      'Para aceitar, abra o link abaixo, escolha sua senha e cadastre o aplicativo autenticador (obrigatório).',
+    ],
+    action: { label: 'Aceitar convite', url },
+    footnote: `O link vale por ${INVITATION_HOURS} horas e só pode ser usado uma vez. Se você não esperava este convite, ignore este e-mail.`,
+  });
+}

@@ -1,0 +1,14 @@
+// The review queue's front door: onboarding and risk reviews an operator decides.
+export {
+  accountReviews,
+  closeReview,
+  findReview,
+  lockOpenReview,
+  openOnboardingReviewOf,
+  openReview,
+  openReviews,
+  type ReviewKind,
+  type ReviewRow,
+  type ReviewView,
+  reviewView,
+} from './data.js';

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { Mailbox } from '../support/mailbox.js';
+import {
+  createOperator,
+  inFreshTotpStep,
+  inviteOperator,
+  operatorLogin,
+  totpCode,
+} from '../support/operators.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let mailbox: Mailbox;
+beforeAll(async () => {
+  mailbox = await Mailbox.start();
+  server = await startServer({ env: { SMTP_URL: mailbox.url } });
+});
+afterAll(async () => {
+  await server?.close();
+  await mailbox?.stop();
+});
+
+const post = <T = unknown>(path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  call<T>('POST', `${server.url}${path}`, { body, headers });
+type Envelope = { success: false; error: { code: string; message: string } };
+
+describe("operators' sign-in", () => {
+  it('invites by link and e-mail, makes the operator enrol TOTP before the first session', async () => {
+    await inFreshTotpStep();
+    const invited = await inviteOperator(server, 'risk');
+    expect(invited.invitationUrl).toMatch(/\/ops#\/convite\/[\w-]{40,}$/);
+    const mail = await mailbox.waitFor(invited.email, /console de operação/);
+    expect(mail.text).toContain(invited.invitationUrl);
+
+    // no login before the invitation is accepted and the authenticator proved
+    const early = await post<Envelope>('/api/ops/auth/login', {
+      email: invited.email,
+      password: 'x'.repeat(12),
+    });
+    expect(early.status).toBe(401);
+    expect(early.body.error.code).toBe('INVALID_CREDENTIALS');
+
+    const password = 'uma-senha-de-operador';
+    const accepted = await post<{ totpSecret: string; otpauthUrl: string }>(
+      '/api/ops/auth/accept-invitation',
+      {
+        token: invited.token,
+        password,
+      },
+    );
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.otpauthUrl).toMatch(/^otpauth:\/\/totp\//);
+    // the link sets the password once
+    const again = await post<Envelope>('/api/ops/auth/accept-invitation', { token: invited.token, password });
+    expect(again.status).toBe(400);
+    expect(again.body.error.code).toBe('INVALID_TOKEN');
+    // enrolled but not yet confirmed: still no session
+    const unconfirmed = await post<Envelope>('/api/ops/auth/login', {
+      email: invited.email,
+      password,
+      totpCode: totpCode(accepted.body.totpSecret),
+    });
+    expect(unconfirmed.status).toBe(401);
+
+    const wrongCode = await post<Envelope>('/api/ops/auth/totp/enable', {
+      token: invited.token,
+      code: '000000',
+    });
+    expect(wrongCode.status).toBe(400);
+    const enabled = await post('/api/ops/auth/totp/enable', {
+      token: invited.token,
+      code: totpCode(accepted.body.totpSecret, -1),
+    });
+    expect(enabled.status).toBe(204);
+
+    // the password first: a wrong one is INVALID_CREDENTIALS whatever the code
+    const wrongPassword = await post<Envelope>('/api/ops/auth/login', {
+      email: invited.email,
+      password: 'not-the-password',
+      totpCode: totpCode(accepted.body.totpSecret),
+    });
+    expect(wrongPassword.body.error.code).toBe('INVALID_CREDENTIALS');
+    const noCode = await post<Envelope>('/api/ops/auth/login', { email: invited.email, password });
+    expect(noCode.status).toBe(401);
+    expect(noCode.body.error.code).toBe('TOTP_REQUIRED');
+    const badCode = await post<Envelope>('/api/ops/auth/login', {
+      email: invited.email,
+      password,
+      totpCode: '123',
+    });
+    expect(badCode.body.error.code).toBe('INVALID_CREDENTIALS');
+
+    const session = await operatorLogin(
+      server,
+      invited.email,
+      password,
+      totpCode(accepted.body.totpSecret, 0),
+    );
+    // one cookie for the console's page and one for its routes, neither for the merchant panel's
+    const paths = session.setCookies.map((c) => /Path=([^;]+)/i.exec(c)?.[1]).sort();
+    expect(paths).toEqual(['/api/ops', '/ops']);
+    for (const c of session.setCookies) expect(c).toMatch(/HttpOnly/i);
+    const me = await call<{ operator: { email: string; role: string } }>(
+      'GET',
+      `${server.url}/api/ops/auth/me`,
+      {
+        headers: { cookie: session.cookie },
+      },
+    );
+    expect(me.status).toBe(200);
+    expect(me.body.operator).toMatchObject({ email: invited.email, role: 'risk' });
+  });
+
+  it("keeps the two kinds of session apart: neither opens the other's routes", async () => {
+    const merchant = await createMerchant(server);
+    const operator = await createOperator(server, 'admin');
+    const asMerchant = await call<Envelope>('GET', `${server.url}/api/ops/operators`, {
+      headers: merchant.panel,
+    });
+    expect(asMerchant.status).toBe(401);
+    expect(asMerchant.body.error.code).toBe('UNAUTHORIZED');
+    const asOperator = await call<Envelope>('GET', `${server.url}/api/balance`, {
+      headers: { cookie: operator.cookie.replace('gw_ops=', 'gw_session=') },
+    });
+    expect(asOperator.status).toBe(401);
+    const panelWithOpsCookie = await call('GET', `${server.url}/api/auth/me`, {
+      headers: { cookie: operator.cookie },
+    });
+    expect(panelWithOpsCookie.status).toBe(401);
+    const list = await call<{ data: { email: string }[] }>('GET', `${server.url}/api/ops/operators`, {
+      headers: operator.ops,
+    });
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((o) => o.email)).toContain(operator.email);
+  });
+
+  it('refuses a change without the CSRF token and ends the session on logout', async () => {
+    const operator = await createOperator(server, 'admin');
+    const noCsrf = await call<Envelope>('POST', `${server.url}/api/ops/operators`, {
+      headers: { cookie: operator.cookie },
+      body: { email: 'x@gateway.example', role: 'support' },
+    });
+    expect(noCsrf.status).toBe(403);
+    const out = await call('POST', `${server.url}/api/ops/auth/logout`, { headers: operator.ops });
+    expect(out.status).toBe(204);
+    const after = await call('GET', `${server.url}/api/ops/auth/me`, { headers: operator.ops });
+    expect(after.status).toBe(401);
+  });
+});
