@@ -35,16 +35,21 @@ export function spawnCollecting(
 ): Running {
   const child = spawn(command, args, options);
   const out: string[] = [];
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => out.push(...c.split('\n').filter(Boolean)));
-  child.stderr!.setEncoding('utf8').on('data', (c: string) =>
-    out.push(
-      ...c
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => `stderr: ${l}`),
-    ),
+  // whole lines only: a chunk may end in the middle of one (the rest is kept for the next, or for the end)
+  const partial = { '': '', 'stderr: ': '' };
+  const collect = (prefix: keyof typeof partial) => (chunk: string) => {
+    const lines = (partial[prefix] + chunk).split('\n');
+    partial[prefix] = lines.pop()!;
+    out.push(...lines.filter(Boolean).map((l) => `${prefix}${l}`));
+  };
+  child.stdout!.setEncoding('utf8').on('data', collect(''));
+  child.stderr!.setEncoding('utf8').on('data', collect('stderr: '));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      for (const [prefix, rest] of Object.entries(partial)) if (rest) out.push(`${prefix}${rest}`);
+      resolve(code);
+    }),
   );
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   return { child, out, exited };
 }
 
