@@ -140,7 +140,8 @@ class Shop(BaseHTTPRequestHandler):
             return
         # the order changes when sale.refunded arrives
         # gateway:begin
-        gateway.transactions.refund(order["sale_uuid"], amount_cents=REFUND_CENTS)
+        key = f"refund-{order['id']}"  # one refund per order, however often the button is pressed
+        gateway.transactions.refund(order["sale_uuid"], amount_cents=REFUND_CENTS, idempotency_key=key)
         # gateway:end
         log(f"order {order['id']}: {reais(REFUND_CENTS)} refund asked")
         self.reply(303, location=f"/orders/{order['id']}")

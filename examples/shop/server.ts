@@ -116,7 +116,8 @@ async function refund(res: ServerResponse, id: string): Promise<void> {
   }
   // the order changes when sale.refunded arrives
   // gateway:begin
-  await gateway.transactions.refund(order.saleUuid!, { amountCents: REFUND_CENTS });
+  const key = `refund-${order.id}`; // one refund per order, however often the button is pressed
+  await gateway.transactions.refund(order.saleUuid!, { amountCents: REFUND_CENTS, idempotencyKey: key });
   // gateway:end
   console.log(`order ${order.id}: ${reais(REFUND_CENTS)} refund asked`);
   res.writeHead(303, { location: `/orders/${order.id}` }).end();
