@@ -25,12 +25,13 @@ from .errors import (
     WebhookVerificationError,
 )
 from .types import WebhookEvent, WebhookEventType
-from .webhooks import EventIdDeduplicator, verify_webhook
+from .webhooks import EventIdDeduplicator, EventIdStore, handle_webhook, verify_webhook
 
 __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "EventIdDeduplicator",
+    "EventIdStore",
     "ConflictError",
     "Gateway",
     "GatewayConnectionError",
@@ -44,5 +45,6 @@ __all__ = [
     "WebhookEventType",
     "WebhookVerificationError",
     "__version__",
+    "handle_webhook",
     "verify_webhook",
 ]

@@ -1,7 +1,8 @@
 """The client of one merchant account (one API key pair): the TypeScript SDK's Gateway, in snake_case."""
 
+import os
 from datetime import datetime, timezone
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Union, cast
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union, cast
 from urllib.parse import quote, urlencode
 
 from . import types
@@ -332,6 +333,26 @@ class Gateway:
         self.webhooks = WebhooksResource(http)
         self.refunds = RefundsResource(http)
         self.sandbox = SandboxResource(http)
+
+    @classmethod
+    def from_env(cls, environ: Optional[Mapping[str, str]] = None, **options: Any) -> "Gateway":
+        """A client from the environment: GATEWAY_URL, GATEWAY_PUBLIC_KEY and GATEWAY_PRIVATE_KEY (the names the
+        quickstart and ``gateway keys create --env`` use); raises KeyError naming the first one unset.
+        ``options`` (timeout_ms, max_retries) go to the constructor."""
+        env = os.environ if environ is None else environ
+
+        def read(name: str) -> str:
+            value = env.get(name)
+            if not value:
+                raise KeyError(f"{name} is not set")
+            return value
+
+        return cls(
+            base_url=read("GATEWAY_URL"),
+            public_key=read("GATEWAY_PUBLIC_KEY"),
+            private_key=read("GATEWAY_PRIVATE_KEY"),
+            **options,
+        )
 
     def __repr__(self) -> str:
         return f"Gateway(base_url={self.balance._http.base_url!r})"

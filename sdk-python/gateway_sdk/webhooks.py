@@ -7,7 +7,7 @@ import hmac
 import json
 import re
 import time
-from typing import Any, Callable, Dict, Iterable, List, Mapping, NoReturn, Optional, Sequence, Tuple, Union, cast
+from typing import Any, Callable, Dict, Iterable, List, Mapping, NoReturn, Optional, Protocol, Sequence, Tuple, Union, cast
 
 from .errors import WebhookVerificationError
 from .types import WEBHOOK_EVENT_CLASSES, UnknownWebhook, WebhookEvent
@@ -172,3 +172,45 @@ class EventIdDeduplicator:
             return False
         self._seen[event_id] = at
         return True
+
+    def forget(self, event_id: str) -> None:
+        """Forgets an id, so its next delivery is handled again (its handling failed: the gateway will retry it)."""
+        self._seen.pop(event_id, None)
+
+
+class EventIdStore(Protocol):
+    """Where the ids of handled events are kept: EventIdDeduplicator in one process, a unique column with
+    several."""
+
+    def first_time(self, event_id: str) -> bool: ...
+
+    def forget(self, event_id: str) -> None: ...
+
+
+def handle_webhook(
+    *,
+    body: Union[str, bytes, bytearray, memoryview],
+    headers: Headers,
+    secret: Union[str, Sequence[str]],
+    on_event: Callable[[WebhookEvent], None],
+    deduplicator: EventIdStore,
+    tolerance_seconds: int = 300,
+) -> Tuple[int, str]:
+    """A delivery from start to answer, for any framework: returns the status and text to answer the gateway.
+
+    Verifies it (400 with the reason when it does not), skips an event id already handled (200: a retry or a
+    resend), calls ``on_event`` and answers 200; when ``on_event`` raises, the id is forgotten and the answer is
+    500, so the gateway's retry runs it again (the exception is not re-raised: log it in ``on_event``).
+    """
+    try:
+        event = verify_webhook(body=body, headers=headers, secret=secret, tolerance_seconds=tolerance_seconds)
+    except WebhookVerificationError as err:
+        return 400, str(err)
+    if not deduplicator.first_time(event.event_id):
+        return 200, "already handled"
+    try:
+        on_event(event)
+    except Exception as err:  # noqa: BLE001 - any failure of the merchant's handler means "retry me"
+        deduplicator.forget(event.event_id)
+        return 500, f"{type(err).__name__}: {err}"
+    return 200, "ok"

@@ -9,7 +9,17 @@ export { GatewayError, WebhookVerificationError } from './errors.js';
 export type { ClientOptions, RequestOptions } from './http.js';
 export type { paths } from './openapi.js';
 export {
+  type EventIdStore,
+  type HandleWebhookOptions,
+  handleWebhook,
+  type WebhookAnswer,
+  type WebhookHandlerOptions,
+  webhookHandler,
+} from './webhook-handler.js';
+export {
   EventIdDeduplicator,
+  isSaleEvent,
+  type SaleWebhookEvent,
   type VerifiedWebhook,
   type VerifyWebhookOptions,
   verifyWebhook,
@@ -137,6 +147,27 @@ export class Gateway {
   readonly webhooks;
   readonly sandbox;
   readonly refunds;
+
+  /**
+   * A client from the environment: GATEWAY_URL, GATEWAY_PUBLIC_KEY and GATEWAY_PRIVATE_KEY (the names the
+   * quickstart and `gateway keys create --env` use); throws naming the first one unset. `options` adds to them.
+   */
+  static fromEnv(
+    options: Partial<ClientOptions> = {},
+    env: Record<string, string | undefined> = process.env,
+  ): Gateway {
+    const read = (name: string) => {
+      const value = env[name];
+      if (!value) throw new TypeError(`${name} is not set`);
+      return value;
+    };
+    return new Gateway({
+      baseUrl: read('GATEWAY_URL'),
+      publicKey: read('GATEWAY_PUBLIC_KEY'),
+      privateKey: read('GATEWAY_PRIVATE_KEY'),
+      ...options,
+    });
+  }
 
   constructor(options: ClientOptions) {
     const http = new HttpClient(options);

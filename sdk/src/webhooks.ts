@@ -19,6 +19,14 @@ export type WebhookEvent =
   | (VerifiedWebhook<{ type: 'TEST' } & Record<string, unknown>> & { eventType: 'webhook.test' })
   | (VerifiedWebhook<unknown> & { eventType: null });
 
+/** A verified notification about a sale (`sale.paid`, `sale.refunded`, …): its payload is the sale's notification. */
+export type SaleWebhookEvent = Extract<WebhookEvent, { eventType: `sale.${string}` }>;
+
+/** True for a sale's notification, narrowing the event's type (instead of comparing every `sale.*` name). */
+export function isSaleEvent(event: WebhookEvent): event is SaleWebhookEvent {
+  return event.eventType?.startsWith('sale.') ?? false;
+}
+
 export interface VerifyWebhookOptions {
   /** The raw body bytes as received (re-serialized JSON does not verify). */
   body: string | Uint8Array;
@@ -182,5 +190,10 @@ export class EventIdDeduplicator {
     if (this.seen.has(eventId)) return false;
     this.seen.set(eventId, now);
     return true;
+  }
+
+  /** Forgets an id, so its next delivery is handled again (its handling failed: the gateway will retry it). */
+  forget(eventId: string): void {
+    this.seen.delete(eventId);
   }
 }

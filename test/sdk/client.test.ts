@@ -338,7 +338,10 @@ describe('@payment-gateway/sdk against a real gateway', () => {
       'Gateway',
       'GatewayError',
       'WebhookVerificationError',
+      'handleWebhook',
+      'isSaleEvent',
       'verifyWebhook',
+      'webhookHandler',
     ]);
   });
 });

@@ -57,6 +57,10 @@ function run(
     });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // a command that never reads its input (tar) may exit first: EPIPE then says nothing about it
+    child.stdin.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') reject(err);
+    });
     child.stdin.end(options.input ?? '');
   });
 }
