@@ -14,6 +14,9 @@ import type * as Charges from '../../src/sales/charges.schemas';
 import type * as Sales from '../../src/sales/schemas';
 import type * as Webhooks from '../../src/webhooks/schemas';
 import type * as Withdrawals from '../../src/withdrawals/schemas';
+import { ApiError, errorOf } from './ui/api-error';
+
+export { ApiError };
 
 // The bodies are the server's own route schemas (TypeBox), as types only: nothing of the server reaches the
 // bundle, and a field the server renames breaks `tsc -p panel` instead of showing an empty cell.
@@ -91,18 +94,6 @@ export type Permission = User['permissions'][number];
 /** What the signed-in user's role may do (the server decides; this only hides what would be refused). */
 export function can(permission: Permission): boolean {
   return user?.permissions.includes(permission) ?? false;
-}
-
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly code: string,
-    /** Seconds to wait before trying again (a 429's Retry-After). */
-    readonly retryAfter: number | null = null,
-  ) {
-    super(message);
-  }
 }
 
 let csrf = '';
@@ -193,15 +184,6 @@ async function request<T>(
     throw new ApiError(res.status, message, code, Number.isInteger(wait) && wait > 0 ? wait : null);
   }
   return data as T;
-}
-
-/** Every error body family of the API read as a message and a code. */
-function errorOf(data: Record<string, unknown> | null, status: number): { message: string; code: string } {
-  const nested = data?.error as { code?: string; message?: string } | undefined;
-  if (nested && typeof nested === 'object') return { message: nested.message ?? '', code: nested.code ?? '' };
-  const message = typeof data?.message === 'string' ? data.message : `Erro ${status}`;
-  const code = String(data?.errorType ?? data?.code ?? data?.error ?? status);
-  return { message, code };
 }
 
 const query = (params: Record<string, string | undefined>) => {

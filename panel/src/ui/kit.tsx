@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { ApiError } from '../api';
+import { ApiError } from './api-error';
 import { errorMeaning } from './labels';
 
 /** An error from the API, in words (never raw JSON). */

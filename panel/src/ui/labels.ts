@@ -19,6 +19,7 @@ export const SALE_STATUS: Record<string, string> = {
 
 export const WITHDRAWAL_STATUS: Record<string, string> = {
   PENDING: 'Pendente',
+  AWAITING_REVIEW: 'Em análise',
   PROCESSING: 'Em processamento',
   COMPLETED: 'Concluído',
   FAILED: 'Recusado',
@@ -178,6 +179,10 @@ export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED' | 'PASSWORD_REFU
   GENERAL_ERROR: 'Não foi possível concluir a operação.',
   IDEMPOTENCY_KEY_REUSED: 'Esta solicitação já foi usada com outros dados.',
   IDEMPOTENCY_KEY_IN_USE: 'Esta solicitação ainda está em andamento.',
+  ACCOUNT_NOT_ACTIVE:
+    'A conta está em análise: cobranças e saques são liberados depois da aprovação dos documentos.',
+  ACCOUNT_SUSPENDED: 'A conta está suspensa: novas cobranças e saques estão bloqueados. Fale com o suporte.',
+  INVALID_CREDENTIALS: 'E-mail, senha ou código inválidos.',
 };
 
 /**

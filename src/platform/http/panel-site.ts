@@ -24,7 +24,10 @@ export const PAGE_HEADERS: Record<string, string> = {
 /** docs/quickstart.md, which the panel's Integrações page links to: from src/platform/http or dist/platform/http. */
 const QUICKSTART = path.resolve(import.meta.dirname, '../../../docs/quickstart.md');
 
-/** The merchant panel at `/`: the static build of panel/, served by the gateway itself; and the quickstart. */
+/**
+ * The merchant panel at `/` and the operators' console at `/ops`: the static build of panel/, served by the
+ * gateway itself; and the quickstart.
+ */
 export async function panelSite(app: Http): Promise<void> {
   app.get(
     '/quickstart.md',
@@ -53,6 +56,14 @@ export async function panelSite(app: Http): Promise<void> {
     );
     return;
   }
+  // the operators' console: the panel's second page (panel/ops.html), its API under /api/ops
+  app.get('/ops', { schema: { hide: true } }, async (_request, reply) => {
+    for (const [name, value] of Object.entries(PAGE_HEADERS)) reply.header(name, value);
+    return reply
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(await readFile(path.join(SITE, 'ops.html'), 'utf8'));
+  });
   await app.register(fastifyStatic, {
     root: SITE,
     prefix: '/',

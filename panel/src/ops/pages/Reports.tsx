@@ -1,0 +1,102 @@
+import { useEffect, useState } from 'preact/hooks';
+import { money } from '../../ui/format';
+import { ErrorText, Table, useAttempt } from '../../ui/kit';
+import { label } from '../../ui/labels';
+import { api, type Report } from '../api';
+import { METHOD } from '../labels';
+
+const day = (offset: number) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(
+    new Date(Date.now() - offset * 86_400_000),
+  );
+const dayText = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
+const percent = (text: string) => `${text.replace('.', ',')} %`;
+
+/** Relatórios: paid sales per day and method (or per account): TPV, count, fees earned, take rate; CSV. */
+export function Reports() {
+  const [from, setFrom] = useState(day(29));
+  const [to, setTo] = useState(day(0));
+  const [by, setBy] = useState<'method' | 'account'>('method');
+  const [report, setReport] = useState<Report | null>(null);
+  const { error, attempt } = useAttempt();
+  const load = () => attempt(async () => setReport(await api.report({ from, to, by })));
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the last 30 days on opening; the form reloads
+  useEffect(() => {
+    void load();
+  }, []);
+  const byAccount = by === 'account';
+  return (
+    <section>
+      <h1>Relatórios</h1>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void load();
+        }}
+      >
+        <div>
+          <label for="from">De</label>
+          <input
+            id="from"
+            type="date"
+            required
+            value={from}
+            onInput={(e) => setFrom(e.currentTarget.value)}
+          />
+        </div>
+        <div>
+          <label for="to">Até</label>
+          <input id="to" type="date" required value={to} onInput={(e) => setTo(e.currentTarget.value)} />
+        </div>
+        <div>
+          <label for="by">Agrupar por</label>
+          <select id="by" value={by} onChange={(e) => setBy(e.currentTarget.value as 'method' | 'account')}>
+            <option value="method">Dia e forma de pagamento</option>
+            <option value="account">Dia, forma e conta</option>
+          </select>
+        </div>
+        <button type="submit">Gerar</button>
+        <a class="button secondary" href={api.reportCsvUrl({ from, to, by })} download>
+          Baixar CSV
+        </a>
+      </form>
+      <ErrorText error={error} />
+      {report && (
+        <>
+          <dl class="detail totals">
+            <dt>TPV</dt>
+            <dd>{money(report.totals.tpvCents)}</dd>
+            <dt>Vendas pagas</dt>
+            <dd>{report.totals.salesCount.toLocaleString('pt-BR')}</dd>
+            <dt>Tarifas recebidas</dt>
+            <dd>{money(report.totals.feeCents)}</dd>
+            <dt>Take rate</dt>
+            <dd>{percent(report.totals.takeRatePercent)}</dd>
+          </dl>
+          <Table
+            label="Relatório diário"
+            head={['Dia', 'Forma', ...(byAccount ? ['Conta'] : []), 'Vendas', 'TPV', 'Tarifas', 'Take rate']}
+            empty={report.rows.length === 0 && 'Nenhuma venda paga no período.'}
+          >
+            {report.rows.map((r) => (
+              <tr key={`${r.day}-${r.paymentMethod}-${r.accountId ?? ''}`}>
+                <td>{dayText(r.day)}</td>
+                <td>{label(METHOD, r.paymentMethod)}</td>
+                {byAccount && (
+                  <td>
+                    <a href={`#/contas/${r.accountId}`}>{r.accountName || `#${r.accountId}`}</a>
+                  </td>
+                )}
+                <td>{r.salesCount.toLocaleString('pt-BR')}</td>
+                <td>{money(r.tpvCents)}</td>
+                <td>{money(r.feeCents)}</td>
+                <td>{percent(r.takeRatePercent)}</td>
+              </tr>
+            ))}
+          </Table>
+        </>
+      )}
+    </section>
+  );
+}

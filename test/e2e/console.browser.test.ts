@@ -1,0 +1,207 @@
+/**
+ * The operators' console (/ops) in Debian's chromium, one journey per role: an invited admin enrols the
+ * authenticator and signs in; support reads an account but is offered no action; risk suspends an account
+ * and releases a held withdrawal; finance reads the daily report; admin approves a sign-up from the review
+ * queue and invites an operator. Every page axe-clean, screenshots kept.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moveTo, sandboxSale } from '../sales/fixtures.js';
+import { seriousViolations } from '../support/axe.js';
+import { launch, shot } from '../support/browser.js';
+import { createCashout } from '../support/cashouts.js';
+import { createMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { fundMerchant } from '../support/ledger.js';
+import {
+  createOperator,
+  inFreshTotpStep,
+  inviteOperator,
+  type TestOperator,
+  totpCode,
+} from '../support/operators.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startServer({ env: { SIGNUP: 'on' } });
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function newPage(): Promise<Page> {
+  return (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+}
+
+/** Signs in through the page with the next step's code (the fixture's own login spent this one). */
+async function signIn(page: Page, op: TestOperator): Promise<void> {
+  await page.goto(`${server.url}/ops`);
+  await page.getByLabel('E-mail').fill(op.email);
+  await page.getByLabel('Senha').fill(op.password);
+  await page.getByLabel('Código do autenticador').fill(totpCode(op.totpSecret, 1));
+  await page.getByRole('button', { name: 'Entrar' }).click();
+  await page.getByRole('navigation', { name: 'Principal' }).waitFor();
+}
+
+const menu = (page: Page) => page.getByRole('navigation', { name: 'Principal' });
+async function clean(page: Page, name: string): Promise<void> {
+  await shot(page, name);
+  expect(await seriousViolations(page), name).toEqual([]);
+}
+
+describe("the operators' console", () => {
+  it('an invited operator sets a password, enrols the authenticator and signs in', async () => {
+    await inFreshTotpStep();
+    const invited = await inviteOperator(server, 'admin');
+    const page = await newPage();
+    await page.goto(`${server.url}/ops#/convite/${invited.token}`);
+    await page.getByRole('heading', { name: 'Convite para o console' }).waitFor();
+    await clean(page, 'console-01-invitation');
+    await page.getByLabel('Senha (mínimo de 8 caracteres)').fill('senha-do-operador');
+    await page.getByRole('button', { name: 'Continuar' }).click();
+    const secret = (await page.locator('code.secret').textContent())!.trim();
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    await clean(page, 'console-02-authenticator');
+    await page.getByLabel('Código do autenticador').fill(totpCode(secret, -1));
+    await page.getByRole('button', { name: 'Concluir cadastro' }).click();
+    await page.getByText('Cadastro concluído.').waitFor();
+
+    await page.getByLabel('E-mail').fill(invited.email);
+    await page.getByLabel('Senha').fill('senha-do-operador');
+    await page.getByLabel('Código do autenticador').fill(totpCode(secret, 0));
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    for (const name of ['Contas', 'Fila de análise', 'Saques', 'Contestações', 'Relatórios', 'Operadores']) {
+      await menu(page).getByRole('link', { name }).waitFor();
+    }
+    await clean(page, 'console-03-admin-accounts');
+  });
+
+  it('support reads an account whole, with no action offered, and no reports or operators', async () => {
+    const m = await createMerchant(server, 'Padaria do Zé');
+    const sale = await sandboxSale(server, m, {});
+    await moveTo(server, m, sale.id, 'PAGO');
+    const support = await createOperator(server, 'support');
+    const page = await newPage();
+    await signIn(page, support);
+    expect(await menu(page).getByRole('link', { name: 'Relatórios' }).count()).toBe(0);
+    expect(await menu(page).getByRole('link', { name: 'Operadores' }).count()).toBe(0);
+    await page.getByLabel('Nome, CPF/CNPJ ou e-mail').fill('Padaria');
+    await page.getByRole('button', { name: 'Buscar' }).click();
+    const table = page.getByRole('table', { name: 'Contas' });
+    await table.getByRole('cell', { name: 'Padaria do Zé' }).waitFor();
+    expect(await table.getByRole('row').count()).toBe(2);
+    await table.getByRole('link', { name: `#${m.accountId}` }).click();
+    await page.getByRole('heading', { level: 1, name: /Padaria do Zé/ }).waitFor();
+    await page.getByRole('table', { name: 'Vendas recentes' }).getByRole('cell', { name: 'Pago' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Suspender conta' }).count()).toBe(0);
+    await clean(page, 'console-04-support-account');
+  });
+
+  it('risk suspends an account with a reason and releases a held withdrawal', async () => {
+    const m = await createMerchant(server, 'Loja Suspeita');
+    await fundMerchant(server.runtime.platform.db, m.accountId, 100_000);
+    const risk = await createOperator(server, 'risk');
+    await call('POST', `${server.url}/api/ops/accounts/${m.accountId}/payout-hold`, {
+      headers: risk.ops,
+      body: { reason: 'análise' },
+    });
+    const held = await createCashout(server.url, m, 150);
+    const page = await newPage();
+    await signIn(page, risk);
+    await page.goto(`${server.url}/ops#/contas/${m.accountId}`);
+    await page.getByRole('heading', { level: 1, name: /Loja Suspeita/ }).waitFor();
+    await expect(page.getByRole('button', { name: 'Suspender conta' }).isDisabled()).resolves.toBe(true);
+    await page.getByLabel(/^Motivo/).fill('Muitas contestações');
+    await clean(page, 'console-05-risk-account');
+    await page.getByRole('button', { name: 'Suspender conta' }).click();
+    await page.getByRole('button', { name: 'Reativar conta' }).waitFor();
+    await page.getByText('— Muitas contestações').waitFor();
+
+    await menu(page).getByRole('link', { name: 'Saques' }).click();
+    const queue = page.getByRole('table', { name: 'Em análise (retidos)' });
+    await queue.getByRole('cell', { name: `#${held.id}` }).waitFor();
+    await clean(page, 'console-06-held-withdrawals');
+    await page.getByRole('button', { name: `Liberar o saque ${held.id}` }).click();
+    await page.getByText('Nenhum saque nesta fila.').waitFor();
+    const [row] = await server.runtime.platform.db.query<{ status: string }>(
+      'SELECT status FROM withdrawals WHERE id = $1',
+      [held.id],
+    );
+    expect(['PENDING', 'PROCESSING']).toContain(row!.status);
+  });
+
+  it('finance reads the daily report', async () => {
+    const m = await createMerchant(server, 'Loja Relatório');
+    const sale = await sandboxSale(server, m, {
+      amount: 12_345,
+      items: [{ title: 'x', unitPrice: 12_345, quantity: 1, tangible: false }],
+    });
+    await moveTo(server, m, sale.id, 'PAGO');
+    const finance = await createOperator(server, 'finance');
+    const page = await newPage();
+    await signIn(page, finance);
+    await menu(page).getByRole('link', { name: 'Relatórios' }).click();
+    const table = page.getByRole('table', { name: 'Relatório diário' });
+    await table.getByRole('cell', { name: 'PIX' }).first().waitFor();
+    await page.getByRole('term').filter({ hasText: 'Take rate' }).waitFor();
+    await clean(page, 'console-07-finance-report');
+  });
+
+  it('admin approves a sign-up from the review queue and invites an operator', async () => {
+    const email = `cadastro-${Date.now()}@example.com`;
+    const signup = await call('POST', `${server.url}/api/signup`, {
+      body: {
+        name: 'Loja Nova',
+        legalName: 'Loja Nova Ltda',
+        document: '11222333000181',
+        email,
+        password: 'senha-bem-longa',
+        phone: '11987654321',
+        address: {
+          street: 'Rua A',
+          number: '1',
+          district: 'Centro',
+          city: 'Recife',
+          state: 'PE',
+          zipCode: '50000-000',
+        },
+      },
+    });
+    expect(signup.status).toBe(201);
+    const admin = await createOperator(server, 'admin');
+    const page = await newPage();
+    await signIn(page, admin);
+    await menu(page).getByRole('link', { name: 'Fila de análise' }).click();
+    const table = page.getByRole('table', { name: 'Análises abertas' });
+    await table.getByRole('cell', { name: 'Cadastro' }).first().waitFor();
+    await clean(page, 'console-08-review-queue');
+    const [account] = await server.runtime.platform.db.query<{ id: string }>(
+      'SELECT id FROM accounts WHERE email = $1',
+      [email],
+    );
+    const [review] = await server.runtime.platform.db.query<{ id: string }>(
+      "SELECT id FROM reviews WHERE account_id = $1 AND status = 'open'",
+      [account!.id],
+    );
+    await page.getByRole('button', { name: `Aprovar a análise ${review!.id}` }).click();
+    await page
+      .getByRole('button', { name: `Aprovar a análise ${review!.id}` })
+      .waitFor({ state: 'detached' });
+
+    await menu(page).getByRole('link', { name: 'Operadores' }).click();
+    await page.getByLabel('E-mail').fill('novo-operador@gateway.example');
+    await page.getByLabel('Papel').selectOption('finance');
+    await page.getByRole('button', { name: 'Convidar' }).click();
+    await page.getByText(/Convite enviado para novo-operador@gateway.example/).waitFor();
+    await page
+      .getByRole('table', { name: 'Operadores' })
+      .getByRole('cell', { name: 'novo-operador@gateway.example' })
+      .waitFor();
+    await clean(page, 'console-09-operators');
+  });
+});
