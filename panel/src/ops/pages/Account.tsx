@@ -138,7 +138,6 @@ export function Account({ id }: { id: number }) {
   const [detail, setDetail] = useState<AccountDetail | null>(null);
   const { error, attempt } = useAttempt();
   const load = () => attempt(async () => setDetail(await api.account(id)));
-  // biome-ignore lint/correctness/useExhaustiveDependencies: loaded once per account
   useEffect(() => {
     void load();
   }, [id]);

@@ -18,7 +18,6 @@ export function Accounts() {
       setRows((before) => (cursor ? [...(before ?? []), ...page.data] : page.data));
       setNext(page.nextCursor);
     });
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the first page once; the form loads the rest
   useEffect(() => {
     void load();
   }, []);
@@ -27,7 +26,6 @@ export function Accounts() {
       <h1>Contas</h1>
       <form
         class="filters"
-        role="search"
         onSubmit={(e) => {
           e.preventDefault();
           void load();

@@ -55,7 +55,6 @@ function useAudit(accountId?: number) {
       setRows((before) => (cursor ? [...(before ?? []), ...page.data] : page.data));
       setNext(page.nextCursor);
     });
-  // biome-ignore lint/correctness/useExhaustiveDependencies: loaded once
   useEffect(() => {
     void load();
   }, []);

@@ -9,7 +9,6 @@ export function Disputes() {
   const [open, setOpen] = useState(true);
   const [rows, setRows] = useState<Dispute[] | null>(null);
   const { error, attempt } = useAttempt();
-  // biome-ignore lint/correctness/useExhaustiveDependencies: reloaded when the filter changes
   useEffect(() => {
     void attempt(async () => setRows((await api.disputes({ open })).data));
   }, [open]);

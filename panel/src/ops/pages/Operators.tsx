@@ -14,7 +14,6 @@ export function Operators() {
   const list = useAttempt();
   const invite = useAttempt(() => setInvited(null));
   const load = () => list.attempt(async () => setRows((await api.operators()).data));
-  // biome-ignore lint/correctness/useExhaustiveDependencies: loaded once
   useEffect(() => {
     void load();
   }, []);

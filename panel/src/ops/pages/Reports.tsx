@@ -20,7 +20,6 @@ export function Reports() {
   const [report, setReport] = useState<Report | null>(null);
   const { error, attempt } = useAttempt();
   const load = () => attempt(async () => setReport(await api.report({ from, to, by })));
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the last 30 days on opening; the form reloads
   useEffect(() => {
     void load();
   }, []);

@@ -41,7 +41,6 @@ export function Reviews() {
   const [rows, setRows] = useState<Review[] | null>(null);
   const { error, attempt } = useAttempt();
   const load = () => attempt(async () => setRows((await api.reviews(kind ? { kind } : {})).data));
-  // biome-ignore lint/correctness/useExhaustiveDependencies: reloaded when the kind changes
   useEffect(() => {
     void load();
   }, [kind]);

@@ -44,7 +44,6 @@ export function Withdrawals() {
       setRows((before) => (cursor ? [...(before ?? []), ...page.data] : page.data));
       setNext(page.nextCursor);
     });
-  // biome-ignore lint/correctness/useExhaustiveDependencies: reloaded when the queue changes
   useEffect(() => {
     void load();
   }, [queue]);
