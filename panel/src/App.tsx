@@ -6,6 +6,7 @@ import { Integrations } from './pages/Integrations';
 import { AcceptInvitation, ForgotPassword, ResetPassword } from './pages/Links';
 import { Login } from './pages/Login';
 import { NewCharge } from './pages/NewCharge';
+import { Onboarding, SignUp } from './pages/Onboarding';
 import { Overview } from './pages/Overview';
 import { PaymentLinks } from './pages/PaymentLinks';
 import { Receivables } from './pages/Receivables';
@@ -45,6 +46,7 @@ const PAGES: {
   { hash: '#/webhooks', label: 'Webhooks', Page: Webhooks, need: 'integrations' },
   { hash: '#/equipe', label: 'Equipe', Page: Team, need: 'team' },
   { hash: '#/seguranca', label: 'Segurança', Page: Security, need: 'self' },
+  { hash: '#/cadastro', label: 'Cadastro', Page: Onboarding, need: 'self' },
 ];
 
 /** Pages opened from an e-mailed link: they work without a session. */
@@ -90,6 +92,15 @@ function Panel() {
   const [user, setUser] = useState<User | null | undefined>(undefined);
   const [notice, setNotice] = useState('');
   const [logoutFailed, setLogoutFailed] = useState(false);
+  // an account in review or suspended is told so on every page, with the way to its documents
+  const [standing, setStanding] = useState<string>('active');
+  useEffect(() => {
+    if (user)
+      api.onboarding().then(
+        (s) => setStanding(s.status),
+        () => setStanding('active'),
+      );
+  }, [user]);
   const hash = useHash();
   const main = useRef<HTMLElement>(null);
   const saleId = /^#\/vendas\/([\w-]+)$/.exec(hash)?.[1];
@@ -116,6 +127,7 @@ function Panel() {
   }, []);
   const link = linkPage(hash);
   if (link === 'esqueci' && !user) return <ForgotPassword />;
+  if (hash === '#/criar-conta' && !user) return <SignUp onSignedIn={setUser} />;
   if (link && link !== 'esqueci') {
     return link.page === 'convite' ? (
       <AcceptInvitation key={link.token} token={link.token} onSignedIn={setUser} />
@@ -182,6 +194,17 @@ function Panel() {
         </button>
       </header>
       <main id="conteudo" ref={main} tabIndex={-1} aria-label={current.label}>
+        {standing === 'pending_review' && current.hash !== '#/cadastro' && (
+          <p class="notice" role="status">
+            Sua conta está em análise: cobranças e saques são liberados depois da aprovação.{' '}
+            <a href="#/cadastro">Enviar documentos</a>
+          </p>
+        )}
+        {standing === 'suspended' && (
+          <p class="error" role="status">
+            Sua conta está suspensa: novas cobranças e saques estão bloqueados. Fale com o suporte.
+          </p>
+        )}
         {logoutFailed && (
           <p class="error" role="alert">
             Não foi possível sair: a sessão continua aberta. Tente de novo.

@@ -10,6 +10,7 @@ import type * as Auth from '../../src/auth/schemas';
 import type * as Team from '../../src/auth/users/schemas';
 import type * as Disputes from '../../src/disputes/schemas';
 import type * as Ledger from '../../src/ledger/schemas';
+import type * as Onboard from '../../src/onboarding/schemas';
 import type * as Charges from '../../src/sales/charges.schemas';
 import type * as Sales from '../../src/sales/schemas';
 import type * as Webhooks from '../../src/webhooks/schemas';
@@ -49,6 +50,9 @@ export type AuditEntry = AuditPage['data'][number];
 export type TeamMember = Static<typeof Team.TeamMember>;
 export type Invitation = Static<typeof Team.Invitation>;
 export type Dispute = Static<typeof Disputes.Dispute>;
+export type SignupInput = Static<typeof Onboard.SignupBody>;
+export type Onboarding = Static<typeof Onboard.OnboardingState>;
+export type OnboardingDocument = Static<typeof Onboard.DocumentMeta>;
 /**
  * A payment link as /api/panel/payment-links answers it (checkout/schemas.ts's PaymentLink, written out: that
  * module's schemas reach the sales module's, which the panel's build does not compile).
@@ -107,6 +111,7 @@ export function whenSessionExpires(handler: () => void): void {
 const CSRF_REFUSED = 'Missing or invalid X-CSRF-Token header';
 /** Routes that answer without a session of this tab: their refusals say nothing of the session. */
 const SESSIONLESS = [
+  '/api/signup',
   '/api/auth/login',
   '/api/auth/me',
   '/api/auth/accept-invitation',
@@ -207,6 +212,22 @@ export const api = {
     tabs?.postMessage({ user: r.user.id });
     return r.user;
   },
+  /** Whether this gateway takes sign-ups (its route is there only with SIGNUP=on). */
+  signupOpen: () =>
+    request<{ open: boolean }>('GET', '/api/signup').then(
+      (r) => r.open,
+      () => false,
+    ),
+  /** A new account, waiting for review, its owner signed in. */
+  async signUp(body: SignupInput): Promise<User> {
+    const r = await request<Session>('POST', '/api/signup', body);
+    csrf = r.csrfToken;
+    user = r.user;
+    tabs?.postMessage({ user: r.user.id });
+    return r.user;
+  },
+  onboarding: () => request<Onboarding>('GET', '/api/onboarding'),
+  uploadDocument: (form: FormData) => request<OnboardingDocument>('POST', '/api/onboarding/documents', form),
   /** An invitation's link: the password chosen, the invited user is signed in. */
   async acceptInvitation(token: string, password: string): Promise<User> {
     const r = await request<Session>('POST', '/api/auth/accept-invitation', { token, password });

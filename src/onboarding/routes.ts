@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { requestOrigin } from '../audit/index.js';
 import { accountOf, SessionResponse, type SessionService, signedIn } from '../auth/index.js';
 import { AppError, validation } from '../platform/errors/app-error.js';
@@ -37,6 +38,19 @@ export async function onboardingRoutes(app: Http, deps: OnboardingRouteDeps): Pr
   });
 
   if (deps.signup) {
+    app.get(
+      '/api/signup',
+      {
+        config: { ...A, permission: 'public' },
+        schema: {
+          tags: ['panel'],
+          summary: 'Whether anyone may sign up here (SIGNUP=on); without it this route is not there (404)',
+          response: { 200: Type.Object({ open: Type.Literal(true) }) },
+        },
+      },
+      async () => ({ open: true as const }),
+    );
+
     app.post(
       '/api/signup',
       {

@@ -12,6 +12,10 @@ export function Login({ onLogin, notice }: { onLogin: (u: User) => void; notice:
   // the notice of how the last session ended ("Você saiu."), until this login is tried
   const [showNotice, setShowNotice] = useState(true);
   const codeField = useRef<HTMLInputElement>(null);
+  const [signupOpen, setSignupOpen] = useState(false);
+  useEffect(() => {
+    api.signupOpen().then(setSignupOpen);
+  }, []);
   const emailField = useRef<HTMLInputElement>(null);
   useEffect(() => {
     if (needsCode) codeField.current?.focus();
@@ -110,6 +114,12 @@ export function Login({ onLogin, notice }: { onLogin: (u: User) => void; notice:
         </button>
         <p>
           <a href="#/esqueci-senha">Esqueci minha senha</a>
+          {signupOpen && (
+            <>
+              {' · '}
+              <a href="#/criar-conta">Criar uma conta</a>
+            </>
+          )}
         </p>
       </form>
     </main>

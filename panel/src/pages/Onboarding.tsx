@@ -1,0 +1,185 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, can, type SignupInput, type Onboarding as State, type User } from '../api';
+import { date } from '../ui/format';
+import { Card, ErrorText, useAttempt } from '../ui/kit';
+
+export const DOCUMENT_KINDS: Record<string, string> = {
+  id_front: 'Documento de identidade (frente)',
+  id_back: 'Documento de identidade (verso)',
+  selfie: 'Selfie segurando o documento',
+  proof_of_address: 'Comprovante de endereço',
+  company_contract: 'Contrato social (empresas)',
+};
+
+const STATUS_TEXT: Record<string, string> = {
+  pending_review:
+    'Em análise: envie os documentos abaixo. Cobranças e saques são liberados depois da aprovação.',
+  active: 'Aprovada: cobranças e saques liberados.',
+  suspended: 'Suspensa: novas cobranças e saques estão bloqueados. Fale com o suporte.',
+  closed: 'Encerrada.',
+};
+
+/** Cadastro: the account's status, the documents sent and those still missing, and sending one. */
+export function Onboarding() {
+  const [state, setState] = useState<State | null>(null);
+  const [kind, setKind] = useState('id_front');
+  const [file, setFile] = useState<File | null>(null);
+  const [sent, setSent] = useState('');
+  const { error, attempt } = useAttempt(() => setSent(''));
+  const load = () => attempt(async () => setState(await api.onboarding()));
+  useEffect(() => {
+    void load();
+  }, []);
+  if (!state) return <ErrorText error={error} />;
+  return (
+    <section>
+      <h1>Cadastro</h1>
+      <p class="notice" role="status">
+        Situação da conta: {STATUS_TEXT[state.status] ?? state.status}
+      </p>
+      <Card title="Documentos">
+        {state.documents.length === 0 ? (
+          <p class="muted">Nenhum documento enviado ainda.</p>
+        ) : (
+          <ul>
+            {state.documents.map((d) => (
+              <li key={d.id}>
+                {DOCUMENT_KINDS[d.kind] ?? d.kind} — enviado em {date(d.uploadedAt)}
+              </li>
+            ))}
+          </ul>
+        )}
+        {state.missing.length > 0 && (
+          <p>Faltam: {state.missing.map((k) => DOCUMENT_KINDS[k] ?? k).join(', ')}.</p>
+        )}
+      </Card>
+      {can('team') && (
+        <Card title="Enviar documento">
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (!file) return;
+              void attempt(async () => {
+                const form = new FormData();
+                form.append('kind', kind);
+                form.append('file', file, file.name);
+                await api.uploadDocument(form);
+                setSent(`${DOCUMENT_KINDS[kind]} enviado.`);
+                setState(await api.onboarding());
+              });
+            }}
+          >
+            <label for="doc-kind">Documento</label>
+            <select id="doc-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+              {Object.entries(DOCUMENT_KINDS).map(([value, text]) => (
+                <option key={value} value={value}>
+                  {text}
+                </option>
+              ))}
+            </select>
+            <label for="doc-file">Arquivo (PDF, PNG ou JPEG, até 10 MB)</label>
+            <input
+              id="doc-file"
+              type="file"
+              accept="application/pdf,image/png,image/jpeg"
+              required
+              onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
+            />
+            <button type="submit">Enviar</button>
+          </form>
+          {sent && (
+            <p class="notice" role="status">
+              {sent}
+            </p>
+          )}
+        </Card>
+      )}
+      <ErrorText error={error} />
+    </section>
+  );
+}
+
+/** Criar conta (SIGNUP=on): the business, its owner and address; the account starts in review. */
+export function SignUp({ onSignedIn }: { onSignedIn: (u: User) => void }) {
+  const [form, setForm] = useState({
+    name: '',
+    legalName: '',
+    document: '',
+    email: '',
+    password: '',
+    phone: '',
+    street: '',
+    number: '',
+    complement: '',
+    district: '',
+    city: '',
+    state: '',
+    zipCode: '',
+  });
+  const { error, attempt } = useAttempt();
+  const field = (key: keyof typeof form, text: string, extra: Record<string, unknown> = {}) => (
+    <>
+      <label for={`su-${key}`}>{text}</label>
+      <input
+        id={`su-${key}`}
+        required={key !== 'complement'}
+        value={form[key]}
+        onInput={(e) => setForm({ ...form, [key]: e.currentTarget.value })}
+        {...extra}
+      />
+    </>
+  );
+  return (
+    <main class="login">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void attempt(async () => {
+            const { street, number, complement, district, city, state, zipCode, ...rest } = form;
+            const body: SignupInput = {
+              ...rest,
+              address: {
+                street,
+                number,
+                district,
+                city,
+                state: state.toUpperCase(),
+                zipCode,
+                ...(complement ? { complement } : {}),
+              },
+            };
+            onSignedIn(await api.signUp(body));
+            location.hash = '#/cadastro';
+          });
+        }}
+      >
+        <h1>Criar conta</h1>
+        <p>
+          A conta fica em análise até aprovarmos seus documentos; enquanto isso, o modo de teste já funciona.
+        </p>
+        {field('name', 'Nome da loja')}
+        {field('legalName', 'Razão social ou nome completo')}
+        {field('document', 'CPF ou CNPJ', { inputMode: 'numeric' })}
+        {field('email', 'E-mail', { type: 'email', autocomplete: 'username' })}
+        {field('password', 'Senha (mínimo de 8 caracteres)', {
+          type: 'password',
+          minLength: 8,
+          autocomplete: 'new-password',
+        })}
+        {field('phone', 'Telefone', { type: 'tel', autocomplete: 'tel' })}
+        {field('street', 'Rua')}
+        {field('number', 'Número')}
+        {field('complement', 'Complemento (opcional)')}
+        {field('district', 'Bairro')}
+        {field('city', 'Cidade')}
+        {field('state', 'UF', { maxLength: 2, pattern: '[A-Za-z]{2}' })}
+        {field('zipCode', 'CEP', { inputMode: 'numeric', pattern: '\\d{5}-?\\d{3}' })}
+        <ErrorText error={error} />
+        <button type="submit">Criar conta</button>
+        <p>
+          <a href="#/">Já tenho conta</a>
+        </p>
+      </form>
+    </main>
+  );
+}
