@@ -14,7 +14,7 @@ export function Login({ onLogin, notice }: { onLogin: (u: User) => void; notice:
   const codeField = useRef<HTMLInputElement>(null);
   const [signupOpen, setSignupOpen] = useState(false);
   useEffect(() => {
-    api.signupOpen().then(setSignupOpen);
+    void api.signupOpen().then(setSignupOpen);
   }, []);
   const emailField = useRef<HTMLInputElement>(null);
   useEffect(() => {
