@@ -170,6 +170,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     db,
     actions: new ConsoleActions(db, queue, mail, authCache),
     requireOperator: operatorSession(operatorSessions),
+    webhooks,
   });
   await app.register(onboardingRoutes, {
     onboarding: new Onboarding(db),

@@ -19,6 +19,7 @@ import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../platform/paging/pagination.js';
 import { accountReviews, reviewView } from '../reviews/index.js';
 import { recentSaleBodies } from '../sales/index.js';
+import type { WebhookService } from '../webhooks/index.js';
 import { accountWithdrawals } from '../withdrawals/index.js';
 import type { AccountAction, ConsoleActions } from './actions.js';
 import {
@@ -37,6 +38,7 @@ export interface ConsoleRouteDeps {
   db: Db;
   actions: ConsoleActions;
   requireOperator: AuthHook;
+  webhooks: WebhookService;
 }
 
 const A = { errorShape: 'envelope' as const };

@@ -26,6 +26,7 @@ export {
 } from './outbox.js';
 export { pruneNotifications, RETENTION_EVERY_MS } from './retention.js';
 export { webhookRoutes } from './routes.js';
+export { Delivery, Webhook } from './schemas.js';
 export { signWebhook } from './signing.js';
 export { addressProblem, urlProblem } from './ssrf.js';
 export { WebhookService } from './webhooks.js';

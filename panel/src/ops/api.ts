@@ -8,6 +8,7 @@ import type * as Console from '../../../src/console/schemas';
 import type * as Disputes from '../../../src/disputes/schemas';
 import type * as Operators from '../../../src/operators/schemas';
 import type * as Sales from '../../../src/sales/schemas';
+import type * as Webhooks from '../../../src/webhooks/schemas';
 import { ApiError, errorOf } from '../ui/api-error';
 
 export type Operator = Static<typeof Operators.OperatorIdentity>;
@@ -25,6 +26,8 @@ export type OpsWithdrawal = Static<typeof Console.OpsWithdrawal>;
 export type WithdrawalsPage = Static<typeof Console.WithdrawalsPage>;
 export type Report = Static<typeof Console.Report>;
 export type Sale = Static<typeof Sales.Sale>;
+export type Webhook = Static<typeof Webhooks.Webhook>;
+export type Delivery = Static<typeof Webhooks.Delivery>;
 export type Dispute = Static<typeof Disputes.Dispute> & { accountId: number };
 
 const ORDER: OperatorRole[] = ['support', 'risk', 'finance', 'admin'];
@@ -122,6 +125,11 @@ export const api = {
     request<Report>('GET', `/api/ops/reports/daily${query(p)}`),
   reportCsvUrl: (p: { from: string; to: string; by?: string }) =>
     `/api/ops/reports/daily${query({ ...p, format: 'csv' })}`,
+  webhooks: (accountId: number) => request<Webhook[]>('GET', `/api/ops/accounts/${accountId}/webhooks`),
+  deliveries: (accountId: number, webhookId: number) =>
+    request<Delivery[]>('GET', `/api/ops/accounts/${accountId}/webhooks/${webhookId}/deliveries`),
+  resend: (accountId: number, deliveryId: number) =>
+    request<Delivery>('POST', `/api/ops/accounts/${accountId}/deliveries/${deliveryId}/resend`, {}),
   operators: () => request<{ data: OperatorView[] }>('GET', '/api/ops/operators'),
   invite: (email: string, role: OperatorRole) =>
     request<Invited>('POST', '/api/ops/operators', { email, role }),

@@ -5,6 +5,7 @@ import { DISPUTE_STATUS, label, SALE_STATUS, WITHDRAWAL_STATUS } from '../../ui/
 import { type AccountDetail, type AccountProfile, api, reaches } from '../api';
 import { ACCOUNT_STATUS, DOCUMENT_KIND, documentText, METHOD } from '../labels';
 import { AccountAudit } from './Audit';
+import { AccountDeliveries } from './Deliveries';
 import { HeldActions } from './Withdrawals';
 
 /** What an operator may do to an account in its status (the server decides; this offers what will work). */
@@ -283,6 +284,7 @@ export function Account({ id }: { id: number }) {
           ))}
         </Table>
       </Card>
+      <AccountDeliveries accountId={a.id} />
       <AccountAudit accountId={a.id} />
     </section>
   );
