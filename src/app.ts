@@ -25,6 +25,7 @@ import {
   cardRoutes,
   cardSalesPort,
   cieloChargebackSource,
+  payerCards,
 } from './cards/index.js';
 import { checkoutRoutes } from './checkout/index.js';
 import { cardNoticeRoutes, Dispute, DisputePage, Disputes, disputeRoutes } from './disputes/index.js';
@@ -180,6 +181,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     allowPrivateTargets: config.webhookAllowPrivate,
     outbox: platform.outbox,
   });
+  const cardTokens = new CardTokens(db, acquirer, config.secretsKey);
   const cardRefunds = new CardRefunds(db, acquirer);
   processorsForSales.refunders.set(cardRefunds.name, cardRefunds);
   const charges = {
@@ -195,7 +197,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(cardRoutes, {
     apiKey,
     sales: cardSales,
-    tokens: new CardTokens(db, acquirer, config.secretsKey),
+    tokens: cardTokens,
     publicKey: publicKeyAuth(authCache, lastUse, limits.perKey, limits.publicKey),
   });
   await app.register(checkoutRoutes, {
@@ -206,6 +208,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     perIp: limits.checkoutPerIp,
     pixProcessor: charges.pixProcessor,
     boletoSales: charges.boletoSales,
+    cards: charges.cardSales ? payerCards(cardTokens, cardSales) : null,
     allowPrivateTargets: charges.allowPrivateTargets,
     feed,
     streamsPerIp: config.checkoutStreamsPerIp,

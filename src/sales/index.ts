@@ -7,6 +7,7 @@ export { ChargeBody } from './charges.schemas.js';
 export { captureLess, createSale } from './create.js';
 export { lockSalesById, type SaleOrigin, setRefusalReason } from './data.js';
 export { type DisputedSale, lockSaleForDispute, moveDisputedSale, saleOfReceivedPix } from './disputed.js';
+export { saleFees } from './fees.js';
 export { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 export { ownedSale, saleJson } from './lookup.js';
 export {
