@@ -196,6 +196,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(boletoRoutes, { db, apiKey, settings: config.boleto, perIp: limits.boletoPdfPerIp });
   await app.register(cardRoutes, {
     apiKey,
+    requireSession,
     sales: cardSales,
     tokens: cardTokens,
     publicKey: publicKeyAuth(authCache, lastUse, limits.perKey, limits.publicKey),
