@@ -133,7 +133,8 @@ export async function cardRoutes(
       },
       onRequest: deps.requireSession,
       schema: {
-        summary: "Tokenizes a card at the acquirer for the panel's card charge (POST /api/cards/tokens's body)",
+        summary:
+          "Tokenizes a card at the acquirer for the panel's card charge (POST /api/cards/tokens's body)",
         description: 'The card number and CVV go to the acquirer and are never stored or logged.',
         tags: ['panel'],
         body: CardTokenBody,

@@ -24,7 +24,12 @@ const charge = (token: string, installments: number) => ({
   paymentMethod: 'CREDIT_CARD',
   card: { token },
   installments,
-  customer: { name: 'Maria Silva', email: 'maria@example.com', document: '52998224725', phone: '11987654321' },
+  customer: {
+    name: 'Maria Silva',
+    email: 'maria@example.com',
+    document: '52998224725',
+    phone: '11987654321',
+  },
   items: [{ title: 'Curso online', unitPrice: 30000, quantity: 1, tangible: false }],
 });
 
@@ -49,7 +54,9 @@ describe('POST /api/panel/cards/tokens and a card charge from the panel', () => 
   });
 
   it('needs a session and its CSRF token: no key, no cookie, no token is 401 or 403', async () => {
-    const none = await call('POST', `${server.url}/api/panel/cards/tokens`, { body: cardBody(cardEnding('1')) });
+    const none = await call('POST', `${server.url}/api/panel/cards/tokens`, {
+      body: cardBody(cardEnding('1')),
+    });
     expect(none.status).toBe(401);
     const noCsrf = await call('POST', `${server.url}/api/panel/cards/tokens`, {
       headers: { cookie: merchant.panel.cookie! },
