@@ -15,6 +15,8 @@ import { digitsOf } from './document';
 import { Field } from './Field';
 import { money } from './money';
 
+const TYPING_PAUSE_MS = 400;
+
 /** The installments of `amountCents` (null: not known yet, e.g. an open link's amount not typed). */
 export function useInstallments(page: PageData, amountCents: number | null | undefined) {
   const [state, setState] = useState<{ options: InstallmentOption[] | null; problem: string | null }>({
@@ -27,17 +29,23 @@ export function useInstallments(page: PageData, amountCents: number | null | und
       return;
     }
     let current = true;
-    installmentsOf(page, amountCents).then(
-      (options) => current && setState({ options, problem: null }),
-      (err: unknown) =>
-        current &&
-        setState({
-          options: null,
-          problem: err instanceof PayError ? err.message : 'Não foi possível ver as parcelas.',
-        }),
+    // an open link's amount is asked about once the payer stops typing, not at every digit
+    const timer = setTimeout(
+      () =>
+        installmentsOf(page, amountCents).then(
+          (options) => current && setState({ options, problem: null }),
+          (err: unknown) =>
+            current &&
+            setState({
+              options: null,
+              problem: err instanceof PayError ? err.message : 'Não foi possível ver as parcelas.',
+            }),
+        ),
+      amountCents === undefined ? 0 : TYPING_PAUSE_MS,
     );
     return () => {
       current = false;
+      clearTimeout(timer);
     };
   }, [amountCents]);
   return state;

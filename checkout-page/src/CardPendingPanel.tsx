@@ -1,10 +1,14 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { CardPayment, PageData } from './api';
 import { usePaymentStream, Waiting } from './payment-stream';
 
+/** How often the page asks again: the stream tells `paid` at once, but a refusal only to a stream opened after it. */
+const ASK_AGAIN_MS = 20_000;
+
 /**
  * A card payment the acquirer has not answered yet (the gateway asks it again by itself): the page waits for
- * `paid` on the stream; a payment that ends otherwise lets the payer try again.
+ * `paid` on the stream; a payment that ends otherwise (refused, failed) is `expired` to the next stream opened,
+ * and lets the payer try again.
  */
 export function CardPendingPanel(props: {
   page: PageData;
@@ -17,6 +21,11 @@ export function CardPendingPanel(props: {
     paid: props.onPaid,
     expired: () => setEnded(true),
   });
+  useEffect(() => {
+    if (ended) return;
+    const timer = setInterval(stream.retry, ASK_AGAIN_MS);
+    return () => clearInterval(timer);
+  }, [ended]);
   return (
     <section class="card" aria-labelledby="card-title">
       {ended ? (

@@ -174,6 +174,20 @@ describe('a payment link paid by card', () => {
     expect(used.status).toBe(410);
   });
 
+  it('no answer from the acquirer: 201 PENDENTE, which the page waits for on the sale’s stream', async () => {
+    const link = await createLink(server, merchant, { amountCents: 5000, methods: ['CREDIT_CARD'] });
+    const base = `${server.url}/api/public/pay/${link.slug}`;
+    server.logs.expect('card authorization outcome unknown');
+    const res = await call<CardPaymentBody>('POST', `${base}/card`, {
+      body: { ...PAYER, token: await tokenFor(base, cardEnding('6')), installments: 1 },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'PENDENTE', refusalCode: null, redirectUrl: null });
+    const events = await fetch(`${base}/sales/${res.body.saleId}/events`);
+    expect(events.status).toBe(200);
+    await events.body?.cancel();
+  });
+
   it('refuses a token of another account, a link without cards, an unknown link, and bad installments', async () => {
     const other = await createMerchant(server);
     const theirs = await createLink(server, other, { methods: ['CREDIT_CARD'] });
