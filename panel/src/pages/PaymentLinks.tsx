@@ -41,7 +41,7 @@ export function PaymentLinks() {
       <h1>Links de pagamento</h1>
       <p class="muted">
         Venda sem programar: crie um link, envie ao comprador (WhatsApp, e-mail, redes sociais) ou mostre o QR
-        code. Ele paga numa página segura, com Pix ou boleto.
+        code. Ele paga numa página segura, com as formas que você escolher (Pix, boleto ou cartão).
       </p>
       {can('sales.create') && (
         <NewLink
