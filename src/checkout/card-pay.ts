@@ -99,6 +99,7 @@ export class PublicCards {
    * merchant's.
    */
   async installments(page: PayerPage, amountCents?: number): Promise<InstallmentOption[]> {
+    this.available();
     const target = await this.target(page, amountCents);
     return this.optionsFor(target.accountId, target.amount, target.maxInstallments);
   }
