@@ -25,6 +25,7 @@ import {
   cardRoutes,
   cardSalesPort,
   cieloChargebackSource,
+  payerCards,
 } from './cards/index.js';
 import { checkoutRoutes } from './checkout/index.js';
 import { ConsoleActions, consoleRoutes } from './console/index.js';
@@ -212,6 +213,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     allowPrivateTargets: config.webhookAllowPrivate,
     outbox: platform.outbox,
   });
+  const cardTokens = new CardTokens(db, acquirer, config.secretsKey);
   const cardRefunds = new CardRefunds(db, acquirer);
   processorsForSales.refunders.set(cardRefunds.name, cardRefunds);
   const charges = {
@@ -226,8 +228,9 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(boletoRoutes, { db, apiKey, settings: config.boleto, perIp: limits.boletoPdfPerIp });
   await app.register(cardRoutes, {
     apiKey,
+    requireSession,
     sales: cardSales,
-    tokens: new CardTokens(db, acquirer, config.secretsKey),
+    tokens: cardTokens,
     publicKey: publicKeyAuth(authCache, lastUse, limits.perKey, limits.publicKey),
   });
   await app.register(checkoutRoutes, {
@@ -238,6 +241,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     perIp: limits.checkoutPerIp,
     pixProcessor: charges.pixProcessor,
     boletoSales: charges.boletoSales,
+    cards: charges.cardSales ? payerCards(cardTokens, cardSales) : null,
     allowPrivateTargets: charges.allowPrivateTargets,
     feed,
     streamsPerIp: config.checkoutStreamsPerIp,

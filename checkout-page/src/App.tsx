@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { PageData, Payment } from './api';
+import type { CardPayment, PageData, Payment } from './api';
 import { BoletoPanel } from './BoletoPanel';
+import { CardPendingPanel } from './CardPendingPanel';
+import { BRAND_NAMES, type CardBrand } from './card';
 import { money } from './money';
 import { PayerForm } from './PayerForm';
 import { PixPanel } from './PixPanel';
@@ -9,12 +11,12 @@ import { savedPayment, savePayment } from './saved-payment';
 type Phase =
   | { at: 'form' }
   | { at: 'paying'; payment: Payment }
-  | { at: 'paid'; amountCents: number; redirectUrl: string | null };
+  | { at: 'paid'; amountCents: number; redirectUrl: string | null; how?: string };
 
 /** Seconds before a paid page takes the payer back to the store, when the store gave an address. */
 const REDIRECT_SECONDS = 5;
 
-/** The hosted checkout: what is paid, the payer's data and method, the Pix or boleto to pay, then the confirmation. */
+/** The hosted checkout: what is paid, the payer's data and method, the Pix, boleto or card, then the confirmation. */
 export function App({ page }: { page: PageData }) {
   const session = page.kind === 'session' ? page.session : null;
   const [phase, setPhase] = useState<Phase>(() => {
@@ -38,7 +40,7 @@ export function App({ page }: { page: PageData }) {
       <header class="summary">
         {merchant && <p class="merchant">{merchant}</p>}
         {phase.at === 'paid' ? (
-          <Confirmed amountCents={phase.amountCents} redirectUrl={phase.redirectUrl} />
+          <Confirmed amountCents={phase.amountCents} redirectUrl={phase.redirectUrl} how={phase.how} />
         ) : (
           <>
             <h1>{title}</h1>
@@ -71,6 +73,14 @@ export function App({ page }: { page: PageData }) {
             savePayment(page, payment);
             setPhase({ at: 'paying', payment });
           }}
+          onPaid={(payment) =>
+            setPhase({
+              at: 'paid',
+              amountCents: payment.amountCents,
+              redirectUrl: payment.redirectUrl,
+              how: paidByCard(payment),
+            })
+          }
         />
       )}
       {phase.at === 'paying' && <Paying page={page} payment={phase.payment} setPhase={setPhase} />}
@@ -83,7 +93,7 @@ export function App({ page }: { page: PageData }) {
   );
 }
 
-/** The Pix or the boleto, until it is paid (the confirmation) or can no longer be (a new one from the form). */
+/** The Pix, the boleto or the card being confirmed, until it is paid (the confirmation) or can no longer be (a new one from the form). */
 function Paying({
   page,
   payment,
@@ -101,14 +111,32 @@ function Paying({
     savePayment(page, null);
     setPhase({ at: 'form' });
   };
-  return payment.method === 'PIX' ? (
-    <PixPanel page={page} payment={payment} onPaid={paid} onNewPix={again} />
-  ) : (
-    <BoletoPanel page={page} payment={payment} onPaid={paid} onNew={again} />
-  );
+  if (payment.method === 'PIX') {
+    return <PixPanel page={page} payment={payment} onPaid={paid} onNewPix={again} />;
+  }
+  if (payment.method === 'CREDIT_CARD') {
+    return <CardPendingPanel page={page} payment={payment} onPaid={paid} onAgain={again} />;
+  }
+  return <BoletoPanel page={page} payment={payment} onPaid={paid} onNew={again} />;
 }
 
-function Confirmed({ amountCents, redirectUrl }: { amountCents: number; redirectUrl: string | null }) {
+/** "No cartão Visa final 1111, em 3 parcelas." */
+function paidByCard(payment: CardPayment): string {
+  const brand =
+    payment.cardBrand && payment.cardBrand in BRAND_NAMES ? BRAND_NAMES[payment.cardBrand as CardBrand] : '';
+  const card = `No cartão ${brand} final ${payment.cardLastFour ?? ''}`.replace(/\s+/g, ' ');
+  return payment.installments > 1 ? `${card}, em ${payment.installments} parcelas.` : `${card}, à vista.`;
+}
+
+function Confirmed({
+  amountCents,
+  redirectUrl,
+  how,
+}: {
+  amountCents: number;
+  redirectUrl: string | null;
+  how?: string | undefined;
+}) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     heading.current?.focus();
@@ -125,6 +153,7 @@ function Confirmed({ amountCents, redirectUrl }: { amountCents: number; redirect
         Pagamento confirmado
       </h1>
       <p>Recebemos seu pagamento de {money(amountCents)}. Obrigado!</p>
+      {how && <p>{how}</p>}
       {redirectUrl && (
         <p>
           Você volta para a loja em instantes. <a href={redirectUrl}>Voltar agora</a>

@@ -1,6 +1,9 @@
-import { useState } from 'preact/hooks';
-import { type PageData, PayError, type Payment, pay } from './api';
+import { useEffect, useState } from 'preact/hooks';
+import { type CardPayment, type PageData, PayError, type Payment, pay, payByCard } from './api';
+import { CardFieldset, useInstallments } from './CardFieldset';
+import { type CardFieldName, cardProblemOf, EMPTY_CARD, expiryOf, refusalMessage } from './card';
 import { digitsOf, documentMask } from './document';
+import { Field } from './Field';
 import {
   ADDRESS_FIELDS,
   type FieldName,
@@ -12,14 +15,21 @@ import {
 } from './fields';
 import { centsOf, money } from './money';
 
-/** The methods this page can take; a card, which a link or session may list, is not offered yet. */
-const AVAILABLE = ['PIX', 'BOLETO'] as const;
+/** The methods this page can take (the server lists only those the gateway takes now). */
+const AVAILABLE = ['PIX', 'CREDIT_CARD', 'BOLETO'] as const;
 type Method = (typeof AVAILABLE)[number];
-const METHOD_LABELS: Record<Method, string> = { PIX: 'Pix', BOLETO: 'Boleto' };
+const METHOD_LABELS: Record<Method, string> = {
+  PIX: 'Pix',
+  CREDIT_CARD: 'Cartão de crédito',
+  BOLETO: 'Boleto',
+};
 const SUBMIT_LABELS: Record<Method, [string, string]> = {
   PIX: ['Pagar com Pix', 'Gerando o Pix…'],
+  CREDIT_CARD: ['Pagar com cartão', 'Pagando…'],
   BOLETO: ['Gerar boleto', 'Gerando o boleto…'],
 };
+const CARD_FIELDS: CardFieldName[] = ['number', 'holder', 'expiry', 'cvv'];
+const cardUntouched = () => ({ number: false, holder: false, expiry: false, cvv: false });
 
 const EMPTY: PayerFields = {
   name: '',
@@ -37,10 +47,18 @@ const untouched = () =>
   Object.fromEntries(Object.keys(EMPTY).map((f) => [f, false])) as Record<FieldName, boolean>;
 
 /**
- * The payer's name, e-mail and CPF or CNPJ (checked as typed), the amount of an open link, the method, and
- * for a boleto the address its registration needs.
+ * The payer's name, e-mail and CPF or CNPJ (checked as typed), the amount of an open link, the method, for a
+ * boleto the address its registration needs, for a card the card and its installments.
  */
-export function PayerForm({ page, onPaying }: { page: PageData; onPaying: (payment: Payment) => void }) {
+export function PayerForm({
+  page,
+  onPaying,
+  onPaid,
+}: {
+  page: PageData;
+  onPaying: (payment: Payment) => void;
+  onPaid: (payment: CardPayment) => void;
+}) {
   const link = page.kind === 'link' ? page.link : null;
   const range =
     link && link.amountCents === null ? { min: link.minCents ?? 100, max: link.maxCents ?? Infinity } : null;
@@ -52,6 +70,24 @@ export function PayerForm({ page, onPaying }: { page: PageData; onPaying: (payme
   const [method, setMethod] = useState<Method | undefined>(methods[0]);
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<string | null>(null);
+  const [card, setCard] = useState(EMPTY_CARD);
+  const [cardLeft, setCardLeft] = useState(cardUntouched);
+  const [installments, setInstallments] = useState(1);
+  const typedCents = range ? centsOf(fields.amount) : undefined;
+  const amountForInstallments =
+    method !== 'CREDIT_CARD'
+      ? null
+      : range
+        ? typedCents !== null && typedCents! >= range.min && typedCents! <= range.max
+          ? typedCents
+          : null
+        : undefined;
+  const installmentChoices = useInstallments(page, amountForInstallments);
+  // another amount may allow fewer installments: the choice falls back to one payment
+  useEffect(() => {
+    const options = installmentChoices.options;
+    if (options && !options.some((o) => o.installments === installments)) setInstallments(1);
+  }, [installmentChoices.options]);
 
   const problem = (f: FieldName) => problemOf(f, fields[f], range);
   const shown = (f: FieldName) => (showsProblem(f, fields[f], left[f]) ? problem(f) : null);
@@ -73,7 +109,7 @@ export function PayerForm({ page, onPaying }: { page: PageData; onPaying: (payme
   if (!method) {
     return (
       <section class="card">
-        <p role="alert">Esta página ainda não aceita as formas de pagamento desta loja. Fale com a loja.</p>
+        <p role="alert">No momento esta página não aceita nenhuma forma de pagamento. Fale com a loja.</p>
       </section>
     );
   }
@@ -92,6 +128,19 @@ export function PayerForm({ page, onPaying }: { page: PageData; onPaying: (payme
     if (wrong) {
       document.getElementById(`f-${wrong}`)?.focus();
       return;
+    }
+    if (method === 'CREDIT_CARD') {
+      setCardLeft({ number: true, holder: true, expiry: true, cvv: true });
+      const wrongCard = CARD_FIELDS.find((f) => cardProblemOf(f, card) !== null);
+      if (wrongCard) {
+        document.getElementById(`f-card-${wrongCard}`)?.focus();
+        return;
+      }
+      if (!installmentChoices.options?.some((o) => o.installments === installments)) {
+        document.getElementById('f-installments')?.focus();
+        return;
+      }
+      return payCard();
     }
     setBusy(true);
     setRefusal(null);
@@ -120,6 +169,43 @@ export function PayerForm({ page, onPaying }: { page: PageData; onPaying: (payme
       setRefusal(err instanceof PayError ? err.message : 'Algo deu errado. Tente de novo.');
       setBusy(false);
     }
+  };
+
+  /** Tokenized and charged; refused, the payer reads why and may try again (the CVV typed anew). */
+  const payCard = async () => {
+    setBusy(true);
+    setRefusal(null);
+    const expiry = expiryOf(card.expiry)!;
+    try {
+      const payment = await payByCard(
+        page,
+        {
+          number: digitsOf(card.number),
+          holderName: card.holder.trim(),
+          expMonth: expiry.month,
+          expYear: expiry.year,
+          cvv: card.cvv,
+        },
+        {
+          name: fields.name.trim(),
+          email: fields.email.trim(),
+          document: digitsOf(fields.document),
+          ...(range ? { amountCents: centsOf(fields.amount)! } : {}),
+        },
+        installments,
+      );
+      if (payment.status === 'PAGO') return onPaid(payment);
+      if (payment.status === 'RECUSADO') {
+        setRefusal(refusalMessage(payment.refusalCode));
+        setCard((old) => ({ ...old, cvv: '' }));
+        setCardLeft((old) => ({ ...old, cvv: false }));
+      } else {
+        onPaying({ method: 'CREDIT_CARD', ...payment });
+      }
+    } catch (err) {
+      setRefusal(err instanceof PayError ? err.message : 'Algo deu errado. Tente de novo.');
+    }
+    setBusy(false);
   };
 
   const documentDigits = digitsOf(fields.document).length;
@@ -161,6 +247,22 @@ export function PayerForm({ page, onPaying }: { page: PageData; onPaying: (payme
           </label>
         ))}
       </fieldset>
+      {method === 'CREDIT_CARD' && (
+        <CardFieldset
+          card={card}
+          setCard={(f, v) => setCard((old) => ({ ...old, [f]: v }))}
+          left={cardLeft}
+          leave={(f, e) => {
+            if ((e?.relatedTarget as HTMLElement | null)?.getAttribute('type') === 'submit') return;
+            setCardLeft((old) => ({ ...old, [f]: true }));
+          }}
+          options={installmentChoices.options}
+          optionsProblem={installmentChoices.problem}
+          waiting={range ? 'Informe o valor para ver as parcelas.' : 'Carregando as parcelas…'}
+          installments={installments}
+          setInstallments={setInstallments}
+        />
+      )}
       {method === 'BOLETO' && (
         <fieldset class="address">
           <legend>Endereço (vai no boleto)</legend>
@@ -211,43 +313,5 @@ export function PayerForm({ page, onPaying }: { page: PageData; onPaying: (payme
         {SUBMIT_LABELS[method][busy ? 1 : 0]}
       </button>
     </form>
-  );
-}
-
-function Field(props: {
-  id: FieldName;
-  label: string;
-  value: string;
-  problem: string | null;
-  hint?: string;
-  autoComplete?: string;
-  inputMode?: 'numeric' | 'decimal' | 'email';
-  onInput: (value: string) => void;
-  onBlur: (e: FocusEvent) => void;
-}) {
-  const id = `f-${props.id}`;
-  const note = props.problem ?? props.hint;
-  return (
-    <div class="field">
-      <label for={id}>{props.label}</label>
-      <input
-        id={id}
-        name={props.id}
-        type="text"
-        autoComplete={props.autoComplete ?? 'off'}
-        inputMode={props.inputMode}
-        value={props.value}
-        required
-        aria-invalid={props.problem ? 'true' : undefined}
-        aria-describedby={note ? `${id}-note` : undefined}
-        onInput={(e) => props.onInput((e.currentTarget as HTMLInputElement).value)}
-        onBlur={props.onBlur}
-      />
-      {note && (
-        <p id={`${id}-note`} class={props.problem ? 'problem' : 'hint'}>
-          {note}
-        </p>
-      )}
-    </div>
   );
 }

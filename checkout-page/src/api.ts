@@ -6,6 +6,7 @@ export interface PublicLink {
   minCents: number | null;
   maxCents: number | null;
   methods: string[];
+  maxInstallments: number | null;
   expiresAt: string | null;
   merchantName: string;
 }
@@ -50,8 +51,30 @@ export interface BoletoPayment {
   pixQrCode: string;
 }
 
-/** A payment started on this page: the Pix to pay, or the boleto. */
-export type Payment = ({ method: 'PIX' } & PixPayment) | ({ method: 'BOLETO' } & BoletoPayment);
+/** A card charge's outcome (src/checkout/card-pay.ts): PAGO, RECUSADO with its code, or PENDENTE. */
+export interface CardPayment {
+  saleId: string;
+  status: string;
+  amountCents: number;
+  installments: number;
+  cardBrand: string | null;
+  cardLastFour: string | null;
+  refusalCode: string | null;
+  redirectUrl: string | null;
+}
+
+/** A payment started on this page: the Pix to pay, the boleto, or a card whose answer is awaited. */
+export type Payment =
+  | ({ method: 'PIX' } & PixPayment)
+  | ({ method: 'BOLETO' } & BoletoPayment)
+  | ({ method: 'CREDIT_CARD' } & CardPayment);
+
+export interface InstallmentOption {
+  installments: number;
+  installmentCents: number;
+  firstInstallmentCents: number;
+  totalCents: number;
+}
 
 export interface PayerAddress {
   street: string;
@@ -85,7 +108,7 @@ export class PayError extends Error {}
 /** Starts the payment: the Pix's QR code and copy-and-paste code, or the boleto's line and PDF. */
 export async function pay(
   page: PageData,
-  method: Payment['method'],
+  method: 'PIX' | 'BOLETO',
   payer: { name: string; email: string; document: string; amountCents?: number; address?: PayerAddress },
 ): Promise<Payment> {
   let res: Response;
@@ -103,4 +126,43 @@ export async function pay(
     REFUSALS[res.status] ??
       `Não foi possível gerar ${method === 'PIX' ? 'o Pix' : 'o boleto'} agora. Tente de novo em instantes.`,
   );
+}
+
+/** The same-origin JSON POST of the payer's routes: 201's body, or a PayError in Portuguese. */
+async function post<T>(url: string, body: unknown, otherwise: string): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  } catch {
+    throw new PayError('Sem conexão. Confira sua internet e tente de novo.');
+  }
+  if (res.status === 201) return (await res.json()) as T;
+  throw new PayError(REFUSALS[res.status] ?? otherwise);
+}
+
+/** The installments the payer may choose for this page's amount (an open link's: the amount typed). */
+export async function installmentsOf(page: PageData, amountCents?: number): Promise<InstallmentOption[]> {
+  const query = amountCents === undefined ? '' : `?amountCents=${amountCents}`;
+  const res = await fetch(`${payPath(page)}/installments${query}`);
+  if (res.status !== 200) throw new PayError(REFUSALS[res.status] ?? 'Não foi possível ver as parcelas.');
+  return ((await res.json()) as { options: InstallmentOption[] }).options;
+}
+
+/**
+ * Pays by card: the card goes to this page's tokenizing route (the gateway hands it to the acquirer and keeps
+ * only the token), then the token is charged. A refusal is a CardPayment with status RECUSADO.
+ */
+export async function payByCard(
+  page: PageData,
+  card: { number: string; holderName: string; expMonth: number; expYear: number; cvv: string },
+  payer: { name: string; email: string; document: string; amountCents?: number },
+  installments: number,
+): Promise<CardPayment> {
+  const unavailable = 'Não foi possível pagar com cartão agora. Tente de novo em instantes.';
+  const { token } = await post<{ token: string }>(`${payPath(page)}/card-token`, card, unavailable);
+  return post<CardPayment>(`${payPath(page)}/card`, { ...payer, token, installments }, unavailable);
 }

@@ -8,6 +8,7 @@ import type * as Accounts from '../../src/accounts/schemas';
 import type * as Audit from '../../src/audit/schemas';
 import type * as Auth from '../../src/auth/schemas';
 import type * as Team from '../../src/auth/users/schemas';
+import type * as Cards from '../../src/cards/schemas';
 import type * as Disputes from '../../src/disputes/schemas';
 import type * as Ledger from '../../src/ledger/schemas';
 import type * as Onboard from '../../src/onboarding/schemas';
@@ -29,6 +30,10 @@ export type Sale = Static<typeof Sales.Sale>;
 export type RefundedSale = Static<typeof Sales.RefundedSale>;
 export type SalesPage = Static<typeof Sales.SalesPage>;
 export type ChargeInput = Static<typeof Charges.ChargeBody>;
+export type CardTokenInput = Static<typeof Cards.CardTokenBody>;
+export type CardToken = Static<typeof Cards.CardToken>;
+/** A method a link, a session or a charge may offer (checkout's CHECKOUT_METHODS). */
+export type PaymentMethod = 'PIX' | 'BOLETO' | 'CREDIT_CARD';
 export type Withdrawal = Static<typeof Withdrawals.WithdrawalLookup>;
 export type WithdrawalCreated = Static<typeof Withdrawals.WithdrawalCreated>;
 export type WithdrawalPage = Static<typeof Withdrawals.WithdrawalPage>;
@@ -280,6 +285,10 @@ export const api = {
     request<PaymentLink>('PATCH', `/api/panel/payment-links/${id}`, { active }),
   sale: (id: string) => request<Sale>('GET', `/api/sales/${encodeURIComponent(id)}`),
   createCharge: (input: ChargeInput) => request<Sale>('POST', '/api/sales', input),
+  /** What this gateway can take now: the forms offer only these. */
+  paymentMethods: () => request<{ methods: PaymentMethod[] }>('GET', '/api/panel/payment-methods'),
+  /** The payer's card tokenized at the acquirer for a card charge; the number goes nowhere else. */
+  cardToken: (card: CardTokenInput) => request<CardToken>('POST', '/api/panel/cards/tokens', card),
   refund: (id: string, amountCents: number, key: string) =>
     request<RefundedSale>(
       'POST',

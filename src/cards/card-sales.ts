@@ -8,6 +8,7 @@ import type { Queue } from '../platform/jobs/queue.js';
 import {
   type Customer,
   captureLess,
+  cartOfCheckout,
   checkSaleSize,
   createKeyedSale,
   createSale,
@@ -17,6 +18,7 @@ import {
   normalizePostbackUrl,
   ownedSale,
   type SaleItem,
+  type SaleOrigin,
   type SaleRow,
   setRefusalReason,
 } from '../sales/index.js';
@@ -51,6 +53,13 @@ export interface CardSaleInput {
   metadata?: Record<string, string>;
 }
 
+/** Where a payer's page started the sale (the checkout module's payer routes); nothing for the API's. */
+export interface CardSaleContext {
+  origin?: SaleOrigin;
+  /** Runs in the transaction that stores the sale, after it: may refuse it (a payment link's uses). */
+  reserve?: (tx: Queryable, saleId: number) => Promise<void>;
+}
+
 /** An authorization not captured within this is voided at the acquirer (the sale CANCELADO). */
 export const AUTHORIZATION_LIFETIME_SECONDS = 7 * 86_400;
 /** A sale whose authorization outcome is unknown this long is asked about by the resolving job. */
@@ -77,6 +86,7 @@ export class CardSales {
     input: CardSaleInput,
     key: string | null,
     log: Logger,
+    context: CardSaleContext = {},
   ): Promise<{ sale: SaleRow; replayed: boolean }> {
     const credit = input.paymentMethod === 'CREDIT_CARD';
     if (!input.card) throw validation(`card is required for ${input.paymentMethod}`);
@@ -114,7 +124,11 @@ export class CardSales {
             installments: credit ? installments : null,
             processor: cardProcessorOf(this.acquirer),
             postbackUrl,
-            cartId: null,
+            cartId: await cartOfCheckout(tx, accountId, context.origin, {
+              customer,
+              items: input.items,
+              amount: input.amount,
+            }),
             recurrence: null,
             pixKey: null,
             externalTransactionId: uuid,
@@ -122,9 +136,11 @@ export class CardSales {
             cardBrand: token.brand,
             boletoCode: null,
             metadata: input.metadata ?? {},
+            origin: context.origin,
           },
           { notifyPending: true, uuid },
         );
+        if (context.reserve) await context.reserve(tx, sale.id);
         await insertCardPayment(tx, {
           saleId: sale.id,
           orderId: uuid,

@@ -7,5 +7,7 @@ export { CARD_JOBS_EVERY_MS, CardSales } from './card-sales.js';
 export { type AcquirerChargeback, type CardChargebackSource, cieloChargebackSource } from './chargebacks.js';
 export { deleteExpiredCardTokens, newestSealedCardToken } from './data.js';
 export { cardSalesPort } from './http.js';
+export { type PayerCardCharge, payerCards } from './payer-cards.js';
 export { cardRoutes } from './routes.js';
+export { CardToken, CardTokenBody } from './schemas.js';
 export { CARD_TOKEN_LIFETIME_SECONDS, CardTokens, type UsedCardToken, useToken } from './tokens.js';

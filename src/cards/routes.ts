@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { merchantOf } from '../auth/index.js';
+import { accountOf, merchantOf } from '../auth/index.js';
 import { validation } from '../platform/errors/app-error.js';
 import {
   EnvelopeErrorBody,
@@ -26,7 +26,13 @@ async function openToAnyOrigin(_request: FastifyRequest, reply: FastifyReply): P
 
 export async function cardRoutes(
   app: Http,
-  deps: { tokens: CardTokens; publicKey: AuthHook; apiKey: AuthHook; sales: CardSales },
+  deps: {
+    tokens: CardTokens;
+    publicKey: AuthHook;
+    apiKey: AuthHook;
+    requireSession: AuthHook;
+    sales: CardSales;
+  },
 ): Promise<void> {
   app.post(
     '/api/transactions/:id/capture',
@@ -113,6 +119,38 @@ export async function cardRoutes(
       const issued = await mapCardErrors(() =>
         deps.tokens.issue(merchantOf(request).accountId, request.body),
       );
+      return reply.code(201).send(issued);
+    },
+  );
+
+  // "Nova cobrança" by card: the panel keys in the payer's card (no key pair in the browser), same-origin only
+  app.post(
+    '/api/panel/cards/tokens',
+    {
+      config: {
+        errorShape: 'envelope',
+        permission: 'sales.create',
+        errors: ['PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
+      },
+      onRequest: deps.requireSession,
+      schema: {
+        summary:
+          "Tokenizes a card at the acquirer for the panel's card charge (POST /api/cards/tokens's body)",
+        description: 'The card number and CVV go to the acquirer and are never stored or logged.',
+        tags: ['panel'],
+        body: CardTokenBody,
+        response: {
+          201: CardToken,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+          502: EnvelopeErrorBody,
+          503: EnvelopeErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const issued = await mapCardErrors(() => deps.tokens.issue(accountOf(request), request.body));
       return reply.code(201).send(issued);
     },
   );

@@ -21,3 +21,6 @@ export class CheckoutGone extends Error {
 
 /** No PSP issues boletos on this gateway (503 PROCESSOR_UNAVAILABLE). */
 export class BoletoUnavailable extends Error {}
+
+/** No card acquirer is usable on this gateway (503 PROCESSOR_UNAVAILABLE). */
+export class CardsUnavailable extends Error {}

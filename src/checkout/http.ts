@@ -1,6 +1,12 @@
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import { isUuid } from '../platform/ids/public-ids.js';
-import { BoletoUnavailable, CheckoutGone, CheckoutInputError, CheckoutNotFound } from './errors.js';
+import {
+  BoletoUnavailable,
+  CardsUnavailable,
+  CheckoutGone,
+  CheckoutInputError,
+  CheckoutNotFound,
+} from './errors.js';
 
 /** The checkout module's refusals as the routes answer them: 400, 404, 410 in the route's shape. */
 export async function mapCheckoutErrors<T>(work: () => Promise<T>): Promise<T> {
@@ -10,7 +16,9 @@ export async function mapCheckoutErrors<T>(work: () => Promise<T>): Promise<T> {
     if (err instanceof CheckoutInputError) throw validation(err.message);
     if (err instanceof CheckoutNotFound) throw notFound(err.message);
     if (err instanceof CheckoutGone) throw new AppError('GONE', err.message);
-    if (err instanceof BoletoUnavailable) throw new AppError('PROCESSOR_UNAVAILABLE', err.message);
+    if (err instanceof BoletoUnavailable || err instanceof CardsUnavailable) {
+      throw new AppError('PROCESSOR_UNAVAILABLE', err.message);
+    }
     throw err;
   }
 }

@@ -12,6 +12,7 @@ import {
   listLinks,
   setLinkActive,
 } from './links.data.js';
+import { refuseUntaken, type TakenMethods } from './methods.js';
 import { newSlug } from './slugs.js';
 import { returnUrl } from './urls.js';
 
@@ -59,9 +60,12 @@ export class PaymentLinks {
   constructor(
     private readonly db: Queryable,
     private readonly publicUrl: string,
+    /** What the gateway can take: a link offering anything else is refused. */
+    private readonly taken: TakenMethods,
   ) {}
 
   async create(accountId: number, input: LinkInput): Promise<LinkView> {
+    refuseUntaken(input.methods, this.taken);
     const row = await insertLink(this.db, {
       id: randomUUID(),
       account_id: accountId,

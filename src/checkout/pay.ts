@@ -16,6 +16,7 @@ import { CheckoutGone, CheckoutInputError, CheckoutNotFound } from './errors.js'
 import type { CheckoutMethod, LinkRow } from './links.data.js';
 import { findLinkBySlug } from './links.data.js';
 import { usesOf } from './links.js';
+import { offered, type TakenMethods } from './methods.js';
 import { type PayerInput, payerOf } from './payer.js';
 import { findSession, type SessionItem } from './sessions.data.js';
 import { type SessionStatus, sessionState } from './sessions.js';
@@ -66,6 +67,8 @@ export interface PayDeps {
   /** Who opens PIX charges (the sales module's); null when none is configured. */
   pixProcessor: PixChargeProcessor | null;
   allowPrivateTargets: boolean;
+  /** What the gateway can take now: the pages offer only those of a link's or session's methods. */
+  taken: TakenMethods;
 }
 
 /** A PIX charge of a link stays payable an hour, and never past the link's own end. */
@@ -85,7 +88,7 @@ export class PublicCheckout {
       amountCents: link.amount_cents,
       minCents: link.min_cents,
       maxCents: link.max_cents,
-      methods: link.methods,
+      methods: offered(link.methods, this.deps.taken),
       maxInstallments: link.max_installments,
       expiresAt: link.expires_at?.toISOString() ?? null,
       merchantName: link.merchant_name ?? '',
@@ -123,7 +126,7 @@ export class PublicCheckout {
       status: state.status,
       amountCents: session.amount_cents,
       items: session.items,
-      methods: session.methods,
+      methods: offered(session.methods, this.deps.taken),
       expiresAt: session.expires_at.toISOString(),
       merchantName: session.merchant_name ?? '',
       cancelUrl: session.cancel_url,

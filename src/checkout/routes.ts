@@ -3,8 +3,13 @@ import type { Db } from '../platform/db/db.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import type { BoletoSales, PixChargeProcessor } from '../sales/index.js';
 import { PublicBoletos } from './boleto-pay.js';
+import { registerCardPayerRoutes } from './card.routes.js';
+import { type PayerCards, PublicCards } from './card-pay.js';
+import type { CheckoutMethod } from './links.data.js';
 import { PaymentLinks } from './links.js';
 import { registerLinkRoutes } from './links.routes.js';
+import type { TakenMethods } from './methods.js';
+import { registerMethodRoutes } from './methods.routes.js';
 import { registerPageRoutes } from './page.routes.js';
 import { PaidSales } from './paid-watch.js';
 import { PublicCheckout } from './pay.js';
@@ -26,6 +31,8 @@ export interface CheckoutDeps {
   pixProcessor: PixChargeProcessor | null;
   /** Who issues boletos (the boletos module's, through the sales module's interface); null when none (503). */
   boletoSales: BoletoSales | null;
+  /** Who tokenizes and charges the payer's card (the cards module's payerCards); null when no acquirer is usable. */
+  cards: PayerCards | null;
   allowPrivateTargets: boolean;
   /** The process's reader of new notification facts: the pages learn of their payment from it. */
   feed: EventFeed;
@@ -37,21 +44,24 @@ export interface CheckoutDeps {
 
 /** Payment links (API and panel), checkout sessions (API), the payer's routes of both and their hosted pages. */
 export async function checkoutRoutes(app: Http, deps: CheckoutDeps): Promise<void> {
-  const links = new PaymentLinks(deps.db, deps.publicUrl);
+  const taken = takenMethods(deps);
+  const links = new PaymentLinks(deps.db, deps.publicUrl, taken);
   registerLinkRoutes(app, links, { kind: 'api', path: '/api/payment-links', auth: deps.apiKey });
   registerLinkRoutes(app, links, {
     kind: 'panel',
     path: '/api/panel/payment-links',
     auth: deps.requireSession,
   });
-  registerSessionRoutes(app, new CheckoutSessions(deps.db, deps.publicUrl), deps.apiKey);
-  const checkout = new PublicCheckout(deps);
+  registerSessionRoutes(app, new CheckoutSessions(deps.db, deps.publicUrl, taken), deps.apiKey);
+  registerMethodRoutes(app, taken, deps.requireSession);
+  const checkout = new PublicCheckout({ ...deps, taken });
   registerPublicRoutes(
     app,
     checkout,
     new PublicBoletos(checkout, deps.boletoSales, deps.publicUrl),
     deps.perIp,
   );
+  registerCardPayerRoutes(app, new PublicCards(deps.db, checkout, deps.cards, deps.publicUrl), deps.perIp);
   registerStreamRoutes(
     app,
     deps.db,
@@ -59,4 +69,13 @@ export async function checkoutRoutes(app: Http, deps: CheckoutDeps): Promise<voi
     deps.perIp,
   );
   registerPageRoutes(app, checkout, deps.perIp, deps.testMode);
+}
+
+/** What this gateway can take now: a method whose processor, issuer or acquirer app.ts wired. */
+function takenMethods(deps: CheckoutDeps): TakenMethods {
+  const taken = new Set<CheckoutMethod>();
+  if (deps.pixProcessor) taken.add('PIX');
+  if (deps.boletoSales) taken.add('BOLETO');
+  if (deps.cards) taken.add('CREDIT_CARD');
+  return taken;
 }

@@ -272,3 +272,62 @@ export const BoletoPayment = Type.Object({
   pixCopyPaste: Type.String({ description: 'The boleto híbrido’s BR Code: paying it pays the boleto' }),
   pixQrCode: Type.String({ description: 'That BR Code as an SVG QR code (data: URI)' }),
 });
+
+const Installments = Type.Integer({
+  minimum: 1,
+  maximum: 12,
+  description: 'Credit installments: one of the options GET …/installments lists',
+});
+const CardTokenField = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'The token POST …/card-token answered: single use, 15 minutes',
+});
+const CARD_EXAMPLE = { token: 'tok_3q2Jr8LhQmV1x0aKcT9yWbPz5nDfE7gU', installments: 3 };
+
+export const InstallmentsQuery = Type.Object(
+  {
+    amountCents: Type.Optional(
+      Type.String({
+        pattern: '^[1-9][0-9]{0,11}$',
+        description: 'Open amounts only: the amount the payer typed, in cents',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const InstallmentOptions = Type.Object({
+  options: Type.Array(
+    Type.Object({
+      installments: Type.Integer(),
+      installmentCents: Type.Integer({ description: 'Each installment but the first' }),
+      firstInstallmentCents: Type.Integer({ description: 'The first carries the division’s remainder' }),
+      totalCents: Type.Integer({ description: 'What the payer pays in all: the amount (no interest)' }),
+    }),
+  ),
+});
+
+export const LinkCardBody = Type.Object(
+  { ...LinkPayBody.properties, token: CardTokenField, installments: Installments },
+  { additionalProperties: false, examples: [{ ...PAYER_EXAMPLE, ...CARD_EXAMPLE }] },
+);
+
+export const SessionCardBody = Type.Object(
+  { ...SessionPayBody.properties, token: CardTokenField, installments: Installments },
+  { additionalProperties: false, examples: [{ ...PAYER_EXAMPLE, ...CARD_EXAMPLE }] },
+);
+
+export const CardPayment = Type.Object({
+  saleId: Type.String({ format: 'uuid' }),
+  status: Type.String({
+    description:
+      'PAGO (approved and captured), RECUSADO (refused: refusalCode says why; the payer may try again), or PENDENTE while the acquirer’s answer is awaited',
+  }),
+  amountCents: Type.Integer(),
+  installments: Type.Integer(),
+  cardBrand: NullableString(),
+  cardLastFour: NullableString(),
+  refusalCode: NullableString({ description: 'RECUSADO: the acquirer’s return code (e.g. 05, 57)' }),
+  redirectUrl: NullableString({ description: 'PAGO: where the page sends the payer (null: stay)' }),
+});

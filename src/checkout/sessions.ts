@@ -4,6 +4,7 @@ import { type OriginSale, salesOfSessions } from '../sales/index.js';
 import { CheckoutNotFound } from './errors.js';
 import type { CheckoutMethod } from './links.data.js';
 import { methodsOf } from './links.js';
+import { refuseUntaken, type TakenMethods } from './methods.js';
 import { type PayerInput, prefilledPayer } from './payer.js';
 import { findSession, insertSession, type SessionItem, type SessionRow } from './sessions.data.js';
 import { returnUrl } from './urls.js';
@@ -58,9 +59,12 @@ export class CheckoutSessions {
   constructor(
     private readonly db: Queryable,
     private readonly publicUrl: string,
+    /** What the gateway can take: a session offering anything else is refused. */
+    private readonly taken: TakenMethods,
   ) {}
 
   async create(accountId: number, input: SessionInput): Promise<SessionView> {
+    refuseUntaken(input.methods, this.taken);
     const row = await insertSession(
       this.db,
       {

@@ -8,6 +8,7 @@ export { captureLess, createSale } from './create.js';
 export { type DailyTotal, dailyTotals, recentSaleBodies } from './daily-totals.js';
 export { lockSalesById, type SaleOrigin, setRefusalReason } from './data.js';
 export { type DisputedSale, lockSaleForDispute, moveDisputedSale, saleOfReceivedPix } from './disputed.js';
+export { saleFees } from './fees.js';
 export { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 export { ownedSale, saleJson } from './lookup.js';
 export {

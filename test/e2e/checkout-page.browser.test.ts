@@ -72,9 +72,10 @@ describe('a buyer pays a payment link by Pix on a phone', () => {
     expect(res?.status()).toBe(200);
     await page.getByRole('heading', { level: 1, name: 'Curso de fotografia' }).waitFor();
     expect(await page.getByText('R$ 199,00').isVisible()).toBe(true);
-    // only what exists is offered: Pix, not the card the link lists
-    expect(await page.getByRole('radio').count()).toBe(1);
+    // what the link lists and the gateway takes, Pix first (checkout-card.browser.test.ts pays by card)
+    expect(await page.getByRole('radio').count()).toBe(2);
     expect(await page.getByRole('radio', { name: 'Pix' }).isChecked()).toBe(true);
+    expect(await page.getByRole('radio', { name: 'Cartão de crédito' }).isChecked()).toBe(false);
     await expectAccessible();
     await shot(page, 'checkout-01-link-form');
 
@@ -211,17 +212,29 @@ describe('a buyer pays a payment link by boleto', () => {
   });
 });
 
-describe('a link whose methods the page does not take yet', () => {
-  it('offers nothing it cannot do: a link of CREDIT_CARD alone says so, with no form', async () => {
-    const link = await createLink(server, merchant, { title: 'Assinatura', methods: ['CREDIT_CARD'] });
-    expect((await page.goto(`${server.url}/pay/${link.slug}`))?.status()).toBe(200);
-    await page
-      .getByRole('alert')
-      .filter({ hasText: 'Esta página ainda não aceita as formas de pagamento desta loja.' })
-      .waitFor();
-    expect(await page.getByRole('button').count()).toBe(0);
-    await expectAccessible();
-    await shot(page, 'checkout-12-no-method');
+describe('a link whose methods the gateway no longer takes', () => {
+  it('offers nothing it cannot do: a card link on a gateway without an acquirer says so, with no form', async () => {
+    // SANDBOX off: no PSP and no usable acquirer; the link was made when cards were taken (no API makes it now)
+    const off = await startServer({ workers: false, env: { SANDBOX: 'off' } });
+    try {
+      const owner = await createMerchant(off, 'Loja da Maria');
+      await off.runtime.platform.db.query(
+        `INSERT INTO payment_links (id, account_id, slug, title, amount_cents, methods, metadata)
+         VALUES ($1, $2, 'CCCCCCCCCCCCCCCC', 'Assinatura', 1000, '{CREDIT_CARD}', '{}')`,
+        [randomUUID(), owner.accountId],
+      );
+      expect((await page.goto(`${off.url}/pay/CCCCCCCCCCCCCCCC`))?.status()).toBe(200);
+      await page
+        .getByRole('alert')
+        .filter({ hasText: 'No momento esta página não aceita nenhuma forma de pagamento. Fale com a loja.' })
+        .waitFor();
+      expect(await page.getByRole('button').count()).toBe(0);
+      await expectAccessible();
+      await shot(page, 'checkout-12-no-method');
+    } finally {
+      requests = [];
+      await off.close();
+    }
   });
 });
 

@@ -102,4 +102,27 @@ describe('Links de pagamento', () => {
     });
     await shot(page, 'links-04-open-amount');
   });
+
+  it('offers Cartão de crédito when the gateway takes cards, with the most installments', async () => {
+    await page.getByLabel('Título (o que o comprador vê)').fill('Curso de costura');
+    await page.getByLabel('Fixo').check();
+    await page.getByLabel('Valor (R$)').fill('600,00');
+    await page.getByLabel('PIX').uncheck();
+    await page.getByLabel('Cartão de crédito').check();
+    await page.getByLabel('Parcelas no cartão (até)').selectOption('6');
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot(page, 'links-05-card-form');
+    await page.getByRole('button', { name: 'Criar link' }).click();
+    const table = page.getByRole('table', { name: 'Links de pagamento' });
+    await table.getByRole('cell', { name: 'Cartão de crédito' }).waitFor();
+    const links = await call<{ data: { title: string; methods: string[]; maxInstallments: number }[] }>(
+      'GET',
+      `${server.url}/api/payment-links`,
+      { headers: m.keys },
+    );
+    expect(links.body.data.find((l) => l.title === 'Curso de costura')).toMatchObject({
+      methods: ['CREDIT_CARD'],
+      maxInstallments: 6,
+    });
+  });
 });

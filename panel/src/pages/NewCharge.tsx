@@ -1,7 +1,8 @@
-import { useState } from 'preact/hooks';
-import { api, type ChargeInput } from '../api';
+import { useEffect, useState } from 'preact/hooks';
+import { api, type ChargeInput, type PaymentMethod } from '../api';
 import { centsOf } from '../ui/format';
 import { Card, ErrorText } from '../ui/kit';
+import { CardInputs, type CardTyped, EMPTY_CARD, expiryOf } from './CardInputs';
 
 const UFS = 'AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC SP SE TO'.split(' ');
 
@@ -12,7 +13,7 @@ function spDay(days: number): string {
 }
 
 type Fields = {
-  method: 'PIX' | 'BOLETO';
+  method: 'PIX' | 'BOLETO' | 'CREDIT_CARD';
   amount: string;
   description: string;
   name: string;
@@ -28,10 +29,22 @@ type Fields = {
   zipCode: string;
 };
 
+const METHOD_LABELS: Record<PaymentMethod, string> = {
+  BOLETO: 'Boleto (com Pix)',
+  PIX: 'PIX',
+  CREDIT_CARD: 'Cartão de crédito',
+};
+const SUBMIT_LABELS: Record<PaymentMethod, string> = {
+  BOLETO: 'Emitir boleto',
+  PIX: 'Criar cobrança PIX',
+  CREDIT_CARD: 'Cobrar no cartão',
+};
+
 /**
- * "Nova cobrança": a PIX charge or a boleto híbrido opened from the panel through the API's own path (POST
- * /api/sales takes POST /api/transactions's body). A boleto asks what a boleto needs: the due date, and the
- * payer's CPF/CNPJ, name and address. Once issued, the sale's page shows it (the linha digitável, the PDF).
+ * "Nova cobrança": a PIX charge, a boleto híbrido or a card charge opened from the panel through the API's own
+ * path (POST /api/sales takes POST /api/transactions's body), offering only what the gateway can take now. A
+ * boleto asks what a boleto needs: the due date, and the payer's CPF/CNPJ, name and address; a card is
+ * tokenized first (POST /api/panel/cards/tokens) and charged by its token. The sale's page shows the outcome.
  */
 export function NewCharge() {
   const [f, setF] = useState<Fields>({
@@ -51,9 +64,24 @@ export function NewCharge() {
     zipCode: '',
   });
   const [error, setError] = useState<unknown>(null);
+  const [methods, setMethods] = useState<PaymentMethod[] | null>(null);
+  const [card, setCard] = useState<CardTyped>(EMPTY_CARD);
+  const [cardWrong, setCardWrong] = useState(false);
+  useEffect(() => {
+    api.paymentMethods().then(
+      ({ methods: taken }) => {
+        const offered = (['BOLETO', 'PIX', 'CREDIT_CARD'] as const).filter((m) => taken.includes(m));
+        setMethods(offered);
+        if (offered.length > 0 && !offered.includes(f.method))
+          setF((old) => ({ ...old, method: offered[0]! }));
+      },
+      (err: unknown) => setError(err),
+    );
+  }, []);
   const [amountWrong, setAmountWrong] = useState(false);
   const [busy, setBusy] = useState(false);
   const boleto = f.method === 'BOLETO';
+  const byCard = f.method === 'CREDIT_CARD';
   const field = (name: keyof Fields, label: string, attrs: Record<string, unknown> = {}) => (
     <div>
       <label for={`c-${name}`}>{label}</label>
@@ -77,6 +105,9 @@ export function NewCharge() {
             const cents = centsOf(f.amount);
             setAmountWrong(cents === null || cents < 1);
             if (cents === null || cents < 1) return;
+            const expiry = expiryOf(card.expiry);
+            setCardWrong(byCard && !expiry);
+            if (byCard && !expiry) return;
             const input: ChargeInput = {
               amount: cents,
               paymentMethod: f.method,
@@ -101,6 +132,16 @@ export function NewCharge() {
             };
             setBusy(true);
             try {
+              if (byCard) {
+                const { token } = await api.cardToken({
+                  number: card.number,
+                  holderName: card.holder,
+                  cvv: card.cvv,
+                  ...expiry!,
+                });
+                input.card = { token };
+                input.installments = Number(card.installments);
+              }
               const sale = await api.createCharge(input);
               location.hash = `#/vendas/${sale.uuid}`;
             } catch (err) {
@@ -113,7 +154,7 @@ export function NewCharge() {
           <fieldset>
             <legend>Forma de pagamento</legend>
             <div class="checks">
-              {(['BOLETO', 'PIX'] as const).map((m) => (
+              {(methods ?? []).map((m) => (
                 <label key={m} class="check">
                   <input
                     type="radio"
@@ -122,7 +163,7 @@ export function NewCharge() {
                     checked={f.method === m}
                     onInput={() => setF({ ...f, method: m })}
                   />
-                  {m === 'BOLETO' ? 'Boleto (com Pix)' : 'PIX'}
+                  {METHOD_LABELS[m]}
                 </label>
               ))}
             </div>
@@ -176,8 +217,19 @@ export function NewCharge() {
               </div>
             </fieldset>
           )}
-          <button type="submit" disabled={busy}>
-            {boleto ? 'Emitir boleto' : 'Criar cobrança PIX'}
+          {byCard && <CardInputs card={card} amountCents={centsOf(f.amount)} set={setCard} />}
+          {cardWrong && (
+            <p class="error" role="alert">
+              Validade inválida: use MM/AA, como 08/29.
+            </p>
+          )}
+          {methods?.length === 0 && (
+            <p class="error" role="alert">
+              Este gateway não aceita nenhuma forma de pagamento agora.
+            </p>
+          )}
+          <button type="submit" disabled={busy || !methods?.length}>
+            {SUBMIT_LABELS[f.method]}
           </button>
         </form>
         <ErrorText error={error} />

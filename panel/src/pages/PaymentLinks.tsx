@@ -1,14 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
 import { fromSaoPaulo, toSaoPaulo } from '../../../src/platform/time/sao-paulo';
-import { api, can, type LinkInput, type PaymentLink, type Sale } from '../api';
+import { api, can, type LinkInput, type PaymentLink, type PaymentMethod, type Sale } from '../api';
 import { centsOf, date, money } from '../ui/format';
 import { Card, CopyButton, ErrorText, Table, useAttempt } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
 
-/** What the payer's page takes today (the API also accepts CREDIT_CARD for links). */
-const LINK_METHODS = ['PIX', 'BOLETO'] as const;
-type LinkMethod = (typeof LINK_METHODS)[number];
+/** The methods a link may offer, in the form's order; only those the gateway takes now are shown. */
+const LINK_METHODS: readonly PaymentMethod[] = ['PIX', 'BOLETO', 'CREDIT_CARD'];
 
 /** "R$ 199,00", or "de R$ 10,00 a R$ 500,00" for an open amount. */
 function amountText(l: PaymentLink): string {
@@ -42,7 +41,7 @@ export function PaymentLinks() {
       <h1>Links de pagamento</h1>
       <p class="muted">
         Venda sem programar: crie um link, envie ao comprador (WhatsApp, e-mail, redes sociais) ou mostre o QR
-        code. Ele paga numa página segura, com Pix ou boleto.
+        code. Ele paga numa página segura, com as formas que você escolher (Pix, boleto ou cartão).
       </p>
       {can('sales.create') && (
         <NewLink
@@ -169,13 +168,25 @@ function NewLink({ onMade }: { onMade: (link: PaymentLink) => void }) {
   const [amount, setAmount] = useState('');
   const [min, setMin] = useState('');
   const [max, setMax] = useState('');
-  const [methods, setMethods] = useState<LinkMethod[]>(['PIX']);
+  const [methods, setMethods] = useState<PaymentMethod[]>([]);
+  const [taken, setTaken] = useState<PaymentMethod[] | null>(null);
+  const [installments, setInstallments] = useState('12');
   const [expires, setExpires] = useState('');
   const [uses, setUses] = useState('');
   const [problem, setProblem] = useState('');
   const { error, attempt } = useAttempt(() => setProblem(''));
-  const toggle = (m: LinkMethod) =>
+  const toggle = (m: PaymentMethod) =>
     setMethods((now) => (now.includes(m) ? now.filter((x) => x !== m) : [...now, m]));
+  useEffect(() => {
+    api.paymentMethods().then(
+      ({ methods: can }) => {
+        const offered = LINK_METHODS.filter((m) => can.includes(m));
+        setTaken(offered);
+        setMethods((now) => (now.length > 0 ? now : offered.slice(0, 1)));
+      },
+      () => setTaken([]),
+    );
+  }, []);
 
   return (
     <Card title="Novo link">
@@ -207,6 +218,7 @@ function NewLink({ onMade }: { onMade: (link: PaymentLink) => void }) {
               setProblem('Escolha ao menos uma forma de pagamento.');
               return;
             }
+            if (methods.includes('CREDIT_CARD')) body.maxInstallments = Number(installments);
             // a date means "through the end of that day" in São Paulo
             if (expires) body.expiresAt = fromSaoPaulo(`${expires}T23:59:59`).toISOString();
             if (uses) body.maxUses = Number(uses);
@@ -285,13 +297,32 @@ function NewLink({ onMade }: { onMade: (link: PaymentLink) => void }) {
         )}
         <fieldset>
           <legend>Formas de pagamento</legend>
-          {LINK_METHODS.map((m) => (
+          {(taken ?? []).map((m) => (
             <label key={m} class="choice">
               <input type="checkbox" checked={methods.includes(m)} onChange={() => toggle(m)} />{' '}
               {label(METHODS, m)}
             </label>
           ))}
+          {taken?.length === 0 && (
+            <p class="muted">Este gateway não aceita nenhuma forma de pagamento agora.</p>
+          )}
         </fieldset>
+        {methods.includes('CREDIT_CARD') && (
+          <div>
+            <label for="l-installments">Parcelas no cartão (até)</label>
+            <select
+              id="l-installments"
+              value={installments}
+              onInput={(e) => setInstallments(e.currentTarget.value)}
+            >
+              {Array.from({ length: 12 }, (_, i) => String(i + 1)).map((n) => (
+                <option key={n} value={n}>
+                  {n === '1' ? 'Só à vista' : `${n}x sem juros`}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
         <div>
           <label for="l-expires">Expira em (opcional)</label>
           <input
