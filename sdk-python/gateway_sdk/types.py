@@ -373,7 +373,11 @@ class WithdrawalFees(TypedDict):
 WithdrawalPixKeyType = Literal["CPF", "CNPJ", "EMAIL", "PHONE", "RANDOM"]
 
 
-WithdrawalStatus = Literal["PENDING", "PROCESSING", "COMPLETED", "FAILED", "CANCELLED"]
+WithdrawalStatus = Literal["PENDING", "AWAITING_REVIEW", "PROCESSING", "COMPLETED", "FAILED", "CANCELLED"]
+"""
+AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never sent,
+until an operator releases or cancels it
+"""
 
 
 class Withdrawal(TypedDict):
@@ -388,6 +392,8 @@ class Withdrawal(TypedDict):
     netAmount: str
     pixKey: str
     pixKeyType: WithdrawalPixKeyType
+    # AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never
+    # sent, until an operator releases or cancels it
     status: WithdrawalStatus
     updatedAt: str
     uuid: str
@@ -464,7 +470,11 @@ class CashoutCreatedFees(TypedDict):
 CashoutCreatedPixKeyType = Literal["CPF", "CNPJ", "EMAIL", "PHONE", "RANDOM"]
 
 
-CashoutCreatedStatus = Literal["PENDING", "PROCESSING", "COMPLETED", "FAILED", "CANCELLED"]
+CashoutCreatedStatus = Literal["PENDING", "AWAITING_REVIEW", "PROCESSING", "COMPLETED", "FAILED", "CANCELLED"]
+"""
+AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never sent,
+until an operator releases or cancels it
+"""
 
 
 class CashoutCreated(TypedDict):
@@ -479,6 +489,8 @@ class CashoutCreated(TypedDict):
     netAmount: str
     pixKey: str
     pixKeyType: CashoutCreatedPixKeyType
+    # AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never
+    # sent, until an operator releases or cancels it
     status: CashoutCreatedStatus
     uuid: str
 
