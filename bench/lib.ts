@@ -58,6 +58,8 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     RATE_LIMIT_PUBLIC_KEY: '0',
     RATE_LIMIT_PUBLIC_KEY_PER_IP: '0',
     RATE_LIMIT_BOLETO_PDF_PER_IP: '0',
+    RISK_CARD_ATTEMPTS_PER_IP: '0',
+    RISK_CARD_ATTEMPTS_PER_CARD: '0',
     ...env,
   });
   const db = await openDb({ databaseUrl, poolMax: 8 });

@@ -22,6 +22,7 @@ import {
   CardRefunds,
   CardSales,
   CardTokens,
+  cardFingerprint,
   cardRoutes,
   cardSalesPort,
   cieloChargebackSource,
@@ -45,7 +46,7 @@ import { healthRoute } from './platform/http/health.js';
 import { panelSite } from './platform/http/panel-site.js';
 import { installRateLimits } from './platform/http/rate-limit.js';
 import { createHttp } from './platform/http/server.js';
-import type { Http } from './platform/http/types.js';
+import type { CardAttemptCheck, Http } from './platform/http/types.js';
 import { metricsPlugin } from './platform/observability/metrics.js';
 import type { SaleProcessor } from './sales/index.js';
 import {
@@ -226,12 +227,20 @@ export async function buildApp(platform: Platform): Promise<Http> {
   };
   await app.register(salesRoutes, { ...charges, apiKey, settler, refunders: processorsForSales.refunders });
   await app.register(boletoRoutes, { db, apiKey, settings: config.boleto, perIp: limits.boletoPdfPerIp });
+  // card testing: each tokenization counted by source address and by the card's fingerprint (never its number)
+  const cardAttempts = limits.cardAttempts;
+  const cardAttempt: CardAttemptCheck | null = cardAttempts
+    ? async (request, reply, number) => {
+        await cardAttempts(request, reply, cardFingerprint(config.secretsKey, number));
+      }
+    : null;
   await app.register(cardRoutes, {
     apiKey,
     requireSession,
     sales: cardSales,
     tokens: cardTokens,
     publicKey: publicKeyAuth(authCache, lastUse, limits.perKey, limits.publicKey),
+    cardAttempt,
   });
   await app.register(checkoutRoutes, {
     db,
@@ -239,6 +248,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     apiKey,
     requireSession,
     perIp: limits.checkoutPerIp,
+    cardAttempt,
     pixProcessor: charges.pixProcessor,
     boletoSales: charges.boletoSales,
     cards: charges.cardSales ? payerCards(cardTokens, cardSales) : null,

@@ -6,6 +6,7 @@ export { CardRefunds } from './card-refunds.js';
 export { CARD_JOBS_EVERY_MS, CardSales } from './card-sales.js';
 export { type AcquirerChargeback, type CardChargebackSource, cieloChargebackSource } from './chargebacks.js';
 export { deleteExpiredCardTokens, newestSealedCardToken } from './data.js';
+export { cardFingerprint } from './fingerprint.js';
 export { cardSalesPort } from './http.js';
 export { type PayerCardCharge, payerCards } from './payer-cards.js';
 export { cardRoutes } from './routes.js';

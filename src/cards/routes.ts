@@ -9,7 +9,7 @@ import {
 } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
-import type { AuthHook, Http } from '../platform/http/types.js';
+import type { AuthHook, CardAttemptCheck, Http } from '../platform/http/types.js';
 import { parsePublicId } from '../platform/ids/public-ids.js';
 import { IdPath, Sale, saleJson } from '../sales/index.js';
 import type { CardSales } from './card-sales.js';
@@ -32,8 +32,13 @@ export async function cardRoutes(
     apiKey: AuthHook;
     requireSession: AuthHook;
     sales: CardSales;
+    /** The card-testing limits (null: off). */
+    cardAttempt: CardAttemptCheck | null;
   },
 ): Promise<void> {
+  const counted = async (request: FastifyRequest, reply: FastifyReply, number: string) => {
+    if (deps.cardAttempt) await deps.cardAttempt(request, reply, number);
+  };
   app.post(
     '/api/transactions/:id/capture',
     {
@@ -116,6 +121,7 @@ export async function cardRoutes(
       },
     },
     async (request, reply) => {
+      await counted(request, reply, request.body.number);
       const issued = await mapCardErrors(() =>
         deps.tokens.issue(merchantOf(request).accountId, request.body),
       );
@@ -150,6 +156,7 @@ export async function cardRoutes(
       },
     },
     async (request, reply) => {
+      await counted(request, reply, request.body.number);
       const issued = await mapCardErrors(() => deps.tokens.issue(accountOf(request), request.body));
       return reply.code(201).send(issued);
     },

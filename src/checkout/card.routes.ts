@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { CardToken, CardTokenBody } from '../cards/index.js';
 import { TransactionErrorBody } from '../platform/http/error-schemas.js';
-import type { AuthHook, Http } from '../platform/http/types.js';
+import type { AuthHook, CardAttemptCheck, Http } from '../platform/http/types.js';
 import { IdPath } from '../sales/index.js';
 import type { CardPayInput, PayerCardInput, PayerPage, PublicCards } from './card-pay.js';
 import { mapCheckoutErrors } from './http.js';
@@ -28,7 +28,12 @@ const paying = { ...errors, 502: TransactionErrorBody, 503: TransactionErrorBody
  * acquirer, never a merchant key's), the token charged. No credentials; counted with the other payer routes
  * against the source address; error shape D.
  */
-export function registerCardPayerRoutes(app: Http, cards: PublicCards, perIp: AuthHook | null): void {
+export function registerCardPayerRoutes(
+  app: Http,
+  cards: PublicCards,
+  perIp: AuthHook | null,
+  cardAttempt: CardAttemptCheck | null,
+): void {
   const limited = perIp ? { onRequest: perIp } : {};
   const reading = ['GONE', 'NOT_FOUND', 'RATE_LIMITED'] as const;
   const paid = [...reading, 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'] as const;
@@ -90,6 +95,7 @@ export function registerCardPayerRoutes(app: Http, cards: PublicCards, perIp: Au
         },
       },
       async (request, reply) => {
+        if (cardAttempt) await cardAttempt(request, reply, (request.body as PayerCardInput).number);
         const token = await mapCheckoutErrors(() =>
           cards.tokenize(side.page(request), request.body as PayerCardInput),
         );

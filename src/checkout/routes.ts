@@ -1,6 +1,6 @@
 import type { EventFeed } from '../events/index.js';
 import type { Db } from '../platform/db/db.js';
-import type { AuthHook, Http } from '../platform/http/types.js';
+import type { AuthHook, CardAttemptCheck, Http } from '../platform/http/types.js';
 import type { BoletoSales, PixChargeProcessor } from '../sales/index.js';
 import { PublicBoletos } from './boleto-pay.js';
 import { registerCardPayerRoutes } from './card.routes.js';
@@ -27,6 +27,8 @@ export interface CheckoutDeps {
   requireSession: AuthHook;
   /** The per-address limit of the payer's routes; null when off. */
   perIp: AuthHook | null;
+  /** The card-testing limits of the payer's card tokenization; null when off. */
+  cardAttempt: CardAttemptCheck | null;
   /** Who opens PIX charges (the sales module's); null when none is configured (503). */
   pixProcessor: PixChargeProcessor | null;
   /** Who issues boletos (the boletos module's, through the sales module's interface); null when none (503). */
@@ -61,7 +63,12 @@ export async function checkoutRoutes(app: Http, deps: CheckoutDeps): Promise<voi
     new PublicBoletos(checkout, deps.boletoSales, deps.publicUrl),
     deps.perIp,
   );
-  registerCardPayerRoutes(app, new PublicCards(deps.db, checkout, deps.cards, deps.publicUrl), deps.perIp);
+  registerCardPayerRoutes(
+    app,
+    new PublicCards(deps.db, checkout, deps.cards, deps.publicUrl),
+    deps.perIp,
+    deps.cardAttempt,
+  );
   registerStreamRoutes(
     app,
     deps.db,

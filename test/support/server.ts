@@ -84,6 +84,8 @@ export const TEST_LIMITS = {
   RATE_LIMIT_PUBLIC_KEY: '0',
   RATE_LIMIT_PUBLIC_KEY_PER_IP: '0',
   RATE_LIMIT_BOLETO_PDF_PER_IP: '0',
+  RISK_CARD_ATTEMPTS_PER_IP: '0',
+  RISK_CARD_ATTEMPTS_PER_CARD: '0',
 };
 
 function dataDirFor(databaseUrl: string): string {

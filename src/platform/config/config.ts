@@ -59,6 +59,10 @@ export interface Config {
   rateLimitCheckoutPerIp: number;
   /** Requests per public key per second on the routes the public key alone opens (card tokens); 0: off. */
   rateLimitPublicKey: number;
+  /** Card tokenizations per source IP per minute (card testing); 0: off. */
+  riskCardAttemptsPerIp: number;
+  /** Card tokenizations per card (its fingerprint) per hour; 0: off. */
+  riskCardAttemptsPerCard: number;
   /** Requests per source IP per minute on the routes the public key alone opens; 0: off. */
   rateLimitPublicKeyPerIp: number;
   /** Fetches of boleto PDFs by their payer's link per source IP per minute; 0: off. */
@@ -246,6 +250,8 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     rateLimitWebhookTest: integer(env, 'RATE_LIMIT_WEBHOOK_TEST', 10, 0, 1_000_000),
     rateLimitCheckoutPerIp: integer(env, 'RATE_LIMIT_CHECKOUT_PER_IP', 60, 0, 1_000_000),
     rateLimitPublicKey: integer(env, 'RATE_LIMIT_PUBLIC_KEY', 20, 0, 1_000_000),
+    riskCardAttemptsPerIp: integer(env, 'RISK_CARD_ATTEMPTS_PER_IP', 10, 0, 1_000_000),
+    riskCardAttemptsPerCard: integer(env, 'RISK_CARD_ATTEMPTS_PER_CARD', 5, 0, 1_000_000),
     rateLimitPublicKeyPerIp: integer(env, 'RATE_LIMIT_PUBLIC_KEY_PER_IP', 30, 0, 1_000_000),
     rateLimitBoletoPdfPerIp: integer(env, 'RATE_LIMIT_BOLETO_PDF_PER_IP', 30, 0, 1_000_000),
     cartAbandonAfterMinutes: integer(env, 'CART_ABANDON_AFTER_MINUTES', 30, 1, 10_080),

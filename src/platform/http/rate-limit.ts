@@ -69,6 +69,11 @@ export interface RateLimits {
   publicKey: PublicKeyLimits;
   /** Counts fetches of boleto PDFs by the payer's link, by source IP (RATE_LIMIT_BOLETO_PDF_PER_IP a minute). */
   boletoPdfPerIp: AuthHook | null;
+  /**
+   * Card testing: counts a card's tokenization by source IP (RISK_CARD_ATTEMPTS_PER_IP a minute) and by the
+   * card's fingerprint, the subject (RISK_CARD_ATTEMPTS_PER_CARD an hour).
+   */
+  cardAttempts: Limiter<string> | null;
   close(): Promise<void>;
 }
 
@@ -180,6 +185,28 @@ export function installRateLimits(config: Config, log: Logger): RateLimits {
           },
         ])
       : null;
+  const cardRules: Rule<string>[] = [
+    ...(config.riskCardAttemptsPerIp > 0
+      ? [
+          {
+            max: config.riskCardAttemptsPerIp,
+            windowMs: 60_000,
+            count: counter(),
+            keyOf: (request: FastifyRequest) => `card-ip:${deployment}:${ipBucket(request.ip)}`,
+          },
+        ]
+      : []),
+    ...(config.riskCardAttemptsPerCard > 0
+      ? [
+          {
+            max: config.riskCardAttemptsPerCard,
+            windowMs: 3_600_000,
+            count: counter(),
+            keyOf: (_request: FastifyRequest, fingerprint: string) => `card:${deployment}:${fingerprint}`,
+          },
+        ]
+      : []),
+  ];
   const hook = (limit: Limiter<undefined> | null): AuthHook | null =>
     limit
       ? async (request, reply) => {
@@ -191,6 +218,7 @@ export function installRateLimits(config: Config, log: Logger): RateLimits {
     webhookTests,
     publicKey: { perIp: held(publicPerIp), perKey: publicPerKey },
     boletoPdfPerIp: hook(held(boletoPdf)),
+    cardAttempts: cardRules.length > 0 ? limiter(cardRules) : null,
     checkoutPerIp: hook(held(checkout)),
     loginPerIp: hook(login),
     close: async () => {

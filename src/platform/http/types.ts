@@ -53,5 +53,16 @@ export type Http = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
+/**
+ * Counts one card tokenization against the card-testing limits (its source address, its card) before the card
+ * reaches the acquirer; past one it throws RATE_LIMITED. Built by app.ts from the limits and the cards module's
+ * fingerprint, so that the number is never handed to the limits themselves.
+ */
+export type CardAttemptCheck = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  cardNumber: string,
+) => Promise<void>;
+
 /** An onRequest hook that authenticates (API key or panel session) or throws an AppError. */
 export type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
