@@ -60,6 +60,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     RATE_LIMIT_BOLETO_PDF_PER_IP: '0',
     RISK_CARD_ATTEMPTS_PER_IP: '0',
     RISK_CARD_ATTEMPTS_PER_CARD: '0',
+    RISK_REFUSAL_RATIO: '0',
     ...env,
   });
   const db = await openDb({ databaseUrl, poolMax: 8 });

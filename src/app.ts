@@ -27,6 +27,7 @@ import {
   cardSalesPort,
   cieloChargebackSource,
   payerCards,
+  setRefusalRatio,
 } from './cards/index.js';
 import { checkoutRoutes } from './checkout/index.js';
 import { ConsoleActions, consoleRoutes } from './console/index.js';
@@ -210,6 +211,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const acquirer = acquirerFor(config.cards, db);
   app.addHook('onClose', () => acquirer.close());
   setCardSettlementDays(config.cards.settlementDays);
+  setRefusalRatio(config.riskRefusalRatio);
   const cardSales = new CardSales(db, queue, acquirer, config.secretsKey, {
     allowPrivateTargets: config.webhookAllowPrivate,
     outbox: platform.outbox,

@@ -20,7 +20,10 @@ export {
   type AccountStanding,
   type AccountStatus,
   accountStanding,
+  cardPaymentsPaused,
   changeStanding,
   isAccountStatus,
+  pauseCardPayments,
+  resumeCardPayments,
   type StatusChange,
 } from './status.js';

@@ -121,3 +121,30 @@ function standingMail(accountName: string, change: Change, reason: string | null
       return text('Conta em análise', [`A conta ${shop} está em análise.`]);
   }
 }
+
+/** Whether the account's card payments are paused (a refusal ratio past the limit, until a risk operator clears it). */
+export async function cardPaymentsPaused(q: Queryable, accountId: number): Promise<boolean> {
+  const [row] = await q.query<{ paused: boolean }>(
+    'SELECT card_payments_paused AS paused FROM accounts WHERE id = $1',
+    [accountId],
+  );
+  return row?.paused ?? false;
+}
+
+/** Pauses the account's card payments in the caller's transaction; true when this call paused them. */
+export async function pauseCardPayments(tx: Queryable, accountId: number): Promise<boolean> {
+  const rows = await tx.query(
+    'UPDATE accounts SET card_payments_paused = true WHERE id = $1 AND NOT card_payments_paused RETURNING id',
+    [accountId],
+  );
+  return rows.length === 1;
+}
+
+/** A risk operator cleared the account: its card payments go on. */
+export async function resumeCardPayments(tx: Queryable, accountId: number): Promise<boolean> {
+  const rows = await tx.query(
+    'UPDATE accounts SET card_payments_paused = false WHERE id = $1 AND card_payments_paused RETURNING id',
+    [accountId],
+  );
+  return rows.length === 1;
+}

@@ -37,6 +37,7 @@ import {
   releaseCapture,
   unresolvedOlderThan,
 } from './payments.data.js';
+import { refuseWhenPaused, watchRefusals } from './refusal-watch.js';
 import { useToken } from './tokens.js';
 
 /** A card sale's body on POST /api/transactions (the route's schema validated its types). */
@@ -107,6 +108,7 @@ export class CardSales {
     let request: AuthorizeRequest | null = null;
     const opened = await createKeyedSale(this.db, accountId, key, input, async (bind) =>
       this.db.tx(async (tx) => {
+        await refuseWhenPaused(tx, accountId);
         const token = await useToken(tx, this.secretsKey, accountId, input.card!.token);
         if (!token) throw validation('card.token is unknown, used or expired');
         if (token.acquirer !== this.acquirer.name) {
@@ -336,6 +338,7 @@ async function applyTo(
         message: payment.returnMessage ?? 'Denied by the acquirer',
       });
       await moveSale(tx, queue, saleId, 'RECUSADO');
+      await watchRefusals(tx, Number(row.account_id));
       return;
     case 'voided':
       if (row.state !== 'authorizing' && row.state !== 'authorized') return;

@@ -9,6 +9,7 @@ export { deleteExpiredCardTokens, newestSealedCardToken } from './data.js';
 export { cardFingerprint } from './fingerprint.js';
 export { cardSalesPort } from './http.js';
 export { type PayerCardCharge, payerCards } from './payer-cards.js';
+export { setRefusalRatio } from './refusal-watch.js';
 export { cardRoutes } from './routes.js';
 export { CardToken, CardTokenBody } from './schemas.js';
 export { CARD_TOKEN_LIFETIME_SECONDS, CardTokens, type UsedCardToken, useToken } from './tokens.js';

@@ -99,7 +99,7 @@ export async function cardRoutes(
       config: {
         errorShape: 'transaction',
         keyScope: 'charges',
-        errors: ['PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
+        errors: ['PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE', 'CARD_PAYMENTS_PAUSED'],
       },
       onRequest: [openToAnyOrigin, deps.publicKey],
       schema: {
@@ -136,7 +136,7 @@ export async function cardRoutes(
       config: {
         errorShape: 'envelope',
         permission: 'sales.create',
-        errors: ['PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
+        errors: ['PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE', 'CARD_PAYMENTS_PAUSED'],
       },
       onRequest: deps.requireSession,
       schema: {

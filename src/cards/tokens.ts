@@ -5,6 +5,7 @@ import type { Acquirer } from './acquirer.js';
 import type { CardBrand } from './brands.js';
 import { type CardInput, checkCard } from './card-checks.js';
 import { insertCardToken, useCardToken } from './data.js';
+import { refuseWhenPaused } from './refusal-watch.js';
 
 /** A token lives this long, and is used once. */
 export const CARD_TOKEN_LIFETIME_SECONDS = 15 * 60;
@@ -38,6 +39,7 @@ export class CardTokens {
 
   /** Checks the card, tokenizes it at the acquirer, keeps the acquirer's token sealed; 192 random bits in ours. */
   async issue(accountId: number, input: CardInput): Promise<IssuedCardToken> {
+    await refuseWhenPaused(this.db, accountId);
     const card = checkCard(input, this.now());
     const { acquirerToken } = await this.acquirer.tokenize(card);
     const token = newToken('tok_', 24);

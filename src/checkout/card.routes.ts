@@ -36,7 +36,7 @@ export function registerCardPayerRoutes(
 ): void {
   const limited = perIp ? { onRequest: perIp } : {};
   const reading = ['GONE', 'NOT_FOUND', 'RATE_LIMITED'] as const;
-  const paid = [...reading, 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'] as const;
+  const paid = [...reading, 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE', 'CARD_PAYMENTS_PAUSED'] as const;
   const sides = [
     {
       base: '/api/public/pay/:slug',

@@ -1,4 +1,10 @@
-import { type AccountStatus, accountProfile, changeStanding, type StatusChange } from '../accounts/index.js';
+import {
+  type AccountStatus,
+  accountProfile,
+  changeStanding,
+  resumeCardPayments,
+  type StatusChange,
+} from '../accounts/index.js';
 import type { AuthCache } from '../auth/index.js';
 import type { MailOutbox } from '../mail/index.js';
 import { type OperatorActor, recordOperatorAudit } from '../operators/index.js';
@@ -174,12 +180,18 @@ export class ConsoleActions {
         actor.email,
         reason,
       );
+      // a risk review approved clears the account: card payments paused by its refusals go on
+      const resumed = decision === 'approve' && (await resumeCardPayments(tx, Number(review.account_id)));
       await recordOperatorAudit(tx, actor, {
         action: `review.${decision === 'approve' ? 'approved' : 'rejected'}`,
         accountId: Number(review.account_id),
         target: `review:${id}`,
         before: { status: review.status },
-        after: { status: closed.status, ...(reason ? { reason } : {}) },
+        after: {
+          status: closed.status,
+          ...(resumed ? { cardPayments: 'resumed' } : {}),
+          ...(reason ? { reason } : {}),
+        },
       });
       return closed;
     });

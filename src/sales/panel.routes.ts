@@ -157,7 +157,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
         errorShape: 'envelope',
         permission: 'sales.create',
         moves: 'charge',
-        errors: ['PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
+        errors: ['PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE', 'CARD_PAYMENTS_PAUSED'],
       },
       onRequest: deps.requireSession,
       schema: {

@@ -141,6 +141,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
           'IDEMPOTENCY_KEY_REUSED',
           'PROCESSOR_ERROR',
           'PROCESSOR_UNAVAILABLE',
+          'CARD_PAYMENTS_PAUSED',
         ],
       },
       onRequest: deps.apiKey,

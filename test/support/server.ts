@@ -86,6 +86,7 @@ export const TEST_LIMITS = {
   RATE_LIMIT_BOLETO_PDF_PER_IP: '0',
   RISK_CARD_ATTEMPTS_PER_IP: '0',
   RISK_CARD_ATTEMPTS_PER_CARD: '0',
+  RISK_REFUSAL_RATIO: '0',
 };
 
 function dataDirFor(databaseUrl: string): string {

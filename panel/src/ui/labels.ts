@@ -183,6 +183,8 @@ export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED' | 'PASSWORD_REFU
     'A conta está em análise: cobranças e saques são liberados depois da aprovação dos documentos.',
   ACCOUNT_SUSPENDED: 'A conta está suspensa: novas cobranças e saques estão bloqueados. Fale com o suporte.',
   INVALID_CREDENTIALS: 'E-mail, senha ou código inválidos.',
+  CARD_PAYMENTS_PAUSED:
+    'Os pagamentos com cartão desta conta estão pausados para análise (muitas recusas na última hora). Pix e boleto continuam.',
 };
 
 /**

@@ -63,6 +63,8 @@ export interface Config {
   riskCardAttemptsPerIp: number;
   /** Card tokenizations per card (its fingerprint) per hour; 0: off. */
   riskCardAttemptsPerCard: number;
+  /** Card refusals over attempts in an hour (at least 20) past which the account's card payments pause; 0: off. */
+  riskRefusalRatio: number;
   /** Requests per source IP per minute on the routes the public key alone opens; 0: off. */
   rateLimitPublicKeyPerIp: number;
   /** Fetches of boleto PDFs by their payer's link per source IP per minute; 0: off. */
@@ -252,6 +254,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     rateLimitPublicKey: integer(env, 'RATE_LIMIT_PUBLIC_KEY', 20, 0, 1_000_000),
     riskCardAttemptsPerIp: integer(env, 'RISK_CARD_ATTEMPTS_PER_IP', 10, 0, 1_000_000),
     riskCardAttemptsPerCard: integer(env, 'RISK_CARD_ATTEMPTS_PER_CARD', 5, 0, 1_000_000),
+    riskRefusalRatio: ratio(env, 'RISK_REFUSAL_RATIO', 0.5),
     rateLimitPublicKeyPerIp: integer(env, 'RATE_LIMIT_PUBLIC_KEY_PER_IP', 30, 0, 1_000_000),
     rateLimitBoletoPdfPerIp: integer(env, 'RATE_LIMIT_BOLETO_PDF_PER_IP', 30, 0, 1_000_000),
     cartAbandonAfterMinutes: integer(env, 'CART_ABANDON_AFTER_MINUTES', 30, 1, 10_080),
@@ -300,4 +303,15 @@ function smtpUrl(env: Env): string | undefined {
     throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL (smtp://user:pass@host:port)');
   }
   return raw;
+}
+
+/** A ratio from 0 to 1 (0: off). */
+function ratio(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^(0(\.\d+)?|1(\.0+)?)$/.test(raw) || !Number.isFinite(value)) {
+    throw new ConfigError(`${name} must be a number from 0 to 1 (0: off), got "${raw}"`);
+  }
+  return value;
 }

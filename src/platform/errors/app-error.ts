@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   'ACCOUNT_NOT_ACTIVE',
   'ACCOUNT_SUSPENDED',
   'INVALID_CREDENTIALS',
+  'CARD_PAYMENTS_PAUSED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -197,6 +197,12 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
     action: 'Talk to the gateway’s support team.',
     example: 'This account is suspended: charges and cashouts are refused',
   },
+  CARD_PAYMENTS_PAUSED: {
+    meaning:
+      'Too many of this account’s card payments were refused in the last hour (card testing looks like this): its card payments are paused until the gateway’s risk team clears them.',
+    action: 'Talk to the gateway’s support team; Pix and boleto go on.',
+    example: 'Card payments of this account are paused for review: too many were refused in the last hour',
+  },
   INVALID_CREDENTIALS: {
     meaning: 'The operator’s e-mail, password or two-factor code is wrong.',
     action: 'Check them and try again; repeated failures lock the login for a while.',
