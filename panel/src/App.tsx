@@ -17,6 +17,7 @@ import { Statement } from './pages/Statement';
 import { Team } from './pages/Team';
 import { Webhooks } from './pages/Webhooks';
 import { Withdrawals } from './pages/Withdrawals';
+import { useHash } from './ui/hash';
 import { label, ROLES } from './ui/labels';
 
 /** The menu's pages and what each needs of the user's role (the server refuses the rest anyway). */
@@ -54,16 +55,6 @@ function linkPage(hash: string): { page: 'convite' | 'nova-senha'; token: string
   if (hash === '#/esqueci-senha') return 'esqueci';
   const m = /^#\/(convite|nova-senha)\/([A-Za-z0-9_-]+)$/.exec(hash);
   return m ? { page: m[1] as 'convite' | 'nova-senha', token: m[2]! } : null;
-}
-
-function useHash(): string {
-  const [hash, setHash] = useState(location.hash || '#/');
-  useEffect(() => {
-    const on = () => setHash(location.hash || '#/');
-    addEventListener('hashchange', on);
-    return () => removeEventListener('hashchange', on);
-  }, []);
-  return hash;
 }
 
 /** "Modo de teste" on every page, signed in or not, while the gateway's sandbox is on. */

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { useHash } from '../ui/hash';
 import { label } from '../ui/labels';
 import { api, type Operator, type OperatorRole, reaches, whenSessionExpires } from './api';
 import { OPERATOR_ROLE } from './labels';
@@ -22,16 +23,6 @@ const PAGES: { hash: string; label: string; Page: () => preact.JSX.Element; need
   { hash: '#/operadores', label: 'Operadores', Page: Operators, need: 'admin' },
   { hash: '#/auditoria', label: 'Auditoria', Page: Audit, need: 'support' },
 ];
-
-function useHash(): string {
-  const [hash, setHash] = useState(location.hash || '#/');
-  useEffect(() => {
-    const on = () => setHash(location.hash || '#/');
-    addEventListener('hashchange', on);
-    return () => removeEventListener('hashchange', on);
-  }, []);
-  return hash;
-}
 
 export function App() {
   const [operator, setOperator] = useState<Operator | null | undefined>(undefined);
