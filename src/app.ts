@@ -1,4 +1,10 @@
-import { accountName, accountRoutes, accountStanding } from './accounts/index.js';
+import {
+  accountName,
+  accountRoutes,
+  accountStanding,
+  feeRoutes,
+  setDefaultFeePlan,
+} from './accounts/index.js';
 import { auditRoutes } from './audit/index.js';
 import {
   AccessLinks,
@@ -157,6 +163,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
     loginLimit: limits.loginPerIp,
   });
   await app.register(accountRoutes, { db, requireSession, authCache });
+  setDefaultFeePlan(config.feePlanDefault);
+  await app.register(feeRoutes, { db, apiKey, requireSession });
   requireDeclaredOpsRoles(app);
   const operatorSessions = new OperatorSessions(db, config.secretsKey);
   await app.register(operatorRoutes, {

@@ -1,5 +1,6 @@
 import type { Http } from '../platform/http/types.js';
 import { type ConsoleRouteDeps, consoleAccountRoutes } from './accounts.routes.js';
+import { consoleFeePlanRoutes } from './fee-plans.routes.js';
 import { consoleQueueRoutes } from './queues.routes.js';
 import { consoleReportRoutes } from './reports.routes.js';
 
@@ -8,4 +9,5 @@ export async function consoleRoutes(app: Http, deps: ConsoleRouteDeps): Promise<
   await consoleAccountRoutes(app, deps);
   await consoleQueueRoutes(app, deps);
   await consoleReportRoutes(app, deps);
+  await consoleFeePlanRoutes(app, deps);
 }
