@@ -5,6 +5,7 @@ import {
   feeRoutes,
   setDefaultFeePlan,
 } from './accounts/index.js';
+import { Anticipations, anticipationRoutes } from './anticipations/index.js';
 import { auditRoutes } from './audit/index.js';
 import {
   AccessLinks,
@@ -174,8 +175,10 @@ export async function buildApp(platform: Platform): Promise<Http> {
     secureCookies: config.production,
     loginLimit: limits.loginPerIp,
   });
+  const anticipations = new Anticipations(db, config.anticipationAutoApprove);
   await app.register(consoleRoutes, {
     db,
+    anticipations,
     actions: new ConsoleActions(db, queue, mail, authCache),
     requireOperator: operatorSession(operatorSessions),
   });
@@ -189,6 +192,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   });
   await app.register(auditRoutes, { db, requireSession, accountOf: (request) => accountOf(request) });
   await app.register(ledgerRoutes, { db, apiKey });
+  await app.register(anticipationRoutes, { db, anticipations, apiKey, requireSession });
   const feed = new EventFeed(db, platform.outbox, log);
   app.addHook('preClose', async () => {
     for (const end of [...openStreams]) end();
