@@ -66,6 +66,7 @@ import {
   startBcb,
 } from './sales/index.js';
 import {
+  sandboxAnticipationRoutes,
   sandboxCartRoutes,
   sandboxCashoutRoutes,
   sandboxDisputeRoutes,
@@ -286,6 +287,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     await app.register(sandboxRecurrenceRoutes, sandbox);
     await app.register(sandboxCartRoutes, sandbox);
     await app.register(sandboxDisputeRoutes, { db, apiKey, disputes });
+    await app.register(sandboxAnticipationRoutes, { apiKey, anticipations });
   }
 
   // 4. the merchant panel's page (its routes are the panel routes above)

@@ -4,6 +4,645 @@
  */
 /* biome-ignore-all lint: generated */
 export interface paths {
+    "/api/anticipations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's anticipations, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "status": "requested",
+                         *           "grossCents": 15000,
+                         *           "feeCents": 15000,
+                         *           "netCents": 15000,
+                         *           "monthlyPercent": "2.99",
+                         *           "receivables": [
+                         *             {
+                         *               "date": "2026-12-25",
+                         *               "amountCents": 10000
+                         *             }
+                         *           ],
+                         *           "reason": "pedido-1001",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "decidedAt": "2026-11-25T13:45:12.345Z",
+                         *           "paidAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                decidedAt: string | null;
+                                feeCents: number;
+                                grossCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /**
+                                 * @description The monthly rate it was priced at
+                                 * @example 2.99
+                                 */
+                                monthlyPercent: string;
+                                netCents: number;
+                                paidAt: string | null;
+                                /** @description Why it was rejected: receivables_unavailable (refunded, disputed or taken), or the operator’s */
+                                reason: string | null;
+                                /** @description The installments taken, by the date each would have reached available */
+                                receivables: {
+                                    /** @example 10000 */
+                                    amountCents: number;
+                                    /** @example 2026-12-25 */
+                                    date: string;
+                                }[];
+                                status: "requested" | "approved" | "rejected" | "paid";
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Anticipate card receivables (Idempotency-Key honoured): paid at once with ANTICIPATION_AUTO_APPROVE=on, else requested for a finance operator */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description 1–255 visible ASCII characters; kept 24 h */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            /** @description Exactly one of amountCents or upTo */
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amountCents": null,
+                     *       "upTo": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Cents of receivables to bring forward (the earliest installments first) */
+                        amountCents?: unknown;
+                        /** @description Every installment due up to this date (YYYY-MM-DD) */
+                        upTo?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "requested",
+                         *       "grossCents": 15000,
+                         *       "feeCents": 15000,
+                         *       "netCents": 15000,
+                         *       "monthlyPercent": "2.99",
+                         *       "receivables": [
+                         *         {
+                         *           "date": "2026-12-25",
+                         *           "amountCents": 10000
+                         *         }
+                         *       ],
+                         *       "reason": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "decidedAt": "2026-11-25T13:45:12.345Z",
+                         *       "paidAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            decidedAt: string | null;
+                            feeCents: number;
+                            grossCents: number;
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * @description The monthly rate it was priced at
+                             * @example 2.99
+                             */
+                            monthlyPercent: string;
+                            netCents: number;
+                            paidAt: string | null;
+                            /** @description Why it was rejected: receivables_unavailable (refunded, disputed or taken), or the operator’s */
+                            reason: string | null;
+                            /** @description The installments taken, by the date each would have reached available */
+                            receivables: {
+                                /** @example 10000 */
+                                amountCents: number;
+                                /** @example 2026-12-25 */
+                                date: string;
+                            }[];
+                            status: "requested" | "approved" | "rejected" | "paid";
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CONFLICT";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/anticipations/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What anticipating card receivables would pay now: {amountCents} (the earliest installments first) or {upTo: "YYYY-MM-DD"} */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description Exactly one of amountCents or upTo */
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amountCents": null,
+                     *       "upTo": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Cents of receivables to bring forward (the earliest installments first) */
+                        amountCents?: unknown;
+                        /** @description Every installment due up to this date (YYYY-MM-DD) */
+                        upTo?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "grossCents": 30000,
+                         *       "feeCents": 1794,
+                         *       "netCents": 28206,
+                         *       "receivables": [
+                         *         {
+                         *           "date": "2026-12-25",
+                         *           "amountCents": 10000
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            /** @example 1794 */
+                            feeCents: number;
+                            /** @example 30000 */
+                            grossCents: number;
+                            /** @example 28206 */
+                            netCents: number;
+                            /** @description The installments taken, by the date each would have reached available */
+                            receivables: {
+                                /** @example 10000 */
+                                amountCents: number;
+                                /** @example 2026-12-25 */
+                                date: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INSUFFICIENT_BALANCE";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INSUFFICIENT_BALANCE";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit-log": {
         parameters: {
             query?: never;
@@ -2063,11 +2702,11 @@ export interface paths {
                     content: {
                         "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "FORBIDDEN";
+                            error?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                         }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "FORBIDDEN";
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                             };
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
@@ -4125,6 +4764,6182 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/fees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's fees: its fee plan, or its own rates in the plan's shape
+         * @description API keys (errors in shape D) or the panel session (shape A). A sale keeps the fee it was created with.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "source": "plan",
+                         *       "pixPercent": "0.99",
+                         *       "pixFixedCents": 0,
+                         *       "boletoFixedCents": 349,
+                         *       "creditPercent": {
+                         *         "1": "3.49",
+                         *         "2-6": "4.29",
+                         *         "7-12": "4.99"
+                         *       },
+                         *       "debitPercent": "1.99",
+                         *       "anticipationMonthlyPercent": "2.99",
+                         *       "cashoutFixedCents": 150,
+                         *       "accountRates": {
+                         *         "salePercent": "pedido-1001",
+                         *         "saleFixedCents": 15000,
+                         *         "cardPercent": "pedido-1001",
+                         *         "cardInstallmentPercent": "pedido-1001",
+                         *         "cashoutPercent": "pedido-1001",
+                         *         "cashoutFixedCents": 15000
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            accountRates: {
+                                cardInstallmentPercent: string;
+                                cardPercent: string;
+                                cashoutFixedCents: number;
+                                cashoutPercent: string;
+                                saleFixedCents: number;
+                                salePercent: string;
+                            } | null;
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 2.99
+                             */
+                            anticipationMonthlyPercent: string;
+                            /** @example 349 */
+                            boletoFixedCents: number;
+                            /** @example 150 */
+                            cashoutFixedCents: number;
+                            /** @description A credit card sale: the percent of its installments band */
+                            creditPercent: {
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 3.49
+                                 */
+                                1: string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.29
+                                 */
+                                "2-6": string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.99
+                                 */
+                                "7-12": string;
+                            };
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 1.99
+                             */
+                            debitPercent: string;
+                            /** @description The plan (null: the account’s own rates) */
+                            id: number | null;
+                            name: string | null;
+                            /** @example 0 */
+                            pixFixedCents: number;
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 0.99
+                             */
+                            pixPercent: string;
+                            source: "plan" | "account";
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/onboarding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's status, the documents it sent and those still missing
+         * @description Roles: owner, admin, finance, developer, viewer (their own session and two-factor).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "status": "pending_review",
+                         *       "documents": [
+                         *         {
+                         *           "id": 42,
+                         *           "kind": "id_front",
+                         *           "contentType": "application/pdf",
+                         *           "sizeBytes": 42,
+                         *           "uploadedAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "missing": [
+                         *         "id_front"
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The newest document of each kind sent */
+                            documents: {
+                                contentType: "application/pdf" | "image/png" | "image/jpeg";
+                                id: number;
+                                /** @description id_front, id_back, selfie, company_contract, proof_of_address */
+                                kind: "id_front" | "id_back" | "selfie" | "company_contract" | "proof_of_address";
+                                sizeBytes: number;
+                                /** Format: date-time */
+                                uploadedAt: string;
+                            }[];
+                            /** @description The kinds still to send */
+                            missing: ("id_front" | "id_back" | "selfie" | "company_contract" | "proof_of_address")[];
+                            status: "pending_review" | "active" | "suspended" | "closed";
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/onboarding/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an onboarding document: multipart with `kind` (id_front, id_back, selfie, company_contract, proof_of_address) and one file (PDF, PNG or JPEG by its content, up to 10 MB)
+         * @description Roles: owner, admin (users, roles and the withdrawal approval rule).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "kind": "id_front",
+                         *       "contentType": "application/pdf",
+                         *       "sizeBytes": 42,
+                         *       "uploadedAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            contentType: "application/pdf" | "image/png" | "image/jpeg";
+                            id: number;
+                            /** @description id_front, id_back, selfie, company_contract, proof_of_address */
+                            kind: "id_front" | "id_back" | "selfie" | "company_contract" | "proof_of_address";
+                            sizeBytes: number;
+                            /** Format: date-time */
+                            uploadedAt: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNSUPPORTED_FILE_TYPE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Accounts, newest first: search by name, CPF/CNPJ or e-mail; filter by status
+         * @description Operators: support (Suporte) and above.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: string;
+                    /** @description Part of the name, the CPF/CNPJ or the e-mail */
+                    q?: string;
+                    status?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 42,
+                         *           "name": "Maria Silva",
+                         *           "email": "maria@example.com",
+                         *           "status": "pending_review",
+                         *           "statusReason": "pedido-1001",
+                         *           "statusChangedAt": "2026-11-25T13:45:12.345Z",
+                         *           "legalName": "pedido-1001",
+                         *           "document": "52998224725",
+                         *           "phone": "5511987654321",
+                         *           "address": {},
+                         *           "payoutHold": true,
+                         *           "payoutHoldReason": "pedido-1001",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                address: {
+                                    [key: string]: string;
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string | null;
+                                email: string;
+                                id: number;
+                                legalName: string | null;
+                                name: string;
+                                payoutHold: boolean;
+                                payoutHoldReason: string | null;
+                                phone: string | null;
+                                status: "pending_review" | "active" | "suspended" | "closed";
+                                statusChangedAt: string | null;
+                                statusReason: string | null;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One account: profile and documents, balance, fees, reviews, its newest sales and withdrawals, its disputes
+         * @description Operators: support (Suporte) and above.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "account": {
+                         *         "id": 42,
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "status": "pending_review",
+                         *         "statusReason": "pedido-1001",
+                         *         "statusChangedAt": "2026-11-25T13:45:12.345Z",
+                         *         "legalName": "pedido-1001",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321",
+                         *         "address": {},
+                         *         "payoutHold": true,
+                         *         "payoutHoldReason": "pedido-1001",
+                         *         "createdAt": "2026-11-25T13:45:12.345Z"
+                         *       },
+                         *       "balance": {
+                         *         "available": 15000,
+                         *         "blocked": 15000,
+                         *         "total": 15000,
+                         *         "receivable": 42
+                         *       },
+                         *       "fees": {},
+                         *       "documents": [
+                         *         {
+                         *           "id": 42,
+                         *           "kind": "sale.paid",
+                         *           "contentType": "pedido-1001",
+                         *           "sizeBytes": 42,
+                         *           "uploadedAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "missingDocuments": [
+                         *         "pedido-1001"
+                         *       ],
+                         *       "reviews": [
+                         *         {
+                         *           "id": 42,
+                         *           "kind": "onboarding",
+                         *           "accountId": 42,
+                         *           "saleId": 42,
+                         *           "reason": "pedido-1001",
+                         *           "status": "open",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "decidedAt": "2026-11-25T13:45:12.345Z",
+                         *           "decidedBy": "pedido-1001",
+                         *           "decisionReason": "pedido-1001"
+                         *         }
+                         *       ],
+                         *       "sales": [
+                         *         null
+                         *       ],
+                         *       "withdrawals": [
+                         *         {
+                         *           "id": 42,
+                         *           "uuid": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90",
+                         *           "accountId": 42,
+                         *           "amount": "150.00",
+                         *           "netAmount": "150.00",
+                         *           "pixKey": "52998224725",
+                         *           "pixKeyType": "CPF",
+                         *           "status": "PAGO",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "updatedAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "disputes": [
+                         *         null
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            account: {
+                                address: {
+                                    [key: string]: string;
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string | null;
+                                email: string;
+                                id: number;
+                                legalName: string | null;
+                                name: string;
+                                payoutHold: boolean;
+                                payoutHoldReason: string | null;
+                                phone: string | null;
+                                status: "pending_review" | "active" | "suspended" | "closed";
+                                statusChangedAt: string | null;
+                                statusReason: string | null;
+                            };
+                            balance: {
+                                available: number;
+                                blocked: number;
+                                receivable: number;
+                                total: number;
+                            };
+                            /** @description Its disputes, open ones first by deadline */
+                            disputes: unknown[];
+                            documents: {
+                                contentType: string;
+                                id: number;
+                                kind: string;
+                                sizeBytes: number;
+                                /** Format: date-time */
+                                uploadedAt: string;
+                            }[];
+                            /** @description The account's own fees and switches, as `gateway accounts show` prints them */
+                            fees: {
+                                [key: string]: string | number;
+                            };
+                            missingDocuments: string[];
+                            reviews: {
+                                accountId: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                decidedAt: string | null;
+                                decidedBy: string | null;
+                                decisionReason: string | null;
+                                id: number;
+                                kind: "onboarding" | "risk";
+                                reason: string;
+                                saleId: number | null;
+                                status: "open" | "approved" | "rejected";
+                            }[];
+                            /** @description The newest 20 Sale objects */
+                            sales: unknown[];
+                            /** @description The newest 20 */
+                            withdrawals: {
+                                accountId: number;
+                                amount: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                id: number;
+                                netAmount: string;
+                                pixKey: string;
+                                pixKeyType: string;
+                                status: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                uuid: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/accounts/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve an account waiting for review (pending_review → active) (audited; the owner is e-mailed)
+         * @description Operators: admin (Administrador) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "email": "maria@example.com",
+                         *       "status": "pending_review",
+                         *       "statusReason": "pedido-1001",
+                         *       "statusChangedAt": "2026-11-25T13:45:12.345Z",
+                         *       "legalName": "pedido-1001",
+                         *       "document": "52998224725",
+                         *       "phone": "5511987654321",
+                         *       "address": {},
+                         *       "payoutHold": true,
+                         *       "payoutHoldReason": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            address: {
+                                [key: string]: string;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string | null;
+                            email: string;
+                            id: number;
+                            legalName: string | null;
+                            name: string;
+                            payoutHold: boolean;
+                            payoutHoldReason: string | null;
+                            phone: string | null;
+                            status: "pending_review" | "active" | "suspended" | "closed";
+                            statusChangedAt: string | null;
+                            statusReason: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/accounts/{id}/documents/{documentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An onboarding document of the account, as sent (PDF, PNG or JPEG)
+         * @description Operators: support (Suporte) and above.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    documentId: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The file */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/octet-stream": string;
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/accounts/{id}/fee-plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put an account on a fee plan (audited): its sales from now on are priced by it
+         * @description Operators: finance (Financeiro) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "planId": 42
+                     *     }
+                     */
+                    "application/json": {
+                        planId: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 1,
+                         *       "name": "Padrão",
+                         *       "pixPercent": "0.99",
+                         *       "pixFixedCents": 0,
+                         *       "boletoFixedCents": 349,
+                         *       "creditPercent": {
+                         *         "1": "3.49",
+                         *         "2-6": "4.29",
+                         *         "7-12": "4.99"
+                         *       },
+                         *       "debitPercent": "1.99",
+                         *       "anticipationMonthlyPercent": "2.99",
+                         *       "cashoutFixedCents": 150
+                         *     }
+                         */
+                        "application/json": {
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 2.99
+                             */
+                            anticipationMonthlyPercent: string;
+                            /** @example 349 */
+                            boletoFixedCents: number;
+                            /** @example 150 */
+                            cashoutFixedCents: number;
+                            /** @description A credit card sale: the percent of its installments band */
+                            creditPercent: {
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 3.49
+                                 */
+                                1: string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.29
+                                 */
+                                "2-6": string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.99
+                                 */
+                                "7-12": string;
+                            };
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 1.99
+                             */
+                            debitPercent: string;
+                            /** @example 1 */
+                            id: number;
+                            /** @example Padrão */
+                            name: string;
+                            /** @example 0 */
+                            pixFixedCents: number;
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 0.99
+                             */
+                            pixPercent: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/accounts/{id}/payout-hold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hold an account's payouts: its withdrawals are accepted but wait in AWAITING_REVIEW (audited; the owner is e-mailed)
+         * @description Operators: risk (Risco) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "email": "maria@example.com",
+                         *       "status": "pending_review",
+                         *       "statusReason": "pedido-1001",
+                         *       "statusChangedAt": "2026-11-25T13:45:12.345Z",
+                         *       "legalName": "pedido-1001",
+                         *       "document": "52998224725",
+                         *       "phone": "5511987654321",
+                         *       "address": {},
+                         *       "payoutHold": true,
+                         *       "payoutHoldReason": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            address: {
+                                [key: string]: string;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string | null;
+                            email: string;
+                            id: number;
+                            legalName: string | null;
+                            name: string;
+                            payoutHold: boolean;
+                            payoutHoldReason: string | null;
+                            phone: string | null;
+                            status: "pending_review" | "active" | "suspended" | "closed";
+                            statusChangedAt: string | null;
+                            statusReason: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/accounts/{id}/payout-release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a payout hold: the account's held withdrawals go (audited; the owner is e-mailed)
+         * @description Operators: risk (Risco) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "email": "maria@example.com",
+                         *       "status": "pending_review",
+                         *       "statusReason": "pedido-1001",
+                         *       "statusChangedAt": "2026-11-25T13:45:12.345Z",
+                         *       "legalName": "pedido-1001",
+                         *       "document": "52998224725",
+                         *       "phone": "5511987654321",
+                         *       "address": {},
+                         *       "payoutHold": true,
+                         *       "payoutHoldReason": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            address: {
+                                [key: string]: string;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string | null;
+                            email: string;
+                            id: number;
+                            legalName: string | null;
+                            name: string;
+                            payoutHold: boolean;
+                            payoutHoldReason: string | null;
+                            phone: string | null;
+                            status: "pending_review" | "active" | "suspended" | "closed";
+                            statusChangedAt: string | null;
+                            statusReason: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/accounts/{id}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a suspended account (audited; the owner is e-mailed)
+         * @description Operators: risk (Risco) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "email": "maria@example.com",
+                         *       "status": "pending_review",
+                         *       "statusReason": "pedido-1001",
+                         *       "statusChangedAt": "2026-11-25T13:45:12.345Z",
+                         *       "legalName": "pedido-1001",
+                         *       "document": "52998224725",
+                         *       "phone": "5511987654321",
+                         *       "address": {},
+                         *       "payoutHold": true,
+                         *       "payoutHoldReason": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            address: {
+                                [key: string]: string;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string | null;
+                            email: string;
+                            id: number;
+                            legalName: string | null;
+                            name: string;
+                            payoutHold: boolean;
+                            payoutHoldReason: string | null;
+                            phone: string | null;
+                            status: "pending_review" | "active" | "suspended" | "closed";
+                            statusChangedAt: string | null;
+                            statusReason: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/accounts/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject an account's onboarding (pending_review → closed) (audited; the owner is e-mailed)
+         * @description Operators: admin (Administrador) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "email": "maria@example.com",
+                         *       "status": "pending_review",
+                         *       "statusReason": "pedido-1001",
+                         *       "statusChangedAt": "2026-11-25T13:45:12.345Z",
+                         *       "legalName": "pedido-1001",
+                         *       "document": "52998224725",
+                         *       "phone": "5511987654321",
+                         *       "address": {},
+                         *       "payoutHold": true,
+                         *       "payoutHoldReason": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            address: {
+                                [key: string]: string;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string | null;
+                            email: string;
+                            id: number;
+                            legalName: string | null;
+                            name: string;
+                            payoutHold: boolean;
+                            payoutHoldReason: string | null;
+                            phone: string | null;
+                            status: "pending_review" | "active" | "suspended" | "closed";
+                            statusChangedAt: string | null;
+                            statusReason: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/accounts/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend an account: charges and cashouts refused, its withdrawals not yet sent wait for review (audited; the owner is e-mailed)
+         * @description Operators: risk (Risco) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "email": "maria@example.com",
+                         *       "status": "pending_review",
+                         *       "statusReason": "pedido-1001",
+                         *       "statusChangedAt": "2026-11-25T13:45:12.345Z",
+                         *       "legalName": "pedido-1001",
+                         *       "document": "52998224725",
+                         *       "phone": "5511987654321",
+                         *       "address": {},
+                         *       "payoutHold": true,
+                         *       "payoutHoldReason": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            address: {
+                                [key: string]: string;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string | null;
+                            email: string;
+                            id: number;
+                            legalName: string | null;
+                            name: string;
+                            payoutHold: boolean;
+                            payoutHoldReason: string | null;
+                            phone: string | null;
+                            status: "pending_review" | "active" | "suspended" | "closed";
+                            statusChangedAt: string | null;
+                            statusReason: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/anticipations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every account's anticipations, newest first; ?status=requested: those waiting for a decision
+         * @description Operators: support (Suporte) and above.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: string;
+                    status?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "status": "requested",
+                         *           "grossCents": 15000,
+                         *           "feeCents": 15000,
+                         *           "netCents": 15000,
+                         *           "monthlyPercent": "2.99",
+                         *           "receivables": [
+                         *             {
+                         *               "date": "2026-12-25",
+                         *               "amountCents": 10000
+                         *             }
+                         *           ],
+                         *           "reason": "pedido-1001",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "decidedAt": "2026-11-25T13:45:12.345Z",
+                         *           "paidAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                decidedAt: string | null;
+                                feeCents: number;
+                                grossCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /**
+                                 * @description The monthly rate it was priced at
+                                 * @example 2.99
+                                 */
+                                monthlyPercent: string;
+                                netCents: number;
+                                paidAt: string | null;
+                                /** @description Why it was rejected: receivables_unavailable (refunded, disputed or taken), or the operator’s */
+                                reason: string | null;
+                                /** @description The installments taken, by the date each would have reached available */
+                                receivables: {
+                                    /** @example 10000 */
+                                    amountCents: number;
+                                    /** @example 2026-12-25 */
+                                    date: string;
+                                }[];
+                                status: "requested" | "approved" | "rejected" | "paid";
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/anticipations/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a requested anticipation: paid at once, or rejected if its receivables are no longer there (audited)
+         * @description Operators: finance (Financeiro) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "requested",
+                         *       "grossCents": 15000,
+                         *       "feeCents": 15000,
+                         *       "netCents": 15000,
+                         *       "monthlyPercent": "2.99",
+                         *       "receivables": [
+                         *         {
+                         *           "date": "2026-12-25",
+                         *           "amountCents": 10000
+                         *         }
+                         *       ],
+                         *       "reason": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "decidedAt": "2026-11-25T13:45:12.345Z",
+                         *       "paidAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            decidedAt: string | null;
+                            feeCents: number;
+                            grossCents: number;
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * @description The monthly rate it was priced at
+                             * @example 2.99
+                             */
+                            monthlyPercent: string;
+                            netCents: number;
+                            paidAt: string | null;
+                            /** @description Why it was rejected: receivables_unavailable (refunded, disputed or taken), or the operator’s */
+                            reason: string | null;
+                            /** @description The installments taken, by the date each would have reached available */
+                            receivables: {
+                                /** @example 10000 */
+                                amountCents: number;
+                                /** @example 2026-12-25 */
+                                date: string;
+                            }[];
+                            status: "requested" | "approved" | "rejected" | "paid";
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/anticipations/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a requested anticipation: its receivables are free again (audited)
+         * @description Operators: finance (Financeiro) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "requested",
+                         *       "grossCents": 15000,
+                         *       "feeCents": 15000,
+                         *       "netCents": 15000,
+                         *       "monthlyPercent": "2.99",
+                         *       "receivables": [
+                         *         {
+                         *           "date": "2026-12-25",
+                         *           "amountCents": 10000
+                         *         }
+                         *       ],
+                         *       "reason": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "decidedAt": "2026-11-25T13:45:12.345Z",
+                         *       "paidAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            decidedAt: string | null;
+                            feeCents: number;
+                            grossCents: number;
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * @description The monthly rate it was priced at
+                             * @example 2.99
+                             */
+                            monthlyPercent: string;
+                            netCents: number;
+                            paidAt: string | null;
+                            /** @description Why it was rejected: receivables_unavailable (refunded, disputed or taken), or the operator’s */
+                            reason: string | null;
+                            /** @description The installments taken, by the date each would have reached available */
+                            receivables: {
+                                /** @example 10000 */
+                                amountCents: number;
+                                /** @example 2026-12-25 */
+                                date: string;
+                            }[];
+                            status: "requested" | "approved" | "rejected" | "paid";
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The operator audit log, newest first (append-only: nobody can change it)
+         * @description Operators: support (Suporte) and above.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    accountId?: string;
+                    cursor?: string;
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 42,
+                         *           "at": "2026-11-25T13:45:12.345Z",
+                         *           "operatorId": 42,
+                         *           "operatorEmail": "pedido-1001",
+                         *           "action": "withdrawal.created",
+                         *           "accountId": 42,
+                         *           "target": "withdrawal:7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *           "before": null,
+                         *           "after": null,
+                         *           "ip": "203.0.113.7"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                accountId: number | null;
+                                action: string;
+                                after: unknown;
+                                /** Format: date-time */
+                                at: string;
+                                before: unknown;
+                                id: number;
+                                ip: string | null;
+                                operatorEmail: string;
+                                operatorId: number | null;
+                                target: string | null;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/auth/accept-invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an operator's invitation: set the password; answers the TOTP secret to enrol */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "qX4vT7yB1nR6sD3fG8kP2mW9Zb5Lc0Ue",
+                     *       "password": "Correta-Cavalo-Bateria-42"
+                     *     }
+                     */
+                    "application/json": {
+                        password: string;
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "totpSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                         *       "otpauthUrl": "https://loja.example.com/webhooks/gateway"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description otpauth://totp/… URL (RFC 6238, SHA-1, 6 digits, 30 s) */
+                            otpauthUrl: string;
+                            /** @description Base32 secret, shown once: add it to an authenticator app */
+                            totpSecret: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_TOKEN" | "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Log in to the console (password, then the TOTP code): the gw_ops cookie and a CSRF token */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "email": "maria@example.com",
+                     *       "password": "Correta-Cavalo-Bateria-42",
+                     *       "totpCode": "123456"
+                     *     }
+                     */
+                    "application/json": {
+                        email: string;
+                        password: string;
+                        /** @description The 6-digit code (every operator has one) */
+                        totpCode?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "operator": {
+                         *         "id": 42,
+                         *         "email": "maria@example.com",
+                         *         "role": "support"
+                         *       },
+                         *       "csrfToken": "kP2mW9qX4vT7yB1nR6sD3fG8"
+                         *     }
+                         */
+                        "application/json": {
+                            csrfToken: string;
+                            operator: {
+                                email: string;
+                                id: number;
+                                /** @description support < risk < finance < admin; each includes the one before */
+                                role: "support" | "risk" | "finance" | "admin";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_CREDENTIALS" | "TOTP_REQUIRED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Log out of the console */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in operator and the CSRF token of the session */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "operator": {
+                         *         "id": 42,
+                         *         "email": "maria@example.com",
+                         *         "role": "support"
+                         *       },
+                         *       "csrfToken": "kP2mW9qX4vT7yB1nR6sD3fG8"
+                         *     }
+                         */
+                        "application/json": {
+                            csrfToken: string;
+                            operator: {
+                                email: string;
+                                id: number;
+                                /** @description support < risk < finance < admin; each includes the one before */
+                                role: "support" | "risk" | "finance" | "admin";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/auth/totp/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm the operator's authenticator with a code: the operator may log in from now on */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "qX4vT7yB1nR6sD3fG8kP2mW9Zb5Lc0Ue",
+                     *       "code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description A 6-digit code of the authenticator */
+                        code: string;
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_TOKEN" | "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every account's disputes: open ones first by deadline (open=false: the closed ones too)
+         * @description Operators: support (Suporte) and above.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    accountId?: string;
+                    /** @description true (default): only those still open */
+                    open?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b",
+                         *           "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "kind": "chargeback",
+                         *           "status": "needs_response",
+                         *           "amountCents": 10000,
+                         *           "reason": "Pagador relata golpe",
+                         *           "respondBy": "2026-12-02T13:45:12.345Z",
+                         *           "evidence": [
+                         *             {
+                         *               "id": "8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d",
+                         *               "name": "comprovante-entrega.pdf",
+                         *               "contentType": "application/pdf",
+                         *               "size": 48213
+                         *             }
+                         *           ],
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "closedAt": "2026-11-28T10:02:41.118Z",
+                         *           "accountId": 42
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                accountId: number;
+                                /** @example 10000 */
+                                amountCents: number;
+                                closedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-25T13:45:12.345Z
+                                 */
+                                createdAt: string;
+                                evidence: {
+                                    contentType: "application/pdf" | "image/png" | "image/jpeg";
+                                    /**
+                                     * Format: uuid
+                                     * @example 8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d
+                                     */
+                                    id: string;
+                                    /** @example comprovante-entrega.pdf */
+                                    name: string;
+                                    /** @example 48213 */
+                                    size: number;
+                                }[];
+                                /**
+                                 * Format: uuid
+                                 * @example 5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b
+                                 */
+                                id: string;
+                                kind: "chargeback" | "med";
+                                reason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-12-02T13:45:12.345Z
+                                 */
+                                respondBy: string;
+                                /**
+                                 * Format: uuid
+                                 * @example 0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41
+                                 */
+                                saleId: string;
+                                status: "needs_response" | "under_review" | "won" | "lost" | "accepted";
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/fee-plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every fee plan
+         * @description Operators: finance (Financeiro) and above.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 1,
+                         *           "name": "Padrão",
+                         *           "pixPercent": "0.99",
+                         *           "pixFixedCents": 0,
+                         *           "boletoFixedCents": 349,
+                         *           "creditPercent": {
+                         *             "1": "3.49",
+                         *             "2-6": "4.29",
+                         *             "7-12": "4.99"
+                         *           },
+                         *           "debitPercent": "1.99",
+                         *           "anticipationMonthlyPercent": "2.99",
+                         *           "cashoutFixedCents": 150
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 2.99
+                                 */
+                                anticipationMonthlyPercent: string;
+                                /** @example 349 */
+                                boletoFixedCents: number;
+                                /** @example 150 */
+                                cashoutFixedCents: number;
+                                /** @description A credit card sale: the percent of its installments band */
+                                creditPercent: {
+                                    /**
+                                     * @description Per cent, a decimal string
+                                     * @example 3.49
+                                     */
+                                    1: string;
+                                    /**
+                                     * @description Per cent, a decimal string
+                                     * @example 4.29
+                                     */
+                                    "2-6": string;
+                                    /**
+                                     * @description Per cent, a decimal string
+                                     * @example 4.99
+                                     */
+                                    "7-12": string;
+                                };
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 1.99
+                                 */
+                                debitPercent: string;
+                                /** @example 1 */
+                                id: number;
+                                /** @example Padrão */
+                                name: string;
+                                /** @example 0 */
+                                pixFixedCents: number;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 0.99
+                                 */
+                                pixPercent: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a fee plan (audited); a name no other plan has → else 409
+         * @description Operators: finance (Financeiro) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maria Silva",
+                     *       "pixPercent": "pedido-1001",
+                     *       "pixFixedCents": 15000,
+                     *       "boletoFixedCents": 15000,
+                     *       "creditPercent": {
+                     *         "1": "pedido-1001",
+                     *         "2-6": "pedido-1001",
+                     *         "7-12": "pedido-1001"
+                     *       },
+                     *       "debitPercent": "pedido-1001",
+                     *       "anticipationMonthlyPercent": "pedido-1001",
+                     *       "cashoutFixedCents": 15000
+                     *     }
+                     */
+                    "application/json": {
+                        anticipationMonthlyPercent: string;
+                        boletoFixedCents: number;
+                        cashoutFixedCents: number;
+                        creditPercent: {
+                            1: string;
+                            "2-6": string;
+                            "7-12": string;
+                        };
+                        debitPercent: string;
+                        name: string;
+                        pixFixedCents: number;
+                        pixPercent: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 1,
+                         *       "name": "Padrão",
+                         *       "pixPercent": "0.99",
+                         *       "pixFixedCents": 0,
+                         *       "boletoFixedCents": 349,
+                         *       "creditPercent": {
+                         *         "1": "3.49",
+                         *         "2-6": "4.29",
+                         *         "7-12": "4.99"
+                         *       },
+                         *       "debitPercent": "1.99",
+                         *       "anticipationMonthlyPercent": "2.99",
+                         *       "cashoutFixedCents": 150
+                         *     }
+                         */
+                        "application/json": {
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 2.99
+                             */
+                            anticipationMonthlyPercent: string;
+                            /** @example 349 */
+                            boletoFixedCents: number;
+                            /** @example 150 */
+                            cashoutFixedCents: number;
+                            /** @description A credit card sale: the percent of its installments band */
+                            creditPercent: {
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 3.49
+                                 */
+                                1: string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.29
+                                 */
+                                "2-6": string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.99
+                                 */
+                                "7-12": string;
+                            };
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 1.99
+                             */
+                            debitPercent: string;
+                            /** @example 1 */
+                            id: number;
+                            /** @example Padrão */
+                            name: string;
+                            /** @example 0 */
+                            pixFixedCents: number;
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 0.99
+                             */
+                            pixPercent: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/fee-plans/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a fee plan (audited, before and after): sales already created keep their fees; the next ones pay the new rates
+         * @description Operators: finance (Financeiro) and above.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maria Silva",
+                     *       "pixPercent": "pedido-1001",
+                     *       "pixFixedCents": 15000,
+                     *       "boletoFixedCents": 15000,
+                     *       "creditPercent": {
+                     *         "1": "pedido-1001",
+                     *         "2-6": "pedido-1001",
+                     *         "7-12": "pedido-1001"
+                     *       },
+                     *       "debitPercent": "pedido-1001",
+                     *       "anticipationMonthlyPercent": "pedido-1001",
+                     *       "cashoutFixedCents": 15000
+                     *     }
+                     */
+                    "application/json": {
+                        anticipationMonthlyPercent?: string;
+                        boletoFixedCents?: number;
+                        cashoutFixedCents?: number;
+                        creditPercent?: {
+                            1?: string;
+                            "2-6"?: string;
+                            "7-12"?: string;
+                        };
+                        debitPercent?: string;
+                        name?: string;
+                        pixFixedCents?: number;
+                        pixPercent?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 1,
+                         *       "name": "Padrão",
+                         *       "pixPercent": "0.99",
+                         *       "pixFixedCents": 0,
+                         *       "boletoFixedCents": 349,
+                         *       "creditPercent": {
+                         *         "1": "3.49",
+                         *         "2-6": "4.29",
+                         *         "7-12": "4.99"
+                         *       },
+                         *       "debitPercent": "1.99",
+                         *       "anticipationMonthlyPercent": "2.99",
+                         *       "cashoutFixedCents": 150
+                         *     }
+                         */
+                        "application/json": {
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 2.99
+                             */
+                            anticipationMonthlyPercent: string;
+                            /** @example 349 */
+                            boletoFixedCents: number;
+                            /** @example 150 */
+                            cashoutFixedCents: number;
+                            /** @description A credit card sale: the percent of its installments band */
+                            creditPercent: {
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 3.49
+                                 */
+                                1: string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.29
+                                 */
+                                "2-6": string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.99
+                                 */
+                                "7-12": string;
+                            };
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 1.99
+                             */
+                            debitPercent: string;
+                            /** @example 1 */
+                            id: number;
+                            /** @example Padrão */
+                            name: string;
+                            /** @example 0 */
+                            pixFixedCents: number;
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 0.99
+                             */
+                            pixPercent: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/ops/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every operator, their role and status
+         * @description Operators: admin (Administrador) and above.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 42,
+                         *           "email": "maria@example.com",
+                         *           "role": "support",
+                         *           "status": "invited",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "lastLoginAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                email: string;
+                                id: number;
+                                lastLoginAt: string | null;
+                                /** @description support < risk < finance < admin; each includes the one before */
+                                role: "support" | "risk" | "finance" | "admin";
+                                status: "invited" | "enrolling" | "active" | "disabled";
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Invite an operator: the one-time link is answered once and e-mailed
+         * @description Operators: admin (Administrador) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "email": "maria@example.com",
+                     *       "role": "support"
+                     *     }
+                     */
+                    "application/json": {
+                        email: string;
+                        /** @description support < risk < finance < admin; each includes the one before */
+                        role: "support" | "risk" | "finance" | "admin";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "operator": {
+                         *         "id": 42,
+                         *         "email": "maria@example.com",
+                         *         "role": "support",
+                         *         "status": "invited",
+                         *         "createdAt": "2026-11-25T13:45:12.345Z",
+                         *         "lastLoginAt": "2026-11-25T13:45:12.345Z"
+                         *       },
+                         *       "invitationUrl": "https://loja.example.com/webhooks/gateway"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The one-time invitation link (also e-mailed), shown only here */
+                            invitationUrl: string;
+                            operator: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                email: string;
+                                id: number;
+                                lastLoginAt: string | null;
+                                /** @description support < risk < finance < admin; each includes the one before */
+                                role: "support" | "risk" | "finance" | "admin";
+                                status: "invited" | "enrolling" | "active" | "disabled";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "EMAIL_TAKEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/reports/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Paid sales per day (America/Sao_Paulo) and method — or per account with by=account — with TPV, fees earned and take rate; format=csv for a spreadsheet
+         * @description Operators: finance (Financeiro) and above.
+         */
+        get: {
+            parameters: {
+                query: {
+                    accountId?: string;
+                    by?: "method" | "account";
+                    format?: "json" | "csv";
+                    /** @description First day (America/Sao_Paulo) */
+                    from: string;
+                    /** @description Last day, inclusive (at most 366 days) */
+                    to: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "from": "pedido-1001",
+                         *       "to": "pedido-1001",
+                         *       "rows": [
+                         *         {
+                         *           "day": "pedido-1001",
+                         *           "paymentMethod": "PIX",
+                         *           "accountId": 42,
+                         *           "accountName": "pedido-1001",
+                         *           "salesCount": 2,
+                         *           "tpvCents": 15000,
+                         *           "feeCents": 15000,
+                         *           "takeRatePercent": "pedido-1001"
+                         *         }
+                         *       ],
+                         *       "totals": {
+                         *         "salesCount": 2,
+                         *         "tpvCents": 15000,
+                         *         "feeCents": 15000,
+                         *         "takeRatePercent": "pedido-1001"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            from: string;
+                            rows: {
+                                accountId?: number;
+                                accountName?: string;
+                                day: string;
+                                feeCents: number;
+                                paymentMethod: string;
+                                salesCount: number;
+                                /** @description feeCents / tpvCents, in per cent with two decimals */
+                                takeRatePercent: string;
+                                tpvCents: number;
+                            }[];
+                            to: string;
+                            totals: {
+                                feeCents: number;
+                                salesCount: number;
+                                takeRatePercent: string;
+                                tpvCents: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The review queue (onboarding and risk), oldest first
+         * @description Operators: support (Suporte) and above.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    kind?: string;
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 42,
+                         *           "kind": "onboarding",
+                         *           "accountId": 42,
+                         *           "saleId": 42,
+                         *           "reason": "pedido-1001",
+                         *           "status": "open",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "decidedAt": "2026-11-25T13:45:12.345Z",
+                         *           "decidedBy": "pedido-1001",
+                         *           "decisionReason": "pedido-1001"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                accountId: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                decidedAt: string | null;
+                                decidedBy: string | null;
+                                decisionReason: string | null;
+                                id: number;
+                                kind: "onboarding" | "risk";
+                                reason: string;
+                                saleId: number | null;
+                                status: "open" | "approved" | "rejected";
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/reviews/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a review (an onboarding review decides its account and needs the admin role)
+         * @description Operators: risk (Risco) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "kind": "onboarding",
+                         *       "accountId": 42,
+                         *       "saleId": 42,
+                         *       "reason": "pedido-1001",
+                         *       "status": "open",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "decidedAt": "2026-11-25T13:45:12.345Z",
+                         *       "decidedBy": "pedido-1001",
+                         *       "decisionReason": "pedido-1001"
+                         *     }
+                         */
+                        "application/json": {
+                            accountId: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            decidedAt: string | null;
+                            decidedBy: string | null;
+                            decisionReason: string | null;
+                            id: number;
+                            kind: "onboarding" | "risk";
+                            reason: string;
+                            saleId: number | null;
+                            status: "open" | "approved" | "rejected";
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/reviews/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a review (an onboarding review decides its account and needs the admin role)
+         * @description Operators: risk (Risco) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "kind": "onboarding",
+                         *       "accountId": 42,
+                         *       "saleId": 42,
+                         *       "reason": "pedido-1001",
+                         *       "status": "open",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "decidedAt": "2026-11-25T13:45:12.345Z",
+                         *       "decidedBy": "pedido-1001",
+                         *       "decisionReason": "pedido-1001"
+                         *     }
+                         */
+                        "application/json": {
+                            accountId: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            decidedAt: string | null;
+                            decidedBy: string | null;
+                            decisionReason: string | null;
+                            id: number;
+                            kind: "onboarding" | "risk";
+                            reason: string;
+                            saleId: number | null;
+                            status: "open" | "approved" | "rejected";
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every account's withdrawals in a queue (held, pending, failed or stuck), oldest first
+         * @description Operators: support (Suporte) and above.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    accountId?: string;
+                    cursor?: string;
+                    limit?: string;
+                    /** @description held (default), pending, failed or stuck */
+                    queue?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 42,
+                         *           "uuid": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90",
+                         *           "accountId": 42,
+                         *           "amount": "150.00",
+                         *           "netAmount": "150.00",
+                         *           "pixKey": "52998224725",
+                         *           "pixKeyType": "CPF",
+                         *           "status": "PAGO",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "updatedAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                accountId: number;
+                                amount: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                id: number;
+                                netAmount: string;
+                                pixKey: string;
+                                pixKeyType: string;
+                                status: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                uuid: string;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/withdrawals/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a withdrawal waiting in AWAITING_REVIEW: its money returns to available, notified as withdrawal.canceled
+         * @description Operators: risk (Risco) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "uuid": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90",
+                         *       "accountId": 42,
+                         *       "amount": "150.00",
+                         *       "netAmount": "150.00",
+                         *       "pixKey": "52998224725",
+                         *       "pixKeyType": "CPF",
+                         *       "status": "PAGO",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "updatedAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            accountId: number;
+                            amount: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            id: number;
+                            netAmount: string;
+                            pixKey: string;
+                            pixKeyType: string;
+                            status: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            uuid: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/withdrawals/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a withdrawal waiting in AWAITING_REVIEW: it is sent to the payout provider
+         * @description Operators: risk (Risco) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "uuid": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90",
+                         *       "accountId": 42,
+                         *       "amount": "150.00",
+                         *       "netAmount": "150.00",
+                         *       "pixKey": "52998224725",
+                         *       "pixKeyType": "CPF",
+                         *       "status": "PAGO",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "updatedAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            accountId: number;
+                            amount: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            id: number;
+                            netAmount: string;
+                            pixKey: string;
+                            pixKeyType: string;
+                            status: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            uuid: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/overview/daily": {
         parameters: {
             query?: never;
@@ -5254,7 +12069,7 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "FORBIDDEN";
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                             };
                         };
                     };
@@ -6256,11 +13071,11 @@ export interface paths {
                     content: {
                         "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "FORBIDDEN";
+                            error?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                         }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "FORBIDDEN";
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                             };
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
@@ -7346,8 +14161,11 @@ export interface paths {
                             pixKey: string;
                             /** @enum {string} */
                             pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
-                            /** @enum {string} */
-                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+                            /**
+                             * @description AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never sent, until an operator releases or cancels it
+                             * @enum {string}
+                             */
+                            status: "PENDING" | "AWAITING_REVIEW" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
                             /** Format: uuid */
                             uuid: string;
                         };
@@ -7383,14 +14201,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["BusinessRuleError"] & {
-                            /** @enum {unknown} */
-                            errorType?: "API_WITHDRAWAL_DISABLED_GLOBALLY" | "TRANSFER_NOT_ALLOWED";
-                        }) | (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "FORBIDDEN";
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                             };
+                        }) | (components["schemas"]["BusinessRuleError"] & {
+                            /** @enum {unknown} */
+                            errorType?: "API_WITHDRAWAL_DISABLED_GLOBALLY" | "TRANSFER_NOT_ALLOWED";
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
                             code?: "IP_NOT_ALLOWED";
@@ -9411,7 +16229,7 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "FORBIDDEN";
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                             };
                         };
                     };
@@ -13898,11 +20716,11 @@ export interface paths {
                     content: {
                         "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "FORBIDDEN";
+                            error?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                         }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "FORBIDDEN";
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                             };
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
@@ -14644,11 +21462,11 @@ export interface paths {
                     content: {
                         "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "FORBIDDEN";
+                            error?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                         }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "FORBIDDEN";
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                             };
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
@@ -17767,8 +24585,11 @@ export interface paths {
                             pixKey: string;
                             /** @enum {string} */
                             pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
-                            /** @enum {string} */
-                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+                            /**
+                             * @description AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never sent, until an operator releases or cancels it
+                             * @enum {string}
+                             */
+                            status: "PENDING" | "AWAITING_REVIEW" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
                             /** Format: uuid */
                             uuid: string;
                         };
@@ -17812,7 +24633,7 @@ export interface paths {
                         "application/json": (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "FORBIDDEN";
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                             };
                         }) | (components["schemas"]["BusinessRuleError"] & {
                             /** @enum {unknown} */
@@ -19229,6 +26050,118 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "anticipation.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An anticipation was paid: its installments left receivable, the net is in available (deliver only when selected)
+         * @description Sent to every webhook that selected anticipation.paid; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description anticipation.paid */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AnticipationNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "anticipation.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An anticipation was refused (by an operator, or its installments were no longer there)
+         * @description Sent to every webhook that selected anticipation.rejected; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description anticipation.rejected */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AnticipationNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "cart.abandoned": {
         parameters: {
             query?: never;
@@ -20072,6 +27005,41 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description An anticipation notification */
+        AnticipationNotification: {
+            /**
+             * Format: date-time
+             * @example 2026-11-25T13:45:12.345Z
+             */
+            createdAt: string;
+            /**
+             * @description The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+             * @example anticipation.paid
+             */
+            eventType: "anticipation.paid" | "anticipation.rejected";
+            /** @example 1794 */
+            feeCents: number;
+            /** @example 30000 */
+            grossCents: number;
+            /**
+             * Format: uuid
+             * @example 3c1a9e52-8f0b-4d7e-a2c4-6b5d7e8f9a01
+             */
+            id: string;
+            /** @example 28206 */
+            netCents: number;
+            paidAt: string | null;
+            reason: string | null;
+            receivables: {
+                amountCents: number;
+                /** @example 2026-12-25 */
+                date: string;
+            }[];
+            /** @description paid (anticipation.paid) or rejected (anticipation.rejected) */
+            status: string;
+            /** @enum {string} */
+            type: "ANTICIPATION";
+        };
         /**
          * @example {
          *       "available": 125000,
@@ -20291,7 +27259,7 @@ export interface components {
              */
             id: string;
             /** @description The event name */
-            type: "sale.pending" | "sale.paid" | "sale.refused" | "sale.canceled" | "sale.refunded" | "sale.chargeback" | "withdrawal.pending" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.canceled" | "cart.abandoned" | "cart.recovered" | "dispute.opened" | "dispute.won" | "dispute.lost";
+            type: "sale.pending" | "sale.paid" | "sale.refused" | "sale.canceled" | "sale.refunded" | "sale.chargeback" | "withdrawal.pending" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.canceled" | "cart.abandoned" | "cart.recovered" | "dispute.opened" | "dispute.won" | "dispute.lost" | "anticipation.paid" | "anticipation.rejected";
         };
         EventPage: {
             data: components["schemas"]["Event"][];
@@ -20602,8 +27570,11 @@ export interface components {
             pixKey: string;
             /** @enum {string} */
             pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
-            /** @enum {string} */
-            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+            /**
+             * @description AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never sent, until an operator releases or cancels it
+             * @enum {string}
+             */
+            status: "PENDING" | "AWAITING_REVIEW" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
             /** Format: date-time */
             updatedAt: string;
             /** Format: uuid */

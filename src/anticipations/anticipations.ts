@@ -55,6 +55,21 @@ export class Anticipations {
     private readonly autoApprove: boolean,
   ) {}
 
+  /**
+   * The sandbox playing the finance operator (`gateway trigger anticipation.*`): an anticipation requested and
+   * at once approved (`paid`, or `rejected` when its receivables are gone) or rejected, whatever
+   * ANTICIPATION_AUTO_APPROVE says. Only where the sandbox routes are.
+   */
+  async sandboxDecided(accountId: number, ask: AnticipationAsk, outcome: 'paid' | 'rejected') {
+    const row = await this.db.tx(async (tx) => {
+      const held = await this.hold(tx, accountId, ask, null, null);
+      return outcome === 'paid'
+        ? this.payOrReject(tx, held!, 'sandbox')
+        : this.reject(tx, held!, 'sandbox', 'rejected in the sandbox');
+    });
+    return this.viewOf(this.db, row);
+  }
+
   /** What an ask would take and pay now, at the account's rate; nothing is held. */
   async simulate(accountId: number, ask: AnticipationAsk): Promise<Quote> {
     return this.quote(this.db, accountId, ask);
@@ -81,26 +96,8 @@ export class Anticipations {
     const earlier = key === null ? null : await replay();
     if (earlier) return earlier;
     const outcome = await this.db.tx(async (tx) => {
-      const quote = await this.quote(tx, accountId, ask);
-      const rate = (await anticipationRate(tx, accountId)) ?? 0;
-      const row = await insertAnticipation(tx, {
-        uuid: randomUUID(),
-        accountId,
-        request: ask,
-        monthlyPercentE4: rate,
-        grossCents: quote.grossCents,
-        feeCents: quote.feeCents,
-        key,
-        hash,
-      });
+      const row = await this.hold(tx, accountId, ask, key, hash);
       if (!row) return { row: null };
-      const held = await holdInstallments(
-        tx,
-        quote.installments.map((i) => i.id),
-        row.id,
-      );
-      if (!held)
-        throw conflict('Some of these receivables were just taken by another anticipation: simulate again');
       return { row: this.autoApprove ? await this.payOrReject(tx, row, 'auto') : row };
     });
     if (outcome.row) return { view: await this.viewOf(this.db, outcome.row), replayed: false };
@@ -136,6 +133,37 @@ export class Anticipations {
       return after;
     });
     return this.viewOf(this.db, row);
+  }
+
+  /** A new `requested` anticipation holding its installments (null: the key names an earlier one). */
+  private async hold(
+    tx: Queryable,
+    accountId: number,
+    ask: AnticipationAsk,
+    key: string | null,
+    hash: string | null,
+  ): Promise<AnticipationRow | null> {
+    const quote = await this.quote(tx, accountId, ask);
+    const rate = (await anticipationRate(tx, accountId)) ?? 0;
+    const row = await insertAnticipation(tx, {
+      uuid: randomUUID(),
+      accountId,
+      request: ask,
+      monthlyPercentE4: rate,
+      grossCents: quote.grossCents,
+      feeCents: quote.feeCents,
+      key,
+      hash,
+    });
+    if (!row) return null;
+    const held = await holdInstallments(
+      tx,
+      quote.installments.map((i) => i.id),
+      row.id,
+    );
+    if (!held)
+      throw conflict('Some of these receivables were just taken by another anticipation: simulate again');
+    return row;
   }
 
   async find(q: Queryable, uuid: string): Promise<AnticipationRow | null> {

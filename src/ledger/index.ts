@@ -26,4 +26,5 @@ export {
   setCardSettlementDays,
   settleDueReceivables,
 } from './receivables.js';
+export { type RevenueDay, revenueByDay } from './revenue.js';
 export { Balance, ledgerRoutes } from './routes.js';

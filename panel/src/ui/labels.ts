@@ -104,6 +104,8 @@ export const EVENTS: Record<EventName, string> = {
   'dispute.opened': 'Contestação aberta',
   'dispute.won': 'Contestação ganha',
   'dispute.lost': 'Contestação perdida ou aceita',
+  'anticipation.paid': 'Antecipação paga',
+  'anticipation.rejected': 'Antecipação recusada',
 };
 
 /** A delivery's event in words: a subscribable event, or the panel's test event. */
@@ -178,6 +180,9 @@ export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED' | 'PASSWORD_REFU
   GENERAL_ERROR: 'Não foi possível concluir a operação.',
   IDEMPOTENCY_KEY_REUSED: 'Esta solicitação já foi usada com outros dados.',
   IDEMPOTENCY_KEY_IN_USE: 'Esta solicitação ainda está em andamento.',
+  ACCOUNT_NOT_ACTIVE: 'A conta ainda não foi aprovada.',
+  ACCOUNT_SUSPENDED: 'A conta está suspensa.',
+  INVALID_CREDENTIALS: 'E-mail, senha ou código incorretos.',
 };
 
 /**
