@@ -95,11 +95,20 @@ export class Anticipations {
     // a repeat: answered before its installments are looked for (the first took them)
     const earlier = key === null ? null : await replay();
     if (earlier) return earlier;
-    const outcome = await this.db.tx(async (tx) => {
-      const row = await this.hold(tx, accountId, ask, key, hash);
-      if (!row) return { row: null };
-      return { row: this.autoApprove ? await this.payOrReject(tx, row, 'auto') : row };
-    });
+    const outcome = await this.db
+      .tx(async (tx) => {
+        const row = await this.hold(tx, accountId, ask, key, hash);
+        if (!row) return { row: null };
+        return { row: this.autoApprove ? await this.payOrReject(tx, row, 'auto') : row };
+      })
+      .catch(async (err: unknown) => {
+        // a request with the key committed between the look above and this one's, taking the installments
+        // this one then found gone: the answer is that request's
+        const first = key !== null && err instanceof AppError ? await replay() : null;
+        if (first) return { first };
+        throw err;
+      });
+    if ('first' in outcome) return outcome.first;
     if (outcome.row) return { view: await this.viewOf(this.db, outcome.row), replayed: false };
     // a concurrent request with the key committed first: its anticipation, if it was this same ask
     const concurrent = await replay();

@@ -2,7 +2,7 @@ import type { Queryable } from '../platform/db/db.js';
 import { AppError, notFound } from '../platform/errors/app-error.js';
 
 /**
- * The console's review queue (decisions.md, "Console and Part 5 routes, named"): an account waiting for its
+ * The console's review queue (its routes: src/console/queues.routes.ts): an account waiting for its
  * onboarding decision, and risk reviews. Each is decided once: approved or rejected, by whom and why.
  */
 export type ReviewKind = 'onboarding' | 'risk';

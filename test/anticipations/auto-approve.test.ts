@@ -172,6 +172,26 @@ describe('anticipation, approved automatically', () => {
     await expectLedgerOk(db());
   });
 
+  it('the same Idempotency-Key sent several times at once makes one anticipation', async () => {
+    const m = await anticipatingMerchant(server, finance);
+    await cardSale(server, m, 30000, 3);
+    const headers = { ...m.keys, 'idempotency-key': 'same-key-at-once' };
+    const tries = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        call<View>('POST', `${server.url}/api/anticipations`, { headers, body: { upTo: plusDays(100) } }),
+      ),
+    );
+    expect(tries.map((t) => t.status)).toEqual([201, 201, 201, 201, 201]);
+    expect(new Set(tries.map((t) => t.body.id)).size).toBe(1);
+    expect(tries.filter((t) => t.headers['idempotent-replayed'] === 'true')).toHaveLength(4);
+    const [row] = await db().query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM anticipations WHERE account_id = $1',
+      [m.accountId],
+    );
+    expect(row!.n).toBe(1);
+    await expectLedgerOk(db());
+  });
+
   it('bad input is a 400 in each door’s shape; no credentials 401', async () => {
     const m = await anticipatingMerchant(server, finance);
     const bodies = [
