@@ -17,7 +17,6 @@ import { recordNotification } from '../webhooks/index.js';
 import {
   type AnticipationRow,
   closeAnticipation,
-  findAnticipation,
   findByKey,
   insertAnticipation,
   lockAnticipation,
@@ -173,10 +172,6 @@ export class Anticipations {
     if (!held)
       throw conflict('Some of these receivables were just taken by another anticipation: simulate again');
     return row;
-  }
-
-  async find(q: Queryable, uuid: string): Promise<AnticipationRow | null> {
-    return findAnticipation(q, uuid);
   }
 
   async viewOf(q: Queryable, row: AnticipationRow): Promise<AnticipationView> {

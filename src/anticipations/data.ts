@@ -83,11 +83,6 @@ export async function lockAnticipation(tx: Queryable, uuid: string): Promise<Ant
   return row ?? null;
 }
 
-export async function findAnticipation(q: Queryable, uuid: string): Promise<AnticipationRow | null> {
-  const [row] = await q.query<AnticipationRow>('SELECT * FROM anticipations WHERE uuid = $1', [uuid]);
-  return row ?? null;
-}
-
 /** The end of an anticipation: paid, or rejected with its reason. */
 export async function closeAnticipation(
   tx: Queryable,
