@@ -1,4 +1,11 @@
-import { accountName, accountRoutes, accountStanding } from './accounts/index.js';
+import {
+  accountName,
+  accountRoutes,
+  accountStanding,
+  feeRoutes,
+  setDefaultFeePlan,
+} from './accounts/index.js';
+import { Anticipations, anticipationRoutes } from './anticipations/index.js';
 import { auditRoutes } from './audit/index.js';
 import {
   AccessLinks,
@@ -62,6 +69,7 @@ import {
   startBcb,
 } from './sales/index.js';
 import {
+  sandboxAnticipationRoutes,
   sandboxCartRoutes,
   sandboxCashoutRoutes,
   sandboxDisputeRoutes,
@@ -160,6 +168,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
     loginLimit: limits.loginPerIp,
   });
   await app.register(accountRoutes, { db, requireSession, authCache });
+  setDefaultFeePlan(config.feePlanDefault);
+  await app.register(feeRoutes, { db, apiKey, requireSession });
   requireDeclaredOpsRoles(app);
   const operatorSessions = new OperatorSessions(db, config.secretsKey);
   await app.register(operatorRoutes, {
@@ -169,8 +179,10 @@ export async function buildApp(platform: Platform): Promise<Http> {
     secureCookies: config.production,
     loginLimit: limits.loginPerIp,
   });
+  const anticipations = new Anticipations(db, config.anticipationAutoApprove);
   await app.register(consoleRoutes, {
     db,
+    anticipations,
     actions: new ConsoleActions(db, queue, mail, authCache),
     requireOperator: operatorSession(operatorSessions),
     webhooks,
@@ -185,6 +197,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   });
   await app.register(auditRoutes, { db, requireSession, accountOf: (request) => accountOf(request) });
   await app.register(ledgerRoutes, { db, apiKey });
+  await app.register(anticipationRoutes, { db, anticipations, apiKey, requireSession });
   const feed = new EventFeed(db, platform.outbox, log);
   app.addHook('preClose', async () => {
     for (const end of [...openStreams]) end();
@@ -291,6 +304,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     await app.register(sandboxRecurrenceRoutes, sandbox);
     await app.register(sandboxCartRoutes, sandbox);
     await app.register(sandboxDisputeRoutes, { db, apiKey, disputes });
+    await app.register(sandboxAnticipationRoutes, { apiKey, anticipations });
   }
 
   // 4. the merchant panel's page (its routes are the panel routes above)

@@ -5,6 +5,7 @@
  */
 import type { Static } from 'typebox';
 import type * as Accounts from '../../src/accounts/schemas';
+import type * as Anticipations from '../../src/anticipations/schemas';
 import type * as Audit from '../../src/audit/schemas';
 import type * as Auth from '../../src/auth/schemas';
 import type * as Team from '../../src/auth/users/schemas';
@@ -41,6 +42,9 @@ export type FeePreview = Static<typeof Withdrawals.FeePreview>;
 export type StatementLine = Static<typeof Ledger.StatementLine>;
 export type StatementPage = Static<typeof Ledger.StatementPage>;
 export type ReceivablesPage = Static<typeof Ledger.ReceivablesPage>;
+export type AnticipationSimulation = Static<typeof Anticipations.Simulation>;
+export type Anticipation = Static<typeof Anticipations.Anticipation>;
+export type AnticipationAsk = { amountCents: number } | { upTo: string };
 export type Credential = Static<typeof Auth.CredentialView>;
 export type IssuedCredential = Static<typeof Auth.IssuedCredential>;
 export type KeyScope = Credential['scope'];
@@ -310,6 +314,12 @@ export const api = {
     request<FeePreview>('GET', `/api/withdrawals/fee-preview${query({ amount })}`),
   receivables: (f: { from?: string; to?: string }) =>
     request<ReceivablesPage>('GET', `/api/panel/receivables${query(f)}`),
+  /** What anticipating would pay now (nothing held). */
+  simulateAnticipation: (ask: AnticipationAsk) =>
+    request<AnticipationSimulation>('POST', '/api/anticipations/simulate', ask),
+  /** An anticipation (the key makes a repeat of the same click one anticipation). */
+  anticipate: (ask: AnticipationAsk, key: string) =>
+    request<Anticipation>('POST', '/api/anticipations', ask, { 'idempotency-key': key }),
   statement: (f: Record<string, string | undefined>) =>
     request<StatementPage>('GET', `/api/statement${query(f)}`),
   exportUrl: (what: 'sales' | 'withdrawals' | 'statement', f: Record<string, string | undefined>) =>

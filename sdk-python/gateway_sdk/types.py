@@ -8,6 +8,31 @@ from dataclasses import dataclass
 from typing import Any, Literal, Optional, TypedDict, Union
 
 
+AnticipationNotificationEventType = Literal["anticipation.paid", "anticipation.rejected"]
+
+
+class AnticipationNotificationReceivable(TypedDict):
+    amountCents: int
+    date: str
+
+
+class AnticipationNotification(TypedDict):
+    """An anticipation notification"""
+    createdAt: str
+    # The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+    eventType: AnticipationNotificationEventType
+    feeCents: int
+    grossCents: int
+    id: str
+    netCents: int
+    paidAt: Optional[str]
+    reason: Optional[str]
+    receivables: list[AnticipationNotificationReceivable]
+    # paid (anticipation.paid) or rejected (anticipation.rejected)
+    status: str
+    type: Literal["ANTICIPATION"]
+
+
 class Balance(TypedDict):
     available: int
     blocked: int
@@ -152,6 +177,8 @@ EventType = Literal[
     "dispute.opened",
     "dispute.won",
     "dispute.lost",
+    "anticipation.paid",
+    "anticipation.rejected",
 ]
 
 
@@ -1157,6 +1184,40 @@ class DisputeLostWebhook:
     payload: DisputeNotification
 
 
+@dataclass(frozen=True)
+class AnticipationPaidWebhook:
+    """
+    A verified anticipation.paid webhook: an anticipation was paid: its installments left receivable, the net
+    is in available (deliver only when selected).
+    """
+
+    # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
+    event_id: str
+    # the event, from the signed body (never from the unsigned X-Service-Event-Type header)
+    event_type: Literal["anticipation.paid"]
+    # the signed Unix timestamp
+    timestamp: int
+    # the body, parsed
+    payload: AnticipationNotification
+
+
+@dataclass(frozen=True)
+class AnticipationRejectedWebhook:
+    """
+    A verified anticipation.rejected webhook: an anticipation was refused (by an operator, or its installments
+    were no longer there).
+    """
+
+    # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
+    event_id: str
+    # the event, from the signed body (never from the unsigned X-Service-Event-Type header)
+    event_type: Literal["anticipation.rejected"]
+    # the signed Unix timestamp
+    timestamp: int
+    # the body, parsed
+    payload: AnticipationNotification
+
+
 WebhookEventType = Literal[
     "sale.pending",
     "sale.paid",
@@ -1173,6 +1234,8 @@ WebhookEventType = Literal[
     "dispute.opened",
     "dispute.won",
     "dispute.lost",
+    "anticipation.paid",
+    "anticipation.rejected",
 ]
 """The events the gateway notifies, by name (the document's webhooks)."""
 
@@ -1221,6 +1284,8 @@ WebhookEvent = Union[
     DisputeOpenedWebhook,
     DisputeWonWebhook,
     DisputeLostWebhook,
+    AnticipationPaidWebhook,
+    AnticipationRejectedWebhook,
     TestWebhook,
     UnknownWebhook,
 ]
@@ -1246,6 +1311,8 @@ WEBHOOK_EVENT_CLASSES: dict[str, type] = {
     "dispute.opened": DisputeOpenedWebhook,
     "dispute.won": DisputeWonWebhook,
     "dispute.lost": DisputeLostWebhook,
+    "anticipation.paid": AnticipationPaidWebhook,
+    "anticipation.rejected": AnticipationRejectedWebhook,
     "webhook.test": TestWebhook,
 }
 """The class of a verified webhook, by its event type."""

@@ -4,6 +4,645 @@
  */
 /* biome-ignore-all lint: generated */
 export interface paths {
+    "/api/anticipations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's anticipations, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "status": "requested",
+                         *           "grossCents": 15000,
+                         *           "feeCents": 15000,
+                         *           "netCents": 15000,
+                         *           "monthlyPercent": "2.99",
+                         *           "receivables": [
+                         *             {
+                         *               "date": "2026-12-25",
+                         *               "amountCents": 10000
+                         *             }
+                         *           ],
+                         *           "reason": "pedido-1001",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "decidedAt": "2026-11-25T13:45:12.345Z",
+                         *           "paidAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                decidedAt: string | null;
+                                feeCents: number;
+                                grossCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /**
+                                 * @description The monthly rate it was priced at
+                                 * @example 2.99
+                                 */
+                                monthlyPercent: string;
+                                netCents: number;
+                                paidAt: string | null;
+                                /** @description Why it was rejected: receivables_unavailable (refunded, disputed or taken), or the operator’s */
+                                reason: string | null;
+                                /** @description The installments taken, by the date each would have reached available */
+                                receivables: {
+                                    /** @example 10000 */
+                                    amountCents: number;
+                                    /** @example 2026-12-25 */
+                                    date: string;
+                                }[];
+                                status: "requested" | "approved" | "rejected" | "paid";
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Anticipate card receivables (Idempotency-Key honoured): paid at once with ANTICIPATION_AUTO_APPROVE=on, else requested for a finance operator */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description 1–255 visible ASCII characters; kept 24 h */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            /** @description Exactly one of amountCents or upTo */
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amountCents": null,
+                     *       "upTo": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Cents of receivables to bring forward (the earliest installments first) */
+                        amountCents?: unknown;
+                        /** @description Every installment due up to this date (YYYY-MM-DD) */
+                        upTo?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "requested",
+                         *       "grossCents": 15000,
+                         *       "feeCents": 15000,
+                         *       "netCents": 15000,
+                         *       "monthlyPercent": "2.99",
+                         *       "receivables": [
+                         *         {
+                         *           "date": "2026-12-25",
+                         *           "amountCents": 10000
+                         *         }
+                         *       ],
+                         *       "reason": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "decidedAt": "2026-11-25T13:45:12.345Z",
+                         *       "paidAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            decidedAt: string | null;
+                            feeCents: number;
+                            grossCents: number;
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * @description The monthly rate it was priced at
+                             * @example 2.99
+                             */
+                            monthlyPercent: string;
+                            netCents: number;
+                            paidAt: string | null;
+                            /** @description Why it was rejected: receivables_unavailable (refunded, disputed or taken), or the operator’s */
+                            reason: string | null;
+                            /** @description The installments taken, by the date each would have reached available */
+                            receivables: {
+                                /** @example 10000 */
+                                amountCents: number;
+                                /** @example 2026-12-25 */
+                                date: string;
+                            }[];
+                            status: "requested" | "approved" | "rejected" | "paid";
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CONFLICT";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/anticipations/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What anticipating card receivables would pay now: {amountCents} (the earliest installments first) or {upTo: "YYYY-MM-DD"} */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description Exactly one of amountCents or upTo */
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amountCents": null,
+                     *       "upTo": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Cents of receivables to bring forward (the earliest installments first) */
+                        amountCents?: unknown;
+                        /** @description Every installment due up to this date (YYYY-MM-DD) */
+                        upTo?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "grossCents": 30000,
+                         *       "feeCents": 1794,
+                         *       "netCents": 28206,
+                         *       "receivables": [
+                         *         {
+                         *           "date": "2026-12-25",
+                         *           "amountCents": 10000
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            /** @example 1794 */
+                            feeCents: number;
+                            /** @example 30000 */
+                            grossCents: number;
+                            /** @example 28206 */
+                            netCents: number;
+                            /** @description The installments taken, by the date each would have reached available */
+                            receivables: {
+                                /** @example 10000 */
+                                amountCents: number;
+                                /** @example 2026-12-25 */
+                                date: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INSUFFICIENT_BALANCE";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INSUFFICIENT_BALANCE";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit-log": {
         parameters: {
             query?: never;
@@ -4125,6 +4764,230 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/fees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's fees: its fee plan, or its own rates in the plan's shape
+         * @description API keys (errors in shape D) or the panel session (shape A). A sale keeps the fee it was created with.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "source": "plan",
+                         *       "pixPercent": "0.99",
+                         *       "pixFixedCents": 0,
+                         *       "boletoFixedCents": 349,
+                         *       "creditPercent": {
+                         *         "1": "3.49",
+                         *         "2-6": "4.29",
+                         *         "7-12": "4.99"
+                         *       },
+                         *       "debitPercent": "1.99",
+                         *       "anticipationMonthlyPercent": "2.99",
+                         *       "cashoutFixedCents": 150,
+                         *       "accountRates": {
+                         *         "salePercent": "pedido-1001",
+                         *         "saleFixedCents": 15000,
+                         *         "cardPercent": "pedido-1001",
+                         *         "cardInstallmentPercent": "pedido-1001",
+                         *         "cashoutPercent": "pedido-1001",
+                         *         "cashoutFixedCents": 15000
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            accountRates: {
+                                cardInstallmentPercent: string;
+                                cardPercent: string;
+                                cashoutFixedCents: number;
+                                cashoutPercent: string;
+                                saleFixedCents: number;
+                                salePercent: string;
+                            } | null;
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 2.99
+                             */
+                            anticipationMonthlyPercent: string;
+                            /** @example 349 */
+                            boletoFixedCents: number;
+                            /** @example 150 */
+                            cashoutFixedCents: number;
+                            /** @description A credit card sale: the percent of its installments band */
+                            creditPercent: {
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 3.49
+                                 */
+                                1: string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.29
+                                 */
+                                "2-6": string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.99
+                                 */
+                                "7-12": string;
+                            };
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 1.99
+                             */
+                            debitPercent: string;
+                            /** @description The plan (null: the account’s own rates) */
+                            id: number | null;
+                            name: string | null;
+                            /** @example 0 */
+                            pixFixedCents: number;
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 0.99
+                             */
+                            pixPercent: string;
+                            source: "plan" | "account";
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/onboarding": {
         parameters: {
             query?: never;
@@ -5041,187 +5904,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/ops/accounts/{id}/deliveries/{deliveryId}/resend": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Send one of the account’s deliveries again (same event id, new timestamp; audited)
-         * @description Operators: support (Suporte) and above.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    deliveryId: string;
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": 42,
-                         *       "eventId": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90",
-                         *       "event": "sale.paid",
-                         *       "payload": null,
-                         *       "statusCode": 42,
-                         *       "attempts": 42,
-                         *       "error": "VALIDATION_ERROR",
-                         *       "status": "PENDING",
-                         *       "createdAt": "2026-11-25T13:45:12.345Z",
-                         *       "lastAttemptAt": "2026-11-25T13:45:12.345Z"
-                         *     }
-                         */
-                        "application/json": {
-                            attempts: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            error: string | null;
-                            event: string;
-                            eventId: string;
-                            id: number;
-                            lastAttemptAt: string | null;
-                            /** @description The exact JSON body sent */
-                            payload: unknown;
-                            status: "PENDING" | "DELIVERED" | "FAILED" | "SKIPPED";
-                            statusCode: number | null;
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "NOT_FOUND";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "CONFLICT";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PAYLOAD_TOO_LARGE";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "SERVICE_UNAVAILABLE";
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/ops/accounts/{id}/documents/{documentId}": {
         parameters: {
             query?: never;
@@ -5342,6 +6024,217 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/accounts/{id}/fee-plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put an account on a fee plan (audited): its sales from now on are priced by it
+         * @description Operators: finance (Financeiro) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "planId": 42
+                     *     }
+                     */
+                    "application/json": {
+                        planId: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 1,
+                         *       "name": "Padrão",
+                         *       "pixPercent": "0.99",
+                         *       "pixFixedCents": 0,
+                         *       "boletoFixedCents": 349,
+                         *       "creditPercent": {
+                         *         "1": "3.49",
+                         *         "2-6": "4.29",
+                         *         "7-12": "4.99"
+                         *       },
+                         *       "debitPercent": "1.99",
+                         *       "anticipationMonthlyPercent": "2.99",
+                         *       "cashoutFixedCents": 150
+                         *     }
+                         */
+                        "application/json": {
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 2.99
+                             */
+                            anticipationMonthlyPercent: string;
+                            /** @example 349 */
+                            boletoFixedCents: number;
+                            /** @example 150 */
+                            cashoutFixedCents: number;
+                            /** @description A credit card sale: the percent of its installments band */
+                            creditPercent: {
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 3.49
+                                 */
+                                1: string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.29
+                                 */
+                                "2-6": string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.99
+                                 */
+                                "7-12": string;
+                            };
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 1.99
+                             */
+                            debitPercent: string;
+                            /** @example 1 */
+                            id: number;
+                            /** @example Padrão */
+                            name: string;
+                            /** @example 0 */
+                            pixFixedCents: number;
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 0.99
+                             */
+                            pixPercent: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -6338,7 +7231,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/ops/accounts/{id}/webhooks": {
+    "/api/ops/anticipations": {
         parameters: {
             query?: never;
             header?: never;
@@ -6346,16 +7239,18 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An account's webhooks
+         * Every account's anticipations, newest first; ?status=requested: those waiting for a decision
          * @description Operators: support (Suporte) and above.
          */
         get: {
             parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
+                query?: {
+                    cursor?: string;
+                    limit?: string;
+                    status?: string;
                 };
+                header?: never;
+                path?: never;
                 cookie?: never;
             };
             requestBody?: never;
@@ -6367,30 +7262,59 @@ export interface paths {
                     };
                     content: {
                         /**
-                         * @example [
-                         *       {
-                         *         "id": 42,
-                         *         "webhookUrl": "https://loja.example.com/webhooks/gateway",
-                         *         "events": [
-                         *           "sale.paid",
-                         *           "withdrawal.completed"
-                         *         ],
-                         *         "status": "active",
-                         *         "disabledReason": "The receiver answered 410 Gone",
-                         *         "createdAt": "2026-11-25T13:45:12.345Z"
-                         *       }
-                         *     ]
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "status": "requested",
+                         *           "grossCents": 15000,
+                         *           "feeCents": 15000,
+                         *           "netCents": 15000,
+                         *           "monthlyPercent": "2.99",
+                         *           "receivables": [
+                         *             {
+                         *               "date": "2026-12-25",
+                         *               "amountCents": 10000
+                         *             }
+                         *           ],
+                         *           "reason": "pedido-1001",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "decidedAt": "2026-11-25T13:45:12.345Z",
+                         *           "paidAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
                          */
                         "application/json": {
-                            /** Format: date-time */
-                            createdAt: string;
-                            disabledReason: string | null;
-                            events: string[];
-                            id: number;
-                            /** @description A disabled webhook gets no deliveries; facts meanwhile are logged SKIPPED (see recover) */
-                            status: "active" | "disabled";
-                            webhookUrl: string;
-                        }[];
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                decidedAt: string | null;
+                                feeCents: number;
+                                grossCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /**
+                                 * @description The monthly rate it was priced at
+                                 * @example 2.99
+                                 */
+                                monthlyPercent: string;
+                                netCents: number;
+                                paidAt: string | null;
+                                /** @description Why it was rejected: receivables_unavailable (refunded, disputed or taken), or the operator’s */
+                                reason: string | null;
+                                /** @description The installments taken, by the date each would have reached available */
+                                receivables: {
+                                    /** @example 10000 */
+                                    amountCents: number;
+                                    /** @example 2026-12-25 */
+                                    date: string;
+                                }[];
+                                status: "requested" | "approved" | "rejected" | "paid";
+                            }[];
+                            nextCursor: string | null;
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -6473,28 +7397,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/ops/accounts/{id}/webhooks/{webhookId}/deliveries": {
+    "/api/ops/anticipations/{id}/approve": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
+        get?: never;
+        put?: never;
         /**
-         * A webhook's last 100 deliveries, newest first, with each attempt
-         * @description Operators: support (Suporte) and above.
+         * Approve a requested anticipation: paid at once, or rejected if its receivables are no longer there (audited)
+         * @description Operators: finance (Financeiro) and above.
          */
-        get: {
+        post: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
                     id: string;
-                    webhookId: string;
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason?: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
@@ -6503,35 +7439,51 @@ export interface paths {
                     };
                     content: {
                         /**
-                         * @example [
-                         *       {
-                         *         "id": 42,
-                         *         "eventId": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90",
-                         *         "event": "sale.paid",
-                         *         "payload": null,
-                         *         "statusCode": 42,
-                         *         "attempts": 42,
-                         *         "error": "VALIDATION_ERROR",
-                         *         "status": "PENDING",
-                         *         "createdAt": "2026-11-25T13:45:12.345Z",
-                         *         "lastAttemptAt": "2026-11-25T13:45:12.345Z"
-                         *       }
-                         *     ]
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "requested",
+                         *       "grossCents": 15000,
+                         *       "feeCents": 15000,
+                         *       "netCents": 15000,
+                         *       "monthlyPercent": "2.99",
+                         *       "receivables": [
+                         *         {
+                         *           "date": "2026-12-25",
+                         *           "amountCents": 10000
+                         *         }
+                         *       ],
+                         *       "reason": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "decidedAt": "2026-11-25T13:45:12.345Z",
+                         *       "paidAt": "2026-11-25T13:45:12.345Z"
+                         *     }
                          */
                         "application/json": {
-                            attempts: number;
                             /** Format: date-time */
                             createdAt: string;
-                            error: string | null;
-                            event: string;
-                            eventId: string;
-                            id: number;
-                            lastAttemptAt: string | null;
-                            /** @description The exact JSON body sent */
-                            payload: unknown;
-                            status: "PENDING" | "DELIVERED" | "FAILED" | "SKIPPED";
-                            statusCode: number | null;
-                        }[];
+                            decidedAt: string | null;
+                            feeCents: number;
+                            grossCents: number;
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * @description The monthly rate it was priced at
+                             * @example 2.99
+                             */
+                            monthlyPercent: string;
+                            netCents: number;
+                            paidAt: string | null;
+                            /** @description Why it was rejected: receivables_unavailable (refunded, disputed or taken), or the operator’s */
+                            reason: string | null;
+                            /** @description The installments taken, by the date each would have reached available */
+                            receivables: {
+                                /** @example 10000 */
+                                amountCents: number;
+                                /** @example 2026-12-25 */
+                                date: string;
+                            }[];
+                            status: "requested" | "approved" | "rejected" | "paid";
+                        };
                     };
                 };
                 /** @description Error shape A */
@@ -6590,6 +7542,34 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
                 /** @description Error */
                 500: {
                     headers: {
@@ -6620,8 +7600,215 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/anticipations/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Reject a requested anticipation: its receivables are free again (audited)
+         * @description Operators: finance (Financeiro) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "requested",
+                         *       "grossCents": 15000,
+                         *       "feeCents": 15000,
+                         *       "netCents": 15000,
+                         *       "monthlyPercent": "2.99",
+                         *       "receivables": [
+                         *         {
+                         *           "date": "2026-12-25",
+                         *           "amountCents": 10000
+                         *         }
+                         *       ],
+                         *       "reason": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "decidedAt": "2026-11-25T13:45:12.345Z",
+                         *       "paidAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            decidedAt: string | null;
+                            feeCents: number;
+                            grossCents: number;
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * @description The monthly rate it was priced at
+                             * @example 2.99
+                             */
+                            monthlyPercent: string;
+                            netCents: number;
+                            paidAt: string | null;
+                            /** @description Why it was rejected: receivables_unavailable (refunded, disputed or taken), or the operator’s */
+                            reason: string | null;
+                            /** @description The installments taken, by the date each would have reached available */
+                            receivables: {
+                                /** @example 10000 */
+                                amountCents: number;
+                                /** @example 2026-12-25 */
+                                date: string;
+                            }[];
+                            status: "requested" | "approved" | "rejected" | "paid";
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -7598,6 +8785,644 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/ops/fee-plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every fee plan
+         * @description Operators: finance (Financeiro) and above.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 1,
+                         *           "name": "Padrão",
+                         *           "pixPercent": "0.99",
+                         *           "pixFixedCents": 0,
+                         *           "boletoFixedCents": 349,
+                         *           "creditPercent": {
+                         *             "1": "3.49",
+                         *             "2-6": "4.29",
+                         *             "7-12": "4.99"
+                         *           },
+                         *           "debitPercent": "1.99",
+                         *           "anticipationMonthlyPercent": "2.99",
+                         *           "cashoutFixedCents": 150
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 2.99
+                                 */
+                                anticipationMonthlyPercent: string;
+                                /** @example 349 */
+                                boletoFixedCents: number;
+                                /** @example 150 */
+                                cashoutFixedCents: number;
+                                /** @description A credit card sale: the percent of its installments band */
+                                creditPercent: {
+                                    /**
+                                     * @description Per cent, a decimal string
+                                     * @example 3.49
+                                     */
+                                    1: string;
+                                    /**
+                                     * @description Per cent, a decimal string
+                                     * @example 4.29
+                                     */
+                                    "2-6": string;
+                                    /**
+                                     * @description Per cent, a decimal string
+                                     * @example 4.99
+                                     */
+                                    "7-12": string;
+                                };
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 1.99
+                                 */
+                                debitPercent: string;
+                                /** @example 1 */
+                                id: number;
+                                /** @example Padrão */
+                                name: string;
+                                /** @example 0 */
+                                pixFixedCents: number;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 0.99
+                                 */
+                                pixPercent: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a fee plan (audited); a name no other plan has → else 409
+         * @description Operators: finance (Financeiro) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maria Silva",
+                     *       "pixPercent": "pedido-1001",
+                     *       "pixFixedCents": 15000,
+                     *       "boletoFixedCents": 15000,
+                     *       "creditPercent": {
+                     *         "1": "pedido-1001",
+                     *         "2-6": "pedido-1001",
+                     *         "7-12": "pedido-1001"
+                     *       },
+                     *       "debitPercent": "pedido-1001",
+                     *       "anticipationMonthlyPercent": "pedido-1001",
+                     *       "cashoutFixedCents": 15000
+                     *     }
+                     */
+                    "application/json": {
+                        anticipationMonthlyPercent: string;
+                        boletoFixedCents: number;
+                        cashoutFixedCents: number;
+                        creditPercent: {
+                            1: string;
+                            "2-6": string;
+                            "7-12": string;
+                        };
+                        debitPercent: string;
+                        name: string;
+                        pixFixedCents: number;
+                        pixPercent: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 1,
+                         *       "name": "Padrão",
+                         *       "pixPercent": "0.99",
+                         *       "pixFixedCents": 0,
+                         *       "boletoFixedCents": 349,
+                         *       "creditPercent": {
+                         *         "1": "3.49",
+                         *         "2-6": "4.29",
+                         *         "7-12": "4.99"
+                         *       },
+                         *       "debitPercent": "1.99",
+                         *       "anticipationMonthlyPercent": "2.99",
+                         *       "cashoutFixedCents": 150
+                         *     }
+                         */
+                        "application/json": {
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 2.99
+                             */
+                            anticipationMonthlyPercent: string;
+                            /** @example 349 */
+                            boletoFixedCents: number;
+                            /** @example 150 */
+                            cashoutFixedCents: number;
+                            /** @description A credit card sale: the percent of its installments band */
+                            creditPercent: {
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 3.49
+                                 */
+                                1: string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.29
+                                 */
+                                "2-6": string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.99
+                                 */
+                                "7-12": string;
+                            };
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 1.99
+                             */
+                            debitPercent: string;
+                            /** @example 1 */
+                            id: number;
+                            /** @example Padrão */
+                            name: string;
+                            /** @example 0 */
+                            pixFixedCents: number;
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 0.99
+                             */
+                            pixPercent: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/fee-plans/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a fee plan (audited, before and after): sales already created keep their fees; the next ones pay the new rates
+         * @description Operators: finance (Financeiro) and above.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maria Silva",
+                     *       "pixPercent": "pedido-1001",
+                     *       "pixFixedCents": 15000,
+                     *       "boletoFixedCents": 15000,
+                     *       "creditPercent": {
+                     *         "1": "pedido-1001",
+                     *         "2-6": "pedido-1001",
+                     *         "7-12": "pedido-1001"
+                     *       },
+                     *       "debitPercent": "pedido-1001",
+                     *       "anticipationMonthlyPercent": "pedido-1001",
+                     *       "cashoutFixedCents": 15000
+                     *     }
+                     */
+                    "application/json": {
+                        anticipationMonthlyPercent?: string;
+                        boletoFixedCents?: number;
+                        cashoutFixedCents?: number;
+                        creditPercent?: {
+                            1?: string;
+                            "2-6"?: string;
+                            "7-12"?: string;
+                        };
+                        debitPercent?: string;
+                        name?: string;
+                        pixFixedCents?: number;
+                        pixPercent?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 1,
+                         *       "name": "Padrão",
+                         *       "pixPercent": "0.99",
+                         *       "pixFixedCents": 0,
+                         *       "boletoFixedCents": 349,
+                         *       "creditPercent": {
+                         *         "1": "3.49",
+                         *         "2-6": "4.29",
+                         *         "7-12": "4.99"
+                         *       },
+                         *       "debitPercent": "1.99",
+                         *       "anticipationMonthlyPercent": "2.99",
+                         *       "cashoutFixedCents": 150
+                         *     }
+                         */
+                        "application/json": {
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 2.99
+                             */
+                            anticipationMonthlyPercent: string;
+                            /** @example 349 */
+                            boletoFixedCents: number;
+                            /** @example 150 */
+                            cashoutFixedCents: number;
+                            /** @description A credit card sale: the percent of its installments band */
+                            creditPercent: {
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 3.49
+                                 */
+                                1: string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.29
+                                 */
+                                "2-6": string;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 4.99
+                                 */
+                                "7-12": string;
+                            };
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 1.99
+                             */
+                            debitPercent: string;
+                            /** @example 1 */
+                            id: number;
+                            /** @example Padrão */
+                            name: string;
+                            /** @example 0 */
+                            pixFixedCents: number;
+                            /**
+                             * @description Per cent, a decimal string
+                             * @example 0.99
+                             */
+                            pixPercent: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/ops/operators": {
@@ -9247,183 +11072,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/panel/cards/tokens": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Tokenizes a card at the acquirer for the panel's card charge (POST /api/cards/tokens's body)
-         * @description The card number and CVV go to the acquirer and are never stored or logged.
-         *
-         *     Roles: owner, admin, finance (issue charges and payment links, refund sales).
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "number": "4111 1111 1111 1111",
-                     *       "holderName": "MARIA SILVA",
-                     *       "expMonth": 12,
-                     *       "expYear": 2030,
-                     *       "cvv": "123"
-                     *     }
-                     */
-                    "application/json": {
-                        cvv: string;
-                        expMonth: number;
-                        /** @description Four digits */
-                        expYear: number;
-                        /** @description The holder's name as printed */
-                        holderName: string;
-                        /** @description The card number (spaces and dashes allowed) */
-                        number: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "token": "tok_3q2Jr8LhQmV1x0aKcT9yWbPz5nDfE7gU",
-                         *       "brand": "visa",
-                         *       "lastFour": "1111",
-                         *       "expMonth": 12,
-                         *       "expYear": 2030
-                         *     }
-                         */
-                        "application/json": {
-                            brand: "visa" | "mastercard" | "amex" | "elo" | "hipercard";
-                            expMonth: number;
-                            expYear: number;
-                            lastFour: string;
-                            /** @description Single use, valid 15 minutes */
-                            token: string;
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PAYLOAD_TOO_LARGE";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PROCESSOR_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/panel/disputes": {
         parameters: {
             query?: never;
@@ -10836,125 +12484,6 @@ export interface paths {
                 };
             };
         };
-        trace?: never;
-    };
-    "/api/panel/payment-methods": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The payment methods this gateway can take now (PIX, BOLETO, CREDIT_CARD)
-         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "methods": [
-                         *         "pedido-1001"
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description What this gateway can take now, of PIX, BOLETO, CREDIT_CARD: a link or a session may offer only these */
-                            methods: string[];
-                        };
-                    };
-                };
-                /** @description Error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "SERVICE_UNAVAILABLE";
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/api/panel/receivables": {
@@ -13409,501 +14938,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/public/checkout/{id}/card": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pay a checkout session by credit card: charges the token (captured) in the installments chosen
-         * @description Answers 201 with the sale whether approved (PAGO) or refused (RECUSADO, with refusalCode): a refused payer may tokenize again and retry.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "name": "Maria Silva",
-                     *       "email": "maria@example.com",
-                     *       "document": "529.982.247-25",
-                     *       "token": "tok_3q2Jr8LhQmV1x0aKcT9yWbPz5nDfE7gU",
-                     *       "installments": 3
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description CPF or CNPJ, check digits verified */
-                        document?: string;
-                        email?: string;
-                        /** @description Credit installments: one of the options GET …/installments lists */
-                        installments: number;
-                        name?: string;
-                        phone?: string;
-                        /** @description The token POST …/card-token answered: single use, 15 minutes */
-                        token: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "status": "PAGO",
-                         *       "amountCents": 15000,
-                         *       "installments": 42,
-                         *       "cardBrand": null,
-                         *       "cardLastFour": null,
-                         *       "refusalCode": null,
-                         *       "redirectUrl": "https://loja.example.com/webhooks/gateway"
-                         *     }
-                         */
-                        "application/json": {
-                            amountCents: number;
-                            cardBrand: string | null;
-                            cardLastFour: string | null;
-                            installments: number;
-                            /** @description PAGO: where the page sends the payer (null: stay) */
-                            redirectUrl: string | null;
-                            /** @description RECUSADO: the acquirer’s return code (e.g. 05, 57) */
-                            refusalCode: string | null;
-                            /** Format: uuid */
-                            saleId: string;
-                            /** @description PAGO (approved and captured), RECUSADO (refused: refusalCode says why; the payer may try again), or PENDENTE while the acquirer’s answer is awaited */
-                            status: string;
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "VALIDATION_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "NOT_FOUND";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "GONE";
-                        };
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "PAYLOAD_TOO_LARGE";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "RATE_LIMITED";
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "INTERNAL_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "PROCESSOR_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/public/checkout/{id}/card-token": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Tokenize the payer's card for a checkout session (its merchant's account; no key)
-         * @description The card number and CVV go to the acquirer and are never stored or logged; the token is used once, within 15 minutes.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "number": "4111 1111 1111 1111",
-                     *       "holderName": "MARIA SILVA",
-                     *       "expMonth": 12,
-                     *       "expYear": 2030,
-                     *       "cvv": "123"
-                     *     }
-                     */
-                    "application/json": {
-                        cvv: string;
-                        expMonth: number;
-                        /** @description Four digits */
-                        expYear: number;
-                        /** @description The holder's name as printed */
-                        holderName: string;
-                        /** @description The card number (spaces and dashes allowed) */
-                        number: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "token": "tok_3q2Jr8LhQmV1x0aKcT9yWbPz5nDfE7gU",
-                         *       "brand": "visa",
-                         *       "lastFour": "1111",
-                         *       "expMonth": 12,
-                         *       "expYear": 2030
-                         *     }
-                         */
-                        "application/json": {
-                            brand: "visa" | "mastercard" | "amex" | "elo" | "hipercard";
-                            expMonth: number;
-                            expYear: number;
-                            lastFour: string;
-                            /** @description Single use, valid 15 minutes */
-                            token: string;
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "VALIDATION_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "NOT_FOUND";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "GONE";
-                        };
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "PAYLOAD_TOO_LARGE";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "RATE_LIMITED";
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "INTERNAL_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "PROCESSOR_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/public/checkout/{id}/installments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The card installments of a checkout session: 1 up to its maximum, each installment's amount */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Open amounts only: the amount the payer typed, in cents */
-                    amountCents?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "options": [
-                         *         {
-                         *           "installments": 42,
-                         *           "installmentCents": 15000,
-                         *           "firstInstallmentCents": 15000,
-                         *           "totalCents": 15000
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            options: {
-                                /** @description The first carries the division’s remainder */
-                                firstInstallmentCents: number;
-                                /** @description Each installment but the first */
-                                installmentCents: number;
-                                installments: number;
-                                /** @description What the payer pays in all: the amount (no interest) */
-                                totalCents: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "VALIDATION_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "NOT_FOUND";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "GONE";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "RATE_LIMITED";
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "INTERNAL_ERROR";
-                        };
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "SERVICE_UNAVAILABLE";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/public/checkout/{id}/sales/{saleId}/events": {
         parameters: {
             query?: never;
@@ -14479,503 +15513,6 @@ export interface paths {
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/public/pay/{slug}/card": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pay a payment link by credit card: charges the token (captured) in the installments chosen
-         * @description Answers 201 with the sale whether approved (PAGO) or refused (RECUSADO, with refusalCode): a refused payer may tokenize again and retry.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "name": "Maria Silva",
-                     *       "email": "maria@example.com",
-                     *       "document": "529.982.247-25",
-                     *       "token": "tok_3q2Jr8LhQmV1x0aKcT9yWbPz5nDfE7gU",
-                     *       "installments": 3
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Open amounts only: within the link’s minCents and maxCents */
-                        amountCents?: number;
-                        /** @description CPF or CNPJ, check digits verified */
-                        document: string;
-                        email: string;
-                        /** @description Credit installments: one of the options GET …/installments lists */
-                        installments: number;
-                        name: string;
-                        phone?: string;
-                        /** @description The token POST …/card-token answered: single use, 15 minutes */
-                        token: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "status": "PAGO",
-                         *       "amountCents": 15000,
-                         *       "installments": 42,
-                         *       "cardBrand": null,
-                         *       "cardLastFour": null,
-                         *       "refusalCode": null,
-                         *       "redirectUrl": "https://loja.example.com/webhooks/gateway"
-                         *     }
-                         */
-                        "application/json": {
-                            amountCents: number;
-                            cardBrand: string | null;
-                            cardLastFour: string | null;
-                            installments: number;
-                            /** @description PAGO: where the page sends the payer (null: stay) */
-                            redirectUrl: string | null;
-                            /** @description RECUSADO: the acquirer’s return code (e.g. 05, 57) */
-                            refusalCode: string | null;
-                            /** Format: uuid */
-                            saleId: string;
-                            /** @description PAGO (approved and captured), RECUSADO (refused: refusalCode says why; the payer may try again), or PENDENTE while the acquirer’s answer is awaited */
-                            status: string;
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "VALIDATION_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "NOT_FOUND";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "GONE";
-                        };
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "PAYLOAD_TOO_LARGE";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "RATE_LIMITED";
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "INTERNAL_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "PROCESSOR_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/public/pay/{slug}/card-token": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Tokenize the payer's card for a payment link (its merchant's account; no key)
-         * @description The card number and CVV go to the acquirer and are never stored or logged; the token is used once, within 15 minutes.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "number": "4111 1111 1111 1111",
-                     *       "holderName": "MARIA SILVA",
-                     *       "expMonth": 12,
-                     *       "expYear": 2030,
-                     *       "cvv": "123"
-                     *     }
-                     */
-                    "application/json": {
-                        cvv: string;
-                        expMonth: number;
-                        /** @description Four digits */
-                        expYear: number;
-                        /** @description The holder's name as printed */
-                        holderName: string;
-                        /** @description The card number (spaces and dashes allowed) */
-                        number: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "token": "tok_3q2Jr8LhQmV1x0aKcT9yWbPz5nDfE7gU",
-                         *       "brand": "visa",
-                         *       "lastFour": "1111",
-                         *       "expMonth": 12,
-                         *       "expYear": 2030
-                         *     }
-                         */
-                        "application/json": {
-                            brand: "visa" | "mastercard" | "amex" | "elo" | "hipercard";
-                            expMonth: number;
-                            expYear: number;
-                            lastFour: string;
-                            /** @description Single use, valid 15 minutes */
-                            token: string;
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "VALIDATION_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "NOT_FOUND";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "GONE";
-                        };
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "PAYLOAD_TOO_LARGE";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "RATE_LIMITED";
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "INTERNAL_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "PROCESSOR_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/public/pay/{slug}/installments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The card installments of a payment link: 1 up to its maximum, each installment's amount */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Open amounts only: the amount the payer typed, in cents */
-                    amountCents?: string;
-                };
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "options": [
-                         *         {
-                         *           "installments": 42,
-                         *           "installmentCents": 15000,
-                         *           "firstInstallmentCents": 15000,
-                         *           "totalCents": 15000
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            options: {
-                                /** @description The first carries the division’s remainder */
-                                firstInstallmentCents: number;
-                                /** @description Each installment but the first */
-                                installmentCents: number;
-                                installments: number;
-                                /** @description What the payer pays in all: the amount (no interest) */
-                                totalCents: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "VALIDATION_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "NOT_FOUND";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "GONE";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "RATE_LIMITED";
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "INTERNAL_ERROR";
-                        };
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "SERVICE_UNAVAILABLE";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -16802,6 +17339,245 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sandbox/anticipations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sandbox: an anticipation ({amountCents} or {upTo}) requested and decided at once as a finance operator would: outcome paid or rejected */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amountCents": null,
+                     *       "upTo": null,
+                     *       "outcome": "paid"
+                     *     }
+                     */
+                    "application/json": {
+                        amountCents?: unknown;
+                        outcome: "paid" | "rejected";
+                        upTo?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "requested",
+                         *       "grossCents": 15000,
+                         *       "feeCents": 15000,
+                         *       "netCents": 15000,
+                         *       "monthlyPercent": "2.99",
+                         *       "receivables": [
+                         *         {
+                         *           "date": "2026-12-25",
+                         *           "amountCents": 10000
+                         *         }
+                         *       ],
+                         *       "reason": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "decidedAt": "2026-11-25T13:45:12.345Z",
+                         *       "paidAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            decidedAt: string | null;
+                            feeCents: number;
+                            grossCents: number;
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * @description The monthly rate it was priced at
+                             * @example 2.99
+                             */
+                            monthlyPercent: string;
+                            netCents: number;
+                            paidAt: string | null;
+                            /** @description Why it was rejected: receivables_unavailable (refunded, disputed or taken), or the operator’s */
+                            reason: string | null;
+                            /** @description The installments taken, by the date each would have reached available */
+                            receivables: {
+                                /** @example 10000 */
+                                amountCents: number;
+                                /** @example 2026-12-25 */
+                                date: string;
+                            }[];
+                            status: "requested" | "approved" | "rejected" | "paid";
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INSUFFICIENT_BALANCE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -25513,6 +26289,118 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "anticipation.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An anticipation was paid: its installments left receivable, the net is in available (deliver only when selected)
+         * @description Sent to every webhook that selected anticipation.paid; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description anticipation.paid */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AnticipationNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "anticipation.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An anticipation was refused (by an operator, or its installments were no longer there)
+         * @description Sent to every webhook that selected anticipation.rejected; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description anticipation.rejected */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AnticipationNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "cart.abandoned": {
         parameters: {
             query?: never;
@@ -26356,6 +27244,41 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description An anticipation notification */
+        AnticipationNotification: {
+            /**
+             * Format: date-time
+             * @example 2026-11-25T13:45:12.345Z
+             */
+            createdAt: string;
+            /**
+             * @description The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+             * @example anticipation.paid
+             */
+            eventType: "anticipation.paid" | "anticipation.rejected";
+            /** @example 1794 */
+            feeCents: number;
+            /** @example 30000 */
+            grossCents: number;
+            /**
+             * Format: uuid
+             * @example 3c1a9e52-8f0b-4d7e-a2c4-6b5d7e8f9a01
+             */
+            id: string;
+            /** @example 28206 */
+            netCents: number;
+            paidAt: string | null;
+            reason: string | null;
+            receivables: {
+                amountCents: number;
+                /** @example 2026-12-25 */
+                date: string;
+            }[];
+            /** @description paid (anticipation.paid) or rejected (anticipation.rejected) */
+            status: string;
+            /** @enum {string} */
+            type: "ANTICIPATION";
+        };
         /**
          * @example {
          *       "available": 125000,
@@ -26575,7 +27498,7 @@ export interface components {
              */
             id: string;
             /** @description The event name */
-            type: "sale.pending" | "sale.paid" | "sale.refused" | "sale.canceled" | "sale.refunded" | "sale.chargeback" | "withdrawal.pending" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.canceled" | "cart.abandoned" | "cart.recovered" | "dispute.opened" | "dispute.won" | "dispute.lost";
+            type: "sale.pending" | "sale.paid" | "sale.refused" | "sale.canceled" | "sale.refunded" | "sale.chargeback" | "withdrawal.pending" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.canceled" | "cart.abandoned" | "cart.recovered" | "dispute.opened" | "dispute.won" | "dispute.lost" | "anticipation.paid" | "anticipation.rejected";
         };
         EventPage: {
             data: components["schemas"]["Event"][];

@@ -69,6 +69,8 @@ const KNOWN_EVENTS: ReadonlySet<string> = new Set<WebhookEventType | 'webhook.te
   'dispute.opened',
   'dispute.won',
   'dispute.lost',
+  'anticipation.paid',
+  'anticipation.rejected',
   'webhook.test',
 ]);
 

@@ -16,6 +16,7 @@ import { conflict, notFound, validation } from '../platform/errors/app-error.js'
 import { formatPercentE4, formatReais } from '../platform/money/money.js';
 import { isEmailAddress } from '../platform/net/email.js';
 import { nameProblem } from '../platform/text/names.js';
+import { feePlanIdByName } from './fee-plans.js';
 import type { AccountStatus } from './status.js';
 
 export interface AccountRow {
@@ -29,6 +30,9 @@ export interface AccountRow {
   reserve_percent_e4: number;
   card_fee_percent_e4: number | null;
   card_installment_fee_percent_e4: number;
+  /** The account's fee plan (null: priced by its own columns above). */
+  fee_plan_id: number | null;
+  anticipation_monthly_percent_e4: number;
   api_cashout_enabled: boolean;
   transfers_enabled: boolean;
   cart_recovery_email: boolean;
@@ -44,6 +48,7 @@ export interface AccountUpdate {
   reservePercentE4?: number;
   cardFeePercentE4?: number;
   cardInstallmentFeePercentE4?: number;
+  anticipationMonthlyPercentE4?: number;
   apiCashout?: boolean;
   transfers?: boolean;
   /** The payer of an abandoned checkout cart gets one recovery e-mail. */
@@ -62,6 +67,13 @@ export interface AccountProfile {
   address: Record<string, string>;
 }
 
+/** FEE_PLAN_DEFAULT: the name of the plan new accounts are put on (null: their own rates). Set once at start. */
+let defaultFeePlan: string | null = null;
+
+export function setDefaultFeePlan(name: string | null): void {
+  defaultFeePlan = name;
+}
+
 export async function createAccount(
   db: Db,
   input: { name: string; email: string; password: string; status?: AccountStatus; profile?: AccountProfile },
@@ -76,9 +88,14 @@ export async function createAccount(
   const passwordHash = await hashPassword(input.password);
   try {
     return await db.tx(async (tx) => {
+      const planId = defaultFeePlan === null ? null : await feePlanIdByName(tx, defaultFeePlan);
+      // a default naming no plan is the operator's mistake: no account is made at prices nobody chose
+      if (defaultFeePlan !== null && planId === null) {
+        throw new Error(`FEE_PLAN_DEFAULT names no fee plan ("${defaultFeePlan}"): create it in the console`);
+      }
       const [row] = await tx.query<{ id: number; email: string; name: string }>(
-        `INSERT INTO accounts (name, email, status, legal_name, document, phone, address)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id, email, name`,
+        `INSERT INTO accounts (name, email, status, legal_name, document, phone, address, fee_plan_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id, email, name`,
         [
           name,
           email,
@@ -87,6 +104,7 @@ export async function createAccount(
           input.profile?.document ?? null,
           input.profile?.phone ?? null,
           input.profile ? JSON.stringify(input.profile.address) : null,
+          planId,
         ],
       );
       // the account's first user, its owner (decisions.md, Teams)
@@ -106,6 +124,16 @@ export async function getAccount(q: Queryable, id: number): Promise<AccountRow |
   return row ? { ...row, owner_totp: await ownerHasTwoFactor(q, id) } : null;
 }
 
+const FEE_FIELDS = [
+  'cashoutFeeFixed',
+  'cashoutFeePercentE4',
+  'saleFeeFixed',
+  'saleFeePercentE4',
+  'cardFeePercentE4',
+  'cardInstallmentFeePercentE4',
+  'anticipationMonthlyPercentE4',
+] as const;
+
 export async function updateAccount(db: Db, id: number, update: AccountUpdate): Promise<AccountRow> {
   const sets: string[] = [];
   const values: unknown[] = [id];
@@ -122,6 +150,11 @@ export async function updateAccount(db: Db, id: number, update: AccountUpdate): 
   if (update.cardInstallmentFeePercentE4 !== undefined) {
     add('card_installment_fee_percent_e4', update.cardInstallmentFeePercentE4);
   }
+  if (update.anticipationMonthlyPercentE4 !== undefined) {
+    add('anticipation_monthly_percent_e4', update.anticipationMonthlyPercentE4);
+  }
+  // a fee given here is the account's own plan from now on: it leaves the fee plan it was on
+  if (FEE_FIELDS.some((f) => update[f] !== undefined)) sets.push('fee_plan_id = NULL');
   if (update.apiCashout !== undefined) add('api_cashout_enabled', update.apiCashout);
   if (update.transfers !== undefined) add('transfers_enabled', update.transfers);
   if (update.cartRecoveryEmail !== undefined) add('cart_recovery_email', update.cartRecoveryEmail);
@@ -169,6 +202,9 @@ export function accountSettingsView(row: AccountRow) {
     reservePercent: formatPercentE4(row.reserve_percent_e4),
     cardFeePercent: formatPercentE4(row.card_fee_percent_e4 ?? row.sale_fee_percent_e4),
     cardInstallmentFeePercent: formatPercentE4(row.card_installment_fee_percent_e4),
+    anticipationMonthlyPercent: formatPercentE4(row.anticipation_monthly_percent_e4),
+    // the fees above apply when the account has no plan; on a plan, the plan's do (GET /api/fees)
+    feePlanId: row.fee_plan_id === null ? 'none' : String(row.fee_plan_id),
     apiCashout: row.api_cashout_enabled ? 'on' : 'off',
     transfers: row.transfers_enabled ? 'on' : 'off',
     cartRecoveryEmail: row.cart_recovery_email ? 'on' : 'off',

@@ -6,6 +6,7 @@ import {
   accountSettingsView,
   createAccount,
   getAccount,
+  setDefaultFeePlan,
   updateAccount,
 } from './accounts.js';
 import { setApiWithdrawals } from './settings.js';
@@ -67,7 +68,8 @@ export const accountCommands: Command[] = [
       password: 'the panel password; `-` reads it from standard input',
     },
     options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
-    async run({ db }, values) {
+    async run({ db, config }, values) {
+      setDefaultFeePlan(config.feePlanDefault);
       const account = await createAccount(db, {
         name: required(values, 'name'),
         email: required(values, 'email'),
@@ -94,7 +96,7 @@ export const accountCommands: Command[] = [
   {
     path: ['accounts', 'update'],
     usage:
-      'gateway accounts update --id ID [--cashout-fee-fixed 1.50] [--cashout-fee-percent 1.2] [--sale-fee-percent 3.99] [--sale-fee-fixed 0.99] [--reserve-percent 0] [--card-fee-percent 4.99] [--card-installment-fee-percent 1.5] [--api-cashout on|off] [--transfers on|off] [--cart-recovery-email on|off] [--password P|-] [--two-factor off] [--json]',
+      'gateway accounts update --id ID [--cashout-fee-fixed 1.50] [--cashout-fee-percent 1.2] [--sale-fee-percent 3.99] [--sale-fee-fixed 0.99] [--reserve-percent 0] [--card-fee-percent 4.99] [--card-installment-fee-percent 1.5] [--anticipation-monthly-percent 2.99] [--api-cashout on|off] [--transfers on|off] [--cart-recovery-email on|off] [--password P|-] [--two-factor off] [--json]',
     summary:
       "Changes an account's fees, switches or password (audited); prints the settings after the change.",
     example: 'gateway accounts update --id 1 --sale-fee-percent 3.99 --sale-fee-fixed 0.99',
@@ -108,6 +110,8 @@ export const accountCommands: Command[] = [
       'card-fee-percent': 'card sale fee in per cent (in place of the sale fee; unset: the sale fee)',
       'card-installment-fee-percent':
         'added to the card fee for each installment after the first, in per cent',
+      'anticipation-monthly-percent':
+        'anticipation fee per month brought forward, in per cent (any fee option takes the account off its fee plan)',
       'api-cashout': 'on|off: cashouts through the API',
       transfers: 'on|off: transfers at all',
       'cart-recovery-email': 'on|off: one e-mail to the payer of an abandoned checkout cart, with its page',
@@ -123,6 +127,7 @@ export const accountCommands: Command[] = [
       'reserve-percent': { type: 'string' },
       'card-fee-percent': { type: 'string' },
       'card-installment-fee-percent': { type: 'string' },
+      'anticipation-monthly-percent': { type: 'string' },
       'api-cashout': { type: 'string' },
       transfers: { type: 'string' },
       'cart-recovery-email': { type: 'string' },
@@ -141,6 +146,10 @@ export const accountCommands: Command[] = [
         cardInstallmentFeePercentE4: percentArg(
           values['card-installment-fee-percent'],
           'card-installment-fee-percent',
+        ),
+        anticipationMonthlyPercentE4: percentArg(
+          values['anticipation-monthly-percent'],
+          'anticipation-monthly-percent',
         ),
         apiCashout: switchArg(values['api-cashout'], 'api-cashout'),
         transfers: switchArg(values.transfers, 'transfers'),

@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
+import type { FeePlanRates } from './fee-plans.js';
 
 /*
  * What other modules read of an account. The fragments are for the statements of hot paths that read an
@@ -19,29 +20,71 @@ export interface SaleFeeRates {
   /** Card sales: the fee in place of sale_fee_percent_e4 (null: the same), and what each extra installment adds. */
   card_fee_percent_e4: number | null;
   card_installment_fee_percent_e4: number;
+  /** The account's fee plan, whose rates replace the account's own fee columns above (null: no plan). */
+  plan: FeePlanRates | null;
 }
 
-/** The sale rates of these accounts, in one read (a batch of sales of several merchants). */
+const PLAN_COLUMNS = [
+  'pix_percent_e4',
+  'pix_fixed',
+  'boleto_fixed',
+  'credit_1_percent_e4',
+  'credit_2_6_percent_e4',
+  'credit_7_12_percent_e4',
+  'debit_percent_e4',
+  'anticipation_monthly_percent_e4',
+  'cashout_fixed',
+] as const;
+
+/** The sale rates of these accounts with their plans', in one read (a batch of sales of several merchants). */
 export async function saleFeeRates(q: Queryable, accountIds: number[]): Promise<Map<number, SaleFeeRates>> {
-  const rows = await q.query<SaleFeeRates & { id: number }>(
-    `SELECT id, sale_fee_percent_e4, sale_fee_fixed, reserve_percent_e4, card_fee_percent_e4,
-            card_installment_fee_percent_e4
-       FROM accounts WHERE id = ANY($1::bigint[])`,
+  const rows = await q.query<Record<string, number | null>>(
+    `SELECT a.id, a.sale_fee_percent_e4, a.sale_fee_fixed, a.reserve_percent_e4, a.card_fee_percent_e4,
+            a.card_installment_fee_percent_e4, p.id AS plan_id, ${PLAN_COLUMNS.map((c) => `p.${c}`).join(', ')}
+       FROM accounts a LEFT JOIN fee_plans p ON p.id = a.fee_plan_id
+      WHERE a.id = ANY($1::bigint[])`,
     [[...new Set(accountIds)]],
   );
-  return new Map(rows.map(({ id, ...rates }) => [Number(id), rates]));
+  return new Map(
+    rows.map((r) => [
+      Number(r.id),
+      {
+        sale_fee_percent_e4: Number(r.sale_fee_percent_e4),
+        sale_fee_fixed: Number(r.sale_fee_fixed),
+        reserve_percent_e4: Number(r.reserve_percent_e4),
+        card_fee_percent_e4: r.card_fee_percent_e4 === null ? null : Number(r.card_fee_percent_e4),
+        card_installment_fee_percent_e4: Number(r.card_installment_fee_percent_e4),
+        plan:
+          r.plan_id === null
+            ? null
+            : (Object.fromEntries(PLAN_COLUMNS.map((c) => [c, Number(r[c])])) as unknown as FeePlanRates),
+      },
+    ]),
+  );
 }
 
-/** The account's cashout fee (null: no such account). */
+/** The monthly anticipation rate of an account: its plan's, or its own (null: no such account). */
+export async function anticipationRate(q: Queryable, accountId: number): Promise<number | null> {
+  const [row] = await q.query<{ rate: number }>(
+    `SELECT COALESCE(p.anticipation_monthly_percent_e4, a.anticipation_monthly_percent_e4) AS rate
+       FROM accounts a LEFT JOIN fee_plans p ON p.id = a.fee_plan_id WHERE a.id = $1`,
+    [accountId],
+  );
+  return row ? Number(row.rate) : null;
+}
+
+/** The account's cashout fee, its plan's when it has one (null: no such account). */
 export async function withdrawalFee(
   q: Queryable,
   accountId: number,
 ): Promise<{ fixed: number; percentE4: number } | null> {
   const [row] = await q.query<{ fixed: number; percent_e4: number }>(
-    'SELECT cashout_fee_fixed AS fixed, cashout_fee_percent_e4 AS percent_e4 FROM accounts WHERE id = $1',
+    `SELECT COALESCE(p.cashout_fixed, a.cashout_fee_fixed) AS fixed,
+            CASE WHEN p.id IS NULL THEN a.cashout_fee_percent_e4 ELSE 0 END AS percent_e4
+       FROM accounts a LEFT JOIN fee_plans p ON p.id = a.fee_plan_id WHERE a.id = $1`,
     [accountId],
   );
-  return row ? { fixed: row.fixed, percentE4: row.percent_e4 } : null;
+  return row ? { fixed: Number(row.fixed), percentE4: Number(row.percent_e4) } : null;
 }
 
 /**
@@ -49,9 +92,11 @@ export async function withdrawalFee(
  * `payouts_held`: its withdrawals wait for an operator (a payout hold, or a suspension).
  */
 export function withdrawalTermsSql(accountIdExpr: string): string {
-  return `SELECT cashout_fee_fixed, cashout_fee_percent_e4, api_cashout_enabled, transfers_enabled,
-                 (payout_hold OR status = 'suspended') AS payouts_held
-            FROM accounts WHERE id = ${accountIdExpr}`;
+  return `SELECT COALESCE(p.cashout_fixed, a.cashout_fee_fixed) AS cashout_fee_fixed,
+                 CASE WHEN p.id IS NULL THEN a.cashout_fee_percent_e4 ELSE 0 END AS cashout_fee_percent_e4,
+                 a.api_cashout_enabled, a.transfers_enabled,
+                 (a.payout_hold OR a.status = 'suspended') AS payouts_held
+            FROM accounts a LEFT JOIN fee_plans p ON p.id = a.fee_plan_id WHERE a.id = ${accountIdExpr}`;
 }
 
 /** A boolean SQL expression: the account `accountIdExpr` names has its payouts held (a hold, or a suspension). */

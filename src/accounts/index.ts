@@ -1,10 +1,17 @@
 // The accounts module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 
-export { type AccountProfile, accountSettingsView, createAccount, getAccount } from './accounts.js';
+export {
+  type AccountProfile,
+  accountSettingsView,
+  createAccount,
+  getAccount,
+  setDefaultFeePlan,
+} from './accounts.js';
 export {
   accountColumnSql,
   accountName,
   accountNames,
+  anticipationRate,
   cartRecoveryAccounts,
   payoutsHeldSql,
   type SaleFeeRates,
@@ -12,8 +19,19 @@ export {
   withdrawalFee,
   withdrawalTermsSql,
 } from './data.js';
+export {
+  assignFeePlan,
+  createFeePlan,
+  type FeePlanInput,
+  type FeePlanView,
+  findFeePlan,
+  listFeePlans,
+  updateFeePlan,
+} from './fee-plans.js';
+export { feeRoutes } from './fees.routes.js';
 export { type AccountProfileView, accountProfile, searchAccounts } from './profile.js';
 export { accountRoutes } from './routes.js';
+export { FeePlan, FeePlanBody, FeePlanList, FeePlanPatch } from './schemas.js';
 export { settingOrInitial, settingSql } from './settings.js';
 export {
   ACCOUNT_STATUSES,

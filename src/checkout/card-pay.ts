@@ -154,7 +154,10 @@ export class PublicCards {
     const options: InstallmentOption[] = [];
     for (let n = 1; n <= Math.min(max, amount); n++) {
       // the fee the card sale will charge (sales' saleFees): an installment count it does not cover is refused
-      const covered = await saleFees(this.db, accountId, amount, { installments: n }).then(
+      const covered = await saleFees(this.db, accountId, amount, {
+        paymentMethod: 'CREDIT_CARD',
+        installments: n,
+      }).then(
         () => true,
         () => false,
       );

@@ -41,5 +41,7 @@ function describeProblem(p: LedgerProblem): string {
       return `journal entry ${p.entryId} does not balance (sum ${p.sum})`;
     case 'receivable_mismatch':
       return `account ${p.account} holds ${p.actual} but its unsettled card installments sum to ${p.expected}`;
+    case 'anticipation_mismatch':
+      return `anticipation ${p.anticipationId} took ${p.actual} from receivable but its installments sum to ${p.expected}`;
   }
 }

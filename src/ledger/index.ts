@@ -1,4 +1,13 @@
 // The ledger module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
+export {
+  holdInstallments,
+  installmentsOf,
+  lockHeldInstallments,
+  type OpenInstallment,
+  openInstallments,
+  releaseInstallments,
+  settleAnticipated,
+} from './anticipated.js';
 export { balanceStatement, entriesInsert } from './batch-entries.js';
 export {
   availableBalanceSql,
@@ -17,4 +26,5 @@ export {
   setCardSettlementDays,
   settleDueReceivables,
 } from './receivables.js';
+export { type RevenueDay, revenueByDay } from './revenue.js';
 export { Balance, ledgerRoutes } from './routes.js';

@@ -2,6 +2,7 @@ import type { Queryable } from '../platform/db/db.js';
 import { AppError } from '../platform/errors/app-error.js';
 
 export type Bucket = 'available' | 'blocked' | 'receivable';
+/** Money outside the merchants: the processor (payers), payouts (PIX keys paid), fees (the company's revenue). */
 export type SystemAccount = 'processor' | 'payouts' | 'fees';
 
 /** Where a posting lands: a merchant's bucket, or a system account (money outside the gateway). */

@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
+import { anticipationMismatches } from './anticipated.js';
 import { receivableMismatches } from './receivables.js';
 
 export interface LedgerProblem {
@@ -7,8 +8,10 @@ export interface LedgerProblem {
     | 'balance_mismatch'
     | 'orphan_posting'
     | 'receivable_mismatch'
+    | 'anticipation_mismatch'
     | 'negative_available';
   entryId?: number;
+  anticipationId?: number;
   postingId?: number;
   ledgerAccountId?: number;
   account?: string;
@@ -35,7 +38,8 @@ const MAY_GO_NEGATIVE = ['sale.dispute_opened', 'sale.dispute_won', 'sale.refund
 /**
  * Every entry sums to zero, every posting belongs to an existing entry and ledger account (postings carry no
  * foreign keys: migration 125), every maintained (merchant) balance equals the sum of its postings, each
- * receivable bucket holds exactly the card installments not yet settled, and a negative available balance is
+ * receivable bucket holds exactly the card installments not yet settled, each paid anticipation took from it
+ * exactly the installments it holds, and a negative available balance is
  * no deeper than what disputes (and unasked refunds) took from it: without them it would not be negative.
  */
 export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
@@ -57,6 +61,7 @@ export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
       ORDER BY p.id`,
   );
   const receivables = await receivableMismatches(q);
+  const anticipations = await anticipationMismatches(q);
   const negative = await q.query<{ code: string; balance: number; allowed: number }>(
     `SELECT la.code, la.balance,
             COALESCE(sum(p.amount) FILTER (WHERE e.kind = ANY ($1::text[]) OR e.kind LIKE 'dispute.%'), 0)::bigint
@@ -92,6 +97,12 @@ export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
       account: r.code,
       expected: Number(r.scheduled),
       actual: Number(r.balance),
+    })),
+    ...anticipations.map((r) => ({
+      kind: 'anticipation_mismatch' as const,
+      anticipationId: Number(r.anticipation_id),
+      expected: Number(r.installments),
+      actual: Number(r.taken),
     })),
     ...negative.map((r) => ({
       kind: 'negative_available' as const,

@@ -85,7 +85,7 @@ export async function createPixSale(
   let charge: PixCharge | null = null;
   try {
     // refused here rather than after a charge that could be paid is open at the processor
-    await saleFees(db, accountId, input.amount);
+    await saleFees(db, accountId, input.amount, { paymentMethod: 'PIX' });
     charge = await processor
       .createPixCharge({ saleUuid: uuid, amount: input.amount, expiresIn })
       .catch((err: unknown) => {

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { saleFeeRates } from '../accounts/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import { insertSale, lockSale, type NewSaleRow, setSaleAmount } from './data.js';
-import { type SaleFees, saleFees } from './fees.js';
+import { feesOfSale, type SaleFees, saleFees } from './fees.js';
 import { countWithoutFact, notifySaleStatus, refusal } from './settlement/transition.js';
 import type { SaleRow } from './types.js';
 
 export type NewSale = Omit<NewSaleRow, 'uuid' | keyof SaleFees>;
 
 /**
- * A processor reported a new sale: stored as PENDENTE, with fees from the account's settings. `notifyPending`
+ * A processor reported a new sale: stored as PENDENTE, with fees from the account's plan (or own rates) now. `notifyPending`
  * records sale.pending (a charge awaiting payment); a recurring debit that is already paid skips it.
  */
 export async function createSale(
@@ -16,11 +17,7 @@ export async function createSale(
   input: NewSale,
   options: { notifyPending: boolean; uuid?: string },
 ): Promise<SaleRow> {
-  const card =
-    input.paymentMethod === 'CREDIT_CARD' || input.paymentMethod === 'DEBIT_CARD'
-      ? { installments: input.installments ?? 1 }
-      : undefined;
-  const fees = await saleFees(tx, input.accountId, input.amount, card);
+  const fees = await saleFees(tx, input.accountId, input.amount, input);
   // the API contract: shipping is for physical products only, null for digital ones (Sale object and notifications)
   const shipping = input.items.some((item) => item.tangible) ? input.shipping : null;
   const sale = await insertSale(tx, { ...input, shipping, ...fees, uuid: options.uuid ?? randomUUID() });
@@ -38,6 +35,8 @@ export async function captureLess(tx: Queryable, saleId: number, amount: number)
   if (!sale) return;
   if (sale.status !== 'EM_PROCESSAMENTO' && sale.status !== 'PENDENTE') throw refusal(sale.status, 'PAGO');
   if (amount === Number(sale.amount)) return;
-  const fees = await saleFees(tx, sale.account_id, amount, { installments: sale.installments ?? 1 });
+  // priced on the terms the sale was created with: a plan changed since does not reach it
+  const rates = await saleFeeRates(tx, [sale.account_id]);
+  const fees = feesOfSale(rates, sale, amount);
   await setSaleAmount(tx, saleId, { amount, ...fees });
 }

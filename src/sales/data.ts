@@ -9,6 +9,9 @@ export interface NewSaleRow {
   systemFee: number;
   netAmount: number;
   reserveAmount: number;
+  /** The fee's terms, kept with the sale (a later amount is priced on them). */
+  feePercentE4: number;
+  feeFixed: number;
   paymentMethod: PaymentMethod;
   customer: Customer;
   items: Omit<SaleItem, 'id'>[];
@@ -58,9 +61,9 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
     `INSERT INTO sales (uuid, account_id, status, amount, system_fee, net_amount, reserve_amount,
         payment_method, customer, items, shipping, pix_key, card_last_four, card_brand, boleto_code,
         installments, processor, external_transaction_id, postback_url, cart_id, recurrence_id, id_rec, contrato,
-        metadata, boleto, payment_link_id, checkout_session_id)
+        metadata, boleto, payment_link_id, checkout_session_id, fee_percent_e4, fee_fixed)
      VALUES ($1, $2, 'PENDENTE', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-        $20, $21, $22, $23, $24, $25, $26)
+        $20, $21, $22, $23, $24, $25, $26, $27, $28)
      RETURNING *`,
     [
       s.uuid,
@@ -89,6 +92,8 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
       s.boleto ? JSON.stringify(s.boleto) : null,
       s.origin?.paymentLinkId ?? null,
       s.origin?.checkoutSessionId ?? null,
+      s.feePercentE4,
+      s.feeFixed,
     ],
   );
   return row!;

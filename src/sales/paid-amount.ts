@@ -1,7 +1,7 @@
 import { saleFeeRates } from '../accounts/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
-import { feesAt, saleFees } from './fees.js';
+import { feesOfSale } from './fees.js';
 import type { PaymentMethod, SaleRow } from './types.js';
 
 /**
@@ -25,10 +25,10 @@ export async function amountDue(tx: Queryable, sale: SaleRow, paidAt: Date): Pro
 
 /**
  * A sale paid another amount than its own (a boleto with fine and interest, or a discount): `paidAmount` is
- * recorded and its fee, net and reserve computed on it, in the transaction that then moves it to PAGO.
+ * recorded and its fee (on the terms the sale was created with), net and reserve computed on it, in the transaction that then moves it to PAGO.
  */
 export async function recordPaidAmount(tx: Queryable, sale: SaleRow, paid: number): Promise<void> {
-  const fees = await saleFees(tx, sale.account_id, paid);
+  const fees = feesOfSale(await saleFeeRates(tx, [sale.account_id]), sale, paid);
   await tx.query(
     `UPDATE sales SET paid_amount = $2, system_fee = $3, net_amount = $4, reserve_amount = $5, updated_at = now()
       WHERE id = $1`,
@@ -49,7 +49,7 @@ export async function recordPaidAmounts(
     tx,
     paid.map((p) => p.sale.account_id),
   );
-  const fees = paid.map((p) => feesAt(rates, p.sale.account_id, p.amount));
+  const fees = paid.map((p) => feesOfSale(rates, p.sale, p.amount));
   const rows = await tx.query<SaleRow>(
     `UPDATE sales s SET paid_amount = u.paid, system_fee = u.fee, net_amount = u.net, reserve_amount = u.reserve,
             updated_at = now()

@@ -33,6 +33,9 @@ export interface SaleRow {
   status: SaleStatus;
   amount: number;
   system_fee: number;
+  /** The terms system_fee was computed with at creation (null: a sale made before they were kept). */
+  fee_percent_e4: number | null;
+  fee_fixed: number | null;
   net_amount: number;
   reserve_amount: number;
   reserve_held: boolean;

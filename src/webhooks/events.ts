@@ -15,6 +15,8 @@ export const EVENT_NAMES = [
   'dispute.opened',
   'dispute.won',
   'dispute.lost',
+  'anticipation.paid',
+  'anticipation.rejected',
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -193,12 +193,33 @@ export const DisputeNotification = Type.Object(
   { description: 'A dispute notification' },
 );
 
+/** The body of an anticipation's delivery (anticipation.* events): the Anticipation object, with `type`. */
+export const AnticipationNotification = Type.Object(
+  {
+    id: Uuid('3c1a9e52-8f0b-4d7e-a2c4-6b5d7e8f9a01'),
+    status: Type.String({ description: 'paid (anticipation.paid) or rejected (anticipation.rejected)' }),
+    grossCents: Type.Integer({ examples: [30000] }),
+    feeCents: Type.Integer({ examples: [1794] }),
+    netCents: Type.Integer({ examples: [28206] }),
+    receivables: Type.Array(
+      Type.Object({ date: Type.String({ examples: ['2026-12-25'] }), amountCents: Type.Integer() }),
+    ),
+    reason: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Iso('2026-11-25T13:45:12.345Z'),
+    paidAt: Type.Union([Iso('2026-11-25T13:45:12.345Z'), Type.Null()]),
+    type: Type.Literal('ANTICIPATION'),
+    eventType: EventTypeOf('anticipation', 'anticipation.paid'),
+  },
+  { description: 'An anticipation notification' },
+);
+
 export const NOTIFICATION_SCHEMAS = {
   SaleRefund,
   SaleNotification,
   WithdrawalNotification,
   CartNotification,
   DisputeNotification,
+  AnticipationNotification,
 };
 
 const SUMMARIES: Record<EventName, string> = {
@@ -218,6 +239,10 @@ const SUMMARIES: Record<EventName, string> = {
     'A paid sale is disputed: its amount left the available balance (deliver only when selected)',
   'dispute.won': 'A dispute was won: its amount is back in the available balance',
   'dispute.lost': 'A dispute was lost or accepted: its amount stays out of the balance',
+  'anticipation.paid':
+    'An anticipation was paid: its installments left receivable, the net is in available (deliver only when selected)',
+  'anticipation.rejected':
+    'An anticipation was refused (by an operator, or its installments were no longer there)',
 };
 
 /** The OpenAPI `webhooks` section: one POST per event, with the headers every delivery carries. */
@@ -237,7 +262,9 @@ export function webhookOperations(): Record<string, object> {
           ? 'WithdrawalNotification'
           : event.startsWith('dispute.')
             ? 'DisputeNotification'
-            : 'CartNotification';
+            : event.startsWith('anticipation.')
+              ? 'AnticipationNotification'
+              : 'CartNotification';
       return [
         event,
         {

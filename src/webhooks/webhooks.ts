@@ -207,7 +207,7 @@ export class WebhookService {
   }
 }
 
-/** A non-empty list of the API's event names, or ["*"] alone (every event but cart.* and dispute.*). */
+/** A non-empty list of the API's event names, or ["*"] alone (every sale and withdrawal event). */
 function checkEvents(raw: unknown): string[] {
   if (!Array.isArray(raw) || raw.length === 0) {
     throw validation('events must be a non-empty list of event names, or ["*"]');
@@ -215,7 +215,7 @@ function checkEvents(raw: unknown): string[] {
   if (raw.includes('*')) {
     if (raw.every((e) => e === '*')) return ['*'];
     throw validation(
-      '"*" stands alone: send ["*"], or list the event names (cart and dispute events are never in "*")',
+      '"*" stands alone: send ["*"], or list the event names (cart, dispute and anticipation events are never in "*")',
     );
   }
   for (const e of raw) {

@@ -286,6 +286,8 @@ describe('gateway accounts update', () => {
       reservePercent: '10',
       cardFeePercent: '4.99',
       cardInstallmentFeePercent: '1.5',
+      anticipationMonthlyPercent: '2.99',
+      feePlanId: 'none',
       apiCashout: 'off',
       transfers: 'off',
       cartRecoveryEmail: 'on',

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type ReceivablesPage } from '../api';
 import { money } from '../ui/format';
 import { ErrorText, Table } from '../ui/kit';
+import { Anticipate } from './Anticipate';
 
 /** A São Paulo date (YYYY-MM-DD) as Brazilians read it: 25/12/2026. */
 const day = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
@@ -10,6 +11,7 @@ const day = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice
 export function Receivables() {
   const [page, setPage] = useState<ReceivablesPage | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [version, setVersion] = useState(0);
   useEffect(() => {
     api
       .receivables({})
@@ -18,7 +20,7 @@ export function Receivables() {
         setError(null);
       })
       .catch(setError);
-  }, []);
+  }, [version]);
   const pending = page?.data.flatMap((d) => d.installments.filter((i) => !i.settled)) ?? [];
   const total = pending.reduce((sum, i) => sum + i.amount, 0);
   return (
@@ -29,6 +31,7 @@ export function Receivables() {
         {page && ` A receber no período: ${money(total)}.`}
       </p>
       <ErrorText error={error} />
+      {pending.length > 0 && <Anticipate onDone={() => setVersion((v) => v + 1)} />}
       <Table
         label="Agenda de recebíveis"
         head={['Data', 'Valor', 'Parcelas']}

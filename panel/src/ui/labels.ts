@@ -105,6 +105,8 @@ export const EVENTS: Record<EventName, string> = {
   'dispute.opened': 'Contestação aberta',
   'dispute.won': 'Contestação ganha',
   'dispute.lost': 'Contestação perdida ou aceita',
+  'anticipation.paid': 'Antecipação paga',
+  'anticipation.rejected': 'Antecipação recusada',
 };
 
 /** A delivery's event in words: a subscribable event, or the panel's test event. */

@@ -8,6 +8,7 @@ export interface Triggered {
   withdrawal?: string;
   cart?: number;
   dispute?: string;
+  anticipation?: string;
 }
 
 interface Sale {
@@ -131,9 +132,44 @@ export async function trigger(target: Target, raw: string, subject: TriggerSubje
       await status(sale, 'PAGO');
       return { event, cart: cart.id, sale: sale.uuid };
     }
+    case 'anticipation.paid':
+    case 'anticipation.rejected': {
+      const sale = await cardSale(target);
+      const decided = await api<{ id: string }>(target, 'POST', '/api/sandbox/anticipations', {
+        amountCents: 1,
+        outcome: event === 'anticipation.paid' ? 'paid' : 'rejected',
+      });
+      return { event, sale: sale.uuid, anticipation: decided.id };
+    }
     default:
       return { event, ...(await withdrawal(target, event, newSale, status)) };
   }
+}
+
+/** A card sale captured at once (its net becomes receivable installments), through the sandbox acquirer. */
+async function cardSale(target: Target): Promise<Sale> {
+  const year = new Date().getUTCFullYear() + 1;
+  // the card token route takes the public key alone
+  const res = await fetch(`${target.url}/api/cards/tokens`, {
+    method: 'POST',
+    headers: { 'x-api-public-key': target.publicKey, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      number: '4000000000000010',
+      holderName: 'MARIA SILVA',
+      expMonth: 12,
+      expYear: year,
+      cvv: '731',
+    }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  if (!res.ok) throw new Error(`POST /api/cards/tokens answered ${res.status}: ${await res.text()}`);
+  const card = (await res.json()) as { token: string };
+  return api<Sale>(target, 'POST', '/api/transactions', {
+    ...SALE,
+    paymentMethod: 'CREDIT_CARD',
+    installments: 2,
+    card: { token: card.token },
+  });
 }
 
 /** A dispute of a PAGO sale (a chargeback of a card sale, a MED of a Pix one), decided as the event says. */

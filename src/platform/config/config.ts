@@ -42,6 +42,10 @@ export interface Config {
   sandbox: boolean;
   /** SIGNUP=on: anyone may sign up (POST /api/signup); the account waits for an operator's review. */
   signup: boolean;
+  /** FEE_PLAN_DEFAULT: the name of the fee plan new accounts are put on (null: their own rates). */
+  feePlanDefault: string | null;
+  /** ANTICIPATION_AUTO_APPROVE=on: an anticipation is paid at once (default off; on in development). */
+  anticipationAutoApprove: boolean;
   trustProxy: string[];
   postbackSecret: string;
   secretsKey: Buffer;
@@ -240,6 +244,8 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     production,
     sandbox,
     signup: onOff(env, 'SIGNUP', false),
+    feePlanDefault: env.FEE_PLAN_DEFAULT?.trim() || null,
+    anticipationAutoApprove: onOff(env, 'ANTICIPATION_AUTO_APPROVE', nodeEnv === 'development'),
     trustProxy: trustProxy(env),
     postbackSecret: withSecrets ? env.POSTBACK_SECRET || devSecret(dataDir, 'dev-postback-secret', 32) : '',
     secretsKey: withSecrets

@@ -222,6 +222,8 @@ const API_KEY_PREFIXES = [
   '/api/cards/',
   '/api/receivables',
   '/api/disputes',
+  '/api/fees',
+  '/api/anticipations',
 ];
 /** The payer's side of payment links and checkout sessions: no credentials, limited per address. */
 const PAYER_PREFIXES = ['/api/public/pay/', '/api/public/checkout/'];

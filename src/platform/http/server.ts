@@ -83,7 +83,8 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
   await installOpenApi(app);
 
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
-    const shape = request.routeOptions.config?.errorShape ?? 'envelope';
+    // a route with two doors answers each in its own family: the door the request came in by set it
+    const shape = request.errorShape ?? request.routeOptions.config?.errorShape ?? 'envelope';
     const appErr = toAppError(err);
     const status = statusOf(appErr);
     // a 500 is the gateway's own fault; a 502/503 is a processor's or the database's, answered as documented
@@ -101,7 +102,11 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     }
     // a forced shape, or a 503 of a route whose own 503 is another body (a PSP's webhook), may not be among
     // the route's declared response schemas: sent as is
-    if ((appErr instanceof HttpError && appErr.shape) || appErr.code === 'SERVICE_UNAVAILABLE') {
+    if (
+      (appErr instanceof HttpError && appErr.shape) ||
+      appErr.code === 'SERVICE_UNAVAILABLE' ||
+      request.errorShape
+    ) {
       reply.serializer(JSON.stringify);
     }
     const ruleInRouteFamily =

@@ -29,6 +29,13 @@ declare module 'fastify' {
      */
     moves?: 'charge' | 'cashout';
   }
+  interface FastifyRequest {
+    /**
+     * This request's error family, where a route opened by two doors (an API key, a panel session) answers
+     * each in its own: set by the route's door hook; unset, the route's `errorShape`.
+     */
+    errorShape?: ErrorShape;
+  }
   interface FastifyInstance {
     /** Every route registered, as registered (the OpenAPI and body-hardening tests walk it). */
     routeList: { method: string; url: string; errorShape: ErrorShape }[];

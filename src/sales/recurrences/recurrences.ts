@@ -60,7 +60,7 @@ export async function createRecurrence(
   const postbackUrl = normalizePostbackUrl(input.postbackUrl);
   return db.tx(async (tx) => {
     // every cycle is a sale of this amount: one the sale fee does not fit could never be charged
-    await saleFees(tx, accountId, input.amount);
+    await saleFees(tx, accountId, input.amount, { paymentMethod: 'PIX_AUTOMATICO' });
     const [recurrence] = await tx.query<RecurrenceRow>(
       `INSERT INTO recurrences (id_rec, account_id, contrato, journey, amount, data_inicial, customer, postback_url)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)

@@ -119,7 +119,9 @@ describe('GET /openapi.json', () => {
           ? 'Withdrawal'
           : event.startsWith('dispute.')
             ? 'Dispute'
-            : 'Cart';
+            : event.startsWith('anticipation.')
+              ? 'Anticipation'
+              : 'Cart';
       expect(JSON.stringify(op.post.requestBody), event).toContain(
         `#/components/schemas/${kind}Notification"`,
       );

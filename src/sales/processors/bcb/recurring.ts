@@ -204,7 +204,7 @@ async function creditCycle(
 }
 
 function fits(tx: Parameters<typeof saleFees>[0], accountId: number, amount: number): Promise<boolean> {
-  return saleFees(tx, accountId, amount).then(
+  return saleFees(tx, accountId, amount, { paymentMethod: 'PIX_AUTOMATICO' }).then(
     () => true,
     () => false,
   );

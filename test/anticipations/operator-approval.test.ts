@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsOf } from '../sales/fixtures.js';
+import { call } from '../support/http.js';
+import { createOperator, type TestOperator } from '../support/operators.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { anticipatingMerchant, buckets, cardSale, expectLedgerOk, plusDays } from './fixtures.js';
+
+let server: TestServer;
+let finance: TestOperator;
+let support: TestOperator;
+const db = () => server.runtime.platform.db;
+
+interface View {
+  id: string;
+  status: string;
+  grossCents: number;
+  feeCents: number;
+  netCents: number;
+  reason: string | null;
+}
+
+beforeAll(async () => {
+  // ANTICIPATION_AUTO_APPROVE is off by default outside development
+  server = await startServer({ workers: false, env: { CARD_SETTLEMENT_DAYS: '30' } });
+  finance = await createOperator(server, 'finance');
+  support = await createOperator(server, 'support');
+});
+afterAll(() => server?.close());
+
+const decide = (o: TestOperator, id: string, decision: 'approve' | 'reject', body: unknown = {}) =>
+  call<View & { error?: { code: string } }>('POST', `${server.url}/api/ops/anticipations/${id}/${decision}`, {
+    headers: o.ops,
+    body,
+  });
+
+async function eventTypes(uuid: string): Promise<string[]> {
+  const [row] = await db().query<{ id: string }>('SELECT id FROM anticipations WHERE uuid = $1', [uuid]);
+  return (await eventsOf(server, 'anticipation', Number(row!.id))).map((e) => e.event_type);
+}
+
+describe('anticipation decided by a finance operator', () => {
+  it('waits as requested, its installments held; approved, it is paid; audited', async () => {
+    const m = await anticipatingMerchant(server, finance);
+    await cardSale(server, m, 20000, 2);
+    const requested = await call<View>('POST', `${server.url}/api/anticipations`, {
+      headers: m.panel,
+      body: { upTo: plusDays(30) },
+    });
+    expect(requested.status, requested.text).toBe(201);
+    expect(requested.body).toMatchObject({ status: 'requested', grossCents: 10000, feeCents: 300 });
+    expect(await buckets(db(), m.accountId)).toMatchObject({ available: 0, receivable: 20000 });
+    // held: a second request cannot take the same installment
+    const second = await call('POST', `${server.url}/api/anticipations/simulate`, {
+      headers: m.keys,
+      body: { upTo: plusDays(30) },
+    });
+    expect(second.status).toBe(422);
+
+    const queue = await call<{ data: View[] }>(
+      'GET',
+      `${server.url}/api/ops/anticipations?status=requested`,
+      {
+        headers: support.ops,
+      },
+    );
+    expect(queue.body.data.map((a) => a.id)).toContain(requested.body.id);
+    expect((await decide(support, requested.body.id, 'approve')).status).toBe(403);
+
+    const approved = await decide(finance, requested.body.id, 'approve');
+    expect(approved.status, approved.text).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'paid', netCents: 9700 });
+    expect(await buckets(db(), m.accountId)).toMatchObject({ available: 9700, receivable: 10000 });
+    expect(await eventTypes(requested.body.id)).toEqual(['anticipation.paid']);
+    const twice = await decide(finance, requested.body.id, 'approve');
+    expect(twice.status).toBe(409);
+    expect(twice.body).toMatchObject({ success: false, error: { code: 'INVALID_STATUS' } });
+
+    const audit = await call<{ data: { action: string; before: unknown; after: unknown }[] }>(
+      'GET',
+      `${server.url}/api/ops/audit`,
+      { headers: finance.ops },
+    );
+    const entry = audit.body.data.find((e) => e.action === 'anticipation.approved');
+    expect(entry).toMatchObject({ before: { status: 'requested' }, after: { status: 'paid' } });
+    await expectLedgerOk(db());
+  });
+
+  it('is refused when its receivables are no longer there: the sale refunded while it waited', async () => {
+    const m = await anticipatingMerchant(server, finance);
+    const sale = await cardSale(server, m, 10000, 1);
+    const requested = await call<View>('POST', `${server.url}/api/anticipations`, {
+      headers: m.keys,
+      body: { amountCents: 10000 },
+    });
+    expect(requested.body.status).toBe('requested');
+    const refund = await call('POST', `${server.url}/api/transactions/${sale.id}/refund`, {
+      headers: m.keys,
+      body: { amountCents: 500 },
+    });
+    expect(refund.status, refund.text).toBe(202);
+    const approved = await decide(finance, requested.body.id, 'approve');
+    expect(approved.status, approved.text).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'rejected', reason: 'receivables_unavailable' });
+    expect(await eventTypes(requested.body.id)).toEqual(['anticipation.rejected']);
+    expect((await buckets(db(), m.accountId)).receivable).toBe(10000);
+    await expectLedgerOk(db());
+  });
+
+  it('rejected by an operator: its installments are free again', async () => {
+    const m = await anticipatingMerchant(server, finance);
+    await cardSale(server, m, 10000, 1);
+    const requested = await call<View>('POST', `${server.url}/api/anticipations`, {
+      headers: m.keys,
+      body: { amountCents: 10000 },
+    });
+    const rejected = await decide(finance, requested.body.id, 'reject', { reason: 'limite do mês' });
+    expect(rejected.status, rejected.text).toBe(200);
+    expect(rejected.body).toMatchObject({ status: 'rejected', reason: 'limite do mês' });
+    expect(await eventTypes(requested.body.id)).toEqual(['anticipation.rejected']);
+    const again = await call('POST', `${server.url}/api/anticipations/simulate`, {
+      headers: m.keys,
+      body: { amountCents: 10000 },
+    });
+    expect(again.status).toBe(200);
+    const missing = await decide(finance, '00000000-0000-4000-8000-000000000000', 'approve');
+    expect(missing.status).toBe(404);
+    const badId = await decide(finance, 'nope', 'approve');
+    expect(badId.status).toBe(400);
+  });
+});
