@@ -2430,11 +2430,11 @@ export interface paths {
                     content: {
                         "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "FORBIDDEN";
+                            error?: "CARD_PAYMENTS_PAUSED" | "FORBIDDEN";
                         }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "FORBIDDEN";
+                                code?: "CARD_PAYMENTS_PAUSED" | "FORBIDDEN";
                             };
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
@@ -5904,6 +5904,187 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ops/accounts/{id}/deliveries/{deliveryId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one of the account’s deliveries again (same event id, new timestamp; audited)
+         * @description Operators: support (Suporte) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    deliveryId: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "eventId": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90",
+                         *       "event": "sale.paid",
+                         *       "payload": null,
+                         *       "statusCode": 42,
+                         *       "attempts": 42,
+                         *       "error": "VALIDATION_ERROR",
+                         *       "status": "PENDING",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "lastAttemptAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            attempts: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            error: string | null;
+                            event: string;
+                            eventId: string;
+                            id: number;
+                            lastAttemptAt: string | null;
+                            /** @description The exact JSON body sent */
+                            payload: unknown;
+                            status: "PENDING" | "DELIVERED" | "FAILED" | "SKIPPED";
+                            statusCode: number | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ops/accounts/{id}/documents/{documentId}": {
         parameters: {
             query?: never;
@@ -7225,6 +7406,296 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/accounts/{id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's webhooks
+         * @description Operators: support (Suporte) and above.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "id": 42,
+                         *         "webhookUrl": "https://loja.example.com/webhooks/gateway",
+                         *         "events": [
+                         *           "sale.paid",
+                         *           "withdrawal.completed"
+                         *         ],
+                         *         "status": "active",
+                         *         "disabledReason": "The receiver answered 410 Gone",
+                         *         "createdAt": "2026-11-25T13:45:12.345Z"
+                         *       }
+                         *     ]
+                         */
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            disabledReason: string | null;
+                            events: string[];
+                            id: number;
+                            /** @description A disabled webhook gets no deliveries; facts meanwhile are logged SKIPPED (see recover) */
+                            status: "active" | "disabled";
+                            webhookUrl: string;
+                        }[];
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/accounts/{id}/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's last 100 deliveries, newest first, with each attempt
+         * @description Operators: support (Suporte) and above.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "id": 42,
+                         *         "eventId": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90",
+                         *         "event": "sale.paid",
+                         *         "payload": null,
+                         *         "statusCode": 42,
+                         *         "attempts": 42,
+                         *         "error": "VALIDATION_ERROR",
+                         *         "status": "PENDING",
+                         *         "createdAt": "2026-11-25T13:45:12.345Z",
+                         *         "lastAttemptAt": "2026-11-25T13:45:12.345Z"
+                         *       }
+                         *     ]
+                         */
+                        "application/json": {
+                            attempts: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            error: string | null;
+                            event: string;
+                            eventId: string;
+                            id: number;
+                            lastAttemptAt: string | null;
+                            /** @description The exact JSON body sent */
+                            payload: unknown;
+                            status: "PENDING" | "DELIVERED" | "FAILED" | "SKIPPED";
+                            statusCode: number | null;
+                        }[];
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -11072,6 +11543,183 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/panel/cards/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tokenizes a card at the acquirer for the panel's card charge (POST /api/cards/tokens's body)
+         * @description The card number and CVV go to the acquirer and are never stored or logged.
+         *
+         *     Roles: owner, admin, finance (issue charges and payment links, refund sales).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "number": "4111 1111 1111 1111",
+                     *       "holderName": "MARIA SILVA",
+                     *       "expMonth": 12,
+                     *       "expYear": 2030,
+                     *       "cvv": "123"
+                     *     }
+                     */
+                    "application/json": {
+                        cvv: string;
+                        expMonth: number;
+                        /** @description Four digits */
+                        expYear: number;
+                        /** @description The holder's name as printed */
+                        holderName: string;
+                        /** @description The card number (spaces and dashes allowed) */
+                        number: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "token": "tok_3q2Jr8LhQmV1x0aKcT9yWbPz5nDfE7gU",
+                         *       "brand": "visa",
+                         *       "lastFour": "1111",
+                         *       "expMonth": 12,
+                         *       "expYear": 2030
+                         *     }
+                         */
+                        "application/json": {
+                            brand: "visa" | "mastercard" | "amex" | "elo" | "hipercard";
+                            expMonth: number;
+                            expYear: number;
+                            lastFour: string;
+                            /** @description Single use, valid 15 minutes */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CARD_PAYMENTS_PAUSED" | "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PROCESSOR_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/panel/disputes": {
         parameters: {
             query?: never;
@@ -12484,6 +13132,125 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/panel/payment-methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The payment methods this gateway can take now (PIX, BOLETO, CREDIT_CARD)
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "methods": [
+                         *         "pedido-1001"
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description What this gateway can take now, of PIX, BOLETO, CREDIT_CARD: a link or a session may offer only these */
+                            methods: string[];
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/panel/receivables": {
@@ -14938,6 +15705,525 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/checkout/{id}/card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a checkout session by credit card: charges the token (captured) in the installments chosen
+         * @description Answers 201 with the sale whether approved (PAGO) or refused (RECUSADO, with refusalCode): a refused payer may tokenize again and retry.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maria Silva",
+                     *       "email": "maria@example.com",
+                     *       "document": "529.982.247-25",
+                     *       "token": "tok_3q2Jr8LhQmV1x0aKcT9yWbPz5nDfE7gU",
+                     *       "installments": 3
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description CPF or CNPJ, check digits verified */
+                        document?: string;
+                        email?: string;
+                        /** @description Credit installments: one of the options GET …/installments lists */
+                        installments: number;
+                        name?: string;
+                        phone?: string;
+                        /** @description The token POST …/card-token answered: single use, 15 minutes */
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "PAGO",
+                         *       "amountCents": 15000,
+                         *       "installments": 42,
+                         *       "cardBrand": null,
+                         *       "cardLastFour": null,
+                         *       "refusalCode": null,
+                         *       "redirectUrl": "https://loja.example.com/webhooks/gateway"
+                         *     }
+                         */
+                        "application/json": {
+                            amountCents: number;
+                            cardBrand: string | null;
+                            cardLastFour: string | null;
+                            installments: number;
+                            /** @description PAGO: where the page sends the payer (null: stay) */
+                            redirectUrl: string | null;
+                            /** @description RECUSADO: the acquirer’s return code (e.g. 05, 57) */
+                            refusalCode: string | null;
+                            /** Format: uuid */
+                            saleId: string;
+                            /** @description PAGO (approved and captured), RECUSADO (refused: refusalCode says why; the payer may try again), or PENDENTE while the acquirer’s answer is awaited */
+                            status: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CARD_PAYMENTS_PAUSED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "GONE";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/checkout/{id}/card-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tokenize the payer's card for a checkout session (its merchant's account; no key)
+         * @description The card number and CVV go to the acquirer and are never stored or logged; the token is used once, within 15 minutes.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "number": "4111 1111 1111 1111",
+                     *       "holderName": "MARIA SILVA",
+                     *       "expMonth": 12,
+                     *       "expYear": 2030,
+                     *       "cvv": "123"
+                     *     }
+                     */
+                    "application/json": {
+                        cvv: string;
+                        expMonth: number;
+                        /** @description Four digits */
+                        expYear: number;
+                        /** @description The holder's name as printed */
+                        holderName: string;
+                        /** @description The card number (spaces and dashes allowed) */
+                        number: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "token": "tok_3q2Jr8LhQmV1x0aKcT9yWbPz5nDfE7gU",
+                         *       "brand": "visa",
+                         *       "lastFour": "1111",
+                         *       "expMonth": 12,
+                         *       "expYear": 2030
+                         *     }
+                         */
+                        "application/json": {
+                            brand: "visa" | "mastercard" | "amex" | "elo" | "hipercard";
+                            expMonth: number;
+                            expYear: number;
+                            lastFour: string;
+                            /** @description Single use, valid 15 minutes */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CARD_PAYMENTS_PAUSED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "GONE";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/checkout/{id}/installments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The card installments of a checkout session: 1 up to its maximum, each installment's amount */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Open amounts only: the amount the payer typed, in cents */
+                    amountCents?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "options": [
+                         *         {
+                         *           "installments": 42,
+                         *           "installmentCents": 15000,
+                         *           "firstInstallmentCents": 15000,
+                         *           "totalCents": 15000
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            options: {
+                                /** @description The first carries the division’s remainder */
+                                firstInstallmentCents: number;
+                                /** @description Each installment but the first */
+                                installmentCents: number;
+                                installments: number;
+                                /** @description What the payer pays in all: the amount (no interest) */
+                                totalCents: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "GONE";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/checkout/{id}/sales/{saleId}/events": {
         parameters: {
             query?: never;
@@ -15513,6 +16799,527 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/pay/{slug}/card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a payment link by credit card: charges the token (captured) in the installments chosen
+         * @description Answers 201 with the sale whether approved (PAGO) or refused (RECUSADO, with refusalCode): a refused payer may tokenize again and retry.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maria Silva",
+                     *       "email": "maria@example.com",
+                     *       "document": "529.982.247-25",
+                     *       "token": "tok_3q2Jr8LhQmV1x0aKcT9yWbPz5nDfE7gU",
+                     *       "installments": 3
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Open amounts only: within the link’s minCents and maxCents */
+                        amountCents?: number;
+                        /** @description CPF or CNPJ, check digits verified */
+                        document: string;
+                        email: string;
+                        /** @description Credit installments: one of the options GET …/installments lists */
+                        installments: number;
+                        name: string;
+                        phone?: string;
+                        /** @description The token POST …/card-token answered: single use, 15 minutes */
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "PAGO",
+                         *       "amountCents": 15000,
+                         *       "installments": 42,
+                         *       "cardBrand": null,
+                         *       "cardLastFour": null,
+                         *       "refusalCode": null,
+                         *       "redirectUrl": "https://loja.example.com/webhooks/gateway"
+                         *     }
+                         */
+                        "application/json": {
+                            amountCents: number;
+                            cardBrand: string | null;
+                            cardLastFour: string | null;
+                            installments: number;
+                            /** @description PAGO: where the page sends the payer (null: stay) */
+                            redirectUrl: string | null;
+                            /** @description RECUSADO: the acquirer’s return code (e.g. 05, 57) */
+                            refusalCode: string | null;
+                            /** Format: uuid */
+                            saleId: string;
+                            /** @description PAGO (approved and captured), RECUSADO (refused: refusalCode says why; the payer may try again), or PENDENTE while the acquirer’s answer is awaited */
+                            status: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CARD_PAYMENTS_PAUSED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "GONE";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/pay/{slug}/card-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tokenize the payer's card for a payment link (its merchant's account; no key)
+         * @description The card number and CVV go to the acquirer and are never stored or logged; the token is used once, within 15 minutes.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "number": "4111 1111 1111 1111",
+                     *       "holderName": "MARIA SILVA",
+                     *       "expMonth": 12,
+                     *       "expYear": 2030,
+                     *       "cvv": "123"
+                     *     }
+                     */
+                    "application/json": {
+                        cvv: string;
+                        expMonth: number;
+                        /** @description Four digits */
+                        expYear: number;
+                        /** @description The holder's name as printed */
+                        holderName: string;
+                        /** @description The card number (spaces and dashes allowed) */
+                        number: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "token": "tok_3q2Jr8LhQmV1x0aKcT9yWbPz5nDfE7gU",
+                         *       "brand": "visa",
+                         *       "lastFour": "1111",
+                         *       "expMonth": 12,
+                         *       "expYear": 2030
+                         *     }
+                         */
+                        "application/json": {
+                            brand: "visa" | "mastercard" | "amex" | "elo" | "hipercard";
+                            expMonth: number;
+                            expYear: number;
+                            lastFour: string;
+                            /** @description Single use, valid 15 minutes */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CARD_PAYMENTS_PAUSED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "GONE";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/pay/{slug}/installments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The card installments of a payment link: 1 up to its maximum, each installment's amount */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Open amounts only: the amount the payer typed, in cents */
+                    amountCents?: string;
+                };
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "options": [
+                         *         {
+                         *           "installments": 42,
+                         *           "installmentCents": 15000,
+                         *           "firstInstallmentCents": 15000,
+                         *           "totalCents": 15000
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            options: {
+                                /** @description The first carries the division’s remainder */
+                                firstInstallmentCents: number;
+                                /** @description Each installment but the first */
+                                installmentCents: number;
+                                installments: number;
+                                /** @description What the payer pays in all: the amount (no interest) */
+                                totalCents: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "GONE";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -16229,7 +18036,7 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "CARD_PAYMENTS_PAUSED" | "FORBIDDEN";
                             };
                         };
                     };
@@ -20955,11 +22762,11 @@ export interface paths {
                     content: {
                         "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
+                            error?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "CARD_PAYMENTS_PAUSED" | "FORBIDDEN";
                         }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "CARD_PAYMENTS_PAUSED" | "FORBIDDEN";
                             };
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
