@@ -5,8 +5,10 @@ import { api, type Operator, type OperatorRole, reaches, whenSessionExpires } fr
 import { OPERATOR_ROLE } from './labels';
 import { Account } from './pages/Account';
 import { Accounts } from './pages/Accounts';
+import { Anticipations } from './pages/Anticipations';
 import { Audit } from './pages/Audit';
 import { Disputes } from './pages/Disputes';
+import { FeePlans } from './pages/FeePlans';
 import { AcceptInvitation, Login } from './pages/Login';
 import { Operators } from './pages/Operators';
 import { Reports } from './pages/Reports';
@@ -20,6 +22,8 @@ const PAGES: { hash: string; label: string; Page: () => preact.JSX.Element; need
   { hash: '#/saques', label: 'Saques', Page: Withdrawals, need: 'support' },
   { hash: '#/contestacoes', label: 'Contestações', Page: Disputes, need: 'support' },
   { hash: '#/relatorios', label: 'Relatórios', Page: Reports, need: 'finance' },
+  { hash: '#/tarifas', label: 'Tarifas', Page: FeePlans, need: 'support' },
+  { hash: '#/antecipacoes', label: 'Antecipações', Page: Anticipations, need: 'support' },
   { hash: '#/operadores', label: 'Operadores', Page: Operators, need: 'admin' },
   { hash: '#/auditoria', label: 'Auditoria', Page: Audit, need: 'support' },
 ];

@@ -4,6 +4,8 @@
  * route schemas, as types only.
  */
 import type { Static } from 'typebox';
+import type * as AccountSchemas from '../../../src/accounts/schemas';
+import type * as Anticipations from '../../../src/anticipations/schemas';
 import type * as Console from '../../../src/console/schemas';
 import type * as Disputes from '../../../src/disputes/schemas';
 import type * as Operators from '../../../src/operators/schemas';
@@ -26,6 +28,9 @@ export type OpsWithdrawal = Static<typeof Console.OpsWithdrawal>;
 export type WithdrawalsPage = Static<typeof Console.WithdrawalsPage>;
 export type Report = Static<typeof Console.Report>;
 export type Sale = Static<typeof Sales.Sale>;
+export type FeePlan = Static<typeof AccountSchemas.FeePlan>;
+export type FeePlanInput = Static<typeof AccountSchemas.FeePlanBody>;
+export type Anticipation = Static<typeof Anticipations.Anticipation>;
 export type Webhook = Static<typeof Webhooks.Webhook>;
 export type Delivery = Static<typeof Webhooks.Delivery>;
 export type Dispute = Static<typeof Disputes.Dispute> & { accountId: number };
@@ -130,6 +135,17 @@ export const api = {
     request<Delivery[]>('GET', `/api/ops/accounts/${accountId}/webhooks/${webhookId}/deliveries`),
   resend: (accountId: number, deliveryId: number) =>
     request<Delivery>('POST', `/api/ops/accounts/${accountId}/deliveries/${deliveryId}/resend`, {}),
+  feePlans: () => request<{ data: FeePlan[] }>('GET', '/api/ops/fee-plans'),
+  createFeePlan: (body: FeePlanInput) => request<FeePlan>('POST', '/api/ops/fee-plans', body),
+  assignFeePlan: (accountId: number, planId: number) =>
+    request<FeePlan>('POST', `/api/ops/accounts/${accountId}/fee-plan`, { planId }),
+  anticipations: (status?: string) =>
+    request<{ data: Anticipation[]; nextCursor: string | null }>(
+      'GET',
+      `/api/ops/anticipations${query({ status })}`,
+    ),
+  decideAnticipation: (id: string, decision: 'approve' | 'reject') =>
+    request<Anticipation>('POST', `/api/ops/anticipations/${id}/${decision}`, {}),
   operators: () => request<{ data: OperatorView[] }>('GET', '/api/ops/operators'),
   invite: (email: string, role: OperatorRole) =>
     request<Invited>('POST', '/api/ops/operators', { email, role }),

@@ -6,6 +6,7 @@ import { type AccountDetail, type AccountProfile, api, reaches } from '../api';
 import { ACCOUNT_STATUS, DOCUMENT_KIND, documentText, METHOD } from '../labels';
 import { AccountAudit } from './Audit';
 import { AccountDeliveries } from './Deliveries';
+import { AssignPlan } from './FeePlans';
 import { HeldActions } from './Withdrawals';
 
 /** What an operator may do to an account in its status (the server decides; this offers what will work). */
@@ -184,11 +185,18 @@ export function Account({ id }: { id: number }) {
               {moneyText(String(detail.fees.cashoutFeeFixed ?? '0'))} +{' '}
               {String(detail.fees.cashoutFeePercent ?? '0')} %
             </dd>
+            <dt>Plano</dt>
+            <dd>
+              {detail.fees.feePlanId === undefined || detail.fees.feePlanId === 'none'
+                ? 'Nenhum: as tarifas acima'
+                : `Plano #${String(detail.fees.feePlanId)} (no lugar das tarifas acima)`}
+            </dd>
             <dt>Reserva</dt>
             <dd>{String(detail.fees.reservePercent ?? '0')} %</dd>
           </dl>
         </Card>
       </div>
+      <AssignPlan accountId={a.id} onDone={load} />
       <Actions account={a} onChanged={load} />
       <Card title="Documentos">
         {detail.documents.length === 0 ? (

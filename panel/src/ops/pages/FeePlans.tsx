@@ -1,0 +1,166 @@
+import { useEffect, useState } from 'preact/hooks';
+import { centsOf, money } from '../../ui/format';
+import { Card, ErrorText, Table, useAttempt } from '../../ui/kit';
+import { api, type FeePlan, reaches } from '../api';
+
+const pct = (text: string) => `${text.replace('.', ',')} %`;
+/** "2,99" → "2.99" (the API's decimal strings). */
+const percentOf = (typed: string) => typed.trim().replace(',', '.');
+
+const EMPTY = {
+  name: '',
+  pixPercent: '0,99',
+  pixFixed: '0,00',
+  boletoFixed: '2,49',
+  credit1: '3,49',
+  credit2to6: '4,29',
+  credit7to12: '4,99',
+  debitPercent: '1,99',
+  anticipation: '2,99',
+  cashoutFixed: '0,00',
+};
+
+function NewPlan({ onMade }: { onMade: () => void }) {
+  const [form, setForm] = useState(EMPTY);
+  const { error, attempt } = useAttempt();
+  const field = (key: keyof typeof EMPTY, label: string) => (
+    <div>
+      <label for={`plan-${key}`}>{label}</label>
+      <input
+        id={`plan-${key}`}
+        required
+        value={form[key]}
+        onInput={(e) => setForm({ ...form, [key]: e.currentTarget.value })}
+      />
+    </div>
+  );
+  return (
+    <Card title="Novo plano">
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void attempt(async () => {
+            await api.createFeePlan({
+              name: form.name.trim(),
+              pixPercent: percentOf(form.pixPercent),
+              pixFixedCents: centsOf(form.pixFixed) ?? -1,
+              boletoFixedCents: centsOf(form.boletoFixed) ?? -1,
+              creditPercent: {
+                '1': percentOf(form.credit1),
+                '2-6': percentOf(form.credit2to6),
+                '7-12': percentOf(form.credit7to12),
+              },
+              debitPercent: percentOf(form.debitPercent),
+              anticipationMonthlyPercent: percentOf(form.anticipation),
+              cashoutFixedCents: centsOf(form.cashoutFixed) ?? -1,
+            });
+            setForm(EMPTY);
+            onMade();
+          });
+        }}
+      >
+        {field('name', 'Nome do plano')}
+        {field('pixPercent', 'PIX (%)')}
+        {field('pixFixed', 'PIX fixo (R$)')}
+        {field('boletoFixed', 'Boleto (R$)')}
+        {field('credit1', 'Crédito à vista (%)')}
+        {field('credit2to6', 'Crédito 2–6x (%)')}
+        {field('credit7to12', 'Crédito 7–12x (%)')}
+        {field('debitPercent', 'Débito (%)')}
+        {field('anticipation', 'Antecipação ao mês (%)')}
+        {field('cashoutFixed', 'Saque (R$)')}
+        <button type="submit">Criar plano</button>
+      </form>
+      <ErrorText error={error} />
+    </Card>
+  );
+}
+
+/** Tarifas: the fee plans (finance creates them; an account is put on one from its page). */
+export function FeePlans() {
+  const [plans, setPlans] = useState<FeePlan[] | null>(null);
+  const { error, attempt } = useAttempt();
+  const load = () => attempt(async () => setPlans((await api.feePlans()).data));
+  useEffect(() => {
+    void load();
+  }, []);
+  return (
+    <section>
+      <h1>Tarifas</h1>
+      <ErrorText error={error} />
+      {plans && (
+        <Table
+          label="Planos de tarifas"
+          head={[
+            'Plano',
+            'PIX',
+            'Boleto',
+            'Crédito à vista',
+            '2–6x',
+            '7–12x',
+            'Débito',
+            'Antecipação',
+            'Saque',
+          ]}
+          empty={plans.length === 0 && 'Nenhum plano ainda.'}
+        >
+          {plans.map((p) => (
+            <tr key={p.id}>
+              <td>{p.name}</td>
+              <td>
+                {pct(p.pixPercent)}
+                {p.pixFixedCents > 0 && ` + ${money(p.pixFixedCents)}`}
+              </td>
+              <td>{money(p.boletoFixedCents)}</td>
+              <td>{pct(p.creditPercent['1'])}</td>
+              <td>{pct(p.creditPercent['2-6'])}</td>
+              <td>{pct(p.creditPercent['7-12'])}</td>
+              <td>{pct(p.debitPercent)}</td>
+              <td>{pct(p.anticipationMonthlyPercent)} a.m.</td>
+              <td>{money(p.cashoutFixedCents)}</td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      {reaches('finance') && <NewPlan onMade={load} />}
+    </section>
+  );
+}
+
+/** On an account's page: put it on a plan (finance). */
+export function AssignPlan({ accountId, onDone }: { accountId: number; onDone: () => void }) {
+  const [plans, setPlans] = useState<FeePlan[]>([]);
+  const [planId, setPlanId] = useState('');
+  const { error, attempt } = useAttempt();
+  useEffect(() => {
+    void attempt(async () => setPlans((await api.feePlans()).data));
+  }, []);
+  if (!reaches('finance') || plans.length === 0) return null;
+  return (
+    <form
+      class="filters"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void attempt(async () => {
+          await api.assignFeePlan(accountId, Number(planId));
+          onDone();
+        });
+      }}
+    >
+      <div>
+        <label for="assign-plan">Plano de tarifas</label>
+        <select id="assign-plan" required value={planId} onChange={(e) => setPlanId(e.currentTarget.value)}>
+          <option value="">Escolha um plano</option>
+          {plans.map((p) => (
+            <option key={p.id} value={String(p.id)}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <button type="submit">Aplicar plano</button>
+      <ErrorText error={error} />
+    </form>
+  );
+}

@@ -1,0 +1,81 @@
+/**
+ * A finance operator in the console, in Debian's chromium: makes a fee plan in Tarifas, puts an account on it
+ * from the account's page, and approves an anticipation waiting for a decision. Axe-clean, screenshots kept.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anticipatingMerchant, cardSale, plusDays } from '../anticipations/fixtures.js';
+import { seriousViolations } from '../support/axe.js';
+import { launch, shot } from '../support/browser.js';
+import { call } from '../support/http.js';
+import { createOperator, type TestOperator, totpCode } from '../support/operators.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+let finance: TestOperator;
+
+beforeAll(async () => {
+  server = await startServer({ workers: false, env: { CARD_SETTLEMENT_DAYS: '30' } });
+  browser = await launch();
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  finance = await createOperator(server, 'finance');
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function clean(name: string): Promise<void> {
+  await shot(page, name);
+  expect(await seriousViolations(page), name).toEqual([]);
+}
+
+describe('finance in the console', () => {
+  it('makes a plan, puts an account on it, and approves an anticipation', async () => {
+    const m = await anticipatingMerchant(server, finance);
+    await cardSale(server, m, 20000, 2);
+    const requested = await call<{ status: string }>('POST', `${server.url}/api/anticipations`, {
+      headers: m.panel,
+      body: { upTo: plusDays(30) },
+    });
+    expect(requested.body.status).toBe('requested');
+
+    await page.goto(`${server.url}/ops`);
+    await page.getByLabel('E-mail').fill(finance.email);
+    await page.getByLabel('Senha').fill(finance.password);
+    await page.getByLabel('Código do autenticador').fill(totpCode(finance.totpSecret, 1));
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    const menu = page.getByRole('navigation', { name: 'Principal' });
+
+    await menu.getByRole('link', { name: 'Tarifas' }).click();
+    await page.getByLabel('Nome do plano').fill('Varejo 2026');
+    await page.getByLabel('Crédito à vista (%)').fill('3,19');
+    await page.getByRole('button', { name: 'Criar plano' }).click();
+    const plans = page.getByRole('table', { name: 'Planos de tarifas' });
+    await plans.getByRole('cell', { name: 'Varejo 2026' }).waitFor();
+    await plans.getByRole('cell', { name: '3,19 %' }).waitFor();
+    await clean('console-finance-01-plans');
+
+    await page.goto(`${server.url}/ops#/contas/${m.accountId}`);
+    await page.getByLabel('Plano de tarifas').selectOption({ label: 'Varejo 2026' });
+    await page.getByRole('button', { name: 'Aplicar plano' }).click();
+    await page.getByText(/Plano #\d+ \(no lugar das tarifas acima\)/).waitFor();
+    await clean('console-finance-02-account-plan');
+
+    await menu.getByRole('link', { name: 'Antecipações' }).click();
+    const table = page.getByRole('table', { name: 'Antecipações' });
+    await table.getByRole('cell', { name: 'Aguardando decisão' }).waitFor();
+    await clean('console-finance-03-anticipations');
+    await page
+      .getByRole('button', { name: /^Aprovar a antecipação/ })
+      .first()
+      .click();
+    await page.getByText('Nenhuma antecipação aguardando decisão.').waitFor();
+    const list = await call<{ data: { status: string }[] }>('GET', `${server.url}/api/anticipations`, {
+      headers: m.keys,
+    });
+    expect(list.body.data[0]!.status).toBe('paid');
+  });
+});
