@@ -37,11 +37,11 @@ export async function anticipationRoutes(
   app.post(
     '/api/anticipations/simulate',
     {
-      // a simulation changes nothing: a read-only key and any role that sees money may run it
+      // a simulation changes nothing: any role that sees money may run it in the panel; a read key opens GET
+      // routes only (decisions.md, keys bounded by their creator), so by key it takes what a request does
       config: {
         errorShape: 'transaction',
         permission: 'money.view',
-        keyScope: 'read',
         errors: ['FORBIDDEN', 'NOT_FOUND', 'INSUFFICIENT_BALANCE'],
       },
       onRequest: door,

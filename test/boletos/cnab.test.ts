@@ -162,7 +162,7 @@ describe('a return file longer than one chunk of 500 lines', () => {
 
   it('a failure in a later chunk imports nothing of the file, earlier chunks included', async () => {
     const a = await issue();
-    // a merchant whose fee is more than the boleto: crediting it fails
+    // a boleto whose kept fee is more than it is paid: crediting it fails
     const costly = await createMerchant(server, 'Taxa alta');
     await db().query('UPDATE accounts SET sale_fee_fixed = 20000 WHERE id = $1', [costly.accountId]);
     const res = await call<BoletoSaleBody>('POST', `${server.url}/api/transactions`, {
@@ -173,7 +173,8 @@ describe('a return file longer than one chunk of 500 lines', () => {
       }),
     });
     expect(res.status, res.text).toBe(201);
-    await db().query('UPDATE accounts SET sale_fee_fixed = 40000 WHERE id = $1', [costly.accountId]);
+    // (a sale keeps the fee terms it was created with: they are changed on the sale itself)
+    await db().query('UPDATE sales SET fee_fixed = 40000 WHERE id = $1', [res.body.id]);
     const balance = await getBalance(db(), merchant.accountId);
     await expect(
       importDirect([
