@@ -75,6 +75,12 @@ export async function changeStanding(
       [accountId, change.to, reason],
     );
   } else {
+    if (row.payout_hold === change.on) {
+      throw new AppError(
+        'INVALID_STATUS',
+        change.on ? "The account's payouts are held already" : "The account's payouts are not held",
+      );
+    }
     await tx.query(
       'UPDATE accounts SET payout_hold = $2, payout_hold_reason = $3, updated_at = now() WHERE id = $1',
       [accountId, change.on, change.on ? reason : null],

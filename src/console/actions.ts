@@ -103,8 +103,6 @@ export class ConsoleActions {
           reason,
           cause,
         );
-        if (changed.before.payoutHold)
-          throw new AppError('INVALID_STATUS', "The account's payouts are held already");
         await holdUnsent(tx, accountId);
         return changed;
       }
@@ -117,8 +115,6 @@ export class ConsoleActions {
           reason,
           cause,
         );
-        if (!changed.before.payoutHold)
-          throw new AppError('INVALID_STATUS', "The account's payouts are not held");
         if (changed.after.status !== 'suspended')
           await releaseAccount(tx, this.queue, accountId, actor.email);
         return changed;
