@@ -56,6 +56,7 @@ import { installRateLimits } from './platform/http/rate-limit.js';
 import { createHttp } from './platform/http/server.js';
 import type { CardAttemptCheck, Http } from './platform/http/types.js';
 import { metricsPlugin } from './platform/observability/metrics.js';
+import { RiskRules } from './risk/index.js';
 import type { SaleProcessor } from './sales/index.js';
 import {
   bcbWebhookRoutes,
@@ -180,10 +181,24 @@ export async function buildApp(platform: Platform): Promise<Http> {
     loginLimit: limits.loginPerIp,
   });
   const anticipations = new Anticipations(db, config.anticipationAutoApprove);
+  // the rules risk operators write, in this process's memory (reloaded when any process changes them)
+  const riskRules = new RiskRules(db, log);
+  await riskRules.start();
+  app.addHook('onClose', () => riskRules.close());
+  const acquirer = acquirerFor(config.cards, db);
+  app.addHook('onClose', () => acquirer.close());
+  setCardSettlementDays(config.cards.settlementDays);
+  setRefusalRatio(config.riskRefusalRatio);
+  const cardSales = new CardSales(db, queue, acquirer, config.secretsKey, {
+    allowPrivateTargets: config.webhookAllowPrivate,
+    outbox: platform.outbox,
+    risk: riskRules,
+  });
   await app.register(consoleRoutes, {
     db,
     anticipations,
-    actions: new ConsoleActions(db, queue, mail, authCache),
+    riskRules,
+    actions: new ConsoleActions(db, queue, mail, authCache, cardSales),
     requireOperator: operatorSession(operatorSessions),
     webhooks,
   });
@@ -221,14 +236,6 @@ export async function buildApp(platform: Platform): Promise<Http> {
         ? new SandboxCobv()
         : null;
   const boletoIssuer = new BoletoIssuer(db, cobv, config.boleto, config.publicUrl);
-  const acquirer = acquirerFor(config.cards, db);
-  app.addHook('onClose', () => acquirer.close());
-  setCardSettlementDays(config.cards.settlementDays);
-  setRefusalRatio(config.riskRefusalRatio);
-  const cardSales = new CardSales(db, queue, acquirer, config.secretsKey, {
-    allowPrivateTargets: config.webhookAllowPrivate,
-    outbox: platform.outbox,
-  });
   const cardTokens = new CardTokens(db, acquirer, config.secretsKey);
   const cardRefunds = new CardRefunds(db, acquirer);
   processorsForSales.refunders.set(cardRefunds.name, cardRefunds);
@@ -239,6 +246,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
     pixProcessor: processorsForSales.pixProcessor,
     boletoSales: cobv ? boletoSales(boletoIssuer, config.webhookAllowPrivate) : null,
     allowPrivateTargets: config.webhookAllowPrivate,
+    risk: riskRules,
+    queue,
   };
   await app.register(salesRoutes, { ...charges, apiKey, settler, refunders: processorsForSales.refunders });
   await app.register(boletoRoutes, { db, apiKey, settings: config.boleto, perIp: limits.boletoPdfPerIp });

@@ -22,6 +22,7 @@ import { PixApiClient } from './payment-standards/index.js';
 import type { Platform } from './platform/context.js';
 import { startPeriodic } from './platform/jobs/periodic.js';
 import { startReconciliation } from './reconciliation/index.js';
+import { expireRiskReview } from './risk/index.js';
 import type { PixChargeProcessor } from './sales/index.js';
 import {
   abandonCheckoutCarts,
@@ -145,6 +146,8 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     async () => {
       await cardSales.resolveUnknown(log);
       await cardSales.voidExpired(log);
+      // authorizations held for a risk review nobody decided within RISK_REVIEW_HOURS are voided
+      await cardSales.expireRiskHolds(platform.config.riskReviewHours, expireRiskReview, log);
     },
     (err) => log.warn({ err }, 'card sale jobs failed; will retry'),
   );

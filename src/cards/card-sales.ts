@@ -5,6 +5,8 @@ import type { OutboxSignal } from '../platform/db/outbox-signal.js';
 import { AppError, conflict, validation } from '../platform/errors/app-error.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
+import { openReview } from '../reviews/index.js';
+import { ALLOW, auditRiskDecision, customerFacts, type RiskDecision, type RiskRules } from '../risk/index.js';
 import {
   type Customer,
   captureLess,
@@ -21,6 +23,7 @@ import {
   type SaleOrigin,
   type SaleRow,
   setRefusalReason,
+  setSaleRisk,
 } from '../sales/index.js';
 import { addressProblem } from '../webhooks/index.js';
 import type { Acquirer, AcquirerPayment, AuthorizeRequest, PaymentType } from './acquirer.js';
@@ -30,11 +33,13 @@ import {
   authorizationsOlderThan,
   type CardPaymentRow,
   claimCapture,
+  clearRiskHold,
   findCardPayment,
   insertCardPayment,
   lockCardPayment,
   recordAcquirerState,
   releaseCapture,
+  riskHoldsOlderThan,
   unresolvedOlderThan,
 } from './payments.data.js';
 import { refuseWhenPaused, watchRefusals } from './refusal-watch.js';
@@ -79,7 +84,7 @@ export class CardSales {
     private readonly queue: Queue,
     private readonly acquirer: Acquirer,
     private readonly secretsKey: Buffer,
-    private readonly options: { allowPrivateTargets: boolean; outbox?: OutboxSignal },
+    private readonly options: { allowPrivateTargets: boolean; outbox?: OutboxSignal; risk?: RiskRules },
   ) {}
 
   async open(
@@ -106,6 +111,7 @@ export class CardSales {
     const type: PaymentType = credit ? 'CreditCard' : 'DebitCard';
     const uuid = randomUUID();
     let request: AuthorizeRequest | null = null;
+    let blocked = false;
     const opened = await createKeyedSale(this.db, accountId, key, input, async (bind) =>
       this.db.tx(async (tx) => {
         await refuseWhenPaused(tx, accountId);
@@ -114,6 +120,14 @@ export class CardSales {
         if (token.acquirer !== this.acquirer.name) {
           throw validation(`card.token was made by the ${token.acquirer} acquirer, not the one in use`);
         }
+        const risk: RiskDecision =
+          this.options.risk?.decide({
+            method: input.paymentMethod,
+            amountCents: input.amount,
+            ...customerFacts(customer),
+            ip: token.ip,
+            card: { bin: token.bin, fingerprint: token.fingerprint },
+          }) ?? ALLOW;
         const sale = await createSale(
           tx,
           {
@@ -139,10 +153,25 @@ export class CardSales {
             boletoCode: null,
             metadata: input.metadata ?? {},
             origin: context.origin,
+            // a sale no rule matched carries no decision
+            risk: risk.decision === 'allow' ? null : risk,
           },
           { notifyPending: true, uuid },
         );
         if (context.reserve) await context.reserve(tx, sale.id);
+        await auditRiskDecision(tx, accountId, sale.id, risk);
+        if (risk.decision === 'block') {
+          // nothing reaches the acquirer: the sale is refused as it is stored
+          await setRefusalReason(tx, sale.id, {
+            code: 'RISK_BLOCKED',
+            message: `Blocked by the risk rule "${risk.ruleName}"`,
+          });
+          await moveSale(tx, this.queue, sale.id, 'RECUSADO');
+          await bind(tx, sale.id);
+          blocked = true;
+          return sale;
+        }
+        const held = risk.decision === 'review';
         await insertCardPayment(tx, {
           saleId: sale.id,
           orderId: uuid,
@@ -153,6 +182,7 @@ export class CardSales {
           installments,
           capture,
           amount: input.amount,
+          riskHold: held,
         });
         await bind(tx, sale.id);
         request = {
@@ -162,13 +192,19 @@ export class CardSales {
           type,
           acquirerToken: token.acquirerToken,
           brand: token.brand,
-          capture,
+          // a review holds the authorization uncaptured until a risk operator decides
+          capture: capture && !held,
           customerName: customer.name,
         };
         return sale;
       }),
     );
-    if (opened.replayed || !request) return opened;
+    if (blocked) this.options.outbox?.committed();
+    if (opened.replayed || !request) {
+      return blocked
+        ? { sale: (await findSaleRow(this.db, { kind: 'numeric', id: opened.sale.id }))!, replayed: false }
+        : opened;
+    }
     const payment = await this.authorize(request, log);
     if (payment) await this.apply(opened.sale.id, payment);
     return { sale: (await findSaleRow(this.db, { kind: 'numeric', id: opened.sale.id }))!, replayed: false };
@@ -212,6 +248,9 @@ export class CardSales {
     if (!row) throw conflict(`a ${sale.payment_method} sale cannot be captured`);
     if (row.state !== 'authorized' || sale.status !== 'EM_PROCESSAMENTO') {
       throw conflict(`a sale in status ${sale.status} cannot be captured`);
+    }
+    if (row.risk_hold) {
+      throw conflict('this sale is held for a risk review: it is captured or voided by the review');
     }
     const authorized = Number(row.authorized_amount);
     const amount = amountCents ?? authorized;
@@ -295,6 +334,92 @@ export class CardSales {
     return voided;
   }
 
+  /**
+   * A risk review of a held authorization decided (by a risk operator, or `expire`d by the review job):
+   * approve captures it (or, when the merchant asked for no capture, leaves it to the merchant), reject and
+   * expire void it at the acquirer and refuse the sale (RISK_REJECTED). The acquirer is asked first, no
+   * connection held; then the sale, its risk decision and `inTx` (the review closed, the audit entry) commit
+   * together. A sale no longer held (voided meanwhile) only has `inTx` run.
+   */
+  async decideHeld(
+    saleId: number,
+    decision: 'approve' | 'reject' | 'expire',
+    inTx: (tx: Queryable) => Promise<void>,
+  ): Promise<void> {
+    const row = await findCardPayment(this.db, saleId);
+    const held = row?.risk_hold === true && row.state === 'authorized';
+    let payment: AcquirerPayment | null = null;
+    if (held && decision === 'approve' && row.capture) {
+      if (!(await claimCapture(this.db, saleId))) {
+        throw conflict('this sale is being captured already: read it again in a moment');
+      }
+      try {
+        payment = await this.acquirer.capture(row.payment_id!, Number(row.authorized_amount));
+      } catch (err) {
+        const found = await this.acquirer.findByOrderId(row.order_id).catch(() => null);
+        if (found?.state !== 'captured') {
+          await releaseCapture(this.db, saleId);
+          throw acquirerError(err);
+        }
+        payment = found;
+      }
+    } else if (held && decision !== 'approve') {
+      try {
+        payment = await this.acquirer.cancel(row.payment_id!, Number(row.authorized_amount));
+      } catch (err) {
+        const found = await this.acquirer.findByOrderId(row.order_id).catch(() => null);
+        if (found?.state !== 'voided') throw acquirerError(err);
+        payment = found;
+      }
+    }
+    await this.db.tx(async (tx) => {
+      const locked = await lockCardPayment(tx, saleId);
+      if (locked?.risk_hold) {
+        await clearRiskHold(tx, saleId);
+        const sale = (await findSaleRow(tx, { kind: 'numeric', id: saleId }))!;
+        const status = decision === 'approve' ? 'approved' : decision === 'reject' ? 'rejected' : 'expired';
+        await setSaleRisk(tx, saleId, {
+          ...(sale.risk ?? { decision: 'review', rule: null }),
+          reviewStatus: status,
+        });
+        if (payment?.state === 'voided' && locked.state === 'authorized') {
+          await recordAcquirerState(tx, saleId, 'voided', payment);
+          await setRefusalReason(tx, saleId, {
+            code: 'RISK_REJECTED',
+            message:
+              decision === 'expire'
+                ? 'Voided: the risk review was not decided in time'
+                : 'Voided: rejected by a risk review',
+          });
+          await moveSale(tx, this.queue, saleId, 'RECUSADO');
+        } else if (payment) {
+          await applyTo(tx, this.queue, locked, payment);
+        }
+      }
+      await inTx(tx);
+    });
+    this.options.outbox?.committed();
+  }
+
+  /** The review job: held authorizations older than `hours` are voided, their reviews closed by `close`. */
+  async expireRiskHolds(
+    hours: number,
+    close: (tx: Queryable, row: { saleId: number; accountId: number }) => Promise<void>,
+    log?: Logger,
+  ): Promise<number> {
+    let expired = 0;
+    for (const row of await riskHoldsOlderThan(this.db, hours, 100)) {
+      const ids = { saleId: Number(row.sale_id), accountId: Number(row.account_id) };
+      try {
+        await this.decideHeld(ids.saleId, 'expire', (tx) => close(tx, ids));
+        expired++;
+      } catch (err) {
+        log?.warn({ sale: row.order_id, err: (err as Error).message }, 'expired risk review not voided');
+      }
+    }
+    return expired;
+  }
+
   private async fail(saleId: number): Promise<void> {
     await this.db.tx(async (tx) => {
       const row = await lockCardPayment(tx, saleId);
@@ -323,6 +448,7 @@ async function applyTo(
       if (row.state !== 'authorizing') return;
       await recordAcquirerState(tx, saleId, 'authorized', payment);
       await moveSale(tx, queue, saleId, 'EM_PROCESSAMENTO');
+      if (row.risk_hold) await holdForReview(tx, row);
       return;
     case 'captured':
       if (row.state !== 'authorizing' && row.state !== 'authorized') return;
@@ -367,4 +493,17 @@ function acquirerError(err: unknown): unknown {
     return new AppError('PROCESSOR_UNAVAILABLE', 'The card acquirer is unavailable: retry shortly');
   }
   return err;
+}
+
+/** A held authorization arrived: the risk review opens in the console's queue, the sale says it waits. */
+async function holdForReview(tx: Queryable, row: CardPaymentRow): Promise<void> {
+  const sale = (await findSaleRow(tx, { kind: 'numeric', id: row.sale_id }))!;
+  const risk = sale.risk ?? { decision: 'review', rule: null };
+  await setSaleRisk(tx, row.sale_id, { ...risk, reviewStatus: 'pending' });
+  await openReview(tx, {
+    kind: 'risk',
+    accountId: Number(row.account_id),
+    saleId: Number(row.sale_id),
+    reason: `Regra de risco "${risk.ruleName ?? '?'}": venda ${sale.id} de ${Number(sale.amount)} centavos no cartão autorizada e retida até a decisão`,
+  });
 }

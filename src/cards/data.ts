@@ -12,13 +12,16 @@ export interface NewCardToken {
   expMonth: number;
   expYear: number;
   lifetimeSeconds: number;
+  bin: string;
+  fingerprint: string;
+  ip: string | null;
 }
 
 export async function insertCardToken(db: Queryable, t: NewCardToken): Promise<void> {
   await db.query(
     `INSERT INTO card_tokens (token_hash, account_id, acquirer, acquirer_token_sealed, brand, last_four,
-       exp_month, exp_year, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))`,
+       exp_month, exp_year, expires_at, bin, fingerprint, ip)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9), $10, $11, $12)`,
     [
       t.tokenHash,
       t.accountId,
@@ -29,6 +32,9 @@ export async function insertCardToken(db: Queryable, t: NewCardToken): Promise<v
       t.expMonth,
       t.expYear,
       t.lifetimeSeconds,
+      t.bin,
+      t.fingerprint,
+      t.ip,
     ],
   );
 }
@@ -41,6 +47,9 @@ export interface UsedCardTokenRow {
   last_four: string;
   exp_month: number;
   exp_year: number;
+  bin: string | null;
+  fingerprint: string | null;
+  ip: string | null;
 }
 
 /** Marks the account's live token used and returns it; null when unknown, another account's, used or expired. */
@@ -52,7 +61,7 @@ export async function useCardToken(
   const rows = await db.query<UsedCardTokenRow>(
     `UPDATE card_tokens SET used_at = now()
       WHERE token_hash = $1 AND account_id = $2 AND used_at IS NULL AND expires_at > now()
-      RETURNING id, acquirer, acquirer_token_sealed, brand, last_four, exp_month, exp_year`,
+      RETURNING id, acquirer, acquirer_token_sealed, brand, last_four, exp_month, exp_year, bin, fingerprint, ip`,
     [tokenHash, accountId],
   );
   return rows[0] ?? null;

@@ -22,8 +22,8 @@ export interface PayerCardCharge {
  */
 export function payerCards(tokens: CardTokens, sales: CardSales) {
   return {
-    tokenize: (accountId: number, card: CardInput): Promise<IssuedCardToken> =>
-      mapCardErrors(() => tokens.issue(accountId, card)),
+    tokenize: (accountId: number, card: CardInput, ip: string): Promise<IssuedCardToken> =>
+      mapCardErrors(() => tokens.issue(accountId, card, { ip })),
     charge: async (
       accountId: number,
       charge: PayerCardCharge,

@@ -21,6 +21,8 @@ export interface CardPaymentRow {
   created_at: Date;
   authorized_at: Date | null;
   captured_at: Date | null;
+  /** Held for a risk review: authorized without capture until an operator decides (or the review expires). */
+  risk_hold: boolean;
 }
 
 export async function insertCardPayment(
@@ -35,12 +37,13 @@ export async function insertCardPayment(
     installments: number;
     capture: boolean;
     amount: number;
+    riskHold: boolean;
   },
 ): Promise<void> {
   await tx.query(
     `INSERT INTO card_payments (sale_id, order_id, account_id, acquirer, card_token_id, payment_type, installments,
-       capture, state, authorized_amount)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'authorizing', $9)`,
+       capture, state, authorized_amount, risk_hold)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'authorizing', $9, $10)`,
     [
       p.saleId,
       p.orderId,
@@ -51,6 +54,7 @@ export async function insertCardPayment(
       p.installments,
       p.capture,
       p.amount,
+      p.riskHold,
     ],
   );
 }
@@ -210,4 +214,23 @@ export async function voidedAfter(q: Queryable, saleId: number, attemptId: numbe
 
 export async function forgetRefundAttempt(q: Queryable, refundId: number): Promise<void> {
   await q.query('DELETE FROM card_refund_attempts WHERE refund_id = $1', [refundId]);
+}
+
+/** The risk review is decided: the authorization is the merchant's again (captured, voided or left to capture). */
+export async function clearRiskHold(tx: Queryable, saleId: number): Promise<void> {
+  await tx.query('UPDATE card_payments SET risk_hold = false WHERE sale_id = $1', [saleId]);
+}
+
+/** Authorizations held for a risk review for longer than `hours`, oldest first. */
+export async function riskHoldsOlderThan(
+  q: Queryable,
+  hours: number,
+  limit: number,
+): Promise<CardPaymentRow[]> {
+  return q.query<CardPaymentRow>(
+    `SELECT * FROM card_payments WHERE risk_hold AND state = 'authorized'
+        AND authorized_at < now() - make_interval(hours => $1)
+      ORDER BY authorized_at LIMIT $2`,
+    [hours, limit],
+  );
 }

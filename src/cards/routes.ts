@@ -123,7 +123,7 @@ export async function cardRoutes(
     async (request, reply) => {
       await counted(request, reply, request.body.number);
       const issued = await mapCardErrors(() =>
-        deps.tokens.issue(merchantOf(request).accountId, request.body),
+        deps.tokens.issue(merchantOf(request).accountId, request.body, { ip: request.ip }),
       );
       return reply.code(201).send(issued);
     },
@@ -157,7 +157,9 @@ export async function cardRoutes(
     },
     async (request, reply) => {
       await counted(request, reply, request.body.number);
-      const issued = await mapCardErrors(() => deps.tokens.issue(accountOf(request), request.body));
+      const issued = await mapCardErrors(() =>
+        deps.tokens.issue(accountOf(request), request.body, { ip: request.ip }),
+      );
       return reply.code(201).send(issued);
     },
   );

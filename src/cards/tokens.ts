@@ -5,6 +5,7 @@ import type { Acquirer } from './acquirer.js';
 import type { CardBrand } from './brands.js';
 import { type CardInput, checkCard } from './card-checks.js';
 import { insertCardToken, useCardToken } from './data.js';
+import { cardFingerprint } from './fingerprint.js';
 import { refuseWhenPaused } from './refusal-watch.js';
 
 /** A token lives this long, and is used once. */
@@ -27,6 +28,10 @@ export interface UsedCardToken {
   lastFour: string;
   expMonth: number;
   expYear: number;
+  /** What the risk rules may match of the card: its first six digits, its fingerprint, where it was typed. */
+  bin: string | null;
+  fingerprint: string | null;
+  ip: string | null;
 }
 
 export class CardTokens {
@@ -38,7 +43,7 @@ export class CardTokens {
   ) {}
 
   /** Checks the card, tokenizes it at the acquirer, keeps the acquirer's token sealed; 192 random bits in ours. */
-  async issue(accountId: number, input: CardInput): Promise<IssuedCardToken> {
+  async issue(accountId: number, input: CardInput, from: { ip: string | null }): Promise<IssuedCardToken> {
     await refuseWhenPaused(this.db, accountId);
     const card = checkCard(input, this.now());
     const { acquirerToken } = await this.acquirer.tokenize(card);
@@ -54,6 +59,9 @@ export class CardTokens {
       expMonth: card.expMonth,
       expYear: card.expYear,
       lifetimeSeconds: CARD_TOKEN_LIFETIME_SECONDS,
+      bin: card.number.slice(0, 6),
+      fingerprint: cardFingerprint(this.secretsKey, card.number),
+      ip: from.ip,
     });
     return { token, brand: card.brand, lastFour, expMonth: card.expMonth, expYear: card.expYear };
   }
@@ -80,5 +88,8 @@ export async function useToken(
     lastFour: row.last_four,
     expMonth: row.exp_month,
     expYear: row.exp_year,
+    bin: row.bin,
+    fingerprint: row.fingerprint,
+    ip: row.ip,
   };
 }

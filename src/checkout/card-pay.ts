@@ -33,7 +33,7 @@ export interface PayerCardToken {
  * (CREDIT_CARD, captured) with the sale carrying its link or session.
  */
 export interface PayerCards {
-  tokenize(accountId: number, card: PayerCardInput): Promise<PayerCardToken>;
+  tokenize(accountId: number, card: PayerCardInput, ip: string): Promise<PayerCardToken>;
   charge(
     accountId: number,
     charge: {
@@ -104,10 +104,10 @@ export class PublicCards {
     return this.optionsFor(target.accountId, target.amount, target.maxInstallments);
   }
 
-  async tokenize(page: PayerPage, card: PayerCardInput): Promise<PayerCardToken> {
+  async tokenize(page: PayerPage, card: PayerCardInput, ip: string): Promise<PayerCardToken> {
     const cards = this.available();
     const target = await this.target(page, undefined, true);
-    return cards.tokenize(target.accountId, card);
+    return cards.tokenize(target.accountId, card, ip);
   }
 
   async pay(page: PayerPage, body: CardPayInput, log: Logger): Promise<CardPayment> {

@@ -97,7 +97,7 @@ export function registerCardPayerRoutes(
       async (request, reply) => {
         if (cardAttempt) await cardAttempt(request, reply, (request.body as PayerCardInput).number);
         const token = await mapCheckoutErrors(() =>
-          cards.tokenize(side.page(request), request.body as PayerCardInput),
+          cards.tokenize(side.page(request), request.body as PayerCardInput, request.ip),
         );
         return reply.code(201).send(token);
       },

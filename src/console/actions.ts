@@ -26,6 +26,15 @@ import {
   type WithdrawalRow,
 } from '../withdrawals/index.js';
 
+/** What the console asks of a card sale held for a risk review (the cards module's CardSales, wired by app.ts). */
+export interface HeldCardSales {
+  decideHeld(
+    saleId: number,
+    decision: 'approve' | 'reject',
+    inTx: (tx: Queryable) => Promise<void>,
+  ): Promise<void>;
+}
+
 export type AccountAction =
   | 'approve'
   | 'reject'
@@ -44,6 +53,7 @@ export class ConsoleActions {
     private readonly queue: Queue,
     private readonly mail: MailOutbox,
     private readonly authCache: AuthCache,
+    private readonly heldCards?: HeldCardSales,
   ) {}
 
   async onAccount(accountId: number, action: AccountAction, reason: string | null, actor: OperatorActor) {
@@ -150,7 +160,7 @@ export class ConsoleActions {
 
   /**
    * A review decided from the queue: an onboarding review approves or rejects its account (admin only); a risk
-   * review is decided on its own (its sale's outcome belongs to the risk rules).
+   * review of a held card sale captures (approve) or voids (reject) it; an account's risk review, on its own.
    */
   async onReview(
     id: number,
@@ -167,29 +177,51 @@ export class ConsoleActions {
       await this.onAccount(Number(found.account_id), decision, reason, actor);
       return (await findReview(this.db, id))!;
     }
-    return this.db.tx(async (tx) => {
-      const review = await lockOpenReview(tx, id);
-      const closed = await closeReview(
-        tx,
-        id,
-        decision === 'approve' ? 'approved' : 'rejected',
-        actor.email,
-        reason,
-      );
-      // a risk review approved clears the account: card payments paused by its refusals go on
-      const resumed = decision === 'approve' && (await resumeCardPayments(tx, Number(review.account_id)));
-      await recordOperatorAudit(tx, actor, {
-        action: `review.${decision === 'approve' ? 'approved' : 'rejected'}`,
-        accountId: Number(review.account_id),
-        target: `review:${id}`,
-        before: { status: review.status },
-        after: {
-          status: closed.status,
-          ...(resumed ? { cardPayments: 'resumed' } : {}),
-          ...(reason ? { reason } : {}),
-        },
+    if (found.status !== 'open')
+      throw new AppError('INVALID_STATUS', `Review ${id} was already ${found.status}`);
+    if (found.sale_id !== null && this.heldCards) {
+      // a card sale held by a risk rule: captured or voided at the acquirer, then the review closed with it
+      let closed: ReviewRow | null = null;
+      await this.heldCards.decideHeld(Number(found.sale_id), decision, async (tx) => {
+        closed = await this.closeRiskReview(tx, id, decision, reason, actor, false);
       });
-      return closed;
+      return closed!;
+    }
+    return this.db.tx((tx) => this.closeRiskReview(tx, id, decision, reason, actor, true));
+  }
+
+  /** A risk review closed and audited; `resume`: approving it resumes the account's paused card payments. */
+  private async closeRiskReview(
+    tx: Queryable,
+    id: number,
+    decision: 'approve' | 'reject',
+    reason: string | null,
+    actor: OperatorActor,
+    resume: boolean,
+  ): Promise<ReviewRow> {
+    const review = await lockOpenReview(tx, id);
+    const closed = await closeReview(
+      tx,
+      id,
+      decision === 'approve' ? 'approved' : 'rejected',
+      actor.email,
+      reason,
+    );
+    // a risk review approved clears the account: card payments paused by its refusals go on
+    const resumed =
+      resume && decision === 'approve' && (await resumeCardPayments(tx, Number(review.account_id)));
+    await recordOperatorAudit(tx, actor, {
+      action: `review.${decision === 'approve' ? 'approved' : 'rejected'}`,
+      accountId: Number(review.account_id),
+      target: `review:${id}`,
+      before: { status: review.status },
+      after: {
+        status: closed.status,
+        ...(resumed ? { cardPayments: 'resumed' } : {}),
+        ...(review.sale_id !== null ? { sale: Number(review.sale_id) } : {}),
+        ...(reason ? { reason } : {}),
+      },
     });
+    return closed;
   }
 }

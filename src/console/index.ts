@@ -1,3 +1,3 @@
 // The operators' console's front door: its routes (/api/ops/…) and what operators do to accounts.
-export { ConsoleActions } from './actions.js';
+export { ConsoleActions, type HeldCardSales } from './actions.js';
 export { consoleRoutes } from './routes.js';

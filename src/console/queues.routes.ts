@@ -142,7 +142,12 @@ export async function consoleQueueRoutes(app: Http, deps: ConsoleRouteDeps): Pro
     app.post(
       `/api/ops/reviews/:id/${decision}`,
       {
-        config: { ...A, opsRole: 'risk', errors: ['NOT_FOUND', 'INVALID_STATUS'] },
+        config: {
+          ...A,
+          opsRole: 'risk',
+          // a held card sale's review is captured or voided at the acquirer
+          errors: ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT', 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
+        },
         onRequest: deps.requireOperator,
         preValidation: emptyBodyIsObject,
         schema: {
@@ -150,7 +155,13 @@ export async function consoleQueueRoutes(app: Http, deps: ConsoleRouteDeps): Pro
           summary: `${decision === 'approve' ? 'Approve' : 'Reject'} a review (an onboarding review decides its account and needs the admin role)`,
           params: WithdrawalIdParam,
           body: ReasonBody,
-          response: { 200: ReviewView, ...errors, 409: EnvelopeErrorBody },
+          response: {
+            200: ReviewView,
+            ...errors,
+            409: EnvelopeErrorBody,
+            502: EnvelopeErrorBody,
+            503: EnvelopeErrorBody,
+          },
         },
       },
       async (request) => {

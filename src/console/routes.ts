@@ -1,16 +1,18 @@
 import type { Anticipations } from '../anticipations/index.js';
 import type { Http } from '../platform/http/types.js';
+import type { RiskRules } from '../risk/index.js';
 import { type ConsoleRouteDeps, consoleAccountRoutes } from './accounts.routes.js';
 import { consoleAnticipationRoutes } from './anticipations.routes.js';
 import { consoleDeliveryRoutes } from './deliveries.routes.js';
 import { consoleFeePlanRoutes } from './fee-plans.routes.js';
 import { consoleQueueRoutes } from './queues.routes.js';
 import { consoleReportRoutes } from './reports.routes.js';
+import { consoleRiskRuleRoutes } from './risk-rules.routes.js';
 
 /** Every console route but the operators' own (sign-in, operators, audit: the operators module's). */
 export async function consoleRoutes(
   app: Http,
-  deps: ConsoleRouteDeps & { anticipations: Anticipations },
+  deps: ConsoleRouteDeps & { anticipations: Anticipations; riskRules: RiskRules },
 ): Promise<void> {
   await consoleAccountRoutes(app, deps);
   await consoleQueueRoutes(app, deps);
@@ -18,4 +20,5 @@ export async function consoleRoutes(
   await consoleDeliveryRoutes(app, deps);
   await consoleFeePlanRoutes(app, deps);
   await consoleAnticipationRoutes(app, deps);
+  await consoleRiskRuleRoutes(app, deps);
 }

@@ -115,3 +115,12 @@ export async function openOnboardingReviewOf(q: Queryable, accountId: number): P
   );
   return row ? Number(row.id) : null;
 }
+
+/** The open risk review of a sale (a card authorization held for it), if any. */
+export async function openReviewOfSale(q: Queryable, saleId: number): Promise<number | null> {
+  const [row] = await q.query<{ id: string }>(
+    `SELECT id FROM reviews WHERE sale_id = $1 AND kind = 'risk' AND status = 'open'`,
+    [saleId],
+  );
+  return row ? Number(row.id) : null;
+}

@@ -6,6 +6,7 @@ export {
   lockOpenReview,
   openOnboardingReviewOf,
   openReview,
+  openReviewOfSale,
   openReviews,
   type ReviewKind,
   type ReviewRow,

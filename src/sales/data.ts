@@ -32,6 +32,8 @@ export interface NewSaleRow {
   boleto?: Record<string, unknown> | null;
   /** Where the payer started the payment, when it was a payment link or a checkout session. */
   origin?: SaleOrigin;
+  /** The risk rules' decision on the sale (the risk module's `RiskDecision`), when they were asked. */
+  risk?: object | null;
 }
 
 /** A sale started from a payment link or a checkout session (the checkout module): which one. */
@@ -61,9 +63,9 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
     `INSERT INTO sales (uuid, account_id, status, amount, system_fee, net_amount, reserve_amount,
         payment_method, customer, items, shipping, pix_key, card_last_four, card_brand, boleto_code,
         installments, processor, external_transaction_id, postback_url, cart_id, recurrence_id, id_rec, contrato,
-        metadata, boleto, payment_link_id, checkout_session_id, fee_percent_e4, fee_fixed)
+        metadata, boleto, payment_link_id, checkout_session_id, fee_percent_e4, fee_fixed, risk)
      VALUES ($1, $2, 'PENDENTE', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-        $20, $21, $22, $23, $24, $25, $26, $27, $28)
+        $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)
      RETURNING *`,
     [
       s.uuid,
@@ -94,6 +96,7 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
       s.origin?.checkoutSessionId ?? null,
       s.feePercentE4,
       s.feeFixed,
+      s.risk ? JSON.stringify(s.risk) : null,
     ],
   );
   return row!;
@@ -147,6 +150,11 @@ export async function setRefusalReason(
     id,
     JSON.stringify({ code: reason.code, message: reason.message }),
   ]);
+}
+
+/** The risk rules' decision on a sale, as it changes (a review approved, rejected or expired). */
+export async function setSaleRisk(tx: Queryable, id: number, risk: object): Promise<void> {
+  await tx.query('UPDATE sales SET risk = $2, updated_at = now() WHERE id = $1', [id, JSON.stringify(risk)]);
 }
 
 /** A sale's amount and what follows from it, before it is paid (a card sale captured for less). */

@@ -8,7 +8,7 @@ export { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges, createKeyedSale, createPi
 export { ChargeBody } from './charges.schemas.js';
 export { captureLess, createSale } from './create.js';
 export { type DailyTotal, dailyTotals, recentSaleBodies } from './daily-totals.js';
-export { lockSalesById, type SaleOrigin, setRefusalReason } from './data.js';
+export { lockSalesById, type SaleOrigin, setRefusalReason, setSaleRisk } from './data.js';
 export { type DisputedSale, lockSaleForDispute, moveDisputedSale, saleOfReceivedPix } from './disputed.js';
 export { saleFees } from './fees.js';
 export { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';

@@ -178,7 +178,14 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
       },
     },
     async (request, reply) => {
-      const { body } = await openCharge(deps.charges, accountOf(request), request.body, null, request.log);
+      const { body } = await openCharge(
+        deps.charges,
+        accountOf(request),
+        request.body,
+        null,
+        request.log,
+        request.ip,
+      );
       return sendJsonText(reply, 201, body);
     },
   );

@@ -14,7 +14,10 @@ import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { parsePublicId } from '../platform/ids/public-ids.js';
+import type { Queue } from '../platform/jobs/queue.js';
 import { pageOf } from '../platform/paging/pagination.js';
+import { ALLOW, customerFacts, type RiskRules } from '../risk/index.js';
+import { type BlockedChargeInput, openBlockedSale } from './blocked.js';
 import { findSaleRow } from './charges.data.js';
 import { type ChargeInput, cancelCharge, createKeyedSale, createPixSale } from './charges.js';
 import { ChargeBody, ChargeHeaders, CreatedSale } from './charges.schemas.js';
@@ -45,6 +48,10 @@ export interface SalesRouteDeps {
   cardSales: CardSalesPort | null;
   /** Production rules off: postback targets may be loopback or private (WEBHOOK_ALLOW_PRIVATE). */
   allowPrivateTargets: boolean;
+  /** The risk rules in force (card sales are decided by the cards module); null: none asked. */
+  risk: RiskRules | null;
+  /** The job queue a refused sale's move is recorded with. */
+  queue: Queue;
 }
 
 /**
@@ -79,7 +86,7 @@ const security = [{ publicKey: [], privateKey: [] }];
 /** What opening a charge needs: the processors of both methods (the API's and the panel's routes). */
 export type ChargeDeps = Pick<
   SalesRouteDeps,
-  'db' | 'pixProcessor' | 'boletoSales' | 'allowPrivateTargets'
+  'db' | 'pixProcessor' | 'boletoSales' | 'allowPrivateTargets' | 'risk' | 'queue'
 > & { cardSales?: CardSalesPort | null };
 
 /**
@@ -92,6 +99,8 @@ export async function openCharge(
   input: Static<typeof ChargeBody>,
   key: string | null,
   log: Logger,
+  /** Where the request came from: the address the risk rules' ipIn is matched against. */
+  ip: string,
 ): Promise<{ body: string; replayed: boolean }> {
   let opened: { sale: SaleRow; replayed: boolean };
   const isCard = input.paymentMethod === 'CREDIT_CARD' || input.paymentMethod === 'DEBIT_CARD';
@@ -100,7 +109,18 @@ export async function openCharge(
       if (input[field] !== undefined) throw validation(`${field} applies to card sales only`);
     }
   }
-  if (isCard) {
+  const risk =
+    !isCard && deps.risk
+      ? deps.risk.decide({
+          method: input.paymentMethod,
+          amountCents: input.amount,
+          ...customerFacts(input.customer),
+          ip,
+        })
+      : ALLOW;
+  if (risk.decision === 'block') {
+    opened = await openBlockedSale(deps.db, deps.queue, accountId, input as BlockedChargeInput, key, risk);
+  } else if (isCard) {
     const cards = deps.cardSales;
     if (!cards) throw new AppError('PROCESSOR_UNAVAILABLE', 'No card acquirer is configured');
     opened = await cards.open(accountId, input, key, log);
@@ -168,7 +188,14 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
     async (request, reply) => {
       const { accountId } = merchantOf(request);
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      const { body, replayed } = await openCharge(deps, accountId, request.body, key, request.log);
+      const { body, replayed } = await openCharge(
+        deps,
+        accountId,
+        request.body,
+        key,
+        request.log,
+        request.ip,
+      );
       if (replayed) reply.header('idempotent-replayed', 'true');
       return sendJsonText(reply, 201, body);
     },

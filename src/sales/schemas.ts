@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
+import { SaleRisk } from '../risk/index.js';
 import { SaleRefund } from '../webhooks/index.js';
 import { SALE_STATUSES } from './settlement/status-machine.js';
 
@@ -136,6 +137,7 @@ export const Sale = Type.Object(
         { description: "A refused card sale (RECUSADO): the acquirer's code and message" },
       ),
     ),
+    risk: Type.Optional(SaleRisk),
     boleto: Type.Optional(
       Type.Object(
         {

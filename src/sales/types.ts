@@ -74,6 +74,8 @@ export interface SaleRow {
   checkout_session_id: string | null;
   /** A refused card sale: the acquirer's code and message (the Sale object's refusalReason). */
   refusal_reason: { code: string; message: string } | null;
+  /** The risk rules' decision (the Sale object's risk); null for sales no rule was asked about. */
+  risk: { decision: string; rule: number | null; ruleName?: string; reviewStatus?: string } | null;
   /** The API contract's Sale object as JSON text (kept by a trigger, migrations/020_sales.sql). */
   public_json: string;
 }

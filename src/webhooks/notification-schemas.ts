@@ -90,7 +90,18 @@ export const SaleNotification = Type.Object(
     refusalReason: Type.Optional(
       Type.Object(
         { code: Type.String(), message: Type.String() },
-        { description: "A refused card sale: the acquirer's code and message" },
+        { description: "A refused sale: the acquirer's code and message, or the risk rules' RISK_BLOCKED" },
+      ),
+    ),
+    risk: Type.Optional(
+      Type.Object(
+        {
+          decision: Type.String(),
+          rule: Type.Union([Type.Integer(), Type.Null()]),
+          ruleName: Type.Optional(Type.String()),
+          reviewStatus: Type.Optional(Type.String()),
+        },
+        { description: "The risk rules' decision on the sale" },
       ),
     ),
     idRec: Type.Optional(Type.String({ description: 'Pix Automático sales only' })),

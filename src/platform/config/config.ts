@@ -69,6 +69,8 @@ export interface Config {
   riskCardAttemptsPerCard: number;
   /** Card refusals over attempts in an hour (at least 20) past which the account's card payments pause; 0: off. */
   riskRefusalRatio: number;
+  /** RISK_REVIEW_HOURS: a card authorization held for a risk review and not decided within this is voided. */
+  riskReviewHours: number;
   /** Requests per source IP per minute on the routes the public key alone opens; 0: off. */
   rateLimitPublicKeyPerIp: number;
   /** Fetches of boleto PDFs by their payer's link per source IP per minute; 0: off. */
@@ -261,6 +263,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     riskCardAttemptsPerIp: integer(env, 'RISK_CARD_ATTEMPTS_PER_IP', 10, 0, 1_000_000),
     riskCardAttemptsPerCard: integer(env, 'RISK_CARD_ATTEMPTS_PER_CARD', 5, 0, 1_000_000),
     riskRefusalRatio: ratio(env, 'RISK_REFUSAL_RATIO', 0.5),
+    riskReviewHours: integer(env, 'RISK_REVIEW_HOURS', 24, 1, 24 * 6),
     rateLimitPublicKeyPerIp: integer(env, 'RATE_LIMIT_PUBLIC_KEY_PER_IP', 30, 0, 1_000_000),
     rateLimitBoletoPdfPerIp: integer(env, 'RATE_LIMIT_BOLETO_PDF_PER_IP', 30, 0, 1_000_000),
     cartAbandonAfterMinutes: integer(env, 'CART_ABANDON_AFTER_MINUTES', 30, 1, 10_080),

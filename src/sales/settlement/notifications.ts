@@ -39,7 +39,14 @@ function card(s: SaleRow) {
     cardBrand: s.card_brand,
     cardLastFour: s.card_last_four,
     installments: s.installments,
+  };
+}
+
+/** A refused sale's reason (the acquirer's, or the risk rules' RISK_BLOCKED), and the risk rules' decision. */
+function refusalAndRisk(s: SaleRow) {
+  return {
     ...(s.refusal_reason ? { refusalReason: s.refusal_reason } : {}),
+    ...(s.risk ? { risk: s.risk } : {}),
   };
 }
 
@@ -58,11 +65,18 @@ export function saleWebhookBody(s: SaleRow) {
     metadata: s.metadata ?? {},
     refundedAmount: String(s.refunded_amount),
     ...card(s),
+    ...refusalAndRisk(s),
     ...recurrence(s),
   };
 }
 
 /** Postback form: externalTransactionId instead of fee/transactionId/type. */
 export function salePostbackBody(s: SaleRow) {
-  return { ...common(s), externalTransactionId: s.external_transaction_id, ...card(s), ...recurrence(s) };
+  return {
+    ...common(s),
+    externalTransactionId: s.external_transaction_id,
+    ...card(s),
+    ...refusalAndRisk(s),
+    ...recurrence(s),
+  };
 }

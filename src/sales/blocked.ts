@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../platform/db/db.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import { auditRiskDecision, type RiskDecision } from '../risk/index.js';
+import { findSaleRow } from './charges.data.js';
+import { createKeyedSale } from './charges.js';
+import { createSale } from './create.js';
+import { setRefusalReason } from './data.js';
+import { normalizeCustomer, normalizePostbackUrl } from './input.js';
+import { moveSale } from './settlement/transition.js';
+import type { Customer, PaymentMethod, SaleItem, SaleRow } from './types.js';
+
+/** A PIX or boleto charge's body (validated by ChargeBody), as far as a refused sale keeps it. */
+export interface BlockedChargeInput {
+  amount: number;
+  paymentMethod: PaymentMethod;
+  customer: Customer;
+  items: Omit<SaleItem, 'id'>[];
+  shipping?: Record<string, unknown> | null;
+  postbackUrl?: string | null;
+  metadata?: Record<string, string>;
+}
+
+/**
+ * A charge a risk rule blocks: stored RECUSADO with `refusalReason` RISK_BLOCKED and the decision, under the
+ * Idempotency-Key rules of any charge, notified as any refused sale; nothing is opened at the processor.
+ */
+export async function openBlockedSale(
+  db: Db,
+  queue: Queue,
+  accountId: number,
+  input: BlockedChargeInput,
+  key: string | null,
+  risk: RiskDecision,
+): Promise<{ sale: SaleRow; replayed: boolean }> {
+  const customer = normalizeCustomer(input.customer);
+  return createKeyedSale(db, accountId, key, input, (bind) =>
+    db.tx(async (tx) => {
+      const uuid = randomUUID();
+      const sale = await createSale(
+        tx,
+        {
+          accountId,
+          amount: input.amount,
+          paymentMethod: input.paymentMethod,
+          customer,
+          items: input.items,
+          shipping: input.shipping ?? null,
+          installments: null,
+          processor: 'risk',
+          postbackUrl: normalizePostbackUrl(input.postbackUrl),
+          cartId: null,
+          recurrence: null,
+          pixKey: null,
+          externalTransactionId: uuid,
+          cardLastFour: null,
+          cardBrand: null,
+          boletoCode: null,
+          metadata: input.metadata ?? {},
+          risk,
+        },
+        { notifyPending: false, uuid },
+      );
+      await auditRiskDecision(tx, accountId, sale.id, risk);
+      await setRefusalReason(tx, sale.id, {
+        code: 'RISK_BLOCKED',
+        message: `Blocked by the risk rule "${risk.ruleName}"`,
+      });
+      await moveSale(tx, queue, sale.id, 'RECUSADO');
+      await bind(tx, sale.id);
+      return (await findSaleRow(tx, { kind: 'numeric', id: sale.id }))!;
+    }),
+  );
+}
