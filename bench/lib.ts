@@ -247,13 +247,19 @@ export async function measureInterleaved(
   target: LoadOptions,
   rounds = 5,
   seconds = 4,
+  /** Puts the gateway in each side's state before each of its rounds (e.g. rules in force, or none). */
+  setup: { target?: () => Promise<void>; baseline?: () => Promise<void> } = {},
 ): Promise<{ target: Measurement; baseline: Measurement; ratios: number[]; ratio: number }> {
+  const side = async (options: LoadOptions, duration: number) => {
+    await (options === target ? setup.target : setup.baseline)?.();
+    return run(options, duration);
+  };
   if (WARMUP > 0) {
-    await run(baseline, WARMUP);
-    await run(target, WARMUP);
+    await side(baseline, WARMUP);
+    await side(target, WARMUP);
   }
   const once = async (options: LoadOptions): Promise<Measurement> => {
-    const r = await run(options, QUICK ? 1 : seconds);
+    const r = await side(options, QUICK ? 1 : seconds);
     return { reqPerSec: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
   };
   const base: Measurement[] = [await once(baseline)];

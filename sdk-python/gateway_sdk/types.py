@@ -239,6 +239,20 @@ class SaleRefusalReason(TypedDict):
     message: str
 
 
+class _SaleRiskRequired(TypedDict):
+    # allow, review or block
+    decision: str
+    # The id of the rule that decided; null for allow
+    rule: Optional[int]
+
+
+class SaleRisk(_SaleRiskRequired, total=False):
+    """The risk rules' decision on the sale"""
+    # A review: pending, approved, rejected or expired
+    reviewStatus: str
+    ruleName: str
+
+
 class _SaleRequired(TypedDict):
     amount: int
     boletoCode: Optional[str]
@@ -281,6 +295,8 @@ class Sale(_SaleRequired, total=False):
     paymentLinkId: str
     # A refused card sale (RECUSADO): the acquirer's code and message
     refusalReason: SaleRefusalReason
+    # The risk rules' decision on the sale
+    risk: SaleRisk
 
 
 SaleNotificationEventType = Literal[
@@ -309,9 +325,20 @@ class SaleRefund(TypedDict):
 
 
 class SaleNotificationRefusalReason(TypedDict):
-    """A refused card sale: the acquirer's code and message"""
+    """A refused sale: the acquirer's code and message, or the risk rules' RISK_BLOCKED"""
     code: str
     message: str
+
+
+class _SaleNotificationRiskRequired(TypedDict):
+    decision: str
+    rule: Optional[int]
+
+
+class SaleNotificationRisk(_SaleNotificationRiskRequired, total=False):
+    """The risk rules' decision on the sale"""
+    reviewStatus: str
+    ruleName: str
 
 
 class SaleNotificationSaleItem(TypedDict):
@@ -366,8 +393,10 @@ class SaleNotification(_SaleNotificationRequired, total=False):
     # sale.refunded only: the refund this fact is about (refundedAmount is the total after it); null when the
     # sale was refunded in full without a refund of its own (a dispute lost)
     refund: Optional[SaleRefund]
-    # A refused card sale: the acquirer's code and message
+    # A refused sale: the acquirer's code and message, or the risk rules' RISK_BLOCKED
     refusalReason: SaleNotificationRefusalReason
+    # The risk rules' decision on the sale
+    risk: SaleNotificationRisk
 
 
 class TransactionError(TypedDict):
@@ -642,6 +671,20 @@ class ChargeRefusalReason(TypedDict):
     message: str
 
 
+class _ChargeRiskRequired(TypedDict):
+    # allow, review or block
+    decision: str
+    # The id of the rule that decided; null for allow
+    rule: Optional[int]
+
+
+class ChargeRisk(_ChargeRiskRequired, total=False):
+    """The risk rules' decision on the sale"""
+    # A review: pending, approved, rejected or expired
+    reviewStatus: str
+    ruleName: str
+
+
 class _ChargeRequired(TypedDict):
     amount: int
     boletoCode: Optional[str]
@@ -685,6 +728,8 @@ class Charge(_ChargeRequired, total=False):
     pixQrCode: str
     # A refused card sale (RECUSADO): the acquirer's code and message
     refusalReason: ChargeRefusalReason
+    # The risk rules' decision on the sale
+    risk: ChargeRisk
 
 
 class RefundAcceptedBoleto(TypedDict):
@@ -720,6 +765,20 @@ class RefundAcceptedRefusalReason(TypedDict):
     """A refused card sale (RECUSADO): the acquirer's code and message"""
     code: str
     message: str
+
+
+class _RefundAcceptedRiskRequired(TypedDict):
+    # allow, review or block
+    decision: str
+    # The id of the rule that decided; null for allow
+    rule: Optional[int]
+
+
+class RefundAcceptedRisk(_RefundAcceptedRiskRequired, total=False):
+    """The risk rules' decision on the sale"""
+    # A review: pending, approved, rejected or expired
+    reviewStatus: str
+    ruleName: str
 
 
 class _RefundAcceptedRequired(TypedDict):
@@ -766,6 +825,8 @@ class RefundAccepted(_RefundAcceptedRequired, total=False):
     paymentLinkId: str
     # A refused card sale (RECUSADO): the acquirer's code and message
     refusalReason: RefundAcceptedRefusalReason
+    # The risk rules' decision on the sale
+    risk: RefundAcceptedRisk
 
 
 Captured = Sale

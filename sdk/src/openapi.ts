@@ -10634,7 +10634,7 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "INVALID_STATUS";
+                                code?: "CONFLICT" | "INVALID_STATUS";
                             };
                         };
                     };
@@ -10667,7 +10667,21 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape A */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PROCESSOR_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -10676,7 +10690,7 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "SERVICE_UNAVAILABLE";
+                                code?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
                             };
                         };
                     };
@@ -10824,7 +10838,415 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "INVALID_STATUS";
+                                code?: "CONFLICT" | "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PROCESSOR_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/risk-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every risk rule, oldest first
+         * @description Operators: risk (Risco) and above.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 42,
+                         *           "name": "Maria Silva",
+                         *           "when": {
+                         *             "methods": [
+                         *               "PIX"
+                         *             ],
+                         *             "amountCentsAbove": 42,
+                         *             "emailDomainIn": [
+                         *               "pedido-1001"
+                         *             ],
+                         *             "emailIn": [
+                         *               "pedido-1001"
+                         *             ],
+                         *             "documentIn": [
+                         *               "pedido-1001"
+                         *             ],
+                         *             "binIn": [
+                         *               "pedido-1001"
+                         *             ],
+                         *             "cardFingerprintIn": [
+                         *               "pedido-1001"
+                         *             ],
+                         *             "ipIn": [
+                         *               "pedido-1001"
+                         *             ]
+                         *           },
+                         *           "action": "withdrawal.created",
+                         *           "createdBy": "pedido-1001",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                action: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                createdBy: string;
+                                id: number;
+                                name: string;
+                                when: {
+                                    /** @description Sales of more than this many cents */
+                                    amountCentsAbove?: number;
+                                    /** @description The card's first six digits are one of these */
+                                    binIn?: string[];
+                                    /** @description The card's fingerprint (HMAC-SHA-256 of its digits under the deployment's key, 64 hex digits) is one of these */
+                                    cardFingerprintIn?: string[];
+                                    /** @description The customer's CPF or CNPJ is one of these (digits, punctuation ignored) */
+                                    documentIn?: string[];
+                                    /** @description The customer's e-mail domain is one of these (example.com) */
+                                    emailDomainIn?: string[];
+                                    /** @description The customer's e-mail is one of these */
+                                    emailIn?: string[];
+                                    /** @description The address the card was typed from (any other sale: the request's) is one of these addresses or CIDR ranges */
+                                    ipIn?: string[];
+                                    /** @description The payment methods the rule applies to; every method when absent */
+                                    methods?: ("PIX" | "BOLETO" | "CREDIT_CARD" | "DEBIT_CARD")[];
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Write a risk rule (audited): every condition given must hold; block refuses the sale (RISK_BLOCKED), review holds a card authorization for the review queue
+         * @description Operators: risk (Risco) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maria Silva",
+                     *       "when": {
+                     *         "methods": [
+                     *           "PIX"
+                     *         ],
+                     *         "amountCentsAbove": 42,
+                     *         "emailDomainIn": [
+                     *           "pedido-1001"
+                     *         ],
+                     *         "emailIn": [
+                     *           "pedido-1001"
+                     *         ],
+                     *         "documentIn": [
+                     *           "pedido-1001"
+                     *         ],
+                     *         "binIn": [
+                     *           "pedido-1001"
+                     *         ],
+                     *         "cardFingerprintIn": [
+                     *           "pedido-1001"
+                     *         ],
+                     *         "ipIn": [
+                     *           "pedido-1001"
+                     *         ]
+                     *       },
+                     *       "action": "review"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description block: the sale RECUSADO (RISK_BLOCKED), nothing sent to the processor; review (cards): the authorization held uncaptured for a risk operator */
+                        action: "review" | "block";
+                        name: string;
+                        when: {
+                            /** @description Sales of more than this many cents */
+                            amountCentsAbove?: number;
+                            /** @description The card's first six digits are one of these */
+                            binIn?: string[];
+                            /** @description The card's fingerprint (HMAC-SHA-256 of its digits under the deployment's key, 64 hex digits) is one of these */
+                            cardFingerprintIn?: string[];
+                            /** @description The customer's CPF or CNPJ is one of these (digits, punctuation ignored) */
+                            documentIn?: string[];
+                            /** @description The customer's e-mail domain is one of these (example.com) */
+                            emailDomainIn?: string[];
+                            /** @description The customer's e-mail is one of these */
+                            emailIn?: string[];
+                            /** @description The address the card was typed from (any other sale: the request's) is one of these addresses or CIDR ranges */
+                            ipIn?: string[];
+                            /** @description The payment methods the rule applies to; every method when absent */
+                            methods?: ("PIX" | "BOLETO" | "CREDIT_CARD" | "DEBIT_CARD")[];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "when": {
+                         *         "methods": [
+                         *           "PIX"
+                         *         ],
+                         *         "amountCentsAbove": 42,
+                         *         "emailDomainIn": [
+                         *           "pedido-1001"
+                         *         ],
+                         *         "emailIn": [
+                         *           "pedido-1001"
+                         *         ],
+                         *         "documentIn": [
+                         *           "pedido-1001"
+                         *         ],
+                         *         "binIn": [
+                         *           "pedido-1001"
+                         *         ],
+                         *         "cardFingerprintIn": [
+                         *           "pedido-1001"
+                         *         ],
+                         *         "ipIn": [
+                         *           "pedido-1001"
+                         *         ]
+                         *       },
+                         *       "action": "withdrawal.created",
+                         *       "createdBy": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            action: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                            id: number;
+                            name: string;
+                            when: {
+                                /** @description Sales of more than this many cents */
+                                amountCentsAbove?: number;
+                                /** @description The card's first six digits are one of these */
+                                binIn?: string[];
+                                /** @description The card's fingerprint (HMAC-SHA-256 of its digits under the deployment's key, 64 hex digits) is one of these */
+                                cardFingerprintIn?: string[];
+                                /** @description The customer's CPF or CNPJ is one of these (digits, punctuation ignored) */
+                                documentIn?: string[];
+                                /** @description The customer's e-mail domain is one of these (example.com) */
+                                emailDomainIn?: string[];
+                                /** @description The customer's e-mail is one of these */
+                                emailIn?: string[];
+                                /** @description The address the card was typed from (any other sale: the request's) is one of these addresses or CIDR ranges */
+                                ipIn?: string[];
+                                /** @description The payment methods the rule applies to; every method when absent */
+                                methods?: ("PIX" | "BOLETO" | "CREDIT_CARD" | "DEBIT_CARD")[];
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
                             };
                         };
                     };
@@ -10874,6 +11296,143 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/risk-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a risk rule (audited): sales decided by it keep their decision
+         * @description Operators: risk (Risco) and above.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -17902,6 +18461,12 @@ export interface paths {
                          *         "code": "VALIDATION_ERROR",
                          *         "message": "Invalid body/amount: must be number"
                          *       },
+                         *       "risk": {
+                         *         "decision": "pedido-1001",
+                         *         "rule": null,
+                         *         "ruleName": "pedido-1001",
+                         *         "reviewStatus": "pedido-1001"
+                         *       },
                          *       "boleto": {
                          *         "barcode": "00193373700000001000500940144816060680935031",
                          *         "digitableLine": "00190500954014481606906809350314337370000000100",
@@ -17989,6 +18554,16 @@ export interface paths {
                                 message: string;
                             };
                             reserveAmount: number;
+                            /** @description The risk rules' decision on the sale */
+                            risk?: {
+                                /** @description allow, review or block */
+                                decision: string;
+                                /** @description A review: pending, approved, rejected or expired */
+                                reviewStatus?: string;
+                                /** @description The id of the rule that decided; null for allow */
+                                rule: number | null;
+                                ruleName?: string;
+                            };
                             shipping: {
                                 [key: string]: unknown;
                             } | null;
@@ -18670,6 +19245,16 @@ export interface paths {
                                 message: string;
                             };
                             reserveAmount: number;
+                            /** @description The risk rules' decision on the sale */
+                            risk?: {
+                                /** @description allow, review or block */
+                                decision: string;
+                                /** @description A review: pending, approved, rejected or expired */
+                                reviewStatus?: string;
+                                /** @description The id of the rule that decided; null for allow */
+                                rule: number | null;
+                                ruleName?: string;
+                            };
                             shipping: {
                                 [key: string]: unknown;
                             } | null;
@@ -22633,6 +23218,12 @@ export interface paths {
                          *         "code": "VALIDATION_ERROR",
                          *         "message": "Invalid body/amount: must be number"
                          *       },
+                         *       "risk": {
+                         *         "decision": "pedido-1001",
+                         *         "rule": null,
+                         *         "ruleName": "pedido-1001",
+                         *         "reviewStatus": "pedido-1001"
+                         *       },
                          *       "boleto": {
                          *         "barcode": "00193373700000001000500940144816060680935031",
                          *         "digitableLine": "00190500954014481606906809350314337370000000100",
@@ -22720,6 +23311,16 @@ export interface paths {
                                 message: string;
                             };
                             reserveAmount: number;
+                            /** @description The risk rules' decision on the sale */
+                            risk?: {
+                                /** @description allow, review or block */
+                                decision: string;
+                                /** @description A review: pending, approved, rejected or expired */
+                                reviewStatus?: string;
+                                /** @description The id of the rule that decided; null for allow */
+                                rule: number | null;
+                                ruleName?: string;
+                            };
                             shipping: {
                                 [key: string]: unknown;
                             } | null;
@@ -23789,6 +24390,16 @@ export interface paths {
                                 message: string;
                             };
                             reserveAmount: number;
+                            /** @description The risk rules' decision on the sale */
+                            risk?: {
+                                /** @description allow, review or block */
+                                decision: string;
+                                /** @description A review: pending, approved, rejected or expired */
+                                reviewStatus?: string;
+                                /** @description The id of the rule that decided; null for allow */
+                                rule: number | null;
+                                ruleName?: string;
+                            };
                             shipping: {
                                 [key: string]: unknown;
                             } | null;
@@ -29436,6 +30047,16 @@ export interface components {
                 message: string;
             };
             reserveAmount: number;
+            /** @description The risk rules' decision on the sale */
+            risk?: {
+                /** @description allow, review or block */
+                decision: string;
+                /** @description A review: pending, approved, rejected or expired */
+                reviewStatus?: string;
+                /** @description The id of the rule that decided; null for allow */
+                rule: number | null;
+                ruleName?: string;
+            };
             shipping: {
                 [key: string]: unknown;
             } | null;
@@ -29502,10 +30123,17 @@ export interface components {
              * @example 0
              */
             refundedAmount: string;
-            /** @description A refused card sale: the acquirer's code and message */
+            /** @description A refused sale: the acquirer's code and message, or the risk rules' RISK_BLOCKED */
             refusalReason?: {
                 code: string;
                 message: string;
+            };
+            /** @description The risk rules' decision on the sale */
+            risk?: {
+                decision: string;
+                reviewStatus?: string;
+                rule: number | null;
+                ruleName?: string;
             };
             saleItems: {
                 id: number;

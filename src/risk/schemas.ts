@@ -25,7 +25,9 @@ const Conditions = Type.Object(
     emailIn: List("The customer's e-mail is one of these"),
     documentIn: List("The customer's CPF or CNPJ is one of these (digits, punctuation ignored)"),
     binIn: List("The card's first six digits are one of these"),
-    cardFingerprintIn: List("The card's fingerprint (shown on a card sale in the console) is one of these"),
+    cardFingerprintIn: List(
+      "The card's fingerprint (HMAC-SHA-256 of its digits under the deployment's key, 64 hex digits) is one of these",
+    ),
     ipIn: List(
       "The address the card was typed from (any other sale: the request's) is one of these addresses or CIDR ranges",
     ),

@@ -13,6 +13,7 @@ import { AcceptInvitation, Login } from './pages/Login';
 import { Operators } from './pages/Operators';
 import { Reports } from './pages/Reports';
 import { Reviews } from './pages/Reviews';
+import { RiskRules } from './pages/RiskRules';
 import { Withdrawals } from './pages/Withdrawals';
 
 /** The console's pages and the least role each needs (the server refuses the rest anyway). */
@@ -21,6 +22,7 @@ const PAGES: { hash: string; label: string; Page: () => preact.JSX.Element; need
   { hash: '#/fila', label: 'Fila de análise', Page: Reviews, need: 'support' },
   { hash: '#/saques', label: 'Saques', Page: Withdrawals, need: 'support' },
   { hash: '#/contestacoes', label: 'Contestações', Page: Disputes, need: 'support' },
+  { hash: '#/risco', label: 'Regras de risco', Page: RiskRules, need: 'risk' },
   { hash: '#/relatorios', label: 'Relatórios', Page: Reports, need: 'finance' },
   { hash: '#/tarifas', label: 'Tarifas', Page: FeePlans, need: 'support' },
   { hash: '#/antecipacoes', label: 'Antecipações', Page: Anticipations, need: 'support' },

@@ -9,6 +9,7 @@ import type * as Anticipations from '../../../src/anticipations/schemas';
 import type * as Console from '../../../src/console/schemas';
 import type * as Disputes from '../../../src/disputes/schemas';
 import type * as Operators from '../../../src/operators/schemas';
+import type * as Risk from '../../../src/risk/schemas';
 import type * as Sales from '../../../src/sales/schemas';
 import type * as Webhooks from '../../../src/webhooks/schemas';
 import { ApiError, errorOf } from '../ui/api-error';
@@ -30,6 +31,8 @@ export type Report = Static<typeof Console.Report>;
 export type Sale = Static<typeof Sales.Sale>;
 export type FeePlan = Static<typeof AccountSchemas.FeePlan>;
 export type FeePlanInput = Static<typeof AccountSchemas.FeePlanBody>;
+export type RiskRule = Static<typeof Risk.RiskRule>;
+export type RiskRuleInput = Static<typeof Risk.RiskRuleBody>;
 export type Anticipation = Static<typeof Anticipations.Anticipation>;
 export type Webhook = Static<typeof Webhooks.Webhook>;
 export type Delivery = Static<typeof Webhooks.Delivery>;
@@ -136,6 +139,9 @@ export const api = {
   resend: (accountId: number, deliveryId: number) =>
     request<Delivery>('POST', `/api/ops/accounts/${accountId}/deliveries/${deliveryId}/resend`, {}),
   feePlans: () => request<{ data: FeePlan[] }>('GET', '/api/ops/fee-plans'),
+  riskRules: () => request<{ data: RiskRule[] }>('GET', '/api/ops/risk-rules'),
+  createRiskRule: (body: RiskRuleInput) => request<RiskRule>('POST', '/api/ops/risk-rules', body),
+  deleteRiskRule: (id: number) => request<null>('DELETE', `/api/ops/risk-rules/${id}`),
   createFeePlan: (body: FeePlanInput) => request<FeePlan>('POST', '/api/ops/fee-plans', body),
   assignFeePlan: (accountId: number, planId: number) =>
     request<FeePlan>('POST', `/api/ops/accounts/${accountId}/fee-plan`, { planId }),

@@ -53,3 +53,12 @@ export function documentText(doc: string | null): string {
   if (doc.length === 14) return doc.replace(/(\d{2})(\d{3})(\d{3})(\d{4})(\d{2})/, '$1.$2.$3/$4-$5');
   return doc;
 }
+
+export const RISK_ACTION: Record<string, string> = { block: 'Bloquear', review: 'Analisar (cartão)' };
+
+export const PAYMENT_METHOD: Record<string, string> = {
+  PIX: 'PIX',
+  BOLETO: 'Boleto',
+  CREDIT_CARD: 'Crédito',
+  DEBIT_CARD: 'Débito',
+};

@@ -1,0 +1,163 @@
+import { listRiskRules } from '../../src/risk/index.js';
+import {
+  type BenchServer,
+  benchMerchant,
+  type LoadOptions,
+  measureInterleaved,
+  printRow,
+  WARMUP,
+} from '../lib.js';
+
+const ROUNDS = Number(process.env.BENCH_RISK_ROUNDS ?? 9);
+const SECONDS = 4;
+const RULES = 50;
+
+const SALE = {
+  amount: 10000,
+  customer: {
+    name: 'Bench Buyer',
+    email: 'buyer@example.com',
+    document: '52998224725',
+    phone: '5511987654321',
+  },
+  items: [{ title: 'Curso online', unitPrice: 10000, quantity: 1, tangible: false }],
+};
+
+/** A Luhn-valid Visa number ending in 0 (approved by the sandbox acquirer). */
+function approvedCard(): string {
+  for (;;) {
+    let body = '411111';
+    while (body.length < 15) body += String(Math.floor(Math.random() * 10));
+    const digits = `${body}0`;
+    let sum = 0;
+    for (let i = 0; i < 16; i++) {
+      let d = Number(digits[15 - i]);
+      if (i % 2 === 1) {
+        d *= 2;
+        if (d > 9) d -= 9;
+      }
+      sum += d;
+    }
+    if (sum % 10 === 0) return digits;
+  }
+}
+
+/**
+ * 50 rules that the bench's sales nearly match: every condition holds but the last, so each rule is read whole
+ * (the worst case for a sale that no rule stops). Half block, half review; a mix of every kind of condition.
+ */
+function nearMisses(): unknown[] {
+  return Array.from({ length: RULES }, (_, i) => ({
+    name: `bench rule ${i}`,
+    action: i % 2 === 0 ? 'block' : 'review',
+    when: {
+      methods: ['CREDIT_CARD', 'DEBIT_CARD'],
+      amountCentsAbove: i,
+      emailDomainIn: ['example.com', ...Array.from({ length: 20 }, (_, j) => `fraud${i}-${j}.example`)],
+      documentIn: ['52998224725', '11144477735'],
+      binIn: ['411111', '522222'],
+      ipIn: [`203.0.${i}.0/24`, '2001:db8::/32'],
+    },
+  }));
+}
+
+/**
+ * Card authorizations (POST /api/transactions CREDIT_CARD through the sandbox acquirer: a token used, the sale
+ * stored, authorized and captured, the ledger entry) with 50 risk rules in force against the same with none,
+ * on one gateway, rounds alternated: the rules are written before each target round and deleted before each
+ * baseline round (every process reloads them on the change's NOTIFY). Cost ratio goal: at most 1.1.
+ */
+export async function run(server: BenchServer): Promise<void> {
+  const merchant = await benchMerchant(server.db);
+  const perSecond = Number(process.env.BENCH_CARD_RATE ?? 500);
+  const needed = Math.ceil(((WARMUP + SECONDS) * 2 + SECONDS * (2 * ROUNDS + 1)) * perSecond);
+  const tokens: string[] = [];
+  while (tokens.length < needed) {
+    const batch = await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const res = await fetch(`${server.url}/api/cards/tokens`, {
+          method: 'POST',
+          headers: {
+            'x-api-public-key': merchant.keys['x-api-public-key']!,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify({
+            number: approvedCard(),
+            holderName: 'BENCH BUYER',
+            expMonth: 12,
+            expYear: 2035,
+            cvv: '123',
+          }),
+        });
+        if (res.status !== 201) throw new Error(`tokenizing answered ${res.status}`);
+        return ((await res.json()) as { token: string }).token;
+      }),
+    );
+    tokens.push(...batch);
+  }
+  let next = 0;
+  const authorize: LoadOptions = {
+    url: `${server.url}/api/transactions`,
+    method: 'POST',
+    headers: { ...merchant.keys, 'content-type': 'application/json' },
+    connections: 16,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({
+            ...SALE,
+            paymentMethod: 'CREDIT_CARD',
+            card: { token: tokens[next++ % tokens.length] },
+          }),
+        }),
+      },
+    ],
+  };
+  const ops = { ...authorize };
+  const rules = nearMisses();
+  const writeRules = async () => {
+    await server.db.query('DELETE FROM risk_rules');
+    for (const rule of rules) {
+      const r = rule as { name: string; action: string; when: unknown };
+      await server.db.query(
+        'INSERT INTO risk_rules (name, conditions, action, created_by) VALUES ($1, $2, $3, $4)',
+        [r.name, JSON.stringify(r.when), r.action, 'bench'],
+      );
+    }
+    await server.db.query(`SELECT pg_notify('risk_rules', '')`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  };
+  const noRules = async () => {
+    await server.db.query('DELETE FROM risk_rules');
+    await server.db.query(`SELECT pg_notify('risk_rules', '')`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  };
+  const r = await measureInterleaved(authorize, ops, ROUNDS, SECONDS, {
+    target: writeRules,
+    baseline: noRules,
+  });
+  const refused = await server.db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM sales WHERE risk IS NOT NULL OR status <> 'PAGO'",
+  );
+  console.log(
+    `  rules in force during target rounds: ${RULES} (${(await listRiskRules(server.db)).length} at the end)`,
+  );
+  console.log(`  sales a rule decided or not PAGO: ${refused[0]!.n} (expected 0)`);
+  console.log(`  rounds (target / baseline either side): ${r.ratios.map((x) => x.toFixed(3)).join(' ')}`);
+  console.log(
+    `  cost ratio (time per authorization with ${RULES} rules ÷ with none): ${(1 / r.ratio).toFixed(3)}  (goal <= 1.1)`,
+  );
+  if (next > tokens.length)
+    console.log(`  (${next - tokens.length} requests reused a spent token: raise BENCH_CARD_RATE)`);
+  printRow({
+    name: `POST /api/transactions CREDIT_CARD (sandbox acquirer) with ${RULES} risk rules in force, each read whole`,
+    target: r.target,
+    baselineName: `the same with no rule; ${ROUNDS} target rounds alternated with ${ROUNDS + 1} of it; ratio = median of each round against the two around it`,
+    baseline: r.baseline,
+    ratio: r.ratio,
+    goal: 1 / 1.1,
+    unit: 'card authorizations',
+  });
+}

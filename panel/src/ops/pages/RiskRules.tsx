@@ -1,0 +1,206 @@
+import { useEffect, useState } from 'preact/hooks';
+import { centsOf, date, money } from '../../ui/format';
+import { Card, ErrorText, Options, Table, useAttempt } from '../../ui/kit';
+import { label } from '../../ui/labels';
+import { api, type RiskRule, type RiskRuleInput, reaches } from '../api';
+import { PAYMENT_METHOD, RISK_ACTION } from '../labels';
+
+type Method = NonNullable<RiskRuleInput['when']['methods']>[number];
+type ListField = 'emailDomainIn' | 'emailIn' | 'documentIn' | 'binIn' | 'cardFingerprintIn' | 'ipIn';
+
+const LISTS: { key: ListField; label: string; hint: string }[] = [
+  { key: 'emailDomainIn', label: 'Domínios de e-mail', hint: 'exemplo.com' },
+  { key: 'emailIn', label: 'E-mails', hint: 'comprador@exemplo.com' },
+  { key: 'documentIn', label: 'CPF ou CNPJ', hint: '52998224725' },
+  { key: 'binIn', label: 'BINs (6 primeiros dígitos do cartão)', hint: '411111' },
+  { key: 'cardFingerprintIn', label: 'Impressões de cartão', hint: '64 dígitos hexadecimais' },
+  { key: 'ipIn', label: 'Endereços IP ou faixas', hint: '203.0.113.0/24' },
+];
+
+/** One entry a line (or separated by commas). */
+const entries = (text: string) =>
+  text
+    .split(/[\n,]/)
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+
+function summary(rule: RiskRule): string {
+  const w = rule.when;
+  const parts: string[] = [];
+  if (w.methods) parts.push(`meios: ${w.methods.map((m) => label(PAYMENT_METHOD, m)).join(', ')}`);
+  if (w.amountCentsAbove !== undefined) parts.push(`valor acima de ${money(w.amountCentsAbove)}`);
+  for (const list of LISTS) {
+    const values = w[list.key];
+    if (values)
+      parts.push(
+        `${list.label.toLowerCase()}: ${values.slice(0, 3).join(', ')}${values.length > 3 ? ` (+${values.length - 3})` : ''}`,
+      );
+  }
+  return parts.join('; ');
+}
+
+const EMPTY = {
+  name: '',
+  action: 'block',
+  above: '',
+  methods: [] as Method[],
+  lists: {} as Record<ListField, string>,
+};
+
+function NewRule({ onMade }: { onMade: () => void }) {
+  const [form, setForm] = useState(EMPTY);
+  const { error, attempt } = useAttempt();
+  return (
+    <Card title="Nova regra">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void attempt(async () => {
+            const when: RiskRuleInput['when'] = {};
+            if (form.methods.length > 0) when.methods = form.methods;
+            if (form.above.trim() !== '') when.amountCentsAbove = centsOf(form.above) ?? -1;
+            for (const list of LISTS) {
+              const values = entries(form.lists[list.key] ?? '');
+              if (values.length > 0) when[list.key] = values;
+            }
+            await api.createRiskRule({
+              name: form.name.trim(),
+              action: form.action as RiskRuleInput['action'],
+              when,
+            });
+            setForm(EMPTY);
+            onMade();
+          });
+        }}
+      >
+        <div class="filters">
+          <div>
+            <label for="rule-name">Nome da regra</label>
+            <input
+              id="rule-name"
+              required
+              value={form.name}
+              onInput={(e) => setForm({ ...form, name: e.currentTarget.value })}
+            />
+          </div>
+          <div>
+            <label for="rule-action">Ação</label>
+            <select
+              id="rule-action"
+              value={form.action}
+              onChange={(e) => setForm({ ...form, action: e.currentTarget.value })}
+            >
+              <Options labels={RISK_ACTION} />
+            </select>
+          </div>
+          <div>
+            <label for="rule-above">Valor acima de (R$)</label>
+            <input
+              id="rule-above"
+              inputMode="decimal"
+              value={form.above}
+              onInput={(e) => setForm({ ...form, above: e.currentTarget.value })}
+            />
+          </div>
+        </div>
+        <fieldset class="filters">
+          <legend>Meios de pagamento (nenhum marcado: todos)</legend>
+          {(Object.keys(PAYMENT_METHOD) as Method[]).map((m) => (
+            <label key={m}>
+              <input
+                type="checkbox"
+                checked={form.methods.includes(m)}
+                onChange={(e) =>
+                  setForm({
+                    ...form,
+                    methods: e.currentTarget.checked
+                      ? [...form.methods, m]
+                      : form.methods.filter((x) => x !== m),
+                  })
+                }
+              />{' '}
+              {label(PAYMENT_METHOD, m)}
+            </label>
+          ))}
+        </fieldset>
+        <div class="filters">
+          {LISTS.map((list) => (
+            <div key={list.key}>
+              <label for={`rule-${list.key}`}>{list.label}</label>
+              <textarea
+                id={`rule-${list.key}`}
+                rows={2}
+                placeholder={list.hint}
+                value={form.lists[list.key] ?? ''}
+                onInput={(e) =>
+                  setForm({ ...form, lists: { ...form.lists, [list.key]: e.currentTarget.value } })
+                }
+              />
+            </div>
+          ))}
+        </div>
+        <p class="muted">
+          Todas as condições preenchidas precisam valer; numa lista, basta uma entrada. Uma por linha.
+        </p>
+        <button type="submit">Criar regra</button>
+      </form>
+      <ErrorText error={error} />
+    </Card>
+  );
+}
+
+/** Regras de risco: the rules and blocklists in force (risk operators write and delete them). */
+export function RiskRules() {
+  const [rules, setRules] = useState<RiskRule[] | null>(null);
+  const { error, attempt } = useAttempt();
+  const load = () => attempt(async () => setRules((await api.riskRules()).data));
+  useEffect(() => {
+    void load();
+  }, []);
+  return (
+    <section>
+      <h1>Regras de risco</h1>
+      <p class="muted">
+        Bloquear: a venda é recusada (RISK_BLOCKED) sem chegar ao adquirente ou ao PSP. Analisar: a
+        autorização do cartão fica retida sem captura na Fila de análise.
+      </p>
+      <ErrorText error={error} />
+      {rules && (
+        <Table
+          label="Regras em vigor"
+          head={['Regra', 'Condições', 'Ação', 'Criada por', 'Em', '']}
+          empty={rules.length === 0 && 'Nenhuma regra ainda.'}
+        >
+          {rules.map((r) => (
+            <tr key={r.id}>
+              <td>
+                #{r.id} {r.name}
+              </td>
+              <td>{summary(r)}</td>
+              <td>{label(RISK_ACTION, r.action)}</td>
+              <td>{r.createdBy}</td>
+              <td>{date(r.createdAt)}</td>
+              <td>
+                <button
+                  type="button"
+                  class="danger"
+                  aria-label={`Excluir a regra ${r.name}`}
+                  onClick={() =>
+                    attempt(async () => {
+                      if (!confirm(`Excluir a regra "${r.name}"?`)) return;
+                      await api.deleteRiskRule(r.id);
+                      await load();
+                    })
+                  }
+                >
+                  Excluir
+                </button>
+              </td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      {reaches('risk') && <NewRule onMade={load} />}
+    </section>
+  );
+}

@@ -1,0 +1,90 @@
+/**
+ * The console's Regras de risco in Debian's chromium: a risk operator writes a review rule from the page, a card
+ * sale above its amount waits in the Fila de análise, the operator approves it there and the sale is captured;
+ * the rule is deleted from the page. Every page axe-clean, screenshots kept.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cardBody, cardEnding } from '../cards/cards.js';
+import { saleInput } from '../sales/fixtures.js';
+import { seriousViolations } from '../support/axe.js';
+import { launch, shot } from '../support/browser.js';
+import { createMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { createOperator, totpCode } from '../support/operators.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startServer({ workers: false });
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function clean(page: Page, name: string): Promise<void> {
+  await shot(page, name);
+  expect(await seriousViolations(page), name).toEqual([]);
+}
+
+describe('Regras de risco', () => {
+  it('a risk operator writes a review rule, approves the held card sale from the queue, deletes the rule', async () => {
+    const merchant = await createMerchant(server);
+    const risk = await createOperator(server, 'risk');
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await page.goto(`${server.url}/ops`);
+    await page.getByLabel('E-mail').fill(risk.email);
+    await page.getByLabel('Senha').fill(risk.password);
+    await page.getByLabel('Código do autenticador').fill(totpCode(risk.totpSecret, 1));
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    const menu = page.getByRole('navigation', { name: 'Principal' });
+    await menu.getByRole('link', { name: 'Regras de risco' }).click();
+    await page.getByRole('heading', { name: 'Regras de risco' }).waitFor();
+    await page.getByText('Nenhuma regra ainda.').waitFor();
+
+    await page.getByLabel('Nome da regra').fill('Cartão acima de R$ 500');
+    await page.getByLabel('Ação').selectOption('review');
+    await page.getByLabel('Valor acima de (R$)').fill('500,00');
+    await page.getByLabel('Crédito').check();
+    await page.getByRole('button', { name: 'Criar regra' }).click();
+    const row = page.getByRole('row', { name: /Cartão acima de R\$ 500/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('Analisar (cartão)');
+    await clean(page, 'console-risk-01-rules');
+
+    const token = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+      headers: { 'x-api-public-key': merchant.publicKey },
+      body: cardBody(cardEnding('0')),
+    });
+    const sale = await call<{ id: number; status: string }>('POST', `${server.url}/api/transactions`, {
+      headers: merchant.keys,
+      body: saleInput({
+        amount: 80_000,
+        paymentMethod: 'CREDIT_CARD',
+        card: { token: token.body.token },
+        items: [{ title: 'Bicicleta', unitPrice: 80_000, quantity: 1, tangible: false }],
+      }),
+    });
+    expect(sale.body.status).toBe('EM_PROCESSAMENTO');
+
+    await menu.getByRole('link', { name: 'Fila de análise' }).click();
+    const held = page.getByRole('row', { name: new RegExp(`venda ${sale.body.id} `) });
+    await held.waitFor();
+    await clean(page, 'console-risk-02-queue');
+    await held.getByRole('button', { name: /Aprovar/ }).click();
+    await page.getByText('Nada para analisar.').waitFor();
+    const after = await call<{ status: string }>('GET', `${server.url}/api/transactions/${sale.body.id}`, {
+      headers: merchant.keys,
+    });
+    expect(after.body.status).toBe('PAGO');
+
+    await menu.getByRole('link', { name: 'Regras de risco' }).click();
+    page.once('dialog', (d) => d.accept());
+    await page.getByRole('button', { name: 'Excluir a regra Cartão acima de R$ 500' }).click();
+    await page.getByText('Nenhuma regra ainda.').waitFor();
+  });
+});
