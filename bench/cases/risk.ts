@@ -139,12 +139,14 @@ export async function run(server: BenchServer): Promise<void> {
     baseline: noRules,
   });
   const refused = await server.db.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM sales WHERE risk IS NOT NULL OR status <> 'PAGO'",
+    'SELECT count(*)::int AS n FROM sales WHERE risk IS NOT NULL',
   );
   console.log(
     `  rules in force during target rounds: ${RULES} (${(await listRiskRules(server.db)).length} at the end)`,
   );
-  console.log(`  sales a rule decided or not PAGO: ${refused[0]!.n} (expected 0)`);
+  console.log(
+    `  sales a rule decided: ${refused[0]!.n} (expected 0: every rule misses by its last condition)`,
+  );
   console.log(`  rounds (target / baseline either side): ${r.ratios.map((x) => x.toFixed(3)).join(' ')}`);
   console.log(
     `  cost ratio (time per authorization with ${RULES} rules ÷ with none): ${(1 / r.ratio).toFixed(3)}  (goal <= 1.1)`,

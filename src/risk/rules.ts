@@ -50,12 +50,17 @@ export interface RiskDecision {
 
 export const ALLOW: RiskDecision = { decision: 'allow', rule: null };
 
+/** A sale's facts as rules read them: the address parsed once, when a rule first asks for it. */
+interface Subject extends RiskFacts {
+  address(): { text: string; parsed: ipaddr.IPv4 | ipaddr.IPv6 } | null;
+}
+
 /** A rule ready to match: its lists as sets, its address ranges parsed once. */
 export interface CompiledRule {
   id: number;
   name: string;
   action: RiskAction;
-  matches: (facts: RiskFacts) => boolean;
+  matches: (subject: Subject) => boolean;
 }
 
 const MAX_LIST = 10_000;
@@ -138,7 +143,7 @@ export function compileRule(rule: {
   when: RiskConditions;
 }): CompiledRule {
   const w = rule.when;
-  const tests: ((f: RiskFacts) => boolean)[] = [];
+  const tests: ((f: Subject) => boolean)[] = [];
   // a review holds a card authorization: it matches card sales only
   if (rule.action === 'review') tests.push((f) => f.card !== undefined);
   if (w.methods) {
@@ -173,25 +178,38 @@ export function compileRule(rule: {
   return { id: rule.id, name: rule.name, action: rule.action, matches: (f) => tests.every((t) => t(f)) };
 }
 
-function ipMatcher(entries: string[]): (f: RiskFacts) => boolean {
+function ipMatcher(entries: string[]): (f: Subject) => boolean {
   const exact = new Set(entries.filter((e) => !e.includes('/')));
   const ranges = entries.filter((e) => e.includes('/')).map((e) => ipaddr.parseCIDR(e));
   return (f) => {
-    if (f.ip === null) return false;
-    const ip = canonicalIp(f.ip);
-    if (ip === null) return false;
-    if (exact.has(ip)) return true;
-    if (ranges.length === 0) return false;
-    const parsed = ipaddr.parse(ip);
+    const address = f.address();
+    if (address === null) return false;
+    if (exact.has(address.text)) return true;
+    const { parsed } = address;
     return ranges.some(([net, bits]) => parsed.kind() === net.kind() && parsed.match(net, bits));
+  };
+}
+
+function subjectOf(facts: RiskFacts): Subject {
+  let address: ReturnType<Subject['address']> | undefined;
+  return {
+    ...facts,
+    address() {
+      if (address === undefined) {
+        const text = facts.ip === null ? null : canonicalIp(facts.ip);
+        address = text === null ? null : { text, parsed: ipaddr.parse(text) };
+      }
+      return address;
+    },
   };
 }
 
 /** The first block that matches, else the first review, else allow (rules in id order). */
 export function decide(rules: readonly CompiledRule[], facts: RiskFacts): RiskDecision {
+  const subject = subjectOf(facts);
   let review: CompiledRule | null = null;
   for (const rule of rules) {
-    if (!rule.matches(facts)) continue;
+    if (!rule.matches(subject)) continue;
     if (rule.action === 'block') return { decision: 'block', rule: rule.id, ruleName: rule.name };
     review ??= rule;
   }
