@@ -277,6 +277,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
     boletoSales: charges.boletoSales,
     cards: charges.cardSales ? payerCards(cardTokens, cardSales) : null,
     allowPrivateTargets: charges.allowPrivateTargets,
+    risk: riskRules,
+    queue,
     feed,
     streamsPerIp: config.checkoutStreamsPerIp,
     testMode: config.sandbox,

@@ -98,6 +98,7 @@ export const payPath = (page: PageData): string =>
 /** The server's refusals, as the payer reads them. */
 const REFUSALS: Record<number, string> = {
   400: 'Confira seus dados e tente de novo.',
+  403: 'Este pagamento foi recusado pela loja. Use outro meio de pagamento ou fale com a loja.',
   404: 'Esta página de pagamento não existe mais.',
   410: 'Esta página não aceita mais pagamentos.',
   429: 'Muitas tentativas seguidas. Espere um minuto e tente de novo.',

@@ -15977,6 +15977,18 @@ export interface paths {
                     };
                 };
                 /** @description Error shape D */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        };
+                    };
+                };
+                /** @description Error shape D */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -16169,6 +16181,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
                         };
                     };
                 };
@@ -17076,6 +17100,18 @@ export interface paths {
                     };
                 };
                 /** @description Error shape D */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        };
+                    };
+                };
+                /** @description Error shape D */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -17269,6 +17305,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
                         };
                     };
                 };

@@ -49,6 +49,7 @@ export class PublicBoletos {
   async payLink(
     slug: string,
     body: PayerInput & { amountCents?: number; address: PayerAddress },
+    ip: string,
   ): Promise<BoletoPayment> {
     const link = await this.checkout.payableLink(slug);
     offersBoleto(link.methods);
@@ -62,11 +63,16 @@ export class PublicBoletos {
       items,
       link.metadata,
       { paymentLinkId: link.id, recoveryUrl: `${this.publicUrl}/pay/${link.slug}` },
+      ip,
       reserveUse(link),
     );
   }
 
-  async paySession(id: string, body: PayerInput & { address: PayerAddress }): Promise<BoletoPayment> {
+  async paySession(
+    id: string,
+    body: PayerInput & { address: PayerAddress },
+    ip: string,
+  ): Promise<BoletoPayment> {
     const { session, state } = await this.checkout.sessionWithState(id);
     if (state.status === 'paid') throw new CheckoutGone('This checkout session is already paid', 'paid');
     if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired', 'expired');
@@ -79,6 +85,7 @@ export class PublicBoletos {
       session.items,
       session.metadata,
       { checkoutSessionId: session.id, recoveryUrl: `${this.publicUrl}/checkout/${session.id}` },
+      ip,
     );
   }
 
@@ -90,9 +97,17 @@ export class PublicBoletos {
     items: SessionItem[],
     metadata: Record<string, string>,
     origin: SaleOrigin,
+    ip: string,
     reserve?: (tx: Queryable) => Promise<void>,
   ): Promise<BoletoPayment> {
     if (!this.boletos) throw new BoletoUnavailable('No payment processor is configured to issue boletos');
+    await this.checkout.refuseWhenBlocked(
+      accountId,
+      'BOLETO',
+      { amount, customer, items, metadata },
+      origin,
+      ip,
+    );
     const sale = await this.boletos.open(
       accountId,
       { amount, customer: { ...customer, address }, items, metadata, boleto: { dueDate: dueDate() } },

@@ -24,3 +24,6 @@ export class BoletoUnavailable extends Error {}
 
 /** No card acquirer is usable on this gateway (503 PROCESSOR_UNAVAILABLE). */
 export class CardsUnavailable extends Error {}
+
+/** A risk rule blocked the payment: the refused sale is recorded for the shop; the payer is told no. */
+export class CheckoutRefused extends Error {}

@@ -6,9 +6,10 @@ import {
   CheckoutGone,
   CheckoutInputError,
   CheckoutNotFound,
+  CheckoutRefused,
 } from './errors.js';
 
-/** The checkout module's refusals as the routes answer them: 400, 404, 410 in the route's shape. */
+/** The checkout module's refusals as the routes answer them: 400, 403, 404, 410 in the route's shape. */
 export async function mapCheckoutErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
@@ -16,6 +17,7 @@ export async function mapCheckoutErrors<T>(work: () => Promise<T>): Promise<T> {
     if (err instanceof CheckoutInputError) throw validation(err.message);
     if (err instanceof CheckoutNotFound) throw notFound(err.message);
     if (err instanceof CheckoutGone) throw new AppError('GONE', err.message);
+    if (err instanceof CheckoutRefused) throw new AppError('FORBIDDEN', err.message);
     if (err instanceof BoletoUnavailable || err instanceof CardsUnavailable) {
       throw new AppError('PROCESSOR_UNAVAILABLE', err.message);
     }

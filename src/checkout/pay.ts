@@ -3,16 +3,19 @@ import { accountStanding } from '../accounts/index.js';
 import { qrSvgDataUri } from '../payment-standards/index.js';
 import { lockForTransaction } from '../platform/db/advisory-lock.js';
 import type { Db, Queryable } from '../platform/db/db.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import { customerFacts, type RiskRules } from '../risk/index.js';
 import type { Customer, PixChargeProcessor, SaleOrigin } from '../sales/index.js';
 import {
   createPixSale,
   type OriginSale,
+  openBlockedSale,
   openChargeOfLink,
   originSale,
   reservationsOfLink,
   salesOfSessions,
 } from '../sales/index.js';
-import { CheckoutGone, CheckoutInputError, CheckoutNotFound } from './errors.js';
+import { CheckoutGone, CheckoutInputError, CheckoutNotFound, CheckoutRefused } from './errors.js';
 import type { CheckoutMethod, LinkRow } from './links.data.js';
 import { findLinkBySlug } from './links.data.js';
 import { usesOf } from './links.js';
@@ -69,6 +72,10 @@ export interface PayDeps {
   allowPrivateTargets: boolean;
   /** What the gateway can take now: the pages offer only those of a link's or session's methods. */
   taken: TakenMethods;
+  /** The risk rules in force; null: none asked. */
+  risk: RiskRules | null;
+  /** The job queue a refused sale's move is recorded with. */
+  queue: Queue;
 }
 
 /** A PIX charge of a link stays payable an hour, and never past the link's own end. */
@@ -95,7 +102,12 @@ export class PublicCheckout {
     };
   }
 
-  async payLink(slug: string, body: PayerInput & { amountCents?: number }, log: Logger): Promise<PixPayment> {
+  async payLink(
+    slug: string,
+    body: PayerInput & { amountCents?: number },
+    log: Logger,
+    ip: string,
+  ): Promise<PixPayment> {
     const link = await this.payableLink(slug);
     offersPix(link.methods);
     const amount = amountFor(link, body.amountCents);
@@ -106,14 +118,19 @@ export class PublicCheckout {
     const leftSeconds = link.expires_at ? Math.floor((link.expires_at.getTime() - Date.now()) / 1000) : null;
     const expiresIn = Math.max(MIN_CHARGE_SECONDS, Math.min(LINK_CHARGE_SECONDS, leftSeconds ?? Infinity));
     const items = [{ title: link.title, unitPrice: amount, quantity: 1, tangible: false }];
+    const origin = { paymentLinkId: link.id, recoveryUrl: `${this.deps.publicUrl}/pay/${link.slug}` };
+    await this.refuseWhenBlocked(
+      link.account_id,
+      'PIX',
+      { amount, customer, items, metadata: link.metadata },
+      origin,
+      ip,
+    );
     return this.openPix(
       link.account_id,
       { amount, customer, items, expiresIn, metadata: link.metadata },
       log,
-      {
-        paymentLinkId: link.id,
-        recoveryUrl: `${this.deps.publicUrl}/pay/${link.slug}`,
-      },
+      origin,
       reserveUse(link),
     );
   }
@@ -138,7 +155,7 @@ export class PublicCheckout {
    * Opens the session's PIX charge, or gives back the one already open for it (a payer reloading the page, or
    * pressing twice, gets the same code rather than a second charge).
    */
-  async paySession(id: string, body: PayerInput, log: Logger): Promise<PixPayment> {
+  async paySession(id: string, body: PayerInput, log: Logger, ip: string): Promise<PixPayment> {
     const { session, state, sales } = await this.sessionWithState(id);
     if (state.status === 'paid') throw new CheckoutGone('This checkout session is already paid', 'paid');
     if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired', 'expired');
@@ -151,12 +168,18 @@ export class PublicCheckout {
     if (open) return paymentOf(open);
     const leftSeconds = Math.floor((session.expires_at.getTime() - Date.now()) / 1000);
     const expiresIn = Math.max(MIN_CHARGE_SECONDS, Math.min(LINK_CHARGE_SECONDS, leftSeconds));
-    return this.openPix(
-      session.account_id,
-      { amount: session.amount_cents, customer, items: session.items, expiresIn, metadata: session.metadata },
-      log,
-      { checkoutSessionId: session.id, recoveryUrl: `${this.deps.publicUrl}/checkout/${session.id}` },
-    );
+    const origin = {
+      checkoutSessionId: session.id,
+      recoveryUrl: `${this.deps.publicUrl}/checkout/${session.id}`,
+    };
+    const charge = {
+      amount: session.amount_cents,
+      customer,
+      items: session.items,
+      metadata: session.metadata,
+    };
+    await this.refuseWhenBlocked(session.account_id, 'PIX', charge, origin, ip);
+    return this.openPix(session.account_id, { ...charge, expiresIn }, log, origin);
   }
 
   /** The link that takes payments under `slug`: unknown → CheckoutNotFound; expired, used up or off → CheckoutGone. */
@@ -172,6 +195,36 @@ export class PublicCheckout {
     }
     await this.shopTakesPayments(link.account_id);
     return link;
+  }
+
+  /**
+   * The risk rules asked about a payer's PIX or boleto payment (`ip`: the payer's address): a block records the
+   * refused sale on the link or session (RISK_BLOCKED, the shop and operators see it) and refuses the payer.
+   */
+  async refuseWhenBlocked(
+    accountId: number,
+    method: 'PIX' | 'BOLETO',
+    charge: { amount: number; customer: Customer; items: SessionItem[]; metadata: Record<string, string> },
+    origin: SaleOrigin,
+    ip: string,
+  ): Promise<void> {
+    const decision = this.deps.risk?.decide({
+      method,
+      amountCents: charge.amount,
+      ...customerFacts(charge.customer),
+      ip,
+    });
+    if (decision?.decision !== 'block') return;
+    await openBlockedSale(
+      this.deps.db,
+      this.deps.queue,
+      accountId,
+      { ...charge, paymentMethod: method },
+      null,
+      decision,
+      origin,
+    );
+    throw new CheckoutRefused('Este pagamento foi recusado pela análise de risco da loja.');
   }
 
   /** A shop waiting for review, suspended or closed takes no payments: its pages say it is off. */

@@ -22,7 +22,7 @@ const errors = {
   410: TransactionErrorBody,
   429: TransactionErrorBody,
 };
-const paying = { ...errors, 502: TransactionErrorBody, 503: TransactionErrorBody };
+const paying = { ...errors, 403: TransactionErrorBody, 502: TransactionErrorBody, 503: TransactionErrorBody };
 
 /**
  * What the hosted pages call for the payer: no credentials, every request counted against its source address
@@ -37,7 +37,8 @@ export function registerPublicRoutes(
 ): void {
   const limited = perIp ? { onRequest: perIp } : {};
   const reading = ['GONE', 'NOT_FOUND', 'RATE_LIMITED'] as const;
-  const starting = [...reading, 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'] as const;
+  // FORBIDDEN: a risk rule blocked the payment (the refused sale is the shop's to see)
+  const starting = [...reading, 'FORBIDDEN', 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'] as const;
 
   app.get(
     '/api/public/pay/:slug',
@@ -70,7 +71,7 @@ export function registerPublicRoutes(
     },
     async (request, reply) => {
       const payment = await mapCheckoutErrors(() =>
-        checkout.payLink(request.params.slug, request.body, request.log),
+        checkout.payLink(request.params.slug, request.body, request.log, request.ip),
       );
       return reply.code(201).send(payment);
     },
@@ -108,7 +109,7 @@ export function registerPublicRoutes(
     },
     async (request, reply) => {
       const payment = await mapCheckoutErrors(() =>
-        checkout.paySession(request.params.id, request.body, request.log),
+        checkout.paySession(request.params.id, request.body, request.log, request.ip),
       );
       return reply.code(201).send(payment);
     },
@@ -129,7 +130,9 @@ export function registerPublicRoutes(
       },
     },
     async (request, reply) => {
-      const payment = await mapCheckoutErrors(() => boletos.payLink(request.params.slug, request.body));
+      const payment = await mapCheckoutErrors(() =>
+        boletos.payLink(request.params.slug, request.body, request.ip),
+      );
       return reply.code(201).send(payment);
     },
   );
@@ -149,7 +152,9 @@ export function registerPublicRoutes(
       },
     },
     async (request, reply) => {
-      const payment = await mapCheckoutErrors(() => boletos.paySession(request.params.id, request.body));
+      const payment = await mapCheckoutErrors(() =>
+        boletos.paySession(request.params.id, request.body, request.ip),
+      );
       return reply.code(201).send(payment);
     },
   );

@@ -1,6 +1,8 @@
 import type { EventFeed } from '../events/index.js';
 import type { Db } from '../platform/db/db.js';
 import type { AuthHook, CardAttemptCheck, Http } from '../platform/http/types.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import type { RiskRules } from '../risk/index.js';
 import type { BoletoSales, PixChargeProcessor } from '../sales/index.js';
 import { PublicBoletos } from './boleto-pay.js';
 import { registerCardPayerRoutes } from './card.routes.js';
@@ -36,6 +38,10 @@ export interface CheckoutDeps {
   /** Who tokenizes and charges the payer's card (the cards module's payerCards); null when no acquirer is usable. */
   cards: PayerCards | null;
   allowPrivateTargets: boolean;
+  /** The risk rules in force (a payer's PIX or boleto payment is decided here; a card by the cards module). */
+  risk: RiskRules | null;
+  /** The job queue a refused sale's move is recorded with. */
+  queue: Queue;
   /** The process's reader of new notification facts: the pages learn of their payment from it. */
   feed: EventFeed;
   /** CHECKOUT_STREAMS_PER_IP: the payer's open streams per source address (0: no cap). */

@@ -5,7 +5,7 @@ import { auditRiskDecision, type RiskDecision } from '../risk/index.js';
 import { findSaleRow } from './charges.data.js';
 import { createKeyedSale } from './charges.js';
 import { createSale } from './create.js';
-import { setRefusalReason } from './data.js';
+import { type SaleOrigin, setRefusalReason } from './data.js';
 import { normalizeCustomer, normalizePostbackUrl } from './input.js';
 import { moveSale } from './settlement/transition.js';
 import type { Customer, PaymentMethod, SaleItem, SaleRow } from './types.js';
@@ -32,6 +32,8 @@ export async function openBlockedSale(
   input: BlockedChargeInput,
   key: string | null,
   risk: RiskDecision,
+  /** A payer's page it was started on (a payment link or checkout session): the sale carries it. */
+  origin?: SaleOrigin,
 ): Promise<{ sale: SaleRow; replayed: boolean }> {
   const customer = normalizeCustomer(input.customer);
   return createKeyedSale(db, accountId, key, input, (bind) =>
@@ -58,6 +60,7 @@ export async function openBlockedSale(
           boletoCode: null,
           metadata: input.metadata ?? {},
           risk,
+          ...(origin ? { origin } : {}),
         },
         { notifyPending: false, uuid },
       );

@@ -1,6 +1,7 @@
 // The sales module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 
 export { anticipableSales } from './anticipable.js';
+export { type BlockedChargeInput, openBlockedSale } from './blocked.js';
 export { abandonCart, cartView, createCart } from './carts/carts.js';
 export { abandonCheckoutCarts, CART_ABANDON_CHECK_EVERY_MS, cartOfCheckout } from './carts/checkout-carts.js';
 export { deleteExpiredSaleKeys, findSaleRow, setChargeExpiryAt } from './charges.data.js';

@@ -10,6 +10,7 @@ import { CardSales, cardFingerprint } from '../../src/cards/index.js';
 import { SandboxAcquirer } from '../../src/cards/sandbox-acquirer.js';
 import { expireRiskReview } from '../../src/risk/index.js';
 import { cardBody, cardEnding } from '../cards/cards.js';
+import { createLink, createSession, PAYER } from '../checkout/fixtures.js';
 import { CUSTOMER, eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -222,6 +223,48 @@ describe('block', () => {
     const open = await sell(saleInput());
     expect(open.body).toMatchObject({ status: 'PENDENTE' });
     expect(open.body.pixKey).not.toBeNull();
+  });
+});
+
+describe('block on the hosted pages', () => {
+  it("a payer's PIX or boleto of a blocked e-mail domain: 403, the refused sale recorded on the link or session", async () => {
+    await withRule(
+      { name: 'Domínio do pagador', when: { emailDomainIn: ['golpe.example'] }, action: 'block' },
+      async (ruleId) => {
+        const link = await createLink(server, merchant, { methods: ['PIX', 'BOLETO'] });
+        const payer = { ...PAYER, email: 'alguem@golpe.example' };
+        const pix = await call<{ message: string }>('POST', `${server.url}/api/public/pay/${link.slug}`, {
+          body: payer,
+        });
+        expect(pix.status, pix.text).toBe(403);
+        expect(pix.body.message).toContain('recusado');
+        const address = {
+          street: 'Rua A',
+          number: '1',
+          district: 'Centro',
+          city: 'São Paulo',
+          state: 'SP',
+          zipCode: '01001000',
+        };
+        const session = await createSession(server, merchant, { methods: ['BOLETO'] });
+        const boleto = await call('POST', `${server.url}/api/public/checkout/${session.id}/boleto`, {
+          body: { ...payer, address },
+        });
+        expect(boleto.status, boleto.text).toBe(403);
+        const refused = await db().query<{ payment_method: string; status: string; risk: { rule: number } }>(
+          `SELECT payment_method, status, risk FROM sales WHERE payment_link_id = $1 OR checkout_session_id = $2
+            ORDER BY id`,
+          [link.id, session.id],
+        );
+        expect(refused.map((r) => [r.payment_method, r.status, r.risk.rule])).toEqual([
+          ['PIX', 'RECUSADO', ruleId],
+          ['BOLETO', 'RECUSADO', ruleId],
+        ]);
+        // another payer pays the same link
+        const honest = await call('POST', `${server.url}/api/public/pay/${link.slug}`, { body: PAYER });
+        expect(honest.status, honest.text).toBe(201);
+      },
+    );
   });
 });
 
