@@ -52,6 +52,7 @@ export const ALLOW: RiskDecision = { decision: 'allow', rule: null };
 
 /** A sale's facts as rules read them: the address parsed once, when a rule first asks for it. */
 interface Subject extends RiskFacts {
+  emailDomain: string | null;
   address(): { text: string; parsed: ipaddr.IPv4 | ipaddr.IPv6 } | null;
 }
 
@@ -156,7 +157,7 @@ export function compileRule(rule: {
   }
   if (w.emailDomainIn) {
     const domains = new Set(w.emailDomainIn);
-    tests.push((f) => f.email !== null && domains.has(f.email.slice(f.email.lastIndexOf('@') + 1)));
+    tests.push((f) => f.emailDomain !== null && domains.has(f.emailDomain));
   }
   if (w.emailIn) {
     const emails = new Set(w.emailIn);
@@ -194,6 +195,7 @@ function subjectOf(facts: RiskFacts): Subject {
   let address: ReturnType<Subject['address']> | undefined;
   return {
     ...facts,
+    emailDomain: facts.email === null ? null : facts.email.slice(facts.email.lastIndexOf('@') + 1),
     address() {
       if (address === undefined) {
         const text = facts.ip === null ? null : canonicalIp(facts.ip);
