@@ -38,6 +38,7 @@ import {
 } from './cards/index.js';
 import { checkoutRoutes } from './checkout/index.js';
 import { ConsoleActions, consoleRoutes } from './console/index.js';
+import { Customers, customerRoutes } from './customers/index.js';
 import { cardNoticeRoutes, Dispute, DisputePage, Disputes, disputeRoutes } from './disputes/index.js';
 import { Event, EventFeed, EventPage, eventRoutes, openStreams } from './events/index.js';
 import { Balance, ledgerPanelRoutes, ledgerRoutes, setCardSettlementDays } from './ledger/index.js';
@@ -213,6 +214,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(auditRoutes, { db, requireSession, accountOf: (request) => accountOf(request) });
   await app.register(ledgerRoutes, { db, apiKey });
   await app.register(anticipationRoutes, { db, anticipations, apiKey, requireSession });
+  await app.register(customerRoutes, { customers: new Customers(db), apiKey });
   const feed = new EventFeed(db, platform.outbox, log);
   app.addHook('preClose', async () => {
     for (const end of [...openStreams]) end();

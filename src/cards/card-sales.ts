@@ -43,13 +43,15 @@ import {
   unresolvedOlderThan,
 } from './payments.data.js';
 import { refuseWhenPaused, watchRefusals } from './refusal-watch.js';
+import { useSavedCard } from './saved-cards.js';
 import { useToken } from './tokens.js';
 
 /** A card sale's body on POST /api/transactions (the route's schema validated its types). */
 export interface CardSaleInput {
   amount: number;
   paymentMethod: 'CREDIT_CARD' | 'DEBIT_CARD';
-  card?: { token: string };
+  /** A one-time token (POST /api/cards/tokens) or a customer's saved card. */
+  card?: { token: string } | { cardId: string };
   installments?: number;
   capture?: boolean;
   customer: Customer;
@@ -115,8 +117,18 @@ export class CardSales {
     const opened = await createKeyedSale(this.db, accountId, key, input, async (bind) =>
       this.db.tx(async (tx) => {
         await refuseWhenPaused(tx, accountId);
-        const token = await useToken(tx, this.secretsKey, accountId, input.card!.token);
-        if (!token) throw validation('card.token is unknown, used or expired');
+        const card = input.card!;
+        const token =
+          'cardId' in card
+            ? await useSavedCard(tx, this.secretsKey, accountId, card.cardId)
+            : await useToken(tx, this.secretsKey, accountId, card.token);
+        if (!token) {
+          throw validation(
+            'cardId' in card
+              ? 'card.cardId is not a saved card of a customer of this account'
+              : 'card.token is unknown, used or expired',
+          );
+        }
         if (token.acquirer !== this.acquirer.name) {
           throw validation(`card.token was made by the ${token.acquirer} acquirer, not the one in use`);
         }

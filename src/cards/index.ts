@@ -11,5 +11,6 @@ export { cardSalesPort } from './http.js';
 export { type PayerCardCharge, payerCards } from './payer-cards.js';
 export { setRefusalRatio } from './refusal-watch.js';
 export { cardRoutes } from './routes.js';
+export { deleteSavedCard, type SavedCardView, saveCard, savedCardsOf } from './saved-cards.js';
 export { CardToken, CardTokenBody } from './schemas.js';
 export { CARD_TOKEN_LIFETIME_SECONDS, CardTokens, type UsedCardToken, useToken } from './tokens.js';

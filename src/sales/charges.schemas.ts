@@ -46,9 +46,30 @@ export const ChargeBody = Type.Object(
       ),
     ),
     card: Type.Optional(
-      Type.Object(
-        { token: Type.String({ minLength: 1, maxLength: 100, description: 'From POST /api/cards/tokens' }) },
-        { additionalProperties: false, description: 'Required for CREDIT_CARD and DEBIT_CARD' },
+      Type.Union(
+        [
+          Type.Object(
+            {
+              token: Type.String({
+                minLength: 1,
+                maxLength: 100,
+                description: 'From POST /api/cards/tokens',
+              }),
+            },
+            { additionalProperties: false },
+          ),
+          Type.Object(
+            {
+              cardId: Type.String({
+                format: 'uuid',
+                description:
+                  "A saved card of one of this account's customers (POST /api/customers/{id}/cards)",
+              }),
+            },
+            { additionalProperties: false },
+          ),
+        ],
+        { description: 'Required for CREDIT_CARD and DEBIT_CARD: a one-time token, or a saved card' },
       ),
     ),
     installments: Type.Optional(

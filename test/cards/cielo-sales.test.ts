@@ -60,6 +60,42 @@ afterAll(async () => {
 });
 
 describe('card sales through Cielo API 3.0 (gateway dev-acquirer)', () => {
+  it('a card saved on file for a customer is charged twice by its Cielo CardToken, never sent again', async () => {
+    const number = cardEnding('0');
+    numbers.push(number);
+    const customer = await call<{ id: string }>('POST', `${server.url}/api/customers`, {
+      headers: merchant.keys,
+      body: { name: 'Ana Souza', email: 'ana@example.com', document: '52998224725' },
+    });
+    const tok = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+      headers: { 'x-api-public-key': merchant.publicKey },
+      body: cardBody(number),
+    });
+    const saved = await call<{ id: string }>(
+      'POST',
+      `${server.url}/api/customers/${customer.body.id}/cards`,
+      {
+        headers: merchant.keys,
+        body: { token: tok.body.token },
+      },
+    );
+    expect(saved.status, saved.text).toBe(201);
+    const tokens = new Set<string>();
+    for (let i = 0; i < 2; i++) {
+      const res = await call<CardSale>('POST', `${server.url}/api/transactions`, {
+        headers: merchant.keys,
+        body: saleInput({ paymentMethod: 'CREDIT_CARD', card: { cardId: saved.body.id } }),
+      });
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.status).toBe('PAGO');
+      const [sale] = acquirer.salesOf(res.body.uuid);
+      const card = (sale!.Payment as { CreditCard: { CardToken: string } }).CreditCard;
+      expect(card.CardToken).toMatch(/\S/);
+      tokens.add(card.CardToken);
+    }
+    expect(tokens.size).toBe(1);
+  });
+
   it('authorizes and captures at once: POST /1/sales/ with the sale uuid as MerchantOrderId → PAGO', async () => {
     const res = await cardSale({ installments: 4, amount: 12345 });
     expect(res.status, res.text).toBe(201);

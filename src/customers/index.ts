@@ -1,0 +1,3 @@
+// The customers module's front door: a merchant's customers and the cards saved on file for them.
+export { Customers } from './customers.js';
+export { customerRoutes } from './routes.js';

@@ -1,0 +1,122 @@
+import { Type } from 'typebox';
+import { merchantOf } from '../auth/index.js';
+import { IpAccessErrorBody, TransactionErrorBody } from '../platform/http/error-schemas.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import { decodeCursor, parseLimit } from '../platform/paging/pagination.js';
+import type { Customers } from './customers.js';
+import {
+  CardPath,
+  Customer,
+  CustomerBody,
+  CustomerPath,
+  CustomersPage,
+  PageQuery,
+  SaveCardBody,
+  SavedCard,
+} from './schemas.js';
+
+const D = { errorShape: 'transaction' as const };
+const errors = {
+  400: TransactionErrorBody,
+  401: TransactionErrorBody,
+  403: Type.Union([TransactionErrorBody, IpAccessErrorBody]),
+  404: TransactionErrorBody,
+};
+const schema = { tags: ['public'], security: [{ publicKey: [], privateKey: [] }] };
+
+/** Customers and their saved cards (API keys, shape D): a card on file is charged by card: {cardId}. */
+export async function customerRoutes(
+  app: Http,
+  deps: { customers: Customers; apiKey: AuthHook },
+): Promise<void> {
+  const account = (request: Parameters<typeof merchantOf>[0]) => merchantOf(request).accountId;
+
+  app.post(
+    '/api/customers',
+    {
+      config: { ...D, keyScope: 'charges' },
+      onRequest: deps.apiKey,
+      schema: {
+        ...schema,
+        summary: 'Create a customer (name, e-mail, CPF or CNPJ checked, phone)',
+        body: CustomerBody,
+        response: { 201: Customer, ...errors },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await deps.customers.create(account(request), request.body)),
+  );
+
+  app.get(
+    '/api/customers',
+    {
+      config: D,
+      onRequest: deps.apiKey,
+      schema: {
+        ...schema,
+        summary: "The account's customers, newest first (cursor pages; limit 1..100, default 20)",
+        querystring: PageQuery,
+        response: { 200: CustomersPage, ...errors },
+      },
+    },
+    async (request) =>
+      deps.customers.list(
+        account(request),
+        request.query.cursor ? decodeCursor(request.query.cursor) : null,
+        parseLimit(request.query.limit),
+      ),
+  );
+
+  app.get(
+    '/api/customers/:id',
+    {
+      config: { ...D, errors: ['NOT_FOUND'] },
+      onRequest: deps.apiKey,
+      schema: {
+        ...schema,
+        summary: 'One customer with its saved cards; another account’s is not found',
+        params: CustomerPath,
+        response: { 200: Customer, ...errors },
+      },
+    },
+    async (request) => deps.customers.one(account(request), request.params.id),
+  );
+
+  app.post(
+    '/api/customers/:id/cards',
+    {
+      config: { ...D, keyScope: 'charges', errors: ['NOT_FOUND'] },
+      onRequest: deps.apiKey,
+      schema: {
+        ...schema,
+        summary:
+          'Save a card on file for the customer from a one-time card token (the acquirer keeps the card; the gateway its reusable token, brand, last four, expiry)',
+        params: CustomerPath,
+        body: SaveCardBody,
+        response: { 201: SavedCard, ...errors },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(await deps.customers.saveCard(account(request), request.params.id, request.body.token)),
+  );
+
+  app.delete(
+    '/api/customers/:id/cards/:cardId',
+    {
+      config: { ...D, keyScope: 'charges', errors: ['NOT_FOUND'] },
+      onRequest: deps.apiKey,
+      schema: {
+        ...schema,
+        summary: 'Delete a saved card: it charges nothing any more',
+        params: CardPath,
+        response: { 204: Type.Null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      await deps.customers.deleteCard(account(request), request.params.id, request.params.cardId);
+      return reply.code(204).send(null);
+    },
+  );
+}
