@@ -78,6 +78,10 @@ ALTER TABLE sales ADD COLUMN IF NOT EXISTS split_recipients bigint[];
 CREATE INDEX IF NOT EXISTS sales_split_recipients_idx ON sales USING gin (split_recipients)
   WHERE split_recipients IS NOT NULL;
 
+-- payment links and checkout sessions (the checkout module's) keep the split every sale of theirs carries
+ALTER TABLE payment_links ADD COLUMN IF NOT EXISTS split json;
+ALTER TABLE checkout_sessions ADD COLUMN IF NOT EXISTS split json;
+
 -- the Sale object appends `split` on a split sale; as in 201_paid_amount_and_refund_objects.sql otherwise
 CREATE OR REPLACE FUNCTION sales_public_json() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

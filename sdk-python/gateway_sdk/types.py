@@ -239,6 +239,20 @@ class SaleRefusalReason(TypedDict):
     message: str
 
 
+class _SaleSplitItemRequired(TypedDict):
+    chargeFees: bool
+    liable: bool
+    # What enters this party's balance when the sale is paid
+    netCents: int
+    # The recipient; null for the platform (the account itself), always last
+    recipientId: Optional[str]
+
+
+class SaleSplitItem(_SaleSplitItemRequired, total=False):
+    amountCents: int
+    percent: float
+
+
 class _SaleRequired(TypedDict):
     amount: int
     boletoCode: Optional[str]
@@ -281,6 +295,8 @@ class Sale(_SaleRequired, total=False):
     paymentLinkId: str
     # A refused card sale (RECUSADO): the acquirer's code and message
     refusalReason: SaleRefusalReason
+    # Split payments only: who gets what of the sale
+    split: list[SaleSplitItem]
 
 
 SaleNotificationEventType = Literal[
@@ -322,6 +338,19 @@ class SaleNotificationSaleItem(TypedDict):
     tangible: bool
     title: str
     unitPrice: str
+
+
+class _SaleNotificationSplitItemRequired(TypedDict):
+    chargeFees: bool
+    liable: bool
+    # What enters this party's balance when the sale is paid
+    netCents: int
+    recipientId: Optional[str]
+
+
+class SaleNotificationSplitItem(_SaleNotificationSplitItemRequired, total=False):
+    amountCents: int
+    percent: float
 
 
 class _SaleNotificationRequired(TypedDict):
@@ -368,6 +397,8 @@ class SaleNotification(_SaleNotificationRequired, total=False):
     refund: Optional[SaleRefund]
     # A refused card sale: the acquirer's code and message
     refusalReason: SaleNotificationRefusalReason
+    # Split payments only: who gets what of the sale
+    split: list[SaleNotificationSplitItem]
 
 
 class TransactionError(TypedDict):
@@ -582,6 +613,22 @@ class ChargeCreateItem(TypedDict):
 ChargeCreatePaymentMethod = Literal["PIX", "BOLETO", "CREDIT_CARD", "DEBIT_CARD"]
 
 
+class _ChargeCreateSplitItemRequired(TypedDict):
+    # One of this account’s recipients
+    recipientId: str
+
+
+class ChargeCreateSplitItem(_ChargeCreateSplitItemRequired, total=False):
+    # Its share in cents
+    amountCents: int
+    # This party pays the fees (one party at most)
+    chargeFees: bool
+    # Refunds and lost disputes are taken from the liable parties
+    liable: bool
+    # Its share in percent, two decimals at most
+    percent: float
+
+
 class _ChargeCreateRequired(TypedDict):
     amount: int
     customer: ChargeCreateCustomer
@@ -605,6 +652,10 @@ class ChargeCreate(_ChargeCreateRequired, total=False):
     metadata: dict[str, str]
     postbackUrl: str
     shipping: Optional[dict[str, Any]]
+    # Split payments: the shares of the platform's recipients (the platform keeps the rest); at most 10 rules,
+    # amounts adding up to at most the amount, percents to at most 100, at most one rule with chargeFees (else
+    # the platform pays the fees)
+    split: list[ChargeCreateSplitItem]
 
 
 class ChargeBoleto(TypedDict):
@@ -640,6 +691,20 @@ class ChargeRefusalReason(TypedDict):
     """A refused card sale (RECUSADO): the acquirer's code and message"""
     code: str
     message: str
+
+
+class _ChargeSplitItemRequired(TypedDict):
+    chargeFees: bool
+    liable: bool
+    # What enters this party's balance when the sale is paid
+    netCents: int
+    # The recipient; null for the platform (the account itself), always last
+    recipientId: Optional[str]
+
+
+class ChargeSplitItem(_ChargeSplitItemRequired, total=False):
+    amountCents: int
+    percent: float
 
 
 class _ChargeRequired(TypedDict):
@@ -685,6 +750,8 @@ class Charge(_ChargeRequired, total=False):
     pixQrCode: str
     # A refused card sale (RECUSADO): the acquirer's code and message
     refusalReason: ChargeRefusalReason
+    # Split payments only: who gets what of the sale
+    split: list[ChargeSplitItem]
 
 
 class RefundAcceptedBoleto(TypedDict):
@@ -720,6 +787,20 @@ class RefundAcceptedRefusalReason(TypedDict):
     """A refused card sale (RECUSADO): the acquirer's code and message"""
     code: str
     message: str
+
+
+class _RefundAcceptedSplitItemRequired(TypedDict):
+    chargeFees: bool
+    liable: bool
+    # What enters this party's balance when the sale is paid
+    netCents: int
+    # The recipient; null for the platform (the account itself), always last
+    recipientId: Optional[str]
+
+
+class RefundAcceptedSplitItem(_RefundAcceptedSplitItemRequired, total=False):
+    amountCents: int
+    percent: float
 
 
 class _RefundAcceptedRequired(TypedDict):
@@ -766,6 +847,8 @@ class RefundAccepted(_RefundAcceptedRequired, total=False):
     paymentLinkId: str
     # A refused card sale (RECUSADO): the acquirer's code and message
     refusalReason: RefundAcceptedRefusalReason
+    # Split payments only: who gets what of the sale
+    split: list[RefundAcceptedSplitItem]
 
 
 Captured = Sale
@@ -799,6 +882,22 @@ class ReceivablesPage(_ReceivablesPageRequired):
 PaymentLinkCreateMethod = Literal["PIX", "BOLETO", "CREDIT_CARD"]
 
 
+class _PaymentLinkCreateSplitItemRequired(TypedDict):
+    # One of this account’s recipients
+    recipientId: str
+
+
+class PaymentLinkCreateSplitItem(_PaymentLinkCreateSplitItemRequired, total=False):
+    # Its share in cents
+    amountCents: int
+    # This party pays the fees (one party at most)
+    chargeFees: bool
+    # Refunds and lost disputes are taken from the liable parties
+    liable: bool
+    # Its share in percent, two decimals at most
+    percent: float
+
+
 class _PaymentLinkCreateRequired(TypedDict):
     # Payment methods offered: PIX, BOLETO, CREDIT_CARD (each at most once)
     methods: list[PaymentLinkCreateMethod]
@@ -822,11 +921,15 @@ class PaymentLinkCreate(_PaymentLinkCreateRequired, total=False):
     metadata: dict[str, str]
     # Open amounts: the least the payer may pay (default 100)
     minCents: int
+    # Split payments: the shares of the platform's recipients (the platform keeps the rest); at most 10 rules,
+    # amounts adding up to at most the amount, percents to at most 100, at most one rule with chargeFees (else
+    # the platform pays the fees)
+    split: list[PaymentLinkCreateSplitItem]
     # Where the payer goes once paid (http or https)
     successUrl: str
 
 
-class PaymentLink(TypedDict):
+class _PaymentLinkRequired(TypedDict):
     active: bool
     # Fixed amount; null when the payer chooses
     amountCents: Optional[int]
@@ -851,7 +954,12 @@ class PaymentLink(TypedDict):
     uses: int
 
 
-class PaymentLinkPageDataItem(TypedDict):
+class PaymentLink(_PaymentLinkRequired, total=False):
+    # The split rules as given (split sales only)
+    split: list[Any]
+
+
+class _PaymentLinkPageDataItemRequired(TypedDict):
     active: bool
     # Fixed amount; null when the payer chooses
     amountCents: Optional[int]
@@ -874,6 +982,11 @@ class PaymentLinkPageDataItem(TypedDict):
     url: str
     # Sales made through the link that were paid (refunded ones included)
     uses: int
+
+
+class PaymentLinkPageDataItem(_PaymentLinkPageDataItemRequired, total=False):
+    # The split rules as given (split sales only)
+    split: list[Any]
 
 
 class PaymentLinkPage(TypedDict):
@@ -906,6 +1019,22 @@ class CheckoutSessionCreateItem(TypedDict):
 CheckoutSessionCreateMethod = Literal["PIX", "BOLETO", "CREDIT_CARD"]
 
 
+class _CheckoutSessionCreateSplitItemRequired(TypedDict):
+    # One of this account’s recipients
+    recipientId: str
+
+
+class CheckoutSessionCreateSplitItem(_CheckoutSessionCreateSplitItemRequired, total=False):
+    # Its share in cents
+    amountCents: int
+    # This party pays the fees (one party at most)
+    chargeFees: bool
+    # Refunds and lost disputes are taken from the liable parties
+    liable: bool
+    # Its share in percent, two decimals at most
+    percent: float
+
+
 class _CheckoutSessionCreateRequired(TypedDict):
     # What the payer pays; the page cannot change it
     amountCents: int
@@ -926,6 +1055,10 @@ class CheckoutSessionCreate(_CheckoutSessionCreateRequired, total=False):
     # The store's own data (an order number…): at most 20 keys of 1–40 characters of A–Z a–z 0–9 _ . -, string
     # values of at most 500 characters
     metadata: dict[str, str]
+    # Split payments: the shares of the platform's recipients (the platform keeps the rest); at most 10 rules,
+    # amounts adding up to at most the amount, percents to at most 100, at most one rule with chargeFees (else
+    # the platform pays the fees)
+    split: list[CheckoutSessionCreateSplitItem]
 
 
 class CheckoutSessionCustomer(TypedDict, total=False):
@@ -947,7 +1080,7 @@ class CheckoutSessionItem(TypedDict):
 CheckoutSessionStatus = Literal["open", "paid", "expired"]
 
 
-class CheckoutSession(TypedDict):
+class _CheckoutSessionRequired(TypedDict):
     amountCents: int
     cancelUrl: Optional[str]
     createdAt: str
@@ -964,6 +1097,11 @@ class CheckoutSession(TypedDict):
     successUrl: str
     # PUBLIC_URL/checkout/<id>: the page to send the payer to
     url: str
+
+
+class CheckoutSession(_CheckoutSessionRequired, total=False):
+    # The split rules as given (split sales only)
+    split: list[Any]
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,8 @@ export interface CardSaleInput {
   shipping?: Record<string, unknown> | null;
   postbackUrl?: string;
   metadata?: Record<string, string>;
+  /** The charge's split among the platform's recipients (checked by the sales module). */
+  split?: unknown;
 }
 
 /** Where a payer's page started the sale (the checkout module's payer routes); nothing for the API's. */
@@ -139,6 +141,7 @@ export class CardSales {
             boletoCode: null,
             metadata: input.metadata ?? {},
             origin: context.origin,
+            split: input.split,
           },
           { notifyPending: true, uuid },
         );

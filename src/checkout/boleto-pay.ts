@@ -61,6 +61,7 @@ export class PublicBoletos {
       body.address,
       items,
       link.metadata,
+      link.split,
       { paymentLinkId: link.id, recoveryUrl: `${this.publicUrl}/pay/${link.slug}` },
       reserveUse(link),
     );
@@ -78,6 +79,7 @@ export class PublicBoletos {
       body.address,
       session.items,
       session.metadata,
+      session.split,
       { checkoutSessionId: session.id, recoveryUrl: `${this.publicUrl}/checkout/${session.id}` },
     );
   }
@@ -89,13 +91,21 @@ export class PublicBoletos {
     address: PayerAddress,
     items: SessionItem[],
     metadata: Record<string, string>,
+    split: unknown,
     origin: SaleOrigin,
     reserve?: (tx: Queryable) => Promise<void>,
   ): Promise<BoletoPayment> {
     if (!this.boletos) throw new BoletoUnavailable('No payment processor is configured to issue boletos');
     const sale = await this.boletos.open(
       accountId,
-      { amount, customer: { ...customer, address }, items, metadata, boleto: { dueDate: dueDate() } },
+      {
+        amount,
+        customer: { ...customer, address },
+        items,
+        metadata,
+        boleto: { dueDate: dueDate() },
+        ...(split ? { split } : {}),
+      },
       async (tx) => {
         if (reserve) await reserve(tx);
       },

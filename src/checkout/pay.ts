@@ -108,7 +108,7 @@ export class PublicCheckout {
     const items = [{ title: link.title, unitPrice: amount, quantity: 1, tangible: false }];
     return this.openPix(
       link.account_id,
-      { amount, customer, items, expiresIn, metadata: link.metadata },
+      { amount, customer, items, expiresIn, metadata: link.metadata, split: link.split ?? undefined },
       log,
       {
         paymentLinkId: link.id,
@@ -153,7 +153,14 @@ export class PublicCheckout {
     const expiresIn = Math.max(MIN_CHARGE_SECONDS, Math.min(LINK_CHARGE_SECONDS, leftSeconds));
     return this.openPix(
       session.account_id,
-      { amount: session.amount_cents, customer, items: session.items, expiresIn, metadata: session.metadata },
+      {
+        amount: session.amount_cents,
+        customer,
+        items: session.items,
+        expiresIn,
+        metadata: session.metadata,
+        split: session.split ?? undefined,
+      },
       log,
       { checkoutSessionId: session.id, recoveryUrl: `${this.deps.publicUrl}/checkout/${session.id}` },
     );
@@ -198,6 +205,7 @@ export class PublicCheckout {
       items: SessionItem[];
       expiresIn: number;
       metadata: Record<string, string>;
+      split?: unknown;
     },
     log: Logger,
     origin: SaleOrigin,

@@ -32,6 +32,8 @@ export interface NewSaleRow {
   boleto?: Record<string, unknown> | null;
   /** Where the payer started the payment, when it was a payment link or a checkout session. */
   origin?: SaleOrigin;
+  /** A split sale's `split` (the Sale object's) and its recipients' internal ids, in order. */
+  splitPlan?: { json: Record<string, unknown>[]; recipients: number[] } | null;
 }
 
 /** A sale started from a payment link or a checkout session (the checkout module): which one. */
@@ -61,9 +63,9 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
     `INSERT INTO sales (uuid, account_id, status, amount, system_fee, net_amount, reserve_amount,
         payment_method, customer, items, shipping, pix_key, card_last_four, card_brand, boleto_code,
         installments, processor, external_transaction_id, postback_url, cart_id, recurrence_id, id_rec, contrato,
-        metadata, boleto, payment_link_id, checkout_session_id, fee_percent_e4, fee_fixed)
+        metadata, boleto, payment_link_id, checkout_session_id, fee_percent_e4, fee_fixed, split, split_recipients)
      VALUES ($1, $2, 'PENDENTE', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-        $20, $21, $22, $23, $24, $25, $26, $27, $28)
+        $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)
      RETURNING *`,
     [
       s.uuid,
@@ -94,6 +96,8 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
       s.origin?.checkoutSessionId ?? null,
       s.feePercentE4,
       s.feeFixed,
+      s.splitPlan ? JSON.stringify(s.splitPlan.json) : null,
+      s.splitPlan ? s.splitPlan.recipients : null,
     ],
   );
   return row!;

@@ -74,6 +74,10 @@ export interface SaleRow {
   checkout_session_id: string | null;
   /** A refused card sale: the acquirer's code and message (the Sale object's refusalReason). */
   refusal_reason: { code: string; message: string } | null;
+  /** A split sale's `split` (the Sale object's: each rule and the platform, with netCents); null otherwise. */
+  split: unknown;
+  /** The split's recipients (internal ids), in the order of its rules. */
+  split_recipients: (number | string)[] | null;
   /** The API contract's Sale object as JSON text (kept by a trigger, migrations/020_sales.sql). */
   public_json: string;
 }

@@ -64,7 +64,9 @@ describe('recipients', () => {
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ message: 'Recipient not found', error: 'NOT_FOUND' });
     }
-    const list = await call<{ data: unknown[] }>('GET', `${server.url}/api/recipients`, { headers: other.keys });
+    const list = await call<{ data: unknown[] }>('GET', `${server.url}/api/recipients`, {
+      headers: other.keys,
+    });
     expect(list.body.data).toEqual([]);
     const junk = await call('GET', `${server.url}/api/recipients/not-an-id`, { headers: platform.keys });
     expect(junk.status).toBe(404);
@@ -99,7 +101,9 @@ describe('recipients', () => {
     });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toBe('VALIDATION_ERROR');
-    const list = await call<{ data: unknown[] }>('GET', `${server.url}/api/recipients`, { headers: fresh.keys });
+    const list = await call<{ data: unknown[] }>('GET', `${server.url}/api/recipients`, {
+      headers: fresh.keys,
+    });
     expect(list.body.data).toEqual([]);
   });
 });

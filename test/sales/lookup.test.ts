@@ -42,8 +42,16 @@ describe('GET /api/transactions/{id}', () => {
     const check = Compile(Sale);
     // idRec and contrato are a Pix Automático sale's only; boleto an issued boleto's (test/boletos);
     // paymentLinkId and checkoutSessionId a sale's made through a payment link or checkout session (test/checkout);
-    // refusalReason a card sale the acquirer refused (test/cards)
-    const only = ['idRec', 'contrato', 'boleto', 'paymentLinkId', 'checkoutSessionId', 'refusalReason'];
+    // refusalReason a card sale the acquirer refused (test/cards); split a split sale's (test/sales/split.test.ts)
+    const only = [
+      'idRec',
+      'contrato',
+      'boleto',
+      'paymentLinkId',
+      'checkoutSessionId',
+      'refusalReason',
+      'split',
+    ];
     const keys = Object.keys(Sale.properties).filter((k) => !only.includes(k));
     const paths: [string, string[]][] = [
       ['PIX', ['PAGO', 'MED', 'PAGO', 'ESTORNADO']],

@@ -48,6 +48,11 @@ function recurrence(s: SaleRow) {
   return s.id_rec !== null ? { idRec: s.id_rec, contrato: s.contrato ?? '' } : {};
 }
 
+/** A split sale carries its split (each rule and the platform, with netCents), as the Sale object does. */
+function split(s: SaleRow) {
+  return s.split ? { split: s.split } : {};
+}
+
 /** Permanent-webhook form: with fee, transactionId and type TRANSACTION. */
 export function saleWebhookBody(s: SaleRow) {
   return {
@@ -59,10 +64,17 @@ export function saleWebhookBody(s: SaleRow) {
     refundedAmount: String(s.refunded_amount),
     ...card(s),
     ...recurrence(s),
+    ...split(s),
   };
 }
 
 /** Postback form: externalTransactionId instead of fee/transactionId/type. */
 export function salePostbackBody(s: SaleRow) {
-  return { ...common(s), externalTransactionId: s.external_transaction_id, ...card(s), ...recurrence(s) };
+  return {
+    ...common(s),
+    externalTransactionId: s.external_transaction_id,
+    ...card(s),
+    ...recurrence(s),
+    ...split(s),
+  };
 }
