@@ -1104,6 +1104,67 @@ class CheckoutSession(_CheckoutSessionRequired, total=False):
     split: list[Any]
 
 
+class _RecipientCreateRequired(TypedDict):
+    # CPF (11 digits) or CNPJ (14 digits), punctuation allowed
+    document: Any
+    # An e-mail address
+    email: Any
+    # The recipient’s name, 1–200 characters
+    name: Any
+    # Where its cashouts are paid
+    pixKey: Any
+    # CPF, CNPJ, EMAIL, PHONE or RANDOM
+    pixKeyType: Any
+
+
+class RecipientCreate(_RecipientCreateRequired, total=False):
+    # manual (default): cashouts only when asked; daily or weekly: paid at 06:00 São Paulo time
+    transferInterval: Any
+
+
+RecipientTransferInterval = Literal["manual", "daily", "weekly"]
+
+
+class Recipient(TypedDict):
+    createdAt: str
+    document: str
+    email: str
+    id: str
+    name: str
+    pixKey: str
+    pixKeyType: str
+    transferInterval: RecipientTransferInterval
+
+
+RecipientPageDataItemTransferInterval = Literal["manual", "daily", "weekly"]
+
+
+class RecipientPageDataItem(TypedDict):
+    createdAt: str
+    document: str
+    email: str
+    id: str
+    name: str
+    pixKey: str
+    pixKeyType: str
+    transferInterval: RecipientPageDataItemTransferInterval
+
+
+class RecipientPage(TypedDict):
+    data: list[RecipientPageDataItem]
+    nextCursor: Optional[str]
+
+
+class RecipientBalance(TypedDict):
+    # Cents that may be cashed out (negative: a debt left by a dispute)
+    available: int
+    # Cents held (refunds in progress, disputes, cashouts in progress)
+    blocked: int
+    # Cents of card installments still to come
+    receivable: int
+    total: int
+
+
 @dataclass(frozen=True)
 class SalePendingWebhook:
     """A verified sale.pending webhook: a charge was opened and awaits payment."""
