@@ -5562,6 +5562,24 @@ export interface paths {
                          *       ],
                          *       "disputes": [
                          *         null
+                         *       ],
+                         *       "recipients": [
+                         *         {
+                         *           "id": "pedido-1001",
+                         *           "name": "Maria Silva",
+                         *           "document": "52998224725",
+                         *           "email": "maria@example.com",
+                         *           "pixKey": "52998224725",
+                         *           "pixKeyType": "CPF",
+                         *           "transferInterval": "pedido-1001",
+                         *           "createdAt": "pedido-1001",
+                         *           "balance": {
+                         *             "available": 15000,
+                         *             "blocked": 15000,
+                         *             "receivable": 42,
+                         *             "total": 15000
+                         *           }
+                         *         }
                          *       ]
                          *     }
                          */
@@ -5605,6 +5623,23 @@ export interface paths {
                                 [key: string]: string | number;
                             };
                             missingDocuments: string[];
+                            /** @description Split payments: its recipients (newest 100) and their balances */
+                            recipients: {
+                                balance: {
+                                    available: number;
+                                    blocked: number;
+                                    receivable: number;
+                                    total: number;
+                                };
+                                createdAt: string;
+                                document: string;
+                                email: string;
+                                id: string;
+                                name: string;
+                                pixKey: string;
+                                pixKeyType: string;
+                                transferInterval: string;
+                            }[];
                             reviews: {
                                 accountId: number;
                                 /** Format: date-time */

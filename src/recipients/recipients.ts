@@ -130,3 +130,17 @@ export async function resolveRecipients(
   if (missing !== undefined) throw validation(`split: recipient ${missing} is not one of this account's`);
   return found;
 }
+
+/** An account's recipients with their balances, newest first (the console's account page). */
+export async function accountRecipients(
+  q: Queryable,
+  accountId: number,
+  limit: number,
+): Promise<(RecipientView & { balance: RecipientBalance })[]> {
+  const rows = await listRecipients(q, accountId, null, limit);
+  const balances = await recipientBalances(
+    q,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => ({ ...recipientView(r), balance: balances.get(r.id)! }));
+}
