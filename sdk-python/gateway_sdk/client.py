@@ -199,6 +199,30 @@ class CheckoutSessionsResource:
         return cast(types.CheckoutSession, self._http.request("GET", f"/api/checkout/sessions/{_segment(id)}"))
 
 
+class RecipientsResource:
+    """Split payments: the recipients of this (platform) account, each with a balance of its own."""
+
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def create(self, body: types.RecipientCreate) -> types.Recipient:
+        """POST /api/recipients {name, document, email, pixKey, pixKeyType, transferInterval?}"""
+        return cast(types.Recipient, self._http.request("POST", "/api/recipients", body))
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> types.RecipientPage:
+        """GET /api/recipients: a page, newest first."""
+        q = urlencode({k: v for k, v in (("limit", limit), ("cursor", cursor)) if v is not None})
+        return cast(types.RecipientPage, self._http.request("GET", f"/api/recipients{'?' + q if q else ''}"))
+
+    def retrieve(self, id: str) -> types.Recipient:
+        """GET /api/recipients/{id} (another account's is not found)"""
+        return cast(types.Recipient, self._http.request("GET", f"/api/recipients/{_segment(id)}"))
+
+    def balance(self, id: str) -> types.RecipientBalance:
+        """GET /api/recipients/{id}/balance: available, blocked, receivable and total, in cents."""
+        return cast(types.RecipientBalance, self._http.request("GET", f"/api/recipients/{_segment(id)}/balance"))
+
+
 class CheckoutResource:
     def __init__(self, http: HttpClient) -> None:
         self.sessions = CheckoutSessionsResource(http)
@@ -329,6 +353,7 @@ class Gateway:
         self.payment_links = PaymentLinksResource(http)
         self.checkout = CheckoutResource(http)
         self.disputes = DisputesResource(http)
+        self.recipients = RecipientsResource(http)
         self.receivables = ReceivablesResource(http)
         self.webhooks = WebhooksResource(http)
         self.refunds = RefundsResource(http)

@@ -239,18 +239,18 @@ class SaleRefusalReason(TypedDict):
     message: str
 
 
-class _SaleRiskRequired(TypedDict):
-    # allow, review or block
-    decision: str
-    # The id of the rule that decided; null for allow
-    rule: Optional[int]
+class _SaleSplitItemRequired(TypedDict):
+    chargeFees: bool
+    liable: bool
+    # What enters this party's balance when the sale is paid
+    netCents: int
+    # The recipient; null for the platform (the account itself), always last
+    recipientId: Optional[str]
 
 
-class SaleRisk(_SaleRiskRequired, total=False):
-    """The risk rules' decision on the sale"""
-    # A review: pending, approved, rejected or expired
-    reviewStatus: str
-    ruleName: str
+class SaleSplitItem(_SaleSplitItemRequired, total=False):
+    amountCents: int
+    percent: float
 
 
 class _SaleRequired(TypedDict):
@@ -295,8 +295,8 @@ class Sale(_SaleRequired, total=False):
     paymentLinkId: str
     # A refused card sale (RECUSADO): the acquirer's code and message
     refusalReason: SaleRefusalReason
-    # The risk rules' decision on the sale
-    risk: SaleRisk
+    # Split payments only: who gets what of the sale
+    split: list[SaleSplitItem]
 
 
 SaleNotificationEventType = Literal[
@@ -325,20 +325,9 @@ class SaleRefund(TypedDict):
 
 
 class SaleNotificationRefusalReason(TypedDict):
-    """A refused sale: the acquirer's code and message, or the risk rules' RISK_BLOCKED"""
+    """A refused card sale: the acquirer's code and message"""
     code: str
     message: str
-
-
-class _SaleNotificationRiskRequired(TypedDict):
-    decision: str
-    rule: Optional[int]
-
-
-class SaleNotificationRisk(_SaleNotificationRiskRequired, total=False):
-    """The risk rules' decision on the sale"""
-    reviewStatus: str
-    ruleName: str
 
 
 class SaleNotificationSaleItem(TypedDict):
@@ -349,6 +338,19 @@ class SaleNotificationSaleItem(TypedDict):
     tangible: bool
     title: str
     unitPrice: str
+
+
+class _SaleNotificationSplitItemRequired(TypedDict):
+    chargeFees: bool
+    liable: bool
+    # What enters this party's balance when the sale is paid
+    netCents: int
+    recipientId: Optional[str]
+
+
+class SaleNotificationSplitItem(_SaleNotificationSplitItemRequired, total=False):
+    amountCents: int
+    percent: float
 
 
 class _SaleNotificationRequired(TypedDict):
@@ -393,10 +395,10 @@ class SaleNotification(_SaleNotificationRequired, total=False):
     # sale.refunded only: the refund this fact is about (refundedAmount is the total after it); null when the
     # sale was refunded in full without a refund of its own (a dispute lost)
     refund: Optional[SaleRefund]
-    # A refused sale: the acquirer's code and message, or the risk rules' RISK_BLOCKED
+    # A refused card sale: the acquirer's code and message
     refusalReason: SaleNotificationRefusalReason
-    # The risk rules' decision on the sale
-    risk: SaleNotificationRisk
+    # Split payments only: who gets what of the sale
+    split: list[SaleNotificationSplitItem]
 
 
 class TransactionError(TypedDict):
@@ -611,6 +613,22 @@ class ChargeCreateItem(TypedDict):
 ChargeCreatePaymentMethod = Literal["PIX", "BOLETO", "CREDIT_CARD", "DEBIT_CARD"]
 
 
+class _ChargeCreateSplitItemRequired(TypedDict):
+    # One of this account’s recipients
+    recipientId: str
+
+
+class ChargeCreateSplitItem(_ChargeCreateSplitItemRequired, total=False):
+    # Its share in cents
+    amountCents: int
+    # This party pays the fees (one party at most)
+    chargeFees: bool
+    # Refunds and lost disputes are taken from the liable parties
+    liable: bool
+    # Its share in percent, two decimals at most
+    percent: float
+
+
 class _ChargeCreateRequired(TypedDict):
     amount: int
     customer: ChargeCreateCustomer
@@ -634,6 +652,10 @@ class ChargeCreate(_ChargeCreateRequired, total=False):
     metadata: dict[str, str]
     postbackUrl: str
     shipping: Optional[dict[str, Any]]
+    # Split payments: the shares of the platform's recipients (the platform keeps the rest); at most 10 rules,
+    # amounts adding up to at most the amount, percents to at most 100, at most one rule with chargeFees (else
+    # the platform pays the fees)
+    split: list[ChargeCreateSplitItem]
 
 
 class ChargeBoleto(TypedDict):
@@ -671,18 +693,18 @@ class ChargeRefusalReason(TypedDict):
     message: str
 
 
-class _ChargeRiskRequired(TypedDict):
-    # allow, review or block
-    decision: str
-    # The id of the rule that decided; null for allow
-    rule: Optional[int]
+class _ChargeSplitItemRequired(TypedDict):
+    chargeFees: bool
+    liable: bool
+    # What enters this party's balance when the sale is paid
+    netCents: int
+    # The recipient; null for the platform (the account itself), always last
+    recipientId: Optional[str]
 
 
-class ChargeRisk(_ChargeRiskRequired, total=False):
-    """The risk rules' decision on the sale"""
-    # A review: pending, approved, rejected or expired
-    reviewStatus: str
-    ruleName: str
+class ChargeSplitItem(_ChargeSplitItemRequired, total=False):
+    amountCents: int
+    percent: float
 
 
 class _ChargeRequired(TypedDict):
@@ -728,8 +750,8 @@ class Charge(_ChargeRequired, total=False):
     pixQrCode: str
     # A refused card sale (RECUSADO): the acquirer's code and message
     refusalReason: ChargeRefusalReason
-    # The risk rules' decision on the sale
-    risk: ChargeRisk
+    # Split payments only: who gets what of the sale
+    split: list[ChargeSplitItem]
 
 
 class RefundAcceptedBoleto(TypedDict):
@@ -767,18 +789,18 @@ class RefundAcceptedRefusalReason(TypedDict):
     message: str
 
 
-class _RefundAcceptedRiskRequired(TypedDict):
-    # allow, review or block
-    decision: str
-    # The id of the rule that decided; null for allow
-    rule: Optional[int]
+class _RefundAcceptedSplitItemRequired(TypedDict):
+    chargeFees: bool
+    liable: bool
+    # What enters this party's balance when the sale is paid
+    netCents: int
+    # The recipient; null for the platform (the account itself), always last
+    recipientId: Optional[str]
 
 
-class RefundAcceptedRisk(_RefundAcceptedRiskRequired, total=False):
-    """The risk rules' decision on the sale"""
-    # A review: pending, approved, rejected or expired
-    reviewStatus: str
-    ruleName: str
+class RefundAcceptedSplitItem(_RefundAcceptedSplitItemRequired, total=False):
+    amountCents: int
+    percent: float
 
 
 class _RefundAcceptedRequired(TypedDict):
@@ -825,8 +847,8 @@ class RefundAccepted(_RefundAcceptedRequired, total=False):
     paymentLinkId: str
     # A refused card sale (RECUSADO): the acquirer's code and message
     refusalReason: RefundAcceptedRefusalReason
-    # The risk rules' decision on the sale
-    risk: RefundAcceptedRisk
+    # Split payments only: who gets what of the sale
+    split: list[RefundAcceptedSplitItem]
 
 
 Captured = Sale
@@ -860,6 +882,22 @@ class ReceivablesPage(_ReceivablesPageRequired):
 PaymentLinkCreateMethod = Literal["PIX", "BOLETO", "CREDIT_CARD"]
 
 
+class _PaymentLinkCreateSplitItemRequired(TypedDict):
+    # One of this account’s recipients
+    recipientId: str
+
+
+class PaymentLinkCreateSplitItem(_PaymentLinkCreateSplitItemRequired, total=False):
+    # Its share in cents
+    amountCents: int
+    # This party pays the fees (one party at most)
+    chargeFees: bool
+    # Refunds and lost disputes are taken from the liable parties
+    liable: bool
+    # Its share in percent, two decimals at most
+    percent: float
+
+
 class _PaymentLinkCreateRequired(TypedDict):
     # Payment methods offered: PIX, BOLETO, CREDIT_CARD (each at most once)
     methods: list[PaymentLinkCreateMethod]
@@ -883,11 +921,15 @@ class PaymentLinkCreate(_PaymentLinkCreateRequired, total=False):
     metadata: dict[str, str]
     # Open amounts: the least the payer may pay (default 100)
     minCents: int
+    # Split payments: the shares of the platform's recipients (the platform keeps the rest); at most 10 rules,
+    # amounts adding up to at most the amount, percents to at most 100, at most one rule with chargeFees (else
+    # the platform pays the fees)
+    split: list[PaymentLinkCreateSplitItem]
     # Where the payer goes once paid (http or https)
     successUrl: str
 
 
-class PaymentLink(TypedDict):
+class _PaymentLinkRequired(TypedDict):
     active: bool
     # Fixed amount; null when the payer chooses
     amountCents: Optional[int]
@@ -912,7 +954,12 @@ class PaymentLink(TypedDict):
     uses: int
 
 
-class PaymentLinkPageDataItem(TypedDict):
+class PaymentLink(_PaymentLinkRequired, total=False):
+    # The split rules as given (split sales only)
+    split: list[Any]
+
+
+class _PaymentLinkPageDataItemRequired(TypedDict):
     active: bool
     # Fixed amount; null when the payer chooses
     amountCents: Optional[int]
@@ -935,6 +982,11 @@ class PaymentLinkPageDataItem(TypedDict):
     url: str
     # Sales made through the link that were paid (refunded ones included)
     uses: int
+
+
+class PaymentLinkPageDataItem(_PaymentLinkPageDataItemRequired, total=False):
+    # The split rules as given (split sales only)
+    split: list[Any]
 
 
 class PaymentLinkPage(TypedDict):
@@ -967,6 +1019,22 @@ class CheckoutSessionCreateItem(TypedDict):
 CheckoutSessionCreateMethod = Literal["PIX", "BOLETO", "CREDIT_CARD"]
 
 
+class _CheckoutSessionCreateSplitItemRequired(TypedDict):
+    # One of this account’s recipients
+    recipientId: str
+
+
+class CheckoutSessionCreateSplitItem(_CheckoutSessionCreateSplitItemRequired, total=False):
+    # Its share in cents
+    amountCents: int
+    # This party pays the fees (one party at most)
+    chargeFees: bool
+    # Refunds and lost disputes are taken from the liable parties
+    liable: bool
+    # Its share in percent, two decimals at most
+    percent: float
+
+
 class _CheckoutSessionCreateRequired(TypedDict):
     # What the payer pays; the page cannot change it
     amountCents: int
@@ -987,6 +1055,10 @@ class CheckoutSessionCreate(_CheckoutSessionCreateRequired, total=False):
     # The store's own data (an order number…): at most 20 keys of 1–40 characters of A–Z a–z 0–9 _ . -, string
     # values of at most 500 characters
     metadata: dict[str, str]
+    # Split payments: the shares of the platform's recipients (the platform keeps the rest); at most 10 rules,
+    # amounts adding up to at most the amount, percents to at most 100, at most one rule with chargeFees (else
+    # the platform pays the fees)
+    split: list[CheckoutSessionCreateSplitItem]
 
 
 class CheckoutSessionCustomer(TypedDict, total=False):
@@ -1008,7 +1080,7 @@ class CheckoutSessionItem(TypedDict):
 CheckoutSessionStatus = Literal["open", "paid", "expired"]
 
 
-class CheckoutSession(TypedDict):
+class _CheckoutSessionRequired(TypedDict):
     amountCents: int
     cancelUrl: Optional[str]
     createdAt: str
@@ -1025,6 +1097,72 @@ class CheckoutSession(TypedDict):
     successUrl: str
     # PUBLIC_URL/checkout/<id>: the page to send the payer to
     url: str
+
+
+class CheckoutSession(_CheckoutSessionRequired, total=False):
+    # The split rules as given (split sales only)
+    split: list[Any]
+
+
+class _RecipientCreateRequired(TypedDict):
+    # CPF (11 digits) or CNPJ (14 digits), punctuation allowed
+    document: Any
+    # An e-mail address
+    email: Any
+    # The recipient’s name, 1–200 characters
+    name: Any
+    # Where its cashouts are paid
+    pixKey: Any
+    # CPF, CNPJ, EMAIL, PHONE or RANDOM
+    pixKeyType: Any
+
+
+class RecipientCreate(_RecipientCreateRequired, total=False):
+    # manual (default): cashouts only when asked; daily or weekly: paid at 06:00 São Paulo time
+    transferInterval: Any
+
+
+RecipientTransferInterval = Literal["manual", "daily", "weekly"]
+
+
+class Recipient(TypedDict):
+    createdAt: str
+    document: str
+    email: str
+    id: str
+    name: str
+    pixKey: str
+    pixKeyType: str
+    transferInterval: RecipientTransferInterval
+
+
+RecipientPageDataItemTransferInterval = Literal["manual", "daily", "weekly"]
+
+
+class RecipientPageDataItem(TypedDict):
+    createdAt: str
+    document: str
+    email: str
+    id: str
+    name: str
+    pixKey: str
+    pixKeyType: str
+    transferInterval: RecipientPageDataItemTransferInterval
+
+
+class RecipientPage(TypedDict):
+    data: list[RecipientPageDataItem]
+    nextCursor: Optional[str]
+
+
+class RecipientBalance(TypedDict):
+    # Cents that may be cashed out (negative: a debt left by a dispute)
+    available: int
+    # Cents held (refunds in progress, disputes, cashouts in progress)
+    blocked: int
+    # Cents of card installments still to come
+    receivable: int
+    total: int
 
 
 @dataclass(frozen=True)

@@ -132,6 +132,22 @@ class ClientTest(unittest.TestCase):
         self.assertEqual((session["status"], session["saleId"]), ("open", None))
         self.assertEqual(gw.checkout.sessions.retrieve(session["id"])["id"], session["id"])
 
+    def test_recipients_and_a_split_charge(self):
+        gw = gateway_for("split")
+        seller = gw.recipients.create(
+            {"name": "Ateliê da Ana", "document": "52998224725", "email": "ana@example.com",
+             "pixKey": "ana@example.com", "pixKeyType": "EMAIL"}
+        )
+        self.assertRegex(seller["id"], UUID)
+        self.assertEqual(gw.recipients.retrieve(seller["id"])["name"], "Ateliê da Ana")
+        self.assertIn(seller["id"], [r["id"] for r in gw.recipients.list(limit=100)["data"]])
+        sale = gw.transactions.create(sale_input(amount=20000, split=[{"recipientId": seller["id"], "percent": 70}]))
+        self.assertEqual(sale["split"][0]["recipientId"], seller["id"])
+        self.assertIsNone(sale["split"][-1]["recipientId"])
+        before = gw.recipients.balance(seller["id"])["available"]
+        gw.sandbox.pay(sale["uuid"])
+        self.assertEqual(gw.recipients.balance(seller["id"])["available"] - before, sale["split"][0]["netCents"])
+
     def test_a_decimal_amount(self):
         created = gateway_for("decimals").cashouts.create({"amount": Decimal("120.50"), "pixKey": "52998224725"})
         self.assertEqual(created["amount"], "120.50")

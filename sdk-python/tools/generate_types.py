@@ -49,6 +49,10 @@ OPERATIONS: list[tuple[str, str, str, str]] = [
     ("CheckoutSession", "/api/checkout/sessions", "post", "201"),
     ("EventPage", "/api/events", "get", "200"),
     ("Event", "/api/events/{id}", "get", "200"),
+    ("RecipientCreate", "/api/recipients", "post", "body"),
+    ("Recipient", "/api/recipients", "post", "201"),
+    ("RecipientPage", "/api/recipients", "get", "200"),
+    ("RecipientBalance", "/api/recipients/{id}/balance", "get", "200"),
 ]
 
 HEADER = '''"""The gateway's types for the Python SDK.

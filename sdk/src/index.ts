@@ -81,6 +81,22 @@ export type CheckoutSession = Answer<'/api/checkout/sessions', 'post', 201>;
 export type EventPage = Answer<'/api/events', 'get', 200>;
 export type Dispute = Answer<'/api/disputes/{id}', 'get', 200>;
 export type DisputePage = Answer<'/api/disputes', 'get', 200>;
+export type RecipientCreate = {
+  name: string;
+  /** CPF or CNPJ */
+  document: string;
+  email: string;
+  pixKey: string;
+  pixKeyType: 'CPF' | 'CNPJ' | 'EMAIL' | 'PHONE' | 'RANDOM';
+  transferInterval?: 'manual' | 'daily' | 'weekly';
+};
+export type Recipient = Answer<'/api/recipients', 'post', 201>;
+export type RecipientPage = Answer<'/api/recipients', 'get', 200>;
+export type RecipientBalance = Answer<'/api/recipients/{id}/balance', 'get', 200>;
+/** One rule of a charge's `split` (POST /api/transactions, payment links, checkout sessions). */
+export type SplitRule = NonNullable<ChargeCreate['split']>[number];
+/** A split sale's parties, each with its netCents (the platform last, recipientId null). */
+export type SaleSplit = NonNullable<Sale['split']>;
 
 export interface DisputeListParams {
   /** needs_response, under_review, won, lost or accepted */
@@ -143,6 +159,7 @@ export class Gateway {
   readonly paymentLinks;
   readonly checkout;
   readonly disputes;
+  readonly recipients;
   readonly receivables;
   readonly webhooks;
   readonly sandbox;
@@ -280,6 +297,18 @@ export class Gateway {
       retrieve: (id: string) => http.request<Dispute>('GET', `/api/disputes/${segment(id)}`),
       /** POST /api/disputes/{id}/accept: give up the disputed amount. */
       accept: (id: string) => http.request<Dispute>('POST', `/api/disputes/${segment(id)}/accept`),
+    };
+    this.recipients = {
+      /** POST /api/recipients: a recipient of split payments under this (platform) account. */
+      create: (body: RecipientCreate) => http.request<Recipient>('POST', '/api/recipients', body),
+      /** GET /api/recipients: a page, newest first. */
+      list: (params: { limit?: number; cursor?: string } = {}) =>
+        http.request<RecipientPage>('GET', `/api/recipients${pageQuery(params)}`),
+      /** GET /api/recipients/{id} (another account's is not found) */
+      retrieve: (id: string) => http.request<Recipient>('GET', `/api/recipients/${segment(id)}`),
+      /** GET /api/recipients/{id}/balance: available, blocked, receivable and total, in cents. */
+      balance: (id: string) =>
+        http.request<RecipientBalance>('GET', `/api/recipients/${segment(id)}/balance`),
     };
     this.refunds = {
       /** GET /api/transactions/{id}/refunds: a sale's refunds, oldest first (the same as transactions.refunds). */

@@ -2588,6 +2588,22 @@ export interface paths {
                         };
                         /** @description Payment methods offered: PIX, BOLETO, CREDIT_CARD (each at most once) */
                         methods: ("PIX" | "BOLETO" | "CREDIT_CARD")[];
+                        /** @description Split payments: the shares of the platform's recipients (the platform keeps the rest); at most 10 rules, amounts adding up to at most the amount, percents to at most 100, at most one rule with chargeFees (else the platform pays the fees) */
+                        split?: {
+                            /** @description Its share in cents */
+                            amountCents?: number;
+                            /** @description This party pays the fees (one party at most) */
+                            chargeFees?: boolean;
+                            /** @description Refunds and lost disputes are taken from the liable parties */
+                            liable?: boolean;
+                            /** @description Its share in percent, two decimals at most */
+                            percent?: number;
+                            /**
+                             * Format: uuid
+                             * @description One of this account’s recipients
+                             */
+                            recipientId: string;
+                        }[];
                         /** @description Where the payer goes once paid, with ?session_id=<id> added */
                         successUrl: string;
                     };
@@ -2628,6 +2644,9 @@ export interface paths {
                          *       "successUrl": "https://loja.example.com/webhooks/gateway",
                          *       "cancelUrl": "https://loja.example.com/webhooks/gateway",
                          *       "metadata": {},
+                         *       "split": [
+                         *         null
+                         *       ],
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -2663,6 +2682,8 @@ export interface paths {
                              * @description The paid sale; while open, the last sale started (null before any)
                              */
                             saleId: string | null;
+                            /** @description The split rules as given (split sales only) */
+                            split?: unknown[];
                             status: "open" | "paid" | "expired";
                             successUrl: string;
                             /** @description PUBLIC_URL/checkout/<id>: the page to send the payer to */
@@ -2823,6 +2844,9 @@ export interface paths {
                          *       "successUrl": "https://loja.example.com/webhooks/gateway",
                          *       "cancelUrl": "https://loja.example.com/webhooks/gateway",
                          *       "metadata": {},
+                         *       "split": [
+                         *         null
+                         *       ],
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -2858,6 +2882,8 @@ export interface paths {
                              * @description The paid sale; while open, the last sale started (null before any)
                              */
                             saleId: string | null;
+                            /** @description The split rules as given (split sales only) */
+                            split?: unknown[];
                             status: "open" | "paid" | "expired";
                             successUrl: string;
                             /** @description PUBLIC_URL/checkout/<id>: the page to send the payer to */
@@ -5536,6 +5562,24 @@ export interface paths {
                          *       ],
                          *       "disputes": [
                          *         null
+                         *       ],
+                         *       "recipients": [
+                         *         {
+                         *           "id": "pedido-1001",
+                         *           "name": "Maria Silva",
+                         *           "document": "52998224725",
+                         *           "email": "maria@example.com",
+                         *           "pixKey": "52998224725",
+                         *           "pixKeyType": "CPF",
+                         *           "transferInterval": "pedido-1001",
+                         *           "createdAt": "pedido-1001",
+                         *           "balance": {
+                         *             "available": 15000,
+                         *             "blocked": 15000,
+                         *             "receivable": 42,
+                         *             "total": 15000
+                         *           }
+                         *         }
                          *       ]
                          *     }
                          */
@@ -5579,6 +5623,23 @@ export interface paths {
                                 [key: string]: string | number;
                             };
                             missingDocuments: string[];
+                            /** @description Split payments: its recipients (newest 100) and their balances */
+                            recipients: {
+                                balance: {
+                                    available: number;
+                                    blocked: number;
+                                    receivable: number;
+                                    total: number;
+                                };
+                                createdAt: string;
+                                document: string;
+                                email: string;
+                                id: string;
+                                name: string;
+                                pixKey: string;
+                                pixKeyType: string;
+                                transferInterval: string;
+                            }[];
                             reviews: {
                                 accountId: number;
                                 /** Format: date-time */
@@ -13002,6 +13063,9 @@ export interface paths {
                          *           "maxUses": null,
                          *           "successUrl": "https://loja.example.com/webhooks/gateway",
                          *           "metadata": {},
+                         *           "split": [
+                         *             null
+                         *           ],
                          *           "createdAt": "2026-11-25T13:45:12.345Z"
                          *         }
                          *       ],
@@ -13031,6 +13095,8 @@ export interface paths {
                                 minCents: number | null;
                                 /** @description 16 random characters (A–Z a–z 0–9 _ -) */
                                 slug: string;
+                                /** @description The split rules as given (split sales only) */
+                                split?: unknown[];
                                 successUrl: string | null;
                                 title: string;
                                 /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
@@ -13172,6 +13238,22 @@ export interface paths {
                         methods: ("PIX" | "BOLETO" | "CREDIT_CARD")[];
                         /** @description Open amounts: the least the payer may pay (default 100) */
                         minCents?: number;
+                        /** @description Split payments: the shares of the platform's recipients (the platform keeps the rest); at most 10 rules, amounts adding up to at most the amount, percents to at most 100, at most one rule with chargeFees (else the platform pays the fees) */
+                        split?: {
+                            /** @description Its share in cents */
+                            amountCents?: number;
+                            /** @description This party pays the fees (one party at most) */
+                            chargeFees?: boolean;
+                            /** @description Refunds and lost disputes are taken from the liable parties */
+                            liable?: boolean;
+                            /** @description Its share in percent, two decimals at most */
+                            percent?: number;
+                            /**
+                             * Format: uuid
+                             * @description One of this account’s recipients
+                             */
+                            recipientId: string;
+                        }[];
                         /** @description Where the payer goes once paid (http or https) */
                         successUrl?: string;
                         title: string;
@@ -13205,6 +13287,9 @@ export interface paths {
                          *       "maxUses": null,
                          *       "successUrl": "https://loja.example.com/webhooks/gateway",
                          *       "metadata": {},
+                         *       "split": [
+                         *         null
+                         *       ],
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -13230,6 +13315,8 @@ export interface paths {
                             minCents: number | null;
                             /** @description 16 random characters (A–Z a–z 0–9 _ -) */
                             slug: string;
+                            /** @description The split rules as given (split sales only) */
+                            split?: unknown[];
                             successUrl: string | null;
                             title: string;
                             /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
@@ -13379,6 +13466,9 @@ export interface paths {
                          *       "maxUses": null,
                          *       "successUrl": "https://loja.example.com/webhooks/gateway",
                          *       "metadata": {},
+                         *       "split": [
+                         *         null
+                         *       ],
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -13404,6 +13494,8 @@ export interface paths {
                             minCents: number | null;
                             /** @description 16 random characters (A–Z a–z 0–9 _ -) */
                             slug: string;
+                            /** @description The split rules as given (split sales only) */
+                            split?: unknown[];
                             successUrl: string | null;
                             title: string;
                             /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
@@ -13557,6 +13649,9 @@ export interface paths {
                          *       "maxUses": null,
                          *       "successUrl": "https://loja.example.com/webhooks/gateway",
                          *       "metadata": {},
+                         *       "split": [
+                         *         null
+                         *       ],
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -13582,6 +13677,8 @@ export interface paths {
                             minCents: number | null;
                             /** @description 16 random characters (A–Z a–z 0–9 _ -) */
                             slug: string;
+                            /** @description The split rules as given (split sales only) */
+                            split?: unknown[];
                             successUrl: string | null;
                             title: string;
                             /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
@@ -14129,6 +14226,9 @@ export interface paths {
                          *           "maxUses": null,
                          *           "successUrl": "https://loja.example.com/webhooks/gateway",
                          *           "metadata": {},
+                         *           "split": [
+                         *             null
+                         *           ],
                          *           "createdAt": "2026-11-25T13:45:12.345Z"
                          *         }
                          *       ],
@@ -14158,6 +14258,8 @@ export interface paths {
                                 minCents: number | null;
                                 /** @description 16 random characters (A–Z a–z 0–9 _ -) */
                                 slug: string;
+                                /** @description The split rules as given (split sales only) */
+                                split?: unknown[];
                                 successUrl: string | null;
                                 title: string;
                                 /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
@@ -14298,6 +14400,22 @@ export interface paths {
                         methods: ("PIX" | "BOLETO" | "CREDIT_CARD")[];
                         /** @description Open amounts: the least the payer may pay (default 100) */
                         minCents?: number;
+                        /** @description Split payments: the shares of the platform's recipients (the platform keeps the rest); at most 10 rules, amounts adding up to at most the amount, percents to at most 100, at most one rule with chargeFees (else the platform pays the fees) */
+                        split?: {
+                            /** @description Its share in cents */
+                            amountCents?: number;
+                            /** @description This party pays the fees (one party at most) */
+                            chargeFees?: boolean;
+                            /** @description Refunds and lost disputes are taken from the liable parties */
+                            liable?: boolean;
+                            /** @description Its share in percent, two decimals at most */
+                            percent?: number;
+                            /**
+                             * Format: uuid
+                             * @description One of this account’s recipients
+                             */
+                            recipientId: string;
+                        }[];
                         /** @description Where the payer goes once paid (http or https) */
                         successUrl?: string;
                         title: string;
@@ -14331,6 +14449,9 @@ export interface paths {
                          *       "maxUses": null,
                          *       "successUrl": "https://loja.example.com/webhooks/gateway",
                          *       "metadata": {},
+                         *       "split": [
+                         *         null
+                         *       ],
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -14356,6 +14477,8 @@ export interface paths {
                             minCents: number | null;
                             /** @description 16 random characters (A–Z a–z 0–9 _ -) */
                             slug: string;
+                            /** @description The split rules as given (split sales only) */
+                            split?: unknown[];
                             successUrl: string | null;
                             title: string;
                             /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
@@ -14510,6 +14633,9 @@ export interface paths {
                          *       "maxUses": null,
                          *       "successUrl": "https://loja.example.com/webhooks/gateway",
                          *       "metadata": {},
+                         *       "split": [
+                         *         null
+                         *       ],
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -14535,6 +14661,8 @@ export interface paths {
                             minCents: number | null;
                             /** @description 16 random characters (A–Z a–z 0–9 _ -) */
                             slug: string;
+                            /** @description The split rules as given (split sales only) */
+                            split?: unknown[];
                             successUrl: string | null;
                             title: string;
                             /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
@@ -14685,6 +14813,9 @@ export interface paths {
                          *       "maxUses": null,
                          *       "successUrl": "https://loja.example.com/webhooks/gateway",
                          *       "metadata": {},
+                         *       "split": [
+                         *         null
+                         *       ],
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -14710,6 +14841,8 @@ export interface paths {
                             minCents: number | null;
                             /** @description 16 random characters (A–Z a–z 0–9 _ -) */
                             slug: string;
+                            /** @description The split rules as given (split sales only) */
+                            split?: unknown[];
                             successUrl: string | null;
                             title: string;
                             /** @description PUBLIC_URL/pay/<slug>: the page to send payers to */
@@ -18177,6 +18310,591 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's recipients, newest first (cursor pages) */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    /** @description 1..100, default 20 */
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "name": "Maria Silva",
+                         *           "document": "52998224725",
+                         *           "email": "maria@example.com",
+                         *           "pixKey": "52998224725",
+                         *           "pixKeyType": "CPF",
+                         *           "transferInterval": "manual",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string;
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                pixKey: string;
+                                pixKeyType: string;
+                                transferInterval: "manual" | "daily" | "weekly";
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a recipient of split payments under this (platform) account */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Loja da Ana",
+                     *       "document": "52998224725",
+                     *       "email": "ana@example.com",
+                     *       "pixKey": "ana@example.com",
+                     *       "pixKeyType": "EMAIL",
+                     *       "transferInterval": "manual"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description CPF (11 digits) or CNPJ (14 digits), punctuation allowed */
+                        document: unknown;
+                        /** @description An e-mail address */
+                        email: unknown;
+                        /** @description The recipient’s name, 1–200 characters */
+                        name: unknown;
+                        /** @description Where its cashouts are paid */
+                        pixKey: unknown;
+                        /** @description CPF, CNPJ, EMAIL, PHONE or RANDOM */
+                        pixKeyType: unknown;
+                        /** @description manual (default): cashouts only when asked; daily or weekly: paid at 06:00 São Paulo time */
+                        transferInterval?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "name": "Maria Silva",
+                         *       "document": "52998224725",
+                         *       "email": "maria@example.com",
+                         *       "pixKey": "52998224725",
+                         *       "pixKeyType": "CPF",
+                         *       "transferInterval": "manual",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string;
+                            email: string;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            pixKey: string;
+                            pixKeyType: string;
+                            transferInterval: "manual" | "daily" | "weekly";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/recipients/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One recipient (another account’s is not found) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @example 5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "name": "Maria Silva",
+                         *       "document": "52998224725",
+                         *       "email": "maria@example.com",
+                         *       "pixKey": "52998224725",
+                         *       "pixKeyType": "CPF",
+                         *       "transferInterval": "manual",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string;
+                            email: string;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            pixKey: string;
+                            pixKeyType: string;
+                            transferInterval: "manual" | "daily" | "weekly";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/recipients/{id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A recipient's balance: available, blocked, receivable (card installments) and total, in cents */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @example 5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "available": 15000,
+                         *       "blocked": 15000,
+                         *       "receivable": 42,
+                         *       "total": 15000
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Cents that may be cashed out (negative: a debt left by a dispute) */
+                            available: number;
+                            /** @description Cents held (refunds in progress, disputes, cashouts in progress) */
+                            blocked: number;
+                            /** @description Cents of card installments still to come */
+                            receivable: number;
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sales": {
         parameters: {
             query?: never;
@@ -18455,6 +19173,22 @@ export interface paths {
                         shipping?: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description Split payments: the shares of the platform's recipients (the platform keeps the rest); at most 10 rules, amounts adding up to at most the amount, percents to at most 100, at most one rule with chargeFees (else the platform pays the fees) */
+                        split?: {
+                            /** @description Its share in cents */
+                            amountCents?: number;
+                            /** @description This party pays the fees (one party at most) */
+                            chargeFees?: boolean;
+                            /** @description Refunds and lost disputes are taken from the liable parties */
+                            liable?: boolean;
+                            /** @description Its share in percent, two decimals at most */
+                            percent?: number;
+                            /**
+                             * Format: uuid
+                             * @description One of this account’s recipients
+                             */
+                            recipientId: string;
+                        }[];
                     };
                 };
             };
@@ -18526,6 +19260,16 @@ export interface paths {
                          *       },
                          *       "paymentLinkId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "checkoutSessionId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "split": [
+                         *         {
+                         *           "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "amountCents": 15000,
+                         *           "percent": 1.5,
+                         *           "chargeFees": true,
+                         *           "liable": true,
+                         *           "netCents": 15000
+                         *         }
+                         *       ],
                          *       "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
                          *     }
                          */
@@ -18615,6 +19359,17 @@ export interface paths {
                             shipping: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description Split payments only: who gets what of the sale */
+                            split?: {
+                                amountCents?: number;
+                                chargeFees: boolean;
+                                liable: boolean;
+                                /** @description What enters this party's balance when the sale is paid */
+                                netCents: number;
+                                percent?: number;
+                                /** @description The recipient; null for the platform (the account itself), always last */
+                                recipientId: string | null;
+                            }[];
                             status: string;
                             systemFee: number;
                             /** Format: uuid */
@@ -19306,6 +20061,17 @@ export interface paths {
                             shipping: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description Split payments only: who gets what of the sale */
+                            split?: {
+                                amountCents?: number;
+                                chargeFees: boolean;
+                                liable: boolean;
+                                /** @description What enters this party's balance when the sale is paid */
+                                netCents: number;
+                                percent?: number;
+                                /** @description The recipient; null for the platform (the account itself), always last */
+                                recipientId: string | null;
+                            }[];
                             status: string;
                             systemFee: number;
                             /** Format: uuid */
@@ -23212,6 +23978,22 @@ export interface paths {
                         shipping?: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description Split payments: the shares of the platform's recipients (the platform keeps the rest); at most 10 rules, amounts adding up to at most the amount, percents to at most 100, at most one rule with chargeFees (else the platform pays the fees) */
+                        split?: {
+                            /** @description Its share in cents */
+                            amountCents?: number;
+                            /** @description This party pays the fees (one party at most) */
+                            chargeFees?: boolean;
+                            /** @description Refunds and lost disputes are taken from the liable parties */
+                            liable?: boolean;
+                            /** @description Its share in percent, two decimals at most */
+                            percent?: number;
+                            /**
+                             * Format: uuid
+                             * @description One of this account’s recipients
+                             */
+                            recipientId: string;
+                        }[];
                     };
                 };
             };
@@ -23283,6 +24065,16 @@ export interface paths {
                          *       },
                          *       "paymentLinkId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "checkoutSessionId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "split": [
+                         *         {
+                         *           "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "amountCents": 15000,
+                         *           "percent": 1.5,
+                         *           "chargeFees": true,
+                         *           "liable": true,
+                         *           "netCents": 15000
+                         *         }
+                         *       ],
                          *       "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
                          *     }
                          */
@@ -23372,6 +24164,17 @@ export interface paths {
                             shipping: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description Split payments only: who gets what of the sale */
+                            split?: {
+                                amountCents?: number;
+                                chargeFees: boolean;
+                                liable: boolean;
+                                /** @description What enters this party's balance when the sale is paid */
+                                netCents: number;
+                                percent?: number;
+                                /** @description The recipient; null for the platform (the account itself), always last */
+                                recipientId: string | null;
+                            }[];
                             status: string;
                             systemFee: number;
                             /** Format: uuid */
@@ -24451,6 +25254,17 @@ export interface paths {
                             shipping: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description Split payments only: who gets what of the sale */
+                            split?: {
+                                amountCents?: number;
+                                chargeFees: boolean;
+                                liable: boolean;
+                                /** @description What enters this party's balance when the sale is paid */
+                                netCents: number;
+                                percent?: number;
+                                /** @description The recipient; null for the platform (the account itself), always last */
+                                recipientId: string | null;
+                            }[];
                             status: string;
                             systemFee: number;
                             /** Format: uuid */
@@ -30108,6 +30922,17 @@ export interface components {
             shipping: {
                 [key: string]: unknown;
             } | null;
+            /** @description Split payments only: who gets what of the sale */
+            split?: {
+                amountCents?: number;
+                chargeFees: boolean;
+                liable: boolean;
+                /** @description What enters this party's balance when the sale is paid */
+                netCents: number;
+                percent?: number;
+                /** @description The recipient; null for the platform (the account itself), always last */
+                recipientId: string | null;
+            }[];
             status: string;
             systemFee: number;
             /** Format: uuid */
@@ -30197,6 +31022,16 @@ export interface components {
                 unitPrice: string;
             }[];
             shipping: string | null;
+            /** @description Split payments only: who gets what of the sale */
+            split?: {
+                amountCents?: number;
+                chargeFees: boolean;
+                liable: boolean;
+                /** @description What enters this party's balance when the sale is paid */
+                netCents: number;
+                percent?: number;
+                recipientId: string | null;
+            }[];
             /** @example PAGO */
             status: string;
             /** @example 1042 */

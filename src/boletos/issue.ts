@@ -39,6 +39,8 @@ export interface BoletoSaleInput {
   postbackUrl?: string | null;
   metadata?: Record<string, string>;
   boleto?: BoletoTermsIn;
+  /** The charge's split among the platform's recipients (checked by the sales module). */
+  split?: unknown;
 }
 
 const UFS = new Set(
@@ -186,6 +188,7 @@ export class BoletoIssuer {
             metadata: input.metadata ?? {},
             boleto,
             origin: hooks.origin,
+            split: input.split,
           },
           { notifyPending: true, uuid },
         );

@@ -59,6 +59,8 @@ export interface CardSaleInput {
   shipping?: Record<string, unknown> | null;
   postbackUrl?: string;
   metadata?: Record<string, string>;
+  /** The charge's split among the platform's recipients (checked by the sales module). */
+  split?: unknown;
 }
 
 /** Where a payer's page started the sale (the checkout module's payer routes); nothing for the API's. */
@@ -167,6 +169,7 @@ export class CardSales {
             origin: context.origin,
             // a sale no rule matched carries no decision
             risk: risk.decision === 'allow' ? null : risk,
+            split: input.split,
           },
           { notifyPending: true, uuid },
         );

@@ -13,6 +13,8 @@ export interface PayerCardCharge {
   customer: Customer;
   items: Omit<SaleItem, 'id'>[];
   metadata: Record<string, string>;
+  /** The link's or session's split, carried by its sale. */
+  split?: unknown;
 }
 
 /**
@@ -42,6 +44,7 @@ export function payerCards(tokens: CardTokens, sales: CardSales) {
             customer: charge.customer,
             items: charge.items,
             metadata: charge.metadata,
+            ...(charge.split ? { split: charge.split } : {}),
           },
           null,
           log,

@@ -62,6 +62,7 @@ export class PublicBoletos {
       body.address,
       items,
       link.metadata,
+      link.split,
       { paymentLinkId: link.id, recoveryUrl: `${this.publicUrl}/pay/${link.slug}` },
       ip,
       reserveUse(link),
@@ -84,6 +85,7 @@ export class PublicBoletos {
       body.address,
       session.items,
       session.metadata,
+      session.split,
       { checkoutSessionId: session.id, recoveryUrl: `${this.publicUrl}/checkout/${session.id}` },
       ip,
     );
@@ -96,6 +98,7 @@ export class PublicBoletos {
     address: PayerAddress,
     items: SessionItem[],
     metadata: Record<string, string>,
+    split: unknown,
     origin: SaleOrigin,
     ip: string,
     reserve?: (tx: Queryable) => Promise<void>,
@@ -110,7 +113,14 @@ export class PublicBoletos {
     );
     const sale = await this.boletos.open(
       accountId,
-      { amount, customer: { ...customer, address }, items, metadata, boleto: { dueDate: dueDate() } },
+      {
+        amount,
+        customer: { ...customer, address },
+        items,
+        metadata,
+        boleto: { dueDate: dueDate() },
+        ...(split ? { split } : {}),
+      },
       async (tx) => {
         if (reserve) await reserve(tx);
       },

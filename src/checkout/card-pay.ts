@@ -43,6 +43,7 @@ export interface PayerCards {
       customer: ReturnType<typeof payerOf>;
       items: SessionItem[];
       metadata: Record<string, string>;
+      split?: unknown;
     },
     context: { origin: SaleOrigin; reserve?: (tx: Queryable, saleId: number) => Promise<void> },
     log: Logger,
@@ -129,6 +130,7 @@ export class PublicCards {
         customer: payerOf(body, target.prefilled),
         items: target.items,
         metadata: target.metadata,
+        split: target.split,
       },
       { origin: target.origin, ...(target.reserve ? { reserve: target.reserve } : {}) },
       log,
@@ -186,6 +188,7 @@ export class PublicCards {
         prefilled: null,
         items: [{ title: link.title, unitPrice: amount, quantity: 1, tangible: false }],
         metadata: link.metadata,
+        split: link.split ?? undefined,
         origin: { paymentLinkId: link.id, recoveryUrl: `${this.publicUrl}/pay/${link.slug}` },
         reserve: reserveUse(link),
         redirectUrl: link.success_url,
@@ -205,6 +208,7 @@ export class PublicCards {
       prefilled: session.customer,
       items: session.items,
       metadata: session.metadata,
+      split: session.split ?? undefined,
       origin: { checkoutSessionId: session.id, recoveryUrl: `${this.publicUrl}/checkout/${session.id}` },
       reserve: unpaidSession(session.id),
       redirectUrl: successRedirect(session.success_url, session.id),

@@ -22,6 +22,8 @@ export interface LinkRow {
   max_uses: number | null;
   success_url: string | null;
   metadata: Record<string, string>;
+  /** The split every sale of the link carries (as given, checked at creation); null: none. */
+  split: unknown[] | null;
   active: boolean;
   created_at: Date;
 }
@@ -31,8 +33,8 @@ export type NewLinkRow = Omit<LinkRow, 'seq' | 'active' | 'created_at'>;
 export async function insertLink(q: Queryable, l: NewLinkRow): Promise<LinkRow> {
   const [row] = await q.query<LinkRow>(
     `INSERT INTO payment_links (id, account_id, slug, title, description, amount_cents, min_cents, max_cents,
-        methods, max_installments, expires_at, max_uses, success_url, metadata)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+        methods, max_installments, expires_at, max_uses, success_url, metadata, split)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
      RETURNING *`,
     [
       l.id,
@@ -49,6 +51,7 @@ export async function insertLink(q: Queryable, l: NewLinkRow): Promise<LinkRow> 
       l.max_uses,
       l.success_url,
       JSON.stringify(l.metadata),
+      l.split ? JSON.stringify(l.split) : null,
     ],
   );
   return row!;

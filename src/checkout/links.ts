@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../platform/db/db.js';
 import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
 import { nameProblem } from '../platform/text/names.js';
-import { paidSalesOfLinks } from '../sales/index.js';
+import { checkSplitOf, paidSalesOfLinks } from '../sales/index.js';
 import { CheckoutInputError, CheckoutNotFound } from './errors.js';
 import {
   type CheckoutMethod,
@@ -29,6 +29,8 @@ export interface LinkInput {
   maxUses?: number;
   successUrl?: string;
   metadata?: Record<string, string>;
+  /** Split payments: every sale of the link is split so (the sales module's rules). */
+  split?: unknown[];
 }
 
 /** An open amount's range when the merchant gives none: R$ 1,00 up to the most one charge may be. */
@@ -52,6 +54,7 @@ export interface LinkView {
   maxUses: number | null;
   successUrl: string | null;
   metadata: Record<string, string>;
+  split?: unknown[];
   createdAt: string;
 }
 
@@ -66,6 +69,19 @@ export class PaymentLinks {
 
   async create(accountId: number, input: LinkInput): Promise<LinkView> {
     refuseUntaken(input.methods, this.taken);
+    const amounts = amountsOf(input);
+    const methods = methodsOf(input.methods);
+    const maxInstallments = installmentsOf(input);
+    await checkSplitOf(
+      this.db,
+      accountId,
+      input.split,
+      chargesOf(
+        amounts.amount_cents !== null ? [amounts.amount_cents] : [amounts.min_cents!, amounts.max_cents!],
+        methods,
+        maxInstallments,
+      ),
+    );
     const row = await insertLink(this.db, {
       id: randomUUID(),
       account_id: accountId,
@@ -79,6 +95,7 @@ export class PaymentLinks {
       max_uses: input.maxUses ?? null,
       success_url: returnUrl(input.successUrl, 'successUrl'),
       metadata: input.metadata ?? {},
+      split: input.split ?? null,
     });
     return this.view(row, 0);
   }
@@ -132,6 +149,7 @@ export class PaymentLinks {
       maxUses: r.max_uses,
       successUrl: r.success_url,
       metadata: r.metadata,
+      ...(r.split ? { split: r.split } : {}),
       createdAt: r.created_at.toISOString(),
     };
   }
@@ -189,4 +207,26 @@ function expiryOf(raw: string | undefined): Date | null {
   }
   if (at!.getTime() <= Date.now()) refuse('expiresAt must be in the future');
   return at;
+}
+
+/**
+ * Every charge a link or session may make, as its split is checked (checkSplitOf): each amount bound with each
+ * method; a card with one installment and with the most it allows (its fee grows with them).
+ */
+export function chargesOf(
+  amounts: number[],
+  methods: readonly CheckoutMethod[],
+  maxInstallments: number | null,
+): { amount: number; method: { paymentMethod: CheckoutMethod; installments?: number } }[] {
+  type Charge = { amount: number; method: { paymentMethod: CheckoutMethod; installments?: number } };
+  return amounts.flatMap((amount) =>
+    methods.flatMap((paymentMethod): Charge[] =>
+      paymentMethod === 'CREDIT_CARD'
+        ? [1, maxInstallments ?? 12].map((installments) => ({
+            amount,
+            method: { paymentMethod, installments },
+          }))
+        : [{ amount, method: { paymentMethod } }],
+    ),
+  );
 }

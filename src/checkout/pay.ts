@@ -128,7 +128,7 @@ export class PublicCheckout {
     );
     return this.openPix(
       link.account_id,
-      { amount, customer, items, expiresIn, metadata: link.metadata },
+      { amount, customer, items, expiresIn, metadata: link.metadata, split: link.split ?? undefined },
       log,
       origin,
       reserveUse(link),
@@ -179,7 +179,12 @@ export class PublicCheckout {
       metadata: session.metadata,
     };
     await this.refuseWhenBlocked(session.account_id, 'PIX', charge, origin, ip);
-    return this.openPix(session.account_id, { ...charge, expiresIn }, log, origin);
+    return this.openPix(
+      session.account_id,
+      { ...charge, expiresIn, split: session.split ?? undefined },
+      log,
+      origin,
+    );
   }
 
   /** The link that takes payments under `slug`: unknown → CheckoutNotFound; expired, used up or off → CheckoutGone. */
@@ -251,6 +256,7 @@ export class PublicCheckout {
       items: SessionItem[];
       expiresIn: number;
       metadata: Record<string, string>;
+      split?: unknown;
     },
     log: Logger,
     origin: SaleOrigin,

@@ -17,6 +17,11 @@ const NullableInteger = (description?: string) =>
   Type.Unsafe<number | null>({ type: ['integer', 'null'], ...(description ? { description } : {}) });
 /** The sale's metadata rules (POST /api/transactions): a link's or session's metadata is copied to its sales. */
 const Metadata = ChargeBody.properties.metadata;
+/** The sale's split rules (POST /api/transactions): every sale of the link or session is split so. */
+const Split = ChargeBody.properties.split;
+const SplitOut = Type.Optional(
+  Type.Array(Type.Unknown(), { description: 'The split rules as given (split sales only)' }),
+);
 const MetadataOut = Type.Record(Type.String(), Type.String(), { description: 'As given; {} when none' });
 
 export const LinkBody = Type.Object(
@@ -40,6 +45,7 @@ export const LinkBody = Type.Object(
     ),
     successUrl: Type.Optional(Url('Where the payer goes once paid (http or https)')),
     metadata: Metadata,
+    split: Split,
   },
   {
     additionalProperties: false,
@@ -74,6 +80,7 @@ export const PaymentLink = Type.Object({
   maxUses: NullableInteger(),
   successUrl: NullableString(),
   metadata: MetadataOut,
+  split: SplitOut,
   createdAt: Type.String({ format: 'date-time' }),
 });
 
@@ -118,6 +125,7 @@ export const SessionBody = Type.Object(
       }),
     ),
     metadata: Metadata,
+    split: Split,
   },
   {
     additionalProperties: false,
@@ -160,6 +168,7 @@ export const CheckoutSession = Type.Object({
   successUrl: Type.String(),
   cancelUrl: NullableString(),
   metadata: MetadataOut,
+  split: SplitOut,
   createdAt: Type.String({ format: 'date-time' }),
 });
 

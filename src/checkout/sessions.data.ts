@@ -22,6 +22,8 @@ export interface SessionRow {
   success_url: string;
   cancel_url: string | null;
   metadata: Record<string, string>;
+  /** The split the session's sale carries (as given, checked at creation); null: none. */
+  split: unknown[] | null;
   expires_at: Date;
   created_at: Date;
 }
@@ -33,8 +35,8 @@ export async function insertSession(
 ): Promise<SessionRow> {
   const [row] = await q.query<SessionRow>(
     `INSERT INTO checkout_sessions (id, account_id, amount_cents, items, customer, methods, success_url,
-        cancel_url, metadata, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, date_trunc('milliseconds', now()) + make_interval(secs => $10))
+        cancel_url, metadata, split, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, date_trunc('milliseconds', now()) + make_interval(secs => $10))
      RETURNING *`,
     [
       s.id,
@@ -47,6 +49,7 @@ export async function insertSession(
       s.cancel_url,
       JSON.stringify(s.metadata),
       expiresIn,
+      s.split ? JSON.stringify(s.split) : null,
     ],
   );
   return row!;

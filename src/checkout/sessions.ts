@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../platform/db/db.js';
-import { type OriginSale, salesOfSessions } from '../sales/index.js';
+import { checkSplitOf, type OriginSale, salesOfSessions } from '../sales/index.js';
 import { CheckoutNotFound } from './errors.js';
 import type { CheckoutMethod } from './links.data.js';
-import { methodsOf } from './links.js';
+import { chargesOf, methodsOf } from './links.js';
 import { refuseUntaken, type TakenMethods } from './methods.js';
 import { type PayerInput, prefilledPayer } from './payer.js';
 import { findSession, insertSession, type SessionItem, type SessionRow } from './sessions.data.js';
@@ -22,6 +22,8 @@ export interface SessionInput {
   cancelUrl?: string;
   expiresIn?: number;
   metadata?: Record<string, string>;
+  /** Split payments: the session's sale is split so (the sales module's rules). */
+  split?: unknown[];
 }
 
 export type SessionStatus = 'open' | 'paid' | 'expired';
@@ -40,6 +42,7 @@ export interface SessionView {
   successUrl: string;
   cancelUrl: string | null;
   metadata: Record<string, string>;
+  split?: unknown[];
   createdAt: string;
 }
 
@@ -65,6 +68,8 @@ export class CheckoutSessions {
 
   async create(accountId: number, input: SessionInput): Promise<SessionView> {
     refuseUntaken(input.methods, this.taken);
+    const methods = methodsOf(input.methods);
+    await checkSplitOf(this.db, accountId, input.split, chargesOf([input.amountCents], methods, null));
     const row = await insertSession(
       this.db,
       {
@@ -78,10 +83,11 @@ export class CheckoutSessions {
           tangible,
         })),
         customer: prefilledPayer(input.customer),
-        methods: methodsOf(input.methods),
+        methods,
         success_url: returnUrl(input.successUrl, 'successUrl')!,
         cancel_url: returnUrl(input.cancelUrl, 'cancelUrl'),
         metadata: input.metadata ?? {},
+        split: input.split ?? null,
       },
       input.expiresIn ?? SESSION_EXPIRES_IN.default,
     );
@@ -110,6 +116,7 @@ export class CheckoutSessions {
       successUrl: r.success_url,
       cancelUrl: r.cancel_url,
       metadata: r.metadata,
+      ...(r.split ? { split: r.split } : {}),
       createdAt: r.created_at.toISOString(),
     };
   }

@@ -17,6 +17,7 @@ import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../platform/paging/pagination.js';
+import { accountRecipients } from '../recipients/index.js';
 import { accountReviews, reviewView } from '../reviews/index.js';
 import { recentSaleBodies } from '../sales/index.js';
 import type { WebhookService } from '../webhooks/index.js';
@@ -130,7 +131,7 @@ export async function consoleAccountRoutes(app: Http, deps: ConsoleRouteDeps): P
       const id = idOf(request);
       const account = await accountProfile(deps.db, id);
       if (!account) throw notFound('Account not found');
-      const [row, balance, receivable, documents, state, reviews, sales, withdrawals, disputes] =
+      const [row, balance, receivable, documents, state, reviews, sales, withdrawals, disputes, recipients] =
         await Promise.all([
           getAccount(deps.db, id),
           getBalance(deps.db, id),
@@ -141,6 +142,7 @@ export async function consoleAccountRoutes(app: Http, deps: ConsoleRouteDeps): P
           recentSaleBodies(deps.db, id, 20),
           accountWithdrawals(deps.db, id, 20),
           opsDisputes(deps.db, { accountId: id, openOnly: false, limit: 50 }),
+          accountRecipients(deps.db, id, 100),
         ]);
       return {
         account,
@@ -152,6 +154,7 @@ export async function consoleAccountRoutes(app: Http, deps: ConsoleRouteDeps): P
         sales: sales.map((body) => JSON.parse(body) as unknown),
         withdrawals: withdrawals.map(opsWithdrawalView),
         disputes,
+        recipients,
       };
     },
   );

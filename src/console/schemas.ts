@@ -119,6 +119,25 @@ export const AccountDetail = Type.Object({
   sales: Type.Array(Type.Unknown(), { description: 'The newest 20 Sale objects' }),
   withdrawals: Type.Array(OpsWithdrawal, { description: 'The newest 20' }),
   disputes: Type.Array(Type.Unknown(), { description: 'Its disputes, open ones first by deadline' }),
+  recipients: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      document: Type.String(),
+      email: Type.String(),
+      pixKey: Type.String(),
+      pixKeyType: Type.String(),
+      transferInterval: Type.String(),
+      createdAt: Type.String(),
+      balance: Type.Object({
+        available: Type.Integer(),
+        blocked: Type.Integer(),
+        receivable: Type.Integer(),
+        total: Type.Integer(),
+      }),
+    }),
+    { description: 'Split payments: its recipients (newest 100) and their balances' },
+  ),
 });
 
 export const ReportQuery = Type.Object({

@@ -325,9 +325,19 @@ export class Disputes {
       ];
     } else {
       // a card sale stays CHARGEBACK: the dispute takes what it holds out of blocked itself
+      // (each party's part of it from its own blocked: a split sale's liable recipients too)
       const holding = now.heldNet + adj;
       postings = [
-        { target: { accountId, bucket: 'blocked' }, amount: -holding },
+        ...now.heldParts.map(
+          (h): Posting => ({
+            target:
+              'recipientId' in h.holder
+                ? { recipientId: h.holder.recipientId, bucket: 'blocked' }
+                : { accountId: h.holder.accountId, bucket: 'blocked' },
+            amount: -h.amount,
+          }),
+        ),
+        { target: { accountId, bucket: 'blocked' }, amount: -adj },
         { target: { system: 'processor' }, amount },
         { target: { accountId, bucket: 'available' }, amount: holding - amount },
       ];

@@ -2,7 +2,9 @@ import { codeOf, type JournalEntry } from './ledger.js';
 
 /** A merchant balance row's change, summed over a batch's postings. */
 export interface BalanceMove {
+  /** A merchant's row, or (recipientId set) a recipient's. */
   accountId: number;
+  recipientId?: number;
   bucket: string;
   amount: number;
 }
@@ -29,9 +31,13 @@ export function entriesInsert(
       if (!Number.isSafeInteger(p.amount)) throw new Error('posting amounts must be integer cents');
       if (p.amount === 0) continue;
       postings.push({ ord: i + 1, code: codeOf(p.target), amount: p.amount });
-      if (!('accountId' in p.target)) continue;
-      const key = `${p.target.accountId}:${p.target.bucket}`;
-      const d = deltas.get(key) ?? { accountId: p.target.accountId, bucket: p.target.bucket, amount: 0 };
+      if ('system' in p.target) continue;
+      const key = codeOf(p.target);
+      const d =
+        deltas.get(key) ??
+        ('recipientId' in p.target
+          ? { accountId: 0, recipientId: p.target.recipientId, bucket: p.target.bucket, amount: 0 }
+          : { accountId: p.target.accountId, bucket: p.target.bucket, amount: 0 });
       d.amount += p.amount;
       deltas.set(key, d);
     }
@@ -69,12 +75,18 @@ export function entriesInsert(
  * needs no parameters and can share a round trip with COMMIT (Db.txEndingWith).
  */
 export function balanceStatement(moves: BalanceMove[]): string {
-  for (const { accountId, bucket, amount } of moves) {
+  for (const { accountId, recipientId, bucket, amount } of moves) {
     if (!Number.isSafeInteger(accountId) || !Number.isSafeInteger(amount)) throw new Error('not an integer');
+    if (recipientId !== undefined && !Number.isSafeInteger(recipientId)) throw new Error('not an integer');
     if (bucket !== 'available' && bucket !== 'blocked' && bucket !== 'receivable') {
       throw new Error(`unknown bucket ${bucket}`);
     }
   }
-  const list = (f: (m: BalanceMove) => string | number) => moves.map(f).join(',');
-  return `SELECT move_balances('{${list((m) => m.accountId)}}', '{${list((m) => m.bucket)}}', '{${list((m) => m.amount)}}')`;
+  const merchants = moves.filter((m) => m.recipientId === undefined);
+  const recipients = moves.filter((m) => m.recipientId !== undefined);
+  const list = (of: BalanceMove[], f: (m: BalanceMove) => string | number) => `'{${of.map(f).join(',')}}'`;
+  const merchantArgs = `${list(merchants, (m) => m.accountId)}, ${list(merchants, (m) => m.bucket)}, ${list(merchants, (m) => m.amount)}`;
+  // a split sale's recipients move after the merchants, in one function: the lock order postEntry keeps
+  if (recipients.length === 0) return `SELECT move_balances(${merchantArgs})`;
+  return `SELECT move_split_balances(${merchantArgs}, ${list(recipients, (m) => m.recipientId!)}, ${list(recipients, (m) => m.bucket)}, ${list(recipients, (m) => m.amount)})`;
 }

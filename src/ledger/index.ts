@@ -12,11 +12,14 @@ export { balanceStatement, entriesInsert } from './batch-entries.js';
 export {
   availableBalanceSql,
   ensureMerchantLedger,
+  ensureRecipientLedger,
   getBalance,
   type JournalEntry,
   type Posting,
   postBucketTransfers,
   postEntry,
+  type RecipientBalance,
+  recipientBalances,
 } from './ledger.js';
 export { ledgerPanelRoutes } from './panel.routes.js';
 export {

@@ -5,8 +5,14 @@ export type Bucket = 'available' | 'blocked' | 'receivable';
 /** Money outside the merchants: the processor (payers), payouts (PIX keys paid), fees (the company's revenue). */
 export type SystemAccount = 'processor' | 'payouts' | 'fees';
 
-/** Where a posting lands: a merchant's bucket, or a system account (money outside the gateway). */
-export type LedgerTarget = { accountId: number; bucket: Bucket } | { system: SystemAccount };
+/**
+ * Where a posting lands: a merchant's bucket, a recipient's bucket (split payments: a platform account's
+ * recipient holds a balance of its own), or a system account (money outside the gateway).
+ */
+export type LedgerTarget =
+  | { accountId: number; bucket: Bucket }
+  | { recipientId: number; bucket: Bucket }
+  | { system: SystemAccount };
 
 export interface Posting {
   target: LedgerTarget;
@@ -27,7 +33,46 @@ export interface JournalEntry {
 }
 
 export function codeOf(target: LedgerTarget): string {
-  return 'system' in target ? `system:${target.system}` : `merchant:${target.accountId}:${target.bucket}`;
+  if ('system' in target) return `system:${target.system}`;
+  return 'recipientId' in target
+    ? `recipient:${target.recipientId}:${target.bucket}`
+    : `merchant:${target.accountId}:${target.bucket}`;
+}
+
+/** A recipient's three ledger accounts, made with the recipient (its balance is read, never upserted, after). */
+export async function ensureRecipientLedger(q: Queryable, recipientId: number): Promise<void> {
+  await q.query(
+    `INSERT INTO ledger_accounts (code, recipient_id, bucket)
+     SELECT 'recipient:' || $1::bigint || ':' || b, $1, b FROM unnest(ARRAY['available', 'blocked', 'receivable']) AS b
+     ON CONFLICT DO NOTHING`,
+    [recipientId],
+  );
+}
+
+/** A recipient's balance (split payments): its three buckets, and their sum. */
+export interface RecipientBalance {
+  available: number;
+  blocked: number;
+  receivable: number;
+  total: number;
+}
+
+export async function recipientBalances(
+  q: Queryable,
+  recipientIds: number[],
+): Promise<Map<number, RecipientBalance>> {
+  const rows = await q.query<{ recipient_id: number; bucket: Bucket; balance: number }>(
+    'SELECT recipient_id, bucket, balance FROM ledger_accounts WHERE recipient_id = ANY($1::bigint[])',
+    [recipientIds],
+  );
+  const out = new Map<number, RecipientBalance>();
+  for (const id of recipientIds) out.set(id, { available: 0, blocked: 0, receivable: 0, total: 0 });
+  for (const r of rows) {
+    const b = out.get(Number(r.recipient_id))!;
+    b[r.bucket] = Number(r.balance);
+    b.total += Number(r.balance);
+  }
+  return out;
 }
 
 export async function ensureMerchantLedger(q: Queryable, accountId: number): Promise<void> {
@@ -100,6 +145,40 @@ export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<num
         [p.amount, p.target.accountId, p.target.bucket],
       );
     }
+  }
+  // recipients' rows after every merchant's, in (recipient, bucket) order: the order move_split_balances takes
+  const recipient = postings
+    .filter(
+      (p): p is Posting & { target: { recipientId: number; bucket: Bucket } } => 'recipientId' in p.target,
+    )
+    .sort(
+      (a, b) => a.target.recipientId - b.target.recipientId || a.target.bucket.localeCompare(b.target.bucket),
+    );
+  const recipientsCovered = new Set<number>();
+  for (const p of recipient) {
+    const debit = entry.guardAvailable && p.target.bucket === 'available' && p.amount < 0;
+    if (debit && entry.guardAvailable === 'with-receivable') recipientsCovered.add(p.target.recipientId);
+    const guarded = debit && entry.guardAvailable === true;
+    const rows = await tx.query(
+      `UPDATE ledger_accounts SET balance = balance + $1
+        WHERE recipient_id = $2 AND bucket = $3 ${guarded ? 'AND balance + $1 >= 0' : ''}
+        RETURNING id`,
+      [p.amount, p.target.recipientId, p.target.bucket],
+    );
+    if (rows.length === 0) {
+      if (guarded) throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient available balance');
+      throw new Error(`recipient ${p.target.recipientId} has no ${p.target.bucket} ledger account`);
+    }
+  }
+  for (const recipientId of recipientsCovered) {
+    const [row] = await tx.query<{ total: number }>(
+      `SELECT (SELECT balance FROM ledger_accounts WHERE recipient_id = $1 AND bucket = 'available')
+            + COALESCE((SELECT balance FROM ledger_accounts WHERE recipient_id = $1 AND bucket = 'receivable' FOR UPDATE), 0)
+              AS total`,
+      [recipientId],
+    );
+    if (Number(row?.total ?? 0) < 0)
+      throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient available balance');
   }
   for (const accountId of coveredByReceivable) await checkCoveredByReceivable(tx, accountId);
 

@@ -19,17 +19,26 @@ export function setCardSettlementDays(days: number): void {
  */
 export async function scheduleReceivables(
   tx: Queryable,
-  r: { accountId: number; saleId: number; saleUuid: string; installments: number; amount: number },
+  r: {
+    accountId: number;
+    /** A split sale's recipient: the installments of its share are its own (account_id left null). */
+    recipientId?: number;
+    saleId: number;
+    saleUuid: string;
+    installments: number;
+    amount: number;
+  },
 ): Promise<void> {
   const n = Math.max(1, r.installments);
   const each = Math.floor(r.amount / n);
   const amounts = Array.from({ length: n }, (_, i) => (i === 0 ? r.amount - each * (n - 1) : each));
+  const recipient = r.recipientId ?? null;
   await tx.query(
-    `INSERT INTO receivables (account_id, sale_id, sale_uuid, installment, installments, amount, due_date)
-     SELECT $1, $2, $3, i, $4, a, (now() AT TIME ZONE 'America/Sao_Paulo')::date + ($5::int * i)::int
+    `INSERT INTO receivables (account_id, recipient_id, sale_id, sale_uuid, installment, installments, amount, due_date)
+     SELECT $1, $7, $2, $3, i, $4, a, (now() AT TIME ZONE 'America/Sao_Paulo')::date + ($5::int * i)::int
        FROM unnest($6::bigint[]) WITH ORDINALITY AS v(a, i)
-     ON CONFLICT (sale_id, installment) DO NOTHING`,
-    [r.accountId, r.saleId, r.saleUuid, n, settlementDays, amounts],
+     ON CONFLICT DO NOTHING`,
+    [recipient === null ? r.accountId : null, r.saleId, r.saleUuid, n, settlementDays, amounts, recipient],
   );
 }
 
@@ -42,19 +51,28 @@ export async function settleDueReceivables(db: Db): Promise<number> {
   let total = 0;
   for (;;) {
     const moved = await db.tx(async (tx) => {
-      const due = await tx.query<{ id: number; account_id: number; amount: number }>(
-        `SELECT id, account_id, amount FROM receivables
+      const due = await tx.query<{
+        id: number;
+        account_id: number | null;
+        recipient_id: number | null;
+        amount: number;
+      }>(
+        `SELECT id, account_id, recipient_id, amount FROM receivables
           WHERE settled_at IS NULL AND due_date <= (now() AT TIME ZONE 'America/Sao_Paulo')::date
-          ORDER BY account_id, id LIMIT 100 FOR UPDATE SKIP LOCKED`,
+          ORDER BY account_id NULLS LAST, recipient_id, id LIMIT 100 FOR UPDATE SKIP LOCKED`,
       );
       for (const r of due) {
+        const holder =
+          r.recipient_id === null
+            ? { accountId: Number(r.account_id) }
+            : { recipientId: Number(r.recipient_id) };
         await postEntry(tx, {
           kind: 'receivable.settled',
           refType: 'receivable',
           refId: Number(r.id),
           postings: [
-            { target: { accountId: Number(r.account_id), bucket: 'receivable' }, amount: -Number(r.amount) },
-            { target: { accountId: Number(r.account_id), bucket: 'available' }, amount: Number(r.amount) },
+            { target: { ...holder, bucket: 'receivable' }, amount: -Number(r.amount) },
+            { target: { ...holder, bucket: 'available' }, amount: Number(r.amount) },
           ],
         });
       }
@@ -131,17 +149,28 @@ export async function receivableBalance(q: Queryable, accountId: number): Promis
   return Number(row?.balance ?? 0);
 }
 
-/** `ledger verify`: each account's receivable bucket holds exactly its installments not yet settled. */
+/**
+ * `ledger verify`: each account's receivable bucket holds exactly its installments not yet settled, and so
+ * does each recipient's.
+ */
 export async function receivableMismatches(
   q: Queryable,
 ): Promise<{ code: string; balance: number; scheduled: number }[]> {
   return q.query(
     `SELECT la.code, la.balance, COALESCE(r.scheduled, 0)::bigint AS scheduled
        FROM ledger_accounts la
-       LEFT JOIN (SELECT account_id, sum(amount) AS scheduled FROM receivables WHERE settled_at IS NULL
+       LEFT JOIN (SELECT account_id, sum(amount) AS scheduled FROM receivables
+                   WHERE settled_at IS NULL AND account_id IS NOT NULL
                    GROUP BY account_id) r ON r.account_id = la.account_id
-      WHERE la.bucket = 'receivable' AND la.balance <> COALESCE(r.scheduled, 0)
-      ORDER BY la.code`,
+      WHERE la.bucket = 'receivable' AND la.account_id IS NOT NULL AND la.balance <> COALESCE(r.scheduled, 0)
+     UNION ALL
+     SELECT la.code, la.balance, COALESCE(r.scheduled, 0)::bigint AS scheduled
+       FROM ledger_accounts la
+       LEFT JOIN (SELECT recipient_id, sum(amount) AS scheduled FROM receivables
+                   WHERE settled_at IS NULL AND recipient_id IS NOT NULL
+                   GROUP BY recipient_id) r ON r.recipient_id = la.recipient_id
+      WHERE la.bucket = 'receivable' AND la.recipient_id IS NOT NULL AND la.balance <> COALESCE(r.scheduled, 0)
+      ORDER BY code`,
   );
 }
 

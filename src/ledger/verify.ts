@@ -36,6 +36,8 @@ export interface LedgerReport {
 const MAY_GO_NEGATIVE = ['sale.dispute_opened', 'sale.dispute_won', 'sale.refunded', 'sale.refund_held'];
 
 /**
+ * Recipients (split payments) are checked as merchants are: their maintained balances, their receivable
+ * buckets and their negative available balances.
  * Every entry sums to zero, every posting belongs to an existing entry and ledger account (postings carry no
  * foreign keys: migration 125), every maintained (merchant) balance equals the sum of its postings, each
  * receivable bucket holds exactly the card installments not yet settled, each paid anticipation took from it
@@ -49,7 +51,7 @@ export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
   const mismatched = await q.query<{ code: string; balance: number; derived: number }>(
     `SELECT la.code, la.balance, COALESCE(sum(p.amount), 0)::bigint AS derived
        FROM ledger_accounts la LEFT JOIN postings p ON p.ledger_account_id = la.id
-      WHERE la.account_id IS NOT NULL
+      WHERE la.account_id IS NOT NULL OR la.recipient_id IS NOT NULL
       GROUP BY la.id, la.code, la.balance
      HAVING la.balance <> COALESCE(sum(p.amount), 0)
       ORDER BY la.code`,

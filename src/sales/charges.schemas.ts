@@ -3,6 +3,26 @@ import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
 import { EXPIRES_IN } from './charges.js';
 import { CustomerIn, ItemIn, Sale } from './schemas.js';
 
+/** One rule of a charge's split (checked in full by the sales module's parseSplit). */
+export const SplitRuleIn = Type.Object(
+  {
+    recipientId: Type.String({ format: 'uuid', description: 'One of this account’s recipients' }),
+    amountCents: Type.Optional(Type.Integer({ minimum: 1, description: 'Its share in cents' })),
+    percent: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 100,
+        description: 'Its share in percent, two decimals at most',
+      }),
+    ),
+    chargeFees: Type.Optional(Type.Boolean({ description: 'This party pays the fees (one party at most)' })),
+    liable: Type.Optional(
+      Type.Boolean({ description: 'Refunds and lost disputes are taken from the liable parties' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const ChargeBody = Type.Object(
   {
     amount: Type.Integer({ minimum: 1, maximum: MAX_CHARGE_CENTS }),
@@ -85,6 +105,13 @@ export const ChargeBody = Type.Object(
     shipping: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
     postbackUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     expiresIn: Type.Optional(Type.Integer({ minimum: EXPIRES_IN.min, maximum: EXPIRES_IN.max })),
+    split: Type.Optional(
+      Type.Array(SplitRuleIn, {
+        maxItems: 10,
+        description:
+          "Split payments: the shares of the platform's recipients (the platform keeps the rest); at most 10 rules, amounts adding up to at most the amount, percents to at most 100, at most one rule with chargeFees (else the platform pays the fees)",
+      }),
+    ),
     metadata: Type.Optional(
       Type.Object(
         {},

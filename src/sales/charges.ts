@@ -17,9 +17,8 @@ import {
   releaseSaleKey,
   setChargeExpiry,
 } from './charges.data.js';
-import { createSale } from './create.js';
+import { checkChargeSplit, createSale } from './create.js';
 import type { SaleOrigin } from './data.js';
-import { saleFees } from './fees.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 import { ownedSale } from './lookup.js';
 import type { ExpiredCharge, PixCharge, PixChargeProcessor } from './processors/processor.js';
@@ -38,6 +37,8 @@ export interface ChargeInput {
   expiresIn?: number;
   /** The store's own data, as given (validated by the route's schema). */
   metadata?: Record<string, string>;
+  /** The charge's split among the platform's recipients (checked when the sale is stored, and before). */
+  split?: unknown;
 }
 
 const unavailable = (to: string) =>
@@ -85,7 +86,7 @@ export async function createPixSale(
   let charge: PixCharge | null = null;
   try {
     // refused here rather than after a charge that could be paid is open at the processor
-    await saleFees(db, accountId, input.amount, { paymentMethod: 'PIX' });
+    await checkChargeSplit(db, accountId, input.amount, { paymentMethod: 'PIX' }, input.split);
     charge = await processor
       .createPixCharge({ saleUuid: uuid, amount: input.amount, expiresIn })
       .catch((err: unknown) => {
@@ -121,6 +122,7 @@ export async function createPixSale(
           boletoCode: null,
           metadata: input.metadata ?? {},
           origin: context.origin,
+          split: input.split,
         },
         { notifyPending: true, uuid },
       );

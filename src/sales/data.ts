@@ -34,6 +34,8 @@ export interface NewSaleRow {
   origin?: SaleOrigin;
   /** The risk rules' decision on the sale (the risk module's `RiskDecision`), when they were asked. */
   risk?: object | null;
+  /** A split sale's `split` (the Sale object's) and its recipients' internal ids, in order. */
+  splitPlan?: { json: Record<string, unknown>[]; recipients: number[] } | null;
 }
 
 /** A sale started from a payment link or a checkout session (the checkout module): which one. */
@@ -63,9 +65,10 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
     `INSERT INTO sales (uuid, account_id, status, amount, system_fee, net_amount, reserve_amount,
         payment_method, customer, items, shipping, pix_key, card_last_four, card_brand, boleto_code,
         installments, processor, external_transaction_id, postback_url, cart_id, recurrence_id, id_rec, contrato,
-        metadata, boleto, payment_link_id, checkout_session_id, fee_percent_e4, fee_fixed, risk)
+        metadata, boleto, payment_link_id, checkout_session_id, fee_percent_e4, fee_fixed, risk, split,
+        split_recipients)
      VALUES ($1, $2, 'PENDENTE', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-        $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)
+        $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)
      RETURNING *`,
     [
       s.uuid,
@@ -97,6 +100,8 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
       s.feePercentE4,
       s.feeFixed,
       s.risk ? JSON.stringify(s.risk) : null,
+      s.splitPlan ? JSON.stringify(s.splitPlan.json) : null,
+      s.splitPlan ? s.splitPlan.recipients : null,
     ],
   );
   return row!;

@@ -5,9 +5,10 @@ import type { Queue } from '../platform/jobs/queue.js';
 import { findSaleRow } from './charges.data.js';
 import { lockSale } from './data.js';
 import { pendingAmount } from './refunds/refunds.data.js';
-import { ledgerEffect, moneyOf } from './settlement/ledger-effects.js';
+import { disputeClaims, ledgerEffect, moneyOf } from './settlement/ledger-effects.js';
 import { isDispute, type SaleStatus } from './settlement/status-machine.js';
 import { moveSale, refusal } from './settlement/transition.js';
+import type { Holder } from './split.js';
 import type { SaleRow } from './types.js';
 
 /** What the disputes module needs of a sale it disputes. */
@@ -21,15 +22,15 @@ export interface DisputedSale {
   amount: number;
   /** In a dispute status, what of the sale's net it keeps in blocked (what losing it takes out); else 0. */
   heldNet: number;
+  /** heldNet party by party (a split sale's liable parties; the merchant alone otherwise); empty outside one. */
+  heldParts: { holder: Holder; amount: number }[];
   /** What a dispute may still claim: what the payer paid less the refunds made or in progress. */
   disputable: number;
 }
 
 function disputedSale(s: SaleRow, refunding: number): DisputedSale {
-  const lost = isDispute(s.status) ? ledgerEffect(moneyOf(s), s.status, 'ESTORNADO') : null;
-  const heldNet = -(lost?.postings ?? [])
-    .filter((p) => 'accountId' in p.target && p.target.bucket === 'blocked')
-    .reduce((sum, p) => sum + p.amount, 0);
+  const heldParts = isDispute(s.status) ? disputeClaims(moneyOf(s)).filter((c) => c.amount !== 0) : [];
+  const heldNet = heldParts.reduce((sum, c) => sum + c.amount, 0);
   return {
     id: s.id,
     uuid: s.uuid,
@@ -38,6 +39,7 @@ function disputedSale(s: SaleRow, refunding: number): DisputedSale {
     paymentMethod: s.payment_method,
     amount: moneyOf(s).amount,
     heldNet,
+    heldParts,
     disputable: Math.max(0, moneyOf(s).amount - s.refunded_amount - refunding),
   };
 }
@@ -67,8 +69,9 @@ export async function moveDisputedSale(
   if (!isDispute(to) && !isDispute(before.status)) throw refusal(before.status, to);
   const effect = before.status === to ? null : ledgerEffect(moneyOf(before), before.status, to);
   const { sale } = await moveSale(tx, queue, saleId, to);
+  // every party's available (a split sale's recipients too): the rest of the disputed amount is the platform's
   const onAvailable = (effect?.postings ?? [])
-    .filter((p) => 'accountId' in p.target && p.target.bucket === 'available')
+    .filter((p) => !('system' in p.target) && p.target.bucket === 'available')
     .reduce((sum, p) => sum + p.amount, 0);
   return { sale: disputedSale(sale, await pendingAmount(tx, sale.id)), tookFromAvailable: -onAvailable };
 }

@@ -7,7 +7,7 @@ export { abandonCheckoutCarts, CART_ABANDON_CHECK_EVERY_MS, cartOfCheckout } fro
 export { deleteExpiredSaleKeys, findSaleRow, setChargeExpiryAt } from './charges.data.js';
 export { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges, createKeyedSale, createPixSale } from './charges.js';
 export { ChargeBody } from './charges.schemas.js';
-export { captureLess, createSale } from './create.js';
+export { captureLess, checkSplitOf, createSale } from './create.js';
 export { type DailyTotal, dailyTotals, recentSaleBodies } from './daily-totals.js';
 export { lockSalesById, type SaleOrigin, setRefusalReason, setSaleRisk } from './data.js';
 export { type DisputedSale, lockSaleForDispute, moveDisputedSale, saleOfReceivedPix } from './disputed.js';

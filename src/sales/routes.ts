@@ -22,6 +22,7 @@ import { findSaleRow } from './charges.data.js';
 import { type ChargeInput, cancelCharge, createKeyedSale, createPixSale } from './charges.js';
 import { ChargeBody, ChargeHeaders, CreatedSale } from './charges.schemas.js';
 import { saleLookups } from './coalesced-lookups.js';
+import { checkChargeSplit } from './create.js';
 import type { SaleOrigin } from './data.js';
 import { filters, SalesQuery } from './list-filters.js';
 import { ownedSale, saleJson } from './lookup.js';
@@ -128,6 +129,10 @@ export async function openCharge(
     const boletos = deps.boletoSales;
     if (!boletos)
       throw new AppError('PROCESSOR_UNAVAILABLE', 'No payment processor is configured to issue boletos');
+    // a split that cannot be is refused before the boleto's charge is opened at the PSP
+    if (input.split !== undefined) {
+      await checkChargeSplit(deps.db, accountId, input.amount, { paymentMethod: 'BOLETO' }, input.split);
+    }
     opened = await createKeyedSale(deps.db, accountId, key, input, (bind) =>
       boletos.open(accountId, input, bind),
     );

@@ -83,6 +83,21 @@ const SALE_EXAMPLE = {
   paidAmount: 9980,
 };
 
+/** A split sale's parties: each rule with its netCents, then the platform's (recipientId null). */
+export const SaleSplit = Type.Array(
+  Type.Object({
+    recipientId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'The recipient; null for the platform (the account itself), always last',
+    }),
+    amountCents: Type.Optional(Type.Integer()),
+    percent: Type.Optional(Type.Number()),
+    chargeFees: Type.Boolean(),
+    liable: Type.Boolean(),
+    netCents: Type.Integer({ description: "What enters this party's balance when the sale is paid" }),
+  }),
+  { description: 'Split payments only: who gets what of the sale' },
+);
+
 export const Sale = Type.Object(
   {
     id: Type.Integer(),
@@ -158,6 +173,7 @@ export const Sale = Type.Object(
     checkoutSessionId: Type.Optional(
       Type.String({ format: 'uuid', description: 'Sales paid through a checkout session: the session' }),
     ),
+    split: Type.Optional(SaleSplit),
   },
   { examples: [SALE_EXAMPLE] },
 );

@@ -76,6 +76,10 @@ export interface SaleRow {
   refusal_reason: { code: string; message: string } | null;
   /** The risk rules' decision (the Sale object's risk); null for sales no rule was asked about. */
   risk: { decision: string; rule: number | null; ruleName?: string; reviewStatus?: string } | null;
+  /** A split sale's `split` (the Sale object's: each rule and the platform, with netCents); null otherwise. */
+  split: unknown;
+  /** The split's recipients (internal ids), in the order of its rules. */
+  split_recipients: (number | string)[] | null;
   /** The API contract's Sale object as JSON text (kept by a trigger, migrations/020_sales.sql). */
   public_json: string;
 }

@@ -106,6 +106,21 @@ export const SaleNotification = Type.Object(
     ),
     idRec: Type.Optional(Type.String({ description: 'Pix Automático sales only' })),
     contrato: Type.Optional(Type.String({ description: 'Pix Automático sales only' })),
+    split: Type.Optional(
+      Type.Array(
+        Type.Object({
+          recipientId: Nullable(
+            Type.String({ description: 'The recipient; null for the platform, always last' }),
+          ),
+          amountCents: Type.Optional(Type.Integer()),
+          percent: Type.Optional(Type.Number()),
+          chargeFees: Type.Boolean(),
+          liable: Type.Boolean(),
+          netCents: Type.Integer({ description: "What enters this party's balance when the sale is paid" }),
+        }),
+        { description: 'Split payments only: who gets what of the sale' },
+      ),
+    ),
     refund: Type.Optional(
       Type.Union([SaleRefund, Type.Null()], {
         description:

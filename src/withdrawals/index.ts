@@ -17,6 +17,7 @@ export { handlePayoutCallback } from './payouts/payouts.js';
 export { type PayoutProviders, payoutProviders } from './payouts/providers.js';
 export { payoutCallbackRoutes } from './payouts/routes.js';
 export { startOverdueCheck, startPayoutWorker } from './payouts/worker.js';
+export { PIX_KEY_TYPES, type PixKeyType, pixKeyProblem } from './pix-key.js';
 export { decideHeld, holdUnsent, type ReviewDecision, releaseAccount } from './review.js';
 export { cashoutRoutes } from './routes.js';
 export { WithdrawalLookup } from './schemas.js';

@@ -42,7 +42,8 @@ describe('GET /api/transactions/{id}', () => {
     const check = Compile(Sale);
     // idRec and contrato are a Pix Automático sale's only; boleto an issued boleto's (test/boletos);
     // paymentLinkId and checkoutSessionId a sale's made through a payment link or checkout session (test/checkout);
-    // refusalReason a card sale the acquirer refused (test/cards); risk a sale a risk rule decided (test/risk)
+    // refusalReason a card sale the acquirer refused (test/cards); risk a sale a risk rule decided (test/risk);
+    // split a split sale's (test/sales/split.test.ts)
     const only = [
       'idRec',
       'contrato',
@@ -51,6 +52,7 @@ describe('GET /api/transactions/{id}', () => {
       'checkoutSessionId',
       'refusalReason',
       'risk',
+      'split',
     ];
     const keys = Object.keys(Sale.properties).filter((k) => !only.includes(k));
     const paths: [string, string[]][] = [

@@ -250,6 +250,7 @@ beforeAll(async () => {
     'hooks',
     'checkout',
     'integrators',
+    'split',
   ]) {
     merchants[name] = await createMerchant(server, `Python ${name}`);
   }

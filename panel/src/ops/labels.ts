@@ -1,4 +1,11 @@
 /** What the console shows of statuses and roles, in Brazilian Portuguese. */
+/** A recipient's transferInterval (split payments). */
+export const TRANSFER_INTERVAL: Record<string, string> = {
+  manual: 'Manual',
+  daily: 'Diário',
+  weekly: 'Semanal',
+};
+
 export const ACCOUNT_STATUS: Record<string, string> = {
   pending_review: 'Em análise',
   active: 'Ativa',

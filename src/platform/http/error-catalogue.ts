@@ -224,6 +224,7 @@ const API_KEY_PREFIXES = [
   '/api/disputes',
   '/api/fees',
   '/api/anticipations',
+  '/api/recipients',
 ];
 /** The payer's side of payment links and checkout sessions: no credentials, limited per address. */
 const PAYER_PREFIXES = ['/api/public/pay/', '/api/public/checkout/'];

@@ -55,6 +55,11 @@ function recurrence(s: SaleRow) {
   return s.id_rec !== null ? { idRec: s.id_rec, contrato: s.contrato ?? '' } : {};
 }
 
+/** A split sale carries its split (each rule and the platform, with netCents), as the Sale object does. */
+function split(s: SaleRow) {
+  return s.split ? { split: s.split } : {};
+}
+
 /** Permanent-webhook form: with fee, transactionId and type TRANSACTION. */
 export function saleWebhookBody(s: SaleRow) {
   return {
@@ -67,6 +72,7 @@ export function saleWebhookBody(s: SaleRow) {
     ...card(s),
     ...refusalAndRisk(s),
     ...recurrence(s),
+    ...split(s),
   };
 }
 
@@ -78,5 +84,6 @@ export function salePostbackBody(s: SaleRow) {
     ...card(s),
     ...refusalAndRisk(s),
     ...recurrence(s),
+    ...split(s),
   };
 }

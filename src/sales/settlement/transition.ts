@@ -86,13 +86,18 @@ export async function applyMoves(
       if (sale.reserve_held) await scheduleReserveRelease(tx, queue, sale.id);
       if (sale.cart_id !== null) await onSalePaid(tx, sale);
       if (moneyOf(sale).receivable) {
-        await scheduleReceivables(tx, {
-          accountId: sale.account_id,
-          saleId: sale.id,
-          saleUuid: sale.uuid,
-          installments: sale.installments ?? 1,
-          amount: Number(sale.net_amount) - Number(sale.reserve_amount),
-        });
+        // each party's installments: what the sale.paid entry put in its receivable bucket
+        for (const p of effects[i]?.postings ?? []) {
+          if ('system' in p.target || p.target.bucket !== 'receivable') continue;
+          await scheduleReceivables(tx, {
+            accountId: sale.account_id,
+            ...('recipientId' in p.target ? { recipientId: p.target.recipientId } : {}),
+            saleId: sale.id,
+            saleUuid: sale.uuid,
+            installments: sale.installments ?? 1,
+            amount: p.amount,
+          });
+        }
       }
     }
   }

@@ -3,7 +3,7 @@ import { date, money, moneyText } from '../../ui/format';
 import { Card, ErrorText, Table, useAttempt } from '../../ui/kit';
 import { DISPUTE_STATUS, label, SALE_STATUS, WITHDRAWAL_STATUS } from '../../ui/labels';
 import { type AccountDetail, type AccountProfile, api, reaches } from '../api';
-import { ACCOUNT_STATUS, DOCUMENT_KIND, documentText, METHOD } from '../labels';
+import { ACCOUNT_STATUS, DOCUMENT_KIND, documentText, METHOD, TRANSFER_INTERVAL } from '../labels';
 import { AccountAudit } from './Audit';
 import { AccountDeliveries } from './Deliveries';
 import { AssignPlan } from './FeePlans';
@@ -135,7 +135,10 @@ function Profile({ a }: { a: AccountProfile }) {
   );
 }
 
-/** One account, whole: profile and documents, balance, fees, reviews, sales, withdrawals, disputes, audit. */
+/**
+ * One account, whole: profile and documents, balance, fees, reviews, sales, withdrawals, disputes, its recipients
+ * (split payments), audit.
+ */
 export function Account({ id }: { id: number }) {
   const [detail, setDetail] = useState<AccountDetail | null>(null);
   const { error, attempt } = useAttempt();
@@ -288,6 +291,25 @@ export function Account({ id }: { id: number }) {
               <td>{money(d.amountCents)}</td>
               <td>{label(DISPUTE_STATUS, d.status)}</td>
               <td>{date(d.respondBy)}</td>
+            </tr>
+          ))}
+        </Table>
+      </Card>
+      <Card title="Recebedores">
+        <Table
+          label="Recebedores da conta (pagamentos divididos)"
+          head={['Nome', 'CPF/CNPJ', 'Chave Pix', 'Repasse', 'Disponível', 'Bloqueado', 'A receber']}
+          empty={detail.recipients.length === 0 && 'Nenhum recebedor.'}
+        >
+          {detail.recipients.map((r) => (
+            <tr key={r.id}>
+              <td>{r.name}</td>
+              <td>{documentText(r.document)}</td>
+              <td>{r.pixKey}</td>
+              <td>{label(TRANSFER_INTERVAL, r.transferInterval)}</td>
+              <td>{money(r.balance.available)}</td>
+              <td>{money(r.balance.blocked)}</td>
+              <td>{money(r.balance.receivable)}</td>
             </tr>
           ))}
         </Table>
