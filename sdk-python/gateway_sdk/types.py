@@ -239,6 +239,20 @@ class SaleRefusalReason(TypedDict):
     message: str
 
 
+class _SaleRiskRequired(TypedDict):
+    # allow, review or block
+    decision: str
+    # The id of the rule that decided; null for allow
+    rule: Optional[int]
+
+
+class SaleRisk(_SaleRiskRequired, total=False):
+    """The risk rules' decision on the sale"""
+    # A review: pending, approved, rejected or expired
+    reviewStatus: str
+    ruleName: str
+
+
 class _SaleSplitItemRequired(TypedDict):
     chargeFees: bool
     liable: bool
@@ -295,6 +309,8 @@ class Sale(_SaleRequired, total=False):
     paymentLinkId: str
     # A refused card sale (RECUSADO): the acquirer's code and message
     refusalReason: SaleRefusalReason
+    # The risk rules' decision on the sale
+    risk: SaleRisk
     # Split payments only: who gets what of the sale
     split: list[SaleSplitItem]
 
@@ -325,9 +341,20 @@ class SaleRefund(TypedDict):
 
 
 class SaleNotificationRefusalReason(TypedDict):
-    """A refused card sale: the acquirer's code and message"""
+    """A refused sale: the acquirer's code and message, or the risk rules' RISK_BLOCKED"""
     code: str
     message: str
+
+
+class _SaleNotificationRiskRequired(TypedDict):
+    decision: str
+    rule: Optional[int]
+
+
+class SaleNotificationRisk(_SaleNotificationRiskRequired, total=False):
+    """The risk rules' decision on the sale"""
+    reviewStatus: str
+    ruleName: str
 
 
 class SaleNotificationSaleItem(TypedDict):
@@ -395,8 +422,10 @@ class SaleNotification(_SaleNotificationRequired, total=False):
     # sale.refunded only: the refund this fact is about (refundedAmount is the total after it); null when the
     # sale was refunded in full without a refund of its own (a dispute lost)
     refund: Optional[SaleRefund]
-    # A refused card sale: the acquirer's code and message
+    # A refused sale: the acquirer's code and message, or the risk rules' RISK_BLOCKED
     refusalReason: SaleNotificationRefusalReason
+    # The risk rules' decision on the sale
+    risk: SaleNotificationRisk
     # Split payments only: who gets what of the sale
     split: list[SaleNotificationSplitItem]
 
@@ -573,9 +602,13 @@ class ChargeCreateBoleto(_ChargeCreateBoletoRequired, total=False):
 
 
 class ChargeCreateCard(TypedDict):
-    """Required for CREDIT_CARD and DEBIT_CARD"""
     # From POST /api/cards/tokens
     token: str
+
+
+class ChargeCreateCard2(TypedDict):
+    # A saved card of one of this account's customers (POST /api/customers/{id}/cards)
+    cardId: str
 
 
 class ChargeCreateCustomerAddress(TypedDict):
@@ -642,8 +675,8 @@ class ChargeCreate(_ChargeCreateRequired, total=False):
     # Card sales: false authorizes only (EM_PROCESSAMENTO until POST /api/transactions/{id}/capture, within 7
     # days); true when absent
     capture: bool
-    # Required for CREDIT_CARD and DEBIT_CARD
-    card: ChargeCreateCard
+    # Required for CREDIT_CARD and DEBIT_CARD: a one-time token, or a saved card
+    card: Union[ChargeCreateCard, ChargeCreateCard2]
     expiresIn: int
     # CREDIT_CARD only; 1 when absent
     installments: int
@@ -691,6 +724,20 @@ class ChargeRefusalReason(TypedDict):
     """A refused card sale (RECUSADO): the acquirer's code and message"""
     code: str
     message: str
+
+
+class _ChargeRiskRequired(TypedDict):
+    # allow, review or block
+    decision: str
+    # The id of the rule that decided; null for allow
+    rule: Optional[int]
+
+
+class ChargeRisk(_ChargeRiskRequired, total=False):
+    """The risk rules' decision on the sale"""
+    # A review: pending, approved, rejected or expired
+    reviewStatus: str
+    ruleName: str
 
 
 class _ChargeSplitItemRequired(TypedDict):
@@ -750,6 +797,8 @@ class Charge(_ChargeRequired, total=False):
     pixQrCode: str
     # A refused card sale (RECUSADO): the acquirer's code and message
     refusalReason: ChargeRefusalReason
+    # The risk rules' decision on the sale
+    risk: ChargeRisk
     # Split payments only: who gets what of the sale
     split: list[ChargeSplitItem]
 
@@ -787,6 +836,20 @@ class RefundAcceptedRefusalReason(TypedDict):
     """A refused card sale (RECUSADO): the acquirer's code and message"""
     code: str
     message: str
+
+
+class _RefundAcceptedRiskRequired(TypedDict):
+    # allow, review or block
+    decision: str
+    # The id of the rule that decided; null for allow
+    rule: Optional[int]
+
+
+class RefundAcceptedRisk(_RefundAcceptedRiskRequired, total=False):
+    """The risk rules' decision on the sale"""
+    # A review: pending, approved, rejected or expired
+    reviewStatus: str
+    ruleName: str
 
 
 class _RefundAcceptedSplitItemRequired(TypedDict):
@@ -847,6 +910,8 @@ class RefundAccepted(_RefundAcceptedRequired, total=False):
     paymentLinkId: str
     # A refused card sale (RECUSADO): the acquirer's code and message
     refusalReason: RefundAcceptedRefusalReason
+    # The risk rules' decision on the sale
+    risk: RefundAcceptedRisk
     # Split payments only: who gets what of the sale
     split: list[RefundAcceptedSplitItem]
 
