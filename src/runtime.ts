@@ -1,4 +1,4 @@
-import type { DestinationStream } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { buildApp } from './app.js';
 import { newestSealedTwoFactorSecret } from './auth/index.js';
 import { installBoletoRules } from './boletos/index.js';
@@ -31,18 +31,20 @@ export interface RuntimeOptions {
   workers: boolean;
   /** Where log lines go instead of standard output (a test reads them). */
   logTo?: DestinationStream;
+  /**
+   * The logger and the database already being opened (`gateway serve` starts the embedded server while this
+   * module and the domains' load); otherwise both are made here.
+   */
+  started?: { log: Logger; database: Promise<OpenedDatabase> };
   /** Extra routes registered before listening (benchmark baselines). */
   beforeListen?: (app: Http, platform: Platform) => Promise<void>;
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
-  const log = createLogger(config.logLevel, options.logTo);
+  const log = options.started?.log ?? createLogger(config.logLevel, options.logTo);
   let opened: OpenedDatabase | undefined;
   try {
-    opened = await openDatabase(config, {
-      log: (message) => log.info(message),
-      watch: { warn: (message) => log.warn(message), error: (message) => log.error(message) },
-    });
+    opened = await (options.started?.database ?? openRuntimeDatabase(config, log));
     const { db } = opened;
     const database = opened;
     await migrate(db);
@@ -100,6 +102,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     await opened?.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** The database of a long-running process: its start said in the log, the embedded server watched. */
+function openRuntimeDatabase(config: Config, log: Logger): Promise<OpenedDatabase> {
+  return openDatabase(config, {
+    log: (message) => log.info(message),
+    watch: { warn: (message) => log.warn(message), error: (message) => log.error(message) },
+  });
 }
 
 async function listen(app: Http, config: Config): Promise<string> {
