@@ -42,12 +42,20 @@ export interface RuntimeOptions {
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const log = options.started?.log ?? createLogger(config.logLevel, options.logTo);
+  // milliseconds since the process started at the end of each phase, logged once listening
+  const phases: Record<string, number> = {};
+  const phase = (name: string) => {
+    phases[name] = Math.round(process.uptime() * 1000);
+  };
+  phase('modulesLoaded');
   let opened: OpenedDatabase | undefined;
   try {
     opened = await (options.started?.database ?? openRuntimeDatabase(config, log));
+    phase('databaseOpen');
     const { db } = opened;
     const database = opened;
     await migrate(db);
+    phase('migrationsChecked');
     installBoletoRules(); // a BOLETO sale's Pix is due its fine, interest or discount (boletos/paid-amount.ts)
     checkSecretsKey(config.secretsKey, [
       await newestSealedSecret(db),
@@ -58,10 +66,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       superviseIntervalSeconds: config.jobSuperviseIntervalSeconds,
       retentionSeconds: config.jobRetentionSeconds,
     });
+    phase('queueStarted');
     const platform: Platform = { config, db, reads: opened.reads, queue, log, outbox: new OutboxSignal() };
     let stopWorkers: (() => Promise<void>) | undefined;
     if (options.workers) {
       stopWorkers = await startWorkers(platform);
+      phase('workersStarted');
       log.info('workers started');
     }
 
@@ -69,9 +79,15 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     let url: string | undefined;
     if (options.http) {
       app = await buildApp(platform);
+      phase('appBuilt');
       await options.beforeListen?.(app, platform);
       url = await listen(app, config);
+      phase('listening');
       log.info({ url }, 'gateway listening');
+      log.info(
+        { startupMs: phases },
+        'start-up: milliseconds since the process started, at the end of each phase',
+      );
       // what to do next, for whoever just ran `npm start`
       const origin = url.replace('://[::]', '://localhost').replace('://0.0.0.0', '://localhost');
       log.info(

@@ -26,10 +26,12 @@ export function lazySchemaCompilers(): {
     (externalSchemas, options) => {
       const compile = build(externalSchemas, options);
       return (route) => {
-        let compiled: ((data: unknown) => unknown) & { errors?: unknown };
+        let compiled: (((data: unknown) => unknown) & { errors?: unknown }) | undefined;
         const now = () => {
-          compiled ??= compile(route);
-          waiting.delete(now);
+          if (compiled === undefined) {
+            compiled = compile(route);
+            waiting.delete(now);
+          }
           return compiled;
         };
         waiting.add(now);
