@@ -1,4 +1,4 @@
-import type { DestinationStream } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { buildApp } from './app.js';
 import { newestSealedTwoFactorSecret } from './auth/index.js';
 import { installBoletoRules } from './boletos/index.js';
@@ -31,21 +31,31 @@ export interface RuntimeOptions {
   workers: boolean;
   /** Where log lines go instead of standard output (a test reads them). */
   logTo?: DestinationStream;
+  /**
+   * The logger and the database already being opened (`gateway serve` starts the embedded server while this
+   * module and the domains' load); otherwise both are made here.
+   */
+  started?: { log: Logger; database: Promise<OpenedDatabase> };
   /** Extra routes registered before listening (benchmark baselines). */
   beforeListen?: (app: Http, platform: Platform) => Promise<void>;
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
-  const log = createLogger(config.logLevel, options.logTo);
+  const log = options.started?.log ?? createLogger(config.logLevel, options.logTo);
+  // milliseconds since the process started at the end of each phase, logged once listening
+  const phases: Record<string, number> = {};
+  const phase = (name: string) => {
+    phases[name] = Math.round(process.uptime() * 1000);
+  };
+  phase('modulesLoaded');
   let opened: OpenedDatabase | undefined;
   try {
-    opened = await openDatabase(config, {
-      log: (message) => log.info(message),
-      watch: { warn: (message) => log.warn(message), error: (message) => log.error(message) },
-    });
+    opened = await (options.started?.database ?? openRuntimeDatabase(config, log));
+    phase('databaseOpen');
     const { db } = opened;
     const database = opened;
     await migrate(db);
+    phase('migrationsChecked');
     installBoletoRules(); // a BOLETO sale's Pix is due its fine, interest or discount (boletos/paid-amount.ts)
     checkSecretsKey(config.secretsKey, [
       await newestSealedSecret(db),
@@ -56,10 +66,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       superviseIntervalSeconds: config.jobSuperviseIntervalSeconds,
       retentionSeconds: config.jobRetentionSeconds,
     });
+    phase('queueStarted');
     const platform: Platform = { config, db, reads: opened.reads, queue, log, outbox: new OutboxSignal() };
     let stopWorkers: (() => Promise<void>) | undefined;
     if (options.workers) {
       stopWorkers = await startWorkers(platform);
+      phase('workersStarted');
       log.info('workers started');
     }
 
@@ -67,9 +79,15 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     let url: string | undefined;
     if (options.http) {
       app = await buildApp(platform);
+      phase('appBuilt');
       await options.beforeListen?.(app, platform);
       url = await listen(app, config);
+      phase('listening');
       log.info({ url }, 'gateway listening');
+      log.info(
+        { startupMs: phases },
+        'start-up: milliseconds since the process started, at the end of each phase',
+      );
       // what to do next, for whoever just ran `npm start`
       const origin = url.replace('://[::]', '://localhost').replace('://0.0.0.0', '://localhost');
       log.info(
@@ -100,6 +118,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     await opened?.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** The database of a long-running process: its start said in the log, the embedded server watched. */
+function openRuntimeDatabase(config: Config, log: Logger): Promise<OpenedDatabase> {
+  return openDatabase(config, {
+    log: (message) => log.info(message),
+    watch: { warn: (message) => log.warn(message), error: (message) => log.error(message) },
+  });
 }
 
 async function listen(app: Http, config: Config): Promise<string> {

@@ -1,6 +1,14 @@
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { BoletoRow } from './data.js';
-import { renderBoletoPdf } from './pdf.js';
+
+/**
+ * The renderer and its PDF and barcode libraries are loaded by the first PDF asked for: a process that serves
+ * none (most of them, most of the time) does not carry them.
+ */
+async function renderPdf(boleto: BoletoRow, settings: BoletoSettings): Promise<Uint8Array> {
+  const { renderBoletoPdf } = await import('./pdf.js');
+  return renderBoletoPdf(boleto, settings);
+}
 
 /** Bytes of rendered PDFs one process keeps (docs/decisions.md, "Boleto PDFs"). */
 export const PDF_CACHE_BYTES = 32 * 1024 * 1024;
@@ -31,7 +39,7 @@ export class BoletoPdfCache {
     }
     const running = this.rendering.get(id);
     if (running) return running;
-    const render = renderBoletoPdf(boleto, this.settings).finally(() => this.rendering.delete(id));
+    const render = renderPdf(boleto, this.settings).finally(() => this.rendering.delete(id));
     this.rendering.set(id, render);
     const pdf = await render;
     this.keep(id, pdf);

@@ -41,8 +41,8 @@ function fillRects(page: PDFPage, rects: [number, number, number, number][]): vo
  * modules (a run of them in a row is one), `size` points square with its top left corner at (x, top). Drawn
  * instead of embedded as an image: pdf-lib would decode a PNG and compress it again on every render.
  */
-function drawQr(page: PDFPage, text: string, x: number, top: number, size: number): void {
-  const { size: count, dark } = qrModules(text);
+async function drawQr(page: PDFPage, text: string, x: number, top: number, size: number): Promise<void> {
+  const { size: count, dark } = await qrModules(text);
   const module = size / count;
   const rects: [number, number, number, number][] = [];
   for (let row = 0; row < count; row++) {
@@ -237,7 +237,7 @@ export async function renderBoletoPdf(b: BoletoRow, settings: BoletoSettings): P
   text(page, 'Pague com Pix: leia o QR code ou use o Pix copia e cola', MARGIN, 10, bold);
   const qrSize = 45 * MM;
   y -= 6;
-  drawQr(page, b.pix_copy_paste, MARGIN, y, qrSize);
+  await drawQr(page, b.pix_copy_paste, MARGIN, y, qrSize);
   const copyX = MARGIN + qrSize + 8 * MM;
   let copyY = y - 10;
   for (const part of wrap(b.pix_copy_paste, regular, 8, A4.width - MARGIN - copyX)) {

@@ -37,10 +37,23 @@ async function main(argv: string[]): Promise<number> {
   });
 
   if (first === 'serve' || first === 'worker') {
+    // The database is opened (the embedded server started: a process of its own) while the runtime's modules
+    // load, rather than after them: the two take about as long as each other.
+    const { createLogger } = await import('../platform/observability/logger.js');
+    const log = createLogger(config.logLevel);
+    const database = openDatabase(config, {
+      log: (message) => log.info(message),
+      watch: { warn: (message) => log.warn(message), error: (message) => log.error(message) },
+    });
+    database.catch(() => undefined); // its failure is the runtime's to report, once it awaits it
     // loaded only here: operator commands start faster without the HTTP stack
     const { closeOnSignals, startRuntime } = await import('../runtime.js');
     // `serve --no-worker` and `worker` let the API and the background workers scale apart on one database
-    const runtime = startRuntime(config, { http: first === 'serve', workers: !argv.includes('--no-worker') });
+    const runtime = startRuntime(config, {
+      http: first === 'serve',
+      workers: !argv.includes('--no-worker'),
+      started: { log, database },
+    });
     closeOnSignals(runtime);
     await runtime;
     return -1; // keep running

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
@@ -308,7 +308,9 @@ function limiter<T>(rules: Rule<T>[]): Limiter<T> {
 }
 
 function connectRedis(url: string): Redis {
-  const redis = new Redis(url, {
+  // required here, not imported at the top: a process without REDIS_URL does not load the client
+  const { Redis: Client } = require('ioredis') as typeof import('ioredis');
+  const redis = new Client(url, {
     enableOfflineQueue: false, // a command while disconnected fails at once (→ local counting)
     maxRetriesPerRequest: 0,
     commandTimeout: 250,

@@ -19,6 +19,7 @@ import {
 } from './errors.js';
 import { clientErrorHandler, frameworkErrorHandler, RouteShapes } from './framework-errors.js';
 import { installJsonParser } from './json-body.js';
+import { keepDefaultHeaderHandling, lazySchemaCompilers } from './lazy-schemas.js';
 import { installOpenApi } from './openapi.js';
 import { installRequestLog, lazyChildLogger } from './request-log.js';
 import type { Http } from './types.js';
@@ -33,7 +34,9 @@ const RETRY_AFTER_SECONDS = 1;
 
 export async function createHttp(config: Config, log: Logger): Promise<Http> {
   const shapes = new RouteShapes();
+  const schemas = lazySchemaCompilers();
   const app = Fastify({
+    schemaController: schemas.schemaController,
     frameworkErrors: frameworkErrorHandler(shapes),
     clientErrorHandler: clientErrorHandler(shapes),
     loggerInstance: log,
@@ -59,6 +62,8 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Http;
 
+  keepDefaultHeaderHandling(app);
+  app.decorate('compileSchemas', schemas.compileAll);
   app.decorate('openapiExtras', { schemas: {}, webhooks: {}, operations: {} });
   const routeList: Http['routeList'] = [];
   app.decorate('routeList', routeList);

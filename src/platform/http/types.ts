@@ -37,6 +37,8 @@ declare module 'fastify' {
     errorShape?: ErrorShape;
   }
   interface FastifyInstance {
+    /** Compiles now every route schema still waiting for its first request (http/lazy-schemas.ts). */
+    compileSchemas(): void;
     /** Every route registered, as registered (the OpenAPI and body-hardening tests walk it). */
     routeList: { method: string; url: string; errorShape: ErrorShape }[];
     /**

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 
 export interface OutgoingMail {
@@ -26,20 +26,23 @@ export function mailTransport(
   settings: { smtpUrl: string | undefined; from: string; dataDir: string },
   log: Logger,
 ): MailTransport {
-  if (settings.smtpUrl) {
-    const smtp = nodemailer.createTransport(settings.smtpUrl);
+  const smtpUrl = settings.smtpUrl;
+  if (smtpUrl) {
+    const smtp = lazyTransport((nodemailer) => nodemailer.createTransport(smtpUrl));
     return {
       async send(mail) {
-        await smtp.sendMail({ from: settings.from, ...mail });
+        await (await smtp.get()).sendMail({ from: settings.from, ...mail });
       },
       close: () => smtp.close(),
     };
   }
-  const files = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const files = lazyTransport((nodemailer) =>
+    nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }),
+  );
   const dir = path.join(settings.dataDir, 'mail');
   return {
     async send(mail) {
-      const built = await files.sendMail({ from: settings.from, ...mail });
+      const built = await (await files.get()).sendMail({ from: settings.from, ...mail });
       await mkdir(dir, { recursive: true });
       const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.messageId.replace(/[^\w.-]/g, '_')}.eml`;
       await writeFile(path.join(dir, name), built.message as Buffer);
@@ -49,5 +52,30 @@ export function mailTransport(
       );
     },
     close: () => files.close(),
+  };
+}
+
+type Nodemailer = typeof import('nodemailer')['default'];
+
+/**
+ * A nodemailer transport made when the first message is sent: the library is loaded then, so a process that
+ * sends no mail (the API process beside a worker, or a quiet one) does not carry it.
+ */
+function lazyTransport(make: (nodemailer: Nodemailer) => Transporter): {
+  get(): Promise<Transporter>;
+  close(): void;
+} {
+  let made: Promise<Transporter> | undefined;
+  let closed = false;
+  return {
+    get() {
+      made ??= import('nodemailer').then((m) => make(m.default));
+      return made;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      void made?.then((t) => t.close());
+    },
   };
 }

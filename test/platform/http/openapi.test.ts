@@ -48,6 +48,10 @@ describe('GET /openapi.json', () => {
     expect(missing).toEqual([]);
   });
 
+  it('every route schema compiles (they are compiled by their first request; a broken one must fail here)', () => {
+    expect(() => server.runtime.app!.compileSchemas()).not.toThrow();
+  });
+
   it('names the key headers and the session cookie as security, and shows error examples in the route’s shape', () => {
     const balance = doc.paths['/api/public/balance']!.get!;
     expect(balance.security).toEqual([{ publicKey: [], privateKey: [] }]);
