@@ -366,3 +366,34 @@ export function cpuSnapshot(gatewayPid: number): Record<'gateway' | 'bench' | 'p
   }
   return { gateway: ticks(String(gatewayPid)), bench: ticks(String(process.pid)), postgres };
 }
+
+/** A sale's body the card benches charge (method and card added by each). */
+export const CARD_SALE = {
+  amount: 10000,
+  customer: {
+    name: 'Bench Buyer',
+    email: 'buyer@example.com',
+    document: '52998224725',
+    phone: '5511987654321',
+  },
+  items: [{ title: 'Curso online', unitPrice: 10000, quantity: 1, tangible: false }],
+};
+
+/** A Luhn-valid 16-digit number starting with `prefix` and ending in 0 (approved by the sandbox and the local Cielo). */
+export function approvedCard(prefix = '4'): string {
+  for (;;) {
+    let body = prefix;
+    while (body.length < 15) body += String(Math.floor(Math.random() * 10));
+    const digits = `${body}0`;
+    let sum = 0;
+    for (let i = 0; i < 16; i++) {
+      let d = Number(digits[15 - i]);
+      if (i % 2 === 1) {
+        d *= 2;
+        if (d > 9) d -= 9;
+      }
+      sum += d;
+    }
+    if (sum % 10 === 0) return digits;
+  }
+}

@@ -1,5 +1,5 @@
--- The Sale object carries both `risk` (235_risk_rules.sql) and `split` (240_split_payments.sql): each of those
--- migrations rebuilt sales_public_json() with its own field; this one has both.
+-- The Sale object appends `risk` (235_risk_rules.sql) and `split` (240_split_payments.sql) when a sale has them;
+-- as in 201_paid_amount_and_refund_objects.sql otherwise.
 CREATE OR REPLACE FUNCTION sales_public_json() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   NEW.public_json := (SELECT row_to_json(t)::text FROM (SELECT NEW.id AS "id", NEW.uuid AS "uuid",

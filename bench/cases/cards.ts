@@ -2,7 +2,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DevAcquirer } from '../../src/devacquirer/index.js';
-import { type BenchServer, benchMerchant, DURATION, measureAround, printRow, WARMUP } from '../lib.js';
+import {
+  approvedCard,
+  type BenchServer,
+  benchMerchant,
+  CARD_SALE,
+  DURATION,
+  measureAround,
+  printRow,
+  WARMUP,
+} from '../lib.js';
 
 /** The local Cielo the gateway authorizes against, started before the gateway so its settings can be given. */
 const acquirer = new DevAcquirer();
@@ -19,35 +28,6 @@ export const serverEnv = {
   CIELO_API_URL: acquirer.url,
   CIELO_QUERY_URL: acquirer.url,
 };
-
-const SALE = {
-  amount: 10000,
-  customer: {
-    name: 'Bench Buyer',
-    email: 'buyer@example.com',
-    document: '52998224725',
-    phone: '5511987654321',
-  },
-  items: [{ title: 'Curso online', unitPrice: 10000, quantity: 1, tangible: false }],
-};
-
-/** A Luhn-valid Visa number ending in 0 (approved by the local acquirer). */
-function approvedCard(): string {
-  for (;;) {
-    let body = '4';
-    while (body.length < 15) body += String(Math.floor(Math.random() * 10));
-    let sum = 0;
-    for (let i = 0; i < 16; i++) {
-      let d = i === 0 ? 0 : Number(body[15 - i]);
-      if (i % 2 === 1) {
-        d *= 2;
-        if (d > 9) d -= 9;
-      }
-      sum += d;
-    }
-    if ((10 - (sum % 10)) % 10 === 0) return `${body}0`;
-  }
-}
 
 /**
  * Card sales (POST /api/transactions, CREDIT_CARD, authorized and captured at the local Cielo over HTTP: a
@@ -85,7 +65,7 @@ export async function run(server: BenchServer): Promise<void> {
       tokens.push(...batch);
     }
     const headers = { ...merchant.keys, 'content-type': 'application/json' };
-    const pix = JSON.stringify({ ...SALE, paymentMethod: 'PIX' });
+    const pix = JSON.stringify({ ...CARD_SALE, paymentMethod: 'PIX' });
     let next = 0;
     const { target, baseline } = await measureAround(
       { url: `${server.url}/api/transactions`, method: 'POST', headers, body: pix },
@@ -99,7 +79,7 @@ export async function run(server: BenchServer): Promise<void> {
             setupRequest: (req) => ({
               ...req,
               body: JSON.stringify({
-                ...SALE,
+                ...CARD_SALE,
                 paymentMethod: 'CREDIT_CARD',
                 installments: 3,
                 card: { token: tokens[next++ % tokens.length] },

@@ -1,8 +1,10 @@
 import { listRiskRules } from '../../src/risk/index.js';
 import { compileRule, decide, normalizeRule, type RiskRuleInput } from '../../src/risk/rules.js';
 import {
+  approvedCard,
   type BenchServer,
   benchMerchant,
+  CARD_SALE,
   type LoadOptions,
   measureInterleaved,
   printRow,
@@ -12,36 +14,6 @@ import {
 const ROUNDS = Number(process.env.BENCH_RISK_ROUNDS ?? 9);
 const SECONDS = 4;
 const RULES = 50;
-
-const SALE = {
-  amount: 10000,
-  customer: {
-    name: 'Bench Buyer',
-    email: 'buyer@example.com',
-    document: '52998224725',
-    phone: '5511987654321',
-  },
-  items: [{ title: 'Curso online', unitPrice: 10000, quantity: 1, tangible: false }],
-};
-
-/** A Luhn-valid Visa number ending in 0 (approved by the sandbox acquirer). */
-function approvedCard(): string {
-  for (;;) {
-    let body = '411111';
-    while (body.length < 15) body += String(Math.floor(Math.random() * 10));
-    const digits = `${body}0`;
-    let sum = 0;
-    for (let i = 0; i < 16; i++) {
-      let d = Number(digits[15 - i]);
-      if (i % 2 === 1) {
-        d *= 2;
-        if (d > 9) d -= 9;
-      }
-      sum += d;
-    }
-    if (sum % 10 === 0) return digits;
-  }
-}
 
 /**
  * 50 rules that the bench's sales nearly match: every condition holds but the last, so each rule is read whole
@@ -83,7 +55,7 @@ export async function run(server: BenchServer): Promise<void> {
             'content-type': 'application/json',
           },
           body: JSON.stringify({
-            number: approvedCard(),
+            number: approvedCard('411111'),
             holderName: 'BENCH BUYER',
             expMonth: 12,
             expYear: 2035,
@@ -108,7 +80,7 @@ export async function run(server: BenchServer): Promise<void> {
         setupRequest: (req) => ({
           ...req,
           body: JSON.stringify({
-            ...SALE,
+            ...CARD_SALE,
             paymentMethod: 'CREDIT_CARD',
             card: { token: tokens[next++ % tokens.length] },
           }),
@@ -141,9 +113,9 @@ export async function run(server: BenchServer): Promise<void> {
   );
   const facts = {
     method: 'CREDIT_CARD' as const,
-    amountCents: SALE.amount,
-    email: SALE.customer.email,
-    document: SALE.customer.document,
+    amountCents: CARD_SALE.amount,
+    email: CARD_SALE.customer.email,
+    document: CARD_SALE.customer.document,
     ip: '127.0.0.1',
     card: { bin: '411111', fingerprint: 'f'.repeat(64) },
   };
