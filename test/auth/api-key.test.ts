@@ -156,7 +156,8 @@ describe('the cache listener', () => {
     const dbName = new URL(server.databaseUrl).pathname.slice(1);
     return admin(async (c) => {
       const r = await c.query<{ pid: number }>(
-        `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN gateway_auth'`,
+        // the one listening connection of each process LISTENs on every channel (the auth cache's among them)
+        `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN %'`,
         [dbName],
       );
       return r.rows.map((row) => row.pid);
