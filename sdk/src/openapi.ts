@@ -1132,7 +1132,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Log out: ends this session
+         * Log out: the panel session ends
          * @description Roles: owner, admin, finance, developer, viewer (their own session and two-factor).
          */
         post: {

@@ -83,7 +83,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
       config: SELF,
       onRequest: deps.requireSession,
       schema: {
-        summary: 'Log out: ends this session',
+        summary: 'Log out: the panel session ends',
         tags: ['panel'],
         response: { 204: NoContent, 401: EnvelopeErrorBody, 403: EnvelopeErrorBody },
       },
