@@ -79,7 +79,9 @@ import {
   sandboxPanelRoutes,
   sandboxRecurrenceRoutes,
   sandboxSalesRoutes,
+  sandboxSubscriptionRoutes,
 } from './sandbox/index.js';
+import { SubscriptionBiller, Subscriptions, subscriptionRoutes } from './subscriptions/index.js';
 import {
   NOTIFICATION_SCHEMAS,
   readBacklog,
@@ -320,6 +322,28 @@ export async function buildApp(platform: Platform): Promise<Http> {
     await app.register(sandboxCartRoutes, sandbox);
     await app.register(sandboxDisputeRoutes, { db, apiKey, disputes });
     await app.register(sandboxAnticipationRoutes, { apiKey, anticipations });
+  }
+  const subscriptions = new Subscriptions(db, {
+    secretsKey: config.secretsKey,
+    publicUrl: config.publicUrl,
+    boletoDaysBefore: config.subscriptions.boletoDaysBefore,
+  });
+  await app.register(subscriptionRoutes, { subscriptions, apiKey });
+  if (config.sandbox) {
+    const chargers = {
+      card: charges.cardSales ? cardSales : null,
+      pix: charges.pixProcessor,
+      boleto: cobv ? boletoIssuer : null,
+    };
+    const biller = new SubscriptionBiller(
+      db,
+      subscriptions,
+      chargers,
+      config.subscriptions,
+      { ...mail, publicUrl: config.publicUrl },
+      log,
+    );
+    await app.register(sandboxSubscriptionRoutes, { apiKey, biller });
   }
 
   // 4. the merchant panel's page (its routes are the panel routes above)

@@ -1,4 +1,5 @@
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/index.js';
+import { BcbCobv, BoletoIssuer, SandboxCobv } from './boletos/index.js';
 import {
   acquirerFor,
   CARD_JOBS_EVERY_MS,
@@ -36,10 +37,13 @@ import {
   deleteExpiredSaleKeys,
   deleteStaleCallbacks,
   FORGOTTEN_REFUND_CHECK_EVERY_MS,
+  pixProcessors,
   releaseForgottenRefunds,
   SaleSettler,
+  SandboxProcessor,
   startReserveWorker,
 } from './sales/index.js';
+import { BILLING_EVERY_MS, SubscriptionBiller, Subscriptions } from './subscriptions/index.js';
 import { pruneNotifications, RETENTION_EVERY_MS, startNotificationWorkers } from './webhooks/index.js';
 import {
   deleteExpiredKeys,
@@ -81,10 +85,8 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
   const bcbSettings = platform.config.bcb;
   const pspClient = bcbSettings ? new PixApiClient(bcbSettings) : null;
   const expiring = new Map<string, PixChargeProcessor>();
-  if (pspClient && bcbSettings) {
-    const bcb = new BcbProcessor(pspClient, bcbSettings, db, platform.queue);
-    expiring.set(bcb.name, bcb);
-  }
+  const bcb = pspClient && bcbSettings ? new BcbProcessor(pspClient, bcbSettings, db, platform.queue) : null;
+  if (bcb) expiring.set(bcb.name, bcb);
   const stopChargeExpiry = startPeriodic(
     CHARGE_EXPIRY_EVERY_MS,
     () => cancelExpiredCharges(db, platform.queue, expiring, log),
@@ -150,6 +152,37 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
       await cardSales.expireRiskHolds(platform.config.riskReviewHours, expireRiskReview, log);
     },
     (err) => log.warn({ err }, 'card sale jobs failed; will retry'),
+  );
+  // subscriptions: each due period charged once (claims in the database), its outcome applied when its sale ends
+  const config = platform.config;
+  const pix = pixProcessors(config, config.sandbox ? new SandboxProcessor(config.secretsKey) : null, bcb);
+  const cobv =
+    config.pixProcessor === 'bcb' && pspClient && bcbSettings
+      ? new BcbCobv(pspClient, bcbSettings)
+      : config.pixProcessor === 'sandbox'
+        ? new SandboxCobv()
+        : null;
+  const biller = new SubscriptionBiller(
+    db,
+    new Subscriptions(db, {
+      secretsKey: config.secretsKey,
+      publicUrl: config.publicUrl,
+      boletoDaysBefore: config.subscriptions.boletoDaysBefore,
+    }),
+    {
+      // the sandbox acquirer charges nobody: subscriptions through it only with SANDBOX on
+      card: config.cards.acquirer === 'sandbox' && !config.sandbox ? null : cardSales,
+      pix: pix.pixProcessor,
+      boleto: cobv ? new BoletoIssuer(db, cobv, config.boleto, config.publicUrl) : null,
+    },
+    config.subscriptions,
+    { queue: platform.queue, key: config.secretsKey, publicUrl: config.publicUrl },
+    log,
+  );
+  const stopBilling = startPeriodic(
+    BILLING_EVERY_MS,
+    () => biller.run(),
+    (err) => log.warn({ err }, 'subscription billing round failed; will retry'),
   );
   const disputes = new Disputes(
     db,
@@ -219,6 +252,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     stopForgottenHolds();
     stopCartAbandonment();
     stopCardJobs();
+    stopBilling();
     stopReceivables();
     await acquirer.close();
     stopDisputeDeadlines();

@@ -48,3 +48,8 @@ export function listCustomers(
     [accountId, before, limit + 1],
   );
 }
+
+export async function customerById(q: Queryable, id: number): Promise<CustomerRow | null> {
+  const [row] = await q.query<CustomerRow>('SELECT * FROM customers WHERE id = $1', [id]);
+  return row ?? null;
+}

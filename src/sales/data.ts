@@ -38,10 +38,12 @@ export interface NewSaleRow {
   splitPlan?: { json: Record<string, unknown>[]; recipients: number[] } | null;
 }
 
-/** A sale started from a payment link or a checkout session (the checkout module): which one. */
+/** A sale started from a payment link or a checkout session (the checkout module), or made by a subscription. */
 export interface SaleOrigin {
   paymentLinkId?: string;
   checkoutSessionId?: string;
+  /** The subscription whose period the sale charges (the subscriptions module). */
+  subscriptionId?: string;
   /** The page the payer can come back to: the sale then belongs to the payer's checkout cart. */
   recoveryUrl?: string;
 }
@@ -66,9 +68,9 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
         payment_method, customer, items, shipping, pix_key, card_last_four, card_brand, boleto_code,
         installments, processor, external_transaction_id, postback_url, cart_id, recurrence_id, id_rec, contrato,
         metadata, boleto, payment_link_id, checkout_session_id, fee_percent_e4, fee_fixed, risk, split,
-        split_recipients)
+        split_recipients, subscription_id)
      VALUES ($1, $2, 'PENDENTE', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-        $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)
+        $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
      RETURNING *`,
     [
       s.uuid,
@@ -102,6 +104,7 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
       s.risk ? JSON.stringify(s.risk) : null,
       s.splitPlan ? JSON.stringify(s.splitPlan.json) : null,
       s.splitPlan ? s.splitPlan.recipients : null,
+      s.origin?.subscriptionId ?? null,
     ],
   );
   return row!;

@@ -21,7 +21,9 @@ export {
   paidSalesOfLinks,
   reservationsOfLink,
   saleOfOrigin,
+  saleStatuses,
   salesOfSessions,
+  salesOfSubscription,
 } from './origins.js';
 export { type PaymentAgain, recordPaidAmounts, setPaidAgainRule, setPaidAmountRule } from './paid-amount.js';
 export { salesPanelRoutes } from './panel.routes.js';

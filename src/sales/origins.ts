@@ -122,3 +122,31 @@ const originSaleOf = (r: OriginSaleRow): OriginSale => ({
   paid: r.paid,
   chargeExpiresAt: r.charge_expires_at,
 });
+
+/** The sales a subscription made, newest first, as the Sale object (their public JSON), at most `limit`. */
+export async function salesOfSubscription(
+  q: Queryable,
+  subscriptionId: string,
+  limit: number,
+): Promise<string[]> {
+  const rows = await q.query<{ public_json: string }>(
+    'SELECT public_json FROM sales WHERE subscription_id = $1 ORDER BY id DESC LIMIT $2',
+    [subscriptionId, limit],
+  );
+  return rows.map((r) => r.public_json);
+}
+
+/** The status of each of these sales (by numeric id), for the modules that follow a sale they made. */
+export async function saleStatuses(
+  q: Queryable,
+  saleIds: number[],
+): Promise<Map<number, { status: string; uuid: string; amount: number }>> {
+  if (saleIds.length === 0) return new Map();
+  const rows = await q.query<{ id: number; status: string; uuid: string; amount: number }>(
+    'SELECT id, status, uuid::text AS uuid, amount FROM sales WHERE id = ANY($1::bigint[])',
+    [saleIds],
+  );
+  return new Map(
+    rows.map((r) => [Number(r.id), { status: r.status, uuid: r.uuid, amount: Number(r.amount) }]),
+  );
+}

@@ -174,6 +174,12 @@ export const Sale = Type.Object(
       Type.String({ format: 'uuid', description: 'Sales paid through a checkout session: the session' }),
     ),
     split: Type.Optional(SaleSplit),
+    subscriptionId: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description: "A subscription's sales: the subscription whose period it charges",
+      }),
+    ),
   },
   { examples: [SALE_EXAMPLE] },
 );

@@ -82,4 +82,6 @@ export interface SaleRow {
   split_recipients: (number | string)[] | null;
   /** The API contract's Sale object as JSON text (kept by a trigger, migrations/020_sales.sql). */
   public_json: string;
+  /** The subscription whose period the sale charges (its uuid); null for any other sale. */
+  subscription_id: string | null;
 }

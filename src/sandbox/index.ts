@@ -6,3 +6,4 @@ export { sandboxDisputeRoutes } from './disputes.routes.js';
 export { sandboxPanelRoutes } from './panel.routes.js';
 export { sandboxRecurrenceRoutes } from './recurrences.routes.js';
 export { sandboxSalesRoutes } from './sales.routes.js';
+export { sandboxSubscriptionRoutes } from './subscriptions.routes.js';

@@ -17,6 +17,12 @@ export const EVENT_NAMES = [
   'dispute.lost',
   'anticipation.paid',
   'anticipation.rejected',
+  'subscription.created',
+  'subscription.renewed',
+  'subscription.past_due',
+  'subscription.canceled',
+  'invoice.paid',
+  'invoice.failed',
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

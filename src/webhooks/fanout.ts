@@ -56,7 +56,7 @@ export async function fanOutPending(
        SELECT f.id AS event_id, f.account_id, w.id AS webhook_id, 'webhook' AS kind, w.target_host, f.created_at,
               w.status = 'disabled' AS skipped
          FROM f JOIN webhooks w ON w.account_id = f.account_id AND w.deleted_at IS NULL
-        WHERE f.event_type = ANY (w.events) OR ('*' = ANY (w.events) AND f.event_type NOT LIKE 'cart.%' AND f.event_type NOT LIKE 'dispute.%' AND f.event_type NOT LIKE 'anticipation.%')
+        WHERE f.event_type = ANY (w.events) OR ('*' = ANY (w.events) AND f.event_type NOT LIKE 'cart.%' AND f.event_type NOT LIKE 'dispute.%' AND f.event_type NOT LIKE 'anticipation.%' AND f.event_type NOT LIKE 'subscription.%' AND f.event_type NOT LIKE 'invoice.%')
        UNION ALL
        SELECT f.id, f.account_id, NULL, 'postback', coalesce(f.postback_host, 'invalid'), f.created_at, false
          FROM f WHERE f.postback_url IS NOT NULL),

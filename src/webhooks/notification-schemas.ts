@@ -106,6 +106,12 @@ export const SaleNotification = Type.Object(
     ),
     idRec: Type.Optional(Type.String({ description: 'Pix Automático sales only' })),
     contrato: Type.Optional(Type.String({ description: 'Pix Automático sales only' })),
+    subscriptionId: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description: "A subscription's sales: the subscription whose period it charges",
+      }),
+    ),
     split: Type.Optional(
       Type.Array(
         Type.Object({
@@ -239,6 +245,47 @@ export const AnticipationNotification = Type.Object(
   { description: 'An anticipation notification' },
 );
 
+/** The body of a subscription's delivery (subscription.* and invoice.* events): the Subscription, with `type`. */
+export const SubscriptionNotification = Type.Object(
+  {
+    id: Uuid('6d2e4f80-1a3b-4c5d-8e9f-0a1b2c3d4e5f'),
+    customerId: Uuid('2a4c6e80-1b3d-4f5a-8c7e-9d0f1a2b3c4d'),
+    planId: Uuid('9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b'),
+    paymentMethod: Type.String({ examples: ['CREDIT_CARD'] }),
+    status: Type.String({
+      description: 'trialing, active, past_due, unpaid or canceled',
+      examples: ['active'],
+    }),
+    currentPeriodStart: Type.String({ examples: ['2026-11-25'] }),
+    currentPeriodEnd: Type.String({ examples: ['2026-12-25'] }),
+    nextChargeAt: Type.Union([Iso('2026-12-25T03:00:00.000Z'), Type.Null()]),
+    invoice: Type.Optional(
+      Type.Object(
+        {
+          saleId: Type.Union([Uuid('0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41'), Type.Null()]),
+          periodStart: Type.String({ examples: ['2026-11-25'] }),
+          periodEnd: Type.String({ examples: ['2026-12-25'] }),
+          amountCents: Type.Integer({ examples: [4990] }),
+          attempt: Type.Integer({ description: 'The try at this period: 1, then each retry', examples: [1] }),
+        },
+        { description: 'invoice.* events: the period charged and its sale' },
+      ),
+    ),
+    type: Type.Literal('SUBSCRIPTION'),
+    eventType: Type.Union(
+      EVENT_NAMES.filter((e) => e.startsWith('subscription.') || e.startsWith('invoice.')).map((e) =>
+        Type.Literal(e),
+      ),
+      {
+        description:
+          'The event of this delivery: equals X-Service-Event-Type and is covered by the signature',
+        examples: ['invoice.paid'],
+      },
+    ),
+  },
+  { description: 'A subscription notification' },
+);
+
 export const NOTIFICATION_SCHEMAS = {
   SaleRefund,
   SaleNotification,
@@ -246,6 +293,7 @@ export const NOTIFICATION_SCHEMAS = {
   CartNotification,
   DisputeNotification,
   AnticipationNotification,
+  SubscriptionNotification,
 };
 
 const SUMMARIES: Record<EventName, string> = {
@@ -269,6 +317,13 @@ const SUMMARIES: Record<EventName, string> = {
     'An anticipation was paid: its installments left receivable, the net is in available (deliver only when selected)',
   'anticipation.rejected':
     'An anticipation was refused (by an operator, or its installments were no longer there)',
+  'subscription.created': 'A subscription was created (deliver only when selected)',
+  'subscription.renewed': 'A subscription period after the first was paid: the subscription runs on',
+  'subscription.past_due': "A subscription's charge failed: it is retried on the retry days",
+  'subscription.canceled':
+    'A subscription was cancelled (asked, at its period end, or unpaid with cancel-when-unpaid on)',
+  'invoice.paid': "A subscription period's sale was paid",
+  'invoice.failed': "A subscription period's charge failed (refused, or left unpaid)",
 };
 
 /** The OpenAPI `webhooks` section: one POST per event, with the headers every delivery carries. */
@@ -290,7 +345,9 @@ export function webhookOperations(): Record<string, object> {
             ? 'DisputeNotification'
             : event.startsWith('anticipation.')
               ? 'AnticipationNotification'
-              : 'CartNotification';
+              : event.startsWith('subscription.') || event.startsWith('invoice.')
+                ? 'SubscriptionNotification'
+                : 'CartNotification';
       return [
         event,
         {

@@ -8,7 +8,7 @@ import type { EventName } from './events.js';
 export interface NotificationFact {
   accountId: number;
   event: EventName;
-  subjectType: 'sale' | 'withdrawal' | 'cart' | 'dispute' | 'anticipation';
+  subjectType: 'sale' | 'withdrawal' | 'cart' | 'dispute' | 'anticipation' | 'subscription';
   subjectId: number;
   /** The body permanent webhooks receive (key order is the order sent). */
   webhookBody: object;

@@ -215,7 +215,7 @@ function checkEvents(raw: unknown): string[] {
   if (raw.includes('*')) {
     if (raw.every((e) => e === '*')) return ['*'];
     throw validation(
-      '"*" stands alone: send ["*"], or list the event names (cart, dispute and anticipation events are never in "*")',
+      '"*" stands alone: send ["*"], or list the event names (cart, dispute, anticipation, subscription and invoice events are never in "*")',
     );
   }
   for (const e of raw) {

@@ -71,6 +71,8 @@ export interface Config {
   riskRefusalRatio: number;
   /** RISK_REVIEW_HOURS: a card authorization held for a risk review and not decided within this is voided. */
   riskReviewHours: number;
+  /** Subscriptions' dunning and boleto lead time (SUBSCRIPTION_RETRY_DAYS, SUBSCRIPTION_CANCEL_WHEN_UNPAID, BOLETO_DAYS_BEFORE). */
+  subscriptions: SubscriptionSettings;
   /** Requests per source IP per minute on the routes the public key alone opens; 0: off. */
   rateLimitPublicKeyPerIp: number;
   /** Fetches of boleto PDFs by their payer's link per source IP per minute; 0: off. */
@@ -113,6 +115,35 @@ export interface Config {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface SubscriptionSettings {
+  /** Days after a period's first failed charge on which it is tried again, ascending. */
+  retryDays: number[];
+  /** After the last retry fails: canceled (on) rather than unpaid. */
+  cancelWhenUnpaid: boolean;
+  /** A BOLETO subscription's boleto is issued this many days before its due date (the period's start). */
+  boletoDaysBefore: number;
+}
+
+function subscriptionSettings(env: Env): SubscriptionSettings {
+  const raw = env.SUBSCRIPTION_RETRY_DAYS;
+  const parts = raw === undefined || raw === '' ? ['1', '3', '5'] : raw.split(',').map((p) => p.trim());
+  const days = parts.map(Number);
+  if (
+    parts.length > 10 ||
+    parts.some((p) => !/^\d{1,2}$/.test(p)) ||
+    days.some((d, i) => d < 1 || d > 60 || (i > 0 && d <= days[i - 1]!))
+  ) {
+    throw new ConfigError(
+      `SUBSCRIPTION_RETRY_DAYS must be up to 10 ascending whole days between 1 and 60, comma-separated (like 1,3,5), got "${raw}"`,
+    );
+  }
+  return {
+    retryDays: days,
+    cancelWhenUnpaid: onOff(env, 'SUBSCRIPTION_CANCEL_WHEN_UNPAID', false),
+    boletoDaysBefore: integer(env, 'BOLETO_DAYS_BEFORE', 5, 0, 30),
+  };
+}
 
 function retryDelays(env: Env): number[] {
   const raw = env.WEBHOOK_RETRY_DELAYS_MS;
@@ -264,6 +295,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     riskCardAttemptsPerCard: integer(env, 'RISK_CARD_ATTEMPTS_PER_CARD', 5, 0, 1_000_000),
     riskRefusalRatio: ratio(env, 'RISK_REFUSAL_RATIO', 0.5),
     riskReviewHours: integer(env, 'RISK_REVIEW_HOURS', 24, 1, 24 * 6),
+    subscriptions: subscriptionSettings(env),
     rateLimitPublicKeyPerIp: integer(env, 'RATE_LIMIT_PUBLIC_KEY_PER_IP', 30, 0, 1_000_000),
     rateLimitBoletoPdfPerIp: integer(env, 'RATE_LIMIT_BOLETO_PDF_PER_IP', 30, 0, 1_000_000),
     cartAbandonAfterMinutes: integer(env, 'CART_ABANDON_AFTER_MINUTES', 30, 1, 10_080),

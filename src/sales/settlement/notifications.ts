@@ -60,6 +60,11 @@ function split(s: SaleRow) {
   return s.split ? { split: s.split } : {};
 }
 
+/** A subscription's sale carries the subscription's id, as the Sale object does. */
+function subscription(s: SaleRow) {
+  return s.subscription_id ? { subscriptionId: s.subscription_id } : {};
+}
+
 /** Permanent-webhook form: with fee, transactionId and type TRANSACTION. */
 export function saleWebhookBody(s: SaleRow) {
   return {
@@ -73,6 +78,7 @@ export function saleWebhookBody(s: SaleRow) {
     ...refusalAndRisk(s),
     ...recurrence(s),
     ...split(s),
+    ...subscription(s),
   };
 }
 
@@ -85,5 +91,6 @@ export function salePostbackBody(s: SaleRow) {
     ...refusalAndRisk(s),
     ...recurrence(s),
     ...split(s),
+    ...subscription(s),
   };
 }

@@ -1,0 +1,347 @@
+import type { Queryable } from '../platform/db/db.js';
+import type { Interval, LocalDate } from './periods.js';
+
+export type SubscriptionMethod = 'CREDIT_CARD' | 'PIX' | 'BOLETO';
+export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled';
+
+export interface PlanRow {
+  id: number;
+  uuid: string;
+  account_id: number;
+  name: string;
+  amount_cents: number;
+  interval: Interval;
+  interval_count: number;
+  trial_days: number;
+  methods: SubscriptionMethod[];
+  active: boolean;
+  created_at: Date;
+}
+
+export interface SubscriptionRow {
+  id: number;
+  uuid: string;
+  account_id: number;
+  customer_id: number;
+  plan_id: number;
+  next_plan_id: number | null;
+  payment_method: SubscriptionMethod;
+  card_id: string | null;
+  address: Record<string, string> | null;
+  status: SubscriptionStatus;
+  anchor_date: LocalDate;
+  trial_end: LocalDate | null;
+  period_index: number;
+  attempt: number;
+  first_failed_at: Date | null;
+  current_period_start: LocalDate;
+  current_period_end: LocalDate;
+  next_charge_at: Date | null;
+  cancel_at_period_end: boolean;
+  canceled_at: Date | null;
+  created_at: Date;
+  billing_token_sealed: string;
+}
+
+export interface ChargeRow {
+  id: number;
+  subscription_id: number;
+  period_index: number;
+  attempt: number;
+  sale_id: number | null;
+  outcome: 'paid' | 'failed' | null;
+  claimed_at: Date;
+}
+
+// dates come back as São Paulo calendar dates ("YYYY-MM-DD"), never as instants
+const SUBSCRIPTION_COLUMNS = `id, uuid, account_id, customer_id, plan_id, next_plan_id, payment_method, card_id,
+  address, status, to_char(anchor_date, 'YYYY-MM-DD') AS anchor_date, to_char(trial_end, 'YYYY-MM-DD') AS trial_end,
+  period_index, attempt, first_failed_at, to_char(current_period_start, 'YYYY-MM-DD') AS current_period_start,
+  to_char(current_period_end, 'YYYY-MM-DD') AS current_period_end, next_charge_at, cancel_at_period_end,
+  canceled_at, created_at, billing_token_sealed`;
+
+const numeric = <T extends { id: number }>(row: T): T => ({ ...row, id: Number(row.id) });
+const plan = (r: PlanRow): PlanRow => ({
+  ...numeric(r),
+  account_id: Number(r.account_id),
+  amount_cents: Number(r.amount_cents),
+});
+const subscription = (r: SubscriptionRow): SubscriptionRow => ({
+  ...numeric(r),
+  account_id: Number(r.account_id),
+  customer_id: Number(r.customer_id),
+  plan_id: Number(r.plan_id),
+  next_plan_id: r.next_plan_id === null ? null : Number(r.next_plan_id),
+});
+
+export async function insertPlan(
+  q: Queryable,
+  p: Omit<PlanRow, 'id' | 'active' | 'created_at'>,
+): Promise<PlanRow> {
+  const [row] = await q.query<PlanRow>(
+    `INSERT INTO plans (uuid, account_id, name, amount_cents, interval, interval_count, trial_days, methods)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+    [p.uuid, p.account_id, p.name, p.amount_cents, p.interval, p.interval_count, p.trial_days, p.methods],
+  );
+  return plan(row!);
+}
+
+export async function findPlan(q: Queryable, accountId: number, uuid: string): Promise<PlanRow | null> {
+  const [row] = await q.query<PlanRow>('SELECT * FROM plans WHERE uuid = $1 AND account_id = $2', [
+    uuid,
+    accountId,
+  ]);
+  return row ? plan(row) : null;
+}
+
+export async function plansById(q: Queryable, ids: number[]): Promise<Map<number, PlanRow>> {
+  const rows = await q.query<PlanRow>('SELECT * FROM plans WHERE id = ANY($1::bigint[])', [ids]);
+  return new Map(rows.map((r) => [Number(r.id), plan(r)]));
+}
+
+/** Newest first, `limit + 1` rows older than id `before`. */
+export async function listPlans(
+  q: Queryable,
+  accountId: number,
+  before: number | null,
+  limit: number,
+): Promise<PlanRow[]> {
+  const rows = await q.query<PlanRow>(
+    `SELECT * FROM plans WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
+    [accountId, before, limit + 1],
+  );
+  return rows.map(plan);
+}
+
+export async function updatePlan(
+  q: Queryable,
+  id: number,
+  change: { name?: string; active?: boolean },
+): Promise<PlanRow> {
+  const [row] = await q.query<PlanRow>(
+    `UPDATE plans SET name = coalesce($2, name), active = coalesce($3, active) WHERE id = $1 RETURNING *`,
+    [id, change.name ?? null, change.active ?? null],
+  );
+  return plan(row!);
+}
+
+export async function insertSubscription(
+  q: Queryable,
+  s: {
+    uuid: string;
+    accountId: number;
+    customerId: number;
+    planId: number;
+    method: SubscriptionMethod;
+    cardId: string | null;
+    address: Record<string, string> | null;
+    status: SubscriptionStatus;
+    anchor: LocalDate;
+    trialEnd: LocalDate | null;
+    periodStart: LocalDate;
+    periodEnd: LocalDate;
+    nextChargeAt: Date;
+    billingTokenHash: Buffer;
+    billingTokenSealed: string;
+  },
+): Promise<SubscriptionRow> {
+  const [row] = await q.query<SubscriptionRow>(
+    `INSERT INTO subscriptions (uuid, account_id, customer_id, plan_id, payment_method, card_id, address, status,
+        anchor_date, trial_end, current_period_start, current_period_end, next_charge_at, billing_token_hash, billing_token_sealed)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+     RETURNING ${SUBSCRIPTION_COLUMNS}`,
+    [
+      s.uuid,
+      s.accountId,
+      s.customerId,
+      s.planId,
+      s.method,
+      s.cardId,
+      s.address === null ? null : JSON.stringify(s.address),
+      s.status,
+      s.anchor,
+      s.trialEnd,
+      s.periodStart,
+      s.periodEnd,
+      s.nextChargeAt,
+      s.billingTokenHash,
+      s.billingTokenSealed,
+    ],
+  );
+  return subscription(row!);
+}
+
+export async function findSubscription(
+  q: Queryable,
+  accountId: number,
+  uuid: string,
+): Promise<SubscriptionRow | null> {
+  const [row] = await q.query<SubscriptionRow>(
+    `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE uuid = $1 AND account_id = $2`,
+    [uuid, accountId],
+  );
+  return row ? subscription(row) : null;
+}
+
+export async function subscriptionByTokenHash(q: Queryable, hash: Buffer): Promise<SubscriptionRow | null> {
+  const [row] = await q.query<SubscriptionRow>(
+    `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE billing_token_hash = $1`,
+    [hash],
+  );
+  return row ? subscription(row) : null;
+}
+
+/** The subscription, locked for the caller's transaction. */
+export async function lockSubscription(q: Queryable, id: number): Promise<SubscriptionRow | null> {
+  const [row] = await q.query<SubscriptionRow>(
+    `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE id = $1 FOR UPDATE`,
+    [id],
+  );
+  return row ? subscription(row) : null;
+}
+
+/** Newest first, `limit + 1` rows older than id `before`; of one customer when `customerId` is given. */
+export async function listSubscriptions(
+  q: Queryable,
+  accountId: number,
+  filter: { before: number | null; limit: number; customerId?: number | null; status?: string | null },
+): Promise<SubscriptionRow[]> {
+  const rows = await q.query<SubscriptionRow>(
+    `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions
+      WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2) AND ($4::bigint IS NULL OR customer_id = $4)
+        AND ($5::text IS NULL OR status = $5)
+      ORDER BY id DESC LIMIT $3`,
+    [accountId, filter.before, filter.limit + 1, filter.customerId ?? null, filter.status ?? null],
+  );
+  return rows.map(subscription);
+}
+
+/** Writes the subscription's changing columns (the caller holds its lock). */
+export async function saveSubscription(q: Queryable, s: SubscriptionRow): Promise<SubscriptionRow> {
+  const [row] = await q.query<SubscriptionRow>(
+    `UPDATE subscriptions SET plan_id = $2, next_plan_id = $3, card_id = $4, status = $5, period_index = $6,
+        attempt = $7, first_failed_at = $8, current_period_start = $9, current_period_end = $10,
+        next_charge_at = $11, cancel_at_period_end = $12, canceled_at = $13, updated_at = now()
+      WHERE id = $1 RETURNING ${SUBSCRIPTION_COLUMNS}`,
+    [
+      s.id,
+      s.plan_id,
+      s.next_plan_id,
+      s.card_id,
+      s.status,
+      s.period_index,
+      s.attempt,
+      s.first_failed_at,
+      s.current_period_start,
+      s.current_period_end,
+      s.next_charge_at,
+      s.cancel_at_period_end,
+      s.canceled_at,
+    ],
+  );
+  return subscription(row!);
+}
+
+/**
+ * Up to `limit` subscriptions whose next charge is due at `now`, locked (others' locked rows skipped: two
+ * schedulers share the work and never take the same one).
+ */
+export async function lockDue(
+  q: Queryable,
+  now: Date,
+  limit: number,
+  only: number | null,
+): Promise<SubscriptionRow[]> {
+  const rows = await q.query<SubscriptionRow>(
+    `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions
+      WHERE next_charge_at <= $1 AND status IN ('trialing', 'active', 'past_due', 'unpaid')
+        AND ($3::bigint IS NULL OR id = $3)
+      ORDER BY next_charge_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [now, limit, only],
+  );
+  return rows.map(subscription);
+}
+
+/** Claims a try at a period's charge; null when it was claimed before (by this or another scheduler). */
+export async function claimCharge(
+  q: Queryable,
+  subscriptionId: number,
+  periodIndex: number,
+  attempt: number,
+): Promise<ChargeRow | null> {
+  const [row] = await q.query<ChargeRow>(
+    `INSERT INTO subscription_charges (subscription_id, period_index, attempt) VALUES ($1, $2, $3)
+     ON CONFLICT (subscription_id, period_index, attempt) DO NOTHING RETURNING *`,
+    [subscriptionId, periodIndex, attempt],
+  );
+  return row ? { ...row, id: Number(row.id) } : null;
+}
+
+export async function findCharge(
+  q: Queryable,
+  subscriptionId: number,
+  periodIndex: number,
+  attempt: number,
+): Promise<ChargeRow | null> {
+  const [row] = await q.query<ChargeRow>(
+    `SELECT * FROM subscription_charges WHERE subscription_id = $1 AND period_index = $2 AND attempt = $3`,
+    [subscriptionId, periodIndex, attempt],
+  );
+  return row
+    ? { ...row, id: Number(row.id), sale_id: row.sale_id === null ? null : Number(row.sale_id) }
+    : null;
+}
+
+/** A claim whose worker died before its sale was stored is taken over (its claim time renewed). */
+export async function retakeStaleClaim(
+  q: Queryable,
+  chargeId: number,
+  olderThanSeconds: number,
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE subscription_charges SET claimed_at = now()
+      WHERE id = $1 AND sale_id IS NULL AND outcome IS NULL
+        AND claimed_at < now() - make_interval(secs => $2::double precision)
+      RETURNING id`,
+    [chargeId, olderThanSeconds],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Binds the claim to the sale made for it, in the transaction that stores the sale: false when it is already
+ * bound (a worker that took the claim over stored its sale first), and the caller rolls its own sale back.
+ */
+export async function bindCharge(q: Queryable, chargeId: number, saleId: number): Promise<boolean> {
+  const rows = await q.query(
+    'UPDATE subscription_charges SET sale_id = $2 WHERE id = $1 AND sale_id IS NULL RETURNING id',
+    [chargeId, saleId],
+  );
+  return rows.length > 0;
+}
+
+/** A try that could make no sale (the saved card was deleted): failed as it is. */
+export async function failUnsoldCharge(q: Queryable, chargeId: number): Promise<void> {
+  await q.query(`UPDATE subscription_charges SET outcome = 'failed' WHERE id = $1 AND sale_id IS NULL`, [
+    chargeId,
+  ]);
+}
+
+/** Tries with a sale whose outcome is not yet applied, locked (others' locked rows skipped). */
+export async function lockOpenCharges(
+  q: Queryable,
+  limit: number,
+  subscriptionId: number | null = null,
+): Promise<ChargeRow[]> {
+  const rows = await q.query<ChargeRow>(
+    `SELECT * FROM subscription_charges
+      WHERE outcome IS NULL AND sale_id IS NOT NULL AND ($2::bigint IS NULL OR subscription_id = $2)
+      ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+    [limit, subscriptionId],
+  );
+  return rows.map((r) => ({ ...r, id: Number(r.id), sale_id: Number(r.sale_id) }));
+}
+
+export async function setOutcome(q: Queryable, chargeId: number, outcome: 'paid' | 'failed'): Promise<void> {
+  await q.query('UPDATE subscription_charges SET outcome = $2 WHERE id = $1', [chargeId, outcome]);
+}

@@ -1,0 +1,5 @@
+// The subscriptions module's front door: plans, subscriptions and the scheduler that bills their periods.
+export { BILLING_EVERY_MS, type PeriodChargers, SubscriptionBiller } from './billing.js';
+export { subscriptionRoutes } from './routes.js';
+export { Subscription } from './schemas.js';
+export { Subscriptions } from './subscriptions.js';

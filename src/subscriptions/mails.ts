@@ -1,0 +1,79 @@
+import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
+import { unseal } from '../platform/crypto/sealed.js';
+import type { Queryable } from '../platform/db/db.js';
+import { formatBrl } from '../platform/money/money.js';
+import { greeting } from '../platform/text/names.js';
+import type { SaleRow } from '../sales/index.js';
+import type { SubscriptionRow } from './data.js';
+import type { Subscriber, SubscriptionView } from './subscriptions.js';
+
+type Outbox = MailOutbox & { publicUrl: string };
+
+const billingUrl = (mail: Outbox, sub: SubscriptionRow) =>
+  `${mail.publicUrl}/billing/${unseal(mail.key, sub.billing_token_sealed)}`;
+const brDate = (date: string) => date.split('-').reverse().join('/');
+
+/** A PIX or boleto period's charge, to the customer: what to pay, and their page. Once per sale. */
+export async function mailCharge(
+  tx: Queryable,
+  mail: Outbox,
+  sub: SubscriptionRow,
+  who: Subscriber,
+  sale: SaleRow,
+  period: { start: string; end: string },
+): Promise<void> {
+  const amount = formatBrl(Number(sale.amount));
+  const boleto = sale.boleto as { digitableLine: string; pdfUrl: string; dueDate: string } | null;
+  await queueMail(tx, mail, {
+    cause: `subscription-charge:${sale.uuid}`,
+    to: who.customer.email,
+    ...renderMail({
+      subject: `${who.plan.name}: cobrança de ${amount}`,
+      paragraphs: [
+        greeting(who.customer.name),
+        `A assinatura ${who.plan.name} tem uma cobrança de ${amount} pelo período de ${brDate(period.start)} a ${brDate(period.end)}.`,
+        boleto
+          ? `Boleto com vencimento em ${brDate(boleto.dueDate)}. Linha digitável: ${boleto.digitableLine}. PDF: ${boleto.pdfUrl}`
+          : `Pague com o Pix copia e cola (válido por 24 horas): ${sale.pix_key}`,
+      ],
+      action: { label: 'Ver minha assinatura', url: billingUrl(mail, sub) },
+      footnote: 'Você recebe este e-mail porque tem uma assinatura ativa.',
+    }),
+  });
+}
+
+/** A failed try, to the customer: a card to change, or a charge left unpaid; with their page. */
+export async function mailFailure(
+  tx: Queryable,
+  mail: Outbox,
+  sub: SubscriptionRow,
+  who: Subscriber,
+  view: SubscriptionView,
+  attempt: number,
+): Promise<void> {
+  const amount = formatBrl(who.plan.amount_cents);
+  const next = view.nextChargeAt
+    ? `Tentaremos de novo em ${new Date(view.nextChargeAt).toLocaleDateString('pt-BR', { timeZone: 'America/Sao_Paulo' })}.`
+    : view.status === 'canceled'
+      ? 'A assinatura foi cancelada por falta de pagamento.'
+      : 'Não faremos novas tentativas: atualize a forma de pagamento para reativar a assinatura.';
+  await queueMail(tx, mail, {
+    cause: `subscription-failed:${sub.uuid}:${sub.period_index}:${attempt}`,
+    to: who.customer.email,
+    ...renderMail({
+      subject: `${who.plan.name}: não conseguimos cobrar ${amount}`,
+      paragraphs: [
+        greeting(who.customer.name),
+        sub.payment_method === 'CREDIT_CARD'
+          ? `O cartão da assinatura ${who.plan.name} recusou a cobrança de ${amount}.`
+          : `A cobrança de ${amount} da assinatura ${who.plan.name} não foi paga.`,
+        next,
+      ],
+      action: {
+        label: sub.payment_method === 'CREDIT_CARD' ? 'Trocar o cartão' : 'Ver minha assinatura',
+        url: billingUrl(mail, sub),
+      },
+      footnote: 'Você recebe este e-mail porque tem uma assinatura.',
+    }),
+  });
+}

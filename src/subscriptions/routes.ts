@@ -1,0 +1,184 @@
+import { Type } from 'typebox';
+import { merchantOf } from '../auth/index.js';
+import { IpAccessErrorBody, TransactionErrorBody } from '../platform/http/error-schemas.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import { decodeCursor, parseLimit } from '../platform/paging/pagination.js';
+import {
+  CancelBody,
+  IdPath,
+  PageQuery,
+  Plan,
+  PlanBody,
+  PlanPatch,
+  PlansPage,
+  Subscription,
+  SubscriptionBody,
+  SubscriptionPatch,
+  SubscriptionsPage,
+  SubscriptionsQuery,
+} from './schemas.js';
+import type { Subscriptions } from './subscriptions.js';
+
+const D = { errorShape: 'transaction' as const };
+const errors = {
+  400: TransactionErrorBody,
+  401: TransactionErrorBody,
+  403: Type.Union([TransactionErrorBody, IpAccessErrorBody]),
+  404: TransactionErrorBody,
+};
+const schema = { tags: ['public'], security: [{ publicKey: [], privateKey: [] }] };
+
+/** Plans and subscriptions (API keys, shape D): each period one sale carrying subscriptionId. */
+export async function subscriptionRoutes(
+  app: Http,
+  deps: { subscriptions: Subscriptions; apiKey: AuthHook },
+): Promise<void> {
+  const account = (request: Parameters<typeof merchantOf>[0]) => merchantOf(request).accountId;
+  const subs = deps.subscriptions;
+
+  app.post(
+    '/api/plans',
+    {
+      config: { ...D, keyScope: 'charges' },
+      onRequest: deps.apiKey,
+      schema: {
+        ...schema,
+        summary: 'Create a plan: an amount billed every week, month or year, with an optional trial',
+        body: PlanBody,
+        response: { 201: Plan, ...errors },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await subs.createPlan(account(request), request.body)),
+  );
+
+  app.get(
+    '/api/plans',
+    {
+      config: D,
+      onRequest: deps.apiKey,
+      schema: {
+        ...schema,
+        summary: "The account's plans, newest first (cursor pages; limit 1..100, default 20)",
+        querystring: PageQuery,
+        response: { 200: PlansPage, ...errors },
+      },
+    },
+    async (request) =>
+      subs.plans(
+        account(request),
+        request.query.cursor ? decodeCursor(request.query.cursor) : null,
+        parseLimit(request.query.limit),
+      ),
+  );
+
+  app.get(
+    '/api/plans/:id',
+    {
+      config: { ...D, errors: ['NOT_FOUND'] },
+      onRequest: deps.apiKey,
+      schema: { ...schema, summary: 'One plan', params: IdPath, response: { 200: Plan, ...errors } },
+    },
+    async (request) => subs.plan(account(request), request.params.id),
+  );
+
+  app.patch(
+    '/api/plans/:id',
+    {
+      config: { ...D, keyScope: 'charges', errors: ['NOT_FOUND'] },
+      onRequest: deps.apiKey,
+      schema: {
+        ...schema,
+        summary: 'Rename or (de)activate a plan; its amount never changes (make a new plan)',
+        params: IdPath,
+        body: PlanPatch,
+        response: { 200: Plan, ...errors },
+      },
+    },
+    async (request) => subs.updatePlan(account(request), request.params.id, request.body),
+  );
+
+  app.post(
+    '/api/subscriptions',
+    {
+      config: { ...D, keyScope: 'charges' },
+      onRequest: deps.apiKey,
+      schema: {
+        ...schema,
+        summary:
+          'Subscribe a customer to a plan: by a saved card, PIX (a charge e-mailed each period) or BOLETO (issued ahead and e-mailed)',
+        body: SubscriptionBody,
+        response: { 201: Subscription, ...errors },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await subs.create(account(request), request.body)),
+  );
+
+  app.get(
+    '/api/subscriptions',
+    {
+      config: D,
+      onRequest: deps.apiKey,
+      schema: {
+        ...schema,
+        summary: "The account's subscriptions, newest first (cursor pages; by customerId or status)",
+        querystring: SubscriptionsQuery,
+        response: { 200: SubscriptionsPage, ...errors },
+      },
+    },
+    async (request) =>
+      subs.list(account(request), {
+        before: request.query.cursor ? decodeCursor(request.query.cursor) : null,
+        limit: parseLimit(request.query.limit),
+        customerId: request.query.customerId,
+        status: request.query.status,
+      }),
+  );
+
+  app.get(
+    '/api/subscriptions/:id',
+    {
+      config: { ...D, errors: ['NOT_FOUND'] },
+      onRequest: deps.apiKey,
+      schema: {
+        ...schema,
+        summary: 'One subscription; another account’s is not found',
+        params: IdPath,
+        response: { 200: Subscription, ...errors },
+      },
+    },
+    async (request) => subs.one(account(request), request.params.id),
+  );
+
+  app.patch(
+    '/api/subscriptions/:id',
+    {
+      config: { ...D, keyScope: 'charges', errors: ['NOT_FOUND', 'INVALID_STATUS'] },
+      onRequest: deps.apiKey,
+      schema: {
+        ...schema,
+        summary:
+          'Change the plan (from the next period on) or the saved card (a subscription behind is tried again now)',
+        params: IdPath,
+        body: SubscriptionPatch,
+        response: { 200: Subscription, 409: TransactionErrorBody, ...errors },
+      },
+    },
+    async (request) => subs.update(account(request), request.params.id, request.body),
+  );
+
+  app.post(
+    '/api/subscriptions/:id/cancel',
+    {
+      config: { ...D, keyScope: 'charges', errors: ['NOT_FOUND'] },
+      onRequest: deps.apiKey,
+      schema: {
+        ...schema,
+        summary: 'Cancel now, or at the current period’s end (atPeriodEnd)',
+        params: IdPath,
+        body: Type.Optional(CancelBody),
+        response: { 200: Subscription, ...errors },
+      },
+    },
+    async (request) => subs.cancel(account(request), request.params.id, request.body?.atPeriodEnd ?? false),
+  );
+}

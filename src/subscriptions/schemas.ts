@@ -1,0 +1,138 @@
+import { Type } from 'typebox';
+
+const Method = Type.Union([Type.Literal('CREDIT_CARD'), Type.Literal('PIX'), Type.Literal('BOLETO')]);
+const Interval = Type.Union([Type.Literal('week'), Type.Literal('month'), Type.Literal('year')]);
+const Status = Type.Union([
+  Type.Literal('trialing'),
+  Type.Literal('active'),
+  Type.Literal('past_due'),
+  Type.Literal('unpaid'),
+  Type.Literal('canceled'),
+]);
+const LocalDate = (description: string) => Type.String({ examples: ['2026-11-26'], description });
+
+export const PlanBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    amountCents: Type.Integer({
+      minimum: 1,
+      maximum: 100_000_000,
+      description: 'Every period’s amount; never changes',
+    }),
+    interval: Interval,
+    intervalCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'Default 1' })),
+    trialDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 90, description: 'Default 0' })),
+    methods: Type.Array(Method, { minItems: 1, maxItems: 3 }),
+  },
+  { additionalProperties: false },
+);
+
+export const PlanPatch = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    active: Type.Optional(Type.Boolean({ description: 'An inactive plan takes no new subscriptions' })),
+  },
+  { additionalProperties: false },
+);
+
+export const Plan = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  amountCents: Type.Integer(),
+  interval: Interval,
+  intervalCount: Type.Integer(),
+  trialDays: Type.Integer(),
+  methods: Type.Array(Method),
+  active: Type.Boolean(),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+export const PlansPage = Type.Object({
+  data: Type.Array(Plan),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+const Address = Type.Object(
+  {
+    street: Type.String({ minLength: 1, maxLength: 200 }),
+    number: Type.String({ minLength: 1, maxLength: 20 }),
+    district: Type.String({ minLength: 1, maxLength: 100 }),
+    city: Type.String({ minLength: 1, maxLength: 100 }),
+    state: Type.String({ minLength: 2, maxLength: 2 }),
+    zipCode: Type.String({ minLength: 8, maxLength: 9 }),
+  },
+  { additionalProperties: false, description: 'BOLETO only: the payer address printed on each boleto' },
+);
+
+export const SubscriptionBody = Type.Object(
+  {
+    customerId: Type.String({ maxLength: 64 }),
+    planId: Type.String({ maxLength: 64 }),
+    paymentMethod: Method,
+    cardId: Type.Optional(
+      Type.String({ maxLength: 64, description: 'CREDIT_CARD: a saved card of the customer' }),
+    ),
+    startDate: Type.Optional(
+      Type.String({ maxLength: 10, description: 'YYYY-MM-DD, today (São Paulo) by default' }),
+    ),
+    address: Type.Optional(Address),
+  },
+  { additionalProperties: false },
+);
+
+export const SubscriptionPatch = Type.Object(
+  {
+    planId: Type.Optional(Type.String({ maxLength: 64, description: 'The plan from the next period on' })),
+    cardId: Type.Optional(Type.String({ maxLength: 64, description: 'Another saved card of the customer' })),
+  },
+  { additionalProperties: false },
+);
+
+export const CancelBody = Type.Object(
+  {
+    atPeriodEnd: Type.Optional(
+      Type.Boolean({ description: 'Cancel when the current period ends instead of now (default false)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const Subscription = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  customerId: Type.String({ format: 'uuid' }),
+  planId: Type.String({ format: 'uuid' }),
+  nextPlanId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description: 'A plan change waiting for the next period',
+  }),
+  paymentMethod: Method,
+  cardId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  status: Status,
+  amountCents: Type.Integer({ description: 'The current plan’s amount per period' }),
+  currentPeriodStart: LocalDate('The current period’s first day (the trial’s while trialing)'),
+  currentPeriodEnd: LocalDate('The day the current period ends (the next one starts)'),
+  nextChargeAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When the next charge or retry is made; null when none is scheduled',
+  }),
+  trialEnd: Type.Union([LocalDate('The trial’s last day + 1'), Type.Null()]),
+  cancelAtPeriodEnd: Type.Boolean(),
+  canceledAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  billingUrl: Type.String({ description: 'The customer’s own page (change the card, cancel at period end)' }),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+export const SubscriptionsPage = Type.Object({
+  data: Type.Array(Subscription),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const IdPath = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const PageQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ maxLength: 64 })),
+  limit: Type.Optional(Type.String({ maxLength: 3 })),
+});
+export const SubscriptionsQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ maxLength: 64 })),
+  limit: Type.Optional(Type.String({ maxLength: 3 })),
+  customerId: Type.Optional(Type.String({ maxLength: 64 })),
+  status: Type.Optional(Status),
+});

@@ -1,0 +1,445 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { savedCardsOf } from '../cards/index.js';
+import { type CustomerRow, customerById, findCustomer } from '../customers/index.js';
+import { seal, unseal } from '../platform/crypto/sealed.js';
+import type { Db, Queryable } from '../platform/db/db.js';
+import { AppError, notFound, validation } from '../platform/errors/app-error.js';
+import { isUuid } from '../platform/ids/public-ids.js';
+import { encodeCursor } from '../platform/paging/pagination.js';
+import { saleFees } from '../sales/index.js';
+import { recordNotification } from '../webhooks/index.js';
+import {
+  findPlan,
+  findSubscription,
+  insertPlan,
+  insertSubscription,
+  listPlans,
+  listSubscriptions,
+  lockSubscription,
+  type PlanRow,
+  plansById,
+  type SubscriptionMethod,
+  type SubscriptionRow,
+  saveSubscription,
+  updatePlan,
+} from './data.js';
+import { addDays, type Interval, type LocalDate, localDateOf, periodDate, startOf } from './periods.js';
+
+export interface PlanInput {
+  name: string;
+  amountCents: number;
+  interval: Interval;
+  intervalCount?: number;
+  trialDays?: number;
+  methods: SubscriptionMethod[];
+}
+
+export interface PlanView {
+  id: string;
+  name: string;
+  amountCents: number;
+  interval: Interval;
+  intervalCount: number;
+  trialDays: number;
+  methods: SubscriptionMethod[];
+  active: boolean;
+  createdAt: string;
+}
+
+export interface SubscriptionInput {
+  customerId: string;
+  planId: string;
+  paymentMethod: SubscriptionMethod;
+  cardId?: string;
+  startDate?: string;
+  address?: Record<string, string>;
+}
+
+export interface SubscriptionView {
+  id: string;
+  customerId: string;
+  planId: string;
+  nextPlanId: string | null;
+  paymentMethod: SubscriptionMethod;
+  cardId: string | null;
+  status: SubscriptionRow['status'];
+  amountCents: number;
+  currentPeriodStart: LocalDate;
+  currentPeriodEnd: LocalDate;
+  nextChargeAt: string | null;
+  trialEnd: LocalDate | null;
+  cancelAtPeriodEnd: boolean;
+  canceledAt: string | null;
+  billingUrl: string;
+  createdAt: string;
+}
+
+export const planView = (p: PlanRow): PlanView => ({
+  id: p.uuid,
+  name: p.name,
+  amountCents: p.amount_cents,
+  interval: p.interval,
+  intervalCount: p.interval_count,
+  trialDays: p.trial_days,
+  methods: p.methods,
+  active: p.active,
+  createdAt: p.created_at.toISOString(),
+});
+
+export const billingTokenHash = (token: string) => createHash('sha256').update(token).digest();
+
+/** What a subscription's views and notifications read besides its own row. */
+export interface Subscriber {
+  customer: CustomerRow;
+  plan: PlanRow;
+  nextPlan: PlanRow | null;
+}
+
+/** Reads the customer and plans of each subscription, in one query each. */
+export async function subscribersOf(q: Queryable, subs: SubscriptionRow[]): Promise<Map<number, Subscriber>> {
+  const plans = await plansById(q, [
+    ...new Set(subs.flatMap((s) => (s.next_plan_id ? [s.plan_id, s.next_plan_id] : [s.plan_id]))),
+  ]);
+  const out = new Map<number, Subscriber>();
+  for (const s of subs) {
+    const customer = await customerById(q, s.customer_id);
+    out.set(s.id, {
+      customer: customer!,
+      plan: plans.get(s.plan_id)!,
+      nextPlan: s.next_plan_id ? plans.get(s.next_plan_id)! : null,
+    });
+  }
+  return out;
+}
+
+export function subscriptionView(
+  s: SubscriptionRow,
+  who: Subscriber,
+  keys: { secretsKey: Buffer; publicUrl: string },
+): SubscriptionView {
+  return {
+    id: s.uuid,
+    customerId: who.customer.uuid,
+    planId: who.plan.uuid,
+    nextPlanId: who.nextPlan?.uuid ?? null,
+    paymentMethod: s.payment_method,
+    cardId: s.card_id,
+    status: s.status,
+    amountCents: who.plan.amount_cents,
+    currentPeriodStart: s.current_period_start,
+    currentPeriodEnd: s.current_period_end,
+    nextChargeAt: s.next_charge_at?.toISOString() ?? null,
+    trialEnd: s.trial_end,
+    cancelAtPeriodEnd: s.cancel_at_period_end,
+    canceledAt: s.canceled_at?.toISOString() ?? null,
+    billingUrl: `${keys.publicUrl}/billing/${unseal(keys.secretsKey, s.billing_token_sealed)}`,
+    createdAt: s.created_at.toISOString(),
+  };
+}
+
+/** The São Paulo dates of a subscription's period n. */
+export function periodOf(s: Pick<SubscriptionRow, 'anchor_date'>, plan: PlanRow, n: number) {
+  return {
+    start: periodDate(s.anchor_date, plan.interval, plan.interval_count, n),
+    end: periodDate(s.anchor_date, plan.interval, plan.interval_count, n + 1),
+  };
+}
+
+/**
+ * When period n's charge is made: its first day's start in São Paulo; a boleto `boletoDaysBefore` days earlier
+ * (it is due on the period's first day).
+ */
+export function chargeTimeOf(
+  s: Pick<SubscriptionRow, 'anchor_date' | 'payment_method'>,
+  plan: PlanRow,
+  n: number,
+  boletoDaysBefore: number,
+): Date {
+  const start = periodOf(s, plan, n).start;
+  return startOf(s.payment_method === 'BOLETO' ? addDays(start, -boletoDaysBefore) : start);
+}
+
+/** Records a subscription.* or invoice.* fact (the caller's transaction: the outbox). */
+export async function notifySubscription(
+  tx: Queryable,
+  event:
+    | 'subscription.created'
+    | 'subscription.renewed'
+    | 'subscription.past_due'
+    | 'subscription.canceled'
+    | 'invoice.paid'
+    | 'invoice.failed',
+  view: SubscriptionView,
+  accountId: number,
+  subjectId: number,
+  invoice?: {
+    saleId: string | null;
+    periodStart: string;
+    periodEnd: string;
+    amountCents: number;
+    attempt: number;
+  },
+): Promise<void> {
+  const { billingUrl: _customerLink, ...body } = view;
+  await recordNotification(tx, {
+    accountId,
+    event,
+    subjectType: 'subscription',
+    subjectId,
+    webhookBody: { ...body, ...(invoice ? { invoice } : {}), type: 'SUBSCRIPTION' },
+  });
+}
+
+const MAX_AMOUNT = 100_000_000;
+const METHODS: readonly SubscriptionMethod[] = ['CREDIT_CARD', 'PIX', 'BOLETO'];
+const ADDRESS_FIELDS = ['street', 'number', 'district', 'city', 'state', 'zipCode'] as const;
+
+/** A merchant's plans and subscriptions (API keys); another account's are not found. */
+export class Subscriptions {
+  constructor(
+    private readonly db: Db,
+    private readonly settings: { secretsKey: Buffer; publicUrl: string; boletoDaysBefore: number },
+  ) {}
+
+  async createPlan(accountId: number, input: PlanInput): Promise<PlanView> {
+    const methods = [...new Set(input.methods)];
+    if (methods.length === 0 || methods.some((m) => !METHODS.includes(m))) {
+      throw validation('methods must list at least one of CREDIT_CARD, PIX, BOLETO');
+    }
+    if (!Number.isInteger(input.amountCents) || input.amountCents < 1 || input.amountCents > MAX_AMOUNT) {
+      throw validation(`amountCents must be a whole number of cents from 1 to ${MAX_AMOUNT}`);
+    }
+    const name = input.name.trim();
+    if (!name) throw validation('name must not be blank');
+    // every period is a sale of this amount: one whose fee takes it whole could never be charged
+    for (const paymentMethod of methods)
+      await saleFees(this.db, accountId, input.amountCents, { paymentMethod });
+    return planView(
+      await insertPlan(this.db, {
+        uuid: randomUUID(),
+        account_id: accountId,
+        name,
+        amount_cents: input.amountCents,
+        interval: input.interval,
+        interval_count: input.intervalCount ?? 1,
+        trial_days: input.trialDays ?? 0,
+        methods,
+      }),
+    );
+  }
+
+  async plans(accountId: number, before: number | null, limit: number) {
+    const rows = await listPlans(this.db, accountId, before, limit);
+    const kept = rows.slice(0, limit);
+    return {
+      data: kept.map(planView),
+      nextCursor: rows.length > limit ? encodeCursor(kept[kept.length - 1]!.id) : null,
+    };
+  }
+
+  async plan(accountId: number, id: string): Promise<PlanView> {
+    return planView(await this.ownedPlan(this.db, accountId, id));
+  }
+
+  /** Renames or (de)activates a plan; its amount never changes (a new price is a new plan). */
+  async updatePlan(accountId: number, id: string, change: { name?: string; active?: boolean }) {
+    const plan = await this.ownedPlan(this.db, accountId, id);
+    const name = change.name?.trim();
+    if (change.name !== undefined && !name) throw validation('name must not be blank');
+    return planView(await updatePlan(this.db, plan.id, { name, active: change.active }));
+  }
+
+  async create(accountId: number, input: SubscriptionInput): Promise<SubscriptionView> {
+    return this.db.tx(async (tx) => {
+      const customer = isUuid(input.customerId)
+        ? await findCustomer(tx, accountId, input.customerId.toLowerCase())
+        : null;
+      if (!customer) throw validation('customerId is not a customer of this account');
+      const plan = await this.ownedPlan(tx, accountId, input.planId, 'planId');
+      if (!plan.active) throw validation('planId is an inactive plan: it takes no new subscriptions');
+      if (!plan.methods.includes(input.paymentMethod)) {
+        throw validation(
+          `paymentMethod ${input.paymentMethod} is not one of the plan's methods (${plan.methods.join(', ')})`,
+        );
+      }
+      const cardId = await this.checkCard(tx, input.paymentMethod, customer.id, input.cardId);
+      const address = input.paymentMethod === 'BOLETO' ? boletoAddress(input.address) : null;
+      const today = localDateOf(new Date());
+      const start = input.startDate ?? today;
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(start) || addDays(start, 0) !== start) {
+        throw validation('startDate must be a date (YYYY-MM-DD)');
+      }
+      if (start < today || start > addDays(today, 365)) {
+        throw validation('startDate must be from today to a year from today (São Paulo dates)');
+      }
+      const trialEnd = plan.trial_days > 0 ? addDays(start, plan.trial_days) : null;
+      const anchor = trialEnd ?? start;
+      const first = periodDate(anchor, plan.interval, plan.interval_count, 1);
+      const token = randomBytes(24).toString('base64url');
+      const row = await insertSubscription(tx, {
+        uuid: randomUUID(),
+        accountId,
+        customerId: customer.id,
+        planId: plan.id,
+        method: input.paymentMethod,
+        cardId,
+        address,
+        status: trialEnd ? 'trialing' : 'active',
+        anchor,
+        trialEnd,
+        periodStart: start,
+        periodEnd: trialEnd ?? first,
+        nextChargeAt: new Date(0),
+        billingTokenHash: billingTokenHash(token),
+        billingTokenSealed: seal(this.settings.secretsKey, token),
+      });
+      row.next_charge_at = chargeTimeOf(row, plan, 0, this.settings.boletoDaysBefore);
+      const saved = await saveSubscription(tx, row);
+      const view = subscriptionView(saved, { customer, plan, nextPlan: null }, this.settings);
+      await notifySubscription(tx, 'subscription.created', view, accountId, saved.id);
+      return view;
+    });
+  }
+
+  async one(accountId: number, id: string): Promise<SubscriptionView> {
+    const sub = await this.owned(this.db, accountId, id);
+    return (await this.views(this.db, [sub]))[0]!;
+  }
+
+  async list(
+    accountId: number,
+    filter: { before: number | null; limit: number; customerId?: string; status?: string },
+  ) {
+    let customerId: number | null = null;
+    if (filter.customerId !== undefined) {
+      const customer = isUuid(filter.customerId)
+        ? await findCustomer(this.db, accountId, filter.customerId.toLowerCase())
+        : null;
+      if (!customer) return { data: [], nextCursor: null };
+      customerId = customer.id;
+    }
+    const rows = await listSubscriptions(this.db, accountId, { ...filter, customerId });
+    const kept = rows.slice(0, filter.limit);
+    return {
+      data: await this.views(this.db, kept),
+      nextCursor: rows.length > filter.limit ? encodeCursor(kept[kept.length - 1]!.id) : null,
+    };
+  }
+
+  /**
+   * Cancels now (no more charges; subscription.canceled) or at the period's end (`atPeriodEnd`: the charge
+   * that would start the next period cancels it instead). A cancelled subscription stays as it is.
+   */
+  async cancel(accountId: number, id: string, atPeriodEnd: boolean): Promise<SubscriptionView> {
+    return this.db.tx(async (tx) => {
+      const found = await this.owned(tx, accountId, id);
+      const sub = (await lockSubscription(tx, found.id))!;
+      if (sub.status === 'canceled') return (await this.views(tx, [sub]))[0]!;
+      if (atPeriodEnd) {
+        sub.cancel_at_period_end = true;
+        return (await this.views(tx, [await saveSubscription(tx, sub)]))[0]!;
+      }
+      return this.cancelNow(tx, sub);
+    });
+  }
+
+  async cancelNow(tx: Queryable, sub: SubscriptionRow): Promise<SubscriptionView> {
+    sub.status = 'canceled';
+    sub.canceled_at = new Date();
+    sub.next_charge_at = null;
+    const saved = await saveSubscription(tx, sub);
+    const [view] = await this.views(tx, [saved]);
+    await notifySubscription(tx, 'subscription.canceled', view!, saved.account_id, saved.id);
+    return view!;
+  }
+
+  /** PATCH: a new plan from the next period on, and/or another saved card of the customer from now on. */
+  async update(
+    accountId: number,
+    id: string,
+    change: { planId?: string; cardId?: string },
+  ): Promise<SubscriptionView> {
+    return this.db.tx(async (tx) => {
+      const found = await this.owned(tx, accountId, id);
+      const sub = (await lockSubscription(tx, found.id))!;
+      if (sub.status === 'canceled') {
+        throw new AppError('INVALID_STATUS', 'a canceled subscription cannot change: start a new one');
+      }
+      if (change.planId !== undefined) {
+        const plan = await this.ownedPlan(tx, accountId, change.planId, 'planId');
+        if (!plan.active) throw validation('planId is an inactive plan');
+        if (!plan.methods.includes(sub.payment_method)) {
+          throw validation(`the plan does not take ${sub.payment_method}, this subscription's method`);
+        }
+        const [current] = (await subscribersOf(tx, [sub])).values();
+        if (
+          plan.interval !== current!.plan.interval ||
+          plan.interval_count !== current!.plan.interval_count
+        ) {
+          throw validation(
+            `planId must bill every ${current!.plan.interval_count} ${current!.plan.interval}(s) as the current plan does: the periods keep their dates`,
+          );
+        }
+        sub.next_plan_id = plan.id === sub.plan_id ? null : plan.id;
+      }
+      if (change.cardId !== undefined) {
+        sub.card_id = await this.checkCard(tx, sub.payment_method, sub.customer_id, change.cardId);
+        this.retryNowWhenDue(sub);
+      }
+      return (await this.views(tx, [await saveSubscription(tx, sub)]))[0]!;
+    });
+  }
+
+  /** A new card on a subscription behind on payment is tried at once (unpaid ones included). */
+  retryNowWhenDue(sub: SubscriptionRow): void {
+    if (sub.status === 'past_due' || sub.status === 'unpaid') sub.next_charge_at = new Date();
+  }
+
+  async views(q: Queryable, subs: SubscriptionRow[]): Promise<SubscriptionView[]> {
+    const who = await subscribersOf(q, subs);
+    return subs.map((s) => subscriptionView(s, who.get(s.id)!, this.settings));
+  }
+
+  async checkCard(
+    q: Queryable,
+    method: SubscriptionMethod,
+    customerId: number,
+    cardId: string | undefined,
+  ): Promise<string | null> {
+    if (method !== 'CREDIT_CARD') {
+      if (cardId !== undefined) throw validation('cardId applies to CREDIT_CARD subscriptions only');
+      return null;
+    }
+    if (cardId === undefined)
+      throw validation('cardId is required for CREDIT_CARD (a saved card of the customer)');
+    const cards = (await savedCardsOf(q, [customerId])).get(customerId) ?? [];
+    const card = cards.find((c) => c.id === cardId.toLowerCase());
+    if (!card) throw validation('cardId is not a saved card of this customer');
+    return card.id;
+  }
+
+  /** The account's subscription of this id; another account's is not found. */
+  async owned(q: Queryable, accountId: number, id: string): Promise<SubscriptionRow> {
+    const sub = isUuid(id) ? await findSubscription(q, accountId, id.toLowerCase()) : null;
+    if (!sub) throw notFound('Subscription not found');
+    return sub;
+  }
+
+  private async ownedPlan(q: Queryable, accountId: number, id: string, field?: string): Promise<PlanRow> {
+    const plan = isUuid(id) ? await findPlan(q, accountId, id.toLowerCase()) : null;
+    if (!plan)
+      throw field ? validation(`${field} is not a plan of this account`) : notFound('Plan not found');
+    return plan;
+  }
+}
+
+function boletoAddress(raw: Record<string, string> | undefined): Record<string, string> {
+  if (!raw) throw validation('address is required for BOLETO (the payer address printed on each boleto)');
+  const out: Record<string, string> = {};
+  for (const f of ADDRESS_FIELDS) {
+    const v = typeof raw[f] === 'string' ? raw[f].trim() : '';
+    if (!v) throw validation(`address.${f} is required for BOLETO`);
+    out[f] = v;
+  }
+  return out;
+}

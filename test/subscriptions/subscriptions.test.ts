@@ -1,0 +1,329 @@
+/**
+ * Plans and subscriptions (decisions.md, "Subscriptions and saved cards"): a saved card charged once per period
+ * through the sandbox's advance (the scheduler's own code), dunning on the retry days with past_due and unpaid,
+ * a new card reactivating it, a plan change at the next period, cancellation, the customer's e-mails and the
+ * subscription.* and invoice.* events; another account sees none of it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cardBody, cardEnding } from '../cards/cards.js';
+import { CUSTOMER } from '../sales/fixtures.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { Mailbox } from '../support/mailbox.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
+
+interface Sub {
+  id: string;
+  status: string;
+  planId: string;
+  nextPlanId: string | null;
+  cardId: string | null;
+  currentPeriodStart: string;
+  currentPeriodEnd: string;
+  nextChargeAt: string | null;
+  trialEnd: string | null;
+  cancelAtPeriodEnd: boolean;
+  billingUrl: string;
+}
+interface Sale {
+  uuid: string;
+  status: string;
+  amount: number;
+  subscriptionId?: string;
+}
+
+let server: TestServer;
+let merchant: TestMerchant;
+let other: TestMerchant;
+let mailbox: Mailbox;
+
+beforeAll(async () => {
+  mailbox = await Mailbox.start();
+  server = await startServer({ env: { SMTP_URL: mailbox.url } });
+  merchant = await createMerchant(server);
+  other = await createMerchant(server, 'Other Merchant');
+});
+afterAll(async () => {
+  await server?.close();
+  await mailbox?.stop();
+});
+
+const api = <T>(method: string, path: string, body?: unknown, who = merchant) =>
+  call<T & { error?: string; message?: string }>(method, `${server.url}${path}`, {
+    headers: who.keys,
+    ...(body === undefined ? {} : { body }),
+  });
+
+async function savedCard(customerId: string, lastDigit: string): Promise<string> {
+  const token = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+    headers: { 'x-api-public-key': merchant.publicKey },
+    body: cardBody(cardEnding(lastDigit)),
+  });
+  const saved = await api<{ id: string }>('POST', `/api/customers/${customerId}/cards`, {
+    token: token.body.token,
+  });
+  expect(saved.status, saved.text).toBe(201);
+  return saved.body.id;
+}
+
+async function customer(email = 'assinante@example.com'): Promise<string> {
+  const made = await api<{ id: string }>('POST', '/api/customers', { ...CUSTOMER, email });
+  expect(made.status, made.text).toBe(201);
+  return made.body.id;
+}
+
+async function plan(body: Record<string, unknown> = {}): Promise<string> {
+  const made = await api<{ id: string }>('POST', '/api/plans', {
+    name: 'Academia',
+    amountCents: 9990,
+    interval: 'month',
+    methods: ['CREDIT_CARD', 'PIX'],
+    ...body,
+  });
+  expect(made.status, made.text).toBe(201);
+  return made.body.id;
+}
+
+const advance = (id: string, who = merchant) =>
+  api<Sub>('POST', `/api/sandbox/subscriptions/${id}/advance`, undefined, who);
+const salesOf = async (id: string) =>
+  (await api<{ data: Sale[] }>('GET', '/api/transactions?limit=100')).body.data.filter(
+    (s) => s.subscriptionId === id,
+  );
+const eventsOf = async (id: string) =>
+  (await api<{ data: { type: string; data: { id: string } }[] }>('GET', '/api/events?limit=100')).body.data
+    .filter((e) => e.data.id === id)
+    .map((e) => e.type)
+    .reverse();
+// tomorrow's subscriptions are due tomorrow: the running scheduler leaves them to the test's advance
+const tomorrowSp = () =>
+  new Date(Date.now() + 86_400_000).toLocaleDateString('sv-SE', { timeZone: 'America/Sao_Paulo' });
+const subscribe = (body: Record<string, unknown>) =>
+  api<Sub>('POST', '/api/subscriptions', { startDate: tomorrowSp(), ...body });
+
+describe('plans', () => {
+  it('are created, listed, renamed and deactivated; the amount never changes; bad ones are 400', async () => {
+    const id = await plan({ intervalCount: 3, trialDays: 7 });
+    const one = await api<Record<string, unknown>>('GET', `/api/plans/${id}`);
+    expect(one.body).toMatchObject({
+      amountCents: 9990,
+      interval: 'month',
+      intervalCount: 3,
+      trialDays: 7,
+      active: true,
+    });
+    const renamed = await api('PATCH', `/api/plans/${id}`, { name: 'Trimestral', active: false });
+    expect(renamed.body).toMatchObject({ name: 'Trimestral', active: false, amountCents: 9990 });
+    expect((await api('PATCH', `/api/plans/${id}`, { amountCents: 1 })).status).toBe(400);
+    for (const bad of [
+      { interval: 'day' },
+      { intervalCount: 13 },
+      { trialDays: 91 },
+      { methods: [] },
+      { methods: ['DEBIT_CARD'] },
+      { amountCents: 0 },
+    ]) {
+      const res = await api('POST', '/api/plans', {
+        name: 'x',
+        amountCents: 100,
+        interval: 'month',
+        methods: ['PIX'],
+        ...bad,
+      });
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+    }
+    expect((await api('GET', `/api/plans/${id}`, undefined, other)).status).toBe(404);
+    const page = await api<{ data: { id: string }[] }>('GET', '/api/plans');
+    expect(page.body.data.map((p) => p.id)).toContain(id);
+  });
+});
+
+describe('subscriptions by card', () => {
+  it('charge one sale per period carrying subscriptionId, and renew on the next period', async () => {
+    const customerId = await customer();
+    const cardId = await savedCard(customerId, '1');
+    const planId = await plan();
+    const made = await subscribe({
+      customerId,
+      planId,
+      paymentMethod: 'CREDIT_CARD',
+      cardId,
+    });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body).toMatchObject({ status: 'active', currentPeriodStart: tomorrowSp(), trialEnd: null });
+    expect(made.body.billingUrl).toMatch(/\/billing\/[A-Za-z0-9_-]{32}$/);
+    expect((await api('GET', `/api/subscriptions/${made.body.id}`, undefined, other)).status).toBe(404);
+    expect((await advance(made.body.id, other)).status).toBe(404);
+
+    const first = await advance(made.body.id);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.status).toBe('active');
+    let sales = await salesOf(made.body.id);
+    expect(sales.map((s) => [s.status, s.amount])).toEqual([['PAGO', 9990]]);
+    const start = made.body.currentPeriodStart;
+    expect(first.body.currentPeriodStart).toBe(start);
+    expect(new Date(first.body.nextChargeAt!).getTime()).toBeGreaterThan(Date.now());
+
+    const second = await advance(made.body.id);
+    expect(second.body.status).toBe('active');
+    expect(second.body.currentPeriodStart).toBe(first.body.currentPeriodEnd);
+    sales = await salesOf(made.body.id);
+    expect(sales.map((s) => s.status)).toEqual(['PAGO', 'PAGO']);
+    expect(await eventsOf(made.body.id)).toEqual([
+      'subscription.created',
+      'invoice.paid',
+      'invoice.paid',
+      'subscription.renewed',
+    ]);
+  });
+
+  it('with a trial start trialing and charge when the trial ends', async () => {
+    const customerId = await customer();
+    const cardId = await savedCard(customerId, '4');
+    const planId = await plan({ trialDays: 14, interval: 'week' });
+    const made = await subscribe({
+      customerId,
+      planId,
+      paymentMethod: 'CREDIT_CARD',
+      cardId,
+    });
+    expect(made.body.status).toBe('trialing');
+    expect(made.body.trialEnd).toBe(made.body.currentPeriodEnd);
+    expect(new Date(made.body.nextChargeAt!).getTime()).toBeGreaterThan(Date.now() + 14 * 86_400_000);
+    expect((await salesOf(made.body.id)).length).toBe(0);
+    const paid = await advance(made.body.id);
+    expect(paid.body).toMatchObject({ status: 'active', currentPeriodStart: made.body.trialEnd });
+  });
+
+  it('refused: past_due, retried on the retry days, unpaid after the last; a new card reactivates it', async () => {
+    const customerId = await customer('dunning@example.com');
+    const refused = await savedCard(customerId, '2');
+    const planId = await plan();
+    const made = await subscribe({
+      customerId,
+      planId,
+      paymentMethod: 'CREDIT_CARD',
+      cardId: refused,
+    });
+    const failed = await advance(made.body.id);
+    expect(failed.body.status).toBe('past_due');
+    const firstFailure = Date.now();
+    const days = (at: string | null) => Math.round((new Date(at!).getTime() - firstFailure) / 86_400_000);
+    expect(days(failed.body.nextChargeAt)).toBe(1);
+    expect(days((await advance(made.body.id)).body.nextChargeAt)).toBe(3);
+    expect(days((await advance(made.body.id)).body.nextChargeAt)).toBe(5);
+    const unpaid = await advance(made.body.id);
+    expect(unpaid.body).toMatchObject({ status: 'unpaid', nextChargeAt: null });
+    expect((await salesOf(made.body.id)).map((s) => s.status)).toEqual([
+      'RECUSADO',
+      'RECUSADO',
+      'RECUSADO',
+      'RECUSADO',
+    ]);
+    expect((await advance(made.body.id)).status).toBe(409);
+    await waitUntil(() => mailbox.messages.filter((m) => m.to === 'dunning@example.com').length >= 4);
+    const mail = mailbox.messages.find((m) => m.to === 'dunning@example.com')!;
+    expect(mail.subject).toContain('não conseguimos cobrar');
+    expect(mail.text).toContain(made.body.billingUrl);
+
+    const good = await savedCard(customerId, '9');
+    const changed = await api<Sub>('PATCH', `/api/subscriptions/${made.body.id}`, { cardId: good });
+    expect(changed.status, changed.text).toBe(200);
+    const back = await advance(made.body.id);
+    expect(back.body.status).toBe('active');
+    expect(back.body.currentPeriodStart).toBe(made.body.currentPeriodStart);
+    expect(await eventsOf(made.body.id)).toEqual([
+      'subscription.created',
+      'invoice.failed',
+      'subscription.past_due',
+      'invoice.failed',
+      'invoice.failed',
+      'invoice.failed',
+      'invoice.paid',
+    ]);
+  });
+
+  it('change plan at the next period, and cancel at the period end or now', async () => {
+    const customerId = await customer();
+    const cardId = await savedCard(customerId, '1');
+    const planId = await plan();
+    const dearer = await plan({ name: 'Premium', amountCents: 19990 });
+    const yearly = await plan({ interval: 'year' });
+    const made = await subscribe({
+      customerId,
+      planId,
+      paymentMethod: 'CREDIT_CARD',
+      cardId,
+    });
+    await advance(made.body.id);
+    expect((await api('PATCH', `/api/subscriptions/${made.body.id}`, { planId: yearly })).status).toBe(400);
+    const changed = await api<Sub>('PATCH', `/api/subscriptions/${made.body.id}`, { planId: dearer });
+    expect(changed.body).toMatchObject({ planId, nextPlanId: dearer });
+    const renewed = await advance(made.body.id);
+    expect(renewed.body).toMatchObject({ planId: dearer, nextPlanId: null });
+    expect((await salesOf(made.body.id)).map((s) => s.amount)).toEqual([19990, 9990]);
+
+    const atEnd = await api<Sub>('POST', `/api/subscriptions/${made.body.id}/cancel`, { atPeriodEnd: true });
+    expect(atEnd.body).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
+    const ended = await advance(made.body.id);
+    expect(ended.body.status).toBe('canceled');
+    expect((await salesOf(made.body.id)).length).toBe(2);
+    expect((await eventsOf(made.body.id)).at(-1)).toBe('subscription.canceled');
+
+    const now = await subscribe({
+      customerId,
+      planId,
+      paymentMethod: 'CREDIT_CARD',
+      cardId,
+    });
+    const canceled = await api<Sub>('POST', `/api/subscriptions/${now.body.id}/cancel`, {});
+    expect(canceled.body).toMatchObject({ status: 'canceled', nextChargeAt: null });
+    expect((await advance(now.body.id)).status).toBe(409);
+  });
+
+  it('are refused with 400 and nothing written for a wrong customer, plan, method or card', async () => {
+    const customerId = await customer();
+    const cardId = await savedCard(customerId, '1');
+    const planId = await plan({ methods: ['PIX'] });
+    const otherCustomer = (await api<{ id: string }>('POST', '/api/customers', CUSTOMER, other)).body.id;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ customerId: otherCustomer, planId, paymentMethod: 'PIX' }, 'customerId'],
+      [{ customerId, planId: customerId, paymentMethod: 'PIX' }, 'planId'],
+      [{ customerId, planId, paymentMethod: 'CREDIT_CARD', cardId }, 'paymentMethod'],
+      [{ customerId, planId, paymentMethod: 'PIX', cardId }, 'cardId'],
+      [{ customerId, planId, paymentMethod: 'PIX', startDate: '2020-01-01' }, 'startDate'],
+      [{ customerId, planId, paymentMethod: 'PIX', startDate: '2026-02-30' }, 'startDate'],
+    ];
+    const before = (await api<{ data: unknown[] }>('GET', '/api/subscriptions?limit=100')).body.data.length;
+    for (const [body, field] of cases) {
+      const res = await api('POST', '/api/subscriptions', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.message).toContain(field);
+    }
+    expect((await api<{ data: unknown[] }>('GET', '/api/subscriptions?limit=100')).body.data.length).toBe(
+      before,
+    );
+  });
+});
+
+describe('subscriptions by PIX', () => {
+  it('open a charge e-mailed to the customer; paid, the period is active', async () => {
+    const customerId = await customer('pix-sub@example.com');
+    const planId = await plan();
+    const made = await subscribe({ customerId, planId, paymentMethod: 'PIX' });
+    expect(made.status, made.text).toBe(201);
+    await advance(made.body.id);
+    const [sale] = await salesOf(made.body.id);
+    expect(sale!.status).toBe('PENDENTE');
+    expect((await advance(made.body.id)).status).toBe(409);
+    const mail = await waitUntil(() => mailbox.messages.find((m) => m.to === 'pix-sub@example.com'));
+    expect(mail.text).toContain('Pix copia e cola');
+    expect(mail.text).toContain(made.body.billingUrl);
+    const paid = await api('POST', `/api/sandbox/sales/${sale!.uuid}/status`, { status: 'PAGO' });
+    expect(paid.status, paid.text).toBeLessThan(300);
+    const next = await advance(made.body.id);
+    expect(next.body.status).toBe('active');
+    expect((await salesOf(made.body.id)).map((s) => s.status)).toEqual(['PENDENTE', 'PAGO']);
+  });
+});
