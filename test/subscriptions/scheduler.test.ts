@@ -1,0 +1,140 @@
+/**
+ * The subscription scheduler never charges a period twice: two worker processes racing over the same due
+ * subscriptions, and a worker SIGKILLed mid-round whose leftovers (claims without a sale, card sales whose
+ * outcome it never heard) a second worker takes over. Every subscription ends with exactly one paid sale.
+ */
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cardBody, cardEnding } from '../cards/cards.js';
+import { CUSTOMER } from '../sales/fixtures.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { type ChildServer, spawnGateway, startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
+
+let server: TestServer;
+let merchant: TestMerchant;
+const cleanup: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  server = await startServer({ workers: false });
+  merchant = await createMerchant(server);
+  cleanup.push(() => server.close());
+  return async () => {
+    for (const c of cleanup.reverse()) await c();
+  };
+});
+afterEach(async () => {
+  await server.runtime.platform.db.query(
+    `UPDATE subscriptions SET status = 'canceled', next_charge_at = NULL`,
+  );
+});
+
+const api = <T>(method: string, path: string, body?: unknown) =>
+  call<T & { message?: string }>(method, `${server.url}${path}`, {
+    headers: merchant.keys,
+    ...(body === undefined ? {} : { body }),
+  });
+const db = () => server.runtime.platform.db;
+
+/** `n` card subscriptions starting today: all due at once. */
+async function dueSubscriptions(n: number): Promise<string[]> {
+  const plan = await api<{ id: string }>('POST', '/api/plans', {
+    name: 'Clube',
+    amountCents: 2500,
+    interval: 'month',
+    methods: ['CREDIT_CARD'],
+  });
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const customer = await api<{ id: string }>('POST', '/api/customers', CUSTOMER);
+    const token = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+      headers: { 'x-api-public-key': merchant.publicKey },
+      body: cardBody(cardEnding('1')),
+    });
+    const card = await api<{ id: string }>('POST', `/api/customers/${customer.body.id}/cards`, {
+      token: token.body.token,
+    });
+    const sub = await api<{ id: string }>('POST', '/api/subscriptions', {
+      customerId: customer.body.id,
+      planId: plan.body.id,
+      paymentMethod: 'CREDIT_CARD',
+      cardId: card.body.id,
+    });
+    expect(sub.status, sub.text).toBe(201);
+    ids.push(sub.body.id);
+  }
+  return ids;
+}
+
+const worker = async () => {
+  const child: ChildServer = await spawnGateway(['worker'], {
+    ...server.env,
+    DATABASE_URL: server.databaseUrl,
+  });
+  cleanup.push(() => child.stop());
+  return child;
+};
+
+/** Each subscription's sales by status, and its tries, from the database. */
+async function ledgerOf(ids: string[]) {
+  const sales = await db().query<{ subscription_id: string; status: string; n: number }>(
+    `SELECT subscription_id::text, status, count(*)::int AS n FROM sales WHERE subscription_id = ANY($1::uuid[])
+      GROUP BY 1, 2`,
+    [ids],
+  );
+  const active = await db().query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM subscriptions WHERE uuid = ANY($1::uuid[]) AND status = 'active' AND period_index = 1`,
+    [ids],
+  );
+  return { sales, active: active[0]!.n };
+}
+
+describe('the subscription scheduler', () => {
+  it('with two workers racing charges each due period exactly once', async () => {
+    const ids = await dueSubscriptions(30);
+    await Promise.all([worker(), worker()]);
+    await waitUntil(async () => (await ledgerOf(ids)).active === ids.length, 90_000);
+    const { sales } = await ledgerOf(ids);
+    expect(sales.every((s) => s.status === 'PAGO' && s.n === 1)).toBe(true);
+    expect(new Set(sales.map((s) => s.subscription_id)).size).toBe(ids.length);
+    const tries = await db().query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM subscription_charges c JOIN subscriptions s ON s.id = c.subscription_id
+        WHERE s.uuid = ANY($1::uuid[])`,
+      [ids],
+    );
+    expect(tries[0]!.n).toBe(ids.length);
+  }, 150_000);
+
+  it('after a worker is SIGKILLed mid-round, another takes over its claims and no period is charged twice', async () => {
+    const ids = await dueSubscriptions(30);
+    const doomed = await worker();
+    // killed as soon as it has claimed: some tries are claimed without a sale, some sales wait for an answer
+    await waitUntil(async () => {
+      const [row] = await db().query<{ n: number }>('SELECT count(*)::int AS n FROM subscription_charges');
+      return row!.n > 0;
+    }, 60_000);
+    await doomed.stop('SIGKILL');
+    expect((await ledgerOf(ids)).active).toBeLessThan(ids.length); // it died with work left
+    // the time a dead worker's leftovers wait for, passed: claim leases and the card jobs' wait for an answer
+    await db().query(
+      `UPDATE subscription_charges SET claimed_at = claimed_at - interval '1 hour' WHERE sale_id IS NULL`,
+    );
+    await db().query(`UPDATE subscriptions SET next_charge_at = now() WHERE next_charge_at > now() AND period_index = 0
+      AND status <> 'canceled'`);
+    await db().query(
+      `UPDATE card_payments SET updated_at = updated_at - interval '1 hour' WHERE state = 'authorizing'`,
+    );
+    await worker();
+    await waitUntil(async () => {
+      // a sale the acquirer never made ends refused: its retry day is brought to now
+      await db().query(
+        `UPDATE subscriptions SET next_charge_at = now() WHERE status = 'past_due' AND next_charge_at > now()`,
+      );
+      return (await ledgerOf(ids)).active === ids.length;
+    }, 120_000);
+    const { sales } = await ledgerOf(ids);
+    const paid = sales.filter((s) => s.status === 'PAGO');
+    expect(paid.every((s) => s.n === 1)).toBe(true);
+    expect(paid.length).toBe(ids.length);
+  }, 200_000);
+});
