@@ -223,6 +223,97 @@ class RecipientsResource:
         return cast(types.RecipientBalance, self._http.request("GET", f"/api/recipients/{_segment(id)}/balance"))
 
 
+def _params(**params: Any) -> str:
+    q = urlencode({k: v for k, v in params.items() if v is not None})
+    return f"?{q}" if q else ""
+
+
+class CustomersResource:
+    """Customers and the cards saved on file for them (charged later with card={"cardId": ...})."""
+
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def create(self, body: types.CustomerCreate) -> types.Customer:
+        """POST /api/customers {name, email, document, phone?}"""
+        return cast(types.Customer, self._http.request("POST", "/api/customers", body))
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> types.CustomerPage:
+        """GET /api/customers: a page, newest first."""
+        return cast(types.CustomerPage, self._http.request("GET", f"/api/customers{_params(limit=limit, cursor=cursor)}"))
+
+    def retrieve(self, id: str) -> types.Customer:
+        """GET /api/customers/{id}, with its saved cards."""
+        return cast(types.Customer, self._http.request("GET", f"/api/customers/{_segment(id)}"))
+
+    def save_card(self, id: str, token: str) -> types.SavedCard:
+        """POST /api/customers/{id}/cards {token}: a card on file from a one-time card token."""
+        return cast(types.SavedCard, self._http.request("POST", f"/api/customers/{_segment(id)}/cards", {"token": token}))
+
+    def delete_card(self, id: str, card_id: str) -> None:
+        """DELETE /api/customers/{id}/cards/{cardId}: the card charges nothing any more."""
+        self._http.request("DELETE", f"/api/customers/{_segment(id)}/cards/{_segment(card_id)}")
+
+
+class PlansResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def create(self, body: types.PlanCreate) -> types.Plan:
+        """POST /api/plans {name, amountCents, interval, intervalCount?, trialDays?, methods}"""
+        return cast(types.Plan, self._http.request("POST", "/api/plans", body))
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> types.PlanPage:
+        """GET /api/plans: a page, newest first."""
+        return cast(types.PlanPage, self._http.request("GET", f"/api/plans{_params(limit=limit, cursor=cursor)}"))
+
+    def retrieve(self, id: str) -> types.Plan:
+        """GET /api/plans/{id}"""
+        return cast(types.Plan, self._http.request("GET", f"/api/plans/{_segment(id)}"))
+
+    def update(self, id: str, *, name: Optional[str] = None, active: Optional[bool] = None) -> types.Plan:
+        """PATCH /api/plans/{id}: rename or (de)activate; the amount never changes."""
+        body = {k: v for k, v in (("name", name), ("active", active)) if v is not None}
+        return cast(types.Plan, self._http.request("PATCH", f"/api/plans/{_segment(id)}", body))
+
+
+class SubscriptionsResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def create(self, body: types.SubscriptionCreate) -> types.Subscription:
+        """POST /api/subscriptions {customerId, planId, paymentMethod, cardId?, startDate?, address?}"""
+        return cast(types.Subscription, self._http.request("POST", "/api/subscriptions", body))
+
+    def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        customer_id: Optional[str] = None,
+        status: Optional[str] = None,
+    ) -> types.SubscriptionPage:
+        """GET /api/subscriptions: a page, newest first (by customer or status)."""
+        q = _params(limit=limit, cursor=cursor, customerId=customer_id, status=status)
+        return cast(types.SubscriptionPage, self._http.request("GET", f"/api/subscriptions{q}"))
+
+    def retrieve(self, id: str) -> types.Subscription:
+        """GET /api/subscriptions/{id}"""
+        return cast(types.Subscription, self._http.request("GET", f"/api/subscriptions/{_segment(id)}"))
+
+    def update(self, id: str, *, plan_id: Optional[str] = None, card_id: Optional[str] = None) -> types.Subscription:
+        """PATCH /api/subscriptions/{id}: another plan from the next period on, or another saved card now."""
+        body = {k: v for k, v in (("planId", plan_id), ("cardId", card_id)) if v is not None}
+        return cast(types.Subscription, self._http.request("PATCH", f"/api/subscriptions/{_segment(id)}", body))
+
+    def cancel(self, id: str, *, at_period_end: bool = False) -> types.Subscription:
+        """POST /api/subscriptions/{id}/cancel: now, or when the current period ends."""
+        return cast(
+            types.Subscription,
+            self._http.request("POST", f"/api/subscriptions/{_segment(id)}/cancel", {"atPeriodEnd": at_period_end}),
+        )
+
+
 class CheckoutResource:
     def __init__(self, http: HttpClient) -> None:
         self.sessions = CheckoutSessionsResource(http)
@@ -326,6 +417,10 @@ class SandboxResource:
         would (sandbox only), so its webhooks are sent as for a real payment."""
         return cast(types.Sale, self._http.request("POST", f"/api/sandbox/sales/{_segment(id)}/status", {"status": "PAGO"}))
 
+    def advance_subscription(self, id: str) -> types.Subscription:
+        """POST /api/sandbox/subscriptions/{id}/advance: the next charge (or retry) made now, as the scheduler would."""
+        return cast(types.Subscription, self._http.request("POST", f"/api/sandbox/subscriptions/{_segment(id)}/advance"))
+
 
 class Gateway:
     """A client of one merchant account (one API key pair).
@@ -357,6 +452,9 @@ class Gateway:
         self.receivables = ReceivablesResource(http)
         self.webhooks = WebhooksResource(http)
         self.refunds = RefundsResource(http)
+        self.customers = CustomersResource(http)
+        self.plans = PlansResource(http)
+        self.subscriptions = SubscriptionsResource(http)
         self.sandbox = SandboxResource(http)
 
     @classmethod

@@ -179,6 +179,12 @@ EventType = Literal[
     "dispute.lost",
     "anticipation.paid",
     "anticipation.rejected",
+    "subscription.created",
+    "subscription.renewed",
+    "subscription.past_due",
+    "subscription.canceled",
+    "invoice.paid",
+    "invoice.failed",
 ]
 
 
@@ -313,6 +319,8 @@ class Sale(_SaleRequired, total=False):
     risk: SaleRisk
     # Split payments only: who gets what of the sale
     split: list[SaleSplitItem]
+    # A subscription's sales: the subscription whose period it charges
+    subscriptionId: str
 
 
 SaleNotificationEventType = Literal[
@@ -428,6 +436,49 @@ class SaleNotification(_SaleNotificationRequired, total=False):
     risk: SaleNotificationRisk
     # Split payments only: who gets what of the sale
     split: list[SaleNotificationSplitItem]
+    # A subscription's sales: the subscription whose period it charges
+    subscriptionId: str
+
+
+SubscriptionNotificationEventType = Literal[
+    "subscription.created",
+    "subscription.renewed",
+    "subscription.past_due",
+    "subscription.canceled",
+    "invoice.paid",
+    "invoice.failed",
+]
+
+
+class SubscriptionNotificationInvoice(TypedDict):
+    """invoice.* events: the period charged and its sale"""
+    amountCents: int
+    # The try at this period: 1, then each retry
+    attempt: int
+    periodEnd: str
+    periodStart: str
+    saleId: Optional[str]
+
+
+class _SubscriptionNotificationRequired(TypedDict):
+    currentPeriodEnd: str
+    currentPeriodStart: str
+    customerId: str
+    # The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+    eventType: SubscriptionNotificationEventType
+    id: str
+    nextChargeAt: Optional[str]
+    paymentMethod: str
+    planId: str
+    # trialing, active, past_due, unpaid or canceled
+    status: str
+    type: Literal["SUBSCRIPTION"]
+
+
+class SubscriptionNotification(_SubscriptionNotificationRequired, total=False):
+    """A subscription notification"""
+    # invoice.* events: the period charged and its sale
+    invoice: SubscriptionNotificationInvoice
 
 
 class TransactionError(TypedDict):
@@ -801,6 +852,8 @@ class Charge(_ChargeRequired, total=False):
     risk: ChargeRisk
     # Split payments only: who gets what of the sale
     split: list[ChargeSplitItem]
+    # A subscription's sales: the subscription whose period it charges
+    subscriptionId: str
 
 
 class RefundAcceptedBoleto(TypedDict):
@@ -914,6 +967,8 @@ class RefundAccepted(_RefundAcceptedRequired, total=False):
     risk: RefundAcceptedRisk
     # Split payments only: who gets what of the sale
     split: list[RefundAcceptedSplitItem]
+    # A subscription's sales: the subscription whose period it charges
+    subscriptionId: str
 
 
 Captured = Sale
@@ -1167,6 +1222,226 @@ class _CheckoutSessionRequired(TypedDict):
 class CheckoutSession(_CheckoutSessionRequired, total=False):
     # The split rules as given (split sales only)
     split: list[Any]
+
+
+class _CustomerCreateRequired(TypedDict):
+    # CPF or CNPJ (check digits verified)
+    document: str
+    email: str
+    name: str
+
+
+class CustomerCreate(_CustomerCreateRequired, total=False):
+    phone: str
+
+
+class CustomerCard(TypedDict):
+    brand: str
+    expMonth: int
+    expYear: int
+    # Charge it with card: {cardId}
+    id: str
+    lastFour: str
+
+
+class Customer(TypedDict):
+    cards: list[CustomerCard]
+    createdAt: str
+    document: str
+    email: str
+    id: str
+    name: str
+    phone: str
+
+
+class CustomerPageDataItemCard(TypedDict):
+    brand: str
+    expMonth: int
+    expYear: int
+    # Charge it with card: {cardId}
+    id: str
+    lastFour: str
+
+
+class CustomerPageDataItem(TypedDict):
+    cards: list[CustomerPageDataItemCard]
+    createdAt: str
+    document: str
+    email: str
+    id: str
+    name: str
+    phone: str
+
+
+class CustomerPage(TypedDict):
+    data: list[CustomerPageDataItem]
+    nextCursor: Optional[str]
+
+
+class SavedCard(TypedDict):
+    brand: str
+    expMonth: int
+    expYear: int
+    # Charge it with card: {cardId}
+    id: str
+    lastFour: str
+
+
+PlanCreateInterval = Literal["week", "month", "year"]
+
+
+PlanCreateMethod = Literal["CREDIT_CARD", "PIX", "BOLETO"]
+
+
+class _PlanCreateRequired(TypedDict):
+    # Every period’s amount; never changes
+    amountCents: int
+    interval: PlanCreateInterval
+    methods: list[PlanCreateMethod]
+    name: str
+
+
+class PlanCreate(_PlanCreateRequired, total=False):
+    # Default 1
+    intervalCount: int
+    # Default 0
+    trialDays: int
+
+
+PlanInterval = Literal["week", "month", "year"]
+
+
+PlanMethod = Literal["CREDIT_CARD", "PIX", "BOLETO"]
+
+
+class Plan(TypedDict):
+    active: bool
+    amountCents: int
+    createdAt: str
+    id: str
+    interval: PlanInterval
+    intervalCount: int
+    methods: list[PlanMethod]
+    name: str
+    trialDays: int
+
+
+PlanPageDataItemInterval = Literal["week", "month", "year"]
+
+
+PlanPageDataItemMethod = Literal["CREDIT_CARD", "PIX", "BOLETO"]
+
+
+class PlanPageDataItem(TypedDict):
+    active: bool
+    amountCents: int
+    createdAt: str
+    id: str
+    interval: PlanPageDataItemInterval
+    intervalCount: int
+    methods: list[PlanPageDataItemMethod]
+    name: str
+    trialDays: int
+
+
+class PlanPage(TypedDict):
+    data: list[PlanPageDataItem]
+    nextCursor: Optional[str]
+
+
+class SubscriptionCreateAddress(TypedDict):
+    """BOLETO only: the payer address printed on each boleto"""
+    city: str
+    district: str
+    number: str
+    state: str
+    street: str
+    zipCode: str
+
+
+SubscriptionCreatePaymentMethod = Literal["CREDIT_CARD", "PIX", "BOLETO"]
+
+
+class _SubscriptionCreateRequired(TypedDict):
+    customerId: str
+    paymentMethod: SubscriptionCreatePaymentMethod
+    planId: str
+
+
+class SubscriptionCreate(_SubscriptionCreateRequired, total=False):
+    # BOLETO only: the payer address printed on each boleto
+    address: SubscriptionCreateAddress
+    # CREDIT_CARD: a saved card of the customer
+    cardId: str
+    # YYYY-MM-DD, today (São Paulo) by default
+    startDate: str
+
+
+SubscriptionPaymentMethod = Literal["CREDIT_CARD", "PIX", "BOLETO"]
+
+
+SubscriptionStatus = Literal["trialing", "active", "past_due", "unpaid", "canceled"]
+
+
+class Subscription(TypedDict):
+    # The current plan’s amount per period
+    amountCents: int
+    # The customer’s own page (change the card, cancel at period end)
+    billingUrl: str
+    cancelAtPeriodEnd: bool
+    canceledAt: Optional[str]
+    cardId: Optional[str]
+    createdAt: str
+    # The day the current period ends (the next one starts)
+    currentPeriodEnd: str
+    # The current period’s first day (the trial’s while trialing)
+    currentPeriodStart: str
+    customerId: str
+    id: str
+    # When the next charge or retry is made; null when none is scheduled
+    nextChargeAt: Optional[str]
+    # A plan change waiting for the next period
+    nextPlanId: Optional[str]
+    paymentMethod: SubscriptionPaymentMethod
+    planId: str
+    status: SubscriptionStatus
+    trialEnd: Optional[str]
+
+
+SubscriptionPageDataItemPaymentMethod = Literal["CREDIT_CARD", "PIX", "BOLETO"]
+
+
+SubscriptionPageDataItemStatus = Literal["trialing", "active", "past_due", "unpaid", "canceled"]
+
+
+class SubscriptionPageDataItem(TypedDict):
+    # The current plan’s amount per period
+    amountCents: int
+    # The customer’s own page (change the card, cancel at period end)
+    billingUrl: str
+    cancelAtPeriodEnd: bool
+    canceledAt: Optional[str]
+    cardId: Optional[str]
+    createdAt: str
+    # The day the current period ends (the next one starts)
+    currentPeriodEnd: str
+    # The current period’s first day (the trial’s while trialing)
+    currentPeriodStart: str
+    customerId: str
+    id: str
+    # When the next charge or retry is made; null when none is scheduled
+    nextChargeAt: Optional[str]
+    # A plan change waiting for the next period
+    nextPlanId: Optional[str]
+    paymentMethod: SubscriptionPageDataItemPaymentMethod
+    planId: str
+    status: SubscriptionPageDataItemStatus
+    trialEnd: Optional[str]
+
+
+class SubscriptionPage(TypedDict):
+    data: list[SubscriptionPageDataItem]
+    nextCursor: Optional[str]
 
 
 class _RecipientCreateRequired(TypedDict):
@@ -1482,6 +1757,98 @@ class AnticipationRejectedWebhook:
     payload: AnticipationNotification
 
 
+@dataclass(frozen=True)
+class SubscriptionCreatedWebhook:
+    """A verified subscription.created webhook: a subscription was created (deliver only when selected)."""
+
+    # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
+    event_id: str
+    # the event, from the signed body (never from the unsigned X-Service-Event-Type header)
+    event_type: Literal["subscription.created"]
+    # the signed Unix timestamp
+    timestamp: int
+    # the body, parsed
+    payload: SubscriptionNotification
+
+
+@dataclass(frozen=True)
+class SubscriptionRenewedWebhook:
+    """
+    A verified subscription.renewed webhook: a subscription period after the first was paid: the subscription
+    runs on.
+    """
+
+    # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
+    event_id: str
+    # the event, from the signed body (never from the unsigned X-Service-Event-Type header)
+    event_type: Literal["subscription.renewed"]
+    # the signed Unix timestamp
+    timestamp: int
+    # the body, parsed
+    payload: SubscriptionNotification
+
+
+@dataclass(frozen=True)
+class SubscriptionPastDueWebhook:
+    """
+    A verified subscription.past_due webhook: a subscription's charge failed: it is retried on the retry days.
+    """
+
+    # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
+    event_id: str
+    # the event, from the signed body (never from the unsigned X-Service-Event-Type header)
+    event_type: Literal["subscription.past_due"]
+    # the signed Unix timestamp
+    timestamp: int
+    # the body, parsed
+    payload: SubscriptionNotification
+
+
+@dataclass(frozen=True)
+class SubscriptionCanceledWebhook:
+    """
+    A verified subscription.canceled webhook: a subscription was cancelled (asked, at its period end, or
+    unpaid with cancel-when-unpaid on).
+    """
+
+    # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
+    event_id: str
+    # the event, from the signed body (never from the unsigned X-Service-Event-Type header)
+    event_type: Literal["subscription.canceled"]
+    # the signed Unix timestamp
+    timestamp: int
+    # the body, parsed
+    payload: SubscriptionNotification
+
+
+@dataclass(frozen=True)
+class InvoicePaidWebhook:
+    """A verified invoice.paid webhook: a subscription period's sale was paid."""
+
+    # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
+    event_id: str
+    # the event, from the signed body (never from the unsigned X-Service-Event-Type header)
+    event_type: Literal["invoice.paid"]
+    # the signed Unix timestamp
+    timestamp: int
+    # the body, parsed
+    payload: SubscriptionNotification
+
+
+@dataclass(frozen=True)
+class InvoiceFailedWebhook:
+    """A verified invoice.failed webhook: a subscription period's charge failed (refused, or left unpaid)."""
+
+    # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
+    event_id: str
+    # the event, from the signed body (never from the unsigned X-Service-Event-Type header)
+    event_type: Literal["invoice.failed"]
+    # the signed Unix timestamp
+    timestamp: int
+    # the body, parsed
+    payload: SubscriptionNotification
+
+
 WebhookEventType = Literal[
     "sale.pending",
     "sale.paid",
@@ -1500,6 +1867,12 @@ WebhookEventType = Literal[
     "dispute.lost",
     "anticipation.paid",
     "anticipation.rejected",
+    "subscription.created",
+    "subscription.renewed",
+    "subscription.past_due",
+    "subscription.canceled",
+    "invoice.paid",
+    "invoice.failed",
 ]
 """The events the gateway notifies, by name (the document's webhooks)."""
 
@@ -1550,6 +1923,12 @@ WebhookEvent = Union[
     DisputeLostWebhook,
     AnticipationPaidWebhook,
     AnticipationRejectedWebhook,
+    SubscriptionCreatedWebhook,
+    SubscriptionRenewedWebhook,
+    SubscriptionPastDueWebhook,
+    SubscriptionCanceledWebhook,
+    InvoicePaidWebhook,
+    InvoiceFailedWebhook,
     TestWebhook,
     UnknownWebhook,
 ]
@@ -1577,6 +1956,12 @@ WEBHOOK_EVENT_CLASSES: dict[str, type] = {
     "dispute.lost": DisputeLostWebhook,
     "anticipation.paid": AnticipationPaidWebhook,
     "anticipation.rejected": AnticipationRejectedWebhook,
+    "subscription.created": SubscriptionCreatedWebhook,
+    "subscription.renewed": SubscriptionRenewedWebhook,
+    "subscription.past_due": SubscriptionPastDueWebhook,
+    "subscription.canceled": SubscriptionCanceledWebhook,
+    "invoice.paid": InvoicePaidWebhook,
+    "invoice.failed": InvoiceFailedWebhook,
     "webhook.test": TestWebhook,
 }
 """The class of a verified webhook, by its event type."""

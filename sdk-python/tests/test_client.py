@@ -1,7 +1,7 @@
 """The client against a real gateway: balance, cashouts, charges and events, as test/sdk/client.test.ts does."""
 
 import unittest
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
 from gateway_sdk import EventIdDeduplicator
@@ -147,6 +147,26 @@ class ClientTest(unittest.TestCase):
         before = gw.recipients.balance(seller["id"])["available"]
         gw.sandbox.pay(sale["uuid"])
         self.assertEqual(gw.recipients.balance(seller["id"])["available"] - before, sale["split"][0]["netCents"])
+
+    def test_customers_plans_and_a_pix_subscription(self):
+        gw = gateway_for("subscriptions")
+        customer = gw.customers.create({"name": "Ana Souza", "email": "ana@example.com", "document": "52998224725"})
+        self.assertEqual(gw.customers.retrieve(customer["id"])["cards"], [])
+        self.assertIn(customer["id"], [c["id"] for c in gw.customers.list(limit=100)["data"]])
+        plan = gw.plans.create({"name": "Clube", "amountCents": 4990, "interval": "month", "methods": ["PIX"]})
+        self.assertEqual(gw.plans.update(plan["id"], name="Clube do livro")["name"], "Clube do livro")
+        start = (datetime.now(timezone.utc) + timedelta(days=2)).date().isoformat()
+        sub = gw.subscriptions.create(
+            {"customerId": customer["id"], "planId": plan["id"], "paymentMethod": "PIX", "startDate": start}
+        )
+        self.assertEqual((sub["status"], sub["currentPeriodStart"]), ("active", start))
+        gw.sandbox.advance_subscription(sub["id"])
+        [sale] = [s for s in gw.transactions.list(limit=100)["data"] if s.get("subscriptionId") == sub["id"]]
+        self.assertEqual(sale["status"], "PENDENTE")
+        gw.sandbox.pay(sale["uuid"])
+        self.assertEqual(gw.sandbox.advance_subscription(sub["id"])["status"], "active")
+        self.assertEqual(gw.subscriptions.list(customer_id=customer["id"])["data"][0]["id"], sub["id"])
+        self.assertTrue(gw.subscriptions.cancel(sub["id"], at_period_end=True)["cancelAtPeriodEnd"])
 
     def test_a_decimal_amount(self):
         created = gateway_for("decimals").cashouts.create({"amount": Decimal("120.50"), "pixKey": "52998224725"})

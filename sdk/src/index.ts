@@ -98,6 +98,17 @@ export type SplitRule = NonNullable<ChargeCreate['split']>[number];
 /** A split sale's parties, each with its netCents (the platform last, recipientId null). */
 export type SaleSplit = NonNullable<Sale['split']>;
 
+export type CustomerCreate = BodyOf<'/api/customers', 'post'>;
+export type Customer = Answer<'/api/customers/{id}', 'get', 200>;
+export type CustomerPage = Answer<'/api/customers', 'get', 200>;
+export type SavedCard = Answer<'/api/customers/{id}/cards', 'post', 201>;
+export type PlanCreate = BodyOf<'/api/plans', 'post'>;
+export type Plan = Answer<'/api/plans/{id}', 'get', 200>;
+export type PlanPage = Answer<'/api/plans', 'get', 200>;
+export type SubscriptionCreate = BodyOf<'/api/subscriptions', 'post'>;
+export type Subscription = Answer<'/api/subscriptions/{id}', 'get', 200>;
+export type SubscriptionPage = Answer<'/api/subscriptions', 'get', 200>;
+
 export interface DisputeListParams {
   /** needs_response, under_review, won, lost or accepted */
   status?: Dispute['status'];
@@ -142,10 +153,11 @@ function saleQuery(params: SaleListParams): string {
   return text === '' ? '' : `?${text}`;
 }
 
-function pageQuery(params: { limit?: number; cursor?: string }): string {
+function pageQuery(params: object): string {
   const q = new URLSearchParams();
-  if (params.limit !== undefined) q.set('limit', String(params.limit));
-  if (params.cursor !== undefined) q.set('cursor', params.cursor);
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined) q.set(key, String(value));
+  }
   const text = q.toString();
   return text === '' ? '' : `?${text}`;
 }
@@ -164,6 +176,9 @@ export class Gateway {
   readonly webhooks;
   readonly sandbox;
   readonly refunds;
+  readonly customers;
+  readonly plans;
+  readonly subscriptions;
 
   /**
    * A client from the environment: GATEWAY_URL, GATEWAY_PUBLIC_KEY and GATEWAY_PRIVATE_KEY (the names the
@@ -323,6 +338,54 @@ export class Gateway {
       /** DELETE /api/webhook/{id} */
       delete: (id: number) => http.request<void>('DELETE', `/api/webhook/${segment(id)}`),
     };
+    this.customers = {
+      /** POST /api/customers: name, e-mail, CPF or CNPJ (check digits verified), phone. */
+      create: (body: CustomerCreate) => http.request<Customer>('POST', '/api/customers', body),
+      /** GET /api/customers: a page, newest first. */
+      list: (params: { limit?: number; cursor?: string } = {}) =>
+        http.request<CustomerPage>('GET', `/api/customers${pageQuery(params)}`),
+      /** GET /api/customers/{id}, with the saved cards. */
+      retrieve: (id: string) => http.request<Customer>('GET', `/api/customers/${segment(id)}`),
+      /** POST /api/customers/{id}/cards: saves a card on file from a one-time token (tokenize first). */
+      saveCard: (id: string, token: string) =>
+        http.request<SavedCard>('POST', `/api/customers/${segment(id)}/cards`, { token }),
+      /** DELETE /api/customers/{id}/cards/{cardId}: the card charges nothing any more. */
+      deleteCard: (id: string, cardId: string) =>
+        http.request<void>('DELETE', `/api/customers/${segment(id)}/cards/${segment(cardId)}`),
+    };
+    this.plans = {
+      /** POST /api/plans: an amount billed every week, month or year (intervalCount), with an optional trial. */
+      create: (body: PlanCreate) => http.request<Plan>('POST', '/api/plans', body),
+      /** GET /api/plans: a page, newest first. */
+      list: (params: { limit?: number; cursor?: string } = {}) =>
+        http.request<PlanPage>('GET', `/api/plans${pageQuery(params)}`),
+      /** GET /api/plans/{id} */
+      retrieve: (id: string) => http.request<Plan>('GET', `/api/plans/${segment(id)}`),
+      /** PATCH /api/plans/{id}: rename or (de)activate; the amount never changes. */
+      update: (id: string, body: { name?: string; active?: boolean }) =>
+        http.request<Plan>('PATCH', `/api/plans/${segment(id)}`, body),
+    };
+    this.subscriptions = {
+      /** POST /api/subscriptions: a customer on a plan, by saved card (cardId), PIX or BOLETO. */
+      create: (body: SubscriptionCreate) => http.request<Subscription>('POST', '/api/subscriptions', body),
+      /** GET /api/subscriptions: a page, newest first (customerId and status filter it). */
+      list: (
+        params: {
+          limit?: number;
+          cursor?: string;
+          customerId?: string;
+          status?: Subscription['status'];
+        } = {},
+      ) => http.request<SubscriptionPage>('GET', `/api/subscriptions${pageQuery(params)}`),
+      /** GET /api/subscriptions/{id} */
+      retrieve: (id: string) => http.request<Subscription>('GET', `/api/subscriptions/${segment(id)}`),
+      /** PATCH /api/subscriptions/{id}: another plan from the next period on, or another saved card now. */
+      update: (id: string, body: { planId?: string; cardId?: string }) =>
+        http.request<Subscription>('PATCH', `/api/subscriptions/${segment(id)}`, body),
+      /** POST /api/subscriptions/{id}/cancel: now, or when the current period ends (atPeriodEnd). */
+      cancel: (id: string, options: { atPeriodEnd?: boolean } = {}) =>
+        http.request<Subscription>('POST', `/api/subscriptions/${segment(id)}/cancel`, options),
+    };
     this.sandbox = {
       /**
        * POST /api/sandbox/sales/{id}/status {status: "PAGO"}: pays a test charge as the processor's callback
@@ -330,6 +393,9 @@ export class Gateway {
        */
       pay: (id: string | number) =>
         http.request<Sale>('POST', `/api/sandbox/sales/${segment(id)}/status`, { status: 'PAGO' }),
+      /** POST /api/sandbox/subscriptions/{id}/advance: the next charge (or retry) made now, as the scheduler would. */
+      advanceSubscription: (id: string) =>
+        http.request<Subscription>('POST', `/api/sandbox/subscriptions/${segment(id)}/advance`),
     };
     this.events = {
       /** GET /api/events: a page, newest first. */

@@ -15678,6 +15678,569 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's plans, newest first (cursor pages; limit 1..100, default 20) */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "name": "Maria Silva",
+                         *           "amountCents": 15000,
+                         *           "interval": "week",
+                         *           "intervalCount": 2,
+                         *           "trialDays": 42,
+                         *           "methods": [
+                         *             "CREDIT_CARD"
+                         *           ],
+                         *           "active": true,
+                         *           "createdAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                active: boolean;
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                interval: "week" | "month" | "year";
+                                intervalCount: number;
+                                methods: ("CREDIT_CARD" | "PIX" | "BOLETO")[];
+                                name: string;
+                                trialDays: number;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a plan: an amount billed every week, month or year, with an optional trial */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maria Silva",
+                     *       "amountCents": 15000,
+                     *       "interval": "week",
+                     *       "intervalCount": 2,
+                     *       "trialDays": 42,
+                     *       "methods": [
+                     *         "CREDIT_CARD"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Every period’s amount; never changes */
+                        amountCents: number;
+                        interval: "week" | "month" | "year";
+                        /** @description Default 1 */
+                        intervalCount?: number;
+                        methods: ("CREDIT_CARD" | "PIX" | "BOLETO")[];
+                        name: string;
+                        /** @description Default 0 */
+                        trialDays?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "name": "Maria Silva",
+                         *       "amountCents": 15000,
+                         *       "interval": "week",
+                         *       "intervalCount": 2,
+                         *       "trialDays": 42,
+                         *       "methods": [
+                         *         "CREDIT_CARD"
+                         *       ],
+                         *       "active": true,
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            active: boolean;
+                            amountCents: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            interval: "week" | "month" | "year";
+                            intervalCount: number;
+                            methods: ("CREDIT_CARD" | "PIX" | "BOLETO")[];
+                            name: string;
+                            trialDays: number;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/plans/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One plan */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "name": "Maria Silva",
+                         *       "amountCents": 15000,
+                         *       "interval": "week",
+                         *       "intervalCount": 2,
+                         *       "trialDays": 42,
+                         *       "methods": [
+                         *         "CREDIT_CARD"
+                         *       ],
+                         *       "active": true,
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            active: boolean;
+                            amountCents: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            interval: "week" | "month" | "year";
+                            intervalCount: number;
+                            methods: ("CREDIT_CARD" | "PIX" | "BOLETO")[];
+                            name: string;
+                            trialDays: number;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename or (de)activate a plan; its amount never changes (make a new plan) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maria Silva",
+                     *       "active": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description An inactive plan takes no new subscriptions */
+                        active?: boolean;
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "name": "Maria Silva",
+                         *       "amountCents": 15000,
+                         *       "interval": "week",
+                         *       "intervalCount": 2,
+                         *       "trialDays": 42,
+                         *       "methods": [
+                         *         "CREDIT_CARD"
+                         *       ],
+                         *       "active": true,
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            active: boolean;
+                            amountCents: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            interval: "week" | "month" | "year";
+                            intervalCount: number;
+                            methods: ("CREDIT_CARD" | "PIX" | "BOLETO")[];
+                            name: string;
+                            trialDays: number;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/providers/{processor}/sales/callback": {
         parameters: {
             query?: never;
@@ -19994,6 +20557,7 @@ export interface paths {
                          *           "netCents": 15000
                          *         }
                          *       ],
+                         *       "subscriptionId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
                          *     }
                          */
@@ -20095,6 +20659,11 @@ export interface paths {
                                 recipientId: string | null;
                             }[];
                             status: string;
+                            /**
+                             * Format: uuid
+                             * @description A subscription's sales: the subscription whose period it charges
+                             */
+                            subscriptionId?: string;
                             systemFee: number;
                             /** Format: uuid */
                             uuid: string;
@@ -20797,6 +21366,11 @@ export interface paths {
                                 recipientId: string | null;
                             }[];
                             status: string;
+                            /**
+                             * Format: uuid
+                             * @description A subscription's sales: the subscription whose period it charges
+                             */
+                            subscriptionId?: string;
                             systemFee: number;
                             /** Format: uuid */
                             uuid: string;
@@ -23659,6 +24233,226 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sandbox/subscriptions/{id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sandbox: the subscription's next charge made now (a retry when it is past due), through the scheduler's own code */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "customerId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "planId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "paymentMethod": "CREDIT_CARD",
+                         *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "trialing",
+                         *       "amountCents": 15000,
+                         *       "currentPeriodStart": "2026-11-26",
+                         *       "currentPeriodEnd": "2026-11-26",
+                         *       "nextChargeAt": "2026-11-25T13:45:12.345Z",
+                         *       "trialEnd": "2026-11-26",
+                         *       "cancelAtPeriodEnd": true,
+                         *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "billingUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The current plan’s amount per period */
+                            amountCents: number;
+                            /** @description The customer’s own page (change the card, cancel at period end) */
+                            billingUrl: string;
+                            cancelAtPeriodEnd: boolean;
+                            canceledAt: string | null;
+                            cardId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * @description The day the current period ends (the next one starts)
+                             * @example 2026-11-26
+                             */
+                            currentPeriodEnd: string;
+                            /**
+                             * @description The current period’s first day (the trial’s while trialing)
+                             * @example 2026-11-26
+                             */
+                            currentPeriodStart: string;
+                            /** Format: uuid */
+                            customerId: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description When the next charge or retry is made; null when none is scheduled */
+                            nextChargeAt: string | null;
+                            /** @description A plan change waiting for the next period */
+                            nextPlanId: string | null;
+                            paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
+                            /** Format: uuid */
+                            planId: string;
+                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                            trialEnd: string | null;
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT" | "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/allowed-ips": {
         parameters: {
             query?: never;
@@ -24424,6 +25218,887 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's subscriptions, newest first (cursor pages; by customerId or status) */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    customerId?: string;
+                    limit?: string;
+                    status?: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "customerId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "planId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "paymentMethod": "CREDIT_CARD",
+                         *           "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "status": "trialing",
+                         *           "amountCents": 15000,
+                         *           "currentPeriodStart": "2026-11-26",
+                         *           "currentPeriodEnd": "2026-11-26",
+                         *           "nextChargeAt": "2026-11-25T13:45:12.345Z",
+                         *           "trialEnd": "2026-11-26",
+                         *           "cancelAtPeriodEnd": true,
+                         *           "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *           "billingUrl": "https://loja.example.com/webhooks/gateway",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /** @description The current plan’s amount per period */
+                                amountCents: number;
+                                /** @description The customer’s own page (change the card, cancel at period end) */
+                                billingUrl: string;
+                                cancelAtPeriodEnd: boolean;
+                                canceledAt: string | null;
+                                cardId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /**
+                                 * @description The day the current period ends (the next one starts)
+                                 * @example 2026-11-26
+                                 */
+                                currentPeriodEnd: string;
+                                /**
+                                 * @description The current period’s first day (the trial’s while trialing)
+                                 * @example 2026-11-26
+                                 */
+                                currentPeriodStart: string;
+                                /** Format: uuid */
+                                customerId: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description When the next charge or retry is made; null when none is scheduled */
+                                nextChargeAt: string | null;
+                                /** @description A plan change waiting for the next period */
+                                nextPlanId: string | null;
+                                paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
+                                /** Format: uuid */
+                                planId: string;
+                                status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                                trialEnd: string | null;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Subscribe a customer to a plan: by a saved card, PIX (a charge e-mailed each period) or BOLETO (issued ahead and e-mailed) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "customerId": "pedido-1001",
+                     *       "planId": "pedido-1001",
+                     *       "paymentMethod": "CREDIT_CARD",
+                     *       "cardId": "pedido-1001",
+                     *       "startDate": "2026-12-10",
+                     *       "address": {
+                     *         "street": "pedido-1001",
+                     *         "number": "pedido-1001",
+                     *         "district": "pedido-1001",
+                     *         "city": "pedido-1001",
+                     *         "state": "pedido-1001",
+                     *         "zipCode": "pedido-1001"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description BOLETO only: the payer address printed on each boleto */
+                        address?: {
+                            city: string;
+                            district: string;
+                            number: string;
+                            state: string;
+                            street: string;
+                            zipCode: string;
+                        };
+                        /** @description CREDIT_CARD: a saved card of the customer */
+                        cardId?: string;
+                        customerId: string;
+                        paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
+                        planId: string;
+                        /** @description YYYY-MM-DD, today (São Paulo) by default */
+                        startDate?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "customerId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "planId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "paymentMethod": "CREDIT_CARD",
+                         *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "trialing",
+                         *       "amountCents": 15000,
+                         *       "currentPeriodStart": "2026-11-26",
+                         *       "currentPeriodEnd": "2026-11-26",
+                         *       "nextChargeAt": "2026-11-25T13:45:12.345Z",
+                         *       "trialEnd": "2026-11-26",
+                         *       "cancelAtPeriodEnd": true,
+                         *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "billingUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The current plan’s amount per period */
+                            amountCents: number;
+                            /** @description The customer’s own page (change the card, cancel at period end) */
+                            billingUrl: string;
+                            cancelAtPeriodEnd: boolean;
+                            canceledAt: string | null;
+                            cardId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * @description The day the current period ends (the next one starts)
+                             * @example 2026-11-26
+                             */
+                            currentPeriodEnd: string;
+                            /**
+                             * @description The current period’s first day (the trial’s while trialing)
+                             * @example 2026-11-26
+                             */
+                            currentPeriodStart: string;
+                            /** Format: uuid */
+                            customerId: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description When the next charge or retry is made; null when none is scheduled */
+                            nextChargeAt: string | null;
+                            /** @description A plan change waiting for the next period */
+                            nextPlanId: string | null;
+                            paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
+                            /** Format: uuid */
+                            planId: string;
+                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                            trialEnd: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One subscription; another account’s is not found */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "customerId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "planId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "paymentMethod": "CREDIT_CARD",
+                         *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "trialing",
+                         *       "amountCents": 15000,
+                         *       "currentPeriodStart": "2026-11-26",
+                         *       "currentPeriodEnd": "2026-11-26",
+                         *       "nextChargeAt": "2026-11-25T13:45:12.345Z",
+                         *       "trialEnd": "2026-11-26",
+                         *       "cancelAtPeriodEnd": true,
+                         *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "billingUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The current plan’s amount per period */
+                            amountCents: number;
+                            /** @description The customer’s own page (change the card, cancel at period end) */
+                            billingUrl: string;
+                            cancelAtPeriodEnd: boolean;
+                            canceledAt: string | null;
+                            cardId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * @description The day the current period ends (the next one starts)
+                             * @example 2026-11-26
+                             */
+                            currentPeriodEnd: string;
+                            /**
+                             * @description The current period’s first day (the trial’s while trialing)
+                             * @example 2026-11-26
+                             */
+                            currentPeriodStart: string;
+                            /** Format: uuid */
+                            customerId: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description When the next charge or retry is made; null when none is scheduled */
+                            nextChargeAt: string | null;
+                            /** @description A plan change waiting for the next period */
+                            nextPlanId: string | null;
+                            paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
+                            /** Format: uuid */
+                            planId: string;
+                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                            trialEnd: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the plan (from the next period on) or the saved card (a subscription behind is tried again now) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "planId": "pedido-1001",
+                     *       "cardId": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Another saved card of the customer */
+                        cardId?: string;
+                        /** @description The plan from the next period on */
+                        planId?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "customerId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "planId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "paymentMethod": "CREDIT_CARD",
+                         *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "trialing",
+                         *       "amountCents": 15000,
+                         *       "currentPeriodStart": "2026-11-26",
+                         *       "currentPeriodEnd": "2026-11-26",
+                         *       "nextChargeAt": "2026-11-25T13:45:12.345Z",
+                         *       "trialEnd": "2026-11-26",
+                         *       "cancelAtPeriodEnd": true,
+                         *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "billingUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The current plan’s amount per period */
+                            amountCents: number;
+                            /** @description The customer’s own page (change the card, cancel at period end) */
+                            billingUrl: string;
+                            cancelAtPeriodEnd: boolean;
+                            canceledAt: string | null;
+                            cardId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * @description The day the current period ends (the next one starts)
+                             * @example 2026-11-26
+                             */
+                            currentPeriodEnd: string;
+                            /**
+                             * @description The current period’s first day (the trial’s while trialing)
+                             * @example 2026-11-26
+                             */
+                            currentPeriodStart: string;
+                            /** Format: uuid */
+                            customerId: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description When the next charge or retry is made; null when none is scheduled */
+                            nextChargeAt: string | null;
+                            /** @description A plan change waiting for the next period */
+                            nextPlanId: string | null;
+                            paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
+                            /** Format: uuid */
+                            planId: string;
+                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                            trialEnd: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INVALID_STATUS";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/subscriptions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel now, or at the current period’s end (atPeriodEnd) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "atPeriodEnd": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Cancel when the current period ends instead of now (default false) */
+                        atPeriodEnd?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "customerId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "planId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "paymentMethod": "CREDIT_CARD",
+                         *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "trialing",
+                         *       "amountCents": 15000,
+                         *       "currentPeriodStart": "2026-11-26",
+                         *       "currentPeriodEnd": "2026-11-26",
+                         *       "nextChargeAt": "2026-11-25T13:45:12.345Z",
+                         *       "trialEnd": "2026-11-26",
+                         *       "cancelAtPeriodEnd": true,
+                         *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "billingUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The current plan’s amount per period */
+                            amountCents: number;
+                            /** @description The customer’s own page (change the card, cancel at period end) */
+                            billingUrl: string;
+                            cancelAtPeriodEnd: boolean;
+                            canceledAt: string | null;
+                            cardId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * @description The day the current period ends (the next one starts)
+                             * @example 2026-11-26
+                             */
+                            currentPeriodEnd: string;
+                            /**
+                             * @description The current period’s first day (the trial’s while trialing)
+                             * @example 2026-11-26
+                             */
+                            currentPeriodStart: string;
+                            /** Format: uuid */
+                            customerId: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description When the next charge or retry is made; null when none is scheduled */
+                            nextChargeAt: string | null;
+                            /** @description A plan change waiting for the next period */
+                            nextPlanId: string | null;
+                            paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
+                            /** Format: uuid */
+                            planId: string;
+                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                            trialEnd: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/transactions": {
         parameters: {
             query?: never;
@@ -24805,6 +26480,7 @@ export interface paths {
                          *           "netCents": 15000
                          *         }
                          *       ],
+                         *       "subscriptionId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
                          *     }
                          */
@@ -24906,6 +26582,11 @@ export interface paths {
                                 recipientId: string | null;
                             }[];
                             status: string;
+                            /**
+                             * Format: uuid
+                             * @description A subscription's sales: the subscription whose period it charges
+                             */
+                            subscriptionId?: string;
                             systemFee: number;
                             /** Format: uuid */
                             uuid: string;
@@ -25996,6 +27677,11 @@ export interface paths {
                                 recipientId: string | null;
                             }[];
                             status: string;
+                            /**
+                             * Format: uuid
+                             * @description A subscription's sales: the subscription whose period it charges
+                             */
+                            subscriptionId?: string;
                             systemFee: number;
                             /** Format: uuid */
                             uuid: string;
@@ -30691,6 +32377,118 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "invoice.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription period's charge failed (refused, or left unpaid)
+         * @description Sent to every webhook that selected invoice.failed; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description invoice.failed */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubscriptionNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription period's sale was paid
+         * @description Sent to every webhook that selected invoice.paid; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description invoice.paid */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubscriptionNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "sale.canceled": {
         parameters: {
             query?: never;
@@ -31009,6 +32807,230 @@ export interface webhooks {
             requestBody: {
                 content: {
                     "application/json": components["schemas"]["SaleNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription was cancelled (asked, at its period end, or unpaid with cancel-when-unpaid on)
+         * @description Sent to every webhook that selected subscription.canceled; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description subscription.canceled */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubscriptionNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription was created (deliver only when selected)
+         * @description Sent to every webhook that selected subscription.created; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description subscription.created */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubscriptionNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.past_due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription's charge failed: it is retried on the retry days
+         * @description Sent to every webhook that selected subscription.past_due; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description subscription.past_due */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubscriptionNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.renewed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription period after the first was paid: the subscription runs on
+         * @description Sent to every webhook that selected subscription.renewed; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description subscription.renewed */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubscriptionNotification"];
                 };
             };
             responses: {
@@ -31508,7 +33530,7 @@ export interface components {
              */
             id: string;
             /** @description The event name */
-            type: "sale.pending" | "sale.paid" | "sale.refused" | "sale.canceled" | "sale.refunded" | "sale.chargeback" | "withdrawal.pending" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.canceled" | "cart.abandoned" | "cart.recovered" | "dispute.opened" | "dispute.won" | "dispute.lost" | "anticipation.paid" | "anticipation.rejected";
+            type: "sale.pending" | "sale.paid" | "sale.refused" | "sale.canceled" | "sale.refunded" | "sale.chargeback" | "withdrawal.pending" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.canceled" | "cart.abandoned" | "cart.recovered" | "dispute.opened" | "dispute.won" | "dispute.lost" | "anticipation.paid" | "anticipation.rejected" | "subscription.created" | "subscription.renewed" | "subscription.past_due" | "subscription.canceled" | "invoice.paid" | "invoice.failed";
         };
         EventPage: {
             data: components["schemas"]["Event"][];
@@ -31664,6 +33686,11 @@ export interface components {
                 recipientId: string | null;
             }[];
             status: string;
+            /**
+             * Format: uuid
+             * @description A subscription's sales: the subscription whose period it charges
+             */
+            subscriptionId?: string;
             systemFee: number;
             /** Format: uuid */
             uuid: string;
@@ -31764,6 +33791,11 @@ export interface components {
             }[];
             /** @example PAGO */
             status: string;
+            /**
+             * Format: uuid
+             * @description A subscription's sales: the subscription whose period it charges
+             */
+            subscriptionId?: string;
             /** @example 1042 */
             transactionId: number;
             /** @enum {string} */
@@ -31804,6 +33836,58 @@ export interface components {
              * @example succeeded
              */
             status: "pending" | "succeeded" | "failed";
+        };
+        /** @description A subscription notification */
+        SubscriptionNotification: {
+            /** @example 2026-12-25 */
+            currentPeriodEnd: string;
+            /** @example 2026-11-25 */
+            currentPeriodStart: string;
+            /**
+             * Format: uuid
+             * @example 2a4c6e80-1b3d-4f5a-8c7e-9d0f1a2b3c4d
+             */
+            customerId: string;
+            /**
+             * @description The event of this delivery: equals X-Service-Event-Type and is covered by the signature
+             * @example invoice.paid
+             */
+            eventType: "subscription.created" | "subscription.renewed" | "subscription.past_due" | "subscription.canceled" | "invoice.paid" | "invoice.failed";
+            /**
+             * Format: uuid
+             * @example 6d2e4f80-1a3b-4c5d-8e9f-0a1b2c3d4e5f
+             */
+            id: string;
+            /** @description invoice.* events: the period charged and its sale */
+            invoice?: {
+                /** @example 4990 */
+                amountCents: number;
+                /**
+                 * @description The try at this period: 1, then each retry
+                 * @example 1
+                 */
+                attempt: number;
+                /** @example 2026-12-25 */
+                periodEnd: string;
+                /** @example 2026-11-25 */
+                periodStart: string;
+                saleId: string | null;
+            };
+            nextChargeAt: string | null;
+            /** @example CREDIT_CARD */
+            paymentMethod: string;
+            /**
+             * Format: uuid
+             * @example 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b
+             */
+            planId: string;
+            /**
+             * @description trialing, active, past_due, unpaid or canceled
+             * @example active
+             */
+            status: string;
+            /** @enum {string} */
+            type: "SUBSCRIPTION";
         };
         /** @description Error shape D */
         TransactionError: {

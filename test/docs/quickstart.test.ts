@@ -107,4 +107,4 @@ it('runs every snippet of docs/quickstart.md, in order, against a real gateway',
   expect(endpoint.filter((l) => /^verified sale\..*\(order pedido-1001\)$/.test(l))).toEqual([
     expect.stringMatching(/^verified sale\.paid /),
   ]);
-});
+}, 180_000); // a dozen child processes (npm, node, python) on a loaded 2-core machine

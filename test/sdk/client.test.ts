@@ -225,6 +225,56 @@ describe('@payment-gateway/sdk against a real gateway', () => {
     ]);
   });
 
+  it('saves a card for a customer and bills it by subscription: a plan, a charge per period, a cancellation', async () => {
+    const m = await createMerchant(server);
+    const gw = gatewayFor(m);
+    const customer = await gw.customers.create({
+      name: 'Ana Souza',
+      email: 'ana@example.com',
+      document: '52998224725',
+    });
+    const tok = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+      headers: { 'x-api-public-key': m.publicKey },
+      body: {
+        number: '4111111111111111',
+        holderName: 'ANA SOUZA',
+        expMonth: 12,
+        expYear: new Date().getUTCFullYear() + 1,
+        cvv: '123',
+      },
+    });
+    const card = await gw.customers.saveCard(customer.id, tok.body.token);
+    expect((await gw.customers.retrieve(customer.id)).cards.map((c) => c.id)).toEqual([card.id]);
+    const plan = await gw.plans.create({
+      name: 'Academia',
+      amountCents: 9990,
+      interval: 'month',
+      methods: ['CREDIT_CARD'],
+    });
+    expect((await gw.plans.list()).data.map((p) => p.id)).toContain(plan.id);
+    // starting after tomorrow: the running scheduler leaves its first charge to advance
+    const startDate = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+    const sub = await gw.subscriptions.create({
+      customerId: customer.id,
+      planId: plan.id,
+      paymentMethod: 'CREDIT_CARD',
+      cardId: card.id,
+      startDate,
+    });
+    expect(sub).toMatchObject({ status: 'active', currentPeriodStart: startDate });
+    const charged = await gw.sandbox.advanceSubscription(sub.id);
+    expect(charged.status).toBe('active');
+    const sales = (await gw.transactions.list({ limit: 100 })).data.filter(
+      (s) => s.subscriptionId === sub.id,
+    );
+    expect(sales.map((s) => s.status)).toEqual(['PAGO']);
+    expect(
+      (await gw.subscriptions.list({ customerId: customer.id, status: 'active' })).data.map((s) => s.id),
+    ).toEqual([sub.id]);
+    expect((await gw.subscriptions.cancel(sub.id)).status).toBe('canceled');
+    await gw.customers.deleteCard(customer.id, card.id);
+  });
+
   it('retries a 503 with Retry-After with the same generated Idempotency-Key: one withdrawal', async () => {
     const m = await createMerchant(server);
     await fundMerchant(server.runtime.platform.db, m.accountId, 50_000);

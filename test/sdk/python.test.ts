@@ -251,6 +251,7 @@ beforeAll(async () => {
     'checkout',
     'integrators',
     'split',
+    'subscriptions',
   ]) {
     merchants[name] = await createMerchant(server, `Python ${name}`);
   }
