@@ -81,7 +81,13 @@ import {
   sandboxSalesRoutes,
   sandboxSubscriptionRoutes,
 } from './sandbox/index.js';
-import { SubscriptionBiller, Subscriptions, subscriptionRoutes } from './subscriptions/index.js';
+import {
+  billingPageRoutes,
+  CustomerPage,
+  SubscriptionBiller,
+  Subscriptions,
+  subscriptionRoutes,
+} from './subscriptions/index.js';
 import {
   NOTIFICATION_SCHEMAS,
   readBacklog,
@@ -329,6 +335,13 @@ export async function buildApp(platform: Platform): Promise<Http> {
     boletoDaysBefore: config.subscriptions.boletoDaysBefore,
   });
   await app.register(subscriptionRoutes, { subscriptions, apiKey });
+  const payerCardPort = charges.cardSales ? payerCards(cardTokens, cardSales) : null;
+  await app.register(billingPageRoutes, {
+    page: new CustomerPage(db, subscriptions, payerCardPort ? payerCardPort.tokenize : null),
+    perIp: limits.checkoutPerIp,
+    cardAttempt,
+    testMode: config.sandbox,
+  });
   if (config.sandbox) {
     const chargers = {
       card: charges.cardSales ? cardSales : null,

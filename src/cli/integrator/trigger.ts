@@ -9,6 +9,7 @@ export interface Triggered {
   cart?: number;
   dispute?: string;
   anticipation?: string;
+  subscription?: string;
 }
 
 interface Sale {
@@ -141,34 +142,76 @@ export async function trigger(target: Target, raw: string, subject: TriggerSubje
       });
       return { event, sale: sale.uuid, anticipation: decided.id };
     }
+    case 'subscription.created':
+    case 'subscription.renewed':
+    case 'subscription.past_due':
+    case 'subscription.canceled':
+    case 'invoice.paid':
+    case 'invoice.failed':
+      return { event, subscription: await subscription(target, event) };
     default:
       return { event, ...(await withdrawal(target, event, newSale, status)) };
   }
 }
 
-/** A card sale captured at once (its net becomes receivable installments), through the sandbox acquirer. */
-async function cardSale(target: Target): Promise<Sale> {
+/** A one-time token of a sandbox card: one ending in 0 is approved, one ending in 2 refused. */
+async function cardToken(target: Target, number = '4000000000000010'): Promise<string> {
   const year = new Date().getUTCFullYear() + 1;
   // the card token route takes the public key alone
   const res = await fetch(`${target.url}/api/cards/tokens`, {
     method: 'POST',
     headers: { 'x-api-public-key': target.publicKey, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      number: '4000000000000010',
-      holderName: 'MARIA SILVA',
-      expMonth: 12,
-      expYear: year,
-      cvv: '731',
-    }),
+    body: JSON.stringify({ number, holderName: 'MARIA SILVA', expMonth: 12, expYear: year, cvv: '731' }),
     signal: AbortSignal.timeout(30_000),
   });
   if (!res.ok) throw new Error(`POST /api/cards/tokens answered ${res.status}: ${await res.text()}`);
-  const card = (await res.json()) as { token: string };
+  return ((await res.json()) as { token: string }).token;
+}
+
+/**
+ * A card subscription starting tomorrow (the scheduler leaves it alone today), charged through the sandbox's
+ * advance as the event needs: paid once or twice, refused, or cancelled.
+ */
+async function subscription(target: Target, event: EventName): Promise<string> {
+  const refused = event === 'invoice.failed' || event === 'subscription.past_due';
+  const customer = await api<{ id: string }>(target, 'POST', '/api/customers', BUYER);
+  const card = await api<{ id: string }>(target, 'POST', `/api/customers/${customer.id}/cards`, {
+    token: await cardToken(target, refused ? '4000000000000002' : '4000000000000010'),
+  });
+  const plan = await api<{ id: string }>(target, 'POST', '/api/plans', {
+    name: 'Plano de teste',
+    amountCents: 5_000,
+    interval: 'month',
+    methods: ['CREDIT_CARD'],
+  });
+  const tomorrow = new Date(Date.now() + 86_400_000).toLocaleDateString('sv-SE', {
+    timeZone: 'America/Sao_Paulo',
+  });
+  const sub = await api<{ id: string }>(target, 'POST', '/api/subscriptions', {
+    customerId: customer.id,
+    planId: plan.id,
+    paymentMethod: 'CREDIT_CARD',
+    cardId: card.id,
+    startDate: tomorrow,
+  });
+  if (event === 'subscription.canceled') {
+    await api(target, 'POST', `/api/subscriptions/${sub.id}/cancel`, {});
+  } else if (event !== 'subscription.created') {
+    const advance = () => api(target, 'POST', `/api/sandbox/subscriptions/${sub.id}/advance`);
+    await advance();
+    if (event === 'subscription.renewed') await advance();
+  }
+  return sub.id;
+}
+
+/** A card sale captured at once (its net becomes receivable installments), through the sandbox acquirer. */
+async function cardSale(target: Target): Promise<Sale> {
+  const token = await cardToken(target);
   return api<Sale>(target, 'POST', '/api/transactions', {
     ...SALE,
     paymentMethod: 'CREDIT_CARD',
     installments: 2,
-    card: { token: card.token },
+    card: { token },
   });
 }
 

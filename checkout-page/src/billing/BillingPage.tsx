@@ -1,0 +1,282 @@
+import { useState } from 'preact/hooks';
+import {
+  BRAND_NAMES,
+  type CardBrand,
+  type CardFieldName,
+  type CardFields,
+  cardNumberMask,
+  cardProblemOf,
+  EMPTY_CARD,
+  expiryMask,
+  expiryOf,
+} from '../card';
+import { digitsOf } from '../document';
+import { Field } from '../Field';
+import { day, money } from '../money';
+import { type Billing, BillingError, post } from './api';
+
+export interface BillingPageData {
+  token: string;
+  billing: Billing;
+}
+
+const STATUS: Record<Billing['status'], string> = {
+  trialing: 'Em período de teste',
+  active: 'Ativa',
+  past_due: 'Pagamento atrasado',
+  unpaid: 'Sem pagamento',
+  canceled: 'Cancelada',
+};
+const SALE_STATUS: Record<string, string> = {
+  PAGO: 'Pago',
+  PENDENTE: 'Aguardando pagamento',
+  RECUSADO: 'Recusado',
+  FALHA: 'Recusado',
+  CANCELADO: 'Não pago',
+  ESTORNADO: 'Estornado',
+  EM_PROCESSAMENTO: 'Em processamento',
+};
+const EVERY: Record<Billing['interval'], [string, string]> = {
+  week: ['semana', 'semanas'],
+  month: ['mês', 'meses'],
+  year: ['ano', 'anos'],
+};
+
+const every = (b: Billing) =>
+  b.intervalCount === 1 ? `por ${EVERY[b.interval][0]}` : `a cada ${b.intervalCount} ${EVERY[b.interval][1]}`;
+const date = (iso: string) => new Date(iso).toLocaleDateString('pt-BR', { timeZone: 'America/Sao_Paulo' });
+
+/** The subscriber's own page: the plan, its state, the card on file, the charges; a new card; cancel at period end. */
+export function BillingPage({ token, initial }: { token: string; initial: Billing }) {
+  const [billing, setBilling] = useState(initial);
+  const [changing, setChanging] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const b = billing;
+  const behind = b.status === 'past_due' || b.status === 'unpaid';
+  return (
+    <main class="page">
+      <header class="summary">
+        {b.merchantName && <p class="merchant">{b.merchantName}</p>}
+        <h1>{b.planName}</h1>
+        <p class="amount">
+          {money(b.amountCents)} <span class="muted">{every(b)}</span>
+        </p>
+      </header>
+      {notice && (
+        <p class="card notice" role="status">
+          {notice}
+        </p>
+      )}
+      <section class="card" aria-labelledby="state">
+        <h2 id="state">Situação: {STATUS[b.status]}</h2>
+        {b.status === 'trialing' && <p>O teste gratuito vai até {day(b.currentPeriodEnd)}.</p>}
+        {b.status !== 'trialing' && b.status !== 'canceled' && (
+          <p>
+            Período atual: {day(b.currentPeriodStart)} a {day(b.currentPeriodEnd)}.
+          </p>
+        )}
+        {b.cancelAtPeriodEnd && b.status !== 'canceled' && (
+          <p>A assinatura termina em {day(b.currentPeriodEnd)}: não haverá novas cobranças.</p>
+        )}
+        {!b.cancelAtPeriodEnd && b.nextChargeAt && b.status !== 'canceled' && (
+          <p>
+            {behind ? 'Nova tentativa de cobrança' : 'Próxima cobrança'}: {date(b.nextChargeAt)}.
+          </p>
+        )}
+        {behind && b.paymentMethod === 'CREDIT_CARD' && (
+          <p class="problem">Não conseguimos cobrar no cartão. Cadastre outro cartão para continuar.</p>
+        )}
+      </section>
+      {b.paymentMethod === 'CREDIT_CARD' && b.status !== 'canceled' && (
+        <section class="card" aria-labelledby="card-title">
+          <h2 id="card-title">Cartão</h2>
+          {b.card ? (
+            <p>
+              {BRAND_NAMES[b.card.brand as CardBrand] ?? b.card.brand} final {b.card.lastFour}, validade{' '}
+              {String(b.card.expMonth).padStart(2, '0')}/{String(b.card.expYear).slice(-2)}
+            </p>
+          ) : (
+            <p>Nenhum cartão cadastrado.</p>
+          )}
+          {changing ? (
+            <CardForm
+              token={token}
+              onSaved={(next) => {
+                setBilling(next);
+                setChanging(false);
+                setNotice('Cartão atualizado.');
+              }}
+              onCancel={() => setChanging(false)}
+            />
+          ) : (
+            <button type="button" class="secondary" onClick={() => setChanging(true)}>
+              Trocar o cartão
+            </button>
+          )}
+        </section>
+      )}
+      <section class="card" aria-labelledby="sales-title">
+        <h2 id="sales-title">Cobranças</h2>
+        {b.sales.length === 0 ? (
+          <p class="muted">Nenhuma cobrança ainda.</p>
+        ) : (
+          <ul class="items">
+            {b.sales.map((s) => (
+              <li key={s.id}>
+                <span>
+                  {date(s.date)} · {SALE_STATUS[s.status] ?? s.status}
+                  {s.boletoPdfUrl && (
+                    <>
+                      {' · '}
+                      <a href={s.boletoPdfUrl}>boleto (PDF)</a>
+                    </>
+                  )}
+                </span>
+                <span>{money(s.amountCents)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+        {b.sales
+          .filter((s) => s.pixCopyPaste)
+          .map((s) => (
+            <div class="field" key={`pix-${s.id}`}>
+              <label for={`pix-${s.id}`}>Pix copia e cola</label>
+              <textarea id={`pix-${s.id}`} readOnly rows={3} value={s.pixCopyPaste!} />
+            </div>
+          ))}
+      </section>
+      {b.status !== 'canceled' && !b.cancelAtPeriodEnd && (
+        <CancelSection
+          token={token}
+          end={b.currentPeriodEnd}
+          onDone={(next) => {
+            setBilling(next);
+            setNotice(`Cancelamento agendado para ${day(next.currentPeriodEnd)}.`);
+          }}
+        />
+      )}
+    </main>
+  );
+}
+
+/** The new card's fields; saved, the page shows it (and a charge behind is tried with it at once). */
+function CardForm(props: { token: string; onSaved: (b: Billing) => void; onCancel: () => void }) {
+  const [card, setCard] = useState<CardFields>(EMPTY_CARD);
+  const [left, setLeft] = useState<Partial<Record<CardFieldName, boolean>>>({});
+  const [busy, setBusy] = useState(false);
+  const [refusal, setRefusal] = useState<string | null>(null);
+  const shown = (f: CardFieldName) => (left[f] ? cardProblemOf(f, card) : null);
+  const field = (f: CardFieldName) => ({
+    id: `card-${f}`,
+    value: card[f],
+    problem: shown(f),
+    onBlur: () => setLeft((l) => ({ ...l, [f]: true })),
+  });
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const fields: CardFieldName[] = ['number', 'holder', 'expiry', 'cvv'];
+    setLeft({ number: true, holder: true, expiry: true, cvv: true });
+    if (fields.some((f) => cardProblemOf(f, card))) return;
+    setBusy(true);
+    setRefusal(null);
+    const expiry = expiryOf(card.expiry)!;
+    try {
+      props.onSaved(
+        await post(props.token, 'card', {
+          number: digitsOf(card.number),
+          holderName: card.holder.trim(),
+          expMonth: expiry.month,
+          expYear: expiry.year,
+          cvv: card.cvv,
+        }),
+      );
+    } catch (err) {
+      setRefusal(err instanceof BillingError ? err.message : 'Algo deu errado. Tente de novo.');
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      <Field
+        {...field('number')}
+        label="Número do cartão"
+        inputMode="numeric"
+        autoComplete="cc-number"
+        onInput={(v) => setCard((c) => ({ ...c, number: cardNumberMask(v) }))}
+      />
+      <Field
+        {...field('holder')}
+        label="Nome impresso no cartão"
+        autoComplete="cc-name"
+        maxLength={100}
+        onInput={(v) => setCard((c) => ({ ...c, holder: v.toUpperCase() }))}
+      />
+      <div class="pair">
+        <Field
+          {...field('expiry')}
+          label="Validade (MM/AA)"
+          inputMode="numeric"
+          autoComplete="cc-exp"
+          onInput={(v) => setCard((c) => ({ ...c, expiry: expiryMask(v) }))}
+        />
+        <Field
+          {...field('cvv')}
+          label="Código de segurança (CVV)"
+          inputMode="numeric"
+          autoComplete="cc-csc"
+          maxLength={4}
+          onInput={(v) => setCard((c) => ({ ...c, cvv: digitsOf(v).slice(0, 4) }))}
+        />
+      </div>
+      {refusal && (
+        <p class="problem" role="alert">
+          {refusal}
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
+        {busy ? 'Salvando…' : 'Salvar cartão'}
+      </button>{' '}
+      <button type="button" class="secondary" onClick={props.onCancel} disabled={busy}>
+        Voltar
+      </button>
+    </form>
+  );
+}
+
+function CancelSection(props: { token: string; end: string; onDone: (b: Billing) => void }) {
+  const [asking, setAsking] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const confirm = async () => {
+    try {
+      props.onDone(await post(props.token, 'cancel', {}));
+    } catch (err) {
+      setProblem(err instanceof BillingError ? err.message : 'Algo deu errado. Tente de novo.');
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="cancel-title">
+      <h2 id="cancel-title">Cancelar a assinatura</h2>
+      <p>A assinatura continua até {day(props.end)} e não é cobrada de novo.</p>
+      {problem && (
+        <p class="problem" role="alert">
+          {problem}
+        </p>
+      )}
+      {asking ? (
+        <>
+          <button type="button" onClick={confirm}>
+            Confirmar o cancelamento
+          </button>{' '}
+          <button type="button" class="secondary" onClick={() => setAsking(false)}>
+            Manter a assinatura
+          </button>
+        </>
+      ) : (
+        <button type="button" class="secondary" onClick={() => setAsking(true)}>
+          Cancelar no fim do período
+        </button>
+      )}
+    </section>
+  );
+}

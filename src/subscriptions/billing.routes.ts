@@ -1,0 +1,171 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Type } from 'typebox';
+import { CardTokenBody } from '../cards/index.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { TransactionErrorBody } from '../platform/http/error-schemas.js';
+import { PAGE_HEADERS } from '../platform/http/panel-site.js';
+import type { AuthHook, CardAttemptCheck, Http } from '../platform/http/types.js';
+import type { BillingView, CustomerPage } from './customer-page.js';
+
+/** The page's HTML, built beside the checkout page (checkout-page/billing.html) and sharing its assets. */
+const PAGE = path.resolve(import.meta.dirname, '../../dist/checkout-page/billing.html');
+
+const TokenPath = Type.Object({ token: Type.String({ maxLength: 64 }) });
+const Billing = Type.Object({
+  merchantName: Type.String(),
+  planName: Type.String(),
+  amountCents: Type.Integer(),
+  interval: Type.String(),
+  intervalCount: Type.Integer(),
+  status: Type.String(),
+  paymentMethod: Type.String(),
+  currentPeriodStart: Type.String(),
+  currentPeriodEnd: Type.String(),
+  nextChargeAt: Type.Union([Type.String(), Type.Null()]),
+  cancelAtPeriodEnd: Type.Boolean(),
+  card: Type.Union([
+    Type.Object({
+      brand: Type.String(),
+      lastFour: Type.String(),
+      expMonth: Type.Integer(),
+      expYear: Type.Integer(),
+    }),
+    Type.Null(),
+  ]),
+  sales: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      status: Type.String(),
+      amountCents: Type.Integer(),
+      date: Type.String(),
+      pixCopyPaste: Type.Union([Type.String(), Type.Null()]),
+      boletoPdfUrl: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
+});
+const errors = { 400: TransactionErrorBody, 404: TransactionErrorBody, 429: TransactionErrorBody };
+
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * The customer's page `/billing/<token>` and its routes under `/api/public/billing/<token>` (the token is the
+ * key; pt-BR; each source address limited as the checkout's payers are).
+ */
+export async function billingPageRoutes(
+  app: Http,
+  deps: {
+    page: CustomerPage;
+    perIp: AuthHook | null;
+    cardAttempt: CardAttemptCheck | null;
+    testMode: boolean;
+  },
+): Promise<void> {
+  const template = existsSync(PAGE) ? readFileSync(PAGE, 'utf8') : null;
+  const limited = deps.perIp ? { onRequest: deps.perIp } : {};
+  const D = { errorShape: 'transaction' as const, errors: ['NOT_FOUND', 'RATE_LIMITED'] as const };
+  const schema = { tags: ['checkout'] };
+
+  app.get<{ Params: { token: string } }>(
+    '/billing/:token',
+    {
+      ...limited,
+      config: D,
+      schema: {
+        ...schema,
+        summary: "The customer's subscription page (pt-BR): change the card, cancel at the period's end",
+        produces: ['text/html'],
+        params: TokenPath,
+        response: {
+          200: { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } },
+          404: { description: 'No such page', content: { 'text/html': { schema: { type: 'string' } } } },
+        },
+      },
+    },
+    async (request, reply) => {
+      for (const [name, value] of Object.entries(PAGE_HEADERS)) reply.header(name, value);
+      reply.header('cache-control', 'no-store');
+      if (!template) {
+        return reply
+          .code(503)
+          .type('text/plain; charset=utf-8')
+          .send('The page is not built: run `npm run build`.\n');
+      }
+      reply.type('text/html; charset=utf-8');
+      const banner = deps.testMode
+        ? '<p class="test-mode" role="note"><strong>Modo de teste.</strong> Nenhuma cobrança desta página é real.</p>'
+        : '';
+      let view: BillingView;
+      try {
+        view = await deps.page.view(request.params.token);
+      } catch (err) {
+        if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
+        const title = 'Assinatura não encontrada';
+        return reply.code(404).send(
+          template
+            .replace(/<script\b[^>]*><\/script>\s*/g, '')
+            .replace(/<title>[^<]*<\/title>/, `<title>${title}</title>`)
+            .replace(
+              '<div id="app"></div>',
+              `${banner}<div id="app"><main class="page"><section class="card notice"><h1>${title}</h1><p>Confira se o endereço está completo, como veio no e-mail. Se o problema continuar, fale com a loja.</p></section></main></div>`,
+            ),
+        );
+      }
+      const data = escapeHtml(JSON.stringify({ token: request.params.token, billing: view }));
+      return reply
+        .code(200)
+        .send(template.replace('<div id="app"></div>', `${banner}<div id="app" data-page="${data}"></div>`));
+    },
+  );
+
+  app.get(
+    '/api/public/billing/:token',
+    {
+      ...limited,
+      config: D,
+      schema: {
+        ...schema,
+        summary: "The customer's subscription and its sales",
+        params: TokenPath,
+        response: { 200: Billing, ...errors },
+      },
+    },
+    async (request) => deps.page.view(request.params.token),
+  );
+
+  app.post(
+    '/api/public/billing/:token/card',
+    {
+      ...limited,
+      config: { errorShape: 'transaction' as const, errors: ['NOT_FOUND', 'RATE_LIMITED', 'INVALID_STATUS'] },
+      schema: {
+        ...schema,
+        summary:
+          'Another card for the subscription (tokenized at the acquirer and kept on file; a charge behind is tried at once)',
+        params: TokenPath,
+        body: CardTokenBody,
+        response: { 200: Billing, 409: TransactionErrorBody, ...errors },
+      },
+    },
+    async (request, reply) => {
+      if (deps.cardAttempt) await deps.cardAttempt(request, reply, request.body.number);
+      return deps.page.changeCard(request.params.token, request.body, request.ip);
+    },
+  );
+
+  app.post(
+    '/api/public/billing/:token/cancel',
+    {
+      ...limited,
+      config: D,
+      schema: {
+        ...schema,
+        summary: 'Cancel the subscription when its current period ends',
+        params: TokenPath,
+        response: { 200: Billing, ...errors },
+      },
+    },
+    async (request) => deps.page.cancelAtPeriodEnd(request.params.token),
+  );
+}

@@ -1,0 +1,136 @@
+import { accountName } from '../accounts/index.js';
+import { saveCard, savedCardsOf } from '../cards/index.js';
+import type { Db } from '../platform/db/db.js';
+import { AppError, notFound, validation } from '../platform/errors/app-error.js';
+import { salesOfSubscription } from '../sales/index.js';
+import { lockSubscription, type SubscriptionRow, saveSubscription, subscriptionByTokenHash } from './data.js';
+import { billingTokenHash, type Subscriptions, subscribersOf } from './subscriptions.js';
+
+/** What the customer's page shows: no key, no id of anything but the page's own sales. */
+export interface BillingView {
+  merchantName: string;
+  planName: string;
+  amountCents: number;
+  interval: string;
+  intervalCount: number;
+  status: SubscriptionRow['status'];
+  paymentMethod: SubscriptionRow['payment_method'];
+  currentPeriodStart: string;
+  currentPeriodEnd: string;
+  nextChargeAt: string | null;
+  cancelAtPeriodEnd: boolean;
+  card: { brand: string; lastFour: string; expMonth: number; expYear: number } | null;
+  sales: {
+    id: string;
+    status: string;
+    amountCents: number;
+    date: string;
+    pixCopyPaste: string | null;
+    boletoPdfUrl: string | null;
+  }[];
+}
+
+export interface CardIn {
+  number: string;
+  holderName: string;
+  expMonth: number;
+  expYear: number;
+  cvv: string;
+}
+
+/** Tokenizes a card for an account (the cards module's CardTokens, its refusals as AppErrors). */
+export type Tokenize = (accountId: number, card: CardIn, ip: string) => Promise<{ token: string }>;
+
+/**
+ * The customer's own page, `/billing/<token>` (the link in each e-mail): the subscription and its sales, a new
+ * card (tokenized for the merchant's account, saved on file, tried at once when a charge is behind) and the
+ * cancellation at the period's end. An unknown token is not found.
+ */
+export class CustomerPage {
+  constructor(
+    private readonly db: Db,
+    private readonly subscriptions: Subscriptions,
+    private readonly tokenize: Tokenize | null,
+  ) {}
+
+  async view(token: string): Promise<BillingView> {
+    return this.viewOf(await this.find(token));
+  }
+
+  async changeCard(token: string, card: CardIn, ip: string): Promise<BillingView> {
+    const sub = await this.find(token);
+    if (sub.payment_method !== 'CREDIT_CARD') throw validation('this subscription is not paid by card');
+    if (sub.status === 'canceled') throw new AppError('INVALID_STATUS', 'this subscription is canceled');
+    if (!this.tokenize) throw new AppError('PROCESSOR_UNAVAILABLE', 'card payments are not available');
+    const { token: cardToken } = await this.tokenize(sub.account_id, card, ip);
+    await this.db.tx(async (tx) => {
+      const locked = (await lockSubscription(tx, sub.id))!;
+      const saved = await saveCard(tx, locked.account_id, locked.customer_id, cardToken);
+      if (!saved) throw validation('the card could not be saved');
+      locked.card_id = saved.id;
+      this.subscriptions.retryNowWhenDue(locked);
+      await saveSubscription(tx, locked);
+    });
+    return this.view(token);
+  }
+
+  async cancelAtPeriodEnd(token: string): Promise<BillingView> {
+    const sub = await this.find(token);
+    await this.subscriptions.cancel(sub.account_id, sub.uuid, true);
+    return this.view(token);
+  }
+
+  private async find(token: string): Promise<SubscriptionRow> {
+    const sub = /^[A-Za-z0-9_-]{32}$/.test(token)
+      ? await subscriptionByTokenHash(this.db, billingTokenHash(token))
+      : null;
+    if (!sub) throw notFound('Subscription not found');
+    return sub;
+  }
+
+  private async viewOf(sub: SubscriptionRow): Promise<BillingView> {
+    const who = (await subscribersOf(this.db, [sub])).get(sub.id)!;
+    const cards = (await savedCardsOf(this.db, [sub.customer_id])).get(sub.customer_id) ?? [];
+    const card = cards.find((c) => c.id === sub.card_id) ?? null;
+    const sales = (await salesOfSubscription(this.db, sub.uuid, 12)).map((text) => {
+      const s = JSON.parse(text) as {
+        uuid: string;
+        status: string;
+        amount: number;
+        date: string;
+        paymentMethod: string;
+        pixKey: string | null;
+        boleto?: { pdfUrl: string };
+      };
+      const open = s.status === 'PENDENTE';
+      return {
+        id: s.uuid,
+        status: s.status,
+        amountCents: Number(s.amount),
+        date: s.date,
+        pixCopyPaste: open && s.paymentMethod === 'PIX' ? s.pixKey : null,
+        boletoPdfUrl: open && s.boleto ? s.boleto.pdfUrl : null,
+      };
+    });
+    return {
+      merchantName: (await accountName(this.db, sub.account_id)) ?? '',
+      planName: who.plan.name,
+      amountCents: who.plan.amount_cents,
+      interval: who.plan.interval,
+      intervalCount: who.plan.interval_count,
+      status: sub.status,
+      paymentMethod: sub.payment_method,
+      currentPeriodStart: sub.current_period_start,
+      currentPeriodEnd: sub.current_period_end,
+      nextChargeAt: sub.next_charge_at?.toISOString() ?? null,
+      cancelAtPeriodEnd: sub.cancel_at_period_end,
+      card: card && {
+        brand: card.brand,
+        lastFour: card.lastFour,
+        expMonth: card.expMonth,
+        expYear: card.expYear,
+      },
+      sales,
+    };
+  }
+}
