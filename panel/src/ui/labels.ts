@@ -107,6 +107,12 @@ export const EVENTS: Record<EventName, string> = {
   'dispute.lost': 'Contestação perdida ou aceita',
   'anticipation.paid': 'Antecipação paga',
   'anticipation.rejected': 'Antecipação recusada',
+  'subscription.created': 'Assinatura criada',
+  'subscription.renewed': 'Assinatura renovada',
+  'subscription.past_due': 'Assinatura com pagamento atrasado',
+  'subscription.canceled': 'Assinatura cancelada',
+  'invoice.paid': 'Cobrança de assinatura paga',
+  'invoice.failed': 'Cobrança de assinatura não paga',
 };
 
 /** A delivery's event in words: a subscribable event, or the panel's test event. */
