@@ -38,7 +38,7 @@ import {
 } from './cards/index.js';
 import { checkoutRoutes } from './checkout/index.js';
 import { ConsoleActions, consoleRoutes } from './console/index.js';
-import { Customers, customerRoutes } from './customers/index.js';
+import { Customers, customerPanelRoutes, customerRoutes } from './customers/index.js';
 import { cardNoticeRoutes, Dispute, DisputePage, Disputes, disputeRoutes } from './disputes/index.js';
 import { Event, EventFeed, EventPage, eventRoutes, openStreams } from './events/index.js';
 import { Balance, ledgerPanelRoutes, ledgerRoutes, setCardSettlementDays } from './ledger/index.js';
@@ -86,6 +86,7 @@ import {
   CustomerPage,
   SubscriptionBiller,
   Subscriptions,
+  subscriptionPanelRoutes,
   subscriptionRoutes,
 } from './subscriptions/index.js';
 import {
@@ -223,7 +224,9 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(auditRoutes, { db, requireSession, accountOf: (request) => accountOf(request) });
   await app.register(ledgerRoutes, { db, apiKey });
   await app.register(anticipationRoutes, { db, anticipations, apiKey, requireSession });
-  await app.register(customerRoutes, { customers: new Customers(db), apiKey });
+  const customers = new Customers(db);
+  await app.register(customerRoutes, { customers, apiKey });
+  await app.register(customerPanelRoutes, { customers, requireSession });
   const feed = new EventFeed(db, platform.outbox, log);
   app.addHook('preClose', async () => {
     for (const end of [...openStreams]) end();
@@ -335,6 +338,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     boletoDaysBefore: config.subscriptions.boletoDaysBefore,
   });
   await app.register(subscriptionRoutes, { subscriptions, apiKey });
+  await app.register(subscriptionPanelRoutes, { subscriptions, requireSession });
   const payerCardPort = charges.cardSales ? payerCards(cardTokens, cardSales) : null;
   await app.register(billingPageRoutes, {
     page: new CustomerPage(db, subscriptions, payerCardPort ? payerCardPort.tokenize : null),

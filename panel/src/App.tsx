@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, can, type Permission, type User, whenSessionExpires } from './api';
 import { Approvals } from './pages/Approvals';
+import { Customers } from './pages/Customers';
 import { Disputes } from './pages/Disputes';
 import { Integrations } from './pages/Integrations';
 import { AcceptInvitation, ForgotPassword, ResetPassword } from './pages/Links';
@@ -14,6 +15,7 @@ import { SaleDetail } from './pages/SaleDetail';
 import { Sales } from './pages/Sales';
 import { Security } from './pages/Security';
 import { Statement } from './pages/Statement';
+import { Subscriptions } from './pages/Subscriptions';
 import { Team } from './pages/Team';
 import { Webhooks } from './pages/Webhooks';
 import { Withdrawals } from './pages/Withdrawals';
@@ -31,6 +33,8 @@ const PAGES: {
   { hash: '#/', label: 'Visão geral', Page: Overview, need: 'money.view' },
   { hash: '#/vendas', label: 'Vendas', Page: Sales, need: 'money.view' },
   { hash: '#/links', label: 'Links de pagamento', Page: PaymentLinks, need: 'money.view' },
+  { hash: '#/assinaturas', label: 'Assinaturas', Page: Subscriptions, need: 'money.view' },
+  { hash: '#/clientes', label: 'Clientes', Page: Customers, need: 'money.view' },
   {
     hash: '#/cobrancas/nova',
     label: 'Nova cobrança',

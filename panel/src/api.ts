@@ -10,11 +10,13 @@ import type * as Audit from '../../src/audit/schemas';
 import type * as Auth from '../../src/auth/schemas';
 import type * as Team from '../../src/auth/users/schemas';
 import type * as Cards from '../../src/cards/schemas';
+import type * as Customers from '../../src/customers/schemas';
 import type * as Disputes from '../../src/disputes/schemas';
 import type * as Ledger from '../../src/ledger/schemas';
 import type * as Onboard from '../../src/onboarding/schemas';
 import type * as Charges from '../../src/sales/charges.schemas';
 import type * as Sales from '../../src/sales/schemas';
+import type * as Subscriptions from '../../src/subscriptions/schemas';
 import type * as Webhooks from '../../src/webhooks/schemas';
 import type * as Withdrawals from '../../src/withdrawals/schemas';
 import { ApiError, errorOf } from './ui/api-error';
@@ -27,6 +29,11 @@ export type User = Static<typeof Auth.PanelUser>;
 export type Session = Static<typeof Auth.SessionResponse>;
 export type Balance = Static<typeof Ledger.PanelBalance>;
 export type Sale = Static<typeof Sales.Sale>;
+export type Customer = Static<typeof Customers.Customer>;
+export type CustomersPage = Static<typeof Customers.CustomersPage>;
+export type Subscription = Static<typeof Subscriptions.Subscription>;
+export type SubscriptionsPage = Static<typeof Subscriptions.SubscriptionsPage>;
+export type PlansPage = Static<typeof Subscriptions.PlansPage>;
 /** The refund route's answer: the Sale after the refund, with the refund. */
 export type RefundedSale = Static<typeof Sales.RefundedSale>;
 export type SalesPage = Static<typeof Sales.SalesPage>;
@@ -357,4 +364,13 @@ export const api = {
   acceptDispute: (id: string) =>
     request<Dispute>('POST', `/api/panel/disputes/${encodeURIComponent(id)}/accept`),
   resend: (deliveryId: number) => request<Delivery>('POST', `/api/webhook/deliveries/${deliveryId}/resend`),
+  customers: (f: Record<string, string | undefined>) =>
+    request<CustomersPage>('GET', `/api/panel/customers${query(f)}`),
+  subscriptions: (f: Record<string, string | undefined>) =>
+    request<SubscriptionsPage>('GET', `/api/panel/subscriptions${query(f)}`),
+  plans: () => request<PlansPage>('GET', '/api/panel/plans?limit=100'),
+  cancelSubscription: (id: string, atPeriodEnd: boolean) =>
+    request<Subscription>('POST', `/api/panel/subscriptions/${encodeURIComponent(id)}/cancel`, {
+      atPeriodEnd,
+    }),
 };

@@ -88,6 +88,20 @@ export const PIX_KEY_TYPES: Record<string, string> = {
   RANDOM: 'Chave aleatória',
 };
 
+export const SUBSCRIPTION_STATUS: Record<string, string> = {
+  trialing: 'Em teste',
+  active: 'Ativa',
+  past_due: 'Pagamento atrasado',
+  unpaid: 'Sem pagamento',
+  canceled: 'Cancelada',
+};
+
+export const PLAN_INTERVAL: Record<string, [string, string]> = {
+  week: ['semana', 'semanas'],
+  month: ['mês', 'meses'],
+  year: ['ano', 'anos'],
+};
+
 /** What each webhook event tells, beside its name (the name is what the receiver gets). */
 export const EVENTS: Record<EventName, string> = {
   'sale.pending': 'Venda criada, aguardando pagamento',

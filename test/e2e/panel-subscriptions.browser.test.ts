@@ -1,0 +1,100 @@
+/**
+ * The panel's Assinaturas and Clientes in Debian's chromium: a merchant's card subscription (made by the API)
+ * is listed with its customer, plan and state, and cancelled at the period's end from its row; the customer is
+ * listed with the card on file (brand and last four only). Every page axe-clean, screenshots kept.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cardBody, cardEnding } from '../cards/cards.js';
+import { CUSTOMER } from '../sales/fixtures.js';
+import { seriousViolations } from '../support/axe.js';
+import { launch, shot } from '../support/browser.js';
+import { createMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startServer({ workers: false });
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function clean(page: Page, name: string): Promise<void> {
+  await shot(page, name);
+  expect(await seriousViolations(page), name).toEqual([]);
+}
+
+describe('Assinaturas and Clientes', () => {
+  it('list a subscription and its customer; the subscription is cancelled at its period’s end from the page', async () => {
+    const m = await createMerchant(server);
+    const api = <T>(method: string, path: string, body?: unknown) =>
+      call<T>(method, `${server.url}${path}`, { headers: m.keys, ...(body === undefined ? {} : { body }) });
+    const customer = await api<{ id: string }>('POST', '/api/customers', CUSTOMER);
+    const number = cardEnding('1');
+    const token = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+      headers: { 'x-api-public-key': m.publicKey },
+      body: cardBody(number),
+    });
+    const card = await api<{ id: string }>('POST', `/api/customers/${customer.body.id}/cards`, {
+      token: token.body.token,
+    });
+    const plan = await api<{ id: string }>('POST', '/api/plans', {
+      name: 'Plano Anual',
+      amountCents: 99_900,
+      interval: 'year',
+      trialDays: 7,
+      methods: ['CREDIT_CARD', 'PIX'],
+    });
+    const sub = await api<{ id: string }>('POST', '/api/subscriptions', {
+      customerId: customer.body.id,
+      planId: plan.body.id,
+      paymentMethod: 'CREDIT_CARD',
+      cardId: card.body.id,
+    });
+    expect(sub.status).toBe(201);
+
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await page.goto(`${server.url}/`);
+    await page.getByLabel('E-mail').fill(m.email);
+    await page.getByLabel('Senha').fill(m.password);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    const menu = page.getByRole('navigation', { name: 'Principal' });
+    await menu.getByRole('link', { name: 'Assinaturas' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Assinaturas' }).waitFor();
+    const row = page
+      .getByRole('table', { name: 'Assinaturas' })
+      .getByRole('row', { name: new RegExp(CUSTOMER.name) });
+    await row.waitFor();
+    expect(await row.textContent()).toMatch(/Plano Anual \(R\$\s999,00 por ano\).*Em teste/);
+    await page
+      .getByRole('table', { name: 'Planos' })
+      .getByRole('row', { name: /Plano Anual.*7 dias/ })
+      .waitFor();
+    await clean(page, 'panel-subscriptions-01-list');
+
+    await row.getByRole('button', { name: /Cancelar no fim do período/ }).click();
+    await row.getByText('(termina no fim do período)').waitFor();
+    const after = await api<{ cancelAtPeriodEnd: boolean; status: string }>(
+      'GET',
+      `/api/subscriptions/${sub.body.id}`,
+    );
+    expect(after.body).toMatchObject({ cancelAtPeriodEnd: true, status: 'trialing' });
+    await clean(page, 'panel-subscriptions-02-cancel-at-end');
+
+    await menu.getByRole('link', { name: 'Clientes' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Clientes' }).waitFor();
+    const customerRow = page
+      .getByRole('table', { name: 'Clientes' })
+      .getByRole('row', { name: new RegExp(CUSTOMER.email) });
+    await customerRow.waitFor();
+    expect(await customerRow.textContent()).toContain(`final ${number.slice(-4)}`);
+    expect(await page.content()).not.toContain(number);
+    await clean(page, 'panel-customers-01-list');
+  });
+});
