@@ -49,7 +49,8 @@ export function listCustomers(
   );
 }
 
-export async function customerById(q: Queryable, id: number): Promise<CustomerRow | null> {
-  const [row] = await q.query<CustomerRow>('SELECT * FROM customers WHERE id = $1', [id]);
-  return row ?? null;
+/** These customers by internal id, in one query. */
+export async function customersById(q: Queryable, ids: number[]): Promise<Map<number, CustomerRow>> {
+  const rows = await q.query<CustomerRow>('SELECT * FROM customers WHERE id = ANY($1::bigint[])', [ids]);
+  return new Map(rows.map((r) => [Number(r.id), r]));
 }

@@ -15,6 +15,7 @@ import {
   lockDue,
   lockOpenCharges,
   lockSubscription,
+  lockSubscriptions,
   retakeStaleClaim,
   type SubscriptionRow,
   saveSubscription,
@@ -70,16 +71,23 @@ export class SubscriptionBiller {
     private readonly log: Logger,
   ) {}
 
-  /** One round: due subscriptions charged (up to `limit`), `parallel` charges at a time; outcomes applied. */
-  async run(now = new Date(), limit = 200, parallel = 8): Promise<number> {
-    const claimed = await this.claimDue(now, limit, null);
-    let next = 0;
-    const workers = Array.from({ length: Math.min(parallel, claimed.length) }, async () => {
-      while (next < claimed.length) await this.charge(claimed[next++]!);
-    });
-    await Promise.all(workers);
-    await this.settle();
-    return claimed.length;
+  /**
+   * One round: every subscription due at `now` charged, `limit` claimed at a time and `parallel` charges at a
+   * time; outcomes applied after each batch. Returns how many tries were made.
+   */
+  async run(now = new Date(), limit = 200, parallel = 16): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const claimed = await this.claimDue(now, limit, null);
+      let next = 0;
+      const workers = Array.from({ length: Math.min(parallel, claimed.length) }, async () => {
+        while (next < claimed.length) await this.charge(claimed[next++]!);
+      });
+      await Promise.all(workers);
+      await this.settle();
+      total += claimed.length;
+      if (claimed.length < limit) return total;
+    }
   }
 
   /**
@@ -254,16 +262,19 @@ export class SubscriptionBiller {
           tx,
           open.map((c) => c.sale_id!),
         );
-        let n = 0;
-        for (const charge of open) {
-          const sale = statuses.get(charge.sale_id!);
-          if (!sale || (!PAID.has(sale.status) && !FAILED.has(sale.status))) continue;
-          const sub = (await lockSubscription(tx, charge.subscription_id))!;
-          const who = (await subscribersOf(tx, [sub])).get(sub.id)!;
-          if (PAID.has(sale.status)) await this.paid(tx, sub, who, charge, sale.uuid);
-          else await this.failed(tx, sub, who, charge, sale.uuid);
-          n++;
+        const ended = open.filter((c) => {
+          const sale = statuses.get(c.sale_id!);
+          return sale && (PAID.has(sale.status) || FAILED.has(sale.status));
+        });
+        const subs = await lockSubscriptions(tx, [...new Set(ended.map((c) => c.subscription_id))]);
+        const who = await subscribersOf(tx, [...subs.values()]);
+        for (const charge of ended) {
+          const sale = statuses.get(charge.sale_id!)!;
+          const sub = subs.get(charge.subscription_id)!;
+          if (PAID.has(sale.status)) await this.paid(tx, sub, who.get(sub.id)!, charge, sale.uuid);
+          else await this.failed(tx, sub, who.get(sub.id)!, charge, sale.uuid);
         }
+        const n = ended.length;
         return { n, full: open.length === 200 };
       });
       total += applied.n;
@@ -296,10 +307,11 @@ export class SubscriptionBiller {
       );
     }
     const saved = await saveSubscription(tx, sub);
-    const [view] = await this.subscriptions.views(tx, [saved]);
-    await notifySubscription(tx, 'invoice.paid', view!, saved.account_id, saved.id, invoice);
+    Object.assign(sub, saved);
+    const view = this.subscriptions.view(saved, who);
+    await notifySubscription(tx, 'invoice.paid', view, saved.account_id, saved.id, invoice);
     if (charge.period_index > 0 && saved.status === 'active') {
-      await notifySubscription(tx, 'subscription.renewed', view!, saved.account_id, saved.id);
+      await notifySubscription(tx, 'subscription.renewed', view, saved.account_id, saved.id);
     }
   }
 

@@ -200,6 +200,15 @@ export async function lockSubscription(q: Queryable, id: number): Promise<Subscr
   return row ? subscription(row) : null;
 }
 
+/** These subscriptions, locked in id order (two settling schedulers never wait on each other crosswise). */
+export async function lockSubscriptions(q: Queryable, ids: number[]): Promise<Map<number, SubscriptionRow>> {
+  const rows = await q.query<SubscriptionRow>(
+    `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [Number(r.id), subscription(r)]));
+}
+
 /** Newest first, `limit + 1` rows older than id `before`; of one customer when `customerId` is given. */
 export async function listSubscriptions(
   q: Queryable,

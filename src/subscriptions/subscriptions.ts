@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { savedCardsOf } from '../cards/index.js';
-import { type CustomerRow, customerById, findCustomer } from '../customers/index.js';
+import { type CustomerRow, customersById, findCustomer } from '../customers/index.js';
 import { seal, unseal } from '../platform/crypto/sealed.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
@@ -100,11 +100,11 @@ export async function subscribersOf(q: Queryable, subs: SubscriptionRow[]): Prom
   const plans = await plansById(q, [
     ...new Set(subs.flatMap((s) => (s.next_plan_id ? [s.plan_id, s.next_plan_id] : [s.plan_id]))),
   ]);
+  const customers = await customersById(q, [...new Set(subs.map((s) => s.customer_id))]);
   const out = new Map<number, Subscriber>();
   for (const s of subs) {
-    const customer = await customerById(q, s.customer_id);
     out.set(s.id, {
-      customer: customer!,
+      customer: customers.get(s.customer_id)!,
       plan: plans.get(s.plan_id)!,
       nextPlan: s.next_plan_id ? plans.get(s.next_plan_id)! : null,
     });
@@ -393,6 +393,10 @@ export class Subscriptions {
   /** A new card on a subscription behind on payment is tried at once (unpaid ones included). */
   retryNowWhenDue(sub: SubscriptionRow): void {
     if (sub.status === 'past_due' || sub.status === 'unpaid') sub.next_charge_at = new Date();
+  }
+
+  view(sub: SubscriptionRow, who: Subscriber): SubscriptionView {
+    return subscriptionView(sub, who, this.settings);
   }
 
   async views(q: Queryable, subs: SubscriptionRow[]): Promise<SubscriptionView[]> {
