@@ -11,6 +11,7 @@ export {
 export { balanceStatement, entriesInsert } from './batch-entries.js';
 export {
   availableBalanceSql,
+  type Bucket,
   ensureMerchantLedger,
   ensureRecipientLedger,
   getBalance,
@@ -19,6 +20,7 @@ export {
   postBucketTransfers,
   postEntry,
   type RecipientBalance,
+  recipientAvailableBalanceSql,
   recipientBalances,
 } from './ledger.js';
 export { ledgerPanelRoutes } from './panel.routes.js';

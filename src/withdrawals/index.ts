@@ -19,7 +19,7 @@ export { payoutCallbackRoutes } from './payouts/routes.js';
 export { startOverdueCheck, startPayoutWorker } from './payouts/worker.js';
 export { PIX_KEY_TYPES, type PixKeyType, pixKeyProblem } from './pix-key.js';
 export { decideHeld, holdUnsent, type ReviewDecision, releaseAccount } from './review.js';
-export { cashoutRoutes } from './routes.js';
+export { cashoutRoutes, type PayoutRecipient } from './routes.js';
 export { WithdrawalLookup } from './schemas.js';
 export { transition } from './state.js';
 export { lookupView } from './views.js';
