@@ -16,6 +16,7 @@ export {
   ensureRecipientLedger,
   getBalance,
   type JournalEntry,
+  lockRecipientAvailable,
   type Posting,
   postBucketTransfers,
   postEntry,

@@ -307,6 +307,15 @@ export function availableBalanceSql(accountIdExpr: string, lock: boolean): strin
   return `SELECT balance FROM ledger_accounts WHERE account_id = ${accountIdExpr} AND bucket = 'available'${lock ? ' FOR UPDATE' : ''}`;
 }
 
+/** A recipient's available balance, its row locked until commit (an automatic payout takes all of it). */
+export async function lockRecipientAvailable(tx: Queryable, recipientId: number): Promise<number> {
+  const [row] = await tx.query<{ balance: number }>(
+    `SELECT balance FROM ledger_accounts WHERE recipient_id = $1 AND bucket = 'available' FOR UPDATE`,
+    [recipientId],
+  );
+  return Number(row?.balance ?? 0);
+}
+
 /** `availableBalanceSql` for a recipient's available balance (its cashouts). */
 export function recipientAvailableBalanceSql(recipientIdExpr: string, lock: boolean): string {
   return `SELECT balance FROM ledger_accounts WHERE recipient_id = ${recipientIdExpr} AND bucket = 'available'${lock ? ' FOR UPDATE' : ''}`;

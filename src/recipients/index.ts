@@ -1,4 +1,11 @@
 // The recipients module's front door: a platform account's recipients (split payments).
+
+export {
+  AUTO_PAYOUT_CHECK_EVERY_MS,
+  type AutoPayoutResult,
+  duePeriods,
+  runAutomaticPayouts,
+} from './payouts.js';
 export {
   accountRecipients,
   Recipients,

@@ -2,9 +2,11 @@
 export { approvalRoutes } from './approval/routes.js';
 export { startApprovalWorker } from './approval/worker.js';
 export { cancelWithdrawal } from './cancel.js';
-export { WithdrawalCreator } from './creation/creator.js';
+export { createWithdrawalIn, WithdrawalCreator } from './creation/creator.js';
 export { deleteExpiredKeys, KEY_CLEANUP_EVERY_MS } from './creation/idempotency.js';
+export type { RecipientRef } from './creation/types.js';
 export type { WithdrawalRow } from './data.js';
+export { MAX_CASHOUT_CENTS, MIN_CASHOUT_CENTS } from './fees.js';
 export { ownedWithdrawal } from './lookup.js';
 export {
   accountWithdrawals,

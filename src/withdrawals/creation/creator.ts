@@ -1,6 +1,6 @@
 import type { Actor } from '../../audit/index.js';
 import { GroupCommit } from '../../platform/concurrency/group-commit.js';
-import type { Db } from '../../platform/db/db.js';
+import type { Db, Queryable } from '../../platform/db/db.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { requestHash, type WithdrawalRequest } from '../request.js';
 import { createBatch, StaleBalance } from './create-batch.js';
@@ -100,4 +100,28 @@ export async function runBatch(
       if (attempt >= 5) throw err;
     }
   }
+}
+
+/**
+ * One withdrawal created in the caller's transaction (an automatic payout commits it with its period's
+ * record): the same checks as a request's, the balance row locked first, no Idempotency-Key. A refusal is
+ * returned as its AppError, nothing written for it.
+ */
+export async function createWithdrawalIn(
+  tx: Queryable,
+  queue: Queue,
+  accountId: number,
+  recipient: RecipientRef | null,
+  req: WithdrawalRequest,
+  requestedBy: string,
+): Promise<ItemOutcome> {
+  const [outcome] = await createBatch(
+    tx,
+    queue,
+    accountId,
+    [{ req, key: null, hash: requestHash(req, recipient?.uuid), requestedBy }],
+    true,
+    recipient,
+  );
+  return outcome!;
 }
