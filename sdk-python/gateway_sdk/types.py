@@ -467,7 +467,7 @@ until an operator releases or cancels it
 """
 
 
-class Withdrawal(TypedDict):
+class _WithdrawalRequired(TypedDict):
     # Reais, two decimals
     amount: str
     # Approval by a second person (withdrawals at or above the account threshold); null: none needed
@@ -486,6 +486,11 @@ class Withdrawal(TypedDict):
     uuid: str
 
 
+class Withdrawal(_WithdrawalRequired, total=False):
+    # A recipient's withdrawal (split payments): the recipient's id; absent on the account's own
+    recipientId: str
+
+
 WithdrawalNotificationEventType = Literal[
     "withdrawal.pending",
     "withdrawal.completed",
@@ -500,8 +505,7 @@ class WithdrawalNotificationUser(TypedDict):
     name: str
 
 
-class WithdrawalNotification(TypedDict):
-    """A withdrawal notification"""
+class _WithdrawalNotificationRequired(TypedDict):
     # Reais, two decimals
     amount: str
     createdAt: str
@@ -519,6 +523,13 @@ class WithdrawalNotification(TypedDict):
     user: WithdrawalNotificationUser
     userId: int
     uuid: str
+
+
+class WithdrawalNotification(_WithdrawalNotificationRequired, total=False):
+    """A withdrawal notification"""
+    # Set on a recipient's withdrawal (split payments): the recipient's id; delivered to the platform
+    # account's webhooks
+    recipientId: str
 
 
 class _CashoutCreateRequired(TypedDict):
@@ -564,7 +575,7 @@ until an operator releases or cancels it
 """
 
 
-class CashoutCreated(TypedDict):
+class _CashoutCreatedRequired(TypedDict):
     # Reais, two decimals
     amount: str
     # Approval by a second person (withdrawals at or above the account threshold); null: none needed
@@ -580,6 +591,11 @@ class CashoutCreated(TypedDict):
     # sent, until an operator releases or cancels it
     status: CashoutCreatedStatus
     uuid: str
+
+
+class CashoutCreated(_CashoutCreatedRequired, total=False):
+    # A recipient's withdrawal (split payments): the recipient's id; absent on the account's own
+    recipientId: str
 
 
 class ChargeCreateBoletoDiscount(TypedDict):

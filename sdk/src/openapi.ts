@@ -16339,6 +16339,11 @@ export interface paths {
                             /** @enum {string} */
                             pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
                             /**
+                             * Format: uuid
+                             * @description A recipient's withdrawal (split payments): the recipient's id; absent on the account's own
+                             */
+                            recipientId?: string;
+                            /**
                              * @description AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never sent, until an operator releases or cancels it
                              * @enum {string}
                              */
@@ -19607,6 +19612,250 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/recipients/{id}/cashout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pay out a recipient's available balance by PIX (split payments): the cashout's rules, limits and Idempotency-Key; the PIX key defaults to the recipient's */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description 1–255 visible ASCII characters; kept 24 h */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    /** @description Recipient id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amount": "150.00"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Reais, at most two decimals; 100.00 to 100000.00 */
+                        amount: number | string;
+                        /** @description 8 to 77 characters, valid for its type; default the recipient's own key */
+                        pixKey?: string;
+                        /** @description CPF, CNPJ, EMAIL, PHONE, RANDOM; default CPF with a pixKey, else the recipient's own key's type */
+                        pixKeyType?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 311,
+                         *       "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *       "amount": "150.00",
+                         *       "netAmount": "147.50",
+                         *       "pixKey": "52998224725",
+                         *       "pixKeyType": "CPF",
+                         *       "status": "PENDING",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "fees": {
+                         *         "fixed": "1.00",
+                         *         "variable": "1.50",
+                         *         "total": "2.50"
+                         *       },
+                         *       "approval": null
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Reais, two decimals */
+                            amount: string;
+                            /** @description Approval by a second person (withdrawals at or above the account threshold); null: none needed */
+                            approval: {
+                                decidedAt: string | null;
+                                /** @description The deciding user's e-mail */
+                                decidedBy: string | null;
+                                /** @description A user's e-mail, or api_key:<publicKey> */
+                                requestedBy: string;
+                                status: "awaiting" | "approved" | "declined" | "expired";
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            fees: {
+                                /** @description Reais, two decimals */
+                                fixed: string;
+                                /** @description Reais, two decimals */
+                                total: string;
+                                /** @description Reais, two decimals */
+                                variable: string;
+                            };
+                            id: number;
+                            /** @description Reais, two decimals */
+                            netAmount: string;
+                            pixKey: string;
+                            /** @enum {string} */
+                            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
+                            /**
+                             * Format: uuid
+                             * @description A recipient's withdrawal (split payments): the recipient's id; absent on the account's own
+                             */
+                            recipientId?: string;
+                            /**
+                             * @description AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never sent, until an operator releases or cancels it
+                             * @enum {string}
+                             */
+                            status: "PENDING" | "AWAITING_REVIEW" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["BusinessRuleError"] & {
+                            /** @enum {unknown} */
+                            errorType?: "API_WITHDRAWAL_DISABLED_GLOBALLY" | "TRANSFER_NOT_ALLOWED";
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape C */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BusinessRuleError"] & {
+                            /** @enum {unknown} */
+                            errorType?: "IDEMPOTENCY_KEY_IN_USE";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error shape C */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BusinessRuleError"] & {
+                            /** @enum {unknown} */
+                            errorType?: "GENERAL_ERROR" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "MAXIMUM_VALUE" | "MINIMUM_VALUE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -28835,6 +29084,11 @@ export interface paths {
                             /** @enum {string} */
                             pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
                             /**
+                             * Format: uuid
+                             * @description A recipient's withdrawal (split payments): the recipient's id; absent on the account's own
+                             */
+                            recipientId?: string;
+                            /**
                              * @description AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never sent, until an operator releases or cancels it
                              * @enum {string}
                              */
@@ -31858,6 +32112,11 @@ export interface components {
             /** @enum {string} */
             pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
             /**
+             * Format: uuid
+             * @description A recipient's withdrawal (split payments): the recipient's id; absent on the account's own
+             */
+            recipientId?: string;
+            /**
              * @description AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never sent, until an operator releases or cancels it
              * @enum {string}
              */
@@ -31892,6 +32151,12 @@ export interface components {
             /** @example CPF */
             pixKeyType: string;
             processedAt: string | null;
+            /**
+             * Format: uuid
+             * @description Set on a recipient's withdrawal (split payments): the recipient's id; delivered to the platform account's webhooks
+             * @example 3f9a1c2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b
+             */
+            recipientId?: string;
             /**
              * @description PROCESSING, COMPLETED, REJECTED or CANCELLED
              * @example COMPLETED
