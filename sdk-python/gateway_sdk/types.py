@@ -1246,6 +1246,18 @@ class RecipientBalance(TypedDict):
     total: int
 
 
+class _RecipientCashoutCreateRequired(TypedDict):
+    # Reais, at most two decimals; 100.00 to 100000.00
+    amount: Union[float, str]
+
+
+class RecipientCashoutCreate(_RecipientCashoutCreateRequired, total=False):
+    # 8 to 77 characters, valid for its type; default the recipient's own key
+    pixKey: str
+    # CPF, CNPJ, EMAIL, PHONE, RANDOM; default CPF with a pixKey, else the recipient's own key's type
+    pixKeyType: str
+
+
 @dataclass(frozen=True)
 class SalePendingWebhook:
     """A verified sale.pending webhook: a charge was opened and awaits payment."""
