@@ -57,7 +57,7 @@ import { installRateLimits } from './platform/http/rate-limit.js';
 import { createHttp } from './platform/http/server.js';
 import type { CardAttemptCheck, Http } from './platform/http/types.js';
 import { metricsPlugin } from './platform/observability/metrics.js';
-import { Recipients, recipientRoutes } from './recipients/index.js';
+import { Recipients, recipientPanelRoutes, recipientRoutes } from './recipients/index.js';
 import { RiskRules } from './risk/index.js';
 import type { SaleProcessor } from './sales/index.js';
 import {
@@ -304,6 +304,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const disputes = new Disputes(db, queue, mail, config.publicUrl);
   await app.register(disputeRoutes, { db, disputes, apiKey, requireSession });
   await app.register(recipientRoutes, { recipients, apiKey });
+  await app.register(recipientPanelRoutes, { reads, requireSession });
   const cielo = config.cards.cielo;
   const chargebackSource = cielo ? cieloChargebackSource(db, cielo) : null;
   if (chargebackSource) app.addHook('onClose', () => chargebackSource.close());
