@@ -1199,7 +1199,8 @@ class _RecipientCreateRequired(TypedDict):
 
 
 class RecipientCreate(_RecipientCreateRequired, total=False):
-    # manual (default): cashouts only when asked; daily or weekly: paid at 06:00 São Paulo time
+    # manual (default): cashouts only when asked; daily (every day) or weekly (on Mondays): its whole
+    # available balance paid out at 06:00 São Paulo time
     transferInterval: Any
 
 

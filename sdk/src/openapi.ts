@@ -14781,6 +14781,165 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/panel/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's recipients (split payments), newest first, each with its balance
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    /** @description 1..100, default 20 */
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "name": "Maria Silva",
+                         *           "document": "52998224725",
+                         *           "email": "maria@example.com",
+                         *           "pixKey": "52998224725",
+                         *           "pixKeyType": "CPF",
+                         *           "transferInterval": "manual",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "balance": {
+                         *             "available": 15000,
+                         *             "blocked": 15000,
+                         *             "receivable": 42,
+                         *             "total": 15000
+                         *           }
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                balance: {
+                                    /** @description Cents that may be cashed out (negative: a debt left by a dispute) */
+                                    available: number;
+                                    /** @description Cents held (refunds in progress, disputes, cashouts in progress) */
+                                    blocked: number;
+                                    /** @description Cents of card installments still to come */
+                                    receivable: number;
+                                    total: number;
+                                };
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string;
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                pixKey: string;
+                                pixKeyType: string;
+                                transferInterval: "manual" | "daily" | "weekly";
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/panel/sandbox": {
         parameters: {
             query?: never;
@@ -19200,7 +19359,7 @@ export interface paths {
                         pixKey: unknown;
                         /** @description CPF, CNPJ, EMAIL, PHONE or RANDOM */
                         pixKeyType: unknown;
-                        /** @description manual (default): cashouts only when asked; daily or weekly: paid at 06:00 São Paulo time */
+                        /** @description manual (default): cashouts only when asked; daily (every day) or weekly (on Mondays): its whole available balance paid out at 06:00 São Paulo time */
                         transferInterval?: unknown;
                     };
                 };
@@ -19888,6 +20047,8 @@ export interface paths {
                     paymentMethod?: string;
                     /** @description uuid, numeric id, customer name, email or document */
                     q?: string;
+                    /** @description Only the sales whose split includes this recipient (one of the account's) */
+                    recipientId?: string;
                     /** @description One of PENDENTE, EM_PROCESSAMENTO, PAGO, CANCELADO, RECUSADO, ESTORNADO, FALHA, CHARGEBACK, MED */
                     status?: string;
                     /** @description Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601) */
@@ -21423,6 +21584,8 @@ export interface paths {
                     paymentMethod?: string;
                     /** @description uuid, numeric id, customer name, email or document */
                     q?: string;
+                    /** @description Only the sales whose split includes this recipient (one of the account's) */
+                    recipientId?: string;
                     /** @description One of PENDENTE, EM_PROCESSAMENTO, PAGO, CANCELADO, RECUSADO, ESTORNADO, FALHA, CHARGEBACK, MED */
                     status?: string;
                     /** @description Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601) */
@@ -28871,6 +29034,8 @@ export interface paths {
                     from?: string;
                     /** @description 1..100, default 20 */
                     limit?: string;
+                    /** @description Only this recipient's withdrawals (split payments); without it, the account's own (the approval queue shows both) */
+                    recipientId?: string;
                     /** @description PENDING, PROCESSING, COMPLETED, FAILED, CANCELLED */
                     status?: string;
                     /** @description Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601) */
@@ -29791,6 +29956,8 @@ export interface paths {
                     approval?: string;
                     /** @description Created at or after (ISO 8601) */
                     from?: string;
+                    /** @description Only this recipient's withdrawals (split payments); without it, the account's own (the approval queue shows both) */
+                    recipientId?: string;
                     /** @description PENDING, PROCESSING, COMPLETED, FAILED, CANCELLED */
                     status?: string;
                     /** @description Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601) */
