@@ -155,6 +155,22 @@ describe("a recipient's cashout", () => {
     expect(foreign.body).toEqual({ message: 'Recipient not found', error: 'NOT_FOUND' });
     const junk = await cashout('not-an-id', { amount: 100 });
     expect(junk.status).toBe(404);
+    // a key narrower than full is refused as on the account's cashout (403 shape C), nothing written
+    const charges = await call<{ publicKey: string; privateKey: string }>(
+      'POST',
+      `${server.url}/api/credentials`,
+      { headers: platform.panel, body: { name: 'cobranças', scope: 'charges' } },
+    );
+    expect(charges.status, charges.text).toBe(201);
+    const narrow = await call<{ errorType: string }>('POST', `${server.url}/api/recipients/${r.id}/cashout`, {
+      headers: {
+        'x-api-public-key': charges.body.publicKey,
+        'x-api-private-key': charges.body.privateKey,
+      },
+      body: { amount: 100 },
+    });
+    expect(narrow.status).toBe(403);
+    expect(narrow.body.errorType).toBe('FORBIDDEN');
     expect(await recipientBalance(server, platform, r.id)).toMatchObject({ available: 15_000, blocked: 0 });
   });
 
