@@ -57,7 +57,7 @@ import { installRateLimits } from './platform/http/rate-limit.js';
 import { createHttp } from './platform/http/server.js';
 import type { CardAttemptCheck, Http } from './platform/http/types.js';
 import { metricsPlugin } from './platform/observability/metrics.js';
-import { Recipients, recipientRoutes } from './recipients/index.js';
+import { Recipients, recipientPanelRoutes, recipientRoutes } from './recipients/index.js';
 import { RiskRules } from './risk/index.js';
 import type { SaleProcessor } from './sales/index.js';
 import {
@@ -234,7 +234,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
   });
   await app.register(eventRoutes, { db, apiKey, feed });
   const creator = new WithdrawalCreator(db, queue);
-  await app.register(cashoutRoutes, { db, apiKey, creator });
+  const recipients = new Recipients(db);
+  await app.register(cashoutRoutes, { db, apiKey, creator, recipientOf: (a, id) => recipients.payee(a, id) });
   await app.register(withdrawalPanelRoutes, { db, reads, creator, sessions, requireSession });
   await app.register(approvalRoutes, { db, queue, sessions, requireSession });
   await app.register(ledgerPanelRoutes, { db, reads, requireSession, cursorKey: config.secretsKey });
@@ -313,7 +314,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(processorCallbackRoutes, { settler, processors });
   const disputes = new Disputes(db, queue, mail, config.publicUrl);
   await app.register(disputeRoutes, { db, disputes, apiKey, requireSession });
-  await app.register(recipientRoutes, { recipients: new Recipients(db), apiKey });
+  await app.register(recipientRoutes, { recipients, apiKey });
+  await app.register(recipientPanelRoutes, { reads, requireSession });
   const cielo = config.cards.cielo;
   const chargebackSource = cielo ? cieloChargebackSource(db, cielo) : null;
   if (chargebackSource) app.addHook('onClose', () => chargebackSource.close());

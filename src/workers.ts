@@ -22,6 +22,7 @@ import { startMailWorker } from './mail/index.js';
 import { PixApiClient } from './payment-standards/index.js';
 import type { Platform } from './platform/context.js';
 import { startPeriodic } from './platform/jobs/periodic.js';
+import { AUTO_PAYOUT_CHECK_EVERY_MS, runAutomaticPayouts } from './recipients/index.js';
 import { startReconciliation } from './reconciliation/index.js';
 import { expireRiskReview } from './risk/index.js';
 import type { PixChargeProcessor } from './sales/index.js';
@@ -71,6 +72,15 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     : async () => undefined;
   const stopOverdue = startOverdueCheck(platform, (name) => providers.byName(name));
   await startReserveWorker(platform.db, platform.queue);
+  // recipients paid by transferInterval: each period's payout once at 06:00 São Paulo, whichever worker looks
+  const stopAutoPayouts = startPeriodic(
+    AUTO_PAYOUT_CHECK_EVERY_MS,
+    () =>
+      runAutomaticPayouts(db, platform.queue, new Date(), (err, recipientId) =>
+        log.warn({ err, recipientId }, "a recipient's automatic payout failed; will retry"),
+      ),
+    (err) => log.warn({ err }, 'automatic payouts failed; will retry'),
+  );
   const stopKeyCleanup = startPeriodic(
     KEY_CLEANUP_EVERY_MS,
     () => Promise.all([deleteExpiredKeys(db), deleteExpiredSaleKeys(db), deleteExpiredCardTokens(db)]),
@@ -260,6 +270,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     await chargebackSource?.close();
     await pspClient?.close();
     stopKeyCleanup();
+    stopAutoPayouts();
     stopCallbackCleanup();
     stopAuthCleanup();
     stopRetention();

@@ -11,6 +11,7 @@ import { Onboarding, SignUp } from './pages/Onboarding';
 import { Overview } from './pages/Overview';
 import { PaymentLinks } from './pages/PaymentLinks';
 import { Receivables } from './pages/Receivables';
+import { Recipients } from './pages/Recipients';
 import { SaleDetail } from './pages/SaleDetail';
 import { Sales } from './pages/Sales';
 import { Security } from './pages/Security';
@@ -44,6 +45,7 @@ const PAGES: {
   },
   { hash: '#/saques', label: 'Saques', Page: Withdrawals, need: 'money.view' },
   { hash: '#/saques/aprovacoes', label: 'Aprovações', Page: Approvals, need: 'money.view', menu: false },
+  { hash: '#/recebedores', label: 'Recebedores', Page: Recipients, need: 'money.view' },
   { hash: '#/contestacoes', label: 'Contestações', Page: Disputes, need: 'money.view' },
   { hash: '#/extrato', label: 'Extrato', Page: Statement, need: 'money.view' },
   { hash: '#/recebiveis', label: 'Agenda de recebíveis', Page: Receivables, need: 'money.view' },

@@ -14,6 +14,7 @@ import type * as Customers from '../../src/customers/schemas';
 import type * as Disputes from '../../src/disputes/schemas';
 import type * as Ledger from '../../src/ledger/schemas';
 import type * as Onboard from '../../src/onboarding/schemas';
+import type * as Recipients from '../../src/recipients/schemas';
 import type * as Charges from '../../src/sales/charges.schemas';
 import type * as Sales from '../../src/sales/schemas';
 import type * as Subscriptions from '../../src/subscriptions/schemas';
@@ -43,6 +44,8 @@ export type CardToken = Static<typeof Cards.CardToken>;
 /** A method a link, a session or a charge may offer (checkout's CHECKOUT_METHODS). */
 export type PaymentMethod = 'PIX' | 'BOLETO' | 'CREDIT_CARD';
 export type Withdrawal = Static<typeof Withdrawals.WithdrawalLookup>;
+export type RecipientPage = Static<typeof Recipients.PanelRecipientPage>;
+export type Recipient = RecipientPage['data'][number];
 export type WithdrawalCreated = Static<typeof Withdrawals.WithdrawalCreated>;
 export type WithdrawalPage = Static<typeof Withdrawals.WithdrawalPage>;
 export type FeePreview = Static<typeof Withdrawals.FeePreview>;
@@ -310,6 +313,8 @@ export const api = {
   simulatePayment: (id: string) =>
     request<Sale>('POST', `/api/sales/${encodeURIComponent(id)}/simulate-payment`),
   sandbox: () => request<{ enabled: boolean }>('GET', '/api/panel/sandbox'),
+  recipients: (cursor?: string) =>
+    request<RecipientPage>('GET', `/api/panel/recipients${query({ limit: '50', cursor })}`),
   withdrawals: (f: Record<string, string | undefined>) =>
     request<WithdrawalPage>('GET', `/api/withdrawals${query(f)}`),
   withdrawal: (id: string) => request<Withdrawal>('GET', `/api/withdrawals/${encodeURIComponent(id)}`),

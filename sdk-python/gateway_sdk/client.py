@@ -222,6 +222,16 @@ class RecipientsResource:
         """GET /api/recipients/{id}/balance: available, blocked, receivable and total, in cents."""
         return cast(types.RecipientBalance, self._http.request("GET", f"/api/recipients/{_segment(id)}/balance"))
 
+    def cashout(
+        self, id: str, body: types.RecipientCashoutCreate, *, idempotency_key: Optional[str] = None
+    ) -> types.CashoutCreated:
+        """POST /api/recipients/{id}/cashout: pays out the recipient's available balance (the PIX key defaults to
+        the recipient's own); an Idempotency-Key is generated when none is given and kept across retries."""
+        key = idempotency_key if idempotency_key is not None else HttpClient.new_key()
+        return cast(
+            types.CashoutCreated, self._http.request("POST", f"/api/recipients/{_segment(id)}/cashout", body, key)
+        )
+
 
 def _params(**params: Any) -> str:
     q = urlencode({k: v for k, v in params.items() if v is not None})

@@ -518,7 +518,7 @@ until an operator releases or cancels it
 """
 
 
-class Withdrawal(TypedDict):
+class _WithdrawalRequired(TypedDict):
     # Reais, two decimals
     amount: str
     # Approval by a second person (withdrawals at or above the account threshold); null: none needed
@@ -537,6 +537,11 @@ class Withdrawal(TypedDict):
     uuid: str
 
 
+class Withdrawal(_WithdrawalRequired, total=False):
+    # A recipient's withdrawal (split payments): the recipient's id; absent on the account's own
+    recipientId: str
+
+
 WithdrawalNotificationEventType = Literal[
     "withdrawal.pending",
     "withdrawal.completed",
@@ -551,8 +556,7 @@ class WithdrawalNotificationUser(TypedDict):
     name: str
 
 
-class WithdrawalNotification(TypedDict):
-    """A withdrawal notification"""
+class _WithdrawalNotificationRequired(TypedDict):
     # Reais, two decimals
     amount: str
     createdAt: str
@@ -570,6 +574,13 @@ class WithdrawalNotification(TypedDict):
     user: WithdrawalNotificationUser
     userId: int
     uuid: str
+
+
+class WithdrawalNotification(_WithdrawalNotificationRequired, total=False):
+    """A withdrawal notification"""
+    # Set on a recipient's withdrawal (split payments): the recipient's id; delivered to the platform
+    # account's webhooks
+    recipientId: str
 
 
 class _CashoutCreateRequired(TypedDict):
@@ -615,7 +626,7 @@ until an operator releases or cancels it
 """
 
 
-class CashoutCreated(TypedDict):
+class _CashoutCreatedRequired(TypedDict):
     # Reais, two decimals
     amount: str
     # Approval by a second person (withdrawals at or above the account threshold); null: none needed
@@ -631,6 +642,11 @@ class CashoutCreated(TypedDict):
     # sent, until an operator releases or cancels it
     status: CashoutCreatedStatus
     uuid: str
+
+
+class CashoutCreated(_CashoutCreatedRequired, total=False):
+    # A recipient's withdrawal (split payments): the recipient's id; absent on the account's own
+    recipientId: str
 
 
 class ChargeCreateBoletoDiscount(TypedDict):
@@ -1458,7 +1474,8 @@ class _RecipientCreateRequired(TypedDict):
 
 
 class RecipientCreate(_RecipientCreateRequired, total=False):
-    # manual (default): cashouts only when asked; daily or weekly: paid at 06:00 São Paulo time
+    # manual (default): cashouts only when asked; daily (every day) or weekly (on Mondays): its whole
+    # available balance paid out at 06:00 São Paulo time
     transferInterval: Any
 
 
@@ -1503,6 +1520,18 @@ class RecipientBalance(TypedDict):
     # Cents of card installments still to come
     receivable: int
     total: int
+
+
+class _RecipientCashoutCreateRequired(TypedDict):
+    # Reais, at most two decimals; 100.00 to 100000.00
+    amount: Union[float, str]
+
+
+class RecipientCashoutCreate(_RecipientCashoutCreateRequired, total=False):
+    # 8 to 77 characters, valid for its type; default the recipient's own key
+    pixKey: str
+    # CPF, CNPJ, EMAIL, PHONE, RANDOM; default CPF with a pixKey, else the recipient's own key's type
+    pixKeyType: str
 
 
 @dataclass(frozen=True)

@@ -147,6 +147,11 @@ class ClientTest(unittest.TestCase):
         before = gw.recipients.balance(seller["id"])["available"]
         gw.sandbox.pay(sale["uuid"])
         self.assertEqual(gw.recipients.balance(seller["id"])["available"] - before, sale["split"][0]["netCents"])
+        paid_out = gw.recipients.cashout(seller["id"], {"amount": "100.00"}, idempotency_key="py-recipient-cashout")
+        self.assertEqual((paid_out["recipientId"], paid_out["pixKey"]), (seller["id"], "ana@example.com"))
+        again = gw.recipients.cashout(seller["id"], {"amount": "100.00"}, idempotency_key="py-recipient-cashout")
+        self.assertEqual(again["uuid"], paid_out["uuid"])
+        self.assertEqual(gw.recipients.balance(seller["id"])["blocked"], 10000)
 
     def test_customers_plans_and_a_pix_subscription(self):
         gw = gateway_for("subscriptions")

@@ -63,6 +63,7 @@ OPERATIONS: list[tuple[str, str, str, str]] = [
     ("Recipient", "/api/recipients", "post", "201"),
     ("RecipientPage", "/api/recipients", "get", "200"),
     ("RecipientBalance", "/api/recipients/{id}/balance", "get", "200"),
+    ("RecipientCashoutCreate", "/api/recipients/{id}/cashout", "post", "body"),
 ]
 
 HEADER = '''"""The gateway's types for the Python SDK.

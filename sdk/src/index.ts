@@ -93,6 +93,7 @@ export type RecipientCreate = {
 export type Recipient = Answer<'/api/recipients', 'post', 201>;
 export type RecipientPage = Answer<'/api/recipients', 'get', 200>;
 export type RecipientBalance = Answer<'/api/recipients/{id}/balance', 'get', 200>;
+export type RecipientCashoutCreate = BodyOf<'/api/recipients/{id}/cashout', 'post'>;
 /** One rule of a charge's `split` (POST /api/transactions, payment links, checkout sessions). */
 export type SplitRule = NonNullable<ChargeCreate['split']>[number];
 /** A split sale's parties, each with its netCents (the platform last, recipientId null). */
@@ -324,6 +325,14 @@ export class Gateway {
       /** GET /api/recipients/{id}/balance: available, blocked, receivable and total, in cents. */
       balance: (id: string) =>
         http.request<RecipientBalance>('GET', `/api/recipients/${segment(id)}/balance`),
+      /**
+       * POST /api/recipients/{id}/cashout: pays out the recipient's available balance (the PIX key defaults to
+       * the recipient's own); an Idempotency-Key is generated when none is given and kept across retries.
+       */
+      cashout: (id: string, body: RecipientCashoutCreate, options: RequestOptions = {}) =>
+        http.request<CashoutCreated>('POST', `/api/recipients/${segment(id)}/cashout`, body, {
+          idempotencyKey: options.idempotencyKey ?? HttpClient.newKey(),
+        }),
     };
     this.refunds = {
       /** GET /api/transactions/{id}/refunds: a sale's refunds, oldest first (the same as transactions.refunds). */

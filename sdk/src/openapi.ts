@@ -14781,6 +14781,165 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/panel/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's recipients (split payments), newest first, each with its balance
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    /** @description 1..100, default 20 */
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "name": "Maria Silva",
+                         *           "document": "52998224725",
+                         *           "email": "maria@example.com",
+                         *           "pixKey": "52998224725",
+                         *           "pixKeyType": "CPF",
+                         *           "transferInterval": "manual",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "balance": {
+                         *             "available": 15000,
+                         *             "blocked": 15000,
+                         *             "receivable": 42,
+                         *             "total": 15000
+                         *           }
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                balance: {
+                                    /** @description Cents that may be cashed out (negative: a debt left by a dispute) */
+                                    available: number;
+                                    /** @description Cents held (refunds in progress, disputes, cashouts in progress) */
+                                    blocked: number;
+                                    /** @description Cents of card installments still to come */
+                                    receivable: number;
+                                    total: number;
+                                };
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string;
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                pixKey: string;
+                                pixKeyType: string;
+                                transferInterval: "manual" | "daily" | "weekly";
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/panel/sandbox": {
         parameters: {
             query?: never;
@@ -16901,6 +17060,11 @@ export interface paths {
                             pixKey: string;
                             /** @enum {string} */
                             pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
+                            /**
+                             * Format: uuid
+                             * @description A recipient's withdrawal (split payments): the recipient's id; absent on the account's own
+                             */
+                            recipientId?: string;
                             /**
                              * @description AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never sent, until an operator releases or cancels it
                              * @enum {string}
@@ -19758,7 +19922,7 @@ export interface paths {
                         pixKey: unknown;
                         /** @description CPF, CNPJ, EMAIL, PHONE or RANDOM */
                         pixKeyType: unknown;
-                        /** @description manual (default): cashouts only when asked; daily or weekly: paid at 06:00 São Paulo time */
+                        /** @description manual (default): cashouts only when asked; daily (every day) or weekly (on Mondays): its whole available balance paid out at 06:00 São Paulo time */
                         transferInterval?: unknown;
                     };
                 };
@@ -20176,6 +20340,250 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/recipients/{id}/cashout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pay out a recipient's available balance by PIX (split payments): the cashout's rules, limits and Idempotency-Key; the PIX key defaults to the recipient's */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description 1–255 visible ASCII characters; kept 24 h */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    /** @description Recipient id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amount": "150.00"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Reais, at most two decimals; 100.00 to 100000.00 */
+                        amount: number | string;
+                        /** @description 8 to 77 characters, valid for its type; default the recipient's own key */
+                        pixKey?: string;
+                        /** @description CPF, CNPJ, EMAIL, PHONE, RANDOM; default CPF with a pixKey, else the recipient's own key's type */
+                        pixKeyType?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 311,
+                         *       "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *       "amount": "150.00",
+                         *       "netAmount": "147.50",
+                         *       "pixKey": "52998224725",
+                         *       "pixKeyType": "CPF",
+                         *       "status": "PENDING",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "fees": {
+                         *         "fixed": "1.00",
+                         *         "variable": "1.50",
+                         *         "total": "2.50"
+                         *       },
+                         *       "approval": null
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Reais, two decimals */
+                            amount: string;
+                            /** @description Approval by a second person (withdrawals at or above the account threshold); null: none needed */
+                            approval: {
+                                decidedAt: string | null;
+                                /** @description The deciding user's e-mail */
+                                decidedBy: string | null;
+                                /** @description A user's e-mail, or api_key:<publicKey> */
+                                requestedBy: string;
+                                status: "awaiting" | "approved" | "declined" | "expired";
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            fees: {
+                                /** @description Reais, two decimals */
+                                fixed: string;
+                                /** @description Reais, two decimals */
+                                total: string;
+                                /** @description Reais, two decimals */
+                                variable: string;
+                            };
+                            id: number;
+                            /** @description Reais, two decimals */
+                            netAmount: string;
+                            pixKey: string;
+                            /** @enum {string} */
+                            pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
+                            /**
+                             * Format: uuid
+                             * @description A recipient's withdrawal (split payments): the recipient's id; absent on the account's own
+                             */
+                            recipientId?: string;
+                            /**
+                             * @description AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never sent, until an operator releases or cancels it
+                             * @enum {string}
+                             */
+                            status: "PENDING" | "AWAITING_REVIEW" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["BusinessRuleError"] & {
+                            /** @enum {unknown} */
+                            errorType?: "API_WITHDRAWAL_DISABLED_GLOBALLY" | "TRANSFER_NOT_ALLOWED";
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape C */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BusinessRuleError"] & {
+                            /** @enum {unknown} */
+                            errorType?: "IDEMPOTENCY_KEY_IN_USE";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error shape C */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BusinessRuleError"] & {
+                            /** @enum {unknown} */
+                            errorType?: "GENERAL_ERROR" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "MAXIMUM_VALUE" | "MINIMUM_VALUE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sales": {
         parameters: {
             query?: never;
@@ -20202,6 +20610,8 @@ export interface paths {
                     paymentMethod?: string;
                     /** @description uuid, numeric id, customer name, email or document */
                     q?: string;
+                    /** @description Only the sales whose split includes this recipient (one of the account's) */
+                    recipientId?: string;
                     /** @description One of PENDENTE, EM_PROCESSAMENTO, PAGO, CANCELADO, RECUSADO, ESTORNADO, FALHA, CHARGEBACK, MED */
                     status?: string;
                     /** @description Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601) */
@@ -21748,6 +22158,8 @@ export interface paths {
                     paymentMethod?: string;
                     /** @description uuid, numeric id, customer name, email or document */
                     q?: string;
+                    /** @description Only the sales whose split includes this recipient (one of the account's) */
+                    recipientId?: string;
                     /** @description One of PENDENTE, EM_PROCESSAMENTO, PAGO, CANCELADO, RECUSADO, ESTORNADO, FALHA, CHARGEBACK, MED */
                     status?: string;
                     /** @description Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601) */
@@ -30308,6 +30720,8 @@ export interface paths {
                     from?: string;
                     /** @description 1..100, default 20 */
                     limit?: string;
+                    /** @description Only this recipient's withdrawals (split payments); without it, the account's own (the approval queue shows both) */
+                    recipientId?: string;
                     /** @description PENDING, PROCESSING, COMPLETED, FAILED, CANCELLED */
                     status?: string;
                     /** @description Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601) */
@@ -30520,6 +30934,11 @@ export interface paths {
                             pixKey: string;
                             /** @enum {string} */
                             pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
+                            /**
+                             * Format: uuid
+                             * @description A recipient's withdrawal (split payments): the recipient's id; absent on the account's own
+                             */
+                            recipientId?: string;
                             /**
                              * @description AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never sent, until an operator releases or cancels it
                              * @enum {string}
@@ -31223,6 +31642,8 @@ export interface paths {
                     approval?: string;
                     /** @description Created at or after (ISO 8601) */
                     from?: string;
+                    /** @description Only this recipient's withdrawals (split payments); without it, the account's own (the approval queue shows both) */
+                    recipientId?: string;
                     /** @description PENDING, PROCESSING, COMPLETED, FAILED, CANCELLED */
                     status?: string;
                     /** @description Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601) */
@@ -33942,6 +34363,11 @@ export interface components {
             /** @enum {string} */
             pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
             /**
+             * Format: uuid
+             * @description A recipient's withdrawal (split payments): the recipient's id; absent on the account's own
+             */
+            recipientId?: string;
+            /**
              * @description AWAITING_REVIEW: the account's payouts are held (or it is suspended); the withdrawal is kept, never sent, until an operator releases or cancels it
              * @enum {string}
              */
@@ -33976,6 +34402,12 @@ export interface components {
             /** @example CPF */
             pixKeyType: string;
             processedAt: string | null;
+            /**
+             * Format: uuid
+             * @description Set on a recipient's withdrawal (split payments): the recipient's id; delivered to the platform account's webhooks
+             * @example 3f9a1c2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b
+             */
+            recipientId?: string;
             /**
              * @description PROCESSING, COMPLETED, REJECTED or CANCELLED
              * @example COMPLETED

@@ -11,14 +11,17 @@ export {
 export { balanceStatement, entriesInsert } from './batch-entries.js';
 export {
   availableBalanceSql,
+  type Bucket,
   ensureMerchantLedger,
   ensureRecipientLedger,
   getBalance,
   type JournalEntry,
+  lockRecipientAvailable,
   type Posting,
   postBucketTransfers,
   postEntry,
   type RecipientBalance,
+  recipientAvailableBalanceSql,
   recipientBalances,
 } from './ledger.js';
 export { ledgerPanelRoutes } from './panel.routes.js';

@@ -229,12 +229,14 @@ export async function getBalance(q: Queryable, accountId: number): Promise<Balan
  * Many transfers between two buckets of one merchant (e.g. available → blocked for a batch of cashouts), in
  * one statement: one balanced entry per item, both maintained balances moved by the total (a guarded
  * debit when `guardAvailable`). Same effect as one postEntry per item; refuses with INSUFFICIENT_BALANCE
- * as a whole if the guard fails, before anything is written.
+ * as a whole if the guard fails, before anything is written. With `recipientId` the buckets are that
+ * recipient's (a recipient's cashouts) instead of the merchant's.
  */
 export async function postBucketTransfers(
   tx: Queryable,
   transfer: {
     accountId: number;
+    recipientId?: number | null | undefined;
     from: Bucket;
     to: Bucket;
     kind: string;
@@ -252,14 +254,16 @@ export async function postBucketTransfers(
   const guarded = transfer.guardAvailable && transfer.from === 'available';
   // Balance rows are updated in the fixed order (bucket name) postEntry uses, so the two cannot deadlock.
   const [first, second] = [transfer.from, transfer.to].sort();
+  const recipient = transfer.recipientId != null;
+  const holder = recipient ? 'recipient_id' : 'account_id';
   const [row] = await tx.query<{ moved: boolean }>(
     `WITH b1 AS (
        UPDATE ledger_accounts SET balance = balance + CASE WHEN bucket = $3 THEN -$5::bigint ELSE $5::bigint END
-        WHERE account_id = $1 AND bucket = $8 ${guarded ? 'AND (bucket <> $3 OR balance >= $5::bigint)' : ''}
+        WHERE ${holder} = $1 AND bucket = $8 ${guarded ? 'AND (bucket <> $3 OR balance >= $5::bigint)' : ''}
         RETURNING id, bucket),
      b2 AS (
        UPDATE ledger_accounts SET balance = balance + CASE WHEN bucket = $3 THEN -$5::bigint ELSE $5::bigint END
-        WHERE account_id = $1 AND bucket = $9 AND EXISTS (SELECT 1 FROM b1)
+        WHERE ${holder} = $1 AND bucket = $9 AND EXISTS (SELECT 1 FROM b1)
         RETURNING id, bucket),
      moved AS (SELECT * FROM b1 UNION ALL SELECT * FROM b2),
      e AS (
@@ -273,7 +277,7 @@ export async function postBucketTransfers(
         CROSS JOIN moved m)
      SELECT (SELECT count(*) FROM moved) = 2 AS moved`,
     [
-      transfer.accountId,
+      recipient ? transfer.recipientId : transfer.accountId,
       transfer.kind,
       transfer.from,
       transfer.refType,
@@ -284,11 +288,14 @@ export async function postBucketTransfers(
       second,
     ],
     // a cashout batch's hottest statement: planned once per connection (each variant)
-    { prepare: guarded ? 'ledger_bucket_transfer_guarded' : 'ledger_bucket_transfer' },
+    {
+      prepare: `ledger_bucket_transfer${guarded ? '_guarded' : ''}${recipient ? '_recipient' : ''}`,
+    },
   );
   if (!row?.moved) {
     if (guarded) throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient available balance');
-    throw new Error(`merchant ${transfer.accountId} has no ${transfer.from}/${transfer.to} ledger accounts`);
+    const who = recipient ? `recipient ${transfer.recipientId}` : `merchant ${transfer.accountId}`;
+    throw new Error(`${who} has no ${transfer.from}/${transfer.to} ledger accounts`);
   }
 }
 
@@ -298,4 +305,18 @@ export async function postBucketTransfers(
  */
 export function availableBalanceSql(accountIdExpr: string, lock: boolean): string {
   return `SELECT balance FROM ledger_accounts WHERE account_id = ${accountIdExpr} AND bucket = 'available'${lock ? ' FOR UPDATE' : ''}`;
+}
+
+/** A recipient's available balance, its row locked until commit (an automatic payout takes all of it). */
+export async function lockRecipientAvailable(tx: Queryable, recipientId: number): Promise<number> {
+  const [row] = await tx.query<{ balance: number }>(
+    `SELECT balance FROM ledger_accounts WHERE recipient_id = $1 AND bucket = 'available' FOR UPDATE`,
+    [recipientId],
+  );
+  return Number(row?.balance ?? 0);
+}
+
+/** `availableBalanceSql` for a recipient's available balance (its cashouts). */
+export function recipientAvailableBalanceSql(recipientIdExpr: string, lock: boolean): string {
+  return `SELECT balance FROM ledger_accounts WHERE recipient_id = ${recipientIdExpr} AND bucket = 'available'${lock ? ' FOR UPDATE' : ''}`;
 }

@@ -1,4 +1,12 @@
 // The recipients module's front door: a platform account's recipients (split payments).
+
+export { recipientPanelRoutes } from './panel.routes.js';
+export {
+  AUTO_PAYOUT_CHECK_EVERY_MS,
+  type AutoPayoutResult,
+  duePeriods,
+  runAutomaticPayouts,
+} from './payouts.js';
 export {
   accountRecipients,
   Recipients,

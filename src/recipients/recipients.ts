@@ -102,6 +102,15 @@ export class Recipients {
     return row;
   }
 
+  /** The account's recipient as a cashout pays it out (the withdrawals module's PayoutRecipient). */
+  async payee(
+    accountId: number,
+    id: string,
+  ): Promise<{ id: number; uuid: string; pixKey: string; pixKeyType: string }> {
+    const row = await this.get(accountId, id);
+    return { id: row.id, uuid: row.uuid, pixKey: row.pix_key, pixKeyType: row.pix_key_type };
+  }
+
   async list(accountId: number, before: number | null, limit: number): Promise<RecipientRow[]> {
     return listRecipients(this.db, accountId, before, limit);
   }

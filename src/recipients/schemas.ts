@@ -10,7 +10,7 @@ export const RecipientBody = Type.Object(
     transferInterval: Type.Optional(
       Type.Unknown({
         description:
-          'manual (default): cashouts only when asked; daily or weekly: paid at 06:00 São Paulo time',
+          'manual (default): cashouts only when asked; daily (every day) or weekly (on Mondays): its whole available balance paid out at 06:00 São Paulo time',
       }),
     ),
   },
@@ -60,4 +60,10 @@ export const RecipientPath = Type.Object({
 export const RecipientListQuery = Type.Object({
   cursor: Type.Optional(Type.String()),
   limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
+});
+
+/** The panel's list of recipients: each with its balance. */
+export const PanelRecipientPage = Type.Object({
+  data: Type.Array(Type.Object({ ...Recipient.properties, balance: RecipientBalanceBody })),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
 });

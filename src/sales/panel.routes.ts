@@ -12,6 +12,7 @@ import { parsePublicId } from '../platform/ids/public-ids.js';
 import { pageOf } from '../platform/paging/pagination.js';
 import { maskDocument } from '../platform/privacy/mask.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
+import { resolveRecipients } from '../recipients/index.js';
 import { cancelCharge } from './charges.js';
 import { ChargeBody, CreatedSale } from './charges.schemas.js';
 import { filters, SalesQuery } from './list-filters.js';
@@ -79,6 +80,22 @@ export interface SalesPanelDeps {
   charges: ChargeDeps;
 }
 
+/** The panel's list also takes the sales of one recipient (split payments). */
+const PanelSalesQuery = Type.Object({
+  ...SalesQuery.properties,
+  recipientId: Type.Optional(
+    Type.String({ description: "Only the sales whose split includes this recipient (one of the account's)" }),
+  ),
+});
+
+/** The list's filters, a recipient's id resolved to the account's recipient (another's or none: 400). */
+async function panelFilters(q: Queryable, accountId: number, query: Record<string, string | undefined>) {
+  const f = filters(query);
+  if (!query.recipientId) return f;
+  const found = await resolveRecipients(q, accountId, [query.recipientId]);
+  return { ...f, splitRecipient: [...found.values()][0]! };
+}
+
 export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise<void> {
   const common = {
     config: { errorShape: 'envelope' as const, permission: 'money.view' as const },
@@ -93,12 +110,12 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
       schema: {
         tags: ['panel'],
         summary: 'Sales, newest first',
-        querystring: SalesQuery,
+        querystring: PanelSalesQuery,
         response: { 200: SalesPage, ...errors },
       },
     },
     async (request, reply) => {
-      const f = filters(request.query);
+      const f = await panelFilters(deps.reads, accountOf(request), request.query);
       const { rows, nextCursor } = pageOf(await listSales(deps.reads, accountOf(request), f), f.limit);
       return sendJsonText(
         reply,
@@ -117,12 +134,12 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
         tags: ['panel'],
         summary:
           'Every sale matching the filters, as CSV (UTF-8 with BOM, ";" separated, reais with a decimal comma)',
-        querystring: Type.Omit(SalesQuery, ['limit', 'cursor']),
+        querystring: Type.Omit(PanelSalesQuery, ['limit', 'cursor']),
         response: { 200: Type.String(), ...errors },
       },
     },
     async (request, reply) => {
-      const f = filters(request.query);
+      const f = await panelFilters(deps.reads, accountOf(request), request.query);
       return sendCsv(reply, 'vendas.csv', allSales(deps.reads, accountOf(request), f), CSV);
     },
   );

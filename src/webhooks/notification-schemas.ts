@@ -162,6 +162,14 @@ export const WithdrawalNotification = Type.Object(
       email: Type.String({ examples: ['loja@example.com'] }),
     }),
     type: Type.Literal('WITHDRAWAL'),
+    recipientId: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description:
+          "Set on a recipient's withdrawal (split payments): the recipient's id; delivered to the platform account's webhooks",
+        examples: ['3f9a1c2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b'],
+      }),
+    ),
     eventType: EventTypeOf('withdrawal', 'withdrawal.completed'),
   },
   { description: 'A withdrawal notification' },

@@ -37,6 +37,10 @@ export interface WithdrawalRow {
   review_decided_by?: string | null;
   /** Created while its account's payouts were held (its creation answer said AWAITING_REVIEW). */
   created_held?: boolean;
+  /** A recipient's withdrawal (split payments): its money moves in that recipient's balance. */
+  recipient_id?: number | null;
+  /** The recipient's public id, carried by the notifications (`recipientId`). */
+  recipient_uuid?: string | null;
 }
 
 export type ApprovalStatus = 'awaiting' | 'approved' | 'declined' | 'expired';

@@ -2,9 +2,11 @@
 export { approvalRoutes } from './approval/routes.js';
 export { startApprovalWorker } from './approval/worker.js';
 export { cancelWithdrawal } from './cancel.js';
-export { WithdrawalCreator } from './creation/creator.js';
+export { createWithdrawalIn, WithdrawalCreator } from './creation/creator.js';
 export { deleteExpiredKeys, KEY_CLEANUP_EVERY_MS } from './creation/idempotency.js';
+export type { RecipientRef } from './creation/types.js';
 export type { WithdrawalRow } from './data.js';
+export { MAX_CASHOUT_CENTS, MIN_CASHOUT_CENTS } from './fees.js';
 export { ownedWithdrawal } from './lookup.js';
 export {
   accountWithdrawals,
@@ -19,7 +21,7 @@ export { payoutCallbackRoutes } from './payouts/routes.js';
 export { startOverdueCheck, startPayoutWorker } from './payouts/worker.js';
 export { PIX_KEY_TYPES, type PixKeyType, pixKeyProblem } from './pix-key.js';
 export { decideHeld, holdUnsent, type ReviewDecision, releaseAccount } from './review.js';
-export { cashoutRoutes } from './routes.js';
+export { cashoutRoutes, type PayoutRecipient } from './routes.js';
 export { WithdrawalLookup } from './schemas.js';
 export { transition } from './state.js';
 export { lookupView } from './views.js';

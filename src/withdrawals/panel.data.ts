@@ -4,8 +4,10 @@ import type { WithdrawalRow } from './data.js';
 
 export interface WithdrawalFilters extends Page {
   status: string | null;
-  /** Only those waiting for a second person's approval. */
+  /** Only those waiting for a second person's approval (the account's and its recipients'). */
   awaitingApproval?: boolean;
+  /** Only this recipient's (its uuid); null: the account's own. */
+  recipientUuid?: string | null;
 }
 
 function conditions(accountId: number, f: WithdrawalFilters): { sql: string; params: unknown[] } {
@@ -14,6 +16,8 @@ function conditions(accountId: number, f: WithdrawalFilters): { sql: string; par
   const where = ['account_id = $1'];
   if (f.status) where.push(`status = ${add(f.status)}`);
   if (f.awaitingApproval) where.push(`approval_status = 'awaiting' AND status = 'PENDING'`);
+  if (f.recipientUuid) where.push(`recipient_uuid = ${add(f.recipientUuid)}::uuid`);
+  else if (!f.awaitingApproval) where.push('recipient_id IS NULL');
   where.push(...periodConditions('withdrawals', '$1', f, add));
   if (f.before !== null) where.push(`id < ${add(f.before)}`);
   return { sql: where.join(' AND '), params };

@@ -16,7 +16,7 @@ import { HttpError } from '../platform/http/errors.js';
 import { IdempotencyHeaders, parseIdempotencyKey } from '../platform/http/idempotency-key.js';
 import { keepRawJson } from '../platform/http/json-body.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { parsePublicId } from '../platform/ids/public-ids.js';
+import { isUuid, parsePublicId } from '../platform/ids/public-ids.js';
 import { pageOf, parsePage } from '../platform/paging/pagination.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { parseWithdrawalAmount } from './amount.js';
@@ -53,6 +53,12 @@ const ListQuery = Type.Object({
   approval: Type.Optional(
     Type.String({ description: 'awaiting: only withdrawals waiting for approval (any other value: 400)' }),
   ),
+  recipientId: Type.Optional(
+    Type.String({
+      description:
+        "Only this recipient's withdrawals (split payments); without it, the account's own (the approval queue shows both)",
+    }),
+  ),
 });
 const PanelCashoutBody = Type.Object({
   ...CashoutBody.properties,
@@ -68,7 +74,13 @@ function filters(q: Record<string, string | undefined>): WithdrawalFilters {
   if (q.status && !STATUSES.includes(q.status))
     throw validation(`status must be one of ${STATUSES.join(', ')}`);
   if (q.approval && q.approval !== 'awaiting') throw validation('approval must be awaiting');
-  return { ...parsePage(q), status: q.status || null, awaitingApproval: q.approval === 'awaiting' };
+  if (q.recipientId && !isUuid(q.recipientId)) throw validation('recipientId must be a recipient id');
+  return {
+    ...parsePage(q),
+    status: q.status || null,
+    awaitingApproval: q.approval === 'awaiting',
+    recipientUuid: q.recipientId ? q.recipientId.toLowerCase() : null,
+  };
 }
 
 /** The export is read by people: statuses and key types in words, as the panel shows them. */

@@ -33,7 +33,13 @@ export function parseWithdrawalRequest(body: CashoutBody, rawBody: string | unde
   return { amountCents: amount.cents, pixKey, pixKeyType };
 }
 
-/** What makes two requests "the same body" for Idempotency-Key: the normalized request. */
-export function requestHash(req: WithdrawalRequest): string {
-  return createHash('sha256').update(`${req.amountCents}|${req.pixKeyType}|${req.pixKey}`).digest('hex');
+/**
+ * What makes two requests "the same body" for Idempotency-Key: the normalized request, and for a recipient's
+ * cashout the recipient it pays out (the account's keys serve both routes).
+ */
+export function requestHash(req: WithdrawalRequest, recipientUuid?: string): string {
+  const recipient = recipientUuid ? `|recipient:${recipientUuid}` : '';
+  return createHash('sha256')
+    .update(`${req.amountCents}|${req.pixKeyType}|${req.pixKey}${recipient}`)
+    .digest('hex');
 }

@@ -13,15 +13,28 @@ import { keepRawJson } from '../platform/http/json-body.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { parsePublicId } from '../platform/ids/public-ids.js';
 import type { WithdrawalCreator } from './creation/creator.js';
+import type { RecipientRef } from './creation/types.js';
 import { ownedWithdrawal } from './lookup.js';
 import { parseWithdrawalRequest } from './request.js';
-import { CashoutBody, CREATION_ERRORS, IdParam, WithdrawalCreated, WithdrawalLookup } from './schemas.js';
+import {
+  CashoutBody,
+  CREATION_ERRORS,
+  IdParam,
+  RecipientCashoutBody,
+  WithdrawalCreated,
+  WithdrawalLookup,
+} from './schemas.js';
 import { creationView, lookupView } from './views.js';
+
+/** A recipient the cashout may pay out: the account's own (else NOT_FOUND), with its PIX key. */
+export type PayoutRecipient = RecipientRef & { pixKey: string; pixKeyType: string };
 
 export interface CashoutRouteDeps {
   db: Db;
   creator: WithdrawalCreator;
   apiKey: AuthHook;
+  /** The account's recipient of this id (split payments); another account's or none → NOT_FOUND. */
+  recipientOf: (accountId: number, id: string) => Promise<PayoutRecipient>;
 }
 
 const security = [{ publicKey: [], privateKey: [] }];
@@ -66,6 +79,60 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
         req,
         key,
         actor,
+        `api_key:${merchant.publicKey}`,
+      );
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send(creationView(withdrawal));
+    },
+  );
+
+  app.post(
+    '/api/recipients/:id/cashout',
+    {
+      config: {
+        errorShape: 'transaction',
+        keyScopeRefusal: 'business-rule',
+        moves: 'cashout',
+        errors: ['API_WITHDRAWAL_DISABLED_GLOBALLY', 'NOT_FOUND', ...CREATION_ERRORS],
+      },
+      onRequest: deps.apiKey,
+      schema: {
+        summary:
+          "Pay out a recipient's available balance by PIX (split payments): the cashout's rules, limits and Idempotency-Key; the PIX key defaults to the recipient's",
+        tags: ['public'],
+        security,
+        headers: IdempotencyHeaders,
+        params: Type.Object({ id: Type.String({ description: 'Recipient id' }) }),
+        body: RecipientCashoutBody,
+        response: {
+          201: WithdrawalCreated,
+          400: TransactionErrorBody,
+          401: TransactionErrorBody,
+          403: Type.Union([BusinessRuleErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+          404: TransactionErrorBody,
+          409: BusinessRuleErrorBody,
+          422: BusinessRuleErrorBody,
+          500: TransactionErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const merchant = merchantOf(request);
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const recipient = await deps.recipientOf(merchant.accountId, request.params.id);
+      const body = request.body;
+      const req = parseWithdrawalRequest(
+        body.pixKey === undefined
+          ? { amount: body.amount, pixKey: recipient.pixKey, pixKeyType: recipient.pixKeyType }
+          : { amount: body.amount, pixKey: body.pixKey, pixKeyType: body.pixKeyType },
+        request.rawBody?.toString('utf8'),
+      );
+      const { withdrawal, replayed } = await deps.creator.createForRecipient(
+        merchant.accountId,
+        { id: recipient.id, uuid: recipient.uuid },
+        req,
+        key,
+        apiKeyActor(request, merchant),
         `api_key:${merchant.publicKey}`,
       );
       if (replayed) reply.header('idempotent-replayed', 'true');

@@ -57,9 +57,16 @@ export const Approval = Type.Union(
   },
 );
 
+const RecipientId = Type.Optional(
+  Type.String({
+    format: 'uuid',
+    description: "A recipient's withdrawal (split payments): the recipient's id; absent on the account's own",
+  }),
+);
+
 /** Creation form: no updatedAt. Key order follows the API contract's table. */
 export const WithdrawalCreated = Type.Object(
-  { ...withdrawalFields, fees: Fees, approval: Approval },
+  { ...withdrawalFields, fees: Fees, approval: Approval, recipientId: RecipientId },
   { examples: [(({ updatedAt, ...created }) => created)(WITHDRAWAL_EXAMPLE)] },
 );
 export const WithdrawalLookup = Type.Object(
@@ -68,6 +75,7 @@ export const WithdrawalLookup = Type.Object(
     updatedAt: Type.String({ format: 'date-time' }),
     fees: Fees,
     approval: Approval,
+    recipientId: RecipientId,
   },
   { examples: [WITHDRAWAL_EXAMPLE] },
 );
@@ -100,6 +108,25 @@ export const FeePreview = Type.Object({
 export const FeePreviewQuery = Type.Object({
   amount: Type.String({ maxLength: 64, description: 'Reais, at most two decimals (e.g. 150.00)' }),
 });
+
+/** A recipient's cashout: the account's cashout body, the PIX key defaulting to the recipient's own. */
+export const RecipientCashoutBody = Type.Object(
+  {
+    amount: CashoutBody.properties.amount,
+    pixKey: Type.Optional(
+      Type.String({
+        maxLength: 1000,
+        description: "8 to 77 characters, valid for its type; default the recipient's own key",
+      }),
+    ),
+    pixKeyType: Type.Optional(
+      Type.String({
+        description: `${PIX_KEY_TYPES.join(', ')}; default CPF with a pixKey, else the recipient's own key's type`,
+      }),
+    ),
+  },
+  { examples: [{ amount: '150.00' }] },
+);
 
 export const IdParam = Type.Object({ id: Type.String({ description: 'Withdrawal uuid or numeric id' }) });
 

@@ -1,5 +1,5 @@
 import { accountColumnSql } from '../accounts/index.js';
-import { type Posting, postEntry } from '../ledger/index.js';
+import { type Bucket, type Posting, postEntry } from '../ledger/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import type { EventName } from '../webhooks/index.js';
 import { type NotificationFact, recordNotifications } from '../webhooks/index.js';
@@ -44,9 +44,13 @@ interface Rule {
   requiresUnsubmitted?: boolean;
 }
 
+/** The withdrawal's bucket: its recipient's (split payments) or its account's. */
+const holder = (w: WithdrawalRow, bucket: Bucket): Posting['target'] =>
+  w.recipient_id != null ? { recipientId: w.recipient_id, bucket } : { accountId: w.account_id, bucket };
+
 const release = (w: WithdrawalRow): Posting[] => [
-  { target: { accountId: w.account_id, bucket: 'blocked' }, amount: -w.amount },
-  { target: { accountId: w.account_id, bucket: 'available' }, amount: w.amount },
+  { target: holder(w, 'blocked'), amount: -w.amount },
+  { target: holder(w, 'available'), amount: w.amount },
 ];
 
 export const RULES: Record<Transition, Rule> = {
@@ -65,7 +69,7 @@ export const RULES: Record<Transition, Rule> = {
     notified: 'COMPLETED',
     processed: true,
     postings: (w) => [
-      { target: { accountId: w.account_id, bucket: 'blocked' }, amount: -w.amount },
+      { target: holder(w, 'blocked'), amount: -w.amount },
       { target: { system: 'payouts' }, amount: w.net_amount },
       { target: { system: 'fees' }, amount: w.fee_fixed + w.fee_variable },
     ],

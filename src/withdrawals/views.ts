@@ -15,6 +15,8 @@ export interface WithdrawalView {
   updatedAt?: string;
   fees: { fixed: string; variable: string; total: string };
   approval: ApprovalView | null;
+  /** Set on a recipient's withdrawal (split payments): the recipient's id. */
+  recipientId?: string;
 }
 
 export interface ApprovalView {
@@ -53,6 +55,7 @@ function view(row: WithdrawalRow, status: string, updatedAt: string | undefined)
       total: formatReais(row.fee_fixed + row.fee_variable),
     },
     approval: approvalView(row),
+    ...(row.recipient_uuid ? { recipientId: row.recipient_uuid } : {}),
   };
 }
 
@@ -89,6 +92,8 @@ export function withdrawalNotificationBody(
     processedAt: row.processed_at ? iso(row.processed_at) : null,
     user: { id: user.id, name: user.name, email: user.email },
     type: 'WITHDRAWAL',
+    // a recipient's withdrawal (split payments), notified to its platform account's webhooks
+    ...(row.recipient_uuid ? { recipientId: row.recipient_uuid } : {}),
   };
 }
 

@@ -17,6 +17,10 @@ describeApiKeyAuth(
   s,
 );
 describeApiKeyAuth({ method: 'GET', path: `/api/public/cashout/${uuid}`, shape: 'D' }, s);
+describeApiKeyAuth(
+  { method: 'POST', path: `/api/recipients/${uuid}/cashout`, body: { amount: 150 }, shape: 'D' },
+  s,
+);
 describeApiKeyAuth({ method: 'GET', path: '/api/public/cashout/1', shape: 'D' }, s);
 describeApiKeyAuth({ method: 'GET', path: `/api/transactions/${uuid}`, shape: 'D' }, s);
 describeApiKeyAuth({ method: 'GET', path: '/api/transactions/1', shape: 'D' }, s);

@@ -80,6 +80,13 @@ export const METHODS: Record<string, string> = {
   PIX_AUTOMATICO: 'PIX Automático',
 };
 
+/** How a recipient is paid out (split payments). */
+export const TRANSFER_INTERVALS: Record<string, string> = {
+  manual: 'Manual',
+  daily: 'Diário (06:00)',
+  weekly: 'Semanal (segunda, 06:00)',
+};
+
 export const PIX_KEY_TYPES: Record<string, string> = {
   CPF: 'CPF',
   CNPJ: 'CNPJ',

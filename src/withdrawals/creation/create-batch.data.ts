@@ -1,11 +1,11 @@
 import { settingSql, withdrawalTermsSql } from '../../accounts/index.js';
-import { availableBalanceSql } from '../../ledger/index.js';
+import { availableBalanceSql, recipientAvailableBalanceSql } from '../../ledger/index.js';
 import { type Queryable, whenCommitted } from '../../platform/db/db.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { cashouts } from '../../platform/observability/metrics.js';
 import type { WithdrawalRow } from '../data.js';
 import { IDEMPOTENCY_TTL_HOURS, IdempotencyRace } from './idempotency.js';
-import type { ItemOutcome, WithdrawalItem } from './types.js';
+import type { ItemOutcome, RecipientRef, WithdrawalItem } from './types.js';
 
 /** SQL of the shared cashout transaction (create-batch.ts decides; this reads and writes). */
 
@@ -43,16 +43,26 @@ export interface Accepted {
     | 'processed_at'
     | 'approval_decided_by'
     | 'approval_decided_at'
+    | 'recipient_id'
+    | 'recipient_uuid'
   >;
 }
 
 /**
  * One round trip: the account's fees and switches, the global switch, the available balance (locked until
  * commit with `lock`), and per item its key's lock and stored outcome plus the id its withdrawal will have.
+ * With `recipient`, the balance read is that recipient's (the account's fees, switches and keys still apply).
  */
-export async function loadContext(tx: Queryable, accountId: number, items: WithdrawalItem[], lock: boolean) {
+export async function loadContext(
+  tx: Queryable,
+  accountId: number,
+  items: WithdrawalItem[],
+  lock: boolean,
+  recipient: RecipientRef | null = null,
+) {
+  const bal = recipient ? recipientAvailableBalanceSql('$3', lock) : availableBalanceSql('$1', lock);
   const [ctx] = await tx.query<AccountContext>(
-    `WITH bal AS (${availableBalanceSql('$1', lock)}),
+    `WITH bal AS (${bal}),
      k AS (
        SELECT k.ord, k.key,
               -- a key with a stored outcome is a replay: it needs no lock (the outcome is final), and taking
@@ -78,7 +88,7 @@ export async function loadContext(tx: Queryable, accountId: number, items: Withd
                       ORDER BY k.ord) FROM k) AS items
        FROM (${withdrawalTermsSql('$1')}) a`,
     // not a prepared statement: a generic plan cached while the tables were small may scan them as they grow
-    [accountId, items.map((i) => i.key)],
+    recipient ? [accountId, items.map((i) => i.key), recipient.id] : [accountId, items.map((i) => i.key)],
   );
   return ctx ?? null;
 }
@@ -92,6 +102,7 @@ export async function insertWithdrawalsAndKeys(
   toStore: boolean[],
   accepted: Accepted[],
   held: boolean,
+  recipient: RecipientRef | null = null,
 ): Promise<WithdrawalRow[]> {
   const acceptedByIndex = new Map(accepted.map((a) => [a.index, a.row.id]));
   const keyed = items
@@ -103,10 +114,10 @@ export async function insertWithdrawalsAndKeys(
     `WITH w AS (
        INSERT INTO withdrawals
          (id, uuid, account_id, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type, status,
-          approval_status, approval_requested_by, created_held)
+          approval_status, approval_requested_by, created_held, recipient_id, recipient_uuid)
        SELECT id, uuid, $1, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type,
               CASE WHEN $17::boolean THEN 'AWAITING_REVIEW' ELSE 'PENDING' END,
-              approval_status, requested_by, $17::boolean
+              approval_status, requested_by, $17::boolean, $18::bigint, $19::uuid
          FROM unnest($2::bigint[], $3::uuid[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::text[],
                      $15::text[], $16::text[])
            AS v(id, uuid, amount, fee_fixed, fee_variable, net_amount, pix_key, pix_key_type, approval_status, requested_by)
@@ -145,6 +156,8 @@ export async function insertWithdrawalsAndKeys(
       col((r) => r.approval_status),
       col((r) => r.approval_requested_by),
       held,
+      recipient?.id ?? null,
+      recipient?.uuid ?? null,
     ],
     { prepare: 'cashout_insert' },
   );

@@ -14,7 +14,7 @@ import {
   loadContext,
 } from './create-batch.data.js';
 import { replayCheck, storedOutcome } from './idempotency.js';
-import type { ItemOutcome, WithdrawalItem } from './types.js';
+import type { ItemOutcome, RecipientRef, WithdrawalItem } from './types.js';
 
 /** The optimistic read of the balance was overtaken by another transaction: run again with lockFirst. */
 export class StaleBalance extends Error {}
@@ -28,6 +28,9 @@ export class StaleBalance extends Error {}
  * so the hot balance row stays locked only for that statement and the commit. If the guard fails (another
  * transaction spent the money meanwhile) the batch throws StaleBalance and is run again with
  * `lockFirst`, which locks the balance row before deciding, so its decisions are exact.
+ *
+ * With `recipient` the batch is that recipient's cashouts (split payments): the same rules, fees, switches
+ * and keys as the account's own, the balance debited the recipient's.
  */
 export async function createBatch(
   tx: Queryable,
@@ -35,10 +38,11 @@ export async function createBatch(
   accountId: number,
   items: WithdrawalItem[],
   lockFirst = false,
+  recipient: RecipientRef | null = null,
 ): Promise<ItemOutcome[]> {
   // one read: an account without balance rows yet (made by `accounts create` and by its first ledger entry)
   // has nothing available, which the checks below refuse like any other shortfall
-  const ctx = await loadContext(tx, accountId, items, lockFirst);
+  const ctx = await loadContext(tx, accountId, items, lockFirst, recipient);
   if (!ctx) throw new AppError('UNAUTHORIZED', 'Unknown account');
 
   const outcomes: (ItemOutcome | { replayOf: number } | null)[] = [];
@@ -94,7 +98,16 @@ export async function createBatch(
   });
 
   const held = ctx.payouts_held;
-  const rows = await insertWithdrawalsAndKeys(tx, accountId, items, outcomes, toStore, accepted, held);
+  const rows = await insertWithdrawalsAndKeys(
+    tx,
+    accountId,
+    items,
+    outcomes,
+    toStore,
+    accepted,
+    held,
+    recipient,
+  );
   // One payout job per shared transaction: the worker submits its withdrawals one by one. One awaiting
   // approval is sent once approved (approval/decide.ts), and its approvers are told now. A held account's
   // wait in AWAITING_REVIEW: an operator's release queues them (review.ts).
@@ -107,6 +120,7 @@ export async function createBatch(
   try {
     await postBucketTransfers(tx, {
       accountId,
+      recipientId: recipient?.id ?? null,
       from: 'available',
       to: 'blocked',
       kind: 'withdrawal.create',

@@ -20,3 +20,9 @@ export interface Created {
 }
 
 export type ItemOutcome = Created | AppError;
+
+/** Whose balance a creation batch debits: the account's own (null) or one of its recipients'. */
+export interface RecipientRef {
+  id: number;
+  uuid: string;
+}

@@ -1,0 +1,46 @@
+import { accountOf } from '../auth/index.js';
+import { recipientBalances } from '../ledger/index.js';
+import type { Queryable } from '../platform/db/db.js';
+import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import type { AuthHook, Http } from '../platform/http/types.js';
+import { decodeCursor, pageOf, parseLimit } from '../platform/paging/pagination.js';
+import { listRecipients } from './data.js';
+import { recipientView } from './recipients.js';
+import { PanelRecipientPage, RecipientListQuery } from './schemas.js';
+
+/**
+ * The panel's Recebedores: the account's recipients with their balances (session; errors in the envelope). A
+ * recipient's sales and withdrawals are the panel's sales and withdrawals lists filtered by `recipientId`.
+ */
+export async function recipientPanelRoutes(
+  app: Http,
+  deps: { reads: Queryable; requireSession: AuthHook },
+): Promise<void> {
+  app.get(
+    '/api/panel/recipients',
+    {
+      config: { errorShape: 'envelope', permission: 'money.view' },
+      onRequest: deps.requireSession,
+      schema: {
+        tags: ['panel'],
+        summary: "The account's recipients (split payments), newest first, each with its balance",
+        querystring: RecipientListQuery,
+        response: { 200: PanelRecipientPage, 400: EnvelopeErrorBody, 401: EnvelopeErrorBody },
+      },
+    },
+    async (request) => {
+      const limit = parseLimit(request.query.limit);
+      const before = request.query.cursor === undefined ? null : decodeCursor(request.query.cursor);
+      const rows = await listRecipients(deps.reads, accountOf(request), before, limit + 1);
+      const page = pageOf(rows, limit);
+      const balances = await recipientBalances(
+        deps.reads,
+        page.rows.map((r) => r.id),
+      );
+      return {
+        data: page.rows.map((r) => ({ ...recipientView(r), balance: balances.get(r.id)! })),
+        nextCursor: page.nextCursor,
+      };
+    },
+  );
+}
