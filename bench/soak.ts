@@ -10,7 +10,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
@@ -19,6 +19,7 @@ import { startEmbeddedPostgres } from '../src/platform/embedded-postgres/start.j
 import { LogWatch } from '../test/support/log-watch.js';
 import { openSse, type SseStream } from '../test/support/sse.js';
 import { fundedMerchant } from './lib.js';
+import { gitCommit, machine } from './report.js';
 import { type Receiver, startReceiver } from './soak/receivers.js';
 import { startSmtp } from './soak/smtp.js';
 
@@ -46,8 +47,10 @@ interface Process {
 }
 
 const failures: string[] = [];
+const checks: { ok: boolean; what: string }[] = [];
 const check = (ok: boolean, what: string) => {
   console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${what}`);
+  checks.push({ ok, what });
   if (!ok) failures.push(what);
 };
 
@@ -211,6 +214,8 @@ if (failures.length === 0) rmSync(dataDir, { recursive: true, force: true });
 console.log(
   failures.length === 0 ? '\nsoak: every check passed' : `\nsoak: ${failures.length} check(s) failed`,
 );
+writeResults();
+console.log('wrote bench/soak-results.json, bench/soak-results.md');
 process.exit(failures.length === 0 ? 0 : 1);
 
 async function start(name: string, args: string[], ready: RegExp): Promise<Process & { url: string }> {
@@ -580,6 +585,30 @@ async function report(): Promise<void> {
   console.log(
     `\n  RSS samples (MB, every 10 s): api ${samples.map((s) => Math.round(s.api / 1024)).join(' ')}\n  worker ${samples.map((s) => Math.round(s.worker / 1024)).join(' ')}`,
   );
+}
+
+/** bench/soak-results.{json,md}: the checks, the traffic and every sample, with the machine it ran on. */
+function writeResults(): void {
+  const at = new Date().toISOString();
+  const commit = gitCommit();
+  const m = machine('PostgreSQL (embedded)');
+  writeFileSync(
+    path.join(import.meta.dirname, 'soak-results.json'),
+    `${JSON.stringify({ at, commit, machine: m, minutes: MINUTES, passed: failures.length === 0, checks, counts, statuses: [...statuses], samples }, null, 2)}\n`,
+  );
+  const lines = [
+    `# Soak results (${at}, commit ${commit})`,
+    '',
+    `${MINUTES} minutes on the embedded default. Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, Node ${m.node}; load average at the end ${m.loadAverage.join(' / ')}.`,
+    '',
+    `Traffic: ${JSON.stringify(counts)}; statuses ${JSON.stringify([...statuses])}.`,
+    '',
+    '| Check | Result |',
+    '|---|---|',
+    ...checks.map((c) => `| ${c.what.replace(/\|/g, '\\|')} | ${c.ok ? 'ok' : 'FAIL'} |`),
+    '',
+  ];
+  writeFileSync(path.join(import.meta.dirname, 'soak-results.md'), lines.join('\n'));
 }
 
 function rss(child: ChildProcess): number {
