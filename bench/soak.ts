@@ -28,7 +28,7 @@ const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const WARMUP_MS = (MINUTES * 60_000) / 3;
 const RETENTION_SECONDS = 300;
 const SUPERVISE_SECONDS = 30;
-const MAIN = path.resolve(import.meta.dirname, '../dist/cli/main.js');
+const MAIN = path.resolve(import.meta.dirname, '../dist/bundle/main.mjs');
 
 interface Merchant {
   accountId: number;
@@ -47,6 +47,8 @@ interface Process {
 }
 
 const failures: string[] = [];
+/** The processes the soak is stopping itself: their exit is no failure. */
+const stopping = new Set<ChildProcess>();
 const checks: { ok: boolean; what: string }[] = [];
 const check = (ok: boolean, what: string) => {
   console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${what}`);
@@ -234,10 +236,17 @@ async function start(name: string, args: string[], ready: RegExp): Promise<Proce
     });
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code}: ${out.slice(-2000)}`)));
   });
+  // a process that ends before the soak stops it is a failure, said when it happens with the end of its log
+  child.once('exit', (code, signal) => {
+    if (stopping.has(child)) return;
+    check(false, `${name} ended during the run (exit ${code}, signal ${signal})`);
+    console.log(`       its last output: ${out.slice(-3000)}`);
+  });
   return { name, child, logs, output: () => out, url: found };
 }
 
 async function stop(p: Process): Promise<void> {
+  stopping.add(p.child);
   p.child.kill('SIGTERM');
   await once(p.child, 'exit');
 }

