@@ -2,49 +2,12 @@
 // a hash of every input is kept beside the output, so `npm start` with nothing changed starts at once.
 // `--force` builds whatever the hash says; `--check` only says whether a build is due (exit 1) or not (0). A build starts from an empty dist/ (no module a move left behind).
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { builtFrom, inputsDigest, root, STAMP } from './inputs.mjs';
 
-const root = path.resolve(import.meta.dirname, '..');
-const STAMP = path.join(root, 'dist', '.inputs-sha256');
-const INPUTS = [
-  'src',
-  'panel',
-  'checkout-page',
-  'scripts/build.mjs',
-  'sdk/src',
-  'sdk/package.json',
-  'sdk/tsconfig.json',
-  'sdk/tsconfig.cjs.json',
-  'package.json',
-  'package-lock.json',
-  'tsconfig.json',
-  'tsconfig.build.json',
-];
-
-function files(entry) {
-  const full = path.join(root, entry);
-  if (!existsSync(full)) return [];
-  if (!statSync(full).isDirectory()) return [entry];
-  return readdirSync(full, { withFileTypes: true, recursive: true })
-    .filter(
-      (d) => d.isFile() && !path.join(d.parentPath, d.name).includes(`${path.sep}node_modules${path.sep}`),
-    )
-    .map((d) => path.relative(root, path.join(d.parentPath, d.name)));
-}
-
-const hash = createHash('sha256');
-for (const file of INPUTS.flatMap(files).sort()) {
-  hash
-    .update(file)
-    .update('\0')
-    .update(readFileSync(path.join(root, file)))
-    .update('\0');
-}
-const digest = hash.digest('hex');
-
-const fresh = existsSync(STAMP) && readFileSync(STAMP, 'utf8') === digest;
+const digest = inputsDigest();
+const fresh = builtFrom(digest);
 if (process.argv.includes('--check')) process.exit(fresh ? 0 : 1);
 if (fresh && !process.argv.includes('--force')) process.exit(0);
 
