@@ -20,7 +20,7 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-embedded-memory-'));
 
 function serve(): Promise<{ child: ChildProcess; url: string; ms: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['dist/cli/main.js', 'serve'], {
+  const child = spawn(process.execPath, ['dist/bundle/main.mjs', 'serve'], {
     env: {
       ...process.env,
       DATABASE_URL: '',

@@ -304,6 +304,26 @@ export interface RecordedRow extends CaseRow {
 
 /** Every row printed in this run, for run.ts to write out. */
 export const recorded: RecordedRow[] = [];
+
+/** CPU per request of a route or a baseline (the `cost` case), as bench/results.json keeps it. */
+export interface RecordedCost {
+  case: string;
+  name: string;
+  /** The baseline the ratio is taken against; null for a baseline itself. */
+  baselineName: string | null;
+  requests: number;
+  reqPerSec: number;
+  failed: number;
+  /** CPU milliseconds per request: the serving process, PostgreSQL's backends, both. */
+  serverMs: number;
+  postgresMs: number;
+  totalMs: number;
+  /** totalMs ÷ the baseline's (lower is cheaper); null for a baseline itself. */
+  ratio: number | null;
+}
+
+/** Every cost row printed in this run, for run.ts to write out beside the throughput rows. */
+export const recordedCosts: RecordedCost[] = [];
 /** Set by run.ts: the case running now and its gateway process (whose memory each row reports). */
 export const current = { case: '', pid: 0 };
 

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { RecordedRow } from './lib.js';
+import type { RecordedCost, RecordedRow } from './lib.js';
 
 export interface Machine {
   cpu: string;
@@ -38,33 +38,63 @@ export function gitCommit(): string {
   }
 }
 
-export function writeReports(dir: string, rows: RecordedRow[], m: Machine, settings: object): void {
+export function writeReports(
+  dir: string,
+  rows: RecordedRow[],
+  m: Machine,
+  settings: object,
+  costs: RecordedCost[] = [],
+): void {
   const at = new Date().toISOString();
   const commit = gitCommit();
   writeFileSync(
     path.join(dir, 'results.json'),
-    `${JSON.stringify({ at, commit, machine: m, settings, rows }, null, 2)}\n`,
+    `${JSON.stringify({ at, commit, machine: m, settings, rows, costs }, null, 2)}\n`,
   );
-  writeFileSync(path.join(dir, 'results.md'), markdown(rows, m, at, commit));
+  writeFileSync(path.join(dir, 'results.md'), markdown(rows, costs, m, at, commit));
   writeFileSync(path.join(dir, 'results.svg'), svg(rows, m, at));
 }
 
 const n0 = (x: number) => Math.round(x).toLocaleString('en');
 
-function markdown(rows: RecordedRow[], m: Machine, at: string, commit: string): string {
+function markdown(
+  rows: RecordedRow[],
+  costs: RecordedCost[],
+  m: Machine,
+  at: string,
+  commit: string,
+): string {
   const lines = [
     `# Benchmark results (${at}, commit ${commit})`,
     '',
     `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}, Node ${m.node}, ${m.postgres}; load average at the end ${m.loadAverage.join(' / ')}.`,
     '',
-    '| Case | Gateway /s | p99 ms | Baseline /s | p99 ms | Ratio | Goal | Verdict | Gateway peak RSS MB |',
-    '|---|---:|---:|---:|---:|---:|---:|---|---:|',
-    ...rows.map(
-      (r) =>
-        `| ${r.name}<br><sub>baseline: ${r.baselineName}</sub> | ${n0(r.target.reqPerSec)} | ${r.target.p99} | ${n0(r.baseline.reqPerSec)} | ${r.baseline.p99} | ${r.ratio.toFixed(2)} | ≥ ${r.goal} | ${r.verdict} | ${r.rssMb ?? '–'} |`,
-    ),
-    '',
   ];
+  if (rows.length > 0) {
+    lines.push(
+      '| Case | Gateway /s | p99 ms | Baseline /s | p99 ms | Ratio | Goal | Verdict | Gateway peak RSS MB |',
+      '|---|---:|---:|---:|---:|---:|---:|---|---:|',
+      ...rows.map(
+        (r) =>
+          `| ${r.name}<br><sub>baseline: ${r.baselineName}</sub> | ${n0(r.target.reqPerSec)} | ${r.target.p99} | ${n0(r.baseline.reqPerSec)} | ${r.baseline.p99} | ${r.ratio.toFixed(2)} | ≥ ${r.goal} | ${r.verdict} | ${r.rssMb ?? '–'} |`,
+      ),
+      '',
+    );
+  }
+  if (costs.length > 0) {
+    const ms = (x: number) => x.toFixed(3);
+    lines.push(
+      'CPU milliseconds per request: the serving process, the PostgreSQL backends serving it; ratio of the total to its baseline (lower is cheaper).',
+      '',
+      '| Route | Requests /s | Gateway ms | PostgreSQL ms | Total ms | Ratio | Failed |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      ...costs.map(
+        (c) =>
+          `| ${c.name}${c.baselineName ? `<br><sub>baseline: ${c.baselineName}</sub>` : ''} | ${n0(c.reqPerSec)} | ${ms(c.serverMs)} | ${ms(c.postgresMs)} | ${ms(c.totalMs)} | ${c.ratio === null ? '—' : c.ratio.toFixed(2)} | ${c.failed} |`,
+      ),
+      '',
+    );
+  }
   return lines.join('\n');
 }
 

@@ -6,7 +6,16 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { type BenchCase, CONNECTIONS, current, DURATION, recorded, startBenchServer, WARMUP } from './lib.js';
+import {
+  type BenchCase,
+  CONNECTIONS,
+  current,
+  DURATION,
+  recorded,
+  recordedCosts,
+  startBenchServer,
+  WARMUP,
+} from './lib.js';
 import { machine, writeReports } from './report.js';
 
 const dir = path.join(import.meta.dirname, 'cases');
@@ -39,5 +48,11 @@ for (const name of cases) {
     await server.stop();
   }
 }
-writeReports(import.meta.dirname, recorded, machine(postgres), { duration: DURATION, warmup: WARMUP, cases });
+writeReports(
+  import.meta.dirname,
+  recorded,
+  machine(postgres),
+  { duration: DURATION, warmup: WARMUP, cases },
+  recordedCosts,
+);
 console.log('\nwrote bench/results.json, bench/results.md, bench/results.svg');

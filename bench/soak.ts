@@ -10,7 +10,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
@@ -19,6 +19,7 @@ import { startEmbeddedPostgres } from '../src/platform/embedded-postgres/start.j
 import { LogWatch } from '../test/support/log-watch.js';
 import { openSse, type SseStream } from '../test/support/sse.js';
 import { fundedMerchant } from './lib.js';
+import { gitCommit, machine } from './report.js';
 import { type Receiver, startReceiver } from './soak/receivers.js';
 import { startSmtp } from './soak/smtp.js';
 
@@ -27,7 +28,7 @@ const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const WARMUP_MS = (MINUTES * 60_000) / 3;
 const RETENTION_SECONDS = 300;
 const SUPERVISE_SECONDS = 30;
-const MAIN = path.resolve(import.meta.dirname, '../dist/cli/main.js');
+const MAIN = path.resolve(import.meta.dirname, '../dist/bundle/main.mjs');
 
 interface Merchant {
   accountId: number;
@@ -46,8 +47,12 @@ interface Process {
 }
 
 const failures: string[] = [];
+/** The processes the soak is stopping itself: their exit is no failure. */
+const stopping = new Set<ChildProcess>();
+const checks: { ok: boolean; what: string }[] = [];
 const check = (ok: boolean, what: string) => {
   console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${what}`);
+  checks.push({ ok, what });
   if (!ok) failures.push(what);
 };
 
@@ -211,6 +216,8 @@ if (failures.length === 0) rmSync(dataDir, { recursive: true, force: true });
 console.log(
   failures.length === 0 ? '\nsoak: every check passed' : `\nsoak: ${failures.length} check(s) failed`,
 );
+writeResults();
+console.log('wrote bench/soak-results.json, bench/soak-results.md');
 process.exit(failures.length === 0 ? 0 : 1);
 
 async function start(name: string, args: string[], ready: RegExp): Promise<Process & { url: string }> {
@@ -229,10 +236,17 @@ async function start(name: string, args: string[], ready: RegExp): Promise<Proce
     });
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code}: ${out.slice(-2000)}`)));
   });
+  // a process that ends before the soak stops it is a failure, said when it happens with the end of its log
+  child.once('exit', (code, signal) => {
+    if (stopping.has(child)) return;
+    check(false, `${name} ended during the run (exit ${code}, signal ${signal})`);
+    console.log(`       its last output: ${out.slice(-3000)}`);
+  });
   return { name, child, logs, output: () => out, url: found };
 }
 
 async function stop(p: Process): Promise<void> {
+  stopping.add(p.child);
   p.child.kill('SIGTERM');
   await once(p.child, 'exit');
 }
@@ -580,6 +594,30 @@ async function report(): Promise<void> {
   console.log(
     `\n  RSS samples (MB, every 10 s): api ${samples.map((s) => Math.round(s.api / 1024)).join(' ')}\n  worker ${samples.map((s) => Math.round(s.worker / 1024)).join(' ')}`,
   );
+}
+
+/** bench/soak-results.{json,md}: the checks, the traffic and every sample, with the machine it ran on. */
+function writeResults(): void {
+  const at = new Date().toISOString();
+  const commit = gitCommit();
+  const m = machine('PostgreSQL (embedded)');
+  writeFileSync(
+    path.join(import.meta.dirname, 'soak-results.json'),
+    `${JSON.stringify({ at, commit, machine: m, minutes: MINUTES, passed: failures.length === 0, checks, counts, statuses: [...statuses], samples }, null, 2)}\n`,
+  );
+  const lines = [
+    `# Soak results (${at}, commit ${commit})`,
+    '',
+    `${MINUTES} minutes on the embedded default. Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, Node ${m.node}; load average at the end ${m.loadAverage.join(' / ')}.`,
+    '',
+    `Traffic: ${JSON.stringify(counts)}; statuses ${JSON.stringify([...statuses])}.`,
+    '',
+    '| Check | Result |',
+    '|---|---|',
+    ...checks.map((c) => `| ${c.what.replace(/\|/g, '\\|')} | ${c.ok ? 'ok' : 'FAIL'} |`),
+    '',
+  ];
+  writeFileSync(path.join(import.meta.dirname, 'soak-results.md'), lines.join('\n'));
 }
 
 function rss(child: ChildProcess): number {

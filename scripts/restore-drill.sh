@@ -8,7 +8,7 @@
 # TARGET_TIME is any timestamptz PostgreSQL reads ('2026-01-31 14:05:00-03'); SCRATCH_DIR must not exist.
 # PG_BIN names the server binaries of the backup's major version (default: Debian's PostgreSQL 15). As root,
 # the server runs as the `postgres` user. KEEP=1 leaves the restored server running for a look inside. Needs
-# the built gateway (`npm run build`: it runs dist/cli/main.js).
+# the built gateway (`npm run build`: it runs dist/bundle/main.mjs, as `npm start` does).
 set -euo pipefail
 
 if [ $# -lt 5 ]; then
@@ -53,4 +53,4 @@ for _ in $(seq 1 600); do
 done
 [ "$state" = f ] || { echo "restore-drill: recovery did not finish (see $scratch/restore.log)" >&2; exit 1; }
 
-DATABASE_URL="postgres://postgres@127.0.0.1:$port/$database" node "$here/dist/cli/main.js" ledger verify --json
+DATABASE_URL="postgres://postgres@127.0.0.1:$port/$database" node "$here/dist/bundle/main.mjs" ledger verify --json

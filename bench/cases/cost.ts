@@ -6,6 +6,7 @@ import {
   DURATION,
   fundedMerchant,
   type LoadOptions,
+  recordedCosts,
   startBareServer,
   WARMUP,
 } from '../lib.js';
@@ -287,11 +288,29 @@ export async function run(server: BenchServer): Promise<void> {
     console.log(
       `  ${cost.name.padEnd(72)} ${cost.reqPerSec.toFixed(0).padStart(7)} ${ms(cost.server)} ${ms(cost.postgres)} ${ms(cost.server + cost.postgres)}  ${ratio}${cost.failed ? `  (${cost.failed} failed)` : ''}`,
     );
+  const keep = (cost: Cost, baseline: Cost | null) => {
+    const totalMs = cost.server + cost.postgres;
+    recordedCosts.push({
+      case: 'cost',
+      name: cost.name,
+      baselineName: baseline?.name ?? null,
+      requests: cost.requests,
+      reqPerSec: cost.reqPerSec,
+      failed: cost.failed,
+      serverMs: cost.server,
+      postgresMs: cost.postgres,
+      totalMs,
+      ratio: baseline ? totalMs / (baseline.server + baseline.postgres) : null,
+    });
+  };
   line(base.read, '(read baseline)');
+  keep(base.read, null);
   line(base.write, '(write baseline)');
+  keep(base.write, null);
   for (const { cost, baseline } of rows) {
     const b = base[baseline];
     line(cost, `${((cost.server + cost.postgres) / (b.server + b.postgres)).toFixed(2)} × ${baseline}`);
+    keep(cost, b);
   }
 }
 

@@ -143,7 +143,7 @@ const SPLIT = Boolean(process.env.BENCH_E2E_SPLIT);
 export const serverEnv = SPLIT ? { BENCH_WORKERS: '0' } : undefined;
 
 function startWorkerProcess(server: BenchServer): ChildProcess {
-  return spawn(process.execPath, ['dist/cli/main.js', 'worker'], {
+  return spawn(process.execPath, ['dist/bundle/main.mjs', 'worker'], {
     env: { ...process.env, DATABASE_URL: server.databaseUrl, NODE_ENV: 'test', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -33,7 +33,7 @@ export async function run(server: BenchServer): Promise<void> {
 
 async function startupTimes(dataDir: string): Promise<void> {
   const fresh = await timeToHealthy(['npm', 'start'], dataDir);
-  const restart = await timeToHealthy([process.execPath, 'dist/cli/main.js', 'serve'], dataDir);
+  const restart = await timeToHealthy([process.execPath, 'dist/bundle/main.mjs', 'serve'], dataDir);
   const npmRestart = await timeToHealthy(['npm', 'start'], dataDir);
   console.log('\nembedded default: start-up (fresh DATA_DIR, then restarts)');
   console.log(`  npm start, fresh DATA_DIR, build included  ${fresh.toFixed(1)} s   (goal < 15 s)`);

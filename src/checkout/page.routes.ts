@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { PROJECT_ROOT } from '../platform/files/project-root.js';
 import { TransactionErrorBody } from '../platform/http/error-schemas.js';
 import { PAGE_HEADERS } from '../platform/http/panel-site.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
@@ -10,8 +11,8 @@ import { loadPageAssets } from './page-assets.js';
 import { type PageData, pageHtml, type Unpayable, unpayableHtml } from './page-html.js';
 import type { PublicCheckout } from './pay.js';
 
-/** Where `vite build` puts the page (checkout-page/vite.config.ts): from src/checkout or dist/checkout. */
-const SITE = path.resolve(import.meta.dirname, '../../dist/checkout-page');
+/** Where `vite build` puts the page (checkout-page/vite.config.ts). */
+const SITE = path.join(PROJECT_ROOT, 'dist', 'checkout-page');
 /** The page's scripts and styles, under the base of its Vite build. */
 const ASSETS_PREFIX = '/checkout-page/assets/';
 

@@ -12,7 +12,7 @@ import { type Receiver, startReceiver } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
 
-const MAIN = path.resolve(import.meta.dirname, '../../dist/cli/main.js');
+const MAIN = path.resolve(import.meta.dirname, '../../dist/bundle/main.mjs');
 
 let server: TestServer;
 let receiver: Receiver;

@@ -18,7 +18,7 @@ let psp: DevPsp;
 let server: TestServer;
 let merchant: TestMerchant;
 const db = () => server.runtime.platform.db;
-const MAIN = path.resolve(import.meta.dirname, '../../dist/cli/main.js');
+const MAIN = path.resolve(import.meta.dirname, '../../dist/bundle/main.mjs');
 
 beforeAll(async () => {
   ({ psp, server } = await startBcbGateway());

@@ -14,4 +14,6 @@ it('finds dist/ built from the same sources: nothing to build again', () => {
   expect(readFileSync(stamp, 'utf8')).toMatch(/^[0-9a-f]{64}$/);
   expect(check()).toBe(0);
   expect(statSync(path.join(root, 'dist', 'cli', 'main.js')).isFile()).toBe(true);
+  // what `npm start` and bin/gateway.js run: the same modules bundled
+  expect(statSync(path.join(root, 'dist', 'bundle', 'main.mjs')).isFile()).toBe(true);
 });

@@ -7,7 +7,7 @@ export interface CliResult {
   stderr: string;
 }
 
-const MAIN = path.resolve(import.meta.dirname, '../../dist/cli/main.js');
+const MAIN = path.resolve(import.meta.dirname, '../../dist/bundle/main.mjs');
 
 /**
  * `gateway <args>` (the built dist/) to completion. `env` replaces the gateway settings of this process:

@@ -107,7 +107,7 @@ export interface ChildServer {
 const childLogLevel = (env: Record<string, string>) =>
   env.LOG_LEVEL === 'debug' || env.LOG_LEVEL === 'trace' ? env.LOG_LEVEL : 'info';
 
-const MAIN = path.resolve(import.meta.dirname, '../../dist/cli/main.js');
+const MAIN = path.resolve(import.meta.dirname, '../../dist/bundle/main.mjs');
 
 /** `gateway <command>` as a real child process (built dist/), e.g. to SIGKILL it or run several. */
 export async function spawnGateway(args: string[], env: Record<string, string>): Promise<ChildServer> {

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from '../files/project-root.js';
 import type { Db } from './db.js';
 
-const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations');
+const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'migrations');
 // Any constant shared by every process of this gateway; serializes concurrent `migrate` runs.
 const MIGRATION_LOCK = 727274001;
 

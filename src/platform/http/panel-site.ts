@@ -2,10 +2,11 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
+import { PROJECT_ROOT } from '../files/project-root.js';
 import type { Http } from './types.js';
 
-/** Where `vite build` puts the panel (panel/vite.config.ts): dist/panel-site, from src/platform/http or dist/platform/http. */
-const SITE = path.resolve(import.meta.dirname, '../../../dist/panel-site');
+/** Where `vite build` puts the panel (panel/vite.config.ts). */
+const SITE = path.join(PROJECT_ROOT, 'dist', 'panel-site');
 
 /**
  * The page's own security headers: scripts and styles only from this origin (no inline script), never
@@ -21,8 +22,8 @@ export const PAGE_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
 };
 
-/** docs/quickstart.md, which the panel's Integrações page links to: from src/platform/http or dist/platform/http. */
-const QUICKSTART = path.resolve(import.meta.dirname, '../../../docs/quickstart.md');
+/** docs/quickstart.md, which the panel's Integrações page links to. */
+const QUICKSTART = path.join(PROJECT_ROOT, 'docs', 'quickstart.md');
 
 /**
  * The merchant panel at `/` and the operators' console at `/ops`: the static build of panel/, served by the

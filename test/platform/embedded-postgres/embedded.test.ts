@@ -287,7 +287,7 @@ describe('embedded database', () => {
 const asOrdinaryUser = (() => {
   if (process.getuid?.() !== 0) return null;
   try {
-    execFileSync('runuser', ['-u', 'nobody', '--', 'test', '-r', path.resolve('dist/cli/main.js')]);
+    execFileSync('runuser', ['-u', 'nobody', '--', 'test', '-r', path.resolve('dist/bundle/main.mjs')]);
     return 'nobody';
   } catch {
     return null; // no runuser, or the checkout is not readable by others
@@ -311,7 +311,7 @@ describe.skipIf(asOrdinaryUser === null)('embedded database as an ordinary user'
             'HOME=/tmp',
             'NODE_ENV=test',
             process.execPath,
-            path.resolve('dist/cli/main.js'),
+            path.resolve('dist/bundle/main.mjs'),
             ...args,
           ],
           { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } },
