@@ -3,13 +3,14 @@ import path from 'node:path';
 import { Type } from 'typebox';
 import { CardTokenBody } from '../cards/index.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { PROJECT_ROOT } from '../platform/files/project-root.js';
 import { TransactionErrorBody } from '../platform/http/error-schemas.js';
 import { PAGE_HEADERS } from '../platform/http/panel-site.js';
 import type { AuthHook, CardAttemptCheck, Http } from '../platform/http/types.js';
 import type { BillingView, CustomerPage } from './customer-page.js';
 
 /** The page's HTML, built beside the checkout page (checkout-page/billing.html) and sharing its assets. */
-const PAGE = path.resolve(import.meta.dirname, '../../dist/checkout-page/billing.html');
+const PAGE = path.join(PROJECT_ROOT, 'dist', 'checkout-page', 'billing.html');
 
 const TokenPath = Type.Object({ token: Type.String({ maxLength: 64 }) });
 const Billing = Type.Object({
