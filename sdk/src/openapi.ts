@@ -13058,6 +13058,165 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/panel/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's customers with their saved cards, newest first
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "name": "Maria Silva",
+                         *           "email": "maria@example.com",
+                         *           "document": "52998224725",
+                         *           "phone": "5511987654321",
+                         *           "cards": [
+                         *             {
+                         *               "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *               "brand": "visa",
+                         *               "lastFour": "4242",
+                         *               "expMonth": 42,
+                         *               "expYear": 42
+                         *             }
+                         *           ],
+                         *           "createdAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                cards: {
+                                    brand: string;
+                                    expMonth: number;
+                                    expYear: number;
+                                    /**
+                                     * Format: uuid
+                                     * @description Charge it with card: {cardId}
+                                     */
+                                    id: string;
+                                    lastFour: string;
+                                }[];
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string;
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                phone: string;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/panel/disputes": {
         parameters: {
             query?: never;
@@ -14627,6 +14786,153 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/panel/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's plans, newest first
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "name": "Maria Silva",
+                         *           "amountCents": 15000,
+                         *           "interval": "week",
+                         *           "intervalCount": 2,
+                         *           "trialDays": 42,
+                         *           "methods": [
+                         *             "CREDIT_CARD"
+                         *           ],
+                         *           "active": true,
+                         *           "createdAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                active: boolean;
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                interval: "week" | "month" | "year";
+                                intervalCount: number;
+                                methods: ("CREDIT_CARD" | "PIX" | "BOLETO")[];
+                                name: string;
+                                trialDays: number;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/panel/receivables": {
         parameters: {
             query?: never;
@@ -15047,6 +15353,385 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/panel/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's subscriptions, newest first (by status or customer)
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    customerId?: string;
+                    limit?: string;
+                    status?: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "customerId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "planId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "paymentMethod": "CREDIT_CARD",
+                         *           "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "status": "trialing",
+                         *           "amountCents": 15000,
+                         *           "currentPeriodStart": "2026-11-26",
+                         *           "currentPeriodEnd": "2026-11-26",
+                         *           "nextChargeAt": "2026-11-25T13:45:12.345Z",
+                         *           "trialEnd": "2026-11-26",
+                         *           "cancelAtPeriodEnd": true,
+                         *           "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *           "billingUrl": "https://loja.example.com/webhooks/gateway",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /** @description The current plan’s amount per period */
+                                amountCents: number;
+                                /** @description The customer’s own page (change the card, cancel at period end) */
+                                billingUrl: string;
+                                cancelAtPeriodEnd: boolean;
+                                canceledAt: string | null;
+                                cardId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /**
+                                 * @description The day the current period ends (the next one starts)
+                                 * @example 2026-11-26
+                                 */
+                                currentPeriodEnd: string;
+                                /**
+                                 * @description The current period’s first day (the trial’s while trialing)
+                                 * @example 2026-11-26
+                                 */
+                                currentPeriodStart: string;
+                                /** Format: uuid */
+                                customerId: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description When the next charge or retry is made; null when none is scheduled */
+                                nextChargeAt: string | null;
+                                /** @description A plan change waiting for the next period */
+                                nextPlanId: string | null;
+                                paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
+                                /** Format: uuid */
+                                planId: string;
+                                status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                                trialEnd: string | null;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/panel/subscriptions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a subscription now, or at its period’s end
+         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "atPeriodEnd": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Cancel when the current period ends instead of now (default false) */
+                        atPeriodEnd?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "customerId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "planId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "paymentMethod": "CREDIT_CARD",
+                         *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "trialing",
+                         *       "amountCents": 15000,
+                         *       "currentPeriodStart": "2026-11-26",
+                         *       "currentPeriodEnd": "2026-11-26",
+                         *       "nextChargeAt": "2026-11-25T13:45:12.345Z",
+                         *       "trialEnd": "2026-11-26",
+                         *       "cancelAtPeriodEnd": true,
+                         *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "billingUrl": "https://loja.example.com/webhooks/gateway",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The current plan’s amount per period */
+                            amountCents: number;
+                            /** @description The customer’s own page (change the card, cancel at period end) */
+                            billingUrl: string;
+                            cancelAtPeriodEnd: boolean;
+                            canceledAt: string | null;
+                            cardId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * @description The day the current period ends (the next one starts)
+                             * @example 2026-11-26
+                             */
+                            currentPeriodEnd: string;
+                            /**
+                             * @description The current period’s first day (the trial’s while trialing)
+                             * @example 2026-11-26
+                             */
+                            currentPeriodStart: string;
+                            /** Format: uuid */
+                            customerId: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description When the next charge or retry is made; null when none is scheduled */
+                            nextChargeAt: string | null;
+                            /** @description A plan change waiting for the next period */
+                            nextPlanId: string | null;
+                            paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
+                            /** Format: uuid */
+                            planId: string;
+                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                            trialEnd: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -16962,6 +17647,607 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/billing/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The customer's subscription and its sales */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "merchantName": "pedido-1001",
+                         *       "planName": "pedido-1001",
+                         *       "amountCents": 15000,
+                         *       "interval": "pedido-1001",
+                         *       "intervalCount": 2,
+                         *       "status": "PAGO",
+                         *       "paymentMethod": "PIX",
+                         *       "currentPeriodStart": "pedido-1001",
+                         *       "currentPeriodEnd": "pedido-1001",
+                         *       "nextChargeAt": "pedido-1001",
+                         *       "cancelAtPeriodEnd": true,
+                         *       "card": {
+                         *         "brand": "visa",
+                         *         "lastFour": "4242",
+                         *         "expMonth": 42,
+                         *         "expYear": 42
+                         *       },
+                         *       "sales": [
+                         *         {
+                         *           "id": "pedido-1001",
+                         *           "status": "PAGO",
+                         *           "amountCents": 15000,
+                         *           "date": "2026-12-10",
+                         *           "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
+                         *           "boletoPdfUrl": "https://loja.example.com/webhooks/gateway"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            amountCents: number;
+                            cancelAtPeriodEnd: boolean;
+                            card: {
+                                brand: string;
+                                expMonth: number;
+                                expYear: number;
+                                lastFour: string;
+                            } | null;
+                            currentPeriodEnd: string;
+                            currentPeriodStart: string;
+                            interval: string;
+                            intervalCount: number;
+                            merchantName: string;
+                            nextChargeAt: string | null;
+                            paymentMethod: string;
+                            planName: string;
+                            sales: {
+                                amountCents: number;
+                                boletoPdfUrl: string | null;
+                                date: string;
+                                id: string;
+                                pixCopyPaste: string | null;
+                                status: string;
+                            }[];
+                            status: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/billing/{token}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel the subscription when its current period ends */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "merchantName": "pedido-1001",
+                         *       "planName": "pedido-1001",
+                         *       "amountCents": 15000,
+                         *       "interval": "pedido-1001",
+                         *       "intervalCount": 2,
+                         *       "status": "PAGO",
+                         *       "paymentMethod": "PIX",
+                         *       "currentPeriodStart": "pedido-1001",
+                         *       "currentPeriodEnd": "pedido-1001",
+                         *       "nextChargeAt": "pedido-1001",
+                         *       "cancelAtPeriodEnd": true,
+                         *       "card": {
+                         *         "brand": "visa",
+                         *         "lastFour": "4242",
+                         *         "expMonth": 42,
+                         *         "expYear": 42
+                         *       },
+                         *       "sales": [
+                         *         {
+                         *           "id": "pedido-1001",
+                         *           "status": "PAGO",
+                         *           "amountCents": 15000,
+                         *           "date": "2026-12-10",
+                         *           "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
+                         *           "boletoPdfUrl": "https://loja.example.com/webhooks/gateway"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            amountCents: number;
+                            cancelAtPeriodEnd: boolean;
+                            card: {
+                                brand: string;
+                                expMonth: number;
+                                expYear: number;
+                                lastFour: string;
+                            } | null;
+                            currentPeriodEnd: string;
+                            currentPeriodStart: string;
+                            interval: string;
+                            intervalCount: number;
+                            merchantName: string;
+                            nextChargeAt: string | null;
+                            paymentMethod: string;
+                            planName: string;
+                            sales: {
+                                amountCents: number;
+                                boletoPdfUrl: string | null;
+                                date: string;
+                                id: string;
+                                pixCopyPaste: string | null;
+                                status: string;
+                            }[];
+                            status: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/billing/{token}/card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Another card for the subscription (tokenized at the acquirer and kept on file; a charge behind is tried at once) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "number": "4111 1111 1111 1111",
+                     *       "holderName": "MARIA SILVA",
+                     *       "expMonth": 12,
+                     *       "expYear": 2030,
+                     *       "cvv": "123"
+                     *     }
+                     */
+                    "application/json": {
+                        cvv: string;
+                        expMonth: number;
+                        /** @description Four digits */
+                        expYear: number;
+                        /** @description The holder's name as printed */
+                        holderName: string;
+                        /** @description The card number (spaces and dashes allowed) */
+                        number: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "merchantName": "pedido-1001",
+                         *       "planName": "pedido-1001",
+                         *       "amountCents": 15000,
+                         *       "interval": "pedido-1001",
+                         *       "intervalCount": 2,
+                         *       "status": "PAGO",
+                         *       "paymentMethod": "PIX",
+                         *       "currentPeriodStart": "pedido-1001",
+                         *       "currentPeriodEnd": "pedido-1001",
+                         *       "nextChargeAt": "pedido-1001",
+                         *       "cancelAtPeriodEnd": true,
+                         *       "card": {
+                         *         "brand": "visa",
+                         *         "lastFour": "4242",
+                         *         "expMonth": 42,
+                         *         "expYear": 42
+                         *       },
+                         *       "sales": [
+                         *         {
+                         *           "id": "pedido-1001",
+                         *           "status": "PAGO",
+                         *           "amountCents": 15000,
+                         *           "date": "2026-12-10",
+                         *           "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
+                         *           "boletoPdfUrl": "https://loja.example.com/webhooks/gateway"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            amountCents: number;
+                            cancelAtPeriodEnd: boolean;
+                            card: {
+                                brand: string;
+                                expMonth: number;
+                                expYear: number;
+                                lastFour: string;
+                            } | null;
+                            currentPeriodEnd: string;
+                            currentPeriodStart: string;
+                            interval: string;
+                            intervalCount: number;
+                            merchantName: string;
+                            nextChargeAt: string | null;
+                            paymentMethod: string;
+                            planName: string;
+                            sales: {
+                                amountCents: number;
+                                boletoPdfUrl: string | null;
+                                date: string;
+                                id: string;
+                                pixCopyPaste: string | null;
+                                status: string;
+                            }[];
+                            status: string;
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error shape D */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INVALID_STATUS";
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -31883,6 +33169,92 @@ export interface paths {
                                 /** @enum {unknown} */
                                 code?: "SERVICE_UNAVAILABLE";
                             };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The customer's subscription page (pt-BR): change the card, cancel at the period's end */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description No such page */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
                         };
                     };
                 };
