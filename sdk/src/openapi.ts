@@ -17750,30 +17750,6 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "UNAUTHORIZED";
-                        };
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["IpAccessError"] & {
-                            /** @enum {unknown} */
-                            code?: "IP_NOT_ALLOWED";
-                        };
-                    };
-                };
                 /** @description Error shape D */
                 404: {
                     headers: {
@@ -17929,33 +17905,6 @@ export interface paths {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
                         };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "UNAUTHORIZED";
-                        };
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "FORBIDDEN";
-                        }) | (components["schemas"]["IpAccessError"] & {
-                            /** @enum {unknown} */
-                            code?: "IP_NOT_ALLOWED";
-                        });
                     };
                 };
                 /** @description Error shape D */
@@ -18145,33 +18094,6 @@ export interface paths {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
                         };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "UNAUTHORIZED";
-                        };
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "FORBIDDEN";
-                        }) | (components["schemas"]["IpAccessError"] & {
-                            /** @enum {unknown} */
-                            code?: "IP_NOT_ALLOWED";
-                        });
                     };
                 };
                 /** @description Error shape D */
@@ -27089,23 +27011,29 @@ export interface paths {
                      *       "cardId": "pedido-1001",
                      *       "startDate": "2026-12-10",
                      *       "address": {
-                     *         "street": "pedido-1001",
-                     *         "number": "pedido-1001",
-                     *         "district": "pedido-1001",
-                     *         "city": "pedido-1001",
-                     *         "state": "pedido-1001",
-                     *         "zipCode": "pedido-1001"
+                     *         "street": "Rua das Flores",
+                     *         "number": "100",
+                     *         "district": "Centro",
+                     *         "city": "São Paulo",
+                     *         "state": "SP",
+                     *         "zipCode": "01310-100"
                      *       }
                      *     }
                      */
                     "application/json": {
                         /** @description BOLETO only: the payer address printed on each boleto */
                         address?: {
+                            /** @example São Paulo */
                             city: string;
+                            /** @example Centro */
                             district: string;
+                            /** @example 100 */
                             number: string;
+                            /** @example SP */
                             state: string;
+                            /** @example Rua das Flores */
                             street: string;
+                            /** @example 01310-100 */
                             zipCode: string;
                         };
                         /** @description CREDIT_CARD: a saved card of the customer */

@@ -71,6 +71,12 @@ const KNOWN_EVENTS: ReadonlySet<string> = new Set<WebhookEventType | 'webhook.te
   'dispute.lost',
   'anticipation.paid',
   'anticipation.rejected',
+  'subscription.created',
+  'subscription.renewed',
+  'subscription.past_due',
+  'subscription.canceled',
+  'invoice.paid',
+  'invoice.failed',
   'webhook.test',
 ]);
 

@@ -54,12 +54,12 @@ export const PlansPage = Type.Object({
 
 const Address = Type.Object(
   {
-    street: Type.String({ minLength: 1, maxLength: 200 }),
-    number: Type.String({ minLength: 1, maxLength: 20 }),
-    district: Type.String({ minLength: 1, maxLength: 100 }),
-    city: Type.String({ minLength: 1, maxLength: 100 }),
-    state: Type.String({ minLength: 2, maxLength: 2 }),
-    zipCode: Type.String({ minLength: 8, maxLength: 9 }),
+    street: Type.String({ minLength: 1, maxLength: 200, examples: ['Rua das Flores'] }),
+    number: Type.String({ minLength: 1, maxLength: 20, examples: ['100'] }),
+    district: Type.String({ minLength: 1, maxLength: 100, examples: ['Centro'] }),
+    city: Type.String({ minLength: 1, maxLength: 100, examples: ['São Paulo'] }),
+    state: Type.String({ minLength: 2, maxLength: 2, examples: ['SP'] }),
+    zipCode: Type.String({ minLength: 8, maxLength: 9, examples: ['01310-100'] }),
   },
   { additionalProperties: false, description: 'BOLETO only: the payer address printed on each boleto' },
 );

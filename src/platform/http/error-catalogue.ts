@@ -227,7 +227,7 @@ const API_KEY_PREFIXES = [
   '/api/recipients',
 ];
 /** The payer's side of payment links and checkout sessions: no credentials, limited per address. */
-const PAYER_PREFIXES = ['/api/public/pay/', '/api/public/checkout/'];
+const PAYER_PREFIXES = ['/api/public/pay/', '/api/public/checkout/', '/api/public/billing/'];
 /** Routes that open a session (a merchant's or an operator's) take no credentials themselves. */
 const OPEN_SIGN_INS = ['/api/auth/login', '/api/signup'];
 

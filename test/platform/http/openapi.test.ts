@@ -125,7 +125,9 @@ describe('GET /openapi.json', () => {
             ? 'Dispute'
             : event.startsWith('anticipation.')
               ? 'Anticipation'
-              : 'Cart';
+              : event.startsWith('subscription.') || event.startsWith('invoice.')
+                ? 'Subscription'
+                : 'Cart';
       expect(JSON.stringify(op.post.requestBody), event).toContain(
         `#/components/schemas/${kind}Notification"`,
       );
