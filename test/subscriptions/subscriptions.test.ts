@@ -327,3 +327,41 @@ describe('subscriptions by PIX', () => {
     expect((await salesOf(made.body.id)).map((s) => s.status)).toEqual(['PENDENTE', 'PAGO']);
   });
 });
+
+describe('subscriptions by BOLETO', () => {
+  it('issue the boleto ahead, due on the period’s first day, e-mailed with its line and PDF', async () => {
+    const customerId = await customer('boleto-sub@example.com');
+    const planId = await plan({ methods: ['BOLETO'] });
+    const noAddress = await subscribe({ customerId, planId, paymentMethod: 'BOLETO' });
+    expect(noAddress.status).toBe(400);
+    expect(noAddress.body.message).toContain('address');
+    const address = {
+      street: 'Rua das Flores',
+      number: '100',
+      district: 'Centro',
+      city: 'São Paulo',
+      state: 'SP',
+      zipCode: '01310-100',
+    };
+    const made = await subscribe({ customerId, planId, paymentMethod: 'BOLETO', address });
+    expect(made.status, made.text).toBe(201);
+    // issued BOLETO_DAYS_BEFORE (5) days before the period's first day
+    const ahead =
+      (new Date(`${made.body.currentPeriodStart}T03:00:00Z`).getTime() -
+        new Date(made.body.nextChargeAt!).getTime()) /
+      86_400_000;
+    expect(ahead).toBe(5);
+    await advance(made.body.id);
+    const [sale] = await salesOf(made.body.id);
+    const lookup = await api<{
+      paymentMethod: string;
+      status: string;
+      boleto: { dueDate: string; digitableLine: string };
+    }>('GET', `/api/transactions/${sale!.uuid}`);
+    expect(lookup.body).toMatchObject({ paymentMethod: 'BOLETO', status: 'PENDENTE' });
+    expect(lookup.body.boleto.dueDate).toBe(made.body.currentPeriodStart);
+    const mail = await waitUntil(() => mailbox.messages.find((m) => m.to === 'boleto-sub@example.com'));
+    expect(mail.text).toContain(lookup.body.boleto.digitableLine);
+    expect(mail.text).toContain('.pdf');
+  });
+});
