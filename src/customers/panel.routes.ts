@@ -2,6 +2,7 @@ import { accountOf } from '../auth/index.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, parseLimit } from '../platform/paging/pagination.js';
+import { maskDocument } from '../platform/privacy/mask.js';
 import type { Customers } from './customers.js';
 import { CustomersPage, PageQuery } from './schemas.js';
 
@@ -22,11 +23,14 @@ export async function customerPanelRoutes(
         response: { 200: CustomersPage, 401: EnvelopeErrorBody, 403: EnvelopeErrorBody },
       },
     },
-    async (request) =>
-      deps.customers.list(
+    async (request) => {
+      const page = await deps.customers.list(
         accountOf(request),
         request.query.cursor ? decodeCursor(request.query.cursor) : null,
         parseLimit(request.query.limit),
-      ),
+      );
+      // the panel's lists show a document's last digits only, as its sales lists do
+      return { ...page, data: page.data.map((c) => ({ ...c, document: maskDocument(c.document) ?? '' })) };
+    },
   );
 }

@@ -95,6 +95,7 @@ describe('Assinaturas and Clientes', () => {
     await customerRow.waitFor();
     expect(await customerRow.textContent()).toContain(`final ${number.slice(-4)}`);
     expect(await page.content()).not.toContain(number);
+    expect(await customerRow.textContent()).not.toContain(CUSTOMER.document); // masked but for its last digits
     await clean(page, 'panel-customers-01-list');
   });
 });
