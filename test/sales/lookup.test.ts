@@ -43,7 +43,7 @@ describe('GET /api/transactions/{id}', () => {
     // idRec and contrato are a Pix Automático sale's only; boleto an issued boleto's (test/boletos);
     // paymentLinkId and checkoutSessionId a sale's made through a payment link or checkout session (test/checkout);
     // refusalReason a card sale the acquirer refused (test/cards); risk a sale a risk rule decided (test/risk);
-    // split a split sale's (test/sales/split.test.ts)
+    // split a split sale's (test/sales/split.test.ts); subscriptionId a subscription's (test/subscriptions)
     const only = [
       'idRec',
       'contrato',
@@ -53,6 +53,7 @@ describe('GET /api/transactions/{id}', () => {
       'refusalReason',
       'risk',
       'split',
+      'subscriptionId',
     ];
     const keys = Object.keys(Sale.properties).filter((k) => !only.includes(k));
     const paths: [string, string[]][] = [
