@@ -78,7 +78,7 @@ export class SubscriptionBiller {
   async run(now = new Date(), limit = 200, parallel = 16): Promise<number> {
     let total = 0;
     for (;;) {
-      const claimed = await this.claimDue(now, limit, null);
+      const claimed = await this.claimDue(now, limit);
       let next = 0;
       const workers = Array.from({ length: Math.min(parallel, claimed.length) }, async () => {
         while (next < claimed.length) await this.charge(claimed[next++]!);
@@ -99,56 +99,70 @@ export class SubscriptionBiller {
     await this.settle(sub.id);
     const open = await this.db.tx((tx) => lockOpenCharges(tx, 1, sub.id));
     if (open.length > 0) throw conflict('the period’s charge is still open: pay it (or let it expire) first');
-    await this.db.tx(async (tx) => {
+    // claimed in the transaction that locks it: the running scheduler never sees it due meanwhile
+    const claimed = await this.db.tx(async (tx) => {
       const locked = (await lockSubscription(tx, sub.id))!;
       if (locked.status === 'canceled' || locked.next_charge_at === null) {
         throw new AppError('INVALID_STATUS', `a ${locked.status} subscription has no charge to make`);
       }
-      locked.next_charge_at = new Date(0);
-      await saveSubscription(tx, locked);
+      const who = (await subscribersOf(tx, [locked])).get(locked.id)!;
+      return this.claimOne(tx, locked, who, new Date());
     });
-    for (const claim of await this.claimDue(new Date(), 1, sub.id)) await this.charge(claim);
+    if (claimed) await this.charge(claimed);
     await this.settle(sub.id);
     return this.subscriptions.one(accountId, sub.uuid);
   }
 
-  private async claimDue(now: Date, limit: number, only: number | null): Promise<Claimed[]> {
+  private async claimDue(now: Date, limit: number): Promise<Claimed[]> {
     return this.db.tx(async (tx) => {
-      const due = await lockDue(tx, now, limit, only);
+      const due = await lockDue(tx, now, limit);
       const who = await subscribersOf(tx, due);
       const claimed: Claimed[] = [];
       for (const sub of due) {
-        const subscriber = who.get(sub.id)!;
-        if (sub.cancel_at_period_end) {
-          await this.subscriptions.cancelNow(tx, sub);
-          continue;
-        }
-        let charge: ChargeRow | null = null;
-        const last = sub.attempt > 0 ? await findCharge(tx, sub.id, sub.period_index, sub.attempt) : null;
-        if (last && last.outcome === null) {
-          // the last try is not over: its scheduler died before storing its sale (taken over once its lease
-          // ended), or its sale awaits an outcome (the sale's own module settles it; nothing is tried again)
-          if (last.sale_id === null && (await retakeStaleClaim(tx, last.id, CLAIM_LEASE_SECONDS)))
-            charge = last;
-        } else {
-          const attempt = sub.attempt + 1;
-          if (attempt === 1 && sub.next_plan_id !== null) {
-            // a plan change starts with the period it is first charged for
-            sub.plan_id = sub.next_plan_id;
-            sub.next_plan_id = null;
-            subscriber.plan = subscriber.nextPlan!;
-            subscriber.nextPlan = null;
-          }
-          charge = await claimCharge(tx, sub.id, sub.period_index, attempt);
-          sub.attempt = attempt;
-        }
-        // the lease: nobody looks at it again before it ends (its outcome sets the next charge)
-        sub.next_charge_at = new Date(now.getTime() + CLAIM_LEASE_SECONDS * 1000);
-        const saved = await saveSubscription(tx, sub);
-        if (charge) claimed.push({ sub: saved, who: subscriber, charge });
+        const claim = await this.claimOne(tx, sub, who.get(sub.id)!, now);
+        if (claim) claimed.push(claim);
       }
       return claimed;
     });
+  }
+
+  /**
+   * In the caller's transaction, with the subscription locked: cancels one ending at its period's end, or claims
+   * its next try (a new one, or a dead scheduler's claim whose lease ended) and leases it; null when there is
+   * nothing to charge now (a try still under way).
+   */
+  private async claimOne(
+    tx: Queryable,
+    sub: SubscriptionRow,
+    subscriber: Subscriber,
+    now: Date,
+  ): Promise<Claimed | null> {
+    if (sub.cancel_at_period_end) {
+      await this.subscriptions.cancelNow(tx, sub);
+      return null;
+    }
+    let charge: ChargeRow | null = null;
+    const last = sub.attempt > 0 ? await findCharge(tx, sub.id, sub.period_index, sub.attempt) : null;
+    if (last && last.outcome === null) {
+      // the last try is not over: its scheduler died before storing its sale (taken over once its lease
+      // ended), or its sale awaits an outcome (the sale's own module settles it; nothing is tried again)
+      if (last.sale_id === null && (await retakeStaleClaim(tx, last.id, CLAIM_LEASE_SECONDS))) charge = last;
+    } else {
+      const attempt = sub.attempt + 1;
+      if (attempt === 1 && sub.next_plan_id !== null) {
+        // a plan change starts with the period it is first charged for
+        sub.plan_id = sub.next_plan_id;
+        sub.next_plan_id = null;
+        subscriber.plan = subscriber.nextPlan!;
+        subscriber.nextPlan = null;
+      }
+      charge = await claimCharge(tx, sub.id, sub.period_index, attempt);
+      sub.attempt = attempt;
+    }
+    // the lease: nobody looks at it again before it ends (its outcome sets the next charge)
+    sub.next_charge_at = new Date(now.getTime() + CLAIM_LEASE_SECONDS * 1000);
+    const saved = await saveSubscription(tx, sub);
+    return charge ? { sub: saved, who: subscriber, charge } : null;
   }
 
   /** Makes the claimed try's sale; a failure before the sale is stored leaves the claim to be taken over. */

@@ -255,18 +255,12 @@ export async function saveSubscription(q: Queryable, s: SubscriptionRow): Promis
  * Up to `limit` subscriptions whose next charge is due at `now`, locked (others' locked rows skipped: two
  * schedulers share the work and never take the same one).
  */
-export async function lockDue(
-  q: Queryable,
-  now: Date,
-  limit: number,
-  only: number | null,
-): Promise<SubscriptionRow[]> {
+export async function lockDue(q: Queryable, now: Date, limit: number): Promise<SubscriptionRow[]> {
   const rows = await q.query<SubscriptionRow>(
     `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions
       WHERE next_charge_at <= $1 AND status IN ('trialing', 'active', 'past_due', 'unpaid')
-        AND ($3::bigint IS NULL OR id = $3)
       ORDER BY next_charge_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-    [now, limit, only],
+    [now, limit],
   );
   return rows.map(subscription);
 }
