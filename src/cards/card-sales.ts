@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../platform/db/db.js';
 import type { OutboxSignal } from '../platform/db/outbox-signal.js';
+import { inSavepoint } from '../platform/db/savepoint.js';
 import { AppError, conflict, validation } from '../platform/errors/app-error.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
@@ -24,6 +26,7 @@ import {
   type SaleRow,
   setRefusalReason,
   setSaleRisk,
+  settleBatch,
 } from '../sales/index.js';
 import { addressProblem } from '../webhooks/index.js';
 import type { Acquirer, AcquirerPayment, AuthorizeRequest, PaymentType } from './acquirer.js';
@@ -37,7 +40,9 @@ import {
   findCardPayment,
   insertCardPayment,
   lockCardPayment,
+  lockCardPayments,
   recordAcquirerState,
+  recordCaptures,
   releaseCapture,
   riskHoldsOlderThan,
   unresolvedOlderThan,
@@ -70,6 +75,25 @@ export interface CardSaleContext {
   reserve?: (tx: Queryable, saleId: number) => Promise<void>;
 }
 
+/** A card sale's body as checked, before anything is stored. */
+interface CheckedCardSale {
+  customer: Customer;
+  postbackUrl: string | null;
+  installments: number;
+  capture: boolean;
+  type: PaymentType;
+}
+
+/** A sale stored by `prepare`: the request for the acquirer, none when a risk rule refused it (`blocked`). */
+interface Prepared {
+  sale: SaleRow;
+  request: AuthorizeRequest | null;
+  blocked: boolean;
+}
+
+/** How many authorizations of one `openMany` wait on the acquirer at once. */
+const AUTHORIZING_AT_ONCE = 16;
+
 /** An authorization not captured within this is voided at the acquirer (the sale CANCELADO). */
 export const AUTHORIZATION_LIFETIME_SECONDS = 7 * 86_400;
 /** A sale whose authorization outcome is unknown this long is asked about by the resolving job. */
@@ -98,122 +122,16 @@ export class CardSales {
     log: Logger,
     context: CardSaleContext = {},
   ): Promise<{ sale: SaleRow; replayed: boolean }> {
-    const credit = input.paymentMethod === 'CREDIT_CARD';
-    if (!input.card) throw validation(`card is required for ${input.paymentMethod}`);
-    if (!credit && input.installments !== undefined && input.installments !== 1) {
-      throw validation('installments apply to CREDIT_CARD sales only');
-    }
-    checkSaleSize(input);
-    const customer = normalizeCustomer(input.customer);
-    const postbackUrl = normalizePostbackUrl(input.postbackUrl);
-    if (postbackUrl && !this.options.allowPrivateTargets) {
-      const problem = await addressProblem(postbackUrl, 'postbackUrl');
-      if (problem) throw validation(problem);
-    }
-    const installments = credit ? (input.installments ?? 1) : 1;
-    const capture = input.capture ?? true;
-    const type: PaymentType = credit ? 'CreditCard' : 'DebitCard';
-    const uuid = randomUUID();
-    let request: AuthorizeRequest | null = null;
-    let blocked = false;
+    const checked = await this.check(input);
+    let prepared: Prepared | null = null;
     const opened = await createKeyedSale(this.db, accountId, key, input, async (bind) =>
       this.db.tx(async (tx) => {
-        await refuseWhenPaused(tx, accountId);
-        const card = input.card!;
-        const token =
-          'cardId' in card
-            ? await useSavedCard(tx, this.secretsKey, accountId, card.cardId)
-            : await useToken(tx, this.secretsKey, accountId, card.token);
-        if (!token) {
-          throw validation(
-            'cardId' in card
-              ? 'card.cardId is not a saved card of a customer of this account'
-              : 'card.token is unknown, used or expired',
-          );
-        }
-        if (token.acquirer !== this.acquirer.name) {
-          throw validation(`card.token was made by the ${token.acquirer} acquirer, not the one in use`);
-        }
-        const risk: RiskDecision =
-          this.options.risk?.decide({
-            method: input.paymentMethod,
-            amountCents: input.amount,
-            ...customerFacts(customer),
-            ip: token.ip,
-            card: { bin: token.bin, fingerprint: token.fingerprint },
-          }) ?? ALLOW;
-        const sale = await createSale(
-          tx,
-          {
-            accountId,
-            amount: input.amount,
-            paymentMethod: input.paymentMethod,
-            customer,
-            items: input.items,
-            shipping: input.shipping ?? null,
-            installments: credit ? installments : null,
-            processor: cardProcessorOf(this.acquirer),
-            postbackUrl,
-            cartId: await cartOfCheckout(tx, accountId, context.origin, {
-              customer,
-              items: input.items,
-              amount: input.amount,
-            }),
-            recurrence: null,
-            pixKey: null,
-            externalTransactionId: uuid,
-            cardLastFour: token.lastFour,
-            cardBrand: token.brand,
-            boletoCode: null,
-            metadata: input.metadata ?? {},
-            origin: context.origin,
-            // a sale no rule matched carries no decision
-            risk: risk.decision === 'allow' ? null : risk,
-            split: input.split,
-          },
-          { notifyPending: true, uuid },
-        );
-        if (context.reserve) await context.reserve(tx, sale.id);
-        await auditRiskDecision(tx, accountId, sale.id, risk);
-        if (risk.decision === 'block') {
-          // nothing reaches the acquirer: the sale is refused as it is stored
-          await setRefusalReason(tx, sale.id, {
-            code: 'RISK_BLOCKED',
-            message: `Blocked by the risk rule "${risk.ruleName}"`,
-          });
-          await moveSale(tx, this.queue, sale.id, 'RECUSADO');
-          await bind(tx, sale.id);
-          blocked = true;
-          return sale;
-        }
-        const held = risk.decision === 'review';
-        await insertCardPayment(tx, {
-          saleId: sale.id,
-          orderId: uuid,
-          accountId,
-          acquirer: this.acquirer.name,
-          cardTokenId: token.id,
-          type,
-          installments,
-          capture,
-          amount: input.amount,
-          riskHold: held,
-        });
-        await bind(tx, sale.id);
-        request = {
-          merchantOrderId: uuid,
-          amountCents: input.amount,
-          installments,
-          type,
-          acquirerToken: token.acquirerToken,
-          brand: token.brand,
-          // a review holds the authorization uncaptured until a risk operator decides
-          capture: capture && !held,
-          customerName: customer.name,
-        };
-        return sale;
+        prepared = await this.prepare(tx, accountId, input, checked, context);
+        await bind(tx, prepared.sale.id);
+        return prepared.sale;
       }),
     );
+    const { request, blocked } = (prepared as Prepared | null) ?? { request: null, blocked: false };
     if (blocked) this.options.outbox?.committed();
     if (opened.replayed || !request) {
       return blocked
@@ -223,6 +141,184 @@ export class CardSales {
     const payment = await this.authorize(request, log);
     if (payment) await this.apply(opened.sale.id, payment);
     return { sale: (await findSaleRow(this.db, { kind: 'numeric', id: opened.sale.id }))!, replayed: false };
+  }
+
+  /**
+   * Card sales made together (a scheduler's renewals), each exactly as `open` makes one, with a transaction
+   * per step instead of per sale: every sale stored in one (each in a savepoint of its own: one refused leaves
+   * the others), the acquirer asked for each with no connection held, every outcome applied in one. Answers
+   * per item its sale's id, or what refused it before it was stored. A crash between the steps leaves what
+   * `open` would: stored sales whose outcome the resolving job asks the acquirer for.
+   */
+  async openMany(
+    items: { accountId: number; input: CardSaleInput; context?: CardSaleContext }[],
+    log: Logger,
+  ): Promise<({ saleId: number } | { error: unknown })[]> {
+    const checked = await Promise.all(
+      items.map((item) => this.check(item.input).catch((error: unknown) => ({ error }))),
+    );
+    const prepared = await this.db.tx(async (tx) => {
+      const out: (Prepared | { error: unknown })[] = [];
+      for (const [i, item] of items.entries()) {
+        const c = checked[i]!;
+        if ('error' in c) {
+          out.push(c);
+          continue;
+        }
+        out.push(
+          await inSavepoint(tx, (q) =>
+            this.prepare(q, item.accountId, item.input, c, item.context ?? {}),
+          ).catch((error: unknown) => ({ error })),
+        );
+      }
+      return out;
+    });
+    if (prepared.some((p) => 'blocked' in p && p.blocked)) this.options.outbox?.committed();
+    const limit = pLimit(AUTHORIZING_AT_ONCE);
+    const outcomes = await Promise.all(
+      prepared.map((p) =>
+        'request' in p && p.request
+          ? limit(async () => {
+              const payment = await this.authorize(p.request!, log).catch((err: unknown) => {
+                log.warn({ sale: p.sale.uuid, err }, 'card authorization outcome unknown');
+                return null;
+              });
+              return payment ? { saleId: p.sale.id, payment } : null;
+            })
+          : null,
+      ),
+    );
+    await this.applyMany(outcomes.filter((o) => o !== null));
+    return prepared.map((p) => ('error' in p ? p : { saleId: p.sale.id }));
+  }
+
+  /** What is checked of a card sale's body before anything is stored. */
+  private async check(input: CardSaleInput): Promise<CheckedCardSale> {
+    const credit = input.paymentMethod === 'CREDIT_CARD';
+    if (!input.card) throw validation(`card is required for ${input.paymentMethod}`);
+    if (!credit && input.installments !== undefined && input.installments !== 1) {
+      throw validation('installments apply to CREDIT_CARD sales only');
+    }
+    checkSaleSize(input);
+    const postbackUrl = normalizePostbackUrl(input.postbackUrl);
+    if (postbackUrl && !this.options.allowPrivateTargets) {
+      const problem = await addressProblem(postbackUrl, 'postbackUrl');
+      if (problem) throw validation(problem);
+    }
+    return {
+      customer: normalizeCustomer(input.customer),
+      postbackUrl,
+      installments: credit ? (input.installments ?? 1) : 1,
+      capture: input.capture ?? true,
+      type: credit ? 'CreditCard' : 'DebitCard',
+    };
+  }
+
+  /**
+   * In the caller's transaction: the sale stored PENDENTE with its card payment `authorizing` (the card used),
+   * or refused at once by a risk rule; the request to send the acquirer, null when nothing is sent.
+   */
+  private async prepare(
+    tx: Queryable,
+    accountId: number,
+    input: CardSaleInput,
+    checked: CheckedCardSale,
+    context: CardSaleContext,
+  ): Promise<Prepared> {
+    const { customer, postbackUrl, installments, capture, type } = checked;
+    const credit = input.paymentMethod === 'CREDIT_CARD';
+    const uuid = randomUUID();
+    await refuseWhenPaused(tx, accountId);
+    const card = input.card!;
+    const token =
+      'cardId' in card
+        ? await useSavedCard(tx, this.secretsKey, accountId, card.cardId)
+        : await useToken(tx, this.secretsKey, accountId, card.token);
+    if (!token) {
+      throw validation(
+        'cardId' in card
+          ? 'card.cardId is not a saved card of a customer of this account'
+          : 'card.token is unknown, used or expired',
+      );
+    }
+    if (token.acquirer !== this.acquirer.name) {
+      throw validation(`card.token was made by the ${token.acquirer} acquirer, not the one in use`);
+    }
+    const risk: RiskDecision =
+      this.options.risk?.decide({
+        method: input.paymentMethod,
+        amountCents: input.amount,
+        ...customerFacts(customer),
+        ip: token.ip,
+        card: { bin: token.bin, fingerprint: token.fingerprint },
+      }) ?? ALLOW;
+    const sale = await createSale(
+      tx,
+      {
+        accountId,
+        amount: input.amount,
+        paymentMethod: input.paymentMethod,
+        customer,
+        items: input.items,
+        shipping: input.shipping ?? null,
+        installments: credit ? installments : null,
+        processor: cardProcessorOf(this.acquirer),
+        postbackUrl,
+        cartId: await cartOfCheckout(tx, accountId, context.origin, {
+          customer,
+          items: input.items,
+          amount: input.amount,
+        }),
+        recurrence: null,
+        pixKey: null,
+        externalTransactionId: uuid,
+        cardLastFour: token.lastFour,
+        cardBrand: token.brand,
+        boletoCode: null,
+        metadata: input.metadata ?? {},
+        origin: context.origin,
+        // a sale no rule matched carries no decision
+        risk: risk.decision === 'allow' ? null : risk,
+        split: input.split,
+      },
+      { notifyPending: true, uuid },
+    );
+    if (context.reserve) await context.reserve(tx, sale.id);
+    await auditRiskDecision(tx, accountId, sale.id, risk);
+    if (risk.decision === 'block') {
+      // nothing reaches the acquirer: the sale is refused as it is stored
+      await setRefusalReason(tx, sale.id, {
+        code: 'RISK_BLOCKED',
+        message: `Blocked by the risk rule "${risk.ruleName}"`,
+      });
+      await moveSale(tx, this.queue, sale.id, 'RECUSADO');
+      return { sale, request: null, blocked: true };
+    }
+    const held = risk.decision === 'review';
+    await insertCardPayment(tx, {
+      saleId: sale.id,
+      orderId: uuid,
+      accountId,
+      acquirer: this.acquirer.name,
+      cardTokenId: token.id,
+      type,
+      installments,
+      capture,
+      amount: input.amount,
+      riskHold: held,
+    });
+    const request: AuthorizeRequest = {
+      merchantOrderId: uuid,
+      amountCents: input.amount,
+      installments,
+      type,
+      acquirerToken: token.acquirerToken,
+      brand: token.brand,
+      // a review holds the authorization uncaptured until a risk operator decides
+      capture: capture && !held,
+      customerName: customer.name,
+    };
+    return { sale, request, blocked: false };
   }
 
   /**
@@ -252,6 +348,50 @@ export class CardSales {
       const row = await lockCardPayment(tx, saleId);
       if (!row) return;
       await applyTo(tx, this.queue, row, payment);
+    });
+    this.options.outbox?.committed();
+  }
+
+  /**
+   * Outcomes of several sales applied in one transaction: a capture in full of a sale still authorizing (the
+   * common case) is recorded for all in one statement and settled through the batched settlement (the balance
+   * rows moved with the COMMIT); any other outcome as `apply` does.
+   */
+  private async applyMany(outcomes: { saleId: number; payment: AcquirerPayment }[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    await this.db.txEndingWith(async (tx) => {
+      const rows = await lockCardPayments(
+        tx,
+        outcomes.map((o) => o.saleId),
+      );
+      const captured: { saleId: number; payment: AcquirerPayment }[] = [];
+      for (const o of outcomes) {
+        const row = rows.get(o.saleId);
+        if (!row) continue;
+        const whole = o.payment.capturedCents || Number(row.authorized_amount);
+        if (
+          row.state === 'authorizing' &&
+          o.payment.state === 'captured' &&
+          whole === Number(row.authorized_amount)
+        ) {
+          captured.push(o);
+        } else {
+          await applyTo(tx, this.queue, row, o.payment);
+        }
+      }
+      const last: string[] = [];
+      if (captured.length > 0) {
+        await recordCaptures(tx, captured);
+        const settled = await settleBatch(
+          tx,
+          this.queue,
+          captured.map((o) => ({ ref: { kind: 'numeric', id: o.saleId }, status: 'PAGO' })),
+          (statement) => last.push(statement),
+        );
+        const refused = settled.find((r) => r instanceof AppError);
+        if (refused) throw refused;
+      }
+      return [undefined, last.join('\n;\n')];
     });
     this.options.outbox?.committed();
   }

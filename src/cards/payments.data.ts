@@ -66,6 +66,18 @@ export async function lockCardPayment(tx: Queryable, saleId: number): Promise<Ca
   return row ?? null;
 }
 
+/** The card payments of these sales, locked in sale order (two groups cannot deadlock), by sale id. */
+export async function lockCardPayments(
+  tx: Queryable,
+  saleIds: number[],
+): Promise<Map<number, CardPaymentRow>> {
+  const rows = await tx.query<CardPaymentRow>(
+    'SELECT * FROM card_payments WHERE sale_id = ANY($1::bigint[]) ORDER BY sale_id FOR UPDATE',
+    [saleIds],
+  );
+  return new Map(rows.map((r) => [Number(r.sale_id), r]));
+}
+
 export async function findCardPayment(q: Queryable, saleId: number): Promise<CardPaymentRow | null> {
   const [row] = await q.query<CardPaymentRow>('SELECT * FROM card_payments WHERE sale_id = $1', [saleId]);
   return row ?? null;
@@ -96,6 +108,31 @@ export async function recordAcquirerState(
       payment?.capturedCents ?? null,
       payment?.returnCode ?? null,
       payment?.returnMessage ?? null,
+    ],
+  );
+}
+
+/** Captures in full of payments still authorizing, recorded as `recordAcquirerState` records one, in one statement. */
+export async function recordCaptures(
+  tx: Queryable,
+  captured: { saleId: number; payment: AcquirerPayment }[],
+): Promise<void> {
+  await tx.query(
+    `UPDATE card_payments c SET state = 'captured',
+        payment_id = COALESCE(NULLIF(v.payment_id, ''), c.payment_id),
+        captured_amount = c.authorized_amount,
+        return_code = COALESCE(v.return_code, c.return_code),
+        return_message = COALESCE(v.return_message, c.return_message),
+        authorized_at = COALESCE(c.authorized_at, now()),
+        captured_at = COALESCE(c.captured_at, now()),
+        updated_at = now()
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS v(sale_id, payment_id, return_code, return_message)
+      WHERE c.sale_id = v.sale_id`,
+    [
+      captured.map((c) => c.saleId),
+      captured.map((c) => c.payment.paymentId),
+      captured.map((c) => c.payment.returnCode ?? null),
+      captured.map((c) => c.payment.returnMessage ?? null),
     ],
   );
 }

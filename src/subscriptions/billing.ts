@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { BoletoIssuer } from '../boletos/index.js';
 import type { CardSales } from '../cards/index.js';
@@ -12,10 +13,11 @@ import {
   claimCharge,
   failUnsoldCharge,
   findCharge,
+  lockCharges,
   lockDue,
-  lockOpenCharges,
   lockSubscription,
   lockSubscriptions,
+  openCharges,
   retakeStaleClaim,
   type SubscriptionRow,
   saveSubscription,
@@ -43,6 +45,16 @@ export interface PeriodChargers {
 export const CLAIM_LEASE_SECONDS = 300;
 /** How often due subscriptions are looked for, and charges' outcomes applied (started with the workers). */
 export const BILLING_EVERY_MS = 5_000;
+/**
+ * Due subscriptions claimed, charged and settled together (their card sales stored in one transaction, each in
+ * a savepoint: kept under PostgreSQL's 64 cached subtransactions), and how many such groups run at once.
+ */
+const GROUP = 50;
+const LANES = 2;
+/** PIX and boleto charges made at once within a group (each its own transactions). */
+const OTHERS_AT_ONCE = 8;
+/** Open tries read per statement when looking for those whose sale has ended. */
+const SCAN_PAGE = 1_000;
 
 const PAID = new Set(['PAGO', 'ESTORNADO', 'CHARGEBACK', 'MED']);
 const FAILED = new Set(['RECUSADO', 'FALHA', 'CANCELADO']);
@@ -72,22 +84,36 @@ export class SubscriptionBiller {
   ) {}
 
   /**
-   * One round: every subscription due at `now` charged, `limit` claimed at a time and `parallel` charges at a
-   * time; outcomes applied after each batch. Returns how many tries were made.
+   * One round: every subscription due at `now` charged, in groups of `group` claimed together, `lanes` groups at
+   * a time; each group's outcomes applied as soon as it is charged, then every other ended try's. Returns how
+   * many tries were made.
    */
-  async run(now = new Date(), limit = 200, parallel = 16): Promise<number> {
+  async run(now = new Date(), group = GROUP, lanes = LANES): Promise<number> {
     let total = 0;
-    for (;;) {
-      const claimed = await this.claimDue(now, limit);
-      let next = 0;
-      const workers = Array.from({ length: Math.min(parallel, claimed.length) }, async () => {
-        while (next < claimed.length) await this.charge(claimed[next++]!);
-      });
-      await Promise.all(workers);
-      await this.settle();
-      total += claimed.length;
-      if (claimed.length < limit) return total;
-    }
+    let more = true;
+    const lane = async () => {
+      while (more) {
+        const claimed = await this.claimDue(now, group);
+        if (claimed.length < group) more = false;
+        if (claimed.length === 0) return;
+        await this.chargeGroup(claimed);
+        total += claimed.length;
+      }
+    };
+    await Promise.all(Array.from({ length: lanes }, lane));
+    await this.settle();
+    return total;
+  }
+
+  /** A group's tries made (card sales together, the others a few at a time), then their outcomes applied. */
+  private async chargeGroup(claimed: Claimed[]): Promise<void> {
+    const cards = claimed.filter((c) => c.sub.payment_method === 'CREDIT_CARD');
+    const limit = pLimit(OTHERS_AT_ONCE);
+    await Promise.all([
+      this.chargeCards(cards),
+      ...claimed.filter((c) => !cards.includes(c)).map((c) => limit(() => this.charge(c))),
+    ]);
+    await this.settle({ chargeIds: claimed.map((c) => c.charge.id) });
   }
 
   /**
@@ -96,8 +122,8 @@ export class SubscriptionBiller {
    */
   async advance(accountId: number, id: string) {
     const sub = await this.subscriptions.owned(this.db, accountId, id);
-    await this.settle(sub.id);
-    const open = await this.db.tx((tx) => lockOpenCharges(tx, 1, sub.id));
+    await this.settle({ subscriptionId: sub.id });
+    const open = await openCharges(this.db, 1, 0, { subscriptionId: sub.id });
     if (open.length > 0) throw conflict('the period’s charge is still open: pay it (or let it expire) first');
     // claimed in the transaction that locks it: the running scheduler never sees it due meanwhile
     const claimed = await this.db.tx(async (tx) => {
@@ -108,8 +134,9 @@ export class SubscriptionBiller {
       const who = (await subscribersOf(tx, [locked])).get(locked.id)!;
       return this.claimOne(tx, locked, who, new Date());
     });
-    if (claimed) await this.charge(claimed);
-    await this.settle(sub.id);
+    if (claimed?.sub.payment_method === 'CREDIT_CARD') await this.chargeCards([claimed]);
+    else if (claimed) await this.charge(claimed);
+    await this.settle({ subscriptionId: sub.id });
     return this.subscriptions.one(accountId, sub.uuid);
   }
 
@@ -165,55 +192,84 @@ export class SubscriptionBiller {
     return charge ? { sub: saved, who: subscriber, charge } : null;
   }
 
-  /** Makes the claimed try's sale; a failure before the sale is stored leaves the claim to be taken over. */
-  private async charge({ sub, who, charge }: Claimed): Promise<void> {
+  /** What a try's sale says, and the hook that binds it to the claim in the sale's own transaction. */
+  private saleOf({ sub, who, charge }: Claimed) {
     const plan = who.plan;
     const period = periodOf(sub, plan, charge.period_index);
     const { name, email, document, phone } = who.customer;
-    const customer = { name, email, document, phone };
-    const items = [
-      {
-        title: `${plan.name} (${period.start} a ${period.end})`,
-        unitPrice: plan.amount_cents,
-        quantity: 1,
-        tangible: false,
+    return {
+      period,
+      customer: { name, email, document, phone },
+      items: [
+        {
+          title: `${plan.name} (${period.start} a ${period.end})`,
+          unitPrice: plan.amount_cents,
+          quantity: 1,
+          tangible: false,
+        },
+      ],
+      origin: { subscriptionId: sub.uuid },
+      bind: async (tx: Queryable, saleId: number, mailed: boolean) => {
+        if (!(await bindCharge(tx, charge.id, saleId))) {
+          throw conflict('this try at the period was made by another scheduler');
+        }
+        if (mailed) {
+          const sale = (await findSaleRow(tx, { kind: 'numeric', id: saleId }))!;
+          await mailCharge(tx, this.mail, sub, who, sale, period);
+        }
       },
-    ];
-    const origin = { subscriptionId: sub.uuid };
-    const bind = async (tx: Queryable, saleId: number, mailed: boolean) => {
-      if (!(await bindCharge(tx, charge.id, saleId))) {
-        throw conflict('this try at the period was made by another scheduler');
-      }
-      if (mailed) {
-        const sale = (await findSaleRow(tx, { kind: 'numeric', id: saleId }))!;
-        await mailCharge(tx, this.mail, sub, who, sale, period);
-      }
     };
-    try {
-      if (sub.payment_method === 'CREDIT_CARD') {
-        if (!this.chargers.card)
-          throw new AppError('PROCESSOR_UNAVAILABLE', 'no card acquirer is configured');
-        if (!sub.card_id) throw validation('the subscription has no saved card');
-        await this.chargers.card.open(
-          sub.account_id,
-          {
-            amount: plan.amount_cents,
-            paymentMethod: 'CREDIT_CARD',
-            card: { cardId: sub.card_id },
+  }
+
+  /** Card tries charge the saved cards together (CardSales.openMany); one refused does not stop the others. */
+  private async chargeCards(claimed: Claimed[]): Promise<void> {
+    if (claimed.length === 0) return;
+    const card = this.chargers.card;
+    const ready = claimed.filter((c) => card && c.sub.card_id);
+    for (const c of claimed.filter((c) => !ready.includes(c))) {
+      await this.notCharged(
+        c,
+        card
+          ? validation('the subscription has no saved card')
+          : new AppError('PROCESSOR_UNAVAILABLE', 'no card acquirer is configured'),
+      );
+    }
+    if (!card || ready.length === 0) return;
+    const results = await card.openMany(
+      ready.map((c) => {
+        const { customer, items, origin, bind } = this.saleOf(c);
+        return {
+          accountId: c.sub.account_id,
+          input: {
+            amount: c.who.plan.amount_cents,
+            paymentMethod: 'CREDIT_CARD' as const,
+            card: { cardId: c.sub.card_id! },
             installments: 1,
             customer,
             items,
           },
-          null,
-          this.log,
-          { origin, reserve: (tx, saleId) => bind(tx, saleId, false) },
-        );
-      } else if (sub.payment_method === 'PIX') {
+          context: { origin, reserve: (tx: Queryable, saleId: number) => bind(tx, saleId, false) },
+        };
+      }),
+      this.log,
+    );
+    for (const [i, result] of results.entries()) {
+      if ('error' in result) await this.notCharged(ready[i]!, result.error);
+    }
+  }
+
+  /** Makes a PIX or boleto try's sale; a failure before the sale is stored leaves the claim to be taken over. */
+  private async charge(claimed: Claimed): Promise<void> {
+    const { sub } = claimed;
+    const { period, customer, items, origin, bind } = this.saleOf(claimed);
+    const amount = claimed.who.plan.amount_cents;
+    try {
+      if (sub.payment_method === 'PIX') {
         await createPixSale(
           this.db,
           this.chargers.pix,
           sub.account_id,
-          { amount: plan.amount_cents, paymentMethod: 'PIX', customer, items, expiresIn: 86_400 },
+          { amount, paymentMethod: 'PIX', customer, items, expiresIn: 86_400 },
           null,
           {
             allowPrivateTargets: true,
@@ -229,7 +285,7 @@ export class SubscriptionBiller {
         await this.chargers.boleto.issue(
           sub.account_id,
           {
-            amount: plan.amount_cents,
+            amount,
             customer: { ...customer, address: sub.address as never },
             items,
             boleto: { dueDate: period.start < today() ? today() : period.start },
@@ -238,20 +294,26 @@ export class SubscriptionBiller {
         );
       }
     } catch (err) {
-      // the card or the customer's data can no longer make a sale: this try failed, and dunning goes on
-      if (
-        err instanceof AppError &&
-        (err.code === 'VALIDATION_ERROR' || err.code === 'PROCESSOR_UNAVAILABLE')
-      ) {
-        await this.failUnsold(sub, who, charge, err.message);
-        return;
-      }
-      if (err instanceof AppError && err.code === 'CONFLICT') return;
-      this.log.warn(
-        { subscription: sub.uuid, period: charge.period_index, attempt: charge.attempt, err },
-        'subscription charge not made: its claim is taken over when its lease ends',
-      );
+      await this.notCharged(claimed, err);
     }
+  }
+
+  /**
+   * A try whose sale could not be stored. The card or the customer's data can no longer make a sale: the try
+   * failed and dunning goes on. Another scheduler made it: nothing to do. Anything else (no processor
+   * configured, the database or the PSP unavailable) is not the customer's doing: the claim is left to be
+   * taken over when its lease ends.
+   */
+  private async notCharged({ sub, who, charge }: Claimed, err: unknown): Promise<void> {
+    if (err instanceof AppError && err.code === 'VALIDATION_ERROR') {
+      await this.failUnsold(sub, who, charge, err.message);
+      return;
+    }
+    if (err instanceof AppError && err.code === 'CONFLICT') return;
+    this.log.warn(
+      { subscription: sub.uuid, period: charge.period_index, attempt: charge.attempt, err },
+      'subscription charge not made: its claim is taken over when its lease ends',
+    );
   }
 
   private async failUnsold(sub: SubscriptionRow, who: Subscriber, charge: ChargeRow, why: string) {
@@ -264,36 +326,51 @@ export class SubscriptionBiller {
   }
 
   /**
-   * Applies the outcome of every try whose sale reached an end (of one subscription when `only` is given):
-   * paid → the period is the current one and the next is scheduled; failed → dunning.
+   * Applies the outcome of every try whose sale reached an end (of one subscription, or among some tries, when
+   * asked): paid → the period is the current one and the next is scheduled; failed → dunning.
    */
-  async settle(only: number | null = null): Promise<number> {
+  async settle(only: { subscriptionId?: number; chargeIds?: number[] } = {}): Promise<number> {
     let total = 0;
+    let after = 0;
     for (;;) {
-      const applied = await this.db.tx(async (tx) => {
-        const open = await lockOpenCharges(tx, 200, only);
-        const statuses = await saleStatuses(
-          tx,
-          open.map((c) => c.sale_id!),
-        );
-        const ended = open.filter((c) => {
-          const sale = statuses.get(c.sale_id!);
-          return sale && (PAID.has(sale.status) || FAILED.has(sale.status));
-        });
-        const subs = await lockSubscriptions(tx, [...new Set(ended.map((c) => c.subscription_id))]);
-        const who = await subscribersOf(tx, [...subs.values()]);
-        for (const charge of ended) {
-          const sale = statuses.get(charge.sale_id!)!;
-          const sub = subs.get(charge.subscription_id)!;
-          if (PAID.has(sale.status)) await this.paid(tx, sub, who.get(sub.id)!, charge, sale.uuid);
-          else await this.failed(tx, sub, who.get(sub.id)!, charge, sale.uuid);
-        }
-        const n = ended.length;
-        return { n, full: open.length === 200 };
+      const open = await openCharges(this.db, SCAN_PAGE, after, only);
+      if (open.length === 0) return total;
+      after = open[open.length - 1]!.id;
+      const statuses = await saleStatuses(
+        this.db,
+        open.map((c) => c.sale_id!),
+      );
+      const ended = open.filter((c) => {
+        const sale = statuses.get(c.sale_id!);
+        return sale && (PAID.has(sale.status) || FAILED.has(sale.status));
       });
-      total += applied.n;
-      if (!applied.full || applied.n === 0) return total;
+      for (let i = 0; i < ended.length; i += GROUP) {
+        total += await this.applyOutcomes(
+          ended.slice(i, i + GROUP).map((c) => c.id),
+          statuses,
+        );
+      }
+      if (open.length < SCAN_PAGE) return total;
     }
+  }
+
+  /** Ended tries' outcomes applied in one transaction (those another scheduler is applying are skipped). */
+  private async applyOutcomes(
+    chargeIds: number[],
+    statuses: Map<number, { status: string; uuid: string }>,
+  ): Promise<number> {
+    return this.db.tx(async (tx) => {
+      const charges = await lockCharges(tx, chargeIds);
+      const subs = await lockSubscriptions(tx, [...new Set(charges.map((c) => c.subscription_id))]);
+      const who = await subscribersOf(tx, [...subs.values()]);
+      for (const charge of charges) {
+        const sale = statuses.get(charge.sale_id!)!;
+        const sub = subs.get(charge.subscription_id)!;
+        if (PAID.has(sale.status)) await this.paid(tx, sub, who.get(sub.id)!, charge, sale.uuid);
+        else await this.failed(tx, sub, who.get(sub.id)!, charge, sale.uuid);
+      }
+      return charges.length;
+    });
   }
 
   private async paid(

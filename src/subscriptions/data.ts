@@ -330,17 +330,32 @@ export async function failUnsoldCharge(q: Queryable, chargeId: number): Promise<
   ]);
 }
 
-/** Tries with a sale whose outcome is not yet applied, locked (others' locked rows skipped). */
-export async function lockOpenCharges(
+/**
+ * Tries whose sale is stored and whose outcome is not yet applied, in id order after `after` (not locked: the
+ * caller locks those whose sale has ended); of one subscription, or among some tries, when asked.
+ */
+export async function openCharges(
   q: Queryable,
   limit: number,
-  subscriptionId: number | null = null,
+  after: number,
+  only: { subscriptionId?: number; chargeIds?: number[] } = {},
 ): Promise<ChargeRow[]> {
   const rows = await q.query<ChargeRow>(
     `SELECT * FROM subscription_charges
-      WHERE outcome IS NULL AND sale_id IS NOT NULL AND ($2::bigint IS NULL OR subscription_id = $2)
-      ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-    [limit, subscriptionId],
+      WHERE outcome IS NULL AND sale_id IS NOT NULL AND id > $2
+        AND ($3::bigint IS NULL OR subscription_id = $3) AND ($4::bigint[] IS NULL OR id = ANY($4))
+      ORDER BY id LIMIT $1`,
+    [limit, after, only.subscriptionId ?? null, only.chargeIds ?? null],
+  );
+  return rows.map((r) => ({ ...r, id: Number(r.id), sale_id: Number(r.sale_id) }));
+}
+
+/** These tries, still without an outcome, locked (those another scheduler holds are skipped). */
+export async function lockCharges(q: Queryable, ids: number[]): Promise<ChargeRow[]> {
+  const rows = await q.query<ChargeRow>(
+    `SELECT * FROM subscription_charges WHERE id = ANY($1::bigint[]) AND outcome IS NULL
+      ORDER BY id FOR UPDATE SKIP LOCKED`,
+    [ids],
   );
   return rows.map((r) => ({ ...r, id: Number(r.id), sale_id: Number(r.sale_id) }));
 }

@@ -37,20 +37,27 @@ const api = <T>(method: string, path: string, body?: unknown) =>
   });
 const db = () => server.runtime.platform.db;
 
-/** `n` card subscriptions starting today: all due at once. */
-async function dueSubscriptions(n: number): Promise<string[]> {
+/** `n` card subscriptions starting today: all due at once; each card ending as `endings` says (approved). */
+async function dueSubscriptions(
+  n: number,
+  endings: string[] = Array.from({ length: n }, () => '1'),
+): Promise<string[]> {
+  return (await dueWithCards(n, endings)).map((s) => s.id);
+}
+
+async function dueWithCards(n: number, endings: string[]) {
   const plan = await api<{ id: string }>('POST', '/api/plans', {
     name: 'Clube',
     amountCents: 2500,
     interval: 'month',
     methods: ['CREDIT_CARD'],
   });
-  const ids: string[] = [];
+  const made: { id: string; customerId: string; cardId: string }[] = [];
   for (let i = 0; i < n; i++) {
     const customer = await api<{ id: string }>('POST', '/api/customers', CUSTOMER);
     const token = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
       headers: { 'x-api-public-key': merchant.publicKey },
-      body: cardBody(cardEnding('1')),
+      body: cardBody(cardEnding(endings[i]!)),
     });
     const card = await api<{ id: string }>('POST', `/api/customers/${customer.body.id}/cards`, {
       token: token.body.token,
@@ -62,9 +69,9 @@ async function dueSubscriptions(n: number): Promise<string[]> {
       cardId: card.body.id,
     });
     expect(sub.status, sub.text).toBe(201);
-    ids.push(sub.body.id);
+    made.push({ id: sub.body.id, customerId: customer.body.id, cardId: card.body.id });
   }
-  return ids;
+  return made;
 }
 
 const worker = async () => {
@@ -104,6 +111,35 @@ describe('the subscription scheduler', () => {
       [ids],
     );
     expect(tries[0]!.n).toBe(ids.length);
+  }, 150_000);
+
+  it('charges a group together, where a declined card and a deleted one fail alone: the others are paid', async () => {
+    const subs = await dueWithCards(8, ['1', '1', '2', '1', '1', '1', '1', '4']);
+    const deleted = subs[5]!;
+    const gone = await api('DELETE', `/api/customers/${deleted.customerId}/cards/${deleted.cardId}`);
+    expect(gone.status).toBe(204);
+    await worker();
+    const ids = subs.map((s) => s.id);
+    const states = async () =>
+      db().query<{ uuid: string; status: string; attempt: number }>(
+        'SELECT uuid::text, status, attempt FROM subscriptions WHERE uuid = ANY($1::uuid[])',
+        [ids],
+      );
+    await waitUntil(
+      async () =>
+        (await ledgerOf(ids)).active === 6 &&
+        (await states()).filter((s) => s.status === 'past_due').length === 2,
+      60_000,
+    );
+    const byId = new Map((await states()).map((s) => [s.uuid, s.status]));
+    expect(byId.get(subs[2]!.id)).toBe('past_due'); // declined at the acquirer
+    expect(byId.get(deleted.id)).toBe('past_due'); // no card to charge: no sale at all
+    const { sales } = await ledgerOf(ids);
+    expect(sales.filter((s) => s.status === 'PAGO').map((s) => s.n)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(sales.filter((s) => s.status === 'RECUSADO')).toEqual([
+      { subscription_id: subs[2]!.id, status: 'RECUSADO', n: 1 },
+    ]);
+    expect(sales.some((s) => s.subscription_id === deleted.id)).toBe(false);
   }, 150_000);
 
   it('after a worker is SIGKILLed mid-round, another takes over its claims and no period is charged twice', async () => {
