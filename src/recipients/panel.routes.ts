@@ -4,6 +4,7 @@ import type { Queryable } from '../platform/db/db.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, pageOf, parseLimit } from '../platform/paging/pagination.js';
+import { maskDocument } from '../platform/privacy/mask.js';
 import { listRecipients } from './data.js';
 import { recipientView } from './recipients.js';
 import { PanelRecipientPage, RecipientListQuery } from './schemas.js';
@@ -11,6 +12,7 @@ import { PanelRecipientPage, RecipientListQuery } from './schemas.js';
 /**
  * The panel's Recebedores: the account's recipients with their balances (session; errors in the envelope). A
  * recipient's sales and withdrawals are the panel's sales and withdrawals lists filtered by `recipientId`.
+ * Documents are masked (the API's recipient routes, for integrators, show them whole).
  */
 export async function recipientPanelRoutes(
   app: Http,
@@ -38,9 +40,19 @@ export async function recipientPanelRoutes(
         page.rows.map((r) => r.id),
       );
       return {
-        data: page.rows.map((r) => ({ ...recipientView(r), balance: balances.get(r.id)! })),
+        data: page.rows.map((r) => ({ ...masked(recipientView(r)), balance: balances.get(r.id)! })),
         nextCursor: page.nextCursor,
       };
     },
   );
+}
+
+/** A list shows documents as the panel's other lists do: the last digits only (a CPF or CNPJ key too). */
+function masked<V extends { document: string; pixKey: string; pixKeyType: string }>(view: V): V {
+  const isDocument = view.pixKeyType === 'CPF' || view.pixKeyType === 'CNPJ';
+  return {
+    ...view,
+    document: maskDocument(view.document) ?? '',
+    pixKey: isDocument ? (maskDocument(view.pixKey) ?? '') : view.pixKey,
+  };
 }

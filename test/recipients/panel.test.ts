@@ -64,6 +64,26 @@ describe("the panel's recipients (Recebedores)", () => {
       ['Loja da Ana', 'manual', { available: 20_000, blocked: 10_000, receivable: 0, total: 30_000 }],
     ]);
     expect(joao.id).toBe(list.body.data[0]!.id);
+    const shown = list.body.data[1] as unknown as { document: string; pixKey: string };
+    expect([shown.document, shown.pixKey]).toEqual(['*******4725', 'ana@example.com']); // as other lists mask
+    const cpfKeyed = await createRecipient(server, platform, {
+      name: 'Chave CPF',
+      document: '52998224725',
+      pixKey: '52998224725',
+      pixKeyType: 'CPF',
+    });
+    const again = await call<Page<{ id: string; document: string; pixKey: string }>>(
+      'GET',
+      `${server.url}/api/panel/recipients?limit=1`,
+      { headers: platform.panel },
+    );
+    expect(again.body.data.map((r) => [r.id, r.document, r.pixKey])).toEqual([
+      [cpfKeyed.id, '*******4725', '*******4725'],
+    ]);
+    const whole = await call<{ document: string }>('GET', `${server.url}/api/recipients/${cpfKeyed.id}`, {
+      headers: platform.keys,
+    });
+    expect(whole.body.document).toBe('52998224725'); // the integrator's API keeps it
 
     const sales = await call<Page<{ uuid: string }>>('GET', `${server.url}/api/sales?recipientId=${ana.id}`, {
       headers: platform.panel,
