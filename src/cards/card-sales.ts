@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Db, Queryable } from '../platform/db/db.js';
 import type { OutboxSignal } from '../platform/db/outbox-signal.js';
 import { inSavepoint } from '../platform/db/savepoint.js';
+import { isDatabaseUnavailable } from '../platform/db/unavailable.js';
 import { AppError, conflict, validation } from '../platform/errors/app-error.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
@@ -145,8 +146,9 @@ export class CardSales {
 
   /**
    * Card sales made together (a scheduler's renewals), each exactly as `open` makes one, with a transaction
-   * per step instead of per sale: every sale stored in one (each in a savepoint of its own: one refused leaves
-   * the others), the acquirer asked for each with no connection held, every outcome applied in one. Answers
+   * per step instead of per sale: every sale stored in one (stored again, each in a savepoint of its own, when
+   * one is refused: it leaves the others), the acquirer asked for each with no connection held, every outcome
+   * applied in one. Answers
    * per item its sale's id, or what refused it before it was stored. A crash between the steps leaves what
    * `open` would: stored sales whose outcome the resolving job asks the acquirer for.
    */
@@ -157,21 +159,30 @@ export class CardSales {
     const checked = await Promise.all(
       items.map((item) => this.check(item.input).catch((error: unknown) => ({ error }))),
     );
-    const prepared = await this.db.tx(async (tx) => {
-      const out: (Prepared | { error: unknown })[] = [];
-      for (const [i, item] of items.entries()) {
-        const c = checked[i]!;
-        if ('error' in c) {
-          out.push(c);
-          continue;
+    // one transaction for the group; an item refused in it (rare: a deleted card) rolls it back, and the
+    // group is stored again with each item in a savepoint of its own
+    const store = (isolated: boolean) =>
+      this.db.tx(async (tx) => {
+        const out: (Prepared | { error: unknown })[] = [];
+        for (const [i, item] of items.entries()) {
+          const c = checked[i]!;
+          if ('error' in c) {
+            out.push(c);
+            continue;
+          }
+          const prepare = (q: Queryable) =>
+            this.prepare(q, item.accountId, item.input, c, item.context ?? {});
+          out.push(
+            isolated
+              ? await inSavepoint(tx, prepare).catch((error: unknown) => ({ error }))
+              : await prepare(tx),
+          );
         }
-        out.push(
-          await inSavepoint(tx, (q) =>
-            this.prepare(q, item.accountId, item.input, c, item.context ?? {}),
-          ).catch((error: unknown) => ({ error })),
-        );
-      }
-      return out;
+        return out;
+      });
+    const prepared = await store(false).catch((err: unknown) => {
+      if (isDatabaseUnavailable(err)) throw err;
+      return store(true);
     });
     if (prepared.some((p) => 'blocked' in p && p.blocked)) this.options.outbox?.committed();
     const limit = pLimit(AUTHORIZING_AT_ONCE);

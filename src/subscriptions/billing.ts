@@ -7,10 +7,12 @@ import type { SubscriptionSettings } from '../platform/config/config.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, conflict, validation } from '../platform/errors/app-error.js';
 import { createPixSale, findSaleRow, type PixChargeProcessor, saleStatuses } from '../sales/index.js';
+import { type NotificationFact, recordNotifications } from '../webhooks/index.js';
 import {
   bindCharge,
   type ChargeRow,
   claimCharge,
+  claimCharges,
   failUnsoldCharge,
   findCharge,
   lockCharges,
@@ -21,7 +23,9 @@ import {
   retakeStaleClaim,
   type SubscriptionRow,
   saveSubscription,
+  saveSubscriptions,
   setOutcome,
+  setOutcomes,
 } from './data.js';
 import { mailCharge, mailFailure } from './mails.js';
 import { localDateOf } from './periods.js';
@@ -32,6 +36,8 @@ import {
   type Subscriber,
   type Subscriptions,
   subscribersOf,
+  subscriptionBody,
+  subscriptionFact,
 } from './subscriptions.js';
 
 /** The ways a period is charged; a method whose charger is missing fails its tries (logged once a round). */
@@ -144,13 +150,40 @@ export class SubscriptionBiller {
     return this.db.tx(async (tx) => {
       const due = await lockDue(tx, now, limit);
       const who = await subscribersOf(tx, due);
+      // the common case, a period's first try, claimed for all in two statements; the others one by one
+      const first = due.filter((sub) => !sub.cancel_at_period_end && sub.attempt === 0);
       const claimed: Claimed[] = [];
-      for (const sub of due) {
+      for (const sub of due.filter((s) => !first.includes(s))) {
         const claim = await this.claimOne(tx, sub, who.get(sub.id)!, now);
         if (claim) claimed.push(claim);
       }
+      for (const sub of first) this.startTry(sub, who.get(sub.id)!, now);
+      const charges = await claimCharges(
+        tx,
+        first.map((sub) => ({ subscriptionId: sub.id, periodIndex: sub.period_index, attempt: sub.attempt })),
+      );
+      const bySub = new Map(charges.map((c) => [c.subscription_id, c]));
+      for (const saved of await saveSubscriptions(tx, first)) {
+        const charge = bySub.get(saved.id);
+        if (charge) claimed.push({ sub: saved, who: who.get(saved.id)!, charge });
+      }
       return claimed;
     });
+  }
+
+  /** A new try at the subscription's period: its attempt counted, a plan change applied, the lease taken. */
+  private startTry(sub: SubscriptionRow, subscriber: Subscriber, now: Date): void {
+    const attempt = sub.attempt + 1;
+    if (attempt === 1 && sub.next_plan_id !== null) {
+      // a plan change starts with the period it is first charged for
+      sub.plan_id = sub.next_plan_id;
+      sub.next_plan_id = null;
+      subscriber.plan = subscriber.nextPlan!;
+      subscriber.nextPlan = null;
+    }
+    sub.attempt = attempt;
+    // the lease: nobody looks at it again before it ends (its outcome sets the next charge)
+    sub.next_charge_at = new Date(now.getTime() + CLAIM_LEASE_SECONDS * 1000);
   }
 
   /**
@@ -174,20 +207,11 @@ export class SubscriptionBiller {
       // the last try is not over: its scheduler died before storing its sale (taken over once its lease
       // ended), or its sale awaits an outcome (the sale's own module settles it; nothing is tried again)
       if (last.sale_id === null && (await retakeStaleClaim(tx, last.id, CLAIM_LEASE_SECONDS))) charge = last;
+      sub.next_charge_at = new Date(now.getTime() + CLAIM_LEASE_SECONDS * 1000);
     } else {
-      const attempt = sub.attempt + 1;
-      if (attempt === 1 && sub.next_plan_id !== null) {
-        // a plan change starts with the period it is first charged for
-        sub.plan_id = sub.next_plan_id;
-        sub.next_plan_id = null;
-        subscriber.plan = subscriber.nextPlan!;
-        subscriber.nextPlan = null;
-      }
-      charge = await claimCharge(tx, sub.id, sub.period_index, attempt);
-      sub.attempt = attempt;
+      this.startTry(sub, subscriber, now);
+      charge = await claimCharge(tx, sub.id, sub.period_index, sub.attempt);
     }
-    // the lease: nobody looks at it again before it ends (its outcome sets the next charge)
-    sub.next_charge_at = new Date(now.getTime() + CLAIM_LEASE_SECONDS * 1000);
     const saved = await saveSubscription(tx, sub);
     return charge ? { sub: saved, who: subscriber, charge } : null;
   }
@@ -363,24 +387,38 @@ export class SubscriptionBiller {
       const charges = await lockCharges(tx, chargeIds);
       const subs = await lockSubscriptions(tx, [...new Set(charges.map((c) => c.subscription_id))]);
       const who = await subscribersOf(tx, [...subs.values()]);
+      // payments, the common outcome, are written together: one statement each for the tries, the
+      // subscriptions and the facts
+      const paid: number[] = [];
+      const facts: NotificationFact[] = [];
       for (const charge of charges) {
         const sale = statuses.get(charge.sale_id!)!;
         const sub = subs.get(charge.subscription_id)!;
-        if (PAID.has(sale.status)) await this.paid(tx, sub, who.get(sub.id)!, charge, sale.uuid);
-        else await this.failed(tx, sub, who.get(sub.id)!, charge, sale.uuid);
+        if (PAID.has(sale.status)) {
+          paid.push(charge.id);
+          facts.push(...this.paid(sub, who.get(sub.id)!, charge, sale.uuid));
+        } else {
+          await this.failed(tx, sub, who.get(sub.id)!, charge, sale.uuid);
+        }
       }
+      await setOutcomes(tx, paid, 'paid');
+      const touched = new Set(charges.filter((c) => paid.includes(c.id)).map((c) => c.subscription_id));
+      await saveSubscriptions(
+        tx,
+        [...touched].map((id) => subs.get(id)!),
+      );
+      await recordNotifications(tx, facts);
       return charges.length;
     });
   }
 
-  private async paid(
-    tx: Queryable,
+  /** A paid try: the period becomes the current one and the next is scheduled; the facts to record. */
+  private paid(
     sub: SubscriptionRow,
     who: Subscriber,
     charge: ChargeRow,
     saleUuid: string,
-  ) {
-    await setOutcome(tx, charge.id, 'paid');
+  ): NotificationFact[] {
     const period = periodOf(sub, who.plan, charge.period_index);
     const invoice = this.invoice(charge, period, who, saleUuid);
     if (charge.period_index >= sub.period_index && sub.status !== 'canceled') {
@@ -397,13 +435,13 @@ export class SubscriptionBiller {
         this.settings.boletoDaysBefore,
       );
     }
-    const saved = await saveSubscription(tx, sub);
-    Object.assign(sub, saved);
-    const view = this.subscriptions.view(saved, who);
-    await notifySubscription(tx, 'invoice.paid', view, saved.account_id, saved.id, invoice);
-    if (charge.period_index > 0 && saved.status === 'active') {
-      await notifySubscription(tx, 'subscription.renewed', view, saved.account_id, saved.id);
-    }
+    const body = subscriptionBody(sub, who);
+    return [
+      subscriptionFact('invoice.paid', body, sub.account_id, sub.id, invoice),
+      ...(charge.period_index > 0 && sub.status === 'active'
+        ? [subscriptionFact('subscription.renewed', body, sub.account_id, sub.id)]
+        : []),
+    ];
   }
 
   private async failed(

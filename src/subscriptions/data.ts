@@ -251,6 +251,40 @@ export async function saveSubscription(q: Queryable, s: SubscriptionRow): Promis
   return subscription(row!);
 }
 
+/** Several subscriptions saved as `saveSubscription` saves one, in one statement (in the order given). */
+export async function saveSubscriptions(q: Queryable, subs: SubscriptionRow[]): Promise<SubscriptionRow[]> {
+  if (subs.length === 0) return [];
+  const col = <K extends keyof SubscriptionRow>(k: K) => subs.map((s) => s[k]);
+  const rows = await q.query<SubscriptionRow>(
+    `UPDATE subscriptions SET plan_id = v_plan_id, next_plan_id = v_next_plan_id, card_id = v_card_id,
+        status = v_status, period_index = v_period_index, attempt = v_attempt, first_failed_at = v_first_failed_at,
+        current_period_start = v_period_start, current_period_end = v_period_end, next_charge_at = v_next_charge_at,
+        cancel_at_period_end = v_cancel_at_period_end, canceled_at = v_canceled_at, updated_at = now()
+       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::uuid[], $5::text[], $6::int[], $7::int[],
+                   $8::timestamptz[], $9::date[], $10::date[], $11::timestamptz[], $12::bool[], $13::timestamptz[])
+         AS v(v_id, v_plan_id, v_next_plan_id, v_card_id, v_status, v_period_index, v_attempt, v_first_failed_at,
+              v_period_start, v_period_end, v_next_charge_at, v_cancel_at_period_end, v_canceled_at)
+      WHERE id = v_id RETURNING ${SUBSCRIPTION_COLUMNS}`,
+    [
+      col('id'),
+      col('plan_id'),
+      col('next_plan_id'),
+      col('card_id'),
+      col('status'),
+      col('period_index'),
+      col('attempt'),
+      col('first_failed_at'),
+      col('current_period_start'),
+      col('current_period_end'),
+      col('next_charge_at'),
+      col('cancel_at_period_end'),
+      col('canceled_at'),
+    ],
+  );
+  const byId = new Map(rows.map((r) => [Number(r.id), subscription(r)]));
+  return subs.map((s) => byId.get(s.id)!);
+}
+
 /**
  * Up to `limit` subscriptions whose next charge is due at `now`, locked (others' locked rows skipped: two
  * schedulers share the work and never take the same one).
@@ -263,6 +297,21 @@ export async function lockDue(q: Queryable, now: Date, limit: number): Promise<S
     [now, limit],
   );
   return rows.map(subscription);
+}
+
+/** Claims tries at periods' charges in one statement; those claimed before are left out of the answer. */
+export async function claimCharges(
+  q: Queryable,
+  tries: { subscriptionId: number; periodIndex: number; attempt: number }[],
+): Promise<ChargeRow[]> {
+  if (tries.length === 0) return [];
+  const rows = await q.query<ChargeRow>(
+    `INSERT INTO subscription_charges (subscription_id, period_index, attempt)
+     SELECT * FROM unnest($1::bigint[], $2::int[], $3::int[])
+     ON CONFLICT (subscription_id, period_index, attempt) DO NOTHING RETURNING *`,
+    [tries.map((t) => t.subscriptionId), tries.map((t) => t.periodIndex), tries.map((t) => t.attempt)],
+  );
+  return rows.map((r) => ({ ...r, id: Number(r.id), subscription_id: Number(r.subscription_id) }));
 }
 
 /** Claims a try at a period's charge; null when it was claimed before (by this or another scheduler). */
@@ -358,6 +407,18 @@ export async function lockCharges(q: Queryable, ids: number[]): Promise<ChargeRo
     [ids],
   );
   return rows.map((r) => ({ ...r, id: Number(r.id), sale_id: Number(r.sale_id) }));
+}
+
+export async function setOutcomes(
+  q: Queryable,
+  chargeIds: number[],
+  outcome: 'paid' | 'failed',
+): Promise<void> {
+  if (chargeIds.length === 0) return;
+  await q.query('UPDATE subscription_charges SET outcome = $2 WHERE id = ANY($1::bigint[])', [
+    chargeIds,
+    outcome,
+  ]);
 }
 
 export async function setOutcome(q: Queryable, chargeId: number, outcome: 'paid' | 'failed'): Promise<void> {

@@ -7,7 +7,7 @@ import { AppError, notFound, validation } from '../platform/errors/app-error.js'
 import { isUuid } from '../platform/ids/public-ids.js';
 import { encodeCursor } from '../platform/paging/pagination.js';
 import { saleFees } from '../sales/index.js';
-import { recordNotification } from '../webhooks/index.js';
+import { type NotificationFact, recordNotification } from '../webhooks/index.js';
 import {
   findPlan,
   findSubscription,
@@ -112,11 +112,10 @@ export async function subscribersOf(q: Queryable, subs: SubscriptionRow[]): Prom
   return out;
 }
 
-export function subscriptionView(
-  s: SubscriptionRow,
-  who: Subscriber,
-  keys: { secretsKey: Buffer; publicUrl: string },
-): SubscriptionView {
+/** A subscription as notifications tell it: the view without the subscriber's page link. */
+export type SubscriptionBody = Omit<SubscriptionView, 'billingUrl'>;
+
+export function subscriptionBody(s: SubscriptionRow, who: Subscriber): SubscriptionBody {
   return {
     id: s.uuid,
     customerId: who.customer.uuid,
@@ -132,8 +131,20 @@ export function subscriptionView(
     trialEnd: s.trial_end,
     cancelAtPeriodEnd: s.cancel_at_period_end,
     canceledAt: s.canceled_at?.toISOString() ?? null,
-    billingUrl: `${keys.publicUrl}/billing/${unseal(keys.secretsKey, s.billing_token_sealed)}`,
     createdAt: s.created_at.toISOString(),
+  };
+}
+
+export function subscriptionView(
+  s: SubscriptionRow,
+  who: Subscriber,
+  keys: { secretsKey: Buffer; publicUrl: string },
+): SubscriptionView {
+  const { createdAt, ...body } = subscriptionBody(s, who);
+  return {
+    ...body,
+    billingUrl: `${keys.publicUrl}/billing/${unseal(keys.secretsKey, s.billing_token_sealed)}`,
+    createdAt,
   };
 }
 
@@ -159,35 +170,50 @@ export function chargeTimeOf(
   return startOf(s.payment_method === 'BOLETO' ? addDays(start, -boletoDaysBefore) : start);
 }
 
-/** Records a subscription.* or invoice.* fact (the caller's transaction: the outbox). */
-export async function notifySubscription(
-  tx: Queryable,
-  event:
-    | 'subscription.created'
-    | 'subscription.renewed'
-    | 'subscription.past_due'
-    | 'subscription.canceled'
-    | 'invoice.paid'
-    | 'invoice.failed',
-  view: SubscriptionView,
+export type SubscriptionEvent =
+  | 'subscription.created'
+  | 'subscription.renewed'
+  | 'subscription.past_due'
+  | 'subscription.canceled'
+  | 'invoice.paid'
+  | 'invoice.failed';
+
+export interface Invoice {
+  saleId: string | null;
+  periodStart: string;
+  periodEnd: string;
+  amountCents: number;
+  attempt: number;
+}
+
+/** A subscription.* or invoice.* fact: the subscription told without its page link (never to webhooks). */
+export function subscriptionFact(
+  event: SubscriptionEvent,
+  subscription: SubscriptionBody | SubscriptionView,
   accountId: number,
   subjectId: number,
-  invoice?: {
-    saleId: string | null;
-    periodStart: string;
-    periodEnd: string;
-    amountCents: number;
-    attempt: number;
-  },
-): Promise<void> {
-  const { billingUrl: _customerLink, ...body } = view;
-  await recordNotification(tx, {
+  invoice?: Invoice,
+): NotificationFact {
+  const { billingUrl: _customerLink, ...body } = subscription as SubscriptionView;
+  return {
     accountId,
     event,
     subjectType: 'subscription',
     subjectId,
     webhookBody: { ...body, ...(invoice ? { invoice } : {}), type: 'SUBSCRIPTION' },
-  });
+  };
+}
+
+/** Records a subscription.* or invoice.* fact (the caller's transaction: the outbox). */
+export async function notifySubscription(
+  tx: Queryable,
+  event: SubscriptionEvent,
+  subscription: SubscriptionBody | SubscriptionView,
+  accountId: number,
+  subjectId: number,
+  invoice?: Invoice,
+): Promise<void> {
+  await recordNotification(tx, subscriptionFact(event, subscription, accountId, subjectId, invoice));
 }
 
 const MAX_AMOUNT = 100_000_000;
