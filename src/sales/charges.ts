@@ -5,6 +5,7 @@ import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, inUse, keyReused, validation } from '../platform/errors/app-error.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
+import { fromSaoPaulo } from '../platform/time/sao-paulo.js';
 import { addressProblem } from '../webhooks/index.js';
 import { cartOfCheckout } from './carts/checkout-carts.js';
 import {
@@ -16,6 +17,7 @@ import {
   lockPendingCharge,
   releaseSaleKey,
   setChargeExpiry,
+  setChargeExpiryAt,
 } from './charges.data.js';
 import { checkChargeSplit, createSale } from './create.js';
 import type { SaleOrigin } from './data.js';
@@ -63,6 +65,11 @@ export async function createPixSale(
     origin?: SaleOrigin;
     /** Runs in the transaction that stores the sale, after it: may refuse it (a payment link's uses). */
     reserve?: (tx: Queryable, saleId: number) => Promise<void>;
+    /**
+     * A charge with due date (a subscription's) instead of an immediate one: payable until the end of
+     * `daysAfter` days past `date` in São Paulo (then expired as any charge), addressed to the customer.
+     */
+    due?: { date: string; daysAfter: number };
   },
 ): Promise<{ sale: SaleRow; replayed: boolean }> {
   checkSaleSize(input);
@@ -87,8 +94,12 @@ export async function createPixSale(
   try {
     // refused here rather than after a charge that could be paid is open at the processor
     await checkChargeSplit(db, accountId, input.amount, { paymentMethod: 'PIX' }, input.split);
+    const due = context.due && {
+      ...context.due,
+      payer: { name: customer.name, document: customer.document, email: customer.email },
+    };
     charge = await processor
-      .createPixCharge({ saleUuid: uuid, amount: input.amount, expiresIn })
+      .createPixCharge({ saleUuid: uuid, amount: input.amount, expiresIn, ...(due ? { due } : {}) })
       .catch((err: unknown) => {
         throw new AppError(
           'PROCESSOR_ERROR',
@@ -126,7 +137,8 @@ export async function createPixSale(
         },
         { notifyPending: true, uuid },
       );
-      await setChargeExpiry(tx, sale.id, expiresIn);
+      if (context.due) await setChargeExpiryAt(tx, sale.id, dueExpiry(context.due));
+      else await setChargeExpiry(tx, sale.id, expiresIn);
       if (context.reserve) await context.reserve(tx, sale.id);
       // a claim taken over meanwhile (this request stalled past ABANDONED_CLAIM_SECONDS): the other request's
       // sale is the key's; this one rolls back and its charge is removed at the processor (releaseOrphan)
@@ -139,6 +151,13 @@ export async function createPixSale(
     if (key !== null) await releaseSaleKey(db, accountId, key, token!).catch(() => undefined); // its claim expires
     throw err;
   }
+}
+
+/** A charge with due date expires when the day after its last payable day starts in São Paulo. */
+function dueExpiry(due: { date: string; daysAfter: number }): Date {
+  const day = new Date(`${due.date}T00:00:00Z`);
+  day.setUTCDate(day.getUTCDate() + due.daysAfter + 1);
+  return fromSaoPaulo(`${day.toISOString().slice(0, 10)}T00:00`);
 }
 
 /**

@@ -221,8 +221,11 @@ export class SubscriptionBiller {
     const plan = who.plan;
     const period = periodOf(sub, plan, charge.period_index);
     const { name, email, document, phone } = who.customer;
+    // a PIX or boleto try is due on the period's first day, or today for a late one (a retry)
+    const dueDate = period.start < today() ? today() : period.start;
     return {
       period,
+      dueDate,
       customer: { name, email, document, phone },
       items: [
         {
@@ -239,7 +242,7 @@ export class SubscriptionBiller {
         }
         if (mailed) {
           const sale = (await findSaleRow(tx, { kind: 'numeric', id: saleId }))!;
-          await mailCharge(tx, this.mail, sub, who, sale, period);
+          await mailCharge(tx, this.mail, sub, who, sale, period, dueDate);
         }
       },
     };
@@ -285,7 +288,7 @@ export class SubscriptionBiller {
   /** Makes a PIX or boleto try's sale; a failure before the sale is stored leaves the claim to be taken over. */
   private async charge(claimed: Claimed): Promise<void> {
     const { sub } = claimed;
-    const { period, customer, items, origin, bind } = this.saleOf(claimed);
+    const { dueDate, customer, items, origin, bind } = this.saleOf(claimed);
     const amount = claimed.who.plan.amount_cents;
     try {
       if (sub.payment_method === 'PIX') {
@@ -293,13 +296,14 @@ export class SubscriptionBiller {
           this.db,
           this.chargers.pix,
           sub.account_id,
-          { amount, paymentMethod: 'PIX', customer, items, expiresIn: 86_400 },
+          { amount, paymentMethod: 'PIX', customer, items },
           null,
           {
             allowPrivateTargets: true,
             log: this.log,
             origin,
             reserve: (tx, saleId) => bind(tx, saleId, true),
+            due: { date: dueDate, daysAfter: 0 },
           },
         );
       } else {
@@ -312,7 +316,7 @@ export class SubscriptionBiller {
             amount,
             customer: { ...customer, address: sub.address as never },
             items,
-            boleto: { dueDate: period.start < today() ? today() : period.start },
+            boleto: { dueDate },
           },
           { origin, bind: (tx, saleId) => bind(tx, saleId, true) },
         );

@@ -21,6 +21,7 @@ export async function mailCharge(
   who: Subscriber,
   sale: SaleRow,
   period: { start: string; end: string },
+  dueDate: string,
 ): Promise<void> {
   const amount = formatBrl(Number(sale.amount));
   const boleto = sale.boleto as { digitableLine: string; pdfUrl: string; dueDate: string } | null;
@@ -34,7 +35,7 @@ export async function mailCharge(
         `A assinatura ${who.plan.name} tem uma cobrança de ${amount} pelo período de ${brDate(period.start)} a ${brDate(period.end)}.`,
         boleto
           ? `Boleto com vencimento em ${brDate(boleto.dueDate)}. Linha digitável: ${boleto.digitableLine}. PDF: ${boleto.pdfUrl}`
-          : `Pague com o Pix copia e cola (válido por 24 horas): ${sale.pix_key}`,
+          : `Pix com vencimento em ${brDate(dueDate)}. Pague com o Pix copia e cola: ${sale.pix_key}`,
       ],
       action: { label: 'Ver minha assinatura', url: billingUrl(mail, sub) },
       footnote: 'Você recebe este e-mail porque tem uma assinatura ativa.',

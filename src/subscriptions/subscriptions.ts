@@ -157,8 +157,8 @@ export function periodOf(s: Pick<SubscriptionRow, 'anchor_date'>, plan: PlanRow,
 }
 
 /**
- * When period n's charge is made: its first day's start in São Paulo; a boleto `boletoDaysBefore` days earlier
- * (it is due on the period's first day).
+ * When period n's charge is made: a card's at its first day's start in São Paulo; the charges with a due date
+ * (a boleto, a PIX cobv), due on that first day, `boletoDaysBefore` days earlier.
  */
 export function chargeTimeOf(
   s: Pick<SubscriptionRow, 'anchor_date' | 'payment_method'>,
@@ -167,7 +167,7 @@ export function chargeTimeOf(
   boletoDaysBefore: number,
 ): Date {
   const start = periodOf(s, plan, n).start;
-  return startOf(s.payment_method === 'BOLETO' ? addDays(start, -boletoDaysBefore) : start);
+  return startOf(s.payment_method === 'CREDIT_CARD' ? start : addDays(start, -boletoDaysBefore));
 }
 
 export type SubscriptionEvent =

@@ -5,6 +5,7 @@
  * subscription.* and invoice.* events; another account sees none of it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromSaoPaulo } from '../../src/platform/time/sao-paulo.js';
 import { cardBody, cardEnding } from '../cards/cards.js';
 import { CUSTOMER } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
@@ -31,6 +32,7 @@ interface Sale {
   status: string;
   amount: number;
   subscriptionId?: string;
+  expiresAt?: string | null;
 }
 
 let server: TestServer;
@@ -311,16 +313,25 @@ describe('subscriptions by card', () => {
 });
 
 describe('subscriptions by PIX', () => {
-  it('open a charge e-mailed to the customer; paid, the period is active', async () => {
+  it('open a charge with due date ahead, e-mailed to the customer; paid, the period is active', async () => {
     const customerId = await customer('pix-sub@example.com');
     const planId = await plan();
     const made = await subscribe({ customerId, planId, paymentMethod: 'PIX' });
     expect(made.status, made.text).toBe(201);
+    // issued BOLETO_DAYS_BEFORE (5) days before the period's first day, as a boleto is
+    const periodStart = made.body.currentPeriodStart;
+    const ahead =
+      (fromSaoPaulo(`${periodStart}T00:00`).getTime() - Date.parse(made.body.nextChargeAt!)) / 86_400_000;
+    expect(ahead).toBe(5);
     await advance(made.body.id);
     const [sale] = await salesOf(made.body.id);
     expect(sale!.status).toBe('PENDENTE');
+    // payable through its due date, the period's first day: it expires when the next day starts
+    const dayAfter = new Date(Date.parse(`${periodStart}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    expect(sale!.expiresAt).toBe(fromSaoPaulo(`${dayAfter}T00:00`).toISOString());
     expect((await advance(made.body.id)).status).toBe(409);
     const mail = await waitUntil(() => mailbox.messages.find((m) => m.to === 'pix-sub@example.com'));
+    expect(mail.text).toContain(`Pix com vencimento em ${periodStart.split('-').reverse().join('/')}`);
     expect(mail.text).toContain('Pix copia e cola');
     expect(mail.text).toContain(made.body.billingUrl);
     const paid = await api('POST', `/api/sandbox/sales/${sale!.uuid}/status`, { status: 'PAGO' });

@@ -68,7 +68,13 @@ export interface Refunder {
  * throws RefundNotMade when it is certainly not going back.
  */
 export interface PixChargeProcessor extends Refunder {
-  createPixCharge(input: { saleUuid: string; amount: number; expiresIn: number }): Promise<PixCharge>;
+  /** An immediate charge (API Pix `cob`) payable for `expiresIn` seconds, or one with a due date (`cobv`). */
+  createPixCharge(input: {
+    saleUuid: string;
+    amount: number;
+    expiresIn: number;
+    due?: PixDue;
+  }): Promise<PixCharge>;
   /**
    * Asked before an expired PENDENTE charge is cancelled (processors that can be paid after our expiry): it
    * credits the charge if the processor says it was paid, or makes it unpayable there. `true`: the sale may be
@@ -76,6 +82,13 @@ export interface PixChargeProcessor extends Refunder {
    * Called outside any transaction. Processors without it (the sandbox) are cancelled at once.
    */
   releaseExpired?(charge: ExpiredCharge): Promise<boolean>;
+}
+
+/** A charge with due date: payable until `daysAfter` days past `date` (São Paulo), addressed to `payer`. */
+export interface PixDue {
+  date: string;
+  daysAfter: number;
+  payer: { name: string; document: string; email: string };
 }
 
 export interface ExpiredCharge {

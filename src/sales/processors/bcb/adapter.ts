@@ -3,7 +3,13 @@ import type { BcbSettings } from '../../../platform/config/rails.js';
 import type { Db } from '../../../platform/db/db.js';
 import type { Queue } from '../../../platform/jobs/queue.js';
 import { formatReais, parseReais } from '../../../platform/money/money.js';
-import { type ExpiredCharge, type PixCharge, type PixChargeProcessor, RefundNotMade } from '../processor.js';
+import {
+  type ExpiredCharge,
+  type PixCharge,
+  type PixChargeProcessor,
+  type PixDue,
+  RefundNotMade,
+} from '../processor.js';
 import { isLocation, isPixCopiaECola } from './cob-answer.js';
 import { acknowledge, endAttempt, refundAttempt } from './devolucoes.js';
 import { creditPix, type Pix } from './received.js';
@@ -42,52 +48,81 @@ export class BcbProcessor implements PixChargeProcessor {
   ) {}
 
   /**
-   * Opens the `cob`. The PSP's answer is checked, not trusted: its amount must be the one asked (else the charge
-   * is removed at the PSP and the creation fails), and its `pixCopiaECola` must be a valid BR Code of that amount;
-   * one that is not is replaced by the code built from the `location`, and with neither the creation fails.
+   * Opens the `cob` (or, with a due date, the `cobv`). The PSP's answer is checked, not trusted: its amount must
+   * be the one asked (else the charge is removed at the PSP and the creation fails), and a cob's `pixCopiaECola`
+   * must be a valid BR Code of that amount; one that is not is replaced by the code built from the `location`,
+   * and with neither the creation fails. A cobv's code is always its location's (the amount due on the day of
+   * payment is read there).
    */
-  async createPixCharge(input: { saleUuid: string; amount: number; expiresIn: number }): Promise<PixCharge> {
+  async createPixCharge(input: {
+    saleUuid: string;
+    amount: number;
+    expiresIn: number;
+    due?: PixDue;
+  }): Promise<PixCharge> {
     const txid = txidOf(input.saleUuid);
-    const res = await this.client.call<CobGerada>('PUT', `/cob/${txid}`, {
-      calendario: { expiracao: input.expiresIn },
-      valor: { original: formatReais(input.amount) },
-      chave: this.settings.receiverKey,
-    });
+    const kind = input.due ? 'cobv' : 'cob';
+    const res = await this.client.call<CobGerada>(
+      'PUT',
+      `/${kind}/${txid}`,
+      input.due
+        ? {
+            calendario: { dataDeVencimento: input.due.date, validadeAposVencimento: input.due.daysAfter },
+            devedor: {
+              ...(input.due.payer.document.length === 11
+                ? { cpf: input.due.payer.document }
+                : { cnpj: input.due.payer.document }),
+              nome: input.due.payer.name.slice(0, 200),
+              email: input.due.payer.email,
+            },
+            valor: { original: formatReais(input.amount) },
+            chave: this.settings.receiverKey,
+          }
+        : {
+            calendario: { expiracao: input.expiresIn },
+            valor: { original: formatReais(input.amount) },
+            chave: this.settings.receiverKey,
+          },
+    );
     if (res.status !== 201 && res.status !== 200)
-      throw new PspError(`PUT /cob answered ${res.status}`, res.status);
+      throw new PspError(`PUT /${kind} answered ${res.status}`, res.status);
     const original = res.body?.valor?.original;
     if (typeof original !== 'string' || parseReais(original) !== input.amount) {
-      await this.removeQuietly(txid);
-      throw new PspError('PUT /cob answered a charge of another amount', res.status);
+      await this.removeQuietly(kind, txid);
+      throw new PspError(`PUT /${kind} answered a charge of another amount`, res.status);
     }
     // an answer about another charge, key or state is not the charge asked for (fields the standard requires)
     const { txid: answeredTxid, chave, status } = res.body;
     if (answeredTxid !== txid || chave !== this.settings.receiverKey || status !== 'ATIVA') {
-      await this.removeQuietly(txid);
-      throw new PspError('PUT /cob answered another charge (txid, chave or status)', res.status);
+      await this.removeQuietly(kind, txid);
+      throw new PspError(`PUT /${kind} answered another charge (txid, chave or status)`, res.status);
     }
-    const code = isPixCopiaECola(res.body.pixCopiaECola, input.amount)
-      ? res.body.pixCopiaECola
-      : isLocation(res.body.location)
+    const fromLocation = (amountCents?: number) =>
+      isLocation(res.body.location)
         ? brCode({
             kind: 'dynamic',
             location: res.body.location,
             merchantName: this.settings.merchantName,
             merchantCity: this.settings.merchantCity,
-            amountCents: input.amount,
+            ...(amountCents === undefined ? {} : { amountCents }),
           })
         : null;
+    const code = input.due
+      ? fromLocation()
+      : isPixCopiaECola(res.body.pixCopiaECola, input.amount)
+        ? res.body.pixCopiaECola
+        : fromLocation(input.amount);
     if (!code) {
-      await this.removeQuietly(txid);
-      throw new PspError('PUT /cob answered without a valid pixCopiaECola or location', res.status);
+      await this.removeQuietly(kind, txid);
+      throw new PspError(`PUT /${kind} answered without a valid pixCopiaECola or location`, res.status);
     }
     return { externalTransactionId: txid, brCode: code };
   }
 
   /** A charge the gateway will not keep is removed at the PSP when it can be (so no one pays it); best effort. */
-  private async removeQuietly(txid: string): Promise<void> {
+  private async removeQuietly(kind: 'cob' | 'cobv', txid: string): Promise<void> {
     await this.client
-      .call('PATCH', `/cob/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' })
+      .call('PATCH', `/${kind}/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' })
       .catch(() => undefined);
   }
 
@@ -130,9 +165,14 @@ export class BcbProcessor implements PixChargeProcessor {
    */
   async releaseExpired(charge: ExpiredCharge): Promise<boolean> {
     const txid = charge.externalTransactionId;
-    // a boleto's Pix half is a charge with due date: the same read-back and removal under /cobv
-    const kind = charge.paymentMethod === 'BOLETO' ? 'cobv' : 'cob';
-    const res = await this.client.call<CobCompleta>('GET', `/${kind}/${txid}`);
+    // a boleto's Pix half is a charge with due date: the same read-back and removal under /cobv; a PIX sale's
+    // charge is a cob, or a cobv when it was opened with a due date (a subscription's): a txid names one charge
+    let kind: 'cob' | 'cobv' = charge.paymentMethod === 'BOLETO' ? 'cobv' : 'cob';
+    let res = await this.client.call<CobCompleta>('GET', `/${kind}/${txid}`);
+    if (res.status === 404 && kind === 'cob') {
+      kind = 'cobv';
+      res = await this.client.call<CobCompleta>('GET', `/${kind}/${txid}`);
+    }
     if (res.status === 404) return true; // the PSP has no such charge: nothing can pay it
     if (res.status !== 200) throw new PspError(`GET /${kind} answered ${res.status}`, res.status);
     if (res.body.status === 'CONCLUIDA') {
