@@ -98,15 +98,22 @@ export class SubscriptionBiller {
     let total = 0;
     let more = true;
     const lane = async () => {
-      while (more) {
-        const claimed = await this.claimDue(now, group);
-        if (claimed.length < group) more = false;
-        if (claimed.length === 0) return;
-        await this.chargeGroup(claimed);
-        total += claimed.length;
+      try {
+        while (more) {
+          const claimed = await this.claimDue(now, group);
+          if (claimed.length < group) more = false;
+          if (claimed.length === 0) return;
+          await this.chargeGroup(claimed);
+          total += claimed.length;
+        }
+      } catch (err) {
+        more = false; // the other lanes stop after their group: the next round starts afresh
+        throw err;
       }
     };
-    await Promise.all(Array.from({ length: lanes }, lane));
+    const ended = await Promise.allSettled(Array.from({ length: lanes }, lane));
+    const failed = ended.find((e) => e.status === 'rejected');
+    if (failed) throw failed.reason;
     await this.settle();
     return total;
   }
