@@ -51,6 +51,7 @@ import {
   requireDeclaredOpsRoles,
 } from './operators/index.js';
 import type { Platform } from './platform/context.js';
+import { AppError } from './platform/errors/app-error.js';
 import { healthRoute } from './platform/http/health.js';
 import { panelSite } from './platform/http/panel-site.js';
 import { installRateLimits } from './platform/http/rate-limit.js';
@@ -62,6 +63,7 @@ import { RiskRules } from './risk/index.js';
 import type { SaleProcessor } from './sales/index.js';
 import {
   bcbWebhookRoutes,
+  cancelCharge,
   pixProcessors,
   processorCallbackRoutes,
   Sale,
@@ -338,6 +340,18 @@ export async function buildApp(platform: Platform): Promise<Http> {
     secretsKey: config.secretsKey,
     publicUrl: config.publicUrl,
     boletoDaysBefore: config.subscriptions.boletoDaysBefore,
+    cancelOpenCharge: (accountId, saleId) =>
+      cancelCharge(db, queue, charges.pixProcessor, accountId, { kind: 'numeric', id: saleId }).then(
+        () => undefined,
+        (err: unknown) => {
+          // already paid or ended: nothing to cancel; anything else expires at its due date
+          if (err instanceof AppError && err.code === 'INVALID_STATUS') return;
+          log.warn(
+            { sale: saleId, err },
+            'a cancelled subscription’s open charge was not cancelled: it expires',
+          );
+        },
+      ),
   });
   await app.register(subscriptionRoutes, { subscriptions, apiKey });
   await app.register(subscriptionPanelRoutes, { subscriptions, requireSession });

@@ -5,7 +5,13 @@ export { type BlockedChargeInput, openBlockedSale } from './blocked.js';
 export { abandonCart, cartView, createCart } from './carts/carts.js';
 export { abandonCheckoutCarts, CART_ABANDON_CHECK_EVERY_MS, cartOfCheckout } from './carts/checkout-carts.js';
 export { deleteExpiredSaleKeys, findSaleRow, setChargeExpiryAt } from './charges.data.js';
-export { CHARGE_EXPIRY_EVERY_MS, cancelExpiredCharges, createKeyedSale, createPixSale } from './charges.js';
+export {
+  CHARGE_EXPIRY_EVERY_MS,
+  cancelCharge,
+  cancelExpiredCharges,
+  createKeyedSale,
+  createPixSale,
+} from './charges.js';
 export { ChargeBody } from './charges.schemas.js';
 export { captureLess, checkSplitOf, createSale } from './create.js';
 export { type DailyTotal, dailyTotals, recentSaleBodies } from './daily-totals.js';

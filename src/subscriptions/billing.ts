@@ -466,6 +466,8 @@ export class SubscriptionBiller {
     const period = periodOf(sub, who.plan, charge.period_index);
     const invoice = this.invoice(charge, period, who, saleUuid);
     const current = charge.period_index === sub.period_index && charge.attempt === sub.attempt;
+    // a subscription cancelled meanwhile had its open charge cancelled with it: no dunning e-mail for that
+    const canceledBefore = sub.status === 'canceled';
     let becamePastDue = false;
     let canceled = false;
     if (current && sub.status !== 'canceled' && sub.status !== 'unpaid') {
@@ -494,7 +496,7 @@ export class SubscriptionBiller {
     if (becamePastDue)
       await notifySubscription(tx, 'subscription.past_due', view!, saved.account_id, saved.id);
     if (canceled) await notifySubscription(tx, 'subscription.canceled', view!, saved.account_id, saved.id);
-    if (current) await mailFailure(tx, this.mail, saved, who, view!, charge.attempt);
+    if (current && !canceledBefore) await mailFailure(tx, this.mail, saved, who, view!, charge.attempt);
   }
 
   private invoice(

@@ -16,6 +16,7 @@ import {
   listPlans,
   listSubscriptions,
   lockSubscription,
+  openCharges,
   type PlanRow,
   plansById,
   type SubscriptionMethod,
@@ -224,7 +225,16 @@ const ADDRESS_FIELDS = ['street', 'number', 'district', 'city', 'state', 'zipCod
 export class Subscriptions {
   constructor(
     private readonly db: Db,
-    private readonly settings: { secretsKey: Buffer; publicUrl: string; boletoDaysBefore: number },
+    private readonly settings: {
+      secretsKey: Buffer;
+      publicUrl: string;
+      boletoDaysBefore: number;
+      /**
+       * Makes an open PIX or boleto charge unpayable (its sale CANCELADO, removed at the PSP): what a
+       * subscription cancelled now leaves open. Its failures are the caller's to log; the charge then expires.
+       */
+      cancelOpenCharge?: (accountId: number, saleId: number) => Promise<void>;
+    },
   ) {}
 
   async createPlan(accountId: number, input: PlanInput): Promise<PlanView> {
@@ -356,17 +366,27 @@ export class Subscriptions {
    * Cancels now (no more charges; subscription.canceled) or at the period's end (`atPeriodEnd`: the charge
    * that would start the next period cancels it instead). A cancelled subscription stays as it is.
    */
+  /**
+   * Cancels at the period's end, or now; cancelled now, a PIX or boleto charge it left open is cancelled too,
+   * so that nobody pays for a subscription that has ended.
+   */
   async cancel(accountId: number, id: string, atPeriodEnd: boolean): Promise<SubscriptionView> {
-    return this.db.tx(async (tx) => {
+    const { view, subscriptionId } = await this.db.tx(async (tx) => {
       const found = await this.owned(tx, accountId, id);
       const sub = (await lockSubscription(tx, found.id))!;
-      if (sub.status === 'canceled') return (await this.views(tx, [sub]))[0]!;
+      if (sub.status === 'canceled') return { view: (await this.views(tx, [sub]))[0]!, subscriptionId: null };
       if (atPeriodEnd) {
         sub.cancel_at_period_end = true;
-        return (await this.views(tx, [await saveSubscription(tx, sub)]))[0]!;
+        return { view: (await this.views(tx, [await saveSubscription(tx, sub)]))[0]!, subscriptionId: null };
       }
-      return this.cancelNow(tx, sub);
+      return { view: await this.cancelNow(tx, sub), subscriptionId: sub.id };
     });
+    if (subscriptionId !== null && this.settings.cancelOpenCharge && view.paymentMethod !== 'CREDIT_CARD') {
+      for (const open of await openCharges(this.db, 10, 0, { subscriptionId })) {
+        await this.settings.cancelOpenCharge(accountId, open.sale_id!);
+      }
+    }
+    return view;
   }
 
   async cancelNow(tx: Queryable, sub: SubscriptionRow): Promise<SubscriptionView> {

@@ -340,6 +340,35 @@ describe('subscriptions by PIX', () => {
     expect(next.body.status).toBe('active');
     expect((await salesOf(made.body.id)).map((s) => s.status)).toEqual(['PENDENTE', 'PAGO']);
   });
+  it('cancelled now, its open charge is cancelled with it: nobody pays it, and no dunning e-mail follows', async () => {
+    const customerId = await customer('pix-cancel@example.com');
+    const planId = await plan();
+    const made = await subscribe({ customerId, planId, paymentMethod: 'PIX' });
+    expect(made.status, made.text).toBe(201);
+    await advance(made.body.id);
+    const [open] = await salesOf(made.body.id);
+    expect(open!.status).toBe('PENDENTE');
+    const canceled = await api<Sub>('POST', `/api/subscriptions/${made.body.id}/cancel`, {});
+    expect(canceled.body.status, canceled.text).toBe('canceled');
+    expect((await salesOf(made.body.id)).map((s) => s.status)).toEqual(['CANCELADO']);
+    // the running scheduler applies the try's outcome; the subscriber got the charge's e-mail, nothing after
+    await waitUntil(async () => {
+      const [row] = await server.runtime.platform.db.query<{ outcome: string | null }>(
+        `SELECT c.outcome FROM subscription_charges c JOIN sales s ON s.id = c.sale_id WHERE s.uuid = $1`,
+        [open!.uuid],
+      );
+      return row?.outcome === 'failed';
+    }, 20_000);
+    expect((await api<Sub>('GET', `/api/subscriptions/${made.body.id}`)).body.status).toBe('canceled');
+    const mails = () => mailbox.messages.filter((m) => m.to === 'pix-cancel@example.com');
+    await waitUntil(() => mails().length > 0); // the charge's own
+    // a mail queued with the outcome would be on its way by now
+    const [queued] = await server.runtime.platform.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM mail_messages WHERE recipient = 'pix-cancel@example.com'`,
+    );
+    expect(queued!.n).toBe(1);
+    expect(mails()).toHaveLength(1);
+  });
 });
 
 describe('subscriptions by BOLETO', () => {
