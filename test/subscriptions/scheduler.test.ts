@@ -1,7 +1,9 @@
 /**
  * The subscription scheduler never charges a period twice: two worker processes racing over the same due
  * subscriptions, and a worker SIGKILLed mid-round whose leftovers (claims without a sale, card sales whose
- * outcome it never heard) a second worker takes over. Every subscription ends with exactly one paid sale.
+ * outcome it never heard) a second worker takes over. Every subscription ends with exactly one paid sale. And
+ * the tries a scheduler makes together fail alone: a refused card does not stop its group, and a missing
+ * acquirer leaves the claim for later rather than failing the customer.
  */
 import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +26,10 @@ beforeAll(async () => {
     for (const c of cleanup.reverse()) await c();
   };
 });
+/** Each test's worker processes, stopped after it: a later test's subscriptions are its own workers'. */
+const workers: ChildServer[] = [];
 afterEach(async () => {
+  for (const w of workers.splice(0)) await w.stop();
   await server.runtime.platform.db.query(
     `UPDATE subscriptions SET status = 'canceled', next_charge_at = NULL`,
   );
@@ -79,7 +84,7 @@ const worker = async () => {
     ...server.env,
     DATABASE_URL: server.databaseUrl,
   });
-  cleanup.push(() => child.stop());
+  workers.push(child);
   return child;
 };
 
@@ -141,6 +146,30 @@ describe('the subscription scheduler', () => {
     ]);
     expect(sales.some((s) => s.subscription_id === deleted.id)).toBe(false);
   }, 150_000);
+
+  it('with no acquirer to charge cards, a due try is left to be taken over: no dunning for what the customer did not do', async () => {
+    const [id] = await dueSubscriptions(1);
+    // the sandbox acquirer charges nobody: with SANDBOX off, the workers have no card charger
+    const child = await spawnGateway(['worker'], {
+      ...server.env,
+      DATABASE_URL: server.databaseUrl,
+      SANDBOX: 'off',
+    });
+    workers.push(child);
+    await waitUntil(() => /subscription charge not made/.test(child.output()), 30_000);
+    const [row] = await db().query<{ status: string; attempt: number; leased: boolean }>(
+      `SELECT status, attempt, next_charge_at > now() + interval '1 minute' AS leased FROM subscriptions
+        WHERE uuid = $1`,
+      [id],
+    );
+    expect(row).toEqual({ status: 'active', attempt: 1, leased: true });
+    const tries = await db().query<{ sale_id: number | null; outcome: string | null }>(
+      `SELECT c.sale_id, c.outcome FROM subscription_charges c JOIN subscriptions s ON s.id = c.subscription_id
+        WHERE s.uuid = $1`,
+      [id],
+    );
+    expect(tries).toEqual([{ sale_id: null, outcome: null }]); // the claim, kept for another scheduler
+  }, 90_000);
 
   it('after a worker is SIGKILLed mid-round, another takes over its claims and no period is charged twice', async () => {
     const ids = await dueSubscriptions(30);
