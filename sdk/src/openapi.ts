@@ -17683,10 +17683,10 @@ export interface paths {
                          *       "merchantName": "pedido-1001",
                          *       "planName": "pedido-1001",
                          *       "amountCents": 15000,
-                         *       "interval": "pedido-1001",
+                         *       "interval": "week",
                          *       "intervalCount": 2,
-                         *       "status": "PAGO",
-                         *       "paymentMethod": "PIX",
+                         *       "status": "trialing",
+                         *       "paymentMethod": "CREDIT_CARD",
                          *       "currentPeriodStart": "pedido-1001",
                          *       "currentPeriodEnd": "pedido-1001",
                          *       "nextChargeAt": "pedido-1001",
@@ -17720,11 +17720,11 @@ export interface paths {
                             } | null;
                             currentPeriodEnd: string;
                             currentPeriodStart: string;
-                            interval: string;
+                            interval: "week" | "month" | "year";
                             intervalCount: number;
                             merchantName: string;
                             nextChargeAt: string | null;
-                            paymentMethod: string;
+                            paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             planName: string;
                             sales: {
                                 amountCents: number;
@@ -17734,7 +17734,7 @@ export interface paths {
                                 pixCopyPaste: string | null;
                                 status: string;
                             }[];
-                            status: string;
+                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                         };
                     };
                 };
@@ -17840,10 +17840,10 @@ export interface paths {
                          *       "merchantName": "pedido-1001",
                          *       "planName": "pedido-1001",
                          *       "amountCents": 15000,
-                         *       "interval": "pedido-1001",
+                         *       "interval": "week",
                          *       "intervalCount": 2,
-                         *       "status": "PAGO",
-                         *       "paymentMethod": "PIX",
+                         *       "status": "trialing",
+                         *       "paymentMethod": "CREDIT_CARD",
                          *       "currentPeriodStart": "pedido-1001",
                          *       "currentPeriodEnd": "pedido-1001",
                          *       "nextChargeAt": "pedido-1001",
@@ -17877,11 +17877,11 @@ export interface paths {
                             } | null;
                             currentPeriodEnd: string;
                             currentPeriodStart: string;
-                            interval: string;
+                            interval: "week" | "month" | "year";
                             intervalCount: number;
                             merchantName: string;
                             nextChargeAt: string | null;
-                            paymentMethod: string;
+                            paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             planName: string;
                             sales: {
                                 amountCents: number;
@@ -17891,7 +17891,7 @@ export interface paths {
                                 pixCopyPaste: string | null;
                                 status: string;
                             }[];
-                            status: string;
+                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                         };
                     };
                 };
@@ -18029,10 +18029,10 @@ export interface paths {
                          *       "merchantName": "pedido-1001",
                          *       "planName": "pedido-1001",
                          *       "amountCents": 15000,
-                         *       "interval": "pedido-1001",
+                         *       "interval": "week",
                          *       "intervalCount": 2,
-                         *       "status": "PAGO",
-                         *       "paymentMethod": "PIX",
+                         *       "status": "trialing",
+                         *       "paymentMethod": "CREDIT_CARD",
                          *       "currentPeriodStart": "pedido-1001",
                          *       "currentPeriodEnd": "pedido-1001",
                          *       "nextChargeAt": "pedido-1001",
@@ -18066,11 +18066,11 @@ export interface paths {
                             } | null;
                             currentPeriodEnd: string;
                             currentPeriodStart: string;
-                            interval: string;
+                            interval: "week" | "month" | "year";
                             intervalCount: number;
                             merchantName: string;
                             nextChargeAt: string | null;
-                            paymentMethod: string;
+                            paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             planName: string;
                             sales: {
                                 amountCents: number;
@@ -18080,7 +18080,7 @@ export interface paths {
                                 pixCopyPaste: string | null;
                                 status: string;
                             }[];
-                            status: string;
+                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                         };
                     };
                 };

@@ -8,43 +8,12 @@ import { TransactionErrorBody } from '../platform/http/error-schemas.js';
 import { PAGE_HEADERS } from '../platform/http/panel-site.js';
 import type { AuthHook, CardAttemptCheck, Http } from '../platform/http/types.js';
 import type { BillingView, CustomerPage } from './customer-page.js';
+import { BillingPage } from './schemas.js';
 
 /** The page's HTML, built beside the checkout page (checkout-page/billing.html) and sharing its assets. */
 const PAGE = path.join(PROJECT_ROOT, 'dist', 'checkout-page', 'billing.html');
 
 const TokenPath = Type.Object({ token: Type.String({ maxLength: 64 }) });
-const Billing = Type.Object({
-  merchantName: Type.String(),
-  planName: Type.String(),
-  amountCents: Type.Integer(),
-  interval: Type.String(),
-  intervalCount: Type.Integer(),
-  status: Type.String(),
-  paymentMethod: Type.String(),
-  currentPeriodStart: Type.String(),
-  currentPeriodEnd: Type.String(),
-  nextChargeAt: Type.Union([Type.String(), Type.Null()]),
-  cancelAtPeriodEnd: Type.Boolean(),
-  card: Type.Union([
-    Type.Object({
-      brand: Type.String(),
-      lastFour: Type.String(),
-      expMonth: Type.Integer(),
-      expYear: Type.Integer(),
-    }),
-    Type.Null(),
-  ]),
-  sales: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      status: Type.String(),
-      amountCents: Type.Integer(),
-      date: Type.String(),
-      pixCopyPaste: Type.Union([Type.String(), Type.Null()]),
-      boletoPdfUrl: Type.Union([Type.String(), Type.Null()]),
-    }),
-  ),
-});
 const errors = { 400: TransactionErrorBody, 404: TransactionErrorBody, 429: TransactionErrorBody };
 
 const escapeHtml = (text: string) =>
@@ -129,7 +98,7 @@ export async function billingPageRoutes(
         ...schema,
         summary: "The customer's subscription and its sales",
         params: TokenPath,
-        response: { 200: Billing, ...errors },
+        response: { 200: BillingPage, ...errors },
       },
     },
     async (request) => deps.page.view(request.params.token),
@@ -146,7 +115,7 @@ export async function billingPageRoutes(
           'Another card for the subscription (tokenized at the acquirer and kept on file; a charge behind is tried at once)',
         params: TokenPath,
         body: CardTokenBody,
-        response: { 200: Billing, 409: TransactionErrorBody, ...errors },
+        response: { 200: BillingPage, 409: TransactionErrorBody, ...errors },
       },
     },
     async (request, reply) => {
@@ -164,7 +133,7 @@ export async function billingPageRoutes(
         ...schema,
         summary: 'Cancel the subscription when its current period ends',
         params: TokenPath,
-        response: { 200: Billing, ...errors },
+        response: { 200: BillingPage, ...errors },
       },
     },
     async (request) => deps.page.cancelAtPeriodEnd(request.params.token),

@@ -1,34 +1,15 @@
+import type { Static } from 'typebox';
 import { accountName } from '../accounts/index.js';
 import { saveCard, savedCardsOf } from '../cards/index.js';
 import type { Db } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import { salesOfSubscription } from '../sales/index.js';
 import { lockSubscription, type SubscriptionRow, saveSubscription, subscriptionByTokenHash } from './data.js';
+import type { BillingPage } from './schemas.js';
 import { billingTokenHash, type Subscriptions, subscribersOf } from './subscriptions.js';
 
 /** What the customer's page shows: no key, no id of anything but the page's own sales. */
-export interface BillingView {
-  merchantName: string;
-  planName: string;
-  amountCents: number;
-  interval: string;
-  intervalCount: number;
-  status: SubscriptionRow['status'];
-  paymentMethod: SubscriptionRow['payment_method'];
-  currentPeriodStart: string;
-  currentPeriodEnd: string;
-  nextChargeAt: string | null;
-  cancelAtPeriodEnd: boolean;
-  card: { brand: string; lastFour: string; expMonth: number; expYear: number } | null;
-  sales: {
-    id: string;
-    status: string;
-    amountCents: number;
-    date: string;
-    pixCopyPaste: string | null;
-    boletoPdfUrl: string | null;
-  }[];
-}
+export type BillingView = Static<typeof BillingPage>;
 
 export interface CardIn {
   number: string;

@@ -136,3 +136,43 @@ export const SubscriptionsQuery = Type.Object({
   customerId: Type.Optional(Type.String({ maxLength: 64 })),
   status: Type.Optional(Status),
 });
+
+/** What the subscriber's page `/billing/<token>` shows and its routes answer (the checkout page's build reads it). */
+export const BillingPage = Type.Object({
+  merchantName: Type.String(),
+  planName: Type.String(),
+  amountCents: Type.Integer(),
+  interval: Type.Union([Type.Literal('week'), Type.Literal('month'), Type.Literal('year')]),
+  intervalCount: Type.Integer(),
+  status: Type.Union([
+    Type.Literal('trialing'),
+    Type.Literal('active'),
+    Type.Literal('past_due'),
+    Type.Literal('unpaid'),
+    Type.Literal('canceled'),
+  ]),
+  paymentMethod: Type.Union([Type.Literal('CREDIT_CARD'), Type.Literal('PIX'), Type.Literal('BOLETO')]),
+  currentPeriodStart: Type.String(),
+  currentPeriodEnd: Type.String(),
+  nextChargeAt: Type.Union([Type.String(), Type.Null()]),
+  cancelAtPeriodEnd: Type.Boolean(),
+  card: Type.Union([
+    Type.Object({
+      brand: Type.String(),
+      lastFour: Type.String(),
+      expMonth: Type.Integer(),
+      expYear: Type.Integer(),
+    }),
+    Type.Null(),
+  ]),
+  sales: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      status: Type.String(),
+      amountCents: Type.Integer(),
+      date: Type.String(),
+      pixCopyPaste: Type.Union([Type.String(), Type.Null()]),
+      boletoPdfUrl: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
+});

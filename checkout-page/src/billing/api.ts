@@ -1,26 +1,8 @@
-/** What the server put in the page and answers (src/subscriptions/customer-page.ts). */
-export interface Billing {
-  merchantName: string;
-  planName: string;
-  amountCents: number;
-  interval: 'week' | 'month' | 'year';
-  intervalCount: number;
-  status: 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled';
-  paymentMethod: 'CREDIT_CARD' | 'PIX' | 'BOLETO';
-  currentPeriodStart: string;
-  currentPeriodEnd: string;
-  nextChargeAt: string | null;
-  cancelAtPeriodEnd: boolean;
-  card: { brand: string; lastFour: string; expMonth: number; expYear: number } | null;
-  sales: {
-    id: string;
-    status: string;
-    amountCents: number;
-    date: string;
-    pixCopyPaste: string | null;
-    boletoPdfUrl: string | null;
-  }[];
-}
+import type { Static } from 'typebox';
+import type { BillingPage } from '../../../src/subscriptions/schemas';
+
+/** What the server put in the page and answers: the schema of its routes. */
+export type Billing = Static<typeof BillingPage>;
 
 const REFUSALS: Record<number, string> = {
   400: 'Confira os dados do cartão e tente de novo.',
