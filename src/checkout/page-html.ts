@@ -1,3 +1,4 @@
+import { noticePage, withPageData } from '../platform/html/page-fill.js';
 import type { GoneReason } from './errors.js';
 
 /** What the page's script finds in `#app[data-page]`: which page, and the data its public GET would answer. */
@@ -10,10 +11,7 @@ export const TEST_MODE_BANNER =
 
 /** The page's markup with its data in an attribute: no inline script, which the CSP forbids. */
 export function pageHtml(template: string, data: PageData, testMode = false): string {
-  return template.replace(
-    '<div id="app"></div>',
-    `${testMode ? TEST_MODE_BANNER : ''}<div id="app" data-page="${escapeHtml(JSON.stringify(data))}"></div>`,
-  );
+  return withPageData(template, data, testMode ? TEST_MODE_BANNER : '');
 }
 
 /** Why there is nothing to pay, as the payer reads it. */
@@ -49,16 +47,5 @@ const MESSAGES: Record<string, { title: string; text: string }> = {
 /** The pt-BR page saying why there is nothing to pay: the same stylesheet, no script. */
 export function unpayableHtml(template: string, { kind, why }: Unpayable, testMode = false): string {
   const message = MESSAGES[`${kind}:${why}`] ?? MESSAGES[`${kind}:expired`]!;
-  return template
-    .replace(/<script\b[^>]*><\/script>\s*/g, '')
-    .replace(/<link rel="modulepreload"[^>]*>\s*/g, '')
-    .replace(/<title>[^<]*<\/title>/, `<title>${message.title}</title>`)
-    .replace(
-      '<div id="app"></div>',
-      `${testMode ? TEST_MODE_BANNER : ''}<div id="app"><main class="page"><section class="card notice"><h1>${message.title}</h1><p>${message.text}</p></section></main></div>`,
-    );
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return noticePage(template, message, testMode ? TEST_MODE_BANNER : '');
 }

@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { PROJECT_ROOT } from '../platform/files/project-root.js';
 import { TransactionErrorBody } from '../platform/http/error-schemas.js';
+import { sendPage } from '../platform/http/page-template.js';
 import { PAGE_HEADERS } from '../platform/http/panel-site.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { CheckoutGone, CheckoutNotFound } from './errors.js';
@@ -50,28 +51,20 @@ export function registerPageRoutes(
     },
   });
 
-  const send = async (reply: FastifyReply, kind: Unpayable['kind'], data: () => Promise<PageData>) => {
-    for (const [name, value] of Object.entries(PAGE_HEADERS)) reply.header(name, value);
-    reply.header('cache-control', 'no-store');
-    if (!template) {
-      return reply
-        .code(503)
-        .type('text/plain; charset=utf-8')
-        .send('The checkout page is not built: run `npm run build`.\n');
-    }
-    reply.type('text/html; charset=utf-8');
-    try {
-      return reply.code(200).send(pageHtml(template, await data(), testMode));
-    } catch (err) {
-      if (err instanceof CheckoutNotFound) {
-        return reply.code(404).send(unpayableHtml(template, { kind, why: 'not_found' }, testMode));
+  const send = (reply: FastifyReply, kind: Unpayable['kind'], data: () => Promise<PageData>) =>
+    sendPage(reply, template, async (page) => {
+      try {
+        return { status: 200, html: pageHtml(page, await data(), testMode) };
+      } catch (err) {
+        if (err instanceof CheckoutNotFound) {
+          return { status: 404, html: unpayableHtml(page, { kind, why: 'not_found' }, testMode) };
+        }
+        if (err instanceof CheckoutGone) {
+          return { status: 410, html: unpayableHtml(page, { kind, why: err.reason }, testMode) };
+        }
+        throw err;
       }
-      if (err instanceof CheckoutGone) {
-        return reply.code(410).send(unpayableHtml(template, { kind, why: err.reason }, testMode));
-      }
-      throw err;
-    }
-  };
+    });
 
   app.get<{ Params: { slug: string } }>(
     '/pay/:slug',

@@ -4,10 +4,11 @@ import { Type } from 'typebox';
 import { CardTokenBody } from '../cards/index.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { PROJECT_ROOT } from '../platform/files/project-root.js';
+import { noticePage, withPageData } from '../platform/html/page-fill.js';
 import { TransactionErrorBody } from '../platform/http/error-schemas.js';
-import { PAGE_HEADERS } from '../platform/http/panel-site.js';
+import { sendPage } from '../platform/http/page-template.js';
 import type { AuthHook, CardAttemptCheck, Http } from '../platform/http/types.js';
-import type { BillingView, CustomerPage } from './customer-page.js';
+import type { CustomerPage } from './customer-page.js';
 import { BillingPage } from './schemas.js';
 
 /** The page's HTML, built beside the checkout page (checkout-page/billing.html) and sharing its assets. */
@@ -16,8 +17,13 @@ const PAGE = path.join(PROJECT_ROOT, 'dist', 'checkout-page', 'billing.html');
 const TokenPath = Type.Object({ token: Type.String({ maxLength: 64 }) });
 const errors = { 400: TransactionErrorBody, 404: TransactionErrorBody, 429: TransactionErrorBody };
 
-const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** Said on the page while the gateway's sandbox is on. */
+const TEST_MODE_BANNER =
+  '<p class="test-mode" role="note"><strong>Modo de teste.</strong> Nenhuma cobrança desta página é real.</p>';
+const NOT_FOUND = {
+  title: 'Assinatura não encontrada',
+  text: 'Confira se o endereço está completo, como veio no e-mail. Se o problema continuar, fale com a loja.',
+};
 
 /**
  * The customer's page `/billing/<token>` and its routes under `/api/public/billing/<token>` (the token is the
@@ -53,40 +59,17 @@ export async function billingPageRoutes(
         },
       },
     },
-    async (request, reply) => {
-      for (const [name, value] of Object.entries(PAGE_HEADERS)) reply.header(name, value);
-      reply.header('cache-control', 'no-store');
-      if (!template) {
-        return reply
-          .code(503)
-          .type('text/plain; charset=utf-8')
-          .send('The page is not built: run `npm run build`.\n');
-      }
-      reply.type('text/html; charset=utf-8');
-      const banner = deps.testMode
-        ? '<p class="test-mode" role="note"><strong>Modo de teste.</strong> Nenhuma cobrança desta página é real.</p>'
-        : '';
-      let view: BillingView;
-      try {
-        view = await deps.page.view(request.params.token);
-      } catch (err) {
-        if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
-        const title = 'Assinatura não encontrada';
-        return reply.code(404).send(
-          template
-            .replace(/<script\b[^>]*><\/script>\s*/g, '')
-            .replace(/<title>[^<]*<\/title>/, `<title>${title}</title>`)
-            .replace(
-              '<div id="app"></div>',
-              `${banner}<div id="app"><main class="page"><section class="card notice"><h1>${title}</h1><p>Confira se o endereço está completo, como veio no e-mail. Se o problema continuar, fale com a loja.</p></section></main></div>`,
-            ),
-        );
-      }
-      const data = escapeHtml(JSON.stringify({ token: request.params.token, billing: view }));
-      return reply
-        .code(200)
-        .send(template.replace('<div id="app"></div>', `${banner}<div id="app" data-page="${data}"></div>`));
-    },
+    async (request, reply) =>
+      sendPage(reply, template, async (page) => {
+        const banner = deps.testMode ? TEST_MODE_BANNER : '';
+        try {
+          const billing = await deps.page.view(request.params.token);
+          return { status: 200, html: withPageData(page, { token: request.params.token, billing }, banner) };
+        } catch (err) {
+          if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
+          return { status: 404, html: noticePage(page, NOT_FOUND, banner) };
+        }
+      }),
   );
 
   app.get(
