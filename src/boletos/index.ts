@@ -2,6 +2,6 @@
 export { BcbCobv, type CobvPsp, SandboxCobv } from './cobv.js';
 export { BoletoInputError, BoletoNotFound } from './errors.js';
 export { boletoSales } from './http.js';
-export { BoletoIssuer } from './issue.js';
+export { type BoletoAddressIn, BoletoIssuer, boletoAddress } from './issue.js';
 export { installBoletoRules } from './paid-amount.js';
 export { boletoRoutes } from './routes.js';

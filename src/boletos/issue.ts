@@ -60,31 +60,34 @@ export const beneficiaryKey = (s: BoletoSettings) => `${s.bank}/${s.agency}/${s.
 
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest();
 
-function payerOf(customer: BoletoSaleInput['customer'], document: string): CobvPayer {
-  const a = customer.address;
-  if (!a) throw new BoletoInputError('customer.address is required for a boleto');
-  const text = (v: string, field: string, max: number) => {
+/**
+ * A boleto payer's address as printed and registered: each field present and within its length, the UF one of
+ * Brazil's, the CEP 8 digits. `field` names it in the refusal (`customer.address` on a sale, `address` on a
+ * subscription).
+ */
+export function boletoAddress(a: BoletoAddressIn | undefined, field = 'customer.address'): BoletoAddressIn {
+  if (!a) throw new BoletoInputError(`${field} is required for a boleto`);
+  const text = (v: unknown, name: string, max: number) => {
     const t = typeof v === 'string' ? v.trim() : '';
-    if (!t || t.length > max)
-      throw new BoletoInputError(`customer.address.${field} must be 1 to ${max} characters`);
+    if (!t || t.length > max) throw new BoletoInputError(`${field}.${name} must be 1 to ${max} characters`);
     return t;
   };
   const state = text(a.state, 'state', 2).toUpperCase();
-  if (!UFS.has(state)) throw new BoletoInputError('customer.address.state must be a UF (SP, RJ, …)');
+  if (!UFS.has(state)) throw new BoletoInputError(`${field}.state must be a UF (SP, RJ, …)`);
   const zipCode = String(a.zipCode ?? '').replace(/\D/g, '');
-  if (zipCode.length !== 8) throw new BoletoInputError('customer.address.zipCode must have 8 digits');
+  if (zipCode.length !== 8) throw new BoletoInputError(`${field}.zipCode must have 8 digits`);
   return {
-    name: customer.name.trim(),
-    document,
-    address: {
-      street: text(a.street, 'street', 200),
-      number: text(a.number, 'number', 20),
-      district: text(a.district, 'district', 100),
-      city: text(a.city, 'city', 100),
-      state,
-      zipCode,
-    },
+    street: text(a.street, 'street', 200),
+    number: text(a.number, 'number', 20),
+    district: text(a.district, 'district', 100),
+    city: text(a.city, 'city', 100),
+    state,
+    zipCode,
   };
+}
+
+function payerOf(customer: BoletoSaleInput['customer'], document: string): CobvPayer {
+  return { name: customer.name.trim(), document, address: boletoAddress(customer.address) };
 }
 
 /**

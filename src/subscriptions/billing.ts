@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
-import type { BoletoIssuer } from '../boletos/index.js';
+import { BoletoInputError, type BoletoIssuer } from '../boletos/index.js';
 import type { CardSales } from '../cards/index.js';
 import type { MailOutbox } from '../mail/index.js';
 import type { SubscriptionSettings } from '../platform/config/config.js';
@@ -329,7 +329,8 @@ export class SubscriptionBiller {
         );
       }
     } catch (err) {
-      await this.notCharged(claimed, err);
+      // a boleto the customer's data cannot make (a bad CPF, an address refused) fails the try as a card would
+      await this.notCharged(claimed, err instanceof BoletoInputError ? validation(err.message) : err);
     }
   }
 

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { type BoletoAddressIn, BoletoInputError, boletoAddress } from '../boletos/index.js';
 import { savedCardsOf } from '../cards/index.js';
 import { type CustomerRow, customersById, findCustomer } from '../customers/index.js';
 import { seal, unseal } from '../platform/crypto/sealed.js';
@@ -219,8 +220,6 @@ export async function notifySubscription(
 
 const MAX_AMOUNT = 100_000_000;
 const METHODS: readonly SubscriptionMethod[] = ['CREDIT_CARD', 'PIX', 'BOLETO'];
-const ADDRESS_FIELDS = ['street', 'number', 'district', 'city', 'state', 'zipCode'] as const;
-
 /** A merchant's plans and subscriptions (API keys); another account's are not found. */
 export class Subscriptions {
   constructor(
@@ -299,7 +298,7 @@ export class Subscriptions {
         );
       }
       const cardId = await this.checkCard(tx, input.paymentMethod, customer.id, input.cardId);
-      const address = input.paymentMethod === 'BOLETO' ? boletoAddress(input.address) : null;
+      const address = input.paymentMethod === 'BOLETO' ? payerAddress(input.address) : null;
       const today = localDateOf(new Date());
       const start = input.startDate ?? today;
       if (!/^\d{4}-\d{2}-\d{2}$/.test(start) || addDays(start, 0) !== start) {
@@ -363,12 +362,9 @@ export class Subscriptions {
   }
 
   /**
-   * Cancels now (no more charges; subscription.canceled) or at the period's end (`atPeriodEnd`: the charge
+   * Cancels now (no more charges; subscription.canceled; a PIX or boleto charge it left open is cancelled too,
+   * so that nobody pays for a subscription that has ended) or at the period's end (`atPeriodEnd`: the charge
    * that would start the next period cancels it instead). A cancelled subscription stays as it is.
-   */
-  /**
-   * Cancels at the period's end, or now; cancelled now, a PIX or boleto charge it left open is cancelled too,
-   * so that nobody pays for a subscription that has ended.
    */
   async cancel(accountId: number, id: string, atPeriodEnd: boolean): Promise<SubscriptionView> {
     const { view, subscriptionId } = await this.db.tx(async (tx) => {
@@ -441,10 +437,6 @@ export class Subscriptions {
     if (sub.status === 'past_due' || sub.status === 'unpaid') sub.next_charge_at = new Date();
   }
 
-  view(sub: SubscriptionRow, who: Subscriber): SubscriptionView {
-    return subscriptionView(sub, who, this.settings);
-  }
-
   async views(q: Queryable, subs: SubscriptionRow[]): Promise<SubscriptionView[]> {
     const who = await subscribersOf(q, subs);
     return subs.map((s) => subscriptionView(s, who.get(s.id)!, this.settings));
@@ -483,13 +475,11 @@ export class Subscriptions {
   }
 }
 
-function boletoAddress(raw: Record<string, string> | undefined): Record<string, string> {
-  if (!raw) throw validation('address is required for BOLETO (the payer address printed on each boleto)');
-  const out: Record<string, string> = {};
-  for (const f of ADDRESS_FIELDS) {
-    const v = typeof raw[f] === 'string' ? raw[f].trim() : '';
-    if (!v) throw validation(`address.${f} is required for BOLETO`);
-    out[f] = v;
+/** The payer address printed on each of a BOLETO subscription's boletos, checked as a boleto's is. */
+function payerAddress(raw: Record<string, string> | undefined): Record<string, string> {
+  try {
+    return { ...boletoAddress(raw as BoletoAddressIn | undefined, 'address') };
+  } catch (err) {
+    throw err instanceof BoletoInputError ? validation(err.message) : err;
   }
-  return out;
 }

@@ -386,6 +386,20 @@ describe('subscriptions by BOLETO', () => {
       state: 'SP',
       zipCode: '01310-100',
     };
+    // refused as a boleto would refuse it, when the subscription is made rather than at each period's boleto
+    for (const [bad, why] of [
+      [{ ...address, state: 'XX' }, 'address.state must be a UF'],
+      [{ ...address, zipCode: '01310-10' }, 'address.zipCode must have 8 digits'],
+    ] as const) {
+      const refused = await subscribe({ customerId, planId, paymentMethod: 'BOLETO', address: bad });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({
+        error: 'VALIDATION_ERROR',
+        message: expect.stringContaining(why),
+      });
+    }
+    const list = await api<{ data: unknown[] }>('GET', `/api/subscriptions?customerId=${customerId}`);
+    expect(list.body.data).toEqual([]); // nothing written
     const made = await subscribe({ customerId, planId, paymentMethod: 'BOLETO', address });
     expect(made.status, made.text).toBe(201);
     // issued BOLETO_DAYS_BEFORE (5) days before the period's first day
