@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
-import { IpAccessErrorBody, TransactionErrorBody } from '../platform/http/error-schemas.js';
+import { KEY_ROUTE_ERRORS } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, parseLimit } from '../platform/paging/pagination.js';
 import type { Customers } from './customers.js';
@@ -16,12 +16,7 @@ import {
 } from './schemas.js';
 
 const D = { errorShape: 'transaction' as const };
-const errors = {
-  400: TransactionErrorBody,
-  401: TransactionErrorBody,
-  403: Type.Union([TransactionErrorBody, IpAccessErrorBody]),
-  404: TransactionErrorBody,
-};
+const errors = KEY_ROUTE_ERRORS;
 const schema = { tags: ['public'], security: [{ publicKey: [], privateKey: [] }] };
 
 /** Customers and their saved cards (API keys, shape D): a card on file is charged by card: {cardId}. */

@@ -1,6 +1,5 @@
-import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
-import { IpAccessErrorBody, TransactionErrorBody } from '../platform/http/error-schemas.js';
+import { KeyForbiddenBody, TransactionErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, pageOf, parseLimit } from '../platform/paging/pagination.js';
 import { type Recipients, recipientView } from './recipients.js';
@@ -17,7 +16,7 @@ const security = [{ publicKey: [], privateKey: [] }];
 const errors = {
   400: TransactionErrorBody,
   401: TransactionErrorBody,
-  403: Type.Union([TransactionErrorBody, IpAccessErrorBody]),
+  403: KeyForbiddenBody,
   500: TransactionErrorBody,
 };
 

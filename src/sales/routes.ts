@@ -7,6 +7,7 @@ import { AppError, validation } from '../platform/errors/app-error.js';
 import {
   EnvelopeErrorBody,
   IpAccessErrorBody,
+  KeyForbiddenBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
 import { parseIdempotencyKey } from '../platform/http/idempotency-key.js';
@@ -305,7 +306,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
           200: SalesPage,
           400: TransactionErrorBody,
           401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody]),
+          403: KeyForbiddenBody,
           500: TransactionErrorBody,
         },
       },
@@ -338,7 +339,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
           200: RefundList,
           400: TransactionErrorBody,
           401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody]),
+          403: KeyForbiddenBody,
           404: TransactionErrorBody,
           500: TransactionErrorBody,
         },
@@ -374,7 +375,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
           200: Sale,
           400: TransactionErrorBody,
           401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody]),
+          403: KeyForbiddenBody,
           404: TransactionErrorBody,
           409: TransactionErrorBody,
           500: TransactionErrorBody,

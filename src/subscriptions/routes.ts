@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
-import { IpAccessErrorBody, TransactionErrorBody } from '../platform/http/error-schemas.js';
+import { KEY_ROUTE_ERRORS, TransactionErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, parseLimit } from '../platform/paging/pagination.js';
 import {
@@ -20,12 +20,7 @@ import {
 import type { Subscriptions } from './subscriptions.js';
 
 const D = { errorShape: 'transaction' as const };
-const errors = {
-  400: TransactionErrorBody,
-  401: TransactionErrorBody,
-  403: Type.Union([TransactionErrorBody, IpAccessErrorBody]),
-  404: TransactionErrorBody,
-};
+const errors = KEY_ROUTE_ERRORS;
 const schema = { tags: ['public'], security: [{ publicKey: [], privateKey: [] }] };
 
 /** Plans and subscriptions (API keys, shape D): each period one sale carrying subscriptionId. */

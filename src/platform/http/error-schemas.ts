@@ -26,6 +26,17 @@ export const BalanceErrorBody = Type.Object(
   { description: 'Error shape E' },
 );
 
+/** An API-key route's 403 in shape D: the key's scope refused (shape D), or its address not allowed (shape B). */
+export const KeyForbiddenBody = Type.Union([TransactionErrorBody, IpAccessErrorBody]);
+
+/** What every API-key resource route in shape D may answer besides its own codes. */
+export const KEY_ROUTE_ERRORS = {
+  400: TransactionErrorBody,
+  401: TransactionErrorBody,
+  403: KeyForbiddenBody,
+  404: TransactionErrorBody,
+};
+
 /** The body schema of each family a route can declare. */
 export const ERROR_BODY_OF_SHAPE: Record<ErrorShape, typeof EnvelopeErrorBody | typeof TransactionErrorBody> =
   {
