@@ -64,6 +64,7 @@ import type { SaleProcessor } from './sales/index.js';
 import {
   bcbWebhookRoutes,
   cancelCharge,
+  MandateCharges,
   pixProcessors,
   processorCallbackRoutes,
   Sale,
@@ -336,7 +337,14 @@ export async function buildApp(platform: Platform): Promise<Http> {
     await app.register(sandboxDisputeRoutes, { db, apiKey, disputes });
     await app.register(sandboxAnticipationRoutes, { apiKey, anticipations });
   }
+  const mandates = new MandateCharges(
+    db,
+    queue,
+    { debit: sandboxProcessor, scheduler: charges.pixProcessor },
+    log,
+  );
   const subscriptions = new Subscriptions(db, {
+    mandates,
     secretsKey: config.secretsKey,
     publicUrl: config.publicUrl,
     boletoDaysBefore: config.subscriptions.boletoDaysBefore,
@@ -367,6 +375,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
       card: charges.cardSales ? cardSales : null,
       pix: charges.pixProcessor,
       boleto: cobv ? boletoIssuer : null,
+      mandates,
     };
     const biller = new SubscriptionBiller(
       db,

@@ -38,6 +38,7 @@ import {
   deleteExpiredSaleKeys,
   deleteStaleCallbacks,
   FORGOTTEN_REFUND_CHECK_EVERY_MS,
+  MandateCharges,
   pixProcessors,
   releaseForgottenRefunds,
   SaleSettler,
@@ -165,7 +166,8 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
   );
   // subscriptions: each due period charged once (claims in the database), its outcome applied when its sale ends
   const config = platform.config;
-  const pix = pixProcessors(config, config.sandbox ? new SandboxProcessor(config.secretsKey) : null, bcb);
+  const sandbox = config.sandbox ? new SandboxProcessor(config.secretsKey) : null;
+  const pix = pixProcessors(config, sandbox, bcb);
   const cobv =
     config.pixProcessor === 'bcb' && pspClient && bcbSettings
       ? new BcbCobv(pspClient, bcbSettings)
@@ -184,6 +186,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
       card: config.cards.acquirer === 'sandbox' && !config.sandbox ? null : cardSales,
       pix: pix.pixProcessor,
       boleto: cobv ? new BoletoIssuer(db, cobv, config.boleto, config.publicUrl) : null,
+      mandates: new MandateCharges(db, platform.queue, { debit: sandbox, scheduler: pix.pixProcessor }, log),
     },
     config.subscriptions,
     { queue: platform.queue, key: config.secretsKey, publicUrl: config.publicUrl },

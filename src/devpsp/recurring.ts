@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { request as httpRequest } from 'undici';
 import { formatReais } from '../platform/money/money.js';
+import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { newEndToEndId, type PspState, type ReceivedPix } from './state.js';
 
 /** A Pix Automático mandate (recorrência) as the local PSP keeps it. */
@@ -29,6 +30,9 @@ export interface CobR {
   dataDeVencimento: string;
   pix: ReceivedPix[];
   atualizacao: { status: CobR['status']; data: string }[];
+  /** The receiver's account the charge named (one the receiving user scheduled). */
+  recebedor?: { conta: string; tipoConta: string; agencia?: string };
+  devedor?: { email?: string };
 }
 
 const ALNUM = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -137,6 +141,79 @@ export class RecurringPsp {
     return cobr;
   }
 
+  /**
+   * The receiving user schedules a cycle (PUT /cobr/{txid}): checked as the standard's CobROperacaoInvalida
+   * lists (an approved mandate, a due date not before today, the amount and account given, a txid not in use,
+   * no other live charge of the mandate for that date); then ATIVA, awaiting its debit.
+   */
+  schedule(txid: string, body: Record<string, unknown>): CobR | string {
+    const rec = this.recs.get(String(body.idRec));
+    const calendario = body.calendario as { dataDeVencimento?: unknown } | undefined;
+    const valor = body.valor as { original?: unknown } | undefined;
+    const recebedor = body.recebedor as CobR['recebedor'] | undefined;
+    const due = calendario?.dataDeVencimento;
+    if (!/^[a-zA-Z0-9]{26,35}$/.test(txid) || this.cobrs.has(txid)) return 'txid inválido ou em uso';
+    if (rec?.status !== 'APROVADA') return 'a recorrência não existe ou não está aprovada';
+    if (typeof due !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(due) || due < saoPauloToday()) {
+      return 'calendario.dataDeVencimento é anterior à data de criação da cobrança';
+    }
+    if (typeof valor?.original !== 'string' || !/^\d{1,10}\.\d{2}$/.test(valor.original)) {
+      return 'valor não respeita o schema';
+    }
+    if (rec.valorRec && valor.original !== rec.valorRec) return 'valor difere do valor da recorrência';
+    if (!recebedor?.conta || !recebedor.tipoConta) return 'recebedor não respeita o schema';
+    if (typeof body.ajusteDiaUtil !== 'boolean') return 'ajusteDiaUtil não respeita o schema';
+    for (const other of this.cobrs.values()) {
+      const live = other.status !== 'REJEITADA' && other.status !== 'CANCELADA';
+      if (other.idRec === rec.idRec && live && other.dataDeVencimento === due) {
+        return 'existe uma cobrança da recorrência para o mesmo ciclo';
+      }
+    }
+    const now = new Date().toISOString();
+    const cobr: CobR = {
+      txid,
+      idRec: rec.idRec,
+      valor: valor.original,
+      status: 'ATIVA',
+      criacao: saoPauloToday(),
+      dataDeVencimento: due,
+      pix: [],
+      atualizacao: [
+        { status: 'CRIADA', data: now },
+        { status: 'ATIVA', data: now },
+      ],
+      recebedor,
+      ...(body.devedor ? { devedor: body.devedor as CobR['devedor'] } : {}),
+    };
+    this.cobrs.set(txid, cobr);
+    return cobr;
+  }
+
+  /**
+   * The payer's bank on a scheduled cycle's date: debits it (CONCLUIDA with the Pix of `paidCents`, the charge by
+   * default) or refuses it (REJEITADA, no funds); then the `{webhookUrl}/cobr` callback.
+   */
+  async settleScheduled(txid: string, result: 'debit' | 'reject', options: { paidCents?: number } = {}) {
+    const cobr = this.cobrs.get(txid);
+    if (cobr?.status !== 'ATIVA') throw new Error(`no active cobr ${txid}`);
+    const now = new Date().toISOString();
+    if (result === 'debit') {
+      const pix: ReceivedPix = {
+        endToEndId: newEndToEndId('E'),
+        txid,
+        valor: options.paidCents === undefined ? cobr.valor : formatReais(options.paidCents),
+        horario: now,
+        devolucoes: [],
+      };
+      cobr.pix.push(pix);
+      this.state.pix.set(pix.endToEndId, pix);
+    }
+    cobr.status = result === 'debit' ? 'CONCLUIDA' : 'REJEITADA';
+    cobr.atualizacao.push({ status: cobr.status, data: now });
+    await this.notifyCharge(cobr);
+    return cobr;
+  }
+
   /** The `{webhookUrl}/cobr` callback for a charge (paid, or one of its Pix's refunds settled). */
   notifyCharge(cobr: CobR): Promise<void> {
     return this.notifyCobr([cobrNotification(cobr)]);
@@ -183,6 +260,29 @@ export class RecurringPsp {
       const cobr = this.cobrs.get((req.params as { txid: string }).txid);
       return cobr ? cobrView(cobr) : reply.code(404).send(notFound);
     });
+    app.put('/cobr/:txid', async (req, reply) => {
+      const scheduled = this.schedule((req.params as { txid: string }).txid, (req.body ?? {}) as never);
+      if (typeof scheduled === 'string') return reply.code(400).send(invalidCobr(scheduled));
+      return reply.code(201).send(cobrView(scheduled));
+    });
+    app.patch('/cobr/:txid', async (req, reply) => {
+      const cobr = this.cobrs.get((req.params as { txid: string }).txid);
+      if (!cobr) return reply.code(404).send(notFound);
+      const status = (req.body as { status?: string } | undefined)?.status;
+      // the standard: no cancelling on or after the date of the first debit attempt
+      if (status !== 'CANCELADA' || cobr.status !== 'ATIVA' || cobr.dataDeVencimento <= saoPauloToday()) {
+        return reply.code(400).send(invalidCobr(`cobrança ${cobr.status} não pode ser cancelada`));
+      }
+      cobr.status = 'CANCELADA';
+      cobr.atualizacao.push({ status: 'CANCELADA', data: new Date().toISOString() });
+      return cobrView(cobr);
+    });
+    app.post('/dev/cobr/:txid/:result', async (req, reply) => {
+      const { txid, result } = req.params as { txid: string; result: string };
+      if (this.cobrs.get(txid)?.status !== 'ATIVA') return reply.code(404).send(notFound);
+      if (result !== 'debit' && result !== 'reject') return reply.code(404).send(notFound);
+      return cobrView(await this.settleScheduled(txid, result));
+    });
     app.post('/dev/rec', async (req, reply) => {
       const body = (req.body ?? {}) as { contrato?: string; amountCents?: number };
       if (!body.contrato) return reply.code(400).send({ title: 'contrato is required', status: 400 });
@@ -210,6 +310,17 @@ async function post(url: string, body: unknown): Promise<void> {
   });
   await res.body.dump();
   if (res.statusCode >= 300) throw new Error(`webhook answered ${res.statusCode}`);
+}
+
+const saoPauloToday = () => toSaoPaulo(new Date()).slice(0, 10);
+
+function invalidCobr(detail: string) {
+  return {
+    type: 'https://pix.bcb.gov.br/api/v2/error/CobROperacaoInvalida',
+    title: 'Cobrança inválida.',
+    status: 400,
+    detail,
+  };
 }
 
 /** The local PSP's receiving user, as the standard's `recebedor` of a mandate. */
@@ -253,19 +364,37 @@ export function cobrView(cobr: CobR) {
     calendario: { criacao: cobr.criacao, dataDeVencimento: cobr.dataDeVencimento },
     valor: { original: cobr.valor },
     ajusteDiaUtil: true,
-    recebedor: { agencia: '0001', conta: '123456', tipoConta: 'CORRENTE' },
+    recebedor: cobr.recebedor ?? { agencia: '0001', conta: '123456', tipoConta: 'CORRENTE' },
+    ...(cobr.devedor ? { devedor: cobr.devedor } : {}),
     status: cobr.status,
     politicaRetentativa: 'NAO_PERMITE',
     pix: cobr.pix.map(({ devolucoes, ...pix }) => (devolucoes.length > 0 ? { ...pix, devolucoes } : pix)),
     atualizacao: cobr.atualizacao,
-    tentativas: cobr.pix.map((pix) => ({
-      dataLiquidacao: pix.horario.slice(0, 10),
-      tipo: 'AGND',
-      endToEndId: pix.endToEndId,
-      status: 'PAGA',
-      atualizacao: [{ status: 'PAGA', data: pix.horario }],
-    })),
+    tentativas: tentativas(cobr),
   };
+}
+
+/** The debit attempts: one paid per Pix; a refused charge's one attempt (its payer's account closed). */
+function tentativas(cobr: CobR) {
+  if (cobr.status === 'REJEITADA') {
+    const at = cobr.atualizacao.at(-1)!.data;
+    return [
+      {
+        dataLiquidacao: cobr.dataDeVencimento,
+        tipo: 'AGND',
+        status: 'REJEITADA',
+        rejeicao: { codigo: 'AC05', descricao: 'Conta do usuário pagador encerrada' },
+        atualizacao: [{ status: 'REJEITADA', data: at }],
+      },
+    ];
+  }
+  return cobr.pix.map((pix) => ({
+    dataLiquidacao: pix.horario.slice(0, 10),
+    tipo: 'AGND',
+    endToEndId: pix.endToEndId,
+    status: 'PAGA',
+    atualizacao: [{ status: 'PAGA', data: pix.horario }],
+  }));
 }
 
 function cobrNotification(cobr: CobR) {

@@ -154,7 +154,7 @@ export async function createPixSale(
 }
 
 /** A charge with due date expires when the day after its last payable day starts in São Paulo. */
-function dueExpiry(due: { date: string; daysAfter: number }): Date {
+export function dueExpiry(due: { date: string; daysAfter: number }): Date {
   const day = new Date(`${due.date}T00:00:00Z`);
   day.setUTCDate(day.getUTCDate() + due.daysAfter + 1);
   return fromSaoPaulo(`${day.toISOString().slice(0, 10)}T00:00`);
@@ -166,7 +166,12 @@ function dueExpiry(due: { date: string; daysAfter: number }): Date {
  * answer was lost may have stored the sale after all: the sale is looked up first, and a charge whose sale exists
  * (or cannot be looked up) is left to the expiry job.
  */
-function releaseOrphan(db: Db, processor: PixChargeProcessor, charge: ExpiredCharge, log: Logger): void {
+export function releaseOrphan(
+  db: Db,
+  processor: PixChargeProcessor,
+  charge: ExpiredCharge,
+  log: Logger,
+): void {
   const ref = { externalTransactionId: charge.externalTransactionId };
   if (!processor.releaseExpired) {
     log.warn(
@@ -298,10 +303,11 @@ export async function cancelExpiredCharges(
   }
 }
 
-const CANCELLABLE = new Set(['PIX', 'BOLETO']);
+// a PIX_AUTOMATICO sale still PENDENTE is a cycle scheduled at the PSP (a subscription's), not yet debited
+const CANCELLABLE = new Set(['PIX', 'BOLETO', 'PIX_AUTOMATICO']);
 
 /**
- * Cancels a PENDENTE PIX or BOLETO sale at the merchant's request: its charge (cob or cobv) is removed at the
+ * Cancels a PENDENTE PIX, BOLETO or scheduled PIX_AUTOMATICO sale at the merchant's request: its charge (cob, cobv or cobr) is removed at the
  * processor first, read back there as the expiry job does (one found paid is credited instead, and the
  * cancellation refused); then the sale becomes CANCELADO with sale.canceled. Any other status → INVALID_STATUS.
  */

@@ -54,7 +54,14 @@ export {
 } from './processors/processor.js';
 export { pixProcessors } from './processors/registry.js';
 export { SandboxProcessor } from './processors/sandbox.js';
-export { createRecurrence, debitCycle } from './recurrences/recurrences.js';
+export { type MandateCharge, MandateCharges } from './recurrences/mandate-charges.js';
+export {
+  createRecurrence,
+  debitCycle,
+  findRecurrence,
+  type RecurrenceRow,
+  recurrencesById,
+} from './recurrences/recurrences.js';
 export { FORGOTTEN_REFUND_CHECK_EVERY_MS, releaseForgottenRefunds } from './refunds/refunds.js';
 export { type BoletoSales, type CardSalesPort, salesRoutes } from './routes.js';
 export { createSandboxSale, type SandboxSaleInput } from './sandbox-sales.js';

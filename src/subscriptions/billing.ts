@@ -4,12 +4,20 @@ import { BoletoInputError, type BoletoIssuer } from '../boletos/index.js';
 import type { CardSales } from '../cards/index.js';
 import type { MailOutbox } from '../mail/index.js';
 import type { SubscriptionSettings } from '../platform/config/config.js';
-import type { Db, Queryable } from '../platform/db/db.js';
+import { type Db, isUniqueViolation, type Queryable } from '../platform/db/db.js';
 import { AppError, conflict, validation } from '../platform/errors/app-error.js';
-import { createPixSale, findSaleRow, type PixChargeProcessor, saleStatuses } from '../sales/index.js';
+import {
+  createPixSale,
+  findSaleRow,
+  type MandateCharges,
+  type PixChargeProcessor,
+  type RecurrenceRow,
+  saleStatuses,
+} from '../sales/index.js';
 import { type NotificationFact, recordNotifications } from '../webhooks/index.js';
 import {
   bindCharge,
+  bindMandate,
   type ChargeRow,
   claimCharge,
   claimCharges,
@@ -19,6 +27,7 @@ import {
   lockDue,
   lockSubscription,
   lockSubscriptions,
+  mandatesInUse,
   openCharges,
   retakeStaleClaim,
   type SubscriptionRow,
@@ -45,6 +54,8 @@ export interface PeriodChargers {
   card: CardSales | null;
   pix: PixChargeProcessor | null;
   boleto: BoletoIssuer | null;
+  /** PIX subscriptions whose customer authorised a Pix Automático mandate are debited through it. */
+  mandates: MandateCharges | null;
 }
 
 /** How long a claimed try is left to its scheduler before another takes it over (its sale not stored). */
@@ -292,13 +303,28 @@ export class SubscriptionBiller {
     }
   }
 
-  /** Makes a PIX or boleto try's sale; a failure before the sale is stored leaves the claim to be taken over. */
+  /**
+   * Makes a PIX or boleto try's sale; a failure before the sale is stored leaves the claim to be taken over. A
+   * period's first PIX try goes through the customer's mandate when there is one; its retries, and any period
+   * the mandate cannot pay, are charges with due date e-mailed to the customer.
+   */
   private async charge(claimed: Claimed): Promise<void> {
     const { sub } = claimed;
     const { dueDate, customer, items, origin, bind } = this.saleOf(claimed);
     const amount = claimed.who.plan.amount_cents;
     try {
-      if (sub.payment_method === 'PIX') {
+      const mandate =
+        sub.payment_method === 'PIX' && claimed.charge.attempt === 1 ? await this.mandateOf(claimed) : null;
+      if (mandate) {
+        await this.chargers.mandates!.charge(mandate, {
+          amount,
+          customer,
+          items,
+          origin,
+          dueDate,
+          bind: (tx, saleId) => bind(tx, saleId, false),
+        });
+      } else if (sub.payment_method === 'PIX') {
         await createPixSale(
           this.db,
           this.chargers.pix,
@@ -332,6 +358,32 @@ export class SubscriptionBiller {
       // a boleto the customer's data cannot make (a bad CPF, an address refused) fails the try as a card would
       await this.notCharged(claimed, err instanceof BoletoInputError ? validation(err.message) : err);
     }
+  }
+
+  /**
+   * The mandate that pays this PIX try: the subscription's own when it can charge the plan's amount here, or
+   * else one the customer authorised since (the newest of their CPF/CNPJ that fits and pays for no other live
+   * subscription), bound to it from now on.
+   */
+  private async mandateOf({ sub, who }: Claimed): Promise<RecurrenceRow | null> {
+    const mandates = this.chargers.mandates;
+    const amount = who.plan.amount_cents;
+    if (!mandates) return null;
+    if (who.mandate) return mandates.usable(who.mandate, amount) ? who.mandate : null;
+    const found = await mandates.ofPayer(this.db, sub.account_id, who.customer.document, amount);
+    const inUse = await mandatesInUse(
+      this.db,
+      found.map((r) => r.id),
+    );
+    for (const rec of found.filter((r) => !inUse.has(r.id))) {
+      // a subscription binding the same mandate at the same moment wins it: this one looks at the next
+      const bound = await bindMandate(this.db, sub.id, rec.id).catch((err: unknown) => {
+        if (isUniqueViolation(err)) return false;
+        throw err;
+      });
+      if (bound) return rec;
+    }
+    return null;
   }
 
   /**

@@ -41,6 +41,8 @@ export interface SubscriptionRow {
   canceled_at: Date | null;
   created_at: Date;
   billing_token_sealed: string;
+  /** The customer's Pix Automático mandate a PIX subscription's periods are debited through (sales' recurrences). */
+  recurrence_id: number | null;
 }
 
 export interface ChargeRow {
@@ -58,7 +60,7 @@ const SUBSCRIPTION_COLUMNS = `id, uuid, account_id, customer_id, plan_id, next_p
   address, status, to_char(anchor_date, 'YYYY-MM-DD') AS anchor_date, to_char(trial_end, 'YYYY-MM-DD') AS trial_end,
   period_index, attempt, first_failed_at, to_char(current_period_start, 'YYYY-MM-DD') AS current_period_start,
   to_char(current_period_end, 'YYYY-MM-DD') AS current_period_end, next_charge_at, cancel_at_period_end,
-  canceled_at, created_at, billing_token_sealed`;
+  canceled_at, created_at, billing_token_sealed, recurrence_id`;
 
 const numeric = <T extends { id: number }>(row: T): T => ({ ...row, id: Number(row.id) });
 const plan = (r: PlanRow): PlanRow => ({
@@ -72,6 +74,7 @@ const subscription = (r: SubscriptionRow): SubscriptionRow => ({
   customer_id: Number(r.customer_id),
   plan_id: Number(r.plan_id),
   next_plan_id: r.next_plan_id === null ? null : Number(r.next_plan_id),
+  recurrence_id: r.recurrence_id === null ? null : Number(r.recurrence_id),
 });
 
 export async function insertPlan(
@@ -143,12 +146,14 @@ export async function insertSubscription(
     nextChargeAt: Date;
     billingTokenHash: Buffer;
     billingTokenSealed: string;
+    recurrenceId: number | null;
   },
 ): Promise<SubscriptionRow> {
   const [row] = await q.query<SubscriptionRow>(
     `INSERT INTO subscriptions (uuid, account_id, customer_id, plan_id, payment_method, card_id, address, status,
-        anchor_date, trial_end, current_period_start, current_period_end, next_charge_at, billing_token_hash, billing_token_sealed)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+        anchor_date, trial_end, current_period_start, current_period_end, next_charge_at, billing_token_hash,
+        billing_token_sealed, recurrence_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
      RETURNING ${SUBSCRIPTION_COLUMNS}`,
     [
       s.uuid,
@@ -166,9 +171,35 @@ export async function insertSubscription(
       s.nextChargeAt,
       s.billingTokenHash,
       s.billingTokenSealed,
+      s.recurrenceId,
     ],
   );
   return subscription(row!);
+}
+
+/**
+ * Binds a mandate found later to a PIX subscription (the caller holds its lock); false when another live
+ * subscription took the mandate first (it pays for one at a time).
+ */
+export async function bindMandate(q: Queryable, id: number, recurrenceId: number): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE subscriptions SET recurrence_id = $2, updated_at = now()
+      WHERE id = $1 AND NOT EXISTS (
+        SELECT 1 FROM subscriptions o WHERE o.recurrence_id = $2 AND o.status <> 'canceled' AND o.id <> $1)
+      RETURNING 1`,
+    [id, recurrenceId],
+  );
+  return rows.length > 0;
+}
+
+/** Of these mandates, the ones a live subscription already charges through. */
+export async function mandatesInUse(q: Queryable, recurrenceIds: number[]): Promise<Set<number>> {
+  if (recurrenceIds.length === 0) return new Set();
+  const rows = await q.query<{ recurrence_id: string }>(
+    `SELECT recurrence_id FROM subscriptions WHERE recurrence_id = ANY($1::bigint[]) AND status <> 'canceled'`,
+    [recurrenceIds],
+  );
+  return new Set(rows.map((r) => Number(r.recurrence_id)));
 }
 
 export async function findSubscription(

@@ -76,6 +76,14 @@ export const SubscriptionBody = Type.Object(
       Type.String({ maxLength: 10, description: 'YYYY-MM-DD, today (São Paulo) by default' }),
     ),
     address: Type.Optional(Address),
+    idRec: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 35,
+        description:
+          'PIX: the Pix Automático mandate (idRec) the customer authorised for this plan; by default the newest one of the customer’s CPF/CNPJ that fits the plan, else each period is a charge with due date e-mailed to the customer',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -106,6 +114,10 @@ export const Subscription = Type.Object({
   }),
   paymentMethod: Method,
   cardId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  idRec: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'PIX: the Pix Automático mandate each period is debited through; null: charges with due date',
+  }),
   status: Status,
   amountCents: Type.Integer({ description: 'The current plan’s amount per period' }),
   currentPeriodStart: LocalDate('The current period’s first day (the trial’s while trialing)'),

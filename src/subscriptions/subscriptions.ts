@@ -3,11 +3,17 @@ import { type BoletoAddressIn, BoletoInputError, boletoAddress } from '../boleto
 import { savedCardsOf } from '../cards/index.js';
 import { type CustomerRow, customersById, findCustomer } from '../customers/index.js';
 import { seal, unseal } from '../platform/crypto/sealed.js';
-import type { Db, Queryable } from '../platform/db/db.js';
+import { type Db, isUniqueViolation, type Queryable } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import { isUuid } from '../platform/ids/public-ids.js';
 import { encodeCursor } from '../platform/paging/pagination.js';
-import { saleFees } from '../sales/index.js';
+import {
+  findRecurrence,
+  type MandateCharges,
+  type RecurrenceRow,
+  recurrencesById,
+  saleFees,
+} from '../sales/index.js';
 import { type NotificationFact, recordNotification } from '../webhooks/index.js';
 import {
   findPlan,
@@ -17,6 +23,7 @@ import {
   listPlans,
   listSubscriptions,
   lockSubscription,
+  mandatesInUse,
   openCharges,
   type PlanRow,
   plansById,
@@ -55,6 +62,7 @@ export interface SubscriptionInput {
   cardId?: string;
   startDate?: string;
   address?: Record<string, string>;
+  idRec?: string;
 }
 
 export interface SubscriptionView {
@@ -64,6 +72,8 @@ export interface SubscriptionView {
   nextPlanId: string | null;
   paymentMethod: SubscriptionMethod;
   cardId: string | null;
+  /** The Pix Automático mandate a PIX subscription's periods are debited through; null: charges with due date. */
+  idRec: string | null;
   status: SubscriptionRow['status'];
   amountCents: number;
   currentPeriodStart: LocalDate;
@@ -95,6 +105,7 @@ export interface Subscriber {
   customer: CustomerRow;
   plan: PlanRow;
   nextPlan: PlanRow | null;
+  mandate: RecurrenceRow | null;
 }
 
 /** Reads the customer and plans of each subscription, in one query each. */
@@ -103,12 +114,16 @@ export async function subscribersOf(q: Queryable, subs: SubscriptionRow[]): Prom
     ...new Set(subs.flatMap((s) => (s.next_plan_id ? [s.plan_id, s.next_plan_id] : [s.plan_id]))),
   ]);
   const customers = await customersById(q, [...new Set(subs.map((s) => s.customer_id))]);
+  const mandates = await recurrencesById(q, [
+    ...new Set(subs.flatMap((s) => (s.recurrence_id === null ? [] : [s.recurrence_id]))),
+  ]);
   const out = new Map<number, Subscriber>();
   for (const s of subs) {
     out.set(s.id, {
       customer: customers.get(s.customer_id)!,
       plan: plans.get(s.plan_id)!,
       nextPlan: s.next_plan_id ? plans.get(s.next_plan_id)! : null,
+      mandate: s.recurrence_id === null ? null : (mandates.get(s.recurrence_id) ?? null),
     });
   }
   return out;
@@ -125,6 +140,7 @@ export function subscriptionBody(s: SubscriptionRow, who: Subscriber): Subscript
     nextPlanId: who.nextPlan?.uuid ?? null,
     paymentMethod: s.payment_method,
     cardId: s.card_id,
+    idRec: who.mandate?.id_rec ?? null,
     status: s.status,
     amountCents: who.plan.amount_cents,
     currentPeriodStart: s.current_period_start,
@@ -160,16 +176,19 @@ export function periodOf(s: Pick<SubscriptionRow, 'anchor_date'>, plan: PlanRow,
 
 /**
  * When period n's charge is made: a card's at its first day's start in São Paulo; the charges with a due date
- * (a boleto, a PIX cobv), due on that first day, `boletoDaysBefore` days earlier.
+ * (a boleto, a PIX cobv), due on that first day, `boletoDaysBefore` days earlier; a Pix Automático cycle, debited
+ * on that first day, as many days earlier but within the 2 to 10 days the arrangement asks of its scheduling.
  */
 export function chargeTimeOf(
-  s: Pick<SubscriptionRow, 'anchor_date' | 'payment_method'>,
+  s: Pick<SubscriptionRow, 'anchor_date' | 'payment_method' | 'recurrence_id'>,
   plan: PlanRow,
   n: number,
   boletoDaysBefore: number,
 ): Date {
   const start = periodOf(s, plan, n).start;
-  return startOf(s.payment_method === 'CREDIT_CARD' ? start : addDays(start, -boletoDaysBefore));
+  if (s.payment_method === 'CREDIT_CARD') return startOf(start);
+  const lead = s.recurrence_id === null ? boletoDaysBefore : Math.min(10, Math.max(2, boletoDaysBefore));
+  return startOf(addDays(start, -lead));
 }
 
 export type SubscriptionEvent =
@@ -233,6 +252,8 @@ export class Subscriptions {
        * subscription cancelled now leaves open. Its failures are the caller's to log; the charge then expires.
        */
       cancelOpenCharge?: (accountId: number, saleId: number) => Promise<void>;
+      /** Which Pix Automático mandates can charge a PIX subscription here (none without it). */
+      mandates?: MandateCharges | null;
     },
   ) {}
 
@@ -299,6 +320,7 @@ export class Subscriptions {
       }
       const cardId = await this.checkCard(tx, input.paymentMethod, customer.id, input.cardId);
       const address = input.paymentMethod === 'BOLETO' ? payerAddress(input.address) : null;
+      const mandate = await this.mandateOf(tx, accountId, input, customer, plan);
       const today = localDateOf(new Date());
       const start = input.startDate ?? today;
       if (!/^\d{4}-\d{2}-\d{2}$/.test(start) || addDays(start, 0) !== start) {
@@ -327,10 +349,19 @@ export class Subscriptions {
         nextChargeAt: new Date(0),
         billingTokenHash: billingTokenHash(token),
         billingTokenSealed: seal(this.settings.secretsKey, token),
+        recurrenceId: mandate?.id ?? null,
+      }).catch((err: unknown) => {
+        // another subscription made at the same time took the mandate (one live subscription per mandate)
+        if (
+          isUniqueViolation(err) &&
+          (err as { constraint?: string }).constraint === 'subscriptions_recurrence_idx'
+        )
+          throw validation('idRec already pays for another subscription that is not canceled');
+        throw err;
       });
       row.next_charge_at = chargeTimeOf(row, plan, 0, this.settings.boletoDaysBefore);
       const saved = await saveSubscription(tx, row);
-      const view = subscriptionView(saved, { customer, plan, nextPlan: null }, this.settings);
+      const view = subscriptionView(saved, { customer, plan, nextPlan: null, mandate }, this.settings);
       await notifySubscription(tx, 'subscription.created', view, accountId, saved.id);
       return view;
     });
@@ -458,6 +489,46 @@ export class Subscriptions {
     const card = cards.find((c) => c.id === cardId.toLowerCase());
     if (!card) throw validation('cardId is not a saved card of this customer');
     return card.id;
+  }
+
+  /**
+   * The Pix Automático mandate a new PIX subscription is debited through: the one `idRec` names (its payer the
+   * customer, its amount the plan's, not paying for another live subscription, chargeable here: else 400), or
+   * else the newest such mandate of the customer's CPF/CNPJ; none: charges with due date, e-mailed.
+   */
+  private async mandateOf(
+    q: Queryable,
+    accountId: number,
+    input: SubscriptionInput,
+    customer: CustomerRow,
+    plan: PlanRow,
+  ): Promise<RecurrenceRow | null> {
+    const mandates = this.settings.mandates;
+    if (input.idRec === undefined) {
+      if (input.paymentMethod !== 'PIX' || !mandates) return null;
+      const found = await mandates.ofPayer(q, accountId, customer.document, plan.amount_cents);
+      const inUse = await mandatesInUse(
+        q,
+        found.map((r) => r.id),
+      );
+      return found.find((r) => !inUse.has(r.id)) ?? null;
+    }
+    if (input.paymentMethod !== 'PIX') throw validation('idRec applies to PIX subscriptions only');
+    const rec = await findRecurrence(q, accountId, input.idRec);
+    if (!rec) throw validation('idRec is not a Pix Automático mandate of this account');
+    if (rec.customer.document !== customer.document) {
+      throw validation('idRec is a mandate of another payer: its CPF/CNPJ is not the customer’s');
+    }
+    if (rec.amount !== null && rec.amount !== plan.amount_cents) {
+      throw validation(`idRec authorises ${rec.amount} cents a cycle; the plan charges ${plan.amount_cents}`);
+    }
+    if (!mandates?.usable(rec, plan.amount_cents)) {
+      throw validation('idRec cannot be charged by this gateway’s PIX processor');
+    }
+    if ((await mandatesInUse(q, [rec.id])).size > 0) {
+      throw validation('idRec already pays for another subscription that is not canceled');
+    }
+    return rec;
   }
 
   /** The account's subscription of this id; another account's is not found. */

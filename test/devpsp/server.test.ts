@@ -27,6 +27,7 @@ beforeAll(async () => {
       merchantName: 'X',
       merchantCity: 'Y',
       recurrenceAccountId: null,
+      recurringAccount: null,
     },
     5000,
   );

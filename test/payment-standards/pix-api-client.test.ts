@@ -28,6 +28,7 @@ beforeAll(async () => {
     merchantName: 'X',
     merchantCity: 'Y',
     recurrenceAccountId: null,
+    recurringAccount: null,
   };
 });
 afterAll(async () => {

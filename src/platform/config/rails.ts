@@ -33,6 +33,35 @@ export interface BcbSettings {
    * merchant of record's mandates are created at the PSP, not through the API); unset: none is recorded.
    */
   recurrenceAccountId: number | null;
+  /**
+   * PIX_AUTOMATICO_CONTA, PIX_AUTOMATICO_TIPO_CONTA, PIX_AUTOMATICO_AGENCIA: the receiver's account at the PSP,
+   * which each recurring charge (`cobr`) names; unset: no cycle is scheduled (PIX subscriptions get charges with
+   * due date instead).
+   */
+  recurringAccount: RecurringAccount | null;
+}
+
+/** The standard's DadosBancariosRecebedor. */
+export interface RecurringAccount {
+  conta: string;
+  tipoConta: 'CORRENTE' | 'POUPANCA' | 'PAGAMENTO';
+  agencia?: string;
+}
+
+const ACCOUNT_TYPES = ['CORRENTE', 'POUPANCA', 'PAGAMENTO'] as const;
+
+function recurringAccount(env: Env): RecurringAccount | null {
+  const conta = env.PIX_AUTOMATICO_CONTA;
+  if (!conta) return null;
+  if (!/^\d{1,20}$/.test(conta)) throw new ConfigError('PIX_AUTOMATICO_CONTA must be 1 to 20 digits');
+  const tipoConta = (env.PIX_AUTOMATICO_TIPO_CONTA || 'CORRENTE') as RecurringAccount['tipoConta'];
+  if (!ACCOUNT_TYPES.includes(tipoConta)) {
+    throw new ConfigError(`PIX_AUTOMATICO_TIPO_CONTA must be one of ${ACCOUNT_TYPES.join(', ')}`);
+  }
+  const agencia = env.PIX_AUTOMATICO_AGENCIA;
+  if (agencia && !/^\d{1,4}$/.test(agencia))
+    throw new ConfigError('PIX_AUTOMATICO_AGENCIA must be 1 to 4 digits');
+  return { conta, tipoConta, ...(agencia ? { agencia } : {}) };
 }
 export type PixProcessorName = (typeof PIX_PROCESSORS)[number];
 
@@ -86,6 +115,7 @@ export function bcbSettings(env: Env, publicUrl: string): BcbSettings {
     merchantName: env.PIX_MERCHANT_NAME || 'GATEWAY',
     merchantCity: env.PIX_MERCHANT_CITY || 'SAO PAULO',
     recurrenceAccountId: accountIdSetting(env, 'PIX_AUTOMATICO_ACCOUNT'),
+    recurringAccount: recurringAccount(env),
   };
 }
 

@@ -82,6 +82,20 @@ export interface PixChargeProcessor extends Refunder {
    * Called outside any transaction. Processors without it (the sandbox) are cancelled at once.
    */
   releaseExpired?(charge: ExpiredCharge): Promise<boolean>;
+  /**
+   * Pix Automático: schedules one cycle of an authorised mandate (API Pix `cobr`), debited by the payer's bank
+   * on `dueDate`; its outcome comes back through the processor's own callbacks. Absent: this processor cannot
+   * (or is not set up to) schedule cycles.
+   */
+  scheduleCycle?(cycle: ScheduledCycle): Promise<{ externalTransactionId: string }>;
+}
+
+export interface ScheduledCycle {
+  saleUuid: string;
+  idRec: string;
+  amount: number;
+  dueDate: string;
+  payerEmail: string;
 }
 
 /** A charge with due date: payable until `daysAfter` days past `date` (São Paulo), addressed to `payer`. */

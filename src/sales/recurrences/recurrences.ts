@@ -3,11 +3,12 @@ import type { Db, Queryable } from '../../platform/db/db.js';
 import { notFound } from '../../platform/errors/app-error.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { createSale } from '../create.js';
+import type { SaleOrigin } from '../data.js';
 import { saleFees } from '../fees.js';
 import { normalizeCustomer, normalizePostbackUrl, parseDate } from '../input.js';
 import type { ChargeDetails, SaleProcessor } from '../processors/processor.js';
 import { moveSale } from '../settlement/transition.js';
-import type { Customer, SaleRow } from '../types.js';
+import type { Customer, SaleItem, SaleRow } from '../types.js';
 
 export interface RecurrenceRow {
   id: number;
@@ -115,18 +116,29 @@ export async function chargeCycle(
   tx: Queryable,
   queue: Queue,
   rec: RecurrenceRow,
-  cycle: { amount: number; processor: string; details: ChargeDetails },
+  cycle: {
+    amount: number;
+    processor: string;
+    details: ChargeDetails;
+    /** A subscription's cycle: the sale carries its origin and says what period it pays. */
+    origin?: SaleOrigin;
+    items?: Omit<SaleItem, 'id'>[];
+    customer?: Customer;
+  },
 ): Promise<SaleRow> {
   const { amount, details } = cycle;
-  await tx.query('UPDATE recurrences SET cycles = cycles + 1 WHERE id = $1', [rec.id]);
+  await countCycle(tx, rec.id);
   const pending = await createSale(
     tx,
     {
       accountId: rec.account_id,
       amount,
       paymentMethod: 'PIX_AUTOMATICO',
-      customer: rec.customer,
-      items: [{ title: `Contrato ${rec.contrato}`, unitPrice: amount, quantity: 1, tangible: false }],
+      customer: cycle.customer ?? rec.customer,
+      items: cycle.items ?? [
+        { title: `Contrato ${rec.contrato}`, unitPrice: amount, quantity: 1, tangible: false },
+      ],
+      origin: cycle.origin,
       shipping: null,
       installments: null,
       processor: cycle.processor,
@@ -186,4 +198,48 @@ export async function lockRecurrence(tx: Queryable, idRec: string): Promise<Recu
     idRec,
   ]);
   return row ?? null;
+}
+
+/** One more cycle of the mandate charged (a sale made for it, or a scheduled one paid). */
+export async function countCycle(tx: Queryable, recurrenceId: number): Promise<void> {
+  await tx.query('UPDATE recurrences SET cycles = cycles + 1 WHERE id = $1', [recurrenceId]);
+}
+
+const recurrence = (r: RecurrenceRow): RecurrenceRow => ({
+  ...r,
+  id: Number(r.id),
+  account_id: Number(r.account_id),
+  amount: r.amount === null ? null : Number(r.amount),
+});
+
+/** The account's mandate with this idRec. */
+export async function findRecurrence(
+  q: Queryable,
+  accountId: number,
+  idRec: string,
+): Promise<RecurrenceRow | null> {
+  const [row] = await q.query<RecurrenceRow>(
+    'SELECT * FROM recurrences WHERE id_rec = $1 AND account_id = $2',
+    [idRec, accountId],
+  );
+  return row ? recurrence(row) : null;
+}
+
+export async function recurrencesById(q: Queryable, ids: number[]): Promise<Map<number, RecurrenceRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.query<RecurrenceRow>('SELECT * FROM recurrences WHERE id = ANY($1::bigint[])', [ids]);
+  return new Map(rows.map((r) => [Number(r.id), recurrence(r)]));
+}
+
+/** The account's mandates whose payer has this CPF or CNPJ, newest first. */
+export async function recurrencesOfPayer(
+  q: Queryable,
+  accountId: number,
+  document: string,
+): Promise<RecurrenceRow[]> {
+  const rows = await q.query<RecurrenceRow>(
+    `SELECT * FROM recurrences WHERE account_id = $1 AND customer ->> 'document' = $2 ORDER BY id DESC LIMIT 20`,
+    [accountId, document],
+  );
+  return rows.map(recurrence);
 }

@@ -9,10 +9,12 @@ import {
   type PixChargeProcessor,
   type PixDue,
   RefundNotMade,
+  type ScheduledCycle,
 } from '../processor.js';
 import { isLocation, isPixCopiaECola } from './cob-answer.js';
 import { acknowledge, endAttempt, refundAttempt } from './devolucoes.js';
 import { creditPix, type Pix } from './received.js';
+import { type CobR, creditCycle } from './recurring.js';
 import { BCB_PROCESSOR, txidOf } from './txid.js';
 
 /** The standard's CobGerada, as far as the gateway reads it: nothing in it is assumed well formed. */
@@ -39,13 +41,70 @@ interface Devolucao {
 /** A charge is a `cob` at the PSP; money moves only when a Pix confirmed by reading it back arrives. */
 export class BcbProcessor implements PixChargeProcessor {
   readonly name = BCB_PROCESSOR;
+  /** Present when the receiver's account for recurring charges is set (PIX_AUTOMATICO_CONTA). */
+  readonly scheduleCycle?: (cycle: ScheduledCycle) => Promise<{ externalTransactionId: string }>;
 
   constructor(
     private readonly client: PixApiClient,
     private readonly settings: BcbSettings,
     private readonly db: Db,
     private readonly queue: Queue,
-  ) {}
+  ) {
+    if (settings.recurringAccount) this.scheduleCycle = (cycle) => this.putCobr(cycle);
+  }
+
+  /**
+   * Schedules a mandate's cycle: PUT /cobr/{txid} (the standard's CobRSolicitada), due on `dueDate`, moved to the
+   * next business day when that is not one. The answer must be the charge asked for (txid, idRec, amount, a
+   * live status), else it is cancelled at the PSP and the scheduling fails.
+   */
+  private async putCobr(cycle: ScheduledCycle): Promise<{ externalTransactionId: string }> {
+    const txid = txidOf(cycle.saleUuid);
+    const res = await this.client.call<Partial<CobR>>('PUT', `/cobr/${txid}`, {
+      idRec: cycle.idRec,
+      calendario: { dataDeVencimento: cycle.dueDate },
+      valor: { original: formatReais(cycle.amount) },
+      ajusteDiaUtil: true,
+      recebedor: this.settings.recurringAccount,
+      ...(cycle.payerEmail ? { devedor: { email: cycle.payerEmail } } : {}),
+    });
+    if (res.status !== 201 && res.status !== 200)
+      throw new PspError(`PUT /cobr answered ${res.status}`, res.status);
+    const { body } = res;
+    if (
+      body?.txid !== txid ||
+      body.idRec !== cycle.idRec ||
+      parseReais(body.valor?.original ?? '') !== cycle.amount ||
+      (body.status !== 'CRIADA' && body.status !== 'ATIVA')
+    ) {
+      await this.client.call('PATCH', `/cobr/${txid}`, { status: 'CANCELADA' }).catch(() => undefined);
+      throw new PspError('PUT /cobr answered another charge (txid, idRec, amount or status)', res.status);
+    }
+    return { externalTransactionId: txid };
+  }
+
+  /**
+   * A scheduled cycle past its retry window (or cancelled by the merchant): read back, CONCLUIDA → its Pix
+   * credited as the callback's would be; CRIADA or ATIVA → cancelled at the PSP (refused once its first debit
+   * date has come: asked again next round); ended otherwise.
+   */
+  private async releaseCycle(txid: string): Promise<boolean> {
+    const res = await this.client.call<CobR>('GET', `/cobr/${txid}`);
+    if (res.status === 404) return true;
+    if (res.status !== 200) throw new PspError(`GET /cobr answered ${res.status}`, res.status);
+    const cobr = res.body;
+    if (cobr.status === 'CONCLUIDA') {
+      if (!cobr.pix?.length) throw new PspError('GET /cobr answered CONCLUIDA without its Pix', res.status);
+      for (const pix of cobr.pix) await creditCycle({ db: this.db, queue: this.queue }, cobr, pix);
+      return true;
+    }
+    if (cobr.status !== 'CRIADA' && cobr.status !== 'ATIVA') return true;
+    const cancelled = await this.client.call<CobR>('PATCH', `/cobr/${txid}`, { status: 'CANCELADA' });
+    if (cancelled.status !== 200 || cancelled.body.status !== 'CANCELADA') {
+      throw new PspError(`PATCH /cobr answered ${cancelled.status}`, cancelled.status);
+    }
+    return true;
+  }
 
   /**
    * Opens the `cob` (or, with a due date, the `cobv`). The PSP's answer is checked, not trusted: its amount must
@@ -165,6 +224,7 @@ export class BcbProcessor implements PixChargeProcessor {
    */
   async releaseExpired(charge: ExpiredCharge): Promise<boolean> {
     const txid = charge.externalTransactionId;
+    if (charge.paymentMethod === 'PIX_AUTOMATICO') return this.releaseCycle(txid);
     // a boleto's Pix half is a charge with due date: the same read-back and removal under /cobv; a PIX sale's
     // charge is a cob, or a cobv when it was opened with a due date (a subscription's): a txid names one charge
     let kind: 'cob' | 'cobv' = charge.paymentMethod === 'BOLETO' ? 'cobv' : 'cob';

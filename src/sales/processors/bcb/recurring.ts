@@ -3,14 +3,17 @@ import type { Db } from '../../../platform/db/db.js';
 import type { Queue } from '../../../platform/jobs/queue.js';
 import { parseReais } from '../../../platform/money/money.js';
 import { findSaleByProcessorRef } from '../../charges.data.js';
+import { lockSale } from '../../data.js';
 import { saleFees } from '../../fees.js';
 import {
   chargeCycle,
+  countCycle,
   lockRecurrence,
   type RecurrenceRow,
   recordMandate,
 } from '../../recurrences/recurrences.js';
 import type { SaleSettler } from '../../settlement/settler.js';
+import { moveSale } from '../../settlement/transition.js';
 import type { WarnLog } from './devolucoes.js';
 import { type Pix, settleRefunds } from './received.js';
 import { BCB_PROCESSOR } from './txid.js';
@@ -32,7 +35,7 @@ interface Ativacao {
 }
 
 /** The standard's CobRCompleta (GET /cobr/{txid}), as far as the gateway reads it. */
-interface CobR {
+export interface CobR {
   idRec: string;
   txid: string;
   status: 'CRIADA' | 'ATIVA' | 'CONCLUIDA' | 'EXPIRADA' | 'REJEITADA' | 'CANCELADA';
@@ -65,7 +68,8 @@ export type CobrOutcome =
   | 'not_confirmed'
   | 'not_paid'
   | 'not_credited'
-  | 'refund_seen';
+  | 'refund_seen'
+  | 'ended';
 
 /**
  * Mandates a `{webhookUrl}/rec` callback named. The callback is unsigned, so each mandate is read back from
@@ -116,8 +120,9 @@ export function journeyOf(ativacao: Ativacao | undefined): number {
 
 /**
  * Recurring charges a `{webhookUrl}/cobr` callback named, each read back (GET /cobr/{txid}). One the PSP
- * reports CONCLUIDA, with its Pix, becomes one PIX_AUTOMATICO sale PAGO of its mandate's recurrence; a refund
- * of that Pix reported DEVOLVIDO makes the sale ESTORNADO.
+ * reports CONCLUIDA, with its Pix, pays its cycle: the sale the gateway scheduled it for (a subscription's), or a
+ * new PIX_AUTOMATICO sale of its mandate's recurrence; a refund of that Pix reported DEVOLVIDO makes the sale
+ * ESTORNADO. One the PSP reports REJEITADA, EXPIRADA or CANCELADA ends the sale scheduled for it.
  */
 export async function handleNotifiedCobrs(deps: RecurringDeps, notified: { txid: string }[]) {
   const outcomes: CobrOutcome[] = [];
@@ -134,6 +139,10 @@ export async function handleNotifiedCobrs(deps: RecurringDeps, notified: { txid:
     if (res.status !== 200) throw new PspError(`GET /cobr answered ${res.status}`, res.status);
     const cobr = res.body;
     const pix = cobr.pix ?? [];
+    if (ENDED.has(cobr.status)) {
+      outcomes.push(await endScheduledCycle(deps, cobr));
+      continue;
+    }
     if (cobr.status !== 'CONCLUIDA' || pix.length === 0) {
       outcomes.push('not_paid');
       continue;
@@ -150,16 +159,37 @@ export async function handleNotifiedCobrs(deps: RecurringDeps, notified: { txid:
   return outcomes;
 }
 
+/** The standard's end states of a recurring charge that no Pix paid. */
+const ENDED = new Set<CobR['status']>(['REJEITADA', 'EXPIRADA', 'CANCELADA']);
+
 /**
- * Records the Pix that paid a cycle once (by end-to-end id, beside the received Pix of charges) and makes
- * the cycle's sale when its amount is the charge's and the cycle is not paid yet; otherwise it is kept with
- * the reason and credits nothing.
+ * A scheduled cycle the PSP reports not debited: its sale, still PENDENTE, becomes FALHA (refused by the payer's
+ * bank) or CANCELADO (expired, cancelled). A charge the gateway did not schedule has no sale to end.
  */
-async function creditCycle(
-  deps: RecurringDeps,
-  cobr: CobR,
+export async function endScheduledCycle(
+  deps: { db: Db; queue: Queue },
+  cobr: Pick<CobR, 'txid' | 'status'>,
+): Promise<CobrOutcome> {
+  return deps.db.tx(async (tx) => {
+    const found = await findSaleByProcessorRef(tx, BCB_PROCESSOR, cobr.txid);
+    const sale = found && (await lockSale(tx, found.id));
+    if (sale?.status !== 'PENDENTE' || sale.payment_method !== 'PIX_AUTOMATICO') return 'not_paid';
+    await moveSale(tx, deps.queue, sale.id, cobr.status === 'REJEITADA' ? 'FALHA' : 'CANCELADO');
+    return 'ended';
+  });
+}
+
+/**
+ * Records the Pix that paid a cycle once (by end-to-end id, beside the received Pix of charges) and pays the
+ * cycle when its amount is the charge's and the cycle is not paid yet: the sale scheduled for it moves to PAGO,
+ * or, for a cycle the PSP charged on its own, a new sale is made. Otherwise it is kept with the reason and
+ * credits nothing.
+ */
+export async function creditCycle(
+  deps: { db: Db; queue: Queue },
+  cobr: Pick<CobR, 'txid' | 'idRec' | 'valor'>,
   pix: { endToEndId: string; valor: string },
-  mandate: RecOutcome | undefined,
+  mandate?: RecOutcome,
 ): Promise<CobrOutcome> {
   const amount = parseReais(pix.valor) ?? -1;
   const charge = parseReais(cobr.valor.original) ?? -1;
@@ -171,35 +201,46 @@ async function creditCycle(
     );
     if (claimed.length === 0) return 'duplicate';
     const rec = await lockRecurrence(tx, cobr.idRec);
+    const found = await findSaleByProcessorRef(tx, BCB_PROCESSOR, cobr.txid);
+    const scheduled = found && (await lockSale(tx, found.id));
     let reason: string | null = null;
     if (!rec || rec.processor !== BCB_PROCESSOR) {
       reason = `no recurrence of the PSP has idRec ${cobr.idRec}${mandate ? ` (mandate ${mandate})` : ''}`;
     } else if (amount < 0 || amount !== charge) {
       // -1: an amount that is not a reais text (on either side) never matches, even the other's -1
       reason = `paid ${pix.valor}, the charge is ${charge} cents`;
-    } else if (await findSaleByProcessorRef(tx, BCB_PROCESSOR, cobr.txid))
-      reason = 'the cycle is already paid';
-    else if (!(await fits(tx, rec.account_id, amount))) reason = `${amount} cents do not cover the sale fee`;
-    const sale = reason
-      ? null
-      : await chargeCycle(tx, deps.queue, rec!, {
-          amount,
-          processor: BCB_PROCESSOR,
-          details: {
-            externalTransactionId: cobr.txid,
-            pixKey: null,
-            cardLastFour: null,
-            cardBrand: null,
-            boletoCode: null,
-          },
-        });
+    } else if (scheduled && scheduled.status !== 'PENDENTE') {
+      reason = `the cycle's sale is ${scheduled.status}`;
+    } else if (scheduled && Number(scheduled.amount) !== amount) {
+      reason = `paid ${pix.valor}, the cycle's sale is ${scheduled.amount} cents`;
+    } else if (!scheduled && !(await fits(tx, rec.account_id, amount))) {
+      reason = `${amount} cents do not cover the sale fee`;
+    }
+    let saleId: number | null = null;
+    if (!reason && scheduled) {
+      await countCycle(tx, rec!.id);
+      saleId = (await moveSale(tx, deps.queue, scheduled.id, 'PAGO')).sale.id;
+    } else if (!reason) {
+      const sale = await chargeCycle(tx, deps.queue, rec!, {
+        amount,
+        processor: BCB_PROCESSOR,
+        details: {
+          externalTransactionId: cobr.txid,
+          pixKey: null,
+          cardLastFour: null,
+          cardBrand: null,
+          boletoCode: null,
+        },
+      });
+      saleId = sale.id;
+    }
     await tx.query('UPDATE bcb_received_pix SET sale_id = $2, credited = $3, reason = $4 WHERE e2eid = $1', [
       pix.endToEndId,
-      sale?.id ?? null,
-      sale !== null,
+      saleId,
+      saleId !== null,
       reason,
     ]);
-    return sale ? 'credited' : 'not_credited';
+    return saleId !== null ? 'credited' : 'not_credited';
   });
 }
 

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Db, Queryable } from '../../platform/db/db.js';
+import { AppError } from '../../platform/errors/app-error.js';
+import type { Queue } from '../../platform/jobs/queue.js';
+import { setChargeExpiryAt } from '../charges.data.js';
+import { dueExpiry, releaseOrphan } from '../charges.js';
+import { createSale } from '../create.js';
+import type { SaleOrigin } from '../data.js';
+import { normalizeCustomer } from '../input.js';
+import type { PixChargeProcessor, SaleProcessor } from '../processors/processor.js';
+import type { Customer, SaleItem, SaleRow } from '../types.js';
+import {
+  chargeCycle,
+  lockRecurrence,
+  type RecurrenceRow,
+  recurrencesById,
+  recurrencesOfPayer,
+} from './recurrences.js';
+
+/** A cycle charged through a mandate, for another module (a subscription's period). */
+export interface MandateCharge {
+  amount: number;
+  customer: Customer;
+  items: Omit<SaleItem, 'id'>[];
+  origin: SaleOrigin;
+  /** The day the payer's bank debits it. */
+  dueDate: string;
+  /** Runs in the transaction that stores the sale, after it: may refuse it. */
+  bind: (tx: Queryable, saleId: number) => Promise<void>;
+}
+
+/**
+ * A scheduled cycle stays payable for the standard's retry window (PERMITE_3R_7D: up to 7 days past its date);
+ * then the gateway reads it back and cancels it, as any expired charge.
+ */
+const RETRY_WINDOW_DAYS = 7;
+
+/**
+ * Charges the cycles of the customers' Pix Automático mandates (decisions.md: a PIX subscription uses the
+ * mandate the customer authorised). The sandbox plays the payer's bank and debits a sandbox mandate's cycle at
+ * once (a PAGO sale); a real processor's mandate gets the cycle scheduled there (`cobr`), its sale PENDENTE
+ * until the processor reports it debited, refused or expired.
+ */
+export class MandateCharges {
+  constructor(
+    private readonly db: Db,
+    private readonly queue: Queue,
+    private readonly processors: {
+      /** SANDBOX on: the sandbox processor, which debits its own mandates. */
+      debit: SaleProcessor | null;
+      /** The configured PIX processor, which schedules its mandates' cycles when it can. */
+      scheduler: PixChargeProcessor | null;
+    },
+    private readonly log: Logger,
+  ) {}
+
+  /** Whether a cycle of `amount` can be charged through this mandate here (its amount, its processor). */
+  usable(rec: RecurrenceRow, amount: number): boolean {
+    if (rec.amount !== null && rec.amount !== amount) return false;
+    const { debit, scheduler } = this.processors;
+    if (debit && rec.processor === debit.name) return true;
+    return scheduler?.name === rec.processor && typeof scheduler.scheduleCycle === 'function';
+  }
+
+  /** The account's mandates by internal id (a subscription's). */
+  byId(q: Queryable, ids: number[]): Promise<Map<number, RecurrenceRow>> {
+    return recurrencesById(q, ids);
+  }
+
+  /** The account's mandates of this payer's CPF or CNPJ that could charge `amount` here, newest first. */
+  async ofPayer(q: Queryable, accountId: number, document: string, amount: number) {
+    return (await recurrencesOfPayer(q, accountId, document)).filter((r) => this.usable(r, amount));
+  }
+
+  /** One cycle of `rec`: debited now (the sandbox), or scheduled at the processor for its due date. */
+  async charge(rec: RecurrenceRow, c: MandateCharge): Promise<SaleRow> {
+    const { debit, scheduler } = this.processors;
+    if (debit && rec.processor === debit.name) {
+      return this.db.tx(async (tx) => {
+        const locked = (await lockRecurrence(tx, rec.id_rec))!;
+        const sale = await chargeCycle(tx, this.queue, locked, {
+          amount: c.amount,
+          processor: debit.name,
+          details: debit.charge({ paymentMethod: 'PIX_AUTOMATICO', amount: c.amount }),
+          origin: c.origin,
+          items: c.items,
+          customer: normalizeCustomer(c.customer),
+        });
+        await c.bind(tx, sale.id);
+        return sale;
+      });
+    }
+    if (!scheduler?.scheduleCycle || scheduler.name !== rec.processor) {
+      throw new AppError('PROCESSOR_UNAVAILABLE', `no processor can charge the mandate ${rec.id_rec}`);
+    }
+    return this.schedule(scheduler, rec, c);
+  }
+
+  /**
+   * As a PIX charge is opened: the cycle scheduled at the processor first, no connection held meanwhile, then
+   * the PENDENTE sale stored; a cycle whose sale is not stored is cancelled there in the background.
+   */
+  private async schedule(processor: PixChargeProcessor, rec: RecurrenceRow, c: MandateCharge) {
+    const uuid = randomUUID();
+    const customer = normalizeCustomer(c.customer);
+    const scheduled = await processor.scheduleCycle!({
+      saleUuid: uuid,
+      idRec: rec.id_rec,
+      amount: c.amount,
+      dueDate: c.dueDate,
+      payerEmail: customer.email,
+    }).catch((err: unknown) => {
+      throw new AppError(
+        'PROCESSOR_ERROR',
+        `The payment processor failed to schedule the cycle: ${err instanceof Error ? err.message.slice(0, 200) : 'no usable answer'}`,
+      );
+    });
+    try {
+      return await this.db.tx(async (tx) => {
+        const sale = await createSale(
+          tx,
+          {
+            accountId: rec.account_id,
+            amount: c.amount,
+            paymentMethod: 'PIX_AUTOMATICO',
+            customer,
+            items: c.items,
+            shipping: null,
+            installments: null,
+            processor: processor.name,
+            postbackUrl: rec.postback_url,
+            cartId: null,
+            recurrence: { id: rec.id, idRec: rec.id_rec, contrato: rec.contrato },
+            externalTransactionId: scheduled.externalTransactionId,
+            pixKey: null,
+            cardLastFour: null,
+            cardBrand: null,
+            boletoCode: null,
+            origin: c.origin,
+          },
+          { notifyPending: true, uuid },
+        );
+        await setChargeExpiryAt(tx, sale.id, dueExpiry({ date: c.dueDate, daysAfter: RETRY_WINDOW_DAYS }));
+        await c.bind(tx, sale.id);
+        return sale;
+      });
+    } catch (err) {
+      releaseOrphan(
+        this.db,
+        processor,
+        {
+          uuid,
+          amount: c.amount,
+          externalTransactionId: scheduled.externalTransactionId,
+          paymentMethod: 'PIX_AUTOMATICO',
+        },
+        this.log,
+      );
+      throw err;
+    }
+  }
+}
