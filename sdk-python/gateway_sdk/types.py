@@ -1389,6 +1389,10 @@ class SubscriptionCreate(_SubscriptionCreateRequired, total=False):
     address: SubscriptionCreateAddress
     # CREDIT_CARD: a saved card of the customer
     cardId: str
+    # PIX: the Pix Automático mandate (idRec) the customer authorised for this plan; by default the newest one
+    # of the customer’s CPF/CNPJ that fits the plan, else each period is a charge with due date e-mailed to
+    # the customer
+    idRec: str
     # YYYY-MM-DD, today (São Paulo) by default
     startDate: str
 
@@ -1414,6 +1418,8 @@ class Subscription(TypedDict):
     currentPeriodStart: str
     customerId: str
     id: str
+    # PIX: the Pix Automático mandate each period is debited through; null: charges with due date
+    idRec: Optional[str]
     # When the next charge or retry is made; null when none is scheduled
     nextChargeAt: Optional[str]
     # A plan change waiting for the next period
@@ -1445,6 +1451,8 @@ class SubscriptionPageDataItem(TypedDict):
     currentPeriodStart: str
     customerId: str
     id: str
+    # PIX: the Pix Automático mandate each period is debited through; null: charges with due date
+    idRec: Optional[str]
     # When the next charge or retry is made; null when none is scheduled
     nextChargeAt: Optional[str]
     # A plan change waiting for the next period

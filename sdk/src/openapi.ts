@@ -15400,6 +15400,7 @@ export interface paths {
                          *           "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *           "paymentMethod": "CREDIT_CARD",
                          *           "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "idRec": "RR1234567820261201abcdefghijk",
                          *           "status": "trialing",
                          *           "amountCents": 15000,
                          *           "currentPeriodStart": "2026-11-26",
@@ -15440,6 +15441,8 @@ export interface paths {
                                 customerId: string;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
+                                idRec: string | null;
                                 /** @description When the next charge or retry is made; null when none is scheduled */
                                 nextChargeAt: string | null;
                                 /** @description A plan change waiting for the next period */
@@ -15584,6 +15587,7 @@ export interface paths {
                          *       "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "paymentMethod": "CREDIT_CARD",
                          *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "status": "trialing",
                          *       "amountCents": 15000,
                          *       "currentPeriodStart": "2026-11-26",
@@ -15620,6 +15624,8 @@ export interface paths {
                             customerId: string;
                             /** Format: uuid */
                             id: string;
+                            /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
+                            idRec: string | null;
                             /** @description When the next charge or retry is made; null when none is scheduled */
                             nextChargeAt: string | null;
                             /** @description A plan change waiting for the next period */
@@ -25888,6 +25894,7 @@ export interface paths {
                          *       "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "paymentMethod": "CREDIT_CARD",
                          *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "status": "trialing",
                          *       "amountCents": 15000,
                          *       "currentPeriodStart": "2026-11-26",
@@ -25924,6 +25931,8 @@ export interface paths {
                             customerId: string;
                             /** Format: uuid */
                             id: string;
+                            /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
+                            idRec: string | null;
                             /** @description When the next charge or retry is made; null when none is scheduled */
                             nextChargeAt: string | null;
                             /** @description A plan change waiting for the next period */
@@ -26876,6 +26885,7 @@ export interface paths {
                          *           "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *           "paymentMethod": "CREDIT_CARD",
                          *           "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "idRec": "RR1234567820261201abcdefghijk",
                          *           "status": "trialing",
                          *           "amountCents": 15000,
                          *           "currentPeriodStart": "2026-11-26",
@@ -26916,6 +26926,8 @@ export interface paths {
                                 customerId: string;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
+                                idRec: string | null;
                                 /** @description When the next charge or retry is made; null when none is scheduled */
                                 nextChargeAt: string | null;
                                 /** @description A plan change waiting for the next period */
@@ -27017,7 +27029,8 @@ export interface paths {
                      *         "city": "São Paulo",
                      *         "state": "SP",
                      *         "zipCode": "01310-100"
-                     *       }
+                     *       },
+                     *       "idRec": "RR1234567820261201abcdefghijk"
                      *     }
                      */
                     "application/json": {
@@ -27039,6 +27052,8 @@ export interface paths {
                         /** @description CREDIT_CARD: a saved card of the customer */
                         cardId?: string;
                         customerId: string;
+                        /** @description PIX: the Pix Automático mandate (idRec) the customer authorised for this plan; by default the newest one of the customer’s CPF/CNPJ that fits the plan, else each period is a charge with due date e-mailed to the customer */
+                        idRec?: string;
                         paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                         planId: string;
                         /** @description YYYY-MM-DD, today (São Paulo) by default */
@@ -27061,6 +27076,7 @@ export interface paths {
                          *       "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "paymentMethod": "CREDIT_CARD",
                          *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "status": "trialing",
                          *       "amountCents": 15000,
                          *       "currentPeriodStart": "2026-11-26",
@@ -27097,6 +27113,8 @@ export interface paths {
                             customerId: string;
                             /** Format: uuid */
                             id: string;
+                            /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
+                            idRec: string | null;
                             /** @description When the next charge or retry is made; null when none is scheduled */
                             nextChargeAt: string | null;
                             /** @description A plan change waiting for the next period */
@@ -27222,6 +27240,7 @@ export interface paths {
                          *       "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "paymentMethod": "CREDIT_CARD",
                          *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "status": "trialing",
                          *       "amountCents": 15000,
                          *       "currentPeriodStart": "2026-11-26",
@@ -27258,6 +27277,8 @@ export interface paths {
                             customerId: string;
                             /** Format: uuid */
                             id: string;
+                            /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
+                            idRec: string | null;
                             /** @description When the next charge or retry is made; null when none is scheduled */
                             nextChargeAt: string | null;
                             /** @description A plan change waiting for the next period */
@@ -27390,6 +27411,7 @@ export interface paths {
                          *       "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "paymentMethod": "CREDIT_CARD",
                          *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "status": "trialing",
                          *       "amountCents": 15000,
                          *       "currentPeriodStart": "2026-11-26",
@@ -27426,6 +27448,8 @@ export interface paths {
                             customerId: string;
                             /** Format: uuid */
                             id: string;
+                            /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
+                            idRec: string | null;
                             /** @description When the next charge or retry is made; null when none is scheduled */
                             nextChargeAt: string | null;
                             /** @description A plan change waiting for the next period */
@@ -27585,6 +27609,7 @@ export interface paths {
                          *       "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "paymentMethod": "CREDIT_CARD",
                          *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "idRec": "RR1234567820261201abcdefghijk",
                          *       "status": "trialing",
                          *       "amountCents": 15000,
                          *       "currentPeriodStart": "2026-11-26",
@@ -27621,6 +27646,8 @@ export interface paths {
                             customerId: string;
                             /** Format: uuid */
                             id: string;
+                            /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
+                            idRec: string | null;
                             /** @description When the next charge or retry is made; null when none is scheduled */
                             nextChargeAt: string | null;
                             /** @description A plan change waiting for the next period */

@@ -33,6 +33,8 @@ export interface CobR {
   /** The receiver's account the charge named (one the receiving user scheduled). */
   recebedor?: { conta: string; tipoConta: string; agencia?: string };
   devedor?: { email?: string };
+  /** The id of the debit attempt the payer's bank refused. */
+  rejectedEndToEndId?: string;
 }
 
 const ALNUM = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -207,7 +209,7 @@ export class RecurringPsp {
       };
       cobr.pix.push(pix);
       this.state.pix.set(pix.endToEndId, pix);
-    }
+    } else cobr.rejectedEndToEndId = newEndToEndId('E');
     cobr.status = result === 'debit' ? 'CONCLUIDA' : 'REJEITADA';
     cobr.atualizacao.push({ status: cobr.status, data: now });
     await this.notifyCharge(cobr);
@@ -364,7 +366,11 @@ export function cobrView(cobr: CobR) {
     calendario: { criacao: cobr.criacao, dataDeVencimento: cobr.dataDeVencimento },
     valor: { original: cobr.valor },
     ajusteDiaUtil: true,
-    recebedor: cobr.recebedor ?? { agencia: '0001', conta: '123456', tipoConta: 'CORRENTE' },
+    // the account the charge named, and the receiving user it belongs to (CobRGerada's PessoaJuridicaRecorrencia)
+    recebedor: {
+      ...(cobr.recebedor ?? { agencia: '0001', conta: '123456', tipoConta: 'CORRENTE' }),
+      ...RECEBEDOR,
+    },
     ...(cobr.devedor ? { devedor: cobr.devedor } : {}),
     status: cobr.status,
     politicaRetentativa: 'NAO_PERMITE',
@@ -382,6 +388,7 @@ function tentativas(cobr: CobR) {
       {
         dataLiquidacao: cobr.dataDeVencimento,
         tipo: 'AGND',
+        endToEndId: cobr.rejectedEndToEndId!,
         status: 'REJEITADA',
         rejeicao: { codigo: 'AC05', descricao: 'Conta do usuário pagador encerrada' },
         atualizacao: [{ status: 'REJEITADA', data: at }],

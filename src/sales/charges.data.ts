@@ -139,7 +139,8 @@ export async function lockExpiredCharges(tx: Queryable, ids: number[]): Promise<
 /** One pending charge of these methods, locked for its cancellation; null when it is no longer pending. */
 export async function lockPendingCharge(tx: Queryable, saleId: number): Promise<{ id: number } | null> {
   const [row] = await tx.query<{ id: number }>(
-    `SELECT id FROM sales WHERE id = $1 AND status = 'PENDENTE' AND payment_method IN ('PIX', 'BOLETO') FOR UPDATE`,
+    `SELECT id FROM sales WHERE id = $1 AND status = 'PENDENTE' AND payment_method IN ('PIX', 'BOLETO', 'PIX_AUTOMATICO')
+      FOR UPDATE`,
     [saleId],
   );
   return row ?? null;

@@ -322,7 +322,7 @@ export async function cancelCharge(
   const refuse = (status: string) =>
     new AppError(
       'INVALID_STATUS',
-      `a ${sale.payment_method} sale in status ${status} cannot be cancelled (only a PENDENTE PIX or BOLETO sale)`,
+      `a ${sale.payment_method} sale in status ${status} cannot be cancelled (only a PENDENTE PIX, BOLETO or scheduled PIX_AUTOMATICO sale)`,
     );
   if (sale.status !== 'PENDENTE' || !CANCELLABLE.has(sale.payment_method)) throw refuse(sale.status);
   if (processor?.releaseExpired && processor.name === sale.processor && sale.external_transaction_id) {

@@ -31,8 +31,10 @@ export async function freePort(): Promise<number> {
 }
 
 /** A local PSP and a gateway (workers off) that charges through it with PIX_PROCESSOR=bcb. */
-export async function startBcbGateway(): Promise<{ psp: DevPsp; server: TestServer }> {
+export async function startBcbGateway(
+  env: Record<string, string> = {},
+): Promise<{ psp: DevPsp; server: TestServer }> {
   const started = await startPsp();
-  const server = await startServer({ workers: false, env: started.env(await freePort()) });
+  const server = await startServer({ workers: false, env: { ...started.env(await freePort()), ...env } });
   return { psp: started.psp, server };
 }
