@@ -1,7 +1,8 @@
 /**
  * The panel's Assinaturas and Clientes in Debian's chromium: a merchant's card subscription (made by the API)
  * is listed with its customer, plan and state, and cancelled at the period's end from its row; the customer is
- * listed with the card on file (brand and last four only). Every page axe-clean, screenshots kept.
+ * listed with the card on file (brand and last four only); a PIX subscription debited through the customer's
+ * mandate shows as PIX Automático. Every page axe-clean, screenshots kept.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +59,22 @@ describe('Assinaturas and Clientes', () => {
       cardId: card.body.id,
     });
     expect(sub.status).toBe(201);
+    // a PIX subscriber who authorised a Pix Automático mandate is debited through it
+    const payer = { ...CUSTOMER, name: 'João Souza', document: '11144477735', email: 'joao@example.com' };
+    await api('POST', '/api/sandbox/recurrences', {
+      contrato: 'CTR-ANUAL',
+      journey: 2,
+      amount: 99_900,
+      dataInicial: '2026-12-01',
+      customer: payer,
+    });
+    const pixCustomer = await api<{ id: string }>('POST', '/api/customers', payer);
+    const pixSub = await api<{ idRec: string | null }>('POST', '/api/subscriptions', {
+      customerId: pixCustomer.body.id,
+      planId: plan.body.id,
+      paymentMethod: 'PIX',
+    });
+    expect(pixSub.body.idRec).not.toBeNull();
 
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     await page.goto(`${server.url}/`);
@@ -72,6 +89,8 @@ describe('Assinaturas and Clientes', () => {
       .getByRole('row', { name: new RegExp(CUSTOMER.name) });
     await row.waitFor();
     expect(await row.textContent()).toMatch(/Plano Anual \(R\$\s999,00 por ano\).*Em teste/);
+    const pixRow = page.getByRole('table', { name: 'Assinaturas' }).getByRole('row', { name: /João Souza/ });
+    expect(await pixRow.textContent()).toContain('PIX Automático');
     await page
       .getByRole('table', { name: 'Planos' })
       .getByRole('row', { name: /Plano Anual.*7 dias/ })

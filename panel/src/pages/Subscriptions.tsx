@@ -99,7 +99,7 @@ export function Subscriptions() {
               <td class="text">
                 {plan ? `${plan.name} (${money(plan.amountCents)} ${every(plan)})` : money(s.amountCents)}
               </td>
-              <td class="text">{label(METHODS, s.paymentMethod)}</td>
+              <td class="text">{label(METHODS, s.idRec ? 'PIX_AUTOMATICO' : s.paymentMethod)}</td>
               <td class="text">
                 {label(SUBSCRIPTION_STATUS, s.status)}
                 {s.cancelAtPeriodEnd && s.status !== 'canceled' ? ' (termina no fim do período)' : ''}
