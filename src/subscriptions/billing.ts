@@ -323,6 +323,8 @@ export class SubscriptionBiller {
           origin,
           dueDate,
           bind: (tx, saleId) => bind(tx, saleId, false),
+          // the subscription's uuid keeps the key apart from another database's on the same PSP account
+          tryKey: `subscription:${sub.uuid}:${claimed.charge.period_index}:${claimed.charge.attempt}`,
         });
       } else if (sub.payment_method === 'PIX') {
         await createPixSale(

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DevPsp } from '../../src/devpsp/server.js';
 import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
+import { derivedUuid } from '../../src/platform/ids/derived-uuid.js';
 import { cancelExpiredCharges } from '../../src/sales/charges.js';
 import { BcbProcessor } from '../../src/sales/processors/bcb/adapter.js';
 import { CUSTOMER } from '../sales/fixtures.js';
@@ -69,11 +70,9 @@ const salesOf = (subscriptionId: string) =>
     [subscriptionId],
   );
 
-/**
- * A mandate of `amountCents` approved by the payer of `document` (recorded through the PSP's /rec callback),
- * and a PIX subscription of that customer starting on `startDate` whose first cycle is scheduled.
- */
-async function scheduled(document: string, startDate?: string) {
+/** A mandate approved by the payer of `document` (recorded through the PSP's /rec callback), and a PIX
+ * subscription of that customer starting on `startDate`, matched to it. */
+async function subscribed(document: string, startDate?: string) {
   const rec = psp.recurring.create({
     contrato: `CTR-${document}`,
     amountCents: 15_000,
@@ -95,10 +94,32 @@ async function scheduled(document: string, startDate?: string) {
   });
   expect(sub.status, sub.text).toBe(201);
   expect(sub.body.idRec).toBe(rec.idRec);
-  const advanced = await api('POST', `/api/sandbox/subscriptions/${sub.body.id}/advance`);
+  return { sub: sub.body, idRec: rec.idRec };
+}
+
+/** As `subscribed`, with the first period's cycle scheduled (the scheduler's own code). */
+async function scheduled(document: string, startDate?: string) {
+  const { sub, idRec } = await subscribed(document, startDate);
+  const advanced = await api('POST', `/api/sandbox/subscriptions/${sub.id}/advance`);
   expect(advanced.status, advanced.text).toBe(200);
-  const [sale] = await salesOf(sub.body.id);
-  return { sub: sub.body, sale: sale!, idRec: rec.idRec };
+  const [sale] = await salesOf(sub.id);
+  return { sub, sale: sale!, idRec };
+}
+
+/** The txid of the n-th id the first try at a subscription's first period asks the PSP for. */
+const txidOfTry = (sub: Sub, n: number) => derivedUuid(`subscription:${sub.id}:0:1:${n}`).replaceAll('-', '');
+
+/** What a scheduler that died after its PUT /cobr, before storing the sale, left at the PSP. */
+function leftByDeadScheduler(sub: Sub, idRec: string, txid: string) {
+  const left = psp.recurring.schedule(txid, {
+    idRec,
+    calendario: { dataDeVencimento: sub.currentPeriodStart },
+    valor: { original: '150.00' },
+    ajusteDiaUtil: true,
+    recebedor: { conta: '4433221', tipoConta: 'CORRENTE', agencia: '0001' },
+  });
+  if (typeof left === 'string') throw new Error(left);
+  return left;
 }
 
 it('schedules the cycle at the PSP (cobr due on the period’s first day); debited, the sale is PAGO and the subscription renews', async () => {
@@ -195,4 +216,24 @@ it('cancelling the subscription now cancels its cycle not yet due at the PSP', a
   expect(canceled.body.status).toBe('canceled');
   expect(psp.recurring.cobrs.get(sale.txid)!.status).toBe('CANCELADA');
   expect((await salesOf(sub.id))[0]!.status).toBe('CANCELADO');
+});
+
+it('a cycle left at the PSP by a scheduler that died before storing its sale is taken over, not scheduled twice', async () => {
+  const { sub, idRec } = await subscribed('45317828791');
+  const txid = txidOfTry(sub, 0);
+  leftByDeadScheduler(sub, idRec, txid);
+  const advanced = await api('POST', `/api/sandbox/subscriptions/${sub.id}/advance`);
+  expect(advanced.status, advanced.text).toBe(200);
+  const sales = await salesOf(sub.id);
+  expect(sales).toMatchObject([{ txid, status: 'PENDENTE', payment_method: 'PIX_AUTOMATICO' }]);
+  expect([...psp.recurring.cobrs.values()].filter((c) => c.idRec === idRec)).toHaveLength(1);
+});
+
+it('one left and then cancelled (its sale never stored) is passed over for the try’s next id', async () => {
+  const { sub, idRec } = await subscribed('71428793860');
+  const left = leftByDeadScheduler(sub, idRec, txidOfTry(sub, 0));
+  left.status = 'CANCELADA';
+  const advanced = await api('POST', `/api/sandbox/subscriptions/${sub.id}/advance`);
+  expect(advanced.status, advanced.text).toBe(200);
+  expect(await salesOf(sub.id)).toMatchObject([{ txid: txidOfTry(sub, 1), status: 'PENDENTE' }]);
 });

@@ -90,6 +90,12 @@ export interface PixChargeProcessor extends Refunder {
   scheduleCycle?(cycle: ScheduledCycle): Promise<{ externalTransactionId: string }>;
 }
 
+/**
+ * The id asked for is taken at the processor by a charge that has ended (one the gateway itself cancelled, its
+ * sale never stored): a retry must ask under another id.
+ */
+export class ChargeIdTaken extends PspError {}
+
 export interface ScheduledCycle {
   saleUuid: string;
   idRec: string;

@@ -1,14 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { AppError } from '../../platform/errors/app-error.js';
+import { derivedUuid } from '../../platform/ids/derived-uuid.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { setChargeExpiryAt } from '../charges.data.js';
 import { dueExpiry, releaseOrphan } from '../charges.js';
 import { createSale } from '../create.js';
 import type { SaleOrigin } from '../data.js';
 import { normalizeCustomer } from '../input.js';
-import type { PixChargeProcessor, SaleProcessor } from '../processors/processor.js';
+import { ChargeIdTaken, type PixChargeProcessor, type SaleProcessor } from '../processors/processor.js';
 import type { Customer, SaleItem, SaleRow } from '../types.js';
 import {
   chargeCycle,
@@ -28,7 +28,15 @@ export interface MandateCharge {
   dueDate: string;
   /** Runs in the transaction that stores the sale, after it: may refuse it. */
   bind: (tx: Queryable, saleId: number) => Promise<void>;
+  /**
+   * Names this try for good (a subscription's claim): a try made again after its scheduler died finds the cycle
+   * that scheduler left at the processor instead of scheduling a second one.
+   */
+  tryKey: string;
 }
+
+/** Ids tried for one try when the earlier ones are taken by cycles that have ended. */
+const IDS_PER_TRY = 4;
 
 /**
  * A scheduled cycle stays payable for the standard's retry window (PERMITE_3R_7D: up to 7 days past its date);
@@ -102,20 +110,26 @@ export class MandateCharges {
    * the PENDENTE sale stored; a cycle whose sale is not stored is cancelled there in the background.
    */
   private async schedule(processor: PixChargeProcessor, rec: RecurrenceRow, c: MandateCharge) {
-    const uuid = randomUUID();
     const customer = normalizeCustomer(c.customer);
-    const scheduled = await processor.scheduleCycle!({
-      saleUuid: uuid,
-      idRec: rec.id_rec,
-      amount: c.amount,
-      dueDate: c.dueDate,
-      payerEmail: customer.email,
-    }).catch((err: unknown) => {
-      throw new AppError(
-        'PROCESSOR_ERROR',
-        `The payment processor failed to schedule the cycle: ${err instanceof Error ? err.message.slice(0, 200) : 'no usable answer'}`,
-      );
-    });
+    let uuid = '';
+    let scheduled: { externalTransactionId: string } | null = null;
+    for (let n = 0; !scheduled; n++) {
+      // the same ids in the same order each time this try is made: a cycle left by a dead scheduler is found
+      uuid = derivedUuid(`${c.tryKey}:${n}`);
+      scheduled = await processor.scheduleCycle!({
+        saleUuid: uuid,
+        idRec: rec.id_rec,
+        amount: c.amount,
+        dueDate: c.dueDate,
+        payerEmail: customer.email,
+      }).catch((err: unknown) => {
+        if (err instanceof ChargeIdTaken && n + 1 < IDS_PER_TRY) return null;
+        throw new AppError(
+          'PROCESSOR_ERROR',
+          `The payment processor failed to schedule the cycle: ${err instanceof Error ? err.message.slice(0, 200) : 'no usable answer'}`,
+        );
+      });
+    }
     try {
       return await this.db.tx(async (tx) => {
         const sale = await createSale(

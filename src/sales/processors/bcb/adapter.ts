@@ -4,6 +4,7 @@ import type { Db } from '../../../platform/db/db.js';
 import type { Queue } from '../../../platform/jobs/queue.js';
 import { formatReais, parseReais } from '../../../platform/money/money.js';
 import {
+  ChargeIdTaken,
   type ExpiredCharge,
   type PixCharge,
   type PixChargeProcessor,
@@ -56,7 +57,9 @@ export class BcbProcessor implements PixChargeProcessor {
   /**
    * Schedules a mandate's cycle: PUT /cobr/{txid} (the standard's CobRSolicitada), due on `dueDate`, moved to the
    * next business day when that is not one. The answer must be the charge asked for (txid, idRec, amount, a
-   * live status), else it is cancelled at the PSP and the scheduling fails.
+   * live status), else it is cancelled at the PSP and the scheduling fails. A txid the PSP already has (a
+   * scheduler that died after its PUT, before storing the sale) is read back: that same cycle, still live, is
+   * taken as scheduled; one that has ended throws ChargeIdTaken.
    */
   private async putCobr(cycle: ScheduledCycle): Promise<{ externalTransactionId: string }> {
     const txid = txidOf(cycle.saleUuid);
@@ -68,19 +71,22 @@ export class BcbProcessor implements PixChargeProcessor {
       recebedor: this.settings.recurringAccount,
       ...(cycle.payerEmail ? { devedor: { email: cycle.payerEmail } } : {}),
     });
+    if (res.status === 400) return this.existingCobr(txid, cycle, res.status);
     if (res.status !== 201 && res.status !== 200)
       throw new PspError(`PUT /cobr answered ${res.status}`, res.status);
-    const { body } = res;
-    if (
-      body?.txid !== txid ||
-      body.idRec !== cycle.idRec ||
-      parseReais(body.valor?.original ?? '') !== cycle.amount ||
-      (body.status !== 'CRIADA' && body.status !== 'ATIVA')
-    ) {
+    if (!isCycle(res.body, txid, cycle)) {
       await this.client.call('PATCH', `/cobr/${txid}`, { status: 'CANCELADA' }).catch(() => undefined);
       throw new PspError('PUT /cobr answered another charge (txid, idRec, amount or status)', res.status);
     }
     return { externalTransactionId: txid };
+  }
+
+  /** A PUT /cobr refused: the txid may be one this cycle already has at the PSP. */
+  private async existingCobr(txid: string, cycle: ScheduledCycle, refused: number) {
+    const known = await this.client.call<Partial<CobR>>('GET', `/cobr/${txid}`);
+    if (known.status === 200 && isCycle(known.body, txid, cycle)) return { externalTransactionId: txid };
+    if (known.status === 200) throw new ChargeIdTaken(`txid ${txid} is a charge that has ended`, refused);
+    throw new PspError(`PUT /cobr answered ${refused}`, refused);
   }
 
   /**
@@ -269,6 +275,16 @@ export class BcbProcessor implements PixChargeProcessor {
     const res = await this.client.call('PUT', `/${kind}`, { webhookUrl: webhookUrl(this.settings) });
     if (res.status >= 300) throw new PspError(`PUT /${kind} answered ${res.status}`, res.status);
   }
+}
+
+/** A PSP's answer that is the live cycle asked for. */
+function isCycle(body: Partial<CobR> | undefined, txid: string, cycle: ScheduledCycle): boolean {
+  return (
+    body?.txid === txid &&
+    body.idRec === cycle.idRec &&
+    parseReais(body.valor?.original ?? '') === cycle.amount &&
+    (body.status === 'CRIADA' || body.status === 'ATIVA')
+  );
 }
 
 /** The PSP appends "/pix" (received Pix), "/rec" (mandates) or "/cobr" (recurring charges) when it calls it. */
