@@ -292,7 +292,7 @@ class SubscriptionsResource:
         self._http = http
 
     def create(self, body: types.SubscriptionCreate) -> types.Subscription:
-        """POST /api/subscriptions {customerId, planId, paymentMethod, cardId?, startDate?, address?}"""
+        """POST /api/subscriptions {customerId, planId, paymentMethod, cardId?, startDate?, address?, idRec?}"""
         return cast(types.Subscription, self._http.request("POST", "/api/subscriptions", body))
 
     def list(
