@@ -5,6 +5,7 @@ import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { isCnpj, isCpf } from '../platform/text/documents.js';
 import { nameForMail } from '../platform/text/names.js';
+import { addDays } from '../platform/time/calendar.js';
 import { fromSaoPaulo, toSaoPaulo } from '../platform/time/sao-paulo.js';
 import type { Customer, SaleItem, SaleOrigin, SaleRow } from '../sales/index.js';
 import {
@@ -20,7 +21,7 @@ import type { CobvPayer, CobvPsp } from './cobv.js';
 import { insertBoleto, nextNossoNumero } from './data.js';
 import { BoletoInputError } from './errors.js';
 import { purchaseOf } from './purchase.js';
-import { addDays, type BoletoTermsIn, lastPayableDay, parseTerms } from './terms.js';
+import { type BoletoTermsIn, lastPayableDay, parseTerms } from './terms.js';
 
 export interface BoletoAddressIn {
   street: string;

@@ -1,3 +1,4 @@
+import { addDays } from '../platform/time/calendar.js';
 import { BoletoInputError } from './errors.js';
 
 // What a boleto asks of its payer after (fine, interest) or before (discount) the due date, and what a payment
@@ -28,9 +29,6 @@ const DAY_MS = 86_400_000;
 /** Calendar days from a to b (YYYY-MM-DD). */
 export const daysBetween = (a: string, b: string) =>
   Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / DAY_MS);
-
-export const addDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
 function isDate(raw: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(raw)) return false;

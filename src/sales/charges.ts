@@ -5,6 +5,7 @@ import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, inUse, keyReused, validation } from '../platform/errors/app-error.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
+import { addDays } from '../platform/time/calendar.js';
 import { fromSaoPaulo } from '../platform/time/sao-paulo.js';
 import { addressProblem } from '../webhooks/index.js';
 import { cartOfCheckout } from './carts/checkout-carts.js';
@@ -155,9 +156,7 @@ export async function createPixSale(
 
 /** A charge with due date expires when the day after its last payable day starts in São Paulo. */
 export function dueExpiry(due: { date: string; daysAfter: number }): Date {
-  const day = new Date(`${due.date}T00:00:00Z`);
-  day.setUTCDate(day.getUTCDate() + due.daysAfter + 1);
-  return fromSaoPaulo(`${day.toISOString().slice(0, 10)}T00:00`);
+  return fromSaoPaulo(`${addDays(due.date, due.daysAfter + 1)}T00:00`);
 }
 
 /**

@@ -156,7 +156,12 @@ export class SubscriptionBiller {
         throw new AppError('INVALID_STATUS', `a ${locked.status} subscription has no charge to make`);
       }
       const who = (await subscribersOf(tx, [locked])).get(locked.id)!;
-      return this.claimOne(tx, locked, who, new Date());
+      const endsNow = locked.cancel_at_period_end;
+      const claim = await this.claimOne(tx, locked, who, new Date());
+      // nothing claimed and not cancelled: another request (or the scheduler) is making this try right now
+      if (!claim && !endsNow)
+        throw conflict('the subscription’s charge is being made: try again when it ends');
+      return claim;
     });
     if (claimed?.sub.payment_method === 'CREDIT_CARD') await this.chargeCards([claimed]);
     else if (claimed) await this.charge(claimed);
@@ -315,8 +320,9 @@ export class SubscriptionBiller {
     try {
       const mandate =
         sub.payment_method === 'PIX' && claimed.charge.attempt === 1 ? await this.mandateOf(claimed) : null;
-      if (mandate) {
-        await this.chargers.mandates!.charge(mandate, {
+      const cycle =
+        mandate &&
+        (await this.chargers.mandates!.charge(mandate, {
           amount,
           customer,
           items,
@@ -325,8 +331,9 @@ export class SubscriptionBiller {
           bind: (tx, saleId) => bind(tx, saleId, false),
           // the subscription's uuid keeps the key apart from another database's on the same PSP account
           tryKey: `subscription:${sub.uuid}:${claimed.charge.period_index}:${claimed.charge.attempt}`,
-        });
-      } else if (sub.payment_method === 'PIX') {
+        }));
+      if (cycle) return;
+      if (sub.payment_method === 'PIX') {
         await createPixSale(
           this.db,
           this.chargers.pix,
@@ -365,13 +372,13 @@ export class SubscriptionBiller {
   /**
    * The mandate that pays this PIX try: the subscription's own when it can charge the plan's amount here, or
    * else one the customer authorised since (the newest of their CPF/CNPJ that fits and pays for no other live
-   * subscription), bound to it from now on.
+   * subscription), bound to it from now on. Its own that cannot (a plan of another amount) is let go.
    */
   private async mandateOf({ sub, who }: Claimed): Promise<RecurrenceRow | null> {
     const mandates = this.chargers.mandates;
     const amount = who.plan.amount_cents;
     if (!mandates) return null;
-    if (who.mandate) return mandates.usable(who.mandate, amount) ? who.mandate : null;
+    if (who.mandate && mandates.usable(who.mandate, amount)) return who.mandate;
     const found = await mandates.ofPayer(this.db, sub.account_id, who.customer.document, amount);
     const inUse = await mandatesInUse(
       this.db,
@@ -385,6 +392,7 @@ export class SubscriptionBiller {
       });
       if (bound) return rec;
     }
+    if (who.mandate) await bindMandate(this.db, sub.id, null);
     return null;
   }
 

@@ -178,14 +178,14 @@ export async function insertSubscription(
 }
 
 /**
- * Binds a mandate found later to a PIX subscription (the caller holds its lock); false when another live
- * subscription took the mandate first (it pays for one at a time).
+ * Binds a mandate found later to a PIX subscription, or none (null); false when another live subscription took
+ * the mandate first (it pays for one at a time).
  */
-export async function bindMandate(q: Queryable, id: number, recurrenceId: number): Promise<boolean> {
+export async function bindMandate(q: Queryable, id: number, recurrenceId: number | null): Promise<boolean> {
   const rows = await q.query(
-    `UPDATE subscriptions SET recurrence_id = $2, updated_at = now()
+    `UPDATE subscriptions SET recurrence_id = $2::bigint, updated_at = now()
       WHERE id = $1 AND NOT EXISTS (
-        SELECT 1 FROM subscriptions o WHERE o.recurrence_id = $2 AND o.status <> 'canceled' AND o.id <> $1)
+        SELECT 1 FROM subscriptions o WHERE o.recurrence_id = $2::bigint AND o.status <> 'canceled' AND o.id <> $1)
       RETURNING 1`,
     [id, recurrenceId],
   );

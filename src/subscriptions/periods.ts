@@ -31,10 +31,3 @@ export const localDateOf = (at: Date): LocalDate => toSaoPaulo(at).slice(0, 10);
 
 /** The instant a São Paulo date begins (its midnight there). */
 export const startOf = (date: LocalDate): Date => fromSaoPaulo(`${date}T00:00:00`);
-
-/** A São Paulo date plus whole days. */
-export function addDays(date: LocalDate, days: number): LocalDate {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  const t = new Date(Date.UTC(y, m - 1, d + days));
-  return `${t.getUTCFullYear()}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())}`;
-}

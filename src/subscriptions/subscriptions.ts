@@ -7,6 +7,7 @@ import { type Db, isUniqueViolation, type Queryable } from '../platform/db/db.js
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import { isUuid } from '../platform/ids/public-ids.js';
 import { encodeCursor } from '../platform/paging/pagination.js';
+import { addDays } from '../platform/time/calendar.js';
 import {
   findRecurrence,
   type MandateCharges,
@@ -32,7 +33,7 @@ import {
   saveSubscription,
   updatePlan,
 } from './data.js';
-import { addDays, type Interval, type LocalDate, localDateOf, periodDate, startOf } from './periods.js';
+import { type Interval, type LocalDate, localDateOf, periodDate, startOf } from './periods.js';
 
 export interface PlanInput {
   name: string;

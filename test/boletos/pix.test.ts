@@ -7,14 +7,12 @@ import { hasValidCrc } from '../../src/payment-standards/brcode.js';
 import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
 import { fromSaoPaulo } from '../../src/platform/time/sao-paulo.js';
 import { reconcileWindow } from '../../src/reconciliation/due-runs.js';
-import { cancelExpiredCharges } from '../../src/sales/charges.js';
-import { BcbProcessor } from '../../src/sales/processors/bcb/adapter.js';
 import { SaleSettler } from '../../src/sales/settlement/settler.js';
 import { eventsOf } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { pixApiProblems } from '../support/pix-openapi.js';
-import { RECEIVER_KEY, startBcbGateway } from '../support/psp.js';
+import { bcbExpiryRound, RECEIVER_KEY, startBcbGateway } from '../support/psp.js';
 import type { TestServer } from '../support/server.js';
 import { type BoletoSaleBody, boletoInput, spDay } from './fixtures.js';
 
@@ -39,17 +37,7 @@ const issue = async (terms: Record<string, unknown> = TERMS) => {
 const lookup = async (id: number) =>
   (await call<BoletoSaleBody>('GET', `${server.url}/api/transactions/${id}`, { headers: merchant.keys }))
     .body;
-/** The expiry worker's round with the bcb processor the workers build. */
-const expiryRound = async () => {
-  const settings = server.runtime.platform.config.bcb!;
-  const client = new PixApiClient(settings, 2000);
-  try {
-    const bcb = new BcbProcessor(client, settings, db(), server.runtime.platform.queue);
-    return await cancelExpiredCharges(db(), server.runtime.platform.queue, new Map([[bcb.name, bcb]]));
-  } finally {
-    await client.close();
-  }
-};
+const expiryRound = () => bcbExpiryRound(server);
 /** The discrepancies recorded against a boleto's cobv. */
 const duplicatesOf = (txid: string) =>
   db().query<{ kind: string; e2eid: string; amount: number }>(

@@ -1,7 +1,8 @@
 /** Subscription periods (src/subscriptions/periods.ts): month ends done right, counted from the anchor. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, localDateOf, periodDate, startOf } from '../../src/subscriptions/periods.js';
+import { addDays } from '../../src/platform/time/calendar.js';
+import { localDateOf, periodDate, startOf } from '../../src/subscriptions/periods.js';
 
 describe('subscription periods', () => {
   it('a subscription of Jan 31 renews Feb 28 (29 in a leap year), then Mar 31', () => {

@@ -7,15 +7,12 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DevPsp } from '../../src/devpsp/server.js';
-import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
 import { derivedUuid } from '../../src/platform/ids/derived-uuid.js';
-import { cancelExpiredCharges } from '../../src/sales/charges.js';
-import { BcbProcessor } from '../../src/sales/processors/bcb/adapter.js';
 import { CUSTOMER } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { callbackProblems, pixApiProblems } from '../support/pix-openapi.js';
-import { startBcbGateway } from '../support/psp.js';
+import { bcbExpiryRound, startBcbGateway } from '../support/psp.js';
 import type { TestServer } from '../support/server.js';
 
 let psp: DevPsp;
@@ -70,9 +67,15 @@ const salesOf = (subscriptionId: string) =>
     [subscriptionId],
   );
 
-/** A mandate approved by the payer of `document` (recorded through the PSP's /rec callback), and a PIX
- * subscription of that customer starting on `startDate`, matched to it. */
-async function subscribed(document: string, startDate?: string) {
+const inDays = (n: number) =>
+  new Date(Date.now() + n * 86_400_000).toLocaleDateString('sv-SE', { timeZone: 'America/Sao_Paulo' });
+
+/**
+ * A mandate approved by the payer of `document` (recorded through the PSP's /rec callback), and a PIX
+ * subscription of that customer starting on `startDate` (in 3 days: a cycle is scheduled 2 to 10 days ahead),
+ * matched to it.
+ */
+async function subscribed(document: string, startDate: string | null = inDays(3)) {
   const rec = psp.recurring.create({
     contrato: `CTR-${document}`,
     amountCents: 15_000,
@@ -175,22 +178,12 @@ async function expire(saleIds: number[]): Promise<number> {
   await db().query(`UPDATE sales SET charge_expires_at = now() - interval '1 second' WHERE id = ANY($1)`, [
     saleIds,
   ]);
-  const settings = server.runtime.platform.config.bcb!;
-  const client = new PixApiClient(settings, 2000);
-  try {
-    const bcb = new BcbProcessor(client, settings, db(), server.runtime.platform.queue);
-    return await cancelExpiredCharges(db(), server.runtime.platform.queue, new Map([[bcb.name, bcb]]));
-  } finally {
-    await client.close();
-  }
+  return bcbExpiryRound(server);
 }
 
 it('past its retry window the cycle is read back: debited with its callback lost → PAGO; still active → cancelled there', async () => {
-  const inFourDays = new Date(Date.now() + 4 * 86_400_000).toLocaleDateString('sv-SE', {
-    timeZone: 'America/Sao_Paulo',
-  });
   const debited = await scheduled('98765432100');
-  const active = await scheduled('39053344705', inFourDays);
+  const active = await scheduled('39053344705', inDays(4));
   const hook = psp.recurring.webhookCobr;
   psp.recurring.webhookCobr = null; // the PSP's callback never arrives
   try {
@@ -207,11 +200,8 @@ it('past its retry window the cycle is read back: debited with its callback lost
 });
 
 it('cancelling the subscription now cancels its cycle not yet due at the PSP', async () => {
-  const inThreeDays = new Date(Date.now() + 3 * 86_400_000).toLocaleDateString('sv-SE', {
-    timeZone: 'America/Sao_Paulo',
-  });
-  const { sub, sale } = await scheduled('12345678909', inThreeDays);
-  expect(psp.recurring.cobrs.get(sale.txid)!.dataDeVencimento).toBe(inThreeDays);
+  const { sub, sale } = await scheduled('12345678909');
+  expect(psp.recurring.cobrs.get(sale.txid)!.dataDeVencimento).toBe(inDays(3));
   const canceled = await api<Sub>('POST', `/api/subscriptions/${sub.id}/cancel`, {});
   expect(canceled.body.status).toBe('canceled');
   expect(psp.recurring.cobrs.get(sale.txid)!.status).toBe('CANCELADA');
@@ -236,4 +226,14 @@ it('one left and then cancelled (its sale never stored) is passed over for the t
   const advanced = await api('POST', `/api/sandbox/subscriptions/${sub.id}/advance`);
   expect(advanced.status, advanced.text).toBe(200);
   expect(await salesOf(sub.id)).toMatchObject([{ txid: txidOfTry(sub, 1), status: 'PENDENTE' }]);
+});
+
+it('a period due in less than 2 days cannot be scheduled in time: it is a charge with due date', async () => {
+  const { sub, idRec } = await subscribed('86288366757', null);
+  const advanced = await api('POST', `/api/sandbox/subscriptions/${sub.id}/advance`);
+  expect(advanced.status, advanced.text).toBe(200);
+  const [sale] = await salesOf(sub.id);
+  expect(sale).toMatchObject({ payment_method: 'PIX', status: 'PENDENTE' });
+  expect(psp.state.log).toContain(`PUT /cobv/${sale!.txid}`);
+  expect([...psp.recurring.cobrs.values()].filter((c) => c.idRec === idRec)).toEqual([]);
 });

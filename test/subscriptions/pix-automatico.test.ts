@@ -43,10 +43,10 @@ async function merchantApi() {
       headers: merchant.keys,
       ...(body === undefined ? {} : { body }),
     });
-  const mandate = async (amount: number, customer = CUSTOMER) => {
+  const mandate = async (amount: number, customer = CUSTOMER, journey = 2) => {
     const made = await api<{ idRec: string }>('POST', '/api/sandbox/recurrences', {
       contrato: `CTR-${amount}`,
-      journey: 2,
+      journey,
       amount,
       dataInicial: '2026-12-01',
       customer,
@@ -186,5 +186,60 @@ describe('a PIX subscription with the customer’s mandate', () => {
     expect(await m.salesOf(made.body.id)).toMatchObject([
       { paymentMethod: 'PIX_AUTOMATICO', status: 'PAGO', idRec },
     ]);
+  });
+
+  it('a journey 3 mandate’s first payment, made when it was authorised, pays the first period: no second debit', async () => {
+    const m = await merchantApi();
+    const idRec = await m.mandate(3300, CUSTOMER, 3);
+    const made = await m.subscribe({ customerId: await m.customer(), planId: await m.plan(3300) });
+    expect(made.body.idRec).toBe(idRec);
+    expect((await m.advance(made.body.id)).body.status).toBe('active');
+    const sales = await m.salesOf(made.body.id);
+    expect(sales).toHaveLength(1);
+    expect(sales[0]).toMatchObject({ status: 'PAGO', paymentMethod: 'PIX_AUTOMATICO', idRec });
+    const ofMandate = (await m.api<{ data: Sale[] }>('GET', '/api/transactions?limit=100')).body.data.filter(
+      (s) => s.idRec === idRec,
+    );
+    expect(ofMandate).toHaveLength(1); // the authorisation's own payment, now the subscription's
+    // the next period is the mandate's next cycle
+    await m.advance(made.body.id);
+    expect(await m.salesOf(made.body.id)).toHaveLength(2);
+  });
+
+  it('a plan change to another amount moves to the customer’s mandate of that amount, freeing the first', async () => {
+    const m = await merchantApi();
+    const small = await m.mandate(2000);
+    const large = await m.mandate(4000);
+    const customerId = await m.customer();
+    const made = await m.subscribe({ customerId, planId: await m.plan(2000), idRec: small });
+    expect(made.status, made.text).toBe(201);
+    await m.advance(made.body.id);
+    const patched = await m.api('PATCH', `/api/subscriptions/${made.body.id}`, {
+      planId: await m.plan(4000),
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect((await m.advance(made.body.id)).body.idRec).toBe(large);
+    expect((await m.salesOf(made.body.id)).map((s) => [s.idRec, s.amount])).toEqual([
+      [small, 2000],
+      [large, 4000],
+    ]);
+    const again = await m.subscribe({ customerId, planId: await m.plan(2000), idRec: small });
+    expect(again.status, again.text).toBe(201);
+  });
+
+  it('advance called at once from many requests charges each period once; a call that finds a try under way is 409', async () => {
+    const m = await merchantApi();
+    await m.mandate(1200);
+    const made = await m.subscribe({ customerId: await m.customer(), planId: await m.plan(1200) });
+    const answers = await Promise.all(Array.from({ length: 5 }, () => m.advance(made.body.id)));
+    const codes = answers.map((a) => a.status);
+    expect(
+      codes.every((c) => c === 200 || c === 409),
+      codes.join(),
+    ).toBe(true);
+    const sales = await m.salesOf(made.body.id);
+    expect(sales).toHaveLength(codes.filter((c) => c === 200).length);
+    const periods = sales.map((s) => (s as unknown as { items: { title: string }[] }).items[0]!.title);
+    expect(new Set(periods).size).toBe(periods.length);
   });
 });

@@ -5,15 +5,12 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DevPsp } from '../../src/devpsp/server.js';
-import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
 import { fromSaoPaulo } from '../../src/platform/time/sao-paulo.js';
-import { cancelExpiredCharges } from '../../src/sales/charges.js';
-import { BcbProcessor } from '../../src/sales/processors/bcb/adapter.js';
 import { CUSTOMER } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { pixApiProblems } from '../support/pix-openapi.js';
-import { RECEIVER_KEY, startBcbGateway } from '../support/psp.js';
+import { bcbExpiryRound, RECEIVER_KEY, startBcbGateway } from '../support/psp.js';
 import type { TestServer } from '../support/server.js';
 
 let psp: DevPsp;
@@ -99,16 +96,7 @@ it('unpaid past its due date, the charge expires and its cobv is removed at the 
   await db().query(`UPDATE sales SET charge_expires_at = now() - interval '1 second' WHERE id = $1`, [
     sale.id,
   ]);
-  const settings = server.runtime.platform.config.bcb!;
-  const client = new PixApiClient(settings, 2000);
-  try {
-    const bcb = new BcbProcessor(client, settings, db(), server.runtime.platform.queue);
-    expect(await cancelExpiredCharges(db(), server.runtime.platform.queue, new Map([[bcb.name, bcb]]))).toBe(
-      1,
-    );
-  } finally {
-    await client.close();
-  }
+  expect(await bcbExpiryRound(server)).toBe(1);
   expect((await api<{ status: string }>('GET', `/api/transactions/${sale.id}`)).body.status).toBe(
     'CANCELADO',
   );

@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DevPsp, type DevPspOptions } from '../../src/devpsp/server.js';
 import { DEV_RECEIVER_KEY, gatewaySettingsFor } from '../../src/devpsp/settings.js';
+import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
+import { cancelExpiredCharges } from '../../src/sales/charges.js';
+import { BcbProcessor } from '../../src/sales/processors/bcb/adapter.js';
 import { startServer, type TestServer } from './server.js';
 
 /** The receiver key of the tests' merchant of record (an EVP key). */
@@ -37,4 +40,16 @@ export async function startBcbGateway(
   const started = await startPsp();
   const server = await startServer({ workers: false, env: { ...started.env(await freePort()), ...env } });
   return { psp: started.psp, server };
+}
+
+/** The charge expiry worker's round with the bcb processor the workers build: how many sales it cancelled. */
+export async function bcbExpiryRound(server: TestServer): Promise<number> {
+  const { db, queue, config } = server.runtime.platform;
+  const client = new PixApiClient(config.bcb!, 2000);
+  try {
+    const bcb = new BcbProcessor(client, config.bcb!, db, queue);
+    return await cancelExpiredCharges(db, queue, new Map([[bcb.name, bcb]]));
+  } finally {
+    await client.close();
+  }
 }

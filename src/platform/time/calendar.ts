@@ -20,3 +20,9 @@ export function isRealCalendarTime(raw: string): boolean {
   const offset = m[4] !== undefined ? OFFSET.exec(raw.slice(m[0].length)) : null;
   return !offset || (Number(offset[1]) <= 23 && Number(offset[2]) <= 59);
 }
+
+/** A calendar date (YYYY-MM-DD) plus whole days (negative: minus). */
+export function addDays(date: string, days: number): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+}

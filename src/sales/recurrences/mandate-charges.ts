@@ -3,6 +3,8 @@ import type { Db, Queryable } from '../../platform/db/db.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { derivedUuid } from '../../platform/ids/derived-uuid.js';
 import type { Queue } from '../../platform/jobs/queue.js';
+import { addDays } from '../../platform/time/calendar.js';
+import { toSaoPaulo } from '../../platform/time/sao-paulo.js';
 import { setChargeExpiryAt } from '../charges.data.js';
 import { dueExpiry, releaseOrphan } from '../charges.js';
 import { createSale } from '../create.js';
@@ -11,11 +13,13 @@ import { normalizeCustomer } from '../input.js';
 import { ChargeIdTaken, type PixChargeProcessor, type SaleProcessor } from '../processors/processor.js';
 import type { Customer, SaleItem, SaleRow } from '../types.js';
 import {
+  adoptCycle,
   chargeCycle,
   lockRecurrence,
   type RecurrenceRow,
   recurrencesById,
   recurrencesOfPayer,
+  unclaimedFirstCycle,
 } from './recurrences.js';
 
 /** A cycle charged through a mandate, for another module (a subscription's period). */
@@ -34,6 +38,9 @@ export interface MandateCharge {
    */
   tryKey: string;
 }
+
+/** The fewest days before its date a cycle may be scheduled at the processor. */
+const MIN_LEAD_DAYS = 2;
 
 /** Ids tried for one try when the earlier ones are taken by cycles that have ended. */
 const IDS_PER_TRY = 4;
@@ -81,8 +88,15 @@ export class MandateCharges {
     return (await recurrencesOfPayer(q, accountId, document)).filter((r) => this.usable(r, amount));
   }
 
-  /** One cycle of `rec`: debited now (the sandbox), or scheduled at the processor for its due date. */
-  async charge(rec: RecurrenceRow, c: MandateCharge): Promise<SaleRow> {
+  /**
+   * One cycle of `rec`: the one the customer paid when authorising it (journeys 3 and 4), when it is still the
+   * mandate's only one and of this amount, so the first period is not debited twice; else debited now (the
+   * sandbox, which plays the payer's bank), or scheduled at the processor for its due date. Null: due too soon
+   * to be scheduled (the caller charges the period another way).
+   */
+  async charge(rec: RecurrenceRow, c: MandateCharge): Promise<SaleRow | null> {
+    const adopted = await this.adoptFirstCycle(rec, c);
+    if (adopted) return adopted;
     const { debit, scheduler } = this.processors;
     if (debit && rec.processor === debit.name) {
       return this.db.tx(async (tx) => {
@@ -102,7 +116,21 @@ export class MandateCharges {
     if (!scheduler?.scheduleCycle || scheduler.name !== rec.processor) {
       throw new AppError('PROCESSOR_UNAVAILABLE', `no processor can charge the mandate ${rec.id_rec}`);
     }
+    // the arrangement wants a cycle scheduled 2 to 10 days before its date: one due sooner cannot be
+    if (c.dueDate < addDays(toSaoPaulo(new Date()).slice(0, 10), MIN_LEAD_DAYS)) return null;
     return this.schedule(scheduler, rec, c);
+  }
+
+  private async adoptFirstCycle(rec: RecurrenceRow, c: MandateCharge): Promise<SaleRow | null> {
+    if (rec.journey < 3 || rec.cycles !== 1 || !c.origin.subscriptionId) return null;
+    return this.db.tx(async (tx) => {
+      const locked = (await lockRecurrence(tx, rec.id_rec))!;
+      const paid = await unclaimedFirstCycle(tx, locked);
+      if (!paid || Number(paid.amount) !== c.amount) return null;
+      await adoptCycle(tx, paid.id, c.origin.subscriptionId!);
+      await c.bind(tx, paid.id);
+      return paid;
+    });
   }
 
   /**

@@ -243,3 +243,22 @@ export async function recurrencesOfPayer(
   );
   return rows.map(recurrence);
 }
+
+/**
+ * The cycle a journey 3 or 4 authorisation paid at once, locked, when it is still the mandate's only cycle and
+ * no subscription has taken it (`adoptCycle`).
+ */
+export async function unclaimedFirstCycle(tx: Queryable, rec: RecurrenceRow): Promise<SaleRow | null> {
+  if (rec.journey < 3 || rec.cycles !== 1) return null;
+  const [row] = await tx.query<SaleRow>(
+    `SELECT * FROM sales WHERE recurrence_id = $1 AND subscription_id IS NULL AND status = 'PAGO'
+      ORDER BY id LIMIT 1 FOR UPDATE`,
+    [rec.id],
+  );
+  return row ?? null;
+}
+
+/** A paid cycle becomes a subscription's payment: its Sale object carries `subscriptionId` from now on. */
+export async function adoptCycle(tx: Queryable, saleId: number, subscriptionId: string): Promise<void> {
+  await tx.query('UPDATE sales SET subscription_id = $2 WHERE id = $1', [saleId, subscriptionId]);
+}
