@@ -11,7 +11,7 @@ import { SaleSettler } from '../../src/sales/settlement/settler.js';
 import { eventsOf } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
-import { pixApiProblems } from '../support/pix-openapi.js';
+import { pspProblems } from '../support/pix-openapi.js';
 import { bcbExpiryRound, RECEIVER_KEY, startBcbGateway } from '../support/psp.js';
 import type { TestServer } from '../support/server.js';
 import { type BoletoSaleBody, boletoInput, spDay } from './fixtures.js';
@@ -52,7 +52,7 @@ beforeAll(async () => {
   merchant = await createMerchant(server);
 });
 afterAll(async () => {
-  const problems = psp?.state.exchanges.flatMap(pixApiProblems) ?? [];
+  const problems = pspProblems(psp);
   await server?.close();
   await psp?.close();
   expect(problems).toEqual([]);

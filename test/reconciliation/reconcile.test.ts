@@ -11,7 +11,7 @@ import { SaleSettler } from '../../src/sales/settlement/settler.js';
 import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
-import { pixApiProblems } from '../support/pix-openapi.js';
+import { pspProblems } from '../support/pix-openapi.js';
 import { RECEIVER_KEY, startBcbGateway } from '../support/psp.js';
 import type { TestServer } from '../support/server.js';
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // every GET /pix the reconciliation sent, and every page the local PSP answered, against the Central Bank's yaml
-  const problems = psp?.state.exchanges.flatMap(pixApiProblems) ?? [];
+  const problems = pspProblems(psp);
   await client?.close();
   await server?.close();
   await psp?.close();

@@ -11,7 +11,7 @@ import { derivedUuid } from '../../src/platform/ids/derived-uuid.js';
 import { CUSTOMER } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
-import { callbackProblems, pixApiProblems } from '../support/pix-openapi.js';
+import { pspProblems } from '../support/pix-openapi.js';
 import { bcbExpiryRound, startBcbGateway } from '../support/psp.js';
 import type { TestServer } from '../support/server.js';
 
@@ -31,10 +31,7 @@ beforeAll(async () => {
   if (merchant.accountId !== 1) throw new Error(`expected account 1, got ${merchant.accountId}`);
 });
 afterAll(async () => {
-  const problems = [
-    ...(psp?.state.exchanges ?? []).flatMap(pixApiProblems),
-    ...(psp?.recurring.callbacks ?? []).flatMap(callbackProblems),
-  ];
+  const problems = pspProblems(psp);
   await server?.close();
   await psp?.close();
   expect(problems).toEqual([]);

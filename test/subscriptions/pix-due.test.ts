@@ -9,7 +9,7 @@ import { fromSaoPaulo } from '../../src/platform/time/sao-paulo.js';
 import { CUSTOMER } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
-import { pixApiProblems } from '../support/pix-openapi.js';
+import { pspProblems } from '../support/pix-openapi.js';
 import { bcbExpiryRound, RECEIVER_KEY, startBcbGateway } from '../support/psp.js';
 import type { TestServer } from '../support/server.js';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
   merchant = await createMerchant(server);
 });
 afterAll(async () => {
-  const problems = psp?.state.exchanges.flatMap(pixApiProblems) ?? [];
+  const problems = pspProblems(psp);
   await server?.close();
   await psp?.close();
   expect(problems).toEqual([]);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import RequestValidatorModule from 'openapi-request-validator';
 import ResponseValidatorModule from 'openapi-response-validator';
 import { parse } from 'yaml';
+import type { DevPsp } from '../../src/devpsp/server.js';
 import type { Exchange } from '../../src/devpsp/state.js';
 
 type Json = Record<string, unknown>;
@@ -162,4 +163,16 @@ export function callbackProblems(callback: { path: '/rec' | '/cobr'; body: unkno
     query: {},
   });
   return errors ? [`callback ${callback.path}: ${JSON.stringify(errors.errors)}`] : [];
+}
+
+/**
+ * Everything a test's local PSP saw against the yaml: each request the gateway sent it and each answer, and each
+ * callback it sent the gateway. Empty when the PSP never started.
+ */
+export function pspProblems(psp: DevPsp | undefined): string[] {
+  if (!psp) return [];
+  return [
+    ...psp.state.exchanges.flatMap(pixApiProblems),
+    ...psp.recurring.callbacks.flatMap(callbackProblems),
+  ];
 }

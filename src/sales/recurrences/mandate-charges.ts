@@ -17,7 +17,6 @@ import {
   chargeCycle,
   lockRecurrence,
   type RecurrenceRow,
-  recurrencesById,
   recurrencesOfPayer,
   unclaimedFirstCycle,
 } from './recurrences.js';
@@ -76,11 +75,6 @@ export class MandateCharges {
     const { debit, scheduler } = this.processors;
     if (debit && rec.processor === debit.name) return true;
     return scheduler?.name === rec.processor && typeof scheduler.scheduleCycle === 'function';
-  }
-
-  /** The account's mandates by internal id (a subscription's). */
-  byId(q: Queryable, ids: number[]): Promise<Map<number, RecurrenceRow>> {
-    return recurrencesById(q, ids);
   }
 
   /** The account's mandates of this payer's CPF or CNPJ that could charge `amount` here, newest first. */

@@ -6,7 +6,7 @@ import { cancelExpiredCharges } from '../../../src/sales/charges.js';
 import { BcbProcessor } from '../../../src/sales/processors/bcb/adapter.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
-import { pixApiProblems } from '../../support/pix-openapi.js';
+import { pspProblems } from '../../support/pix-openapi.js';
 import { freePort, startBcbGateway } from '../../support/psp.js';
 import type { TestServer } from '../../support/server.js';
 import { eventsOf, type SaleBody, saleInput } from '../fixtures.js';
@@ -44,7 +44,7 @@ beforeAll(async () => {
   merchant = await createMerchant(server);
 });
 afterAll(async () => {
-  const problems = psp?.state.exchanges.flatMap(pixApiProblems) ?? [];
+  const problems = pspProblems(psp);
   for (const c of clients) await c.close();
   await server?.close();
   await psp?.close();

@@ -4,7 +4,7 @@ import { getBalance } from '../../../src/ledger/ledger.js';
 import { journeyOf } from '../../../src/sales/processors/bcb/recurring.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
-import { callbackProblems, pixApiProblems } from '../../support/pix-openapi.js';
+import { pspProblems } from '../../support/pix-openapi.js';
 import { freePort, startPsp } from '../../support/psp.js';
 import { type Receiver, startReceiver } from '../../support/receiver.js';
 import { startServer, type TestServer } from '../../support/server.js';
@@ -51,10 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   // every request the adapter sent (and every answer and callback of the local PSP), against the yaml
   const exchanges = psp?.state.exchanges ?? [];
-  const problems = [
-    ...exchanges.flatMap(pixApiProblems),
-    ...(psp?.recurring.callbacks ?? []).flatMap(callbackProblems),
-  ];
+  const problems = pspProblems(psp);
   await receiver?.close();
   await server?.close();
   await psp?.close();

@@ -9,7 +9,7 @@ import { openRefund, releaseForgottenRefunds } from '../../../src/sales/refunds/
 import { SaleSettler } from '../../../src/sales/settlement/settler.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
-import { pixApiProblems } from '../../support/pix-openapi.js';
+import { pspProblems } from '../../support/pix-openapi.js';
 import { RECEIVER_KEY, startBcbGateway } from '../../support/psp.js';
 import type { TestServer } from '../../support/server.js';
 import { eventsOf, moveTo, type SaleBody, saleInput } from '../fixtures.js';
@@ -35,7 +35,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // every request the adapter sent and every answer it read, against the Central Bank's yaml
-  const problems = psp?.state.exchanges.flatMap(pixApiProblems) ?? [];
+  const problems = pspProblems(psp);
   await server?.close();
   await psp?.close();
   expect(problems).toEqual([]);
