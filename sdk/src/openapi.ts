@@ -15134,6 +15134,11 @@ export interface paths {
                          *             "blocked": 15000,
                          *             "receivable": 42,
                          *             "total": 15000
+                         *           },
+                         *           "lastAutomaticPayout": {
+                         *             "period": "pedido-1001",
+                         *             "paid": true,
+                         *             "skippedReason": "pedido-1001"
                          *           }
                          *         }
                          *       ],
@@ -15157,6 +15162,15 @@ export interface paths {
                                 email: string;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The latest automatic payout period (transferInterval daily or weekly); null: none yet */
+                                lastAutomaticPayout: {
+                                    /** @description A withdrawal was made for it */
+                                    paid: boolean;
+                                    /** @description The period (São Paulo date it began) */
+                                    period: string;
+                                    /** @description Why it paid nothing: NOTHING_AVAILABLE, MINIMUM_VALUE, or the refusal’s error code */
+                                    skippedReason: string | null;
+                                } | null;
                                 name: string;
                                 pixKey: string;
                                 pixKeyType: string;

@@ -6,13 +6,14 @@ import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, pageOf, parseLimit } from '../platform/paging/pagination.js';
 import { maskDocument } from '../platform/privacy/mask.js';
 import { listRecipients } from './data.js';
+import { lastPayoutPeriods } from './payouts.data.js';
 import { recipientView } from './recipients.js';
 import { PanelRecipientPage, RecipientListQuery } from './schemas.js';
 
 /**
- * The panel's Recebedores: the account's recipients with their balances (session; errors in the envelope). A
- * recipient's sales and withdrawals are the panel's sales and withdrawals lists filtered by `recipientId`.
- * Documents are masked (the API's recipient routes, for integrators, show them whole).
+ * The panel's Recebedores: the account's recipients with their balances and latest automatic payout (session;
+ * errors in the envelope). A recipient's sales and withdrawals are the panel's sales and withdrawals lists
+ * filtered by `recipientId`. Documents are masked (the API's recipient routes, for integrators, show them whole).
  */
 export async function recipientPanelRoutes(
   app: Http,
@@ -39,8 +40,16 @@ export async function recipientPanelRoutes(
         deps.reads,
         page.rows.map((r) => r.id),
       );
+      const payouts = await lastPayoutPeriods(
+        deps.reads,
+        page.rows.map((r) => r.id),
+      );
       return {
-        data: page.rows.map((r) => ({ ...masked(recipientView(r)), balance: balances.get(r.id)! })),
+        data: page.rows.map((r) => ({
+          ...masked(recipientView(r)),
+          balance: balances.get(r.id)!,
+          lastAutomaticPayout: payouts.get(r.id) ?? null,
+        })),
         nextCursor: page.nextCursor,
       };
     },

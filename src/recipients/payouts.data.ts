@@ -58,3 +58,26 @@ export async function notePayoutPeriod(
     ],
   );
 }
+
+/** What a recipient's latest automatic payout period became: a withdrawal, or why it paid nothing. */
+export interface LastAutomaticPayout {
+  period: string;
+  paid: boolean;
+  skippedReason: string | null;
+}
+
+/** The latest automatic payout period of each of these recipients that has one. */
+export async function lastPayoutPeriods(
+  q: Queryable,
+  recipientIds: number[],
+): Promise<Map<number, LastAutomaticPayout>> {
+  if (recipientIds.length === 0) return new Map();
+  const rows = await q.query<LastAutomaticPayout & { recipient_id: string }>(
+    `SELECT DISTINCT ON (recipient_id) recipient_id, to_char(period_date, 'YYYY-MM-DD') AS period,
+            withdrawal_id IS NOT NULL AS paid, skipped_reason AS "skippedReason"
+       FROM recipient_payouts WHERE recipient_id = ANY($1::bigint[])
+      ORDER BY recipient_id, period_date DESC`,
+    [recipientIds],
+  );
+  return new Map(rows.map(({ recipient_id, ...last }) => [Number(recipient_id), last]));
+}

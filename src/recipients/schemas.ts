@@ -62,8 +62,28 @@ export const RecipientListQuery = Type.Object({
   limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
 });
 
-/** The panel's list of recipients: each with its balance. */
+const LastAutomaticPayout = Type.Union(
+  [
+    Type.Object({
+      period: Type.String({ description: 'The period (São Paulo date it began)' }),
+      paid: Type.Boolean({ description: 'A withdrawal was made for it' }),
+      skippedReason: Type.Union([Type.String(), Type.Null()], {
+        description: 'Why it paid nothing: NOTHING_AVAILABLE, MINIMUM_VALUE, or the refusal’s error code',
+      }),
+    }),
+    Type.Null(),
+  ],
+  { description: 'The latest automatic payout period (transferInterval daily or weekly); null: none yet' },
+);
+
+/** The panel's list of recipients: each with its balance and latest automatic payout. */
 export const PanelRecipientPage = Type.Object({
-  data: Type.Array(Type.Object({ ...Recipient.properties, balance: RecipientBalanceBody })),
+  data: Type.Array(
+    Type.Object({
+      ...Recipient.properties,
+      balance: RecipientBalanceBody,
+      lastAutomaticPayout: LastAutomaticPayout,
+    }),
+  ),
   nextCursor: Type.Union([Type.String(), Type.Null()]),
 });

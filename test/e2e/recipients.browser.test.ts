@@ -1,9 +1,10 @@
 /**
- * The panel's Recebedores in Debian's chromium: the platform's recipients with their balances, and one
- * recipient's sales (with its share) and withdrawals.
+ * The panel's Recebedores in Debian's chromium: the platform's recipients with their balances, one recipient's
+ * sales (with its share) and withdrawals, and another's latest automatic payout (skipped, and why).
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAutomaticPayouts } from '../../src/recipients/index.js';
 import { createRecipient } from '../recipients/fixtures.js';
 import { moveTo, saleInput } from '../sales/fixtures.js';
 import { seriousViolations } from '../support/axe.js';
@@ -48,6 +49,9 @@ describe('Recebedores', () => {
       body: { amount: '120.00' },
     });
     expect(cashout.status, cashout.text).toBe(201);
+    // this week's automatic payout round: Seu João has nothing available
+    const { db, queue } = server.runtime.platform;
+    expect(await runAutomaticPayouts(db, queue, new Date())).toEqual({ paid: 0, skipped: 1 });
 
     await page.goto(`${server.url}/`);
     await page.getByLabel('E-mail').fill(m.email);
@@ -79,6 +83,14 @@ describe('Recebedores', () => {
     await withdrawals.getByRole('cell', { name: 'ana@example.com', exact: true }).waitFor();
     expect(text(await withdrawals.innerText())).toContain('R$ 120,00');
     await shot(page, 'recipients-02-detail');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByRole('button', { name: 'Detalhes do recebedor Seu João' }).click();
+    await page.getByText('Último repasse automático').waitFor();
+    expect(text(await page.locator('dl.detail').innerText())).toMatch(
+      /Último repasse automático\s+\d{2}\/\d{2}\/\d{4}: nenhum saque\. Nada disponível\. O saldo fica para o próximo período\./,
+    );
+    await shot(page, 'recipients-02b-last-payout');
     expect(await seriousViolations(page)).toEqual([]);
 
     // on a 390 px phone: no sideways scrolling, the page named in the tab

@@ -129,6 +129,18 @@ describe('automatic payouts by transferInterval', () => {
       { period: '2026-11-23', reason: null, paid: true },
       { period: '2026-11-25', reason: 'MINIMUM_VALUE', paid: false },
     ]);
+    // the panel's Recebedores tells each one's latest period: paid, or why not
+    const panel = await call<{ data: { name: string; lastAutomaticPayout: unknown }[] }>(
+      'GET',
+      `${one.url}/api/panel/recipients`,
+      { headers: platform.panel },
+    );
+    expect(Object.fromEntries(panel.body.data.map((r) => [r.name, r.lastAutomaticPayout]))).toEqual({
+      Diária: { period: '2026-11-25', paid: true, skippedReason: null },
+      Semanal: { period: '2026-11-23', paid: true, skippedReason: null },
+      Manual: null,
+      Pouco: { period: '2026-11-25', paid: false, skippedReason: 'MINIMUM_VALUE' },
+    });
 
     // Thursday before 06:00: still Wednesday's period; after 06:00: daily again, weekly waits for Monday
     await fund(daily, 20_000);

@@ -1,9 +1,7 @@
 import { useState } from 'preact/hooks';
 import { type Anticipation, type AnticipationSimulation, api } from '../api';
-import { money, reaisText } from '../ui/format';
+import { day, money, reaisText } from '../ui/format';
 import { ErrorText, useAttempt } from '../ui/kit';
-
-const day = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
 
 /** "1234.56" (reaisText) → cents; null when it is not an amount. */
 function centsOf(text: string): number | null {

@@ -1,11 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type ReceivablesPage } from '../api';
-import { money } from '../ui/format';
+import { day, money } from '../ui/format';
 import { ErrorText, Table } from '../ui/kit';
 import { Anticipate } from './Anticipate';
 
 /** A São Paulo date (YYYY-MM-DD) as Brazilians read it: 25/12/2026. */
-const day = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
 
 /** "Agenda de recebíveis": card installments by the day they reach the available balance, the next 90 days. */
 export function Receivables() {

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Recipient, type Sale, type Withdrawal } from '../api';
-import { date, money, moneyText } from '../ui/format';
+import { date, day, money, moneyText } from '../ui/format';
 import { Card, DetailsButton, ErrorText, Table } from '../ui/kit';
 import {
+  errorMeaning,
   label,
   METHODS,
   PIX_KEY_TYPES,
@@ -101,6 +102,12 @@ function RecipientDetail({ recipient, onClose }: { recipient: Recipient; onClose
         </dd>
         <dt>Repasse</dt>
         <dd>{label(TRANSFER_INTERVALS, recipient.transferInterval)}</dd>
+        {recipient.lastAutomaticPayout && (
+          <>
+            <dt>Último repasse automático</dt>
+            <dd>{lastPayoutText(recipient.lastAutomaticPayout)}</dd>
+          </>
+        )}
         <dt>Saldo total</dt>
         <dd>{money(recipient.balance.total)}</dd>
         <dt>Cadastrado em</dt>
@@ -156,4 +163,14 @@ function RecipientDetail({ recipient, onClose }: { recipient: Recipient; onClose
       </button>
     </Card>
   );
+}
+
+/** A period paid, or why it paid nothing (its available balance then waits for the next period). */
+function lastPayoutText(last: { period: string; paid: boolean; skippedReason: string | null }): string {
+  if (last.paid) return `${day(last.period)}: saque feito.`;
+  const why =
+    last.skippedReason === 'NOTHING_AVAILABLE'
+      ? 'Nada disponível.'
+      : errorMeaning(last.skippedReason ?? 'GENERAL_ERROR', '');
+  return `${day(last.period)}: nenhum saque. ${why} O saldo fica para o próximo período.`;
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Customer, can, type PlansPage, type Subscription } from '../api';
-import { date, money } from '../ui/format';
+import { date, day, money } from '../ui/format';
 import { ErrorText, Options, Table, useAttempt } from '../ui/kit';
 import { label, METHODS, PLAN_INTERVAL, SUBSCRIPTION_STATUS } from '../ui/labels';
 
@@ -10,7 +10,6 @@ const every = (p: Plan) =>
   p.intervalCount === 1
     ? `por ${PLAN_INTERVAL[p.interval]![0]}`
     : `a cada ${p.intervalCount} ${PLAN_INTERVAL[p.interval]![1]}`;
-const day = (d: string) => d.split('-').reverse().join('/');
 
 /** Cancel now or at the period's end, for whoever may create charges. */
 function CancelButtons({ sub, onDone }: { sub: Subscription; onDone: (s: Subscription) => void }) {

@@ -56,3 +56,8 @@ export function timeLeft(iso: string, now: number = Date.now()): string {
   if (hours > 0) return `${hours} h e ${minutes % 60} min`;
   return `${Math.max(minutes, 1)} min`;
 }
+
+/** A calendar date (YYYY-MM-DD) as dd/mm/aaaa. */
+export function day(date: string): string {
+  return date.split('-').reverse().join('/');
+}
