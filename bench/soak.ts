@@ -70,6 +70,21 @@ const counts = {
   errors: 0,
 };
 const statuses = new Map<number, number>();
+/** Answers other than 2xx by what was asked and what came back, with the first one's message (the report's). */
+const unexpected = new Map<string, { n: number; message: string }>();
+
+/** Counts an answer; one other than 2xx is also kept by route (ids made `{id}`), status and error code. */
+function tally(method: string, route: string, status: number, body: string): void {
+  statuses.set(status, (statuses.get(status) ?? 0) + 1);
+  if (status < 300) return;
+  counts.non2xx++;
+  const shape = route.split('?')[0]!.replace(/\/(?:[0-9a-f]{8}-[0-9a-f-]{27}|\d+)(?=\/|$)/gi, '/{id}');
+  const code = /"error"\s*:\s*"([A-Z_]+)"/.exec(body)?.[1];
+  const key = `${method} ${shape} → ${status}${code ? ` ${code}` : ''}`;
+  const seen = unexpected.get(key);
+  if (seen) seen.n++;
+  else unexpected.set(key, { n: 1, message: /"message"\s*:\s*"([^"]{0,160})/.exec(body)?.[1] ?? '' });
+}
 
 // the payer and items of the boleto, card and dispute traffic
 const PAYER = {
@@ -111,6 +126,8 @@ const env = {
   RATE_LIMIT_CHECKOUT_PER_IP: '0',
   RATE_LIMIT_PUBLIC_KEY: '0',
   RATE_LIMIT_PUBLIC_KEY_PER_IP: '0',
+  // a boleto's PDF every 2 s is the default limit's exact rate (30 a minute): its jitter made a few 429s a run
+  RATE_LIMIT_BOLETO_PDF_PER_IP: '0',
   RISK_CARD_ATTEMPTS_PER_IP: '0',
   RISK_CARD_ATTEMPTS_PER_CARD: '0',
 };
@@ -264,8 +281,7 @@ async function call(
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.body.text();
-    statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-    if (res.statusCode >= 300) counts.non2xx++;
+    tally(method, route, res.statusCode, text);
     return {
       status: res.statusCode,
       json: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : text,
@@ -368,10 +384,10 @@ async function boletoWithPdf(m: Merchant): Promise<void> {
   });
   if (sale.status !== 201) return;
   const { id, boleto } = sale.json as { id: number; boleto: { pdfUrl: string } };
-  const pdf = await request(`${url}${new URL(boleto.pdfUrl).pathname}`);
-  await pdf.body.arrayBuffer();
-  statuses.set(pdf.statusCode, (statuses.get(pdf.statusCode) ?? 0) + 1);
-  if (pdf.statusCode !== 200) counts.non2xx++;
+  const pdfPath = new URL(boleto.pdfUrl).pathname;
+  const pdf = await request(`${url}${pdfPath}`);
+  const bytes = Buffer.from(await pdf.body.arrayBuffer());
+  tally('GET', pdfPath, pdf.statusCode, pdf.statusCode < 300 ? '' : bytes.toString('utf8'));
   const paid = await call('POST', `/api/sandbox/sales/${id}/status`, m.keys, { status: 'PAGO' });
   if (paid.status === 200) counts.boletos++;
 }
@@ -427,9 +443,7 @@ async function disputed(m: Merchant): Promise<void> {
 /** A payer on the link's page (its HTML and its data), paying by PIX; the payment confirmed. */
 async function payByLink(m: Merchant): Promise<void> {
   const html = await request(`${url}/pay/${slug}`);
-  await html.body.text();
-  statuses.set(html.statusCode, (statuses.get(html.statusCode) ?? 0) + 1);
-  if (html.statusCode !== 200) counts.non2xx++;
+  tally('GET', '/pay/{slug}', html.statusCode, await html.body.text());
   await call('GET', `/api/public/pay/${slug}`, {});
   const paying = await call(
     'POST',
@@ -585,9 +599,11 @@ async function report(): Promise<void> {
   );
   check(smtp.received() >= counts.mails, `e-mail: ${smtp.received()} received of ${counts.mails} asked for`);
   check(
-    counts.errors === 0,
-    `traffic: ${counts.errors} transport errors; statuses ${JSON.stringify([...statuses])}`,
+    counts.errors === 0 && counts.non2xx === 0,
+    `traffic: ${counts.errors} transport errors, ${counts.non2xx} answers other than 2xx; statuses ${JSON.stringify([...statuses])}`,
   );
+  for (const [what, { n, message }] of unexpected)
+    console.log(`  ${n} × ${what}${message ? `: ${message}` : ''}`);
   console.log(
     `\n  open file descriptors (every 10 s): api ${samples.map((s) => s.apiFds).join(' ')}\n  worker ${samples.map((s) => s.workerFds).join(' ')}\n  connections ${samples.map((s) => s.connections).join(' ')}`,
   );
@@ -603,7 +619,7 @@ function writeResults(): void {
   const m = machine('PostgreSQL (embedded)');
   writeFileSync(
     path.join(import.meta.dirname, 'soak-results.json'),
-    `${JSON.stringify({ at, commit, machine: m, minutes: MINUTES, passed: failures.length === 0, checks, counts, statuses: [...statuses], samples }, null, 2)}\n`,
+    `${JSON.stringify({ at, commit, machine: m, minutes: MINUTES, passed: failures.length === 0, checks, counts, statuses: [...statuses], unexpected: Object.fromEntries(unexpected), samples }, null, 2)}\n`,
   );
   const lines = [
     `# Soak results (${at}, commit ${commit})`,
@@ -611,6 +627,8 @@ function writeResults(): void {
     `${MINUTES} minutes on the embedded default. Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, Node ${m.node}; load average at the end ${m.loadAverage.join(' / ')}.`,
     '',
     `Traffic: ${JSON.stringify(counts)}; statuses ${JSON.stringify([...statuses])}.`,
+    '',
+    ...[...unexpected].map(([what, { n, message }]) => `- ${n} × ${what}${message ? `: ${message}` : ''}`),
     '',
     '| Check | Result |',
     '|---|---|',
