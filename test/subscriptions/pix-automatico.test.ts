@@ -5,6 +5,7 @@
  * debits each cycle at once: a PIX_AUTOMATICO sale PAGO carrying subscriptionId, idRec and contrato.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ADDRESS } from '../boletos/fixtures.js';
 import { CUSTOMER } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -132,14 +133,7 @@ describe('a PIX subscription with the customer’s mandate', () => {
           planId,
           idRec,
           paymentMethod: 'BOLETO',
-          address: {
-            street: 'Rua A',
-            number: '1',
-            district: 'Centro',
-            city: 'São Paulo',
-            state: 'SP',
-            zipCode: '01310100',
-          },
+          address: ADDRESS,
         },
         'PIX subscriptions only',
       ],
