@@ -3,7 +3,6 @@
  * a real gateway: a PIX charge, its payment in the sandbox, the verified webhook that marks the order paid, a
  * partial refund and its webhook; a resent delivery changes nothing and a forged one is refused.
  */
-import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,19 +10,19 @@ import { runGateway } from '../support/cli.js';
 import { createMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { freePort, spawnCollecting } from '../support/snippets.js';
+import { freePort, type Running, spawnCollecting } from '../support/snippets.js';
 import { waitUntil } from '../support/wait.js';
 import { createWebhook, deliveries } from '../support/webhooks.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let server: TestServer;
-const shops: ChildProcess[] = [];
+const shops: Running[] = [];
 
 beforeAll(async () => {
   server = await startServer();
 });
 afterAll(async () => {
-  for (const shop of shops) shop.kill('SIGKILL');
+  for (const shop of shops) shop.stop();
   await server?.close();
 });
 
@@ -49,7 +48,7 @@ describe.each([
         PYTHONDONTWRITEBYTECODE: '1',
       },
     });
-    shops.push(shop.child);
+    shops.push(shop);
     const out = shop.out;
     await waitUntil(
       () => out.some((l) => l.startsWith('shop on')),

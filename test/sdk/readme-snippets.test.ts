@@ -35,7 +35,7 @@ beforeAll(async () => {
   mkdirSync(WORK, { recursive: true });
 });
 afterAll(async () => {
-  for (const r of running) r.child.kill('SIGKILL');
+  for (const r of running) r.stop();
   await server?.close();
 });
 

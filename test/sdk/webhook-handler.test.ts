@@ -27,7 +27,7 @@ beforeAll(async () => {
   server = await startServer({ env: { WEBHOOK_RETRY_DELAYS_MS: '300,300' } });
 });
 afterAll(async () => {
-  python?.child.kill('SIGKILL');
+  python?.stop();
   await new Promise((resolve) => (node ? node.close(resolve) : resolve(undefined)));
   await server?.close();
 });

@@ -26,6 +26,8 @@ export interface Running {
   child: ChildProcess;
   out: string[];
   exited: Promise<number | null>;
+  /** Kills it and every process it started (`npm run` starts a shell that starts the program). */
+  stop(): void;
 }
 
 export function spawnCollecting(
@@ -33,7 +35,8 @@ export function spawnCollecting(
   args: string[],
   options: { cwd: string; env: NodeJS.ProcessEnv },
 ): Running {
-  const child = spawn(command, args, options);
+  // its own process group, so that stop() reaches the processes it starts as well
+  const child = spawn(command, args, { ...options, detached: true });
   const out: string[] = [];
   // whole lines only: a chunk may end in the middle of one (the rest is kept for the next, or for the end)
   const partial = { '': '', 'stderr: ': '' };
@@ -50,7 +53,14 @@ export function spawnCollecting(
       resolve(code);
     }),
   );
-  return { child, out, exited };
+  const stop = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // the group has already ended
+    }
+  };
+  return { child, out, exited, stop };
 }
 
 export const freePort = () =>
