@@ -127,6 +127,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
 /** The database of a long-running process: its start said in the log, the embedded server watched. */
 function openRuntimeDatabase(config: Config, log: Logger): Promise<OpenedDatabase> {
   return openDatabase(config, {
+    poolMax: config.dbPoolMax,
     log: (message) => log.info(message),
     watch: { warn: (message) => log.warn(message), error: (message) => log.error(message) },
   });

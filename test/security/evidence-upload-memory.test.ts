@@ -159,7 +159,9 @@ describe('dispute evidence uploads are checked before they are read', () => {
       expect(Object.keys(tally).every((k) => ['400', '413', '429', 'reset'].includes(k))).toBe(true);
     }
     expect(tallies[0]!['400']).toBeGreaterThanOrEqual(1);
-    expect(tallies[1]!['413']).toBeGreaterThanOrEqual(1);
+    // a 413 is answered before the body is read: on a busy machine the sender may meet the closed connection
+    // (a reset) before it reads that answer
+    expect((tallies[1]!['413'] ?? 0) + (tallies[1]!.reset ?? 0)).toBeGreaterThanOrEqual(1);
     expect(peak - start).toBeLessThan(100);
     const [row] = await setup.runtime.platform.db.query<{ status: string; n: number }>(
       `SELECT d.status, (SELECT count(*)::int FROM dispute_evidence e WHERE e.dispute_id = d.id) AS n

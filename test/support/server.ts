@@ -74,7 +74,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
 
 /**
  * Tests log in and call one key far more often than a merchant: the limits are off unless a test sets them
- * (test/platform/rate-limit.test.ts does, with the defaults of decisions.md).
+ * (test/platform/rate-limit.test.ts does, with the defaults of decisions.md); a gateway's pool is smaller.
  */
 export const TEST_LIMITS = {
   RATE_LIMIT_PER_KEY: '0',
@@ -87,6 +87,8 @@ export const TEST_LIMITS = {
   RISK_CARD_ATTEMPTS_PER_IP: '0',
   RISK_CARD_ATTEMPTS_PER_CARD: '0',
   RISK_REFUSAL_RATIO: '0',
+  // two test files run at once, each with a few gateways, on one local PostgreSQL of 100 connections
+  DB_POOL_MAX: '10',
 };
 
 function dataDirFor(databaseUrl: string): string {

@@ -28,6 +28,8 @@ export interface Config {
   dbFailoverTimeoutMs: number;
   /** How long a statement waits for a free pooled connection before the request answers 503. */
   dbPoolWaitMs: number;
+  /** The most connections a process's main pool opens to PostgreSQL (its queue pools are apart, and small). */
+  dbPoolMax: number;
   /** A replica the panel's lists, exports and statement may read from (null: they read the primary). */
   databaseReadUrl: string | null;
   /** A replica further behind the primary than this is not read from. */
@@ -268,6 +270,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     databaseUrl,
     dbFailoverTimeoutMs: integer(env, 'DB_FAILOVER_TIMEOUT_MS', 30000, 1000, 600000),
     dbPoolWaitMs: integer(env, 'DB_POOL_WAIT_MS', 10000, 100, 600000),
+    dbPoolMax: integer(env, 'DB_POOL_MAX', 20, 2, 500),
     databaseReadUrl,
     databaseReadMaxLagMs: integer(env, 'DATABASE_READ_MAX_LAG_MS', 5000, 0, 3600000),
     dataDir,
