@@ -27,7 +27,6 @@ import {
   lockDue,
   lockSubscription,
   lockSubscriptions,
-  mandatesInUse,
   openCharges,
   retakeStaleClaim,
   type SubscriptionRow,
@@ -37,6 +36,7 @@ import {
   setOutcomes,
 } from './data.js';
 import { mailCharge, mailFailure } from './mails.js';
+import { freeMandatesOf } from './mandates.js';
 import { localDateOf } from './periods.js';
 import {
   chargeTimeOf,
@@ -379,12 +379,8 @@ export class SubscriptionBiller {
     const amount = who.plan.amount_cents;
     if (!mandates) return null;
     if (who.mandate && mandates.usable(who.mandate, amount)) return who.mandate;
-    const found = await mandates.ofPayer(this.db, sub.account_id, who.customer.document, amount);
-    const inUse = await mandatesInUse(
-      this.db,
-      found.map((r) => r.id),
-    );
-    for (const rec of found.filter((r) => !inUse.has(r.id))) {
+    const free = await freeMandatesOf(this.db, mandates, sub.account_id, who.customer.document, amount);
+    for (const rec of free) {
       // a subscription binding the same mandate at the same moment wins it: this one looks at the next
       const bound = await bindMandate(this.db, sub.id, rec.id).catch((err: unknown) => {
         if (isUniqueViolation(err)) return false;

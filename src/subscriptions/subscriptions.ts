@@ -33,6 +33,7 @@ import {
   saveSubscription,
   updatePlan,
 } from './data.js';
+import { freeMandatesOf } from './mandates.js';
 import { type Interval, type LocalDate, localDateOf, periodDate, startOf } from './periods.js';
 
 export interface PlanInput {
@@ -507,12 +508,8 @@ export class Subscriptions {
     const mandates = this.settings.mandates;
     if (input.idRec === undefined) {
       if (input.paymentMethod !== 'PIX' || !mandates) return null;
-      const found = await mandates.ofPayer(q, accountId, customer.document, plan.amount_cents);
-      const inUse = await mandatesInUse(
-        q,
-        found.map((r) => r.id),
-      );
-      return found.find((r) => !inUse.has(r.id)) ?? null;
+      const [newest] = await freeMandatesOf(q, mandates, accountId, customer.document, plan.amount_cents);
+      return newest ?? null;
     }
     if (input.paymentMethod !== 'PIX') throw validation('idRec applies to PIX subscriptions only');
     const rec = await findRecurrence(q, accountId, input.idRec);

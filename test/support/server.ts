@@ -87,8 +87,11 @@ export const TEST_LIMITS = {
   RISK_CARD_ATTEMPTS_PER_IP: '0',
   RISK_CARD_ATTEMPTS_PER_CARD: '0',
   RISK_REFUSAL_RATIO: '0',
-  // two test files run at once, each with a few gateways, on one local PostgreSQL of 100 connections
+  // two test files run at once, each with a few gateways, on one local PostgreSQL of 100 connections: a
+  // burst's connections are given back within seconds rather than held for half a minute (the job queue's
+  // 2-second polls keep one warm)
   DB_POOL_MAX: '10',
+  DB_POOL_IDLE_MS: '5000',
 };
 
 function dataDirFor(databaseUrl: string): string {

@@ -137,9 +137,10 @@ describe('fair delivery across accounts', () => {
         `healthy sale.paid fact → arrival: unloaded ${fmt(unloaded)}; under attack ${fmt(underAttack)} (n=${underAttack.length})`,
     );
 
-    // every healthy delivery arrived, each once, within the merchant's normal lateness
+    // every healthy delivery arrived, each once, and none waited behind a hanging attempt: one that had would
+    // be at least a response timeout late (the machine's speed sets the rest, which the log line shows)
     expect(underAttack).toHaveLength(HEALTHY_SALES);
-    expect(percentile(underAttack, 99)).toBeLessThan(1000);
+    expect(percentile(underAttack, 99)).toBeLessThan(TIMEOUT_MS);
     // the hanging hosts are still served, from the slow lane: their attempts went on during the healthy phase
     expect(connections()).toBeGreaterThan(connectionsBefore);
     expect(attack!.attempts).toBeGreaterThan(0);

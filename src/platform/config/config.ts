@@ -30,6 +30,8 @@ export interface Config {
   dbPoolWaitMs: number;
   /** The most connections a process's main pool opens to PostgreSQL (its queue pools are apart, and small). */
   dbPoolMax: number;
+  /** How long a pooled connection nobody uses stays open before it is closed. */
+  dbPoolIdleMs: number;
   /** A replica the panel's lists, exports and statement may read from (null: they read the primary). */
   databaseReadUrl: string | null;
   /** A replica further behind the primary than this is not read from. */
@@ -271,6 +273,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     dbFailoverTimeoutMs: integer(env, 'DB_FAILOVER_TIMEOUT_MS', 30000, 1000, 600000),
     dbPoolWaitMs: integer(env, 'DB_POOL_WAIT_MS', 10000, 100, 600000),
     dbPoolMax: integer(env, 'DB_POOL_MAX', 20, 2, 500),
+    dbPoolIdleMs: integer(env, 'DB_POOL_IDLE_MS', 30000, 100, 3600000),
     databaseReadUrl,
     databaseReadMaxLagMs: integer(env, 'DATABASE_READ_MAX_LAG_MS', 5000, 0, 3600000),
     dataDir,

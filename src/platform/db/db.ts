@@ -352,6 +352,8 @@ export interface DbOptions {
    * request answers 503 with Retry-After; the server is not taken for lost).
    */
   poolWaitMs?: number;
+  /** How long an unused pooled connection stays open (DB_POOL_IDLE_MS). */
+  poolIdleMs?: number;
   log?: { warn(message: string): void; error(message: string): void };
   /** The kind of server wanted when the string does not say (a read replica: prefer-standby). */
   attrs?: SessionAttrs;
@@ -368,7 +370,11 @@ export function openDb(opts: DbOptions): Db & { locate(): Promise<void> } {
   });
   // pg-pool's connectionTimeoutMillis bounds the wait for a free connection (each connection's own connect
   // timeout is its client's, pools.ts)
-  const settings = { ...list.settings, connectionTimeoutMillis: opts.poolWaitMs ?? 10_000 };
+  const settings = {
+    ...list.settings,
+    connectionTimeoutMillis: opts.poolWaitMs ?? 10_000,
+    idleTimeoutMillis: opts.poolIdleMs ?? 30_000,
+  };
   const db = new PostgresDb(opts.databaseUrl, settings, locator, opts.poolMax ?? 20);
   if (opts.heartbeat) locator.startHeartbeat();
   return Object.assign(db, { locate: () => locator.locate() });

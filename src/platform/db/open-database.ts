@@ -33,6 +33,7 @@ export async function openDatabase(
     poolMax: opts.poolMax,
     failoverTimeoutMs: config.dbFailoverTimeoutMs,
     poolWaitMs: config.dbPoolWaitMs,
+    poolIdleMs: config.dbPoolIdleMs,
     log: { warn: opts.watch?.warn ?? opts.log, error: opts.watch?.error ?? opts.log },
     heartbeat: opts.watch !== undefined,
   });
@@ -55,7 +56,12 @@ export async function openDatabase(
   const replica = config.databaseReadUrl
     ? new ReadReplica(
         db,
-        openDb({ databaseUrl: config.databaseReadUrl, poolMax: opts.poolMax, attrs: 'prefer-standby' }),
+        openDb({
+          databaseUrl: config.databaseReadUrl,
+          poolMax: opts.poolMax,
+          poolIdleMs: config.dbPoolIdleMs,
+          attrs: 'prefer-standby',
+        }),
         config.databaseReadMaxLagMs,
       )
     : undefined;

@@ -42,7 +42,6 @@ export function newPool(
     Client: locatedClient(locator) as unknown as new () => pg.ClientBase,
     max,
     application_name: APP_NAME,
-    idleTimeoutMillis: 30000,
     ...(options ? { options } : {}),
   });
   pool.on('error', () => {

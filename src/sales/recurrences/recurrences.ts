@@ -197,7 +197,7 @@ export async function lockRecurrence(tx: Queryable, idRec: string): Promise<Recu
   const [row] = await tx.query<RecurrenceRow>('SELECT * FROM recurrences WHERE id_rec = $1 FOR UPDATE', [
     idRec,
   ]);
-  return row ?? null;
+  return row ? recurrence(row) : null;
 }
 
 /** One more cycle of the mandate charged (a sale made for it, or a scheduled one paid). */

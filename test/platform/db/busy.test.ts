@@ -140,7 +140,7 @@ describe('no pooled connection free in time (DB_POOL_WAIT_MS)', () => {
     const server = await startServer({ workers: false, env: { DB_POOL_WAIT_MS: '300' } });
     try {
       // each panel list holds one pooled connection while the table is locked (balance reads would share
-      // one statement); the pool has 20
+      // one statement); the pool has DB_POOL_MAX (TEST_LIMITS)
       const m = await createMerchant(server);
       const list = () =>
         call<Record<string, unknown>>('GET', `${server.url}/api/sales?limit=5`, { headers: m.panel });
