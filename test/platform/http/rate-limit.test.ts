@@ -1,16 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createAccount } from '../../../src/accounts/accounts.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
 import { type ChildServer, spawnGateway, startServer, type TestServer } from '../../support/server.js';
 import { waitUntil } from '../../support/wait.js';
 
+// each test's servers closed after it: ten gateways' pools at once took most of the database's connections
 const open: { close(): Promise<unknown> }[] = [];
-afterAll(async () => {
-  for (const o of open.reverse()) await o.close();
+afterEach(async () => {
+  for (const o of open.splice(0).reverse()) await o.close();
 });
 
 async function server(env: Record<string, string>, databaseUrl?: string): Promise<TestServer> {
