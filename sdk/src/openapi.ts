@@ -23577,31 +23577,27 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
                         };
                     };
                 };
@@ -23611,42 +23607,36 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
                             code?: "IP_NOT_ALLOWED";
                         });
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "NOT_FOUND";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "CONFLICT";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CONFLICT";
                         };
                     };
                 };
@@ -23656,25 +23646,21 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PAYLOAD_TOO_LARGE";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INSUFFICIENT_BALANCE";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INSUFFICIENT_BALANCE";
                         };
                     };
                 };
@@ -23684,11 +23670,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "RATE_LIMITED";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -23698,11 +23682,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
                         };
                     };
                 };
@@ -23712,11 +23694,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "SERVICE_UNAVAILABLE";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -24619,31 +24599,27 @@ export interface paths {
                         "application/json": components["schemas"]["Dispute"];
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
                         };
                     };
                 };
@@ -24653,42 +24629,36 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
                             code?: "IP_NOT_ALLOWED";
                         });
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "NOT_FOUND";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "CONFLICT" | "DISPUTE_CLOSED";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CONFLICT" | "DISPUTE_CLOSED";
                         };
                     };
                 };
@@ -24698,11 +24668,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PAYLOAD_TOO_LARGE";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
                         };
                     };
                 };
@@ -24712,11 +24680,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "RATE_LIMITED";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -24726,11 +24692,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
                         };
                     };
                 };
@@ -24740,11 +24704,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "SERVICE_UNAVAILABLE";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -25509,31 +25471,27 @@ export interface paths {
                         "application/json": components["schemas"]["Dispute"];
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
                         };
                     };
                 };
@@ -25543,42 +25501,36 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
                             code?: "IP_NOT_ALLOWED";
                         });
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "NOT_FOUND";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "CONFLICT";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CONFLICT";
                         };
                     };
                 };
@@ -25588,11 +25540,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PAYLOAD_TOO_LARGE";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
                         };
                     };
                 };
@@ -25602,11 +25552,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "RATE_LIMITED";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -25616,11 +25564,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
                         };
                     };
                 };
@@ -25630,11 +25576,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "SERVICE_UNAVAILABLE";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -25959,31 +25903,27 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
                         };
                     };
                 };
@@ -25993,42 +25933,36 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
                             code?: "IP_NOT_ALLOWED";
                         });
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "NOT_FOUND";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error shape D */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "CONFLICT" | "INVALID_STATUS";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CONFLICT" | "INVALID_STATUS";
                         };
                     };
                 };
@@ -26038,11 +25972,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PAYLOAD_TOO_LARGE";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
                         };
                     };
                 };
@@ -26052,11 +25984,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "RATE_LIMITED";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -26066,11 +25996,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
                         };
                     };
                 };
@@ -26080,11 +26008,9 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "SERVICE_UNAVAILABLE";
-                            };
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };

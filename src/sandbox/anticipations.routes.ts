@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { Anticipation, type Anticipations, parseAsk } from '../anticipations/index.js';
 import { merchantOf } from '../auth/index.js';
-import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
+import { KEY_ROUTE_ERRORS, TransactionErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 
 /** The finance operator's decision, played by the caller (`gateway trigger anticipation.paid|rejected`). */
@@ -12,7 +12,7 @@ export async function sandboxAnticipationRoutes(
   app.post(
     '/api/sandbox/anticipations',
     {
-      config: { errorShape: 'envelope', errors: ['CONFLICT', 'INSUFFICIENT_BALANCE', 'NOT_FOUND'] },
+      config: { errorShape: 'transaction', errors: ['CONFLICT', 'INSUFFICIENT_BALANCE', 'NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary:
@@ -25,12 +25,10 @@ export async function sandboxAnticipationRoutes(
         }),
         response: {
           201: Anticipation,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
-          404: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
-          422: EnvelopeErrorBody,
+          // a Part 5 API-key route: shape D errors
+          ...KEY_ROUTE_ERRORS,
+          409: TransactionErrorBody,
+          422: TransactionErrorBody,
         },
       },
     },

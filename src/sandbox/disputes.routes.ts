@@ -1,9 +1,8 @@
-import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
 import { Dispute, type Disputes, OpenDisputeBody, OutcomeBody } from '../disputes/index.js';
 import type { Db } from '../platform/db/db.js';
 import { notFound } from '../platform/errors/app-error.js';
-import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
+import { KEY_ROUTE_ERRORS, TransactionErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { isUuid } from '../platform/ids/public-ids.js';
 import { IdPath } from '../sales/index.js';
@@ -15,20 +14,15 @@ export interface SandboxDisputeDeps {
   disputes: Disputes;
 }
 
-const errors = {
-  400: EnvelopeErrorBody,
-  401: EnvelopeErrorBody,
-  403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
-  404: EnvelopeErrorBody,
-  409: EnvelopeErrorBody,
-};
+// Part 4 API-key routes: shape D errors
+const errors = { ...KEY_ROUTE_ERRORS, 409: TransactionErrorBody };
 
 /** The acquirer's chargeback notice, the PSP's MED notice and their verdicts, played by the caller. */
 export async function sandboxDisputeRoutes(app: Http, deps: SandboxDisputeDeps): Promise<void> {
   app.post(
     '/api/sandbox/sales/:id/dispute',
     {
-      config: { errorShape: 'envelope', errors: ['CONFLICT', 'NOT_FOUND'] },
+      config: { errorShape: 'transaction', errors: ['CONFLICT', 'NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary:
@@ -55,7 +49,7 @@ export async function sandboxDisputeRoutes(app: Http, deps: SandboxDisputeDeps):
   app.post(
     '/api/sandbox/disputes/:id/outcome',
     {
-      config: { errorShape: 'envelope', errors: ['CONFLICT', 'DISPUTE_CLOSED', 'NOT_FOUND'] },
+      config: { errorShape: 'transaction', errors: ['CONFLICT', 'DISPUTE_CLOSED', 'NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         summary:

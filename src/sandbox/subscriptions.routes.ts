@@ -1,15 +1,11 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
-import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
+import { KEY_ROUTE_ERRORS, TransactionErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { Subscription, type SubscriptionBiller } from '../subscriptions/index.js';
 
-const errors = {
-  401: EnvelopeErrorBody,
-  403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
-  404: EnvelopeErrorBody,
-  409: EnvelopeErrorBody,
-};
+// a Part 5 API-key route: shape D errors
+const errors = { ...KEY_ROUTE_ERRORS, 409: TransactionErrorBody };
 
 export async function sandboxSubscriptionRoutes(
   app: Http,
@@ -19,7 +15,7 @@ export async function sandboxSubscriptionRoutes(
     '/api/sandbox/subscriptions/:id/advance',
     {
       config: {
-        errorShape: 'envelope',
+        errorShape: 'transaction',
         keyScope: 'charges',
         errors: ['NOT_FOUND', 'CONFLICT', 'INVALID_STATUS'],
       },

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { accountOf } from '../auth/index.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, parseLimit } from '../platform/paging/pagination.js';
 import {
@@ -77,6 +78,8 @@ export async function subscriptionPanelRoutes(
     {
       config: { errorShape: 'envelope' as const, permission: 'sales.create' as const, errors: ['NOT_FOUND'] },
       onRequest: deps.requireSession,
+      // no body: cancel now
+      preValidation: emptyBodyIsObject,
       schema: {
         tags: ['panel'],
         summary: 'Cancel a subscription now, or at its period’s end',

@@ -1,6 +1,6 @@
-import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
 import { KEY_ROUTE_ERRORS, TransactionErrorBody } from '../platform/http/error-schemas.js';
+import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, parseLimit } from '../platform/paging/pagination.js';
 import {
@@ -166,14 +166,16 @@ export async function subscriptionRoutes(
     {
       config: { ...D, keyScope: 'charges', errors: ['NOT_FOUND'] },
       onRequest: deps.apiKey,
+      // no body: cancel now
+      preValidation: emptyBodyIsObject,
       schema: {
         ...schema,
         summary: 'Cancel now, or at the current period’s end (atPeriodEnd)',
         params: IdPath,
-        body: Type.Optional(CancelBody),
+        body: CancelBody,
         response: { 200: Subscription, ...errors },
       },
     },
-    async (request) => subs.cancel(account(request), request.params.id, request.body?.atPeriodEnd ?? false),
+    async (request) => subs.cancel(account(request), request.params.id, request.body.atPeriodEnd ?? false),
   );
 }

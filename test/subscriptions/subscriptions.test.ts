@@ -117,7 +117,9 @@ describe('plans', () => {
     });
     const renamed = await api('PATCH', `/api/plans/${id}`, { name: 'Trimestral', active: false });
     expect(renamed.body).toMatchObject({ name: 'Trimestral', active: false, amountCents: 9990 });
-    expect((await api('PATCH', `/api/plans/${id}`, { amountCents: 1 })).status).toBe(400);
+    const repriced = await api('PATCH', `/api/plans/${id}`, { amountCents: 1 });
+    expect(repriced.status).toBe(400);
+    expect(repriced.body.message).toMatch(/"amountCents" is not a field it takes/);
     for (const bad of [
       { interval: 'day' },
       { intervalCount: 13 },
@@ -156,7 +158,10 @@ describe('subscriptions by card', () => {
     expect(made.body).toMatchObject({ status: 'active', currentPeriodStart: tomorrowSp(), trialEnd: null });
     expect(made.body.billingUrl).toMatch(/\/billing\/[A-Za-z0-9_-]{32}$/);
     expect((await api('GET', `/api/subscriptions/${made.body.id}`, undefined, other)).status).toBe(404);
-    expect((await advance(made.body.id, other)).status).toBe(404);
+    const foreign = await advance(made.body.id, other);
+    expect(foreign.status).toBe(404);
+    // a Part 5 API-key route: shape D
+    expect(foreign.body).toEqual({ message: expect.any(String), error: 'NOT_FOUND' });
 
     const first = await advance(made.body.id);
     expect(first.status, first.text).toBe(200);
@@ -223,7 +228,9 @@ describe('subscriptions by card', () => {
       'RECUSADO',
       'RECUSADO',
     ]);
-    expect((await advance(made.body.id)).status).toBe(409);
+    const ended = await advance(made.body.id);
+    expect(ended.status).toBe(409);
+    expect(ended.body).toEqual({ message: expect.any(String), error: expect.any(String) });
     await waitUntil(() => mailbox.messages.filter((m) => m.to === 'dunning@example.com').length >= 4);
     const mail = mailbox.messages.find((m) => m.to === 'dunning@example.com')!;
     expect(mail.subject).toContain('não conseguimos cobrar');
@@ -282,7 +289,9 @@ describe('subscriptions by card', () => {
       paymentMethod: 'CREDIT_CARD',
       cardId,
     });
-    const canceled = await api<Sub>('POST', `/api/subscriptions/${now.body.id}/cancel`, {});
+    // no body at all: cancel now
+    const canceled = await api<Sub>('POST', `/api/subscriptions/${now.body.id}/cancel`);
+    expect(canceled.status, canceled.text).toBe(200);
     expect(canceled.body).toMatchObject({ status: 'canceled', nextChargeAt: null });
     expect((await advance(now.body.id)).status).toBe(409);
   });

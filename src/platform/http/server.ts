@@ -142,7 +142,7 @@ function toAppError(err: FastifyError | AppError): AppError {
       : (fe.validationContext ?? 'request');
     return new AppError(
       'VALIDATION_ERROR',
-      `Invalid ${where}: ${allowedValues(fe.validation) ?? first?.message ?? fe.message}`,
+      `Invalid ${where}: ${plainReason(fe.validation) ?? first?.message ?? fe.message}`,
     );
   }
   // the primary is lost (a failover): nothing of this request committed, or a lost COMMIT left it unknown;
@@ -169,10 +169,17 @@ type ValidationIssue = NonNullable<FastifyError['validation']>[number];
 
 /**
  * A union of literals fails with one "must be equal to constant" per branch: say which values are allowed
- * instead (`must be one of "full", "read"`).
+ * instead (`must be one of "full", "read"`); a field the route does not take is named.
  */
-function allowedValues(issues: ValidationIssue[]): string | undefined {
+function plainReason(issues: ValidationIssue[]): string | undefined {
   const first = issues[0];
+  if (first?.keyword === 'additionalProperties') {
+    const field = (first.params as { additionalProperty?: string }).additionalProperty;
+    // the name is the client's own text: a few characters of it are enough to find it
+    return field === undefined
+      ? undefined
+      : `must NOT have additional properties: ${JSON.stringify(field.slice(0, 64))} is not a field it takes`;
+  }
   if (first?.keyword === 'enum') {
     const values = (first.params as { allowedValues?: unknown[] }).allowedValues;
     return values ? `must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}` : undefined;
