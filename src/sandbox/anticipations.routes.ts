@@ -25,7 +25,7 @@ export async function sandboxAnticipationRoutes(
         }),
         response: {
           201: Anticipation,
-          // a Part 5 API-key route: shape D errors
+          // shape D errors, as the anticipation routes (docs/decisions.md)
           ...KEY_ROUTE_ERRORS,
           409: TransactionErrorBody,
           422: TransactionErrorBody,

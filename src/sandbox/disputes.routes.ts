@@ -14,7 +14,7 @@ export interface SandboxDisputeDeps {
   disputes: Disputes;
 }
 
-// Part 4 API-key routes: shape D errors
+// shape D errors, as the API-key routes of disputes (docs/decisions.md)
 const errors = { ...KEY_ROUTE_ERRORS, 409: TransactionErrorBody };
 
 /** The acquirer's chargeback notice, the PSP's MED notice and their verdicts, played by the caller. */

@@ -4,7 +4,7 @@ import { KEY_ROUTE_ERRORS, TransactionErrorBody } from '../platform/http/error-s
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { Subscription, type SubscriptionBiller } from '../subscriptions/index.js';
 
-// a Part 5 API-key route: shape D errors
+// shape D errors, as the subscription routes (docs/decisions.md)
 const errors = { ...KEY_ROUTE_ERRORS, 409: TransactionErrorBody };
 
 export async function sandboxSubscriptionRoutes(
