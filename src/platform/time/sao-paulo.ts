@@ -8,8 +8,24 @@ const OFFSET = new Intl.DateTimeFormat('en-US', {
   timeZoneName: 'longOffset',
 });
 
+const HOUR_MS = 3_600_000;
+/** Offsets by hour since the epoch, for hours with no change of offset inside them: Intl is slow per call. */
+const byHour = new Map<number, string>();
+
 /** São Paulo's offset from UTC at an instant, as "-03:00". */
 export function saoPauloOffset(at: Date): string {
+  const hour = Math.floor(at.getTime() / HOUR_MS);
+  const known = byHour.get(hour);
+  if (known !== undefined) return known;
+  const offset = offsetAt(at);
+  if (Number.isNaN(hour) || offsetAt(new Date(hour * HOUR_MS)) !== offset) return offset;
+  if (offsetAt(new Date((hour + 1) * HOUR_MS - 1)) !== offset) return offset;
+  if (byHour.size >= 10_000) byHour.clear();
+  byHour.set(hour, offset);
+  return offset;
+}
+
+function offsetAt(at: Date): string {
   const name = OFFSET.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT-03:00';
   return name === 'GMT' ? '+00:00' : name.slice(3);
 }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parsePage } from '../../../src/platform/paging/pagination.js';
 import { fromSaoPaulo, saoPauloOffset, toSaoPaulo } from '../../../src/platform/time/sao-paulo.js';
@@ -7,6 +8,32 @@ describe('São Paulo time from the time zone database', () => {
     expect(saoPauloOffset(new Date('2026-11-23T12:00:00Z'))).toBe('-03:00');
     expect(saoPauloOffset(new Date('2018-12-01T12:00:00Z'))).toBe('-02:00');
     expect(saoPauloOffset(new Date('2018-06-01T12:00:00Z'))).toBe('-03:00');
+  });
+
+  it('answers what the time zone database says at any instant, however often an hour is asked', () => {
+    const intl = new Intl.DateTimeFormat('en-US', {
+      timeZone: 'America/Sao_Paulo',
+      timeZoneName: 'longOffset',
+    });
+    const expected = (at: Date) => {
+      const name = intl.formatToParts(at).find((p) => p.type === 'timeZoneName')!.value;
+      return name === 'GMT' ? '+00:00' : name.slice(3);
+    };
+    // the start of daylight saving in 2018 (00:00 became 01:00, at 03:00 UTC) and its end in 2019
+    const edges = [Date.UTC(2018, 10, 4, 3), Date.UTC(2019, 1, 17, 2)];
+    const instant = fc.oneof(
+      fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2100, 0, 1) }),
+      fc.constantFrom(...edges).chain((edge) => fc.integer({ min: edge - 7_200_000, max: edge + 7_200_000 })),
+    );
+    fc.assert(
+      fc.property(fc.array(instant, { minLength: 1, maxLength: 20 }), (instants) => {
+        for (const ms of [...instants, ...instants])
+          expect(saoPauloOffset(new Date(ms))).toBe(expected(new Date(ms)));
+      }),
+      { numRuns: 500 },
+    );
+    expect(saoPauloOffset(new Date(edges[0]! - 1))).toBe('-03:00');
+    expect(saoPauloOffset(new Date(edges[0]!))).toBe('-02:00');
   });
 
   it('reads wall-clock times and writes instants with their offset', () => {
