@@ -7,6 +7,7 @@ export default defineConfig({
     setupFiles: ['test/support/clean-logs.ts'],
     pool: 'forks',
     maxWorkers: 2,
+    isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     env: { LOG_LEVEL: 'silent', NODE_ENV: 'test' },
