@@ -228,7 +228,7 @@ describe('the outcome', () => {
     const opened = (await openDispute(server, m, sale.uuid, { kind: 'med' })).body;
     const foreign = await decide(server, other, opened.id, 'won');
     expect(foreign.status).toBe(404);
-    // a Part 4 API-key route: shape D
+    // an API-key route of disputes: shape D
     expect(foreign.body).toEqual({ message: expect.any(String), error: 'NOT_FOUND' });
     expect((await decide(server, m, '42', 'won')).status).toBe(404);
     expect((await decide(server, m, opened.id, 'maybe')).status).toBe(400);

@@ -15,14 +15,13 @@ import { Statement } from '../../src/ledger/statement.js';
 import { type Db, openDb, type Queryable } from '../../src/platform/db/db.js';
 import { allSales, listSales, type SaleFilters } from '../../src/sales/panel.data.js';
 import { allWithdrawals, listWithdrawals } from '../../src/withdrawals/panel.data.js';
-import { fillAccount } from '../support/big-account.js';
+import { BIG_TABLES, fillAccount } from '../support/big-account.js';
 import { login } from '../support/factories.js';
 import { freshDatabase } from '../support/pg.js';
 import { type Explained, explaining, rowsRead, scansOf } from '../support/plans.js';
 import { type ChildServer, spawnGateway } from '../support/server.js';
 
 const N = 1_000_000;
-const BIG_TABLES = ['sales', 'withdrawals', 'journal_entries', 'postings'];
 /**
  * Below what holding an export would take: the test checks each export's CSV text alone is larger (and the
  * rows behind it, as objects, are several times larger still).

@@ -160,7 +160,7 @@ describe('subscriptions by card', () => {
     expect((await api('GET', `/api/subscriptions/${made.body.id}`, undefined, other)).status).toBe(404);
     const foreign = await advance(made.body.id, other);
     expect(foreign.status).toBe(404);
-    // a Part 5 API-key route: shape D
+    // an API-key route of subscriptions: shape D
     expect(foreign.body).toEqual({ message: expect.any(String), error: 'NOT_FOUND' });
 
     const first = await advance(made.body.id);

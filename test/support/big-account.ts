@@ -47,7 +47,8 @@ export async function fillAccount(db: Db, accountId: number, n: number): Promise
   await Promise.all([builder(), builder()]);
 }
 
-const BIG_TABLES = ['sales', 'withdrawals', 'journal_entries', 'postings'];
+/** The tables an account's history fills. */
+export const BIG_TABLES = ['sales', 'withdrawals', 'journal_entries', 'postings'];
 
 /** Drops the indexes of `tables` that back no constraint, and returns the statements that build them again. */
 async function dropSecondaryIndexes(db: Queryable, tables: string[]): Promise<string[]> {

@@ -17,9 +17,10 @@ export function saoPauloOffset(at: Date): string {
   const hour = Math.floor(at.getTime() / HOUR_MS);
   const known = byHour.get(hour);
   if (known !== undefined) return known;
-  const offset = offsetAt(at);
-  if (Number.isNaN(hour) || offsetAt(new Date(hour * HOUR_MS)) !== offset) return offset;
-  if (offsetAt(new Date((hour + 1) * HOUR_MS - 1)) !== offset) return offset;
+  if (Number.isNaN(hour)) return offsetAt(at);
+  const offset = offsetAt(new Date(hour * HOUR_MS));
+  // an hour the offset changes in is asked of Intl each time
+  if (offsetAt(new Date((hour + 1) * HOUR_MS - 1)) !== offset) return offsetAt(at);
   if (byHour.size >= 10_000) byHour.clear();
   byHour.set(hour, offset);
   return offset;
