@@ -10,18 +10,13 @@ import {
   IpAccessErrorBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
-import { HttpError } from '../platform/http/errors.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { UploadSlots } from '../platform/http/upload-slots.js';
 import { isUuid } from '../platform/ids/public-ids.js';
 import { encodeCursor, parsePage } from '../platform/paging/pagination.js';
 import type { DisputeRow } from './data.js';
 import type { Disputes } from './disputes.js';
 import { type EvidencePart, MAX_FILE_BYTES, MAX_FILES, MAX_TEXT_CHARS } from './evidence.js';
-import { UPLOADS_PER_ACCOUNT, UploadSlots } from './upload-slots.js';
-
-/** When an answer refused for want of room may be sent again. */
-const UPLOAD_RETRY_AFTER_SECONDS = 5;
-
 import { Dispute, DisputeListQuery, DisputePage } from './schemas.js';
 
 export interface DisputeRouteDeps {
@@ -124,30 +119,10 @@ async function answer(
       throw new AppError('PAYLOAD_TOO_LARGE', `an answer is at most ${MAX_FILES} files of 5 MB and a text`);
     }
     await deps.disputes.answerable(accountId, id);
-    const slot = slots.take(accountId);
-    if (slot === 'account') {
-      throw new HttpError(
-        'RATE_LIMITED',
-        'Another answer of this account is being sent: retry once it ends',
-        undefined,
-        {
-          'retry-after': String(UPLOAD_RETRY_AFTER_SECONDS),
-          'ratelimit-limit': String(UPLOADS_PER_ACCOUNT),
-          'ratelimit-remaining': '0',
-          'ratelimit-reset': String(UPLOAD_RETRY_AFTER_SECONDS),
-        },
-      );
-    }
-    if (slot === 'process') {
-      throw new HttpError(
-        'SERVICE_UNAVAILABLE',
-        'Too many answers are being sent: retry shortly',
-        undefined,
-        {
-          'retry-after': String(UPLOAD_RETRY_AFTER_SECONDS),
-        },
-      );
-    }
+    const slot = slots.takeOrRefuse(accountId, {
+      account: 'Another answer of this account is being sent: retry once it ends',
+      process: 'Too many answers are being sent: retry shortly',
+    });
     try {
       return await deps.disputes.respond(accountId, id, evidenceParts(request), actor);
     } finally {

@@ -4,9 +4,23 @@ import { AppError, validation } from '../platform/errors/app-error.js';
 import { sniffType } from '../platform/files/sniff.js';
 import { isCnpj, isCpf } from '../platform/text/documents.js';
 import { openReview } from '../reviews/index.js';
-import { currentDocuments, type DocumentKind, type DocumentMeta, insertDocument } from './documents.data.js';
+import {
+  currentDocuments,
+  type DocumentKind,
+  type DocumentMeta,
+  documentUsage,
+  lockDocuments,
+  replaceDocument,
+} from './documents.data.js';
 
-export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+const MB = 1024 * 1024;
+/** One document, at most. */
+export const MAX_DOCUMENT_BYTES = 10 * MB;
+/** The account's current documents (one per kind), together at most. */
+export const MAX_ACCOUNT_DOCUMENTS_BYTES = 40 * MB;
+/** Documents an account may send in a day (each replaces the previous one of its kind). */
+export const DOCUMENT_UPLOADS_PER_DAY = 10;
+const DAY_HOURS = 24;
 
 export interface SignupInput {
   name: string;
@@ -63,6 +77,19 @@ export class Onboarding {
     );
   }
 
+  /**
+   * Whether the account may send a document of `kind` of about `declaredBytes` (the request's declared length,
+   * or null), checked before its file is read: the day's uploads, and room under the account's total.
+   */
+  async admit(accountId: number, kind: DocumentKind, declaredBytes: number | null): Promise<void> {
+    const usage = await documentUsage(this.db, accountId, DAY_HOURS, kind);
+    this.checkUsage(usage, declaredBytes === null ? 1 : Math.max(1, declaredBytes - 64 * 1024));
+  }
+
+  /**
+   * Stores a document as the account's current one of its kind (the previous one kept only as its SHA-256
+   * and metadata), under the account's bounds, checked again under its lock.
+   */
   async upload(accountId: number, kind: DocumentKind, content: Buffer): Promise<DocumentMeta> {
     if (content.length === 0) throw validation('the file is empty');
     if (content.length > MAX_DOCUMENT_BYTES)
@@ -70,7 +97,28 @@ export class Onboarding {
     const contentType = sniffType(content);
     if (!contentType)
       throw new AppError('UNSUPPORTED_FILE_TYPE', 'the document is not a PDF, PNG or JPEG file');
-    return insertDocument(this.db, accountId, kind, contentType, content);
+    return this.db.tx(async (tx) => {
+      await lockDocuments(tx, accountId);
+      this.checkUsage(await documentUsage(tx, accountId, DAY_HOURS, kind), content.length);
+      return replaceDocument(tx, accountId, kind, contentType, content);
+    });
+  }
+
+  private checkUsage(usage: { recentUploads: number; otherKindsBytes: number }, bytes: number): void {
+    if (usage.recentUploads >= DOCUMENT_UPLOADS_PER_DAY) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `An account sends at most ${DOCUMENT_UPLOADS_PER_DAY} documents a day (each replaces the previous one of its kind): retry tomorrow`,
+        { limit: { max: DOCUMENT_UPLOADS_PER_DAY, retryAfterSeconds: DAY_HOURS * 3600 } },
+      );
+    }
+    if (usage.otherKindsBytes + bytes > MAX_ACCOUNT_DOCUMENTS_BYTES) {
+      const room = Math.max(0, MAX_ACCOUNT_DOCUMENTS_BYTES - usage.otherKindsBytes);
+      throw new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `An account's documents are at most ${MAX_ACCOUNT_DOCUMENTS_BYTES / MB} MB together: this kind has room for ${(room / MB).toFixed(1)} MB`,
+      );
+    }
   }
 
   async state(accountId: number): Promise<OnboardingState> {

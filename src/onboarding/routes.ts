@@ -1,11 +1,12 @@
 import multipart from '@fastify/multipart';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requestOrigin } from '../audit/index.js';
 import { accountOf, SessionResponse, type SessionService, signedIn } from '../auth/index.js';
 import { AppError, validation } from '../platform/errors/app-error.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { UploadSlots } from '../platform/http/upload-slots.js';
 import { type DocumentKind, isDocumentKind } from './documents.data.js';
 import { MAX_DOCUMENT_BYTES, type Onboarding } from './onboarding.js';
 import { DocumentMeta, OnboardingState, SignupBody } from './schemas.js';
@@ -22,6 +23,12 @@ export interface OnboardingRouteDeps {
 
 const A = { errorShape: 'envelope' as const };
 
+/** Documents a process reads at once (each holds up to 10 MB in memory), and one account's at once. */
+const DOCUMENTS_AT_ONCE = 2;
+const DOCUMENTS_PER_ACCOUNT = 1;
+/** A request's declared length past a document at its limit and room for `kind` and the parts' headers. */
+const MAX_REQUEST_BYTES = MAX_DOCUMENT_BYTES + 64 * 1024;
+
 /** Self sign-up and the onboarding documents an account sends for review. */
 export async function onboardingRoutes(app: Http, deps: OnboardingRouteDeps): Promise<void> {
   await app.register(multipart, {
@@ -36,6 +43,8 @@ export async function onboardingRoutes(app: Http, deps: OnboardingRouteDeps): Pr
     },
     throwFileSizeLimit: false,
   });
+
+  const slots = new UploadSlots(DOCUMENTS_AT_ONCE, DOCUMENTS_PER_ACCOUNT);
 
   if (deps.signup) {
     app.get(
@@ -100,12 +109,16 @@ export async function onboardingRoutes(app: Http, deps: OnboardingRouteDeps): Pr
   app.post(
     '/api/onboarding/documents',
     {
-      config: { ...A, permission: 'team', errors: ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_FILE_TYPE'] },
+      config: {
+        ...A,
+        permission: 'team',
+        errors: ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_FILE_TYPE', 'RATE_LIMITED'],
+      },
       onRequest: deps.requireSession,
       schema: {
         tags: ['panel'],
         summary:
-          'Send an onboarding document: multipart with `kind` (id_front, id_back, selfie, company_contract, proof_of_address) and one file (PDF, PNG or JPEG by its content, up to 10 MB)',
+          'Send an onboarding document: multipart with `kind` (id_front, id_back, selfie, company_contract, proof_of_address) then one file (PDF, PNG or JPEG by its content, up to 10 MB); it replaces the previous document of its kind. An account sends one at a time, at most 10 a day, its current documents at most 40 MB together',
         consumes: ['multipart/form-data'],
         response: {
           201: DocumentMeta,
@@ -114,33 +127,103 @@ export async function onboardingRoutes(app: Http, deps: OnboardingRouteDeps): Pr
           403: EnvelopeErrorBody,
           413: EnvelopeErrorBody,
           415: EnvelopeErrorBody,
+          429: EnvelopeErrorBody,
+          503: EnvelopeErrorBody,
         },
       },
     },
     async (request, reply) => {
-      const { kind, content } = await readDocument(request);
-      return reply.code(201).send(await deps.onboarding.upload(accountOf(request), kind, content));
+      const accountId = accountOf(request);
+      const document = await receive(
+        request,
+        reply,
+        slots,
+        async (kind, content) => deps.onboarding.upload(accountId, kind, content),
+        (kind, declared) => deps.onboarding.admit(accountId, kind, declared),
+        accountId,
+      );
+      return reply.code(201).send(document);
     },
   );
 }
 
-/** The `kind` field and the one file, read whole (at most one byte past the limit, so that more is seen). */
-async function readDocument(request: FastifyRequest): Promise<{ kind: DocumentKind; content: Buffer }> {
-  if (!request.isMultipart()) throw validation('send the document as multipart/form-data: kind and file');
-  if (Number(request.headers['content-length'] ?? 0) > MAX_DOCUMENT_BYTES + 64 * 1024) {
-    throw new AppError('PAYLOAD_TOO_LARGE', 'a document is at most 10 MB');
+/**
+ * Checks a document's request before reading its file: multipart, a declared length within bounds, room to
+ * read it (UploadSlots: one of the account's at a time, a few per process), a valid `kind` sent before the
+ * file, and the account's bounds for it (`admit`); then reads the file and stores it. A refusal that leaves
+ * the body unread closes the connection, so the rest is not read either.
+ */
+async function receive<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  slots: UploadSlots,
+  store: (kind: DocumentKind, content: Buffer) => Promise<T>,
+  admit: (kind: DocumentKind, declaredBytes: number | null) => Promise<void>,
+  accountId: number,
+): Promise<T> {
+  try {
+    if (!request.isMultipart()) throw validation('send the document as multipart/form-data: kind and file');
+    const raw = request.headers['content-length'];
+    const declared = raw === undefined ? null : Number(raw);
+    if (declared !== null && declared > MAX_REQUEST_BYTES) {
+      throw new AppError('PAYLOAD_TOO_LARGE', 'a document is at most 10 MB');
+    }
+    const release = slots.takeOrRefuse(accountId, {
+      account: 'Another document of this account is being sent: retry once it ends',
+      process: 'Too many documents are being sent: retry shortly',
+    });
+    try {
+      const { kind, content } = await readDocument(request, declared, admit);
+      return await store(kind, content);
+    } finally {
+      release();
+    }
+  } catch (err) {
+    if (!request.raw.complete) reply.header('connection', 'close');
+    throw err;
   }
-  let kind: string | null = null;
+}
+
+/**
+ * The `kind` field, then the one file, read whole (at most one byte past the limit, so that more is seen);
+ * `admit` decides on the kind and the declared length before the file is read.
+ */
+async function readDocument(
+  request: FastifyRequest,
+  declared: number | null,
+  admit: (kind: DocumentKind, declaredBytes: number | null) => Promise<void>,
+): Promise<{ kind: DocumentKind; content: Buffer }> {
+  let kind: DocumentKind | null = null;
   let content: Buffer | null = null;
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') {
-        const chunks: Buffer[] = [];
-        for await (const chunk of part.file as AsyncIterable<Buffer>) chunks.push(chunk);
-        if (part.file.truncated) throw new AppError('PAYLOAD_TOO_LARGE', 'a document is at most 10 MB');
-        content = Buffer.concat(chunks);
+        if (content) throw validation('send one file per request');
+        if (!kind) throw validation('send the kind field before the file');
+        await admit(kind, declared);
+        const buffer = Buffer.allocUnsafe(
+          Math.min(MAX_DOCUMENT_BYTES + 1, declared ?? MAX_DOCUMENT_BYTES + 1),
+        );
+        let size = 0;
+        // the parser ends a file at MAX_DOCUMENT_BYTES + 1 bytes (the plugin's limit) and marks it truncated
+        for await (const chunk of part.file as AsyncIterable<Buffer>) {
+          if (size + chunk.length > buffer.length)
+            throw new AppError('PAYLOAD_TOO_LARGE', 'a document is at most 10 MB');
+          size += chunk.copy(buffer, size);
+        }
+        if (size > MAX_DOCUMENT_BYTES || part.file.truncated) {
+          throw new AppError('PAYLOAD_TOO_LARGE', 'a document is at most 10 MB');
+        }
+        content = buffer.subarray(0, size);
       } else if (part.fieldname === 'kind') {
-        kind = String(part.value);
+        if (kind) throw validation('send one kind field');
+        const value = String(part.value);
+        if (!isDocumentKind(value)) {
+          throw validation(
+            'kind must be one of id_front, id_back, selfie, company_contract, proof_of_address',
+          );
+        }
+        kind = value;
       } else {
         throw validation(`unknown field ${JSON.stringify(part.fieldname)}: send kind and file`);
       }
@@ -153,7 +236,7 @@ async function readDocument(request: FastifyRequest): Promise<{ kind: DocumentKi
     if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') throw validation('the body is not valid multipart');
     throw err;
   }
-  if (!isDocumentKind(kind)) {
+  if (!kind) {
     throw validation('kind must be one of id_front, id_back, selfie, company_contract, proof_of_address');
   }
   if (!content) throw validation('send the document as a file part');

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saleInput } from '../sales/fixtures.js';
 import { call } from '../support/http.js';
@@ -143,6 +143,53 @@ describe('self sign-up and onboarding', () => {
     await mailbox.waitFor(body.email, /Conta aprovada/);
     const open = await call('POST', `${server.url}/api/sales`, { headers: panel, body: saleInput() });
     expect(open.status).not.toBe(403);
+  });
+
+  it('a new document of a kind replaces the previous one (kept as its hash), kind before the file, 10 a day', async () => {
+    const { panel } = await signUp();
+    const first = await upload(panel, 'selfie', PNG);
+    expect(first.status).toBe(201);
+    const second = await upload(panel, 'selfie', PDF, 'selfie.pdf');
+    expect(second.status).toBe(201);
+    const state = await call<{ documents: { id: number; kind: string }[] }>(
+      'GET',
+      `${server.url}/api/onboarding`,
+      { headers: panel },
+    );
+    expect(state.body.documents).toEqual([expect.objectContaining({ id: second.body.id, kind: 'selfie' })]);
+    const rows = await server.runtime.platform.db.query<{
+      id: string;
+      has_content: boolean;
+      sha256: Buffer;
+      replaced: boolean;
+    }>(
+      `SELECT id, content IS NOT NULL AS has_content, sha256, replaced_at IS NOT NULL AS replaced
+         FROM onboarding_documents WHERE id = ANY($1) ORDER BY id`,
+      [[first.body.id, second.body.id]],
+    );
+    expect(rows.map((r) => [r.has_content, r.replaced])).toEqual([
+      [false, true],
+      [true, false],
+    ]);
+    expect(rows[0]!.sha256.toString('hex')).toBe(createHash('sha256').update(PNG).digest('hex'));
+
+    // the kind comes first: a file before it is refused before it is read
+    const form = new FormData();
+    form.append('file', new Blob([PNG]), 'a.png');
+    form.append('kind', 'selfie');
+    const fileFirst = await fetch(`${server.url}/api/onboarding/documents`, {
+      method: 'POST',
+      headers: panel,
+      body: form,
+    });
+    expect(fileFirst.status).toBe(400);
+    expect(((await fileFirst.json()) as { error: { message: string } }).error.message).toMatch(/kind/);
+
+    // ten a day: eight more, then the eleventh is refused
+    for (let i = 0; i < 8; i++) expect((await upload(panel, 'id_back', PNG)).status).toBe(201);
+    const eleventh = await upload(panel, 'id_back', PNG);
+    expect(eleventh.status).toBe(429);
+    expect(eleventh.body).toMatchObject({ success: false, error: { code: 'RATE_LIMITED' } });
   });
 
   it('refuses a document with wrong check digits, and an address already taken', async () => {
