@@ -61,6 +61,11 @@ function findCommand(argv: readonly string[]): Command | undefined {
   return COMMANDS.find((c) => c.path.every((word, i) => argv[i] === word));
 }
 
+/** Whether the command `argv` names seals or opens secrets, so that its configuration must load them. */
+export function needsSecrets(argv: readonly string[]): boolean {
+  return findCommand(argv)?.secrets === true;
+}
+
 /** `gateway <command> --help`: that command's own help, or null when the words name no command. */
 export function helpFor(argv: readonly string[]): string | null {
   const words = argv.filter((a) => a !== '--help' && a !== '-h');

@@ -2,7 +2,7 @@ import { loadConfig } from '../platform/config/config.js';
 import { ConfigError } from '../platform/config/parse.js';
 import { migrate } from '../platform/db/migrate.js';
 import { openDatabase } from '../platform/db/open-database.js';
-import { checkUsage, type Execution, execute, failure, helpFor, usage } from './execute.js';
+import { checkUsage, type Execution, execute, failure, helpFor, needsSecrets, usage } from './execute.js';
 
 async function main(argv: string[]): Promise<number> {
   const [first] = argv;
@@ -30,10 +30,10 @@ async function main(argv: string[]): Promise<number> {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void acquirer.close());
     return -1; // keep running
   }
-  // only the long-running processes sign, seal and open secrets, and `webhooks create`, which seals a new
-  // webhook's secret under SECRETS_KEY; the other operator commands run without them
+  // only the long-running processes sign, seal and open secrets, and the commands that say they do (a new
+  // webhook's secret, an operator's invitation sealed under SECRETS_KEY); the others run without them
   const config = loadConfig(process.env, {
-    secrets: first === 'serve' || first === 'worker' || first === 'webhooks',
+    secrets: first === 'serve' || first === 'worker' || needsSecrets(argv),
   });
 
   if (first === 'serve' || first === 'worker') {

@@ -17,6 +17,7 @@ export const operatorCommands: Command[] = [
       role: `one of ${OPERATOR_ROLES.join(', ')} (each includes the one before)`,
     },
     options: { email: { type: 'string' }, role: { type: 'string' } },
+    secrets: true,
     async run({ db, config }, values) {
       const role = required(values, 'role');
       if (!isOperatorRole(role)) throw new UsageError(`--role must be one of ${OPERATOR_ROLES.join(', ')}`);

@@ -17,6 +17,7 @@ export const notificationCommands: Command[] = [
       events: 'comma-separated event types, or * for every one',
     },
     options: { account: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' } },
+    secrets: true,
     async run({ db, config }, values) {
       const account = required(values, 'account');
       if (!/^[1-9]\d{0,15}$/.test(account)) {

@@ -30,6 +30,8 @@ export interface Command extends CommandHelp {
   path: readonly string[];
   options: NonNullable<ParseArgsConfig['options']>;
   positionals?: number;
+  /** The command seals or opens secrets (SECRETS_KEY, POSTBACK_SECRET): they are loaded for it, and for no other. */
+  secrets?: boolean;
   run(
     ctx: CommandContext,
     values: Record<string, string | boolean | undefined>,
