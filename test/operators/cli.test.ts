@@ -50,7 +50,9 @@ async function firstOperatorJourney(env: Record<string, string>) {
   const login = await call<{ operator: { email: string; role: string } }>(
     'POST',
     `${server.url}/api/ops/auth/login`,
-    { body: { email, password: 'uma-senha-longa-de-operador', totpCode: totpCode(accepted.body.totpSecret) } },
+    {
+      body: { email, password: 'uma-senha-longa-de-operador', totpCode: totpCode(accepted.body.totpSecret) },
+    },
   );
   expect(login.status, login.text).toBe(200);
   expect(login.body.operator).toMatchObject({ email, role: 'admin' });
