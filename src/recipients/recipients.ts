@@ -3,6 +3,7 @@ import { ensureRecipientLedger, type RecipientBalance, recipientBalances } from 
 import type { Db, Queryable } from '../platform/db/db.js';
 import { notFound, validation } from '../platform/errors/app-error.js';
 import { isUuid } from '../platform/ids/public-ids.js';
+import { isEmailAddress } from '../platform/net/email.js';
 import { isCnpj, isCpf } from '../platform/text/documents.js';
 import { PIX_KEY_TYPES, type PixKeyType, pixKeyProblem } from '../withdrawals/index.js';
 import { findRecipient, findRecipients, insertRecipient, listRecipients, type RecipientRow } from './data.js';
@@ -31,8 +32,6 @@ export interface RecipientView {
   createdAt: string;
 }
 
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
-
 export function recipientView(r: RecipientRow): RecipientView {
   return {
     id: r.uuid,
@@ -58,7 +57,7 @@ export function parseRecipient(
     throw validation('document must be a valid CPF (11 digits) or CNPJ (14 digits)');
   }
   const email = typeof input.email === 'string' ? input.email.trim() : '';
-  if (email.length > 254 || !EMAIL.test(email)) throw validation('email must be an e-mail address');
+  if (!isEmailAddress(email)) throw validation('email must be an e-mail address');
   const pixKeyType = input.pixKeyType;
   if (typeof pixKeyType !== 'string' || !(PIX_KEY_TYPES as readonly string[]).includes(pixKeyType)) {
     throw validation(`pixKeyType must be one of ${PIX_KEY_TYPES.join(', ')}`);

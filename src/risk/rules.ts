@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { validation } from '../platform/errors/app-error.js';
 import { canonicalIp } from '../platform/net/ip.js';
+import { canonicalDomain, canonicalEmail, domainAndParents } from './emails.js';
 
 export type RiskAction = 'review' | 'block';
 export type PaymentMethod = 'PIX' | 'BOLETO' | 'CREDIT_CARD' | 'DEBIT_CARD';
@@ -50,9 +51,12 @@ export interface RiskDecision {
 
 export const ALLOW: RiskDecision = { decision: 'allow', rule: null };
 
-/** A sale's facts as rules read them: the address parsed once, when a rule first asks for it. */
+/**
+ * A sale's facts as rules read them: the e-mail in its canonical form (emails.ts), its domain with every parent
+ * domain, the address parsed once, when a rule first asks for it.
+ */
 interface Subject extends RiskFacts {
-  emailDomain: string | null;
+  emailDomains: string[];
   address(): { text: string; parsed: ipaddr.IPv4 | ipaddr.IPv6 } | null;
 }
 
@@ -93,14 +97,8 @@ export function normalizeRule(input: RiskRuleInput): RiskRuleInput {
     }
     (when as Record<string, unknown>)[field] = [...out];
   };
-  list('emailDomainIn', w.emailDomainIn, (v) => {
-    const d = v.trim().toLowerCase().replace(/^@/, '');
-    return /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(d) ? d : null;
-  });
-  list('emailIn', w.emailIn, (v) => {
-    const e = v.trim().toLowerCase();
-    return /^[^@\s]+@[^@\s]+$/.test(e) ? e : null;
-  });
+  list('emailDomainIn', w.emailDomainIn, ruleDomain);
+  list('emailIn', w.emailIn, ruleEmail);
   list('documentIn', w.documentIn, (v) => {
     const d = v.replace(/\D/g, '');
     return d.length === 11 || d.length === 14 ? d : null;
@@ -124,16 +122,53 @@ export function normalizeRule(input: RiskRuleInput): RiskRuleInput {
   return { name, when, action: input.action };
 }
 
-/** An address or a CIDR range, canonical; null when it is neither. */
+/** A domain entry (`example.com`, `@Example.COM.`), canonical: matches it and its subdomains. */
+function ruleDomain(raw: string): string | null {
+  const d = canonicalDomain(raw.trim().replace(/^@/, ''));
+  return d !== null && /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(d) ? d : null;
+}
+
+/** An e-mail entry in its canonical form (emails.ts): what it matches is every way of writing that mailbox. */
+function ruleEmail(raw: string): string | null {
+  const e = canonicalEmail(raw);
+  return e !== null && !/\s/.test(e) ? e : null;
+}
+
+/**
+ * An address or a CIDR range, canonical; null when it is neither. A range of IPv4-mapped IPv6 addresses
+ * (`::ffff:192.0.2.0/120`) is the IPv4 range it denotes (`192.0.2.0/24`), as a mapped address is its IPv4;
+ * a range is written by its network address.
+ */
 function normalizeRange(raw: string): string | null {
   const text = raw.trim();
   if (!text.includes('/')) return canonicalIp(text);
-  try {
-    const [addr, bits] = ipaddr.parseCIDR(text);
-    return `${addr.toString()}/${bits}`;
-  } catch {
-    return null;
+  const range = parseRange(text);
+  return range === null ? null : `${range[0].toString()}/${range[1]}`;
+}
+
+/**
+ * A CIDR range as [network, bits]; null when it is none. Its address is read as canonicalIp reads addresses (a
+ * mapped one is its IPv4, the compatible `::a.b.c.d` stays IPv6), so a mapped range of 96 bits or more is the
+ * IPv4 range of its last 32; a shorter one stays an IPv6 range (ipMatcher meets IPv4 addresses with it too).
+ */
+function parseRange(text: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | null {
+  const slash = text.lastIndexOf('/');
+  const bitsText = text.slice(slash + 1);
+  if (!/^\d{1,3}$/.test(bitsText)) return null;
+  let bits = Number(bitsText);
+  const canonical = canonicalIp(text.slice(0, slash));
+  if (canonical === null) return null;
+  let addr: ipaddr.IPv4 | ipaddr.IPv6 = ipaddr.parse(canonical);
+  if (text.slice(0, slash).includes(':') && addr.kind() === 'ipv4') {
+    if (bits >= 96) bits -= 96;
+    else addr = (addr as ipaddr.IPv4).toIPv4MappedAddress();
   }
+  if (bits > (addr.kind() === 'ipv4' ? 32 : 128)) return null;
+  const network =
+    addr.kind() === 'ipv4'
+      ? ipaddr.IPv4.networkAddressFromCIDR(`${addr.toString()}/${bits}`)
+      : ipaddr.IPv6.networkAddressFromCIDR(`${addr.toString()}/${bits}`);
+  return [network, bits];
 }
 
 /** The rule as a matcher over a sale's facts. */
@@ -155,12 +190,13 @@ export function compileRule(rule: {
     const above = w.amountCentsAbove;
     tests.push((f) => f.amountCents > above);
   }
+  // entries stored before a canonical form was compared are read in it too
   if (w.emailDomainIn) {
-    const domains = new Set(w.emailDomainIn);
-    tests.push((f) => f.emailDomain !== null && domains.has(f.emailDomain));
+    const domains = canonicalSet(w.emailDomainIn, ruleDomain);
+    tests.push((f) => f.emailDomains.some((d) => domains.has(d)));
   }
   if (w.emailIn) {
-    const emails = new Set(w.emailIn);
+    const emails = canonicalSet(w.emailIn, ruleEmail);
     tests.push((f) => f.email !== null && emails.has(f.email));
   }
   if (w.documentIn) {
@@ -179,23 +215,41 @@ export function compileRule(rule: {
   return { id: rule.id, name: rule.name, action: rule.action, matches: (f) => tests.every((t) => t(f)) };
 }
 
+function canonicalSet(entries: string[], norm: (v: string) => string | null): Set<string> {
+  return new Set(entries.map((e) => norm(e) ?? e));
+}
+
+/**
+ * Exact addresses and ranges, both canonical (an entry stored before ranges were is read again): an IPv4
+ * address also meets an IPv6 range holding its IPv4-mapped form (`::ffff:0:0/95`), as a mapped address is
+ * that IPv4 address.
+ */
 function ipMatcher(entries: string[]): (f: Subject) => boolean {
-  const exact = new Set(entries.filter((e) => !e.includes('/')));
-  const ranges = entries.filter((e) => e.includes('/')).map((e) => ipaddr.parseCIDR(e));
+  const exact = new Set(entries.filter((e) => !e.includes('/')).map((e) => canonicalIp(e) ?? e));
+  const ranges = entries
+    .filter((e) => e.includes('/'))
+    .map(parseRange)
+    .filter((r) => r !== null);
   return (f) => {
     const address = f.address();
     if (address === null) return false;
     if (exact.has(address.text)) return true;
     const { parsed } = address;
-    return ranges.some(([net, bits]) => parsed.kind() === net.kind() && parsed.match(net, bits));
+    const mapped = parsed.kind() === 'ipv4' ? (parsed as ipaddr.IPv4).toIPv4MappedAddress() : null;
+    return ranges.some(([net, bits]) => {
+      if (parsed.kind() === net.kind()) return parsed.match(net, bits);
+      return mapped !== null && net.kind() === 'ipv6' && mapped.match(net, bits);
+    });
   };
 }
 
 function subjectOf(facts: RiskFacts): Subject {
   let address: ReturnType<Subject['address']> | undefined;
+  const email = facts.email === null ? null : canonicalEmail(facts.email);
   return {
     ...facts,
-    emailDomain: facts.email === null ? null : facts.email.slice(facts.email.lastIndexOf('@') + 1),
+    email,
+    emailDomains: email === null ? [] : domainAndParents(email.slice(email.lastIndexOf('@') + 1)),
     address() {
       if (address === undefined) {
         const text = facts.ip === null ? null : canonicalIp(facts.ip);
