@@ -4,12 +4,12 @@ import { seal, unseal } from '../platform/crypto/sealed.js';
 import { hashSecret, newToken, type PlainSecret } from '../platform/crypto/secrets.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, validation } from '../platform/errors/app-error.js';
+import { isEmailAddress } from '../platform/net/email.js';
 import { type OperatorActor, recordOperatorAudit } from './audit.js';
 import { consumeOperatorStep, type OperatorRow, type OperatorView, operatorView } from './data.js';
 import { OPERATOR_ROLE_LABELS, type OperatorRole } from './roles.js';
 
 export const INVITATION_HOURS = 72;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface Invited {
   operator: OperatorView;
@@ -37,7 +37,7 @@ export class OperatorInvitations {
 
   async invite(emailRaw: string, role: OperatorRole, actor: OperatorActor): Promise<Invited> {
     const email = emailRaw.trim().toLowerCase();
-    if (!EMAIL.test(email) || email.length > 320) throw validation('email must be an e-mail address');
+    if (!isEmailAddress(email)) throw validation('email must be an e-mail address');
     return this.db.tx(async (tx) => {
       const [row] = await tx.query<OperatorRow>(
         `INSERT INTO operators (email, role, invited_by) VALUES ($1, $2, $3)
