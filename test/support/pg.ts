@@ -3,8 +3,11 @@ import pg from 'pg';
 
 /** The server tests run against: DATABASE_URL if set, else the local PostgreSQL (trust auth, user postgres). */
 export const BASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-// Each checkout gets its own namespace, so test runs of several work trees on one server never collide.
-export const NAMESPACE = createHash('sha256').update(process.cwd()).digest('hex').slice(0, 8);
+// Each checkout gets its own namespace, so test runs of several work trees on one server never collide;
+// TEST_DB_NAMESPACE (letters and digits) gives runs in one work tree namespaces apart.
+export const NAMESPACE = /^[a-z0-9]{1,16}$/.test(process.env.TEST_DB_NAMESPACE ?? '')
+  ? process.env.TEST_DB_NAMESPACE!
+  : createHash('sha256').update(process.cwd()).digest('hex').slice(0, 8);
 export const TEMPLATE_DB = `gw_tpl_${NAMESPACE}`;
 export const TEST_DB_PREFIX = `gw_t_${NAMESPACE}_`;
 
