@@ -5882,7 +5882,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send an onboarding document: multipart with `kind` (id_front, id_back, selfie, company_contract, proof_of_address) and one file (PDF, PNG or JPEG by its content, up to 10 MB)
+         * Send an onboarding document: multipart with `kind` (id_front, id_back, selfie, company_contract, proof_of_address) then one file (PDF, PNG or JPEG by its content, up to 10 MB); it replaces the previous document of its kind. An account sends one at a time, at most 10 a day, its current documents at most 40 MB together
          * @description Roles: owner, admin (users, roles and the withdrawal approval rule).
          */
         post: {
@@ -5990,6 +5990,20 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error shape A */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
+                    };
+                };
                 /** @description Error */
                 500: {
                     headers: {
@@ -6004,7 +6018,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape A */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -10803,7 +10817,7 @@ export interface paths {
         };
         put?: never;
         /**
-         * Invite an operator: the one-time link is answered once and e-mailed
+         * Invite an operator: the one-time link is e-mailed to them (only there: the answer says it was sent)
          * @description Operators: admin (Administrador) and above.
          */
         post: {
@@ -10845,12 +10859,15 @@ export interface paths {
                          *         "createdAt": "2026-11-25T13:45:12.345Z",
                          *         "lastLoginAt": "2026-11-25T13:45:12.345Z"
                          *       },
-                         *       "invitationUrl": "https://loja.example.com/webhooks/gateway"
+                         *       "invitationSent": true
                          *     }
                          */
                         "application/json": {
-                            /** @description The one-time invitation link (also e-mailed), shown only here */
-                            invitationUrl: string;
+                            /**
+                             * @description The one-time invitation link was e-mailed to the operator (only there: the console never sees it)
+                             * @enum {boolean}
+                             */
+                            invitationSent: true;
                             operator: {
                                 /** Format: date-time */
                                 createdAt: string;
@@ -10916,6 +10933,188 @@ export interface paths {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "EMAIL_TAKEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/operators/{id}/resend-invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an operator who has not finished enrolling a fresh invitation by e-mail: earlier links stop working
+         * @description Operators: admin (Administrador) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "operator": {
+                         *         "id": 42,
+                         *         "email": "maria@example.com",
+                         *         "role": "support",
+                         *         "status": "invited",
+                         *         "createdAt": "2026-11-25T13:45:12.345Z",
+                         *         "lastLoginAt": "2026-11-25T13:45:12.345Z"
+                         *       },
+                         *       "invitationSent": true
+                         *     }
+                         */
+                        "application/json": {
+                            /**
+                             * @description The one-time invitation link was e-mailed to the operator (only there: the console never sees it)
+                             * @enum {boolean}
+                             */
+                            invitationSent: true;
+                            operator: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                email: string;
+                                id: number;
+                                lastLoginAt: string | null;
+                                /** @description support < risk < finance < admin; each includes the one before */
+                                role: "support" | "risk" | "finance" | "admin";
+                                status: "invited" | "enrolling" | "active" | "disabled";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
                             };
                         };
                     };

@@ -3,7 +3,7 @@ import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
 import { seal, unseal } from '../platform/crypto/sealed.js';
 import { hashSecret, newToken, type PlainSecret } from '../platform/crypto/secrets.js';
 import type { Db, Queryable } from '../platform/db/db.js';
-import { AppError, validation } from '../platform/errors/app-error.js';
+import { AppError, conflict, notFound, validation } from '../platform/errors/app-error.js';
 import { isEmailAddress } from '../platform/net/email.js';
 import { type OperatorActor, recordOperatorAudit } from './audit.js';
 import { consumeOperatorStep, type OperatorRow, type OperatorView, operatorView } from './data.js';
@@ -13,7 +13,7 @@ export const INVITATION_HOURS = 72;
 
 export interface Invited {
   operator: OperatorView;
-  /** The one-time link (shown once: printed by the CLI, answered once by the console, e-mailed). */
+  /** The one-time link, e-mailed to the operator; printed by the CLI (the first operator's door), never answered by the console's API. */
   invitationUrl: string;
 }
 
@@ -45,18 +45,7 @@ export class OperatorInvitations {
         [email, role, actor.id],
       );
       if (!row) throw new AppError('EMAIL_TAKEN', `${email} is already an operator`);
-      const token = newToken('', 32);
-      await tx.query(
-        `INSERT INTO operator_invitations (token_hash, operator_id, expires_at)
-         VALUES ($1, $2, now() + make_interval(hours => $3))`,
-        [hashSecret(token), row.id, INVITATION_HOURS],
-      );
-      const invitationUrl = `${this.publicUrl}/ops#/convite/${token}`;
-      await queueMail(tx, this.mail, {
-        cause: `operator-invitation:${hashSecret(token)}`,
-        to: email,
-        ...invitationMail(role, invitationUrl),
-      });
+      const invitationUrl = await this.issue(tx, row);
       await recordOperatorAudit(tx, actor, {
         action: 'operator.invited',
         target: `operator:${row.id}`,
@@ -64,6 +53,62 @@ export class OperatorInvitations {
       });
       return { operator: operatorView(row), invitationUrl };
     });
+  }
+
+  /**
+   * A fresh invitation for an operator who has not finished enrolling (invited, or password set but the
+   * authenticator not confirmed): every earlier link stops working, enrolment starts over, and the new link
+   * is e-mailed to the operator only. Audited.
+   */
+  async resend(operatorId: number, actor: OperatorActor): Promise<OperatorView> {
+    return this.db.tx(async (tx) => {
+      const [row] = await tx.query<OperatorRow>('SELECT * FROM operators WHERE id = $1 FOR UPDATE', [
+        operatorId,
+      ]);
+      if (!row) throw notFound('Operator not found');
+      if (row.status !== 'invited' && row.status !== 'enrolling') {
+        throw conflict(
+          row.status === 'active'
+            ? `${row.email} has already enrolled: there is no invitation to resend`
+            : `${row.email} is disabled: there is no invitation to resend`,
+        );
+      }
+      await tx.query(
+        `UPDATE operator_invitations SET expires_at = now()
+          WHERE operator_id = $1 AND enrolled_at IS NULL AND expires_at > now()`,
+        [row.id],
+      );
+      const [fresh] = await tx.query<OperatorRow>(
+        `UPDATE operators SET status = 'invited', password_hash = NULL, totp_pending_enc = NULL
+          WHERE id = $1 RETURNING *`,
+        [row.id],
+      );
+      await this.issue(tx, fresh!);
+      await recordOperatorAudit(tx, actor, {
+        action: 'operator.invitation_resent',
+        target: `operator:${row.id}`,
+        before: { status: row.status },
+        after: { email: row.email, role: row.role },
+      });
+      return operatorView(fresh!);
+    });
+  }
+
+  /** A new one-time link for the operator, e-mailed to them; answered only to the caller (the CLI prints it). */
+  private async issue(tx: Queryable, operator: OperatorRow): Promise<string> {
+    const token = newToken('', 32);
+    await tx.query(
+      `INSERT INTO operator_invitations (token_hash, operator_id, expires_at)
+       VALUES ($1, $2, now() + make_interval(hours => $3))`,
+      [hashSecret(token), operator.id, INVITATION_HOURS],
+    );
+    const invitationUrl = `${this.publicUrl}/ops#/convite/${token}`;
+    await queueMail(tx, this.mail, {
+      cause: `operator-invitation:${hashSecret(token)}`,
+      to: operator.email,
+      ...invitationMail(operator.role, invitationUrl),
+    });
+    return invitationUrl;
   }
 
   /** Sets the password and answers a new TOTP secret to enrol; the link then only confirms the code. */

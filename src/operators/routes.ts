@@ -13,6 +13,7 @@ import {
   InviteOperatorBody,
   OperatorAuditPage,
   OperatorAuditQuery,
+  OperatorIdPath,
   OperatorList,
   OperatorLoginBody,
   OperatorSignedIn,
@@ -162,7 +163,8 @@ export async function operatorRoutes(app: Http, deps: OperatorRouteDeps): Promis
       onRequest: requireOperator,
       schema: {
         tags: ['console'],
-        summary: 'Invite an operator: the one-time link is answered once and e-mailed',
+        summary:
+          'Invite an operator: the one-time link is e-mailed to them (only there: the answer says it was sent)',
         body: InviteOperatorBody,
         response: {
           201: InvitedOperator,
@@ -179,8 +181,33 @@ export async function operatorRoutes(app: Http, deps: OperatorRouteDeps): Promis
         request.body.role,
         operatorActor(request),
       );
-      reply.header('cache-control', 'no-store');
-      return reply.code(201).send(invited);
+      return reply.code(201).send({ operator: invited.operator, invitationSent: true as const });
+    },
+  );
+
+  app.post(
+    '/api/ops/operators/:id/resend-invitation',
+    {
+      config: { ...A, opsRole: 'admin', errors: ['NOT_FOUND', 'CONFLICT'] },
+      onRequest: requireOperator,
+      schema: {
+        tags: ['console'],
+        summary:
+          'Send an operator who has not finished enrolling a fresh invitation by e-mail: earlier links stop working',
+        params: OperatorIdPath,
+        response: {
+          200: InvitedOperator,
+          400: EnvelopeErrorBody,
+          401: EnvelopeErrorBody,
+          403: EnvelopeErrorBody,
+          404: EnvelopeErrorBody,
+          409: EnvelopeErrorBody,
+        },
+      },
+    },
+    async (request) => {
+      const operator = await deps.invitations.resend(Number(request.params.id), operatorActor(request));
+      return { operator, invitationSent: true as const };
     },
   );
 

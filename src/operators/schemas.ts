@@ -53,10 +53,12 @@ export const InviteOperatorBody = Type.Object({
 });
 export const InvitedOperator = Type.Object({
   operator: OperatorView,
-  invitationUrl: Type.String({
-    description: 'The one-time invitation link (also e-mailed), shown only here',
+  invitationSent: Type.Literal(true, {
+    description:
+      'The one-time invitation link was e-mailed to the operator (only there: the console never sees it)',
   }),
 });
+export const OperatorIdPath = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,15}$' }) });
 
 export const OperatorAuditQuery = Type.Object({
   cursor: Type.Optional(Type.String()),

@@ -2,7 +2,8 @@
  * The operators' console (/ops) in Debian's chromium, one journey per role: an invited admin enrols the
  * authenticator and signs in; support reads an account but is offered no action; risk suspends an account
  * and releases a held withdrawal; finance reads the daily report; admin approves a sign-up from the review
- * queue and invites an operator. Every page axe-clean, screenshots kept.
+ * queue and invites an operator (the link e-mailed only, the page saying so), then resends the invitation.
+ * Every page axe-clean, screenshots kept.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import { createCashout } from '../support/cashouts.js';
 import { createMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { fundMerchant } from '../support/ledger.js';
+import { linkToken, Mailbox } from '../support/mailbox.js';
 import {
   createOperator,
   inFreshTotpStep,
@@ -21,17 +23,21 @@ import {
   totpCode,
 } from '../support/operators.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 
 let server: TestServer;
 let browser: Browser;
+let mailbox: Mailbox;
 
 beforeAll(async () => {
-  server = await startServer({ env: { SIGNUP: 'on' } });
+  mailbox = await Mailbox.start();
+  server = await startServer({ env: { SIGNUP: 'on', SMTP_URL: mailbox.url } });
   browser = await launch();
 });
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  await mailbox?.stop();
 });
 
 async function newPage(): Promise<Page> {
@@ -197,11 +203,34 @@ describe("the operators' console", () => {
     await page.getByLabel('E-mail').fill('novo-operador@gateway.example');
     await page.getByLabel('Papel').selectOption('finance');
     await page.getByRole('button', { name: 'Convidar' }).click();
-    await page.getByText(/Convite enviado para novo-operador@gateway.example/).waitFor();
-    await page
-      .getByRole('table', { name: 'Operadores' })
-      .getByRole('cell', { name: 'novo-operador@gateway.example' })
-      .waitFor();
+    const invitee = 'novo-operador@gateway.example';
+    await page.getByText(`Convite enviado por e-mail para ${invitee}`).waitFor();
+    await page.getByRole('table', { name: 'Operadores' }).getByRole('cell', { name: invitee }).waitFor();
     await clean(page, 'console-09-operators');
+    // the link went to the invitee's inbox only: the page never shows it
+    const first = linkToken(await mailbox.waitFor(invitee, /console de operação/), 'convite');
+    expect(await page.content()).not.toContain(first);
+    expect(await page.content()).not.toContain('#/convite/');
+
+    // resent: a fresh link by e-mail, the earlier one void
+    await page.getByRole('button', { name: `Reenviar convite para ${invitee}` }).click();
+    await page.getByText(`Novo convite enviado por e-mail para ${invitee}`).waitFor();
+    const mails = await waitUntil(
+      () => (mailbox.to(invitee).length >= 2 ? mailbox.to(invitee) : undefined),
+      30000,
+      () => `a second invitation to ${invitee}`,
+    );
+    const second = linkToken(mails[1]!, 'convite');
+    expect(second).not.toBe(first);
+    expect(await page.content()).not.toContain(second);
+    await clean(page, 'console-10-invitation-resent');
+    const old = await call('POST', `${server.url}/api/ops/auth/accept-invitation`, {
+      body: { token: first, password: 'uma-senha-de-operador' },
+    });
+    expect(old.status).toBe(400);
+    const fresh = await call('POST', `${server.url}/api/ops/auth/accept-invitation`, {
+      body: { token: second, password: 'uma-senha-de-operador' },
+    });
+    expect(fresh.status).toBe(200);
   });
 });

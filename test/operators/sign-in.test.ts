@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
-import { Mailbox } from '../support/mailbox.js';
+import { linkToken, Mailbox } from '../support/mailbox.js';
 import {
   createOperator,
   inFreshTotpStep,
   inviteOperator,
+  inviteThroughConsole,
   operatorLogin,
   totpCode,
 } from '../support/operators.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 
 let server: TestServer;
 let mailbox: Mailbox;
@@ -111,6 +113,84 @@ describe("operators' sign-in", () => {
     );
     expect(me.status).toBe(200);
     expect(me.body.operator).toMatchObject({ email: invited.email, role: 'risk' });
+  });
+
+  it('an invitation made in the console is e-mailed only; a resend issues a fresh link and voids the earlier one', async () => {
+    const admin = await createOperator(server, 'admin');
+    const invited = await inviteThroughConsole(server, admin, mailbox, 'support');
+    // the answer says it was sent, and carries no link nor token
+    expect(invited.answer.body).toEqual({
+      operator: expect.objectContaining({ email: invited.email, role: 'support', status: 'invited' }),
+      invitationSent: true,
+    });
+    expect(invited.answer.text).not.toContain(invited.token);
+    expect(invited.answer.text).not.toContain('convite');
+
+    // only an admin resends
+    const support = await createOperator(server, 'support');
+    const asSupport = await post<Envelope>(
+      `/api/ops/operators/${invited.id}/resend-invitation`,
+      {},
+      support.ops,
+    );
+    expect(asSupport.status).toBe(403);
+
+    const resent = await post<{ operator: { status: string }; invitationSent: true }>(
+      `/api/ops/operators/${invited.id}/resend-invitation`,
+      {},
+      admin.ops,
+    );
+    expect(resent.status).toBe(200);
+    expect(resent.body).toMatchObject({ operator: { status: 'invited' }, invitationSent: true });
+    const mails = await waitUntil(
+      () => (mailbox.to(invited.email).length >= 2 ? mailbox.to(invited.email) : undefined),
+      30000,
+      () => `a second invitation to ${invited.email}`,
+    );
+    const fresh = linkToken(mails[1]!, 'convite');
+    expect(fresh).not.toBe(invited.token);
+    expect(resent.text).not.toContain(fresh);
+
+    // the earlier link no longer works; the fresh one does
+    const old = await post<Envelope>('/api/ops/auth/accept-invitation', {
+      token: invited.token,
+      password: 'uma-senha-de-operador',
+    });
+    expect(old.status).toBe(400);
+    expect(old.body.error.code).toBe('INVALID_TOKEN');
+    const accepted = await post('/api/ops/auth/accept-invitation', {
+      token: fresh,
+      password: 'uma-senha-de-operador',
+    });
+    expect(accepted.status).toBe(200);
+
+    // password set, authenticator not confirmed: a resend starts over (the half-used link stops working)
+    const again = await post(`/api/ops/operators/${invited.id}/resend-invitation`, {}, admin.ops);
+    expect(again.status).toBe(200);
+    const enrol = await post<Envelope>('/api/ops/auth/totp/enable', { token: fresh, code: '000000' });
+    expect(enrol.status).toBe(400);
+    expect(enrol.body.error.code).toBe('INVALID_TOKEN');
+
+    // an operator who has enrolled has no invitation to resend; one who does not exist is not found
+    const enrolled = await post<Envelope>(
+      `/api/ops/operators/${support.id}/resend-invitation`,
+      {},
+      admin.ops,
+    );
+    expect(enrolled.status).toBe(409);
+    expect(enrolled.body.error.code).toBe('CONFLICT');
+    expect((await post(`/api/ops/operators/999999999/resend-invitation`, {}, admin.ops)).status).toBe(404);
+
+    const audit = await call<{ data: { action: string; target: string; operatorEmail: string }[] }>(
+      'GET',
+      `${server.url}/api/ops/audit`,
+      { headers: admin.ops },
+    );
+    const resends = audit.body.data.filter(
+      (e) => e.action === 'operator.invitation_resent' && e.target === `operator:${invited.id}`,
+    );
+    expect(resends).toHaveLength(2);
+    expect(resends[0]!.operatorEmail).toBe(admin.email);
   });
 
   it("keeps the two kinds of session apart: neither opens the other's routes", async () => {

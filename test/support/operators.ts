@@ -3,6 +3,7 @@ import { Secret, TOTP } from 'otpauth';
 import { OperatorInvitations } from '../../src/operators/index.js';
 import type { OperatorRole } from '../../src/operators/roles.js';
 import { call } from './http.js';
+import { linkToken, type Mailbox } from './mailbox.js';
 import type { TestServer } from './server.js';
 
 export interface TestOperator {
@@ -87,4 +88,25 @@ export async function operatorLogin(server: TestServer, email: string, password:
   const setCookie = res.headers['set-cookie'];
   const raw = Array.isArray(setCookie) ? setCookie[0]! : setCookie!;
   return { cookie: raw.split(';')[0]!, csrf: res.body.csrfToken, setCookies: [setCookie].flat() as string[] };
+}
+
+/**
+ * An invitation made by an admin in the console: the API answers that it was sent, never the link; the token
+ * is read from the invitee's e-mail.
+ */
+export async function inviteThroughConsole(
+  server: TestServer,
+  admin: TestOperator,
+  mailbox: Mailbox,
+  role: OperatorRole,
+) {
+  const email = `op-${randomBytes(6).toString('hex')}@gateway.example`;
+  const res = await call<{ operator: { id: number; email: string }; invitationSent: true }>(
+    'POST',
+    `${server.url}/api/ops/operators`,
+    { headers: admin.ops, body: { email, role } },
+  );
+  if (res.status !== 201) throw new Error(`invite failed: ${res.status} ${res.text}`);
+  const mail = await mailbox.waitFor(email, /console de operação/);
+  return { answer: res, id: res.body.operator.id, email, token: linkToken(mail, 'convite') };
 }

@@ -155,6 +155,8 @@ export const api = {
   operators: () => request<{ data: OperatorView[] }>('GET', '/api/ops/operators'),
   invite: (email: string, role: OperatorRole) =>
     request<Invited>('POST', '/api/ops/operators', { email, role }),
+  resendInvitation: (id: number) =>
+    request<Invited>('POST', `/api/ops/operators/${id}/resend-invitation`, {}),
   audit: (p: { accountId?: number; cursor?: string }) =>
     request<AuditPage>('GET', `/api/ops/audit${query(p)}`),
 };

@@ -17,6 +17,7 @@ const ACTIONS: Record<string, string> = {
   'review.approved': 'Aprovou uma análise',
   'review.rejected': 'Recusou uma análise',
   'operator.invited': 'Convidou um operador',
+  'operator.invitation_resent': 'Reenviou o convite de um operador',
   'operator.enrolled': 'Concluiu o cadastro',
   'login.succeeded': 'Entrou',
   'login.failed': 'Errou a senha ou o código',

@@ -1,18 +1,23 @@
 import { useEffect, useState } from 'preact/hooks';
 import { date } from '../../ui/format';
-import { CopyButton, ErrorText, Options, Table, useAttempt } from '../../ui/kit';
+import { ErrorText, Options, Table, useAttempt } from '../../ui/kit';
 import { label } from '../../ui/labels';
 import { api, type Invited, type OperatorRole, type OperatorView } from '../api';
 import { OPERATOR_ROLE, OPERATOR_STATUS } from '../labels';
 
-/** Operadores: who runs the gateway, and invitations (admin). */
+/**
+ * Operadores: who runs the gateway, and invitations (admin). An invitation's link goes by e-mail to the
+ * invitee only: the page says it was sent, and can send a fresh one (the earlier link stops working).
+ */
 export function Operators() {
   const [rows, setRows] = useState<OperatorView[] | null>(null);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<OperatorRole>('support');
-  const [invited, setInvited] = useState<Invited | null>(null);
+  const [sent, setSent] = useState<{ email: string; again: boolean } | null>(null);
   const list = useAttempt();
-  const invite = useAttempt(() => setInvited(null));
+  const invite = useAttempt(() => setSent(null));
+  const resend = useAttempt(() => setSent(null));
+  const sentTo = (invited: Invited, again: boolean) => setSent({ email: invited.operator.email, again });
   const load = () => list.attempt(async () => setRows((await api.operators()).data));
   useEffect(() => {
     void load();
@@ -25,7 +30,7 @@ export function Operators() {
         onSubmit={(e) => {
           e.preventDefault();
           void invite.attempt(async () => {
-            setInvited(await api.invite(email, role));
+            sentTo(await api.invite(email, role), false);
             setEmail('');
             await load();
           });
@@ -50,15 +55,20 @@ export function Operators() {
         <button type="submit">Convidar</button>
       </form>
       <ErrorText error={invite.error} />
-      {invited && (
+      <ErrorText error={resend.error} />
+      {sent && (
         <p class="notice" role="status">
-          Convite enviado para {invited.operator.email}. O link (válido por 72 horas) aparece só agora:{' '}
-          <code>{invited.invitationUrl}</code> <CopyButton text={invited.invitationUrl} label="Copiar link" />
+          {sent.again ? 'Novo convite enviado' : 'Convite enviado'} por e-mail para {sent.email}. O link
+          (válido por 72 horas) vai só para a caixa de entrada do convidado
+          {sent.again ? '; o link anterior deixou de valer.' : '.'}
         </p>
       )}
       <ErrorText error={list.error} />
       {rows && (
-        <Table label="Operadores" head={['E-mail', 'Papel', 'Situação', 'Convidado em', 'Último acesso']}>
+        <Table
+          label="Operadores"
+          head={['E-mail', 'Papel', 'Situação', 'Convidado em', 'Último acesso', 'Convite']}
+        >
           {rows.map((o) => (
             <tr key={o.id}>
               <td>{o.email}</td>
@@ -66,6 +76,24 @@ export function Operators() {
               <td>{label(OPERATOR_STATUS, o.status)}</td>
               <td>{date(o.createdAt)}</td>
               <td>{o.lastLoginAt ? date(o.lastLoginAt) : '—'}</td>
+              <td>
+                {o.status === 'invited' || o.status === 'enrolling' ? (
+                  <button
+                    type="button"
+                    aria-label={`Reenviar convite para ${o.email}`}
+                    onClick={() =>
+                      void resend.attempt(async () => {
+                        sentTo(await api.resendInvitation(o.id), true);
+                        await load();
+                      })
+                    }
+                  >
+                    Reenviar convite
+                  </button>
+                ) : (
+                  '—'
+                )}
+              </td>
             </tr>
           ))}
         </Table>
