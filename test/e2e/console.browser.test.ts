@@ -205,7 +205,10 @@ describe("the operators' console", () => {
     await page.getByRole('button', { name: 'Convidar' }).click();
     const invitee = 'novo-operador@gateway.example';
     await page.getByText(`Convite enviado por e-mail para ${invitee}`).waitFor();
-    await page.getByRole('table', { name: 'Operadores' }).getByRole('cell', { name: invitee }).waitFor();
+    await page
+      .getByRole('table', { name: 'Operadores' })
+      .getByRole('cell', { name: invitee, exact: true })
+      .waitFor();
     await clean(page, 'console-09-operators');
     // the link went to the invitee's inbox only: the page never shows it
     const first = linkToken(await mailbox.waitFor(invitee, /console de operação/), 'convite');
