@@ -61,20 +61,29 @@ export async function lockDocuments(q: Queryable, accountId: number): Promise<vo
   await lockForTransaction(q, 'onboarding-documents', accountId);
 }
 
-/** What the account's documents weigh: uploads since `hours` ago, and the bytes of the current ones but `kind`. */
+/**
+ * What the account's documents weigh: uploads since `hours` ago (and in how many seconds the oldest of them
+ * leaves that window), and the bytes of the current ones but `kind`.
+ */
 export async function documentUsage(
   q: Queryable,
   accountId: number,
   hours: number,
   kind: DocumentKind | null,
-): Promise<{ recentUploads: number; otherKindsBytes: number }> {
-  const [row] = await q.query<{ recent: number; bytes: string }>(
+): Promise<{ recentUploads: number; windowFreesInSeconds: number; otherKindsBytes: number }> {
+  const [row] = await q.query<{ recent: number; frees: number | null; bytes: string }>(
     `SELECT count(*) FILTER (WHERE uploaded_at > now() - make_interval(hours => $2))::int AS recent,
+            ceil(extract(epoch FROM min(uploaded_at) FILTER (WHERE uploaded_at > now() - make_interval(hours => $2))
+                 + make_interval(hours => $2) - now()))::int AS frees,
             coalesce(sum(size_bytes) FILTER (WHERE replaced_at IS NULL AND kind IS DISTINCT FROM $3), 0) AS bytes
        FROM onboarding_documents WHERE account_id = $1`,
     [accountId, hours, kind],
   );
-  return { recentUploads: row!.recent, otherKindsBytes: Number(row!.bytes) };
+  return {
+    recentUploads: row!.recent,
+    windowFreesInSeconds: Math.max(1, row!.frees ?? 1),
+    otherKindsBytes: Number(row!.bytes),
+  };
 }
 
 /** The current document of each kind the account sent (a new upload of a kind replaces the older one). */

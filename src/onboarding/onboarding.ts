@@ -104,12 +104,15 @@ export class Onboarding {
     });
   }
 
-  private checkUsage(usage: { recentUploads: number; otherKindsBytes: number }, bytes: number): void {
+  private checkUsage(
+    usage: { recentUploads: number; windowFreesInSeconds: number; otherKindsBytes: number },
+    bytes: number,
+  ): void {
     if (usage.recentUploads >= DOCUMENT_UPLOADS_PER_DAY) {
       throw new AppError(
         'RATE_LIMITED',
-        `An account sends at most ${DOCUMENT_UPLOADS_PER_DAY} documents a day (each replaces the previous one of its kind): retry tomorrow`,
-        { limit: { max: DOCUMENT_UPLOADS_PER_DAY, retryAfterSeconds: DAY_HOURS * 3600 } },
+        `An account sends at most ${DOCUMENT_UPLOADS_PER_DAY} documents in 24 hours (each replaces the previous one of its kind): retry once the oldest of them is 24 hours old`,
+        { limit: { max: DOCUMENT_UPLOADS_PER_DAY, retryAfterSeconds: usage.windowFreesInSeconds } },
       );
     }
     if (usage.otherKindsBytes + bytes > MAX_ACCOUNT_DOCUMENTS_BYTES) {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saleInput } from '../sales/fixtures.js';
 import { call } from '../support/http.js';
 import { Mailbox } from '../support/mailbox.js';
-import { createOperator, type TestOperator } from '../support/operators.js';
+import { createOperator, giveFeePlan, type TestOperator } from '../support/operators.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -63,7 +63,11 @@ async function upload(panel: Record<string, string>, kind: string, content: Buff
     headers: panel,
     body: form,
   });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  return {
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown>,
+    retryAfter: res.headers.get('retry-after'),
+  };
 }
 
 describe('self sign-up and onboarding', () => {
@@ -130,6 +134,15 @@ describe('self sign-up and onboarding', () => {
     expect(file.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await file.arrayBuffer())).toEqual(PNG);
 
+    // approval needs prices someone chose: none yet → 409 FEE_PLAN_REQUIRED, nothing changed
+    const noPlan = await call<{ error: { code: string } }>(
+      'POST',
+      `${server.url}/api/ops/reviews/${review.id}/approve`,
+      { headers: admin.ops, body: {} },
+    );
+    expect(noPlan.status).toBe(409);
+    expect(noPlan.body.error.code).toBe('FEE_PLAN_REQUIRED');
+    await giveFeePlan(server, admin, review.accountId);
     const approved = await call<{ status: string }>(
       'POST',
       `${server.url}/api/ops/reviews/${review.id}/approve`,
@@ -190,6 +203,9 @@ describe('self sign-up and onboarding', () => {
     const eleventh = await upload(panel, 'id_back', PNG);
     expect(eleventh.status).toBe(429);
     expect(eleventh.body).toMatchObject({ success: false, error: { code: 'RATE_LIMITED' } });
+    // told when to retry: once the first of the ten is a day old
+    expect(Number(eleventh.retryAfter)).toBeGreaterThan(23 * 3600);
+    expect(Number(eleventh.retryAfter)).toBeLessThanOrEqual(24 * 3600);
   });
 
   it('refuses a document with wrong check digits, and an address already taken', async () => {

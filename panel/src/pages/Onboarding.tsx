@@ -87,6 +87,10 @@ export function Onboarding() {
             />
             <button type="submit">Enviar</button>
           </form>
+          <p class="muted">
+            Um novo envio de um documento substitui o anterior do mesmo tipo. Até 10 envios em 24 horas, e até
+            40 MB somando os documentos atuais.
+          </p>
           {sent && (
             <p class="notice" role="status">
               {sent}
