@@ -79,4 +79,61 @@ describe('risk rules', () => {
       action: 'block',
     });
   });
+
+  it('ranges are read as addresses are: a mapped range is its IPv4 range, the compatible form stays IPv6', () => {
+    expect(
+      normalizeRule({
+        name: 'r',
+        when: { ipIn: ['::ffff:127.0.0.17/126', '::1.2.3.0/120', '10.1.2.3/8', '::ffff:0:0/95'] },
+        action: 'block',
+      }).when.ipIn,
+    ).toEqual(['127.0.0.16/30', '::102:300/120', '10.0.0.0/8', '::fffe:0:0/95']);
+    const mapped = rule({ name: 'm', when: { ipIn: ['::ffff:127.0.0.16/126'] }, action: 'block' });
+    for (const ip of ['127.0.0.16', '127.0.0.19', '::ffff:127.0.0.18']) {
+      expect(decide([mapped], facts({ ip })).decision, ip).toBe('block');
+    }
+    expect(decide([mapped], facts({ ip: '127.0.0.20' })).decision).toBe('allow');
+    const compatible = rule({ name: 'c', when: { ipIn: ['::1.2.3.0/120'] }, action: 'block' });
+    expect(decide([compatible], facts({ ip: '1.2.3.4' })).decision).toBe('allow');
+    expect(decide([compatible], facts({ ip: '::1.2.3.4' })).decision).toBe('block');
+    const wide = rule({ name: 'w', when: { ipIn: ['::ffff:0:0/95'] }, action: 'block' });
+    expect(decide([wide], facts({ ip: '198.51.100.7' })).decision).toBe('block');
+    // a rule stored before ranges were normalized is read normalized
+    const stored = compileRule({
+      id: next++,
+      name: 's',
+      action: 'block',
+      when: { ipIn: ['::ffff:7f00:10/126'] },
+    });
+    expect(decide([stored], facts({ ip: '127.0.0.17' })).decision).toBe('block');
+  });
+
+  it('e-mails compare canonical: case, trailing dot, +tag, Gmail dots; domains match their subdomains', () => {
+    const emails = rule({
+      name: 'e',
+      when: { emailIn: ['Fraud@Example.com.', 'golpe@gmail.com'] },
+      action: 'block',
+    });
+    for (const email of ['fraud+1@example.com', 'FRAUD@EXAMPLE.COM', 'g.o.l.p.e+x@googlemail.com']) {
+      expect(decide([emails], facts({ email })).decision, email).toBe('block');
+    }
+    for (const email of ['fraud1@example.com', 'f.raud@example.com', 'fraud@example.com.br']) {
+      expect(decide([emails], facts({ email })).decision, email).toBe('allow');
+    }
+    const domains = rule({ name: 'd', when: { emailDomainIn: ['evil.example.'] }, action: 'block' });
+    for (const email of ['x@evil.example', 'x@sub.evil.example', 'x@evil.example.']) {
+      expect(decide([domains], facts({ email })).decision, email).toBe('block');
+    }
+    for (const email of ['x@notevil.example', 'x@evil.example.com']) {
+      expect(decide([domains], facts({ email })).decision, email).toBe('allow');
+    }
+    // stored before the canonical form: read in it
+    const stored = compileRule({
+      id: next++,
+      name: 's',
+      action: 'block',
+      when: { emailIn: ['A+b@X.example'] },
+    });
+    expect(decide([stored], facts({ email: 'a@x.example' })).decision).toBe('block');
+  });
 });
