@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardBody, cardEnding } from '../cards/cards.js';
-import { createSession, PAYER } from '../checkout/fixtures.js';
+import { createLink, createSession, PAYER, sessionInput } from '../checkout/fixtures.js';
 import { recipientInput } from '../recipients/fixtures.js';
 import { CUSTOMER, type SaleBody, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
@@ -161,7 +161,17 @@ describe('risk lists cannot be sidestepped', () => {
         body: recipientInput({ email: dotted }),
       }),
     );
-    // the payer of a checkout session
+    // a checkout session's prefilled payer, the payer of a session and of a payment link
+    transaction(
+      await call('POST', `${server.url}/api/checkout/sessions`, {
+        headers: merchant.keys,
+        body: sessionInput({ customer: { email: dotted } }),
+      }),
+    );
+    const link = await createLink(server, merchant);
+    transaction(
+      await call('POST', `${server.url}/api/public/pay/${link.slug}`, { body: { ...PAYER, email: dotted } }),
+    );
     const session = await createSession(server, merchant);
     transaction(
       await call('POST', `${server.url}/api/public/checkout/${session.id}`, {
