@@ -14,7 +14,7 @@ const LISTS: { key: ListField; label: string; hint: string }[] = [
   { key: 'documentIn', label: 'CPF ou CNPJ', hint: '52998224725' },
   { key: 'binIn', label: 'BINs (6 primeiros dígitos do cartão)', hint: '411111' },
   { key: 'cardFingerprintIn', label: 'Impressões de cartão', hint: '64 dígitos hexadecimais' },
-  { key: 'ipIn', label: 'Endereços IP ou faixas', hint: '203.0.113.0/24' },
+  { key: 'ipIn', label: 'Endereços IP ou faixas', hint: '203.0.113.0/24 ou 2001:db8::/32' },
 ];
 
 /** One entry a line (or separated by commas). */
@@ -140,7 +140,10 @@ function NewRule({ onMade }: { onMade: () => void }) {
           ))}
         </div>
         <p class="muted">
-          Todas as condições preenchidas precisam valer; numa lista, basta uma entrada. Uma por linha.
+          Todas as condições preenchidas precisam valer; numa lista, basta uma entrada. Uma por linha. Um
+          e-mail vale também escrito com +etiqueta, maiúsculas ou ponto final no domínio (no Gmail, com pontos
+          no nome); um domínio vale também para os seus subdomínios; uma faixa IPv6 mapeada (::ffff:…) vale
+          para os endereços IPv4 que representa.
         </p>
         <button type="submit">Criar regra</button>
       </form>
