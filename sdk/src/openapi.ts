@@ -11965,11 +11965,11 @@ export interface paths {
                                     cardFingerprintIn?: string[];
                                     /** @description The customer's CPF or CNPJ is one of these (digits, punctuation ignored) */
                                     documentIn?: string[];
-                                    /** @description The customer's e-mail domain is one of these (example.com) */
+                                    /** @description The customer's e-mail domain is one of these, or a subdomain of one (example.com; case and a trailing dot ignored) */
                                     emailDomainIn?: string[];
-                                    /** @description The customer's e-mail is one of these */
+                                    /** @description The customer's e-mail is one of these, compared canonical: case, a trailing dot, the +tag of the local part and Gmail's dots ignored */
                                     emailIn?: string[];
-                                    /** @description The address the card was typed from (any other sale: the request's) is one of these addresses or CIDR ranges */
+                                    /** @description The address the card was typed from (any other sale: the request's) is one of these addresses or CIDR ranges (an IPv4-mapped IPv6 range is the IPv4 range it denotes) */
                                     ipIn?: string[];
                                     /** @description The payment methods the rule applies to; every method when absent */
                                     methods?: ("PIX" | "BOLETO" | "CREDIT_CARD" | "DEBIT_CARD")[];
@@ -12107,11 +12107,11 @@ export interface paths {
                             cardFingerprintIn?: string[];
                             /** @description The customer's CPF or CNPJ is one of these (digits, punctuation ignored) */
                             documentIn?: string[];
-                            /** @description The customer's e-mail domain is one of these (example.com) */
+                            /** @description The customer's e-mail domain is one of these, or a subdomain of one (example.com; case and a trailing dot ignored) */
                             emailDomainIn?: string[];
-                            /** @description The customer's e-mail is one of these */
+                            /** @description The customer's e-mail is one of these, compared canonical: case, a trailing dot, the +tag of the local part and Gmail's dots ignored */
                             emailIn?: string[];
-                            /** @description The address the card was typed from (any other sale: the request's) is one of these addresses or CIDR ranges */
+                            /** @description The address the card was typed from (any other sale: the request's) is one of these addresses or CIDR ranges (an IPv4-mapped IPv6 range is the IPv4 range it denotes) */
                             ipIn?: string[];
                             /** @description The payment methods the rule applies to; every method when absent */
                             methods?: ("PIX" | "BOLETO" | "CREDIT_CARD" | "DEBIT_CARD")[];
@@ -12175,11 +12175,11 @@ export interface paths {
                                 cardFingerprintIn?: string[];
                                 /** @description The customer's CPF or CNPJ is one of these (digits, punctuation ignored) */
                                 documentIn?: string[];
-                                /** @description The customer's e-mail domain is one of these (example.com) */
+                                /** @description The customer's e-mail domain is one of these, or a subdomain of one (example.com; case and a trailing dot ignored) */
                                 emailDomainIn?: string[];
-                                /** @description The customer's e-mail is one of these */
+                                /** @description The customer's e-mail is one of these, compared canonical: case, a trailing dot, the +tag of the local part and Gmail's dots ignored */
                                 emailIn?: string[];
-                                /** @description The address the card was typed from (any other sale: the request's) is one of these addresses or CIDR ranges */
+                                /** @description The address the card was typed from (any other sale: the request's) is one of these addresses or CIDR ranges (an IPv4-mapped IPv6 range is the IPv4 range it denotes) */
                                 ipIn?: string[];
                                 /** @description The payment methods the rule applies to; every method when absent */
                                 methods?: ("PIX" | "BOLETO" | "CREDIT_CARD" | "DEBIT_CARD")[];

@@ -21,15 +21,19 @@ const Conditions = Type.Object(
     amountCentsAbove: Type.Optional(
       Type.Integer({ minimum: 0, description: 'Sales of more than this many cents' }),
     ),
-    emailDomainIn: List("The customer's e-mail domain is one of these (example.com)"),
-    emailIn: List("The customer's e-mail is one of these"),
+    emailDomainIn: List(
+      "The customer's e-mail domain is one of these, or a subdomain of one (example.com; case and a trailing dot ignored)",
+    ),
+    emailIn: List(
+      "The customer's e-mail is one of these, compared canonical: case, a trailing dot, the +tag of the local part and Gmail's dots ignored",
+    ),
     documentIn: List("The customer's CPF or CNPJ is one of these (digits, punctuation ignored)"),
     binIn: List("The card's first six digits are one of these"),
     cardFingerprintIn: List(
       "The card's fingerprint (HMAC-SHA-256 of its digits under the deployment's key, 64 hex digits) is one of these",
     ),
     ipIn: List(
-      "The address the card was typed from (any other sale: the request's) is one of these addresses or CIDR ranges",
+      "The address the card was typed from (any other sale: the request's) is one of these addresses or CIDR ranges (an IPv4-mapped IPv6 range is the IPv4 range it denotes)",
     ),
   },
   { additionalProperties: false },
