@@ -70,7 +70,10 @@ describe('secrets in URLs', () => {
     expect(sub.status, sub.text).toBe(201);
     const billing = sub.body.billingUrl.split('/billing/')[1]!;
     secrets.billing = billing;
-    expect((await get(`/billing/${billing}`)).status).toBe(200);
+    const page = await get(`/billing/${billing}`);
+    expect(page.status).toBe(200);
+    // nor does the page send its address away as a referrer
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
     expect((await get(`/api/public/billing/${billing}`)).status).toBe(200);
     expect((await get(`/BILLING/${billing}`)).status).toBe(404);
     expect((await get(`/api/public/billing/${billing}/nothing-here`)).status).toBe(404);
@@ -82,7 +85,9 @@ describe('secrets in URLs', () => {
     // a checkout session: its id is its payer page's address
     const session = await createSession(server, merchant);
     secrets.session = session.id;
-    expect((await get(`/checkout/${session.id}`)).status).toBe(200);
+    const sessionPage = await get(`/checkout/${session.id}`);
+    expect(sessionPage.status).toBe(200);
+    expect(sessionPage.headers['referrer-policy']).toBe('no-referrer');
     expect((await get(`/api/public/checkout/${session.id}`)).status).toBe(200);
     expect((await api('GET', `/api/checkout/sessions/${session.id}`)).status).toBe(200);
     const paid = await call<{ saleId: string }>('POST', `${server.url}/api/public/checkout/${session.id}`, {
