@@ -23,25 +23,22 @@ import {
   TotpService,
   teamRoutes,
 } from './auth/index.js';
-import { BcbCobv, BoletoIssuer, boletoRoutes, boletoSales, SandboxCobv } from './boletos/index.js';
+import { boletoRoutes, boletoSales } from './boletos/index.js';
 import {
-  acquirerFor,
-  CardRefunds,
-  CardSales,
   CardTokens,
   cardFingerprint,
   cardRoutes,
   cardSalesPort,
   cieloChargebackSource,
   payerCards,
-  setRefusalRatio,
 } from './cards/index.js';
+import { startCharging } from './charging.js';
 import { checkoutRoutes } from './checkout/index.js';
 import { ConsoleActions, consoleRoutes } from './console/index.js';
 import { Customers, customerPanelRoutes, customerRoutes } from './customers/index.js';
 import { cardNoticeRoutes, Dispute, DisputePage, Disputes, disputeRoutes } from './disputes/index.js';
 import { Event, EventFeed, EventPage, eventRoutes, openStreams } from './events/index.js';
-import { Balance, ledgerPanelRoutes, ledgerRoutes, setCardSettlementDays } from './ledger/index.js';
+import { Balance, ledgerPanelRoutes, ledgerRoutes } from './ledger/index.js';
 import { Onboarding, onboardingRoutes } from './onboarding/index.js';
 import {
   OperatorInvitations,
@@ -51,7 +48,6 @@ import {
   requireDeclaredOpsRoles,
 } from './operators/index.js';
 import type { Platform } from './platform/context.js';
-import { AppError } from './platform/errors/app-error.js';
 import { healthRoute } from './platform/http/health.js';
 import { panelSite } from './platform/http/panel-site.js';
 import { installRateLimits } from './platform/http/rate-limit.js';
@@ -59,17 +55,13 @@ import { createHttp } from './platform/http/server.js';
 import type { CardAttemptCheck, Http } from './platform/http/types.js';
 import { metricsPlugin } from './platform/observability/metrics.js';
 import { Recipients, recipientPanelRoutes, recipientRoutes } from './recipients/index.js';
-import { RiskRules } from './risk/index.js';
 import type { SaleProcessor } from './sales/index.js';
 import {
   bcbWebhookRoutes,
-  cancelCharge,
-  MandateCharges,
-  pixProcessors,
+  cancelOpenChargesOf,
   processorCallbackRoutes,
   Sale,
   SaleSettler,
-  SandboxProcessor,
   salesPanelRoutes,
   salesRoutes,
   startBcb,
@@ -87,8 +79,6 @@ import {
 import {
   billingPageRoutes,
   CustomerPage,
-  SubscriptionBiller,
-  Subscriptions,
   subscriptionPanelRoutes,
   subscriptionRoutes,
 } from './subscriptions/index.js';
@@ -138,10 +128,6 @@ export async function buildApp(platform: Platform): Promise<Http> {
   app.addHook('onClose', () => providers.close());
   const webhooks = new WebhookService(db, config);
   // Payment processors whose callbacks we accept; the sandbox one exists only with SANDBOX on.
-  const sandboxProcessor = config.sandbox ? new SandboxProcessor(config.secretsKey) : null;
-  const processors = new Map<string, SaleProcessor>(
-    sandboxProcessor ? [[sandboxProcessor.name, sandboxProcessor]] : [],
-  );
   const bcb = await startBcb(config, db, queue, log);
   if (bcb) {
     app.addHook('onClose', async () => {
@@ -149,6 +135,13 @@ export async function buildApp(platform: Platform): Promise<Http> {
       await bcb.client.close();
     });
   }
+  // what opens and charges sales: the same factory as the workers'
+  const charging = await startCharging(platform, bcb);
+  app.addHook('onClose', () => charging.close());
+  const sandboxProcessor = charging.sandbox;
+  const processors = new Map<string, SaleProcessor>(
+    sandboxProcessor ? [[sandboxProcessor.name, sandboxProcessor]] : [],
+  );
 
   // the API document's named schemas and its webhooks section (the routes' own schemas refer to them)
   app.openapiExtras.schemas = {
@@ -195,24 +188,18 @@ export async function buildApp(platform: Platform): Promise<Http> {
     loginLimit: limits.loginPerIp,
   });
   const anticipations = new Anticipations(db, config.anticipationAutoApprove);
-  // the rules risk operators write, in this process's memory (reloaded when any process changes them)
-  const riskRules = new RiskRules(db, log);
-  await riskRules.start();
-  app.addHook('onClose', () => riskRules.close());
-  const acquirer = acquirerFor(config.cards, db);
-  app.addHook('onClose', () => acquirer.close());
-  setCardSettlementDays(config.cards.settlementDays);
-  setRefusalRatio(config.riskRefusalRatio);
-  const cardSales = new CardSales(db, queue, acquirer, config.secretsKey, {
-    allowPrivateTargets: config.webhookAllowPrivate,
-    outbox: platform.outbox,
-    risk: riskRules,
-  });
+  const { risk: riskRules, acquirer, cardSales, subscriptions } = charging;
   await app.register(consoleRoutes, {
     db,
     anticipations,
     riskRules,
-    actions: new ConsoleActions(db, queue, mail, authCache, cardSales),
+    actions: new ConsoleActions(db, queue, mail, authCache, {
+      heldCards: cardSales,
+      subscriptions,
+      cancelOpenCharges: async (accountId) => {
+        await cancelOpenChargesOf(db, queue, charging.pixProcessor, accountId, log);
+      },
+    }),
     requireOperator: operatorSession(operatorSessions),
     webhooks,
   });
@@ -246,28 +233,19 @@ export async function buildApp(platform: Platform): Promise<Http> {
   if (config.sandbox) await app.register(sandboxCashoutRoutes, { db, apiKey, providers });
   await app.register(webhookRoutes, { webhooks, requireSession, apiKey, testLimit: limits.webhookTests });
   const settler = new SaleSettler(db, queue, platform.outbox);
-  const processorsForSales = pixProcessors(config, sandboxProcessor, bcb?.processor ?? null);
-  const cobv =
-    config.pixProcessor === 'bcb' && bcb && config.bcb
-      ? new BcbCobv(bcb.client, config.bcb)
-      : config.pixProcessor === 'sandbox'
-        ? new SandboxCobv()
-        : null;
-  const boletoIssuer = new BoletoIssuer(db, cobv, config.boleto, config.publicUrl);
   const cardTokens = new CardTokens(db, acquirer, config.secretsKey);
-  const cardRefunds = new CardRefunds(db, acquirer);
-  processorsForSales.refunders.set(cardRefunds.name, cardRefunds);
   const charges = {
-    // the sandbox acquirer approves without charging anyone: card sales through it only with SANDBOX on
-    cardSales: config.cards.acquirer === 'sandbox' && !config.sandbox ? null : cardSalesPort(cardSales),
+    cardSales: charging.cardCharger ? cardSalesPort(charging.cardCharger) : null,
     db,
-    pixProcessor: processorsForSales.pixProcessor,
-    boletoSales: cobv ? boletoSales(boletoIssuer, config.webhookAllowPrivate) : null,
+    pixProcessor: charging.pixProcessor,
+    boletoSales: charging.issuesBoletos
+      ? boletoSales(charging.boletoIssuer, config.webhookAllowPrivate)
+      : null,
     allowPrivateTargets: config.webhookAllowPrivate,
     risk: riskRules,
     queue,
   };
-  await app.register(salesRoutes, { ...charges, apiKey, settler, refunders: processorsForSales.refunders });
+  await app.register(salesRoutes, { ...charges, apiKey, settler, refunders: charging.refunders });
   await app.register(boletoRoutes, { db, apiKey, settings: config.boleto, perIp: limits.boletoPdfPerIp });
   // card testing: each tokenization counted by source address and by the card's fingerprint (never its number)
   const cardAttempts = limits.cardAttempts;
@@ -310,7 +288,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     reads,
     requireSession,
     settler,
-    refunders: processorsForSales.refunders,
+    refunders: charging.refunders,
     charges,
   });
   await app.register(sandboxPanelRoutes, { requireSession, settler: sandboxProcessor ? settler : null });
@@ -337,30 +315,6 @@ export async function buildApp(platform: Platform): Promise<Http> {
     await app.register(sandboxDisputeRoutes, { db, apiKey, disputes });
     await app.register(sandboxAnticipationRoutes, { apiKey, anticipations });
   }
-  const mandates = new MandateCharges(
-    db,
-    queue,
-    { debit: sandboxProcessor, scheduler: charges.pixProcessor },
-    log,
-  );
-  const subscriptions = new Subscriptions(db, {
-    mandates,
-    secretsKey: config.secretsKey,
-    publicUrl: config.publicUrl,
-    boletoDaysBefore: config.subscriptions.boletoDaysBefore,
-    cancelOpenCharge: (accountId, saleId) =>
-      cancelCharge(db, queue, charges.pixProcessor, accountId, { kind: 'numeric', id: saleId }).then(
-        () => undefined,
-        (err: unknown) => {
-          // already paid or ended: nothing to cancel; anything else expires at its due date
-          if (err instanceof AppError && err.code === 'INVALID_STATUS') return;
-          log.warn(
-            { sale: saleId, err },
-            'a cancelled subscription’s open charge was not cancelled: it expires',
-          );
-        },
-      ),
-  });
   await app.register(subscriptionRoutes, { subscriptions, apiKey });
   await app.register(subscriptionPanelRoutes, { subscriptions, requireSession });
   const payerCardPort = charges.cardSales ? payerCards(cardTokens, cardSales) : null;
@@ -371,21 +325,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
     testMode: config.sandbox,
   });
   if (config.sandbox) {
-    const chargers = {
-      card: charges.cardSales ? cardSales : null,
-      pix: charges.pixProcessor,
-      boleto: cobv ? boletoIssuer : null,
-      mandates,
-    };
-    const biller = new SubscriptionBiller(
-      db,
-      subscriptions,
-      chargers,
-      config.subscriptions,
-      { ...mail, publicUrl: config.publicUrl },
-      log,
-    );
-    await app.register(sandboxSubscriptionRoutes, { apiKey, biller });
+    // the sandbox's advance runs the scheduler's own biller
+    await app.register(sandboxSubscriptionRoutes, { apiKey, biller: charging.biller });
   }
 
   // 4. the merchant panel's page (its routes are the panel routes above)

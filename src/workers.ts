@@ -1,13 +1,6 @@
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/index.js';
-import { BcbCobv, BoletoIssuer, SandboxCobv } from './boletos/index.js';
-import {
-  acquirerFor,
-  CARD_JOBS_EVERY_MS,
-  CardRefunds,
-  CardSales,
-  cieloChargebackSource,
-  deleteExpiredCardTokens,
-} from './cards/index.js';
+import { CARD_JOBS_EVERY_MS, cieloChargebackSource, deleteExpiredCardTokens } from './cards/index.js';
+import { startCharging } from './charging.js';
 import {
   DEADLINE_CHECK_EVERY_MS,
   Disputes,
@@ -17,7 +10,7 @@ import {
   readMedNotices,
   sendDefence,
 } from './disputes/index.js';
-import { setCardSettlementDays, settleDueReceivables } from './ledger/index.js';
+import { settleDueReceivables } from './ledger/index.js';
 import { startMailWorker } from './mail/index.js';
 import { PixApiClient } from './payment-standards/index.js';
 import type { Platform } from './platform/context.js';
@@ -38,14 +31,11 @@ import {
   deleteExpiredSaleKeys,
   deleteStaleCallbacks,
   FORGOTTEN_REFUND_CHECK_EVERY_MS,
-  MandateCharges,
-  pixProcessors,
   releaseForgottenRefunds,
   SaleSettler,
-  SandboxProcessor,
   startReserveWorker,
 } from './sales/index.js';
-import { BILLING_EVERY_MS, SubscriptionBiller, Subscriptions } from './subscriptions/index.js';
+import { BILLING_EVERY_MS } from './subscriptions/index.js';
 import { pruneNotifications, RETENTION_EVERY_MS, startNotificationWorkers } from './webhooks/index.js';
 import {
   deleteExpiredKeys,
@@ -114,10 +104,13 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     : () => undefined;
   // the PSP's own list of received Pix against the gateway's credits (webhooks are best-effort)
   const stopReconciliation = pspClient ? startReconciliation(platform, pspClient, settler) : () => undefined;
-  const acquirer = acquirerFor(platform.config.cards, platform.db);
+  // what opens and charges sales (renewals included): the same factory as the API's, risk rules and all
+  const charging = await startCharging(
+    platform,
+    pspClient && bcb ? { client: pspClient, processor: bcb } : null,
+  );
   // a card refund whose answer was lost is asked about at the acquirer before it is given up
-  const cardRefunds = new CardRefunds(db, acquirer);
-  const refunders = new Map([[cardRefunds.name, cardRefunds]]);
+  const refunders = new Map([[charging.cardRefunds.name, charging.cardRefunds]]);
   const stopForgottenHolds = startPeriodic(
     FORGOTTEN_REFUND_CHECK_EVERY_MS,
     async () => {
@@ -143,11 +136,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
   );
   // card sales whose authorization outcome was lost are settled by asking the acquirer; authorizations not
   // captured within 7 days are voided there
-  const cardSales = new CardSales(db, platform.queue, acquirer, platform.config.secretsKey, {
-    allowPrivateTargets: platform.config.webhookAllowPrivate,
-    outbox: platform.outbox,
-  });
-  setCardSettlementDays(platform.config.cards.settlementDays);
+  const { cardSales, biller } = charging;
   // card installments reach available on their date: checked every hour, each moved once
   const stopReceivables = startPeriodic(
     RECEIVABLES_EVERY_MS,
@@ -165,33 +154,6 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     (err) => log.warn({ err }, 'card sale jobs failed; will retry'),
   );
   // subscriptions: each due period charged once (claims in the database), its outcome applied when its sale ends
-  const config = platform.config;
-  const sandbox = config.sandbox ? new SandboxProcessor(config.secretsKey) : null;
-  const pix = pixProcessors(config, sandbox, bcb);
-  const cobv =
-    config.pixProcessor === 'bcb' && pspClient && bcbSettings
-      ? new BcbCobv(pspClient, bcbSettings)
-      : config.pixProcessor === 'sandbox'
-        ? new SandboxCobv()
-        : null;
-  const biller = new SubscriptionBiller(
-    db,
-    new Subscriptions(db, {
-      secretsKey: config.secretsKey,
-      publicUrl: config.publicUrl,
-      boletoDaysBefore: config.subscriptions.boletoDaysBefore,
-    }),
-    {
-      // the sandbox acquirer charges nobody: subscriptions through it only with SANDBOX on
-      card: config.cards.acquirer === 'sandbox' && !config.sandbox ? null : cardSales,
-      pix: pix.pixProcessor,
-      boleto: cobv ? new BoletoIssuer(db, cobv, config.boleto, config.publicUrl) : null,
-      mandates: new MandateCharges(db, platform.queue, { debit: sandbox, scheduler: pix.pixProcessor }, log),
-    },
-    config.subscriptions,
-    { queue: platform.queue, key: config.secretsKey, publicUrl: config.publicUrl },
-    log,
-  );
   const stopBilling = startPeriodic(
     BILLING_EVERY_MS,
     () => biller.run(),
@@ -267,7 +229,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     stopCardJobs();
     stopBilling();
     stopReceivables();
-    await acquirer.close();
+    await charging.close();
     stopDisputeDeadlines();
     stopMedNotices();
     await chargebackSource?.close();

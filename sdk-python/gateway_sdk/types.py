@@ -180,8 +180,11 @@ EventType = Literal[
     "anticipation.paid",
     "anticipation.rejected",
     "subscription.created",
+    "subscription.activated",
     "subscription.renewed",
     "subscription.past_due",
+    "subscription.unpaid",
+    "subscription.incomplete_expired",
     "subscription.canceled",
     "invoice.paid",
     "invoice.failed",
@@ -442,8 +445,11 @@ class SaleNotification(_SaleNotificationRequired, total=False):
 
 SubscriptionNotificationEventType = Literal[
     "subscription.created",
+    "subscription.activated",
     "subscription.renewed",
     "subscription.past_due",
+    "subscription.unpaid",
+    "subscription.incomplete_expired",
     "subscription.canceled",
     "invoice.paid",
     "invoice.failed",
@@ -461,6 +467,8 @@ class SubscriptionNotificationInvoice(TypedDict):
 
 
 class _SubscriptionNotificationRequired(TypedDict):
+    # Why a canceled subscription was canceled: requested, unpaid or account_closed
+    cancelReason: Optional[str]
     currentPeriodEnd: str
     currentPeriodStart: str
     customerId: str
@@ -470,7 +478,7 @@ class _SubscriptionNotificationRequired(TypedDict):
     nextChargeAt: Optional[str]
     paymentMethod: str
     planId: str
-    # trialing, active, past_due, unpaid or canceled
+    # incomplete, incomplete_expired, trialing, active, past_due, unpaid or canceled
     status: str
     type: Literal["SUBSCRIPTION"]
 
@@ -1397,10 +1405,21 @@ class SubscriptionCreate(_SubscriptionCreateRequired, total=False):
     startDate: str
 
 
+SubscriptionCancelReason = Literal["requested", "unpaid", "account_closed"]
+
+
 SubscriptionPaymentMethod = Literal["CREDIT_CARD", "PIX", "BOLETO"]
 
 
-SubscriptionStatus = Literal["trialing", "active", "past_due", "unpaid", "canceled"]
+SubscriptionStatus = Literal[
+    "incomplete",
+    "incomplete_expired",
+    "trialing",
+    "active",
+    "past_due",
+    "unpaid",
+    "canceled",
+]
 
 
 class Subscription(TypedDict):
@@ -1409,6 +1428,9 @@ class Subscription(TypedDict):
     # The customer’s own page (change the card, cancel at period end)
     billingUrl: str
     cancelAtPeriodEnd: bool
+    # Why it was canceled: the merchant or the customer asked, dunning ended it
+    # (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed
+    cancelReason: Optional[SubscriptionCancelReason]
     canceledAt: Optional[str]
     cardId: Optional[str]
     createdAt: str
@@ -1420,7 +1442,9 @@ class Subscription(TypedDict):
     id: str
     # PIX: the Pix Automático mandate each period is debited through; null: charges with due date
     idRec: Optional[str]
-    # When the next charge or retry is made; null when none is scheduled
+    # When the next charge is made: the next period’s (its start for cards, BOLETO_DAYS_BEFORE days before it
+    # for boleto and Pix with due date), or the next retry during dunning; null once canceled, unpaid or
+    # incomplete_expired
     nextChargeAt: Optional[str]
     # A plan change waiting for the next period
     nextPlanId: Optional[str]
@@ -1430,10 +1454,21 @@ class Subscription(TypedDict):
     trialEnd: Optional[str]
 
 
+SubscriptionPageDataItemCancelReason = Literal["requested", "unpaid", "account_closed"]
+
+
 SubscriptionPageDataItemPaymentMethod = Literal["CREDIT_CARD", "PIX", "BOLETO"]
 
 
-SubscriptionPageDataItemStatus = Literal["trialing", "active", "past_due", "unpaid", "canceled"]
+SubscriptionPageDataItemStatus = Literal[
+    "incomplete",
+    "incomplete_expired",
+    "trialing",
+    "active",
+    "past_due",
+    "unpaid",
+    "canceled",
+]
 
 
 class SubscriptionPageDataItem(TypedDict):
@@ -1442,6 +1477,9 @@ class SubscriptionPageDataItem(TypedDict):
     # The customer’s own page (change the card, cancel at period end)
     billingUrl: str
     cancelAtPeriodEnd: bool
+    # Why it was canceled: the merchant or the customer asked, dunning ended it
+    # (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed
+    cancelReason: Optional[SubscriptionPageDataItemCancelReason]
     canceledAt: Optional[str]
     cardId: Optional[str]
     createdAt: str
@@ -1453,7 +1491,9 @@ class SubscriptionPageDataItem(TypedDict):
     id: str
     # PIX: the Pix Automático mandate each period is debited through; null: charges with due date
     idRec: Optional[str]
-    # When the next charge or retry is made; null when none is scheduled
+    # When the next charge is made: the next period’s (its start for cards, BOLETO_DAYS_BEFORE days before it
+    # for boleto and Pix with due date), or the next retry during dunning; null once canceled, unpaid or
+    # incomplete_expired
     nextChargeAt: Optional[str]
     # A plan change waiting for the next period
     nextPlanId: Optional[str]
@@ -1809,6 +1849,23 @@ class SubscriptionCreatedWebhook:
 
 
 @dataclass(frozen=True)
+class SubscriptionActivatedWebhook:
+    """
+    A verified subscription.activated webhook: a subscription’s first period was paid (after its trial, if
+    any): incomplete or trialing → active.
+    """
+
+    # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
+    event_id: str
+    # the event, from the signed body (never from the unsigned X-Service-Event-Type header)
+    event_type: Literal["subscription.activated"]
+    # the signed Unix timestamp
+    timestamp: int
+    # the body, parsed
+    payload: SubscriptionNotification
+
+
+@dataclass(frozen=True)
 class SubscriptionRenewedWebhook:
     """
     A verified subscription.renewed webhook: a subscription period after the first was paid: the subscription
@@ -1828,7 +1885,7 @@ class SubscriptionRenewedWebhook:
 @dataclass(frozen=True)
 class SubscriptionPastDueWebhook:
     """
-    A verified subscription.past_due webhook: a subscription's charge failed: it is retried on the retry days.
+    A verified subscription.past_due webhook: a renewal's charge failed: it is retried on the retry days.
     """
 
     # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
@@ -1842,10 +1899,44 @@ class SubscriptionPastDueWebhook:
 
 
 @dataclass(frozen=True)
+class SubscriptionUnpaidWebhook:
+    """
+    A verified subscription.unpaid webhook: a renewal was still refused after its last retry: no more charges
+    until a new card.
+    """
+
+    # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
+    event_id: str
+    # the event, from the signed body (never from the unsigned X-Service-Event-Type header)
+    event_type: Literal["subscription.unpaid"]
+    # the signed Unix timestamp
+    timestamp: int
+    # the body, parsed
+    payload: SubscriptionNotification
+
+
+@dataclass(frozen=True)
+class SubscriptionIncompleteExpiredWebhook:
+    """
+    A verified subscription.incomplete_expired webhook: a subscription’s first period was not paid within 23
+    hours (or after its last retry): it ends, nothing more is charged.
+    """
+
+    # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
+    event_id: str
+    # the event, from the signed body (never from the unsigned X-Service-Event-Type header)
+    event_type: Literal["subscription.incomplete_expired"]
+    # the signed Unix timestamp
+    timestamp: int
+    # the body, parsed
+    payload: SubscriptionNotification
+
+
+@dataclass(frozen=True)
 class SubscriptionCanceledWebhook:
     """
-    A verified subscription.canceled webhook: a subscription was cancelled (asked, at its period end, or
-    unpaid with cancel-when-unpaid on).
+    A verified subscription.canceled webhook: a subscription was cancelled (asked, at its period end, unpaid
+    with cancel-when-unpaid on, or its account closed: cancelReason).
     """
 
     # the event id (webhook-id, X-Service-Event-Id): the same on every retry, to deduplicate on
@@ -1905,8 +1996,11 @@ WebhookEventType = Literal[
     "anticipation.paid",
     "anticipation.rejected",
     "subscription.created",
+    "subscription.activated",
     "subscription.renewed",
     "subscription.past_due",
+    "subscription.unpaid",
+    "subscription.incomplete_expired",
     "subscription.canceled",
     "invoice.paid",
     "invoice.failed",
@@ -1961,8 +2055,11 @@ WebhookEvent = Union[
     AnticipationPaidWebhook,
     AnticipationRejectedWebhook,
     SubscriptionCreatedWebhook,
+    SubscriptionActivatedWebhook,
     SubscriptionRenewedWebhook,
     SubscriptionPastDueWebhook,
+    SubscriptionUnpaidWebhook,
+    SubscriptionIncompleteExpiredWebhook,
     SubscriptionCanceledWebhook,
     InvoicePaidWebhook,
     InvoiceFailedWebhook,
@@ -1994,8 +2091,11 @@ WEBHOOK_EVENT_CLASSES: dict[str, type] = {
     "anticipation.paid": AnticipationPaidWebhook,
     "anticipation.rejected": AnticipationRejectedWebhook,
     "subscription.created": SubscriptionCreatedWebhook,
+    "subscription.activated": SubscriptionActivatedWebhook,
     "subscription.renewed": SubscriptionRenewedWebhook,
     "subscription.past_due": SubscriptionPastDueWebhook,
+    "subscription.unpaid": SubscriptionUnpaidWebhook,
+    "subscription.incomplete_expired": SubscriptionIncompleteExpiredWebhook,
     "subscription.canceled": SubscriptionCanceledWebhook,
     "invoice.paid": InvoicePaidWebhook,
     "invoice.failed": InvoiceFailedWebhook,

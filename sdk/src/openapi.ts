@@ -4306,7 +4306,7 @@ export interface paths {
                     content: {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "FORBIDDEN";
+                            error?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                         };
                     };
                 };
@@ -6530,6 +6530,204 @@ export interface paths {
                      */
                     "application/json": {
                         reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "email": "maria@example.com",
+                         *       "status": "pending_review",
+                         *       "statusReason": "pedido-1001",
+                         *       "statusChangedAt": "2026-11-25T13:45:12.345Z",
+                         *       "legalName": "pedido-1001",
+                         *       "document": "52998224725",
+                         *       "phone": "5511987654321",
+                         *       "address": {},
+                         *       "payoutHold": true,
+                         *       "payoutHoldReason": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            address: {
+                                [key: string]: string;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string | null;
+                            email: string;
+                            id: number;
+                            legalName: string | null;
+                            name: string;
+                            payoutHold: boolean;
+                            payoutHoldReason: string | null;
+                            phone: string | null;
+                            status: "pending_review" | "active" | "suspended" | "closed";
+                            statusChangedAt: string | null;
+                            statusReason: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FEE_PLAN_REQUIRED" | "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/accounts/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close an active or suspended account: its keys and sessions refused, its open charges cancelled, its subscriptions canceled (account_closed); its balances, receivables and accepted withdrawals go on (audited; the owner is e-mailed)
+         * @description Operators: admin (Administrador) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason: string;
                     };
                 };
             };
@@ -11612,7 +11810,7 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "CONFLICT" | "INVALID_STATUS";
+                                code?: "CONFLICT" | "FEE_PLAN_REQUIRED" | "INVALID_STATUS";
                             };
                         };
                     };
@@ -15589,7 +15787,7 @@ export interface paths {
                     cursor?: string;
                     customerId?: string;
                     limit?: string;
-                    status?: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                    status?: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                 };
                 header?: never;
                 path?: never;
@@ -15614,7 +15812,7 @@ export interface paths {
                          *           "paymentMethod": "CREDIT_CARD",
                          *           "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *           "idRec": "RR1234567820261201abcdefghijk",
-                         *           "status": "trialing",
+                         *           "status": "incomplete",
                          *           "amountCents": 15000,
                          *           "currentPeriodStart": "2026-11-26",
                          *           "currentPeriodEnd": "2026-11-26",
@@ -15622,6 +15820,7 @@ export interface paths {
                          *           "trialEnd": "2026-11-26",
                          *           "cancelAtPeriodEnd": true,
                          *           "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *           "cancelReason": "requested",
                          *           "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *           "createdAt": "2026-11-25T13:45:12.345Z"
                          *         }
@@ -15637,6 +15836,8 @@ export interface paths {
                                 billingUrl: string;
                                 cancelAtPeriodEnd: boolean;
                                 canceledAt: string | null;
+                                /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
+                                cancelReason: "requested" | "unpaid" | "account_closed" | null;
                                 cardId: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -15656,14 +15857,14 @@ export interface paths {
                                 id: string;
                                 /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
                                 idRec: string | null;
-                                /** @description When the next charge or retry is made; null when none is scheduled */
+                                /** @description When the next charge is made: the next period’s (its start for cards, BOLETO_DAYS_BEFORE days before it for boleto and Pix with due date), or the next retry during dunning; null once canceled, unpaid or incomplete_expired */
                                 nextChargeAt: string | null;
                                 /** @description A plan change waiting for the next period */
                                 nextPlanId: string | null;
                                 paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                                 /** Format: uuid */
                                 planId: string;
-                                status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                                status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                                 trialEnd: string | null;
                             }[];
                             nextCursor: string | null;
@@ -15801,7 +16002,7 @@ export interface paths {
                          *       "paymentMethod": "CREDIT_CARD",
                          *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "idRec": "RR1234567820261201abcdefghijk",
-                         *       "status": "trialing",
+                         *       "status": "incomplete",
                          *       "amountCents": 15000,
                          *       "currentPeriodStart": "2026-11-26",
                          *       "currentPeriodEnd": "2026-11-26",
@@ -15809,6 +16010,7 @@ export interface paths {
                          *       "trialEnd": "2026-11-26",
                          *       "cancelAtPeriodEnd": true,
                          *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "cancelReason": "requested",
                          *       "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
@@ -15820,6 +16022,8 @@ export interface paths {
                             billingUrl: string;
                             cancelAtPeriodEnd: boolean;
                             canceledAt: string | null;
+                            /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
+                            cancelReason: "requested" | "unpaid" | "account_closed" | null;
                             cardId: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -15839,14 +16043,14 @@ export interface paths {
                             id: string;
                             /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
                             idRec: string | null;
-                            /** @description When the next charge or retry is made; null when none is scheduled */
+                            /** @description When the next charge is made: the next period’s (its start for cards, BOLETO_DAYS_BEFORE days before it for boleto and Pix with due date), or the next retry during dunning; null once canceled, unpaid or incomplete_expired */
                             nextChargeAt: string | null;
                             /** @description A plan change waiting for the next period */
                             nextPlanId: string | null;
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             /** Format: uuid */
                             planId: string;
-                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                             trialEnd: string | null;
                         };
                     };
@@ -16972,7 +17176,7 @@ export interface paths {
                     content: {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "FORBIDDEN";
+                            error?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                         };
                     };
                 };
@@ -17904,7 +18108,7 @@ export interface paths {
                          *       "amountCents": 15000,
                          *       "interval": "week",
                          *       "intervalCount": 2,
-                         *       "status": "trialing",
+                         *       "status": "incomplete",
                          *       "paymentMethod": "CREDIT_CARD",
                          *       "currentPeriodStart": "pedido-1001",
                          *       "currentPeriodEnd": "pedido-1001",
@@ -17953,7 +18157,7 @@ export interface paths {
                                 pixCopyPaste: string | null;
                                 status: string;
                             }[];
-                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                         };
                     };
                 };
@@ -18061,7 +18265,7 @@ export interface paths {
                          *       "amountCents": 15000,
                          *       "interval": "week",
                          *       "intervalCount": 2,
-                         *       "status": "trialing",
+                         *       "status": "incomplete",
                          *       "paymentMethod": "CREDIT_CARD",
                          *       "currentPeriodStart": "pedido-1001",
                          *       "currentPeriodEnd": "pedido-1001",
@@ -18110,7 +18314,7 @@ export interface paths {
                                 pixCopyPaste: string | null;
                                 status: string;
                             }[];
-                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                         };
                     };
                 };
@@ -18250,7 +18454,7 @@ export interface paths {
                          *       "amountCents": 15000,
                          *       "interval": "week",
                          *       "intervalCount": 2,
-                         *       "status": "trialing",
+                         *       "status": "incomplete",
                          *       "paymentMethod": "CREDIT_CARD",
                          *       "currentPeriodStart": "pedido-1001",
                          *       "currentPeriodEnd": "pedido-1001",
@@ -18299,7 +18503,7 @@ export interface paths {
                                 pixCopyPaste: string | null;
                                 status: string;
                             }[];
-                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                         };
                     };
                 };
@@ -25361,7 +25565,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sandbox: create a PENDENTE sale as a processor would report it */
+        /** Sandbox: create a PENDENTE sale as a processor would report it (an account waiting for review may; a suspended one may not) */
         post: {
             parameters: {
                 query?: never;
@@ -25531,7 +25735,7 @@ export interface paths {
                         "application/json": (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "FORBIDDEN";
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                             };
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
@@ -26052,7 +26256,7 @@ export interface paths {
                          *       "paymentMethod": "CREDIT_CARD",
                          *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "idRec": "RR1234567820261201abcdefghijk",
-                         *       "status": "trialing",
+                         *       "status": "incomplete",
                          *       "amountCents": 15000,
                          *       "currentPeriodStart": "2026-11-26",
                          *       "currentPeriodEnd": "2026-11-26",
@@ -26060,6 +26264,7 @@ export interface paths {
                          *       "trialEnd": "2026-11-26",
                          *       "cancelAtPeriodEnd": true,
                          *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "cancelReason": "requested",
                          *       "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
@@ -26071,6 +26276,8 @@ export interface paths {
                             billingUrl: string;
                             cancelAtPeriodEnd: boolean;
                             canceledAt: string | null;
+                            /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
+                            cancelReason: "requested" | "unpaid" | "account_closed" | null;
                             cardId: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -26090,14 +26297,14 @@ export interface paths {
                             id: string;
                             /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
                             idRec: string | null;
-                            /** @description When the next charge or retry is made; null when none is scheduled */
+                            /** @description When the next charge is made: the next period’s (its start for cards, BOLETO_DAYS_BEFORE days before it for boleto and Pix with due date), or the next retry during dunning; null once canceled, unpaid or incomplete_expired */
                             nextChargeAt: string | null;
                             /** @description A plan change waiting for the next period */
                             nextPlanId: string | null;
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             /** Format: uuid */
                             planId: string;
-                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                             trialEnd: string | null;
                         };
                     };
@@ -26134,7 +26341,7 @@ export interface paths {
                     content: {
                         "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "FORBIDDEN";
+                            error?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
                             code?: "IP_NOT_ALLOWED";
@@ -27000,7 +27207,7 @@ export interface paths {
                     cursor?: string;
                     customerId?: string;
                     limit?: string;
-                    status?: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                    status?: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                 };
                 header?: never;
                 path?: never;
@@ -27025,7 +27232,7 @@ export interface paths {
                          *           "paymentMethod": "CREDIT_CARD",
                          *           "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *           "idRec": "RR1234567820261201abcdefghijk",
-                         *           "status": "trialing",
+                         *           "status": "incomplete",
                          *           "amountCents": 15000,
                          *           "currentPeriodStart": "2026-11-26",
                          *           "currentPeriodEnd": "2026-11-26",
@@ -27033,6 +27240,7 @@ export interface paths {
                          *           "trialEnd": "2026-11-26",
                          *           "cancelAtPeriodEnd": true,
                          *           "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *           "cancelReason": "requested",
                          *           "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *           "createdAt": "2026-11-25T13:45:12.345Z"
                          *         }
@@ -27048,6 +27256,8 @@ export interface paths {
                                 billingUrl: string;
                                 cancelAtPeriodEnd: boolean;
                                 canceledAt: string | null;
+                                /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
+                                cancelReason: "requested" | "unpaid" | "account_closed" | null;
                                 cardId: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -27067,14 +27277,14 @@ export interface paths {
                                 id: string;
                                 /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
                                 idRec: string | null;
-                                /** @description When the next charge or retry is made; null when none is scheduled */
+                                /** @description When the next charge is made: the next period’s (its start for cards, BOLETO_DAYS_BEFORE days before it for boleto and Pix with due date), or the next retry during dunning; null once canceled, unpaid or incomplete_expired */
                                 nextChargeAt: string | null;
                                 /** @description A plan change waiting for the next period */
                                 nextPlanId: string | null;
                                 paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                                 /** Format: uuid */
                                 planId: string;
-                                status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                                status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                                 trialEnd: string | null;
                             }[];
                             nextCursor: string | null;
@@ -27216,7 +27426,7 @@ export interface paths {
                          *       "paymentMethod": "CREDIT_CARD",
                          *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "idRec": "RR1234567820261201abcdefghijk",
-                         *       "status": "trialing",
+                         *       "status": "incomplete",
                          *       "amountCents": 15000,
                          *       "currentPeriodStart": "2026-11-26",
                          *       "currentPeriodEnd": "2026-11-26",
@@ -27224,6 +27434,7 @@ export interface paths {
                          *       "trialEnd": "2026-11-26",
                          *       "cancelAtPeriodEnd": true,
                          *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "cancelReason": "requested",
                          *       "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
@@ -27235,6 +27446,8 @@ export interface paths {
                             billingUrl: string;
                             cancelAtPeriodEnd: boolean;
                             canceledAt: string | null;
+                            /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
+                            cancelReason: "requested" | "unpaid" | "account_closed" | null;
                             cardId: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -27254,14 +27467,14 @@ export interface paths {
                             id: string;
                             /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
                             idRec: string | null;
-                            /** @description When the next charge or retry is made; null when none is scheduled */
+                            /** @description When the next charge is made: the next period’s (its start for cards, BOLETO_DAYS_BEFORE days before it for boleto and Pix with due date), or the next retry during dunning; null once canceled, unpaid or incomplete_expired */
                             nextChargeAt: string | null;
                             /** @description A plan change waiting for the next period */
                             nextPlanId: string | null;
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             /** Format: uuid */
                             planId: string;
-                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                             trialEnd: string | null;
                         };
                     };
@@ -27298,7 +27511,7 @@ export interface paths {
                     content: {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "FORBIDDEN";
+                            error?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                         };
                     };
                 };
@@ -27380,7 +27593,7 @@ export interface paths {
                          *       "paymentMethod": "CREDIT_CARD",
                          *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "idRec": "RR1234567820261201abcdefghijk",
-                         *       "status": "trialing",
+                         *       "status": "incomplete",
                          *       "amountCents": 15000,
                          *       "currentPeriodStart": "2026-11-26",
                          *       "currentPeriodEnd": "2026-11-26",
@@ -27388,6 +27601,7 @@ export interface paths {
                          *       "trialEnd": "2026-11-26",
                          *       "cancelAtPeriodEnd": true,
                          *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "cancelReason": "requested",
                          *       "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
@@ -27399,6 +27613,8 @@ export interface paths {
                             billingUrl: string;
                             cancelAtPeriodEnd: boolean;
                             canceledAt: string | null;
+                            /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
+                            cancelReason: "requested" | "unpaid" | "account_closed" | null;
                             cardId: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -27418,14 +27634,14 @@ export interface paths {
                             id: string;
                             /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
                             idRec: string | null;
-                            /** @description When the next charge or retry is made; null when none is scheduled */
+                            /** @description When the next charge is made: the next period’s (its start for cards, BOLETO_DAYS_BEFORE days before it for boleto and Pix with due date), or the next retry during dunning; null once canceled, unpaid or incomplete_expired */
                             nextChargeAt: string | null;
                             /** @description A plan change waiting for the next period */
                             nextPlanId: string | null;
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             /** Format: uuid */
                             planId: string;
-                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                             trialEnd: string | null;
                         };
                     };
@@ -27551,7 +27767,7 @@ export interface paths {
                          *       "paymentMethod": "CREDIT_CARD",
                          *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "idRec": "RR1234567820261201abcdefghijk",
-                         *       "status": "trialing",
+                         *       "status": "incomplete",
                          *       "amountCents": 15000,
                          *       "currentPeriodStart": "2026-11-26",
                          *       "currentPeriodEnd": "2026-11-26",
@@ -27559,6 +27775,7 @@ export interface paths {
                          *       "trialEnd": "2026-11-26",
                          *       "cancelAtPeriodEnd": true,
                          *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "cancelReason": "requested",
                          *       "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
@@ -27570,6 +27787,8 @@ export interface paths {
                             billingUrl: string;
                             cancelAtPeriodEnd: boolean;
                             canceledAt: string | null;
+                            /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
+                            cancelReason: "requested" | "unpaid" | "account_closed" | null;
                             cardId: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -27589,14 +27808,14 @@ export interface paths {
                             id: string;
                             /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
                             idRec: string | null;
-                            /** @description When the next charge or retry is made; null when none is scheduled */
+                            /** @description When the next charge is made: the next period’s (its start for cards, BOLETO_DAYS_BEFORE days before it for boleto and Pix with due date), or the next retry during dunning; null once canceled, unpaid or incomplete_expired */
                             nextChargeAt: string | null;
                             /** @description A plan change waiting for the next period */
                             nextPlanId: string | null;
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             /** Format: uuid */
                             planId: string;
-                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                             trialEnd: string | null;
                         };
                     };
@@ -27749,7 +27968,7 @@ export interface paths {
                          *       "paymentMethod": "CREDIT_CARD",
                          *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
                          *       "idRec": "RR1234567820261201abcdefghijk",
-                         *       "status": "trialing",
+                         *       "status": "incomplete",
                          *       "amountCents": 15000,
                          *       "currentPeriodStart": "2026-11-26",
                          *       "currentPeriodEnd": "2026-11-26",
@@ -27757,6 +27976,7 @@ export interface paths {
                          *       "trialEnd": "2026-11-26",
                          *       "cancelAtPeriodEnd": true,
                          *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "cancelReason": "requested",
                          *       "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
@@ -27768,6 +27988,8 @@ export interface paths {
                             billingUrl: string;
                             cancelAtPeriodEnd: boolean;
                             canceledAt: string | null;
+                            /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
+                            cancelReason: "requested" | "unpaid" | "account_closed" | null;
                             cardId: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -27787,14 +28009,14 @@ export interface paths {
                             id: string;
                             /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
                             idRec: string | null;
-                            /** @description When the next charge or retry is made; null when none is scheduled */
+                            /** @description When the next charge is made: the next period’s (its start for cards, BOLETO_DAYS_BEFORE days before it for boleto and Pix with due date), or the next retry during dunning; null once canceled, unpaid or incomplete_expired */
                             nextChargeAt: string | null;
                             /** @description A plan change waiting for the next period */
                             nextPlanId: string | null;
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             /** Format: uuid */
                             planId: string;
-                            status: "trialing" | "active" | "past_due" | "unpaid" | "canceled";
+                            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                             trialEnd: string | null;
                         };
                     };
@@ -34712,6 +34934,62 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "subscription.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription’s first period was paid (after its trial, if any): incomplete or trialing → active
+         * @description Sent to every webhook that selected subscription.activated; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description subscription.activated */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubscriptionNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "subscription.canceled": {
         parameters: {
             query?: never;
@@ -34722,7 +35000,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A subscription was cancelled (asked, at its period end, or unpaid with cancel-when-unpaid on)
+         * A subscription was cancelled (asked, at its period end, unpaid with cancel-when-unpaid on, or its account closed: cancelReason)
          * @description Sent to every webhook that selected subscription.canceled; verify it with verifyWebhook (SDK) before acting.
          */
         post: {
@@ -34824,6 +35102,62 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "subscription.incomplete_expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription’s first period was not paid within 23 hours (or after its last retry): it ends, nothing more is charged
+         * @description Sent to every webhook that selected subscription.incomplete_expired; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description subscription.incomplete_expired */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubscriptionNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "subscription.past_due": {
         parameters: {
             query?: never;
@@ -34834,7 +35168,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A subscription's charge failed: it is retried on the retry days
+         * A renewal's charge failed: it is retried on the retry days
          * @description Sent to every webhook that selected subscription.past_due; verify it with verifyWebhook (SDK) before acting.
          */
         post: {
@@ -34906,6 +35240,62 @@ export interface webhooks {
                     /** @description The event id (the same on every retry): deduplicate on it */
                     "X-Service-Event-Id": string;
                     /** @description subscription.renewed */
+                    "X-Service-Event-Type": string;
+                    /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
+                    "X-Service-Signature": string;
+                    /** @description Unix seconds of the signature */
+                    "X-Service-Timestamp": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubscriptionNotification"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. Anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.unpaid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A renewal was still refused after its last retry: no more charges until a new card
+         * @description Sent to every webhook that selected subscription.unpaid; verify it with verifyWebhook (SDK) before acting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Standard Webhooks: the event id */
+                    "webhook-id": string;
+                    /** @description Standard Webhooks: v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" */
+                    "webhook-signature": string;
+                    /** @description Standard Webhooks: Unix seconds */
+                    "webhook-timestamp": string;
+                    /** @description The event id (the same on every retry): deduplicate on it */
+                    "X-Service-Event-Id": string;
+                    /** @description subscription.unpaid */
                     "X-Service-Event-Type": string;
                     /** @description sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")> */
                     "X-Service-Signature": string;
@@ -35417,7 +35807,7 @@ export interface components {
              */
             id: string;
             /** @description The event name */
-            type: "sale.pending" | "sale.paid" | "sale.refused" | "sale.canceled" | "sale.refunded" | "sale.chargeback" | "withdrawal.pending" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.canceled" | "cart.abandoned" | "cart.recovered" | "dispute.opened" | "dispute.won" | "dispute.lost" | "anticipation.paid" | "anticipation.rejected" | "subscription.created" | "subscription.renewed" | "subscription.past_due" | "subscription.canceled" | "invoice.paid" | "invoice.failed";
+            type: "sale.pending" | "sale.paid" | "sale.refused" | "sale.canceled" | "sale.refunded" | "sale.chargeback" | "withdrawal.pending" | "withdrawal.completed" | "withdrawal.rejected" | "withdrawal.canceled" | "cart.abandoned" | "cart.recovered" | "dispute.opened" | "dispute.won" | "dispute.lost" | "anticipation.paid" | "anticipation.rejected" | "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.past_due" | "subscription.unpaid" | "subscription.incomplete_expired" | "subscription.canceled" | "invoice.paid" | "invoice.failed";
         };
         EventPage: {
             data: components["schemas"]["Event"][];
@@ -35726,6 +36116,8 @@ export interface components {
         };
         /** @description A subscription notification */
         SubscriptionNotification: {
+            /** @description Why a canceled subscription was canceled: requested, unpaid or account_closed */
+            cancelReason: string | null;
             /** @example 2026-12-25 */
             currentPeriodEnd: string;
             /** @example 2026-11-25 */
@@ -35739,7 +36131,7 @@ export interface components {
              * @description The event of this delivery: equals X-Service-Event-Type and is covered by the signature
              * @example invoice.paid
              */
-            eventType: "subscription.created" | "subscription.renewed" | "subscription.past_due" | "subscription.canceled" | "invoice.paid" | "invoice.failed";
+            eventType: "subscription.created" | "subscription.activated" | "subscription.renewed" | "subscription.past_due" | "subscription.unpaid" | "subscription.incomplete_expired" | "subscription.canceled" | "invoice.paid" | "invoice.failed";
             /**
              * Format: uuid
              * @example 6d2e4f80-1a3b-4c5d-8e9f-0a1b2c3d4e5f
@@ -35769,7 +36161,7 @@ export interface components {
              */
             planId: string;
             /**
-             * @description trialing, active, past_due, unpaid or canceled
+             * @description incomplete, incomplete_expired, trialing, active, past_due, unpaid or canceled
              * @example active
              */
             status: string;

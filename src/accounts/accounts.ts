@@ -12,7 +12,7 @@ import {
 import { ensureMerchantLedger } from '../ledger/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { isUniqueViolation } from '../platform/db/db.js';
-import { conflict, notFound, validation } from '../platform/errors/app-error.js';
+import { AppError, conflict, notFound, validation } from '../platform/errors/app-error.js';
 import { formatPercentE4, formatReais } from '../platform/money/money.js';
 import { isEmailAddress } from '../platform/net/email.js';
 import { nameProblem } from '../platform/text/names.js';
@@ -72,6 +72,29 @@ let defaultFeePlan: string | null = null;
 
 export function setDefaultFeePlan(name: string | null): void {
   defaultFeePlan = name;
+}
+
+/**
+ * Approval needs prices someone chose: the account's fee plan, or else FEE_PLAN_DEFAULT's, which the account is
+ * put on now (in the caller's transaction). Neither → 409 FEE_PLAN_REQUIRED, nothing changed.
+ */
+export async function requireFeePlan(tx: Queryable, accountId: number): Promise<void> {
+  const [row] = await tx.query<{ fee_plan_id: number | null }>(
+    'SELECT fee_plan_id FROM accounts WHERE id = $1 FOR UPDATE',
+    [accountId],
+  );
+  if (!row || row.fee_plan_id !== null) return;
+  const planId = defaultFeePlan === null ? null : await feePlanIdByName(tx, defaultFeePlan);
+  if (planId === null) {
+    throw new AppError(
+      'FEE_PLAN_REQUIRED',
+      'The account has no fee plan and FEE_PLAN_DEFAULT names none: assign one (POST /api/ops/accounts/{id}/fee-plan) before approving it',
+    );
+  }
+  await tx.query('UPDATE accounts SET fee_plan_id = $2, updated_at = now() WHERE id = $1', [
+    accountId,
+    planId,
+  ]);
 }
 
 export async function createAccount(

@@ -1,5 +1,6 @@
 import type { Queryable } from '../platform/db/db.js';
 import type { FeePlanRates } from './fee-plans.js';
+import type { AccountStatus } from './status.js';
 
 /*
  * What other modules read of an account. The fragments are for the statements of hot paths that read an
@@ -22,6 +23,8 @@ export interface SaleFeeRates {
   card_installment_fee_percent_e4: number;
   /** The account's fee plan, whose rates replace the account's own fee columns above (null: no plan). */
   plan: FeePlanRates | null;
+  /** Its standing, read with its rates: a sale's admission checks it first. */
+  status: AccountStatus;
 }
 
 const PLAN_COLUMNS = [
@@ -38,8 +41,8 @@ const PLAN_COLUMNS = [
 
 /** The sale rates of these accounts with their plans', in one read (a batch of sales of several merchants). */
 export async function saleFeeRates(q: Queryable, accountIds: number[]): Promise<Map<number, SaleFeeRates>> {
-  const rows = await q.query<Record<string, number | null>>(
-    `SELECT a.id, a.sale_fee_percent_e4, a.sale_fee_fixed, a.reserve_percent_e4, a.card_fee_percent_e4,
+  const rows = await q.query<Record<string, number | string | null>>(
+    `SELECT a.id, a.status, a.sale_fee_percent_e4, a.sale_fee_fixed, a.reserve_percent_e4, a.card_fee_percent_e4,
             a.card_installment_fee_percent_e4, p.id AS plan_id, ${PLAN_COLUMNS.map((c) => `p.${c}`).join(', ')}
        FROM accounts a LEFT JOIN fee_plans p ON p.id = a.fee_plan_id
       WHERE a.id = ANY($1::bigint[])`,
@@ -54,6 +57,7 @@ export async function saleFeeRates(q: Queryable, accountIds: number[]): Promise<
         reserve_percent_e4: Number(r.reserve_percent_e4),
         card_fee_percent_e4: r.card_fee_percent_e4 === null ? null : Number(r.card_fee_percent_e4),
         card_installment_fee_percent_e4: Number(r.card_installment_fee_percent_e4),
+        status: r.status as AccountStatus,
         plan:
           r.plan_id === null
             ? null

@@ -5,6 +5,7 @@ export {
   accountSettingsView,
   createAccount,
   getAccount,
+  requireFeePlan,
   setDefaultFeePlan,
 } from './accounts.js';
 export {

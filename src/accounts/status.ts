@@ -120,9 +120,11 @@ function standingMail(accountName: string, change: Change, reason: string | null
         `A conta ${shop} foi suspensa: consultas, estornos e respostas a contestações continuam; novas cobranças e saques ficam bloqueados, e os saques ainda não enviados aguardam análise.`,
       ]);
     case 'closed':
-      return text('Cadastro não aprovado', [
-        `O cadastro de ${shop} não foi aprovado e a conta foi encerrada.`,
-      ]);
+      return change.from.includes('pending_review')
+        ? text('Cadastro não aprovado', [`O cadastro de ${shop} não foi aprovado e a conta foi encerrada.`])
+        : text('Conta encerrada', [
+            `A conta ${shop} foi encerrada: as chaves de API e o acesso ao painel deixam de funcionar, as cobranças em aberto foram canceladas e as assinaturas, encerradas. O saldo continua seu: os recebíveis caem nas datas previstas e os saques já aceitos são concluídos.`,
+          ]);
     default:
       return text('Conta em análise', [`A conta ${shop} está em análise.`]);
   }

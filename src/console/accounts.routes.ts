@@ -62,6 +62,12 @@ const ACTIONS: Record<AccountAction, { role: 'risk' | 'admin'; reason: boolean; 
     reason: true,
     summary: "Reject an account's onboarding (pending_review → closed)",
   },
+  close: {
+    role: 'admin',
+    reason: true,
+    summary:
+      'Close an active or suspended account: its keys and sessions refused, its open charges cancelled, its subscriptions canceled (account_closed); its balances, receivables and accepted withdrawals go on',
+  },
   suspend: {
     role: 'risk',
     reason: true,
@@ -201,7 +207,15 @@ export async function consoleAccountRoutes(app: Http, deps: ConsoleRouteDeps): P
     app.post(
       `/api/ops/accounts/:id/${action}`,
       {
-        config: { ...A, opsRole: rule.role, errors: ['NOT_FOUND', 'INVALID_STATUS'] },
+        config: {
+          ...A,
+          opsRole: rule.role,
+          errors: [
+            'NOT_FOUND',
+            'INVALID_STATUS',
+            ...(action === 'approve' ? ['FEE_PLAN_REQUIRED' as const] : []),
+          ],
+        },
         onRequest: deps.requireOperator,
         schema: {
           tags: ['console'],

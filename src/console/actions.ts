@@ -2,6 +2,7 @@ import {
   type AccountStatus,
   accountProfile,
   changeStanding,
+  requireFeePlan,
   resumeCardPayments,
   type StatusChange,
 } from '../accounts/index.js';
@@ -26,6 +27,13 @@ import {
   type WithdrawalRow,
 } from '../withdrawals/index.js';
 
+/** What an account's standing asks of its subscriptions (the subscriptions module's Subscriptions, wired by app.ts). */
+export interface AccountSubscriptions {
+  pauseAllOf(tx: Queryable, accountId: number): Promise<void>;
+  resumeAllOf(tx: Queryable, accountId: number): Promise<void>;
+  cancelAllOf(tx: Queryable, accountId: number): Promise<number>;
+}
+
 /** What the console asks of a card sale held for a risk review (the cards module's CardSales, wired by app.ts). */
 export interface HeldCardSales {
   decideHeld(
@@ -38,6 +46,7 @@ export interface HeldCardSales {
 export type AccountAction =
   | 'approve'
   | 'reject'
+  | 'close'
   | 'suspend'
   | 'reactivate'
   | 'payout-hold'
@@ -53,7 +62,12 @@ export class ConsoleActions {
     private readonly queue: Queue,
     private readonly mail: MailOutbox,
     private readonly authCache: AuthCache,
-    private readonly heldCards?: HeldCardSales,
+    private readonly deps: {
+      heldCards?: HeldCardSales;
+      subscriptions?: AccountSubscriptions;
+      /** Cancels a closed account's open charges (PIX and boleto awaiting payment), once the close committed. */
+      cancelOpenCharges?: (accountId: number) => Promise<void>;
+    } = {},
   ) {}
 
   async onAccount(accountId: number, action: AccountAction, reason: string | null, actor: OperatorActor) {
@@ -70,6 +84,7 @@ export class ConsoleActions {
     });
     // every process refuses or lets through by the new status from the next request on
     await this.authCache.awaitPropagation(change.seq);
+    if (action === 'close') await this.deps.cancelOpenCharges?.(accountId);
     return accountProfile(this.db, accountId);
   }
 
@@ -85,6 +100,8 @@ export class ConsoleActions {
       changeStanding(tx, this.mail, accountId, { kind: 'status', from, to }, reason, cause);
     switch (action) {
       case 'approve': {
+        // an approved account charges at prices someone chose: its plan, or FEE_PLAN_DEFAULT's
+        await requireFeePlan(tx, accountId);
         const changed = await status(['pending_review'], 'active');
         await this.closeOnboarding(tx, accountId, 'approved', actor, reason);
         return changed;
@@ -94,13 +111,21 @@ export class ConsoleActions {
         await this.closeOnboarding(tx, accountId, 'rejected', actor, reason);
         return changed;
       }
+      case 'close': {
+        // its keys and sessions are refused from now on; balances, receivables and accepted withdrawals go on
+        const changed = await status(['active', 'suspended'], 'closed');
+        await this.deps.subscriptions?.cancelAllOf(tx, accountId);
+        return changed;
+      }
       case 'suspend': {
         const changed = await status(['active'], 'suspended');
         await holdUnsent(tx, accountId);
+        await this.deps.subscriptions?.pauseAllOf(tx, accountId);
         return changed;
       }
       case 'reactivate': {
         const changed = await status(['suspended'], 'active');
+        await this.deps.subscriptions?.resumeAllOf(tx, accountId);
         if (!changed.after.payoutHold) await releaseAccount(tx, this.queue, accountId, actor.email);
         return changed;
       }
@@ -179,10 +204,10 @@ export class ConsoleActions {
     }
     if (found.status !== 'open')
       throw new AppError('INVALID_STATUS', `Review ${id} was already ${found.status}`);
-    if (found.sale_id !== null && this.heldCards) {
+    if (found.sale_id !== null && this.deps.heldCards) {
       // a card sale held by a risk rule: captured or voided at the acquirer, then the review closed with it
       let closed: ReviewRow | null = null;
-      await this.heldCards.decideHeld(Number(found.sale_id), decision, async (tx) => {
+      await this.deps.heldCards.decideHeld(Number(found.sale_id), decision, async (tx) => {
         closed = await this.closeRiskReview(tx, id, decision, reason, actor, false);
       });
       return closed!;

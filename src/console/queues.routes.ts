@@ -146,7 +146,15 @@ export async function consoleQueueRoutes(app: Http, deps: ConsoleRouteDeps): Pro
           ...A,
           opsRole: 'risk',
           // a held card sale's review is captured or voided at the acquirer
-          errors: ['NOT_FOUND', 'INVALID_STATUS', 'CONFLICT', 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
+          // an onboarding review approved needs a fee plan
+          errors: [
+            'NOT_FOUND',
+            'INVALID_STATUS',
+            'CONFLICT',
+            'PROCESSOR_ERROR',
+            'PROCESSOR_UNAVAILABLE',
+            ...(decision === 'approve' ? ['FEE_PLAN_REQUIRED' as const] : []),
+          ],
         },
         onRequest: deps.requireOperator,
         preValidation: emptyBodyIsObject,

@@ -80,7 +80,7 @@ export async function customerRoutes(
   app.post(
     '/api/customers/:id/cards',
     {
-      config: { ...D, keyScope: 'charges', errors: ['NOT_FOUND'] },
+      config: { ...D, keyScope: 'charges', moves: 'charge', errors: ['NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
         ...schema,

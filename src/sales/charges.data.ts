@@ -146,6 +146,17 @@ export async function lockPendingCharge(tx: Queryable, saleId: number): Promise<
   return row ?? null;
 }
 
+/** An account's charges awaiting payment (PIX, boleto, a scheduled Pix Automático cycle), oldest first. */
+export async function pendingChargesOf(q: Queryable, accountId: number, limit: number): Promise<number[]> {
+  const rows = await q.query<{ id: string }>(
+    `SELECT id FROM sales WHERE account_id = $1 AND status = 'PENDENTE'
+        AND payment_method IN ('PIX', 'BOLETO', 'PIX_AUTOMATICO')
+      ORDER BY id LIMIT $2`,
+    [accountId, limit],
+  );
+  return rows.map((r) => Number(r.id));
+}
+
 export async function deleteExpiredSaleKeys(q: Queryable): Promise<number> {
   const rows = await q.query('DELETE FROM sale_idempotency WHERE expires_at < now() RETURNING 1');
   return rows.length;

@@ -16,6 +16,7 @@ import {
   findSaleRow,
   lockExpiredCharges,
   lockPendingCharge,
+  pendingChargesOf,
   releaseSaleKey,
   setChargeExpiry,
   setChargeExpiryAt,
@@ -346,4 +347,34 @@ export async function cancelCharge(
     await moveSale(tx, queue, sale.id, 'CANCELADO');
     return sale.id;
   });
+}
+
+/**
+ * A closed account's charges awaiting payment, each cancelled as its merchant would (removed at the PSP first);
+ * one that cannot be (the PSP down, paid meanwhile) is logged and left to expire or be credited. Returns how
+ * many were cancelled.
+ */
+export async function cancelOpenChargesOf(
+  db: Db,
+  queue: Queue,
+  processor: PixChargeProcessor | null,
+  accountId: number,
+  log: Logger,
+): Promise<number> {
+  let cancelled = 0;
+  const failed = new Set<number>();
+  for (;;) {
+    const open = (await pendingChargesOf(db, accountId, 100 + failed.size)).filter((id) => !failed.has(id));
+    if (open.length === 0) return cancelled;
+    for (const id of open) {
+      try {
+        await cancelCharge(db, queue, processor, accountId, { kind: 'numeric', id });
+        cancelled++;
+      } catch (err) {
+        failed.add(id);
+        if (!(err instanceof AppError && err.code === 'INVALID_STATUS'))
+          log.warn({ sale: id, err }, 'a closed account’s open charge was not cancelled: it expires');
+      }
+    }
+  }
 }

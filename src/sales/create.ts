@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { saleFeeRates } from '../accounts/index.js';
 import type { Queryable } from '../platform/db/db.js';
+import { AppError } from '../platform/errors/app-error.js';
 import { insertSale, lockSale, type NewSaleRow, setSaleAmount } from './data.js';
-import { type FeeMethod, feesOfSale, type SaleFees, saleFees } from './fees.js';
+import { type FeeMethod, feesAt, feesOfSale, type SaleFees, saleFees } from './fees.js';
 import { countWithoutFact, notifySaleStatus, refusal } from './settlement/transition.js';
 import { planSplit } from './split.js';
 import type { SaleRow } from './types.js';
@@ -13,15 +14,29 @@ export type NewSale = Omit<NewSaleRow, 'uuid' | 'splitPlan' | keyof SaleFees> & 
 };
 
 /**
- * A processor reported a new sale: stored as PENDENTE, with fees from the account's plan (or own rates) now. `notifyPending`
- * records sale.pending (a charge awaiting payment); a recurring debit that is already paid skips it.
+ * Which door opens a sale, for the account's standing: `sandbox` (the sandbox's own sale routes) is open to an
+ * account waiting for review (it tries its integration before approval); every other door (`charge`: the API, the panel, payer
+ * pages, renewals, Pix Automático cycles) needs it active.
+ */
+export type SaleDoor = 'charge' | 'sandbox';
+
+/**
+ * The admission of every sale, and the only way one is stored (insertSale is called from here alone: a test
+ * holds it so): the account's standing first, read with its rates in one query, then the charge's own checks
+ * (the fee against the amount, the split), then the fee plan in force fixes its fees. The door's own checks
+ * before this (the key's scope, the card's velocity counts at tokenization, the risk rules, which the caller
+ * decides with the card or payer in hand and passes as `risk`) are the callers'. Stored as PENDENTE;
+ * `notifyPending` records sale.pending (a charge awaiting payment); a recurring debit already paid skips it.
  */
 export async function createSale(
   tx: Queryable,
   input: NewSale,
-  options: { notifyPending: boolean; uuid?: string },
+  options: { notifyPending: boolean; uuid?: string; door?: SaleDoor },
 ): Promise<SaleRow> {
-  const fees = await saleFees(tx, input.accountId, input.amount, input);
+  const rates = await saleFeeRates(tx, [input.accountId]);
+  const refusal = standingRefusal(rates.get(Number(input.accountId))?.status, options.door ?? 'charge');
+  if (refusal) throw refusal;
+  const fees = feesAt(rates, input.accountId, input.amount, input);
   const { split, ...rest } = input;
   const splitPlan = await planSplit(tx, input.accountId, input.amount, fees.systemFee, split);
   if (splitPlan) {
@@ -86,4 +101,18 @@ export async function captureLess(tx: Queryable, saleId: number, amount: number)
   const rates = await saleFeeRates(tx, [sale.account_id]);
   const fees = feesOfSale(rates, sale, amount);
   await setSaleAmount(tx, saleId, { amount, ...fees });
+}
+
+/** Why an account in this standing may not open a sale through this door; null when it may. */
+function standingRefusal(status: string | undefined, door: SaleDoor): AppError | null {
+  if (status === 'active' || (status === 'pending_review' && door === 'sandbox')) return null;
+  if (status === 'pending_review') {
+    return new AppError(
+      'ACCOUNT_NOT_ACTIVE',
+      'This account is waiting for review: charges open once it is approved',
+    );
+  }
+  if (status === 'suspended')
+    return new AppError('ACCOUNT_SUSPENDED', 'This account is suspended: charges are refused');
+  return new AppError('ACCOUNT_NOT_ACTIVE', 'This account is closed: it opens no charges');
 }

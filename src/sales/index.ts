@@ -9,6 +9,7 @@ export {
   CHARGE_EXPIRY_EVERY_MS,
   cancelCharge,
   cancelExpiredCharges,
+  cancelOpenChargesOf,
   createKeyedSale,
   createPixSale,
 } from './charges.js';

@@ -30,10 +30,16 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
   app.post(
     '/api/sandbox/sales',
     {
-      config: { errorShape: 'envelope', keyScope: 'charges' },
+      // open to an account waiting for review (it tries its integration); refused to a suspended one
+      config: {
+        errorShape: 'envelope',
+        keyScope: 'charges',
+        errors: ['ACCOUNT_NOT_ACTIVE', 'ACCOUNT_SUSPENDED'],
+      },
       onRequest: deps.apiKey,
       schema: {
-        summary: 'Sandbox: create a PENDENTE sale as a processor would report it',
+        summary:
+          'Sandbox: create a PENDENTE sale as a processor would report it (an account waiting for review may; a suspended one may not)',
         tags: ['sandbox'],
         body: SandboxSaleBody,
         response: { 201: Sale, ...errors },

@@ -17,6 +17,8 @@ export async function sandboxSubscriptionRoutes(
       config: {
         errorShape: 'transaction',
         keyScope: 'charges',
+        // a suspended account's renewals wait: the sandbox makes none either
+        moves: 'charge',
         errors: ['NOT_FOUND', 'CONFLICT', 'INVALID_STATUS'],
       },
       onRequest: deps.apiKey,

@@ -6,6 +6,7 @@ import type { MailOutbox } from '../mail/index.js';
 import type { SubscriptionSettings } from '../platform/config/config.js';
 import { type Db, isUniqueViolation, type Queryable } from '../platform/db/db.js';
 import { AppError, conflict, validation } from '../platform/errors/app-error.js';
+import { addDays } from '../platform/time/calendar.js';
 import {
   createPixSale,
   findSaleRow,
@@ -25,6 +26,7 @@ import {
   findCharge,
   lockCharges,
   lockDue,
+  lockIncompleteExpired,
   lockSubscription,
   lockSubscriptions,
   openCharges,
@@ -37,12 +39,15 @@ import {
 } from './data.js';
 import { mailCharge, mailFailure } from './mails.js';
 import { freeMandatesOf } from './mandates.js';
-import { localDateOf } from './periods.js';
+import { localDateOf, startOf } from './periods.js';
 import {
   chargeTimeOf,
+  endSubscription,
+  isFinal,
   notifySubscription,
   periodOf,
   type Subscriber,
+  type SubscriptionEvent,
   type Subscriptions,
   subscribersOf,
   subscriptionBody,
@@ -126,7 +131,40 @@ export class SubscriptionBiller {
     const failed = ended.find((e) => e.status === 'rejected');
     if (failed) throw failed.reason;
     await this.settle();
+    await this.expireIncomplete(now);
     return total;
+  }
+
+  /**
+   * Incomplete subscriptions whose first period was not paid by their deadline end `incomplete_expired`
+   * (subscription.incomplete_expired): nothing more is charged, and a PIX or boleto charge left open is cancelled
+   * so that nobody pays for a subscription that has ended. Returns how many expired.
+   */
+  async expireIncomplete(now = new Date()): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const ended = await this.db.tx(async (tx) => {
+        const subs = await lockIncompleteExpired(tx, now, GROUP);
+        for (const sub of subs) endSubscription(sub, 'incomplete_expired', null);
+        const saved = await saveSubscriptions(tx, subs);
+        const who = await subscribersOf(tx, saved);
+        await recordNotifications(
+          tx,
+          saved.map((s) =>
+            subscriptionFact(
+              'subscription.incomplete_expired',
+              subscriptionBody(s, who.get(s.id)!),
+              s.account_id,
+              s.id,
+            ),
+          ),
+        );
+        return saved;
+      });
+      for (const sub of ended) await this.subscriptions.cancelOpenCharges(sub);
+      total += ended.length;
+      if (ended.length < GROUP) return total;
+    }
   }
 
   /** A group's tries made (card sales together, the others a few at a time), then their outcomes applied. */
@@ -152,7 +190,7 @@ export class SubscriptionBiller {
     // claimed in the transaction that locks it: the running scheduler never sees it due meanwhile
     const claimed = await this.db.tx(async (tx) => {
       const locked = (await lockSubscription(tx, sub.id))!;
-      if (locked.status === 'canceled' || locked.next_charge_at === null) {
+      if (isFinal(locked.status) || locked.next_charge_at === null) {
         throw new AppError('INVALID_STATUS', `a ${locked.status} subscription has no charge to make`);
       }
       const who = (await subscribersOf(tx, [locked])).get(locked.id)!;
@@ -206,7 +244,21 @@ export class SubscriptionBiller {
     }
     sub.attempt = attempt;
     // the lease: nobody looks at it again before it ends (its outcome sets the next charge)
-    sub.next_charge_at = new Date(now.getTime() + CLAIM_LEASE_SECONDS * 1000);
+    sub.lease_until = new Date(now.getTime() + CLAIM_LEASE_SECONDS * 1000);
+    // what the merchant reads meanwhile: the next period's charge, should this one be paid
+    sub.next_charge_at = chargeTimeOf(
+      sub,
+      subscriber.nextPlan ?? subscriber.plan,
+      sub.period_index + 1,
+      this.settings.boletoDaysBefore,
+    );
+    if (sub.status === 'incomplete' && sub.incomplete_expires_at === null) {
+      sub.incomplete_expires_at = incompleteDeadline(
+        sub,
+        periodOf(sub, subscriber.plan, sub.period_index),
+        now,
+      );
+    }
   }
 
   /**
@@ -230,7 +282,7 @@ export class SubscriptionBiller {
       // the last try is not over: its scheduler died before storing its sale (taken over once its lease
       // ended), or its sale awaits an outcome (the sale's own module settles it; nothing is tried again)
       if (last.sale_id === null && (await retakeStaleClaim(tx, last.id, CLAIM_LEASE_SECONDS))) charge = last;
-      sub.next_charge_at = new Date(now.getTime() + CLAIM_LEASE_SECONDS * 1000);
+      sub.lease_until = new Date(now.getTime() + CLAIM_LEASE_SECONDS * 1000);
     } else {
       this.startTry(sub, subscriber, now);
       charge = await claimCharge(tx, sub.id, sub.period_index, sub.attempt);
@@ -491,13 +543,18 @@ export class SubscriptionBiller {
   ): NotificationFact[] {
     const period = periodOf(sub, who.plan, charge.period_index);
     const invoice = this.invoice(charge, period, who, saleUuid);
-    if (charge.period_index >= sub.period_index && sub.status !== 'canceled') {
+    // incomplete or trialing → active: the first paid period
+    let activated = false;
+    if (charge.period_index >= sub.period_index && !isFinal(sub.status)) {
+      activated = sub.status === 'incomplete' || sub.status === 'trialing';
       sub.current_period_start = period.start;
       sub.current_period_end = period.end;
       sub.period_index = charge.period_index + 1;
       sub.attempt = 0;
       sub.first_failed_at = null;
       sub.status = 'active';
+      sub.lease_until = null;
+      sub.incomplete_expires_at = null;
       sub.next_charge_at = chargeTimeOf(
         sub,
         who.nextPlan ?? who.plan,
@@ -508,7 +565,8 @@ export class SubscriptionBiller {
     const body = subscriptionBody(sub, who);
     return [
       subscriptionFact('invoice.paid', body, sub.account_id, sub.id, invoice),
-      ...(charge.period_index > 0 && sub.status === 'active'
+      ...(activated ? [subscriptionFact('subscription.activated', body, sub.account_id, sub.id)] : []),
+      ...(charge.period_index > 0 && sub.status === 'active' && !activated
         ? [subscriptionFact('subscription.renewed', body, sub.account_id, sub.id)]
         : []),
     ];
@@ -526,25 +584,29 @@ export class SubscriptionBiller {
     const invoice = this.invoice(charge, period, who, saleUuid);
     const current = charge.period_index === sub.period_index && charge.attempt === sub.attempt;
     // a subscription cancelled meanwhile had its open charge cancelled with it: no dunning e-mail for that
-    const canceledBefore = sub.status === 'canceled';
-    let becamePastDue = false;
-    let canceled = false;
-    if (current && sub.status !== 'canceled' && sub.status !== 'unpaid') {
+    const endedBefore = isFinal(sub.status);
+    const events: SubscriptionEvent[] = [];
+    if (current && !endedBefore) sub.lease_until = null;
+    if (current && !endedBefore && sub.status !== 'unpaid') {
       const now = new Date();
       if (charge.attempt === 1 || sub.first_failed_at === null) sub.first_failed_at = now;
       const retry = this.settings.retryDays[charge.attempt - 1];
+      // a first period refused stays incomplete (retried as dunning); past_due and unpaid are for renewals
+      const first = sub.status === 'incomplete';
       if (retry !== undefined) {
-        becamePastDue = sub.status !== 'past_due';
-        sub.status = 'past_due';
+        if (!first && sub.status !== 'past_due') events.push('subscription.past_due');
+        if (!first) sub.status = 'past_due';
         sub.next_charge_at = new Date(sub.first_failed_at.getTime() + retry * DAY_MS);
+      } else if (first) {
+        endSubscription(sub, 'incomplete_expired', null);
+        events.push('subscription.incomplete_expired');
       } else if (this.settings.cancelWhenUnpaid) {
-        sub.status = 'canceled';
-        sub.canceled_at = now;
-        sub.next_charge_at = null;
-        canceled = true;
+        endSubscription(sub, 'canceled', 'unpaid');
+        events.push('subscription.canceled');
       } else {
         sub.status = 'unpaid';
         sub.next_charge_at = null;
+        events.push('subscription.unpaid');
       }
     } else if (current && sub.status === 'unpaid') {
       sub.next_charge_at = null; // a try after a new card failed too: it waits for the next one
@@ -552,10 +614,8 @@ export class SubscriptionBiller {
     const saved = await saveSubscription(tx, sub);
     const [view] = await this.subscriptions.views(tx, [saved]);
     await notifySubscription(tx, 'invoice.failed', view!, saved.account_id, saved.id, invoice);
-    if (becamePastDue)
-      await notifySubscription(tx, 'subscription.past_due', view!, saved.account_id, saved.id);
-    if (canceled) await notifySubscription(tx, 'subscription.canceled', view!, saved.account_id, saved.id);
-    if (current && !canceledBefore) await mailFailure(tx, this.mail, saved, who, view!, charge.attempt);
+    for (const event of events) await notifySubscription(tx, event, view!, saved.account_id, saved.id);
+    if (current && !endedBefore) await mailFailure(tx, this.mail, saved, who, view!, charge.attempt);
   }
 
   private invoice(
@@ -575,3 +635,18 @@ export class SubscriptionBiller {
 }
 
 const today = () => localDateOf(new Date());
+
+/** How long a new subscription may wait for its first period's payment before it expires. */
+export const INCOMPLETE_HOURS = 23;
+
+/**
+ * When an incomplete subscription's first period must be paid by: 23 hours after its first try, and for a charge
+ * with a due date (a boleto, a Pix cobv) not before that due date has ended in São Paulo, since a boleto paid on
+ * its due date is reported a day or so later.
+ */
+function incompleteDeadline(sub: SubscriptionRow, period: { start: string }, now: Date): Date {
+  const hours = new Date(now.getTime() + INCOMPLETE_HOURS * 3_600_000);
+  if (sub.payment_method === 'CREDIT_CARD' || sub.recurrence_id !== null) return hours;
+  const dueEnd = startOf(addDays(period.start < today() ? today() : period.start, 1));
+  return dueEnd > hours ? dueEnd : hours;
+}

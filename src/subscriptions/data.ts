@@ -2,7 +2,16 @@ import type { Queryable } from '../platform/db/db.js';
 import type { Interval, LocalDate } from './periods.js';
 
 export type SubscriptionMethod = 'CREDIT_CARD' | 'PIX' | 'BOLETO';
-export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'unpaid' | 'canceled';
+export type SubscriptionStatus =
+  | 'incomplete'
+  | 'incomplete_expired'
+  | 'trialing'
+  | 'active'
+  | 'past_due'
+  | 'unpaid'
+  | 'canceled';
+/** Why a subscription was canceled: the merchant or the customer asked, dunning ended it, its account closed. */
+export type CancelReason = 'requested' | 'unpaid' | 'account_closed';
 
 export interface PlanRow {
   id: number;
@@ -36,9 +45,15 @@ export interface SubscriptionRow {
   first_failed_at: Date | null;
   current_period_start: LocalDate;
   current_period_end: LocalDate;
+  /** When the next charge is made (the merchant reads it); null once nothing more is charged. */
   next_charge_at: Date | null;
+  /** A try being made, or its sale awaiting an outcome: when the scheduler looks at it again. */
+  lease_until: Date | null;
+  /** An incomplete subscription whose first period is not paid by then becomes incomplete_expired. */
+  incomplete_expires_at: Date | null;
   cancel_at_period_end: boolean;
   canceled_at: Date | null;
+  cancel_reason: CancelReason | null;
   created_at: Date;
   billing_token_sealed: string;
   /** The customer's Pix Automático mandate a PIX subscription's periods are debited through (sales' recurrences). */
@@ -59,8 +74,9 @@ export interface ChargeRow {
 const SUBSCRIPTION_COLUMNS = `id, uuid, account_id, customer_id, plan_id, next_plan_id, payment_method, card_id,
   address, status, to_char(anchor_date, 'YYYY-MM-DD') AS anchor_date, to_char(trial_end, 'YYYY-MM-DD') AS trial_end,
   period_index, attempt, first_failed_at, to_char(current_period_start, 'YYYY-MM-DD') AS current_period_start,
-  to_char(current_period_end, 'YYYY-MM-DD') AS current_period_end, next_charge_at, cancel_at_period_end,
-  canceled_at, created_at, billing_token_sealed, recurrence_id`;
+  to_char(current_period_end, 'YYYY-MM-DD') AS current_period_end, next_charge_at, lease_until,
+  incomplete_expires_at, cancel_at_period_end, canceled_at, cancel_reason, created_at, billing_token_sealed,
+  recurrence_id`;
 
 const numeric = <T extends { id: number }>(row: T): T => ({ ...row, id: Number(row.id) });
 const plan = (r: PlanRow): PlanRow => ({
@@ -185,7 +201,7 @@ export async function bindMandate(q: Queryable, id: number, recurrenceId: number
   const rows = await q.query(
     `UPDATE subscriptions SET recurrence_id = $2::bigint, updated_at = now()
       WHERE id = $1 AND NOT EXISTS (
-        SELECT 1 FROM subscriptions o WHERE o.recurrence_id = $2::bigint AND o.status <> 'canceled' AND o.id <> $1)
+        SELECT 1 FROM subscriptions o WHERE o.recurrence_id = $2::bigint AND o.status NOT IN ('canceled', 'incomplete_expired') AND o.id <> $1)
       RETURNING 1`,
     [id, recurrenceId],
   );
@@ -196,7 +212,7 @@ export async function bindMandate(q: Queryable, id: number, recurrenceId: number
 export async function mandatesInUse(q: Queryable, recurrenceIds: number[]): Promise<Set<number>> {
   if (recurrenceIds.length === 0) return new Set();
   const rows = await q.query<{ recurrence_id: string }>(
-    `SELECT recurrence_id FROM subscriptions WHERE recurrence_id = ANY($1::bigint[]) AND status <> 'canceled'`,
+    `SELECT recurrence_id FROM subscriptions WHERE recurrence_id = ANY($1::bigint[]) AND status NOT IN ('canceled', 'incomplete_expired')`,
     [recurrenceIds],
   );
   return new Set(rows.map((r) => Number(r.recurrence_id)));
@@ -261,7 +277,8 @@ export async function saveSubscription(q: Queryable, s: SubscriptionRow): Promis
   const [row] = await q.query<SubscriptionRow>(
     `UPDATE subscriptions SET plan_id = $2, next_plan_id = $3, card_id = $4, status = $5, period_index = $6,
         attempt = $7, first_failed_at = $8, current_period_start = $9, current_period_end = $10,
-        next_charge_at = $11, cancel_at_period_end = $12, canceled_at = $13, updated_at = now()
+        next_charge_at = $11, cancel_at_period_end = $12, canceled_at = $13, lease_until = $14,
+        incomplete_expires_at = $15, cancel_reason = $16, updated_at = now()
       WHERE id = $1 RETURNING ${SUBSCRIPTION_COLUMNS}`,
     [
       s.id,
@@ -277,6 +294,9 @@ export async function saveSubscription(q: Queryable, s: SubscriptionRow): Promis
       s.next_charge_at,
       s.cancel_at_period_end,
       s.canceled_at,
+      s.lease_until,
+      s.incomplete_expires_at,
+      s.cancel_reason,
     ],
   );
   return subscription(row!);
@@ -290,11 +310,14 @@ export async function saveSubscriptions(q: Queryable, subs: SubscriptionRow[]): 
     `UPDATE subscriptions SET plan_id = v_plan_id, next_plan_id = v_next_plan_id, card_id = v_card_id,
         status = v_status, period_index = v_period_index, attempt = v_attempt, first_failed_at = v_first_failed_at,
         current_period_start = v_period_start, current_period_end = v_period_end, next_charge_at = v_next_charge_at,
-        cancel_at_period_end = v_cancel_at_period_end, canceled_at = v_canceled_at, updated_at = now()
+        cancel_at_period_end = v_cancel_at_period_end, canceled_at = v_canceled_at, lease_until = v_lease_until,
+        incomplete_expires_at = v_incomplete_expires_at, cancel_reason = v_cancel_reason, updated_at = now()
        FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::uuid[], $5::text[], $6::int[], $7::int[],
-                   $8::timestamptz[], $9::date[], $10::date[], $11::timestamptz[], $12::bool[], $13::timestamptz[])
+                   $8::timestamptz[], $9::date[], $10::date[], $11::timestamptz[], $12::bool[], $13::timestamptz[],
+                   $14::timestamptz[], $15::timestamptz[], $16::text[])
          AS v(v_id, v_plan_id, v_next_plan_id, v_card_id, v_status, v_period_index, v_attempt, v_first_failed_at,
-              v_period_start, v_period_end, v_next_charge_at, v_cancel_at_period_end, v_canceled_at)
+              v_period_start, v_period_end, v_next_charge_at, v_cancel_at_period_end, v_canceled_at,
+              v_lease_until, v_incomplete_expires_at, v_cancel_reason)
       WHERE id = v_id RETURNING ${SUBSCRIPTION_COLUMNS}`,
     [
       col('id'),
@@ -310,6 +333,9 @@ export async function saveSubscriptions(q: Queryable, subs: SubscriptionRow[]): 
       col('next_charge_at'),
       col('cancel_at_period_end'),
       col('canceled_at'),
+      col('lease_until'),
+      col('incomplete_expires_at'),
+      col('cancel_reason'),
     ],
   );
   const byId = new Map(rows.map((r) => [Number(r.id), subscription(r)]));
@@ -323,9 +349,46 @@ export async function saveSubscriptions(q: Queryable, subs: SubscriptionRow[]): 
 export async function lockDue(q: Queryable, now: Date, limit: number): Promise<SubscriptionRow[]> {
   const rows = await q.query<SubscriptionRow>(
     `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions
-      WHERE next_charge_at <= $1 AND status IN ('trialing', 'active', 'past_due', 'unpaid')
-      ORDER BY next_charge_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      WHERE COALESCE(lease_until, next_charge_at) <= $1
+        AND status IN ('incomplete', 'trialing', 'active', 'past_due', 'unpaid')
+        -- a suspended account's charges wait (no try, no dunning); a closed one's were canceled
+        AND NOT account_paused
+      ORDER BY COALESCE(lease_until, next_charge_at) LIMIT $2 FOR UPDATE SKIP LOCKED`,
     [now, limit],
+  );
+  return rows.map(subscription);
+}
+
+/** Up to `limit` incomplete subscriptions whose first period was not paid by its deadline, locked. */
+export async function lockIncompleteExpired(
+  q: Queryable,
+  now: Date,
+  limit: number,
+): Promise<SubscriptionRow[]> {
+  const rows = await q.query<SubscriptionRow>(
+    `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions
+      WHERE status = 'incomplete' AND incomplete_expires_at <= $1
+      ORDER BY incomplete_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [now, limit],
+  );
+  return rows.map(subscription);
+}
+
+/** An account suspended (true) or active again (false): its subscriptions' charges wait, or go on. */
+export async function pauseAccountSubscriptions(q: Queryable, accountId: number, paused: boolean) {
+  await q.query('UPDATE subscriptions SET account_paused = $2, updated_at = now() WHERE account_id = $1', [
+    accountId,
+    paused,
+  ]);
+}
+
+/** The subscriptions of an account that may still charge, locked (its closing cancels them). */
+export async function lockLiveOf(q: Queryable, accountId: number): Promise<SubscriptionRow[]> {
+  const rows = await q.query<SubscriptionRow>(
+    `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions
+      WHERE account_id = $1 AND status NOT IN ('canceled', 'incomplete_expired')
+      ORDER BY id FOR UPDATE`,
+    [accountId],
   );
   return rows.map(subscription);
 }

@@ -34,7 +34,7 @@ export async function subscriptionRoutes(
   app.post(
     '/api/plans',
     {
-      config: { ...D, keyScope: 'charges' },
+      config: { ...D, keyScope: 'charges', moves: 'charge' },
       onRequest: deps.apiKey,
       schema: {
         ...schema,
@@ -95,7 +95,7 @@ export async function subscriptionRoutes(
   app.post(
     '/api/subscriptions',
     {
-      config: { ...D, keyScope: 'charges' },
+      config: { ...D, keyScope: 'charges', moves: 'charge' },
       onRequest: deps.apiKey,
       schema: {
         ...schema,

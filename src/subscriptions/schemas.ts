@@ -3,6 +3,8 @@ import { Type } from 'typebox';
 const Method = Type.Union([Type.Literal('CREDIT_CARD'), Type.Literal('PIX'), Type.Literal('BOLETO')]);
 const Interval = Type.Union([Type.Literal('week'), Type.Literal('month'), Type.Literal('year')]);
 const Status = Type.Union([
+  Type.Literal('incomplete'),
+  Type.Literal('incomplete_expired'),
   Type.Literal('trialing'),
   Type.Literal('active'),
   Type.Literal('past_due'),
@@ -123,11 +125,19 @@ export const Subscription = Type.Object({
   currentPeriodStart: LocalDate('The current period’s first day (the trial’s while trialing)'),
   currentPeriodEnd: LocalDate('The day the current period ends (the next one starts)'),
   nextChargeAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-    description: 'When the next charge or retry is made; null when none is scheduled',
+    description:
+      'When the next charge is made: the next period’s (its start for cards, BOLETO_DAYS_BEFORE days before it for boleto and Pix with due date), or the next retry during dunning; null once canceled, unpaid or incomplete_expired',
   }),
   trialEnd: Type.Union([LocalDate('The trial’s last day + 1'), Type.Null()]),
   cancelAtPeriodEnd: Type.Boolean(),
   canceledAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  cancelReason: Type.Union(
+    [Type.Literal('requested'), Type.Literal('unpaid'), Type.Literal('account_closed'), Type.Null()],
+    {
+      description:
+        'Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed',
+    },
+  ),
   billingUrl: Type.String({ description: 'The customer’s own page (change the card, cancel at period end)' }),
   createdAt: Type.String({ format: 'date-time' }),
 });
@@ -156,13 +166,7 @@ export const BillingPage = Type.Object({
   amountCents: Type.Integer(),
   interval: Type.Union([Type.Literal('week'), Type.Literal('month'), Type.Literal('year')]),
   intervalCount: Type.Integer(),
-  status: Type.Union([
-    Type.Literal('trialing'),
-    Type.Literal('active'),
-    Type.Literal('past_due'),
-    Type.Literal('unpaid'),
-    Type.Literal('canceled'),
-  ]),
+  status: Status,
   paymentMethod: Type.Union([Type.Literal('CREDIT_CARD'), Type.Literal('PIX'), Type.Literal('BOLETO')]),
   currentPeriodStart: Type.String(),
   currentPeriodEnd: Type.String(),

@@ -17,20 +17,24 @@ import {
 } from '../sales/index.js';
 import { type NotificationFact, recordNotification } from '../webhooks/index.js';
 import {
+  type CancelReason,
   findPlan,
   findSubscription,
   insertPlan,
   insertSubscription,
   listPlans,
   listSubscriptions,
+  lockLiveOf,
   lockSubscription,
   mandatesInUse,
   openCharges,
   type PlanRow,
+  pauseAccountSubscriptions,
   plansById,
   type SubscriptionMethod,
   type SubscriptionRow,
   saveSubscription,
+  saveSubscriptions,
   updatePlan,
 } from './data.js';
 import { freeMandatesOf } from './mandates.js';
@@ -84,6 +88,7 @@ export interface SubscriptionView {
   trialEnd: LocalDate | null;
   cancelAtPeriodEnd: boolean;
   canceledAt: string | null;
+  cancelReason: SubscriptionRow['cancel_reason'];
   billingUrl: string;
   createdAt: string;
 }
@@ -151,6 +156,7 @@ export function subscriptionBody(s: SubscriptionRow, who: Subscriber): Subscript
     trialEnd: s.trial_end,
     cancelAtPeriodEnd: s.cancel_at_period_end,
     canceledAt: s.canceled_at?.toISOString() ?? null,
+    cancelReason: s.cancel_reason,
     createdAt: s.created_at.toISOString(),
   };
 }
@@ -195,8 +201,11 @@ export function chargeTimeOf(
 
 export type SubscriptionEvent =
   | 'subscription.created'
+  | 'subscription.activated'
   | 'subscription.renewed'
   | 'subscription.past_due'
+  | 'subscription.unpaid'
+  | 'subscription.incomplete_expired'
   | 'subscription.canceled'
   | 'invoice.paid'
   | 'invoice.failed';
@@ -237,6 +246,24 @@ export async function notifySubscription(
   invoice?: Invoice,
 ): Promise<void> {
   await recordNotification(tx, subscriptionFact(event, subscription, accountId, subjectId, invoice));
+}
+
+/** Statuses that charge nothing more, ever: a new subscription is needed. */
+export const isFinal = (status: SubscriptionRow['status']) =>
+  status === 'canceled' || status === 'incomplete_expired';
+
+/** Ends a subscription (in memory: the caller saves it): nothing more is charged or looked at. */
+export function endSubscription(
+  sub: SubscriptionRow,
+  status: 'canceled' | 'incomplete_expired',
+  reason: CancelReason | null,
+): void {
+  sub.status = status;
+  sub.canceled_at = status === 'canceled' ? new Date() : sub.canceled_at;
+  sub.cancel_reason = status === 'canceled' ? reason : null;
+  sub.next_charge_at = null;
+  sub.lease_until = null;
+  sub.incomplete_expires_at = null;
 }
 
 const MAX_AMOUNT = 100_000_000;
@@ -343,7 +370,8 @@ export class Subscriptions {
         method: input.paymentMethod,
         cardId,
         address,
-        status: trialEnd ? 'trialing' : 'active',
+        // incomplete until its first period is paid (trialing first when the plan has a trial)
+        status: trialEnd ? 'trialing' : 'incomplete',
         anchor,
         trialEnd,
         periodStart: start,
@@ -403,25 +431,81 @@ export class Subscriptions {
     const { view, subscriptionId } = await this.db.tx(async (tx) => {
       const found = await this.owned(tx, accountId, id);
       const sub = (await lockSubscription(tx, found.id))!;
-      if (sub.status === 'canceled') return { view: (await this.views(tx, [sub]))[0]!, subscriptionId: null };
+      if (isFinal(sub.status)) return { view: (await this.views(tx, [sub]))[0]!, subscriptionId: null };
       if (atPeriodEnd) {
         sub.cancel_at_period_end = true;
         return { view: (await this.views(tx, [await saveSubscription(tx, sub)]))[0]!, subscriptionId: null };
       }
       return { view: await this.cancelNow(tx, sub), subscriptionId: sub.id };
     });
-    if (subscriptionId !== null && this.settings.cancelOpenCharge && view.paymentMethod !== 'CREDIT_CARD') {
-      for (const open of await openCharges(this.db, 10, 0, { subscriptionId })) {
-        await this.settings.cancelOpenCharge(accountId, open.sale_id!);
-      }
+    if (subscriptionId !== null) {
+      await this.cancelOpenCharges({
+        id: subscriptionId,
+        account_id: accountId,
+        payment_method: view.paymentMethod,
+      });
     }
     return view;
   }
 
-  async cancelNow(tx: Queryable, sub: SubscriptionRow): Promise<SubscriptionView> {
-    sub.status = 'canceled';
-    sub.canceled_at = new Date();
-    sub.next_charge_at = null;
+  /** A PIX or boleto charge an ended subscription left open is made unpayable (a card's is never open). */
+  async cancelOpenCharges(sub: Pick<SubscriptionRow, 'id' | 'account_id' | 'payment_method'>): Promise<void> {
+    if (!this.settings.cancelOpenCharge || sub.payment_method === 'CREDIT_CARD') return;
+    for (const open of await openCharges(this.db, 10, 0, { subscriptionId: sub.id })) {
+      await this.settings.cancelOpenCharge(sub.account_id, open.sale_id!);
+    }
+  }
+
+  /**
+   * An account suspended: its subscriptions' charges wait (no try, no dunning) until it is active again, in the
+   * caller's transaction.
+   */
+  async pauseAllOf(tx: Queryable, accountId: number): Promise<void> {
+    await pauseAccountSubscriptions(tx, accountId, true);
+  }
+
+  /**
+   * An account active again after a suspension (the caller's transaction): its subscriptions charge again, and
+   * one whose due periods passed meanwhile is charged for the current period alone (the missed ones are not).
+   */
+  async resumeAllOf(tx: Queryable, accountId: number): Promise<void> {
+    await pauseAccountSubscriptions(tx, accountId, false);
+    const live = await lockLiveOf(tx, accountId);
+    const who = await subscribersOf(tx, live);
+    const today = localDateOf(new Date());
+    const moved: SubscriptionRow[] = [];
+    for (const sub of live) {
+      // a try under way, or dunning, goes on as it was
+      if (sub.attempt !== 0 || sub.lease_until !== null || sub.next_charge_at === null) continue;
+      const plan = who.get(sub.id)!.plan;
+      let n = sub.period_index;
+      while (periodOf(sub, plan, n).end <= today) n++;
+      if (n === sub.period_index) continue;
+      sub.period_index = n;
+      const due = chargeTimeOf(sub, plan, n, this.settings.boletoDaysBefore);
+      sub.next_charge_at = due.getTime() < Date.now() ? new Date() : due;
+      moved.push(sub);
+    }
+    await saveSubscriptions(tx, moved);
+  }
+
+  /**
+   * An account closed: every subscription that may still charge is canceled (reason account_closed,
+   * subscription.canceled), in the caller's transaction. Their open charges are the caller's to cancel once it
+   * commits (the account's open charges all are).
+   */
+  async cancelAllOf(tx: Queryable, accountId: number): Promise<number> {
+    const live = await lockLiveOf(tx, accountId);
+    for (const sub of live) await this.cancelNow(tx, sub, 'account_closed');
+    return live.length;
+  }
+
+  async cancelNow(
+    tx: Queryable,
+    sub: SubscriptionRow,
+    reason: CancelReason = 'requested',
+  ): Promise<SubscriptionView> {
+    endSubscription(sub, 'canceled', reason);
     const saved = await saveSubscription(tx, sub);
     const [view] = await this.views(tx, [saved]);
     await notifySubscription(tx, 'subscription.canceled', view!, saved.account_id, saved.id);
@@ -437,8 +521,8 @@ export class Subscriptions {
     return this.db.tx(async (tx) => {
       const found = await this.owned(tx, accountId, id);
       const sub = (await lockSubscription(tx, found.id))!;
-      if (sub.status === 'canceled') {
-        throw new AppError('INVALID_STATUS', 'a canceled subscription cannot change: start a new one');
+      if (isFinal(sub.status)) {
+        throw new AppError('INVALID_STATUS', `a ${sub.status} subscription cannot change: start a new one`);
       }
       if (change.planId !== undefined) {
         const plan = await this.ownedPlan(tx, accountId, change.planId, 'planId');
@@ -465,9 +549,11 @@ export class Subscriptions {
     });
   }
 
-  /** A new card on a subscription behind on payment is tried at once (unpaid ones included). */
+  /** A new card on a subscription behind on payment is tried at once (unpaid and refused incomplete ones included). */
   retryNowWhenDue(sub: SubscriptionRow): void {
-    if (sub.status === 'past_due' || sub.status === 'unpaid') sub.next_charge_at = new Date();
+    const behind = sub.status === 'past_due' || sub.status === 'unpaid';
+    const refusedFirst = sub.status === 'incomplete' && sub.attempt > 0 && sub.lease_until === null;
+    if (behind || refusedFirst) sub.next_charge_at = new Date();
   }
 
   async views(q: Queryable, subs: SubscriptionRow[]): Promise<SubscriptionView[]> {

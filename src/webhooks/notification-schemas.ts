@@ -261,12 +261,15 @@ export const SubscriptionNotification = Type.Object(
     planId: Uuid('9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b'),
     paymentMethod: Type.String({ examples: ['CREDIT_CARD'] }),
     status: Type.String({
-      description: 'trialing, active, past_due, unpaid or canceled',
+      description: 'incomplete, incomplete_expired, trialing, active, past_due, unpaid or canceled',
       examples: ['active'],
     }),
     currentPeriodStart: Type.String({ examples: ['2026-11-25'] }),
     currentPeriodEnd: Type.String({ examples: ['2026-12-25'] }),
     nextChargeAt: Type.Union([Iso('2026-12-25T03:00:00.000Z'), Type.Null()]),
+    cancelReason: Type.Union([Type.String({ examples: ['requested'] }), Type.Null()], {
+      description: 'Why a canceled subscription was canceled: requested, unpaid or account_closed',
+    }),
     invoice: Type.Optional(
       Type.Object(
         {
@@ -326,10 +329,15 @@ const SUMMARIES: Record<EventName, string> = {
   'anticipation.rejected':
     'An anticipation was refused (by an operator, or its installments were no longer there)',
   'subscription.created': 'A subscription was created (deliver only when selected)',
+  'subscription.activated':
+    'A subscription’s first period was paid (after its trial, if any): incomplete or trialing → active',
   'subscription.renewed': 'A subscription period after the first was paid: the subscription runs on',
-  'subscription.past_due': "A subscription's charge failed: it is retried on the retry days",
+  'subscription.past_due': "A renewal's charge failed: it is retried on the retry days",
+  'subscription.unpaid': 'A renewal was still refused after its last retry: no more charges until a new card',
+  'subscription.incomplete_expired':
+    'A subscription’s first period was not paid within 23 hours (or after its last retry): it ends, nothing more is charged',
   'subscription.canceled':
-    'A subscription was cancelled (asked, at its period end, or unpaid with cancel-when-unpaid on)',
+    'A subscription was cancelled (asked, at its period end, unpaid with cancel-when-unpaid on, or its account closed: cancelReason)',
   'invoice.paid': "A subscription period's sale was paid",
   'invoice.failed': "A subscription period's charge failed (refused, or left unpaid)",
 };

@@ -4,7 +4,7 @@ import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { fundMerchant } from '../support/ledger.js';
 import { Mailbox } from '../support/mailbox.js';
-import { createOperator, type TestOperator } from '../support/operators.js';
+import { createOperator, giveFeePlan, type TestOperator } from '../support/operators.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -139,12 +139,17 @@ describe('account statuses', () => {
       expect((await call('GET', `${server.url}/api/public/balance`, { headers: m.keys })).status).toBe(200);
       expect((await call('GET', `${server.url}/api/transactions`, { headers: m.keys })).status).toBe(200);
       expect((await call('GET', `${server.url}/api/sales`, { headers: m.panel })).status).toBe(200);
-      // the sandbox stays open to a pending account (it tries the integration before approval)
-      const sandbox = await call('POST', `${server.url}/api/sandbox/sales`, {
+      // the sandbox stays open to a pending account (it tries the integration before approval), not to a
+      // suspended one: every sale is admitted by the account's standing first
+      const sandbox = await call<{ error: { code: string } }>('POST', `${server.url}/api/sandbox/sales`, {
         headers: m.keys,
         body: saleInput(),
       });
-      expect(sandbox.status).toBe(201);
+      if (status === 'pending_review') expect(sandbox.status).toBe(201);
+      else {
+        expect(sandbox.status).toBe(403);
+        expect(sandbox.body.error.code).toBe('ACCOUNT_SUSPENDED');
+      }
     });
   }
 
@@ -201,6 +206,11 @@ describe('account statuses', () => {
     await setStatus(m, 'pending_review');
     const byRisk = await ops(risk, `/api/ops/accounts/${m.accountId}/approve`);
     expect(byRisk.status).toBe(403);
+    // approval needs prices someone chose: without a fee plan (nor FEE_PLAN_DEFAULT) → 409, nothing changed
+    const noPlan = await ops(admin, `/api/ops/accounts/${m.accountId}/approve`);
+    expect(noPlan.status).toBe(409);
+    expect((noPlan.body.error as { code: string }).code).toBe('FEE_PLAN_REQUIRED');
+    await giveFeePlan(server, admin, m.accountId);
     const approved = await ops(admin, `/api/ops/accounts/${m.accountId}/approve`);
     expect(approved.status).toBe(200);
     expect(approved.body.status).toBe('active');
@@ -212,6 +222,7 @@ describe('account statuses', () => {
     );
     expect(audit.body.data.map((e) => [e.action, e.operatorEmail])).toEqual([
       ['account.approve', admin.email],
+      ['account.fee-plan', admin.email],
       ['denied', risk.email],
     ]);
   });

@@ -17,6 +17,7 @@ import { fundMerchant } from '../support/ledger.js';
 import { linkToken, Mailbox } from '../support/mailbox.js';
 import {
   createOperator,
+  giveFeePlan,
   inFreshTotpStep,
   inviteOperator,
   type TestOperator,
@@ -194,6 +195,7 @@ describe("the operators' console", () => {
       "SELECT id FROM reviews WHERE account_id = $1 AND status = 'open'",
       [account!.id],
     );
+    await giveFeePlan(server, admin, account!.id); // approval needs a fee plan
     await page.getByRole('button', { name: `Aprovar a análise ${review!.id}` }).click();
     await page
       .getByRole('button', { name: `Aprovar a análise ${review!.id}` })

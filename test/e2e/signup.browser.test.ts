@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../support/axe.js';
 import { launch, shot } from '../support/browser.js';
 import { call } from '../support/http.js';
-import { createOperator } from '../support/operators.js';
+import { createOperator, giveFeePlan } from '../support/operators.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -78,6 +78,7 @@ describe('self sign-up in the panel', () => {
       'SELECT id FROM accounts WHERE email = $1',
       [email],
     );
+    await giveFeePlan(server, admin, row!.id); // approval needs a fee plan
     const approved = await call('POST', `${server.url}/api/ops/accounts/${row!.id}/approve`, {
       headers: admin.ops,
       body: {},

@@ -31,7 +31,7 @@ const workers: ChildServer[] = [];
 afterEach(async () => {
   for (const w of workers.splice(0)) await w.stop();
   await server.runtime.platform.db.query(
-    `UPDATE subscriptions SET status = 'canceled', next_charge_at = NULL`,
+    `UPDATE subscriptions SET status = 'canceled', next_charge_at = NULL, lease_until = NULL`,
   );
 });
 
@@ -133,12 +133,13 @@ describe('the subscription scheduler', () => {
     await waitUntil(
       async () =>
         (await ledgerOf(ids)).active === 6 &&
-        (await states()).filter((s) => s.status === 'past_due').length === 2,
+        (await states()).filter((s) => s.status === 'incomplete' && s.attempt === 1).length === 2,
       60_000,
     );
     const byId = new Map((await states()).map((s) => [s.uuid, s.status]));
-    expect(byId.get(subs[2]!.id)).toBe('past_due'); // declined at the acquirer
-    expect(byId.get(deleted.id)).toBe('past_due'); // no card to charge: no sale at all
+    // first periods refused stay incomplete, retried as dunning
+    expect(byId.get(subs[2]!.id)).toBe('incomplete'); // declined at the acquirer
+    expect(byId.get(deleted.id)).toBe('incomplete'); // no card to charge: no sale at all
     const { sales } = await ledgerOf(ids);
     expect(sales.filter((s) => s.status === 'PAGO').map((s) => s.n)).toEqual([1, 1, 1, 1, 1, 1]);
     expect(sales.filter((s) => s.status === 'RECUSADO')).toEqual([
@@ -158,11 +159,11 @@ describe('the subscription scheduler', () => {
     workers.push(child);
     await waitUntil(() => /subscription charge not made/.test(child.output()), 30_000);
     const [row] = await db().query<{ status: string; attempt: number; leased: boolean }>(
-      `SELECT status, attempt, next_charge_at > now() + interval '1 minute' AS leased FROM subscriptions
+      `SELECT status, attempt, lease_until > now() + interval '1 minute' AS leased FROM subscriptions
         WHERE uuid = $1`,
       [id],
     );
-    expect(row).toEqual({ status: 'active', attempt: 1, leased: true });
+    expect(row).toEqual({ status: 'incomplete', attempt: 1, leased: true });
     const tries = await db().query<{ sale_id: number | null; outcome: string | null }>(
       `SELECT c.sale_id, c.outcome FROM subscription_charges c JOIN subscriptions s ON s.id = c.subscription_id
         WHERE s.uuid = $1`,
@@ -197,7 +198,7 @@ describe('the subscription scheduler', () => {
     await db().query(
       `UPDATE subscription_charges SET claimed_at = claimed_at - interval '1 hour' WHERE sale_id IS NULL`,
     );
-    await db().query(`UPDATE subscriptions SET next_charge_at = now() WHERE next_charge_at > now() AND period_index = 0
+    await db().query(`UPDATE subscriptions SET lease_until = now() WHERE lease_until > now() AND period_index = 0
       AND status <> 'canceled'`);
     await db().query(
       `UPDATE card_payments SET updated_at = updated_at - interval '1 hour' WHERE state = 'authorizing'`,
@@ -206,7 +207,8 @@ describe('the subscription scheduler', () => {
     await waitUntil(async () => {
       // a sale the acquirer never made ends refused: its retry day is brought to now
       await db().query(
-        `UPDATE subscriptions SET next_charge_at = now() WHERE status = 'past_due' AND next_charge_at > now()`,
+        `UPDATE subscriptions SET next_charge_at = now()
+          WHERE status = 'incomplete' AND attempt > 0 AND lease_until IS NULL AND next_charge_at > now()`,
       );
       return (await ledgerOf(ids)).active === ids.length;
     }, 120_000);

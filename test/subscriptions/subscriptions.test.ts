@@ -5,6 +5,7 @@
  * subscription.* and invoice.* events; another account sees none of it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays } from '../../src/platform/time/calendar.js';
 import { fromSaoPaulo } from '../../src/platform/time/sao-paulo.js';
 import { cardBody, cardEnding } from '../cards/cards.js';
 import { CUSTOMER } from '../sales/fixtures.js';
@@ -101,6 +102,8 @@ const eventsOf = async (id: string) =>
 // tomorrow's subscriptions are due tomorrow: the running scheduler leaves them to the test's advance
 const tomorrowSp = () =>
   new Date(Date.now() + 86_400_000).toLocaleDateString('sv-SE', { timeZone: 'America/Sao_Paulo' });
+const todaySp = () => new Date().toLocaleDateString('sv-SE', { timeZone: 'America/Sao_Paulo' });
+const addDaysSp = addDays;
 const subscribe = (body: Record<string, unknown>) =>
   api<Sub>('POST', '/api/subscriptions', { startDate: tomorrowSp(), ...body });
 
@@ -155,7 +158,14 @@ describe('subscriptions by card', () => {
       cardId,
     });
     expect(made.status, made.text).toBe(201);
-    expect(made.body).toMatchObject({ status: 'active', currentPeriodStart: tomorrowSp(), trialEnd: null });
+    // incomplete until its first period is paid
+    expect(made.body).toMatchObject({
+      status: 'incomplete',
+      currentPeriodStart: tomorrowSp(),
+      trialEnd: null,
+    });
+    // the next charge is the first period's: its start, for a card (never a scheduler's lease)
+    expect(made.body.nextChargeAt).toBe(fromSaoPaulo(`${tomorrowSp()}T00:00:00`).toISOString());
     expect(made.body.billingUrl).toMatch(/\/billing\/[A-Za-z0-9_-]{32}$/);
     expect((await api('GET', `/api/subscriptions/${made.body.id}`, undefined, other)).status).toBe(404);
     const foreign = await advance(made.body.id, other);
@@ -170,7 +180,10 @@ describe('subscriptions by card', () => {
     expect(sales.map((s) => [s.status, s.amount])).toEqual([['PAGO', 9990]]);
     const start = made.body.currentPeriodStart;
     expect(first.body.currentPeriodStart).toBe(start);
-    expect(new Date(first.body.nextChargeAt!).getTime()).toBeGreaterThan(Date.now());
+    // the next period's charge: its first day's start in São Paulo
+    expect(first.body.nextChargeAt).toBe(
+      fromSaoPaulo(`${first.body.currentPeriodEnd}T00:00:00`).toISOString(),
+    );
 
     const second = await advance(made.body.id);
     expect(second.body.status).toBe('active');
@@ -180,6 +193,7 @@ describe('subscriptions by card', () => {
     expect(await eventsOf(made.body.id)).toEqual([
       'subscription.created',
       'invoice.paid',
+      'subscription.activated',
       'invoice.paid',
       'subscription.renewed',
     ]);
@@ -201,18 +215,17 @@ describe('subscriptions by card', () => {
     expect((await salesOf(made.body.id)).length).toBe(0);
     const paid = await advance(made.body.id);
     expect(paid.body).toMatchObject({ status: 'active', currentPeriodStart: made.body.trialEnd });
+    expect((await eventsOf(made.body.id)).slice(-2)).toEqual(['invoice.paid', 'subscription.activated']);
   });
 
-  it('refused: past_due, retried on the retry days, unpaid after the last; a new card reactivates it', async () => {
+  it('a renewal refused: past_due, retried on the retry days, unpaid after the last; a new card reactivates it', async () => {
     const customerId = await customer('dunning@example.com');
+    const good = await savedCard(customerId, '1');
     const refused = await savedCard(customerId, '2');
     const planId = await plan();
-    const made = await subscribe({
-      customerId,
-      planId,
-      paymentMethod: 'CREDIT_CARD',
-      cardId: refused,
-    });
+    const made = await subscribe({ customerId, planId, paymentMethod: 'CREDIT_CARD', cardId: good });
+    expect((await advance(made.body.id)).body.status).toBe('active');
+    expect((await api('PATCH', `/api/subscriptions/${made.body.id}`, { cardId: refused })).status).toBe(200);
     const failed = await advance(made.body.id);
     expect(failed.body.status).toBe('past_due');
     const firstFailure = Date.now();
@@ -227,6 +240,7 @@ describe('subscriptions by card', () => {
       'RECUSADO',
       'RECUSADO',
       'RECUSADO',
+      'PAGO',
     ]);
     const ended = await advance(made.body.id);
     expect(ended.status).toBe(409);
@@ -236,7 +250,6 @@ describe('subscriptions by card', () => {
     expect(mail.subject).toContain('não conseguimos cobrar');
     expect(mail.text).toContain(made.body.billingUrl);
 
-    const good = await savedCard(customerId, '9');
     const changed = await api<Sub>('PATCH', `/api/subscriptions/${made.body.id}`, { cardId: good });
     expect(changed.status, changed.text).toBe(200);
     // the new card is tried at once: the running scheduler takes it within a round
@@ -244,16 +257,79 @@ describe('subscriptions by card', () => {
       const s = await api<Sub>('GET', `/api/subscriptions/${made.body.id}`);
       return s.body.status === 'active' && s.body;
     });
-    expect(back.currentPeriodStart).toBe(made.body.currentPeriodStart);
+    expect(back.currentPeriodStart).toBe(unpaid.body.currentPeriodEnd);
     expect(await eventsOf(made.body.id)).toEqual([
       'subscription.created',
+      'invoice.paid',
+      'subscription.activated',
       'invoice.failed',
       'subscription.past_due',
       'invoice.failed',
       'invoice.failed',
       'invoice.failed',
+      'subscription.unpaid',
       'invoice.paid',
+      'subscription.renewed',
     ]);
+  });
+
+  it('a first period refused stays incomplete through its retries, then incomplete_expired: charged no more', async () => {
+    const customerId = await customer('incompleta@example.com');
+    const refused = await savedCard(customerId, '2');
+    const planId = await plan();
+    const made = await subscribe({ customerId, planId, paymentMethod: 'CREDIT_CARD', cardId: refused });
+    expect(made.body.status).toBe('incomplete');
+    const failed = await advance(made.body.id);
+    expect(failed.body.status).toBe('incomplete');
+    const firstFailure = Date.now();
+    expect(Math.round((new Date(failed.body.nextChargeAt!).getTime() - firstFailure) / 86_400_000)).toBe(1);
+    await advance(made.body.id);
+    await advance(made.body.id);
+    const expired = await advance(made.body.id);
+    expect(expired.body).toMatchObject({ status: 'incomplete_expired', nextChargeAt: null });
+    expect((await advance(made.body.id)).status).toBe(409);
+    // final: a new card does not bring it back
+    const good = await savedCard(customerId, '1');
+    expect((await api('PATCH', `/api/subscriptions/${made.body.id}`, { cardId: good })).status).toBe(409);
+    expect(await eventsOf(made.body.id)).toEqual([
+      'subscription.created',
+      'invoice.failed',
+      'invoice.failed',
+      'invoice.failed',
+      'invoice.failed',
+      'subscription.incomplete_expired',
+    ]);
+  });
+
+  it('a first period not paid within 23 hours expires: the running scheduler ends it and cancels its open charge', async () => {
+    const customerId = await customer();
+    const planId = await plan();
+    const made = await subscribe({ customerId, planId, paymentMethod: 'PIX', startDate: todaySp() });
+    expect(made.status, made.text).toBe(201);
+    // the scheduler issues the first period's charge with due date (today) at once
+    const [open] = await waitUntil(async () => {
+      const sales = await salesOf(made.body.id);
+      return sales.length === 1 && sales;
+    });
+    expect(open!.status).toBe('PENDENTE');
+    const issued = await api<Sub>('GET', `/api/subscriptions/${made.body.id}`);
+    expect(issued.body.status).toBe('incomplete');
+    // while the charge waits for payment, the next charge is the next period's, never a lease
+    expect(issued.body.nextChargeAt).toBe(
+      fromSaoPaulo(`${addDaysSp(issued.body.currentPeriodEnd, -5)}T00:00:00`).toISOString(),
+    );
+    // 23 hours on (and past the charge's due date): its deadline is moved to now rather than waited for
+    await server.runtime.platform.db.query(
+      `UPDATE subscriptions SET incomplete_expires_at = now() WHERE uuid = $1`,
+      [made.body.id],
+    );
+    const expired = await waitUntil(async () => {
+      const s = await api<Sub>('GET', `/api/subscriptions/${made.body.id}`);
+      return s.body.status === 'incomplete_expired' && s.body;
+    });
+    expect(expired.nextChargeAt).toBeNull();
+    await waitUntil(async () => (await salesOf(made.body.id))[0]?.status === 'CANCELADO');
+    expect((await eventsOf(made.body.id)).at(-1)).toBe('subscription.incomplete_expired');
   });
 
   it('change plan at the next period, and cancel at the period end or now', async () => {

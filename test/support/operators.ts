@@ -110,3 +110,27 @@ export async function inviteThroughConsole(
   const mail = await mailbox.waitFor(email, /console de operação/);
   return { answer: res, id: res.body.operator.id, email, token: linkToken(mail, 'convite') };
 }
+
+/** An account put on a fee plan of its own by a finance (or admin) operator, as approval needs one. */
+export async function giveFeePlan(server: TestServer, operator: TestOperator, accountId: number | string) {
+  const created = await call<{ id: number }>('POST', `${server.url}/api/ops/fee-plans`, {
+    headers: operator.ops,
+    body: {
+      name: `Plano ${randomBytes(4).toString('hex')}`,
+      pixPercent: '0.99',
+      pixFixedCents: 0,
+      boletoFixedCents: 0,
+      creditPercent: { '1': '3.49', '2-6': '4.29', '7-12': '4.99' },
+      debitPercent: '1.99',
+      anticipationMonthlyPercent: '3',
+      cashoutFixedCents: 0,
+    },
+  });
+  if (created.status !== 201) throw new Error(`fee plan: ${created.status} ${created.text}`);
+  const assigned = await call('POST', `${server.url}/api/ops/accounts/${accountId}/fee-plan`, {
+    headers: operator.ops,
+    body: { planId: created.body.id },
+  });
+  if (assigned.status !== 200) throw new Error(`fee plan assignment: ${assigned.status} ${assigned.text}`);
+  return created.body.id;
+}

@@ -21,6 +21,8 @@ export interface BillingPageData {
 }
 
 const STATUS: Record<Billing['status'], string> = {
+  incomplete: 'Aguardando o primeiro pagamento',
+  incomplete_expired: 'Encerrada: o primeiro pagamento não foi feito',
   trialing: 'Em período de teste',
   active: 'Ativa',
   past_due: 'Pagamento atrasado',

@@ -96,6 +96,8 @@ export const PIX_KEY_TYPES: Record<string, string> = {
 };
 
 export const SUBSCRIPTION_STATUS: Record<string, string> = {
+  incomplete: 'Aguardando o primeiro pagamento',
+  incomplete_expired: 'Primeiro pagamento não feito',
   trialing: 'Em teste',
   active: 'Ativa',
   past_due: 'Pagamento atrasado',
@@ -129,8 +131,11 @@ export const EVENTS: Record<EventName, string> = {
   'anticipation.paid': 'Antecipação paga',
   'anticipation.rejected': 'Antecipação recusada',
   'subscription.created': 'Assinatura criada',
+  'subscription.activated': 'Assinatura ativada (primeiro período pago)',
   'subscription.renewed': 'Assinatura renovada',
   'subscription.past_due': 'Assinatura com pagamento atrasado',
+  'subscription.unpaid': 'Assinatura sem pagamento após as tentativas',
+  'subscription.incomplete_expired': 'Assinatura encerrada sem o primeiro pagamento',
   'subscription.canceled': 'Assinatura cancelada',
   'invoice.paid': 'Cobrança de assinatura paga',
   'invoice.failed': 'Cobrança de assinatura não paga',
@@ -214,6 +219,8 @@ export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED' | 'PASSWORD_REFU
   INVALID_CREDENTIALS: 'E-mail, senha ou código inválidos.',
   CARD_PAYMENTS_PAUSED:
     'Os pagamentos com cartão desta conta estão pausados para análise (muitas recusas na última hora). Pix e boleto continuam.',
+  FEE_PLAN_REQUIRED:
+    'A conta não tem plano de tarifas e nenhum plano padrão foi definido: escolha um plano para a conta antes de aprová-la.',
 };
 
 /**

@@ -42,6 +42,7 @@ export const ERROR_CODES = [
   'ACCOUNT_SUSPENDED',
   'INVALID_CREDENTIALS',
   'CARD_PAYMENTS_PAUSED',
+  'FEE_PLAN_REQUIRED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -203,6 +203,13 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
     action: 'Talk to the gateway’s support team; Pix and boleto go on.',
     example: 'Card payments of this account are paused for review: too many were refused in the last hour',
   },
+  FEE_PLAN_REQUIRED: {
+    meaning:
+      'The account cannot be approved without prices someone chose: it has no fee plan and FEE_PLAN_DEFAULT names none.',
+    action: 'Assign a fee plan to the account (POST /api/ops/accounts/{id}/fee-plan), then approve it.',
+    example:
+      'The account has no fee plan and FEE_PLAN_DEFAULT names none: assign one (POST /api/ops/accounts/{id}/fee-plan) before approving it',
+  },
   INVALID_CREDENTIALS: {
     meaning: 'The operator’s e-mail, password or two-factor code is wrong.',
     action: 'Check them and try again; repeated failures lock the login for a while.',

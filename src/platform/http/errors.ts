@@ -59,6 +59,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   ACCOUNT_SUSPENDED: 403,
   INVALID_CREDENTIALS: 401,
   CARD_PAYMENTS_PAUSED: 403,
+  FEE_PLAN_REQUIRED: 409,
 };
 
 const SHAPE_B: ReadonlySet<ErrorCode> = new Set(['IP_NOT_ALLOWED', 'INVALID_IP', 'TOO_MANY_IPS']);

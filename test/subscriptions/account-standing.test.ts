@@ -1,0 +1,211 @@
+/**
+ * Subscriptions follow their account's standing, through the real doors: a pending_review account cannot save
+ * cards, create plans or subscriptions (reads stay open); a suspended account's renewals wait (no try, no
+ * dunning, the sandbox's advance refused) and, once it is active again, only the current period is charged; a
+ * closed account's subscriptions are canceled (account_closed) and its open charges cancelled. The running
+ * scheduler of the gateway's own workers does the charging.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cardBody, cardEnding } from '../cards/cards.js';
+import { CUSTOMER } from '../sales/fixtures.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { Mailbox } from '../support/mailbox.js';
+import { createOperator, type TestOperator } from '../support/operators.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
+
+let server: TestServer;
+let mailbox: Mailbox;
+let risk: TestOperator;
+let admin: TestOperator;
+
+beforeAll(async () => {
+  mailbox = await Mailbox.start();
+  server = await startServer({ env: { SMTP_URL: mailbox.url } });
+  risk = await createOperator(server, 'risk');
+  admin = await createOperator(server, 'admin');
+});
+afterAll(async () => {
+  await server?.close();
+  await mailbox?.stop();
+});
+
+const db = () => server.runtime.platform.db;
+const today = () => new Date().toLocaleDateString('sv-SE', { timeZone: 'America/Sao_Paulo' });
+
+const api = <T>(m: TestMerchant, method: string, path: string, body?: unknown) =>
+  call<T & { error?: string; message?: string }>(method, `${server.url}${path}`, {
+    headers: m.keys,
+    ...(body === undefined ? {} : { body }),
+  });
+const ops = (o: TestOperator, path: string, body: unknown = {}) =>
+  call<{ status: string }>('POST', `${server.url}${path}`, { headers: o.ops, body });
+
+async function customerWithCard(m: TestMerchant) {
+  const customer = await api<{ id: string }>(m, 'POST', '/api/customers', CUSTOMER);
+  expect(customer.status, customer.text).toBe(201);
+  const token = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+    headers: { 'x-api-public-key': m.publicKey },
+    body: cardBody(cardEnding('1')),
+  });
+  const card = await api<{ id: string }>(m, 'POST', `/api/customers/${customer.body.id}/cards`, {
+    token: token.body.token,
+  });
+  return { customerId: customer.body.id, cardId: card.body.id, token: token.body.token };
+}
+
+async function plan(m: TestMerchant, methods = ['CREDIT_CARD', 'PIX']) {
+  const made = await api<{ id: string }>(m, 'POST', '/api/plans', {
+    name: 'Academia',
+    amountCents: 9990,
+    interval: 'month',
+    methods,
+  });
+  expect(made.status, made.text).toBe(201);
+  return made.body.id;
+}
+
+const subscriptionRow = async (uuid: string) =>
+  (
+    await db().query<{ status: string; cancel_reason: string | null; period_index: number }>(
+      'SELECT status, cancel_reason, period_index FROM subscriptions WHERE uuid = $1',
+      [uuid],
+    )
+  )[0]!;
+const salesOf = async (uuid: string) =>
+  db().query<{ status: string; items: { title: string }[] }>(
+    `SELECT sa.status, sa.items FROM subscription_charges c
+       JOIN subscriptions su ON su.id = c.subscription_id JOIN sales sa ON sa.id = c.sale_id
+      WHERE su.uuid = $1 ORDER BY sa.id`,
+    [uuid],
+  );
+const factsOf = async (uuid: string) =>
+  (
+    await db().query<{ event_type: string }>(
+      `SELECT event_type FROM notification_events WHERE webhook_body::jsonb->>'id' = $1 ORDER BY created_at, id`,
+      [uuid],
+    )
+  ).map((r) => r.event_type);
+
+describe('subscriptions and the account’s standing', () => {
+  it('pending_review: saving cards, plans and subscriptions answer 403 ACCOUNT_NOT_ACTIVE (shape D); reads stay open', async () => {
+    const m = await createMerchant(server);
+    const { customerId, cardId, token } = await customerWithCard(m);
+    const planId = await plan(m);
+    await db().query("UPDATE accounts SET status = 'pending_review' WHERE id = $1", [m.accountId]);
+    await db().query(`SELECT pg_notify('gateway_auth', '0|acct:${m.accountId}')`);
+    await waitUntil(async () => (await api(m, 'POST', '/api/plans', {})).status === 403);
+    const refused = [
+      await api(m, 'POST', '/api/plans', {
+        name: 'X',
+        amountCents: 100,
+        interval: 'month',
+        methods: ['PIX'],
+      }),
+      await api(m, 'POST', `/api/customers/${customerId}/cards`, { token }),
+      await api(m, 'POST', '/api/subscriptions', {
+        customerId,
+        planId,
+        paymentMethod: 'CREDIT_CARD',
+        cardId,
+      }),
+    ];
+    for (const res of refused) {
+      expect(res.status, res.text).toBe(403);
+      expect(res.body).toEqual({ message: expect.any(String), error: 'ACCOUNT_NOT_ACTIVE' });
+    }
+    expect((await api(m, 'GET', '/api/plans')).status).toBe(200);
+    expect((await api(m, 'GET', '/api/subscriptions')).status).toBe(200);
+    expect((await api(m, 'GET', `/api/customers/${customerId}`)).status).toBe(200);
+    const [{ n }] = (await db().query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM subscriptions WHERE account_id = $1',
+      [m.accountId],
+    )) as [{ n: number }];
+    expect(n).toBe(0);
+  });
+
+  it('suspended: a renewal falling due waits (no try, no dunning, advance refused); active again, the current period alone is charged', async () => {
+    const m = await createMerchant(server);
+    const { customerId, cardId } = await customerWithCard(m);
+    const planId = await plan(m);
+    const made = await api<{ id: string; status: string }>(m, 'POST', '/api/subscriptions', {
+      customerId,
+      planId,
+      paymentMethod: 'CREDIT_CARD',
+      cardId,
+      startDate: today(),
+    });
+    expect(made.body.status).toBe('incomplete');
+    // the running scheduler charges the first period, due today
+    await waitUntil(async () => (await subscriptionRow(made.body.id)).status === 'active', 30_000);
+    expect((await ops(risk, `/api/ops/accounts/${m.accountId}/suspend`, { reason: 'análise' })).status).toBe(
+      200,
+    );
+    // three months pass while it is suspended: the renewals of three periods fall due
+    await db().query(
+      `UPDATE subscriptions SET anchor_date = anchor_date - interval '3 months',
+              current_period_start = current_period_start - interval '3 months',
+              current_period_end = current_period_end - interval '3 months', next_charge_at = now()
+        WHERE uuid = $1`,
+      [made.body.id],
+    );
+    const advanced = await api(m, 'POST', `/api/sandbox/subscriptions/${made.body.id}/advance`);
+    expect(advanced.status).toBe(403);
+    expect(advanced.body.error).toBe('ACCOUNT_SUSPENDED');
+    // two scheduler rounds (every 5 s) pass: nothing tried
+    await new Promise((r) => setTimeout(r, 11_000));
+    expect((await salesOf(made.body.id)).length).toBe(1);
+    expect(await subscriptionRow(made.body.id)).toMatchObject({ status: 'active', period_index: 1 });
+
+    expect((await ops(risk, `/api/ops/accounts/${m.accountId}/reactivate`)).status).toBe(200);
+    await waitUntil(async () => (await salesOf(made.body.id)).length === 2, 30_000);
+    await waitUntil(async () => (await subscriptionRow(made.body.id)).period_index === 4, 30_000);
+    const sales = await salesOf(made.body.id);
+    expect(sales.map((s) => s.status)).toEqual(['PAGO', 'PAGO']);
+    // the period charged is the one running today
+    expect(sales[1]!.items[0]!.title).toContain(`(${today()} a `);
+    const sub = await api<{ status: string; currentPeriodStart: string }>(
+      m,
+      'GET',
+      `/api/subscriptions/${made.body.id}`,
+    );
+    expect(sub.body).toMatchObject({ status: 'active', currentPeriodStart: today() });
+    expect(await factsOf(made.body.id)).not.toContain('subscription.past_due');
+  }, 120_000);
+
+  it('closed: its subscriptions are canceled (account_closed), its open charges cancelled, its keys refused', async () => {
+    const m = await createMerchant(server);
+    const { customerId } = await customerWithCard(m);
+    const planId = await plan(m);
+    const made = await api<{ id: string }>(m, 'POST', '/api/subscriptions', {
+      customerId,
+      planId,
+      paymentMethod: 'PIX',
+      startDate: today(),
+    });
+    expect(made.status, made.text).toBe(201);
+    await waitUntil(async () => (await salesOf(made.body.id))[0]?.status === 'PENDENTE', 30_000);
+    const byRisk = await ops(risk, `/api/ops/accounts/${m.accountId}/close`, { reason: 'encerramento' });
+    expect(byRisk.status).toBe(403); // closing is the admin's
+    const noReason = await ops(admin, `/api/ops/accounts/${m.accountId}/close`);
+    expect(noReason.status).toBe(400);
+    const closed = await ops(admin, `/api/ops/accounts/${m.accountId}/close`, {
+      reason: 'pedido do cliente',
+    });
+    expect(closed.status).toBe(200);
+    expect(closed.body.status).toBe('closed');
+    expect(await subscriptionRow(made.body.id)).toMatchObject({
+      status: 'canceled',
+      cancel_reason: 'account_closed',
+    });
+    expect((await salesOf(made.body.id)).map((s) => s.status)).toEqual(['CANCELADO']);
+    expect((await factsOf(made.body.id)).at(-1)).toBe('subscription.canceled');
+    expect((await api(m, 'GET', '/api/public/balance')).status).toBe(401);
+    await mailbox.waitFor(m.email, /Conta encerrada/);
+    // once closed, it is closed
+    expect((await ops(admin, `/api/ops/accounts/${m.accountId}/close`, { reason: 'de novo' })).status).toBe(
+      409,
+    );
+  }, 90_000);
+});
