@@ -295,7 +295,13 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(processorCallbackRoutes, { settler, processors });
   const disputes = new Disputes(db, queue, mail, config.publicUrl);
   await app.register(disputeRoutes, { db, disputes, apiKey, requireSession });
-  await app.register(recipientRoutes, { recipients, apiKey });
+  await app.register(recipientRoutes, {
+    recipients,
+    apiKey,
+    requireSession,
+    reads,
+    cursorKey: config.secretsKey,
+  });
   await app.register(recipientPanelRoutes, { reads, requireSession });
   const cielo = config.cards.cielo;
   const chargebackSource = cielo ? cieloChargebackSource(db, cielo) : null;

@@ -25,6 +25,7 @@ export {
   recipientBalances,
 } from './ledger.js';
 export { ledgerPanelRoutes } from './panel.routes.js';
+export { type RecipientReceivable, recipientReceivables } from './recipient-receivables.js';
 export {
   receivableBalance,
   receivablesBetween,
@@ -34,3 +35,5 @@ export {
 } from './receivables.js';
 export { type RevenueDay, revenueByDay } from './revenue.js';
 export { Balance, ledgerRoutes } from './routes.js';
+export { StatementPage } from './schemas.js';
+export { Statement, type StatementOwner } from './statement.js';

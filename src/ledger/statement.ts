@@ -33,6 +33,15 @@ const DESCRIPTIONS: Record<string, string> = {
   'withdrawal.cancel': 'Saque cancelado (valor devolvido)',
 };
 
+/**
+ * Whose statement: a merchant account (its id), or one of a platform's recipients (split payments), whose
+ * lines are its own ledger accounts' in the same shape.
+ */
+export type StatementOwner = number | { recipientId: number };
+
+const ownerTag = (owner: StatementOwner): string =>
+  typeof owner === 'number' ? String(owner) : `recipient:${owner.recipientId}`;
+
 /** Where a page starts: the id below which its lines are, and the balances right after its first line. */
 interface Position {
   before: number;
@@ -60,11 +69,11 @@ export class Statement {
 
   async page(
     db: Queryable,
-    accountId: number,
+    owner: StatementOwner,
     q: { limit: number; cursor?: string; from: string | null; to: string | null },
   ): Promise<{ data: StatementLine[]; nextCursor: string | null }> {
-    const position = q.cursor ? this.decode(q.cursor, accountId) : null;
-    const buckets = await bucketsOf(db, accountId);
+    const position = q.cursor ? this.decode(q.cursor, owner) : null;
+    const buckets = await bucketsOf(db, owner);
     if (!buckets) return { data: [], nextCursor: null };
     const start = position ?? (await startOf(db, buckets, q.from, q.to));
     const rows = await entries(db, buckets, start.before, start.lower, q.limit + 1);
@@ -93,37 +102,37 @@ export class Statement {
     return {
       data,
       nextCursor: more
-        ? this.encode({ before: last.id, lower: start.lower, available, blocked }, accountId)
+        ? this.encode({ before: last.id, lower: start.lower, available, blocked }, owner)
         : null,
     };
   }
 
   /** Every line (newest first) for the CSV export, one page of 1,000 at a time. */
-  async *all(db: Queryable, accountId: number, q: { from: string | null; to: string | null }) {
+  async *all(db: Queryable, owner: StatementOwner, q: { from: string | null; to: string | null }) {
     let cursor: string | undefined;
     do {
-      const page = await this.page(db, accountId, { ...q, limit: 1000, cursor });
+      const page = await this.page(db, owner, { ...q, limit: 1000, cursor });
       yield* page.data;
       cursor = page.nextCursor ?? undefined;
     } while (cursor);
   }
 
-  private sign(text: string, accountId: number): string {
+  private sign(text: string, owner: StatementOwner): string {
     return createHmac('sha256', this.key)
-      .update(`statement:${accountId}:${text}`)
+      .update(`statement:${ownerTag(owner)}:${text}`)
       .digest('base64url')
       .slice(0, 22);
   }
 
-  private encode(p: Position, accountId: number): string {
+  private encode(p: Position, owner: StatementOwner): string {
     const text = `${p.before}.${p.lower}.${p.available}.${p.blocked}`;
-    return Buffer.from(`${text}.${this.sign(text, accountId)}`).toString('base64url');
+    return Buffer.from(`${text}.${this.sign(text, owner)}`).toString('base64url');
   }
 
-  private decode(cursor: string, accountId: number): Position {
+  private decode(cursor: string, owner: StatementOwner): Position {
     const raw = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
     const m = /^((\d{1,16})\.(\d{1,16})\.(-?\d{1,16})\.(-?\d{1,16}))\.([A-Za-z0-9_-]{22})$/.exec(raw);
-    if (!m || !constantTimeEqual(m[6]!, this.sign(m[1]!, accountId))) {
+    if (!m || !constantTimeEqual(m[6]!, this.sign(m[1]!, owner))) {
       throw validation('cursor is not one this list gave');
     }
     const [before, lower, available, blocked] = m.slice(2, 6).map(Number) as [number, number, number, number];
@@ -131,16 +140,18 @@ export class Statement {
   }
 }
 
-/** The account's two buckets (ledger account ids) and their balances; null before its first entry. */
+/** The owner's two buckets (ledger account ids) and their balances; null before its first entry. */
 export interface Buckets {
   available: { id: number; balance: number };
   blocked: { id: number; balance: number };
 }
 
-export async function bucketsOf(db: Queryable, accountId: number): Promise<Buckets | null> {
+export async function bucketsOf(db: Queryable, owner: StatementOwner): Promise<Buckets | null> {
   const rows = await db.query<{ id: number; bucket: 'available' | 'blocked'; balance: number }>(
-    'SELECT id, bucket, balance FROM ledger_accounts WHERE account_id = $1',
-    [accountId],
+    typeof owner === 'number'
+      ? 'SELECT id, bucket, balance FROM ledger_accounts WHERE account_id = $1'
+      : 'SELECT id, bucket, balance FROM ledger_accounts WHERE recipient_id = $1',
+    [typeof owner === 'number' ? owner : owner.recipientId],
   );
   const available = rows.find((r) => r.bucket === 'available');
   const blocked = rows.find((r) => r.bucket === 'blocked');

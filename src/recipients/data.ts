@@ -11,12 +11,14 @@ export interface RecipientRow {
   pix_key: string;
   pix_key_type: string;
   transfer_interval: 'manual' | 'daily' | 'weekly';
+  /** False: it takes no new split (its balance, receivables and payouts go on). */
+  active: boolean;
   created_at: Date;
 }
 
 export async function insertRecipient(
   tx: Queryable,
-  r: Omit<RecipientRow, 'id' | 'created_at'>,
+  r: Omit<RecipientRow, 'id' | 'created_at' | 'active'>,
 ): Promise<RecipientRow> {
   const [row] = await tx.query<RecipientRow>(
     `INSERT INTO recipients (uuid, account_id, name, document, email, pix_key, pix_key_type, transfer_interval)
@@ -65,4 +67,26 @@ export async function listRecipients(
     [accountId, before, limit],
   );
   return rows.map((r) => ({ ...r, id: Number(r.id), account_id: Number(r.account_id) }));
+}
+
+/** The fields of a recipient that may change (never its document, account or uuid). */
+export type RecipientChanges = Partial<
+  Pick<RecipientRow, 'name' | 'email' | 'pix_key' | 'pix_key_type' | 'transfer_interval' | 'active'>
+>;
+
+/** Changes the recipient's given fields; the row as it is after, null when it is not the account's. */
+export async function updateRecipient(
+  q: Queryable,
+  accountId: number,
+  id: number,
+  changes: RecipientChanges,
+): Promise<RecipientRow | null> {
+  const columns = Object.keys(changes) as (keyof RecipientChanges)[];
+  const sets = columns.map((c, i) => `${c} = $${i + 3}`);
+  const [row] = await q.query<RecipientRow>(
+    `UPDATE recipients SET ${sets.length > 0 ? sets.join(', ') : 'id = id'}
+      WHERE id = $1 AND account_id = $2 RETURNING *`,
+    [id, accountId, ...columns.map((c) => changes[c])],
+  );
+  return row ? { ...row, id: Number(row.id), account_id: Number(row.account_id) } : null;
 }

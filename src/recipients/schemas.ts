@@ -2,7 +2,10 @@ import { Type } from 'typebox';
 
 export const RecipientBody = Type.Object(
   {
-    name: Type.Unknown({ description: 'The recipient’s name, 1–200 characters' }),
+    name: Type.Unknown({
+      description:
+        'The recipient’s name, 1–200 characters of one line of plain text: no link, web address, domain name or IP address (it is printed in e-mails)',
+    }),
     document: Type.Unknown({ description: 'CPF (11 digits) or CNPJ (14 digits), punctuation allowed' }),
     email: Type.Unknown({ description: 'An e-mail address' }),
     pixKey: Type.Unknown({ description: 'Where its cashouts are paid' }),
@@ -36,6 +39,9 @@ export const Recipient = Type.Object({
   pixKey: Type.String(),
   pixKeyType: Type.String(),
   transferInterval: Type.Union([Type.Literal('manual'), Type.Literal('daily'), Type.Literal('weekly')]),
+  active: Type.Boolean({
+    description: 'false: it takes no new split (400); its balance, receivables and payouts go on',
+  }),
   createdAt: Type.String({ format: 'date-time' }),
 });
 
@@ -86,4 +92,84 @@ export const PanelRecipientPage = Type.Object({
     }),
   ),
   nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const RecipientPatchBody = Type.Object(
+  {
+    name: Type.Optional(Type.Unknown({ description: 'As at creation: 1–200 characters, plain text' })),
+    email: Type.Optional(Type.Unknown({ description: 'An e-mail address' })),
+    pixKey: Type.Optional(
+      Type.Unknown({
+        description: 'Where its cashouts are paid; checked against pixKeyType (the new or current)',
+      }),
+    ),
+    pixKeyType: Type.Optional(
+      Type.Unknown({ description: 'CPF, CNPJ, EMAIL, PHONE or RANDOM (with a pixKey of that type)' }),
+    ),
+    transferInterval: Type.Optional(Type.Unknown({ description: 'manual, daily or weekly' })),
+    active: Type.Optional(
+      Type.Unknown({
+        description:
+          'false: it takes no new split (a charge, link, checkout session or subscription naming it → 400); its balance, receivables and payouts (automatic ones too) go on. true: it takes splits again',
+      }),
+    ),
+    document: Type.Optional(
+      Type.Unknown({ description: 'Never changes: a body with a document is refused (400 naming it)' }),
+    ),
+  },
+  { examples: [{ name: 'Loja da Ana Ltda', active: false }] },
+);
+
+export const RecipientReceivablesQuery = Type.Object({
+  from: Type.Optional(Type.String({ description: 'YYYY-MM-DD, default today (São Paulo)' })),
+  to: Type.Optional(
+    Type.String({ description: 'YYYY-MM-DD, default from + 90 days; at most 366 days after from' }),
+  ),
+});
+
+export const RecipientReceivablesBody = Type.Object(
+  {
+    data: Type.Array(
+      Type.Object({
+        date: Type.String({ description: 'YYYY-MM-DD (São Paulo): when it reaches available' }),
+        amountCents: Type.Integer(),
+        saleId: Type.String({ format: 'uuid' }),
+        installment: Type.Integer({ description: 'Which installment of the card sale (1, 2, …)' }),
+      }),
+    ),
+    totalCents: Type.Integer({ description: 'The sum of data' }),
+  },
+  {
+    description: "A recipient's card installments not yet settled, by the date each reaches available",
+    examples: [
+      {
+        data: [
+          {
+            date: '2026-12-25',
+            amountCents: 3067,
+            saleId: '0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41',
+            installment: 1,
+          },
+        ],
+        totalCents: 3067,
+      },
+    ],
+  },
+);
+
+export const RecipientCursorQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
+});
+
+export const RecipientStatementQuery = Type.Object({
+  from: Type.Optional(Type.String({ description: 'At or after (ISO 8601)' })),
+  to: Type.Optional(
+    Type.String({
+      description:
+        'Before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601)',
+    }),
+  ),
+  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
 });

@@ -14,6 +14,7 @@ export {
   type OpsWithdrawalQueue,
   opsWithdrawals,
 } from './ops.data.js';
+export { listWithdrawals } from './panel.data.js';
 export { withdrawalPanelRoutes } from './panel.routes.js';
 export { handlePayoutCallback } from './payouts/payouts.js';
 export { type PayoutProviders, payoutProviders } from './payouts/providers.js';
@@ -22,6 +23,6 @@ export { startOverdueCheck, startPayoutWorker } from './payouts/worker.js';
 export { PIX_KEY_TYPES, type PixKeyType, pixKeyProblem } from './pix-key.js';
 export { decideHeld, holdUnsent, type ReviewDecision, releaseAccount } from './review.js';
 export { cashoutRoutes, type PayoutRecipient } from './routes.js';
-export { WithdrawalLookup } from './schemas.js';
+export { WithdrawalLookup, WithdrawalPage } from './schemas.js';
 export { transition } from './state.js';
 export { lookupView } from './views.js';
