@@ -4,6 +4,7 @@ import type { Db } from '../platform/db/db.js';
 import { notFound, validation } from '../platform/errors/app-error.js';
 import { isUuid } from '../platform/ids/public-ids.js';
 import { encodeCursor } from '../platform/paging/pagination.js';
+import { nameProblem } from '../platform/text/names.js';
 import { normalizeCustomer } from '../sales/index.js';
 import { type CustomerRow, findCustomer, insertCustomer, listCustomers } from './data.js';
 
@@ -41,6 +42,9 @@ export class Customers {
   async create(accountId: number, input: CustomerInput): Promise<CustomerView> {
     // the same checks as a charge's customer: name, e-mail, CPF/CNPJ check digits, phone digits
     const c = normalizeCustomer({ ...input, phone: input.phone ?? '' });
+    // the gateway prints a customer's name in the e-mails it sends them: checked as every printed name
+    const problem = nameProblem(c.name, { maxLength: 200 });
+    if (problem) throw validation(`name ${problem}`);
     return view(await insertCustomer(this.db, { uuid: randomUUID(), accountId, ...c }), []);
   }
 

@@ -2,7 +2,7 @@ import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
 import { unseal } from '../platform/crypto/sealed.js';
 import type { Queryable } from '../platform/db/db.js';
 import { formatBrl } from '../platform/money/money.js';
-import { greeting } from '../platform/text/names.js';
+import { greeting, nameForMail } from '../platform/text/names.js';
 import type { SaleRow } from '../sales/index.js';
 import type { SubscriptionRow } from './data.js';
 import type { Subscriber, SubscriptionView } from './subscriptions.js';
@@ -12,6 +12,19 @@ type Outbox = MailOutbox & { publicUrl: string };
 const billingUrl = (mail: Outbox, sub: SubscriptionRow) =>
   `${mail.publicUrl}/billing/${unseal(mail.key, sub.billing_token_sealed)}`;
 const brDate = (date: string) => date.split('-').reverse().join('/');
+/**
+ * "a assinatura Plano Ouro", or "a sua assinatura" for a plan name an e-mail may not print (one stored before
+ * names were checked that a mail client could make a link of).
+ */
+const subscriptionOf = (who: Subscriber) => {
+  const plan = nameForMail(who.plan.name, '');
+  return plan ? `a assinatura ${plan}` : 'a sua assinatura';
+};
+const subjectOf = (who: Subscriber, what: string) => {
+  const plan = nameForMail(who.plan.name, '');
+  return plan ? `${plan}: ${what}` : `Sua assinatura: ${what}`;
+};
+const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** A PIX or boleto period's charge, to the customer: what to pay, and their page. Once per sale. */
 export async function mailCharge(
@@ -29,10 +42,10 @@ export async function mailCharge(
     cause: `subscription-charge:${sale.uuid}`,
     to: who.customer.email,
     ...renderMail({
-      subject: `${who.plan.name}: cobrança de ${amount}`,
+      subject: subjectOf(who, `cobrança de ${amount}`),
       paragraphs: [
         greeting(who.customer.name),
-        `A assinatura ${who.plan.name} tem uma cobrança de ${amount} pelo período de ${brDate(period.start)} a ${brDate(period.end)}.`,
+        `${capital(subscriptionOf(who))} tem uma cobrança de ${amount} pelo período de ${brDate(period.start)} a ${brDate(period.end)}.`,
         boleto
           ? `Boleto com vencimento em ${brDate(boleto.dueDate)}. Linha digitável: ${boleto.digitableLine}. PDF: ${boleto.pdfUrl}`
           : `Pix com vencimento em ${brDate(dueDate)}. Pague com o Pix copia e cola: ${sale.pix_key}`,
@@ -62,12 +75,12 @@ export async function mailFailure(
     cause: `subscription-failed:${sub.uuid}:${sub.period_index}:${attempt}`,
     to: who.customer.email,
     ...renderMail({
-      subject: `${who.plan.name}: não conseguimos cobrar ${amount}`,
+      subject: subjectOf(who, `não conseguimos cobrar ${amount}`),
       paragraphs: [
         greeting(who.customer.name),
         sub.payment_method === 'CREDIT_CARD'
-          ? `O cartão da assinatura ${who.plan.name} recusou a cobrança de ${amount}.`
-          : `A cobrança de ${amount} da assinatura ${who.plan.name} não foi paga.`,
+          ? `O cartão d${subscriptionOf(who)} recusou a cobrança de ${amount}.`
+          : `A cobrança de ${amount} d${subscriptionOf(who)} não foi paga.`,
         next,
       ],
       action: {

@@ -7,6 +7,7 @@ import { type Db, isUniqueViolation, type Queryable } from '../platform/db/db.js
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import { isUuid } from '../platform/ids/public-ids.js';
 import { encodeCursor } from '../platform/paging/pagination.js';
+import { nameProblem } from '../platform/text/names.js';
 import { addDays } from '../platform/time/calendar.js';
 import {
   findRecurrence,
@@ -268,6 +269,15 @@ export function endSubscription(
 
 const MAX_AMOUNT = 100_000_000;
 const METHODS: readonly SubscriptionMethod[] = ['CREDIT_CARD', 'PIX', 'BOLETO'];
+
+/** A plan's name: printed in its subscribers' e-mails, so checked as every printed name (400 naming it). */
+function planName(raw: string): string {
+  const name = raw.trim();
+  if (!name) throw validation('name must not be blank');
+  const problem = nameProblem(name, { maxLength: 200 });
+  if (problem) throw validation(`name ${problem}`);
+  return name;
+}
 /** A merchant's plans and subscriptions (API keys); another account's are not found. */
 export class Subscriptions {
   constructor(
@@ -294,8 +304,7 @@ export class Subscriptions {
     if (!Number.isInteger(input.amountCents) || input.amountCents < 1 || input.amountCents > MAX_AMOUNT) {
       throw validation(`amountCents must be a whole number of cents from 1 to ${MAX_AMOUNT}`);
     }
-    const name = input.name.trim();
-    if (!name) throw validation('name must not be blank');
+    const name = planName(input.name);
     // every period is a sale of this amount: one whose fee takes it whole could never be charged
     for (const paymentMethod of methods)
       await saleFees(this.db, accountId, input.amountCents, { paymentMethod });
@@ -329,8 +338,7 @@ export class Subscriptions {
   /** Renames or (de)activates a plan; its amount never changes (a new price is a new plan). */
   async updatePlan(accountId: number, id: string, change: { name?: string; active?: boolean }) {
     const plan = await this.ownedPlan(this.db, accountId, id);
-    const name = change.name?.trim();
-    if (change.name !== undefined && !name) throw validation('name must not be blank');
+    const name = change.name === undefined ? undefined : planName(change.name);
     return planView(await updatePlan(this.db, plan.id, { name, active: change.active }));
   }
 
