@@ -24,9 +24,9 @@ import { waitUntil } from '../support/wait.js';
  * `localhost:3000` is read as it).
  *
  * The fence's info string says how a block runs (the convention README.md states under "Tests"):
- * - ```sh             run to completion; it must exit 0, print no error body (`"success":false`, `"error":{`),
- *                     and print every answer its comments show (a comment line that is a JSON object alone, a
- *                     note in parentheses after it allowed: `# {"available":0,…}   (cents)`);
+ * - ```sh             run to completion; it must exit 0, print no error body (`"success":false`, an `"error":`
+ *                     code or object), and print every answer its comments show (a comment line that is a JSON
+ *                     object alone, a note in parentheses after it allowed: `# {"available":0,…}   (cents)`);
  * - ```sh background  started and left running (a server, `gateway listen`): ready when the URL its comment names
  *                     answers, or at its first line of output; stopped (SIGTERM) when the page is done;
  * - ```sh manual      not run here: a production host, a service manager, a cloud account, or the test suite
@@ -53,12 +53,15 @@ function fences(page: string): Fence[] {
   const lines = readFileSync(path.join(ROOT, page), 'utf8').split('\n');
   const found: Fence[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^```(.*)$/.exec(lines[i]!);
+    // a fence may be indented (a block inside a list item): its lines lose that indentation
+    const open = /^( *)```(.*)$/.exec(lines[i]!);
     if (!open) continue;
-    const [lang = '', ...words] = open[1]!.trim().split(/\s+/);
+    const indent = open[1]!;
+    const [lang = '', ...words] = open[2]!.trim().split(/\s+/);
     const start = i;
-    while (++i < lines.length && lines[i] !== '```');
-    found.push({ page, line: start + 1, lang, words, code: `${lines.slice(start + 1, i).join('\n')}\n` });
+    while (++i < lines.length && lines[i] !== `${indent}\`\`\``);
+    const code = lines.slice(start + 1, i).map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l));
+    found.push({ page, line: start + 1, lang, words, code: `${code.join('\n')}\n` });
   }
   return found;
 }
@@ -149,15 +152,21 @@ async function stop(run: Run): Promise<void> {
 
 /** What a page tells its reader to obtain before its blocks, obtained as the page says, by the commands it names. */
 type Given = (page: Page) => Promise<Record<string, string>>;
+/** The README's "create an account first: `npx gateway accounts create …`", as written: the id it prints. */
+async function readmeAccount(page: Page): Promise<string> {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const create = /`(npx gateway accounts create [^`]+)`/.exec(readme)?.[1];
+  expect(create, 'the README says how to create the first account').toBeDefined();
+  const account = /created account (\d+)/.exec(await page.sh(create!))?.[1];
+  expect(account).toBeDefined();
+  return account!;
+}
+
 const GIVEN: Record<string, Given> = {
-  // "create an account first: `npx gateway accounts create …`", "create a key pair" (`gateway keys create`), and
-  // for the example stores "the secret of a webhook pointed at the shop's /webhooks" (`gateway webhooks create`)
+  // the README's account, "create a key pair" (`gateway keys create`), and for the example stores "the secret of a
+  // webhook pointed at the shop's /webhooks" (`gateway webhooks create`)
   'README.md': async (page) => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const create = /`(npx gateway accounts create [^`]+)`/.exec(readme)?.[1];
-    expect(create, 'the README says how to create the first account').toBeDefined();
-    const account = /created account (\d+)/.exec(await page.sh(create!))?.[1];
-    expect(account).toBeDefined();
+    const account = await readmeAccount(page);
     const keys = JSON.parse(await page.sh(`npx gateway keys create --account ${account} --name docs --json`));
     const hook = JSON.parse(
       await page.sh(
@@ -173,6 +182,11 @@ const GIVEN: Record<string, Given> = {
       GATEWAY_WEBHOOK_SECRET: hook.secret,
     };
   },
+  // "with the account's id in ACCOUNT_ID (`gateway accounts create` printed it)", "the new one in NEW_PASSWORD"
+  'docs/operations.md': async (page) => ({
+    ACCOUNT_ID: await readmeAccount(page),
+    NEW_PASSWORD: 'outra-senha-bem-longa',
+  }),
 };
 
 class Page {
@@ -263,7 +277,7 @@ class Page {
     const exit = await run.closed;
     clearTimeout(timer);
     expect(exit, shown()).toBe(0);
-    expect(run.stdout(), shown()).not.toMatch(/"success":\s*false|"error":\s*\{/);
+    expect(run.stdout(), shown()).not.toMatch(/"success":\s*false|"error":\s*["{]/);
     // the answers the block's comments show
     for (const m of code.matchAll(/^\s*#\s*(\{.*\})(\s+\(.*\))?\s*$/gm)) {
       const expected = JSON.stringify(JSON.parse(m[1]!));
