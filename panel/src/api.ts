@@ -46,6 +46,9 @@ export type PaymentMethod = 'PIX' | 'BOLETO' | 'CREDIT_CARD';
 export type Withdrawal = Static<typeof Withdrawals.WithdrawalLookup>;
 export type RecipientPage = Static<typeof Recipients.PanelRecipientPage>;
 export type Recipient = RecipientPage['data'][number];
+export type RecipientReceivables = Static<typeof Recipients.RecipientReceivablesBody>;
+/** A recipient as PATCH answers it: the API's Recipient (its document whole, no balance). */
+export type RecipientChanged = Static<typeof Recipients.Recipient>;
 export type WithdrawalCreated = Static<typeof Withdrawals.WithdrawalCreated>;
 export type WithdrawalPage = Static<typeof Withdrawals.WithdrawalPage>;
 export type FeePreview = Static<typeof Withdrawals.FeePreview>;
@@ -315,6 +318,21 @@ export const api = {
   sandbox: () => request<{ enabled: boolean }>('GET', '/api/panel/sandbox'),
   recipients: (cursor?: string) =>
     request<RecipientPage>('GET', `/api/panel/recipients${query({ limit: '50', cursor })}`),
+  // a recipient's own routes: the integrator's by key, the panel's by its session (one handler, two doors)
+  recipientReceivables: (id: string) =>
+    request<RecipientReceivables>('GET', `/api/recipients/${encodeURIComponent(id)}/receivables`),
+  recipientWithdrawals: (id: string, cursor?: string) =>
+    request<WithdrawalPage>(
+      'GET',
+      `/api/recipients/${encodeURIComponent(id)}/withdrawals${query({ limit: '20', cursor })}`,
+    ),
+  recipientStatement: (id: string, cursor?: string) =>
+    request<StatementPage>(
+      'GET',
+      `/api/recipients/${encodeURIComponent(id)}/statement${query({ limit: '20', cursor })}`,
+    ),
+  updateRecipient: (id: string, body: { name?: string; active?: boolean }) =>
+    request<RecipientChanged>('PATCH', `/api/recipients/${encodeURIComponent(id)}`, body),
   withdrawals: (f: Record<string, string | undefined>) =>
     request<WithdrawalPage>('GET', `/api/withdrawals${query(f)}`),
   withdrawal: (id: string) => request<Withdrawal>('GET', `/api/withdrawals/${encodeURIComponent(id)}`),

@@ -1,6 +1,7 @@
 /**
  * The panel's Recebedores in Debian's chromium: the platform's recipients with their balances, one recipient's
- * sales (with its share) and withdrawals, and another's latest automatic payout (skipped, and why).
+ * sales (with its share), withdrawals and statement, renamed and deactivated there, and another's latest
+ * automatic payout (skipped, and why).
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,7 +83,29 @@ describe('Recebedores', () => {
     const withdrawals = page.getByRole('table', { name: 'Saques de Ateliê da Ana' });
     await withdrawals.getByRole('cell', { name: 'ana@example.com', exact: true }).waitFor();
     expect(text(await withdrawals.innerText())).toContain('R$ 120,00');
+    // its statement: the sale's share in, the withdrawal held
+    const statement = page.getByRole('table', { name: 'Extrato de Ateliê da Ana' });
+    await statement.getByRole('cell', { name: 'Venda paga (valor líquido)' }).waitFor();
+    expect(text(await statement.innerText())).toContain('Saque solicitado (valor bloqueado)');
     await shot(page, 'recipients-02-detail');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // renamed and deactivated from the panel: the same route an integrator's key opens
+    await page.getByLabel('Nome', { exact: true }).fill('Ateliê Ana Ltda');
+    await page.getByRole('button', { name: 'Renomear' }).click();
+    await page.getByRole('status').filter({ hasText: 'Nome alterado.' }).waitFor();
+    await page.getByRole('button', { name: 'Desativar o recebedor Ateliê Ana Ltda' }).click();
+    await page.getByRole('status').filter({ hasText: 'Recebedor desativado.' }).waitFor();
+    await list.getByRole('cell', { name: 'Inativo', exact: true }).waitFor();
+    const now = await call<{ name: string; active: boolean }>(
+      'GET',
+      `${server.url}/api/recipients/${ana.id}`,
+      {
+        headers: m.keys,
+      },
+    );
+    expect(now.body).toMatchObject({ name: 'Ateliê Ana Ltda', active: false });
+    await shot(page, 'recipients-02c-deactivated');
     expect(await seriousViolations(page)).toEqual([]);
 
     await page.getByRole('button', { name: 'Detalhes do recebedor Seu João' }).click();
@@ -104,10 +127,10 @@ describe('Recebedores', () => {
       .getByRole('link', { name: 'Recebedores' })
       .click();
     // (on a phone each cell reads as "heading: value")
-    await phone.getByRole('button', { name: 'Detalhes do recebedor Ateliê da Ana' }).waitFor();
+    await phone.getByRole('button', { name: 'Detalhes do recebedor Ateliê Ana Ltda' }).waitFor();
     await expect.poll(() => phone.title()).toBe('Recebedores · Painel do lojista');
-    await phone.getByRole('button', { name: 'Detalhes do recebedor Ateliê da Ana' }).click();
-    await phone.getByRole('table', { name: 'Saques de Ateliê da Ana' }).getByRole('row').nth(1).waitFor();
+    await phone.getByRole('button', { name: 'Detalhes do recebedor Ateliê Ana Ltda' }).click();
+    await phone.getByRole('table', { name: 'Saques de Ateliê Ana Ltda' }).getByRole('row').nth(1).waitFor();
     const overflow = await phone.evaluate<number>(
       'document.documentElement.scrollWidth - document.documentElement.clientWidth',
     );

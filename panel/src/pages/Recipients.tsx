@@ -1,7 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Recipient, type Sale, type Withdrawal } from '../api';
+import {
+  api,
+  can,
+  type Recipient,
+  type RecipientReceivables,
+  type Sale,
+  type StatementLine,
+  type Withdrawal,
+} from '../api';
 import { date, day, money, moneyText } from '../ui/format';
-import { Card, DetailsButton, ErrorText, Table } from '../ui/kit';
+import { Card, DetailsButton, ErrorText, Table, useAttempt } from '../ui/kit';
 import {
   errorMeaning,
   label,
@@ -14,7 +22,8 @@ import {
 
 /**
  * Recebedores (split payments): the account's recipients with their balances; a recipient's details show the
- * sales whose split includes it (with its share) and its withdrawals.
+ * sales whose split includes it (with its share), its receivables, withdrawals and statement (the API's own
+ * recipient routes, by the session), and let whoever may move money rename or deactivate it.
  */
 export function Recipients() {
   const [rows, setRows] = useState<Recipient[]>([]);
@@ -44,13 +53,14 @@ export function Recipients() {
       <ErrorText error={error} />
       <Table
         label="Recebedores"
-        head={['Nome', 'Documento', 'Repasse', 'Disponível', 'Bloqueado', 'A receber', '']}
+        head={['Nome', 'Documento', 'Situação', 'Repasse', 'Disponível', 'Bloqueado', 'A receber', '']}
         empty={loaded && rows.length === 0 && !error && 'Nenhum recebedor cadastrado.'}
       >
         {rows.map((r) => (
           <tr key={r.id}>
             <td class="text">{r.name}</td>
             <td>{r.document}</td>
+            <td>{r.active ? 'Ativo' : 'Inativo'}</td>
             <td>{label(TRANSFER_INTERVALS, r.transferInterval)}</td>
             <td class="money">{money(r.balance.available)}</td>
             <td class="money">{money(r.balance.blocked)}</td>
@@ -66,32 +76,73 @@ export function Recipients() {
           Carregar mais
         </button>
       )}
-      {selected && <RecipientDetail recipient={selected} onClose={() => setSelected(null)} />}
+      {selected && (
+        <RecipientDetail
+          key={selected.id}
+          recipient={selected}
+          onChanged={(changed) => {
+            const next = { ...selected, name: changed.name, active: changed.active };
+            setSelected(next);
+            setRows((prev) => prev.map((r) => (r.id === next.id ? next : r)));
+          }}
+          onClose={() => setSelected(null)}
+        />
+      )}
     </>
   );
 }
 
-function RecipientDetail({ recipient, onClose }: { recipient: Recipient; onClose: () => void }) {
+function RecipientDetail({
+  recipient,
+  onChanged,
+  onClose,
+}: {
+  recipient: Recipient;
+  onChanged: (changed: { name: string; active: boolean }) => void;
+  onClose: () => void;
+}) {
   const [sales, setSales] = useState<Sale[] | null>(null);
+  const [receivables, setReceivables] = useState<RecipientReceivables | null>(null);
   const [withdrawals, setWithdrawals] = useState<Withdrawal[] | null>(null);
+  const [withdrawalsCursor, setWithdrawalsCursor] = useState<string | null>(null);
+  const [lines, setLines] = useState<StatementLine[] | null>(null);
+  const [linesCursor, setLinesCursor] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const moreWithdrawals = (after?: string) =>
+    api
+      .recipientWithdrawals(recipient.id, after)
+      .then((p) => {
+        setWithdrawals((prev) => (after ? [...(prev ?? []), ...p.data] : p.data));
+        setWithdrawalsCursor(p.nextCursor);
+      })
+      .catch(setError);
+  const moreLines = (after?: string) =>
+    api
+      .recipientStatement(recipient.id, after)
+      .then((p) => {
+        setLines((prev) => (after ? [...(prev ?? []), ...p.data] : p.data));
+        setLinesCursor(p.nextCursor);
+      })
+      .catch(setError);
   useEffect(() => {
-    setSales(null);
-    setWithdrawals(null);
-    setError(null);
     api
       .sales({ recipientId: recipient.id, limit: '20' })
       .then((p) => setSales(p.data))
       .catch(setError);
-    api
-      .withdrawals({ recipientId: recipient.id, limit: '20' })
-      .then((p) => setWithdrawals(p.data))
-      .catch(setError);
+    api.recipientReceivables(recipient.id).then(setReceivables).catch(setError);
+    void moreWithdrawals();
+    void moreLines();
   }, [recipient.id]);
   const share = (s: Sale) => s.split?.find((p) => p.recipientId === recipient.id)?.netCents ?? null;
   return (
     <Card title={recipient.name} reveal={recipient.id}>
       <dl class="detail">
+        <dt>Situação</dt>
+        <dd>
+          {recipient.active
+            ? 'Ativo'
+            : 'Inativo: não entra em novas divisões de venda; saldo, recebíveis e repasses continuam.'}
+        </dd>
         <dt>Documento</dt>
         <dd>{recipient.document}</dd>
         <dt>E-mail</dt>
@@ -113,6 +164,7 @@ function RecipientDetail({ recipient, onClose }: { recipient: Recipient; onClose
         <dt>Cadastrado em</dt>
         <dd>{date(recipient.createdAt)}</dd>
       </dl>
+      {can('withdrawals.create') && <RecipientChanges recipient={recipient} onChanged={onChanged} />}
       <ErrorText error={error} />
       <h3>Vendas</h3>
       <Table
@@ -142,6 +194,29 @@ function RecipientDetail({ recipient, onClose }: { recipient: Recipient; onClose
           );
         })}
       </Table>
+      <h3>Recebíveis</h3>
+      <p class="muted">Parcelas de cartão ainda por liberar (próximos 90 dias).</p>
+      <Table
+        label={`Recebíveis de ${recipient.name}`}
+        head={['Data', 'Venda', 'Parcela', 'Valor']}
+        empty={receivables !== null && receivables.data.length === 0 && 'Nenhuma parcela a receber.'}
+      >
+        {(receivables?.data ?? []).map((r) => (
+          <tr key={`${r.saleId}:${r.installment}`}>
+            <td>{day(r.date)}</td>
+            <td>
+              <a href={`#/vendas/${r.saleId}`}>{r.saleId.slice(0, 8)}</a>
+            </td>
+            <td>{r.installment}</td>
+            <td class="money">{money(r.amountCents)}</td>
+          </tr>
+        ))}
+      </Table>
+      {receivables !== null && receivables.data.length > 0 && (
+        <p>
+          Total a receber: <strong>{money(receivables.totalCents)}</strong>
+        </p>
+      )}
       <h3>Saques</h3>
       <Table
         label={`Saques de ${recipient.name}`}
@@ -158,10 +233,92 @@ function RecipientDetail({ recipient, onClose }: { recipient: Recipient; onClose
           </tr>
         ))}
       </Table>
+      {withdrawalsCursor && (
+        <button type="button" class="secondary" onClick={() => void moreWithdrawals(withdrawalsCursor)}>
+          Mais saques
+        </button>
+      )}
+      <h3>Extrato</h3>
+      <Table
+        label={`Extrato de ${recipient.name}`}
+        head={['Data', 'Descrição', 'Disponível', 'Bloqueado', 'Saldo disponível']}
+        empty={lines !== null && lines.length === 0 && 'Nenhum lançamento.'}
+      >
+        {(lines ?? []).map((l) => (
+          <tr key={l.id}>
+            <td>{date(l.createdAt)}</td>
+            <td class="text">{l.description}</td>
+            <td class="money">{money(l.availableDelta)}</td>
+            <td class="money">{money(l.blockedDelta)}</td>
+            <td class="money">{money(l.availableAfter)}</td>
+          </tr>
+        ))}
+      </Table>
+      {linesCursor && (
+        <button type="button" class="secondary" onClick={() => void moreLines(linesCursor)}>
+          Mais lançamentos
+        </button>
+      )}
       <button type="button" class="secondary" onClick={onClose}>
         Fechar
       </button>
     </Card>
+  );
+}
+
+/** Rename, deactivate or reactivate a recipient (PATCH /api/recipients/{id}; its document never changes). */
+function RecipientChanges({
+  recipient,
+  onChanged,
+}: {
+  recipient: Recipient;
+  onChanged: (changed: { name: string; active: boolean }) => void;
+}) {
+  const [name, setName] = useState(recipient.name);
+  const [done, setDone] = useState('');
+  const { error, attempt } = useAttempt(() => setDone(''));
+  return (
+    <>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void attempt(async () => {
+            const changed = await api.updateRecipient(recipient.id, { name: name.trim() });
+            onChanged(changed);
+            setDone('Nome alterado.');
+          });
+        }}
+      >
+        <div>
+          <label for="r-name">Nome</label>
+          <input
+            id="r-name"
+            required
+            maxLength={200}
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+        </div>
+        <button type="submit">Renomear</button>
+        <button
+          type="button"
+          class="secondary"
+          aria-label={`${recipient.active ? 'Desativar' : 'Reativar'} o recebedor ${recipient.name}`}
+          onClick={() =>
+            void attempt(async () => {
+              const changed = await api.updateRecipient(recipient.id, { active: !recipient.active });
+              onChanged(changed);
+              setDone(changed.active ? 'Recebedor reativado.' : 'Recebedor desativado.');
+            })
+          }
+        >
+          {recipient.active ? 'Desativar' : 'Reativar'}
+        </button>
+      </form>
+      {done && <p role="status">{done}</p>}
+      <ErrorText error={error} />
+    </>
   );
 }
 
