@@ -1,19 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LogWatch } from '../support/log-watch.js';
-import { waitUntil } from '../support/wait.js';
+import { fences, MARKERS, PAGES, Page, ROOT, SHELLS, title } from '../support/doc-pages.js';
 
 /**
  * Executable docs: every shell block (```sh, ```bash, ```shell) of README.md and docs/*.md is run, page by page and
@@ -35,120 +23,7 @@ import { waitUntil } from '../support/wait.js';
  * that says `npx gateway` goes through the real npx, so the bin is resolved as a reader's shell resolves it.
  * docs/quickstart.md has its own test (test/docs/quickstart.test.ts): it runs TypeScript blocks too.
  */
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const MAIN = path.join(ROOT, 'dist', 'bundle', 'main.mjs');
-const SHELLS = new Set(['sh', 'bash', 'shell']);
-const MARKERS = new Set(['background', 'manual']);
 const OWN_TEST: Record<string, string> = { 'docs/quickstart.md': 'test/docs/quickstart.test.ts' };
-
-interface Fence {
-  page: string;
-  line: number;
-  lang: string;
-  words: string[];
-  code: string;
-}
-
-function fences(page: string): Fence[] {
-  const lines = readFileSync(path.join(ROOT, page), 'utf8').split('\n');
-  const found: Fence[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    // a fence may be indented (a block inside a list item): its lines lose that indentation
-    const open = /^( *)```(.*)$/.exec(lines[i]!);
-    if (!open) continue;
-    const indent = open[1]!;
-    const [lang = '', ...words] = open[2]!.trim().split(/\s+/);
-    const start = i;
-    while (++i < lines.length && lines[i] !== `${indent}\`\`\``);
-    const code = lines.slice(start + 1, i).map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l));
-    found.push({ page, line: start + 1, lang, words, code: `${code.join('\n')}\n` });
-  }
-  return found;
-}
-
-const PAGES = [
-  'README.md',
-  ...readdirSync(path.join(ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .sort()
-    .map((f) => `docs/${f}`),
-];
-const title = (f: Fence) =>
-  `${f.page}:${f.line} ${f.code
-    .split('\n')
-    .find((l) => l.trim() && !l.trim().startsWith('#'))
-    ?.trim()}`;
-
-/** Every setting the README's settings table names: none of them reaches a page's commands unless the page gives it. */
-function documentedSettings(): string[] {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const table = readme.slice(
-    readme.indexOf('### Settings (environment)'),
-    readme.indexOf('### Operator commands'),
-  );
-  const names = new Set<string>();
-  for (const row of table.split('\n').filter((l) => l.startsWith('| `')))
-    for (const m of row.split('|')[1]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)) names.add(m[1]!);
-  return [...names];
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function realNpx(): string {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const candidate = path.join(dir, 'npx');
-    if (dir && existsSync(candidate)) return candidate;
-  }
-  throw new Error('npx is not on PATH');
-}
-
-interface Run {
-  child: ChildProcess;
-  out: () => string;
-  stdout: () => string;
-  closed: Promise<number | null>;
-}
-
-function start(command: string, args: string[], env: NodeJS.ProcessEnv): Run {
-  // its own process group: a background block's children (npm → node) are stopped with it
-  const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let stdout = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-    out += c;
-    stdout += c;
-  });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
-    out += c;
-  });
-  const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { child, out: () => out, stdout: () => stdout, closed };
-}
-
-async function stop(run: Run): Promise<void> {
-  if (run.child.exitCode !== null || run.child.signalCode !== null) return;
-  try {
-    process.kill(-run.child.pid!, 'SIGTERM');
-  } catch {
-    return; // gone already
-  }
-  const timer = setTimeout(() => {
-    try {
-      process.kill(-run.child.pid!, 'SIGKILL');
-    } catch {}
-  }, 20_000);
-  await run.closed;
-  clearTimeout(timer);
-}
 
 /** What a page tells its reader to obtain before its blocks, obtained as the page says, by the commands it names. */
 type Given = (page: Page) => Promise<Record<string, string>>;
@@ -189,119 +64,6 @@ const GIVEN: Record<string, Given> = {
   }),
 };
 
-class Page {
-  readonly dataDir: string;
-  readonly env: NodeJS.ProcessEnv;
-  url = '';
-  private gateway?: Run;
-  private logs?: LogWatch;
-  private readonly background: Run[] = [];
-  private usedRealNpx = false;
-
-  constructor(
-    readonly name: string,
-    private readonly port: number,
-  ) {
-    const work = mkdtempSync(path.join(tmpdir(), 'gw-docs-'));
-    this.dataDir = path.join(work, 'data');
-    const bin = path.join(work, 'bin');
-    mkdirSync(bin);
-    // `npx gateway` → the built bundle; anything else → npx itself
-    writeFileSync(
-      path.join(bin, 'npx'),
-      `#!/bin/sh\nif [ "$1" = gateway ] && [ -z "$DOCS_REAL_NPX" ]; then shift; exec "${process.execPath}" "${MAIN}" "$@"; fi\nexec "${realNpx()}" "$@"\n`,
-    );
-    chmodSync(path.join(bin, 'npx'), 0o755);
-    const settings = new Set(documentedSettings());
-    this.env = {
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !settings.has(k))),
-      PATH: `${bin}${path.delimiter}${process.env.PATH}`,
-      DATA_DIR: this.dataDir,
-      PORT: String(port),
-    };
-  }
-
-  async start(): Promise<void> {
-    this.gateway = start(process.execPath, [MAIN, 'serve'], this.env);
-    this.logs = new LogWatch(`${this.name}: gateway serve (pid ${this.gateway.child.pid})`);
-    this.gateway.child.stdout!.on('data', (c: string) => this.logs!.write(c));
-    await waitUntil(() => {
-      if (this.gateway!.child.exitCode !== null)
-        throw new Error(`gateway serve exited:\n${this.gateway!.out()}`);
-      return /"msg":"gateway listening"/.test(this.gateway!.stdout());
-    }, 90_000).catch((err) => {
-      throw new Error(`gateway serve did not start: ${err}\n${this.gateway!.out()}`);
-    });
-    this.url = `http://localhost:${this.port}`;
-  }
-
-  /** A page's `localhost:3000` is this gateway. */
-  private script(code: string): string {
-    return code.replaceAll('localhost:3000', `localhost:${this.port}`);
-  }
-
-  private shellEnv(code: string): NodeJS.ProcessEnv {
-    const real = !this.usedRealNpx && /\bnpx gateway\b/.test(code);
-    if (real) this.usedRealNpx = true;
-    return real ? { ...this.env, DOCS_REAL_NPX: '1' } : this.env;
-  }
-
-  /** One command of the test's own (what the page says to obtain), to completion: its stdout. */
-  async sh(code: string): Promise<string> {
-    const run = start('bash', ['-e', '-o', 'pipefail', '-c', code], this.env);
-    const exit = await run.closed;
-    expect(exit, `${code}\n---\n${run.out()}`).toBe(0);
-    return run.stdout();
-  }
-
-  async runBlock(fence: Fence): Promise<void> {
-    const code = this.script(fence.code);
-    const run = start('bash', ['-e', '-o', 'pipefail', '-c', code], this.shellEnv(code));
-    const shown = () => `${title(fence)}\n${code}---\n${run.out()}`;
-    if (fence.words.includes('background')) {
-      this.background.push(run);
-      const url = /#\s*(https?:\/\/\S+)/.exec(code)?.[1];
-      await waitUntil(async () => {
-        if (run.child.exitCode !== null) throw new Error(`it exited (${run.child.exitCode}):\n${shown()}`);
-        if (!url) return run.out().length > 0;
-        return fetch(url).then(
-          () => true,
-          () => false,
-        );
-      }, 60_000).catch((err) => {
-        throw new Error(`${err}\n${shown()}`);
-      });
-      return;
-    }
-    const timer = setTimeout(() => stop(run), 90_000);
-    const exit = await run.closed;
-    clearTimeout(timer);
-    expect(exit, shown()).toBe(0);
-    expect(run.stdout(), shown()).not.toMatch(/"success":\s*false|"error":\s*["{]/);
-    // the answers the block's comments show
-    for (const m of code.matchAll(/^\s*#\s*(\{.*\})(\s+\(.*\))?\s*$/gm)) {
-      const expected = JSON.stringify(JSON.parse(m[1]!));
-      expect(run.stdout(), `${shown()}\n(the block's comment shows ${expected})`).toContain(expected);
-    }
-  }
-
-  async close(): Promise<void> {
-    for (const run of this.background.reverse()) await stop(run);
-    if (this.gateway) {
-      await stop(this.gateway);
-      expect(this.gateway.child.exitCode, this.gateway.out()).toBe(0);
-      this.logs?.end();
-      // the last gateway process to leave stops the embedded PostgreSQL (README, "Running")
-      const pid = path.join(this.dataDir, 'postgres', 'postmaster.pid');
-      await waitUntil(() => !existsSync(pid), 20_000).catch(() => {
-        const leftover = Number(readFileSync(pid, 'utf8').split('\n')[0]);
-        if (leftover) process.kill(leftover, 'SIGTERM');
-        throw new Error(`the embedded PostgreSQL of ${this.name} was left running (pid ${leftover})`);
-      });
-    }
-  }
-}
-
 it('every code block of README.md and docs/*.md names its language, and shell blocks only known markers', () => {
   for (const page of PAGES)
     for (const fence of fences(page)) {
@@ -318,7 +80,7 @@ for (const pageName of PAGES) {
   describe(`${pageName}, run as written`, () => {
     let page: Page;
     beforeAll(async () => {
-      page = new Page(pageName, await freePort());
+      page = await Page.fresh(pageName);
       await page.start();
       Object.assign(page.env, await GIVEN[pageName]?.(page));
     }, 180_000);

@@ -2,13 +2,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createMerchant } from '../support/factories.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { Page } from '../support/doc-pages.js';
 import { waitUntil } from '../support/wait.js';
 
 /**
- * docs/quickstart.md, run as written: every ```sh and ```ts block in order, against a real gateway, with the
- * three variables the page tells the reader to set. `background` blocks keep running (listen, the endpoint).
+ * docs/quickstart.md, run as written: every ```sh and ```ts block in order, against a fresh gateway started as the
+ * page says (`npm start`: `gateway serve` on a fresh DATA_DIR, the embedded database; none of the README's
+ * settings but those the page gives, as test/docs/commands.test.ts runs the other pages), with the three variables
+ * the page tells the reader to set: the gateway's address and the key pair its first block printed.
+ * `background` blocks keep running (listen, the endpoint).
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const WORK = path.join(ROOT, 'test-output', 'quickstart');
@@ -27,17 +29,18 @@ function blocks(markdown: string): Block[] {
   }));
 }
 
-let server: TestServer;
+let page: Page;
 const running: ChildProcess[] = [];
 
 beforeAll(async () => {
-  server = await startServer();
+  page = await Page.fresh('docs/quickstart.md');
+  await page.start();
   mkdirSync(WORK, { recursive: true });
-});
+}, 120_000);
 afterAll(async () => {
   for (const child of running) child.kill('SIGKILL');
-  await server?.close();
-});
+  await page?.close();
+}, 60_000);
 
 function run(block: Block, index: number, env: NodeJS.ProcessEnv): { child: ChildProcess; out: string[] } {
   let command: string[];
@@ -66,19 +69,12 @@ function run(block: Block, index: number, env: NodeJS.ProcessEnv): { child: Chil
 it('runs every snippet of docs/quickstart.md, in order, against a real gateway', async () => {
   const all = blocks(readFileSync(path.join(ROOT, 'docs', 'quickstart.md'), 'utf8'));
   expect(all.length).toBeGreaterThanOrEqual(7);
-  const merchant = await createMerchant(server);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    // the CLI's own database settings: the account creation lands in the test gateway's database
-    DATABASE_URL: server.databaseUrl,
-    GATEWAY_URL: server.url,
-    GATEWAY_PUBLIC_KEY: merchant.publicKey,
-    GATEWAY_PRIVATE_KEY: merchant.privateKey,
-    LOG_LEVEL: 'warn',
-  };
+  // `export GATEWAY_URL=http://localhost:3000 …`: this gateway's address; the key pair comes from the first block
+  const env: NodeJS.ProcessEnv = { ...page.env, GATEWAY_URL: page.url };
   let endpoint: string[] = [];
   const listener: string[] = [];
   for (const [i, block] of all.entries()) {
+    if (i > 0) expect(env.GATEWAY_PRIVATE_KEY, 'the first block printed a key pair').toMatch(/^sk_/);
     const { child, out } = run(block, i, env);
     if (block.background) {
       running.push(child);
@@ -95,6 +91,13 @@ it('runs every snippet of docs/quickstart.md, in order, against a real gateway',
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code, `block ${i} (${block.lang}):\n${block.code}\n---\n${out.join('\n')}`).toBe(0);
     expect(out.join('\n')).not.toMatch(/"success":false|"error":"/);
+    // "The second command prints the pair: … give both to your shell"
+    const printed = out.join('\n');
+    const pair = [
+      /x-api-public-key:\s+(pk_\S+)/i.exec(printed)?.[1],
+      /x-api-private-key:\s+(sk_\S+)/i.exec(printed)?.[1],
+    ];
+    if (pair[0] && pair[1]) [env.GATEWAY_PUBLIC_KEY, env.GATEWAY_PRIVATE_KEY] = pair;
   }
   // the reader's charge, paid by the trigger, reached their endpoint through `gateway listen`, verified
   await waitUntil(
