@@ -62,6 +62,8 @@ const GIVEN: Record<string, Given> = {
     ACCOUNT_ID: await readmeAccount(page),
     NEW_PASSWORD: 'outra-senha-bem-longa',
   }),
+  // "a test account …, its id in ACCOUNT_ID"
+  'docs/going-live.md': async (page) => ({ ACCOUNT_ID: await readmeAccount(page) }),
 };
 
 it('every code block of README.md and docs/*.md names its language, and shell blocks only known markers', () => {
