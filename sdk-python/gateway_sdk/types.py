@@ -1513,7 +1513,8 @@ class _RecipientCreateRequired(TypedDict):
     document: Any
     # An e-mail address
     email: Any
-    # The recipient’s name, 1–200 characters
+    # The recipient’s name, 1–200 characters of one line of plain text: no link, web address, domain name or
+    # IP address (it is printed in e-mails)
     name: Any
     # Where its cashouts are paid
     pixKey: Any
@@ -1531,6 +1532,8 @@ RecipientTransferInterval = Literal["manual", "daily", "weekly"]
 
 
 class Recipient(TypedDict):
+    # false: it takes no new split (400); its balance, receivables and payouts go on
+    active: bool
     createdAt: str
     document: str
     email: str
@@ -1545,6 +1548,8 @@ RecipientPageDataItemTransferInterval = Literal["manual", "daily", "weekly"]
 
 
 class RecipientPageDataItem(TypedDict):
+    # false: it takes no new split (400); its balance, receivables and payouts go on
+    active: bool
     createdAt: str
     document: str
     email: str

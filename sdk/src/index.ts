@@ -94,6 +94,17 @@ export type Recipient = Answer<'/api/recipients', 'post', 201>;
 export type RecipientPage = Answer<'/api/recipients', 'get', 200>;
 export type RecipientBalance = Answer<'/api/recipients/{id}/balance', 'get', 200>;
 export type RecipientCashoutCreate = BodyOf<'/api/recipients/{id}/cashout', 'post'>;
+export type RecipientUpdate = {
+  name?: string;
+  email?: string;
+  pixKey?: string;
+  pixKeyType?: 'CPF' | 'CNPJ' | 'EMAIL' | 'PHONE' | 'RANDOM';
+  transferInterval?: 'manual' | 'daily' | 'weekly';
+  active?: boolean;
+};
+export type RecipientReceivables = Answer<'/api/recipients/{id}/receivables', 'get', 200>;
+export type RecipientWithdrawalPage = Answer<'/api/recipients/{id}/withdrawals', 'get', 200>;
+export type RecipientStatementPage = Answer<'/api/recipients/{id}/statement', 'get', 200>;
 /** One rule of a charge's `split` (POST /api/transactions, payment links, checkout sessions). */
 export type SplitRule = NonNullable<ChargeCreate['split']>[number];
 /** A split sale's parties, each with its netCents (the platform last, recipientId null). */
@@ -322,9 +333,33 @@ export class Gateway {
         http.request<RecipientPage>('GET', `/api/recipients${pageQuery(params)}`),
       /** GET /api/recipients/{id} (another account's is not found) */
       retrieve: (id: string) => http.request<Recipient>('GET', `/api/recipients/${segment(id)}`),
+      /**
+       * PATCH /api/recipients/{id}: only the fields given change (never the document); `active: false` stops new
+       * splits naming it, its balance, receivables and payouts go on.
+       */
+      update: (id: string, body: RecipientUpdate) =>
+        http.request<Recipient>('PATCH', `/api/recipients/${segment(id)}`, body),
       /** GET /api/recipients/{id}/balance: available, blocked, receivable and total, in cents. */
       balance: (id: string) =>
         http.request<RecipientBalance>('GET', `/api/recipients/${segment(id)}/balance`),
+      /** GET /api/recipients/{id}/receivables: card installments not yet settled, and their total. */
+      receivables: (id: string, params: { from?: string; to?: string } = {}) =>
+        http.request<RecipientReceivables>(
+          'GET',
+          `/api/recipients/${segment(id)}/receivables${pageQuery(params)}`,
+        ),
+      /** GET /api/recipients/{id}/withdrawals: its Withdrawal objects, newest first. */
+      withdrawals: (id: string, params: { limit?: number; cursor?: string } = {}) =>
+        http.request<RecipientWithdrawalPage>(
+          'GET',
+          `/api/recipients/${segment(id)}/withdrawals${pageQuery(params)}`,
+        ),
+      /** GET /api/recipients/{id}/statement: its ledger lines, newest first, with its balances after each. */
+      statement: (id: string, params: { from?: string; to?: string; limit?: number; cursor?: string } = {}) =>
+        http.request<RecipientStatementPage>(
+          'GET',
+          `/api/recipients/${segment(id)}/statement${pageQuery(params)}`,
+        ),
       /**
        * POST /api/recipients/{id}/cashout: pays out the recipient's available balance (the PIX key defaults to
        * the recipient's own); an Idempotency-Key is generated when none is given and kept across retries.

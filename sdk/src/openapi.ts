@@ -15525,6 +15525,7 @@ export interface paths {
                          *           "pixKey": "52998224725",
                          *           "pixKeyType": "CPF",
                          *           "transferInterval": "manual",
+                         *           "active": true,
                          *           "createdAt": "2026-11-25T13:45:12.345Z",
                          *           "balance": {
                          *             "available": 15000,
@@ -15544,6 +15545,8 @@ export interface paths {
                          */
                         "application/json": {
                             data: {
+                                /** @description false: it takes no new split (400); its balance, receivables and payouts go on */
+                                active: boolean;
                                 balance: {
                                     /** @description Cents that may be cashed out (negative: a debt left by a dispute) */
                                     available: number;
@@ -21424,6 +21427,7 @@ export interface paths {
                          *           "pixKey": "52998224725",
                          *           "pixKeyType": "CPF",
                          *           "transferInterval": "manual",
+                         *           "active": true,
                          *           "createdAt": "2026-11-25T13:45:12.345Z"
                          *         }
                          *       ],
@@ -21432,6 +21436,8 @@ export interface paths {
                          */
                         "application/json": {
                             data: {
+                                /** @description false: it takes no new split (400); its balance, receivables and payouts go on */
+                                active: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
                                 document: string;
@@ -21547,7 +21553,7 @@ export interface paths {
                         document: unknown;
                         /** @description An e-mail address */
                         email: unknown;
-                        /** @description The recipient’s name, 1–200 characters */
+                        /** @description The recipient’s name, 1–200 characters of one line of plain text: no link, web address, domain name or IP address (it is printed in e-mails) */
                         name: unknown;
                         /** @description Where its cashouts are paid */
                         pixKey: unknown;
@@ -21574,10 +21580,13 @@ export interface paths {
                          *       "pixKey": "52998224725",
                          *       "pixKeyType": "CPF",
                          *       "transferInterval": "manual",
+                         *       "active": true,
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
                         "application/json": {
+                            /** @description false: it takes no new split (400); its balance, receivables and payouts go on */
+                            active: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             document: string;
@@ -21721,10 +21730,13 @@ export interface paths {
                          *       "pixKey": "52998224725",
                          *       "pixKeyType": "CPF",
                          *       "transferInterval": "manual",
+                         *       "active": true,
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
                         "application/json": {
+                            /** @description false: it takes no new split (400); its balance, receivables and payouts go on */
+                            active: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             document: string;
@@ -21829,7 +21841,208 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a recipient: name, email, pixKey/pixKeyType, transferInterval, active (the document never changes)
+         * @description Only the fields given change. An inactive recipient (active: false) takes no new split; its balance, receivables and payouts go on. API keys (scope full; errors in shape D) or the panel session (shape A).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @example 5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Loja da Ana Ltda",
+                     *       "active": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description false: it takes no new split (a charge, link, checkout session or subscription naming it → 400); its balance, receivables and payouts (automatic ones too) go on. true: it takes splits again */
+                        active?: unknown;
+                        /** @description Never changes: a body with a document is refused (400 naming it) */
+                        document?: unknown;
+                        /** @description An e-mail address */
+                        email?: unknown;
+                        /** @description As at creation: 1–200 characters, plain text */
+                        name?: unknown;
+                        /** @description Where its cashouts are paid; checked against pixKeyType (the new or current) */
+                        pixKey?: unknown;
+                        /** @description CPF, CNPJ, EMAIL, PHONE or RANDOM (with a pixKey of that type) */
+                        pixKeyType?: unknown;
+                        /** @description manual, daily or weekly */
+                        transferInterval?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "name": "Maria Silva",
+                         *       "document": "52998224725",
+                         *       "email": "maria@example.com",
+                         *       "pixKey": "52998224725",
+                         *       "pixKeyType": "CPF",
+                         *       "transferInterval": "manual",
+                         *       "active": true,
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description false: it takes no new split (400); its balance, receivables and payouts go on */
+                            active: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string;
+                            email: string;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            pixKey: string;
+                            pixKeyType: string;
+                            transferInterval: "manual" | "daily" | "weekly";
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/recipients/{id}/balance": {
@@ -22209,6 +22422,568 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/recipients/{id}/receivables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A recipient's card installments not yet settled, by the date each reaches available (from today and 90 days on by default) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description YYYY-MM-DD, default today (São Paulo) */
+                    from?: string;
+                    /** @description YYYY-MM-DD, default from + 90 days; at most 366 days after from */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    /** @example 5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A recipient's card installments not yet settled, by the date each reaches available */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "date": "2026-12-25",
+                         *           "amountCents": 3067,
+                         *           "saleId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "installment": 1
+                         *         }
+                         *       ],
+                         *       "totalCents": 3067
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                amountCents: number;
+                                /** @description YYYY-MM-DD (São Paulo): when it reaches available */
+                                date: string;
+                                /** @description Which installment of the card sale (1, 2, …) */
+                                installment: number;
+                                /** Format: uuid */
+                                saleId: string;
+                            }[];
+                            /** @description The sum of data */
+                            totalCents: number;
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/recipients/{id}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A recipient's ledger lines, newest first, with its balances right after each (the account's statement, for the recipient) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                    /** @description At or after (ISO 8601) */
+                    from?: string;
+                    /** @description 1..100, default 20 */
+                    limit?: string;
+                    /** @description Before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601) */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    /** @example 5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 42,
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "kind": "sale.paid",
+                         *           "description": "Venda pedido-1001 paga",
+                         *           "refType": "sale",
+                         *           "refId": 42,
+                         *           "availableDelta": 42,
+                         *           "blockedDelta": 42,
+                         *           "availableAfter": 42,
+                         *           "blockedAfter": 42
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /** @description available balance right after this line, cents */
+                                availableAfter: number;
+                                /** @description cents */
+                                availableDelta: number;
+                                /** @description blocked balance right after this line, cents */
+                                blockedAfter: number;
+                                /** @description cents */
+                                blockedDelta: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string;
+                                id: number;
+                                kind: string;
+                                refId: number;
+                                refType: string;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/recipients/{id}/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A recipient's withdrawals (the Withdrawal objects), newest first (cursor pages) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                    /** @description 1..100, default 20 */
+                    limit?: string;
+                };
+                header?: never;
+                path: {
+                    /** @example 5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 311,
+                         *           "uuid": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                         *           "amount": "150.00",
+                         *           "netAmount": "147.50",
+                         *           "pixKey": "52998224725",
+                         *           "pixKeyType": "CPF",
+                         *           "status": "PENDING",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "updatedAt": "2026-11-25T13:45:12.345Z",
+                         *           "fees": {
+                         *             "fixed": "1.00",
+                         *             "variable": "1.50",
+                         *             "total": "2.50"
+                         *           },
+                         *           "approval": null
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            data: components["schemas"]["Withdrawal"][];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "VALIDATION_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "UNAUTHORIZED";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "NOT_FOUND";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "INTERNAL_ERROR";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
