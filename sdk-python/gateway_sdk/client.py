@@ -218,9 +218,37 @@ class RecipientsResource:
         """GET /api/recipients/{id} (another account's is not found)"""
         return cast(types.Recipient, self._http.request("GET", f"/api/recipients/{_segment(id)}"))
 
+    def update(self, id: str, body: Dict[str, Any]) -> types.Recipient:
+        """PATCH /api/recipients/{id} {name?, email?, pixKey?, pixKeyType?, transferInterval?, active?}: only the
+        fields given change (never the document); active=False stops new splits naming it, its money goes on."""
+        return cast(types.Recipient, self._http.request("PATCH", f"/api/recipients/{_segment(id)}", body))
+
     def balance(self, id: str) -> types.RecipientBalance:
         """GET /api/recipients/{id}/balance: available, blocked, receivable and total, in cents."""
         return cast(types.RecipientBalance, self._http.request("GET", f"/api/recipients/{_segment(id)}/balance"))
+
+    def receivables(self, id: str, *, from_: Optional[str] = None, to: Optional[str] = None) -> Dict[str, Any]:
+        """GET /api/recipients/{id}/receivables: {data: [{date, amountCents, saleId, installment}], totalCents}."""
+        path = f"/api/recipients/{_segment(id)}/receivables{_params(**{'from': from_, 'to': to})}"
+        return cast(Dict[str, Any], self._http.request("GET", path))
+
+    def withdrawals(self, id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Dict[str, Any]:
+        """GET /api/recipients/{id}/withdrawals: its Withdrawal objects, newest first (cursor pages)."""
+        path = f"/api/recipients/{_segment(id)}/withdrawals{_params(limit=limit, cursor=cursor)}"
+        return cast(Dict[str, Any], self._http.request("GET", path))
+
+    def statement(
+        self,
+        id: str,
+        *,
+        from_: Optional[str] = None,
+        to: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """GET /api/recipients/{id}/statement: its ledger lines, newest first, with its balances after each."""
+        query = _params(**{"from": from_, "to": to, "limit": limit, "cursor": cursor})
+        return cast(Dict[str, Any], self._http.request("GET", f"/api/recipients/{_segment(id)}/statement{query}"))
 
     def cashout(
         self, id: str, body: types.RecipientCashoutCreate, *, idempotency_key: Optional[str] = None
