@@ -30,6 +30,7 @@ export const AUDIT_ACTIONS = [
   'approval_rule.updated',
   'dispute.answered',
   'dispute.accepted',
+  'recipient.updated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

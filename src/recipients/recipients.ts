@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type Actor, recordAudit } from '../audit/index.js';
 import { ensureRecipientLedger, type RecipientBalance, recipientBalances } from '../ledger/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { notFound, validation } from '../platform/errors/app-error.js';
@@ -176,13 +177,24 @@ export class Recipients {
     return row;
   }
 
-  /** Changes a recipient (PATCH): the fields given, checked; the document never. Another account's: 404. */
-  async update(accountId: number, id: string, input: unknown): Promise<RecipientView> {
+  /**
+   * Changes a recipient (PATCH): the fields given, checked; the document never. Another account's: 404. The
+   * change is in the account's audit log (`recipient.updated`, the fields named), in its transaction: a new Pix
+   * key is where the recipient's money goes.
+   */
+  async update(accountId: number, id: string, input: unknown, actor: Actor): Promise<RecipientView> {
     const current = await this.get(accountId, id);
     const changes = parseRecipientChanges(input, current);
-    const row = await updateRecipient(this.db, accountId, current.id, changes);
-    if (!row) throw notFound('Recipient not found');
-    return recipientView(row);
+    return this.db.tx(async (tx) => {
+      const row = await updateRecipient(tx, accountId, current.id, changes);
+      if (!row) throw notFound('Recipient not found');
+      const fields = Object.keys(changes).sort().join(',');
+      await recordAudit(tx, accountId, actor, {
+        action: 'recipient.updated',
+        target: `recipient:${row.uuid}${fields ? ` ${fields}` : ''}`,
+      });
+      return recipientView(row);
+    });
   }
 
   /** The account's recipient as a cashout pays it out (the withdrawals module's PayoutRecipient). */

@@ -1,5 +1,7 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { apiKeyOrSession, merchantOf, requestAccount } from '../auth/index.js';
+import { apiKeyActor, userActor } from '../audit/index.js';
+import { apiKeyOrSession, merchantOf, requestAccount, sessionOf } from '../auth/index.js';
 import { recipientReceivables, Statement, StatementPage } from '../ledger/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import {
@@ -47,6 +49,10 @@ const DOORS: { tags: string[]; security: Record<string, string[]>[] } = {
   tags: ['public'],
   security: [{ publicKey: [], privateKey: [] }, { session: [] }],
 };
+
+/** Who changes a recipient: the API key, or the panel user (either door). */
+const actorOf = (request: FastifyRequest) =>
+  request.merchant ? apiKeyActor(request, merchantOf(request)) : userActor(request, sessionOf(request).user);
 
 export interface RecipientRouteDeps {
   recipients: Recipients;
@@ -145,7 +151,8 @@ export async function recipientRoutes(app: Http, deps: RecipientRouteDeps): Prom
         response: { 200: Recipient, ...doorErrors },
       },
     },
-    async (request) => deps.recipients.update(requestAccount(request), request.params.id, request.body),
+    async (request) =>
+      deps.recipients.update(requestAccount(request), request.params.id, request.body, actorOf(request)),
   );
 
   app.get(

@@ -79,6 +79,14 @@ describe('PATCH /api/recipients/{id}', () => {
     });
     const read = await call('GET', `${server.url}/api/recipients/${r.id}`, { headers: platform.keys });
     expect(read.body).toEqual(res.body);
+    // in the account's audit log, by the key, naming the fields changed
+    const audit = await db().query<{ actor_type: string; target: string }>(
+      "SELECT actor_type, target FROM audit_log WHERE account_id = $1 AND action = 'recipient.updated'",
+      [platform.accountId],
+    );
+    expect(audit).toEqual([
+      { actor_type: 'api_key', target: `recipient:${r.id} email,name,pix_key,pix_key_type,transfer_interval` },
+    ]);
 
     const doc = await patch(r.id, { document: '11144477735' });
     expect(doc.status).toBe(400);

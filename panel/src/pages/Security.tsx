@@ -120,6 +120,7 @@ const ACTIONS: Record<AuditAction, string> = {
   'credential.narrowed': 'Credencial restringida',
   'dispute.answered': 'Contestação respondida',
   'dispute.accepted': 'Contestação aceita',
+  'recipient.updated': 'Recebedor alterado',
   'credential.revoked': 'Credencial revogada',
   'allowed_ips.updated': 'IPs permitidos alterados',
   'webhook.created': 'Webhook criado',
