@@ -6,10 +6,11 @@ import { fences, MARKERS, PAGES, Page, ROOT, SHELLS, title } from '../support/do
 /**
  * Executable docs: every shell block (```sh, ```bash, ```shell) of README.md and docs/*.md is run, page by page and
  * in the page's order, against a fresh gateway started as the README says (`npm start`: `gateway serve` of the built
- * bundle, on a fresh DATA_DIR, so the embedded PostgreSQL), with no setting the page does not give: every setting
- * the README's settings table names is taken out of the environment. The liberties taken, and only these: DATA_DIR
- * is a fresh folder (the default `./data` is the checkout's own), and the default port 3000 is a free one (a page's
- * `localhost:3000` is read as it).
+ * bundle, on a fresh DATA_DIR, so the embedded PostgreSQL; a page in OWN_GATEWAY starts its own in a block, on that
+ * fresh DATA_DIR and port), with no setting the page does not give: every setting the README's settings table
+ * names is taken out of the environment. The liberties taken, and only these: DATA_DIR is a fresh folder (the
+ * default `./data` is the checkout's own), and the default port 3000 is a free one (a page's `localhost:3000` is
+ * read as it).
  *
  * The fence's info string says how a block runs (the convention README.md states under "Tests"):
  * - ```sh             run to completion; it must exit 0, print no error body (`"success":false`, an `"error":`
@@ -24,6 +25,8 @@ import { fences, MARKERS, PAGES, Page, ROOT, SHELLS, title } from '../support/do
  * docs/quickstart.md has its own test (test/docs/quickstart.test.ts): it runs TypeScript blocks too.
  */
 const OWN_TEST: Record<string, string> = { 'docs/quickstart.md': 'test/docs/quickstart.test.ts' };
+/** Pages that start their gateway themselves (going live: with the local PSP's settings). */
+const OWN_GATEWAY = new Set(['docs/going-live.md']);
 
 /** What a page tells its reader to obtain before its blocks, obtained as the page says, by the commands it names. */
 type Given = (page: Page) => Promise<Record<string, string>>;
@@ -62,8 +65,17 @@ const GIVEN: Record<string, Given> = {
     ACCOUNT_ID: await readmeAccount(page),
     NEW_PASSWORD: 'outra-senha-bem-longa',
   }),
-  // "a test account …, its id in ACCOUNT_ID"
-  'docs/going-live.md': async (page) => ({ ACCOUNT_ID: await readmeAccount(page) }),
+  // "a test account …, its id in ACCOUNT_ID"; "the gateway's address and a key pair … as in docs/quickstart.md"
+  'docs/going-live.md': async (page) => {
+    const account = await readmeAccount(page);
+    const keys = JSON.parse(await page.sh(`npx gateway keys create --account ${account} --name docs --json`));
+    return {
+      ACCOUNT_ID: account,
+      GATEWAY_URL: page.url,
+      GATEWAY_PUBLIC_KEY: keys.publicKey,
+      GATEWAY_PRIVATE_KEY: keys.privateKey,
+    };
+  },
 };
 
 it('every code block of README.md and docs/*.md names its language, and shell blocks only known markers', () => {
@@ -83,7 +95,7 @@ for (const pageName of PAGES) {
     let page: Page;
     beforeAll(async () => {
       page = await Page.fresh(pageName);
-      await page.start();
+      if (!OWN_GATEWAY.has(pageName)) await page.start();
       Object.assign(page.env, await GIVEN[pageName]?.(page));
     }, 180_000);
     afterAll(async () => {

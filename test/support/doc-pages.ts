@@ -135,7 +135,7 @@ export async function stop(run: Run): Promise<void> {
 export class Page {
   readonly dataDir: string;
   readonly env: NodeJS.ProcessEnv;
-  url = '';
+  readonly url: string;
   private gateway?: Run;
   private logs?: LogWatch;
   private readonly background: Run[] = [];
@@ -160,6 +160,7 @@ export class Page {
       `#!/bin/sh\nif [ "$1" = gateway ] && [ -z "$DOCS_REAL_NPX" ]; then shift; exec "${process.execPath}" "${MAIN}" "$@"; fi\nexec "${realNpx()}" "$@"\n`,
     );
     chmodSync(path.join(bin, 'npx'), 0o755);
+    this.url = `http://localhost:${port}`;
     const settings = new Set(documentedSettings());
     this.env = {
       ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !settings.has(k))),
@@ -180,7 +181,6 @@ export class Page {
     }, 90_000).catch((err) => {
       throw new Error(`gateway serve did not start: ${err}\n${this.gateway!.out()}`);
     });
-    this.url = `http://localhost:${this.port}`;
   }
 
   /** A page's `localhost:3000` is this gateway. */
@@ -239,13 +239,13 @@ export class Page {
       await stop(this.gateway);
       expect(this.gateway.child.exitCode, this.gateway.out()).toBe(0);
       this.logs?.end();
-      // the last gateway process to leave stops the embedded PostgreSQL (README, "Running")
-      const pid = path.join(this.dataDir, 'postgres', 'postmaster.pid');
-      await waitUntil(() => !existsSync(pid), 20_000).catch(() => {
-        const leftover = Number(readFileSync(pid, 'utf8').split('\n')[0]);
-        if (leftover) process.kill(leftover, 'SIGTERM');
-        throw new Error(`the embedded PostgreSQL of ${this.name} was left running (pid ${leftover})`);
-      });
     }
+    // the last gateway process to leave stops the embedded PostgreSQL (README, "Running")
+    const pid = path.join(this.dataDir, 'postgres', 'postmaster.pid');
+    await waitUntil(() => !existsSync(pid), 20_000).catch(() => {
+      const leftover = Number(readFileSync(pid, 'utf8').split('\n')[0]);
+      if (leftover) process.kill(leftover, 'SIGTERM');
+      throw new Error(`the embedded PostgreSQL of ${this.name} was left running (pid ${leftover})`);
+    });
   }
 }
