@@ -336,14 +336,30 @@ SaleNotificationEventType = Literal[
 ]
 
 
+class SaleRefundAllocationItem(TypedDict):
+    # What this party paid of the refund
+    amountCents: int
+    # Taken from the available balance (the platform’s held reserve first)
+    fromAvailableCents: int
+    # Taken from the sale's card installments not yet paid out (the last ones first)
+    fromReceivableCents: int
+    # "platform" (the account), or the id of the split recipient who paid this part
+    party: str
+
+
 SaleRefundStatus = Literal["pending", "succeeded", "failed"]
 
 
 class SaleRefund(TypedDict):
     """A refund of a sale"""
+    # Who paid for the refund: each liable party’s part (fromReceivableCents + fromAvailableCents =
+    # amountCents); the parts and feeReturnedCents add up to amountCents
+    allocation: list[SaleRefundAllocationItem]
     amountCents: int
     completedAt: Optional[str]
     createdAt: str
+    # The part of the gateway’s fee this refund gives back (0 when none)
+    feeReturnedCents: int
     id: str
     # Why it was made, when the gateway knows (a devolução made at the PSP without the gateway asking)
     reason: Optional[str]

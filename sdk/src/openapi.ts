@@ -30658,7 +30658,16 @@ export interface paths {
                          *         "status": "succeeded",
                          *         "reason": null,
                          *         "createdAt": "2026-11-25T14:02:10.441Z",
-                         *         "completedAt": "2026-11-25T14:02:11.007Z"
+                         *         "completedAt": "2026-11-25T14:02:11.007Z",
+                         *         "allocation": [
+                         *           {
+                         *             "party": "platform",
+                         *             "amountCents": 5860,
+                         *             "fromReceivableCents": 5860,
+                         *             "fromAvailableCents": 0
+                         *           }
+                         *         ],
+                         *         "feeReturnedCents": 140
                          *       }
                          *     ]
                          */
@@ -36865,6 +36874,29 @@ export interface components {
         };
         /** @description A refund of a sale */
         SaleRefund: {
+            /** @description Who paid for the refund: each liable party’s part (fromReceivableCents + fromAvailableCents = amountCents); the parts and feeReturnedCents add up to amountCents */
+            allocation: {
+                /**
+                 * @description What this party paid of the refund
+                 * @example 5860
+                 */
+                amountCents: number;
+                /**
+                 * @description Taken from the available balance (the platform’s held reserve first)
+                 * @example 0
+                 */
+                fromAvailableCents: number;
+                /**
+                 * @description Taken from the sale's card installments not yet paid out (the last ones first)
+                 * @example 5860
+                 */
+                fromReceivableCents: number;
+                /**
+                 * @description "platform" (the account), or the id of the split recipient who paid this part
+                 * @example platform
+                 */
+                party: string;
+            }[];
             /** @example 2000 */
             amountCents: number;
             completedAt: string | null;
@@ -36873,6 +36905,11 @@ export interface components {
              * @example 2026-11-25T14:02:10.441Z
              */
             createdAt: string;
+            /**
+             * @description The part of the gateway’s fee this refund gives back (0 when none)
+             * @example 140
+             */
+            feeReturnedCents: number;
             /**
              * Format: uuid
              * @example 2c9d7e4a-1f3b-4a5c-8d6e-7f8a9b0c1d2e

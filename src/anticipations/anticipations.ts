@@ -6,6 +6,7 @@ import {
   lockHeldInstallments,
   openInstallments,
   releaseInstallments,
+  salesOfAnticipation,
   settleAnticipated,
 } from '../ledger/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
@@ -164,6 +165,12 @@ export class Anticipations {
       hash,
     });
     if (!row) return null;
+    // the sales first, then their installments: the order a refund locks them in (sale, then installments)
+    await anticipableSales(
+      tx,
+      quote.installments.map((i) => i.saleId),
+      true,
+    );
     const held = await holdInstallments(
       tx,
       quote.installments.map((i) => i.id),
@@ -225,12 +232,9 @@ export class Anticipations {
    * still paid, unrefunded and undisputed (the sales held until commit); else it is refused.
    */
   private async payOrReject(tx: Queryable, row: AnticipationRow, decider: Decider): Promise<AnticipationRow> {
+    // the sales held first, then their installments: the order a refund locks them in (sale, then installments)
+    const eligible = await anticipableSales(tx, await salesOfAnticipation(tx, Number(row.id)), true);
     const held = await lockHeldInstallments(tx, Number(row.id));
-    const eligible = await anticipableSales(
-      tx,
-      held.map((i) => i.saleId),
-      true,
-    );
     const gross = held.reduce((sum, i) => sum + i.amount, 0);
     const there =
       held.length > 0 &&

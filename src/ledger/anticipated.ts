@@ -50,6 +50,15 @@ export async function holdInstallments(
   return rows.length === ids.length;
 }
 
+/** The sales whose installments an anticipation holds or took (read without a lock: to lock them first). */
+export async function salesOfAnticipation(q: Queryable, anticipationId: number): Promise<number[]> {
+  const rows = await q.query<{ sale_id: string }>(
+    'SELECT DISTINCT sale_id FROM receivables WHERE anticipation_id = $1',
+    [anticipationId],
+  );
+  return rows.map((r) => Number(r.sale_id));
+}
+
 /** The installments an anticipation holds or took, locked until the caller's transaction ends. */
 export async function lockHeldInstallments(
   tx: Queryable,

@@ -6,6 +6,7 @@ export {
   type OpenInstallment,
   openInstallments,
   releaseInstallments,
+  salesOfAnticipation,
   settleAnticipated,
 } from './anticipated.js';
 export { balanceStatement, entriesInsert } from './batch-entries.js';
@@ -25,14 +26,18 @@ export {
   recipientBalances,
 } from './ledger.js';
 export { ledgerPanelRoutes } from './panel.routes.js';
-export { type RecipientReceivable, recipientReceivables } from './recipient-receivables.js';
 export {
+  type ReceivableHolder,
+  type ReceivableTake,
   receivableBalance,
   receivablesBetween,
+  restoreSaleReceivables,
   scheduleReceivables,
   setCardSettlementDays,
   settleDueReceivables,
+  takeSaleReceivables,
 } from './receivables.js';
+export { type RecipientReceivable, recipientReceivables } from './recipient-receivables.js';
 export { type RevenueDay, revenueByDay } from './revenue.js';
 export { Balance, ledgerRoutes } from './routes.js';
 export { StatementPage } from './schemas.js';

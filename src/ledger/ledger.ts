@@ -25,11 +25,8 @@ export interface JournalEntry {
   refType: string;
   refId: number;
   postings: Posting[];
-  /**
-   * Refuse (INSUFFICIENT_BALANCE) instead of letting a merchant's `available` go below zero; `with-receivable`:
-   * below what its card installments still to settle will bring (`available + receivable`).
-   */
-  guardAvailable?: boolean | 'with-receivable';
+  /** Refuse (INSUFFICIENT_BALANCE) instead of letting a merchant's or a recipient's `available` go below zero. */
+  guardAvailable?: boolean;
 }
 
 export function codeOf(target: LedgerTarget): string {
@@ -98,21 +95,6 @@ export async function ensureMerchantLedger(q: Queryable, accountId: number): Pro
  * their postings, which `ledger verify` derives. An entry that moves nothing (every amount zero) is not
  * written: null.
  */
-/**
- * After an entry moved a merchant's rows: refused if its available and receivable together are below zero (the
- * receivable row locked last: the order every entry locks a merchant's rows in). The rollback undoes the entry.
- */
-async function checkCoveredByReceivable(tx: Queryable, accountId: number): Promise<void> {
-  const [row] = await tx.query<{ total: number }>(
-    `SELECT (SELECT balance FROM ledger_accounts WHERE account_id = $1 AND bucket = 'available')
-          + COALESCE((SELECT balance FROM ledger_accounts WHERE account_id = $1 AND bucket = 'receivable' FOR UPDATE), 0)
-            AS total`,
-    [accountId],
-  );
-  if (Number(row?.total ?? 0) < 0)
-    throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient available balance');
-}
-
 export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<number | null> {
   const postings = entry.postings.filter((p) => p.amount !== 0);
   const sum = postings.reduce((acc, p) => acc + p.amount, 0);
@@ -126,11 +108,8 @@ export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<num
     .sort(
       (a, b) => a.target.accountId - b.target.accountId || a.target.bucket.localeCompare(b.target.bucket),
     );
-  const coveredByReceivable = new Set<number>();
   for (const p of merchant) {
-    const debit = entry.guardAvailable && p.target.bucket === 'available' && p.amount < 0;
-    if (debit && entry.guardAvailable === 'with-receivable') coveredByReceivable.add(p.target.accountId);
-    const guarded = debit && entry.guardAvailable === true;
+    const guarded = entry.guardAvailable === true && p.target.bucket === 'available' && p.amount < 0;
     const rows = await tx.query(
       `UPDATE ledger_accounts SET balance = balance + $1
         WHERE account_id = $2 AND bucket = $3 ${guarded ? 'AND balance + $1 >= 0' : ''}
@@ -154,11 +133,8 @@ export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<num
     .sort(
       (a, b) => a.target.recipientId - b.target.recipientId || a.target.bucket.localeCompare(b.target.bucket),
     );
-  const recipientsCovered = new Set<number>();
   for (const p of recipient) {
-    const debit = entry.guardAvailable && p.target.bucket === 'available' && p.amount < 0;
-    if (debit && entry.guardAvailable === 'with-receivable') recipientsCovered.add(p.target.recipientId);
-    const guarded = debit && entry.guardAvailable === true;
+    const guarded = entry.guardAvailable === true && p.target.bucket === 'available' && p.amount < 0;
     const rows = await tx.query(
       `UPDATE ledger_accounts SET balance = balance + $1
         WHERE recipient_id = $2 AND bucket = $3 ${guarded ? 'AND balance + $1 >= 0' : ''}
@@ -170,18 +146,6 @@ export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<num
       throw new Error(`recipient ${p.target.recipientId} has no ${p.target.bucket} ledger account`);
     }
   }
-  for (const recipientId of recipientsCovered) {
-    const [row] = await tx.query<{ total: number }>(
-      `SELECT (SELECT balance FROM ledger_accounts WHERE recipient_id = $1 AND bucket = 'available')
-            + COALESCE((SELECT balance FROM ledger_accounts WHERE recipient_id = $1 AND bucket = 'receivable' FOR UPDATE), 0)
-              AS total`,
-      [recipientId],
-    );
-    if (Number(row?.total ?? 0) < 0)
-      throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient available balance');
-  }
-  for (const accountId of coveredByReceivable) await checkCoveredByReceivable(tx, accountId);
-
   const [row] = await tx.query<{ id: number; written: number }>(
     `WITH e AS (INSERT INTO journal_entries (kind, ref_type, ref_id) VALUES ($1, $2, $3) RETURNING id),
           p AS (INSERT INTO postings (entry_id, ledger_account_id, amount)

@@ -88,6 +88,84 @@ export async function settleDueReceivables(db: Db): Promise<number> {
   }
 }
 
+/** Whose installments: a merchant's (account) or a split sale's recipient's. */
+export type ReceivableHolder = { accountId: number } | { recipientId: number };
+
+/** An installment a refund took from, and how much (given back if the refund ends not made). */
+export interface ReceivableTake {
+  id: number;
+  amount: number;
+}
+
+/**
+ * A refund takes from the sale's installments of `holder` not yet paid out (settled, or anticipated: a paid
+ * anticipation settles the installments it took; one still waiting for its decision finds them changed and is
+ * refused), the last ones first,
+ * up to `amount` (in the refund's transaction, the rows locked). Returns what it took, row by row; the caller
+ * posts the same total out of the holder's receivable bucket.
+ */
+export async function takeSaleReceivables(
+  tx: Queryable,
+  holder: ReceivableHolder,
+  saleId: number,
+  amount: number,
+): Promise<ReceivableTake[]> {
+  if (amount <= 0) return [];
+  const recipient = 'recipientId' in holder;
+  const rows = await tx.query<{ id: string; amount: string }>(
+    `SELECT id, amount FROM receivables
+      WHERE sale_id = $1 AND ${recipient ? 'recipient_id' : 'account_id'} = $2
+        AND settled_at IS NULL AND amount > 0
+      ORDER BY installment DESC FOR UPDATE`,
+    [saleId, recipient ? holder.recipientId : holder.accountId],
+  );
+  const takes: ReceivableTake[] = [];
+  let left = amount;
+  for (const r of rows) {
+    if (left === 0) break;
+    const take = Math.min(left, Number(r.amount));
+    takes.push({ id: Number(r.id), amount: take });
+    left -= take;
+  }
+  if (takes.length > 0) {
+    await tx.query(
+      `UPDATE receivables r SET amount = r.amount - v.take
+         FROM unnest($1::bigint[], $2::bigint[]) AS v(id, take) WHERE r.id = v.id`,
+      [takes.map((t) => t.id), takes.map((t) => t.amount)],
+    );
+  }
+  return takes;
+}
+
+/**
+ * A refund that ended not made gives its installments back: those not paid out meanwhile take
+ * their amounts again. Returns, per holder, what went back into installments; the rest (installments that
+ * settled meanwhile) is the caller's to return to available.
+ */
+export async function restoreSaleReceivables(
+  tx: Queryable,
+  takes: ReceivableTake[],
+): Promise<{ holder: ReceivableHolder; amount: number }[]> {
+  if (takes.length === 0) return [];
+  const rows = await tx.query<{ account_id: string | null; recipient_id: string | null; amount: string }>(
+    `UPDATE receivables r SET amount = r.amount + v.take
+       FROM unnest($1::bigint[], $2::bigint[]) AS v(id, take)
+      WHERE r.id = v.id AND r.settled_at IS NULL
+      RETURNING r.account_id, r.recipient_id, v.take AS amount`,
+    [takes.map((t) => t.id), takes.map((t) => t.amount)],
+  );
+  const out = new Map<string, { holder: ReceivableHolder; amount: number }>();
+  for (const r of rows) {
+    const holder: ReceivableHolder =
+      r.recipient_id === null ? { accountId: Number(r.account_id) } : { recipientId: Number(r.recipient_id) };
+    const key = JSON.stringify(holder);
+    const entry = out.get(key) ?? { holder, amount: 0 };
+    entry.amount += Number(r.amount);
+    out.set(key, entry);
+  }
+  return [...out.values()];
+}
+
 /** An account's installments due between two dates (inclusive), by date. */
 export interface ReceivableDay {
   date: string;

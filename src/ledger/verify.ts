@@ -28,12 +28,12 @@ export interface LedgerReport {
 }
 
 /**
- * The entries that may take a merchant's available balance below zero: a dispute's (the sale's move into it and
- * the dispute's own share, and their returns), and a refund the processor made without the merchant asking,
- * whose money had already left.
+ * The entries that may take a merchant's or a recipient's available balance below zero: a dispute's (the sale's
+ * move into it and the dispute's own share, and their returns), and a refund the processor made without the
+ * merchant asking, whose money had already left. A refund asked for never does: it takes from the sale's
+ * installments first, then from available only as far as available goes.
  */
-// a card sale's refund may be held out of available while its installments (receivable) still cover it
-const MAY_GO_NEGATIVE = ['sale.dispute_opened', 'sale.dispute_won', 'sale.refunded', 'sale.refund_held'];
+const MAY_GO_NEGATIVE = ['sale.dispute_opened', 'sale.dispute_won', 'sale.refunded'];
 
 /**
  * Recipients (split payments) are checked as merchants are: their maintained balances, their receivable

@@ -1,5 +1,6 @@
 // The recipients module's front door: a platform account's recipients (split payments).
 
+export { recipientNames } from './names.js';
 export { recipientPanelRoutes } from './panel.routes.js';
 export {
   AUTO_PAYOUT_CHECK_EVERY_MS,

@@ -35,6 +35,31 @@ export const SaleRefund = Type.Object(
     }),
     createdAt: Iso('2026-11-25T14:02:10.441Z'),
     completedAt: Type.Union([Iso('2026-11-25T14:02:11.007Z'), Type.Null()]),
+    allocation: Type.Array(
+      Type.Object({
+        party: Type.String({
+          description: '"platform" (the account), or the id of the split recipient who paid this part',
+          examples: ['platform'],
+        }),
+        amountCents: Type.Integer({ description: 'What this party paid of the refund', examples: [5860] }),
+        fromReceivableCents: Type.Integer({
+          description: "Taken from the sale's card installments not yet paid out (the last ones first)",
+          examples: [5860],
+        }),
+        fromAvailableCents: Type.Integer({
+          description: 'Taken from the available balance (the platform’s held reserve first)',
+          examples: [0],
+        }),
+      }),
+      {
+        description:
+          'Who paid for the refund: each liable party’s part (fromReceivableCents + fromAvailableCents = amountCents); the parts and feeReturnedCents add up to amountCents',
+      },
+    ),
+    feeReturnedCents: Type.Integer({
+      description: 'The part of the gateway’s fee this refund gives back (0 when none)',
+      examples: [140],
+    }),
   },
   { description: 'A refund of a sale' },
 );

@@ -93,16 +93,20 @@ describe('anticipation decided by a finance operator', () => {
       body: { amountCents: 10000 },
     });
     expect(requested.body.status).toBe('requested');
-    const refund = await call('POST', `${server.url}/api/transactions/${sale.id}/refund`, {
-      headers: m.keys,
-      body: { amountCents: 500 },
-    });
+    const refund = await call<{ refund: { allocation: { fromReceivableCents: number }[] } }>(
+      'POST',
+      `${server.url}/api/transactions/${sale.id}/refund`,
+      { headers: m.keys, body: { amountCents: 500 } },
+    );
     expect(refund.status, refund.text).toBe(202);
+    // the refund came out of the sale's installments (the anticipation had not been decided)
+    const fromInstallments = refund.body.refund.allocation[0]!.fromReceivableCents;
+    expect(fromInstallments).toBeGreaterThan(0);
     const approved = await decide(finance, requested.body.id, 'approve');
     expect(approved.status, approved.text).toBe(200);
     expect(approved.body).toMatchObject({ status: 'rejected', reason: 'receivables_unavailable' });
     expect(await eventTypes(requested.body.id)).toEqual(['anticipation.rejected']);
-    expect((await buckets(db(), m.accountId)).receivable).toBe(10000);
+    expect((await buckets(db(), m.accountId)).receivable).toBe(10000 - fromInstallments);
     await expectLedgerOk(db());
   });
 

@@ -224,7 +224,7 @@ describe('gateway refund', () => {
     const over = await runGateway(['refund', String(charge.body.id), '--amount-cents', '9000'], keysEnv(m));
     expect(over.code).toBe(1);
     expect(over.stderr).toContain(
-      'the refund was refused (422 MAXIMUM_VALUE): At most 85.00 of this sale is left to refund',
+      'the refund was refused (422 MAXIMUM_VALUE): At most 8500 cents of this sale are left to refund',
     );
     const rest = await runGateway(['refund', charge.body.uuid, '--json'], keysEnv(m));
     expect(JSON.parse(rest.stdout)).toMatchObject({

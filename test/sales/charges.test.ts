@@ -212,7 +212,9 @@ describe('POST /api/transactions/{id}/refund', () => {
     const refused = await refund(res.body.uuid, m);
     expect(refused.status, refused.text).toBe(422);
     expect(refused.body).toEqual({
-      message: 'The available balance does not cover this refund: its money has already been withdrawn',
+      message: expect.stringMatching(
+        /^The platform's available balance lacks \d+ cents for this refund: it needs \d+ cents and has \d+$/,
+      ),
       error: 'INSUFFICIENT_BALANCE',
     });
     expect(await getBalance(db(), m.accountId)).toEqual(before);

@@ -43,7 +43,7 @@ export function keyHeaders(target: Target): Record<string, string> {
 /** One call to the gateway's API; a non-2xx answer throws with the gateway's own message. */
 export async function api<T>(
   target: Target,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PATCH',
   path: string,
   body?: unknown,
 ): Promise<T> {

@@ -143,8 +143,11 @@ export async function trigger(target: Target, raw: string, subject: TriggerSubje
       return { event, sale: sale.uuid, anticipation: decided.id };
     }
     case 'subscription.created':
+    case 'subscription.activated':
     case 'subscription.renewed':
     case 'subscription.past_due':
+    case 'subscription.unpaid':
+    case 'subscription.incomplete_expired':
     case 'subscription.canceled':
     case 'invoice.paid':
     case 'invoice.failed':
@@ -170,14 +173,19 @@ async function cardToken(target: Target, number = '4000000000000010'): Promise<s
 
 /**
  * A card subscription starting tomorrow (the scheduler leaves it alone today), charged through the sandbox's
- * advance as the event needs: paid once or twice, refused, or cancelled.
+ * advance as the event needs: its first period paid (activated), paid twice (renewed), refused at its first
+ * period (invoice.failed) until it expires (incomplete_expired), a renewal refused (past_due) through every retry
+ * (unpaid), or cancelled.
  */
 async function subscription(target: Target, event: EventName): Promise<string> {
-  const refused = event === 'invoice.failed' || event === 'subscription.past_due';
+  const firstRefused = event === 'invoice.failed' || event === 'subscription.incomplete_expired';
+  const renewalRefused = event === 'subscription.past_due' || event === 'subscription.unpaid';
   const customer = await api<{ id: string }>(target, 'POST', '/api/customers', BUYER);
-  const card = await api<{ id: string }>(target, 'POST', `/api/customers/${customer.id}/cards`, {
-    token: await cardToken(target, refused ? '4000000000000002' : '4000000000000010'),
-  });
+  const saveCard = async (number: string) =>
+    api<{ id: string }>(target, 'POST', `/api/customers/${customer.id}/cards`, {
+      token: await cardToken(target, number),
+    });
+  const card = await saveCard(firstRefused ? REFUSED_CARD : APPROVED_CARD);
   const plan = await api<{ id: string }>(target, 'POST', '/api/plans', {
     name: 'Plano de teste',
     amountCents: 5_000,
@@ -196,13 +204,29 @@ async function subscription(target: Target, event: EventName): Promise<string> {
   });
   if (event === 'subscription.canceled') {
     await api(target, 'POST', `/api/subscriptions/${sub.id}/cancel`, {});
-  } else if (event !== 'subscription.created') {
-    const advance = () => api(target, 'POST', `/api/sandbox/subscriptions/${sub.id}/advance`);
-    await advance();
-    if (event === 'subscription.renewed') await advance();
+    return sub.id;
+  }
+  if (event === 'subscription.created') return sub.id;
+  const advance = () =>
+    api<{ status: string }>(target, 'POST', `/api/sandbox/subscriptions/${sub.id}/advance`);
+  let state = await advance();
+  if (event === 'subscription.renewed') await advance();
+  if (renewalRefused) {
+    const refused = await saveCard(REFUSED_CARD);
+    await api(target, 'PATCH', `/api/subscriptions/${sub.id}`, { cardId: refused.id });
+    state = await advance();
+  }
+  // every retry, one an advance, until the subscription ends or stops being charged
+  if (event === 'subscription.unpaid' || event === 'subscription.incomplete_expired') {
+    for (let i = 0; i < 12 && state.status !== 'unpaid' && state.status !== 'incomplete_expired'; i++) {
+      state = await advance();
+    }
   }
   return sub.id;
 }
+
+const APPROVED_CARD = '4000000000000010';
+const REFUSED_CARD = '4000000000000002';
 
 /** A card sale captured at once (its net becomes receivable installments), through the sandbox acquirer. */
 async function cardSale(target: Target): Promise<Sale> {

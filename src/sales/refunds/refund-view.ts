@@ -1,4 +1,4 @@
-import type { RefundRow, RefundStatus } from './refunds.data.js';
+import type { RefundAllocation, RefundRow, RefundStatus } from './refunds.data.js';
 
 /**
  * A refund as the API shows it (the refund route's answer, each sale.refunded body): the contract's
@@ -11,6 +11,9 @@ export interface RefundView {
   reason: string | null;
   createdAt: string;
   completedAt: string | null;
+  /** Who paid for it, party by party; with feeReturnedCents, adds up to amountCents. */
+  allocation: RefundAllocation[];
+  feeReturnedCents: number;
 }
 
 const STATUS: Record<RefundStatus, RefundView['status']> = {
@@ -27,5 +30,12 @@ export function refundView(r: RefundRow): RefundView {
     reason: r.reason,
     createdAt: r.created_at.toISOString(),
     completedAt: r.completed_at === null ? null : r.completed_at.toISOString(),
+    allocation: r.allocation.map((a) => ({
+      party: a.party,
+      amountCents: Number(a.amountCents),
+      fromReceivableCents: Number(a.fromReceivableCents),
+      fromAvailableCents: Number(a.fromAvailableCents),
+    })),
+    feeReturnedCents: Number(r.fee_returned),
   };
 }

@@ -1,3 +1,4 @@
+import type { ReceivableTake } from '../../ledger/index.js';
 import type { Queryable } from '../../platform/db/db.js';
 import type { SaleRow } from '../types.js';
 
@@ -20,6 +21,27 @@ export interface RefundRow {
   updated_at: Date;
   /** When it ended, made or not made; null while pending. */
   completed_at: Date | null;
+  /** Who paid for it: each party's part, from the sale's receivables and from available. */
+  allocation: RefundAllocation[];
+  /** The part of the gateway's fee it gives back (its amount less its share of the net). */
+  fee_returned: number;
+  /** The card installments it took from, given back if it ends not made. */
+  receivable_takes: ReceivableTake[];
+}
+
+/** One party's part of a refund: `party` is "platform" (the account) or a recipient's id. */
+export interface RefundAllocation {
+  party: string;
+  amountCents: number;
+  fromReceivableCents: number;
+  fromAvailableCents: number;
+}
+
+/** Who paid for a refund, as stored with it. */
+export interface RefundPayers {
+  allocation: RefundAllocation[];
+  feeReturned: number;
+  takes: ReceivableTake[];
 }
 
 /** How long an Idempotency-Key names its refund (as a cashout's). */
@@ -36,12 +58,26 @@ export async function insertRefund(
     key: string | null;
     hash: string | null;
     reason?: string;
+    payers: RefundPayers;
   },
 ): Promise<RefundRow> {
   const [row] = await tx.query<RefundRow>(
-    `INSERT INTO sale_refunds (sale_id, account_id, amount, net, status, idempotency_key, request_hash, reason)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-    [r.saleId, r.accountId, r.amount, r.net, r.status, r.key, r.hash, r.reason ?? null],
+    `INSERT INTO sale_refunds (sale_id, account_id, amount, net, status, idempotency_key, request_hash, reason,
+                               allocation, fee_returned, receivable_takes)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+    [
+      r.saleId,
+      r.accountId,
+      r.amount,
+      r.net,
+      r.status,
+      r.key,
+      r.hash,
+      r.reason ?? null,
+      JSON.stringify(r.payers.allocation),
+      r.payers.feeReturned,
+      JSON.stringify(r.payers.takes),
+    ],
   );
   return row!;
 }
@@ -96,11 +132,17 @@ export async function setRefundStatus(tx: Queryable, id: number, status: RefundS
 }
 
 /** A refund that ended not made, in progress again with its share of the net as it is now. */
-export async function reopenRefund(tx: Queryable, id: number, net: number): Promise<RefundRow> {
+export async function reopenRefund(
+  tx: Queryable,
+  id: number,
+  net: number,
+  payers: RefundPayers,
+): Promise<RefundRow> {
   const [row] = await tx.query<RefundRow>(
-    `UPDATE sale_refunds SET status = 'PENDING', net = $2, updated_at = now(), completed_at = NULL
+    `UPDATE sale_refunds SET status = 'PENDING', net = $2, updated_at = now(), completed_at = NULL,
+            allocation = $3, fee_returned = $4, receivable_takes = $5
       WHERE id = $1 RETURNING *`,
-    [id, net],
+    [id, net, JSON.stringify(payers.allocation), payers.feeReturned, JSON.stringify(payers.takes)],
   );
   return row!;
 }

@@ -1,16 +1,31 @@
 import { createHash } from 'node:crypto';
-import { postEntry } from '../../ledger/index.js';
+import {
+  getBalance,
+  type Posting,
+  postEntry,
+  type ReceivableTake,
+  recipientBalances,
+  restoreSaleReceivables,
+  takeSaleReceivables,
+} from '../../ledger/index.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { AppError, conflict, keyReused, notFound } from '../../platform/errors/app-error.js';
 import type { Queue } from '../../platform/jobs/queue.js';
-import { formatReais } from '../../platform/money/money.js';
+import { recipientNames } from '../../recipients/index.js';
 import { recordNotification } from '../../webhooks/index.js';
 import { lockSale } from '../data.js';
 import type { Refunder } from '../processors/processor.js';
-import { type LedgerEffect, moneyOf, refundEffect } from '../settlement/ledger-effects.js';
+import {
+  type LedgerEffect,
+  moneyOf,
+  partiesOfMoney,
+  refundEffect,
+  type SaleMoney,
+} from '../settlement/ledger-effects.js';
 import { saleWebhookBody } from '../settlement/notifications.js';
 import { isDispute } from '../settlement/status-machine.js';
 import { moveSale } from '../settlement/transition.js';
+import { allocate, type Holder } from '../split.js';
 import type { SaleRow } from '../types.js';
 import { type RefundView, refundView } from './refund-view.js';
 import {
@@ -21,6 +36,8 @@ import {
   newestPendingRefund,
   pendingAmount,
   REFUND_UNDER_WAY,
+  type RefundAllocation,
+  type RefundPayers,
   type RefundRow,
   refundOfKey,
   reopenRefund,
@@ -77,18 +94,20 @@ export async function openRefund(
     const left = await leftToRefund(tx, sale);
     const amount = amountCents ?? left;
     if (amount > left) {
-      throw new AppError('MAXIMUM_VALUE', `At most ${formatReais(left)} of this sale is left to refund`);
+      throw new AppError('MAXIMUM_VALUE', `At most ${left} cents of this sale are left to refund`);
     }
+    const net = shareOf(sale, amount, left);
+    const payers = await hold(tx, sale, amount, net);
     const refund = await insertRefund(tx, {
       saleId: sale.id,
       accountId: sale.account_id,
       amount,
-      net: shareOf(sale, amount, left),
+      net,
       status: 'PENDING',
       key,
       hash,
+      payers,
     });
-    await hold(tx, sale, refund.net);
     return { refund, replayed: false };
   });
 }
@@ -111,7 +130,7 @@ async function leftToRefund(tx: Queryable, sale: SaleRow): Promise<number> {
   if (left > 0) return left;
   throw conflict(
     pending > 0
-      ? `the rest of this sale (${formatReais(pending)}) is being refunded`
+      ? `the rest of this sale (${pending} cents) is being refunded`
       : 'this sale is already refunded in full',
   );
 }
@@ -130,42 +149,127 @@ function shareOf(sale: SaleRow, amount: number, left: number): number {
 async function reopen(tx: Queryable, sale: SaleRow, refund: RefundRow): Promise<RefundRow> {
   const left = await leftToRefund(tx, sale);
   if (refund.amount > left) {
-    throw new AppError('MAXIMUM_VALUE', `At most ${formatReais(left)} of this sale is left to refund`);
+    throw new AppError('MAXIMUM_VALUE', `At most ${left} cents of this sale are left to refund`);
   }
   const net = shareOf(sale, refund.amount, left);
-  const reopened = await reopenRefund(tx, refund.id, net);
-  await hold(tx, sale, net);
-  return reopened;
+  const payers = await hold(tx, sale, refund.amount, net);
+  return reopenRefund(tx, refund.id, net, payers);
 }
 
-/** Moves a new refund's share out of available (guarded: money already withdrawn cannot be refunded). */
-async function hold(tx: Queryable, sale: SaleRow, share: number): Promise<void> {
+/**
+ * Holds a new refund's share of the net (in blocked until its processor answers), party by party (Refunds, in
+ * docs/decisions.md): each liable party's part comes first from this sale's card installments not yet paid out
+ * nor anticipated (the last ones first), then from its available balance (the platform's held reserve first).
+ * A party whose available balance would go below zero refuses the whole refund: 422 INSUFFICIENT_BALANCE naming
+ * it and what it lacks, nothing written. Returns who paid.
+ */
+async function hold(tx: Queryable, sale: SaleRow, amount: number, share: number): Promise<RefundPayers> {
   const before = moneyOf(sale);
   const after = { ...before, refundPendingNet: before.refundPendingNet + share };
+  const parties = partiesOfMoney(before);
+  const parts = partsOf(before, after);
   const effect = refundEffect('sale.refund_held', before, after, sale.status);
-  if (effect) {
-    // a card sale's money may still be receivable (its installments not settled): what they will bring covers it
-    await post(tx, sale.id, effect, before.receivable ? 'with-receivable' : true).catch((err: unknown) => {
-      if (!(err instanceof AppError) || err.code !== 'INSUFFICIENT_BALANCE') throw err;
-      throw new AppError(
-        'INSUFFICIENT_BALANCE',
-        'The available balance does not cover this refund: its money has already been withdrawn',
-      );
-    });
+  const postings = effect?.postings ?? [];
+  const takes: ReceivableTake[] = [];
+  const fromReceivable = parties.map(() => 0);
+  for (const [i, p] of parties.entries()) {
+    const out = availableOf(postings, p.holder);
+    const need = out ? -out.amount : 0;
+    if (need <= 0 || !before.receivable) continue;
+    // a card sale's money not yet paid out is where this refund's share comes from first
+    const taken = await takeSaleReceivables(tx, p.holder, sale.id, need);
+    const total = taken.reduce((t, x) => t + x.amount, 0);
+    if (total === 0) continue;
+    takes.push(...taken);
+    fromReceivable[i] = total;
+    out!.amount += total;
+    postings.push({ target: bucketOf(p.holder, 'receivable'), amount: -total });
   }
+  await refuseUncovered(tx, sale, parties, postings);
+  if (effect) await post(tx, sale.id, { ...effect, postings }, true);
   await setSaleRefunds(tx, sale.id, {
     refundedAmount: sale.refunded_amount,
     refundedNet: sale.refunded_net,
     pendingNet: after.refundPendingNet,
   });
+  const names = partyNames(sale);
+  const allocation: RefundAllocation[] = parties
+    .map((_, i) => ({
+      party: names[i]!,
+      amountCents: parts[i]!,
+      fromReceivableCents: fromReceivable[i]!,
+      fromAvailableCents: parts[i]! - fromReceivable[i]!,
+    }))
+    .filter((a) => a.amountCents !== 0);
+  return { allocation, feeReturned: amount - share, takes };
 }
 
-async function post(
+/** Each party's part of the refunds' net that `after` adds to `before` (their running totals' difference). */
+function partsOf(before: SaleMoney, after: SaleMoney): number[] {
+  const parties = partiesOfMoney(before);
+  const was = allocate(before.refundedNet + before.refundPendingNet, parties);
+  const is = allocate(after.refundedNet + after.refundPendingNet, parties);
+  return parties.map((_, i) => is[i]! - was[i]!);
+}
+
+/** The API's name of each of the sale's parties, in order: "platform", or the recipient's id. */
+function partyNames(sale: SaleRow): string[] {
+  if (!Array.isArray(sale.split)) return ['platform'];
+  return (sale.split as { recipientId: string | null }[]).map((s) => s.recipientId ?? 'platform');
+}
+
+const bucketOf = (holder: Holder, bucket: 'available' | 'receivable') =>
+  'accountId' in holder
+    ? { accountId: holder.accountId, bucket }
+    : { recipientId: holder.recipientId, bucket };
+
+/** The posting of `holder`'s available bucket among `postings`, if any. */
+function availableOf(postings: Posting[], holder: Holder): Posting | undefined {
+  return postings.find((p) => {
+    const t = p.target as { accountId?: number; recipientId?: number; bucket?: string };
+    if (t.bucket !== 'available') return false;
+    return 'accountId' in holder ? t.accountId === holder.accountId : t.recipientId === holder.recipientId;
+  });
+}
+
+/**
+ * Refuses a refund that would take any party's available balance below zero, naming the first that lacks and
+ * by how much (in cents, as the refund is asked). The entry's own guard holds it under concurrency; this names.
+ */
+async function refuseUncovered(
   tx: Queryable,
-  saleId: number,
-  effect: LedgerEffect,
-  guard: boolean | 'with-receivable',
+  sale: SaleRow,
+  parties: ReturnType<typeof partiesOfMoney>,
+  postings: Posting[],
 ): Promise<void> {
+  const recipientIds = parties.flatMap((p) => ('recipientId' in p.holder ? [p.holder.recipientId] : []));
+  const balances = await recipientBalances(tx, recipientIds);
+  for (const p of parties) {
+    const out = availableOf(postings, p.holder);
+    if (!out || out.amount >= 0) continue;
+    const has =
+      'accountId' in p.holder
+        ? (await getBalance(tx, p.holder.accountId)).available
+        : (balances.get(p.holder.recipientId)?.available ?? 0);
+    const lacks = -out.amount - has;
+    if (lacks <= 0) continue;
+    const fromCard = sale.payment_method === 'CREDIT_CARD' || sale.payment_method === 'DEBIT_CARD';
+    const after = fromCard ? " after what this sale's installments not yet paid out could give" : '';
+    if ('accountId' in p.holder) {
+      throw new AppError(
+        'INSUFFICIENT_BALANCE',
+        `The platform's available balance lacks ${lacks} cents for this refund: it needs ${-out.amount} cents${after} and has ${has}`,
+      );
+    }
+    const who = (await recipientNames(tx, [p.holder.recipientId])).get(p.holder.recipientId);
+    throw new AppError(
+      'INSUFFICIENT_BALANCE',
+      `Recipient ${who?.id ?? p.holder.recipientId} (${who?.name ?? '?'}) lacks ${lacks} cents of available balance for this refund: it needs ${-out.amount} cents${after} and has ${has}`,
+    );
+  }
+}
+
+async function post(tx: Queryable, saleId: number, effect: LedgerEffect, guard: boolean): Promise<void> {
   await postEntry(tx, {
     kind: effect.kind,
     refType: 'sale',
@@ -258,15 +362,32 @@ export async function recordRefundMade(db: Db, queue: Queue, saleId: number, amo
     const sale = await lockSale(tx, saleId);
     if (!sale || (sale.status !== 'PAGO' && !isDispute(sale.status))) return;
     const share = Number((BigInt(sale.net_amount) * BigInt(amount)) / BigInt(paidOf(sale)));
+    const net = Math.min(share, sale.net_amount - sale.refunded_net - sale.refund_pending_net);
+    // already made: its parts come from available, as it completes (no installment is taken)
+    const before = moneyOf(sale);
+    const parts = partsOf(before, { ...before, refundedNet: before.refundedNet + net });
+    const names = partyNames(sale);
     const refund = await insertRefund(tx, {
       saleId,
       accountId: sale.account_id,
       amount,
-      net: Math.min(share, sale.net_amount - sale.refunded_net - sale.refund_pending_net),
+      net,
       status: 'FAILED', // not held: completing it takes its share from available
       key: null,
       hash: null,
       reason: MADE_AT_THE_PROCESSOR,
+      payers: {
+        allocation: parts
+          .map((part, i) => ({
+            party: names[i]!,
+            amountCents: part,
+            fromReceivableCents: 0,
+            fromAvailableCents: part,
+          }))
+          .filter((a) => a.amountCents !== 0),
+        feeReturned: amount - net,
+        takes: [],
+      },
     });
     await completeLocked(tx, queue, sale, refund);
   });
@@ -306,7 +427,17 @@ export async function failLocked(
   const before = moneyOf(sale);
   const after = { ...before, refundPendingNet: before.refundPendingNet - refund.net };
   const effect = refundEffect('sale.refund_released', before, after, sale.status);
-  if (effect) await post(tx, sale.id, effect, false);
+  if (effect) {
+    // the installments it took go back to them (those not paid out meanwhile); the rest to available
+    const postings = [...effect.postings];
+    for (const back of await restoreSaleReceivables(tx, refund.receivable_takes ?? [])) {
+      const into = availableOf(postings, back.holder);
+      if (into) into.amount -= back.amount;
+      else postings.push({ target: bucketOf(back.holder, 'available'), amount: -back.amount });
+      postings.push({ target: bucketOf(back.holder, 'receivable'), amount: back.amount });
+    }
+    await post(tx, sale.id, { ...effect, postings }, false);
+  }
   await setSaleRefunds(tx, sale.id, {
     refundedAmount: sale.refunded_amount,
     refundedNet: sale.refunded_net,

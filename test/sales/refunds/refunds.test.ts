@@ -92,7 +92,7 @@ describe('partial refunds', () => {
     const over = await refund(sale, { amountCents: 1001 });
     expect(over.status).toBe(422);
     expect(over.body).toEqual({
-      message: 'At most 10.00 of this sale is left to refund',
+      message: 'At most 1000 cents of this sale are left to refund',
       error: 'MAXIMUM_VALUE',
     });
     for (const body of [{ amountCents: 0 }, { amountCents: 10.5 }, { amountCents: '100' }, { amount: 100 }]) {

@@ -1,0 +1,165 @@
+/**
+ * Refunds from the sale's receivables first, and who paid (decisions.md, "Refunds"), through the API: a split
+ * card sale's refund takes each liable party's part from that sale's installments not yet paid out (the last
+ * ones first) before its available balance; one that would take any party's available below zero is refused as
+ * a whole (422, the party named, what it lacks in cents); every refund object says who paid (`allocation`) and
+ * what fee it gave back; `ledger verify` stays clean.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateAccount } from '../../../src/accounts/accounts.js';
+import { verifyLedger } from '../../../src/ledger/verify.js';
+import { cardBody, cardEnding } from '../../cards/cards.js';
+import { createRecipient, recipientBalance } from '../../recipients/fixtures.js';
+import { createMerchant, type TestMerchant } from '../../support/factories.js';
+import { call } from '../../support/http.js';
+import { startServer, type TestServer } from '../../support/server.js';
+import { eventsOf, moveTo, saleInput } from '../fixtures.js';
+
+interface Allocation {
+  party: string;
+  amountCents: number;
+  fromReceivableCents: number;
+  fromAvailableCents: number;
+}
+interface Refund {
+  id: string;
+  amountCents: number;
+  status: string;
+  allocation: Allocation[];
+  feeReturnedCents: number;
+}
+
+let server: TestServer;
+let platform: TestMerchant;
+const db = () => server.runtime.platform.db;
+
+beforeAll(async () => {
+  server = await startServer({ workers: false });
+  platform = await createMerchant(server, 'Marketplace');
+  // 2 % + 0.50 a sale, paid by the platform
+  await updateAccount(db(), platform.accountId, { saleFeePercentE4: 20000, saleFeeFixed: 50 });
+});
+afterAll(() => server?.close());
+
+const charge = (body: unknown) =>
+  call<{ id: number; uuid: string; status: string; message?: string }>(
+    'POST',
+    `${server.url}/api/transactions`,
+    {
+      headers: platform.keys,
+      body,
+    },
+  );
+const refund = (id: string, amountCents?: number) =>
+  call<{ status: string; refund: Refund; refundedAmount: number; message?: string; error?: string }>(
+    'POST',
+    `${server.url}/api/transactions/${id}/refund`,
+    { headers: platform.keys, body: amountCents === undefined ? {} : { amountCents } },
+  );
+async function cardToken(): Promise<string> {
+  const tok = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+    headers: { 'x-api-public-key': platform.publicKey },
+    body: cardBody(cardEnding('0')),
+  });
+  return tok.body.token;
+}
+const installmentsOf = async (saleId: number, recipientUuid: string) =>
+  (
+    await db().query<{ installment: number; amount: string; settled: boolean }>(
+      `SELECT r.installment, r.amount, r.settled_at IS NOT NULL AS settled FROM receivables r
+         JOIN recipients x ON x.id = r.recipient_id WHERE r.sale_id = $1 AND x.uuid = $2 ORDER BY r.installment`,
+      [saleId, recipientUuid],
+    )
+  ).map((r) => Number(r.amount));
+const expectLedgerOk = async () => expect((await verifyLedger(db())).problems).toEqual([]);
+
+describe('a split card sale’s refund', () => {
+  it('comes from the sale’s installments first, last ones first; the answer, the list and sale.refunded say who paid', async () => {
+    const bia = await createRecipient(server, platform, { name: 'Bia' });
+    // Bia has 527 cents of her own in available, from a PIX sale's share
+    const pix = await charge(
+      saleInput({ amount: 1000, split: [{ recipientId: bia.id, amountCents: 527, liable: true }] }),
+    );
+    await moveTo(server, platform, pix.body.uuid, 'PAGO');
+    expect(await recipientBalance(server, platform, bia.id)).toMatchObject({ available: 527 });
+
+    // a card sale in 3 installments: Bia's 9000 goes to receivable (3000 a month)
+    const sale = await charge(
+      saleInput({
+        amount: 20000,
+        paymentMethod: 'CREDIT_CARD',
+        installments: 3,
+        card: { token: await cardToken() },
+        split: [{ recipientId: bia.id, amountCents: 9000, liable: true }],
+      }),
+    );
+    expect(sale.status, sale.text).toBe(201);
+    expect(sale.body.status).toBe('PAGO');
+    expect(await installmentsOf(sale.body.id, bia.id)).toEqual([3000, 3000, 3000]);
+
+    // 6000 of 20000: the net's share is 19550 × 6000 / 20000 = 5865; Bia alone is liable, so she pays it all,
+    // and the fee gives back 6000 − 5865 = 135
+    const partial = await refund(sale.body.uuid, 6000);
+    expect(partial.status, partial.text).toBe(202);
+    const made = partial.body.refund;
+    expect(made.feeReturnedCents).toBe(135);
+    expect(made.allocation).toEqual([
+      { party: bia.id, amountCents: 5865, fromReceivableCents: 5865, fromAvailableCents: 0 },
+    ]);
+    expect(made.allocation.reduce((s, a) => s + a.amountCents, 0) + made.feeReturnedCents).toBe(6000);
+    // the last installments first: 3000 and 2865 of the second
+    expect(await installmentsOf(sale.body.id, bia.id)).toEqual([3000, 135, 0]);
+    // her own available is untouched
+    expect(await recipientBalance(server, platform, bia.id)).toMatchObject({
+      available: 527,
+      receivable: 3135,
+    });
+
+    const listed = await call<Refund[]>('GET', `${server.url}/api/transactions/${sale.body.uuid}/refunds`, {
+      headers: platform.keys,
+    });
+    expect(listed.body.map((r) => [r.allocation, r.feeReturnedCents])).toEqual([[made.allocation, 135]]);
+    const facts = (await eventsOf(server, 'sale', sale.body.id)).filter(
+      (e) => e.event_type === 'sale.refunded',
+    );
+    expect(facts.map((f) => JSON.parse(f.webhook_body).refund)).toEqual([
+      expect.objectContaining({ id: made.id, allocation: made.allocation, feeReturnedCents: 135 }),
+    ]);
+    await expectLedgerOk();
+
+    // the rest of Bia's part (19550 − 5865 = 13685 of the net) is more than her 3135 of installments and 527
+    // of available: refused as a whole, naming her and what she lacks; nothing written
+    const rest = await refund(sale.body.uuid);
+    expect(rest.status, rest.text).toBe(422);
+    expect(rest.body.error).toBe('INSUFFICIENT_BALANCE');
+    expect(rest.body.message).toContain(`Recipient ${bia.id} (Bia) lacks ${13685 - 3135 - 527} cents`);
+    expect(await installmentsOf(sale.body.id, bia.id)).toEqual([3000, 135, 0]);
+    expect(await recipientBalance(server, platform, bia.id)).toMatchObject({
+      available: 527,
+      blocked: 0,
+      receivable: 3135,
+    });
+    await expectLedgerOk();
+  });
+
+  it('a PIX sale’s refund that the platform’s available cannot cover is refused, naming the platform', async () => {
+    const other = await createMerchant(server, 'Loja sem saldo');
+    const sale = await call<{ uuid: string }>('POST', `${server.url}/api/transactions`, {
+      headers: other.keys,
+      body: saleInput({ amount: 5000 }),
+    });
+    await moveTo(server, other, sale.body.uuid, 'PAGO');
+    // the money left: a withdrawal took all of it
+    await db().query(
+      `UPDATE ledger_accounts SET balance = 0 WHERE account_id = $1 AND bucket = 'available'`,
+      [other.accountId],
+    );
+    const refused = await call<{ error: string; message: string }>(
+      'POST',
+      `${server.url}/api/transactions/${sale.body.uuid}/refund`,
+      { headers: other.keys, body: { amountCents: 1000 } },
+    );
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toMatch(/^The platform's available balance lacks \d+ cents for this refund/);
+  });
+});
