@@ -21864,7 +21864,7 @@ export interface paths {
                      *     }
                      */
                     "application/json": {
-                        /** @description false: it takes no new split (a charge, link, checkout session or subscription naming it → 400); its balance, receivables and payouts (automatic ones too) go on. true: it takes splits again */
+                        /** @description false: it takes no new split (a charge, link or checkout session naming it → 400); its balance, receivables and payouts (automatic ones too) go on. true: it takes splits again */
                         active?: unknown;
                         /** @description Never changes: a body with a document is refused (400 naming it) */
                         document?: unknown;

@@ -110,7 +110,7 @@ export const RecipientPatchBody = Type.Object(
     active: Type.Optional(
       Type.Unknown({
         description:
-          'false: it takes no new split (a charge, link, checkout session or subscription naming it → 400); its balance, receivables and payouts (automatic ones too) go on. true: it takes splits again',
+          'false: it takes no new split (a charge, link or checkout session naming it → 400); its balance, receivables and payouts (automatic ones too) go on. true: it takes splits again',
       }),
     ),
     document: Type.Optional(
