@@ -2,7 +2,12 @@ import { Type } from 'typebox';
 
 export const CustomerBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'One line of plain text, printed in the e-mails the gateway sends: no link, web address, domain name or IP address (400)',
+    }),
     email: Type.String({ minLength: 3, maxLength: 320 }),
     document: Type.String({
       minLength: 11,

@@ -15,7 +15,12 @@ const LocalDate = (description: string) => Type.String({ examples: ['2026-11-26'
 
 export const PlanBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'One line of plain text, printed in the e-mails the gateway sends: no link, web address, domain name or IP address (400)',
+    }),
     amountCents: Type.Integer({
       minimum: 1,
       maximum: 100_000_000,
@@ -31,7 +36,14 @@ export const PlanBody = Type.Object(
 
 export const PlanPatch = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'One line of plain text, printed in the e-mails the gateway sends: no link, web address, domain name or IP address (400)',
+      }),
+    ),
     active: Type.Optional(Type.Boolean({ description: 'An inactive plan takes no new subscriptions' })),
   },
   { additionalProperties: false },
