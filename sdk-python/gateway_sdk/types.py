@@ -1268,6 +1268,8 @@ class _CustomerCreateRequired(TypedDict):
     # CPF or CNPJ (check digits verified)
     document: str
     email: str
+    # One line of plain text, printed in the e-mails the gateway sends: no link, web address, domain name or
+    # IP address (400)
     name: str
 
 
@@ -1338,6 +1340,8 @@ class _PlanCreateRequired(TypedDict):
     amountCents: int
     interval: PlanCreateInterval
     methods: list[PlanCreateMethod]
+    # One line of plain text, printed in the e-mails the gateway sends: no link, web address, domain name or
+    # IP address (400)
     name: str
 
 

@@ -3930,6 +3930,7 @@ export interface paths {
                         /** @description CPF or CNPJ (check digits verified) */
                         document: string;
                         email: string;
+                        /** @description One line of plain text, printed in the e-mails the gateway sends: no link, web address, domain name or IP address (400) */
                         name: string;
                         phone?: string;
                     };
@@ -17104,6 +17105,7 @@ export interface paths {
                         /** @description Default 1 */
                         intervalCount?: number;
                         methods: ("CREDIT_CARD" | "PIX" | "BOLETO")[];
+                        /** @description One line of plain text, printed in the e-mails the gateway sends: no link, web address, domain name or IP address (400) */
                         name: string;
                         /** @description Default 0 */
                         trialDays?: number;
@@ -17382,6 +17384,7 @@ export interface paths {
                     "application/json": {
                         /** @description An inactive plan takes no new subscriptions */
                         active?: boolean;
+                        /** @description One line of plain text, printed in the e-mails the gateway sends: no link, web address, domain name or IP address (400) */
                         name?: string;
                     };
                 };
