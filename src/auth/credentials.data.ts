@@ -117,6 +117,15 @@ export async function markRolled(q: Queryable, id: number, newId: number, graceH
   return row!.expires_at;
 }
 
+/** A key not yet revoked (expired or not), locked: its scope decides who may revoke it. */
+export async function lockUnrevokedScope(q: Queryable, accountId: number, id: number): Promise<string | null> {
+  const [row] = await q.query<{ scope: string }>(
+    'SELECT scope FROM api_credentials WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL FOR UPDATE',
+    [id, accountId],
+  );
+  return row?.scope ?? null;
+}
+
 export async function revokeCredential(q: Queryable, accountId: number, id: number): Promise<string | null> {
   const rows = await q.query<{ public_key: string }>(
     `UPDATE api_credentials SET revoked_at = now() WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL

@@ -187,9 +187,15 @@ export class CredentialService {
     return view;
   }
 
-  async revoke(accountId: number, id: number, actor: Actor): Promise<void> {
+  /**
+   * Revokes a key, at once on every process. Only someone who could have made it may (a developer revokes `read`
+   * and `charges` keys, never a `full` one: 403, nothing changed); `creator` null: an operator's command.
+   */
+  async revoke(accountId: number, id: number, actor: Actor, creator: KeyCreator | null): Promise<void> {
     let seq = 0;
     const revoked = await this.db.tx(async (tx) => {
+      const scope = await data.lockUnrevokedScope(tx, accountId, id);
+      if (scope !== null && creator && isKeyScope(scope)) assertWithin(creator, scope, 'revoke');
       const publicKey = await data.revokeCredential(tx, accountId, id);
       if (publicKey) {
         seq = await notifyAuthChange(tx, `key:${publicKey}`);
@@ -220,15 +226,15 @@ async function insertPair(tx: Queryable, accountId: number, spec: data.NewCreden
   return { id: Number(row.id), seq, issued };
 }
 
-/** A user may make (or roll) a key only of a scope within their own role (403, nothing written). */
-function assertWithin(creator: KeyCreator, scope: KeyScope): void {
+/** A user may make, roll or revoke a key only of a scope within their own role (403, nothing written). */
+function assertWithin(creator: KeyCreator, scope: KeyScope, verb: 'make' | 'revoke' = 'make'): void {
   const widest = widestKeyScope(creator.role);
   if (widest === null || !scopeCovers(widest, scope)) {
     throw new AppError(
       'FORBIDDEN',
       widest === null
-        ? `Your role (${creator.role}) may not make API keys`
-        : `Your role (${creator.role}) may make keys of scope "${widest}" at most, not "${scope}"; ask an owner or admin`,
+        ? `Your role (${creator.role}) may not ${verb} API keys`
+        : `Your role (${creator.role}) may ${verb} keys of scope "${widest}" at most, not "${scope}"; ask an owner or admin`,
     );
   }
 }

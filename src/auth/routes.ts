@@ -223,10 +223,11 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
   app.delete(
     '/api/credentials/:id',
     {
-      config: { ...KEYS, errors: ['NOT_FOUND'] },
+      config: { ...KEYS, errors: ['NOT_FOUND', 'FORBIDDEN'] },
       onRequest: deps.requireSession,
       schema: {
-        summary: 'Revoke an API key pair at once, on every process',
+        summary:
+          'Revoke an API key pair at once, on every process (only by someone who could have made it: a developer never revokes a full key)',
         tags: ['panel'],
         params: IdParam,
         response: { 204: NoContent, 401: EnvelopeErrorBody, 403: EnvelopeErrorBody, 404: EnvelopeErrorBody },
@@ -237,6 +238,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
         accountOf(request),
         numericPathId(request.params.id, 'No such active credential'),
         actor(request),
+        creator(request),
       );
       return reply.code(204).send(null);
     },

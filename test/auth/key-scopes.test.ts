@@ -181,6 +181,35 @@ describe('keys bounded by their creator', () => {
     expect(widestKeyScope('owner')).toBe('full');
   });
 
+  it('a key is revoked only by someone who could have made it: a developer revokes read and charges keys, never a full one', async () => {
+    const made: Record<string, Issued & { id: number }> = {};
+    for (const scope of KEY_SCOPES) {
+      const res = await call<Issued & { id: number }>('POST', `${server.url}/api/credentials`, {
+        headers: owner.panel,
+        body: { name: `owner-${scope}`, scope },
+      });
+      expect(res.status, res.text).toBe(201);
+      made[scope] = res.body;
+    }
+    const revoke = (scope: string, role: Role) =>
+      call<{ success: boolean; error: { code: string; message: string } }>(
+        'DELETE',
+        `${server.url}/api/credentials/${made[scope]!.id}`,
+        { headers: panelOf(role) },
+      );
+    const full = await revoke('full', 'developer');
+    expect(full.status).toBe(403);
+    expect(full.body).toMatchObject({ success: false, error: { code: 'FORBIDDEN' } });
+    expect(full.body.error.message).toContain('may revoke keys of scope "charges" at most');
+    // nothing changed: the full key still works
+    const balance = await call('GET', `${server.url}/api/public/balance`, { headers: keysOf(made.full!) });
+    expect(balance.status).toBe(200);
+    expect((await revoke('charges', 'developer')).status).toBe(204);
+    expect((await revoke('read', 'developer')).status).toBe(204);
+    expect((await revoke('full', 'admin')).status).toBe(204);
+    await revokeAll();
+  });
+
   it('every role × key scope × money-moving API route: refused by scope with 403 (shape D, C on the cashout) and nothing written, or let through', async () => {
     const routes = await moneyRoutes();
     let refused = 0;
