@@ -85,7 +85,10 @@ describe('PATCH /api/recipients/{id}', () => {
       [platform.accountId],
     );
     expect(audit).toEqual([
-      { actor_type: 'api_key', target: `recipient:${r.id} email,name,pix_key,pix_key_type,transfer_interval` },
+      {
+        actor_type: 'api_key',
+        target: `recipient:${r.id} email,name,pix_key,pix_key_type,transfer_interval`,
+      },
     ]);
 
     const doc = await patch(r.id, { document: '11144477735' });
