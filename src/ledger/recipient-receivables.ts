@@ -10,7 +10,7 @@ export interface RecipientReceivable {
 }
 
 /**
- * A recipient's card installments not yet settled, due from `from` to `to` (São Paulo dates; from today and 90
+ * A recipient's card installments not yet settled (and not taken whole by a refund), due from `from` to `to` (São Paulo dates; from today and 90
  * days on by default, at most 366 days apart), by due date, and their sum. With the default period the sum is
  * the recipient's `receivable` balance (installments fall due at 00:00 and are settled then).
  */
@@ -23,7 +23,8 @@ export async function recipientReceivables(
   const rows = await q.query<{ date: string; amount: number; sale_uuid: string; installment: number }>(
     `SELECT to_char(due_date, 'YYYY-MM-DD') AS date, amount, sale_uuid, installment
        FROM receivables
-      WHERE recipient_id = $1 AND settled_at IS NULL AND due_date BETWEEN $2::date AND $3::date
+      WHERE recipient_id = $1 AND settled_at IS NULL AND amount > 0
+        AND due_date BETWEEN $2::date AND $3::date
       ORDER BY due_date, id`,
     [recipientId, period.from, period.to],
   );

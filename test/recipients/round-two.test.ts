@@ -228,6 +228,40 @@ describe("a recipient's receivables, withdrawals and statement", () => {
     );
     expect(narrow.body).toEqual({ data: [res.body.data[0]], totalCents: 5000 });
     expect((await call('GET', `${url}?from=2026-13-01`, { headers: platform.keys })).status).toBe(400);
+
+    // a liable recipient's share refunded in part: its installments reduced, the last ones first, one taken
+    // whole left out; the total is still its receivable balance
+    const liable = await createRecipient(server, platform, { name: 'Bia' });
+    const tok2 = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+      headers: { 'x-api-public-key': platform.publicKey },
+      body: cardBody(cardEnding('0')),
+    });
+    const card = await call<{ uuid: string }>('POST', `${server.url}/api/transactions`, {
+      headers: platform.keys,
+      body: saleInput({
+        amount: 30001,
+        paymentMethod: 'CREDIT_CARD',
+        installments: 3,
+        card: { token: tok2.body.token },
+        split: [{ recipientId: liable.id, percent: 50, liable: true }],
+      }),
+    });
+    expect(card.status, card.text).toBe(201);
+    const refunded = await call('POST', `${server.url}/api/transactions/${card.body.uuid}/refund`, {
+      headers: platform.keys,
+      body: { amountCents: 6000 },
+    });
+    expect(refunded.status, refunded.text).toBeLessThan(300);
+    const after = await call<{ data: { installment: number; amountCents: number }[]; totalCents: number }>(
+      'GET',
+      `${server.url}/api/recipients/${liable.id}/receivables`,
+      { headers: platform.keys },
+    );
+    expect(after.body.data.every((x) => x.amountCents > 0)).toBe(true);
+    expect(after.body.data.map((x) => x.installment)).toEqual([1, 2]);
+    expect(after.body.data[0]!.amountCents).toBe(5000);
+    expect(after.body.totalCents).toBeLessThan(10_000);
+    expect(after.body.totalCents).toBe((await recipientBalance(server, platform, liable.id)).receivable);
     // another platform's recipient: not found, in shape D
     const foreign = await call('GET', url, { headers: other.keys });
     expect(foreign.status).toBe(404);
