@@ -128,6 +128,7 @@ export const AccountDetail = Type.Object({
       pixKey: Type.String(),
       pixKeyType: Type.String(),
       transferInterval: Type.String(),
+      active: Type.Boolean({ description: 'false: it takes no new split; its money goes on' }),
       createdAt: Type.String(),
       balance: Type.Object({
         available: Type.Integer(),

@@ -36,6 +36,7 @@ describe("the console's account page and split payments", () => {
         id: ana.id,
         name: 'Ana',
         transferInterval: 'daily',
+        active: true,
         balance: { available: 2500, blocked: 0, receivable: 0, total: 2500 },
       }),
     ]);

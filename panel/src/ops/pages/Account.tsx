@@ -298,7 +298,16 @@ export function Account({ id }: { id: number }) {
       <Card title="Recebedores">
         <Table
           label="Recebedores da conta (pagamentos divididos)"
-          head={['Nome', 'CPF/CNPJ', 'Chave Pix', 'Repasse', 'Disponível', 'Bloqueado', 'A receber']}
+          head={[
+            'Nome',
+            'CPF/CNPJ',
+            'Chave Pix',
+            'Situação',
+            'Repasse',
+            'Disponível',
+            'Bloqueado',
+            'A receber',
+          ]}
           empty={detail.recipients.length === 0 && 'Nenhum recebedor.'}
         >
           {detail.recipients.map((r) => (
@@ -306,6 +315,7 @@ export function Account({ id }: { id: number }) {
               <td>{r.name}</td>
               <td>{documentText(r.document)}</td>
               <td>{r.pixKey}</td>
+              <td>{r.active ? 'Ativo' : 'Inativo'}</td>
               <td>{label(TRANSFER_INTERVAL, r.transferInterval)}</td>
               <td>{money(r.balance.available)}</td>
               <td>{money(r.balance.blocked)}</td>
