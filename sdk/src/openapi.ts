@@ -3294,7 +3294,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Revoke an API key pair at once, on every process
+         * Revoke an API key pair at once, on every process (only by someone who could have made it: a developer never revokes a full key)
          * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
          */
         delete: {
@@ -6305,6 +6305,7 @@ export interface paths {
                          *           "pixKey": "52998224725",
                          *           "pixKeyType": "CPF",
                          *           "transferInterval": "pedido-1001",
+                         *           "active": true,
                          *           "createdAt": "pedido-1001",
                          *           "balance": {
                          *             "available": 15000,
@@ -6358,6 +6359,8 @@ export interface paths {
                             missingDocuments: string[];
                             /** @description Split payments: its recipients (newest 100) and their balances */
                             recipients: {
+                                /** @description false: it takes no new split; its money goes on */
+                                active: boolean;
                                 balance: {
                                     available: number;
                                     blocked: number;
