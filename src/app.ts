@@ -245,7 +245,13 @@ export async function buildApp(platform: Platform): Promise<Http> {
     risk: riskRules,
     queue,
   };
-  await app.register(salesRoutes, { ...charges, apiKey, settler, refunders: charging.refunders });
+  await app.register(salesRoutes, {
+    ...charges,
+    apiKey,
+    requireSession,
+    settler,
+    refunders: charging.refunders,
+  });
   await app.register(boletoRoutes, { db, apiKey, settings: config.boleto, perIp: limits.boletoPdfPerIp });
   // card testing: each tokenization counted by source address and by the card's fingerprint (never its number)
   const cardAttempts = limits.cardAttempts;

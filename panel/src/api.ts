@@ -37,6 +37,8 @@ export type SubscriptionsPage = Static<typeof Subscriptions.SubscriptionsPage>;
 export type PlansPage = Static<typeof Subscriptions.PlansPage>;
 /** The refund route's answer: the Sale after the refund, with the refund. */
 export type RefundedSale = Static<typeof Sales.RefundedSale>;
+/** A sale's refunds, oldest first, each with who paid it. */
+export type Refunds = Static<typeof Sales.RefundList>;
 export type SalesPage = Static<typeof Sales.SalesPage>;
 export type ChargeInput = Static<typeof Charges.ChargeBody>;
 export type CardTokenInput = Static<typeof Cards.CardTokenBody>;
@@ -313,6 +315,8 @@ export const api = {
       { amountCents },
       { 'idempotency-key': key },
     ),
+  /** The same route as the API's (two doors): the panel's session reads it too. */
+  refunds: (id: string) => request<Refunds>('GET', `/api/transactions/${encodeURIComponent(id)}/refunds`),
   simulatePayment: (id: string) =>
     request<Sale>('POST', `/api/sales/${encodeURIComponent(id)}/simulate-payment`),
   sandbox: () => request<{ enabled: boolean }>('GET', '/api/panel/sandbox'),

@@ -24086,7 +24086,16 @@ export interface paths {
                          *         "status": "succeeded",
                          *         "reason": null,
                          *         "createdAt": "2026-11-25T14:02:10.441Z",
-                         *         "completedAt": "2026-11-25T14:02:11.007Z"
+                         *         "completedAt": "2026-11-25T14:02:11.007Z",
+                         *         "allocation": [
+                         *           {
+                         *             "party": "platform",
+                         *             "amountCents": 1920,
+                         *             "fromReceivableCents": 0,
+                         *             "fromAvailableCents": 1920
+                         *           }
+                         *         ],
+                         *         "feeReturnedCents": 80
                          *       }
                          *     }
                          */
@@ -30370,7 +30379,16 @@ export interface paths {
                          *         "status": "succeeded",
                          *         "reason": null,
                          *         "createdAt": "2026-11-25T14:02:10.441Z",
-                         *         "completedAt": "2026-11-25T14:02:11.007Z"
+                         *         "completedAt": "2026-11-25T14:02:11.007Z",
+                         *         "allocation": [
+                         *           {
+                         *             "party": "platform",
+                         *             "amountCents": 1920,
+                         *             "fromReceivableCents": 0,
+                         *             "fromAvailableCents": 1920
+                         *           }
+                         *         ],
+                         *         "feeReturnedCents": 80
                          *       }
                          *     }
                          */
@@ -30638,7 +30656,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A sale's refunds, oldest first (each with its status: pending, succeeded or failed) */
+        /**
+         * A sale's refunds, oldest first (each with its status: pending, succeeded or failed, and who paid it: allocation, feeReturnedCents)
+         * @description API keys (errors in shape D) or the panel session (shape A; another account’s sale: 404).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -30680,28 +30701,38 @@ export interface paths {
                         "application/json": components["schemas"]["SaleRefund"][];
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -30710,25 +30741,32 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "FORBIDDEN";
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
                             code?: "IP_NOT_ALLOWED";
                         });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -30743,16 +30781,21 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "INTERNAL_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
                     };
                 };
                 /** @description Error */

@@ -118,7 +118,11 @@ export async function markRolled(q: Queryable, id: number, newId: number, graceH
 }
 
 /** A key not yet revoked (expired or not), locked: its scope decides who may revoke it. */
-export async function lockUnrevokedScope(q: Queryable, accountId: number, id: number): Promise<string | null> {
+export async function lockUnrevokedScope(
+  q: Queryable,
+  accountId: number,
+  id: number,
+): Promise<string | null> {
   const [row] = await q.query<{ scope: string }>(
     'SELECT scope FROM api_credentials WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL FOR UPDATE',
     [id, accountId],

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { type Static, Type } from 'typebox';
-import { merchantOf } from '../auth/index.js';
+import { apiKeyOrSession, merchantOf, requestAccount } from '../auth/index.js';
 import { qrSvgDataUri } from '../payment-standards/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
-import { AppError, validation } from '../platform/errors/app-error.js';
+import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import {
   EnvelopeErrorBody,
   IpAccessErrorBody,
@@ -40,6 +40,8 @@ export interface SalesRouteDeps {
   db: Db;
   settler: SaleSettler;
   apiKey: AuthHook;
+  /** The panel's session: the routes with two doors (a sale's refunds) let it in too. */
+  requireSession: AuthHook;
   /** Who opens new PIX charges; null when none is configured (503). */
   pixProcessor: PixChargeProcessor | null;
   /** Every processor able to refund, by name (a sale is refunded where it was charged). */
@@ -328,28 +330,36 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
   app.get(
     '/api/transactions/:id/refunds',
     {
-      config: { errorShape: 'transaction', errors: ['FORBIDDEN', 'NOT_FOUND'] },
-      onRequest: deps.apiKey,
+      // one route, two doors: the panel's sale page lists the same refunds (permission money.view)
+      config: { errorShape: 'transaction', permission: 'money.view', errors: ['FORBIDDEN', 'NOT_FOUND'] },
+      onRequest: apiKeyOrSession(deps.apiKey, deps.requireSession),
       schema: {
-        summary: "A sale's refunds, oldest first (each with its status: pending, succeeded or failed)",
+        summary:
+          "A sale's refunds, oldest first (each with its status: pending, succeeded or failed, and who paid it: allocation, feeReturnedCents)",
+        description:
+          'API keys (errors in shape D) or the panel session (shape A; another account’s sale: 404).',
         tags: ['public'],
-        security,
+        security: [...security, { session: [] }],
         params: IdPath,
         response: {
           200: RefundList,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: KeyForbiddenBody,
-          404: TransactionErrorBody,
-          500: TransactionErrorBody,
+          400: Type.Union([TransactionErrorBody, EnvelopeErrorBody]),
+          401: Type.Union([TransactionErrorBody, EnvelopeErrorBody]),
+          403: Type.Union([KeyForbiddenBody, EnvelopeErrorBody]),
+          404: Type.Union([TransactionErrorBody, EnvelopeErrorBody]),
+          500: Type.Union([TransactionErrorBody, EnvelopeErrorBody]),
         },
       },
     },
     async (request) => {
       const id = parsePublicId(request.params.id);
       if (!id) throw validation('id must be a sale uuid or a numeric id');
-      const sale = ownedSale(await findSaleRow(deps.db, id), merchantOf(request).accountId);
-      return (await refundsOfSale(deps.db, sale.id)).map(refundView);
+      const byPanel = request.merchant === undefined;
+      const sale = await findSaleRow(deps.db, id);
+      // the panel finds no other account's sale; a key is told it is not its own (FORBIDDEN)
+      if (byPanel && sale?.account_id !== requestAccount(request)) throw notFound('Sale not found');
+      const owned = ownedSale(sale, requestAccount(request));
+      return (await refundsOfSale(deps.db, owned.id)).map(refundView);
     },
   );
 

@@ -200,6 +200,11 @@ export const RefundedSale = Type.Object(
           reason: null,
           createdAt: '2026-11-25T14:02:10.441Z',
           completedAt: '2026-11-25T14:02:11.007Z',
+          // the example sale's net share of 2000 (9582 × 2000 / 9980, rounded down), and the fee given back
+          allocation: [
+            { party: 'platform', amountCents: 1920, fromReceivableCents: 0, fromAvailableCents: 1920 },
+          ],
+          feeReturnedCents: 80,
         },
       },
     ],

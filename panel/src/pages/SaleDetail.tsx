@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
-import { api, can, type Sale } from '../api';
+import { api, can, type Refunds, type Sale } from '../api';
 import { centsOf, date, digitableLineText, money } from '../ui/format';
 import { Card, CopyButton, ErrorText } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
@@ -10,7 +10,15 @@ export function SaleDetail({ id }: { id: string }) {
   const [sale, setSale] = useState<Sale | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [sandbox, setSandbox] = useState(false);
+  const [refunds, setRefunds] = useState<Refunds>([]);
   const load = () => api.sale(id).then(setSale, setError);
+  // its refunds, read again whenever what was refunded changes (a refund made here, or one that ended)
+  const uuid = sale?.uuid;
+  const refunded = sale?.refundedAmount ?? 0;
+  useEffect(() => {
+    if (uuid === undefined) return;
+    api.refunds(uuid).then(setRefunds, () => setRefunds([]));
+  }, [uuid, refunded]);
   useEffect(() => {
     void load();
     api.sandbox().then(
@@ -130,9 +138,57 @@ export function SaleDetail({ id }: { id: string }) {
               )}
             </dl>
           </Card>
+          {refunds.length > 0 && <RefundList refunds={refunds} />}
         </>
       )}
     </>
+  );
+}
+
+const REFUND_STATUS: Record<string, string> = {
+  pending: 'Em processamento',
+  succeeded: 'Concluído',
+  failed: 'Não realizado',
+};
+
+/** The sale's refunds, and who paid each: the platform or a recipient, from the sale's installments or the balance. */
+function RefundList({ refunds }: { refunds: Refunds }) {
+  return (
+    <Card title="Estornos">
+      <table>
+        <caption class="sr-only">Estornos desta venda</caption>
+        <thead>
+          <tr>
+            <th scope="col">Data</th>
+            <th scope="col">Valor</th>
+            <th scope="col">Status</th>
+            <th scope="col">Quem pagou</th>
+          </tr>
+        </thead>
+        <tbody>
+          {refunds.map((r) => (
+            <tr key={r.id}>
+              <td>{date(r.createdAt)}</td>
+              <td>{money(r.amountCents)}</td>
+              <td>{label(REFUND_STATUS, r.status)}</td>
+              <td>
+                <ul class="plain">
+                  {r.allocation.map((a) => (
+                    <li key={a.party}>
+                      {a.party === 'platform' ? 'Sua conta' : `Recebedor ${a.party.slice(0, 8)}`}:{' '}
+                      {money(a.amountCents)}
+                      {a.fromReceivableCents > 0 &&
+                        ` (${money(a.fromReceivableCents)} das parcelas a receber desta venda${a.fromAvailableCents > 0 ? `, ${money(a.fromAvailableCents)} do saldo` : ''})`}
+                    </li>
+                  ))}
+                  {r.feeReturnedCents > 0 && <li>Tarifa devolvida: {money(r.feeReturnedCents)}</li>}
+                </ul>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Card>
   );
 }
 

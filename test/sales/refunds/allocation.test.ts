@@ -119,6 +119,20 @@ describe('a split card sale’s refund', () => {
       headers: platform.keys,
     });
     expect(listed.body.map((r) => [r.allocation, r.feeReturnedCents])).toEqual([[made.allocation, 135]]);
+    // the same route by the panel's door (its sale page lists them); another account's panel finds nothing
+    const byPanel = await call<Refund[]>('GET', `${server.url}/api/transactions/${sale.body.uuid}/refunds`, {
+      headers: platform.panel,
+    });
+    expect(byPanel.status, byPanel.text).toBe(200);
+    expect(byPanel.body).toEqual(listed.body);
+    const stranger = await createMerchant(server, 'Outra loja');
+    const hidden = await call<{ success: boolean; error: { code: string } }>(
+      'GET',
+      `${server.url}/api/transactions/${sale.body.uuid}/refunds`,
+      { headers: stranger.panel },
+    );
+    expect(hidden.status).toBe(404);
+    expect(hidden.body).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });
     const facts = (await eventsOf(server, 'sale', sale.body.id)).filter(
       (e) => e.event_type === 'sale.refunded',
     );
