@@ -1406,6 +1406,22 @@ class SubscriptionCreateAddress(TypedDict):
 SubscriptionCreatePaymentMethod = Literal["CREDIT_CARD", "PIX", "BOLETO"]
 
 
+class _SubscriptionCreateSplitItemRequired(TypedDict):
+    # One of this account’s recipients
+    recipientId: str
+
+
+class SubscriptionCreateSplitItem(_SubscriptionCreateSplitItemRequired, total=False):
+    # Its share in cents
+    amountCents: int
+    # This party pays the fees (one party at most)
+    chargeFees: bool
+    # Refunds and lost disputes are taken from the liable parties
+    liable: bool
+    # Its share in percent, two decimals at most
+    percent: float
+
+
 class _SubscriptionCreateRequired(TypedDict):
     customerId: str
     paymentMethod: SubscriptionCreatePaymentMethod
@@ -1421,6 +1437,8 @@ class SubscriptionCreate(_SubscriptionCreateRequired, total=False):
     # of the customer’s CPF/CNPJ that fits the plan, else each period is a charge with due date e-mailed to
     # the customer
     idRec: str
+    # Split payments, as a charge's split (checked against the plan's amount): every period's sale carries it
+    split: list[SubscriptionCreateSplitItem]
     # YYYY-MM-DD, today (São Paulo) by default
     startDate: str
 
@@ -1429,6 +1447,22 @@ SubscriptionCancelReason = Literal["requested", "unpaid", "account_closed"]
 
 
 SubscriptionPaymentMethod = Literal["CREDIT_CARD", "PIX", "BOLETO"]
+
+
+class _SubscriptionSplitItemRequired(TypedDict):
+    # One of this account’s recipients
+    recipientId: str
+
+
+class SubscriptionSplitItem(_SubscriptionSplitItemRequired, total=False):
+    # Its share in cents
+    amountCents: int
+    # This party pays the fees (one party at most)
+    chargeFees: bool
+    # Refunds and lost disputes are taken from the liable parties
+    liable: bool
+    # Its share in percent, two decimals at most
+    percent: float
 
 
 SubscriptionStatus = Literal[
@@ -1470,6 +1504,8 @@ class Subscription(TypedDict):
     nextPlanId: Optional[str]
     paymentMethod: SubscriptionPaymentMethod
     planId: str
+    # The split every period’s sale carries, as given; null: none
+    split: Optional[list[SubscriptionSplitItem]]
     status: SubscriptionStatus
     trialEnd: Optional[str]
 
@@ -1478,6 +1514,22 @@ SubscriptionPageDataItemCancelReason = Literal["requested", "unpaid", "account_c
 
 
 SubscriptionPageDataItemPaymentMethod = Literal["CREDIT_CARD", "PIX", "BOLETO"]
+
+
+class _SubscriptionPageDataItemSplitItemRequired(TypedDict):
+    # One of this account’s recipients
+    recipientId: str
+
+
+class SubscriptionPageDataItemSplitItem(_SubscriptionPageDataItemSplitItemRequired, total=False):
+    # Its share in cents
+    amountCents: int
+    # This party pays the fees (one party at most)
+    chargeFees: bool
+    # Refunds and lost disputes are taken from the liable parties
+    liable: bool
+    # Its share in percent, two decimals at most
+    percent: float
 
 
 SubscriptionPageDataItemStatus = Literal[
@@ -1519,6 +1571,8 @@ class SubscriptionPageDataItem(TypedDict):
     nextPlanId: Optional[str]
     paymentMethod: SubscriptionPageDataItemPaymentMethod
     planId: str
+    # The split every period’s sale carries, as given; null: none
+    split: Optional[list[SubscriptionPageDataItemSplitItem]]
     status: SubscriptionPageDataItemStatus
     trialEnd: Optional[str]
 

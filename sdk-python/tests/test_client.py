@@ -164,7 +164,7 @@ class ClientTest(unittest.TestCase):
         sub = gw.subscriptions.create(
             {"customerId": customer["id"], "planId": plan["id"], "paymentMethod": "PIX", "startDate": start}
         )
-        self.assertEqual((sub["status"], sub["currentPeriodStart"]), ("active", start))
+        self.assertEqual((sub["status"], sub["currentPeriodStart"]), ("incomplete", start))
         gw.sandbox.advance_subscription(sub["id"])
         [sale] = [s for s in gw.transactions.list(limit=100)["data"] if s.get("subscriptionId") == sub["id"]]
         self.assertEqual(sale["status"], "PENDENTE")

@@ -15827,6 +15827,15 @@ export interface paths {
                          *           "trialEnd": "2026-11-26",
                          *           "cancelAtPeriodEnd": true,
                          *           "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *           "split": [
+                         *             {
+                         *               "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *               "amountCents": 15000,
+                         *               "percent": 1.5,
+                         *               "chargeFees": true,
+                         *               "liable": true
+                         *             }
+                         *           ],
                          *           "cancelReason": "requested",
                          *           "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *           "createdAt": "2026-11-25T13:45:12.345Z"
@@ -15871,6 +15880,22 @@ export interface paths {
                                 paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                                 /** Format: uuid */
                                 planId: string;
+                                /** @description The split every period’s sale carries, as given; null: none */
+                                split: {
+                                    /** @description Its share in cents */
+                                    amountCents?: number;
+                                    /** @description This party pays the fees (one party at most) */
+                                    chargeFees?: boolean;
+                                    /** @description Refunds and lost disputes are taken from the liable parties */
+                                    liable?: boolean;
+                                    /** @description Its share in percent, two decimals at most */
+                                    percent?: number;
+                                    /**
+                                     * Format: uuid
+                                     * @description One of this account’s recipients
+                                     */
+                                    recipientId: string;
+                                }[] | null;
                                 status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                                 trialEnd: string | null;
                             }[];
@@ -16017,6 +16042,15 @@ export interface paths {
                          *       "trialEnd": "2026-11-26",
                          *       "cancelAtPeriodEnd": true,
                          *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "split": [
+                         *         {
+                         *           "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "amountCents": 15000,
+                         *           "percent": 1.5,
+                         *           "chargeFees": true,
+                         *           "liable": true
+                         *         }
+                         *       ],
                          *       "cancelReason": "requested",
                          *       "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
@@ -16057,6 +16091,22 @@ export interface paths {
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             /** Format: uuid */
                             planId: string;
+                            /** @description The split every period’s sale carries, as given; null: none */
+                            split: {
+                                /** @description Its share in cents */
+                                amountCents?: number;
+                                /** @description This party pays the fees (one party at most) */
+                                chargeFees?: boolean;
+                                /** @description Refunds and lost disputes are taken from the liable parties */
+                                liable?: boolean;
+                                /** @description Its share in percent, two decimals at most */
+                                percent?: number;
+                                /**
+                                 * Format: uuid
+                                 * @description One of this account’s recipients
+                                 */
+                                recipientId: string;
+                            }[] | null;
                             status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                             trialEnd: string | null;
                         };
@@ -27054,6 +27104,15 @@ export interface paths {
                          *       "trialEnd": "2026-11-26",
                          *       "cancelAtPeriodEnd": true,
                          *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "split": [
+                         *         {
+                         *           "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "amountCents": 15000,
+                         *           "percent": 1.5,
+                         *           "chargeFees": true,
+                         *           "liable": true
+                         *         }
+                         *       ],
                          *       "cancelReason": "requested",
                          *       "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
@@ -27094,6 +27153,22 @@ export interface paths {
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             /** Format: uuid */
                             planId: string;
+                            /** @description The split every period’s sale carries, as given; null: none */
+                            split: {
+                                /** @description Its share in cents */
+                                amountCents?: number;
+                                /** @description This party pays the fees (one party at most) */
+                                chargeFees?: boolean;
+                                /** @description Refunds and lost disputes are taken from the liable parties */
+                                liable?: boolean;
+                                /** @description Its share in percent, two decimals at most */
+                                percent?: number;
+                                /**
+                                 * Format: uuid
+                                 * @description One of this account’s recipients
+                                 */
+                                recipientId: string;
+                            }[] | null;
                             status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                             trialEnd: string | null;
                         };
@@ -28030,6 +28105,15 @@ export interface paths {
                          *           "trialEnd": "2026-11-26",
                          *           "cancelAtPeriodEnd": true,
                          *           "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *           "split": [
+                         *             {
+                         *               "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *               "amountCents": 15000,
+                         *               "percent": 1.5,
+                         *               "chargeFees": true,
+                         *               "liable": true
+                         *             }
+                         *           ],
                          *           "cancelReason": "requested",
                          *           "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *           "createdAt": "2026-11-25T13:45:12.345Z"
@@ -28074,6 +28158,22 @@ export interface paths {
                                 paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                                 /** Format: uuid */
                                 planId: string;
+                                /** @description The split every period’s sale carries, as given; null: none */
+                                split: {
+                                    /** @description Its share in cents */
+                                    amountCents?: number;
+                                    /** @description This party pays the fees (one party at most) */
+                                    chargeFees?: boolean;
+                                    /** @description Refunds and lost disputes are taken from the liable parties */
+                                    liable?: boolean;
+                                    /** @description Its share in percent, two decimals at most */
+                                    percent?: number;
+                                    /**
+                                     * Format: uuid
+                                     * @description One of this account’s recipients
+                                     */
+                                    recipientId: string;
+                                }[] | null;
                                 status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                                 trialEnd: string | null;
                             }[];
@@ -28169,7 +28269,16 @@ export interface paths {
                      *         "state": "SP",
                      *         "zipCode": "01310-100"
                      *       },
-                     *       "idRec": "RR1234567820261201abcdefghijk"
+                     *       "idRec": "RR1234567820261201abcdefghijk",
+                     *       "split": [
+                     *         {
+                     *           "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                     *           "amountCents": 15000,
+                     *           "percent": 1.5,
+                     *           "chargeFees": true,
+                     *           "liable": true
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -28195,6 +28304,22 @@ export interface paths {
                         idRec?: string;
                         paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                         planId: string;
+                        /** @description Split payments, as a charge's split (checked against the plan's amount): every period's sale carries it */
+                        split?: {
+                            /** @description Its share in cents */
+                            amountCents?: number;
+                            /** @description This party pays the fees (one party at most) */
+                            chargeFees?: boolean;
+                            /** @description Refunds and lost disputes are taken from the liable parties */
+                            liable?: boolean;
+                            /** @description Its share in percent, two decimals at most */
+                            percent?: number;
+                            /**
+                             * Format: uuid
+                             * @description One of this account’s recipients
+                             */
+                            recipientId: string;
+                        }[];
                         /** @description YYYY-MM-DD, today (São Paulo) by default */
                         startDate?: string;
                     };
@@ -28224,6 +28349,15 @@ export interface paths {
                          *       "trialEnd": "2026-11-26",
                          *       "cancelAtPeriodEnd": true,
                          *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "split": [
+                         *         {
+                         *           "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "amountCents": 15000,
+                         *           "percent": 1.5,
+                         *           "chargeFees": true,
+                         *           "liable": true
+                         *         }
+                         *       ],
                          *       "cancelReason": "requested",
                          *       "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
@@ -28264,6 +28398,22 @@ export interface paths {
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             /** Format: uuid */
                             planId: string;
+                            /** @description The split every period’s sale carries, as given; null: none */
+                            split: {
+                                /** @description Its share in cents */
+                                amountCents?: number;
+                                /** @description This party pays the fees (one party at most) */
+                                chargeFees?: boolean;
+                                /** @description Refunds and lost disputes are taken from the liable parties */
+                                liable?: boolean;
+                                /** @description Its share in percent, two decimals at most */
+                                percent?: number;
+                                /**
+                                 * Format: uuid
+                                 * @description One of this account’s recipients
+                                 */
+                                recipientId: string;
+                            }[] | null;
                             status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                             trialEnd: string | null;
                         };
@@ -28391,6 +28541,15 @@ export interface paths {
                          *       "trialEnd": "2026-11-26",
                          *       "cancelAtPeriodEnd": true,
                          *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "split": [
+                         *         {
+                         *           "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "amountCents": 15000,
+                         *           "percent": 1.5,
+                         *           "chargeFees": true,
+                         *           "liable": true
+                         *         }
+                         *       ],
                          *       "cancelReason": "requested",
                          *       "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
@@ -28431,6 +28590,22 @@ export interface paths {
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             /** Format: uuid */
                             planId: string;
+                            /** @description The split every period’s sale carries, as given; null: none */
+                            split: {
+                                /** @description Its share in cents */
+                                amountCents?: number;
+                                /** @description This party pays the fees (one party at most) */
+                                chargeFees?: boolean;
+                                /** @description Refunds and lost disputes are taken from the liable parties */
+                                liable?: boolean;
+                                /** @description Its share in percent, two decimals at most */
+                                percent?: number;
+                                /**
+                                 * Format: uuid
+                                 * @description One of this account’s recipients
+                                 */
+                                recipientId: string;
+                            }[] | null;
                             status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                             trialEnd: string | null;
                         };
@@ -28565,6 +28740,15 @@ export interface paths {
                          *       "trialEnd": "2026-11-26",
                          *       "cancelAtPeriodEnd": true,
                          *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "split": [
+                         *         {
+                         *           "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "amountCents": 15000,
+                         *           "percent": 1.5,
+                         *           "chargeFees": true,
+                         *           "liable": true
+                         *         }
+                         *       ],
                          *       "cancelReason": "requested",
                          *       "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
@@ -28605,6 +28789,22 @@ export interface paths {
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             /** Format: uuid */
                             planId: string;
+                            /** @description The split every period’s sale carries, as given; null: none */
+                            split: {
+                                /** @description Its share in cents */
+                                amountCents?: number;
+                                /** @description This party pays the fees (one party at most) */
+                                chargeFees?: boolean;
+                                /** @description Refunds and lost disputes are taken from the liable parties */
+                                liable?: boolean;
+                                /** @description Its share in percent, two decimals at most */
+                                percent?: number;
+                                /**
+                                 * Format: uuid
+                                 * @description One of this account’s recipients
+                                 */
+                                recipientId: string;
+                            }[] | null;
                             status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                             trialEnd: string | null;
                         };
@@ -28766,6 +28966,15 @@ export interface paths {
                          *       "trialEnd": "2026-11-26",
                          *       "cancelAtPeriodEnd": true,
                          *       "canceledAt": "2026-11-25T13:45:12.345Z",
+                         *       "split": [
+                         *         {
+                         *           "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *           "amountCents": 15000,
+                         *           "percent": 1.5,
+                         *           "chargeFees": true,
+                         *           "liable": true
+                         *         }
+                         *       ],
                          *       "cancelReason": "requested",
                          *       "billingUrl": "https://loja.example.com/webhooks/gateway",
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
@@ -28806,6 +29015,22 @@ export interface paths {
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             /** Format: uuid */
                             planId: string;
+                            /** @description The split every period’s sale carries, as given; null: none */
+                            split: {
+                                /** @description Its share in cents */
+                                amountCents?: number;
+                                /** @description This party pays the fees (one party at most) */
+                                chargeFees?: boolean;
+                                /** @description Refunds and lost disputes are taken from the liable parties */
+                                liable?: boolean;
+                                /** @description Its share in percent, two decimals at most */
+                                percent?: number;
+                                /**
+                                 * Format: uuid
+                                 * @description One of this account’s recipients
+                                 */
+                                recipientId: string;
+                            }[] | null;
                             status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
                             trialEnd: string | null;
                         };

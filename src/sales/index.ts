@@ -13,7 +13,7 @@ export {
   createKeyedSale,
   createPixSale,
 } from './charges.js';
-export { ChargeBody } from './charges.schemas.js';
+export { ChargeBody, SplitRuleIn } from './charges.schemas.js';
 export { captureLess, checkSplitOf, createSale } from './create.js';
 export { type DailyTotal, dailyTotals, recentSaleBodies } from './daily-totals.js';
 export { lockSalesById, type SaleOrigin, setRefusalReason, setSaleRisk } from './data.js';

@@ -311,6 +311,8 @@ export class SubscriptionBiller {
         },
       ],
       origin: { subscriptionId: sub.uuid },
+      // the subscription's split, carried by every period's sale as a charge's (undefined: none)
+      split: sub.split ?? undefined,
       bind: async (tx: Queryable, saleId: number, mailed: boolean) => {
         if (!(await bindCharge(tx, charge.id, saleId))) {
           throw conflict('this try at the period was made by another scheduler');
@@ -339,7 +341,7 @@ export class SubscriptionBiller {
     if (!card || ready.length === 0) return;
     const results = await card.openMany(
       ready.map((c) => {
-        const { customer, items, origin, bind } = this.saleOf(c);
+        const { customer, items, origin, bind, split } = this.saleOf(c);
         return {
           accountId: c.sub.account_id,
           input: {
@@ -349,6 +351,7 @@ export class SubscriptionBiller {
             installments: 1,
             customer,
             items,
+            split,
           },
           context: { origin, reserve: (tx: Queryable, saleId: number) => bind(tx, saleId, false) },
         };
@@ -367,7 +370,7 @@ export class SubscriptionBiller {
    */
   private async charge(claimed: Claimed): Promise<void> {
     const { sub } = claimed;
-    const { dueDate, customer, items, origin, bind } = this.saleOf(claimed);
+    const { dueDate, customer, items, origin, bind, split } = this.saleOf(claimed);
     const amount = claimed.who.plan.amount_cents;
     try {
       const mandate =
@@ -379,6 +382,7 @@ export class SubscriptionBiller {
           customer,
           items,
           origin,
+          split,
           dueDate,
           bind: (tx, saleId) => bind(tx, saleId, false),
           // the subscription's uuid keeps the key apart from another database's on the same PSP account
@@ -390,7 +394,7 @@ export class SubscriptionBiller {
           this.db,
           this.chargers.pix,
           sub.account_id,
-          { amount, paymentMethod: 'PIX', customer, items },
+          { amount, paymentMethod: 'PIX', customer, items, split },
           null,
           {
             allowPrivateTargets: true,
@@ -410,6 +414,7 @@ export class SubscriptionBiller {
             amount,
             customer: { ...customer, address: sub.address as never },
             items,
+            split,
             boleto: { dueDate },
           },
           { origin, bind: (tx, saleId) => bind(tx, saleId, true) },

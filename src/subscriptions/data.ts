@@ -10,6 +10,15 @@ export type SubscriptionStatus =
   | 'past_due'
   | 'unpaid'
   | 'canceled';
+/** A charge's split rules as the request gives them (checked by the sales module). */
+export type SplitRules = {
+  recipientId: string;
+  amountCents?: number;
+  percent?: number;
+  chargeFees?: boolean;
+  liable?: boolean;
+}[];
+
 /** Why a subscription was canceled: the merchant or the customer asked, dunning ended it, its account closed. */
 export type CancelReason = 'requested' | 'unpaid' | 'account_closed';
 
@@ -54,6 +63,8 @@ export interface SubscriptionRow {
   cancel_at_period_end: boolean;
   canceled_at: Date | null;
   cancel_reason: CancelReason | null;
+  /** The charge's split rules every period's sale carries, as given; null: none. */
+  split: SplitRules | null;
   created_at: Date;
   billing_token_sealed: string;
   /** The customer's Pix Automático mandate a PIX subscription's periods are debited through (sales' recurrences). */
@@ -76,7 +87,7 @@ const SUBSCRIPTION_COLUMNS = `id, uuid, account_id, customer_id, plan_id, next_p
   period_index, attempt, first_failed_at, to_char(current_period_start, 'YYYY-MM-DD') AS current_period_start,
   to_char(current_period_end, 'YYYY-MM-DD') AS current_period_end, next_charge_at, lease_until,
   incomplete_expires_at, cancel_at_period_end, canceled_at, cancel_reason, created_at, billing_token_sealed,
-  recurrence_id`;
+  recurrence_id, split`;
 
 const numeric = <T extends { id: number }>(row: T): T => ({ ...row, id: Number(row.id) });
 const plan = (r: PlanRow): PlanRow => ({
@@ -163,13 +174,14 @@ export async function insertSubscription(
     billingTokenHash: Buffer;
     billingTokenSealed: string;
     recurrenceId: number | null;
+    split: SplitRules | null;
   },
 ): Promise<SubscriptionRow> {
   const [row] = await q.query<SubscriptionRow>(
     `INSERT INTO subscriptions (uuid, account_id, customer_id, plan_id, payment_method, card_id, address, status,
         anchor_date, trial_end, current_period_start, current_period_end, next_charge_at, billing_token_hash,
-        billing_token_sealed, recurrence_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+        billing_token_sealed, recurrence_id, split)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
      RETURNING ${SUBSCRIPTION_COLUMNS}`,
     [
       s.uuid,
@@ -188,6 +200,7 @@ export async function insertSubscription(
       s.billingTokenHash,
       s.billingTokenSealed,
       s.recurrenceId,
+      s.split === null ? null : JSON.stringify(s.split),
     ],
   );
   return subscription(row!);

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { SplitRuleIn } from '../sales/index.js';
 
 const Method = Type.Union([Type.Literal('CREDIT_CARD'), Type.Literal('PIX'), Type.Literal('BOLETO')]);
 const Interval = Type.Union([Type.Literal('week'), Type.Literal('month'), Type.Literal('year')]);
@@ -98,6 +99,14 @@ export const SubscriptionBody = Type.Object(
           'PIX: the Pix Automático mandate (idRec) the customer authorised for this plan; by default the newest one of the customer’s CPF/CNPJ that fits the plan, else each period is a charge with due date e-mailed to the customer',
       }),
     ),
+    split: Type.Optional(
+      Type.Array(SplitRuleIn, {
+        minItems: 1,
+        maxItems: 10,
+        description:
+          "Split payments, as a charge's split (checked against the plan's amount): every period's sale carries it",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -143,6 +152,9 @@ export const Subscription = Type.Object({
   trialEnd: Type.Union([LocalDate('The trial’s last day + 1'), Type.Null()]),
   cancelAtPeriodEnd: Type.Boolean(),
   canceledAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  split: Type.Union([Type.Array(SplitRuleIn), Type.Null()], {
+    description: 'The split every period’s sale carries, as given; null: none',
+  }),
   cancelReason: Type.Union(
     [Type.Literal('requested'), Type.Literal('unpaid'), Type.Literal('account_closed'), Type.Null()],
     {

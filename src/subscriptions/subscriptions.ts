@@ -10,6 +10,7 @@ import { encodeCursor } from '../platform/paging/pagination.js';
 import { nameProblem } from '../platform/text/names.js';
 import { addDays } from '../platform/time/calendar.js';
 import {
+  checkSplitOf,
   findRecurrence,
   type MandateCharges,
   type RecurrenceRow,
@@ -32,6 +33,7 @@ import {
   type PlanRow,
   pauseAccountSubscriptions,
   plansById,
+  type SplitRules,
   type SubscriptionMethod,
   type SubscriptionRow,
   saveSubscription,
@@ -70,6 +72,7 @@ export interface SubscriptionInput {
   startDate?: string;
   address?: Record<string, string>;
   idRec?: string;
+  split?: SplitRules;
 }
 
 export interface SubscriptionView {
@@ -89,6 +92,7 @@ export interface SubscriptionView {
   trialEnd: LocalDate | null;
   cancelAtPeriodEnd: boolean;
   canceledAt: string | null;
+  split: SubscriptionRow['split'];
   cancelReason: SubscriptionRow['cancel_reason'];
   billingUrl: string;
   createdAt: string;
@@ -157,6 +161,7 @@ export function subscriptionBody(s: SubscriptionRow, who: Subscriber): Subscript
     trialEnd: s.trial_end,
     cancelAtPeriodEnd: s.cancel_at_period_end,
     canceledAt: s.canceled_at?.toISOString() ?? null,
+    split: s.split,
     cancelReason: s.cancel_reason,
     createdAt: s.created_at.toISOString(),
   };
@@ -356,6 +361,10 @@ export class Subscriptions {
         );
       }
       const cardId = await this.checkCard(tx, input.paymentMethod, customer.id, input.cardId);
+      // the split is checked as a charge's of the plan's amount by this method: every period's sale carries it
+      await checkSplitOf(tx, accountId, input.split, [
+        { amount: plan.amount_cents, method: { paymentMethod: input.paymentMethod, installments: 1 } },
+      ]);
       const address = input.paymentMethod === 'BOLETO' ? payerAddress(input.address) : null;
       const mandate = await this.mandateOf(tx, accountId, input, customer, plan);
       const today = localDateOf(new Date());
@@ -388,6 +397,7 @@ export class Subscriptions {
         billingTokenHash: billingTokenHash(token),
         billingTokenSealed: seal(this.settings.secretsKey, token),
         recurrenceId: mandate?.id ?? null,
+        split: input.split ?? null,
       }).catch((err: unknown) => {
         // another subscription made at the same time took the mandate (one live subscription per mandate)
         if (
@@ -547,6 +557,10 @@ export class Subscriptions {
             `planId must bill every ${current!.plan.interval_count} ${current!.plan.interval}(s) as the current plan does: the periods keep their dates`,
           );
         }
+        // the split must fit the new plan's amount as it fitted the old one's
+        await checkSplitOf(tx, accountId, sub.split ?? undefined, [
+          { amount: plan.amount_cents, method: { paymentMethod: sub.payment_method, installments: 1 } },
+        ]);
         sub.next_plan_id = plan.id === sub.plan_id ? null : plan.id;
       }
       if (change.cardId !== undefined) {

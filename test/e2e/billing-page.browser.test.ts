@@ -71,13 +71,14 @@ describe('the subscriber’s page', () => {
       'POST',
       `/api/sandbox/subscriptions/${sub.body.id}/advance`,
     );
-    expect(refused.body.status).toBe('past_due');
+    // its first period refused: it waits for it, incomplete
+    expect(refused.body.status).toBe('incomplete');
 
     const page = await (await browser.newContext({ viewport: { width: 420, height: 900 } })).newPage();
     const opened = await page.goto(`${server.url}${new URL(sub.body.billingUrl).pathname}`);
     expect(opened?.status()).toBe(200);
     await page.getByRole('heading', { name: 'Plano Mensal' }).waitFor();
-    await page.getByRole('heading', { name: 'Situação: Pagamento atrasado' }).waitFor();
+    await page.getByRole('heading', { name: 'Situação: Aguardando o primeiro pagamento' }).waitFor();
     await page.getByText('Não conseguimos cobrar no cartão').waitFor();
     expect(await page.getByRole('listitem').first().textContent()).toContain('Recusado');
     await clean(page, 'billing-01-past-due');

@@ -261,7 +261,8 @@ describe('@payment-gateway/sdk against a real gateway', () => {
       cardId: card.id,
       startDate,
     });
-    expect(sub).toMatchObject({ status: 'active', currentPeriodStart: startDate });
+    // incomplete until its first period is paid
+    expect(sub).toMatchObject({ status: 'incomplete', currentPeriodStart: startDate });
     const charged = await gw.sandbox.advanceSubscription(sub.id);
     expect(charged.status).toBe('active');
     const sales = (await gw.transactions.list({ limit: 100 })).data.filter(

@@ -54,7 +54,9 @@ export function BillingPage({ token, initial }: { token: string; initial: Billin
   const [changing, setChanging] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const b = billing;
-  const behind = b.status === 'past_due' || b.status === 'unpaid';
+  // a renewal behind, or a first period refused (the subscription waits for it, incomplete)
+  const refused = b.sales.some((s) => s.status === 'RECUSADO' || s.status === 'FALHA');
+  const behind = b.status === 'past_due' || b.status === 'unpaid' || (b.status === 'incomplete' && refused);
   return (
     <main class="page">
       <header class="summary">

@@ -27,6 +27,8 @@ export interface MandateCharge {
   customer: Customer;
   items: Omit<SaleItem, 'id'>[];
   origin: SaleOrigin;
+  /** A subscription's split, carried by the cycle's sale as a charge's. */
+  split?: unknown;
   /** The day the payer's bank debits it. */
   dueDate: string;
   /** Runs in the transaction that stores the sale, after it: may refuse it. */
@@ -102,6 +104,7 @@ export class MandateCharges {
           origin: c.origin,
           items: c.items,
           customer: normalizeCustomer(c.customer),
+          split: c.split,
         });
         await c.bind(tx, sale.id);
         return sale;
@@ -174,6 +177,7 @@ export class MandateCharges {
             cardBrand: null,
             boletoCode: null,
             origin: c.origin,
+            split: c.split,
           },
           { notifyPending: true, uuid },
         );

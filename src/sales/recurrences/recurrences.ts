@@ -124,6 +124,8 @@ export async function chargeCycle(
     origin?: SaleOrigin;
     items?: Omit<SaleItem, 'id'>[];
     customer?: Customer;
+    /** A subscription's split (checked by the admission as a charge's). */
+    split?: unknown;
   },
 ): Promise<SaleRow> {
   const { amount, details } = cycle;
@@ -146,6 +148,7 @@ export async function chargeCycle(
       cartId: null,
       recurrence: { id: rec.id, idRec: rec.id_rec, contrato: rec.contrato },
       ...details,
+      split: cycle.split,
     },
     // An automatic debit is paid when it exists: there is no "awaiting payment" moment to notify.
     { notifyPending: false },
