@@ -93,7 +93,21 @@ describe('refunds as objects', () => {
         reason: null,
         createdAt: expect.any(String),
         completedAt: r.status === 'pending' ? null : expect.any(String),
+        // who paid: the account alone (no split), its part and the fee given back adding up to the refund
+        allocation: [
+          {
+            party: 'platform',
+            amountCents: expect.any(Number),
+            fromReceivableCents: 0,
+            fromAvailableCents: expect.any(Number),
+          },
+        ],
+        feeReturnedCents: expect.any(Number),
       });
+      expect(
+        (r as unknown as { feeReturnedCents: number }).feeReturnedCents +
+          (r as unknown as { allocation: { amountCents: number }[] }).allocation[0]!.amountCents,
+      ).toBe(r.amountCents);
     }
     const foreign = await call('GET', `${server.url}/api/transactions/${sale.uuid}/refunds`, {
       headers: other.keys,
