@@ -252,7 +252,13 @@ export async function buildApp(platform: Platform): Promise<Http> {
     settler,
     refunders: charging.refunders,
   });
-  await app.register(boletoRoutes, { db, apiKey, settings: config.boleto, perIp: limits.boletoPdfPerIp });
+  await app.register(boletoRoutes, {
+    db,
+    apiKey,
+    settings: config.boleto,
+    perIp: limits.boletoPdfPerIp,
+    testMode: config.sandbox,
+  });
   // card testing: each tokenization counted by source address and by the card's fingerprint (never its number)
   const cardAttempts = limits.cardAttempts;
   const cardAttempt: CardAttemptCheck | null = cardAttempts
@@ -297,7 +303,11 @@ export async function buildApp(platform: Platform): Promise<Http> {
     refunders: charging.refunders,
     charges,
   });
-  await app.register(sandboxPanelRoutes, { requireSession, settler: sandboxProcessor ? settler : null });
+  await app.register(sandboxPanelRoutes, {
+    requireSession,
+    settler: sandboxProcessor ? settler : null,
+    cashouts: config.sandbox ? { db, providers } : null,
+  });
   await app.register(processorCallbackRoutes, { settler, processors });
   const disputes = new Disputes(db, queue, mail, config.publicUrl);
   await app.register(disputeRoutes, { db, disputes, apiKey, requireSession });

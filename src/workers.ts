@@ -44,6 +44,7 @@ import {
   startApprovalWorker,
   startOverdueCheck,
   startPayoutWorker,
+  startSandboxPayoutCompletion,
 } from './withdrawals/index.js';
 
 /**
@@ -62,6 +63,10 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     ? await startPayoutWorker(platform, providers.active)
     : async () => undefined;
   const stopOverdue = startOverdueCheck(platform, (name) => providers.byName(name));
+  // the sandbox pays its payouts by itself, SANDBOX_CASHOUT_DELAY_MS after they were sent
+  const stopSandboxPayouts = platform.config.sandbox
+    ? startSandboxPayoutCompletion(platform, providers.sandbox, platform.config.sandboxCashoutDelayMs)
+    : () => undefined;
   await startReserveWorker(platform.db, platform.queue);
   // recipients paid by transferInterval: each period's payout once at 06:00 São Paulo, whichever worker looks
   const stopAutoPayouts = startPeriodic(
@@ -220,6 +225,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     await stopMail();
     await stopPayouts();
     stopOverdue();
+    stopSandboxPayouts();
     await providers.close();
     stopChargeExpiry();
     stopDevolucoes();

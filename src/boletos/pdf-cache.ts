@@ -5,9 +5,13 @@ import type { BoletoRow } from './data.js';
  * The renderer and its PDF and barcode libraries are loaded by the first PDF asked for: a process that serves
  * none (most of them, most of the time) does not carry them.
  */
-async function renderPdf(boleto: BoletoRow, settings: BoletoSettings): Promise<Uint8Array> {
+async function renderPdf(
+  boleto: BoletoRow,
+  settings: BoletoSettings,
+  testMode: boolean,
+): Promise<Uint8Array> {
   const { renderBoletoPdf } = await import('./pdf.js');
-  return renderBoletoPdf(boleto, settings);
+  return renderBoletoPdf(boleto, settings, testMode);
 }
 
 /** Bytes of rendered PDFs one process keeps (docs/decisions.md, "Boleto PDFs"). */
@@ -15,8 +19,9 @@ export const PDF_CACHE_BYTES = 32 * 1024 * 1024;
 
 /**
  * Rendered boleto PDFs, kept in this process (least recently used out past `maxBytes`): a PDF is a function of
- * the boleto's row, whose printed fields never change once issued, and of this process's BOLETO_* settings, so
- * each process renders a boleto once. Fetches of one boleto that arrive while it renders share that render.
+ * the boleto's row, whose printed fields never change once issued, and of this process's BOLETO_* settings and
+ * SANDBOX (test mode marks the page), so each process renders a boleto once: one cache per process and mode, keyed
+ * by sale. Fetches of one boleto that arrive while it renders share that render.
  */
 export class BoletoPdfCache {
   private readonly kept = new Map<number, Uint8Array>();
@@ -26,6 +31,8 @@ export class BoletoPdfCache {
   constructor(
     private readonly settings: BoletoSettings,
     private readonly maxBytes = PDF_CACHE_BYTES,
+    /** SANDBOX on: every PDF rendered here carries "SEM VALOR — MODO DE TESTE". */
+    private readonly testMode = false,
   ) {}
 
   async pdf(boleto: BoletoRow): Promise<Uint8Array> {
@@ -39,7 +46,7 @@ export class BoletoPdfCache {
     }
     const running = this.rendering.get(id);
     if (running) return running;
-    const render = renderPdf(boleto, this.settings).finally(() => this.rendering.delete(id));
+    const render = renderPdf(boleto, this.settings, this.testMode).finally(() => this.rendering.delete(id));
     this.rendering.set(id, render);
     const pdf = await render;
     this.keep(id, pdf);

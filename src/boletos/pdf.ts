@@ -156,11 +156,37 @@ export function wrap(text: string, font: PDFFont, size: number, width: number): 
   return out;
 }
 
+/** What a boleto PDF rendered with the sandbox on carries across its page (decisions.md, Sandbox). */
+export const TEST_MODE_MARK = 'SEM VALOR — MODO DE TESTE';
+
+/**
+ * TEST_MODE_MARK across the page from margin to margin, at its middle, large and translucent over everything drawn
+ * before it (level, so that it reads back as text, as the page's other words do).
+ */
+function drawTestModeMark(page: PDFPage, font: PDFFont): void {
+  const width = A4.width - 2 * MARGIN;
+  const size = Math.floor((width * 10) / drawnWidth(TEST_MODE_MARK, font, 10));
+  page.drawText(TEST_MODE_MARK, {
+    x: MARGIN + (width - drawnWidth(TEST_MODE_MARK, font, size)) / 2,
+    y: A4.height / 2 - size * 0.35,
+    size,
+    font,
+    color: rgb(0.8, 0, 0),
+    opacity: 0.35,
+  });
+}
+
 /**
  * The boleto híbrido as an A4 PDF: beneficiary, payer, due date, amount, instructions, the linha digitável, the
- * ITF barcode of the 44 digits (FEBRABAN: about 103 × 13 mm), and the Pix QR code with its copy-and-paste.
+ * ITF barcode of the 44 digits (FEBRABAN: about 103 × 13 mm), and the Pix QR code with its copy-and-paste;
+ * in test mode, "SEM VALOR — MODO DE TESTE" across the page.
  */
-export async function renderBoletoPdf(b: BoletoRow, settings: BoletoSettings): Promise<Uint8Array> {
+export async function renderBoletoPdf(
+  b: BoletoRow,
+  settings: BoletoSettings,
+  /** SANDBOX on: the page carries TEST_MODE_MARK, so a test boleto is never taken for one with value. */
+  testMode = false,
+): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
   pdf.setTitle(`Boleto ${b.nosso_numero}`);
   pdf.setCreator('Gateway');
@@ -254,5 +280,6 @@ export async function renderBoletoPdf(b: BoletoRow, settings: BoletoSettings): P
   text(page, line, MARGIN, 12, bold);
   y -= 10;
   drawItf(page, b.barcode, MARGIN + 5 * MM, y, 103 * MM, 13 * MM);
+  if (testMode) drawTestModeMark(page, bold);
   return pdf.save();
 }

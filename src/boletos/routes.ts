@@ -13,7 +13,7 @@ import { parsePublicId } from '../platform/ids/public-ids.js';
 import { findSaleRow, ownedSale } from '../sales/index.js';
 import { type BoletoRow, boletoByTokenHash, boletoOfSale } from './data.js';
 import { tokenHash } from './issue.js';
-import { BoletoPdfCache } from './pdf-cache.js';
+import { BoletoPdfCache, PDF_CACHE_BYTES } from './pdf-cache.js';
 
 const security = [{ publicKey: [], privateKey: [] }];
 /** The 200 answer: the PDF's bytes (the errors stay JSON in the route's shape). */
@@ -34,9 +34,16 @@ const pdfHeaders = (boleto: BoletoRow) => ({
  */
 export async function boletoRoutes(
   app: Http,
-  deps: { db: Db; apiKey: AuthHook; settings: BoletoSettings; perIp: AuthHook | null },
+  deps: {
+    db: Db;
+    apiKey: AuthHook;
+    settings: BoletoSettings;
+    perIp: AuthHook | null;
+    /** SANDBOX on: the PDFs say they have no value. */
+    testMode: boolean;
+  },
 ): Promise<void> {
-  const pdfs = new BoletoPdfCache(deps.settings);
+  const pdfs = new BoletoPdfCache(deps.settings, PDF_CACHE_BYTES, deps.testMode);
   app.get(
     '/api/transactions/:id/boleto.pdf',
     {

@@ -12,6 +12,16 @@ interface MessageRow {
   sent_at: Date | null;
 }
 
+/** What every e-mail's subject starts with while the sandbox is on (decisions.md, Sandbox). */
+export const TEST_SUBJECT_PREFIX = '[Teste] ';
+
+/** A subject as it is sent: marked "[Teste]" in test mode (once, whatever the message's own text). */
+export function sentSubject(subject: string, testMode: boolean): string {
+  return testMode && !subject.startsWith(TEST_SUBJECT_PREFIX.trim())
+    ? TEST_SUBJECT_PREFIX + subject
+    : subject;
+}
+
 /**
  * Sends one queued message unless it went out already. Its row stays locked while the SMTP server answers, so
  * two workers holding the same job (a retry racing an expired run) cannot both send it. A failure is recorded
@@ -23,6 +33,8 @@ export async function sendQueuedMail(
   key: Buffer,
   messageId: number,
   host: string,
+  /** SANDBOX on: the subject starts with "[Teste]" (every e-mail goes out here, so it is marked here once). */
+  testMode = false,
 ) {
   try {
     await db.tx(async (tx) => {
@@ -32,7 +44,7 @@ export async function sendQueuedMail(
       if (!m || m.sent_at) return;
       await transport.send({
         to: m.recipient,
-        subject: m.subject,
+        subject: sentSubject(m.subject, testMode),
         text: unseal(key, m.text_body),
         html: unseal(key, m.html_body),
         messageId: `<mail-${m.id}@${host}>`,

@@ -13,7 +13,7 @@ export async function startMailWorker(platform: Platform): Promise<() => Promise
   await queue.work('mail.send', { batchSize: 1, localConcurrency: 2 }, async (jobs) => {
     for (const job of jobs) {
       try {
-        await sendQueuedMail(db, transport, config.secretsKey, job.data.messageId, host);
+        await sendQueuedMail(db, transport, config.secretsKey, job.data.messageId, host, config.sandbox);
       } catch (err) {
         log.warn({ err, messageId: job.data.messageId }, 'e-mail not sent; will retry');
         throw err;

@@ -8,7 +8,7 @@ import { parsePublicId } from '../platform/ids/public-ids.js';
 import type { PayoutProviders } from '../withdrawals/index.js';
 import {
   cancelWithdrawal,
-  handlePayoutCallback,
+  decideSandboxCashout,
   lookupView,
   ownedWithdrawal,
   transition,
@@ -27,7 +27,8 @@ const ANSWERS = {
 
 /**
  * The sandbox payout provider's result: it signs a callback exactly as the provider would and hands it to
- * the same handler as POST /api/providers/sandbox/payouts/callback.
+ * the same handler as POST /api/providers/sandbox/payouts/callback (decideSandboxCashout, which the panel's
+ * buttons and the sandbox's own completion after SANDBOX_CASHOUT_DELAY_MS use too).
  */
 export async function sandboxCashoutRoutes(
   app: Http,
@@ -53,22 +54,9 @@ export async function sandboxCashoutRoutes(
         merchantOf(request).accountId,
         parsePublicId(request.params.id),
       );
-      if (row.status !== 'PROCESSING' || row.provider !== deps.providers.sandbox.name) {
-        throw conflict(`Withdrawal is ${row.status}; a result applies only to a PROCESSING withdrawal`);
-      }
-      const callback = await deps.providers.sandbox.decide(row.uuid, request.body.result);
-      const outcome = await handlePayoutCallback(
-        deps.db,
-        deps.providers.sandbox,
-        Buffer.from(callback.body, 'utf8'),
-        callback.headers,
+      return lookupView(
+        await decideSandboxCashout(deps.db, deps.providers.sandbox, row, request.body.result),
       );
-      if (!outcome.changed) {
-        throw conflict(
-          `Withdrawal is ${outcome.withdrawal.status}; a result applies only to a PROCESSING withdrawal`,
-        );
-      }
-      return lookupView(outcome.withdrawal);
     },
   );
 

@@ -1,19 +1,35 @@
 import { Type } from 'typebox';
 import { accountOf } from '../auth/index.js';
+import type { Db } from '../platform/db/db.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
+import { parsePublicId } from '../platform/ids/public-ids.js';
 import type { SaleSettler } from '../sales/index.js';
 import { IdPath, Sale } from '../sales/index.js';
+import {
+  decideSandboxCashout,
+  lookupView,
+  ownedWithdrawal,
+  type PayoutProviders,
+  WithdrawalLookup,
+} from '../withdrawals/index.js';
 import { sandboxId } from './ids.js';
 
 /**
- * The panel's sandbox: whether it is on (the panel shows its buttons only then), and "Simular pagamento" on a
- * pending sale, which runs the processor callback's own path (decisions.md, Sandbox).
+ * The panel's sandbox: whether it is on (the panel shows its buttons only then), "Simular pagamento" on a
+ * pending sale, which runs the processor callback's own path, and "Simular conclusão" / "Simular recusa" on a
+ * withdrawal at the sandbox provider, which run POST /api/sandbox/cashouts/{id}/result's own code (decisions.md,
+ * Sandbox).
  */
 export async function sandboxPanelRoutes(
   app: Http,
-  deps: { requireSession: AuthHook; settler: SaleSettler | null },
+  deps: {
+    requireSession: AuthHook;
+    settler: SaleSettler | null;
+    /** With the sandbox on: its payout provider's results. */
+    cashouts: { db: Db; providers: PayoutProviders } | null;
+  },
 ): Promise<void> {
   app.get(
     '/api/panel/sandbox',
@@ -28,6 +44,37 @@ export async function sandboxPanelRoutes(
     },
     async () => ({ enabled: deps.settler !== null }),
   );
+  const cashouts = deps.cashouts;
+  if (cashouts) {
+    app.post(
+      '/api/withdrawals/:id/simulate-result',
+      {
+        config: { errorShape: 'envelope', permission: 'integrations', errors: ['CONFLICT', 'NOT_FOUND'] },
+        onRequest: deps.requireSession,
+        schema: {
+          tags: ['panel'],
+          summary:
+            'Sandbox: the payout provider completes or rejects a PROCESSING withdrawal (as POST /api/sandbox/cashouts/{id}/result)',
+          params: Type.Object({ id: Type.String({ description: 'Withdrawal uuid or numeric id' }) }),
+          body: Type.Object({ result: Type.Union([Type.Literal('COMPLETED'), Type.Literal('REJECTED')]) }),
+          response: {
+            200: WithdrawalLookup,
+            400: EnvelopeErrorBody,
+            401: EnvelopeErrorBody,
+            403: EnvelopeErrorBody,
+            404: EnvelopeErrorBody,
+            409: EnvelopeErrorBody,
+          },
+        },
+      },
+      async (request) => {
+        const row = await ownedWithdrawal(cashouts.db, accountOf(request), parsePublicId(request.params.id));
+        return lookupView(
+          await decideSandboxCashout(cashouts.db, cashouts.providers.sandbox, row, request.body.result),
+        );
+      },
+    );
+  }
   const settler = deps.settler;
   if (!settler) return;
 

@@ -3,6 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boletoOfSale } from '../../src/boletos/data.js';
+import { renderBoletoPdf } from '../../src/boletos/pdf.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -118,5 +120,35 @@ describe('the boleto PDF', () => {
     // left for a person to look at (test-output/ is not committed)
     mkdirSync('test-output', { recursive: true });
     writeFileSync(path.join('test-output', 'boleto.png'), readFileSync(path.join(dir, 'payer.png')));
+  });
+  it('says it has no value while the sandbox is on, across the page', async () => {
+    const sale = await issue();
+    const pdf = await fetchPdf(`${server.url}/api/transactions/${sale.id}/boleto.pdf`, merchant.keys);
+    expect(pdf.status).toBe(200);
+    const file = path.join(dir, 'sandbox.pdf');
+    writeFileSync(file, pdf.bytes);
+    const text = execFileSync('pdftotext', [file, '-'], { encoding: 'utf8' });
+    expect(text).toContain('SEM VALOR — MODO DE TESTE');
+    // across the page: from one margin to the other, at its middle, in letters larger than any other
+    const boxes = execFileSync('pdftotext', ['-bbox', file, '-'], { encoding: 'utf8' });
+    const word = (w: string) => {
+      const m = new RegExp(
+        `<word xMin="([\\d.]+)" yMin="([\\d.]+)" xMax="([\\d.]+)" yMax="([\\d.]+)">${w}</word>`,
+      ).exec(boxes);
+      expect(m, w).not.toBeNull();
+      return { xMin: Number(m![1]), yMin: Number(m![2]), xMax: Number(m![3]), yMax: Number(m![4]) };
+    };
+    const [first, last] = [word('SEM'), word('TESTE')];
+    expect(last.xMax - first.xMin).toBeGreaterThan(595.28 * 0.8);
+    expect(first.yMin).toBeLessThan(841.89 / 2);
+    expect(first.yMax).toBeGreaterThan(841.89 / 2);
+    expect(first.yMax - first.yMin).toBeGreaterThan(25);
+    // the same boleto rendered without the sandbox carries no mark (the mark is part of what is cached)
+    const row = await boletoOfSale(server.runtime.platform.db, Number(sale.id));
+    expect(row).not.toBeNull();
+    const plain = Buffer.from(await renderBoletoPdf(row!, server.runtime.platform.config.boleto, false));
+    const plainText = execFileSync('pdftotext', ['-', '-'], { input: plain, encoding: 'utf8' });
+    expect(plainText).toContain('Linha digitável');
+    expect(plainText).not.toContain('MODO DE TESTE');
   });
 });

@@ -67,7 +67,7 @@ describe('e-mail', () => {
       }
       return undefined;
     });
-    expect(file).toMatch(/^Subject: =\?UTF-8\?|^Subject: Convite/m);
+    expect(file).toMatch(/^Subject: =\?UTF-8\?|^Subject: \[Teste\] Convite/m);
     expect(file).toContain('Content-Type: text/html');
     expect(
       linkToken(

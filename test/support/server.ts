@@ -87,6 +87,8 @@ export const TEST_LIMITS = {
   RISK_CARD_ATTEMPTS_PER_IP: '0',
   RISK_CARD_ATTEMPTS_PER_CARD: '0',
   RISK_REFUSAL_RATIO: '0',
+  // sandbox payouts stay PROCESSING until a test decides them (the tests of their completion set it small)
+  SANDBOX_CASHOUT_DELAY_MS: '86400000',
   // two test files run at once, each with a few gateways, on one local PostgreSQL of 100 connections: a
   // burst's connections are given back within seconds rather than held for half a minute (the job queue's
   // 2-second polls keep one warm)

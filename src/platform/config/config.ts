@@ -44,6 +44,8 @@ export interface Config {
   mailFrom: string;
   production: boolean;
   sandbox: boolean;
+  /** SANDBOX_CASHOUT_DELAY_MS: a sandbox payout completes by itself this long after it was sent (unless decided first). */
+  sandboxCashoutDelayMs: number;
   /** SIGNUP=on: anyone may sign up (POST /api/signup); the account waits for an operator's review. */
   signup: boolean;
   /** FEE_PLAN_DEFAULT: the name of the fee plan new accounts are put on (null: their own rates). */
@@ -282,6 +284,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     mailFrom: env.MAIL_FROM || 'Gateway <no-reply@localhost>',
     production,
     sandbox,
+    sandboxCashoutDelayMs: integer(env, 'SANDBOX_CASHOUT_DELAY_MS', 3000, 0, 86_400_000),
     signup: onOff(env, 'SIGNUP', false),
     feePlanDefault: env.FEE_PLAN_DEFAULT?.trim() || null,
     anticipationAutoApprove: onOff(env, 'ANTICIPATION_AUTO_APPROVE', nodeEnv === 'development'),

@@ -10,6 +10,8 @@ import {
   submitPayouts,
 } from './payouts.js';
 import type { PayoutProvider } from './provider.js';
+import type { SandboxPayoutProvider } from './sandbox-provider.js';
+import { completeDueSandboxPayouts } from './sandbox-results.js';
 
 /**
  * Worker of job 'payouts.submit' (enqueued in the transaction that creates the withdrawal). Jobs are
@@ -83,5 +85,22 @@ export function startOverdueCheck(
         log.warn({ withdrawals: moved }, 'overdue PROCESSING withdrawals settled from their provider');
     },
     (err) => log.warn({ err }, 'overdue withdrawal read-back failed; will retry'),
+  );
+}
+
+/**
+ * With the sandbox on, its payouts complete by themselves `delayMs` after they were sent (SANDBOX_CASHOUT_DELAY_MS),
+ * looked for every second at most (sooner for a shorter delay).
+ */
+export function startSandboxPayoutCompletion(
+  platform: Platform,
+  sandbox: SandboxPayoutProvider,
+  delayMs: number,
+) {
+  const { db, log } = platform;
+  return startPeriodic(
+    Math.min(1000, Math.max(50, delayMs)),
+    () => completeDueSandboxPayouts(db, sandbox, delayMs),
+    (err) => log.warn({ err }, 'sandbox payout completion failed; will retry'),
   );
 }

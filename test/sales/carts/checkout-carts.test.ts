@@ -107,7 +107,7 @@ describe('checkout carts', () => {
       );
       const sent = mailbox.messages.filter((m) => m.to === payer.email);
       expect(sent).toHaveLength(1);
-      expect(sent[0]!.subject).toBe('Seu pagamento para Loja da Maria ficou pendente');
+      expect(sent[0]!.subject).toBe('[Teste] Seu pagamento para Loja da Maria ficou pendente');
       expect(sent[0]!.text).toContain(link.url);
       expect(sent[0]!.text).toContain('R$ 199,00');
       await abandonNow();
