@@ -67,15 +67,24 @@ class HttpClient:
         path: str,
         body: Any = None,
         idempotency_key: Optional[str] = None,
+        *,
+        content_type: Optional[str] = None,
+        accept: str = "application/json",
+        raw: bool = False,
     ) -> Any:
+        """The answer parsed (JSON, else text); with ``raw`` its bytes (a PDF). With ``content_type`` the body is
+        bytes sent as they are (multipart), else it is sent as JSON."""
         headers = {
-            "Accept": "application/json",
+            "Accept": accept,
             "User-Agent": f"payment-gateway-sdk-python/{__version__}",
             "X-API-Public-Key": self.public_key,
             "X-API-Private-Key": self.private_key,
         }
         data: Optional[bytes] = None
-        if body is not None:
+        if body is not None and content_type is not None:
+            data = body
+            headers["Content-Type"] = content_type
+        elif body is not None:
             data = json.dumps(body, separators=(",", ":"), ensure_ascii=False, default=_json_default).encode("utf-8")
             headers["Content-Type"] = "application/json"
         if idempotency_key is not None:
@@ -86,7 +95,7 @@ class HttpClient:
         attempt = 0
         while True:
             try:
-                status, answer_headers, raw = self._send(method, url, headers, data)
+                status, answer_headers, answer = self._send(method, url, headers, data)
             except NETWORK_ERRORS as err:
                 if attempt >= retries:
                     raise GatewayConnectionError(f"{method} {path}: no answer ({err!r})") from err
@@ -98,11 +107,33 @@ class HttpClient:
                 _sleep((backoff(attempt) if wait is None else wait) / 1000)
                 attempt += 1
                 continue
-            parsed = parse(raw)
+            parsed = parse(answer)
             if not 200 <= status <= 299:
                 code, message = describe_error(status, parsed)
                 raise error_for(status, code, message, answer_headers.get("X-Request-Id"), parsed)
-            return parsed
+            return answer if raw else parsed
+
+    def stream(self, path: str) -> Any:
+        """GET of an event stream: the open answer (read its lines; close it to stop), with no timeout: it waits as
+        long as events take.
+        A non-2xx answer raises as ``request`` does."""
+        headers = {
+            "Accept": "text/event-stream",
+            "User-Agent": f"payment-gateway-sdk-python/{__version__}",
+            "X-API-Public-Key": self.public_key,
+            "X-API-Private-Key": self.private_key,
+        }
+        req = urllib.request.Request(f"{self.base_url}{path}", headers=headers, method="GET")
+        try:
+            answer = self._opener.open(req)
+        except urllib.error.HTTPError as err:
+            with err:
+                parsed = parse(err.read())
+                code, message = describe_error(err.code, parsed)
+                raise error_for(err.code, code, message, err.headers.get("X-Request-Id"), parsed) from None
+        except NETWORK_ERRORS as err:
+            raise GatewayConnectionError(f"GET {path}: no answer ({err!r})") from err
+        return answer
 
     def _send(
         self, method: str, url: str, headers: Dict[str, str], data: Optional[bytes]

@@ -1,8 +1,9 @@
 """The client of one merchant account (one API key pair): the TypeScript SDK's Gateway, in snake_case."""
 
 import os
+import uuid
 from datetime import datetime, timezone
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union, cast
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union, cast
 from urllib.parse import quote, urlencode
 
 from . import types
@@ -46,6 +47,40 @@ def _query(
     return f"?{urlencode(q)}" if q else ""
 
 
+def cashout_body(body: Dict[str, Any]) -> Dict[str, Any]:
+    """A cashout body as the contract takes it: ``amountCents`` (an int) becomes ``amount``, its reais string
+    ("150.00"), so that no caller sends 15000 meaning R$ 150,00; a body with ``amount`` goes as it is."""
+    if "amountCents" not in body:
+        return body
+    rest = {k: v for k, v in body.items() if k != "amountCents"}
+    cents = body["amountCents"]
+    if "amount" in rest:
+        raise ValueError("give amount (reais) or amountCents, not both")
+    if isinstance(cents, bool) or not isinstance(cents, int) or cents < 0:
+        raise ValueError(f"amountCents must be a whole number of cents, not {cents!r}")
+    return {**rest, "amount": f"{cents // 100}.{cents % 100:02d}"}
+
+
+def _multipart(text: Optional[str], files: Sequence[Tuple[str, bytes]]) -> Tuple[bytes, str]:
+    """A multipart/form-data body of files (each "files", with its name) and an optional text field."""
+    boundary = f"gateway-sdk-{uuid.uuid4().hex}"
+    parts: List[bytes] = []
+    for name, content in files:
+        quoted = name.replace("\\", "\\\\").replace('"', '\\"')
+        parts.append(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="files"; filename="{quoted}"\r\n'
+            "Content-Type: application/octet-stream\r\n\r\n".encode("utf-8")
+            + content
+            + b"\r\n"
+        )
+    if text is not None:
+        parts.append(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="text"\r\n\r\n{text}\r\n'.encode("utf-8")
+        )
+    parts.append(f"--{boundary}--\r\n".encode("utf-8"))
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
 class BalanceResource:
     def __init__(self, http: HttpClient) -> None:
         self._http = http
@@ -59,10 +94,11 @@ class CashoutsResource:
     def __init__(self, http: HttpClient) -> None:
         self._http = http
 
-    def create(self, body: types.CashoutCreate, *, idempotency_key: Optional[str] = None) -> types.CashoutCreated:
-        """POST /api/public/cashout; an Idempotency-Key is generated when none is given and kept across retries."""
+    def create(self, body: Dict[str, Any], *, idempotency_key: Optional[str] = None) -> types.CashoutCreated:
+        """POST /api/public/cashout {amount (reais, "150.00") or amountCents (15000), pixKey, pixKeyType?}; an
+        Idempotency-Key is generated when none is given and kept across retries."""
         key = idempotency_key if idempotency_key is not None else HttpClient.new_key()
-        return cast(types.CashoutCreated, self._http.request("POST", "/api/public/cashout", body, key))
+        return cast(types.CashoutCreated, self._http.request("POST", "/api/public/cashout", cashout_body(body), key))
 
     def retrieve(self, id: Id) -> types.Withdrawal:
         """GET /api/public/cashout/{id} (uuid or numeric id)"""
@@ -151,6 +187,50 @@ class TransactionsResource:
         (not retried: the route takes no Idempotency-Key; a repeat of a made capture answers 409)."""
         body = {} if amount_cents is None else {"amountCents": amount_cents}
         return cast(types.Captured, self._http.request("POST", f"/api/transactions/{_segment(id)}/capture", body))
+
+    def boleto_pdf(self, id: Id) -> bytes:
+        """GET /api/transactions/{id}/boleto.pdf: a BOLETO sale's slip, its PDF bytes."""
+        path = f"/api/transactions/{_segment(id)}/boleto.pdf"
+        return cast(bytes, self._http.request("GET", path, accept="application/pdf", raw=True))
+
+
+class FeesResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def retrieve(self) -> Dict[str, Any]:
+        """GET /api/fees: the account's rates (its fee plan's, or its own)."""
+        return cast(Dict[str, Any], self._http.request("GET", "/api/fees"))
+
+
+class CardsResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def tokenize(self, body: Dict[str, Any]) -> Dict[str, Any]:
+        """POST /api/cards/tokens {number, holderName, expMonth, expYear, cvv}: a one-time token of a card (for a
+        charge's card.token or customers.save_card); usually made in the payer's browser with the public key."""
+        return cast(Dict[str, Any], self._http.request("POST", "/api/cards/tokens", body))
+
+
+class AnticipationsResource:
+    def __init__(self, http: HttpClient) -> None:
+        self._http = http
+
+    def simulate(self, *, amount_cents: Optional[int] = None, up_to: Optional[str] = None) -> Dict[str, Any]:
+        """POST /api/anticipations/simulate: what anticipating amount_cents (or every receivable up to up_to)
+        would pay."""
+        body = {k: v for k, v in (("amountCents", amount_cents), ("upTo", up_to)) if v is not None}
+        return cast(Dict[str, Any], self._http.request("POST", "/api/anticipations/simulate", body))
+
+    def create(self, *, amount_cents: Optional[int] = None, up_to: Optional[str] = None) -> Dict[str, Any]:
+        """POST /api/anticipations: asks for the anticipation (an operator approves it)."""
+        body = {k: v for k, v in (("amountCents", amount_cents), ("upTo", up_to)) if v is not None}
+        return cast(Dict[str, Any], self._http.request("POST", "/api/anticipations", body))
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Dict[str, Any]:
+        """GET /api/anticipations: a page, newest first."""
+        return cast(Dict[str, Any], self._http.request("GET", f"/api/anticipations{_params(limit=limit, cursor=cursor)}"))
 
 
 class ReceivablesResource:
@@ -251,14 +331,14 @@ class RecipientsResource:
         return cast(Dict[str, Any], self._http.request("GET", f"/api/recipients/{_segment(id)}/statement{query}"))
 
     def cashout(
-        self, id: str, body: types.RecipientCashoutCreate, *, idempotency_key: Optional[str] = None
+        self, id: str, body: Dict[str, Any], *, idempotency_key: Optional[str] = None
     ) -> types.CashoutCreated:
-        """POST /api/recipients/{id}/cashout: pays out the recipient's available balance (the PIX key defaults to
-        the recipient's own); an Idempotency-Key is generated when none is given and kept across retries."""
+        """POST /api/recipients/{id}/cashout {amount (reais) or amountCents, pixKey?, pixKeyType?}: pays out the
+        recipient's available balance (the PIX key defaults to the recipient's own); an Idempotency-Key is
+        generated when none is given and kept across retries."""
         key = idempotency_key if idempotency_key is not None else HttpClient.new_key()
-        return cast(
-            types.CashoutCreated, self._http.request("POST", f"/api/recipients/{_segment(id)}/cashout", body, key)
-        )
+        path = f"/api/recipients/{_segment(id)}/cashout"
+        return cast(types.CashoutCreated, self._http.request("POST", path, cashout_body(body), key))
 
 
 def _params(**params: Any) -> str:
@@ -380,6 +460,15 @@ class DisputesResource:
         """POST /api/disputes/{id}/accept: give up the disputed amount."""
         return cast(types.Dispute, self._http.request("POST", f"/api/disputes/{_segment(id)}/accept"))
 
+    def respond(
+        self, id: str, *, text: Optional[str] = None, files: Sequence[Tuple[str, bytes]] = ()
+    ) -> types.Dispute:
+        """POST /api/disputes/{id}/evidence (multipart/form-data): up to 10 files, each (name, bytes) of a PDF,
+        PNG or JPEG of 5 MB at most, and a text of up to 5,000 characters; the dispute goes under_review."""
+        body, content_type = _multipart(text, files)
+        path = f"/api/disputes/{_segment(id)}/evidence"
+        return cast(types.Dispute, self._http.request("POST", path, body, content_type=content_type))
+
 
 class EventsResource:
     def __init__(self, http: HttpClient) -> None:
@@ -419,6 +508,11 @@ class EventsResource:
         """GET /api/events/{id}"""
         return cast(types.Event, self._http.request("GET", f"/api/events/{_segment(id)}"))
 
+    def stream(self, *, type: Union[str, Sequence[str], None] = None) -> Any:
+        """GET /api/events/stream: the account's events as they happen (Server-Sent Events); the open answer, its
+        lines read as they come (close it to stop)."""
+        return self._http.stream(f"/api/events/stream{_query(type)}")
+
 
 class RefundsResource:
     def __init__(self, http: HttpClient) -> None:
@@ -441,9 +535,57 @@ class WebhooksResource:
         """GET /api/webhook"""
         return cast(List[Dict[str, Any]], self._http.request("GET", "/api/webhook"))
 
+    def update(
+        self,
+        id: int,
+        *,
+        webhook_url: Optional[str] = None,
+        events: Optional[Sequence[str]] = None,
+        status: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """PUT /api/webhook/{id}: another URL, other events, or its status ("active" turns a disabled one on)."""
+        body: Dict[str, Any] = {}
+        if webhook_url is not None:
+            body["webhookUrl"] = webhook_url
+        if events is not None:
+            body["events"] = list(events)
+        if status is not None:
+            body["status"] = status
+        return cast(Dict[str, Any], self._http.request("PUT", f"/api/webhook/{_segment(id)}", body))
+
     def delete(self, id: int) -> None:
         """DELETE /api/webhook/{id}"""
         self._http.request("DELETE", f"/api/webhook/{_segment(id)}")
+
+    def test(self, id: int) -> Dict[str, Any]:
+        """POST /api/webhook/{id}/test: a signed webhook.test event delivered now ({"eventId"})."""
+        return cast(Dict[str, Any], self._http.request("POST", f"/api/webhook/{_segment(id)}/test"))
+
+    def deliveries(self, id: int, *, limit: Optional[int] = None) -> List[Dict[str, Any]]:
+        """GET /api/webhook/{id}/deliveries: its latest deliveries, newest first."""
+        path = f"/api/webhook/{_segment(id)}/deliveries{_params(limit=limit)}"
+        return cast(List[Dict[str, Any]], self._http.request("GET", path))
+
+    def resend(self, delivery_id: int) -> Dict[str, Any]:
+        """POST /api/webhook/deliveries/{id}/resend: one delivery sent again."""
+        return cast(Dict[str, Any], self._http.request("POST", f"/api/webhook/deliveries/{_segment(delivery_id)}/resend"))
+
+    def rotate_secret(self, id: int, *, overlap_hours: Optional[int] = None) -> Dict[str, Any]:
+        """POST /api/webhook/{id}/rotate-secret: a new whsec_ secret ({"secret"}); the old one signs too for
+        overlap_hours (24)."""
+        body = {} if overlap_hours is None else {"overlapHours": overlap_hours}
+        return cast(Dict[str, Any], self._http.request("POST", f"/api/webhook/{_segment(id)}/rotate-secret", body))
+
+    def recover(self, id: int, *, since: Instant, until: Optional[Instant] = None) -> Dict[str, Any]:
+        """POST /api/webhook/{id}/recover: the events since ``since`` (until ``until``) queued to it again."""
+        body = {"since": _instant(since)}
+        if until is not None:
+            body["until"] = _instant(until)
+        return cast(Dict[str, Any], self._http.request("POST", f"/api/webhook/{_segment(id)}/recover", body))
+
+    def stats(self, id: int, *, hours: Optional[int] = None) -> Dict[str, Any]:
+        """GET /api/webhook/{id}/stats: delivered, failed and pending over the last ``hours`` (24)."""
+        return cast(Dict[str, Any], self._http.request("GET", f"/api/webhook/{_segment(id)}/stats{_params(hours=hours)}"))
 
 
 class SandboxResource:
@@ -455,9 +597,66 @@ class SandboxResource:
         would (sandbox only), so its webhooks are sent as for a real payment."""
         return cast(types.Sale, self._http.request("POST", f"/api/sandbox/sales/{_segment(id)}/status", {"status": "PAGO"}))
 
+    def set_status(self, id: Id, status: str) -> types.Sale:
+        """POST /api/sandbox/sales/{id}/status: any status a processor could report (RECUSADO, ESTORNADO, ...)."""
+        return cast(types.Sale, self._http.request("POST", f"/api/sandbox/sales/{_segment(id)}/status", {"status": status}))
+
+    def create_sale(self, body: Dict[str, Any]) -> types.Sale:
+        """POST /api/sandbox/sales: a sale as the legacy sales API makes it (sandbox only)."""
+        return cast(types.Sale, self._http.request("POST", "/api/sandbox/sales", body))
+
+    def open_dispute(self, id: Id, body: Dict[str, Any]) -> types.Dispute:
+        """POST /api/sandbox/sales/{id}/dispute {kind: "chargeback" | "med", amountCents?, reason?}."""
+        return cast(types.Dispute, self._http.request("POST", f"/api/sandbox/sales/{_segment(id)}/dispute", body))
+
+    def decide_dispute(self, id: str, outcome: str) -> types.Dispute:
+        """POST /api/sandbox/disputes/{id}/outcome {outcome: "won" | "lost"}: the processor's verdict."""
+        path = f"/api/sandbox/disputes/{_segment(id)}/outcome"
+        return cast(types.Dispute, self._http.request("POST", path, {"outcome": outcome}))
+
     def advance_subscription(self, id: str) -> types.Subscription:
         """POST /api/sandbox/subscriptions/{id}/advance: the next charge (or retry) made now, as the scheduler would."""
         return cast(types.Subscription, self._http.request("POST", f"/api/sandbox/subscriptions/{_segment(id)}/advance"))
+
+    def complete_withdrawal(self, id: Id) -> types.Withdrawal:
+        """POST /api/sandbox/cashouts/{id}/result {"result": "COMPLETED"}: the payout provider pays a PROCESSING
+        withdrawal."""
+        path = f"/api/sandbox/cashouts/{_segment(id)}/result"
+        return cast(types.Withdrawal, self._http.request("POST", path, {"result": "COMPLETED"}))
+
+    def reject_withdrawal(self, id: Id) -> types.Withdrawal:
+        """POST /api/sandbox/cashouts/{id}/result {"result": "REJECTED"}: the provider refuses it (the money comes
+        back)."""
+        path = f"/api/sandbox/cashouts/{_segment(id)}/result"
+        return cast(types.Withdrawal, self._http.request("POST", path, {"result": "REJECTED"}))
+
+    def cancel_withdrawal(self, id: Id) -> types.Withdrawal:
+        """POST /api/sandbox/cashouts/{id}/cancel: a withdrawal not yet sent canceled."""
+        return cast(types.Withdrawal, self._http.request("POST", f"/api/sandbox/cashouts/{_segment(id)}/cancel"))
+
+    def create_recurrence(self, body: Dict[str, Any]) -> Dict[str, Any]:
+        """POST /api/sandbox/recurrences: a Pix Automatico recurrence authorized by the payer at once."""
+        return cast(Dict[str, Any], self._http.request("POST", "/api/sandbox/recurrences", body))
+
+    def run_recurrence_cycle(self, id_rec: str) -> Any:
+        """POST /api/sandbox/recurrences/{idRec}/cycles: the recurrence's next cycle charged now."""
+        return self._http.request("POST", f"/api/sandbox/recurrences/{_segment(id_rec)}/cycles")
+
+    def create_cart(self, body: Dict[str, Any]) -> Dict[str, Any]:
+        """POST /api/sandbox/carts: a cart, for the abandoned-cart event."""
+        return cast(Dict[str, Any], self._http.request("POST", "/api/sandbox/carts", body))
+
+    def abandon_cart(self, id: Id) -> Dict[str, Any]:
+        """POST /api/sandbox/carts/{id}/abandon: the cart abandoned now (its event sent)."""
+        return cast(Dict[str, Any], self._http.request("POST", f"/api/sandbox/carts/{_segment(id)}/abandon"))
+
+    def decide_anticipation(
+        self, outcome: str, *, amount_cents: Optional[int] = None, up_to: Optional[str] = None
+    ) -> Dict[str, Any]:
+        """POST /api/sandbox/anticipations: an anticipation asked for and decided at once ("paid" or "rejected")."""
+        body: Dict[str, Any] = {"outcome": outcome}
+        body.update({k: v for k, v in (("amountCents", amount_cents), ("upTo", up_to)) if v is not None})
+        return cast(Dict[str, Any], self._http.request("POST", "/api/sandbox/anticipations", body))
 
 
 class Gateway:
@@ -494,6 +693,9 @@ class Gateway:
         self.plans = PlansResource(http)
         self.subscriptions = SubscriptionsResource(http)
         self.sandbox = SandboxResource(http)
+        self.fees = FeesResource(http)
+        self.cards = CardsResource(http)
+        self.anticipations = AnticipationsResource(http)
 
     @classmethod
     def from_env(cls, environ: Optional[Mapping[str, str]] = None, **options: Any) -> "Gateway":
@@ -519,8 +721,103 @@ class Gateway:
         return f"Gateway(base_url={self.balance._http.base_url!r})"
 
 
+# Every SDK method and the operation of the API document it calls ("METHOD /path" as /openapi.json spells it):
+# a test checks this table against the document both ways and each method against the request it makes.
+ROUTES: Dict[str, str] = {
+    "balance.retrieve": "GET /api/public/balance",
+    "fees.retrieve": "GET /api/fees",
+    "cashouts.create": "POST /api/public/cashout",
+    "cashouts.retrieve": "GET /api/public/cashout/{id}",
+    "transactions.create": "POST /api/transactions",
+    "transactions.retrieve": "GET /api/transactions/{id}",
+    "transactions.list": "GET /api/transactions",
+    "transactions.iterate": "GET /api/transactions",
+    "transactions.cancel": "POST /api/transactions/{id}/cancel",
+    "transactions.refunds": "GET /api/transactions/{id}/refunds",
+    "transactions.refund": "POST /api/transactions/{id}/refund",
+    "transactions.capture": "POST /api/transactions/{id}/capture",
+    "transactions.boleto_pdf": "GET /api/transactions/{id}/boleto.pdf",
+    "cards.tokenize": "POST /api/cards/tokens",
+    "payment_links.create": "POST /api/payment-links",
+    "payment_links.list": "GET /api/payment-links",
+    "payment_links.retrieve": "GET /api/payment-links/{id}",
+    "payment_links.update": "PATCH /api/payment-links/{id}",
+    "checkout.sessions.create": "POST /api/checkout/sessions",
+    "checkout.sessions.retrieve": "GET /api/checkout/sessions/{id}",
+    "receivables.list": "GET /api/receivables",
+    "anticipations.simulate": "POST /api/anticipations/simulate",
+    "anticipations.create": "POST /api/anticipations",
+    "anticipations.list": "GET /api/anticipations",
+    "disputes.list": "GET /api/disputes",
+    "disputes.retrieve": "GET /api/disputes/{id}",
+    "disputes.accept": "POST /api/disputes/{id}/accept",
+    "disputes.respond": "POST /api/disputes/{id}/evidence",
+    "recipients.create": "POST /api/recipients",
+    "recipients.list": "GET /api/recipients",
+    "recipients.retrieve": "GET /api/recipients/{id}",
+    "recipients.update": "PATCH /api/recipients/{id}",
+    "recipients.balance": "GET /api/recipients/{id}/balance",
+    "recipients.receivables": "GET /api/recipients/{id}/receivables",
+    "recipients.withdrawals": "GET /api/recipients/{id}/withdrawals",
+    "recipients.statement": "GET /api/recipients/{id}/statement",
+    "recipients.cashout": "POST /api/recipients/{id}/cashout",
+    "refunds.list": "GET /api/transactions/{id}/refunds",
+    "webhooks.create": "POST /api/webhook",
+    "webhooks.list": "GET /api/webhook",
+    "webhooks.update": "PUT /api/webhook/{id}",
+    "webhooks.delete": "DELETE /api/webhook/{id}",
+    "webhooks.test": "POST /api/webhook/{id}/test",
+    "webhooks.deliveries": "GET /api/webhook/{id}/deliveries",
+    "webhooks.resend": "POST /api/webhook/deliveries/{id}/resend",
+    "webhooks.rotate_secret": "POST /api/webhook/{id}/rotate-secret",
+    "webhooks.recover": "POST /api/webhook/{id}/recover",
+    "webhooks.stats": "GET /api/webhook/{id}/stats",
+    "customers.create": "POST /api/customers",
+    "customers.list": "GET /api/customers",
+    "customers.retrieve": "GET /api/customers/{id}",
+    "customers.save_card": "POST /api/customers/{id}/cards",
+    "customers.delete_card": "DELETE /api/customers/{id}/cards/{cardId}",
+    "plans.create": "POST /api/plans",
+    "plans.list": "GET /api/plans",
+    "plans.retrieve": "GET /api/plans/{id}",
+    "plans.update": "PATCH /api/plans/{id}",
+    "subscriptions.create": "POST /api/subscriptions",
+    "subscriptions.list": "GET /api/subscriptions",
+    "subscriptions.retrieve": "GET /api/subscriptions/{id}",
+    "subscriptions.update": "PATCH /api/subscriptions/{id}",
+    "subscriptions.cancel": "POST /api/subscriptions/{id}/cancel",
+    "events.list": "GET /api/events",
+    "events.iterate": "GET /api/events",
+    "events.retrieve": "GET /api/events/{id}",
+    "events.stream": "GET /api/events/stream",
+    "sandbox.create_sale": "POST /api/sandbox/sales",
+    "sandbox.pay": "POST /api/sandbox/sales/{id}/status",
+    "sandbox.set_status": "POST /api/sandbox/sales/{id}/status",
+    "sandbox.open_dispute": "POST /api/sandbox/sales/{id}/dispute",
+    "sandbox.decide_dispute": "POST /api/sandbox/disputes/{id}/outcome",
+    "sandbox.advance_subscription": "POST /api/sandbox/subscriptions/{id}/advance",
+    "sandbox.complete_withdrawal": "POST /api/sandbox/cashouts/{id}/result",
+    "sandbox.reject_withdrawal": "POST /api/sandbox/cashouts/{id}/result",
+    "sandbox.cancel_withdrawal": "POST /api/sandbox/cashouts/{id}/cancel",
+    "sandbox.create_recurrence": "POST /api/sandbox/recurrences",
+    "sandbox.run_recurrence_cycle": "POST /api/sandbox/recurrences/{idRec}/cycles",
+    "sandbox.create_cart": "POST /api/sandbox/carts",
+    "sandbox.abandon_cart": "POST /api/sandbox/carts/{id}/abandon",
+    "sandbox.decide_anticipation": "POST /api/sandbox/anticipations",
+}
+
+
 __all__ = [
+    "ROUTES",
     "Gateway",
+    "AnticipationsResource",
+    "CardsResource",
+    "CustomersResource",
+    "DisputesResource",
+    "FeesResource",
+    "PlansResource",
+    "RecipientsResource",
+    "SubscriptionsResource",
     "BalanceResource",
     "CashoutsResource",
     "TransactionsResource",

@@ -41,17 +41,36 @@ export class HttpClient {
   }
 
   async request<T>(
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     body?: unknown,
     options: RequestOptions = {},
   ): Promise<T> {
+    const res = await this.send(method, path, body, options);
+    return parse(await res.text()) as T;
+  }
+
+  /**
+   * The answer itself, its body unread (a PDF, an event stream), once its status is 2xx; a FormData body is
+   * sent as multipart/form-data, any other as JSON.
+   */
+  async send(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+    options: RequestOptions & {
+      accept?: string;
+      /** Instead of the per-attempt timeout (an event stream lasts as long as its reader wants). */
+      signal?: AbortSignal;
+    } = {},
+  ): Promise<Response> {
+    const form = body instanceof FormData;
     const headers: Record<string, string> = {
-      accept: 'application/json',
+      accept: options.accept ?? 'application/json',
       'x-api-public-key': this.options.publicKey,
       'x-api-private-key': this.options.privateKey,
     };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (body !== undefined && !form) headers['content-type'] = 'application/json';
     if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
     // a POST without a key could be done twice by a retry: only reads and keyed POSTs are retried
     const retries = method === 'GET' || options.idempotencyKey !== undefined ? this.maxRetries : 0;
@@ -61,8 +80,8 @@ export class HttpClient {
         res = await fetch(`${this.baseUrl}${path}`, {
           method,
           headers,
-          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-          signal: AbortSignal.timeout(this.timeoutMs),
+          ...(body !== undefined ? { body: form ? body : JSON.stringify(body) } : {}),
+          signal: options.signal ?? AbortSignal.timeout(this.timeoutMs),
         });
       } catch (err) {
         if (attempt >= retries) throw err;
@@ -75,13 +94,12 @@ export class HttpClient {
         await sleep(wait);
         continue;
       }
-      const text = await res.text();
-      const parsed = parse(text);
       if (!res.ok) {
+        const parsed = parse(await res.text());
         const { code, message } = describeError(res.status, parsed);
         throw new GatewayError(res.status, code, message, res.headers.get('x-request-id'), parsed);
       }
-      return parsed as T;
+      return res;
     }
   }
 }

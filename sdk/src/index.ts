@@ -58,6 +58,40 @@ export type Canceled = Answer<'/api/transactions/{id}/cancel', 'post', 200>;
 export type WebhookCreate = BodyOf<'/api/webhook', 'post'>;
 export type CreatedWebhook = Answer<'/api/webhook', 'post', 201>;
 export type Webhook = Answer<'/api/webhook', 'get', 200>[number];
+export type WebhookUpdate = {
+  webhookUrl?: string;
+  events?: string[];
+  /** `active` turns a webhook that failed too often back on; `disabled` stops its deliveries. */
+  status?: 'active' | 'disabled';
+};
+export type WebhookUpdated = Answer<'/api/webhook/{id}', 'put', 200>;
+export type WebhookDelivery = Answer<'/api/webhook/{id}/deliveries', 'get', 200>[number];
+export type WebhookTestSent = Answer<'/api/webhook/{id}/test', 'post', 202>;
+export type WebhookSecret = Answer<'/api/webhook/{id}/rotate-secret', 'post', 200>;
+export type WebhookRecovered = Answer<'/api/webhook/{id}/recover', 'post', 200>;
+export type WebhookStats = Answer<'/api/webhook/{id}/stats', 'get', 200>;
+export type Fees = Answer<'/api/fees', 'get', 200>;
+export type AnticipationRequest = { amountCents?: number; upTo?: string };
+export type AnticipationSimulation = Answer<'/api/anticipations/simulate', 'post', 200>;
+export type Anticipation = Answer<'/api/anticipations', 'post', 201>;
+export type AnticipationPage = Answer<'/api/anticipations', 'get', 200>;
+export type CardTokenCreate = BodyOf<'/api/cards/tokens', 'post'>;
+export type CardToken = Answer<'/api/cards/tokens', 'post', 201>;
+export type SandboxSaleCreate = BodyOf<'/api/sandbox/sales', 'post'>;
+export type SandboxRecurrenceCreate = BodyOf<'/api/sandbox/recurrences', 'post'>;
+export type SandboxRecurrence = Answer<'/api/sandbox/recurrences', 'post', 201>;
+export type SandboxCartCreate = BodyOf<'/api/sandbox/carts', 'post'>;
+export type SandboxCart = Answer<'/api/sandbox/carts', 'post', 201>;
+export type SandboxDisputeOpen = BodyOf<'/api/sandbox/sales/{id}/dispute', 'post'>;
+/** A cashout's amount: `amount` in reais as the contract takes it ("150.00"), or `amountCents` (15000). */
+export type CashoutCreateCents = Omit<CashoutCreate, 'amount'> & { amountCents: number };
+export type RecipientCashoutCreateCents = Omit<RecipientCashoutCreate, 'amount'> & { amountCents: number };
+
+/** An evidence file for disputes.respond: its name and its bytes (PDF, PNG or JPEG, 5 MB at most). */
+export interface EvidenceFile {
+  name: string;
+  content: Blob | Uint8Array;
+}
 
 export interface SaleListParams {
   /** PENDENTE, PAGO, … */
@@ -174,6 +208,111 @@ function pageQuery(params: object): string {
   return text === '' ? '' : `?${text}`;
 }
 
+/**
+ * A cashout body as the contract takes it: `amountCents` (an integer) becomes `amount`, its reais string
+ * ("150.00"), so that no caller sends 15000 meaning R$ 150,00; a body with `amount` goes as it is.
+ */
+export function cashoutBody<B extends { amount: number | string }>(
+  body: B | (Omit<B, 'amount'> & { amountCents: number }),
+): B {
+  if (!('amountCents' in body)) return body;
+  const { amountCents, ...rest } = body;
+  if ('amount' in rest) throw new TypeError('give amount (reais) or amountCents, not both');
+  if (!Number.isSafeInteger(amountCents) || amountCents < 0) {
+    throw new TypeError(`amountCents must be a whole number of cents, not ${amountCents}`);
+  }
+  const reais = `${Math.floor(amountCents / 100)}.${String(amountCents % 100).padStart(2, '0')}`;
+  return { ...rest, amount: reais } as unknown as B;
+}
+
+/**
+ * Every SDK method and the operation of the API document it calls (`METHOD /path` as /openapi.json spells
+ * it). A test checks this table against the document both ways and each method against the request it
+ * makes, so that no route of the document lacks a method and no entry here lies.
+ */
+export const ROUTES = {
+  'balance.retrieve': 'GET /api/public/balance',
+  'fees.retrieve': 'GET /api/fees',
+  'cashouts.create': 'POST /api/public/cashout',
+  'cashouts.retrieve': 'GET /api/public/cashout/{id}',
+  'transactions.create': 'POST /api/transactions',
+  'transactions.retrieve': 'GET /api/transactions/{id}',
+  'transactions.list': 'GET /api/transactions',
+  'transactions.iterate': 'GET /api/transactions',
+  'transactions.cancel': 'POST /api/transactions/{id}/cancel',
+  'transactions.refunds': 'GET /api/transactions/{id}/refunds',
+  'transactions.refund': 'POST /api/transactions/{id}/refund',
+  'transactions.capture': 'POST /api/transactions/{id}/capture',
+  'transactions.boletoPdf': 'GET /api/transactions/{id}/boleto.pdf',
+  'cards.tokenize': 'POST /api/cards/tokens',
+  'paymentLinks.create': 'POST /api/payment-links',
+  'paymentLinks.list': 'GET /api/payment-links',
+  'paymentLinks.retrieve': 'GET /api/payment-links/{id}',
+  'paymentLinks.update': 'PATCH /api/payment-links/{id}',
+  'checkout.sessions.create': 'POST /api/checkout/sessions',
+  'checkout.sessions.retrieve': 'GET /api/checkout/sessions/{id}',
+  'receivables.list': 'GET /api/receivables',
+  'anticipations.simulate': 'POST /api/anticipations/simulate',
+  'anticipations.create': 'POST /api/anticipations',
+  'anticipations.list': 'GET /api/anticipations',
+  'disputes.list': 'GET /api/disputes',
+  'disputes.retrieve': 'GET /api/disputes/{id}',
+  'disputes.accept': 'POST /api/disputes/{id}/accept',
+  'disputes.respond': 'POST /api/disputes/{id}/evidence',
+  'recipients.create': 'POST /api/recipients',
+  'recipients.list': 'GET /api/recipients',
+  'recipients.retrieve': 'GET /api/recipients/{id}',
+  'recipients.update': 'PATCH /api/recipients/{id}',
+  'recipients.balance': 'GET /api/recipients/{id}/balance',
+  'recipients.receivables': 'GET /api/recipients/{id}/receivables',
+  'recipients.withdrawals': 'GET /api/recipients/{id}/withdrawals',
+  'recipients.statement': 'GET /api/recipients/{id}/statement',
+  'recipients.cashout': 'POST /api/recipients/{id}/cashout',
+  'refunds.list': 'GET /api/transactions/{id}/refunds',
+  'webhooks.create': 'POST /api/webhook',
+  'webhooks.list': 'GET /api/webhook',
+  'webhooks.update': 'PUT /api/webhook/{id}',
+  'webhooks.delete': 'DELETE /api/webhook/{id}',
+  'webhooks.test': 'POST /api/webhook/{id}/test',
+  'webhooks.deliveries': 'GET /api/webhook/{id}/deliveries',
+  'webhooks.resend': 'POST /api/webhook/deliveries/{id}/resend',
+  'webhooks.rotateSecret': 'POST /api/webhook/{id}/rotate-secret',
+  'webhooks.recover': 'POST /api/webhook/{id}/recover',
+  'webhooks.stats': 'GET /api/webhook/{id}/stats',
+  'customers.create': 'POST /api/customers',
+  'customers.list': 'GET /api/customers',
+  'customers.retrieve': 'GET /api/customers/{id}',
+  'customers.saveCard': 'POST /api/customers/{id}/cards',
+  'customers.deleteCard': 'DELETE /api/customers/{id}/cards/{cardId}',
+  'plans.create': 'POST /api/plans',
+  'plans.list': 'GET /api/plans',
+  'plans.retrieve': 'GET /api/plans/{id}',
+  'plans.update': 'PATCH /api/plans/{id}',
+  'subscriptions.create': 'POST /api/subscriptions',
+  'subscriptions.list': 'GET /api/subscriptions',
+  'subscriptions.retrieve': 'GET /api/subscriptions/{id}',
+  'subscriptions.update': 'PATCH /api/subscriptions/{id}',
+  'subscriptions.cancel': 'POST /api/subscriptions/{id}/cancel',
+  'events.list': 'GET /api/events',
+  'events.iterate': 'GET /api/events',
+  'events.retrieve': 'GET /api/events/{id}',
+  'events.stream': 'GET /api/events/stream',
+  'sandbox.createSale': 'POST /api/sandbox/sales',
+  'sandbox.pay': 'POST /api/sandbox/sales/{id}/status',
+  'sandbox.setStatus': 'POST /api/sandbox/sales/{id}/status',
+  'sandbox.openDispute': 'POST /api/sandbox/sales/{id}/dispute',
+  'sandbox.decideDispute': 'POST /api/sandbox/disputes/{id}/outcome',
+  'sandbox.advanceSubscription': 'POST /api/sandbox/subscriptions/{id}/advance',
+  'sandbox.completeWithdrawal': 'POST /api/sandbox/cashouts/{id}/result',
+  'sandbox.rejectWithdrawal': 'POST /api/sandbox/cashouts/{id}/result',
+  'sandbox.cancelWithdrawal': 'POST /api/sandbox/cashouts/{id}/cancel',
+  'sandbox.createRecurrence': 'POST /api/sandbox/recurrences',
+  'sandbox.runRecurrenceCycle': 'POST /api/sandbox/recurrences/{idRec}/cycles',
+  'sandbox.createCart': 'POST /api/sandbox/carts',
+  'sandbox.abandonCart': 'POST /api/sandbox/carts/{id}/abandon',
+  'sandbox.decideAnticipation': 'POST /api/sandbox/anticipations',
+} as const satisfies Record<string, `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /api/${string}`>;
+
 /** A client of one merchant account (one API key pair). */
 export class Gateway {
   readonly balance;
@@ -191,6 +330,9 @@ export class Gateway {
   readonly customers;
   readonly plans;
   readonly subscriptions;
+  readonly fees;
+  readonly cards;
+  readonly anticipations;
 
   /**
    * A client from the environment: GATEWAY_URL, GATEWAY_PUBLIC_KEY and GATEWAY_PRIVATE_KEY (the names the
@@ -219,10 +361,34 @@ export class Gateway {
       /** GET /api/public/balance */
       retrieve: () => http.request<Balance>('GET', '/api/public/balance'),
     };
+    this.fees = {
+      /** GET /api/fees: the account's rates (its fee plan's, or its own). */
+      retrieve: () => http.request<Fees>('GET', '/api/fees'),
+    };
+    this.cards = {
+      /**
+       * POST /api/cards/tokens: a one-time token of a card (for a charge's card.token or customers.saveCard);
+       * usually made in the payer's browser with the public key, here from a server that may hold card data.
+       */
+      tokenize: (body: CardTokenCreate) => http.request<CardToken>('POST', '/api/cards/tokens', body),
+    };
+    this.anticipations = {
+      /** POST /api/anticipations/simulate: what anticipating `amountCents` (or every receivable up to `upTo`) would pay. */
+      simulate: (body: AnticipationRequest) =>
+        http.request<AnticipationSimulation>('POST', '/api/anticipations/simulate', body),
+      /** POST /api/anticipations: asks for the anticipation (an operator approves it). */
+      create: (body: AnticipationRequest) => http.request<Anticipation>('POST', '/api/anticipations', body),
+      /** GET /api/anticipations: a page, newest first. */
+      list: (params: { limit?: number; cursor?: string } = {}) =>
+        http.request<AnticipationPage>('GET', `/api/anticipations${pageQuery(params)}`),
+    };
     this.cashouts = {
-      /** POST /api/public/cashout; an Idempotency-Key is generated when none is given and kept across retries. */
-      create: (body: CashoutCreate, options: RequestOptions = {}) =>
-        http.request<CashoutCreated>('POST', '/api/public/cashout', body, {
+      /**
+       * POST /api/public/cashout, `amount` in reais ("150.00") or `amountCents` (15000, sent as "150.00"); an
+       * Idempotency-Key is generated when none is given and kept across retries.
+       */
+      create: async (body: CashoutCreate | CashoutCreateCents, options: RequestOptions = {}) =>
+        http.request<CashoutCreated>('POST', '/api/public/cashout', cashoutBody(body), {
           idempotencyKey: options.idempotencyKey ?? HttpClient.newKey(),
         }),
       /** GET /api/public/cashout/{id} (uuid or numeric id) */
@@ -279,6 +445,13 @@ export class Gateway {
           `/api/transactions/${segment(id)}/capture`,
           options.amountCents === undefined ? {} : { amountCents: options.amountCents },
         ),
+      /** GET /api/transactions/{id}/boleto.pdf: a BOLETO sale's slip, its PDF bytes. */
+      boletoPdf: async (id: string | number) => {
+        const res = await http.send('GET', `/api/transactions/${segment(id)}/boleto.pdf`, undefined, {
+          accept: 'application/pdf',
+        });
+        return new Uint8Array(await res.arrayBuffer());
+      },
     };
     this.paymentLinks = {
       /** POST /api/payment-links (not retried: the route takes no Idempotency-Key) */
@@ -324,6 +497,19 @@ export class Gateway {
       retrieve: (id: string) => http.request<Dispute>('GET', `/api/disputes/${segment(id)}`),
       /** POST /api/disputes/{id}/accept: give up the disputed amount. */
       accept: (id: string) => http.request<Dispute>('POST', `/api/disputes/${segment(id)}/accept`),
+      /**
+       * POST /api/disputes/{id}/evidence (multipart/form-data): up to 10 files and a text of up to 5,000
+       * characters, before respondBy; the dispute goes under_review.
+       */
+      respond: (id: string, evidence: { text?: string; files?: readonly EvidenceFile[] }) => {
+        const form = new FormData();
+        for (const file of evidence.files ?? []) {
+          const blob = file.content instanceof Blob ? file.content : new Blob([file.content]);
+          form.append('files', blob, file.name);
+        }
+        if (evidence.text !== undefined) form.append('text', evidence.text);
+        return http.request<Dispute>('POST', `/api/disputes/${segment(id)}/evidence`, form);
+      },
     };
     this.recipients = {
       /** POST /api/recipients: a recipient of split payments under this (platform) account. */
@@ -364,8 +550,12 @@ export class Gateway {
        * POST /api/recipients/{id}/cashout: pays out the recipient's available balance (the PIX key defaults to
        * the recipient's own); an Idempotency-Key is generated when none is given and kept across retries.
        */
-      cashout: (id: string, body: RecipientCashoutCreate, options: RequestOptions = {}) =>
-        http.request<CashoutCreated>('POST', `/api/recipients/${segment(id)}/cashout`, body, {
+      cashout: async (
+        id: string,
+        body: RecipientCashoutCreate | RecipientCashoutCreateCents,
+        options: RequestOptions = {},
+      ) =>
+        http.request<CashoutCreated>('POST', `/api/recipients/${segment(id)}/cashout`, cashoutBody(body), {
           idempotencyKey: options.idempotencyKey ?? HttpClient.newKey(),
         }),
     };
@@ -379,8 +569,28 @@ export class Gateway {
       create: (body: WebhookCreate) => http.request<CreatedWebhook>('POST', '/api/webhook', body),
       /** GET /api/webhook */
       list: () => http.request<Webhook[]>('GET', '/api/webhook'),
+      /** PUT /api/webhook/{id}: another URL, other events, or its status (`active` turns a disabled one back on). */
+      update: (id: number, body: WebhookUpdate) =>
+        http.request<WebhookUpdated>('PUT', `/api/webhook/${segment(id)}`, body),
       /** DELETE /api/webhook/{id} */
       delete: (id: number) => http.request<void>('DELETE', `/api/webhook/${segment(id)}`),
+      /** POST /api/webhook/{id}/test: a signed webhook.test event delivered now. */
+      test: (id: number) => http.request<WebhookTestSent>('POST', `/api/webhook/${segment(id)}/test`),
+      /** GET /api/webhook/{id}/deliveries: its latest deliveries, newest first. */
+      deliveries: (id: number, params: { limit?: number } = {}) =>
+        http.request<WebhookDelivery[]>('GET', `/api/webhook/${segment(id)}/deliveries${pageQuery(params)}`),
+      /** POST /api/webhook/deliveries/{id}/resend: one delivery sent again. */
+      resend: (deliveryId: number) =>
+        http.request<WebhookDelivery>('POST', `/api/webhook/deliveries/${segment(deliveryId)}/resend`),
+      /** POST /api/webhook/{id}/rotate-secret: a new whsec_ secret; the old one signs too for `overlapHours` (24). */
+      rotateSecret: (id: number, options: { overlapHours?: number } = {}) =>
+        http.request<WebhookSecret>('POST', `/api/webhook/${segment(id)}/rotate-secret`, options),
+      /** POST /api/webhook/{id}/recover: the events since `since` (until `until`) queued to it again. */
+      recover: (id: number, body: { since: string; until?: string }) =>
+        http.request<WebhookRecovered>('POST', `/api/webhook/${segment(id)}/recover`, body),
+      /** GET /api/webhook/{id}/stats: delivered, failed and pending over the last `hours` (24). */
+      stats: (id: number, params: { hours?: number } = {}) =>
+        http.request<WebhookStats>('GET', `/api/webhook/${segment(id)}/stats${pageQuery(params)}`),
     };
     this.customers = {
       /** POST /api/customers: name, e-mail, CPF or CNPJ (check digits verified), phone. */
@@ -437,6 +647,44 @@ export class Gateway {
        */
       pay: (id: string | number) =>
         http.request<Sale>('POST', `/api/sandbox/sales/${segment(id)}/status`, { status: 'PAGO' }),
+      /** POST /api/sandbox/sales/{id}/status: any status a processor could report (RECUSADO, ESTORNADO, …). */
+      setStatus: (id: string | number, status: string) =>
+        http.request<Sale>('POST', `/api/sandbox/sales/${segment(id)}/status`, { status }),
+      /** POST /api/sandbox/sales: a sale as the legacy sales API makes it (sandbox only). */
+      createSale: (body: SandboxSaleCreate) => http.request<Sale>('POST', '/api/sandbox/sales', body),
+      /** POST /api/sandbox/sales/{id}/dispute: a chargeback or MED opened against a paid sale. */
+      openDispute: (id: string | number, body: SandboxDisputeOpen) =>
+        http.request<Dispute>('POST', `/api/sandbox/sales/${segment(id)}/dispute`, body),
+      /** POST /api/sandbox/disputes/{id}/outcome: the processor's verdict on an answered dispute. */
+      decideDispute: (id: string, outcome: 'won' | 'lost') =>
+        http.request<Dispute>('POST', `/api/sandbox/disputes/${segment(id)}/outcome`, { outcome }),
+      /** POST /api/sandbox/cashouts/{id}/result {result: "COMPLETED"}: the payout provider pays a PROCESSING withdrawal. */
+      completeWithdrawal: (id: string | number) =>
+        http.request<Withdrawal>('POST', `/api/sandbox/cashouts/${segment(id)}/result`, {
+          result: 'COMPLETED',
+        }),
+      /** POST /api/sandbox/cashouts/{id}/result {result: "REJECTED"}: the provider refuses it (the money comes back). */
+      rejectWithdrawal: (id: string | number) =>
+        http.request<Withdrawal>('POST', `/api/sandbox/cashouts/${segment(id)}/result`, {
+          result: 'REJECTED',
+        }),
+      /** POST /api/sandbox/cashouts/{id}/cancel: a withdrawal not yet sent canceled. */
+      cancelWithdrawal: (id: string | number) =>
+        http.request<Withdrawal>('POST', `/api/sandbox/cashouts/${segment(id)}/cancel`),
+      /** POST /api/sandbox/recurrences: a Pix Automático recurrence authorized by the payer at once. */
+      createRecurrence: (body: SandboxRecurrenceCreate) =>
+        http.request<SandboxRecurrence>('POST', '/api/sandbox/recurrences', body),
+      /** POST /api/sandbox/recurrences/{idRec}/cycles: the recurrence's next cycle charged now. */
+      runRecurrenceCycle: (idRec: string) =>
+        http.request<unknown>('POST', `/api/sandbox/recurrences/${segment(idRec)}/cycles`),
+      /** POST /api/sandbox/carts: a cart, for the abandoned-cart event. */
+      createCart: (body: SandboxCartCreate) => http.request<SandboxCart>('POST', '/api/sandbox/carts', body),
+      /** POST /api/sandbox/carts/{id}/abandon: the cart abandoned now (its event sent). */
+      abandonCart: (id: string | number) =>
+        http.request<SandboxCart>('POST', `/api/sandbox/carts/${segment(id)}/abandon`),
+      /** POST /api/sandbox/anticipations: an anticipation asked for and decided at once (paid or rejected). */
+      decideAnticipation: (body: AnticipationRequest & { outcome: 'paid' | 'rejected' }) =>
+        http.request<Anticipation>('POST', '/api/sandbox/anticipations', body),
       /** POST /api/sandbox/subscriptions/{id}/advance: the next charge (or retry) made now, as the scheduler would. */
       advanceSubscription: (id: string) =>
         http.request<Subscription>('POST', `/api/sandbox/subscriptions/${segment(id)}/advance`),
@@ -458,6 +706,20 @@ export class Gateway {
       },
       /** GET /api/events/{id} */
       retrieve: (id: string) => http.request<Event>('GET', `/api/events/${segment(id)}`),
+      /**
+       * GET /api/events/stream: the account's events as they happen (Server-Sent Events); the answer's body is
+       * the stream, read until `signal` aborts it.
+       */
+      stream: (params: { type?: string | readonly string[]; signal?: AbortSignal } = {}) =>
+        http.send(
+          'GET',
+          `/api/events/stream${query({ ...(params.type ? { type: params.type } : {}) })}`,
+          undefined,
+          {
+            accept: 'text/event-stream',
+            signal: params.signal ?? new AbortController().signal,
+          },
+        ),
     };
   }
 }
