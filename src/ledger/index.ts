@@ -40,5 +40,5 @@ export {
 export { type RecipientReceivable, recipientReceivables } from './recipient-receivables.js';
 export { type RevenueDay, revenueByDay } from './revenue.js';
 export { Balance, ledgerRoutes } from './routes.js';
-export { StatementPage } from './schemas.js';
+export { StatementPage, StatementQuery } from './schemas.js';
 export { Statement, type StatementOwner } from './statement.js';

@@ -10,20 +10,15 @@ import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { balanceReads } from './coalesced-balances.js';
 import { dailyTotals } from './daily.js';
 import { receivablesBetween, receivablesPeriod } from './receivables.js';
-import { DailyTotals, PanelBalance, ReceivablesPage, ReceivablesQuery, StatementPage } from './schemas.js';
+import {
+  DailyTotals,
+  PanelBalance,
+  StatementQuery as Query,
+  ReceivablesPage,
+  ReceivablesQuery,
+  StatementPage,
+} from './schemas.js';
 import { Statement, type StatementLine } from './statement.js';
-
-const Query = Type.Object({
-  from: Type.Optional(Type.String({ description: 'At or after (ISO 8601)' })),
-  to: Type.Optional(
-    Type.String({
-      description:
-        'Before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601)',
-    }),
-  ),
-  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
-  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
-});
 
 const REF_WORDS: Record<string, string> = { sale: 'Venda', withdrawal: 'Saque' };
 

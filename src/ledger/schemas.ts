@@ -26,6 +26,19 @@ export const StatementLine = Type.Object({
   blockedAfter: Type.Integer({ description: 'blocked balance right after this line, cents' }),
 });
 
+/** A statement's query, the account's and a recipient's alike. */
+export const StatementQuery = Type.Object({
+  from: Type.Optional(Type.String({ description: 'At or after (ISO 8601)' })),
+  to: Type.Optional(
+    Type.String({
+      description:
+        'Before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601)',
+    }),
+  ),
+  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+});
+
 export const StatementPage = Type.Object({
   data: Type.Array(StatementLine),
   nextCursor: Type.Union([Type.String(), Type.Null()]),

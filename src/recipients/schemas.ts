@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { StatementQuery } from '../ledger/index.js';
 
 export const RecipientBody = Type.Object(
   {
@@ -162,14 +163,5 @@ export const RecipientCursorQuery = Type.Object({
   limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
 });
 
-export const RecipientStatementQuery = Type.Object({
-  from: Type.Optional(Type.String({ description: 'At or after (ISO 8601)' })),
-  to: Type.Optional(
-    Type.String({
-      description:
-        'Before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601)',
-    }),
-  ),
-  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
-  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
-});
+/** A recipient's statement is queried as the account's is. */
+export const RecipientStatementQuery = StatementQuery;
