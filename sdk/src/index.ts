@@ -212,7 +212,7 @@ function pageQuery(params: object): string {
  * A cashout body as the contract takes it: `amountCents` (an integer) becomes `amount`, its reais string
  * ("150.00"), so that no caller sends 15000 meaning R$ 150,00; a body with `amount` goes as it is.
  */
-export function cashoutBody<B extends { amount: number | string }>(
+function cashoutBody<B extends { amount: number | string }>(
   body: B | (Omit<B, 'amount'> & { amountCents: number }),
 ): B {
   if (!('amountCents' in body)) return body;

@@ -388,6 +388,7 @@ describe('@payment-gateway/sdk against a real gateway', () => {
       'EventIdDeduplicator',
       'Gateway',
       'GatewayError',
+      'ROUTES',
       'WebhookVerificationError',
       'handleWebhook',
       'isSaleEvent',

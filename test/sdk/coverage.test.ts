@@ -7,6 +7,7 @@
  * (sdk-python/tests/test_routes.py for Python). A few new methods are then called against the gateway.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gateway, ROUTES } from '../../sdk/src/index.js';
@@ -75,6 +76,16 @@ function against(table: Record<string, string>) {
   };
 }
 
+/** The table's methods a README does not list: each must be on a line naming its resource (`gateway.recipients`). */
+function unlisted(readme: string, client: string, names: string[]) {
+  const lines = readFileSync(path.resolve(import.meta.dirname, '../..', readme), 'utf8').split('\n');
+  return names.filter((name) => {
+    const resource = name.slice(0, name.lastIndexOf('.'));
+    const method = name.slice(name.lastIndexOf('.') + 1);
+    return !lines.some((line) => line.includes(`${client}.${resource}`) && line.includes(`.${method}(`));
+  });
+}
+
 function runPython(args: string[]) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn(PYTHON, args, {
@@ -117,6 +128,10 @@ describe('the TypeScript SDK', () => {
     expect(keyed.length).toBeGreaterThan(50);
     expect(missing).toEqual([]);
     expect(unknown).toEqual([]);
+  });
+
+  it('sdk/README.md lists every method', () => {
+    expect(unlisted('sdk/README.md', 'gateway', Object.keys(ROUTES))).toEqual([]);
   });
 
   it('each method makes the request ROUTES names, and ROUTES names every method', async () => {
@@ -198,9 +213,11 @@ describe('the Python SDK', () => {
       'import json; from gateway_sdk.client import ROUTES; print(json.dumps(ROUTES))',
     ]);
     expect(ran.code, ran.stderr).toBe(0);
-    const { missing, unknown } = against(JSON.parse(ran.stdout) as Record<string, string>);
+    const table = JSON.parse(ran.stdout) as Record<string, string>;
+    const { missing, unknown } = against(table);
     expect(missing).toEqual([]);
     expect(unknown).toEqual([]);
+    expect(unlisted('sdk-python/README.md', 'gw', Object.keys(table))).toEqual([]);
   });
 
   it('each method makes the request ROUTES names, and ROUTES names every method (tests.test_routes)', async () => {
