@@ -1,6 +1,6 @@
 """Every method of the client and the route ROUTES says it calls: each method is called (against a recorder, no
 gateway) and the request it makes is held against its ROUTES entry; a method ROUTES lacks, or an entry without a
-method, fails. test/sdk/coverage.test.ts holds ROUTES against the gateway's /openapi.json."""
+method, fails. test/sdk/coverage.test.ts holds ROUTES against the gateway's /openapi.json. Also cashout_body."""
 
 import inspect
 import re
@@ -10,7 +10,7 @@ from unittest import mock
 
 from gateway_sdk import Gateway
 from gateway_sdk._http import HttpClient
-from gateway_sdk.client import ROUTES
+from gateway_sdk.client import ROUTES, cashout_body
 
 
 def methods(obj: Any, prefix: str = "") -> Iterator[Tuple[str, Any]]:
@@ -72,6 +72,19 @@ class RoutesTest(unittest.TestCase):
                     list(result)
                 self.assertEqual(len(self.sent), 1, self.sent)
                 self.assertRegex(self.sent[0], template(ROUTES[name]))
+
+
+class CashoutBodyTest(unittest.TestCase):
+    def test_cents_become_the_contracts_reais_string(self) -> None:
+        self.assertEqual(cashout_body({"amountCents": 15000, "pixKey": "k"}), {"pixKey": "k", "amount": "150.00"})
+        self.assertEqual(cashout_body({"amountCents": 10005})["amount"], "100.05")
+        self.assertEqual(cashout_body({"amount": "150.00"}), {"amount": "150.00"})  # reais go as they are
+
+    def test_refuses_both_units_and_what_is_not_whole_cents(self) -> None:
+        both = {"amount": "150.00", "amountCents": 15000}
+        for body in (both, {"amountCents": 150.5}, {"amountCents": -1}, {"amountCents": True}):
+            with self.subTest(body), self.assertRaises(ValueError):
+                cashout_body(body)
 
 
 if __name__ == "__main__":
