@@ -320,6 +320,9 @@ export const api = {
   simulatePayment: (id: string) =>
     request<Sale>('POST', `/api/sales/${encodeURIComponent(id)}/simulate-payment`),
   sandbox: () => request<{ enabled: boolean }>('GET', '/api/panel/sandbox'),
+  /** Sandbox: its payout provider pays or refuses a PROCESSING withdrawal (the result route's own code). */
+  simulateWithdrawalResult: (id: string, result: 'COMPLETED' | 'REJECTED') =>
+    request<Withdrawal>('POST', `/api/withdrawals/${encodeURIComponent(id)}/simulate-result`, { result }),
   recipients: (cursor?: string) =>
     request<RecipientPage>('GET', `/api/panel/recipients${query({ limit: '50', cursor })}`),
   // a recipient's own routes: the integrator's by key, the panel's by its session (one handler, two doors)

@@ -252,6 +252,54 @@ describe('the merchant panel', () => {
     expect(list.body.data.map((w) => w.amount)).toEqual(['150.00']);
   });
 
+  it('in the sandbox, the withdrawal page completes or refuses a withdrawal being paid', async () => {
+    const other = await call<{ uuid: string }>('POST', `${server.url}/api/public/cashout`, {
+      headers: keys,
+      body: { amount: 100, pixKey: '52998224725' },
+    });
+    expect(other.status, other.text).toBe(201);
+    // both sent to the sandbox provider, which (in this test's settings) waits to be told
+    await waitUntil(async () => {
+      const now = await call<{ data: { status: string }[] }>('GET', `${server.url}/api/withdrawals`, {
+        headers: await sessionHeaders(),
+      });
+      return now.body.data.length === 2 && now.body.data.every((w) => w.status === 'PROCESSING');
+    });
+    await go('Vendas');
+    await go('Saques');
+    const withdrawals = page.getByRole('table', { name: 'Saques' });
+    const rows = withdrawals.getByRole('row');
+    await expect
+      .poll(async () => (await withdrawals.textContent())?.match(/Em processamento/g)?.length ?? 0)
+      .toBe(2);
+    const decide = async (row: number, button: string, status: string) => {
+      await rows
+        .nth(row)
+        .getByRole('button', { name: /Detalhes do saque/ })
+        .click();
+      const card = page.getByRole('region', { name: /^Saque \d+$/ });
+      await card.getByText('Modo de teste').waitFor();
+      if (row === 1) await shot(page, '07-withdrawal-sandbox-buttons');
+      await card.getByRole('button', { name: button }).click();
+      await expect.poll(() => card.locator('dl').textContent()).toContain(`Status${status}`);
+      expect(await card.getByRole('button', { name: /Simular/ }).count()).toBe(0);
+      await expect.poll(async () => rows.nth(row).textContent()).toContain(status);
+      await card.getByRole('button', { name: 'Fechar' }).click();
+    };
+    // newest first: the API's R$ 100,00, then the R$ 150,00 asked for here
+    await decide(1, 'Simular conclusão', 'Concluído');
+    await decide(2, 'Simular recusa', 'Recusado');
+    const list = await call<{ data: { amount: string; status: string }[] }>(
+      'GET',
+      `${server.url}/api/withdrawals`,
+      { headers: await sessionHeaders() },
+    );
+    expect(list.body.data.map((w) => [w.amount, w.status])).toEqual([
+      ['100.00', 'COMPLETED'],
+      ['150.00', 'FAILED'],
+    ]);
+  });
+
   it('finds the sale with a filter, and downloads the statement CSV', async () => {
     await go('Vendas');
     await page.getByLabel('Buscar').fill('beatriz');

@@ -15,6 +15,7 @@ export function Withdrawals() {
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [selected, setSelected] = useState<Withdrawal | null>(null);
+  const [sandbox, setSandbox] = useState(false);
   const load = (after?: string) =>
     api
       .withdrawals({ status, from, to, cursor: after })
@@ -28,6 +29,25 @@ export function Withdrawals() {
     setError(null);
     void load();
   }, [status, from, to]);
+  useEffect(() => {
+    api.sandbox().then(
+      (s) => setSandbox(s.enabled),
+      () => setSandbox(false),
+    );
+  }, []);
+  // a withdrawal being paid is read again every few seconds (the sandbox pays its own within seconds)
+  const open = selected?.status === 'PROCESSING' ? selected.uuid : null;
+  useEffect(() => {
+    if (!open) return;
+    const timer = setInterval(() => {
+      api.withdrawal(open).then((w) => {
+        if (w.status === 'PROCESSING') return;
+        setSelected((s) => (s?.uuid === w.uuid ? w : s));
+        void load();
+      }, setError);
+    }, 2000);
+    return () => clearInterval(timer);
+  }, [open]);
   return (
     <>
       <h1>Saques</h1>
@@ -122,11 +142,54 @@ export function Withdrawals() {
               void load();
             }}
           />
+          {sandbox && selected.status === 'PROCESSING' && can('integrations') && (
+            <SandboxResult
+              withdrawal={selected}
+              onDecided={(w) => {
+                setSelected(w);
+                void load();
+              }}
+            />
+          )}
           <button type="button" class="secondary" onClick={() => setSelected(null)}>
             Fechar
           </button>
         </Card>
       )}
     </>
+  );
+}
+
+/**
+ * Sandbox: the payout provider's answer for a withdrawal it is paying, given now rather than when it would by
+ * itself (it completes on its own a few seconds after it was sent).
+ */
+function SandboxResult(props: { withdrawal: Withdrawal; onDecided: (w: Withdrawal) => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const decide = async (result: 'COMPLETED' | 'REJECTED') => {
+    setBusy(true);
+    setError(null);
+    try {
+      props.onDecided(await api.simulateWithdrawalResult(props.withdrawal.uuid, result));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="actions">
+      <p class="notice">
+        Modo de teste: o saque é concluído sozinho em alguns segundos, ou escolha o resultado.
+      </p>
+      <ErrorText error={error} />
+      <button type="button" disabled={busy} onClick={() => void decide('COMPLETED')}>
+        Simular conclusão
+      </button>
+      <button type="button" class="danger" disabled={busy} onClick={() => void decide('REJECTED')}>
+        Simular recusa
+      </button>
+    </div>
   );
 }
