@@ -179,7 +179,7 @@ function SandboxResult(props: { withdrawal: Withdrawal; onDecided: (w: Withdrawa
     }
   };
   return (
-    <div class="actions">
+    <div class="actions-bar">
       <p class="notice">
         Modo de teste: o saque é concluído sozinho em alguns segundos, ou escolha o resultado.
       </p>
