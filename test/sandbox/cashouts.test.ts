@@ -99,6 +99,31 @@ describe('a sandbox withdrawal', () => {
   });
 });
 
+describe('the sandbox completion after a restart', () => {
+  it('is found in the database by another process: the one that sent the payout need not be the one that completes it', async () => {
+    // the gateway that sends waits a day (as one stopped before its delay would); another started later completes it
+    const sender = await startServer();
+    const later = { server: null as TestServer | null };
+    try {
+      const owner = await createMerchant(sender, 'Loja Reiniciada');
+      await fundMerchant(sender.runtime.platform.db, owner.accountId, 500_000);
+      const created = await createCashout(sender.url, owner, 130);
+      await waitForStatus(sender.url, owner, created.uuid, 'PROCESSING');
+      later.server = await startServer({
+        databaseUrl: sender.databaseUrl,
+        env: { SANDBOX_CASHOUT_DELAY_MS: String(DELAY_MS) },
+      });
+      await waitForStatus(later.server.url, owner, created.uuid, 'COMPLETED');
+      await sleep(DELAY_MS);
+      const events = await withdrawalEvents(sender.runtime.platform.db, created.id);
+      expect(events.map((e) => e.event_type)).toEqual(['withdrawal.pending', 'withdrawal.completed']);
+    } finally {
+      await later.server?.close();
+      await sender.close();
+    }
+  });
+});
+
 describe('e-mails in the sandbox', () => {
   it('have subjects that start with [Teste]', async () => {
     const email = 'convidada-sandbox@example.com';
