@@ -1,4 +1,4 @@
-import { accessOf } from '../platform/http/error-catalogue.js';
+import { accessOf, keyOpensSessionRoute } from '../platform/http/error-catalogue.js';
 import type { Http } from '../platform/http/types.js';
 import { defaultRouteScope, type KeyScope } from './key-scopes.js';
 import { PERMISSIONS, type Permission, rolesWith } from './roles.js';
@@ -50,7 +50,7 @@ export function requireDeclaredPermissions(app: Http): void {
 
 function isKeyRoute(url: string, schema: unknown): boolean {
   const security = (schema as { security?: Record<string, unknown>[] } | undefined)?.security ?? [];
-  return accessOf(url) === 'api-key' || security.some((s) => 'publicKey' in s);
+  return accessOf(url) === 'api-key' || keyOpensSessionRoute(url) || security.some((s) => 'publicKey' in s);
 }
 
 /** The API document names the key scope each API-key route needs (`x-key-scope`), as the hook enforces it. */

@@ -20,13 +20,6 @@ import { waitUntil } from '../support/wait.js';
 const PYTHON = process.env.PYTHON || 'python3';
 const SDK_PYTHON = path.resolve(import.meta.dirname, '../../sdk-python');
 
-/**
- * Routes an API key opens though the document still names only the panel session for them (issue 69 item 5:
- * the /api/webhook routes take a key pair; their hook is tried with keys below). An SDK entry must be either an
- * API-key operation of the document or one of these.
- */
-const KEY_OPENED_UNDOCUMENTED = /^[A-Z]+ \/api\/webhook(\/|$)/;
-
 type Operations = Map<string, { keyed: boolean }>;
 
 let server: TestServer;
@@ -70,7 +63,7 @@ function against(table: Record<string, string>) {
     unknown: Object.entries(table)
       .filter(([, route]) => {
         const op = operations.get(route);
-        return !op || !(op.keyed || KEY_OPENED_UNDOCUMENTED.test(route));
+        return !op?.keyed;
       })
       .map(([name, route]) => `${name}: ${route}`),
   };

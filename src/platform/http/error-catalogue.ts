@@ -238,6 +238,9 @@ const PAYER_PREFIXES = ['/api/public/pay/', '/api/public/checkout/', '/api/publi
 /** Routes that open a session (a merchant's or an operator's) take no credentials themselves. */
 const OPEN_SIGN_INS = ['/api/auth/login', '/api/signup'];
 
+/** Session routes an API key pair opens too: the permanent webhooks (a full key every one, a read key the GETs). */
+export const keyOpensSessionRoute = (url: string): boolean => url.startsWith('/api/webhook');
+
 export function accessOf(url: string): RouteAccess {
   if (PAYER_PREFIXES.some((p) => url.startsWith(p))) return 'open';
   if (API_KEY_PREFIXES.some((p) => url.startsWith(p))) return 'api-key';
@@ -266,7 +269,7 @@ function commonCodes(url: string, method: string): ErrorCode[] {
     case 'session':
       codes.push('UNAUTHORIZED', 'FORBIDDEN');
       // the webhook routes take an API key pair too
-      if (url.startsWith('/api/webhook')) codes.push('IP_NOT_ALLOWED', 'RATE_LIMITED');
+      if (keyOpensSessionRoute(url)) codes.push('IP_NOT_ALLOWED', 'RATE_LIMITED');
       break;
     case 'metrics':
       codes.push('UNAUTHORIZED');

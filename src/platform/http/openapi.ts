@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import type { ErrorCode } from '../errors/app-error.js';
-import { accessOf, ERROR_MEANINGS, errorCatalogue } from './error-catalogue.js';
+import { accessOf, ERROR_MEANINGS, errorCatalogue, keyOpensSessionRoute } from './error-catalogue.js';
 import {
   BalanceErrorBody,
   BusinessRuleErrorBody,
@@ -50,7 +50,11 @@ export async function installOpenApi(app: Http): Promise<void> {
           description:
             "The payer's side of payment links and checkout sessions (no credentials; limited per address)",
         },
-        { name: 'webhooks', description: 'Permanent webhooks and their delivery log (panel session)' },
+        {
+          name: 'webhooks',
+          description:
+            'Permanent webhooks and their delivery log (panel session, or an API key pair: a full-scope key for every route, a read key for the GETs)',
+        },
         { name: 'sandbox', description: 'Test helpers (API keys; not available in production)' },
         { name: 'processors', description: 'Payment processor callbacks (signed)' },
         { name: 'providers', description: 'Payout provider callbacks (signed)' },
@@ -235,8 +239,11 @@ function securityFor(url: string, method: string): Record<string, string[]>[] | 
       return [{ metricsToken: [] }];
     case 'open':
       return undefined;
-    case 'session':
-      return method === 'GET' ? [{ session: [] }] : [{ session: [], csrf: [] }];
+    case 'session': {
+      const session = method === 'GET' ? [{ session: [] }] : [{ session: [], csrf: [] }];
+      // the webhook routes take an API key pair too (a full key every one, a read key the GETs)
+      return keyOpensSessionRoute(url) ? [{ publicKey: [], privateKey: [] }, ...session] : session;
+    }
   }
 }
 
