@@ -128,6 +128,8 @@ describe("the operators' console", () => {
     await page.getByRole('button', { name: 'Suspender conta' }).click();
     await page.getByRole('button', { name: 'Reativar conta' }).waitFor();
     await page.getByText('— Muitas contestações').waitFor();
+    // closing an account is the admin's: not offered to risk
+    expect(await page.getByRole('button', { name: 'Encerrar conta' }).count()).toBe(0);
 
     await menu(page).getByRole('link', { name: 'Saques' }).click();
     const queue = page.getByRole('table', { name: 'Em análise (retidos)' });
@@ -140,6 +142,24 @@ describe("the operators' console", () => {
       [held.id],
     );
     expect(['PENDING', 'PROCESSING']).toContain(row!.status);
+  });
+
+  it('admin closes an account from its page, with a reason: its keys are refused from then on', async () => {
+    const m = await createMerchant(server, 'Loja Encerrada');
+    const admin = await createOperator(server, 'admin');
+    const page = await newPage();
+    await signIn(page, admin);
+    await page.goto(`${server.url}/ops#/contas/${m.accountId}`);
+    await page.getByRole('heading', { level: 1, name: /Loja Encerrada/ }).waitFor();
+    await expect(page.getByRole('button', { name: 'Encerrar conta' }).isDisabled()).resolves.toBe(true);
+    await page.getByLabel(/^Motivo/).fill('Pedido do cliente');
+    await page.getByRole('button', { name: 'Encerrar conta' }).click();
+    await page.getByText('— Pedido do cliente').waitFor();
+    expect(await page.getByRole('button', { name: 'Encerrar conta' }).count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    await clean(page, 'console-05b-account-closed');
+    const balance = await call('GET', `${server.url}/api/public/balance`, { headers: m.keys });
+    expect(balance.status).toBe(401);
   });
 
   it('finance reads the daily report', async () => {

@@ -37,6 +37,12 @@ function actionsFor(a: AccountProfile) {
       show: a.status === 'suspended' && reaches('risk'),
     },
     {
+      action: 'close',
+      text: 'Encerrar conta',
+      reason: true,
+      show: (a.status === 'active' || a.status === 'suspended') && reaches('admin'),
+    },
+    {
       action: 'payout-hold',
       text: 'Reter saques',
       reason: true,
@@ -72,7 +78,9 @@ function Actions({ account, onChanged }: { account: AccountProfile; onChanged: (
           <button
             key={x.action}
             type="button"
-            class={x.action === 'suspend' || x.action === 'reject' ? 'danger' : undefined}
+            class={
+              x.action === 'suspend' || x.action === 'reject' || x.action === 'close' ? 'danger' : undefined
+            }
             disabled={x.reason && reason.trim() === ''}
             onClick={() =>
               attempt(async () => {
@@ -86,7 +94,11 @@ function Actions({ account, onChanged }: { account: AccountProfile; onChanged: (
           </button>
         ))}
       </div>
-      <p class="muted">Suspender, recusar e reter saques pedem um motivo.</p>
+      <p class="muted">
+        Suspender, recusar, encerrar e reter saques pedem um motivo. Encerrar recusa as chaves e sessões da
+        conta, cancela as cobranças em aberto e as assinaturas; o saldo, os recebíveis e os saques aceitos
+        seguem.
+      </p>
       <ErrorText error={error} />
     </Card>
   );

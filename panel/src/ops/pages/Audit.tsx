@@ -10,6 +10,7 @@ const ACTIONS: Record<string, string> = {
   'account.reject': 'Recusou o cadastro',
   'account.suspend': 'Suspendeu a conta',
   'account.reactivate': 'Reativou a conta',
+  'account.close': 'Encerrou a conta',
   'account.payout-hold': 'Reteve os saques',
   'account.payout-release': 'Liberou os saques',
   'withdrawal.released': 'Liberou um saque',
