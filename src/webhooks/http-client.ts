@@ -38,8 +38,10 @@ export class NotificationClient {
     this.agent = new Agent({
       connections: options.connectionsPerOrigin,
       keepAliveTimeout: 10_000,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
+      // the attempt's own timer (timeoutMs, headers and body together) decides; undici's per-phase timeouts are a
+      // backstop a second later, so the two never race at the same instant and the outcome reads the same
+      headersTimeout: options.timeoutMs + 1000,
+      bodyTimeout: options.timeoutMs + 1000,
       connect: {
         timeout: options.timeoutMs,
         ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
