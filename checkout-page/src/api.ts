@@ -1,3 +1,5 @@
+import { payerToken, savePayerToken } from './saved-payment';
+
 /** What the server put in the page (src/checkout/page-html.ts): the public GET's answer. */
 export interface PublicLink {
   title: string;
@@ -39,6 +41,8 @@ export interface PixPayment {
   pixCopyPaste: string;
   pixQrCode: string;
   expiresAt: string | null;
+  /** Kept by this browser and sent back: only this payer is shown this charge again. */
+  payerToken: string;
 }
 
 export interface BoletoPayment {
@@ -113,16 +117,21 @@ export async function pay(
   payer: { name: string; email: string; document: string; amountCents?: number; address?: PayerAddress },
 ): Promise<Payment> {
   let res: Response;
+  const token = method === 'PIX' ? payerToken(page) : undefined;
   try {
     res = await fetch(method === 'PIX' ? payPath(page) : `${payPath(page)}/boleto`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(payer),
+      body: JSON.stringify(token ? { ...payer, payerToken: token } : payer),
     });
   } catch {
     throw new PayError('Sem conexão. Confira sua internet e tente de novo.');
   }
-  if (res.status === 201) return { method, ...(await res.json()) } as Payment;
+  if (res.status === 201) {
+    const payment = { method, ...(await res.json()) } as Payment;
+    if (payment.method === 'PIX') savePayerToken(page, payment.payerToken);
+    return payment;
+  }
   throw new PayError(
     REFUSALS[res.status] ??
       `Não foi possível gerar ${method === 'PIX' ? 'o Pix' : 'o boleto'} agora. Tente de novo em instantes.`,

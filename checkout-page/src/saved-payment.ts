@@ -26,3 +26,25 @@ export function savePayment(page: PageData, payment: Payment | null): void {
     // storage refused (private mode, full): a reload asks again, as without it
   }
 }
+
+/**
+ * The token the server gave this browser's payer of this page (kept in localStorage): sent back with the next
+ * Pix, it is shown the charge already open for this payer. Another payer's browser has none, and gets its own.
+ */
+const tokenKeyOf = (page: PageData) => `${keyOf(page)}:payer`;
+
+export function payerToken(page: PageData): string | undefined {
+  try {
+    return localStorage.getItem(tokenKeyOf(page)) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function savePayerToken(page: PageData, token: string): void {
+  try {
+    localStorage.setItem(tokenKeyOf(page), token);
+  } catch {
+    // storage refused: the next Pix of this page is a new charge, as for a new payer
+  }
+}

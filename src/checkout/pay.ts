@@ -10,7 +10,7 @@ import {
   createPixSale,
   type OriginSale,
   openBlockedSale,
-  openChargeOfLink,
+  openChargeOfPayer,
   originSale,
   reservationsOfLink,
   salesOfSessions,
@@ -21,6 +21,7 @@ import { findLinkBySlug } from './links.data.js';
 import { usesOf } from './links.js';
 import { offered, type TakenMethods } from './methods.js';
 import { type PayerInput, payerOf } from './payer.js';
+import { payerTokenOf } from './payer-token.js';
 import { findSession, type SessionItem } from './sessions.data.js';
 import { type SessionStatus, sessionState } from './sessions.js';
 import { isSlug } from './slugs.js';
@@ -61,7 +62,12 @@ export interface PixPayment {
   pixCopyPaste: string;
   pixQrCode: string;
   expiresAt: string | null;
+  /** The token the payer's page keeps and sends back: the same payer paying again is shown this charge. */
+  payerToken: string;
 }
+
+/** What a payer sends to pay by PIX: their data, and the token their page keeps (none the first time). */
+type PixPayInput = PayerInput & { payerToken?: string };
 
 export interface PayDeps {
   db: Db;
@@ -104,7 +110,7 @@ export class PublicCheckout {
 
   async payLink(
     slug: string,
-    body: PayerInput & { amountCents?: number },
+    body: PixPayInput & { amountCents?: number },
     log: Logger,
     ip: string,
   ): Promise<PixPayment> {
@@ -112,13 +118,21 @@ export class PublicCheckout {
     offersPix(link.methods);
     const amount = amountFor(link, body.amountCents);
     const customer = payerOf(body);
-    // the same payer paying again (a reload, a second press) is shown the charge already open for them
-    const open = await openChargeOfLink(this.deps.db, link.id, customer.document, amount);
-    if (open) return paymentOf(open);
+    // the same payer paying again (a reload, a second press) is shown the charge already open for them, known
+    // by their page's token: another payer typing the same CPF gets a charge of their own
+    const payer = payerTokenOf(body.payerToken);
+    const open = body.payerToken
+      ? await openChargeOfPayer(this.deps.db, { paymentLinkId: link.id }, payer.hash, amount)
+      : null;
+    if (open) return paymentOf(open, payer.token);
     const leftSeconds = link.expires_at ? Math.floor((link.expires_at.getTime() - Date.now()) / 1000) : null;
     const expiresIn = Math.max(MIN_CHARGE_SECONDS, Math.min(LINK_CHARGE_SECONDS, leftSeconds ?? Infinity));
     const items = [{ title: link.title, unitPrice: amount, quantity: 1, tangible: false }];
-    const origin = { paymentLinkId: link.id, recoveryUrl: `${this.deps.publicUrl}/pay/${link.slug}` };
+    const origin = {
+      paymentLinkId: link.id,
+      recoveryUrl: `${this.deps.publicUrl}/pay/${link.slug}`,
+      payerTokenHash: payer.hash,
+    };
     await this.refuseWhenBlocked(
       link.account_id,
       'PIX',
@@ -131,6 +145,7 @@ export class PublicCheckout {
       { amount, customer, items, expiresIn, metadata: link.metadata, split: link.split ?? undefined },
       log,
       origin,
+      payer.token,
       reserveUse(link),
     );
   }
@@ -152,25 +167,33 @@ export class PublicCheckout {
   }
 
   /**
-   * Opens the session's PIX charge, or gives back the one already open for it (a payer reloading the page, or
-   * pressing twice, gets the same code rather than a second charge).
+   * Opens the session's PIX charge, or gives back the one already open for this payer (a payer reloading the
+   * page, or pressing twice, gets the same code rather than a second charge; known by their page's token, so
+   * that nobody else is handed it).
    */
-  async paySession(id: string, body: PayerInput, log: Logger, ip: string): Promise<PixPayment> {
-    const { session, state, sales } = await this.sessionWithState(id);
+  async paySession(id: string, body: PixPayInput, log: Logger, ip: string): Promise<PixPayment> {
+    const { session, state } = await this.sessionWithState(id);
     if (state.status === 'paid') throw new CheckoutGone('This checkout session is already paid', 'paid');
     if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired', 'expired');
     offersPix(session.methods);
     await this.shopTakesPayments(session.account_id);
-    const open = sales.findLast(
-      (s) => s.status === 'PENDENTE' && s.pixKey !== null && (s.chargeExpiresAt?.getTime() ?? 0) > Date.now(),
-    );
     const customer = payerOf(body, session.customer);
-    if (open) return paymentOf(open);
+    const payer = payerTokenOf(body.payerToken);
+    const open = body.payerToken
+      ? await openChargeOfPayer(
+          this.deps.db,
+          { checkoutSessionId: session.id },
+          payer.hash,
+          session.amount_cents,
+        )
+      : null;
+    if (open) return paymentOf(open, payer.token);
     const leftSeconds = Math.floor((session.expires_at.getTime() - Date.now()) / 1000);
     const expiresIn = Math.max(MIN_CHARGE_SECONDS, Math.min(LINK_CHARGE_SECONDS, leftSeconds));
     const origin = {
       checkoutSessionId: session.id,
       recoveryUrl: `${this.deps.publicUrl}/checkout/${session.id}`,
+      payerTokenHash: payer.hash,
     };
     const charge = {
       amount: session.amount_cents,
@@ -184,6 +207,7 @@ export class PublicCheckout {
       { ...charge, expiresIn, split: session.split ?? undefined },
       log,
       origin,
+      payer.token,
     );
   }
 
@@ -260,6 +284,7 @@ export class PublicCheckout {
     },
     log: Logger,
     origin: SaleOrigin,
+    payerToken: string,
     reserve?: (tx: Queryable) => Promise<void>,
   ): Promise<PixPayment> {
     const { sale } = await createPixSale(
@@ -271,7 +296,7 @@ export class PublicCheckout {
       { allowPrivateTargets: this.deps.allowPrivateTargets, log, origin, ...(reserve ? { reserve } : {}) },
     );
     const stored = await originSale(this.deps.db, sale.id);
-    return paymentOf(stored!);
+    return paymentOf(stored!, payerToken);
   }
 }
 
@@ -319,12 +344,13 @@ export function reserveUse(link: LinkRow): ((tx: Queryable) => Promise<void>) | 
   };
 }
 
-async function paymentOf(sale: OriginSale): Promise<PixPayment> {
+async function paymentOf(sale: OriginSale, payerToken: string): Promise<PixPayment> {
   return {
     saleId: sale.uuid,
     amountCents: sale.amount,
     pixCopyPaste: sale.pixKey!,
     pixQrCode: await qrSvgDataUri(sale.pixKey!),
     expiresAt: sale.chargeExpiresAt?.toISOString() ?? null,
+    payerToken,
   };
 }

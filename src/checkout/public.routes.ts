@@ -63,7 +63,7 @@ export function registerPublicRoutes(
       schema: {
         tags: ['checkout'],
         summary:
-          'Pay a payment link by PIX: opens the charge and answers its copy-and-paste code and QR code',
+          'Pay a payment link by PIX: opens the charge and answers its copy-and-paste code and QR code; the one already open for this payer (payerToken) if there is one',
         params: SlugPath,
         body: LinkPayBody,
         response: { 201: PixPayment, ...paying },
@@ -101,7 +101,7 @@ export function registerPublicRoutes(
       schema: {
         tags: ['checkout'],
         summary:
-          "Pay a checkout session by PIX (its amount and items as the merchant set them): the charge's code and QR code; the one already open if there is one",
+          "Pay a checkout session by PIX (its amount and items as the merchant set them): the charge's code and QR code; the one already open for this payer (payerToken) if there is one",
         params: IdPath,
         body: SessionPayBody,
         response: { 201: PixPayment, ...paying },

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
 import { ChargeBody, ItemIn } from '../sales/index.js';
 import { CHECKOUT_METHODS } from './links.data.js';
+import { PAYER_TOKEN_PATTERN } from './payer-token.js';
 import { SESSION_EXPIRES_IN } from './sessions.js';
 
 const Cents = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_CHARGE_CENTS, description });
@@ -206,22 +207,34 @@ const Payer = {
   phone: Type.Optional(Type.String({ minLength: 10, maxLength: 20 })),
 };
 const PAYER_EXAMPLE = { name: 'Maria Silva', email: 'maria@example.com', document: '529.982.247-25' };
+const PayerToken = Type.Optional(
+  Type.String({
+    pattern: PAYER_TOKEN_PATTERN,
+    description:
+      'The payerToken of an earlier answer to this page: the charge still open for this payer is answered again (none: a new payer)',
+  }),
+);
+
+/** A link's payer (every method's body starts with it). */
+const LinkPayer = {
+  ...Payer,
+  amountCents: Type.Optional(Cents('Open amounts only: within the link’s minCents and maxCents')),
+};
+/** A session's payer: a field the session gave may be left out. */
+const SessionPayer = {
+  name: Type.Optional(Payer.name),
+  email: Type.Optional(Payer.email),
+  document: Type.Optional(Payer.document),
+  phone: Payer.phone,
+};
 
 export const LinkPayBody = Type.Object(
-  {
-    ...Payer,
-    amountCents: Type.Optional(Cents('Open amounts only: within the link’s minCents and maxCents')),
-  },
+  { ...LinkPayer, payerToken: PayerToken },
   { additionalProperties: false, examples: [PAYER_EXAMPLE] },
 );
 
 export const SessionPayBody = Type.Object(
-  {
-    name: Type.Optional(Payer.name),
-    email: Type.Optional(Payer.email),
-    document: Type.Optional(Payer.document),
-    phone: Payer.phone,
-  },
+  { ...SessionPayer, payerToken: PayerToken },
   {
     additionalProperties: false,
     description:
@@ -236,6 +249,10 @@ export const PixPayment = Type.Object({
   pixCopyPaste: Type.String({ description: 'The BR Code to paste in a bank app' }),
   pixQrCode: Type.String({ description: 'The BR Code as an SVG QR code (data: URI)' }),
   expiresAt: NullableString({ format: 'date-time' }),
+  payerToken: Type.String({
+    description:
+      'Kept by the payer’s page and sent back with its next payment: only it is answered this charge again',
+  }),
 });
 
 const Address = Type.Object(
@@ -259,12 +276,12 @@ const ADDRESS_EXAMPLE = {
 };
 
 export const LinkBoletoBody = Type.Object(
-  { ...LinkPayBody.properties, address: Address },
+  { ...LinkPayer, address: Address },
   { additionalProperties: false, examples: [{ ...PAYER_EXAMPLE, address: ADDRESS_EXAMPLE }] },
 );
 
 export const SessionBoletoBody = Type.Object(
-  { ...SessionPayBody.properties, address: Address },
+  { ...SessionPayer, address: Address },
   {
     additionalProperties: false,
     description: 'The payer and their address; a field the session gave may be left out, the address may not',
@@ -318,12 +335,12 @@ export const InstallmentOptions = Type.Object({
 });
 
 export const LinkCardBody = Type.Object(
-  { ...LinkPayBody.properties, token: CardTokenField, installments: Installments },
+  { ...LinkPayer, token: CardTokenField, installments: Installments },
   { additionalProperties: false, examples: [{ ...PAYER_EXAMPLE, ...CARD_EXAMPLE }] },
 );
 
 export const SessionCardBody = Type.Object(
-  { ...SessionPayBody.properties, token: CardTokenField, installments: Installments },
+  { ...SessionPayer, token: CardTokenField, installments: Installments },
   { additionalProperties: false, examples: [{ ...PAYER_EXAMPLE, ...CARD_EXAMPLE }] },
 );
 

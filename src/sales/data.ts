@@ -46,6 +46,8 @@ export interface SaleOrigin {
   subscriptionId?: string;
   /** The page the payer can come back to: the sale then belongs to the payer's checkout cart. */
   recoveryUrl?: string;
+  /** The SHA-256 of the token the payer's page keeps: only that page is shown the open charge again. */
+  payerTokenHash?: Buffer;
 }
 
 /** Inserts a PENDENTE sale; item ids come from their own sequence, in the order given. */
@@ -68,9 +70,9 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
         payment_method, customer, items, shipping, pix_key, card_last_four, card_brand, boleto_code,
         installments, processor, external_transaction_id, postback_url, cart_id, recurrence_id, id_rec, contrato,
         metadata, boleto, payment_link_id, checkout_session_id, fee_percent_e4, fee_fixed, risk, split,
-        split_recipients, subscription_id)
+        split_recipients, subscription_id, payer_token_hash)
      VALUES ($1, $2, 'PENDENTE', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-        $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
+        $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)
      RETURNING *`,
     [
       s.uuid,
@@ -105,6 +107,7 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
       s.splitPlan ? JSON.stringify(s.splitPlan.json) : null,
       s.splitPlan ? s.splitPlan.recipients : null,
       s.origin?.subscriptionId ?? null,
+      s.origin?.payerTokenHash ?? null,
     ],
   );
   return row!;

@@ -23,7 +23,7 @@ export { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.
 export { ownedSale, saleJson } from './lookup.js';
 export {
   type OriginSale,
-  openChargeOfLink,
+  openChargeOfPayer,
   originSale,
   paidSalesOfLinks,
   reservationsOfLink,

@@ -44,21 +44,29 @@ export async function reservationsOfLink(q: Queryable, linkId: string): Promise<
 }
 
 /**
- * The PIX charge of this link still open for this payer (by CPF or CNPJ) and amount, if any: a payer who reloads
- * the page and pays again is shown it rather than handed a second charge.
+ * The PIX charge of this link or session still open for the payer whose page holds the token of `tokenHash` (and,
+ * on a link, for this amount), if any: a payer who reloads the page and pays again is shown it rather than handed
+ * a second charge. Another payer, whatever CPF they type, never is.
  */
-export async function openChargeOfLink(
+export async function openChargeOfPayer(
   q: Queryable,
-  linkId: string,
-  document: string,
+  origin: { paymentLinkId: string } | { checkoutSessionId: string },
+  tokenHash: Buffer,
   amount: number,
 ): Promise<OriginSale | null> {
   const [row] = await q.query<OriginSaleRow>(
     `SELECT ${COLUMNS} FROM sales
-      WHERE payment_link_id = $1 AND customer->>'document' = $2 AND amount = $3
+      WHERE ($1::uuid IS NULL OR payment_link_id = $1) AND ($2::uuid IS NULL OR checkout_session_id = $2)
+        AND ($1::uuid IS NOT NULL OR $2::uuid IS NOT NULL)
+        AND payer_token_hash = $3 AND amount = $4
         AND status = 'PENDENTE' AND pix_key IS NOT NULL AND charge_expires_at > now() + interval '30 seconds'
       ORDER BY id DESC LIMIT 1`,
-    [linkId, document, amount],
+    [
+      'paymentLinkId' in origin ? origin.paymentLinkId : null,
+      'checkoutSessionId' in origin ? origin.checkoutSessionId : null,
+      tokenHash,
+      amount,
+    ],
   );
   return row ? originSaleOf(row) : null;
 }

@@ -34,6 +34,7 @@ export interface PixPaymentBody {
   pixCopyPaste: string;
   pixQrCode: string;
   expiresAt: string | null;
+  payerToken: string;
 }
 
 /** A payer the pages accept (a CPF with right check digits). */

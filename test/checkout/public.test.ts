@@ -129,7 +129,8 @@ describe('payment link pages', () => {
   it('count paid sales as uses: maxUses reached → 410, and the link shows its uses', async () => {
     const link = await createLink(server, merchant, { maxUses: 1 });
     const first = await pay(`/pay/${link.slug}`, PAYER);
-    const again = await pay(`/pay/${link.slug}`, PAYER); // the same payer reloading: the same charge
+    // the same payer reloading (their page sends its token back): the same charge
+    const again = await pay(`/pay/${link.slug}`, { ...PAYER, payerToken: first.body.payerToken });
     expect([first.status, again.status]).toEqual([201, 201]);
     expect(again.body.saleId).toBe(first.body.saleId);
     expect(again.body.pixCopyPaste).toBe(first.body.pixCopyPaste);
@@ -279,7 +280,7 @@ describe('checkout session pages', () => {
     const res = await pay(`/checkout/${session.id}`, { name: 'Maria Silva', document: '52998224725' });
     expect(res.status, res.text).toBe(201);
     expect(res.body.amountCents).toBe(9980);
-    const again = await pay(`/checkout/${session.id}`, PAYER);
+    const again = await pay(`/checkout/${session.id}`, { ...PAYER, payerToken: res.body.payerToken });
     expect(again.body.saleId).toBe(res.body.saleId); // the charge already open, not a second one
     const made = await sale(res.body.saleId);
     expect(made.body).toMatchObject({
