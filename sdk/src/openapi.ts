@@ -882,34 +882,6 @@ export interface paths {
                     };
                 };
                 /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -1431,34 +1403,6 @@ export interface paths {
                     };
                 };
                 /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -1559,34 +1503,6 @@ export interface paths {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "INVALID_TOKEN" | "VALIDATION_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
                             };
                         };
                     };
@@ -2244,30 +2160,6 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "UNAUTHORIZED";
-                        };
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "FORBIDDEN";
                         };
                     };
                 };
@@ -15707,34 +15599,6 @@ export interface paths {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "VALIDATION_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
                             };
                         };
                     };

@@ -217,8 +217,12 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
   },
 };
 
-/** Who may call a route, from its path: what decides the codes every route of the kind can answer. */
-export type RouteAccess = 'api-key' | 'session' | 'metrics' | 'open';
+/**
+ * Who may call a route, from its path (and a panel route's `permission: 'public'`): what decides its documented
+ * security and the codes every route of the kind can answer. test/auth/documented-security.test.ts walks every
+ * route with each kind of credential, so this and the routes' own hooks cannot drift apart.
+ */
+export type RouteAccess = 'api-key' | 'session' | 'operator' | 'metrics' | 'open';
 
 const API_KEY_PREFIXES = [
   '/api/public/',
@@ -233,34 +237,33 @@ const API_KEY_PREFIXES = [
   '/api/anticipations',
   '/api/recipients',
 ];
-/** The payer's side of payment links and checkout sessions: no credentials, limited per address. */
-const PAYER_PREFIXES = ['/api/public/pay/', '/api/public/checkout/', '/api/public/billing/'];
-/** Routes that open a session (a merchant's or an operator's) take no credentials themselves. */
-const OPEN_SIGN_INS = ['/api/auth/login', '/api/signup'];
+/**
+ * The payer's side of payment links, checkout sessions and billing pages, and a boleto's PDF by its unguessable
+ * token: no credentials, limited per address.
+ */
+const PAYER_PREFIXES = ['/api/public/pay/', '/api/public/checkout/', '/api/public/billing/', '/api/boletos/'];
+/** The console's sign-in steps take no credentials (an invitation's token, a password and a TOTP code). */
+const OPERATOR_SIGN_INS = ['/api/ops/auth/login', '/api/ops/auth/accept-invitation', '/api/ops/auth/totp/enable'];
 
 /** Session routes an API key pair opens too: the permanent webhooks (a full key every one, a read key the GETs). */
 export const keyOpensSessionRoute = (url: string): boolean => url.startsWith('/api/webhook');
 
-export function accessOf(url: string): RouteAccess {
-  if (PAYER_PREFIXES.some((p) => url.startsWith(p))) return 'open';
+/** `permission` is a panel route's (route-permissions.hook.ts): `public` ones (sign-in, sign-up, resets) are open. */
+export function accessOf(url: string, permission?: string): RouteAccess {
+  if (permission === 'public' || PAYER_PREFIXES.some((p) => url.startsWith(p))) return 'open';
   if (API_KEY_PREFIXES.some((p) => url.startsWith(p))) return 'api-key';
   if (url === '/metrics') return 'metrics';
-  if (
-    url.startsWith('/api/providers/') ||
-    OPEN_SIGN_INS.includes(url) ||
-    url.startsWith('/api/ops/auth/') ||
-    !url.startsWith('/api/')
-  )
-    return 'open';
+  if (url.startsWith('/api/ops/')) return OPERATOR_SIGN_INS.includes(url) ? 'open' : 'operator';
+  if (url.startsWith('/api/providers/') || !url.startsWith('/api/')) return 'open';
   return 'session';
 }
 
 /** The codes every route of a kind can answer, whatever it does. */
-function commonCodes(url: string, method: string): ErrorCode[] {
+function commonCodes(url: string, method: string, permission?: string): ErrorCode[] {
   const codes: ErrorCode[] = ['VALIDATION_ERROR', 'INTERNAL_ERROR'];
   if (method !== 'GET' && method !== 'HEAD') codes.push('PAYLOAD_TOO_LARGE');
   if (url.startsWith('/api/')) codes.push('SERVICE_UNAVAILABLE');
-  switch (accessOf(url)) {
+  switch (accessOf(url, permission)) {
     case 'api-key':
       codes.push('UNAUTHORIZED', 'IP_NOT_ALLOWED', 'RATE_LIMITED');
       // a read-only key opens GET routes only; a GET that refuses another account's object lists it itself
@@ -270,6 +273,9 @@ function commonCodes(url: string, method: string): ErrorCode[] {
       codes.push('UNAUTHORIZED', 'FORBIDDEN');
       // the webhook routes take an API key pair too
       if (keyOpensSessionRoute(url)) codes.push('IP_NOT_ALLOWED', 'RATE_LIMITED');
+      break;
+    case 'operator':
+      codes.push('UNAUTHORIZED', 'FORBIDDEN');
       break;
     case 'metrics':
       codes.push('UNAUTHORIZED');
@@ -285,9 +291,10 @@ export function errorCatalogue(
   url: string,
   method: string,
   own: readonly ErrorCode[] = [],
+  permission?: string,
 ): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set([...commonCodes(url, method), ...own])) {
+  for (const code of new Set([...commonCodes(url, method, permission), ...own])) {
     const status = ERROR_STATUS[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -301,6 +308,7 @@ export function listsCode(
   method: string,
   own: readonly ErrorCode[] | undefined,
   code: ErrorCode,
+  permission?: string,
 ) {
-  return errorCatalogue(url, method, own).get(ERROR_STATUS[code])?.includes(code) === true;
+  return errorCatalogue(url, method, own, permission).get(ERROR_STATUS[code])?.includes(code) === true;
 }

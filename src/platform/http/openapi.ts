@@ -231,8 +231,12 @@ function canonical(value: unknown): string {
   );
 }
 
-function securityFor(url: string, method: string): Record<string, string[]>[] | undefined {
-  switch (accessOf(url)) {
+function securityFor(
+  url: string,
+  method: string,
+  permission: string | undefined,
+): Record<string, string[]>[] | undefined {
+  switch (accessOf(url, permission)) {
     case 'api-key':
       return [{ publicKey: [], privateKey: [] }];
     case 'metrics':
@@ -244,6 +248,8 @@ function securityFor(url: string, method: string): Record<string, string[]>[] | 
       // the webhook routes take an API key pair too (a full key every one, a read key the GETs)
       return keyOpensSessionRoute(url) ? [{ publicKey: [], privateKey: [] }, ...session] : session;
     }
+    case 'operator':
+      return method === 'GET' ? [{ operatorSession: [] }] : [{ operatorSession: [], csrf: [] }];
   }
 }
 
@@ -325,14 +331,15 @@ const BODY_OF_FAMILY: Record<string, unknown> = {
 
 function documented(schema: FastifySchema | undefined, url: string, route: RouteOptions): FastifySchema {
   const method = String([route.method].flat()[0]);
-  const security = securityFor(url, method);
+  const permission = route.config?.permission;
+  const security = securityFor(url, method, permission);
   const out: FastifySchema & { security?: unknown } = { ...(schema ?? {}) };
   // a route may narrow its kind's security (card tokenization takes the public key alone)
   if (security && !out.security) out.security = security;
   const responses = { ...((schema?.response ?? {}) as Record<string, Record<string, unknown>>) };
   const shape: ErrorShape = route.config?.errorShape ?? 'envelope';
   const own = route.config?.errors ?? [];
-  const catalogue = errorCatalogue(url, method, own);
+  const catalogue = errorCatalogue(url, method, own, permission);
   for (const status of Object.keys(responses)) {
     // an error status the route declares but cannot answer is not documented
     if (Number(status) >= 400 && !catalogue.has(Number(status))) delete responses[status];

@@ -99,7 +99,8 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     else if (status > 500)
       request.log.warn({ err }, 'request failed: the payment processor did not answer as expected');
     const route = request.routeOptions.url;
-    if (route && !listsCode(route, request.method, request.routeOptions.config?.errors, appErr.code)) {
+    const config = request.routeOptions.config;
+    if (route && !listsCode(route, request.method, config?.errors, appErr.code, config?.permission)) {
       request.log.warn(
         { code: appErr.code, route: `${request.method} ${route}` },
         'answered an error code missing from the route’s catalogue',
