@@ -81,7 +81,9 @@ async function send(method: string, path: string, headers: Record<string, string
 const refusedByDoor = (status: number) => status === 401;
 
 describe('every route’s documented authentication is what its hooks do', () => {
-  it('each route: refused (401) without credentials or through a door it does not name, let in through each it names', { timeout: 300_000 }, async () => {
+  it('each route: refused (401) without credentials or through a door it does not name, let in through each it names', {
+    timeout: 300_000,
+  }, async () => {
     const doc = await call<{ paths: Record<string, Record<string, Operation>> }>(
       'GET',
       `${server.url}/openapi.json`,

@@ -243,7 +243,11 @@ const API_KEY_PREFIXES = [
  */
 const PAYER_PREFIXES = ['/api/public/pay/', '/api/public/checkout/', '/api/public/billing/', '/api/boletos/'];
 /** The console's sign-in steps take no credentials (an invitation's token, a password and a TOTP code). */
-const OPERATOR_SIGN_INS = ['/api/ops/auth/login', '/api/ops/auth/accept-invitation', '/api/ops/auth/totp/enable'];
+const OPERATOR_SIGN_INS = [
+  '/api/ops/auth/login',
+  '/api/ops/auth/accept-invitation',
+  '/api/ops/auth/totp/enable',
+];
 
 /** Session routes an API key pair opens too: the permanent webhooks (a full key every one, a read key the GETs). */
 export const keyOpensSessionRoute = (url: string): boolean => url.startsWith('/api/webhook');
