@@ -1,5 +1,5 @@
 /**
- * The measured integration: each example shop marks the lines that talk to the gateway (create a charge, receive
+ * The measured integration: each example (the shops, the marketplaces) marks the lines that talk to the gateway (create a charge, receive
  * its verified webhook, refund part of it, the client and the imports) between `gateway:begin` and
  * `gateway:end` lines; this test counts the non-blank, non-comment lines between them, prints the counts and
  * fails past 30. So that a count cannot be made small by leaving plumbing outside the markers, every line
@@ -15,6 +15,8 @@ const LIMIT = 30;
 const EXAMPLES = [
   { file: 'examples/shop/server.ts', comment: '//' },
   { file: 'examples/shop-python/shop.py', comment: '#' },
+  { file: 'examples/marketplace/main.ts', comment: '//' },
+  { file: 'examples/marketplace-python/marketplace.py', comment: '#' },
 ];
 
 /** What uses the gateway: the SDK's names, the client, the raw routes and signature headers. */
