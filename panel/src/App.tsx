@@ -1,5 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, can, type Permission, type User, whenSessionExpires } from './api';
+import {
+  api,
+  can,
+  type Onboarding as OnboardingState,
+  type Permission,
+  type User,
+  whenSessionExpires,
+} from './api';
 import { Approvals } from './pages/Approvals';
 import { Customers } from './pages/Customers';
 import { Disputes } from './pages/Disputes';
@@ -85,17 +92,22 @@ export function App() {
   );
 }
 
+type Standing = Pick<OnboardingState, 'status' | 'statusReason' | 'payoutHold' | 'payoutHoldReason'>;
+const ACTIVE: Standing = { status: 'active', statusReason: null, payoutHold: false, payoutHoldReason: null };
+/** An operator's reason as a sentence of the banner: one final full stop, whether they typed it or not. */
+const sentence = (reason: string) => `${reason.trim().replace(/[.!\s]+$/, '')}.`;
+
 function Panel() {
   const [user, setUser] = useState<User | null | undefined>(undefined);
   const [notice, setNotice] = useState('');
   const [logoutFailed, setLogoutFailed] = useState(false);
   // an account in review or suspended is told so on every page, with the way to its documents
-  const [standing, setStanding] = useState<string>('active');
+  const [standing, setStanding] = useState<Standing>(ACTIVE);
   useEffect(() => {
     if (user)
       api.onboarding().then(
-        (s) => setStanding(s.status),
-        () => setStanding('active'),
+        (s) => setStanding(s),
+        () => setStanding(ACTIVE),
       );
   }, [user]);
   const hash = useHash();
@@ -191,15 +203,22 @@ function Panel() {
         </button>
       </header>
       <main id="conteudo" ref={main} tabIndex={-1} aria-label={current.label}>
-        {standing === 'pending_review' && current.hash !== '#/cadastro' && (
+        {standing.status === 'pending_review' && current.hash !== '#/cadastro' && (
           <p class="notice" role="status">
             Sua conta está em análise: cobranças e saques são liberados depois da aprovação.{' '}
             <a href="#/cadastro">Enviar documentos</a>
           </p>
         )}
-        {standing === 'suspended' && (
+        {standing.status === 'suspended' && (
           <p class="error" role="status">
-            Sua conta está suspensa: novas cobranças e saques estão bloqueados. Fale com o suporte.
+            Sua conta está suspensa: novas cobranças e saques estão bloqueados.{' '}
+            {standing.statusReason ? `Motivo: ${sentence(standing.statusReason)} ` : ''}Fale com o suporte.
+          </p>
+        )}
+        {standing.payoutHold && (
+          <p class="notice" role="status">
+            Seus saques estão retidos para análise: os novos pedidos ficam "Em análise" até a liberação.{' '}
+            {standing.payoutHoldReason ? `Motivo: ${sentence(standing.payoutHoldReason)}` : ''}
           </p>
         )}
         {logoutFailed && (

@@ -21,11 +21,17 @@ import {
   WithdrawalsPage,
   WithdrawalsQuery,
 } from './schemas.js';
-import { opsWithdrawalView } from './views.js';
+import { opsWithdrawalView, withAccountNames } from './views.js';
 
 const A = { errorShape: 'envelope' as const };
 const OpsDisputes = Type.Object({
-  data: Type.Array(Type.Object({ ...Dispute.properties, accountId: Type.Integer() })),
+  data: Type.Array(
+    Type.Object({
+      ...Dispute.properties,
+      accountId: Type.Integer(),
+      accountName: Type.Optional(Type.String({ description: "The account's name (in the console's lists)" })),
+    }),
+  ),
 });
 const errors = {
   400: EnvelopeErrorBody,
@@ -62,7 +68,10 @@ export async function consoleQueueRoutes(app: Http, deps: ConsoleRouteDeps): Pro
         limit,
       });
       const kept = rows.slice(0, limit).map(opsWithdrawalView);
-      return { data: kept, nextCursor: rows.length > limit ? encodeCursor(kept[kept.length - 1]!.id) : null };
+      return {
+        data: await withAccountNames(deps.db, kept),
+        nextCursor: rows.length > limit ? encodeCursor(kept[kept.length - 1]!.id) : null,
+      };
     },
   );
 
@@ -102,11 +111,14 @@ export async function consoleQueueRoutes(app: Http, deps: ConsoleRouteDeps): Pro
       },
     },
     async (request) => ({
-      data: await opsDisputes(deps.db, {
-        accountId: request.query.accountId ? Number(request.query.accountId) : null,
-        openOnly: request.query.open !== 'false',
-        limit: 200,
-      }),
+      data: await withAccountNames(
+        deps.db,
+        await opsDisputes(deps.db, {
+          accountId: request.query.accountId ? Number(request.query.accountId) : null,
+          openOnly: request.query.open !== 'false',
+          limit: 200,
+        }),
+      ),
     }),
   );
 
@@ -134,7 +146,10 @@ export async function consoleQueueRoutes(app: Http, deps: ConsoleRouteDeps): Pro
         limit,
       });
       const kept = rows.slice(0, limit).map(reviewView);
-      return { data: kept, nextCursor: rows.length > limit ? encodeCursor(kept[kept.length - 1]!.id) : null };
+      return {
+        data: await withAccountNames(deps.db, kept),
+        nextCursor: rows.length > limit ? encodeCursor(kept[kept.length - 1]!.id) : null,
+      };
     },
   );
 

@@ -1,3 +1,5 @@
+import { accountNames } from '../accounts/index.js';
+import type { Queryable } from '../platform/db/db.js';
 import { formatReais } from '../platform/money/money.js';
 import type { DailyTotal } from '../sales/index.js';
 import type { WithdrawalRow } from '../withdrawals/index.js';
@@ -49,4 +51,17 @@ export function reportView(from: string, to: string, rows: DailyTotal[], names: 
     ),
     totals: { ...totals, takeRatePercent: takeRate(totals.feeCents, totals.tpvCents) },
   };
+}
+
+/** A list's rows with their account's name beside its id, so the console names accounts as people know them. */
+export async function withAccountNames<T extends { accountId: number | null }>(
+  q: Queryable,
+  rows: T[],
+): Promise<(T & { accountName?: string })[]> {
+  const ids = [...new Set(rows.flatMap((r) => (r.accountId === null ? [] : [r.accountId])))];
+  const names = await accountNames(q, ids);
+  return rows.map((r) => {
+    const name = r.accountId === null ? undefined : names.get(r.accountId);
+    return name === undefined ? r : { ...r, accountName: name };
+  });
 }

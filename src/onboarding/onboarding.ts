@@ -38,6 +38,10 @@ const COMPANY_KINDS: DocumentKind[] = [...PERSON_KINDS, 'company_contract'];
 
 export interface OnboardingState {
   status: AccountStatus;
+  /** The operator's reason for the status (a suspension's), told to the account. */
+  statusReason: string | null;
+  payoutHold: boolean;
+  payoutHoldReason: string | null;
   documents: DocumentMeta[];
   /** The kinds still to send (the newest of each kind counts). */
   missing: DocumentKind[];
@@ -133,6 +137,9 @@ export class Onboarding {
     const sent = new Set(documents.map((d) => d.kind));
     return {
       status: profile?.status ?? 'closed',
+      statusReason: profile?.statusReason ?? null,
+      payoutHold: profile?.payoutHold ?? false,
+      payoutHoldReason: profile?.payoutHold ? (profile.payoutHoldReason ?? null) : null,
       documents,
       missing: needed.filter((k) => !sent.has(k)),
     };

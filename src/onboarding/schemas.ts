@@ -55,6 +55,13 @@ export const OnboardingState = Type.Object({
     Type.Literal('suspended'),
     Type.Literal('closed'),
   ]),
+  statusReason: Type.Union([Type.String(), Type.Null()], {
+    description: "The operator's reason for the status (a suspension's), shown to the account; null: none",
+  }),
+  payoutHold: Type.Boolean({ description: 'Withdrawals wait for an operator (AWAITING_REVIEW) while true' }),
+  payoutHoldReason: Type.Union([Type.String(), Type.Null()], {
+    description: "The operator's reason for holding the withdrawals; null: none",
+  }),
   documents: Type.Array(DocumentMeta, { description: 'The newest document of each kind sent' }),
   missing: Type.Array(Kind, { description: 'The kinds still to send' }),
 });

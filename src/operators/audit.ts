@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
+import type { OperatorAuditAction } from './audit-actions.js';
 
 /** The operator behind an action, and where the request came from. */
 export interface OperatorActor {
@@ -12,7 +13,7 @@ export interface OperatorActor {
 export const CLI_OPERATOR: OperatorActor = { id: null, email: 'cli', ip: null, userAgent: null };
 
 export interface OperatorAuditEntry {
-  action: string;
+  action: OperatorAuditAction;
   accountId?: number | null;
   target?: string | null;
   before?: unknown;

@@ -59,3 +59,18 @@ export async function consumeOperatorStep(q: Queryable, operatorId: number, step
   );
   return rows.length === 1;
 }
+
+/**
+ * The code that enrolled the authenticator, accepted once more for the operator's first login: the console goes
+ * from enrolment straight to the login form, where the app still shows that code. Only while the operator has
+ * never logged in and only that step (still within the usual window); the same statement spends it, so two
+ * logins with it cannot both pass.
+ */
+export async function consumeEnrolmentStep(q: Queryable, operatorId: number, step: number): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE operators SET last_login_at = now()
+      WHERE id = $1 AND last_login_at IS NULL AND totp_last_step = $2 RETURNING id`,
+    [operatorId, step],
+  );
+  return rows.length === 1;
+}

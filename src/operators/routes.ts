@@ -1,3 +1,4 @@
+import { accountNames } from '../accounts/index.js';
 import { requestOrigin } from '../audit/index.js';
 import type { Db } from '../platform/db/db.js';
 import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
@@ -229,7 +230,16 @@ export async function operatorRoutes(app: Http, deps: OperatorRouteDeps): Promis
       const accountId = request.query.accountId ? Number(request.query.accountId) : null;
       const rows = await listOperatorAudit(deps.db, { accountId, before, limit: limit + 1 });
       const kept = rows.slice(0, limit);
-      return { data: kept, nextCursor: rows.length > limit ? encodeCursor(kept[kept.length - 1]!.id) : null };
+      const names = await accountNames(deps.db, [
+        ...new Set(kept.flatMap((r) => (r.accountId === null ? [] : [r.accountId]))),
+      ]);
+      return {
+        data: kept.map((r) => {
+          const name = r.accountId === null ? undefined : names.get(r.accountId);
+          return name === undefined ? r : { ...r, accountName: name };
+        }),
+        nextCursor: rows.length > limit ? encodeCursor(kept[kept.length - 1]!.id) : null,
+      };
     },
   );
 }

@@ -74,6 +74,7 @@ export const OperatorAuditPage = Type.Object({
       operatorEmail: Type.String(),
       action: Type.String(),
       accountId: Type.Union([Type.Integer(), Type.Null()]),
+      accountName: Type.Optional(Type.String({ description: "The account's name (in the console's lists)" })),
       target: Type.Union([Type.String(), Type.Null()]),
       before: Type.Unknown(),
       after: Type.Unknown(),

@@ -10,7 +10,7 @@ import { hashSecret, newToken, type PlainSecret } from '../platform/crypto/secre
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { type OperatorActor, recordOperatorAudit } from './audit.js';
-import { consumeOperatorStep, findOperatorByEmail, type OperatorRow } from './data.js';
+import { consumeEnrolmentStep, consumeOperatorStep, findOperatorByEmail, type OperatorRow } from './data.js';
 import type { OperatorRole } from './roles.js';
 
 /** A console session lasts a working shift, and ends sooner on logout. */
@@ -45,7 +45,7 @@ export class OperatorSessions {
   /**
    * E-mail and password first (a wrong one → INVALID_CREDENTIALS, whether the e-mail is known or not), then the
    * TOTP code every operator has: none → TOTP_REQUIRED (the password was right), wrong or replayed →
-   * INVALID_CREDENTIALS. Failures are counted and locked as merchant logins are; each is audited.
+   * INVALID_CREDENTIALS (the code that enrolled the authenticator is accepted once more, for the first login). Failures are counted and locked as merchant logins are; each is audited.
    */
   login(
     emailRaw: string,
@@ -72,7 +72,11 @@ export class OperatorSessions {
       }
       const secret = row.totp_secret_enc ? unseal(this.secretsKey, row.totp_secret_enc) : null;
       const step = secret ? matchingStep(secret, totpCode) : null;
-      if (step === null || !(await consumeOperatorStep(this.db, row.id, step))) {
+      const accepted =
+        step !== null &&
+        ((await consumeOperatorStep(this.db, row.id, step)) ||
+          (await consumeEnrolmentStep(this.db, row.id, step)));
+      if (!accepted) {
         await recordOperatorAudit(this.db, actor, { action: 'login.failed' });
         throw wrong();
       }

@@ -53,14 +53,28 @@ describe('finance in the console', () => {
     await page.getByLabel('Nome do plano').fill('Varejo 2026');
     await page.getByLabel('Crédito à vista (%)').fill('3,19');
     await page.getByRole('button', { name: 'Criar plano' }).click();
+    await page
+      .getByRole('dialog', { name: 'Criar o plano de tarifas?' })
+      .getByRole('button', { name: 'Criar plano' })
+      .click();
+    await page.getByRole('status').getByText('Plano "Varejo 2026" criado.').waitFor();
     const plans = page.getByRole('table', { name: 'Planos de tarifas' });
     await plans.getByRole('cell', { name: 'Varejo 2026' }).waitFor();
     await plans.getByRole('cell', { name: '3,19 %' }).waitFor();
     await clean('console-finance-01-plans');
 
     await page.goto(`${server.url}/ops#/contas/${m.accountId}`);
-    await page.getByLabel('Plano de tarifas').selectOption({ label: 'Varejo 2026' });
+    await page.getByLabel('Plano de tarifas', { exact: true }).selectOption({ label: 'Varejo 2026' });
     await page.getByRole('button', { name: 'Aplicar plano' }).click();
+    await page
+      .getByRole('dialog', { name: 'Aplicar o plano de tarifas?' })
+      .getByText('Varejo 2026')
+      .waitFor();
+    await page
+      .getByRole('dialog', { name: 'Aplicar o plano de tarifas?' })
+      .getByRole('button', { name: 'Confirmar' })
+      .click();
+    await page.getByRole('status').getByText('Plano "Varejo 2026" aplicado à conta').waitFor();
     await page.getByText(/Plano #\d+ \(no lugar das tarifas acima\)/).waitFor();
     await clean('console-finance-02-account-plan');
 
@@ -72,6 +86,11 @@ describe('finance in the console', () => {
       .getByRole('button', { name: /^Aprovar a antecipação/ })
       .first()
       .click();
+    await page
+      .getByRole('dialog', { name: 'Aprovar a antecipação?' })
+      .getByRole('button', { name: 'Confirmar' })
+      .click();
+    await page.getByRole('status').getByText('Antecipação aprovada e paga').waitFor();
     await page.getByText('Nenhuma antecipação aguardando decisão.').waitFor();
     const list = await call<{ data: { status: string }[] }>('GET', `${server.url}/api/anticipations`, {
       headers: m.keys,

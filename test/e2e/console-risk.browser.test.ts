@@ -51,6 +51,10 @@ describe('Regras de risco', () => {
     await page.getByLabel('Valor acima de (R$)').fill('500,00');
     await page.getByLabel('Crédito').check();
     await page.getByRole('button', { name: 'Criar regra' }).click();
+    const create = page.getByRole('dialog', { name: 'Criar a regra de risco?' });
+    await create.getByText(/valor acima de R\$\s500,00/).waitFor();
+    await create.getByRole('button', { name: 'Criar regra' }).click();
+    await page.getByRole('status').getByText('Regra "Cartão acima de R$ 500" criada').waitFor();
     const row = page.getByRole('row', { name: /Cartão acima de R\$ 500/ });
     await row.waitFor();
     expect(await row.textContent()).toContain('Analisar (cartão)');
@@ -76,6 +80,14 @@ describe('Regras de risco', () => {
     await held.waitFor();
     await clean(page, 'console-risk-02-queue');
     await held.getByRole('button', { name: /Aprovar/ }).click();
+    await page
+      .getByRole('dialog', { name: 'Aprovar a análise?' })
+      .getByRole('button', { name: 'Confirmar' })
+      .click();
+    await page
+      .getByRole('status')
+      .getByText(/Análise #\d+ aprovada/)
+      .waitFor();
     await page.getByText('Nada para analisar.').waitFor();
     const after = await call<{ status: string }>('GET', `${server.url}/api/transactions/${sale.body.id}`, {
       headers: merchant.keys,
@@ -83,8 +95,12 @@ describe('Regras de risco', () => {
     expect(after.body.status).toBe('PAGO');
 
     await menu.getByRole('link', { name: 'Regras de risco' }).click();
-    page.once('dialog', (d) => d.accept());
     await page.getByRole('button', { name: 'Excluir a regra Cartão acima de R$ 500' }).click();
+    await page
+      .getByRole('dialog', { name: 'Excluir a regra?' })
+      .getByRole('button', { name: 'Excluir regra' })
+      .click();
+    await page.getByRole('status').getByText('Regra "Cartão acima de R$ 500" excluída').waitFor();
     await page.getByText('Nenhuma regra ainda.').waitFor();
   });
 });

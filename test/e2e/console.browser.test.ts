@@ -122,10 +122,14 @@ describe("the operators' console", () => {
     await signIn(page, risk);
     await page.goto(`${server.url}/ops#/contas/${m.accountId}`);
     await page.getByRole('heading', { level: 1, name: /Loja Suspeita/ }).waitFor();
-    await expect(page.getByRole('button', { name: 'Suspender conta' }).isDisabled()).resolves.toBe(true);
-    await page.getByLabel(/^Motivo/).fill('Muitas contestações');
-    await clean(page, 'console-05-risk-account');
     await page.getByRole('button', { name: 'Suspender conta' }).click();
+    const suspend = page.getByRole('dialog', { name: 'Suspender a conta?' });
+    // nothing is sent before a reason and "Confirmar"
+    await expect(suspend.getByRole('button', { name: 'Confirmar' }).isDisabled()).resolves.toBe(true);
+    await suspend.getByLabel(/^Motivo/).fill('Muitas contestações');
+    await clean(page, 'console-05-risk-account');
+    await suspend.getByRole('button', { name: 'Confirmar' }).click();
+    await page.getByRole('status').getByText('Conta suspensa.').waitFor();
     await page.getByRole('button', { name: 'Reativar conta' }).waitFor();
     await page.getByText('— Muitas contestações').waitFor();
     // closing an account is the admin's: not offered to risk
@@ -136,6 +140,11 @@ describe("the operators' console", () => {
     await queue.getByRole('cell', { name: `#${held.id}` }).waitFor();
     await clean(page, 'console-06-held-withdrawals');
     await page.getByRole('button', { name: `Liberar o saque ${held.id}` }).click();
+    await page
+      .getByRole('dialog', { name: 'Liberar o saque?' })
+      .getByRole('button', { name: 'Confirmar' })
+      .click();
+    await page.getByRole('status').getByText(`Saque #${held.id} liberado`).waitFor();
     await page.getByText('Nenhum saque nesta fila.').waitFor();
     const [row] = await server.runtime.platform.db.query<{ status: string }>(
       'SELECT status FROM withdrawals WHERE id = $1',
@@ -151,9 +160,12 @@ describe("the operators' console", () => {
     await signIn(page, admin);
     await page.goto(`${server.url}/ops#/contas/${m.accountId}`);
     await page.getByRole('heading', { level: 1, name: /Loja Encerrada/ }).waitFor();
-    await expect(page.getByRole('button', { name: 'Encerrar conta' }).isDisabled()).resolves.toBe(true);
-    await page.getByLabel(/^Motivo/).fill('Pedido do cliente');
     await page.getByRole('button', { name: 'Encerrar conta' }).click();
+    const close = page.getByRole('dialog', { name: 'Encerrar a conta?' });
+    await expect(close.getByRole('button', { name: 'Confirmar' }).isDisabled()).resolves.toBe(true);
+    await close.getByLabel(/^Motivo/).fill('Pedido do cliente');
+    await close.getByRole('button', { name: 'Confirmar' }).click();
+    await page.getByRole('status').getByText('Conta encerrada.').waitFor();
     await page.getByText('— Pedido do cliente').waitFor();
     expect(await page.getByRole('button', { name: 'Encerrar conta' }).count()).toBe(0);
     expect(await seriousViolations(page)).toEqual([]);
@@ -176,6 +188,17 @@ describe("the operators' console", () => {
     const table = page.getByRole('table', { name: 'Relatório diário' });
     await table.getByRole('cell', { name: 'PIX' }).first().waitFor();
     await page.getByRole('term').filter({ hasText: 'Take rate' }).waitFor();
+    // TPV and fees per day drawn as the panel's overview draws its days: the paid sale is a bar
+    await page
+      .locator('figure.chart')
+      .getByText(/TPV: R\$/)
+      .waitFor();
+    const bars = await page
+      .locator('figure.chart svg rect')
+      .evaluateAll((rects) =>
+        rects.filter((r) => Number(r.getAttribute('height')) > 0).map((r) => r.textContent ?? ''),
+      );
+    expect(bars.some((title) => /TPV R\$/.test(title))).toBe(true);
     await clean(page, 'console-07-finance-report');
   });
 
@@ -217,6 +240,11 @@ describe("the operators' console", () => {
     );
     await giveFeePlan(server, admin, account!.id); // approval needs a fee plan
     await page.getByRole('button', { name: `Aprovar a análise ${review!.id}` }).click();
+    await page
+      .getByRole('dialog', { name: 'Aprovar a análise?' })
+      .getByRole('button', { name: 'Confirmar' })
+      .click();
+    await page.getByRole('status').getByText('Cadastro de Loja Nova aprovado.').waitFor();
     await page
       .getByRole('button', { name: `Aprovar a análise ${review!.id}` })
       .waitFor({ state: 'detached' });

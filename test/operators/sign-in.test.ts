@@ -228,4 +228,48 @@ describe("operators' sign-in", () => {
     const after = await call('GET', `${server.url}/api/ops/auth/me`, { headers: operator.ops });
     expect(after.status).toBe(401);
   });
+
+  it('accepts the code that enrolled the authenticator once more, for the first login only', async () => {
+    await inFreshTotpStep();
+    const invited = await inviteOperator(server, 'support');
+    const password = 'uma-senha-de-operador';
+    const accepted = await post<{ totpSecret: string }>('/api/ops/auth/accept-invitation', {
+      token: invited.token,
+      password,
+    });
+    const code = totpCode(accepted.body.totpSecret, 0);
+    expect((await post('/api/ops/auth/totp/enable', { token: invited.token, code })).status).toBe(204);
+
+    // the console goes from enrolment to the login form, where the app still shows the same code:
+    // two logins with it at once, as a double click would send, open one session
+    const logins = await Promise.all(
+      [1, 2].map(() =>
+        post<Envelope>('/api/ops/auth/login', { email: invited.email, password, totpCode: code }),
+      ),
+    );
+    expect(logins.map((r) => r.status).sort()).toEqual([200, 401]);
+    expect(logins.find((r) => r.status === 401)!.body.error.code).toBe('INVALID_CREDENTIALS');
+
+    // once spent, it is a replay like any other, the first login being over
+    const again = await post<Envelope>('/api/ops/auth/login', {
+      email: invited.email,
+      password,
+      totpCode: code,
+    });
+    expect(again.status).toBe(401);
+    expect(again.body.error.code).toBe('INVALID_CREDENTIALS');
+    // the next code opens a session as always
+    await operatorLogin(server, invited.email, password, totpCode(accepted.body.totpSecret, 1));
+  });
+
+  it('an operator who has logged in before gets no second pass for an already used code', async () => {
+    const operator = await createOperator(server, 'support'); // enrolled with step -1, logged in with step 0
+    const replay = await post<Envelope>('/api/ops/auth/login', {
+      email: operator.email,
+      password: operator.password,
+      totpCode: totpCode(operator.totpSecret, 0),
+    });
+    expect(replay.status).toBe(401);
+    expect(replay.body.error.code).toBe('INVALID_CREDENTIALS');
+  });
 });

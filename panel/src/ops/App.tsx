@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useHash } from '../ui/hash';
 import { label } from '../ui/labels';
 import { api, type Operator, type OperatorRole, reaches, whenSessionExpires } from './api';
+import { DoneMessage } from './Decision';
 import { OPERATOR_ROLE } from './labels';
 import { Account } from './pages/Account';
 import { Accounts } from './pages/Accounts';
@@ -56,7 +57,9 @@ export function App() {
         token={invitation}
         onDone={() => {
           location.hash = '#/';
-          setNotice('Cadastro concluído. Entre com seu e-mail, senha e o código do autenticador.');
+          setNotice(
+            'Cadastro concluído. Entre com seu e-mail, senha e o código que o autenticador mostra agora (o código do cadastro vale para esta primeira entrada).',
+          );
         }}
       />
     );
@@ -96,6 +99,7 @@ export function App() {
         </button>
       </header>
       <main id="conteudo" ref={main} tabIndex={-1} aria-label={current.label}>
+        <DoneMessage />
         {accountId ? (
           <Account key={accountId} id={Number(accountId)} />
         ) : reaches(current.need) ? (

@@ -36,7 +36,7 @@ export type RiskRuleInput = Static<typeof Risk.RiskRuleBody>;
 export type Anticipation = Static<typeof Anticipations.Anticipation>;
 export type Webhook = Static<typeof Webhooks.Webhook>;
 export type Delivery = Static<typeof Webhooks.Delivery>;
-export type Dispute = Static<typeof Disputes.Dispute> & { accountId: number };
+export type Dispute = Static<typeof Disputes.Dispute> & { accountId: number; accountName?: string };
 
 const ORDER: OperatorRole[] = ['support', 'risk', 'finance', 'admin'];
 let csrf = '';

@@ -1,4 +1,6 @@
 /** What the console shows of statuses and roles, in Brazilian Portuguese. */
+import type { OperatorAuditAction } from '../../../src/operators/audit-actions';
+
 /** A recipient's transferInterval (split payments). */
 export const TRANSFER_INTERVAL: Record<string, string> = {
   manual: 'Manual',
@@ -69,3 +71,63 @@ export const PAYMENT_METHOD: Record<string, string> = {
   CREDIT_CARD: 'Crédito',
   DEBIT_CARD: 'Débito',
 };
+
+/** Every action of the operator audit log (the server's closed list: a new one without a label does not compile). */
+export const AUDIT_ACTION: Record<OperatorAuditAction, string> = {
+  'account.approve': 'Aprovou o cadastro',
+  'account.reject': 'Recusou o cadastro',
+  'account.suspend': 'Suspendeu a conta',
+  'account.reactivate': 'Reativou a conta',
+  'account.close': 'Encerrou a conta',
+  'account.payout-hold': 'Reteve os saques',
+  'account.payout-release': 'Liberou os saques',
+  'account.fee-plan': 'Aplicou um plano de tarifas à conta',
+  'withdrawal.released': 'Liberou um saque',
+  'withdrawal.cancelled': 'Cancelou um saque',
+  'review.approved': 'Aprovou uma análise',
+  'review.rejected': 'Recusou uma análise',
+  'review.expired': 'Análise vencida sem decisão: autorização cancelada',
+  'risk.block': 'Regra de risco bloqueou uma venda',
+  'risk.review': 'Regra de risco reteve uma venda para análise',
+  'risk_rule.created': 'Criou uma regra de risco',
+  'risk_rule.deleted': 'Excluiu uma regra de risco',
+  'fee_plan.created': 'Criou um plano de tarifas',
+  'fee_plan.updated': 'Alterou um plano de tarifas',
+  'anticipation.approved': 'Aprovou uma antecipação',
+  'anticipation.rejected': 'Recusou uma antecipação',
+  'delivery.resent': 'Reenviou uma entrega de webhook',
+  'operator.invited': 'Convidou um operador',
+  'operator.invitation_resent': 'Reenviou o convite de um operador',
+  'operator.enrolled': 'Concluiu o cadastro',
+  'login.succeeded': 'Entrou',
+  'login.failed': 'Errou a senha ou o código',
+  logout: 'Saiu',
+  denied: 'Tentou algo além do seu papel (recusado)',
+};
+
+/** Who acted, when it was not a person: the risk rules themselves, or the command line at the server. */
+export const AUDIT_ACTOR: Record<string, string> = {
+  'risk-rules': 'Regras de risco (automático)',
+  cli: 'Linha de comando',
+};
+
+const TARGET_KIND: Record<string, string> = {
+  account: 'Conta',
+  anticipation: 'Antecipação',
+  delivery: 'Entrega',
+  fee_plan: 'Plano de tarifas',
+  operator: 'Operador',
+  review: 'Análise',
+  risk_rule: 'Regra de risco',
+  sale: 'Venda',
+  withdrawal: 'Saque',
+};
+
+/** An audit entry's target ("sale:12", "withdrawal:<uuid>") as people read it: "Venda #12", "Saque 1a2b3c4d". */
+export function auditTarget(target: string | null): string {
+  if (!target) return '—';
+  const [, kind, id] = /^([a-z_]+):(\S+)$/.exec(target) ?? [];
+  const name = kind ? TARGET_KIND[kind] : undefined;
+  if (!name || !id) return target;
+  return /^\d+$/.test(id) ? `${name} #${id}` : `${name} ${id.slice(0, 8)}`;
+}

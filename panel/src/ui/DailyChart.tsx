@@ -6,6 +6,29 @@ export interface Day {
   withdrawalsCents: number;
 }
 
+/** One day of a chart of two amounts per day, in cents. */
+export interface ChartDay {
+  date: string;
+  values: [number, number];
+}
+
+/** What the two bars of each day are, named for the key, the bars' tooltips and the screen reader's table. */
+export interface ChartSeries {
+  names: [string, string];
+  short: [string, string];
+  /** The screen reader's table caption. */
+  caption: string;
+  /** The axis line when every amount is zero. */
+  empty: string;
+}
+
+const MERCHANT: ChartSeries = {
+  names: ['Vendas pagas', 'Saques concluídos'],
+  short: ['vendas', 'saques'],
+  caption: 'Vendas pagas e saques concluídos por dia',
+  empty: 'sem vendas pagas nem saques no período',
+};
+
 const W = 600;
 const H = 200;
 const TOP = 4;
@@ -15,26 +38,36 @@ const WITHDRAWALS = '#7a8699';
 
 const dayMonth = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}`;
 
-/**
- * The last days' paid sales and completed withdrawals as paired bars, in plain SVG that scales to any width
- * (390 px included). A screen reader gets the same numbers from a table; the picture is hidden from it.
- */
+/** The last days' paid sales and completed withdrawals (the panel's overview). */
 export function DailyChart({ days }: { days: Day[] }) {
-  const top = Math.max(0, ...days.flatMap((d) => [d.salesPaidCents, d.withdrawalsCents]));
+  return (
+    <PairedDailyChart
+      days={days.map((d) => ({ date: d.date, values: [d.salesPaidCents, d.withdrawalsCents] }))}
+      series={{ ...MERCHANT, caption: `${MERCHANT.caption}, últimos ${days.length} dias` }}
+    />
+  );
+}
+
+/**
+ * Two amounts per day as paired bars, in plain SVG that scales to any width (390 px included). A screen reader
+ * gets the same numbers from a table; the picture is hidden from it.
+ */
+export function PairedDailyChart({ days, series }: { days: ChartDay[]; series: ChartSeries }) {
+  const top = Math.max(0, ...days.flatMap((d) => d.values));
   const max = Math.max(1, top);
   const slot = W / Math.max(1, days.length);
   const bar = Math.max(1, slot * 0.38);
   const height = (cents: number) => (cents / max) * (H - TOP - BOTTOM);
-  const totalSales = days.reduce((sum, d) => sum + d.salesPaidCents, 0);
-  const totalWithdrawals = days.reduce((sum, d) => sum + d.withdrawalsCents, 0);
+  const totalFirst = days.reduce((sum, d) => sum + d.values[0], 0);
+  const totalSecond = days.reduce((sum, d) => sum + d.values[1], 0);
   return (
     <figure class="chart">
       <figcaption>
         <span class="key">
-          <i style={{ background: SALES }} /> Vendas pagas: {money(totalSales)}
+          <i style={{ background: SALES }} /> {series.names[0]}: {money(totalFirst)}
         </span>
         <span class="key">
-          <i style={{ background: WITHDRAWALS }} /> Saques concluídos: {money(totalWithdrawals)}
+          <i style={{ background: WITHDRAWALS }} /> {series.names[1]}: {money(totalSecond)}
         </span>
       </figcaption>
       <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" aria-hidden="true" focusable="false">
@@ -52,21 +85,21 @@ export function DailyChart({ days }: { days: Day[] }) {
             <g key={d.date}>
               <rect
                 x={x}
-                y={H - BOTTOM - height(d.salesPaidCents)}
+                y={H - BOTTOM - height(d.values[0])}
                 width={bar}
-                height={height(d.salesPaidCents)}
+                height={height(d.values[0])}
                 fill={SALES}
               >
-                <title>{`${dayMonth(d.date)}: vendas ${money(d.salesPaidCents)}`}</title>
+                <title>{`${dayMonth(d.date)}: ${series.short[0]} ${money(d.values[0])}`}</title>
               </rect>
               <rect
                 x={x + bar}
-                y={H - BOTTOM - height(d.withdrawalsCents)}
+                y={H - BOTTOM - height(d.values[1])}
                 width={bar}
-                height={height(d.withdrawalsCents)}
+                height={height(d.values[1])}
                 fill={WITHDRAWALS}
               >
-                <title>{`${dayMonth(d.date)}: saques ${money(d.withdrawalsCents)}`}</title>
+                <title>{`${dayMonth(d.date)}: ${series.short[1]} ${money(d.values[1])}`}</title>
               </rect>
             </g>
           );
@@ -76,25 +109,25 @@ export function DailyChart({ days }: { days: Day[] }) {
       {days.length > 0 && (
         <div class="chart-axis" aria-hidden="true">
           <span>{dayMonth(days[0]!.date)}</span>
-          <span>{top > 0 ? `barra mais alta: ${money(top)}` : 'sem vendas pagas nem saques no período'}</span>
+          <span>{top > 0 ? `barra mais alta: ${money(top)}` : series.empty}</span>
           <span>{dayMonth(days[days.length - 1]!.date)}</span>
         </div>
       )}
       <table class="sr-only">
-        <caption>Vendas pagas e saques concluídos por dia, últimos {days.length} dias</caption>
+        <caption>{series.caption}</caption>
         <thead>
           <tr>
             <th scope="col">Dia</th>
-            <th scope="col">Vendas pagas</th>
-            <th scope="col">Saques concluídos</th>
+            <th scope="col">{series.names[0]}</th>
+            <th scope="col">{series.names[1]}</th>
           </tr>
         </thead>
         <tbody>
           {days.map((d) => (
             <tr key={d.date}>
               <th scope="row">{dayMonth(d.date)}</th>
-              <td>{money(d.salesPaidCents)}</td>
-              <td>{money(d.withdrawalsCents)}</td>
+              <td>{money(d.values[0])}</td>
+              <td>{money(d.values[1])}</td>
             </tr>
           ))}
         </tbody>

@@ -1,105 +1,249 @@
 import { useEffect, useState } from 'preact/hooks';
+import { ApiError } from '../../ui/api-error';
 import { date, money, moneyText } from '../../ui/format';
 import { Card, ErrorText, Table, useAttempt } from '../../ui/kit';
 import { DISPUTE_STATUS, label, SALE_STATUS, WITHDRAWAL_STATUS } from '../../ui/labels';
-import { type AccountDetail, type AccountProfile, api, reaches } from '../api';
+import { type AccountDetail, type AccountProfile, api, type FeePlan, reaches } from '../api';
+import { Decision } from '../Decision';
 import { ACCOUNT_STATUS, DOCUMENT_KIND, documentText, METHOD, TRANSFER_INTERVAL } from '../labels';
 import { AccountAudit } from './Audit';
 import { AccountDeliveries } from './Deliveries';
 import { AssignPlan } from './FeePlans';
 import { HeldActions } from './Withdrawals';
 
-/** What an operator may do to an account in its status (the server decides; this offers what will work). */
-function actionsFor(a: AccountProfile) {
-  const all: { action: string; text: string; reason: boolean; show: boolean }[] = [
-    {
-      action: 'approve',
-      text: 'Aprovar cadastro',
-      reason: false,
-      show: a.status === 'pending_review' && reaches('admin'),
-    },
-    {
-      action: 'reject',
-      text: 'Recusar cadastro',
-      reason: true,
-      show: a.status === 'pending_review' && reaches('admin'),
-    },
-    {
-      action: 'suspend',
-      text: 'Suspender conta',
-      reason: true,
-      show: a.status === 'active' && reaches('risk'),
-    },
-    {
-      action: 'reactivate',
-      text: 'Reativar conta',
-      reason: false,
-      show: a.status === 'suspended' && reaches('risk'),
-    },
-    {
-      action: 'close',
-      text: 'Encerrar conta',
-      reason: true,
-      show: (a.status === 'active' || a.status === 'suspended') && reaches('admin'),
-    },
-    {
-      action: 'payout-hold',
-      text: 'Reter saques',
-      reason: true,
-      show: !a.payoutHold && a.status !== 'closed' && reaches('risk'),
-    },
-    {
-      action: 'payout-release',
-      text: 'Liberar saques',
-      reason: false,
-      show: a.payoutHold && reaches('risk'),
-    },
-  ];
-  return all.filter((x) => x.show);
+type ActionName =
+  | 'approve'
+  | 'reject'
+  | 'suspend'
+  | 'reactivate'
+  | 'close'
+  | 'payout-hold'
+  | 'payout-release';
+
+interface ActionText {
+  label: string;
+  title: string;
+  /** What happens, said in the dialog before anything is sent. */
+  effect: string;
+  done: string;
+  danger?: boolean;
+  /** Asks for a reason (sent to the owner and kept in the audit). */
+  reason?: boolean;
 }
 
-function Actions({ account, onChanged }: { account: AccountProfile; onChanged: () => void }) {
+const ACTION_TEXT: Record<ActionName, ActionText> = {
+  approve: {
+    label: 'Aprovar cadastro',
+    title: 'Aprovar o cadastro?',
+    effect: 'A conta passa a fazer cobranças e saques reais. O dono é avisado por e-mail.',
+    done: 'Cadastro aprovado. O dono da conta foi avisado por e-mail.',
+  },
+  reject: {
+    label: 'Recusar cadastro',
+    title: 'Recusar o cadastro?',
+    effect: 'A conta é encerrada. O dono recebe o motivo por e-mail.',
+    done: 'Cadastro recusado. O dono da conta recebeu o motivo por e-mail.',
+    danger: true,
+    reason: true,
+  },
+  suspend: {
+    label: 'Suspender conta',
+    title: 'Suspender a conta?',
+    effect:
+      'Novas cobranças e saques ficam bloqueados; consultas, estornos e respostas a contestações seguem. O dono vê o motivo no painel e o recebe por e-mail.',
+    done: 'Conta suspensa. O dono vê o motivo no painel e o recebeu por e-mail.',
+    danger: true,
+    reason: true,
+  },
+  reactivate: {
+    label: 'Reativar conta',
+    title: 'Reativar a conta?',
+    effect: 'Cobranças e saques voltam a funcionar. O dono é avisado por e-mail.',
+    done: 'Conta reativada. O dono foi avisado por e-mail.',
+  },
+  close: {
+    label: 'Encerrar conta',
+    title: 'Encerrar a conta?',
+    effect:
+      'As chaves e sessões da conta passam a ser recusadas, as cobranças em aberto e as assinaturas são canceladas; o saldo, os recebíveis e os saques aceitos seguem. Não há como desfazer.',
+    done: 'Conta encerrada.',
+    danger: true,
+    reason: true,
+  },
+  'payout-hold': {
+    label: 'Reter saques',
+    title: 'Reter os saques da conta?',
+    effect:
+      'Os novos saques são aceitos, mas esperam uma análise (Saques › Em análise). O dono vê o motivo no painel e o recebe por e-mail.',
+    done: 'Saques retidos para análise. O dono vê o motivo no painel.',
+    danger: true,
+    reason: true,
+  },
+  'payout-release': {
+    label: 'Liberar saques',
+    title: 'Liberar os saques da conta?',
+    effect: 'Os novos saques seguem direto para o pagamento; os que esperam análise continuam em Saques.',
+    done: 'Saques liberados.',
+  },
+};
+
+/** What an operator may do to an account in its status (the server decides; this offers what will work). */
+function actionsFor(a: AccountProfile): ActionName[] {
+  const all: [ActionName, boolean][] = [
+    ['approve', a.status === 'pending_review' && reaches('admin')],
+    ['reject', a.status === 'pending_review' && reaches('admin')],
+    ['suspend', a.status === 'active' && reaches('risk')],
+    ['reactivate', a.status === 'suspended' && reaches('risk')],
+    ['close', (a.status === 'active' || a.status === 'suspended') && reaches('admin')],
+    ['payout-hold', !a.payoutHold && a.status !== 'closed' && reaches('risk')],
+    ['payout-release', a.payoutHold && reaches('risk')],
+  ];
+  return all.filter(([, show]) => show).map(([name]) => name);
+}
+
+/** A decision on the account that takes a reason (or none), confirmed in its dialog. */
+function AccountDecision({
+  account,
+  action,
+  onChanged,
+}: {
+  account: AccountProfile;
+  action: ActionName;
+  onChanged: () => void;
+}) {
+  const text = ACTION_TEXT[action];
   const [reason, setReason] = useState('');
-  const { error, attempt } = useAttempt();
+  const field = `reason-${action}`;
+  return (
+    <Decision
+      label={text.label}
+      title={text.title}
+      danger={text.danger}
+      ready={!text.reason || reason.trim() !== ''}
+      onOpen={() => setReason('')}
+      run={async () => {
+        await api.accountAction(account.id, action, reason.trim() || undefined);
+        return text.done;
+      }}
+      onDone={onChanged}
+    >
+      <p>
+        <strong>{account.name}</strong> — {text.effect}
+      </p>
+      {text.reason && (
+        <>
+          <label for={field}>Motivo (enviado ao dono da conta e guardado na auditoria)</label>
+          <textarea
+            id={field}
+            rows={3}
+            maxLength={500}
+            required
+            value={reason}
+            onInput={(e) => setReason(e.currentTarget.value)}
+          />
+        </>
+      )}
+    </Decision>
+  );
+}
+
+/**
+ * Approval needs a fee plan: the account's, else the platform's default (FEE_PLAN_DEFAULT). An account without
+ * its own plan is offered the plans here; when the server answers that there is no default either, a plan must
+ * be chosen, and it is put on the account just before the approval.
+ */
+function Approve({
+  account,
+  hasPlan,
+  onChanged,
+}: {
+  account: AccountProfile;
+  hasPlan: boolean;
+  onChanged: () => void;
+}) {
+  const text = ACTION_TEXT.approve;
+  const [plans, setPlans] = useState<FeePlan[] | null>(null);
+  const [planId, setPlanId] = useState('');
+  const [planRequired, setPlanRequired] = useState(false);
+  return (
+    <Decision
+      label={text.label}
+      title={text.title}
+      ready={!planRequired || planId !== ''}
+      onOpen={() => {
+        setPlanId('');
+        if (!hasPlan && plans === null)
+          api.feePlans().then(
+            (p) => setPlans(p.data),
+            () => setPlans([]),
+          );
+      }}
+      run={async () => {
+        if (planId) await api.assignFeePlan(account.id, Number(planId));
+        try {
+          await api.accountAction(account.id, 'approve');
+        } catch (err) {
+          if (err instanceof ApiError && err.code === 'FEE_PLAN_REQUIRED') setPlanRequired(true);
+          throw err;
+        }
+        const plan = plans?.find((p) => String(p.id) === planId);
+        return plan ? `${text.done} Plano de tarifas: ${plan.name}.` : text.done;
+      }}
+      onDone={onChanged}
+    >
+      <p>
+        <strong>{account.name}</strong> — {text.effect}
+      </p>
+      {!hasPlan && (
+        <>
+          {!planRequired && (
+            <p class="muted">
+              A conta não tem plano de tarifas próprio: sem escolha, vale o plano padrão da plataforma, se
+              houver.
+            </p>
+          )}
+          <label for="approve-plan">Plano de tarifas</label>
+          <select id="approve-plan" value={planId} onChange={(e) => setPlanId(e.currentTarget.value)}>
+            <option value="">{planRequired ? 'Escolha um plano' : 'Plano padrão da plataforma'}</option>
+            {(plans ?? []).map((p) => (
+              <option key={p.id} value={String(p.id)}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+          {plans?.length === 0 && <p class="muted">Nenhum plano criado ainda: crie um em Tarifas.</p>}
+        </>
+      )}
+    </Decision>
+  );
+}
+
+function Actions({
+  account,
+  hasPlan,
+  onChanged,
+}: {
+  account: AccountProfile;
+  hasPlan: boolean;
+  onChanged: () => void;
+}) {
   const actions = actionsFor(account);
   if (actions.length === 0) return null;
   return (
     <Card title="Ações">
-      <label for="reason">Motivo (enviado ao dono da conta e guardado na auditoria)</label>
-      <textarea
-        id="reason"
-        rows={2}
-        maxLength={500}
-        value={reason}
-        onInput={(e) => setReason(e.currentTarget.value)}
-      />
       <div class="actions">
-        {actions.map((x) => (
-          <button
-            key={x.action}
-            type="button"
-            class={
-              x.action === 'suspend' || x.action === 'reject' || x.action === 'close' ? 'danger' : undefined
-            }
-            disabled={x.reason && reason.trim() === ''}
-            onClick={() =>
-              attempt(async () => {
-                await api.accountAction(account.id, x.action, reason.trim() || undefined);
-                setReason('');
-                onChanged();
-              })
-            }
-          >
-            {x.text}
-          </button>
-        ))}
+        {actions.map((action) =>
+          action === 'approve' ? (
+            <Approve key={action} account={account} hasPlan={hasPlan} onChanged={onChanged} />
+          ) : (
+            <AccountDecision key={action} account={account} action={action} onChanged={onChanged} />
+          ),
+        )}
       </div>
       <p class="muted">
-        Suspender, recusar, encerrar e reter saques pedem um motivo. Encerrar recusa as chaves e sessões da
-        conta, cancela as cobranças em aberto e as assinaturas; o saldo, os recebíveis e os saques aceitos
-        seguem.
+        Cada ação pede confirmação. Suspender, recusar, encerrar e reter saques pedem um motivo, que o dono da
+        conta recebe por e-mail e vê no painel.
       </p>
-      <ErrorText error={error} />
     </Card>
   );
 }
@@ -160,6 +304,7 @@ export function Account({ id }: { id: number }) {
   }, [id]);
   if (!detail) return <ErrorText error={error} />;
   const a = detail.account;
+  const hasPlan = detail.fees.feePlanId !== undefined && detail.fees.feePlanId !== 'none';
   return (
     <section>
       <p>
@@ -202,7 +347,7 @@ export function Account({ id }: { id: number }) {
             </dd>
             <dt>Plano</dt>
             <dd>
-              {detail.fees.feePlanId === undefined || detail.fees.feePlanId === 'none'
+              {!hasPlan
                 ? 'Nenhum: as tarifas acima'
                 : `Plano #${String(detail.fees.feePlanId)} (no lugar das tarifas acima)`}
             </dd>
@@ -212,7 +357,7 @@ export function Account({ id }: { id: number }) {
         </Card>
       </div>
       <AssignPlan accountId={a.id} onDone={load} />
-      <Actions account={a} onChanged={load} />
+      <Actions account={a} hasPlan={hasPlan} onChanged={load} />
       <Card title="Documentos">
         {detail.documents.length === 0 ? (
           <p class="muted">Nenhum documento enviado.</p>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { date, money } from '../../ui/format';
 import { ErrorText, Table, useAttempt } from '../../ui/kit';
 import { type Anticipation, api, reaches } from '../api';
+import { Decision } from '../Decision';
 
 const STATUS: Record<string, string> = {
   requested: 'Aguardando decisão',
@@ -20,11 +21,6 @@ export function Anticipations() {
   useEffect(() => {
     void load();
   }, [waiting]);
-  const decide = (id: string, decision: 'approve' | 'reject') =>
-    attempt(async () => {
-      await api.decideAnticipation(id, decision);
-      await load();
-    });
   return (
     <section>
       <h1>Antecipações</h1>
@@ -52,21 +48,37 @@ export function Anticipations() {
               <td>
                 {a.status === 'requested' && reaches('finance') ? (
                   <>
-                    <button
-                      type="button"
-                      aria-label={`Aprovar a antecipação de ${money(a.grossCents)}`}
-                      onClick={() => decide(a.id, 'approve')}
+                    <Decision
+                      label="Aprovar"
+                      ariaLabel={`Aprovar a antecipação de ${money(a.grossCents)}`}
+                      title="Aprovar a antecipação?"
+                      run={async () => {
+                        await api.decideAnticipation(a.id, 'approve');
+                        return `Antecipação aprovada e paga: ${money(a.netCents)} entraram no saldo disponível da conta.`;
+                      }}
+                      onDone={() => void load()}
                     >
-                      Aprovar
-                    </button>{' '}
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={`Recusar a antecipação de ${money(a.grossCents)}`}
-                      onClick={() => decide(a.id, 'reject')}
+                      <p>
+                        {money(a.grossCents)} em {a.receivables.length} parcela(s), tarifa de{' '}
+                        {money(a.feeCents)}: {money(a.netCents)} entram no saldo disponível da conta agora.
+                      </p>
+                    </Decision>{' '}
+                    <Decision
+                      label="Recusar"
+                      ariaLabel={`Recusar a antecipação de ${money(a.grossCents)}`}
+                      title="Recusar a antecipação?"
+                      danger
+                      run={async () => {
+                        await api.decideAnticipation(a.id, 'reject');
+                        return 'Antecipação recusada: os recebíveis seguem nas datas de sempre.';
+                      }}
+                      onDone={() => void load()}
                     >
-                      Recusar
-                    </button>
+                      <p>
+                        A antecipação de {money(a.grossCents)} é recusada; os recebíveis seguem nas datas de
+                        sempre.
+                      </p>
+                    </Decision>
                   </>
                 ) : (
                   '—'

@@ -1,30 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { date } from '../../ui/format';
 import { Card, ErrorText, Table, useAttempt } from '../../ui/kit';
+import { label } from '../../ui/labels';
 import { type AuditPage, api } from '../api';
+import { AUDIT_ACTION, AUDIT_ACTOR, auditTarget } from '../labels';
 
 type Entry = AuditPage['data'][number];
-
-const ACTIONS: Record<string, string> = {
-  'account.approve': 'Aprovou o cadastro',
-  'account.reject': 'Recusou o cadastro',
-  'account.suspend': 'Suspendeu a conta',
-  'account.reactivate': 'Reativou a conta',
-  'account.close': 'Encerrou a conta',
-  'account.payout-hold': 'Reteve os saques',
-  'account.payout-release': 'Liberou os saques',
-  'withdrawal.released': 'Liberou um saque',
-  'withdrawal.cancelled': 'Cancelou um saque',
-  'review.approved': 'Aprovou uma análise',
-  'review.rejected': 'Recusou uma análise',
-  'operator.invited': 'Convidou um operador',
-  'operator.invitation_resent': 'Reenviou o convite de um operador',
-  'operator.enrolled': 'Concluiu o cadastro',
-  'login.succeeded': 'Entrou',
-  'login.failed': 'Errou a senha ou o código',
-  logout: 'Saiu',
-  denied: 'Tentou algo além do seu papel (recusado)',
-};
 
 function Rows({ rows }: { rows: Entry[] }) {
   return (
@@ -36,10 +17,12 @@ function Rows({ rows }: { rows: Entry[] }) {
       {rows.map((e) => (
         <tr key={e.id}>
           <td>{date(e.at)}</td>
-          <td>{e.operatorEmail}</td>
-          <td>{ACTIONS[e.action] ?? e.action}</td>
-          <td>{e.accountId ? <a href={`#/contas/${e.accountId}`}>#{e.accountId}</a> : '—'}</td>
-          <td>{e.target ?? '—'}</td>
+          <td>{AUDIT_ACTOR[e.operatorEmail] ?? e.operatorEmail}</td>
+          <td>{label(AUDIT_ACTION, e.action)}</td>
+          <td>
+            {e.accountId ? <a href={`#/contas/${e.accountId}`}>{e.accountName ?? `#${e.accountId}`}</a> : '—'}
+          </td>
+          <td>{auditTarget(e.target)}</td>
           <td>{e.ip ?? '—'}</td>
         </tr>
       ))}

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { date } from '../../ui/format';
 import { Card, ErrorText, Table, useAttempt } from '../../ui/kit';
 import { api, type Delivery, type Webhook } from '../api';
+import { announceDone } from '../Decision';
 
 const DELIVERY_STATUS: Record<string, string> = {
   PENDING: 'Pendente',
@@ -47,6 +48,7 @@ function Log({ accountId, webhook }: { accountId: number; webhook: Webhook }) {
                   onClick={() =>
                     attempt(async () => {
                       await api.resend(accountId, d.id);
+                      announceDone(`Entrega #${d.id} reenviada: o resultado aparece nesta lista.`);
                       setRows(await api.deliveries(accountId, webhook.id));
                     })
                   }

@@ -31,7 +31,7 @@ export function Disputes() {
           {rows.map((d) => (
             <tr key={d.id}>
               <td>
-                <a href={`#/contas/${d.accountId}`}>#{d.accountId}</a>
+                <a href={`#/contas/${d.accountId}`}>{d.accountName ?? `#${d.accountId}`}</a>
               </td>
               <td>{label(DISPUTE_KIND, d.kind)}</td>
               <td>{money(d.amountCents)}</td>

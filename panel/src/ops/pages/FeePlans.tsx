@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { centsOf, money } from '../../ui/format';
 import { Card, ErrorText, Table, useAttempt } from '../../ui/kit';
 import { api, type FeePlan, reaches } from '../api';
+import { Decision } from '../Decision';
 
 const pct = (text: string) => `${text.replace('.', ',')} %`;
 /** "2,99" → "2.99" (the API's decimal strings). */
@@ -22,7 +23,6 @@ const EMPTY = {
 
 function NewPlan({ onMade }: { onMade: () => void }) {
   const [form, setForm] = useState(EMPTY);
-  const { error, attempt } = useAttempt();
   const field = (key: keyof typeof EMPTY, label: string) => (
     <div>
       <label for={`plan-${key}`}>{label}</label>
@@ -36,12 +36,24 @@ function NewPlan({ onMade }: { onMade: () => void }) {
   );
   return (
     <Card title="Novo plano">
-      <form
-        class="filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void attempt(async () => {
-            await api.createFeePlan({
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        {field('name', 'Nome do plano')}
+        {field('pixPercent', 'PIX (%)')}
+        {field('pixFixed', 'PIX fixo (R$)')}
+        {field('boletoFixed', 'Boleto (R$)')}
+        {field('credit1', 'Crédito à vista (%)')}
+        {field('credit2to6', 'Crédito 2–6x (%)')}
+        {field('credit7to12', 'Crédito 7–12x (%)')}
+        {field('debitPercent', 'Débito (%)')}
+        {field('anticipation', 'Antecipação ao mês (%)')}
+        {field('cashoutFixed', 'Saque (R$)')}
+        <Decision
+          submit
+          label="Criar plano"
+          title="Criar o plano de tarifas?"
+          confirmLabel="Criar plano"
+          run={async () => {
+            const plan = await api.createFeePlan({
               name: form.name.trim(),
               pixPercent: percentOf(form.pixPercent),
               pixFixedCents: centsOf(form.pixFixed) ?? -1,
@@ -56,23 +68,18 @@ function NewPlan({ onMade }: { onMade: () => void }) {
               cashoutFixedCents: centsOf(form.cashoutFixed) ?? -1,
             });
             setForm(EMPTY);
-            onMade();
-          });
-        }}
-      >
-        {field('name', 'Nome do plano')}
-        {field('pixPercent', 'PIX (%)')}
-        {field('pixFixed', 'PIX fixo (R$)')}
-        {field('boletoFixed', 'Boleto (R$)')}
-        {field('credit1', 'Crédito à vista (%)')}
-        {field('credit2to6', 'Crédito 2–6x (%)')}
-        {field('credit7to12', 'Crédito 7–12x (%)')}
-        {field('debitPercent', 'Débito (%)')}
-        {field('anticipation', 'Antecipação ao mês (%)')}
-        {field('cashoutFixed', 'Saque (R$)')}
-        <button type="submit">Criar plano</button>
+            return `Plano "${plan.name}" criado. Aplique-o a uma conta na página dela.`;
+          }}
+          onDone={onMade}
+        >
+          <p>
+            <strong>{form.name.trim()}</strong>: PIX {form.pixPercent} % + R$ {form.pixFixed}, boleto R${' '}
+            {form.boletoFixed}, crédito {form.credit1} % / {form.credit2to6} % / {form.credit7to12} %, débito{' '}
+            {form.debitPercent} %, antecipação {form.anticipation} % ao mês, saque R$ {form.cashoutFixed}. Um
+            plano não muda depois de usado por vendas: as tarifas de uma venda são fixadas ao criá-la.
+          </p>
+        </Decision>
       </form>
-      <ErrorText error={error} />
     </Card>
   );
 }
@@ -128,7 +135,7 @@ export function FeePlans() {
   );
 }
 
-/** On an account's page: put it on a plan (finance). */
+/** On an account's page: put it on a plan (finance), confirmed first. */
 export function AssignPlan({ accountId, onDone }: { accountId: number; onDone: () => void }) {
   const [plans, setPlans] = useState<FeePlan[]>([]);
   const [planId, setPlanId] = useState('');
@@ -137,17 +144,9 @@ export function AssignPlan({ accountId, onDone }: { accountId: number; onDone: (
     void attempt(async () => setPlans((await api.feePlans()).data));
   }, []);
   if (!reaches('finance') || plans.length === 0) return null;
+  const plan = plans.find((p) => String(p.id) === planId);
   return (
-    <form
-      class="filters"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void attempt(async () => {
-          await api.assignFeePlan(accountId, Number(planId));
-          onDone();
-        });
-      }}
-    >
+    <form class="filters" onSubmit={(e) => e.preventDefault()}>
       <div>
         <label for="assign-plan">Plano de tarifas</label>
         <select id="assign-plan" required value={planId} onChange={(e) => setPlanId(e.currentTarget.value)}>
@@ -159,7 +158,21 @@ export function AssignPlan({ accountId, onDone }: { accountId: number; onDone: (
           ))}
         </select>
       </div>
-      <button type="submit">Aplicar plano</button>
+      <Decision
+        submit
+        label="Aplicar plano"
+        title="Aplicar o plano de tarifas?"
+        run={async () => {
+          const applied = await api.assignFeePlan(accountId, Number(planId));
+          return `Plano "${applied.name}" aplicado à conta: vale para as vendas criadas a partir de agora.`;
+        }}
+        onDone={onDone}
+      >
+        <p>
+          A conta passa ao plano <strong>{plan?.name}</strong>. As vendas já criadas mantêm as tarifas com que
+          foram criadas.
+        </p>
+      </Decision>
       <ErrorText error={error} />
     </form>
   );

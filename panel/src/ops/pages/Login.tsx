@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import QRCode from 'qrcode';
 import { ApiError } from '../../ui/api-error';
 import { CopyButton, ErrorText } from '../../ui/kit';
 import { api, type Enrolment, type Operator } from '../api';
@@ -61,6 +62,12 @@ export function Login({ onLogin, notice }: { onLogin: (o: Operator) => void; not
           onInput={(e) => setCode(e.currentTarget.value)}
         />
         <ErrorText error={error} />
+        {error instanceof ApiError && error.code === 'INVALID_CREDENTIALS' && (
+          <p class="muted">
+            Confira o e-mail e a senha. Se o código já foi usado numa entrada, espere o próximo que o
+            aplicativo mostrar (muda a cada 30 segundos).
+          </p>
+        )}
         <button type="submit" disabled={busy}>
           Entrar
         </button>
@@ -72,7 +79,7 @@ export function Login({ onLogin, notice }: { onLogin: (o: Operator) => void; not
 /** An invitation: choose the password, add the secret to an authenticator app, prove it with a code. */
 export function AcceptInvitation({ token, onDone }: { token: string; onDone: () => void }) {
   const [password, setPassword] = useState('');
-  const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
+  const [enrolment, setEnrolment] = useState<(Enrolment & { qr: string }) | null>(null);
   const [code, setCode] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -93,7 +100,12 @@ export function AcceptInvitation({ token, onDone }: { token: string; onDone: () 
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            void run(async () => setEnrolment(await api.acceptInvitation(token, password)));
+            void run(async () => {
+              const answer = await api.acceptInvitation(token, password);
+              // drawn here, in the browser: the secret never leaves for a QR service
+              const qr = await QRCode.toDataURL(answer.otpauthUrl, { margin: 1, width: 220 });
+              setEnrolment({ ...answer, qr });
+            });
           }}
         >
           <h1>Convite para o console</h1>
@@ -125,9 +137,16 @@ export function AcceptInvitation({ token, onDone }: { token: string; onDone: () 
         >
           <h1>Autenticador</h1>
           <p>
-            Adicione esta chave ao seu aplicativo autenticador (ela aparece só agora) e informe o código de 6
-            dígitos que ele mostrar.
+            Leia o QR code com o aplicativo autenticador (ou digite a chave abaixo; ela aparece só agora) e
+            informe o código de 6 dígitos que ele mostrar.
           </p>
+          <img
+            class="totp-qr"
+            src={enrolment.qr}
+            width={220}
+            height={220}
+            alt="QR code para cadastrar o console no aplicativo autenticador"
+          />
           <p>
             <code class="secret">{enrolment.totpSecret}</code>{' '}
             <CopyButton text={enrolment.totpSecret} label="Copiar chave" />

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { type ChartDay, PairedDailyChart } from '../../ui/DailyChart';
 import { money } from '../../ui/format';
 import { ErrorText, Table, useAttempt } from '../../ui/kit';
 import { label } from '../../ui/labels';
@@ -11,6 +12,22 @@ const day = (offset: number) =>
   );
 const dayText = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
 const percent = (text: string) => `${text.replace('.', ',')} %`;
+
+/** TPV and fees per day, every day from `from` to `to` (a day with no paid sale is a zero, not a gap). */
+function perDay(report: Report): ChartDay[] {
+  const sums = new Map<string, [number, number]>();
+  for (const r of report.rows) {
+    const [tpv, fees] = sums.get(r.day) ?? [0, 0];
+    sums.set(r.day, [tpv + r.tpvCents, fees + r.feeCents]);
+  }
+  const days: ChartDay[] = [];
+  const end = Date.parse(`${report.to}T00:00:00Z`);
+  for (let t = Date.parse(`${report.from}T00:00:00Z`); t <= end && days.length < 400; t += 86_400_000) {
+    const date = new Date(t).toISOString().slice(0, 10);
+    days.push({ date, values: sums.get(date) ?? [0, 0] });
+  }
+  return days;
+}
 
 /** Relatórios: paid sales per day and method (or per account): TPV, count, fees earned, take rate; CSV. */
 export function Reports() {
@@ -73,6 +90,15 @@ export function Reports() {
             <dt>Take rate</dt>
             <dd>{percent(report.totals.takeRatePercent)}</dd>
           </dl>
+          <PairedDailyChart
+            days={perDay(report)}
+            series={{
+              names: ['TPV', 'Tarifas recebidas'],
+              short: ['TPV', 'tarifas'],
+              caption: `TPV e tarifas recebidas por dia, de ${dayText(report.from)} a ${dayText(report.to)}`,
+              empty: 'sem vendas pagas no período',
+            }}
+          />
           <Table
             label="Relatório diário"
             head={['Dia', 'Forma', ...(byAccount ? ['Conta'] : []), 'Vendas', 'TPV', 'Tarifas', 'Take rate']}

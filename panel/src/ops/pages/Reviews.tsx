@@ -3,34 +3,64 @@ import { date } from '../../ui/format';
 import { ErrorText, Options, Table, useAttempt } from '../../ui/kit';
 import { label } from '../../ui/labels';
 import { api, type Review, reaches } from '../api';
+import { Decision } from '../Decision';
 import { REVIEW_KIND } from '../labels';
 
 function Decide({ review, onDone }: { review: Review; onDone: () => void }) {
-  const { error, attempt } = useAttempt();
+  const [reason, setReason] = useState('');
   const may = review.kind === 'onboarding' ? reaches('admin') : reaches('risk');
   if (!may) return <span class="muted">—</span>;
-  const decide = (decision: 'approve' | 'reject') =>
-    attempt(async () => {
-      const reason =
-        decision === 'reject' ? (prompt('Motivo da recusa (enviado ao dono da conta):') ?? '').trim() : '';
-      if (decision === 'reject' && reason === '') return;
-      await api.decideReview(review.id, decision, reason || undefined);
-      onDone();
-    });
+  const account = review.accountName ?? `#${review.accountId}`;
+  const onboarding = review.kind === 'onboarding';
   return (
     <>
-      <button type="button" aria-label={`Aprovar a análise ${review.id}`} onClick={() => decide('approve')}>
-        Aprovar
-      </button>{' '}
-      <button
-        type="button"
-        class="danger"
-        aria-label={`Recusar a análise ${review.id}`}
-        onClick={() => decide('reject')}
+      <Decision
+        label="Aprovar"
+        ariaLabel={`Aprovar a análise ${review.id}`}
+        title="Aprovar a análise?"
+        run={async () => {
+          await api.decideReview(review.id, 'approve');
+          return onboarding
+            ? `Cadastro de ${account} aprovado. O dono da conta foi avisado por e-mail.`
+            : `Análise #${review.id} aprovada.`;
+        }}
+        onDone={onDone}
       >
-        Recusar
-      </button>
-      <ErrorText error={error} />
+        <p>
+          {onboarding
+            ? `${account} passa a fazer cobranças e saques reais (com o plano de tarifas da conta ou o padrão). Sem plano, abra a conta para escolher um.`
+            : `${account}: ${review.reason}. Aprovar libera o que a análise segurava.`}
+        </p>
+      </Decision>{' '}
+      <Decision
+        label="Recusar"
+        ariaLabel={`Recusar a análise ${review.id}`}
+        title="Recusar a análise?"
+        danger
+        ready={reason.trim() !== ''}
+        onOpen={() => setReason('')}
+        run={async () => {
+          await api.decideReview(review.id, 'reject', reason.trim());
+          return onboarding
+            ? `Cadastro de ${account} recusado. O dono recebeu o motivo por e-mail.`
+            : `Análise #${review.id} recusada.`;
+        }}
+        onDone={onDone}
+      >
+        <p>
+          {onboarding
+            ? `O cadastro de ${account} é recusado e a conta encerrada.`
+            : `${account}: ${review.reason}.`}
+        </p>
+        <label for={`review-reason-${review.id}`}>Motivo da recusa (enviado ao dono da conta)</label>
+        <textarea
+          id={`review-reason-${review.id}`}
+          rows={3}
+          maxLength={500}
+          value={reason}
+          onInput={(e) => setReason(e.currentTarget.value)}
+        />
+      </Decision>
     </>
   );
 }
@@ -67,7 +97,7 @@ export function Reviews() {
               <td>#{r.id}</td>
               <td>{label(REVIEW_KIND, r.kind)}</td>
               <td>
-                <a href={`#/contas/${r.accountId}`}>#{r.accountId}</a>
+                <a href={`#/contas/${r.accountId}`}>{r.accountName ?? `#${r.accountId}`}</a>
               </td>
               <td>{r.reason}</td>
               <td>{date(r.createdAt)}</td>

@@ -3,6 +3,7 @@ import { centsOf, date, money } from '../../ui/format';
 import { Card, ErrorText, Options, Table, useAttempt } from '../../ui/kit';
 import { label } from '../../ui/labels';
 import { api, type RiskRule, type RiskRuleInput, reaches } from '../api';
+import { Decision } from '../Decision';
 import { PAYMENT_METHOD, RISK_ACTION } from '../labels';
 
 type Method = NonNullable<RiskRuleInput['when']['methods']>[number];
@@ -47,32 +48,24 @@ const EMPTY = {
   lists: {} as Record<ListField, string>,
 };
 
+function ruleOf(form: typeof EMPTY): RiskRuleInput {
+  const when: RiskRuleInput['when'] = {};
+  if (form.methods.length > 0) when.methods = form.methods;
+  if (form.above.trim() !== '') when.amountCentsAbove = centsOf(form.above) ?? -1;
+  for (const list of LISTS) {
+    const values = entries(form.lists[list.key] ?? '');
+    if (values.length > 0) when[list.key] = values;
+  }
+  return { name: form.name.trim(), action: form.action as RiskRuleInput['action'], when };
+}
+
 function NewRule({ onMade }: { onMade: () => void }) {
   const [form, setForm] = useState(EMPTY);
-  const { error, attempt } = useAttempt();
+  const draft = ruleOf(form);
+  const conditions = summary({ ...draft, id: 0, createdBy: '', createdAt: '' } as RiskRule);
   return (
     <Card title="Nova regra">
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void attempt(async () => {
-            const when: RiskRuleInput['when'] = {};
-            if (form.methods.length > 0) when.methods = form.methods;
-            if (form.above.trim() !== '') when.amountCentsAbove = centsOf(form.above) ?? -1;
-            for (const list of LISTS) {
-              const values = entries(form.lists[list.key] ?? '');
-              if (values.length > 0) when[list.key] = values;
-            }
-            await api.createRiskRule({
-              name: form.name.trim(),
-              action: form.action as RiskRuleInput['action'],
-              when,
-            });
-            setForm(EMPTY);
-            onMade();
-          });
-        }}
-      >
+      <form onSubmit={(e) => e.preventDefault()}>
         <div class="filters">
           <div>
             <label for="rule-name">Nome da regra</label>
@@ -145,9 +138,26 @@ function NewRule({ onMade }: { onMade: () => void }) {
           no nome); um domínio vale também para os seus subdomínios; uma faixa IPv6 mapeada (::ffff:…) vale
           para os endereços IPv4 que representa.
         </p>
-        <button type="submit">Criar regra</button>
+        <Decision
+          submit
+          label="Criar regra"
+          title="Criar a regra de risco?"
+          danger={form.action === 'block'}
+          confirmLabel="Criar regra"
+          run={async () => {
+            const rule = await api.createRiskRule(ruleOf(form));
+            setForm(EMPTY);
+            return `Regra "${rule.name}" criada: ${label(RISK_ACTION, rule.action).toLowerCase()} vale a partir de agora.`;
+          }}
+          onDone={onMade}
+        >
+          <p>
+            <strong>{draft.name}</strong>: {label(RISK_ACTION, draft.action)}{' '}
+            {conditions ? `quando ${conditions}` : 'toda venda (nenhuma condição preenchida)'}. Vale para
+            todas as contas a partir de agora.
+          </p>
+        </Decision>
       </form>
-      <ErrorText error={error} />
     </Card>
   );
 }
@@ -184,20 +194,22 @@ export function RiskRules() {
               <td>{r.createdBy}</td>
               <td>{date(r.createdAt)}</td>
               <td>
-                <button
-                  type="button"
-                  class="danger"
-                  aria-label={`Excluir a regra ${r.name}`}
-                  onClick={() =>
-                    attempt(async () => {
-                      if (!confirm(`Excluir a regra "${r.name}"?`)) return;
-                      await api.deleteRiskRule(r.id);
-                      await load();
-                    })
-                  }
+                <Decision
+                  label="Excluir"
+                  ariaLabel={`Excluir a regra ${r.name}`}
+                  title="Excluir a regra?"
+                  danger
+                  confirmLabel="Excluir regra"
+                  run={async () => {
+                    await api.deleteRiskRule(r.id);
+                    return `Regra "${r.name}" excluída: deixa de valer a partir de agora.`;
+                  }}
+                  onDone={() => void load()}
                 >
-                  Excluir
-                </button>
+                  <p>
+                    <strong>{r.name}</strong> ({summary(r)}) deixa de valer para as próximas vendas.
+                  </p>
+                </Decision>
               </td>
             </tr>
           ))}

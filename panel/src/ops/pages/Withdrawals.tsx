@@ -3,31 +3,43 @@ import { date, moneyText } from '../../ui/format';
 import { ErrorText, Options, Table, useAttempt } from '../../ui/kit';
 import { label, WITHDRAWAL_STATUS } from '../../ui/labels';
 import { api, type OpsWithdrawal, reaches } from '../api';
+import { Decision } from '../Decision';
 import { WITHDRAWAL_QUEUE } from '../labels';
 
-/** Release or cancel a withdrawal waiting for review (risk and above). */
+/** Release or cancel a withdrawal waiting for review (risk and above), each confirmed first. */
 export function HeldActions({ withdrawal, onDone }: { withdrawal: OpsWithdrawal; onDone: () => void }) {
-  const { error, attempt } = useAttempt();
   if (!reaches('risk')) return <span class="muted">Aguardando análise</span>;
-  const decide = (decision: 'release' | 'cancel') =>
-    attempt(async () => {
-      await api.decideWithdrawal(withdrawal.id, decision);
-      onDone();
-    });
+  const what = `o saque #${withdrawal.id} de ${moneyText(withdrawal.amount)}${withdrawal.accountName ? ` (${withdrawal.accountName})` : ''}`;
   return (
     <>
-      <button type="button" aria-label={`Liberar o saque ${withdrawal.id}`} onClick={() => decide('release')}>
-        Liberar
-      </button>{' '}
-      <button
-        type="button"
-        class="danger"
-        aria-label={`Cancelar o saque ${withdrawal.id}`}
-        onClick={() => decide('cancel')}
+      <Decision
+        label="Liberar"
+        ariaLabel={`Liberar o saque ${withdrawal.id}`}
+        title="Liberar o saque?"
+        run={async () => {
+          await api.decideWithdrawal(withdrawal.id, 'release');
+          return `Saque #${withdrawal.id} liberado: segue para o pagamento.`;
+        }}
+        onDone={onDone}
       >
-        Cancelar
-      </button>
-      <ErrorText error={error} />
+        <p>
+          Libera {what}: ele é enviado para o pagamento à chave {withdrawal.pixKey}.
+        </p>
+      </Decision>{' '}
+      <Decision
+        label="Cancelar"
+        ariaLabel={`Cancelar o saque ${withdrawal.id}`}
+        title="Cancelar o saque?"
+        danger
+        confirmLabel="Cancelar o saque"
+        run={async () => {
+          await api.decideWithdrawal(withdrawal.id, 'cancel');
+          return `Saque #${withdrawal.id} cancelado: o valor voltou ao saldo disponível da conta.`;
+        }}
+        onDone={onDone}
+      >
+        <p>Cancela {what}: o valor volta ao saldo disponível da conta, que é avisada.</p>
+      </Decision>
     </>
   );
 }
@@ -69,7 +81,7 @@ export function Withdrawals() {
             <tr key={w.id}>
               <td>#{w.id}</td>
               <td>
-                <a href={`#/contas/${w.accountId}`}>#{w.accountId}</a>
+                <a href={`#/contas/${w.accountId}`}>{w.accountName ?? `#${w.accountId}`}</a>
               </td>
               <td>{moneyText(w.amount)}</td>
               <td>{w.pixKey}</td>
