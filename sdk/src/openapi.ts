@@ -5654,6 +5654,9 @@ export interface paths {
                         /**
                          * @example {
                          *       "status": "pending_review",
+                         *       "statusReason": "pedido-1001",
+                         *       "payoutHold": true,
+                         *       "payoutHoldReason": "pedido-1001",
                          *       "documents": [
                          *         {
                          *           "id": 42,
@@ -5681,7 +5684,13 @@ export interface paths {
                             }[];
                             /** @description The kinds still to send */
                             missing: ("id_front" | "id_back" | "selfie" | "company_contract" | "proof_of_address")[];
+                            /** @description Withdrawals wait for an operator (AWAITING_REVIEW) while true */
+                            payoutHold: boolean;
+                            /** @description The operator's reason for holding the withdrawals; null: none */
+                            payoutHoldReason: string | null;
                             status: "pending_review" | "active" | "suspended" | "closed";
+                            /** @description The operator's reason for the status (a suspension's), shown to the account; null: none */
+                            statusReason: string | null;
                         };
                     };
                 };
@@ -6159,6 +6168,7 @@ export interface paths {
                          *           "id": 42,
                          *           "kind": "onboarding",
                          *           "accountId": 42,
+                         *           "accountName": "pedido-1001",
                          *           "saleId": 42,
                          *           "reason": "pedido-1001",
                          *           "status": "open",
@@ -6176,6 +6186,7 @@ export interface paths {
                          *           "id": 42,
                          *           "uuid": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90",
                          *           "accountId": 42,
+                         *           "accountName": "pedido-1001",
                          *           "amount": "150.00",
                          *           "netAmount": "150.00",
                          *           "pixKey": "52998224725",
@@ -6270,6 +6281,8 @@ export interface paths {
                             }[];
                             reviews: {
                                 accountId: number;
+                                /** @description The account's name (in the console's lists) */
+                                accountName?: string;
                                 /** Format: date-time */
                                 createdAt: string;
                                 decidedAt: string | null;
@@ -6286,6 +6299,8 @@ export interface paths {
                             /** @description The newest 20 */
                             withdrawals: {
                                 accountId: number;
+                                /** @description The account's name (in the console's lists) */
+                                accountName?: string;
                                 amount: string;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -9213,6 +9228,7 @@ export interface paths {
                          *           "operatorEmail": "pedido-1001",
                          *           "action": "withdrawal.created",
                          *           "accountId": 42,
+                         *           "accountName": "pedido-1001",
                          *           "target": "withdrawal:7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
                          *           "before": null,
                          *           "after": null,
@@ -9225,6 +9241,8 @@ export interface paths {
                         "application/json": {
                             data: {
                                 accountId: number | null;
+                                /** @description The account's name (in the console's lists) */
+                                accountName?: string;
                                 action: string;
                                 after: unknown;
                                 /** Format: date-time */
@@ -10015,7 +10033,8 @@ export interface paths {
                          *           ],
                          *           "createdAt": "2026-11-25T13:45:12.345Z",
                          *           "closedAt": "2026-11-28T10:02:41.118Z",
-                         *           "accountId": 42
+                         *           "accountId": 42,
+                         *           "accountName": "pedido-1001"
                          *         }
                          *       ]
                          *     }
@@ -10023,6 +10042,8 @@ export interface paths {
                         "application/json": {
                             data: {
                                 accountId: number;
+                                /** @description The account's name (in the console's lists) */
+                                accountName?: string;
                                 /** @example 10000 */
                                 amountCents: number;
                                 closedAt: string | null;
@@ -11461,6 +11482,7 @@ export interface paths {
                          *           "id": 42,
                          *           "kind": "onboarding",
                          *           "accountId": 42,
+                         *           "accountName": "pedido-1001",
                          *           "saleId": 42,
                          *           "reason": "pedido-1001",
                          *           "status": "open",
@@ -11476,6 +11498,8 @@ export interface paths {
                         "application/json": {
                             data: {
                                 accountId: number;
+                                /** @description The account's name (in the console's lists) */
+                                accountName?: string;
                                 /** Format: date-time */
                                 createdAt: string;
                                 decidedAt: string | null;
@@ -11617,6 +11641,7 @@ export interface paths {
                          *       "id": 42,
                          *       "kind": "onboarding",
                          *       "accountId": 42,
+                         *       "accountName": "pedido-1001",
                          *       "saleId": 42,
                          *       "reason": "pedido-1001",
                          *       "status": "open",
@@ -11628,6 +11653,8 @@ export interface paths {
                          */
                         "application/json": {
                             accountId: number;
+                            /** @description The account's name (in the console's lists) */
+                            accountName?: string;
                             /** Format: date-time */
                             createdAt: string;
                             decidedAt: string | null;
@@ -11821,6 +11848,7 @@ export interface paths {
                          *       "id": 42,
                          *       "kind": "onboarding",
                          *       "accountId": 42,
+                         *       "accountName": "pedido-1001",
                          *       "saleId": 42,
                          *       "reason": "pedido-1001",
                          *       "status": "open",
@@ -11832,6 +11860,8 @@ export interface paths {
                          */
                         "application/json": {
                             accountId: number;
+                            /** @description The account's name (in the console's lists) */
+                            accountName?: string;
                             /** Format: date-time */
                             createdAt: string;
                             decidedAt: string | null;
@@ -12549,6 +12579,7 @@ export interface paths {
                          *           "id": 42,
                          *           "uuid": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90",
                          *           "accountId": 42,
+                         *           "accountName": "pedido-1001",
                          *           "amount": "150.00",
                          *           "netAmount": "150.00",
                          *           "pixKey": "52998224725",
@@ -12564,6 +12595,8 @@ export interface paths {
                         "application/json": {
                             data: {
                                 accountId: number;
+                                /** @description The account's name (in the console's lists) */
+                                accountName?: string;
                                 amount: string;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -12706,6 +12739,7 @@ export interface paths {
                          *       "id": 42,
                          *       "uuid": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90",
                          *       "accountId": 42,
+                         *       "accountName": "pedido-1001",
                          *       "amount": "150.00",
                          *       "netAmount": "150.00",
                          *       "pixKey": "52998224725",
@@ -12717,6 +12751,8 @@ export interface paths {
                          */
                         "application/json": {
                             accountId: number;
+                            /** @description The account's name (in the console's lists) */
+                            accountName?: string;
                             amount: string;
                             /** Format: date-time */
                             createdAt: string;
@@ -12897,6 +12933,7 @@ export interface paths {
                          *       "id": 42,
                          *       "uuid": "019a7c3e-8f2b-7c1d-9e4a-3b5c6d7e8f90",
                          *       "accountId": 42,
+                         *       "accountName": "pedido-1001",
                          *       "amount": "150.00",
                          *       "netAmount": "150.00",
                          *       "pixKey": "52998224725",
@@ -12908,6 +12945,8 @@ export interface paths {
                          */
                         "application/json": {
                             accountId: number;
+                            /** @description The account's name (in the console's lists) */
+                            accountName?: string;
                             amount: string;
                             /** Format: date-time */
                             createdAt: string;
@@ -19038,7 +19077,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Pay a checkout session by PIX (its amount and items as the merchant set them): the charge's code and QR code; the one already open if there is one */
+        /** Pay a checkout session by PIX (its amount and items as the merchant set them): the charge's code and QR code; the one already open for this payer (payerToken) if there is one */
         post: {
             parameters: {
                 query?: never;
@@ -19063,6 +19102,8 @@ export interface paths {
                         document?: string;
                         email?: string;
                         name?: string;
+                        /** @description The payerToken of an earlier answer to this page: the charge still open for this payer is answered again (none: a new payer) */
+                        payerToken?: string;
                         phone?: string;
                     };
                 };
@@ -19080,13 +19121,16 @@ export interface paths {
                          *       "amountCents": 15000,
                          *       "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
                          *       "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=",
-                         *       "expiresAt": "2026-12-25T00:00:00.000Z"
+                         *       "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *       "payerToken": "qX4vT7yB1nR6sD3fG8kP2mW9Zb5Lc0Ue"
                          *     }
                          */
                         "application/json": {
                             amountCents: number;
                             /** Format: date-time */
                             expiresAt: string | null;
+                            /** @description Kept by the payer’s page and sent back with its next payment: only it is answered this charge again */
+                            payerToken: string;
                             /** @description The BR Code to paste in a bank app */
                             pixCopyPaste: string;
                             /** @description The BR Code as an SVG QR code (data: URI) */
@@ -20160,7 +20204,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Pay a payment link by PIX: opens the charge and answers its copy-and-paste code and QR code */
+        /** Pay a payment link by PIX: opens the charge and answers its copy-and-paste code and QR code; the one already open for this payer (payerToken) if there is one */
         post: {
             parameters: {
                 query?: never;
@@ -20186,6 +20230,8 @@ export interface paths {
                         document: string;
                         email: string;
                         name: string;
+                        /** @description The payerToken of an earlier answer to this page: the charge still open for this payer is answered again (none: a new payer) */
+                        payerToken?: string;
                         phone?: string;
                     };
                 };
@@ -20203,13 +20249,16 @@ export interface paths {
                          *       "amountCents": 15000,
                          *       "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
                          *       "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=",
-                         *       "expiresAt": "2026-12-25T00:00:00.000Z"
+                         *       "expiresAt": "2026-12-25T00:00:00.000Z",
+                         *       "payerToken": "qX4vT7yB1nR6sD3fG8kP2mW9Zb5Lc0Ue"
                          *     }
                          */
                         "application/json": {
                             amountCents: number;
                             /** Format: date-time */
                             expiresAt: string | null;
+                            /** @description Kept by the payer’s page and sent back with its next payment: only it is answered this charge again */
+                            payerToken: string;
                             /** @description The BR Code to paste in a bank app */
                             pixCopyPaste: string;
                             /** @description The BR Code as an SVG QR code (data: URI) */
