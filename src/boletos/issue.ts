@@ -14,7 +14,6 @@ import {
   createSale,
   normalizeCustomer,
   normalizePostbackUrl,
-  setChargeExpiryAt,
 } from '../sales/index.js';
 import { type Beneficiary, campoLivre } from './campo-livre.js';
 import type { CobvPayer, CobvPsp } from './cobv.js';
@@ -193,6 +192,8 @@ export class BoletoIssuer {
             boleto,
             origin: hooks.origin,
             split: input.split,
+            // unpaid after its last payable day it is cancelled (and its cobv removed) by the charge expiry
+            chargeExpiry: { at: fromSaoPaulo(`${addDays(lastPayableDay(terms), 1)}T00:00`) },
           },
           { notifyPending: true, uuid },
         );
@@ -217,8 +218,6 @@ export class BoletoIssuer {
           shop_name: nameForMail(await accountName(tx, accountId), '') || null,
           description: purchaseOf(input.items),
         });
-        // unpaid after its last payable day it is cancelled (and its cobv removed) by the charge expiry
-        await setChargeExpiryAt(tx, sale.id, fromSaoPaulo(`${addDays(lastPayableDay(terms), 1)}T00:00`));
         if (hooks.bind) await hooks.bind(tx, sale.id);
         return sale;
       });

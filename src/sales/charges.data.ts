@@ -84,22 +84,6 @@ export async function bindSaleKey(
   return rows.length === 1;
 }
 
-export async function setChargeExpiry(
-  tx: Queryable,
-  saleId: number,
-  expiresInSeconds: number,
-): Promise<void> {
-  await tx.query(`UPDATE sales SET charge_expires_at = now() + make_interval(secs => $2) WHERE id = $1`, [
-    saleId,
-    expiresInSeconds,
-  ]);
-}
-
-/** A charge that expires at a given instant (a boleto: the day after its last payable day, São Paulo). */
-export async function setChargeExpiryAt(tx: Queryable, saleId: number, at: Date): Promise<void> {
-  await tx.query('UPDATE sales SET charge_expires_at = $2 WHERE id = $1', [saleId, at.toISOString()]);
-}
-
 /** A PENDENTE charge past its expiry, as the expiry job reads it. */
 export interface ExpiredChargeRow {
   id: number;

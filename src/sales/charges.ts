@@ -18,8 +18,6 @@ import {
   lockPendingCharge,
   pendingChargesOf,
   releaseSaleKey,
-  setChargeExpiry,
-  setChargeExpiryAt,
 } from './charges.data.js';
 import { checkChargeSplit, createSale } from './create.js';
 import type { SaleOrigin } from './data.js';
@@ -95,7 +93,7 @@ export async function createPixSale(
   let charge: PixCharge | null = null;
   try {
     // refused here rather than after a charge that could be paid is open at the processor
-    await checkChargeSplit(db, accountId, input.amount, { paymentMethod: 'PIX' }, input.split);
+    const rates = await checkChargeSplit(db, accountId, input.amount, { paymentMethod: 'PIX' }, input.split);
     const due = context.due && {
       ...context.due,
       payer: { name: customer.name, document: customer.document, email: customer.email },
@@ -136,11 +134,10 @@ export async function createPixSale(
           metadata: input.metadata ?? {},
           origin: context.origin,
           split: input.split,
+          chargeExpiry: context.due ? { at: dueExpiry(context.due) } : { inSeconds: expiresIn },
         },
-        { notifyPending: true, uuid },
+        { notifyPending: true, uuid, rates },
       );
-      if (context.due) await setChargeExpiryAt(tx, sale.id, dueExpiry(context.due));
-      else await setChargeExpiry(tx, sale.id, expiresIn);
       if (context.reserve) await context.reserve(tx, sale.id);
       // a claim taken over meanwhile (this request stalled past ABANDONED_CLAIM_SECONDS): the other request's
       // sale is the key's; this one rolls back and its charge is removed at the processor (releaseOrphan)

@@ -3,7 +3,7 @@ import { saleFeeRates } from '../accounts/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { insertSale, lockSale, type NewSaleRow, setSaleAmount } from './data.js';
-import { type FeeMethod, feesAt, feesOfSale, type SaleFees, saleFees } from './fees.js';
+import { type FeeMethod, feesAt, feesOfSale, type SaleFees } from './fees.js';
 import { countWithoutFact, notifySaleStatus, refusal } from './settlement/transition.js';
 import { planSplit } from './split.js';
 import type { SaleRow } from './types.js';
@@ -31,9 +31,15 @@ export type SaleDoor = 'charge' | 'sandbox';
 export async function createSale(
   tx: Queryable,
   input: NewSale,
-  options: { notifyPending: boolean; uuid?: string; door?: SaleDoor },
+  options: {
+    notifyPending: boolean;
+    uuid?: string;
+    door?: SaleDoor;
+    /** The account's standing and rates as checkChargeSplit read them for this charge (not read again). */
+    rates?: SaleRates;
+  },
 ): Promise<SaleRow> {
-  const rates = await saleFeeRates(tx, [input.accountId]);
+  const rates = options.rates ?? (await saleFeeRates(tx, [input.accountId]));
   const refusal = standingRefusal(rates.get(Number(input.accountId))?.status, options.door ?? 'charge');
   if (refusal) throw refusal;
   const fees = feesAt(rates, input.accountId, input.amount, input);
@@ -58,9 +64,12 @@ export async function createSale(
   return sale;
 }
 
+/** The account's standing and fee rates, as saleFeeRates reads them. */
+export type SaleRates = Awaited<ReturnType<typeof saleFeeRates>>;
+
 /**
  * Checks a charge's fee and split before a processor is asked (nothing written): an amount the fee takes whole,
- * or a split that cannot be, is a 400 with no charge opened anywhere.
+ * or a split that cannot be, is a 400 with no charge opened anywhere. Returns the rates it read, for createSale.
  */
 export async function checkChargeSplit(
   q: Queryable,
@@ -68,9 +77,11 @@ export async function checkChargeSplit(
   amount: number,
   method: FeeMethod,
   split: unknown,
-): Promise<void> {
-  const fees = await saleFees(q, accountId, amount, method);
+): Promise<SaleRates> {
+  const rates = await saleFeeRates(q, [accountId]);
+  const fees = feesAt(rates, accountId, amount, method);
   await planSplit(q, accountId, amount, fees.systemFee, split);
+  return rates;
 }
 
 /**

@@ -36,6 +36,11 @@ export interface NewSaleRow {
   risk?: object | null;
   /** A split sale's `split` (the Sale object's) and its recipients' internal ids, in order. */
   splitPlan?: { json: Record<string, unknown>[]; recipients: number[] } | null;
+  /**
+   * When an open charge stops being payable: seconds from now (the database's clock), or an instant (a charge
+   * with due date). Stored with the sale, so the expiry job finds it without a second write.
+   */
+  chargeExpiry?: { inSeconds: number } | { at: Date } | null;
 }
 
 /** A sale started from a payment link or a checkout session (the checkout module), or made by a subscription. */
@@ -50,29 +55,34 @@ export interface SaleOrigin {
   payerTokenHash?: Buffer;
 }
 
-/** Inserts a PENDENTE sale; item ids come from their own sequence, in the order given. */
+/**
+ * Inserts a PENDENTE sale in one statement; item ids come from their own sequence, in the order given. Each item is
+ * written key by key as JSON text (the json column keeps it and the lookup emits it verbatim) and the statement
+ * puts its id first, so the text is what `JSON.stringify({id, title, unitPrice, quantity, tangible})` makes.
+ */
 export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow> {
-  const ids = await tx.query<{ id: number }>(
-    `SELECT nextval('sale_item_id_seq')::bigint AS id FROM generate_series(1, $1::int)`,
-    [s.items.length],
+  const items = s.items.map((item) =>
+    JSON.stringify({
+      title: item.title,
+      unitPrice: item.unitPrice,
+      quantity: item.quantity,
+      tangible: item.tangible,
+    }),
   );
-  // Built key by key: the json columns keep this text, and the lookup emits it verbatim.
-  const items: SaleItem[] = s.items.map((item, i) => ({
-    id: ids[i]!.id,
-    title: item.title,
-    unitPrice: item.unitPrice,
-    quantity: item.quantity,
-    tangible: item.tangible,
-  }));
   const { name, email, document, phone } = s.customer;
+  const expiry = s.chargeExpiry ?? null;
   const [row] = await tx.query<SaleRow>(
     `INSERT INTO sales (uuid, account_id, status, amount, system_fee, net_amount, reserve_amount,
         payment_method, customer, items, shipping, pix_key, card_last_four, card_brand, boleto_code,
         installments, processor, external_transaction_id, postback_url, cart_id, recurrence_id, id_rec, contrato,
         metadata, boleto, payment_link_id, checkout_session_id, fee_percent_e4, fee_fixed, risk, split,
-        split_recipients, subscription_id, payer_token_hash)
-     VALUES ($1, $2, 'PENDENTE', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-        $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)
+        split_recipients, subscription_id, payer_token_hash, charge_expires_at)
+     VALUES ($1, $2, 'PENDENTE', $3, $4, $5, $6, $7, $8,
+        (SELECT coalesce('[' || string_agg('{"id":' || nextval('sale_item_id_seq') || ',' || substr(j, 2), ','
+                ORDER BY n) || ']', '[]')::json
+           FROM unnest($9::text[]) WITH ORDINALITY AS i(j, n)),
+        $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30,
+        $31, $32, $33, coalesce($35::timestamptz, now() + make_interval(secs => $34::int)))
      RETURNING *`,
     [
       s.uuid,
@@ -83,7 +93,7 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
       s.reserveAmount,
       s.paymentMethod,
       JSON.stringify({ name, email, document, phone }),
-      JSON.stringify(items),
+      items,
       s.shipping === null ? null : JSON.stringify(s.shipping),
       s.pixKey,
       s.cardLastFour,
@@ -108,6 +118,8 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
       s.splitPlan ? s.splitPlan.recipients : null,
       s.origin?.subscriptionId ?? null,
       s.origin?.payerTokenHash ?? null,
+      expiry && 'inSeconds' in expiry ? expiry.inSeconds : null,
+      expiry && 'at' in expiry ? expiry.at : null,
     ],
   );
   return row!;

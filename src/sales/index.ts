@@ -4,7 +4,7 @@ export { anticipableSales } from './anticipable.js';
 export { type BlockedChargeInput, openBlockedSale } from './blocked.js';
 export { abandonCart, cartView, createCart } from './carts/carts.js';
 export { abandonCheckoutCarts, CART_ABANDON_CHECK_EVERY_MS, cartOfCheckout } from './carts/checkout-carts.js';
-export { deleteExpiredSaleKeys, findSaleRow, setChargeExpiryAt } from './charges.data.js';
+export { deleteExpiredSaleKeys, findSaleRow } from './charges.data.js';
 export {
   CHARGE_EXPIRY_EVERY_MS,
   cancelCharge,

@@ -107,6 +107,9 @@ export async function openCharge(
   ip: string,
 ): Promise<{ body: string; replayed: boolean }> {
   let opened: { sale: SaleRow; replayed: boolean };
+  /** A PIX charge or a boleto is answered as its row came back from the statement that stored it (or replayed
+   * it): nothing changes it before its answer; a card sale moved on after it was stored, and is read again. */
+  let stored = false;
   const isCard = input.paymentMethod === 'CREDIT_CARD' || input.paymentMethod === 'DEBIT_CARD';
   if (!isCard) {
     for (const field of ['card', 'installments', 'capture'] as const) {
@@ -139,6 +142,7 @@ export async function openCharge(
     opened = await createKeyedSale(deps.db, accountId, key, input, (bind) =>
       boletos.open(accountId, input, bind),
     );
+    stored = true;
   } else {
     opened = await createPixSale(
       deps.db,
@@ -148,8 +152,9 @@ export async function openCharge(
       key,
       { allowPrivateTargets: deps.allowPrivateTargets, log },
     );
+    stored = true;
   }
-  const body = await saleJson(deps.db, opened.sale.id);
+  const body = stored ? opened.sale.public_json : await saleJson(deps.db, opened.sale.id);
   if (opened.sale.pix_key === null) return { body, replayed: opened.replayed };
   const qr = await qrSvgDataUri(opened.sale.pix_key);
   return { body: `${body.slice(0, -1)},"pixQrCode":${JSON.stringify(qr)}}`, replayed: opened.replayed };

@@ -5,7 +5,6 @@ import { derivedUuid } from '../../platform/ids/derived-uuid.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { addDays } from '../../platform/time/calendar.js';
 import { toSaoPaulo } from '../../platform/time/sao-paulo.js';
-import { setChargeExpiryAt } from '../charges.data.js';
 import { dueExpiry, releaseOrphan } from '../charges.js';
 import { createSale } from '../create.js';
 import type { SaleOrigin } from '../data.js';
@@ -178,10 +177,10 @@ export class MandateCharges {
             boletoCode: null,
             origin: c.origin,
             split: c.split,
+            chargeExpiry: { at: dueExpiry({ date: c.dueDate, daysAfter: RETRY_WINDOW_DAYS }) },
           },
           { notifyPending: true, uuid },
         );
-        await setChargeExpiryAt(tx, sale.id, dueExpiry({ date: c.dueDate, daysAfter: RETRY_WINDOW_DAYS }));
         await c.bind(tx, sale.id);
         return sale;
       });
