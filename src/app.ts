@@ -215,7 +215,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(ledgerRoutes, { db, apiKey });
   await app.register(anticipationRoutes, { db, anticipations, apiKey, requireSession });
   const customers = new Customers(db);
-  await app.register(customerRoutes, { customers, apiKey });
+  await app.register(customerRoutes, { customers, apiKey, requireSession });
   await app.register(customerPanelRoutes, { customers, requireSession });
   const feed = new EventFeed(db, platform.outbox, log);
   app.addHook('preClose', async () => {
@@ -337,11 +337,13 @@ export async function buildApp(platform: Platform): Promise<Http> {
     await app.register(sandboxDisputeRoutes, { db, apiKey, disputes });
     await app.register(sandboxAnticipationRoutes, { apiKey, anticipations });
   }
-  await app.register(subscriptionRoutes, { subscriptions, apiKey });
+  await app.register(subscriptionRoutes, { subscriptions, apiKey, requireSession });
   await app.register(subscriptionPanelRoutes, { subscriptions, requireSession });
   const payerCardPort = charges.cardSales ? payerCards(cardTokens, cardSales) : null;
   await app.register(billingPageRoutes, {
-    page: new CustomerPage(db, subscriptions, payerCardPort ? payerCardPort.tokenize : null),
+    page: new CustomerPage(db, subscriptions, payerCardPort ? payerCardPort.tokenize : null, (id) =>
+      charging.biller.chargeNow(id),
+    ),
     perIp: limits.checkoutPerIp,
     cardAttempt,
     testMode: config.sandbox,

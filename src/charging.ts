@@ -74,8 +74,16 @@ export async function startCharging(platform: Platform, bcb: BcbRails | null): P
         : null;
   const boletoIssuer = new BoletoIssuer(db, cobv, config.boleto, config.publicUrl);
   const mandates = new MandateCharges(db, queue, { debit: sandbox, scheduler: pix.pixProcessor }, log);
+  // the customers' e-mails of subscriptions: the sandbox's say they are tests
+  const subscriptionMail = {
+    queue,
+    key: config.secretsKey,
+    publicUrl: config.publicUrl,
+    testMode: config.sandbox,
+  };
   const subscriptions = new Subscriptions(db, {
     mandates,
+    mail: subscriptionMail,
     secretsKey: config.secretsKey,
     publicUrl: config.publicUrl,
     boletoDaysBefore: config.subscriptions.boletoDaysBefore,
@@ -103,7 +111,7 @@ export async function startCharging(platform: Platform, bcb: BcbRails | null): P
     subscriptions,
     chargers,
     config.subscriptions,
-    { queue, key: config.secretsKey, publicUrl: config.publicUrl },
+    subscriptionMail,
     log,
   );
   return {

@@ -35,6 +35,10 @@ export type CustomersPage = Static<typeof Customers.CustomersPage>;
 export type Subscription = Static<typeof Subscriptions.Subscription>;
 export type SubscriptionsPage = Static<typeof Subscriptions.SubscriptionsPage>;
 export type PlansPage = Static<typeof Subscriptions.PlansPage>;
+export type Plan = Static<typeof Subscriptions.Plan>;
+export type PlanInput = Static<typeof Subscriptions.PlanBody>;
+export type SubscriptionInput = Static<typeof Subscriptions.SubscriptionBody>;
+export type CustomerInput = Static<typeof Customers.CustomerBody>;
 /** The refund route's answer: the Sale after the refund, with the refund. */
 export type RefundedSale = Static<typeof Sales.RefundedSale>;
 /** A sale's refunds, oldest first, each with who paid it. */
@@ -399,6 +403,12 @@ export const api = {
   subscriptions: (f: Record<string, string | undefined>) =>
     request<SubscriptionsPage>('GET', `/api/panel/subscriptions${query(f)}`),
   plans: () => request<PlansPage>('GET', '/api/panel/plans?limit=100'),
+  // plans, customers and subscriptions are made by the API's own routes, through the panel's door
+  createPlan: (body: PlanInput) => request<Plan>('POST', '/api/plans', body),
+  changePlan: (id: string, body: { active: boolean }) =>
+    request<Plan>('PATCH', `/api/plans/${encodeURIComponent(id)}`, body),
+  createCustomer: (body: CustomerInput) => request<Customer>('POST', '/api/customers', body),
+  createSubscription: (body: SubscriptionInput) => request<Subscription>('POST', '/api/subscriptions', body),
   cancelSubscription: (id: string, atPeriodEnd: boolean) =>
     request<Subscription>('POST', `/api/panel/subscriptions/${encodeURIComponent(id)}/cancel`, {
       atPeriodEnd,

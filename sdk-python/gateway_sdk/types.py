@@ -1431,7 +1431,9 @@ class _SubscriptionCreateRequired(TypedDict):
 class SubscriptionCreate(_SubscriptionCreateRequired, total=False):
     # BOLETO only: the payer address printed on each boleto
     address: SubscriptionCreateAddress
-    # CREDIT_CARD: a saved card of the customer
+    # CREDIT_CARD: a saved card of the customer; left out, the customer is e-mailed their billing page, where
+    # they give the card and the first period is charged (incomplete until then, nextChargeAt null; expired
+    # after 23 hours without it)
     cardId: str
     # PIX: the Pix Automático mandate (idRec) the customer authorised for this plan; by default the newest one
     # of the customer’s CPF/CNPJ that fits the plan, else each period is a charge with due date e-mailed to

@@ -620,7 +620,7 @@ export class Gateway {
         http.request<Plan>('PATCH', `/api/plans/${segment(id)}`, body),
     };
     this.subscriptions = {
-      /** POST /api/subscriptions: a customer on a plan, by saved card (cardId), PIX or BOLETO. */
+      /** POST /api/subscriptions: a customer on a plan, by saved card (cardId; without it the customer gives the card on the e-mailed billing page), PIX or BOLETO. */
       create: (body: SubscriptionCreate) => http.request<Subscription>('POST', '/api/subscriptions', body),
       /** GET /api/subscriptions: a page, newest first (customerId and status filter it). */
       list: (

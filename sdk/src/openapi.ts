@@ -3877,28 +3877,38 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -3907,10 +3917,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -17105,28 +17120,38 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -17135,10 +17160,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -17382,28 +17412,38 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -17412,22 +17452,32 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -18089,6 +18139,7 @@ export interface paths {
                          *           "amountCents": 15000,
                          *           "date": "2026-12-10",
                          *           "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
+                         *           "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=",
                          *           "boletoPdfUrl": "https://loja.example.com/webhooks/gateway"
                          *         }
                          *       ]
@@ -18117,6 +18168,8 @@ export interface paths {
                                 date: string;
                                 id: string;
                                 pixCopyPaste: string | null;
+                                /** @description An open Pix charge’s BR Code as an SVG QR code (data: URI) */
+                                pixQrCode: string | null;
                                 status: string;
                             }[];
                             status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
@@ -18246,6 +18299,7 @@ export interface paths {
                          *           "amountCents": 15000,
                          *           "date": "2026-12-10",
                          *           "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
+                         *           "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=",
                          *           "boletoPdfUrl": "https://loja.example.com/webhooks/gateway"
                          *         }
                          *       ]
@@ -18274,6 +18328,8 @@ export interface paths {
                                 date: string;
                                 id: string;
                                 pixCopyPaste: string | null;
+                                /** @description An open Pix charge’s BR Code as an SVG QR code (data: URI) */
+                                pixQrCode: string | null;
                                 status: string;
                             }[];
                             status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
@@ -18435,6 +18491,7 @@ export interface paths {
                          *           "amountCents": 15000,
                          *           "date": "2026-12-10",
                          *           "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
+                         *           "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=",
                          *           "boletoPdfUrl": "https://loja.example.com/webhooks/gateway"
                          *         }
                          *       ]
@@ -18463,6 +18520,8 @@ export interface paths {
                                 date: string;
                                 id: string;
                                 pixCopyPaste: string | null;
+                                /** @description An open Pix charge’s BR Code as an SVG QR code (data: URI) */
+                                pixQrCode: string | null;
                                 status: string;
                             }[];
                             status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
@@ -28157,7 +28216,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Subscribe a customer to a plan: by a saved card, PIX (a charge e-mailed each period) or BOLETO (issued ahead and e-mailed) */
+        /** Subscribe a customer to a plan: by a saved card (or, without cardId, the card the customer gives on the billing page e-mailed to them), PIX (a charge e-mailed each period) or BOLETO (issued ahead and e-mailed) */
         post: {
             parameters: {
                 query?: never;
@@ -28210,7 +28269,7 @@ export interface paths {
                             /** @example 01310-100 */
                             zipCode: string;
                         };
-                        /** @description CREDIT_CARD: a saved card of the customer */
+                        /** @description CREDIT_CARD: a saved card of the customer; left out, the customer is e-mailed their billing page, where they give the card and the first period is charged (incomplete until then, nextChargeAt null; expired after 23 hours without it) */
                         cardId?: string;
                         customerId: string;
                         /** @description PIX: the Pix Automático mandate (idRec) the customer authorised for this plan; by default the newest one of the customer’s CPF/CNPJ that fits the plan, else each period is a charge with due date e-mailed to the customer */
@@ -28332,28 +28391,38 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -28362,10 +28431,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
+                            };
+                        });
                     };
                 };
                 /** @description Error */

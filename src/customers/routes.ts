@@ -1,6 +1,11 @@
 import { Type } from 'typebox';
-import { merchantOf } from '../auth/index.js';
-import { KEY_ROUTE_ERRORS } from '../platform/http/error-schemas.js';
+import { apiKeyOrSession, merchantOf, requestAccount } from '../auth/index.js';
+import {
+  EnvelopeErrorBody,
+  IpAccessErrorBody,
+  KEY_ROUTE_ERRORS,
+  TransactionErrorBody,
+} from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, parseLimit } from '../platform/paging/pagination.js';
 import type { Customers } from './customers.js';
@@ -18,28 +23,44 @@ import {
 const D = { errorShape: 'transaction' as const };
 const errors = KEY_ROUTE_ERRORS;
 const schema = { tags: ['public'], security: [{ publicKey: [], privateKey: [] }] };
+/** A route the panel opens too: the API key (shape D) or the panel session (shape A). */
+const doors: { tags: string[]; security: Record<string, string[]>[] } = {
+  tags: ['public'],
+  security: [{ publicKey: [], privateKey: [] }, { session: [] }],
+};
+const Either = Type.Union([TransactionErrorBody, EnvelopeErrorBody]);
+const doorErrors = {
+  400: Either,
+  401: Either,
+  403: Type.Union([TransactionErrorBody, EnvelopeErrorBody, IpAccessErrorBody]),
+  404: Either,
+};
 
-/** Customers and their saved cards (API keys, shape D): a card on file is charged by card: {cardId}. */
+/**
+ * Customers and their saved cards (API keys, shape D): a card on file is charged by card: {cardId}. Creating a
+ * customer opens by the panel session too (shape A; Assinaturas' new customer), one handler for both.
+ */
 export async function customerRoutes(
   app: Http,
-  deps: { customers: Customers; apiKey: AuthHook },
+  deps: { customers: Customers; apiKey: AuthHook; requireSession: AuthHook },
 ): Promise<void> {
   const account = (request: Parameters<typeof merchantOf>[0]) => merchantOf(request).accountId;
+  const door = apiKeyOrSession(deps.apiKey, deps.requireSession);
 
   app.post(
     '/api/customers',
     {
-      config: { ...D, keyScope: 'charges' },
-      onRequest: deps.apiKey,
+      config: { ...D, keyScope: 'charges', permission: 'sales.create' },
+      onRequest: door,
       schema: {
-        ...schema,
+        ...doors,
         summary: 'Create a customer (name, e-mail, CPF or CNPJ checked, phone)',
         body: CustomerBody,
-        response: { 201: Customer, ...errors },
+        response: { 201: Customer, ...doorErrors },
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await deps.customers.create(account(request), request.body)),
+      reply.code(201).send(await deps.customers.create(requestAccount(request), request.body)),
   );
 
   app.get(

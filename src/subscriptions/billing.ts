@@ -2,7 +2,6 @@ import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import { BoletoInputError, type BoletoIssuer } from '../boletos/index.js';
 import type { CardSales } from '../cards/index.js';
-import type { MailOutbox } from '../mail/index.js';
 import type { SubscriptionSettings } from '../platform/config/config.js';
 import { type Db, isUniqueViolation, type Queryable } from '../platform/db/db.js';
 import { AppError, conflict, validation } from '../platform/errors/app-error.js';
@@ -37,9 +36,9 @@ import {
   setOutcome,
   setOutcomes,
 } from './data.js';
-import { mailCharge, mailFailure } from './mails.js';
+import { mailCharge, mailFailure, type SubscriptionMail } from './mails.js';
 import { freeMandatesOf } from './mandates.js';
-import { localDateOf, startOf } from './periods.js';
+import { INCOMPLETE_HOURS, localDateOf, startOf } from './periods.js';
 import {
   chargeTimeOf,
   endSubscription,
@@ -101,7 +100,7 @@ export class SubscriptionBiller {
     private readonly subscriptions: Subscriptions,
     private readonly chargers: PeriodChargers,
     private readonly settings: SubscriptionSettings,
-    private readonly mail: MailOutbox & { publicUrl: string },
+    private readonly mail: SubscriptionMail,
     private readonly log: Logger,
   ) {}
 
@@ -184,6 +183,17 @@ export class SubscriptionBiller {
    */
   async advance(accountId: number, id: string) {
     const sub = await this.subscriptions.owned(this.db, accountId, id);
+    await this.chargeNow(sub.id);
+    return this.subscriptions.one(accountId, sub.uuid);
+  }
+
+  /**
+   * The subscription's next charge (or retry) made now, through the scheduler's own claim and charge, and its
+   * outcome applied: the sandbox's advance, and the first period of a card subscription once its customer gave
+   * the card on the billing page. CONFLICT while a charge is open or being made; INVALID_STATUS with none to make.
+   */
+  async chargeNow(subscriptionId: number): Promise<void> {
+    const sub = { id: subscriptionId };
     await this.settle({ subscriptionId: sub.id });
     const open = await openCharges(this.db, 1, 0, { subscriptionId: sub.id });
     if (open.length > 0) throw conflict('the period’s charge is still open: pay it (or let it expire) first');
@@ -204,7 +214,6 @@ export class SubscriptionBiller {
     if (claimed?.sub.payment_method === 'CREDIT_CARD') await this.chargeCards([claimed]);
     else if (claimed) await this.charge(claimed);
     await this.settle({ subscriptionId: sub.id });
-    return this.subscriptions.one(accountId, sub.uuid);
   }
 
   private async claimDue(now: Date, limit: number): Promise<Claimed[]> {
@@ -640,9 +649,6 @@ export class SubscriptionBiller {
 }
 
 const today = () => localDateOf(new Date());
-
-/** How long a new subscription may wait for its first period's payment before it expires. */
-export const INCOMPLETE_HOURS = 23;
 
 /**
  * When an incomplete subscription's first period must be paid by: 23 hours after its first try, and for a charge

@@ -1,12 +1,13 @@
 import type { Static } from 'typebox';
 import { accountName } from '../accounts/index.js';
 import { saveCard, savedCardsOf } from '../cards/index.js';
+import { qrSvgDataUri } from '../payment-standards/index.js';
 import type { Db } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import { salesOfSubscription } from '../sales/index.js';
 import { lockSubscription, type SubscriptionRow, saveSubscription, subscriptionByTokenHash } from './data.js';
 import type { BillingPage } from './schemas.js';
-import { billingTokenHash, type Subscriptions, subscribersOf } from './subscriptions.js';
+import { billingTokenHash, isFinal, type Subscriptions, subscribersOf } from './subscriptions.js';
 
 /** What the customer's page shows: no key, no id of anything but the page's own sales. */
 export type BillingView = Static<typeof BillingPage>;
@@ -32,6 +33,8 @@ export class CustomerPage {
     private readonly db: Db,
     private readonly subscriptions: Subscriptions,
     private readonly tokenize: Tokenize | null,
+    /** The scheduler's own charge of a due period, made now (the biller's `chargeNow`). */
+    private readonly chargeNow: ((subscriptionId: number) => Promise<void>) | null = null,
   ) {}
 
   async view(token: string): Promise<BillingView> {
@@ -41,17 +44,29 @@ export class CustomerPage {
   async changeCard(token: string, card: CardIn, ip: string): Promise<BillingView> {
     const sub = await this.find(token);
     if (sub.payment_method !== 'CREDIT_CARD') throw validation('this subscription is not paid by card');
-    if (sub.status === 'canceled') throw new AppError('INVALID_STATUS', 'this subscription is canceled');
+    if (isFinal(sub.status)) throw new AppError('INVALID_STATUS', `this subscription is ${sub.status}`);
     if (!this.tokenize) throw new AppError('PROCESSOR_UNAVAILABLE', 'card payments are not available');
     const { token: cardToken } = await this.tokenize(sub.account_id, card, ip);
-    await this.db.tx(async (tx) => {
+    const due = await this.db.tx(async (tx) => {
       const locked = (await lockSubscription(tx, sub.id))!;
+      if (isFinal(locked.status))
+        throw new AppError('INVALID_STATUS', `this subscription is ${locked.status}`);
       const saved = await saveCard(tx, locked.account_id, locked.customer_id, cardToken);
       if (!saved) throw validation('the card could not be saved');
       locked.card_id = saved.id;
+      // a charge behind, or the first period of a subscription made without a card, is due now
       this.subscriptions.retryNowWhenDue(locked);
-      await saveSubscription(tx, locked);
+      const after = await saveSubscription(tx, locked);
+      return after.next_charge_at !== null && after.next_charge_at.getTime() <= Date.now();
     });
+    // the charge due is made while the customer waits, as the scheduler would make it a moment later
+    if (due && this.chargeNow) {
+      await this.chargeNow(sub.id).catch((err: unknown) => {
+        // being made by the scheduler right now, or already made: the page shows where it stands
+        if (err instanceof AppError && (err.code === 'CONFLICT' || err.code === 'INVALID_STATUS')) return;
+        throw err;
+      });
+    }
     return this.view(token);
   }
 
@@ -73,26 +88,31 @@ export class CustomerPage {
     const who = (await subscribersOf(this.db, [sub])).get(sub.id)!;
     const cards = (await savedCardsOf(this.db, [sub.customer_id])).get(sub.customer_id) ?? [];
     const card = cards.find((c) => c.id === sub.card_id) ?? null;
-    const sales = (await salesOfSubscription(this.db, sub.uuid, 12)).map((text) => {
-      const s = JSON.parse(text) as {
-        uuid: string;
-        status: string;
-        amount: number;
-        date: string;
-        paymentMethod: string;
-        pixKey: string | null;
-        boleto?: { pdfUrl: string };
-      };
-      const open = s.status === 'PENDENTE';
-      return {
-        id: s.uuid,
-        status: s.status,
-        amountCents: Number(s.amount),
-        date: s.date,
-        pixCopyPaste: open && s.paymentMethod === 'PIX' ? s.pixKey : null,
-        boletoPdfUrl: open && s.boleto ? s.boleto.pdfUrl : null,
-      };
-    });
+    const sales = await Promise.all(
+      (await salesOfSubscription(this.db, sub.uuid, 12)).map(async (text) => {
+        const s = JSON.parse(text) as {
+          uuid: string;
+          status: string;
+          amount: number;
+          date: string;
+          paymentMethod: string;
+          pixKey: string | null;
+          boleto?: { pdfUrl: string };
+        };
+        const open = s.status === 'PENDENTE';
+        const pix = open && s.paymentMethod === 'PIX' ? s.pixKey : null;
+        return {
+          id: s.uuid,
+          status: s.status,
+          amountCents: Number(s.amount),
+          date: s.date,
+          pixCopyPaste: pix,
+          // drawn here, as the checkout page's: the customer's bank app reads it from the screen
+          pixQrCode: pix ? await qrSvgDataUri(pix) : null,
+          boletoPdfUrl: open && s.boleto ? s.boleto.pdfUrl : null,
+        };
+      }),
+    );
     return {
       merchantName: (await accountName(this.db, sub.account_id)) ?? '',
       planName: who.plan.name,

@@ -1,13 +1,28 @@
+import { accountName } from '../accounts/index.js';
 import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
 import { unseal } from '../platform/crypto/sealed.js';
 import type { Queryable } from '../platform/db/db.js';
 import { formatBrl } from '../platform/money/money.js';
 import { greeting, nameForMail } from '../platform/text/names.js';
 import type { SaleRow } from '../sales/index.js';
-import type { SubscriptionRow } from './data.js';
-import type { Subscriber, SubscriptionView } from './subscriptions.js';
+import type { PlanRow, SubscriptionRow } from './data.js';
 
-type Outbox = MailOutbox & { publicUrl: string };
+/** What an e-mail reads of a subscription's customer and plan (the subscriptions' `Subscriber`). */
+interface Subscriber {
+  customer: { name: string; email: string };
+  plan: PlanRow;
+}
+/** What a failure's e-mail reads of the subscription after it. */
+type SubscriptionView = { status: SubscriptionRow['status']; nextChargeAt: string | null };
+
+/** Where the customer's e-mails go: the mail outbox, the page links' origin, and whether the sandbox is on. */
+export type SubscriptionMail = MailOutbox & { publicUrl: string; testMode?: boolean };
+type Outbox = SubscriptionMail;
+
+/** Said in every subscription e-mail while the sandbox is on (its subject says "[Teste]" too). */
+const TEST_MODE_NOTE = 'Modo de teste: esta assinatura é de teste e nenhuma cobrança dela é real.';
+const withTestNote = (mail: Outbox, paragraphs: string[]) =>
+  mail.testMode ? [...paragraphs, TEST_MODE_NOTE] : paragraphs;
 
 const billingUrl = (mail: Outbox, sub: SubscriptionRow) =>
   `${mail.publicUrl}/billing/${unseal(mail.key, sub.billing_token_sealed)}`;
@@ -43,13 +58,13 @@ export async function mailCharge(
     to: who.customer.email,
     ...renderMail({
       subject: subjectOf(who, `cobrança de ${amount}`),
-      paragraphs: [
+      paragraphs: withTestNote(mail, [
         greeting(who.customer.name),
         `${capital(subscriptionOf(who))} tem uma cobrança de ${amount} pelo período de ${brDate(period.start)} a ${brDate(period.end)}.`,
         boleto
           ? `Boleto com vencimento em ${brDate(boleto.dueDate)}. Linha digitável: ${boleto.digitableLine}. PDF: ${boleto.pdfUrl}`
-          : `Pix com vencimento em ${brDate(dueDate)}. Pague com o Pix copia e cola: ${sale.pix_key}`,
-      ],
+          : `Pix com vencimento em ${brDate(dueDate)}. Pague com o Pix copia e cola ou pelo QR Code na página da assinatura: ${sale.pix_key}`,
+      ]),
       action: { label: 'Ver minha assinatura', url: billingUrl(mail, sub) },
       footnote: 'Você recebe este e-mail porque tem uma assinatura ativa.',
     }),
@@ -76,18 +91,48 @@ export async function mailFailure(
     to: who.customer.email,
     ...renderMail({
       subject: subjectOf(who, `não conseguimos cobrar ${amount}`),
-      paragraphs: [
+      paragraphs: withTestNote(mail, [
         greeting(who.customer.name),
         sub.payment_method === 'CREDIT_CARD'
           ? `O cartão d${subscriptionOf(who)} recusou a cobrança de ${amount}.`
           : `A cobrança de ${amount} d${subscriptionOf(who)} não foi paga.`,
         next,
-      ],
+      ]),
       action: {
         label: sub.payment_method === 'CREDIT_CARD' ? 'Trocar o cartão' : 'Ver minha assinatura',
         url: billingUrl(mail, sub),
       },
       footnote: 'Você recebe este e-mail porque tem uma assinatura.',
+    }),
+  });
+}
+
+/**
+ * A card subscription made without a card, to the customer: their page, where they give the card and the first
+ * period is charged (at once; at the trial's end when the plan has one). Once per subscription.
+ */
+export async function mailCardWanted(
+  tx: Queryable,
+  mail: Outbox,
+  sub: SubscriptionRow,
+  who: Subscriber,
+): Promise<void> {
+  const amount = formatBrl(who.plan.amount_cents);
+  const merchant = nameForMail((await accountName(tx, sub.account_id)) ?? '', '');
+  await queueMail(tx, mail, {
+    cause: `subscription-card-wanted:${sub.uuid}`,
+    to: who.customer.email,
+    ...renderMail({
+      subject: subjectOf(who, 'cadastre o cartão para começar'),
+      paragraphs: withTestNote(mail, [
+        greeting(who.customer.name),
+        `${capital(subscriptionOf(who))}${merchant ? ` de ${merchant}` : ''} (${amount} por período) foi criada para você e espera o seu cartão de crédito.`,
+        sub.status === 'trialing' && sub.trial_end
+          ? `O teste grátis vai até ${brDate(sub.trial_end)}: a primeira cobrança é feita no fim do teste, no cartão que você cadastrar.`
+          : 'A primeira cobrança é feita assim que você cadastrar o cartão. Sem o cartão em 23 horas, a assinatura é encerrada.',
+      ]),
+      action: { label: 'Cadastrar o cartão', url: billingUrl(mail, sub) },
+      footnote: 'Você recebe este e-mail porque uma assinatura foi criada para você.',
     }),
   });
 }

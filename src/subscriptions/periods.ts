@@ -2,6 +2,9 @@ import { fromSaoPaulo, toSaoPaulo } from '../platform/time/sao-paulo.js';
 
 export type Interval = 'week' | 'month' | 'year';
 
+/** How long a new subscription may wait for its first period's payment before it expires. */
+export const INCOMPLETE_HOURS = 23;
+
 /** A São Paulo calendar date, "YYYY-MM-DD". */
 export type LocalDate = string;
 

@@ -1,5 +1,11 @@
-import { merchantOf } from '../auth/index.js';
-import { KEY_ROUTE_ERRORS, TransactionErrorBody } from '../platform/http/error-schemas.js';
+import { Type } from 'typebox';
+import { apiKeyOrSession, merchantOf, requestAccount } from '../auth/index.js';
+import {
+  EnvelopeErrorBody,
+  IpAccessErrorBody,
+  KEY_ROUTE_ERRORS,
+  TransactionErrorBody,
+} from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, parseLimit } from '../platform/paging/pagination.js';
@@ -22,28 +28,46 @@ import type { Subscriptions } from './subscriptions.js';
 const D = { errorShape: 'transaction' as const };
 const errors = KEY_ROUTE_ERRORS;
 const schema = { tags: ['public'], security: [{ publicKey: [], privateKey: [] }] };
+/** A route the panel's Assinaturas opens too: the API key (shape D) or the panel session (shape A). */
+const doors: { tags: string[]; security: Record<string, string[]>[] } = {
+  tags: ['public'],
+  security: [{ publicKey: [], privateKey: [] }, { session: [] }],
+};
+const Either = Type.Union([TransactionErrorBody, EnvelopeErrorBody]);
+const doorErrors = {
+  400: Either,
+  401: Either,
+  403: Type.Union([TransactionErrorBody, EnvelopeErrorBody, IpAccessErrorBody]),
+  404: Either,
+};
 
-/** Plans and subscriptions (API keys, shape D): each period one sale carrying subscriptionId. */
+/**
+ * Plans and subscriptions (API keys, shape D): each period one sale carrying subscriptionId. Creating a plan,
+ * changing one and subscribing a customer open by either door: the API key, or the panel session (shape A, the
+ * permission to issue charges), one handler for the integrator and the panel's Assinaturas.
+ */
 export async function subscriptionRoutes(
   app: Http,
-  deps: { subscriptions: Subscriptions; apiKey: AuthHook },
+  deps: { subscriptions: Subscriptions; apiKey: AuthHook; requireSession: AuthHook },
 ): Promise<void> {
   const account = (request: Parameters<typeof merchantOf>[0]) => merchantOf(request).accountId;
   const subs = deps.subscriptions;
+  const door = apiKeyOrSession(deps.apiKey, deps.requireSession);
 
   app.post(
     '/api/plans',
     {
-      config: { ...D, keyScope: 'charges', moves: 'charge' },
-      onRequest: deps.apiKey,
+      config: { ...D, keyScope: 'charges', moves: 'charge', permission: 'sales.create' },
+      onRequest: door,
       schema: {
-        ...schema,
+        ...doors,
         summary: 'Create a plan: an amount billed every week, month or year, with an optional trial',
         body: PlanBody,
-        response: { 201: Plan, ...errors },
+        response: { 201: Plan, ...doorErrors },
       },
     },
-    async (request, reply) => reply.code(201).send(await subs.createPlan(account(request), request.body)),
+    async (request, reply) =>
+      reply.code(201).send(await subs.createPlan(requestAccount(request), request.body)),
   );
 
   app.get(
@@ -79,33 +103,33 @@ export async function subscriptionRoutes(
   app.patch(
     '/api/plans/:id',
     {
-      config: { ...D, keyScope: 'charges', errors: ['NOT_FOUND'] },
-      onRequest: deps.apiKey,
+      config: { ...D, keyScope: 'charges', errors: ['NOT_FOUND'], permission: 'sales.create' },
+      onRequest: door,
       schema: {
-        ...schema,
+        ...doors,
         summary: 'Rename or (de)activate a plan; its amount never changes (make a new plan)',
         params: IdPath,
         body: PlanPatch,
-        response: { 200: Plan, ...errors },
+        response: { 200: Plan, ...doorErrors },
       },
     },
-    async (request) => subs.updatePlan(account(request), request.params.id, request.body),
+    async (request) => subs.updatePlan(requestAccount(request), request.params.id, request.body),
   );
 
   app.post(
     '/api/subscriptions',
     {
-      config: { ...D, keyScope: 'charges', moves: 'charge' },
-      onRequest: deps.apiKey,
+      config: { ...D, keyScope: 'charges', moves: 'charge', permission: 'sales.create' },
+      onRequest: door,
       schema: {
-        ...schema,
+        ...doors,
         summary:
-          'Subscribe a customer to a plan: by a saved card, PIX (a charge e-mailed each period) or BOLETO (issued ahead and e-mailed)',
+          'Subscribe a customer to a plan: by a saved card (or, without cardId, the card the customer gives on the billing page e-mailed to them), PIX (a charge e-mailed each period) or BOLETO (issued ahead and e-mailed)',
         body: SubscriptionBody,
-        response: { 201: Subscription, ...errors },
+        response: { 201: Subscription, ...doorErrors },
       },
     },
-    async (request, reply) => reply.code(201).send(await subs.create(account(request), request.body)),
+    async (request, reply) => reply.code(201).send(await subs.create(requestAccount(request), request.body)),
   );
 
   app.get(

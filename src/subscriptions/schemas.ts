@@ -85,7 +85,11 @@ export const SubscriptionBody = Type.Object(
     planId: Type.String({ maxLength: 64 }),
     paymentMethod: Method,
     cardId: Type.Optional(
-      Type.String({ maxLength: 64, description: 'CREDIT_CARD: a saved card of the customer' }),
+      Type.String({
+        maxLength: 64,
+        description:
+          'CREDIT_CARD: a saved card of the customer; left out, the customer is e-mailed their billing page, where they give the card and the first period is charged (incomplete until then, nextChargeAt null; expired after 23 hours without it)',
+      }),
     ),
     startDate: Type.Optional(
       Type.String({ maxLength: 10, description: 'YYYY-MM-DD, today (São Paulo) by default' }),
@@ -212,6 +216,9 @@ export const BillingPage = Type.Object({
       amountCents: Type.Integer(),
       date: Type.String(),
       pixCopyPaste: Type.Union([Type.String(), Type.Null()]),
+      pixQrCode: Type.Union([Type.String(), Type.Null()], {
+        description: 'An open Pix charge’s BR Code as an SVG QR code (data: URI)',
+      }),
       boletoPdfUrl: Type.Union([Type.String(), Type.Null()]),
     }),
   ),

@@ -40,8 +40,16 @@ import {
   saveSubscriptions,
   updatePlan,
 } from './data.js';
+import { mailCardWanted, type SubscriptionMail } from './mails.js';
 import { freeMandatesOf } from './mandates.js';
-import { type Interval, type LocalDate, localDateOf, periodDate, startOf } from './periods.js';
+import {
+  INCOMPLETE_HOURS,
+  type Interval,
+  type LocalDate,
+  localDateOf,
+  periodDate,
+  startOf,
+} from './periods.js';
 
 export interface PlanInput {
   name: string;
@@ -298,6 +306,8 @@ export class Subscriptions {
       cancelOpenCharge?: (accountId: number, saleId: number) => Promise<void>;
       /** Which Pix Automático mandates can charge a PIX subscription here (none without it). */
       mandates?: MandateCharges | null;
+      /** Where the customer's e-mails are queued: a card subscription without a card asks for it (none: not sent). */
+      mail?: SubscriptionMail;
     },
   ) {}
 
@@ -408,9 +418,17 @@ export class Subscriptions {
         throw err;
       });
       row.next_charge_at = chargeTimeOf(row, plan, 0, this.settings.boletoDaysBefore);
+      const cardWanted = input.paymentMethod === 'CREDIT_CARD' && cardId === null;
+      if (cardWanted && row.status === 'incomplete') {
+        // the first period is charged when the customer gives the card on their page, within the usual deadline
+        row.next_charge_at = null;
+        row.incomplete_expires_at = new Date(Date.now() + INCOMPLETE_HOURS * 3_600_000);
+      }
       const saved = await saveSubscription(tx, row);
-      const view = subscriptionView(saved, { customer, plan, nextPlan: null, mandate }, this.settings);
+      const who = { customer, plan, nextPlan: null, mandate };
+      const view = subscriptionView(saved, who, this.settings);
       await notifySubscription(tx, 'subscription.created', view, accountId, saved.id);
+      if (cardWanted && this.settings.mail) await mailCardWanted(tx, this.settings.mail, saved, who);
       return view;
     });
   }
@@ -571,11 +589,15 @@ export class Subscriptions {
     });
   }
 
-  /** A new card on a subscription behind on payment is tried at once (unpaid and refused incomplete ones included). */
+  /**
+   * A new card on a subscription behind on payment is tried at once (unpaid and refused incomplete ones
+   * included), and so is the first period of one made without a card, which waited for it.
+   */
   retryNowWhenDue(sub: SubscriptionRow): void {
     const behind = sub.status === 'past_due' || sub.status === 'unpaid';
     const refusedFirst = sub.status === 'incomplete' && sub.attempt > 0 && sub.lease_until === null;
-    if (behind || refusedFirst) sub.next_charge_at = new Date();
+    const waitedForCard = sub.status === 'incomplete' && sub.attempt === 0 && sub.next_charge_at === null;
+    if (behind || refusedFirst || waitedForCard) sub.next_charge_at = new Date();
   }
 
   async views(q: Queryable, subs: SubscriptionRow[]): Promise<SubscriptionView[]> {
@@ -593,8 +615,8 @@ export class Subscriptions {
       if (cardId !== undefined) throw validation('cardId applies to CREDIT_CARD subscriptions only');
       return null;
     }
-    if (cardId === undefined)
-      throw validation('cardId is required for CREDIT_CARD (a saved card of the customer)');
+    // none: the customer gives the card on their billing page (create only; a change names the card)
+    if (cardId === undefined) return null;
     const cards = (await savedCardsOf(q, [customerId])).get(customerId) ?? [];
     const card = cards.find((c) => c.id === cardId.toLowerCase());
     if (!card) throw validation('cardId is not a saved card of this customer');

@@ -1,7 +1,7 @@
 /**
  * The subscriber's own page, /billing/<token>, in Debian's chromium: a card subscription refused past due shows
  * what happened; the subscriber types a new card (tokenized for the merchant, saved on file), the charge behind is
- * tried at once and paid; then the subscriber cancels at the period's end. An unknown token is a pt-BR 404.
+ * made at once, while they wait, and paid; then the subscriber cancels at the period's end. An unknown token is a pt-BR 404.
  * Every state axe-clean, screenshots kept.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -91,10 +91,11 @@ describe('the subscriber’s page', () => {
     await page.getByLabel('Nome impresso no cartão').fill('MARIA SILVA');
     await page.getByLabel('Validade (MM/AA)').fill(`12${String(new Date().getUTCFullYear() + 2).slice(-2)}`);
     await page.getByLabel('Código de segurança (CVV)').fill('123');
-    await page.getByRole('button', { name: 'Salvar cartão' }).click();
-    await page.getByText('Cartão atualizado.').waitFor();
+    await page.getByRole('button', { name: /Salvar cartão e pagar R\$\s89,90/ }).click();
+    // the charge behind is made with the new card while the subscriber waits
+    await page.getByText('Pagamento confirmado. Sua assinatura está ativa.').waitFor();
 
-    // the new card is tried by the running scheduler: paid, the page read again says active
+    // paid: the page read again says active
     const active = await waitUntil(async () => {
       const s = await api<{ status: string }>('GET', `/api/subscriptions/${sub.body.id}`);
       return s.body.status === 'active' && s.body;

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { CopyButton } from '../CopyButton';
 import {
   BRAND_NAMES,
   type CardBrand,
@@ -51,9 +52,11 @@ const date = (iso: string) => new Date(iso).toLocaleDateString('pt-BR', { timeZo
 /** The subscriber's own page: the plan, its state, the card on file, the charges; a new card; cancel at period end. */
 export function BillingPage({ token, initial }: { token: string; initial: Billing }) {
   const [billing, setBilling] = useState(initial);
-  const [changing, setChanging] = useState(false);
-  const [notice, setNotice] = useState<string | null>(null);
   const b = billing;
+  // made without a card: the customer gives it here, and the first period is charged with it
+  const cardWanted = b.paymentMethod === 'CREDIT_CARD' && !b.card && b.status === 'incomplete';
+  const [changing, setChanging] = useState(cardWanted);
+  const [notice, setNotice] = useState<string | null>(null);
   // a renewal behind, or a first period refused (the subscription waits for it, incomplete)
   const refused = b.sales.some((s) => s.status === 'RECUSADO' || s.status === 'FALHA');
   const behind = b.status === 'past_due' || b.status === 'unpaid' || (b.status === 'incomplete' && refused);
@@ -90,6 +93,12 @@ export function BillingPage({ token, initial }: { token: string; initial: Billin
         {behind && b.paymentMethod === 'CREDIT_CARD' && (
           <p class="problem">Não conseguimos cobrar no cartão. Cadastre outro cartão para continuar.</p>
         )}
+        {cardWanted && !behind && (
+          <p>
+            Cadastre o cartão de crédito abaixo: a primeira cobrança, de {money(b.amountCents)}, é feita assim
+            que ele for salvo.
+          </p>
+        )}
       </section>
       {b.paymentMethod === 'CREDIT_CARD' && b.status !== 'canceled' && (
         <section class="card" aria-labelledby="card-title">
@@ -105,12 +114,24 @@ export function BillingPage({ token, initial }: { token: string; initial: Billin
           {changing ? (
             <CardForm
               token={token}
+              submit={
+                cardWanted || behind ? `Salvar cartão e pagar ${money(b.amountCents)}` : 'Salvar cartão'
+              }
               onSaved={(next) => {
                 setBilling(next);
-                setChanging(false);
-                setNotice('Cartão atualizado.');
+                // the charge made with the new card: paid, refused (another card is asked), or none due
+                const last = next.sales[0];
+                const refused = last && last.id !== b.sales[0]?.id && last.status !== 'PAGO';
+                setChanging(Boolean(refused));
+                setNotice(
+                  refused
+                    ? 'O cartão recusou o pagamento. Confira os dados ou use outro cartão.'
+                    : next.status === 'active' && b.status !== 'active'
+                      ? 'Pagamento confirmado. Sua assinatura está ativa.'
+                      : 'Cartão atualizado.',
+                );
               }}
-              onCancel={() => setChanging(false)}
+              onCancel={cardWanted ? null : () => setChanging(false)}
             />
           ) : (
             <button type="button" class="secondary" onClick={() => setChanging(true)}>
@@ -144,9 +165,22 @@ export function BillingPage({ token, initial }: { token: string; initial: Billin
         {b.sales
           .filter((s) => s.pixCopyPaste)
           .map((s) => (
-            <div class="field" key={`pix-${s.id}`}>
-              <label for={`pix-${s.id}`}>Pix copia e cola</label>
-              <textarea id={`pix-${s.id}`} readOnly rows={3} value={s.pixCopyPaste!} />
+            <div class="pix" key={`pix-${s.id}`}>
+              <h3>Pague {money(s.amountCents)} com Pix</h3>
+              <p>Leia o QR Code no app do seu banco ou use o código copia e cola.</p>
+              {s.pixQrCode && (
+                <img class="qr" src={s.pixQrCode} alt="QR Code do Pix" width={240} height={240} />
+              )}
+              <div class="field">
+                <label for={`pix-${s.id}`}>Pix copia e cola</label>
+                <textarea id={`pix-${s.id}`} readOnly rows={3} value={s.pixCopyPaste!} />
+              </div>
+              <CopyButton
+                text={s.pixCopyPaste!}
+                field={`pix-${s.id}`}
+                label="Copiar código Pix"
+                done="Código copiado"
+              />
             </div>
           ))}
       </section>
@@ -165,7 +199,14 @@ export function BillingPage({ token, initial }: { token: string; initial: Billin
 }
 
 /** The new card's fields; saved, the page shows it (and a charge behind is tried with it at once). */
-function CardForm(props: { token: string; onSaved: (b: Billing) => void; onCancel: () => void }) {
+function CardForm(props: {
+  token: string;
+  /** The submit button's words: saving alone, or saving and paying what is due. */
+  submit: string;
+  onSaved: (b: Billing) => void;
+  /** null: no way back (the subscription waits for this card). */
+  onCancel: (() => void) | null;
+}) {
   const [card, setCard] = useState<CardFields>(EMPTY_CARD);
   const [left, setLeft] = useState<Partial<Record<CardFieldName, boolean>>>({});
   const [busy, setBusy] = useState(false);
@@ -239,11 +280,13 @@ function CardForm(props: { token: string; onSaved: (b: Billing) => void; onCance
         </p>
       )}
       <button type="submit" disabled={busy}>
-        {busy ? 'Salvando…' : 'Salvar cartão'}
+        {busy ? 'Salvando…' : props.submit}
       </button>{' '}
-      <button type="button" class="secondary" onClick={props.onCancel} disabled={busy}>
-        Voltar
-      </button>
+      {props.onCancel && (
+        <button type="button" class="secondary" onClick={props.onCancel} disabled={busy}>
+          Voltar
+        </button>
+      )}
     </form>
   );
 }

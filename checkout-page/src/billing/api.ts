@@ -7,7 +7,7 @@ export type Billing = Static<typeof BillingPage>;
 const REFUSALS: Record<number, string> = {
   400: 'Confira os dados do cartão e tente de novo.',
   404: 'Esta página não existe mais.',
-  409: 'Esta assinatura foi cancelada.',
+  409: 'Esta assinatura foi encerrada.',
   429: 'Muitas tentativas seguidas. Espere um minuto e tente de novo.',
 };
 

@@ -3,8 +3,15 @@ import { api, type Customer, can, type PlansPage, type Subscription } from '../a
 import { date, day, money } from '../ui/format';
 import { ErrorText, Options, Table, useAttempt } from '../ui/kit';
 import { label, METHODS, PLAN_INTERVAL, SUBSCRIPTION_STATUS } from '../ui/labels';
+import { NewPlan, NewSubscription } from './SubscriptionForms';
 
 type Plan = PlansPage['data'][number];
+
+/** A subscription's state; a card one made without a card says it waits for the customer's. */
+const statusText = (s: Subscription) =>
+  s.status === 'incomplete' && s.paymentMethod === 'CREDIT_CARD' && !s.cardId
+    ? 'Aguardando o cartão do cliente'
+    : label(SUBSCRIPTION_STATUS, s.status);
 
 const every = (p: Plan) =>
   p.intervalCount === 1
@@ -42,7 +49,10 @@ function CancelButtons({ sub, onDone }: { sub: Subscription; onDone: (s: Subscri
   );
 }
 
-/** Assinaturas: each subscription with its customer, plan, state and next charge; the plans beneath. */
+/**
+ * Assinaturas: each subscription with its customer, plan, state and next charge; the plans beneath. Whoever may
+ * issue charges makes plans and subscriptions here (the API's own routes, by the panel's door).
+ */
 export function Subscriptions() {
   const [status, setStatus] = useState('');
   const [rows, setRows] = useState<Subscription[] | null>(null);
@@ -76,6 +86,19 @@ export function Subscriptions() {
         Cada período de uma assinatura é uma venda. Um cartão recusado é cobrado de novo nos dias de nova
         tentativa; o cliente troca o cartão ou cancela pela página da assinatura, enviada em cada e-mail.
       </p>
+      {can('sales.create') && (
+        <>
+          <NewPlan onMade={(plan) => setPlans((list) => [plan, ...list])} />
+          <NewSubscription
+            plans={plans}
+            customers={[...customers.values()]}
+            onMade={(sub, customer) => {
+              setCustomers((known) => new Map(known).set(customer.id, customer));
+              setRows((list) => [sub, ...(list ?? [])]);
+            }}
+          />
+        </>
+      )}
       <div class="filters">
         <div>
           <label for="subscription-status">Situação</label>
@@ -100,7 +123,7 @@ export function Subscriptions() {
               </td>
               <td class="text">{label(METHODS, s.idRec ? 'PIX_AUTOMATICO' : s.paymentMethod)}</td>
               <td class="text">
-                {label(SUBSCRIPTION_STATUS, s.status)}
+                {statusText(s)}
                 {s.cancelAtPeriodEnd && s.status !== 'canceled' ? ' (termina no fim do período)' : ''}
               </td>
               <td class="text">
@@ -123,7 +146,7 @@ export function Subscriptions() {
       <Table
         label="Planos"
         head={['Plano', 'Valor', 'Teste grátis', 'Formas', 'Situação']}
-        empty={plans.length === 0 && 'Nenhum plano. Crie planos pela API (POST /api/plans).'}
+        empty={plans.length === 0 && 'Nenhum plano ainda.'}
       >
         {plans.map((p) => (
           <tr key={p.id}>

@@ -1,0 +1,138 @@
+/**
+ * A subscription sold without code, in Debian's chromium: the owner makes a plan in Assinaturas and subscribes a
+ * new customer by card without a card; the customer's e-mail (a real SMTP server) carries the billing page, which
+ * says test mode, takes a sandbox card and charges the first period; the panel then lists it active. A Pix
+ * period's billing page shows its QR code and a copy button. Every page axe-clean, screenshots kept (the panel at
+ * 1280 px, the customer's page at 390 px).
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cardEnding } from '../cards/cards.js';
+import { seriousViolations } from '../support/axe.js';
+import { launch, shot } from '../support/browser.js';
+import { createMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { Mailbox } from '../support/mailbox.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let mailbox: Mailbox;
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  mailbox = await Mailbox.start();
+  server = await startServer({ env: { SMTP_URL: mailbox.url } });
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await mailbox?.stop();
+});
+
+async function clean(page: Page, name: string): Promise<void> {
+  await shot(page, name);
+  expect(await seriousViolations(page), name).toEqual([]);
+}
+
+describe('a subscription sold without code', () => {
+  it('plan and card subscription made in the panel; the customer pays the first period on the e-mailed page', async () => {
+    const m = await createMerchant(server, 'Academia Corpo Leve');
+    const email = `aluna-${Date.now()}@example.com`;
+    const panel = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await panel.goto(`${server.url}/`);
+    await panel.getByLabel('E-mail').fill(m.email);
+    await panel.getByLabel('Senha').fill(m.password);
+    await panel.getByRole('button', { name: 'Entrar' }).click();
+    await panel
+      .getByRole('navigation', { name: 'Principal' })
+      .getByRole('link', { name: 'Assinaturas' })
+      .click();
+    await panel.getByRole('heading', { level: 1, name: 'Assinaturas' }).waitFor();
+
+    await panel.getByLabel('Nome do plano').fill('Musculação mensal');
+    await panel.getByLabel('Valor por período (R$)').fill('129,90');
+    await panel.getByLabel('Cobrança', { exact: true }).selectOption('month');
+    await panel.getByRole('checkbox', { name: 'PIX', exact: true }).check();
+    await panel.getByRole('button', { name: 'Criar plano' }).click();
+    await panel
+      .getByRole('table', { name: 'Planos' })
+      .getByRole('row', { name: /Musculação mensal/ })
+      .waitFor();
+    await clean(panel, 'subscriptions-without-code-01-plan');
+
+    await panel.getByLabel('Cliente', { exact: true }).selectOption('new');
+    await panel.getByLabel('Nome do cliente').fill('Ana Costa');
+    await panel.getByLabel('E-mail do cliente').fill(email);
+    await panel.getByLabel('CPF ou CNPJ do cliente').fill('529.982.247-25');
+    await panel.getByRole('radio', { name: 'Cartão de crédito' }).check();
+    await panel.getByLabel('Cartão', { exact: true }).selectOption('email');
+    await panel.getByRole('button', { name: 'Criar assinatura' }).click();
+    await panel.getByText(/Ana Costa recebe por e-mail a página da assinatura/).waitFor();
+    const row = panel.getByRole('table', { name: 'Assinaturas' }).getByRole('row', { name: /Ana Costa/ });
+    expect(await row.textContent()).toContain('Aguardando o cartão do cliente');
+    await clean(panel, 'subscriptions-without-code-02-subscription');
+
+    const mail = await mailbox.waitFor(email, /Musculação mensal: cadastre o cartão/);
+    expect(mail.subject.startsWith('[Teste] ')).toBe(true);
+    expect(mail.text).toContain('Modo de teste');
+    const link = /(http\S+\/billing\/[A-Za-z0-9_-]{32})/.exec(mail.text)?.[1];
+    expect(link, mail.text).toBeDefined();
+
+    const phone = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    await phone.goto(`${server.url}${new URL(link!).pathname}`);
+    await phone.getByRole('heading', { name: 'Musculação mensal' }).waitFor();
+    await phone.getByRole('note').getByText('Modo de teste.').waitFor();
+    await phone.getByText(/a primeira cobrança, de R\$\s129,90, é feita assim que ele for salvo/).waitFor();
+    await clean(phone, 'subscriptions-without-code-03-billing-asks-card');
+    await phone.getByLabel('Número do cartão').fill(cardEnding('1'));
+    await phone.getByLabel('Nome impresso no cartão').fill('ANA COSTA');
+    await phone.getByLabel('Validade (MM/AA)').fill(`12${String(new Date().getUTCFullYear() + 2).slice(-2)}`);
+    await phone.getByLabel('Código de segurança (CVV)').fill('123');
+    await phone.getByRole('button', { name: /Salvar cartão e pagar R\$\s129,90/ }).click();
+    await phone.getByText('Pagamento confirmado. Sua assinatura está ativa.').waitFor();
+    await phone.getByRole('heading', { name: 'Situação: Ativa' }).waitFor();
+    expect(await phone.getByRole('listitem').first().textContent()).toContain('Pago');
+    await clean(phone, 'subscriptions-without-code-04-billing-paid');
+
+    await panel.reload();
+    const paidRow = panel.getByRole('table', { name: 'Assinaturas' }).getByRole('row', { name: /Ana Costa/ });
+    await paidRow.getByText('Ativa').waitFor();
+    await clean(panel, 'subscriptions-without-code-05-active');
+  });
+
+  it("a Pix period's billing page shows its QR code and a copy button", async () => {
+    const m = await createMerchant(server, 'Escola Aprender');
+    const api = <T>(method: string, path: string, body?: unknown) =>
+      call<T>(method, `${server.url}${path}`, { headers: m.keys, ...(body === undefined ? {} : { body }) });
+    const plan = await api<{ id: string }>('POST', '/api/plans', {
+      name: 'Mensalidade',
+      amountCents: 45_000,
+      interval: 'month',
+      methods: ['PIX'],
+    });
+    const customer = await api<{ id: string }>('POST', '/api/customers', {
+      name: 'Carlos Lima',
+      email: `carlos-${Date.now()}@example.com`,
+      document: '11144477735',
+    });
+    const sub = await api<{ billingUrl: string }>('POST', '/api/subscriptions', {
+      customerId: customer.body.id,
+      planId: plan.body.id,
+      paymentMethod: 'PIX',
+    });
+    expect(sub.status, sub.text).toBe(201);
+    const phone = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    const path = new URL(sub.body.billingUrl).pathname;
+    // the period's charge is made by the running scheduler within seconds
+    for (let i = 0; i < 30; i++) {
+      await phone.goto(`${server.url}${path}`);
+      if (await phone.getByRole('img', { name: 'QR Code do Pix' }).count()) break;
+      await phone.waitForTimeout(1000);
+    }
+    await phone.getByRole('img', { name: 'QR Code do Pix' }).waitFor();
+    await phone.getByRole('button', { name: 'Copiar código Pix' }).waitFor();
+    await phone.getByRole('note').getByText('Modo de teste.').waitFor();
+    await clean(phone, 'subscriptions-without-code-06-billing-pix');
+  });
+});
