@@ -95,6 +95,16 @@ describe('a subscription sold without code', () => {
     expect(await phone.getByRole('listitem').first().textContent()).toContain('Pago');
     await clean(phone, 'subscriptions-without-code-04-billing-paid');
 
+    // a plan turned off takes no new subscriptions (and is offered no more), then on again
+    const planRow = panel
+      .getByRole('table', { name: 'Planos' })
+      .getByRole('row', { name: /Musculação mensal/ });
+    await planRow.getByRole('button', { name: 'Desativar o plano Musculação mensal' }).click();
+    await planRow.getByText('Inativo').waitFor();
+    await panel.getByText('Crie um plano acima para vender assinaturas.').waitFor();
+    await planRow.getByRole('button', { name: 'Reativar o plano Musculação mensal' }).click();
+    await planRow.getByText('Ativo').waitFor();
+
     await panel.reload();
     const paidRow = panel.getByRole('table', { name: 'Assinaturas' }).getByRole('row', { name: /Ana Costa/ });
     await paidRow.getByText('Ativa').waitFor();

@@ -49,6 +49,25 @@ function CancelButtons({ sub, onDone }: { sub: Subscription; onDone: (s: Subscri
   );
 }
 
+/** A plan turned off (it takes no new subscriptions; those it has go on) or on again. */
+function PlanSwitch({ plan, onDone }: { plan: Plan; onDone: (p: Plan) => void }) {
+  const { error, attempt } = useAttempt();
+  if (!can('sales.create')) return null;
+  return (
+    <>
+      <button
+        type="button"
+        class="link"
+        onClick={() => attempt(async () => onDone(await api.changePlan(plan.id, { active: !plan.active })))}
+        aria-label={`${plan.active ? 'Desativar' : 'Reativar'} o plano ${plan.name}`}
+      >
+        {plan.active ? 'Desativar' : 'Reativar'}
+      </button>
+      <ErrorText error={error} />
+    </>
+  );
+}
+
 /**
  * Assinaturas: each subscription with its customer, plan, state and next charge; the plans beneath. Whoever may
  * issue charges makes plans and subscriptions here (the API's own routes, by the panel's door).
@@ -145,7 +164,7 @@ export function Subscriptions() {
       <h2>Planos</h2>
       <Table
         label="Planos"
-        head={['Plano', 'Valor', 'Teste grátis', 'Formas', 'Situação']}
+        head={['Plano', 'Valor', 'Teste grátis', 'Formas', 'Situação', '']}
         empty={plans.length === 0 && 'Nenhum plano ainda.'}
       >
         {plans.map((p) => (
@@ -157,6 +176,12 @@ export function Subscriptions() {
             <td class="text">{p.trialDays ? `${p.trialDays} dias` : 'Não'}</td>
             <td class="text">{p.methods.map((m) => label(METHODS, m)).join(', ')}</td>
             <td class="text">{p.active ? 'Ativo' : 'Inativo'}</td>
+            <td>
+              <PlanSwitch
+                plan={p}
+                onDone={(next) => setPlans((list) => list.map((x) => (x.id === next.id ? next : x)))}
+              />
+            </td>
           </tr>
         ))}
       </Table>
