@@ -200,6 +200,10 @@ describe('the merchant panel', () => {
 
   it('previews the fees before sending, then makes a withdrawal confirmed with the password', async () => {
     await go('Saques');
+    // the minimum and the fee are there before anything is typed
+    await expect
+      .poll(async () => (await page.getByTestId('withdrawal-terms').textContent())?.replace(/\s/g, ' '))
+      .toBe('Valor mínimo R$ 100,00; taxa de cada saque: R$ 1,50 + 1% do valor, descontada do valor.');
     const preview = page.getByRole('definition');
     const previewText = async () => (await page.locator('#n-preview').textContent())?.replace(/\s/g, ' ');
     await page.getByLabel('Valor (R$)').fill('99,99');
@@ -232,7 +236,11 @@ describe('the merchant panel', () => {
     await expect
       .poll(() => page.getByRole('alert').first().textContent())
       .toBe('Dados inválidos: confira a chave PIX.');
-    await page.getByLabel('Chave PIX').fill('52998224725');
+    // a phone key as people write it: shown with its mask, sent as +55 and its digits
+    await page.getByLabel('Tipo de chave').selectOption('PHONE');
+    await page.getByLabel('Chave PIX').fill('');
+    await page.getByLabel('Chave PIX').pressSequentially('11987654321');
+    expect(await page.getByLabel('Chave PIX').inputValue()).toBe('(11) 98765-4321');
     await page.getByLabel('Confirme com sua senha').fill(PASSWORD);
     await page.getByRole('button', { name: 'Solicitar saque' }).click();
     await expect.poll(() => page.getByRole('status').first().textContent()).toContain('solicitado');
@@ -246,10 +254,14 @@ describe('the merchant panel', () => {
     expect(await withdrawals.textContent()).toMatch(/Pendente|Em processamento/);
     expect(await withdrawals.textContent()).not.toMatch(/PENDING|PROCESSING/);
     await shot(page, '07-withdrawal');
-    const list = await call<{ data: { amount: string }[] }>('GET', `${server.url}/api/withdrawals`, {
-      headers: await sessionHeaders(),
-    });
-    expect(list.body.data.map((w) => w.amount)).toEqual(['150.00']);
+    const list = await call<{ data: { amount: string; pixKey: string }[] }>(
+      'GET',
+      `${server.url}/api/withdrawals`,
+      {
+        headers: await sessionHeaders(),
+      },
+    );
+    expect(list.body.data.map((w) => [w.amount, w.pixKey])).toEqual([['150.00', '+5511987654321']]);
   });
 
   it('in the sandbox, the withdrawal page completes or refuses a withdrawal being paid', async () => {

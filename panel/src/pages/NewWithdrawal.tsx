@@ -3,6 +3,10 @@ import { ApiError, api, type FeePreview, type WithdrawalCreated } from '../api';
 import { money, moneyText, reaisText } from '../ui/format';
 import { Card, ErrorText, Options } from '../ui/kit';
 import { PIX_KEY_TYPES } from '../ui/labels';
+import { maskPixKey, pixKeyForApi } from '../ui/pix-key';
+
+/** The contract's minimum withdrawal (MINIMUM_VALUE below it), shown with its fee before anything is typed. */
+const MINIMUM = '100.00';
 
 /**
  * A withdrawal confirmed with the password (the two-factor code when it is on). While the amount is typed, the server's fee preview (the
@@ -20,12 +24,20 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
   const [busy, setBusy] = useState(false);
   const [available, setAvailable] = useState<number | null>(null);
   const [fresh, setFresh] = useState(0);
+  const [fee, setFee] = useState<string | null>(null);
   useEffect(() => {
     api.balance().then(
       (b) => setAvailable(b.available),
       () => setAvailable(null),
     );
   }, [fresh]);
+  useEffect(() => {
+    // the server's own fee rules at the minimum: its fixed fee, and its variable one as a percent (of R$ 100,00)
+    api.feePreview(MINIMUM).then(
+      (p) => setFee(feeRule(p)),
+      () => setFee(null),
+    );
+  }, []);
   // One Idempotency-Key per withdrawal attempt: kept for a retry of the same request whose outcome is unknown
   // (no answer, a 5xx, or still in progress), renewed after any final answer or a change of what is sent. The
   // server keeps a refusal under its key: reusing it for a lower amount would answer IDEMPOTENCY_KEY_REUSED.
@@ -37,6 +49,10 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
       <p class="muted" data-testid="withdrawal-available">
         Saldo disponível: {available === null ? '…' : money(available)}
       </p>
+      <p class="muted" data-testid="withdrawal-terms">
+        Valor mínimo {moneyText(MINIMUM)}
+        {fee && `; taxa de cada saque: ${fee}, descontada do valor`}.
+      </p>
       <form
         class="filters"
         onSubmit={async (e) => {
@@ -45,7 +61,7 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
           setError(null);
           setDone(null); // one answer on screen: this attempt's
           try {
-            const order = { amount: reaisText(amount), pixKey, pixKeyType };
+            const order = { amount: reaisText(amount), pixKey: pixKeyForApi(pixKeyType, pixKey), pixKeyType };
             const body = JSON.stringify(order);
             const key = attempt?.body === body ? attempt.key : crypto.randomUUID();
             setAttempt({ key, body });
@@ -91,7 +107,15 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
         </div>
         <div>
           <label for="n-type">Tipo de chave</label>
-          <select id="n-type" value={pixKeyType} onInput={(e) => setPixKeyType(e.currentTarget.value)}>
+          <select
+            id="n-type"
+            value={pixKeyType}
+            onInput={(e) => {
+              const type = e.currentTarget.value;
+              setPixKeyType(type);
+              setPixKey((key) => maskPixKey(type, key));
+            }}
+          >
             <Options labels={PIX_KEY_TYPES} />
           </select>
         </div>
@@ -101,8 +125,14 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
             id="n-key"
             required
             placeholder={KEY_EXAMPLES[pixKeyType]}
+            inputMode={pixKeyType === 'EMAIL' || pixKeyType === 'RANDOM' ? 'text' : 'tel'}
             value={pixKey}
-            onInput={(e) => setPixKey(e.currentTarget.value)}
+            onInput={(e) => {
+              const masked = maskPixKey(pixKeyType, e.currentTarget.value);
+              // written back at once, so the field shows the mask as it is typed
+              e.currentTarget.value = masked;
+              setPixKey(masked);
+            }}
           />
         </div>
         <div>
@@ -145,14 +175,23 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
   );
 }
 
-/** How each key type is written (the API's rules: a phone with +55 and its area code). */
+/** How each key type is written (a phone with its area code, with or without +55). */
 const KEY_EXAMPLES: Record<string, string> = {
   CPF: '000.000.000-00',
   CNPJ: '00.000.000/0000-00',
   EMAIL: 'nome@exemplo.com.br',
-  PHONE: '+5511999998888',
+  PHONE: '(11) 99999-8888',
   RANDOM: '123e4567-e89b-12d3-a456-426614174000',
 };
+
+/** A withdrawal's fee rule read off the preview of R$ 100,00: the fixed part, and the variable part's percent. */
+function feeRule(p: FeePreview): string {
+  const fixed = moneyText(p.fees.fixed);
+  const variable = Number(p.fees.variable); // reais of R$ 100,00: the percent itself
+  if (variable === 0) return fixed;
+  const percent = variable.toLocaleString('pt-BR', { maximumFractionDigits: 2 });
+  return `${fixed} + ${percent}% do valor`;
+}
 
 /** No answer, a server error or the same key still in progress: the withdrawal may exist, so a retry reuses its key. */
 function outcomeUnknown(err: unknown): boolean {
