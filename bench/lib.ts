@@ -320,6 +320,8 @@ export interface RecordedCost {
   totalMs: number;
   /** totalMs ÷ the baseline's (lower is cheaper); null for a baseline itself. */
   ratio: number | null;
+  /** A read's totalMs ÷ the no-database `GET /json` ceiling's, measured in the same run; absent otherwise. */
+  ceilingRatio?: number;
 }
 
 /** Every cost row printed in this run, for run.ts to write out beside the throughput rows. */

@@ -128,10 +128,14 @@ export async function run(server: BenchServer): Promise<void> {
   ).map((r) => r.uuid);
 
   const rows: { cost: Cost; baseline: 'read' | 'write' }[] = [];
-  const baselines: Record<'read' | 'write', Cost[]> = { read: [], write: [] };
+  const baselines: Record<'read' | 'write' | 'ceiling', Cost[]> = { read: [], write: [], ceiling: [] };
   try {
     const select1 = () =>
       measured('bare process: GET /select1 (SELECT 1)', bare.pid, cannon({ url: `${bare.url}/select1` }));
+    // the HTTP layer's own floor: a bare route that touches no database
+    const noDatabase = () =>
+      measured('bare process: GET /json (no database)', bare.pid, cannon({ url: `${bare.url}/json` }));
+    baselines.ceiling.push(await noDatabase());
     const rawTx = () =>
       measured(
         'raw one-row transaction: POST /bench/tx',
@@ -160,6 +164,7 @@ export async function run(server: BenchServer): Promise<void> {
       baseline: 'read',
     });
     baselines.read.push(await select1());
+    baselines.ceiling.push(await noDatabase());
     baselines.write.push(await rawTx());
     rows.push({
       cost: await measured(
@@ -277,6 +282,7 @@ export async function run(server: BenchServer): Promise<void> {
     };
   };
   const base = { read: mean(baselines.read), write: mean(baselines.write) };
+  const ceiling = mean(baselines.ceiling);
   console.log(
     '\nCPU per request (ms): the serving process + the PostgreSQL backends serving it; ratio of the total to its baseline (lower is cheaper)',
   );
@@ -288,7 +294,7 @@ export async function run(server: BenchServer): Promise<void> {
     console.log(
       `  ${cost.name.padEnd(72)} ${cost.reqPerSec.toFixed(0).padStart(7)} ${ms(cost.server)} ${ms(cost.postgres)} ${ms(cost.server + cost.postgres)}  ${ratio}${cost.failed ? `  (${cost.failed} failed)` : ''}`,
     );
-  const keep = (cost: Cost, baseline: Cost | null) => {
+  const keep = (cost: Cost, baseline: Cost | null, ceilingRatio?: number) => {
     const totalMs = cost.server + cost.postgres;
     recordedCosts.push({
       case: 'cost',
@@ -301,16 +307,25 @@ export async function run(server: BenchServer): Promise<void> {
       postgresMs: cost.postgres,
       totalMs,
       ratio: baseline ? totalMs / (baseline.server + baseline.postgres) : null,
+      ...(ceilingRatio === undefined ? {} : { ceilingRatio }),
     });
   };
   line(base.read, '(read baseline)');
   keep(base.read, null);
+  line(ceiling, '(read ceiling)');
+  keep(ceiling, null);
   line(base.write, '(write baseline)');
   keep(base.write, null);
+  const total = (c: Cost) => c.server + c.postgres;
   for (const { cost, baseline } of rows) {
     const b = base[baseline];
-    line(cost, `${((cost.server + cost.postgres) / (b.server + b.postgres)).toFixed(2)} × ${baseline}`);
-    keep(cost, b);
+    const toCeiling = baseline === 'read' ? total(cost) / total(ceiling) : undefined;
+    line(
+      cost,
+      `${(total(cost) / total(b)).toFixed(2)} × ${baseline}` +
+        (toCeiling === undefined ? '' : `, ${toCeiling.toFixed(2)} × ceiling`),
+    );
+    keep(cost, b, toCeiling);
   }
 }
 

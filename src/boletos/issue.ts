@@ -10,6 +10,7 @@ import { fromSaoPaulo, toSaoPaulo } from '../platform/time/sao-paulo.js';
 import type { Customer, SaleItem, SaleOrigin, SaleRow } from '../sales/index.js';
 import {
   cartOfCheckout,
+  chargeWrites,
   checkSaleSize,
   createSale,
   normalizeCustomer,
@@ -164,7 +165,7 @@ export class BoletoIssuer {
         pixCopyPaste: cobv.brCode,
         pixQrCode: await qrSvgDataUri(cobv.brCode),
       };
-      return await this.db.tx(async (tx) => {
+      return await chargeWrites(this.db).run(async (tx) => {
         const sale = await createSale(
           tx,
           {

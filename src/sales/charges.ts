@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { PspError } from '../payment-standards/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
+import { TxLane } from '../platform/db/tx-lane.js';
 import { AppError, inUse, keyReused, validation } from '../platform/errors/app-error.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
@@ -28,6 +29,21 @@ import { moveSale } from './settlement/transition.js';
 import type { Customer, SaleItem, SaleRow } from './types.js';
 
 export const EXPIRES_IN = { min: 60, max: 86400, default: 3600 };
+
+const lanes = new WeakMap<Db, TxLane>();
+/**
+ * The transactions that store new charges, shared under load (group commit, as cashouts are created): the
+ * charges opened together pay one COMMIT and one flush. Each charge's statements, checks and refusals are its
+ * own; a refusal runs the others again without it.
+ */
+export function chargeWrites(db: Db): TxLane {
+  let lane = lanes.get(db);
+  if (!lane) {
+    lane = new TxLane(db, { maxBatch: 32, parallel: 4 });
+    lanes.set(db, lane);
+  }
+  return lane;
+}
 
 export interface ChargeInput {
   amount: number;
@@ -107,7 +123,7 @@ export async function createPixSale(
         );
       });
     const opened = charge;
-    return await db.tx(async (tx) => {
+    return await chargeWrites(db).run(async (tx) => {
       const sale = await createSale(
         tx,
         {

@@ -10,6 +10,7 @@ export {
   cancelCharge,
   cancelExpiredCharges,
   cancelOpenChargesOf,
+  chargeWrites,
   createKeyedSale,
   createPixSale,
 } from './charges.js';

@@ -156,7 +156,9 @@ export async function openCharge(
   }
   const body = stored ? opened.sale.public_json : await saleJson(deps.db, opened.sale.id);
   if (opened.sale.pix_key === null) return { body, replayed: opened.replayed };
-  const qr = await qrSvgDataUri(opened.sale.pix_key);
+  // a boleto's answer carries the QR its issue drew for its Pix (the same code): not drawn twice
+  const drawn = opened.sale.boleto?.pixQrCode;
+  const qr = typeof drawn === 'string' ? drawn : await qrSvgDataUri(opened.sale.pix_key);
   return { body: `${body.slice(0, -1)},"pixQrCode":${JSON.stringify(qr)}}`, replayed: opened.replayed };
 }
 

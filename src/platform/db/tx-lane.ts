@@ -1,0 +1,33 @@
+import { GroupCommit } from '../concurrency/group-commit.js';
+import type { Db, Queryable } from './db.js';
+
+/** A writer's work in a transaction: its statements, its result. */
+export type TxWork<R> = (tx: Queryable) => Promise<R>;
+
+/**
+ * Transactions of independent writers shared under load (group commit): the works that arrive while others
+ * are committing wait, and the next run does them one after the other in one transaction, so they share its
+ * BEGIN, its COMMIT and its flush to disk. At rest a work runs at once, alone. A work that throws rolls its
+ * run back, and the run is done again work by work, so one refusal never fails the others (each work must
+ * be safe to run twice: the first time rolled back). Within a run, a work sees what the works before it
+ * wrote, as it would after their commits.
+ */
+export class TxLane {
+  private readonly group: GroupCommit<TxWork<unknown>, unknown>;
+
+  constructor(db: Db, options: { maxBatch: number; parallel: number }) {
+    this.group = new GroupCommit(
+      (works) =>
+        db.tx(async (tx) => {
+          const results: unknown[] = [];
+          for (const work of works) results.push(await work(tx));
+          return results;
+        }),
+      { ...options, retryAlone: true },
+    );
+  }
+
+  run<R>(work: TxWork<R>): Promise<R> {
+    return this.group.submit(work) as Promise<R>;
+  }
+}
