@@ -35,19 +35,26 @@ export function Withdrawals() {
       () => setSandbox(false),
     );
   }, []);
-  // a withdrawal being paid is read again every few seconds (the sandbox pays its own within seconds)
-  const open = selected?.status === 'PROCESSING' ? selected.uuid : null;
+  // withdrawals on their way (queued for the provider, or being paid) are read again every few seconds, so
+  // that the list and the open card turn to "Concluído" or "Recusado" without a reload (the sandbox pays its
+  // own within seconds); the first few only, newest first
+  const moving = rows
+    .filter((w) => w.status === 'PROCESSING' || (w.status === 'PENDING' && w.approval?.status !== 'awaiting'))
+    .slice(0, 5)
+    .map((w) => w.uuid)
+    .join(' ');
   useEffect(() => {
-    if (!open) return;
+    if (!moving) return;
     const timer = setInterval(() => {
-      api.withdrawal(open).then((w) => {
-        if (w.status === 'PROCESSING') return;
-        setSelected((s) => (s?.uuid === w.uuid ? w : s));
-        void load();
-      }, setError);
+      for (const uuid of moving.split(' ')) {
+        api.withdrawal(uuid).then((w) => {
+          setRows((prev) => prev.map((r) => (r.uuid === w.uuid ? w : r)));
+          setSelected((s) => (s?.uuid === w.uuid ? w : s));
+        }, setError);
+      }
     }, 2000);
     return () => clearInterval(timer);
-  }, [open]);
+  }, [moving]);
   return (
     <>
       <h1>Saques</h1>
