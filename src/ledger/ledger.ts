@@ -29,6 +29,23 @@ export interface JournalEntry {
   guardAvailable?: boolean;
 }
 
+/** A party that holds balances (a merchant's account or a recipient), as a posting names it; null for a system account. */
+interface PartyRow {
+  column: 'account_id' | 'recipient_id';
+  id: number;
+  bucket: Bucket;
+  /** Lock order: merchants' rows first. */
+  rank: number;
+}
+
+function partyOf(target: LedgerTarget): PartyRow | null {
+  if ('accountId' in target)
+    return { column: 'account_id', id: target.accountId, bucket: target.bucket, rank: 0 };
+  if ('recipientId' in target)
+    return { column: 'recipient_id', id: target.recipientId, bucket: target.bucket, rank: 1 };
+  return null;
+}
+
 export function codeOf(target: LedgerTarget): string {
   if ('system' in target) return `system:${target.system}`;
   return 'recipientId' in target
@@ -88,9 +105,10 @@ export async function ensureMerchantLedger(q: Queryable, accountId: number): Pro
 
 /**
  * Writes a balanced journal entry and updates the maintained merchant balances, inside the caller's
- * transaction. Merchant rows are updated one by one in a fixed order (account, then bucket) so concurrent
- * entries cannot deadlock (a transaction posting several entries posts them in account order too); a guarded
- * debit uses `balance >= amount` in the UPDATE itself. System accounts are
+ * transaction. A merchant's account and a recipient are parties alike: their rows are updated one by one in one
+ * fixed order (merchants, then recipients, each by id and bucket) so concurrent entries cannot deadlock (a
+ * transaction posting several entries posts them in account order too), under one guard rule: a guarded
+ * debit uses `balance >= amount` in the UPDATE itself, whoever the party. System accounts are
  * not maintained (they would be a hot row every transaction serializes on): their balance is the sum of
  * their postings, which `ledger verify` derives. An entry that moves nothing (every amount zero) is not
  * written: null.
@@ -103,48 +121,30 @@ export async function postEntry(tx: Queryable, entry: JournalEntry): Promise<num
   if (postings.some((p) => !Number.isSafeInteger(p.amount)))
     throw new Error('posting amounts must be integer cents');
 
-  const merchant = postings
-    .filter((p): p is Posting & { target: { accountId: number; bucket: Bucket } } => 'accountId' in p.target)
-    .sort(
-      (a, b) => a.target.accountId - b.target.accountId || a.target.bucket.localeCompare(b.target.bucket),
-    );
-  for (const p of merchant) {
-    const guarded = entry.guardAvailable === true && p.target.bucket === 'available' && p.amount < 0;
-    const rows = await tx.query(
-      `UPDATE ledger_accounts SET balance = balance + $1
-        WHERE account_id = $2 AND bucket = $3 ${guarded ? 'AND balance + $1 >= 0' : ''}
-        RETURNING id`,
-      [p.amount, p.target.accountId, p.target.bucket],
-    );
-    if (rows.length === 0) {
-      if (guarded) throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient available balance');
-      await ensureMerchantLedger(tx, p.target.accountId);
-      await tx.query(
-        'UPDATE ledger_accounts SET balance = balance + $1 WHERE account_id = $2 AND bucket = $3',
-        [p.amount, p.target.accountId, p.target.bucket],
+  // every party's rows in one order, merchants' before recipients', each by (id, bucket): the order
+  // move_split_balances takes too, so concurrent entries cannot deadlock
+  const parties = postings
+    .flatMap((p) => {
+      const party = partyOf(p.target);
+      return party ? [{ ...party, amount: p.amount }] : [];
+    })
+    .sort((a, b) => a.rank - b.rank || a.id - b.id || a.bucket.localeCompare(b.bucket));
+  for (const p of parties) {
+    // one guard rule for every party: a guarded entry never takes an `available` below zero
+    const guarded = entry.guardAvailable === true && p.bucket === 'available' && p.amount < 0;
+    const move = () =>
+      tx.query(
+        `UPDATE ledger_accounts SET balance = balance + $1
+          WHERE ${p.column} = $2 AND bucket = $3 ${guarded ? 'AND balance + $1 >= 0' : ''}
+          RETURNING id`,
+        [p.amount, p.id, p.bucket],
       );
-    }
-  }
-  // recipients' rows after every merchant's, in (recipient, bucket) order: the order move_split_balances takes
-  const recipient = postings
-    .filter(
-      (p): p is Posting & { target: { recipientId: number; bucket: Bucket } } => 'recipientId' in p.target,
-    )
-    .sort(
-      (a, b) => a.target.recipientId - b.target.recipientId || a.target.bucket.localeCompare(b.target.bucket),
-    );
-  for (const p of recipient) {
-    const guarded = entry.guardAvailable === true && p.target.bucket === 'available' && p.amount < 0;
-    const rows = await tx.query(
-      `UPDATE ledger_accounts SET balance = balance + $1
-        WHERE recipient_id = $2 AND bucket = $3 ${guarded ? 'AND balance + $1 >= 0' : ''}
-        RETURNING id`,
-      [p.amount, p.target.recipientId, p.target.bucket],
-    );
-    if (rows.length === 0) {
-      if (guarded) throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient available balance');
-      throw new Error(`recipient ${p.target.recipientId} has no ${p.target.bucket} ledger account`);
-    }
+    if ((await move()).length > 0) continue;
+    if (guarded) throw new AppError('INSUFFICIENT_BALANCE', 'Insufficient available balance');
+    // a merchant's ledger is made on its first posting; a recipient's is made with the recipient
+    if (p.column === 'recipient_id') throw new Error(`recipient ${p.id} has no ${p.bucket} ledger account`);
+    await ensureMerchantLedger(tx, p.id);
+    await move();
   }
   const [row] = await tx.query<{ id: number; written: number }>(
     `WITH e AS (INSERT INTO journal_entries (kind, ref_type, ref_id) VALUES ($1, $2, $3) RETURNING id),
