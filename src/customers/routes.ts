@@ -1,11 +1,6 @@
 import { Type } from 'typebox';
 import { apiKeyOrSession, merchantOf, requestAccount } from '../auth/index.js';
-import {
-  EnvelopeErrorBody,
-  IpAccessErrorBody,
-  KEY_ROUTE_ERRORS,
-  TransactionErrorBody,
-} from '../platform/http/error-schemas.js';
+import { EITHER_DOOR_ERRORS, EITHER_DOOR_ROUTE, KEY_ROUTE_ERRORS } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, parseLimit } from '../platform/paging/pagination.js';
 import type { Customers } from './customers.js';
@@ -23,18 +18,9 @@ import {
 const D = { errorShape: 'transaction' as const };
 const errors = KEY_ROUTE_ERRORS;
 const schema = { tags: ['public'], security: [{ publicKey: [], privateKey: [] }] };
-/** A route the panel opens too: the API key (shape D) or the panel session (shape A). */
-const doors: { tags: string[]; security: Record<string, string[]>[] } = {
-  tags: ['public'],
-  security: [{ publicKey: [], privateKey: [] }, { session: [] }],
-};
-const Either = Type.Union([TransactionErrorBody, EnvelopeErrorBody]);
-const doorErrors = {
-  400: Either,
-  401: Either,
-  403: Type.Union([TransactionErrorBody, EnvelopeErrorBody, IpAccessErrorBody]),
-  404: Either,
-};
+/** Routes the panel opens too: the API key (shape D) or the panel session (shape A). */
+const doors = EITHER_DOOR_ROUTE;
+const doorErrors = EITHER_DOOR_ERRORS;
 
 /**
  * Customers and their saved cards (API keys, shape D): a card on file is charged by card: {cardId}. Creating a

@@ -1,8 +1,7 @@
-import { Type } from 'typebox';
 import { apiKeyOrSession, merchantOf, requestAccount } from '../auth/index.js';
 import {
-  EnvelopeErrorBody,
-  IpAccessErrorBody,
+  EITHER_DOOR_ERRORS,
+  EITHER_DOOR_ROUTE,
   KEY_ROUTE_ERRORS,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
@@ -28,18 +27,9 @@ import type { Subscriptions } from './subscriptions.js';
 const D = { errorShape: 'transaction' as const };
 const errors = KEY_ROUTE_ERRORS;
 const schema = { tags: ['public'], security: [{ publicKey: [], privateKey: [] }] };
-/** A route the panel's Assinaturas opens too: the API key (shape D) or the panel session (shape A). */
-const doors: { tags: string[]; security: Record<string, string[]>[] } = {
-  tags: ['public'],
-  security: [{ publicKey: [], privateKey: [] }, { session: [] }],
-};
-const Either = Type.Union([TransactionErrorBody, EnvelopeErrorBody]);
-const doorErrors = {
-  400: Either,
-  401: Either,
-  403: Type.Union([TransactionErrorBody, EnvelopeErrorBody, IpAccessErrorBody]),
-  404: Either,
-};
+/** Routes the panel opens too: the API key (shape D) or the panel session (shape A). */
+const doors = EITHER_DOOR_ROUTE;
+const doorErrors = EITHER_DOOR_ERRORS;
 
 /**
  * Plans and subscriptions (API keys, shape D): each period one sale carrying subscriptionId. Creating a plan,

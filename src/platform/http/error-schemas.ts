@@ -37,6 +37,23 @@ export const KEY_ROUTE_ERRORS = {
   404: TransactionErrorBody,
 };
 
+/** A route with two doors answers either door's body: the API key's (shape D) or the panel session's (shape A). */
+export const EitherDoorErrorBody = Type.Union([TransactionErrorBody, EnvelopeErrorBody]);
+
+/** What every API route the panel opens too may answer besides its own codes (a 403 in shape B as well). */
+export const EITHER_DOOR_ERRORS = {
+  400: EitherDoorErrorBody,
+  401: EitherDoorErrorBody,
+  403: Type.Union([TransactionErrorBody, EnvelopeErrorBody, IpAccessErrorBody]),
+  404: EitherDoorErrorBody,
+};
+
+/** The tags and security of an API route the panel opens too: a key pair, or the panel session. */
+export const EITHER_DOOR_ROUTE: { tags: string[]; security: Record<string, string[]>[] } = {
+  tags: ['public'],
+  security: [{ publicKey: [], privateKey: [] }, { session: [] }],
+};
+
 /** The body schema of each family a route can declare. */
 export const ERROR_BODY_OF_SHAPE: Record<ErrorShape, typeof EnvelopeErrorBody | typeof TransactionErrorBody> =
   {
