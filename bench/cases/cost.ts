@@ -22,7 +22,7 @@ import { cashoutRequests } from './cashout.js';
  * authorization and capture at the sandbox acquirer (in the gateway's process), each with a token made
  * beforehand, not counted.
  */
-const CUSTOMER = {
+export const CUSTOMER = {
   name: 'Bench Buyer',
   email: 'buyer@example.com',
   document: '52998224725',
@@ -36,7 +36,7 @@ const CUSTOMER = {
     zipCode: '01001000',
   },
 };
-const ITEMS = [{ title: 'Item', unitPrice: 10000, quantity: 1, tangible: false }];
+export const ITEMS = [{ title: 'Item', unitPrice: 10000, quantity: 1, tangible: false }];
 /** Writes run at this concurrency (the reads at 50): the rows that make a sale each, not a queue of them. */
 const WRITERS = 16;
 
@@ -329,13 +329,13 @@ export async function run(server: BenchServer): Promise<void> {
   }
 }
 
-function dueDate(): string {
+export function dueDate(): string {
   const today = toSaoPaulo(new Date()).slice(0, 10);
   return new Date(Date.parse(`${today}T00:00:00Z`) + 3 * 86_400_000).toISOString().slice(0, 10);
 }
 
 /** `count` single-use card tokens of an approved test card (POST /api/cards/tokens, 50 at a time). */
-async function cardTokens(url: string, publicKey: string, count: number): Promise<string[]> {
+export async function cardTokens(url: string, publicKey: string, count: number): Promise<string[]> {
   const tokens: string[] = [];
   while (tokens.length < count) {
     const batch = await Promise.all(
