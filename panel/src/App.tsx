@@ -87,30 +87,41 @@ export function App() {
           real se move.
         </p>
       )}
-      <Panel />
+      <Panel testMode={testMode} />
     </>
   );
 }
 
-type Standing = Pick<OnboardingState, 'status' | 'statusReason' | 'payoutHold' | 'payoutHoldReason'>;
-const ACTIVE: Standing = { status: 'active', statusReason: null, payoutHold: false, payoutHoldReason: null };
+type Standing = Pick<
+  OnboardingState,
+  'status' | 'statusReason' | 'payoutHold' | 'payoutHoldReason' | 'missing'
+>;
+const ACTIVE: Standing = {
+  status: 'active',
+  statusReason: null,
+  payoutHold: false,
+  payoutHoldReason: null,
+  missing: [],
+};
 /** An operator's reason as a sentence of the banner: one final full stop, whether they typed it or not. */
 const sentence = (reason: string) => `${reason.trim().replace(/[.!\s]+$/, '')}.`;
 
-function Panel() {
+function Panel({ testMode }: { testMode: boolean }) {
   const [user, setUser] = useState<User | null | undefined>(undefined);
   const [notice, setNotice] = useState('');
   const [logoutFailed, setLogoutFailed] = useState(false);
   // an account in review or suspended is told so on every page, with the way to its documents
   const [standing, setStanding] = useState<Standing>(ACTIVE);
+  const hash = useHash();
+  // read again on each page opened while in review: documents sent from Cadastro change what it says
+  const reviewing = standing.status === 'pending_review';
   useEffect(() => {
     if (user)
       api.onboarding().then(
         (s) => setStanding(s),
         () => setStanding(ACTIVE),
       );
-  }, [user]);
-  const hash = useHash();
+  }, [user, reviewing ? hash : '']);
   const main = useRef<HTMLElement>(null);
   const saleId = /^#\/vendas\/([\w-]+)$/.exec(hash)?.[1];
   const current = saleId
@@ -205,8 +216,17 @@ function Panel() {
       <main id="conteudo" ref={main} tabIndex={-1} aria-label={current.label}>
         {standing.status === 'pending_review' && current.hash !== '#/cadastro' && (
           <p class="notice" role="status">
-            Sua conta está em análise: cobranças e saques são liberados depois da aprovação.{' '}
-            <a href="#/cadastro">Enviar documentos</a>
+            {standing.missing.length > 0
+              ? `Sua conta está em análise e ainda ${standing.missing.length === 1 ? 'falta 1 documento' : `faltam ${standing.missing.length} documentos`}: cobranças e saques são liberados depois da aprovação.`
+              : 'Sua conta está em análise: todos os documentos foram enviados e ela aguarda um operador. Você recebe um e-mail quando ela for aprovada.'}
+            {testMode && (
+              <>
+                {' '}
+                Enquanto isso, o modo de teste funciona:{' '}
+                <a href="#/cobrancas/nova">criar uma cobrança de teste</a>.
+              </>
+            )}{' '}
+            <a href="#/cadastro">{standing.missing.length > 0 ? 'Enviar documentos' : 'Ver cadastro'}</a>
           </p>
         )}
         {standing.status === 'suspended' && (

@@ -17,6 +17,7 @@ import type * as Onboard from '../../src/onboarding/schemas';
 import type * as Recipients from '../../src/recipients/schemas';
 import type * as Charges from '../../src/sales/charges.schemas';
 import type * as Sales from '../../src/sales/schemas';
+import type * as Sandbox from '../../src/sandbox/schemas';
 import type * as Subscriptions from '../../src/subscriptions/schemas';
 import type * as Webhooks from '../../src/webhooks/schemas';
 import type * as Withdrawals from '../../src/withdrawals/schemas';
@@ -45,6 +46,7 @@ export type RefundedSale = Static<typeof Sales.RefundedSale>;
 export type Refunds = Static<typeof Sales.RefundList>;
 export type SalesPage = Static<typeof Sales.SalesPage>;
 export type ChargeInput = Static<typeof Charges.ChargeBody>;
+export type TestChargeInput = Static<typeof Sandbox.SandboxSaleBody>;
 export type CardTokenInput = Static<typeof Cards.CardTokenBody>;
 export type CardToken = Static<typeof Cards.CardToken>;
 /** A method a link, a session or a charge may offer (checkout's CHECKOUT_METHODS). */
@@ -324,6 +326,8 @@ export const api = {
   simulatePayment: (id: string) =>
     request<Sale>('POST', `/api/sales/${encodeURIComponent(id)}/simulate-payment`),
   sandbox: () => request<{ enabled: boolean }>('GET', '/api/panel/sandbox'),
+  /** Sandbox: a test charge by the sandbox's own sale route (open while the account is in review). */
+  createTestCharge: (input: TestChargeInput) => request<Sale>('POST', '/api/sandbox/sales', input),
   /** Sandbox: its payout provider pays or refuses a PROCESSING withdrawal (the result route's own code). */
   simulateWithdrawalResult: (id: string, result: 'COMPLETED' | 'REJECTED') =>
     request<Withdrawal>('POST', `/api/withdrawals/${encodeURIComponent(id)}/simulate-result`, { result }),

@@ -26377,7 +26377,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sandbox: create a PENDENTE sale as a processor would report it (an account waiting for review may; a suspended one may not) */
+        /** Sandbox: create a PENDENTE sale as a processor would report it (an account waiting for review may; a suspended one may not). The panel session opens it too (Nova cobrança's test charge) */
         post: {
             parameters: {
                 query?: never;

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { merchantOf } from '../auth/index.js';
+import { apiKeyOrSession, merchantOf, requestAccount } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
@@ -14,6 +14,8 @@ export interface SandboxDeps {
   db: Db;
   queue: Queue;
   apiKey: AuthHook;
+  /** The panel's door onto the sandbox's sale creation (Nova cobrança's test charge). */
+  requireSession: AuthHook;
   processor: SaleProcessor;
   settler: SaleSettler;
 }
@@ -30,23 +32,26 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
   app.post(
     '/api/sandbox/sales',
     {
-      // open to an account waiting for review (it tries its integration); refused to a suspended one
+      // open to an account waiting for review (it tries its integration, or the panel's test charge); refused
+      // to a suspended one. Two doors: the API key, and the panel session with the permission to issue charges
       config: {
         errorShape: 'envelope',
         keyScope: 'charges',
+        permission: 'sales.create',
         errors: ['ACCOUNT_NOT_ACTIVE', 'ACCOUNT_SUSPENDED'],
       },
-      onRequest: deps.apiKey,
+      onRequest: apiKeyOrSession(deps.apiKey, deps.requireSession),
       schema: {
         summary:
-          'Sandbox: create a PENDENTE sale as a processor would report it (an account waiting for review may; a suspended one may not)',
+          "Sandbox: create a PENDENTE sale as a processor would report it (an account waiting for review may; a suspended one may not). The panel session opens it too (Nova cobrança's test charge)",
         tags: ['sandbox'],
+        security: [{ publicKey: [], privateKey: [] }, { session: [] }],
         body: SandboxSaleBody,
         response: { 201: Sale, ...errors },
       },
     },
     async (request, reply) => {
-      const accountId = merchantOf(request).accountId;
+      const accountId = requestAccount(request);
       // The type provider does not narrow enum schemas; the schema has validated the body.
       const input = request.body as unknown as SandboxSaleInput;
       const sale = await createSandboxSale(deps.db, deps.processor, accountId, input);

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type ChargeInput, type PaymentMethod } from '../api';
+import { api, type ChargeInput, type PaymentMethod, type TestChargeInput } from '../api';
 import { centsOf } from '../ui/format';
-import { Card, ErrorText } from '../ui/kit';
+import { Card, ErrorText, fieldMarks } from '../ui/kit';
+import { useSandbox } from '../ui/sandbox';
 import { CardInputs, type CardTyped, EMPTY_CARD, expiryOf } from './CardInputs';
 
 const UFS = 'AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC SP SE TO'.split(' ');
@@ -34,6 +35,25 @@ const METHOD_LABELS: Record<PaymentMethod, string> = {
   PIX: 'PIX',
   CREDIT_CARD: 'Cartão de crédito',
 };
+/** The API's name of each field of the form, for the field an error names. */
+const PATHS: Record<keyof Fields, string> = {
+  method: 'paymentMethod',
+  amount: 'amount',
+  description: 'items',
+  name: 'customer.name',
+  email: 'customer.email',
+  document: 'customer.document',
+  phone: 'customer.phone',
+  dueDate: 'boleto.dueDate',
+  street: 'customer.address.street',
+  number: 'customer.address.number',
+  district: 'customer.address.district',
+  city: 'customer.address.city',
+  state: 'customer.address.state',
+  zipCode: 'customer.address.zipCode',
+};
+/** What a test charge offers: the sandbox plays Pix and boleto without a card acquirer. */
+const TEST_METHODS: PaymentMethod[] = ['BOLETO', 'PIX'];
 const SUBMIT_LABELS: Record<PaymentMethod, string> = {
   BOLETO: 'Emitir boleto',
   PIX: 'Criar cobrança PIX',
@@ -78,26 +98,50 @@ export function NewCharge() {
       (err: unknown) => setError(err),
     );
   }, []);
+  // an account in review charges nothing real: with the sandbox on, the form opens a test charge by the
+  // sandbox's own sale route, which is open to it (docs/decisions.md, "What the panel offers an account in review")
+  const sandbox = useSandbox();
+  const [inReview, setInReview] = useState(false);
+  useEffect(() => {
+    api.onboarding().then(
+      (s) => setInReview(s.status === 'pending_review'),
+      () => setInReview(false),
+    );
+  }, []);
+  const testCharge = inReview && sandbox === true;
+  const offered = testCharge ? TEST_METHODS : methods;
   const [amountWrong, setAmountWrong] = useState(false);
   const [busy, setBusy] = useState(false);
   const boleto = f.method === 'BOLETO';
   const byCard = f.method === 'CREDIT_CARD';
-  const field = (name: keyof Fields, label: string, attrs: Record<string, unknown> = {}) => (
-    <div>
-      <label for={`c-${name}`}>{label}</label>
-      <input
-        id={`c-${name}`}
-        required
-        value={f[name]}
-        onInput={(e) => setF({ ...f, [name]: e.currentTarget.value })}
-        {...attrs}
-      />
-    </div>
-  );
+  const field = (name: keyof Fields, label: string, attrs: Record<string, unknown> = {}) => {
+    const marks = fieldMarks(error, PATHS[name], `c-${name}`);
+    return (
+      <div>
+        <label for={`c-${name}`}>{label}</label>
+        <input
+          id={`c-${name}`}
+          required
+          value={f[name]}
+          onInput={(e) => setF({ ...f, [name]: e.currentTarget.value })}
+          {...attrs}
+          {...marks.attrs}
+        />
+        {marks.message}
+      </div>
+    );
+  };
   return (
     <>
       <h1>Nova cobrança</h1>
-      <Card title="Dados da cobrança">
+      {testCharge && (
+        <p class="notice" role="status">
+          <strong>Cobrança de teste.</strong> Sua conta está em análise: cobranças reais são liberadas depois
+          da aprovação. Até lá, esta página cria cobranças de teste, que não movimentam dinheiro de verdade;
+          na página da venda, "Simular pagamento" faz o papel do pagador.
+        </p>
+      )}
+      <Card title={testCharge ? 'Dados da cobrança de teste' : 'Dados da cobrança'}>
         <form
           onSubmit={async (e) => {
             e.preventDefault();
@@ -142,6 +186,17 @@ export function NewCharge() {
                 input.card = { token };
                 input.installments = Number(card.installments);
               }
+              if (testCharge) {
+                const test = {
+                  amount: input.amount,
+                  paymentMethod: input.paymentMethod,
+                  customer: input.customer,
+                  items: input.items,
+                } as TestChargeInput; // the schema's union of methods is not narrowed to its literals
+                const sale = await api.createTestCharge(test);
+                location.hash = `#/vendas/${sale.uuid}`;
+                return;
+              }
               const sale = await api.createCharge(input);
               location.hash = `#/vendas/${sale.uuid}`;
             } catch (err) {
@@ -154,7 +209,7 @@ export function NewCharge() {
           <fieldset>
             <legend>Forma de pagamento</legend>
             <div class="checks">
-              {(methods ?? []).map((m) => (
+              {(offered ?? []).map((m) => (
                 <label key={m} class="check">
                   <input
                     type="radio"
@@ -175,7 +230,9 @@ export function NewCharge() {
               'aria-invalid': amountWrong,
             })}
             {field('description', 'Descrição', { maxLength: 200, placeholder: 'Curso online' })}
-            {boleto && field('dueDate', 'Vencimento', { type: 'date', min: spDay(0), max: spDay(365) })}
+            {boleto &&
+              !testCharge &&
+              field('dueDate', 'Vencimento', { type: 'date', min: spDay(0), max: spDay(365) })}
           </div>
           {amountWrong && (
             <p class="error" role="alert">
@@ -223,16 +280,16 @@ export function NewCharge() {
               Validade inválida: use MM/AA, como 08/29.
             </p>
           )}
-          {methods?.length === 0 && (
+          {offered?.length === 0 && (
             <p class="error" role="alert">
               Este gateway não aceita nenhuma forma de pagamento agora.
             </p>
           )}
-          <button type="submit" disabled={busy || !methods?.length}>
-            {SUBMIT_LABELS[f.method]}
+          <button type="submit" disabled={busy || !offered?.length}>
+            {testCharge ? 'Criar cobrança de teste' : SUBMIT_LABELS[f.method]}
           </button>
+          <ErrorText error={error} />
         </form>
-        <ErrorText error={error} />
       </Card>
     </>
   );

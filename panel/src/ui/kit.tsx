@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api-error';
+import { fieldMessage, invalidField } from './field-errors';
 import { errorMeaning } from './labels';
 
 /** An error from the API, in words (never raw JSON). */
@@ -14,10 +15,33 @@ export function ErrorText({ error }: { error: unknown }) {
     );
   }
   return (
-    <p class="error" role="alert">
+    <p class="error" role="alert" ref={focusInvalidField}>
       {errorMeaning(error.code, error.message, error.retryAfter)}
     </p>
   );
+}
+
+/** The first field its form marks invalid takes the focus, so that the person types where the error is. */
+function focusInvalidField(p: HTMLParagraphElement | null) {
+  const field = p?.closest('form')?.querySelector<HTMLElement>('[aria-invalid="true"]');
+  if (field && document.activeElement !== field) field.focus();
+}
+
+/**
+ * A form field's marks for an error of the API: with `path` (the API's name of the field: "document",
+ * "customer.document", "address.zipCode") the field the error names, `aria-invalid` and the message below it.
+ */
+export function fieldMarks(error: unknown, path: string, id: string) {
+  const named = invalidField(error);
+  const invalid = named !== null && (named === path || named.startsWith(`${path}.`));
+  return {
+    attrs: invalid ? { 'aria-invalid': 'true' as const, 'aria-describedby': `${id}-error` } : {},
+    message: invalid ? (
+      <p id={`${id}-error`} class="error field-error">
+        {fieldMessage(error)}
+      </p>
+    ) : null,
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../../../src/platform/errors/app-error';
 import type { EventName } from '../../../src/webhooks/events';
+import { fieldOfMessage } from './field-errors';
 
 /**
  * Every status and code the panel shows, in Brazilian Portuguese, in one place: pages show `label(X, v)`,
@@ -234,6 +235,12 @@ const FIELDS: [RegExp, string][] = [
   [/^customer\.address\b/, 'o endereço'],
   [/^customer\.document\b/, 'o CPF/CNPJ'],
   [/^customer\.phone\b/, 'o telefone'],
+  [/^document\b/, 'o CPF/CNPJ'],
+  [/^phone\b/, 'o telefone'],
+  [/^legalName\b/, 'a razão social ou nome completo'],
+  [/^address\.zipCode\b/, 'o CEP'],
+  [/^address\.state\b/, 'a UF'],
+  [/^address\b/, 'o endereço'],
   [/^boleto\.dueDate\b/, 'o vencimento'],
   [/^pixKeyType\b/, 'o tipo de chave PIX'],
   [/^pixKey\b/, 'a chave PIX'],
@@ -254,7 +261,10 @@ export function errorMeaning(code: string, message: string, retryAfter: number |
     return `Muitas tentativas. Tente de novo em ${retryAfter === 1 ? '1 segundo' : `${retryAfter} segundos`}.`;
   }
   if (code === 'VALIDATION_ERROR') {
-    const field = FIELDS.find(([pattern]) => pattern.test(message))?.[1];
+    // a schema's refusal names the field's path ("Invalid body/address/zipCode: …"): read it as "address.zipCode"
+    const named = fieldOfMessage(message);
+    const subject = named ? `${named.path} ${named.reason}` : message;
+    const field = FIELDS.find(([pattern]) => pattern.test(subject))?.[1];
     if (field) return `Dados inválidos: confira ${field}.`;
   }
   if (code === 'INVALID_IP') {

@@ -1,0 +1,65 @@
+import { ApiError } from './api-error';
+
+/**
+ * The field a VALIDATION_ERROR is about, read from the API's own message (docs/decisions.md, "Panel forms and
+ * the API's field errors"): the server starts its messages with the field ("document must be a valid CPF or
+ * CNPJ", "customer.document is not a valid CPF"), and a request refused by its schema names the field's path
+ * ("Invalid body/address/zipCode: must match pattern …"). Null when the answer names no field.
+ */
+export function invalidField(error: unknown): string | null {
+  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_ERROR') return null;
+  return fieldOfMessage(error.message)?.path ?? null;
+}
+
+/** A validation message as its field's dotted path and what is wrong with it. */
+export function fieldOfMessage(message: string): { path: string; reason: string } | null {
+  const schema = /^Invalid (?:body|querystring|params)(\/[^:\s]*)?: (.*)$/s.exec(message);
+  if (schema) {
+    const base = (schema[1] ?? '').split('/').filter(Boolean);
+    const reason = schema[2]!;
+    // a missing property is reported on its parent object: name the property itself
+    const required = /must have required property '([^']+)'/.exec(reason);
+    if (required) return { path: [...base, required[1]!].join('.'), reason };
+    return base.length > 0 ? { path: base.join('.'), reason } : null;
+  }
+  // the account's e-mail check quotes the value first: "\"x\" is not an email address"
+  if (/ is not an email address$/.test(message)) return { path: 'email', reason: message };
+  const lead =
+    /^([A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z0-9]+)*) ((?:must|is|are|should|cannot|has|needs)\b.*)$/s.exec(
+      message,
+    );
+  return lead ? { path: lead[1]!, reason: lead[2]! } : null;
+}
+
+const REASONS: [RegExp, (m: RegExpExecArray) => string][] = [
+  [/valid CPF or CNPJ/, () => 'CPF ou CNPJ inválido: confira os dígitos.'],
+  [/not a valid CPF/, () => 'CPF inválido: confira os dígitos.'],
+  [/not a valid CNPJ/, () => 'CNPJ inválido: confira os dígitos.'],
+  [/phone number/, () => 'Telefone inválido: informe DDD e número, como (11) 98765-4321.'],
+  [/not an email address|format "email"/, () => 'E-mail inválido.'],
+  [/must (?:have at least|NOT have fewer than) (\d+) characters?/, (m) => atLeast(Number(m[1]))],
+  [/must NOT have more than (\d+) characters?/, (m) => `Use no máximo ${m[1]} caracteres.`],
+  [/is required|must have required property/, () => 'Preencha este campo.'],
+  [/must not be only spaces/, () => 'Preencha este campo com algo além de espaços.'],
+  [/must match pattern/, () => 'Formato inválido.'],
+  [/must be one of/, () => 'Escolha uma das opções.'],
+  [/must be >= (\d+)/, (m) => `Use um valor a partir de ${m[1]}.`],
+  [/must be <= (\d+)/, (m) => `Use um valor até ${m[1]}.`],
+  [/must be (?:integer|number)/, () => 'Informe um número.'],
+];
+
+const atLeast = (n: number) => (n <= 1 ? 'Preencha este campo.' : `Use pelo menos ${n} caracteres.`);
+
+/**
+ * What the panel says beside a field the API refused: the API's own reason in Portuguese where the panel knows
+ * its phrasing, else a plain "confira este campo" (the server's English is never shown in the panel).
+ */
+export function fieldMessage(error: unknown): string {
+  if (!(error instanceof ApiError)) return '';
+  const reason = fieldOfMessage(error.message)?.reason ?? error.message;
+  for (const [pattern, text] of REASONS) {
+    const m = pattern.exec(reason);
+    if (m) return text(m);
+  }
+  return 'Valor não aceito: confira este campo.';
+}
