@@ -34,6 +34,22 @@ describe('POST /api/sandbox/sales', () => {
     });
   });
 
+  it("opens by the panel's door too: the session (Nova cobrança's test charge), errors in shape A", async () => {
+    const res = await call<Record<string, unknown>>('POST', `${server.url}/api/sandbox/sales`, {
+      headers: merchant.panel,
+      body: saleInput(),
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'PENDENTE', amount: 10000 });
+    const bad = await call('POST', `${server.url}/api/sandbox/sales`, {
+      headers: merchant.panel,
+      body: saleInput({ amount: 0 }),
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual(shapeA('VALIDATION_ERROR'));
+    expect((bad.body as { error: { message: string } }).error.message).toMatch(/^Invalid body\/amount: /);
+  });
+
   it('stores document and phone as digits only', async () => {
     const s = await sandboxSale(server, merchant, {
       customer: { ...CUSTOMER, document: '529.982.247-25', phone: '+55 (11) 98765-4321' },
