@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { unseal } from '../platform/crypto/sealed.js';
 import { hashSecret } from '../platform/crypto/secrets.js';
 import type { Queryable } from '../platform/db/db.js';
 import type { CardBrand } from './brands.js';
-import { useCardToken } from './data.js';
-import type { UsedCardToken } from './tokens.js';
+import { type UsedCardTokenRow, useCardToken } from './data.js';
+import { type UsedCardToken, usedCardOf } from './tokens.js';
 
 /** A card on file, as the merchant sees it: never more than brand, last four and expiry. */
 export interface SavedCardView {
@@ -101,35 +100,12 @@ export async function useSavedCard(
   accountId: number,
   cardId: string,
 ): Promise<UsedCardToken | null> {
-  const [row] = await q.query<{
-    id: number;
-    acquirer: string;
-    acquirer_token_sealed: string;
-    brand: CardBrand;
-    last_four: string;
-    exp_month: number;
-    exp_year: number;
-    bin: string | null;
-    fingerprint: string | null;
-    ip: string | null;
-  }>(
+  const [row] = await q.query<UsedCardTokenRow>(
     `SELECT t.id, t.acquirer, t.acquirer_token_sealed, t.brand, t.last_four, t.exp_month, t.exp_year, t.bin,
             t.fingerprint, t.ip
        FROM saved_cards s JOIN card_tokens t ON t.id = s.card_token_id
       WHERE s.uuid = $1 AND s.account_id = $2 AND s.deleted_at IS NULL`,
     [cardId, accountId],
   );
-  if (!row) return null;
-  return {
-    id: Number(row.id),
-    acquirer: row.acquirer,
-    acquirerToken: unseal(secretsKey, row.acquirer_token_sealed),
-    brand: row.brand,
-    lastFour: row.last_four,
-    expMonth: row.exp_month,
-    expYear: row.exp_year,
-    bin: row.bin,
-    fingerprint: row.fingerprint,
-    ip: row.ip,
-  };
+  return row ? usedCardOf(row, secretsKey) : null;
 }

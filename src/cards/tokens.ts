@@ -4,7 +4,7 @@ import type { Db, Queryable } from '../platform/db/db.js';
 import type { Acquirer } from './acquirer.js';
 import type { CardBrand } from './brands.js';
 import { type CardInput, checkCard } from './card-checks.js';
-import { insertCardToken, useCardToken } from './data.js';
+import { insertCardToken, type UsedCardTokenRow, useCardToken } from './data.js';
 import { cardFingerprint } from './fingerprint.js';
 import { refuseWhenPaused } from './refusal-watch.js';
 
@@ -79,7 +79,11 @@ export async function useToken(
 ): Promise<UsedCardToken | null> {
   if (!/^tok_[A-Za-z0-9_-]{32}$/.test(token)) return null;
   const row = await useCardToken(tx, accountId, hashSecret(token));
-  if (!row) return null;
+  return row ? usedCardOf(row, secretsKey) : null;
+}
+
+/** A card token's row as a charge uses it: its acquirer token unsealed. A saved card's token reads the same. */
+export function usedCardOf(row: UsedCardTokenRow, secretsKey: Buffer): UsedCardToken {
   return {
     id: Number(row.id),
     acquirer: row.acquirer,
