@@ -90,6 +90,13 @@ describe('Recebedores', () => {
     await shot(page, 'recipients-02-detail');
     expect(await seriousViolations(page)).toEqual([]);
 
+    // a name the API refuses is marked in its field, with the API's reason in Portuguese
+    await page.getByLabel('Nome', { exact: true }).fill('Ateliê www.golpe.com');
+    await page.getByRole('button', { name: 'Renomear' }).click();
+    await expect.poll(() => page.locator('#r-name').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#r-name-error').textContent()).toBe(
+      'Use só texto: sem link, endereço da web ou domínio.',
+    );
     // renamed and deactivated from the panel: the same route an integrator's key opens
     await page.getByLabel('Nome', { exact: true }).fill('Ateliê Ana Ltda');
     await page.getByRole('button', { name: 'Renomear' }).click();

@@ -47,3 +47,15 @@ describe('the field a validation message names', () => {
     );
   });
 });
+
+describe('names the API refuses', () => {
+  it('says in Portuguese why a name is not plain text', () => {
+    const error = new ApiError(
+      400,
+      'name must be plain text: no link, web address or domain name',
+      'VALIDATION_ERROR',
+    );
+    expect(invalidField(error)).toBe('name');
+    expect(fieldMessage(error)).toBe('Use só texto: sem link, endereço da web ou domínio.');
+  });
+});

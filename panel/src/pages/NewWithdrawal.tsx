@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type FeePreview, type WithdrawalCreated } from '../api';
 import { money, moneyText, reaisText } from '../ui/format';
-import { Card, ErrorText, Options } from '../ui/kit';
+import { Card, ErrorText, fieldMarks, Options } from '../ui/kit';
 import { PIX_KEY_TYPES } from '../ui/labels';
 import { maskPixKey, pixKeyForApi } from '../ui/pix-key';
 
@@ -103,7 +103,9 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
               setError(null);
               setDone(null);
             }}
+            {...fieldMarks(error, 'amount', 'n-amount').attrs}
           />
+          {fieldMarks(error, 'amount', 'n-amount').message}
         </div>
         <div>
           <label for="n-type">Tipo de chave</label>
@@ -133,7 +135,9 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
               e.currentTarget.value = masked;
               setPixKey(masked);
             }}
+            {...fieldMarks(error, 'pixKey', 'n-key').attrs}
           />
+          {fieldMarks(error, 'pixKey', 'n-key').message}
         </div>
         <div>
           <label for="n-password">{totp ? 'Código do autenticador' : 'Confirme com sua senha'}</label>

@@ -9,7 +9,7 @@ import {
   type Withdrawal,
 } from '../api';
 import { date, day, money, moneyText } from '../ui/format';
-import { Card, DetailsButton, ErrorText, Table, useAttempt } from '../ui/kit';
+import { Card, DetailsButton, ErrorText, fieldMarks, Table, useAttempt } from '../ui/kit';
 import {
   errorMeaning,
   label,
@@ -298,7 +298,9 @@ function RecipientChanges({
             maxLength={200}
             value={name}
             onInput={(e) => setName(e.currentTarget.value)}
+            {...fieldMarks(error, 'name', 'r-name').attrs}
           />
+          {fieldMarks(error, 'name', 'r-name').message}
         </div>
         <button type="submit">Renomear</button>
         <button

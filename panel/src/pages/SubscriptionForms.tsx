@@ -9,7 +9,7 @@ import {
   type SubscriptionInput,
 } from '../api';
 import { centsOf, money } from '../ui/format';
-import { Card, ErrorText, useAttempt } from '../ui/kit';
+import { Card, ErrorText, fieldMarks, useAttempt } from '../ui/kit';
 import { label, METHODS } from '../ui/labels';
 
 /** The methods a plan may take, in the form's order; only those the gateway takes now are offered. */
@@ -74,7 +74,9 @@ export function NewPlan({ onMade }: { onMade: (plan: Plan) => void }) {
             maxLength={200}
             value={name}
             onInput={(e) => setName(e.currentTarget.value)}
+            {...fieldMarks(error, 'name', 'p-name').attrs}
           />
+          {fieldMarks(error, 'name', 'p-name').message}
         </div>
         <div>
           <label for="p-amount">Valor por período (R$)</label>
@@ -84,7 +86,9 @@ export function NewPlan({ onMade }: { onMade: (plan: Plan) => void }) {
             inputMode="decimal"
             value={amount}
             onInput={(e) => setAmount(e.currentTarget.value)}
+            {...fieldMarks(error, 'amountCents', 'p-amount').attrs}
           />
+          {fieldMarks(error, 'amountCents', 'p-amount').message}
         </div>
         <div>
           <label for="p-interval">Cobrança</label>
@@ -109,7 +113,9 @@ export function NewPlan({ onMade }: { onMade: (plan: Plan) => void }) {
             max={90}
             value={trial}
             onInput={(e) => setTrial(e.currentTarget.value)}
+            {...fieldMarks(error, 'trialDays', 'p-trial').attrs}
           />
+          {fieldMarks(error, 'trialDays', 'p-trial').message}
         </div>
         <fieldset>
           <legend>Formas de pagamento</legend>
@@ -263,7 +269,9 @@ export function NewSubscription(props: {
                 maxLength={200}
                 value={person.name}
                 onInput={(e) => setPerson({ ...person, name: e.currentTarget.value })}
+                {...fieldMarks(error, 'name', 's-name').attrs}
               />
+              {fieldMarks(error, 'name', 's-name').message}
             </div>
             <div>
               <label for="s-email">E-mail do cliente</label>
@@ -274,7 +282,9 @@ export function NewSubscription(props: {
                 maxLength={320}
                 value={person.email}
                 onInput={(e) => setPerson({ ...person, email: e.currentTarget.value })}
+                {...fieldMarks(error, 'email', 's-email').attrs}
               />
+              {fieldMarks(error, 'email', 's-email').message}
             </div>
             <div>
               <label for="s-document">CPF ou CNPJ do cliente</label>
@@ -285,7 +295,9 @@ export function NewSubscription(props: {
                 maxLength={20}
                 value={person.document}
                 onInput={(e) => setPerson({ ...person, document: e.currentTarget.value })}
+                {...fieldMarks(error, 'document', 's-document').attrs}
               />
+              {fieldMarks(error, 'document', 's-document').message}
             </div>
           </>
         )}

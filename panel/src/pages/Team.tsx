@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Invitation, type Role, type TeamMember } from '../api';
 import { date, money, reaisText } from '../ui/format';
-import { Card, ErrorText, Options, Table } from '../ui/kit';
+import { Card, ErrorText, fieldMarks, Options, Table } from '../ui/kit';
 import { label, ROLE_HELP, ROLES } from '../ui/labels';
 
 /** Equipe: the account's users and invitations, their roles, and the withdrawal approval rule. */
@@ -161,7 +161,14 @@ function Invite({ roles, onDone }: { roles: Record<string, string>; onDone: () =
       >
         <div>
           <label for="invite-name">Nome</label>
-          <input id="invite-name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <input
+            id="invite-name"
+            required
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+            {...fieldMarks(error, 'name', 'invite-name').attrs}
+          />
+          {fieldMarks(error, 'name', 'invite-name').message}
         </div>
         <div>
           <label for="invite-email">E-mail</label>
@@ -171,7 +178,9 @@ function Invite({ roles, onDone }: { roles: Record<string, string>; onDone: () =
             required
             value={email}
             onInput={(e) => setEmail(e.currentTarget.value)}
+            {...fieldMarks(error, 'email', 'invite-email').attrs}
           />
+          {fieldMarks(error, 'email', 'invite-email').message}
         </div>
         <div>
           <label for="invite-role">Papel</label>

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { fromSaoPaulo } from '../../../src/platform/time/sao-paulo';
 import { api, type Delivery, type Webhook, type WebhookStats } from '../api';
 import { date } from '../ui/format';
-import { Card, ErrorText, SecretOnce, Table, useAttempt } from '../ui/kit';
+import { Card, ErrorText, fieldMarks, SecretOnce, Table, useAttempt } from '../ui/kit';
 import { DELIVERY_STATUS, deliveryErrorText, disabledText, EVENTS, eventLabel, label } from '../ui/labels';
 
 /** "1 pendente", "3 pendentes". */
@@ -139,7 +139,9 @@ function WebhookForm(props: {
           value={url}
           onInput={(e) => setUrl(e.currentTarget.value)}
           placeholder="https://sualoja.com/webhooks"
+          {...fieldMarks(error, 'webhookUrl', id).attrs}
         />
+        {fieldMarks(error, 'webhookUrl', id).message}
         <fieldset>
           <legend>Eventos</legend>
           <label class="check">

@@ -41,6 +41,8 @@ const REASONS: [RegExp, (m: RegExpExecArray) => string][] = [
   [/must NOT have more than (\d+) characters?/, (m) => `Use no máximo ${m[1]} caracteres.`],
   [/is required|must have required property/, () => 'Preencha este campo.'],
   [/must not be only spaces/, () => 'Preencha este campo com algo além de espaços.'],
+  [/must be plain text/, () => 'Use só texto: sem link, endereço da web ou domínio.'],
+  [/must be one line of printable text/, () => 'Use uma linha de texto, sem quebras.'],
   [/must match pattern/, () => 'Formato inválido.'],
   [/must be one of/, () => 'Escolha uma das opções.'],
   [/must be >= (\d+)/, (m) => `Use um valor a partir de ${m[1]}.`],
