@@ -24,7 +24,11 @@ describeApiKeyAuth(
 describeApiKeyAuth({ method: 'GET', path: '/api/public/cashout/1', shape: 'D' }, s);
 describeApiKeyAuth({ method: 'GET', path: `/api/transactions/${uuid}`, shape: 'D' }, s);
 describeApiKeyAuth({ method: 'GET', path: '/api/transactions/1', shape: 'D' }, s);
-describeApiKeyAuth({ method: 'POST', path: '/api/sandbox/sales', body: {}, shape: 'A' }, s);
+// the panel's test charge of an account in review opens it by the session too
+describeApiKeyAuth(
+  { method: 'POST', path: '/api/sandbox/sales', body: {}, shape: 'A', sessionOpens: true },
+  s,
+);
 describeApiKeyAuth(
   { method: 'POST', path: `/api/sandbox/sales/${uuid}/status`, body: { status: 'PAGO' }, shape: 'A' },
   s,

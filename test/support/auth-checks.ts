@@ -13,6 +13,8 @@ export interface ApiKeyRoute {
   body?: unknown;
   /** The shape of this endpoint's 401 body. */
   shape: KeyErrorShape;
+  /** The route opens by the panel session too (a door of its own): a session alone is let in, not refused. */
+  sessionOpens?: boolean;
 }
 
 /** The exact 401 body of each shape: the code where the shape puts it, and nothing else. */
@@ -92,7 +94,16 @@ export function describeApiKeyAuth(route: ApiKeyRoute, server: () => TestServer)
         'x-api-private-key': owner.keys['x-api-public-key']!,
       }));
     it('401 with a revoked key', () => expect401(revokedKeys));
-    it('401 with a panel session and no keys', () => expect401(owner.panel));
+    if (route.sessionOpens) {
+      it('a panel session alone is its other door: let in, not refused', async () => {
+        const res = await call(
+          route.method,
+          `${server().url}${typeof route.path === 'string' ? route.path : route.path(owner)}`,
+          { headers: owner.panel, ...(route.body !== undefined ? { body: route.body } : {}) },
+        );
+        expect(res.status, res.text).not.toBe(401);
+      });
+    } else it('401 with a panel session and no keys', () => expect401(owner.panel));
 
     it('403 IP_NOT_ALLOWED (shape B) from a source IP outside the list, then passes once allowed', async () => {
       const put = await call('PUT', `${server().url}/api/settings/allowed-ips`, {
