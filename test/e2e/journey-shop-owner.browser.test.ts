@@ -192,6 +192,10 @@ describe("a shop owner's journey", () => {
 
     // a withdrawal, which the sandbox completes by itself
     await go('Saques');
+    // the minimum and the fee are said before anything is typed (this plan takes no withdrawal fee)
+    await expect
+      .poll(async () => (await owner.getByTestId('withdrawal-terms').textContent())?.replace(/\s/g, ' '))
+      .toBe('Valor mínimo R$ 100,00; sem taxa.');
     await owner.getByLabel('Valor (R$)').fill('150,00');
     await owner.getByLabel('Tipo de chave').selectOption('CPF');
     await owner.getByLabel('Chave PIX').pressSequentially('52998224725');

@@ -51,7 +51,7 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
       </p>
       <p class="muted" data-testid="withdrawal-terms">
         Valor mínimo {moneyText(MINIMUM)}
-        {fee && `; taxa de cada saque: ${fee}, descontada do valor`}.
+        {fee === 'none' ? '; sem taxa' : fee && `; taxa de cada saque: ${fee}, descontada do valor`}.
       </p>
       <form
         class="filters"
@@ -188,11 +188,11 @@ const KEY_EXAMPLES: Record<string, string> = {
   RANDOM: '123e4567-e89b-12d3-a456-426614174000',
 };
 
-/** A withdrawal's fee rule read off the preview of R$ 100,00: the fixed part, and the variable part's percent. */
+/** A withdrawal's fee rule read off the preview of R$ 100,00: the fixed part and the variable part's percent ('none': free). */
 function feeRule(p: FeePreview): string {
   const fixed = moneyText(p.fees.fixed);
   const variable = Number(p.fees.variable); // reais of R$ 100,00: the percent itself
-  if (variable === 0) return fixed;
+  if (variable === 0) return Number(p.fees.fixed) === 0 ? 'none' : fixed;
   const percent = variable.toLocaleString('pt-BR', { maximumFractionDigits: 2 });
   return `${fixed} + ${percent}% do valor`;
 }
