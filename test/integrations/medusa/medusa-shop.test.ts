@@ -9,7 +9,7 @@
  * from the Admin API reaches the gateway's sale; an unpaid Pix left for a card is cancelled at the gateway.
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -52,6 +52,7 @@ let gatewayDb: { url: string; drop: () => Promise<void> };
 let gatewayProcess: ChildServer;
 let gateway: Gateway;
 let publicKey: string;
+let hookId: string;
 let medusa: Running;
 let medusaUrl: string;
 const medusaDb = `medusa_t_${NAMESPACE}_${randomBytes(4).toString('hex')}`;
@@ -153,6 +154,7 @@ beforeAll(async () => {
     webhookUrl: `${medusaUrl}/hooks/payment/gateway_gateway`,
     events: ['sale.paid', 'sale.canceled', 'sale.refused', 'sale.refunded'],
   });
+  hookId = String(hook.id);
 
   // the provider and the SDK it is built on, packed and installed into the shop
   execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'integrations/medusa/tsconfig.json'], {
@@ -346,6 +348,50 @@ maybe('a Medusa v2 shop paying through the gateway', { timeout: 120_000 }, () =>
     expect(sale.status).toBe('PAGO');
     const refunds = await gateway.refunds.list(pixSaleId);
     expect(refunds.map((r) => r.amountCents)).toEqual([5000]);
+  });
+
+  it('the webhook: a resent delivery is acted on once (its event id), one not signed with the secret is refused', async () => {
+    const delivered = await waitUntil(async () =>
+      (await gateway.webhooks.deliveries(hookId, { limit: 100 })).find(
+        (d) =>
+          d.event === 'sale.paid' &&
+          (d.payload as { uuid?: string }).uuid === pixSaleId &&
+          d.status === 'DELIVERED',
+      ),
+    );
+    await gateway.webhooks.resend(delivered.id);
+    await waitUntil(
+      () =>
+        medusa.out.some((l) =>
+          l.includes(`gateway webhook ${delivered.eventId} (sale.paid) already handled`),
+        ),
+      30_000,
+      () => medusa.out.slice(-20).join('\n'),
+    );
+
+    // the same body, signed with another secret: Medusa answers 200 at once, then the provider refuses it
+    const body = JSON.stringify(delivered.payload);
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const forged = await call('POST', `${medusaUrl}/hooks/payment/gateway_gateway`, {
+      headers: {
+        'content-type': 'application/json',
+        'x-service-timestamp': timestamp,
+        'x-service-signature': `sha256=${createHmac('sha256', 'whsec_not-the-secret').update(`${timestamp}.${body}`).digest('hex')}`,
+        'x-service-event-id': 'forged-event',
+        'webhook-id': 'forged-event',
+        'webhook-timestamp': timestamp,
+        'webhook-signature': 'v1,AAAA',
+      },
+      body: delivered.payload,
+    });
+    expect(forged.status).toBe(200);
+    await waitUntil(
+      () => medusa.out.some((l) => l.includes('gateway webhook refused: signature mismatch')),
+      30_000,
+      () => medusa.out.slice(-20).join('\n'),
+    );
+    const sale = await gateway.transactions.retrieve(pixSaleId);
+    expect(sale.status).toBe('PAGO');
   });
 
   it('card in 3 installments: authorized at checkout into an order, captured at the gateway by the admin’s capture', async () => {
