@@ -30063,8 +30063,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a PENDENTE PIX or BOLETO sale: its charge removed at the processor, the sale CANCELADO
-         * @description Any other status → 409 INVALID_STATUS (a paid sale is refunded instead). A charge the processor reports paid meanwhile is credited, not cancelled.
+         * Cancel a PENDENTE PIX or BOLETO sale (its charge removed at the processor) or void an authorized card sale not captured (EM_PROCESSAMENTO): the sale CANCELADO
+         * @description Any other status → 409 INVALID_STATUS (a paid sale is refunded instead; a card authorization held for a risk review is decided by the review). A charge the processor reports paid meanwhile is credited, not cancelled. The acquirer refusing the void → 502 PROCESSOR_ERROR, unreachable → 503 PROCESSOR_UNAVAILABLE.
          */
         post: {
             parameters: {
@@ -30245,7 +30245,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -30253,7 +30253,7 @@ export interface paths {
                     content: {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "SERVICE_UNAVAILABLE";
+                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
                         };
                     };
                 };

@@ -14,7 +14,7 @@ import { parseIdempotencyKey } from '../platform/http/idempotency-key.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { parsePublicId } from '../platform/ids/public-ids.js';
+import { type PublicId, parsePublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { pageOf } from '../platform/paging/pagination.js';
 import { ALLOW, customerFacts, type RiskRules } from '../risk/index.js';
@@ -69,6 +69,8 @@ export interface CardSalesPort {
     key: string | null,
     log: Logger,
   ): Promise<{ sale: SaleRow; replayed: boolean }>;
+  /** Voids an authorized card sale not captured (EM_PROCESSAMENTO → CANCELADO); its id. */
+  void(accountId: number, id: PublicId): Promise<number>;
 }
 
 /**
@@ -86,6 +88,7 @@ export interface BoletoSales {
 }
 
 const security = [{ publicKey: [], privateKey: [] }];
+const CARD_METHODS: ReadonlySet<string> = new Set(['CREDIT_CARD', 'DEBIT_CARD']);
 
 /** What opening a charge needs: the processors of both methods (the API's and the panel's routes). */
 export type ChargeDeps = Pick<
@@ -376,15 +379,15 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       config: {
         errorShape: 'transaction',
         keyScope: 'charges',
-        errors: ['FORBIDDEN', 'NOT_FOUND', 'INVALID_STATUS', 'PROCESSOR_ERROR'],
+        errors: ['FORBIDDEN', 'NOT_FOUND', 'INVALID_STATUS', 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
       },
       onRequest: deps.apiKey,
       preValidation: emptyBodyIsObject,
       schema: {
         summary:
-          'Cancel a PENDENTE PIX or BOLETO sale: its charge removed at the processor, the sale CANCELADO',
+          'Cancel a PENDENTE PIX or BOLETO sale (its charge removed at the processor) or void an authorized card sale not captured (EM_PROCESSAMENTO): the sale CANCELADO',
         description:
-          'Any other status → 409 INVALID_STATUS (a paid sale is refunded instead). A charge the processor reports paid meanwhile is credited, not cancelled.',
+          'Any other status → 409 INVALID_STATUS (a paid sale is refunded instead; a card authorization held for a risk review is decided by the review). A charge the processor reports paid meanwhile is credited, not cancelled. The acquirer refusing the void → 502 PROCESSOR_ERROR, unreachable → 503 PROCESSOR_UNAVAILABLE.',
         tags: ['public'],
         security,
         params: IdPath,
@@ -397,6 +400,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
           409: TransactionErrorBody,
           500: TransactionErrorBody,
           502: TransactionErrorBody,
+          503: TransactionErrorBody,
         },
       },
     },
@@ -404,7 +408,12 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       const id = parsePublicId(request.params.id);
       if (!id) throw validation('id must be a sale uuid or a numeric id');
       const accountId = merchantOf(request).accountId;
-      const saleId = await cancelCharge(deps.db, deps.settler.queue, deps.pixProcessor, accountId, id);
+      const sale = ownedSale(await findSaleRow(deps.db, id), accountId);
+      // a card sale only authorized is voided at the acquirer; a PIX or boleto charge removed at its processor
+      const saleId =
+        deps.cardSales && CARD_METHODS.has(sale.payment_method) && sale.status === 'EM_PROCESSAMENTO'
+          ? await deps.cardSales.void(accountId, id)
+          : await cancelCharge(deps.db, deps.settler.queue, deps.pixProcessor, accountId, id);
       return sendJsonText(reply, 200, await saleJson(deps.db, saleId));
     },
   );
