@@ -292,10 +292,13 @@ export class GatewayPaymentProvider extends AbstractPaymentProvider<GatewayProvi
     );
   }
 
-  /** Cancels a Pix or boleto still unpaid; any other sale is answered as it is (a paid one is refunded instead). */
+  /**
+   * Cancels a Pix or boleto still unpaid, or voids a card only authorized; any other sale is answered as it is (a
+   * paid one is refunded instead).
+   */
   private async cancelOpenCharge(data: GatewaySessionData): Promise<Sale> {
     const sale = await this.sale(data);
-    if (sale.status !== 'PENDENTE') return sale;
+    if (sale.status !== 'PENDENTE' && sale.status !== 'EM_PROCESSAMENTO') return sale;
     try {
       return await this.gateway.transactions.cancel(sale.uuid);
     } catch (err) {

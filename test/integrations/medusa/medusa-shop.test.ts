@@ -39,6 +39,13 @@ const BUYER = {
   document: '52998224725',
   phone: '5511987654321',
 };
+const CARD = {
+  number: '4111111111111111',
+  holderName: 'MARIA SILVA',
+  expMonth: 12,
+  expYear: 2030,
+  cvv: '123',
+};
 const ADDRESS = {
   street: 'Rua das Flores',
   number: '100',
@@ -52,7 +59,7 @@ let gatewayDb: { url: string; drop: () => Promise<void> };
 let gatewayProcess: ChildServer;
 let gateway: Gateway;
 let publicKey: string;
-let hookId: string;
+let hookId: number;
 let medusa: Running;
 let medusaUrl: string;
 const medusaDb = `medusa_t_${NAMESPACE}_${randomBytes(4).toString('hex')}`;
@@ -154,7 +161,7 @@ beforeAll(async () => {
     webhookUrl: `${medusaUrl}/hooks/payment/gateway_gateway`,
     events: ['sale.paid', 'sale.canceled', 'sale.refused', 'sale.refunded'],
   });
-  hookId = String(hook.id);
+  hookId = hook.id;
 
   // the provider and the SDK it is built on, packed and installed into the shop
   execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'integrations/medusa/tsconfig.json'], {
@@ -429,6 +436,28 @@ maybe('a Medusa v2 shop paying through the gateway', { timeout: 120_000 }, () =>
     expect((await adminOrder(order.id)).payment_status).toBe('captured');
   });
 
+  it('an order paid by a card only authorized, cancelled in the admin: the authorization voided at the gateway', async () => {
+    const token = (await gateway.cards.tokenize(CARD)).token;
+    const { cart } = await cartPaidBy({ method: 'card', customer: BUYER, card: { token, installments: 2 } });
+    const done = await complete(cart.id);
+    expect(done.body.type, done.text).toBe('order');
+    const order = await adminOrder(done.body.order!.id);
+    const payment = order.payment_collections[0]!.payments[0]!;
+    const saleId = (await paymentData(payment.id)).saleId as string;
+    expect((await gateway.transactions.retrieve(saleId)).status).toBe('EM_PROCESSAMENTO');
+
+    await ok('POST', `/admin/orders/${order.id}/cancel`, {});
+    expect(await gateway.transactions.retrieve(saleId)).toMatchObject({
+      status: 'CANCELADO',
+      installments: 2,
+    });
+    const { order: canceled } = await ok<{ order: { status: string } }>(
+      'GET',
+      `/admin/orders/${order.id}?fields=id,status`,
+    );
+    expect(canceled.status).toBe('canceled');
+  });
+
   it('boleto: its line and PDF link in the session; paid, the webhook makes the order', async () => {
     const { cart, session } = await cartPaidBy({ method: 'boleto', customer: BUYER, address: ADDRESS });
     expect(session.data.boleto?.digitableLine).toMatch(/^\d{47}$/);
@@ -443,13 +472,7 @@ maybe('a Medusa v2 shop paying through the gateway', { timeout: 120_000 }, () =>
   it('an unpaid Pix the buyer leaves for a card is cancelled at the gateway', async () => {
     const { collectionId, session } = await cartPaidBy({ method: 'pix', customer: BUYER });
     expect((await gateway.transactions.retrieve(session.data.saleId!)).status).toBe('PENDENTE');
-    const tokenized = await gateway.cards.tokenize({
-      number: '4111111111111111',
-      holderName: 'MARIA SILVA',
-      expMonth: 12,
-      expYear: 2030,
-      cvv: '123',
-    });
+    const tokenized = await gateway.cards.tokenize(CARD);
     await choosePayment(collectionId, { method: 'card', customer: BUYER, card: { token: tokenized.token } });
     expect((await gateway.transactions.retrieve(session.data.saleId!)).status).toBe('CANCELADO');
   });
