@@ -465,7 +465,7 @@ export class CardSales {
         'INVALID_STATUS',
         `a ${sale.payment_method} sale in status ${sale.status} cannot be cancelled: ${why}`,
       );
-    if (!row || row.state !== 'authorized' || sale.status !== 'EM_PROCESSAMENTO') {
+    if (row?.state !== 'authorized' || sale.status !== 'EM_PROCESSAMENTO') {
       throw refuse('only an authorization not captured is voided (a paid sale is refunded instead)');
     }
     if (row.risk_hold) throw refuse('it is held for a risk review, which captures or voids it');
