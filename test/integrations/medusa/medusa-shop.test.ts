@@ -67,7 +67,8 @@ let adminHeaders: Record<string, string>;
 let storeHeaders: Record<string, string>;
 let regionId: string;
 let variantId: string;
-const work = mkdtempSync(path.join(tmpdir(), 'gw-medusa-'));
+/** The run's own folder: the packed tarballs, the gateway's DATA_DIR. */
+let work: string;
 
 /** A Medusa command in the shop's folder, to completion (its output thrown with the error when it fails). */
 function medusaCommand(args: string[], env: NodeJS.ProcessEnv): void {
@@ -110,140 +111,6 @@ async function ok<T = Record<string, unknown>>(method: string, route: string, bo
   if (res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${res.text}`);
   return res.body;
 }
-
-beforeAll(async () => {
-  if (!installed)
-    throw new Error('the Medusa shop is not installed: npm ci --prefix test/integrations/medusa/app');
-  // the gateway, a real process on its own database
-  gatewayDb = await freshDatabase();
-  const gatewayPort = await freePort();
-  const gatewayEnv = {
-    DATABASE_URL: gatewayDb.url,
-    DATA_DIR: path.join(work, 'gateway-data'),
-    PORT: String(gatewayPort),
-    // the boleto's PDF link in the session's data points here
-    PUBLIC_URL: `http://127.0.0.1:${gatewayPort}`,
-  };
-  gatewayProcess = await spawnGateway(['serve'], gatewayEnv);
-  const account = await runGateway(
-    [
-      'accounts',
-      'create',
-      '--name',
-      'Loja Medusa',
-      '--email',
-      'loja@example.com',
-      '--password',
-      'uma-senha-longa',
-      '--json',
-    ],
-    gatewayEnv,
-  );
-  expect(account.code, account.stderr).toBe(0);
-  const accountId = (JSON.parse(account.stdout) as { id: number }).id;
-  const keys = await runGateway(
-    ['keys', 'create', '--account', String(accountId), '--name', 'medusa', '--json'],
-    gatewayEnv,
-  );
-  expect(keys.code, keys.stderr).toBe(0);
-  const pair = JSON.parse(keys.stdout) as { publicKey: string; privateKey: string };
-  publicKey = pair.publicKey;
-  gateway = new Gateway({
-    baseUrl: gatewayProcess.url,
-    publicKey: pair.publicKey,
-    privateKey: pair.privateKey,
-  });
-
-  // the shop's webhook, registered as its README says
-  const port = await freePort();
-  medusaUrl = `http://127.0.0.1:${port}`;
-  const hook = await gateway.webhooks.create({
-    webhookUrl: `${medusaUrl}/hooks/payment/gateway_gateway`,
-    events: ['sale.paid', 'sale.canceled', 'sale.refused', 'sale.refunded'],
-  });
-  hookId = hook.id;
-
-  // the provider and the SDK it is built on, packed and installed into the shop
-  execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'integrations/medusa/tsconfig.json'], {
-    cwd: ROOT,
-  });
-  installPacked(path.join(ROOT, 'sdk'), '@payment-gateway/sdk');
-  installPacked(path.join(ROOT, 'integrations', 'medusa'), '@payment-gateway/medusa');
-
-  // the shop: its own database, migrated; an admin user; then the server
-  await admin((c) => c.query(`CREATE DATABASE ${medusaDb}`));
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    NODE_ENV: 'development',
-    MEDUSA_DISABLE_TELEMETRY: 'true',
-    DATABASE_URL: urlFor(medusaDb),
-    PORT: String(port),
-    JWT_SECRET: randomBytes(16).toString('hex'),
-    COOKIE_SECRET: randomBytes(16).toString('hex'),
-    GATEWAY_URL: gatewayProcess.url,
-    GATEWAY_PUBLIC_KEY: pair.publicKey,
-    GATEWAY_PRIVATE_KEY: pair.privateKey,
-    GATEWAY_WEBHOOK_SECRET: hook.secret,
-  };
-  medusaCommand(['db:migrate'], env);
-  const password = randomBytes(12).toString('hex');
-  medusaCommand(['user', '-e', 'admin@loja.example', '-p', password], env);
-  medusa = spawnCollecting(MEDUSA, ['start'], { cwd: APP, env });
-  await waitUntil(
-    () => medusa.out.some((l) => l.includes('Server is ready on port')),
-    120_000,
-    () => `medusa start:\n${medusa.out.join('\n')}`,
-  );
-
-  const login = await call<{ token: string }>('POST', `${medusaUrl}/auth/user/emailpass`, {
-    body: { email: 'admin@loja.example', password },
-  });
-  expect(login.status, login.text).toBe(200);
-  adminHeaders = { authorization: `Bearer ${login.body.token}` };
-
-  // the shop's admin: a region in BRL paid through the gateway, a publishable key, a product
-  const region = await ok<{ region: { id: string } }>('POST', '/admin/regions', {
-    name: 'Brasil',
-    currency_code: 'brl',
-    countries: ['br'],
-    payment_providers: [PROVIDER_ID],
-  });
-  regionId = region.region.id;
-  const channels = await ok<{ sales_channels: { id: string }[] }>('GET', '/admin/sales-channels');
-  const channelId = channels.sales_channels[0]!.id;
-  const key = await ok<{ api_key: { id: string; token: string } }>('POST', '/admin/api-keys', {
-    title: 'Loja',
-    type: 'publishable',
-  });
-  await ok('POST', `/admin/api-keys/${key.api_key.id}/sales-channels`, { add: [channelId] });
-  storeHeaders = { 'x-publishable-api-key': key.api_key.token };
-  const product = await ok<{ product: { variants: { id: string }[] } }>('POST', '/admin/products', {
-    // a course: nothing to ship, so no shipping options are needed to complete a cart
-    title: 'Curso de fotografia',
-    status: 'published',
-    sales_channels: [{ id: channelId }],
-    options: [{ title: 'Turma', values: ['Online'] }],
-    variants: [
-      {
-        title: 'Online',
-        options: { Turma: 'Online' },
-        manage_inventory: false,
-        prices: [{ currency_code: 'brl', amount: 129.9 }],
-      },
-    ],
-  });
-  variantId = product.product.variants[0]!.id;
-}, 400_000);
-
-afterAll(async () => {
-  medusa?.stop();
-  await medusa?.exited;
-  await gatewayProcess?.stop();
-  await gatewayDb?.drop();
-  await admin((c) => c.query(`DROP DATABASE IF EXISTS ${medusaDb} WITH (FORCE)`));
-  rmSync(work, { recursive: true, force: true });
-}, 60_000);
 
 interface Session {
   id: string;
@@ -319,6 +186,145 @@ async function orderOf(cartId: string): Promise<string> {
 }
 
 maybe('a Medusa v2 shop paying through the gateway', { timeout: 120_000 }, () => {
+  beforeAll(async () => {
+    if (!installed)
+      throw new Error('the Medusa shop is not installed: npm ci --prefix test/integrations/medusa/app');
+    work = mkdtempSync(path.join(tmpdir(), 'gw-medusa-'));
+    // the gateway, a real process on its own database
+    gatewayDb = await freshDatabase();
+    const gatewayPort = await freePort();
+    const gatewayEnv = {
+      DATABASE_URL: gatewayDb.url,
+      DATA_DIR: path.join(work, 'gateway-data'),
+      PORT: String(gatewayPort),
+      // the boleto's PDF link in the session's data points here
+      PUBLIC_URL: `http://127.0.0.1:${gatewayPort}`,
+    };
+    gatewayProcess = await spawnGateway(['serve'], gatewayEnv);
+    const account = await runGateway(
+      [
+        'accounts',
+        'create',
+        '--name',
+        'Loja Medusa',
+        '--email',
+        'loja@example.com',
+        '--password',
+        'uma-senha-longa',
+        '--json',
+      ],
+      gatewayEnv,
+    );
+    expect(account.code, account.stderr).toBe(0);
+    const accountId = (JSON.parse(account.stdout) as { id: number }).id;
+    const keys = await runGateway(
+      ['keys', 'create', '--account', String(accountId), '--name', 'medusa', '--json'],
+      gatewayEnv,
+    );
+    expect(keys.code, keys.stderr).toBe(0);
+    const pair = JSON.parse(keys.stdout) as { publicKey: string; privateKey: string };
+    publicKey = pair.publicKey;
+    gateway = new Gateway({
+      baseUrl: gatewayProcess.url,
+      publicKey: pair.publicKey,
+      privateKey: pair.privateKey,
+    });
+
+    // the shop's webhook, registered as its README says
+    const port = await freePort();
+    medusaUrl = `http://127.0.0.1:${port}`;
+    const hook = await gateway.webhooks.create({
+      webhookUrl: `${medusaUrl}/hooks/payment/gateway_gateway`,
+      events: ['sale.paid', 'sale.canceled', 'sale.refused', 'sale.refunded'],
+    });
+    hookId = hook.id;
+
+    // the provider and the SDK it is built on, packed and installed into the shop
+    execFileSync(
+      path.join(ROOT, 'node_modules', '.bin', 'tsc'),
+      ['-p', 'integrations/medusa/tsconfig.json'],
+      {
+        cwd: ROOT,
+      },
+    );
+    installPacked(path.join(ROOT, 'sdk'), '@payment-gateway/sdk');
+    installPacked(path.join(ROOT, 'integrations', 'medusa'), '@payment-gateway/medusa');
+
+    // the shop: its own database, migrated; an admin user; then the server
+    await admin((c) => c.query(`CREATE DATABASE ${medusaDb}`));
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'development',
+      MEDUSA_DISABLE_TELEMETRY: 'true',
+      DATABASE_URL: urlFor(medusaDb),
+      PORT: String(port),
+      JWT_SECRET: randomBytes(16).toString('hex'),
+      COOKIE_SECRET: randomBytes(16).toString('hex'),
+      GATEWAY_URL: gatewayProcess.url,
+      GATEWAY_PUBLIC_KEY: pair.publicKey,
+      GATEWAY_PRIVATE_KEY: pair.privateKey,
+      GATEWAY_WEBHOOK_SECRET: hook.secret,
+    };
+    medusaCommand(['db:migrate'], env);
+    const password = randomBytes(12).toString('hex');
+    medusaCommand(['user', '-e', 'admin@loja.example', '-p', password], env);
+    medusa = spawnCollecting(MEDUSA, ['start'], { cwd: APP, env });
+    await waitUntil(
+      () => medusa.out.some((l) => l.includes('Server is ready on port')),
+      120_000,
+      () => `medusa start:\n${medusa.out.join('\n')}`,
+    );
+
+    const login = await call<{ token: string }>('POST', `${medusaUrl}/auth/user/emailpass`, {
+      body: { email: 'admin@loja.example', password },
+    });
+    expect(login.status, login.text).toBe(200);
+    adminHeaders = { authorization: `Bearer ${login.body.token}` };
+
+    // the shop's admin: a region in BRL paid through the gateway, a publishable key, a product
+    const region = await ok<{ region: { id: string } }>('POST', '/admin/regions', {
+      name: 'Brasil',
+      currency_code: 'brl',
+      countries: ['br'],
+      payment_providers: [PROVIDER_ID],
+    });
+    regionId = region.region.id;
+    const channels = await ok<{ sales_channels: { id: string }[] }>('GET', '/admin/sales-channels');
+    const channelId = channels.sales_channels[0]!.id;
+    const key = await ok<{ api_key: { id: string; token: string } }>('POST', '/admin/api-keys', {
+      title: 'Loja',
+      type: 'publishable',
+    });
+    await ok('POST', `/admin/api-keys/${key.api_key.id}/sales-channels`, { add: [channelId] });
+    storeHeaders = { 'x-publishable-api-key': key.api_key.token };
+    const product = await ok<{ product: { variants: { id: string }[] } }>('POST', '/admin/products', {
+      // a course: nothing to ship, so no shipping options are needed to complete a cart
+      title: 'Curso de fotografia',
+      status: 'published',
+      sales_channels: [{ id: channelId }],
+      options: [{ title: 'Turma', values: ['Online'] }],
+      variants: [
+        {
+          title: 'Online',
+          options: { Turma: 'Online' },
+          manage_inventory: false,
+          prices: [{ currency_code: 'brl', amount: 129.9 }],
+        },
+      ],
+    });
+    variantId = product.product.variants[0]!.id;
+  }, 400_000);
+
+  afterAll(async () => {
+    medusa?.stop();
+    await medusa?.exited;
+    await gatewayProcess?.stop();
+    await gatewayDb?.drop();
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${medusaDb} WITH (FORCE)`));
+    if (work) rmSync(work, { recursive: true, force: true });
+  }, 60_000);
+
   let pixOrderId: string;
   let pixSaleId: string;
 
