@@ -5,8 +5,10 @@
  * registered in the shop's medusa-config.ts. The gateway runs as a process beside it, its signed webhooks
  * registered at the shop's /hooks/payment/gateway_gateway. A buyer walks the Store API: a Pix paid in the
  * gateway's sandbox completes the cart into an order by the webhook alone; a card in 3 installments is
- * authorized at checkout and captured by the shop's admin; a boleto shows its line and PDF; a partial refund
- * from the Admin API reaches the gateway's sale; an unpaid Pix left for a card is cancelled at the gateway.
+ * authorized at checkout and captured by the shop's admin, or voided when the admin cancels the order; a refused
+ * card leaves no order and the buyer pays with another; a boleto shows its line and PDF; a partial refund from the
+ * Admin API reaches the gateway's sale; an unpaid Pix left for a card is cancelled at the gateway; a resent
+ * webhook is acted on once and a forged one refused.
  */
 import { execFileSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
@@ -15,6 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Gateway } from '@payment-gateway/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cardEnding } from '../../cards/cards.js';
 import { runGateway } from '../../support/cli.js';
 import { call } from '../../support/http.js';
 import { admin, freshDatabase, NAMESPACE, urlFor } from '../../support/pg.js';
@@ -462,6 +465,30 @@ maybe('a Medusa v2 shop paying through the gateway', { timeout: 120_000 }, () =>
       `/admin/orders/${order.id}?fields=id,status`,
     );
     expect(canceled.status).toBe('canceled');
+  });
+
+  it('a refused card: no order, the session in error with the refusal, and the buyer pays again with another card', async () => {
+    const refused = (await gateway.cards.tokenize({ ...CARD, number: cardEnding('2') })).token;
+    const { cart, collectionId } = await cartPaidBy({
+      method: 'card',
+      customer: BUYER,
+      card: { token: refused },
+    });
+    const done = await complete(cart.id);
+    expect(done.body.type, done.text).not.toBe('order');
+    // the Store API shows a payment collection through its cart
+    const { cart: seen } = await ok<{ cart: { payment_collection: { payment_sessions: Session[] } } }>(
+      'GET',
+      `/store/carts/${cart.id}?fields=*payment_collection.payment_sessions`,
+    );
+    const session = seen.payment_collection.payment_sessions[0]!;
+    expect(session.status).toBe('error');
+    expect(session.data).toMatchObject({ saleStatus: 'RECUSADO', refusalReason: { code: '05' } });
+
+    const approved = (await gateway.cards.tokenize(CARD)).token;
+    await choosePayment(collectionId, { method: 'card', customer: BUYER, card: { token: approved } });
+    const again = await complete(cart.id);
+    expect(again.body.type, again.text).toBe('order');
   });
 
   it('boleto: its line and PDF link in the session; paid, the webhook makes the order', async () => {
