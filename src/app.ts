@@ -47,6 +47,7 @@ import {
   operatorSession,
   requireDeclaredOpsRoles,
 } from './operators/index.js';
+import { bcbWebhookRoutes, startBcb } from './pix/index.js';
 import type { Platform } from './platform/context.js';
 import { healthRoute } from './platform/http/health.js';
 import { panelSite } from './platform/http/panel-site.js';
@@ -57,14 +58,12 @@ import { metricsPlugin } from './platform/observability/metrics.js';
 import { Recipients, recipientPanelRoutes, recipientRoutes } from './recipients/index.js';
 import type { SaleProcessor } from './sales/index.js';
 import {
-  bcbWebhookRoutes,
   cancelOpenChargesOf,
   processorCallbackRoutes,
   Sale,
   SaleSettler,
   salesPanelRoutes,
   salesRoutes,
-  startBcb,
 } from './sales/index.js';
 import {
   sandboxAnticipationRoutes,

@@ -1,10 +1,10 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DevPsp } from '../../../src/devpsp/server.js';
-import { startBcb } from '../../../src/sales/processors/bcb/start.js';
-import { RECEIVER_KEY, startBcbGateway } from '../../support/psp.js';
-import type { TestServer } from '../../support/server.js';
-import { waitUntil } from '../../support/wait.js';
+import type { DevPsp } from '../../src/devpsp/server.js';
+import { startBcb } from '../../src/pix/start.js';
+import { RECEIVER_KEY, startBcbGateway } from '../support/psp.js';
+import type { TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 
 let psp: DevPsp;
 let server: TestServer;
