@@ -5,6 +5,7 @@ import type { Db } from '../platform/db/db.js';
 import { notFound, validation } from '../platform/errors/app-error.js';
 import {
   EnvelopeErrorBody,
+  errorAnswers,
   IpAccessErrorBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
@@ -87,9 +88,7 @@ export async function boletoRoutes(
         params: Type.Object({ file: Type.String({ maxLength: 100 }) }),
         response: {
           200: Pdf,
-          404: TransactionErrorBody,
-          429: TransactionErrorBody,
-          500: TransactionErrorBody,
+          ...errorAnswers(TransactionErrorBody, [404, 429, 500]),
         },
       },
     },

@@ -4,6 +4,7 @@ import { accountOf, merchantOf } from '../auth/index.js';
 import { validation } from '../platform/errors/app-error.js';
 import {
   EnvelopeErrorBody,
+  errorAnswers,
   IpAccessErrorBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
@@ -62,11 +63,7 @@ export async function cardRoutes(
           400: TransactionErrorBody,
           401: TransactionErrorBody,
           403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
-          404: TransactionErrorBody,
-          409: TransactionErrorBody,
-          500: TransactionErrorBody,
-          502: TransactionErrorBody,
-          503: TransactionErrorBody,
+          ...errorAnswers(TransactionErrorBody, [404, 409, 500, 502, 503]),
         },
       },
     },
@@ -147,11 +144,7 @@ export async function cardRoutes(
         body: CardTokenBody,
         response: {
           201: CardToken,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          502: EnvelopeErrorBody,
-          503: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 502, 503]),
         },
       },
     },

@@ -3,7 +3,7 @@ import { accountOf } from '../auth/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
-import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import { IdempotencyHeaders, parseIdempotencyKey } from '../platform/http/idempotency-key.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
@@ -184,13 +184,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
         body: ChargeBody,
         response: {
           201: CreatedSale,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
-          422: EnvelopeErrorBody,
-          502: EnvelopeErrorBody,
-          503: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 409, 422, 502, 503]),
         },
       },
     },
@@ -223,12 +217,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
         params: IdPath,
         response: {
           200: Sale,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
-          502: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404, 409, 502]),
         },
       },
     },
@@ -268,14 +257,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
         body: RefundBody,
         response: {
           202: RefundedSale,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
-          422: EnvelopeErrorBody,
-          502: EnvelopeErrorBody,
-          503: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404, 409, 422, 502, 503]),
         },
       },
     },

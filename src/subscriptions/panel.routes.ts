@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { accountOf } from '../auth/index.js';
-import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, parseLimit } from '../platform/paging/pagination.js';
@@ -15,10 +15,7 @@ import {
 import type { Subscriptions } from './subscriptions.js';
 
 const errors = {
-  400: EnvelopeErrorBody,
-  401: EnvelopeErrorBody,
-  403: EnvelopeErrorBody,
-  404: EnvelopeErrorBody,
+  ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
 };
 
 /** The panel's Assinaturas page (session cookie): the subscriptions and plans, and cancelling one. */

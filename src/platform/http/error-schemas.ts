@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import type { ErrorShape } from './errors.js';
 
 /**
@@ -61,3 +61,17 @@ export const ERROR_BODY_OF_SHAPE: Record<ErrorShape, typeof EnvelopeErrorBody | 
     transaction: TransactionErrorBody,
     balance: BalanceErrorBody,
   };
+
+/** One error body for each status listed, spread into a route's response schema: `{ 400: body, 409: body, … }`. */
+export function errorAnswers<T extends TSchema>(body: T, statuses: readonly number[]): Record<number, T> {
+  return Object.fromEntries(statuses.map((status) => [status, body]));
+}
+
+/** The tags and security of an API-key route (a key pair). */
+export const KEY_ROUTE: { tags: string[]; security: Record<string, string[]>[] } = {
+  tags: ['public'],
+  security: [{ publicKey: [], privateKey: [] }],
+};
+
+/** The route config of a route answering errors in shape D. */
+export const SHAPE_D = { errorShape: 'transaction' as const };
