@@ -1,17 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { accountOf, merchantOf } from '../auth/index.js';
-import { validation } from '../platform/errors/app-error.js';
 import {
+  AnyDoorForbiddenBody,
   EnvelopeErrorBody,
   errorAnswers,
-  IpAccessErrorBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, CardAttemptCheck, Http } from '../platform/http/types.js';
-import { parsePublicId } from '../platform/ids/public-ids.js';
+import { saleIdParam } from '../platform/ids/public-ids.js';
 import { IdPath, Sale, saleJson } from '../sales/index.js';
 import type { CardSales } from './card-sales.js';
 import { mapCardErrors } from './http.js';
@@ -62,14 +60,13 @@ export async function cardRoutes(
           200: Sale,
           400: TransactionErrorBody,
           401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+          403: AnyDoorForbiddenBody,
           ...errorAnswers(TransactionErrorBody, [404, 409, 500, 502, 503]),
         },
       },
     },
     async (request, reply) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const id = saleIdParam(request.params.id);
       const saleId = await mapCardErrors(() =>
         deps.sales.capture(merchantOf(request).accountId, id, request.body.amountCents),
       );
@@ -111,7 +108,7 @@ export async function cardRoutes(
           201: CardToken,
           400: TransactionErrorBody,
           401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+          403: AnyDoorForbiddenBody,
           502: TransactionErrorBody,
           503: TransactionErrorBody,
         },

@@ -1,10 +1,5 @@
-import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
-import {
-  EnvelopeErrorBody,
-  IpAccessErrorBody,
-  TransactionErrorBody,
-} from '../platform/http/error-schemas.js';
+import { AnyDoorForbiddenBody, TransactionErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { IdPath } from '../sales/index.js';
 import { mapCheckoutErrors, uuidPath } from './http.js';
@@ -15,7 +10,7 @@ const security = [{ publicKey: [], privateKey: [] }];
 const errors = {
   400: TransactionErrorBody,
   401: TransactionErrorBody,
-  403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+  403: AnyDoorForbiddenBody,
   404: TransactionErrorBody,
 };
 

@@ -2,8 +2,8 @@ import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import {
+  AnyDoorForbiddenBody,
   BalanceErrorBody,
-  EnvelopeErrorBody,
   IpAccessErrorBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
@@ -55,7 +55,7 @@ export async function ledgerRoutes(app: Http, deps: { db: Db; apiKey: AuthHook }
           200: ReceivablesPage,
           400: TransactionErrorBody,
           401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+          403: AnyDoorForbiddenBody,
           500: TransactionErrorBody,
         },
       },

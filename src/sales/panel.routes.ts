@@ -1,14 +1,14 @@
 import { Type } from 'typebox';
 import { accountOf } from '../auth/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
-import { AppError, notFound, validation } from '../platform/errors/app-error.js';
+import { AppError, notFound } from '../platform/errors/app-error.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import { IdempotencyHeaders, parseIdempotencyKey } from '../platform/http/idempotency-key.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { parsePublicId } from '../platform/ids/public-ids.js';
+import { parsePublicId, saleIdParam } from '../platform/ids/public-ids.js';
 import { pageOf } from '../platform/paging/pagination.js';
 import { maskDocument } from '../platform/privacy/mask.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
@@ -157,8 +157,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
       },
     },
     async (request, reply) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const id = saleIdParam(request.params.id);
       const body = await saleForAccount(deps.db, accountOf(request), id).catch((err: unknown) => {
         // another account's sale is simply not found from the panel (decisions.md)
         throw err instanceof AppError && err.code === 'FORBIDDEN' ? notFound('Sale not found') : err;
@@ -262,8 +261,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
       },
     },
     async (request, reply) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const id = saleIdParam(request.params.id);
       const { body, replayed } = await refundSale(
         deps.db,
         deps.settler.queue,

@@ -5,9 +5,9 @@ import { qrSvgDataUri } from '../payment-standards/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import {
+  AnyDoorForbiddenBody,
   EnvelopeErrorBody,
   errorAnswers,
-  IpAccessErrorBody,
   KeyForbiddenBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
@@ -15,7 +15,7 @@ import { parseIdempotencyKey } from '../platform/http/idempotency-key.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { parsePublicId } from '../platform/ids/public-ids.js';
+import { saleIdParam } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { pageOf } from '../platform/paging/pagination.js';
 import { ALLOW, customerFacts, type RiskRules } from '../risk/index.js';
@@ -192,7 +192,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
           201: CreatedSale,
           400: TransactionErrorBody,
           401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+          403: AnyDoorForbiddenBody,
           ...errorAnswers(TransactionErrorBody, [409, 422, 500, 502, 503]),
         },
       },
@@ -237,14 +237,13 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
           202: RefundedSale,
           400: TransactionErrorBody,
           401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+          403: AnyDoorForbiddenBody,
           ...errorAnswers(TransactionErrorBody, [404, 409, 422, 500, 502, 503]),
         },
       },
     },
     async (request, reply) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const id = saleIdParam(request.params.id);
       const accountId = merchantOf(request).accountId;
       const { body, replayed } = await refundSale(
         deps.db,
@@ -276,15 +275,14 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
           200: Sale,
           400: TransactionErrorBody,
           401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+          403: AnyDoorForbiddenBody,
           404: TransactionErrorBody,
           500: TransactionErrorBody,
         },
       },
     },
     async (request, reply) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const id = saleIdParam(request.params.id);
       const body = await saleFor(merchantOf(request).accountId, id);
       // Already the Sale object in the schema's key order (sales.public_json, see sales/data.ts).
       return sendJsonText(reply, 200, body);
@@ -351,8 +349,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       },
     },
     async (request) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const id = saleIdParam(request.params.id);
       const byPanel = request.merchant === undefined;
       const sale = await findSaleRow(deps.db, id);
       // the panel finds no other account's sale; a key is told it is not its own (FORBIDDEN)
@@ -390,8 +387,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       },
     },
     async (request, reply) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const id = saleIdParam(request.params.id);
       const accountId = merchantOf(request).accountId;
       const saleId = await cancelCharge(deps.db, deps.settler.queue, deps.pixProcessor, accountId, id);
       return sendJsonText(reply, 200, await saleJson(deps.db, saleId));

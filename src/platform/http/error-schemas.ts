@@ -40,6 +40,9 @@ export const KEY_ROUTE_ERRORS = {
 /** A route with two doors answers either door's body: the API key's (shape D) or the panel session's (shape A). */
 export const EitherDoorErrorBody = Type.Union([TransactionErrorBody, EnvelopeErrorBody]);
 
+/** A 403 of a route with a key door: the key's scope (shape D), its address (shape B) or the session's (shape A). */
+export const AnyDoorForbiddenBody = Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]);
+
 /** What every API route the panel opens too may answer besides its own codes (a 403 in shape B as well). */
 export const EITHER_DOOR_ERRORS = {
   400: EitherDoorErrorBody,
