@@ -75,12 +75,7 @@ import {
   sandboxSalesRoutes,
   sandboxSubscriptionRoutes,
 } from './sandbox/index.js';
-import {
-  billingPageRoutes,
-  CustomerPage,
-  subscriptionPanelRoutes,
-  subscriptionRoutes,
-} from './subscriptions/index.js';
+import { billingPageRoutes, CustomerPage, subscriptionRoutes } from './subscriptions/index.js';
 import {
   NOTIFICATION_SCHEMAS,
   readBacklog,
@@ -337,7 +332,6 @@ export async function buildApp(platform: Platform): Promise<Http> {
     await app.register(sandboxAnticipationRoutes, { apiKey, anticipations });
   }
   await app.register(subscriptionRoutes, { subscriptions, apiKey, requireSession });
-  await app.register(subscriptionPanelRoutes, { subscriptions, requireSession });
   const payerCardPort = charges.cardSales ? payerCards(cardTokens, cardSales) : null;
   await app.register(billingPageRoutes, {
     page: new CustomerPage(db, subscriptions, payerCardPort ? payerCardPort.tokenize : null, (id) =>

@@ -405,8 +405,8 @@ export const api = {
   customers: (f: Record<string, string | undefined>) =>
     request<CustomersPage>('GET', `/api/panel/customers${query(f)}`),
   subscriptions: (f: Record<string, string | undefined>) =>
-    request<SubscriptionsPage>('GET', `/api/panel/subscriptions${query(f)}`),
-  plans: () => request<PlansPage>('GET', '/api/panel/plans?limit=100'),
+    request<SubscriptionsPage>('GET', `/api/subscriptions${query(f)}`),
+  plans: () => request<PlansPage>('GET', '/api/plans?limit=100'),
   // plans, customers and subscriptions are made by the API's own routes, through the panel's door
   createPlan: (body: PlanInput) => request<Plan>('POST', '/api/plans', body),
   changePlan: (id: string, body: { active: boolean }) =>
@@ -414,7 +414,7 @@ export const api = {
   createCustomer: (body: CustomerInput) => request<Customer>('POST', '/api/customers', body),
   createSubscription: (body: SubscriptionInput) => request<Subscription>('POST', '/api/subscriptions', body),
   cancelSubscription: (id: string, atPeriodEnd: boolean) =>
-    request<Subscription>('POST', `/api/panel/subscriptions/${encodeURIComponent(id)}/cancel`, {
+    request<Subscription>('POST', `/api/subscriptions/${encodeURIComponent(id)}/cancel`, {
       atPeriodEnd,
     }),
 };

@@ -15133,153 +15133,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/panel/plans": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The account's plans, newest first
-         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
-         */
-        get: {
-            parameters: {
-                query?: {
-                    cursor?: string;
-                    limit?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "data": [
-                         *         {
-                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *           "name": "Maria Silva",
-                         *           "amountCents": 15000,
-                         *           "interval": "week",
-                         *           "intervalCount": 2,
-                         *           "trialDays": 42,
-                         *           "methods": [
-                         *             "CREDIT_CARD"
-                         *           ],
-                         *           "active": true,
-                         *           "createdAt": "2026-11-25T13:45:12.345Z"
-                         *         }
-                         *       ],
-                         *       "nextCursor": null
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                active: boolean;
-                                amountCents: number;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: uuid */
-                                id: string;
-                                interval: "week" | "month" | "year";
-                                intervalCount: number;
-                                methods: ("CREDIT_CARD" | "PIX" | "BOLETO")[];
-                                name: string;
-                                trialDays: number;
-                            }[];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "SERVICE_UNAVAILABLE";
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/panel/receivables": {
         parameters: {
             query?: never;
@@ -15689,447 +15542,6 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/panel/subscriptions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The account's subscriptions, newest first (by status or customer)
-         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
-         */
-        get: {
-            parameters: {
-                query?: {
-                    cursor?: string;
-                    customerId?: string;
-                    limit?: string;
-                    status?: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "data": [
-                         *         {
-                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *           "customerId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *           "planId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *           "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *           "paymentMethod": "CREDIT_CARD",
-                         *           "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *           "idRec": "RR1234567820261201abcdefghijk",
-                         *           "status": "incomplete",
-                         *           "amountCents": 15000,
-                         *           "currentPeriodStart": "2026-11-26",
-                         *           "currentPeriodEnd": "2026-11-26",
-                         *           "nextChargeAt": "2026-11-25T13:45:12.345Z",
-                         *           "trialEnd": "2026-11-26",
-                         *           "cancelAtPeriodEnd": true,
-                         *           "canceledAt": "2026-11-25T13:45:12.345Z",
-                         *           "split": [
-                         *             {
-                         *               "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *               "amountCents": 15000,
-                         *               "percent": 1.5,
-                         *               "chargeFees": true,
-                         *               "liable": true
-                         *             }
-                         *           ],
-                         *           "cancelReason": "requested",
-                         *           "billingUrl": "https://loja.example.com/webhooks/gateway",
-                         *           "createdAt": "2026-11-25T13:45:12.345Z"
-                         *         }
-                         *       ],
-                         *       "nextCursor": null
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                /** @description The current plan’s amount per period */
-                                amountCents: number;
-                                /** @description The customer’s own page (change the card, cancel at period end) */
-                                billingUrl: string;
-                                cancelAtPeriodEnd: boolean;
-                                canceledAt: string | null;
-                                /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
-                                cancelReason: "requested" | "unpaid" | "account_closed" | null;
-                                cardId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /**
-                                 * @description The day the current period ends (the next one starts)
-                                 * @example 2026-11-26
-                                 */
-                                currentPeriodEnd: string;
-                                /**
-                                 * @description The current period’s first day (the trial’s while trialing)
-                                 * @example 2026-11-26
-                                 */
-                                currentPeriodStart: string;
-                                /** Format: uuid */
-                                customerId: string;
-                                /** Format: uuid */
-                                id: string;
-                                /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
-                                idRec: string | null;
-                                /** @description When the next charge is made: the next period’s (its start for cards, BOLETO_DAYS_BEFORE days before it for boleto and Pix with due date), or the next retry during dunning; null once canceled, unpaid or incomplete_expired */
-                                nextChargeAt: string | null;
-                                /** @description A plan change waiting for the next period */
-                                nextPlanId: string | null;
-                                paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
-                                /** Format: uuid */
-                                planId: string;
-                                /** @description The split every period’s sale carries, as given; null: none */
-                                split: {
-                                    /** @description Its share in cents */
-                                    amountCents?: number;
-                                    /** @description This party pays the fees (one party at most) */
-                                    chargeFees?: boolean;
-                                    /** @description Refunds and lost disputes are taken from the liable parties */
-                                    liable?: boolean;
-                                    /** @description Its share in percent, two decimals at most */
-                                    percent?: number;
-                                    /**
-                                     * Format: uuid
-                                     * @description One of this account’s recipients
-                                     */
-                                    recipientId: string;
-                                }[] | null;
-                                status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
-                                trialEnd: string | null;
-                            }[];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "SERVICE_UNAVAILABLE";
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/panel/subscriptions/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel a subscription now, or at its period’s end
-         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "atPeriodEnd": true
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Cancel when the current period ends instead of now (default false) */
-                        atPeriodEnd?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "customerId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "planId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "paymentMethod": "CREDIT_CARD",
-                         *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "idRec": "RR1234567820261201abcdefghijk",
-                         *       "status": "incomplete",
-                         *       "amountCents": 15000,
-                         *       "currentPeriodStart": "2026-11-26",
-                         *       "currentPeriodEnd": "2026-11-26",
-                         *       "nextChargeAt": "2026-11-25T13:45:12.345Z",
-                         *       "trialEnd": "2026-11-26",
-                         *       "cancelAtPeriodEnd": true,
-                         *       "canceledAt": "2026-11-25T13:45:12.345Z",
-                         *       "split": [
-                         *         {
-                         *           "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *           "amountCents": 15000,
-                         *           "percent": 1.5,
-                         *           "chargeFees": true,
-                         *           "liable": true
-                         *         }
-                         *       ],
-                         *       "cancelReason": "requested",
-                         *       "billingUrl": "https://loja.example.com/webhooks/gateway",
-                         *       "createdAt": "2026-11-25T13:45:12.345Z"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description The current plan’s amount per period */
-                            amountCents: number;
-                            /** @description The customer’s own page (change the card, cancel at period end) */
-                            billingUrl: string;
-                            cancelAtPeriodEnd: boolean;
-                            canceledAt: string | null;
-                            /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
-                            cancelReason: "requested" | "unpaid" | "account_closed" | null;
-                            cardId: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /**
-                             * @description The day the current period ends (the next one starts)
-                             * @example 2026-11-26
-                             */
-                            currentPeriodEnd: string;
-                            /**
-                             * @description The current period’s first day (the trial’s while trialing)
-                             * @example 2026-11-26
-                             */
-                            currentPeriodStart: string;
-                            /** Format: uuid */
-                            customerId: string;
-                            /** Format: uuid */
-                            id: string;
-                            /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
-                            idRec: string | null;
-                            /** @description When the next charge is made: the next period’s (its start for cards, BOLETO_DAYS_BEFORE days before it for boleto and Pix with due date), or the next retry during dunning; null once canceled, unpaid or incomplete_expired */
-                            nextChargeAt: string | null;
-                            /** @description A plan change waiting for the next period */
-                            nextPlanId: string | null;
-                            paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
-                            /** Format: uuid */
-                            planId: string;
-                            /** @description The split every period’s sale carries, as given; null: none */
-                            split: {
-                                /** @description Its share in cents */
-                                amountCents?: number;
-                                /** @description This party pays the fees (one party at most) */
-                                chargeFees?: boolean;
-                                /** @description Refunds and lost disputes are taken from the liable parties */
-                                liable?: boolean;
-                                /** @description Its share in percent, two decimals at most */
-                                percent?: number;
-                                /**
-                                 * Format: uuid
-                                 * @description One of this account’s recipients
-                                 */
-                                recipientId: string;
-                            }[] | null;
-                            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
-                            trialEnd: string | null;
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "NOT_FOUND";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PAYLOAD_TOO_LARGE";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "SERVICE_UNAVAILABLE";
-                            };
-                        };
-                    };
-                };
-            };
-        };
         delete?: never;
         options?: never;
         head?: never;
@@ -16984,28 +16396,38 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -17014,10 +16436,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -28153,28 +27580,38 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -28183,10 +27620,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -29023,28 +28465,38 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -29053,22 +28505,32 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        });
                     };
                 };
                 /** @description Error */

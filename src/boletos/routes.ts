@@ -3,7 +3,7 @@ import { merchantOf } from '../auth/index.js';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { Db } from '../platform/db/db.js';
 import { notFound } from '../platform/errors/app-error.js';
-import { AnyDoorForbiddenBody, errorAnswers, TransactionErrorBody } from '../platform/http/error-schemas.js';
+import { errorAnswers, keyDoorErrors, TransactionErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { saleIdParam } from '../platform/ids/public-ids.js';
 import { findSaleRow, ownedSale } from '../sales/index.js';
@@ -52,11 +52,7 @@ export async function boletoRoutes(
         params: Type.Object({ id: Type.String() }),
         response: {
           200: Pdf,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: AnyDoorForbiddenBody,
-          404: TransactionErrorBody,
-          500: TransactionErrorBody,
+          ...keyDoorErrors([404, 500]),
         },
       },
     },

@@ -1,11 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { accountOf, merchantOf } from '../auth/index.js';
-import {
-  AnyDoorForbiddenBody,
-  EnvelopeErrorBody,
-  errorAnswers,
-  TransactionErrorBody,
-} from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers, keyDoorErrors } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, CardAttemptCheck, Http } from '../platform/http/types.js';
@@ -58,10 +53,7 @@ export async function cardRoutes(
         body: CaptureBody,
         response: {
           200: Sale,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: AnyDoorForbiddenBody,
-          ...errorAnswers(TransactionErrorBody, [404, 409, 500, 502, 503]),
+          ...keyDoorErrors([404, 409, 500, 502, 503]),
         },
       },
     },
@@ -106,11 +98,7 @@ export async function cardRoutes(
         body: CardTokenBody,
         response: {
           201: CardToken,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: AnyDoorForbiddenBody,
-          502: TransactionErrorBody,
-          503: TransactionErrorBody,
+          ...keyDoorErrors([502, 503]),
         },
       },
     },

@@ -1,5 +1,5 @@
 import { merchantOf } from '../auth/index.js';
-import { AnyDoorForbiddenBody, TransactionErrorBody } from '../platform/http/error-schemas.js';
+import { keyDoorErrors } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { IdPath } from '../sales/index.js';
 import { mapCheckoutErrors, uuidPath } from './http.js';
@@ -8,10 +8,7 @@ import type { CheckoutSessions, SessionInput } from './sessions.js';
 
 const security = [{ publicKey: [], privateKey: [] }];
 const errors = {
-  400: TransactionErrorBody,
-  401: TransactionErrorBody,
-  403: AnyDoorForbiddenBody,
-  404: TransactionErrorBody,
+  ...keyDoorErrors([404]),
 };
 
 /** Checkout sessions through the API (keys, error shape D). */

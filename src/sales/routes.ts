@@ -5,10 +5,10 @@ import { qrSvgDataUri } from '../payment-standards/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import {
-  AnyDoorForbiddenBody,
   EnvelopeErrorBody,
   errorAnswers,
   KeyForbiddenBody,
+  keyDoorErrors,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
 import { parseIdempotencyKey } from '../platform/http/idempotency-key.js';
@@ -190,10 +190,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
         body: ChargeBody,
         response: {
           201: CreatedSale,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: AnyDoorForbiddenBody,
-          ...errorAnswers(TransactionErrorBody, [409, 422, 500, 502, 503]),
+          ...keyDoorErrors([409, 422, 500, 502, 503]),
         },
       },
     },
@@ -235,10 +232,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
         body: RefundBody,
         response: {
           202: RefundedSale,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: AnyDoorForbiddenBody,
-          ...errorAnswers(TransactionErrorBody, [404, 409, 422, 500, 502, 503]),
+          ...keyDoorErrors([404, 409, 422, 500, 502, 503]),
         },
       },
     },
@@ -273,11 +267,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
         params: IdPath,
         response: {
           200: Sale,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: AnyDoorForbiddenBody,
-          404: TransactionErrorBody,
-          500: TransactionErrorBody,
+          ...keyDoorErrors([404, 500]),
         },
       },
     },

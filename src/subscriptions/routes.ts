@@ -57,13 +57,13 @@ export async function subscriptionRoutes(
   app.get(
     '/api/plans',
     {
-      config: D,
-      onRequest: deps.apiKey,
+      config: { ...D, permission: 'money.view' },
+      onRequest: door,
       schema: {
-        ...schema,
+        ...doors,
         summary: "The account's plans, newest first (cursor pages; limit 1..100, default 20)",
         querystring: PageQuery,
-        response: { 200: PlansPage, ...errors },
+        response: { 200: PlansPage, ...doorErrors },
       },
     },
     async (request) =>
@@ -119,13 +119,13 @@ export async function subscriptionRoutes(
   app.get(
     '/api/subscriptions',
     {
-      config: D,
-      onRequest: deps.apiKey,
+      config: { ...D, permission: 'money.view' },
+      onRequest: door,
       schema: {
-        ...schema,
+        ...doors,
         summary: "The account's subscriptions, newest first (cursor pages; by customerId or status)",
         querystring: SubscriptionsQuery,
-        response: { 200: SubscriptionsPage, ...errors },
+        response: { 200: SubscriptionsPage, ...doorErrors },
       },
     },
     async (request) =>
@@ -172,16 +172,16 @@ export async function subscriptionRoutes(
   app.post(
     '/api/subscriptions/:id/cancel',
     {
-      config: { ...D, keyScope: 'charges', errors: ['NOT_FOUND'] },
-      onRequest: deps.apiKey,
+      config: { ...D, keyScope: 'charges', permission: 'sales.create', errors: ['NOT_FOUND'] },
+      onRequest: door,
       // no body: cancel now
       preValidation: emptyBodyIsObject,
       schema: {
-        ...schema,
+        ...doors,
         summary: 'Cancel now, or at the current period’s end (atPeriodEnd)',
         params: IdPath,
         body: CancelBody,
-        response: { 200: Subscription, ...errors },
+        response: { 200: Subscription, ...doorErrors },
       },
     },
     async (request) =>

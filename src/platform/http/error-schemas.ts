@@ -78,3 +78,8 @@ export const KEY_ROUTE: { tags: string[]; security: Record<string, string[]>[] }
 
 /** The route config of a route answering errors in shape D. */
 export const SHAPE_D = { errorShape: 'transaction' as const };
+
+/** A route with a key door's errors: 400 and 401 and `statuses` in shape D, and the 403 of any door. */
+export function keyDoorErrors(statuses: readonly number[]): Record<number, TSchema> {
+  return { ...errorAnswers(TransactionErrorBody, [400, 401, ...statuses]), 403: AnyDoorForbiddenBody };
+}
