@@ -303,7 +303,7 @@ export const api = {
   balance: () => request<Balance>('GET', '/api/balance'),
   daily: () => request<Static<typeof Ledger.DailyTotals>>('GET', '/api/overview/daily?days=30'),
   sales: (f: Record<string, string | undefined>) => request<SalesPage>('GET', `/api/sales${query(f)}`),
-  cancelSale: (id: string) => request<Sale>('POST', `/api/sales/${id}/cancel`),
+  cancelSale: (id: string) => request<Sale>('POST', `/api/transactions/${encodeURIComponent(id)}/cancel`),
   paymentLinks: () => request<PaymentLinkPage>('GET', '/api/panel/payment-links?limit=100'),
   createPaymentLink: (body: LinkInput) => request<PaymentLink>('POST', '/api/panel/payment-links', body),
   setPaymentLinkActive: (id: string, active: boolean) =>
@@ -317,7 +317,7 @@ export const api = {
   refund: (id: string, amountCents: number, key: string) =>
     request<RefundedSale>(
       'POST',
-      `/api/sales/${encodeURIComponent(id)}/refund`,
+      `/api/transactions/${encodeURIComponent(id)}/refund`,
       { amountCents },
       { 'idempotency-key': key },
     ),

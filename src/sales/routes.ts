@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { type Static, Type } from 'typebox';
 import { apiKeyOrSession, merchantOf, requestAccount } from '../auth/index.js';
@@ -5,6 +6,9 @@ import { qrSvgDataUri } from '../payment-standards/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import {
+  EITHER_DOOR_ERRORS,
+  EITHER_DOOR_ROUTE,
+  EitherDoorErrorBody,
   EnvelopeErrorBody,
   errorAnswers,
   KeyForbiddenBody,
@@ -213,43 +217,45 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
   app.post(
     '/api/transactions/:id/refund',
     {
+      // one route, two doors: the panel's sale page refunds through it too (permission sales.create)
       config: {
         errorShape: 'transaction',
+        permission: 'sales.create',
         errors: REFUND_ERRORS,
       },
-      onRequest: deps.apiKey,
+      onRequest: apiKeyOrSession(deps.apiKey, deps.requireSession),
       preValidation: emptyBodyIsObject,
       schema: {
         summary: 'Refund a paid sale in full or in part (its money is held until the processor answers)',
         description:
           'Without `amountCents`, refunds all that is left. Several partial refunds may follow each other up to what ' +
           'the payer paid; the sale becomes ESTORNADO when the last one is made. With an Idempotency-Key, a repeat ' +
-          'answers the same refund (Idempotent-Replayed: true) and never makes a second one.',
-        tags: ['public'],
-        security,
+          'answers the same refund (Idempotent-Replayed: true) and never makes a second one. ' +
+          'API keys (errors in shape D) or the panel session (shape A; another account’s sale: 404).',
+        ...EITHER_DOOR_ROUTE,
         params: IdPath,
         headers: ChargeHeaders,
         body: RefundBody,
         response: {
           202: RefundedSale,
-          ...keyDoorErrors([404, 409, 422, 500, 502, 503]),
+          ...EITHER_DOOR_ERRORS,
+          ...errorAnswers(EitherDoorErrorBody, [409, 422, 500, 502, 503]),
         },
       },
     },
     async (request, reply) => {
       const id = saleIdParam(request.params.id);
-      const accountId = merchantOf(request).accountId;
       const { body, replayed } = await refundSale(
         deps.db,
         deps.settler.queue,
         deps.refunders,
-        accountId,
+        requestAccount(request),
         id,
         {
           amountCents: request.body?.amountCents ?? null,
           key: parseIdempotencyKey(request.headers['idempotency-key']),
         },
-      );
+      ).catch(hiddenFromPanel(request));
       if (replayed) reply.header('idempotent-replayed', 'true');
       return sendJsonText(reply, 202, body);
     },
@@ -355,32 +361,46 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       config: {
         errorShape: 'transaction',
         keyScope: 'charges',
+        permission: 'sales.create',
         errors: ['FORBIDDEN', 'NOT_FOUND', 'INVALID_STATUS', 'PROCESSOR_ERROR'],
       },
-      onRequest: deps.apiKey,
+      // one route, two doors: the panel's sale page cancels through it too (permission sales.create)
+      onRequest: apiKeyOrSession(deps.apiKey, deps.requireSession),
       preValidation: emptyBodyIsObject,
       schema: {
         summary:
           'Cancel a PENDENTE PIX or BOLETO sale: its charge removed at the processor, the sale CANCELADO',
         description:
-          'Any other status → 409 INVALID_STATUS (a paid sale is refunded instead). A charge the processor reports paid meanwhile is credited, not cancelled.',
-        tags: ['public'],
-        security,
+          'Any other status → 409 INVALID_STATUS (a paid sale is refunded instead). A charge the processor reports paid meanwhile is credited, not cancelled. ' +
+          'API keys (errors in shape D) or the panel session (shape A; another account’s sale: 404).',
+        ...EITHER_DOOR_ROUTE,
         params: IdPath,
         response: {
           200: Sale,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: KeyForbiddenBody,
-          ...errorAnswers(TransactionErrorBody, [404, 409, 500, 502]),
+          ...EITHER_DOOR_ERRORS,
+          ...errorAnswers(EitherDoorErrorBody, [409, 500, 502]),
         },
       },
     },
     async (request, reply) => {
       const id = saleIdParam(request.params.id);
-      const accountId = merchantOf(request).accountId;
-      const saleId = await cancelCharge(deps.db, deps.settler.queue, deps.pixProcessor, accountId, id);
+      const saleId = await cancelCharge(
+        deps.db,
+        deps.settler.queue,
+        deps.pixProcessor,
+        requestAccount(request),
+        id,
+      ).catch(hiddenFromPanel(request));
       return sendJsonText(reply, 200, await saleJson(deps.db, saleId));
     },
   );
+}
+
+/** Through the panel's door another account's sale is not found (a key is told it is not its own). */
+function hiddenFromPanel(request: FastifyRequest): (err: unknown) => never {
+  return (err) => {
+    if (request.merchant === undefined && err instanceof AppError && err.code === 'FORBIDDEN')
+      throw notFound('Sale not found');
+    throw err;
+  };
 }
