@@ -158,7 +158,9 @@ describe('POST /api/transactions/{id}/cancel', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body.status).toBe('CANCELADO');
     const foreign = await charge(other);
-    const hidden = await call('POST', `${server.url}/api/transactions/${foreign.uuid}/cancel`, { headers: m.panel });
+    const hidden = await call('POST', `${server.url}/api/transactions/${foreign.uuid}/cancel`, {
+      headers: m.panel,
+    });
     expect(hidden.status).toBe(404);
   });
 });
