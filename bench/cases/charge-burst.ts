@@ -13,7 +13,12 @@ import { CUSTOMER, cardTokens, dueDate, ITEMS } from './cost.js';
  */
 const RATE = Number(process.env.BENCH_BURST_RATE ?? 2000);
 /** The gateway sheds charges past this share of a busy event loop (CHARGE_SHED_UTILIZATION; 0: off). */
-export const serverEnv = { CHARGE_SHED_UTILIZATION: process.env.BENCH_SHED ?? '0.8' };
+export const serverEnv = {
+  CHARGE_SHED_UTILIZATION: process.env.BENCH_SHED ?? '0.8',
+  // the burst's 400 connections and the reads' 4 come from one address: past the per-address cap (256) they
+  // would be refused at connect, which is not what is measured
+  HTTP_MAX_CONNECTIONS_PER_IP: '1000',
+};
 const SECONDS = Number(process.env.BENCH_BURST_SECONDS ?? (process.env.BENCH_QUICK ? 3 * DURATION : 60));
 
 export async function run(server: BenchServer): Promise<void> {
