@@ -121,8 +121,16 @@ export class PatroniNode {
     this.kill(); // a PostgreSQL it left behind
   }
 
-  /** `SELECT …` on this node's PostgreSQL (a superuser connection of its own), or null when it is down. */
-  async query<T = Record<string, unknown>>(sql: string, database = 'postgres'): Promise<T[] | null> {
+  /**
+   * A statement on this node's PostgreSQL (a superuser connection of its own), or null when it is down, or
+   * when `primaryOnly` and it is a standby (a check must not read a standby that has not replayed yet).
+   */
+  async query<T = Record<string, unknown>>(
+    sql: string,
+    database = 'postgres',
+    params: unknown[] = [],
+    primaryOnly = false,
+  ): Promise<T[] | null> {
     const client = new pg.Client({
       host: '127.0.0.1',
       port: this.pgPort,
@@ -134,7 +142,11 @@ export class PatroniNode {
     client.on('error', () => undefined);
     try {
       await client.connect();
-      return (await client.query(sql)).rows as T[];
+      if (primaryOnly) {
+        const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+        if (rows[0]!.standby) return null;
+      }
+      return (await client.query(sql, params)).rows as T[];
     } catch {
       return null;
     } finally {
