@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * `npm run test:ha`: the Patroni cluster's failover, rewind and switchover (test/ha/), apart from `npm test`
- * (docs/deploy.md, "Promotion: Patroni", says why and how long it takes). Needs Debian's patroni and
+ * (docs/deploy.md, "Patroni, as tested"; docs/decisions.md says why). Needs Debian's patroni and
  * etcd-server besides the local PostgreSQL the other tests use.
  */
 export default defineConfig({

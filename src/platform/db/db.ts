@@ -71,8 +71,13 @@ export interface Db extends Queryable {
    * A handle whose statements each run alone (autocommit) under fixed session settings, e.g. planner
    * settings for queue tables, whose statistics are always stale: a pool of its own (`poolMax`
    * connections, settings given at connect, so a statement is one round trip). Closed with this Db.
+   * Behind a pooler (DATABASE_DIRECT_URL) a pool with settings, or `direct`, connects to the server itself.
    */
-  withSettings(settings: Readonly<Record<string, string>>, poolMax: number): Queryable;
+  withSettings(
+    settings: Readonly<Record<string, string>>,
+    poolMax: number,
+    options?: { direct?: boolean },
+  ): Queryable;
   readonly connectionString: string;
   /**
    * False while the connections were lost and the server to use is being looked for (a failover): statements
@@ -185,14 +190,19 @@ class PostgresDb implements Db {
     }
   }
 
-  withSettings(settings: Readonly<Record<string, string>>, poolMax: number): Queryable {
+  withSettings(
+    settings: Readonly<Record<string, string>>,
+    poolMax: number,
+    { direct = false }: { direct?: boolean } = {},
+  ): Queryable {
     const options = Object.entries(settings)
       .map(([name, value]) => `-c ${name}=${value}`)
       .join(' ');
     // a pooler in transaction mode refuses the `options` startup parameter: settings given at connect need
     // a connection of their own to the server
-    const { locator, settings: base } = options ? this.session : this;
-    const named = options ? true : this.named;
+    const own = direct || options !== '';
+    const { locator, settings: base } = own ? this.session : this;
+    const named = own ? true : this.named;
     const pool = newPool(locator, base, poolMax, options || undefined);
     this.settingsPools.push(pool);
     return {
