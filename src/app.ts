@@ -47,6 +47,7 @@ import {
   operatorSession,
   requireDeclaredOpsRoles,
 } from './operators/index.js';
+import { bcbWebhookRoutes, startBcb } from './pix/index.js';
 import type { Platform } from './platform/context.js';
 import { healthRoute } from './platform/http/health.js';
 import { panelSite } from './platform/http/panel-site.js';
@@ -57,14 +58,12 @@ import { metricsPlugin } from './platform/observability/metrics.js';
 import { Recipients, recipientPanelRoutes, recipientRoutes } from './recipients/index.js';
 import type { SaleProcessor } from './sales/index.js';
 import {
-  bcbWebhookRoutes,
   cancelOpenChargesOf,
   processorCallbackRoutes,
   Sale,
   SaleSettler,
   salesPanelRoutes,
   salesRoutes,
-  startBcb,
 } from './sales/index.js';
 import {
   sandboxAnticipationRoutes,
@@ -76,12 +75,7 @@ import {
   sandboxSalesRoutes,
   sandboxSubscriptionRoutes,
 } from './sandbox/index.js';
-import {
-  billingPageRoutes,
-  CustomerPage,
-  subscriptionPanelRoutes,
-  subscriptionRoutes,
-} from './subscriptions/index.js';
+import { billingPageRoutes, CustomerPage, subscriptionRoutes } from './subscriptions/index.js';
 import {
   NOTIFICATION_SCHEMAS,
   readBacklog,
@@ -338,7 +332,6 @@ export async function buildApp(platform: Platform): Promise<Http> {
     await app.register(sandboxAnticipationRoutes, { apiKey, anticipations });
   }
   await app.register(subscriptionRoutes, { subscriptions, apiKey, requireSession });
-  await app.register(subscriptionPanelRoutes, { subscriptions, requireSession });
   const payerCardPort = charges.cardSales ? payerCards(cardTokens, cardSales) : null;
   await app.register(billingPageRoutes, {
     page: new CustomerPage(db, subscriptions, payerCardPort ? payerCardPort.tokenize : null, (id) =>

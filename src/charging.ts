@@ -2,18 +2,11 @@ import { BcbCobv, BoletoIssuer, SandboxCobv } from './boletos/index.js';
 import { type Acquirer, acquirerFor, CardRefunds, CardSales, setRefusalRatio } from './cards/index.js';
 import { setCardSettlementDays } from './ledger/index.js';
 import type { PixApiClient } from './payment-standards/index.js';
+import { type BcbProcessor, MandateCharges, pixProcessors } from './pix/index.js';
 import type { Platform } from './platform/context.js';
 import { AppError } from './platform/errors/app-error.js';
 import { RiskRules } from './risk/index.js';
-import {
-  type BcbProcessor,
-  cancelCharge,
-  MandateCharges,
-  type PixChargeProcessor,
-  pixProcessors,
-  type Refunder,
-  SandboxProcessor,
-} from './sales/index.js';
+import { cancelCharge, type PixChargeProcessor, type Refunder, SandboxProcessor } from './sales/index.js';
 import { type PeriodChargers, SubscriptionBiller, Subscriptions } from './subscriptions/index.js';
 
 /**

@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { newestSealedTwoFactorSecret } from './auth/index.js';
 import { installBoletoRules } from './boletos/index.js';
 import { newestSealedCardToken } from './cards/index.js';
+import { installPixRules } from './pix/index.js';
 import type { Config } from './platform/config/config.js';
 import { checkSecretsKey } from './platform/config/secrets-key-check.js';
 import type { Platform } from './platform/context.js';
@@ -61,6 +62,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     await migrate(db);
     phase('migrationsChecked');
     installBoletoRules(); // a BOLETO sale's Pix is due its fine, interest or discount (boletos/paid-amount.ts)
+    installPixRules(); // a refund with a devolução under way is never ended as not made (pix/devolucoes.ts)
     checkSecretsKey(config.secretsKey, [
       await newestSealedSecret(db),
       await newestSealedTwoFactorSecret(db),

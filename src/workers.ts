@@ -13,6 +13,7 @@ import {
 import { settleDueReceivables } from './ledger/index.js';
 import { startMailWorker } from './mail/index.js';
 import { PixApiClient } from './payment-standards/index.js';
+import { BcbProcessor, checkDevolucoes, DEVOLUCAO_CHECK_EVERY_MS } from './pix/index.js';
 import type { Platform } from './platform/context.js';
 import { startPeriodic } from './platform/jobs/periodic.js';
 import { AUTO_PAYOUT_CHECK_EVERY_MS, runAutomaticPayouts } from './recipients/index.js';
@@ -21,13 +22,10 @@ import { expireRiskReview } from './risk/index.js';
 import type { PixChargeProcessor } from './sales/index.js';
 import {
   abandonCheckoutCarts,
-  BcbProcessor,
   CALLBACK_CLEANUP_EVERY_MS,
   CART_ABANDON_CHECK_EVERY_MS,
   CHARGE_EXPIRY_EVERY_MS,
   cancelExpiredCharges,
-  checkDevolucoes,
-  DEVOLUCAO_CHECK_EVERY_MS,
   deleteExpiredSaleKeys,
   deleteStaleCallbacks,
   FORGOTTEN_REFUND_CHECK_EVERY_MS,

@@ -303,7 +303,7 @@ export const api = {
   balance: () => request<Balance>('GET', '/api/balance'),
   daily: () => request<Static<typeof Ledger.DailyTotals>>('GET', '/api/overview/daily?days=30'),
   sales: (f: Record<string, string | undefined>) => request<SalesPage>('GET', `/api/sales${query(f)}`),
-  cancelSale: (id: string) => request<Sale>('POST', `/api/sales/${id}/cancel`),
+  cancelSale: (id: string) => request<Sale>('POST', `/api/transactions/${encodeURIComponent(id)}/cancel`),
   paymentLinks: () => request<PaymentLinkPage>('GET', '/api/panel/payment-links?limit=100'),
   createPaymentLink: (body: LinkInput) => request<PaymentLink>('POST', '/api/panel/payment-links', body),
   setPaymentLinkActive: (id: string, active: boolean) =>
@@ -317,7 +317,7 @@ export const api = {
   refund: (id: string, amountCents: number, key: string) =>
     request<RefundedSale>(
       'POST',
-      `/api/sales/${encodeURIComponent(id)}/refund`,
+      `/api/transactions/${encodeURIComponent(id)}/refund`,
       { amountCents },
       { 'idempotency-key': key },
     ),
@@ -405,8 +405,8 @@ export const api = {
   customers: (f: Record<string, string | undefined>) =>
     request<CustomersPage>('GET', `/api/panel/customers${query(f)}`),
   subscriptions: (f: Record<string, string | undefined>) =>
-    request<SubscriptionsPage>('GET', `/api/panel/subscriptions${query(f)}`),
-  plans: () => request<PlansPage>('GET', '/api/panel/plans?limit=100'),
+    request<SubscriptionsPage>('GET', `/api/subscriptions${query(f)}`),
+  plans: () => request<PlansPage>('GET', '/api/plans?limit=100'),
   // plans, customers and subscriptions are made by the API's own routes, through the panel's door
   createPlan: (body: PlanInput) => request<Plan>('POST', '/api/plans', body),
   changePlan: (id: string, body: { active: boolean }) =>
@@ -414,7 +414,7 @@ export const api = {
   createCustomer: (body: CustomerInput) => request<Customer>('POST', '/api/customers', body),
   createSubscription: (body: SubscriptionInput) => request<Subscription>('POST', '/api/subscriptions', body),
   cancelSubscription: (id: string, atPeriodEnd: boolean) =>
-    request<Subscription>('POST', `/api/panel/subscriptions/${encodeURIComponent(id)}/cancel`, {
+    request<Subscription>('POST', `/api/subscriptions/${encodeURIComponent(id)}/cancel`, {
       atPeriodEnd,
     }),
 };

@@ -175,7 +175,7 @@ class TransactionsResource:
                 return
 
     def cancel(self, id: Id) -> types.Sale:
-        """POST /api/transactions/{id}/cancel: a PENDENTE PIX or BOLETO sale becomes CANCELADO (else 409)."""
+        """POST /api/transactions/{id}/cancel: a PENDENTE PIX or BOLETO sale, or a card sale only authorized (EM_PROCESSAMENTO, voided), becomes CANCELADO (else 409)."""
         return cast(types.Sale, self._http.request("POST", f"/api/transactions/{_segment(id)}/cancel", {}))
 
     def refunds(self, id: Id) -> List[Dict[str, Any]]:

@@ -418,7 +418,10 @@ export class Gateway {
           cursor = page.nextCursor ?? undefined;
         } while (cursor);
       },
-      /** POST /api/transactions/{id}/cancel: a PENDENTE PIX or BOLETO sale becomes CANCELADO (else 409 INVALID_STATUS). */
+      /**
+       * POST /api/transactions/{id}/cancel: a PENDENTE PIX or BOLETO sale, or a card sale only authorized
+       * (EM_PROCESSAMENTO, voided at the acquirer), becomes CANCELADO (else 409 INVALID_STATUS).
+       */
       cancel: (id: string | number) =>
         http.request<Canceled>('POST', `/api/transactions/${segment(id)}/cancel`, {}),
       /** GET /api/transactions/{id}/refunds: the sale's refunds, oldest first. */

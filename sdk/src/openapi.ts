@@ -15133,153 +15133,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/panel/plans": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The account's plans, newest first
-         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
-         */
-        get: {
-            parameters: {
-                query?: {
-                    cursor?: string;
-                    limit?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "data": [
-                         *         {
-                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *           "name": "Maria Silva",
-                         *           "amountCents": 15000,
-                         *           "interval": "week",
-                         *           "intervalCount": 2,
-                         *           "trialDays": 42,
-                         *           "methods": [
-                         *             "CREDIT_CARD"
-                         *           ],
-                         *           "active": true,
-                         *           "createdAt": "2026-11-25T13:45:12.345Z"
-                         *         }
-                         *       ],
-                         *       "nextCursor": null
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                active: boolean;
-                                amountCents: number;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: uuid */
-                                id: string;
-                                interval: "week" | "month" | "year";
-                                intervalCount: number;
-                                methods: ("CREDIT_CARD" | "PIX" | "BOLETO")[];
-                                name: string;
-                                trialDays: number;
-                            }[];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "SERVICE_UNAVAILABLE";
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/panel/receivables": {
         parameters: {
             query?: never;
@@ -15689,447 +15542,6 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/panel/subscriptions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The account's subscriptions, newest first (by status or customer)
-         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
-         */
-        get: {
-            parameters: {
-                query?: {
-                    cursor?: string;
-                    customerId?: string;
-                    limit?: string;
-                    status?: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "data": [
-                         *         {
-                         *           "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *           "customerId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *           "planId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *           "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *           "paymentMethod": "CREDIT_CARD",
-                         *           "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *           "idRec": "RR1234567820261201abcdefghijk",
-                         *           "status": "incomplete",
-                         *           "amountCents": 15000,
-                         *           "currentPeriodStart": "2026-11-26",
-                         *           "currentPeriodEnd": "2026-11-26",
-                         *           "nextChargeAt": "2026-11-25T13:45:12.345Z",
-                         *           "trialEnd": "2026-11-26",
-                         *           "cancelAtPeriodEnd": true,
-                         *           "canceledAt": "2026-11-25T13:45:12.345Z",
-                         *           "split": [
-                         *             {
-                         *               "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *               "amountCents": 15000,
-                         *               "percent": 1.5,
-                         *               "chargeFees": true,
-                         *               "liable": true
-                         *             }
-                         *           ],
-                         *           "cancelReason": "requested",
-                         *           "billingUrl": "https://loja.example.com/webhooks/gateway",
-                         *           "createdAt": "2026-11-25T13:45:12.345Z"
-                         *         }
-                         *       ],
-                         *       "nextCursor": null
-                         *     }
-                         */
-                        "application/json": {
-                            data: {
-                                /** @description The current plan’s amount per period */
-                                amountCents: number;
-                                /** @description The customer’s own page (change the card, cancel at period end) */
-                                billingUrl: string;
-                                cancelAtPeriodEnd: boolean;
-                                canceledAt: string | null;
-                                /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
-                                cancelReason: "requested" | "unpaid" | "account_closed" | null;
-                                cardId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /**
-                                 * @description The day the current period ends (the next one starts)
-                                 * @example 2026-11-26
-                                 */
-                                currentPeriodEnd: string;
-                                /**
-                                 * @description The current period’s first day (the trial’s while trialing)
-                                 * @example 2026-11-26
-                                 */
-                                currentPeriodStart: string;
-                                /** Format: uuid */
-                                customerId: string;
-                                /** Format: uuid */
-                                id: string;
-                                /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
-                                idRec: string | null;
-                                /** @description When the next charge is made: the next period’s (its start for cards, BOLETO_DAYS_BEFORE days before it for boleto and Pix with due date), or the next retry during dunning; null once canceled, unpaid or incomplete_expired */
-                                nextChargeAt: string | null;
-                                /** @description A plan change waiting for the next period */
-                                nextPlanId: string | null;
-                                paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
-                                /** Format: uuid */
-                                planId: string;
-                                /** @description The split every period’s sale carries, as given; null: none */
-                                split: {
-                                    /** @description Its share in cents */
-                                    amountCents?: number;
-                                    /** @description This party pays the fees (one party at most) */
-                                    chargeFees?: boolean;
-                                    /** @description Refunds and lost disputes are taken from the liable parties */
-                                    liable?: boolean;
-                                    /** @description Its share in percent, two decimals at most */
-                                    percent?: number;
-                                    /**
-                                     * Format: uuid
-                                     * @description One of this account’s recipients
-                                     */
-                                    recipientId: string;
-                                }[] | null;
-                                status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
-                                trialEnd: string | null;
-                            }[];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "SERVICE_UNAVAILABLE";
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/panel/subscriptions/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel a subscription now, or at its period’s end
-         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "atPeriodEnd": true
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Cancel when the current period ends instead of now (default false) */
-                        atPeriodEnd?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "customerId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "planId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "nextPlanId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "paymentMethod": "CREDIT_CARD",
-                         *       "cardId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "idRec": "RR1234567820261201abcdefghijk",
-                         *       "status": "incomplete",
-                         *       "amountCents": 15000,
-                         *       "currentPeriodStart": "2026-11-26",
-                         *       "currentPeriodEnd": "2026-11-26",
-                         *       "nextChargeAt": "2026-11-25T13:45:12.345Z",
-                         *       "trialEnd": "2026-11-26",
-                         *       "cancelAtPeriodEnd": true,
-                         *       "canceledAt": "2026-11-25T13:45:12.345Z",
-                         *       "split": [
-                         *         {
-                         *           "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *           "amountCents": 15000,
-                         *           "percent": 1.5,
-                         *           "chargeFees": true,
-                         *           "liable": true
-                         *         }
-                         *       ],
-                         *       "cancelReason": "requested",
-                         *       "billingUrl": "https://loja.example.com/webhooks/gateway",
-                         *       "createdAt": "2026-11-25T13:45:12.345Z"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description The current plan’s amount per period */
-                            amountCents: number;
-                            /** @description The customer’s own page (change the card, cancel at period end) */
-                            billingUrl: string;
-                            cancelAtPeriodEnd: boolean;
-                            canceledAt: string | null;
-                            /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
-                            cancelReason: "requested" | "unpaid" | "account_closed" | null;
-                            cardId: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /**
-                             * @description The day the current period ends (the next one starts)
-                             * @example 2026-11-26
-                             */
-                            currentPeriodEnd: string;
-                            /**
-                             * @description The current period’s first day (the trial’s while trialing)
-                             * @example 2026-11-26
-                             */
-                            currentPeriodStart: string;
-                            /** Format: uuid */
-                            customerId: string;
-                            /** Format: uuid */
-                            id: string;
-                            /** @description PIX: the Pix Automático mandate each period is debited through; null: charges with due date */
-                            idRec: string | null;
-                            /** @description When the next charge is made: the next period’s (its start for cards, BOLETO_DAYS_BEFORE days before it for boleto and Pix with due date), or the next retry during dunning; null once canceled, unpaid or incomplete_expired */
-                            nextChargeAt: string | null;
-                            /** @description A plan change waiting for the next period */
-                            nextPlanId: string | null;
-                            paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
-                            /** Format: uuid */
-                            planId: string;
-                            /** @description The split every period’s sale carries, as given; null: none */
-                            split: {
-                                /** @description Its share in cents */
-                                amountCents?: number;
-                                /** @description This party pays the fees (one party at most) */
-                                chargeFees?: boolean;
-                                /** @description Refunds and lost disputes are taken from the liable parties */
-                                liable?: boolean;
-                                /** @description Its share in percent, two decimals at most */
-                                percent?: number;
-                                /**
-                                 * Format: uuid
-                                 * @description One of this account’s recipients
-                                 */
-                                recipientId: string;
-                            }[] | null;
-                            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "canceled";
-                            trialEnd: string | null;
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "NOT_FOUND";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PAYLOAD_TOO_LARGE";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "SERVICE_UNAVAILABLE";
-                            };
-                        };
-                    };
-                };
-            };
-        };
         delete?: never;
         options?: never;
         head?: never;
@@ -16984,28 +16396,38 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -17014,10 +16436,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -23793,591 +23220,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/sales/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel a PENDENTE PIX or BOLETO sale (POST /api/transactions/{id}/cancel of the panel)
-         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": 1042,
-                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "status": "PAGO",
-                         *       "amount": 9980,
-                         *       "netAmount": 9582,
-                         *       "systemFee": 398,
-                         *       "reserveAmount": 0,
-                         *       "paymentMethod": "PIX",
-                         *       "date": "2026-11-25T13:45:12.345Z",
-                         *       "completedAt": "2026-11-25T13:47:03.120Z",
-                         *       "customer": {
-                         *         "name": "Maria Silva",
-                         *         "email": "maria@example.com",
-                         *         "document": "52998224725",
-                         *         "phone": "5511987654321"
-                         *       },
-                         *       "items": [
-                         *         {
-                         *           "id": 2210,
-                         *           "title": "Camiseta",
-                         *           "unitPrice": 4990,
-                         *           "quantity": 2,
-                         *           "tangible": true
-                         *         }
-                         *       ],
-                         *       "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
-                         *       "cardLastFour": null,
-                         *       "cardBrand": null,
-                         *       "boletoCode": null,
-                         *       "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
-                         *       "installments": null,
-                         *       "shipping": {
-                         *         "street": "Rua das Flores",
-                         *         "number": "100",
-                         *         "city": "São Paulo",
-                         *         "state": "SP",
-                         *         "zipCode": "01001000"
-                         *       },
-                         *       "metadata": {
-                         *         "orderId": "pedido-1001"
-                         *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 0,
-                         *       "paidAmount": 9980
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Sale"];
-                    };
-                };
-                /** @description Error shape A */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "NOT_FOUND";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INVALID_STATUS";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PAYLOAD_TOO_LARGE";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PROCESSOR_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "SERVICE_UNAVAILABLE";
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/sales/{id}/refund": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Refund a paid sale in full or in part from the panel (POST /api/transactions/{id}/refund's own path): 202, the money held until the processor answers
-         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description 1–255 visible ASCII characters; kept 24 h */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "amountCents": 1500
-                     *     }
-                     */
-                    "application/json": {
-                        /**
-                         * @description Cents to return to the payer; all that is left of the sale when absent
-                         * @example 1500
-                         */
-                        amountCents?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description The Sale (refundedAmount after this refund's effect, once made) and the refund */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": 1042,
-                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "status": "PAGO",
-                         *       "amount": 9980,
-                         *       "netAmount": 9582,
-                         *       "systemFee": 398,
-                         *       "reserveAmount": 0,
-                         *       "paymentMethod": "PIX",
-                         *       "date": "2026-11-25T13:45:12.345Z",
-                         *       "completedAt": "2026-11-25T13:47:03.120Z",
-                         *       "customer": {
-                         *         "name": "Maria Silva",
-                         *         "email": "maria@example.com",
-                         *         "document": "52998224725",
-                         *         "phone": "5511987654321"
-                         *       },
-                         *       "items": [
-                         *         {
-                         *           "id": 2210,
-                         *           "title": "Camiseta",
-                         *           "unitPrice": 4990,
-                         *           "quantity": 2,
-                         *           "tangible": true
-                         *         }
-                         *       ],
-                         *       "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
-                         *       "cardLastFour": null,
-                         *       "cardBrand": null,
-                         *       "boletoCode": null,
-                         *       "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
-                         *       "installments": null,
-                         *       "shipping": {
-                         *         "street": "Rua das Flores",
-                         *         "number": "100",
-                         *         "city": "São Paulo",
-                         *         "state": "SP",
-                         *         "zipCode": "01001000"
-                         *       },
-                         *       "metadata": {
-                         *         "orderId": "pedido-1001"
-                         *       },
-                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
-                         *       "refundedAmount": 2000,
-                         *       "paidAmount": 9980,
-                         *       "refund": {
-                         *         "id": "2c9d7e4a-1f3b-4a5c-8d6e-7f8a9b0c1d2e",
-                         *         "amountCents": 2000,
-                         *         "status": "succeeded",
-                         *         "reason": null,
-                         *         "createdAt": "2026-11-25T14:02:10.441Z",
-                         *         "completedAt": "2026-11-25T14:02:11.007Z",
-                         *         "allocation": [
-                         *           {
-                         *             "party": "platform",
-                         *             "amountCents": 1920,
-                         *             "fromReceivableCents": 0,
-                         *             "fromAvailableCents": 1920
-                         *           }
-                         *         ],
-                         *         "feeReturnedCents": 80
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            amount: number;
-                            /** @description BOLETO sales: the boleto híbrido */
-                            boleto?: {
-                                /** @description 44 digits (FEBRABAN) */
-                                barcode: string;
-                                /** @description The linha digitável, 47 digits */
-                                digitableLine: string;
-                                dueDate: string;
-                                nossoNumero: string;
-                                /** @description The payer's link to the PDF (no key needed) */
-                                pdfUrl: string;
-                                pixCopyPaste: string;
-                                pixQrCode: string;
-                            };
-                            boletoCode: string | null;
-                            cardBrand: string | null;
-                            cardLastFour: string | null;
-                            /**
-                             * Format: uuid
-                             * @description Sales paid through a checkout session: the session
-                             */
-                            checkoutSessionId?: string;
-                            /** Format: date-time */
-                            completedAt: string | null;
-                            contrato?: string;
-                            customer: {
-                                document: string;
-                                email: string;
-                                name: string;
-                                phone: string;
-                            };
-                            /** Format: date-time */
-                            date: string;
-                            /**
-                             * Format: date-time
-                             * @description When an unpaid charge expires; null for other sales
-                             */
-                            expiresAt: string | null;
-                            externalTransactionId: string;
-                            id: number;
-                            idRec?: string;
-                            installments: number | null;
-                            items: {
-                                id: number;
-                                quantity: number;
-                                tangible: boolean;
-                                title: string;
-                                unitPrice: number;
-                            }[];
-                            /** @description The charge's metadata as given; {} when none */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            netAmount: number;
-                            /** @description What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less its discount; a card: what was captured); null until paid */
-                            paidAmount: number | null;
-                            /**
-                             * Format: uuid
-                             * @description Sales paid through a payment link: the link
-                             */
-                            paymentLinkId?: string;
-                            paymentMethod: string;
-                            pixKey: string | null;
-                            refund: components["schemas"]["SaleRefund"];
-                            /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
-                            refundedAmount: number;
-                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
-                            refusalReason?: {
-                                code: string;
-                                message: string;
-                            };
-                            reserveAmount: number;
-                            /** @description The risk rules' decision on the sale */
-                            risk?: {
-                                /** @description allow, review or block */
-                                decision: string;
-                                /** @description A review: pending, approved, rejected or expired */
-                                reviewStatus?: string;
-                                /** @description The id of the rule that decided; null for allow */
-                                rule: number | null;
-                                ruleName?: string;
-                            };
-                            shipping: {
-                                [key: string]: unknown;
-                            } | null;
-                            /** @description Split payments only: who gets what of the sale */
-                            split?: {
-                                amountCents?: number;
-                                chargeFees: boolean;
-                                liable: boolean;
-                                /** @description What enters this party's balance when the sale is paid */
-                                netCents: number;
-                                percent?: number;
-                                /** @description The recipient; null for the platform (the account itself), always last */
-                                recipientId: string | null;
-                            }[];
-                            status: string;
-                            /**
-                             * Format: uuid
-                             * @description A subscription's sales: the subscription whose period it charges
-                             */
-                            subscriptionId?: string;
-                            systemFee: number;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "FORBIDDEN";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "NOT_FOUND";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "CONFLICT";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PAYLOAD_TOO_LARGE";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "MAXIMUM_VALUE";
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PROCESSOR_ERROR";
-                            };
-                        };
-                    };
-                };
-                /** @description Error shape A */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/sales/{id}/simulate-payment": {
         parameters: {
             query?: never;
@@ -28153,28 +26995,38 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -28183,10 +27035,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -29023,28 +27880,38 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -29053,22 +27920,32 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -30063,8 +28940,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a PENDENTE PIX or BOLETO sale: its charge removed at the processor, the sale CANCELADO
-         * @description Any other status → 409 INVALID_STATUS (a paid sale is refunded instead). A charge the processor reports paid meanwhile is credited, not cancelled.
+         * Cancel a PENDENTE PIX or BOLETO sale (its charge removed at the processor) or void an authorized card sale not captured (EM_PROCESSAMENTO): the sale CANCELADO
+         * @description Any other status → 409 INVALID_STATUS (a paid sale is refunded instead; a card authorization held for a risk review is decided by the review). A charge the processor reports paid meanwhile is credited, not cancelled. The acquirer refusing the void → 502 PROCESSOR_ERROR, unreachable → 503 PROCESSOR_UNAVAILABLE. API keys (errors in shape D) or the panel session (shape A; another account’s sale: 404).
          */
         post: {
             parameters: {
@@ -30134,28 +29011,38 @@ export interface paths {
                         "application/json": components["schemas"]["Sale"];
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -30167,34 +29054,49 @@ export interface paths {
                         "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
                             code?: "IP_NOT_ALLOWED";
                         });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "INVALID_STATUS";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -30221,28 +29123,38 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "INTERNAL_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 502: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "PROCESSOR_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PROCESSOR_ERROR";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -30251,10 +29163,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "SERVICE_UNAVAILABLE";
-                        };
+                            error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            };
+                        });
                     };
                 };
             };
@@ -30502,7 +29419,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a paid sale in full or in part (its money is held until the processor answers)
-         * @description Without `amountCents`, refunds all that is left. Several partial refunds may follow each other up to what the payer paid; the sale becomes ESTORNADO when the last one is made. With an Idempotency-Key, a repeat answers the same refund (Idempotent-Replayed: true) and never makes a second one.
+         * @description Without `amountCents`, refunds all that is left. Several partial refunds may follow each other up to what the payer paid; the sale becomes ESTORNADO when the last one is made. With an Idempotency-Key, a repeat answers the same refund (Idempotent-Replayed: true) and never makes a second one. API keys (errors in shape D) or the panel session (shape A; another account’s sale: 404).
          */
         post: {
             parameters: {
@@ -30713,28 +29630,38 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -30757,28 +29684,38 @@ export interface paths {
                         });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "CONFLICT";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -30793,16 +29730,21 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "MAXIMUM_VALUE";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "MAXIMUM_VALUE";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -30817,40 +29759,55 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "INTERNAL_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 502: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "PROCESSOR_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PROCESSOR_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            };
+                        });
                     };
                 };
             };

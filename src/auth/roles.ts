@@ -18,27 +18,21 @@ export const PERMISSIONS = {
 } as const;
 export type Permission = keyof typeof PERMISSIONS;
 
+/** What an owner and an admin may do: every permission. */
+const EVERYTHING: readonly Permission[] = [
+  'self',
+  'money.view',
+  'withdrawals.create',
+  'sales.create',
+  'disputes.respond',
+  'integrations',
+  'team',
+  'audit',
+];
+
 const GRANTS: Record<Role, readonly Permission[]> = {
-  owner: [
-    'self',
-    'money.view',
-    'withdrawals.create',
-    'sales.create',
-    'disputes.respond',
-    'integrations',
-    'team',
-    'audit',
-  ],
-  admin: [
-    'self',
-    'money.view',
-    'withdrawals.create',
-    'sales.create',
-    'disputes.respond',
-    'integrations',
-    'team',
-    'audit',
-  ],
+  owner: EVERYTHING,
+  admin: EVERYTHING,
   finance: ['self', 'money.view', 'withdrawals.create', 'sales.create', 'disputes.respond', 'audit'],
   developer: ['self', 'money.view', 'integrations'],
   viewer: ['self', 'money.view'],

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requestOrigin, userActor } from '../audit/index.js';
-import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { numericPathId } from '../platform/ids/public-ids.js';
@@ -64,9 +64,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
         body: LoginBody,
         response: {
           200: SessionResponse,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          429: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 429]),
         },
       },
     },
@@ -126,10 +124,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
         body: CredentialBody,
         response: {
           201: IssuedCredential,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 409]),
         },
       },
     },
@@ -156,11 +151,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
         body: RollBody,
         response: {
           201: IssuedCredential,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404, 409]),
         },
       },
     },
@@ -189,10 +180,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
         body: NarrowBody,
         response: {
           200: CredentialView,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
         },
       },
     },
@@ -274,11 +262,7 @@ export async function authRoutes(app: Http, deps: AuthRouteDeps): Promise<void> 
           body: TotpCodeBody,
           response: {
             204: NoContent,
-            400: EnvelopeErrorBody,
-            401: EnvelopeErrorBody,
-            403: EnvelopeErrorBody,
-            409: EnvelopeErrorBody,
-            429: EnvelopeErrorBody,
+            ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 409, 429]),
           },
         },
       },

@@ -2,14 +2,10 @@ import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { Db } from '../platform/db/db.js';
-import { notFound, validation } from '../platform/errors/app-error.js';
-import {
-  EnvelopeErrorBody,
-  IpAccessErrorBody,
-  TransactionErrorBody,
-} from '../platform/http/error-schemas.js';
+import { notFound } from '../platform/errors/app-error.js';
+import { errorAnswers, keyDoorErrors, TransactionErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { parsePublicId } from '../platform/ids/public-ids.js';
+import { saleIdParam } from '../platform/ids/public-ids.js';
 import { findSaleRow, ownedSale } from '../sales/index.js';
 import { type BoletoRow, boletoByTokenHash, boletoOfSale } from './data.js';
 import { tokenHash } from './issue.js';
@@ -56,17 +52,12 @@ export async function boletoRoutes(
         params: Type.Object({ id: Type.String() }),
         response: {
           200: Pdf,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
-          404: TransactionErrorBody,
-          500: TransactionErrorBody,
+          ...keyDoorErrors([404, 500]),
         },
       },
     },
     async (request, reply) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const id = saleIdParam(request.params.id);
       const sale = ownedSale(await findSaleRow(deps.db, id), merchantOf(request).accountId);
       const boleto = await boletoOfSale(deps.db, sale.id);
       if (!boleto) throw notFound('This sale has no boleto');
@@ -87,9 +78,7 @@ export async function boletoRoutes(
         params: Type.Object({ file: Type.String({ maxLength: 100 }) }),
         response: {
           200: Pdf,
-          404: TransactionErrorBody,
-          429: TransactionErrorBody,
-          500: TransactionErrorBody,
+          ...errorAnswers(TransactionErrorBody, [404, 429, 500]),
         },
       },
     },

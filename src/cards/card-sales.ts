@@ -452,6 +452,40 @@ export class CardSales {
   }
 
   /**
+   * POST /api/transactions/{id}/cancel of a card sale: an authorization not captured is voided at the acquirer and
+   * the sale becomes CANCELADO (`sale.canceled`), its installments never scheduled. It takes the capture's claim, so
+   * a void and a capture of one sale never cross; a void whose answer was lost is settled by what the acquirer
+   * says of the payment.
+   */
+  async void(accountId: number, id: PublicId): Promise<number> {
+    const sale = ownedSale(await findSaleRow(this.db, id), accountId);
+    const row = await findCardPayment(this.db, sale.id);
+    const refuse = (why: string) =>
+      new AppError(
+        'INVALID_STATUS',
+        `a ${sale.payment_method} sale in status ${sale.status} cannot be cancelled: ${why}`,
+      );
+    if (row?.state !== 'authorized' || sale.status !== 'EM_PROCESSAMENTO') {
+      throw refuse('only an authorization not captured is voided (a paid sale is refunded instead)');
+    }
+    if (row.risk_hold) throw refuse('it is held for a risk review, which captures or voids it');
+    if (!(await claimCapture(this.db, sale.id))) throw refuse('it is being captured');
+    let payment: AcquirerPayment;
+    try {
+      payment = await this.acquirer.cancel(row.payment_id!, Number(row.authorized_amount));
+    } catch (err) {
+      const found = await this.acquirer.findByOrderId(row.order_id).catch(() => null);
+      if (found?.state !== 'voided') {
+        await releaseCapture(this.db, sale.id);
+        throw acquirerError(err);
+      }
+      payment = found;
+    }
+    await this.apply(sale.id, payment);
+    return sale.id;
+  }
+
+  /**
    * The resolving job: a sale whose authorization outcome is still unknown is settled by what the acquirer says
    * of its order id; one the acquirer never made becomes FALHA (its token was used; the payer starts again).
    */

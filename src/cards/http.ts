@@ -22,5 +22,6 @@ export function cardSalesPort(sales: CardSales): CardSalesPort {
   return {
     open: (accountId, body, key, log) =>
       mapCardErrors(() => sales.open(accountId, body as CardSaleInput, key, log)),
+    void: (accountId, id) => mapCardErrors(() => sales.void(accountId, id)),
   };
 }

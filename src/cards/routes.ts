@@ -1,16 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { accountOf, merchantOf } from '../auth/index.js';
-import { validation } from '../platform/errors/app-error.js';
-import {
-  EnvelopeErrorBody,
-  IpAccessErrorBody,
-  TransactionErrorBody,
-} from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers, keyDoorErrors } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, CardAttemptCheck, Http } from '../platform/http/types.js';
-import { parsePublicId } from '../platform/ids/public-ids.js';
+import { saleIdParam } from '../platform/ids/public-ids.js';
 import { IdPath, Sale, saleJson } from '../sales/index.js';
 import type { CardSales } from './card-sales.js';
 import { mapCardErrors } from './http.js';
@@ -59,20 +53,12 @@ export async function cardRoutes(
         body: CaptureBody,
         response: {
           200: Sale,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
-          404: TransactionErrorBody,
-          409: TransactionErrorBody,
-          500: TransactionErrorBody,
-          502: TransactionErrorBody,
-          503: TransactionErrorBody,
+          ...keyDoorErrors([404, 409, 500, 502, 503]),
         },
       },
     },
     async (request, reply) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const id = saleIdParam(request.params.id);
       const saleId = await mapCardErrors(() =>
         deps.sales.capture(merchantOf(request).accountId, id, request.body.amountCents),
       );
@@ -112,11 +98,7 @@ export async function cardRoutes(
         body: CardTokenBody,
         response: {
           201: CardToken,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
-          502: TransactionErrorBody,
-          503: TransactionErrorBody,
+          ...keyDoorErrors([502, 503]),
         },
       },
     },
@@ -147,11 +129,7 @@ export async function cardRoutes(
         body: CardTokenBody,
         response: {
           201: CardToken,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          502: EnvelopeErrorBody,
-          503: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 502, 503]),
         },
       },
     },

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { CardToken, CardTokenBody } from '../cards/index.js';
-import { TransactionErrorBody } from '../platform/http/error-schemas.js';
+import { errorAnswers, TransactionErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, CardAttemptCheck, Http } from '../platform/http/types.js';
 import { IdPath } from '../sales/index.js';
 import type { CardPayInput, PayerCardInput, PayerPage, PublicCards } from './card-pay.js';
@@ -15,10 +15,7 @@ import {
 } from './schemas.js';
 
 const errors = {
-  400: TransactionErrorBody,
-  404: TransactionErrorBody,
-  410: TransactionErrorBody,
-  429: TransactionErrorBody,
+  ...errorAnswers(TransactionErrorBody, [400, 404, 410, 429]),
 };
 const paying = { ...errors, 502: TransactionErrorBody, 503: TransactionErrorBody };
 

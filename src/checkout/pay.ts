@@ -18,7 +18,7 @@ import {
 import { CheckoutGone, CheckoutInputError, CheckoutNotFound, CheckoutRefused } from './errors.js';
 import type { CheckoutMethod, LinkRow } from './links.data.js';
 import { findLinkBySlug } from './links.data.js';
-import { usesOf } from './links.js';
+import { type LinkView, usesOf } from './links.js';
 import { offered, type TakenMethods } from './methods.js';
 import { type PayerInput, payerOf } from './payer.js';
 import { payerTokenOf } from './payer-token.js';
@@ -28,17 +28,17 @@ import { isSlug } from './slugs.js';
 import { successRedirect } from './urls.js';
 
 /** What a public page shows of a payment link: never its metadata, uses or owner's data beyond a display name. */
-export interface PublicLink {
-  title: string;
-  description: string | null;
-  amountCents: number | null;
-  minCents: number | null;
-  maxCents: number | null;
-  methods: CheckoutMethod[];
-  maxInstallments: number | null;
-  expiresAt: string | null;
-  merchantName: string;
-}
+export type PublicLink = Pick<
+  LinkView,
+  | 'title'
+  | 'description'
+  | 'amountCents'
+  | 'minCents'
+  | 'maxCents'
+  | 'methods'
+  | 'maxInstallments'
+  | 'expiresAt'
+> & { merchantName: string };
 
 /** What a public page shows of a checkout session: never its metadata, customer or sales. */
 export interface PublicSession {

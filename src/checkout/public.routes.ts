@@ -1,4 +1,4 @@
-import { TransactionErrorBody } from '../platform/http/error-schemas.js';
+import { errorAnswers, TransactionErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { IdPath } from '../sales/index.js';
 import type { PublicBoletos } from './boleto-pay.js';
@@ -17,10 +17,7 @@ import {
 } from './schemas.js';
 
 const errors = {
-  400: TransactionErrorBody,
-  404: TransactionErrorBody,
-  410: TransactionErrorBody,
-  429: TransactionErrorBody,
+  ...errorAnswers(TransactionErrorBody, [400, 404, 410, 429]),
 };
 const paying = { ...errors, 403: TransactionErrorBody, 502: TransactionErrorBody, 503: TransactionErrorBody };
 

@@ -1,10 +1,5 @@
-import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
-import {
-  EnvelopeErrorBody,
-  IpAccessErrorBody,
-  TransactionErrorBody,
-} from '../platform/http/error-schemas.js';
+import { keyDoorErrors } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { IdPath } from '../sales/index.js';
 import { mapCheckoutErrors, uuidPath } from './http.js';
@@ -13,10 +8,7 @@ import type { CheckoutSessions, SessionInput } from './sessions.js';
 
 const security = [{ publicKey: [], privateKey: [] }];
 const errors = {
-  400: TransactionErrorBody,
-  401: TransactionErrorBody,
-  403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
-  404: TransactionErrorBody,
+  ...keyDoorErrors([404]),
 };
 
 /** Checkout sessions through the API (keys, error shape D). */

@@ -13,7 +13,7 @@ import { currentDocuments, documentContent, Onboarding } from '../onboarding/ind
 import { operatorActor } from '../operators/index.js';
 import type { Db } from '../platform/db/db.js';
 import { notFound, validation } from '../platform/errors/app-error.js';
-import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../platform/paging/pagination.js';
@@ -44,10 +44,7 @@ export interface ConsoleRouteDeps {
 
 const A = { errorShape: 'envelope' as const };
 const errors = {
-  400: EnvelopeErrorBody,
-  401: EnvelopeErrorBody,
-  403: EnvelopeErrorBody,
-  404: EnvelopeErrorBody,
+  ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
 };
 
 /** What each account action needs: the role, whether a reason must be given, what it says. */

@@ -8,7 +8,7 @@ import {
 import { operatorActor, recordOperatorAudit } from '../operators/index.js';
 import type { Db } from '../platform/db/db.js';
 import { validation } from '../platform/errors/app-error.js';
-import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, pageOf, parseLimit } from '../platform/paging/pagination.js';
@@ -16,10 +16,7 @@ import { ReasonBody } from './schemas.js';
 
 const A = { errorShape: 'envelope' as const };
 const errors = {
-  400: EnvelopeErrorBody,
-  401: EnvelopeErrorBody,
-  403: EnvelopeErrorBody,
-  404: EnvelopeErrorBody,
+  ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
 };
 const STATUSES = ['requested', 'approved', 'rejected', 'paid'] as const;
 const UuidParam = Type.Object({ id: Type.String({ format: 'uuid' }) });

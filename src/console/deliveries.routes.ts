@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { operatorActor, recordOperatorAudit } from '../operators/index.js';
-import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { Http } from '../platform/http/types.js';
 import { Delivery, Webhook } from '../webhooks/index.js';
@@ -9,10 +9,7 @@ import type { ConsoleRouteDeps } from './accounts.routes.js';
 
 const A = { errorShape: 'envelope' as const };
 const errors = {
-  400: EnvelopeErrorBody,
-  401: EnvelopeErrorBody,
-  403: EnvelopeErrorBody,
-  404: EnvelopeErrorBody,
+  ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
 };
 const Id = Type.String({ pattern: '^[1-9][0-9]{0,15}$' });
 const params = <T extends FastifyRequest>(request: T) => request.params as Record<string, string>;

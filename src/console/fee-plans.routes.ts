@@ -2,17 +2,14 @@ import { Type } from 'typebox';
 import { FeePlan, FeePlanBody, FeePlanList, FeePlanPatch, listFeePlans } from '../accounts/index.js';
 import { operatorActor } from '../operators/index.js';
 import type { Db } from '../platform/db/db.js';
-import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { FeePlanActions } from './fee-plans.js';
 import { AccountIdParam } from './schemas.js';
 
 const A = { errorShape: 'envelope' as const, opsRole: 'finance' as const };
 const errors = {
-  400: EnvelopeErrorBody,
-  401: EnvelopeErrorBody,
-  403: EnvelopeErrorBody,
-  404: EnvelopeErrorBody,
+  ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
 };
 const PlanIdParam = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,15}$' }) });
 

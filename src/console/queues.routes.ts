@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { Dispute, opsDisputes } from '../disputes/index.js';
 import { operatorActor } from '../operators/index.js';
 import { validation } from '../platform/errors/app-error.js';
-import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import type { Http } from '../platform/http/types.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../platform/paging/pagination.js';
@@ -34,10 +34,7 @@ const OpsDisputes = Type.Object({
   ),
 });
 const errors = {
-  400: EnvelopeErrorBody,
-  401: EnvelopeErrorBody,
-  403: EnvelopeErrorBody,
-  404: EnvelopeErrorBody,
+  ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
 };
 const idOf = (request: FastifyRequest) => Number((request.params as { id: string }).id);
 const isQueue = (v: string): v is OpsWithdrawalQueue =>
@@ -181,9 +178,7 @@ export async function consoleQueueRoutes(app: Http, deps: ConsoleRouteDeps): Pro
           response: {
             200: ReviewView,
             ...errors,
-            409: EnvelopeErrorBody,
-            502: EnvelopeErrorBody,
-            503: EnvelopeErrorBody,
+            ...errorAnswers(EnvelopeErrorBody, [409, 502, 503]),
           },
         },
       },

@@ -1,7 +1,7 @@
 import { accountNames } from '../accounts/index.js';
 import { validation } from '../platform/errors/app-error.js';
 import { sendCsv } from '../platform/http/csv.js';
-import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import type { Http } from '../platform/http/types.js';
 import { dailyTotals } from '../sales/index.js';
 import type { ConsoleRouteDeps } from './accounts.routes.js';
@@ -36,9 +36,7 @@ export async function consoleReportRoutes(app: Http, deps: ConsoleRouteDeps): Pr
         querystring: ReportQuery,
         response: {
           200: Report,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403]),
         },
       },
     },

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { operatorActor } from '../operators/index.js';
 import type { Db } from '../platform/db/db.js';
-import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import {
   listRiskRules,
@@ -14,10 +14,7 @@ import {
 
 const A = { errorShape: 'envelope' as const, opsRole: 'risk' as const };
 const errors = {
-  400: EnvelopeErrorBody,
-  401: EnvelopeErrorBody,
-  403: EnvelopeErrorBody,
-  404: EnvelopeErrorBody,
+  ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
 };
 const RuleIdParam = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,15}$' }) });
 

@@ -1,6 +1,12 @@
 import { Type } from 'typebox';
-import { apiKeyOrSession, merchantOf, requestAccount } from '../auth/index.js';
-import { EITHER_DOOR_ERRORS, EITHER_DOOR_ROUTE, KEY_ROUTE_ERRORS } from '../platform/http/error-schemas.js';
+import { apiKeyOrSession, requestAccount } from '../auth/index.js';
+import {
+  SHAPE_D as D,
+  EITHER_DOOR_ERRORS as doorErrors,
+  EITHER_DOOR_ROUTE as doors,
+  KEY_ROUTE_ERRORS as errors,
+  KEY_ROUTE as schema,
+} from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, parseLimit } from '../platform/paging/pagination.js';
 import type { Customers } from './customers.js';
@@ -15,13 +21,6 @@ import {
   SavedCard,
 } from './schemas.js';
 
-const D = { errorShape: 'transaction' as const };
-const errors = KEY_ROUTE_ERRORS;
-const schema = { tags: ['public'], security: [{ publicKey: [], privateKey: [] }] };
-/** Routes the panel opens too: the API key (shape D) or the panel session (shape A). */
-const doors = EITHER_DOOR_ROUTE;
-const doorErrors = EITHER_DOOR_ERRORS;
-
 /**
  * Customers and their saved cards (API keys, shape D): a card on file is charged by card: {cardId}. Creating a
  * customer opens by the panel session too (shape A; Assinaturas' new customer), one handler for both.
@@ -30,7 +29,6 @@ export async function customerRoutes(
   app: Http,
   deps: { customers: Customers; apiKey: AuthHook; requireSession: AuthHook },
 ): Promise<void> {
-  const account = (request: Parameters<typeof merchantOf>[0]) => merchantOf(request).accountId;
   const door = apiKeyOrSession(deps.apiKey, deps.requireSession);
 
   app.post(
@@ -63,7 +61,7 @@ export async function customerRoutes(
     },
     async (request) =>
       deps.customers.list(
-        account(request),
+        requestAccount(request),
         request.query.cursor ? decodeCursor(request.query.cursor) : null,
         parseLimit(request.query.limit),
       ),
@@ -81,7 +79,7 @@ export async function customerRoutes(
         response: { 200: Customer, ...errors },
       },
     },
-    async (request) => deps.customers.one(account(request), request.params.id),
+    async (request) => deps.customers.one(requestAccount(request), request.params.id),
   );
 
   app.post(
@@ -101,7 +99,7 @@ export async function customerRoutes(
     async (request, reply) =>
       reply
         .code(201)
-        .send(await deps.customers.saveCard(account(request), request.params.id, request.body.token)),
+        .send(await deps.customers.saveCard(requestAccount(request), request.params.id, request.body.token)),
   );
 
   app.delete(
@@ -117,7 +115,7 @@ export async function customerRoutes(
       },
     },
     async (request, reply) => {
-      await deps.customers.deleteCard(account(request), request.params.id, request.params.cardId);
+      await deps.customers.deleteCard(requestAccount(request), request.params.id, request.params.cardId);
       return reply.code(204).send(null);
     },
   );

@@ -1,7 +1,7 @@
+import { saleOfReceivedPix } from '../pix/index.js';
 import type { Db } from '../platform/db/db.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { parseReais } from '../platform/money/money.js';
-import { saleOfReceivedPix } from '../sales/index.js';
 import { findDisputeByExternalId, findDisputeById } from './data.js';
 import type { Disputes } from './disputes.js';
 import { EFI_MED } from './source.js';

@@ -1,12 +1,7 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
-import {
-  BalanceErrorBody,
-  EnvelopeErrorBody,
-  IpAccessErrorBody,
-  TransactionErrorBody,
-} from '../platform/http/error-schemas.js';
+import { BalanceErrorBody, IpAccessErrorBody, keyDoorErrors } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { balanceReads } from './coalesced-balances.js';
 import { receivablesBetween, receivablesPeriod } from './receivables.js';
@@ -53,10 +48,7 @@ export async function ledgerRoutes(app: Http, deps: { db: Db; apiKey: AuthHook }
         querystring: ReceivablesQuery,
         response: {
           200: ReceivablesPage,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
-          500: TransactionErrorBody,
+          ...keyDoorErrors([500]),
         },
       },
     },

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { requestOrigin } from '../audit/index.js';
 import { accountOf, SessionResponse, type SessionService, signedIn } from '../auth/index.js';
 import { AppError, validation } from '../platform/errors/app-error.js';
-import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { UploadSlots } from '../platform/http/upload-slots.js';
 import { type DocumentKind, isDocumentKind } from './documents.data.js';
@@ -72,9 +72,7 @@ export async function onboardingRoutes(app: Http, deps: OnboardingRouteDeps): Pr
           body: SignupBody,
           response: {
             201: SessionResponse,
-            400: EnvelopeErrorBody,
-            409: EnvelopeErrorBody,
-            429: EnvelopeErrorBody,
+            ...errorAnswers(EnvelopeErrorBody, [400, 409, 429]),
           },
         },
       },
@@ -122,13 +120,7 @@ export async function onboardingRoutes(app: Http, deps: OnboardingRouteDeps): Pr
         consumes: ['multipart/form-data'],
         response: {
           201: DocumentMeta,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          413: EnvelopeErrorBody,
-          415: EnvelopeErrorBody,
-          429: EnvelopeErrorBody,
-          503: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 413, 415, 429, 503]),
         },
       },
     },

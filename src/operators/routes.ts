@@ -1,7 +1,7 @@
 import { accountNames } from '../accounts/index.js';
 import { requestOrigin } from '../audit/index.js';
 import type { Db } from '../platform/db/db.js';
-import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../platform/paging/pagination.js';
 import { listOperatorAudit } from './audit.js';
@@ -93,9 +93,7 @@ export async function operatorRoutes(app: Http, deps: OperatorRouteDeps): Promis
         body: OperatorLoginBody,
         response: {
           200: OperatorSignedIn,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          429: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 429]),
         },
       },
     },
@@ -169,10 +167,7 @@ export async function operatorRoutes(app: Http, deps: OperatorRouteDeps): Promis
         body: InviteOperatorBody,
         response: {
           201: InvitedOperator,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 409]),
         },
       },
     },
@@ -198,11 +193,7 @@ export async function operatorRoutes(app: Http, deps: OperatorRouteDeps): Promis
         params: OperatorIdPath,
         response: {
           200: InvitedOperator,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404, 409]),
         },
       },
     },

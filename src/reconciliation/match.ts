@@ -1,16 +1,16 @@
-import type { Db } from '../platform/db/db.js';
-import type { Queue } from '../platform/jobs/queue.js';
-import { formatReais, parseReais } from '../platform/money/money.js';
-import type { SaleSettler, WarnLog } from '../sales/index.js';
+import type { WarnLog } from '../pix/index.js';
 import {
   type ChargeRecord,
   creditPix,
   type Pix,
   pixAmountDue,
   recordsOfPage,
-  saleStatus,
   settleRefunds,
-} from '../sales/index.js';
+} from '../pix/index.js';
+import type { Db } from '../platform/db/db.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import { formatReais, parseReais } from '../platform/money/money.js';
+import { type SaleSettler, saleStatus } from '../sales/index.js';
 import { type Discrepancy, duplicatePaymentsAmong, resolveReturnedDuplicate } from './discrepancies.data.js';
 import type { Counts } from './runs.data.js';
 

@@ -1,5 +1,5 @@
 import { type PixApiClient, PspError } from '../payment-standards/index.js';
-import type { Pix } from '../sales/index.js';
+import type { Pix } from '../pix/index.js';
 
 /** The standard's answer to GET /pix (PixConsultados), as far as reconciliation reads it. */
 interface PixConsultados {

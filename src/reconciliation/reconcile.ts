@@ -1,6 +1,6 @@
 import { setTimeout as rest } from 'node:timers/promises';
 import type { PixApiClient } from '../payment-standards/index.js';
-import { creditedPaidBetween } from '../sales/index.js';
+import { creditedPaidBetween } from '../pix/index.js';
 import {
   type Discrepancy,
   discrepanciesOfRun,

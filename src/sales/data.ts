@@ -192,3 +192,52 @@ export async function setSaleAmount(
     [id, s.amount, s.systemFee, s.netAmount, s.reserveAmount],
   );
 }
+
+/** A sale's status now (after a credit or a refund was applied). */
+export async function saleStatus(q: Queryable, saleId: number): Promise<string | null> {
+  const [row] = await q.query<{ status: string }>('SELECT status FROM sales WHERE id = $1', [saleId]);
+  return row?.status ?? null;
+}
+
+/** The uuids of sales by id. */
+export async function saleUuids(q: Queryable, ids: number[]): Promise<Map<number, string>> {
+  const rows = await q.query<{ id: number; uuid: string }>(
+    'SELECT id, uuid FROM sales WHERE id = ANY($1::bigint[])',
+    [ids],
+  );
+  return new Map(rows.map((r) => [Number(r.id), r.uuid]));
+}
+
+/**
+ * A paid sale's `completedAt` moved back to when it was paid by the processor's clock (`at`): never later than
+ * the move recorded, never before the sale existed.
+ */
+export async function setPaidAtNoLaterThan(tx: Queryable, saleId: number, at: Date): Promise<void> {
+  await tx.query(
+    `UPDATE sales SET completed_at = greatest(created_at, least(completed_at, $2::timestamptz))
+      WHERE id = $1 AND completed_at IS NOT NULL AND completed_at > $2::timestamptz`,
+    [saleId, at.toISOString()],
+  );
+}
+
+/** A recurrence's paid sale no subscription has taken yet (the first, locked), or null. */
+export async function unclaimedPaidSaleOfRecurrence(
+  tx: Queryable,
+  recurrenceId: number,
+): Promise<SaleRow | null> {
+  const [row] = await tx.query<SaleRow>(
+    `SELECT * FROM sales WHERE recurrence_id = $1 AND subscription_id IS NULL AND status = 'PAGO'
+      ORDER BY id LIMIT 1 FOR UPDATE`,
+    [recurrenceId],
+  );
+  return row ?? null;
+}
+
+/** A sale becomes a subscription's payment: its Sale object carries `subscriptionId` from now on. */
+export async function setSaleSubscription(
+  tx: Queryable,
+  saleId: number,
+  subscriptionId: string,
+): Promise<void> {
+  await tx.query('UPDATE sales SET subscription_id = $2 WHERE id = $1', [saleId, subscriptionId]);
+}

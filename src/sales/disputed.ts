@@ -75,12 +75,3 @@ export async function moveDisputedSale(
     .reduce((sum, p) => sum + p.amount, 0);
   return { sale: disputedSale(sale, await pendingAmount(tx, sale.id)), tookFromAvailable: -onAvailable };
 }
-
-/** The sale a received Pix credited (bcb processor), by its end-to-end id; null when it credited none. */
-export async function saleOfReceivedPix(q: Queryable, e2eid: string): Promise<number | null> {
-  const [row] = await q.query<{ sale_id: number }>(
-    'SELECT sale_id FROM bcb_received_pix WHERE e2eid = $1 AND credited',
-    [e2eid],
-  );
-  return row ? Number(row.sale_id) : null;
-}

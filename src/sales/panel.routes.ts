@@ -1,27 +1,23 @@
 import { Type } from 'typebox';
 import { accountOf } from '../auth/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
-import { AppError, notFound, validation } from '../platform/errors/app-error.js';
+import { AppError, notFound } from '../platform/errors/app-error.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
-import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
-import { IdempotencyHeaders, parseIdempotencyKey } from '../platform/http/idempotency-key.js';
-import { emptyBodyIsObject } from '../platform/http/json-body.js';
+import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { parsePublicId } from '../platform/ids/public-ids.js';
+import { saleIdParam } from '../platform/ids/public-ids.js';
 import { pageOf } from '../platform/paging/pagination.js';
 import { maskDocument } from '../platform/privacy/mask.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { resolveRecipients } from '../recipients/index.js';
-import { cancelCharge } from './charges.js';
 import { ChargeBody, CreatedSale } from './charges.schemas.js';
 import { filters, SalesQuery } from './list-filters.js';
-import { saleForAccount, saleJson } from './lookup.js';
+import { saleForAccount } from './lookup.js';
 import { allSales, listSales, type SaleCsvRow } from './panel.data.js';
 import type { Refunder } from './processors/processor.js';
-import { refundSale } from './refunds/refund-sale.js';
 import { type ChargeDeps, openCharge } from './routes.js';
-import { IdPath, REFUND_ERRORS, RefundBody, RefundedSale, Sale, SalesPage } from './schemas.js';
+import { IdPath, Sale, SalesPage } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
 
 /** The export is read by people: statuses and methods in words, as the panel shows them. */
@@ -157,8 +153,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
       },
     },
     async (request, reply) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const id = saleIdParam(request.params.id);
       const body = await saleForAccount(deps.db, accountOf(request), id).catch((err: unknown) => {
         // another account's sale is simply not found from the panel (decisions.md)
         throw err instanceof AppError && err.code === 'FORBIDDEN' ? notFound('Sale not found') : err;
@@ -184,13 +179,7 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
         body: ChargeBody,
         response: {
           201: CreatedSale,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
-          422: EnvelopeErrorBody,
-          502: EnvelopeErrorBody,
-          503: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 409, 422, 502, 503]),
         },
       },
     },
@@ -204,99 +193,6 @@ export async function salesPanelRoutes(app: Http, deps: SalesPanelDeps): Promise
         request.ip,
       );
       return sendJsonText(reply, 201, body);
-    },
-  );
-
-  app.post(
-    '/api/sales/:id/cancel',
-    {
-      config: {
-        errorShape: 'envelope',
-        permission: 'sales.create',
-        errors: ['NOT_FOUND', 'INVALID_STATUS', 'PROCESSOR_ERROR'],
-      },
-      onRequest: deps.requireSession,
-      preValidation: emptyBodyIsObject,
-      schema: {
-        tags: ['panel'],
-        summary: 'Cancel a PENDENTE PIX or BOLETO sale (POST /api/transactions/{id}/cancel of the panel)',
-        params: IdPath,
-        response: {
-          200: Sale,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
-          502: EnvelopeErrorBody,
-        },
-      },
-    },
-    async (request, reply) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw notFound('Sale not found');
-      const saleId = await cancelCharge(
-        deps.db,
-        deps.settler.queue,
-        deps.charges.pixProcessor,
-        accountOf(request),
-        id,
-      ).catch((err: unknown) => {
-        // the panel says nothing of another account's sales
-        throw err instanceof AppError && err.code === 'FORBIDDEN' ? notFound('Sale not found') : err;
-      });
-      return sendJsonText(reply, 200, await saleJson(deps.db, saleId));
-    },
-  );
-
-  app.post(
-    '/api/sales/:id/refund',
-    {
-      config: {
-        errorShape: 'envelope',
-        permission: 'sales.create',
-        errors: REFUND_ERRORS,
-      },
-      onRequest: deps.requireSession,
-      preValidation: emptyBodyIsObject,
-      schema: {
-        tags: ['panel'],
-        summary:
-          "Refund a paid sale in full or in part from the panel (POST /api/transactions/{id}/refund's own path): 202, the money held until the processor answers",
-        params: IdPath,
-        headers: IdempotencyHeaders,
-        body: RefundBody,
-        response: {
-          202: RefundedSale,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
-          422: EnvelopeErrorBody,
-          502: EnvelopeErrorBody,
-          503: EnvelopeErrorBody,
-        },
-      },
-    },
-    async (request, reply) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw validation('id must be a sale uuid or a numeric id');
-      const { body, replayed } = await refundSale(
-        deps.db,
-        deps.settler.queue,
-        deps.refunders,
-        accountOf(request),
-        id,
-        {
-          amountCents: request.body?.amountCents ?? null,
-          key: parseIdempotencyKey(request.headers['idempotency-key']),
-        },
-      ).catch((err: unknown) => {
-        throw err instanceof AppError && err.code === 'FORBIDDEN' ? notFound('Sale not found') : err;
-      });
-      if (replayed) reply.header('idempotent-replayed', 'true');
-      return sendJsonText(reply, 202, body);
     },
   );
 }

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { type Static, Type } from 'typebox';
 import { apiKeyOrSession, merchantOf, requestAccount } from '../auth/index.js';
@@ -5,16 +6,20 @@ import { qrSvgDataUri } from '../payment-standards/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import {
+  EITHER_DOOR_ERRORS,
+  EITHER_DOOR_ROUTE,
+  EitherDoorErrorBody,
   EnvelopeErrorBody,
-  IpAccessErrorBody,
+  errorAnswers,
   KeyForbiddenBody,
+  keyDoorErrors,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
 import { parseIdempotencyKey } from '../platform/http/idempotency-key.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { parsePublicId } from '../platform/ids/public-ids.js';
+import { type PublicId, saleIdParam } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { pageOf } from '../platform/paging/pagination.js';
 import { ALLOW, customerFacts, type RiskRules } from '../risk/index.js';
@@ -69,6 +74,8 @@ export interface CardSalesPort {
     key: string | null,
     log: Logger,
   ): Promise<{ sale: SaleRow; replayed: boolean }>;
+  /** Voids an authorized card sale not captured (EM_PROCESSAMENTO → CANCELADO); its id. */
+  void(accountId: number, id: PublicId): Promise<number>;
 }
 
 /**
@@ -86,6 +93,7 @@ export interface BoletoSales {
 }
 
 const security = [{ publicKey: [], privateKey: [] }];
+const CARD_METHODS: ReadonlySet<string> = new Set(['CREDIT_CARD', 'DEBIT_CARD']);
 
 /** What opening a charge needs: the processors of both methods (the API's and the panel's routes). */
 export type ChargeDeps = Pick<
@@ -189,14 +197,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
         body: ChargeBody,
         response: {
           201: CreatedSale,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
-          409: TransactionErrorBody,
-          422: TransactionErrorBody,
-          500: TransactionErrorBody,
-          502: TransactionErrorBody,
-          503: TransactionErrorBody,
+          ...keyDoorErrors([409, 422, 500, 502, 503]),
         },
       },
     },
@@ -219,52 +220,45 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
   app.post(
     '/api/transactions/:id/refund',
     {
+      // one route, two doors: the panel's sale page refunds through it too (permission sales.create)
       config: {
         errorShape: 'transaction',
+        permission: 'sales.create',
         errors: REFUND_ERRORS,
       },
-      onRequest: deps.apiKey,
+      onRequest: apiKeyOrSession(deps.apiKey, deps.requireSession),
       preValidation: emptyBodyIsObject,
       schema: {
         summary: 'Refund a paid sale in full or in part (its money is held until the processor answers)',
         description:
           'Without `amountCents`, refunds all that is left. Several partial refunds may follow each other up to what ' +
           'the payer paid; the sale becomes ESTORNADO when the last one is made. With an Idempotency-Key, a repeat ' +
-          'answers the same refund (Idempotent-Replayed: true) and never makes a second one.',
-        tags: ['public'],
-        security,
+          'answers the same refund (Idempotent-Replayed: true) and never makes a second one. ' +
+          'API keys (errors in shape D) or the panel session (shape A; another account’s sale: 404).',
+        ...EITHER_DOOR_ROUTE,
         params: IdPath,
         headers: ChargeHeaders,
         body: RefundBody,
         response: {
           202: RefundedSale,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
-          404: TransactionErrorBody,
-          409: TransactionErrorBody,
-          422: TransactionErrorBody,
-          500: TransactionErrorBody,
-          502: TransactionErrorBody,
-          503: TransactionErrorBody,
+          ...EITHER_DOOR_ERRORS,
+          ...errorAnswers(EitherDoorErrorBody, [409, 422, 500, 502, 503]),
         },
       },
     },
     async (request, reply) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw validation('id must be a sale uuid or a numeric id');
-      const accountId = merchantOf(request).accountId;
+      const id = saleIdParam(request.params.id);
       const { body, replayed } = await refundSale(
         deps.db,
         deps.settler.queue,
         deps.refunders,
-        accountId,
+        requestAccount(request),
         id,
         {
           amountCents: request.body?.amountCents ?? null,
           key: parseIdempotencyKey(request.headers['idempotency-key']),
         },
-      );
+      ).catch(hiddenFromPanel(request));
       if (replayed) reply.header('idempotent-replayed', 'true');
       return sendJsonText(reply, 202, body);
     },
@@ -282,17 +276,12 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
         params: IdPath,
         response: {
           200: Sale,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
-          404: TransactionErrorBody,
-          500: TransactionErrorBody,
+          ...keyDoorErrors([404, 500]),
         },
       },
     },
     async (request, reply) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const id = saleIdParam(request.params.id);
       const body = await saleFor(merchantOf(request).accountId, id);
       // Already the Sale object in the schema's key order (sales.public_json, see sales/data.ts).
       return sendJsonText(reply, 200, body);
@@ -359,8 +348,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       },
     },
     async (request) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw validation('id must be a sale uuid or a numeric id');
+      const id = saleIdParam(request.params.id);
       const byPanel = request.merchant === undefined;
       const sale = await findSaleRow(deps.db, id);
       // the panel finds no other account's sale; a key is told it is not its own (FORBIDDEN)
@@ -376,36 +364,48 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       config: {
         errorShape: 'transaction',
         keyScope: 'charges',
-        errors: ['FORBIDDEN', 'NOT_FOUND', 'INVALID_STATUS', 'PROCESSOR_ERROR'],
+        permission: 'sales.create',
+        errors: ['FORBIDDEN', 'NOT_FOUND', 'INVALID_STATUS', 'PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE'],
       },
-      onRequest: deps.apiKey,
+      // one route, two doors: the panel's sale page cancels through it too (permission sales.create)
+      onRequest: apiKeyOrSession(deps.apiKey, deps.requireSession),
       preValidation: emptyBodyIsObject,
       schema: {
         summary:
-          'Cancel a PENDENTE PIX or BOLETO sale: its charge removed at the processor, the sale CANCELADO',
+          'Cancel a PENDENTE PIX or BOLETO sale (its charge removed at the processor) or void an authorized card sale not captured (EM_PROCESSAMENTO): the sale CANCELADO',
         description:
-          'Any other status → 409 INVALID_STATUS (a paid sale is refunded instead). A charge the processor reports paid meanwhile is credited, not cancelled.',
-        tags: ['public'],
-        security,
+          'Any other status → 409 INVALID_STATUS (a paid sale is refunded instead; a card authorization held for a risk review is decided by the review). A charge the processor reports paid meanwhile is credited, not cancelled. The acquirer refusing the void → 502 PROCESSOR_ERROR, unreachable → 503 PROCESSOR_UNAVAILABLE. ' +
+          'API keys (errors in shape D) or the panel session (shape A; another account’s sale: 404).',
+        ...EITHER_DOOR_ROUTE,
         params: IdPath,
         response: {
           200: Sale,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: KeyForbiddenBody,
-          404: TransactionErrorBody,
-          409: TransactionErrorBody,
-          500: TransactionErrorBody,
-          502: TransactionErrorBody,
+          ...EITHER_DOOR_ERRORS,
+          ...errorAnswers(EitherDoorErrorBody, [409, 500, 502, 503]),
         },
       },
     },
     async (request, reply) => {
-      const id = parsePublicId(request.params.id);
-      if (!id) throw validation('id must be a sale uuid or a numeric id');
-      const accountId = merchantOf(request).accountId;
-      const saleId = await cancelCharge(deps.db, deps.settler.queue, deps.pixProcessor, accountId, id);
+      const id = saleIdParam(request.params.id);
+      const accountId = requestAccount(request);
+      const cancel = async () => {
+        const sale = ownedSale(await findSaleRow(deps.db, id), accountId);
+        // a card sale only authorized is voided at the acquirer; a PIX or boleto charge removed at its processor
+        return deps.cardSales && CARD_METHODS.has(sale.payment_method) && sale.status === 'EM_PROCESSAMENTO'
+          ? deps.cardSales.void(accountId, id)
+          : cancelCharge(deps.db, deps.settler.queue, deps.pixProcessor, accountId, id);
+      };
+      const saleId = await cancel().catch(hiddenFromPanel(request));
       return sendJsonText(reply, 200, await saleJson(deps.db, saleId));
     },
   );
+}
+
+/** Through the panel's door another account's sale is not found (a key is told it is not its own). */
+function hiddenFromPanel(request: FastifyRequest): (err: unknown) => never {
+  return (err) => {
+    if (request.merchant === undefined && err instanceof AppError && err.code === 'FORBIDDEN')
+      throw notFound('Sale not found');
+    throw err;
+  };
 }

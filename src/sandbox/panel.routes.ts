@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { accountOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
-import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { parsePublicId } from '../platform/ids/public-ids.js';
@@ -59,11 +59,7 @@ export async function sandboxPanelRoutes(
           body: Type.Object({ result: Type.Union([Type.Literal('COMPLETED'), Type.Literal('REJECTED')]) }),
           response: {
             200: WithdrawalLookup,
-            400: EnvelopeErrorBody,
-            401: EnvelopeErrorBody,
-            403: EnvelopeErrorBody,
-            404: EnvelopeErrorBody,
-            409: EnvelopeErrorBody,
+            ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404, 409]),
           },
         },
       },
@@ -89,11 +85,7 @@ export async function sandboxPanelRoutes(
         params: IdPath,
         response: {
           200: Sale,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404, 409]),
         },
       },
     },

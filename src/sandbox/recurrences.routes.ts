@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
+import { createRecurrence, debitCycle } from '../pix/index.js';
 import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { Http } from '../platform/http/types.js';
 import type { Customer } from '../sales/index.js';
-import { createRecurrence, debitCycle, Sale, saleJson } from '../sales/index.js';
+import { Sale, saleJson } from '../sales/index.js';
 import type { SandboxDeps } from './sales.routes.js';
 import { IdRecPath, RecurrenceBody } from './schemas.js';
 

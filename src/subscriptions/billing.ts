@@ -2,18 +2,12 @@ import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import { BoletoInputError, type BoletoIssuer } from '../boletos/index.js';
 import type { CardSales } from '../cards/index.js';
+import type { MandateCharges, RecurrenceRow } from '../pix/index.js';
 import type { SubscriptionSettings } from '../platform/config/config.js';
 import { type Db, isUniqueViolation, type Queryable } from '../platform/db/db.js';
 import { AppError, conflict, validation } from '../platform/errors/app-error.js';
 import { addDays } from '../platform/time/calendar.js';
-import {
-  createPixSale,
-  findSaleRow,
-  type MandateCharges,
-  type PixChargeProcessor,
-  type RecurrenceRow,
-  saleStatuses,
-} from '../sales/index.js';
+import { createPixSale, findSaleRow, type PixChargeProcessor, saleStatuses } from '../sales/index.js';
 import { type NotificationFact, recordNotifications } from '../webhooks/index.js';
 import {
   bindCharge,

@@ -2,7 +2,6 @@
 export { BILLING_EVERY_MS, type PeriodChargers, SubscriptionBiller } from './billing.js';
 export { billingPageRoutes } from './billing.routes.js';
 export { CustomerPage } from './customer-page.js';
-export { subscriptionPanelRoutes } from './panel.routes.js';
 export { subscriptionRoutes } from './routes.js';
 export { Subscription } from './schemas.js';
 export { Subscriptions } from './subscriptions.js';

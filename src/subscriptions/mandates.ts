@@ -1,5 +1,5 @@
+import type { MandateCharges, RecurrenceRow } from '../pix/index.js';
 import type { Queryable } from '../platform/db/db.js';
-import type { MandateCharges, RecurrenceRow } from '../sales/index.js';
 import { mandatesInUse } from './data.js';
 
 /**

@@ -1,8 +1,10 @@
-import { apiKeyOrSession, merchantOf, requestAccount } from '../auth/index.js';
+import { apiKeyOrSession, requestAccount } from '../auth/index.js';
 import {
-  EITHER_DOOR_ERRORS,
-  EITHER_DOOR_ROUTE,
-  KEY_ROUTE_ERRORS,
+  SHAPE_D as D,
+  EITHER_DOOR_ERRORS as doorErrors,
+  EITHER_DOOR_ROUTE as doors,
+  KEY_ROUTE_ERRORS as errors,
+  KEY_ROUTE as schema,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
@@ -24,13 +26,6 @@ import {
 } from './schemas.js';
 import type { Subscriptions } from './subscriptions.js';
 
-const D = { errorShape: 'transaction' as const };
-const errors = KEY_ROUTE_ERRORS;
-const schema = { tags: ['public'], security: [{ publicKey: [], privateKey: [] }] };
-/** Routes the panel opens too: the API key (shape D) or the panel session (shape A). */
-const doors = EITHER_DOOR_ROUTE;
-const doorErrors = EITHER_DOOR_ERRORS;
-
 /**
  * Plans and subscriptions (API keys, shape D): each period one sale carrying subscriptionId. Creating a plan,
  * changing one and subscribing a customer open by either door: the API key, or the panel session (shape A, the
@@ -40,7 +35,6 @@ export async function subscriptionRoutes(
   app: Http,
   deps: { subscriptions: Subscriptions; apiKey: AuthHook; requireSession: AuthHook },
 ): Promise<void> {
-  const account = (request: Parameters<typeof merchantOf>[0]) => merchantOf(request).accountId;
   const subs = deps.subscriptions;
   const door = apiKeyOrSession(deps.apiKey, deps.requireSession);
 
@@ -63,18 +57,18 @@ export async function subscriptionRoutes(
   app.get(
     '/api/plans',
     {
-      config: D,
-      onRequest: deps.apiKey,
+      config: { ...D, permission: 'money.view' },
+      onRequest: door,
       schema: {
-        ...schema,
+        ...doors,
         summary: "The account's plans, newest first (cursor pages; limit 1..100, default 20)",
         querystring: PageQuery,
-        response: { 200: PlansPage, ...errors },
+        response: { 200: PlansPage, ...doorErrors },
       },
     },
     async (request) =>
       subs.plans(
-        account(request),
+        requestAccount(request),
         request.query.cursor ? decodeCursor(request.query.cursor) : null,
         parseLimit(request.query.limit),
       ),
@@ -87,7 +81,7 @@ export async function subscriptionRoutes(
       onRequest: deps.apiKey,
       schema: { ...schema, summary: 'One plan', params: IdPath, response: { 200: Plan, ...errors } },
     },
-    async (request) => subs.plan(account(request), request.params.id),
+    async (request) => subs.plan(requestAccount(request), request.params.id),
   );
 
   app.patch(
@@ -125,17 +119,17 @@ export async function subscriptionRoutes(
   app.get(
     '/api/subscriptions',
     {
-      config: D,
-      onRequest: deps.apiKey,
+      config: { ...D, permission: 'money.view' },
+      onRequest: door,
       schema: {
-        ...schema,
+        ...doors,
         summary: "The account's subscriptions, newest first (cursor pages; by customerId or status)",
         querystring: SubscriptionsQuery,
-        response: { 200: SubscriptionsPage, ...errors },
+        response: { 200: SubscriptionsPage, ...doorErrors },
       },
     },
     async (request) =>
-      subs.list(account(request), {
+      subs.list(requestAccount(request), {
         before: request.query.cursor ? decodeCursor(request.query.cursor) : null,
         limit: parseLimit(request.query.limit),
         customerId: request.query.customerId,
@@ -155,7 +149,7 @@ export async function subscriptionRoutes(
         response: { 200: Subscription, ...errors },
       },
     },
-    async (request) => subs.one(account(request), request.params.id),
+    async (request) => subs.one(requestAccount(request), request.params.id),
   );
 
   app.patch(
@@ -172,24 +166,25 @@ export async function subscriptionRoutes(
         response: { 200: Subscription, 409: TransactionErrorBody, ...errors },
       },
     },
-    async (request) => subs.update(account(request), request.params.id, request.body),
+    async (request) => subs.update(requestAccount(request), request.params.id, request.body),
   );
 
   app.post(
     '/api/subscriptions/:id/cancel',
     {
-      config: { ...D, keyScope: 'charges', errors: ['NOT_FOUND'] },
-      onRequest: deps.apiKey,
+      config: { ...D, keyScope: 'charges', permission: 'sales.create', errors: ['NOT_FOUND'] },
+      onRequest: door,
       // no body: cancel now
       preValidation: emptyBodyIsObject,
       schema: {
-        ...schema,
+        ...doors,
         summary: 'Cancel now, or at the current period’s end (atPeriodEnd)',
         params: IdPath,
         body: CancelBody,
-        response: { 200: Subscription, ...errors },
+        response: { 200: Subscription, ...doorErrors },
       },
     },
-    async (request) => subs.cancel(account(request), request.params.id, request.body.atPeriodEnd ?? false),
+    async (request) =>
+      subs.cancel(requestAccount(request), request.params.id, request.body.atPeriodEnd ?? false),
   );
 }

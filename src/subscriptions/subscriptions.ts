@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { type BoletoAddressIn, BoletoInputError, boletoAddress } from '../boletos/index.js';
 import { savedCardsOf } from '../cards/index.js';
 import { type CustomerRow, customersById, findCustomer } from '../customers/index.js';
+import { findRecurrence, type MandateCharges, type RecurrenceRow, recurrencesById } from '../pix/index.js';
 import { seal, unseal } from '../platform/crypto/sealed.js';
 import { type Db, isUniqueViolation, type Queryable } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
@@ -9,14 +10,7 @@ import { isUuid } from '../platform/ids/public-ids.js';
 import { encodeCursor } from '../platform/paging/pagination.js';
 import { nameProblem } from '../platform/text/names.js';
 import { addDays } from '../platform/time/calendar.js';
-import {
-  checkSplitOf,
-  findRecurrence,
-  type MandateCharges,
-  type RecurrenceRow,
-  recurrencesById,
-  saleFees,
-} from '../sales/index.js';
+import { checkSplitOf, saleFees } from '../sales/index.js';
 import { type NotificationFact, recordNotification } from '../webhooks/index.js';
 import {
   type CancelReason,

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { apiKeyActor, userActor } from '../audit/index.js';
 import { accountOf, sessionOf } from '../auth/index.js';
 import { validation } from '../platform/errors/app-error.js';
+import { errorAnswers } from '../platform/http/error-schemas.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { Limiter } from '../platform/http/rate-limit.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
@@ -64,9 +65,7 @@ export async function webhookRoutes(
         body: CreateBody,
         response: {
           201: CreatedWebhook,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403]),
         },
       },
     },
@@ -100,10 +99,7 @@ export async function webhookRoutes(
         body: UpdateBody,
         response: {
           200: Webhook,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
         },
       },
     },
@@ -121,10 +117,7 @@ export async function webhookRoutes(
         params: IdParam,
         response: {
           204: NoContent,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
         },
       },
     },
@@ -145,9 +138,7 @@ export async function webhookRoutes(
         querystring: DeliveriesQuery,
         response: {
           200: Type.Array(Delivery),
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 404]),
         },
       },
     },
@@ -173,10 +164,7 @@ export async function webhookRoutes(
         params: IdParam,
         response: {
           202: Delivery,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
         },
       },
     },
@@ -203,10 +191,7 @@ export async function webhookRoutes(
         body: RotateBody,
         response: {
           200: RotatedSecret,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
         },
       },
     },
@@ -231,11 +216,7 @@ export async function webhookRoutes(
         params: IdParam,
         response: {
           202: TestQueued,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
-          429: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404, 429]),
         },
       },
     },
@@ -258,10 +239,7 @@ export async function webhookRoutes(
         body: RecoverBody,
         response: {
           202: Recovered,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
         },
       },
     },

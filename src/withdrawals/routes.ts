@@ -5,6 +5,7 @@ import type { Db } from '../platform/db/db.js';
 import {
   BusinessRuleErrorBody,
   EnvelopeErrorBody,
+  errorAnswers,
   IpAccessErrorBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
@@ -25,6 +26,13 @@ import {
   WithdrawalLookup,
 } from './schemas.js';
 import { creationView, lookupView } from './views.js';
+
+/** A cashout's errors: shapes D (the request), C (the business rules) and the 403 of either (or of the address). */
+const CASHOUT_ERRORS = {
+  ...errorAnswers(TransactionErrorBody, [400, 401, 500]),
+  403: Type.Union([BusinessRuleErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
+  ...errorAnswers(BusinessRuleErrorBody, [409, 422]),
+};
 
 /** A recipient the cashout may pay out: the account's own (else NOT_FOUND), with its PIX key. */
 export type PayoutRecipient = RecipientRef & { pixKey: string; pixKeyType: string };
@@ -58,15 +66,7 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
         security,
         headers: IdempotencyHeaders,
         body: CashoutBody,
-        response: {
-          201: WithdrawalCreated,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: Type.Union([BusinessRuleErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
-          409: BusinessRuleErrorBody,
-          422: BusinessRuleErrorBody,
-          500: TransactionErrorBody,
-        },
+        response: { 201: WithdrawalCreated, ...CASHOUT_ERRORS },
       },
     },
     async (request, reply) => {
@@ -104,16 +104,7 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
         headers: IdempotencyHeaders,
         params: Type.Object({ id: Type.String({ description: 'Recipient id' }) }),
         body: RecipientCashoutBody,
-        response: {
-          201: WithdrawalCreated,
-          400: TransactionErrorBody,
-          401: TransactionErrorBody,
-          403: Type.Union([BusinessRuleErrorBody, IpAccessErrorBody, EnvelopeErrorBody]),
-          404: TransactionErrorBody,
-          409: BusinessRuleErrorBody,
-          422: BusinessRuleErrorBody,
-          500: TransactionErrorBody,
-        },
+        response: { 201: WithdrawalCreated, ...CASHOUT_ERRORS, 404: TransactionErrorBody },
       },
     },
     async (request, reply) => {

@@ -130,6 +130,6 @@ describe('every route’s documented authentication is what its hooks do', () =>
     }
     expect(wrong).toEqual([]);
     expect([...seen].sort()).toEqual(['keyPair', 'metrics', 'operator', 'publicKey', 'session']);
-    expect(walks.length).toBeGreaterThan(200);
+    expect(walks.length).toBeGreaterThan(150); // the whole document was walked, not an empty one
   });
 });

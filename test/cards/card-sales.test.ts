@@ -162,6 +162,33 @@ describe('card sales on POST /api/transactions (sandbox acquirer)', () => {
     expect(captured.body).toMatchObject({ status: 'PAGO', amount: 4321 });
   });
 
+  it('cancel of an authorization not captured: voided at the acquirer, CANCELADO, sale.canceled; then neither captured nor cancelled again', async () => {
+    const res = await cardSale({ capture: false, amount: 5500, installments: 3 });
+    expect(res.body).toMatchObject({ status: 'EM_PROCESSAMENTO' });
+    const cancel = (id: number | string, who = merchant) =>
+      call<CardSale>('POST', `${server.url}/api/transactions/${id}/cancel`, { headers: who.keys });
+    expect((await cancel(res.body.id, other)).status).toBe(403);
+    const canceled = await cancel(res.body.uuid);
+    expect(canceled.status, canceled.text).toBe(200);
+    expect(canceled.body).toMatchObject({ status: 'CANCELADO', installments: 3 });
+    const [row] = await db().query<{ state: string }>('SELECT state FROM card_payments WHERE sale_id = $1', [
+      res.body.id,
+    ]);
+    expect(row!.state).toBe('voided');
+    const events = await eventsOf(server, 'sale', res.body.id);
+    expect(events.map((e) => e.event_type)).toEqual(['sale.canceled']);
+    const again = await cancel(res.body.id);
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ error: 'INVALID_STATUS' });
+    expect((await capture(res.body.id)).status).toBe(409);
+
+    // a captured card sale is refunded, never cancelled
+    const paid = await cardSale({ amount: 1200 });
+    const refused = await cancel(paid.body.id);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ error: 'INVALID_STATUS' });
+  });
+
   it("denied: RECUSADO with the acquirer's refusalReason, notified as sale.refused", async () => {
     const res = await cardSale({}, cardEnding('2'));
     expect(res.status, res.text).toBe(201);

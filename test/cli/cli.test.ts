@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/auth/passwords.js';
 import { type Db, openDb } from '../../src/platform/db/db.js';
@@ -497,16 +498,26 @@ describe('the command line itself', () => {
       expect(r.stdout).toBe(help.stdout);
     }
     const seen = new Set<string>();
-    for (const line of help.stdout.split('\n').filter((l) => l.startsWith('  gateway '))) {
-      const usage = line.trim();
-      const words = usage.split(' ').slice(1);
-      const path = words.slice(
-        0,
-        words.findIndex(
-          (w) => w.startsWith('-') || w.startsWith('[') || /^[A-Z]/.test(w) || w.includes('|'),
-        ) >>> 0,
-      );
-      const r = await gateway(...path, '--help');
+    const usages = help.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('  gateway '))
+      .map((l) => l.trim());
+    // each command's own help, four processes at a time
+    const limit = pLimit(4);
+    const answers = await Promise.all(
+      usages.map((usage) => {
+        const words = usage.split(' ').slice(1);
+        const path = words.slice(
+          0,
+          words.findIndex(
+            (w) => w.startsWith('-') || w.startsWith('[') || /^[A-Z]/.test(w) || w.includes('|'),
+          ) >>> 0,
+        );
+        return limit(() => gateway(...path, '--help'));
+      }),
+    );
+    for (const [i, usage] of usages.entries()) {
+      const r = answers[i]!;
       expect(r.code, usage).toBe(0);
       expect(r.stdout, usage).toContain(`usage: ${usage}`);
       expect(r.stdout, usage).toMatch(/\nexample:\n {2}.*gateway /);

@@ -59,7 +59,7 @@ describe('gateway trigger', () => {
     }
     const text = await runGateway(['trigger', 'sale.paid'], keysEnv(m));
     expect(text.stdout).toMatch(/^triggered sale\.paid: sale [0-9a-f-]{36}\n$/);
-  });
+  }, 180_000); // one `gateway trigger` process per event, one after another
 
   it('moves the caller’s own charge (--sale) and withdrawal (--withdrawal) instead of making new ones', async () => {
     const m = await createMerchant(server);

@@ -369,7 +369,7 @@ describe('the merchant panel', () => {
     expect(await page.getByRole('region', { name: /^Venda \d+$/ }).textContent()).toContain('52998224725');
     await shot(page, '08b-sale-pix-pending');
 
-    // a pending charge can be cancelled from its page (POST /api/sales/{id}/cancel); once paid, no longer
+    // a pending charge can be cancelled from its page (POST /api/transactions/{id}/cancel, by the session); once paid, no longer
     expect(await page.getByRole('button', { name: 'Cancelar cobrança' }).count()).toBe(1);
     // the sandbox is on: the pending sale is paid from its page, then refunded
     await page.getByRole('button', { name: 'Simular pagamento' }).click();

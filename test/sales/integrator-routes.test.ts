@@ -152,13 +152,15 @@ describe('POST /api/transactions/{id}/cancel', () => {
 
   it('the panel cancels too (sales.create); another account’s sale is 404 there', async () => {
     const sale = await charge(m);
-    const res = await call<SaleBody>('POST', `${server.url}/api/sales/${sale.uuid}/cancel`, {
+    const res = await call<SaleBody>('POST', `${server.url}/api/transactions/${sale.uuid}/cancel`, {
       headers: m.panel,
     });
     expect(res.status, res.text).toBe(200);
     expect(res.body.status).toBe('CANCELADO');
     const foreign = await charge(other);
-    const hidden = await call('POST', `${server.url}/api/sales/${foreign.uuid}/cancel`, { headers: m.panel });
+    const hidden = await call('POST', `${server.url}/api/transactions/${foreign.uuid}/cancel`, {
+      headers: m.panel,
+    });
     expect(hidden.status).toBe(404);
   });
 });

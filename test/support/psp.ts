@@ -5,8 +5,8 @@ import path from 'node:path';
 import { DevPsp, type DevPspOptions } from '../../src/devpsp/server.js';
 import { DEV_RECEIVER_KEY, gatewaySettingsFor } from '../../src/devpsp/settings.js';
 import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
+import { BcbProcessor } from '../../src/pix/adapter.js';
 import { cancelExpiredCharges } from '../../src/sales/charges.js';
-import { BcbProcessor } from '../../src/sales/processors/bcb/adapter.js';
 import { startServer, type TestServer } from './server.js';
 
 /** The receiver key of the tests' merchant of record (an EVP key). */

@@ -1,5 +1,5 @@
 import { requestOrigin, userActor } from '../../audit/index.js';
-import { EnvelopeErrorBody } from '../../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../../platform/http/types.js';
 import { numericPathId } from '../../platform/ids/public-ids.js';
 import { sessionOf, signedIn } from '../panel-session.hook.js';
@@ -60,11 +60,7 @@ export async function teamRoutes(app: Http, deps: TeamRouteDeps): Promise<void> 
         body: InvitationBody,
         response: {
           201: Invitation,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
-          429: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 409, 429]),
         },
       },
     },
@@ -86,11 +82,7 @@ export async function teamRoutes(app: Http, deps: TeamRouteDeps): Promise<void> 
         body: RoleBody,
         response: {
           200: TeamMember,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404, 409]),
         },
       },
     },
@@ -114,10 +106,7 @@ export async function teamRoutes(app: Http, deps: TeamRouteDeps): Promise<void> 
         params: UserIdParam,
         response: {
           204: NoContent,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [401, 403, 404, 409]),
         },
       },
     },

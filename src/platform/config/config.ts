@@ -81,6 +81,8 @@ export interface Config {
   riskCardAttemptsPerCard: number;
   /** Card refusals over attempts in an hour (at least 20) past which the account's card payments pause; 0: off. */
   riskRefusalRatio: number;
+  /** New charges are refused (503) while the event loop was busier than this share (0: off). */
+  chargeShedUtilization: number;
   /** RISK_REVIEW_HOURS: a card authorization held for a risk review and not decided within this is voided. */
   riskReviewHours: number;
   /** Subscriptions' dunning and boleto lead time (SUBSCRIPTION_RETRY_DAYS, SUBSCRIPTION_CANCEL_WHEN_UNPAID, BOLETO_DAYS_BEFORE). */
@@ -314,6 +316,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     riskCardAttemptsPerIp: integer(env, 'RISK_CARD_ATTEMPTS_PER_IP', 10, 0, 1_000_000),
     riskCardAttemptsPerCard: integer(env, 'RISK_CARD_ATTEMPTS_PER_CARD', 5, 0, 1_000_000),
     riskRefusalRatio: ratio(env, 'RISK_REFUSAL_RATIO', 0.5),
+    chargeShedUtilization: ratio(env, 'CHARGE_SHED_UTILIZATION', 0),
     riskReviewHours: integer(env, 'RISK_REVIEW_HOURS', 24, 1, 24 * 6),
     subscriptions: subscriptionSettings(env),
     rateLimitPublicKeyPerIp: integer(env, 'RATE_LIMIT_PUBLIC_KEY_PER_IP', 30, 0, 1_000_000),

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import type { ErrorShape } from './errors.js';
 
 /**
@@ -40,6 +40,9 @@ export const KEY_ROUTE_ERRORS = {
 /** A route with two doors answers either door's body: the API key's (shape D) or the panel session's (shape A). */
 export const EitherDoorErrorBody = Type.Union([TransactionErrorBody, EnvelopeErrorBody]);
 
+/** A 403 of a route with a key door: the key's scope (shape D), its address (shape B) or the session's (shape A). */
+export const AnyDoorForbiddenBody = Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]);
+
 /** What every API route the panel opens too may answer besides its own codes (a 403 in shape B as well). */
 export const EITHER_DOOR_ERRORS = {
   400: EitherDoorErrorBody,
@@ -61,3 +64,22 @@ export const ERROR_BODY_OF_SHAPE: Record<ErrorShape, typeof EnvelopeErrorBody | 
     transaction: TransactionErrorBody,
     balance: BalanceErrorBody,
   };
+
+/** One error body for each status listed, spread into a route's response schema: `{ 400: body, 409: body, … }`. */
+export function errorAnswers<T extends TSchema>(body: T, statuses: readonly number[]): Record<number, T> {
+  return Object.fromEntries(statuses.map((status) => [status, body]));
+}
+
+/** The tags and security of an API-key route (a key pair). */
+export const KEY_ROUTE: { tags: string[]; security: Record<string, string[]>[] } = {
+  tags: ['public'],
+  security: [{ publicKey: [], privateKey: [] }],
+};
+
+/** The route config of a route answering errors in shape D. */
+export const SHAPE_D = { errorShape: 'transaction' as const };
+
+/** A route with a key door's errors: 400 and 401 and `statuses` in shape D, and the 403 of any door. */
+export function keyDoorErrors(statuses: readonly number[]): Record<number, TSchema> {
+  return { ...errorAnswers(TransactionErrorBody, [400, 401, ...statuses]), 403: AnyDoorForbiddenBody };
+}

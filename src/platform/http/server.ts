@@ -7,6 +7,7 @@ import type { Config } from '../config/config.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { AppError } from '../errors/app-error.js';
 import { accessLoggerOf } from '../observability/logger.js';
+import { ChargeShed, shedChargesWhenBusy } from './charge-shedding.js';
 import { capConnectionsPerSource } from './connection-cap.js';
 import { listsCode } from './error-catalogue.js';
 import {
@@ -83,6 +84,7 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
   installRequestLog(app as unknown as FastifyInstance, log, accessLoggerOf(log));
   app.addHook('onRoute', (route) => shapes.record(route));
   capConnectionsPerSource(app.server, config.httpMaxConnectionsPerIp);
+  shedChargesWhenBusy(app, config.chargeShedUtilization);
   installJsonParser(app);
   await app.register(cookie);
   await installOpenApi(app);
@@ -93,7 +95,8 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     const appErr = toAppError(err);
     const status = statusOf(appErr);
     // a 500 is the gateway's own fault; a 502/503 is a processor's or the database's, answered as documented
-    if (appErr.code === 'SERVICE_UNAVAILABLE')
+    if (appErr instanceof ChargeShed) request.log.debug('charge refused: the process is busy');
+    else if (appErr.code === 'SERVICE_UNAVAILABLE')
       request.log.warn({ err }, 'request refused: database unavailable');
     else if (status === 500) request.log.error({ err }, 'request failed');
     else if (status > 500)

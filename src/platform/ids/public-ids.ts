@@ -1,4 +1,4 @@
-import { notFound } from '../errors/app-error.js';
+import { notFound, validation } from '../errors/app-error.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DIGITS = /^\d+$/;
@@ -28,5 +28,12 @@ export function isUuid(raw: string): boolean {
 export function numericPathId(raw: string, notFoundMessage: string): number {
   const id = Number(raw);
   if (!Number.isSafeInteger(id) || String(id) !== raw) throw notFound(notFoundMessage);
+  return id;
+}
+
+/** A sale's id from a route's path: a 400 (validation) when it is neither a uuid nor a numeric id. */
+export function saleIdParam(raw: string): PublicId {
+  const id = parsePublicId(raw);
+  if (!id) throw validation('id must be a sale uuid or a numeric id');
   return id;
 }

@@ -61,6 +61,12 @@ export const rateLimited = new Counter({
   registers: [registry],
 });
 
+export const chargesShed = new Counter({
+  name: 'gateway_charges_shed_total',
+  help: 'New charges refused with 503 while the process was busy (CHARGE_SHED_UTILIZATION)',
+  registers: [registry],
+});
+
 /** Counts a notification fact as the status change it reports (every sale and withdrawal change records one). */
 export function countFact(subjectType: string, body: object): void {
   const status = (body as { status?: unknown }).status;

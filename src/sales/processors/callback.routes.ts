@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { notFound, unauthorized } from '../../platform/errors/app-error.js';
-import { EnvelopeErrorBody } from '../../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../../platform/http/error-schemas.js';
 import { keepRawJson } from '../../platform/http/json-body.js';
 import type { Http } from '../../platform/http/types.js';
 import { SaleStatusSchema } from '../schemas.js';
@@ -42,10 +42,7 @@ export async function processorCallbackRoutes(
         body: CallbackBody,
         response: {
           200: CallbackResult,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          404: EnvelopeErrorBody,
-          409: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 404, 409]),
         },
       },
       preValidation: async (request) => {

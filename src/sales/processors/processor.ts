@@ -48,7 +48,7 @@ export interface Refunder {
   readonly name: string;
   /** Returns `refund.amount` of the sale to the payer; a repeat for the same refund is never a second one. */
   refund(
-    sale: { uuid: string; amount: number; externalTransactionId: string },
+    sale: { id: number; uuid: string; amount: number; externalTransactionId: string },
     refund: { id: number; amount: number },
   ): Promise<'done' | 'pending'>;
   /**

@@ -47,7 +47,12 @@ export async function refundSale(
   if (refund.status === 'DONE') return { body: await now(), replayed };
   const outcome = await processor
     .refund(
-      { uuid: sale.uuid, amount: sale.amount, externalTransactionId: sale.external_transaction_id },
+      {
+        id: sale.id,
+        uuid: sale.uuid,
+        amount: sale.amount,
+        externalTransactionId: sale.external_transaction_id,
+      },
       { id: refund.id, amount: refund.amount },
     )
     .catch(async (err: unknown) => {

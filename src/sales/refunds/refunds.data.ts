@@ -169,12 +169,27 @@ export async function setSaleRefunds(
   return row!;
 }
 
+const underWayRules: string[] = [];
+
 /**
- * SQL condition: a refund `r` is under way at a processor that records its attempts (bcb): one in progress, or
- * one made (DEVOLVIDO) that the refund has not caught up with yet (a crash between the two).
+ * A payment method whose processor records its refund attempts (the pix module's devoluções) installs the SQL
+ * condition that a refund `r` (sale_refunds) has one under way there: such a refund is never ended as not made
+ * (its money released) while the processor may still make it. Installed once per process, with the method's
+ * other rules (runtime.ts, the CLI).
  */
-export const REFUND_UNDER_WAY = `EXISTS (SELECT 1 FROM bcb_devolucoes d WHERE d.refund_id = r.id AND d.requested
-                                            AND d.status IN ('EM_PROCESSAMENTO', 'DEVOLVIDO'))`;
+export function setRefundUnderWayRule(condition: string): void {
+  if (!underWayRules.includes(condition)) underWayRules.push(condition);
+}
+
+/** SQL condition: a refund `r` is under way at its processor, by the rules installed. */
+export function refundUnderWay(): string {
+  return underWayRules.length === 0 ? 'false' : `(${underWayRules.join(' OR ')})`;
+}
+
+/** SQL condition on a refund id (an expression of the caller's statement): that refund is not made yet. */
+export function refundNotDone(refundId: string): string {
+  return `EXISTS (SELECT 1 FROM sale_refunds nd WHERE nd.id = ${refundId} AND nd.status <> 'DONE')`;
+}
 
 export interface ForgottenRefund {
   id: number;
@@ -187,7 +202,7 @@ export interface ForgottenRefund {
 export async function forgottenRefunds(q: Queryable, seconds: number): Promise<ForgottenRefund[]> {
   return q.query<ForgottenRefund>(
     `SELECT r.id, r.amount, s.uuid AS sale_uuid, s.processor FROM sale_refunds r JOIN sales s ON s.id = r.sale_id
-      WHERE r.status = 'PENDING' AND r.updated_at < now() - make_interval(secs => $1) AND NOT ${REFUND_UNDER_WAY}
+      WHERE r.status = 'PENDING' AND r.updated_at < now() - make_interval(secs => $1) AND NOT ${refundUnderWay()}
       ORDER BY r.updated_at LIMIT 100`,
     [seconds],
   );

@@ -35,11 +35,11 @@ import {
   lockRefund,
   newestPendingRefund,
   pendingAmount,
-  REFUND_UNDER_WAY,
   type RefundAllocation,
   type RefundPayers,
   type RefundRow,
   refundOfKey,
+  refundUnderWay,
   reopenRefund,
   setRefundStatus,
   setSaleRefunds,
@@ -417,7 +417,7 @@ export async function failLocked(
   const refund = await lockRefund(tx, refundId);
   if (refund?.status !== 'PENDING') return false;
   const [state] = await tx.query<{ idle: boolean; under_way: boolean }>(
-    `SELECT r.updated_at < now() - make_interval(secs => $2) AS idle, ${REFUND_UNDER_WAY} AS under_way
+    `SELECT r.updated_at < now() - make_interval(secs => $2) AS idle, ${refundUnderWay()} AS under_way
        FROM sale_refunds r WHERE r.id = $1`,
     [refundId, (idleFor ?? 0) / 1000],
   );

@@ -4,7 +4,7 @@ import type { SessionService } from '../../auth/index.js';
 import { accountOf, sessionOf } from '../../auth/index.js';
 import type { Db } from '../../platform/db/db.js';
 import { AppError, notFound } from '../../platform/errors/app-error.js';
-import { EnvelopeErrorBody } from '../../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers } from '../../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../../platform/http/json-body.js';
 import type { AuthHook, Http } from '../../platform/http/types.js';
 import { parsePublicId } from '../../platform/ids/public-ids.js';
@@ -69,9 +69,7 @@ export async function approvalRoutes(app: Http, deps: ApprovalRouteDeps): Promis
         body: ApprovalRule,
         response: {
           200: ApprovalRule,
-          400: EnvelopeErrorBody,
-          401: EnvelopeErrorBody,
-          403: EnvelopeErrorBody,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403]),
         },
       },
     },
@@ -111,12 +109,7 @@ export async function approvalRoutes(app: Http, deps: ApprovalRouteDeps): Promis
           body: Confirmation,
           response: {
             200: WithdrawalLookup,
-            400: EnvelopeErrorBody,
-            401: EnvelopeErrorBody,
-            403: EnvelopeErrorBody,
-            404: EnvelopeErrorBody,
-            409: EnvelopeErrorBody,
-            429: EnvelopeErrorBody,
+            ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404, 409, 429]),
           },
         },
       },

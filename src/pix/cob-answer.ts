@@ -1,5 +1,5 @@
-import { hasValidCrc } from '../../../payment-standards/index.js';
-import { parseReais } from '../../../platform/money/money.js';
+import { hasValidCrc } from '../payment-standards/index.js';
+import { parseReais } from '../platform/money/money.js';
 
 /**
  * The top-level fields of an EMV BR Code (ID, two-digit length, value, …), or null when it is not one: a

@@ -1,4 +1,5 @@
-import type { Queryable } from '../../../platform/db/db.js';
+import type { Queryable } from '../platform/db/db.js';
+import { salesByProcessorRefs } from '../sales/index.js';
 import { BCB_PROCESSOR } from './txid.js';
 
 /** What the gateway recorded of a Pix the PSP lists (by end-to-end id). */
@@ -29,18 +30,14 @@ export async function recordsOfPage(
       'SELECT e2eid, credited, sale_id FROM bcb_received_pix WHERE e2eid = ANY($1::text[])',
       [e2eids],
     ),
-    db.query<{ txid: string; id: number; amount: number; status: string; payment_method: string }>(
-      `SELECT external_transaction_id AS txid, id, amount, status, payment_method FROM sales
-        WHERE processor = $1 AND external_transaction_id = ANY($2::text[])`,
-      [BCB_PROCESSOR, txids],
-    ),
+    salesByProcessorRefs(db, BCB_PROCESSOR, txids),
   ]);
   return {
     pix: new Map(pixRows.map((r) => [r.e2eid, { credited: r.credited, saleId: r.sale_id }])),
     charges: new Map(
       chargeRows.map((r) => [
-        r.txid,
-        { id: Number(r.id), amount: Number(r.amount), status: r.status, paymentMethod: r.payment_method },
+        r.ref,
+        { id: r.id, amount: r.amount, status: r.status, paymentMethod: r.paymentMethod },
       ]),
     ),
   };
@@ -74,8 +71,20 @@ export async function creditedPaidBetween(
   return rows.map((r) => ({ e2eid: r.e2eid, txid: r.txid, amount: Number(r.amount), paidAt: r.paid_at }));
 }
 
-/** A sale's status now (after a credit or a refund was applied). */
-export async function saleStatus(db: Queryable, saleId: number): Promise<string | null> {
-  const [row] = await db.query<{ status: string }>('SELECT status FROM sales WHERE id = $1', [saleId]);
-  return row?.status ?? null;
+/** The sale a received Pix credited (bcb processor), by its end-to-end id; null when it credited none. */
+export async function saleOfReceivedPix(q: Queryable, e2eid: string): Promise<number | null> {
+  const [row] = await q.query<{ sale_id: number }>(
+    'SELECT sale_id FROM bcb_received_pix WHERE e2eid = $1 AND credited',
+    [e2eid],
+  );
+  return row ? Number(row.sale_id) : null;
+}
+
+/** The end-to-end id of the confirmed Pix that paid the sale (credited), or null. */
+export async function pixThatPaid(q: Queryable, saleId: number): Promise<string | null> {
+  const [row] = await q.query<{ e2eid: string }>(
+    'SELECT e2eid FROM bcb_received_pix WHERE sale_id = $1 AND credited',
+    [saleId],
+  );
+  return row?.e2eid ?? null;
 }

@@ -5,12 +5,16 @@ import { derivedUuid } from '../../platform/ids/derived-uuid.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { addDays } from '../../platform/time/calendar.js';
 import { toSaoPaulo } from '../../platform/time/sao-paulo.js';
-import { dueExpiry, releaseOrphan } from '../charges.js';
-import { createSale } from '../create.js';
-import type { SaleOrigin } from '../data.js';
-import { normalizeCustomer } from '../input.js';
-import { ChargeIdTaken, type PixChargeProcessor, type SaleProcessor } from '../processors/processor.js';
-import type { Customer, SaleItem, SaleRow } from '../types.js';
+import type { Customer, SaleItem, SaleOrigin, SaleRow } from '../../sales/index.js';
+import {
+  ChargeIdTaken,
+  createSale,
+  dueExpiry,
+  normalizeCustomer,
+  type PixChargeProcessor,
+  releaseOrphan,
+  type SaleProcessor,
+} from '../../sales/index.js';
 import {
   adoptCycle,
   chargeCycle,

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DevPsp } from '../../../src/devpsp/server.js';
-import { getBalance } from '../../../src/ledger/ledger.js';
-import { journeyOf } from '../../../src/sales/processors/bcb/recurring.js';
-import { createMerchant, type TestMerchant } from '../../support/factories.js';
-import { call } from '../../support/http.js';
-import { pspProblems } from '../../support/pix-openapi.js';
-import { freePort, startPsp } from '../../support/psp.js';
-import { type Receiver, startReceiver } from '../../support/receiver.js';
-import { startServer, type TestServer } from '../../support/server.js';
-import { createWebhook } from '../../support/webhooks.js';
-import { eventsOf, type SaleBody } from '../fixtures.js';
+import type { DevPsp } from '../../src/devpsp/server.js';
+import { getBalance } from '../../src/ledger/ledger.js';
+import { journeyOf } from '../../src/pix/recurring.js';
+import { eventsOf, type SaleBody } from '../sales/fixtures.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { pspProblems } from '../support/pix-openapi.js';
+import { freePort, startPsp } from '../support/psp.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { createWebhook } from '../support/webhooks.js';
 
 let psp: DevPsp;
 let server: TestServer;

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { PixApiClient } from '../../../payment-standards/index.js';
-import type { Config } from '../../../platform/config/config.js';
-import type { Db } from '../../../platform/db/db.js';
-import type { Queue } from '../../../platform/jobs/queue.js';
+import { PixApiClient } from '../payment-standards/index.js';
+import type { Config } from '../platform/config/config.js';
+import type { Db } from '../platform/db/db.js';
+import type { Queue } from '../platform/jobs/queue.js';
 import { BcbProcessor, webhookUrl } from './adapter.js';
 
 /** Webhook registrations that fail are retried after 1 s, doubling up to 5 min, until they succeed. */

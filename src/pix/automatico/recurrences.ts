@@ -2,13 +2,24 @@ import { randomInt } from 'node:crypto';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { notFound } from '../../platform/errors/app-error.js';
 import type { Queue } from '../../platform/jobs/queue.js';
-import { createSale } from '../create.js';
-import type { SaleOrigin } from '../data.js';
-import { saleFees } from '../fees.js';
-import { normalizeCustomer, normalizePostbackUrl, parseDate } from '../input.js';
-import type { ChargeDetails, SaleProcessor } from '../processors/processor.js';
-import { moveSale } from '../settlement/transition.js';
-import type { Customer, SaleItem, SaleRow } from '../types.js';
+import type {
+  ChargeDetails,
+  Customer,
+  SaleItem,
+  SaleOrigin,
+  SaleProcessor,
+  SaleRow,
+} from '../../sales/index.js';
+import {
+  createSale,
+  moveSale,
+  normalizeCustomer,
+  normalizePostbackUrl,
+  parseDate,
+  saleFees,
+  setSaleSubscription,
+  unclaimedPaidSaleOfRecurrence,
+} from '../../sales/index.js';
 
 export interface RecurrenceRow {
   id: number;
@@ -253,15 +264,8 @@ export async function recurrencesOfPayer(
  */
 export async function unclaimedFirstCycle(tx: Queryable, rec: RecurrenceRow): Promise<SaleRow | null> {
   if (rec.journey < 3 || rec.cycles !== 1) return null;
-  const [row] = await tx.query<SaleRow>(
-    `SELECT * FROM sales WHERE recurrence_id = $1 AND subscription_id IS NULL AND status = 'PAGO'
-      ORDER BY id LIMIT 1 FOR UPDATE`,
-    [rec.id],
-  );
-  return row ?? null;
+  return unclaimedPaidSaleOfRecurrence(tx, rec.id);
 }
 
 /** A paid cycle becomes a subscription's payment: its Sale object carries `subscriptionId` from now on. */
-export async function adoptCycle(tx: Queryable, saleId: number, subscriptionId: string): Promise<void> {
-  await tx.query('UPDATE sales SET subscription_id = $2 WHERE id = $1', [saleId, subscriptionId]);
-}
+export const adoptCycle = setSaleSubscription;

@@ -1,13 +1,20 @@
-import { type PixApiClient, PspError } from '../../../payment-standards/index.js';
-import type { Db, Queryable } from '../../../platform/db/db.js';
-import type { Queue } from '../../../platform/jobs/queue.js';
-import { parseReais } from '../../../platform/money/money.js';
-import { findSaleByProcessorRef } from '../../charges.data.js';
-import { lockSale } from '../../data.js';
-import { amountDue, recordPaidAgain, recordPaidAmount } from '../../paid-amount.js';
-import type { SaleSettler } from '../../settlement/settler.js';
-import { checkTransition, isOpen } from '../../settlement/status-machine.js';
-import { moveSale } from '../../settlement/transition.js';
+import { type PixApiClient, PspError } from '../payment-standards/index.js';
+import type { Db, Queryable } from '../platform/db/db.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import { parseReais } from '../platform/money/money.js';
+import type { SaleSettler } from '../sales/index.js';
+import {
+  amountDue,
+  checkTransition,
+  findSaleByProcessorRef,
+  isOpen,
+  lockSale,
+  moveSale,
+  recordPaidAgain,
+  recordPaidAmount,
+  salesByProcessorRefs,
+  setPaidAtNoLaterThan,
+} from '../sales/index.js';
 import { applyRequestedDevolucao, applyUnrequestedDevolucao, type WarnLog } from './devolucoes.js';
 import { BCB_PROCESSOR } from './txid.js';
 
@@ -74,14 +81,7 @@ export async function handleNotifiedPix(
       await db.query<{ e2eid: string }>('SELECT e2eid FROM bcb_received_pix WHERE e2eid = ANY($1)', [e2eids])
     ).map((r) => r.e2eid),
   );
-  const ours = new Set(
-    (
-      await db.query<{ external_transaction_id: string }>(
-        `SELECT external_transaction_id FROM sales WHERE processor = $1 AND external_transaction_id = ANY($2)`,
-        [BCB_PROCESSOR, txids],
-      )
-    ).map((r) => r.external_transaction_id),
-  );
+  const ours = new Set((await salesByProcessorRefs(db, BCB_PROCESSOR, txids)).map((r) => r.ref));
   const outcomes: PixOutcome[] = [];
   const seen = new Set<string>();
   let readBacks = 0;
@@ -244,9 +244,5 @@ export async function pixAmountDue(db: Queryable, pix: Pix): Promise<number | nu
 async function completedWhenPaid(tx: Queryable, saleId: number, horario: string | undefined): Promise<void> {
   const at = horario === undefined ? Number.NaN : Date.parse(horario);
   if (!Number.isFinite(at)) return;
-  await tx.query(
-    `UPDATE sales SET completed_at = greatest(created_at, least(completed_at, $2::timestamptz))
-      WHERE id = $1 AND completed_at IS NOT NULL AND completed_at > $2::timestamptz`,
-    [saleId, new Date(at).toISOString()],
-  );
+  await setPaidAtNoLaterThan(tx, saleId, new Date(at));
 }

@@ -1,10 +1,10 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DevPsp } from '../../../src/devpsp/server.js';
-import { startBcb } from '../../../src/sales/processors/bcb/start.js';
-import { RECEIVER_KEY, startBcbGateway } from '../../support/psp.js';
-import type { TestServer } from '../../support/server.js';
-import { waitUntil } from '../../support/wait.js';
+import type { DevPsp } from '../../src/devpsp/server.js';
+import { startBcb } from '../../src/pix/start.js';
+import { RECEIVER_KEY, startBcbGateway } from '../support/psp.js';
+import type { TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 
 let psp: DevPsp;
 let server: TestServer;
@@ -34,6 +34,9 @@ describe('PSP webhook registration at start', () => {
       // retried after 1 s (refused again), then after 2 s more
       await waitUntil(() => psp.state.webhooks.get(RECEIVER_KEY), 10_000);
       await waitUntil(() => psp.recurring.webhookCobr, 10_000);
+      // the PSP keeps a webhook before it answers; the gateway logs it once the answer is read
+      const registered = () => lines.filter((l) => l.msg === 'PSP webhook registered');
+      await waitUntil(() => registered().length === 3, 10_000);
       expect(psp.state.webhooks.get(RECEIVER_KEY)).toBe(`${server.env.PUBLIC_URL}/api/providers/bcb/webhook`);
       const failures = lines.filter((l) => l.msg === 'PSP webhook registration failed');
       expect(failures.map((l) => [l.level, l.kind, l.attempt])).toEqual([
@@ -44,7 +47,7 @@ describe('PSP webhook registration at start', () => {
       expect(failures[0]!.err).toMatch(/503/);
       const logged = JSON.stringify(lines);
       expect(logged).not.toContain(platform.config.bcb!.clientSecret);
-      expect(lines.filter((l) => l.msg === 'PSP webhook registered')).toHaveLength(3);
+      expect(registered()).toHaveLength(3);
     } finally {
       bcb.stop();
       await bcb.client.close();

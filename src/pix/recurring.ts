@@ -1,19 +1,16 @@
-import { type PixApiClient, PspError } from '../../../payment-standards/index.js';
-import type { Db } from '../../../platform/db/db.js';
-import type { Queue } from '../../../platform/jobs/queue.js';
-import { parseReais } from '../../../platform/money/money.js';
-import { findSaleByProcessorRef } from '../../charges.data.js';
-import { lockSale } from '../../data.js';
-import { saleFees } from '../../fees.js';
+import { type PixApiClient, PspError } from '../payment-standards/index.js';
+import type { Db } from '../platform/db/db.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import { parseReais } from '../platform/money/money.js';
+import type { SaleSettler } from '../sales/index.js';
+import { findSaleByProcessorRef, lockSale, moveSale, saleFees } from '../sales/index.js';
 import {
   chargeCycle,
   countCycle,
   lockRecurrence,
   type RecurrenceRow,
   recordMandate,
-} from '../../recurrences/recurrences.js';
-import type { SaleSettler } from '../../settlement/settler.js';
-import { moveSale } from '../../settlement/transition.js';
+} from './automatico/recurrences.js';
 import type { WarnLog } from './devolucoes.js';
 import { type Pix, settleRefunds } from './received.js';
 import { BCB_PROCESSOR } from './txid.js';

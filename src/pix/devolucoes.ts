@@ -1,12 +1,19 @@
-import { type PixApiClient, PspError } from '../../../payment-standards/index.js';
-import type { Db, Queryable } from '../../../platform/db/db.js';
-import { parseReais } from '../../../platform/money/money.js';
-import { lockSale } from '../../data.js';
-import { refundInProgress } from '../../refunds/refunds.data.js';
-import { completeRefund, failLocked, recordRefundMade } from '../../refunds/refunds.js';
-import type { SaleSettler } from '../../settlement/settler.js';
-import { applyProcessorStatus } from '../callbacks.js';
-import { RefundNotMade } from '../processor.js';
+import { type PixApiClient, PspError } from '../payment-standards/index.js';
+import type { Db, Queryable } from '../platform/db/db.js';
+import { parseReais } from '../platform/money/money.js';
+import type { SaleSettler } from '../sales/index.js';
+import {
+  applyProcessorStatus,
+  completeRefund,
+  failLocked,
+  lockSale,
+  RefundNotMade,
+  recordRefundMade,
+  refundInProgress,
+  refundNotDone,
+  saleUuids,
+  setRefundUnderWayRule,
+} from '../sales/index.js';
 import { BCB_PROCESSOR, txidOf } from './txid.js';
 
 /** Where a devolução the gateway did not request is reported (the webhook's request log, the worker's). */
@@ -214,6 +221,16 @@ function refundable(status: string): boolean {
   return status === 'PAGO' || status === 'MED' || status === 'CHARGEBACK';
 }
 
+/**
+ * Installs the pix module's rule in the sales module (runtime.ts and the CLI, once per process): a refund with
+ * a devolução in progress, or made (DEVOLVIDO) before its refund caught up (a crash between the two), is under
+ * way and never ended as not made meanwhile.
+ */
+export function installPixRules(): void {
+  setRefundUnderWayRule(`EXISTS (SELECT 1 FROM bcb_devolucoes d WHERE d.refund_id = r.id AND d.requested
+                                   AND d.status IN ('EM_PROCESSAMENTO', 'DEVOLVIDO'))`);
+}
+
 /** How often in-progress devoluções are read back from the PSP (started with the workers). */
 export const DEVOLUCAO_CHECK_EVERY_MS = 30_000;
 /** How long an attempt the PSP answers 404 for may still be on its way before it counts as never made. */
@@ -228,12 +245,16 @@ export const UNKNOWN_ATTEMPT_GRACE_MS = 10 * 60_000;
  * round (thrown, logged by the worker). Returns how many ended.
  */
 export async function checkDevolucoes(db: Db, settler: SaleSettler, client: PixApiClient): Promise<number> {
-  const rows = await db.query<InProgress>(
-    `SELECT d.e2eid, d.id, s.id AS sale_id, s.uuid
-       FROM bcb_devolucoes d JOIN sales s ON s.id = d.sale_id
-      WHERE d.requested AND d.status = 'EM_PROCESSAMENTO'
-      ORDER BY d.updated_at LIMIT 100`,
+  const attempts = await db.query<{ e2eid: string; id: string; sale_id: string }>(
+    `SELECT e2eid, id, sale_id FROM bcb_devolucoes
+      WHERE requested AND status = 'EM_PROCESSAMENTO' AND sale_id IS NOT NULL
+      ORDER BY updated_at LIMIT 100`,
   );
+  const uuids = await saleUuids(db, [...new Set(attempts.map((a) => Number(a.sale_id)))]);
+  const rows: InProgress[] = attempts.flatMap((a) => {
+    const uuid = uuids.get(Number(a.sale_id));
+    return uuid ? [{ e2eid: a.e2eid, id: a.id, sale_id: Number(a.sale_id), uuid }] : [];
+  });
   // first, and whatever the read-backs below meet: attempts made whose refund a crash left behind
   let ended = await finishMadeRefunds(db, settler);
   let failure: unknown = null;
@@ -325,8 +346,8 @@ async function endUnknownAttempt(db: Db, saleId: number, e2eid: string, id: stri
  */
 async function finishMadeRefunds(db: Db, settler: SaleSettler): Promise<number> {
   const rows = await db.query<{ refund_id: number }>(
-    `SELECT d.refund_id FROM bcb_devolucoes d JOIN sale_refunds r ON r.id = d.refund_id
-      WHERE d.requested AND d.status = 'DEVOLVIDO' AND r.status <> 'DONE'
+    `SELECT d.refund_id FROM bcb_devolucoes d
+      WHERE d.requested AND d.status = 'DEVOLVIDO' AND ${refundNotDone('d.refund_id')}
         AND d.updated_at BETWEEN now() - interval '7 days' AND now() - interval '1 minute'
       LIMIT 100`,
   );

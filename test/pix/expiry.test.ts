@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DevPsp } from '../../../src/devpsp/server.js';
-import { getBalance } from '../../../src/ledger/ledger.js';
-import { PixApiClient } from '../../../src/payment-standards/pix-api-client.js';
-import { cancelExpiredCharges } from '../../../src/sales/charges.js';
-import { BcbProcessor } from '../../../src/sales/processors/bcb/adapter.js';
-import { createMerchant, type TestMerchant } from '../../support/factories.js';
-import { call } from '../../support/http.js';
-import { pspProblems } from '../../support/pix-openapi.js';
-import { freePort, startBcbGateway } from '../../support/psp.js';
-import type { TestServer } from '../../support/server.js';
-import { eventsOf, type SaleBody, saleInput } from '../fixtures.js';
+import type { DevPsp } from '../../src/devpsp/server.js';
+import { getBalance } from '../../src/ledger/ledger.js';
+import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
+import { BcbProcessor } from '../../src/pix/adapter.js';
+import { cancelExpiredCharges } from '../../src/sales/charges.js';
+import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { pspProblems } from '../support/pix-openapi.js';
+import { freePort, startBcbGateway } from '../support/psp.js';
+import type { TestServer } from '../support/server.js';
 
 let psp: DevPsp;
 let server: TestServer;

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import type { PixApiClient } from '../../../payment-standards/index.js';
-import type { Db } from '../../../platform/db/db.js';
-import { EnvelopeErrorBody } from '../../../platform/http/error-schemas.js';
-import type { Http } from '../../../platform/http/types.js';
-import type { Queue } from '../../../platform/jobs/queue.js';
-import type { SaleSettler } from '../../settlement/settler.js';
+import type { PixApiClient } from '../payment-standards/index.js';
+import type { Db } from '../platform/db/db.js';
+import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
+import type { Http } from '../platform/http/types.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import type { SaleSettler } from '../sales/index.js';
 import { handleNotifiedPix } from './received.js';
 import { handleNotifiedCobrs, handleNotifiedRecs } from './recurring.js';
 

@@ -1,8 +1,8 @@
-import { brCode, type PixApiClient, PspError } from '../../../payment-standards/index.js';
-import type { BcbSettings } from '../../../platform/config/rails.js';
-import type { Db } from '../../../platform/db/db.js';
-import type { Queue } from '../../../platform/jobs/queue.js';
-import { formatReais, parseReais } from '../../../platform/money/money.js';
+import { brCode, type PixApiClient, PspError } from '../payment-standards/index.js';
+import type { BcbSettings } from '../platform/config/rails.js';
+import type { Db } from '../platform/db/db.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import { formatReais, parseReais } from '../platform/money/money.js';
 import {
   ChargeIdTaken,
   type ExpiredCharge,
@@ -11,10 +11,11 @@ import {
   type PixDue,
   RefundNotMade,
   type ScheduledCycle,
-} from '../processor.js';
+} from '../sales/index.js';
 import { isLocation, isPixCopiaECola } from './cob-answer.js';
 import { acknowledge, endAttempt, refundAttempt } from './devolucoes.js';
 import { creditPix, type Pix } from './received.js';
+import { pixThatPaid } from './received-records.js';
 import { type CobR, creditCycle } from './recurring.js';
 import { BCB_PROCESSOR, txidOf } from './txid.js';
 
@@ -196,16 +197,15 @@ export class BcbProcessor implements PixChargeProcessor {
    * the PSP already reports it DEVOLVIDO. A repeat while an attempt is in progress or done is the same PUT (same
    * devolução id: never a second refund); after an attempt ended NAO_REALIZADO a new one, with a new id, is made.
    */
-  async refund(sale: { uuid: string }, refund: { id: number; amount: number }): Promise<'done' | 'pending'> {
-    const [paid] = await this.db.query<{ e2eid: string; sale_id: number }>(
-      `SELECT p.e2eid, s.id AS sale_id FROM bcb_received_pix p JOIN sales s ON s.id = p.sale_id
-        WHERE s.uuid = $1 AND p.credited`,
-      [sale.uuid],
-    );
-    if (!paid) throw new RefundNotMade('no confirmed Pix paid this sale', null);
-    const attempt = await refundAttempt(this.db, { id: paid.sale_id, uuid: sale.uuid }, refund, paid.e2eid);
+  async refund(
+    sale: { id: number; uuid: string },
+    refund: { id: number; amount: number },
+  ): Promise<'done' | 'pending'> {
+    const e2eid = await pixThatPaid(this.db, sale.id);
+    if (!e2eid) throw new RefundNotMade('no confirmed Pix paid this sale', null);
+    const attempt = await refundAttempt(this.db, sale, refund, e2eid);
     if (attempt.status === 'DEVOLVIDO') return 'done';
-    const res = await this.client.call<Devolucao>('PUT', `/pix/${paid.e2eid}/devolucao/${attempt.id}`, {
+    const res = await this.client.call<Devolucao>('PUT', `/pix/${e2eid}/devolucao/${attempt.id}`, {
       valor: formatReais(Number(attempt.amount)),
     });
     if (res.status !== 201 && res.status !== 200) {
@@ -213,8 +213,8 @@ export class BcbProcessor implements PixChargeProcessor {
       // goes on): read back, it ends when the PSP reports it, or as never made when it does not know it
       throw new PspError(`PUT /pix/{e2eid}/devolucao answered ${res.status}`, res.status);
     }
-    await acknowledge(this.db, paid.e2eid, attempt.id);
-    await endAttempt(this.db, paid.sale_id, paid.e2eid, { id: attempt.id, status: res.body.status });
+    await acknowledge(this.db, e2eid, attempt.id);
+    await endAttempt(this.db, sale.id, e2eid, { id: attempt.id, status: res.body.status });
     if (res.body.status === 'NAO_REALIZADO')
       throw new PspError(
         'the PSP did not perform the refund (a new request makes a new attempt)',

@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DevPsp } from '../../../src/devpsp/server.js';
-import { getBalance } from '../../../src/ledger/ledger.js';
-import { verifyLedger } from '../../../src/ledger/verify.js';
-import { hasValidCrc } from '../../../src/payment-standards/brcode.js';
-import { PixApiClient } from '../../../src/payment-standards/pix-api-client.js';
-import { checkDevolucoes } from '../../../src/sales/processors/bcb/devolucoes.js';
-import { openRefund, releaseForgottenRefunds } from '../../../src/sales/refunds/refunds.js';
-import { SaleSettler } from '../../../src/sales/settlement/settler.js';
-import { createMerchant, type TestMerchant } from '../../support/factories.js';
-import { call } from '../../support/http.js';
-import { pspProblems } from '../../support/pix-openapi.js';
-import { RECEIVER_KEY, startBcbGateway } from '../../support/psp.js';
-import type { TestServer } from '../../support/server.js';
-import { eventsOf, moveTo, type SaleBody, saleInput } from '../fixtures.js';
+import type { DevPsp } from '../../src/devpsp/server.js';
+import { getBalance } from '../../src/ledger/ledger.js';
+import { verifyLedger } from '../../src/ledger/verify.js';
+import { hasValidCrc } from '../../src/payment-standards/brcode.js';
+import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
+import { checkDevolucoes } from '../../src/pix/devolucoes.js';
+import { openRefund, releaseForgottenRefunds } from '../../src/sales/refunds/refunds.js';
+import { SaleSettler } from '../../src/sales/settlement/settler.js';
+import { eventsOf, moveTo, type SaleBody, saleInput } from '../sales/fixtures.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { pspProblems } from '../support/pix-openapi.js';
+import { RECEIVER_KEY, startBcbGateway } from '../support/psp.js';
+import type { TestServer } from '../support/server.js';
 
 let psp: DevPsp;
 let server: TestServer;
@@ -635,7 +635,7 @@ describe('the unauthenticated /pix webhook reads back little', () => {
 
 describe('PixApiClient', () => {
   it('gives up on a PSP that does not answer (PspError, no retry of the call)', async () => {
-    const { PixApiClient } = await import('../../../src/payment-standards/pix-api-client.js');
+    const { PixApiClient } = await import('../../src/payment-standards/pix-api-client.js');
     const config = server.runtime.platform.config.bcb!;
     const client = new PixApiClient(config, 300);
     try {

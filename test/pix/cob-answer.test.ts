@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DevPsp } from '../../../src/devpsp/server.js';
-import { brCode, crc16, hasValidCrc } from '../../../src/payment-standards/brcode.js';
-import { brCodeFields, isPixCopiaECola } from '../../../src/sales/processors/bcb/cob-answer.js';
-import { createMerchant, type TestMerchant } from '../../support/factories.js';
-import { call } from '../../support/http.js';
-import { startBcbGateway } from '../../support/psp.js';
-import type { TestServer } from '../../support/server.js';
-import { type SaleBody, saleInput } from '../fixtures.js';
+import type { DevPsp } from '../../src/devpsp/server.js';
+import { brCode, crc16, hasValidCrc } from '../../src/payment-standards/brcode.js';
+import { brCodeFields, isPixCopiaECola } from '../../src/pix/cob-answer.js';
+import { type SaleBody, saleInput } from '../sales/fixtures.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { startBcbGateway } from '../support/psp.js';
+import type { TestServer } from '../support/server.js';
 
 // The PSP here answers PUT /cob wrongly on purpose, so its exchanges are not checked against the yaml.
 let psp: DevPsp;

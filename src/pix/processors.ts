@@ -1,7 +1,6 @@
-import type { Config } from '../../platform/config/config.js';
-import type { BcbProcessor } from './bcb/adapter.js';
-import type { PixChargeProcessor, Refunder } from './processor.js';
-import type { SandboxProcessor } from './sandbox.js';
+import type { Config } from '../platform/config/config.js';
+import type { PixChargeProcessor, Refunder, SandboxProcessor } from '../sales/index.js';
+import type { BcbProcessor } from './adapter.js';
 
 /**
  * The processor that opens new PIX charges (PIX_PROCESSOR; none → 503), and every processor that can refund

@@ -1,0 +1,47 @@
+import { performance } from 'node:perf_hooks';
+import { chargesShed } from '../observability/metrics.js';
+import { HttpError } from './errors.js';
+import type { Http } from './types.js';
+
+/** How often the event loop's busy share is read. */
+const SAMPLE_MS = 200;
+/** When a charge refused by a busy process may be tried again. */
+const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * A process's one event loop serves every request: a burst of charges (each drawing its QR code, building its
+ * sale, writing its statements) can keep it busy enough that a balance read or a cashout waits behind them.
+ * While the loop was busy more than `maxUtilization` of the last 200 ms (Node's event loop utilization), new
+ * charges (routes declaring `moves: 'charge'`) are refused with 503 `SERVICE_UNAVAILABLE` and `Retry-After: 1`,
+ * in the route's shape, before anything of theirs is done; every other request goes on as before. Checked
+ * after the route's own doors, so a request without credentials is still 401. 0 turns it off.
+ */
+export function shedChargesWhenBusy(app: Http, maxUtilization: number): void {
+  if (maxUtilization <= 0) return;
+  let last = performance.eventLoopUtilization();
+  let busy = false;
+  const timer = setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    busy = performance.eventLoopUtilization(now, last).utilization > maxUtilization;
+    last = now;
+  }, SAMPLE_MS);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
+  app.addHook('preHandler', async (request) => {
+    if (!busy || request.routeOptions.config?.moves !== 'charge') return;
+    chargesShed.inc();
+    throw new ChargeShed();
+  });
+}
+
+/** A charge refused by a busy process (logged apart from a lost database: nothing is wrong). */
+export class ChargeShed extends HttpError {
+  constructor() {
+    super(
+      'SERVICE_UNAVAILABLE',
+      'This server is busy opening other charges: retry in a second (nothing was charged)',
+      undefined,
+      { 'retry-after': String(RETRY_AFTER_SECONDS) },
+    );
+  }
+}
