@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // the Patroni cluster's tests run apart: `npm run test:ha` (vitest.ha.config.ts)
+    exclude: ['test/ha/**', 'node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/clean-logs.ts'],
     pool: 'forks',

@@ -568,8 +568,15 @@ export class DeliveryDispatcher {
     const running = this.runner
       .run(held.attempt, sent, waited)
       .catch((err: unknown) => {
-        // the lease stays: the sweeper records the attempt as interrupted and schedules the next one
-        this.deps.log.error({ err, deliveryId: held.attempt.id }, 'delivery attempt could not be recorded');
+        // the lease stays: the sweeper records the attempt as interrupted and schedules the next one. The
+        // database lost (a failover) is no fault of ours: the receiver may see that attempt again
+        if (isDatabaseUnavailable(err))
+          this.deps.log.warn(
+            { err, deliveryId: held.attempt.id },
+            'delivery attempt not recorded: database unavailable; it will be sent again',
+          );
+        else
+          this.deps.log.error({ err, deliveryId: held.attempt.id }, 'delivery attempt could not be recorded');
       })
       .finally(() => {
         this.release(held);

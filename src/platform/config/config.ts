@@ -24,6 +24,12 @@ export interface Config {
   workerPort: number | null;
   host: string;
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_DIRECT_URL: the same database reached without a pooler. Set, it says DATABASE_URL is a
+   * transaction-mode pooler (PgBouncer): the connections that need a session of their own (the LISTEN
+   * connection, the delivery engine's pool with its startup settings) go here, and no statement is named.
+   */
+  databaseDirectUrl: string | null;
   /** How long a lost primary is looked for before that is logged as an error (it is looked for until found). */
   dbFailoverTimeoutMs: number;
   /** How long a statement waits for a free pooled connection before the request answers 503. */
@@ -221,8 +227,12 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
   }
   const databaseReadUrl = env.DATABASE_READ_URL || null;
   if (databaseReadUrl && !databaseUrl) throw new ConfigError('DATABASE_READ_URL needs DATABASE_URL');
+  const databaseDirectUrl = env.DATABASE_DIRECT_URL || null;
+  if (databaseDirectUrl && !databaseUrl)
+    throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL (the pooler it goes around)');
   for (const [name, url] of [
     ['DATABASE_URL', databaseUrl],
+    ['DATABASE_DIRECT_URL', databaseDirectUrl],
     ['DATABASE_READ_URL', databaseReadUrl],
   ] as const) {
     if (url) hostListSetting(name, url);
@@ -274,6 +284,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     workerPort: env.WORKER_PORT ? integer(env, 'WORKER_PORT', 0, 1, 65535) : null,
     host,
     databaseUrl,
+    databaseDirectUrl,
     dbFailoverTimeoutMs: integer(env, 'DB_FAILOVER_TIMEOUT_MS', 30000, 1000, 600000),
     dbPoolWaitMs: integer(env, 'DB_POOL_WAIT_MS', 10000, 100, 600000),
     dbPoolMax: integer(env, 'DB_POOL_MAX', 20, 2, 500),
@@ -336,10 +347,8 @@ function hostListSetting(name: string, url: string): void {
   } catch (err) {
     throw new ConfigError(`${name}: ${(err as Error).message}`);
   }
-  if (name === 'DATABASE_URL' && attrs !== 'read-write' && attrs !== 'primary') {
-    throw new ConfigError(
-      'DATABASE_URL: target_session_attrs must be read-write or primary (the gateway writes)',
-    );
+  if (name !== 'DATABASE_READ_URL' && attrs !== 'read-write' && attrs !== 'primary') {
+    throw new ConfigError(`${name}: target_session_attrs must be read-write or primary (the gateway writes)`);
   }
 }
 

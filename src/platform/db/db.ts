@@ -71,8 +71,13 @@ export interface Db extends Queryable {
    * A handle whose statements each run alone (autocommit) under fixed session settings, e.g. planner
    * settings for queue tables, whose statistics are always stale: a pool of its own (`poolMax`
    * connections, settings given at connect, so a statement is one round trip). Closed with this Db.
+   * Behind a pooler (DATABASE_DIRECT_URL) a pool with settings, or `direct`, connects to the server itself.
    */
-  withSettings(settings: Readonly<Record<string, string>>, poolMax: number): Queryable;
+  withSettings(
+    settings: Readonly<Record<string, string>>,
+    poolMax: number,
+    options?: { direct?: boolean },
+  ): Queryable;
   readonly connectionString: string;
   /**
    * False while the connections were lost and the server to use is being looked for (a failover): statements
@@ -106,11 +111,14 @@ async function poolQuery<T>(
   text: string,
   params?: readonly unknown[],
   options?: QueryOptions,
+  named = true,
 ): Promise<T[]> {
   const values = params as unknown[] | undefined;
-  const res = options?.prepare
-    ? await pool.query({ name: options.prepare, text, values })
-    : await pool.query(text, values);
+  // through a transaction-mode pooler a name prepared on one server connection is unknown on the next
+  const res =
+    options?.prepare && named
+      ? await pool.query({ name: options.prepare, text, values })
+      : await pool.query(text, values);
   return resultRows<T>(res);
 }
 
@@ -134,16 +142,23 @@ class PostgresDb implements Db {
   private readonly stopWatching: () => void;
   /** Ends the listener's current backoff wait early. */
   private wakeListener: (() => void) | undefined;
+  /** Named prepared statements: off behind a transaction-mode pooler. */
+  private readonly named: boolean;
+  /** Where connections that need a session of their own go: the direct server, else the pool's. */
+  private readonly session: Connection;
 
   constructor(
     readonly connectionString: string,
-    private readonly settings: Record<string, unknown>,
+    readonly settings: Record<string, unknown>,
     readonly locator: HostLocator,
     poolMax: number,
+    direct?: Connection,
   ) {
     this.pool = newPool(locator, settings, poolMax);
+    this.named = direct === undefined;
+    this.session = direct ?? { locator, settings };
     // the listener comes back as soon as the new server is known, not at its next backoff step
-    this.stopWatching = locator.onFound(() => this.wakeListener?.());
+    this.stopWatching = this.session.locator.onFound(() => this.wakeListener?.());
   }
 
   get available(): boolean {
@@ -160,28 +175,39 @@ class PostgresDb implements Db {
   }
 
   query<T>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<T[]> {
-    return this.guarded(() => poolQuery<T>(this.pool, text, params, options));
+    return this.guarded(() => poolQuery<T>(this.pool, text, params, options, this.named));
   }
 
   /** Fails fast while the server is being looked for; a lost connection starts that search. */
-  private async guarded<T>(run: () => Promise<T>): Promise<T> {
-    if (!this.locator.available) throw new DatabaseUnavailable();
+  private async guarded<T>(run: () => Promise<T>, locator = this.locator): Promise<T> {
+    if (!locator.available) throw new DatabaseUnavailable();
     try {
       return await run();
     } catch (err) {
       // a server with no room for another connection is busy, not gone: no search for another primary
-      if (isDatabaseUnavailable(err) && !isDatabaseBusy(err)) this.locator.lost();
+      if (isDatabaseUnavailable(err) && !isDatabaseBusy(err)) locator.lost();
       throw err;
     }
   }
 
-  withSettings(settings: Readonly<Record<string, string>>, poolMax: number): Queryable {
+  withSettings(
+    settings: Readonly<Record<string, string>>,
+    poolMax: number,
+    { direct = false }: { direct?: boolean } = {},
+  ): Queryable {
     const options = Object.entries(settings)
       .map(([name, value]) => `-c ${name}=${value}`)
       .join(' ');
-    const pool = newPool(this.locator, this.settings, poolMax, options || undefined);
+    // a pooler in transaction mode refuses the `options` startup parameter: settings given at connect need
+    // a connection of their own to the server
+    const own = direct || options !== '';
+    const { locator, settings: base } = own ? this.session : this;
+    const named = own ? true : this.named;
+    const pool = newPool(locator, base, poolMax, options || undefined);
     this.settingsPools.push(pool);
-    return { query: (text, params, opts) => this.guarded(() => poolQuery(pool, text, params, opts)) };
+    return {
+      query: (text, params, opts) => this.guarded(() => poolQuery(pool, text, params, opts, named), locator),
+    };
   }
 
   tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -218,7 +244,7 @@ class PostgresDb implements Db {
               return resultRows<R>(await client.query(`${begin};\n${text}`));
             await client.query(begin);
           }
-          return poolQuery<R>(client, text, params, opts);
+          return poolQuery<R>(client, text, params, opts, this.named);
         },
       };
       const [result, last] = await fn(q);
@@ -267,9 +293,10 @@ class PostgresDb implements Db {
    * once it is back; it is re-established with backoff until close().
    */
   private async connectListener(): Promise<void> {
-    if (!this.locator.available) throw new DatabaseUnavailable();
-    const client = new (locatedClient(this.locator))({
-      ...this.settings,
+    const { locator, settings } = this.session;
+    if (!locator.available) throw new DatabaseUnavailable();
+    const client = new (locatedClient(locator))({
+      ...settings,
       application_name: this.listenerName,
       // a peer that vanished without closing the connection is noticed instead of silently missing NOTIFYs
       keepAlive: true,
@@ -295,7 +322,7 @@ class PostgresDb implements Db {
     this.listener = undefined;
     this.broadcastReset();
     client.end().catch(() => undefined);
-    if (!this.closed) this.locator.lost();
+    if (!this.closed) this.session.locator.lost();
     if (!this.closed && !this.reconnecting) {
       this.reconnecting = true;
       void this.reconnectListener(100);
@@ -333,6 +360,7 @@ class PostgresDb implements Db {
     this.closed = true;
     this.stopWatching();
     this.locator.close();
+    this.session.locator.close();
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
@@ -341,9 +369,20 @@ class PostgresDb implements Db {
   }
 }
 
+/** A server's hosts and the settings of connections to it. */
+interface Connection {
+  locator: HostLocator;
+  settings: Record<string, unknown>;
+}
+
 export interface DbOptions {
   /** One host, or several in libpq's form: the first writable one is used (target_session_attrs=read-write). */
   databaseUrl: string;
+  /**
+   * DATABASE_DIRECT_URL: `databaseUrl` is a transaction-mode pooler and this the server behind it. The LISTEN
+   * connection and pools with startup settings connect here; no statement is prepared under a name.
+   */
+  directUrl?: string;
   poolMax?: number;
   /** How long a lost server may be looked for before that is logged as an error (DB_FAILOVER_TIMEOUT_MS). */
   failoverTimeoutMs?: number;
@@ -363,21 +402,34 @@ export interface DbOptions {
 
 export function openDb(opts: DbOptions): Db & { locate(): Promise<void> } {
   const list = parseHostList(opts.databaseUrl, opts.attrs ?? 'read-write');
-  const locator = new HostLocator(list, {
+  const locatorOptions = {
     failoverTimeoutMs: opts.failoverTimeoutMs ?? 30_000,
     applicationName: APP_NAME,
     ...(opts.log ? { log: opts.log } : {}),
-  });
+  };
+  const locator = new HostLocator(list, locatorOptions);
   // pg-pool's connectionTimeoutMillis bounds the wait for a free connection (each connection's own connect
   // timeout is its client's, pools.ts)
-  const settings = {
-    ...list.settings,
+  const poolSettings = {
     connectionTimeoutMillis: opts.poolWaitMs ?? 10_000,
     idleTimeoutMillis: opts.poolIdleMs ?? 30_000,
   };
-  const db = new PostgresDb(opts.databaseUrl, settings, locator, opts.poolMax ?? 20);
-  if (opts.heartbeat) locator.startHeartbeat();
-  return Object.assign(db, { locate: () => locator.locate() });
+  const settings = { ...list.settings, ...poolSettings };
+  const directList = opts.directUrl ? parseHostList(opts.directUrl, 'read-write') : undefined;
+  const direct = directList && {
+    locator: new HostLocator(directList, locatorOptions),
+    settings: { ...directList.settings, ...poolSettings },
+  };
+  const db = new PostgresDb(opts.databaseUrl, settings, locator, opts.poolMax ?? 20, direct);
+  // behind a pooler the heartbeat watches the server, not the pooler's queue: a beat waiting there for a
+  // server connection (a burst) is no sign that the server is gone
+  if (opts.heartbeat) (direct?.locator ?? locator).startHeartbeat();
+  return Object.assign(db, {
+    locate: async () => {
+      await locator.locate();
+      await direct?.locator.locate();
+    },
+  });
 }
 
 /**

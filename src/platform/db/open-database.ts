@@ -30,6 +30,7 @@ export async function openDatabase(
     : await startEmbeddedPostgres(config.dataDir, opts.log);
   const db = openDb({
     databaseUrl: embedded?.url ?? config.databaseUrl ?? '',
+    ...(config.databaseDirectUrl && !embedded ? { directUrl: config.databaseDirectUrl } : {}),
     poolMax: opts.poolMax,
     failoverTimeoutMs: config.dbFailoverTimeoutMs,
     poolWaitMs: config.dbPoolWaitMs,

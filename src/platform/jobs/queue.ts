@@ -61,6 +61,20 @@ function queueDatabase(db: Db): BossDatabase {
   };
 }
 
+/** Hands pg-boss a statement's answer without sending it anywhere. */
+const NOWHERE: BossDatabase = { executeSql: async () => ({ rows: [] }) };
+
+/**
+ * pg-boss looks a queue up in its cache on every send, and reads it from the database on its own connections
+ * when missing; createQueue and updateQueue evict it. A send in a caller's transaction that misses the cache
+ * then waits, holding its transaction's connection, for another: behind a transaction-mode pooler with fewer
+ * server connections than the transactions doing so, none is ever free. So each queue is looked up once
+ * here, by a send whose statement goes nowhere (no job is made).
+ */
+async function warmQueueCache(boss: PgBoss): Promise<void> {
+  for (const name of Object.keys(JOB_POLICIES)) await boss.send(name, {}, { db: NOWHERE });
+}
+
 /**
  * The queue's upkeep, done by every long-running process (pg-boss elects one per pass): jobs whose worker died
  * (no heartbeat for HEARTBEAT_SECONDS, or past their policy's expiry) are failed and so retried, and finished
@@ -114,6 +128,7 @@ export class Queue {
       await boss.createQueue(name, options);
       await boss.updateQueue(name, options); // a policy changed in catalogue.ts applies to existing databases too
     }
+    await warmQueueCache(boss);
     return new Queue(boss);
   }
 

@@ -87,6 +87,19 @@ const CASES: Array<[string, Record<string, string>, RegExp]> = [
     { DATABASE_READ_URL: 'postgres://u@h3/db' },
     /DATABASE_READ_URL/,
   ],
+  [
+    'DATABASE_DIRECT_URL without DATABASE_URL',
+    { DATABASE_DIRECT_URL: 'postgres://u@h1/db' },
+    /DATABASE_DIRECT_URL needs DATABASE_URL/,
+  ],
+  [
+    'DATABASE_DIRECT_URL asking for a standby',
+    {
+      DATABASE_URL: 'postgres://u@pooler:6432/db',
+      DATABASE_DIRECT_URL: 'postgres://u@h1,h2/db?target_session_attrs=standby',
+    },
+    /DATABASE_DIRECT_URL: target_session_attrs must be read-write or primary/,
+  ],
   ['DB_FAILOVER_TIMEOUT_MS not a number', { DB_FAILOVER_TIMEOUT_MS: 'soon' }, /DB_FAILOVER_TIMEOUT_MS/],
   ['HOST not an address', { HOST: 'not a host' }, /HOST/],
   ['REDIS_URL not a redis URL', { REDIS_URL: 'localhost:6379' }, /REDIS_URL/],

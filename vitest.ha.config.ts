@@ -1,0 +1,20 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * `npm run test:ha`: the Patroni cluster's failover, rewind and switchover (test/ha/), apart from `npm test`
+ * (docs/deploy.md, "Patroni, as tested"; docs/decisions.md says why). Needs Debian's patroni and
+ * etcd-server besides the local PostgreSQL the other tests use.
+ */
+export default defineConfig({
+  test: {
+    include: ['test/ha/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/clean-logs.ts'],
+    pool: 'forks',
+    maxWorkers: 1,
+    isolate: false,
+    testTimeout: 240_000,
+    hookTimeout: 180_000,
+    env: { LOG_LEVEL: 'silent', NODE_ENV: 'test' },
+  },
+});
