@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // the Patroni cluster's tests run apart: `npm run test:ha` (vitest.ha.config.ts)
+    // the Patroni cluster's tests run after these, alone (vitest.ha.config.ts; `npm test` runs both)
     exclude: ['test/ha/**', 'node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/clean-logs.ts'],

@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * `npm run test:ha`: the Patroni cluster's failover, rewind and switchover (test/ha/), apart from `npm test`
+ * The Patroni cluster's failover, rewind and switchover (test/ha/): `npm test` runs them after the rest, alone
+ * (`npm run test:ha` runs only them)
  * (docs/deploy.md, "Patroni, as tested"; docs/decisions.md says why). Needs Debian's patroni and
  * etcd-server besides the local PostgreSQL the other tests use.
  */
