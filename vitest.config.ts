@@ -1,10 +1,11 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // the Patroni cluster's tests run after these, alone (vitest.ha.config.ts; `npm test` runs both)
-    exclude: ['test/ha/**', 'node_modules/**'],
+    // (and, as by default, every node_modules: the Medusa test shop's install is under test/)
+    exclude: [...configDefaults.exclude, 'test/ha/**'],
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/clean-logs.ts'],
     pool: 'forks',

@@ -49,6 +49,7 @@ import {
 } from './operators/index.js';
 import { bcbWebhookRoutes, startBcb } from './pix/index.js';
 import type { Platform } from './platform/context.js';
+import { shedChargesWhenBusy } from './platform/http/charge-shedding.js';
 import { healthRoute } from './platform/http/health.js';
 import { panelSite } from './platform/http/panel-site.js';
 import { installRateLimits } from './platform/http/rate-limit.js';
@@ -102,6 +103,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
 
   // 1. infrastructure
   const app = await createHttp(config, log);
+  shedChargesWhenBusy(app, config.chargeShedUtilization, () => db.waiting);
   await app.register(metricsPlugin, { token: config.metricsToken, db, readBacklog });
   const limits = installRateLimits(config, log);
   app.addHook('onClose', () => limits.close());

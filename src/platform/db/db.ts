@@ -62,6 +62,8 @@ export interface Db extends Queryable {
   close(): Promise<void>;
   /** False while notifications cannot be received (the listening connection is down). */
   readonly listening: boolean;
+  /** Requests waiting for one of the pool's connections now (0 while the pool has one free). */
+  readonly waiting: number;
   /**
    * The application_name of this handle's LISTEN connection (PostgreSQL): other processes can see in
    * pg_stat_activity whether this process still receives notifications.
@@ -163,6 +165,10 @@ class PostgresDb implements Db {
 
   get available(): boolean {
     return this.locator.available;
+  }
+
+  get waiting(): number {
+    return this.pool.waitingCount;
   }
 
   onRecovered(fn: () => void): () => void {

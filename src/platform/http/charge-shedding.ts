@@ -9,14 +9,15 @@ const SAMPLE_MS = 200;
 const RETRY_AFTER_SECONDS = 1;
 
 /**
- * A process's one event loop serves every request: a burst of charges (each drawing its QR code, building its
- * sale, writing its statements) can keep it busy enough that a balance read or a cashout waits behind them.
- * While the loop was busy more than `maxUtilization` of the last 200 ms (Node's event loop utilization), new
- * charges (routes declaring `moves: 'charge'`) are refused with 503 `SERVICE_UNAVAILABLE` and `Retry-After: 1`,
- * in the route's shape, before anything of theirs is done; every other request goes on as before. Checked
- * after the route's own doors, so a request without credentials is still 401. 0 turns it off.
+ * A process serves every request with one event loop and one pool of database connections: a burst of charges
+ * (each drawing its QR code, building its sale, writing its statements) can keep either busy enough that a
+ * balance read or a cashout waits behind them. While the loop was busy more than `maxUtilization` of the last
+ * 200 ms (Node's event loop utilization), or a request is waiting for one of the pool's connections
+ * (`waiting()`), new charges (routes declaring `moves: 'charge'`) are refused with 503 `SERVICE_UNAVAILABLE`
+ * and `Retry-After: 1`, in the route's shape, before anything of theirs is done; every other request goes on.
+ * Checked after the route's own doors, so a request without credentials is still 401. 0 turns it off.
  */
-export function shedChargesWhenBusy(app: Http, maxUtilization: number): void {
+export function shedChargesWhenBusy(app: Http, maxUtilization: number, waiting: () => number): void {
   if (maxUtilization <= 0) return;
   let last = performance.eventLoopUtilization();
   let busy = false;
@@ -28,7 +29,7 @@ export function shedChargesWhenBusy(app: Http, maxUtilization: number): void {
   timer.unref();
   app.addHook('onClose', async () => clearInterval(timer));
   app.addHook('preHandler', async (request) => {
-    if (!busy || request.routeOptions.config?.moves !== 'charge') return;
+    if (request.routeOptions.config?.moves !== 'charge' || !(busy || waiting() > 0)) return;
     chargesShed.inc();
     throw new ChargeShed();
   });

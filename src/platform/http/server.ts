@@ -7,7 +7,7 @@ import type { Config } from '../config/config.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { AppError } from '../errors/app-error.js';
 import { accessLoggerOf } from '../observability/logger.js';
-import { ChargeShed, shedChargesWhenBusy } from './charge-shedding.js';
+import { ChargeShed } from './charge-shedding.js';
 import { capConnectionsPerSource } from './connection-cap.js';
 import { listsCode } from './error-catalogue.js';
 import {
@@ -84,7 +84,6 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
   installRequestLog(app as unknown as FastifyInstance, log, accessLoggerOf(log));
   app.addHook('onRoute', (route) => shapes.record(route));
   capConnectionsPerSource(app.server, config.httpMaxConnectionsPerIp);
-  shedChargesWhenBusy(app, config.chargeShedUtilization);
   installJsonParser(app);
   await app.register(cookie);
   await installOpenApi(app);
