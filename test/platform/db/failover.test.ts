@@ -13,7 +13,8 @@ import { isDatabaseUnavailable } from '../../../src/platform/db/unavailable.js';
 import type { Runtime } from '../../../src/runtime.js';
 import { runGateway } from '../../support/cli.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
-import { call, type Response } from '../../support/http.js';
+import { FailoverLoad } from '../../support/failover-load.js';
+import { call } from '../../support/http.js';
 import { fundMerchant } from '../../support/ledger.js';
 import {
   type Cluster,
@@ -89,136 +90,16 @@ function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
   );
 }
 
-/** Every answer any client got, for the "never a 500" and "503 in the route's shape" checks. */
-const answers: { route: 'cashout' | 'sale'; response: Response }[] = [];
-
-/** Sends until the answer is not 503, as a client honouring Retry-After does (same Idempotency-Key). */
-async function untilAnswered(route: 'cashout' | 'sale', send: () => Promise<Response>): Promise<Response> {
-  for (;;) {
-    const response = await send();
-    answers.push({ route, response });
-    if (response.status !== 503) return response;
-    await new Promise((r) => setTimeout(r, Number(response.headers['retry-after']) * 1000));
-  }
-}
-
-let nextKey = 0;
-async function cashout(): Promise<Response<{ uuid: string }>> {
-  const key = `fo-${nextKey++}`;
-  return (await untilAnswered('cashout', () =>
-    call<{ uuid: string }>('POST', `${server.url}/api/public/cashout`, {
-      headers: { ...merchant.keys, 'idempotency-key': key },
-      body: { amount: 100, pixKey: '52998224725' },
-    }),
-  )) as Response<{ uuid: string }>;
-}
-
-async function newSale(): Promise<string> {
-  const r = await call<{ uuid: string }>('POST', `${server.url}/api/sandbox/sales`, {
-    headers: merchant.keys,
-    body: {
-      amount: 10_000,
-      paymentMethod: 'PIX',
-      customer: { name: 'Ana', email: 'ana@example.com', document: '52998224725', phone: '11987654321' },
-      items: [{ title: 'Curso', unitPrice: 10_000, quantity: 1, tangible: false }],
-    },
-  });
-  expect(r.status, r.text).toBe(201);
-  return r.body.uuid;
-}
-
-const pay = (uuid: string) =>
-  untilAnswered('sale', () =>
-    call('POST', `${server.url}/api/sandbox/sales/${uuid}/status`, {
-      headers: merchant.keys,
-      body: { status: 'PAGO' },
-    }),
-  );
-
-/** Clients alternating cashouts and sale payments until `until()` says stop, each finishing what it began. */
-async function burst(clients: number, sales: string[], until: () => boolean) {
-  const cashouts: string[] = [];
-  const paid: string[] = [];
-  const others: Response[] = [];
-  await Promise.all(
-    Array.from({ length: clients }, async (_, c) => {
-      for (let i = 0; !until(); i++) {
-        const sale = (i + c) % 2 === 0 ? sales.pop() : undefined;
-        if (sale) {
-          const r = await pay(sale);
-          if (r.status === 200) paid.push(sale);
-          else others.push(r);
-        } else {
-          const r = await cashout();
-          if (r.status === 201) cashouts.push(r.body.uuid);
-          else others.push(r);
-        }
-      }
-    }),
-  );
-  return { cashouts, paid, others };
-}
-
-/** Every acknowledged withdrawal and payment is there once, and nothing else was written. */
-async function expectExactlyAcknowledged(cashouts: string[], paid: string[]) {
-  const withdrawals = await query<{ uuid: string }>(
-    'SELECT uuid::text AS uuid FROM withdrawals WHERE account_id = $1',
-    [merchant.accountId],
-  );
-  expect(withdrawals.map((w) => w.uuid).sort()).toEqual([...cashouts].sort());
-  const credited = await query<{ uuid: string; n: number }>(
-    `SELECT s.uuid::text AS uuid, count(j.id)::int AS n
-       FROM sales s LEFT JOIN journal_entries j ON j.ref_type = 'sale' AND j.ref_id = s.id AND j.kind = 'sale.paid'
-      WHERE s.account_id = $1 AND s.status = 'PAGO' GROUP BY s.uuid`,
-    [merchant.accountId],
-  );
-  expect(credited.map((s) => s.uuid).sort()).toEqual([...paid].sort());
-  expect(credited.filter((s) => s.n !== 1)).toEqual([]);
-}
-
-function expectNo500s() {
-  const failures = answers.filter((a) => a.response.status >= 500 && a.response.status !== 503);
-  expect(failures.map((a) => `${a.response.status} ${a.response.text}`)).toEqual([]);
-  for (const { route, response } of answers.filter((a) => a.response.status === 503)) {
-    expect(response.headers['retry-after']).toMatch(/^\d+$/);
-    // POST /api/public/cashout is shape D, the sandbox's sale routes shape A
-    const shape =
-      route === 'cashout'
-        ? { error: 'SERVICE_UNAVAILABLE' }
-        : { success: false, error: { code: 'SERVICE_UNAVAILABLE' } };
-    expect(response.body, `${route}: ${response.text}`).toMatchObject(shape);
-  }
-}
-
-/** The payout worker (pg-boss jobs) took up again: every accepted withdrawal went to the provider. */
-async function expectPayoutsResumed() {
-  await waitUntil(
-    async () => {
-      const [row] = await query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM withdrawals WHERE account_id = $1 AND status = 'PENDING'`,
-        [merchant.accountId],
-      );
-      return row!.n === 0;
-    },
-    30_000,
-    () => 'no withdrawal left PENDING',
-  );
-}
-
-async function expectEveryFactDelivered() {
-  const facts = await query<{ id: string }>(
-    'SELECT id::text AS id FROM notification_events WHERE account_id = $1',
-    [merchant.accountId],
-  );
-  await waitUntil(
-    () => {
-      const seen = new Set(hooks.received.map((r) => String(r.headers['x-service-event-id'])));
-      return facts.every((f) => seen.has(f.id));
-    },
-    30_000,
-    () => 'every fact delivered',
-  );
-}
+const load = new FailoverLoad({
+  url: () => server.url,
+  keys: () => merchant.keys,
+  accountId: () => merchant.accountId,
+  query,
+  keyPrefix: 'fo',
+});
+const { answers, newSale, burst, acknowledged, expectExactlyAcknowledged, expectNo500s } = load;
+const expectPayoutsResumed = () => load.expectPayoutsResumed(30_000);
+const expectEveryFactDelivered = () => load.expectEveryFactDelivered(hooks, 30_000);
 
 async function databaseAvailable(): Promise<string | undefined> {
   const r = await call('GET', `${server.url}/metrics`, {
@@ -234,8 +115,6 @@ describe('a primary with a synchronous standby', () => {
     let firstAfterPromotion = 0;
     let done = false;
     const load = burst(6, sales, () => done);
-    const acknowledged = () =>
-      answers.filter((a) => a.response.status === 200 || a.response.status === 201).length;
     await waitUntil(
       () => acknowledged() >= 40,
       30_000,
