@@ -34,7 +34,13 @@ import {
   startReserveWorker,
 } from './sales/index.js';
 import { BILLING_EVERY_MS } from './subscriptions/index.js';
-import { pruneNotifications, RETENTION_EVERY_MS, startNotificationWorkers } from './webhooks/index.js';
+import {
+  keepNotificationMonthsAhead,
+  PARTITIONS_EVERY_MS,
+  pruneNotifications,
+  RETENTION_EVERY_MS,
+  startNotificationWorkers,
+} from './webhooks/index.js';
 import {
   deleteExpiredKeys,
   KEY_CLEANUP_EVERY_MS,
@@ -208,7 +214,14 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     () => deleteExpiredAuthRows(db),
     (err) => log.warn({ err }, 'expired session and login-failure cleanup failed'),
   );
-  // finished deliveries and events past NOTIFICATION_RETENTION_DAYS (events are kept at least 30 days)
+  // the coming months' notification partitions, at start and every hour (a missing month refuses every fact)
+  await keepNotificationMonthsAhead(db, log);
+  const stopPartitions = startPeriodic(
+    PARTITIONS_EVERY_MS,
+    () => keepNotificationMonthsAhead(db, log),
+    (err) => log.error({ err }, 'creating the coming months of notification partitions failed'),
+  );
+  // months of notification history past NOTIFICATION_RETENTION_DAYS (events are kept at least 30 days)
   const stopRetention = startPeriodic(
     RETENTION_EVERY_MS,
     () =>
@@ -243,6 +256,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     stopCallbackCleanup();
     stopAuthCleanup();
     stopRetention();
+    stopPartitions();
     await stopNotifications();
   };
 }

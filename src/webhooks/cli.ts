@@ -46,7 +46,7 @@ export const notificationCommands: Command[] = [
     path: ['notifications', 'prune'],
     usage: 'gateway notifications prune --older-than-days N [--json]',
     summary:
-      'Deletes finished deliveries, their attempts and unreferenced events older than the days given (events are kept at least 30 days; pending work always stays).',
+      'Drops the months of notification history (facts, deliveries, attempts) wholly older than the days given (events are kept at least 30 days; a month with pending work stays).',
     example: 'gateway notifications prune --older-than-days 90',
     optionHelp: { 'older-than-days': 'how old, in days, history must be to go' },
     options: { 'older-than-days': { type: 'string' } },
@@ -57,12 +57,14 @@ export const notificationCommands: Command[] = [
       }
       const before = new Date(Date.now() - Number(raw) * 86_400_000);
       const pruned = await pruneNotifications(db, before);
-      return {
-        result: pruned,
-        text:
-          `deleted notification history from before ${pruned.before}: ${pruned.deliveries} finished deliveries, ` +
-          `${pruned.attempts} attempts, ${pruned.facts} facts (pending deliveries kept)`,
-      };
+      const lines = [
+        `notification history from before ${pruned.before}: ${pruned.dropped.length} month(s) dropped`,
+        ...pruned.dropped.map(
+          (m) => `  ${m.month}: about ${m.facts} facts, ${m.deliveries} deliveries, ${m.attempts} attempts`,
+        ),
+        ...pruned.kept.map((m) => `  ${m.month} kept: ${m.reason}`),
+      ];
+      return { result: pruned, text: lines.join('\n') };
     },
   },
 ];

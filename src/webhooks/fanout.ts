@@ -99,9 +99,9 @@ export async function fanOutPending(
      ins AS (
        -- a disabled webhook's delivery is logged SKIPPED, never attempted (recover can send it later)
        INSERT INTO notification_deliveries
-         (event_id, account_id, webhook_id, kind, target_host, status, error, ticket, next_attempt_at, attempts,
+         (id, event_id, account_id, webhook_id, kind, target_host, status, error, ticket, next_attempt_at, attempts,
           last_attempt_at, lease_until)
-       SELECT event_id, account_id, webhook_id, kind, target_host,
+       SELECT notification_delivery_id(event_id), event_id, account_id, webhook_id, kind, target_host,
               CASE WHEN skipped THEN 'SKIPPED' ELSE 'PENDING' END,
               NULL,
               CASE WHEN NOT claim AND NOT skipped THEN gen_random_uuid() END,

@@ -24,7 +24,12 @@ export {
   recordNotification,
   recordNotifications,
 } from './outbox.js';
-export { pruneNotifications, RETENTION_EVERY_MS } from './retention.js';
+export {
+  keepNotificationMonthsAhead,
+  PARTITIONS_EVERY_MS,
+  pruneNotifications,
+  RETENTION_EVERY_MS,
+} from './retention.js';
 export { webhookRoutes } from './routes.js';
 export { Delivery, Webhook } from './schemas.js';
 export { signWebhook } from './signing.js';

@@ -55,8 +55,8 @@ export async function enqueueTest(
        INSERT INTO notification_events (id, account_id, event_type, subject_type, subject_id, webhook_body)
        VALUES ($1, $2, 'webhook.test', 'webhook', $3, $4) RETURNING id)
      INSERT INTO notification_deliveries
-       (event_id, account_id, webhook_id, kind, target_host, status, error, ticket, next_attempt_at)
-     SELECT e.id, w.account_id, w.id, 'webhook', w.target_host,
+       (id, event_id, account_id, webhook_id, kind, target_host, status, error, ticket, next_attempt_at)
+     SELECT notification_delivery_id(e.id), e.id, w.account_id, w.id, 'webhook', w.target_host,
             CASE WHEN w.status = 'disabled' THEN 'SKIPPED' ELSE 'PENDING' END,
             NULL,
             CASE WHEN w.status <> 'disabled' THEN gen_random_uuid() END,

@@ -1,10 +1,14 @@
 /**
- * `gateway notifications prune`: notification history past a retention is deleted, finished deliveries with
- * their attempts and the facts nothing points at any more; pending work and anything recent stays.
+ * Notification history is partitioned by month (a fact, its deliveries and their attempts in the same month's
+ * partitions) and retention drops whole months: `gateway notifications prune` and the workers' daily run.
+ * A month with pending work, or a fact still in the outbox, stays; the lookups the hot paths make by id touch
+ * one partition only (EXPLAIN).
  */
+import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fanOutPending } from '../../src/webhooks/fanout.js';
-import { pruneNotifications } from '../../src/webhooks/retention.js';
+import { ensureNotificationPartitions, pruneNotifications } from '../../src/webhooks/retention.js';
+import { runGateway } from '../support/cli.js';
 import { createMerchant } from '../support/factories.js';
 import { recordFact } from '../support/notifications.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -19,88 +23,209 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe('pruning notification history', () => {
-  it('deletes old finished deliveries, their attempts and orphaned old facts; keeps pending and recent ones', async () => {
-    const { db } = server.runtime.platform;
+const db = () => server.runtime.platform.db;
+
+/** The month `back` months before the current one (UTC), as notification_month numbers it, and its middle. */
+async function monthBack(back: number): Promise<{ month: number; label: string; at: Date }> {
+  const [row] = await db().query<{ month: number; label: string; at: Date }>(
+    `SELECT m AS month, to_char(notification_month_start(m) AT TIME ZONE 'UTC', 'YYYY-MM') AS label,
+            notification_month_start(m) + interval '14 days' AS at
+       FROM (SELECT notification_month(now()) - $1 AS m) x`,
+    [back],
+  );
+  return row!;
+}
+
+/** A sale fact recorded as the outbox records one, at an instant of the past (its UUIDv7 carries the time). */
+async function factAt(accountId: number, at: Date): Promise<string> {
+  const id = uuidv7({ msecs: at.getTime() });
+  await db().query(
+    `WITH n AS (
+       INSERT INTO notification_events (id, account_id, event_type, subject_type, subject_id, webhook_body, created_at)
+       VALUES ($1, $2, 'sale.paid', 'sale', 1, '{}', $3) RETURNING id, created_at)
+     INSERT INTO notification_outbox (event_id, created_at) SELECT id, created_at FROM n`,
+    [id, accountId, at],
+  );
+  return id;
+}
+
+async function partitionsOf(label: string): Promise<string[]> {
+  const suffix = label.replace('-', '');
+  const rows = await db().query<{ relname: string }>(
+    `SELECT relname FROM pg_class WHERE relname = ANY ($1::text[]) ORDER BY relname`,
+    [
+      ['notification_events', 'notification_deliveries', 'notification_attempts'].map(
+        (t) => `${t}_p${suffix}`,
+      ),
+    ],
+  );
+  return rows.map((r) => r.relname);
+}
+
+describe('notification history by month', () => {
+  it('drops a finished old month whole, keeps one with a pending delivery, one with a fact in the outbox, and the recent ones', async () => {
     const m = await createMerchant(server);
     await createWebhook(server, m, 'http://127.0.0.9:9/prune', ['sale.paid']);
-    const silent = await createMerchant(server); // no webhook: its facts have no delivery at all
-    const facts: string[] = [];
-    for (let i = 0; i < 4; i++) facts.push(await recordFact(server, m.accountId, 'sale.paid'));
-    const lone = await recordFact(server, silent.accountId, 'sale.paid');
-    const recentLone = await recordFact(server, silent.accountId, 'sale.paid');
-    await fanOutPending(db, 100);
-    const deliveries = await db.query<{ id: number; event_id: string }>(
-      `SELECT id, event_id FROM notification_deliveries WHERE account_id = $1 ORDER BY id`,
-      [m.accountId],
+    const [done, pending, waiting] = [await monthBack(5), await monthBack(4), await monthBack(3)];
+    await db().query('SELECT notification_partitions_ensure($1, $2)', [done.month, waiting.month]);
+    const doneFacts = [await factAt(m.accountId, done.at), await factAt(m.accountId, done.at)];
+    const pendingFact = await factAt(m.accountId, pending.at);
+    await fanOutPending(db(), 100);
+    const waitingFact = await factAt(m.accountId, waiting.at); // not fanned out: still in the outbox
+    const recent = await recordFact(server, m.accountId, 'sale.paid');
+
+    const rows = await db().query<{ id: number; event_id: string }>(
+      'SELECT id, event_id FROM notification_deliveries WHERE event_id = ANY ($1::uuid[]) ORDER BY id',
+      [[...doneFacts, pendingFact]],
     );
-    expect(deliveries).toHaveLength(4);
-    // 0: old and delivered; 1: old and failed; 2: old and still pending; 3: recent and delivered
-    const [delivered, failed, pending, recent] = deliveries.map((d) => d.id) as [
-      number,
-      number,
-      number,
-      number,
-    ];
-    await db.query(`UPDATE notification_deliveries SET status = 'DELIVERED' WHERE id = ANY ($1::bigint[])`, [
-      [delivered, recent],
-    ]);
-    await db.query(`UPDATE notification_deliveries SET status = 'FAILED' WHERE id = $1`, [failed]);
-    for (const id of [delivered, failed, recent]) {
-      await db.query(
+    expect(rows).toHaveLength(3);
+    // a delivery is numbered in its fact's month
+    for (const r of rows) {
+      const month = r.event_id === pendingFact ? pending.month : done.month;
+      expect(Math.floor(r.id / 2 ** 40)).toBe(month);
+    }
+    const doneDeliveries = rows.filter((r) => doneFacts.includes(r.event_id)).map((r) => r.id);
+    await db().query(
+      `UPDATE notification_deliveries SET status = 'DELIVERED', ticket = NULL WHERE id = ANY ($1)`,
+      [doneDeliveries],
+    );
+    for (const id of doneDeliveries) {
+      await db().query(
         `INSERT INTO notification_attempts (delivery_id, attempt, event_type, url, redelivery, status_code, duration_ms)
          VALUES ($1, 1, 'sale.paid', 'http://127.0.0.9:9/prune', false, 200, 5)`,
         [id],
       );
     }
-    const aged = [delivered, failed, pending];
-    await db.query(
-      `UPDATE notification_deliveries SET created_at = now() - interval '40 days' WHERE id = ANY ($1::bigint[])`,
-      [aged],
-    );
-    await db.query(
-      `UPDATE notification_events SET created_at = now() - interval '40 days' WHERE id = ANY ($1::uuid[])`,
-      [[...facts.slice(0, 3), lone]],
-    );
+    await db().query('ANALYZE notification_events, notification_deliveries, notification_attempts');
 
-    const pruned = await pruneNotifications(db, new Date(Date.now() - 30 * 86_400_000));
-    expect(pruned).toMatchObject({ deliveries: 2, attempts: 2, facts: 3 });
-    const left = await db.query<{ id: number }>(
-      'SELECT id FROM notification_deliveries WHERE account_id = $1 ORDER BY id',
-      [m.accountId],
-    );
-    expect(left.map((d) => d.id)).toEqual([pending, recent]);
-    const events = await db.query<{ id: string }>(
+    const pruned = await pruneNotifications(db(), new Date(Date.now() - 30 * 86_400_000));
+    expect(pruned.dropped).toContainEqual({ month: done.label, facts: 2, deliveries: 2, attempts: 2 });
+    expect(pruned.kept).toContainEqual({ month: pending.label, reason: 'a delivery is still pending' });
+    expect(pruned.kept).toContainEqual({ month: waiting.label, reason: 'a fact still waits in the outbox' });
+    expect(await partitionsOf(done.label)).toEqual([]);
+    expect(await partitionsOf(pending.label)).toHaveLength(3);
+    const left = await db().query<{ id: string }>(
       'SELECT id FROM notification_events WHERE id = ANY ($1::uuid[])',
-      [[...facts, lone, recentLone]],
+      [[...doneFacts, pendingFact, waitingFact, recent]],
     );
-    // the pending delivery's fact, the recent one's, and the recent fact without deliveries stay
-    expect(events.map((e) => e.id).sort()).toEqual([facts[2], facts[3], recentLone].sort());
-    // a second run finds nothing more
-    expect(await pruneNotifications(db, new Date(Date.now() - 30 * 86_400_000))).toMatchObject({
-      deliveries: 0,
-      attempts: 0,
-      facts: 0,
-    });
+    expect(left.map((e) => e.id).sort()).toEqual([pendingFact, waitingFact, recent].sort());
+
+    // the pending delivery finished and the waiting fact fanned out: the next run drops both months
+    await db().query(
+      `UPDATE notification_deliveries SET status = 'FAILED', ticket = NULL WHERE event_id = $1`,
+      [pendingFact],
+    );
+    await fanOutPending(db(), 100);
+    await db().query(
+      `UPDATE notification_deliveries SET status = 'DELIVERED', ticket = NULL WHERE event_id = $1`,
+      [waitingFact],
+    );
+    const again = await pruneNotifications(db(), new Date(Date.now() - 30 * 86_400_000));
+    expect(again.dropped.map((d) => d.month)).toEqual(expect.arrayContaining([pending.label, waiting.label]));
+    expect(again.kept).toEqual([]);
+    // the current month is never dropped, and its partitions with those of the coming months exist
+    expect(await partitionsOf((await monthBack(0)).label)).toHaveLength(3);
+    expect(await partitionsOf((await monthBack(-3)).label)).toHaveLength(3);
   });
 
-  it('keeps every event at least 30 days, however short the retention asked', async () => {
-    const { db } = server.runtime.platform;
-    const m = await createMerchant(server);
-    const young = await recordFact(server, m.accountId, 'sale.paid');
-    const old = await recordFact(server, m.accountId, 'sale.paid');
-    await db.query(`UPDATE notification_events SET created_at = now() - interval '29 days' WHERE id = $1`, [
-      young,
-    ]);
-    await db.query(`UPDATE notification_events SET created_at = now() - interval '31 days' WHERE id = $1`, [
-      old,
-    ]);
-    await fanOutPending(db, 1000);
-    await pruneNotifications(db, new Date(Date.now() - 86_400_000));
-    const left = await db.query<{ id: string }>(
-      'SELECT id FROM notification_events WHERE id = ANY ($1::uuid[])',
-      [[young, old]],
+  it('keeps every month that ended less than 30 days ago, however short the retention asked', async () => {
+    const pruned = await pruneNotifications(db(), new Date(Date.now() - 86_400_000));
+    expect(Date.now() - Date.parse(pruned.before)).toBeGreaterThanOrEqual(30 * 86_400_000);
+    const current = await monthBack(0);
+    expect(pruned.dropped.map((d) => d.month)).not.toContain(current.label);
+    expect(await partitionsOf(current.label)).toHaveLength(3);
+  });
+
+  it('creates the coming months ahead, once, whoever asks', async () => {
+    const far = await monthBack(-3);
+    await db().query(
+      `DROP TABLE ${['notification_attempts', 'notification_deliveries', 'notification_events']
+        .map((t) => `${t}_p${far.label.replace('-', '')}`)
+        .join(', ')}`,
     );
-    expect(left.map((e) => e.id)).toEqual([young]);
+    const made = await Promise.all([ensureNotificationPartitions(db()), ensureNotificationPartitions(db())]);
+    expect(made.sort()).toEqual([0, 1]);
+    expect(await partitionsOf(far.label)).toHaveLength(3);
+  });
+
+  it('gateway notifications prune says which months went and which stayed', async () => {
+    const cli = await runGateway(['notifications', 'prune', '--older-than-days', '60'], {
+      DATABASE_URL: server.databaseUrl,
+    });
+    expect(cli.stderr).toBe('');
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toMatch(
+      /^notification history from before \d{4}-\d\d-\d\dT.*: \d+ month\(s\) dropped/,
+    );
+  });
+});
+
+describe('partition pruning on the hot paths', () => {
+  /** The notification partitions a statement's plan reads (EXPLAIN ANALYZE: a pruned one is not in the plan, or never ran). */
+  async function partitionsRead(sql: string, params: unknown[]): Promise<string[]> {
+    const found = new Set<string>();
+    await db()
+      .tx(async (tx) => {
+        // a prepared statement run as the gateway runs its own: generic plans prune at run time
+        await tx.query("SET LOCAL plan_cache_mode = 'force_generic_plan'");
+        const [row] = await tx.query<{ 'QUERY PLAN': unknown }>(
+          `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
+          params,
+        );
+        const walk = (node: unknown): void => {
+          if (Array.isArray(node)) node.forEach(walk);
+          else if (node && typeof node === 'object') {
+            const n = node as Record<string, unknown>;
+            const name = n['Relation Name'];
+            const ran = typeof n['Actual Loops'] === 'number' && n['Actual Loops'] > 0;
+            if (ran && typeof name === 'string' && /^notification_(events|deliveries|attempts)_/.test(name)) {
+              found.add(name);
+            }
+            Object.values(n).forEach(walk);
+          }
+        };
+        walk(row!['QUERY PLAN']);
+        throw new Rollback();
+      })
+      .catch((err) => {
+        if (!(err instanceof Rollback)) throw err;
+      });
+    return [...found].sort();
+  }
+  class Rollback extends Error {}
+
+  it('a fact, a delivery and its attempts, read or moved by id, touch their month only', async () => {
+    const m = await createMerchant(server);
+    await createWebhook(server, m, 'http://127.0.0.9:9/pruning', ['sale.paid']);
+    const old = await monthBack(2);
+    await db().query('SELECT notification_partitions_ensure($1, $1)', [old.month]);
+    await factAt(m.accountId, old.at);
+    const fact = await recordFact(server, m.accountId, 'sale.paid');
+    await fanOutPending(db(), 100);
+    const [d] = await db().query<{ id: number }>(
+      'SELECT id FROM notification_deliveries WHERE event_id = $1',
+      [fact],
+    );
+    const suffix = (await monthBack(0)).label.replace('-', '');
+    expect(await partitionsRead('SELECT * FROM notification_events WHERE id = $1', [fact])).toEqual([
+      `notification_events_p${suffix}`,
+    ]);
+    expect(
+      await partitionsRead(
+        `UPDATE notification_deliveries SET status = 'PENDING', ticket = gen_random_uuid() WHERE id = $1`,
+        [d!.id],
+      ),
+    ).toEqual([`notification_deliveries_p${suffix}`]);
+    expect(
+      await partitionsRead('SELECT * FROM notification_attempts WHERE delivery_id = $1', [d!.id]),
+    ).toEqual([`notification_attempts_p${suffix}`]);
+    // a delivery joined to its fact: one partition of each
+    expect(
+      await partitionsRead(
+        `SELECT e.webhook_body FROM notification_deliveries d JOIN notification_events e ON e.id = d.event_id
+          WHERE d.id = $1`,
+        [d!.id],
+      ),
+    ).toEqual([`notification_deliveries_p${suffix}`, `notification_events_p${suffix}`]);
   });
 });
