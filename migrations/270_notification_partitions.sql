@@ -1,40 +1,40 @@
 -- Notification history (facts, deliveries, attempts) partitioned by month, so retention drops a month whole
 -- instead of deleting it row by row (docs/decisions.md, "Notification history by month").
--- A month is numbered from January 2000 (UTC): notification_month(). The three tables share the month of the
+-- A month is numbered from January 2000 (UTC): partition_month(). The three tables share the month of the
 -- FACT: a fact's id is a UUIDv7 and its first 48 bits are its time, so the facts are ranged by id; a delivery's
 -- id is (the month of its fact << 40) + a sequence, so a fact, its deliveries and their attempts always land in
 -- partitions of the same month, dropped together, and a delivery's id alone says which partition holds it.
 -- What was there before this migration stays where it is, attached as the `_legacy` partitions.
 
-CREATE FUNCTION notification_month(at timestamptz) RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+CREATE FUNCTION partition_month(at timestamptz) RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT ((extract(year FROM at AT TIME ZONE 'UTC')::int - 2000) * 12
           + extract(month FROM at AT TIME ZONE 'UTC')::int - 1)
 $$;
 
-CREATE FUNCTION notification_month_start(month int) RETURNS timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+CREATE FUNCTION partition_month_start(month int) RETURNS timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT make_timestamptz(2000 + month / 12, month % 12 + 1, 1, 0, 0, 0, 'UTC')
 $$;
 
 -- the smallest UUIDv7 of a month: its first 48 bits are the month's first millisecond, the rest zero
-CREATE FUNCTION notification_month_uuid(month int) RETURNS uuid LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+CREATE FUNCTION partition_month_uuid(month int) RETURNS uuid LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT (substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-0000-0000-000000000000')::uuid
-    FROM (SELECT lpad(to_hex((extract(epoch FROM notification_month_start(month)) * 1000)::bigint), 12, '0') AS h) x
+    FROM (SELECT lpad(to_hex((extract(epoch FROM partition_month_start(month)) * 1000)::bigint), 12, '0') AS h) x
 $$;
 
 -- the month a fact's UUIDv7 was made in; any other kind of UUID has no month and is refused
-CREATE FUNCTION notification_uuid_month(id uuid) RETURNS int LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+CREATE FUNCTION uuid_partition_month(id uuid) RETURNS int LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 BEGIN
   IF substr(id::text, 15, 1) <> '7' THEN
     RAISE EXCEPTION 'notification fact id % is not a UUIDv7', id USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  RETURN notification_month(
+  RETURN partition_month(
     to_timestamp(('x' || substr(replace(id::text, '-', ''), 1, 12))::bit(48)::bigint / 1000.0));
 END;
 $$;
 
 -- a new delivery's id: the month of its fact, then the sequence
 CREATE FUNCTION notification_delivery_id(event_id uuid) RETURNS bigint LANGUAGE sql VOLATILE AS $$
-  SELECT (notification_uuid_month(event_id)::bigint << 40) + nextval('notification_deliveries_id_seq')
+  SELECT (uuid_partition_month(event_id)::bigint << 40) + nextval('notification_deliveries_id_seq')
 $$;
 
 -- Creates the partitions of the months [first, last] that do not exist yet, each as a table of its own
@@ -49,7 +49,7 @@ DECLARE
 BEGIN
   PERFORM pg_advisory_xact_lock(727274270);
   FOR m IN first..last LOOP
-    suffix := to_char(notification_month_start(m) AT TIME ZONE 'UTC', 'YYYYMM');
+    suffix := to_char(partition_month_start(m) AT TIME ZONE 'UTC', 'YYYYMM');
     CONTINUE WHEN to_regclass('notification_events_p' || suffix) IS NOT NULL;
     EXECUTE format('CREATE TABLE %I (LIKE notification_events INCLUDING DEFAULTS INCLUDING CONSTRAINTS)',
                    'notification_events_p' || suffix);
@@ -62,7 +62,7 @@ BEGIN
     EXECUTE format('CREATE TABLE %I (LIKE notification_attempts INCLUDING DEFAULTS INCLUDING CONSTRAINTS)',
                    'notification_attempts_p' || suffix);
     EXECUTE format('ALTER TABLE notification_events ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)',
-                   'notification_events_p' || suffix, notification_month_uuid(m), notification_month_uuid(m + 1));
+                   'notification_events_p' || suffix, partition_month_uuid(m), partition_month_uuid(m + 1));
     EXECUTE format('ALTER TABLE notification_deliveries ATTACH PARTITION %I FOR VALUES FROM (%s) TO (%s)',
                    'notification_deliveries_p' || suffix, m::bigint << 40, (m + 1)::bigint << 40);
     EXECUTE format('ALTER TABLE notification_attempts ATTACH PARTITION %I FOR VALUES FROM (%s) TO (%s)',
@@ -155,7 +155,7 @@ CREATE TABLE notification_attempts (
 -- the history so far, when there is any (a new database has none): deliveries numbered before this migration
 -- are all below 2^40 (month 0); facts below the current month stay in the old table, the newer ones move to
 -- their months' partitions (made here)
-SELECT notification_partitions_ensure(notification_month(now()), notification_month(now()) + 3);
+SELECT notification_partitions_ensure(partition_month(now()), partition_month(now()) + 3);
 DO $$
 BEGIN
   IF EXISTS (SELECT 1 FROM notification_deliveries_legacy) OR EXISTS (SELECT 1 FROM notification_attempts_legacy) THEN
@@ -171,19 +171,19 @@ BEGIN
     RETURN;
   END IF;
   CREATE TEMPORARY TABLE notification_events_moved ON COMMIT DROP AS
-    SELECT * FROM notification_events_legacy WHERE id >= notification_month_uuid(notification_month(now()));
-  DELETE FROM notification_events_legacy WHERE id >= notification_month_uuid(notification_month(now()));
+    SELECT * FROM notification_events_legacy WHERE id >= partition_month_uuid(partition_month(now()));
+  DELETE FROM notification_events_legacy WHERE id >= partition_month_uuid(partition_month(now()));
   -- a fact from before UUIDv7 ids (development builds before 2026-11-21) has a random id: one past 2100 goes to a
   -- partition of its own, one between now and 2100 (under 1 % of them) to the month its first 48 bits read as
   CREATE TABLE notification_events_legacy_high (LIKE notification_events INCLUDING DEFAULTS INCLUDING CONSTRAINTS);
   ALTER TABLE notification_events ATTACH PARTITION notification_events_legacy_high
-    FOR VALUES FROM (notification_month_uuid(1200)) TO (MAXVALUE);
+    FOR VALUES FROM (partition_month_uuid(1200)) TO (MAXVALUE);
   PERFORM notification_partitions_ensure(m, m)
-     FROM (SELECT DISTINCT notification_month(
+     FROM (SELECT DISTINCT partition_month(
                   to_timestamp(('x' || substr(replace(id::text, '-', ''), 1, 12))::bit(48)::bigint / 1000.0)) AS m
-             FROM notification_events_moved WHERE id < notification_month_uuid(1200)) months;
+             FROM notification_events_moved WHERE id < partition_month_uuid(1200)) months;
   INSERT INTO notification_events SELECT * FROM notification_events_moved;
   ALTER TABLE notification_events ATTACH PARTITION notification_events_legacy
-    FOR VALUES FROM (MINVALUE) TO (notification_month_uuid(notification_month(now())));
+    FOR VALUES FROM (MINVALUE) TO (partition_month_uuid(partition_month(now())));
 END;
 $$;

@@ -1,3 +1,4 @@
+import { ensureAuditPartitions } from './audit/index.js';
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/index.js';
 import { CARD_JOBS_EVERY_MS, cieloChargebackSource, deleteExpiredCardTokens } from './cards/index.js';
 import { startCharging } from './charging.js';
@@ -10,7 +11,7 @@ import {
   readMedNotices,
   sendDefence,
 } from './disputes/index.js';
-import { settleDueReceivables } from './ledger/index.js';
+import { ensureLedgerPartitions, settleDueReceivables } from './ledger/index.js';
 import { startMailWorker } from './mail/index.js';
 import { PixApiClient } from './payment-standards/index.js';
 import { BcbProcessor, checkDevolucoes, DEVOLUCAO_CHECK_EVERY_MS } from './pix/index.js';
@@ -35,8 +36,7 @@ import {
 } from './sales/index.js';
 import { BILLING_EVERY_MS } from './subscriptions/index.js';
 import {
-  keepNotificationMonthsAhead,
-  PARTITIONS_EVERY_MS,
+  ensureNotificationPartitions,
   pruneNotifications,
   RETENTION_EVERY_MS,
   startNotificationWorkers,
@@ -56,6 +56,8 @@ import {
  * function for the loops that are not pg-boss handlers (pg-boss handlers stop with the queue).
  */
 const RECEIVABLES_EVERY_MS = 3_600_000;
+/** How often the workers make sure the coming months' partitions exist. */
+const PARTITIONS_EVERY_MS = 3_600_000;
 
 export async function startWorkers(platform: Platform): Promise<() => Promise<void>> {
   const { db, log } = platform;
@@ -214,12 +216,17 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     () => deleteExpiredAuthRows(db),
     (err) => log.warn({ err }, 'expired session and login-failure cleanup failed'),
   );
-  // the coming months' notification partitions, at start and every hour (a missing month refuses every fact)
-  await keepNotificationMonthsAhead(db, log);
-  const stopPartitions = startPeriodic(
-    PARTITIONS_EVERY_MS,
-    () => keepNotificationMonthsAhead(db, log),
-    (err) => log.error({ err }, 'creating the coming months of notification partitions failed'),
+  // the coming months' partitions, at start and every hour (a missing month refuses its table's inserts)
+  const keepMonthsAhead = async () => {
+    const made =
+      (await ensureNotificationPartitions(db)) +
+      (await ensureLedgerPartitions(db)) +
+      (await ensureAuditPartitions(db));
+    if (made > 0) log.info({ made }, 'partitions created for the coming months');
+  };
+  await keepMonthsAhead();
+  const stopPartitions = startPeriodic(PARTITIONS_EVERY_MS, keepMonthsAhead, (err) =>
+    log.error({ err }, 'creating the coming months of the partitioned tables failed'),
   );
   // months of notification history past NOTIFICATION_RETENTION_DAYS (events are kept at least 30 days)
   const stopRetention = startPeriodic(

@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
+import { ensureMonthPartitions } from '../platform/db/month-partitions.js';
 
 export const AUDIT_ACTIONS = [
   'login.succeeded',
@@ -173,4 +174,9 @@ export function listAudit(
       ORDER BY id DESC LIMIT $3`,
     [accountId, before, limit],
   );
+}
+
+/** The audit log's coming months (it is partitioned by month, migration 271; kept for good). */
+export function ensureAuditPartitions(db: Queryable): Promise<number> {
+  return ensureMonthPartitions(db, ['audit_log']);
 }

@@ -3,6 +3,7 @@ export { apiKeyActor, requestOrigin, userActor } from './actor.js';
 export {
   type Actor,
   CLI_ACTOR,
+  ensureAuditPartitions,
   recentAudit,
   recordAudit,
   recordAuditRows,

@@ -44,7 +44,7 @@ export function entriesInsert(
   }
   const $ = (n: number) => `$${first + n}`;
   const ctes = `je AS (
-       SELECT nextval('journal_entries_id_seq') AS id, kind, ref_id, ord
+       SELECT month_id('journal_entries_id_seq') AS id, kind, ref_id, ord
          FROM unnest(${$(0)}::text[], ${$(1)}::bigint[]) WITH ORDINALITY AS x(kind, ref_id, ord)),
      e AS (INSERT INTO journal_entries (id, kind, ref_type, ref_id) SELECT id, kind, '${refType}', ref_id FROM je),
      la AS (SELECT id, code FROM ledger_accounts WHERE code = ANY(${$(3)}::text[])),

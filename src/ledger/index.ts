@@ -13,6 +13,7 @@ export { balanceStatement, entriesInsert } from './batch-entries.js';
 export {
   availableBalanceSql,
   type Bucket,
+  ensureLedgerPartitions,
   ensureMerchantLedger,
   ensureRecipientLedger,
   getBalance,

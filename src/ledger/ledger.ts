@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
+import { ensureMonthPartitions } from '../platform/db/month-partitions.js';
 import { AppError } from '../platform/errors/app-error.js';
 
 export type Bucket = 'available' | 'blocked' | 'receivable';
@@ -283,4 +284,9 @@ export async function lockRecipientAvailable(tx: Queryable, recipientId: number)
 /** `availableBalanceSql` for a recipient's available balance (its cashouts). */
 export function recipientAvailableBalanceSql(recipientIdExpr: string, lock: boolean): string {
   return `SELECT balance FROM ledger_accounts WHERE recipient_id = ${recipientIdExpr} AND bucket = 'available'${lock ? ' FOR UPDATE' : ''}`;
+}
+
+/** The ledger's coming months (journal entries and postings are partitioned by month, migration 271). */
+export function ensureLedgerPartitions(db: Queryable): Promise<number> {
+  return ensureMonthPartitions(db, ['journal_entries', 'postings']);
 }

@@ -160,11 +160,16 @@ export async function bucketsOf(db: Queryable, owner: StatementOwner): Promise<B
 
 /**
  * The first entry created at or after a time (through the (created_at, id) index, O(log n)): a period's
- * bound as an entry id. Adjacent periods share it, so each line is in exactly one (decisions.md).
+ * bound as an entry id. Adjacent periods share it, so each line is in exactly one (decisions.md). An entry's
+ * id carries the month it was made in (migration 271), so the months before the time's are not read; the
+ * entries from before the ledger was partitioned (ids below 2^40) are.
  */
 export async function firstEntryAtOrAfter(db: Queryable, at: string): Promise<number> {
   const [row] = await db.query<{ id: number }>(
-    'SELECT id FROM journal_entries WHERE created_at >= $1::timestamptz ORDER BY created_at, id LIMIT 1',
+    `SELECT id FROM journal_entries
+      WHERE created_at >= $1::timestamptz
+        AND (id >= (partition_month($1::timestamptz)::bigint << 40) OR id < 1099511627776)
+      ORDER BY created_at, id LIMIT 1`,
     [at],
   );
   return row?.id ?? NO_BOUND;

@@ -24,12 +24,7 @@ export {
   recordNotification,
   recordNotifications,
 } from './outbox.js';
-export {
-  keepNotificationMonthsAhead,
-  PARTITIONS_EVERY_MS,
-  pruneNotifications,
-  RETENTION_EVERY_MS,
-} from './retention.js';
+export { ensureNotificationPartitions, pruneNotifications, RETENTION_EVERY_MS } from './retention.js';
 export { webhookRoutes } from './routes.js';
 export { Delivery, Webhook } from './schemas.js';
 export { signWebhook } from './signing.js';

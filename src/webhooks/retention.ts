@@ -1,14 +1,10 @@
-import type { Logger } from 'pino';
 import type { Db, Queryable } from '../platform/db/db.js';
+import { MONTHS_AHEAD } from '../platform/db/month-partitions.js';
 
 /** Events (the facts) are kept at least this long, whatever a prune asks (at least 30 days). */
 export const MIN_EVENT_DAYS = 30;
 /** How often the workers run the retention prune. */
 export const RETENTION_EVERY_MS = 24 * 60 * 60 * 1000;
-/** How often the workers make sure the coming months' partitions exist. */
-export const PARTITIONS_EVERY_MS = 60 * 60 * 1000;
-/** Months made ahead of the current one: a missing month would refuse every fact, and with it every sale. */
-export const MONTHS_AHEAD = 3;
 /** How long a drop waits for the tables' lock before giving up until the next run (what waits behind it). */
 const DROP_LOCK_TIMEOUT = '1s';
 
@@ -49,16 +45,10 @@ interface Partition {
  */
 export async function ensureNotificationPartitions(db: Queryable): Promise<number> {
   const [row] = await db.query<{ made: number }>(
-    'SELECT notification_partitions_ensure(notification_month(now()), notification_month(now()) + $1) AS made',
+    'SELECT notification_partitions_ensure(partition_month(now()), partition_month(now()) + $1) AS made',
     [MONTHS_AHEAD],
   );
   return row!.made;
-}
-
-/** ensureNotificationPartitions as the workers run it: what it made is logged. */
-export async function keepNotificationMonthsAhead(db: Queryable, log: Logger): Promise<void> {
-  const made = await ensureNotificationPartitions(db);
-  if (made > 0) log.info({ months: made }, 'notification partitions created for the coming months');
 }
 
 /**
@@ -133,7 +123,7 @@ async function listPartitions(db: Db): Promise<Partition[]> {
 }
 
 async function monthEndsBefore(db: Db, month: number, cutoff: Date): Promise<boolean> {
-  const [row] = await db.query<{ old: boolean }>('SELECT notification_month_start($1 + 1) <= $2 AS old', [
+  const [row] = await db.query<{ old: boolean }>('SELECT partition_month_start($1 + 1) <= $2 AS old', [
     month,
     cutoff,
   ]);
@@ -175,7 +165,7 @@ async function reasonToKeep(tx: Queryable, parts: Partition[], cutoff: Date): Pr
     if (month !== null && legacy!.t !== null) {
       const [pointed] = await tx.query(
         `SELECT 1 FROM notification_deliveries_legacy d
-          WHERE d.event_id >= notification_month_uuid($1) AND d.event_id < notification_month_uuid($1 + 1) LIMIT 1`,
+          WHERE d.event_id >= partition_month_uuid($1) AND d.event_id < partition_month_uuid($1 + 1) LIMIT 1`,
         [month],
       );
       if (pointed) return 'deliveries recorded before the monthly partitions still point at its facts';

@@ -25,12 +25,12 @@ afterAll(async () => {
 
 const db = () => server.runtime.platform.db;
 
-/** The month `back` months before the current one (UTC), as notification_month numbers it, and its middle. */
+/** The month `back` months before the current one (UTC), as partition_month numbers it, and its middle. */
 async function monthBack(back: number): Promise<{ month: number; label: string; at: Date }> {
   const [row] = await db().query<{ month: number; label: string; at: Date }>(
-    `SELECT m AS month, to_char(notification_month_start(m) AT TIME ZONE 'UTC', 'YYYY-MM') AS label,
-            notification_month_start(m) + interval '14 days' AS at
-       FROM (SELECT notification_month(now()) - $1 AS m) x`,
+    `SELECT m AS month, to_char(partition_month_start(m) AT TIME ZONE 'UTC', 'YYYY-MM') AS label,
+            partition_month_start(m) + interval '14 days' AS at
+       FROM (SELECT partition_month(now()) - $1 AS m) x`,
     [back],
   );
   return row!;
