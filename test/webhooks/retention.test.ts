@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fanOutPending } from '../../src/webhooks/fanout.js';
 import { ensureNotificationPartitions, pruneNotifications } from '../../src/webhooks/retention.js';
 import { runGateway } from '../support/cli.js';
+import { tablesRead } from '../support/explain.js';
 import { createMerchant } from '../support/factories.js';
 import { recordFact } from '../support/notifications.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -161,38 +162,8 @@ describe('notification history by month', () => {
 });
 
 describe('partition pruning on the hot paths', () => {
-  /** The notification partitions a statement's plan reads (EXPLAIN ANALYZE: a pruned one is not in the plan, or never ran). */
-  async function partitionsRead(sql: string, params: unknown[]): Promise<string[]> {
-    const found = new Set<string>();
-    await db()
-      .tx(async (tx) => {
-        // a prepared statement run as the gateway runs its own: generic plans prune at run time
-        await tx.query("SET LOCAL plan_cache_mode = 'force_generic_plan'");
-        const [row] = await tx.query<{ 'QUERY PLAN': unknown }>(
-          `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
-          params,
-        );
-        const walk = (node: unknown): void => {
-          if (Array.isArray(node)) node.forEach(walk);
-          else if (node && typeof node === 'object') {
-            const n = node as Record<string, unknown>;
-            const name = n['Relation Name'];
-            const ran = typeof n['Actual Loops'] === 'number' && n['Actual Loops'] > 0;
-            if (ran && typeof name === 'string' && /^notification_(events|deliveries|attempts)_/.test(name)) {
-              found.add(name);
-            }
-            Object.values(n).forEach(walk);
-          }
-        };
-        walk(row!['QUERY PLAN']);
-        throw new Rollback();
-      })
-      .catch((err) => {
-        if (!(err instanceof Rollback)) throw err;
-      });
-    return [...found].sort();
-  }
-  class Rollback extends Error {}
+  const partitionsRead = (sql: string, params: unknown[]) =>
+    tablesRead(db(), /^notification_(events|deliveries|attempts)_/, sql, params);
 
   it('a fact, a delivery and its attempts, read or moved by id, touch their month only', async () => {
     const m = await createMerchant(server);
