@@ -24,6 +24,10 @@ const wanted = process.argv.slice(2);
 if (wanted.length === 1 && wanted[0] === 'soak') {
   await import('./soak.js');
 }
+// so is the scale run (hours at its default 100,000,000 rows)
+if (wanted.length === 1 && wanted[0] === 'scale') {
+  await import('./scale.js');
+}
 const cases = readdirSync(dir)
   .filter((f) => f.endsWith('.ts'))
   .map((f) => f.replace(/\.ts$/, ''))
