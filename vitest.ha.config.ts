@@ -1,10 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The Patroni cluster's failover, rewind and switchover (test/ha/): `npm test` runs them after the rest, alone
- * (`npm run test:ha` runs only them)
- * (docs/deploy.md, "Patroni, as tested"; docs/decisions.md says why). Needs Debian's patroni and
- * etcd-server besides the local PostgreSQL the other tests use.
+ * The Patroni cluster's failover, rewind and switchover, directly and through a PgBouncer on each node
+ * (test/ha/): `npm test` runs them after the rest, alone (`npm run test:ha` runs only them)
+ * (docs/deploy.md, "Patroni, as tested" and "With Patroni"; docs/decisions.md says why). Needs Debian's
+ * patroni, etcd-server and pgbouncer besides the local PostgreSQL the other tests use.
  */
 export default defineConfig({
   test: {

@@ -214,12 +214,32 @@ async function startEtcd(root: string, members: number): Promise<{ hosts: string
   return { hosts, procs };
 }
 
-/** A cluster of `nodes` Patroni nodes; returns once one leads and every other streams from it. */
-export async function startPatroniCluster(opts: {
+interface ClusterOptions {
   nodes: number;
   etcdMembers: number;
   maxConnections?: number;
-}): Promise<PatroniCluster> {
+}
+
+/**
+ * Patroni's write of the initialize key timed out (etcd slow to answer on a busy machine) but was made:
+ * Patroni then takes it for another node's and waits for that node to bootstrap, for ever.
+ */
+class InitializeLockLost extends Error {}
+
+/**
+ * A cluster of `nodes` Patroni nodes; returns once one leads and every other streams from it. Made again
+ * from nothing once if the first node lost its own initialize key (InitializeLockLost).
+ */
+export async function startPatroniCluster(opts: ClusterOptions): Promise<PatroniCluster> {
+  try {
+    return await startCluster(opts);
+  } catch (err) {
+    if (!(err instanceof InitializeLockLost)) throw err;
+    return startCluster(opts);
+  }
+}
+
+async function startCluster(opts: ClusterOptions): Promise<PatroniCluster> {
   const root = postgresOwnedDir('gw-patroni-');
   const etcd = await startEtcd(root, opts.etcdMembers);
   const template = readFileSync(TEMPLATE, 'utf8');
@@ -271,7 +291,11 @@ export async function startPatroniCluster(opts: {
     // the first bootstraps the cluster; the others clone it (pg_basebackup) once it leads
     nodes[0]!.start();
     await waitUntil(
-      async () => (await nodes[0]!.query('SELECT 1')) !== null && isPrimaryRole(await restRole(nodes[0]!)),
+      async () => {
+        if (nodes[0]!.log().includes('failed to acquire initialize lock'))
+          throw new InitializeLockLost(`node1 lost its initialize key:\n${nodes[0]!.log()}`);
+        return (await nodes[0]!.query('SELECT 1')) !== null && isPrimaryRole(await restRole(nodes[0]!));
+      },
       60_000,
       () => `node1 bootstrapped:\n${nodes[0]!.log()}`,
     );

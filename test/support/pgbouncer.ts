@@ -24,6 +24,8 @@ export interface PgBouncer {
   admin<T = Record<string, unknown>>(sql: string): Promise<T[]>;
   /** Its log so far. */
   log(): string;
+  /** Its host dies: PgBouncer SIGKILLed (its clients' connections reset). */
+  kill(): void;
   stop(): Promise<void>;
 }
 
@@ -82,19 +84,21 @@ export async function startPgBouncer(opts: {
       return '';
     }
   };
+  const pid = () => Number(readFileSync(path.join(dir, 'pgbouncer.pid'), 'utf8'));
   return {
     port,
     url,
     admin,
     log,
+    kill: () => process.kill(pid(), 'SIGKILL'),
     stop: async () => {
       try {
-        const pid = Number(readFileSync(path.join(dir, 'pgbouncer.pid'), 'utf8'));
-        process.kill(pid, 'SIGTERM');
+        const running = pid();
+        process.kill(running, 'SIGTERM');
         await waitUntil(
           () => {
             try {
-              process.kill(pid, 0);
+              process.kill(running, 0);
               return false;
             } catch {
               return true;
@@ -104,7 +108,7 @@ export async function startPgBouncer(opts: {
           () => 'PgBouncer stopped',
         );
       } catch {
-        // not running
+        // not running (or killed)
       }
       removeDir(dir);
     },

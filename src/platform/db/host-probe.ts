@@ -1,7 +1,12 @@
 import pg from 'pg';
 import type { HostAddress, HostList, SessionAttrs } from './hosts.js';
 
-/** One probe connection's limit: a host that does not answer in this time is skipped for this round. */
+/**
+ * One probe's limit, to connect and again to answer: a host that does not answer in this time is skipped for
+ * this round. The answer's own limit is for a pooler: PgBouncer whose server has just gone logs the probe in
+ * and holds its query in its queue (up to its query_wait_timeout, 30 s), and a search round waits for its
+ * every probe.
+ */
 export const PROBE_TIMEOUT_MS = 2_000;
 
 /** What a host is: libpq's `target_session_attrs` checks read these two. */
@@ -21,6 +26,7 @@ export function probeClient(list: HostList, host: HostAddress, applicationName: 
     host: host.host,
     port: host.port,
     connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+    query_timeout: PROBE_TIMEOUT_MS,
     application_name: applicationName,
   });
   client.on('error', () => undefined);

@@ -1,4 +1,5 @@
 import type { Platform } from '../../platform/context.js';
+import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
 import { startPeriodic } from '../../platform/jobs/periodic.js';
 import {
   OVERDUE_CHECK_EVERY_MS,
@@ -50,7 +51,11 @@ export async function startPayoutWorker(
         if (n > 0)
           log.info({ withdrawals: n }, 'database back: pending withdrawals queued for submission again');
       },
-      (err: unknown) => log.warn({ err }, 'pending withdrawal requeue failed; will retry'),
+      // the database lost again just after it was found (seen behind PgBouncer in a switchover): the periodic
+      // requeue takes them up, as it does whenever the database is unavailable
+      (err: unknown) => {
+        if (!isDatabaseUnavailable(err)) log.warn({ err }, 'pending withdrawal requeue failed; will retry');
+      },
     );
   });
   // providers read back rather than trusted by callback (Efí): PROCESSING withdrawals are checked periodically
