@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../platform/db/db.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 
 /**
  * The Events API's reads of the notification facts (notification_events), served as they are, never copied: an
@@ -64,12 +65,12 @@ export function listEvents(
 }
 
 export async function findEvent(q: Queryable, accountId: number, id: string): Promise<EventRow | null> {
-  const [row] = await q.query<EventRow>(
+  return rowOrNull<EventRow>(
+    q,
     `SELECT ${COLUMNS} FROM notification_events
       WHERE id = $1 AND account_id = $2 AND event_type <> 'webhook.test'`,
     [id, accountId],
   );
-  return row ?? null;
 }
 
 /** The stream position of an account's event, or null when it has none by that id. */
@@ -78,12 +79,12 @@ export async function positionOf(
   accountId: number,
   id: string,
 ): Promise<StreamPosition | null> {
-  const [row] = await q.query<StreamPosition>(
+  return rowOrNull<StreamPosition>(
+    q,
     `SELECT txid::text AS txid, id FROM notification_events
       WHERE id = $1 AND account_id = $2 AND event_type <> 'webhook.test'`,
     [id, accountId],
   );
-  return row ?? null;
 }
 
 /**
