@@ -1,18 +1,10 @@
-import { Type } from 'typebox';
 import { apiKeyOrSession, requestAccount } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import { notFound } from '../platform/errors/app-error.js';
-import {
-  EnvelopeErrorBody,
-  IpAccessErrorBody,
-  TransactionErrorBody,
-} from '../platform/http/error-schemas.js';
+import { EITHER_DOOR_ROUTE, eitherDoorErrors } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { merchantFees } from './fee-plans.js';
 import { MerchantFees } from './schemas.js';
-
-/** Either door's error body: the API key's (shape D) or the panel's (shape A). */
-const Either = Type.Union([TransactionErrorBody, EnvelopeErrorBody]);
 
 /** GET /api/fees: the merchant reads its own fees, by API key or from the panel. */
 export async function feeRoutes(app: Http, deps: { db: Db; apiKey: AuthHook; requireSession: AuthHook }) {
@@ -25,15 +17,8 @@ export async function feeRoutes(app: Http, deps: { db: Db; apiKey: AuthHook; req
         summary: "The account's fees: its fee plan, or its own rates in the plan's shape",
         description:
           'API keys (errors in shape D) or the panel session (shape A). A sale keeps the fee it was created with.',
-        tags: ['public'],
-        security: [{ publicKey: [], privateKey: [] }, { session: [] }],
-        response: {
-          200: MerchantFees,
-          401: Either,
-          403: Type.Union([TransactionErrorBody, EnvelopeErrorBody, IpAccessErrorBody]),
-          404: Either,
-          500: Either,
-        },
+        ...EITHER_DOOR_ROUTE,
+        response: { 200: MerchantFees, ...eitherDoorErrors([401, 404, 500]) },
       },
     },
     async (request) => {

@@ -18,10 +18,8 @@ const CreditPercent = Type.Object(
   { description: 'A credit card sale: the percent of its installments band', additionalProperties: false },
 );
 
-/** A fee plan as the contract names its fields (decisions.md, "Fee plans and anticipation"). */
-export const FeePlan = Type.Object({
-  id: Type.Integer({ examples: [1] }),
-  name: Type.String({ examples: ['Padrão'] }),
+/** The rates of a plan, as a fee plan and the merchant's fees both name them. */
+const FeeRates = {
   pixPercent: Percent('0.99'),
   pixFixedCents: Cents(0),
   boletoFixedCents: Cents(349),
@@ -29,6 +27,13 @@ export const FeePlan = Type.Object({
   debitPercent: Percent('1.99'),
   anticipationMonthlyPercent: Percent('2.99'),
   cashoutFixedCents: Cents(150),
+};
+
+/** A fee plan as the contract names its fields (decisions.md, "Fee plans and anticipation"). */
+export const FeePlan = Type.Object({
+  id: Type.Integer({ examples: [1] }),
+  name: Type.String({ examples: ['Padrão'] }),
+  ...FeeRates,
 });
 
 export const FeePlanList = Type.Object({ data: Type.Array(FeePlan) });
@@ -68,13 +73,7 @@ export const MerchantFees = Type.Object({
   id: Type.Union([Type.Integer(), Type.Null()], { description: 'The plan (null: the account’s own rates)' }),
   name: Type.Union([Type.String(), Type.Null()]),
   source: Type.Union([Type.Literal('plan'), Type.Literal('account')]),
-  pixPercent: Percent('0.99'),
-  pixFixedCents: Cents(0),
-  boletoFixedCents: Cents(349),
-  creditPercent: CreditPercent,
-  debitPercent: Percent('1.99'),
-  anticipationMonthlyPercent: Percent('2.99'),
-  cashoutFixedCents: Cents(150),
+  ...FeeRates,
   accountRates: Type.Union([
     Type.Object(
       {

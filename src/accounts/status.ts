@@ -2,6 +2,7 @@ import { notifyAuthChange } from '../auth/index.js';
 import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import { AppError, notFound } from '../platform/errors/app-error.js';
+import { oneOf } from '../platform/literals/one-of.js';
 import { nameForMail } from '../platform/text/names.js';
 
 /**
@@ -14,9 +15,7 @@ import { nameForMail } from '../platform/text/names.js';
 export const ACCOUNT_STATUSES = ['pending_review', 'active', 'suspended', 'closed'] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 
-export function isAccountStatus(value: unknown): value is AccountStatus {
-  return typeof value === 'string' && (ACCOUNT_STATUSES as readonly string[]).includes(value);
-}
+export const isAccountStatus = oneOf(ACCOUNT_STATUSES);
 
 /** What the authentication hooks need of an account, cached per process with keys (auth-cache.ts). */
 export interface AccountStanding {

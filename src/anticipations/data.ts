@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 
 export type AnticipationStatus = 'requested' | 'approved' | 'rejected' | 'paid';
 
@@ -44,7 +45,8 @@ export async function insertAnticipation(
       [a.accountId, a.key],
     );
   }
-  const [row] = await tx.query<AnticipationRow>(
+  return rowOrNull<AnticipationRow>(
+    tx,
     `INSERT INTO anticipations (uuid, account_id, status, request, monthly_percent_e4, gross_cents, fee_cents,
                                 net_cents, idempotency_key, request_hash)
      VALUES ($1, $2, 'requested', $3::jsonb, $4, $5, $6, $5::bigint - $6::bigint, $7, $8)
@@ -61,7 +63,6 @@ export async function insertAnticipation(
       a.hash,
     ],
   );
-  return row ?? null;
 }
 
 export async function findByKey(
@@ -69,18 +70,15 @@ export async function findByKey(
   accountId: number,
   key: string,
 ): Promise<AnticipationRow | null> {
-  const [row] = await q.query<AnticipationRow>(
+  return rowOrNull<AnticipationRow>(
+    q,
     'SELECT * FROM anticipations WHERE account_id = $1 AND idempotency_key = $2',
     [accountId, key],
   );
-  return row ?? null;
 }
 
 export async function lockAnticipation(tx: Queryable, uuid: string): Promise<AnticipationRow | null> {
-  const [row] = await tx.query<AnticipationRow>('SELECT * FROM anticipations WHERE uuid = $1 FOR UPDATE', [
-    uuid,
-  ]);
-  return row ?? null;
+  return rowOrNull<AnticipationRow>(tx, 'SELECT * FROM anticipations WHERE uuid = $1 FOR UPDATE', [uuid]);
 }
 
 /** The end of an anticipation: paid, or rejected with its reason. */

@@ -1,11 +1,6 @@
-import { Type } from 'typebox';
 import { apiKeyOrSession, requestAccount } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
-import {
-  EnvelopeErrorBody,
-  IpAccessErrorBody,
-  TransactionErrorBody,
-} from '../platform/http/error-schemas.js';
+import { EITHER_DOOR_ROUTE, EitherDoorErrorBody, eitherDoorErrors } from '../platform/http/error-schemas.js';
 import { IdempotencyHeaders, parseIdempotencyKey } from '../platform/http/idempotency-key.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, pageOf, parseLimit } from '../platform/paging/pagination.js';
@@ -14,18 +9,7 @@ import { listAnticipations } from './data.js';
 import { parseAsk } from './quote.js';
 import { Anticipation, AnticipationPage, AskBody, PageQuery, Simulation } from './schemas.js';
 
-/** Either door's error body: the API key's (shape D) or the panel's (shape A). */
-const Either = Type.Union([TransactionErrorBody, EnvelopeErrorBody]);
-const errors = {
-  400: Either,
-  401: Either,
-  403: Type.Union([TransactionErrorBody, EnvelopeErrorBody, IpAccessErrorBody]),
-  500: Either,
-};
-const DOORS: { tags: string[]; security: Record<string, string[]>[] } = {
-  tags: ['public'],
-  security: [{ publicKey: [], privateKey: [] }, { session: [] }],
-};
+const errors = eitherDoorErrors([400, 401, 500]);
 
 /** The merchant's anticipation routes: API keys (errors in shape D) or the panel session (shape A). */
 export async function anticipationRoutes(
@@ -46,11 +30,11 @@ export async function anticipationRoutes(
       },
       onRequest: door,
       schema: {
-        ...DOORS,
+        ...EITHER_DOOR_ROUTE,
         summary:
           'What anticipating card receivables would pay now: {amountCents} (the earliest installments first) or {upTo: "YYYY-MM-DD"}',
         body: AskBody,
-        response: { 200: Simulation, ...errors, 422: Either },
+        response: { 200: Simulation, ...errors, 422: EitherDoorErrorBody },
       },
     },
     async (request) => {
@@ -74,12 +58,12 @@ export async function anticipationRoutes(
       },
       onRequest: door,
       schema: {
-        ...DOORS,
+        ...EITHER_DOOR_ROUTE,
         summary:
           'Anticipate card receivables (Idempotency-Key honoured): paid at once with ANTICIPATION_AUTO_APPROVE=on, else requested for a finance operator',
         headers: IdempotencyHeaders,
         body: AskBody,
-        response: { 201: Anticipation, ...errors, 409: Either, 422: Either },
+        response: { 201: Anticipation, ...errors, 409: EitherDoorErrorBody, 422: EitherDoorErrorBody },
       },
     },
     async (request, reply) => {
@@ -97,7 +81,7 @@ export async function anticipationRoutes(
       config: { errorShape: 'transaction', permission: 'money.view', errors: ['FORBIDDEN'] },
       onRequest: door,
       schema: {
-        ...DOORS,
+        ...EITHER_DOOR_ROUTE,
         summary: "The account's anticipations, newest first",
         querystring: PageQuery,
         response: { 200: AnticipationPage, ...errors },

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ListPage } from '../platform/http/common-schemas.js';
 
 const Receivables = Type.Array(
   Type.Object({
@@ -50,10 +51,7 @@ export const Anticipation = Type.Object({
   paidAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
-export const AnticipationPage = Type.Object({
-  data: Type.Array(Anticipation),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const AnticipationPage = ListPage(Anticipation);
 
 export const PageQuery = Type.Object({
   cursor: Type.Optional(Type.String()),

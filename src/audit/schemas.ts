@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ListPage, PageParams } from '../platform/http/common-schemas.js';
 
 export const AuditEntry = Type.Object({
   id: Type.Integer(),
@@ -15,11 +16,5 @@ export const AuditEntry = Type.Object({
   ip: Type.Union([Type.String(), Type.Null()]),
   userAgent: Type.Union([Type.String(), Type.Null()]),
 });
-export const AuditPage = Type.Object({
-  data: Type.Array(AuditEntry),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
-export const AuditQuery = Type.Object({
-  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
-  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
-});
+export const AuditPage = ListPage(AuditEntry);
+export const AuditQuery = Type.Object(PageParams);

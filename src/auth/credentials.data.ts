@@ -1,6 +1,7 @@
 import type { SecretHash } from '../platform/crypto/secrets.js';
 import { lockForTransaction } from '../platform/db/advisory-lock.js';
 import type { Queryable } from '../platform/db/db.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 import type { KeyScope } from './key-scopes.js';
 import type { Role } from './roles.js';
 
@@ -96,13 +97,13 @@ export async function lockLiveCredential(
   accountId: number,
   id: number,
 ): Promise<CredentialRow | null> {
-  const [row] = await q.query<CredentialRow>(
+  return rowOrNull<CredentialRow>(
+    q,
     `SELECT * FROM api_credentials
       WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
       FOR UPDATE`,
     [id, accountId],
   );
-  return row ?? null;
 }
 
 /** The rolled key keeps working for the grace period (never longer than it would have anyway). */

@@ -1,3 +1,4 @@
+import { oneOf } from '../platform/literals/one-of.js';
 import { may, type Role } from './roles.js';
 
 /**
@@ -8,9 +9,7 @@ import { may, type Role } from './roles.js';
 export const KEY_SCOPES = ['read', 'charges', 'full'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
-export function isKeyScope(value: unknown): value is KeyScope {
-  return typeof value === 'string' && (KEY_SCOPES as readonly string[]).includes(value);
-}
+export const isKeyScope = oneOf(KEY_SCOPES);
 
 /** Whether a key of scope `have` opens a route that needs `need`. */
 export function scopeCovers(have: KeyScope, need: KeyScope): boolean {

@@ -1,3 +1,5 @@
+import { oneOf } from '../platform/literals/one-of.js';
+
 /**
  * Team roles and what each may do (decisions.md, Teams). Every panel route declares one permission beside its
  * definition (`config.permission`); the session hook checks it, and a route without one cannot be registered.
@@ -50,6 +52,4 @@ export function rolesWith(permission: Permission): Role[] {
   return ROLES.filter((r) => may(r, permission));
 }
 
-export function isRole(value: string): value is Role {
-  return (ROLES as readonly string[]).includes(value);
-}
+export const isRole = oneOf(ROLES);

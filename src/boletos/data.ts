@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 import type { CobvPayer } from './cobv.js';
 
 /** A row of `boletos`. */
@@ -77,18 +78,15 @@ export async function insertBoleto(
 }
 
 export async function boletoOfSale(db: Queryable, saleId: number): Promise<BoletoRow | null> {
-  const [row] = await db.query<BoletoRow>(`SELECT ${COLUMNS} FROM boletos WHERE sale_id = $1`, [saleId]);
-  return row ?? null;
+  return rowOrNull<BoletoRow>(db, `SELECT ${COLUMNS} FROM boletos WHERE sale_id = $1`, [saleId]);
 }
 
 export async function boletoByTokenHash(db: Queryable, hash: Buffer): Promise<BoletoRow | null> {
-  const [row] = await db.query<BoletoRow>(`SELECT ${COLUMNS} FROM boletos WHERE pdf_token_hash = $1`, [hash]);
-  return row ?? null;
+  return rowOrNull<BoletoRow>(db, `SELECT ${COLUMNS} FROM boletos WHERE pdf_token_hash = $1`, [hash]);
 }
 
 export async function boletoByTxid(db: Queryable, txid: string): Promise<BoletoRow | null> {
-  const [row] = await db.query<BoletoRow>(`SELECT ${COLUMNS} FROM boletos WHERE txid = $1`, [txid]);
-  return row ?? null;
+  return rowOrNull<BoletoRow>(db, `SELECT ${COLUMNS} FROM boletos WHERE txid = $1`, [txid]);
 }
 
 export async function boletoByNossoNumero(
@@ -96,11 +94,11 @@ export async function boletoByNossoNumero(
   beneficiary: string,
   nossoNumero: string,
 ): Promise<BoletoRow | null> {
-  const [row] = await db.query<BoletoRow>(
+  return rowOrNull<BoletoRow>(
+    db,
     `SELECT ${COLUMNS} FROM boletos WHERE beneficiary = $1 AND nosso_numero = $2`,
     [beneficiary, nossoNumero],
   );
-  return row ?? null;
 }
 
 /** The beneficiary's boletos of these nossos números, in one read (a return file's chunk). */

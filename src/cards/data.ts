@@ -1,5 +1,6 @@
 import type { SecretHash } from '../platform/crypto/secrets.js';
 import type { Queryable } from '../platform/db/db.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 import type { CardBrand } from './brands.js';
 
 export interface NewCardToken {
@@ -69,11 +70,11 @@ export async function useCardToken(
 
 /** The newest live token's sealed acquirer token (the process checks at start that its key opens it). */
 export async function newestSealedCardToken(q: Queryable): Promise<{ what: string; sealed: string } | null> {
-  const [row] = await q.query<{ what: string; sealed: string }>(
+  return rowOrNull<{ what: string; sealed: string }>(
+    q,
     `SELECT 'card token ' || id AS what, acquirer_token_sealed AS sealed FROM card_tokens
       WHERE used_at IS NULL AND expires_at > now() ORDER BY id DESC LIMIT 1`,
   );
-  return row ?? null;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 import type { AcquirerPayment, PaymentType } from './acquirer.js';
 
 /** A card sale's side at the acquirer (table card_payments). */
@@ -60,10 +61,7 @@ export async function insertCardPayment(
 }
 
 export async function lockCardPayment(tx: Queryable, saleId: number): Promise<CardPaymentRow | null> {
-  const [row] = await tx.query<CardPaymentRow>('SELECT * FROM card_payments WHERE sale_id = $1 FOR UPDATE', [
-    saleId,
-  ]);
-  return row ?? null;
+  return rowOrNull<CardPaymentRow>(tx, 'SELECT * FROM card_payments WHERE sale_id = $1 FOR UPDATE', [saleId]);
 }
 
 /** The card payments of these sales, locked in sale order (two groups cannot deadlock), by sale id. */
@@ -79,8 +77,7 @@ export async function lockCardPayments(
 }
 
 export async function findCardPayment(q: Queryable, saleId: number): Promise<CardPaymentRow | null> {
-  const [row] = await q.query<CardPaymentRow>('SELECT * FROM card_payments WHERE sale_id = $1', [saleId]);
-  return row ?? null;
+  return rowOrNull<CardPaymentRow>(q, 'SELECT * FROM card_payments WHERE sale_id = $1', [saleId]);
 }
 
 /** Records what the acquirer reported of the payment (its state's own timestamp set once). */
@@ -233,11 +230,11 @@ export async function recordRefundAttempt(
 
 /** The refund's recorded attempt, if a void of it was ever about to be sent. */
 export async function refundAttemptOf(q: Queryable, refundId: number): Promise<RefundAttempt | null> {
-  const [row] = await q.query<RefundAttempt>(
+  return rowOrNull<RefundAttempt>(
+    q,
     'SELECT id, amount, voided_before FROM card_refund_attempts WHERE refund_id = $1',
     [refundId],
   );
-  return row ?? null;
 }
 
 /** What the payment had voided when the sale's next attempt after this one was about to be sent, if any. */

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { accountOf, merchantOf } from '../auth/index.js';
-import { EnvelopeErrorBody, errorAnswers, keyDoorErrors } from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, errorAnswers, KEY_ROUTE, keyDoorErrors } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, CardAttemptCheck, Http } from '../platform/http/types.js';
@@ -47,8 +47,7 @@ export async function cardRoutes(
       schema: {
         summary:
           'Capture an authorized card sale (EM_PROCESSAMENTO → PAGO), all of it or less, within 7 days',
-        tags: ['public'],
-        security: [{ publicKey: [], privateKey: [] }],
+        ...KEY_ROUTE,
         params: IdPath,
         body: CaptureBody,
         response: {

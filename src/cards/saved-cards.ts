@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { hashSecret } from '../platform/crypto/secrets.js';
 import type { Queryable } from '../platform/db/db.js';
 import type { CardBrand } from './brands.js';
-import { type UsedCardTokenRow, useCardToken } from './data.js';
-import { type UsedCardToken, usedCardOf } from './tokens.js';
+import type { UsedCardTokenRow } from './data.js';
+import { takeToken, type UsedCardToken, usedCardOf } from './tokens.js';
 
 /** A card on file, as the merchant sees it: never more than brand, last four and expiry. */
 export interface SavedCardView {
@@ -42,8 +41,7 @@ export async function saveCard(
   customerId: number,
   token: string,
 ): Promise<SavedCardView | null> {
-  if (!/^tok_[A-Za-z0-9_-]{32}$/.test(token)) return null;
-  const used = await useCardToken(tx, accountId, hashSecret(token));
+  const used = await takeToken(tx, accountId, token);
   if (!used) return null;
   const [row] = await tx.query<SavedCardRow>(
     `INSERT INTO saved_cards (uuid, account_id, customer_id, card_token_id) VALUES ($1, $2, $3, $4)

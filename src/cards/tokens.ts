@@ -77,9 +77,14 @@ export async function useToken(
   accountId: number,
   token: string,
 ): Promise<UsedCardToken | null> {
-  if (!/^tok_[A-Za-z0-9_-]{32}$/.test(token)) return null;
-  const row = await useCardToken(tx, accountId, hashSecret(token));
+  const row = await takeToken(tx, accountId, token);
   return row ? usedCardOf(row, secretsKey) : null;
+}
+
+/** An account's token, used now in the caller's transaction: its row, or null as useToken says. */
+export function takeToken(tx: Queryable, accountId: number, token: string): Promise<UsedCardTokenRow | null> {
+  if (!/^tok_[A-Za-z0-9_-]{32}$/.test(token)) return Promise.resolve(null);
+  return useCardToken(tx, accountId, hashSecret(token));
 }
 
 /** A card token's row as a charge uses it: its acquirer token unsealed. A saved card's token reads the same. */

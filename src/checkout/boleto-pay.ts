@@ -1,3 +1,4 @@
+import type { BoletoAddressIn } from '../boletos/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import type { BoletoSales, Customer, SaleOrigin, SaleRow } from '../sales/index.js';
@@ -8,14 +9,7 @@ import { type PayerInput, payerOf } from './payer.js';
 import type { SessionItem } from './sessions.data.js';
 
 /** The payer's address, which a boleto's registration needs (the boletos module checks each field). */
-export interface PayerAddress {
-  street: string;
-  number: string;
-  district: string;
-  city: string;
-  state: string;
-  zipCode: string;
-}
+export type PayerAddress = BoletoAddressIn;
 
 /** A boleto issued for a payer: what the page shows to pay it. */
 export interface BoletoPayment {

@@ -1,5 +1,6 @@
 import { accountColumnSql } from '../accounts/index.js';
 import type { Queryable } from '../platform/db/db.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 
 /** The payment methods a link or session may offer. */
 export const CHECKOUT_METHODS = ['PIX', 'BOLETO', 'CREDIT_CARD'] as const;
@@ -58,11 +59,10 @@ export async function insertLink(q: Queryable, l: NewLinkRow): Promise<LinkRow> 
 }
 
 export async function findLink(q: Queryable, accountId: number, id: string): Promise<LinkRow | null> {
-  const [row] = await q.query<LinkRow>('SELECT * FROM payment_links WHERE id = $1 AND account_id = $2', [
+  return rowOrNull<LinkRow>(q, 'SELECT * FROM payment_links WHERE id = $1 AND account_id = $2', [
     id,
     accountId,
   ]);
-  return row ?? null;
 }
 
 /** A link by its slug, with its merchant's name (what the payer's page shows) read in the same round trip. */
@@ -70,11 +70,11 @@ export async function findLinkBySlug(
   q: Queryable,
   slug: string,
 ): Promise<(LinkRow & { merchant_name: string | null }) | null> {
-  const [row] = await q.query<LinkRow & { merchant_name: string | null }>(
+  return rowOrNull<LinkRow & { merchant_name: string | null }>(
+    q,
     `SELECT l.*, ${accountColumnSql('name', 'l.account_id')} AS merchant_name FROM payment_links l WHERE slug = $1`,
     [slug],
   );
-  return row ?? null;
 }
 
 /** Up to `limit` of the account's links, newest first, older than the link numbered `beforeSeq` when given. */
@@ -97,9 +97,9 @@ export async function setLinkActive(
   id: string,
   active: boolean,
 ): Promise<LinkRow | null> {
-  const [row] = await q.query<LinkRow>(
+  return rowOrNull<LinkRow>(
+    q,
     `UPDATE payment_links SET active = $3, updated_at = now() WHERE id = $1 AND account_id = $2 RETURNING *`,
     [id, accountId, active],
   );
-  return row ?? null;
 }

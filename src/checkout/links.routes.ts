@@ -1,11 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { accountOf, merchantOf } from '../auth/index.js';
-import {
-  EnvelopeErrorBody,
-  IpAccessErrorBody,
-  TransactionErrorBody,
-} from '../platform/http/error-schemas.js';
+import { AnyDoorForbiddenBody, doorDeclaration } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { encodeCursor, parsePage } from '../platform/paging/pagination.js';
 import { IdPath } from '../sales/index.js';
@@ -23,17 +18,7 @@ export function registerLinkRoutes(
   side: { kind: 'api' | 'panel'; path: string; auth: AuthHook },
 ): void {
   const api = side.kind === 'api';
-  const errorShape = api ? ('transaction' as const) : ('envelope' as const);
-  const body = api ? TransactionErrorBody : EnvelopeErrorBody;
-  const errors = {
-    400: body,
-    401: body,
-    403: api ? Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]) : body,
-    404: body,
-  };
-  const common = api
-    ? { tags: ['public'], security: [{ publicKey: [], privateKey: [] }] }
-    : { tags: ['panel'] };
+  const { errorShape, errors, common } = doorDeclaration(side.kind, AnyDoorForbiddenBody);
   const accountIdOf = (request: FastifyRequest) => (api ? merchantOf(request).accountId : accountOf(request));
   const permission = (p: 'money.view' | 'sales.create') => (api ? {} : { permission: p });
 

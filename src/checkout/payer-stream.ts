@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { openStreams } from '../events/index.js';
+import { openStreams, startEventStream } from '../events/index.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { ipBucket } from '../platform/net/ip.js';
 import type { PaidSales } from './paid-watch.js';
@@ -74,16 +74,7 @@ export async function openPayerStream(
     res.write(`event: ${event}\ndata: ${data}\n\n`);
     end();
   };
-  openStreams.add(end);
-  res.on('close', end);
-  reply.hijack();
-  res.writeHead(200, {
-    ...(reply.getHeaders() as Record<string, string>),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
+  startEventStream(reply, end, 'no-store');
   res.write('retry: 3000\n\n');
 
   if (paidEarly || state.sale.paid) return finish('paid');

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ListPage, PageParams } from '../platform/http/common-schemas.js';
 import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
 import { ChargeBody, ItemIn } from '../sales/index.js';
 import { CHECKOUT_METHODS } from './links.data.js';
@@ -85,15 +86,9 @@ export const PaymentLink = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 });
 
-export const PaymentLinkPage = Type.Object({
-  data: Type.Array(PaymentLink),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const PaymentLinkPage = ListPage(PaymentLink);
 
-export const LinkListQuery = Type.Object({
-  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
-  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
-});
+export const LinkListQuery = Type.Object(PageParams);
 
 export const LinkPatch = Type.Object(
   { active: Type.Boolean({ description: 'false: the link takes no more payments (410 on its page)' }) },

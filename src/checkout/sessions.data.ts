@@ -1,5 +1,6 @@
 import { accountColumnSql } from '../accounts/index.js';
 import type { Queryable } from '../platform/db/db.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 import type { CheckoutMethod } from './links.data.js';
 import type { PayerInput } from './payer.js';
 
@@ -64,11 +65,11 @@ export async function findSession(
   id: string,
   accountId: number | null,
 ): Promise<(SessionRow & { expired: boolean; merchant_name: string | null }) | null> {
-  const [row] = await q.query<SessionRow & { expired: boolean; merchant_name: string | null }>(
+  return rowOrNull<SessionRow & { expired: boolean; merchant_name: string | null }>(
+    q,
     `SELECT s.*, expires_at <= now() AS expired, ${accountColumnSql('name', 's.account_id')} AS merchant_name
        FROM checkout_sessions s
       WHERE id = $1 AND ($2::bigint IS NULL OR account_id = $2)`,
     [id, accountId],
   );
-  return row ?? null;
 }

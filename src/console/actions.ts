@@ -98,6 +98,8 @@ export class ConsoleActions {
     const cause = `${action}:${accountId}:${Date.now()}`;
     const status = (from: AccountStatus[], to: AccountStatus) =>
       changeStanding(tx, this.mail, accountId, { kind: 'status', from, to }, reason, cause);
+    const hold = (on: boolean) =>
+      changeStanding(tx, this.mail, accountId, { kind: 'hold', on }, reason, cause);
     switch (action) {
       case 'approve': {
         // an approved account charges at prices someone chose: its plan, or FEE_PLAN_DEFAULT's
@@ -130,26 +132,12 @@ export class ConsoleActions {
         return changed;
       }
       case 'payout-hold': {
-        const changed = await changeStanding(
-          tx,
-          this.mail,
-          accountId,
-          { kind: 'hold', on: true },
-          reason,
-          cause,
-        );
+        const changed = await hold(true);
         await holdUnsent(tx, accountId);
         return changed;
       }
       case 'payout-release': {
-        const changed = await changeStanding(
-          tx,
-          this.mail,
-          accountId,
-          { kind: 'hold', on: false },
-          reason,
-          cause,
-        );
+        const changed = await hold(false);
         if (changed.after.status !== 'suspended')
           await releaseAccount(tx, this.queue, accountId, actor.email);
         return changed;

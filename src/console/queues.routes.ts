@@ -6,9 +6,10 @@ import { validation } from '../platform/errors/app-error.js';
 import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import type { Http } from '../platform/http/types.js';
+import { oneOf } from '../platform/literals/one-of.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../platform/paging/pagination.js';
 import { openReviews, reviewView } from '../reviews/index.js';
-import { OPS_WITHDRAWAL_QUEUES, type OpsWithdrawalQueue, opsWithdrawals } from '../withdrawals/index.js';
+import { OPS_WITHDRAWAL_QUEUES, opsWithdrawals } from '../withdrawals/index.js';
 import type { ConsoleRouteDeps } from './accounts.routes.js';
 import {
   DisputesQuery,
@@ -37,8 +38,7 @@ const errors = {
   ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
 };
 const idOf = (request: FastifyRequest) => Number((request.params as { id: string }).id);
-const isQueue = (v: string): v is OpsWithdrawalQueue =>
-  (OPS_WITHDRAWAL_QUEUES as readonly string[]).includes(v);
+const isQueue = oneOf(OPS_WITHDRAWAL_QUEUES);
 
 /** Every account's withdrawals to look at, disputes by deadline, and the review queue. */
 export async function consoleQueueRoutes(app: Http, deps: ConsoleRouteDeps): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 
 export interface CustomerRow {
   id: number;
@@ -29,11 +30,10 @@ export async function findCustomer(
   accountId: number,
   uuid: string,
 ): Promise<CustomerRow | null> {
-  const [row] = await q.query<CustomerRow>('SELECT * FROM customers WHERE uuid = $1 AND account_id = $2', [
+  return rowOrNull<CustomerRow>(q, 'SELECT * FROM customers WHERE uuid = $1 AND account_id = $2', [
     uuid,
     accountId,
   ]);
-  return row ?? null;
 }
 
 /** Newest first, `limit + 1` rows older than id `before`. */

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ListPage } from '../platform/http/common-schemas.js';
 
 export const CustomerBody = Type.Object(
   {
@@ -37,10 +38,7 @@ export const Customer = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 });
 
-export const CustomersPage = Type.Object({
-  data: Type.Array(Customer),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const CustomersPage = ListPage(Customer);
 
 export const CustomerPath = Type.Object({ id: Type.String({ maxLength: 64 }) });
 export const CardPath = Type.Object({

@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 
 export type DisputeKind = 'chargeback' | 'med';
 export type DisputeStatus = 'needs_response' | 'under_review' | 'won' | 'lost' | 'accepted';
@@ -72,18 +73,15 @@ export async function insertDispute(tx: Queryable, d: NewDispute): Promise<Dispu
 
 /** A dispute by its uuid, locked for the caller's transaction. */
 export async function lockDispute(tx: Queryable, uuid: string): Promise<DisputeRow | null> {
-  const [row] = await tx.query<DisputeRow>('SELECT * FROM disputes WHERE uuid = $1 FOR UPDATE', [uuid]);
-  return row ?? null;
+  return rowOrNull<DisputeRow>(tx, 'SELECT * FROM disputes WHERE uuid = $1 FOR UPDATE', [uuid]);
 }
 
 export async function findDispute(q: Queryable, uuid: string): Promise<DisputeRow | null> {
-  const [row] = await q.query<DisputeRow>('SELECT * FROM disputes WHERE uuid = $1', [uuid]);
-  return row ?? null;
+  return rowOrNull<DisputeRow>(q, 'SELECT * FROM disputes WHERE uuid = $1', [uuid]);
 }
 
 export async function findDisputeById(q: Queryable, id: number): Promise<DisputeRow | null> {
-  const [row] = await q.query<DisputeRow>('SELECT * FROM disputes WHERE id = $1', [id]);
-  return row ?? null;
+  return rowOrNull<DisputeRow>(q, 'SELECT * FROM disputes WHERE id = $1', [id]);
 }
 
 export async function findDisputeByExternalId(
@@ -91,11 +89,10 @@ export async function findDisputeByExternalId(
   source: string,
   externalId: string,
 ): Promise<DisputeRow | null> {
-  const [row] = await q.query<DisputeRow>('SELECT * FROM disputes WHERE source = $1 AND external_id = $2', [
+  return rowOrNull<DisputeRow>(q, 'SELECT * FROM disputes WHERE source = $1 AND external_id = $2', [
     source,
     externalId,
   ]);
-  return row ?? null;
 }
 
 export async function closeDispute(

@@ -5,11 +5,7 @@ import { type Actor, apiKeyActor, userActor } from '../audit/index.js';
 import { accountOf, merchantOf, sessionOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import { AppError, type ErrorCode, notFound, validation } from '../platform/errors/app-error.js';
-import {
-  EnvelopeErrorBody,
-  IpAccessErrorBody,
-  TransactionErrorBody,
-} from '../platform/http/error-schemas.js';
+import { doorDeclaration, EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { UploadSlots } from '../platform/http/upload-slots.js';
 import { isUuid } from '../platform/ids/public-ids.js';
@@ -141,17 +137,10 @@ function register(
   side: { kind: 'api' | 'panel'; path: string; auth: AuthHook },
 ): void {
   const api = side.kind === 'api';
-  const errorShape = api ? ('transaction' as const) : ('envelope' as const);
-  const body = api ? TransactionErrorBody : EnvelopeErrorBody;
-  const errors = {
-    400: body,
-    401: body,
-    403: api ? Type.Union([IpAccessErrorBody, EnvelopeErrorBody]) : body,
-    404: body,
-  };
-  const common = api
-    ? { tags: ['public'], security: [{ publicKey: [], privateKey: [] }] }
-    : { tags: ['panel'] };
+  const { errorShape, body, errors, common } = doorDeclaration(
+    side.kind,
+    Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
+  );
   const accountIdOf = (request: FastifyRequest) => (api ? merchantOf(request).accountId : accountOf(request));
   // who answered or accepted, for the audit log: the API key, or the panel's user
   const actorOf = (request: FastifyRequest) =>

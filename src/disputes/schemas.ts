@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ListPage } from '../platform/http/common-schemas.js';
 
 const Uuid = (example: string) => Type.String({ format: 'uuid', examples: [example] });
 const Iso = (example: string) => Type.String({ format: 'date-time', examples: [example] });
@@ -38,10 +39,7 @@ export const Dispute = Type.Object(
   { description: 'A card chargeback or a Pix mediation (MED) of a paid sale' },
 );
 
-export const DisputePage = Type.Object({
-  data: Type.Array(Dispute),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const DisputePage = ListPage(Dispute);
 
 export const DisputeListQuery = Type.Object({
   status: Type.Optional(

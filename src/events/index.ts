@@ -2,4 +2,4 @@
 export { EventFeed } from './feed.js';
 export { eventRoutes } from './routes.js';
 export { Event, EventPage } from './schemas.js';
-export { openStreams } from './stream.js';
+export { openStreams, startEventStream } from './stream.js';

@@ -1,7 +1,7 @@
 import { merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import { notFound } from '../platform/errors/app-error.js';
-import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
+import { EnvelopeErrorBody, IpAccessErrorBody, KEY_ROUTE } from '../platform/http/error-schemas.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { isUuid } from '../platform/ids/public-ids.js';
@@ -31,9 +31,8 @@ export async function eventRoutes(
       config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
       schema: {
-        tags: ['public'],
+        ...KEY_ROUTE,
         summary: "The account's events, newest first",
-        security: [{ publicKey: [], privateKey: [] }],
         querystring: EventsQuery,
         response: { 200: EventPage, ...errors },
       },
@@ -54,9 +53,8 @@ export async function eventRoutes(
       config: { errorShape: 'envelope' },
       onRequest: deps.apiKey,
       schema: {
-        tags: ['public'],
+        ...KEY_ROUTE,
         summary: 'Server-Sent Events: every new event of the account, resumed after Last-Event-ID',
-        security: [{ publicKey: [], privateKey: [] }],
         querystring: StreamQuery,
         response: { ...errors },
       },
@@ -78,9 +76,8 @@ export async function eventRoutes(
       config: { errorShape: 'envelope', errors: ['NOT_FOUND'] },
       onRequest: deps.apiKey,
       schema: {
-        tags: ['public'],
+        ...KEY_ROUTE,
         summary: 'One event of the account',
-        security: [{ publicKey: [], privateKey: [] }],
         params: EventIdParam,
         response: { 200: Event, 404: EnvelopeErrorBody, ...errors },
       },

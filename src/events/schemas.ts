@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ListPage } from '../platform/http/common-schemas.js';
 import { EVENT_NAMES } from '../webhooks/index.js';
 
 export const Event = Type.Object(
@@ -45,10 +46,7 @@ export const EventsQuery = Type.Object({
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
 });
 
-export const EventPage = Type.Object({
-  data: Type.Array(Event),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const EventPage = ListPage(Event);
 
 export const EventIdParam = Type.Object({ id: Type.String({ description: 'Event id (uuid)' }) });
 

@@ -27,6 +27,27 @@ export interface StreamRequest {
 export const openStreams = new Set<() => void>();
 
 /**
+ * Takes the reply over as a Server-Sent Events stream, the headers already set on it kept: `end` runs when the
+ * client goes, or when the process shuts down (openStreams).
+ */
+export function startEventStream(
+  reply: FastifyReply,
+  end: () => void,
+  cacheControl: 'no-cache' | 'no-store',
+): void {
+  openStreams.add(end);
+  reply.raw.on('close', end);
+  reply.hijack();
+  reply.raw.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': cacheControl,
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+}
+
+/**
  * GET /api/events/stream: Server-Sent Events of the account. With Last-Event-ID, every later event first
  * (oldest first), then live; the feed tells it each fact once it is final, so a stream that resumes from its
  * last id misses nothing and repeats nothing.
@@ -71,17 +92,7 @@ export async function openStream(
     openStreams.delete(end);
     out.close();
   };
-  openStreams.add(end);
-  res.on('close', end);
-
-  reply.hijack();
-  res.writeHead(200, {
-    ...(reply.getHeaders() as Record<string, string>),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
+  startEventStream(reply, end, 'no-cache');
   out.write(': connected\n\n');
   try {
     if (resumeFrom) await sendBacklog(db, ask.accountId, resumeFrom, from, wanted, out);

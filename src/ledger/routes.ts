@@ -1,7 +1,12 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
-import { BalanceErrorBody, IpAccessErrorBody, keyDoorErrors } from '../platform/http/error-schemas.js';
+import {
+  BalanceErrorBody,
+  IpAccessErrorBody,
+  KEY_ROUTE,
+  keyDoorErrors,
+} from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { balanceReads } from './coalesced-balances.js';
 import { receivablesBetween, receivablesPeriod } from './receivables.js';
@@ -28,8 +33,7 @@ export async function ledgerRoutes(app: Http, deps: { db: Db; apiKey: AuthHook }
       onRequest: deps.apiKey,
       schema: {
         summary: "The account's balance in cents: available, blocked, total and receivable",
-        tags: ['public'],
-        security: [{ publicKey: [], privateKey: [] }],
+        ...KEY_ROUTE,
         response: { 200: Balance, 401: BalanceErrorBody, 403: IpAccessErrorBody, 500: BalanceErrorBody },
       },
     },
@@ -43,8 +47,7 @@ export async function ledgerRoutes(app: Http, deps: { db: Db; apiKey: AuthHook }
       onRequest: deps.apiKey,
       schema: {
         summary: 'Card installments by the date they reach available (from today and 90 days on by default)',
-        tags: ['public'],
-        security: [{ publicKey: [], privateKey: [] }],
+        ...KEY_ROUTE,
         querystring: ReceivablesQuery,
         response: {
           200: ReceivablesPage,

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ListPage, PageParams } from '../platform/http/common-schemas.js';
 
 /** Balances in cents (the balance object of /api/public/balance). */
 export const Balance = Type.Object({
@@ -35,14 +36,10 @@ export const StatementQuery = Type.Object({
         'Before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601)',
     }),
   ),
-  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
-  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+  ...PageParams,
 });
 
-export const StatementPage = Type.Object({
-  data: Type.Array(StatementLine),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const StatementPage = ListPage(StatementLine);
 
 /** The overview's chart: per São Paulo day, oldest first, every day listed. */
 export const DailyTotals = Type.Object({

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { lockForTransaction } from '../platform/db/advisory-lock.js';
 import type { Queryable } from '../platform/db/db.js';
 import type { DocumentType } from '../platform/files/sniff.js';
+import { oneOf } from '../platform/literals/one-of.js';
 
 export const DOCUMENT_KINDS = [
   'id_front',
@@ -12,9 +13,7 @@ export const DOCUMENT_KINDS = [
 ] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 
-export function isDocumentKind(value: unknown): value is DocumentKind {
-  return typeof value === 'string' && (DOCUMENT_KINDS as readonly string[]).includes(value);
-}
+export const isDocumentKind = oneOf(DOCUMENT_KINDS);
 
 export interface DocumentMeta {
   id: number;

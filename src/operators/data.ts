@@ -1,4 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 import type { OperatorRole } from './roles.js';
 
 export type OperatorStatus = 'invited' | 'enrolling' | 'active' | 'disabled';
@@ -35,8 +36,7 @@ export const operatorView = (row: OperatorRow): OperatorView => ({
 });
 
 export async function findOperatorByEmail(q: Queryable, email: string): Promise<OperatorRow | null> {
-  const [row] = await q.query<OperatorRow>('SELECT * FROM operators WHERE email = $1', [email]);
-  return row ?? null;
+  return rowOrNull<OperatorRow>(q, 'SELECT * FROM operators WHERE email = $1', [email]);
 }
 
 export async function listOperators(q: Queryable): Promise<OperatorRow[]> {

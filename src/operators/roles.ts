@@ -1,3 +1,5 @@
+import { oneOf } from '../platform/literals/one-of.js';
+
 /**
  * Operators' roles (decisions.md, "The operators' console"), each including the one before: support reads
  * everything and resends deliveries; risk also suspends, holds payouts and decides reviews; finance also sets
@@ -6,9 +8,7 @@
 export const OPERATOR_ROLES = ['support', 'risk', 'finance', 'admin'] as const;
 export type OperatorRole = (typeof OPERATOR_ROLES)[number];
 
-export function isOperatorRole(value: unknown): value is OperatorRole {
-  return typeof value === 'string' && (OPERATOR_ROLES as readonly string[]).includes(value);
-}
+export const isOperatorRole = oneOf(OPERATOR_ROLES);
 
 /** Whether an operator of role `have` may do what needs `need`. */
 export function roleCovers(have: OperatorRole, need: OperatorRole): boolean {

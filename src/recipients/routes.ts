@@ -1,12 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { apiKeyActor, userActor } from '../audit/index.js';
 import { apiKeyOrSession, merchantOf, requestAccount, sessionOf } from '../auth/index.js';
 import { recipientReceivables, Statement, StatementPage } from '../ledger/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import {
-  EnvelopeErrorBody,
-  IpAccessErrorBody,
+  EITHER_DOOR_ROUTE,
+  eitherDoorErrors,
   KeyForbiddenBody,
   TransactionErrorBody,
 } from '../platform/http/error-schemas.js';
@@ -36,19 +35,7 @@ const errors = {
   500: TransactionErrorBody,
 };
 
-/** Either door's error body: the API key's (shape D) or the panel's (shape A). */
-const Either = Type.Union([TransactionErrorBody, EnvelopeErrorBody]);
-const doorErrors = {
-  400: Either,
-  401: Either,
-  403: Type.Union([TransactionErrorBody, EnvelopeErrorBody, IpAccessErrorBody]),
-  404: Either,
-  500: Either,
-};
-const DOORS: { tags: string[]; security: Record<string, string[]>[] } = {
-  tags: ['public'],
-  security: [{ publicKey: [], privateKey: [] }, { session: [] }],
-};
+const doorErrors = eitherDoorErrors([400, 401, 404, 500]);
 
 /** Who changes a recipient: the API key, or the panel user (either door). */
 const actorOf = (request: FastifyRequest) =>
@@ -141,7 +128,7 @@ export async function recipientRoutes(app: Http, deps: RecipientRouteDeps): Prom
       },
       onRequest: door,
       schema: {
-        ...DOORS,
+        ...EITHER_DOOR_ROUTE,
         summary:
           'Change a recipient: name, email, pixKey/pixKeyType, transferInterval, active (the document never changes)',
         description:
@@ -178,7 +165,7 @@ export async function recipientRoutes(app: Http, deps: RecipientRouteDeps): Prom
       config: { errorShape: 'transaction', permission: 'money.view', errors: ['FORBIDDEN', 'NOT_FOUND'] },
       onRequest: door,
       schema: {
-        ...DOORS,
+        ...EITHER_DOOR_ROUTE,
         summary:
           "A recipient's card installments not yet settled, by the date each reaches available (from today and 90 days on by default)",
         params: RecipientPath,
@@ -198,7 +185,7 @@ export async function recipientRoutes(app: Http, deps: RecipientRouteDeps): Prom
       config: { errorShape: 'transaction', permission: 'money.view', errors: ['FORBIDDEN', 'NOT_FOUND'] },
       onRequest: door,
       schema: {
-        ...DOORS,
+        ...EITHER_DOOR_ROUTE,
         summary: "A recipient's withdrawals (the Withdrawal objects), newest first (cursor pages)",
         params: RecipientPath,
         querystring: RecipientCursorQuery,
@@ -229,7 +216,7 @@ export async function recipientRoutes(app: Http, deps: RecipientRouteDeps): Prom
       config: { errorShape: 'transaction', permission: 'money.view', errors: ['FORBIDDEN', 'NOT_FOUND'] },
       onRequest: door,
       schema: {
-        ...DOORS,
+        ...EITHER_DOOR_ROUTE,
         summary:
           "A recipient's ledger lines, newest first, with its balances right after each (the account's statement, for the recipient)",
         params: RecipientPath,

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { StatementQuery } from '../ledger/index.js';
+import { ListPage } from '../platform/http/common-schemas.js';
 
 export const RecipientBody = Type.Object(
   {
@@ -46,10 +47,7 @@ export const Recipient = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 });
 
-export const RecipientPage = Type.Object({
-  data: Type.Array(Recipient),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const RecipientPage = ListPage(Recipient);
 
 export const RecipientBalanceBody = Type.Object({
   available: Type.Integer({

@@ -1,5 +1,6 @@
 import type { Queryable } from '../platform/db/db.js';
 import { AppError, notFound } from '../platform/errors/app-error.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 
 /**
  * The console's review queue (its routes: src/console/queues.routes.ts): an account waiting for its
@@ -79,8 +80,7 @@ export async function accountReviews(q: Queryable, accountId: number): Promise<R
 }
 
 export async function findReview(q: Queryable, id: number): Promise<ReviewRow | null> {
-  const [row] = await q.query<ReviewRow>('SELECT * FROM reviews WHERE id = $1', [id]);
-  return row ?? null;
+  return rowOrNull<ReviewRow>(q, 'SELECT * FROM reviews WHERE id = $1', [id]);
 }
 
 /** The review, locked for its decision (unknown → 404; decided already → 409 INVALID_STATUS). */

@@ -1,5 +1,6 @@
 import type { Queryable } from '../platform/db/db.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 import type { SaleRow } from './types.js';
 
 export const SALE_KEY_TTL_HOURS = 24;
@@ -122,12 +123,12 @@ export async function lockExpiredCharges(tx: Queryable, ids: number[]): Promise<
 
 /** One pending charge of these methods, locked for its cancellation; null when it is no longer pending. */
 export async function lockPendingCharge(tx: Queryable, saleId: number): Promise<{ id: number } | null> {
-  const [row] = await tx.query<{ id: number }>(
+  return rowOrNull<{ id: number }>(
+    tx,
     `SELECT id FROM sales WHERE id = $1 AND status = 'PENDENTE' AND payment_method IN ('PIX', 'BOLETO', 'PIX_AUTOMATICO')
       FOR UPDATE`,
     [saleId],
   );
-  return row ?? null;
 }
 
 /** An account's charges awaiting payment (PIX, boleto, a scheduled Pix Automático cycle), oldest first. */
@@ -160,11 +161,10 @@ export async function findSaleByProcessorRef(
   processor: string,
   externalTransactionId: string,
 ): Promise<SaleRow | null> {
-  const [row] = await q.query<SaleRow>(
-    'SELECT * FROM sales WHERE processor = $1 AND external_transaction_id = $2',
-    [processor, externalTransactionId],
-  );
-  return row ?? null;
+  return rowOrNull<SaleRow>(q, 'SELECT * FROM sales WHERE processor = $1 AND external_transaction_id = $2', [
+    processor,
+    externalTransactionId,
+  ]);
 }
 
 /** A processor's charges among `refs` (its own ids): what each is now. */

@@ -1,5 +1,6 @@
 import type { Queryable } from '../platform/db/db.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 import type { Customer, PaymentMethod, SaleItem, SaleRow } from './types.js';
 
 export interface NewSaleRow {
@@ -149,8 +150,7 @@ export async function findSaleJson(
 }
 
 export async function lockSale(tx: Queryable, id: number): Promise<SaleRow | null> {
-  const [row] = await tx.query<SaleRow>('SELECT * FROM sales WHERE id = $1 FOR UPDATE', [id]);
-  return row ?? null;
+  return rowOrNull<SaleRow>(tx, 'SELECT * FROM sales WHERE id = $1 FOR UPDATE', [id]);
 }
 
 /** These sales, locked in id order (two batches cannot deadlock); the ones that exist. */
@@ -225,12 +225,12 @@ export async function unclaimedPaidSaleOfRecurrence(
   tx: Queryable,
   recurrenceId: number,
 ): Promise<SaleRow | null> {
-  const [row] = await tx.query<SaleRow>(
+  return rowOrNull<SaleRow>(
+    tx,
     `SELECT * FROM sales WHERE recurrence_id = $1 AND subscription_id IS NULL AND status = 'PAGO'
       ORDER BY id LIMIT 1 FOR UPDATE`,
     [recurrenceId],
   );
-  return row ?? null;
 }
 
 /** A sale becomes a subscription's payment: its Sale object carries `subscriptionId` from now on. */

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ListPage } from '../platform/http/common-schemas.js';
 import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
 import { SaleRisk } from '../risk/index.js';
 import { SaleRefund } from '../webhooks/index.js';
@@ -215,10 +216,7 @@ export const RefundedSale = Type.Object(
 /** GET /api/transactions/{id}/refunds: the sale's refunds, oldest first. */
 export const RefundList = Type.Array(SaleRefund);
 
-export const SalesPage = Type.Object({
-  data: Type.Array(Sale),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const SalesPage = ListPage(Sale);
 
 // Any text: the handler answers every malformed id with the same documented 400.
 export const IdPath = Type.Object({ id: Type.String() });

@@ -1,6 +1,4 @@
-import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
-import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import type { Http } from '../platform/http/types.js';
 import {
   abandonCart,
@@ -12,15 +10,9 @@ import {
 } from '../sales/index.js';
 import { sandboxId } from './ids.js';
 import type { SandboxDeps } from './sales.routes.js';
-import { Cart, CartBody } from './schemas.js';
+import { Cart, CartBody, sandboxErrors } from './schemas.js';
 
-const errors = {
-  400: EnvelopeErrorBody,
-  401: EnvelopeErrorBody,
-  403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
-  404: EnvelopeErrorBody,
-  409: EnvelopeErrorBody,
-};
+const errors = sandboxErrors([400, 401, 404, 409]);
 
 export async function sandboxCartRoutes(app: Http, deps: SandboxDeps): Promise<void> {
   app.post(

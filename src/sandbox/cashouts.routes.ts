@@ -2,7 +2,6 @@ import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import { conflict } from '../platform/errors/app-error.js';
-import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { parsePublicId } from '../platform/ids/public-ids.js';
 import type { PayoutProviders } from '../withdrawals/index.js';
@@ -14,16 +13,9 @@ import {
   transition,
   WithdrawalLookup,
 } from '../withdrawals/index.js';
+import { sandboxErrors } from './schemas.js';
 
 const WithdrawalId = Type.Object({ id: Type.String({ description: 'Withdrawal uuid or numeric id' }) });
-/** What both sandbox withdrawal routes answer. */
-const ANSWERS = {
-  200: WithdrawalLookup,
-  401: EnvelopeErrorBody,
-  403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
-  404: EnvelopeErrorBody,
-  409: EnvelopeErrorBody,
-};
 
 /**
  * The sandbox payout provider's result: it signs a callback exactly as the provider would and hands it to
@@ -45,7 +37,7 @@ export async function sandboxCashoutRoutes(
         security: [{ publicKey: [], privateKey: [] }],
         params: WithdrawalId,
         body: Type.Object({ result: Type.Union([Type.Literal('COMPLETED'), Type.Literal('REJECTED')]) }),
-        response: { ...ANSWERS, 400: EnvelopeErrorBody },
+        response: { 200: WithdrawalLookup, ...sandboxErrors([400, 401, 404, 409]) },
       },
     },
     async (request) => {
@@ -72,7 +64,7 @@ export async function sandboxCashoutRoutes(
           'Sandbox: cancel a withdrawal the sandbox provider has not paid (PENDING, or PROCESSING there): withdrawal.canceled',
         security: [{ publicKey: [], privateKey: [] }],
         params: WithdrawalId,
-        response: ANSWERS,
+        response: { 200: WithdrawalLookup, ...sandboxErrors([401, 404, 409]) },
       },
     },
     async (request) => {

@@ -1,13 +1,12 @@
 import { Type } from 'typebox';
 import { merchantOf } from '../auth/index.js';
 import { createRecurrence, debitCycle } from '../pix/index.js';
-import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { Http } from '../platform/http/types.js';
 import type { Customer } from '../sales/index.js';
 import { Sale, saleJson } from '../sales/index.js';
 import type { SandboxDeps } from './sales.routes.js';
-import { IdRecPath, RecurrenceBody } from './schemas.js';
+import { IdRecPath, RecurrenceBody, sandboxErrors } from './schemas.js';
 
 const Recurrence = Type.Object({
   idRec: Type.String(),
@@ -15,12 +14,7 @@ const Recurrence = Type.Object({
   journey: Type.Integer(),
   sale: Type.Union([Sale, Type.Null()]),
 });
-const errors = {
-  400: EnvelopeErrorBody,
-  401: EnvelopeErrorBody,
-  403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
-  404: EnvelopeErrorBody,
-};
+const errors = sandboxErrors([400, 401, 404]);
 
 export async function sandboxRecurrenceRoutes(app: Http, deps: SandboxDeps): Promise<void> {
   app.post(

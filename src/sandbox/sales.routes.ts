@@ -1,14 +1,12 @@
-import { Type } from 'typebox';
 import { apiKeyOrSession, merchantOf, requestAccount } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
-import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import type { SaleProcessor, SaleSettler, SaleStatus } from '../sales/index.js';
 import { createSandboxSale, IdPath, Sale, type SandboxSaleInput, saleJson } from '../sales/index.js';
 import { sandboxId } from './ids.js';
-import { SandboxSaleBody, StatusBody } from './schemas.js';
+import { SandboxSaleBody, StatusBody, sandboxErrors } from './schemas.js';
 
 export interface SandboxDeps {
   db: Db;
@@ -20,13 +18,7 @@ export interface SandboxDeps {
   settler: SaleSettler;
 }
 
-const errors = {
-  400: EnvelopeErrorBody,
-  401: EnvelopeErrorBody,
-  403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
-  404: EnvelopeErrorBody,
-  409: EnvelopeErrorBody,
-};
+const errors = sandboxErrors([400, 401, 404, 409]);
 
 export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<void> {
   app.post(

@@ -1,6 +1,15 @@
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
+import { EnvelopeErrorBody, errorAnswers, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
 import { CustomerIn, CustomerOut, ItemIn, PAYMENT_METHODS, SaleStatusSchema } from '../sales/index.js';
+
+/** The errors of the sandbox's API-key routes: shape A for `statuses`, and a 403 in shape B too (the key's address). */
+export function sandboxErrors(statuses: readonly number[]): Record<number, TSchema> {
+  return {
+    ...errorAnswers(EnvelopeErrorBody, statuses),
+    403: Type.Union([IpAccessErrorBody, EnvelopeErrorBody]),
+  };
+}
 
 export const SandboxSaleBody = Type.Object({
   amount: Type.Integer({ minimum: 1, maximum: MAX_CHARGE_CENTS }),

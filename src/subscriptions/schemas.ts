@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ListPage } from '../platform/http/common-schemas.js';
 import { SplitRuleIn } from '../sales/index.js';
 
 const Method = Type.Union([Type.Literal('CREDIT_CARD'), Type.Literal('PIX'), Type.Literal('BOLETO')]);
@@ -62,10 +63,7 @@ export const Plan = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 });
 
-export const PlansPage = Type.Object({
-  data: Type.Array(Plan),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const PlansPage = ListPage(Plan);
 
 const Address = Type.Object(
   {
@@ -170,10 +168,7 @@ export const Subscription = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 });
 
-export const SubscriptionsPage = Type.Object({
-  data: Type.Array(Subscription),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const SubscriptionsPage = ListPage(Subscription);
 
 export const IdPath = Type.Object({ id: Type.String({ maxLength: 64 }) });
 export const PageQuery = Type.Object({

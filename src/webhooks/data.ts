@@ -1,5 +1,6 @@
 import { lockForTransaction } from '../platform/db/advisory-lock.js';
 import type { Queryable } from '../platform/db/db.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 import type { EncryptedSecret } from './crypto.js';
 import { targetGroup } from './deliveries.data.js';
 
@@ -60,11 +61,11 @@ export async function listWebhooks(db: Queryable, accountId: number): Promise<We
 }
 
 export async function findWebhook(db: Queryable, accountId: number, id: number): Promise<WebhookRow | null> {
-  const [row] = await db.query<WebhookRow>(
+  return rowOrNull<WebhookRow>(
+    db,
     `SELECT ${COLUMNS} FROM webhooks WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
     [id, accountId],
   );
-  return row ?? null;
 }
 
 export async function updateWebhook(
@@ -74,7 +75,8 @@ export async function updateWebhook(
   changes: { url?: string; events?: string[] },
 ): Promise<WebhookRow | null> {
   // Pending deliveries follow the new URL (the claim reads it), so their per-host accounting follows too.
-  const [row] = await db.query<WebhookRow>(
+  return rowOrNull<WebhookRow>(
+    db,
     `WITH w AS (
        UPDATE webhooks SET url = coalesce($3, url), target_host = coalesce($5, target_host),
               events = coalesce($4, events), updated_at = now()
@@ -92,7 +94,6 @@ export async function updateWebhook(
       changes.url ? targetGroup(changes.url) : null,
     ],
   );
-  return row ?? null;
 }
 
 /**
@@ -177,9 +178,9 @@ export async function markForResend(
 
 /** The newest live webhook's sealed secret (the process checks at start that its key opens it). */
 export async function newestSealedSecret(q: Queryable): Promise<{ what: string; sealed: string } | null> {
-  const [row] = await q.query<{ what: string; sealed: string }>(
+  return rowOrNull<{ what: string; sealed: string }>(
+    q,
     `SELECT 'webhook ' || id AS what, secret_enc AS sealed FROM webhooks
       WHERE deleted_at IS NULL ORDER BY id DESC LIMIT 1`,
   );
-  return row ?? null;
 }

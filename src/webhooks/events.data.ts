@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../platform/db/db.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 
 /**
  * The Events API's reads of the notification facts (notification_events), served as they are, never copied: an
@@ -63,27 +64,23 @@ export function listEvents(
   );
 }
 
-export async function findEvent(q: Queryable, accountId: number, id: string): Promise<EventRow | null> {
-  const [row] = await q.query<EventRow>(
-    `SELECT ${COLUMNS} FROM notification_events
+/** The `columns` of an account's event by its id (a test event is no event of the API); null when it has none. */
+function accountEvent<T>(q: Queryable, columns: string, accountId: number, id: string): Promise<T | null> {
+  return rowOrNull<T>(
+    q,
+    `SELECT ${columns} FROM notification_events
       WHERE id = $1 AND account_id = $2 AND event_type <> 'webhook.test'`,
     [id, accountId],
   );
-  return row ?? null;
+}
+
+export function findEvent(q: Queryable, accountId: number, id: string): Promise<EventRow | null> {
+  return accountEvent<EventRow>(q, COLUMNS, accountId, id);
 }
 
 /** The stream position of an account's event, or null when it has none by that id. */
-export async function positionOf(
-  q: Queryable,
-  accountId: number,
-  id: string,
-): Promise<StreamPosition | null> {
-  const [row] = await q.query<StreamPosition>(
-    `SELECT txid::text AS txid, id FROM notification_events
-      WHERE id = $1 AND account_id = $2 AND event_type <> 'webhook.test'`,
-    [id, accountId],
-  );
-  return row ?? null;
+export function positionOf(q: Queryable, accountId: number, id: string): Promise<StreamPosition | null> {
+  return accountEvent<StreamPosition>(q, 'txid::text AS txid, id', accountId, id);
 }
 
 /**

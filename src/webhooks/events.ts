@@ -1,3 +1,5 @@
+import { oneOf } from '../platform/literals/one-of.js';
+
 /** The API's event names (the contract's Events → Permanent webhook). */
 export const EVENT_NAMES = [
   'sale.pending',
@@ -30,9 +32,7 @@ export const EVENT_NAMES = [
 
 export type EventName = (typeof EVENT_NAMES)[number];
 
-export function isEventName(value: unknown): value is EventName {
-  return typeof value === 'string' && (EVENT_NAMES as readonly string[]).includes(value);
-}
+export const isEventName = oneOf(EVENT_NAMES);
 
 /** The event a sale's status fires (its statuses are the sales module's); EM_PROCESSAMENTO fires none. */
 export const SALE_EVENT_OF_STATUS: Readonly<Record<string, EventName>> = {

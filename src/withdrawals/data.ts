@@ -1,5 +1,6 @@
 import type { Queryable } from '../platform/db/db.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
+import { rowOrNull } from '../platform/sql/row-or-null.js';
 import type { PixKeyType } from './pix-key.js';
 
 export type WithdrawalStatus =
@@ -51,10 +52,10 @@ export async function findWithdrawal(
   id: PublicId,
   accountId: number | null,
 ): Promise<WithdrawalRow | null> {
-  const [row] = await q.query<WithdrawalRow>(
+  return rowOrNull<WithdrawalRow>(
+    q,
     `SELECT * FROM withdrawals
       WHERE ${id.kind === 'uuid' ? 'uuid = $1::uuid' : 'id = $1'} AND ($2::bigint IS NULL OR account_id = $2)`,
     [id.kind === 'uuid' ? id.uuid : id.id, accountId],
   );
-  return row ?? null;
 }

@@ -5,6 +5,7 @@ import type { SessionService } from '../auth/index.js';
 import { accountOf, sessionOf } from '../auth/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { unauthorized, validation } from '../platform/errors/app-error.js';
+import { PageParams } from '../platform/http/common-schemas.js';
 import { type CsvColumn, reais, sendCsv } from '../platform/http/csv.js';
 import {
   BusinessRuleErrorBody,
@@ -48,8 +49,7 @@ const ListQuery = Type.Object({
         'Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601)',
     }),
   ),
-  limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
-  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+  ...PageParams,
   approval: Type.Optional(
     Type.String({ description: 'awaiting: only withdrawals waiting for approval (any other value: 400)' }),
   ),

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { ErrorCode } from '../platform/errors/app-error.js';
+import { ListPage } from '../platform/http/common-schemas.js';
 import { PIX_KEY_TYPES } from './pix-key.js';
 
 const Reais = Type.String({ pattern: '^-?\\d+\\.\\d{2}$', description: 'Reais, two decimals' });
@@ -81,10 +82,7 @@ export const WithdrawalLookup = Type.Object(
 );
 
 /** A page of the panel's withdrawals list, newest first. */
-export const WithdrawalPage = Type.Object({
-  data: Type.Array(WithdrawalLookup),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const WithdrawalPage = ListPage(WithdrawalLookup);
 
 // amount is checked by the domain from the JSON text (no float rounding); the schema only admits the types.
 export const CashoutBody = Type.Object(

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../platform/db/db.js';
+import { rowOrNull } from '../../platform/sql/row-or-null.js';
 import type { Role } from '../roles.js';
 
 export interface UserRow {
@@ -16,11 +17,7 @@ export interface UserRow {
 }
 
 export async function findUser(q: Queryable, accountId: number, userId: number): Promise<UserRow | null> {
-  const [row] = await q.query<UserRow>('SELECT * FROM users WHERE id = $1 AND account_id = $2', [
-    userId,
-    accountId,
-  ]);
-  return row ?? null;
+  return rowOrNull<UserRow>(q, 'SELECT * FROM users WHERE id = $1 AND account_id = $2', [userId, accountId]);
 }
 
 /** The account's users, invitations included, oldest first. */
@@ -53,9 +50,9 @@ export async function lockOwners(q: Queryable, accountId: number): Promise<numbe
 export async function newestSealedTwoFactorSecret(
   q: Queryable,
 ): Promise<{ what: string; sealed: string } | null> {
-  const [row] = await q.query<{ what: string; sealed: string }>(
+  return rowOrNull<{ what: string; sealed: string }>(
+    q,
     `SELECT 'user ' || id || ' (two-factor)' AS what, totp_secret_enc AS sealed FROM users
       WHERE totp_secret_enc IS NOT NULL ORDER BY id DESC LIMIT 1`,
   );
-  return row ?? null;
 }

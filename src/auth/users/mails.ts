@@ -10,14 +10,27 @@ export const ROLE_LABELS: Record<Role, string> = {
   viewer: 'Somente leitura',
 };
 
-export function invitationMail(p: { accountName: string; inviter: string; role: Role; url: string }) {
+/** Who the invitation e-mails speak of: the inviter, the team's account and the role offered. */
+interface Invited {
+  accountName: string;
+  inviter: string;
+  role: Role;
+}
+
+/** Both invitation e-mails' subject. */
+const invitationSubject = (p: Invited) =>
+  `Convite para a equipe de ${nameForMail(p.accountName, 'uma conta')}`;
+
+/** How both invitation e-mails begin: who invited the reader to which team, with which role. */
+const invitedLines = (p: Invited) => [
+  'Olá!',
+  `${nameForMail(p.inviter, 'Uma pessoa')} convidou você para a equipe de ${nameForMail(p.accountName, 'uma conta')} no painel do gateway, com o papel ${ROLE_LABELS[p.role]}.`,
+];
+
+export function invitationMail(p: Invited & { url: string }) {
   return renderMail({
-    subject: `Convite para a equipe de ${nameForMail(p.accountName, 'uma conta')}`,
-    paragraphs: [
-      'Olá!',
-      `${nameForMail(p.inviter, 'Uma pessoa')} convidou você para a equipe de ${nameForMail(p.accountName, 'uma conta')} no painel do gateway, com o papel ${ROLE_LABELS[p.role]}.`,
-      'Para aceitar, abra o link abaixo e escolha sua senha.',
-    ],
+    subject: invitationSubject(p),
+    paragraphs: [...invitedLines(p), 'Para aceitar, abra o link abaixo e escolha sua senha.'],
     action: { label: 'Aceitar convite', url: p.url },
     footnote:
       'O link vale por 72 horas e só pode ser usado uma vez. Se você não esperava este convite, ignore este e-mail.',
@@ -28,12 +41,11 @@ export function invitationMail(p: { accountName: string; inviter: string; role: 
  * Sent instead of the invitation when the address is already a user of another account: the invitee learns it,
  * the inviter does not (the answer, the audit entry and the team list are those of any invitation).
  */
-export function takenAddressMail(p: { accountName: string; inviter: string; role: Role }) {
+export function takenAddressMail(p: Invited) {
   return renderMail({
-    subject: `Convite para a equipe de ${nameForMail(p.accountName, 'uma conta')}`,
+    subject: invitationSubject(p),
     paragraphs: [
-      'Olá!',
-      `${nameForMail(p.inviter, 'Uma pessoa')} convidou você para a equipe de ${nameForMail(p.accountName, 'uma conta')} no painel do gateway, com o papel ${ROLE_LABELS[p.role]}.`,
+      ...invitedLines(p),
       'Este endereço de e-mail já tem um acesso ao painel, em outra conta, e um endereço não pode participar de duas contas. Por isso este convite não pode ser aceito.',
       'Se você quer participar desta equipe, peça a quem convidou que use outro endereço seu.',
     ],

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../platform/db/db.js';
+import { rowOrNull } from '../../platform/sql/row-or-null.js';
 
 /*
  * The account's owner as the operator's commands see it: the first user, made with the account, and the one
@@ -22,12 +23,12 @@ export async function lockFirstOwner(
   q: Queryable,
   accountId: number,
 ): Promise<{ id: number; email: string } | null> {
-  const [row] = await q.query<{ id: number; email: string }>(
+  return rowOrNull<{ id: number; email: string }>(
+    q,
     `SELECT id, email FROM users WHERE account_id = $1 AND role = 'owner' AND status = 'active'
       ORDER BY id LIMIT 1 FOR UPDATE`,
     [accountId],
   );
-  return row ?? null;
 }
 
 /** Whether the account's first active owner logs in with two factors. */

@@ -43,13 +43,20 @@ export const EitherDoorErrorBody = Type.Union([TransactionErrorBody, EnvelopeErr
 /** A 403 of a route with a key door: the key's scope (shape D), its address (shape B) or the session's (shape A). */
 export const AnyDoorForbiddenBody = Type.Union([TransactionErrorBody, IpAccessErrorBody, EnvelopeErrorBody]);
 
+/** The 403 of an API route the panel opens too: the key's scope (D), the session's (A) or the key's address (B). */
+export const EitherDoorForbiddenBody = Type.Union([
+  TransactionErrorBody,
+  EnvelopeErrorBody,
+  IpAccessErrorBody,
+]);
+
+/** An API route the panel opens too: either door's body for each status listed, and either door's 403. */
+export function eitherDoorErrors(statuses: readonly number[]): Record<number, TSchema> {
+  return { ...errorAnswers(EitherDoorErrorBody, statuses), 403: EitherDoorForbiddenBody };
+}
+
 /** What every API route the panel opens too may answer besides its own codes (a 403 in shape B as well). */
-export const EITHER_DOOR_ERRORS = {
-  400: EitherDoorErrorBody,
-  401: EitherDoorErrorBody,
-  403: Type.Union([TransactionErrorBody, EnvelopeErrorBody, IpAccessErrorBody]),
-  404: EitherDoorErrorBody,
-};
+export const EITHER_DOOR_ERRORS = eitherDoorErrors([400, 401, 404]);
 
 /** The tags and security of an API route the panel opens too: a key pair, or the panel session. */
 export const EITHER_DOOR_ROUTE: { tags: string[]; security: Record<string, string[]>[] } = {
@@ -75,6 +82,26 @@ export const KEY_ROUTE: { tags: string[]; security: Record<string, string[]>[] }
   tags: ['public'],
   security: [{ publicKey: [], privateKey: [] }],
 };
+
+/**
+ * What a route registered once for each door says of its door: under the API key, errors in shape D (`body`; the 403
+ * as `keyForbidden`) and the key's tags and security; under the panel session, errors in shape A and the panel's tag.
+ */
+export function doorDeclaration(kind: 'api' | 'panel', keyForbidden: TSchema) {
+  return kind === 'api'
+    ? {
+        errorShape: 'transaction' as const,
+        body: TransactionErrorBody,
+        errors: { ...errorAnswers(TransactionErrorBody, [400, 401, 404]), 403: keyForbidden },
+        common: KEY_ROUTE,
+      }
+    : {
+        errorShape: 'envelope' as const,
+        body: EnvelopeErrorBody,
+        errors: errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
+        common: { tags: ['panel'] },
+      };
+}
 
 /** The route config of a route answering errors in shape D. */
 export const SHAPE_D = { errorShape: 'transaction' as const };

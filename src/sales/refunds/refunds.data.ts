@@ -1,5 +1,6 @@
 import type { ReceivableTake } from '../../ledger/index.js';
 import type { Queryable } from '../../platform/db/db.js';
+import { rowOrNull } from '../../platform/sql/row-or-null.js';
 import type { SaleRow } from '../types.js';
 
 export type RefundStatus = 'PENDING' | 'DONE' | 'FAILED';
@@ -89,11 +90,11 @@ export async function refundOfKey(tx: Queryable, accountId: number, key: string)
       WHERE account_id = $1 AND idempotency_key = $2 AND created_at < now() - make_interval(hours => $3)`,
     [accountId, key, REFUND_KEY_HOURS],
   );
-  const [row] = await tx.query<RefundRow>(
+  return rowOrNull<RefundRow>(
+    tx,
     'SELECT * FROM sale_refunds WHERE account_id = $1 AND idempotency_key = $2 FOR UPDATE',
     [accountId, key],
   );
-  return row ?? null;
 }
 
 /** A sale's refunds, oldest first. */
@@ -102,13 +103,11 @@ export function refundsOfSale(q: Queryable, saleId: number): Promise<RefundRow[]
 }
 
 export async function findRefund(q: Queryable, id: number): Promise<RefundRow | null> {
-  const [row] = await q.query<RefundRow>('SELECT * FROM sale_refunds WHERE id = $1', [id]);
-  return row ?? null;
+  return rowOrNull<RefundRow>(q, 'SELECT * FROM sale_refunds WHERE id = $1', [id]);
 }
 
 export async function lockRefund(tx: Queryable, id: number): Promise<RefundRow | null> {
-  const [row] = await tx.query<RefundRow>('SELECT * FROM sale_refunds WHERE id = $1 FOR UPDATE', [id]);
-  return row ?? null;
+  return rowOrNull<RefundRow>(tx, 'SELECT * FROM sale_refunds WHERE id = $1 FOR UPDATE', [id]);
 }
 
 /** What the sale's refunds still waiting for their processor will return to the payer. */
@@ -214,9 +213,9 @@ export async function refundInProgress(tx: Queryable, id: number): Promise<boole
 }
 
 export async function newestPendingRefund(tx: Queryable, saleId: number): Promise<RefundRow | null> {
-  const [row] = await tx.query<RefundRow>(
+  return rowOrNull<RefundRow>(
+    tx,
     `SELECT * FROM sale_refunds WHERE sale_id = $1 AND status = 'PENDING' ORDER BY id DESC LIMIT 1 FOR UPDATE`,
     [saleId],
   );
-  return row ?? null;
 }
