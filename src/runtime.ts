@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { newestSealedTwoFactorSecret } from './auth/index.js';
 import { installBoletoRules } from './boletos/index.js';
 import { newestSealedCardToken } from './cards/index.js';
+import { installCartRules } from './checkout/index.js';
 import { installPixRules } from './pix/index.js';
 import type { Config } from './platform/config/config.js';
 import { checkSecretsKey } from './platform/config/secrets-key-check.js';
@@ -63,6 +64,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     phase('migrationsChecked');
     installBoletoRules(); // a BOLETO sale's Pix is due its fine, interest or discount (boletos/paid-amount.ts)
     installPixRules(); // a refund with a devolução under way is never ended as not made (pix/devolucoes.ts)
+    installCartRules(); // a checkout payer's sale opens and closes their cart (checkout/carts/)
     checkSecretsKey(config.secretsKey, [
       await newestSealedSecret(db),
       await newestSealedTwoFactorSecret(db),

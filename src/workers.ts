@@ -2,6 +2,7 @@ import { ensureAuditPartitions } from './audit/index.js';
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/index.js';
 import { CARD_JOBS_EVERY_MS, cieloChargebackSource, deleteExpiredCardTokens } from './cards/index.js';
 import { startCharging } from './charging.js';
+import { abandonCheckoutCarts, CART_ABANDON_CHECK_EVERY_MS } from './checkout/index.js';
 import {
   DEADLINE_CHECK_EVERY_MS,
   Disputes,
@@ -22,9 +23,7 @@ import { startReconciliation } from './reconciliation/index.js';
 import { expireRiskReview } from './risk/index.js';
 import type { PixChargeProcessor } from './sales/index.js';
 import {
-  abandonCheckoutCarts,
   CALLBACK_CLEANUP_EVERY_MS,
-  CART_ABANDON_CHECK_EVERY_MS,
   CHARGE_EXPIRY_EVERY_MS,
   cancelExpiredCharges,
   deleteExpiredSaleKeys,

@@ -66,6 +66,7 @@ async function main(argv: string[]): Promise<number> {
     // as `serve` does: a command that credits sales (reconcile, boletos retorno) applies a boleto's terms too
     (await import('../boletos/index.js')).installBoletoRules();
     (await import('../pix/index.js')).installPixRules(); // and a refund's devolução under way is waited for
+    (await import('../checkout/index.js')).installCartRules(); // a sale paid closes its checkout cart
     return print(await execute(argv, { db: database.db, config }));
   } finally {
     await database.close();

@@ -9,7 +9,7 @@ import type { Queue } from '../platform/jobs/queue.js';
 import { addDays } from '../platform/time/calendar.js';
 import { fromSaoPaulo } from '../platform/time/sao-paulo.js';
 import { addressProblem } from '../webhooks/index.js';
-import { cartOfCheckout } from './carts/checkout-carts.js';
+import { cartOfCheckout } from './cart-rules.js';
 import {
   bindSaleKey,
   claimSaleKey,

@@ -2,8 +2,7 @@
 
 export { anticipableSales } from './anticipable.js';
 export { openBlockedSale } from './blocked.js';
-export { abandonCart, cartView, createCart } from './carts/carts.js';
-export { abandonCheckoutCarts, CART_ABANDON_CHECK_EVERY_MS, cartOfCheckout } from './carts/checkout-carts.js';
+export { type CartRules, cartOfCheckout, setCartRules } from './cart-rules.js';
 export {
   deleteExpiredSaleKeys,
   findSaleByProcessorRef,

@@ -1,7 +1,7 @@
 import type { Db } from '../platform/db/db.js';
 import { validation } from '../platform/errors/app-error.js';
 import { parsePublicId } from '../platform/ids/public-ids.js';
-import { findCart } from './carts/carts.js';
+import { cartOf } from './cart-rules.js';
 import { createSale } from './create.js';
 import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.js';
 import type { SaleProcessor } from './processors/processor.js';
@@ -39,9 +39,8 @@ export async function createSandboxSale(
     let cartId: number | null = null;
     if (input.cartId !== undefined) {
       const ref = parsePublicId(String(input.cartId));
-      const cart = ref ? await findCart(tx, accountId, ref) : null;
-      if (!cart) throw validation(`cartId ${input.cartId} is not a cart of this account`);
-      cartId = cart.id;
+      cartId = ref ? await cartOf(tx, accountId, ref) : null;
+      if (cartId === null) throw validation(`cartId ${input.cartId} is not a cart of this account`);
     }
     const details = processor.charge({
       paymentMethod: method,

@@ -1,13 +1,7 @@
 import { merchantOf } from '../auth/index.js';
+import { abandonCart, cartView, createCart } from '../checkout/index.js';
 import type { Http } from '../platform/http/types.js';
-import {
-  abandonCart,
-  cartView,
-  checkSaleSize,
-  createCart,
-  IdPath,
-  normalizeCustomer,
-} from '../sales/index.js';
+import { checkSaleSize, IdPath, normalizeCustomer } from '../sales/index.js';
 import { sandboxId } from './ids.js';
 import type { SandboxDeps } from './sales.routes.js';
 import { Cart, CartBody, sandboxErrors } from './schemas.js';

@@ -4,7 +4,7 @@ import { type AppError, conflict, notFound } from '../../platform/errors/app-err
 import type { Queue } from '../../platform/jobs/queue.js';
 import { sales } from '../../platform/observability/metrics.js';
 import { type NotificationFact, recordNotification } from '../../webhooks/index.js';
-import { onSalePaid } from '../carts/carts.js';
+import { onCartSalePaid } from '../cart-rules.js';
 import { lockSale } from '../data.js';
 import type { RefundView } from '../refunds/refund-view.js';
 import type { SaleRow } from '../types.js';
@@ -84,7 +84,7 @@ export async function applyMoves(
     const sale = sales[i]!;
     if (to === 'PAGO' && isOpen(before.status)) {
       if (sale.reserve_held) await scheduleReserveRelease(tx, queue, sale.id);
-      if (sale.cart_id !== null) await onSalePaid(tx, sale);
+      await onCartSalePaid(tx, sale);
       if (moneyOf(sale).receivable) {
         // each party's installments: what the sale.paid entry put in its receivable bucket
         for (const p of effects[i]?.postings ?? []) {

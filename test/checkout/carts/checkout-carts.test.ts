@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { abandonCheckoutCarts } from '../../../src/sales/carts/checkout-carts.js';
-import { createLink, createSession, PAYER, type PixPaymentBody } from '../../checkout/fixtures.js';
+import { abandonCheckoutCarts } from '../../../src/checkout/carts/checkout-carts.js';
+import { moveTo } from '../../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
 import { Mailbox } from '../../support/mailbox.js';
 import { startServer, type TestServer } from '../../support/server.js';
 import { waitUntil } from '../../support/wait.js';
-import { moveTo } from '../fixtures.js';
+import { createLink, createSession, PAYER, type PixPaymentBody } from '../fixtures.js';
 
 let server: TestServer;
 let mailbox: Mailbox;

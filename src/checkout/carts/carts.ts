@@ -3,8 +3,8 @@ import type { Db, Queryable } from '../../platform/db/db.js';
 import { conflict, notFound, validation } from '../../platform/errors/app-error.js';
 import type { PublicId } from '../../platform/ids/public-ids.js';
 import { MAX_CHARGE_CENTS } from '../../platform/money/money.js';
+import type { Customer, SaleRow } from '../../sales/index.js';
 import { recordNotification } from '../../webhooks/index.js';
-import type { Customer, SaleRow } from '../types.js';
 
 export type CartStatus = 'OPEN' | 'ABANDONED' | 'RECOVERED' | 'CONVERTED';
 

@@ -4,23 +4,22 @@ import { type MailOutbox, queueMail, renderMail } from '../../mail/index.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { formatBrl } from '../../platform/money/money.js';
 import { greeting, nameForMail } from '../../platform/text/names.js';
+import type { Customer, SaleItem, SaleOrigin } from '../../sales/index.js';
 import { type NotificationFact, recordNotifications } from '../../webhooks/index.js';
-import type { SaleOrigin } from '../data.js';
-import type { Customer, SaleItem } from '../types.js';
 import { type CartRow, cartNotificationBody } from './carts.js';
 
 /**
  * The cart of a payer who gave their data on a checkout page, for the sale about to be opened: a session has
  * one cart, a link one per payer (by e-mail) while it is open or abandoned, so a payer who comes back and pays
- * recovers the cart they left. Called in the sale's transaction; null for a sale started elsewhere.
+ * recovers the cart they left. Called in the sale's transaction, for a sale opened from a page with a recovery
+ * address (the sales module's `cartOfCheckout` decides that).
  */
-export async function cartOfCheckout(
+export async function checkoutCart(
   tx: Queryable,
   accountId: number,
-  origin: SaleOrigin | undefined,
+  origin: SaleOrigin,
   sale: { customer: Customer; items: Omit<SaleItem, 'id'>[]; amount: number },
-): Promise<number | null> {
-  if (!origin?.recoveryUrl || !(origin.checkoutSessionId || origin.paymentLinkId)) return null;
+): Promise<number> {
   const [found] = origin.checkoutSessionId
     ? await tx.query<{ id: number }>(
         `SELECT id FROM carts WHERE checkout_session_id = $1 AND status IN ('OPEN', 'ABANDONED')
