@@ -11,9 +11,14 @@ export interface MigrationResult {
   applied: string[];
 }
 
-export async function migrate(db: Db): Promise<MigrationResult> {
+/**
+ * Applies the migrations not applied yet, in order, in one transaction. `through` stops after the named one
+ * (a version, e.g. `269_sale_payer_token`): a database as an earlier release left it, for upgrade tests.
+ */
+export async function migrate(db: Db, options: { through?: string } = {}): Promise<MigrationResult> {
   const files = readdirSync(MIGRATIONS_DIR)
     .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
+    .filter((f) => options.through === undefined || f.replace(/\.sql$/, '') <= options.through)
     .sort();
   return db.tx(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
