@@ -7,6 +7,7 @@ export const MIN_EVENT_DAYS = 30;
 export const RETENTION_EVERY_MS = 24 * 60 * 60 * 1000;
 /** How long a drop waits for the tables' lock before giving up until the next run (what waits behind it). */
 const DROP_LOCK_TIMEOUT = '1s';
+const DROP_ATTEMPTS = 3;
 
 const TABLES = ['notification_attempts', 'notification_deliveries', 'notification_events'] as const;
 
@@ -58,7 +59,7 @@ export async function ensureNotificationPartitions(db: Queryable): Promise<numbe
  * pending and none of its facts waits in the outbox; otherwise it is kept and the result says why. The
  * history recorded before the tables were partitioned (`legacy`) goes the same way, once its newest row is
  * old enough. A drop holds the three tables' lock for milliseconds and waits at most a second for it (else the
- * month is kept until the next run). What goes can no longer be resent or read in the panel.
+ * month is tried again, three times in all, then kept until the next run). What goes can no longer be resent or read in the panel.
  */
 export async function pruneNotifications(db: Db, before: Date): Promise<PruneResult> {
   const eventsKeptFrom = new Date(Date.now() - MIN_EVENT_DAYS * 86_400_000);
@@ -75,20 +76,7 @@ export async function pruneNotifications(db: Db, before: Date): Promise<PruneRes
     const parts = months.get(label)!;
     const month = parts[0]!.month;
     if (month !== null && !(await monthEndsBefore(db, month, cutoff))) continue;
-    const outcome = await db.tx(async (tx) => {
-      await tx.query(`SET LOCAL lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
-      try {
-        await tx.query(`LOCK TABLE ${TABLES.join(', ')} IN ACCESS EXCLUSIVE MODE`);
-      } catch (err) {
-        if ((err as { code?: string }).code === '55P03')
-          return 'the tables were busy: tried again at the next run';
-        throw err;
-      }
-      const why = await reasonToKeep(tx, parts, cutoff);
-      if (why) return why;
-      for (const p of parts) await tx.query(`DROP TABLE ${quoteIdent(p.table)}`);
-      return null;
-    });
+    const outcome = await dropMonth(db, parts, cutoff);
     if (outcome) {
       result.kept.push({ month: label, reason: outcome });
       continue;
@@ -102,6 +90,29 @@ export async function pruneNotifications(db: Db, before: Date): Promise<PruneRes
     });
   }
   return result;
+}
+
+/**
+ * Drops a month's partitions under the three tables' lock, unless a reason to keep them is found there; the
+ * lock is waited for at most DROP_LOCK_TIMEOUT, DROP_ATTEMPTS times (a long read of the tables holds it).
+ * Returns the reason it was kept, or null when dropped.
+ */
+async function dropMonth(db: Db, parts: Partition[], cutoff: Date): Promise<string | null> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.tx(async (tx) => {
+        await tx.query(`SET LOCAL lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
+        await tx.query(`LOCK TABLE ${TABLES.join(', ')} IN ACCESS EXCLUSIVE MODE`);
+        const why = await reasonToKeep(tx, parts, cutoff);
+        if (why) return why;
+        for (const p of parts) await tx.query(`DROP TABLE ${quoteIdent(p.table)}`);
+        return null;
+      });
+    } catch (err) {
+      if ((err as { code?: string }).code !== '55P03') throw err;
+      if (attempt === DROP_ATTEMPTS) return 'the tables were busy: tried again at the next run';
+    }
+  }
 }
 
 async function listPartitions(db: Db): Promise<Partition[]> {
