@@ -129,6 +129,39 @@ describe('notification history by month', () => {
     expect(await partitionsOf((await monthBack(-3)).label)).toHaveLength(3);
   });
 
+  it('keeps a month whose tables stay busy past its attempts, and drops it once they are free', async () => {
+    const m = await createMerchant(server);
+    const old = await monthBack(6);
+    await db().query('SELECT notification_partitions_ensure($1, $1)', [old.month]);
+    await factAt(m.accountId, old.at);
+    await fanOutPending(db(), 100);
+    // a long read holds the tables' lock through the prune's three attempts of a second each
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let reading = () => {};
+    const read = new Promise<void>((resolve) => {
+      reading = resolve;
+    });
+    const reader = db().tx(async (tx) => {
+      await tx.query('SELECT 1 FROM notification_events LIMIT 1');
+      reading();
+      await held;
+    });
+    await read;
+    const busy = await pruneNotifications(db(), new Date(Date.now() - 30 * 86_400_000)).finally(release);
+    await reader;
+    expect(busy.kept).toContainEqual({
+      month: old.label,
+      reason: 'the tables were busy: tried again at the next run',
+    });
+    expect(await partitionsOf(old.label)).toHaveLength(3);
+    const free = await pruneNotifications(db(), new Date(Date.now() - 30 * 86_400_000));
+    expect(free.dropped.map((d) => d.month)).toContain(old.label);
+    expect(await partitionsOf(old.label)).toEqual([]);
+  });
+
   it('keeps every month that ended less than 30 days ago, however short the retention asked', async () => {
     const pruned = await pruneNotifications(db(), new Date(Date.now() - 86_400_000));
     expect(Date.now() - Date.parse(pruned.before)).toBeGreaterThanOrEqual(30 * 86_400_000);
