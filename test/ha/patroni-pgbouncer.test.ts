@@ -85,14 +85,17 @@ async function expectPooledThrough(primary: PatroniNode): Promise<void> {
   );
   expect(through.filter((c) => c.application_name.includes('-listener-'))).toEqual([]);
   for (const node of ha.cluster.nodes.filter((n) => n !== primary && n.process?.exitCode === null)) {
-    // a probe connects and leaves within its 2 s limits: a pool would stay
+    // a probe connects and leaves within its 2 s limits: a pool would stay. A connection the gateway had
+    // there when the primary moved may sit `waiting` in that PgBouncer until its query_wait_timeout (30 s)
+    // answers it (seen once in six runs, 9 s after a switchover; an open finding, docs/deploy.md): a pool
+    // that stays past that is what this refuses
     let clients: unknown[] = [];
     await waitUntil(
       async () => {
         clients = await gatewayClients(node);
         return clients.length < 2;
       },
-      5_000,
+      35_000,
       () => `no pool through ${node.name}'s PgBouncer: ${JSON.stringify(clients)}`,
     );
   }
