@@ -87,7 +87,7 @@ async function expectPooledThrough(primary: PatroniNode): Promise<void> {
   for (const node of ha.cluster.nodes.filter((n) => n !== primary && n.process?.exitCode === null)) {
     // a probe connects and leaves within its 2 s limits: a pool would stay. A connection the gateway had
     // there when the primary moved may sit `waiting` in that PgBouncer until its query_wait_timeout (30 s)
-    // answers it (seen once in six runs, 9 s after a switchover; an open finding, docs/deploy.md): a pool
+    // answers it (seen in two of seven runs, 9 s and more after a switchover; an open finding, docs/deploy.md): a pool
     // that stays past that is what this refuses
     let clients: unknown[] = [];
     await waitUntil(
