@@ -24,14 +24,7 @@ import {
   teamRoutes,
 } from './auth/index.js';
 import { boletoRoutes, boletoSales } from './boletos/index.js';
-import {
-  CardTokens,
-  cardFingerprint,
-  cardRoutes,
-  cardSalesPort,
-  cieloChargebackSource,
-  payerCards,
-} from './cards/index.js';
+import { CardTokens, cardFingerprint, cardRoutes, cieloChargebackSource, payerCards } from './cards/index.js';
 import { startCharging } from './charging.js';
 import { checkoutRoutes } from './checkout/index.js';
 import { ConsoleActions, consoleRoutes } from './console/index.js';
@@ -230,24 +223,10 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(webhookRoutes, { webhooks, requireSession, apiKey, testLimit: limits.webhookTests });
   const settler = new SaleSettler(db, queue, platform.outbox);
   const cardTokens = new CardTokens(db, acquirer, config.secretsKey);
-  const charges = {
-    cardSales: charging.cardCharger ? cardSalesPort(charging.cardCharger) : null,
-    db,
-    pixProcessor: charging.pixProcessor,
-    boletoSales: charging.issuesBoletos
-      ? boletoSales(charging.boletoIssuer, config.webhookAllowPrivate)
-      : null,
-    allowPrivateTargets: config.webhookAllowPrivate,
-    risk: riskRules,
-    queue,
-  };
-  await app.register(salesRoutes, {
-    ...charges,
-    apiKey,
-    requireSession,
-    settler,
-    refunders: charging.refunders,
-  });
+  const charges = { db, methods: charging.methods, risk: riskRules, queue };
+  // the payer pages' cards: none through the sandbox acquirer unless SANDBOX is on
+  const payerCardPort = charging.cardCharger ? payerCards(cardTokens, cardSales) : null;
+  await app.register(salesRoutes, { ...charges, apiKey, requireSession, settler });
   await app.register(boletoRoutes, {
     db,
     apiKey,
@@ -277,10 +256,12 @@ export async function buildApp(platform: Platform): Promise<Http> {
     requireSession,
     perIp: limits.checkoutPerIp,
     cardAttempt,
-    pixProcessor: charges.pixProcessor,
-    boletoSales: charges.boletoSales,
-    cards: charges.cardSales ? payerCards(cardTokens, cardSales) : null,
-    allowPrivateTargets: charges.allowPrivateTargets,
+    pixProcessor: charging.pixProcessor,
+    boletoSales: charging.issuesBoletos
+      ? boletoSales(charging.boletoIssuer, config.webhookAllowPrivate)
+      : null,
+    cards: payerCardPort,
+    allowPrivateTargets: config.webhookAllowPrivate,
     risk: riskRules,
     queue,
     feed,
@@ -296,7 +277,6 @@ export async function buildApp(platform: Platform): Promise<Http> {
     reads,
     requireSession,
     settler,
-    refunders: charging.refunders,
     charges,
   });
   await app.register(sandboxPanelRoutes, {
@@ -334,7 +314,6 @@ export async function buildApp(platform: Platform): Promise<Http> {
     await app.register(sandboxAnticipationRoutes, { apiKey, anticipations });
   }
   await app.register(subscriptionRoutes, { subscriptions, apiKey, requireSession });
-  const payerCardPort = charges.cardSales ? payerCards(cardTokens, cardSales) : null;
   await app.register(billingPageRoutes, {
     page: new CustomerPage(db, subscriptions, payerCardPort ? payerCardPort.tokenize : null, (id) =>
       charging.biller.chargeNow(id),

@@ -1,12 +1,25 @@
-import { BcbCobv, BoletoIssuer, SandboxCobv } from './boletos/index.js';
-import { type Acquirer, acquirerFor, CardRefunds, CardSales, setRefusalRatio } from './cards/index.js';
+import { BcbCobv, BoletoIssuer, boletoMethod, SandboxCobv } from './boletos/index.js';
+import {
+  type Acquirer,
+  acquirerFor,
+  CardRefunds,
+  CardSales,
+  cardMethod,
+  setRefusalRatio,
+} from './cards/index.js';
 import { setCardSettlementDays } from './ledger/index.js';
 import type { PixApiClient } from './payment-standards/index.js';
-import { type BcbProcessor, MandateCharges, pixProcessors } from './pix/index.js';
+import { type BcbProcessor, MandateCharges, pixMethod, pixProcessors } from './pix/index.js';
 import type { Platform } from './platform/context.js';
 import { AppError } from './platform/errors/app-error.js';
 import { RiskRules } from './risk/index.js';
-import { cancelCharge, type PixChargeProcessor, type Refunder, SandboxProcessor } from './sales/index.js';
+import {
+  cancelCharge,
+  PaymentMethods,
+  type PixChargeProcessor,
+  type Refunder,
+  SandboxProcessor,
+} from './sales/index.js';
 import { type PeriodChargers, SubscriptionBiller, Subscriptions } from './subscriptions/index.js';
 
 /**
@@ -25,7 +38,10 @@ export interface Charging {
   cardRefunds: CardRefunds;
   sandbox: SandboxProcessor | null;
   pixProcessor: PixChargeProcessor | null;
-  refunders: Map<string, Refunder>;
+  /** Pix, boleto and card, each behind the sale lifecycle's one port: open, cancel, refund, statuses. */
+  methods: PaymentMethods;
+  /** Every processor able to refund, by name (the methods' refunders). */
+  refunders: ReadonlyMap<string, Refunder>;
   boletoIssuer: BoletoIssuer;
   /** Whether a PSP (or the sandbox) can issue charges with due date: boletos and Pix cobv. */
   issuesBoletos: boolean;
@@ -58,7 +74,6 @@ export async function startCharging(platform: Platform, bcb: BcbRails | null): P
   const cardRefunds = new CardRefunds(db, acquirer);
   const sandbox = config.sandbox ? new SandboxProcessor(config.secretsKey) : null;
   const pix = pixProcessors(config, sandbox, bcb?.processor ?? null);
-  pix.refunders.set(cardRefunds.name, cardRefunds);
   const cobv =
     config.pixProcessor === 'bcb' && bcb && config.bcb
       ? new BcbCobv(bcb.client, config.bcb)
@@ -66,6 +81,25 @@ export async function startCharging(platform: Platform, bcb: BcbRails | null): P
         ? new SandboxCobv()
         : null;
   const boletoIssuer = new BoletoIssuer(db, cobv, config.boleto, config.publicUrl);
+  const allowPrivateTargets = config.webhookAllowPrivate;
+  const methods = new PaymentMethods([
+    pixMethod({
+      db,
+      queue,
+      processor: pix.pixProcessor,
+      processors: pix.processors,
+      allowPrivateTargets,
+    }),
+    boletoMethod({
+      db,
+      queue,
+      issuer: boletoIssuer,
+      pixProcessor: pix.pixProcessor,
+      processors: pix.processors,
+      allowPrivateTargets,
+    }),
+    cardMethod({ sales: cardSales, charger: cardCharger, refunds: cardRefunds }),
+  ]);
   const mandates = new MandateCharges(db, queue, { debit: sandbox, scheduler: pix.pixProcessor }, log);
   // the customers' e-mails of subscriptions: the sandbox's say they are tests
   const subscriptionMail = {
@@ -115,7 +149,8 @@ export async function startCharging(platform: Platform, bcb: BcbRails | null): P
     cardRefunds,
     sandbox,
     pixProcessor: pix.pixProcessor,
-    refunders: pix.refunders,
+    methods,
+    refunders: methods.refunders,
     boletoIssuer,
     issuesBoletos: cobv !== null,
     mandates,

@@ -1,6 +1,6 @@
 import { ensureAuditPartitions } from './audit/index.js';
 import { AUTH_CLEANUP_EVERY_MS, deleteExpiredAuthRows } from './auth/index.js';
-import { CARD_JOBS_EVERY_MS, cieloChargebackSource, deleteExpiredCardTokens } from './cards/index.js';
+import { cieloChargebackSource, deleteExpiredCardTokens, RISK_HOLD_EXPIRY_EVERY_MS } from './cards/index.js';
 import { startCharging } from './charging.js';
 import { abandonCheckoutCarts, CART_ABANDON_CHECK_EVERY_MS } from './checkout/index.js';
 import {
@@ -21,11 +21,9 @@ import { startPeriodic } from './platform/jobs/periodic.js';
 import { AUTO_PAYOUT_CHECK_EVERY_MS, runAutomaticPayouts } from './recipients/index.js';
 import { startReconciliation } from './reconciliation/index.js';
 import { expireRiskReview } from './risk/index.js';
-import type { PixChargeProcessor } from './sales/index.js';
 import {
   CALLBACK_CLEANUP_EVERY_MS,
   CHARGE_EXPIRY_EVERY_MS,
-  cancelExpiredCharges,
   deleteExpiredSaleKeys,
   deleteStaleCallbacks,
   FORGOTTEN_REFUND_CHECK_EVERY_MS,
@@ -95,14 +93,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
   // expired bcb charges are read back from the PSP before they are cancelled (a late webhook must not lose a sale)
   const bcbSettings = platform.config.bcb;
   const pspClient = bcbSettings ? new PixApiClient(bcbSettings) : null;
-  const expiring = new Map<string, PixChargeProcessor>();
   const bcb = pspClient && bcbSettings ? new BcbProcessor(pspClient, bcbSettings, db, platform.queue) : null;
-  if (bcb) expiring.set(bcb.name, bcb);
-  const stopChargeExpiry = startPeriodic(
-    CHARGE_EXPIRY_EVERY_MS,
-    () => cancelExpiredCharges(db, platform.queue, expiring, log),
-    (err) => log.warn({ err }, 'charge expiry failed'),
-  );
   // bcb refunds whose callback never comes are read back from the PSP
   const settler = new SaleSettler(db, platform.queue, platform.outbox);
   const stopDevolucoes = pspClient
@@ -144,8 +135,14 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
       ),
     (err) => log.warn({ err }, 'checkout cart abandonment failed; will retry'),
   );
-  // card sales whose authorization outcome was lost are settled by asking the acquirer; authorizations not
-  // captured within 7 days are voided there
+  // each payment method's sales brought up to what their processor says: expired charges read back (a late
+  // webhook must not lose a sale) and cancelled, card authorizations whose outcome was lost asked about at the
+  // acquirer, authorizations not captured within 7 days voided there
+  const stopStatuses = startPeriodic(
+    CHARGE_EXPIRY_EVERY_MS,
+    () => charging.methods.refreshStatuses(log),
+    (err) => log.warn({ err }, 'sale status refresh failed'),
+  );
   const { cardSales, biller } = charging;
   // card installments reach available on their date: checked every hour, each moved once
   const stopReceivables = startPeriodic(
@@ -154,14 +151,10 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     (err) => log.warn({ err }, 'receivables settlement failed; will retry'),
   );
   const stopCardJobs = startPeriodic(
-    CARD_JOBS_EVERY_MS,
-    async () => {
-      await cardSales.resolveUnknown(log);
-      await cardSales.voidExpired(log);
-      // authorizations held for a risk review nobody decided within RISK_REVIEW_HOURS are voided
-      await cardSales.expireRiskHolds(platform.config.riskReviewHours, expireRiskReview, log);
-    },
-    (err) => log.warn({ err }, 'card sale jobs failed; will retry'),
+    RISK_HOLD_EXPIRY_EVERY_MS,
+    // authorizations held for a risk review nobody decided within RISK_REVIEW_HOURS are voided
+    () => cardSales.expireRiskHolds(platform.config.riskReviewHours, expireRiskReview, log),
+    (err) => log.warn({ err }, 'card risk review expiry failed; will retry'),
   );
   // subscriptions: each due period charged once (claims in the database), its outcome applied when its sale ends
   const stopBilling = startPeriodic(
@@ -244,7 +237,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     stopOverdue();
     stopSandboxPayouts();
     await providers.close();
-    stopChargeExpiry();
+    stopStatuses();
     stopDevolucoes();
     stopReconciliation();
     stopForgottenHolds();

@@ -1,7 +1,18 @@
 import { PspError } from '../payment-standards/index.js';
-import type { Queryable } from '../platform/db/db.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, validation } from '../platform/errors/app-error.js';
-import type { SaleOrigin } from '../sales/index.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import {
+  type BoletoSales,
+  cancelCharge,
+  cancelExpiredCharges,
+  checkChargeSplit,
+  createKeyedSale,
+  type PaymentMethodPort,
+  type PixChargeProcessor,
+  type SaleOrigin,
+  unavailable,
+} from '../sales/index.js';
 import { addressProblem } from '../webhooks/index.js';
 import { BoletoInputError } from './errors.js';
 import type { BoletoIssuer, BoletoSaleInput } from './issue.js';
@@ -22,8 +33,8 @@ export async function mapBoletoErrors<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The sales route's BOLETO issuer (sales/routes.ts `BoletoSales`): the issuer with its errors mapped. */
-export function boletoSales(issuer: BoletoIssuer, allowPrivateTargets: boolean) {
+/** The issuer with its errors mapped, for the boleto port and the payer pages (checkout). */
+export function boletoSales(issuer: BoletoIssuer, allowPrivateTargets: boolean): BoletoSales {
   return {
     open: (
       accountId: number,
@@ -42,5 +53,42 @@ export function boletoSales(issuer: BoletoIssuer, allowPrivateTargets: boolean) 
           },
         }),
       ),
+  };
+}
+
+/**
+ * Boleto behind the payment-method port: the boleto híbrido issued (nosso número, barcode, its cobv opened at the
+ * Pix processor) and its sale stored under the Idempotency-Key rules; cancelled and expired as its cobv is (read
+ * back at the processor first). A boleto is paid by Pix or by a CNAB 240 return and refunded by Pix: it has no
+ * refunder of its own.
+ */
+export function boletoMethod(deps: {
+  db: Db;
+  queue: Queue;
+  issuer: BoletoIssuer;
+  /** The Pix processor its cobv is opened at (PIX_PROCESSOR). */
+  pixProcessor: PixChargeProcessor | null;
+  /** Every Pix processor whose cobv may still be open, by name. */
+  processors: ReadonlyMap<string, PixChargeProcessor>;
+  allowPrivateTargets: boolean;
+}): PaymentMethodPort {
+  const { db, queue, issuer } = deps;
+  const sales = issuer.available ? boletoSales(issuer, deps.allowPrivateTargets) : null;
+  return {
+    methods: ['BOLETO'],
+    refunders: [],
+    open: async (accountId, request, key) => {
+      if (!sales) throw unavailable('BOLETO');
+      // a split that cannot be is refused before the boleto's charge is opened at the PSP
+      if (request.split !== undefined) {
+        await checkChargeSplit(db, accountId, request.amount, { paymentMethod: 'BOLETO' }, request.split);
+      }
+      const opened = await createKeyedSale(db, accountId, key, request, (bind) =>
+        sales.open(accountId, request, bind),
+      );
+      return { ...opened, current: true };
+    },
+    cancel: (accountId, id) => cancelCharge(db, queue, deps.pixProcessor, accountId, id),
+    refreshStatuses: (log) => cancelExpiredCharges(db, queue, deps.processors, log, ['BOLETO']),
   };
 }

@@ -1,7 +1,7 @@
 // The boletos module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 export { BcbCobv, type CobvPsp, SandboxCobv } from './cobv.js';
 export { BoletoInputError, BoletoNotFound } from './errors.js';
-export { boletoSales } from './http.js';
+export { boletoMethod, boletoSales } from './http.js';
 export { type BoletoAddressIn, BoletoIssuer, boletoAddress } from './issue.js';
 export { installBoletoRules } from './paid-amount.js';
 export { boletoRoutes } from './routes.js';

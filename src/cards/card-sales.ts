@@ -99,8 +99,11 @@ const AUTHORIZING_AT_ONCE = 16;
 export const AUTHORIZATION_LIFETIME_SECONDS = 7 * 86_400;
 /** A sale whose authorization outcome is unknown this long is asked about by the resolving job. */
 export const UNRESOLVED_AFTER_SECONDS = 60;
-/** How often the card jobs run (resolving unknown outcomes, voiding expired authorizations). */
-export const CARD_JOBS_EVERY_MS = 30_000;
+/**
+ * How often authorizations held for a risk review past its deadline are voided (the card port's other statuses
+ * are refreshed with every method's, every CHARGE_EXPIRY_EVERY_MS).
+ */
+export const RISK_HOLD_EXPIRY_EVERY_MS = 30_000;
 
 /**
  * Card sales: the sale is stored (PENDENTE, the token used, the acquirer's side `authorizing`) before the acquirer

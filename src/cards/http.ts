@@ -1,5 +1,6 @@
 import { AppError, validation } from '../platform/errors/app-error.js';
-import type { CardSalesPort } from '../sales/index.js';
+import { type PaymentMethodPort, unavailable } from '../sales/index.js';
+import type { CardRefunds } from './card-refunds.js';
 import type { CardSaleInput, CardSales } from './card-sales.js';
 import { AcquirerRefused, AcquirerUnavailable, CardInputError } from './errors.js';
 
@@ -17,11 +18,29 @@ export async function mapCardErrors<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The sales module's port for card sales (POST /api/transactions), its refusals in the route's shapes. */
-export function cardSalesPort(sales: CardSales): CardSalesPort {
+/**
+ * Card behind the payment-method port: the sale stored, then the acquirer's authorization (and capture, unless
+ * asked not to); cancelled by voiding an authorization not captured; refunded at the acquirer (void or refund).
+ * Its statuses kept up: an authorization whose answer was lost is asked about, one not captured in 7 days voided.
+ */
+export function cardMethod(deps: {
+  sales: CardSales;
+  /** The card sales the gateway may make (none through the sandbox acquirer unless SANDBOX is on). */
+  charger: CardSales | null;
+  refunds: CardRefunds;
+}): PaymentMethodPort {
+  const { sales, charger } = deps;
   return {
-    open: (accountId, body, key, log) =>
-      mapCardErrors(() => sales.open(accountId, body as CardSaleInput, key, log)),
-    void: (accountId, id) => mapCardErrors(() => sales.void(accountId, id)),
+    methods: ['CREDIT_CARD', 'DEBIT_CARD'],
+    refunders: [deps.refunds],
+    open: async (accountId, request, key, log) => {
+      if (!charger) throw unavailable(request.paymentMethod);
+      const opened = await mapCardErrors(() =>
+        charger.open(accountId, request as unknown as CardSaleInput, key, log),
+      );
+      return { ...opened, current: false };
+    },
+    cancel: (accountId, id) => mapCardErrors(() => sales.void(accountId, id)),
+    refreshStatuses: async (log) => (await sales.resolveUnknown(log)) + (await sales.voidExpired(log)),
   };
 }

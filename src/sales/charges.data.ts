@@ -101,13 +101,14 @@ export async function findExpiredCharges(
   q: Queryable,
   after: { at: Date; id: number } | null,
   limit: number,
+  methods: readonly string[],
 ): Promise<ExpiredChargeRow[]> {
   return q.query<ExpiredChargeRow>(
     `SELECT id, uuid, amount, processor, payment_method, external_transaction_id, charge_expires_at FROM sales
-      WHERE status = 'PENDENTE' AND charge_expires_at < now()
+      WHERE status = 'PENDENTE' AND charge_expires_at < now() AND payment_method = ANY($4::text[])
         AND ($1::timestamptz IS NULL OR (charge_expires_at, id) > ($1, $2))
       ORDER BY charge_expires_at, id LIMIT $3`,
-    [after?.at ?? null, after?.id ?? 0, limit],
+    [after?.at ?? null, after?.id ?? 0, limit, methods],
   );
 }
 

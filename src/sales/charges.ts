@@ -26,9 +26,13 @@ import { checkSaleSize, normalizeCustomer, normalizePostbackUrl } from './input.
 import { ownedSale } from './lookup.js';
 import type { ExpiredCharge, PixCharge, PixChargeProcessor } from './processors/processor.js';
 import { moveSale } from './settlement/transition.js';
-import type { Customer, SaleItem, SaleRow } from './types.js';
+import type { Customer, PaymentMethod, SaleItem, SaleRow } from './types.js';
 
 export const EXPIRES_IN = { min: 60, max: 86400, default: 3600 };
+
+/** The sales paid through a charge at a Pix processor (a cob, a boleto's cobv, a Pix Automático cycle's cobr):
+ * a PIX_AUTOMATICO sale still PENDENTE is a cycle scheduled at the PSP (a subscription's), not yet debited. */
+const CHARGED_METHODS: readonly PaymentMethod[] = ['PIX', 'BOLETO', 'PIX_AUTOMATICO'];
 
 const lanes = new WeakMap<Db, TxLane>();
 /**
@@ -274,12 +278,14 @@ export async function cancelExpiredCharges(
   queue: Queue,
   processors: ReadonlyMap<string, PixChargeProcessor> = new Map(),
   log?: Logger,
+  /** Which sales' charges: a payment method's own (the Pix port's PIX and PIX_AUTOMATICO, the boleto's BOLETO). */
+  methods: readonly PaymentMethod[] = CHARGED_METHODS,
 ): Promise<number> {
   let total = 0;
   let after: { at: Date; id: number } | null = null;
   const unreachable = new Set<string>();
   for (;;) {
-    const batch = await findExpiredCharges(db, after, 100);
+    const batch = await findExpiredCharges(db, after, 100, methods);
     const cancel: number[] = [];
     for (const charge of batch) {
       const processor = processors.get(charge.processor);
@@ -316,8 +322,7 @@ export async function cancelExpiredCharges(
   }
 }
 
-// a PIX_AUTOMATICO sale still PENDENTE is a cycle scheduled at the PSP (a subscription's), not yet debited
-const CANCELLABLE = new Set(['PIX', 'BOLETO', 'PIX_AUTOMATICO']);
+const CANCELLABLE: ReadonlySet<string> = new Set(CHARGED_METHODS);
 
 /**
  * Cancels a PENDENTE PIX, BOLETO or scheduled PIX_AUTOMATICO sale at the merchant's request: its charge (cob, cobv or cobr) is removed at the

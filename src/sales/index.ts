@@ -11,6 +11,7 @@ export {
 } from './charges.data.js';
 export {
   CHARGE_EXPIRY_EVERY_MS,
+  type ChargeInput,
   cancelCharge,
   cancelExpiredCharges,
   cancelOpenChargesOf,
@@ -21,7 +22,7 @@ export {
   releaseOrphan,
 } from './charges.js';
 export { ChargeBody, SplitRuleIn } from './charges.schemas.js';
-export { captureLess, checkSplitOf, createSale } from './create.js';
+export { captureLess, checkChargeSplit, checkSplitOf, createSale } from './create.js';
 export { type DailyTotal, dailyTotals, recentSaleBodies } from './daily-totals.js';
 export {
   lockSale,
@@ -67,6 +68,12 @@ export {
   deleteStaleCallbacks,
 } from './processors/callbacks.js';
 export {
+  type BoletoSales,
+  type PaymentMethodPort,
+  PaymentMethods,
+  unavailable,
+} from './processors/method.js';
+export {
   type ChargeDetails,
   ChargeIdTaken,
   type ExpiredCharge,
@@ -87,7 +94,7 @@ export {
   recordRefundMade,
   releaseForgottenRefunds,
 } from './refunds/refunds.js';
-export { type BoletoSales, type CardSalesPort, salesRoutes } from './routes.js';
+export { salesRoutes } from './routes.js';
 export { createSandboxSale, type SandboxSaleInput } from './sandbox-sales.js';
 export { CustomerIn, CustomerOut, IdPath, ItemIn, Sale, SaleStatusSchema } from './schemas.js';
 export { startReserveWorker } from './settlement/reserve.js';

@@ -15,7 +15,6 @@ import { ChargeBody, CreatedSale } from './charges.schemas.js';
 import { filters, SalesQuery } from './list-filters.js';
 import { saleForAccount } from './lookup.js';
 import { allSales, listSales, type SaleCsvRow } from './panel.data.js';
-import type { Refunder } from './processors/processor.js';
 import { type ChargeDeps, openCharge } from './routes.js';
 import { IdPath, Sale, SalesPage } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
@@ -70,9 +69,7 @@ export interface SalesPanelDeps {
   reads: Queryable;
   requireSession: AuthHook;
   settler: SaleSettler;
-  /** Every processor able to refund, by name (a sale is refunded where it was charged). */
-  refunders: ReadonlyMap<string, Refunder>;
-  /** What "Nova cobrança" opens charges with: the API's own processors. */
+  /** What "Nova cobrança" opens charges with: the API's own payment methods. */
   charges: ChargeDeps;
 }
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { type Static, Type } from 'typebox';
 import { apiKeyOrSession, merchantOf, requestAccount } from '../auth/index.js';
 import { qrSvgDataUri } from '../payment-standards/index.js';
-import type { Db, Queryable } from '../platform/db/db.js';
+import type { Db } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import {
   EITHER_DOOR_ERRORS,
@@ -19,27 +19,23 @@ import { parseIdempotencyKey } from '../platform/http/idempotency-key.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import { type PublicId, saleIdParam } from '../platform/ids/public-ids.js';
+import { saleIdParam } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { pageOf } from '../platform/paging/pagination.js';
 import { ALLOW, customerFacts, type RiskRules } from '../risk/index.js';
 import { type BlockedChargeInput, openBlockedSale } from './blocked.js';
 import { findSaleRow } from './charges.data.js';
-import { type ChargeInput, cancelCharge, createKeyedSale, createPixSale } from './charges.js';
 import { ChargeBody, ChargeHeaders, CreatedSale } from './charges.schemas.js';
 import { saleLookups } from './coalesced-lookups.js';
-import { checkChargeSplit } from './create.js';
-import type { SaleOrigin } from './data.js';
 import { filters, SalesQuery } from './list-filters.js';
 import { ownedSale, saleJson } from './lookup.js';
 import { listSales } from './panel.data.js';
-import type { PixChargeProcessor, Refunder } from './processors/processor.js';
+import type { OpenedSale, PaymentMethods } from './processors/method.js';
 import { refundSale } from './refunds/refund-sale.js';
 import { refundView } from './refunds/refund-view.js';
 import { refundsOfSale } from './refunds/refunds.data.js';
 import { IdPath, REFUND_ERRORS, RefundBody, RefundedSale, RefundList, Sale, SalesPage } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
-import type { SaleRow } from './types.js';
 
 export interface SalesRouteDeps {
   db: Db;
@@ -47,59 +43,18 @@ export interface SalesRouteDeps {
   apiKey: AuthHook;
   /** The panel's session: the routes with two doors (a sale's refunds) let it in too. */
   requireSession: AuthHook;
-  /** Who opens new PIX charges; null when none is configured (503). */
-  pixProcessor: PixChargeProcessor | null;
-  /** Every processor able to refund, by name (a sale is refunded where it was charged). */
-  refunders: ReadonlyMap<string, Refunder>;
-  /** Who issues BOLETO sales (the boletos module); null when no PSP opens cobv charges (503). */
-  boletoSales: BoletoSales | null;
-  /** Who makes CREDIT_CARD and DEBIT_CARD sales (the cards module); null when none is wired (503). */
-  cardSales: CardSalesPort | null;
-  /** Production rules off: postback targets may be loopback or private (WEBHOOK_ALLOW_PRIVATE). */
-  allowPrivateTargets: boolean;
+  /** The payment methods (Pix, boleto, card), each behind the one port. */
+  methods: PaymentMethods;
   /** The risk rules in force (card sales are decided by the cards module); null: none asked. */
   risk: RiskRules | null;
   /** The job queue a refused sale's move is recorded with. */
   queue: Queue;
 }
 
-/**
- * A card sale's maker (the cards module, wired in app.ts): authorizes at the acquirer and stores the sale under
- * the Idempotency-Key rules of a PIX charge; refusals are thrown as the route's errors.
- */
-export interface CardSalesPort {
-  open(
-    accountId: number,
-    body: unknown,
-    key: string | null,
-    log: Logger,
-  ): Promise<{ sale: SaleRow; replayed: boolean }>;
-  /** Voids an authorized card sale not captured (EM_PROCESSAMENTO → CANCELADO); its id. */
-  void(accountId: number, id: PublicId): Promise<number>;
-}
-
-/**
- * A BOLETO sale's issuer (a payment method provided by its own module, wired in app.ts): it stores the sale and
- * calls `bind` in the transaction that does; refusals are thrown as the route's errors.
- */
-export interface BoletoSales {
-  open(
-    accountId: number,
-    body: unknown,
-    bind: (tx: Queryable, saleId: number) => Promise<void>,
-    /** A payer's page it was started on: the sale carries it and joins the payer's cart. */
-    origin?: SaleOrigin,
-  ): Promise<SaleRow>;
-}
-
 const security = [{ publicKey: [], privateKey: [] }];
-const CARD_METHODS: ReadonlySet<string> = new Set(['CREDIT_CARD', 'DEBIT_CARD']);
 
-/** What opening a charge needs: the processors of both methods (the API's and the panel's routes). */
-export type ChargeDeps = Pick<
-  SalesRouteDeps,
-  'db' | 'pixProcessor' | 'boletoSales' | 'allowPrivateTargets' | 'risk' | 'queue'
-> & { cardSales?: CardSalesPort | null };
+/** What opening a charge needs (the API's and the panel's routes). */
+export type ChargeDeps = Pick<SalesRouteDeps, 'db' | 'methods' | 'risk' | 'queue'>;
 
 /**
  * Opens a PIX charge or issues a boleto for the account, as the body says (validated by `ChargeBody`): the stored
@@ -114,16 +69,13 @@ export async function openCharge(
   /** Where the request came from: the address the risk rules' ipIn is matched against. */
   ip: string,
 ): Promise<{ body: string; replayed: boolean }> {
-  let opened: { sale: SaleRow; replayed: boolean };
-  /** A PIX charge or a boleto is answered as its row came back from the statement that stored it (or replayed
-   * it): nothing changes it before its answer; a card sale moved on after it was stored, and is read again. */
-  let stored = false;
   const isCard = input.paymentMethod === 'CREDIT_CARD' || input.paymentMethod === 'DEBIT_CARD';
   if (!isCard) {
     for (const field of ['card', 'installments', 'capture'] as const) {
       if (input[field] !== undefined) throw validation(`${field} applies to card sales only`);
     }
   }
+  // card sales are decided by the cards module (the risk rules see the card)
   const risk =
     !isCard && deps.risk
       ? deps.risk.decide({
@@ -133,36 +85,14 @@ export async function openCharge(
           ip,
         })
       : ALLOW;
-  if (risk.decision === 'block') {
-    opened = await openBlockedSale(deps.db, deps.queue, accountId, input as BlockedChargeInput, key, risk);
-  } else if (isCard) {
-    const cards = deps.cardSales;
-    if (!cards) throw new AppError('PROCESSOR_UNAVAILABLE', 'No card acquirer is configured');
-    opened = await cards.open(accountId, input, key, log);
-  } else if (input.paymentMethod === 'BOLETO') {
-    const boletos = deps.boletoSales;
-    if (!boletos)
-      throw new AppError('PROCESSOR_UNAVAILABLE', 'No payment processor is configured to issue boletos');
-    // a split that cannot be is refused before the boleto's charge is opened at the PSP
-    if (input.split !== undefined) {
-      await checkChargeSplit(deps.db, accountId, input.amount, { paymentMethod: 'BOLETO' }, input.split);
-    }
-    opened = await createKeyedSale(deps.db, accountId, key, input, (bind) =>
-      boletos.open(accountId, input, bind),
-    );
-    stored = true;
-  } else {
-    opened = await createPixSale(
-      deps.db,
-      deps.pixProcessor,
-      accountId,
-      input as unknown as ChargeInput, // the schema validated it; shipping is a plain object
-      key,
-      { allowPrivateTargets: deps.allowPrivateTargets, log },
-    );
-    stored = true;
-  }
-  const body = stored ? opened.sale.public_json : await saleJson(deps.db, opened.sale.id);
+  const opened: OpenedSale =
+    risk.decision === 'block'
+      ? {
+          ...(await openBlockedSale(deps.db, deps.queue, accountId, input as BlockedChargeInput, key, risk)),
+          current: false,
+        }
+      : await deps.methods.of(input.paymentMethod).open(accountId, input, key, log);
+  const body = opened.current ? opened.sale.public_json : await saleJson(deps.db, opened.sale.id);
   if (opened.sale.pix_key === null) return { body, replayed: opened.replayed };
   // a boleto's answer carries the QR its issue drew for its Pix (the same code): not drawn twice
   const drawn = opened.sale.boleto?.pixQrCode;
@@ -251,7 +181,7 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
       const { body, replayed } = await refundSale(
         deps.db,
         deps.settler.queue,
-        deps.refunders,
+        deps.methods.refunders,
         requestAccount(request),
         id,
         {
@@ -388,12 +318,10 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
     async (request, reply) => {
       const id = saleIdParam(request.params.id);
       const accountId = requestAccount(request);
+      // each sale is cancelled by its payment method: a charge removed at its processor, an authorization voided
       const cancel = async () => {
         const sale = ownedSale(await findSaleRow(deps.db, id), accountId);
-        // a card sale only authorized is voided at the acquirer; a PIX or boleto charge removed at its processor
-        return deps.cardSales && CARD_METHODS.has(sale.payment_method) && sale.status === 'EM_PROCESSAMENTO'
-          ? deps.cardSales.void(accountId, id)
-          : cancelCharge(deps.db, deps.settler.queue, deps.pixProcessor, accountId, id);
+        return deps.methods.of(sale.payment_method).cancel(accountId, id);
       };
       const saleId = await cancel().catch(hiddenFromPanel(request));
       return sendJsonText(reply, 200, await saleJson(deps.db, saleId));
