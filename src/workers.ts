@@ -141,7 +141,7 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
   const stopStatuses = startPeriodic(
     CHARGE_EXPIRY_EVERY_MS,
     () => charging.methods.refreshStatuses(log),
-    (err) => log.warn({ err }, 'sale status refresh failed'),
+    (err) => log.warn({ err }, 'sale status refresh failed; will retry'),
   );
   const { cardSales, biller } = charging;
   // card installments reach available on their date: checked every hour, each moved once

@@ -10,7 +10,7 @@
 export const FAULT_WARNINGS: readonly string[] = [
   'idempotency key cleanup failed',
   'processor callback cleanup failed',
-  'charge expiry failed',
+  'sale status refresh failed; will retry',
   'bcb refund read-back failed',
   'refund hold check failed',
   'expired session and login-failure cleanup failed',

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Static } from 'typebox';
 import type { Queryable } from '../../platform/db/db.js';
+import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import type { PublicId } from '../../platform/ids/public-ids.js';
 import type { ChargeBody } from '../charges.schemas.js';
@@ -89,13 +90,18 @@ export class PaymentMethods {
     return port;
   }
 
-  /** Every method's `refreshStatuses`, one after the other; one that fails is logged and the others go on. */
+  /**
+   * Every method's `refreshStatuses`, one after the other; one that fails is logged and the others go on (the
+   * database away ends the round).
+   */
   async refreshStatuses(log: Logger): Promise<number> {
     let moved = 0;
     for (const port of this.ports) {
       try {
         moved += await port.refreshStatuses(log);
       } catch (err) {
+        // the database away (a failover) is the round's to wait out, as every periodic task does
+        if (isDatabaseUnavailable(err)) throw err;
         log.warn({ err, methods: port.methods }, 'sale status refresh failed; will retry');
       }
     }
