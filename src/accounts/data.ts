@@ -25,6 +25,8 @@ export interface SaleFeeRates {
   plan: FeePlanRates | null;
   /** Its standing, read with its rates: a sale's admission checks it first. */
   status: AccountStatus;
+  /** Its card payments paused for review (too many refused): a card sale is refused before anything is used. */
+  card_payments_paused: boolean;
 }
 
 const PLAN_COLUMNS = [
@@ -41,8 +43,8 @@ const PLAN_COLUMNS = [
 
 /** The sale rates of these accounts with their plans', in one read (a batch of sales of several merchants). */
 export async function saleFeeRates(q: Queryable, accountIds: number[]): Promise<Map<number, SaleFeeRates>> {
-  const rows = await q.query<Record<string, number | string | null>>(
-    `SELECT a.id, a.status, a.sale_fee_percent_e4, a.sale_fee_fixed, a.reserve_percent_e4, a.card_fee_percent_e4,
+  const rows = await q.query<Record<string, number | string | boolean | null>>(
+    `SELECT a.id, a.status, a.card_payments_paused, a.sale_fee_percent_e4, a.sale_fee_fixed, a.reserve_percent_e4, a.card_fee_percent_e4,
             a.card_installment_fee_percent_e4, p.id AS plan_id, ${PLAN_COLUMNS.map((c) => `p.${c}`).join(', ')}
        FROM accounts a LEFT JOIN fee_plans p ON p.id = a.fee_plan_id
       WHERE a.id = ANY($1::bigint[])`,
@@ -58,6 +60,7 @@ export async function saleFeeRates(q: Queryable, accountIds: number[]): Promise<
         card_fee_percent_e4: r.card_fee_percent_e4 === null ? null : Number(r.card_fee_percent_e4),
         card_installment_fee_percent_e4: Number(r.card_installment_fee_percent_e4),
         status: r.status as AccountStatus,
+        card_payments_paused: r.card_payments_paused === true,
         plan:
           r.plan_id === null
             ? null

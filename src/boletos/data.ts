@@ -34,14 +34,17 @@ const COLUMNS = `sale_id, account_id, beneficiary, nosso_numero, barcode, digita
   to_char(discount_until, 'YYYY-MM-DD') AS discount_until, txid, pix_copy_paste, payer, created_at,
   to_char(cnab_paid_on, 'YYYY-MM-DD') AS cnab_paid_on, cnab_paid_amount, shop_name, description`;
 
-/** The next nosso número of a beneficiary (its own short transaction: a number lost to a failure is a gap). */
-export async function nextNossoNumero(db: Queryable, beneficiary: string): Promise<number> {
+/**
+ * The next `count` nossos números of a beneficiary, in one short transaction of their own (a number lost to a
+ * failure is a gap): the last of them is returned, the first is `last - count + 1`.
+ */
+export async function takeNossoNumeros(db: Queryable, beneficiary: string, count: number): Promise<number> {
   const [row] = await db.query<{ last: number }>(
-    `INSERT INTO boleto_numbers (beneficiary, last) VALUES ($1, 1)
-     ON CONFLICT (beneficiary) DO UPDATE SET last = boleto_numbers.last + 1 RETURNING last`,
-    [beneficiary],
+    `INSERT INTO boleto_numbers (beneficiary, last) VALUES ($1, $2)
+     ON CONFLICT (beneficiary) DO UPDATE SET last = boleto_numbers.last + $2 RETURNING last`,
+    [beneficiary, count],
   );
-  return row!.last;
+  return Number(row!.last);
 }
 
 export async function insertBoleto(

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { accountName } from '../accounts/index.js';
 import { barcode, digitableLine, MAX_BOLETO_CENTS, qrSvgDataUri } from '../payment-standards/index.js';
+import { GroupCommit } from '../platform/concurrency/group-commit.js';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { isCnpj, isCpf } from '../platform/text/documents.js';
@@ -18,7 +19,7 @@ import {
 } from '../sales/index.js';
 import { type Beneficiary, campoLivre } from './campo-livre.js';
 import type { CobvPayer, CobvPsp } from './cobv.js';
-import { insertBoleto, nextNossoNumero } from './data.js';
+import { insertBoleto, takeNossoNumeros } from './data.js';
 import { BoletoInputError } from './errors.js';
 import { purchaseOf } from './purchase.js';
 import { type BoletoTermsIn, lastPayableDay, parseTerms } from './terms.js';
@@ -97,12 +98,27 @@ function payerOf(customer: BoletoSaleInput['customer'], document: string): CobvP
  * transaction. A failure after the cobv was opened removes it at the PSP (best effort).
  */
 export class BoletoIssuer {
+  /**
+   * Nossos números of boletos issued together taken by one statement (group commit: the beneficiary's counter row
+   * is one row every issue would otherwise wait on and commit alone); one at rest is taken at once.
+   */
+  private readonly numbers: GroupCommit<string, number>;
+
   constructor(
     private readonly db: Db,
     private readonly psp: CobvPsp | null,
     private readonly settings: BoletoSettings,
     private readonly publicUrl: string,
-  ) {}
+  ) {
+    this.numbers = new GroupCommit(
+      async (beneficiaries) => {
+        // one beneficiary per issuer: its settings'
+        const last = await takeNossoNumeros(this.db, beneficiaries[0]!, beneficiaries.length);
+        return beneficiaries.map((_, i) => last - beneficiaries.length + 1 + i);
+      },
+      { maxBatch: 64, parallel: 1, retryAlone: false },
+    );
+  }
 
   get available(): boolean {
     return this.psp !== null;
@@ -136,10 +152,7 @@ export class BoletoIssuer {
     if (postbackUrl && hooks.checkPostback) await hooks.checkPostback(postbackUrl);
 
     const beneficiary = beneficiaryOf(this.settings);
-    const nossoNumero = String(await nextNossoNumero(this.db, beneficiaryKey(this.settings))).padStart(
-      11,
-      '0',
-    );
+    const nossoNumero = String(await this.numbers.submit(beneficiaryKey(this.settings))).padStart(11, '0');
     const code = barcode({
       bank: beneficiary.bank,
       dueDate: terms.dueDate,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
+import { saleFeeRates } from '../accounts/index.js';
+import { GroupCommit } from '../platform/concurrency/group-commit.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import type { OutboxSignal } from '../platform/db/outbox-signal.js';
 import { inSavepoint } from '../platform/db/savepoint.js';
@@ -14,10 +16,12 @@ import {
   type Customer,
   captureLess,
   cartOfCheckout,
+  chargeWrites,
   checkSaleSize,
   createKeyedSale,
   createSale,
   findSaleRow,
+  lockSalesById,
   moveSale,
   normalizeCustomer,
   normalizePostbackUrl,
@@ -111,13 +115,30 @@ export const RISK_HOLD_EXPIRY_EVERY_MS = 30_000;
  * uuid), never a charge without a sale. No database connection is held while the acquirer answers.
  */
 export class CardSales {
+  /**
+   * The acquirer's answers of sales opened together, applied in one transaction (group commit, as the renewals'
+   * `openMany` applies them): one answer at rest is applied at once, alone; a run that fails is applied again
+   * answer by answer, so one cannot fail the others.
+   */
+  private readonly outcomes: GroupCommit<{ saleId: number; payment: AcquirerPayment }, SaleRow>;
+
   constructor(
     readonly db: Db,
     private readonly queue: Queue,
     private readonly acquirer: Acquirer,
     private readonly secretsKey: Buffer,
     private readonly options: { allowPrivateTargets: boolean; outbox?: OutboxSignal; risk?: RiskRules },
-  ) {}
+  ) {
+    this.outcomes = new GroupCommit(
+      async (outcomes) => {
+        const sales = await this.applyMany(outcomes);
+        return outcomes.map(
+          (o) => sales.get(Number(o.saleId)) ?? new Error(`card sale ${o.saleId} not found`),
+        );
+      },
+      { maxBatch: 32, parallel: 2, retryAlone: true },
+    );
+  }
 
   async open(
     accountId: number,
@@ -128,8 +149,9 @@ export class CardSales {
   ): Promise<{ sale: SaleRow; replayed: boolean }> {
     const checked = await this.check(input);
     let prepared: Prepared | null = null;
+    // stored in the transaction the charges opened together share (as a PIX charge is); safe to run twice
     const opened = await createKeyedSale(this.db, accountId, key, input, async (bind) =>
-      this.db.tx(async (tx) => {
+      chargeWrites(this.db).run(async (tx) => {
         prepared = await this.prepare(tx, accountId, input, checked, context);
         await bind(tx, prepared.sale.id);
         return prepared.sale;
@@ -143,8 +165,11 @@ export class CardSales {
         : opened;
     }
     const payment = await this.authorize(request, log);
-    if (payment) await this.apply(opened.sale.id, payment);
-    return { sale: (await findSaleRow(this.db, { kind: 'numeric', id: opened.sale.id }))!, replayed: false };
+    // the sale as the transaction that applied the answer left it; still unknown: as it was stored
+    const sale = payment
+      ? await this.outcomes.submit({ saleId: opened.sale.id, payment })
+      : (await findSaleRow(this.db, { kind: 'numeric', id: opened.sale.id }))!;
+    return { sale, replayed: false };
   }
 
   /**
@@ -242,7 +267,9 @@ export class CardSales {
     const { customer, postbackUrl, installments, capture, type } = checked;
     const credit = input.paymentMethod === 'CREDIT_CARD';
     const uuid = randomUUID();
-    await refuseWhenPaused(tx, accountId);
+    // the standing, the rates and the pause in one read, handed to the admission (not read again)
+    const rates = await saleFeeRates(tx, [accountId]);
+    refuseWhenPaused(rates.get(accountId)?.card_payments_paused === true);
     const card = input.card!;
     const token =
       'cardId' in card
@@ -295,7 +322,7 @@ export class CardSales {
         risk: risk.decision === 'allow' ? null : risk,
         split: input.split,
       },
-      { notifyPending: true, uuid },
+      { notifyPending: true, uuid, rates },
     );
     if (context.reserve) await context.reserve(tx, sale.id);
     await auditRiskDecision(tx, accountId, sale.id, risk);
@@ -371,9 +398,11 @@ export class CardSales {
    * common case) is recorded for all in one statement and settled through the batched settlement (the balance
    * rows moved with the COMMIT); any other outcome as `apply` does.
    */
-  private async applyMany(outcomes: { saleId: number; payment: AcquirerPayment }[]): Promise<void> {
-    if (outcomes.length === 0) return;
-    await this.db.txEndingWith(async (tx) => {
+  private async applyMany(
+    outcomes: { saleId: number; payment: AcquirerPayment }[],
+  ): Promise<Map<number, SaleRow>> {
+    if (outcomes.length === 0) return new Map();
+    const sales = await this.db.txEndingWith(async (tx) => {
       const rows = await lockCardPayments(
         tx,
         outcomes.map((o) => o.saleId),
@@ -405,9 +434,16 @@ export class CardSales {
         const refused = settled.find((r) => r instanceof AppError);
         if (refused) throw refused;
       }
-      return [undefined, last.join('\n;\n')];
+      // the sales as this transaction leaves them (what travels with its COMMIT moves balances, not sales);
+      // every one is locked by its move already
+      const after = await lockSalesById(
+        tx,
+        outcomes.map((o) => o.saleId),
+      );
+      return [new Map(after.map((sale) => [Number(sale.id), sale])), last.join('\n;\n')];
     });
     this.options.outbox?.committed();
+    return sales;
   }
 
   /** POST /api/transactions/{id}/capture: captures `amountCents` (the whole authorization when absent). */

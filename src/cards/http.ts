@@ -38,7 +38,8 @@ export function cardMethod(deps: {
       const opened = await mapCardErrors(() =>
         charger.open(accountId, request as unknown as CardSaleInput, key, log),
       );
-      return { ...opened, current: false };
+      // read after the acquirer's answer was applied (or as the key's first request left it): as it stands
+      return { ...opened, current: true };
     },
     cancel: (accountId, id) => mapCardErrors(() => sales.void(accountId, id)),
     refreshStatuses: async (log) => (await sales.resolveUnknown(log)) + (await sales.voidExpired(log)),

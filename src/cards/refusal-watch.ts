@@ -1,4 +1,4 @@
-import { cardPaymentsPaused, pauseCardPayments } from '../accounts/index.js';
+import { pauseCardPayments } from '../accounts/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { openReview } from '../reviews/index.js';
@@ -34,9 +34,9 @@ export async function watchRefusals(tx: Queryable, accountId: number, ratio = re
   }
 }
 
-/** Refuses a card payment of an account whose card payments are paused. */
-export async function refuseWhenPaused(q: Queryable, accountId: number): Promise<void> {
-  if (await cardPaymentsPaused(q, accountId)) {
+/** Refuses a card payment of an account whose card payments are paused (`paused` as read with its rates). */
+export function refuseWhenPaused(paused: boolean): void {
+  if (paused) {
     throw new AppError(
       'CARD_PAYMENTS_PAUSED',
       'Card payments of this account are paused for review: too many were refused in the last hour',

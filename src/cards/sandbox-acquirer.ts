@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { GroupCommit } from '../platform/concurrency/group-commit.js';
 import type { Queryable } from '../platform/db/db.js';
 import type { Acquirer, AcquirerPayment, AuthorizeRequest } from './acquirer.js';
 import type { CheckedCard } from './card-checks.js';
@@ -38,6 +39,33 @@ export const SANDBOX_REFUSALS: Record<string, string> = {
 export class SandboxAcquirer implements Acquirer {
   readonly name = 'sandbox';
 
+  /**
+   * The payments authorized together, written by one statement (group commit: one at rest is written at once,
+   * alone; a statement that fails is run again payment by payment).
+   */
+  private readonly writes = new GroupCommit<NewPayment, PaymentRow>(
+    async (payments) => {
+      const rows = await this.db.query<PaymentRow>(
+        `INSERT INTO sandbox_acquirer_payments
+           (payment_id, order_id, state, amount_cents, captured_cents, return_code, return_message)
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[])
+         RETURNING ${COLUMNS}`,
+        [
+          payments.map((p) => p.paymentId),
+          payments.map((p) => p.orderId),
+          payments.map((p) => p.state),
+          payments.map((p) => p.amountCents),
+          payments.map((p) => p.capturedCents),
+          payments.map((p) => p.returnCode),
+          payments.map((p) => p.returnMessage),
+        ],
+      );
+      const byId = new Map(rows.map((r) => [r.payment_id, r]));
+      return payments.map((p) => byId.get(p.paymentId) ?? new Error('sandbox payment not written'));
+    },
+    { maxBatch: 64, parallel: 2, retryAlone: true },
+  );
+
   constructor(private readonly db: Queryable) {}
 
   async tokenize(card: CheckedCard): Promise<{ acquirerToken: string }> {
@@ -50,21 +78,16 @@ export class SandboxAcquirer implements Acquirer {
     if (outcome === 'timeout')
       throw new AcquirerUnavailable('The sandbox acquirer did not answer (test card)');
     const denied = outcome !== 'ok';
-    const [row] = await this.db.query<PaymentRow>(
-      `INSERT INTO sandbox_acquirer_payments
-         (payment_id, order_id, state, amount_cents, captured_cents, return_code, return_message)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
-      [
-        randomUUID(),
-        request.merchantOrderId,
-        denied ? 'denied' : request.capture ? 'captured' : 'authorized',
-        request.amountCents,
-        !denied && request.capture ? request.amountCents : 0,
-        denied ? outcome : '4',
-        denied ? (SANDBOX_REFUSALS[outcome] ?? 'Não Autorizada') : 'Operation Successful',
-      ],
-    );
-    return paymentOf(row!);
+    const row = await this.writes.submit({
+      paymentId: randomUUID(),
+      orderId: request.merchantOrderId,
+      state: denied ? 'denied' : request.capture ? 'captured' : 'authorized',
+      amountCents: request.amountCents,
+      capturedCents: !denied && request.capture ? request.amountCents : 0,
+      returnCode: denied ? outcome : '4',
+      returnMessage: denied ? (SANDBOX_REFUSALS[outcome] ?? 'Não Autorizada') : 'Operation Successful',
+    });
+    return paymentOf(row);
   }
 
   async capture(paymentId: string, amountCents: number): Promise<AcquirerPayment> {
@@ -105,6 +128,16 @@ export class SandboxAcquirer implements Acquirer {
 const VOIDABLE = `(CASE WHEN state = 'captured' THEN captured_cents ELSE amount_cents END)`;
 const COLUMNS = `payment_id::text AS payment_id, state, amount_cents, captured_cents, voided_cents, return_code,
   return_message`;
+
+interface NewPayment {
+  paymentId: string;
+  orderId: string;
+  state: PaymentRow['state'];
+  amountCents: number;
+  capturedCents: number;
+  returnCode: string;
+  returnMessage: string;
+}
 
 interface PaymentRow {
   payment_id: string;

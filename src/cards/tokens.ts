@@ -1,3 +1,4 @@
+import { cardPaymentsPaused } from '../accounts/index.js';
 import { seal, unseal } from '../platform/crypto/sealed.js';
 import { hashSecret, newToken } from '../platform/crypto/secrets.js';
 import type { Db, Queryable } from '../platform/db/db.js';
@@ -44,7 +45,7 @@ export class CardTokens {
 
   /** Checks the card, tokenizes it at the acquirer, keeps the acquirer's token sealed; 192 random bits in ours. */
   async issue(accountId: number, input: CardInput, from: { ip: string | null }): Promise<IssuedCardToken> {
-    await refuseWhenPaused(this.db, accountId);
+    refuseWhenPaused(await cardPaymentsPaused(this.db, accountId));
     const card = checkCard(input, this.now());
     const { acquirerToken } = await this.acquirer.tokenize(card);
     const token = newToken('tok_', 24);

@@ -29,6 +29,7 @@ export {
 export { ledgerPanelRoutes } from './panel.routes.js';
 export {
   type ReceivableHolder,
+  type ReceivableShare,
   type ReceivableTake,
   receivableBalance,
   receivablesBetween,

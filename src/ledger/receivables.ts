@@ -12,33 +12,54 @@ export function setCardSettlementDays(days: number): void {
   settlementDays = days;
 }
 
+/** One party's share of a captured card sale, to be received in installments. */
+export interface ReceivableShare {
+  accountId: number;
+  /** A split sale's recipient: the installments of its share are its own (account_id left null). */
+  recipientId?: number;
+  saleId: number;
+  saleUuid: string;
+  installments: number;
+  amount: number;
+}
+
 /**
- * The net of a captured card sale split into its installments (the remainder of the division on the first), each
- * due `settlementDays` × its number days after today in São Paulo. In the capture's transaction; a second call
- * for the same sale adds nothing.
+ * The shares of captured card sales split into their installments (the remainder of the division on the first),
+ * each due `settlementDays` × its number days after today in São Paulo; every share in one statement, in the
+ * captures' transaction. A second call for the same sale adds nothing.
  */
-export async function scheduleReceivables(
-  tx: Queryable,
-  r: {
-    accountId: number;
-    /** A split sale's recipient: the installments of its share are its own (account_id left null). */
-    recipientId?: number;
-    saleId: number;
-    saleUuid: string;
-    installments: number;
-    amount: number;
-  },
-): Promise<void> {
-  const n = Math.max(1, r.installments);
-  const each = Math.floor(r.amount / n);
-  const amounts = Array.from({ length: n }, (_, i) => (i === 0 ? r.amount - each * (n - 1) : each));
-  const recipient = r.recipientId ?? null;
+export async function scheduleReceivables(tx: Queryable, shares: ReceivableShare[]): Promise<void> {
+  const rows = shares.flatMap((r) => {
+    const n = Math.max(1, r.installments);
+    const each = Math.floor(r.amount / n);
+    const recipient = r.recipientId ?? null;
+    return Array.from({ length: n }, (_, i) => ({
+      accountId: recipient === null ? r.accountId : null,
+      recipient,
+      saleId: r.saleId,
+      saleUuid: r.saleUuid,
+      installment: i + 1,
+      installments: n,
+      amount: i === 0 ? r.amount - each * (n - 1) : each,
+    }));
+  });
+  if (rows.length === 0) return;
   await tx.query(
     `INSERT INTO receivables (account_id, recipient_id, sale_id, sale_uuid, installment, installments, amount, due_date)
-     SELECT $1, $7, $2, $3, i, $4, a, (now() AT TIME ZONE 'America/Sao_Paulo')::date + ($5::int * i)::int
-       FROM unnest($6::bigint[]) WITH ORDINALITY AS v(a, i)
+     SELECT a, r, s, u, i, n, amount, (now() AT TIME ZONE 'America/Sao_Paulo')::date + ($8::int * i)::int
+       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::uuid[], $5::int[], $6::int[], $7::bigint[])
+         AS v(a, r, s, u, i, n, amount)
      ON CONFLICT DO NOTHING`,
-    [recipient === null ? r.accountId : null, r.saleId, r.saleUuid, n, settlementDays, amounts, recipient],
+    [
+      rows.map((r) => r.accountId),
+      rows.map((r) => r.recipient),
+      rows.map((r) => r.saleId),
+      rows.map((r) => r.saleUuid),
+      rows.map((r) => r.installment),
+      rows.map((r) => r.installments),
+      rows.map((r) => r.amount),
+      settlementDays,
+    ],
   );
 }
 

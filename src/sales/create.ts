@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { saleFeeRates } from '../accounts/index.js';
-import type { Queryable } from '../platform/db/db.js';
+import { coalescedReader } from '../platform/concurrency/coalesced-reads.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { insertSale, lockSale, type NewSaleRow, setSaleAmount } from './data.js';
 import { type FeeMethod, feesAt, feesOfSale, type SaleFees } from './fees.js';
@@ -67,6 +68,24 @@ export async function createSale(
 /** The account's standing and fee rates, as saleFeeRates reads them. */
 export type SaleRates = Awaited<ReturnType<typeof saleFeeRates>>;
 
+const isPool = (q: Queryable): q is Db => 'tx' in q;
+type AccountRates = SaleRates extends Map<number, infer R> ? R : never;
+const rateReaders = new WeakMap<Db, (accountId: number) => Promise<AccountRates | undefined>>();
+
+/**
+ * An account's standing and rates read outside a transaction, by a query the charges that arrive together share
+ * (`coalescedReader`: nothing cached, each read is a query started after its charge arrived).
+ */
+async function sharedRates(db: Db, accountId: number): Promise<SaleRates> {
+  let read = rateReaders.get(db);
+  if (!read) {
+    read = coalescedReader((ids: readonly number[]) => saleFeeRates(db, [...ids]));
+    rateReaders.set(db, read);
+  }
+  const rates = await read(accountId);
+  return new Map(rates ? [[accountId, rates]] : []);
+}
+
 /**
  * Checks a charge's fee and split before a processor is asked (nothing written): an amount the fee takes whole,
  * or a split that cannot be, is a 400 with no charge opened anywhere. Returns the rates it read, for createSale.
@@ -78,7 +97,7 @@ export async function checkChargeSplit(
   method: FeeMethod,
   split: unknown,
 ): Promise<SaleRates> {
-  const rates = await saleFeeRates(q, [accountId]);
+  const rates = isPool(q) ? await sharedRates(q, accountId) : await saleFeeRates(q, [accountId]);
   const fees = feesAt(rates, accountId, amount, method);
   await planSplit(q, accountId, amount, fees.systemFee, split);
   return rates;

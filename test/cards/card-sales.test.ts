@@ -291,6 +291,31 @@ describe('card sales on POST /api/transactions (sandbox acquirer)', () => {
     expect((await cardSale({}, '4000000000000036')).body.status).toBe('PENDENTE');
   });
 
+  it('card sales opened at once (their writes shared) each end as their card says, with one payment each', async () => {
+    // approved and captured, denied, authorized only: mixed in every shared transaction
+    const kinds = Array.from({ length: 24 }, (_, i) => (['0', '2', 'hold'] as const)[i % 3]!);
+    const tokens = await Promise.all(kinds.map((k) => tokenFor(cardEnding(k === 'hold' ? '0' : k))));
+    const answers = await Promise.all(
+      kinds.map((k, i) =>
+        sell(saleInput({ paymentMethod: 'CREDIT_CARD', card: { token: tokens[i] }, capture: k !== 'hold' })),
+      ),
+    );
+    const want = { '0': 'PAGO', '2': 'RECUSADO', hold: 'EM_PROCESSAMENTO' };
+    expect(answers.map((a) => a.body.status)).toEqual(kinds.map((k) => want[k]));
+    const ids = answers.map((a) => a.body.id);
+    const [counts] = await db().query<{ payments: number; orders: number }>(
+      `SELECT (SELECT count(*)::int FROM sandbox_acquirer_payments p JOIN card_payments c ON c.order_id = p.order_id
+                WHERE c.sale_id = ANY($1)) AS payments,
+              (SELECT count(DISTINCT order_id)::int FROM card_payments WHERE sale_id = ANY($1)) AS orders`,
+      [ids],
+    );
+    expect(counts).toEqual({ payments: 24, orders: 24 });
+    const denied = answers.find((a) => a.body.status === 'RECUSADO')!;
+    expect((await eventsOf(server, 'sale', denied.body.id)).map((e) => e.event_type)).toEqual([
+      'sale.refused',
+    ]);
+  });
+
   it('leaves the ledger consistent', async () => {
     const report = await verifyLedger(db());
     expect(report.problems).toEqual([]);

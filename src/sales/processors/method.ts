@@ -17,8 +17,9 @@ export interface OpenedSale {
   sale: SaleRow;
   replayed: boolean;
   /**
-   * The row is the sale as it stands (a charge stored PENDENTE, answered as its statement returned it); false:
-   * it moved on after it was stored (a card authorization) and is read again for the answer.
+   * The row is the sale as it stands (a charge stored PENDENTE, answered as its statement returned it; a card
+   * sale read after the acquirer's answer was applied); false: it may have moved on since, and is read again for
+   * the answer (a sale a risk rule blocked).
    */
   current: boolean;
 }

@@ -1,4 +1,4 @@
-import { type JournalEntry, scheduleReceivables } from '../../ledger/index.js';
+import { type JournalEntry, type ReceivableShare, scheduleReceivables } from '../../ledger/index.js';
 import { type Queryable, whenCommitted } from '../../platform/db/db.js';
 import { type AppError, conflict, notFound } from '../../platform/errors/app-error.js';
 import type { Queue } from '../../platform/jobs/queue.js';
@@ -80,6 +80,7 @@ export async function applyMoves(
       : [],
   );
   const { sales, balances } = await writeMoves(tx, updates, facts, entries);
+  const receivables: ReceivableShare[] = [];
   for (const [i, { before, to }] of moves.entries()) {
     const sale = sales[i]!;
     if (to === 'PAGO' && isOpen(before.status)) {
@@ -89,7 +90,7 @@ export async function applyMoves(
         // each party's installments: what the sale.paid entry put in its receivable bucket
         for (const p of effects[i]?.postings ?? []) {
           if ('system' in p.target || p.target.bucket !== 'receivable') continue;
-          await scheduleReceivables(tx, {
+          receivables.push({
             accountId: sale.account_id,
             ...('recipientId' in p.target ? { recipientId: p.target.recipientId } : {}),
             saleId: sale.id,
@@ -101,6 +102,7 @@ export async function applyMoves(
       }
     }
   }
+  await scheduleReceivables(tx, receivables);
   if (balances && atCommit) atCommit(balances);
   else if (balances) await tx.query(balances);
   return sales;
