@@ -49,6 +49,8 @@ export async function saleFeeRates(q: Queryable, accountIds: number[]): Promise<
        FROM accounts a LEFT JOIN fee_plans p ON p.id = a.fee_plan_id
       WHERE a.id = ANY($1::bigint[])`,
     [[...new Set(accountIds)]],
+    // read by every sale's admission: parsed and planned once per connection
+    { prepare: 'sale_fee_rates_v1' },
   );
   return new Map(
     rows.map((r) => [

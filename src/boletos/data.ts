@@ -77,6 +77,7 @@ export async function insertBoleto(
       b.shop_name,
       b.description,
     ],
+    { prepare: 'boleto_insert_v1' },
   );
 }
 

@@ -64,6 +64,7 @@ export async function useCardToken(
       WHERE token_hash = $1 AND account_id = $2 AND used_at IS NULL AND expires_at > now()
       RETURNING id, acquirer, acquirer_token_sealed, brand, last_four, exp_month, exp_year, bin, fingerprint, ip`,
     [tokenHash, accountId],
+    { prepare: 'card_token_use_v1' },
   );
   return rows[0] ?? null;
 }

@@ -57,6 +57,7 @@ export async function insertCardPayment(
       p.amount,
       p.riskHold,
     ],
+    { prepare: 'card_payment_insert_v1' },
   );
 }
 

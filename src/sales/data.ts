@@ -122,6 +122,8 @@ export async function insertSale(tx: Queryable, s: NewSaleRow): Promise<SaleRow>
       expiry && 'inSeconds' in expiry ? expiry.inSeconds : null,
       expiry && 'at' in expiry ? expiry.at : null,
     ],
+    // every sale is stored by this one statement: parsed and planned once per connection
+    { prepare: 'sale_insert_v1' },
   );
   return row!;
 }

@@ -40,7 +40,8 @@ export async function recordNotification(tx: Queryable, fact: NotificationFact):
 export async function recordNotifications(tx: Queryable, facts: NotificationFact[]): Promise<string[]> {
   if (facts.length === 0) return [];
   const { ctes, params } = factsInsert(facts, 1);
-  await tx.query(`WITH ${ctes} SELECT 1`, params);
+  // one text whatever the number of facts (arrays): parsed and planned once per connection
+  await tx.query(`WITH ${ctes} SELECT 1`, params, { prepare: 'record_notifications_v1' });
   countWhenCommitted(tx, facts);
   return params[0] as string[];
 }
