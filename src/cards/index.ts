@@ -1,16 +1,16 @@
 // The cards module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 export type { Acquirer } from './acquirer.js';
 export { acquirerFor } from './acquirers.js';
-export { brandOf, CARD_BRANDS, type CardBrand } from './brands.js';
+export type { CardBrand } from './brands.js';
 export { CardRefunds } from './card-refunds.js';
 export { CardSales, RISK_HOLD_EXPIRY_EVERY_MS } from './card-sales.js';
-export { type AcquirerChargeback, type CardChargebackSource, cieloChargebackSource } from './chargebacks.js';
+export { type AcquirerChargeback, cieloChargebackSource } from './chargebacks.js';
 export { deleteExpiredCardTokens, newestSealedCardToken } from './data.js';
 export { cardFingerprint } from './fingerprint.js';
 export { cardMethod } from './http.js';
-export { type PayerCardCharge, payerCards } from './payer-cards.js';
+export { payerCards } from './payer-cards.js';
 export { setRefusalRatio } from './refusal-watch.js';
 export { cardRoutes } from './routes.js';
 export { deleteSavedCard, type SavedCardView, saveCard, savedCardsOf } from './saved-cards.js';
 export { CardToken, CardTokenBody } from './schemas.js';
-export { CARD_TOKEN_LIFETIME_SECONDS, CardTokens, type UsedCardToken, useToken } from './tokens.js';
+export { CardTokens } from './tokens.js';

@@ -2,4 +2,4 @@
 export { abandonCart, cartView, createCart } from './carts/carts.js';
 export { abandonCheckoutCarts, CART_ABANDON_CHECK_EVERY_MS } from './carts/checkout-carts.js';
 export { installCartRules } from './carts/rules.js';
-export { type CheckoutDeps, checkoutRoutes } from './routes.js';
+export { checkoutRoutes } from './routes.js';

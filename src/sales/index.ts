@@ -2,7 +2,7 @@
 
 export { anticipableSales } from './anticipable.js';
 export { openBlockedSale } from './blocked.js';
-export { type CartRules, cartOfCheckout, setCartRules } from './cart-rules.js';
+export { cartOfCheckout, setCartRules } from './cart-rules.js';
 export {
   deleteExpiredSaleKeys,
   findSaleByProcessorRef,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteExpiredCardTokens, useToken } from '../../src/cards/index.js';
+import { deleteExpiredCardTokens } from '../../src/cards/index.js';
+import { useToken } from '../../src/cards/tokens.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
