@@ -1,8 +1,9 @@
 /**
  * The operators' console (/ops) in Debian's chromium, one journey per role: an invited admin enrols the
- * authenticator and signs in; support reads an account but is offered no action; risk suspends an account
+ * authenticator and signs in; support reads an account, offered no action but resending a delivery (confirmed first); risk suspends an account
  * and releases a held withdrawal; finance reads the daily report; admin approves a sign-up from the review
- * queue and invites an operator (the link e-mailed only, the page saying so), then resends the invitation.
+ * queue and invites an operator (confirmed first; the link e-mailed only, the page saying so), then resends
+ * the invitation (confirmed first).
  * Every page axe-clean, screenshots kept.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -23,8 +24,10 @@ import {
   type TestOperator,
   totpCode,
 } from '../support/operators.js';
+import { startReceiver } from '../support/receiver.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
+import { createWebhook } from '../support/webhooks.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -88,10 +91,13 @@ describe("the operators' console", () => {
     await clean(page, 'console-03-admin-accounts');
   });
 
-  it('support reads an account whole, with no action offered, and no reports or operators', async () => {
+  it('support reads an account whole, with no action offered but a delivery resent, and no reports or operators', async () => {
     const m = await createMerchant(server, 'Padaria do Zé');
+    const receiver = await startReceiver();
+    await createWebhook(server, m, `${receiver.url}/hooks`, ['sale.paid']);
     const sale = await sandboxSale(server, m, {});
     await moveTo(server, m, sale.id, 'PAGO');
+    await receiver.waitFor(1);
     const support = await createOperator(server, 'support');
     const page = await newPage();
     await signIn(page, support);
@@ -107,6 +113,20 @@ describe("the operators' console", () => {
     await page.getByRole('table', { name: 'Vendas recentes' }).getByRole('cell', { name: 'Pago' }).waitFor();
     expect(await page.getByRole('button', { name: 'Suspender conta' }).count()).toBe(0);
     await clean(page, 'console-04-support-account');
+    // a delivery is resent only once "Confirmar" is pressed in the dialog that says what will happen
+    await page.getByRole('button', { name: 'Ver entregas' }).click();
+    const log = page.getByRole('table', { name: `Entregas para ${receiver.url}/hooks` });
+    const resend = log.getByRole('button', { name: /^Reenviar a entrega / });
+    await resend.click();
+    const dialog = page.getByRole('dialog', { name: /^Reenviar a entrega #\d+\?$/ });
+    await dialog.getByText('o lojista o recebe mais uma vez').waitFor();
+    await dialog.getByRole('button', { name: 'Voltar' }).click();
+    expect(receiver.received).toHaveLength(1);
+    await resend.click();
+    await dialog.getByRole('button', { name: 'Confirmar' }).click();
+    await page.getByText(/Entrega #\d+ reenviada/).waitFor();
+    await receiver.waitFor(2);
+    await receiver.close();
   });
 
   it('risk suspends an account with a reason and releases a held withdrawal', async () => {
@@ -253,6 +273,11 @@ describe("the operators' console", () => {
     await page.getByLabel('E-mail').fill('novo-operador@gateway.example');
     await page.getByLabel('Papel').selectOption('finance');
     await page.getByRole('button', { name: 'Convidar' }).click();
+    // nothing is sent before "Confirmar"
+    await page
+      .getByRole('dialog', { name: 'Convidar operador?' })
+      .getByRole('button', { name: 'Confirmar' })
+      .click();
     const invitee = 'novo-operador@gateway.example';
     await page.getByText(`Convite enviado por e-mail para ${invitee}`).waitFor();
     await page
@@ -267,6 +292,10 @@ describe("the operators' console", () => {
 
     // resent: a fresh link by e-mail, the earlier one void
     await page.getByRole('button', { name: `Reenviar convite para ${invitee}` }).click();
+    await page
+      .getByRole('dialog', { name: `Reenviar o convite para ${invitee}?` })
+      .getByRole('button', { name: 'Confirmar' })
+      .click();
     await page.getByText(`Novo convite enviado por e-mail para ${invitee}`).waitFor();
     const mails = await waitUntil(
       () => (mailbox.to(invitee).length >= 2 ? mailbox.to(invitee) : undefined),

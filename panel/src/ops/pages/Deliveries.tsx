@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { date } from '../../ui/format';
 import { Card, ErrorText, Table, useAttempt } from '../../ui/kit';
 import { api, type Delivery, type Webhook } from '../api';
-import { announceDone } from '../Decision';
+import { Decision } from '../Decision';
 
 const DELIVERY_STATUS: Record<string, string> = {
   PENDING: 'Pendente',
@@ -41,20 +41,21 @@ function Log({ accountId, webhook }: { accountId: number; webhook: Webhook }) {
               <td>{d.attempts}</td>
               <td>{date(d.createdAt)}</td>
               <td>
-                <button
-                  type="button"
-                  class="secondary"
-                  aria-label={`Reenviar a entrega ${d.id}`}
-                  onClick={() =>
-                    attempt(async () => {
-                      await api.resend(accountId, d.id);
-                      announceDone(`Entrega #${d.id} reenviada: o resultado aparece nesta lista.`);
-                      setRows(await api.deliveries(accountId, webhook.id));
-                    })
-                  }
+                <Decision
+                  label="Reenviar"
+                  ariaLabel={`Reenviar a entrega ${d.id}`}
+                  title={`Reenviar a entrega #${d.id}?`}
+                  run={async () => {
+                    await api.resend(accountId, d.id);
+                    setRows(await api.deliveries(accountId, webhook.id));
+                    return `Entrega #${d.id} reenviada: o resultado aparece nesta lista.`;
+                  }}
                 >
-                  Reenviar
-                </button>
+                  <p>
+                    O evento {d.event} é enviado de novo para <code>{webhook.webhookUrl}</code>, com o mesmo
+                    conteúdo: o lojista o recebe mais uma vez.
+                  </p>
+                </Decision>
               </td>
             </tr>
           ))}

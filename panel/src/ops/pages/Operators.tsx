@@ -3,6 +3,7 @@ import { date } from '../../ui/format';
 import { ErrorText, Options, Table, useAttempt } from '../../ui/kit';
 import { label } from '../../ui/labels';
 import { api, type Invited, type OperatorRole, type OperatorView } from '../api';
+import { Decision } from '../Decision';
 import { OPERATOR_ROLE, OPERATOR_STATUS } from '../labels';
 
 /**
@@ -13,11 +14,11 @@ export function Operators() {
   const [rows, setRows] = useState<OperatorView[] | null>(null);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<OperatorRole>('support');
-  const [sent, setSent] = useState<{ email: string; again: boolean } | null>(null);
   const list = useAttempt();
-  const invite = useAttempt(() => setSent(null));
-  const resend = useAttempt(() => setSent(null));
-  const sentTo = (invited: Invited, again: boolean) => setSent({ email: invited.operator.email, again });
+  /** What the page says once an invitation went out (announced at its top, as every console decision). */
+  const sentTo = (invited: Invited, again: boolean) =>
+    `${again ? 'Novo convite enviado' : 'Convite enviado'} por e-mail para ${invited.operator.email}. O link ` +
+    `(válido por 72 horas) vai só para a caixa de entrada do convidado${again ? '; o link anterior deixou de valer.' : '.'}`;
   const load = () => list.attempt(async () => setRows((await api.operators()).data));
   useEffect(() => {
     void load();
@@ -25,17 +26,7 @@ export function Operators() {
   return (
     <section>
       <h1>Operadores</h1>
-      <form
-        class="filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void invite.attempt(async () => {
-            sentTo(await api.invite(email, role), false);
-            setEmail('');
-            await load();
-          });
-        }}
-      >
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <div>
           <label for="op-email">E-mail</label>
           <input
@@ -52,17 +43,23 @@ export function Operators() {
             <Options labels={OPERATOR_ROLE} />
           </select>
         </div>
-        <button type="submit">Convidar</button>
+        <Decision
+          submit
+          label="Convidar"
+          title="Convidar operador?"
+          run={async () => {
+            const message = sentTo(await api.invite(email, role), false);
+            setEmail('');
+            await load();
+            return message;
+          }}
+        >
+          <p>
+            {email} recebe por e-mail um link para criar a senha e ativar o segundo fator, com o papel{' '}
+            {label(OPERATOR_ROLE, role)}.
+          </p>
+        </Decision>
       </form>
-      <ErrorText error={invite.error} />
-      <ErrorText error={resend.error} />
-      {sent && (
-        <p class="notice" role="status">
-          {sent.again ? 'Novo convite enviado' : 'Convite enviado'} por e-mail para {sent.email}. O link
-          (válido por 72 horas) vai só para a caixa de entrada do convidado
-          {sent.again ? '; o link anterior deixou de valer.' : '.'}
-        </p>
-      )}
       <ErrorText error={list.error} />
       {rows && (
         <Table
@@ -78,18 +75,18 @@ export function Operators() {
               <td>{o.lastLoginAt ? date(o.lastLoginAt) : '—'}</td>
               <td>
                 {o.status === 'invited' || o.status === 'enrolling' ? (
-                  <button
-                    type="button"
-                    aria-label={`Reenviar convite para ${o.email}`}
-                    onClick={() =>
-                      void resend.attempt(async () => {
-                        sentTo(await api.resendInvitation(o.id), true);
-                        await load();
-                      })
-                    }
+                  <Decision
+                    label="Reenviar convite"
+                    ariaLabel={`Reenviar convite para ${o.email}`}
+                    title={`Reenviar o convite para ${o.email}?`}
+                    run={async () => {
+                      const message = sentTo(await api.resendInvitation(o.id), true);
+                      await load();
+                      return message;
+                    }}
                   >
-                    Reenviar convite
-                  </button>
+                    <p>Um novo link vai por e-mail para {o.email}; o link anterior deixa de valer.</p>
+                  </Decision>
                 ) : (
                   '—'
                 )}
