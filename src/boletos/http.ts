@@ -86,7 +86,7 @@ export function boletoMethod(deps: {
       const opened = await createKeyedSale(db, accountId, key, request, (bind) =>
         sales.open(accountId, request, bind),
       );
-      return { ...opened, current: true };
+      return opened;
     },
     cancel: (accountId, id) => cancelCharge(db, queue, deps.pixProcessor, accountId, id),
     refreshStatuses: (log) => cancelExpiredCharges(db, queue, deps.processors, log, ['BOLETO']),

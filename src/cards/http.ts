@@ -35,11 +35,7 @@ export function cardMethod(deps: {
     refunders: [deps.refunds],
     open: async (accountId, request, key, log) => {
       if (!charger) throw unavailable(request.paymentMethod);
-      const opened = await mapCardErrors(() =>
-        charger.open(accountId, request as unknown as CardSaleInput, key, log),
-      );
-      // read after the acquirer's answer was applied (or as the key's first request left it): as it stands
-      return { ...opened, current: true };
+      return mapCardErrors(() => charger.open(accountId, request as unknown as CardSaleInput, key, log));
     },
     cancel: (accountId, id) => mapCardErrors(() => sales.void(accountId, id)),
     refreshStatuses: async (log) => (await sales.resolveUnknown(log)) + (await sales.voidExpired(log)),

@@ -37,7 +37,7 @@ export function pixMethod(deps: {
         allowPrivateTargets: deps.allowPrivateTargets,
         log,
       });
-      return { ...opened, current: true };
+      return opened;
     },
     cancel: (accountId, id) => cancelCharge(db, queue, processor, accountId, id),
     refreshStatuses: (log) => cancelExpiredCharges(db, queue, processors, log, ['PIX', 'PIX_AUTOMATICO']),

@@ -85,14 +85,12 @@ export async function openCharge(
           ip,
         })
       : ALLOW;
+  // every sale comes back as it stands (a blocked one read after its refusal): answered as stored, not read again
   const opened: OpenedSale =
     risk.decision === 'block'
-      ? {
-          ...(await openBlockedSale(deps.db, deps.queue, accountId, input as BlockedChargeInput, key, risk)),
-          current: false,
-        }
+      ? await openBlockedSale(deps.db, deps.queue, accountId, input as BlockedChargeInput, key, risk)
       : await deps.methods.of(input.paymentMethod).open(accountId, input, key, log);
-  const body = opened.current ? opened.sale.public_json : await saleJson(deps.db, opened.sale.id);
+  const body = opened.sale.public_json;
   if (opened.sale.pix_key === null) return { body, replayed: opened.replayed };
   // a boleto's answer carries the QR its issue drew for its Pix (the same code): not drawn twice
   const drawn = opened.sale.boleto?.pixQrCode;

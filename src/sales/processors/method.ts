@@ -12,16 +12,14 @@ import type { Refunder } from './processor.js';
 /** A charge as `POST /api/transactions` and the panel's charge form ask for it (validated by `ChargeBody`). */
 export type ChargeRequest = Static<typeof ChargeBody>;
 
-/** A sale a payment method opened, or the one an earlier request with the same Idempotency-Key opened. */
+/**
+ * A sale a payment method opened, or the one an earlier request with the same Idempotency-Key opened: the row
+ * as it stands (a charge as its statement stored it, a card sale as the acquirer's answer left it), answered as
+ * it is.
+ */
 export interface OpenedSale {
   sale: SaleRow;
   replayed: boolean;
-  /**
-   * The row is the sale as it stands (a charge stored PENDENTE, answered as its statement returned it; a card
-   * sale read after the acquirer's answer was applied); false: it may have moved on since, and is read again for
-   * the answer (a sale a risk rule blocked).
-   */
-  current: boolean;
 }
 
 /**
