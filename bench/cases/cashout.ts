@@ -66,7 +66,7 @@ export async function run(server: BenchServer): Promise<void> {
  * it accepts: how many withdrawals were still waiting for submission when the load stopped, and how
  * long they took to go out.
  */
-async function payoutBacklog(server: BenchServer, accountId: number): Promise<string> {
+export async function payoutBacklog(server: BenchServer, accountId: number): Promise<string> {
   const pending = async () => {
     const [r] = await server.db.query<{ pending: number; total: number }>(
       `SELECT count(*) FILTER (WHERE status = 'PENDING')::int AS pending, count(*)::int AS total

@@ -10,7 +10,7 @@ import {
   startBareServer,
   WARMUP,
 } from '../lib.js';
-import { cashoutRequests } from './cashout.js';
+import { cashoutRequests, payoutBacklog } from './cashout.js';
 
 /**
  * CPU per request, which moves far less with a shared machine's load than requests per second do: for each
@@ -174,6 +174,8 @@ export async function run(server: BenchServer): Promise<void> {
       ),
       baseline: 'write',
     });
+    // the payouts the cashouts left go out before the next row, which would otherwise pay for them
+    console.log(await payoutBacklog(server, merchant.accountId));
     rows.push({
       cost: await measured(
         'POST /api/transactions PIX',

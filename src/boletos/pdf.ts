@@ -1,15 +1,16 @@
+import { deflateSync } from 'node:zlib';
 import bwipjs from 'bwip-js';
 import {
-  fill,
+  PDFArray,
+  PDFContentStream,
   PDFDocument,
   type PDFFont,
+  PDFName,
   type PDFPage,
-  popGraphicsState,
-  pushGraphicsState,
-  rectangle,
+  PDFRawStream,
+  PDFRef,
   rgb,
   StandardFonts,
-  setFillingColor,
 } from 'pdf-lib';
 import { formatLine, qrModules } from '../payment-standards/index.js';
 import type { BoletoSettings } from '../platform/config/boleto.js';
@@ -25,26 +26,33 @@ const MARGIN = 15 * MM;
 const BLACK = rgb(0, 0, 0);
 const GREY = rgb(0.35, 0.35, 0.35);
 
-/** Filled rectangles [x, y, width, height] (PDF space: y up), in one path filled once. */
-function fillRects(page: PDFPage, rects: [number, number, number, number][]): void {
-  page.pushOperators(
-    pushGraphicsState(),
-    setFillingColor(BLACK),
-    ...rects.map(([x, y, w, h]) => rectangle(x, y, w, h)),
-    fill(),
-    popGraphicsState(),
-  );
+/** A number as a content stream writes it: at most three decimals, never an exponent (values here are 0..842). */
+const num = (v: number) => String(Math.round(v * 1000) / 1000);
+
+/**
+ * Filled black rectangles (PDF space: y up) written as content-stream operators, one path filled once: the QR
+ * code's and the barcode's hundreds of rectangles, which pdf-lib would build as operator objects and format
+ * number by number.
+ */
+class Rects {
+  private readonly ops: string[] = [];
+  add(x: number, y: number, width: number, height: number): void {
+    this.ops.push(`${num(x)} ${num(y)} ${num(width)} ${num(height)} re`);
+  }
+  /** The operators, in their own graphics state. */
+  content(): string {
+    return this.ops.length ? `q\n0 0 0 rg\n${this.ops.join('\n')}\nf\nQ\n` : '';
+  }
 }
 
 /**
- * The QR code of `text` (error correction M, as the API's pixQrCode) drawn as vector rectangles of its dark
- * modules (a run of them in a row is one), `size` points square with its top left corner at (x, top). Drawn
- * instead of embedded as an image: pdf-lib would decode a PNG and compress it again on every render.
+ * The QR code of `text` (error correction M, as the API's pixQrCode) as rectangles of its dark modules (a run of
+ * them in a row is one), `size` points square with its top left corner at (x, top). Drawn instead of embedded
+ * as an image: pdf-lib would decode a PNG and compress it again on every render.
  */
-async function drawQr(page: PDFPage, text: string, x: number, top: number, size: number): Promise<void> {
+async function drawQr(rects: Rects, text: string, x: number, top: number, size: number): Promise<void> {
   const { size: count, dark } = await qrModules(text);
   const module = size / count;
-  const rects: [number, number, number, number][] = [];
   for (let row = 0; row < count; row++) {
     for (let col = 0; col < count; ) {
       if (!dark(row, col)) {
@@ -53,28 +61,45 @@ async function drawQr(page: PDFPage, text: string, x: number, top: number, size:
       }
       let end = col;
       while (end < count && dark(row, end)) end++;
-      rects.push([x + col * module, top - (row + 1) * module, (end - col) * module, module]);
+      rects.add(x + col * module, top - (row + 1) * module, (end - col) * module, module);
       col = end;
     }
   }
-  fillRects(page, rects);
 }
 
 /**
- * The ITF (interleaved 2 of 5) barcode of `digits` as vector bars, `width` × `height` points with its top left
- * corner at (x, top): bwip-js encodes it (bars and spaces alternate, first a bar, in modules).
+ * The ITF (interleaved 2 of 5) barcode of `digits` as bars, `width` × `height` points with its top left corner at
+ * (x, top): bwip-js encodes it (bars and spaces alternate, first a bar, in modules).
  */
-function drawItf(page: PDFPage, digits: string, x: number, top: number, width: number, height: number): void {
+function drawItf(rects: Rects, digits: string, x: number, top: number, width: number, height: number): void {
   const [symbol] = bwipjs.raw({ bcid: 'interleaved2of5', text: digits }) as unknown as { sbs: number[] }[];
   const { sbs } = symbol!;
   const module = width / sbs.reduce((a, b) => a + b, 0);
-  const rects: [number, number, number, number][] = [];
   let at = 0;
   sbs.forEach((units, i) => {
-    if (i % 2 === 0) rects.push([x + at * module, top - height, units * module, height]);
+    if (i % 2 === 0) rects.add(x + at * module, top - height, units * module, height);
     at += units;
   });
-  fillRects(page, rects);
+}
+
+/**
+ * The page's content streams compressed by Node's zlib (pdf-lib compresses with pako, a JavaScript deflate
+ * that took a fifth of a render), `first` written before what pdf-lib drew, so that anything drawn last (the
+ * test-mode mark) stays over it.
+ */
+function compressContents(pdf: PDFDocument, page: PDFPage, first: string): void {
+  const contents = page.node.get(PDFName.of('Contents'));
+  const refs = contents instanceof PDFArray ? contents.asArray() : [contents];
+  let prefix = Buffer.from(first, 'latin1');
+  for (const ref of refs) {
+    if (!(ref instanceof PDFRef)) continue;
+    const stream = pdf.context.lookup(ref);
+    if (!(stream instanceof PDFContentStream)) continue;
+    const bytes = Buffer.concat([prefix, stream.getUnencodedContents()]);
+    prefix = Buffer.alloc(0);
+    stream.dict.set(PDFName.of('Filter'), PDFName.of('FlateDecode'));
+    pdf.context.assign(ref, PDFRawStream.of(stream.dict, deflateSync(bytes)));
+  }
 }
 
 const brDate = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
@@ -191,6 +216,7 @@ export async function renderBoletoPdf(
   pdf.setTitle(`Boleto ${b.nosso_numero}`);
   pdf.setCreator('Gateway');
   const page = pdf.addPage([A4.width, A4.height]);
+  const rects = new Rects();
   const regular = await pdf.embedFont(StandardFonts.Helvetica);
   const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
   let y = A4.height - MARGIN;
@@ -263,7 +289,7 @@ export async function renderBoletoPdf(
   text(page, 'Pague com Pix: leia o QR code ou use o Pix copia e cola', MARGIN, 10, bold);
   const qrSize = 45 * MM;
   y -= 6;
-  await drawQr(page, b.pix_copy_paste, MARGIN, y, qrSize);
+  await drawQr(rects, b.pix_copy_paste, MARGIN, y, qrSize);
   const copyX = MARGIN + qrSize + 8 * MM;
   let copyY = y - 10;
   for (const part of wrap(b.pix_copy_paste, regular, 8, A4.width - MARGIN - copyX)) {
@@ -279,7 +305,9 @@ export async function renderBoletoPdf(
   y -= 13;
   text(page, line, MARGIN, 12, bold);
   y -= 10;
-  drawItf(page, b.barcode, MARGIN + 5 * MM, y, 103 * MM, 13 * MM);
+  drawItf(rects, b.barcode, MARGIN + 5 * MM, y, 103 * MM, 13 * MM);
   if (testMode) drawTestModeMark(page, bold);
-  return pdf.save();
+  compressContents(pdf, page, rects.content());
+  // without object streams, which pdf-lib would compress with pako too (a page's few objects gain nothing by them)
+  return pdf.save({ useObjectStreams: false });
 }
