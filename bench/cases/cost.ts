@@ -37,6 +37,12 @@ export const CUSTOMER = {
   },
 };
 export const ITEMS = [{ title: 'Item', unitPrice: 10000, quantity: 1, tangible: false }];
+/**
+ * The sandbox's payouts do not complete by themselves during the run: each completion is the payout provider's
+ * callback, a request of its own (the settlement and e2e cases measure those), and the timer completes at most
+ * 100 a second, so the cashout row's thousands would be completed through the rows after it and charged to them.
+ */
+export const serverEnv = { SANDBOX_CASHOUT_DELAY_MS: '86400000' };
 /** Writes run at this concurrency (the reads at 50): the rows that make a sale each, not a queue of them. */
 const WRITERS = 16;
 

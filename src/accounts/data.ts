@@ -27,6 +27,8 @@ export interface SaleFeeRates {
   status: AccountStatus;
   /** Its card payments paused for review (too many refused): a card sale is refused before anything is used. */
   card_payments_paused: boolean;
+  /** Its name (a boleto prints it as the shop that sold). */
+  name: string;
 }
 
 const PLAN_COLUMNS = [
@@ -44,13 +46,13 @@ const PLAN_COLUMNS = [
 /** The sale rates of these accounts with their plans', in one read (a batch of sales of several merchants). */
 export async function saleFeeRates(q: Queryable, accountIds: number[]): Promise<Map<number, SaleFeeRates>> {
   const rows = await q.query<Record<string, number | string | boolean | null>>(
-    `SELECT a.id, a.status, a.card_payments_paused, a.sale_fee_percent_e4, a.sale_fee_fixed, a.reserve_percent_e4, a.card_fee_percent_e4,
+    `SELECT a.id, a.name, a.status, a.card_payments_paused, a.sale_fee_percent_e4, a.sale_fee_fixed, a.reserve_percent_e4, a.card_fee_percent_e4,
             a.card_installment_fee_percent_e4, p.id AS plan_id, ${PLAN_COLUMNS.map((c) => `p.${c}`).join(', ')}
        FROM accounts a LEFT JOIN fee_plans p ON p.id = a.fee_plan_id
       WHERE a.id = ANY($1::bigint[])`,
     [[...new Set(accountIds)]],
     // read by every sale's admission: parsed and planned once per connection
-    { prepare: 'sale_fee_rates_v1' },
+    { prepare: 'sale_fee_rates_v2' },
   );
   return new Map(
     rows.map((r) => [
@@ -63,6 +65,7 @@ export async function saleFeeRates(q: Queryable, accountIds: number[]): Promise<
         card_installment_fee_percent_e4: Number(r.card_installment_fee_percent_e4),
         status: r.status as AccountStatus,
         card_payments_paused: r.card_payments_paused === true,
+        name: String(r.name),
         plan:
           r.plan_id === null
             ? null

@@ -6,7 +6,6 @@ import {
   type BoletoSales,
   cancelCharge,
   cancelExpiredCharges,
-  checkChargeSplit,
   createKeyedSale,
   type PaymentMethodPort,
   type PixChargeProcessor,
@@ -79,14 +78,8 @@ export function boletoMethod(deps: {
     refunders: [],
     open: async (accountId, request, key) => {
       if (!sales) throw unavailable('BOLETO');
-      // a split that cannot be is refused before the boleto's charge is opened at the PSP
-      if (request.split !== undefined) {
-        await checkChargeSplit(db, accountId, request.amount, { paymentMethod: 'BOLETO' }, request.split);
-      }
-      const opened = await createKeyedSale(db, accountId, key, request, (bind) =>
-        sales.open(accountId, request, bind),
-      );
-      return opened;
+      // the issue refuses a split that cannot be before the boleto's charge is opened at the PSP
+      return createKeyedSale(db, accountId, key, request, (bind) => sales.open(accountId, request, bind));
     },
     cancel: (accountId, id) => cancelCharge(db, queue, deps.pixProcessor, accountId, id),
     refreshStatuses: (log) => cancelExpiredCharges(db, queue, deps.processors, log, ['BOLETO']),

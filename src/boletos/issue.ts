@@ -1,5 +1,4 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { accountName } from '../accounts/index.js';
 import { barcode, digitableLine, MAX_BOLETO_CENTS, qrSvgDataUri } from '../payment-standards/index.js';
 import { GroupCommit } from '../platform/concurrency/group-commit.js';
 import type { BoletoSettings } from '../platform/config/boleto.js';
@@ -12,6 +11,7 @@ import type { Customer, SaleItem, SaleOrigin, SaleRow } from '../sales/index.js'
 import {
   cartOfCheckout,
   chargeWrites,
+  checkChargeSplit,
   checkSaleSize,
   createSale,
   normalizeCustomer,
@@ -151,6 +151,16 @@ export class BoletoIssuer {
     const postbackUrl = normalizePostbackUrl(input.postbackUrl);
     if (postbackUrl && hooks.checkPostback) await hooks.checkPostback(postbackUrl);
 
+    // the account's standing, rates and name read once, by a query the charges arriving together share; a fee
+    // that takes the amount whole or a split that cannot be is refused before a nosso número or a cobv is taken
+    const rates = await checkChargeSplit(
+      this.db,
+      accountId,
+      input.amount,
+      { paymentMethod: 'BOLETO' },
+      input.split,
+    );
+
     const beneficiary = beneficiaryOf(this.settings);
     const nossoNumero = String(await this.numbers.submit(beneficiaryKey(this.settings))).padStart(11, '0');
     const code = barcode({
@@ -209,7 +219,7 @@ export class BoletoIssuer {
             // unpaid after its last payable day it is cancelled (and its cobv removed) by the charge expiry
             chargeExpiry: { at: fromSaoPaulo(`${addDays(lastPayableDay(terms), 1)}T00:00`) },
           },
-          { notifyPending: true, uuid },
+          { notifyPending: true, uuid, rates },
         );
         await insertBoleto(tx, {
           sale_id: sale.id,
@@ -229,7 +239,7 @@ export class BoletoIssuer {
           pix_copy_paste: cobv.brCode,
           payer,
           pdfTokenHash: tokenHash(token),
-          shop_name: nameForMail(await accountName(tx, accountId), '') || null,
+          shop_name: nameForMail(rates.get(accountId)?.name ?? null, '') || null,
           description: purchaseOf(input.items),
         });
         if (hooks.bind) await hooks.bind(tx, sale.id);

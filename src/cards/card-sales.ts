@@ -29,6 +29,7 @@ import {
   type SaleItem,
   type SaleOrigin,
   type SaleRow,
+  SHARED_UNDER_LOAD,
   setRefusalReason,
   setSaleRisk,
   settleBatch,
@@ -136,7 +137,7 @@ export class CardSales {
           (o) => sales.get(Number(o.saleId)) ?? new Error(`card sale ${o.saleId} not found`),
         );
       },
-      { maxBatch: 32, parallel: 2, retryAlone: true },
+      { maxBatch: 32, ...SHARED_UNDER_LOAD, retryAlone: true },
     );
   }
 

@@ -36,6 +36,14 @@ const CHARGED_METHODS: readonly PaymentMethod[] = ['PIX', 'BOLETO', 'PIX_AUTOMAT
 
 const lanes = new WeakMap<Db, TxLane>();
 /**
+ * How the charges' writes share transactions: two in flight at most, and the second starts beside the first
+ * only once 16 charges wait or after 10 ms (a run may be stuck behind a lock), else the waiting charges share
+ * the next run. A charge spends most of its time before its write (its QR code, the processor's call), so
+ * charges reach the lane spread out: started at once, four runs in flight committed about two charges each,
+ * and a COMMIT's flush is most of what a small transaction costs PostgreSQL (docs/performance.md).
+ */
+export const SHARED_UNDER_LOAD = { parallel: 2, minBesideRunning: 16, maxWaitBesideMs: 10 } as const;
+/**
  * The transactions that store new charges, shared under load (group commit, as cashouts are created): the
  * charges opened together pay one COMMIT and one flush. Each charge's statements, checks and refusals are its
  * own; a refusal runs the others again without it.
@@ -43,7 +51,7 @@ const lanes = new WeakMap<Db, TxLane>();
 export function chargeWrites(db: Db): TxLane {
   let lane = lanes.get(db);
   if (!lane) {
-    lane = new TxLane(db, { maxBatch: 32, parallel: 4 });
+    lane = new TxLane(db, { maxBatch: 32, ...SHARED_UNDER_LOAD });
     lanes.set(db, lane);
   }
   return lane;

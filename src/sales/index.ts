@@ -20,6 +20,7 @@ export {
   createPixSale,
   dueExpiry,
   releaseOrphan,
+  SHARED_UNDER_LOAD,
 } from './charges.js';
 export { ChargeBody, SplitRuleIn } from './charges.schemas.js';
 export { captureLess, checkChargeSplit, checkSplitOf, createSale } from './create.js';

@@ -1,4 +1,4 @@
-import { GroupCommit } from '../concurrency/group-commit.js';
+import { GroupCommit, type GroupCommitOptions } from '../concurrency/group-commit.js';
 import type { Db, Queryable } from './db.js';
 
 /** A writer's work in a transaction: its statements, its result. */
@@ -15,7 +15,13 @@ export type TxWork<R> = (tx: Queryable) => Promise<R>;
 export class TxLane {
   private readonly group: GroupCommit<TxWork<unknown>, unknown>;
 
-  constructor(db: Db, options: { maxBatch: number; parallel: number }) {
+  constructor(
+    db: Db,
+    options: Pick<
+      GroupCommitOptions<unknown>,
+      'maxBatch' | 'parallel' | 'minBesideRunning' | 'maxWaitBesideMs'
+    >,
+  ) {
     this.group = new GroupCommit(
       (works) =>
         db.tx(async (tx) => {
