@@ -17,6 +17,7 @@ import {
   captureLess,
   cartOfCheckout,
   chargeWrites,
+  checkChargeSplit,
   checkSaleSize,
   createKeyedSale,
   createSale,
@@ -28,6 +29,7 @@ import {
   ownedSale,
   type SaleItem,
   type SaleOrigin,
+  type SaleRates,
   type SaleRow,
   SHARED_UNDER_LOAD,
   setRefusalReason,
@@ -149,11 +151,20 @@ export class CardSales {
     context: CardSaleContext = {},
   ): Promise<{ sale: SaleRow; replayed: boolean }> {
     const checked = await this.check(input);
+    // the standing, the rates and the pause read by the query the charges arriving together share (nothing
+    // cached), and a split that cannot be refused before the card is used
+    const rates = await checkChargeSplit(
+      this.db,
+      accountId,
+      input.amount,
+      { paymentMethod: input.paymentMethod, installments: checked.installments },
+      input.split,
+    );
     let prepared: Prepared | null = null;
     // stored in the transaction the charges opened together share (as a PIX charge is); safe to run twice
     const opened = await createKeyedSale(this.db, accountId, key, input, async (bind) =>
       chargeWrites(this.db).run(async (tx) => {
-        prepared = await this.prepare(tx, accountId, input, checked, context);
+        prepared = await this.prepare(tx, accountId, input, checked, context, rates);
         await bind(tx, prepared.sale.id);
         return prepared.sale;
       }),
@@ -264,12 +275,14 @@ export class CardSales {
     input: CardSaleInput,
     checked: CheckedCardSale,
     context: CardSaleContext,
+    /** The account's standing, rates and pause as read before (else read here, in one statement). */
+    given?: SaleRates,
   ): Promise<Prepared> {
     const { customer, postbackUrl, installments, capture, type } = checked;
     const credit = input.paymentMethod === 'CREDIT_CARD';
     const uuid = randomUUID();
     // the standing, the rates and the pause in one read, handed to the admission (not read again)
-    const rates = await saleFeeRates(tx, [accountId]);
+    const rates = given ?? (await saleFeeRates(tx, [accountId]));
     refuseWhenPaused(rates.get(accountId)?.card_payments_paused === true);
     const card = input.card!;
     const token =
