@@ -318,8 +318,13 @@ export interface RecordedCost {
   serverMs: number;
   postgresMs: number;
   totalMs: number;
-  /** totalMs ÷ the baseline's (lower is cheaper); null for a baseline itself. */
+  /**
+   * Lower is cheaper; null for a baseline itself. The median over the route's rounds of each round's totalMs ÷
+   * the baseline rounds' beside it (`roundRatios`), or, without rounds, totalMs ÷ the baseline's.
+   */
   ratio: number | null;
+  /** Each round's ratio, for a route measured in rounds alternated with its baseline's. */
+  roundRatios?: number[];
   /** A read's totalMs ÷ the no-database `GET /json` ceiling's, measured in the same run; absent otherwise. */
   ceilingRatio?: number;
 }

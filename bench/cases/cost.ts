@@ -15,10 +15,10 @@ import { cashoutRequests, payoutBacklog } from './cashout.js';
 /**
  * CPU per request, which moves far less with a shared machine's load than requests per second do: for each
  * route, the CPU the gateway process and the PostgreSQL backends serving it (those connected to the bench's
- * database, from pg_stat_activity; /proc) spent over a load, divided by the requests answered, beside the
- * same for its baseline in the same run: reads against the bare process's `SELECT 1` (bench/bare-server.ts),
- * writes against the raw one-row transaction (`POST /bench/tx` in the gateway's process). The boleto row is a
- * boleto issued and then its PDF fetched (its one render), one after the other; the card row is an
+ * database, from pg_stat_activity; /proc) spent over a load, divided by the requests answered, in rounds
+ * alternated with its baseline's: reads against the bare process's `SELECT 1` (bench/bare-server.ts), writes
+ * against the raw one-row transaction (`POST /bench/tx` in the gateway's process). The boleto rows are boletos
+ * issued, then the PDFs of those boletos fetched once each (their first render); the card row is an
  * authorization and capture at the sandbox acquirer (in the gateway's process), each with a token made
  * beforehand, not counted.
  */
@@ -45,6 +45,43 @@ export const ITEMS = [{ title: 'Item', unitPrice: 10000, quantity: 1, tangible: 
 export const serverEnv = { SANDBOX_CASHOUT_DELAY_MS: '86400000' };
 /** Writes run at this concurrency (the reads at 50): the rows that make a sale each, not a queue of them. */
 const WRITERS = 16;
+
+/** Rounds each route is measured in, alternated with its baseline's (BENCH_COST_ROUNDS). */
+const ROUNDS = Number(process.env.BENCH_COST_ROUNDS ?? 3);
+
+/** What one load spent: its answers, its seconds, the CPU seconds of the serving process and of PostgreSQL. */
+interface Spent {
+  ok: number;
+  failed: number;
+  seconds: number;
+  server: number;
+  postgres: number;
+}
+
+/** CPU milliseconds per answered request of one load. */
+const perRequest = (s: Spent) => ((s.server + s.postgres) * 1000) / Math.max(s.ok, 1);
+
+/** Loads taken together: their CPU per answered request. */
+function costOf(name: string, loads: Spent[]): Cost {
+  const sum = (f: (s: Spent) => number) => loads.reduce((a, s) => a + f(s), 0);
+  const ok = Math.max(
+    sum((s) => s.ok),
+    1,
+  );
+  return {
+    name,
+    requests: sum((s) => s.ok),
+    reqPerSec:
+      sum((s) => s.ok) /
+      Math.max(
+        sum((s) => s.seconds),
+        1e-9,
+      ),
+    server: (sum((s) => s.server) * 1000) / ok,
+    postgres: (sum((s) => s.postgres) * 1000) / ok,
+    failed: sum((s) => s.failed),
+  };
+}
 
 interface Cost {
   name: string;
@@ -83,29 +120,22 @@ export async function run(server: BenchServer): Promise<void> {
   const spent = (before: Map<number, number>, after: Map<number, number>) =>
     [...after].reduce((sum, [pid, cpu]) => sum + cpu - (before.get(pid) ?? 0), 0);
 
-  /** `work` run for DURATION seconds (after WARMUP) by `load`; CPU per answered request of `pid` and PostgreSQL. */
-  async function measured(
-    name: string,
-    pid: number,
-    load: (seconds: number) => Promise<{ ok: number; failed: number }>,
-  ) {
-    if (WARMUP > 0) await load(WARMUP);
+  type Load = (seconds: number) => Promise<{ ok: number; failed: number }>;
+  /** One load of `seconds`, no warm-up: the answers and the CPU seconds `pid` and the database's backends spent. */
+  async function once(pid: number, load: Load, seconds: number): Promise<Spent> {
     const p0 = await backendCpu();
     const s0 = cpuSeconds(pid);
     const t0 = performance.now();
-    const { ok, failed } = await load(DURATION);
-    const seconds = (performance.now() - t0) / 1000;
+    const { ok, failed } = await load(seconds);
+    const elapsed = (performance.now() - t0) / 1000;
     const s1 = cpuSeconds(pid);
     const p1 = await backendCpu();
-    const cost: Cost = {
-      name,
-      requests: ok,
-      reqPerSec: ok / seconds,
-      server: ((s1 - s0) * 1000) / Math.max(ok, 1),
-      postgres: (spent(p0, p1) * 1000) / Math.max(ok, 1),
-      failed,
-    };
-    return cost;
+    return { ok, failed, seconds: elapsed, server: s1 - s0, postgres: spent(p0, p1) };
+  }
+  /** `work` run for DURATION seconds (after WARMUP) by `load`; CPU per answered request of `pid` and PostgreSQL. */
+  async function measured(pid: number, load: Load): Promise<Spent> {
+    if (WARMUP > 0) await load(WARMUP);
+    return once(pid, load, DURATION);
   }
   const cannon =
     (options: LoadOptions, connections = 50) =>
@@ -133,71 +163,98 @@ export async function run(server: BenchServer): Promise<void> {
     )
   ).map((r) => r.uuid);
 
-  const rows: { cost: Cost; baseline: 'read' | 'write' }[] = [];
-  const baselines: Record<'read' | 'write' | 'ceiling', Cost[]> = { read: [], write: [], ceiling: [] };
+  const rows: { cost: Cost; baseline: 'read' | 'write'; ratio: number; ratios: number[] }[] = [];
+  const baselines: Record<'read' | 'write', Spent[]> = { read: [], write: [] };
+  const ceilings: Spent[] = [];
+  const baselineOf = {
+    read: {
+      name: 'bare process: GET /select1 (SELECT 1)',
+      pid: bare.pid,
+      load: cannon({ url: `${bare.url}/select1` }),
+    },
+    write: {
+      name: 'raw one-row transaction: POST /bench/tx',
+      pid: server.pid,
+      load: cannon({ url: `${server.url}/bench/tx`, method: 'POST' }, WRITERS),
+    },
+  };
+  /**
+   * A route measured in ROUNDS rounds, each between two rounds of its baseline (B T B T … B; the machine's load
+   * drifts within a run, and a baseline measured minutes away from its route drifted with it): its ratio is the
+   * median over its rounds of the round's CPU per request against the mean of the two baseline rounds beside it.
+   */
+  async function alternated(name: string, pid: number, load: Load, kind: 'read' | 'write') {
+    const b = baselineOf[kind];
+    const seconds = DURATION / ROUNDS;
+    if (WARMUP > 0) {
+      await b.load(1);
+      await load(WARMUP);
+    }
+    const before = [await once(b.pid, b.load, seconds)];
+    const target: Spent[] = [];
+    const ratios: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const t = await once(pid, load, seconds);
+      const after = await once(b.pid, b.load, seconds);
+      if (t.ok >= 10) {
+        const beside = costOf(b.name, [before[before.length - 1]!, after]);
+        ratios.push(perRequest(t) / (beside.server + beside.postgres));
+        target.push(t);
+      }
+      before.push(after);
+    }
+    baselines[kind].push(...before);
+    ratios.sort((x, y) => x - y);
+    rows.push({
+      cost: costOf(name, target),
+      baseline: kind,
+      ratio: ratios[ratios.length >> 1] ?? Number.NaN,
+      ratios,
+    });
+  }
   try {
-    const select1 = () =>
-      measured('bare process: GET /select1 (SELECT 1)', bare.pid, cannon({ url: `${bare.url}/select1` }));
     // the HTTP layer's own floor: a bare route that touches no database
-    const noDatabase = () =>
-      measured('bare process: GET /json (no database)', bare.pid, cannon({ url: `${bare.url}/json` }));
-    baselines.ceiling.push(await noDatabase());
-    const rawTx = () =>
-      measured(
-        'raw one-row transaction: POST /bench/tx',
-        server.pid,
-        cannon({ url: `${server.url}/bench/tx`, method: 'POST' }, WRITERS),
-      );
-    baselines.read.push(await select1());
-    rows.push({
-      cost: await measured(
-        'GET /api/public/balance',
-        server.pid,
-        cannon({ url: `${server.url}/api/public/balance`, headers: keys }),
-      ),
-      baseline: 'read',
-    });
-    rows.push({
-      cost: await measured(
-        'GET /api/transactions/{uuid}',
-        server.pid,
-        cannon({
-          url: `${server.url}/api/transactions/${uuids[0]}`,
-          headers: keys,
-          requests: uuids.map((uuid) => ({ method: 'GET' as const, path: `/api/transactions/${uuid}` })),
-        }),
-      ),
-      baseline: 'read',
-    });
-    baselines.read.push(await select1());
-    baselines.ceiling.push(await noDatabase());
-    baselines.write.push(await rawTx());
-    rows.push({
-      cost: await measured(
-        'POST /api/public/cashout',
-        server.pid,
-        cannon({ url: server.url, requests: cashoutRequests(merchant) }, WRITERS),
-      ),
-      baseline: 'write',
-    });
+    const noDatabase = () => measured(bare.pid, cannon({ url: `${bare.url}/json` }));
+    ceilings.push(await noDatabase());
+    await alternated(
+      'GET /api/public/balance',
+      server.pid,
+      cannon({ url: `${server.url}/api/public/balance`, headers: keys }),
+      'read',
+    );
+    await alternated(
+      'GET /api/transactions/{uuid}',
+      server.pid,
+      cannon({
+        url: `${server.url}/api/transactions/${uuids[0]}`,
+        headers: keys,
+        requests: uuids.map((uuid) => ({ method: 'GET' as const, path: `/api/transactions/${uuid}` })),
+      }),
+      'read',
+    );
+    ceilings.push(await noDatabase());
+    await alternated(
+      'POST /api/public/cashout',
+      server.pid,
+      cannon({ url: server.url, requests: cashoutRequests(merchant) }, WRITERS),
+      'write',
+    );
     // the payouts the cashouts left go out before the next row, which would otherwise pay for them
     console.log(await payoutBacklog(server, merchant.accountId));
-    rows.push({
-      cost: await measured(
-        'POST /api/transactions PIX',
-        server.pid,
-        cannon(
-          {
-            url: `${server.url}/api/transactions`,
-            method: 'POST',
-            headers: json,
-            body: JSON.stringify({ amount: 10000, paymentMethod: 'PIX', customer: CUSTOMER, items: ITEMS }),
-          },
-          WRITERS,
-        ),
+    await alternated(
+      'POST /api/transactions PIX',
+      server.pid,
+      cannon(
+        {
+          url: `${server.url}/api/transactions`,
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ amount: 10000, paymentMethod: 'PIX', customer: CUSTOMER, items: ITEMS }),
+        },
+        WRITERS,
       ),
-      baseline: 'write',
-    });
+      'write',
+    );
     const boletoBody = JSON.stringify({
       amount: 10000,
       paymentMethod: 'BOLETO',
@@ -207,35 +264,35 @@ export async function run(server: BenchServer): Promise<void> {
     });
     // the boletos issued, whose PDFs are then fetched once each (their first render: later ones are cached)
     const pdfPaths: string[] = [];
-    rows.push({
-      cost: await measured(
-        'POST /api/transactions BOLETO (without its PDF)',
-        server.pid,
-        cannon(
-          {
-            url: server.url,
-            requests: [
-              {
-                method: 'POST',
-                path: '/api/transactions',
-                headers: json,
-                body: boletoBody,
-                onResponse: (status: number, body: string) => {
-                  if (status !== 201) return;
-                  const sale = JSON.parse(body) as { boleto?: { pdfUrl: string } };
-                  if (sale.boleto) pdfPaths.push(new URL(sale.boleto.pdfUrl).pathname);
-                },
+    await alternated(
+      'POST /api/transactions BOLETO (without its PDF)',
+      server.pid,
+      cannon(
+        {
+          url: server.url,
+          requests: [
+            {
+              method: 'POST',
+              path: '/api/transactions',
+              headers: json,
+              body: boletoBody,
+              onResponse: (status: number, body: string) => {
+                if (status !== 201) return;
+                const sale = JSON.parse(body) as { boleto?: { pdfUrl: string } };
+                if (sale.boleto) pdfPaths.push(new URL(sale.boleto.pdfUrl).pathname);
               },
-            ],
-          },
-          WRITERS,
-        ),
+            },
+          ],
+        },
+        WRITERS,
       ),
-      baseline: 'write',
-    });
+      'write',
+    );
     let nextPdf = 0;
-    rows.push({
-      cost: await measured("GET a boleto's PDF, its first render", server.pid, async (seconds) => {
+    await alternated(
+      "GET a boleto's PDF, its first render",
+      server.pid,
+      async (seconds) => {
         const until = performance.now() + seconds * 1000;
         let ok = 0;
         let failed = 0;
@@ -250,9 +307,9 @@ export async function run(server: BenchServer): Promise<void> {
           }),
         );
         return { ok, failed };
-      }),
-      baseline: 'write',
-    });
+      },
+      'write',
+    );
     if (nextPdf >= pdfPaths.length)
       console.log('  (every boleto issued had its PDF rendered before the time was up)');
     const tokens = await cardTokens(
@@ -261,57 +318,45 @@ export async function run(server: BenchServer): Promise<void> {
       Math.ceil((WARMUP + DURATION) * 400),
     );
     let next = 0;
-    rows.push({
-      cost: await measured(
-        'POST /api/transactions CREDIT_CARD (sandbox acquirer)',
-        server.pid,
-        cannon(
-          {
-            url: server.url,
-            requests: [
-              {
-                method: 'POST',
-                path: '/api/transactions',
-                headers: json,
-                setupRequest: (req) => ({
-                  ...req,
-                  body: JSON.stringify({
-                    amount: 10000,
-                    paymentMethod: 'CREDIT_CARD',
-                    customer: CUSTOMER,
-                    items: ITEMS,
-                    installments: 1,
-                    card: { token: tokens[next++ % tokens.length] },
-                  }),
+    await alternated(
+      'POST /api/transactions CREDIT_CARD (sandbox acquirer)',
+      server.pid,
+      cannon(
+        {
+          url: server.url,
+          requests: [
+            {
+              method: 'POST',
+              path: '/api/transactions',
+              headers: json,
+              setupRequest: (req) => ({
+                ...req,
+                body: JSON.stringify({
+                  amount: 10000,
+                  paymentMethod: 'CREDIT_CARD',
+                  customer: CUSTOMER,
+                  items: ITEMS,
+                  installments: 1,
+                  card: { token: tokens[next++ % tokens.length] },
                 }),
-              },
-            ],
-          },
-          WRITERS,
-        ),
+              }),
+            },
+          ],
+        },
+        WRITERS,
       ),
-      baseline: 'write',
-    });
+      'write',
+    );
     if (next > tokens.length) console.log(`  (${next - tokens.length} card requests reused a spent token)`);
-    baselines.write.push(await rawTx());
   } finally {
     await bare.stop();
   }
 
-  /** A baseline measured before and after its routes: the mean of the two. */
-  const mean = (cs: Cost[]): Cost => {
-    const avg = (f: (c: Cost) => number) => cs.reduce((a, c) => a + f(c), 0) / cs.length;
-    return {
-      name: `${cs[0]!.name}, mean of before and after`,
-      requests: avg((c) => c.requests),
-      reqPerSec: avg((c) => c.reqPerSec),
-      server: avg((c) => c.server),
-      postgres: avg((c) => c.postgres),
-      failed: cs.reduce((a, c) => a + c.failed, 0),
-    };
+  const base = {
+    read: costOf(`${baselineOf.read.name}, its rounds beside the reads`, baselines.read),
+    write: costOf(`${baselineOf.write.name}, its rounds beside the writes`, baselines.write),
   };
-  const base = { read: mean(baselines.read), write: mean(baselines.write) };
-  const ceiling = mean(baselines.ceiling);
+  const ceiling = costOf('bare process: GET /json (no database), before and after the reads', ceilings);
   console.log(
     '\nCPU per request (ms): the serving process + the PostgreSQL backends serving it; ratio of the total to its baseline (lower is cheaper)',
   );
@@ -323,7 +368,13 @@ export async function run(server: BenchServer): Promise<void> {
     console.log(
       `  ${cost.name.padEnd(72)} ${cost.reqPerSec.toFixed(0).padStart(7)} ${ms(cost.server)} ${ms(cost.postgres)} ${ms(cost.server + cost.postgres)}  ${ratio}${cost.failed ? `  (${cost.failed} failed)` : ''}`,
     );
-  const keep = (cost: Cost, baseline: Cost | null, ceilingRatio?: number) => {
+  const keep = (
+    cost: Cost,
+    baseline: Cost | null,
+    ratio: number | null,
+    rounds?: number[],
+    ceilingRatio?: number,
+  ) => {
     const totalMs = cost.server + cost.postgres;
     recordedCosts.push({
       case: 'cost',
@@ -335,26 +386,26 @@ export async function run(server: BenchServer): Promise<void> {
       serverMs: cost.server,
       postgresMs: cost.postgres,
       totalMs,
-      ratio: baseline ? totalMs / (baseline.server + baseline.postgres) : null,
+      ratio,
+      ...(rounds ? { roundRatios: rounds } : {}),
       ...(ceilingRatio === undefined ? {} : { ceilingRatio }),
     });
   };
   line(base.read, '(read baseline)');
-  keep(base.read, null);
+  keep(base.read, null, null);
   line(ceiling, '(read ceiling)');
-  keep(ceiling, null);
+  keep(ceiling, null, null);
   line(base.write, '(write baseline)');
-  keep(base.write, null);
+  keep(base.write, null, null);
   const total = (c: Cost) => c.server + c.postgres;
-  for (const { cost, baseline } of rows) {
-    const b = base[baseline];
+  for (const { cost, baseline, ratio, ratios } of rows) {
     const toCeiling = baseline === 'read' ? total(cost) / total(ceiling) : undefined;
     line(
       cost,
-      `${(total(cost) / total(b)).toFixed(2)} × ${baseline}` +
+      `${ratio.toFixed(2)} × ${baseline} (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')})` +
         (toCeiling === undefined ? '' : `, ${toCeiling.toFixed(2)} × ceiling`),
     );
-    keep(cost, b, toCeiling);
+    keep(cost, base[baseline], ratio, ratios, toCeiling);
   }
 }
 
