@@ -151,24 +151,25 @@ export class CardSales {
     context: CardSaleContext = {},
   ): Promise<{ sale: SaleRow; replayed: boolean }> {
     const checked = await this.check(input);
-    // the standing, the rates and the pause read by the query the charges arriving together share (nothing
-    // cached), and a split that cannot be refused before the card is used
-    const rates = await checkChargeSplit(
-      this.db,
-      accountId,
-      input.amount,
-      { paymentMethod: input.paymentMethod, installments: checked.installments },
-      input.split,
-    );
     let prepared: Prepared | null = null;
-    // stored in the transaction the charges opened together share (as a PIX charge is); safe to run twice
-    const opened = await createKeyedSale(this.db, accountId, key, input, async (bind) =>
-      chargeWrites(this.db).run(async (tx) => {
+    const opened = await createKeyedSale(this.db, accountId, key, input, async (bind) => {
+      // not for a replay (answered from its key): the standing, the rates and the pause read by the query the
+      // charges arriving together share (nothing cached), and a split that cannot be refused before the card
+      // is used
+      const rates = await checkChargeSplit(
+        this.db,
+        accountId,
+        input.amount,
+        { paymentMethod: input.paymentMethod, installments: checked.installments },
+        input.split,
+      );
+      // stored in the transaction the charges opened together share (as a PIX charge is); safe to run twice
+      return chargeWrites(this.db).run(async (tx) => {
         prepared = await this.prepare(tx, accountId, input, checked, context, rates);
         await bind(tx, prepared.sale.id);
         return prepared.sale;
-      }),
-    );
+      });
+    });
     const { request, blocked } = (prepared as Prepared | null) ?? { request: null, blocked: false };
     if (blocked) this.options.outbox?.committed();
     if (opened.replayed || !request) {
