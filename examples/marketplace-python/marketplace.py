@@ -28,7 +28,8 @@ VASE_SALE = {"amount": 30000, "paymentMethod": "CREDIT_CARD", "installments": 3,
 STUDENT = {"name": "João Lima", "email": "joao@example.com", "document": "11144477735"}
 COURSE = {"name": "Curso de cerâmica", "amountCents": 19900, "interval": "month", "methods": ["PIX"]}
 REFUND_CENTS = 6000  # a refund of the gift wrap: 60 of the vase's 300 reais
-TOMORROW = (datetime.now(timezone(timedelta(hours=-3))) + timedelta(days=1)).date().isoformat()  # São Paulo
+# the course starts in ten days (São Paulo): its PIX charge is due five days before (BOLETO_DAYS_BEFORE), not yet
+IN_TEN_DAYS = (datetime.now(timezone(timedelta(hours=-3))) + timedelta(days=10)).date().isoformat()
 
 
 def reais(cents: int) -> str:
@@ -64,8 +65,8 @@ check(any(p["party"] == seller["id"] and p["fromReceivableCents"] > 0 for p in r
 student = gateway.customers.create(STUDENT)
 course = gateway.plans.create(COURSE)
 monthly = gateway.subscriptions.create({"customerId": student["id"], "planId": course["id"], "paymentMethod": "PIX",
-                                        "startDate": TOMORROW, "split": [{"recipientId": seller["id"], "percent": 70}]})
-# the sandbox makes the first month's charge now (the scheduler would, and e-mail it to the student); pay it
+                                        "startDate": IN_TEN_DAYS, "split": [{"recipientId": seller["id"], "percent": 70}]})
+# the sandbox makes the first month's charge now (the scheduler would in five days, and e-mail it to the student); pay it
 gateway.sandbox.advance_subscription(monthly["id"])
 month = next(s for s in gateway.transactions.list(limit=20)["data"] if s.get("subscriptionId") == monthly["id"])
 gateway.sandbox.pay(month["uuid"])

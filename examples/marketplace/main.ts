@@ -51,7 +51,8 @@ const COURSE = {
 };
 /** A refund of the gift wrap: 60 of the vase's 300 reais. */
 const REFUND_CENTS = 6000;
-const tomorrow = new Date(Date.now() + 86_400_000).toLocaleDateString('sv-SE', {
+/** The course starts in ten days: its PIX charge is due five days before (BOLETO_DAYS_BEFORE), not yet. */
+const inTenDays = new Date(Date.now() + 10 * 86_400_000).toLocaleDateString('sv-SE', {
   timeZone: 'America/Sao_Paulo',
 });
 const reais = (cents: number) =>
@@ -95,10 +96,10 @@ const monthly = await gateway.subscriptions.create({
   customerId: student.id,
   planId: course.id,
   paymentMethod: 'PIX',
-  startDate: tomorrow,
+  startDate: inTenDays,
   split: [{ recipientId: seller.id, percent: 70 }],
 });
-// the sandbox makes the first month's charge now (the scheduler would, and e-mail it to the student); pay it
+// the sandbox makes the first month's charge now (the scheduler would in five days, and e-mail it to the student); pay it
 await gateway.sandbox.advanceSubscription(monthly.id);
 const month = (await gateway.transactions.list({ limit: 20 })).data.find(
   (s) => s.subscriptionId === monthly.id,

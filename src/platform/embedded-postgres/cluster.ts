@@ -156,7 +156,36 @@ export async function startServer(
     '-c max_connections=200',
     '-c shared_buffers=64MB',
   ].join(' ');
-  // Detached, in a session of its own: the server outlives a killed gateway and ignores its terminal's ^C.
+  // A SIGKILLed server's backends outlive it until they notice (a while on a loaded machine) and keep its shared
+  // memory: PostgreSQL refuses to start beside them, so the start is tried again until they are gone.
+  const deadline = Date.now() + ORPHANS_GONE_WITHIN_MS;
+  for (let waited = false; ; waited = true) {
+    const from = statSync(paths.log).size;
+    const code = await pgCtlStart(bin, account, paths, options);
+    if (code === 0) break;
+    const written = readFileSync(paths.log).subarray(from).toString('utf8');
+    if (/pre-existing shared memory block .* is still in use/.test(written) && Date.now() < deadline) {
+      if (!waited)
+        log('embedded PostgreSQL: a killed server’s processes still hold its memory; waiting for them');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      continue;
+    }
+    const tail = readFileSync(paths.log, 'utf8').trim().split('\n').slice(-3).join(' | ');
+    throw new Error(`the embedded PostgreSQL did not start (see ${paths.log}): ${tail}`);
+  }
+  log(`embedded PostgreSQL log: ${paths.log}`);
+}
+
+/** How long a start waits for a killed server's orphaned backends to exit. */
+const ORPHANS_GONE_WITHIN_MS = 60_000;
+
+/** pg_ctl start -w, detached in a session of its own: the server outlives a killed gateway and ignores its ^C. */
+async function pgCtlStart(
+  bin: Binaries,
+  account: Account | null,
+  paths: { cluster: string; log: string },
+  options: string,
+): Promise<number | null> {
   const child = spawn(
     bin.pg_ctl,
     ['start', '-D', paths.cluster, '-l', paths.log, '-w', '-t', '60', '-o', options],
@@ -167,13 +196,8 @@ export async function startServer(
       ...(account ? { uid: account.uid, gid: account.gid } : {}),
     },
   );
-  const code = await new Promise<number | null>((resolve, reject) => {
+  return new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', resolve);
   });
-  if (code !== 0) {
-    const tail = readFileSync(paths.log, 'utf8').trim().split('\n').slice(-3).join(' | ');
-    throw new Error(`the embedded PostgreSQL did not start (see ${paths.log}): ${tail}`);
-  }
-  log(`embedded PostgreSQL log: ${paths.log}`);
 }

@@ -261,6 +261,42 @@ describe('embedded database', () => {
     expect(postmaster()).toBeNull();
   });
 
+  it('waits for a killed database server’s processes to let go of its memory, then starts it again', async () => {
+    server = await serve();
+    const first = postmaster()!;
+    expect(await server.stop('SIGKILL')).toBeNull();
+    server = undefined;
+    // its backends and helpers, held still: alive after their postmaster, as on a loaded machine
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(first)])
+      .toString()
+      .split('\n')
+      .map(Number)
+      .filter((pid) => pid > 0);
+    expect(children.length).toBeGreaterThan(0);
+    for (const pid of children) process.kill(pid, 'SIGSTOP');
+    process.kill(first, 'SIGKILL');
+    await until(() => postmaster() === null);
+    const log = path.join(dataDir, 'postgres.log');
+    const from = statSync(log).size;
+    const starting = serve();
+    try {
+      await until(() => /is still in use/.test(readFileSync(log).subarray(from).toString()), 20_000);
+    } finally {
+      for (const pid of children) process.kill(pid, 'SIGCONT');
+    }
+    server = await starting;
+    expect(server.output()).toMatch(/killed server’s processes still hold its memory; waiting for them/);
+    expect(server.output()).toMatch(/embedded PostgreSQL started/);
+    await until(async () => {
+      const { status } = await call('GET', `${server!.url}/api/public/balance`, { headers: keys });
+      expect([200, 503]).toContain(status);
+      return status === 200;
+    }, 30_000);
+    expect(await server.stop()).toBe(0);
+    server = undefined;
+    expect(postmaster()).toBeNull();
+  });
+
   it('runs operator commands side by side with no server running: each one succeeds, with one document', async () => {
     for (let round = 0; round < 3; round++) {
       const results = await Promise.all(Array.from({ length: 4 }, () => cli(['ledger', 'verify', '--json'])));
