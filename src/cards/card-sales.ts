@@ -48,9 +48,8 @@ import {
   findCardPayment,
   insertCardPayment,
   lockCardPayment,
-  lockCardPayments,
+  lockRecordingCaptures,
   recordAcquirerState,
-  recordCaptures,
   releaseCapture,
   riskHoldsOlderThan,
   unresolvedOlderThan,
@@ -418,28 +417,24 @@ export class CardSales {
   ): Promise<Map<number, SaleRow>> {
     if (outcomes.length === 0) return new Map();
     const sales = await this.db.txEndingWith(async (tx) => {
-      const rows = await lockCardPayments(
+      // the common answer, a capture in full of a sale still authorizing, recorded as its row is locked
+      const rows = await lockRecordingCaptures(
         tx,
         outcomes.map((o) => o.saleId),
+        outcomes.filter((o) => o.payment.state === 'captured'),
       );
       const captured: { saleId: number; payment: AcquirerPayment }[] = [];
       for (const o of outcomes) {
         const row = rows.get(o.saleId);
         if (!row) continue;
-        const whole = o.payment.capturedCents || Number(row.authorized_amount);
-        if (
-          row.state === 'authorizing' &&
-          o.payment.state === 'captured' &&
-          whole === Number(row.authorized_amount)
-        ) {
-          captured.push(o);
-        } else {
-          await applyTo(tx, this.queue, row, o.payment);
-        }
+        if (row.captured_now) captured.push(o);
+        else await applyTo(tx, this.queue, row, o.payment);
       }
       const last: string[] = [];
+      // the sales as this transaction leaves them (what travels with its COMMIT moves balances, not sales):
+      // a capture's as its settlement wrote it, any other's read again, locked by its move already
+      const after = new Map<number, SaleRow>();
       if (captured.length > 0) {
-        await recordCaptures(tx, captured);
         const settled = await settleBatch(
           tx,
           this.queue,
@@ -448,14 +443,13 @@ export class CardSales {
         );
         const refused = settled.find((r) => r instanceof AppError);
         if (refused) throw refused;
+        for (const r of settled)
+          if (typeof r === 'object' && 'sale' in r) after.set(Number(r.sale.id), r.sale);
       }
-      // the sales as this transaction leaves them (what travels with its COMMIT moves balances, not sales);
-      // every one is locked by its move already
-      const after = await lockSalesById(
-        tx,
-        outcomes.map((o) => o.saleId),
-      );
-      return [new Map(after.map((sale) => [Number(sale.id), sale])), last.join('\n;\n')];
+      const others = outcomes.map((o) => o.saleId).filter((id) => !after.has(id));
+      if (others.length > 0)
+        for (const sale of await lockSalesById(tx, others)) after.set(Number(sale.id), sale);
+      return [after, last.join('\n;\n')];
     });
     this.options.outbox?.committed();
     return sales;

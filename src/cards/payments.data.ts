@@ -65,18 +65,6 @@ export async function lockCardPayment(tx: Queryable, saleId: number): Promise<Ca
   return rowOrNull<CardPaymentRow>(tx, 'SELECT * FROM card_payments WHERE sale_id = $1 FOR UPDATE', [saleId]);
 }
 
-/** The card payments of these sales, locked in sale order (two groups cannot deadlock), by sale id. */
-export async function lockCardPayments(
-  tx: Queryable,
-  saleIds: number[],
-): Promise<Map<number, CardPaymentRow>> {
-  const rows = await tx.query<CardPaymentRow>(
-    'SELECT * FROM card_payments WHERE sale_id = ANY($1::bigint[]) ORDER BY sale_id FOR UPDATE',
-    [saleIds],
-  );
-  return new Map(rows.map((r) => [Number(r.sale_id), r]));
-}
-
 export async function findCardPayment(q: Queryable, saleId: number): Promise<CardPaymentRow | null> {
   return rowOrNull<CardPaymentRow>(q, 'SELECT * FROM card_payments WHERE sale_id = $1', [saleId]);
 }
@@ -110,29 +98,50 @@ export async function recordAcquirerState(
   );
 }
 
-/** Captures in full of payments still authorizing, recorded as `recordAcquirerState` records one, in one statement. */
-export async function recordCaptures(
+/**
+ * The card payments of these sales, locked in sale order (two groups cannot deadlock), and in the same statement
+ * the captures in full the acquirer reported of those still authorizing recorded (the common answer: its state,
+ * payment id, return code and message, the authorized amount captured). By sale id: each row as it was locked,
+ * `captured_now` when this statement recorded its capture (any other answer is the caller's to apply).
+ */
+export async function lockRecordingCaptures(
   tx: Queryable,
-  captured: { saleId: number; payment: AcquirerPayment }[],
-): Promise<void> {
-  await tx.query(
-    `UPDATE card_payments c SET state = 'captured',
-        payment_id = COALESCE(NULLIF(v.payment_id, ''), c.payment_id),
-        captured_amount = c.authorized_amount,
-        return_code = COALESCE(v.return_code, c.return_code),
-        return_message = COALESCE(v.return_message, c.return_message),
-        authorized_at = COALESCE(c.authorized_at, now()),
-        captured_at = COALESCE(c.captured_at, now()),
-        updated_at = now()
-       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS v(sale_id, payment_id, return_code, return_message)
-      WHERE c.sale_id = v.sale_id`,
+  saleIds: number[],
+  captures: { saleId: number; payment: AcquirerPayment }[],
+): Promise<Map<number, CardPaymentRow & { captured_now: boolean }>> {
+  const rows = await tx.query<CardPaymentRow & { captured_now: boolean }>(
+    `WITH locked AS (
+       SELECT * FROM card_payments WHERE sale_id = ANY($1::bigint[]) ORDER BY sale_id FOR UPDATE),
+     v AS (
+       SELECT * FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[])
+         AS v(sale_id, captured_cents, payment_id, return_code, return_message)),
+     captured AS (
+       UPDATE card_payments c SET state = 'captured',
+           payment_id = COALESCE(NULLIF(v.payment_id, ''), c.payment_id),
+           captured_amount = c.authorized_amount,
+           return_code = COALESCE(v.return_code, c.return_code),
+           return_message = COALESCE(v.return_message, c.return_message),
+           authorized_at = COALESCE(c.authorized_at, now()),
+           captured_at = COALESCE(c.captured_at, now()),
+           updated_at = now()
+         FROM locked l JOIN v ON v.sale_id = l.sale_id
+        WHERE c.sale_id = ANY($2::bigint[]) AND c.sale_id = l.sale_id AND l.state = 'authorizing'
+          AND (COALESCE(v.captured_cents, 0) = 0 OR v.captured_cents = l.authorized_amount)
+       RETURNING c.sale_id)
+     SELECT l.*, EXISTS (SELECT 1 FROM captured k WHERE k.sale_id = l.sale_id) AS captured_now
+       FROM locked l ORDER BY l.sale_id`,
     [
-      captured.map((c) => c.saleId),
-      captured.map((c) => c.payment.paymentId),
-      captured.map((c) => c.payment.returnCode ?? null),
-      captured.map((c) => c.payment.returnMessage ?? null),
+      saleIds,
+      captures.map((c) => c.saleId),
+      captures.map((c) => c.payment.capturedCents ?? null),
+      captures.map((c) => c.payment.paymentId),
+      captures.map((c) => c.payment.returnCode ?? null),
+      captures.map((c) => c.payment.returnMessage ?? null),
     ],
+    // planned once per connection: its text is fixed
+    { prepare: 'card_lock_recording_captures_v1' },
   );
+  return new Map(rows.map((r) => [Number(r.sale_id), r]));
 }
 
 /** Authorizations still open past `seconds` (the void job), oldest first. */
