@@ -40,7 +40,10 @@ export async function openDatabase(
   });
   // several hosts: start on the writable one (the others are standbys, or a primary that was replaced)
   if (!embedded) {
-    await db.locate().catch(async (err: unknown) => {
+    // a command fails at once; a long-running process waits DB_FAILOVER_TIMEOUT_MS for a host that is slow to
+    // answer or still starting (its supervisor would restart it anyway), as it waits for one during a failover
+    const waitMs = opts.watch ? config.dbFailoverTimeoutMs : 0;
+    await locateWithin(db.locate, waitMs, opts.watch?.warn).catch(async (err: unknown) => {
       await db.close();
       throw err;
     });
@@ -104,4 +107,25 @@ function watchEmbedded(embedded: EmbeddedPostgres, warn: (message: string) => vo
   }, WATCH_EVERY_MS);
   timer.unref();
   return timer;
+}
+
+/** Rounds over the hosts until one fits, for up to `waitMs` (one round when 0); the last round's error. */
+async function locateWithin(
+  locate: () => Promise<void>,
+  waitMs: number,
+  warn?: (message: string) => void,
+): Promise<void> {
+  const started = Date.now();
+  for (let round = 1; ; round++) {
+    try {
+      await locate();
+      return;
+    } catch (err) {
+      if (Date.now() - started >= waitMs) throw err;
+      if (round === 1) {
+        warn?.(`${(err as Error).message}; trying again for up to ${waitMs} ms (DB_FAILOVER_TIMEOUT_MS)`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
 }
