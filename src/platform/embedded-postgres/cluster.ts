@@ -100,10 +100,28 @@ function isPostmasterOf(pid: number, cluster: string): boolean {
   }
 }
 
-/** A postmaster.pid naming a dead process (or a pid reused by another program) is left by a killed server. */
+/**
+ * A postmaster.pid whose pid another program has taken since (after a crash and a reboot) is removed: PostgreSQL
+ * would take that live process for its server and refuse to start. One naming a dead process is left to
+ * PostgreSQL, which removes it itself once no backend of the killed server is still attached to the shared
+ * memory the file names; removed here, the new server would start beside those backends.
+ */
 export function clearStalePidFile(cluster: string): void {
   const pid = pidFile(cluster);
-  if (pid && !isPostmasterOf(pid.pid, cluster)) rmSync(path.join(cluster, 'postmaster.pid'), { force: true });
+  if (pid && isAlive(pid.pid) && !isPostmasterOf(pid.pid, cluster)) {
+    rmSync(path.join(cluster, 'postmaster.pid'), { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // another user's process is alive too
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** The port recorded in DATA_DIR when it is still free, else a new free one (recorded). */

@@ -146,9 +146,11 @@ async function reachable(url: string, waitMs: number): Promise<boolean> {
       await client.query('SELECT 1');
       return true;
     } catch (err) {
-      // the server is starting up or shutting down: wait; anything else (refused, wrong password): not ours
-      const code = (err as { code?: string }).code;
-      if (code !== '57P03' || Date.now() > deadline) return false;
+      // our server (its pid file says so) starting up, or too loaded to answer within the connection's 2 s, or
+      // out of connections: wait; anything else (refused, wrong password): not ours
+      const { code, message } = err as { code?: string; message?: string };
+      const busy = code === '57P03' || code === '53300' || /timeout/i.test(message ?? '');
+      if (!busy || Date.now() > deadline) return false;
       await new Promise((r) => setTimeout(r, 100));
     } finally {
       await client.end().catch(() => undefined);

@@ -39,6 +39,21 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/**
+ * What a failed test left running (its gateway, its worker, their database server) stopped, so that the next
+ * test starts as it expects and fails, if it does, on its own account.
+ */
+async function noLeftovers(): Promise<void> {
+  for (const child of [worker, server]) await child?.stop('SIGKILL');
+  worker = undefined;
+  server = undefined;
+  const pid = postmaster();
+  if (pid !== null) {
+    process.kill(pid, 'SIGINT'); // PostgreSQL's fast shutdown
+    await until(() => postmaster() === null, 30_000);
+  }
+}
+
 /** The postmaster recorded in the cluster's pid file, when that process is alive. */
 function postmaster(): number | null {
   try {
@@ -239,6 +254,7 @@ describe('embedded database', () => {
   });
 
   it('starts its database server again when it dies under a running gateway', async () => {
+    await noLeftovers();
     server = await serve();
     const first = postmaster();
     expect(first).not.toBeNull();
@@ -262,6 +278,7 @@ describe('embedded database', () => {
   });
 
   it('waits for a killed database server’s processes to let go of its memory, then starts it again', async () => {
+    await noLeftovers();
     server = await serve();
     const first = postmaster()!;
     expect(await server.stop('SIGKILL')).toBeNull();
@@ -298,6 +315,7 @@ describe('embedded database', () => {
   });
 
   it('runs operator commands side by side with no server running: each one succeeds, with one document', async () => {
+    await noLeftovers();
     for (let round = 0; round < 3; round++) {
       const results = await Promise.all(Array.from({ length: 4 }, () => cli(['ledger', 'verify', '--json'])));
       for (const r of results) expect(json<{ ok: boolean }>(r).ok).toBe(true);
