@@ -65,7 +65,7 @@ export class HostLocator {
     return () => this.found.delete(fn);
   }
 
-  /** One round over every host; throws when none fits (at start, where a supervisor restarts the process). */
+  /** One round over every host; throws when none fits (at start: a command fails, serve and worker try again). */
   async locate(): Promise<void> {
     const host = await this.round();
     if (!host) {

@@ -54,6 +54,23 @@ async function noLeftovers(): Promise<void> {
   }
 }
 
+/**
+ * The running gateway answers the balance, 200 or 503 until 200 (a pooled connection still open to a dead
+ * server's backends, which outlive their postmaster a while on a loaded machine, fails its first statement:
+ * that request is answered 503, the retryable answer, and the pool's next connection goes to the new server);
+ * then it stops, and its database server with it.
+ */
+async function servesBalanceThenStops(keys: Record<string, string>): Promise<void> {
+  await until(async () => {
+    const { status } = await call('GET', `${server!.url}/api/public/balance`, { headers: keys });
+    expect([200, 503]).toContain(status);
+    return status === 200;
+  }, 30_000);
+  expect(await server!.stop()).toBe(0);
+  server = undefined;
+  expect(postmaster()).toBeNull();
+}
+
 /** The postmaster recorded in the cluster's pid file, when that process is alive. */
 function postmaster(): number | null {
   try {
@@ -264,17 +281,7 @@ describe('embedded database', () => {
     expect(again).not.toBeNull();
     expect(again).not.toBe(first);
     await until(async () => (await call('GET', `${server!.url}/health`)).status === 200, 30_000);
-    // a pooled connection still open to the dead server's backends (which outlive their postmaster a while
-    // on a loaded machine) fails its first statement: that request is answered 503, the retryable answer,
-    // and the pool's next connection goes to the new server
-    await until(async () => {
-      const { status } = await call('GET', `${server!.url}/api/public/balance`, { headers: keys });
-      expect([200, 503]).toContain(status);
-      return status === 200;
-    }, 30_000);
-    expect(await server.stop()).toBe(0);
-    server = undefined;
-    expect(postmaster()).toBeNull();
+    await servesBalanceThenStops(keys);
   });
 
   it('waits for a killed database server’s processes to let go of its memory, then starts it again', async () => {
@@ -304,14 +311,7 @@ describe('embedded database', () => {
     server = await starting;
     expect(server.output()).toMatch(/killed server’s processes still hold its memory; waiting for them/);
     expect(server.output()).toMatch(/embedded PostgreSQL started/);
-    await until(async () => {
-      const { status } = await call('GET', `${server!.url}/api/public/balance`, { headers: keys });
-      expect([200, 503]).toContain(status);
-      return status === 200;
-    }, 30_000);
-    expect(await server.stop()).toBe(0);
-    server = undefined;
-    expect(postmaster()).toBeNull();
+    await servesBalanceThenStops(keys);
   });
 
   it('runs operator commands side by side with no server running: each one succeeds, with one document', async () => {
