@@ -315,7 +315,7 @@ export async function run(server: BenchServer): Promise<void> {
     const tokens = await cardTokens(
       server.url,
       keys['x-api-public-key']!,
-      Math.ceil((WARMUP + DURATION) * 400),
+      Math.ceil((WARMUP + DURATION) * 800),
     );
     let next = 0;
     await alternated(

@@ -63,6 +63,24 @@ describe('migrations', () => {
     expect(onEmbedded.indexes).toEqual(pg.indexes);
   });
 
+  it("compress a sale's JSON columns by lz4 where the server has it, and keep the default where it has not", async () => {
+    const compression = async (db: Db) => {
+      const lz4 = await db
+        .query("SELECT set_config('default_toast_compression', 'lz4', true)")
+        .then(() => true)
+        .catch(() => false);
+      const columns = await db.query<{ attname: string; attcompression: string }>(
+        `SELECT attname, attcompression::text FROM pg_attribute
+          WHERE attrelid = 'sales'::regclass AND attname IN ('boleto', 'public_json') ORDER BY attname`,
+      );
+      return { lz4, columns: columns.map((c) => `${c.attname}:${c.attcompression}`) };
+    };
+    // the embedded 18 is built without lz4; Debian's PostgreSQL 15, the tests' server here, with it
+    const server = await compression(postgres);
+    expect(server.columns).toEqual(server.lz4 ? ['boleto:l', 'public_json:l'] : ['boleto:', 'public_json:']);
+    expect(await compression(embeddedDb)).toEqual({ lz4: false, columns: ['boleto:', 'public_json:'] });
+  });
+
   it('run concurrently without applying anything twice', async () => {
     const other = `${blank}_c`;
     await admin((c) => c.query(`CREATE DATABASE ${other}`));
