@@ -45,14 +45,18 @@ const PLAN_COLUMNS = [
 
 /** The sale rates of these accounts with their plans', in one read (a batch of sales of several merchants). */
 export async function saleFeeRates(q: Queryable, accountIds: number[]): Promise<Map<number, SaleFeeRates>> {
+  const ids = [...new Set(accountIds)];
+  const columns = `a.id, a.name, a.status, a.card_payments_paused, a.sale_fee_percent_e4, a.sale_fee_fixed,
+       a.reserve_percent_e4, a.card_fee_percent_e4, a.card_installment_fee_percent_e4, p.id AS plan_id,
+       ${PLAN_COLUMNS.map((c) => `p.${c}`).join(', ')}`;
+  // read by every sale's admission: parsed and planned once per connection. One account (nearly every read) by
+  // its own statement: PostgreSQL keeps planning `= ANY($1)` anew on every call (its generic plan, made for an
+  // array of unknown length, costs more than a plan for the array given), `= $1` it plans once
   const rows = await q.query<Record<string, number | string | boolean | null>>(
-    `SELECT a.id, a.name, a.status, a.card_payments_paused, a.sale_fee_percent_e4, a.sale_fee_fixed, a.reserve_percent_e4, a.card_fee_percent_e4,
-            a.card_installment_fee_percent_e4, p.id AS plan_id, ${PLAN_COLUMNS.map((c) => `p.${c}`).join(', ')}
-       FROM accounts a LEFT JOIN fee_plans p ON p.id = a.fee_plan_id
-      WHERE a.id = ANY($1::bigint[])`,
-    [[...new Set(accountIds)]],
-    // read by every sale's admission: parsed and planned once per connection
-    { prepare: 'sale_fee_rates_v2' },
+    `SELECT ${columns} FROM accounts a LEFT JOIN fee_plans p ON p.id = a.fee_plan_id
+      WHERE ${ids.length === 1 ? 'a.id = $1' : 'a.id = ANY($1::bigint[])'}`,
+    [ids.length === 1 ? ids[0] : ids],
+    { prepare: ids.length === 1 ? 'sale_fee_rates_one_v1' : 'sale_fee_rates_v3' },
   );
   return new Map(
     rows.map((r) => [
