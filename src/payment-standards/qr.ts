@@ -8,9 +8,11 @@ import { createRequire } from 'node:module';
  * push) and the mask (each of the eight applied to its `BitMatrix` and scored by the standard's four penalty rules,
  * module by module through method calls). Here the same graph is walked by the same algorithm over arrays, the same
  * queue order kept (a push goes after every entry of equal or lower cost, as the library's stable sort puts it),
- * and the eight masks are scored by the same rules over one flat array; the library encodes, places and renders
- * as always. The symbol is the library's own, bit for bit: test/payment-standards/qr.test.ts draws thousands of
- * texts both ways. A text outside ASCII (never a BR Code) is left to the library whole.
+ * and the eight masks are applied a 32-bit word at a time and scored by the same rules without branches; the
+ * library encodes, places and renders as always. The symbol is the library's own, bit for bit:
+ * test/payment-standards/qr.test.ts draws thousands of texts both ways (this reaches into the library's modules,
+ * its version pinned: an upgrade is checked by that test). A text outside ASCII (never a BR Code) is left to the
+ * library whole.
  */
 
 type Mode = { id: string; bit: number };
@@ -84,7 +86,8 @@ export function drawQr(text: string): QrSymbol {
 }
 
 function draw(lib: Library, text: string): QrSymbol {
-  if (Buffer.byteLength(text, 'utf8') !== text.length) return lib.create(text, { errorCorrectionLevel: 'M' });
+  if (text === '' || Buffer.byteLength(text, 'utf8') !== text.length)
+    return lib.create(text, { errorCorrectionLevel: 'M' });
   const estimated = lib.bestVersion(lib.rawSplit(text), lib.levelM);
   const symbol = lib.create(segments(lib, text, estimated || 40), {
     errorCorrectionLevel: 'M',
