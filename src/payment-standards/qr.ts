@@ -8,11 +8,11 @@ import { createRequire } from 'node:module';
  * push) and the mask (each of the eight applied to its `BitMatrix` and scored by the standard's four penalty rules,
  * module by module through method calls). Here the same graph is walked by the same algorithm over arrays, the same
  * queue order kept (a push goes after every entry of equal or lower cost, as the library's stable sort puts it),
- * and the eight masks are applied a 32-bit word at a time and scored by the same rules without branches; the
- * library encodes, places and renders as always. The symbol is the library's own, bit for bit:
- * test/payment-standards/qr.test.ts draws thousands of texts both ways (this reaches into the library's modules,
- * its version pinned: an upgrade is checked by that test). A text outside ASCII (never a BR Code) is left to the
- * library whole.
+ * and the eight masks are applied and scored by the same rules over rows and columns of bits, 32 modules at a
+ * time; the library encodes, places and renders as always. The symbol is the library's own, bit for bit:
+ * test/payment-standards/qr.test.ts draws thousands of texts both ways and scores masks both ways (this reaches
+ * into the library's modules, its version pinned: an upgrade is checked by that test). A text outside ASCII
+ * (never a BR Code) is left to the library whole.
  */
 
 type Mode = { id: string; bit: number };
@@ -188,8 +188,18 @@ function segments(lib: Library, text: string, version: number): Segment[] {
   return merged;
 }
 
-/** Each mask's bits as 32-bit words (four modules a word, the last word padded), and the format bits' places. */
-type Masks = { xor: Uint32Array[]; format: Int32Array };
+/**
+ * Per symbol size: each mask's bits as 32-bit words of bytes (four modules a word, the last word padded: to apply
+ * it to the symbol's modules), and as lines of bits (each row, and each column, `perLine` words of 32 modules: to
+ * score it); the format bits' places.
+ */
+type Masks = {
+  xor: Uint32Array[];
+  rows: Uint32Array[];
+  cols: Uint32Array[];
+  perLine: number;
+  format: Int32Array;
+};
 const masksBySize = new Map<number, Masks>();
 
 /** Per symbol size: each mask's bits outside the reserved modules, and where the format bits go. */
@@ -207,15 +217,18 @@ function masksFor(symbol: QrSymbol): Masks {
     (i: number, j: number) => (((i * j) % 2) + ((i * j) % 3)) % 2 === 0,
     (i: number, j: number) => (((i * j) % 3) + ((i + j) % 2)) % 2 === 0,
   ];
-  const xor = rules.map((rule) => {
+  const perLine = Math.ceil(size / 32);
+  const bytes = rules.map((rule) => {
     const bits = new Uint8Array(words(size) * 4);
     for (let row = 0; row < size; row++) {
       for (let col = 0; col < size; col++) {
         if (!reservedBit[row * size + col] && rule(row, col)) bits[row * size + col] = 1;
       }
     }
-    return new Uint32Array(bits.buffer);
+    return bits;
   });
+  const xor = bytes.map((bits) => new Uint32Array(bits.buffer));
+  const lines = bytes.map((bits) => toLines(bits, size, perLine));
   // format bit i's two places (the library's setupFormatInfo), then the fixed dark module
   const format = new Int32Array(31);
   for (let i = 0; i < 15; i++) {
@@ -223,7 +236,7 @@ function masksFor(symbol: QrSymbol): Masks {
     format[2 * i + 1] = 8 * size + (i < 8 ? size - i - 1 : i < 9 ? 15 - i : 15 - i - 1);
   }
   format[30] = (size - 8) * size + 8;
-  masks = { xor, format };
+  masks = { xor, rows: lines.map((l) => l.rows), cols: lines.map((l) => l.cols), perLine, format };
   masksBySize.set(size, masks);
   return masks;
 }
@@ -234,31 +247,94 @@ function masksFor(symbol: QrSymbol): Masks {
  */
 function chooseMask(lib: Library, symbol: QrSymbol): void {
   const { size, data } = symbol.modules;
-  const { xor, format } = masksFor(symbol);
-  const length = words(size);
-  const base = new Uint32Array(length);
-  new Uint8Array(base.buffer).set(data);
-  const unmasked = xor[0]!;
-  for (let w = 0; w < length; w++) base[w]! ^= unmasked[w]!;
-  const trial = new Uint32Array(length);
-  const modules = new Uint8Array(trial.buffer);
+  const masks = masksFor(symbol);
+  const { base, modules } = unmasked(symbol, masks);
+  const scores = scoresOf(lib, toLines(modules, size, masks.perLine), masks, size);
+  // the lowest penalty wins, the first of equals
   let best = 0;
-  let lowest = Number.POSITIVE_INFINITY;
-  for (let p = 0; p < 8; p++) {
-    const mask = xor[p]!;
-    for (let w = 0; w < length; w++) trial[w] = base[w]! ^ mask[w]!;
-    writeFormat(modules, format, lib.formatBits(lib.levelM, p));
-    const score = penalty(modules, size);
-    if (score < lowest) {
-      lowest = score;
-      best = p;
-    }
-  }
-  const mask = xor[best]!;
-  for (let w = 0; w < length; w++) trial[w] = base[w]! ^ mask[w]!;
-  writeFormat(modules, format, lib.formatBits(lib.levelM, best));
+  for (let p = 1; p < 8; p++) if (scores[p]! < scores[best]!) best = p;
+  const mask = masks.xor[best]!;
+  for (let w = 0; w < base.length; w++) base[w]! ^= mask[w]!;
+  writeFormat(modules, masks.format, lib.formatBits(lib.levelM, best));
   data.set(modules.subarray(0, size * size));
   symbol.maskPattern = best;
+}
+
+/** The symbol's modules without mask 0, as 32-bit words of bytes (`base`) and as bytes (`modules`, its view). */
+function unmasked(symbol: QrSymbol, masks: Masks): { base: Uint32Array; modules: Uint8Array } {
+  const base = new Uint32Array(words(symbol.modules.size));
+  const modules = new Uint8Array(base.buffer);
+  modules.set(symbol.modules.data);
+  const zero = masks.xor[0]!;
+  for (let w = 0; w < base.length; w++) base[w]! ^= zero[w]!;
+  return { base, modules };
+}
+
+/** Each mask's penalty: applied to the unmasked modules' lines with its format bits, and scored. */
+function scoresOf(
+  lib: Library,
+  lines: { rows: Uint32Array; cols: Uint32Array },
+  { rows, cols, perLine, format }: Masks,
+  size: number,
+): number[] {
+  const trialRows = new Uint32Array(lines.rows.length);
+  const trialCols = new Uint32Array(lines.cols.length);
+  const scores: number[] = [];
+  for (let p = 0; p < 8; p++) {
+    const maskRows = rows[p]!;
+    const maskCols = cols[p]!;
+    for (let w = 0; w < trialRows.length; w++) {
+      trialRows[w] = lines.rows[w]! ^ maskRows[w]!;
+      trialCols[w] = lines.cols[w]! ^ maskCols[w]!;
+    }
+    writeFormatLines(trialRows, trialCols, size, perLine, format, lib.formatBits(lib.levelM, p));
+    scores.push(penalty(trialRows, trialCols, size, perLine));
+  }
+  return scores;
+}
+
+/** The eight masks' penalties for `text`'s symbol, as scored here (for the test that compares them with the library's). */
+export function maskPenalties(text: string): number[] {
+  const lib = qrcode();
+  const symbol = lib.create(text, { errorCorrectionLevel: 'M', maskPattern: 0 });
+  const masks = masksFor(symbol);
+  const { modules } = unmasked(symbol, masks);
+  return scoresOf(lib, toLines(modules, symbol.modules.size, masks.perLine), masks, symbol.modules.size);
+}
+
+/** A matrix of bytes (a module a byte) as lines of bits: each row, and each column, `perLine` words. */
+function toLines(m: Uint8Array, size: number, perLine: number): { rows: Uint32Array; cols: Uint32Array } {
+  const rows = new Uint32Array(size * perLine);
+  const cols = new Uint32Array(size * perLine);
+  for (let r = 0; r < size; r++) {
+    for (let c = 0; c < size; c++) {
+      const bit = m[r * size + c]!;
+      rows[r * perLine + (c >>> 5)]! |= bit << (c & 31);
+      cols[c * perLine + (r >>> 5)]! |= bit << (r & 31);
+    }
+  }
+  return { rows, cols };
+}
+
+/** The format bits of a mask written into lines of bits, as writeFormat writes them into modules. */
+function writeFormatLines(
+  rows: Uint32Array,
+  cols: Uint32Array,
+  size: number,
+  perLine: number,
+  places: Int32Array,
+  bits: number,
+): void {
+  for (let k = 0; k < 31; k++) {
+    const place = places[k]!;
+    const r = Math.floor(place / size);
+    const c = place - r * size;
+    const on = k === 30 ? 1 : (bits >> (k >> 1)) & 1;
+    const rowWord = r * perLine + (c >>> 5);
+    const colWord = c * perLine + (r >>> 5);
+    rows[rowWord] = (rows[rowWord]! & ~(1 << (c & 31))) | (on << (c & 31));
+    cols[colWord] = (cols[colWord]! & ~(1 << (r & 31))) | (on << (r & 31));
+  }
 }
 
 /** The 32-bit words a symbol's modules take, a module a byte. */
@@ -275,58 +351,86 @@ function writeFormat(modules: Uint8Array, places: Int32Array, bits: number): voi
   modules[places[30]!] = 1;
 }
 
-/** 1 where the four modules of a 2×2 block, summed, are all light (0) or all dark (4). */
-const ALIKE = new Uint8Array([1, 0, 0, 0, 1]);
+/** The set bits of a 32-bit word. */
+function ones(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/** Word `w` of line `x` (from `o`, `n` words) shifted `k` (1–31) modules later: module c takes module c − k's. */
+function later(x: Uint32Array, o: number, w: number, k: number): number {
+  return (x[o + w]! << k) | (w > 0 ? x[o + w - 1]! >>> (32 - k) : 0);
+}
+
+/** The modules of word `w` that lie from `from` to `to` − 1 of a line. */
+function within(w: number, from: number, to: number): number {
+  const lo = Math.max(from - 32 * w, 0);
+  const hi = Math.min(to - 32 * w, 32);
+  if (hi <= lo) return 0;
+  return (hi === 32 ? 0xffffffff : (1 << hi) - 1) & ~((1 << lo) - 1);
+}
+
+const FINDER = 0x5d0;
+const FINDER_BACK = 0x05d;
 
 /**
- * The four penalty rules as the library scores them: N1 runs of five or more alike in a row or column (3 + the
- * run's excess), N2 2×2 blocks alike (3 each), N3 the finder-like 1:1:3:1:1 pattern with four light modules on
- * one side (40 each), N4 the dark share's distance from half (10 per 5 %). Written without branches on the
- * modules (a run's length and its points by arithmetic, the blocks by a table): a symbol's modules are as good as
- * random, and mispredicted branches made the plain loops three times slower.
+ * N1 and N3 along lines of bits: runs of five or more alike (3 + the run's excess: a run earns 3 at its fifth
+ * module and 1 at each after), and the 1:1:3:1:1 finder-like pattern with four light modules on one side, read in
+ * the 11 modules ending at each module from the eleventh on (40 each).
  */
-function penalty(m: Uint8Array, size: number): number {
+function alongLines(x: Uint32Array, size: number, perLine: number, alike: Uint32Array): number {
   let runs = 0;
   let finders = 0;
-  let dark = 0;
-  for (let r = 0; r < size; r++) {
-    const row = r * size;
-    let alongRow = 0;
-    let lastInRow = 2;
-    let windowRow = 0;
-    let alongCol = 0;
-    let lastInCol = 2;
-    let windowCol = 0;
-    for (let c = 0; c < size; c++) {
-      const a = m[row + c]!;
-      dark += a;
-      // the run's length: one more when alike, else 1; a run earns 3 at its fifth module and 1 at each after
-      alongRow = (((a ^ lastInRow) - 1) & alongRow) + 1;
-      lastInRow = a;
-      runs += 3 * ((4 - alongRow) >>> 31) - 2 * ((5 - alongRow) >>> 31);
-      windowRow = ((windowRow << 1) & 0x7ff) | a;
-      if (c >= 10 && (windowRow === 0x5d0 || windowRow === 0x05d)) finders++;
-
-      const b = m[c * size + r]!;
-      alongCol = (((b ^ lastInCol) - 1) & alongCol) + 1;
-      lastInCol = b;
-      runs += 3 * ((4 - alongCol) >>> 31) - 2 * ((5 - alongCol) >>> 31);
-      windowCol = ((windowCol << 1) & 0x7ff) | b;
-      if (c >= 10 && (windowCol === 0x5d0 || windowCol === 0x05d)) finders++;
+  for (let l = 0; l < size; l++) {
+    const o = l * perLine;
+    // alike[w]: module c is as module c − 1 (from the second module of the line)
+    for (let w = 0; w < perLine; w++) alike[w] = ~(x[o + w]! ^ later(x, o, w, 1)) & within(w, 1, size);
+    for (let w = 0; w < perLine; w++) {
+      const five = alike[w]! & later(alike, 0, w, 1) & later(alike, 0, w, 2) & later(alike, 0, w, 3);
+      const six = five & later(alike, 0, w, 4);
+      runs += 3 * ones(five) - 2 * ones(six);
+      let finder = within(w, 10, size);
+      let back = finder;
+      for (let k = 0; k <= 10; k++) {
+        const shifted = k === 0 ? x[o + w]! : later(x, o, w, k);
+        finder &= (FINDER >> k) & 1 ? shifted : ~shifted;
+        back &= (FINDER_BACK >> k) & 1 ? shifted : ~shifted;
+      }
+      finders += ones(finder) + ones(back);
     }
   }
+  return runs + finders * 40;
+}
+
+/**
+ * The four penalty rules as the library scores them (MaskPattern.getPenaltyN1 to N4), over lines of bits: N1
+ * runs and N3 finder-like patterns along rows and columns, N2 2×2 blocks alike (3 each), N4 the dark share's
+ * distance from half (10 per 5 %). Module by module, branches on near-random modules made the library's loops
+ * slow; here 32 modules are taken at a time.
+ */
+function penalty(rows: Uint32Array, cols: Uint32Array, size: number, perLine: number): number {
+  const alike = new Uint32Array(perLine);
+  const score = alongLines(rows, size, perLine, alike) + alongLines(cols, size, perLine, alike);
   let blocks = 0;
-  for (let r = 0; r < size - 1; r++) {
-    const row = r * size;
-    const next = row + size;
-    let left = m[row]! + m[next]!;
-    for (let c = 1; c < size; c++) {
-      const right = m[row + c]! + m[next + c]!;
-      blocks += ALIKE[left + right]!;
-      left = right;
+  let dark = 0;
+  for (let r = 0; r < size; r++) {
+    const o = r * perLine;
+    for (let w = 0; w < perLine; w++) {
+      const a = rows[o + w]!;
+      dark += ones(a);
+      if (r === size - 1) continue;
+      // module c of the block's top row and bottom row alike, and so module c + 1, and c as c + 1 on top
+      const next = w + 1 < perLine ? rows[o + w + 1]! : 0;
+      const below = rows[o + perLine + w]!;
+      const belowNext = w + 1 < perLine ? rows[o + perLine + w + 1]! : 0;
+      const aNext = (a >>> 1) | (next << 31);
+      const bNext = (below >>> 1) | (belowNext << 31);
+      const vertical = ~(a ^ below);
+      blocks += ones(vertical & ~(aNext ^ bNext) & ~(a ^ aNext) & within(w, 0, size - 1));
     }
   }
   const count = size * size;
   const share = Math.abs(Math.ceil((dark * 100) / count / 5) - 10);
-  return runs + blocks * 3 + finders * 40 + share * 10;
+  return score + blocks * 3 + share * 10;
 }

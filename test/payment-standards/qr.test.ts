@@ -1,13 +1,33 @@
+import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
 import { brCode } from '../../src/payment-standards/brcode.js';
-import { drawQr, qrModules, qrSvgDataUri } from '../../src/payment-standards/qr.js';
+import { drawQr, maskPenalties, qrModules, qrSvgDataUri } from '../../src/payment-standards/qr.js';
 
 // The gateway draws the library's symbol with two of its steps done faster (src/payment-standards/qr.ts): the
 // symbols must be the library's own, bit for bit, or a phone could read a charge's code differently.
 function libraryOwn(text: string) {
   return QRCode.create(text, { errorCorrectionLevel: 'M' });
+}
+
+type Matrix = ReturnType<typeof QRCode.create>['modules'];
+const MaskPattern = createRequire(import.meta.url)('qrcode/lib/core/mask-pattern.js') as Record<
+  'getPenaltyN1' | 'getPenaltyN2' | 'getPenaltyN3' | 'getPenaltyN4',
+  (m: Matrix) => number
+>;
+
+/** Each mask's penalty as the library scores it: its symbol drawn with that mask, by its four rules. */
+function libraryPenalties(text: string): number[] {
+  return [0, 1, 2, 3, 4, 5, 6, 7].map((maskPattern) => {
+    const { modules } = QRCode.create(text, { errorCorrectionLevel: 'M', maskPattern: maskPattern as 0 });
+    return (
+      MaskPattern.getPenaltyN1(modules) +
+      MaskPattern.getPenaltyN2(modules) +
+      MaskPattern.getPenaltyN3(modules) +
+      MaskPattern.getPenaltyN4(modules)
+    );
+  });
 }
 
 function sameAsLibrary(text: string): void {
@@ -72,6 +92,20 @@ describe('QR codes', () => {
       {
         numRuns: 1500,
       },
+    );
+  });
+
+  it('score every mask as the library does, to the point', () => {
+    const texts = fc.oneof(
+      staticCode,
+      dynamicCode,
+      fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 600 }),
+    );
+    fc.assert(
+      fc.property(texts, (text) => {
+        expect(maskPenalties(text)).toEqual(libraryPenalties(text));
+      }),
+      { numRuns: 300 },
     );
   });
 
