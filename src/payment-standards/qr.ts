@@ -189,12 +189,11 @@ function segments(lib: Library, text: string, version: number): Segment[] {
 }
 
 /**
- * Per symbol size: each mask's bits as 32-bit words of bytes (four modules a word, the last word padded: to apply
- * it to the symbol's modules), and as lines of bits (each row, and each column, `perLine` words of 32 modules: to
- * score it); the format bits' places.
+ * Per symbol size: each mask's bits as bytes (a module a byte: to apply it to the symbol's modules) and as lines
+ * of bits (each row, and each column, `perLine` words of 32 modules: to score it); the format bits' places.
  */
 type Masks = {
-  xor: Uint32Array[];
+  bytes: Uint8Array[];
   rows: Uint32Array[];
   cols: Uint32Array[];
   perLine: number;
@@ -219,7 +218,7 @@ function masksFor(symbol: QrSymbol): Masks {
   ];
   const perLine = Math.ceil(size / 32);
   const bytes = rules.map((rule) => {
-    const bits = new Uint8Array(words(size) * 4);
+    const bits = new Uint8Array(size * size);
     for (let row = 0; row < size; row++) {
       for (let col = 0; col < size; col++) {
         if (!reservedBit[row * size + col] && rule(row, col)) bits[row * size + col] = 1;
@@ -227,7 +226,6 @@ function masksFor(symbol: QrSymbol): Masks {
     }
     return bits;
   });
-  const xor = bytes.map((bits) => new Uint32Array(bits.buffer));
   const lines = bytes.map((bits) => toLines(bits, size, perLine));
   // format bit i's two places (the library's setupFormatInfo), then the fixed dark module
   const format = new Int32Array(31);
@@ -236,7 +234,7 @@ function masksFor(symbol: QrSymbol): Masks {
     format[2 * i + 1] = 8 * size + (i < 8 ? size - i - 1 : i < 9 ? 15 - i : 15 - i - 1);
   }
   format[30] = (size - 8) * size + 8;
-  masks = { xor, rows: lines.map((l) => l.rows), cols: lines.map((l) => l.cols), perLine, format };
+  masks = { bytes, rows: lines.map((l) => l.rows), cols: lines.map((l) => l.cols), perLine, format };
   masksBySize.set(size, masks);
   return masks;
 }
@@ -248,26 +246,20 @@ function masksFor(symbol: QrSymbol): Masks {
 function chooseMask(lib: Library, symbol: QrSymbol): void {
   const { size, data } = symbol.modules;
   const masks = masksFor(symbol);
-  const { base, modules } = unmasked(symbol, masks);
-  const scores = scoresOf(lib, toLines(modules, size, masks.perLine), masks, size);
-  // the lowest penalty wins, the first of equals
+  unmask(data, masks);
+  const scores = scoresOf(lib, toLines(data, size, masks.perLine), masks, size);
   let best = 0;
   for (let p = 1; p < 8; p++) if (scores[p]! < scores[best]!) best = p;
-  const mask = masks.xor[best]!;
-  for (let w = 0; w < base.length; w++) base[w]! ^= mask[w]!;
-  writeFormat(modules, masks.format, lib.formatBits(lib.levelM, best));
-  data.set(modules.subarray(0, size * size));
+  const mask = masks.bytes[best]!;
+  for (let i = 0; i < data.length; i++) data[i]! ^= mask[i]!;
+  writeFormat(data, masks.format, lib.formatBits(lib.levelM, best));
   symbol.maskPattern = best;
 }
 
-/** The symbol's modules without mask 0, as 32-bit words of bytes (`base`) and as bytes (`modules`, its view). */
-function unmasked(symbol: QrSymbol, masks: Masks): { base: Uint32Array; modules: Uint8Array } {
-  const base = new Uint32Array(words(symbol.modules.size));
-  const modules = new Uint8Array(base.buffer);
-  modules.set(symbol.modules.data);
-  const zero = masks.xor[0]!;
-  for (let w = 0; w < base.length; w++) base[w]! ^= zero[w]!;
-  return { base, modules };
+/** Takes mask 0, which the library drew the symbol with, off its modules. */
+function unmask(data: Uint8Array, masks: Masks): void {
+  const zero = masks.bytes[0]!;
+  for (let i = 0; i < data.length; i++) data[i]! ^= zero[i]!;
 }
 
 /** Each mask's penalty: applied to the unmasked modules' lines with its format bits, and scored. */
@@ -297,9 +289,10 @@ function scoresOf(
 export function maskPenalties(text: string): number[] {
   const lib = qrcode();
   const symbol = lib.create(text, { errorCorrectionLevel: 'M', maskPattern: 0 });
+  const { size, data } = symbol.modules;
   const masks = masksFor(symbol);
-  const { modules } = unmasked(symbol, masks);
-  return scoresOf(lib, toLines(modules, symbol.modules.size, masks.perLine), masks, symbol.modules.size);
+  unmask(data, masks);
+  return scoresOf(lib, toLines(data, size, masks.perLine), masks, size);
 }
 
 /** A matrix of bytes (a module a byte) as lines of bits: each row, and each column, `perLine` words. */
@@ -335,11 +328,6 @@ function writeFormatLines(
     rows[rowWord] = (rows[rowWord]! & ~(1 << (c & 31))) | (on << (c & 31));
     cols[colWord] = (cols[colWord]! & ~(1 << (r & 31))) | (on << (r & 31));
   }
-}
-
-/** The 32-bit words a symbol's modules take, a module a byte. */
-function words(size: number): number {
-  return Math.ceil((size * size) / 4);
 }
 
 function writeFormat(modules: Uint8Array, places: Int32Array, bits: number): void {

@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { isAlive } from './alive.js';
 import { type Account, asAccount, type Binaries } from './os-user.js';
 
 // The embedded PostgreSQL's cluster on disk and its server process: initdb, pg_ctl start, postmaster.pid, port.
@@ -110,17 +111,6 @@ export function clearStalePidFile(cluster: string): void {
   const pid = pidFile(cluster);
   if (pid && isAlive(pid.pid) && !isPostmasterOf(pid.pid, cluster)) {
     rmSync(path.join(cluster, 'postmaster.pid'), { force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // another user's process is alive too
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

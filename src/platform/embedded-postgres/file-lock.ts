@@ -1,4 +1,5 @@
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { isAlive } from './alive.js';
 
 /**
  * A lock between processes on one machine: a file created exclusively, holding the holder's pid. A lock whose
@@ -61,14 +62,5 @@ function holderOf(file: string): number | null {
     return Number.isInteger(pid) && pid > 0 ? pid : null;
   } catch {
     return null;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { isAlive } from './alive.js';
 import {
   choosePort,
   clearStalePidFile,
@@ -192,18 +193,9 @@ async function otherClients(adminUrl: string): Promise<boolean> {
     );
     return r.rows.some(({ application_name: name }) => {
       const pid = /^gateway-(\d+)(?:-listener-|$)/.exec(name)?.[1];
-      return pid === undefined || (Number(pid) !== process.pid && alive(Number(pid)));
+      return pid === undefined || (Number(pid) !== process.pid && isAlive(Number(pid)));
     });
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as { code?: string }).code === 'EPERM';
-  }
 }
 
 function readOrCreate(file: string, make: () => string): string {
