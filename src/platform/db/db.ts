@@ -402,11 +402,18 @@ export interface DbOptions {
   log?: { warn(message: string): void; error(message: string): void };
   /** The kind of server wanted when the string does not say (a read replica: prefer-standby). */
   attrs?: SessionAttrs;
-  /** Ask the current host every second whether it is still there (long-running processes). */
-  heartbeat?: boolean;
 }
 
-export function openDb(opts: DbOptions): Db & { locate(): Promise<void> } {
+export function openDb(opts: DbOptions): Db & {
+  locate(): Promise<void>;
+  /**
+   * Ask the current host every second whether it is still there (long-running processes), once it has
+   * answered: a heartbeat started before the host was found would take a server still starting (or too busy
+   * to accept) for one that vanished, and the search it starts would refuse the first statements of a
+   * process that has just found it.
+   */
+  startHeartbeat(): void;
+} {
   const list = parseHostList(opts.databaseUrl, opts.attrs ?? 'read-write');
   const locatorOptions = {
     failoverTimeoutMs: opts.failoverTimeoutMs ?? 30_000,
@@ -427,14 +434,14 @@ export function openDb(opts: DbOptions): Db & { locate(): Promise<void> } {
     settings: { ...directList.settings, ...poolSettings },
   };
   const db = new PostgresDb(opts.databaseUrl, settings, locator, opts.poolMax ?? 20, direct);
-  // behind a pooler the heartbeat watches the server, not the pooler's queue: a beat waiting there for a
-  // server connection (a burst) is no sign that the server is gone
-  if (opts.heartbeat) (direct?.locator ?? locator).startHeartbeat();
   return Object.assign(db, {
     locate: async () => {
       await locator.locate();
       await direct?.locator.locate();
     },
+    // behind a pooler the heartbeat watches the server, not the pooler's queue: a beat waiting there for a
+    // server connection (a burst) is no sign that the server is gone
+    startHeartbeat: () => (direct?.locator ?? locator).startHeartbeat(),
   });
 }
 

@@ -36,7 +36,6 @@ export async function openDatabase(
     poolWaitMs: config.dbPoolWaitMs,
     poolIdleMs: config.dbPoolIdleMs,
     log: { warn: opts.watch?.warn ?? opts.log, error: opts.watch?.error ?? opts.log },
-    heartbeat: opts.watch !== undefined,
   });
   // several hosts: start on the writable one (the others are standbys, or a primary that was replaced)
   if (!embedded) {
@@ -55,6 +54,8 @@ export async function openDatabase(
       embedded.releaseStartLock();
     }
   }
+  // the host has answered: from now on its silence is a loss
+  if (opts.watch) db.startHeartbeat();
   const watchdog = embedded && opts.watch ? watchEmbedded(embedded, opts.watch.warn) : undefined;
   // a replica that is down at start is no reason not to start: its reads go to the primary until it is back
   const replica = config.databaseReadUrl
