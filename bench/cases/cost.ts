@@ -49,6 +49,13 @@ const WRITERS = 16;
 /** Rounds each route is measured in, alternated with its baseline's (BENCH_COST_ROUNDS). */
 const ROUNDS = Number(process.env.BENCH_COST_ROUNDS ?? 3);
 
+/**
+ * BENCH_COST_ROUTES: some of the routes only (a comma list of balance, lookup, cashout, pix, boleto, pdf, card),
+ * each still alternated with its baseline, for a change measured against the code before it in a few minutes.
+ */
+const ONLY = process.env.BENCH_COST_ROUTES?.split(',').map((r) => r.trim());
+const wanted = (route: string) => !ONLY || ONLY.includes(route);
+
 /** What one load spent: its answers, its seconds, the CPU seconds of the serving process and of PostgreSQL. */
 interface Spent {
   ok: number;
@@ -215,46 +222,51 @@ export async function run(server: BenchServer): Promise<void> {
   try {
     // the HTTP layer's own floor: a bare route that touches no database
     const noDatabase = () => measured(bare.pid, cannon({ url: `${bare.url}/json` }));
-    ceilings.push(await noDatabase());
-    await alternated(
-      'GET /api/public/balance',
-      server.pid,
-      cannon({ url: `${server.url}/api/public/balance`, headers: keys }),
-      'read',
-    );
-    await alternated(
-      'GET /api/transactions/{uuid}',
-      server.pid,
-      cannon({
-        url: `${server.url}/api/transactions/${uuids[0]}`,
-        headers: keys,
-        requests: uuids.map((uuid) => ({ method: 'GET' as const, path: `/api/transactions/${uuid}` })),
-      }),
-      'read',
-    );
-    ceilings.push(await noDatabase());
-    await alternated(
-      'POST /api/public/cashout',
-      server.pid,
-      cannon({ url: server.url, requests: cashoutRequests(merchant) }, WRITERS),
-      'write',
-    );
+    const reads = wanted('balance') || wanted('lookup');
+    if (reads) ceilings.push(await noDatabase());
+    if (wanted('balance'))
+      await alternated(
+        'GET /api/public/balance',
+        server.pid,
+        cannon({ url: `${server.url}/api/public/balance`, headers: keys }),
+        'read',
+      );
+    if (wanted('lookup'))
+      await alternated(
+        'GET /api/transactions/{uuid}',
+        server.pid,
+        cannon({
+          url: `${server.url}/api/transactions/${uuids[0]}`,
+          headers: keys,
+          requests: uuids.map((uuid) => ({ method: 'GET' as const, path: `/api/transactions/${uuid}` })),
+        }),
+        'read',
+      );
+    if (reads) ceilings.push(await noDatabase());
+    if (wanted('cashout'))
+      await alternated(
+        'POST /api/public/cashout',
+        server.pid,
+        cannon({ url: server.url, requests: cashoutRequests(merchant) }, WRITERS),
+        'write',
+      );
     // the payouts the cashouts left go out before the next row, which would otherwise pay for them
-    console.log(await payoutBacklog(server, merchant.accountId));
-    await alternated(
-      'POST /api/transactions PIX',
-      server.pid,
-      cannon(
-        {
-          url: `${server.url}/api/transactions`,
-          method: 'POST',
-          headers: json,
-          body: JSON.stringify({ amount: 10000, paymentMethod: 'PIX', customer: CUSTOMER, items: ITEMS }),
-        },
-        WRITERS,
-      ),
-      'write',
-    );
+    if (wanted('cashout')) console.log(await payoutBacklog(server, merchant.accountId));
+    if (wanted('pix'))
+      await alternated(
+        'POST /api/transactions PIX',
+        server.pid,
+        cannon(
+          {
+            url: `${server.url}/api/transactions`,
+            method: 'POST',
+            headers: json,
+            body: JSON.stringify({ amount: 10000, paymentMethod: 'PIX', customer: CUSTOMER, items: ITEMS }),
+          },
+          WRITERS,
+        ),
+        'write',
+      );
     const boletoBody = JSON.stringify({
       amount: 10000,
       paymentMethod: 'BOLETO',
@@ -264,89 +276,90 @@ export async function run(server: BenchServer): Promise<void> {
     });
     // the boletos issued, whose PDFs are then fetched once each (their first render: later ones are cached)
     const pdfPaths: string[] = [];
-    await alternated(
-      'POST /api/transactions BOLETO (without its PDF)',
-      server.pid,
-      cannon(
-        {
-          url: server.url,
-          requests: [
-            {
-              method: 'POST',
-              path: '/api/transactions',
-              headers: json,
-              body: boletoBody,
-              onResponse: (status: number, body: string) => {
-                if (status !== 201) return;
-                const sale = JSON.parse(body) as { boleto?: { pdfUrl: string } };
-                if (sale.boleto) pdfPaths.push(new URL(sale.boleto.pdfUrl).pathname);
+    if (wanted('boleto') || wanted('pdf'))
+      await alternated(
+        'POST /api/transactions BOLETO (without its PDF)',
+        server.pid,
+        cannon(
+          {
+            url: server.url,
+            requests: [
+              {
+                method: 'POST',
+                path: '/api/transactions',
+                headers: json,
+                body: boletoBody,
+                onResponse: (status: number, body: string) => {
+                  if (status !== 201) return;
+                  const sale = JSON.parse(body) as { boleto?: { pdfUrl: string } };
+                  if (sale.boleto) pdfPaths.push(new URL(sale.boleto.pdfUrl).pathname);
+                },
               },
-            },
-          ],
-        },
-        WRITERS,
-      ),
-      'write',
-    );
+            ],
+          },
+          WRITERS,
+        ),
+        'write',
+      );
     let nextPdf = 0;
-    await alternated(
-      "GET a boleto's PDF, its first render",
-      server.pid,
-      async (seconds) => {
-        const until = performance.now() + seconds * 1000;
-        let ok = 0;
-        let failed = 0;
-        await Promise.all(
-          Array.from({ length: WRITERS }, async () => {
-            while (performance.now() < until && nextPdf < pdfPaths.length) {
-              const pdf = await fetch(`${server.url}${pdfPaths[nextPdf++]}`);
-              await pdf.arrayBuffer();
-              if (pdf.status === 200) ok++;
-              else failed++;
-            }
-          }),
-        );
-        return { ok, failed };
-      },
-      'write',
-    );
-    if (nextPdf >= pdfPaths.length)
-      console.log('  (every boleto issued had its PDF rendered before the time was up)');
-    const tokens = await cardTokens(
-      server.url,
-      keys['x-api-public-key']!,
-      Math.ceil((WARMUP + DURATION) * 800),
-    );
-    let next = 0;
-    await alternated(
-      'POST /api/transactions CREDIT_CARD (sandbox acquirer)',
-      server.pid,
-      cannon(
-        {
-          url: server.url,
-          requests: [
-            {
-              method: 'POST',
-              path: '/api/transactions',
-              headers: json,
-              setupRequest: (req) => ({
-                ...req,
-                body: JSON.stringify({
-                  amount: 10000,
-                  paymentMethod: 'CREDIT_CARD',
-                  customer: CUSTOMER,
-                  items: ITEMS,
-                  installments: 1,
-                  card: { token: tokens[next++ % tokens.length] },
-                }),
-              }),
-            },
-          ],
+    if (wanted('pdf'))
+      await alternated(
+        "GET a boleto's PDF, its first render",
+        server.pid,
+        async (seconds) => {
+          const until = performance.now() + seconds * 1000;
+          let ok = 0;
+          let failed = 0;
+          await Promise.all(
+            Array.from({ length: WRITERS }, async () => {
+              while (performance.now() < until && nextPdf < pdfPaths.length) {
+                const pdf = await fetch(`${server.url}${pdfPaths[nextPdf++]}`);
+                await pdf.arrayBuffer();
+                if (pdf.status === 200) ok++;
+                else failed++;
+              }
+            }),
+          );
+          return { ok, failed };
         },
-        WRITERS,
-      ),
-      'write',
-    );
+        'write',
+      );
+    if (wanted('pdf') && nextPdf >= pdfPaths.length)
+      console.log('  (every boleto issued had its PDF rendered before the time was up)');
+    const tokens = wanted('card')
+      ? await cardTokens(server.url, keys['x-api-public-key']!, Math.ceil((WARMUP + DURATION) * 800))
+      : [];
+    let next = 0;
+    if (wanted('card'))
+      await alternated(
+        'POST /api/transactions CREDIT_CARD (sandbox acquirer)',
+        server.pid,
+        cannon(
+          {
+            url: server.url,
+            requests: [
+              {
+                method: 'POST',
+                path: '/api/transactions',
+                headers: json,
+                setupRequest: (req) => ({
+                  ...req,
+                  body: JSON.stringify({
+                    amount: 10000,
+                    paymentMethod: 'CREDIT_CARD',
+                    customer: CUSTOMER,
+                    items: ITEMS,
+                    installments: 1,
+                    card: { token: tokens[next++ % tokens.length] },
+                  }),
+                }),
+              },
+            ],
+          },
+          WRITERS,
+        ),
+        'write',
+      );
     if (next > tokens.length) console.log(`  (${next - tokens.length} card requests reused a spent token)`);
   } finally {
     await bare.stop();
@@ -391,12 +404,18 @@ export async function run(server: BenchServer): Promise<void> {
       ...(ceilingRatio === undefined ? {} : { ceilingRatio }),
     });
   };
-  line(base.read, '(read baseline)');
-  keep(base.read, null, null);
-  line(ceiling, '(read ceiling)');
-  keep(ceiling, null, null);
-  line(base.write, '(write baseline)');
-  keep(base.write, null, null);
+  if (baselines.read.length > 0) {
+    line(base.read, '(read baseline)');
+    keep(base.read, null, null);
+  }
+  if (ceilings.length > 0) {
+    line(ceiling, '(read ceiling)');
+    keep(ceiling, null, null);
+  }
+  if (baselines.write.length > 0) {
+    line(base.write, '(write baseline)');
+    keep(base.write, null, null);
+  }
   const total = (c: Cost) => c.server + c.postgres;
   for (const { cost, baseline, ratio, ratios } of rows) {
     const toCeiling = baseline === 'read' ? total(cost) / total(ceiling) : undefined;
