@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 
 /**
- * QR codes of BR Codes, drawn by the `qrcode` library, two of its steps done faster to the same result.
+ * QR codes of BR Codes, drawn by the `qrcode` library, three of its steps done faster to the same result.
  *
  * The library spends three quarters of a symbol on two choices: the segments (a shortest path through a graph of
  * the text's numeric, alphanumeric and byte runs, which `dijkstrajs` finds with a queue it sorts again on every
@@ -9,7 +9,8 @@ import { createRequire } from 'node:module';
  * module by module through method calls). Here the same graph is walked by the same algorithm over arrays, the same
  * queue order kept (a push goes after every entry of equal or lower cost, as the library's stable sort puts it),
  * and the eight masks are applied and scored by the same rules over rows and columns of bits, 32 modules at a
- * time; the library encodes, places and renders as always. The symbol is the library's own, bit for bit:
+ * time; the library encodes and places the modules as always, and its SVG is written a run at a time instead of a
+ * module at a time. The symbol is the library's own, bit for bit, and so is its SVG, character for character:
  * test/payment-standards/qr.test.ts draws thousands of texts both ways and scores masks both ways (this reaches
  * into the library's modules, its version pinned: an upgrade is checked by that test). A text outside ASCII
  * (never a BR Code) is left to the library whole.
@@ -22,10 +23,9 @@ type QrSymbol = {
   version: number;
   maskPattern: number;
 };
-type Options = { errorCorrectionLevel: 'M'; margin?: number; type?: 'svg'; maskPattern?: number };
+type Options = { errorCorrectionLevel: 'M'; maskPattern?: number };
 type Library = {
   create(data: string | Segment[], options: Options): QrSymbol;
-  renderSvg(symbol: QrSymbol, options: Options): string;
   rawSplit(text: string): unknown[];
   bestVersion(segments: unknown[], level: unknown): number | undefined;
   formatBits(level: unknown, mask: number): number;
@@ -46,7 +46,6 @@ function qrcode(): Library {
   const Regex = core('regex');
   library = {
     create: require('qrcode').create,
-    renderSvg: require('qrcode/lib/renderer/svg-tag.js').render,
     rawSplit: core('segments').rawSplit,
     bestVersion: core('version').getBestVersionForData,
     formatBits: core('format-info').getEncodedBits,
@@ -63,13 +62,37 @@ function qrcode(): Library {
   return library;
 }
 
-const OPTIONS: Options = { errorCorrectionLevel: 'M', margin: 2, type: 'svg' };
+/** The quiet zone around the symbol, in modules (the library's renderers' default). */
+const MARGIN = 2;
 
 /** The BR Code as an SVG QR code data URI (error correction M, as the BR Code manual recommends). */
 export async function qrSvgDataUri(text: string): Promise<string> {
-  const lib = qrcode();
-  const svg = lib.renderSvg(draw(lib, text), OPTIONS);
-  return `data:image/svg+xml;base64,${Buffer.from(svg, 'utf8').toString('base64')}`;
+  // the SVG is ASCII: its latin1 bytes are its UTF-8 bytes
+  return `data:image/svg+xml;base64,${Buffer.from(svgOf(draw(qrcode(), text)), 'latin1').toString('base64')}`;
+}
+
+/**
+ * The library's SVG of a symbol (its `svg-tag` renderer with margin 2, its default colours: a white square, then one path of each row's
+ * dark runs, "M" to a row's first run, "m" the light modules to the next, "h" a run's length), written run by run
+ * instead of module by module: the same text, character for character (test/payment-standards/qr.test.ts).
+ */
+function svgOf(symbol: QrSymbol): string {
+  const { size, data } = symbol.modules;
+  const whole = size + 2 * MARGIN;
+  let path = '';
+  for (let row = 0; row < size; row++) {
+    const o = row * size;
+    let end = -1;
+    for (let col = 0; col < size; col++) {
+      if (data[o + col] === 0) continue;
+      const start = col;
+      while (col + 1 < size && data[o + col + 1] !== 0) col++;
+      path += end < 0 ? `M${start + MARGIN} ${0.5 + row + MARGIN}` : `m${start - end} 0`;
+      path += `h${col + 1 - start}`;
+      end = col + 1;
+    }
+  }
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${whole} ${whole}" shape-rendering="crispEdges"><path fill="#ffffff" d="M0 0h${whole}v${whole}H0z"/><path stroke="#000000" d="${path}"/></svg>\n`;
 }
 
 /** The BR Code's QR modules (error correction M, no quiet zone): `size` × `size`, `dark(row, col)`. */

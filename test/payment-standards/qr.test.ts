@@ -109,6 +109,19 @@ describe('QR codes', () => {
     );
   });
 
+  it('answer the SVG the library renders, character for character, for BR Codes and any ASCII text', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(staticCode, dynamicCode, fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 400 })),
+        async (text) => {
+          const svg = await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+          expect(Buffer.from((await qrSvgDataUri(text)).split(',')[1]!, 'base64').toString('utf8')).toBe(svg);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
   it('leave a text outside ASCII to the library whole', () => {
     sameAsLibrary('Pagamento à vista: R$ 10,00 — obrigado');
     sameAsLibrary('chave 🙂 emoji');
