@@ -369,11 +369,6 @@ function ones(x: number): number {
   return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
-/** Word `w` of line `x` (from `o`, `n` words) shifted `k` (1–31) modules later: module c takes module c − k's. */
-function later(x: Uint32Array, o: number, w: number, k: number): number {
-  return (x[o + w]! << k) | (w > 0 ? x[o + w - 1]! >>> (32 - k) : 0);
-}
-
 /** The modules of word `w` that lie from `from` to `to` − 1 of a line. */
 function within(w: number, from: number, to: number): number {
   const lo = Math.max(from - 32 * w, 0);
@@ -382,33 +377,53 @@ function within(w: number, from: number, to: number): number {
   return (hi === 32 ? 0xffffffff : (1 << hi) - 1) & ~((1 << lo) - 1);
 }
 
-const FINDER = 0x5d0;
-const FINDER_BACK = 0x05d;
-
 /**
  * N1 and N3 along lines of bits: runs of five or more alike (3 + the run's excess: a run earns 3 at its fifth
  * module and 1 at each after), and the 1:1:3:1:1 finder-like pattern with four light modules on one side, read in
- * the 11 modules ending at each module from the eleventh on (40 each).
+ * the 11 modules ending at each module from the eleventh on (40 each): with s_k the line shifted k modules later
+ * (module c reads module c − k), dark–light–dark at c − 4 to c − 6 is shared by both sides' patterns (the
+ * library's 0x5d0 and 0x05d).
  */
-function alongLines(x: Uint32Array, size: number, perLine: number, alike: Uint32Array): number {
+function alongLines(x: Uint32Array, size: number, perLine: number): number {
   let runs = 0;
   let finders = 0;
+  const fromSecond = new Uint32Array(perLine);
+  const fromEleventh = new Uint32Array(perLine);
+  for (let w = 0; w < perLine; w++) {
+    fromSecond[w] = within(w, 1, size);
+    fromEleventh[w] = within(w, 10, size);
+  }
   for (let l = 0; l < size; l++) {
     const o = l * perLine;
-    // alike[w]: module c is as module c − 1 (from the second module of the line)
-    for (let w = 0; w < perLine; w++) alike[w] = ~(x[o + w]! ^ later(x, o, w, 1)) & within(w, 1, size);
+    let prev = 0;
+    let prevAlike = 0;
     for (let w = 0; w < perLine; w++) {
-      const five = alike[w]! & later(alike, 0, w, 1) & later(alike, 0, w, 2) & later(alike, 0, w, 3);
-      const six = five & later(alike, 0, w, 4);
+      const s0 = x[o + w]!;
+      const s1 = (s0 << 1) | (prev >>> 31);
+      // module c is as module c − 1 (from the second module of the line)
+      const alike = ~(s0 ^ s1) & fromSecond[w]!;
+      const five =
+        alike &
+        ((alike << 1) | (prevAlike >>> 31)) &
+        ((alike << 2) | (prevAlike >>> 30)) &
+        ((alike << 3) | (prevAlike >>> 29));
+      const six = five & ((alike << 4) | (prevAlike >>> 28));
       runs += 3 * ones(five) - 2 * ones(six);
-      let finder = within(w, 10, size);
-      let back = finder;
-      for (let k = 0; k <= 10; k++) {
-        const shifted = k === 0 ? x[o + w]! : later(x, o, w, k);
-        finder &= (FINDER >> k) & 1 ? shifted : ~shifted;
-        back &= (FINDER_BACK >> k) & 1 ? shifted : ~shifted;
-      }
+      const s2 = (s0 << 2) | (prev >>> 30);
+      const s3 = (s0 << 3) | (prev >>> 29);
+      const s4 = (s0 << 4) | (prev >>> 28);
+      const s5 = (s0 << 5) | (prev >>> 27);
+      const s6 = (s0 << 6) | (prev >>> 26);
+      const s7 = (s0 << 7) | (prev >>> 25);
+      const s8 = (s0 << 8) | (prev >>> 24);
+      const s9 = (s0 << 9) | (prev >>> 23);
+      const s10 = (s0 << 10) | (prev >>> 22);
+      const middle = s4 & ~s5 & s6 & fromEleventh[w]!;
+      const finder = middle & ~(s0 | s1 | s2 | s3) & s7 & s8 & ~s9 & s10;
+      const back = middle & s0 & ~s1 & s2 & s3 & ~(s7 | s8 | s9 | s10);
       finders += ones(finder) + ones(back);
+      prev = s0;
+      prevAlike = alike;
     }
   }
   return runs + finders * 40;
@@ -421,8 +436,7 @@ function alongLines(x: Uint32Array, size: number, perLine: number, alike: Uint32
  * slow; here 32 modules are taken at a time.
  */
 function penalty(rows: Uint32Array, cols: Uint32Array, size: number, perLine: number): number {
-  const alike = new Uint32Array(perLine);
-  const score = alongLines(rows, size, perLine, alike) + alongLines(cols, size, perLine, alike);
+  const score = alongLines(rows, size, perLine) + alongLines(cols, size, perLine);
   let blocks = 0;
   let dark = 0;
   for (let r = 0; r < size; r++) {
