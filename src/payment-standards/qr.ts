@@ -62,24 +62,34 @@ function qrcode(): Library {
   return library;
 }
 
+/** The BR Code as an SVG QR code data URI (error correction M, as the BR Code manual recommends). */
+export async function qrSvgDataUri(text: string): Promise<string> {
+  const symbol = draw(qrcode(), text);
+  return `data:image/svg+xml;base64,${svgBytes(symbol).toString('base64')}`;
+}
+
 /** The quiet zone around the symbol, in modules (the library's renderers' default). */
 const MARGIN = 2;
 
-/** The BR Code as an SVG QR code data URI (error correction M, as the BR Code manual recommends). */
-export async function qrSvgDataUri(text: string): Promise<string> {
-  // the SVG is ASCII: its latin1 bytes are its UTF-8 bytes
-  return `data:image/svg+xml;base64,${Buffer.from(svgOf(draw(qrcode(), text)), 'latin1').toString('base64')}`;
-}
+/** Where svgBytes writes (grown for a larger symbol, reused: a symbol's bytes are read before the next). */
+let scratch = Buffer.allocUnsafe(16_384);
 
 /**
- * The library's SVG of a symbol (its `svg-tag` renderer with margin 2, its default colours: a white square, then one path of each row's
- * dark runs, "M" to a row's first run, "m" the light modules to the next, "h" a run's length), written run by run
- * instead of module by module: the same text, character for character (test/payment-standards/qr.test.ts).
+ * The library's SVG of a symbol (its `svg-tag` renderer with margin 2, its default colours: a white square, then
+ * one path of each row's dark runs, "M" to a row's first run, "m" the light modules to the next, "h" a run's
+ * length), written run by run as ASCII bytes instead of module by module as strings: the same text, character
+ * for character (test/payment-standards/qr.test.ts). A view of shared bytes, valid until the next call.
  */
-function svgOf(symbol: QrSymbol): string {
+function svgBytes(symbol: QrSymbol): Buffer {
   const { size, data } = symbol.modules;
   const whole = size + 2 * MARGIN;
-  let path = '';
+  const head = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${whole} ${whole}" shape-rendering="crispEdges"><path fill="#ffffff" d="M0 0h${whole}v${whole}H0z"/><path stroke="#000000" d="`;
+  const tail = '"/></svg>\n';
+  // a run at most 16 characters ("M180 180.5h177"), a row at most (size + 1) / 2 runs
+  const most = head.length + tail.length + size * ((size + 1) >> 1) * 16;
+  if (scratch.length < most) scratch = Buffer.allocUnsafe(most);
+  const out = scratch;
+  let at = out.write(head, 0, 'latin1');
   for (let row = 0; row < size; row++) {
     const o = row * size;
     let end = -1;
@@ -87,12 +97,34 @@ function svgOf(symbol: QrSymbol): string {
       if (data[o + col] === 0) continue;
       const start = col;
       while (col + 1 < size && data[o + col + 1] !== 0) col++;
-      path += end < 0 ? `M${start + MARGIN} ${0.5 + row + MARGIN}` : `m${start - end} 0`;
-      path += `h${col + 1 - start}`;
+      if (end < 0) {
+        out[at++] = 0x4d; // M
+        at = digits(out, at, start + MARGIN);
+        out[at++] = 0x20;
+        at = digits(out, at, row + MARGIN);
+        out[at++] = 0x2e; // .5
+        out[at++] = 0x35;
+      } else {
+        out[at++] = 0x6d; // m
+        at = digits(out, at, start - end);
+        out[at++] = 0x20;
+        out[at++] = 0x30;
+      }
+      out[at++] = 0x68; // h
+      at = digits(out, at, col + 1 - start);
       end = col + 1;
     }
   }
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${whole} ${whole}" shape-rendering="crispEdges"><path fill="#ffffff" d="M0 0h${whole}v${whole}H0z"/><path stroke="#000000" d="${path}"/></svg>\n`;
+  at += out.write(tail, at, 'latin1');
+  return out.subarray(0, at);
+}
+
+/** A non-negative integer below 1000 in decimal at `at`; where it ends. */
+function digits(out: Buffer, at: number, n: number): number {
+  if (n >= 100) out[at++] = 0x30 + Math.floor(n / 100);
+  if (n >= 10) out[at++] = 0x30 + (Math.floor(n / 10) % 10);
+  out[at++] = 0x30 + (n % 10);
+  return at;
 }
 
 /** The BR Code's QR modules (error correction M, no quiet zone): `size` × `size`, `dark(row, col)`. */

@@ -120,6 +120,18 @@ describe('QR codes', () => {
       ),
       { numRuns: 1000 },
     );
+    // symbols past 96 modules, whose coordinates take three digits
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ unit: 'binary-ascii', minLength: 1200, maxLength: 2300 }),
+        async (text) => {
+          const svg = await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+          expect(svg).toMatch(/ \d{3}\.5h/);
+          expect(Buffer.from((await qrSvgDataUri(text)).split(',')[1]!, 'base64').toString('utf8')).toBe(svg);
+        },
+      ),
+      { numRuns: 10 },
+    );
   });
 
   it('leave a text outside ASCII to the library whole', () => {
