@@ -73,6 +73,38 @@ describe('a subscription sold without code', () => {
     expect(await row.textContent()).toContain('Aguardando o cartão do cliente');
     await clean(panel, 'subscriptions-without-code-02-subscription');
 
+    // the same page on a phone: "Nova assinatura" with its longest choices open fits the screen's width
+    const small = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    await small.goto(`${server.url}/`);
+    await small.getByLabel('E-mail').fill(m.email);
+    await small.getByLabel('Senha').fill(m.password);
+    await small.getByRole('button', { name: 'Entrar' }).click();
+    await small
+      .getByRole('navigation', { name: 'Principal' })
+      .getByRole('link', { name: 'Assinaturas' })
+      .click();
+    await small.getByRole('heading', { level: 1, name: 'Assinaturas' }).waitFor();
+    await small.getByLabel('Cliente', { exact: true }).selectOption('new');
+    await small.getByRole('radio', { name: 'Cartão de crédito' }).check();
+    await small.getByLabel('Cartão', { exact: true }).waitFor();
+    expect(
+      await small.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      ),
+    ).toBeLessThanOrEqual(0);
+    // and every choice shows its chosen option whole (its text, with room for the arrow, within the box)
+    const cut = await small.evaluate<string[]>(`[...document.querySelectorAll('main select')]
+      .filter((s) => s.offsetParent !== null)
+      .filter((s) => {
+        const ctx = document.createElement('canvas').getContext('2d');
+        ctx.font = getComputedStyle(s).font;
+        return ctx.measureText(s.selectedOptions[0]?.text ?? '').width + 40 > s.clientWidth;
+      })
+      .map((s) => s.id + ': ' + (s.selectedOptions[0]?.text ?? ''))`);
+    expect(cut).toEqual([]);
+    await clean(small, 'subscriptions-without-code-02b-phone');
+    await small.context().close();
+
     const mail = await mailbox.waitFor(email, /Musculação mensal: cadastre o cartão/);
     expect(mail.subject.startsWith('[Teste] ')).toBe(true);
     expect(mail.text).toContain('Modo de teste');
