@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
-import { launch, shot } from '../support/browser.js';
+import { cutChoices, launch, shot } from '../support/browser.js';
 import { call } from '../support/http.js';
 import { fundMerchant } from '../support/ledger.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
@@ -487,6 +487,7 @@ describe('the merchant panel', () => {
         'document.documentElement.scrollWidth - document.documentElement.clientWidth',
       );
       expect(overflow, label).toBeLessThanOrEqual(0);
+      expect(await cutChoices(phone), label).toEqual([]);
       // the tab names the page, and the page opened from the menu has the focus (announced from its start)
       await expect.poll(() => phone.title()).toBe(`${label} · Painel do lojista`);
       if (label !== 'Visão geral') {

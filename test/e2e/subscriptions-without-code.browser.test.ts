@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardEnding } from '../cards/cards.js';
 import { seriousViolations } from '../support/axe.js';
-import { launch, shot } from '../support/browser.js';
+import { cutChoices, launch, shot } from '../support/browser.js';
 import { createMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { Mailbox } from '../support/mailbox.js';
@@ -93,15 +93,7 @@ describe('a subscription sold without code', () => {
       ),
     ).toBeLessThanOrEqual(0);
     // and every choice shows its chosen option whole (its text, with room for the arrow, within the box)
-    const cut = await small.evaluate<string[]>(`[...document.querySelectorAll('main select')]
-      .filter((s) => s.offsetParent !== null)
-      .filter((s) => {
-        const ctx = document.createElement('canvas').getContext('2d');
-        ctx.font = getComputedStyle(s).font;
-        return ctx.measureText(s.selectedOptions[0]?.text ?? '').width + 40 > s.clientWidth;
-      })
-      .map((s) => s.id + ': ' + (s.selectedOptions[0]?.text ?? ''))`);
-    expect(cut).toEqual([]);
+    expect(await cutChoices(small)).toEqual([]);
     await clean(small, 'subscriptions-without-code-02b-phone');
     await small.context().close();
 

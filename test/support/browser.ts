@@ -27,3 +27,18 @@ export async function launch(): Promise<Browser> {
 export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 }
+
+/**
+ * The page's visible choices (`select`s in `main`) whose chosen option is cut: its text, with room for the arrow,
+ * wider than the box. Each as "id: text".
+ */
+export function cutChoices(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`[...document.querySelectorAll('main select')]
+    .filter((s) => s.offsetParent !== null)
+    .filter((s) => {
+      const ctx = document.createElement('canvas').getContext('2d');
+      ctx.font = getComputedStyle(s).font;
+      return ctx.measureText(s.selectedOptions[0]?.text ?? '').width + 40 > s.clientWidth;
+    })
+    .map((s) => s.id + ': ' + (s.selectedOptions[0]?.text ?? ''))`);
+}
