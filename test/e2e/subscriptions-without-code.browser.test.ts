@@ -35,20 +35,30 @@ async function clean(page: Page, name: string): Promise<void> {
   expect(await seriousViolations(page), name).toEqual([]);
 }
 
+/** The merchant's Assinaturas page, logged in, in a browser window of the given size. */
+async function subscriptionsPage(
+  m: { email: string; password: string },
+  width: number,
+  height: number,
+): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width, height } })).newPage();
+  await page.goto(`${server.url}/`);
+  await page.getByLabel('E-mail').fill(m.email);
+  await page.getByLabel('Senha').fill(m.password);
+  await page.getByRole('button', { name: 'Entrar' }).click();
+  await page
+    .getByRole('navigation', { name: 'Principal' })
+    .getByRole('link', { name: 'Assinaturas' })
+    .click();
+  await page.getByRole('heading', { level: 1, name: 'Assinaturas' }).waitFor();
+  return page;
+}
+
 describe('a subscription sold without code', () => {
   it('plan and card subscription made in the panel; the customer pays the first period on the e-mailed page', async () => {
     const m = await createMerchant(server, 'Academia Corpo Leve');
     const email = `aluna-${Date.now()}@example.com`;
-    const panel = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await panel.goto(`${server.url}/`);
-    await panel.getByLabel('E-mail').fill(m.email);
-    await panel.getByLabel('Senha').fill(m.password);
-    await panel.getByRole('button', { name: 'Entrar' }).click();
-    await panel
-      .getByRole('navigation', { name: 'Principal' })
-      .getByRole('link', { name: 'Assinaturas' })
-      .click();
-    await panel.getByRole('heading', { level: 1, name: 'Assinaturas' }).waitFor();
+    const panel = await subscriptionsPage(m, 1280, 900);
 
     await panel.getByLabel('Nome do plano').fill('Musculação mensal');
     await panel.getByLabel('Valor por período (R$)').fill('129,90');
@@ -74,16 +84,7 @@ describe('a subscription sold without code', () => {
     await clean(panel, 'subscriptions-without-code-02-subscription');
 
     // the same page on a phone: "Nova assinatura" with its longest choices open fits the screen's width
-    const small = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
-    await small.goto(`${server.url}/`);
-    await small.getByLabel('E-mail').fill(m.email);
-    await small.getByLabel('Senha').fill(m.password);
-    await small.getByRole('button', { name: 'Entrar' }).click();
-    await small
-      .getByRole('navigation', { name: 'Principal' })
-      .getByRole('link', { name: 'Assinaturas' })
-      .click();
-    await small.getByRole('heading', { level: 1, name: 'Assinaturas' }).waitFor();
+    const small = await subscriptionsPage(m, 390, 844);
     await small.getByLabel('Cliente', { exact: true }).selectOption('new');
     await small.getByRole('radio', { name: 'Cartão de crédito' }).check();
     await small.getByLabel('Cartão', { exact: true }).waitFor();
