@@ -14,11 +14,14 @@ for (const line of doc.split('\n')) {
   for (const [, table] of cells[2].matchAll(/`([a-z_]+)`/g)) owners.set(table, module);
 }
 
+// the tables the migrations leave, in their order: one a later migration drops is gone
 const tables = new Set();
-for (const file of readdirSync('migrations')) {
+for (const file of readdirSync('migrations').sort()) {
   const sql = readFileSync(join('migrations', file), 'utf8');
-  for (const [, t] of sql.matchAll(/create table (?:if not exists )?([a-z_]+)/gi))
-    tables.add(t.toLowerCase());
+  for (const [, made, t] of sql.matchAll(/(create|drop) table (?:if (?:not )?exists )?([a-z_]+)/gi)) {
+    if (made.toLowerCase() === 'create') tables.add(t.toLowerCase());
+    else tables.delete(t.toLowerCase());
+  }
 }
 
 const problems = [];

@@ -35,16 +35,17 @@ const COLUMNS = `sale_id, account_id, beneficiary, nosso_numero, barcode, digita
   to_char(cnab_paid_on, 'YYYY-MM-DD') AS cnab_paid_on, cnab_paid_amount, shop_name, description`;
 
 /**
- * The next `count` nossos números of a beneficiary, in one short transaction of their own (a number lost to a
- * failure is a gap): the last of them is returned, the first is `last - count + 1`.
+ * `count` nossos números, drawn from the one sequence every beneficiary's come from (migration 273): no row lock and
+ * no commit of their own; a number a failed issue took is a gap, never a repeat. Ascending, not always consecutive
+ * (other processes draw beside).
  */
-export async function takeNossoNumeros(db: Queryable, beneficiary: string, count: number): Promise<number> {
-  const [row] = await db.query<{ last: number }>(
-    `INSERT INTO boleto_numbers (beneficiary, last) VALUES ($1, $2)
-     ON CONFLICT (beneficiary) DO UPDATE SET last = boleto_numbers.last + $2 RETURNING last`,
-    [beneficiary, count],
+export async function takeNossoNumeros(db: Queryable, count: number): Promise<number[]> {
+  const rows = await db.query<{ n: string }>(
+    "SELECT nextval('boleto_nosso_numeros') AS n FROM generate_series(1, $1::int)",
+    [count],
+    { prepare: 'boleto_nosso_numeros_v1' },
   );
-  return Number(row!.last);
+  return rows.map((row) => Number(row.n)).sort((a, b) => a - b);
 }
 
 export async function insertBoleto(

@@ -99,10 +99,10 @@ function payerOf(customer: BoletoSaleInput['customer'], document: string): CobvP
  */
 export class BoletoIssuer {
   /**
-   * Nossos números of boletos issued together taken by one statement (group commit: the beneficiary's counter row
-   * is one row every issue would otherwise wait on and commit alone); one at rest is taken at once.
+   * Nossos números of boletos issued together taken by one statement (one round trip for them all); one at rest is
+   * taken at once.
    */
-  private readonly numbers: GroupCommit<string, number>;
+  private readonly numbers: GroupCommit<null, number>;
 
   constructor(
     private readonly db: Db,
@@ -110,14 +110,11 @@ export class BoletoIssuer {
     private readonly settings: BoletoSettings,
     private readonly publicUrl: string,
   ) {
-    this.numbers = new GroupCommit(
-      async (beneficiaries) => {
-        // one beneficiary per issuer: its settings'
-        const last = await takeNossoNumeros(this.db, beneficiaries[0]!, beneficiaries.length);
-        return beneficiaries.map((_, i) => last - beneficiaries.length + 1 + i);
-      },
-      { maxBatch: 64, parallel: 1, retryAlone: false },
-    );
+    this.numbers = new GroupCommit((asked) => takeNossoNumeros(this.db, asked.length), {
+      maxBatch: 64,
+      parallel: 1,
+      retryAlone: false,
+    });
   }
 
   get available(): boolean {
@@ -162,7 +159,7 @@ export class BoletoIssuer {
     );
 
     const beneficiary = beneficiaryOf(this.settings);
-    const nossoNumero = String(await this.numbers.submit(beneficiaryKey(this.settings))).padStart(11, '0');
+    const nossoNumero = String(await this.numbers.submit(null)).padStart(11, '0');
     const code = barcode({
       bank: beneficiary.bank,
       dueDate: terms.dueDate,
