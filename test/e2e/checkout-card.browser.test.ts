@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { cardEnding } from '../cards/cards.js';
 import { createLink, PAYER } from '../checkout/fixtures.js';
 import { seriousViolations } from '../support/axe.js';
-import { launch, shot } from '../support/browser.js';
+import { cutChoices, launch, shot } from '../support/browser.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -116,6 +116,8 @@ describe('a payer pays a card-only payment link on a phone', () => {
       refused.replace(/(\d{4})(?=\d)/g, '$1 '),
     );
     await select.selectOption('3');
+    // the chosen installments read whole on the phone's width
+    expect(await cutChoices(page)).toEqual([]);
     await page.getByRole('button', { name: 'Pagar com cartão' }).click();
     await page
       .getByRole('alert')
