@@ -1,4 +1,4 @@
-import type { Queryable } from '../platform/db/db.js';
+import type { GatheredWrite, Queryable } from '../platform/db/db.js';
 import { rowOrNull } from '../platform/sql/row-or-null.js';
 import type { CobvPayer } from './cobv.js';
 
@@ -48,37 +48,54 @@ export async function takeNossoNumeros(db: Queryable, count: number): Promise<nu
   return rows.map((row) => Number(row.n)).sort((a, b) => a - b);
 }
 
-export async function insertBoleto(
-  tx: Queryable,
-  b: Omit<BoletoRow, 'created_at' | 'cnab_paid_on' | 'cnab_paid_amount'> & { pdfTokenHash: Buffer },
-): Promise<void> {
+export type NewBoleto = Omit<BoletoRow, 'created_at' | 'cnab_paid_on' | 'cnab_paid_amount'> & {
+  pdfTokenHash: Buffer;
+};
+
+/**
+ * Stores a boleto's row; in a transaction that gathers writes (the charges opened together), the boletos of all
+ * its writers are stored by one statement just before its COMMIT.
+ */
+export async function insertBoleto(tx: Queryable, b: NewBoleto): Promise<void> {
+  if (tx.gather) tx.gather(GATHERED_BOLETOS, b);
+  else await insertBoletos(tx, [b]);
+}
+
+const GATHERED_BOLETOS: GatheredWrite<NewBoleto> = { write: (tx, items) => insertBoletos(tx, items) };
+
+const BOLETO_COLUMNS: [keyof NewBoleto | 'payer_json', string][] = [
+  ['sale_id', 'bigint'],
+  ['account_id', 'bigint'],
+  ['beneficiary', 'text'],
+  ['nosso_numero', 'text'],
+  ['barcode', 'text'],
+  ['digitable_line', 'text'],
+  ['amount', 'bigint'],
+  ['due_date', 'date'],
+  ['days_after_due', 'int'],
+  ['fine_bp', 'int'],
+  ['monthly_interest_bp', 'int'],
+  ['discount_cents', 'bigint'],
+  ['discount_until', 'date'],
+  ['txid', 'text'],
+  ['pix_copy_paste', 'text'],
+  ['pdfTokenHash', 'bytea'],
+  ['payer_json', 'json'],
+  ['shop_name', 'text'],
+  ['description', 'text'],
+];
+
+/** Boletos' rows in one statement whatever their number (a column array each: one text, planned once). */
+async function insertBoletos(tx: Queryable, boletos: NewBoleto[]): Promise<void> {
   await tx.query(
     `INSERT INTO boletos (sale_id, account_id, beneficiary, nosso_numero, barcode, digitable_line, amount, due_date,
         days_after_due, fine_bp, monthly_interest_bp, discount_cents, discount_until, txid, pix_copy_paste,
         pdf_token_hash, payer, shop_name, description)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
-    [
-      b.sale_id,
-      b.account_id,
-      b.beneficiary,
-      b.nosso_numero,
-      b.barcode,
-      b.digitable_line,
-      b.amount,
-      b.due_date,
-      b.days_after_due,
-      b.fine_bp,
-      b.monthly_interest_bp,
-      b.discount_cents,
-      b.discount_until,
-      b.txid,
-      b.pix_copy_paste,
-      b.pdfTokenHash,
-      JSON.stringify(b.payer),
-      b.shop_name,
-      b.description,
-    ],
-    { prepare: 'boleto_insert_v1' },
+     SELECT * FROM unnest(${BOLETO_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})`,
+    BOLETO_COLUMNS.map(([column]) =>
+      boletos.map((b) => (column === 'payer_json' ? JSON.stringify(b.payer) : b[column])),
+    ),
+    { prepare: 'boletos_insert_v1' },
   );
 }
 

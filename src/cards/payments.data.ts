@@ -1,4 +1,4 @@
-import type { Queryable } from '../platform/db/db.js';
+import type { GatheredWrite, Queryable } from '../platform/db/db.js';
 import { rowOrNull } from '../platform/sql/row-or-null.js';
 import type { AcquirerPayment, PaymentType } from './acquirer.js';
 
@@ -26,38 +26,56 @@ export interface CardPaymentRow {
   risk_hold: boolean;
 }
 
-export async function insertCardPayment(
-  tx: Queryable,
-  p: {
-    saleId: number;
-    orderId: string;
-    accountId: number;
-    acquirer: string;
-    cardTokenId: number;
-    type: PaymentType;
-    installments: number;
-    capture: boolean;
-    amount: number;
-    riskHold: boolean;
-  },
-): Promise<void> {
+export interface NewCardPayment {
+  saleId: number;
+  orderId: string;
+  accountId: number;
+  acquirer: string;
+  cardTokenId: number;
+  type: PaymentType;
+  installments: number;
+  capture: boolean;
+  amount: number;
+  riskHold: boolean;
+}
+
+/**
+ * Stores a card sale's payment, authorizing; in a transaction that gathers writes (the charges opened together),
+ * the payments of all its writers are stored by one statement just before its COMMIT.
+ */
+export async function insertCardPayment(tx: Queryable, p: NewCardPayment): Promise<void> {
+  if (tx.gather) tx.gather(GATHERED_PAYMENTS, p);
+  else await insertCardPayments(tx, [p]);
+}
+
+const GATHERED_PAYMENTS: GatheredWrite<NewCardPayment> = {
+  write: (tx, items) => insertCardPayments(tx, items),
+};
+
+/** Card payments in one statement whatever their number (a column array each: one text, planned once). */
+async function insertCardPayments(tx: Queryable, payments: NewCardPayment[]): Promise<void> {
   await tx.query(
     `INSERT INTO card_payments (sale_id, order_id, account_id, acquirer, card_token_id, payment_type, installments,
        capture, state, authorized_amount, risk_hold)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'authorizing', $9, $10)`,
+     SELECT sale_id, order_id, account_id, acquirer, card_token_id, payment_type, installments, capture,
+       'authorizing', authorized_amount, risk_hold
+       FROM unnest($1::bigint[], $2::uuid[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::int[],
+         $8::bool[], $9::bigint[], $10::bool[])
+         AS p(sale_id, order_id, account_id, acquirer, card_token_id, payment_type, installments, capture,
+           authorized_amount, risk_hold)`,
     [
-      p.saleId,
-      p.orderId,
-      p.accountId,
-      p.acquirer,
-      p.cardTokenId,
-      p.type,
-      p.installments,
-      p.capture,
-      p.amount,
-      p.riskHold,
+      payments.map((p) => p.saleId),
+      payments.map((p) => p.orderId),
+      payments.map((p) => p.accountId),
+      payments.map((p) => p.acquirer),
+      payments.map((p) => p.cardTokenId),
+      payments.map((p) => p.type),
+      payments.map((p) => p.installments),
+      payments.map((p) => p.capture),
+      payments.map((p) => p.amount),
+      payments.map((p) => p.riskHold),
     ],
-    { prepare: 'card_payment_insert_v1' },
+    { prepare: 'card_payments_insert_v1' },
   );
 }
 

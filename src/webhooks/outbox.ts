@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import { type Queryable, whenCommitted } from '../platform/db/db.js';
+import { type GatheredWrite, type Queryable, whenCommitted } from '../platform/db/db.js';
 import { countFact } from '../platform/observability/metrics.js';
 import { targetGroup } from './deliveries.data.js';
 import type { EventName } from './events.js';
@@ -36,21 +36,45 @@ export async function recordNotification(tx: Queryable, fact: NotificationFact):
   return id!;
 }
 
-/** recordNotification for many facts, in one statement whatever their number; returns their ids in order. */
+/**
+ * recordNotification for many facts, in one statement whatever their number; returns their ids in order. In a
+ * transaction that gathers writes (the charges opened together: Queryable.gather) the facts of all its writers
+ * are written by one statement just before its COMMIT.
+ */
 export async function recordNotifications(tx: Queryable, facts: NotificationFact[]): Promise<string[]> {
   if (facts.length === 0) return [];
-  const { ctes, params } = factsInsert(facts, 1);
+  const ids = facts.map(() => newEventId());
+  if (tx.gather) for (const [i, fact] of facts.entries()) tx.gather(GATHERED_FACTS, { id: ids[i]!, fact });
+  else await writeFacts(tx, ids, facts);
+  countWhenCommitted(tx, facts);
+  return ids;
+}
+
+const GATHERED_FACTS: GatheredWrite<{ id: string; fact: NotificationFact }> = {
+  write: (tx, items) =>
+    writeFacts(
+      tx,
+      items.map((item) => item.id),
+      items.map((item) => item.fact),
+    ),
+};
+
+async function writeFacts(tx: Queryable, ids: string[], facts: NotificationFact[]): Promise<void> {
+  const { ctes, params } = factsInsert(facts, 1, ids);
   // one text whatever the number of facts (arrays): parsed and planned once per connection
   await tx.query(`WITH ${ctes} SELECT 1`, params, { prepare: 'record_notifications_v1' });
-  countWhenCommitted(tx, facts);
-  return params[0] as string[];
 }
 
 /**
  * Facts and their places in the outbox queue as parts of a larger statement (group commit): the CTEs `n`
- * (the facts) and `o` (their outbox rows) and their nine parameters from `$first` on (factColumns).
+ * (the facts) and `o` (their outbox rows) and their nine parameters from `$first` on (factColumns); each fact
+ * gets a new event id unless `ids` gives them.
  */
-export function factsInsert(facts: NotificationFact[], first: number): { ctes: string; params: unknown[][] } {
+export function factsInsert(
+  facts: NotificationFact[],
+  first: number,
+  ids: string[] = facts.map(() => newEventId()),
+): { ctes: string; params: unknown[][] } {
   const list = Array.from({ length: 9 }, (_, i) => `$${first + i}`);
   const types = ['uuid', 'bigint', 'text', 'text', 'bigint', 'text', 'text', 'text', 'text'];
   const ctes = `n AS (
@@ -60,7 +84,7 @@ export function factsInsert(facts: NotificationFact[], first: number): { ctes: s
        SELECT * FROM unnest(${list.map((p, i) => `${p}::${types[i]}[]`).join(', ')})
        RETURNING id, created_at),
      o AS (INSERT INTO notification_outbox (event_id, created_at) SELECT id, created_at FROM n ORDER BY id)`;
-  return { ctes, params: factColumns(facts) };
+  return { ctes, params: factColumns(facts, ids) };
 }
 
 /** Counts the facts in the metrics once committed: a group commit rolled back and run again would count twice. */
@@ -82,11 +106,11 @@ export function withEventType(body: object, event: string): object {
 /**
  * New facts as notification_events columns, one array each, in the order the outbox statements insert them
  * (id, account_id, event_type, subject_type, subject_id, webhook_body, postback_url, postback_body,
- * postback_host); each fact gets a new event id.
+ * postback_host), with their event ids.
  */
-function factColumns(facts: NotificationFact[]): unknown[][] {
+function factColumns(facts: NotificationFact[], ids: string[]): unknown[][] {
   return [
-    facts.map(() => newEventId()),
+    ids,
     facts.map((f) => f.accountId),
     facts.map((f) => f.event),
     facts.map((f) => f.subjectType),

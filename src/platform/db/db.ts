@@ -16,6 +16,18 @@ export interface Queryable {
   ): Promise<T[]>;
   /** In a transaction: runs `fn` once it has committed (never if it rolls back). */
   afterCommit?(fn: () => void): void;
+  /**
+   * In a transaction that gathers writes (a TxLane's run, shared by independent writers): `item` is written with
+   * the others of its `kind` the run's writers gave, by one statement of `kind` just before the COMMIT, in the
+   * same transaction. Absent elsewhere: the caller writes at once. Nothing of the transaction may read an item
+   * back before it commits.
+   */
+  gather?<T>(kind: GatheredWrite<T>, item: T): void;
+}
+
+/** Rows of one kind written together at the end of a transaction that gathers them (Queryable.gather). */
+export interface GatheredWrite<T> {
+  write(tx: Queryable, items: T[]): Promise<void>;
 }
 
 /** After-commit work (counters): what it throws must not turn a committed transaction into a failure. */

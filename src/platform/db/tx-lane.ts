@@ -1,5 +1,5 @@
 import { GroupCommit, type GroupCommitOptions } from '../concurrency/group-commit.js';
-import type { Db, Queryable } from './db.js';
+import { type Db, type GatheredWrite, type Queryable, whenCommitted } from './db.js';
 
 /** A writer's work in a transaction: its statements, its result. */
 export type TxWork<R> = (tx: Queryable) => Promise<R>;
@@ -10,7 +10,9 @@ export type TxWork<R> = (tx: Queryable) => Promise<R>;
  * BEGIN, its COMMIT and its flush to disk. At rest a work runs at once, alone. A work that throws rolls its
  * run back, and the run is done again work by work, so one refusal never fails the others (each work must
  * be safe to run twice: the first time rolled back). Within a run, a work sees what the works before it
- * wrote, as it would after their commits.
+ * wrote, as it would after their commits, but for the rows they gathered (`Queryable.gather`: rows a writer
+ * only adds and nothing in the run reads back, such as the outbox's facts), which the run writes kind by kind, each kind by one statement, just before
+ * its COMMIT: one statement for the run's writers instead of one each.
  */
 export class TxLane {
   private readonly group: GroupCommit<TxWork<unknown>, unknown>;
@@ -25,8 +27,19 @@ export class TxLane {
     this.group = new GroupCommit(
       (works) =>
         db.tx(async (tx) => {
+          const gathered = new Map<GatheredWrite<unknown>, unknown[]>();
+          const run: Queryable = {
+            query: (text, params, opts) => tx.query(text, params, opts),
+            afterCommit: (fn) => whenCommitted(tx, fn),
+            gather: (kind, item) => {
+              const items = gathered.get(kind as GatheredWrite<unknown>);
+              if (items) items.push(item);
+              else gathered.set(kind as GatheredWrite<unknown>, [item]);
+            },
+          };
           const results: unknown[] = [];
-          for (const work of works) results.push(await work(tx));
+          for (const work of works) results.push(await work(run));
+          for (const [kind, items] of gathered) await kind.write(tx, items);
           return results;
         }),
       { ...options, retryAlone: true },

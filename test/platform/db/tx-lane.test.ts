@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Db, openDb } from '../../../src/platform/db/db.js';
+import { type Db, type GatheredWrite, openDb } from '../../../src/platform/db/db.js';
 import { TxLane } from '../../../src/platform/db/tx-lane.js';
 import { freshDatabase } from '../../support/pg.js';
 
@@ -62,6 +62,51 @@ describe('TxLane', () => {
         expect(value.seenBefore).toBeGreaterThanOrEqual(sameRunBefore);
       }
     }
+  });
+
+  it("rows the works gather are written by one statement a run, before its COMMIT, and only the committed works' ones", async () => {
+    await db.query('CREATE TABLE gathered_rows (n int PRIMARY KEY, xid bigint NOT NULL)');
+    const statements: number[] = [];
+    const kind: GatheredWrite<number> = {
+      write: async (tx, items) => {
+        statements.push(items.length);
+        await tx.query(
+          'INSERT INTO gathered_rows (n, xid) SELECT n, txid_current() FROM unnest($1::int[]) AS n',
+          [items],
+        );
+      },
+    };
+    const lane = new TxLane(db, { maxBatch: 16, parallel: 2 });
+    const refused = new Set([5, 41]);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 60 }, (_, n) =>
+        lane.run(async (tx) => {
+          const [row] = await tx.query<{ xid: string }>(
+            'INSERT INTO lane_rows (n, xid) VALUES ($1 + 1000, txid_current()) RETURNING xid::text',
+            [n],
+          );
+          tx.gather!(kind, n);
+          if (refused.has(n)) throw new Error(`refused ${n}`);
+          return row!.xid;
+        }),
+      ),
+    );
+    const gathered = await db.query<{ n: number; xid: string }>(
+      'SELECT n, xid::text FROM gathered_rows ORDER BY n',
+    );
+    expect(gathered.map((r) => r.n)).toEqual(
+      Array.from({ length: 60 }, (_, n) => n).filter((n) => !refused.has(n)),
+    );
+    // each in its work's own transaction
+    for (const [n, o] of outcomes.entries()) {
+      if (o.status === 'fulfilled') expect(gathered.find((r) => r.n === n)?.xid).toBe(o.value);
+      else expect(refused.has(n)).toBe(true);
+    }
+    // fewer statements than rows: a run's works shared one
+    expect(statements.length).toBeLessThan(60);
+    expect(Math.max(...statements)).toBeGreaterThan(1);
+    // outside a lane, no gathering: the caller writes at once
+    expect(await db.tx(async (tx) => tx.gather)).toBeUndefined();
   });
 
   it('at rest a work runs at once, alone', async () => {
