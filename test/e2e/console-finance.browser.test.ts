@@ -8,7 +8,7 @@ import { anticipatingMerchant, cardSale, plusDays } from '../anticipations/fixtu
 import { seriousViolations } from '../support/axe.js';
 import { launch, shot } from '../support/browser.js';
 import { call } from '../support/http.js';
-import { createOperator, type TestOperator, totpCode } from '../support/operators.js';
+import { createOperator, signInToConsole, type TestOperator } from '../support/operators.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -42,11 +42,7 @@ describe('finance in the console', () => {
     });
     expect(requested.body.status).toBe('requested');
 
-    await page.goto(`${server.url}/ops`);
-    await page.getByLabel('E-mail').fill(finance.email);
-    await page.getByLabel('Senha').fill(finance.password);
-    await page.getByLabel('Código do autenticador').fill(totpCode(finance.totpSecret, 1));
-    await page.getByRole('button', { name: 'Entrar' }).click();
+    await signInToConsole(page, server, finance);
     const menu = page.getByRole('navigation', { name: 'Principal' });
 
     await menu.getByRole('link', { name: 'Tarifas' }).click();

@@ -11,7 +11,7 @@ import { cutChoices, launch, shot } from '../support/browser.js';
 import { createCashout } from '../support/cashouts.js';
 import { createMerchant } from '../support/factories.js';
 import { fundMerchant } from '../support/ledger.js';
-import { createOperator, type TestOperator, totpCode } from '../support/operators.js';
+import { createOperator, signInToConsole } from '../support/operators.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -25,15 +25,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
 });
-
-async function signIn(page: Page, op: TestOperator): Promise<void> {
-  await page.goto(`${server.url}/ops`);
-  await page.getByLabel('E-mail').fill(op.email);
-  await page.getByLabel('Senha').fill(op.password);
-  await page.getByLabel('Código do autenticador').fill(totpCode(op.totpSecret, 1));
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.getByRole('navigation', { name: 'Principal' }).waitFor();
-}
 
 /** Elements of the page whose right edge passes the screen's (each as its tag, class and first words). */
 function overflowing(page: Page): Promise<string[]> {
@@ -66,7 +57,7 @@ describe("the operators' console on a phone", () => {
     await moveTo(server, m, sale.id, 'PAGO');
     const admin = await createOperator(server, 'admin');
     const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
-    await signIn(page, admin);
+    await signInToConsole(page, server, admin);
     const menu = page.getByRole('navigation', { name: 'Principal' });
     const names = (await menu.getByRole('link').allTextContents()).map((t) => t.trim());
     expect(names.length).toBeGreaterThan(4);

@@ -11,7 +11,7 @@ import { seriousViolations } from '../support/axe.js';
 import { launch, shot } from '../support/browser.js';
 import { createMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
-import { createOperator, totpCode } from '../support/operators.js';
+import { createOperator, signInToConsole } from '../support/operators.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -36,11 +36,7 @@ describe('Regras de risco', () => {
     const merchant = await createMerchant(server);
     const risk = await createOperator(server, 'risk');
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await page.goto(`${server.url}/ops`);
-    await page.getByLabel('E-mail').fill(risk.email);
-    await page.getByLabel('Senha').fill(risk.password);
-    await page.getByLabel('Código do autenticador').fill(totpCode(risk.totpSecret, 1));
-    await page.getByRole('button', { name: 'Entrar' }).click();
+    await signInToConsole(page, server, risk);
     const menu = page.getByRole('navigation', { name: 'Principal' });
     await menu.getByRole('link', { name: 'Regras de risco' }).click();
     await page.getByRole('heading', { name: 'Regras de risco' }).waitFor();

@@ -21,7 +21,7 @@ import {
   giveFeePlan,
   inFreshTotpStep,
   inviteOperator,
-  type TestOperator,
+  signInToConsole,
   totpCode,
 } from '../support/operators.js';
 import { startReceiver } from '../support/receiver.js';
@@ -46,16 +46,6 @@ afterAll(async () => {
 
 async function newPage(): Promise<Page> {
   return (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-}
-
-/** Signs in through the page with the next step's code (the fixture's own login spent this one). */
-async function signIn(page: Page, op: TestOperator): Promise<void> {
-  await page.goto(`${server.url}/ops`);
-  await page.getByLabel('E-mail').fill(op.email);
-  await page.getByLabel('Senha').fill(op.password);
-  await page.getByLabel('Código do autenticador').fill(totpCode(op.totpSecret, 1));
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.getByRole('navigation', { name: 'Principal' }).waitFor();
 }
 
 const menu = (page: Page) => page.getByRole('navigation', { name: 'Principal' });
@@ -100,7 +90,7 @@ describe("the operators' console", () => {
     await receiver.waitFor(1);
     const support = await createOperator(server, 'support');
     const page = await newPage();
-    await signIn(page, support);
+    await signInToConsole(page, server, support);
     expect(await menu(page).getByRole('link', { name: 'Relatórios' }).count()).toBe(0);
     expect(await menu(page).getByRole('link', { name: 'Operadores' }).count()).toBe(0);
     await page.getByLabel('Nome, CPF/CNPJ ou e-mail').fill('Padaria');
@@ -139,7 +129,7 @@ describe("the operators' console", () => {
     });
     const held = await createCashout(server.url, m, 150);
     const page = await newPage();
-    await signIn(page, risk);
+    await signInToConsole(page, server, risk);
     await page.goto(`${server.url}/ops#/contas/${m.accountId}`);
     await page.getByRole('heading', { level: 1, name: /Loja Suspeita/ }).waitFor();
     await page.getByRole('button', { name: 'Suspender conta' }).click();
@@ -177,7 +167,7 @@ describe("the operators' console", () => {
     const m = await createMerchant(server, 'Loja Encerrada');
     const admin = await createOperator(server, 'admin');
     const page = await newPage();
-    await signIn(page, admin);
+    await signInToConsole(page, server, admin);
     await page.goto(`${server.url}/ops#/contas/${m.accountId}`);
     await page.getByRole('heading', { level: 1, name: /Loja Encerrada/ }).waitFor();
     await page.getByRole('button', { name: 'Encerrar conta' }).click();
@@ -203,7 +193,7 @@ describe("the operators' console", () => {
     await moveTo(server, m, sale.id, 'PAGO');
     const finance = await createOperator(server, 'finance');
     const page = await newPage();
-    await signIn(page, finance);
+    await signInToConsole(page, server, finance);
     await menu(page).getByRole('link', { name: 'Relatórios' }).click();
     const table = page.getByRole('table', { name: 'Relatório diário' });
     await table.getByRole('cell', { name: 'PIX' }).first().waitFor();
@@ -245,7 +235,7 @@ describe("the operators' console", () => {
     expect(signup.status).toBe(201);
     const admin = await createOperator(server, 'admin');
     const page = await newPage();
-    await signIn(page, admin);
+    await signInToConsole(page, server, admin);
     await menu(page).getByRole('link', { name: 'Fila de análise' }).click();
     const table = page.getByRole('table', { name: 'Análises abertas' });
     await table.getByRole('cell', { name: 'Cadastro' }).first().waitFor();

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
+import type { Page } from 'playwright-core';
 import { OperatorInvitations } from '../../src/operators/index.js';
 import type { OperatorRole } from '../../src/operators/roles.js';
 import { call } from './http.js';
@@ -133,4 +134,17 @@ export async function giveFeePlan(server: TestServer, operator: TestOperator, ac
   });
   if (assigned.status !== 200) throw new Error(`fee plan assignment: ${assigned.status} ${assigned.text}`);
   return created.body.id;
+}
+
+/**
+ * Signs an operator in through the console's page with the next step's code (createOperator's own login spent
+ * this one), and waits for the menu.
+ */
+export async function signInToConsole(page: Page, server: TestServer, op: TestOperator): Promise<void> {
+  await page.goto(`${server.url}/ops`);
+  await page.getByLabel('E-mail').fill(op.email);
+  await page.getByLabel('Senha').fill(op.password);
+  await page.getByLabel('Código do autenticador').fill(totpCode(op.totpSecret, 1));
+  await page.getByRole('button', { name: 'Entrar' }).click();
+  await page.getByRole('navigation', { name: 'Principal' }).waitFor();
 }
