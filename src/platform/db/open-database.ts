@@ -27,7 +27,10 @@ export async function openDatabase(
 ): Promise<OpenedDatabase> {
   const embedded: EmbeddedPostgres | undefined = config.databaseUrl
     ? undefined
-    : await startEmbeddedPostgres(config.dataDir, opts.log);
+    : await startEmbeddedPostgres(config.dataDir, opts.log, {
+        // the gateway listens on PORT only once its database is up: the server must not have taken it meanwhile
+        avoidPorts: config.port > 0 ? [config.port] : [],
+      });
   const db = openDb({
     databaseUrl: embedded?.url ?? config.databaseUrl ?? '',
     ...(config.databaseDirectUrl && !embedded ? { directUrl: config.databaseDirectUrl } : {}),

@@ -115,10 +115,17 @@ export function clearStalePidFile(cluster: string): void {
 }
 
 /** The port recorded in DATA_DIR when it is still free, else a new free one (recorded). */
-export async function choosePort(file: string): Promise<number> {
+/**
+ * The server's port: the one recorded in `file` while it is free, else a free one the system gives (recorded).
+ * Never one of `avoid`: the gateway's own PORT, which it listens on only after its database has started, so a
+ * port the system handed out meanwhile could be the very one it is about to take.
+ */
+export async function choosePort(file: string, avoid: readonly number[] = []): Promise<number> {
   const recorded = Number(existsSync(file) ? readFileSync(file, 'utf8').trim() : '');
-  if (Number.isInteger(recorded) && recorded > 0 && (await portFree(recorded))) return recorded;
-  const port = await freePort();
+  if (Number.isInteger(recorded) && recorded > 0 && !avoid.includes(recorded) && (await portFree(recorded)))
+    return recorded;
+  let port = await freePort();
+  while (avoid.includes(port)) port = await freePort();
   writeFileSync(file, `${port}\n`);
   return port;
 }

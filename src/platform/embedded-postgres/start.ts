@@ -46,7 +46,11 @@ const ROOT_FALLBACK = '/var/lib/payment-gateway';
 export async function startEmbeddedPostgres(
   dataDir: string,
   log: (message: string) => void,
-  options: { fallbackRoot?: string } = {},
+  options: {
+    fallbackRoot?: string;
+    /** Ports the server must not take: the gateway's own PORT, listened on after the server has started. */
+    avoidPorts?: readonly number[];
+  } = {},
 ): Promise<EmbeddedPostgres> {
   mkdirSync(dataDir, { recursive: true });
   const lockPath = path.join(dataDir, 'postgres.lock');
@@ -72,7 +76,7 @@ export async function startEmbeddedPostgres(
     let startedHere = false;
     if (port === null || !(await reachable(urlOf(port, password, 'postgres'), 30_000))) {
       clearStalePidFile(paths.cluster);
-      port = await choosePort(paths.port);
+      port = await choosePort(paths.port, options.avoidPorts);
       await startServer(bin, account, paths, port, log);
       startedHere = true;
     }
