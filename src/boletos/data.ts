@@ -1,4 +1,4 @@
-import type { GatheredWrite, Queryable } from '../platform/db/db.js';
+import { addRows, type GatheredWrite, type Queryable } from '../platform/db/db.js';
 import { rowOrNull } from '../platform/sql/row-or-null.js';
 import type { CobvPayer } from './cobv.js';
 
@@ -56,12 +56,11 @@ export type NewBoleto = Omit<BoletoRow, 'created_at' | 'cnab_paid_on' | 'cnab_pa
  * Stores a boleto's row; in a transaction that gathers writes (the charges opened together), the boletos of all
  * its writers are stored by one statement just before its COMMIT.
  */
-export async function insertBoleto(tx: Queryable, b: NewBoleto): Promise<void> {
-  if (tx.gather) tx.gather(GATHERED_BOLETOS, b);
-  else await insertBoletos(tx, [b]);
+export function insertBoleto(tx: Queryable, b: NewBoleto): Promise<void> {
+  return addRows(tx, BOLETOS, [b]);
 }
 
-const GATHERED_BOLETOS: GatheredWrite<NewBoleto> = { write: (tx, items) => insertBoletos(tx, items) };
+const BOLETOS: GatheredWrite<NewBoleto> = { write: (tx, items) => insertBoletos(tx, items) };
 
 const BOLETO_COLUMNS: [keyof NewBoleto | 'payer_json', string][] = [
   ['sale_id', 'bigint'],

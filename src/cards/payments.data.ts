@@ -1,4 +1,4 @@
-import type { GatheredWrite, Queryable } from '../platform/db/db.js';
+import { addRows, type GatheredWrite, type Queryable } from '../platform/db/db.js';
 import { rowOrNull } from '../platform/sql/row-or-null.js';
 import type { AcquirerPayment, PaymentType } from './acquirer.js';
 
@@ -43,14 +43,11 @@ export interface NewCardPayment {
  * Stores a card sale's payment, authorizing; in a transaction that gathers writes (the charges opened together),
  * the payments of all its writers are stored by one statement just before its COMMIT.
  */
-export async function insertCardPayment(tx: Queryable, p: NewCardPayment): Promise<void> {
-  if (tx.gather) tx.gather(GATHERED_PAYMENTS, p);
-  else await insertCardPayments(tx, [p]);
+export function insertCardPayment(tx: Queryable, p: NewCardPayment): Promise<void> {
+  return addRows(tx, PAYMENTS, [p]);
 }
 
-const GATHERED_PAYMENTS: GatheredWrite<NewCardPayment> = {
-  write: (tx, items) => insertCardPayments(tx, items),
-};
+const PAYMENTS: GatheredWrite<NewCardPayment> = { write: (tx, items) => insertCardPayments(tx, items) };
 
 /** Card payments in one statement whatever their number (a column array each: one text, planned once). */
 async function insertCardPayments(tx: Queryable, payments: NewCardPayment[]): Promise<void> {

@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import { type GatheredWrite, type Queryable, whenCommitted } from '../platform/db/db.js';
+import { addRows, type GatheredWrite, type Queryable, whenCommitted } from '../platform/db/db.js';
 import { countFact } from '../platform/observability/metrics.js';
 import { targetGroup } from './deliveries.data.js';
 import type { EventName } from './events.js';
@@ -44,26 +44,26 @@ export async function recordNotification(tx: Queryable, fact: NotificationFact):
 export async function recordNotifications(tx: Queryable, facts: NotificationFact[]): Promise<string[]> {
   if (facts.length === 0) return [];
   const ids = facts.map(() => newEventId());
-  if (tx.gather) for (const [i, fact] of facts.entries()) tx.gather(GATHERED_FACTS, { id: ids[i]!, fact });
-  else await writeFacts(tx, ids, facts);
+  await addRows(
+    tx,
+    FACTS,
+    facts.map((fact, i) => ({ id: ids[i]!, fact })),
+  );
   countWhenCommitted(tx, facts);
   return ids;
 }
 
-const GATHERED_FACTS: GatheredWrite<{ id: string; fact: NotificationFact }> = {
-  write: (tx, items) =>
-    writeFacts(
-      tx,
-      items.map((item) => item.id),
+const FACTS: GatheredWrite<{ id: string; fact: NotificationFact }> = {
+  async write(tx, items) {
+    const { ctes, params } = factsInsert(
       items.map((item) => item.fact),
-    ),
+      1,
+      items.map((item) => item.id),
+    );
+    // one text whatever the number of facts (arrays): parsed and planned once per connection
+    await tx.query(`WITH ${ctes} SELECT 1`, params, { prepare: 'record_notifications_v1' });
+  },
 };
-
-async function writeFacts(tx: Queryable, ids: string[], facts: NotificationFact[]): Promise<void> {
-  const { ctes, params } = factsInsert(facts, 1, ids);
-  // one text whatever the number of facts (arrays): parsed and planned once per connection
-  await tx.query(`WITH ${ctes} SELECT 1`, params, { prepare: 'record_notifications_v1' });
-}
 
 /**
  * Facts and their places in the outbox queue as parts of a larger statement (group commit): the CTEs `n`

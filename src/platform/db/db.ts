@@ -30,6 +30,12 @@ export interface GatheredWrite<T> {
   write(tx: Queryable, items: T[]): Promise<void>;
 }
 
+/** Rows of `kind` added in `tx`: gathered for its COMMIT where it gathers, else written at once by one statement. */
+export async function addRows<T>(tx: Queryable, kind: GatheredWrite<T>, items: T[]): Promise<void> {
+  if (tx.gather) for (const item of items) tx.gather(kind, item);
+  else await kind.write(tx, items);
+}
+
 /** After-commit work (counters): what it throws must not turn a committed transaction into a failure. */
 function runCommitted(callbacks: (() => void)[]): void {
   for (const fn of callbacks) {
